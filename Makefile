@@ -1,0 +1,46 @@
+# Two commands: `make run` serves the game on http://127.0.0.1:8000, `make test` runs every check.
+# The newest Python 3.11+ found on PATH builds .venv (Django 6 needs 3.12+; 3.11 gets Django 5.2 LTS).
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3; do \
+	$$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: install run test lint typecheck imports pytest bench clean
+
+$(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer (with venv) is needed"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/daphne -b $(HOST) -p $(PORT) yahtzee.asgi:application
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+imports: install
+	$(BIN)/lint-imports
+
+pytest: install
+	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test: lint typecheck imports pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

@@ -1,0 +1,1 @@
+"""Computer players and the coach (strategy code; depends on games.rules only)."""

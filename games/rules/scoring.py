@@ -1,0 +1,177 @@
+"""Plain scores, bonuses and jokers: which boxes are legal for a roll and what each scores."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .rulesets import UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
+
+Dice = tuple[int, ...]
+# One column of a scorecard: box -> points, only for filled boxes.
+Column = dict[Box, int]
+
+_SMALL_RUNS = ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6})
+_LARGE_RUNS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
+
+
+def is_five_of_a_kind(dice: Sequence[int]) -> bool:
+    return len(dice) == 5 and len(set(dice)) == 1
+
+
+def plain_score(ruleset: RuleSet, box: Box, dice: Sequence[int]) -> int:
+    """What ``box`` scores for ``dice`` by the rule set's table, before multipliers and jokers."""
+    if box in UPPER_VALUE:
+        value = UPPER_VALUE[box]
+        return value * sum(1 for d in dice if d == value)
+    counts = Counter(dice)
+    total = sum(dice)
+    if ruleset.scoring is Scoring.YATZY:
+        return _yatzy_lower(box, counts, total)
+    return _yahtzee_lower(ruleset, box, counts, total)
+
+
+def _yahtzee_lower(ruleset: RuleSet, box: Box, counts: Counter[int], total: int) -> int:
+    most = max(counts.values())
+    faces = set(counts)
+    if box is Box.THREE_OF_A_KIND:
+        return total if most >= 3 else 0
+    if box is Box.FOUR_OF_A_KIND:
+        return total if most >= 4 else 0
+    if box is Box.FULL_HOUSE:
+        if sorted(counts.values()) == [2, 3]:
+            return 25
+        return 25 if most == 5 and ruleset.five_of_a_kind_is_full_house else 0
+    if box is Box.SMALL_STRAIGHT:
+        return 30 if any(run <= faces for run in _SMALL_RUNS) else 0
+    if box is Box.LARGE_STRAIGHT:
+        return 40 if faces in _LARGE_RUNS else 0
+    if box is Box.YAHTZEE:
+        return 50 if most == 5 else 0
+    if box is Box.CHANCE:
+        return total
+    raise ValueError(f"{box} is not a box of {ruleset.name}")
+
+
+def _yatzy_lower(box: Box, counts: Counter[int], total: int) -> int:
+    faces = set(counts)
+    if box is Box.ONE_PAIR:
+        pairs = [v for v, n in counts.items() if n >= 2]
+        return 2 * max(pairs) if pairs else 0
+    if box is Box.TWO_PAIRS:
+        pairs = [v for v, n in counts.items() if n >= 2]
+        return 2 * sum(pairs) if len(pairs) == 2 else 0
+    if box is Box.THREE_OF_A_KIND:
+        return next((3 * v for v, n in counts.items() if n >= 3), 0)
+    if box is Box.FOUR_OF_A_KIND:
+        return next((4 * v for v, n in counts.items() if n >= 4), 0)
+    if box is Box.SMALL_STRAIGHT:
+        return 15 if faces == {1, 2, 3, 4, 5} else 0
+    if box is Box.LARGE_STRAIGHT:
+        return 20 if faces == {2, 3, 4, 5, 6} else 0
+    if box is Box.FULL_HOUSE:
+        return total if sorted(counts.values()) == [2, 3] else 0
+    if box is Box.CHANCE:
+        return total
+    if box is Box.YAHTZEE:
+        return 50 if len(faces) == 1 else 0
+    raise ValueError(f"{box} is not a box of yatzy")
+
+
+_JOKER_LOWER: dict[Box, int] = {Box.FULL_HOUSE: 25, Box.SMALL_STRAIGHT: 30, Box.LARGE_STRAIGHT: 40}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOption:
+    """One open box for the current dice: may it be scored now, and for how much."""
+
+    box: Box
+    column: int
+    legal: bool
+    points: int  # what the box itself would hold, multiplier included
+    bonus: int  # the Yahtzee bonus this turn would add
+    reason: str = ""  # why an open box is not legal now (empty when legal)
+    joker: bool = False  # scored as a joker (a value the plain table would not give)
+
+
+def score_options(ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int]) -> tuple[ScoreOption, ...]:
+    """Every open box of ``card`` in column then box order, each with its legality and exact score."""
+    open_boxes = [(c, box) for c in range(ruleset.columns) for box in ruleset.boxes if box not in card[c]]
+    five = is_five_of_a_kind(dice)
+    yahtzee_filled = [card[c][Box.YAHTZEE] for c in range(ruleset.columns) if Box.YAHTZEE in card[c]]
+    if ruleset.joker is JokerMode.NONE or not five or not yahtzee_filled:
+        return tuple(
+            ScoreOption(box, c, True, plain_score(ruleset, box, dice) * ruleset.multipliers[c], 0)
+            for c, box in open_boxes
+        )
+
+    value = dice[0]
+    upper_box = UPPER_BOX_FOR[value]
+    bonus_earned = ruleset.yahtzee_bonus > 0 and any(points > 0 for points in yahtzee_filled)
+    every_yahtzee_box_scored = len(yahtzee_filled) == ruleset.columns and all(p > 0 for p in yahtzee_filled)
+
+    def bonus_for(box: Box, column: int) -> int:
+        if not bonus_earned:
+            return 0
+        if box is Box.YAHTZEE:
+            # Triple only: the open Yahtzee box of column k takes the five of a kind.
+            return ruleset.yahtzee_bonus * ruleset.multipliers[column]
+        if every_yahtzee_box_scored:
+            return ruleset.yahtzee_bonus * ruleset.columns
+        return 0
+
+    if ruleset.joker is JokerMode.FREE:
+        options = []
+        for c, box in open_boxes:
+            points = plain_score(ruleset, box, dice)
+            joker = box in _JOKER_LOWER and upper_box in card[c]
+            if joker:
+                points = _JOKER_LOWER[box]
+            options.append(ScoreOption(box, c, True, points * ruleset.multipliers[c], bonus_for(box, c), joker=joker))
+        return tuple(options)
+
+    # Forced joker: the first non-empty level of this precedence is the legal set.
+    levels: list[tuple[list[tuple[int, Box]], str]] = [
+        (
+            [(c, b) for c, b in open_boxes if b is Box.YAHTZEE],
+            "an open Yahtzee box must take a five of a kind",
+        ),
+        (
+            [(c, b) for c, b in open_boxes if b is upper_box],
+            f"joker rule: five {value}s must go in the open {upper_box.name.title()} box",
+        ),
+        (
+            [(c, b) for c, b in open_boxes if b not in UPPER_VALUE],
+            "joker rule: a five of a kind must go in an open lower box",
+        ),
+        ([(c, b) for c, b in open_boxes], ""),
+    ]
+    legal: set[tuple[int, Box]] = set()
+    reason = ""
+    for candidates, why in levels:
+        if candidates:
+            legal = set(candidates)
+            reason = why
+            break
+
+    options = []
+    for c, box in open_boxes:
+        points = plain_score(ruleset, box, dice)
+        joker = False
+        if box not in UPPER_VALUE and box is not Box.YAHTZEE:
+            joker = box in _JOKER_LOWER
+            points = _JOKER_LOWER.get(box, points)
+        is_legal = (c, box) in legal
+        options.append(
+            ScoreOption(
+                box,
+                c,
+                is_legal,
+                points * ruleset.multipliers[c] if is_legal else 0,
+                bonus_for(box, c) if is_legal else 0,
+                reason="" if is_legal else reason,
+                joker=joker,
+            )
+        )
+    return tuple(options)

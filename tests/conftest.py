@@ -1,0 +1,60 @@
+"""Test-wide fixtures and the rule for tests that need PostgreSQL or Redis.
+
+A test marked ``postgres`` or ``redis`` runs when DATABASE_URL / REDIS_URL point at a
+reachable server. Without them it is skipped on a laptop, but with REQUIRE_SERVICES=1
+(as .ci/run sets) it fails instead, so CI can never go green by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from urllib.parse import urlparse
+
+import pytest
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or default_port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _service_problem(marker: str) -> str | None:
+    if marker == "postgres":
+        url = os.environ.get("DATABASE_URL", "")
+        if not url.startswith(("postgres://", "postgresql://")):
+            return "DATABASE_URL does not name a PostgreSQL server"
+        return None if _reachable(url, 5432) else f"PostgreSQL at {url} is unreachable"
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        return "REDIS_URL is not set"
+    return None if _reachable(url, 6379) else f"Redis at {url} is unreachable"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    required = os.environ.get("REQUIRE_SERVICES") == "1"
+    problems: dict[str, str | None] = {}
+    for item in items:
+        for marker in ("postgres", "redis"):
+            if marker not in item.keywords:
+                continue
+            if marker not in problems:
+                problems[marker] = _service_problem(marker)
+            problem = problems[marker]
+            if problem is None:
+                continue
+            if required:
+                item.add_marker(pytest.mark.usefixtures("_service_is_required"))
+                item.user_properties.append(("service_problem", problem))
+            else:
+                item.add_marker(pytest.mark.skip(reason=f"{problem} (set it, or run .ci/run)"))
+
+
+@pytest.fixture
+def _service_is_required(request: pytest.FixtureRequest) -> None:
+    problems = [value for key, value in request.node.user_properties if key == "service_problem"]
+    pytest.fail(f"REQUIRE_SERVICES=1 but {'; '.join(problems)}")

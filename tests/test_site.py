@@ -1,0 +1,69 @@
+"""The project runs: settings load, the home page answers, the ASGI app routes."""
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+
+@pytest.mark.django_db
+def test_home_page_says_what_the_site_is(client: Client) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "multiplayer Yahtzee" in body
+    for label in ("Yahtzee (official)", "Triple Yahtzee", "Yatzy (Scandinavian)"):
+        assert label in body
+
+
+def test_daphne_is_first_so_runserver_is_daphne() -> None:
+    assert settings.INSTALLED_APPS[0] == "daphne"
+
+
+def test_asgi_application_routes_http_and_websocket() -> None:
+    from channels.routing import ProtocolTypeRouter
+
+    from yahtzee.asgi import application
+
+    assert isinstance(application, ProtocolTypeRouter)
+    assert set(application.application_mapping) == {"http", "websocket"}
+
+
+def test_embedded_default_is_sqlite_in_wal_mode_or_the_configured_database() -> None:
+    import os
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if os.environ.get("DATABASE_URL"):
+        assert engine == "django.db.backends.postgresql"
+    else:
+        assert engine == "django.db.backends.sqlite3"
+        assert "journal_mode=WAL" in settings.DATABASES["default"]["OPTIONS"]["init_command"]
+
+
+@pytest.mark.django_db
+def test_embedded_sqlite_file_database_opens_in_wal_mode(tmp_path) -> None:
+    """The embedded default's options, applied to a real file database, give WAL."""
+    import copy
+
+    from django.db.backends.sqlite3.base import DatabaseWrapper
+
+    from yahtzee import settings as project_settings
+
+    if "init_command" not in project_settings.DATABASES["default"].get("OPTIONS", {}):
+        pytest.skip("DATABASE_URL is set: the embedded SQLite default is not in use")
+    config = copy.deepcopy(project_settings.DATABASES["default"])
+    config.update(
+        NAME=str(tmp_path / "wal.sqlite3"),
+        TIME_ZONE=None,
+        CONN_MAX_AGE=0,
+        CONN_HEALTH_CHECKS=False,
+        AUTOCOMMIT=True,
+        ATOMIC_REQUESTS=False,
+        TEST={},
+    )
+    wrapper = DatabaseWrapper(config)
+    try:
+        with wrapper.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode")
+            assert cursor.fetchone()[0] == "wal"
+    finally:
+        wrapper.close()
