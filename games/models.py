@@ -1,0 +1,142 @@
+"""Data only: games, seats, score boxes and the append-only move log."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from games.rules import RULESETS, Box
+
+RULESET_CHOICES = [(rs.name, rs.label) for rs in RULESETS.values()]
+BOX_CHOICES = [(box.value, box.value.replace("_", " ").title()) for box in Box]
+
+
+class Game(models.Model):
+    """A room and the game played in it."""
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "Lobby"
+        PLAYING = "playing", "Playing"
+        FINISHED = "finished", "Finished"
+        ABANDONED = "abandoned", "Abandoned"
+
+    code = models.CharField(max_length=16, unique=True)
+    ruleset = models.CharField(max_length=16, choices=RULESET_CHOICES, default="official")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
+    private = models.BooleanField(default=True)
+    # Pass-and-play: every seat is played from the one browser that made the room.
+    local = models.BooleanField(default=False)
+    host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Bumped by every applied action; clients send it back as expected_version.
+    version = models.PositiveIntegerField(default=0)
+    # The rules state (games.rules.codec) plus seats, roll counter and client seed.
+    snapshot = models.JSONField(default=dict)
+    # Fair dice: the secret seed stays hidden until the game ends; its SHA-256 is public.
+    server_seed = models.CharField(max_length=64)
+    seed_commitment = models.CharField(max_length=64)
+    client_seed = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.ruleset}, {self.status})"
+
+
+class Player(models.Model):
+    """A seat at a game."""
+
+    class Kind(models.TextChoices):
+        HUMAN = "human", "Human"
+        BOT = "bot", "Bot"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        LEFT = "left", "Left"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="players")
+    # Turn order once the game starts; join order (and null after leaving) in the lobby.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    name = models.CharField(max_length=24)
+    # The browser that controls the seat: a random token kept in that browser's session.
+    controller = models.CharField(max_length=64, blank=True, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    client_seed = models.CharField(max_length=64, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seat", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], condition=Q(seat__isnull=False), name="unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seat {self.seat} of {self.game.code})"
+
+
+class ScoreEntry(models.Model):
+    """One filled box: written once, never changed."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="scores")
+    column = models.PositiveSmallIntegerField(default=0)
+    box = models.CharField(max_length=16, choices=BOX_CHOICES)
+    points = models.IntegerField()
+    # The Yahtzee bonus the same turn earned.
+    bonus = models.IntegerField(default=0)
+    turn = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["player", "turn"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "column", "box"], name="unique_box"),
+        ]
+        verbose_name_plural = "score entries"
+
+    def __str__(self) -> str:
+        return f"{self.player.name}: {self.box}[{self.column}] = {self.points}"
+
+
+class Move(models.Model):
+    """The append-only log of everything that happened in a game, in order."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create", "Create"
+        JOIN = "join", "Join"
+        LEAVE = "leave", "Leave"
+        KICK = "kick", "Kick"
+        START = "start", "Start"
+        ROLL = "roll", "Roll"
+        HOLD = "hold", "Hold"
+        SCORE = "score", "Score"
+        REMOVE = "remove", "Remove absent player"
+        HOST = "host", "Host handed on"
+        FINISH = "finish", "Finish"
+        ABANDON = "abandon", "Abandon"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="moves")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    payload = models.JSONField(default=dict)
+    # Who asked (a browser's controller token) and the id its client gave the action.
+    actor = models.CharField(max_length=64, blank=True)
+    action_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq"),
+            models.UniqueConstraint(
+                fields=["game", "actor", "action_id"], condition=~Q(action_id=""), name="unique_action_id"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game.code} #{self.seq} {self.kind}"

@@ -48,11 +48,8 @@ def test_embedded_sqlite_file_database_opens_in_wal_mode(tmp_path) -> None:
 
     from yahtzee import settings as project_settings
 
-    if "init_command" not in project_settings.DATABASES["default"].get("OPTIONS", {}):
-        pytest.skip("DATABASE_URL is set: the embedded SQLite default is not in use")
-    config = copy.deepcopy(project_settings.DATABASES["default"])
+    config = copy.deepcopy(project_settings.sqlite_database(tmp_path / "wal.sqlite3"))
     config.update(
-        NAME=str(tmp_path / "wal.sqlite3"),
         TIME_ZONE=None,
         CONN_MAX_AGE=0,
         CONN_HEALTH_CHECKS=False,

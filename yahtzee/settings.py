@@ -98,6 +98,22 @@ TEMPLATES = [
     },
 ]
 
+
+def sqlite_database(path: Path) -> dict[str, object]:
+    """The embedded default: one SQLite file in WAL mode."""
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": {
+            # WAL lets readers go on while a move is written; IMMEDIATE takes the write
+            # lock when a transaction starts, the SQLite stand-in for select_for_update.
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        },
+    }
+
+
 # Database: SQLite in WAL mode unless DATABASE_URL names another.
 if os.environ.get("DATABASE_URL"):
     DATABASES = {
@@ -109,19 +125,7 @@ if os.environ.get("DATABASE_URL"):
     }
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": DATA_DIR / "yahtzee.sqlite3",
-            "OPTIONS": {
-                # WAL lets readers go on while a move is written; IMMEDIATE takes the write
-                # lock when a transaction starts, the SQLite stand-in for select_for_update.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-            },
-        }
-    }
+    DATABASES = {"default": sqlite_database(DATA_DIR / "yahtzee.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: Redis with REDIS_URL (pub/sub by default, CHANNEL_LAYER=core for the

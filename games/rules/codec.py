@@ -1,0 +1,54 @@
+"""GameState <-> plain JSON-ready dicts, for the stored snapshot and the move log's replay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .rulesets import Box, get_ruleset
+from .state import GameState, Scorecard, TurnState
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    return {
+        "ruleset": state.ruleset.name,
+        "current": state.current,
+        "started": state.started,
+        "active": list(state.active),
+        "turns_played": state.turns_played,
+        "turn": {
+            "dice": list(state.turn.dice),
+            "held": sorted(state.turn.held),
+            "rolls_used": state.turn.rolls_used,
+        },
+        "cards": [
+            {
+                # Lists of [box, points] pairs keep the order boxes were filled in.
+                "columns": [[[box.value, points] for box, points in column] for column in card.columns],
+                "yahtzee_bonus": list(card.yahtzee_bonus),
+            }
+            for card in state.cards
+        ],
+    }
+
+
+def state_from_dict(data: dict[str, Any]) -> GameState:
+    turn = data["turn"]
+    return GameState(
+        ruleset=get_ruleset(data["ruleset"]),
+        cards=tuple(
+            Scorecard(
+                columns=tuple(tuple((Box(box), int(points)) for box, points in column) for column in card["columns"]),
+                yahtzee_bonus=tuple(int(b) for b in card["yahtzee_bonus"]),
+            )
+            for card in data["cards"]
+        ),
+        current=int(data["current"]),
+        turn=TurnState(
+            dice=tuple(int(d) for d in turn["dice"]),
+            held=frozenset(int(i) for i in turn["held"]),
+            rolls_used=int(turn["rolls_used"]),
+        ),
+        started=bool(data["started"]),
+        active=tuple(bool(a) for a in data["active"]),
+        turns_played=int(data["turns_played"]),
+    )

@@ -1,0 +1,493 @@
+"""Every service action, and every refusal leaving the stored state untouched."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services
+from games.models import Game, Move, Player, ScoreEntry
+from games.rules import RuleViolation
+from games.selectors import game_state
+from tests.services.helpers import Table, action_id, open_room, play_to_end, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def stored(code: str) -> tuple[Any, ...]:
+    """Everything a refused action must leave as it was."""
+    game = Game.objects.get(code=code)
+    return (
+        game.version,
+        game.status,
+        game.snapshot,
+        game.host_id,
+        list(Move.objects.filter(game=game).values_list("seq", "kind", "payload")),
+        list(ScoreEntry.objects.filter(player__game=game).values_list("player_id", "box", "column", "points")),
+        list(Player.objects.filter(game=game).values_list("pk", "seat", "status", "name")),
+    )
+
+
+def refused(code: str, expected_code: str, action: Callable[[], object]) -> RuleViolation:
+    before = stored(code)
+    with pytest.raises(RuleViolation) as caught:
+        action()
+    assert caught.value.code == expected_code, caught.value.message
+    assert caught.value.message
+    assert stored(code) == before
+    return caught.value
+
+
+# --- creating and joining -------------------------------------------------------------
+
+
+def test_create_makes_a_private_lobby_with_the_host_in_seat_zero() -> None:
+    controller = services.new_controller()
+    host = services.game_create(host_name="  Ada  ", controller=controller, ruleset="triple")
+    game = host.game
+    assert (game.status, game.ruleset, game.private, game.version) == ("lobby", "triple", True, 2)
+    assert (host.seat, host.name, game.host_id) == (0, "Ada", host.pk)
+    assert len(game.code) == services.CODE_LENGTH and set(game.code) <= set(services.CODE_ALPHABET)
+    assert [m.kind for m in game.moves.order_by("seq")] == ["create", "join"]
+    assert game.seed_commitment and game.server_seed and game.seed_commitment != game.server_seed
+
+
+def test_room_codes_are_unguessable_and_unambiguous() -> None:
+    import math
+
+    assert services.CODE_LENGTH * math.log2(len(services.CODE_ALPHABET)) >= 40
+    assert not set("01ilo") & set(services.CODE_ALPHABET)
+    codes = {services.new_room_code() for _ in range(2000)}
+    assert len(codes) == 2000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"host_name": ""}, services.BAD_NAME),
+        ({"host_name": "   "}, services.BAD_NAME),
+        ({"host_name": "x" * 25}, services.BAD_NAME),
+        ({"ruleset": "poker"}, services.BAD_RULESET),
+        ({"controller": ""}, services.BAD_REQUEST),
+        ({"client_seed": "not a seed!"}, services.BAD_REQUEST),
+    ],
+)
+def test_create_refuses_bad_input(kwargs: dict[str, Any], code: str) -> None:
+    args: dict[str, Any] = {"host_name": "Ada", "controller": services.new_controller(), **kwargs}
+    with pytest.raises(RuleViolation) as caught:
+        services.game_create(**args)
+    assert caught.value.code == code
+    assert Game.objects.count() == 0
+
+
+def test_join_takes_the_next_seat_and_codes_are_typed_loosely() -> None:
+    table = open_room(1, start=False)
+    typed = "-".join([table.code[:5].upper(), table.code[5:]])
+    player = services.game_join(code=typed, name="Bob", controller=services.new_controller())
+    assert player.seat == 1
+    assert [s["name"] for s in table.game.snapshot["seats"]] == ["P0", "Bob"]
+
+
+def test_one_browser_may_take_several_seats_for_same_device_players() -> None:
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name="Sister", controller=table.controllers[0])
+    services.game_start(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="a"
+    )
+    rng = random.Random(3)
+    play_turn(table, rng)  # seat 0
+    table.controllers.append(table.controllers[0])
+    play_turn(table, rng)  # seat 1, same browser
+    assert table.game.snapshot["rules"]["turns_played"] == 2
+
+
+def test_join_refusals() -> None:
+    table = open_room(8, start=False)
+    refused(table.code, services.ROOM_FULL, lambda: services.game_join(code=table.code, name="Nine", controller="c9"))
+    lobby = open_room(3, start=False)
+    refused(lobby.code, services.NAME_TAKEN, lambda: services.game_join(code=lobby.code, name="p2", controller="x"))
+    small = open_room(2)
+    refused(small.code, services.NOT_IN_LOBBY, lambda: services.game_join(code=small.code, name="Late", controller="x"))
+    with pytest.raises(Game.DoesNotExist):
+        services.game_join(code="nosuchroom", name="Eve", controller="x")
+
+
+def test_a_local_room_takes_seats_only_from_its_own_device() -> None:
+    host = services.game_create(host_name="Mum", controller="home", local=True)
+    code = host.game.code
+    services.game_join(code=code, name="Kid", controller="home")
+    refused(code, services.LOCAL_ROOM, lambda: services.game_join(code=code, name="Eve", controller="stranger"))
+
+
+# --- leaving, kicking, host hand-over -------------------------------------------------
+
+
+def test_leaving_the_lobby_closes_up_the_seats() -> None:
+    table = open_room(3, start=False)
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="")
+    seats = Player.objects.filter(game__code=table.code).order_by("pk")
+    assert [(p.name, p.seat, p.status) for p in seats] == [
+        ("P0", 0, "active"),
+        ("P1", None, "left"),
+        ("P2", 1, "active"),
+    ]
+    assert [s["name"] for s in table.game.snapshot["seats"]] == ["P0", "P2"]
+
+
+def test_the_host_role_passes_on_when_the_host_leaves() -> None:
+    table = open_room(3, start=False)
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="")
+    game = table.game
+    assert game.host.name == "P1"
+    assert game.moves.last().payload["host"] == game.host_id
+
+
+def test_the_last_player_leaving_abandons_the_room() -> None:
+    table = open_room(1, start=False)
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="")
+    assert table.game.status == "abandoned"
+
+
+def test_kick_is_for_the_host_before_the_start() -> None:
+    table = open_room(3, start=False)
+    refused(
+        table.code,
+        services.NOT_HOST,
+        lambda: services.game_kick(
+            code=table.code, controller=table.controllers[1], seat=2, expected_version=None, action_id=""
+        ),
+    )
+    refused(
+        table.code,
+        services.BAD_SEAT,
+        lambda: services.game_kick(
+            code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id=""
+        ),
+    )
+    refused(
+        table.code,
+        services.BAD_SEAT,
+        lambda: services.game_kick(
+            code=table.code, controller=table.controllers[0], seat=7, expected_version=None, action_id=""
+        ),
+    )
+    services.game_kick(code=table.code, controller=table.controllers[0], seat=2, expected_version=None, action_id="")
+    assert [s["name"] for s in table.game.snapshot["seats"]] == ["P0", "P1"]
+    services.game_start(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="s"
+    )
+    refused(
+        table.code,
+        services.NOT_IN_LOBBY,
+        lambda: services.game_kick(
+            code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id=""
+        ),
+    )
+
+
+def test_leaving_mid_game_keeps_the_scores_and_skips_the_seat() -> None:
+    table = open_room(3)
+    rng = random.Random(5)
+    for _ in range(3):
+        play_turn(table, rng)
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="")
+    game = table.game
+    assert game.snapshot["seats"][1]["status"] == "left"
+    assert ScoreEntry.objects.filter(player__game=game, player__seat=1).count() == 1
+    for _ in range(4):
+        assert game.snapshot["rules"]["current"] != 1
+        play_turn(table, rng)
+        game = table.game
+
+
+def test_the_host_removes_an_absent_player_mid_game() -> None:
+    table = open_room(3)
+    rng = random.Random(6)
+    play_turn(table, rng)  # now seat 1's turn
+    refused(
+        table.code,
+        services.NOT_HOST,
+        lambda: services.game_remove_absent(
+            code=table.code, controller=table.controllers[2], seat=1, expected_version=None, action_id=""
+        ),
+    )
+    services.game_remove_absent(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id=""
+    )
+    game = table.game
+    assert game.snapshot["rules"]["current"] == 2
+    assert game.moves.last().kind == "remove"
+    game = play_to_end(table, rng)
+    assert game.status == "finished"
+    assert 1 not in game_state(game)["winners"]
+
+
+def test_remove_absent_is_only_for_a_game_in_progress() -> None:
+    table = open_room(2, start=False)
+    refused(
+        table.code,
+        services.NOT_PLAYING,
+        lambda: services.game_remove_absent(
+            code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id=""
+        ),
+    )
+
+
+# --- starting and playing --------------------------------------------------------------
+
+
+def test_only_the_host_starts_and_only_once() -> None:
+    table = open_room(2, start=False)
+    refused(
+        table.code,
+        services.NOT_HOST,
+        lambda: services.game_start(
+            code=table.code, controller=table.controllers[1], expected_version=None, action_id=""
+        ),
+    )
+    services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id="go")
+    game = table.game
+    assert game.status == "playing" and game.started_at
+    assert game.client_seed.count(",") == 1
+    refused(
+        table.code,
+        "already_started",
+        lambda: services.game_start(
+            code=table.code, controller=table.controllers[0], expected_version=None, action_id=""
+        ),
+    )
+
+
+def test_roll_hold_and_score_a_turn() -> None:
+    table = open_room(2)
+    me = table.controllers[0]
+    dice = services.turn_roll(code=table.code, controller=me, expected_version=table.version(), action_id="r1")
+    assert len(dice) == 5 and all(1 <= d <= 6 for d in dice)
+    services.turn_hold(code=table.code, controller=me, held=[0, 2], expected_version=table.version(), action_id="h1")
+    again = services.turn_roll(code=table.code, controller=me, expected_version=table.version(), action_id="r2")
+    assert (again[0], again[2]) == (dice[0], dice[2])
+    state = game_state(table.game)
+    assert state["turn"]["rolls_left"] == 1
+    chance = next(o for o in state["options"] if o["box"] == "chance")
+    entry = services.turn_score(
+        code=table.code, controller=me, box="chance", column=0, expected_version=table.version(), action_id="s1"
+    )
+    assert (entry.points, entry.box, entry.turn) == (chance["points"], "chance", 1) == (sum(again), "chance", 1)
+    game = table.game
+    assert game.snapshot["rules"]["current"] == 1
+    assert [m.kind for m in game.moves.order_by("seq")][-4:] == ["roll", "hold", "roll", "score"]
+
+
+def test_a_whole_game_finishes_and_reveals_the_seed() -> None:
+    table = open_room(2, "yatzy")
+    game = play_to_end(table, random.Random(11))
+    assert game.status == "finished" and game.finished_at
+    assert ScoreEntry.objects.filter(player__game=game).count() == 2 * 15
+    state = game_state(game)
+    assert state["fairness"]["server_seed"] == game.server_seed
+    assert state["winners"]
+
+
+@pytest.fixture
+def midturn() -> Table:
+    table = open_room(2)
+    services.turn_roll(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="r"
+    )
+    return table
+
+
+def test_refusals_in_a_turn_change_nothing(midturn: Table) -> None:
+    t = midturn
+    me, other = t.controllers
+    v = t.version
+
+    def roll(who: str, version: int | None = None, aid: str = "x") -> Callable[[], object]:
+        return lambda: services.turn_roll(code=t.code, controller=who, expected_version=version or v(), action_id=aid)
+
+    def hold(held: Any) -> Callable[[], object]:
+        return lambda: services.turn_hold(code=t.code, controller=me, held=held, expected_version=v(), action_id="x")
+
+    def score(box: Any, column: Any = 0, who: str = me) -> Callable[[], object]:
+        return lambda: services.turn_score(
+            code=t.code, controller=who, box=box, column=column, expected_version=v(), action_id="x"
+        )
+
+    refused(t.code, "not_your_turn", roll(other))
+    refused(t.code, services.NOT_A_PLAYER, roll("stranger"))
+    refused(t.code, services.STALE, roll(me, version=v() - 1))
+    refused(t.code, services.REPEATED, roll(me, version=v() - 1, aid="r"))
+    refused(t.code, services.REPEATED, roll(me, aid="r"))
+    refused(t.code, "bad_die_index", hold([5]))
+    refused(t.code, "bad_die_index", hold([-1]))
+    refused(t.code, "bad_die_index", hold(["1"]))
+    refused(t.code, "bad_die_index", hold([0, 1, 2, 3, 4, 0]))
+    refused(t.code, "bad_die_index", hold("01"))
+    refused(t.code, "unknown_box", score("yatzy"))
+    refused(t.code, "unknown_box", score(None))
+    refused(t.code, "bad_column", score("chance", 1))
+    refused(t.code, "not_your_turn", score("chance", 0, other))
+    refused(
+        t.code,
+        services.BAD_REQUEST,
+        lambda: services.turn_roll(code=t.code, controller=me, expected_version="7", action_id="x"),  # type: ignore[arg-type]
+    )
+    refused(
+        t.code,
+        services.BAD_REQUEST,
+        lambda: services.turn_roll(code=t.code, controller=me, expected_version=v(), action_id="x" * 65),
+    )
+    services.turn_hold(code=t.code, controller=me, held=[0, 1, 2, 3, 4], expected_version=v(), action_id="all")
+    refused(t.code, "all_held", roll(me))
+    services.turn_hold(code=t.code, controller=me, held=[], expected_version=v(), action_id="none")
+    services.turn_roll(code=t.code, controller=me, expected_version=v(), action_id="r2")
+    services.turn_roll(code=t.code, controller=me, expected_version=v(), action_id="r3")
+    refused(t.code, "no_rolls_left", roll(me))
+    refused(t.code, "no_rolls_left", hold([1]))
+    services.turn_score(code=t.code, controller=me, box="chance", column=0, expected_version=v(), action_id="s")
+    refused(t.code, "not_your_turn", score("ones"))
+    refused(t.code, "not_rolled", score("ones", 0, other))
+    refused(
+        t.code,
+        "not_rolled",
+        lambda: services.turn_hold(code=t.code, controller=other, held=[1], expected_version=v(), action_id="y"),
+    )
+
+
+def test_scoring_a_filled_box_is_refused() -> None:
+    table = open_room(1)
+    me = table.controllers[0]
+    for aid in ("a", "b"):
+        services.turn_roll(code=table.code, controller=me, expected_version=table.version(), action_id=f"r{aid}")
+        if aid == "a":
+            services.turn_score(
+                code=table.code, controller=me, box="chance", expected_version=table.version(), action_id="s"
+            )
+    refused(
+        table.code,
+        "box_filled",
+        lambda: services.turn_score(
+            code=table.code, controller=me, box="chance", expected_version=table.version(), action_id="s2"
+        ),
+    )
+
+
+def test_actions_before_the_start_and_after_the_end_are_refused() -> None:
+    lobby = open_room(1, start=False)
+    me = lobby.controllers[0]
+    refused(
+        lobby.code,
+        "game_not_started",
+        lambda: services.turn_roll(code=lobby.code, controller=me, expected_version=lobby.version(), action_id="x"),
+    )
+    done = open_room(1, "official")
+    play_to_end(done, random.Random(2))
+    me = done.controllers[0]
+    for action in (
+        lambda: services.turn_roll(code=done.code, controller=me, expected_version=done.version(), action_id="x"),
+        lambda: services.turn_score(
+            code=done.code, controller=me, box="chance", expected_version=done.version(), action_id="x"
+        ),
+        lambda: services.game_leave(
+            code=done.code, controller=me, seat=0, expected_version=done.version(), action_id="x"
+        ),
+    ):
+        refused(done.code, "game_over", action)
+
+
+def test_the_forced_joker_is_enforced_by_the_server() -> None:
+    table = open_room(1)
+    game = table.game
+    me = table.controllers[0]
+    rules = game.snapshot["rules"]
+    rules["cards"][0]["columns"][0] = [["yahtzee", 50]]
+    rules["turn"] = {"dice": [4, 4, 4, 4, 4], "held": [], "rolls_used": 1}
+    game.save()
+    refused(
+        table.code,
+        "joker_forbids",
+        lambda: services.turn_score(
+            code=table.code, controller=me, box="chance", expected_version=table.version(), action_id="x"
+        ),
+    )
+    entry = services.turn_score(
+        code=table.code, controller=me, box="fours", expected_version=table.version(), action_id="f"
+    )
+    assert (entry.points, entry.bonus) == (20, 100)
+    assert game_state(table.game)["cards"][0]["columns"][0]["yahtzee_bonus"] == 100
+
+
+def test_unknown_rooms_raise_does_not_exist() -> None:
+    with pytest.raises(Game.DoesNotExist):
+        services.turn_roll(code="zzzzzzzzzz", controller="x", expected_version=1, action_id="x")
+
+
+# --- queries and broadcast ----------------------------------------------------------
+
+
+def _writes(context: CaptureQueriesContext) -> list[str]:
+    # SAVEPOINT/RELEASE come from the test's own wrapping transaction, not from the service.
+    return [q["sql"] for q in context.captured_queries if "SAVEPOINT" not in q["sql"].upper()]
+
+
+def test_a_roll_takes_at_most_four_queries(midturn: Table) -> None:
+    t = midturn
+    version = t.version()
+    with CaptureQueriesContext(connection) as context:
+        services.turn_roll(code=t.code, controller=t.controllers[0], expected_version=version, action_id="q1")
+    assert len(_writes(context)) <= 4, _writes(context)
+
+
+def test_a_score_takes_at_most_four_queries(midturn: Table) -> None:
+    t = midturn
+    version = t.version()
+    with CaptureQueriesContext(connection) as context:
+        services.turn_score(
+            code=t.code, controller=t.controllers[0], box="chance", expected_version=version, action_id="q2"
+        )
+    assert len(_writes(context)) <= 4, _writes(context)
+
+
+def test_a_hold_takes_at_most_four_queries(midturn: Table) -> None:
+    t = midturn
+    version = t.version()
+    with CaptureQueriesContext(connection) as context:
+        services.turn_hold(code=t.code, controller=t.controllers[0], held=[1], expected_version=version, action_id="q3")
+    assert len(_writes(context)) <= 4, _writes(context)
+
+
+def test_the_broadcast_is_scheduled_after_commit(
+    midturn: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[str, int]] = []
+    monkeypatch.setattr("games.broadcast.game_changed", lambda code, version: sent.append((code, version)))
+    t = midturn
+    version = t.version()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        services.turn_roll(code=t.code, controller=t.controllers[0], expected_version=version, action_id="b1")
+    assert sent == []
+    for callback in callbacks:
+        callback()
+    assert sent == [(t.code, version + 1)]
+
+
+def test_a_refused_action_schedules_no_broadcast(midturn: Table, django_capture_on_commit_callbacks: Any) -> None:
+    t = midturn
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(RuleViolation):
+        services.turn_roll(code=t.code, controller=t.controllers[1], expected_version=t.version(), action_id="b2")
+    assert callbacks == []
+
+
+def test_no_secret_leaks_in_the_state_before_the_end(midturn: Table) -> None:
+    import json
+
+    game = midturn.game
+    text = json.dumps(game_state(game))
+    assert game.server_seed not in text
+    for controller in midturn.controllers:
+        assert controller not in text
