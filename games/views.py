@@ -1,10 +1,238 @@
-"""Pages: thin views over selectors and services."""
+"""Pages: thin views over selectors and services, like a command line would be.
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+A visitor needs no account: a random controller token in their session says which seats
+are theirs. Anyone holding a room's code may look at it; without the code there is
+nothing to find (no listing), and an unknown code gets the same 404 as any other page.
+"""
 
-from games.rules import RULESETS
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from games import services
+from games.forms import CreateRoomForm, JoinByCodeForm, JoinRoomForm
+from games.models import Game, Move
+from games.rules import RULESETS, RuleViolation
+from games.selectors import game_state
+
+
+def controller_for(request: HttpRequest, *, create: bool = False) -> str:
+    """This browser's controller token (made on first need)."""
+    token: str = request.session.get("controller", "")
+    if not token and create:
+        token = services.new_controller()
+        request.session["controller"] = token
+    return token
+
+
+def _game_or_404(code: str) -> Game:
+    try:
+        return Game.objects.get(code=services.normalize_code(code))
+    except Game.DoesNotExist as exc:
+        raise Http404("No such room.") from exc
+
+
+def _home(request: HttpRequest, form: CreateRoomForm, status: int = 200) -> HttpResponse:
+    context = {"rulesets": list(RULESETS.values()), "form": form, "join_form": JoinByCodeForm()}
+    return render(request, "games/home.html", context, status=status)
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html", {"rulesets": list(RULESETS.values())})
+    return _home(request, CreateRoomForm())
+
+
+@require_POST
+def room_create(request: HttpRequest) -> HttpResponse:
+    form = CreateRoomForm(request.POST)
+    if not form.is_valid():
+        return _home(request, form, status=400)
+    data = form.cleaned_data
+    try:
+        host = services.game_create(
+            host_name=data["name"],
+            controller=controller_for(request, create=True),
+            ruleset=data["ruleset"],
+            local=data["mode"] == "local",
+            client_seed=data["client_seed"],
+        )
+    except RuleViolation as exc:
+        form.add_error(None, exc.message)
+        return render(
+            request,
+            "games/home.html",
+            {"rulesets": list(RULESETS.values()), "form": form, "join_form": JoinByCodeForm()},
+        )
+    return redirect("room", code=host.game.code)
+
+
+@require_GET
+def room_find(request: HttpRequest) -> HttpResponse:
+    form = JoinByCodeForm(request.GET)
+    if form.is_valid():
+        return redirect("room", code=services.normalize_code(form.cleaned_data["code"]) or "-")
+    return redirect("home")
+
+
+def _my_seats(state: dict[str, Any], game: Game, controller: str) -> list[int]:
+    if not controller:
+        return []
+    return [
+        index
+        for index, seat in enumerate(game.snapshot["seats"])
+        if seat["controller"] == controller and seat["status"] == "active"
+    ]
+
+
+def room(request: HttpRequest, code: str) -> HttpResponse:
+    game = _game_or_404(code)
+    if code != game.code:
+        return redirect("room", code=game.code)
+    state = game_state(game)
+    controller = controller_for(request)
+    mine = _my_seats(state, game, controller)
+    turn = state["turn"]
+    context = {
+        "game": game,
+        "state": state,
+        "mine": mine,
+        "my_turn": bool(turn) and turn["seat"] in mine,
+        "is_host": any(state["seats"][s]["host"] for s in mine),
+        "join_form": JoinRoomForm(),
+        "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
+        "action_id": secrets.token_hex(8),
+        "scorecard": _scorecard_rows(state),
+    }
+    return render(request, "games/room.html", context)
+
+
+def _scorecard_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of the scorecard table: one per box, then the totals."""
+    options = {(o["box"], o["column"]): o for o in state["options"]}
+    columns = state["ruleset"]["columns"]
+    rows: list[dict[str, Any]] = []
+    boxes = state["ruleset"]["boxes"]
+    current = state["turn"]["seat"] if state["turn"] else None
+
+    def cells_for(box: str) -> list[dict[str, Any]]:
+        cells = []
+        for card in state["cards"]:
+            for k in range(columns):
+                points = card["columns"][k]["boxes"].get(box)
+                option = options.get((box, k)) if card["seat"] == current else None
+                cells.append({"points": points, "option": option, "column": k, "seat": card["seat"]})
+        return cells
+
+    def totals(key: str) -> list[dict[str, Any]]:
+        return [{"points": col[key]} for card in state["cards"] for col in card["columns"]]
+
+    for index, box in enumerate(boxes):
+        rows.append({"label": box["label"], "box": box["box"], "cells": cells_for(box["box"])})
+        if box["upper"] and (index + 1 == len(boxes) or not boxes[index + 1]["upper"]):
+            rows.append({"label": "Upper sum", "total": True, "cells": totals("upper")})
+            rows.append({"label": "Upper bonus", "total": True, "cells": totals("upper_bonus")})
+    rows.append({"label": "Lower sum", "total": True, "cells": totals("lower")})
+    if any(col["yahtzee_bonus"] for card in state["cards"] for col in card["columns"]):
+        rows.append({"label": "Yahtzee bonus", "total": True, "cells": totals("yahtzee_bonus")})
+    rows.append({"label": "Total", "total": True, "grand": True, "cells": totals("total")})
+    return rows
+
+
+@require_POST
+def room_join(request: HttpRequest, code: str) -> HttpResponse:
+    game = _game_or_404(code)
+    form = JoinRoomForm(request.POST)
+    if form.is_valid():
+        try:
+            services.game_join(
+                code=game.code,
+                name=form.cleaned_data["name"],
+                controller=controller_for(request, create=True),
+                client_seed=form.cleaned_data["client_seed"],
+            )
+        except RuleViolation as exc:
+            messages.error(request, exc.message)
+    else:
+        messages.error(request, "Please enter a name of at most 24 characters.")
+    return redirect("room", code=game.code)
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+@require_POST
+def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
+    """One form post, one service call: the no-script way to play."""
+    game = _game_or_404(code)
+    post = request.POST
+    controller = controller_for(request)
+    version = _int(post.get("version"))
+    action_id = post.get("action_id", "")[:64]
+    common: dict[str, Any] = {"code": game.code, "controller": controller, "action_id": action_id}
+    try:
+        if version is None:
+            raise RuleViolation(services.BAD_REQUEST, "The form was missing its game version; reload the page.")
+        if action == "start":
+            services.game_start(expected_version=version, **common)
+        elif action == "roll":
+            held = sorted({i for i in (_int(v) for v in post.getlist("held")) if i is not None})
+            rules_state = game.snapshot.get("rules") or {}
+            if held != rules_state.get("turn", {}).get("held", []):
+                services.turn_hold(held=held, expected_version=version, **{**common, "action_id": f"{action_id}h"})
+                version += 1
+            services.turn_roll(expected_version=version, **common)
+        elif action == "score":
+            services.turn_score(
+                box=post.get("box", ""), column=_int(post.get("column")) or 0, expected_version=version, **common
+            )
+        elif action in ("leave", "kick", "remove"):
+            service = {
+                "leave": services.game_leave,
+                "kick": services.game_kick,
+                "remove": services.game_remove_absent,
+            }[action]
+            service(seat=_int(post.get("seat")), expected_version=version, **common)
+        else:
+            raise Http404("No such action.")
+    except RuleViolation as exc:
+        messages.error(request, exc.message)
+    return redirect("room", code=game.code)
+
+
+def room_state(request: HttpRequest, code: str) -> JsonResponse:
+    """The public state as JSON, with which seats are this browser's."""
+    game = _game_or_404(code)
+    state = game_state(game)
+    state["you"] = {"seats": _my_seats(state, game, controller_for(request))}
+    return JsonResponse(state)
+
+
+def room_log(request: HttpRequest, code: str) -> JsonResponse:
+    """Everything needed to re-derive a finished game's dice (see docs/fairness.md)."""
+    game = _game_or_404(code)
+    if game.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
+        return JsonResponse(
+            {"error": "not_finished", "message": "The seed is revealed when the game ends."},
+            status=409,
+        )
+    rolls = game.moves.filter(kind=Move.Kind.ROLL).order_by("seq").values_list("seq", "payload")
+    return JsonResponse(
+        {
+            "code": game.code,
+            "ruleset": game.ruleset,
+            "commitment": game.seed_commitment,
+            "server_seed": game.server_seed,
+            "client_seed": game.client_seed,
+            "rolls": [{"move": seq, **payload} for seq, payload in rolls],
+        }
+    )
