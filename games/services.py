@@ -143,7 +143,11 @@ def _record(
             actor=actor,
             action_id=action_id,
         )
-    except IntegrityError as exc:  # the (game, actor, action_id) constraint
+    except IntegrityError as exc:
+        # Only the (game, actor, action_id) constraint means a resent action; under the row
+        # lock a clash on seq cannot happen, and if it ever did it must not pass as one.
+        if "unique_action_id" not in str(exc) and "action_id" not in str(exc):
+            raise
         raise RuleViolation(REPEATED, "That action id was already used in this game.") from exc
     game.save(update_fields=["version", "snapshot", *fields])
     code, version = game.code, game.version

@@ -143,3 +143,23 @@ def test_verify_game_command_refuses_a_running_game_and_flags_tampering() -> Non
     Game.objects.filter(pk=game.pk).update(server_seed="cd" * 32)
     with pytest.raises(CommandError, match="FAILED"):
         call_command("verify_game", game.code, stdout=StringIO())
+
+
+def test_the_checking_script_in_docs_fairness_md_accepts_a_real_log(tmp_path, monkeypatch) -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    from django.test import Client
+
+    table = open_room(1)
+    game = play_to_end(table, random.Random(8))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    script = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    exec(compile(script, "fairness.md", "exec"), {})
+    assert f"all {len(log['rolls'])} rolls match" in out.getvalue()
