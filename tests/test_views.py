@@ -1,4 +1,4 @@
-"""Pages as a visitor uses them: no account, seats owned by the browser's session, no way to find a room without its code."""
+"""Pages as a visitor uses them: no account, seats owned by the session, no finding a room without its code."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from games import services
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import RuleViolation
 from games.selectors import game_state
-from tests.services.helpers import Table, action_id, open_room, play_to_end, play_turn
+from tests.services.helpers import Table, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
