@@ -150,9 +150,14 @@ def _record(
             raise
         raise RuleViolation(REPEATED, "That action id was already used in this game.") from exc
     game.save(update_fields=["version", "snapshot", *fields])
-    code, version = game.code, game.version
-    transaction.on_commit(lambda: broadcast.game_changed(code, version))
+    transaction.on_commit(lambda: _announce(game, move))
     return move
+
+
+def _announce(game: Game, move: Move) -> None:
+    # Of several moves in one transaction only the last is announced, with the final state.
+    if game.version == move.seq:
+        broadcast.game_changed(game, move)
 
 
 def _seats(game: Game) -> list[dict[str, Any]]:
@@ -328,7 +333,8 @@ def _vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> 
         Player.objects.filter(pk=entry["player"]).update(status=Player.Status.LEFT)
         state = apply_remove(_state(game), seat=seat)
         game.snapshot["rules"] = state_to_dict(state)
-        if state.is_over:
+        # With nobody left in the game it is abandoned (below), not won.
+        if state.is_over and any(state.active):
             payload["game_over"] = True
             payload["winners"] = list(state.winners())
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()

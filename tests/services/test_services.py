@@ -153,6 +153,19 @@ def test_the_last_player_leaving_abandons_the_room() -> None:
     assert table.game.status == "abandoned"
 
 
+def test_everyone_leaving_a_game_in_progress_abandons_it() -> None:
+    table = open_room(2)
+    play_turn(table, random.Random(1))
+    for seat in (1, 0):
+        services.game_leave(
+            code=table.code, controller=table.controllers[seat], seat=seat, expected_version=None, action_id=""
+        )
+    game = table.game
+    assert game.status == "abandoned" and game.finished_at
+    assert game_state(game)["winners"] == []
+    assert game_state(game)["fairness"]["server_seed"] == game.server_seed
+
+
 def test_kick_is_for_the_host_before_the_start() -> None:
     table = open_room(3, start=False)
     refused(
@@ -465,7 +478,7 @@ def test_the_broadcast_is_scheduled_after_commit(
     midturn: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: list[tuple[str, int]] = []
-    monkeypatch.setattr("games.broadcast.game_changed", lambda code, version: sent.append((code, version)))
+    monkeypatch.setattr("games.broadcast.game_changed", lambda game, move: sent.append((game.code, move.seq)))
     t = midturn
     version = t.version()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
