@@ -53,7 +53,8 @@ def frames_for(game: Game, move: Move) -> list[str]:
     if event is not None:
         frames.append(json.dumps(event))
     if move.payload.get("game_over") or move.payload.get("abandoned"):
-        frames.append(json.dumps({"type": "game_over", "version": move.seq, "winners": move.payload.get("winners", [])}))
+        winners = move.payload.get("winners", [])
+        frames.append(json.dumps({"type": "game_over", "version": move.seq, "winners": winners}))
     frames.append(json.dumps(game_state(game)))
     return frames
 

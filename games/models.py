@@ -140,3 +140,19 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.code} #{self.seq} {self.kind}"
+
+
+class Presence(models.Model):
+    """One open websocket in a room, across all server processes.
+
+    Written on connect, refreshed by the client's pings, deleted on disconnect; a row
+    whose process died stops being refreshed and counts as away after PRESENCE_TIMEOUT.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="presences")
+    channel_name = models.CharField(max_length=200, unique=True)
+    seats = models.JSONField(default=list)
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.game.code}: {self.channel_name}"

@@ -1,0 +1,158 @@
+"""The room's websocket: parse and check a frame, call one service, send errors back.
+
+No ORM and no rules here: the database work goes through ``games.services`` (writes)
+and ``games.selectors`` / ``games.presence`` (reads), each behind database_sync_to_async.
+Frames from the server that come through the room's group are forwarded as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import presence, services
+from games.broadcast import room_group
+from games.rules import RuleViolation
+
+MAX_FRAME_BYTES = 4096
+RATE_LIMIT = 20  # frames per second per socket
+RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
+CLOSE_RATE_LIMITED = 4008
+CLOSE_NO_ROOM = 4404
+
+# type -> (service, the frame's own fields with their types)
+_ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
+    "start": (services.game_start, {}),
+    "roll": (services.turn_roll, {}),
+    "hold": (services.turn_hold, {"held": list}),
+    "score": (services.turn_score, {"box": str, "column": int}),
+    "leave": (services.game_leave, {"seat": int}),
+    "kick": (services.game_kick, {"seat": int}),
+    "remove": (services.game_remove_absent, {"seat": int}),
+}
+_OPTIONAL = {"column"}
+
+
+class FrameError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
+    """The frame as a dict of checked fields, or FrameError naming what is wrong."""
+    if binary is not None or text is None:
+        raise FrameError("bad_frame", "Frames are JSON text, not binary.")
+    if len(text.encode()) > MAX_FRAME_BYTES:
+        raise FrameError("frame_too_large", f"Frames are at most {MAX_FRAME_BYTES} bytes.")
+    try:
+        frame = json.loads(text)
+    except ValueError as exc:
+        raise FrameError("bad_json", "That frame is not valid JSON.") from exc
+    if not isinstance(frame, dict):
+        raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
+    kind = frame.get("type")
+    if kind in ("ping", "sync"):
+        return frame
+    if kind not in _ACTIONS:
+        raise FrameError("unknown_type", f"Unknown frame type {kind!r}.")
+    fields = dict(_ACTIONS[kind][1], version=int, id=str)
+    for name, expected in fields.items():
+        if name not in frame:
+            if name in _OPTIONAL:
+                continue
+            raise FrameError("missing_field", f"A {kind} frame needs '{name}'.")
+        value = frame[name]
+        if isinstance(value, bool) or not isinstance(value, expected):
+            raise FrameError("bad_field", f"'{name}' of a {kind} frame has the wrong type.")
+    if not 0 < len(frame["id"]) <= services.ACTION_ID_MAX:
+        raise FrameError("bad_field", f"'id' is 1 to {services.ACTION_ID_MAX} characters.")
+    return frame
+
+
+class RoomConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        session = self.scope.get("session")
+        self.controller: str = session.get("controller", "") if session is not None else ""
+        self.recent: deque[float] = deque()
+        self.rate_strikes = 0
+        self.joined = False
+        hello = await database_sync_to_async(presence.arrive)(self.code, self.channel_name, self.controller)
+        if hello is None:  # the same refusal as for any unknown room
+            await self.close(code=CLOSE_NO_ROOM)
+            return
+        await self.channel_layer.group_add(room_group(self.code), self.channel_name)
+        self.joined = True
+        await self.accept()
+        you, state, presence_frame = hello
+        await self.send(text_data=you)
+        await self.send(text_data=state)
+        # Everyone, this socket included, hears the new presence through the group.
+        await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [presence_frame]})
+
+    async def disconnect(self, code: int) -> None:
+        if not self.joined:
+            return
+        await self.channel_layer.group_discard(room_group(self.code), self.channel_name)
+        frame = await database_sync_to_async(presence.leave)(self.code, self.channel_name)
+        if frame is not None:
+            await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [frame]})
+
+    async def room_frames(self, message: dict[str, Any]) -> None:
+        for text in message["frames"]:
+            await self.send(text_data=text)
+
+    async def error(self, code: str, message: str, frame_id: object = None) -> None:
+        error: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if isinstance(frame_id, str):
+            error["id"] = frame_id
+        await self.send(text_data=json.dumps(error))
+
+    def _over_rate(self) -> bool:
+        now = time.monotonic()
+        self.recent.append(now)
+        while self.recent and now - self.recent[0] > 1.0:
+            self.recent.popleft()
+        return len(self.recent) > RATE_LIMIT
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self._over_rate():
+            self.rate_strikes += 1
+            await self.error("rate_limited", f"Too many frames: at most {RATE_LIMIT} a second.")
+            if self.rate_strikes >= RATE_CLOSE_AFTER:
+                await self.close(code=CLOSE_RATE_LIMITED)
+            return
+        self.rate_strikes = 0
+        try:
+            frame = parse_frame(text_data, bytes_data)
+        except FrameError as exc:
+            await self.error(exc.code, exc.message)
+            return
+        kind = frame["type"]
+        if kind == "ping":
+            await database_sync_to_async(presence.seen)(self.code, self.channel_name)
+            await self.send(text_data=json.dumps({"type": "pong"}))
+            return
+        if kind == "sync":
+            await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))
+            return
+        service, fields = _ACTIONS[kind]
+        kwargs = {name: frame[name] for name in fields if name in frame}
+        try:
+            await database_sync_to_async(service)(
+                code=self.code,
+                controller=self.controller,
+                expected_version=frame["version"],
+                action_id=frame["id"],
+                **kwargs,
+            )
+        except RuleViolation as exc:
+            await self.error(exc.code, exc.message, frame["id"])
+            if exc.code in (services.STALE, services.REPEATED):
+                await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))

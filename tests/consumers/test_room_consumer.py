@@ -1,0 +1,223 @@
+"""The room websocket, end to end through the ASGI application (origin check, session, consumer)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from games.models import Game, Move, Presence
+from yahtzee.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def make_room(players: int = 2, start: bool = True) -> tuple[str, list[str]]:
+    """A room made through the pages; returns its code and each browser's session cookie."""
+    clients = [Client() for _ in range(players)]
+    response = clients[0].post("/rooms/new", {"name": "P0", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    for i, client in enumerate(clients[1:], start=1):
+        client.post(f"/r/{code}/join", {"name": f"P{i}"})
+    if start:
+        game = Game.objects.get(code=code)
+        clients[0].post(f"/r/{code}/start", {"version": game.version, "action_id": "start"})
+    return code, [c.cookies["sessionid"].value for c in clients]
+
+
+async def connect(code: str, session: str | None = None, origin: bytes = b"http://127.0.0.1") -> WebsocketCommunicator:
+    headers = [(b"origin", origin)]
+    if session:
+        headers.append((b"cookie", f"sessionid={session}".encode()))
+    communicator = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def frames_until(ws: WebsocketCommunicator, kind: str, timeout: float = 3) -> list[dict[str, Any]]:
+    seen = []
+    while True:
+        frame = json.loads(await ws.receive_from(timeout=timeout))
+        seen.append(frame)
+        if frame["type"] == kind:
+            return seen
+
+
+async def first_frames(ws: WebsocketCommunicator) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    you = json.loads(await ws.receive_from())
+    state = json.loads(await ws.receive_from())
+    presence = json.loads(await ws.receive_from())
+    return you, state, presence
+
+
+async def test_a_socket_gets_its_seats_the_state_and_presence_at_once() -> None:
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    you, state, presence = await first_frames(ws)
+    assert you == {"type": "you", "seats": [1]}
+    assert state["type"] == "state" and state["status"] == "playing" and state["code"] == code
+    assert presence["seats"] == {"0": "away", "1": "connected"}
+    await ws.disconnect()
+
+
+async def test_every_action_reaches_every_socket_in_order() -> None:
+    code, sessions = await make_room(2)
+    sockets = [await connect(code, s) for s in sessions]
+    for ws in sockets:
+        await first_frames(ws)
+    spectator = await connect(code)
+    _, state, presence = await first_frames(spectator)
+    assert presence["spectators"] == 1
+    version = state["version"]
+    await sockets[0].send_json_to({"type": "roll", "version": version, "id": "r1"})
+    for ws in [*sockets, spectator]:
+        frames = await frames_until(ws, "state")
+        rolled = next(f for f in frames if f["type"] == "rolled")
+        assert rolled["version"] == version + 1 and len(rolled["dice"]) == 5
+        assert frames[-1]["version"] == version + 1
+    await sockets[0].send_json_to({"type": "hold", "held": [0, 1], "version": version + 1, "id": "h1"})
+    await sockets[0].send_json_to({"type": "roll", "version": version + 2, "id": "r2"})
+    await sockets[0].send_json_to({"type": "score", "box": "chance", "column": 0, "version": version + 3, "id": "s1"})
+    for ws in [*sockets, spectator]:
+        versions = []
+        while len(versions) < 3:
+            frame = json.loads(await ws.receive_from())
+            if frame["type"] == "state":
+                versions.append(frame["version"])
+        assert versions == [version + 2, version + 3, version + 4]
+        assert frame["turn"]["seat"] == 1
+    for ws in [*sockets, spectator]:
+        await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ("not json", "bad_json"),
+        ("[1, 2]", "bad_frame"),
+        (json.dumps({"type": "dance"}), "unknown_type"),
+        (json.dumps({"type": "roll", "id": "x"}), "missing_field"),
+        (json.dumps({"type": "roll", "version": "3", "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": True, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": 3, "id": ""}), "bad_field"),
+        (json.dumps({"type": "hold", "held": "01", "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "score", "box": 5, "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": 3, "id": "x", "pad": "x" * 5000}), "frame_too_large"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_change_nothing(payload: str, code: str) -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_to(text_data=payload)
+    error = json.loads(await ws.receive_from())
+    assert error["type"] == "error" and error["code"] == code and error["message"]
+    assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == state["version"]
+    await ws.disconnect()
+
+
+async def test_binary_frames_are_refused() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    await ws.send_to(bytes_data=b"\x00\x01")
+    assert json.loads(await ws.receive_from())["code"] == "bad_frame"
+    await ws.disconnect()
+
+
+async def test_refusals_from_the_rules_come_back_as_error_frames_with_the_id() -> None:
+    room, sessions = await make_room(2)
+    ws0, ws1, watcher = await connect(room, sessions[0]), await connect(room, sessions[1]), await connect(room)
+    states = [(await first_frames(ws))[1] for ws in (ws0, ws1, watcher)]
+    version = states[-1]["version"]
+    await ws1.send_json_to({"type": "roll", "version": version, "id": "a"})
+    error = (await frames_until(ws1, "error"))[-1]
+    assert (error["code"], error["id"]) == ("not_your_turn", "a")
+    await watcher.send_json_to({"type": "roll", "version": version, "id": "b"})
+    assert (await frames_until(watcher, "error"))[-1]["code"] == "not_a_player"
+    await ws0.send_json_to({"type": "score", "box": "chance", "version": version, "id": "c"})
+    assert (await frames_until(ws0, "error"))[-1]["code"] == "not_rolled"
+    await ws0.send_json_to({"type": "roll", "version": version - 1, "id": "d"})
+    frames = [f for f in await frames_until(ws0, "state") if f["type"] != "presence"]
+    assert [f["type"] for f in frames[-2:]] == ["error", "state"] and frames[-2]["code"] == "stale"
+    assert await sync_to_async(lambda: Move.objects.filter(game__code=room, kind="roll").count())() == 0
+    for ws in (ws0, ws1, watcher):
+        await ws.disconnect()
+
+
+async def test_a_resent_action_is_applied_once() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    frame = {"type": "roll", "version": state["version"], "id": "once"}
+    await ws.send_json_to(frame)
+    await frames_until(ws, "state")
+    await ws.send_json_to(frame)
+    frames = await frames_until(ws, "state")
+    assert frames[0]["code"] == "repeated_action"
+    assert await sync_to_async(lambda: Move.objects.filter(game__code=room, kind="roll").count())() == 1
+    await ws.disconnect()
+
+
+async def test_more_than_twenty_frames_a_second_is_refused_then_closed() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    for _ in range(25):
+        await ws.send_json_to({"type": "ping"})
+    kinds = []
+    while True:
+        output = await ws.receive_output(timeout=3)
+        if output["type"] == "websocket.close":
+            assert output["code"] == 4008
+            break
+        kinds.append(json.loads(output["text"]).get("code", json.loads(output["text"])["type"]))
+    assert kinds.count("rate_limited") == 3
+    assert kinds.count("pong") == 20
+
+
+async def test_an_unknown_room_is_refused_like_any_other() -> None:
+    communicator = WebsocketCommunicator(
+        application, "/ws/rooms/nosuchroom/", headers=[(b"origin", b"http://127.0.0.1")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_a_foreign_origin_is_refused() -> None:
+    room, sessions = await make_room(1)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/rooms/{room}/", headers=[(b"origin", b"http://evil.example"), (b"cookie", b"")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state() -> None:
+    room, sessions = await make_room(2)
+    ws0 = await connect(room, sessions[0])
+    await first_frames(ws0)
+    ws1 = await connect(room, sessions[1])
+    await first_frames(ws1)
+    presence = (await frames_until(ws0, "presence"))[-1]
+    assert presence["seats"] == {"0": "connected", "1": "connected"}
+    await ws1.disconnect()
+    presence = (await frames_until(ws0, "presence"))[-1]
+    assert presence["seats"] == {"0": "connected", "1": "away"}
+    state = await sync_to_async(lambda: Game.objects.get(code=room).version)()
+    await ws0.send_json_to({"type": "roll", "version": state, "id": "r"})
+    await frames_until(ws0, "state")
+    again = await connect(room, sessions[1])
+    you, current, _ = await first_frames(again)
+    assert you["seats"] == [1] and current["version"] == state + 1 and len(current["turn"]["dice"]) == 5
+    await again.disconnect()
+    await ws0.disconnect()
+    await asyncio.sleep(0)
+    assert await sync_to_async(Presence.objects.count)() == 0
