@@ -373,32 +373,55 @@ def game_leave(*, code: str, controller: str, seat: int, expected_version: int |
         _vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
 
 
-def game_kick(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
-    """The host removes a seat before the start. Locks the Game row."""
+def _host_takes_out(
+    *,
+    code: str,
+    controller: str,
+    seat: int,
+    expected_version: int | None,
+    action_id: str,
+    kind: str,
+    status: str,
+    refusal: tuple[str, str],
+) -> None:
     with transaction.atomic():
         game = _locked(code)
         _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         _require_host(game, controller)
-        if game.status != Game.Status.LOBBY:
-            raise RuleViolation(NOT_IN_LOBBY, "Players can only be kicked before the start; remove an absent one.")
+        if game.status != status:
+            raise RuleViolation(*refusal)
         entry = _find_seat(game, seat)
         if entry["player"] == game.host_id:
-            raise RuleViolation(BAD_SEAT, "The host cannot kick themselves; leave instead.")
-        _vacate(game, seat, kind=Move.Kind.KICK, actor=controller, action_id=action_id)
+            raise RuleViolation(BAD_SEAT, "The host cannot take out their own seat; leave instead.")
+        _vacate(game, seat, kind=kind, actor=controller, action_id=action_id)
+
+
+def game_kick(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """The host removes a seat before the start. Locks the Game row."""
+    _host_takes_out(
+        code=code,
+        controller=controller,
+        seat=seat,
+        expected_version=expected_version,
+        action_id=action_id,
+        kind=Move.Kind.KICK,
+        status=Game.Status.LOBBY,
+        refusal=(NOT_IN_LOBBY, "Players can only be kicked before the start; remove an absent one."),
+    )
 
 
 def game_remove_absent(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
-    """The host takes an absent player out mid-game: the seat keeps its scores and is skipped."""
-    with transaction.atomic():
-        game = _locked(code)
-        _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
-        _require_host(game, controller)
-        if game.status != Game.Status.PLAYING:
-            raise RuleViolation(NOT_PLAYING, "Only a game in progress has absent players to remove.")
-        entry = _find_seat(game, seat)
-        if entry["player"] == game.host_id:
-            raise RuleViolation(BAD_SEAT, "The host cannot remove themselves; leave instead.")
-        _vacate(game, seat, kind=Move.Kind.REMOVE, actor=controller, action_id=action_id)
+    """The host takes an absent player out mid-game: the seat keeps its scores and is skipped. Locks the Game row."""
+    _host_takes_out(
+        code=code,
+        controller=controller,
+        seat=seat,
+        expected_version=expected_version,
+        action_id=action_id,
+        kind=Move.Kind.REMOVE,
+        status=Game.Status.PLAYING,
+        refusal=(NOT_PLAYING, "Only a game in progress has absent players to remove."),
+    )
 
 
 def game_start(*, code: str, controller: str, expected_version: int | None, action_id: str) -> None:
