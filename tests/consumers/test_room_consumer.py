@@ -12,6 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from games.models import Game, Move, Presence
+from games.selectors import game_state
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -221,3 +222,58 @@ async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state()
     await ws0.disconnect()
     await asyncio.sleep(0)
     assert await sync_to_async(Presence.objects.count)() == 0
+
+
+async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import random
+
+    # Played as fast as the server answers, one socket would pass the 20 frames/s limit.
+    monkeypatch.setattr("games.consumers.RATE_LIMIT", 10_000)
+
+    room, sessions = await make_room(3)
+    sockets = [await connect(room, s) for s in sessions]
+    watcher = await connect(room)
+    clients = [*sockets, watcher]
+    states: list[list[int]] = [[] for _ in clients]
+    latest: dict[str, Any] = {}
+
+    async def drain(until_version: int) -> None:
+        for index, ws in enumerate(clients):
+            while not states[index] or states[index][-1] < until_version:
+                frame = json.loads(await ws.receive_from(timeout=5))
+                assert frame["type"] != "error", frame
+                if frame["type"] == "state":
+                    states[index].append(frame["version"])
+                    latest[str(index)] = frame
+
+    start_version = await sync_to_async(lambda: Game.objects.get(code=room).version)()
+    await drain(start_version)
+    rng = random.Random(3)
+    version = start_version
+    counter = 0
+    while latest["0"]["status"] == "playing":
+        state = latest["0"]
+        seat = state["turn"]["seat"]
+        counter += 1
+        if not state["turn"]["dice"] or (state["turn"]["rolls_left"] and rng.random() < 0.5):
+            frame: dict[str, Any] = {"type": "roll", "version": version, "id": f"a{counter}"}
+        else:
+            choice = rng.choice([o for o in state["options"] if o["legal"]])
+            frame = {"type": "score", "box": choice["box"], "column": choice["column"], "version": version}
+            frame["id"] = f"a{counter}"
+        await sockets[seat].send_json_to(frame)
+        version += 1
+        await drain(version)
+    final = latest["0"]
+    assert final["status"] == "finished" and final["fairness"]["server_seed"]
+    expected = list(range(start_version, version + 1))
+    for seen in states:
+        assert seen[0] == start_version and seen == expected
+    game = await sync_to_async(Game.objects.get)(code=room)
+    assert game.version == version
+    stored_totals = await sync_to_async(lambda: [c["total"] for c in game_state(game)["cards"]])()
+    assert [c["total"] for c in final["cards"]] == stored_totals
+    for ws in clients:
+        await ws.disconnect()
