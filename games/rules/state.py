@@ -195,7 +195,7 @@ def check_roll(state: GameState, player: int) -> int:
 def apply_rolled(state: GameState, *, player: int, faces: Sequence[int]) -> GameState:
     """Roll with the given new faces for the unheld dice, in die order."""
     needed = check_roll(state, player)
-    if len(faces) != needed or any(not (isinstance(f, int) and 1 <= f <= 6) for f in faces):
+    if len(faces) != needed or any(isinstance(f, bool) or not (isinstance(f, int) and 1 <= f <= 6) for f in faces):
         raise RuleViolation(E.BAD_DICE, f"A roll needs {needed} faces from 1 to 6.")
     new = iter(faces)
     old = state.turn.dice or (0,) * DICE

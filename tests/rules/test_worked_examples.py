@@ -124,3 +124,14 @@ def test_triple_plain_fours_12_in_column_3_scores_36() -> None:
     opts = {(o.box, o.column): o for o in score_options(TRIPLE, [{}, {}, {}], (4, 4, 4, 1, 2))}
     assert opts[(Box.FOURS, 0)].points == 12
     assert opts[(Box.FOURS, 2)].points == 36
+
+
+def test_a_boolean_is_not_a_die_face() -> None:
+    import pytest
+
+    from games.rules import RuleViolation, apply_rolled, apply_start, new_game
+
+    state = apply_start(new_game(OFFICIAL, 1))
+    with pytest.raises(RuleViolation) as caught:
+        apply_rolled(state, player=0, faces=[True, 2, 3, 4, 5])
+    assert caught.value.code == "bad_dice"
