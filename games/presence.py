@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.models import Game, Presence
-from games.selectors import game_state
+from games.selectors import game_state, seats_of
 
 # A socket that has not pinged for this long (its process died) counts as away.
 PRESENCE_TIMEOUT = timedelta(seconds=60)
@@ -28,11 +28,7 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
     game = Game.objects.filter(code=code).first()
     if game is None:
         return None
-    mine = [
-        i
-        for i, seat in enumerate(game.snapshot["seats"])
-        if controller and seat["controller"] == controller and seat["status"] == "active"
-    ]
+    mine = seats_of(game, controller)
     with transaction.atomic():
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"game": game, "seats": mine, "seen_at": timezone.now()}

@@ -27,6 +27,17 @@ def ruleset_info(name: str) -> dict[str, Any]:
     }
 
 
+def seats_of(game: Game, controller: str) -> list[int]:
+    """The seats still in the game that this browser (its controller token) plays."""
+    if not controller:
+        return []
+    return [
+        index
+        for index, seat in enumerate(game.snapshot["seats"])
+        if seat["controller"] == controller and seat["status"] == "active"
+    ]
+
+
 def game_state(game: Game) -> dict[str, Any]:
     """Everything anyone in the room may see, versioned; never a secret before the game ends."""
     snapshot = game.snapshot

@@ -20,7 +20,7 @@ from games import services
 from games.forms import CreateRoomForm, JoinByCodeForm, JoinRoomForm
 from games.models import Game, Move
 from games.rules import RULESETS, RuleViolation
-from games.selectors import game_state
+from games.selectors import game_state, seats_of
 
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
@@ -80,23 +80,13 @@ def room_find(request: HttpRequest) -> HttpResponse:
     return redirect("home")
 
 
-def _my_seats(state: dict[str, Any], game: Game, controller: str) -> list[int]:
-    if not controller:
-        return []
-    return [
-        index
-        for index, seat in enumerate(game.snapshot["seats"])
-        if seat["controller"] == controller and seat["status"] == "active"
-    ]
-
-
 def room(request: HttpRequest, code: str) -> HttpResponse:
     game = _game_or_404(code)
     if code != game.code:
         return redirect("room", code=game.code)
     state = game_state(game)
     controller = controller_for(request)
-    mine = _my_seats(state, game, controller)
+    mine = seats_of(game, controller)
     turn = state["turn"]
     context = {
         "game": game,
@@ -213,7 +203,7 @@ def room_state(request: HttpRequest, code: str) -> JsonResponse:
     """The public state as JSON, with which seats are this browser's."""
     game = _game_or_404(code)
     state = game_state(game)
-    state["you"] = {"seats": _my_seats(state, game, controller_for(request))}
+    state["you"] = {"seats": seats_of(game, controller_for(request))}
     return JsonResponse(state)
 
 
