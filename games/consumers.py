@@ -14,13 +14,16 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from games import presence, services
 from games.broadcast import room_group
 from games.rules import RuleViolation
 
 MAX_FRAME_BYTES = 4096
-RATE_LIMIT = 20  # frames per second per socket
+# Frames per second per socket: well above any person's pace. A deployment that runs
+# load generators against itself may raise it with WS_RATE_LIMIT.
+RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404

@@ -64,3 +64,25 @@ def test_embedded_sqlite_file_database_opens_in_wal_mode(tmp_path) -> None:
             assert cursor.fetchone()[0] == "wal"
     finally:
         wrapper.close()
+
+@pytest.mark.django_db
+def test_healthz_reports_the_database_and_the_channel_layer(client: Client) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True
+    assert body["database"]["ok"] and body["channel_layer"]["ok"]
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_naming_what_failed(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> None:
+        raise ConnectionError("database is down")
+
+    monkeypatch.setattr("yahtzee.health._database", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["ok"] is False
+    assert body["database"] == {"ok": False, "error": "ConnectionError: database is down"}
+    assert body["channel_layer"]["ok"] is True

@@ -1,0 +1,190 @@
+"""Several Daphne processes on one PostgreSQL and one Redis, as in production.
+
+Each test starts its own server processes (and a scratch database), plays through the
+real pages and websocket protocol, and stops everything it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import Browser, ServerProcess, Socket, best_option, manage, scratch_database, server_env, servers
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
+
+
+@pytest.fixture(scope="module")
+def database_url() -> Iterator[str]:
+    with scratch_database(os.environ["DATABASE_URL"]) as url:
+        yield url
+
+
+def live_env(database_url: str, tmp_path: Path, layer: str = "pubsub") -> dict[str, str]:
+    return server_env(
+        DATABASE_URL=database_url,
+        REDIS_URL=os.environ["REDIS_URL"],
+        CHANNEL_LAYER=layer,
+        # Every worker must share the key that signs sessions and CSRF tokens.
+        SECRET_KEY=f"live-{uuid.uuid4().hex}",
+        DATA_DIR=str(tmp_path),
+        # The test plays as fast as the server answers, faster than the 20 frames/s a person is allowed.
+        WS_RATE_LIMIT="1000",
+    )
+
+
+def keep_most_common(dice: list[int]) -> list[int]:
+    face, _ = Counter(dice).most_common(1)[0]
+    return [i for i, d in enumerate(dice) if d == face]
+
+
+class Table:
+    """The sockets of one room; every action waits until every socket has its new state."""
+
+    def __init__(self, sockets: list[Socket]) -> None:
+        self.sockets = sockets
+
+    def owner(self, seat: int) -> Socket:
+        return next(s for s in self.sockets if seat in s.seats)
+
+    async def act(self, actor: Socket, frame: dict[str, Any]) -> dict[str, Any]:
+        before = actor.version
+        errors = len(actor.errors)
+        await actor.send(frame)
+        for sock in self.sockets:
+            await sock.wait_version(before + 1)
+        assert len(actor.errors) == errors, actor.errors[errors:]
+        return actor.state
+
+    async def play_turn(self) -> None:
+        state = self.sockets[0].state
+        actor = self.owner(state["turn"]["seat"])
+        state = await self.act(actor, {"type": "roll"})
+        while state["turn"]["rolls_left"] and len(keep_most_common(state["turn"]["dice"])) < 5:
+            held = keep_most_common(state["turn"]["dice"])
+            if held != state["turn"]["held"]:
+                state = await self.act(actor, {"type": "hold", "held": held})
+            state = await self.act(actor, {"type": "roll"})
+        option = best_option(state)
+        await self.act(actor, {"type": "score", "box": option["box"], "column": option["column"]})
+
+    async def play_to_end(self) -> None:
+        while self.sockets[0].state["status"] == "playing":
+            await self.play_turn()
+
+
+def assert_saw_every_version_in_order(sock: Socket) -> None:
+    versions = sock.state_versions()
+    assert versions == list(range(versions[0], versions[-1] + 1)), f"gaps or repeats on {sock.base_url}"
+
+
+def verify(code: str, env: dict[str, str]) -> str:
+    """manage.py verify_game: every roll re-derived from the seed, every move replayed."""
+    return manage("verify_game", code, env=env).stdout
+
+
+@pytest.mark.parametrize("layer", ["pubsub", "core"])
+async def test_a_game_across_two_server_processes(database_url: str, tmp_path: Path, layer: str) -> None:
+    env = live_env(database_url, tmp_path, layer)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob, cid, eve = Browser(one.url), Browser(two.url), Browser(one.url), Browser(two.url)
+        code = ann.create_room("Ann")
+        bob.join(code, "Bob")
+        cid.join(code, "Cid")
+        sockets = [
+            await ann.socket(code).connect(),
+            await bob.socket(code).connect(),
+            await cid.socket(code).connect(),
+            await eve.socket(code).connect(),  # a spectator on the second process
+        ]
+        try:
+            assert [s.seats for s in sockets] == [[0], [1], [2], []]
+            table = Table(sockets)
+            await table.act(sockets[0], {"type": "start"})
+            await table.play_to_end()
+            final = sockets[0].state
+            assert final["status"] == "finished"
+            for sock in sockets:
+                assert_saw_every_version_in_order(sock)
+                assert sock.state == final
+                assert sock.errors == []
+                events = [f["version"] for f in sock.frames if f["type"] in ("rolled", "held", "scored")]
+                assert events == sorted(set(events))
+            # Both processes answer with the same stored game.
+            assert Browser(two.url).state(code)["cards"] == final["cards"]
+            assert "OK" in verify(code, env)
+        finally:
+            for sock in sockets:
+                await sock.close()
+
+
+async def test_a_killed_server_process_loses_and_doubles_nothing(database_url: str, tmp_path: Path) -> None:
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob, eve = Browser(one.url), Browser(two.url), Browser(two.url)
+        code = ann.create_room("Ann")
+        bob.join(code, "Bob")
+        a, b, e = (await ann.socket(code).connect(), await bob.socket(code).connect(), await eve.socket(code).connect())
+        table = Table([a, b, e])
+        await table.act(a, {"type": "start"})
+        for _ in range(3):
+            await table.play_turn()
+        # Bob's turn: he rolls, holds, and sends a second roll as his server dies under it.
+        assert a.state["turn"]["seat"] == 1
+        await table.act(b, {"type": "roll"})
+        await table.act(b, {"type": "hold", "held": keep_most_common(b.state["turn"]["dice"])})
+        version = b.version
+        in_flight = await b.send({"type": "roll"})
+        two.kill()
+        await b.wait(lambda: b.closed)
+        await e.wait(lambda: e.closed)
+        assert a.version in (version, version + 1)
+
+        two.start()  # the same port, as a supervisor would restart it
+        # Bob comes back through the other process, the spectator through the restarted one.
+        b2 = await bob.socket(code, base_url=one.url).connect()
+        e2 = await eve.socket(code).connect()
+        assert b2.seats == [1]
+        assert b2.version == e2.version == a.version
+        # The client does not know whether its roll landed, so it sends the same frame again.
+        errors = len(b2.errors)
+        await b2.conn.send(json.dumps(in_flight))  # type: ignore[union-attr]
+        await b2.wait(lambda: b2.version == version + 1 and (len(b2.errors) > errors or a.version == version + 1))
+        if len(b2.errors) > errors:  # it had landed: refused as already applied, state resent
+            assert b2.errors[-1]["code"] in ("stale", "repeated_action")
+            assert b2.errors[-1]["id"] == in_flight["id"]
+        for sock in (a, b2, e2):
+            await sock.wait_version(version + 1)
+        assert a.state["turn"]["rolls_used"] == 2
+
+        table = Table([a, b2, e2])
+        option = best_option(b2.state)
+        await table.act(b2, {"type": "score", "box": option["box"], "column": option["column"]})
+        await table.play_to_end()
+        try:
+            assert a.state["status"] == "finished"
+            assert_saw_every_version_in_order(a)  # Ann's socket never dropped: every action once
+            assert b2.state == e2.state == a.state
+            log = Browser(one.url).get(f"/r/{code}/log.json")
+            rolls = json.loads(log)["rolls"]
+            assert len({r["move"] for r in rolls}) == len(rolls)
+            assert "OK" in verify(code, env)
+        finally:
+            for sock in (a, b2, e2):
+                await sock.close()
+
+
+async def test_health_endpoint_checks_database_and_channel_layer(database_url: str, tmp_path: Path) -> None:
+    server = ServerProcess(live_env(database_url, tmp_path), log_dir=tmp_path).start()
+    try:
+        health = json.loads(Browser(server.url).get("/healthz"))
+        assert health["ok"] and health["database"]["ok"] and health["channel_layer"]["ok"]
+    finally:
+        server.stop()

@@ -1,0 +1,280 @@
+"""Real server processes and real clients, for tests and benchmarks that cross processes.
+
+``ServerProcess`` runs Daphne on a free 127.0.0.1 port with the environment it is given
+and can be killed with SIGKILL and started again on the same port. ``scratch_database``
+makes a throwaway PostgreSQL database next to DATABASE_URL's and migrates it.
+``Browser`` is one visitor's HTTP session (cookies, CSRF) and ``Socket`` one websocket
+of theirs: both go through the same pages and protocol a real browser uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.cookiejar
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment of a server process: the caller's, minus test-only settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_SETTINGS"))}
+    env.update(DJANGO_SETTINGS_MODULE="yahtzee.settings", LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+
+
+class ServerProcess:
+    """One Daphne process on 127.0.0.1; ``kill`` is SIGKILL, ``start`` brings it back on its port."""
+
+    def __init__(self, env: dict[str, str], port: int | None = None, log_dir: Path | None = None) -> None:
+        self.env = env
+        self.port = port or free_port()
+        self.log_path = (log_dir or Path("/tmp")) / f"daphne-{self.port}-{uuid.uuid4().hex[:6]}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30) -> ServerProcess:
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "yahtzee.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"daphne exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"daphne on port {self.port} did not answer within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-4000:]
+        except FileNotFoundError:
+            return ""
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as when a machine dies."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+@contextlib.contextmanager
+def servers(count: int, env: dict[str, str], log_dir: Path | None = None) -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    try:
+        for _ in range(count):
+            started.append(ServerProcess(env, log_dir=log_dir).start())
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+            with contextlib.suppress(FileNotFoundError):
+                server.log_path.unlink()
+
+
+@contextlib.contextmanager
+def scratch_database(database_url: str) -> Iterator[str]:
+    """A new, migrated PostgreSQL database on DATABASE_URL's server, dropped afterwards."""
+    import psycopg
+
+    parsed = urllib.parse.urlparse(database_url)
+    name = f"yahtzee_live_{uuid.uuid4().hex[:10]}"
+    admin_url = parsed._replace(path="/postgres").geturl()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = parsed._replace(path=f"/{name}").geturl()
+    try:
+        manage("migrate", "--noinput", env=server_env(DATABASE_URL=url))
+        yield url
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Browser:
+    """One visitor: a cookie jar and the site's forms, as a browser without script would post them."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def cookie(self, name: str) -> str:
+        for cookie in self.jar:
+            if cookie.name == name:
+                return cookie.value or ""
+        return ""
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base_url + path, timeout=10) as response:
+            return str(response.read().decode())
+
+    def post(self, path: str, data: dict[str, str]) -> str:
+        if not self.cookie("csrftoken"):
+            self.get("/")
+        body = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": self.cookie("csrftoken")}).encode()
+        request = urllib.request.Request(self.base_url + path, data=body, headers={"Referer": self.base_url + "/"})
+        with self.opener.open(request, timeout=10) as response:
+            return str(response.geturl())
+
+    def create_room(self, name: str, ruleset: str = "official", mode: str = "online") -> str:
+        """Create a room through the home page's form; the room's code."""
+        landed = self.post("/rooms/new", {"name": name, "ruleset": ruleset, "mode": mode})
+        return landed.rstrip("/").rsplit("/", 1)[-1]
+
+    def join(self, code: str, name: str) -> None:
+        self.post(f"/r/{code}/join", {"name": name})
+
+    def state(self, code: str) -> dict[str, Any]:
+        return dict(json.loads(self.get(f"/r/{code}/state.json")))
+
+    def socket(self, code: str, base_url: str | None = None) -> Socket:
+        return Socket(base_url or self.base_url, code, self.cookie("sessionid"))
+
+
+class Socket:
+    """One websocket to a room, remembering every frame it received, in order."""
+
+    def __init__(self, base_url: str, code: str, session: str) -> None:
+        self.base_url, self.code, self.session = base_url, code, session
+        self.conn: ClientConnection | None = None
+        self.frames: list[dict[str, Any]] = []
+        self.seats: list[int] = []
+        self.state: dict[str, Any] = {}
+        self.errors: list[dict[str, Any]] = []
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+        self._counter = 0
+
+    async def connect(self, timeout: float = 10) -> Socket:
+        ws_url = self.base_url.replace("http://", "ws://") + f"/ws/rooms/{self.code}/"
+        headers = {"Cookie": f"sessionid={self.session}"} if self.session else {}
+        self.conn = await connect(ws_url, origin=self.base_url, additional_headers=headers, open_timeout=timeout)  # type: ignore[arg-type]
+        self._reader = asyncio.create_task(self._read())
+        await self.wait(lambda: bool(self.state), timeout)
+        return self
+
+    async def _read(self) -> None:
+        assert self.conn is not None
+        try:
+            async for text in self.conn:
+                frame = json.loads(text)
+                self.frames.append(frame)
+                if frame["type"] == "you":
+                    self.seats = frame["seats"]
+                elif frame["type"] == "state":
+                    self.state = frame
+                elif frame["type"] == "error":
+                    self.errors.append(frame)
+                self._changed.set()
+        except Exception:  # noqa: BLE001 - a dropped connection just ends the reader
+            pass
+        finally:
+            self._changed.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._reader is None or self._reader.done()
+
+    async def wait(self, predicate: Any, timeout: float = 10) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not predicate():
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"socket on {self.base_url} waited {timeout}s; last state v{self.version}")
+            if self.closed and not predicate():
+                raise ConnectionError(f"socket on {self.base_url} closed while waiting")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+
+    async def wait_version(self, version: int, timeout: float = 10) -> dict[str, Any]:
+        await self.wait(lambda: self.version >= version, timeout)
+        return self.state
+
+    @property
+    def version(self) -> int:
+        return int(self.state.get("version", -1))
+
+    def state_versions(self) -> list[int]:
+        return [f["version"] for f in self.frames if f["type"] == "state"]
+
+    def new_id(self) -> str:
+        self._counter += 1
+        return f"t-{id(self) % 10_000}-{self._counter}"
+
+    async def send(self, frame: dict[str, Any]) -> dict[str, Any]:
+        assert self.conn is not None
+        frame = {"version": self.version, "id": self.new_id(), **frame}
+        await self.conn.send(json.dumps(frame))
+        return frame
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await self._reader
+
+
+def best_option(state: dict[str, Any]) -> dict[str, Any]:
+    """The legal box that scores most right now (a simple, quick way to finish games)."""
+    legal = [o for o in state["options"] if o["legal"]]
+    return max(legal, key=lambda o: (o["points"] + o["bonus"], o["column"] == 0))

@@ -1,0 +1,53 @@
+"""``/healthz``: is this process able to serve a game? (the database and the channel layer)"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+
+TIMEOUT = 3.0
+# One reply channel per process and layer: the pub/sub layer keeps a subscription per
+# channel it has received on, so a fresh channel per check would pile them up.
+_reply_channels: dict[int, str] = {}
+
+
+def _database() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+
+
+async def _channel_layer() -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("no channel layer is configured")
+    channel = _reply_channels.get(id(layer))
+    if channel is None:
+        channel = _reply_channels[id(layer)] = await layer.new_channel("healthz.")
+    token = f"{time.monotonic_ns()}"
+    try:
+        await layer.send(channel, {"type": "healthz", "token": token})
+        while (await layer.receive(channel)).get("token") != token:
+            pass  # an answer meant for a concurrent check that already gave up
+    except BaseException:
+        _reply_channels.pop(id(layer), None)  # a cancelled receive unsubscribes it
+        raise
+
+
+async def healthz(request: HttpRequest) -> JsonResponse:
+    checks: dict[str, Any] = {}
+    for name, check in (("database", sync_to_async(_database)), ("channel_layer", _channel_layer)):
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(check(), TIMEOUT)
+            checks[name] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        except Exception as exc:  # noqa: BLE001 - any failure is the answer
+            checks[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:200]}
+    ok = all(c["ok"] for c in checks.values())
+    return JsonResponse({"ok": ok, **checks}, status=200 if ok else 503)
