@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -12,9 +13,11 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 TIMEOUT = 3.0
-# One reply channel per process and layer: the pub/sub layer keeps a subscription per
-# channel it has received on, so a fresh channel per check would pile them up.
-_reply_channels: dict[int, str] = {}
+# One reply channel per process, layer and event loop: the pub/sub layer keeps a
+# subscription per channel it has received on, so a fresh channel per check would pile
+# them up; and it keeps one connection per event loop, so a channel made on one loop is
+# not subscribed on another (Django's test client runs each request on a new loop).
+_reply_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, str]] = weakref.WeakKeyDictionary()
 
 
 def _database() -> None:
@@ -27,16 +30,17 @@ async def _channel_layer() -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer is configured")
-    channel = _reply_channels.get(id(layer))
+    channels = _reply_channels.setdefault(asyncio.get_running_loop(), {})
+    channel = channels.get(id(layer))
     if channel is None:
-        channel = _reply_channels[id(layer)] = await layer.new_channel("healthz.")
+        channel = channels[id(layer)] = await layer.new_channel("healthz.")
     token = f"{time.monotonic_ns()}"
     try:
         await layer.send(channel, {"type": "healthz", "token": token})
         while (await layer.receive(channel)).get("token") != token:
             pass  # an answer meant for a concurrent check that already gave up
     except BaseException:
-        _reply_channels.pop(id(layer), None)  # a cancelled receive unsubscribes it
+        channels.pop(id(layer), None)  # a cancelled receive unsubscribes it
         raise
 
 
