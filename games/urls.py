@@ -1,14 +1,20 @@
 from django.urls import path
 
 from games import views
+from games.ratelimit import ratelimit
+
+# Per-client limits on what makes rows, and on guessing room codes (games/ratelimit.py).
+create_limit = ratelimit("room_create", "RATE_LIMIT_ROOM_CREATE")
+join_limit = ratelimit("room_join", "RATE_LIMIT_ROOM_JOIN")
+miss_limit = ratelimit("room_miss", "RATE_LIMIT_ROOM_MISS", only_status=404, per_ip_only=True)
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("rooms/new", views.room_create, name="room_create"),
+    path("rooms/new", create_limit(views.room_create), name="room_create"),
     path("rooms/find", views.room_find, name="room_find"),
-    path("r/<str:code>/", views.room, name="room"),
-    path("r/<str:code>/join", views.room_join, name="room_join"),
-    path("r/<str:code>/state.json", views.room_state, name="room_state"),
-    path("r/<str:code>/log.json", views.room_log, name="room_log"),
+    path("r/<str:code>/", miss_limit(views.room), name="room"),
+    path("r/<str:code>/join", join_limit(views.room_join), name="room_join"),
+    path("r/<str:code>/state.json", miss_limit(views.room_state), name="room_state"),
+    path("r/<str:code>/log.json", miss_limit(views.room_log), name="room_log"),
     path("r/<str:code>/<str:action>", views.room_action, name="room_action"),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import uuid
 from urllib.parse import urlparse
 
 import pytest
@@ -58,3 +59,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _service_is_required(request: pytest.FixtureRequest) -> None:
     problems = [value for key, value in request.node.user_properties if key == "service_problem"]
     pytest.fail(f"REQUIRE_SERVICES=1 but {'; '.join(problems)}")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Each test counts its own room creations and joins for the rate limits.
+
+    Every test client comes from 127.0.0.1, and with REDIS_URL the counters live in a
+    Redis that other test runs share, so without this one test's rooms would count
+    against the next test's limits.
+    """
+    from django.conf import settings
+
+    if settings.configured:
+        settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex

@@ -166,9 +166,58 @@ AUTH_PASSWORD_VALIDATORS = [
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # a browser keeps its seats for a year
-SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG and envbool("HTTPS", False))
+
+# HTTPS=1: the site is reached over HTTPS only (TLS usually ends at the proxy in front).
+# Cookies are then Secure, plain-HTTP requests are redirected, and browsers are told
+# (HSTS) never to use plain HTTP for this host again. Each part can be set on its own.
+HTTPS = envbool("HTTPS", False)
+SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG and HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_PROXY", False) else None
+# Behind a proxy, X-Forwarded-Proto says whether the browser used HTTPS and X-Real-IP who
+# it is (the rate limits count per client). Only set it when a proxy overwrites both.
+BEHIND_PROXY = envbool("BEHIND_PROXY", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", HTTPS)
+# Container healthchecks and the proxy's probes talk plain HTTP to a worker directly.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Cache: Redis with REDIS_URL (shared by every server process, so the rate limits hold
+# across them), else this process's memory. CACHE_URL picks another Redis for it.
+CACHE_URL = os.environ.get("CACHE_URL", "") or REDIS_URL
+if CACHE_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            # Deployments (and test servers) sharing one Redis keep their counters apart.
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}"),
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "yahtzee"}}
+
+# Rate limits per client (its seats' browser session, else its IP address), as
+# "COUNT/SECONDS"; "0" turns one off, RATE_LIMITS=0 all of them. Far above what a person
+# does; a load generator's servers turn them off. RATE_LIMIT_PER_IP multiplies them into a
+# cap for everyone behind one address, so dropping cookies does not reset a client.
+RATE_LIMITS = envbool("RATE_LIMITS", True)
+RATE_LIMIT_ROOM_CREATE = os.environ.get("RATE_LIMIT_ROOM_CREATE", "10/60")
+RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
+# Looking up rooms that do not exist (guessing codes) is counted per IP address.
+RATE_LIMIT_ROOM_MISS = os.environ.get("RATE_LIMIT_ROOM_MISS", "60/60")
+RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)
+# Keeps one test's counters from another's (tests set it; nothing else needs to).
+RATE_LIMIT_NAMESPACE = ""
+
+# BENCH_ENDPOINTS=1 adds /ws/bench/<room>/, a bare broadcast socket for bench/load.py.
+BENCH_ENDPOINTS = envbool("BENCH_ENDPOINTS", False)
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"

@@ -1,0 +1,168 @@
+"""Per-client rate limits for the HTTP endpoints that make rows: room creation and joins.
+
+A client is its browser session's controller token (the seats it plays). Every request
+also counts against its IP address with a limit ``RATE_LIMIT_PER_IP`` times higher, the
+cap for everyone behind one address (a school, a phone network): a browser's very first
+request has no controller yet, and a client that drops its cookies to shed its own limit
+still meets that one. Counters are fixed
+one-window buckets in the default cache: Redis in production, shared by every server
+process. If the cache is down the request is let through: a limit must never be the
+reason the game stops.
+
+Limits are settings of the form ``"COUNT/SECONDS"`` (see yahtzee/settings.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse
+
+log = logging.getLogger(__name__)
+
+View = Callable[..., HttpResponse]
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Rate | None:
+        """``"10/60"`` is 10 a minute; ``"0"``, ``""`` or ``"off"`` is no limit."""
+        text = (text or "").strip().lower()
+        if text in ("", "0", "off", "none"):
+            return None
+        count, _, seconds = text.partition("/")
+        rate = cls(int(count), int(seconds or 60))
+        return rate if rate.count > 0 and rate.seconds > 0 else None
+
+
+MESSAGES = {
+    "room_create": "You have created too many rooms in a short time.",
+    "room_join": "You have joined too many rooms in a short time.",
+    "room_miss": "Too many room codes that do not exist were tried from your address.",
+}
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The browser's address: X-Real-IP when a trusted proxy sets it (BEHIND_PROXY), else the peer."""
+    if getattr(settings, "BEHIND_PROXY", False):
+        real = request.META.get("HTTP_X_REAL_IP", "").strip()
+        if real:
+            return real
+    return str(request.META.get("REMOTE_ADDR", "") or "unknown")
+
+
+def _key(scope: str, kind: str, ident: str, window: int) -> str:
+    digest = hashlib.sha256(ident.encode()).hexdigest()[:24]  # controller tokens stay out of the cache
+    return f"rl:{settings.RATE_LIMIT_NAMESPACE}:{scope}:{kind}:{digest}:{window}"
+
+
+def _buckets(request: HttpRequest, scope: str, rate: Rate, per_ip_only: bool) -> list[tuple[str, int]]:
+    """(cache key, limit) of each bucket this request counts against."""
+    window = int(time.time()) // rate.seconds
+    ip = client_ip(request)
+    multiplier = max(1, int(getattr(settings, "RATE_LIMIT_PER_IP", 10)))
+    if per_ip_only:
+        return [(_key(scope, "ip", ip, window), rate.count)]
+    session = getattr(request, "session", None)
+    controller = session.get("controller", "") if session is not None else ""
+    by_ip = (_key(scope, "ip", ip, window), rate.count * multiplier)
+    if not controller:
+        # A browser's first room or seat gives it a controller; until then only the
+        # address's shared cap applies (thirty people behind one school router are fine).
+        return [by_ip]
+    return [(_key(scope, "client", controller, window), rate.count), by_ip]
+
+
+def _over(buckets: list[tuple[str, int]]) -> bool:
+    counts = cache.get_many([key for key, _ in buckets])
+    return any(counts.get(key, 0) >= limit for key, limit in buckets)
+
+
+def _count(buckets: list[tuple[str, int]], seconds: int) -> None:
+    for key, _ in buckets:
+        # add() starts a window's counter (no-op if it exists); incr() is atomic in Redis.
+        cache.add(key, 0, timeout=seconds + 1)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=seconds + 1)
+
+
+def too_many(request: HttpRequest, scope: str, rate: Rate) -> HttpResponse:
+    """429 with a message a person can act on, as JSON for scripts and as a page for browsers."""
+    message = f"{MESSAGES.get(scope, 'Too many requests.')} Please wait a minute and try again."
+    retry = str(rate.seconds - int(time.time()) % rate.seconds)
+    accept = request.headers.get("Accept", "")
+    if "application/json" in accept and "text/html" not in accept:
+        response = HttpResponse(
+            json.dumps({"error": "rate_limited", "message": message, "retry_after": int(retry)}),
+            content_type="application/json",
+            status=429,
+        )
+    else:
+        page = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slow down</title>'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+            f'<body><main><h1>Slow down</h1><p>{message}</p><p><a href="/">Back to the home page</a></p>'
+            "</main></body></html>"
+        )
+        response = HttpResponse(page, status=429)
+    response["Retry-After"] = retry
+    return response
+
+
+def ratelimit(
+    scope: str, setting: str, *, only_status: int | None = None, per_ip_only: bool = False
+) -> Callable[[View], View]:
+    """Limit a view to the rate named by ``setting``.
+
+    With ``only_status`` only responses with that status count (404: codes that do not
+    exist), but once over the limit every request in the window is refused.
+    """
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+            rate = Rate.parse(getattr(settings, setting, "")) if getattr(settings, "RATE_LIMITS", True) else None
+            # A GET of the create or join URL changes nothing (the view answers 405).
+            if rate is None or (only_status is None and request.method not in ("POST", "PUT", "PATCH")):
+                return view(request, *args, **kwargs)
+            buckets = _buckets(request, scope, rate, per_ip_only)
+            try:
+                if _over(buckets):
+                    log.warning("rate limit %s hit by %s", scope, client_ip(request))
+                    return too_many(request, scope, rate)
+            except Exception:  # noqa: BLE001 - the cache being down must not stop the game
+                log.exception("rate limit cache unavailable; letting %s through", scope)
+                return view(request, *args, **kwargs)
+            status = None
+            try:
+                response = view(request, *args, **kwargs)
+                status = response.status_code
+                return response
+            except Http404:
+                status = 404
+                raise
+            finally:
+                if status is not None and (only_status is None or status == only_status):
+                    try:
+                        # Recomputed: a browser's first room or seat just gave it a controller.
+                        _count(_buckets(request, scope, rate, per_ip_only), rate.seconds)
+                    except Exception:  # noqa: BLE001
+                        log.exception("rate limit cache unavailable; %s not counted", scope)
+
+        return wrapped
+
+    return decorate

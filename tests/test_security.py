@@ -1,0 +1,388 @@
+"""The threat model of docs/security.md, one behaviour at a time.
+
+Private rooms stay hidden without their code, only the seat whose turn it is can act,
+websockets from other sites are refused, every form needs its CSRF token, room creation
+and joins are rate limited per client, the admin is for staff only, and no secret (the
+server seed, another browser's controller token) is in anything a client receives
+before the game ends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+from django.test import Client
+
+from games.models import Game
+from yahtzee.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = (b"origin", b"http://127.0.0.1")
+
+
+def create_room(client: Client, name: str = "Ann", **extra: str) -> str:
+    response = client.post("/rooms/new", {"name": name, "ruleset": "official", "mode": "online", **extra})
+    assert response.status_code == 302, response.content[:300]
+    return str(response["Location"]).strip("/").split("/")[-1]
+
+
+def start(client: Client, code: str) -> None:
+    game = Game.objects.get(code=code)
+    response = client.post(f"/r/{code}/start", {"version": game.version, "action_id": f"start-{game.version}"})
+    assert response.status_code == 302
+    assert Game.objects.get(code=code).status == Game.Status.PLAYING
+
+
+def controller_of(client: Client) -> str:
+    return str(client.session.get("controller", ""))
+
+
+# --- private rooms -------------------------------------------------------------------
+
+
+def test_rooms_are_never_listed_and_unknown_codes_look_like_any_missing_page(client: Client) -> None:
+    code = create_room(Client(), "Secret")
+    home = client.get("/").content.decode()
+    assert code not in home and "Secret" not in home
+    wrong = code[:-1] + ("2" if code[-1] != "2" else "3")
+    for path in (f"/r/{wrong}/", f"/r/{wrong}/state.json", f"/r/{wrong}/log.json"):
+        assert client.get(path).status_code == 404
+    assert client.get("/r/nosuchroom/").status_code == client.get("/no-such-page/").status_code == 404
+    # The code is the only way in: with it the room is readable.
+    assert client.get(f"/r/{code}/state.json").json()["code"] == code
+
+
+def test_room_codes_are_long_and_random(client: Client) -> None:
+    codes = {create_room(Client(), f"P{i}") for i in range(5)}
+    assert len(codes) == 5
+    for code in codes:
+        # 10 characters of 31: about 2^49.5 codes, and guessing is rate limited (below).
+        assert re.fullmatch(r"[23456789abcdefghjkmnpqrstuvwxyz]{10}", code)
+
+
+@pytest.mark.asyncio
+async def test_a_socket_to_an_unknown_room_is_refused() -> None:
+    ws = WebsocketCommunicator(application, "/ws/rooms/nosuchroom1/", headers=[ORIGIN])
+    connected, close_code = await ws.connect()
+    assert not connected or close_code == 4404
+    await ws.disconnect()
+
+
+# --- only the seat whose turn it is acts ---------------------------------------------
+
+
+def test_a_visitor_without_a_seat_cannot_act_over_http(client: Client) -> None:
+    host = Client()
+    code = create_room(host)
+    start(host, code)
+    before = Game.objects.get(code=code)
+    stranger = Client()
+    for action in ("roll", "score", "leave", "remove", "start"):
+        stranger.post(f"/r/{code}/{action}", {"version": before.version, "action_id": f"x-{action}", "box": "chance"})
+    after = Game.objects.get(code=code)
+    assert (after.version, after.snapshot) == (before.version, before.snapshot)
+
+
+def test_an_out_of_turn_player_cannot_act_over_http() -> None:
+    ann, bob = Client(), Client()
+    code = create_room(ann)
+    bob.post(f"/r/{code}/join", {"name": "Bob"})
+    start(ann, code)
+    before = Game.objects.get(code=code)
+    response = bob.post(f"/r/{code}/roll", {"version": before.version, "action_id": "b-1"}, follow=True)
+    assert "It is Ann" in response.content.decode()  # the message: "It is Ann's turn."
+    after = Game.objects.get(code=code)
+    assert (after.version, after.snapshot) == (before.version, before.snapshot)
+
+
+async def _connect(code: str, session: str = "", origin: tuple[bytes, bytes] = ORIGIN) -> WebsocketCommunicator:
+    headers = [origin] + ([(b"cookie", f"sessionid={session}".encode())] if session else [])
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
+    connected, _ = await ws.connect()
+    assert connected
+    return ws
+
+
+async def _until(ws: WebsocketCommunicator, kind: str) -> dict[str, Any]:
+    while True:
+        frame = json.loads(await ws.receive_from(timeout=5))
+        if frame["type"] == kind:
+            return dict(frame)
+
+
+@pytest.mark.asyncio
+async def test_spectators_and_out_of_turn_players_cannot_act_over_the_socket() -> None:
+    ann, bob = Client(), Client()
+    code = await sync_to_async(create_room)(ann)
+    await sync_to_async(bob.post)(f"/r/{code}/join", {"name": "Bob"})
+    await sync_to_async(start)(ann, code)
+    version = (await sync_to_async(Game.objects.get)(code=code)).version
+    spectator = await _connect(code)
+    bob_ws = await _connect(code, bob.cookies["sessionid"].value)
+    for ws, expected in ((spectator, "not_a_player"), (bob_ws, "not_your_turn")):
+        await ws.send_json_to({"type": "roll", "version": version, "id": "try-1"})
+        error = await _until(ws, "error")
+        assert error["code"] == expected and error["id"] == "try-1"
+    assert (await sync_to_async(Game.objects.get)(code=code)).version == version
+    for ws in (spectator, bob_ws):
+        await ws.disconnect()
+
+
+# --- websocket origin ----------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("origin", [b"http://evil.example", b"https://127.0.0.1.evil.example", b"null", None], ids=str)
+async def test_a_socket_from_another_site_or_without_origin_is_refused(origin: bytes | None) -> None:
+    code = await sync_to_async(create_room)(Client())
+    headers = [(b"origin", origin)] if origin is not None else []
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
+    connected, _ = await ws.connect()
+    assert not connected
+    await ws.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_socket_from_the_site_itself_is_accepted() -> None:
+    code = await sync_to_async(create_room)(Client())
+    ws = await _connect(code, origin=(b"origin", b"http://localhost:8000"))
+    assert (await _until(ws, "state"))["code"] == code
+    await ws.disconnect()
+
+
+# --- CSRF ----------------------------------------------------------------------------
+
+
+class _Forms(HTMLParser):
+    """Every <form method=post> of a page: its action and whether it carries a CSRF token."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "form" and (a.get("method") or "get").lower() == "post":
+            self._open = {"action": a.get("action") or "", "token": False}
+            self.forms.append(self._open)
+        elif tag == "input" and self._open is not None and a.get("name") == "csrfmiddlewaretoken":
+            self._open["token"] = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._open = None
+
+
+def post_forms(html: str) -> list[dict[str, Any]]:
+    parser = _Forms()
+    parser.feed(html)
+    return parser.forms
+
+
+def test_every_post_form_on_the_pages_carries_a_csrf_token_and_needs_it() -> None:
+    ann = Client(enforce_csrf_checks=True)
+    ann.get("/")
+    ann.post(
+        "/rooms/new",
+        {"name": "Ann", "ruleset": "official", "mode": "online", "csrfmiddlewaretoken": ann.cookies["csrftoken"].value},
+    )
+    code = str(Game.objects.latest("created_at").code)
+    visitor = Client(enforce_csrf_checks=True)
+    pages = [ann.get("/"), ann.get(f"/r/{code}/"), visitor.get(f"/r/{code}/")]
+    forms = [form for page in pages for form in post_forms(page.content.decode())]
+    assert forms, "the pages have forms"
+    for form in forms:
+        assert form["token"], f"form posting to {form['action']!r} has no CSRF token"
+        action = form["action"] or f"/r/{code}/"
+        assert Client(enforce_csrf_checks=True).post(action, {"name": "X"}).status_code == 403, action
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/rooms/new",
+        "/r/{code}/join",
+        "/r/{code}/start",
+        "/r/{code}/roll",
+        "/r/{code}/score",
+        "/r/{code}/leave",
+        "/r/{code}/kick",
+        "/r/{code}/remove",
+        "/admin/login/",
+    ],
+)
+def test_every_state_changing_endpoint_refuses_a_post_without_a_csrf_token(path: str) -> None:
+    code = create_room(Client())
+    host = Client(enforce_csrf_checks=True)
+    before = Game.objects.get(code=code)
+    response = host.post(path.format(code=code), {"name": "Eve", "version": before.version, "action_id": "a"})
+    assert response.status_code == 403
+    assert Game.objects.get(code=code).version == before.version
+
+
+# --- cookies -------------------------------------------------------------------------
+
+
+def test_session_and_csrf_cookies_are_secure_and_http_only_in_production(settings: Any) -> None:
+    # The production values themselves (from HTTPS=1) are checked in tests/test_deploy.py.
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = True
+    client = Client()
+    client.get("/")
+    client.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    session, csrf = client.cookies["sessionid"], client.cookies["csrftoken"]
+    assert session["secure"] and session["httponly"] and session["samesite"] == "Lax"
+    assert csrf["secure"]
+
+
+# --- rate limits ---------------------------------------------------------------------
+
+
+def test_room_creation_is_limited_per_client_with_a_clear_429() -> None:
+    ann = Client()
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429
+    assert "too many rooms" in refused.content.decode()
+    assert int(refused["Retry-After"]) > 0
+    as_json = ann.post(
+        "/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"}, HTTP_ACCEPT="application/json"
+    )
+    assert as_json.status_code == 429 and as_json.json()["error"] == "rate_limited"
+    assert Game.objects.count() == 10
+    # Another browser at the same address is not held back by Ann.
+    create_room(Client(), "Bob")
+
+
+def test_joins_are_limited_per_client() -> None:
+    codes = [create_room(Client(), f"Host{i}") for i in range(31)]
+    bob = Client()
+    statuses = [bob.post(f"/r/{code}/join", {"name": "Bob"}).status_code for code in codes]
+    assert statuses == [302] * 30 + [429]
+
+
+def test_a_client_dropping_its_cookies_still_meets_the_per_address_cap(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_CREATE = "2/60"
+    settings.RATE_LIMIT_PER_IP = 3  # 6 a minute from one address
+    statuses = [
+        Client().post("/rooms/new", {"name": "Eve", "ruleset": "official", "mode": "online"}).status_code
+        for _ in range(8)
+    ]
+    assert statuses == [302] * 6 + [429] * 2
+    # From another address (X-Real-IP counts only behind a trusted proxy).
+    other = {"REMOTE_ADDR": "10.0.0.9"}
+    assert (
+        Client(**other).post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
+    )
+    spoofed = Client(HTTP_X_REAL_IP="10.0.0.10")
+    assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 429
+    settings.BEHIND_PROXY = True
+    assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
+
+
+def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "5/60"
+    code = create_room(Client())
+    guesser = Client()
+    assert guesser.get(f"/r/{code}/").status_code == 200  # hits do not count
+    assert [guesser.get(f"/r/guess{i:05d}/").status_code for i in range(6)] == [404] * 5 + [429]
+    # Once over the limit even a right guess is refused for the rest of the window.
+    assert guesser.get(f"/r/{code}/state.json").status_code == 429
+
+
+def test_limits_can_be_turned_off_for_load_generators(settings: Any) -> None:
+    settings.RATE_LIMITS = False
+    ann = Client()
+    for i in range(12):
+        create_room(ann, f"Ann{i}")
+
+
+# --- admin ---------------------------------------------------------------------------
+
+
+def test_the_admin_is_for_staff_only() -> None:
+    assert Client().get("/admin/").status_code == 302  # to the login page
+    player = User.objects.create_user("player", password="a long pass phrase 1")
+    client = Client()
+    client.force_login(player)
+    response = client.get("/admin/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert client.get("/admin/games/game/").status_code == 302
+    staff = User.objects.create_user("ref", password="a long pass phrase 2", is_staff=True)
+    client.force_login(staff)
+    assert client.get("/admin/").status_code == 200
+
+
+def test_the_admin_login_refuses_a_non_staff_password() -> None:
+    User.objects.create_user("player", password="a long pass phrase 1")
+    client = Client()
+    response = client.post("/admin/login/?next=/admin/", {"username": "player", "password": "a long pass phrase 1"})
+    assert response.status_code == 200  # the form again, with an error
+    assert client.get("/admin/").status_code == 302
+
+
+# --- no secrets before the end -------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends() -> None:
+    ann, bob = Client(), Client()
+    code = await sync_to_async(create_room)(ann)
+    await sync_to_async(bob.post)(f"/r/{code}/join", {"name": "Bob"})
+    game = await sync_to_async(Game.objects.get)(code=code)
+    secrets = {
+        "server seed": game.server_seed,
+        "Ann's controller": await sync_to_async(controller_of)(ann),
+        "Bob's controller": await sync_to_async(controller_of)(bob),
+    }
+    await sync_to_async(start)(ann, code)
+    ann_ws = await _connect(code, ann.cookies["sessionid"].value)
+    bob_ws = await _connect(code, bob.cookies["sessionid"].value)
+    spectator = await _connect(code)
+    received: list[str] = []
+    state = await _until(ann_ws, "state")
+    await _until(spectator, "state")
+
+    def leaks(texts: list[str]) -> list[str]:
+        return [name for name, secret in secrets.items() for text in texts if secret in text]
+
+    turns = 0
+    while state["status"] == "playing":
+        actor = ann_ws if state["turn"]["seat"] == 0 else bob_ws
+        frame: dict[str, Any] = {"version": state["version"], "id": f"a-{state['version']}"}
+        if state["turn"]["rolls_used"] == 0:
+            frame["type"] = "roll"
+        else:
+            option = max((o for o in state["options"] if o["legal"]), key=lambda o: o["points"])
+            frame.update(type="score", box=option["box"], column=option["column"])
+            turns += 1
+        await actor.send_json_to(frame)
+        while True:
+            text = await spectator.receive_from(timeout=5)
+            received.append(text)
+            parsed = json.loads(text)
+            if parsed["type"] == "state":
+                state = parsed
+                break
+        if state["status"] == "playing":
+            assert not leaks(received), leaks(received)
+            pages = await sync_to_async(lambda: [c.get(f"/r/{code}/").content.decode() for c in (ann, bob)])()
+            assert not leaks(
+                pages + [await sync_to_async(lambda: Client().get(f"/r/{code}/state.json").content.decode())()]
+            )
+            assert (await sync_to_async(Client().get)(f"/r/{code}/log.json")).status_code == 409
+    assert turns == 26 and state["status"] == "finished"
+    # After the end the seed is revealed to everyone, so the dice can be checked.
+    assert state["fairness"]["server_seed"] == game.server_seed
+    assert not [name for name in leaks(received) if "controller" in name]
+    for ws in (ann_ws, bob_ws, spectator):
+        await ws.disconnect()
