@@ -28,6 +28,7 @@ _EVENTS = {
     Move.Kind.ROLL: "rolled",
     Move.Kind.HOLD: "held",
     Move.Kind.SCORE: "scored",
+    Move.Kind.REMATCH: "rematch",
 }
 
 

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 
 from games.rules import RULESETS
@@ -6,8 +8,11 @@ from games.services import NAME_MAX
 RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
 
 
+MAX_LOCAL_PLAYERS = 8
+
+
 class CreateRoomForm(forms.Form):
-    name = forms.CharField(label="Your name", max_length=NAME_MAX)
+    name = forms.CharField(label="Your name", max_length=NAME_MAX, required=False)
     ruleset = forms.ChoiceField(label="Rule set", choices=RULESET_FIELD_CHOICES, initial="official")
     mode = forms.ChoiceField(
         label="How you play",
@@ -16,6 +21,25 @@ class CreateRoomForm(forms.Form):
         widget=forms.RadioSelect,
     )
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    players = forms.IntegerField(label="Players", min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Pass-and-play names: player_1 ... player_8, each optional ("Player 3" if blank).
+        for i in range(1, MAX_LOCAL_PLAYERS + 1):
+            self.fields[f"player_{i}"] = forms.CharField(label=f"Player {i}", max_length=NAME_MAX, required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("mode") == "online" and not data.get("name"):
+            self.add_error("name", "Please enter your name: the other players will see it.")
+        if data.get("mode") == "local":
+            count = data.get("players") or 1
+            data["names"] = [data.get(f"player_{i}") or f"Player {i}" for i in range(1, count + 1)]
+        return data
+
+    def player_fields(self) -> list[forms.BoundField]:
+        return [self[f"player_{i}"] for i in range(1, MAX_LOCAL_PLAYERS + 1)]
 
 
 class JoinRoomForm(forms.Form):

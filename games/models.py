@@ -118,6 +118,7 @@ class Move(models.Model):
         HOST = "host", "Host handed on"
         FINISH = "finish", "Finish"
         ABANDON = "abandon", "Abandon"
+        REMATCH = "rematch", "Rematch offered"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()

@@ -64,6 +64,7 @@ def game_state(game: Game) -> dict[str, Any]:
         "cards": [],
         "options": [],
         "winners": [],
+        "rematch": snapshot.get("rematch"),
         "fairness": {
             "commitment": game.seed_commitment,
             "client_seed": game.client_seed,

@@ -54,6 +54,7 @@ BAD_SEAT = "bad_seat"
 BAD_RULESET = "bad_ruleset"
 BAD_REQUEST = "bad_request"
 LOCAL_ROOM = "local_room"
+NOT_OVER = "not_over"
 
 # Room codes: 10 characters from 31 unambiguous ones (no 0/o, 1/l/i) = 49.5 bits.
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
@@ -258,6 +259,66 @@ def game_create(
             fields=("host",),
         )
     return host
+
+
+def local_game_create(*, names: list[str], controller: str, ruleset: str = "official", client_seed: str = "") -> Game:
+    """Pass-and-play: a started game whose 1-8 seats all belong to this browser. One transaction."""
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players.")
+    cleaned = [clean_name(name) for name in names]
+    if len({name.casefold() for name in cleaned}) != len(cleaned):
+        raise RuleViolation(NAME_TAKEN, "Give each player a different name.")
+    with transaction.atomic():
+        host = game_create(
+            host_name=cleaned[0], controller=controller, ruleset=ruleset, local=True, client_seed=client_seed
+        )
+        code = host.game.code
+        for name in cleaned[1:]:
+            game_join(code=code, name=name, controller=controller, client_seed=client_seed)
+        game_start(code=code, controller=controller, expected_version=None, action_id="")
+    return Game.objects.get(code=code)
+
+
+def game_rematch(*, code: str, controller: str) -> Game:
+    """A new room with the same rules and seats, which everyone in the old one is offered.
+
+    Idempotent: whoever asks first creates it, everyone after is sent to the same room.
+    Locks the old Game row.
+    """
+    with transaction.atomic():
+        old = _locked(code)
+        if old.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
+            raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
+        if old.snapshot.get("rematch"):
+            return Game.objects.get(code=old.snapshot["rematch"])
+        seats = [s for s in _seats(old) if s["status"] == Player.Status.ACTIVE]
+        mine = [s for s in seats if s["controller"] == controller and s["kind"] == Player.Kind.HUMAN]
+        if not controller or not mine:
+            raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
+        host = game_create(host_name=mine[0]["name"], controller=controller, ruleset=old.ruleset, local=old.local)
+        new = host.game
+        for seat in seats:
+            if seat is mine[0]:
+                continue
+            player = _add_seat(new, name=seat["name"], controller=seat["controller"], client_seed="", kind=seat["kind"])
+            _record(
+                new,
+                kind=Move.Kind.JOIN,
+                player_id=player.pk,
+                payload={"seat": player.seat, "name": seat["name"], "client_seed": "", "rematch": old.code},
+                actor=controller,
+                action_id="",
+            )
+        old.snapshot["rematch"] = new.code
+        _record(
+            old,
+            kind=Move.Kind.REMATCH,
+            player_id=mine[0]["player"],
+            payload={"code": new.code},
+            actor=controller,
+            action_id="",
+        )
+    return new
 
 
 def _add_seat(game: Game, *, name: str, controller: str, client_seed: str, kind: str) -> Player:

@@ -16,5 +16,7 @@ urlpatterns = [
     path("r/<str:code>/join", join_limit(views.room_join), name="room_join"),
     path("r/<str:code>/state.json", miss_limit(views.room_state), name="room_state"),
     path("r/<str:code>/log.json", miss_limit(views.room_log), name="room_log"),
+    path("r/<str:code>/rematch", views.room_rematch, name="room_rematch"),
+    path("r/<str:code>/fairness", views.room_fairness, name="room_fairness"),
     path("r/<str:code>/<str:action>", views.room_action, name="room_action"),
 ]

@@ -7,7 +7,6 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from django.contrib import messages
@@ -19,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games import services
 from games.forms import CreateRoomForm, JoinByCodeForm, JoinRoomForm
 from games.models import Game, Move
+from games.replay import replay_game, verify_fairness
 from games.rules import RULESETS, RuleViolation
 from games.selectors import game_state, seats_of
 
@@ -54,22 +54,20 @@ def room_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _home(request, form, status=400)
     data = form.cleaned_data
+    controller = controller_for(request, create=True)
     try:
-        host = services.game_create(
-            host_name=data["name"],
-            controller=controller_for(request, create=True),
-            ruleset=data["ruleset"],
-            local=data["mode"] == "local",
-            client_seed=data["client_seed"],
-        )
+        if data["mode"] == "local":
+            game = services.local_game_create(
+                names=data["names"], controller=controller, ruleset=data["ruleset"], client_seed=data["client_seed"]
+            )
+        else:
+            game = services.game_create(
+                host_name=data["name"], controller=controller, ruleset=data["ruleset"], client_seed=data["client_seed"]
+            ).game
     except RuleViolation as exc:
         form.add_error(None, exc.message)
-        return render(
-            request,
-            "games/home.html",
-            {"rulesets": list(RULESETS.values()), "form": form, "join_form": JoinByCodeForm()},
-        )
-    return redirect("room", code=host.game.code)
+        return _home(request, form, status=400)
+    return redirect("room", code=game.code)
 
 
 @require_GET
@@ -81,57 +79,21 @@ def room_find(request: HttpRequest) -> HttpResponse:
 
 
 def room(request: HttpRequest, code: str) -> HttpResponse:
+    """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends."""
     game = _game_or_404(code)
     if code != game.code:
         return redirect("room", code=game.code)
     state = game_state(game)
-    controller = controller_for(request)
-    mine = seats_of(game, controller)
-    turn = state["turn"]
+    mine = seats_of(game, controller_for(request))
     context = {
         "game": game,
         "state": state,
+        "page": {"state": state, "you": mine},
         "mine": mine,
-        "my_turn": bool(turn) and turn["seat"] in mine,
-        "is_host": any(state["seats"][s]["host"] for s in mine),
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
-        "action_id": secrets.token_hex(8),
-        "scorecard": _scorecard_rows(state),
     }
     return render(request, "games/room.html", context)
-
-
-def _scorecard_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows of the scorecard table: one per box, then the totals."""
-    options = {(o["box"], o["column"]): o for o in state["options"]}
-    columns = state["ruleset"]["columns"]
-    rows: list[dict[str, Any]] = []
-    boxes = state["ruleset"]["boxes"]
-    current = state["turn"]["seat"] if state["turn"] else None
-
-    def cells_for(box: str) -> list[dict[str, Any]]:
-        cells = []
-        for card in state["cards"]:
-            for k in range(columns):
-                points = card["columns"][k]["boxes"].get(box)
-                option = options.get((box, k)) if card["seat"] == current else None
-                cells.append({"points": points, "option": option, "column": k, "seat": card["seat"]})
-        return cells
-
-    def totals(key: str) -> list[dict[str, Any]]:
-        return [{"points": col[key]} for card in state["cards"] for col in card["columns"]]
-
-    for index, box in enumerate(boxes):
-        rows.append({"label": box["label"], "box": box["box"], "cells": cells_for(box["box"])})
-        if box["upper"] and (index + 1 == len(boxes) or not boxes[index + 1]["upper"]):
-            rows.append({"label": "Upper sum", "total": True, "cells": totals("upper")})
-            rows.append({"label": "Upper bonus", "total": True, "cells": totals("upper_bonus")})
-    rows.append({"label": "Lower sum", "total": True, "cells": totals("lower")})
-    if any(col["yahtzee_bonus"] for card in state["cards"] for col in card["columns"]):
-        rows.append({"label": "Yahtzee bonus", "total": True, "cells": totals("yahtzee_bonus")})
-    rows.append({"label": "Total", "total": True, "grand": True, "cells": totals("total")})
-    return rows
 
 
 @require_POST
@@ -197,6 +159,28 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     except RuleViolation as exc:
         messages.error(request, exc.message)
     return redirect("room", code=game.code)
+
+
+@require_POST
+def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
+    """Open (or follow) the rematch room: same rules, same players, already seated."""
+    game = _game_or_404(code)
+    try:
+        rematch = services.game_rematch(code=game.code, controller=controller_for(request))
+    except RuleViolation as exc:
+        messages.error(request, exc.message)
+        return redirect("room", code=game.code)
+    return redirect("room", code=rematch.code)
+
+
+def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
+    """Anyone with the code can check a finished game's dice against the seed shown from the start."""
+    game = _game_or_404(code)
+    context: dict[str, Any] = {"game": game, "state": game_state(game)}
+    if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+        replay = replay_game(game)
+        context.update(report=verify_fairness(game), replay=replay)
+    return render(request, "games/fairness.html", context)
 
 
 def room_state(request: HttpRequest, code: str) -> JsonResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -19,6 +20,14 @@ def create(client: Client, name: str = "Ada", **extra: str) -> Game:
     return Game.objects.get(code=code)
 
 
+def page_data(client: Client, game: Game) -> dict:
+    """What the room page hands its script: the same state the socket sends, and this browser's seats."""
+    page = client.get(f"/r/{game.code}/").content.decode()
+    found = re.search(r'<script id="initial" type="application/json">(.*?)</script>', page, re.S)
+    assert found
+    return json.loads(found.group(1))
+
+
 def post(client: Client, game: Game, action: str, **data: object) -> str:
     game.refresh_from_db()
     response = client.post(
@@ -32,22 +41,24 @@ def test_create_join_and_play_a_turn_through_the_pages() -> None:
     ada, bob = Client(), Client()
     game = create(ada, client_seed="abc123")
     page = ada.get(f"/r/{game.code}/").content.decode()
-    assert "Start game" in page and game.code in page and game.seed_commitment in page
+    assert game.code in page and game.seed_commitment in page and "js/room.js" in page
+    data = page_data(ada, game)
+    assert data["you"] == [0] and data["state"]["seats"][0]["host"] and data["state"]["status"] == "lobby"
     assert bob.post(f"/r/{game.code}/join", {"name": "Bob", "client_seed": "bob"}).status_code == 302
-    assert "Start game" not in bob.get(f"/r/{game.code}/").content.decode()
+    assert page_data(bob, game)["you"] == [1]
     post(ada, game, "start")
     game.refresh_from_db()
     assert game.status == "playing" and game.client_seed == "abc123,bob"
-    page = post(ada, game, "roll")
-    assert "Roll (2 left)" in page
+    post(ada, game, "roll")
+    assert page_data(ada, game)["state"]["turn"]["rolls_left"] == 2
     page = post(ada, game, "roll", held=["0", "1"])
     game.refresh_from_db()
     assert game.snapshot["rules"]["turn"]["held"] == [0, 1]
     assert [m.kind for m in game.moves.order_by("seq")][-3:] == ["roll", "hold", "roll"]
-    page = post(ada, game, "score", box="chance", column="0")
+    post(ada, game, "score", box="chance", column="0")
     game.refresh_from_db()
     assert game.snapshot["rules"]["current"] == 1
-    assert "Bob's turn" in page
+    assert page_data(bob, game)["state"]["turn"]["seat"] == 1
 
 
 def test_a_reload_keeps_the_seats_of_the_same_browser() -> None:
@@ -77,7 +88,7 @@ def test_a_stranger_with_the_link_can_watch_but_not_act() -> None:
     page = post(eve, game, "roll")
     assert "only seated players can act" in page
     assert Game.objects.get(pk=game.pk).version == before
-    assert "Roll (" not in page
+    assert page_data(eve, game)["you"] == []
 
 
 def test_a_stale_form_is_refused_with_a_clear_message() -> None:
@@ -99,13 +110,102 @@ def test_bad_create_input_shows_the_form_again() -> None:
     assert Game.objects.count() == 0
 
 
-def test_play_on_this_device_seats_everyone_in_one_browser() -> None:
+def test_play_on_this_device_starts_a_game_with_every_seat_in_one_browser() -> None:
     mum, kid = Client(), Client()
-    game = create(mum, mode="local")
-    mum.post(f"/r/{game.code}/join", {"name": "Kid"})
+    response = mum.post(
+        "/rooms/new",
+        {"mode": "local", "ruleset": "yatzy", "players": "3", "player_1": "Mum", "player_2": "", "player_3": "Kid"},
+    )
+    assert response.status_code == 302
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    assert game.local and game.status == "playing" and game.ruleset == "yatzy"
+    assert [s["name"] for s in game.snapshot["seats"]] == ["Mum", "Player 2", "Kid"]
+    assert mum.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [0, 1, 2]
+    assert kid.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == []
     response = kid.post(f"/r/{game.code}/join", {"name": "Eve"}, follow=True)
-    assert "played on one device" in response.content.decode()
+    assert "already started" in response.content.decode()
+
+
+def test_play_on_this_device_needs_one_to_eight_distinct_players() -> None:
+    client = Client()
+    for data in ({"players": "0"}, {"players": "9"}, {"players": "2", "player_1": "Sam", "player_2": "sam"}):
+        response = client.post("/rooms/new", {"mode": "local", "ruleset": "official", **data})
+        assert response.status_code == 400
+    assert Game.objects.count() == 0
+    response = client.post("/rooms/new", {"mode": "local", "ruleset": "official", "players": "1"})
+    assert response.status_code == 302
+    assert Game.objects.get().snapshot["seats"][0]["name"] == "Player 1"
+
+
+def test_an_online_room_can_add_players_on_the_same_device() -> None:
+    mum, kid = Client(), Client()
+    game = create(mum)
+    mum.post(f"/r/{game.code}/join", {"name": "Kid"})
+    kid.post(f"/r/{game.code}/join", {"name": "Eve"})
     assert mum.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [0, 1]
+    assert kid.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [2]
+
+
+def finish(client: Client, game: Game) -> None:
+    while Game.objects.get(pk=game.pk).status == "playing":
+        post(client, game, "roll")
+        state = client.get(f"/r/{game.code}/state.json").json()
+        open_box = next(o for o in state["options"] if o["legal"])
+        post(client, game, "score", box=open_box["box"], column=str(open_box["column"]))
+
+
+def test_rematch_opens_one_new_room_with_the_same_players_and_rules() -> None:
+    ada, bob, eve = Client(), Client(), Client()
+    game = create(ada)
+    bob.post(f"/r/{game.code}/join", {"name": "Bob"})
+    post(ada, game, "start")
+    early = bob.post(f"/r/{game.code}/rematch", follow=True)
+    assert "when the game is over" in early.content.decode()
+    post(bob, game, "leave", seat="1")
+    finish(ada, game)
+    assert eve.post(f"/r/{game.code}/rematch").status_code == 302  # refused: back to the room
+    assert Game.objects.count() == 1
+    response = ada.post(f"/r/{game.code}/rematch")
+    new = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    assert new.status == "lobby" and new.ruleset == game.ruleset
+    assert [s["name"] for s in new.snapshot["seats"]] == ["Ada"]  # Bob had left
+    old = page_data(eve, game)["state"]
+    assert old["rematch"] == new.code
+    # Asking again (or another player asking) leads to the same room.
+    assert ada.post(f"/r/{game.code}/rematch")["Location"] == f"/r/{new.code}/"
+
+
+def test_rematch_seats_everyone_still_in_the_game() -> None:
+    ada, bob = Client(), Client()
+    game = create(ada)
+    bob.post(f"/r/{game.code}/join", {"name": "Bob"})
+    post(ada, game, "start")
+    finish_both = [ada, bob]
+    while Game.objects.get(pk=game.pk).status == "playing":
+        state = ada.get(f"/r/{game.code}/state.json").json()
+        who = finish_both[state["turn"]["seat"]]
+        post(who, game, "roll")
+        state = who.get(f"/r/{game.code}/state.json").json()
+        open_box = next(o for o in state["options"] if o["legal"])
+        post(who, game, "score", box=open_box["box"], column=str(open_box["column"]))
+    new_url = bob.post(f"/r/{game.code}/rematch")["Location"]
+    new = Game.objects.get(code=new_url.strip("/").split("/")[-1])
+    assert [s["name"] for s in new.snapshot["seats"]] == ["Bob", "Ada"]  # whoever asked hosts
+    assert bob.get(new_url + "state.json").json()["you"]["seats"] == [0]
+    assert ada.get(new_url + "state.json").json()["you"]["seats"] == [1]
+    assert Move.objects.filter(game=game, kind="rematch").count() == 1
+
+
+def test_the_fairness_page_checks_a_finished_game() -> None:
+    ada = Client()
+    game = create(ada)
+    post(ada, game, "start")
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert "revealed when the game ends" in page and game.server_seed not in page
+    finish(ada, game)
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert game.server_seed in page
+    assert "✓ All 13 rolls re-derived" in page and "✗" not in page
 
 
 def test_the_roll_log_is_published_only_after_the_game() -> None:
@@ -120,8 +220,8 @@ def test_the_roll_log_is_published_only_after_the_game() -> None:
         post(ada, game, "score", box=open_box["box"], column=str(open_box["column"]))
     log = ada.get(f"/r/{game.code}/log.json").json()
     assert log["server_seed"] and len(log["rolls"]) == 13
-    page = ada.get(f"/r/{game.code}/").content.decode()
-    assert "Game over" in page and log["server_seed"] in page
+    state = page_data(ada, game)["state"]
+    assert state["status"] == "finished" and state["fairness"]["server_seed"] == log["server_seed"]
 
 
 def test_codes_in_links_are_forgiving() -> None:

@@ -1,0 +1,94 @@
+"""A live server and the system Chromium for the browser tests (never a downloaded browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import ServerProcess, manage, server_env
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+class LiveSite:
+    """The embedded default (SQLite + in-memory layer) served by a real Daphne process."""
+
+    def __init__(self, server: ServerProcess, database: Path) -> None:
+        self.server, self.database = server, database
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        with sqlite3.connect(self.database) as conn:
+            return conn.execute(sql, params).fetchall()
+
+
+@pytest.fixture(scope="session")
+def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
+    data = tmp_path_factory.mktemp("live-site")
+    env = server_env(
+        DATA_DIR=str(data),
+        SECRET_KEY=f"browser-{uuid.uuid4().hex}",
+        # Tests click faster than people; the per-socket limit is tested in tests/consumers.
+        WS_RATE_LIMIT="1000",
+    )
+    for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
+        env.pop(name, None)
+    manage("migrate", "--noinput", env=env)
+    server = ServerProcess(env, log_dir=data).start()
+    try:
+        yield LiveSite(server, data / "yahtzee.sqlite3")
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not at {CHROMIUM}: install Debian's chromium package (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def new_page(chromium: Any) -> Iterator[Any]:
+    """Pages in separate browser contexts (separate cookies: separate people)."""
+    contexts: list[Any] = []
+
+    def make(width: int = 1280, height: int = 900, **options: Any) -> Any:
+        context = chromium.new_context(viewport={"width": width, "height": height}, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

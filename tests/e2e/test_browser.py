@@ -1,0 +1,363 @@
+"""The game in a real browser: system Chromium driven by Playwright against a live Daphne process."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+
+pytestmark = pytest.mark.browser
+
+UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+
+
+# --- driving the page like a player -----------------------------------------------------
+
+
+def version(page: Any) -> int:
+    return int(page.locator("#room").get_attribute("data-version") or -1)
+
+
+def wait_version(pages: list[Any], above: int) -> None:
+    for page in pages:
+        page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {above}")
+
+
+def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", name)
+    page.check(f"input[name=ruleset][value={ruleset}]")
+    page.click("#create-btn")
+    page.wait_for_selector("#lobby:not([hidden])")
+    page.wait_for_selector("#conn[data-state=connected]")
+    return str(page.url)
+
+
+def create_local(page: Any, site: LiveSite, names: list[str], ruleset: str = "official") -> str:
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", str(len(names)))
+    for i, name in enumerate(names, start=1):
+        page.fill(f"#id_player_{i}", name)
+    page.check(f"input[name=ruleset][value={ruleset}]")
+    page.click("#create-btn")
+    page.wait_for_selector("#roll")
+    page.wait_for_selector("#conn[data-state=connected]")
+    return str(page.url)
+
+
+def join(page: Any, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.fill("#join-name", name)
+    page.click("#join-btn")
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector(".seat .tag.you")
+
+
+def act(page: Any, everyone: list[Any], do: Any) -> None:
+    """Do something on ``page`` and wait until every page has drawn the resulting state."""
+    before = version(page)
+    do()
+    wait_version(everyone, before)
+
+
+def dice(page: Any) -> list[int]:
+    labels = page.eval_on_selector_all(".die", "els => els.map(e => e.getAttribute('aria-label'))")
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+    return [words.get(re.match(r"Die \d: (\w+)", label).group(1), 0) for label in labels]  # type: ignore[union-attr]
+
+
+def held(page: Any) -> list[int]:
+    return page.eval_on_selector_all(
+        ".die", "els => els.flatMap((e, i) => e.getAttribute('aria-pressed') === 'true' ? [i] : [])"
+    )
+
+
+def best_box(page: Any) -> tuple[str, int]:
+    """The legal box worth the most points right now (id, points)."""
+    found = page.eval_on_selector_all(
+        "#card .score-btn:not(.forbidden)",
+        """els => els.map(e => [
+            e.id, [...e.childNodes].reduce((s, n) => s + (parseInt(n.textContent.replace('+', '')) || 0), 0)
+        ])""",
+    )
+    return max(found, key=lambda item: item[1])
+
+
+def score_best(page: Any, everyone: list[Any]) -> int:
+    box, points = best_box(page)
+
+    def click() -> None:
+        page.click(f"#{box}")
+        if points == 0:
+            page.wait_for_selector("#confirm[open]")
+            page.click("#confirm-yes")
+
+    act(page, everyone, click)
+    return points
+
+
+def play_turn(page: Any, everyone: list[Any], use_keys: bool = False) -> None:
+    act(page, everyone, (lambda: page.keyboard.press("Space")) if use_keys else (lambda: page.click("#roll")))
+    values = dice(page)
+    face = max(set(values), key=values.count)
+    keep = [i for i, v in enumerate(values) if v == face]
+    if len(keep) < 5:
+        for i in keep:
+            act(page, everyone, lambda i=i: page.keyboard.press(str(i + 1)) if use_keys else page.click(f"#die-{i}"))
+        assert held(page) == keep
+        act(page, everyone, lambda: page.click("#roll"))
+    score_best(page, everyone)
+
+
+def whose_page(pages: dict[str, Any], banner: str) -> Any:
+    return next(page for name, page in pages.items() if name in banner)
+
+
+def db_totals(site: LiveSite, code: str) -> dict[str, int]:
+    """Each player's total straight from the database: their ScoreEntry rows plus the upper bonus."""
+    rows = site.query(
+        """SELECT p.name, e.box, e."column", e.points, e.bonus FROM games_scoreentry e
+           JOIN games_player p ON p.id = e.player_id JOIN games_game g ON g.id = p.game_id WHERE g.code = ?""",
+        code,
+    )
+    totals: dict[str, int] = {}
+    upper: dict[tuple[str, int], int] = {}
+    for name, box, col, points, bonus in rows:
+        totals[name] = totals.get(name, 0) + points + bonus
+        if box in UPPER:
+            upper[(name, col)] = upper.get((name, col), 0) + points
+    for (name, _), points in upper.items():
+        if points >= 63:
+            totals[name] += 35
+    return totals
+
+
+def shown_totals(page: Any) -> dict[str, int]:
+    items = page.eval_on_selector_all(
+        "#over .ranking li",
+        """els => els.map(e => [
+            e.querySelector('.seat-name').textContent, Number(e.querySelector('.seat-total').textContent)
+        ])""",
+    )
+    return dict(items)
+
+
+def no_horizontal_overflow(page: Any) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def serious_violations(page: Any) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+# --- the tests --------------------------------------------------------------------------
+
+
+def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    assert "Start game with 2 players" in ann.inner_text("#start")
+    assert bob.locator("#start").count() == 0  # only the host starts
+    pages = {"Ann": ann, "Bob": bob}
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    for turn in range(26):
+        banner = ann.inner_text("#turn-h")
+        player = whose_page(pages, banner)
+        assert player.inner_text("#turn-h").startswith("Your turn")
+        play_turn(player, [ann, bob], use_keys=turn % 2 == 0)
+    for page in (ann, bob):
+        page.wait_for_selector("#over:not([hidden])")
+        assert page.inner_text("#over-h") in ("You win!", "Game over", "You share the win!")
+    shown = shown_totals(ann)
+    assert shown == shown_totals(bob) == db_totals(live_site, code)
+    grand = ann.eval_on_selector_all("#card tr.grand td", "els => els.map(e => Number(e.textContent))")
+    assert grand == [shown["Ann"], shown["Bob"]]
+    assert "Verify every roll" in ann.inner_text("#over")
+    assert ann.errors == [] and bob.errors == []
+
+    # Rematch: Ann opens it, Bob is offered to follow; both are already seated.
+    ann.click("#rematch")
+    ann.wait_for_selector("#lobby:not([hidden])")
+    bob.wait_for_selector("#rematch-link")
+    bob.click("#rematch-link")
+    bob.wait_for_selector("#lobby:not([hidden])")
+    assert bob.url == ann.url != url
+    assert bob.locator(".seat .tag.you").count() == 1
+    assert ann.locator("#start").count() == 1
+
+    # The fairness page checks every roll of the finished game.
+    ann.goto(url + "fairness")
+    assert "All" in ann.inner_text(".checks") and "✗" not in ann.inner_text(".checks")
+
+
+def test_pass_and_play_with_three_players_to_the_end(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    url = create_local(page, live_site, ["Ada", "Ben", "Cy"], ruleset="yatzy")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    assert page.locator("#seats .seat .tag.you").count() == 3
+    assert "pass the device to Ada" in page.inner_text("#turn-h")
+    for turn in range(15 * 3):
+        expected = ["Ada", "Ben", "Cy"][turn % 3]
+        assert page.inner_text("#turn-h").startswith(f"{expected}'s turn")
+        play_turn(page, [page], use_keys=turn % 3 == 1)
+    page.wait_for_selector("#over:not([hidden])")
+    shown = shown_totals(page)
+    assert set(shown) == {"Ada", "Ben", "Cy"}
+    status = live_site.query("SELECT status, local FROM games_game WHERE code = ?", code)
+    assert status == [("finished", 1)]
+    # Yatzy's upper bonus is 50, so check the totals against the state the server keeps.
+    state = json.loads(page.evaluate(f"fetch('/r/{code}/state.json').then(r => r.text())"))
+    assert shown == {state["seats"][c["seat"]]["name"]: c["total"] for c in state["cards"]}
+    assert page.errors == []
+
+
+def test_a_reload_mid_turn_keeps_dice_holds_and_rolls_left(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    act(page, [page], lambda: page.click("#die-1"))
+    act(page, [page], lambda: page.click("#die-3"))
+    before = (dice(page), held(page), page.inner_text("#roll"))
+    assert before[1] == [1, 3] and "2 rolls left" in before[2]
+    page.reload()
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector("#roll")
+    assert (dice(page), held(page), page.inner_text("#roll")) == before
+    assert page.get_attribute("#die-1", "aria-label").endswith(", held")
+
+
+def test_a_phone_sized_game_never_scrolls_the_page_sideways(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page(375, 740, has_touch=True)
+    page.goto(live_site.url + "/")
+    assert no_horizontal_overflow(page)
+    create_local(page, live_site, ["Ann", "Bea", "Cal", "Dot"], ruleset="triple")
+    assert no_horizontal_overflow(page)
+    for _ in range(4):
+        play_turn(page, [page])
+        assert no_horizontal_overflow(page)
+    # The scorecard scrolls inside itself, with the box names pinned.
+    wrap = page.locator(".scorecard-wrap")
+    assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")
+    assert page.eval_on_selector(".scorecard tbody th", "e => getComputedStyle(e).position") == "sticky"
+    page.screenshot(path=str(live_site.database.parent / "phone-triple.png"), full_page=True)
+
+    solo = new_page(375, 740, has_touch=True)
+    create_local(solo, live_site, ["Solo"])
+    for _ in range(13):
+        play_turn(solo, [solo])
+        assert no_horizontal_overflow(solo)
+    solo.wait_for_selector("#over:not([hidden])")
+    assert no_horizontal_overflow(solo)
+
+
+def test_a_full_turn_with_the_keyboard_only(live_site: LiveSite, new_page: Any) -> None:
+    host, friend = new_page(), new_page()
+    url = create_online(host, live_site, "Kim")
+    join(friend, url, "Lee")
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    everyone = [host, friend]
+
+    def tab_to(selector: str, limit: int = 80) -> None:
+        for _ in range(limit):
+            host.keyboard.press("Tab")
+            if host.evaluate(f"document.activeElement.matches({selector!r})"):
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    tab_to("#start")
+    act(host, everyone, lambda: host.keyboard.press("Enter"))
+    host.wait_for_selector("#roll")
+    host.evaluate("document.activeElement.blur()")
+    act(host, everyone, lambda: host.keyboard.press("Space"))
+    act(host, everyone, lambda: host.keyboard.press("2"))
+    act(host, everyone, lambda: host.keyboard.press("4"))
+    assert held(host) == [1, 3]
+    assert re.fullmatch(r"Die 2: \w+, held", host.get_attribute("#die-1", "aria-label"))
+    act(host, everyone, lambda: host.keyboard.press("Space"))
+    tab_to("#card .score-btn:not(.forbidden)")
+    focused = host.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert focused.startswith("Score ")
+
+    def enter() -> None:
+        host.keyboard.press("Enter")
+        if host.locator("#confirm[open]").count():
+            host.keyboard.press("Enter")  # the confirmation's default button: Score 0
+
+    act(host, everyone, enter)
+    assert friend.inner_text("#turn-h").startswith("Your turn, Lee")
+    assert host.inner_text("#turn-h") == "Lee's turn"
+    # The live region told the player what happened.
+    host.wait_for_function("document.getElementById('announce').textContent.length > 0")
+
+
+def test_server_errors_are_shown_as_readable_messages(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+
+    def tamper(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame.get("type") == "score":
+                frame["box"] = "sevens"  # a box no rule set has
+            server.send(json.dumps(frame))
+
+        ws.on_message(to_server)
+
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), tamper)
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    box, _ = best_box(page)
+    page.click(f"#{box}")
+    if page.locator("#confirm[open]").count():
+        page.click("#confirm-yes")
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert "sevens" in toast.inner_text().lower() or "box" in toast.inner_text().lower()
+    assert page.locator(f"#{box}").count() == 1  # nothing was scored
+
+
+def test_forbidden_boxes_explain_why(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    # Every legal box is offered with its points; none is forbidden on an ordinary roll.
+    assert page.locator("#card .score-btn").count() == 13
+    for label in page.eval_on_selector_all("#card .score-btn", "els => els.map(e => e.getAttribute('aria-label'))"):
+        assert re.match(r"Score .+ for \d+ points", label)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_home_lobby_and_table_have_no_serious_accessibility_violations(
+    live_site: LiveSite, new_page: Any, scheme: str
+) -> None:
+    page = new_page(color_scheme=scheme)
+    page.goto(live_site.url + "/")
+    assert serious_violations(page) == []
+    url = create_online(page, live_site, "Ann")
+    assert serious_violations(page) == []
+    friend = new_page(color_scheme=scheme)
+    join(friend, url, "Bob")
+    page.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(page, [page, friend], lambda: page.click("#start"))
+    act(page, [page, friend], lambda: page.click("#roll"))
+    act(page, [page, friend], lambda: page.click("#die-0"))
+    assert serious_violations(page) == []
+    assert serious_violations(friend) == []
