@@ -15,7 +15,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from games.models import Game, Move
-from games.selectors import game_state
+from games.selectors import bot_to_play, game_state
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,7 @@ _EVENTS = {
     Move.Kind.HOLD: "held",
     Move.Kind.SCORE: "scored",
     Move.Kind.REMATCH: "rematch",
+    Move.Kind.BOT: "bot",
 }
 
 
@@ -60,16 +61,20 @@ def frames_for(game: Game, move: Move) -> list[str]:
     return frames
 
 
-def send_frames(code: str, frames: list[str]) -> None:
+def send_frames(code: str, frames: list[str], bot: int | None = None) -> None:
+    """``bot``: the version at which a computer player is to play (see games.botplay)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    async_to_sync(layer.group_send)(room_group(code), {"type": "room.frames", "frames": frames})
+    message: dict[str, Any] = {"type": "room.frames", "frames": frames}
+    if bot is not None:
+        message["bot"] = bot
+    async_to_sync(layer.group_send)(room_group(code), message)
 
 
 def game_changed(game: Game, move: Move) -> None:
     """Tell every socket in the room; a failure to deliver never undoes the committed action."""
     try:
-        send_frames(game.code, frames_for(game, move))
+        send_frames(game.code, frames_for(game, move), bot=game.version if bot_to_play(game) else None)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)

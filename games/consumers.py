@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import presence, services
+from games import botplay, coach, presence, services
 from games.broadcast import room_group
 from games.rules import RuleViolation
 
@@ -37,8 +37,10 @@ _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
     "leave": (services.game_leave, {"seat": int}),
     "kick": (services.game_kick, {"seat": int}),
     "remove": (services.game_remove_absent, {"seat": int}),
+    "add_bot": (services.game_add_bot, {"level": str}),
+    "replace": (services.game_replace_with_bot, {"seat": int, "level": str}),
 }
-_OPTIONAL = {"column"}
+_OPTIONAL = {"column", "level"}
 
 
 class FrameError(Exception):
@@ -61,6 +63,10 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
         raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
     kind = frame.get("type")
     if kind in ("ping", "sync"):
+        return frame
+    if kind == "hint":
+        if isinstance(frame.get("version"), bool) or not isinstance(frame.get("version"), int):
+            raise FrameError("bad_field", "A hint frame needs the 'version' it is for.")
         return frame
     if kind not in _ACTIONS:
         raise FrameError("unknown_type", f"Unknown frame type {kind!r}.")
@@ -96,6 +102,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         you, state, presence_frame = hello
         await self.send(text_data=you)
         await self.send(text_data=state)
+        self._bot_check(state)
         # Everyone, this socket included, hears the new presence through the group.
         await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [presence_frame]})
 
@@ -110,6 +117,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def room_frames(self, message: dict[str, Any]) -> None:
         for text in message["frames"]:
             await self.send(text_data=text)
+        if "bot" in message:
+            botplay.schedule(self.code, message["bot"])
+
+    def _bot_check(self, state_text: str) -> None:
+        """On connect: if a bot is to play (its process may have died), this process plays it."""
+        state = json.loads(state_text)
+        turn = state.get("turn")
+        if state.get("status") == "playing" and turn and state["seats"][turn["seat"]]["kind"] == "bot":
+            botplay.schedule(self.code, state["version"])
 
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -144,6 +160,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         if kind == "sync":
             await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))
+            return
+        if kind == "hint":
+            try:
+                hint = await database_sync_to_async(coach.hint_for)(
+                    code=self.code, controller=self.controller, version=frame["version"]
+                )
+            except RuleViolation as exc:
+                await self.error(exc.code, exc.message, frame.get("id"))
+                return
+            await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
             return
         service, fields = _ACTIONS[kind]
         kwargs = {name: frame[name] for name in fields if name in frame}

@@ -3,7 +3,7 @@ from typing import Any
 from django import forms
 
 from games.rules import RULESETS
-from games.services import NAME_MAX
+from games.services import BOT_LEVELS, NAME_MAX
 
 RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
 
@@ -22,6 +22,13 @@ class CreateRoomForm(forms.Form):
     )
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     players = forms.IntegerField(label="Players", min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False)
+    bots = forms.IntegerField(
+        label="Computer players", min_value=0, max_value=MAX_LOCAL_PLAYERS - 1, initial=0, required=False
+    )
+    level = forms.ChoiceField(
+        label="Computer level", choices=list(BOT_LEVELS.items()), initial="casual", required=False
+    )
+    hints = forms.BooleanField(label="Allow hints from the coach", required=False, initial=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -36,6 +43,10 @@ class CreateRoomForm(forms.Form):
         if data.get("mode") == "local":
             count = data.get("players") or 1
             data["names"] = [data.get(f"player_{i}") or f"Player {i}" for i in range(1, count + 1)]
+            if count + (data.get("bots") or 0) > MAX_LOCAL_PLAYERS:
+                self.add_error("bots", f"A game has at most {MAX_LOCAL_PLAYERS} players, computers included.")
+        data["bots"] = data.get("bots") or 0
+        data["level"] = data.get("level") or "casual"
         return data
 
     def player_fields(self) -> list[forms.BoundField]:

@@ -27,6 +27,8 @@ class Game(models.Model):
     private = models.BooleanField(default=True)
     # Pass-and-play: every seat is played from the one browser that made the room.
     local = models.BooleanField(default=False)
+    # Whether the coach may give the current player a hint.
+    hints = models.BooleanField(default=True)
     host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -119,6 +121,7 @@ class Move(models.Model):
         FINISH = "finish", "Finish"
         ABANDON = "abandon", "Abandon"
         REMATCH = "rematch", "Rematch offered"
+        BOT = "bot", "Seat handed to a bot"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()

@@ -6,6 +6,7 @@ matches the stored snapshot proves the snapshot is what the rules say.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from games.rules import (
     RULESETS,
     GameState,
     apply_hold,
+    apply_reinstate,
     apply_remove,
     apply_rolled,
     apply_score,
@@ -45,7 +47,9 @@ class Replay:
     problems: list[str]
 
 
-def replay_moves(ruleset: str, moves: list[Move]) -> Replay:
+def replay_moves(
+    ruleset: str, moves: list[Move], observe: Callable[[Move, int, GameState], None] | None = None
+) -> Replay:
     """Run the logged actions through the rules; ``problems`` lists any disagreement with the log."""
     names: dict[int, str] = {}
     seat_of: dict[int, int] = {}
@@ -55,6 +59,8 @@ def replay_moves(ruleset: str, moves: list[Move]) -> Replay:
     current: Turn | None = None
     for move in moves:
         p = move.payload
+        if observe is not None and state is not None and move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
+            observe(move, seat_of[move.player_id], state)  # the coach: each choice and the state it was made in
         if move.kind == Move.Kind.JOIN and move.player_id is not None:
             names[move.player_id] = p["name"]
         elif move.kind == Move.Kind.START:
@@ -88,6 +94,8 @@ def replay_moves(ruleset: str, moves: list[Move]) -> Replay:
                 current.box, current.column, current.points, current.bonus = p["box"], p["column"], points, bonus
         elif move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
             state = apply_remove(state, seat=p["seat"])
+        elif move.kind == Move.Kind.BOT and p.get("reinstate"):
+            state = apply_reinstate(state, seat=p["seat"])
     seat_names = [names.get(player, "?") for player, _ in sorted(seat_of.items(), key=lambda item: item[1])]
     return Replay(state=state, names=seat_names, turns=turns, problems=problems)
 

@@ -38,6 +38,14 @@ def seats_of(game: Game, controller: str) -> list[int]:
     ]
 
 
+def bot_to_play(game: Game) -> bool:
+    """Whether the seat to play is a computer player."""
+    rules = game.snapshot.get("rules")
+    if game.status != Game.Status.PLAYING or rules is None:
+        return False
+    return bool(game.snapshot["seats"][rules["current"]]["kind"] == "bot")
+
+
 def game_state(game: Game) -> dict[str, Any]:
     """Everything anyone in the room may see, versioned; never a secret before the game ends."""
     snapshot = game.snapshot
@@ -49,6 +57,7 @@ def game_state(game: Game) -> dict[str, Any]:
             "kind": seat["kind"],
             "status": seat["status"],
             "host": seat["player"] == game.host_id,
+            "level": seat.get("level"),
         }
         for index, seat in enumerate(snapshot["seats"])
     ]
@@ -58,6 +67,7 @@ def game_state(game: Game) -> dict[str, Any]:
         "version": game.version,
         "status": game.status,
         "local": game.local,
+        "hints": game.hints,
         "ruleset": ruleset_info(game.ruleset),
         "seats": seats,
         "turn": None,

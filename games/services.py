@@ -30,6 +30,7 @@ from games.rules import (
     GameState,
     RuleViolation,
     apply_hold,
+    apply_reinstate,
     apply_remove,
     apply_rolled,
     apply_score,
@@ -55,6 +56,11 @@ BAD_RULESET = "bad_ruleset"
 BAD_REQUEST = "bad_request"
 LOCAL_ROOM = "local_room"
 NOT_OVER = "not_over"
+BAD_LEVEL = "bad_level"
+
+# Computer players: their levels (bots.LEVELS) and names.
+BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
+BOT_NAMES = ("Rolly", "Pip", "Dicey", "Boxcar", "Lucky", "Sixer", "Snake Eyes", "Chancey", "Deuce")
 
 # Room codes: 10 characters from 31 unambiguous ones (no 0/o, 1/l/i) = 49.5 bits.
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
@@ -216,6 +222,7 @@ def game_create(
     private: bool = True,
     local: bool = False,
     client_seed: str = "",
+    hints: bool = True,
 ) -> Player:
     """Create a room with its host in seat 0. One transaction; the new Game row needs no lock."""
     name = clean_name(host_name)
@@ -235,6 +242,7 @@ def game_create(
             ruleset=ruleset,
             private=private,
             local=local,
+            hints=hints,
             server_seed=server_seed,
             seed_commitment=fairness.commitment(server_seed),
             snapshot={"seats": [], "rules": None, "rolls": 0},
@@ -243,7 +251,7 @@ def game_create(
             game,
             kind=Move.Kind.CREATE,
             player_id=None,
-            payload={"ruleset": ruleset, "commitment": game.seed_commitment, "local": local},
+            payload={"ruleset": ruleset, "commitment": game.seed_commitment, "local": local, "hints": hints},
             actor=controller,
             action_id="",
         )
@@ -261,20 +269,36 @@ def game_create(
     return host
 
 
-def local_game_create(*, names: list[str], controller: str, ruleset: str = "official", client_seed: str = "") -> Game:
-    """Pass-and-play: a started game whose 1-8 seats all belong to this browser. One transaction."""
-    if not 1 <= len(names) <= MAX_PLAYERS:
-        raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players.")
+def local_game_create(
+    *,
+    names: list[str],
+    controller: str,
+    ruleset: str = "official",
+    client_seed: str = "",
+    bots: int = 0,
+    level: str = "casual",
+    hints: bool = True,
+) -> Game:
+    """Pass-and-play: a started game whose 1-8 seats all belong to this browser (plus bots). One transaction."""
+    if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
+        raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players, at least one of them a person.")
     cleaned = [clean_name(name) for name in names]
     if len({name.casefold() for name in cleaned}) != len(cleaned):
         raise RuleViolation(NAME_TAKEN, "Give each player a different name.")
     with transaction.atomic():
         host = game_create(
-            host_name=cleaned[0], controller=controller, ruleset=ruleset, local=True, client_seed=client_seed
+            host_name=cleaned[0],
+            controller=controller,
+            ruleset=ruleset,
+            local=True,
+            client_seed=client_seed,
+            hints=hints,
         )
         code = host.game.code
         for name in cleaned[1:]:
             game_join(code=code, name=name, controller=controller, client_seed=client_seed)
+        for _ in range(bots):
+            game_add_bot(code=code, controller=controller, level=level, expected_version=None, action_id="")
         game_start(code=code, controller=controller, expected_version=None, action_id="")
     return Game.objects.get(code=code)
 
@@ -507,6 +531,85 @@ def game_start(*, code: str, controller: str, expected_version: int | None, acti
             actor=controller,
             action_id=action_id,
             fields=("status", "started_at", "client_seed"),
+        )
+
+
+def _check_level(level: object) -> str:
+    if not isinstance(level, str) or level not in BOT_LEVELS:
+        raise RuleViolation(BAD_LEVEL, f"Bots play at one of these levels: {', '.join(BOT_LEVELS)}.")
+    return level
+
+
+def _bot_name(game: Game) -> str:
+    taken = {s["name"].casefold() for s in _seats(game) if s["status"] == Player.Status.ACTIVE}
+    for name in BOT_NAMES:
+        if name.casefold() not in taken:
+            return name
+    return f"Bot {len(_seats(game)) + 1}"
+
+
+def game_add_bot(
+    *, code: str, controller: str, level: str = "optimal", expected_version: int | None, action_id: str
+) -> Player:
+    """The host seats a computer player in the lobby. Locks the Game row."""
+    level = _check_level(level)
+    with transaction.atomic():
+        game = _locked(code)
+        _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.LOBBY:
+            raise RuleViolation(NOT_IN_LOBBY, "Bots join before the game starts; mid-game one can take over a seat.")
+        _require_host(game, controller)
+        if sum(1 for s in _seats(game) if s["status"] == Player.Status.ACTIVE) >= MAX_PLAYERS:
+            raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players).")
+        name = _bot_name(game)
+        player = _add_seat(game, name=name, controller=f"bot:{secrets.token_hex(8)}", client_seed="", kind="bot")
+        _seats(game)[-1]["level"] = level
+        _record(
+            game,
+            kind=Move.Kind.JOIN,
+            player_id=player.pk,
+            payload={"seat": player.seat, "name": name, "client_seed": "", "bot": level},
+            actor=controller,
+            action_id=action_id,
+        )
+    return player
+
+
+def game_replace_with_bot(
+    *, code: str, controller: str, seat: int, level: str = "optimal", expected_version: int | None, action_id: str
+) -> None:
+    """The host hands a seat whose player left or is away to a bot; the seat keeps its scores. Locks the Game row."""
+    level = _check_level(level)
+    with transaction.atomic():
+        game = _locked(code)
+        _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.PLAYING:
+            raise RuleViolation(NOT_PLAYING, "A bot can take over a seat during a game.")
+        _require_host(game, controller)
+        seats = _seats(game)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+            raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
+        entry = seats[seat]
+        if entry["kind"] == Player.Kind.BOT and entry["status"] == Player.Status.ACTIVE:
+            raise RuleViolation(BAD_SEAT, f"{entry['name']} is already a bot.")
+        if _controls(entry, controller):
+            raise RuleViolation(BAD_SEAT, "That is your own seat.")
+        reinstate = entry["status"] != Player.Status.ACTIVE
+        if reinstate:
+            state = apply_reinstate(_state(game), seat=seat)
+            game.snapshot["rules"] = state_to_dict(state)
+        bot = f"bot:{secrets.token_hex(8)}"
+        entry.update(kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE, level=level)
+        Player.objects.filter(pk=entry["player"]).update(
+            kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE
+        )
+        _record(
+            game,
+            kind=Move.Kind.BOT,
+            player_id=entry["player"],
+            payload={"seat": seat, "name": entry["name"], "level": level, "reinstate": reinstate},
+            actor=controller,
+            action_id=action_id,
         )
 
 

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from games import services
+from games import coach, services
 from games.forms import CreateRoomForm, JoinByCodeForm, JoinRoomForm
 from games.models import Game, Move
 from games.replay import replay_game, verify_fairness
@@ -58,11 +58,21 @@ def room_create(request: HttpRequest) -> HttpResponse:
     try:
         if data["mode"] == "local":
             game = services.local_game_create(
-                names=data["names"], controller=controller, ruleset=data["ruleset"], client_seed=data["client_seed"]
+                names=data["names"],
+                controller=controller,
+                ruleset=data["ruleset"],
+                client_seed=data["client_seed"],
+                bots=data["bots"],
+                level=data["level"],
+                hints=data["hints"],
             )
         else:
             game = services.game_create(
-                host_name=data["name"], controller=controller, ruleset=data["ruleset"], client_seed=data["client_seed"]
+                host_name=data["name"],
+                controller=controller,
+                ruleset=data["ruleset"],
+                client_seed=data["client_seed"],
+                hints=data["hints"],
             ).game
     except RuleViolation as exc:
         form.add_error(None, exc.message)
@@ -181,6 +191,16 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
         replay = replay_game(game)
         context.update(report=verify_fairness(game), replay=replay)
     return render(request, "games/fairness.html", context)
+
+
+def room_review(request: HttpRequest, code: str) -> JsonResponse:
+    """The coach's look back at a finished game: the expected points each seat's choices lost."""
+    game = _game_or_404(code)
+    try:
+        return JsonResponse(coach.review(game))
+    except RuleViolation as exc:
+        status = 503 if exc.code == coach.COACH_BUSY else 409
+        return JsonResponse({"error": exc.code, "message": exc.message}, status=status)
 
 
 def room_state(request: HttpRequest, code: str) -> JsonResponse:

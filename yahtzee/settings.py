@@ -156,6 +156,8 @@ else:
 
 # Websocket frames a second one socket may send before it is told off (and then closed).
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
+# Seconds a computer player waits before each of its actions, so people can follow.
+BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

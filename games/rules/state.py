@@ -272,6 +272,19 @@ def apply_remove(state: GameState, *, seat: int) -> GameState:
     return removed
 
 
+def apply_reinstate(state: GameState, *, seat: int) -> GameState:
+    """Bring a removed seat back (a bot takes it over): its scores stand, its turns come round again."""
+    if not 0 <= seat < state.players or state.active[seat]:
+        raise RuleViolation(E.BAD_PLAYERS, f"Seat {seat} is still in the game.")
+    if state.is_over:
+        raise RuleViolation(E.GAME_OVER, "The game is over.")
+    if state.cards[seat].filled >= state.ruleset.turns_per_player:
+        raise RuleViolation(E.BAD_PLAYERS, f"Seat {seat} has no open box left.")
+    active = list(state.active)
+    active[seat] = True
+    return replace(state, active=tuple(active))
+
+
 def _next_seat(state: GameState, after: int) -> int:
     """The next active seat after ``after`` that still has an open box (``after`` itself if none)."""
     full = state.ruleset.turns_per_player

@@ -26,6 +26,10 @@ let desiredHeld = null; // the holds this page shows while hold frames are on th
 let rolling = new Set(); // dice to animate on the next draw
 let lastTurnKey = null;
 let muted = localStorage.getItem("yahtzee-muted") === "1";
+let hintResult = null; // the coach's answer for the current version
+let hintPending = false;
+let review = null; // the coach's look back at a finished game
+const LEVELS = { optimal: "Expert", casual: "Casual", beginner: "Beginner" };
 
 // --- helpers ---------------------------------------------------------------------------
 
@@ -174,6 +178,14 @@ function receive(frame) {
     case "rematch":
       announce("A rematch room is open.");
       break;
+    case "hint":
+      hintPending = false;
+      if (frame.version === state.version) hintResult = frame;
+      drawPlay();
+      break;
+    case "bot":
+      announce(`${frame.name} is now played by the computer.`);
+      break;
     case "game_over":
       break;
     case "pong":
@@ -188,6 +200,7 @@ function onState(next) {
   connected = true;
   if (first) setConnection("connected");
   if (next.version < state.version && !first) return;
+  if (next.version !== state.version) hintResult = null;
   state = next;
   if (inflight && state.version > inflight.version) inflight = null;
   if (first && inflight) {
@@ -202,6 +215,10 @@ function onState(next) {
 }
 
 function onError(frame) {
+  if (frame.id && frame.id.startsWith("hint-")) {
+    hintPending = false;
+    drawPlay();
+  }
   if (inflight && frame.id === inflight.id) {
     inflight = null;
     queue.length = 0;
@@ -253,6 +270,13 @@ async function score(box, column) {
     if (answer !== "yes") return;
   }
   enqueue(() => ({ type: "score", box, column }));
+}
+
+function askHint() {
+  if (!connected || hintPending) return;
+  hintPending = true;
+  send({ type: "hint", version: state.version, id: `hint-${pageId}-${++counter}` });
+  drawPlay();
 }
 
 function hostAction(type, seat) {
@@ -331,6 +355,14 @@ function drawLobby() {
   } else if (!canJoin) {
     html += `<p class="muted">This game is played on one device: you can watch it.</p>`;
   }
+  if (host && active.length < 8) {
+    const options = Object.entries(LEVELS)
+      .map(([value, label]) => `<option value="${value}" ${value === "casual" ? "selected" : ""}>${label}</option>`)
+      .join("");
+    html += `<div class="bot-form"><label for="bot-level">Add a computer player</label>
+      <select id="bot-level">${options}</select>
+      <button id="add-bot" class="btn" type="button">Add computer</button></div>`;
+  }
   if (host) {
     html += `<div class="lobby-actions"><button id="start" class="btn btn-primary btn-big" type="button">Start game with ${plural(active.length, "player")}</button></div>`;
   } else {
@@ -339,6 +371,10 @@ function drawLobby() {
   lobby.innerHTML = html;
   $("copy")?.addEventListener("click", copyInvite);
   $("start")?.addEventListener("click", () => enqueue(() => ({ type: "start" })));
+  $("add-bot")?.addEventListener("click", () => {
+    const level = $("bot-level").value;
+    enqueue(() => ({ type: "add_bot", level }));
+  });
 }
 
 async function copyInvite() {
@@ -406,6 +442,7 @@ function drawPlay() {
         aria-label="${rollLabel}, ${plural(turn.rolls_left, "roll")} left">${rollLabel}
         <span class="rolls-left">${plural(turn.rolls_left, "roll")} left</span></button>
       <span class="roll-pips" aria-hidden="true">${pips}</span></div>
+      ${state.hints && turn.rolls_used > 0 ? hintHtml() : ""}
       <p class="keys muted">Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, <kbd>Enter</kbd> to score</p>` : ""}`;
   if (rolling.size) {
     const done = rolling;
@@ -416,6 +453,18 @@ function drawPlay() {
   }
   play.querySelectorAll(".die").forEach((el) => el.addEventListener("click", () => toggleHold(Number(el.dataset.die))));
   $("roll")?.addEventListener("click", roll);
+  $("hint")?.addEventListener("click", askHint);
+}
+
+function hintHtml() {
+  if (!hintResult) {
+    return `<div class="hint-row"><button id="hint" class="btn btn-small btn-ghost" type="button" ${hintPending ? "disabled" : ""}>
+      ${hintPending ? "Thinking…" : "Hint"}</button></div>`;
+  }
+  const items = hintResult.options
+    .map((o, i) => `<li${i === 0 ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`)
+    .join("");
+  return `<div class="hint-box" role="note" aria-label="Coach's hint"><p><strong>Coach:</strong> best choices and your expected final score</p><ol>${items}</ol></div>`;
 }
 
 function drawCard() {
@@ -520,7 +569,7 @@ function drawSeats() {
       const tags = [];
       if (seat.host) tags.push('<span class="tag">host</span>');
       if (isMine(seat.seat)) tags.push('<span class="tag you">you</span>');
-      if (seat.kind === "bot") tags.push('<span class="tag">bot</span>');
+      if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${LEVELS[seat.level] ?? seat.level}` : ""}</span>`);
       if (seat.status !== "active") tags.push('<span class="tag">left</span>');
       if (seat.seat === current) tags.push('<span class="tag turn">to play</span>');
       const presenceText = seat.kind === "bot" ? "" : seat.status !== "active" ? "" : online ? "online" : "away";
@@ -533,12 +582,15 @@ function drawSeats() {
         if (state.status === "lobby") {
           buttons.push(`<button type="button" class="btn btn-small btn-quiet" data-act="kick" data-seat="${seat.seat}" id="kick-${seat.seat}">Remove</button>`);
         } else if (!online && seat.kind !== "bot") {
+          buttons.push(`<button type="button" class="btn btn-small btn-quiet" data-act="replace" data-seat="${seat.seat}" id="replace-${seat.seat}">Let a computer play</button>`);
           buttons.push(`<button type="button" class="btn btn-small btn-quiet" data-act="remove" data-seat="${seat.seat}" id="remove-${seat.seat}">Take out (away)</button>`);
         }
+      } else if (state.status === "playing" && !active && host) {
+        buttons.push(`<button type="button" class="btn btn-small btn-quiet" data-act="replace" data-seat="${seat.seat}" id="replace-${seat.seat}">Let a computer play</button>`);
       }
       const total = state.cards[seat.seat]?.total;
       return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}">
-        <span class="presence ${presenceText}" aria-hidden="true"></span>
+        ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
         <span class="seat-name">${esc(seat.name)}</span>${tags.join("")}
         ${presenceText ? `<span class="presence-text">${presenceText}</span>` : ""}
         ${total !== undefined ? `<span class="seat-total" aria-label="total ${total}">${total}</span>` : ""}
@@ -554,8 +606,11 @@ function drawSeats() {
         leave: `Leave the game as ${seatName(seat)}?`,
         kick: `Remove ${seatName(seat)} from the room?`,
         remove: `Take ${seatName(seat)} out of the game? Their scores stay on the card.`,
+        replace: `Let the computer play for ${seatName(seat)}? The seat keeps its scores.`,
       }[act];
-      if (window.confirm(question)) hostAction(act, seat);
+      if (!window.confirm(question)) return;
+      if (act === "replace") enqueue(() => ({ type: "replace", seat, level: "optimal" }));
+      else hostAction(act, seat);
     }),
   );
 }
@@ -574,6 +629,7 @@ function drawOver() {
   const done = state.status === "finished" || state.status === "abandoned";
   over.hidden = !done;
   if (!done) return;
+  if (state.status === "finished") fetchReview();
   const winners = state.winners.map(seatName);
   let headline = state.status === "abandoned" ? "Game abandoned" : "Game over";
   let sub = "";
@@ -598,10 +654,46 @@ function drawOver() {
   }
   over.innerHTML = `<h2 id="over-h">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${list}</ol>
+    <div id="review" class="review">${reviewHtml()}</div>
     <div class="over-actions">${rematch}<a class="btn" href="/">New game</a></div>
     <p class="muted fair-over">Fair dice: the server's seed was <code>${esc(state.fairness.server_seed ?? "")}</code>.
       Its SHA-256 was shown from the start. <a href="${root.dataset.fairnessUrl}">Verify every roll</a>
       · <a href="${root.dataset.logUrl}">download the roll log</a></p>`;
+}
+
+function reviewHtml() {
+  if (!review) return "";
+  if (review.message) return `<p class="muted">${esc(review.message)}</p>`;
+  const lines = review.seats
+    .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
+    .map((s) => {
+      const who = isMine(s.seat) && !state.local ? "You" : esc(s.name);
+      const text = s.mistakes === 0
+        ? `${who} played like the solver: no costly choice in ${plural(s.choices, "choice")}.`
+        : `${who} lost ${s.lost.toFixed(1)} points in ${plural(s.mistakes, "choice")}.`;
+      return `<li>${text}</li>`;
+    })
+    .join("");
+  return `<h3>Coach's review</h3><ul class="review-list">${lines}</ul>
+    <p class="muted small">Expected points each player's choices gave up against perfect play.</p>`;
+}
+
+let reviewAsked = false;
+async function fetchReview() {
+  if (reviewAsked) return;
+  reviewAsked = true;
+  try {
+    const response = await fetch(`/r/${code}/review.json`);
+    review = await response.json();
+    if (!response.ok && response.status === 503) {
+      window.setTimeout(() => { reviewAsked = false; fetchReview(); }, 15000);
+    }
+  } catch {
+    review = null;
+    reviewAsked = false;
+  }
+  const box = $("review");
+  if (box) box.innerHTML = reviewHtml();
 }
 
 function drawFair() {

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 def make_room(players: int = 2, start: bool = True) -> tuple[str, list[str]]:
     """A room made through the pages; returns its code and each browser's session cookie."""
     clients = [Client() for _ in range(players)]
-    response = clients[0].post("/rooms/new", {"name": "P0", "ruleset": "official", "mode": "online"})
+    response = clients[0].post("/rooms/new", {"name": "P0", "ruleset": "official", "mode": "online", "hints": "on"})
     code = response["Location"].strip("/").split("/")[-1]
     for i, client in enumerate(clients[1:], start=1):
         client.post(f"/r/{code}/join", {"name": f"P{i}"})
@@ -277,3 +277,86 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
     assert [c["total"] for c in final["cards"]] == stored_totals
     for ws in clients:
         await ws.disconnect()
+
+
+async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bots
+
+    settings.BOT_DELAY = 0
+    monkeypatch.setattr("games.consumers.RATE_LIMIT", 10_000)
+    await sync_to_async(bots.tables.table)("official", build=True)
+    room, sessions = await make_room(1, start=False)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_json_to({"type": "add_bot", "level": "grandmaster", "version": state["version"], "id": "b0"})
+    error = (await frames_until(ws, "error"))[-1]
+    assert error["code"] == "bad_level" and error["id"] == "b0"
+    await ws.send_json_to({"type": "add_bot", "level": "optimal", "version": state["version"], "id": "b1"})
+    state = (await frames_until(ws, "state"))[-1]
+    assert [s["kind"] for s in state["seats"]] == ["human", "bot"] and state["seats"][1]["level"] == "optimal"
+    await ws.send_json_to({"type": "start", "version": state["version"], "id": "s"})
+    state = (await frames_until(ws, "state"))[-1]
+    counter = 0
+    hinted = False
+    while state["status"] == "playing":
+        assert state["turn"]["seat"] == 0  # the bot's turns pass without us
+        counter += 1
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": f"r{counter}"})
+        state = (await frames_until(ws, "state"))[-1]
+        if not hinted:
+            await ws.send_json_to({"type": "hint", "version": state["version"], "id": "h1"})
+            hint = (await frames_until(ws, "hint"))[-1]
+            assert hint["id"] == "h1" and len(hint["options"]) == 3 and hint["options"][0]["expected"] > 0
+            hinted = True
+        best = max((o for o in state["options"] if o["legal"]), key=lambda o: o["points"])
+        await ws.send_json_to(
+            {"type": "score", "box": best["box"], "column": 0, "version": state["version"], "id": f"s{counter}"}
+        )
+        # Our score, then the bot's roll(s) and score, until it is our turn again or the game ends.
+        while True:
+            state = (await frames_until(ws, "state", timeout=10))[-1]
+            if state["status"] != "playing" or (state["turn"]["seat"] == 0 and not state["turn"]["dice"]):
+                break
+    assert state["status"] == "finished" and counter == 13
+    game = await sync_to_async(Game.objects.get)(code=room)
+    bot_scores = await sync_to_async(
+        lambda: Move.objects.filter(game=game, kind="score", actor__startswith="bot:").count()
+    )()
+    assert bot_scores == 13
+    await ws.disconnect()
+
+
+async def test_a_connecting_socket_resumes_a_bot_whose_process_died(settings: Any) -> None:
+    import bots
+    from games import services
+
+    settings.BOT_DELAY = 0
+    await sync_to_async(bots.tables.table)("official", build=True)
+    room, sessions = await make_room(1, start=False)
+
+    @sync_to_async
+    def play_until_the_bot_is_to_play() -> int:
+        game = Game.objects.get(code=room)
+        host = game.snapshot["seats"][0]["controller"]
+        services.game_add_bot(code=room, controller=host, level="optimal", expected_version=game.version, action_id="b")
+        services.game_start(code=room, controller=host, expected_version=game.version + 1, action_id="s")
+        services.turn_roll(code=room, controller=host, expected_version=game.version + 2, action_id="r")
+        services.turn_score(code=room, controller=host, box="chance", expected_version=game.version + 3, action_id="c")
+        # The bot is to play and no socket is open, as if the process that would play it had died.
+        return Game.objects.get(code=room).version
+
+    started = await play_until_the_bot_is_to_play()
+    await asyncio.sleep(0.2)
+    assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == started
+    ws = await connect(room)  # a spectator arrives: its process takes the bot's turn up
+    while True:
+        frame = json.loads(await ws.receive_from(timeout=10))
+        if frame["type"] == "state" and frame["turn"] and frame["turn"]["seat"] == 0:
+            break
+    moves = await sync_to_async(
+        lambda: list(Move.objects.filter(game__code=room, kind="score").values_list("actor", flat=True))
+    )()
+    assert len(moves) == 2 and moves[1].startswith("bot:")
+    await ws.disconnect()

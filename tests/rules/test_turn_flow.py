@@ -383,3 +383,23 @@ def test_a_perfect_triple_game_multiplies_every_column_and_pays_the_yahtzee_colu
         assert (column.upper, column.upper_bonus, column.lower) == (105 * mult, 35 * mult, 235 * mult)
     assert [c.yahtzee_bonus for c in columns] == [0, 200, 300]
     assert state.totals(0).grand_total == 375 * 6 + 500
+
+
+def test_a_removed_seat_can_be_reinstated_with_its_scores_and_plays_again() -> None:
+    from games.rules import OFFICIAL, apply_reinstate, apply_remove, apply_score, new_game
+    from games.rules.state import apply_rolled, apply_start
+
+    state = apply_start(new_game(OFFICIAL, 3))
+    state = apply_rolled(state, player=0, faces=[1, 1, 1, 2, 2])
+    state = apply_score(state, player=0, box="full_house")
+    state = apply_remove(state, seat=0)
+    assert state.current == 1 and not state.active[0]
+    with pytest.raises(RuleViolation):
+        apply_reinstate(state, seat=1)  # still in the game
+    back = apply_reinstate(state, seat=0)
+    assert back.active == (True, True, True) and back.current == 1
+    assert dict(back.cards[0].columns[0])["full_house"] == 25
+    for seat in (1, 2):
+        back = apply_rolled(back, player=seat, faces=[6, 6, 6, 6, 5])
+        back = apply_score(back, player=seat, box="chance")
+    assert back.current == 0

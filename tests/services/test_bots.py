@@ -1,0 +1,307 @@
+"""Computer players in rooms and the coach: same services, same Move log, exactly once."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import bots
+from games import botplay, coach, services
+from games.models import Game, Move, Player
+from games.replay import replay_game, verify_fairness
+from games.rules import RuleViolation
+from games.rules.codec import state_from_dict
+from tests.services.helpers import Table, action_id, open_room, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="session")
+def official_table() -> None:
+    """Build (or load) the exact table once; the bots and the coach read it from disk."""
+    bots.tables.table("official", build=True)
+
+
+def add_bot(table: Table, level: str = "optimal", controller: str | None = None) -> Player:
+    return services.game_add_bot(
+        code=table.code,
+        controller=controller or table.controllers[0],
+        level=level,
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+
+
+def start(table: Table) -> None:
+    services.game_start(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id=action_id()
+    )
+
+
+def run_bots(table: Table) -> int:
+    """Let every bot whose turn it is play until a person is to play or the game ends."""
+    steps = 0
+    while botplay.step(table.code, table.version()):
+        steps += 1
+    return steps
+
+
+def snapshot(code: str) -> tuple[int, dict, int]:
+    game = Game.objects.get(code=code)
+    return game.version, game.snapshot, Move.objects.filter(game=game).count()
+
+
+def test_the_host_seats_bots_in_the_lobby_with_names_and_levels() -> None:
+    table = open_room(2, start=False)
+    first, second = add_bot(table, "optimal"), add_bot(table, "beginner")
+    seats = table.game.snapshot["seats"]
+    assert [s["kind"] for s in seats] == ["human", "human", "bot", "bot"]
+    assert (seats[2]["level"], seats[3]["level"]) == ("optimal", "beginner")
+    assert first.name != second.name and first.controller.startswith("bot:")
+    join = Move.objects.filter(game=table.game, kind="join").order_by("-seq").first()
+    assert join.payload["bot"] == "beginner"
+
+
+@pytest.mark.parametrize(
+    ("who", "level", "code"),
+    [(1, "optimal", services.NOT_HOST), (0, "grandmaster", services.BAD_LEVEL), (0, 3, services.BAD_LEVEL)],
+)
+def test_adding_a_bot_is_for_the_host_at_a_known_level(who: int, level: object, code: str) -> None:
+    table = open_room(2, start=False)
+    before = snapshot(table.code)
+    with pytest.raises(RuleViolation) as refused:
+        add_bot(table, level, controller=table.controllers[who])  # type: ignore[arg-type]
+    assert refused.value.code == code
+    assert snapshot(table.code) == before
+
+
+def test_bots_cannot_join_a_started_game_or_a_full_room() -> None:
+    table = open_room(2)
+    with pytest.raises(RuleViolation) as refused:
+        add_bot(table)
+    assert refused.value.code == services.NOT_IN_LOBBY
+    full = open_room(1, start=False)
+    for _ in range(7):
+        add_bot(full)
+    with pytest.raises(RuleViolation) as refused:
+        add_bot(full)
+    assert refused.value.code == services.ROOM_FULL
+
+
+def test_a_person_and_two_bots_play_a_whole_game_through_the_services(official_table: None) -> None:
+    table = open_room(1, start=False)
+    add_bot(table, "optimal")
+    add_bot(table, "casual")
+    start(table)
+    rng = random.Random(7)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 0:
+            play_turn(table, rng)
+        else:
+            assert run_bots(table) >= 2  # at least a roll and a score
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    replay = replay_game(game)
+    assert replay.problems == [] and verify_fairness(game).ok
+    bot_players = {s["player"]: s["controller"] for s in game.snapshot["seats"][1:]}
+    bot_moves = Move.objects.filter(game=game, player_id__in=bot_players, kind__in=["roll", "hold", "score"])
+    assert bot_moves.filter(kind="score").count() == 26
+    assert all(m.actor == bot_players[m.player_id] and m.action_id.startswith("bot-") for m in bot_moves)
+
+
+def test_a_bot_step_applies_once_however_many_processes_try(official_table: None) -> None:
+    table = open_room(1, start=False)
+    add_bot(table)
+    start(table)
+    play_turn(table, random.Random(1))
+    version = table.version()
+    assert botplay.step(table.code, version) is True
+    after = snapshot(table.code)
+    assert botplay.step(table.code, version) is False  # a second process, same version: stale
+    assert snapshot(table.code) == after
+
+
+def test_a_bot_never_plays_a_persons_turn() -> None:
+    table = open_room(2)
+    before = snapshot(table.code)
+    assert botplay.step(table.code, table.version()) is False
+    assert snapshot(table.code) == before
+
+
+def test_without_a_table_the_bot_plays_greedy_and_starts_building(monkeypatch: pytest.MonkeyPatch) -> None:
+    building: list[str] = []
+    monkeypatch.setattr(bots, "ready", lambda ruleset: False)
+    monkeypatch.setattr(botplay, "build_in_background", building.append)
+    table = open_room(1, start=False)
+    add_bot(table)
+    start(table)
+    play_turn(table, random.Random(2))
+    assert run_bots(table) == 2  # roll once, then score the best box
+    assert set(building) == {"official"}
+    scored = Move.objects.filter(game=table.game, kind="score").order_by("-seq").first()
+    assert scored.payload["points"] == max(o.points for o in scored_options(table, scored))
+
+
+def scored_options(table: Table, move: Move) -> list:
+    state = state_from_dict(replay_until(table, move.seq))
+    return [o for o in state.options() if o.legal]
+
+
+def replay_until(table: Table, seq: int) -> dict:
+    from games.replay import replay_moves
+    from games.rules.codec import state_to_dict
+
+    moves = list(Move.objects.filter(game=table.game, seq__lt=seq).order_by("seq"))
+    return state_to_dict(replay_moves("official", moves).state)
+
+
+def test_the_host_hands_an_away_players_seat_to_a_bot_which_keeps_its_scores(official_table: None) -> None:
+    table = open_room(3)
+    rng = random.Random(4)
+    for _ in range(4):
+        play_turn(table, rng)
+    seat_scores = dict(table.game.snapshot["rules"]["cards"][1]["columns"][0])
+    with pytest.raises(RuleViolation) as refused:
+        services.game_replace_with_bot(
+            code=table.code, controller=table.controllers[1], seat=2, expected_version=table.version(), action_id="x"
+        )
+    assert refused.value.code == services.NOT_HOST
+    services.game_replace_with_bot(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="r1"
+    )
+    game = table.game
+    seat = game.snapshot["seats"][1]
+    assert seat["kind"] == "bot" and seat["status"] == "active" and seat["name"] == "P1"
+    assert dict(game.snapshot["rules"]["cards"][1]["columns"][0]) == seat_scores
+    assert Player.objects.get(pk=seat["player"]).kind == "bot"
+    # The old browser can no longer play the seat.
+    with pytest.raises(RuleViolation):
+        services.game_leave(
+            code=table.code, controller=table.controllers[1], seat=1, expected_version=table.version(), action_id="l"
+        )
+    table.controllers[1] = seat["controller"]
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 1:
+            run_bots(table)
+        else:
+            play_turn(table, rng)
+    assert replay_game(table.game).problems == []
+
+
+def test_a_seat_whose_player_left_comes_back_as_a_bot(official_table: None) -> None:
+    table = open_room(2)
+    rng = random.Random(5)
+    play_turn(table, rng)
+    services.game_leave(
+        code=table.code, controller=table.controllers[1], seat=1, expected_version=table.version(), action_id="bye"
+    )
+    for _ in range(2):
+        play_turn(table, rng)  # only P0 plays now
+    services.game_replace_with_bot(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="back"
+    )
+    move = Move.objects.filter(game=table.game, kind="bot").get()
+    assert move.payload["reinstate"] is True
+    state = state_from_dict(table.game.snapshot["rules"])
+    assert state.active == (True, True)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 1:
+            run_bots(table)
+        else:
+            play_turn(table, rng)
+    game = table.game
+    assert state_from_dict(game.snapshot["rules"]).cards[1].filled == 13
+    replay = replay_game(game)
+    assert replay.problems == [] and verify_fairness(game).ok
+
+
+def test_replacing_is_refused_in_the_lobby_for_bots_and_for_your_own_seat() -> None:
+    lobby = open_room(2, start=False)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_replace_with_bot(
+            code=lobby.code, controller=lobby.controllers[0], seat=1, expected_version=lobby.version(), action_id="a"
+        )
+    assert refused.value.code == services.NOT_PLAYING
+    table = open_room(2)
+    before = snapshot(table.code)
+    for seat, code in ((0, services.BAD_SEAT), (5, services.BAD_SEAT)):
+        with pytest.raises(RuleViolation) as refused:
+            services.game_replace_with_bot(
+                code=table.code,
+                controller=table.controllers[0],
+                seat=seat,
+                expected_version=table.version(),
+                action_id="b",
+            )
+        assert refused.value.code == code
+    assert snapshot(table.code) == before
+
+
+def test_pass_and_play_can_fill_seats_with_bots(official_table: None) -> None:
+    controller = services.new_controller()
+    game = services.local_game_create(names=["Kid"], controller=controller, bots=2, level="beginner")
+    assert [s["kind"] for s in game.snapshot["seats"]] == ["human", "bot", "bot"]
+    assert game.status == Game.Status.PLAYING
+    with pytest.raises(RuleViolation):
+        services.local_game_create(names=["A", "B"], controller=controller, bots=7)
+
+
+# --- the coach -----------------------------------------------------------------------------
+
+
+def hint(table: Table, controller: str | None = None, version: int | None = None) -> dict:
+    return coach.hint_for(
+        code=table.code,
+        controller=table.current() if controller is None else controller,
+        version=table.version() if version is None else version,
+    )
+
+
+def test_the_coach_hints_the_best_choices_with_expected_final_scores(official_table: None) -> None:
+    table = open_room(2)
+    with pytest.raises(RuleViolation) as refused:
+        hint(table)
+    assert refused.value.code == "roll_first"
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    answer = hint(table)
+    assert answer["type"] == "hint" and len(answer["options"]) == 3
+    expected = [o["expected"] for o in answer["options"]]
+    assert expected == sorted(expected, reverse=True)
+    assert 150 < expected[0] < 330
+    assert all(o["kind"] in ("keep", "score") and o["text"] for o in answer["options"])
+
+
+def test_the_coach_answers_only_the_player_to_play_for_the_current_version(official_table: None) -> None:
+    table = open_room(2)
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    for kwargs, code in (
+        ({"controller": table.controllers[1]}, services.NOT_A_PLAYER),
+        ({"controller": ""}, services.NOT_A_PLAYER),
+        ({"version": 1}, services.STALE),
+    ):
+        with pytest.raises(RuleViolation) as refused:
+            hint(table, **kwargs)
+        assert refused.value.code == code
+    Game.objects.filter(code=table.code).update(hints=False)
+    with pytest.raises(RuleViolation) as refused:
+        hint(table)
+    assert refused.value.code == coach.HINTS_OFF
+
+
+def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(official_table: None) -> None:
+    table = open_room(1, start=False)
+    add_bot(table, "optimal")
+    start(table)
+    rng = random.Random(9)
+    with pytest.raises(RuleViolation):
+        coach.review(table.game)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 0:
+            play_turn(table, rng)  # random play
+        else:
+            run_bots(table)
+    review = coach.review(table.game)
+    person, bot = review["seats"]
+    assert bot["lost"] == 0 and bot["mistakes"] == 0 and bot["choices"] >= 13
+    assert person["lost"] > 5 and person["mistakes"] > 0
