@@ -49,10 +49,12 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         SECRET_KEY=f"browser-{uuid.uuid4().hex}",
         # Tests click faster than people; the per-socket limit is tested in tests/consumers.
         WS_RATE_LIMIT="1000",
+        BOT_DELAY="0.05",
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
     manage("migrate", "--noinput", env=env)
+    manage("build_bot_tables", "official", env=env)  # the bots and the coach read it (built once, then cached)
     server = ServerProcess(env, log_dir=data).start()
     try:
         yield LiveSite(server, data / "yahtzee.sqlite3")

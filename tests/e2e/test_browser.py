@@ -361,3 +361,34 @@ def test_home_lobby_and_table_have_no_serious_accessibility_violations(
     act(page, [page, friend], lambda: page.click("#die-0"))
     assert serious_violations(page) == []
     assert serious_violations(friend) == []
+
+
+def test_a_game_against_computer_players_with_the_coachs_hint_and_review(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "1")
+    page.fill("#id_player_1", "Ann")
+    page.fill("#id_bots", "2")
+    page.select_option("#id_level", "optimal")
+    page.check("input[name=ruleset][value=official]")
+    page.click("#create-btn")
+    page.wait_for_selector("#roll")
+    assert page.locator("#seats .tag.bot").count() == 2
+    for turn in range(13):
+        page.wait_for_function(
+            "document.getElementById('turn-h')?.textContent.startsWith('Your turn, Ann') "
+            "&& !document.getElementById('roll').disabled",
+            timeout=20_000,
+        )
+        act(page, [page], lambda: page.click("#roll"))
+        if turn == 0:
+            page.click("#hint")
+            page.wait_for_selector(".hint-box li")
+            assert page.locator(".hint-box li").count() == 3
+            assert "≈" in page.inner_text(".hint-box li.best")
+        score_best(page, [page])
+    page.wait_for_selector("#over:not([hidden])", timeout=20_000)
+    page.wait_for_selector(".review-list li")
+    assert "Ann lost" in page.inner_text("#review") or "Ann played like the solver" in page.inner_text("#review")
+    assert page.errors == []
