@@ -145,7 +145,7 @@ def ratelimit(
                     log.warning("rate limit %s hit by %s", scope, client_ip(request))
                     return too_many(request, scope, rate)
             except Exception:  # noqa: BLE001 - the cache being down must not stop the game
-                log.exception("rate limit cache unavailable; letting %s through", scope)
+                log.warning("rate limit cache unavailable; letting %s through", scope)
                 return view(request, *args, **kwargs)
             status = None
             try:
@@ -161,7 +161,7 @@ def ratelimit(
                         # Recomputed: a browser's first room or seat just gave it a controller.
                         _count(_buckets(request, scope, rate, per_ip_only), rate.seconds)
                     except Exception:  # noqa: BLE001
-                        log.exception("rate limit cache unavailable; %s not counted", scope)
+                        log.warning("rate limit cache unavailable; %s not counted", scope)
 
         return wrapped
 

@@ -1,0 +1,55 @@
+"""A database that cannot be reached answers 503 with a message, not a bare server error.
+
+Every service is one transaction, so a request that fails this way changed nothing; the
+page says so and the browser may simply try again. Django reconnects on the next request
+(``conn_health_checks``), so the site comes back by itself when the database does.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse
+
+log = logging.getLogger(__name__)
+
+MESSAGE = "The game's database cannot be reached just now. Nothing was changed; please try again in a moment."
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    accept = request.headers.get("Accept", "")
+    if request.path.endswith(".json") or ("application/json" in accept and "text/html" not in accept):
+        response = HttpResponse(
+            json.dumps({"error": "unavailable", "message": MESSAGE}), content_type="application/json", status=503
+        )
+    else:
+        response = HttpResponse(
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back in a moment</title></head>'
+            f"<body><main><h1>Back in a moment</h1><p>{MESSAGE}</p></main></body></html>",
+            status=503,
+        )
+    response["Retry-After"] = "5"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | Awaitable[HttpResponse]:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, OperationalError | InterfaceError):
+            log.warning("database unavailable for %s %s: %s", request.method, request.path, exception)
+            return unavailable(request)
+        return None
