@@ -229,16 +229,8 @@ async def test_redis_restarting_mid_game_loses_no_state(
             assert sock.state == final
         assert "OK" in verify(code, env)
     except BaseException:
-        print(
-            "DEBUG",
-            [(s.base_url, s.closed, s.version, s.seats) for s in sockets],
-            one.url,
-            two.url,
-            stored(Browser(one.url), code)["version"],
-            [s.frames[-4:] for s in sockets],
-        )
-        print("LOG1", one.log()[-8000:])
-        print("LOG2", two.log()[-8000:])
+        print("sockets:", [(s.base_url, s.closed, s.version, s.seats) for s in sockets])
+        print("server one:", one.log()[-3000:], "server two:", two.log()[-3000:], sep="\n")
         raise
     finally:
         for sock in sockets:
