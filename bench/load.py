@@ -1,0 +1,371 @@
+"""Load benchmark: complete games through the real HTTP + websocket flow, beside the stack's own ceiling.
+
+Run it as its own process; it starts the servers it measures (Daphne, on a scratch
+database) and stops them again:
+
+    .venv/bin/python bench/load.py                           # SQLite + in-memory, both shapes
+    .venv/bin/python bench/load.py --config pg-pubsub --processes 2
+    .venv/bin/python bench/load.py --matrix --json var/load.json   # every configuration (docs/performance.md)
+
+Each configuration runs four phases on the same server processes:
+
+- ``game saturated``: R rooms of P players (browsers that create and join through the
+  pages, one websocket each) play Yahtzee closed-loop: a room's next action goes out as
+  soon as the player whose turn it is has the state of the previous one.
+- ``bare saturated``: the same rooms and sockets on ``/ws/bench/<room>/`` (BENCH_ENDPOINTS),
+  a Channels consumer that broadcasts a state-sized frame with no rules and no database.
+  The game's actions/s as a share of this is the headline ratio.
+- ``game human`` and ``bare human``: open loop, 100 rooms of 8, one action per room every 2 s.
+
+Figures: actions/s completed (an action is complete when every socket in the room has
+the state it led to), p50/p99 latency from the send to that moment, errors (error frames,
+dropped sockets, stalls), the Daphne processes' CPU (% of one core) and peak RSS, and how
+busy the whole machine was (the client, PostgreSQL and Redis share its cores).
+
+``--url`` measures a server that is already running (e.g. the docker compose proxy); its
+processes are then not measured, and it needs WS_RATE_LIMIT raised, RATE_LIMITS=0 and, for
+the bare phases, BENCH_ENDPOINTS=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from websockets.exceptions import InvalidHandshake, InvalidMessage  # noqa: E402
+
+from bench.load_client import Player, Room, Tally  # noqa: E402
+from bench.load_stats import ProcessMeter, percentile  # noqa: E402
+from tests.live import Browser, ServerProcess, manage, scratch_database, server_env  # noqa: E402
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/yahtzee"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+CONFIGS = ("sqlite", "pg-pubsub", "pg-core")
+MATRIX = [("sqlite", 1), ("pg-pubsub", 1), ("pg-pubsub", 2), ("pg-core", 1), ("pg-core", 2)]
+
+
+@dataclass
+class Shape:
+    name: str
+    rooms: int
+    players: int
+    closed_loop: bool
+    duration: float
+    warmup: float
+    interval: float = 2.0
+
+
+# --- servers -----------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list[ServerProcess]]:
+    """The server processes of one configuration, on a database of their own."""
+    if config == "sqlite" and processes != 1:
+        raise SystemExit("SQLite + the in-memory layer is one process only (the layer cannot span processes)")
+    common = {
+        "SECRET_KEY": f"bench-{uuid.uuid4().hex}{uuid.uuid4().hex}",
+        "DATA_DIR": str(log_dir),
+        "WS_RATE_LIMIT": "100000",
+        "RATE_LIMITS": "0",
+        "BENCH_ENDPOINTS": "1",
+        "DB_CONN_MAX_AGE": "60",
+        "LOG_LEVEL": "WARNING",
+    }
+    with contextlib.ExitStack() as stack:
+        if config == "sqlite":
+            env = server_env(**common)
+            for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
+                env.pop(name, None)
+            manage("migrate", "--noinput", env=env)
+        else:
+            database = stack.enter_context(scratch_database(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL))
+            env = server_env(
+                **common,
+                DATABASE_URL=database,
+                REDIS_URL=os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL,
+                CHANNEL_LAYER=config.removeprefix("pg-"),
+            )
+        servers: list[ServerProcess] = []
+        try:
+            for _ in range(processes):
+                servers.append(ServerProcess(env, log_dir=log_dir).start(timeout=60))
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
+
+
+# --- rooms -------------------------------------------------------------------------------
+
+
+def make_game_rooms(urls: list[str], count: int, players: int) -> list[list[tuple[str, str]]]:
+    """Rooms made through the pages: per room, per player, (server url, session cookie).
+
+    Player i of a room talks to server i % len(urls), so with two processes every room
+    spans both and each action is relayed from one process to the other.
+    """
+
+    def one(index: int) -> list[tuple[str, str]]:
+        browsers = [Browser(urls[i % len(urls)]) for i in range(players)]
+        code = browsers[0].create_room(f"R{index}P0")
+        for i, browser in enumerate(browsers[1:], start=1):
+            browser.join(code, f"R{index}P{i}")
+        return [(f"{b.base_url}|{code}", b.cookie("sessionid")) for b in browsers]
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(count)))
+
+
+async def connect_rooms(
+    specs: list[list[tuple[str, str]]], *, bare: bool, tally: Tally, closed_loop: bool, pad: int, tag: str
+) -> list[Room]:
+    rooms = []
+    for index, spec in enumerate(specs):
+        room = Room(f"{tag}{index}", bare=bare, tally=tally, closed_loop=closed_loop, pad=pad)
+        for i, (target, session) in enumerate(spec):
+            base, code = target.split("|")
+            path = f"/ws/bench/{tag}{index}/" if bare else f"/ws/rooms/{code}/"
+            room.players.append(Player(room, i, base.replace("http://", "ws://") + path, base, "" if bare else session))
+        rooms.append(room)
+    semaphore = asyncio.Semaphore(20)
+
+    async def connect(player: Player) -> None:
+        # A burst of hundreds of handshakes can outrun Daphne's accept queue: try again, as a page would.
+        for attempt in range(5):
+            try:
+                async with semaphore:
+                    await player.connect()
+                return
+            except (OSError, TimeoutError, InvalidHandshake, InvalidMessage):
+                if attempt == 4:
+                    raise
+                await asyncio.sleep(0.5 * 2**attempt)
+
+    await asyncio.gather(*(connect(p) for room in rooms for p in room.players))
+    return rooms
+
+
+# --- one phase ---------------------------------------------------------------------------
+
+
+async def run_phase(
+    shape: Shape, specs: list[list[tuple[str, str]]], *, bare: bool, pad: int, pids: list[int]
+) -> dict[str, Any]:
+    tally = Tally()
+    tag = f"b{uuid.uuid4().hex[:6]}r" if bare else "g"
+    rooms = await connect_rooms(specs, bare=bare, tally=tally, closed_loop=shape.closed_loop, pad=pad, tag=tag)
+    meter = ProcessMeter(pids)
+    loop = asyncio.get_running_loop()
+    began = time.perf_counter()
+    tally.window = (began + shape.warmup, began + shape.warmup + shape.duration)
+    client_cpu = time.process_time()
+    meter_started = False
+    if shape.closed_loop:
+        for room in rooms:
+            room.begin()
+    else:
+        # Open loop: room i acts at its own offset in every interval, whatever came back.
+        for room in rooms:
+            room.begin()
+
+        async def ticker(room: Room, offset: float) -> None:
+            await asyncio.sleep(offset)
+            next_at = loop.time()
+            while loop.time() < began + shape.warmup + shape.duration:
+                room.tick()
+                next_at += shape.interval
+                await asyncio.sleep(max(0.0, next_at - loop.time()))
+
+        tickers = [
+            loop.create_task(ticker(room, shape.interval * (1 + i / len(rooms)))) for i, room in enumerate(rooms)
+        ]
+    end = began + shape.warmup + shape.duration
+    last_done, last_change = 0, time.perf_counter()
+    while time.perf_counter() < end:
+        await asyncio.sleep(0.5)
+        now = time.perf_counter()
+        if not meter_started and now >= tally.window[0]:
+            meter.start()
+            client_cpu = time.process_time()
+            meter_started = True
+        meter.sample()
+        if tally.first_finish < end:
+            end = max(tally.first_finish, tally.window[0] + 1)
+        done = sum(r.actions for r in rooms)
+        if done != last_done:
+            last_done, last_change = done, now
+        elif now - last_change > 15:
+            tally.error("stalled: no action completed for 15 s")
+            break
+        if any(room.stalled(now) for room in rooms):
+            tally.error("an action unanswered for 10 s")
+            break
+    window = (tally.window[0], min(end, time.perf_counter()))
+    tally.window = window
+    figures = meter.stop() if meter_started else {}
+    client_cpu = time.process_time() - client_cpu
+    if not shape.closed_loop:
+        for task in tickers:
+            task.cancel()
+    await asyncio.sleep(0.5 if shape.closed_loop else 2.5)  # let the last actions come back
+    await asyncio.gather(*(room.close() for room in rooms))
+    seconds = window[1] - window[0]
+    latencies = [x * 1000 for x in tally.latencies]
+    return {
+        "endpoint": "bare" if bare else "game",
+        "shape": shape.name,
+        "rooms": shape.rooms,
+        "players": shape.players,
+        "seconds": round(seconds, 1),
+        "actions": tally.completed,
+        "actions_per_s": round(tally.completed / seconds, 1) if seconds > 0 else 0.0,
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p99_ms": round(percentile(latencies, 99), 1),
+        "max_ms": round(max(latencies), 1) if latencies else float("nan"),
+        "errors": sum(tally.errors.values()),
+        "error_kinds": dict(tally.errors),
+        "late_ticks": tally.late_ticks,
+        "client_cpu_pct": round(100 * client_cpu / seconds, 1) if seconds > 0 else 0.0,
+        **figures,
+    }
+
+
+def state_size(url: str, code: str) -> int:
+    """Bytes of a room's state frame, so the bare rooms broadcast as much as the game does."""
+    return len(json.dumps(Browser(url).state(code))) + 60  # + the event frame before it
+
+
+async def run_config(
+    config: str, processes: int, shapes: list[Shape], urls: list[str], pids: list[int]
+) -> list[dict[str, Any]]:
+    results = []
+    for shape in shapes:
+        started = time.perf_counter()
+        specs = await asyncio.to_thread(make_game_rooms, urls, shape.rooms, shape.players)
+        setup = time.perf_counter() - started
+        code = specs[0][0][0].split("|")[1]
+        pad = state_size(urls[0], code)
+        for bare in (False, True):
+            result = await run_phase(shape, specs, bare=bare, pad=pad, pids=pids)
+            result.update(config=config, processes=processes, setup_s=round(setup, 1), frame_bytes=pad)
+            print(line(result), flush=True)
+            results.append(result)
+    return results
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def line(r: dict[str, Any]) -> str:
+    cpu = "+".join(f"{c:.0f}" for c in r.get("server_cpu_pct", [])) or "-"
+    rss = "+".join(f"{m:.0f}" for m in r.get("server_rss_mb", [])) or "-"
+    return (
+        f"{r['config']:<10} x{r['processes']} {r['shape']:<9} {r['endpoint']:<4} "
+        f"{r['rooms']:>3}x{r['players']} {r['actions_per_s']:>7.1f} act/s  p50 {r['p50_ms']:>6.1f} ms  "
+        f"p99 {r['p99_ms']:>7.1f} ms  errors {r['errors']:<3} late {r['late_ticks']:<4} "
+        f"server cpu {cpu}%  rss {rss} MB  machine {r.get('machine_busy_pct', '-')}%  "
+        f"client cpu {r['client_cpu_pct']}%" + (f"  {r['error_kinds']}" if r["errors"] else "")
+    )
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """The markdown table of docs/performance.md."""
+    rows = [
+        "| configuration | shape | endpoint | rooms × players | actions/s | game / bare | p50 ms | p99 ms | errors "
+        "| server CPU % | server RSS MB | machine busy % |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    bare = {(r["config"], r["processes"], r["shape"]): r for r in results if r["endpoint"] == "bare"}
+    for r in results:
+        ratio = ""
+        if r["endpoint"] == "game" and (peer := bare.get((r["config"], r["processes"], r["shape"]))):
+            ratio = f"{100 * r['actions_per_s'] / peer['actions_per_s']:.0f} %" if peer["actions_per_s"] else ""
+        cpu = " + ".join(f"{c:.0f}" for c in r.get("server_cpu_pct", []))
+        rss = " + ".join(f"{m:.0f}" for m in r.get("server_rss_mb", []))
+        rows.append(
+            f"| {r['config']} ×{r['processes']} | {r['shape']} | {r['endpoint']} | {r['rooms']} × {r['players']} "
+            f"| {r['actions_per_s']:.1f} | {ratio} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} "
+            f"| {cpu} | {rss} | {r.get('machine_busy_pct', '')} |"
+        )
+    return "\n".join(rows)
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+def shapes_from(args: argparse.Namespace) -> list[Shape]:
+    shapes = []
+    if args.shape in ("saturated", "both"):
+        shapes.append(Shape("saturated", args.rooms, args.players, True, args.duration, args.warmup))
+    if args.shape in ("human", "both"):
+        shapes.append(Shape("human", args.human_rooms, args.human_players, False, args.human_duration, 2.0))
+    return shapes
+
+
+async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
+    shapes = shapes_from(args)
+    if args.url:
+        return await run_config("external", 1, shapes, [args.url.rstrip("/")], [])
+    runs = MATRIX if args.matrix else [(args.config, args.processes)]
+    results: list[dict[str, Any]] = []
+    for config, processes in runs:
+        with (
+            tempfile.TemporaryDirectory(prefix="yahtzee-load-") as tmp,
+            started_servers(config, processes, Path(tmp)) as servers,
+        ):
+            pids = [s.proc.pid for s in servers if s.proc is not None]
+            results += await run_config(config, processes, shapes, [s.url for s in servers], pids)
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", choices=CONFIGS, default="sqlite")
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument(
+        "--matrix", action="store_true", help="every configuration: " + ", ".join(f"{c} x{p}" for c, p in MATRIX)
+    )
+    parser.add_argument("--shape", choices=("saturated", "human", "both"), default="both")
+    parser.add_argument("--rooms", type=int, default=25, help="saturated: rooms (default 25)")
+    parser.add_argument("--players", type=int, default=8, help="saturated: players a room (default 8)")
+    parser.add_argument("--duration", type=float, default=20, help="saturated: seconds measured (default 20)")
+    parser.add_argument("--warmup", type=float, default=3, help="saturated: seconds before measuring (default 3)")
+    parser.add_argument("--human-rooms", type=int, default=100)
+    parser.add_argument("--human-players", type=int, default=8)
+    parser.add_argument("--human-duration", type=float, default=30)
+    parser.add_argument("--url", help="measure a server that is already running instead of starting one")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
+    started = time.perf_counter()
+    results = asyncio.run(main_async(args))
+    print()
+    print(table(results))
+    print(
+        f"\n{time.perf_counter() - started:.0f} s in all; command: {' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}"
+    )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
