@@ -1,6 +1,11 @@
-FROM python:3.12-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# Two images from one build: `app` (Django + Daphne, also runs the migrations) and `proxy`
+# (Caddy with the collected static files). docker-compose.yml builds both.
+
+FROM python:3.12-slim AS app
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
+    DATA_DIR=/app/var STATIC_ROOT=/app/staticfiles
 WORKDIR /app
+RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin yahtzee
 COPY pyproject.toml README.md ./
 COPY yahtzee ./yahtzee
 COPY games ./games
@@ -9,6 +14,16 @@ RUN pip install .
 COPY manage.py ./
 COPY templates ./templates
 COPY static ./static
-RUN SECRET_KEY=build-only DATA_DIR=/tmp/build python manage.py collectstatic --noinput
+# The key only lets settings load for collectstatic; the real one comes from the environment.
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+    && mkdir -p /app/var && chown yahtzee /app/var
+USER yahtzee
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "yahtzee.asgi:application"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD \
+    python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "yahtzee.asgi:application"]
+
+FROM caddy:2 AS proxy
+COPY deploy/Caddyfile /etc/caddy/Caddyfile
+COPY --from=app /app/staticfiles /srv/static
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD wget -q -O /dev/null http://127.0.0.1:2080/ || exit 1

@@ -1,0 +1,283 @@
+"""The deployment: production settings pass ``check --deploy``, the embedded default still
+works with nothing set, docker-compose.yml has the shape docs/deploy.md describes, and the
+Caddyfile it ships routes pages, static files and websockets (run here when Caddy is installed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import ROOT, Browser, ServerProcess, free_port, manage, server_env
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(60),
+    "ALLOWED_HOSTS": "yahtzee.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://yahtzee.example.org",
+    "HTTPS": "1",
+    "BEHIND_PROXY": "1",
+}
+SETTINGS_TO_SHOW = [
+    "DEBUG",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SESSION_COOKIE_HTTPONLY",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_PROXY_SSL_HEADER",
+    "BEHIND_PROXY",
+    "RATE_LIMITS",
+]
+
+
+def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """Only what a fresh machine has, plus ``extra``: no DATABASE_URL, REDIS_URL or test settings."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")}
+    env.update(DATA_DIR=str(tmp_path), PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def show_settings(env: dict[str, str]) -> dict[str, Any]:
+    code = (
+        "import json, django; from django.conf import settings; django.setup(); "
+        f"print(json.dumps({{n: getattr(settings, n) for n in {SETTINGS_TO_SHOW!r}}} | "
+        "{'cache': settings.CACHES['default']['BACKEND'], 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'], "
+        "'database': settings.DATABASES['default']['ENGINE']}, default=str))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "yahtzee.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
+# --- settings ----------------------------------------------------------------------------
+
+
+def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path: Path) -> None:
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **PRODUCTION))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "System check identified no issues (0 silenced)." in output
+    assert "WARNING" not in output.upper().replace("--FAIL-LEVEL", "")
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_production_settings_with_postgres_and_redis_pass_check_deploy(tmp_path: Path) -> None:
+    env = clean_env(tmp_path, **PRODUCTION, DATABASE_URL=os.environ["DATABASE_URL"], REDIS_URL=os.environ["REDIS_URL"])
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", "--database", "default", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+    shown = show_settings(env)
+    assert shown["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert shown["layer"] == "yahtzee.layers.ResubscribingPubSubChannelLayer"
+    assert shown["database"] == "django.db.backends.postgresql"
+
+
+def test_production_cookies_are_secure_and_http_redirects_to_https(tmp_path: Path) -> None:
+    shown = show_settings(clean_env(tmp_path, **PRODUCTION))
+    assert shown["DEBUG"] is False
+    assert shown["SESSION_COOKIE_SECURE"] is shown["CSRF_COOKIE_SECURE"] is shown["SESSION_COOKIE_HTTPONLY"] is True
+    assert shown["SECURE_SSL_REDIRECT"] is True
+    assert shown["SECURE_HSTS_SECONDS"] >= 60 * 60 * 24 * 365 and shown["SECURE_HSTS_INCLUDE_SUBDOMAINS"]
+    assert shown["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert shown["RATE_LIMITS"] is True
+
+
+def test_the_embedded_default_needs_no_environment(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    result = run_manage("check", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    shown = show_settings(env)
+    assert shown["database"] == "django.db.backends.sqlite3"
+    assert shown["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert shown["cache"] == "django.core.cache.backends.locmem.LocMemCache"
+    # Served on http://127.0.0.1:8000: cookies must work without HTTPS.
+    assert shown["SESSION_COOKIE_SECURE"] is False and shown["SECURE_SSL_REDIRECT"] is False
+    assert shown["SECURE_HSTS_SECONDS"] == 0
+    assert (tmp_path / "secret_key").exists()
+
+
+# --- docker-compose.yml ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    yaml = pytest.importorskip("yaml")
+    return dict(yaml.safe_load((ROOT / "docker-compose.yml").read_text()))
+
+
+def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert {"postgres", "redis", "migrate", "web1", "web2", "proxy"} <= set(services)
+    workers = [name for name in services if re.fullmatch(r"web\d+", name)]
+    assert len(workers) >= 2
+    for name in ("postgres", "redis", *workers):
+        assert services[name]["healthcheck"]["test"], f"{name} has no healthcheck"
+        assert services[name]["restart"] == "unless-stopped"
+    # Migrations run once, before any worker, after PostgreSQL is up.
+    assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--noinput"]
+    assert services["migrate"]["restart"] == "no"
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in workers:
+        assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert "8000" in " ".join(services[name]["healthcheck"]["test"]) and "/healthz" in " ".join(
+            services[name]["healthcheck"]["test"]
+        )
+        env = services[name]["environment"]
+        assert env["DEBUG"] == "0" and env["BEHIND_PROXY"] == "1" and "postgres" in env["DATABASE_URL"]
+        assert env["REDIS_URL"].startswith("redis://redis:")
+        assert name in env["ALLOWED_HOSTS"]  # the proxy's health checks use the worker's name
+    proxy = services["proxy"]
+    assert proxy["build"]["target"] == "proxy"
+    for name in workers:
+        assert f"{name}:8000" in proxy["environment"]["UPSTREAMS"]
+        assert proxy["depends_on"][name]["condition"] == "service_healthy"
+
+
+def test_every_setting_compose_reads_is_in_env_example(compose: dict[str, Any]) -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    used = set(re.findall(r"\$\{([A-Z_]+)", text))
+    example = (ROOT / ".env.example").read_text()
+    documented = set(re.findall(r"^#?\s*([A-Z_]+)=", example, re.MULTILINE))
+    assert used <= documented, f"not in .env.example: {sorted(used - documented)}"
+    required = set(re.findall(r"\$\{([A-Z_]+):\?", text))
+    assert required <= set(re.findall(r"^([A-Z_]+)=", example, re.MULTILINE)), "required settings must be set there"
+
+
+def test_the_images_run_daphne_as_a_user_and_collect_static_files() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM .* AS app$", dockerfile, re.MULTILINE)
+    assert re.search(r"^FROM caddy:\S+ AS proxy$", dockerfile, re.MULTILINE)
+    assert "collectstatic" in dockerfile and "COPY --from=app /app/staticfiles /srv/static" in dockerfile
+    assert re.search(r"^USER yahtzee$", dockerfile, re.MULTILINE)
+    assert "COPY deploy/Caddyfile /etc/caddy/Caddyfile" in dockerfile
+
+
+# --- the Caddyfile, for real -------------------------------------------------------------
+
+caddy = shutil.which("caddy")
+
+
+@pytest.fixture
+def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
+    """Caddy with deploy/Caddyfile in front of a dead upstream and a live Daphne worker."""
+    if caddy is None:
+        pytest.skip("caddy is not installed (apt-get install caddy)")
+    env = server_env(
+        DATA_DIR=str(tmp_path), BEHIND_PROXY="1", SECRET_KEY=secrets.token_urlsafe(50), RATE_LIMIT_ROOM_MISS="5/60"
+    )
+    for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
+        env.pop(name, None)
+    manage("migrate", "--noinput", env=env)
+    worker = ServerProcess(env, log_dir=tmp_path).start()
+    port, dead = free_port(), free_port()
+    proxy_env = {
+        **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME")},
+        "SITE_ADDRESS": f"http://127.0.0.1:{port}",
+        "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
+        "UPSTREAMS": f"127.0.0.1:{dead} 127.0.0.1:{worker.port}",
+        "STATIC_ROOT": str(ROOT / "static"),
+        "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
+    }
+    proc = subprocess.Popen(
+        [caddy, "run", "--config", str(ROOT / "deploy/Caddyfile"), "--adapter", "caddyfile"],
+        env=proxy_env,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "caddy.log").open("wb"),
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(url + "/healthz", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "caddy.log").read_text()[-2000:]) from None
+                time.sleep(0.1)
+        yield url, worker
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        worker.stop()
+
+
+def test_the_caddyfile_is_valid() -> None:
+    if caddy is None:
+        pytest.skip("caddy is not installed (apt-get install caddy)")
+    result = subprocess.run(
+        [caddy, "validate", "--config", str(ROOT / "deploy/Caddyfile"), "--adapter", "caddyfile"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_DATA_HOME": "/tmp/caddy-validate", "XDG_CONFIG_HOME": "/tmp/caddy-validate"},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_the_proxy_serves_static_files_pages_and_websockets_past_a_dead_worker(
+    proxied: tuple[str, ServerProcess],
+) -> None:
+    url, _ = proxied
+    with urllib.request.urlopen(url + "/static/css/site.css", timeout=5) as response:
+        assert response.status == 200 and response.headers["Cache-Control"] == "public, max-age=3600"
+        assert response.read() == (ROOT / "static/css/site.css").read_bytes()
+    # Round robin over a dead worker and a live one: every request still lands.
+    visitor = Browser(url)
+    codes = [visitor.create_room(f"Ann{i}") for i in range(3)]
+    assert all(visitor.state(code)["code"] == code for code in codes)
+
+    async def socket_state() -> dict[str, Any]:
+        sock = await visitor.socket(codes[0]).connect()
+        try:
+            return sock.state
+        finally:
+            await sock.close()
+
+    state = asyncio.run(socket_state())
+    assert state["code"] == codes[0] and state["seats"][0]["name"] == "Ann0"
+
+
+def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, ServerProcess]) -> None:
+    url, _ = proxied
+    # Each guess claims another address; the proxy replaces the claim with the real one,
+    # so the worker counts them all against this client (5 misses a minute in this test).
+    statuses = []
+    for i in range(6):
+        request = urllib.request.Request(url + f"/r/guess{i:05d}/", headers={"X-Real-IP": f"10.9.9.{i}"})
+        try:
+            urllib.request.urlopen(request, timeout=5)
+        except urllib.error.HTTPError as exc:
+            statuses.append(exc.code)
+    assert statuses == [404] * 5 + [429]
