@@ -35,6 +35,8 @@ import contextlib
 import json
 import os
 import resource
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -177,6 +179,7 @@ async def run_phase(
     tally.window = (began + shape.warmup, began + shape.warmup + shape.duration)
     client_cpu = time.process_time()
     meter_started = False
+    profilers: list[subprocess.Popen[bytes]] = []
     if shape.closed_loop:
         for room in rooms:
             room.begin()
@@ -205,6 +208,8 @@ async def run_phase(
             meter.start()
             client_cpu = time.process_time()
             meter_started = True
+            if PROFILE_DIR is not None:
+                profilers = [profile(pid, shape, bare) for pid in pids]
         meter.sample()
         if tally.first_finish < end:
             end = max(tally.first_finish, tally.window[0] + 1)
@@ -217,6 +222,9 @@ async def run_phase(
         if any(room.stalled(now) for room in rooms):
             tally.error("an action unanswered for 10 s")
             break
+    for profiler in profilers:
+        profiler.send_signal(signal.SIGINT)  # py-spy writes what it has
+        await asyncio.to_thread(profiler.wait, 30)
     window = (tally.window[0], min(end, time.perf_counter()))
     tally.window = window
     figures = meter.stop() if meter_started else {}
@@ -245,6 +253,22 @@ async def run_phase(
         "client_cpu_pct": round(100 * client_cpu / seconds, 1) if seconds > 0 else 0.0,
         **figures,
     }
+
+
+PROFILE_DIR: Path | None = None
+
+
+def profile(pid: int, shape: Shape, bare: bool) -> subprocess.Popen[bytes]:
+    """py-spy on a server process for the measured window: collapsed stacks, one line a stack."""
+    assert PROFILE_DIR is not None
+    PROFILE_DIR.mkdir(parents=True, exist_ok=True)
+    out = PROFILE_DIR / f"{shape.name}-{'bare' if bare else 'game'}-{pid}.txt"
+    command = ["py-spy", "record", "-p", str(pid), "-r", "200", "--format", "raw", "-o", str(out), "--nonblocking"]
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / command[0]), *command[1:]],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def state_size(url: str, code: str) -> int:
@@ -352,7 +376,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--human-duration", type=float, default=30)
     parser.add_argument("--url", help="measure a server that is already running instead of starting one")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--profile", type=Path, help="py-spy each server process while measuring; stacks here")
     args = parser.parse_args(argv)
+    global PROFILE_DIR
+    PROFILE_DIR = args.profile
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     started = time.perf_counter()
