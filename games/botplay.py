@@ -102,6 +102,7 @@ def step(code: str, version: int) -> bool:
 # --- the per-process driver ------------------------------------------------------------
 
 _scheduled: dict[str, int] = {}
+RETRIES = 12  # about two and a half minutes of backoff; then the next socket to connect resumes it
 _tasks: set[asyncio.Task[None]] = set()
 
 
@@ -123,14 +124,16 @@ async def _play(code: str, version: int) -> None:
     pause = delay()
     # A little jitter, so that several processes seldom try the same step at once.
     await asyncio.sleep(pause + _rng.uniform(0, pause / 4))
-    for attempt in range(3):
-        if _scheduled.get(code) != version:
-            return  # a newer state arrived meanwhile
+    attempt = 0
+    while _scheduled.get(code) == version:  # else a newer state arrived meanwhile
         try:
             await database_sync_to_async(step)(code, version)
             break
-        except Exception:  # the database may be away for a moment: try again
-            log.exception("bot step in %s at version %s failed (attempt %s)", code, version, attempt + 1)
-            await asyncio.sleep(1 + attempt)
+        except Exception:  # the database may be away for a while: keep trying, more slowly
+            attempt += 1
+            log.exception("bot step in %s at version %s failed (attempt %s)", code, version, attempt)
+            if attempt >= RETRIES:
+                break
+            await asyncio.sleep(min(2**attempt, 15))
     if _scheduled.get(code) == version:
         del _scheduled[code]

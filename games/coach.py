@@ -67,12 +67,16 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
     _ready(game.ruleset)
     if state.turn.rolls_used == 0:
         raise RuleViolation("roll_first", "Roll first: the coach advises on the dice you have.")
-    found = bots.hint(state, state.current, top=TOP, build=False)
+    try:
+        found = bots.hint(state, state.current, top=TOP, build=False)
+        expected = bots.expected_score(state, state.current, build=False)
+    except bots.TableNotReady as exc:
+        raise RuleViolation(COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.") from exc
     return {
         "type": "hint",
         "version": game.version,
         "seat": state.current,
-        "expected": round(bots.expected_score(state, state.current, build=False), 1),
+        "expected": round(expected, 1),
         "options": [_option(state, option) for option in found],
     }
 

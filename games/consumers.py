@@ -8,6 +8,7 @@ Frames from the server that come through the room's group are forwarded as they 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections import deque
 from typing import Any
@@ -21,6 +22,8 @@ from games.broadcast import room_group
 from games.rules import RuleViolation
 
 MAX_FRAME_BYTES = 4096
+log = logging.getLogger(__name__)
+
 # Frames per second per socket: well above any person's pace. A deployment that runs
 # load generators against itself may raise it with WS_RATE_LIMIT.
 RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
@@ -168,6 +171,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 )
             except RuleViolation as exc:
                 await self.error(exc.code, exc.message, frame.get("id"))
+                return
+            except Exception:  # the coach must never take the socket down with it
+                log.exception("hint in %s failed", self.code)
+                await self.error("coach_error", "The coach could not answer; try again.", frame.get("id"))
                 return
             await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
             return

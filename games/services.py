@@ -21,7 +21,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import broadcast, fairness
-from games.models import Game, Move, Player, ScoreEntry
+from games.models import Game, Move, Player, Presence, ScoreEntry
+from games.presence import PRESENCE_TIMEOUT
 from games.rules import (
     DICE,
     MAX_PLAYERS,
@@ -57,6 +58,7 @@ BAD_REQUEST = "bad_request"
 LOCAL_ROOM = "local_room"
 NOT_OVER = "not_over"
 BAD_LEVEL = "bad_level"
+PLAYER_PRESENT = "player_present"
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -319,12 +321,21 @@ def game_rematch(*, code: str, controller: str) -> Game:
         mine = [s for s in seats if s["controller"] == controller and s["kind"] == Player.Kind.HUMAN]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
-        host = game_create(host_name=mine[0]["name"], controller=controller, ruleset=old.ruleset, local=old.local)
+        host = game_create(
+            host_name=mine[0]["name"],
+            controller=controller,
+            ruleset=old.ruleset,
+            local=old.local,
+            private=old.private,
+            hints=old.hints,
+        )
         new = host.game
         for seat in seats:
             if seat is mine[0]:
                 continue
             player = _add_seat(new, name=seat["name"], controller=seat["controller"], client_seed="", kind=seat["kind"])
+            if seat.get("level"):
+                _seats(new)[-1]["level"] = seat["level"]
             _record(
                 new,
                 kind=Move.Kind.JOIN,
@@ -458,6 +469,18 @@ def game_leave(*, code: str, controller: str, seat: int, expected_version: int |
         _vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
 
 
+def _present(game: Game, seat: int) -> bool:
+    """Whether a socket that plays ``seat`` is connected to the room (from any process)."""
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    rows = Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("seats", flat=True)
+    return any(seat in seats for seats in rows)
+
+
+def _require_away(game: Game, seat: int, entry: dict[str, Any]) -> None:
+    if entry["kind"] == Player.Kind.HUMAN and _present(game, seat):
+        raise RuleViolation(PLAYER_PRESENT, f"{entry['name']} is here: only an away player's seat can be taken over.")
+
+
 def _host_takes_out(
     *,
     code: str,
@@ -468,6 +491,7 @@ def _host_takes_out(
     kind: str,
     status: str,
     refusal: tuple[str, str],
+    require_away: bool = False,
 ) -> None:
     with transaction.atomic():
         game = _locked(code)
@@ -478,6 +502,8 @@ def _host_takes_out(
         entry = _find_seat(game, seat)
         if entry["player"] == game.host_id:
             raise RuleViolation(BAD_SEAT, "The host cannot take out their own seat; leave instead.")
+        if require_away:
+            _require_away(game, seat, entry)
         _vacate(game, seat, kind=kind, actor=controller, action_id=action_id)
 
 
@@ -506,6 +532,7 @@ def game_remove_absent(*, code: str, controller: str, seat: int, expected_versio
         kind=Move.Kind.REMOVE,
         status=Game.Status.PLAYING,
         refusal=(NOT_PLAYING, "Only a game in progress has absent players to remove."),
+        require_away=True,
     )
 
 
@@ -595,6 +622,8 @@ def game_replace_with_bot(
         if _controls(entry, controller):
             raise RuleViolation(BAD_SEAT, "That is your own seat.")
         reinstate = entry["status"] != Player.Status.ACTIVE
+        if not reinstate:
+            _require_away(game, seat, entry)
         if reinstate:
             state = apply_reinstate(_state(game), seat=seat)
             game.snapshot["rules"] = state_to_dict(state)

@@ -43,10 +43,16 @@ const held = () => (desiredHeld ?? state.turn?.held ?? []);
 const boxLabel = (box) => state.ruleset.boxes.find((b) => b.box === box)?.label ?? box;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+// Messages that arrive together are read together, not the last one alone.
+let announced = [];
+let announceTimer = null;
 function announce(text) {
-  const region = $("announce");
-  region.textContent = "";
-  window.setTimeout(() => (region.textContent = text), 30);
+  announced.push(text);
+  window.clearTimeout(announceTimer);
+  announceTimer = window.setTimeout(() => {
+    $("announce").textContent = announced.join(" ");
+    announced = [];
+  }, 120);
 }
 
 let toastTimer = null;
@@ -93,6 +99,7 @@ function connect() {
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", (event) => {
     connected = false;
+    hintPending = false;
     if (event.code === 4404) {
       setConnection("gone");
       toast("This room no longer exists.");
@@ -125,9 +132,16 @@ window.setInterval(() => {
   if (connected) send({ type: "ping" });
 }, 20000);
 
-function enqueue(build) {
+function enqueue(build, kind = "other") {
+  build.kind = kind;
   queue.push(build);
   pump();
+}
+
+// A roll or score on its way: until its answer arrives the dice on screen are about to change,
+// so further rolls, scores and holds wait for the player to see the new state.
+function busy() {
+  return (inflight && (inflight.type === "roll" || inflight.type === "score")) || queue.some((b) => b.kind === "roll" || b.kind === "score");
 }
 
 function pump() {
@@ -149,8 +163,7 @@ function receive(frame) {
       break;
     case "presence":
       presence = frame;
-      drawSeats();
-      drawStatus();
+      draw();
       break;
     case "error":
       onError(frame);
@@ -180,8 +193,11 @@ function receive(frame) {
       break;
     case "hint":
       hintPending = false;
-      if (frame.version === state.version) hintResult = frame;
-      drawPlay();
+      if (frame.version === state.version) {
+        hintResult = frame;
+        announce(`Coach: ${frame.options.map((o) => o.text).join("; or ")}.`);
+      }
+      draw();
       break;
     case "bot":
       announce(`${frame.name} is now played by the computer.`);
@@ -200,7 +216,10 @@ function onState(next) {
   connected = true;
   if (first) setConnection("connected");
   if (next.version < state.version && !first) return;
-  if (next.version !== state.version) hintResult = null;
+  if (next.version !== state.version) {
+    hintResult = null;
+    hintPending = false;
+  }
   state = next;
   if (inflight && state.version > inflight.version) inflight = null;
   if (first && inflight) {
@@ -217,14 +236,16 @@ function onState(next) {
 function onError(frame) {
   if (frame.id && frame.id.startsWith("hint-")) {
     hintPending = false;
-    drawPlay();
   }
-  if (inflight && frame.id === inflight.id) {
+  const mineFailed = inflight && (frame.id === inflight.id || !frame.id);
+  if (mineFailed) {
     inflight = null;
     queue.length = 0;
     desiredHeld = null;
+    if (!frame.id && connected) send({ type: "sync" }); // an error that could not name the action
   }
-  if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
+  if (frame.code === "stale" && mineFailed) toast("The table changed just before your move: have a look and try again.", "info");
+  else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
   draw();
   pump();
 }
@@ -232,7 +253,7 @@ function onError(frame) {
 // --- actions ---------------------------------------------------------------------------
 
 function toggleHold(index) {
-  if (!myTurn() || !state.turn.rolls_used || !state.turn.rolls_left) return;
+  if (!myTurn() || !state.turn.rolls_used || !state.turn.rolls_left || busy()) return;
   const set = new Set(held());
   set.has(index) ? set.delete(index) : set.add(index);
   if (set.size === 5) {
@@ -240,22 +261,23 @@ function toggleHold(index) {
     return;
   }
   desiredHeld = [...set].sort();
-  drawPlay();
+  draw();
   enqueue(() => {
     const want = desiredHeld ?? state.turn.held;
     if (want.join() === state.turn.held.join()) return null;
     return { type: "hold", held: want };
-  });
+  }, "hold");
 }
 
 function roll() {
-  if (!myTurn() || !state.turn.rolls_left) return;
-  enqueue(() => (myTurn() && state.turn.rolls_left ? { type: "roll" } : null));
+  if (!myTurn() || !state.turn.rolls_left || busy()) return;
+  enqueue(() => (myTurn() && state.turn.rolls_left ? { type: "roll" } : null), "roll");
 }
 
 async function score(box, column) {
   const option = state.options.find((o) => o.box === box && o.column === column);
-  if (!option || !myTurn()) return;
+  if (!option || !myTurn() || busy()) return;
+  const seenVersion = state.version;
   if (!option.legal) {
     toast(option.reason);
     return;
@@ -268,15 +290,16 @@ async function score(box, column) {
     dialog.showModal();
     const answer = await new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true }));
     if (answer !== "yes") return;
+    if (state.version !== seenVersion) return; // the table changed while the question was open
   }
-  enqueue(() => ({ type: "score", box, column }));
+  enqueue(() => ({ type: "score", box, column }), "score");
 }
 
 function askHint() {
   if (!connected || hintPending) return;
   hintPending = true;
   send({ type: "hint", version: state.version, id: `hint-${pageId}-${++counter}` });
-  drawPlay();
+  draw();
 }
 
 function hostAction(type, seat) {
@@ -368,7 +391,11 @@ function drawLobby() {
   } else {
     html += `<p class="muted">Waiting for the host to start the game.${mine.length ? "" : " Without a seat you can watch."}</p>`;
   }
+  const typed = $("join-name")?.value ?? "";
+  const level = $("bot-level")?.value;
   lobby.innerHTML = html;
+  if ($("join-name")) $("join-name").value = typed;
+  if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
   $("start")?.addEventListener("click", () => enqueue(() => ({ type: "start" })));
   $("add-bot")?.addEventListener("click", () => {
@@ -565,11 +592,11 @@ function drawSeats() {
   const items = state.seats
     .map((seat) => {
       if (seat.status !== "active" && state.status === "lobby") return "";
-      const online = presence.seats[String(seat.seat)] === "connected";
+      const online = presence.seats[String(seat.seat)] !== "away"; // unknown until the first presence frame
       const tags = [];
       if (seat.host) tags.push('<span class="tag">host</span>');
       if (isMine(seat.seat)) tags.push('<span class="tag you">you</span>');
-      if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${LEVELS[seat.level] ?? seat.level}` : ""}</span>`);
+      if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${esc(LEVELS[seat.level] ?? seat.level)}` : ""}</span>`);
       if (seat.status !== "active") tags.push('<span class="tag">left</span>');
       if (seat.seat === current) tags.push('<span class="tag turn">to play</span>');
       const presenceText = seat.kind === "bot" ? "" : seat.status !== "active" ? "" : online ? "online" : "away";
@@ -709,14 +736,18 @@ function drawFair() {
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.repeat) {
+    if (/^[1-5 ]$/.test(event.key)) event.preventDefault();
+    return;
+  }
   const target = event.target;
   if (target.closest?.("input, textarea, select, dialog")) return;
   if (/^[1-5]$/.test(event.key)) {
     event.preventDefault();
     toggleHold(Number(event.key) - 1);
   } else if (event.key === " " || event.code === "Space") {
-    // Space rolls, except on a button that is not a die (Space presses that button).
-    if (target.tagName === "BUTTON" && !target.classList.contains("die") && target.id !== "roll") return;
+    // Space rolls, except on another button, which Space presses (a die: holds it).
+    if (target.tagName === "BUTTON" && target.id !== "roll") return;
     if (!myTurn()) return;
     event.preventDefault();
     roll();

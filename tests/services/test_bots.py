@@ -305,3 +305,45 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
     person, bot = review["seats"]
     assert bot["lost"] == 0 and bot["mistakes"] == 0 and bot["choices"] >= 13
     assert person["lost"] > 5 and person["mistakes"] > 0
+
+
+def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None:
+    from django.utils import timezone
+
+    from games.models import Presence
+
+    table = open_room(3)
+    Presence.objects.create(game=table.game, channel_name="sock-1", seats=[1], seen_at=timezone.now())
+    before = snapshot(table.code)
+    for service in (services.game_replace_with_bot, services.game_remove_absent):
+        with pytest.raises(RuleViolation) as refused:
+            service(
+                code=table.code,
+                controller=table.controllers[0],
+                seat=1,
+                expected_version=table.version(),
+                action_id="x",
+            )
+        assert refused.value.code == services.PLAYER_PRESENT
+    assert snapshot(table.code) == before
+    # A socket whose process died stops pinging: after the timeout the seat counts as away.
+    Presence.objects.filter(channel_name="sock-1").update(seen_at=timezone.now() - timezone.timedelta(minutes=5))
+    services.game_replace_with_bot(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="y"
+    )
+    assert table.game.snapshot["seats"][1]["kind"] == "bot"
+
+
+def test_a_rematch_keeps_the_rooms_hints_setting_and_its_bots_levels(official_table: None) -> None:
+    controller = services.new_controller()
+    game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="beginner", hints=False)
+    table = Table(code=game.code, controllers=[controller, game.snapshot["seats"][1]["controller"]])
+    rng = random.Random(3)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 0:
+            play_turn(table, rng)
+        else:
+            run_bots(table)
+    new = services.game_rematch(code=game.code, controller=controller)
+    assert new.hints is False and new.local is True
+    assert [(s["kind"], s.get("level")) for s in new.snapshot["seats"]] == [("human", None), ("bot", "beginner")]
