@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from typing import Any
 
 import pytest
@@ -334,14 +335,35 @@ def test_server_errors_are_shown_as_readable_messages(live_site: LiveSite, new_p
     assert page.locator(f"#{box}").count() == 1  # nothing was scored
 
 
-def test_forbidden_boxes_explain_why(live_site: LiveSite, new_page: Any) -> None:
+def test_boxes_the_forced_joker_forbids_are_disabled_with_the_reason(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    url = create_local(page, live_site, ["Solo"])
+    code = url.rstrip("/").rsplit("/", 1)[-1]
     act(page, [page], lambda: page.click("#roll"))
-    # Every legal box is offered with its points; none is forbidden on an ordinary roll.
-    assert page.locator("#card .score-btn").count() == 13
-    for label in page.eval_on_selector_all("#card .score-btn", "els => els.map(e => e.getAttribute('aria-label'))"):
-        assert re.match(r"Score .+ for \d+ points", label)
+    # Dice cannot be chosen, so the stored state is set to the joker case directly: a second
+    # Yahtzee of sixes with 50 in the Yahtzee box. The page draws what the server sends.
+    (snapshot,) = live_site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
+    data = json.loads(snapshot)
+    data["rules"]["turn"]["dice"] = [6, 6, 6, 6, 6]
+    data["rules"]["cards"][0]["columns"][0] = [["yahtzee", 50]]
+    with sqlite3.connect(live_site.database) as conn:
+        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+    page.reload()
+    page.wait_for_selector("#conn[data-state=connected]")
+    sixes = page.locator("#score-sixes-0")
+    assert sixes.get_attribute("aria-label") == "Score Sixes for 30 points plus 100 Yahtzee bonus"
+    forbidden = page.locator("#card .score-btn.forbidden")
+    assert forbidden.count() == 11  # every other open box: the joker must go in Sixes
+    chance = page.locator("#score-chance-0")
+    assert chance.get_attribute("aria-disabled") == "true"
+    reason = chance.get_attribute("title")
+    assert "Sixes" in reason and reason in chance.get_attribute("aria-label")
+    chance.focus()
+    assert page.eval_on_selector("#score-chance-0", "e => getComputedStyle(e, '::after').content").strip('"') == reason
+    chance.click(force=True)  # aria-disabled, yet clickable: it explains itself
+    assert page.inner_text("#toast") == reason  # explained, and nothing was sent
+    act(page, [page], lambda: sixes.click())
+    assert page.inner_text("#card tr.grand td") == "180"  # 50 + 30 + 100
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
