@@ -62,7 +62,9 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it is
+# open, and the asyncio tests of other modules could not run theirs beside it.
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is not at {CHROMIUM}: install Debian's chromium package (.ci/run does)")
