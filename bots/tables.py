@@ -41,6 +41,7 @@ CACHE_ENV = "YAHTZEE_BOT_CACHE"
 
 _tables: dict[str, Table] = {}  # by fingerprint
 _lock = threading.RLock()
+_key_locks: dict[str, threading.Lock] = {}
 
 
 class TableNotReady(RuntimeError):
@@ -116,7 +117,10 @@ def table(ruleset: RuleSet | str, *, build: bool = True, threads: int = 1) -> Ta
     if found is not None:
         return found
     path = cache_path(ruleset)
+    # One lock per table: building one rule set (seconds) never holds up loading another.
     with _lock:
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with key_lock:
         found = _tables.get(key)
         if found is None and path.exists():
             found = _load(model, path)
