@@ -65,6 +65,7 @@ def test_embedded_sqlite_file_database_opens_in_wal_mode(tmp_path) -> None:
     finally:
         wrapper.close()
 
+
 @pytest.mark.django_db
 def test_healthz_reports_the_database_and_the_channel_layer(client: Client) -> None:
     response = client.get("/healthz")
