@@ -324,7 +324,12 @@ def table(results: list[dict[str, Any]]) -> str:
     bare = {(r["config"], r["processes"], r["shape"]): r for r in results if r["endpoint"] == "bare"}
     for r in results:
         ratio = ""
-        if r["endpoint"] == "game" and (peer := bare.get((r["config"], r["processes"], r["shape"]))):
+        # Only a closed loop has a ceiling to compare with; open loop sends what it sends.
+        if (
+            r["endpoint"] == "game"
+            and r["shape"] == "saturated"
+            and (peer := bare.get((r["config"], r["processes"], r["shape"])))
+        ):
             ratio = f"{100 * r['actions_per_s'] / peer['actions_per_s']:.0f} %" if peer["actions_per_s"] else ""
         cpu = " + ".join(f"{c:.0f}" for c in r.get("server_cpu_pct", []))
         rss = " + ".join(f"{m:.0f}" for m in r.get("server_rss_mb", []))
@@ -364,6 +369,11 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     return results
 
 
+def print_table(path: Path) -> None:
+    """The markdown table of figures written earlier with --json."""
+    print(table(json.loads(path.read_text())))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", choices=CONFIGS, default="sqlite")
@@ -382,7 +392,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--url", help="measure a server that is already running instead of starting one")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--profile", type=Path, help="py-spy each server process while measuring; stacks here")
+    parser.add_argument("--table", type=Path, help="only print the table of a --json file")
     args = parser.parse_args(argv)
+    if args.table:
+        print_table(args.table)
+        return
     global PROFILE_DIR
     PROFILE_DIR = args.profile
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -391,9 +405,7 @@ def main(argv: list[str] | None = None) -> None:
     results = asyncio.run(main_async(args))
     print()
     print(table(results))
-    print(
-        f"\n{time.perf_counter() - started:.0f} s in all; command: {' '.join([Path(sys.argv[0]).name, *sys.argv[1:]])}"
-    )
+    print(f"\n{time.perf_counter() - started:.0f} s in all; command: {' '.join(['bench/load.py', *sys.argv[1:]])}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
