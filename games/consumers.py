@@ -117,6 +117,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if frame is not None:
             await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [frame]})
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Forwarding a room's frames touches no database: skip Channels' close_old_connections
+        # hop to the database thread, which every socket paid for every frame (DESIGN.md).
+        if message["type"] == "room.frames":
+            await self.room_frames(message)
+            return
+        await super().dispatch(message)
+
     async def room_frames(self, message: dict[str, Any]) -> None:
         for text in message["frames"]:
             await self.send(text_data=text)
