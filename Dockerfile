@@ -3,7 +3,7 @@
 
 FROM python:3.12-slim AS app
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
-    DATA_DIR=/app/var STATIC_ROOT=/app/staticfiles
+    DATA_DIR=/app/var STATIC_ROOT=/app/staticfiles YAHTZEE_BOT_CACHE=/app/bot-tables
 WORKDIR /app
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin yahtzee
 COPY pyproject.toml README.md ./
@@ -17,6 +17,8 @@ COPY static ./static
 # The key only lets settings load for collectstatic; the real one comes from the environment.
 RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && mkdir -p /app/var && chown yahtzee /app/var
+# The bots' solver tables (about a minute, ~70 MB), so no worker ever builds one at run time.
+RUN SECRET_KEY=build-only python manage.py build_bot_tables
 USER yahtzee
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD \
