@@ -217,6 +217,7 @@ def test_every_post_form_on_the_pages_carries_a_csrf_token_and_needs_it() -> Non
         "/r/{code}/leave",
         "/r/{code}/kick",
         "/r/{code}/remove",
+        "/r/{code}/rematch",
         "/admin/login/",
     ],
 )
@@ -261,6 +262,13 @@ def test_room_creation_is_limited_per_client_with_a_clear_429() -> None:
     assert Game.objects.count() == 10
     # Another browser at the same address is not held back by Ann.
     create_room(Client(), "Bob")
+
+
+def test_a_rematch_counts_as_creating_a_room() -> None:
+    ann = Client()
+    codes = [create_room(ann, f"Ann{i}") for i in range(10)]
+    refused = ann.post(f"/r/{codes[0]}/rematch", {})
+    assert refused.status_code == 429 and "too many rooms" in refused.content.decode()
 
 
 def test_joins_are_limited_per_client() -> None:
