@@ -16,6 +16,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 
 from games import botplay, coach, presence, services
 from games.broadcast import room_group
@@ -196,6 +197,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 action_id=frame["id"],
                 **kwargs,
             )
+        except DatabaseError:
+            # Nothing was written (the service's transaction rolled back); the client may retry.
+            log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
+            await self.error("unavailable", "The game's database is out of reach for a moment: try again.", frame["id"])
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame["id"])
             if exc.code in (services.STALE, services.REPEATED):
