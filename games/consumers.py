@@ -167,8 +167,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         if kind == "ping":
-            await database_sync_to_async(presence.seen)(self.code, self.channel_name)
-            await self.send(text_data=json.dumps({"type": "pong"}))
+            version = await database_sync_to_async(presence.seen)(self.code, self.channel_name)
+            # The version lets a page notice a state it missed (say, while Redis restarted).
+            await self.send(text_data=json.dumps({"type": "pong", "version": version}))
             return
         if kind == "sync":
             await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))

@@ -43,8 +43,10 @@ def leave(code: str, channel_name: str) -> str | None:
     return _frame(game) if game is not None else None
 
 
-def seen(code: str, channel_name: str) -> None:
+def seen(code: str, channel_name: str) -> int | None:
+    """Refresh this socket's presence; the room's current version (None for an unknown room)."""
     Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now())
+    return Game.objects.filter(code=code).values_list("version", flat=True).first()
 
 
 def state_text(code: str) -> str:

@@ -205,6 +205,8 @@ function receive(frame) {
     case "game_over":
       break;
     case "pong":
+      // A state this page missed (e.g. while the server's Redis restarted): fetch it.
+      if (typeof frame.version === "number" && frame.version > state.version) send({ type: "sync" });
       break;
     default:
       break;

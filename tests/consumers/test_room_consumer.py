@@ -360,3 +360,13 @@ async def test_a_connecting_socket_resumes_a_bot_whose_process_died(settings: An
     )()
     assert len(moves) == 2 and moves[1].startswith("bot:")
     await ws.disconnect()
+
+
+async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None:
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_json_to({"type": "ping"})
+    pong = (await frames_until(ws, "pong"))[-1]
+    assert pong == {"type": "pong", "version": state["version"]}
+    await ws.disconnect()
