@@ -72,3 +72,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
     if settings.configured:
         settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
+
+
+def need_program(name: str, install: str) -> None:
+    """Skip on a laptop without ``name``; fail under REQUIRE_SERVICES=1, where .ci/run installs it."""
+    import shutil
+
+    if shutil.which(name) is not None:
+        return
+    message = f"{name} is not installed ({install})"
+    if os.environ.get("REQUIRE_SERVICES") == "1":
+        pytest.fail(f"REQUIRE_SERVICES=1 but {message}")
+    pytest.skip(message)

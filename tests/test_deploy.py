@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import need_program
 from tests.live import ROOT, Browser, ServerProcess, free_port, manage, server_env
 
 PRODUCTION = {
@@ -190,8 +191,7 @@ caddy = shutil.which("caddy")
 @pytest.fixture
 def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
     """Caddy with deploy/Caddyfile in front of a dead upstream and a live Daphne worker."""
-    if caddy is None:
-        pytest.skip("caddy is not installed (apt-get install caddy)")
+    need_program("caddy", "apt-get install caddy")
     env = server_env(
         DATA_DIR=str(tmp_path), BEHIND_PROXY="1", SECRET_KEY=secrets.token_urlsafe(50), RATE_LIMIT_ROOM_MISS="5/60"
     )
@@ -235,8 +235,7 @@ def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
 
 
 def test_the_caddyfile_is_valid() -> None:
-    if caddy is None:
-        pytest.skip("caddy is not installed (apt-get install caddy)")
+    need_program("caddy", "apt-get install caddy")
     result = subprocess.run(
         [caddy, "validate", "--config", str(ROOT / "deploy/Caddyfile"), "--adapter", "caddyfile"],
         capture_output=True,

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import need_program
 from tests.e2e.test_multiprocess import Table, keep_most_common, verify
 from tests.live import Browser, ServerProcess, Socket, best_option, free_port, scratch_database, server_env
 
@@ -167,8 +168,7 @@ class RedisServer:
 
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+    need_program("redis-server", "apt-get install redis-server")
     server = RedisServer(tmp_path).start()
     try:
         yield server
