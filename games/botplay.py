@@ -20,7 +20,6 @@ import secrets
 import threading
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 
 import bots
@@ -29,6 +28,7 @@ from games.models import Game
 from games.rules import RULESETS, GameState, RuleViolation
 from games.rules.codec import state_from_dict
 from games.selectors import bot_to_play
+from games.threads import db_async
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ async def _play(code: str, version: int) -> None:
     attempt = 0
     while _scheduled.get(code) == version:  # else a newer state arrived meanwhile
         try:
-            await database_sync_to_async(step)(code, version)
+            await db_async(step)(code, version)
             break
         except Exception:  # the database may be away for a while: keep trying, more slowly
             attempt += 1

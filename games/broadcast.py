@@ -1,8 +1,10 @@
 """After a commit: send the room the new state, built and JSON-encoded once.
 
 Services call ``game_changed`` from ``transaction.on_commit``. The state frame is made
-once per action and every socket in the room's group forwards the same text as it is
-(DESIGN.md: fan-out is the hot path), preceded by a small event frame for animations.
+once per action and every socket of the room gets the same text as it is (DESIGN.md:
+fan-out is the hot path), preceded by a small event frame for animations. The frames go
+through ``games.fanout``: straight to this process's sockets, relayed to the others; the
+database thread hands them over and goes on without waiting for the sends.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ import json
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-
+from games import fanout
 from games.models import Game, Move
 from games.selectors import bot_to_play, game_state
 
@@ -31,10 +31,6 @@ _EVENTS = {
     Move.Kind.REMATCH: "rematch",
     Move.Kind.BOT: "bot",
 }
-
-
-def room_group(code: str) -> str:
-    return f"room.{code}"
 
 
 def event_frame(move: Move) -> dict[str, Any] | None:
@@ -61,20 +57,13 @@ def frames_for(game: Game, move: Move) -> list[str]:
     return frames
 
 
-def send_frames(code: str, frames: list[str], bot: int | None = None) -> None:
-    """``bot``: the version at which a computer player is to play (see games.botplay)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    message: dict[str, Any] = {"type": "room.frames", "frames": frames}
-    if bot is not None:
-        message["bot"] = bot
-    async_to_sync(layer.group_send)(room_group(code), message)
-
-
 def game_changed(game: Game, move: Move) -> None:
-    """Tell every socket in the room; a failure to deliver never undoes the committed action."""
+    """Tell every socket in the room; a failure to deliver never undoes the committed action.
+
+    ``bot``: the version at which a computer player is to play (see games.botplay).
+    """
     try:
-        send_frames(game.code, frames_for(game, move), bot=game.version if bot_to_play(game) else None)
+        bot = game.version if bot_to_play(game) else None
+        fanout.publish_soon(game.code, frames_for(game, move), version=game.version, bot=bot)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)

@@ -1,7 +1,7 @@
 """The room's websocket: parse and check a frame, call one service, send errors back.
 
 No ORM and no rules here: the database work goes through ``games.services`` (writes)
-and ``games.selectors`` / ``games.presence`` (reads), each behind database_sync_to_async.
+and ``games.selectors`` / ``games.presence`` (reads), each behind ``games.threads.db_async``.
 Frames from the server that come through the room's group are forwarded as they are.
 """
 
@@ -13,14 +13,13 @@ import time
 from collections import deque
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import botplay, coach, presence, services
-from games.broadcast import room_group
+from games import botplay, coach, fanout, presence, services
 from games.rules import RuleViolation
+from games.threads import db_async
 
 MAX_FRAME_BYTES = 4096
 log = logging.getLogger(__name__)
@@ -66,6 +65,8 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     if not isinstance(frame, dict):
         raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
     kind = frame.get("type")
+    if not isinstance(kind, str):
+        raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
     if kind in ("ping", "sync"):
         return frame
     if kind == "hint":
@@ -96,41 +97,37 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.recent: deque[float] = deque()
         self.rate_strikes = 0
         self.joined = False
-        hello = await database_sync_to_async(presence.arrive)(self.code, self.channel_name, self.controller)
+        hello = await db_async(presence.arrive)(self.code, self.channel_name, self.controller)
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
-        await self.channel_layer.group_add(room_group(self.code), self.channel_name)
+        await fanout.join(self.code, self)
         self.joined = True
         await self.accept()
         you, state, presence_frame = hello
         await self.send(text_data=you)
         await self.send(text_data=state)
         self._bot_check(state)
-        # Everyone, this socket included, hears the new presence through the group.
-        await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [presence_frame]})
+        # Everyone, this socket included, hears the new presence.
+        await fanout.publish(self.code, [presence_frame])
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:  # also when the consumer failed and disconnect never ran
+            if getattr(self, "joined", False):
+                fanout.forget(self.code, self)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
-        await self.channel_layer.group_discard(room_group(self.code), self.channel_name)
-        frame = await database_sync_to_async(presence.leave)(self.code, self.channel_name)
+        await fanout.leave(self.code, self)
+        frame = await db_async(presence.leave)(self.code, self.channel_name)
         if frame is not None:
-            await self.channel_layer.group_send(room_group(self.code), {"type": "room.frames", "frames": [frame]})
+            await fanout.publish(self.code, [frame])
 
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        # Forwarding a room's frames touches no database: skip Channels' close_old_connections
-        # hop to the database thread, which every socket paid for every frame (DESIGN.md).
-        if message["type"] == "room.frames":
-            await self.room_frames(message)
-            return
-        await super().dispatch(message)
-
-    async def room_frames(self, message: dict[str, Any]) -> None:
-        for text in message["frames"]:
-            await self.send(text_data=text)
-        if "bot" in message:
-            botplay.schedule(self.code, message["bot"])
+    def bot_to_play(self, version: int) -> None:
+        botplay.schedule(self.code, version)
 
     def _bot_check(self, state_text: str) -> None:
         """On connect: if a bot is to play (its process may have died), this process plays it."""
@@ -167,16 +164,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         if kind == "ping":
-            version = await database_sync_to_async(presence.seen)(self.code, self.channel_name)
+            version = await db_async(presence.seen)(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=json.dumps({"type": "pong", "version": version}))
             return
         if kind == "sync":
-            await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))
+            await self.send(text_data=await db_async(presence.state_text)(self.code))
             return
         if kind == "hint":
             try:
-                hint = await database_sync_to_async(coach.hint_for)(
+                hint = await db_async(coach.hint_for)(
                     code=self.code, controller=self.controller, version=frame["version"]
                 )
             except RuleViolation as exc:
@@ -191,7 +188,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         service, fields = _ACTIONS[kind]
         kwargs = {name: frame[name] for name in fields if name in frame}
         try:
-            await database_sync_to_async(service)(
+            await db_async(service)(
                 code=self.code,
                 controller=self.controller,
                 expected_version=frame["version"],
@@ -205,4 +202,4 @@ class RoomConsumer(AsyncWebsocketConsumer):
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame["id"])
             if exc.code in (services.STALE, services.REPEATED):
-                await self.send(text_data=await database_sync_to_async(presence.state_text)(self.code))
+                await self.send(text_data=await db_async(presence.state_text)(self.code))
