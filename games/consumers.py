@@ -13,6 +13,7 @@ import time
 from collections import deque
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
@@ -125,6 +126,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         frame = await db_async(presence.leave)(self.code, self.channel_name)
         if frame is not None:
             await fanout.publish(self.code, [frame])
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels hops to its database thread before every message to close old connections.
+        # Every database call here goes through db_async (DatabaseSyncToAsync), which does that
+        # itself around the call, so the hop is pure cost: one per frame received.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     def bot_to_play(self, version: int) -> None:
         botplay.schedule(self.code, version)

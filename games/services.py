@@ -20,7 +20,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import broadcast, fairness
+from games import broadcast, fairness, moves
 from games.models import Game, Move, Player, Presence, ScoreEntry
 from games.presence import PRESENCE_TIMEOUT
 from games.rules import (
@@ -143,8 +143,9 @@ def _record(
     """Append the Move, save the Game row, and schedule the broadcast."""
     game.version += 1
     try:
-        move = Move.objects.create(
-            game=game,
+        move = moves.append(
+            game,
+            ("version", "snapshot", *fields),
             seq=game.version,
             player_id=player_id,
             kind=kind,
@@ -158,7 +159,6 @@ def _record(
         if "unique_action_id" not in str(exc) and "action_id" not in str(exc):
             raise
         raise RuleViolation(REPEATED, "That action id was already used in this game.") from exc
-    game.save(update_fields=["version", "snapshot", *fields])
     transaction.on_commit(lambda: _announce(game, move))
     return move
 

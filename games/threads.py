@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
-from django.conf import settings
+from django.db import connections
 
 R = TypeVar("R")
 
-PARALLEL = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+PARALLEL = connections["default"].vendor == "postgresql"
 
 
 def db_async(service: Callable[..., R]) -> Callable[..., Any]:

@@ -100,7 +100,7 @@ def test_production_settings_with_postgres_and_redis_pass_check_deploy(tmp_path:
     shown = show_settings(env)
     assert shown["cache"] == "django.core.cache.backends.redis.RedisCache"
     assert shown["layer"] == "yahtzee.layers.ResubscribingPubSubChannelLayer"
-    assert shown["database"] == "django.db.backends.postgresql"
+    assert shown["database"] == "yahtzee.postgresql"
 
 
 def test_production_cookies_are_secure_and_http_redirects_to_https(tmp_path: Path) -> None:

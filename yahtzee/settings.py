@@ -127,6 +127,9 @@ if os.environ.get("DATABASE_URL"):
             conn_health_checks=True,
         )
     }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend, checking a kept connection's health only after a quiet second.
+        DATABASES["default"]["ENGINE"] = "yahtzee.postgresql"
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {"default": sqlite_database(DATA_DIR / "yahtzee.sqlite3")}
