@@ -267,7 +267,20 @@ def profile(pid: int, shape: Shape, bare: bool) -> subprocess.Popen[bytes]:
     assert PROFILE_DIR is not None
     PROFILE_DIR.mkdir(parents=True, exist_ok=True)
     out = PROFILE_DIR / f"{shape.name}-{'bare' if bare else 'game'}-{pid}.txt"
-    command = ["py-spy", "record", "-p", str(pid), "-r", "200", "--gil", "--format", "raw", "-o", str(out), "--nonblocking"]
+    command = [
+        "py-spy",
+        "record",
+        "-p",
+        str(pid),
+        "-r",
+        "200",
+        "--gil",
+        "--format",
+        "raw",
+        "-o",
+        str(out),
+        "--nonblocking",
+    ]
     return subprocess.Popen(
         [str(Path(sys.executable).parent / command[0]), *command[1:]],
         stdout=subprocess.DEVNULL,

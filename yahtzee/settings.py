@@ -133,6 +133,9 @@ if os.environ.get("DATABASE_URL"):
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {"default": sqlite_database(DATA_DIR / "yahtzee.sqlite3")}
+# Threads per process that run websocket actions side by side (PostgreSQL only; SQLite has
+# one writer and uses one thread). Each keeps a database connection. docs/performance.md.
+DB_THREADS = envint("DB_THREADS", 2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: Redis with REDIS_URL (pub/sub by default, CHANNEL_LAYER=core for the

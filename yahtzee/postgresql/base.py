@@ -1,5 +1,16 @@
-"""Django's PostgreSQL backend, health-checking a kept connection only when it has been quiet.
+"""Django's PostgreSQL backend, keeping connections only in threads that live on.
 
+Two changes to how connections are kept (``CONN_MAX_AGE``):
+
+**Only long-lived threads keep theirs.** Under ASGI, Django runs each page request's sync
+code in a thread of its own (asgiref's ``ThreadSensitiveContext``) that ends with the
+request, so a connection kept for reuse there is never reused: it idles until the thread
+is collected, and a burst of page requests piles up enough of them for PostgreSQL to
+refuse more ("too many clients", measured with bench/load.py). Here such a thread closes
+its connection when its request ends. The threads that run websocket actions
+(``games.threads.db_async``) live as long as the process and keep theirs.
+
+**Health checks only after a quiet second.**
 With ``CONN_HEALTH_CHECKS`` Django sends ``SELECT 1`` before the first query of every
 request, and Channels makes every websocket action a request: one round trip in six of an
 action went to asking whether the connection that had just committed was still there.
@@ -13,6 +24,7 @@ from __future__ import annotations
 
 import time
 
+from asgiref.sync import SyncToAsync
 from django.db.backends.postgresql import base
 
 HEALTH_CHECK_AFTER = 1.0  # seconds of quiet
@@ -32,6 +44,12 @@ class DatabaseWrapper(base.DatabaseWrapper):  # type: ignore[misc]
         super().close_if_health_check_failed()
         if self.connection is not None:
             self._alive_at = time.monotonic()
+
+    def close_if_unusable_or_obsolete(self) -> None:
+        if self.connection is not None and SyncToAsync.thread_sensitive_context.get(None) is not None:
+            self.close()  # this thread ends with its ASGI request
+            return
+        super().close_if_unusable_or_obsolete()
 
     def connect(self) -> None:
         super().connect()
