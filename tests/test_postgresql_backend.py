@@ -1,4 +1,4 @@
-"""yahtzee.postgresql: Django's backend, with the health check skipped right after a commit."""
+"""yahtzee.postgresql: Django's backend; connections kept only by long-lived threads, checked when quiet."""
 
 from __future__ import annotations
 
@@ -71,3 +71,23 @@ def test_a_connection_that_failed_its_check_is_replaced(monkeypatch: pytest.Monk
     old = connection.connection
     assert Game.objects.count() == 1  # on a new connection
     assert connection.connection is not old
+
+
+def test_a_page_request_thread_closes_its_connection_when_the_request_ends() -> None:
+    from asgiref.sync import SyncToAsync
+
+    GameFactory()
+    token = SyncToAsync.thread_sensitive_context.set(object())  # what Django's ASGI handler sets
+    try:
+        request_boundary()  # request_finished
+        assert connection.connection is None
+    finally:
+        SyncToAsync.thread_sensitive_context.reset(token)
+    assert Game.objects.count() == 1  # the next request opens another
+
+
+def test_a_worker_thread_keeps_its_connection_between_actions() -> None:
+    GameFactory()
+    opened = connection.connection
+    request_boundary()
+    assert connection.connection is opened
