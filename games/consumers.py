@@ -2,7 +2,7 @@
 
 No ORM and no rules here: the database work goes through ``games.services`` (writes)
 and ``games.selectors`` / ``games.presence`` (reads), each behind ``games.threads.db_async``.
-Frames from the server that come through the room's group are forwarded as they are.
+The room's frames reach this socket through ``games.fanout``, which sends them as they are.
 """
 
 from __future__ import annotations
