@@ -57,7 +57,6 @@ class _Relay:
     """One event loop's channel in the groups of the rooms it has sockets in."""
 
     channel: str
-    task: asyncio.Task[None] | None = None
     groups: set[str] = field(default_factory=set)
 
 
@@ -124,9 +123,13 @@ async def leave(code: str, socket: Socket) -> None:
             await layer.group_discard(room_group(code), relay.channel)
 
 
+def _failed(opening: asyncio.Task[_Relay]) -> bool:
+    return opening.done() and (opening.cancelled() or opening.exception() is not None)
+
+
 def _opened(loop: asyncio.AbstractEventLoop) -> _Relay | None:
     opening = _relays.get(loop)
-    if opening is None or not opening.done() or opening.cancelled() or opening.exception() is not None:
+    if opening is None or not opening.done() or _failed(opening):
         return None
     return opening.result()
 
@@ -134,14 +137,14 @@ def _opened(loop: asyncio.AbstractEventLoop) -> _Relay | None:
 async def _relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
     """This loop's relay, opened once (several sockets may ask at the same moment)."""
     opening = _relays.get(loop)
-    if opening is None or (opening.done() and (opening.cancelled() or opening.exception() is not None)):
+    if opening is None or _failed(opening):
         opening = _relays[loop] = loop.create_task(_open_relay(loop, layer))
     return await asyncio.shield(opening)
 
 
 async def _open_relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
     relay = _Relay(channel=await layer.new_channel())
-    relay.task = loop.create_task(_listen(layer, relay))
+    _keep(loop.create_task(_listen(layer, relay)))
     _keep(loop.create_task(_refresh(layer, relay)))
     return relay
 

@@ -10,6 +10,7 @@ takes the ORM's two statements. Both run inside the service's transaction, under
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db import connection
@@ -17,12 +18,30 @@ from django.utils import timezone
 
 from games.models import Game, Move
 
-_MOVE_COLUMNS = ("game", "seq", "player", "kind", "payload", "actor", "action_id", "created_at")
+_MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
 
 
-def _prepared(model: type[Game] | type[Move], name: str, value: Any) -> tuple[str, Any]:
-    field = model._meta.get_field(name)
-    return connection.ops.quote_name(field.column), field.get_db_prep_save(value, connection)
+def _values(instance: Game | Move, names: tuple[str, ...]) -> list[Any]:
+    fields = [instance._meta.get_field(name) for name in names]
+    return [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
+
+
+@functools.cache
+def _statement(game_fields: tuple[str, ...]) -> str:
+    """The one statement for an action that saves ``game_fields`` (built once per field set)."""
+    qn = connection.ops.quote_name
+
+    def column(model: type[Game] | type[Move], name: str) -> str:
+        return str(qn(model._meta.get_field(name).column))
+
+    sets = ", ".join(f"{column(Game, name)} = %s" for name in game_fields)
+    columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
+    placeholders = ", ".join(["%s"] * len(_MOVE_FIELDS))
+    return (
+        f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = %s RETURNING {qn('id')})"
+        f" INSERT INTO {qn(Move._meta.db_table)} ({columns})"
+        f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {qn('id')}"
+    )
 
 
 def append(game: Game, fields: tuple[str, ...], **move: Any) -> Move:
@@ -32,18 +51,8 @@ def append(game: Game, fields: tuple[str, ...], **move: Any) -> Move:
         game.save(update_fields=list(fields))
         return created
     row = Move(game=game, created_at=timezone.now(), **move)
-    sets = [_prepared(Game, name, getattr(game, Game._meta.get_field(name).attname)) for name in fields]
-    values = [_prepared(Move, name, getattr(row, Move._meta.get_field(name).attname)) for name in _MOVE_COLUMNS[1:]]
-    qn = connection.ops.quote_name
-    sql = (
-        f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {', '.join(f'{column} = %s' for column, _ in sets)}"
-        f" WHERE {qn('id')} = %s RETURNING {qn('id')})"
-        f" INSERT INTO {qn(Move._meta.db_table)} ({qn(Move._meta.get_field('game').column)},"
-        f" {', '.join(column for column, _ in values)})"
-        f" SELECT g.{qn('id')}, {', '.join(['%s'] * len(values))} FROM g RETURNING {qn('id')}"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*(value for _, value in sets), game.pk, *(value for _, value in values)])
+        cursor.execute(_statement(fields), [*_values(game, fields), game.pk, *_values(row, _MOVE_FIELDS)])
         inserted = cursor.fetchone()
     if inserted is None:  # the Game row is gone; cannot happen under the service's lock
         raise Game.DoesNotExist(f"game {game.pk} vanished while it was locked")
