@@ -18,7 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import botplay, coach, fanout, presence, services
+from games import botplay, coach, fanout, presence, ratelimit, services
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -31,6 +31,8 @@ RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
+# Room codes that do not exist count against the address's limit shared with the pages.
+MISS_SCOPE, MISS_SETTING = "room_miss", "RATE_LIMIT_ROOM_MISS"
 
 # type -> (service, the frame's own fields with their types)
 _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
@@ -98,7 +100,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.recent: deque[float] = deque()
         self.rate_strikes = 0
         self.joined = False
-        hello = await db_async(presence.arrive)(self.code, self.channel_name, self.controller)
+        hello = await db_async(self._arrive)(ratelimit.scope_ip(self.scope))
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
@@ -111,6 +113,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._bot_check(state)
         # Everyone, this socket included, hears the new presence.
         await fanout.publish(self.code, [presence_frame])
+
+    def _arrive(self, ip: str) -> tuple[str, str, str] | None:
+        """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
+        if ratelimit.address_over(MISS_SCOPE, MISS_SETTING, ip):
+            return None  # over the limit even a right guess is refused, as over HTTP
+        hello = presence.arrive(self.code, self.channel_name, self.controller)
+        if hello is None:
+            ratelimit.count_address(MISS_SCOPE, MISS_SETTING, ip)
+        return hello
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:

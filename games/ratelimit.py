@@ -1,4 +1,4 @@
-"""Per-client rate limits for the HTTP endpoints that make rows: room creation and joins.
+"""Per-client rate limits: room creation and joins, and lookups of room codes that do not exist.
 
 A client is its browser session's controller token (the seats it plays). Every request
 also counts against its IP address with a limit ``RATE_LIMIT_PER_IP`` times higher, the
@@ -9,18 +9,22 @@ one-window buckets in the default cache: Redis in production, shared by every se
 process. If the cache is down the request is let through: a limit must never be the
 reason the game stops.
 
-Limits are settings of the form ``"COUNT/SECONDS"`` (see yahtzee/settings.py).
+Limits are settings of the form ``"COUNT/SECONDS"`` (see yahtzee/settings.py). The room
+websocket has no view to decorate: it asks ``address_over`` and ``count_address`` itself
+(room codes that do not exist, counted in the same bucket as the pages').
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import ipaddress
 import json
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -63,6 +67,32 @@ def client_ip(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", "") or "unknown")
 
 
+def login_ip(request: HttpRequest) -> str | None:
+    """``client_ip`` for django-axes (AXES_CLIENT_IP_CALLABLE): None unless it is an IP address."""
+    try:
+        return str(ipaddress.ip_address(client_ip(request)))
+    except ValueError:
+        return None
+
+
+def scope_ip(scope: dict[str, Any]) -> str:
+    """``client_ip`` for an ASGI scope (a websocket handshake)."""
+    if getattr(settings, "BEHIND_PROXY", False):
+        for name, value in scope.get("headers", ()):
+            if name == b"x-real-ip" and value.strip():
+                return str(value.decode("latin-1").strip())
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def _rate(setting: str) -> Rate | None:
+    return Rate.parse(getattr(settings, setting, "")) if getattr(settings, "RATE_LIMITS", True) else None
+
+
+def _ip_bucket(scope: str, ip: str, rate: Rate) -> tuple[str, int]:
+    return _key(scope, "ip", ip, int(time.time()) // rate.seconds), rate.count
+
+
 def _key(scope: str, kind: str, ident: str, window: int) -> str:
     digest = hashlib.sha256(ident.encode()).hexdigest()[:24]  # controller tokens stay out of the cache
     return f"rl:{settings.RATE_LIMIT_NAMESPACE}:{scope}:{kind}:{digest}:{window}"
@@ -74,7 +104,7 @@ def _buckets(request: HttpRequest, scope: str, rate: Rate, per_ip_only: bool) ->
     ip = client_ip(request)
     multiplier = max(1, int(getattr(settings, "RATE_LIMIT_PER_IP", 10)))
     if per_ip_only:
-        return [(_key(scope, "ip", ip, window), rate.count)]
+        return [_ip_bucket(scope, ip, rate)]
     session = getattr(request, "session", None)
     controller = session.get("controller", "") if session is not None else ""
     by_ip = (_key(scope, "ip", ip, window), rate.count * multiplier)
@@ -98,6 +128,32 @@ def _count(buckets: list[tuple[str, int]], seconds: int) -> None:
             cache.incr(key)
         except ValueError:  # expired between add and incr
             cache.add(key, 1, timeout=seconds + 1)
+
+
+def address_over(scope: str, setting: str, ip: str) -> bool:
+    """Whether ``ip`` is over the per-address limit ``setting`` (False if the cache is down)."""
+    rate = _rate(setting)
+    if rate is None:
+        return False
+    try:
+        over = _over([_ip_bucket(scope, ip, rate)])
+    except Exception:  # noqa: BLE001 - the cache being down must not stop the game
+        log.warning("rate limit cache unavailable; letting %s through", scope)
+        return False
+    if over:
+        log.warning("rate limit %s hit by %s", scope, ip)
+    return over
+
+
+def count_address(scope: str, setting: str, ip: str) -> None:
+    """Count one request of ``ip`` against the per-address limit ``setting``."""
+    rate = _rate(setting)
+    if rate is None:
+        return
+    try:
+        _count([_ip_bucket(scope, ip, rate)], rate.seconds)
+    except Exception:  # noqa: BLE001
+        log.warning("rate limit cache unavailable; %s not counted", scope)
 
 
 def too_many(request: HttpRequest, scope: str, rate: Rate) -> HttpResponse:
@@ -135,7 +191,7 @@ def ratelimit(
     def decorate(view: View) -> View:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-            rate = Rate.parse(getattr(settings, setting, "")) if getattr(settings, "RATE_LIMITS", True) else None
+            rate = _rate(setting)
             # A GET of the create or join URL changes nothing (the view answers 405).
             if rate is None or (only_status is None and request.method not in ("POST", "PUT", "PATCH")):
                 return view(request, *args, **kwargs)
