@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "axes",  # admin login lockout (below)
     "games",
 ]
 
@@ -78,7 +80,23 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into its page
 ]
+
+# Admin login lockout (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
+# address, that address's logins are refused for AXES_COOLOFF_MINUTES, right passwords
+# included. The failures are rows in the database (shared by every server process, listed
+# in the admin); a successful login clears the address's count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "games.ratelimit.login_ip"  # X-Real-IP only behind the proxy
+AXES_LOCKOUT_TEMPLATE = "lockout.html"
 
 ROOT_URLCONF = "yahtzee.urls"
 ASGI_APPLICATION = "yahtzee.asgi.application"
