@@ -5,7 +5,9 @@ needs two statements for that; on PostgreSQL one statement does both (a data-mod
 ``WITH``), which saves a round trip and the building of two queries on the hot path
 (docs/performance.md). The columns and the adaptation of each value come from the models'
 fields, so the statement follows the schema. SQLite cannot modify data in a ``WITH`` and
-takes the ORM's two statements. Both run inside the service's transaction, under its lock.
+takes the ORM's two statements. Both run inside the service's transaction, under its
+lock; or, for the turn actions on PostgreSQL, the statement is guarded by the version the
+action read and is a transaction of its own (``games.services._act``).
 """
 
 from __future__ import annotations
@@ -26,9 +28,16 @@ def _values(instance: Game | Move, names: tuple[str, ...]) -> list[Any]:
     return [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
 
 
+class Conflict(Exception):
+    """The Game row is no longer at the version the action was computed from."""
+
+
 @functools.cache
-def _statement(game_fields: tuple[str, ...]) -> str:
-    """The one statement for an action that saves ``game_fields`` (built once per field set)."""
+def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
+    """The one statement for an action that saves ``game_fields`` (built once per field set).
+
+    ``guarded``: the row is only updated if its version is still the one the action read.
+    """
     qn = connection.ops.quote_name
 
     def column(model: type[Game] | type[Move], name: str) -> str:
@@ -37,24 +46,39 @@ def _statement(game_fields: tuple[str, ...]) -> str:
     sets = ", ".join(f"{column(Game, name)} = %s" for name in game_fields)
     columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
     placeholders = ", ".join(["%s"] * len(_MOVE_FIELDS))
+    guard = f" AND {column(Game, 'version')} = %s" if guarded else ""
     return (
-        f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = %s RETURNING {qn('id')})"
+        f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = %s{guard} RETURNING {qn('id')})"
         f" INSERT INTO {qn(Move._meta.db_table)} ({columns})"
         f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {qn('id')}"
     )
 
 
-def append(game: Game, fields: tuple[str, ...], **move: Any) -> Move:
-    """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved."""
+def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:
+    """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
+
+    With ``if_version`` (PostgreSQL only) nothing is written unless the stored row is
+    still at that version, and ``Conflict`` is raised: the caller read the row without
+    locking it, and another action came first.
+    """
     if connection.vendor != "postgresql":
+        if if_version is not None:
+            raise ValueError("a guarded write is only built for PostgreSQL")
         created = Move.objects.create(game=game, **move)
         game.save(update_fields=list(fields))
         return created
     row = Move(game=game, created_at=timezone.now(), **move)
+    guard = [] if if_version is None else [if_version]
     with connection.cursor() as cursor:
-        cursor.execute(_statement(fields), [*_values(game, fields), game.pk, *_values(row, _MOVE_FIELDS)])
+        cursor.execute(
+            _statement(fields, if_version is not None),
+            [*_values(game, fields), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
+        )
         inserted = cursor.fetchone()
-    if inserted is None:  # the Game row is gone; cannot happen under the service's lock
+    if inserted is None:
+        if if_version is not None:
+            raise Conflict(f"game {game.pk} is no longer at version {if_version}")
+        # The Game row is gone; cannot happen under the service's lock.
         raise Game.DoesNotExist(f"game {game.pk} vanished while it was locked")
     row.pk = inserted[0]
     row._state.adding = False
