@@ -319,6 +319,48 @@ def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
     assert guesser.get(f"/r/{code}/state.json").status_code == 429
 
 
+async def _socket_opens(code: str, ip: str) -> bool:
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN])
+    ws.scope["client"] = (ip, 50000)
+    connected, _ = await ws.connect()
+    await ws.disconnect()
+    return connected
+
+
+@pytest.mark.asyncio
+async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_limit(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "5/60"
+    code = await sync_to_async(create_room)(Client())
+    assert await _socket_opens(code, "10.0.0.7")  # hits do not count
+    assert [await _socket_opens(f"guess{i:05d}", "10.0.0.7") for i in range(5)] == [False] * 5
+    # Over the limit even the right code is refused, over the socket and over HTTP alike.
+    assert not await _socket_opens(code, "10.0.0.7")
+    guesser = Client(REMOTE_ADDR="10.0.0.7")
+    assert (await sync_to_async(guesser.get)(f"/r/{code}/state.json")).status_code == 429
+    # Another address is not affected.
+    assert await _socket_opens(code, "10.0.0.8")
+
+
+@pytest.mark.asyncio
+async def test_page_guesses_count_against_the_websocket_too(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    code = await sync_to_async(create_room)(Client())
+    guesser = Client(REMOTE_ADDR="10.0.0.9")
+    for i in range(3):
+        assert (await sync_to_async(guesser.get)(f"/r/guess{i:05d}/")).status_code == 404
+    assert not await _socket_opens(code, "10.0.0.9")
+
+
+def test_the_address_behind_the_proxy_is_the_one_it_names(settings: Any) -> None:
+    from games.ratelimit import scope_ip
+
+    scope = {"client": ("172.18.0.5", 40000), "headers": [(b"x-real-ip", b"203.0.113.4")]}
+    assert scope_ip(scope) == "172.18.0.5"  # not behind a proxy: the header is anyone's to send
+    settings.BEHIND_PROXY = True
+    assert scope_ip(scope) == "203.0.113.4"
+    assert scope_ip({"client": None, "headers": []}) == "unknown"
+
+
 def test_limits_can_be_turned_off_for_load_generators(settings: Any) -> None:
     settings.RATE_LIMITS = False
     ann = Client()
@@ -340,6 +382,40 @@ def test_the_admin_is_for_staff_only() -> None:
     staff = User.objects.create_user("ref", password="a long pass phrase 2", is_staff=True)
     client.force_login(staff)
     assert client.get("/admin/").status_code == 200
+
+
+def test_the_admin_login_locks_an_address_out_after_repeated_wrong_passwords(settings: Any) -> None:
+    from axes.models import AccessAttempt
+
+    settings.AXES_FAILURE_LIMIT = 3
+    User.objects.create_user("ref", password="a long pass phrase 2", is_staff=True)
+    attacker = Client(REMOTE_ADDR="198.51.100.7")
+    for guess in ("hunter2", "password", "letmein"):
+        response = attacker.post("/admin/login/?next=/admin/", {"username": "ref", "password": guess})
+        assert response.status_code in (200, 429)
+    assert response.status_code == 429
+    assert "Too many sign-in attempts" in response.content.decode()
+    # Locked out: even the right password is refused from that address, and nobody is signed in.
+    right = attacker.post("/admin/login/?next=/admin/", {"username": "ref", "password": "a long pass phrase 2"})
+    assert right.status_code == 429
+    assert attacker.get("/admin/").status_code == 302
+    assert AccessAttempt.objects.filter(ip_address="198.51.100.7").exists()
+    # Another address still signs in, and a success there clears nothing of the attacker's.
+    staff = Client(REMOTE_ADDR="198.51.100.8")
+    ok = staff.post("/admin/login/?next=/admin/", {"username": "ref", "password": "a long pass phrase 2"})
+    assert ok.status_code == 302 and staff.get("/admin/").status_code == 200
+
+
+def test_a_successful_admin_login_clears_the_wrong_guesses_before_it(settings: Any) -> None:
+    settings.AXES_FAILURE_LIMIT = 3
+    User.objects.create_user("ref", password="a long pass phrase 2", is_staff=True)
+    staff = Client(REMOTE_ADDR="198.51.100.9")
+    for _ in range(2):  # typos
+        assert staff.post("/admin/login/", {"username": "ref", "password": "typo"}).status_code == 200
+    assert staff.post("/admin/login/", {"username": "ref", "password": "a long pass phrase 2"}).status_code == 302
+    staff.logout()
+    for _ in range(2):  # the count started again
+        assert staff.post("/admin/login/", {"username": "ref", "password": "typo"}).status_code == 200
 
 
 def test_the_admin_login_refuses_a_non_staff_password() -> None:
