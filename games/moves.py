@@ -1,4 +1,5 @@
-"""Writing one action: the Move appended and the Game row updated, in one round trip on PostgreSQL.
+"""The hot path's statements: an action's Move appended and its Game row updated, in one
+round trip on PostgreSQL, and (``read``) the room read for it without building a query.
 
 An action's writes are the new Move and the Game row's new version and snapshot. The ORM
 needs two statements for that; on PostgreSQL one statement does both (a data-modifying
@@ -52,6 +53,35 @@ def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
         f" INSERT INTO {qn(Move._meta.db_table)} ({columns})"
         f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {qn('id')}"
     )
+
+
+@functools.cache
+def _read_statement() -> tuple[str, tuple[Any, ...]]:
+    qn = connection.ops.quote_name
+    fields = tuple(Game._meta.concrete_fields)
+    columns = ", ".join(qn(field.column) for field in fields)
+    sql = f"SELECT {columns} FROM {qn(Game._meta.db_table)} WHERE {qn(Game._meta.get_field('code').column)} = %s"
+    return sql, fields
+
+
+def read(code: str) -> Game:
+    """``Game.objects.get(code=code)``, from a statement built once (PostgreSQL's unlocked try).
+
+    The ORM spends about 0.25 ms of CPU building that query for every action; here the
+    fields' own converters (the snapshot's JSON) are applied as the ORM would.
+    """
+    sql, fields = _read_statement()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [code])
+        row = cursor.fetchone()
+    if row is None:
+        raise Game.DoesNotExist("Game matching query does not exist.")
+    values = []
+    for field, value in zip(fields, row, strict=True):
+        for convert in field.get_db_converters(connection):
+            value = convert(value, field.cached_col, connection)
+        values.append(value)
+    return Game.from_db(connection.alias, [field.attname for field in fields], values)
 
 
 def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:

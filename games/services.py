@@ -134,7 +134,7 @@ def _act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) -
     first, in one transaction under the row lock.
     """
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
-        game = Game.objects.get(code=normalize_code(code))
+        game = moves.read(normalize_code(code))
         game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
         try:
             if more_writes:

@@ -174,3 +174,17 @@ def test_inside_a_callers_transaction_the_action_locks_as_before() -> None:
         services.turn_roll(code=table.code, controller=who, expected_version=version, action_id=action_id())
     sql = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(_TRANSACTION)]
     assert "FOR UPDATE" in sql[0]
+
+
+def test_the_prebuilt_read_gives_the_same_row_as_the_orm() -> None:
+    table = open_room(3)
+    services.turn_roll(
+        code=table.code, controller=table.current(), expected_version=table.version(), action_id=action_id()
+    )
+    fast, orm = moves.read(table.code), Game.objects.get(code=table.code)
+    for field in Game._meta.concrete_fields:
+        assert getattr(fast, field.attname) == getattr(orm, field.attname), field.name
+    assert isinstance(fast.snapshot, dict) and fast.snapshot["rules"]["turn"]["rolls_used"] == 1
+    assert fast.host_id is not None and not fast._state.adding
+    with pytest.raises(Game.DoesNotExist):
+        moves.read("nosuchroom")
