@@ -682,7 +682,7 @@ def game_replace_with_bot(
 
 
 def turn_roll(*, code: str, controller: str, expected_version: int | None, action_id: str) -> list[int]:
-    """Roll the current player's unheld dice with the game's fair dice (``_act``)."""
+    """Roll the current player's unheld dice with the fair dice. A guarded write, else the row lock (``_act``)."""
 
     def roll(game: Game) -> list[int]:
         _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
@@ -707,7 +707,7 @@ def turn_roll(*, code: str, controller: str, expected_version: int | None, actio
 
 
 def turn_hold(*, code: str, controller: str, held: list[int], expected_version: int | None, action_id: str) -> None:
-    """Set the full set of held dice for the current player (``_act``)."""
+    """Set the full set of held dice for the current player. A guarded write, else the row lock (``_act``)."""
     if not isinstance(held, list | tuple) or len(held) > DICE:
         raise RuleViolation(E.BAD_DIE_INDEX, "Held dice are a list of at most five indices 0 to 4.")
 
@@ -731,7 +731,7 @@ def turn_hold(*, code: str, controller: str, held: list[int], expected_version: 
 def turn_score(
     *, code: str, controller: str, box: str, column: int = 0, expected_version: int | None, action_id: str
 ) -> ScoreEntry:
-    """Score the current dice in one open box and pass the turn on (``_act``)."""
+    """Score the current dice in one box and pass the turn on. A guarded write, else the row lock (``_act``)."""
 
     def score(game: Game) -> ScoreEntry:
         _check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
