@@ -59,7 +59,17 @@ from tests.live import Browser, ServerProcess, manage, scratch_database, server_
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/yahtzee"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 CONFIGS = ("sqlite", "pg-pubsub", "pg-core")
-MATRIX = [("sqlite", 1), ("pg-pubsub", 1), ("pg-pubsub", 2), ("pg-core", 1), ("pg-core", 2)]
+# (configuration, processes, placement): "spread" puts the players of every room on all the
+# processes (each action relayed); "room" puts each room's players on one process, as the
+# Caddyfile's routing of /ws/rooms/<code>/ by its URI does.
+MATRIX = [
+    ("sqlite", 1, "spread"),
+    ("pg-pubsub", 1, "spread"),
+    ("pg-pubsub", 2, "spread"),
+    ("pg-pubsub", 2, "room"),
+    ("pg-core", 1, "spread"),
+    ("pg-core", 2, "spread"),
+]
 
 
 @dataclass
@@ -117,15 +127,18 @@ def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list
 # --- rooms -------------------------------------------------------------------------------
 
 
-def make_game_rooms(urls: list[str], count: int, players: int) -> list[list[tuple[str, str]]]:
+def make_game_rooms(
+    urls: list[str], count: int, players: int, placement: str = "spread"
+) -> list[list[tuple[str, str]]]:
     """Rooms made through the pages: per room, per player, (server url, session cookie).
 
-    Player i of a room talks to server i % len(urls), so with two processes every room
-    spans both and each action is relayed from one process to the other.
+    ``spread``: player i of a room talks to server i % len(urls), so with two processes
+    every room spans both and each action is relayed from one process to the other.
+    ``room``: every player of room r talks to server r % len(urls).
     """
 
     def one(index: int) -> list[tuple[str, str]]:
-        browsers = [Browser(urls[i % len(urls)]) for i in range(players)]
+        browsers = [Browser(urls[(index if placement == "room" else i) % len(urls)]) for i in range(players)]
         code = browsers[0].create_room(f"R{index}P0")
         for i, browser in enumerate(browsers[1:], start=1):
             browser.join(code, f"R{index}P{i}")
@@ -294,18 +307,20 @@ def state_size(url: str, code: str) -> int:
 
 
 async def run_config(
-    config: str, processes: int, shapes: list[Shape], urls: list[str], pids: list[int]
+    config: str, processes: int, shapes: list[Shape], urls: list[str], pids: list[int], placement: str = "spread"
 ) -> list[dict[str, Any]]:
     results = []
     for shape in shapes:
         started = time.perf_counter()
-        specs = await asyncio.to_thread(make_game_rooms, urls, shape.rooms, shape.players)
+        specs = await asyncio.to_thread(make_game_rooms, urls, shape.rooms, shape.players, placement)
         setup = time.perf_counter() - started
         code = specs[0][0][0].split("|")[1]
         pad = state_size(urls[0], code)
         for bare in (False, True):
             result = await run_phase(shape, specs, bare=bare, pad=pad, pids=pids)
-            result.update(config=config, processes=processes, setup_s=round(setup, 1), frame_bytes=pad)
+            result.update(
+                config=config, processes=processes, placement=placement, setup_s=round(setup, 1), frame_bytes=pad
+            )
             print(line(result), flush=True)
             results.append(result)
     return results
@@ -318,13 +333,17 @@ def line(r: dict[str, Any]) -> str:
     cpu = "+".join(f"{c:.0f}" for c in r.get("server_cpu_pct", [])) or "-"
     rss = "+".join(f"{m:.0f}" for m in r.get("server_rss_mb", [])) or "-"
     return (
-        f"{r['config']:<10} x{r['processes']} {r['shape']:<9} {r['endpoint']:<4} "
+        f"{r['config']:<10} x{r['processes']}{_by_room(r)} {r['shape']:<9} {r['endpoint']:<4} "
         f"{r['rooms']:>3}x{r['players']} {r['actions_per_s']:>7.1f} act/s  p50 {r['p50_ms']:>6.1f} ms  "
         f"p99 {r['p99_ms']:>7.1f} ms  errors {r['errors']:<3} late {r['late_ticks']:<4} "
         f"server cpu {cpu}% ({r.get('server_cpu_ms_per_action', '-')} ms/action)  rss {rss} MB  "
         f"machine {r.get('machine_busy_pct', '-')}%  "
         f"client cpu {r['client_cpu_pct']}%" + (f"  {r['error_kinds']}" if r["errors"] else "")
     )
+
+
+def _by_room(r: dict[str, Any]) -> str:
+    return " by room" if r.get("placement") == "room" and r["processes"] > 1 else ""
 
 
 def table(results: list[dict[str, Any]]) -> str:
@@ -334,20 +353,21 @@ def table(results: list[dict[str, Any]]) -> str:
         "| server CPU % | CPU ms / action | server RSS MB | machine busy % |",
         "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    bare = {(r["config"], r["processes"], r["shape"]): r for r in results if r["endpoint"] == "bare"}
+    bare = {(r["config"], r["processes"], _by_room(r), r["shape"]): r for r in results if r["endpoint"] == "bare"}
     for r in results:
         ratio = ""
         # Only a closed loop has a ceiling to compare with; open loop sends what it sends.
         if (
             r["endpoint"] == "game"
             and r["shape"] == "saturated"
-            and (peer := bare.get((r["config"], r["processes"], r["shape"])))
+            and (peer := bare.get((r["config"], r["processes"], _by_room(r), r["shape"])))
         ):
             ratio = f"{100 * r['actions_per_s'] / peer['actions_per_s']:.0f} %" if peer["actions_per_s"] else ""
         cpu = " + ".join(f"{c:.0f}" for c in r.get("server_cpu_pct", []))
         rss = " + ".join(f"{m:.0f}" for m in r.get("server_rss_mb", []))
         rows.append(
-            f"| {r['config']} ×{r['processes']} | {r['shape']} | {r['endpoint']} | {r['rooms']} × {r['players']} "
+            f"| {r['config']} ×{r['processes']}{_by_room(r)} | {r['shape']} | {r['endpoint']} "
+            f"| {r['rooms']} × {r['players']} "
             f"| {r['actions_per_s']:.1f} | {ratio} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} "
             f"| {cpu} | {r.get('server_cpu_ms_per_action', '')} | {rss} | {r.get('machine_busy_pct', '')} |"
         )
@@ -370,15 +390,15 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     shapes = shapes_from(args)
     if args.url:
         return await run_config("external", 1, shapes, [args.url.rstrip("/")], [])
-    runs = MATRIX if args.matrix else [(args.config, args.processes)]
+    runs = MATRIX if args.matrix else [(args.config, args.processes, args.placement)]
     results: list[dict[str, Any]] = []
-    for config, processes in runs:
+    for config, processes, placement in runs:
         with (
             tempfile.TemporaryDirectory(prefix="yahtzee-load-") as tmp,
             started_servers(config, processes, Path(tmp)) as servers,
         ):
             pids = [s.proc.pid for s in servers if s.proc is not None]
-            results += await run_config(config, processes, shapes, [s.url for s in servers], pids)
+            results += await run_config(config, processes, shapes, [s.url for s in servers], pids, placement)
     return results
 
 
@@ -392,7 +412,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", choices=CONFIGS, default="sqlite")
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument(
-        "--matrix", action="store_true", help="every configuration: " + ", ".join(f"{c} x{p}" for c, p in MATRIX)
+        "--matrix",
+        action="store_true",
+        help="every configuration: " + ", ".join(f"{c} x{p}{' by room' if w == 'room' else ''}" for c, p, w in MATRIX),
+    )
+    parser.add_argument(
+        "--placement",
+        choices=("spread", "room"),
+        default="spread",
+        help="several processes: every room's players on all of them (spread), or each room on one (room)",
     )
     parser.add_argument("--shape", choices=("saturated", "human", "both"), default="both")
     parser.add_argument("--rooms", type=int, default=25, help="saturated: rooms (default 25)")

@@ -6,6 +6,7 @@ Caddyfile it ships routes pages, static files and websockets (run here when Cadd
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -188,23 +189,28 @@ def test_the_images_run_daphne_as_a_user_and_collect_static_files() -> None:
 caddy = shutil.which("caddy")
 
 
-@pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
-    """Caddy with deploy/Caddyfile in front of a dead upstream and a live Daphne worker."""
-    need_program("caddy", "apt-get install caddy")
+def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A worker behind the proxy, on the embedded default (several share its SQLite file)."""
     env = server_env(
         DATA_DIR=str(tmp_path), BEHIND_PROXY="1", SECRET_KEY=secrets.token_urlsafe(50), RATE_LIMIT_ROOM_MISS="5/60"
     )
+    env.update(extra)
     for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
         env.pop(name, None)
     manage("migrate", "--noinput", env=env)
-    worker = ServerProcess(env, log_dir=tmp_path).start()
-    port, dead = free_port(), free_port()
+    return env
+
+
+@contextlib.contextmanager
+def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
+    """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports); its URL."""
+    need_program("caddy", "apt-get install caddy")
+    port = free_port()
     proxy_env = {
         **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME")},
         "SITE_ADDRESS": f"http://127.0.0.1:{port}",
         "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
-        "UPSTREAMS": f"127.0.0.1:{dead} 127.0.0.1:{worker.port}",
+        "UPSTREAMS": " ".join(f"127.0.0.1:{upstream}" for upstream in upstreams),
         "STATIC_ROOT": str(ROOT / "static"),
         "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
         "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
@@ -227,10 +233,21 @@ def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError((tmp_path / "caddy.log").read_text()[-2000:]) from None
                 time.sleep(0.1)
-        yield url, worker
+        yield url
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture
+def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
+    """Caddy with deploy/Caddyfile in front of a dead upstream and a live Daphne worker."""
+    need_program("caddy", "apt-get install caddy")
+    worker = ServerProcess(worker_env(tmp_path), log_dir=tmp_path).start()
+    try:
+        with caddy_in_front(tmp_path, [free_port(), worker.port]) as url:
+            yield url, worker
+    finally:
         worker.stop()
 
 
@@ -285,3 +302,41 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
         except urllib.error.HTTPError as exc:
             statuses.append(exc.code)
     assert statuses == [404] * 5 + [429]
+
+
+def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
+    need_program("caddy", "apt-get install caddy")
+    env = worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60")
+    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    try:
+        with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
+            visitor = Browser(url)
+            # Twelve rooms over two workers: all on one would happen in 2 runs of 4096.
+            codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
+
+            async def run() -> None:
+                sockets = {code: [await visitor.socket(code).connect() for _ in range(3)] for code in codes}
+                workers[0].kill()
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 10
+                while not any(s.closed for group in sockets.values() for s in group) and loop.time() < deadline:
+                    await asyncio.sleep(0.1)
+                await asyncio.sleep(1.0)  # the killed worker's other connections close too
+                dropped = {code: {s.closed for s in group} for code, group in sockets.items()}
+                # Every room's sockets were on one worker: all of them dropped, or none.
+                assert all(len(states) == 1 for states in dropped.values()), dropped
+                lost = [code for code, states in dropped.items() if True in states]
+                assert 0 < len(lost) < len(codes), dropped
+                # The rooms of the dead worker reconnect through the proxy to the other one.
+                for code in lost:
+                    again = await visitor.socket(code).connect()
+                    assert again.state["code"] == code
+                    await again.close()
+                for group in sockets.values():
+                    for s in group:
+                        await s.close()
+
+            asyncio.run(run())
+    finally:
+        for worker in workers:
+            worker.stop()
