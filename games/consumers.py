@@ -31,8 +31,6 @@ RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
-# Room codes that do not exist count against the address's limit shared with the pages.
-MISS_SCOPE, MISS_SETTING = "room_miss", "RATE_LIMIT_ROOM_MISS"
 
 # type -> (service, the frame's own fields with their types)
 _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
@@ -116,11 +114,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _arrive(self, ip: str) -> tuple[str, str, str] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
-        if ratelimit.address_over(MISS_SCOPE, MISS_SETTING, ip):
+        if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
             return None  # over the limit even a right guess is refused, as over HTTP
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
-            ratelimit.count_address(MISS_SCOPE, MISS_SETTING, ip)
+            ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
         return hello
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

@@ -51,10 +51,13 @@ class Rate:
         return rate if rate.count > 0 and rate.seconds > 0 else None
 
 
+# Guessing room codes: the pages and the room websocket count in this one bucket per address.
+MISS_SCOPE, MISS_SETTING = "room_miss", "RATE_LIMIT_ROOM_MISS"
+
 MESSAGES = {
     "room_create": "You have created too many rooms in a short time.",
     "room_join": "You have joined too many rooms in a short time.",
-    "room_miss": "Too many room codes that do not exist were tried from your address.",
+    MISS_SCOPE: "Too many room codes that do not exist were tried from your address.",
 }
 
 

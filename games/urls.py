@@ -1,12 +1,12 @@
 from django.urls import path
 
 from games import views
-from games.ratelimit import ratelimit
+from games.ratelimit import MISS_SCOPE, MISS_SETTING, ratelimit
 
 # Per-client limits on what makes rows, and on guessing room codes (games/ratelimit.py).
 create_limit = ratelimit("room_create", "RATE_LIMIT_ROOM_CREATE")
 join_limit = ratelimit("room_join", "RATE_LIMIT_ROOM_JOIN")
-miss_limit = ratelimit("room_miss", "RATE_LIMIT_ROOM_MISS", only_status=404, per_ip_only=True)
+miss_limit = ratelimit(MISS_SCOPE, MISS_SETTING, only_status=404, per_ip_only=True)
 
 urlpatterns = [
     path("", views.home, name="home"),
