@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
-PYTEST_ARGS ?=
+# Tests run in parallel, one worker per core (pytest-xdist); PYTEST_ARGS="-n 0" runs them in one process.
+PYTEST_ARGS ?= -n auto
 
 .PHONY: install run test lint typecheck imports pytest bench clean
 
@@ -24,6 +25,7 @@ install: $(STAMP)
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py build_bot_tables  # once: the coach's and the bots' tables (cached in var/bots)
 	$(BIN)/daphne -b $(HOST) -p $(PORT) yahtzee.asgi:application
 
 lint: install

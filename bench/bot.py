@@ -12,7 +12,11 @@ Prints figures only (no asserts):
 * mean ± standard error of N simulated optimal ``official`` games (default 20,000) played through
   the public API (``bots.decide`` + the rules engine), CPU time per game, and decision latency
   p50/p99 by rolls left (3 = turn start, 0 = after the third roll);
-* means of the weaker levels, of the other rule sets and of the Triple heuristic (fewer games).
+* means of the weaker levels, of the other rule sets and of the Triple heuristic (fewer games);
+* Painted Yahtzee (no exact table: the one-turn search of ``bots.painted``): the bot's mean over
+  ``--painted-games`` games (default 10,000) beside a greedy player's, and its decision latency.
+
+``--painted-only`` runs just the Painted part.
 """
 
 from __future__ import annotations
@@ -35,9 +39,9 @@ if str(ROOT) not in sys.path:
 
 import random  # noqa: E402
 
-from bots import decide, tables  # noqa: E402
+from bots import Action, Roll, Score, decide, tables  # noqa: E402
 from bots.play import apply_action  # noqa: E402
-from games.rules import apply_start, get_ruleset, new_game  # noqa: E402
+from games.rules import GameState, apply_start, get_ruleset, new_game  # noqa: E402
 
 EXACT = ("official", "free_joker", "yeti", "yatzy")
 
@@ -70,6 +74,19 @@ def build_in_subprocess(name: str, threads: int) -> dict[str, float]:
     return json.loads(out.stdout)
 
 
+def greedy(state: GameState) -> Action:
+    """The baseline: keep the dice of the most common value (the higher on a tie) for all three
+    rolls, then score the legal box worth the most points now (the first such box on a tie)."""
+    turn = state.turn
+    if turn.dice and turn.rolls_left == 0 or len(set(turn.dice)) == 1:
+        best = max((o for o in state.options() if o.legal), key=lambda o: o.points + o.bonus)
+        return Score(best.box.value, best.column)
+    if not turn.dice:
+        return Roll()
+    target = max(set(turn.dice), key=lambda v: (turn.dice.count(v), v))
+    return Roll(tuple(i for i, d in enumerate(turn.dice) if d == target))
+
+
 def play_games(job: tuple[str, str, int, int]) -> dict[str, object]:
     """Play seeds [start, stop) of one rule set and level: scores, CPU seconds per game and per decision."""
     name, level, start, stop = job
@@ -84,7 +101,7 @@ def play_games(job: tuple[str, str, int, int]) -> dict[str, object]:
         while not state.is_over:
             rolls_left = state.turn.rolls_left
             t = time.process_time()
-            action = decide(state, 0, level, rng)
+            action = greedy(state) if level == "greedy" else decide(state, 0, level, rng)
             latency[rolls_left].append(time.process_time() - t)
             state = apply_action(state, 0, action, rng)
         cpu.append(time.process_time() - began)
@@ -123,7 +140,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20000, help="optimal official games (default 20000)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="simulation processes")
     parser.add_argument("--skip-build", action="store_true", help="skip the build timings")
+    parser.add_argument("--painted-games", type=int, default=10000, help="Painted games per player (default 10000)")
+    parser.add_argument("--painted-only", action="store_true", help="only the Painted Yahtzee figures")
     args = parser.parse_args()
+    if args.painted_only:
+        painted(args.painted_games, args.workers)
+        return
     games = args.games
     few = max(20, games // 10)
 
@@ -180,6 +202,37 @@ def main() -> None:
         ref = f"   (table: {tables.table(name).start_value:.4f})" if name != "triple" and level == "optimal" else ""
         cpu_ms = statistics.fmean(res["cpu"]) * 1e3  # type: ignore[arg-type]
         print(f"{name:<11} {level:<9} {mean_se(res['scores'])}   {cpu_ms:6.1f} ms/game{ref}", flush=True)  # type: ignore[arg-type]
+
+    painted(args.painted_games, args.workers)
+
+
+def painted(games: int, workers: int) -> None:
+    print(
+        f"\n## Painted Yahtzee: {games} games each, one-turn search vs greedy ({workers} processes, "
+        f"load {os.getloadavg()[0]:.2f})"
+    )
+    for level in ("optimal", "greedy"):
+        started = time.perf_counter()
+        res = simulate("painted", level, games, workers)
+        wall = time.perf_counter() - started
+        scores = res["scores"]
+        name = "bot (one-turn search)" if level == "optimal" else "greedy player"
+        print(
+            f"{name:<22} mean {mean_se(scores)}   sd {statistics.stdev(scores):6.2f}   "  # type: ignore[arg-type]
+            f"min {min(scores)} max {max(scores)}   {statistics.fmean(res['cpu']) * 1e3:6.1f} ms/game   "  # type: ignore[arg-type]
+            f"wall {wall:.0f} s",
+            flush=True,
+        )
+        if level == "optimal":
+            latency = res["latency"]
+            every = [x for lat in latency.values() for x in lat]  # type: ignore[attr-defined]
+            print(
+                f"decision latency (CPU ms): all p50 {pct(every, 0.5) * 1e3:.3f}  p99 {pct(every, 0.99) * 1e3:.3f}  "
+                f"max {max(every) * 1e3:.2f}  ({len(every)} decisions)"
+            )
+            for rolls_left in (3, 2, 1, 0):
+                lat = latency[rolls_left]  # type: ignore[index]
+                print(f"  rolls left {rolls_left}: p50 {pct(lat, 0.5) * 1e3:6.3f}  p99 {pct(lat, 0.99) * 1e3:6.3f}")
 
 
 if __name__ == "__main__":

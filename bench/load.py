@@ -97,6 +97,7 @@ def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list
         "WS_RATE_LIMIT": "100000",
         "RATE_LIMITS": "0",
         "BENCH_ENDPOINTS": "1",
+        "PYTHONPATH": str(ROOT),  # the routing imports bench.consumer, which is not installed
         "DB_CONN_MAX_AGE": "60",
         "LOG_LEVEL": "WARNING",
     }

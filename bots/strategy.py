@@ -45,7 +45,7 @@ from games.rules.rulesets import Box
 from games.rules.state import DICE
 
 from . import dice as D
-from . import tables, triple
+from . import painted, tables, triple
 from .solver import Table, TurnSolution
 
 
@@ -105,8 +105,36 @@ _default_rng = random.Random()
 
 
 def ready(ruleset: RuleSet | str) -> bool:
-    """Whether the bot can play ``ruleset`` without building a table first."""
+    """Whether the bot can play ``ruleset`` without building a table first (Painted needs none)."""
     return tables.ready(ruleset)
+
+
+def _check_turn(state: GameState, seat: int) -> None:
+    if not state.started or state.is_over:
+        raise ValueError("the game is not in progress")
+    if seat != state.current:
+        raise ValueError(f"it is seat {state.current}'s turn, not seat {seat}'s")
+
+
+def _painted_options(state: GameState, seat: int) -> list[Option]:
+    """Painted Yahtzee: the one-turn search of ``bots.painted`` (heuristic values, see there)."""
+    _check_turn(state, seat)
+    card = painted.card_of(state, seat)
+    base = state.totals(seat).grand_total + card.par_open
+    turn = state.turn
+    if not turn.dice:
+        return [Option(Roll(), base, ())]
+    dice = tuple(sorted(turn.dice))
+    found = [
+        Option(Score(str(o.box), 0), base + card.box_utility(o.box, o.points, o.bonus), dice, o.points + o.bonus)
+        for o in state.options()
+        if o.legal
+    ]
+    if turn.rolls_left > 0:
+        for held, kept, value in painted.keep_values(state, seat):
+            found.append(Option(Roll(held), base + value, tuple(sorted(v for v, _ in kept))))
+    # Prefer, among keeps worth the same, the dice already held (stable for the player).
+    return sorted(found, key=_sort_key)
 
 
 class _Position:
@@ -190,6 +218,8 @@ def _sort_key(option: Option) -> tuple[float, int, int]:
 
 def options(state: GameState, seat: int, *, build: bool = True) -> list[Option]:
     """Every distinct choice the seat has now, best first, with its expected final score."""
+    if state.ruleset.colours:
+        return _painted_options(state, seat)
     pos = _Position(state, seat, build=build)
     turn = state.turn
     if not turn.dice:
@@ -213,6 +243,8 @@ def expected_score(state: GameState, seat: int, *, build: bool = True) -> float:
     """
     if state.started and not state.is_over and seat == state.current:
         return options(state, seat, build=build)[0].expected
+    if state.ruleset.colours:
+        return state.totals(seat).grand_total + painted.card_of(state, seat).par_open
     tbl = tables.table(state.ruleset, build=build)
     card = state.cards[seat].as_columns()
     states = triple.column_states(tbl, card, state.ruleset.multipliers)
@@ -235,6 +267,14 @@ def _value_of(state: GameState, action: Action, found: list[Option]) -> float:
     held = set(action.held)
     if not held <= set(range(DICE)) or len(held) == DICE:
         raise ValueError(f"cannot roll holding {tuple(sorted(held))}")
+    if state.ruleset.colours:
+
+        def pairs(indices: Iterable[int]) -> list[tuple[int, int]]:
+            return sorted((turn.dice[i], turn.colours[i]) for i in indices)
+
+        for opt in found:
+            if isinstance(opt.action, Roll) and pairs(opt.action.held) == pairs(held):
+                return opt.expected
     kept = tuple(sorted(turn.dice[i] for i in held))
     for opt in found:
         if isinstance(opt.action, Roll) and opt.dice == kept:

@@ -66,6 +66,12 @@ def column_ruleset(ruleset: RuleSet) -> RuleSet:
     return replace(ruleset, name=f"{ruleset.name}_column", columns=1, multipliers=(1,))
 
 
+def needs_table(ruleset: RuleSet | str) -> bool:
+    """Whether the bot of ``ruleset`` reads a solved table (every rule set but Painted Yahtzee)."""
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    return not rs.colours
+
+
 def _model(ruleset: RuleSet | str) -> ScoreModel:
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     return score_model(column_ruleset(rs))
@@ -79,7 +85,12 @@ def cache_path(ruleset: RuleSet | str) -> Path:
 
 
 def ready(ruleset: RuleSet | str) -> bool:
-    """True when ``table(ruleset, build=False)`` will answer without building."""
+    """True when ``table(ruleset, build=False)`` will answer without building.
+
+    Painted Yahtzee has no table (its bot is the heuristic of ``bots.painted``): always ready.
+    """
+    if not needs_table(ruleset):
+        return True
     model = _model(ruleset)
     return model.fingerprint() in _tables or cache_path(ruleset).exists()
 
@@ -111,6 +122,8 @@ def table(ruleset: RuleSet | str, *, build: bool = True, threads: int = 1) -> Ta
 
     With ``build=False`` a missing table raises ``TableNotReady`` instead of building.
     """
+    if not needs_table(ruleset):
+        raise ValueError("Painted Yahtzee has no solved table: its bot is the heuristic of bots.painted")
     model = _model(ruleset)
     key = model.fingerprint()
     found = _tables.get(key)
@@ -174,6 +187,8 @@ def build_all(
     spent: dict[str, float] = {}
     for item in RULESETS.values() if rulesets is None else rulesets:
         rs = get_ruleset(item) if isinstance(item, str) else item
+        if not needs_table(rs):
+            continue
         started = time.perf_counter()
         if force:
             with _lock:

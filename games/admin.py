@@ -20,7 +20,7 @@ from games.rules import RULESETS, Box
 from games.rules.codec import state_to_dict
 from games.selectors import game_state
 
-HISTORY = (Game.Status.FINISHED, Game.Status.ABANDONED)
+HISTORY = Game.OVER
 # The move kinds the turn-by-turn timeline already tells; the rest are listed as room events.
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
 
@@ -161,7 +161,7 @@ class GameAdmin(ReadOnlyAdmin):
 
     @admin.display(description="server seed (revealed)")
     def revealed_server_seed(self, game: Game) -> str:
-        return game.server_seed if game.status in HISTORY else "hidden until the game ends"
+        return game.server_seed if game.is_over else "hidden until the game ends"
 
     # --- the game's page ------------------------------------------------------------
 
@@ -243,6 +243,8 @@ def _scorecard(ruleset: Any, state: dict[str, Any]) -> dict[str, Any] | None:
         *boxes(ruleset.lower_boxes),
         row("Lower sum", lambda col: col["lower"], "sum"),
     ]
+    if ruleset.colour_boxes:
+        rows += [*boxes(ruleset.colour_boxes), row("Colour sum", lambda col: col["colour"], "sum")]
     if ruleset.yahtzee_bonus:
         rows.append(row(f"{ruleset.box_label(Box.YAHTZEE)} bonus", lambda col: col["yahtzee_bonus"], "sum"))
     if columns > 1:
@@ -264,7 +266,15 @@ def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
         rolls = [
             {
                 "number": roll["roll"],
-                "dice": [{"value": value, "held": index in roll["held"]} for index, value in enumerate(roll["dice"])],
+                "dice": [
+                    {
+                        "value": value,
+                        "held": index in roll["held"],
+                        # Painted: the colour by name (the page shows the name, not only the hue).
+                        "colour": roll["colours"][index] if "colours" in roll else "",
+                    }
+                    for index, value in enumerate(roll["dice"])
+                ],
             }
             for roll in turn.rolls
         ]

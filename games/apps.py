@@ -5,3 +5,10 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        from games import botplay, fanout
+
+        # Computer players: each process plays a bot's turn when it hears the state that
+        # asks for it (see games.botplay). The fan-out itself only carries frames.
+        fanout.on_state(botplay.heard)

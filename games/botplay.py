@@ -2,9 +2,12 @@
 
 Whenever a state in which a bot is to play reaches a server process (the room's broadcast,
 or a socket connecting), that process schedules one bot step for that version after a short
-pause, so people can follow. Every process with a socket in the room does the same; the
-services' version check lets exactly one step apply and refuses the others as stale. If the
-process that was about to play dies, the others (or the next socket to connect) play instead.
+pause, so people can follow. ``heard`` is the one place that decides it: games.apps registers
+it with ``fanout.on_state``, which calls it once per process for each state the room's
+sockets there get, whether the action was committed here or relayed from another process.
+Every process with a socket in the room does the same; the services' version check lets
+exactly one step apply and refuses the others as stale. If the process that was about to
+play dies, the others (or the next socket to connect) play instead.
 
 A bot plays from the exact tables of ``bots`` when they are on disk. A missing table is built
 in a background thread, never in a request; until it is ready the bot plays a simple greedy
@@ -14,6 +17,7 @@ game rather than keep the table waiting.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import secrets
@@ -23,7 +27,7 @@ from typing import Any
 from django.conf import settings
 
 import bots
-from games import services
+from games import errors, selectors, services
 from games.models import Game
 from games.rules import RULESETS, GameState, RuleViolation
 from games.rules.codec import state_from_dict
@@ -74,7 +78,7 @@ def choose(state: GameState, level: str) -> bots.Action:
 
 def step(code: str, version: int) -> bool:
     """Play one action of the bot to play at ``version``; False if there was nothing (left) to do."""
-    game = Game.objects.filter(code=code).first()
+    game = selectors.room_or_none(code)
     if game is None or game.version != version or not bot_to_play(game):
         return False
     state = state_from_dict(game.snapshot["rules"])
@@ -83,23 +87,32 @@ def step(code: str, version: int) -> bool:
     common: dict[str, Any] = {"code": code, "controller": seat["controller"]}
     try:
         if isinstance(action, bots.Roll):
-            at = version
-            if sorted(action.held) != sorted(state.turn.held):
-                services.turn_hold(held=list(action.held), expected_version=at, action_id=f"bot-{at}", **common)
-                at += 1
-            services.turn_roll(expected_version=at, action_id=f"bot-{at}", **common)
+            services.turn_roll(held=list(action.held), expected_version=version, action_id=f"bot-{version}", **common)
         else:
             services.turn_score(
                 box=action.box, column=action.column, expected_version=version, action_id=f"bot-{version}", **common
             )
     except RuleViolation as exc:
-        if exc.code not in (services.STALE, services.REPEATED):
+        if exc.code not in (errors.STALE, errors.REPEATED):
             log.error("bot in %s chose %r at version %s: %s", code, action, version, exc.message)
         return False
     return True
 
 
 # --- the per-process driver ------------------------------------------------------------
+
+
+def heard(code: str, frames: list[str]) -> None:
+    """A state of the room went out in this process (``fanout.on_state``): schedule the bot's step, if any."""
+    text = frames[-1] if frames else ""
+    if '"bot"' not in text:  # a shortcut: a state with no computer player's seat never names one
+        return
+    state = json.loads(text)
+    turn = state.get("turn")
+    playing = state.get("type") == "state" and state.get("status") == Game.Status.PLAYING and turn
+    if playing and state["seats"][turn["seat"]]["kind"] == "bot":
+        schedule(code, state["version"])
+
 
 _scheduled: dict[str, int] = {}
 RETRIES = 12  # about two and a half minutes of backoff; then the next socket to connect resumes it

@@ -15,7 +15,8 @@ from typing import Any
 
 from games import fanout
 from games.models import Game, Move
-from games.selectors import bot_to_play, game_state
+from games.rules import GameState
+from games.selectors import game_state
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ _EVENTS = {
     Move.Kind.SCORE: "scored",
     Move.Kind.REMATCH: "rematch",
     Move.Kind.BOT: "bot",
+    Move.Kind.RECLAIM: "reclaimed",
 }
 
 
@@ -45,7 +47,7 @@ def event_frame(move: Move) -> dict[str, Any] | None:
     return frame
 
 
-def frames_for(game: Game, move: Move) -> list[str]:
+def frames_for(game: Game, move: Move, rules: GameState | None = None) -> list[str]:
     frames = []
     event = event_frame(move)
     if event is not None:
@@ -53,17 +55,19 @@ def frames_for(game: Game, move: Move) -> list[str]:
     if move.payload.get("game_over") or move.payload.get("abandoned"):
         winners = move.payload.get("winners", [])
         frames.append(json.dumps({"type": "game_over", "version": move.seq, "winners": winners}))
-    frames.append(json.dumps(game_state(game)))
+    frames.append(json.dumps(game_state(game, rules)))
     return frames
 
 
-def game_changed(game: Game, move: Move) -> None:
+def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None:
     """Tell every socket in the room; a failure to deliver never undoes the committed action.
 
-    ``bot``: the version at which a computer player is to play (see games.botplay).
+    ``rules``: the rules state the service just stored (None: decoded from the snapshot).
+
+    The frames end with the state frame: each process that delivers them tells its state
+    listeners (``fanout.on_state``), which is how a computer player's turn gets played.
     """
     try:
-        bot = game.version if bot_to_play(game) else None
-        fanout.publish_soon(game.code, frames_for(game, move), version=game.version, bot=bot)
+        fanout.publish_soon(game.code, frames_for(game, move, rules), version=game.version)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)

@@ -3,6 +3,10 @@
 Both read the exact solver of ``bots`` (expected final score of the seat under optimal
 solitaire play) and never build a table in a request: while a table is missing they say so
 and start building it in the background.
+
+Painted Yahtzee has no exact solver: its hints come from the bot's one-turn search against
+estimated box values (``bots.painted``) and say so, and its review gives no points-lost figure
+(there is no exact one to give) but says why.
 """
 
 from __future__ import annotations
@@ -10,23 +14,31 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
+from django.urls import reverse
 
 import bots
-from games import botplay, services
+from games import botplay, errors, selectors, services
 from games.models import Game, Move
 from games.replay import replay_moves
-from games.rules import RULESETS, GameState, RuleViolation
+from games.rules import COLOURS, RULESETS, GameState, RuleViolation
 from games.rules.codec import state_from_dict
 
-HINTS_OFF = "hints_off"
-COACH_BUSY = "coach_busy"
 TOP = 3
+STUDYING = "The coach is still studying this rule set: ask again in a minute."
+HEURISTIC_NOTE = (
+    "Painted Yahtzee has no exact solver: these hints come from a one-turn search of this roll "
+    "against estimated values of the open boxes, and the expected scores are estimates."
+)
+NO_EXACT_REVIEW = (
+    "Painted Yahtzee has no exact solver, so the coach cannot say how many points each choice "
+    "gave up: it gives no figure rather than a guess."
+)
 
 
 def _ready(ruleset: str) -> None:
     if not bots.ready(RULESETS[ruleset]):
         botplay.build_in_background(ruleset)
-        raise RuleViolation(COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.")
+        raise RuleViolation(errors.COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.")
 
 
 def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
@@ -35,6 +47,9 @@ def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
         held = list(option.action.held)
         if not held:
             text = "Reroll all five dice"
+        elif state.turn.colours:
+            kept = ", ".join(f"{state.turn.dice[i]} {COLOURS[state.turn.colours[i]]}" for i in held)
+            text = f"Keep {kept} and roll again"
         else:
             text = f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
         return {"kind": "keep", "held": held, "text": text, "expected": expected}
@@ -53,44 +68,74 @@ def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
 
 def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
     """The best few choices for the current roll, for the player whose turn it is (a read; no lock)."""
-    game = Game.objects.get(code=services.normalize_code(code))
+    game = selectors.room(services.normalize_code(code))
     if not game.hints:
-        raise RuleViolation(HINTS_OFF, "Hints are turned off in this room.")
+        raise RuleViolation(errors.HINTS_OFF, "Hints are turned off in this room.")
     if game.version != version:
-        raise RuleViolation(services.STALE, "The game has moved on: ask again for the new roll.")
+        raise RuleViolation(errors.STALE, "The game has moved on: ask again for the new roll.")
     if game.status != Game.Status.PLAYING:
-        raise RuleViolation(services.NOT_PLAYING, "Hints are for a game in progress.")
+        raise RuleViolation(errors.NOT_PLAYING, "Hints are for a game in progress.")
     state = state_from_dict(game.snapshot["rules"])
     seat = game.snapshot["seats"][state.current]
     if not (controller and seat["controller"] == controller and seat["status"] == "active"):
-        raise RuleViolation(services.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
+        raise RuleViolation(errors.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
     _ready(game.ruleset)
     if state.turn.rolls_used == 0:
-        raise RuleViolation("roll_first", "Roll first: the coach advises on the dice you have.")
+        raise RuleViolation(errors.ROLL_FIRST, "Roll first: the coach advises on the dice you have.")
     try:
         found = bots.hint(state, state.current, top=TOP, build=False)
         expected = bots.expected_score(state, state.current, build=False)
     except bots.TableNotReady as exc:
-        raise RuleViolation(COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.") from exc
+        raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+    shown = [_option(state, option) for option in found]
+    exact = not state.ruleset.colours
+    if not exact and shown:
+        shown[0]["text"] += " (one-turn search: estimated values, no exact solver for Painted Yahtzee)"
     return {
         "type": "hint",
         "version": game.version,
         "seat": state.current,
         "expected": round(expected, 1),
-        "options": [_option(state, option) for option in found],
+        "exact": exact,
+        "note": "" if exact else HEURISTIC_NOTE,
+        "options": shown,
     }
 
 
-def review(game: Game) -> dict[str, Any]:
-    """After the game: for every seat, the expected points its choices lost against optimal play."""
-    if game.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
-        raise RuleViolation(services.NOT_OVER, "The coach reviews a game when it is over.")
-    key = f"coach-review:{game.code}:{game.version}"
-    found = cache.get(key)
-    if found is not None:
-        return dict(found)
+COSTLY = 0.5  # expected points: a choice losing more than this is listed as costly
+
+
+def _action_text(state: GameState, action: bots.Action) -> str:
+    """What a choice did, in the words of the hint (``_option``)."""
+    if isinstance(action, bots.Roll):
+        held = list(action.held)
+        if not held:
+            return "Reroll all five dice"
+        return f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
+    found = next(
+        (o for o in state.options() if o.box.value == action.box and o.column == action.column),
+        None,
+    )
+    points = found.points + found.bonus if found is not None else 0
+    label = state.ruleset.box_label(found.box) if found is not None else action.box
+    where = f" (×{state.ruleset.multipliers[action.column]})" if state.ruleset.columns > 1 else ""
+    return f"Score {points} in {label}{where}"
+
+
+def _rounds_played(state: GameState, seat: int) -> int:
+    return state.cards[seat].filled
+
+
+def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
+    """Every choice of a finished game with the coach's verdict, in the order of the log.
+
+    A choice is a reroll (which dice to keep) or a score (which box); for each: the seat,
+    its round, the dice, what was chosen, what perfect play would have chosen and the
+    expected final-score points lost (0 when the choice was as good as the best). The flag says
+    whether the log replayed through the rules without a disagreement.
+    """
     _ready(game.ruleset)
-    choices: dict[int, list[tuple[GameState, bots.Action]]] = {}
+    choices: list[tuple[Move, int, GameState, bots.Action]] = []
 
     def observe(move: Move, seat: int, state: GameState) -> None:
         if move.kind == Move.Kind.SCORE:
@@ -99,22 +144,104 @@ def review(game: Game) -> dict[str, Any]:
             action = bots.Roll(tuple(sorted(state.turn.held)))
         else:
             return
-        choices.setdefault(seat, []).append((state, action))
+        choices.append((move, seat, state, action))
 
-    replay = replay_moves(game.ruleset, list(game.moves.order_by("seq")), observe=observe)
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game), observe=observe)
+    found: list[dict[str, Any]] = []
+    for move, seat, state, action in choices:
+        try:
+            best = bots.options(state, seat, build=False)[0]
+            lost = bots.choice_loss(state, action, build=False)
+        except bots.TableNotReady as exc:
+            raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+        found.append(
+            {
+                "move": move.seq,
+                "seat": seat,
+                "round": _rounds_played(state, seat) + 1,
+                "roll": state.turn.rolls_used,
+                "dice": list(state.turn.dice),
+                "kind": "score" if isinstance(action, bots.Score) else "keep",
+                "chosen": _action_text(state, action),
+                "best": _option(state, best)["text"],
+                "lost": round(lost, 1),
+                "exact_loss": lost,
+            }
+        )
+    return found, not replay.problems
+
+
+def _judged(game: Game) -> tuple[list[dict[str, Any]], bool]:
+    """``verdicts`` of a finished game, computed once per version and kept in the cache for an hour."""
+    key = f"coach-verdicts:v1:{game.code}:{game.version}"
+    found = cache.get(key)
+    if found is not None:
+        return list(found["every"]), bool(found["replayed"])
+    every, replayed = verdicts(game)
+    cache.set(key, {"every": every, "replayed": replayed}, 3600)
+    return every, replayed
+
+
+def verdict_map(game: Game) -> dict[int, dict[str, Any]]:
+    """The verdict on each choice of a finished game by its move number (the replay page's)."""
+    if not game.is_over:
+        raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
+    if RULESETS[game.ruleset].colours:
+        return {}  # no exact solver: the replay shows no verdicts rather than invented ones
+    every, _ = _judged(game)
+    return {v["move"]: {k: v[k] for k in ("chosen", "best", "lost")} for v in every}
+
+
+def review(game: Game) -> dict[str, Any]:
+    """After the game: for every seat, the expected points its choices lost and each costly choice.
+
+    ``seats[i].costly`` lists the choices that lost more than ``COSTLY`` points, in the order
+    they were made: round, dice, what was chosen, what perfect play would have chosen, points lost.
+    """
+    if not game.is_over:
+        raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
+    if RULESETS[game.ruleset].colours:
+        return _no_exact_review(game)
+    every, replayed = _judged(game)
     seats = []
     for index, seat in enumerate(game.snapshot["seats"]):
-        result = bots.review(choices.get(index, []), threshold=0.5, build=False)
+        mine = [v for v in every if v["seat"] == index]
+        costly = [
+            {k: v[k] for k in ("move", "round", "roll", "dice", "kind", "chosen", "best", "lost")}
+            for v in mine
+            if v["exact_loss"] > COSTLY
+        ]
         seats.append(
             {
                 "seat": index,
                 "name": seat["name"],
                 "kind": seat["kind"],
-                "lost": round(result.total_loss, 1),
-                "mistakes": result.mistakes,
-                "choices": result.choices,
+                "lost": round(sum(v["exact_loss"] for v in mine), 1),
+                "mistakes": len(costly),
+                "choices": len(mine),
+                "costly": costly,
             }
         )
-    data = {"code": game.code, "seats": seats, "replayed": not replay.problems}
-    cache.set(key, data, 3600)
+    data = {
+        "code": game.code,
+        "exact": True,
+        "seats": seats,
+        "replayed": replayed,
+        "replay_url": reverse("replay", args=[game.code]),
+    }
     return data
+
+
+def _no_exact_review(game: Game) -> dict[str, Any]:
+    """Painted Yahtzee: the review says that no exact figure exists instead of inventing one."""
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    return {
+        "code": game.code,
+        "exact": False,
+        "message": NO_EXACT_REVIEW,
+        "seats": [
+            {"seat": index, "name": seat["name"], "kind": seat["kind"], "lost": None, "mistakes": None, "choices": None}
+            for index, seat in enumerate(game.snapshot["seats"])
+        ],
+        "replayed": not replay.problems,
+    }

@@ -18,7 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import botplay, coach, fanout, presence, ratelimit, services
+from games import coach, errors, fanout, presence, ratelimit, services
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -35,7 +35,7 @@ CLOSE_NO_ROOM = 4404
 # type -> (service, the frame's own fields with their types)
 _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
     "start": (services.game_start, {}),
-    "roll": (services.turn_roll, {}),
+    "roll": (services.turn_roll, {"held": list}),
     "hold": (services.turn_hold, {"held": list}),
     "score": (services.turn_score, {"box": str, "column": int}),
     "leave": (services.game_leave, {"seat": int}),
@@ -44,7 +44,8 @@ _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
     "add_bot": (services.game_add_bot, {"level": str}),
     "replace": (services.game_replace_with_bot, {"seat": int, "level": str}),
 }
-_OPTIONAL = {"column", "level"}
+_OPTIONAL = {"column", "level"}  # wherever they are fields
+_OPTIONAL_FOR = {"roll": {"held"}}  # a roll may hold dice first; a hold frame must say which
 
 
 class FrameError(Exception):
@@ -56,37 +57,37 @@ class FrameError(Exception):
 def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     """The frame as a dict of checked fields, or FrameError naming what is wrong."""
     if binary is not None or text is None:
-        raise FrameError("bad_frame", "Frames are JSON text, not binary.")
+        raise FrameError(errors.BAD_FRAME, "Frames are JSON text, not binary.")
     if len(text.encode()) > MAX_FRAME_BYTES:
-        raise FrameError("frame_too_large", f"Frames are at most {MAX_FRAME_BYTES} bytes.")
+        raise FrameError(errors.FRAME_TOO_LARGE, f"Frames are at most {MAX_FRAME_BYTES} bytes.")
     try:
         frame = json.loads(text)
     except ValueError as exc:
-        raise FrameError("bad_json", "That frame is not valid JSON.") from exc
+        raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
     if not isinstance(frame, dict):
-        raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
+        raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
     kind = frame.get("type")
     if not isinstance(kind, str):
-        raise FrameError("bad_frame", "A frame is a JSON object with a 'type'.")
+        raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
     if kind in ("ping", "sync"):
         return frame
     if kind == "hint":
         if isinstance(frame.get("version"), bool) or not isinstance(frame.get("version"), int):
-            raise FrameError("bad_field", "A hint frame needs the 'version' it is for.")
+            raise FrameError(errors.BAD_FIELD, "A hint frame needs the 'version' it is for.")
         return frame
     if kind not in _ACTIONS:
-        raise FrameError("unknown_type", f"Unknown frame type {kind!r}.")
+        raise FrameError(errors.UNKNOWN_TYPE, f"Unknown frame type {kind!r}.")
     fields = dict(_ACTIONS[kind][1], version=int, id=str)
     for name, expected in fields.items():
         if name not in frame:
-            if name in _OPTIONAL:
+            if name in _OPTIONAL or name in _OPTIONAL_FOR.get(kind, ()):
                 continue
-            raise FrameError("missing_field", f"A {kind} frame needs '{name}'.")
+            raise FrameError(errors.MISSING_FIELD, f"A {kind} frame needs '{name}'.")
         value = frame[name]
         if isinstance(value, bool) or not isinstance(value, expected):
-            raise FrameError("bad_field", f"'{name}' of a {kind} frame has the wrong type.")
+            raise FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.")
     if not 0 < len(frame["id"]) <= services.ACTION_ID_MAX:
-        raise FrameError("bad_field", f"'id' is 1 to {services.ACTION_ID_MAX} characters.")
+        raise FrameError(errors.BAD_FIELD, f"'id' is 1 to {services.ACTION_ID_MAX} characters.")
     return frame
 
 
@@ -106,9 +107,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.joined = True
         await self.accept()
         you, state, presence_frame = hello
-        await self.send(text_data=you)
-        await self.send(text_data=state)
-        self._bot_check(state)
+        # The state listeners hear it too: a bot whose process died is played from here.
+        await fanout.welcome(self.code, self, [you, state])
         # Everyone, this socket included, hears the new presence.
         await fanout.publish(self.code, [presence_frame])
 
@@ -116,6 +116,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
         if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
             return None  # over the limit even a right guess is refused, as over HTTP
+        # A player whose seat a computer took over while they were away gets it back by coming back.
+        services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
             ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
@@ -145,16 +147,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
-    def bot_to_play(self, version: int) -> None:
-        botplay.schedule(self.code, version)
-
-    def _bot_check(self, state_text: str) -> None:
-        """On connect: if a bot is to play (its process may have died), this process plays it."""
-        state = json.loads(state_text)
-        turn = state.get("turn")
-        if state.get("status") == "playing" and turn and state["seats"][turn["seat"]]["kind"] == "bot":
-            botplay.schedule(self.code, state["version"])
-
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
         if isinstance(frame_id, str):
@@ -171,7 +163,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self._over_rate():
             self.rate_strikes += 1
-            await self.error("rate_limited", f"Too many frames: at most {RATE_LIMIT} a second.")
+            await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:
                 await self.close(code=CLOSE_RATE_LIMITED)
             return
@@ -200,7 +192,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 return
             except Exception:  # the coach must never take the socket down with it
                 log.exception("hint in %s failed", self.code)
-                await self.error("coach_error", "The coach could not answer; try again.", frame.get("id"))
+                await self.error(errors.COACH_ERROR, "The coach could not answer; try again.", frame.get("id"))
                 return
             await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
             return
@@ -217,8 +209,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         except DatabaseError:
             # Nothing was written (the service's transaction rolled back); the client may retry.
             log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
-            await self.error("unavailable", "The game's database is out of reach for a moment: try again.", frame["id"])
+            await self.error(
+                errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", frame["id"]
+            )
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame["id"])
-            if exc.code in (services.STALE, services.REPEATED):
+            if exc.code in (errors.STALE, errors.REPEATED):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))

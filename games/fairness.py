@@ -11,6 +11,11 @@ Pure standard library, so that anyone can copy this file and check a finished ga
   for block = 0, 1, 2, ...: each byte b < 252 gives the face ``b % 6 + 1`` and bytes
   252-255 are skipped, so each face has probability exactly 1/6. The faces fill the
   unheld dice in die order (all five on a turn's first roll).
+- Painted Yahtzee's dice have 30 outcomes (a value and a colour): each byte b < 240 gives
+  the outcome ``b % 30 + 1`` and bytes 240-255 are skipped, so each outcome has probability
+  exactly 1/30. Outcome f shows the value ``(f - 1) % 6 + 1`` in colour ``(f - 1) // 6``
+  (0 red, 1 yellow, 2 green, 3 blue, 4 purple): 1-6 are the red ones to sixes, 7-12 yellow...
+  In general a die of ``sides`` outcomes skips the bytes from ``256 - 256 % sides`` up.
 
 The server cannot steer the dice: the seed is fixed (committed) before the players'
 seeds are known, and the players cannot steer them because they never see the seed.
@@ -24,7 +29,7 @@ import secrets
 from collections.abc import Iterator
 
 SEED_BYTES = 32
-_LIMIT = 252  # the largest multiple of 6 that fits in a byte
+COLOURS = ("red", "yellow", "green", "blue", "purple")  # Painted's colours by index (as games.rules)
 
 
 def new_server_seed() -> str:
@@ -55,12 +60,22 @@ def _stream(server_seed: str, code: str, client_seed: str, roll: int) -> Iterato
         block += 1
 
 
-def roll_faces(server_seed: str, code: str, client_seed: str, roll: int, count: int) -> list[int]:
-    """The ``count`` new faces of roll number ``roll`` of the game."""
+def roll_faces(server_seed: str, code: str, client_seed: str, roll: int, count: int, sides: int = 6) -> list[int]:
+    """The ``count`` new faces (1 to ``sides``) of roll number ``roll`` of the game."""
+    if not 1 <= sides <= 256:
+        raise ValueError(f"a die needs 1 to 256 sides, not {sides}")
+    limit = 256 - 256 % sides  # the largest multiple of ``sides`` that fits in a byte
     faces: list[int] = []
     for byte in _stream(server_seed, code, client_seed, roll):
         if len(faces) == count:
             break
-        if byte < _LIMIT:
-            faces.append(byte % 6 + 1)
+        if byte < limit:
+            faces.append(byte % sides + 1)
     return faces
+
+
+def describe_face(face: int, sides: int = 6) -> str:
+    """A face as people read it: ``"4"``, or for a 30-outcome Painted die ``"4 blue"``."""
+    if sides == 6:
+        return str(face)
+    return f"{(face - 1) % 6 + 1} {COLOURS[(face - 1) // 6]}"

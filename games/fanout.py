@@ -24,6 +24,7 @@ import contextvars
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -44,8 +45,9 @@ class Socket(Protocol):
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None: ...
 
-    def bot_to_play(self, version: int) -> None:
-        """A computer player is to play at ``version`` (called once per process and message)."""
+
+StateListener = Callable[[str, list[str]], None]
+"""Hears ``(code, frames)``, frames that end with the room's state frame (see ``on_state``)."""
 
 
 def room_group(code: str) -> str:
@@ -65,6 +67,28 @@ _members: dict[str, dict[Socket, asyncio.AbstractEventLoop]] = {}
 _latest: dict[str, int] = {}  # room -> highest state version delivered in this process
 _relays: dict[asyncio.AbstractEventLoop, asyncio.Task[_Relay]] = {}
 _tasks: set[asyncio.Task[Any]] = set()
+_state_listeners: list[StateListener] = []
+
+
+def on_state(listener: StateListener) -> None:
+    """Call ``listener(code, frames)`` on the event loop each time a room's state goes out here.
+
+    That is once per process for each versioned message delivered to the room's sockets in
+    this process (however many sockets; not for one dropped as older, nor in a process with
+    no socket in the room), and once for each socket welcomed with ``welcome``. The frames
+    end with the room's state frame. games.botplay listens here (registered in
+    games.apps): the transport itself knows nothing of what the state means.
+    """
+    if listener not in _state_listeners:
+        _state_listeners.append(listener)
+
+
+def _heard(code: str, frames: list[str]) -> None:
+    for listener in _state_listeners:
+        try:
+            listener(code, frames)
+        except Exception:  # a listener must not keep the frames from the sockets
+            log.exception("a state listener failed on %s", code)
 
 
 def _layer() -> BaseChannelLayer | None:
@@ -177,7 +201,7 @@ async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
             continue
         if message.get("type") != MESSAGE_TYPE or message.get("origin") == ORIGIN:
             continue
-        deliver(message["code"], message["frames"], message.get("version"), message.get("bot"))
+        deliver(message["code"], message["frames"], message.get("version"))
 
 
 async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
@@ -191,7 +215,7 @@ async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
 # --- delivering -----------------------------------------------------------------------
 
 
-def deliver(code: str, frames: list[str], version: int | None = None, bot: int | None = None) -> None:
+def deliver(code: str, frames: list[str], version: int | None = None) -> None:
     """On the event loop: send ``frames`` to this loop's sockets in the room, in order."""
     if version is not None:
         if _latest.get(code, -1) >= version:
@@ -204,8 +228,15 @@ def deliver(code: str, frames: list[str], version: int | None = None, bot: int |
         _latest.pop(code, None)
         return
     _keep(loop.create_task(_send(code, sockets, frames)))
-    if bot is not None:
-        sockets[0].bot_to_play(bot)
+    if version is not None:
+        _heard(code, frames)
+
+
+async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
+    """Send a socket joining the room its first frames, ending with the room's state (``on_state``)."""
+    for text in frames:
+        await socket.send(text_data=text)
+    _heard(code, frames)
 
 
 async def _send(code: str, sockets: list[Socket], frames: list[str]) -> None:
@@ -217,24 +248,25 @@ async def _send(code: str, sockets: list[Socket], frames: list[str]) -> None:
             log.debug("a socket of %s left during a send", code, exc_info=True)
 
 
-def _relay_message(code: str, frames: list[str], version: int | None, bot: int | None) -> dict[str, Any]:
+def _relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:
     message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "frames": frames}
     if version is not None:
         message["version"] = version
-    if bot is not None:
-        message["bot"] = bot
     return message
 
 
-async def publish(code: str, frames: list[str], *, version: int | None = None, bot: int | None = None) -> None:
-    """On the event loop: deliver here, and relay to the other processes."""
-    deliver(code, frames, version, bot)
+async def publish(code: str, frames: list[str], *, version: int | None = None) -> None:
+    """On the event loop: deliver here, and relay to the other processes.
+
+    A message with a ``version`` is a new state of the room: its frames end with the state frame.
+    """
+    deliver(code, frames, version)
     layer = _layer()
     if layer is not None:
-        await _relay_send(layer, code, _relay_message(code, frames, version, bot))
+        await _relay_send(layer, code, _relay_message(code, frames, version))
 
 
-def publish_soon(code: str, frames: list[str], *, version: int | None = None, bot: int | None = None) -> None:
+def publish_soon(code: str, frames: list[str], *, version: int | None = None) -> None:
     """From a worker thread (after a commit): hand the frames to the event loop without waiting for it.
 
     The thread goes on at once; the loop delivers to its sockets and relays, in the order
@@ -244,7 +276,7 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None, bo
     with _lock:
         loops = list(dict.fromkeys(_members.get(code, {}).values()))
     layer = _layer()
-    message = _relay_message(code, frames, version, bot) if layer is not None else None
+    message = _relay_message(code, frames, version) if layer is not None else None
     if not loops and message is not None:
         main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
         if main is not None and main.is_running():
@@ -256,15 +288,15 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None, bo
         relay = message if n == 0 else None
         try:
             # A fresh context: the callback and the tasks it starts must not inherit this
-            # thread's (asgiref marks it as inside a database call, and a bot step started
-            # from it would then refuse to run).
-            loop.call_soon_threadsafe(_on_loop, code, frames, version, bot, relay, context=contextvars.Context())
+            # thread's (asgiref marks it as inside a database call, and a task a state
+            # listener starts from it, such as a bot step, would then refuse to run).
+            loop.call_soon_threadsafe(_on_loop, code, frames, version, relay, context=contextvars.Context())
         except RuntimeError:  # that loop is closed (a finished test's)
             continue
 
 
-def _on_loop(code: str, frames: list[str], version: int | None, bot: int | None, relay: dict[str, Any] | None) -> None:
-    deliver(code, frames, version, bot)
+def _on_loop(code: str, frames: list[str], version: int | None, relay: dict[str, Any] | None) -> None:
+    deliver(code, frames, version)
     layer = _layer()
     if relay is not None and layer is not None:
         _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))

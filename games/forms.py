@@ -1,9 +1,10 @@
+import re
 from typing import Any
 
 from django import forms
 
 from games.rules import RULESETS
-from games.services import BOT_LEVELS, NAME_MAX
+from games.services import BOT_LEVELS, NAME_MAX, normalize_code
 
 RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
 
@@ -21,7 +22,9 @@ class CreateRoomForm(forms.Form):
         widget=forms.RadioSelect,
     )
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
-    players = forms.IntegerField(label="Players", min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False)
+    players = forms.IntegerField(
+        label="People playing on this device", min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False
+    )
     bots = forms.IntegerField(
         label="Computer players", min_value=0, max_value=MAX_LOCAL_PLAYERS - 1, initial=0, required=False
     )
@@ -43,8 +46,14 @@ class CreateRoomForm(forms.Form):
         if data.get("mode") == "local":
             count = data.get("players") or 1
             data["names"] = [data.get(f"player_{i}") or f"Player {i}" for i in range(1, count + 1)]
-            if count + (data.get("bots") or 0) > MAX_LOCAL_PLAYERS:
-                self.add_error("bots", f"A game has at most {MAX_LOCAL_PLAYERS} players, computers included.")
+            computers = data.get("bots") or 0
+            if count + computers > MAX_LOCAL_PLAYERS:
+                self.add_error(
+                    "bots",
+                    f"A game has at most {MAX_LOCAL_PLAYERS} players, computers included: "
+                    f"{count} {'person' if count == 1 else 'people'} and {computers} computers "
+                    f"make {count + computers}.",
+                )
         data["bots"] = data.get("bots") or 0
         data["level"] = data.get("level") or "casual"
         return data
@@ -58,5 +67,36 @@ class JoinRoomForm(forms.Form):
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 
+# A pasted invite link: http(s)://host/r/<code>/..., or just the path /r/<code>/...
+_INVITE_LINK = re.compile(r"^(?:[a-z][a-z0-9+.-]*://[^/?#]*)?/?r/([^/?#]+)(?:[/?#].*)?$", re.IGNORECASE)
+_CODE_SHAPE = re.compile(r"^[a-z0-9]{1,32}$")
+
+
+def code_from_input(text: str) -> str:
+    """The room code in what a person typed or pasted: a code, or the room's invite link.
+
+    Raises ValidationError with a message a person can act on for anything else.
+    """
+    text = text.strip()
+    link = _INVITE_LINK.match(text)
+    if link:
+        text = link.group(1)
+    elif "/" in text or ":" in text:
+        raise forms.ValidationError(
+            "That is not a room link. Paste the whole invite link (…/r/abcd-efgh-jk/) or type just the code."
+        )
+    code = normalize_code(text)
+    if not _CODE_SHAPE.match(code):
+        raise forms.ValidationError("A room code has only letters and digits, like abcd-efgh-jk.")
+    return code
+
+
 class JoinByCodeForm(forms.Form):
-    code = forms.CharField(label="Room code", max_length=32)
+    code = forms.CharField(
+        label="Room code or invite link",
+        max_length=300,
+        error_messages={"required": "Type the room code, or paste the invite link."},
+    )
+
+    def clean_code(self) -> str:
+        return code_from_input(self.cleaned_data["code"])

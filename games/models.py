@@ -21,6 +21,8 @@ class Game(models.Model):
         FINISHED = "finished", "Finished"
         ABANDONED = "abandoned", "Abandoned"
 
+    OVER = (Status.FINISHED, Status.ABANDONED)  # the statuses of a game that is over (its seed revealed)
+
     code = models.CharField(max_length=16, unique=True)
     ruleset = models.CharField(max_length=16, choices=RULESET_CHOICES, default="official")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
@@ -47,6 +49,11 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.status})"
+
+    @property
+    def is_over(self) -> bool:
+        """Finished or abandoned: nothing more can be played, and the server seed is revealed."""
+        return self.status in Game.OVER
 
 
 class Player(models.Model):
@@ -122,6 +129,7 @@ class Move(models.Model):
         ABANDON = "abandon", "Abandon"
         REMATCH = "rematch", "Rematch offered"
         BOT = "bot", "Seat handed to a bot"
+        RECLAIM = "reclaim", "Seat taken back from a bot"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()

@@ -8,7 +8,7 @@ needs two statements for that; on PostgreSQL one statement does both (a data-mod
 fields, so the statement follows the schema. SQLite cannot modify data in a ``WITH`` and
 takes the ORM's two statements. Both run inside the service's transaction, under its
 lock; or, for the turn actions on PostgreSQL, the statement is guarded by the version the
-action read and is a transaction of its own (``games.services._act``).
+action read and is a transaction of its own (``games.services.actions.act``).
 """
 
 from __future__ import annotations

@@ -30,6 +30,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 
+from games import errors
+from yahtzee.errorpages import error_page
+
 log = logging.getLogger(__name__)
 
 View = Callable[..., HttpResponse]
@@ -166,18 +169,12 @@ def too_many(request: HttpRequest, scope: str, rate: Rate) -> HttpResponse:
     accept = request.headers.get("Accept", "")
     if "application/json" in accept and "text/html" not in accept:
         response = HttpResponse(
-            json.dumps({"error": "rate_limited", "message": message, "retry_after": int(retry)}),
+            json.dumps({"error": errors.RATE_LIMITED, "message": message, "retry_after": int(retry)}),
             content_type="application/json",
             status=429,
         )
     else:
-        page = (
-            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slow down</title>'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
-            f'<body><main><h1>Slow down</h1><p>{message}</p><p><a href="/">Back to the home page</a></p>'
-            "</main></body></html>"
-        )
-        response = HttpResponse(page, status=429)
+        response = error_page(request, 429, message)
     response["Retry-After"] = retry
     return response
 

@@ -10,6 +10,7 @@ websocket_urlpatterns = [
 ]
 
 if settings.BENCH_ENDPOINTS:  # bench/load.py's bare broadcast socket, never in production
-    from games.bench_consumer import BenchConsumer
+    # bench/ is not installed with the server: bench/load.py starts it with the checkout on PYTHONPATH.
+    from bench.consumer import BenchConsumer
 
     websocket_urlpatterns.append(path("ws/bench/<str:room>/", BenchConsumer.as_asgi()))

@@ -1,14 +1,75 @@
-"""Reads: the one public state dict that the page, the websocket and the admin all use."""
+"""Reads: the room look-ups, the move log's queries, who is connected, and the one public
+state dict that the page, the websocket and the admin all use.
+
+Everything that reads the database for a page, a socket, the coach or a bot goes through
+here (writes go through games.services). A code given here is already normalized
+(``services.normalize_code``).
+"""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from games.models import Game
-from games.rules import RULESETS, UPPER_BOXES
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from games.models import Game, Move, Presence
+from games.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.rules.codec import state_from_dict
 
-_REVEALED = (Game.Status.FINISHED, Game.Status.ABANDONED)
+# A socket that has not pinged for this long (its process died) counts as away.
+PRESENCE_TIMEOUT = timedelta(seconds=60)
+
+
+# --- rooms ---------------------------------------------------------------------------------
+
+
+def room(code: str) -> Game:
+    """The room with this code; ``Game.DoesNotExist`` if there is none."""
+    return Game.objects.get(code=code)
+
+
+def room_or_none(code: str) -> Game | None:
+    return Game.objects.filter(code=code).first()
+
+
+def room_version(code: str) -> int | None:
+    """The room's current version without reading the rest of it (None for an unknown room)."""
+    return Game.objects.filter(code=code).values_list("version", flat=True).first()
+
+
+# --- the move log ----------------------------------------------------------------------------
+
+
+def moves_in_order(game: Game) -> list[Move]:
+    return list(game.moves.order_by("seq"))
+
+
+def roll_moves(game: Game) -> QuerySet[Move]:
+    """The game's rolls in order: what the fairness check re-derives from the seed."""
+    return game.moves.filter(kind=Move.Kind.ROLL).order_by("seq")
+
+
+def roll_log(game: Game) -> list[dict[str, Any]]:
+    """Each roll's move number and payload (roll number, held dice, faces, dice)."""
+    return [{"move": seq, **payload} for seq, payload in roll_moves(game).values_list("seq", "payload")]
+
+
+# --- who is connected --------------------------------------------------------------------------
+
+
+def connected_seats(game: Game) -> list[list[int]]:
+    """For each socket connected to the room (from any process, pinged lately), the seats it plays.
+
+    A spectator's socket plays none: an empty list.
+    """
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    return list(Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("seats", flat=True))
+
+
+# --- the public state --------------------------------------------------------------------------
 
 
 def ruleset_info(name: str) -> dict[str, Any]:
@@ -21,8 +82,16 @@ def ruleset_info(name: str) -> dict[str, Any]:
         "multipliers": list(ruleset.multipliers),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "upper_bonus": ruleset.upper_bonus,
+        # Painted: the dice colours in index order (a die's colour is one of these names); else [].
+        "colours": list(COLOURS) if ruleset.colours else [],
         "boxes": [
-            {"box": box.value, "label": ruleset.box_label(box), "upper": box in UPPER_BOXES} for box in ruleset.boxes
+            {
+                "box": box.value,
+                "label": ruleset.box_label(box),
+                "upper": box in UPPER_BOXES,
+                "section": box_section(box),  # "upper", "lower" or "colour" (Painted)
+            }
+            for box in ruleset.boxes
         ],
     }
 
@@ -46,8 +115,12 @@ def bot_to_play(game: Game) -> bool:
     return bool(game.snapshot["seats"][rules["current"]]["kind"] == "bot")
 
 
-def game_state(game: Game) -> dict[str, Any]:
-    """Everything anyone in the room may see, versioned; never a secret before the game ends."""
+def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
+    """Everything anyone in the room may see, versioned; never a secret before the game ends.
+
+    ``rules``: the game's rules state if the caller has it decoded (a service that just
+    stored it); otherwise it is decoded from the snapshot.
+    """
     snapshot = game.snapshot
     seats = [
         {
@@ -75,19 +148,23 @@ def game_state(game: Game) -> dict[str, Any]:
         "options": [],
         "winners": [],
         "rematch": snapshot.get("rematch"),
+        # The finished game's replay page (games/replay.py); null while the game is not over.
+        "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
         "fairness": {
             "commitment": game.seed_commitment,
             "client_seed": game.client_seed,
-            "server_seed": game.server_seed if game.status in _REVEALED else None,
+            "server_seed": game.server_seed if game.is_over else None,
         },
     }
     if snapshot.get("rules") is None:
         return data
-    state = state_from_dict(snapshot["rules"])
+    state = rules if rules is not None else state_from_dict(snapshot["rules"])
     if game.status == Game.Status.PLAYING:
         data["turn"] = {
             "seat": state.current,
             "dice": list(state.turn.dice),
+            # Painted: each die's colour name beside ``dice`` (empty list before the first roll); else None.
+            "colours": [COLOURS[c] for c in state.turn.colours] if state.ruleset.colours else None,
             "held": sorted(state.turn.held),
             "rolls_used": state.turn.rolls_used,
             "rolls_left": state.turn.rolls_left,
@@ -117,6 +194,7 @@ def game_state(game: Game) -> dict[str, Any]:
                         "upper_bonus": col_totals.upper_bonus,
                         "lower": col_totals.lower,
                         "yahtzee_bonus": col_totals.yahtzee_bonus,
+                        "colour": col_totals.colour,  # Painted: the colour boxes' sum; 0 elsewhere
                         "total": col_totals.total,
                     }
                     for column, col_totals in zip(card.columns, totals.columns, strict=True)

@@ -19,5 +19,6 @@ urlpatterns = [
     path("r/<str:code>/rematch", create_limit(views.room_rematch), name="room_rematch"),
     path("r/<str:code>/fairness", views.room_fairness, name="room_fairness"),
     path("r/<str:code>/review.json", views.room_review, name="room_review"),
+    path("r/<str:code>/replay", miss_limit(views.replay), name="replay"),
     path("r/<str:code>/<str:action>", views.room_action, name="room_action"),
 ]

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from games import coach, services
-from games.forms import CreateRoomForm, JoinByCodeForm, JoinRoomForm
-from games.models import Game, Move
-from games.replay import replay_game, verify_fairness
+from games import coach, errors, selectors, services, tables
+from games.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, JoinByCodeForm, JoinRoomForm
+from games.models import Game
+from games.replay import replay_game, replay_steps, verify_fairness
 from games.rules import RULESETS, RuleViolation
-from games.selectors import game_state, seats_of
+from games.selectors import game_state, ruleset_info, seats_of
 
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
@@ -34,13 +36,20 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
 
 def _game_or_404(code: str) -> Game:
     try:
-        return Game.objects.get(code=services.normalize_code(code))
+        return selectors.room(services.normalize_code(code))
     except Game.DoesNotExist as exc:
         raise Http404("No such room.") from exc
 
 
-def _home(request: HttpRequest, form: CreateRoomForm, status: int = 200) -> HttpResponse:
-    context = {"rulesets": list(RULESETS.values()), "form": form, "join_form": JoinByCodeForm()}
+def _home(
+    request: HttpRequest, form: CreateRoomForm, status: int = 200, join_form: JoinByCodeForm | None = None
+) -> HttpResponse:
+    context = {
+        "rulesets": list(RULESETS.values()),
+        "form": form,
+        "join_form": join_form or JoinByCodeForm(),
+        "max_seats": MAX_LOCAL_PLAYERS,
+    }
     return render(request, "games/home.html", context, status=status)
 
 
@@ -82,10 +91,11 @@ def room_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def room_find(request: HttpRequest) -> HttpResponse:
+    """Open a room from its code or its pasted invite link; anything else gets the home page with the reason."""
     form = JoinByCodeForm(request.GET)
     if form.is_valid():
-        return redirect("room", code=services.normalize_code(form.cleaned_data["code"]) or "-")
-    return redirect("home")
+        return redirect("room", code=form.cleaned_data["code"])
+    return _home(request, CreateRoomForm(), status=400, join_form=form)
 
 
 def room(request: HttpRequest, code: str) -> HttpResponse:
@@ -98,7 +108,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "game": game,
         "state": state,
-        "page": {"state": state, "you": mine},
+        "page": {"state": state, "you": mine, "bot_levels": services.BOT_LEVELS},
         "mine": mine,
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
@@ -148,11 +158,7 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
             services.game_start(expected_version=version, **common)
         elif action == "roll":
             held = sorted({i for i in (_int(v) for v in post.getlist("held")) if i is not None})
-            rules_state = game.snapshot.get("rules") or {}
-            if held != rules_state.get("turn", {}).get("held", []):
-                services.turn_hold(held=held, expected_version=version, **{**common, "action_id": f"{action_id}h"})
-                version += 1
-            services.turn_roll(expected_version=version, **common)
+            services.turn_roll(held=held, expected_version=version, **common)
         elif action == "score":
             services.turn_score(
                 box=post.get("box", ""), column=_int(post.get("column")) or 0, expected_version=version, **common
@@ -183,23 +189,73 @@ def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("room", code=rematch.code)
 
 
+def roll_dice(roll: dict[str, Any]) -> list[dict[str, Any]]:
+    """One replayed roll's dice for a page: value, colour name (Painted) and whether it was held."""
+    colours = roll.get("colours") or [""] * len(roll["dice"])
+    return [
+        {"value": value, "colour": colour, "held": i in roll["held"]}
+        for i, (value, colour) in enumerate(zip(roll["dice"], colours, strict=True))
+    ]
+
+
 def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone with the code can check a finished game's dice against the seed shown from the start."""
     game = _game_or_404(code)
     context: dict[str, Any] = {"game": game, "state": game_state(game)}
-    if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+    if game.is_over:
         replay = replay_game(game)
         context.update(report=verify_fairness(game), replay=replay)
+        if RULESETS[game.ruleset].colours:
+            # Painted: every roll with each die's value and colour by name.
+            context["painted_rolls"] = [
+                {"turn": turn.number, "name": turn.name, "roll": roll["roll"], "dice": roll_dice(roll)}
+                for turn in replay.turns
+                for roll in turn.rolls
+            ]
     return render(request, "games/fairness.html", context)
 
 
-def room_review(request: HttpRequest, code: str) -> JsonResponse:
-    """The coach's look back at a finished game: the expected points each seat's choices lost."""
+def replay(request: HttpRequest, code: str) -> HttpResponse:
+    """A finished game step by step, for anyone with the room's link: replay_steps as JSON for static/js/replay.js."""
     game = _game_or_404(code)
+    if code != game.code:
+        return redirect("replay", code=game.code)
+    context: dict[str, Any] = {"game": game, "ruleset": RULESETS[game.ruleset]}
+    if not game.is_over:
+        return render(request, "games/replay.html", {**context, "not_over": True}, status=409)
+    review: dict[str, Any] | None = None
     try:
-        return JsonResponse(coach.review(game))
+        review = coach.review(game)
+        verdicts = coach.verdict_map(game)
+    except RuleViolation:  # the coach's table is still being built: the replay shows without verdicts
+        verdicts = {}
+    steps = replay_steps(game, verdicts)
+    context.update(
+        review=review,
+        data={
+            "code": game.code,
+            "ruleset": ruleset_info(game.ruleset),
+            "seats": [{"name": s["name"], "kind": s["kind"]} for s in game.snapshot["seats"]],
+            "steps": steps,
+            "coach": bool(verdicts),
+        },
+    )
+    return render(request, "games/replay.html", context)
+
+
+async def room_review(request: HttpRequest, code: str) -> JsonResponse:
+    """The coach's look back at a finished game: the expected points each seat's choices lost.
+
+    A table still being built (a fresh install) is waited for, holding no thread, up to
+    COACH_WAIT seconds; only past that does the review answer 503.
+    """
+    game = await sync_to_async(_game_or_404)(code)
+    if game.is_over:
+        await tables.wait_ready(game.ruleset, timeout=settings.COACH_WAIT)
+    try:
+        return JsonResponse(await sync_to_async(coach.review)(game))
     except RuleViolation as exc:
-        status = 503 if exc.code == coach.COACH_BUSY else 409
+        status = 503 if exc.code == errors.COACH_BUSY else 409
         return JsonResponse({"error": exc.code, "message": exc.message}, status=status)
 
 
@@ -214,12 +270,11 @@ def room_state(request: HttpRequest, code: str) -> JsonResponse:
 def room_log(request: HttpRequest, code: str) -> JsonResponse:
     """Everything needed to re-derive a finished game's dice (see docs/fairness.md)."""
     game = _game_or_404(code)
-    if game.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
+    if not game.is_over:
         return JsonResponse(
-            {"error": "not_finished", "message": "The seed is revealed when the game ends."},
+            {"error": errors.NOT_FINISHED, "message": "The seed is revealed when the game ends."},
             status=409,
         )
-    rolls = game.moves.filter(kind=Move.Kind.ROLL).order_by("seq").values_list("seq", "payload")
     return JsonResponse(
         {
             "code": game.code,
@@ -227,6 +282,8 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
             "commitment": game.seed_commitment,
             "server_seed": game.server_seed,
             "client_seed": game.client_seed,
-            "rolls": [{"move": seq, **payload} for seq, payload in rolls],
+            # Outcomes per die: 6, or 30 (value x colour) in Painted Yahtzee; see docs/fairness.md.
+            "sides": RULESETS[game.ruleset].outcomes,
+            "rolls": selectors.roll_log(game),
         }
     )

@@ -13,6 +13,14 @@ import uuid
 from urllib.parse import urlparse
 
 import pytest
+from django.conf import settings  # pytest-django has loaded the settings by now
+
+# The test process and the servers it starts do not build every missing solver table at
+# start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
+# tests/test_tables.py turns this back on to test it. The settings were read before this
+# file, so the test process is told directly; the servers it starts read the environment.
+os.environ.setdefault("BOT_TABLES_AT_START", "0")
+settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
 
 
 def _reachable(url: str, default_port: int) -> bool:

@@ -333,3 +333,15 @@ def test_the_page_offers_no_save_or_delete(admin_client: Client) -> None:
     assert "<textarea" not in form and "<select" not in form
     changelist = admin_client.get(CHANGELIST).content.decode()
     assert 'name="action"' not in changelist and reverse("admin:games_game_add") not in changelist
+
+
+def test_painted_review_shows_the_colour_section_and_every_die_with_its_colour_name(staff_client: Client) -> None:
+    game = finished(1, "painted", seed=4)
+    page = text(staff_client.get(game_url(game)))
+    for label in ("Red", "Purple", "Four of a Colour", "Painted House", "Rainbow", "Flush", "Palette", "Colour sum"):
+        assert label in page
+    html = staff_client.get(game_url(game)).content.decode()
+    dice = re.findall(r'class="die(?: held)?(?: c-(\w+))?"[^>]*>(\d) (\w+)<', html)
+    assert dice, "the timeline shows no coloured dice"
+    assert all(css == name and name in ("red", "yellow", "green", "blue", "purple") for css, _, name in dice)
+    assert len({name for _, _, name in dice}) == 5

@@ -19,7 +19,6 @@ pytestmark = pytest.mark.asyncio
 class FakeSocket:
     def __init__(self, fail: bool = False) -> None:
         self.frames: list[str] = []
-        self.bots: list[int] = []
         self.fail = fail
 
     async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
@@ -28,8 +27,13 @@ class FakeSocket:
         assert text_data is not None
         self.frames.append(text_data)
 
-    def bot_to_play(self, version: int) -> None:
-        self.bots.append(version)
+
+@pytest.fixture
+def heard(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """What the state listeners hear (this test's listener only)."""
+    seen: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append((code, frames))])
+    return seen
 
 
 async def settle() -> None:
@@ -82,12 +86,45 @@ async def test_a_socket_that_fails_does_not_keep_the_frames_from_the_others(room
     assert fine.frames == ["a"]
 
 
-async def test_a_bot_to_play_is_reported_once_per_process_not_once_per_socket(room: Any) -> None:
+async def test_a_new_state_is_heard_once_per_process_not_once_per_socket(room: Any, heard: list[Any]) -> None:
     code, add = room
-    sockets = [await add() for _ in range(3)]
-    await fanout.publish(code, ["s"], version=7, bot=7)
+    for _ in range(3):
+        await add()
+    await fanout.publish(code, ["e", "s7"], version=7)
+    await fanout.publish(code, ["s6"], version=6)  # older: dropped, so not heard either
+    await fanout.publish(code, ["presence"])  # not a state
     await settle()
-    assert sum(len(s.bots) for s in sockets) == 1
+    assert heard == [(code, ["e", "s7"])]
+
+
+async def test_a_state_with_no_socket_here_is_not_heard(heard: list[Any]) -> None:
+    await fanout.publish("nobody-here", ["s"], version=1)
+    await settle()
+    assert heard == []
+
+
+async def test_a_welcomed_socket_gets_its_frames_and_the_state_is_heard(room: Any, heard: list[Any]) -> None:
+    code, add = room
+    other, socket = await add(), FakeSocket()
+    await fanout.welcome(code, socket, ["you", "state"])
+    assert socket.frames == ["you", "state"] and other.frames == []
+    assert heard == [(code, ["you", "state"])]
+
+
+async def test_a_failing_listener_keeps_neither_the_sockets_nor_the_other_listeners_from_the_frames(
+    room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add = room
+    socket = await add()
+    seen: list[str] = []
+
+    def broken(code: str, frames: list[str]) -> None:
+        raise RuntimeError("a listener's bug")
+
+    monkeypatch.setattr(fanout, "_state_listeners", [broken, lambda code, frames: seen.extend(frames)])
+    await fanout.publish(code, ["s"], version=1)
+    await settle()
+    assert socket.frames == ["s"] and seen == ["s"]
 
 
 async def test_a_left_socket_hears_nothing_more(room: Any) -> None:
@@ -99,17 +136,19 @@ async def test_a_left_socket_hears_nothing_more(room: Any) -> None:
     assert stays.frames == ["after"] and goes.frames == []
 
 
-async def test_frames_from_a_database_thread_reach_the_loop_in_a_fresh_context(room: Any) -> None:
+async def test_frames_from_a_database_thread_reach_the_loop_in_a_fresh_context(
+    room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, add = room
     socket = await add()
     marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="fresh")
     seen: list[str] = []
-    socket.bot_to_play = lambda version: seen.append(marker.get())  # type: ignore[method-assign]
+    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append(marker.get())])
 
     def commit_hook() -> None:  # what a service's on_commit does, in its worker thread
         marker.set("the database thread's")
         for version in (1, 2, 3):
-            fanout.publish_soon(code, [f"v{version}"], version=version, bot=version)
+            fanout.publish_soon(code, [f"v{version}"], version=version)
 
     thread = threading.Thread(target=commit_hook)
     thread.start()
@@ -127,9 +166,9 @@ async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -
         # The in-memory layer: one process, nothing relayed; what arrives is delivered all the same.
         fanout.deliver(code, ["from elsewhere"], 3)
     else:
-        message = {**fanout._relay_message(code, ["from elsewhere"], 3, None), "origin": "another process"}
+        message = {**fanout._relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
         await layer.group_send(fanout.room_group(code), message)
-        mine = fanout._relay_message(code, ["my own, back from Redis"], 4, None)
+        mine = fanout._relay_message(code, ["my own, back from Redis"], 4)
         await layer.group_send(fanout.room_group(code), mine)
     for _ in range(100):
         await asyncio.sleep(0.01)

@@ -242,3 +242,77 @@ def test_forms_are_protected_by_csrf() -> None:
         "/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online", "csrfmiddlewaretoken": token.group(1)}
     )
     assert ok.status_code == 302
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "http://testserver/r/{code}/",
+        "https://yahtzee.example.org/r/{code}/",
+        "https://yahtzee.example.org/r/{code}",
+        "  HTTPS://yahtzee.example.org/r/{upper}/?from=chat  ",
+        "/r/{code}/",
+        "r/{code}",
+        "http://127.0.0.1:8000/r/{code}/fairness",
+    ],
+)
+def test_a_pasted_invite_link_opens_the_room(pasted: str) -> None:
+    game = create(Client())
+    text = pasted.format(code=game.code, upper=game.code.upper())
+    response = Client().get("/rooms/find", {"code": text})
+    assert response.status_code == 302 and response["Location"] == f"/r/{game.code}/"
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("ab/cd", "not a room link"),
+        ("https://example.org/lobby/abc", "not a room link"),
+        ("http://", "not a room link"),
+        ("ab$cd", "only letters and digits"),
+        ("", "Type the room code"),
+        ("x" * 301, "at most 300"),
+    ],
+)
+def test_anything_else_in_the_room_code_field_gets_a_clear_message(typed: str, message: str) -> None:
+    before = Game.objects.count()
+    response = Client().get("/rooms/find", {"code": typed})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert message in page and 'id="code-error"' in page and "Create room" in page
+    assert Game.objects.count() == before
+
+
+def test_a_well_shaped_unknown_code_is_a_not_found_page() -> None:
+    response = Client().get("/rooms/find", {"code": "zzzz-zzzz-zz"})
+    assert response.status_code == 302
+    assert Client().get(response["Location"]).status_code == 404
+
+
+def local_game(client: Client, players: int, bots: int) -> object:
+    return client.post(
+        "/rooms/new", {"mode": "local", "ruleset": "official", "players": str(players), "bots": str(bots)}
+    )
+
+
+@pytest.mark.parametrize(("people", "computers"), [(1, 7), (3, 1), (8, 0), (4, 4)])
+def test_pass_and_play_seats_people_and_computers_within_eight(people: int, computers: int) -> None:
+    response = local_game(Client(), people, computers)
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert len(game.snapshot["seats"]) == people + computers
+
+
+@pytest.mark.parametrize(("people", "computers"), [(8, 7), (3, 6), (8, 1)])
+def test_pass_and_play_over_eight_seats_is_refused_with_the_count_and_nothing_made(people: int, computers: int) -> None:
+    response = local_game(Client(), people, computers)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "at most 8 players, computers included" in page and f"make {people + computers}" in page
+    assert Game.objects.count() == 0
+
+
+def test_the_home_page_says_the_seats_count_computers_too() -> None:
+    page = Client().get("/").content.decode()
+    assert "A game seats 1 to 8 players in all, computers included." in page
+    assert 'id="id_players" min="1" max="8"' in page and 'id="id_bots" min="0" max="7"' in page

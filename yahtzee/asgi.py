@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
+from games.tables import prepare_in_background  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -20,3 +21,7 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# A serving process builds the coach's and the bots' missing tables in the background now,
+# so the first game does not wait for them (BOT_TABLES_AT_START; games/tables.py).
+prepare_in_background()

@@ -15,6 +15,8 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
+from games import errors
+
 log = logging.getLogger(__name__)
 
 MESSAGE = "The game's database cannot be reached just now. Nothing was changed; please try again in a moment."
@@ -24,7 +26,7 @@ def unavailable(request: HttpRequest) -> HttpResponse:
     accept = request.headers.get("Accept", "")
     if request.path.endswith(".json") or ("application/json" in accept and "text/html" not in accept):
         response = HttpResponse(
-            json.dumps({"error": "unavailable", "message": MESSAGE}), content_type="application/json", status=503
+            json.dumps({"error": errors.UNAVAILABLE, "message": MESSAGE}), content_type="application/json", status=503
         )
     else:
         response = HttpResponse(

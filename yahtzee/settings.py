@@ -55,6 +55,7 @@ SECRET_KEY = _secret_key()
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
+CSRF_FAILURE_VIEW = "yahtzee.errorpages.csrf_failure"
 SITE_NAME = os.environ.get("SITE_NAME", "Yahtzee Rooms")
 
 INSTALLED_APPS = [
@@ -186,6 +187,10 @@ else:
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
+# Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
+# and how many seconds the game's review waits for a build under way before it answers 503.
+BOT_TABLES_AT_START = envbool("BOT_TABLES_AT_START", True)
+COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

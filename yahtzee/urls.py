@@ -1,10 +1,20 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic.base import RedirectView
 
 from yahtzee.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
     path("", include("games.urls")),
 ]
+
+# Error pages in the site's style (yahtzee/errorpages.py); CSRF failures: settings.CSRF_FAILURE_VIEW.
+handler400 = "yahtzee.errorpages.bad_request"
+handler403 = "yahtzee.errorpages.permission_denied"
+handler404 = "yahtzee.errorpages.page_not_found"
+handler500 = "yahtzee.errorpages.server_error"

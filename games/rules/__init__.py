@@ -5,9 +5,12 @@ Import from here: ``from games.rules import OFFICIAL, new_game, apply_roll, ...`
 
 from .errors import RuleViolation
 from .rulesets import (
+    COLOUR_BOXES,
+    COLOURS,
     DEFAULT_RULESET,
     FREE_JOKER,
     OFFICIAL,
+    PAINTED,
     RULESETS,
     TRIPLE,
     UPPER_BOXES,
@@ -17,9 +20,10 @@ from .rulesets import (
     JokerMode,
     RuleSet,
     Scoring,
+    box_section,
     get_ruleset,
 )
-from .scoring import ScoreOption, is_five_of_a_kind, plain_score, score_options
+from .scoring import ScoreOption, colour_score, is_five_of_a_kind, plain_score, score_options
 from .state import (
     DICE,
     MAX_PLAYERS,
@@ -38,16 +42,21 @@ from .state import (
     apply_start,
     card_totals,
     check_roll,
+    face_colour,
+    face_value,
     find_option,
     new_game,
 )
 
 __all__ = [
+    "COLOURS",
+    "COLOUR_BOXES",
     "DEFAULT_RULESET",
     "DICE",
     "FREE_JOKER",
     "MAX_PLAYERS",
     "OFFICIAL",
+    "PAINTED",
     "ROLLS_PER_TURN",
     "RULESETS",
     "TRIPLE",
@@ -72,8 +81,12 @@ __all__ = [
     "apply_rolled",
     "apply_score",
     "apply_start",
+    "box_section",
     "card_totals",
     "check_roll",
+    "colour_score",
+    "face_colour",
+    "face_value",
     "find_option",
     "get_ruleset",
     "is_five_of_a_kind",

@@ -9,6 +9,14 @@ from .state import GameState, Scorecard, TurnState
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
+    data = _to_dict(state)
+    if state.ruleset.colours:
+        # Painted only, so the stored form of every other rule set is unchanged.
+        data["turn"]["colours"] = list(state.turn.colours)
+    return data
+
+
+def _to_dict(state: GameState) -> dict[str, Any]:
     return {
         "ruleset": state.ruleset.name,
         "current": state.current,
@@ -47,6 +55,7 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
             dice=tuple(int(d) for d in turn["dice"]),
             held=frozenset(int(i) for i in turn["held"]),
             rolls_used=int(turn["rolls_used"]),
+            colours=tuple(int(c) for c in turn.get("colours", ())),
         ),
         started=bool(data["started"]),
         active=tuple(bool(a) for a in data["active"]),

@@ -24,7 +24,32 @@ class Box(StrEnum):
     LARGE_STRAIGHT = "large_straight"
     CHANCE = "chance"
     YAHTZEE = "yahtzee"
+    # Painted Yahtzee's colour boxes.
+    RED = "red"
+    YELLOW = "yellow"
+    GREEN = "green"
+    BLUE = "blue"
+    PURPLE = "purple"
+    FOUR_COLOUR = "four_colour"
+    PAINTED_HOUSE = "painted_house"
+    RAINBOW = "rainbow"
+    FLUSH = "flush"
+    PALETTE = "palette"
 
+
+# The dice colours of Painted Yahtzee, by index: a die's colour is stored as 0-4.
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "purple")
+# The box counting the values of one colour: Red ... Purple, by colour index.
+COLOUR_SUM_BOXES: tuple[Box, ...] = (Box.RED, Box.YELLOW, Box.GREEN, Box.BLUE, Box.PURPLE)
+COLOUR_OF: dict[Box, int] = {box: i for i, box in enumerate(COLOUR_SUM_BOXES)}
+COLOUR_BOXES: tuple[Box, ...] = (
+    *COLOUR_SUM_BOXES,
+    Box.FOUR_COLOUR,
+    Box.PAINTED_HOUSE,
+    Box.RAINBOW,
+    Box.FLUSH,
+    Box.PALETTE,
+)
 
 UPPER_BOXES: tuple[Box, ...] = (Box.ONES, Box.TWOS, Box.THREES, Box.FOURS, Box.FIVES, Box.SIXES)
 # The face value an upper box counts: Ones -> 1 ... Sixes -> 6.
@@ -47,7 +72,26 @@ BOX_LABELS: dict[Box, str] = {
     Box.LARGE_STRAIGHT: "Large Straight",
     Box.CHANCE: "Chance",
     Box.YAHTZEE: "Yahtzee",
+    Box.RED: "Red",
+    Box.YELLOW: "Yellow",
+    Box.GREEN: "Green",
+    Box.BLUE: "Blue",
+    Box.PURPLE: "Purple",
+    Box.FOUR_COLOUR: "Four of a Colour",
+    Box.PAINTED_HOUSE: "Painted House",
+    Box.RAINBOW: "Rainbow",
+    Box.FLUSH: "Flush",
+    Box.PALETTE: "Palette",
 }
+
+
+def box_section(box: Box) -> str:
+    """Which part of a card ``box`` sits in: ``"upper"``, ``"lower"`` or ``"colour"`` (Painted)."""
+    if box in UPPER_VALUE:
+        return "upper"
+    if box in COLOUR_OF or box in COLOUR_BOXES:
+        return "colour"
+    return "lower"
 
 
 class Scoring(StrEnum):
@@ -83,6 +127,13 @@ class RuleSet:
     yahtzee_bonus: int = 100
     joker: JokerMode = JokerMode.FORCED
     five_of_a_kind_is_full_house: bool = False
+    # How many colours a die shows (0: plain dice). Painted Yahtzee has 5.
+    colours: int = 0
+
+    @property
+    def outcomes(self) -> int:
+        """How many equally likely outcomes one die has: 6, or 30 (value x colour) for Painted."""
+        return 6 * max(1, self.colours)
 
     @property
     def upper_boxes(self) -> tuple[Box, ...]:
@@ -90,7 +141,11 @@ class RuleSet:
 
     @property
     def lower_boxes(self) -> tuple[Box, ...]:
-        return tuple(b for b in self.boxes if b not in UPPER_VALUE)
+        return tuple(b for b in self.boxes if box_section(b) == "lower")
+
+    @property
+    def colour_boxes(self) -> tuple[Box, ...]:
+        return tuple(b for b in self.boxes if box_section(b) == "colour")
 
     @property
     def turns_per_player(self) -> int:
@@ -175,7 +230,16 @@ YATZY = RuleSet(
     joker=JokerMode.NONE,
 )
 
-RULESETS: dict[str, RuleSet] = {rs.name: rs for rs in (OFFICIAL, FREE_JOKER, YETI, TRIPLE, YATZY)}
+PAINTED = RuleSet(
+    name="painted",
+    label="Painted Yahtzee",
+    summary="Coloured dice and ten colour boxes: 23 turns each, with the official joker.",
+    boxes=(*_YAHTZEE_BOXES, *COLOUR_BOXES),
+    scoring=Scoring.YAHTZEE,
+    colours=len(COLOURS),
+)
+
+RULESETS: dict[str, RuleSet] = {rs.name: rs for rs in (OFFICIAL, FREE_JOKER, YETI, TRIPLE, YATZY, PAINTED)}
 DEFAULT_RULESET = OFFICIAL
 
 

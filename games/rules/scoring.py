@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rulesets import UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
+from .rulesets import COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring, box_section
 
 Dice = tuple[int, ...]
 # One column of a scorecard: box -> points, only for filled boxes.
@@ -20,8 +20,14 @@ def is_five_of_a_kind(dice: Sequence[int]) -> bool:
     return len(dice) == 5 and len(set(dice)) == 1
 
 
-def plain_score(ruleset: RuleSet, box: Box, dice: Sequence[int]) -> int:
-    """What ``box`` scores for ``dice`` by the rule set's table, before multipliers and jokers."""
+def plain_score(ruleset: RuleSet, box: Box, dice: Sequence[int], colours: Sequence[int] = ()) -> int:
+    """What ``box`` scores for ``dice`` by the rule set's table, before multipliers and jokers.
+
+    ``colours`` (Painted only) are the dice's colour indices 0-4, in die order; only the colour
+    boxes read them.
+    """
+    if box_section(box) == "colour":
+        return colour_score(box, dice, colours)
     if box in UPPER_VALUE:
         value = UPPER_VALUE[box]
         return value * sum(1 for d in dice if d == value)
@@ -52,6 +58,28 @@ def _yahtzee_lower(ruleset: RuleSet, box: Box, counts: Counter[int], total: int)
     if box is Box.CHANCE:
         return total
     raise ValueError(f"{box} is not a box of {ruleset.name}")
+
+
+def colour_score(box: Box, dice: Sequence[int], colours: Sequence[int]) -> int:
+    """A Painted colour box: by the dice's colours (and the values of the dice of a colour)."""
+    if len(colours) != len(dice):
+        raise ValueError(f"{box} needs one colour per die, got {len(colours)} for {len(dice)} dice")
+    if box in COLOUR_OF:
+        colour = COLOUR_OF[box]
+        return sum(d for d, c in zip(dice, colours, strict=True) if c == colour)
+    counts = sorted(Counter(colours).values())
+    total = sum(dice)
+    if box is Box.FOUR_COLOUR:
+        return total if counts[-1] >= 4 else 0
+    if box is Box.PAINTED_HOUSE:
+        return 25 if counts == [2, 3] else 0
+    if box is Box.RAINBOW:
+        return 40 if len(counts) == 5 else 0
+    if box is Box.FLUSH:
+        return 50 if counts == [5] else 0
+    if box is Box.PALETTE:
+        return total
+    raise ValueError(f"{box} is not a colour box")
 
 
 def _yatzy_lower(box: Box, counts: Counter[int], total: int) -> int:
@@ -95,14 +123,20 @@ class ScoreOption:
     joker: bool = False  # scored as a joker (a value the plain table would not give)
 
 
-def score_options(ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int]) -> tuple[ScoreOption, ...]:
-    """Every open box of ``card`` in column then box order, each with its legality and exact score."""
+def score_options(
+    ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int], colours: Sequence[int] = ()
+) -> tuple[ScoreOption, ...]:
+    """Every open box of ``card`` in column then box order, each with its legality and exact score.
+
+    Painted: ``colours`` are the dice's colour indices; with the forced joker the colour boxes
+    stand beside the lower boxes (legal at the same level) but always score by their colours.
+    """
     open_boxes = [(c, box) for c in range(ruleset.columns) for box in ruleset.boxes if box not in card[c]]
     five = is_five_of_a_kind(dice)
     yahtzee_filled = [card[c][Box.YAHTZEE] for c in range(ruleset.columns) if Box.YAHTZEE in card[c]]
     if ruleset.joker is JokerMode.NONE or not five or not yahtzee_filled:
         return tuple(
-            ScoreOption(box, c, True, plain_score(ruleset, box, dice) * ruleset.multipliers[c], 0)
+            ScoreOption(box, c, True, plain_score(ruleset, box, dice, colours) * ruleset.multipliers[c], 0)
             for c, box in open_boxes
         )
 
@@ -124,7 +158,7 @@ def score_options(ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int])
     if ruleset.joker is JokerMode.FREE:
         options = []
         for c, box in open_boxes:
-            points = plain_score(ruleset, box, dice)
+            points = plain_score(ruleset, box, dice, colours)
             joker = box in _JOKER_LOWER and upper_box in card[c]
             if joker:
                 points = _JOKER_LOWER[box]
@@ -143,7 +177,7 @@ def score_options(ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int])
         ),
         (
             [(c, b) for c, b in open_boxes if b not in UPPER_VALUE],
-            "joker rule: a five of a kind must go in an open lower box",
+            "joker rule: a five of a kind must go in an open lower box" + (" or colour box" if ruleset.colours else ""),
         ),
         ([(c, b) for c, b in open_boxes], ""),
     ]
@@ -157,9 +191,9 @@ def score_options(ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int])
 
     options = []
     for c, box in open_boxes:
-        points = plain_score(ruleset, box, dice)
+        points = plain_score(ruleset, box, dice, colours)
         joker = False
-        if box not in UPPER_VALUE and box is not Box.YAHTZEE:
+        if box_section(box) == "lower" and box is not Box.YAHTZEE:
             joker = box in _JOKER_LOWER
             points = _JOKER_LOWER.get(box, points)
         is_legal = (c, box) in legal

@@ -13,9 +13,10 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from . import errors as E
+from games import errors as E
+
 from .errors import RuleViolation
-from .rulesets import UPPER_VALUE, Box, RuleSet
+from .rulesets import UPPER_VALUE, Box, RuleSet, box_section
 from .scoring import Column, ScoreOption, score_options
 
 DICE = 5
@@ -25,11 +26,16 @@ MAX_PLAYERS = 8
 
 @dataclass(frozen=True, slots=True)
 class TurnState:
-    """The current player's dice: ``dice`` is empty before the first roll."""
+    """The current player's dice: ``dice`` is empty before the first roll.
+
+    ``colours`` (Painted only, else empty) holds each die's colour index 0-4 (``COLOURS``),
+    in die order beside ``dice``.
+    """
 
     dice: tuple[int, ...] = ()
     held: frozenset[int] = frozenset()
     rolls_used: int = 0
+    colours: tuple[int, ...] = ()
 
     @property
     def rolls_left(self) -> int:
@@ -68,10 +74,11 @@ class ColumnTotals:
     upper_bonus: int
     lower: int
     yahtzee_bonus: int
+    colour: int = 0  # Painted: the colour boxes' sum (no bonus)
 
     @property
     def total(self) -> int:
-        return self.upper + self.upper_bonus + self.lower + self.yahtzee_bonus
+        return self.upper + self.upper_bonus + self.lower + self.yahtzee_bonus + self.colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,10 @@ class Totals:
     @property
     def yahtzee_bonus(self) -> int:
         return sum(c.yahtzee_bonus for c in self.columns)
+
+    @property
+    def colour(self) -> int:
+        return sum(c.colour for c in self.columns)
 
     @property
     def grand_total(self) -> int:
@@ -130,7 +141,7 @@ class GameState:
         """The current player's open boxes for the dice on the table (empty before the first roll)."""
         if not self.started or self.is_over or not self.turn.dice:
             return ()
-        return score_options(self.ruleset, self.cards[self.current].as_columns(), self.turn.dice)
+        return score_options(self.ruleset, self.cards[self.current].as_columns(), self.turn.dice, self.turn.colours)
 
     def winners(self) -> tuple[int, ...]:
         """The seats with the highest grand total among seats still in the game; ties share."""
@@ -148,11 +159,12 @@ def card_totals(ruleset: RuleSet, card: Scorecard) -> Totals:
     for k in range(ruleset.columns):
         col = card.column(k)
         upper = sum(p for b, p in col.items() if b in UPPER_VALUE)
-        lower = sum(p for b, p in col.items() if b not in UPPER_VALUE)
+        lower = sum(p for b, p in col.items() if box_section(b) == "lower")
+        colour = sum(p for b, p in col.items() if box_section(b) == "colour")
         # Stored points include the multiplier, so the plain threshold scales with it too.
         mult = ruleset.multipliers[k]
         bonus = ruleset.upper_bonus * mult if upper >= ruleset.upper_bonus_threshold * mult else 0
-        columns.append(ColumnTotals(upper, bonus, lower, card.yahtzee_bonus[k]))
+        columns.append(ColumnTotals(upper, bonus, lower, card.yahtzee_bonus[k], colour))
     return Totals(tuple(columns))
 
 
@@ -192,22 +204,43 @@ def check_roll(state: GameState, player: int) -> int:
     return DICE - len(state.turn.held) if state.turn.dice else DICE
 
 
+def face_value(face: int) -> int:
+    """The value 1-6 that outcome ``face`` (1 to ``ruleset.outcomes``) shows."""
+    return (face - 1) % 6 + 1
+
+
+def face_colour(face: int) -> int:
+    """The colour index 0-4 that Painted outcome ``face`` (1-30) shows: 1-6 red, 7-12 yellow, ..."""
+    return (face - 1) // 6
+
+
 def apply_rolled(state: GameState, *, player: int, faces: Sequence[int]) -> GameState:
-    """Roll with the given new faces for the unheld dice, in die order."""
+    """Roll with the given new faces for the unheld dice, in die order.
+
+    A face is one of the rule set's ``outcomes`` equally likely outcomes of a die, 1-based: the
+    value 1-6 for plain dice; for Painted 1-30, showing value ``face_value(f)`` in colour
+    ``face_colour(f)`` (so 1-6 are red ones to sixes, 7-12 yellow, ..., 25-30 purple).
+    """
     needed = check_roll(state, player)
-    if len(faces) != needed or any(isinstance(f, bool) or not (isinstance(f, int) and 1 <= f <= 6) for f in faces):
-        raise RuleViolation(E.BAD_DICE, f"A roll needs {needed} faces from 1 to 6.")
+    top = state.ruleset.outcomes
+    if len(faces) != needed or any(isinstance(f, bool) or not (isinstance(f, int) and 1 <= f <= top) for f in faces):
+        raise RuleViolation(E.BAD_DICE, f"A roll needs {needed} faces from 1 to {top}.")
+    kept = state.turn.held if state.turn.dice else frozenset()
     new = iter(faces)
-    old = state.turn.dice or (0,) * DICE
-    dice = tuple(old[i] if i in state.turn.held and state.turn.dice else next(new) for i in range(DICE))
-    turn = TurnState(dice=dice, held=state.turn.held, rolls_used=state.turn.rolls_used + 1)
+    rolled = {i: next(new) for i in range(DICE) if i not in kept}
+    dice = tuple(face_value(rolled[i]) if i in rolled else state.turn.dice[i] for i in range(DICE))
+    colours: tuple[int, ...] = ()
+    if state.ruleset.colours:
+        colours = tuple(face_colour(rolled[i]) if i in rolled else state.turn.colours[i] for i in range(DICE))
+    turn = TurnState(dice=dice, held=state.turn.held, rolls_used=state.turn.rolls_used + 1, colours=colours)
     return replace(state, turn=turn)
 
 
 def apply_roll(state: GameState, *, player: int, rng: random.Random) -> GameState:
-    """Roll the unheld dice (all five on the first roll of a turn)."""
+    """Roll the unheld dice (all five on the first roll of a turn), each one of ``outcomes`` faces."""
     needed = check_roll(state, player)
-    return apply_rolled(state, player=player, faces=[rng.randint(1, 6) for _ in range(needed)])
+    top = state.ruleset.outcomes
+    return apply_rolled(state, player=player, faces=[rng.randint(1, top) for _ in range(needed)])
 
 
 def apply_hold(state: GameState, *, player: int, held: Iterable[int]) -> GameState:

@@ -98,6 +98,22 @@ async def test_every_action_reaches_every_socket_in_order() -> None:
         await ws.disconnect()
 
 
+async def test_a_roll_frame_may_hold_dice_first() -> None:
+    code, sessions = await make_room(1)
+    ws = await connect(code, sessions[0])
+    _, state, _ = await first_frames(ws)
+    version = state["version"]
+    await ws.send_json_to({"type": "roll", "held": [], "version": version, "id": "r1"})
+    first = (await frames_until(ws, "state"))[-1]
+    await ws.send_json_to({"type": "roll", "held": [1, 3], "version": version + 1, "id": "r2"})
+    frames = await frames_until(ws, "state")
+    rolled = next(f for f in frames if f["type"] == "rolled")
+    assert rolled["held"] == [1, 3] and frames[-1]["version"] == version + 3  # the hold, then the roll
+    kept = [frames[-1]["turn"]["dice"][i] for i in (1, 3)]
+    assert kept == [first["turn"]["dice"][i] for i in (1, 3)]
+    await ws.disconnect()
+
+
 @pytest.mark.parametrize(
     ("payload", "code"),
     [
@@ -112,6 +128,8 @@ async def test_every_action_reaches_every_socket_in_order() -> None:
         (json.dumps({"type": "roll", "version": True, "id": "x"}), "bad_field"),
         (json.dumps({"type": "roll", "version": 3, "id": ""}), "bad_field"),
         (json.dumps({"type": "hold", "held": "01", "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "hold", "version": 3, "id": "x"}), "missing_field"),
+        (json.dumps({"type": "roll", "held": 1, "version": 3, "id": "x"}), "bad_field"),
         (json.dumps({"type": "score", "box": 5, "version": 3, "id": "x"}), "bad_field"),
         (json.dumps({"type": "roll", "version": 3, "id": "x", "pad": "x" * 5000}), "frame_too_large"),
     ],

@@ -54,7 +54,8 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
     manage("migrate", "--noinput", env=env)
-    manage("build_bot_tables", "official", env=env)  # the bots and the coach read it (built once, then cached)
+    # The bots and the coach read these tables (built once, then cached).
+    manage("build_bot_tables", "official", "yatzy", env=env)
     server = ServerProcess(env, log_dir=data).start()
     try:
         yield LiveSite(server, data / "yahtzee.sqlite3")
@@ -96,3 +97,45 @@ def new_page(chromium: Any) -> Iterator[Any]:
     yield make
     for context in contexts:
         context.close()
+
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+HARNESS_ORIGIN = "http://client.test"
+
+
+@pytest.fixture
+def harness(chromium: Any) -> Iterator[Any]:
+    """A page at a made-up origin that serves ``html`` and the repository's static/ files, no server.
+
+    For testing the page's ES modules on their own (the protocol client, the drawing).
+    """
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def make(html: str) -> Any:
+        context = chromium.new_context()
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def serve(route: Any) -> None:
+            path = route.request.url.removeprefix(HARNESS_ORIGIN)
+            file = STATIC / path.removeprefix("/static/")
+            if path == "/harness.html":
+                route.fulfill(status=200, content_type="text/html", body=html)
+            elif path.startswith("/static/") and file.is_file() and STATIC in file.resolve().parents:
+                kind = "text/css" if file.suffix == ".css" else "text/javascript"
+                route.fulfill(status=200, content_type=kind, body=file.read_text())
+            else:
+                route.fulfill(status=404, body="")
+
+        page.route(f"{HARNESS_ORIGIN}/**", serve)
+        page.goto(f"{HARNESS_ORIGIN}/harness.html")
+        page.wait_for_function("window.ready === true")
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert errors == []

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from games import errors as E
 from games.rules import (
     OFFICIAL,
     TRIPLE,
@@ -24,7 +25,6 @@ from games.rules import (
     apply_start,
     new_game,
 )
-from games.rules import errors as E
 
 Script = Sequence[tuple[Sequence[int], str, int]]
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 import bots
-from games import botplay, coach, services
+from games import botplay, coach, errors, fanout, services
 from games.models import Game, Move, Player
 from games.replay import replay_game, verify_fairness
 from games.rules import RuleViolation
 from games.rules.codec import state_from_dict
+from games.selectors import game_state
 from tests.services.helpers import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -107,7 +109,10 @@ def test_a_person_and_two_bots_play_a_whole_game_through_the_services(official_t
     bot_players = {s["player"]: s["controller"] for s in game.snapshot["seats"][1:]}
     bot_moves = Move.objects.filter(game=game, player_id__in=bot_players, kind__in=["roll", "hold", "score"])
     assert bot_moves.filter(kind="score").count() == 26
-    assert all(m.actor == bot_players[m.player_id] and m.action_id.startswith("bot-") for m in bot_moves)
+    assert all(m.actor == bot_players[m.player_id] for m in bot_moves)
+    # A bot's roll holds its dice first (turn_roll's held): the hold's Move has no id of its own.
+    assert all(m.action_id.startswith("bot-") for m in bot_moves.exclude(kind="hold"))
+    assert all(m.action_id == "" for m in bot_moves.filter(kind="hold"))
 
 
 def test_a_bot_step_applies_once_however_many_processes_try(official_table: None) -> None:
@@ -120,6 +125,25 @@ def test_a_bot_step_applies_once_however_many_processes_try(official_table: None
     after = snapshot(table.code)
     assert botplay.step(table.code, version) is False  # a second process, same version: stale
     assert snapshot(table.code) == after
+
+
+def test_the_state_that_asks_a_bot_to_play_schedules_its_step_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What each process does on hearing a state (fanout.on_state; registered by games.apps)."""
+    assert botplay.heard in fanout._state_listeners
+    scheduled: list[tuple[str, int]] = []
+    monkeypatch.setattr(botplay, "schedule", lambda code, version: scheduled.append((code, version)))
+    table = open_room(1, start=False)
+    add_bot(table)
+    lobby = json.dumps(game_state(table.game))
+    botplay.heard(table.code, ["event", lobby])  # the bot is seated but nobody plays yet
+    start(table)
+    persons_turn = json.dumps(game_state(table.game))
+    botplay.heard(table.code, ["event", persons_turn])
+    assert scheduled == []
+    play_turn(table, random.Random(1))
+    bots_turn = game_state(table.game)
+    botplay.heard(table.code, ["you", json.dumps(bots_turn)])
+    assert scheduled == [(table.code, bots_turn["version"])]
 
 
 def test_a_bot_never_plays_a_persons_turn() -> None:
@@ -286,7 +310,7 @@ def test_the_coach_answers_only_the_player_to_play_for_the_current_version(offic
     Game.objects.filter(code=table.code).update(hints=False)
     with pytest.raises(RuleViolation) as refused:
         hint(table)
-    assert refused.value.code == coach.HINTS_OFF
+    assert refused.value.code == errors.HINTS_OFF
 
 
 def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(official_table: None) -> None:
@@ -303,6 +327,7 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
             run_bots(table)
     review = coach.review(table.game)
     person, bot = review["seats"]
+    assert review["exact"] is True
     assert bot["lost"] == 0 and bot["mistakes"] == 0 and bot["choices"] >= 13
     assert person["lost"] > 5 and person["mistakes"] > 0
 
@@ -347,3 +372,52 @@ def test_a_rematch_keeps_the_rooms_hints_setting_and_its_bots_levels(official_ta
     new = services.game_rematch(code=game.code, controller=controller)
     assert new.hints is False and new.local is True
     assert [(s["kind"], s.get("level")) for s in new.snapshot["seats"]] == [("human", None), ("bot", "beginner")]
+
+
+# --- Painted Yahtzee: bots and coach on the one-turn search ----------------------------------
+
+
+def test_painted_a_person_and_a_bot_play_a_whole_game_and_the_review_gives_no_invented_figure() -> None:
+    table = open_room(1, "painted", start=False)
+    add_bot(table, "casual")
+    start(table)
+    rng = random.Random(23)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 0:
+            play_turn(table, rng)
+        else:
+            assert run_bots(table) >= 2
+    game = table.game
+    assert replay_game(game).problems == [] and verify_fairness(game).ok
+    bot_player = game.snapshot["seats"][1]["player"]
+    assert Move.objects.filter(game=game, player_id=bot_player, kind="score").count() == 23
+    review = coach.review(game)
+    assert review["exact"] is False and "no exact solver" in review["message"]
+    assert all(seat["lost"] is None and seat["mistakes"] is None for seat in review["seats"])
+    assert review["replayed"] is True
+
+
+def test_painted_hints_come_from_the_one_turn_search_and_say_so() -> None:
+    table = open_room(2, "painted")
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    answer = hint(table)
+    assert answer["exact"] is False and "no exact solver" in answer["note"]
+    assert "one-turn search" in answer["options"][0]["text"]
+    expected = [o["expected"] for o in answer["options"]]
+    assert expected == sorted(expected, reverse=True) and len(expected) == 3
+    state = state_from_dict(table.game.snapshot["rules"])
+    assert answer["options"][0]["expected"] == round(bots.options(state, state.current)[0].expected, 1)
+    keeps = [o for o in bots.options(state, state.current) if isinstance(o.action, bots.Roll) and o.action.held]
+    text = coach._option(state, keeps[0])["text"]
+    assert any(colour in text for colour in ("red", "yellow", "green", "blue", "purple"))
+
+
+def test_painted_pass_and_play_with_bots_and_the_create_form() -> None:
+    controller = services.new_controller()
+    game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="beginner", ruleset="painted")
+    assert game.ruleset == "painted" and [s["kind"] for s in game.snapshot["seats"]] == ["human", "bot"]
+    from games.forms import CreateRoomForm
+
+    form = CreateRoomForm(data={"ruleset": "painted", "mode": "local", "players": 1, "bots": 1, "level": "optimal"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["ruleset"] == "painted"

@@ -163,3 +163,119 @@ def test_the_checking_script_in_docs_fairness_md_accepts_a_real_log(tmp_path, mo
     monkeypatch.setattr("sys.stdout", out)
     exec(compile(script, "fairness.md", "exec"), {})
     assert f"all {len(log['rolls'])} rolls match" in out.getvalue()
+
+
+# --- Painted Yahtzee: 30 outcomes per die (value and colour) ----------------------------------
+
+
+def test_painted_rolls_draw_30_outcomes_skipping_the_16_biased_bytes() -> None:
+    import hashlib
+    import hmac
+
+    seed = "5a" * 32
+    for roll in range(200):
+        stream = b"".join(
+            hmac.new(bytes.fromhex(seed), f"c:s:{roll}:{block}".encode(), hashlib.sha256).digest() for block in range(2)
+        )
+        expected = [b % 30 + 1 for b in stream if b < 240][:5]
+        assert fairness.roll_faces(seed, "c", "s", roll, 5, sides=30) == expected
+    # Six-sided dice are unchanged by the new parameter.
+    assert fairness.roll_faces(seed, "c", "s", 3, 5) == fairness.roll_faces(seed, "c", "s", 3, 5, sides=6)
+    assert fairness.describe_face(22, 30) == "4 blue" and fairness.describe_face(4) == "4"
+    with pytest.raises(ValueError):
+        fairness.roll_faces(seed, "c", "s", 0, 5, sides=0)
+
+
+def test_each_painted_outcome_is_equally_likely() -> None:
+    seed = fairness.new_server_seed()
+    counts = Counter(f for n in range(6000) for f in fairness.roll_faces(seed, "c", "s", n, 5, sides=30))
+    total = sum(counts.values())
+    assert set(counts) == set(range(1, 31))
+    sd = (total * (1 / 30) * (29 / 30)) ** 0.5
+    assert all(abs(n - total / 30) < 5 * sd for n in counts.values())
+
+
+def test_a_painted_game_logs_outcomes_1_to_30_and_its_state_carries_colour_names() -> None:
+    from games.rules import COLOURS, face_colour, face_value
+    from games.selectors import game_state
+
+    table = open_room(2, "painted")
+    play_turn(table, random.Random(5))
+    from games import services
+    from tests.services.helpers import action_id
+
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    state = game_state(table.game)
+    move = table.game.moves.filter(kind="roll").order_by("-seq").first()
+    faces = move.payload["faces"]
+    assert len(faces) == 5 and all(1 <= f <= 30 for f in faces)
+    assert state["turn"]["dice"] == [face_value(f) for f in faces]
+    assert state["turn"]["colours"] == [COLOURS[face_colour(f)] for f in faces]
+    assert state["ruleset"]["colours"] == list(COLOURS)
+    sections = [b["section"] for b in state["ruleset"]["boxes"]]
+    assert sections == ["upper"] * 6 + ["lower"] * 7 + ["colour"] * 10
+    labels = {b["box"]: b["label"] for b in state["ruleset"]["boxes"]}
+    assert labels["four_colour"] == "Four of a Colour" and labels["painted_house"] == "Painted House"
+    assert len(state["options"]) == 23  # the second seat's first turn: every box open
+    assert "colour" in state["cards"][0]["columns"][0]
+
+
+def test_other_rule_sets_send_no_colours() -> None:
+    from games.selectors import game_state
+
+    table = open_room(1, "official")
+    play_turn(table, random.Random(3))
+    from games import services
+    from tests.services.helpers import action_id
+
+    services.turn_roll(
+        code=table.code, controller=table.current(), expected_version=table.version(), action_id=action_id()
+    )
+    state = game_state(table.game)
+    assert state["turn"]["colours"] is None and state["ruleset"]["colours"] == []
+    assert {b["section"] for b in state["ruleset"]["boxes"]} == {"upper", "lower"}
+
+
+def test_verify_game_prints_painted_dice_with_their_colour_names() -> None:
+    table = open_room(1, "painted")
+    game = play_to_end(table, random.Random(33))
+    out = StringIO()
+    call_command("verify_game", game.code, "--rolls", stdout=out)
+    text = out.getvalue()
+    assert "OK: all" in text and text.count("turn ") == 23
+    assert any(f"{v} {c}" in text for v in range(1, 7) for c in ("red", "yellow", "green", "blue", "purple"))
+    # A roll whose colour was changed (same value) no longer matches the seed.
+    move = game.moves.filter(kind="roll").first()
+    faces = move.payload["faces"]
+    move.payload["faces"] = [(faces[0] + 5) % 30 + 1, *faces[1:]]  # same value, next colour
+    move.save()
+    with pytest.raises(CommandError, match="FAILED"):
+        call_command("verify_game", game.code, stdout=StringIO())
+
+
+def test_the_checking_script_accepts_a_painted_log_and_prints_colours(tmp_path, monkeypatch) -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    from django.test import Client
+
+    table = open_room(1, "painted")
+    game = play_to_end(table, random.Random(17))
+    client = Client()
+    log = client.get(f"/r/{game.code}/log.json").json()
+    assert log["sides"] == 30 and log["ruleset"] == "painted"
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    script = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    exec(compile(script, "fairness.md", "exec"), {})
+    assert f"all {len(log['rolls'])} rolls match" in out.getvalue()
+    assert re.search(r"new dice [1-6] (red|yellow|green|blue|purple)", out.getvalue())
+    # The fairness page lists every roll with the colours by name.
+    page = client.get(f"/r/{game.code}/fairness").content.decode()
+    assert "Every roll, with its colours" in page
+    assert re.search(r"[1-6] (red|yellow|green|blue|purple)", page)

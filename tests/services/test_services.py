@@ -12,7 +12,9 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Game, Move, Player, ScoreEntry
-from games.rules import RuleViolation
+from games.replay import replay_game
+from games.rules import GameState, RuleViolation
+from games.rules.codec import state_to_dict
 from games.selectors import game_state
 from tests.services.helpers import Table, open_room, play_to_end, play_turn
 
@@ -296,6 +298,51 @@ def test_roll_hold_and_score_a_turn() -> None:
     assert [m.kind for m in game.moves.order_by("seq")][-4:] == ["roll", "hold", "roll", "score"]
 
 
+def test_a_roll_holds_the_dice_it_names_first_in_the_log_of_a_hold_then_a_roll() -> None:
+    table = open_room(2)
+    me = table.controllers[0]
+    first = services.turn_roll(
+        code=table.code, controller=me, held=[], expected_version=table.version(), action_id="r1"
+    )
+    version = table.version()
+    again = services.turn_roll(code=table.code, controller=me, held=[4, 0], expected_version=version, action_id="r2")
+    assert (again[0], again[4]) == (first[0], first[4])
+    game = table.game
+    assert game.version == version + 2
+    hold, roll = game.moves.order_by("seq")[game.moves.count() - 2 :]
+    assert (hold.kind, hold.seq, hold.payload, hold.action_id) == ("hold", version + 1, {"held": [0, 4]}, "")
+    assert (roll.kind, roll.seq, roll.payload["held"], roll.action_id) == ("roll", version + 2, [0, 4], "r2")
+    # The same held dice again: nothing to hold, one Move.
+    services.turn_roll(code=table.code, controller=me, held=[0, 4], expected_version=table.version(), action_id="r3")
+    assert [m.kind for m in game.moves.order_by("seq")][-4:] == ["roll", "hold", "roll", "roll"]
+    assert replay_game(table.game).problems == []
+    # A resent roll is told it was applied, however it held.
+    refused(
+        table.code,
+        services.REPEATED,
+        lambda: services.turn_roll(code=table.code, controller=me, held=[1], expected_version=version, action_id="r2"),
+    )
+
+
+def test_a_roll_that_cannot_hold_what_it_names_changes_nothing(midturn: Table) -> None:
+    t = midturn
+    me, other = t.controllers
+
+    def roll(held: Any, who: str = me) -> Callable[[], object]:
+        return lambda: services.turn_roll(
+            code=t.code, controller=who, held=held, expected_version=t.version(), action_id="x"
+        )
+
+    for bad in ([5], ["1"], "01", [0, 1, 2, 3, 4, 0], {"0": 1}):
+        refused(t.code, "bad_die_index", roll(bad))
+    refused(t.code, "all_held", roll([0, 1, 2, 3, 4]))
+    services.turn_roll(code=t.code, controller=me, held=[], expected_version=t.version(), action_id="r2")
+    services.turn_roll(code=t.code, controller=me, held=[], expected_version=t.version(), action_id="r3")
+    refused(t.code, "no_rolls_left", roll([1]))
+    services.turn_score(code=t.code, controller=me, box="chance", column=0, expected_version=t.version(), action_id="s")
+    refused(t.code, "not_rolled", roll([1], other))  # nothing to hold before the first roll
+
+
 def test_a_whole_game_finishes_and_reveals_the_seed() -> None:
     table = open_room(2, "yatzy")
     game = play_to_end(table, random.Random(11))
@@ -478,15 +525,25 @@ def test_the_broadcast_is_scheduled_after_commit(
     midturn: Table, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: list[tuple[str, int]] = []
-    monkeypatch.setattr("games.broadcast.game_changed", lambda game, move: sent.append((game.code, move.seq)))
+    states: list[GameState | None] = []
+
+    def game_changed(game: Game, move: Move, rules: GameState | None) -> None:
+        sent.append((game.code, move.seq))
+        states.append(rules)
+
+    monkeypatch.setattr("games.broadcast.game_changed", game_changed)
     t = midturn
     version = t.version()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        services.turn_roll(code=t.code, controller=t.controllers[0], expected_version=version, action_id="b1")
+        services.turn_roll(code=t.code, controller=t.controllers[0], held=[2], expected_version=version, action_id="b1")
     assert sent == []
     for callback in callbacks:
         callback()
-    assert sent == [(t.code, version + 1)]
+    # The hold and the roll commit together: one broadcast, of the last, with the state the
+    # service stored (the broadcast does not decode the snapshot again).
+    assert sent == [(t.code, version + 2)]
+    assert states[0] is not None and state_to_dict(states[0]) == t.game.snapshot["rules"]
+    assert game_state(t.game, states[0]) == game_state(t.game)
 
 
 def test_a_refused_action_schedules_no_broadcast(midturn: Table, django_capture_on_commit_callbacks: Any) -> None:

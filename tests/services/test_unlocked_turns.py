@@ -1,4 +1,4 @@
-"""The turn actions' unlocked try on PostgreSQL (``services._act``): one read, one guarded write.
+"""The turn actions' unlocked try on PostgreSQL (``services.actions.act``): one read, one guarded write.
 
 A roll, hold or score reads the Game row without locking it and writes only if the row is
 still at the version it read. These tests check that it really takes that path (no lock,
@@ -188,3 +188,16 @@ def test_the_prebuilt_read_gives_the_same_row_as_the_orm() -> None:
     assert fast.host_id is not None and not fast._state.adding
     with pytest.raises(Game.DoesNotExist):
         moves.read("nosuchroom")
+
+
+def test_a_roll_that_holds_first_is_one_unlocked_read_and_one_transaction_of_two_guarded_writes() -> None:
+    table, who, version = _rolled_room()
+    with CaptureQueriesContext(connection) as queries:
+        services.turn_roll(code=table.code, controller=who, held=[2], expected_version=version, action_id="rh")
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert "FOR UPDATE" not in sql[0]
+    writes = [s for s in sql if s.startswith("WITH g AS (UPDATE")]
+    assert len(writes) == 2 and all('"version" = ' in s.split("RETURNING")[0] for s in writes)
+    assert any(s.startswith(("BEGIN", "SAVEPOINT")) for s in sql)  # both or neither
+    kinds = list(Move.objects.filter(game__code=table.code, seq__gt=version).order_by("seq").values_list("kind"))
+    assert kinds == [("hold",), ("roll",)] and table.version() == version + 2

@@ -12,6 +12,13 @@ from games.rules.codec import state_to_dict
 from games.services import normalize_code
 
 
+def _roll_text(roll: dict[str, Any]) -> str:
+    """One roll, held dice in brackets; Painted dice as value and colour name (``[4 blue]``)."""
+    colours = roll.get("colours")
+    shown = [f"{d} {colours[i]}" if colours else str(d) for i, d in enumerate(roll["dice"])]
+    return " ".join(f"[{text}]" if i in roll["held"] else f" {text} " for i, text in enumerate(shown))
+
+
 class Command(BaseCommand):
     help = "Check a finished game's dice against its seed commitment, and replay its moves through the rules."
 
@@ -37,10 +44,7 @@ class Command(BaseCommand):
         replay = replay_game(game)
         if options["rolls"]:
             for turn in replay.turns:
-                rolls = "  ".join(
-                    " ".join(f"[{d}]" if i in roll["held"] else f" {d} " for i, d in enumerate(roll["dice"]))
-                    for roll in turn.rolls
-                )
+                rolls = "  ".join(_roll_text(roll) for roll in turn.rolls)
                 out.write(f"  turn {turn.number:3} {turn.name:<24} {rolls}  -> {turn.box} {turn.points}+{turn.bonus}")
         for mismatch in report.mismatches:
             out.write(self.style.ERROR(f"  {mismatch}"))

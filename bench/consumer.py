@@ -4,7 +4,8 @@ It does what the room socket does on the hot path (receive a frame, send the roo
 an event frame and a state-sized frame, forward what the group sends as it is) with no
 rules, no database and no checks, so ``bench/load.py`` can put the game's throughput
 beside what Channels and Daphne manage on the same server, rooms and sockets. Routed at
-``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/routing.py).
+``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/routing.py, which imports it from
+here: bench/load.py starts its servers with the checkout on PYTHONPATH).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import errors
 
 MAX_PAD = 16_384
 
@@ -35,7 +38,7 @@ class BenchConsumer(AsyncWebsocketConsumer):
             version = int(frame["version"]) + 1
             pad = min(max(int(frame.get("pad", 0)), 0), MAX_PAD)
         except (ValueError, TypeError, KeyError):
-            await self.send(text_data=json.dumps({"type": "error", "code": "bad_frame"}))
+            await self.send(text_data=json.dumps({"type": "error", "code": errors.BAD_FRAME}))
             return
         frames = [
             json.dumps({"type": "rolled", "version": version}),

@@ -1,0 +1,85 @@
+"""The only code that changes game state: one module per part of the game.
+
+- ``codes``: room codes, the browser's controller token, display names, client seeds.
+- ``actions``: the shared steps of every action (find and lock the room, check the
+  request, record the Move and schedule the broadcast).
+- ``rooms``: create a room (online or pass-and-play), start it, a rematch.
+- ``seats``: join, leave, the host taking a seat out, computer players.
+- ``turns``: roll, hold, score.
+
+Every service is one ``transaction.atomic`` block that locks the Game row with
+``select_for_update``, checks the caller and the expected version, asks the pure rules,
+appends a Move (its ``seq`` is the game's new ``version``), updates the snapshot, the
+ScoreEntry rows and the Game row, and schedules the broadcast with
+``transaction.on_commit``. A refusal raises ``RuleViolation`` (or ``Game.DoesNotExist``
+for an unknown room) and, the transaction being rolled back, changes nothing.
+
+The turn actions (roll, hold, score), nearly every action of a game, first try without
+the lock on PostgreSQL (``actions.act``): they read the row, and their one write statement
+applies only if the row is still at the version they read. Every write to a Game row
+bumps its version (``actions.record``), so an unchanged version means an unchanged row. If
+another action came first, the action runs again the locked way. Measured in
+docs/performance.md: four round trips (BEGIN, the locking read, the write, COMMIT) become
+two.
+
+The snapshot (``Game.snapshot``) holds the rules state, the seats with the browser that
+controls each, and the game's roll counter, so an action needs no other reads.
+
+Callers use the package: ``from games import services; services.turn_roll(...)``.
+"""
+
+from games.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
+from games.services.actions import act
+from games.services.codes import (
+    ACTION_ID_MAX,
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    NAME_MAX,
+    SEED_MAX,
+    clean_name,
+    new_controller,
+    new_room_code,
+    normalize_code,
+)
+from games.services.rooms import game_create, game_rematch, game_start, local_game_create
+from games.services.seats import (
+    BOT_LEVELS,
+    BOT_NAMES,
+    game_add_bot,
+    game_join,
+    game_kick,
+    game_leave,
+    game_remove_absent,
+    game_replace_with_bot,
+    seat_reclaim,
+)
+from games.services.turns import turn_hold, turn_roll, turn_score
+
+__all__ = [
+    "ACTION_ID_MAX",
+    "BOT_LEVELS",
+    "BOT_NAMES",
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "NAME_MAX",
+    "SEED_MAX",
+    "act",
+    "clean_name",
+    "game_add_bot",
+    "game_create",
+    "game_join",
+    "game_kick",
+    "game_leave",
+    "game_rematch",
+    "game_remove_absent",
+    "game_replace_with_bot",
+    "game_start",
+    "local_game_create",
+    "new_controller",
+    "new_room_code",
+    "normalize_code",
+    "seat_reclaim",
+    "turn_hold",
+    "turn_roll",
+    "turn_score",
+]

@@ -1,0 +1,159 @@
+"""The shared steps of every action: find and lock the room, check the request, record the Move."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.db import IntegrityError, connection, transaction
+
+from games import broadcast, moves
+from games import errors as E
+from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
+from games.models import Game, Move, Player
+from games.rules import GameState, RuleViolation
+from games.rules.codec import state_from_dict, state_to_dict
+from games.services.codes import ACTION_ID_MAX, normalize_code
+
+R = TypeVar("R")
+
+
+def locked(code: str) -> Game:
+    return Game.objects.select_for_update().get(code=normalize_code(code))
+
+
+def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) -> R:
+    """Run ``action(game)``, which checks, asks the rules and ends with one ``_record``.
+
+    On PostgreSQL, outside any caller's transaction, first on an unlocked read with a
+    guarded write (the module docstring); ``more_writes``: the action writes other rows
+    too, so that try is one transaction (its other writes come after ``_record``, whose
+    guarded update takes the row lock first). Otherwise, and if another action came
+    first, in one transaction under the row lock.
+    """
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        game = moves.read(normalize_code(code))
+        game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
+        try:
+            if more_writes:
+                with transaction.atomic():
+                    return action(game)
+            return action(game)
+        except moves.Conflict:
+            pass
+    with transaction.atomic():
+        return action(locked(code))
+
+
+def check_request(game: Game, *, actor: str, expected_version: int | None, action_id: str) -> None:
+    if not isinstance(action_id, str) or len(action_id) > ACTION_ID_MAX:
+        raise RuleViolation(BAD_REQUEST, f"An action id is a string of at most {ACTION_ID_MAX} characters.")
+    if expected_version is None:
+        return
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        raise RuleViolation(BAD_REQUEST, "The version must be a whole number.")
+    if expected_version != game.version:
+        # Only the error path pays for telling a resent action from a stale one.
+        if action_id and Move.objects.filter(game=game, actor=actor, action_id=action_id).exists():
+            raise RuleViolation(REPEATED, "That action was already applied.")
+        raise RuleViolation(
+            STALE, f"The game has moved on: it is at version {game.version}, your action was for {expected_version}."
+        )
+
+
+def record(
+    game: Game,
+    *,
+    kind: str,
+    player_id: int | None,
+    payload: dict[str, Any],
+    actor: str,
+    action_id: str,
+    fields: tuple[str, ...] = (),
+    rules: GameState | None = None,
+) -> Move:
+    """Append the Move, save the Game row, and schedule the broadcast.
+
+    ``rules``: the game's new rules state, if the action changed it; it is stored in the
+    snapshot here, and the broadcast builds the room's state from it without decoding the
+    snapshot again.
+    """
+    if rules is not None:
+        game.snapshot["rules"] = state_to_dict(rules)
+    # An unlocked read (``_act``) writes only if the row is still at the version it read.
+    guard: int | None = getattr(game, "_read_version", None)
+    game.version += 1
+    try:
+        move = moves.append(
+            game,
+            ("version", "snapshot", *fields),
+            if_version=guard,
+            seq=game.version,
+            player_id=player_id,
+            kind=kind,
+            payload=payload,
+            actor=actor,
+            action_id=action_id,
+        )
+    except IntegrityError as exc:
+        # Only the (game, actor, action_id) constraint means a resent action; under the row
+        # lock a clash on seq cannot happen, and if it ever did it must not pass as one.
+        if "unique_action_id" not in str(exc) and "action_id" not in str(exc):
+            raise
+        raise RuleViolation(REPEATED, "That action id was already used in this game.") from exc
+    if guard is not None:
+        # A second Move of the same action (``more_writes``) is guarded by the version just
+        # written: the guarded write took the row's lock for the rest of the transaction.
+        game._read_version = game.version  # type: ignore[attr-defined]
+    transaction.on_commit(lambda: _announce(game, move, rules))
+    return move
+
+
+def _announce(game: Game, move: Move, rules: GameState | None) -> None:
+    # Of several moves in one transaction only the last is announced, with the final state.
+    if game.version == move.seq:
+        broadcast.game_changed(game, move, rules)
+
+
+def seats_of(game: Game) -> list[dict[str, Any]]:
+    seats: list[dict[str, Any]] = game.snapshot["seats"]
+    return seats
+
+
+def rules_state(game: Game) -> GameState:
+    return state_from_dict(game.snapshot["rules"])
+
+
+def controls(seat: dict[str, Any], controller: str) -> bool:
+    return bool(controller) and seat["status"] == Player.Status.ACTIVE and seat["controller"] == controller
+
+
+def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
+    """The rules state and the current seat, if ``controller`` may act for it."""
+    if game.status == Game.Status.LOBBY:
+        raise RuleViolation(E.GAME_NOT_STARTED, "The game has not started yet.")
+    if game.status != Game.Status.PLAYING:
+        raise RuleViolation(E.GAME_OVER, "The game is over.")
+    seats = seats_of(game)
+    if not any(controls(seat, controller) for seat in seats):
+        raise RuleViolation(NOT_A_PLAYER, "You are watching this game: only seated players can act.")
+    state = rules_state(game)
+    if not controls(seats[state.current], controller):
+        raise RuleViolation(E.NOT_YOUR_TURN, f"It is {seats[state.current]['name']}'s turn.")
+    return state, state.current
+
+
+def require_host(game: Game, controller: str) -> None:
+    host = next((s for s in seats_of(game) if s["player"] == game.host_id), None)
+    if host is None or not controls(host, controller):
+        raise RuleViolation(NOT_HOST, "Only the host can do that.")
+
+
+def hand_host_on(game: Game) -> dict[str, Any] | None:
+    """After the host left: the first active human seat becomes host (None if there is none)."""
+    for seat in seats_of(game):
+        if seat["status"] == Player.Status.ACTIVE and seat["kind"] == Player.Kind.HUMAN:
+            game.host_id = seat["player"]
+            return seat
+    game.host_id = None
+    return None

@@ -1,0 +1,180 @@
+"""Rooms: creating one (online or pass-and-play), starting it, a rematch."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import errors as E
+from games import fairness
+from games.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
+from games.models import Game, Move, Player
+from games.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
+from games.services.actions import check_request, locked, record, require_host, seats_of
+from games.services.codes import clean_client_seed, clean_name, new_room_code
+from games.services.seats import add_seat, game_add_bot, game_join
+
+
+def game_create(
+    *,
+    host_name: str,
+    controller: str,
+    ruleset: str = "official",
+    private: bool = True,
+    local: bool = False,
+    client_seed: str = "",
+    hints: bool = True,
+) -> Player:
+    """Create a room with its host in seat 0. One transaction; the new Game row needs no lock."""
+    name = clean_name(host_name)
+    if ruleset not in RULESETS:
+        raise RuleViolation(BAD_RULESET, f"Unknown rule set {ruleset!r}; choose one of {', '.join(RULESETS)}.")
+    if not controller:
+        raise RuleViolation(BAD_REQUEST, "Your browser has no session; enable cookies and try again.")
+    seed = clean_client_seed(client_seed)
+    server_seed = fairness.new_server_seed()
+    with transaction.atomic():
+        for _ in range(5):
+            code = new_room_code()
+            if not Game.objects.filter(code=code).exists():
+                break
+        game = Game.objects.create(
+            code=code,
+            ruleset=ruleset,
+            private=private,
+            local=local,
+            hints=hints,
+            server_seed=server_seed,
+            seed_commitment=fairness.commitment(server_seed),
+            snapshot={"seats": [], "rules": None, "rolls": 0},
+        )
+        record(
+            game,
+            kind=Move.Kind.CREATE,
+            player_id=None,
+            payload={"ruleset": ruleset, "commitment": game.seed_commitment, "local": local, "hints": hints},
+            actor=controller,
+            action_id="",
+        )
+        host = add_seat(game, name=name, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN)
+        game.host = host
+        record(
+            game,
+            kind=Move.Kind.JOIN,
+            player_id=host.pk,
+            payload={"seat": 0, "name": name, "client_seed": seed, "host": True},
+            actor=controller,
+            action_id="",
+            fields=("host",),
+        )
+    return host
+
+
+def local_game_create(
+    *,
+    names: list[str],
+    controller: str,
+    ruleset: str = "official",
+    client_seed: str = "",
+    bots: int = 0,
+    level: str = "casual",
+    hints: bool = True,
+) -> Game:
+    """Pass-and-play: a started game whose 1-8 seats all belong to this browser (plus bots). One transaction."""
+    if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
+        raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players, at least one of them a person.")
+    cleaned = [clean_name(name) for name in names]
+    if len({name.casefold() for name in cleaned}) != len(cleaned):
+        raise RuleViolation(NAME_TAKEN, "Give each player a different name.")
+    with transaction.atomic():
+        host = game_create(
+            host_name=cleaned[0],
+            controller=controller,
+            ruleset=ruleset,
+            local=True,
+            client_seed=client_seed,
+            hints=hints,
+        )
+        code = host.game.code
+        for name in cleaned[1:]:
+            game_join(code=code, name=name, controller=controller, client_seed=client_seed)
+        for _ in range(bots):
+            game_add_bot(code=code, controller=controller, level=level, expected_version=None, action_id="")
+        game_start(code=code, controller=controller, expected_version=None, action_id="")
+    return Game.objects.get(code=code)
+
+
+def game_rematch(*, code: str, controller: str) -> Game:
+    """A new room with the same rules and seats, which everyone in the old one is offered.
+
+    Idempotent: whoever asks first creates it, everyone after is sent to the same room.
+    Locks the old Game row.
+    """
+    with transaction.atomic():
+        old = locked(code)
+        if not old.is_over:
+            raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
+        if old.snapshot.get("rematch"):
+            return Game.objects.get(code=old.snapshot["rematch"])
+        seats = [s for s in seats_of(old) if s["status"] == Player.Status.ACTIVE]
+        mine = [s for s in seats if s["controller"] == controller and s["kind"] == Player.Kind.HUMAN]
+        if not controller or not mine:
+            raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
+        host = game_create(
+            host_name=mine[0]["name"],
+            controller=controller,
+            ruleset=old.ruleset,
+            local=old.local,
+            private=old.private,
+            hints=old.hints,
+        )
+        new = host.game
+        for seat in seats:
+            if seat is mine[0]:
+                continue
+            player = add_seat(new, name=seat["name"], controller=seat["controller"], client_seed="", kind=seat["kind"])
+            if seat.get("level"):
+                seats_of(new)[-1]["level"] = seat["level"]
+            record(
+                new,
+                kind=Move.Kind.JOIN,
+                player_id=player.pk,
+                payload={"seat": player.seat, "name": seat["name"], "client_seed": "", "rematch": old.code},
+                actor=controller,
+                action_id="",
+            )
+        old.snapshot["rematch"] = new.code
+        record(
+            old,
+            kind=Move.Kind.REMATCH,
+            player_id=mine[0]["player"],
+            payload={"code": new.code},
+            actor=controller,
+            action_id="",
+        )
+    return new
+
+
+def game_start(*, code: str, controller: str, expected_version: int | None, action_id: str) -> None:
+    """The host starts the game with the seats as they are. Locks the Game row."""
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.LOBBY:
+            raise RuleViolation(E.ALREADY_STARTED, "The game has already started.")
+        require_host(game, controller)
+        seats = seats_of(game)
+        seeds = dict(Player.objects.filter(game=game, status=Player.Status.ACTIVE).values_list("pk", "client_seed"))
+        game.client_seed = fairness.combine_client_seeds([seeds[s["player"]] for s in seats])
+        state = apply_start(new_game(RULESETS[game.ruleset], len(seats)))
+        game.status, game.started_at = Game.Status.PLAYING, timezone.now()
+        record(
+            game,
+            kind=Move.Kind.START,
+            player_id=None,
+            payload={"players": [s["player"] for s in seats], "client_seed": game.client_seed},
+            actor=controller,
+            action_id=action_id,
+            fields=("status", "started_at", "client_seed"),
+            rules=state,
+        )

@@ -1,0 +1,348 @@
+"""Seats: joining, leaving, the host taking a seat out, computer players."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import errors as E
+from games.errors import (
+    BAD_LEVEL,
+    BAD_REQUEST,
+    BAD_SEAT,
+    LOCAL_ROOM,
+    NAME_TAKEN,
+    NOT_A_PLAYER,
+    NOT_IN_LOBBY,
+    NOT_PLAYING,
+    PLAYER_PRESENT,
+    ROOM_FULL,
+)
+from games.models import Game, Move, Player
+from games.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
+from games.selectors import connected_seats
+from games.services.actions import (
+    check_request,
+    controls,
+    hand_host_on,
+    locked,
+    record,
+    require_host,
+    rules_state,
+    seats_of,
+)
+from games.services.codes import clean_client_seed, clean_name
+
+# Computer players: their levels (bots.LEVELS) and names.
+BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
+BOT_NAMES = ("Rolly", "Pip", "Dicey", "Boxcar", "Lucky", "Sixer", "Snake Eyes", "Chancey", "Deuce")
+
+
+def add_seat(game: Game, *, name: str, controller: str, client_seed: str, kind: str) -> Player:
+    seats = seats_of(game)
+    player = Player.objects.create(
+        game=game, seat=len(seats), name=name, controller=controller, client_seed=client_seed, kind=kind
+    )
+    seats.append({"player": player.pk, "name": name, "controller": controller, "kind": kind, "status": "active"})
+    return player
+
+
+def game_join(
+    *,
+    code: str,
+    name: str,
+    controller: str,
+    client_seed: str = "",
+    expected_version: int | None = None,
+    action_id: str = "",
+) -> Player:
+    """Take a seat in the lobby (a browser may take several: same-device players). Locks the Game row."""
+    display = clean_name(name)
+    seed = clean_client_seed(client_seed)
+    if not controller:
+        raise RuleViolation(BAD_REQUEST, "Your browser has no session; enable cookies and try again.")
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.LOBBY:
+            raise RuleViolation(NOT_IN_LOBBY, "The game has already started: you can watch it.")
+        active = [s for s in seats_of(game) if s["status"] == Player.Status.ACTIVE]
+        if game.local and not any(controls(s, controller) for s in active):
+            raise RuleViolation(LOCAL_ROOM, "This game is played on one device: you can watch it.")
+        if len(active) >= MAX_PLAYERS:
+            raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
+        if any(s["name"].casefold() == display.casefold() for s in active):
+            raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
+        player = add_seat(game, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN)
+        record(
+            game,
+            kind=Move.Kind.JOIN,
+            player_id=player.pk,
+            payload={"seat": player.seat, "name": display, "client_seed": seed},
+            actor=controller,
+            action_id=action_id,
+        )
+    return player
+
+
+def find_seat(game: Game, seat: object) -> dict[str, Any]:
+    seats = seats_of(game)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+        raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
+    entry = seats[seat]
+    if entry["status"] != Player.Status.ACTIVE:
+        raise RuleViolation(BAD_SEAT, f"{entry['name']} has already left.")
+    return entry
+
+
+def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> None:
+    """Take ``seat`` out: in the lobby the seats close up; in a game the rules skip it."""
+    seats = seats_of(game)
+    entry = seats[seat]
+    payload: dict[str, Any] = {"seat": seat, "name": entry["name"]}
+    fields: list[str] = []
+    state: GameState | None = None
+    if game.status == Game.Status.LOBBY:
+        seats.pop(seat)
+        Player.objects.filter(pk=entry["player"]).update(seat=None, status=Player.Status.LEFT)
+        for index, other in enumerate(seats[seat:], start=seat):
+            Player.objects.filter(pk=other["player"]).update(seat=index)
+    else:
+        entry["status"] = Player.Status.LEFT
+        Player.objects.filter(pk=entry["player"]).update(status=Player.Status.LEFT)
+        state = apply_remove(rules_state(game), seat=seat)
+        # With nobody left in the game it is abandoned (below), not won.
+        if state.is_over and any(state.active):
+            payload["game_over"] = True
+            payload["winners"] = list(state.winners())
+            game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
+            fields += ["status", "finished_at"]
+    if game.host_id == entry["player"]:
+        new_host = hand_host_on(game)
+        payload["host"] = new_host["player"] if new_host else None
+        fields.append("host")
+    humans_left = any(s["status"] == Player.Status.ACTIVE and s["kind"] == Player.Kind.HUMAN for s in seats)
+    if not humans_left and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
+        game.status = Game.Status.ABANDONED
+        game.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+        payload["abandoned"] = True
+    record(
+        game,
+        kind=kind,
+        player_id=entry["player"],
+        payload=payload,
+        actor=actor,
+        action_id=action_id,
+        fields=tuple(dict.fromkeys(fields)),
+        rules=state,
+    )
+
+
+def game_leave(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """A player gives up their own seat (in the lobby or mid-game). Locks the Game row."""
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status not in (Game.Status.LOBBY, Game.Status.PLAYING):
+            raise RuleViolation(E.GAME_OVER, "The game is over.")
+        entry = find_seat(game, seat)
+        if not controls(entry, controller):
+            raise RuleViolation(NOT_A_PLAYER, "That is not your seat.")
+        vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
+
+
+def present(game: Game, seat: int) -> bool:
+    """Whether a socket that plays ``seat`` is connected to the room (from any process)."""
+    return any(seat in seats for seats in connected_seats(game))
+
+
+def refuse_if_present(game: Game, seat: int, entry: dict[str, Any]) -> None:
+    if entry["kind"] == Player.Kind.HUMAN and present(game, seat):
+        raise RuleViolation(PLAYER_PRESENT, f"{entry['name']} is here: only an away player's seat can be taken over.")
+
+
+def host_takes_out(
+    *,
+    code: str,
+    controller: str,
+    seat: int,
+    expected_version: int | None,
+    action_id: str,
+    kind: str,
+    status: str,
+    refusal: tuple[str, str],
+    require_away: bool = False,
+) -> None:
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        require_host(game, controller)
+        if game.status != status:
+            raise RuleViolation(*refusal)
+        entry = find_seat(game, seat)
+        if entry["player"] == game.host_id:
+            raise RuleViolation(BAD_SEAT, "The host cannot take out their own seat; leave instead.")
+        if require_away:
+            refuse_if_present(game, seat, entry)
+        vacate(game, seat, kind=kind, actor=controller, action_id=action_id)
+
+
+def game_kick(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """The host removes a seat before the start. Locks the Game row."""
+    host_takes_out(
+        code=code,
+        controller=controller,
+        seat=seat,
+        expected_version=expected_version,
+        action_id=action_id,
+        kind=Move.Kind.KICK,
+        status=Game.Status.LOBBY,
+        refusal=(NOT_IN_LOBBY, "Players can only be kicked before the start; remove an absent one."),
+    )
+
+
+def game_remove_absent(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """The host takes an absent player out mid-game: the seat keeps its scores and is skipped. Locks the Game row."""
+    host_takes_out(
+        code=code,
+        controller=controller,
+        seat=seat,
+        expected_version=expected_version,
+        action_id=action_id,
+        kind=Move.Kind.REMOVE,
+        status=Game.Status.PLAYING,
+        refusal=(NOT_PLAYING, "Only a game in progress has absent players to remove."),
+        require_away=True,
+    )
+
+
+def check_level(level: object) -> str:
+    if not isinstance(level, str) or level not in BOT_LEVELS:
+        raise RuleViolation(BAD_LEVEL, f"Bots play at one of these levels: {', '.join(BOT_LEVELS)}.")
+    return level
+
+
+def bot_name(game: Game) -> str:
+    taken = {s["name"].casefold() for s in seats_of(game) if s["status"] == Player.Status.ACTIVE}
+    for name in BOT_NAMES:
+        if name.casefold() not in taken:
+            return name
+    return f"Bot {len(seats_of(game)) + 1}"
+
+
+def game_add_bot(
+    *, code: str, controller: str, level: str = "optimal", expected_version: int | None, action_id: str
+) -> Player:
+    """The host seats a computer player in the lobby. Locks the Game row."""
+    level = check_level(level)
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.LOBBY:
+            raise RuleViolation(NOT_IN_LOBBY, "Bots join before the game starts; mid-game one can take over a seat.")
+        require_host(game, controller)
+        if sum(1 for s in seats_of(game) if s["status"] == Player.Status.ACTIVE) >= MAX_PLAYERS:
+            raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players).")
+        name = bot_name(game)
+        player = add_seat(game, name=name, controller=f"bot:{secrets.token_hex(8)}", client_seed="", kind="bot")
+        seats_of(game)[-1]["level"] = level
+        record(
+            game,
+            kind=Move.Kind.JOIN,
+            player_id=player.pk,
+            payload={"seat": player.seat, "name": name, "client_seed": "", "bot": level},
+            actor=controller,
+            action_id=action_id,
+        )
+    return player
+
+
+def game_replace_with_bot(
+    *, code: str, controller: str, seat: int, level: str = "optimal", expected_version: int | None, action_id: str
+) -> None:
+    """The host hands a seat whose player left or is away to a bot; the seat keeps its scores. Locks the Game row."""
+    level = check_level(level)
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.status != Game.Status.PLAYING:
+            raise RuleViolation(NOT_PLAYING, "A bot can take over a seat during a game.")
+        require_host(game, controller)
+        seats = seats_of(game)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+            raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
+        entry = seats[seat]
+        if entry["kind"] == Player.Kind.BOT and entry["status"] == Player.Status.ACTIVE:
+            raise RuleViolation(BAD_SEAT, f"{entry['name']} is already a bot.")
+        if controls(entry, controller):
+            raise RuleViolation(BAD_SEAT, "That is your own seat.")
+        reinstate = entry["status"] != Player.Status.ACTIVE
+        if not reinstate:
+            refuse_if_present(game, seat, entry)
+        state = apply_reinstate(rules_state(game), seat=seat) if reinstate else None
+        bot = f"bot:{secrets.token_hex(8)}"
+        if not reinstate and entry["kind"] == Player.Kind.HUMAN:
+            # An away player's browser, kept so that coming back gives them the seat again
+            # (seat_reclaim). A player who left on purpose gave the seat up.
+            entry["away_controller"] = entry["controller"]
+        entry.update(kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE, level=level)
+        Player.objects.filter(pk=entry["player"]).update(
+            kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE
+        )
+        record(
+            game,
+            kind=Move.Kind.BOT,
+            player_id=entry["player"],
+            payload={"seat": seat, "name": entry["name"], "level": level, "reinstate": reinstate},
+            actor=controller,
+            action_id=action_id,
+            rules=state,
+        )
+
+
+def reclaimable(game: Game, controller: str) -> list[int]:
+    """The seats a computer took over from ``controller`` while its player was away (a read)."""
+    if not controller or game.status != Game.Status.PLAYING:
+        return []
+    return [
+        index
+        for index, seat in enumerate(seats_of(game))
+        if seat.get("away_controller") == controller
+        and seat["kind"] == Player.Kind.BOT
+        and seat["status"] == Player.Status.ACTIVE
+    ]
+
+
+def seat_reclaim(*, code: str, controller: str) -> list[int]:
+    """A player back in the room (the same browser) takes back the seats a computer played for them.
+
+    Unlocked read first (a socket connects far more often than anyone comes back), then
+    under the Game row's lock: the seat is the person's again at once (their turn, if it is
+    that seat's), and each seat taken back is a ``reclaim`` Move that tells the room.
+    Returns the seats taken back.
+    """
+    game = Game.objects.filter(code=code).first()
+    if game is None or not reclaimable(game, controller):
+        return []
+    with transaction.atomic():
+        game = locked(code)
+        seats = reclaimable(game, controller)
+        for seat in seats:
+            entry = seats_of(game)[seat]
+            entry.pop("away_controller")
+            entry.pop("level", None)
+            entry.update(kind=Player.Kind.HUMAN, controller=controller)
+            Player.objects.filter(pk=entry["player"]).update(kind=Player.Kind.HUMAN, controller=controller)
+            record(
+                game,
+                kind=Move.Kind.RECLAIM,
+                player_id=entry["player"],
+                payload={"seat": seat, "name": entry["name"]},
+                actor=controller,
+                action_id="",
+            )
+    return seats

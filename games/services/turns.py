@@ -1,0 +1,141 @@
+"""Turns: roll, hold, score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from games import errors as E
+from games import fairness
+from games.models import Game, Move, ScoreEntry
+from games.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
+from games.services.actions import act, acting_seat, check_request, record, seats_of
+
+
+def _check_held(held: object) -> None:
+    if not isinstance(held, list | tuple) or len(held) > DICE:
+        raise RuleViolation(E.BAD_DIE_INDEX, "Held dice are a list of at most five indices 0 to 4.")
+
+
+def turn_roll(
+    *, code: str, controller: str, expected_version: int | None, action_id: str, held: list[int] | None = None
+) -> list[int]:
+    """Roll the current player's unheld dice with the fair dice. A guarded write, else the row lock (``_act``).
+
+    ``held`` (a roll frame may carry it): first hold exactly these dice. If that changes
+    the held set, the hold is logged as its own Move just before the roll (the log's shape
+    is the same as for a hold then a roll), both in one transaction: the action applies
+    whole or not at all. The hold's Move carries no action id: the roll's stands for both.
+    """
+    if held is not None:
+        _check_held(held)
+
+    def roll(game: Game) -> list[int]:
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        state, seat = acting_seat(game, controller)
+        player_id = seats_of(game)[seat]["player"]
+        if held and not state.turn.dice:
+            apply_hold(state, player=seat, held=held)  # refused: nothing to hold before the first roll
+        if held is not None and state.turn.dice:
+            holding = apply_hold(state, player=seat, held=held)
+            if holding.turn.held != state.turn.held:
+                state = holding
+                record(
+                    game,
+                    kind=Move.Kind.HOLD,
+                    player_id=player_id,
+                    payload={"held": sorted(state.turn.held)},
+                    actor=controller,
+                    action_id="",
+                    rules=state,
+                )
+        count = check_roll(state, seat)
+        number = game.snapshot["rolls"]
+        faces = fairness.roll_faces(
+            game.server_seed, game.code, game.client_seed, number, count, sides=state.ruleset.outcomes
+        )
+        state = apply_rolled(state, player=seat, faces=faces)
+        game.snapshot["rolls"] = number + 1
+        record(
+            game,
+            kind=Move.Kind.ROLL,
+            player_id=player_id,
+            payload={"roll": number, "held": sorted(state.turn.held), "faces": faces, "dice": list(state.turn.dice)},
+            actor=controller,
+            action_id=action_id,
+            rules=state,
+        )
+        return list(state.turn.dice)
+
+    # With held dice the action may write two Moves: one transaction (see ``act``).
+    return act(code, roll, more_writes=held is not None)
+
+
+def turn_hold(*, code: str, controller: str, held: list[int], expected_version: int | None, action_id: str) -> None:
+    """Set the full set of held dice for the current player. A guarded write, else the row lock (``_act``)."""
+    _check_held(held)
+
+    def hold(game: Game) -> None:
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        state, seat = acting_seat(game, controller)
+        state = apply_hold(state, player=seat, held=held)
+        record(
+            game,
+            kind=Move.Kind.HOLD,
+            player_id=seats_of(game)[seat]["player"],
+            payload={"held": sorted(state.turn.held)},
+            actor=controller,
+            action_id=action_id,
+            rules=state,
+        )
+
+    act(code, hold)
+
+
+def turn_score(
+    *, code: str, controller: str, box: str, column: int = 0, expected_version: int | None, action_id: str
+) -> ScoreEntry:
+    """Score the current dice in one box and pass the turn on. A guarded write, else the row lock (``_act``)."""
+
+    def score(game: Game) -> ScoreEntry:
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        before, seat = acting_seat(game, controller)
+        if not isinstance(box, str):
+            raise RuleViolation(E.UNKNOWN_BOX, "The box must be named by a string such as 'chance'.")
+        after = apply_score(before, player=seat, box=box, column=column)
+        card = after.cards[seat]
+        filled = Box(box)
+        points = card.column(column)[filled]
+        bonus = card.yahtzee_bonus[column] - before.cards[seat].yahtzee_bonus[column]
+        player_id = seats_of(game)[seat]["player"]
+        payload: dict[str, Any] = {
+            "box": filled.value,
+            "column": column,
+            "points": points,
+            "bonus": bonus,
+            "dice": list(before.turn.dice),
+            "turn": after.turns_played,
+        }
+        fields: tuple[str, ...] = ()
+        if after.is_over:
+            payload["game_over"] = True
+            payload["winners"] = list(after.winners())
+            game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
+            fields = ("status", "finished_at")
+        record(
+            game,
+            kind=Move.Kind.SCORE,
+            player_id=player_id,
+            payload=payload,
+            actor=controller,
+            action_id=action_id,
+            fields=fields,
+            rules=after,
+        )
+        # After the Game row's write: a guarded try has taken the row's lock (or stopped) by now.
+        return ScoreEntry.objects.create(
+            player_id=player_id, column=column, box=filled.value, points=points, bonus=bonus, turn=after.turns_played
+        )
+
+    return act(code, score, more_writes=True)

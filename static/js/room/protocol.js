@@ -1,0 +1,175 @@
+// The room's protocol client (docs/protocol.md): one socket, one action in flight, a queue
+// behind it, and the exactly-once resend after a reconnect. No DOM here: the page passes in
+// callbacks, and the tests (tests/e2e/test_protocol_client.py) drive it with a fake socket.
+
+export const PING_EVERY = 20000;
+export const FIRST_RETRY = 500;
+export const MAX_RETRY = 10000;
+
+export class RoomClient {
+  /**
+   * url: the room's websocket address; state: the snapshot the page was rendered from;
+   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence};
+   * env (tests): {WebSocket, setTimeout, setInterval, pageId}.
+   */
+  constructor({ url, state, seats = [], hooks = {}, env = {} }) {
+    this.url = url;
+    this.state = state;
+    this.mine = seats;
+    this.presence = { seats: {}, spectators: 0 };
+    this.hooks = hooks;
+    this.WebSocket = env.WebSocket ?? window.WebSocket;
+    this.setTimeout = env.setTimeout ?? window.setTimeout.bind(window);
+    this.setInterval = env.setInterval ?? window.setInterval.bind(window);
+    this.pageId = env.pageId ?? Math.random().toString(36).slice(2, 8);
+    this.socket = null;
+    this.connected = false;
+    this.status = "connecting";
+    this.retryDelay = FIRST_RETRY;
+    this.counter = 0;
+    this.inflight = null; // the action frame sent and not yet answered
+    this.queue = []; // functions that build the next action frame from the current state
+    this.hint = null; // the coach's answer for the current version
+    this.hintPending = false;
+    this.pinger = null;
+  }
+
+  start() {
+    this.connect();
+    this.pinger = this.setInterval(() => {
+      if (this.connected) this.send({ type: "ping" });
+    }, PING_EVERY);
+  }
+
+  connect() {
+    const socket = new this.WebSocket(this.url);
+    this.socket = socket;
+    this.setStatus("connecting");
+    socket.addEventListener("open", () => {
+      this.retryDelay = FIRST_RETRY;
+    });
+    socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
+    socket.addEventListener("close", (event) => {
+      this.connected = false;
+      this.hintPending = false;
+      if (event.code === 4404) {
+        this.setStatus("gone");
+        return;
+      }
+      this.setStatus("reconnecting");
+      this.setTimeout(() => this.connect(), this.retryDelay);
+      this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY);
+    });
+  }
+
+  setStatus(status) {
+    this.status = status;
+    this.hooks.onConnection?.(status);
+  }
+
+  send(frame) {
+    this.socket.send(JSON.stringify(frame));
+  }
+
+  /**
+   * Queue an action: `build(state)` makes its frame when its turn comes (or null to skip it).
+   * Refused (false) while the socket is down: the page shows play as paused rather than
+   * holding actions back and applying them later, on a table that may have changed.
+   */
+  enqueue(build, kind = "other") {
+    if (!this.connected) return false;
+    this.queue.push({ build, kind });
+    this.pump();
+    return true;
+  }
+
+  /** A roll or score on its way: the dice on screen are about to change, so more actions wait. */
+  busy() {
+    const moving = (kind) => kind === "roll" || kind === "score";
+    return Boolean(this.inflight && moving(this.inflight.type)) || this.queue.some((item) => moving(item.kind));
+  }
+
+  /** Nothing sent and unanswered, nothing waiting. */
+  idle() {
+    return !this.inflight && !this.queue.length;
+  }
+
+  pump() {
+    while (!this.inflight && this.queue.length && this.connected) {
+      const frame = this.queue.shift().build(this.state);
+      if (!frame) continue;
+      this.inflight = { ...frame, version: this.state.version, id: `${this.pageId}-${++this.counter}` };
+      this.send(this.inflight);
+    }
+  }
+
+  askHint() {
+    if (!this.connected || this.hintPending) return false;
+    this.hintPending = true;
+    this.send({ type: "hint", version: this.state.version, id: `hint-${this.pageId}-${++this.counter}` });
+    return true;
+  }
+
+  receive(frame) {
+    switch (frame.type) {
+      case "you":
+        this.mine = frame.seats;
+        break;
+      case "state":
+        this.onState(frame);
+        break;
+      case "presence":
+        this.presence = frame;
+        this.hooks.onPresence?.(frame);
+        break;
+      case "error":
+        this.onError(frame);
+        break;
+      case "hint":
+        this.hintPending = false;
+        if (frame.version === this.state.version) this.hint = frame;
+        this.hooks.onEvent?.(frame, this.hint === frame);
+        break;
+      case "pong":
+        // A state this page missed (e.g. while the server's Redis restarted): fetch it.
+        if (typeof frame.version === "number" && frame.version > this.state.version) this.send({ type: "sync" });
+        break;
+      default:
+        this.hooks.onEvent?.(frame);
+        break;
+    }
+  }
+
+  onState(next) {
+    const first = !this.connected;
+    this.connected = true;
+    if (first) this.setStatus("connected");
+    if (next.version < this.state.version && !first) return;
+    if (next.version !== this.state.version) {
+      this.hint = null;
+      this.hintPending = false;
+    }
+    this.state = next;
+    if (this.inflight && next.version > this.inflight.version) this.inflight = null;
+    if (first && this.inflight) {
+      // We never saw the answer to this action: send the very same frame again. If it had
+      // landed, the server refuses it as stale or repeated, so it applies exactly once.
+      if (next.version === this.inflight.version) this.send(this.inflight);
+      else this.inflight = null;
+    }
+    this.hooks.onState?.(next);
+    this.pump();
+  }
+
+  onError(frame) {
+    if (frame.id && frame.id.startsWith("hint-")) this.hintPending = false;
+    const mineFailed = Boolean(this.inflight && (frame.id === this.inflight.id || !frame.id));
+    if (mineFailed) {
+      this.inflight = null;
+      this.queue.length = 0;
+      if (!frame.id && this.connected) this.send({ type: "sync" }); // an error that could not name the action
+    }
+    this.hooks.onError?.(frame, mineFailed);
+    this.pump();
+  }
+}

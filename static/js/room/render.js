@@ -1,0 +1,414 @@
+// Drawing the room: pure functions from what the page knows (a "view") to HTML text.
+// No socket and no listeners here; static/js/room.js puts the text in place and wires it.
+
+const FACE_WORDS = ["", "one", "two", "three", "four", "five", "six"];
+const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+export const esc = (text) =>
+  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** What every drawing function reads: the state plus this page's own knowledge. */
+export function viewOf(state, extra) {
+  // The server's seats for this browser, less any it has left or handed to a computer since
+  // (the state says so; the server's list is only sent when the socket connects).
+  const mine = extra.mine.filter((s) => !state.seats[s] || (state.seats[s].status === "active" && state.seats[s].kind !== "bot"));
+  const view = { ...extra, mine, state };
+  view.seatName = (seat) => state.seats[seat]?.name ?? "?";
+  view.isMine = (seat) => mine.includes(seat);
+  view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
+  view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
+  view.boxLabel = (box) => state.ruleset.boxes.find((b) => b.box === box)?.label ?? box;
+  view.paused = view.connection !== "connected";
+  return view;
+}
+
+/** "Round 6 of 13": the boxes the player to play has filled, plus this one. */
+export function roundOf(state) {
+  const total = state.ruleset.boxes.length * state.ruleset.columns;
+  const card = state.turn ? state.cards[state.turn.seat] : null;
+  if (!card) return { round: 1, total };
+  const filled = card.columns.reduce((n, col) => n + Object.values(col.boxes).filter((p) => p !== null && p !== undefined).length, 0);
+  return { round: Math.min(filled + 1, total), total };
+}
+
+/** The seat whose column sits first, beside the box names: mine online, the one to play on a shared device. */
+export function focusSeat(view) {
+  const { state } = view;
+  if (state.local || !view.mine.length) return state.status === "playing" ? state.turn?.seat ?? null : null;
+  return view.mine[0];
+}
+
+export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
+
+
+export function statusLine(view) {
+  const { state } = view;
+  const sub = [state.ruleset.label];
+  if (state.local) sub.push("played on this device");
+  if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
+  return sub.join(" · ");
+}
+
+export function lobbyHtml(view) {
+  const { state } = view;
+  const active = state.seats.filter((s) => s.status === "active");
+  const canJoin = !state.local || view.mine.length;
+  let html = `<h2 id="lobby-h">Waiting for players</h2>
+    <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>`;
+  if (!state.local) {
+    html += `<div class="invite">
+      <label for="invite">Invite link: send it to your friends</label>
+      <div class="invite-row"><input id="invite" readonly value="${esc(view.invite)}">
+      <button id="copy" class="btn" type="button">Copy link</button></div></div>`;
+  }
+  if (canJoin && active.length < 8) {
+    html += `<form method="post" action="${view.joinUrl}" class="join-form">
+      <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
+      <input type="hidden" name="client_seed" value="${view.clientSeed}">
+      <label for="join-name">${view.mine.length ? "Add a player on this device" : "Your name"}</label>
+      <input id="join-name" name="name" maxlength="24" required autocomplete="nickname">
+      <button class="btn" type="submit" id="join-btn">${view.mine.length ? "Add player" : "Take a seat"}</button>
+    </form>`;
+  } else if (!canJoin) {
+    html += `<p class="muted">This game is played on one device: you can watch it.</p>`;
+  }
+  if (view.isHost && active.length < 8) {
+    const options = Object.entries(view.levels)
+      .map(([value, label]) => `<option value="${esc(value)}" ${value === "casual" ? "selected" : ""}>${esc(label)}</option>`)
+      .join("");
+    html += `<div class="bot-form"><label for="bot-level">Add a computer player</label>
+      <select id="bot-level">${options}</select>
+      <button id="add-bot" class="btn" type="button">Add computer</button></div>`;
+  }
+  if (view.isHost) {
+    html += `<div class="lobby-actions"><button id="start" class="btn btn-primary btn-big" type="button">Start game with ${plural(active.length, "player")}</button></div>`;
+  } else {
+    html += `<p class="muted">Waiting for the host to start the game.${view.mine.length ? "" : " Without a seat you can watch."}</p>`;
+  }
+  return html;
+}
+
+export function dieHtml(view, value, index, isHeld, canHold, colour = null, coachKeeps = false) {
+  const pips = value
+    ? Array.from({ length: 9 }, (_, i) => `<i class="${PIPS[value].includes(i) ? "on" : ""}"></i>`).join("")
+    : "";
+  const painted = value && COLOURS.includes(colour) ? colour : null;
+  const label = value
+    ? `Die ${index + 1}: ${FACE_WORDS[value]}${painted ? `, ${painted}` : ""}${isHeld ? ", held" : ""}${coachKeeps ? ", the coach would keep it" : ""}`
+    : `Die ${index + 1}: not rolled`;
+  const classes = [
+    "die",
+    isHeld ? "held" : "",
+    view.rolling.has(index) && !view.reducedMotion ? "rolling" : "",
+    value ? "" : "blank",
+    painted ? `painted colour-${painted}` : "",
+    coachKeeps ? "coach-keep" : "",
+  ];
+  // A painted die says its colour three ways: hue, a pattern, and its initial letter.
+  const mark = painted ? `<b class="colour-mark">${painted[0].toUpperCase()}</b>` : "";
+  return `<button type="button" id="die-${index}" class="${classes.join(" ")}" data-die="${index}"
+      aria-pressed="${isHeld}" aria-label="${label}" ${canHold ? "" : 'aria-disabled="true"'}>
+      <span class="pips" aria-hidden="true">${pips}${mark}</span>
+      <span class="die-tag" aria-hidden="true">${isHeld ? "HELD" : coachKeeps ? "KEEP?" : `${index + 1}`}</span></button>`;
+}
+
+export function playHtml(view) {
+  const { state } = view;
+  const turn = state.turn;
+  const me = view.myTurn;
+  const name = view.seatName(turn.seat);
+  const paused = view.paused;
+  const canHold = me && !paused && turn.rolls_used > 0 && turn.rolls_left > 0;
+  let banner;
+  if (me && state.local && view.mine.length > 1) banner = `${esc(name)}'s turn <span class="pass">pass the device to ${esc(name)}</span>`;
+  else if (me) banner = `Your turn, ${esc(name)}`;
+  else banner = `${esc(name)}'s turn`;
+  const dice = turn.dice.length ? turn.dice : [0, 0, 0, 0, 0];
+  const { round, total } = roundOf(state);
+  const best = view.hint?.options?.[0];
+  const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
+  let rollLabel = turn.rolls_used === 0 ? "Roll the dice" : turn.rolls_left ? "Roll again" : "No rolls left";
+  if (paused) rollLabel = "Paused: reconnecting…";
+  const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${plural(turn.rolls_left, "roll")} left</span>` : "";
+  const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
+  let hint;
+  if (paused) hint = "The connection dropped: play resumes when it is back.";
+  else if (me) {
+    hint = turn.rolls_used === 0
+      ? "Roll to start your turn."
+      : turn.rolls_left
+        ? "Tap dice to hold them, roll again, or score a box."
+        : "Choose a box on your card to score.";
+  } else if (!view.mine.length && state.status === "playing") {
+    hint = `You are watching. Waiting for ${esc(name)}…`;
+  } else {
+    hint = `Waiting for ${esc(name)}…`;
+  }
+  return `
+    <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner}</h2>
+    <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span> · ${hint}</p>
+    <div class="dice" id="dice" role="group" aria-label="Dice" tabindex="-1">${dice
+      .map((v, i) => dieHtml(view, v, i, view.held.includes(i), canHold, turn.colours?.[i] ?? null, coachHolds.includes(i)))
+      .join("")}</div>
+    ${me ? `<div class="roll-row">
+      <button id="roll" class="btn btn-primary btn-big" type="button" ${turn.rolls_left && !paused ? "" : "disabled"}
+        aria-label="${rollLabel}${rollsLeft ? `, ${plural(turn.rolls_left, "roll")} left` : ""}">${rollLabel}
+        ${rollsLeft}</button>
+      <span class="roll-pips" aria-hidden="true">${pips}</span>
+      ${state.hints && turn.rolls_used > 0 && !view.hint ? hintHtml(view) : ""}</div>
+      ${state.hints && turn.rolls_used > 0 && view.hint ? hintHtml(view) : ""}
+      <p class="keys muted">Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, arrows between boxes, <kbd>Enter</kbd> to score</p>` : ""}`;
+}
+
+export function hintHtml(view) {
+  if (!view.hint) {
+    return `<button id="hint" class="btn btn-small btn-ghost hint-btn" type="button" ${view.hintPending || view.paused ? "disabled" : ""}>
+      ${view.hintPending ? "Thinking…" : "Hint"}</button>`;
+  }
+  const items = view.hint.options
+    .map((o, i) => `<li${i === 0 ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`)
+    .join("");
+  return `<div class="hint-box" role="note" aria-label="Coach's hint"><p><strong>Coach:</strong> best choices and your expected final score</p><ol>${items}</ol></div>`;
+}
+
+// Narrow screens show these shorter names (screen readers still hear the full ones).
+const SHORT = {
+  three_of_a_kind: "3 of a kind",
+  four_of_a_kind: "4 of a kind",
+  full_house: "Full house",
+  small_straight: "Small str.",
+  large_straight: "Large str.",
+  one_pair: "1 pair",
+  two_pairs: "2 pairs",
+  upper_bonus: "Bonus",
+  yahtzee_bonus: "Yahtzee +",
+  column_total: "Col. total",
+};
+const labelHtml = (label, key) =>
+  SHORT[key] ? `<span class="long-label">${label}</span><span class="short-label" aria-hidden="true">${SHORT[key]}</span>` : label;
+
+const COLOUR_BOXES = new Set(["red", "yellow", "green", "blue", "purple", "four_colour", "painted_house", "rainbow", "flush", "palette"]);
+
+export function cardHtml(view) {
+  const { state } = view;
+  const rs = state.ruleset;
+  const cols = rs.columns;
+  const current = state.status === "playing" ? state.turn?.seat : null;
+  const options = new Map(state.options.map((o) => [`${o.box}/${o.column}`, o]));
+  const me = view.myTurn;
+  const paused = view.paused;
+  const best = me ? view.hint?.options?.[0] : null;
+  const coachPick = best?.kind === "score" ? `${best.box}/${best.column ?? 0}` : null;
+  const just = view.justScored;
+  // The focus seat's column comes first and stays pinned beside the box names when the card
+  // scrolls sideways; the others follow in seat order.
+  const focus = focusSeat(view);
+  const cards = [...state.cards].sort((x, y) => (y.seat === focus) - (x.seat === focus) || x.seat - y.seat);
+  const pinned = (card, k) => (card.seat === focus && cols * state.cards.length > 4 ? ` pin pin-${k}` : "");
+  const seatOf = (card) => state.seats[card.seat];
+  const nameCell = (seat, span) => {
+    const cur = seat.seat === current;
+    const pin = seat.seat === focus && cols * state.cards.length > 4 ? " pin pin-0" : "";
+    return `<th scope="col" ${span > 1 ? `colspan="${span}"` : ""} class="${cur ? "current" : ""} ${seat.status !== "active" ? "gone" : ""}${pin}${span > 1 && pin ? " pin-span" : ""}" title="${esc(seat.name)}">
+      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${esc(seat.name)}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
+  };
+  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${cards.map((card) => nameCell(seatOf(card), cols)).join("")}</tr>`;
+  if (cols > 1) {
+    head += `<tr class="multipliers">${cards
+      .map((card) => rs.multipliers.map((m, k) => `<th scope="col" class="${card.seat === current ? "current" : ""}${pinned(card, k)}"><span class="sr-only">${esc(seatOf(card).name)} </span>×${m}</th>`).join(""))
+      .join("")}</tr>`;
+  }
+  const rows = [];
+  const boxes = rs.boxes;
+  const totalRow = (label, key, cls = "total", extra = null) => {
+    const cells = cards
+      .map((card) => card.columns.map((col, k) => `<td class="${pinned(card, k)}">${extra ? extra(col, k) : col[key]}</td>`).join(""))
+      .join("");
+    return `<tr class="${cls}"><th scope="row">${label}</th>${cells}</tr>`;
+  };
+  let colourSection = false;
+  boxes.forEach((box, index) => {
+    if (COLOUR_BOXES.has(box.box) && !colourSection) {
+      colourSection = true;
+      rows.push(`<tr class="section"><th scope="rowgroup" colspan="${1 + cols * cards.length}">Colours</th></tr>`);
+    }
+    const cells = cards
+      .map((card) =>
+        card.columns
+          .map((col, k) => {
+            const pin = pinned(card, k);
+            const points = col.boxes[box.box];
+            if (points !== undefined && points !== null) {
+              const fresh = just && just.seat === card.seat && just.box === box.box && just.column === k;
+              return `<td class="filled${fresh ? " just" : ""}${pin}">${points}</td>`;
+            }
+            if (card.seat !== current) return `<td class="open${pin}"></td>`;
+            const option = options.get(`${box.box}/${k}`);
+            if (!option) return `<td class="open${pin}"></td>`;
+            const id = `score-${box.box}-${k}`;
+            const colText = cols > 1 ? ` in column ×${rs.multipliers[k]}` : "";
+            const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
+            const coach = coachPick === `${box.box}/${k}`;
+            if (!me) return `<td class="preview${pin}"><span aria-label="${esc(box.label)}${colText} would score ${option.points}">${shown}</span></td>`;
+            if (!option.legal) {
+              return `<td class="option${pin}"><button type="button" id="${id}" class="score-btn forbidden" data-box="${box.box}" data-col="${k}" data-row="${index}"
+                aria-disabled="true" title="${esc(option.reason)}" aria-label="${esc(box.label)}${colText}: not allowed. ${esc(option.reason)}">✕</button></td>`;
+            }
+            const bonusText = option.bonus ? ` plus ${option.bonus} Yahtzee bonus` : "";
+            const jokerText = option.joker ? " (joker)" : "";
+            const coachText = coach ? ", the coach's pick" : "";
+            return `<td class="option${coach ? " coach-pick" : ""}${pin}"><button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
+              data-box="${box.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
+              aria-label="Score ${esc(box.label)}${colText} for ${option.points} points${bonusText}${jokerText}${coachText}">${shown}</button></td>`;
+          })
+          .join(""),
+      )
+      .join("");
+    rows.push(`<tr><th scope="row">${labelHtml(esc(box.label), box.box)}</th>${cells}</tr>`);
+    const lastUpper = box.upper && (index + 1 === boxes.length || !boxes[index + 1].upper);
+    if (lastUpper) {
+      // Each column's own goal: in Triple the ×2 column needs 126 for 70, the ×3 one 189 for 105.
+      const goal = (k) => rs.upper_bonus_threshold * rs.multipliers[k];
+      const prize = (k) => rs.upper_bonus * rs.multipliers[k];
+      rows.push(
+        totalRow("Upper sum", "upper", "total", (col, k) => {
+          const made = col.upper_bonus > 0;
+          return `${col.upper}<span class="goal ${made ? "made" : ""}">/${goal(k)}${made ? '<span aria-label=", bonus earned"> ✓</span>' : ""}</span>`;
+        }),
+      );
+      if (cols > 1) {
+        rows.push(totalRow(labelHtml("Upper bonus", "upper_bonus"), "upper_bonus", "total bonus-row", (col, k) =>
+          `${col.upper_bonus}<small class="bonus-rule">${prize(k)} at ${goal(k)}</small>`));
+      } else {
+        rows.push(totalRow(`${labelHtml("Upper bonus", "upper_bonus")}<small class="bonus-rule">${rs.upper_bonus} at ${rs.upper_bonus_threshold}</small>`, "upper_bonus", "total bonus-row"));
+      }
+    }
+  });
+  rows.push(totalRow("Lower sum", "lower"));
+  if (rs.boxes.some((b) => b.box === "yahtzee") && rs.name !== "yeti" && rs.name !== "yatzy") {
+    rows.push(totalRow(labelHtml("Yahtzee bonus", "yahtzee_bonus"), "yahtzee_bonus"));
+  }
+  if (cols > 1) rows.push(totalRow(labelHtml("Column total", "column_total"), "total"));
+  const grand = cards.map((card) => `<td colspan="${cols}" class="${card.seat === focus && cols * state.cards.length > 4 ? "pin pin-0 pin-span" : ""}">${card.total}</td>`).join("");
+  rows.push(`<tr class="total grand"><th scope="row">Total</th>${grand}</tr>`);
+  return `<h2 id="card-h" class="card-h">Scorecard</h2>
+    <div class="scorecard-wrap" tabindex="-1"><table class="scorecard ${cols > 1 ? "triple" : ""} seats-${state.cards.length}">
+    <caption class="sr-only">Scorecard: a column per ${cols > 1 ? "player and multiplier" : "player"}${me ? "; your open boxes show what they would score now; arrow keys move between them" : ""}</caption>
+    <thead>${head}</thead>
+    <tbody>${rows.join("")}</tbody></table></div>`;
+}
+
+export function feedHtml(view) {
+  if (!view.feed.length) return `<h2 id="feed-h" class="feed-h">At the table</h2><p class="muted feed-empty">What everyone does shows here.</p>`;
+  const items = view.feed.map((item) => `<li class="feed-${item.kind}">${esc(item.text)}</li>`).join("");
+  return `<h2 id="feed-h" class="feed-h">At the table</h2><ol class="feed-list">${items}</ol>`;
+}
+
+export function seatsHtml(view) {
+  const { state, presence } = view;
+  const current = state.status === "playing" ? state.turn?.seat : null;
+  const items = state.seats
+    .map((seat) => {
+      if (seat.status !== "active" && state.status === "lobby") return "";
+      const online = presence.seats[String(seat.seat)] !== "away"; // unknown until the first presence frame
+      const tags = [];
+      if (seat.host) tags.push('<span class="tag">host</span>');
+      if (view.isMine(seat.seat)) tags.push('<span class="tag you">you</span>');
+      if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${esc(view.levels[seat.level] ?? seat.level)}` : ""}</span>`);
+      if (seat.status !== "active") tags.push('<span class="tag">left</span>');
+      if (seat.seat === current) tags.push('<span class="tag turn">to play</span>');
+      const presenceText = seat.kind === "bot" ? "" : seat.status !== "active" ? "" : online ? "online" : "away";
+      const buttons = [];
+      const active = seat.status === "active";
+      const live = state.status === "lobby" || state.status === "playing";
+      const button = (act, label) =>
+        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" id="${act}-${seat.seat}">${label}</button>`;
+      if (live && active && view.isMine(seat.seat)) {
+        buttons.push(button("leave", "Leave"));
+      } else if (live && active && view.isHost && !seat.host) {
+        if (state.status === "lobby") {
+          buttons.push(button("kick", "Remove"));
+        } else if (!online && seat.kind !== "bot") {
+          buttons.push(button("replace", "Let a computer play"));
+          buttons.push(button("remove", "Take out (away)"));
+        }
+      } else if (state.status === "playing" && !active && view.isHost) {
+        buttons.push(button("replace", "Let a computer play"));
+      }
+      const total = state.cards[seat.seat]?.total;
+      return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}">
+        ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
+        <span class="seat-name">${esc(seat.name)}</span>${tags.join("")}
+        ${presenceText ? `<span class="presence-text">${presenceText}</span>` : ""}
+        ${total !== undefined ? `<span class="seat-total" aria-label="total ${total}">${total}</span>` : ""}
+        ${buttons.join("")}</li>`;
+    })
+    .join("");
+  return `<h2 id="seats-h">Players</h2><ol class="seat-list">${items}</ol>`;
+}
+
+export function ranking(state) {
+  const rows = state.cards.map((card) => ({ seat: card.seat, total: card.total })).sort((a, b) => b.total - a.total);
+  let rank = 0;
+  return rows.map((row, i) => {
+    if (i === 0 || row.total !== rows[i - 1].total) rank = i + 1;
+    return { ...row, rank };
+  });
+}
+
+export function overHtml(view) {
+  const { state } = view;
+  const winners = state.winners.map(view.seatName);
+  let headline = state.status === "abandoned" ? "Game abandoned" : "Game over";
+  let sub = "";
+  if (state.status === "finished" && winners.length) {
+    sub = winners.length > 1 ? `A tie! ${winners.map(esc).join(" and ")} share the win.` : `${esc(winners[0])} wins!`;
+    if (state.winners.some(view.isMine) && !state.local) headline = winners.length > 1 ? "You share the win!" : "You win!";
+  }
+  const list = ranking(state)
+    .map(
+      (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ' <span class="tag turn">winner</span>' : ""}
+      <span class="seat-total">${row.total}</span></li>`,
+    )
+    .join("");
+  let rematch = "";
+  if (state.rematch) {
+    rematch = `<a class="btn btn-primary btn-big" id="rematch-link" href="/r/${esc(state.rematch)}/">Join the rematch</a>`;
+  } else if (view.mine.length) {
+    rematch = `<form method="post" action="${view.rematchUrl}">
+      <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
+      <button class="btn btn-primary btn-big" id="rematch" type="submit">Rematch</button></form>`;
+  }
+  return `<h2 id="over-h">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
+    <ol class="ranking">${list}</ol>
+    <div id="review" class="review">${reviewHtml(view)}</div>
+    <div class="over-actions">${rematch}<a class="btn" href="/">New game</a></div>
+    <p class="muted fair-over">Fair dice: the server's seed was <code>${esc(state.fairness.server_seed ?? "")}</code>.
+      Its SHA-256 was shown from the start. <a href="${view.fairnessUrl}">Verify every roll</a>
+      · <a href="${view.logUrl}">download the roll log</a></p>`;
+}
+
+export function reviewHtml(view) {
+  const { review, state } = view;
+  if (!review) return "";
+  if (review.message) return `<p class="muted">${esc(review.message)}</p>`;
+  const lines = review.seats
+    .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
+    .map((s) => {
+      const who = view.isMine(s.seat) && !state.local ? "You" : esc(s.name);
+      const text = s.mistakes === 0
+        ? `${who} played like the solver: no costly choice in ${plural(s.choices, "choice")}.`
+        : `${who} lost ${s.lost.toFixed(1)} points in ${plural(s.mistakes, "choice")}.`;
+      return `<li>${text}</li>`;
+    })
+    .join("");
+  return `<h3>Coach's review</h3><ul class="review-list">${lines}</ul>
+    <p class="muted small">Expected points each player's choices gave up against perfect play.</p>`;
+}
+
+export function fairHtml(view) {
+  return `Fair dice: seed commitment <code>${esc(view.state.fairness.commitment.slice(0, 16))}…</code>
+      (the seed is revealed when the game ends).`;
+}

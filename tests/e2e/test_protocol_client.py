@@ -1,0 +1,263 @@
+"""The room page's protocol client (static/js/room/protocol.js) in Chromium, against a fake socket.
+
+No server and no Node: the module is served to the page from the repository by a Playwright
+route, the page's WebSocket and timers are fakes the test drives, and each test reads back
+the frames the client sent. What is checked is docs/protocol.md's client side: one action in
+flight, the queue behind it, the exactly-once resend after a reconnect, the backoff, pings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+HARNESS = """<!doctype html><title>protocol client</title><script type="module">
+import { RoomClient } from "/static/js/room/protocol.js";
+
+class FakeSocket {
+  static all = [];
+  constructor(url) { this.url = url; this.sent = []; this.listeners = {}; FakeSocket.all.push(this); }
+  addEventListener(type, fn) { (this.listeners[type] ??= []).push(fn); }
+  send(text) { this.sent.push(JSON.parse(text)); }
+  emit(type, event) { for (const fn of this.listeners[type] ?? []) fn(event); }
+}
+
+const timers = [];
+const env = {
+  WebSocket: FakeSocket,
+  setTimeout: (fn, delay) => timers.push({ fn, delay, repeat: false }),
+  setInterval: (fn, delay) => timers.push({ fn, delay, repeat: true }),
+  pageId: "p",
+};
+
+function state(version, extra = {}) {
+  return { type: "state", version, status: "playing", turn: { seat: 0, held: [], rolls_left: 3 }, ...extra };
+}
+
+window.h = {
+  FakeSocket, timers, state, log: [],
+  make(version = 1) {
+    const log = (window.h.log = []);
+    const client = new RoomClient({
+      url: "ws://client.test/ws/rooms/abc/", state: state(version), seats: [0], env,
+      hooks: {
+        onConnection: (s) => log.push(["connection", s]),
+        onState: (s) => log.push(["state", s.version]),
+        onEvent: (f) => log.push(["event", f.type]),
+        onError: (f, mine) => log.push(["error", f.code, mine]),
+        onPresence: (f) => log.push(["presence", f.spectators]),
+      },
+    });
+    window.client = client;
+    client.start();
+    return client;
+  },
+  socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
+  // The server's side of one socket: open it and say hello, as games/consumers.py does.
+  hello(version, seats = [0]) {
+    const s = window.h.socket();
+    s.emit("open", {});
+    window.h.frame({ type: "you", seats });
+    window.h.frame(state(version));
+  },
+  frame(obj) { window.h.socket().emit("message", { data: JSON.stringify(obj) }); },
+  drop(code = 1006) { window.h.socket().emit("close", { code }); },
+  // Run the timers that are due at `delay` (once-only timers are used up).
+  fire(delay) {
+    for (const t of [...timers]) {
+      if (t.delay !== delay) continue;
+      if (!t.repeat) timers.splice(timers.indexOf(t), 1);
+      t.fn();
+    }
+  },
+  sent() { return window.h.socket().sent; },
+};
+window.ready = true;
+</script>"""
+
+
+@pytest.fixture
+def page(harness: Any) -> Any:
+    return harness(HARNESS)
+
+
+def js(page: Any, script: str) -> Any:
+    return page.evaluate(f"() => {{ {script} }}")
+
+
+def sent(page: Any) -> list[dict[str, Any]]:
+    return list(page.evaluate("h.sent()"))
+
+
+def test_an_action_carries_the_state_version_and_a_fresh_id(page: Any) -> None:
+    js(page, "h.make(); h.hello(7); client.enqueue(() => ({type: 'roll'}), 'roll');")
+    assert sent(page) == [{"type": "roll", "version": 7, "id": "p-1"}]
+    assert page.evaluate("client.busy()") is True
+
+
+def test_an_action_asked_while_not_connected_is_refused_not_kept_for_later(page: Any) -> None:
+    assert page.evaluate("h.make(); h.socket().emit('open', {}); client.enqueue(() => ({type: 'start'}))") is False
+    js(page, "h.frame(h.state(3))")
+    assert sent(page) == [] and page.evaluate("client.idle()") is True
+    js(page, "h.drop()")
+    assert page.evaluate("client.enqueue(() => ({type: 'roll'}), 'roll')") is False
+    js(page, "h.fire(500); h.hello(3);")
+    assert sent(page) == []
+    assert page.evaluate("client.enqueue(() => ({type: 'start'}))") is True
+    assert sent(page) == [{"type": "start", "version": 3, "id": "p-1"}]
+
+
+def test_one_action_in_flight_and_the_next_is_built_from_the_answered_state(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(4);
+        client.enqueue(() => ({type: 'hold', held: [0]}), 'hold');
+        client.enqueue((s) => ({type: 'hold', held: [0, s.version]}), 'hold');""",
+    )
+    assert sent(page) == [{"type": "hold", "held": [0], "version": 4, "id": "p-1"}]
+    js(page, "h.frame(h.state(5))")
+    assert sent(page)[1:] == [{"type": "hold", "held": [0, 5], "version": 5, "id": "p-2"}]
+    assert page.evaluate("client.idle()") is False
+    js(page, "h.frame(h.state(6))")
+    assert page.evaluate("client.idle()") is True
+
+
+def test_a_queued_action_that_no_longer_applies_is_skipped(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(4);
+        client.enqueue(() => ({type: 'roll'}), 'roll');
+        client.enqueue(() => null, 'hold');
+        client.enqueue(() => ({type: 'score', box: 'chance', column: 0}), 'score');
+        h.frame(h.state(5));""",
+    )
+    assert [f["type"] for f in sent(page)] == ["roll", "score"]
+    assert sent(page)[1]["version"] == 5
+
+
+def test_an_older_state_is_ignored_while_connected(page: Any) -> None:
+    js(page, "h.make(); h.hello(9); h.frame(h.state(8));")
+    assert page.evaluate("client.state.version") == 9
+    assert page.evaluate("h.log.filter(e => e[0] === 'state').map(e => e[1])") == [9]
+
+
+def test_after_a_drop_the_unanswered_action_is_sent_again_identically(page: Any) -> None:
+    js(page, "h.make(); h.hello(10); client.enqueue(() => ({type: 'roll'}), 'roll'); h.drop();")
+    first = sent(page)[0]
+    assert page.evaluate("client.status") == "reconnecting"
+    js(page, "h.fire(500); h.hello(10);")  # the server never saw it: same version
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+    assert sent(page) == [first]  # same type, version and id: applied at most once
+    js(page, "h.frame(h.state(11))")
+    assert page.evaluate("client.idle()") is True
+
+
+def test_after_a_drop_an_action_that_had_landed_is_not_sent_again(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(10);
+        client.enqueue(() => ({type: 'roll'}), 'roll');
+        client.enqueue(() => ({type: 'hold', held: [1]}), 'hold');
+        h.drop(); h.fire(500); h.hello(11);""",
+    )
+    # The roll landed (version 11): only the queued hold goes out, for the new state.
+    assert sent(page) == [{"type": "hold", "held": [1], "version": 11, "id": "p-2"}]
+
+
+def test_a_reconnect_accepts_an_older_state_as_the_truth(page: Any) -> None:
+    js(page, "h.make(); h.hello(10); h.drop(); h.fire(500); h.hello(8);")
+    assert page.evaluate("client.state.version") == 8
+
+
+def test_reconnect_backoff_doubles_to_ten_seconds_and_resets_when_open(page: Any) -> None:
+    js(page, "h.make();")
+    delays = []
+    for _ in range(7):
+        js(page, "h.drop()")
+        delay = page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)")
+        delays.append(delay[0])
+        js(page, f"h.fire({delay[0]})")
+    assert delays == [500, 1000, 2000, 4000, 8000, 10000, 10000]
+    js(page, "h.socket().emit('open', {}); h.drop();")
+    assert page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)") == [500]
+
+
+def test_a_room_that_is_gone_is_not_retried(page: Any) -> None:
+    js(page, "h.make(); h.hello(2); h.drop(4404);")
+    assert page.evaluate("client.status") == "gone"
+    assert page.evaluate("h.timers.filter(t => !t.repeat).length") == 0
+    assert page.evaluate("h.log.filter(e => e[0] === 'connection').map(e => e[1])") == [
+        "connecting",
+        "connected",
+        "gone",
+    ]
+
+
+def test_an_error_for_my_action_clears_the_queue_and_keeps_the_state(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(5);
+        client.enqueue(() => ({type: 'score', box: 'sevens', column: 0}), 'score');
+        client.enqueue(() => ({type: 'roll'}), 'roll');
+        h.frame({type: 'error', code: 'unknown_box', message: 'No such box.', id: 'p-1'});""",
+    )
+    assert page.evaluate("client.idle()") is True
+    assert page.evaluate("h.log.at(-1)") == ["error", "unknown_box", True]
+    assert len(sent(page)) == 1 and page.evaluate("client.state.version") == 5
+
+
+def test_an_error_for_someone_else_leaves_my_action_in_flight(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(5); client.enqueue(() => ({type: 'roll'}), 'roll');
+        h.frame({type: 'error', code: 'not_your_turn', message: 'x', id: 'other-3'});""",
+    )
+    assert page.evaluate("client.inflight && client.inflight.id") == "p-1"
+    assert page.evaluate("h.log.at(-1)") == ["error", "not_your_turn", False]
+
+
+def test_an_error_without_an_id_asks_for_the_state_again(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(5); client.enqueue(() => ({type: 'roll'}), 'roll');
+        h.frame({type: 'error', code: 'bad_json', message: 'x'});""",
+    )
+    assert sent(page)[-1] == {"type": "sync"}
+    assert page.evaluate("client.idle()") is True
+
+
+def test_pings_every_twenty_seconds_while_connected_and_a_newer_pong_syncs(page: Any) -> None:
+    js(page, "h.make(); h.fire(20000);")
+    assert sent(page) == []  # not connected yet
+    js(page, "h.hello(4); h.fire(20000);")
+    assert sent(page) == [{"type": "ping"}]
+    js(page, "h.frame({type: 'pong', version: 4}); h.frame({type: 'pong', version: 6});")
+    assert sent(page) == [{"type": "ping"}, {"type": "sync"}]
+
+
+def test_a_hint_is_asked_once_and_kept_for_its_version_only(page: Any) -> None:
+    js(page, "h.make(); h.hello(12);")
+    assert page.evaluate("[client.askHint(), client.askHint()]") == [True, False]
+    assert sent(page) == [{"type": "hint", "version": 12, "id": "hint-p-1"}]
+    js(page, "h.frame({type: 'hint', version: 12, options: []})")
+    assert page.evaluate("client.hint && client.hint.version") == 12
+    js(page, "h.frame(h.state(13))")
+    assert page.evaluate("client.hint") is None
+    js(page, "client.askHint(); h.frame({type: 'error', code: 'coach_busy', message: 'x', id: 'hint-p-2'});")
+    assert page.evaluate("client.hintPending") is False
+
+
+def test_you_presence_and_event_frames_reach_the_page(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(3, [1, 2]);
+        h.frame({type: 'presence', seats: {}, spectators: 2});
+        h.frame({type: 'scored', version: 4, box: 'chance', points: 20});""",
+    )
+    assert page.evaluate("client.mine") == [1, 2]
+    assert page.evaluate("client.presence.spectators") == 2
+    assert json.loads(page.evaluate("JSON.stringify(h.log.slice(-2))")) == [["presence", 2], ["event", "scored"]]

@@ -1,0 +1,119 @@
+"""The room's drawing (static/js/room/render.js) in Chromium, with the site's stylesheet, no server.
+
+States are written here the way the server sends them (docs/protocol.md), including the
+Painted Yahtzee dice's `colours` that the server adds beside `dice`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+HARNESS = """<!doctype html><html lang="en"><title>render</title>
+<link rel="stylesheet" href="/static/css/site.css"><main><div id="room" class="room">
+<section id="play" class="card play"></section><section id="card" class="card"></section></div></main>
+<script type="module">
+import * as render from "/static/js/room/render.js";
+window.render = render;
+window.draw = (state, extra = {}) => {
+  const view = render.viewOf(state, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+    justScored: null, levels: {}, ...extra });
+  document.getElementById("play").innerHTML = render.playHtml(view);
+  document.getElementById("card").innerHTML = render.cardHtml(view);
+};
+window.ready = true;
+</script>"""
+
+BOXES = ["ones", "twos", "threes", "fours", "fives", "sixes", "chance"]
+
+
+def state(dice: list[int], colours: list[str] | None = None, columns: int = 1) -> dict[str, Any]:
+    turn: dict[str, Any] = {"seat": 0, "dice": dice, "held": [], "rolls_used": 1, "rolls_left": 2, "number": 1}
+    if colours is not None:
+        turn["colours"] = colours
+    return {
+        "version": 5,
+        "status": "playing",
+        "local": False,
+        "hints": False,
+        "ruleset": {
+            "name": "triple" if columns > 1 else "official",
+            "label": "x",
+            "columns": columns,
+            "multipliers": [1, 2, 3][:columns],
+            "upper_bonus_threshold": 63,
+            "upper_bonus": 35,
+            "boxes": [{"box": b, "label": b.title(), "upper": b != "chance"} for b in BOXES],
+        },
+        "seats": [{"seat": 0, "name": "Ana", "kind": "human", "status": "active", "host": True}],
+        "turn": turn,
+        "cards": [
+            {
+                "seat": 0,
+                "columns": [
+                    {"boxes": {}, "upper": 0, "upper_bonus": 0, "lower": 0, "yahtzee_bonus": 0, "total": 0}
+                    for _ in range(columns)
+                ],
+                "total": 0,
+            }
+        ],
+        "options": [],
+        "winners": [],
+    }
+
+
+@pytest.fixture
+def page(harness: Any) -> Any:
+    return harness(HARNESS)
+
+
+COLOURS = ["red", "yellow", "green", "blue", "purple"]
+
+
+@pytest.mark.parametrize("deficiency", ["none", "protanopia", "deuteranopia", "tritanopia", "achromatopsia"])
+def test_painted_dice_say_their_colour_by_name_and_by_a_letter_not_by_hue_alone(page: Any, deficiency: str) -> None:
+    session = page.context.new_cdp_session(page)
+    session.send("Emulation.setEmulatedVisionDeficiency", {"type": deficiency})
+    page.evaluate("s => draw(s)", state([1, 2, 3, 4, 5], COLOURS))
+    labels = page.eval_on_selector_all(".die", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert labels == [
+        f"Die {i + 1}: {word}, {c}"
+        for i, (word, c) in enumerate(zip(["one", "two", "three", "four", "five"], COLOURS, strict=True))
+    ]
+    marks = page.eval_on_selector_all(".die .colour-mark", "els => els.map(e => e.textContent)")
+    assert marks == ["R", "Y", "G", "B", "P"]
+    # Each colour also has its own pattern (a background image), so no two look alike in grey.
+    patterns = page.eval_on_selector_all(".die .pips", "els => els.map(e => getComputedStyle(e).backgroundImage)")
+    assert len(set(patterns)) == 5 and all(p != "none" for p in patterns)
+    visible = page.eval_on_selector_all(
+        ".die .colour-mark",
+        "els => els.every(e => { const r = e.getBoundingClientRect(); return r.width > 4 && r.height > 4; })",
+    )
+    assert visible
+
+
+def test_dice_without_colours_are_plain(page: Any) -> None:
+    page.evaluate("s => draw(s)", state([6, 6, 1, 2, 3]))
+    assert page.locator(".die.painted").count() == 0
+    assert page.get_attribute("#die-0", "aria-label") == "Die 1: six"
+
+
+def test_an_unknown_colour_name_is_not_drawn_as_a_colour(page: Any) -> None:
+    page.evaluate("s => draw(s)", state([1, 2, 3, 4, 5], ["red", "<b>x</b>", "green", "blue", "purple"]))
+    assert page.get_attribute("#die-1", "aria-label") == "Die 2: two"
+    assert page.locator(".die.painted").count() == 4
+
+
+def test_triple_bonus_lines_state_each_columns_goal_and_the_tick_needs_the_bonus(page: Any) -> None:
+    s = state([1, 1, 1, 1, 2], columns=3)
+    s["cards"][0]["columns"][1].update(upper=108, upper_bonus=0)
+    s["cards"][0]["columns"][2].update(upper=189, upper_bonus=105)
+    page.evaluate("s => draw(s)", s)
+    rules = page.eval_on_selector_all("#card .bonus-rule", "els => els.map(e => e.textContent)")
+    assert rules == ["35 at 63", "70 at 126", "105 at 189"]
+    sums = page.eval_on_selector_all("#card tr.total td", "els => els.slice(0, 3).map(e => e.textContent)")
+    assert sums == ["0/63", "108/126", "189/189 ✓"]  # 108 is over 63, but this column's goal is 126

@@ -1,0 +1,311 @@
+"""The table on one screen: what a player needs is inside the viewport, on a phone and a desktop.
+
+Mid-game states are written into the stored snapshot (as the joker test does): the page
+draws whatever state the server sends, and no test needs to play 30 turns to get there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.test_browser import act, create_local, create_online, join, serious_violations
+
+pytestmark = pytest.mark.browser
+
+
+def set_rules(site: LiveSite, code: str, change: Any) -> None:
+    (snapshot,) = site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
+    data = json.loads(snapshot)
+    change(data["rules"])
+    with sqlite3.connect(site.database) as conn:
+        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+
+
+def reload(page: Any) -> None:
+    page.reload()
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector("#dice")
+
+
+def code_of(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def outside_viewport(page: Any, selector: str) -> list[str]:
+    """Elements matching ``selector`` not wholly inside the viewport, with the page unscrolled."""
+    return list(
+        page.eval_on_selector_all(
+            selector,
+            """els => els.flatMap(e => {
+                const r = e.getBoundingClientRect();
+                const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+                    && r.width > 0 && r.height > 0;
+                return inside ? [] : [`${e.id || e.textContent.trim().slice(0, 20)} ${JSON.stringify(r)}`];
+            })""",
+        )
+    )
+
+
+def first_column_cells(page: Any) -> str:
+    """Selector of each box row's first score cell (the focus seat's column) and the box names."""
+    return "#card tbody tr:not(.total):not(.section) > th, #card tbody tr:not(.total):not(.section) > td:nth-child(2)"
+
+
+def mid_game(rules: dict[str, Any], filled: dict[int, list[tuple[str, int]]]) -> None:
+    for seat, boxes in filled.items():
+        rules["cards"][seat]["columns"][0] = [list(b) for b in boxes]
+    rules["turn"] = {"dice": [3, 3, 3, 5, 6], "held": [], "rolls_used": 1}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_scrolling(
+    live_site: LiveSite, new_page: Any, scheme: str
+) -> None:
+    page = new_page(390, 844, has_touch=True, is_mobile=True, color_scheme=scheme)
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
+    set_rules(
+        live_site,
+        code_of(url),
+        lambda rules: mid_game(
+            rules,
+            {
+                0: [("ones", 3), ("fives", 15), ("chance", 22), ("full_house", 25)],
+                1: [("twos", 6), ("sixes", 24), ("yahtzee", 50), ("chance", 19), ("ones", 2)],
+                2: [("threes", 9), ("large_straight", 40), ("fours", 12), ("ones", 1)],
+                3: [("fours", 16), ("small_straight", 30), ("three_of_a_kind", 21), ("twos", 4)],
+            },
+        ),
+    )
+    reload(page)
+    assert page.evaluate("scrollY") == 0
+    rows = page.eval_on_selector_all("#card tbody tr:not(.total) > th", "els => els.map(e => e.textContent)")
+    assert len(rows) == 13 and rows[0] == "Ones" and rows[-1] == "Chance"
+    assert outside_viewport(page, "#dice .die, #roll") == []
+    assert outside_viewport(page, first_column_cells(page)) == []
+    # Each open box shows what it would score now, and it is a button inside the screen.
+    assert page.locator("#card .score-btn").count() == 13 - 4
+    assert outside_viewport(page, "#card .score-btn") == []
+    assert page.inner_text("#round") == "Round 5 of 13"
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    page.screenshot(path=str(live_site.database.parent / f"phone-official-4-{scheme}.png"))
+    assert serious_violations(page) == []
+
+
+def test_phone_pass_and_play_returns_to_the_dice_and_the_banner_after_a_score(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"], ruleset="yatzy")  # 15 boxes: a longer card
+    act(page, [page], lambda: page.click("#roll"))
+    last = page.locator("#card .score-btn:not(.forbidden)").last
+    last.scroll_into_view_if_needed()
+    assert page.evaluate("scrollY") > 0 or outside_viewport(page, "#turn-h") == []
+
+    def score_last() -> None:
+        last.click()
+        if page.locator("#confirm[open]").count():
+            page.click("#confirm-yes")
+
+    act(page, [page], score_last)
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")
+    assert "pass the device to Ben" in page.inner_text("#turn-h")
+    assert outside_viewport(page, "#turn-h, #dice .die, #roll") == []
+
+
+def triple_mid_game(rules: dict[str, Any]) -> None:
+    # Ana: the ×3 column has its upper bonus (189 for 105), the ×2 one has not (126 for 70).
+    ana = rules["cards"][0]["columns"]
+    ana[0] = [["sixes", 24], ["fives", 20], ["chance", 25]]
+    ana[1] = [["sixes", 48], ["fives", 40], ["yahtzee", 100], ["fours", 24]]
+    ana[2] = [["sixes", 90], ["fives", 75], ["fours", 60], ["large_straight", 120], ["chance", 87]]
+    bob = rules["cards"][1]["columns"]
+    bob[0] = [["ones", 3], ["twos", 8], ["threes", 12], ["fours", 16], ["fives", 15], ["sixes", 18]]
+    bob[1] = [["full_house", 50], ["chance", 54]]
+    bob[2] = [["yahtzee", 150], ["sixes", 72], ["small_straight", 90]]
+    rules["turn"] = {"dice": [6, 6, 6, 5, 6], "held": [], "rolls_used": 1}
+
+
+def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_sideways_scroll(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(1280, 800)
+    url = create_local(page, live_site, ["Ana", "Bob"], ruleset="triple")
+    set_rules(live_site, code_of(url), triple_mid_game)
+    reload(page)
+    page.screenshot(path=str(live_site.database.parent / "desktop-triple-2.png"))
+    assert outside_viewport(page, "#dice .die, #roll, #card table") == []
+    assert page.eval_on_selector(".scorecard-wrap", "e => e.scrollWidth <= e.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    # No cell is cut: each shows all of its text.
+    cut = page.eval_on_selector_all(
+        "#card td, #card th", "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim())"
+    )
+    assert cut == []
+    # Each column's bonus line states its own goal and prize; the tick only where it is earned.
+    rules = page.eval_on_selector_all("#card .bonus-rule", "els => els.map(e => e.textContent)")
+    assert rules == ["35 at 63", "70 at 126", "105 at 189"] * 2
+    upper = page.eval_on_selector_all("#card tr.total td", "els => els.map(e => e.textContent)")
+    sums = [text for text in upper if re.fullmatch(r"\d+/\d+( ✓)?", text)]
+    assert sums[:6] == ["44/63", "112/126", "225/189 ✓", "72/63 ✓", "0/126", "72/189"]
+    assert page.inner_text("#round") == "Round 13 of 39"
+    page.screenshot(path=str(live_site.database.parent / "desktop-triple-2.png"))
+
+
+def test_desktop_four_players_official_whole_card_and_dice_fit(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page(1280, 800)
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
+    set_rules(live_site, code_of(url), lambda rules: mid_game(rules, {0: [("ones", 3)], 2: [("chance", 20)]}))
+    reload(page)
+    assert outside_viewport(page, "#dice .die, #roll, #card table") == []
+    page.screenshot(path=str(live_site.database.parent / "desktop-official-4.png"))
+
+
+def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_later(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page()
+    cut = {"on": False}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        if not cut["on"]:
+            ws.connect_to_server()  # else: the page's socket opens but the server never answers
+
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    before = int(page.get_attribute("#room", "data-version") or 0)
+    cut["on"] = True
+    sockets[-1].close()
+    page.wait_for_selector("#conn[data-state=reconnecting], #conn[data-state=connecting]")
+    page.wait_for_selector("#roll:disabled")
+    assert "Paused" in page.inner_text("#roll")
+    assert page.locator("#card .score-btn:not(.forbidden):not(:disabled)").count() == 0
+    assert page.get_attribute("#die-0", "aria-disabled") == "true"
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Space")
+    page.keyboard.press("1")
+    page.click("#die-1", force=True)
+    cut["on"] = False
+    sockets[-1].close()
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector("#roll:not(:disabled)")
+    page.wait_for_timeout(300)
+    assert int(page.get_attribute("#room", "data-version") or 0) == before  # nothing was queued and applied
+    assert page.evaluate("[...document.querySelectorAll('.die')].every(d => d.ariaPressed === 'false')")
+
+
+def test_the_disabled_button_reads_no_rolls_left_once(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    for _ in range(3):
+        act(page, [page], lambda: page.click("#roll"))
+    assert page.locator("#roll").is_disabled()
+    assert re.sub(r"\s+", " ", page.inner_text("#roll")).strip() == "No rolls left"
+    assert page.get_attribute("#roll", "aria-label") == "No rolls left"
+
+
+def test_arrow_keys_move_between_the_boxes_of_the_scorecard(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    page.focus("#score-ones-0")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.id") == "score-twos-0"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.id") == "score-ones-0"
+    page.focus("#score-chance-0")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.id") == "score-chance-0"
+
+
+def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    url = create_local(page, live_site, ["Solo"])
+    fresh = new_page()
+    fresh.goto(url)
+    fresh.wait_for_selector("#conn[data-state=connected]")
+    sizes = fresh.evaluate(
+        """() => [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')]
+            .map(e => [e.name, e.transferSize])"""
+    )
+    total = sum(size for _, size in sizes)
+    print(f"room page first load: {total} bytes transferred in {len(sizes)} requests")
+    assert 0 < total < 100_000, sizes
+
+
+def test_a_player_who_left_sees_they_are_watching(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")  # after Start
+    bob.on("dialog", lambda dialog: dialog.accept())
+    act(bob, [ann, bob, cy], lambda: bob.click("#leave-1"))
+    assert "you are watching" in bob.inner_text("#room-sub")
+    assert "You are watching" in bob.inner_text("#turn-meta")
+    assert bob.locator(".seat .tag.you").count() == 0
+    assert "you are watching" not in ann.inner_text("#room-sub")
+    ann.wait_for_selector("#feed li")
+    assert "Bob left" in ann.inner_text("#feed")
+    # The host hands the empty seat to a computer: everyone reads it, and it is still not Bob's.
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [ann, bob, cy], lambda: ann.click("#replace-1"))
+    for page in (ann, bob, cy):
+        assert page.inner_text("#feed li") == "The computer (Expert) took over Bob's seat"
+    assert "you are watching" in bob.inner_text("#room-sub")
+
+
+def test_everyone_sees_the_score_in_the_feed_and_the_box_lit_for_a_moment(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = new_page(), new_page(reduced_motion="reduce")
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
+    total = ann.inner_text("#card tr.grand td")
+    for page in (ann, bob):
+        assert page.inner_text("#feed li") == f"Ann scored {total} in Chance"
+        lit = page.locator("#card td.just")
+        assert lit.count() == 1 and lit.inner_text() == total
+    # Then the light goes out; a reduced-motion page never shows a celebration.
+    bob.wait_for_function("!document.querySelector('#card td.just')", timeout=5000)
+    assert bob.locator("#celebrate").is_hidden()
+
+
+@pytest.mark.parametrize(
+    ("dice", "rolls_used", "best"),
+    [([6, 6, 6, 6, 6], 1, "Score"), ([6, 6, 1, 2, 4], 1, "Keep")],
+)
+def test_the_coachs_pick_is_shown_on_the_table(
+    live_site: LiveSite, new_page: Any, dice: list[int], rolls_used: int, best: str
+) -> None:
+    page = new_page()
+    url = create_local(page, live_site, ["Solo"])
+    set_rules(
+        live_site, code_of(url), lambda rules: rules.update(turn={"dice": dice, "held": [], "rolls_used": rolls_used})
+    )
+    reload(page)
+    page.click("#hint")
+    page.wait_for_selector(".hint-box li")
+    assert page.inner_text(".hint-box li.best").startswith(best)
+    if best == "Keep":
+        kept = page.eval_on_selector_all(".die.coach-keep", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert kept and all(label.endswith("the coach would keep it") for label in kept)
+        assert page.locator("#card td.coach-pick").count() == 0
+    else:
+        pick = page.locator("#card td.coach-pick .score-btn")
+        assert pick.count() == 1 and pick.get_attribute("aria-label").endswith("the coach's pick")
+        assert pick.get_attribute("id") == "score-yahtzee-0"
+        assert page.locator(".die.coach-keep").count() == 0

@@ -1,0 +1,31 @@
+"""bench/consumer.py: the bare broadcast socket that bench/load.py measures beside the game's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.urls import path
+
+from bench.consumer import BenchConsumer
+
+pytestmark = pytest.mark.asyncio
+
+app = URLRouter([path("ws/bench/<str:room>/", BenchConsumer.as_asgi())])
+
+
+async def test_a_frame_reaches_every_socket_of_the_bench_room_and_a_bad_one_gets_an_error() -> None:
+    one = WebsocketCommunicator(app, "/ws/bench/r1/")
+    two = WebsocketCommunicator(app, "/ws/bench/r1/")
+    assert (await one.connect())[0] and (await two.connect())[0]
+    await one.send_to(text_data=json.dumps({"type": "act", "version": 4, "pad": 10}))
+    for ws in (one, two):
+        rolled, state = [json.loads(await ws.receive_from()) for _ in range(2)]
+        assert rolled == {"type": "rolled", "version": 5}
+        assert state["version"] == 5 and state["pad"] == "x" * 10
+    await one.send_to(text_data="not json")
+    assert json.loads(await one.receive_from()) == {"type": "error", "code": "bad_frame"}
+    await one.disconnect()
+    await two.disconnect()
