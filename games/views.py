@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from games import coach, errors, selectors, services, tables
+from games import coach, docpages, errors, selectors, services, tables
 from games.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, JoinByCodeForm, JoinRoomForm
 from games.models import Game
 from games.replay import replay_game, replay_steps, verify_fairness
@@ -201,7 +201,8 @@ def roll_dice(roll: dict[str, Any]) -> list[dict[str, Any]]:
 def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone with the code can check a finished game's dice against the seed shown from the start."""
     game = _game_or_404(code)
-    context: dict[str, Any] = {"game": game, "state": game_state(game)}
+    state = game_state(game)
+    context: dict[str, Any] = {"game": game, "state": state, "seeds": seed_owners(game.client_seed, state)}
     if game.is_over:
         replay = replay_game(game)
         context.update(report=verify_fairness(game), replay=replay)
@@ -213,6 +214,17 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
                 for roll in turn.rolls
             ]
     return render(request, "games/fairness.html", context)
+
+
+def seed_owners(client_seed: str, state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each distinct seed with the seats that gave it, in seat order (pass-and-play: one device, one seed)."""
+    if not client_seed:
+        return []
+    names = [seat["name"] for seat in state["seats"]]
+    owners: dict[str, list[str]] = {}
+    for index, seed in enumerate(client_seed.split(",")):
+        owners.setdefault(seed, []).append(names[index] if index < len(names) else f"seat {index + 1}")
+    return [{"seed": seed, "names": seats} for seed, seats in owners.items()]
 
 
 def replay(request: HttpRequest, code: str) -> HttpResponse:
@@ -287,3 +299,9 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
             "rolls": selectors.roll_log(game),
         }
     )
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """The rules or the fair-dice method, from the project's docs/ (see games.docpages)."""
+    page = docpages.PAGES[name]
+    return render(request, "games/doc.html", {"title": page.title, "body": docpages.html(name), "name": name})

@@ -208,6 +208,10 @@ function event(frame) {
       remember(`The computer (${level}) took over ${frame.name}'s seat`, "bot");
       break;
     }
+    case "reclaimed":
+      announce(`${frame.name} is back and plays their own seat again.`);
+      remember(`${frame.name} is back and plays their own seat again`, "bot");
+      break;
     case "game_over": {
       const names = (frame.winners ?? []).map(v.seatName);
       remember(names.length ? `Game over: ${names.join(" and ")} ${names.length > 1 ? "share the win" : "wins"}` : "Game over", "over");

@@ -146,3 +146,21 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
 
 def no_horizontal_page_scroll(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
+    live_site: LiveSite, new_page: Any, scheme: str, tmp_path: Path
+) -> None:
+    for width, height in ((1280, 800), (390, 844)):
+        page = new_page(width=width, height=height, color_scheme=scheme)
+        for name in ("rules", "fairness"):
+            page.goto(f"{live_site.url}/{name}")
+            assert page.locator("main h1").count() == 1
+            assert serious_violations(page) == [], (name, width, scheme)
+            assert no_horizontal_page_scroll(page), (name, width)
+            page.screenshot(path=str(tmp_path / f"{name}-{width}-{scheme}.png"))
+        page.goto(f"{live_site.url}/")
+        page.click("footer a[href='/rules']")
+        page.wait_for_url(f"{live_site.url}/rules")
+        assert page.errors == []

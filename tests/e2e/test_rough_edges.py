@@ -1,0 +1,73 @@
+"""Rough edges a new player hit, tried in the browser: a pasted invite link, a seat taken back, focus after Start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.test_browser import act, create_online, join
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_whole_invite_link_pasted_into_room_code_opens_the_room(live_site: LiveSite, new_page: Any) -> None:
+    host, friend = new_page(), new_page()
+    url = create_online(host, live_site, "Ann")
+    friend.goto(live_site.url + "/")
+    friend.fill("#id_code", f"  {url}  ")
+    friend.click("#join-h ~ form button[type=submit]")
+    friend.wait_for_selector("#conn[data-state=connected]")
+    assert friend.url.rstrip("/") == url.rstrip("/")
+    friend.wait_for_selector("#join-name")
+    assert friend.errors == []
+
+
+def test_a_link_to_another_site_or_a_stray_slash_gets_a_clear_message_not_a_500(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page()
+    for typed in ("ab/cd", "https://example.org/lobby/abc", "ab$cd"):
+        page.goto(live_site.url + "/")
+        page.fill("#id_code", typed)
+        page.click("#join-h ~ form button[type=submit]")
+        page.wait_for_selector("#code-error")
+        assert "Server Error" not in page.content()
+        assert page.inner_text("#code-error").strip()
+        assert page.locator("#id_code").get_attribute("aria-invalid") == "true"
+
+
+def test_a_player_whose_seat_a_computer_played_gets_it_back_by_coming_back(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    ann.wait_for_selector("#replace-1")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#replace-1")
+    ann.wait_for_function("document.getElementById('feed').textContent.includes(\"took over Bob's seat\")")
+    (kind,) = live_site.query(
+        "SELECT p.kind FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ? AND p.seat = 1", code
+    )[0]
+    assert kind == "bot"
+
+    bob.goto(url)  # the same browser comes back
+    bob.wait_for_selector("#conn[data-state=connected]")
+    bob.wait_for_selector(".seat .tag.you")
+    ann.wait_for_function("document.getElementById('feed').textContent.includes('Bob is back')")
+    (kind,) = live_site.query(
+        "SELECT p.kind FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ? AND p.seat = 1", code
+    )[0]
+    assert kind == "human"
+    assert ann.errors == [] and bob.errors == []
+
+
+def test_after_start_the_keyboard_focus_is_on_the_roll_button(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")
