@@ -120,7 +120,7 @@ _tasks: set[asyncio.Task[None]] = set()
 
 
 def delay() -> float:
-    return float(getattr(settings, "BOT_DELAY", 0.8))
+    return float(settings.BOT_DELAY)
 
 
 def schedule(code: str, version: int) -> None:

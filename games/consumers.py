@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # Frames per second per socket: well above any person's pace. A deployment that runs
 # load generators against itself may raise it with WS_RATE_LIMIT.
-RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
+RATE_LIMIT: int = settings.WS_RATE_LIMIT
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404

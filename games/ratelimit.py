@@ -66,7 +66,7 @@ MESSAGES = {
 
 def client_ip(request: HttpRequest) -> str:
     """The browser's address: X-Real-IP when a trusted proxy sets it (BEHIND_PROXY), else the peer."""
-    if getattr(settings, "BEHIND_PROXY", False):
+    if settings.BEHIND_PROXY:
         real = request.META.get("HTTP_X_REAL_IP", "").strip()
         if real:
             return real
@@ -83,7 +83,7 @@ def login_ip(request: HttpRequest) -> str | None:
 
 def scope_ip(scope: dict[str, Any]) -> str:
     """``client_ip`` for an ASGI scope (a websocket handshake)."""
-    if getattr(settings, "BEHIND_PROXY", False):
+    if settings.BEHIND_PROXY:
         for name, value in scope.get("headers", ()):
             if name == b"x-real-ip" and value.strip():
                 return str(value.decode("latin-1").strip())
@@ -92,7 +92,7 @@ def scope_ip(scope: dict[str, Any]) -> str:
 
 
 def _rate(setting: str) -> Rate | None:
-    return Rate.parse(getattr(settings, setting, "")) if getattr(settings, "RATE_LIMITS", True) else None
+    return Rate.parse(getattr(settings, setting)) if settings.RATE_LIMITS else None
 
 
 def _ip_bucket(scope: str, ip: str, rate: Rate) -> tuple[str, int]:
@@ -108,7 +108,7 @@ def _buckets(request: HttpRequest, scope: str, rate: Rate, per_ip_only: bool) ->
     """(cache key, limit) of each bucket this request counts against."""
     window = int(time.time()) // rate.seconds
     ip = client_ip(request)
-    multiplier = max(1, int(getattr(settings, "RATE_LIMIT_PER_IP", 10)))
+    multiplier = max(1, settings.RATE_LIMIT_PER_IP)
     if per_ip_only:
         return [_ip_bucket(scope, ip, rate)]
     session = getattr(request, "session", None)

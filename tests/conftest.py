@@ -21,6 +21,11 @@ from django.conf import settings  # pytest-django has loaded the settings by now
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
+# The settings write no key (``python -m yahtzee.prepare`` does, for make run): on a fresh
+# checkout there is none, so the test process signs with a throwaway one, and the servers
+# it starts inherit it unless they are given their own.
+os.environ.setdefault("SECRET_KEY", f"tests-only-{uuid.uuid4().hex}{uuid.uuid4().hex}")
+settings.SECRET_KEY = os.environ["SECRET_KEY"]
 
 
 def _reachable(url: str, default_port: int) -> bool:

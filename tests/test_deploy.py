@@ -125,7 +125,25 @@ def test_the_embedded_default_needs_no_environment(tmp_path: Path) -> None:
     # Served on http://127.0.0.1:8000: cookies must work without HTTPS.
     assert shown["SESSION_COOKIE_SECURE"] is False and shown["SECURE_SSL_REDIRECT"] is False
     assert shown["SECURE_HSTS_SECONDS"] == 0
-    assert (tmp_path / "secret_key").exists()
+
+
+def test_loading_the_settings_writes_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "var"
+    result = run_manage("check", env=clean_env(data))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not data.exists()
+
+
+def test_a_server_without_a_key_refuses_to_start_and_says_how_to_make_one(tmp_path: Path) -> None:
+    probe = [sys.executable, "-c", "import yahtzee.asgi"]
+    env = clean_env(tmp_path, BOT_TABLES_AT_START="0")
+    refused = subprocess.run(probe, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0
+    assert "No SECRET_KEY" in refused.stderr and "python -m yahtzee.prepare" in refused.stderr
+    made = subprocess.run([sys.executable, "-m", "yahtzee.prepare"], cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    started = subprocess.run(probe, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
 
 
 # --- docker-compose.yml ------------------------------------------------------------------

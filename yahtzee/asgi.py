@@ -2,9 +2,20 @@
 
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
+from django.core.exceptions import ImproperlyConfigured
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yahtzee.settings")
+try:
+    settings.SECRET_KEY  # noqa: B018 (Django raises on an empty one)
+except ImproperlyConfigured as error:
+    if "SECRET_KEY" not in str(error):
+        raise
+    raise ImproperlyConfigured(
+        "No SECRET_KEY: set it in the environment, or run `python -m yahtzee.prepare` "
+        "(make run does) to make one in DATA_DIR/secret_key."
+    ) from error
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
 

@@ -8,11 +8,13 @@ switch to PostgreSQL and Redis for production and for several server processes.
 from __future__ import annotations
 
 import os
-import secrets
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+
+from yahtzee.prepare import data_dir, secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -33,25 +35,12 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
-
-
-def _secret_key() -> str:
-    """SECRET_KEY from the environment, else one made once and kept in DATA_DIR."""
-    if os.environ.get("SECRET_KEY"):
-        return os.environ["SECRET_KEY"]
-    path = DATA_DIR / "secret_key"
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        DATA_DIR.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_urlsafe(50)
-        path.write_text(key)
-        path.chmod(0o600)
-        return key
-
-
-SECRET_KEY = _secret_key()
+DATA_DIR = data_dir()
+# From the environment, else DATA_DIR/secret_key, which ``python -m yahtzee.prepare`` makes
+# once (``make run`` runs it): importing the settings writes nothing. With neither, the
+# settings still load (checks, migrations, tests) and the server refuses to start
+# (yahtzee/asgi.py) rather than sign sessions with an empty key.
+SECRET_KEY = secret_key(DATA_DIR)
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
@@ -150,7 +139,6 @@ if os.environ.get("DATABASE_URL"):
         # The same backend, checking a kept connection's health only after a quiet second.
         DATABASES["default"]["ENGINE"] = "yahtzee.postgresql"
 else:
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {"default": sqlite_database(DATA_DIR / "yahtzee.sqlite3")}
 # Threads per process that run websocket actions side by side (PostgreSQL only; SQLite has
 # one writer and uses one thread). Each keeps a database connection. docs/performance.md.
@@ -261,10 +249,12 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", DATA_DIR / "static"))
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# Without collectstatic (make run, tests) WhiteNoise serves straight from the finders.
+# Without collectstatic (make run, tests) WhiteNoise serves straight from the finders, and
+# its warning that STATIC_ROOT does not exist (only collectstatic makes it) is noise.
 WHITENOISE_USE_FINDERS = envbool("WHITENOISE_USE_FINDERS", True)
+if WHITENOISE_USE_FINDERS:
+    warnings.filterwarnings("ignore", message="No directory at: ")
 
 LOGGING = {
     "version": 1,
