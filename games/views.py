@@ -19,7 +19,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import coach, docpages, errors, selectors, services, tables
 from games.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, JoinByCodeForm, JoinRoomForm
-from games.models import Game
 from games.replay import replay_game, replay_steps, verify_fairness
 from games.rules import RULESETS, RuleViolation
 from games.selectors import game_state, ruleset_info, seats_of
@@ -34,11 +33,11 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     return token
 
 
-def _game_or_404(code: str) -> Game:
-    try:
-        return selectors.room(services.normalize_code(code))
-    except Game.DoesNotExist as exc:
-        raise Http404("No such room.") from exc
+def _game_or_404(code: str) -> selectors.Room:
+    game = selectors.room_or_none(services.normalize_code(code))
+    if game is None:
+        raise Http404("No such room.")
+    return game
 
 
 def _home(
