@@ -214,7 +214,7 @@ class Card:
         if not self.prepared:
             self._prepare()
             self.prepared = True
-        best = np.maximum(self.value_best[_VALUE_INDEX[vkey]], self.shape_best[_COLOUR_INDEX[ckey]])
+        best: np.ndarray = np.maximum(self.value_best[_VALUE_INDEX[vkey]], self.shape_best[_COLOUR_INDEX[ckey]])
         if self.colour_sum_open.any():
             sums = csum[:, self.colour_sum_open] + self.offset[13:18][self.colour_sum_open]
             np.maximum(best, sums.max(axis=1), out=best)

@@ -41,7 +41,11 @@ def html(name: str) -> str:
     if page.stop_at and page.stop_at in text:
         text = text[: text.index(page.stop_at)]
     for file, url in LINKS.items():
-        text = re.sub(rf"\]\({re.escape(file)}(#[^)]*)?\)", lambda m, url=url: f"]({url}{m.group(1) or ''})", text)
+
+        def to_page(match: re.Match[str], url: str = url) -> str:
+            return f"]({url}{match.group(1) or ''})"
+
+        text = re.sub(rf"\]\({re.escape(file)}(#[^)]*)?\)", to_page, text)
     body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc", "sane_lists"])
     # Wide code and tables scroll inside the page: keyboard users can reach and scroll them.
     return body.replace("<pre>", '<pre tabindex="0">').replace("<table>", '<table tabindex="0">')

@@ -17,6 +17,7 @@ import functools
 from typing import Any
 
 from django.db import connection
+from django.db.models import Field
 from django.utils import timezone
 
 from games.models import Game, Move
@@ -24,8 +25,23 @@ from games.models import Game, Move
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
 
 
+def _field(model: type[Game] | type[Move], name: str) -> Field[Any, Any]:
+    """A column of ``model`` (never a reverse relation: only those are not ``Field``)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} is not a column")
+    return field
+
+
+def _column(field: Field[Any, Any]) -> str:
+    """The quoted column name of a concrete field."""
+    if field.column is None:
+        raise TypeError(f"{field} has no column")
+    return str(connection.ops.quote_name(field.column))
+
+
 def _values(instance: Game | Move, names: tuple[str, ...]) -> list[Any]:
-    fields = [instance._meta.get_field(name) for name in names]
+    fields = [_field(type(instance), name) for name in names]
     return [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
 
 
@@ -42,7 +58,7 @@ def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
     qn = connection.ops.quote_name
 
     def column(model: type[Game] | type[Move], name: str) -> str:
-        return str(qn(model._meta.get_field(name).column))
+        return _column(_field(model, name))
 
     sets = ", ".join(f"{column(Game, name)} = %s" for name in game_fields)
     columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
@@ -59,8 +75,9 @@ def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
 def _read_statement() -> tuple[str, tuple[Any, ...]]:
     qn = connection.ops.quote_name
     fields = tuple(Game._meta.concrete_fields)
-    columns = ", ".join(qn(field.column) for field in fields)
-    sql = f"SELECT {columns} FROM {qn(Game._meta.db_table)} WHERE {qn(Game._meta.get_field('code').column)} = %s"
+    column_of_code = _column(_field(Game, "code"))
+    columns = ", ".join(_column(field) for field in fields)
+    sql = f"SELECT {columns} FROM {qn(Game._meta.db_table)} WHERE {column_of_code} = %s"
     return sql, fields
 
 

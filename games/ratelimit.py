@@ -67,7 +67,7 @@ MESSAGES = {
 def client_ip(request: HttpRequest) -> str:
     """The browser's address: X-Real-IP when a trusted proxy sets it (BEHIND_PROXY), else the peer."""
     if settings.BEHIND_PROXY:
-        real = request.META.get("HTTP_X_REAL_IP", "").strip()
+        real = str(request.META.get("HTTP_X_REAL_IP", "")).strip()
         if real:
             return real
     return str(request.META.get("REMOTE_ADDR", "") or "unknown")

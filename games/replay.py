@@ -50,6 +50,13 @@ class Replay:
     problems: list[str]
 
 
+def _player(move: Move) -> int:
+    """The player of a roll, hold or score (those moves always have one; joins of a seat too)."""
+    if move.player_id is None:
+        raise ValueError(f"move {move.seq} ({move.kind}) has no player")
+    return move.player_id
+
+
 def replay_moves(
     ruleset: str,
     moves: list[Move],
@@ -70,7 +77,7 @@ def replay_moves(
     for move in moves:
         p = move.payload
         if observe is not None and state is not None and move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
-            observe(move, seat_of[move.player_id], state)  # the coach: each choice and the state it was made in
+            observe(move, seat_of[_player(move)], state)  # the coach: each choice and the state it was made in
         if move.kind == Move.Kind.JOIN and move.player_id is not None:
             names[move.player_id] = p["name"]
         elif move.kind == Move.Kind.START:
@@ -79,23 +86,23 @@ def replay_moves(
         elif state is None:
             continue
         elif move.kind == Move.Kind.ROLL:
-            seat = seat_of[move.player_id]
+            seat = seat_of[_player(move)]
             if sorted(state.turn.held) != p["held"]:
                 problems.append(f"move {move.seq}: held {p['held']} but the replay holds {sorted(state.turn.held)}")
             state = apply_rolled(state, player=seat, faces=p["faces"])
             if list(state.turn.dice) != p["dice"]:
                 problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
             if current is None or current.seat != seat or current.box:
-                current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(move.player_id or 0, "?"))
+                current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(_player(move), "?"))
                 turns.append(current)
             entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
             if state.ruleset.colours:
                 entry["colours"] = [COLOURS[c] for c in state.turn.colours]
             current.rolls.append(entry)
         elif move.kind == Move.Kind.HOLD:
-            state = apply_hold(state, player=seat_of[move.player_id], held=p["held"])
+            state = apply_hold(state, player=seat_of[_player(move)], held=p["held"])
         elif move.kind == Move.Kind.SCORE:
-            seat = seat_of[move.player_id]
+            seat = seat_of[_player(move)]
             before = state.cards[seat].yahtzee_bonus[p["column"]]
             state = apply_score(state, player=seat, box=p["box"], column=p["column"])
             card = state.cards[seat]
@@ -171,7 +178,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             computer.update(seat for seat, player in enumerate(p["players"]) if player in bot_players)
             return {"text": f"The game starts: {', '.join(names[: len(p['players'])])}."}
         if move.kind == Move.Kind.ROLL:
-            seat = seat_of[move.player_id]
+            seat = seat_of[_player(move)]
             dice = list(state.turn.dice)
             kept = f", keeping {_dice([dice[i] for i in p['held']])}" if p["held"] else ""
             return {
@@ -183,7 +190,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 "text": f"{names[seat]} rolls {_dice(dice)}{kept} (roll {state.turn.rolls_used} of {ROLLS_PER_TURN}).",
             }
         if move.kind == Move.Kind.SCORE:
-            seat = seat_of[move.player_id]
+            seat = seat_of[_player(move)]
             where = f" (×{ruleset.multipliers[p['column']]})" if ruleset.columns > 1 else ""
             bonus = f" and a Yahtzee bonus of {p['bonus']}" if p.get("bonus") else ""
             label = ruleset.box_label(next(b for b in ruleset.boxes if b.value == p["box"]))

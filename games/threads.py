@@ -11,22 +11,26 @@ contention than they gain.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
+P = ParamSpec("P")
 R = TypeVar("R")
 
 PARALLEL = connections["default"].vendor == "postgresql" and settings.DB_THREADS > 1
 _executor = ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db") if PARALLEL else None
 
 
-def db_async(service: Callable[..., R]) -> Callable[..., Any]:
+def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """``service`` as a coroutine function, run in the thread its database calls for."""
+    wrapped: Callable[P, Awaitable[R]]  # Channels has no type information
     if _executor is None:
-        return database_sync_to_async(service)
-    return database_sync_to_async(service, thread_sensitive=False, executor=_executor)
+        wrapped = database_sync_to_async(service)
+    else:
+        wrapped = database_sync_to_async(service, thread_sensitive=False, executor=_executor)
+    return wrapped

@@ -168,7 +168,10 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
                 "kick": services.game_kick,
                 "remove": services.game_remove_absent,
             }[action]
-            service(seat=_int(post.get("seat")), expected_version=version, **common)
+            seat = _int(post.get("seat"))
+            if seat is None:
+                raise RuleViolation(services.BAD_SEAT, "The form did not say which seat; reload the page.")
+            service(seat=seat, expected_version=version, **common)
         else:
             raise Http404("No such action.")
     except RuleViolation as exc:

@@ -316,3 +316,19 @@ def test_the_home_page_says_the_seats_count_computers_too() -> None:
     page = Client().get("/").content.decode()
     assert "A game seats 1 to 8 players in all, computers included." in page
     assert 'id="id_players" min="1" max="8"' in page and 'id="id_bots" min="0" max="7"' in page
+
+
+def test_a_seat_form_without_its_seat_is_refused_and_changes_nothing() -> None:
+    ada, bob = Client(), Client()
+    game = create(ada)
+    assert bob.post(f"/r/{game.code}/join", {"name": "Bob"}).status_code == 302
+    game.refresh_from_db()
+    before = (game.version, game.moves.count(), game.players.count())
+    page = post(bob, game, "leave")  # no seat field
+    game.refresh_from_db()
+    assert (game.version, game.moves.count(), game.players.count()) == before
+    assert "did not say which seat" in page
+    post(bob, game, "leave", seat="1")
+    game.refresh_from_db()
+    assert game.version > before[0]
+    assert [p.name for p in game.players.filter(status="active")] == ["Ada"]

@@ -40,6 +40,7 @@ def error_page(request: HttpRequest, status: int, message: str | None = None, ti
     """The styled page for ``status``, with ``message`` in place of the usual sentence."""
     default_title, default_message = PAGES.get(status, PAGES[500])
     context = {"status": status, "title": title or default_title, "message": message or default_message}
+    page: str
     try:
         page = render_to_string("error.html", context, request=request)
     except Exception:  # noqa: BLE001 - the error page must not fail in its turn

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 
 class ResubscribingShardConnection(RedisSingleShardConnection):
     lost = False
+    _pubsub: Any  # channels-redis's own attributes (it has no type information)
+    _subscribed_to: set[str]
 
     async def _do_receiving(self) -> None:
         while True:
@@ -65,6 +67,8 @@ class ResubscribingShardConnection(RedisSingleShardConnection):
 
 
 class ResubscribingLoopLayer(RedisPubSubLoopLayer):
+    _shards: list[RedisSingleShardConnection]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shards = [ResubscribingShardConnection(shard.host, self) for shard in self._shards]

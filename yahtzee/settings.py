@@ -108,11 +108,11 @@ TEMPLATES = [
 ]
 
 
-def sqlite_database(path: Path) -> dict[str, object]:
+def sqlite_database(path: Path) -> dj_database_url.DBConfig:
     """The embedded default: one SQLite file in WAL mode."""
     return {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": path,
+        "NAME": str(path),
         "OPTIONS": {
             # WAL lets readers go on while a move is written; IMMEDIATE takes the write
             # lock when a transaction starts, the SQLite stand-in for select_for_update.

@@ -30,11 +30,11 @@ from django.db.backends.postgresql import base
 HEALTH_CHECK_AFTER = 1.0  # seconds of quiet
 
 
-class DatabaseWrapper(base.DatabaseWrapper):  # type: ignore[misc]
+class DatabaseWrapper(base.DatabaseWrapper):
     _alive_at = float("-inf")
 
     def _commit(self) -> None:
-        super()._commit()
+        super()._commit()  # type: ignore[misc]  # Django's private hook, not in django-stubs
         self._alive_at = time.monotonic()
 
     def close_if_health_check_failed(self) -> None:
