@@ -18,7 +18,7 @@ from games import services
 from games.models import Game, Move, Player, ScoreEntry
 from games.rules import RULESETS, Box
 from games.selectors import game_state
-from tests.services.helpers import action_id, open_room, play_to_end
+from tests.factories import action_id, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 

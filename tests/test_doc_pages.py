@@ -9,7 +9,7 @@ from django.test import Client
 
 from games import services
 from games.models import Game
-from tests.services.helpers import open_room, play_to_end
+from tests.factories import open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.test import Client
 import bots
 from games import coach
 from games.models import Game, Move
-from tests.services.helpers import open_room, play_to_end, play_turn
+from tests.factories import action_id, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +78,6 @@ def game_total(game: Game, seat: int) -> int:
 
 def test_the_replay_marks_turns_a_computer_played_after_a_hand_over() -> None:
     from games import botplay, services
-    from tests.services.helpers import action_id
 
     table = open_room(2)  # nobody is connected: seat 1 is away
     rng = random.Random(4)

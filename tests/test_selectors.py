@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from games import selectors
 from games.models import Game, Presence
-from tests.factories import GameFactory, MoveFactory, seated_game
-from tests.services.helpers import open_room, play_turn
+from tests.factories import GameFactory, MoveFactory, open_room, play_turn, seated_game
 
 pytestmark = pytest.mark.django_db
 

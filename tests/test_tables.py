@@ -13,8 +13,8 @@ from django.test import Client, override_settings
 
 import bots
 from games import botplay, tables
+from tests.factories import open_room, play_to_end
 from tests.live import ROOT, server_env
-from tests.services.helpers import open_room, play_to_end
 
 START_PROBE = "import threading, yahtzee.asgi; print(sorted(t.name for t in threading.enumerate()))"
 

@@ -27,7 +27,7 @@ from games.models import Game, Move
 from games.replay import replay_game
 from games.rules import Box
 from games.rules.codec import state_to_dict
-from yahtzee.asgi import application
+from tests.consumers.helpers import connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,16 +97,6 @@ def make_room() -> tuple[str, list[str]]:
     game = Game.objects.get(code=code)
     services.game_start(code=code, controller=sessions[0]["controller"], expected_version=game.version, action_id="s")
     return code, [s.session_key or "" for s in sessions]
-
-
-async def connect(code: str, session: str) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://127.0.0.1")]
-    if session:
-        headers.append((b"cookie", f"sessionid={session}".encode()))
-    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
-    connected, _ = await ws.connect()
-    assert connected
-    return ws
 
 
 async def drain(ws: WebsocketCommunicator) -> list[dict[str, Any]]:

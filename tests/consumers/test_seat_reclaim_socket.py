@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Game, Player
-from tests.consumers.test_room_consumer import connect, first_frames, frames_until, make_room
+from tests.consumers.helpers import connect, first_frames, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

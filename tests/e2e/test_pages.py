@@ -59,7 +59,7 @@ PLAY_A_GAME = """
 import os, random, sys, django
 django.setup()
 from games import services
-from tests.services.helpers import open_room, play_to_end
+from tests.factories import open_room, play_to_end
 table = open_room(int(sys.argv[1]))
 play_to_end(table, random.Random(int(sys.argv[2])))
 print(table.code)

@@ -10,7 +10,7 @@ from django.test import Client
 import bots
 from games import coach, services
 from games.models import Game
-from tests.services.helpers import Table, action_id, open_room, play_to_end
+from tests.factories import Table, action_id, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 

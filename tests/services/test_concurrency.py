@@ -24,7 +24,7 @@ from games.models import Game, Move, Player, ScoreEntry
 from games.replay import replay_game
 from games.rules import RuleViolation
 from games.rules.codec import state_to_dict
-from tests.services.helpers import Table, action_id, open_room
+from tests.factories import Table, action_id, open_room
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

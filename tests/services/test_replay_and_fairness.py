@@ -14,7 +14,7 @@ from games.models import Game, ScoreEntry
 from games.replay import replay_game, verify_fairness
 from games.rules import RULESETS
 from games.rules.codec import state_to_dict
-from tests.services.helpers import open_room, play_to_end, play_turn
+from tests.factories import action_id, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -202,7 +202,6 @@ def test_a_painted_game_logs_outcomes_1_to_30_and_its_state_carries_colour_names
     table = open_room(2, "painted")
     play_turn(table, random.Random(5))
     from games import services
-    from tests.services.helpers import action_id
 
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
@@ -227,7 +226,6 @@ def test_other_rule_sets_send_no_colours() -> None:
     table = open_room(1, "official")
     play_turn(table, random.Random(3))
     from games import services
-    from tests.services.helpers import action_id
 
     services.turn_roll(
         code=table.code, controller=table.current(), expected_version=table.version(), action_id=action_id()

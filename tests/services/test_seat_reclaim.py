@@ -11,7 +11,7 @@ from games import botplay, services
 from games.models import Game, Move, Player
 from games.replay import replay_game
 from games.rules import RuleViolation
-from tests.services.helpers import Table, action_id, open_room, play_turn
+from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
 

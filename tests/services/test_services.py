@@ -16,7 +16,7 @@ from games.replay import replay_game
 from games.rules import GameState, RuleViolation
 from games.rules.codec import state_to_dict
 from games.selectors import game_state
-from tests.services.helpers import Table, open_room, play_to_end, play_turn
+from tests.factories import Table, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 

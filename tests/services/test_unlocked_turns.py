@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from games import moves, services
 from games.models import Game, Move, ScoreEntry
 from games.rules import RuleViolation
-from tests.services.helpers import Table, action_id, open_room
+from tests.factories import Table, action_id, open_room
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
