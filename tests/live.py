@@ -22,6 +22,7 @@ import time
 import urllib.parse
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,51 @@ def best_option(state: dict[str, Any]) -> dict[str, Any]:
     """The legal box that scores most right now (a simple, quick way to finish games)."""
     legal = [o for o in state["options"] if o["legal"]]
     return max(legal, key=lambda o: (o["points"] + o["bonus"], o["column"] == 0))
+
+
+# --- playing a room through its sockets -----------------------------------------------------
+
+
+def keep_most_common(dice: list[int]) -> list[int]:
+    face, _ = Counter(dice).most_common(1)[0]
+    return [i for i, d in enumerate(dice) if d == face]
+
+
+class Table:
+    """The sockets of one room; every action waits until every socket has its new state."""
+
+    def __init__(self, sockets: list[Socket]) -> None:
+        self.sockets = sockets
+
+    def owner(self, seat: int) -> Socket:
+        return next(s for s in self.sockets if seat in s.seats)
+
+    async def act(self, actor: Socket, frame: dict[str, Any]) -> dict[str, Any]:
+        before = actor.version
+        errors = len(actor.errors)
+        await actor.send(frame)
+        for sock in self.sockets:
+            await sock.wait_version(before + 1)
+        assert len(actor.errors) == errors, actor.errors[errors:]
+        return actor.state
+
+    async def play_turn(self) -> None:
+        state = self.sockets[0].state
+        actor = self.owner(state["turn"]["seat"])
+        state = await self.act(actor, {"type": "roll"})
+        while state["turn"]["rolls_left"] and len(keep_most_common(state["turn"]["dice"])) < 5:
+            held = keep_most_common(state["turn"]["dice"])
+            if held != state["turn"]["held"]:
+                state = await self.act(actor, {"type": "hold", "held": held})
+            state = await self.act(actor, {"type": "roll"})
+        option = best_option(state)
+        await self.act(actor, {"type": "score", "box": option["box"], "column": option["column"]})
+
+    async def play_to_end(self) -> None:
+        while self.sockets[0].state["status"] == "playing":
+            await self.play_turn()
+
+
+def verify(code: str, env: dict[str, str]) -> str:
+    """manage.py verify_game: every roll re-derived from the seed, every move replayed."""
+    return manage("verify_game", code, env=env).stdout

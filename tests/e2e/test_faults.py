@@ -28,8 +28,18 @@ from typing import Any
 import pytest
 
 from tests.conftest import need_program
-from tests.e2e.test_multiprocess import Table, keep_most_common, verify
-from tests.live import Browser, ServerProcess, Socket, best_option, free_port, scratch_database, server_env
+from tests.live import (
+    Browser,
+    ServerProcess,
+    Socket,
+    Table,
+    best_option,
+    free_port,
+    keep_most_common,
+    scratch_database,
+    server_env,
+    verify,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.asyncio]
 

@@ -9,14 +9,23 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.live import Browser, ServerProcess, Socket, best_option, manage, scratch_database, server_env, servers
+from tests.live import (
+    Browser,
+    ServerProcess,
+    Socket,
+    Table,
+    best_option,
+    keep_most_common,
+    scratch_database,
+    server_env,
+    servers,
+    verify,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
 
@@ -40,54 +49,9 @@ def live_env(database_url: str, tmp_path: Path, layer: str = "pubsub") -> dict[s
     )
 
 
-def keep_most_common(dice: list[int]) -> list[int]:
-    face, _ = Counter(dice).most_common(1)[0]
-    return [i for i, d in enumerate(dice) if d == face]
-
-
-class Table:
-    """The sockets of one room; every action waits until every socket has its new state."""
-
-    def __init__(self, sockets: list[Socket]) -> None:
-        self.sockets = sockets
-
-    def owner(self, seat: int) -> Socket:
-        return next(s for s in self.sockets if seat in s.seats)
-
-    async def act(self, actor: Socket, frame: dict[str, Any]) -> dict[str, Any]:
-        before = actor.version
-        errors = len(actor.errors)
-        await actor.send(frame)
-        for sock in self.sockets:
-            await sock.wait_version(before + 1)
-        assert len(actor.errors) == errors, actor.errors[errors:]
-        return actor.state
-
-    async def play_turn(self) -> None:
-        state = self.sockets[0].state
-        actor = self.owner(state["turn"]["seat"])
-        state = await self.act(actor, {"type": "roll"})
-        while state["turn"]["rolls_left"] and len(keep_most_common(state["turn"]["dice"])) < 5:
-            held = keep_most_common(state["turn"]["dice"])
-            if held != state["turn"]["held"]:
-                state = await self.act(actor, {"type": "hold", "held": held})
-            state = await self.act(actor, {"type": "roll"})
-        option = best_option(state)
-        await self.act(actor, {"type": "score", "box": option["box"], "column": option["column"]})
-
-    async def play_to_end(self) -> None:
-        while self.sockets[0].state["status"] == "playing":
-            await self.play_turn()
-
-
 def assert_saw_every_version_in_order(sock: Socket) -> None:
     versions = sock.state_versions()
     assert versions == list(range(versions[0], versions[-1] + 1)), f"gaps or repeats on {sock.base_url}"
-
-
-def verify(code: str, env: dict[str, str]) -> str:
-    """manage.py verify_game: every roll re-derived from the seed, every move replayed."""
-    return manage("verify_game", code, env=env).stdout
 
 
 @pytest.mark.parametrize("layer", ["pubsub", "core"])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.test_browser import serious_violations
+from tests.e2e.helpers import serious_violations
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.test_browser import act, create_online, join
+from tests.e2e.helpers import act, create_online, join
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.test_browser import act, create_local, create_online, join, serious_violations
+from tests.e2e.helpers import act, create_local, create_online, join, serious_violations
 
 pytestmark = pytest.mark.browser
 
