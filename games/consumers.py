@@ -7,6 +7,7 @@ The room's frames reach this socket through ``games.fanout``, which sends them a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -18,7 +19,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import coach, errors, fanout, presence, ratelimit, services
+from games import coach, errors, fanout, presence, ratelimit, services, sockets
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -64,6 +65,10 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
         frame = json.loads(text)
     except ValueError as exc:
         raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
+    except RecursionError as exc:  # "[[[[..." well under the size limit
+        raise FrameError(errors.BAD_JSON, "That frame is nested too deeply.") from exc
+    if "\\u" in text and not encodable(frame):
+        raise FrameError(errors.BAD_FIELD, "That frame holds text that is not valid Unicode (a lone surrogate).")
     if not isinstance(frame, dict):
         raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
     kind = frame.get("type")
@@ -91,7 +96,19 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     return frame
 
 
+def encodable(value: object) -> bool:
+    """Whether every string in a decoded frame can be stored (JSON's \\ud800 escapes make lone surrogates)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except (UnicodeEncodeError, RecursionError):
+        return False
+    return True
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
+    closing = False  # close() was called: nothing more is sent, queued frames are dropped
+    gone = False  # disconnect ran (the Presence row is removed)
+
     async def connect(self) -> None:
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
@@ -105,6 +122,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await fanout.join(self.code, self)
         self.joined = True
+        sockets.start_sweeping()
         await self.accept()
         you, state, presence_frame = hello
         # The state listeners hear it too: a bot whose process died is played from here.
@@ -129,12 +147,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         finally:  # also when the consumer failed and disconnect never ran
             if getattr(self, "joined", False):
                 fanout.forget(self.code, self)
+                if not self.gone:
+                    await sockets.left_anyhow(self.code, self.channel_name)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
         await fanout.leave(self.code, self)
         frame = await db_async(presence.leave)(self.code, self.channel_name)
+        self.gone = True
         if frame is not None:
             await fanout.publish(self.code, [frame])
 
@@ -146,6 +167,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        if self.closing:
+            return  # a frame still queued after the socket was closed (rate limit, slow reader)
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        await super().close(code=code, reason=reason)
 
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -161,6 +193,18 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return len(self.recent) > RATE_LIMIT
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """One frame; whatever goes wrong answers an error frame, never takes the socket down (1011)."""
+        if self.closing:
+            return
+        try:
+            await self.handle_frame(text_data, bytes_data)
+        except Exception:
+            log.exception("a frame in %s failed", getattr(self, "code", "?"))
+            with contextlib.suppress(Exception):
+                await self.error(errors.SERVER_ERROR, "The server could not handle that frame; the page will resync.")
+                await self.send(text_data=await db_async(presence.state_text)(self.code))
+
+    async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
         if self._over_rate():
             self.rate_strikes += 1
             await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")

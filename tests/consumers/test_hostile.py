@@ -1,0 +1,109 @@
+"""Hostile frames and sockets that end badly: an error frame for each, no crash, no Presence row left behind."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from games import fanout, presence
+from games.models import Game, Presence
+from tests.consumers.test_room_consumer import connect, first_frames, frames_until, make_room
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def presence_rows(code: str) -> int:
+    return Presence.objects.filter(game__code=code).count()
+
+
+@sync_to_async
+def version(code: str) -> int:
+    return Game.objects.get(code=code).version
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ("[" * 2000 + "]" * 2000, "bad_json"),  # under 4 KB, deeper than Python's recursion limit
+        ('{"type": "roll", "version": 1, "id": ' + "[" * 1500 + "]" * 1500 + "}", "bad_json"),
+        ('{"type": "roll", "version": 1, "id": "\\ud800"}', "bad_field"),  # a lone surrogate
+        ('{"type": "score", "version": 1, "id": "x", "box": "\\udfff"}', "bad_field"),
+        ('{"type": "ping", "pad": "\\ud83d"}', "bad_field"),
+    ],
+)
+async def test_a_hostile_frame_gets_an_error_frame_and_the_socket_stays(payload: str, code: str) -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_to(text_data=payload)
+    error = json.loads(await ws.receive_from())
+    assert (error["type"], error["code"]) == ("error", code)
+    await ws.send_json_to({"type": "ping"})
+    assert (await frames_until(ws, "pong"))[-1]["version"] == state["version"]
+    assert await version(room) == state["version"]
+    await ws.disconnect()
+    assert await presence_rows(room) == 0
+
+
+async def test_a_frame_the_server_fails_on_gets_an_error_and_a_resync_not_a_1011() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    with mock.patch.object(presence, "seen", side_effect=RuntimeError("boom")):
+        await ws.send_json_to({"type": "ping"})
+        frames = await frames_until(ws, "state")
+    assert [f["type"] for f in frames] == ["error", "state"] and frames[0]["code"] == "server_error"
+    await ws.send_json_to({"type": "sync"})
+    assert (await frames_until(ws, "state"))[-1]["version"] == state["version"]
+    await ws.disconnect()
+
+
+async def test_nothing_is_sent_after_the_rate_limit_closes_the_socket() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    for _ in range(40):
+        await ws.send_json_to({"type": "ping"})
+    outputs = []
+    while not outputs or outputs[-1]["type"] != "websocket.close":
+        outputs.append(await ws.receive_output(timeout=3))
+    assert outputs[-1]["code"] == 4008
+    assert await ws.receive_nothing(timeout=0.3)  # the frames queued behind the close are dropped
+    await ws.disconnect()
+    assert await presence_rows(room) == 0
+
+
+async def test_the_presence_row_goes_even_when_disconnect_fails() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    assert await presence_rows(room) == 1
+    with mock.patch.object(fanout, "leave", side_effect=RuntimeError("relay gone")), pytest.raises(RuntimeError):
+        await ws.disconnect()  # the handler fails before it removes the row
+    assert await presence_rows(room) == 0
+
+
+@sync_to_async
+def stale_row(code: str, age: timedelta) -> None:
+    game = Game.objects.get(code=code)
+    Presence.objects.create(game=game, channel_name=f"dead-{age}", seats=[0], seen_at=timezone.now() - age)
+
+
+async def test_stale_presence_rows_are_swept_when_a_server_starts_taking_sockets() -> None:
+    room, sessions = await make_room(1)
+    await stale_row(room, presence.STALE_AFTER + timedelta(seconds=5))
+    await stale_row(room, timedelta(seconds=5))  # a live socket on another process: kept
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    for _ in range(50):
+        if await presence_rows(room) == 2:
+            break
+        await ws.receive_nothing(timeout=0.05)
+    assert await presence_rows(room) == 2  # this socket's row and the live one
+    await ws.disconnect()
