@@ -482,3 +482,28 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
     assert not [name for name in leaks(received) if "controller" in name]
     for ws in (ann_ws, bob_ws, spectator):
         await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/r/{}/fairness"),
+        ("get", "/r/{}/review.json"),
+        ("get", "/r/{}/replay"),
+        ("get", "/r/{}/log.json"),
+        ("post", "/r/{}/join"),
+        ("post", "/r/{}/rematch"),
+        ("post", "/r/{}/roll"),
+        ("post", "/r/{}/score"),
+    ],
+)
+def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, method: str, path: str) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    code = create_room(Client())
+    guesser = Client(REMOTE_ADDR="10.0.1.1")
+    data = {"name": "Eve", "version": "1", "action_id": "a"} if method == "post" else None
+    statuses = [getattr(guesser, method)(path.format(f"guess{i:05d}"), data).status_code for i in range(4)]
+    assert statuses == [404, 404, 404, 429]
+    # Over the limit the right code is refused too, on this URL and on the room page.
+    assert getattr(guesser, method)(path.format(code), data).status_code == 429
+    assert guesser.get(f"/r/{code}/").status_code == 429
