@@ -251,11 +251,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 **kwargs,
             )
         except DatabaseError:
-            # Nothing was written (the service's transaction rolled back); the client may retry.
+            # Rolled back, or lost during the commit: what is known is looked up, not assumed.
             log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
-            await self.error(
-                errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", frame["id"]
-            )
+            await sockets.action_failed(self, self.code, self.controller, frame["id"])
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame["id"])
             if exc.code in (errors.STALE, errors.REPEATED):

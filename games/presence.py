@@ -61,3 +61,8 @@ def seen(code: str, channel_name: str) -> int | None:
 
 def state_text(code: str) -> str:
     return json.dumps(game_state(selectors.room(code)))
+
+
+def state_with_version(code: str) -> tuple[str, int]:
+    game = selectors.room(code)
+    return json.dumps(game_state(game)), game.version

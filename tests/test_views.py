@@ -316,3 +316,23 @@ def test_the_home_page_says_the_seats_count_computers_too() -> None:
     page = Client().get("/").content.decode()
     assert "A game seats 1 to 8 players in all, computers included." in page
     assert 'id="id_players" min="1" max="8"' in page and 'id="id_bots" min="0" max="7"' in page
+
+
+@pytest.mark.django_db
+def test_a_post_the_database_failed_during_says_its_result_is_unknown_not_unchanged() -> None:
+    from unittest import mock
+
+    from django.db import OperationalError
+
+    from games import services as game_services
+
+    client = Client()
+    response = client.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    with mock.patch.object(game_services, "game_start", side_effect=OperationalError("connection lost")):
+        posted = client.post(f"/r/{code}/start", {"version": "1", "action_id": "a"})
+    assert posted.status_code == 503
+    assert b"result is unknown" in posted.content and b"Nothing was changed" not in posted.content
+    with mock.patch("games.views.game_state", side_effect=OperationalError("connection lost")):
+        read = client.get(f"/r/{code}/")
+    assert read.status_code == 503 and b"Nothing was changed" in read.content

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 from unittest import mock
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import OperationalError
 from django.utils import timezone
 
-from games import fanout, presence
-from games.models import Game, Presence
+from games import consumers, fanout, presence, selectors, services
+from games.models import Game, Move, Presence
 from tests.consumers.test_room_consumer import connect, first_frames, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -106,4 +108,70 @@ async def test_stale_presence_rows_are_swept_when_a_server_starts_taking_sockets
             break
         await ws.receive_nothing(timeout=0.05)
     assert await presence_rows(room) == 2  # this socket's row and the live one
+    await ws.disconnect()
+
+
+def _committed_then_lost(service: Any) -> Any:
+    """The service commits, then the connection drops before the driver hears so (no on-commit broadcast)."""
+
+    def call(**kwargs: Any) -> Any:
+        with mock.patch.object(fanout, "publish_soon"):
+            service(**kwargs)
+        raise OperationalError("server closed the connection unexpectedly")
+
+    return call
+
+
+def _lost_before(**kwargs: Any) -> Any:
+    raise OperationalError("connection refused")
+
+
+@sync_to_async
+def rolls(code: str) -> int:
+    return Move.objects.filter(game__code=code, kind="roll").count()
+
+
+async def test_an_action_committed_before_the_connection_dropped_is_not_called_unwritten() -> None:
+    room, sessions = await make_room(1)
+    ws, watcher = await connect(room, sessions[0]), await connect(room)
+    _, state, _ = await first_frames(ws)
+    await first_frames(watcher)
+    roll = (_committed_then_lost(services.turn_roll), consumers._ACTIONS["roll"][1])
+    with mock.patch.dict(consumers._ACTIONS, {"roll": roll}):
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
+        frames = await frames_until(ws, "state")
+    assert await ws.receive_nothing(timeout=0.3)
+    assert not [f for f in frames if f["type"] == "error"]  # no "nothing was written"
+    assert frames[-1]["version"] == state["version"] + 1 and await rolls(room) == 1
+    # The room hears it too, though the commit's own broadcast never ran.
+    assert (await frames_until(watcher, "state"))[-1]["version"] == state["version"] + 1
+    for socket in (ws, watcher):
+        await socket.disconnect()
+
+
+async def test_an_action_refused_before_it_was_written_says_nothing_was_written() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    with mock.patch.dict(consumers._ACTIONS, {"roll": (_lost_before, {"held": list})}):
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
+        error = json.loads(await ws.receive_from())
+    assert (error["code"], error["id"]) == ("unavailable", "r1") and await rolls(room) == 0
+    await ws.disconnect()
+
+
+async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database_is_back() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
+    also_down = mock.patch.object(presence, "state_text", side_effect=OperationalError("still down"))
+    with mock.patch.dict(consumers._ACTIONS, {"roll": (_lost_before, {"held": list})}), down, also_down:
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
+        error = json.loads(await ws.receive_from())
+        assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
+        assert "unknown" in error["message"] and "resync" in error["message"]
+        assert await ws.receive_nothing(timeout=0.6)  # the database is still away
+    resynced = json.loads(await ws.receive_from(timeout=5))  # back: the page gets the state
+    assert resynced["type"] == "state" and resynced["version"] == state["version"]
     await ws.disconnect()
