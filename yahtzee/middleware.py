@@ -2,8 +2,8 @@
 
 Every service is one transaction, so a page read that fails this way changed nothing. A
 form post is another matter: the connection may have dropped during the commit, after
-the move was stored, so the page says the result is unknown and the room will show it. Django reconnects on the next request
-(``conn_health_checks``), so the site comes back by itself when the database does.
+the move was stored, so the page says the result is unknown and the room will show it.
+Django reconnects on the next request (``conn_health_checks``), so the site comes back by itself when the database does.
 """
 
 from __future__ import annotations
