@@ -8,6 +8,7 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from games import botplay, fanout
+        from yahtzee import checks  # noqa: F401 - registers the deploy checks
 
         # Computer players: each process plays a bot's turn when it hears the state that
         # asks for it (see games.botplay). The fan-out itself only carries frames.

@@ -52,6 +52,8 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+# Several workers need one shared key (yahtzee/checks.py warns when Redis is set without it).
+SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY"))
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
