@@ -32,6 +32,7 @@ RATE_LIMIT: int = getattr(settings, "WS_RATE_LIMIT", 20)
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
+CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.sockets.admit)
 
 # type -> (service, the frame's own fields with their types)
 _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
@@ -116,7 +117,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.recent: deque[float] = deque()
         self.rate_strikes = 0
         self.joined = False
-        hello = await db_async(self._arrive)(ratelimit.scope_ip(self.scope))
+        ip = ratelimit.scope_ip(self.scope)
+        self.admission = sockets.admit(ip, self.controller)
+        if self.admission.refusal:  # a clear refusal: accepted only to say why
+            await self.accept()
+            await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        hello = await db_async(self._arrive)(ip)
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
@@ -127,8 +135,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         you, state, presence_frame = hello
         # The state listeners hear it too: a bot whose process died is played from here.
         await fanout.welcome(self.code, self, [you, state])
-        # Everyone, this socket included, hears the new presence.
-        await fanout.publish(self.code, [presence_frame])
+        await self.send(text_data=presence_frame)
+        # The others hear the new presence too, once for a burst of arrivals.
+        sockets.presence_changed(self.code)
 
     def _arrive(self, ip: str) -> tuple[str, str, str] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
@@ -145,6 +154,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, send)
         finally:  # also when the consumer failed and disconnect never ran
+            if hasattr(self, "admission"):
+                self.admission.release()
+                sockets.forget_pings(self.channel_name)
             if getattr(self, "joined", False):
                 fanout.forget(self.code, self)
                 if not self.gone:
@@ -157,7 +169,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         frame = await db_async(presence.leave)(self.code, self.channel_name)
         self.gone = True
         if frame is not None:
-            await fanout.publish(self.code, [frame])
+            sockets.presence_changed(self.code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to its database thread before every message to close old connections.
@@ -219,7 +231,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         if kind == "ping":
-            version = await db_async(presence.seen)(self.code, self.channel_name)
+            version = await sockets.seen(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=json.dumps({"type": "pong", "version": version}))
             return
@@ -227,6 +239,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=await db_async(presence.state_text)(self.code))
             return
         if kind == "hint":
+            if not sockets.hint_allowed(self.controller or self.channel_name):
+                await self.error(errors.RATE_LIMITED, "Too many hints: wait a moment.", frame.get("id"))
+                return
             try:
                 hint = await db_async(coach.hint_for)(
                     code=self.code, controller=self.controller, version=frame["version"]

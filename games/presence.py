@@ -41,6 +41,12 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
     return you, json.dumps(game_state(game)), _frame(game)
 
 
+def room_frame(code: str) -> str | None:
+    """The room's presence frame now (None for a room that is gone)."""
+    game = selectors.room_or_none(code)
+    return _frame(game) if game is not None else None
+
+
 def leave(code: str, channel_name: str) -> str | None:
     Presence.objects.filter(channel_name=channel_name).delete()
     game = selectors.room_or_none(code)

@@ -1,4 +1,12 @@
-"""Upkeep of the room sockets that is not one frame's business: leftovers, sweeping, failed commits.
+"""Upkeep of the room sockets that is not one frame's business: fair shares, leftovers, failed commits.
+
+Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
+past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
+one browser; ``presence_changed`` sends a room's presence at most once per
+``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket, which
+made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the database
+at most once per ``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints
+(``WS_HINT_RATE``).
 
 ``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
 failed, or it was cancelled) and tells the room; ``start_sweeping`` deletes, on start-up
@@ -9,14 +17,17 @@ and then every ``PRESENCE_SWEEP_SECONDS``, the rows of sockets whose process die
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import time
 import weakref
+from collections import Counter
+from dataclasses import dataclass
 from typing import Protocol
 
 from django.conf import settings
 
 from games import errors, fanout, presence, selectors
+from games.ratelimit import Rate
 from games.threads import db_async
 
 log = logging.getLogger(__name__)
@@ -27,6 +38,116 @@ _tasks: set[asyncio.Task[None]] = set()
 def _keep(task: asyncio.Task[None]) -> None:
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
+
+
+# --- how many sockets one client may hold -----------------------------------------------
+
+_by_address: Counter[str] = Counter()
+_by_browser: Counter[str] = Counter()
+
+
+@dataclass
+class Admission:
+    address: str
+    browser: str
+    refusal: str = ""
+
+    def release(self) -> None:
+        if self.refusal:
+            return
+        self.refusal = "released"
+        for counter, key in ((_by_address, self.address), (_by_browser, self.browser)):
+            if key:
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
+
+
+def admit(address: str, browser: str) -> Admission:
+    """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps."""
+    per_address = int(getattr(settings, "WS_MAX_PER_ADDRESS", 0) or 0)
+    per_browser = int(getattr(settings, "WS_MAX_PER_BROWSER", 0) or 0)
+    if per_address and _by_address[address] >= per_address:
+        log.warning("socket refused: %s already holds %d", address, per_address)
+        return Admission(address, browser, f"Too many open connections from your address (at most {per_address}).")
+    if browser and per_browser and _by_browser[browser] >= per_browser:
+        return Admission(
+            address, browser, f"Too many open connections from this browser (at most {per_browser}): close a tab."
+        )
+    _by_address[address] += 1
+    if browser:
+        _by_browser[browser] += 1
+    return Admission(address, browser)
+
+
+# --- a room's presence, once per interval -------------------------------------------------
+
+_presence_due: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task[None]] = {}
+
+
+def presence_changed(code: str) -> None:
+    """The room's sockets changed: send everyone the presence once, after PRESENCE_COALESCE seconds."""
+    loop = asyncio.get_running_loop()
+    key = (loop, code)
+    if key in _presence_due:
+        return  # already due: that frame will tell this change too
+    _presence_due[key] = task = loop.create_task(_send_presence(key))
+    _keep(task)
+
+
+async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
+    code = key[1]
+    try:
+        await asyncio.sleep(float(getattr(settings, "PRESENCE_COALESCE", 0.25)))
+    finally:
+        # Changes from now on need a new frame: this one reads the rows after this point.
+        _presence_due.pop(key, None)
+    try:
+        frame = await db_async(presence.room_frame)(code)
+        if frame is not None:
+            await fanout.publish(code, [frame])
+    except Exception:  # noqa: BLE001 - the next change or ping tells it
+        log.warning("presence of %s not sent", code, exc_info=True)
+
+
+# --- pings and hints ---------------------------------------------------------------------
+
+_pinged: dict[str, tuple[float, int | None]] = {}  # channel -> (when written, the version read)
+
+
+async def seen(code: str, channel_name: str) -> int | None:
+    """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS."""
+    now = time.monotonic()
+    last = _pinged.get(channel_name)
+    if last is not None and now - last[0] < float(getattr(settings, "PING_WRITE_SECONDS", 10)):
+        # A flood of pings costs no database work; the version a page missed is caught at the
+        # next write (and the relay's return resyncs the sockets anyway).
+        return last[1]
+    version: int | None = await db_async(presence.seen)(code, channel_name)
+    _pinged[channel_name] = (now, version)
+    return version
+
+
+def forget_pings(channel_name: str) -> None:
+    _pinged.pop(channel_name, None)
+
+
+_hints: dict[str, tuple[int, int]] = {}  # browser -> (window, hints asked in it)
+
+
+def hint_allowed(browser: str) -> bool:
+    """Count one hint of ``browser``; False past WS_HINT_RATE (the coach costs milliseconds a hint)."""
+    rate = Rate.parse(str(getattr(settings, "WS_HINT_RATE", "")))
+    if rate is None:
+        return True
+    window = int(time.time()) // rate.seconds
+    if len(_hints) > 10_000:  # old windows of browsers long gone
+        for key in [k for k, (w, _) in _hints.items() if w != window]:
+            del _hints[key]
+    last_window, count = _hints.get(browser, (window, 0))
+    count = count + 1 if last_window == window else 1
+    _hints[browser] = (window, count)
+    return count <= rate.count
 
 
 RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn
@@ -51,8 +172,7 @@ async def left_anyhow(code: str, channel_name: str) -> None:
         log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
         return
     if frame is not None:
-        with contextlib.suppress(Exception):
-            await fanout.publish(code, [frame])
+        presence_changed(code)
 
 
 def start_sweeping() -> None:
@@ -123,3 +243,17 @@ async def _resync_when_back(socket: RoomSocket, code: str) -> None:
             continue
         await socket.send(text_data=text)
         return
+
+
+async def settle() -> None:
+    """Cancel this loop's background work here (the sweep, presence due, resyncs) and wait for it.
+
+    For tests, which close the database connections after each one: work still due would
+    open one again in the database thread.
+    """
+    loop = asyncio.get_running_loop()
+    pending = [task for task in [*_tasks, *_presence_due.values(), _sweepers.get(loop)] if task is not None]
+    pending = [task for task in pending if task.get_loop() is loop and not task.done()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)

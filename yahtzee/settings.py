@@ -187,6 +187,15 @@ else:
 
 # Websocket frames a second one socket may send before it is told off (and then closed).
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
+# Fair shares of a worker (games/sockets.py; docs/security.md): open sockets per address
+# and per browser (0: no cap), hints per browser ("COUNT/SECONDS"), how often a room's
+# presence goes out and a ping is written, and the sweep of rows of dead processes.
+WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
+WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
+WS_HINT_RATE = os.environ.get("WS_HINT_RATE", "10/10")
+PRESENCE_COALESCE = float(os.environ.get("PRESENCE_COALESCE") or 0.25)
+PING_WRITE_SECONDS = float(os.environ.get("PING_WRITE_SECONDS") or 10)
+PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
