@@ -196,6 +196,10 @@ WS_HINT_RATE = os.environ.get("WS_HINT_RATE", "10/10")
 PRESENCE_COALESCE = float(os.environ.get("PRESENCE_COALESCE") or 0.25)
 PING_WRITE_SECONDS = float(os.environ.get("PING_WRITE_SECONDS") or 10)
 PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
+# Bytes a websocket may have unsent before it is closed (4009) as too far behind, and the
+# seconds it then has to read that close before its connection is cut (yahtzee/backlog.py).
+WS_SEND_BACKLOG = envint("WS_SEND_BACKLOG", 256 * 1024)
+WS_SEND_GRACE = float(os.environ.get("WS_SEND_GRACE") or 2)
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
