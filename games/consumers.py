@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
 from typing import Any
 
@@ -107,6 +108,10 @@ def encodable(value: object) -> bool:
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
+    # No channel-layer inbox: a room's frames come through games.fanout, and nothing sends to
+    # a socket's own channel. With one, every socket waited on Redis, so Redis going away
+    # closed them all (1011) and no new one could open.
+    channel_layer_alias = "room sockets have no channel-layer inbox"
     closing = False  # close() was called: nothing more is sent, queued frames are dropped
     gone = False  # disconnect ran (the Presence row is removed)
 
@@ -151,6 +156,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return hello
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
         try:
             await super().__call__(scope, receive, send)
         finally:  # also when the consumer failed and disconnect never ran

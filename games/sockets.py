@@ -257,3 +257,18 @@ async def settle() -> None:
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
+
+
+def resync(codes: list[str]) -> None:
+    """On the event loop: the relay is back, so send these rooms' sockets here the current state."""
+    for code in codes:
+        _keep(asyncio.get_running_loop().create_task(_resync_room_here(code)))
+
+
+async def _resync_room_here(code: str) -> None:
+    try:
+        text, version = await db_async(presence.state_with_version)(code)
+    except Exception:  # noqa: BLE001 - the room is gone, or the database away: the next ping tells
+        log.warning("resync of %s after the relay returned failed", code, exc_info=True)
+        return
+    fanout.deliver(code, [text], version)
