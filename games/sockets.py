@@ -2,7 +2,8 @@
 
 Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
 past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
-one browser; ``presence_changed`` sends a room's presence at most once per
+one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm), before
+any database work; ``presence_changed`` sends a room's presence at most once per
 ``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket, which
 made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the database
 at most once per ``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints
@@ -67,6 +68,8 @@ def admit(address: str, browser: str) -> Admission:
     """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps."""
     per_address = int(getattr(settings, "WS_MAX_PER_ADDRESS", 0) or 0)
     per_browser = int(getattr(settings, "WS_MAX_PER_BROWSER", 0) or 0)
+    if not _connect_allowed(address):
+        return Admission(address, browser, "Too many new connections from your address: wait a moment.")
     if per_address and _by_address[address] >= per_address:
         log.warning("socket refused: %s already holds %d", address, per_address)
         return Admission(address, browser, f"Too many open connections from your address (at most {per_address}).")
@@ -78,6 +81,24 @@ def admit(address: str, browser: str) -> Admission:
     if browser:
         _by_browser[browser] += 1
     return Admission(address, browser)
+
+
+_connects: dict[str, tuple[int, int]] = {}  # address -> (window, sockets opened in it)
+
+
+def _connect_allowed(address: str) -> bool:
+    """Count a handshake of ``address``; False past WS_CONNECT_RATE (a storm costs no database work)."""
+    rate = Rate.parse(str(getattr(settings, "WS_CONNECT_RATE", "")))
+    if rate is None:
+        return True
+    window = int(time.time()) // rate.seconds
+    if len(_connects) > 10_000:
+        for key in [k for k, (w, _) in _connects.items() if w != window]:
+            del _connects[key]
+    last_window, count = _connects.get(address, (window, 0))
+    count = count + 1 if last_window == window else 1
+    _connects[address] = (window, count)
+    return count <= rate.count
 
 
 # --- a room's presence, once per interval -------------------------------------------------

@@ -107,3 +107,22 @@ async def test_hints_are_limited_per_browser_across_its_sockets(settings: Any) -
     assert sorted(f.get("code", "hint") for f in replies) == ["hint"] * 3 + ["rate_limited"] * 3
     for ws in sockets:
         await ws.disconnect()
+
+
+async def test_a_storm_of_new_sockets_from_one_address_is_refused_before_any_database_work(settings: Any) -> None:
+    settings.WS_CONNECT_RATE = "4/60"
+    room, _ = await make_room(1)
+    opened = []
+    with mock.patch.object(presence, "arrive", wraps=presence.arrive) as arrive:
+        for _ in range(4):
+            ws, _ = await open_socket(room, "10.6.0.1")
+            await first_frames(ws)
+            await ws.disconnect()  # closed again: only the rate of new ones counts
+        for _ in range(3):
+            ws, _ = await open_socket(room, "10.6.0.1")
+            assert "new connections" in await refused_clearly(ws)
+            opened.append(ws)
+    assert arrive.call_count == 4
+    other, _ = await open_socket(room, "10.6.0.2")
+    assert (await first_frames(other))[1]["type"] == "state"
+    await other.disconnect()
