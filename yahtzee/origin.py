@@ -58,7 +58,7 @@ def origin_allowed(scope: dict[str, Any]) -> bool:
     allowed = list(settings.ALLOWED_HOSTS) or (["localhost", "127.0.0.1", "[::1]"] if settings.DEBUG else [])
     if host is None:
         name = f"[{origin[1]}]" if ":" in origin[1] else origin[1]
-        return validate_host(name, [pattern for pattern in allowed if "*" not in pattern])
+        return bool(validate_host(name, [pattern for pattern in allowed if "*" not in pattern]))
     domain, port = split_domain_port(host.lower())
     if not domain or not validate_host(domain, allowed):
         return False
