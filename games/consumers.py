@@ -223,7 +223,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))
 
     async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
-        if self._over_rate():
+        if self._over_rate() or sockets.address_flooding(self.admission.address):
             self.rate_strikes += 1
             await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:

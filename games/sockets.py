@@ -3,7 +3,9 @@
 Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
 past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
 one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm), before
-any database work; ``presence_changed`` sends a room's presence at most once per
+any database work; ``address_flooding`` bounds the frames of all an address's sockets
+together (``WS_FRAMES_PER_ADDRESS`` a second: a socket that sends past it is told off
+and closed like one over its own rate); ``presence_changed`` sends a room's presence at most once per
 ``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket, which
 made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the database
 at most once per ``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints
@@ -99,6 +101,29 @@ def _connect_allowed(address: str) -> bool:
     count = count + 1 if last_window == window else 1
     _connects[address] = (window, count)
     return count <= rate.count
+
+
+_frames: dict[str, tuple[int, int]] = {}  # address -> (second, frames received in it)
+_clock = time.monotonic  # tests hold it still
+
+
+def address_flooding(address: str) -> bool:
+    """Count a frame from ``address``; True past WS_FRAMES_PER_ADDRESS a second, all its sockets together.
+
+    Each socket may send WS_RATE_LIMIT frames a second; without this, 200 sockets of one
+    client within the socket caps could still keep a worker busy with their pings.
+    """
+    limit = int(getattr(settings, "WS_FRAMES_PER_ADDRESS", 0) or 0)
+    if not limit:
+        return False
+    second = int(_clock())
+    if len(_frames) > 10_000:
+        for key in [k for k, (s, _) in _frames.items() if s != second]:
+            del _frames[key]
+    last, count = _frames.get(address, (second, 0))
+    count = count + 1 if last == second else 1
+    _frames[address] = (second, count)
+    return count > limit
 
 
 # --- a room's presence, once per interval -------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from games import coach, presence
+from games import sockets as sockets_module
 from tests.consumers.test_hostile import frames_within
 from tests.consumers.test_room_consumer import first_frames, frames_until, make_room
 from yahtzee.asgi import application
@@ -126,3 +127,19 @@ async def test_a_storm_of_new_sockets_from_one_address_is_refused_before_any_dat
     other, _ = await open_socket(room, "10.6.0.2")
     assert (await first_frames(other))[1]["type"] == "state"
     await other.disconnect()
+
+
+async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) -> None:
+    settings.WS_FRAMES_PER_ADDRESS = 10
+    room, _ = await make_room(1)
+    sockets = [(await open_socket(room, "10.7.0.1"))[0] for _ in range(3)]
+    for ws in sockets:
+        await first_frames(ws)
+    replies = []
+    with mock.patch.object(sockets_module, "_clock", return_value=1000.0):  # all in one second
+        for n in range(12):  # 4 a socket: each under its own 20 a second, together over 10
+            await sockets[n % 3].send_json_to({"type": "ping"})
+            replies.append(json.loads(await sockets[n % 3].receive_from()))
+    assert [f.get("code", f["type"]) for f in replies] == ["pong"] * 10 + ["rate_limited"] * 2
+    for ws in sockets:
+        await ws.disconnect()
