@@ -187,9 +187,10 @@ else:
 
 # Websocket frames a second one socket may send before it is told off (and then closed).
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
-# Fair shares of a worker (games/sockets.py; docs/security.md): open sockets per address
-# and per browser (0: no cap), hints per browser ("COUNT/SECONDS"), how often a room's
-# presence goes out and a ping is written, and the sweep of rows of dead processes.
+# Fair shares of a worker (games/sockets.py; docs/security.md), off with RATE_LIMITS=0 like
+# the other per-client limits: open sockets per address and per browser (0: no cap), new
+# sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
+# room's presence goes out, a ping is written, and rows of dead processes are swept.
 WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
 WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
 WS_CONNECT_RATE = os.environ.get("WS_CONNECT_RATE", "60/10")  # new sockets per address
