@@ -7,8 +7,12 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import botplay, fanout
+        from games import botplay, fanout, sockets
+        from yahtzee import checks, layers  # noqa: F401 - checks registers the deploy checks
 
         # Computer players: each process plays a bot's turn when it hears the state that
         # asks for it (see games.botplay). The fan-out itself only carries frames.
         fanout.on_state(botplay.heard)
+        # When Redis comes back, what other processes relayed meanwhile is lost: resync.
+        fanout.on_relay_back(sockets.resync)
+        layers.on_resubscribed(fanout.relay_returned)

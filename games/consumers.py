@@ -7,9 +7,11 @@ The room's frames reach this socket through ``games.fanout``, which sends them a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
 from typing import Any
 
@@ -18,7 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import coach, errors, fanout, presence, ratelimit, services
+from games import coach, errors, fanout, presence, ratelimit, services, sockets
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -31,6 +33,7 @@ RATE_LIMIT: int = settings.WS_RATE_LIMIT
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
+CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.sockets.admit)
 
 # type -> (service, the frame's own fields with their types)
 _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
@@ -64,6 +67,10 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
         frame = json.loads(text)
     except ValueError as exc:
         raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
+    except RecursionError as exc:  # "[[[[..." well under the size limit
+        raise FrameError(errors.BAD_JSON, "That frame is nested too deeply.") from exc
+    if "\\u" in text and not encodable(frame):
+        raise FrameError(errors.BAD_FIELD, "That frame holds text that is not valid Unicode (a lone surrogate).")
     if not isinstance(frame, dict):
         raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
     kind = frame.get("type")
@@ -91,7 +98,23 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     return frame
 
 
+def encodable(value: object) -> bool:
+    """Whether every string in a decoded frame can be stored (JSON's \\ud800 escapes make lone surrogates)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except (UnicodeEncodeError, RecursionError):
+        return False
+    return True
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
+    # No channel-layer inbox: a room's frames come through games.fanout, and nothing sends to
+    # a socket's own channel. With one, every socket waited on Redis, so Redis going away
+    # closed them all (1011) and no new one could open.
+    channel_layer_alias = "room sockets have no channel-layer inbox"
+    closing = False  # close() was called: nothing more is sent, queued frames are dropped
+    gone = False  # disconnect ran (the Presence row is removed)
+
     async def connect(self) -> None:
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
@@ -99,18 +122,27 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.recent: deque[float] = deque()
         self.rate_strikes = 0
         self.joined = False
-        hello = await db_async(self._arrive)(ratelimit.scope_ip(self.scope))
+        ip = ratelimit.scope_ip(self.scope)
+        self.admission = sockets.admit(ip, self.controller)
+        if self.admission.refusal:  # a clear refusal: accepted only to say why
+            await self.accept()
+            await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        hello = await db_async(self._arrive)(ip)
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
         await fanout.join(self.code, self)
         self.joined = True
+        sockets.start_sweeping()
         await self.accept()
         you, state, presence_frame = hello
         # The state listeners hear it too: a bot whose process died is played from here.
         await fanout.welcome(self.code, self, [you, state])
-        # Everyone, this socket included, hears the new presence.
-        await fanout.publish(self.code, [presence_frame])
+        await self.send(text_data=presence_frame)
+        # The others hear the new presence too, once for a burst of arrivals.
+        sockets.presence_changed(self.code)
 
     def _arrive(self, ip: str) -> tuple[str, str, str] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
@@ -124,19 +156,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return hello
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
         try:
             await super().__call__(scope, receive, send)
         finally:  # also when the consumer failed and disconnect never ran
+            if hasattr(self, "admission"):
+                self.admission.release()
+                sockets.forget_pings(self.channel_name)
             if getattr(self, "joined", False):
                 fanout.forget(self.code, self)
+                if not self.gone:
+                    await sockets.left_anyhow(self.code, self.channel_name)
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:
             return
         await fanout.leave(self.code, self)
         frame = await db_async(presence.leave)(self.code, self.channel_name)
+        self.gone = True
         if frame is not None:
-            await fanout.publish(self.code, [frame])
+            sockets.presence_changed(self.code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to its database thread before every message to close old connections.
@@ -146,6 +185,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        if self.closing:
+            return  # a frame still queued after the socket was closed (rate limit, slow reader)
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        await super().close(code=code, reason=reason)
 
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -161,7 +211,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return len(self.recent) > RATE_LIMIT
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self._over_rate():
+        """One frame; whatever goes wrong answers an error frame, never takes the socket down (1011)."""
+        if self.closing:
+            return
+        try:
+            await self.handle_frame(text_data, bytes_data)
+        except Exception:
+            log.exception("a frame in %s failed", getattr(self, "code", "?"))
+            with contextlib.suppress(Exception):
+                await self.error(errors.SERVER_ERROR, "The server could not handle that frame; the page will resync.")
+                await self.send(text_data=await db_async(presence.state_text)(self.code))
+
+    async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
+        if self._over_rate() or sockets.address_flooding(self.admission.address):
             self.rate_strikes += 1
             await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:
@@ -175,7 +237,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         if kind == "ping":
-            version = await db_async(presence.seen)(self.code, self.channel_name)
+            version = await sockets.seen(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=json.dumps({"type": "pong", "version": version}))
             return
@@ -183,6 +245,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=await db_async(presence.state_text)(self.code))
             return
         if kind == "hint":
+            if not sockets.hint_allowed(self.controller or self.channel_name):
+                await self.error(errors.RATE_LIMITED, "Too many hints: wait a moment.", frame.get("id"))
+                return
             try:
                 hint = await db_async(coach.hint_for)(
                     code=self.code, controller=self.controller, version=frame["version"]
@@ -207,11 +272,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 **kwargs,
             )
         except DatabaseError:
-            # Nothing was written (the service's transaction rolled back); the client may retry.
+            # Rolled back, or lost during the commit: what is known is looked up, not assumed.
             log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
-            await self.error(
-                errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", frame["id"]
-            )
+            await sockets.action_failed(self, self.code, self.controller, frame["id"])
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame["id"])
             if exc.code in (errors.STALE, errors.REPEATED):

@@ -58,4 +58,7 @@ NOT_FINISHED = "not_finished"  # a finished game's roll log, asked for too early
 
 # --- the server itself ----------------------------------------------------------------------
 UNAVAILABLE = "unavailable"  # the database is out of reach for a moment; nothing was written
+OUTCOME_UNKNOWN = "outcome_unknown"  # the database went away mid-commit: the page resyncs when it can
 RATE_LIMITED = "rate_limited"  # too many requests or frames
+TOO_MANY_SOCKETS = "too_many_sockets"  # the address or browser holds its share of sockets already
+SERVER_ERROR = "server_error"  # a frame the server failed on: the socket stays open and resyncs

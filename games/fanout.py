@@ -68,6 +68,7 @@ _latest: dict[str, int] = {}  # room -> highest state version delivered in this 
 _relays: dict[asyncio.AbstractEventLoop, asyncio.Task[_Relay]] = {}
 _tasks: set[asyncio.Task[Any]] = set()
 _state_listeners: list[StateListener] = []
+_back_listeners: list[Callable[[list[str]], None]] = []
 
 
 def on_state(listener: StateListener) -> None:
@@ -81,6 +82,31 @@ def on_state(listener: StateListener) -> None:
     """
     if listener not in _state_listeners:
         _state_listeners.append(listener)
+
+
+def on_relay_back(listener: Callable[[list[str]], None]) -> None:
+    """Call ``listener(codes)`` on the event loop when this loop's relay hears Redis again.
+
+    What other processes relayed meanwhile is lost: ``codes`` are the rooms this loop has
+    sockets in, for the listener to resync (games.apps registers games.sockets.resync).
+    """
+    if listener not in _back_listeners:
+        _back_listeners.append(listener)
+
+
+def relay_returned() -> None:
+    """On the event loop: Redis is back for this loop (the layer noticed; see yahtzee.layers too)."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        codes = [code for code, members in _members.items() if loop in members.values()]
+    layer, relay = _layer(), _opened(loop)
+    if layer is not None and relay is not None:  # rooms joined while Redis was away, too
+        _keep(loop.create_task(_rejoin(layer, relay)))
+    for listener in _back_listeners:
+        try:
+            listener(codes)
+        except Exception:
+            log.exception("a relay-back listener failed")
 
 
 def _heard(code: str, frames: list[str]) -> None:
@@ -105,7 +131,7 @@ def _keep(task: asyncio.Task[Any]) -> None:
 
 
 async def join(code: str, socket: Socket) -> None:
-    """``socket`` hears the room's frames from now on. Raises if Redis is away (nothing kept)."""
+    """``socket`` hears the room's frames from now on (from this process only while Redis is away)."""
     loop = asyncio.get_running_loop()
     with _lock:
         members = _members.setdefault(code, {})
@@ -115,11 +141,14 @@ async def join(code: str, socket: Socket) -> None:
     if first_here and layer is not None:
         try:
             relay = await _relay(loop, layer)
-            relay.groups.add(code)
-            await layer.group_add(room_group(code), relay.channel)
         except BaseException:
             forget(code, socket)
             raise
+        relay.groups.add(code)
+        try:
+            await layer.group_add(room_group(code), relay.channel)
+        except Exception:  # Redis away: the socket plays locally; the relay rejoins when Redis is back
+            log.warning("room %s joined without Redis; its relay rejoins when Redis is back", code)
 
 
 def forget(code: str, socket: Socket) -> bool:
@@ -190,6 +219,7 @@ async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
                 await _rejoin(layer, relay)
                 lost = False
                 log.warning("relay is back in the groups of %d rooms", len(relay.groups))
+                relay_returned()
             message = await layer.receive(relay.channel)
         except asyncio.CancelledError:
             raise

@@ -6,13 +6,18 @@ The reads behind it (the room, who is connected) are in games.selectors.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from games import selectors
 from games.models import Game, Presence
-from games.selectors import game_state, seats_of
+from games.selectors import PRESENCE_TIMEOUT, game_state, seats_of
+
+# A row this old belongs to a socket whose process died (a live socket pings every 20 s and
+# is dropped by Daphne when silent): it already counts as away, and the sweep deletes it.
+STALE_AFTER = PRESENCE_TIMEOUT * 5
 
 
 def _frame(game: Game) -> str:
@@ -36,10 +41,22 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
     return you, json.dumps(game_state(game)), _frame(game)
 
 
+def room_frame(code: str) -> str | None:
+    """The room's presence frame now (None for a room that is gone)."""
+    game = selectors.room_or_none(code)
+    return _frame(game) if game is not None else None
+
+
 def leave(code: str, channel_name: str) -> str | None:
     Presence.objects.filter(channel_name=channel_name).delete()
     game = selectors.room_or_none(code)
     return _frame(game) if game is not None else None
+
+
+def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:
+    """Delete the rows of sockets not heard from for ``older_than`` (their process died); how many."""
+    deleted, _ = Presence.objects.filter(seen_at__lt=timezone.now() - older_than).delete()
+    return deleted
 
 
 def seen(code: str, channel_name: str) -> int | None:
@@ -50,3 +67,8 @@ def seen(code: str, channel_name: str) -> int | None:
 
 def state_text(code: str) -> str:
     return json.dumps(game_state(selectors.room(code)))
+
+
+def state_with_version(code: str) -> tuple[str, int]:
+    game = selectors.room(code)
+    return json.dumps(game_state(game)), game.version

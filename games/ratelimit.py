@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
@@ -182,27 +183,61 @@ def too_many(request: HttpRequest, scope: str, rate: Rate) -> HttpResponse:
 def ratelimit(
     scope: str, setting: str, *, only_status: int | None = None, per_ip_only: bool = False
 ) -> Callable[[View], View]:
-    """Limit a view to the rate named by ``setting``.
+    """Limit a view (plain or async) to the rate named by ``setting``.
 
     With ``only_status`` only responses with that status count (404: codes that do not
     exist), but once over the limit every request in the window is refused.
     """
 
+    def refusal(request: HttpRequest) -> tuple[Rate | None, HttpResponse | None]:
+        """The rate this request counts against (None: it does not count) and the 429 if it is over."""
+        rate = _rate(setting)
+        # A GET of the create or join URL changes nothing (the view answers 405).
+        if rate is None or (only_status is None and request.method not in ("POST", "PUT", "PATCH")):
+            return None, None
+        try:
+            if _over(_buckets(request, scope, rate, per_ip_only)):
+                log.warning("rate limit %s hit by %s", scope, client_ip(request))
+                return rate, too_many(request, scope, rate)
+        except Exception:  # noqa: BLE001 - the cache being down must not stop the game
+            log.warning("rate limit cache unavailable; letting %s through", scope)
+            return None, None
+        return rate, None
+
+    def count(request: HttpRequest, rate: Rate, status: int | None) -> None:
+        if status is not None and (only_status is None or status == only_status):
+            try:
+                # Recomputed: a browser's first room or seat just gave it a controller.
+                _count(_buckets(request, scope, rate, per_ip_only), rate.seconds)
+            except Exception:  # noqa: BLE001
+                log.warning("rate limit cache unavailable; %s not counted", scope)
+
     def decorate(view: View) -> View:
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def wrapped_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+                rate, refused = await sync_to_async(refusal)(request)
+                if refused is not None or rate is None:
+                    return refused or await view(request, *args, **kwargs)
+                status = None
+                try:
+                    response = await view(request, *args, **kwargs)
+                    status = response.status_code
+                    return response
+                except Http404:
+                    status = 404
+                    raise
+                finally:
+                    await sync_to_async(count)(request, rate, status)
+
+            return wrapped_async
+
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-            rate = _rate(setting)
-            # A GET of the create or join URL changes nothing (the view answers 405).
-            if rate is None or (only_status is None and request.method not in ("POST", "PUT", "PATCH")):
-                return view(request, *args, **kwargs)
-            buckets = _buckets(request, scope, rate, per_ip_only)
-            try:
-                if _over(buckets):
-                    log.warning("rate limit %s hit by %s", scope, client_ip(request))
-                    return too_many(request, scope, rate)
-            except Exception:  # noqa: BLE001 - the cache being down must not stop the game
-                log.warning("rate limit cache unavailable; letting %s through", scope)
-                return view(request, *args, **kwargs)
+            rate, refused = refusal(request)
+            if refused is not None or rate is None:
+                return refused or view(request, *args, **kwargs)
             status = None
             try:
                 response = view(request, *args, **kwargs)
@@ -212,12 +247,7 @@ def ratelimit(
                 status = 404
                 raise
             finally:
-                if status is not None and (only_status is None or status == only_status):
-                    try:
-                        # Recomputed: a browser's first room or seat just gave it a controller.
-                        _count(_buckets(request, scope, rate, per_ip_only), rate.seconds)
-                    except Exception:  # noqa: BLE001
-                        log.warning("rate limit cache unavailable; %s not counted", scope)
+                count(request, rate, status)
 
         return wrapped
 

@@ -39,6 +39,11 @@ def room_or_none(code: str) -> Game | None:
     return Game.objects.filter(code=code).first()
 
 
+def action_stored(code: str, controller: str, action_id: str) -> bool:
+    """Whether the room's move log holds the action this browser sent with ``action_id``."""
+    return Move.objects.filter(game__code=code, actor=controller, action_id=action_id).exists()
+
+
 def room_version(code: str) -> int | None:
     """The room's current version without reading the rest of it (None for an unknown room)."""
     return Game.objects.filter(code=code).values_list("version", flat=True).first()

@@ -3,7 +3,8 @@ from django.urls import path
 from games import views
 from games.ratelimit import MISS_SCOPE, MISS_SETTING, ratelimit
 
-# Per-client limits on what makes rows, and on guessing room codes (games/ratelimit.py).
+# Per-client limits on what makes rows, and on guessing room codes (games/ratelimit.py):
+# every URL that looks a room up by its code counts a code that does not exist.
 create_limit = ratelimit("room_create", "RATE_LIMIT_ROOM_CREATE")
 join_limit = ratelimit("room_join", "RATE_LIMIT_ROOM_JOIN")
 miss_limit = ratelimit(MISS_SCOPE, MISS_SETTING, only_status=404, per_ip_only=True)
@@ -15,12 +16,12 @@ urlpatterns = [
     path("rules", views.doc_page, {"name": "rules"}, name="rules"),
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
     path("r/<str:code>/", miss_limit(views.room), name="room"),
-    path("r/<str:code>/join", join_limit(views.room_join), name="room_join"),
+    path("r/<str:code>/join", miss_limit(join_limit(views.room_join)), name="room_join"),
     path("r/<str:code>/state.json", miss_limit(views.room_state), name="room_state"),
     path("r/<str:code>/log.json", miss_limit(views.room_log), name="room_log"),
-    path("r/<str:code>/rematch", create_limit(views.room_rematch), name="room_rematch"),
-    path("r/<str:code>/fairness", views.room_fairness, name="room_fairness"),
-    path("r/<str:code>/review.json", views.room_review, name="room_review"),
+    path("r/<str:code>/rematch", miss_limit(create_limit(views.room_rematch)), name="room_rematch"),
+    path("r/<str:code>/fairness", miss_limit(views.room_fairness), name="room_fairness"),
+    path("r/<str:code>/review.json", miss_limit(views.room_review), name="room_review"),
     path("r/<str:code>/replay", miss_limit(views.replay), name="replay"),
-    path("r/<str:code>/<str:action>", views.room_action, name="room_action"),
+    path("r/<str:code>/<str:action>", miss_limit(views.room_action), name="room_action"),
 ]

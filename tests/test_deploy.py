@@ -358,3 +358,25 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     finally:
         for worker in workers:
             worker.stop()
+
+
+def test_redis_without_a_shared_secret_key_is_flagged(tmp_path: Path) -> None:
+    env = clean_env(tmp_path, **{**PRODUCTION, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    del env["SECRET_KEY"]
+    result = run_manage("check", env=env)
+    assert "yahtzee.W001" in result.stderr + result.stdout and "SECRET_KEY" in result.stderr + result.stdout
+    env["SECRET_KEY"] = secrets.token_urlsafe(60)
+    assert "yahtzee.W001" not in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "check"),
+    [("ALLOWED_HOSTS", "*", "yahtzee.W002"), ("CSRF_TRUSTED_ORIGINS", "yahtzee.example.org", "yahtzee.W003")],
+)
+def test_check_deploy_flags_hosts_the_origin_check_cannot_use(
+    tmp_path: Path, setting: str, value: str, check: str
+) -> None:
+    result = run_manage(
+        "check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **{**PRODUCTION, setting: value})
+    )
+    assert result.returncode != 0 and check in result.stdout + result.stderr

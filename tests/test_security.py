@@ -354,3 +354,84 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
     assert not [name for name in leaks(received) if "controller" in name]
     for ws in (ann_ws, bob_ws, spectator):
         await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/r/{}/fairness"),
+        ("get", "/r/{}/review.json"),
+        ("get", "/r/{}/replay"),
+        ("get", "/r/{}/log.json"),
+        ("post", "/r/{}/join"),
+        ("post", "/r/{}/rematch"),
+        ("post", "/r/{}/roll"),
+        ("post", "/r/{}/score"),
+    ],
+)
+def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, method: str, path: str) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    code = create_room(Client())
+    guesser = Client(REMOTE_ADDR="10.0.1.1")
+    data = {"name": "Eve", "version": "1", "action_id": "a"} if method == "post" else None
+    statuses = [getattr(guesser, method)(path.format(f"guess{i:05d}"), data).status_code for i in range(4)]
+    assert statuses == [404, 404, 404, 429]
+    # Over the limit the right code is refused too, on this URL and on the room page.
+    assert getattr(guesser, method)(path.format(code), data).status_code == 429
+    assert guesser.get(f"/r/{code}/").status_code == 429
+
+
+# --- the Origin check compares scheme, host and port; a wildcard host never opens it ------
+
+
+def _scope(origin: str | None, host: str | None, scheme: str = "ws", proto: str | None = None) -> dict[str, Any]:
+    headers = [(b"origin", origin.encode())] if origin is not None else []
+    if host is not None:
+        headers.append((b"host", host.encode()))
+    if proto is not None:
+        headers.append((b"x-forwarded-proto", proto.encode()))
+    return {"type": "websocket", "scheme": scheme, "headers": headers}
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "scheme", "proto", "allowed"),
+    [
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", "ws", None, True),
+        ("http://127.0.0.1:9000", "127.0.0.1:8000", "ws", None, False),  # another port
+        ("https://127.0.0.1:8000", "127.0.0.1:8000", "ws", None, False),  # another scheme
+        ("http://127.0.0.1", "127.0.0.1:8000", "ws", None, False),
+        ("https://127.0.0.1", "127.0.0.1", "wss", None, True),
+        ("https://yahtzee.example.org", "yahtzee.example.org", "ws", "https", True),  # TLS ends at the proxy
+        ("http://yahtzee.example.org", "yahtzee.example.org", "ws", "https", False),
+        ("http://evil.example", "evil.example", "ws", None, False),  # a host that is not allowed
+        ("http://evil.example", "127.0.0.1:8000", "ws", None, False),
+        ("null", "127.0.0.1:8000", "ws", None, False),
+        (None, "127.0.0.1:8000", "ws", None, False),
+        ("https://app.example.org", "10.0.0.5:8000", "ws", None, True),  # listed in CSRF_TRUSTED_ORIGINS
+    ],
+)
+def test_the_origin_check_compares_scheme_host_and_port(
+    settings: Any, origin: str | None, host: str, scheme: str, proto: str | None, allowed: bool
+) -> None:
+    from yahtzee.origin import origin_allowed
+
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "yahtzee.example.org"]
+    settings.CSRF_TRUSTED_ORIGINS = ["https://app.example.org"]
+    settings.BEHIND_PROXY = True
+    assert origin_allowed(_scope(origin, host, scheme, proto)) is allowed
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("origin", [b"http://evil.example", b"null", None], ids=str)
+async def test_allowed_hosts_wildcard_does_not_turn_the_origin_check_off(settings: Any, origin: bytes | None) -> None:
+    settings.ALLOWED_HOSTS = ["*"]
+    code = await sync_to_async(create_room)(Client())
+    headers = [(b"host", b"yahtzee.example.org")] + ([(b"origin", origin)] if origin is not None else [])
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
+    connected, _ = await ws.connect()
+    assert not connected
+    await ws.disconnect()
+    same = [(b"host", b"yahtzee.example.org"), (b"origin", b"http://yahtzee.example.org")]
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=same)
+    assert (await ws.connect())[0]
+    await ws.disconnect()

@@ -332,3 +332,23 @@ def test_a_seat_form_without_its_seat_is_refused_and_changes_nothing() -> None:
     game.refresh_from_db()
     assert game.version > before[0]
     assert [p.name for p in game.players.filter(status="active")] == ["Ada"]
+
+
+@pytest.mark.django_db
+def test_a_post_the_database_failed_during_says_its_result_is_unknown_not_unchanged() -> None:
+    from unittest import mock
+
+    from django.db import OperationalError
+
+    from games import services as game_services
+
+    client = Client()
+    response = client.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    with mock.patch.object(game_services, "game_start", side_effect=OperationalError("connection lost")):
+        posted = client.post(f"/r/{code}/start", {"version": "1", "action_id": "a"})
+    assert posted.status_code == 503
+    assert b"result is unknown" in posted.content and b"Nothing was changed" not in posted.content
+    with mock.patch("games.views.game_state", side_effect=OperationalError("connection lost")):
+        read = client.get(f"/r/{code}/")
+    assert read.status_code == 503 and b"Nothing was changed" in read.content

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 import weakref
 from typing import Any
 
@@ -26,6 +27,22 @@ def _database() -> None:
         cursor.fetchone()
 
 
+async def _reply_channel(layer: Any) -> str:
+    """A channel to send the check to and receive it from.
+
+    On the core layer (a Redis list per channel) a plain name: a process-specific one
+    (``...!``) shares one receive loop and lock with every other receiver of the process,
+    and a check cancelled while Redis was away could leave that lock held, so the check
+    failed long after Redis came back. On the pub/sub layer ``new_channel`` subscribes
+    before the first send, which a plain name would not.
+    """
+    from channels_redis.core import RedisChannelLayer
+
+    if isinstance(layer, RedisChannelLayer):
+        return f"healthz.{uuid.uuid4().hex}"
+    return str(await layer.new_channel("healthz."))
+
+
 async def _channel_layer() -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -33,7 +50,7 @@ async def _channel_layer() -> None:
     channels = _reply_channels.setdefault(asyncio.get_running_loop(), {})
     channel = channels.get(id(layer))
     if channel is None:
-        channel = channels[id(layer)] = await layer.new_channel("healthz.")
+        channel = channels[id(layer)] = await _reply_channel(layer)
     token = f"{time.monotonic_ns()}"
     try:
         await layer.send(channel, {"type": "healthz", "token": token})

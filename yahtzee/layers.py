@@ -15,12 +15,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close
 
 log = logging.getLogger(__name__)
+
+_resubscribed: list[Callable[[], None]] = []
+
+
+def on_resubscribed(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` on the event loop each time a connection is subscribed again after a loss."""
+    if listener not in _resubscribed:
+        _resubscribed.append(listener)
 
 
 class ResubscribingShardConnection(RedisSingleShardConnection):
@@ -64,6 +73,11 @@ class ResubscribingShardConnection(RedisSingleShardConnection):
             await self._pubsub.subscribe(*self._subscribed_to)
         self.lost = False
         log.warning("Redis pub/sub connection is back: %d channels subscribed again", len(self._subscribed_to))
+        for listener in _resubscribed:
+            try:
+                listener()
+            except Exception:
+                log.exception("a resubscription listener failed")
 
 
 class ResubscribingLoopLayer(RedisPubSubLoopLayer):

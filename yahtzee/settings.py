@@ -41,6 +41,8 @@ DATA_DIR = data_dir()
 # settings still load (checks, migrations, tests) and the server refuses to start
 # (yahtzee/asgi.py) rather than sign sessions with an empty key.
 SECRET_KEY = secret_key(DATA_DIR)
+# Several workers need one shared key (yahtzee/checks.py warns when Redis is set without it).
+SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY"))
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
@@ -173,6 +175,22 @@ else:
 
 # Websocket frames a second one socket may send before it is told off (and then closed).
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
+# Fair shares of a worker (games/sockets.py; docs/security.md), off with RATE_LIMITS=0 like
+# the other per-client limits: open sockets per address and per browser (0: no cap), new
+# sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
+# room's presence goes out, a ping is written, and rows of dead processes are swept.
+WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
+WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
+WS_CONNECT_RATE = os.environ.get("WS_CONNECT_RATE", "60/10")  # new sockets per address
+WS_FRAMES_PER_ADDRESS = envint("WS_FRAMES_PER_ADDRESS", 200)  # frames a second, all its sockets together
+WS_HINT_RATE = os.environ.get("WS_HINT_RATE", "10/10")
+PRESENCE_COALESCE = float(os.environ.get("PRESENCE_COALESCE") or 0.25)
+PING_WRITE_SECONDS = float(os.environ.get("PING_WRITE_SECONDS") or 10)
+PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
+# Bytes a websocket may have unsent before it is closed (4009) as too far behind, and the
+# seconds it then has to read that close before its connection is cut (yahtzee/backlog.py).
+WS_SEND_BACKLOG = envint("WS_SEND_BACKLOG", 256 * 1024)
+WS_SEND_GRACE = float(os.environ.get("WS_SEND_GRACE") or 2)
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),

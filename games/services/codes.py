@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 
 from games import fairness
 from games.errors import BAD_NAME, BAD_REQUEST
@@ -15,7 +16,11 @@ CODE_LENGTH = 10
 NAME_MAX = 24
 SEED_MAX = 64
 ACTION_ID_MAX = 64
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+# Combining marks one character may carry: enough for any script's real letters (Vietnamese
+# stacks two, some Indic clusters three), not for a "Zalgo" name that spills over its row.
+MARKS_MAX = 3
+# Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern): dropped too.
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def new_room_code() -> str:
@@ -33,13 +38,42 @@ def new_controller() -> str:
 
 
 def clean_name(name: object) -> str:
-    text = _CONTROL_CHARS.sub("", str(name) if isinstance(name, str) else "").strip()
-    text = re.sub(r"\s+", " ", text)
+    """A display name as people will see it: NFC, no invisible tricks, at least one visible character.
+
+    Control and format characters (zero-width spaces and joiners, bidi overrides, soft
+    hyphens) are dropped, runs of spaces become one, and each character keeps at most
+    ``MARKS_MAX`` combining marks. Raises RuleViolation(BAD_NAME) naming what is wrong.
+    """
+    text = unicodedata.normalize("NFC", name if isinstance(name, str) else "")
+    kept: list[str] = []
+    marks = 0
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn") or char in _BLANKS:
+            # Tabs and newlines still separate words; other controls and format characters go.
+            if char in "\t\n\r\x0b\x0c":
+                kept.append(" ")
+            continue
+        if category.startswith("M"):
+            marks += 1
+            if marks > MARKS_MAX or not kept:
+                continue
+        else:
+            marks = 0
+        kept.append(char)
+    text = re.sub(r"\s+", " ", "".join(kept)).strip()
     if not text:
         raise RuleViolation(BAD_NAME, "Please choose a display name.")
+    if not any(unicodedata.category(char)[0] in "LNPS" for char in text):
+        raise RuleViolation(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
     if len(text) > NAME_MAX:
         raise RuleViolation(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
     return text
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: "Host", "HOST" and full-width "Ｈｏｓｔ" are the same name."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 
 def clean_client_seed(seed: object) -> str:

@@ -11,7 +11,7 @@ from games.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT
 from games.models import Game, Move, Player
 from games.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host, seats_of
-from games.services.codes import clean_client_seed, clean_name, new_room_code
+from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.seats import add_seat, game_add_bot, game_join
 
 
@@ -84,7 +84,7 @@ def local_game_create(
     if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
         raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players, at least one of them a person.")
     cleaned = [clean_name(name) for name in names]
-    if len({name.casefold() for name in cleaned}) != len(cleaned):
+    if len({name_key(name) for name in cleaned}) != len(cleaned):
         raise RuleViolation(NAME_TAKEN, "Give each player a different name.")
     with transaction.atomic():
         host = game_create(

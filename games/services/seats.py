@@ -34,7 +34,7 @@ from games.services.actions import (
     rules_state,
     seats_of,
 )
-from games.services.codes import clean_client_seed, clean_name
+from games.services.codes import clean_client_seed, clean_name, name_key
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -74,7 +74,7 @@ def game_join(
             raise RuleViolation(LOCAL_ROOM, "This game is played on one device: you can watch it.")
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
-        if any(s["name"].casefold() == display.casefold() for s in active):
+        if any(name_key(s["name"]) == name_key(display) for s in active):
             raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
         player = add_seat(game, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN)
         record(
@@ -227,9 +227,9 @@ def check_level(level: object) -> str:
 
 
 def bot_name(game: Game) -> str:
-    taken = {s["name"].casefold() for s in seats_of(game) if s["status"] == Player.Status.ACTIVE}
+    taken = {name_key(s["name"]) for s in seats_of(game) if s["status"] == Player.Status.ACTIVE}
     for name in BOT_NAMES:
-        if name.casefold() not in taken:
+        if name_key(name) not in taken:
             return name
     return f"Bot {len(seats_of(game)) + 1}"
 

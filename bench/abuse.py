@@ -1,0 +1,411 @@
+"""Hostile clients against one worker: memory, fair sharing and leftovers (issue 18's figures).
+
+Run it as its own process; it starts its own Daphne (SQLite, loopback only) with the
+helpers of tests/live.py, and stops it again:
+
+    .venv/bin/python bench/abuse.py                      # all three phases, about 5 minutes
+    .venv/bin/python bench/abuse.py --phase fuzz --frames 2000
+
+Phases (each bounded in time and count):
+
+- ``slow``: ``--slow`` (200) sockets that never read (a 4 KB receive buffer, never
+  drained) but ping every 10 s, spread over busy rooms (a player toggling a hold ~10
+  times a second in each), for ``--slow-seconds`` (120). Prints the worker's RSS before,
+  at its peak and 30 s after the slow sockets went, and how many the server closed as
+  too far behind (4009).
+- ``storm``: a victim game in its own room acts in a closed loop (one action, wait for
+  its state, the next) while, from other loopback addresses, 1,000 sockets storm into
+  one room and 200 sockets send 19 pings a second. Prints the victim's p50/p95/p99
+  before and during the attack, and how many storm sockets were refused (4029).
+  The attackers run in a separate process so that their own CPU does not slow the
+  victim's client.
+- ``fuzz``: ``--frames`` (10,000) fuzzed frames (deep nesting, lone surrogates, random
+  Unicode, binary, oversized, protocol frames with wrong fields) from spectator sockets,
+  reconnecting whenever the server closes one. Prints the close codes seen (1011 means a
+  handler crashed), the Presence rows left once every socket is gone, and whether the
+  room's stored state is unchanged.
+
+The machine these figures come from is shared: say how busy it was (the load average is
+printed) when you quote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import socket
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from tests.live import Browser, ServerProcess, manage, server_env  # noqa: E402
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def loadavg() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[0]
+
+
+def start_server(data_dir: Path, **extra: str) -> ServerProcess:
+    env = server_env(
+        DATA_DIR=str(data_dir),
+        SECRET_KEY="abuse-bench-" + "x" * 50,
+        BOT_TABLES_AT_START="0",
+        LOG_LEVEL="WARNING",
+        **extra,
+    )
+    for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
+        env.pop(name, None)
+    manage("migrate", "--noinput", env=env)
+    return ServerProcess(env, log_dir=data_dir).start(timeout=60)
+
+
+async def open_ws(
+    server: ServerProcess, code: str, session: str = "", source: str = "127.0.0.1", rcvbuf: int = 0, **kw: Any
+) -> ClientConnection:
+    sock = socket.socket()
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.bind((source, 0))
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+    headers = {"Cookie": f"sessionid={session}"} if session else {}
+    return await connect(
+        f"ws://127.0.0.1:{server.port}/ws/rooms/{code}/",
+        sock=sock,
+        origin=server.url,  # type: ignore[arg-type]
+        additional_headers=headers,
+        ping_interval=None,
+        open_timeout=10,
+        **kw,
+    )
+
+
+async def next_state(ws: ClientConnection, above: int, timeout: float = 10) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), max(0.01, deadline - time.monotonic())))
+        if frame.get("type") == "state" and frame["version"] > above:
+            return dict(frame)
+        if frame.get("type") == "error":
+            raise RuntimeError(f"refused: {frame}")
+
+
+class Player:
+    """One seated browser with a socket: rolls once, then toggles a hold (each one a new state)."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self.browser = Browser(server.url)
+        self.code = self.browser.create_room("Busy")
+        self.server = server
+        self.version = 0
+        self.latencies: list[float] = []
+
+    async def connect(self) -> None:
+        self.ws = await open_ws(self.server, self.code, self.browser.cookie("sessionid"))
+        self.version = (await next_state(self.ws, -1))["version"]
+        await self.act({"type": "start"})
+        await self.act({"type": "roll"})
+
+    async def act(self, frame: dict[str, Any]) -> None:
+        started = time.perf_counter()
+        await self.ws.send(json.dumps({**frame, "version": self.version, "id": f"a{self.version}"}))
+        self.version = (await next_state(self.ws, self.version))["version"]
+        self.latencies.append((time.perf_counter() - started) * 1000)
+
+    async def toggle(self, until: float, pace: float) -> None:
+        n = 0
+        while time.monotonic() < until:
+            n += 1
+            await self.act({"type": "hold", "held": [0] if n % 2 else []})
+            if pace:
+                await asyncio.sleep(pace)
+
+
+def percentiles(values: list[float]) -> str:
+    if len(values) < 2:
+        return "n/a"
+    q = statistics.quantiles(values, n=100)
+    return f"p50 {q[49]:.1f} ms, p95 {q[94]:.1f} ms, p99 {q[98]:.1f} ms ({len(values)} actions)"
+
+
+# --- slow readers -------------------------------------------------------------------------
+
+
+async def phase_slow(args: argparse.Namespace, data_dir: Path) -> None:
+    server = start_server(data_dir / "slow", WS_RATE_LIMIT="1000")
+    try:
+        pid = server.proc.pid  # type: ignore[union-attr]
+        rooms = [Player(server) for _ in range(args.rooms)]
+        for player in rooms:
+            await player.connect()
+        warm_until = time.monotonic() + 10
+        await asyncio.gather(*(p.toggle(warm_until, 0.1) for p in rooms))
+        baseline = rss_mb(pid)
+        slow: list[ClientConnection] = []
+        for n in range(args.slow):
+            # max_queue=1: the client library stops reading the socket once a frame waits.
+            # From 20 loopback addresses, within the per-address caps: every one is let in.
+            source = f"127.0.2.{1 + n % 20}"
+            ws = await open_ws(server, rooms[n % len(rooms)].code, source=source, rcvbuf=4096, max_queue=1)
+            slow.append(ws)
+
+        async def pinger(ws: ClientConnection, until: float) -> None:
+            with contextlib.suppress(Exception):
+                while time.monotonic() < until:
+                    await asyncio.sleep(10)
+                    await asyncio.wait_for(ws.send('{"type": "ping"}'), 2)
+
+        until = time.monotonic() + args.slow_seconds
+        peak = baseline
+        busy = [asyncio.create_task(p.toggle(until, 0.1)) for p in rooms]
+        pings = [asyncio.create_task(pinger(ws, until)) for ws in slow]
+        while time.monotonic() < until:
+            await asyncio.sleep(2)
+            peak = max(peak, rss_mb(pid))
+        await asyncio.gather(*busy, *pings, return_exceptions=True)
+        for ws in slow:
+            ws.transport.abort()
+        log_text = Path(server.log_path).read_text(errors="replace")
+        closed = log_text.count("closing a websocket")
+        after_go = time.monotonic() + 30
+        while time.monotonic() < after_go:
+            await asyncio.sleep(2)
+        after = rss_mb(pid)
+        print(f"slow readers: {args.slow} sockets in {args.rooms} rooms toggling ~10 actions/s, {args.slow_seconds}s")
+        print(f"  worker RSS: baseline {baseline:.0f} MB, peak {peak:.0f} MB (+{peak - baseline:.0f} MB), ")
+        print(f"  30 s after they went: {after:.0f} MB (+{after - baseline:.0f} MB over baseline)")
+        print(f"  closed by the server as too far behind (4009): {closed}; refused: {log_text.count('refused')}")
+        print(f"  the busy rooms' own actions meanwhile: {percentiles([x for p in rooms for x in p.latencies])}")
+    finally:
+        server.stop()
+
+
+# --- storm and ping flood -------------------------------------------------------------------
+
+
+async def _attack(port: int, url: str, code: str, storm: int, flood: int, seconds: float, out: Any) -> None:
+    server = ServerProcess({}, port=port)
+    server.proc = None
+    closes: Counter[str] = Counter()
+
+    async def storm_one(n: int) -> ClientConnection | None:
+        try:
+            ws = await open_ws(server, code, source="127.0.0.2")
+        except Exception as exc:  # noqa: BLE001
+            closes[type(exc).__name__] += 1
+            return None
+        return ws
+
+    async def reader(ws: ClientConnection) -> None:
+        try:
+            async for _ in ws:
+                pass
+        except Exception:  # noqa: BLE001
+            pass
+        closes[str(ws.close_code)] += 1
+
+    stormed: list[ClientConnection] = []
+    started = time.monotonic()
+    for batch in range(0, storm, 100):
+        opened = await asyncio.gather(*(storm_one(n) for n in range(batch, min(storm, batch + 100))))
+        stormed += [ws for ws in opened if ws is not None]
+    readers = [asyncio.create_task(reader(ws)) for ws in stormed]
+    flooders: list[ClientConnection] = []
+    for n in range(flood):
+        with contextlib.suppress(Exception):
+            flooders.append(await open_ws(server, code, source=f"127.0.0.{3 + n // 90}"))
+    readers += [asyncio.create_task(reader(ws)) for ws in flooders]
+
+    async def flood_one(ws: ClientConnection, until: float) -> None:
+        with contextlib.suppress(Exception):
+            while time.monotonic() < until:
+                await ws.send('{"type": "ping"}')
+                await asyncio.sleep(1 / 19)
+
+    await asyncio.gather(*(flood_one(ws, started + seconds) for ws in flooders))
+    for ws in stormed + flooders:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(), 2)
+    await asyncio.gather(*readers, return_exceptions=True)
+    out.put({"opened": len(stormed), "flooders": len(flooders), "closes": dict(closes)})
+
+
+def attack_process(port: int, url: str, code: str, storm: int, flood: int, seconds: float, out: Any) -> None:
+    asyncio.run(_attack(port, url, code, storm, flood, seconds, out))
+
+
+async def phase_storm(args: argparse.Namespace, data_dir: Path) -> None:
+    server = start_server(data_dir / "storm")
+    try:
+        victim = Player(server)
+        await victim.connect()
+        target = Browser(server.url).create_room("Target")
+        await victim.toggle(time.monotonic() + 15, 0.05)
+        before = victim.latencies[:]
+        victim.latencies.clear()
+        queue: Any = multiprocessing.Queue()
+        attacker = multiprocessing.Process(
+            target=attack_process,
+            args=(server.port, server.url, target, args.storm, args.flood, args.attack_seconds, queue),
+        )
+        attacker.start()
+        await victim.toggle(time.monotonic() + args.attack_seconds, 0.05)
+        attacker.join(120)
+        report = queue.get(timeout=5) if not queue.empty() else {}
+        print(f"storm: {args.storm} sockets from 127.0.0.2 into one room, {args.flood} sockets pinging 19/s")
+        print(f"  victim before: {percentiles(before)}")
+        print(f"  victim during: {percentiles(victim.latencies)}")
+        print(f"  storm sockets the server let in: {report.get('opened')} (the rest refused), "
+              f"flooders: {report.get('flooders')}; close codes seen: {report.get('closes')}")  # fmt: skip
+    finally:
+        server.stop()
+
+
+# --- fuzz -----------------------------------------------------------------------------------
+
+
+def fuzz_frame(rng: random.Random) -> str | bytes:
+    kind = rng.randrange(8)
+    if kind == 0:
+        depth = rng.randrange(100, 3000)
+        return "[" * depth + "]" * depth
+    if kind == 1:
+        return json.dumps({"type": rng.choice(["roll", "score", "ping", "hint"]), "version": 1}).replace(
+            '"version"', '"id": "\\ud800", "box": "\\udfff", "version"'
+        )
+    if kind == 2:
+        return (
+            "".join(chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(rng.randrange(1, 200)))
+            .encode("utf-8", "replace")
+            .decode("utf-8", "replace")
+        )
+    if kind == 3:
+        return rng.randbytes(rng.randrange(1, 300))
+    if kind == 4:
+        return json.dumps({"type": "roll", "version": 1, "id": "x" * rng.randrange(4000, 200_000)})
+    if kind == 5:
+        frame: dict[str, Any] = {"type": rng.choice(["start", "roll", "hold", "score", "leave", "kick", "sync", "x"])}
+        for name in ("version", "id", "held", "box", "seat", "column"):
+            if rng.random() < 0.6:
+                frame[name] = rng.choice([None, True, -1, 2**70, "\u202e", [[]], {"a": 1}, "", 3.5])
+        return json.dumps(frame)
+    if kind == 6:
+        return json.dumps({"type": "hint", "version": rng.randrange(-5, 50)})
+    return '{"type": "ping"}'
+
+
+async def phase_fuzz(args: argparse.Namespace, data_dir: Path) -> None:
+    server = start_server(data_dir / "fuzz")
+    try:
+        host = Browser(server.url)
+        code = host.create_room("Host")
+        version = host.state(code)["version"]
+        host.post(f"/r/{code}/start", {"version": str(version), "action_id": "start"})
+        before = host.state(code)
+        closes: Counter[str] = Counter()
+        sent = 0
+        rng = random.Random(18)
+        per_socket = max(1, args.frames // args.fuzzers)
+
+        async def fuzzer(n: int) -> None:
+            nonlocal sent
+            left = per_socket
+            while left > 0:
+                try:
+                    ws = await open_ws(server, code, source=f"127.0.1.{1 + n % 250}", max_size=None)
+                except Exception as exc:  # noqa: BLE001
+                    closes[f"refused {type(exc).__name__}"] += 1
+                    await asyncio.sleep(0.5)
+                    continue
+                reader = asyncio.create_task(_drain(ws))
+                try:
+                    while left > 0:
+                        await ws.send(fuzz_frame(rng))
+                        sent += 1
+                        left -= 1
+                        await asyncio.sleep(rng.choice([0, 0.01, 0.05]))
+                    await asyncio.wait_for(ws.close(), 5)
+                except Exception:  # noqa: BLE001 - the server closed it: reconnect and go on
+                    pass
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(reader, 5)
+                closes[str(ws.close_code)] += 1
+
+        started = time.monotonic()
+        await asyncio.gather(*(fuzzer(n) for n in range(args.fuzzers)))
+        # The server may still be working through frames queued before each close: wait
+        # (up to a minute) for the disconnects to reach the database.
+        closed_at = time.monotonic()
+        db = sqlite3.connect(data_dir / "fuzz" / "yahtzee.sqlite3")
+        while True:
+            leftover = db.execute("SELECT count(*) FROM games_presence").fetchone()[0]
+            if not leftover or time.monotonic() - closed_at > 60:
+                break
+            await asyncio.sleep(1)
+        drained = time.monotonic() - closed_at
+        db.close()
+        after = host.state(code)
+        same = {k: v for k, v in before.items() if k != "you"} == {k: v for k, v in after.items() if k != "you"}
+        print(f"fuzz: {sent} frames from {args.fuzzers} spectator sockets in {time.monotonic() - started:.0f}s")
+        print(f"  close codes seen: {dict(sorted(closes.items()))}; 1011 (a handler crashed): {closes.get('1011', 0)}")
+        print(f"  Presence rows left once every socket went: {leftover} ({drained:.0f}s after the last close)")
+        print(f"  stored state identical: {same} (version {before['version']} -> {after['version']})")
+    finally:
+        server.stop()
+
+
+async def _drain(ws: ClientConnection) -> None:
+    with contextlib.suppress(Exception):
+        async for _ in ws:
+            pass
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    print(f"load average at start: {loadavg()} (the machine is shared; figures are slower than on an idle one)")
+    with tempfile.TemporaryDirectory(prefix="abuse-") as tmp:
+        for name, phase in (("slow", phase_slow), ("storm", phase_storm), ("fuzz", phase_fuzz)):
+            if args.phase in (name, "all"):
+                (Path(tmp) / name).mkdir()
+                await phase(args, Path(tmp))
+                print(f"  (load average now {loadavg()})", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--phase", choices=("slow", "storm", "fuzz", "all"), default="all")
+    parser.add_argument("--slow", type=int, default=200)
+    parser.add_argument("--rooms", type=int, default=4)
+    parser.add_argument("--slow-seconds", type=float, default=120)
+    parser.add_argument("--storm", type=int, default=1000)
+    parser.add_argument("--flood", type=int, default=200)
+    parser.add_argument("--attack-seconds", type=float, default=40)
+    parser.add_argument("--frames", type=int, default=10_000)
+    parser.add_argument("--fuzzers", type=int, default=50)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("BOT_TABLES_AT_START", "0")
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()

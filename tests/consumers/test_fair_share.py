@@ -1,0 +1,145 @@
+"""Fair shares of a worker: sockets per address and per browser, coalesced presence, cheap pings, hint rate."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from unittest import mock
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from games import coach, presence
+from games import sockets as sockets_module
+from tests.consumers.test_hostile import frames_within
+from tests.consumers.test_room_consumer import first_frames, frames_until, make_room
+from yahtzee.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def open_socket(code: str, ip: str, session: str | None = None) -> tuple[WebsocketCommunicator, bool]:
+    headers = [(b"origin", b"http://127.0.0.1")]
+    if session:
+        headers.append((b"cookie", f"sessionid={session}".encode()))
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
+    ws.scope["client"] = (ip, 50000)
+    connected, _ = await ws.connect()
+    return ws, connected
+
+
+async def refused_clearly(ws: WebsocketCommunicator) -> str:
+    """The refusal's error frame, then the close with 4029."""
+    error = json.loads(await ws.receive_from())
+    assert (error["type"], error["code"]) == ("error", "too_many_sockets")
+    close = await ws.receive_output(timeout=3)
+    assert (close["type"], close["code"]) == ("websocket.close", 4029)
+    return str(error["message"])
+
+
+async def test_an_address_holds_at_most_its_share_of_sockets(settings: Any) -> None:
+    settings.WS_MAX_PER_ADDRESS = 3
+    room, _ = await make_room(1)
+    held = [(await open_socket(room, "10.1.0.1"))[0] for _ in range(3)]
+    for ws in held:
+        await first_frames(ws)
+    extra, _ = await open_socket(room, "10.1.0.1")
+    assert "address" in await refused_clearly(extra)
+    other, connected = await open_socket(room, "10.1.0.2")  # someone else is not affected
+    assert connected and (await first_frames(other))[1]["type"] == "state"
+    await held.pop().disconnect()
+    again, _ = await open_socket(room, "10.1.0.1")  # a freed place can be taken again
+    assert (await first_frames(again))[1]["type"] == "state"
+    for ws in [*held, other, again]:
+        await ws.disconnect()
+
+
+async def test_a_browser_holds_at_most_its_share_of_sockets_from_any_address(settings: Any) -> None:
+    settings.WS_MAX_PER_BROWSER = 2
+    room, sessions = await make_room(1)
+    held = [(await open_socket(room, f"10.2.0.{i}", sessions[0]))[0] for i in range(2)]
+    for ws in held:
+        await first_frames(ws)
+    extra, _ = await open_socket(room, "10.2.0.9", sessions[0])
+    assert "browser" in await refused_clearly(extra)
+    for ws in held:
+        await ws.disconnect()
+
+
+async def test_a_burst_of_arrivals_costs_one_presence_frame_not_one_per_socket(settings: Any) -> None:
+    settings.PRESENCE_COALESCE = 3
+    room, _ = await make_room(1)
+    first, _ = await open_socket(room, "10.3.0.1")
+    await first_frames(first)
+    await frames_within(first, 3.5)
+    burst = [(await open_socket(room, "10.3.0.2"))[0] for _ in range(12)]
+    frames = await frames_within(first, 3.5)
+    presences = [f for f in frames if f["type"] == "presence"]
+    assert 1 <= len(presences) <= 2  # one per PRESENCE_COALESCE while they arrive, not twelve
+    assert presences[-1]["spectators"] == 13  # the last one tells all of them
+    for ws in [first, *burst]:
+        await ws.disconnect()
+
+
+async def test_pings_write_the_database_once_per_interval_not_each_time(settings: Any) -> None:
+    settings.PING_WRITE_SECONDS = 60
+    room, _ = await make_room(1)
+    ws, _ = await open_socket(room, "10.4.0.1")
+    _, state, _ = await first_frames(ws)
+    with mock.patch.object(presence, "seen", wraps=presence.seen) as seen:
+        for _ in range(10):
+            await ws.send_json_to({"type": "ping"})
+            assert (await frames_until(ws, "pong"))[-1]["version"] == state["version"]
+    assert seen.call_count == 1
+    await ws.disconnect()
+
+
+async def test_hints_are_limited_per_browser_across_its_sockets(settings: Any) -> None:
+    settings.WS_HINT_RATE = "3/60"
+    room, sessions = await make_room(1)
+    sockets = [(await open_socket(room, "10.5.0.1", sessions[0]))[0] for _ in range(2)]
+    versions = [(await first_frames(ws))[1]["version"] for ws in sockets]
+    answer = {"type": "hint", "version": versions[0], "best": []}
+    with mock.patch.object(coach, "hint_for", return_value=answer) as hint_for:
+        for n in range(6):
+            await sockets[n % 2].send_json_to({"type": "hint", "version": versions[0], "id": f"hint-{n}"})
+        replies = [f for ws in sockets for f in await frames_within(ws, 0.4) if f["type"] in ("hint", "error")]
+    assert hint_for.call_count == 3
+    assert sorted(f.get("code", "hint") for f in replies) == ["hint"] * 3 + ["rate_limited"] * 3
+    for ws in sockets:
+        await ws.disconnect()
+
+
+async def test_a_storm_of_new_sockets_from_one_address_is_refused_before_any_database_work(settings: Any) -> None:
+    settings.WS_CONNECT_RATE = "4/60"
+    room, _ = await make_room(1)
+    opened = []
+    with mock.patch.object(presence, "arrive", wraps=presence.arrive) as arrive:
+        for _ in range(4):
+            ws, _ = await open_socket(room, "10.6.0.1")
+            await first_frames(ws)
+            await ws.disconnect()  # closed again: only the rate of new ones counts
+        for _ in range(3):
+            ws, _ = await open_socket(room, "10.6.0.1")
+            assert "new connections" in await refused_clearly(ws)
+            opened.append(ws)
+    assert arrive.call_count == 4
+    other, _ = await open_socket(room, "10.6.0.2")
+    assert (await first_frames(other))[1]["type"] == "state"
+    await other.disconnect()
+
+
+async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) -> None:
+    settings.WS_FRAMES_PER_ADDRESS = 10
+    room, _ = await make_room(1)
+    sockets = [(await open_socket(room, "10.7.0.1"))[0] for _ in range(3)]
+    for ws in sockets:
+        await first_frames(ws)
+    replies = []
+    with mock.patch.object(sockets_module, "_clock", return_value=1000.0):  # all in one second
+        for n in range(12):  # 4 a socket: each under its own 20 a second, together over 10
+            await sockets[n % 3].send_json_to({"type": "ping"})
+            replies.append(json.loads(await sockets[n % 3].receive_from()))
+    assert [f.get("code", f["type"]) for f in replies] == ["pong"] * 10 + ["rate_limited"] * 2
+    for ws in sockets:
+        await ws.disconnect()

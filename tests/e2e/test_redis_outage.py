@@ -1,0 +1,84 @@
+"""Redis going away and coming back, on both channel layers: play goes on, health and relays recover.
+
+While Redis is down a worker still opens sockets and plays its rooms locally (the relay
+to other workers is what is lost); when Redis is back, ``/healthz`` says so, and the
+sockets on other workers are brought up to date at once rather than at their next ping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_faults import RedisServer, env_for, redis_server  # noqa: F401 - a fixture
+from tests.live import Browser, ServerProcess, scratch_database
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
+
+
+@pytest.fixture(scope="module")
+def database_url() -> Iterator[str]:
+    with scratch_database(os.environ["DATABASE_URL"]) as url:
+        yield url
+
+
+async def healthy_within(url: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            Browser(url).get("/healthz")
+            return True
+        except (urllib.error.HTTPError, OSError):
+            await asyncio.sleep(0.3)
+    return False
+
+
+@pytest.mark.parametrize("layer", ["pubsub", "core"])
+async def test_play_goes_on_without_redis_and_everything_recovers_when_it_returns(
+    database_url: str,
+    tmp_path: Path,
+    redis_server: RedisServer,  # noqa: F811
+    layer: str,
+) -> None:
+    env = env_for(database_url, tmp_path, REDIS_URL=redis_server.url, CHANNEL_LAYER=layer, PING_WRITE_SECONDS="1")
+    one = ServerProcess(env, log_dir=tmp_path).start()
+    two = ServerProcess(env, log_dir=tmp_path).start()
+    ann = Browser(one.url)
+    code = ann.create_room("Ann")
+    player = await ann.socket(code).connect()
+    watcher = await Browser(two.url).socket(code).connect()
+    sockets = [player, watcher]
+    try:
+        version = player.version
+        redis_server.kill()
+        await asyncio.sleep(2)
+        assert not player.closed and not watcher.closed  # open sockets stay open
+        # A new socket still opens, and a worker still plays its own rooms.
+        late = await Browser(one.url).socket(code).connect(timeout=10)
+        sockets.append(late)
+        await player.send({"type": "start"})
+        await player.wait_version(version + 1)
+        await late.wait_version(version + 1)
+        assert watcher.version == version  # the relay to the other worker is what is lost
+
+        redis_server.start()
+        for server in (one, two):
+            assert await healthy_within(server.url, 20), server.log()
+        # The other worker's socket catches up without asking (no ping, no sync sent).
+        await watcher.wait_version(version + 1, timeout=15)
+        await player.send({"type": "roll"})
+        await watcher.wait_version(version + 2, timeout=10)  # and relays flow again
+    except BaseException:
+        print("server one:", one.log()[-3000:], "server two:", two.log()[-3000:], sep="\n")
+        raise
+    finally:
+        for sock in sockets:
+            await sock.close()
+        one.stop()
+        two.stop()

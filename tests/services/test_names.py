@@ -1,0 +1,62 @@
+"""Display names: what people see is what is stored, and two names that look alike cannot sit side by side."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import services
+from games.models import Game, Player
+from games.rules import RuleViolation
+from tests.services.helpers import open_room
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("Ho\u200bst", "Host"),  # zero-width space
+        ("\u202eHost", "Host"),  # right-to-left override
+        ("Host\u2066\u2069", "Host"),  # bidi isolates
+        ("Ho\u00adst", "Host"),  # soft hyphen
+        ("Jose\u0301", "Jos\u00e9"),  # NFC: e + combining acute is é
+        ("Ann\tMarie", "Ann Marie"),
+        ("Z\u0301\u0302\u0303\u0304\u0305\u0306\u0307", "\u0179\u0302\u0303\u0304"),  # marks capped at 3
+    ],
+)
+def test_a_name_is_normalised_and_loses_its_invisible_characters(typed: str, stored: str) -> None:
+    cleaned = services.clean_name(typed)
+    assert cleaned == stored
+    assert all(ord(c) not in (0x200B, 0x202E, 0x2066, 0x2069, 0xAD) for c in cleaned)
+
+
+def test_stacked_combining_marks_are_capped_per_character() -> None:
+    cleaned = services.clean_name(("a" + "\u0316\u0317\u0318\u0319\u031a" * 4) * 3)
+    assert cleaned == ("a" + "\u0316\u0317\u0318") * 3
+
+
+@pytest.mark.parametrize("typed", ["\u200b\u200b", "\u202e", " \u0301\u0301 ", "\u00ad", "\x00\x01", "\u3164"])
+def test_a_name_without_a_visible_character_is_refused(typed: str) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        services.clean_name(typed)
+    assert caught.value.code == services.BAD_NAME
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("twin", ["Host\u200b", "HOST", "\uff28\uff4f\uff53\uff54", "host", "Ho\u202est"])
+def test_a_name_that_only_looks_different_is_taken(twin: str) -> None:
+    lobby = open_room(1, start=False)
+    Player.objects.filter(game__code=lobby.code).update(name="Host")
+    game = Game.objects.get(code=lobby.code)
+    game.snapshot["seats"][0]["name"] = "Host"
+    game.save(update_fields=["snapshot"])
+    before = Game.objects.get(code=lobby.code).version
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=lobby.code, name=twin, controller="someone-else")
+    assert caught.value.code == services.NAME_TAKEN
+    assert Game.objects.get(code=lobby.code).version == before
+
+
+@pytest.mark.django_db
+def test_pass_and_play_names_must_differ_beyond_case_and_width() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        services.local_game_create(names=["Ann", "\uff41\uff4e\uff4e"], controller="home")
+    assert caught.value.code == services.NAME_TAKEN

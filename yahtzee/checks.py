@@ -1,0 +1,68 @@
+"""Deploy checks (Django's check framework) for the traps an operator can fall into here.
+
+- ``yahtzee.W001``: Redis is configured (so several workers share rooms) but ``SECRET_KEY``
+  is not in the environment: each worker with its own data folder makes its own key,
+  and a browser seated through one worker is a stranger to the next. A plain check, so
+  ``migrate`` and every server start show it; Daphne's start logs it too (yahtzee/asgi.py).
+- ``yahtzee.W002`` (``--deploy``): ``ALLOWED_HOSTS`` holds ``*``. Django's own deploy
+  checks do not flag it. The websocket Origin check does not rely on it (yahtzee/origin.py),
+  but Host-header attacks on the pages (links in mails, cache poisoning) do.
+- ``yahtzee.W003`` (``--deploy``): ``CSRF_TRUSTED_ORIGINS`` entries without a scheme, or
+  with a wildcard, which the Origin check cannot compare.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+
+log = logging.getLogger(__name__)
+
+
+@checks.register("yahtzee")
+def shared_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    if getattr(settings, "REDIS_URL", "") and not getattr(settings, "SECRET_KEY_FROM_ENV", True):
+        return [
+            checks.Warning(
+                "SECRET_KEY is not set while REDIS_URL is: several workers share rooms, but each one that "
+                "has its own DATA_DIR makes its own key, and a player seated through one worker is a "
+                "stranger (a spectator) on the next.",
+                hint="Set the same SECRET_KEY in every worker's environment (docs/deploy.md).",
+                id="yahtzee.W001",
+            )
+        ]
+    return []
+
+
+@checks.register("yahtzee", deploy=True)
+def no_wildcard_hosts(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    found: list[checks.CheckMessage] = []
+    if "*" in settings.ALLOWED_HOSTS:
+        found.append(
+            checks.Warning(
+                "ALLOWED_HOSTS contains '*': any Host header is accepted, so absolute links the site "
+                "builds (the invite link) can be made to point at another host.",
+                hint="List the site's host names, e.g. ALLOWED_HOSTS=yahtzee.example.org.",
+                id="yahtzee.W002",
+            )
+        )
+    odd = [o for o in settings.CSRF_TRUSTED_ORIGINS if "://" not in o or "*" in o]
+    if odd:
+        found.append(
+            checks.Warning(
+                f"CSRF_TRUSTED_ORIGINS entries {odd!r} are not exact origins: the websocket Origin check "
+                "compares scheme, host and port and ignores them.",
+                hint="Write each as scheme://host[:port], e.g. https://yahtzee.example.org.",
+                id="yahtzee.W003",
+            )
+        )
+    return found
+
+
+def warn_at_start() -> None:
+    """Log this project's plain checks loudly when a server process starts (Daphne runs no checks)."""
+    for message in checks.run_checks(tags=["yahtzee"]):
+        log.warning("%s: %s (%s)", message.id, message.msg, message.hint)
