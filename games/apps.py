@@ -7,8 +7,10 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import botplay, fanout
+        from games import botplay, fanout, turnclock
 
         # Computer players: each process plays a bot's turn when it hears the state that
         # asks for it (see games.botplay). The fan-out itself only carries frames.
         fanout.on_state(botplay.heard)
+        # The turn timer: each process with a socket in the room enforces the deadline (games.turnclock).
+        fanout.on_state(turnclock.heard)
