@@ -103,6 +103,17 @@ export class RoomClient {
     }
   }
 
+  /**
+   * A social frame (chat, react, back): sent at once, not queued behind the game's actions,
+   * with an id of its own so that an error for it is never taken for an action's.
+   * False while the socket is down.
+   */
+  sendSocial(frame) {
+    if (!this.connected) return false;
+    this.send({ ...frame, id: `${frame.type}-${this.pageId}-${++this.counter}` });
+    return true;
+  }
+
   askHint() {
     if (!this.connected || this.hintPending) return false;
     this.hintPending = true;
