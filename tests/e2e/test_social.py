@@ -117,6 +117,11 @@ def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violation
     bob.click("#reactions button[aria-label='React 🎲']")
     ann.wait_for_selector(".reaction-bubble")
     assert no_horizontal_overflow(ann)
+    # The room's code and the status beside it (with the host's pause button) do not overlap.
+    assert ann.evaluate(
+        "document.querySelector('.room-title .code').getBoundingClientRect().right"
+        " <= document.querySelector('.room-status').getBoundingClientRect().left + 1"
+    )
     # The dice and the roll button are on the first screen; the chat follows below.
     assert ann.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
     if SHOTS:

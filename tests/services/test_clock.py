@@ -15,7 +15,7 @@ from games.replay import replay_game, verify_fairness
 from games.rules import RuleViolation
 from games.rules.codec import state_to_dict
 from games.selectors import game_state
-from tests.services.helpers import Table, action_id, play_turn
+from tests.services.helpers import Table, action_id, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -211,3 +211,21 @@ def test_a_timed_out_game_passes_the_fairness_check_when_it_ends() -> None:
     assert game.status == Game.Status.FINISHED
     assert verify_fairness(game).ok
     assert replay_game(game).problems == []
+
+
+def test_the_replay_page_tells_the_timeouts_and_the_coach_does_not_judge_them() -> None:
+    from games import coach
+    from games.replay import replay_steps
+
+    bots.tables.table("official", build=True)
+    table = timed_room(players=1)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    timed = set(
+        Move.objects.filter(game__code=table.code, action_id__startswith="timeout-").values_list("seq", flat=True)
+    )
+    play_to_end(table, random.Random(2))
+    game = table.game
+    steps = replay_steps(game)
+    assert any(step["kind"] == "timeout" and "time ran out" in step["text"] for step in steps)
+    judged = {v["move"] for v in coach.verdicts(game)[0]}
+    assert judged and not judged & timed
