@@ -383,7 +383,7 @@ function clockLeft() {
 function tickClock() {
   const left = clockLeft();
   if (left === null) return;
-  const text = `${ui.clock.frozen ? "⏸ " : ""}${render.clockText(left)}`;
+  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left)}`;
   document.querySelectorAll("[data-countdown]").forEach((el) => {
     if (el.textContent !== text) el.textContent = text;
     el.classList.toggle("low", left <= 10);
@@ -444,7 +444,7 @@ function drawStatus(v) {
   const label = v.hostPaused ? "Resume game" : "Pause game";
   if (pause.dataset.label !== label) {
     // On a phone only the symbol shows; the label is still the button's name.
-    pause.innerHTML = `<span aria-hidden="true">${v.hostPaused ? "▶" : "⏸"}</span> <span class="pause-text">${label}</span>`;
+    pause.innerHTML = `<span aria-hidden="true">${v.hostPaused ? "▶" : "‖"}</span> <span class="pause-text">${label}</span>`;
     pause.dataset.label = label;
   }
   pause.setAttribute("aria-label", label);

@@ -95,7 +95,7 @@ def test_the_countdown_shows_on_the_current_seat_for_everyone_and_runs(live_site
     # The host pauses: the clock stops and the page says so; resuming lets it run again.
     ann.click("#pause")
     bob.wait_for_selector(".paused-banner")
-    assert "⏸" in bob.inner_text("#play [data-countdown]")
+    assert "‖" in bob.inner_text("#play [data-countdown]")
     assert bob.locator("#roll").count() == 0 and ann.is_disabled("#roll")
     ann.click("#pause")
     bob.wait_for_selector(".paused-banner", state="detached")

@@ -1,18 +1,15 @@
-// The room's chat panel and reactions. Every text a person typed is put in place with
-// textContent, never as HTML: a message with markup or a script shows as the characters typed.
+// The chat panel: typed text goes in with textContent, never as HTML.
 
 export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
 export const CHAT_MAX = 300;
 const KEEP = 200; // messages kept on the page
 
-/** A message's time as the reader's clock shows it. */
 const timeOf = (iso) => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 };
 
 export class ChatPanel {
-  /** list: the <ol>; doc: the document (tests may pass another). */
   constructor(list, doc = document) {
     this.list = list;
     this.doc = doc;

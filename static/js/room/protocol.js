@@ -103,11 +103,7 @@ export class RoomClient {
     }
   }
 
-  /**
-   * A social frame (chat, react, back): sent at once, not queued behind the game's actions,
-   * with an id of its own so that an error for it is never taken for an action's.
-   * False while the socket is down.
-   */
+  /** Chat, react, back: sent at once, not queued; its own id keeps its errors apart. */
   sendSocial(frame) {
     if (!this.connected) return false;
     this.send({ ...frame, id: `${frame.type}-${this.pageId}-${++this.counter}` });

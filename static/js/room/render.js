@@ -57,7 +57,7 @@ export function countdownHtml(view, where) {
   if (!clock || view.state.status !== "playing" || view.clockLeft === null || view.clockLeft === undefined) return "";
   const low = view.clockLeft <= 10 ? " low" : "";
   const label = view.hostPaused ? "Time left for this turn (paused)" : "Time left for this turn";
-  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "⏸ " : ""}${clockText(view.clockLeft)}</span>`;
+  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft)}</span>`;
 }
 
 
@@ -343,7 +343,7 @@ export function seatsHtml(view) {
       if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${esc(view.levels[seat.level] ?? seat.level)}` : ""}</span>`);
       if (seat.status !== "active") tags.push('<span class="tag">left</span>');
       if (seat.away && seat.kind === "bot") tags.push('<span class="tag away">away</span>');
-      if (seat.muted) tags.push('<span class="tag muted-tag">chat muted</span>');
+      if (seat.muted) tags.push('<span class="tag">chat muted</span>');
       if (seat.seat === current) tags.push('<span class="tag turn">to play</span>');
       const reaction = view.reactions?.[seat.seat];
       if (reaction) tags.push(`<span class="reaction-bubble" role="img" aria-label="${esc(seat.name)} reacts ${esc(reaction)}">${esc(reaction)}</span>`);
