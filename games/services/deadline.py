@@ -48,7 +48,7 @@ def tick(game: Game) -> bool:
 
 def note_action(game: Game, *, kind: str, player_id: int | None, action_id: str) -> None:
     """A player's own roll, hold or score ends their run of timeouts."""
-    if kind not in TURN_KINDS or action_id.startswith(TIMEOUT_ACTION):
+    if not game.turn_timer or kind not in TURN_KINDS or action_id.startswith(TIMEOUT_ACTION):
         return
     for seat in game.snapshot.get("seats", []):
         if seat["player"] == player_id:

@@ -247,3 +247,26 @@ async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_o
     await p0.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
     assert (await frames_until(p1, "rolled"))[-1]["type"] == "rolled"
     await close(p0, p1)
+
+
+async def test_on_a_shared_device_each_message_is_posted_as_the_seat_chosen() -> None:
+    @sync_to_async
+    def local_room() -> tuple[str, str]:
+        client = Client()
+        data = {"mode": "local", "ruleset": "official", "players": "2", "player_1": "Ann", "player_2": "Bob"}
+        response = client.post("/rooms/new", data)
+        return response["Location"].strip("/").split("/")[-1], client.cookies["sessionid"].value
+
+    code, session = await local_room()
+    ws = await connect(code, session)
+    you, _, _ = await first_frames(ws)
+    assert you["seats"] == [0, 1]
+    await ws.send_json_to({"type": "chat", "text": "from Bob", "seat": 1})
+    assert (await frames_until(ws, "chat"))[-1]["message"]["name"] == "Bob"
+    await ws.send_json_to({"type": "chat", "text": "from Ann"})  # no seat: the device's first
+    assert (await frames_until(ws, "chat"))[-1]["message"]["name"] == "Ann"
+    before = await stored(code)
+    await ws.send_json_to({"type": "chat", "text": "from nobody", "seat": 5})
+    assert (await error_of(ws))["code"] == services.NOT_A_PLAYER
+    assert await stored(code) == before
+    await close(ws)
