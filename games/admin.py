@@ -4,21 +4,26 @@ Staff may look at everything here and change nothing: no add, change or delete p
 for anyone (superusers included) and no bulk actions, so the admin can never edit history.
 Live games (lobby, playing) are not history yet and stay out of it, which also keeps a
 running game's secret server seed out of sight.
+
+One exception, the chat's moderation: staff may hide a chat message from its room (and
+show it again), from any game, live ones included; each time is logged in the admin's
+history (LogEntry) with who did it. Nothing else about a message can be changed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import F, Prefetch, QuerySet
 from django.http import HttpRequest
 
-from games.models import Game, Move, Player, ScoreEntry
+from games import services
+from games.models import ChatMessage, Game, Move, Player, ScoreEntry
 from games.replay import Replay, replay_moves, verify_fairness
 from games.rules import RULESETS, Box
 from games.rules.codec import state_to_dict
-from games.selectors import game_state
+from games.selectors import chat_log, game_state
 
 HISTORY = Game.OVER
 # The move kinds the turn-by-turn timeline already tells; the rest are listed as room events.
@@ -210,7 +215,7 @@ def build_review(game: Game) -> dict[str, Any]:
         "replay_problems": replay.problems,
         "replay_matches": not replay_crashed and replayed == game.snapshot.get("rules"),
         "timeline": _timeline(ruleset, replay),
-        "events": [_event(move) for move in moves if move.kind not in TURN_KINDS],
+        "events": _events_and_chat(game, moves),
         "columns": ruleset.columns,
     }
 
@@ -301,6 +306,22 @@ def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
     return rows
 
 
+def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
+    """The room events, and each chat message after the move it was posted after, in order."""
+    rows = [(move.seq, 0, 0, _event(move)) for move in moves if move.kind not in TURN_KINDS]
+    for message in chat_log(game):
+        row = {
+            "seq": message.after_seq,
+            "kind": "Chat (hidden by staff)" if message.hidden else "Chat",
+            "who": message.name,
+            "details": message.text,
+            "at": message.created_at,
+            "chat": message.pk,
+        }
+        rows.append((message.after_seq, 1, message.pk, row))
+    return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
+
+
 def _event(move: Move) -> dict[str, Any]:
     """A room event (join, start, leave, ...) in a few words."""
     p = move.payload
@@ -311,6 +332,12 @@ def _event(move: Move) -> dict[str, Any]:
         details.append(f"{len(p.get('players', []))} players")
     elif "seat" in p:
         details.append(f"seat {p['seat'] + 1} ({p.get('name', '?')})")
+    if move.kind == Move.Kind.TIMEOUT:
+        details.append(f"timeout {p.get('streak', 1)} in a row")
+    elif move.kind == Move.Kind.MUTE:
+        details.append("muted" if p.get("muted") else "unmuted")
+    elif move.kind == Move.Kind.BOT and p.get("away"):
+        details.append("away after two timeouts")
     if p.get("game_over"):
         details.append("game over")
     if p.get("abandoned"):
@@ -370,3 +397,33 @@ class MoveAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
         return super().get_queryset(request).filter(game__status__in=HISTORY)
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdmin):
+    """Read-only like the rest, but staff may hide a message from its room (logged)."""
+
+    list_display = ("game", "after_seq", "name", "text", "hidden", "created_at")
+    list_filter = ("hidden",)
+    search_fields = ("game__code", "name", "text")
+    list_select_related = ("game",)
+    fields = ("game", "after_seq", "seat", "name", "text", "hidden", "created_at")
+    readonly_fields = fields
+    actions = ["hide_messages", "show_messages"]
+
+    def _set_hidden(self, request: HttpRequest, queryset: QuerySet[ChatMessage], hidden: bool) -> None:
+        changed = 0
+        for message in queryset:
+            if services.chat_hide(message_id=message.pk, hidden=hidden):
+                changed += 1
+                self.log_change(request, message, "Hidden from the room" if hidden else "Shown in the room again")
+        verb = "hidden" if hidden else "shown again"
+        self.message_user(request, f"{changed} message{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS)
+
+    @admin.action(description="Hide the selected messages from their room")
+    def hide_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._set_hidden(request, queryset, True)
+
+    @admin.action(description="Show the selected messages in their room again")
+    def show_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._set_hidden(request, queryset, False)

@@ -7,7 +7,7 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import botplay, fanout, sockets
+        from games import botplay, fanout, sockets, turnclock
         from yahtzee import checks, layers  # noqa: F401 - checks registers the deploy checks
 
         # Computer players: each process plays a bot's turn when it hears the state that
@@ -16,3 +16,5 @@ class GamesConfig(AppConfig):
         # When Redis comes back, what other processes relayed meanwhile is lost: resync.
         fanout.on_relay_back(sockets.resync)
         layers.on_resubscribed(fanout.relay_returned)
+        # The turn timer: each process with a socket in the room enforces the deadline (games.turnclock).
+        fanout.on_state(turnclock.heard)

@@ -110,6 +110,7 @@ def heard(code: str, frames: list[str]) -> None:
     state = json.loads(text)
     turn = state.get("turn")
     playing = state.get("type") == "state" and state.get("status") == Game.Status.PLAYING and turn
+    playing = playing and not state.get("paused")
     if playing and state["seats"][turn["seat"]]["kind"] == "bot":
         schedule(code, state["version"])
 

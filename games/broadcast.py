@@ -32,6 +32,10 @@ _EVENTS = {
     Move.Kind.REMATCH: "rematch",
     Move.Kind.BOT: "bot",
     Move.Kind.RECLAIM: "reclaimed",
+    Move.Kind.TIMEOUT: "timed_out",
+    Move.Kind.PAUSE: "paused",
+    Move.Kind.RESUME: "resumed",
+    Move.Kind.MUTE: "muted",
 }
 
 

@@ -20,7 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import coach, errors, fanout, presence, ratelimit, services, sockets
+from games import coach, errors, fanout, presence, ratelimit, selectors, services, sockets
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -46,6 +46,17 @@ _ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
     "remove": (services.game_remove_absent, {"seat": int}),
     "add_bot": (services.game_add_bot, {"level": str}),
     "replace": (services.game_replace_with_bot, {"seat": int, "level": str}),
+    "pause": (services.game_pause, {}),
+    "resume": (services.game_resume, {}),
+    "mute": (services.seat_mute, {"seat": int}),
+    "unmute": (services.seat_unmute, {"seat": int}),
+}
+# Social frames (docs/protocol.md): not versioned actions; each kind with its own per-socket limit.
+# type -> (service, required fields); "seat" (who speaks, on a shared device) and "id" are optional.
+_SOCIAL: dict[str, tuple[Any, dict[str, type]]] = {
+    "chat": (services.chat_post, {"text": str}),
+    "react": (services.chat_react, {"reaction": str}),
+    "back": (services.seat_reclaim, {}),
 }
 _OPTIONAL = {"column", "level"}  # wherever they are fields
 _OPTIONAL_FOR = {"roll": {"held"}}  # a roll may hold dice first; a hold frame must say which
@@ -81,6 +92,16 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     if kind == "hint":
         if isinstance(frame.get("version"), bool) or not isinstance(frame.get("version"), int):
             raise FrameError(errors.BAD_FIELD, "A hint frame needs the 'version' it is for.")
+        return frame
+    if kind in _SOCIAL:
+        fields: dict[str, type | tuple[type, ...]] = {**_SOCIAL[kind][1], "seat": int, "id": str}
+        for name, expected in fields.items():
+            if name not in frame:
+                if name in ("seat", "id"):
+                    continue
+                raise FrameError(errors.MISSING_FIELD, f"A {kind} frame needs '{name}'.")
+            if isinstance(frame[name], bool) or not isinstance(frame[name], expected):
+                raise FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.")
         return frame
     if kind not in _ACTIONS:
         raise FrameError(errors.UNKNOWN_TYPE, f"Unknown frame type {kind!r}.")
@@ -120,6 +141,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         session = self.scope.get("session")
         self.controller: str = session.get("controller", "") if session is not None else ""
         self.recent: deque[float] = deque()
+        self.social_limits = {kind: ratelimit.Window(*limit) for kind, limit in ratelimit.SOCIAL_LIMITS.items()}
         self.rate_strikes = 0
         self.joined = False
         ip = ratelimit.scope_ip(self.scope)
@@ -137,14 +159,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.joined = True
         sockets.start_sweeping()
         await self.accept()
-        you, state, presence_frame = hello
+        you, state, presence_frame, chat = hello
         # The state listeners hear it too: a bot whose process died is played from here.
         await fanout.welcome(self.code, self, [you, state])
+        if chat is not None:
+            await self.send(text_data=chat)
         await self.send(text_data=presence_frame)
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
 
-    def _arrive(self, ip: str) -> tuple[str, str, str] | None:
+    def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
         if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
             return None  # over the limit even a right guess is refused, as over HTTP
@@ -153,7 +177,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
             ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
-        return hello
+            return None
+        # The room's last chat messages, if it has any (docs/protocol.md: after the state).
+        messages = selectors.chat_history(self.code)
+        chat = json.dumps({"type": "chat_history", "messages": messages}) if messages else None
+        return (*hello, chat)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
@@ -210,6 +238,29 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.recent.popleft()
         return len(self.recent) > RATE_LIMIT
 
+    async def social(self, kind: str, frame: dict[str, Any]) -> None:
+        """A chat message, a reaction or a player back at the table: the service sends the room its frames."""
+        limit = self.social_limits.get(kind)
+        if limit is not None and limit.over():
+            await self.error(
+                errors.RATE_LIMITED,
+                f"Slow down: at most {limit.limit} {kind} frames in {limit.seconds:g} s.",
+                frame.get("id"),
+            )
+            return
+        service, fields = _SOCIAL[kind]
+        wanted = (*fields, "seat") if kind != "back" else ()
+        kwargs = {name: frame[name] for name in wanted if name in frame}
+        try:
+            await db_async(service)(code=self.code, controller=self.controller, **kwargs)
+        except DatabaseError:
+            log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
+            await self.error(
+                errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", frame.get("id")
+            )
+        except RuleViolation as exc:
+            await self.error(exc.code, exc.message, frame.get("id"))
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """One frame; whatever goes wrong answers an error frame, never takes the socket down (1011)."""
         if self.closing:
@@ -260,6 +311,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.error(errors.COACH_ERROR, "The coach could not answer; try again.", frame.get("id"))
                 return
             await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
+            return
+        if kind in _SOCIAL:
+            await self.social(kind, frame)
             return
         service, fields = _ACTIONS[kind]
         kwargs = {name: frame[name] for name in fields if name in frame}

@@ -39,6 +39,15 @@ NOT_OVER = "not_over"
 BAD_LEVEL = "bad_level"
 PLAYER_PRESENT = "player_present"
 
+# --- social play (games.services.chat, games.services.clock, RuleViolation) --------------
+PAUSED = "paused"  # the host paused the game: turn actions wait for the resume
+NOT_PAUSED = "not_paused"
+BAD_MESSAGE = "bad_message"  # a chat message is 1 to 300 characters after trimming
+CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
+MUTED = "muted"  # the host muted this seat's chat
+BAD_REACTION = "bad_reaction"
+BAD_TIMER = "bad_timer"
+
 # --- the coach (games.coach, RuleViolation) ----------------------------------------------
 HINTS_OFF = "hints_off"
 COACH_BUSY = "coach_busy"

@@ -4,12 +4,21 @@ from typing import Any
 from django import forms
 
 from games.rules import RULESETS
-from games.services import BOT_LEVELS, NAME_MAX, normalize_code
+from games.services import BOT_LEVELS, NAME_MAX, normalize_code, timer_choices
 
 RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
 
 
 MAX_LOCAL_PLAYERS = 8
+
+
+def timer_label(seconds: int) -> str:
+    if not seconds:
+        return "Off"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes > 1 else ''}"
+    return f"{seconds} seconds"
 
 
 class CreateRoomForm(forms.Form):
@@ -32,9 +41,14 @@ class CreateRoomForm(forms.Form):
         label="Computer level", choices=list(BOT_LEVELS.items()), initial="casual", required=False
     )
     hints = forms.BooleanField(label="Allow hints from the coach", required=False, initial=True)
+    turn_timer = forms.TypedChoiceField(label="Turn timer", coerce=int, initial=0, required=False, empty_value=0)
+    chat_spectators = forms.BooleanField(label="Spectators may post in the chat", required=False, initial=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # TURN_TIMER_CHOICES (settings): the tests add a few-second timer.
+        timer: Any = self.fields["turn_timer"]
+        timer.choices = [(seconds, timer_label(seconds)) for seconds in timer_choices()]
         # Pass-and-play names: player_1 ... player_8, each optional ("Player 3" if blank).
         for i in range(1, MAX_LOCAL_PLAYERS + 1):
             self.fields[f"player_{i}"] = forms.CharField(label=f"Player {i}", max_length=NAME_MAX, required=False)

@@ -31,6 +31,12 @@ class Game(models.Model):
     local = models.BooleanField(default=False)
     # Whether the coach may give the current player a hint.
     hints = models.BooleanField(default=True)
+    # Social play (games.services.chat, games.services.clock): may spectators post in the
+    # chat; the seconds each turn may last (0: no turn timer); when the current turn's time
+    # runs out (null: no clock running: no timer, paused, a computer to play, not playing).
+    chat_spectators = models.BooleanField(default=False)
+    turn_timer = models.PositiveSmallIntegerField(default=0)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -130,6 +136,10 @@ class Move(models.Model):
         REMATCH = "rematch", "Rematch offered"
         BOT = "bot", "Seat handed to a bot"
         RECLAIM = "reclaim", "Seat taken back from a bot"
+        TIMEOUT = "timeout", "Turn timed out"
+        PAUSE = "pause", "Paused"
+        RESUME = "resume", "Resumed"
+        MUTE = "mute", "Chat muted or unmuted"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()
@@ -168,3 +178,27 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.code}: {self.channel_name}"
+
+
+class ChatMessage(models.Model):
+    """One line of a room's chat: plain text, kept with the game, never part of its Move log.
+
+    ``after_seq`` is the game's version when it was posted, which places it among the moves.
+    Staff may hide a message (the admin logs who did); the room then stops showing it.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    # The seat that posted it; null for a spectator.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=24)
+    text = models.CharField(max_length=300)
+    after_seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hidden = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.game.code}: {self.name}: {self.text[:40]}"

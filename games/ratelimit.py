@@ -22,6 +22,7 @@ import ipaddress
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -252,3 +253,31 @@ def ratelimit(
         return wrapped
 
     return decorate
+
+
+# --- per socket: chat messages and reactions ----------------------------------------------
+
+
+class Window:
+    """At most ``limit`` events in any ``seconds``, counted in one socket's memory (no shared store)."""
+
+    def __init__(self, limit: int, seconds: float) -> None:
+        self.limit, self.seconds = limit, seconds
+        self.times: deque[float] = deque()
+
+    def over(self) -> bool:
+        """Count one event now; True if that one is over the limit (it is not kept)."""
+        now = time.monotonic()
+        while self.times and now - self.times[0] >= self.seconds:
+            self.times.popleft()
+        if len(self.times) >= self.limit:
+            return True
+        self.times.append(now)
+        return False
+
+
+# Chat messages and reactions a socket may send: (count, seconds), CHAT_RATE / REACTION_RATE.
+SOCIAL_LIMITS: dict[str, tuple[int, float]] = {
+    kind: (rate.count, rate.seconds) if (rate := Rate.parse(getattr(settings, name, default))) else (10**9, 1.0)
+    for kind, name, default in (("chat", "CHAT_RATE", "5/10"), ("react", "REACTION_RATE", "5/10"))
+}

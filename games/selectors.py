@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import Game, Move, Presence
+from games.models import ChatMessage, Game, Move, Presence
 from games.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.rules.codec import state_from_dict
 
@@ -64,6 +64,34 @@ def roll_moves(game: Game) -> QuerySet[Move]:
 def roll_log(game: Game) -> list[dict[str, Any]]:
     """Each roll's move number and payload (roll number, held dice, faces, dice)."""
     return [{"move": seq, **payload} for seq, payload in roll_moves(game).values_list("seq", "payload")]
+
+
+# --- the chat ---------------------------------------------------------------------------------
+
+CHAT_HISTORY = 50  # the messages a socket gets when it connects
+
+
+def chat_message(message: ChatMessage) -> dict[str, Any]:
+    """A chat message as the room sees it (plain text: the page never reads it as HTML)."""
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "name": message.name,
+        "text": message.text,
+        "after": message.after_seq,
+        "at": message.created_at.isoformat(),
+    }
+
+
+def chat_history(code: str) -> list[dict[str, Any]]:
+    """The room's last ``CHAT_HISTORY`` messages not hidden by staff, oldest first."""
+    rows = ChatMessage.objects.filter(game__code=code, hidden=False).order_by("-id")[:CHAT_HISTORY]
+    return [chat_message(message) for message in reversed(rows)]
+
+
+def chat_log(game: Game) -> list[ChatMessage]:
+    """Every message of the game, hidden ones too, in order (the admin's review)."""
+    return list(game.chat.order_by("id"))
 
 
 # --- who is connected --------------------------------------------------------------------------
@@ -119,9 +147,25 @@ def seats_of(game: Game, controller: str) -> list[int]:
 def bot_to_play(game: Game) -> bool:
     """Whether the seat to play is a computer player."""
     rules = game.snapshot.get("rules")
-    if game.status != Game.Status.PLAYING or rules is None:
+    if game.status != Game.Status.PLAYING or rules is None or game.snapshot.get("paused"):
         return False
     return bool(game.snapshot["seats"][rules["current"]]["kind"] == "bot")
+
+
+def clock_state(game: Game) -> dict[str, Any] | None:
+    """The turn timer: its length, the current turn's deadline and the seconds left (None: no timer)."""
+    if not game.turn_timer:
+        return None
+    deadline = game.turn_deadline
+    left = game.snapshot.get("clock_left")
+    if deadline is not None:
+        left = max(0.0, (deadline - timezone.now()).total_seconds())
+    return {
+        "seconds": game.turn_timer,
+        "deadline": deadline.isoformat() if deadline is not None else None,
+        # Seconds left when the state was made (kept while paused); the page counts down from it.
+        "left": round(left, 2) if left is not None else None,
+    }
 
 
 def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
@@ -140,6 +184,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             "status": seat["status"],
             "host": seat["player"] == game.host_id,
             "level": seat.get("level"),
+            "muted": bool(seat.get("muted")),  # the host muted this seat's chat
+            "away": bool(seat.get("away")),  # a computer plays it after two timeouts, until its player is back
         }
         for index, seat in enumerate(snapshot["seats"])
     ]
@@ -157,6 +203,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "options": [],
         "winners": [],
         "rematch": snapshot.get("rematch"),
+        "paused": bool(snapshot.get("paused")),
+        "chat": {"spectators": game.chat_spectators},
+        "clock": clock_state(game),
         # The finished game's replay page (games/replay.py); null while the game is not over.
         "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
         "fairness": {

@@ -73,6 +73,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 bots=data["bots"],
                 level=data["level"],
                 hints=data["hints"],
+                turn_timer=data["turn_timer"] or 0,
             )
         else:
             game = services.game_create(
@@ -81,6 +82,8 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 ruleset=data["ruleset"],
                 client_seed=data["client_seed"],
                 hints=data["hints"],
+                turn_timer=data["turn_timer"] or 0,
+                chat_spectators=data["chat_spectators"],
             ).game
     except RuleViolation as exc:
         form.add_error(None, exc.message)

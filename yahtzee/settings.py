@@ -191,8 +191,13 @@ PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
 # seconds it then has to read that close before its connection is cut (yahtzee/backlog.py).
 WS_SEND_BACKLOG = envint("WS_SEND_BACKLOG", 256 * 1024)
 WS_SEND_GRACE = float(os.environ.get("WS_SEND_GRACE") or 2)
+# Chat messages and reactions one socket may send, "COUNT/SECONDS" ("off": no limit).
+CHAT_RATE = os.environ.get("CHAT_RATE", "5/10")
+REACTION_RATE = os.environ.get("REACTION_RATE", "5/10")
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
+# The turn timers a room may be created with, in seconds (0: none). Tests add a short one.
+TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120")]
 # Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
 # and how many seconds the game's review waits for a build under way before it answers 503.
 BOT_TABLES_AT_START = envbool("BOT_TABLES_AT_START", True)

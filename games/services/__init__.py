@@ -6,6 +6,9 @@
 - ``rooms``: create a room (online or pass-and-play), start it, a rematch.
 - ``seats``: join, leave, the host taking a seat out, computer players.
 - ``turns``: roll, hold, score.
+- ``chat``: the room's chat and reactions, the host muting a seat.
+- ``clock``: the turn timer's timeouts, the host's pause and resume (``deadline``: when the
+  turn's clock runs, kept by every recorded action).
 
 Every service is one ``transaction.atomic`` block that locks the Game row with
 ``select_for_update``, checks the caller and the expected version, asks the pure rules,
@@ -30,6 +33,8 @@ Callers use the package: ``from games import services; services.turn_roll(...)``
 
 from games.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
 from games.services.actions import act
+from games.services.chat import REACTIONS, chat_hide, chat_post, chat_react, seat_mute, seat_unmute
+from games.services.clock import check_timer, clock_expire, game_pause, game_resume, timer_choices
 from games.services.codes import (
     ACTION_ID_MAX,
     CODE_ALPHABET,
@@ -64,7 +69,18 @@ __all__ = [
     "CODE_LENGTH",
     "NAME_MAX",
     "SEED_MAX",
+    "REACTIONS",
     "act",
+    "chat_hide",
+    "chat_post",
+    "chat_react",
+    "check_timer",
+    "clock_expire",
+    "game_pause",
+    "game_resume",
+    "seat_mute",
+    "seat_unmute",
+    "timer_choices",
     "clean_name",
     "game_add_bot",
     "game_create",

@@ -13,6 +13,7 @@ from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.models import Game, Move, Player
 from games.rules import GameState, RuleViolation
 from games.rules.codec import state_from_dict, state_to_dict
+from games.services import deadline
 from games.services.codes import ACTION_ID_MAX, normalize_code
 
 R = TypeVar("R")
@@ -80,6 +81,9 @@ def record(
     """
     if rules is not None:
         game.snapshot["rules"] = state_to_dict(rules)
+    deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
+    if deadline.tick(game):  # the turn timer (games.services.clock)
+        fields = (*fields, "turn_deadline")
     # An unlocked read (``_act``) writes only if the row is still at the version it read.
     guard: int | None = getattr(game, "_read_version", None)
     game.version += 1
@@ -137,6 +141,8 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
     seats = seats_of(game)
     if not any(controls(seat, controller) for seat in seats):
         raise RuleViolation(NOT_A_PLAYER, "You are watching this game: only seated players can act.")
+    if game.snapshot.get("paused"):
+        raise RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
     state = rules_state(game)
     if not controls(seats[state.current], controller):
         raise RuleViolation(E.NOT_YOUR_TURN, f"It is {seats[state.current]['name']}'s turn.")

@@ -11,6 +11,7 @@ from games.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT
 from games.models import Game, Move, Player
 from games.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host, seats_of
+from games.services.clock import check_timer, timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.seats import add_seat, game_add_bot, game_join
 
@@ -24,9 +25,16 @@ def game_create(
     local: bool = False,
     client_seed: str = "",
     hints: bool = True,
+    turn_timer: int = 0,
+    chat_spectators: bool = False,
 ) -> Player:
-    """Create a room with its host in seat 0. One transaction; the new Game row needs no lock."""
+    """Create a room with its host in seat 0. One transaction; the new Game row needs no lock.
+
+    ``turn_timer``: seconds per turn (``clock.timer_choices``, 0: none); ``chat_spectators``:
+    spectators may post in the chat too.
+    """
     name = clean_name(host_name)
+    turn_timer = check_timer(turn_timer)
     if ruleset not in RULESETS:
         raise RuleViolation(BAD_RULESET, f"Unknown rule set {ruleset!r}; choose one of {', '.join(RULESETS)}.")
     if not controller:
@@ -44,6 +52,8 @@ def game_create(
             private=private,
             local=local,
             hints=hints,
+            turn_timer=turn_timer,
+            chat_spectators=bool(chat_spectators),
             server_seed=server_seed,
             seed_commitment=fairness.commitment(server_seed),
             snapshot={"seats": [], "rules": None, "rolls": 0},
@@ -52,7 +62,14 @@ def game_create(
             game,
             kind=Move.Kind.CREATE,
             player_id=None,
-            payload={"ruleset": ruleset, "commitment": game.seed_commitment, "local": local, "hints": hints},
+            payload={
+                "ruleset": ruleset,
+                "commitment": game.seed_commitment,
+                "local": local,
+                "hints": hints,
+                "turn_timer": turn_timer,
+                "chat_spectators": bool(chat_spectators),
+            },
             actor=controller,
             action_id="",
         )
@@ -79,6 +96,7 @@ def local_game_create(
     bots: int = 0,
     level: str = "casual",
     hints: bool = True,
+    turn_timer: int = 0,
 ) -> Game:
     """Pass-and-play: a started game whose 1-8 seats all belong to this browser (plus bots). One transaction."""
     if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
@@ -94,6 +112,7 @@ def local_game_create(
             local=True,
             client_seed=client_seed,
             hints=hints,
+            turn_timer=turn_timer,
         )
         code = host.game.code
         for name in cleaned[1:]:
@@ -127,6 +146,8 @@ def game_rematch(*, code: str, controller: str) -> Game:
             local=old.local,
             private=old.private,
             hints=old.hints,
+            turn_timer=old.turn_timer if old.turn_timer in timer_choices() else 0,
+            chat_spectators=old.chat_spectators,
         )
         new = host.game
         for seat in seats:

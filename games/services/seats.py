@@ -334,7 +334,8 @@ def seat_reclaim(*, code: str, controller: str) -> list[int]:
         for seat in seats:
             entry = seats_of(game)[seat]
             entry.pop("away_controller")
-            entry.pop("level", None)
+            for key in ("level", "away", "timeouts"):
+                entry.pop(key, None)
             entry.update(kind=Player.Kind.HUMAN, controller=controller)
             Player.objects.filter(pk=entry["player"]).update(kind=Player.Kind.HUMAN, controller=controller)
             record(

@@ -2,6 +2,7 @@
 // (room/render.js) above, and the player's clicks and keys in between.
 // The server is the referee; this page only draws the state it is sent and asks for actions.
 import { clientSeed } from "./seed.js";
+import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
@@ -25,7 +26,13 @@ const ui = {
   feed: [], // the last few things that happened at the table, newest first
   justScored: null, // {seat, box, column}: highlighted for a moment for everyone
   focusDice: false, // after Start or a score: put the keyboard on the dice once the answer is drawn
+  chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this page's own choice
+  lastChat: "", // the message just sent, put back in the field if the server refuses it
+  reactions: {}, // seat -> the reaction shown on it for a moment
+  clock: null, // {version, left, at}: the turn timer's seconds left when this page got the state
+  lastBack: 0,
 };
+const REACTION_SHOWN = 2500;
 const FEED_SIZE = 6;
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -38,8 +45,9 @@ const client = new RoomClient({
       setConnection(status);
       if (status === "gone") toast("This room no longer exists.");
     },
-    onState: () => {
+    onState: (state) => {
       if (client.idle()) ui.desiredHeld = null;
+      setClock(state);
       draw();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
@@ -55,6 +63,7 @@ const client = new RoomClient({
         ui.desiredHeld = null;
         ui.focusDice = false;
       }
+      if (frame.id?.startsWith("chat-") && !$("chat-text").value) $("chat-text").value = ui.lastChat;
       if (frame.code === "stale" && mineFailed) toast("The table changed just before your move: have a look and try again.", "info");
       else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
       draw();
@@ -75,6 +84,8 @@ function view() {
     connection: client.status,
     feed: ui.feed,
     justScored: ui.justScored,
+    reactions: ui.reactions,
+    clockLeft: clockLeft(),
     levels,
     csrf,
     clientSeed,
@@ -162,6 +173,42 @@ function event(frame) {
   const v = view();
   const who = v.seatName(state.turn?.seat);
   switch (frame.type) {
+    case "chat_history":
+      chat.replace(frame.messages);
+      drawChat(v);
+      break;
+    case "chat":
+      if (chat.add(frame.message)) {
+        if (frame.message.text === ui.lastChat) ui.lastChat = "";
+        if (!ui.chatHidden) chat.unread = 0;
+        drawChat(v);
+      }
+      break;
+    case "chat_hidden":
+      if (frame.hidden) chat.hide(frame.message);
+      else if (frame.shown) chat.add(frame.shown, false);
+      break;
+    case "reaction":
+      showReaction(frame.seat, frame.reaction);
+      break;
+    case "timed_out":
+      announce(`${frame.name}'s time ran out: the server played the turn.`);
+      remember(`${frame.name}'s time ran out`, "bot");
+      break;
+    case "paused":
+      announce("The host paused the game.");
+      remember("The host paused the game");
+      break;
+    case "resumed":
+      announce("The game goes on.");
+      remember("The host resumed the game");
+      break;
+    case "muted":
+      remember(`${frame.name}'s chat was ${frame.muted ? "muted" : "unmuted"} by the host`);
+      break;
+    case "reclaimed":
+      remember(`${frame.name} is back`);
+      break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
       announce(`${who} rolled ${frame.dice.join(", ")}.`);
@@ -276,6 +323,83 @@ async function score(box, column) {
   ui.focusDice = act(() => ({ type: "score", box, column }), "score");
 }
 
+// --- chat, reactions, the clock -------------------------------------------------------------
+
+const chat = new ChatPanel($("chat-list"));
+
+function sendChat(event) {
+  event.preventDefault();
+  const input = $("chat-text");
+  const text = input.value.trim();
+  if (!text) return;
+  if (text.length > CHAT_MAX) {
+    toast(`A chat message is at most ${CHAT_MAX} characters.`, "info");
+    return;
+  }
+  const frame = { type: "chat", text };
+  const seat = $("chat-seat");
+  if (!seat.hidden && seat.value !== "") frame.seat = Number(seat.value);
+  if (!client.sendSocial(frame)) {
+    toast("Reconnecting: the chat is back when the connection is.", "info");
+    return;
+  }
+  ui.lastChat = text;
+  input.value = "";
+}
+
+function sendReaction(reaction) {
+  const frame = { type: "react", reaction };
+  const seat = $("chat-seat");
+  if (!seat.hidden && seat.value !== "") frame.seat = Number(seat.value);
+  client.sendSocial(frame);
+}
+
+function showReaction(seat, reaction) {
+  ui.reactions = { ...ui.reactions, [seat]: reaction };
+  announce(`${view().seatName(seat)} reacts ${reaction}`);
+  drawSeats(view());
+  window.clearTimeout(showReaction.timers?.[seat]);
+  showReaction.timers = showReaction.timers ?? {};
+  showReaction.timers[seat] = window.setTimeout(() => {
+    const rest = { ...ui.reactions };
+    delete rest[seat];
+    ui.reactions = rest;
+    drawSeats(view());
+  }, REACTION_SHOWN);
+}
+
+function setClock(state) {
+  const clock = state.clock;
+  if (!clock || clock.left === null || state.status !== "playing") {
+    ui.clock = null;
+    return;
+  }
+  if (ui.clock?.version === state.version) return;
+  ui.clock = { version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused) };
+}
+
+function clockLeft() {
+  if (!ui.clock) return null;
+  if (ui.clock.frozen) return ui.clock.left;
+  return Math.max(0, ui.clock.left - (performance.now() - ui.clock.at) / 1000);
+}
+
+function tickClock() {
+  const left = clockLeft();
+  if (left === null) return;
+  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left)}`;
+  document.querySelectorAll("[data-countdown]").forEach((el) => {
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle("low", left <= 10);
+  });
+}
+
+// A player whose seat the computer took after their turns ran out gets it back by acting again.
+function comeBack() {
+  if (!view().awaySeats.length || Date.now() - ui.lastBack < 3000) return;
+  if (client.sendSocial({ type: "back" })) ui.lastBack = Date.now();
+}
+
 function act(build, kind) {
   if (client.enqueue(build, kind)) return true;
   toast("Reconnecting: play resumes when the connection is back.", "info");
@@ -305,6 +429,7 @@ function draw() {
     drawCard(v);
     drawSeats(v);
     drawFeed(v);
+    drawChat(v);
     drawOver(v);
     drawFair(v);
   });
@@ -318,6 +443,54 @@ function drawStatus(v) {
   $("mute").setAttribute("aria-pressed", String(!ui.muted));
   $("mute").setAttribute("aria-label", ui.muted ? "Turn sound on" : "Turn sound off");
   $("room-sub").textContent = render.statusLine(v);
+  const pause = $("pause");
+  pause.hidden = !(v.isHost && v.state.status === "playing");
+  const label = v.hostPaused ? "Resume game" : "Pause game";
+  if (pause.dataset.label !== label) {
+    // On a phone only the symbol shows; the label is still the button's name.
+    pause.innerHTML = `<span aria-hidden="true">${v.hostPaused ? "▶" : "‖"}</span> <span class="pause-text">${label}</span>`;
+    pause.dataset.label = label;
+  }
+  pause.setAttribute("aria-label", label);
+}
+
+function drawChat(v) {
+  const live = v.state.status === "lobby" || v.state.status === "playing";
+  const muted = (s) => Boolean(v.state.seats[s]?.muted);
+  const note = chatNote(v.state, v.mine, muted);
+  $("chat-note").hidden = !note;
+  $("chat-note").textContent = note ?? "";
+  $("chat-form").hidden = Boolean(note);
+  // Several seats on this device (pass-and-play): say who is talking.
+  const seat = $("chat-seat");
+  const speakers = v.mine.filter((s) => !muted(s));
+  seat.hidden = speakers.length < 2;
+  const options = speakers.map((s) => `${s}:${v.seatName(s)}`).join("|");
+  if (seat.dataset.options !== options) {
+    const chosen = seat.value;
+    seat.replaceChildren(...speakers.map((s) => new Option(v.seatName(s), String(s))));
+    seat.dataset.options = options;
+    const turn = v.state.turn?.seat;
+    if (speakers.includes(Number(chosen))) seat.value = chosen;
+    else if (speakers.includes(turn)) seat.value = String(turn);
+  }
+  const reactions = $("reactions");
+  reactions.hidden = !(live && speakers.length);
+  if (!reactions.hidden && !reactions.childElementCount) {
+    for (const reaction of REACTIONS) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "btn btn-quiet reaction-btn";
+      button.textContent = reaction;
+      button.setAttribute("aria-label", `React ${reaction}`);
+      button.addEventListener("click", () => sendReaction(reaction));
+      reactions.append(button);
+    }
+  }
+  $("chat-body").hidden = ui.chatHidden;
+  $("chat-toggle").textContent = ui.chatHidden ? "Show chat" : "Hide chat";
+  $("chat-toggle").setAttribute("aria-expanded", String(!ui.chatHidden));
+  $("chat-unread").textContent = ui.chatHidden && chat.unread ? `(${chat.unread} new)` : "";
 }
 
 function cueTurn(v) {
@@ -364,7 +537,9 @@ async function copyInvite() {
 }
 
 function drawPlay(v) {
-  $("table").hidden = !v.state.cards.length;
+  // The table holds the chat too, which every room has (in the lobby as well).
+  $("table").hidden = false;
+  $("card").hidden = !v.state.cards.length;
   const play = $("play");
   if (v.state.status !== "playing" || !v.state.turn) {
     play.hidden = true;
@@ -381,6 +556,7 @@ function drawPlay(v) {
   }
   play.querySelectorAll(".die").forEach((el) => el.addEventListener("click", () => toggleHold(Number(el.dataset.die))));
   $("roll")?.addEventListener("click", roll);
+  $("back")?.addEventListener("click", comeBack);
   $("hint")?.addEventListener("click", askHint);
 }
 
@@ -416,7 +592,7 @@ function drawSeats(v) {
         remove: `Take ${name} out of the game? Their scores stay on the card.`,
         replace: `Let the computer play for ${name}? The seat keeps its scores.`,
       }[what];
-      if (!window.confirm(question)) return;
+      if (question && !window.confirm(question)) return;
       if (what === "replace") act(() => ({ type: "replace", seat, level: "optimal" }));
       else act(() => ({ type: what, seat }));
     }),
@@ -495,6 +671,21 @@ $("card").addEventListener("keydown", (event) => {
   const distance = (b) => Math.abs(at(b)[0] - row) + Math.abs(at(b)[1] - col);
   candidates.sort((x, y) => distance(x) - distance(y))[0]?.focus();
 });
+
+$("chat-form").addEventListener("submit", sendChat);
+$("chat-toggle").addEventListener("click", () => {
+  ui.chatHidden = !ui.chatHidden;
+  localStorage.setItem("yahtzee-chat-hidden", ui.chatHidden ? "1" : "0");
+  if (!ui.chatHidden) chat.unread = 0;
+  drawChat(view());
+});
+$("pause").addEventListener("click", () => {
+  const type = client.state.paused ? "resume" : "pause";
+  act(() => ({ type }));
+});
+document.addEventListener("pointerdown", comeBack);
+document.addEventListener("keydown", comeBack);
+window.setInterval(tickClock, 250);
 
 $("mute").addEventListener("click", () => {
   ui.muted = !ui.muted;

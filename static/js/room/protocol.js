@@ -103,6 +103,13 @@ export class RoomClient {
     }
   }
 
+  /** Chat, react, back: sent at once, not queued; its own id keeps its errors apart. */
+  sendSocial(frame) {
+    if (!this.connected) return false;
+    this.send({ ...frame, id: `${frame.type}-${this.pageId}-${++this.counter}` });
+    return true;
+  }
+
   askHint() {
     if (!this.connected || this.hintPending) return false;
     this.hintPending = true;

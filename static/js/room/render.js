@@ -19,7 +19,11 @@ export function viewOf(state, extra) {
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
   view.boxLabel = (box) => state.ruleset.boxes.find((b) => b.box === box)?.label ?? box;
-  view.paused = view.connection !== "connected";
+  // Play waits while the socket is down, and while the host has paused the game.
+  view.hostPaused = Boolean(state.paused);
+  view.paused = view.connection !== "connected" || view.hostPaused;
+  // This browser's seats a computer plays since their turns ran out: "I'm back" takes them back.
+  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.away && state.seats[s]?.kind === "bot");
   return view;
 }
 
@@ -40,6 +44,21 @@ export function focusSeat(view) {
 }
 
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
+
+/** Seconds as the countdown shows them: 1:05, 0:09. */
+export function clockText(seconds) {
+  const whole = Math.max(0, Math.ceil(seconds ?? 0));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+/** The current turn's countdown (room.js keeps its text ticking), or "" without a turn timer. */
+export function countdownHtml(view, where) {
+  const clock = view.state.clock;
+  if (!clock || view.state.status !== "playing" || view.clockLeft === null || view.clockLeft === undefined) return "";
+  const low = view.clockLeft <= 10 ? " low" : "";
+  const label = view.hostPaused ? "Time left for this turn (paused)" : "Time left for this turn";
+  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft)}</span>`;
+}
 
 
 export function statusLine(view) {
@@ -129,11 +148,12 @@ export function playHtml(view) {
   const best = view.hint?.options?.[0];
   const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
   let rollLabel = turn.rolls_used === 0 ? "Roll the dice" : turn.rolls_left ? "Roll again" : "No rolls left";
-  if (paused) rollLabel = "Paused: reconnecting…";
+  if (paused) rollLabel = view.hostPaused ? "Paused by the host" : "Paused: reconnecting…";
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${plural(turn.rolls_left, "roll")} left</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
   let hint;
-  if (paused) hint = "The connection dropped: play resumes when it is back.";
+  if (view.hostPaused) hint = "The host paused the game: play goes on when they resume it.";
+  else if (paused) hint = "The connection dropped: play resumes when it is back.";
   else if (me) {
     hint = turn.rolls_used === 0
       ? "Roll to start your turn."
@@ -145,8 +165,13 @@ export function playHtml(view) {
   } else {
     hint = `Waiting for ${esc(name)}…`;
   }
-  return `
-    <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner}</h2>
+  const away = view.awaySeats.length
+    ? `<div class="away-banner" role="status"><span>Your turns ran out twice: the computer is playing for ${view.awaySeats.map((s) => esc(view.seatName(s))).join(" and ")}.</span>
+      <button id="back" class="btn btn-small" type="button">I'm back</button></div>`
+    : "";
+  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">Game paused by the host</div>` : "";
+  return `${away}${pausedBanner}
+    <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
     <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span> · ${hint}</p>
     <div class="dice" id="dice" role="group" aria-label="Dice" tabindex="-1">${dice
       .map((v, i) => dieHtml(view, v, i, view.held.includes(i), canHold, turn.colours?.[i] ?? null, coachHolds.includes(i)))
@@ -317,13 +342,21 @@ export function seatsHtml(view) {
       if (view.isMine(seat.seat)) tags.push('<span class="tag you">you</span>');
       if (seat.kind === "bot") tags.push(`<span class="tag bot">computer${seat.level ? ` · ${esc(view.levels[seat.level] ?? seat.level)}` : ""}</span>`);
       if (seat.status !== "active") tags.push('<span class="tag">left</span>');
+      if (seat.away && seat.kind === "bot") tags.push('<span class="tag away">away</span>');
+      if (seat.muted) tags.push('<span class="tag">chat muted</span>');
       if (seat.seat === current) tags.push('<span class="tag turn">to play</span>');
+      const reaction = view.reactions?.[seat.seat];
+      if (reaction) tags.push(`<span class="reaction-bubble" role="img" aria-label="${esc(seat.name)} reacts ${esc(reaction)}">${esc(reaction)}</span>`);
+      if (seat.seat === current) tags.push(countdownHtml(view, `seat-${seat.seat}`));
       const presenceText = seat.kind === "bot" ? "" : seat.status !== "active" ? "" : online ? "online" : "away";
       const buttons = [];
       const active = seat.status === "active";
       const live = state.status === "lobby" || state.status === "playing";
       const button = (act, label) =>
         `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" id="${act}-${seat.seat}">${label}</button>`;
+      if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
+        buttons.push(seat.muted ? button("unmute", "Unmute chat") : button("mute", "Mute chat"));
+      }
       if (live && active && view.isMine(seat.seat)) {
         buttons.push(button("leave", "Leave"));
       } else if (live && active && view.isHost && !seat.host) {

@@ -1,0 +1,139 @@
+"""The room's chat and reactions, and the host muting a seat's chat.
+
+A chat message is stored (``ChatMessage``, with the game, outside its Move log: it does not
+change the game, so it takes no lock and bumps no version) and then sent to the room. A
+reaction is only sent, never stored. Muting is a change to the room that everyone sees, so
+it is a versioned action like the others (a ``mute`` Move).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import transaction
+
+from games import fanout
+from games.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, MUTED, NOT_A_PLAYER
+from games.models import ChatMessage, Game, Move
+from games.rules import RuleViolation
+from games.selectors import chat_message
+from games.services.actions import check_request, controls, locked, record, require_host, seats_of
+from games.services.seats import find_seat
+
+CHAT_MAX = 300
+REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
+SPECTATOR = "Spectator"
+
+
+def clean_message(text: object) -> str:
+    if not isinstance(text, str):
+        raise RuleViolation(BAD_MESSAGE, "A chat message is text.")
+    text = text.strip()
+    if not 0 < len(text) <= CHAT_MAX:
+        raise RuleViolation(BAD_MESSAGE, f"A chat message is 1 to {CHAT_MAX} characters.")
+    return text
+
+
+def _seat_for(game: Game, controller: str, seat: object) -> int | None:
+    """The seat this browser speaks for (``seat`` if it plays several), or None for a spectator."""
+    mine = [index for index, entry in enumerate(seats_of(game)) if controls(entry, controller)]
+    if seat is not None:
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise RuleViolation(BAD_SEAT, "The seat is a number.")
+        if seat not in mine:
+            raise RuleViolation(NOT_A_PLAYER, "You can only speak for your own seat.")
+        return seat
+    return mine[0] if mine else None
+
+
+def chat_post(*, code: str, controller: str, text: str, seat: int | None = None) -> dict[str, Any]:
+    """Store a chat message and send it to the room; the message as the room sees it. One short transaction."""
+    text = clean_message(text)
+    game = Game.objects.get(code=code)
+    speaker = _seat_for(game, controller, seat)
+    if speaker is None:
+        if not game.chat_spectators:
+            raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
+        name, player_id = SPECTATOR, None
+    else:
+        entry = seats_of(game)[speaker]
+        if entry.get("muted"):
+            raise RuleViolation(MUTED, "The host has muted your chat in this room.")
+        name, player_id = entry["name"], entry["player"]
+    with transaction.atomic():
+        message = ChatMessage.objects.create(
+            game=game, seat=speaker, player_id=player_id, name=name, text=text, after_seq=game.version
+        )
+        shown = chat_message(message)
+        frame = json.dumps({"type": "chat", "message": shown})
+        transaction.on_commit(lambda: fanout.publish_soon(game.code, [frame]))
+    return shown
+
+
+def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = None) -> dict[str, Any]:
+    """Send a seat holder's reaction to the room (not stored); the frame sent. A read only."""
+    if reaction not in REACTIONS:
+        raise RuleViolation(BAD_REACTION, f"Reactions are one of {' '.join(REACTIONS)}.")
+    game = Game.objects.get(code=code)
+    speaker = _seat_for(game, controller, seat)
+    if speaker is None:
+        raise RuleViolation(NOT_A_PLAYER, "Only the players can send reactions.")
+    frame = {"type": "reaction", "seat": speaker, "reaction": reaction}
+    fanout.publish_soon(game.code, [json.dumps(frame)])
+    return frame
+
+
+def chat_hide(*, message_id: int, hidden: bool = True) -> bool:
+    """Staff hide a message from the room (or show it again); True if it changed. The admin logs who."""
+    with transaction.atomic():
+        message = ChatMessage.objects.select_for_update().select_related("game").get(pk=message_id)
+        if message.hidden == hidden:
+            return False
+        message.hidden = hidden
+        message.save(update_fields=["hidden"])
+        frame = {"type": "chat_hidden", "message": message.pk, "hidden": hidden}
+        if not hidden:
+            frame["shown"] = chat_message(message)
+        text = json.dumps(frame)
+        code = message.game.code
+        transaction.on_commit(lambda: fanout.publish_soon(code, [text]))
+    return True
+
+
+def _mute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str, muted: bool) -> None:
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        require_host(game, controller)
+        entry = find_seat(game, seat)
+        if entry["player"] == game.host_id:
+            raise RuleViolation(BAD_SEAT, "The host's own seat cannot be muted.")
+        if bool(entry.get("muted")) == muted:
+            raise RuleViolation(BAD_SEAT, f"{entry['name']} is {'muted' if muted else 'not muted'} already.")
+        if muted:
+            entry["muted"] = True
+        else:
+            entry.pop("muted", None)
+        record(
+            game,
+            kind=Move.Kind.MUTE,
+            player_id=entry["player"],
+            payload={"seat": seat, "name": entry["name"], "muted": muted},
+            actor=controller,
+            action_id=action_id,
+        )
+
+
+def seat_mute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """The host mutes a seat's chat. Locks the Game row."""
+    _mute(
+        code=code, controller=controller, seat=seat, expected_version=expected_version, action_id=action_id, muted=True
+    )
+
+
+def seat_unmute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
+    """The host lets a muted seat chat again. Locks the Game row."""
+    _mute(
+        code=code, controller=controller, seat=seat, expected_version=expected_version, action_id=action_id, muted=False
+    )

@@ -1,0 +1,176 @@
+"""The turn timer and the host's pause: a turn that runs out is played for the player.
+
+The deadline itself is kept by every recorded action (``games.services.deadline``);
+games.turnclock, in every process with a socket in the room, calls ``clock_expire`` when
+it passes. Under the Game row's lock the timeout applies only if the room is still at the
+version the caller saw and the deadline has passed: exactly once, whichever process comes
+first; the others find the version moved on and do nothing.
+
+A timeout is logged as a ``timeout`` Move, then the roll (if the player had not rolled)
+and the score a casual player would choose, as ordinary ``roll`` and ``score`` Moves whose
+action ids start with ``timeout-``: the replay and the fairness check read them like any
+other. The second timeout in a row of the same seat hands it to a computer (a ``bot``
+Move marked ``away``), which plays it until its player comes back (``seats.seat_reclaim``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games import errors as E
+from games.models import Game, Move, Player
+from games.rules import GameState, RuleViolation
+from games.services.actions import check_request, locked, record, require_host, rules_state, seats_of
+from games.services.deadline import TIMEOUT_ACTION, running
+from games.services.turns import turn_roll, turn_score
+
+AWAY_AFTER = 2  # timeouts in a row before a computer takes the seat
+AWAY_LEVEL = "casual"
+
+
+def timer_choices() -> list[int]:
+    """The turn timers a room may be created with, in seconds (0: none); TURN_TIMER_CHOICES."""
+    return list(getattr(settings, "TURN_TIMER_CHOICES", [0, 30, 60, 120]))
+
+
+def check_timer(seconds: object) -> int:
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in timer_choices():
+        choices = ", ".join(str(s) for s in timer_choices())
+        raise RuleViolation(E.BAD_TIMER, f"A turn timer is one of {choices} seconds (0: no timer).")
+    return seconds
+
+
+def casual_choice(state: GameState) -> tuple[str, int]:
+    """The box a casual player scores: the most points now, the leftmost column on a tie."""
+    legal = [o for o in state.options() if o.legal]
+    best = max(legal, key=lambda o: (o.points + o.bonus, -o.column))
+    return best.box.value, best.column
+
+
+def clock_expire(*, code: str, version: int) -> bool:
+    """Play out the current turn if its deadline has passed at ``version``. One transaction under the row lock.
+
+    False (nothing written) if the room moved on, the clock is not running or the deadline
+    is still ahead.
+    """
+    with transaction.atomic():
+        game = locked(code)
+        if game.version != version or game.turn_deadline is None or not running(game):
+            return False
+        if game.turn_deadline > timezone.now():
+            return False
+        state = rules_state(game)
+        seat = state.current
+        entry = seats_of(game)[seat]
+        controller, player_id = entry["controller"], entry["player"]
+        streak = int(entry.get("timeouts", 0)) + 1
+        entry["timeouts"] = streak
+        record(
+            game,
+            kind=Move.Kind.TIMEOUT,
+            player_id=player_id,
+            payload={"seat": seat, "name": entry["name"], "streak": streak, "rolled": state.turn.rolls_used > 0},
+            actor="timer",
+            action_id="",
+        )
+        if state.turn.rolls_used == 0:
+            turn_roll(
+                code=code,
+                controller=controller,
+                expected_version=game.version,
+                action_id=f"{TIMEOUT_ACTION}{game.version}",
+            )
+        game = locked(code)
+        box, column = casual_choice(rules_state(game))
+        turn_score(
+            code=code,
+            controller=controller,
+            box=box,
+            column=column,
+            expected_version=game.version,
+            action_id=f"{TIMEOUT_ACTION}{game.version}",
+        )
+        if streak >= AWAY_AFTER:
+            _hand_to_computer(locked(code), seat)
+    return True
+
+
+def _hand_to_computer(game: Game, seat: int) -> None:
+    """The seat's player is away: a computer plays it until they come back (``seat_reclaim``)."""
+    entry = seats_of(game)[seat]
+    if game.status != Game.Status.PLAYING or entry["status"] != Player.Status.ACTIVE:
+        return
+    bot = f"bot:{secrets.token_hex(8)}"
+    entry["away_controller"] = entry["controller"]
+    entry.update(kind=Player.Kind.BOT, controller=bot, level=AWAY_LEVEL, away=True)
+    entry.pop("timeouts", None)
+    Player.objects.filter(pk=entry["player"]).update(kind=Player.Kind.BOT, controller=bot)
+    record(
+        game,
+        kind=Move.Kind.BOT,
+        player_id=entry["player"],
+        payload={"seat": seat, "name": entry["name"], "level": AWAY_LEVEL, "reinstate": False, "away": True},
+        actor="timer",
+        action_id="",
+    )
+
+
+def _host_action(
+    *, code: str, controller: str, expected_version: int | None, action_id: str, pause: bool
+) -> dict[str, Any]:
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        require_host(game, controller)
+        if game.status != Game.Status.PLAYING:
+            raise RuleViolation(E.NOT_PLAYING, "Only a game in progress can be paused or resumed.")
+        paused = bool(game.snapshot.get("paused"))
+        payload: dict[str, Any] = {}
+        fields: tuple[str, ...] = ()
+        if pause:
+            if paused:
+                raise RuleViolation(E.PAUSED, "The game is paused already.")
+            if game.turn_deadline is not None:
+                left = max(0.0, (game.turn_deadline - timezone.now()).total_seconds())
+                game.snapshot["clock_left"] = payload["left"] = round(left, 3)
+            game.snapshot["paused"] = True
+        else:
+            if not paused:
+                raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")
+            del game.snapshot["paused"]
+            left = game.snapshot.pop("clock_left", None)
+            if left is not None and running(game):
+                # The turn goes on with the time it had left when the host paused.
+                game.turn_deadline = timezone.now() + timedelta(seconds=left)
+                payload["left"] = left
+                fields = ("turn_deadline",)
+        record(
+            game,
+            kind=Move.Kind.PAUSE if pause else Move.Kind.RESUME,
+            player_id=game.host_id,
+            payload=payload,
+            actor=controller,
+            action_id=action_id,
+            fields=fields,
+        )
+    return payload
+
+
+def game_pause(*, code: str, controller: str, expected_version: int | None, action_id: str) -> dict[str, Any]:
+    """The host stops the clock and the turn actions; chat goes on. Locks the Game row."""
+    return _host_action(
+        code=code, controller=controller, expected_version=expected_version, action_id=action_id, pause=True
+    )
+
+
+def game_resume(*, code: str, controller: str, expected_version: int | None, action_id: str) -> dict[str, Any]:
+    """The host lets play go on; the turn keeps the time it had left. Locks the Game row."""
+    return _host_action(
+        code=code, controller=controller, expected_version=expected_version, action_id=action_id, pause=False
+    )

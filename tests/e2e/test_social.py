@@ -1,0 +1,131 @@
+"""Chat, reactions and the turn timer in real browsers (two contexts: two people)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.test_browser import join, no_horizontal_overflow, serious_violations
+
+pytestmark = pytest.mark.browser
+
+SHOTS = os.environ.get("SCREENSHOTS")  # a folder to save the room's screenshots in, for a look
+
+
+def create_room(page: Any, site: LiveSite, name: str, timer: str = "0") -> str:
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", name)
+    page.select_option("#id_turn_timer", timer)
+    page.click("#create-btn")
+    page.wait_for_selector("#lobby:not([hidden])")
+    page.wait_for_selector("#conn[data-state=connected]")
+    return str(page.url)
+
+
+def two_players(site: LiveSite, new_page: Any, timer: str = "0", **options: Any) -> tuple[Any, Any]:
+    ann, bob = new_page(**options), new_page(**options)
+    url = create_room(ann, site, "Ann", timer)
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    return ann, bob
+
+
+def say(page: Any, text: str) -> None:
+    page.fill("#chat-text", text)
+    page.press("#chat-text", "Enter")
+
+
+def test_a_message_goes_from_one_browser_to_the_other_as_the_text_typed(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = two_players(live_site, new_page)
+    text = '<b>hi Bob</b> <img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
+    say(ann, text)
+    bob.wait_for_selector("#chat-list .chat-line")
+    assert bob.inner_text("#chat-list .chat-text") == text
+    assert bob.inner_text("#chat-list .chat-name") == "Ann"
+    assert bob.locator("#chat-list b, #chat-list img, #chat-list script").count() == 0
+    assert bob.evaluate("window.pwned") is None and ann.evaluate("window.pwned") is None
+    assert ann.input_value("#chat-text") == ""
+    say(bob, "hello Ann")
+    ann.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
+    # A page opened later gets the history.
+    late = new_page()
+    late.goto(ann.url)
+    late.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
+    assert late.locator("#chat-form").is_hidden() and "read it" in late.inner_text("#chat-note")
+    assert ann.errors == [] and bob.errors == [] and late.errors == []
+
+
+def test_a_reaction_shows_on_the_senders_seat_for_the_other(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = two_players(live_site, new_page)
+    bob.click("#reactions button[aria-label='React 👏']")
+    bubble = ann.wait_for_selector("#seats .seat:has-text('Bob') .reaction-bubble")
+    assert bubble.inner_text() == "👏"
+    ann.wait_for_selector("#seats .reaction-bubble", state="detached", timeout=6000)
+    assert ann.errors == [] and bob.errors == []
+
+
+def test_hiding_the_chat_is_this_pages_choice_and_is_kept(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = two_players(live_site, new_page)
+    ann.click("#chat-toggle")
+    assert ann.locator("#chat-body").is_hidden()
+    say(bob, "are you there?")
+    ann.wait_for_function("document.getElementById('chat-unread').textContent.includes('1 new')")
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    assert ann.locator("#chat-body").is_hidden()
+    assert bob.locator("#chat-body").is_visible()
+    ann.click("#chat-toggle")
+    assert ann.inner_text("#chat-list").count("are you there?") == 1
+
+
+def test_the_countdown_shows_on_the_current_seat_for_everyone_and_runs(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob = two_players(live_site, new_page, timer="30")
+    ann.click("#start")
+    for page in (ann, bob):
+        page.wait_for_selector("#play [data-countdown]")
+        page.wait_for_selector("#seats .seat.current [data-countdown]")
+    first = ann.inner_text("#play [data-countdown]")
+    assert first in ("0:30", "0:29", "0:28")
+    ann.wait_for_function(f"document.querySelector('#play [data-countdown]').textContent !== '{first}'")
+    # The host pauses: the clock stops and the page says so; resuming lets it run again.
+    ann.click("#pause")
+    bob.wait_for_selector(".paused-banner")
+    assert "‖" in bob.inner_text("#play [data-countdown]")
+    assert bob.locator("#roll").count() == 0 and ann.is_disabled("#roll")
+    ann.click("#pause")
+    bob.wait_for_selector(".paused-banner", state="detached")
+    assert ann.errors == [] and bob.errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violations(
+    live_site: LiveSite, new_page: Any, scheme: str, size: tuple[int, int]
+) -> None:
+    width, height = size
+    ann, bob = two_players(live_site, new_page, timer="60", width=width, height=height, color_scheme=scheme)
+    say(bob, "good luck!")
+    ann.click("#start")
+    ann.wait_for_selector("#roll")
+    say(ann, "you too, this one is a longer message to see how the lines wrap in the panel")
+    ann.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
+    bob.click("#reactions button[aria-label='React 🎲']")
+    ann.wait_for_selector(".reaction-bubble")
+    assert no_horizontal_overflow(ann)
+    # The room's code and the status beside it (with the host's pause button) do not overlap.
+    assert ann.evaluate(
+        "document.querySelector('.room-title .code').getBoundingClientRect().right"
+        " <= document.querySelector('.room-status').getBoundingClientRect().left + 1"
+    )
+    # The dice and the roll button are on the first screen; the chat follows below.
+    assert ann.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        ann.screenshot(path=f"{SHOTS}/room-{width}-{scheme}.png", full_page=True)
+    assert serious_violations(ann) == []
+    assert ann.errors == [] and bob.errors == []

@@ -1,0 +1,198 @@
+"""The turn timer across real server processes on PostgreSQL + Redis.
+
+Every process with a socket in the room schedules the deadline; the timeout applies once.
+It still applies when the process that scheduled it is killed (SIGKILL) just before the
+deadline: the other process does it, or the restarted one when a socket comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.live import Browser, Socket, best_option, manage, scratch_database, server_env, servers
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
+
+TIMER = 3  # seconds: a choice only these servers offer (TURN_TIMER_CHOICES)
+
+
+@pytest.fixture(scope="module")
+def database_url() -> Iterator[str]:
+    with scratch_database(os.environ["DATABASE_URL"]) as url:
+        yield url
+
+
+def live_env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    return server_env(
+        DATABASE_URL=database_url,
+        REDIS_URL=os.environ["REDIS_URL"],
+        SECRET_KEY=f"live-{uuid.uuid4().hex}",
+        DATA_DIR=str(tmp_path),
+        WS_RATE_LIMIT="1000",
+        BOT_DELAY="0.05",
+        TURN_TIMER_CHOICES=f"0,{TIMER},30,60,120",
+    )
+
+
+def create_timed_room(browser: Browser, name: str) -> str:
+    landed = browser.post(
+        "/rooms/new", {"name": name, "ruleset": "official", "mode": "online", "turn_timer": str(TIMER)}
+    )
+    return landed.rstrip("/").rsplit("/", 1)[-1]
+
+
+def moves(database_url: str, code: str) -> list[tuple[int, str, dict[str, Any]]]:
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT m.seq, m.kind, m.payload FROM games_move m JOIN games_game g ON g.id = m.game_id"
+            " WHERE g.code = %s ORDER BY m.seq",
+            [code],
+        ).fetchall()
+    return [(seq, kind, payload) for seq, kind, payload in rows]
+
+
+def timeouts(database_url: str, code: str) -> list[dict[str, Any]]:
+    return [payload for _, kind, payload in moves(database_url, code) if kind == "timeout"]
+
+
+def turn_of(sock: Socket) -> tuple[int, int]:
+    turn = sock.state.get("turn")
+    return (turn["number"], turn["seat"]) if turn else (0, -1)
+
+
+async def play_turn(sock: Socket, turn: tuple[int, int] | None = None) -> None:
+    """The socket's player rolls once and scores the best box, well within the timer.
+
+    ``turn``: wait until this socket has the state of that turn first. An action refused as
+    stale (another frame of the room came first, such as a player coming back) is sent
+    again on the new state, as the page does.
+    """
+    if turn is not None:
+        await sock.wait(lambda: turn_of(sock) == turn)
+    mine = turn_of(sock)
+    while turn_of(sock) == mine:
+        errors = len(sock.errors)
+        version = sock.version
+        if sock.state["turn"]["rolls_used"] == 0:
+            await sock.send({"type": "roll"})
+        else:
+            option = best_option(sock.state)
+            await sock.send({"type": "score", "box": option["box"], "column": option["column"]})
+        await sock.wait(lambda v=version, n=errors: sock.version > v or len(sock.errors) > n)
+        await sock.wait(lambda v=version: sock.version > v)  # a refusal comes with the current state
+
+
+def verify(code: str, env: dict[str, str]) -> None:
+    assert "OK" in manage("verify_game", code, env=env).stdout
+
+
+async def test_two_timeouts_in_a_row_apply_once_each_then_a_computer_plays_until_the_player_is_back(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(one.url), Browser(two.url)
+        code = create_timed_room(ann, "Ann")
+        bob.join(code, "Bob")
+        a, b = await ann.socket(code).connect(), await bob.socket(code, base_url=two.url).connect()
+        try:
+            await a.send({"type": "start"})
+            await b.wait(lambda: b.state["status"] == "playing")
+            assert b.state["clock"]["seconds"] == TIMER and b.state["clock"]["deadline"]
+            # Ann does nothing: both processes scheduled her deadline, one applies it.
+            await a.wait(lambda: turn_of(a) == (2, 1), timeout=TIMER + 10)
+            assert [t["streak"] for t in timeouts(database_url, code)] == [1]
+            await play_turn(b, (2, 1))  # Bob plays in time
+            await a.wait(lambda: turn_of(a) == (3, 0))
+            # Ann's second timeout in a row: the computer takes her seat.
+            await a.wait(lambda: a.state["seats"][0]["away"], timeout=TIMER + 10)
+            assert [t["streak"] for t in timeouts(database_url, code)] == [1, 2]
+            assert a.state["seats"][0]["kind"] == "bot"
+            await play_turn(b, (4, 1))
+            # The computer plays Ann's turn 5 (no clock runs for it), then it is Bob's again.
+            await b.wait(lambda: turn_of(b) == (6, 1), timeout=10)
+            kinds = [kind for _, kind, _ in moves(database_url, code)]
+            assert kinds.count("timeout") == 2 and kinds.count("bot") == 1, moves(database_url, code)
+            # Ann is back: one frame gives her the seat again.
+            await a.send({"type": "back"})
+            await play_turn(b, (6, 1))
+            await a.wait(lambda: turn_of(a) == (7, 0))
+            assert a.state["seats"][0]["kind"] == "human" and not a.state["seats"][0]["away"]
+            await play_turn(a, (7, 0))
+            await b.wait(lambda: turn_of(b) == (8, 1))
+            assert len(timeouts(database_url, code)) == 2
+            versions = a.state_versions()
+            assert versions == sorted(set(versions)), "a state twice or out of order"
+            seqs = [seq for seq, _, _ in moves(database_url, code)]
+            assert seqs == list(range(1, len(seqs) + 1))
+        finally:
+            for sock in (a, b):
+                await sock.close()
+
+
+async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_killed(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(two.url), Browser(one.url)
+        code = create_timed_room(ann, "Ann")
+        bob.join(code, "Bob")
+        a, b = await ann.socket(code).connect(), await bob.socket(code).connect()
+        try:
+            await a.send({"type": "start"})
+            await a.wait(lambda: a.state["status"] == "playing")
+            started = time.monotonic()
+            # Ann's process dies just before her deadline: Bob's process enforces it.
+            await asyncio.sleep(max(0.0, TIMER - 0.4 - (time.monotonic() - started)))
+            two.kill()
+            await b.wait(lambda: turn_of(b) == (2, 1), timeout=TIMER + 10)
+            assert [t["seat"] for t in timeouts(database_url, code)] == [0]
+
+            # Now Bob's turn runs out while every process is down; the restarted one enforces it
+            # as soon as a socket connects to the room (the deadline is stored with the game).
+            deadline_version = b.version
+            await asyncio.sleep(TIMER - 0.4)
+            one.kill()
+            await b.wait(lambda: b.closed)
+            await asyncio.sleep(1.0)  # the deadline passes with nobody running
+            assert [t["seat"] for t in timeouts(database_url, code)] == [0]
+            two.start()
+            a2 = await ann.socket(code).connect()
+            await a2.wait(lambda: turn_of(a2) == (3, 0), timeout=10)
+            assert [t["seat"] for t in timeouts(database_url, code)] == [0, 1]
+            assert a2.version > deadline_version
+            await a2.close()
+        finally:
+            for sock in (a, b):
+                await sock.close()
+
+
+async def test_a_finished_timed_game_verifies(database_url: str, tmp_path: Path) -> None:
+    """Timeouts are ordinary rolls and scores in the log: verify_game replays them with the rest."""
+    env = live_env(database_url, tmp_path)
+    with servers(1, env, log_dir=tmp_path) as (one,):
+        ann = Browser(one.url)
+        code = create_timed_room(ann, "Ann")
+        a = await ann.socket(code).connect()
+        try:
+            await a.send({"type": "start"})
+            await a.wait(lambda: a.state["status"] == "playing")
+            await a.wait(lambda: turn_of(a) == (2, 0), timeout=TIMER + 10)  # one timeout
+            while a.state["status"] == "playing":
+                number = turn_of(a)[0]
+                await play_turn(a, turn_of(a))
+                await a.wait(lambda n=number: a.state["status"] != "playing" or turn_of(a)[0] > n)
+        finally:
+            await a.close()
+        assert len(timeouts(database_url, code)) == 1
+        verify(code, env)

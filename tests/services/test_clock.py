@@ -1,0 +1,231 @@
+"""The turn timer and the host's pause, through the services (the deadline is set to the past by hand)."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+import bots
+from games import botplay, services
+from games.models import Game, Move
+from games.replay import replay_game, verify_fairness
+from games.rules import RuleViolation
+from games.rules.codec import state_to_dict
+from games.selectors import game_state
+from tests.services.helpers import Table, action_id, play_to_end, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def timed_room(players: int = 2, seconds: int = 30) -> Table:
+    controllers = [services.new_controller() for _ in range(players)]
+    host = services.game_create(host_name="P0", controller=controllers[0], turn_timer=seconds)
+    table = Table(code=host.game.code, controllers=controllers)
+    for i in range(1, players):
+        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
+    services.game_start(code=table.code, controller=controllers[0], expected_version=None, action_id=action_id())
+    return table
+
+
+def run_out(table: Table) -> int:
+    """Move the current turn's deadline into the past; the version the timeout is for."""
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    return table.version()
+
+
+def test_a_started_game_with_a_timer_has_a_deadline_about_a_turn_away() -> None:
+    table = timed_room(seconds=30)
+    game = table.game
+    assert game.turn_deadline is not None
+    left = (game.turn_deadline - timezone.now()).total_seconds()
+    assert 28 < left <= 30
+    clock = game_state(game)["clock"]
+    assert clock["seconds"] == 30 and 28 < clock["left"] <= 30
+
+
+def test_no_timer_no_deadline() -> None:
+    table = timed_room(seconds=0)
+    assert table.game.turn_deadline is None and game_state(table.game)["clock"] is None
+
+
+def test_a_timer_not_offered_is_refused() -> None:
+    with pytest.raises(RuleViolation) as err:
+        services.game_create(host_name="P0", controller=services.new_controller(), turn_timer=7)
+    assert err.value.code == services.BAD_TIMER
+    assert not Game.objects.exists()
+
+
+def test_the_deadline_stays_within_a_turn_and_is_renewed_for_the_next() -> None:
+    table = timed_room()
+    first = table.game.turn_deadline
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    assert table.game.turn_deadline == first
+    play_turn_rest(table)
+    assert table.game.turn_deadline is not None and table.game.turn_deadline > first
+
+
+def play_turn_rest(table: Table) -> None:
+    options = [o for o in game_state(table.game)["options"] if o["legal"]]
+    services.turn_score(
+        code=table.code,
+        controller=table.current(),
+        box=options[0]["box"],
+        column=0,
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+
+
+def test_a_timeout_before_the_deadline_does_nothing() -> None:
+    table = timed_room()
+    version = table.version()
+    assert services.clock_expire(code=table.code, version=version) is False
+    assert table.version() == version
+
+
+def test_a_timeout_rolls_and_scores_the_casual_box_once_and_replays() -> None:
+    table = timed_room()
+    version = run_out(table)
+    assert services.clock_expire(code=table.code, version=version) is True
+    assert services.clock_expire(code=table.code, version=version) is False  # the second process: too late
+    moves = list(Move.objects.filter(game__code=table.code, seq__gt=version).order_by("seq"))
+    assert [m.kind for m in moves] == ["timeout", "roll", "score"]
+    assert moves[0].payload["streak"] == 1 and moves[0].payload["seat"] == 0
+    game = table.game
+    assert game.snapshot["rules"]["current"] == 1  # the turn passed on
+    assert game.turn_deadline is not None and game.turn_deadline > timezone.now()
+    # The box scored is the one with the most points for those dice.
+    options = moves[2].payload
+    assert options["points"] >= 0
+    replay = replay_game(game)
+    assert replay.problems == []
+    assert replay.state is not None and state_to_dict(replay.state) == game.snapshot["rules"]
+
+
+def test_a_timeout_after_a_roll_scores_the_dice_rolled() -> None:
+    table = timed_room()
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    dice = table.game.snapshot["rules"]["turn"]["dice"]
+    version = run_out(table)
+    assert services.clock_expire(code=table.code, version=version)
+    kinds = list(Move.objects.filter(game__code=table.code, seq__gt=version).values_list("kind", "payload"))
+    assert [k for k, _ in kinds] == ["timeout", "score"]
+    assert kinds[1][1]["dice"] == dice
+
+
+def test_a_stale_version_does_nothing() -> None:
+    table = timed_room()
+    version = run_out(table)
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=version, action_id="r")
+    assert services.clock_expire(code=table.code, version=version) is False
+
+
+def test_two_timeouts_in_a_row_hand_the_seat_to_a_computer_until_the_player_is_back() -> None:
+    bots.tables.table("official", build=True)
+    table = timed_room()
+    p0 = table.controllers[0]
+    rng = random.Random(3)
+    assert services.clock_expire(code=table.code, version=run_out(table))  # P0's first timeout
+    play_turn(table, rng)  # P1 plays
+    assert services.clock_expire(code=table.code, version=run_out(table))  # P0's second in a row
+    game = table.game
+    seat = game.snapshot["seats"][0]
+    assert seat["kind"] == "bot" and seat["away"] and seat["away_controller"] == p0
+    assert game_state(game)["seats"][0]["away"] is True
+    last = Move.objects.filter(game=game).order_by("-seq").first()
+    assert last is not None and last.kind == "bot" and last.payload["away"] is True
+    play_turn(table, rng)  # P1
+    assert game.snapshot["rules"]["current"] in (0, 1)
+    # A computer plays P0's turn: no deadline runs for it.
+    assert table.game.turn_deadline is None
+    assert botplay.step(table.code, table.version())
+    # P0 is back: the seat is theirs again, and their clock runs again.
+    assert services.seat_reclaim(code=table.code, controller=p0) == [0]
+    seat = table.game.snapshot["seats"][0]
+    assert seat["kind"] == "human" and "away" not in seat and "timeouts" not in seat
+    assert table.game.turn_deadline is not None
+    replay = replay_game(table.game)
+    assert replay.problems == []
+
+
+def test_a_player_acting_ends_their_run_of_timeouts() -> None:
+    table = timed_room()
+    rng = random.Random(4)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    play_turn(table, rng)  # P1
+    play_turn(table, rng)  # P0 plays this time
+    play_turn(table, rng)  # P1
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    assert table.game.snapshot["seats"][0]["kind"] == "human"
+
+
+def test_pause_stops_the_clock_and_turn_actions_and_resume_gives_the_time_left() -> None:
+    table = timed_room()
+    host = table.controllers[0]
+    left_before = (table.game.turn_deadline - timezone.now()).total_seconds()
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id="p")
+    game = table.game
+    assert game.turn_deadline is None and game_state(game)["paused"] is True
+    assert 25 < game_state(game)["clock"]["left"] <= 30
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=host, expected_version=version, action_id="r")
+    assert err.value.code == services.PAUSED
+    assert table.version() == version
+    assert services.clock_expire(code=table.code, version=version) is False
+    with pytest.raises(RuleViolation) as err:
+        services.game_pause(code=table.code, controller=host, expected_version=version, action_id="p2")
+    assert err.value.code == services.PAUSED
+    services.game_resume(code=table.code, controller=host, expected_version=version, action_id="res")
+    game = table.game
+    assert game.turn_deadline is not None and "paused" not in game.snapshot
+    assert 25 < (game.turn_deadline - timezone.now()).total_seconds() <= left_before + 0.01
+    kinds = list(Move.objects.filter(game=game).order_by("-seq").values_list("kind", flat=True)[:2])
+    assert kinds == ["resume", "pause"]
+    services.turn_roll(code=table.code, controller=host, expected_version=table.version(), action_id="r")
+
+
+def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
+    table = timed_room()
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.game_pause(code=table.code, controller=table.controllers[1], expected_version=version, action_id="p")
+    assert err.value.code == services.NOT_HOST
+    with pytest.raises(RuleViolation) as err:
+        services.game_resume(code=table.code, controller=table.controllers[0], expected_version=version, action_id="p")
+    assert err.value.code == services.NOT_PAUSED
+    assert table.version() == version
+
+
+def test_a_timed_out_game_passes_the_fairness_check_when_it_ends() -> None:
+    table = timed_room(players=1)
+    while table.game.status == Game.Status.PLAYING:
+        assert services.clock_expire(code=table.code, version=run_out(table))
+        seat = table.game.snapshot["seats"][0]
+        if seat["kind"] == "bot":
+            services.seat_reclaim(code=table.code, controller=table.controllers[0])
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    assert verify_fairness(game).ok
+    assert replay_game(game).problems == []
+
+
+def test_the_replay_page_tells_the_timeouts_and_the_coach_does_not_judge_them() -> None:
+    from games import coach
+    from games.replay import replay_steps
+
+    bots.tables.table("official", build=True)
+    table = timed_room(players=1)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    timed = set(
+        Move.objects.filter(game__code=table.code, action_id__startswith="timeout-").values_list("seq", flat=True)
+    )
+    play_to_end(table, random.Random(2))
+    game = table.game
+    steps = replay_steps(game)
+    assert any(step["kind"] == "timeout" and "time ran out" in step["text"] for step in steps)
+    judged = {v["move"] for v in coach.verdicts(game)[0]}
+    assert judged and not judged & timed
