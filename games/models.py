@@ -130,6 +130,8 @@ class Move(models.Model):
         REMATCH = "rematch", "Rematch offered"
         BOT = "bot", "Seat handed to a bot"
         RECLAIM = "reclaim", "Seat taken back from a bot"
+        CLAIM = "claim", "Seats taken into a player's account"
+        FORGET = "forget", "A deleted account's name withdrawn"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()

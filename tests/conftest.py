@@ -21,6 +21,9 @@ from django.conf import settings  # pytest-django has loaded the settings by now
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
+# The test process counts a finished game for the accounts right after its commit, not in a
+# thread that could outlive the test's database (the servers it starts count in the background).
+settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
 
 
 def _reachable(url: str, default_port: int) -> bool:
