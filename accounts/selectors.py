@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
@@ -66,30 +67,31 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         raise Http404("No such player.")
     standings = [_stats(s) for s in Standing.objects.filter(user=user, games__gt=0).order_by("-games", "ruleset")]
     total = sum(s.games for s in standings)
-    records = GameRecord.objects.filter(user=user).order_by("-finished_at", "-id").select_related("game")
+    records = GameRecord.objects.filter(user=user).order_by("-finished_at", "-id")
+    records = records.values_list("game_id", "game__code", "ruleset", "finished_at", "rank", "players", "score")
     # The count is known from the standings: the paginator needs no COUNT(*) over the history.
     paginator = Paginator(_Counted(records, total), PAGE_SIZE)
     games: Page[Any] = paginator.get_page(page)
     rows = list(games.object_list)
     names: dict[int, list[str]] = {}
     for game_id, name in (
-        Player.objects.filter(game_id__in=[r.game_id for r in rows], seat__isnull=False)
+        Player.objects.filter(game_id__in=[r[0] for r in rows], seat__isnull=False)
         .order_by("game_id", "seat")
         .values_list("game_id", "name")
     ):
         names.setdefault(game_id, []).append(name)
     history = [
         {
-            "code": r.game.code,
-            "ruleset": RULESETS[r.ruleset].label,
-            "finished_at": r.finished_at,
-            "players": names.get(r.game_id, []),
-            "rank": r.rank,
-            "of": r.players,
-            "score": r.score,
-            "exact": not RULESETS[r.ruleset].colours,
+            "url": replay_url(code),
+            "ruleset": RULESETS[ruleset].label,
+            "finished_at": finished_at,
+            "date": f"{finished_at:%-d %b %Y}",
+            "players": ", ".join(names.get(game_id, [])),
+            "rank": f"{rank} of {seats}",
+            "score": str(score),
+            "exact": not RULESETS[ruleset].colours,
         }
-        for r in rows
+        for game_id, code, ruleset, finished_at, rank, seats, score in rows
     ]
     return {
         "person": user,
@@ -121,32 +123,37 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
     """The top accounts of a rule set by rating and by accuracy (public profiles, MIN_GAMES games or more)."""
     if ruleset not in RULESETS:
         raise Http404("No such rule set.")
-    shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True).select_related("user")
-    by_rating = list(shown.filter(rated__gte=MIN_GAMES).order_by("-ordinal", "user_id")[:LEADERBOARD_SIZE])
+    shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True)
+    by_rating = shown.filter(rated__gte=MIN_GAMES).order_by("-ordinal", "user_id")
+    by_rating = by_rating.values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
     exact = not RULESETS[ruleset].colours
-    by_accuracy = (
-        list(
-            shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")[
-                :LEADERBOARD_SIZE
-            ]
-        )
-        if exact
-        else []
-    )
+    by_accuracy = shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
+    by_accuracy = by_accuracy.values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
+    # Rows of ready strings: a template's number formatting and {% url %} on 200 rows cost
+    # more than the queries (bench/accounts.py).
     return {
         "ruleset": RULESETS[ruleset],
         "rulesets": list(RULESETS.values()),
         "exact": exact,
         "min_games": MIN_GAMES,
-        "by_rating": [
-            {"rank": i, "name": s.user.username, "rating": s.ordinal, "mu": s.mu, "sigma": s.sigma, "games": s.rated}
-            for i, s in enumerate(by_rating, start=1)
-        ],
-        "by_accuracy": [
-            {"rank": i, "name": s.user.username, "accuracy": s.accuracy, "games": s.reviewed}
-            for i, s in enumerate(by_accuracy, start=1)
-        ],
+        "by_rating": _rows(by_rating),
+        "by_accuracy": _rows(by_accuracy) if exact else [],
     }
+
+
+def _rows(found: Any) -> list[dict[str, str]]:
+    return [
+        {"rank": str(i), "name": name, "url": profile_url(name), "value": f"{value:.1f}", "games": str(games)}
+        for i, (name, value, games) in enumerate(found, start=1)
+    ]
+
+
+def profile_url(username: str) -> str:
+    return f"/u/{quote(username)}/"
+
+
+def replay_url(code: str) -> str:
+    return f"/r/{quote(code)}/replay"
 
 
 def profile_settings(*, user_id: int) -> Profile | None:

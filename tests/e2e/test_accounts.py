@@ -150,7 +150,7 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
     manage(
         "shell",
         "-c",
-        "import random; from bench.accounts import seed; seed(accounts=8, games=80, rng=random.Random(16))",
+        "import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))",
         env=live_site.server.env,
     )
     page = new_page()
@@ -166,6 +166,17 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
     assert "no exact solver" in page.inner_text("main")
     page.goto(live_site.url + href)
     assert page.locator(".stats").count() >= 1
+    assert page.locator("[data-testid=history] tbody tr").count() == 20
+    page.click("a[rel=next]")
+    assert "Page 2 of" in page.inner_text(".pager")
+    SHOTS.mkdir(exist_ok=True)
+    for scheme in ("light", "dark"):
+        for width, height in ((1280, 800), (390, 844)):
+            viewer = new_page(width, height, color_scheme=scheme)
+            viewer.goto(live_site.url + href)
+            assert serious_violations(viewer) == []
+            assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            viewer.screenshot(path=str(SHOTS / f"{scheme}-{width}-profile-with-games.png"), full_page=True)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
