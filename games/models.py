@@ -140,6 +140,8 @@ class Move(models.Model):
         PAUSE = "pause", "Paused"
         RESUME = "resume", "Resumed"
         MUTE = "mute", "Chat muted or unmuted"
+        CLAIM = "claim", "Seats taken into a player's account"
+        FORGET = "forget", "A deleted account's name withdrawn"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()

@@ -206,16 +206,17 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             }
         if move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
             gone = "left" if move.kind == Move.Kind.LEAVE else "was taken out"
-            return {"seat": p["seat"], "text": f"{p['name']} {gone}: the seat is skipped from now on."}
+            # The seat's name as it stands now (a deleted account's is withdrawn), as for every step.
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} {gone}: the seat is skipped from now on."}
         if move.kind == Move.Kind.TIMEOUT:
-            return {"seat": p["seat"], "text": f"{p['name']}'s time ran out: the server plays the turn."}
+            return {"seat": p["seat"], "text": f"{names[p['seat']]}'s time ran out: the server plays the turn."}
         if move.kind == Move.Kind.BOT:
             computer.add(p["seat"])
             why = " after two timeouts in a row" if p.get("away") else ""
-            return {"seat": p["seat"], "text": f"A computer took over {p['name']}'s seat{why}."}
+            return {"seat": p["seat"], "text": f"A computer took over {names[p['seat']]}'s seat{why}."}
         if move.kind == Move.Kind.RECLAIM:
             computer.discard(p["seat"])
-            return {"seat": p["seat"], "text": f"{p['name']} came back and plays the seat again."}
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} came back and plays the seat again."}
         return None
 
     def after(move: Move, state: GameState) -> None:

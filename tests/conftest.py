@@ -26,6 +26,9 @@ settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
 # it starts inherit it unless they are given their own.
 os.environ.setdefault("SECRET_KEY", f"tests-only-{uuid.uuid4().hex}{uuid.uuid4().hex}")
 settings.SECRET_KEY = os.environ["SECRET_KEY"]
+# The test process counts a finished game for the accounts right after its commit, not in a
+# thread that could outlive the test's database (the servers it starts count in the background).
+settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
 
 
 def _reachable(url: str, default_port: int) -> bool:

@@ -58,8 +58,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
-    "axes",  # admin login lockout (below)
+    "axes",  # login lockout (below)
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",  # passkeys (WebAuthn)
     "games",
+    "accounts",
 ]
 
 MIDDLEWARE = [
@@ -70,18 +74,20 @@ MIDDLEWARE = [
     "yahtzee.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into its page
 ]
 
-# Admin login lockout (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
-# address, that address's logins are refused for AXES_COOLOFF_MINUTES, right passwords
-# included. The failures are rows in the database (shared by every server process, listed
-# in the admin); a successful login clears the address's count.
+# Login lockout (django-axes), for the admin's and the players' sign-in alike: after
+# AXES_FAILURE_LIMIT wrong passwords from one address, that address's logins are refused
+# for AXES_COOLOFF_MINUTES, right passwords included. The failures are rows in the database
+# (shared by every server process, listed in the admin); a successful login clears the count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
@@ -89,6 +95,27 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "games.ratelimit.login_ip"  # X-Real-IP only behind the proxy
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+
+# Optional accounts (django-allauth; docs/accounts.md): a username and a password, no email
+# at all (so no mail server), and passkeys (WebAuthn) to sign in with. An administrator
+# resets a forgotten password (the admin, or `manage.py changepassword NAME`).
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_USERNAME_MIN_LENGTH = 3
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+LOGIN_REDIRECT_URL = "profile_me"
+LOGIN_URL = "account_login"
+MFA_SUPPORTED_TYPES = ["webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
+# WebAuthn needs HTTPS, except on localhost (the browsers' own rule): plain HTTP is allowed
+# unless the site says it is served over HTTPS.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = envbool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", not envbool("HTTPS", False))
+# A finished game is counted (history, stats, rating) in a background thread of the process
+# that ended it; 0 counts it in the same thread, right after the commit (the tests do).
+ACCOUNTS_COUNT_IN_BACKGROUND = envbool("ACCOUNTS_COUNT_IN_BACKGROUND", True)
 
 ROOT_URLCONF = "yahtzee.urls"
 ASGI_APPLICATION = "yahtzee.asgi.application"

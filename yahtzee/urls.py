@@ -10,6 +10,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
+    path("", include("accounts.urls")),
     path("", include("games.urls")),
 ]
 

@@ -4,7 +4,8 @@
 - ``actions``: the shared steps of every action (find and lock the room, check the
   request, record the Move and schedule the broadcast).
 - ``rooms``: create a room (online or pass-and-play), start it, a rematch.
-- ``seats``: join, leave, the host taking a seat out, computer players.
+- ``seats``: join, leave, the host taking a seat out, computer players, a browser's
+  seats joining an account and a deleted account's seats.
 - ``turns``: roll, hold, score.
 - ``chat``: the room's chat and reactions, the host muting a seat.
 - ``clock``: the turn timer's timeouts, the host's pause and resume (``deadline``: when the
@@ -58,6 +59,8 @@ from games.services.seats import (
     game_remove_absent,
     game_replace_with_bot,
     seat_reclaim,
+    seats_forget,
+    seats_hand_over,
 )
 from games.services.turns import turn_hold, turn_roll, turn_score
 
@@ -97,6 +100,8 @@ __all__ = [
     "new_room_code",
     "normalize_code",
     "seat_reclaim",
+    "seats_forget",
+    "seats_hand_over",
     "turn_hold",
     "turn_roll",
     "turn_score",

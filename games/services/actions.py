@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 
-from games import broadcast, moves
+from games import broadcast, moves, signals
 from games import errors as E
 from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.models import Game, Move, Player
@@ -17,6 +18,7 @@ from games.services import deadline
 from games.services.codes import ACTION_ID_MAX, normalize_code
 
 R = TypeVar("R")
+log = logging.getLogger(__name__)
 
 
 def locked(code: str) -> Game:
@@ -110,7 +112,16 @@ def record(
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
     transaction.on_commit(lambda: _announce(game, move, rules))
+    if payload.get("game_over"):
+        transaction.on_commit(lambda: _finished(game))
     return move
+
+
+def _finished(game: Game) -> None:
+    """Tell the receivers of ``signals.game_finished``; none of them can undo the committed game."""
+    for receiver, result in signals.game_finished.send_robust(sender=Game, game=game):
+        if isinstance(result, Exception):
+            log.error("game_finished receiver %r failed for %s", receiver, game.code, exc_info=result)
 
 
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:

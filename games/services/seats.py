@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Any
 
@@ -347,3 +348,75 @@ def seat_reclaim(*, code: str, controller: str) -> list[int]:
                 action_id="",
             )
     return seats
+
+
+LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)
+FORMER_PLAYER = "Former player"
+
+
+def _codes_with(**players: object) -> list[str]:
+    """The codes of the games with a Player row matching ``players`` (a read, oldest game first)."""
+    return list(
+        Game.objects.filter(pk__in=Player.objects.filter(**players).values("game_id"))
+        .order_by("pk")
+        .values_list("code", flat=True)
+    )
+
+
+def seats_hand_over(*, controller: str, to: str) -> list[str]:
+    """Every seat ``controller`` plays in a live game becomes ``to``'s: a browser's seats joining an account.
+
+    One transaction per game, under its row lock; each game that changed gets a ``claim``
+    Move (its version moves on, so an action sent by the old token is refused as stale).
+    Seats a computer plays while their player is away follow too. Returns the codes changed.
+    """
+    if not controller or not to or controller == to:
+        return []
+    changed = []
+    for code in _codes_with(controller=controller, game__status__in=LIVE):
+        with transaction.atomic():
+            game = locked(code)
+            if game.status not in LIVE:
+                continue
+            seats = []
+            for index, entry in enumerate(seats_of(game)):
+                if entry["controller"] == controller:
+                    entry["controller"] = to
+                    Player.objects.filter(pk=entry["player"]).update(controller=to)
+                    seats.append(index)
+                elif entry.get("away_controller") == controller:
+                    entry["away_controller"] = to
+                    seats.append(index)
+            if seats:
+                record(game, kind=Move.Kind.CLAIM, player_id=None, payload={"seats": seats}, actor=to, action_id="")
+                changed.append(code)
+    return changed
+
+
+def seats_forget(*, controller: str, player_ids: list[int]) -> None:
+    """A deleted account: its seats everywhere are shown as "Former player", and it leaves its live games.
+
+    ``controller``: the account's token (its seats in live games are left, as by their
+    player); ``player_ids``: every seat the account held. Each game is changed under its
+    row lock with a ``forget`` Move, so its scores, log and replay stay whole.
+    """
+    ids = set(player_ids)
+    for code in _codes_with(pk__in=ids):
+        with transaction.atomic():
+            game = locked(code)
+            seats = []
+            for index, entry in enumerate(seats_of(game)):
+                if entry["player"] in ids:
+                    entry["name"] = FORMER_PLAYER
+                    entry.pop("away_controller", None)
+                    seats.append(index)
+            Player.objects.filter(game=game, pk__in=ids).update(name=FORMER_PLAYER)
+            record(game, kind=Move.Kind.FORGET, player_id=None, payload={"seats": seats}, actor="", action_id="")
+    if controller:
+        for code in _codes_with(controller=controller, game__status__in=LIVE):
+            game = Game.objects.get(code=code)
+            for index, entry in enumerate(seats_of(game)):
+                if controls(entry, controller):
+                    # The game may have ended or the seat gone meanwhile: then there is nothing to leave.
+                    with contextlib.suppress(RuleViolation):
+                        game_leave(code=code, controller=controller, seat=index, expected_version=None, action_id="")

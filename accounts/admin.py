@@ -1,0 +1,50 @@
+"""The accounts' data in the admin: profiles (public or private) and standings, to look at.
+
+Records and standings are written only by counting finished games; the admin shows them
+read-only. A player's password is reset on the user's own admin page (Users).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from accounts.models import GameRecord, Profile, Standing
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Profile)
+class ProfileAdmin(admin.ModelAdmin):
+    list_display = ("user", "public", "created_at")
+    list_filter = ("public",)
+    search_fields = ("user__username",)
+    fields = ("user", "public", "created_at")
+    readonly_fields = ("user", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Standing)
+class StandingAdmin(ReadOnly):
+    list_display = ("user", "ruleset", "games", "wins", "rated", "ordinal", "accuracy")
+    list_filter = ("ruleset",)
+    search_fields = ("user__username",)
+
+
+@admin.register(GameRecord)
+class GameRecordAdmin(ReadOnly):
+    list_display = ("game", "user", "ruleset", "finished_at", "rank", "score", "lost")
+    list_filter = ("ruleset",)
+    search_fields = ("user__username", "game__code")
+    list_select_related = ("game", "user")
+    raw_id_fields = ("game", "player", "user")

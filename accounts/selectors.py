@@ -1,0 +1,160 @@
+"""Reads for the accounts pages: a profile with its stats and a page of games, and the leaderboards.
+
+Each is a fixed number of queries whatever the number of games (the stats are kept up to
+date in Standing rows as games finish; a page of history is one indexed range).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.http import Http404
+
+from accounts.models import GameRecord, Profile, Standing
+from games.models import Player
+from games.rules import RULESETS
+
+PAGE_SIZE = 20
+LEADERBOARD_SIZE = 100
+MIN_GAMES = 5  # rated (or reviewed) games before an account is listed on a leaderboard
+
+
+@dataclass(frozen=True)
+class Stats:
+    ruleset: str
+    label: str
+    games: int
+    wins: int
+    mean: float
+    best: int
+    bonus_rate: float
+    yahtzee_rate: float
+    accuracy: float | None  # mean expected points lost a game; None: no reviewed game yet
+    exact: bool  # False: the rule set has no exact solver, so no accuracy at all
+    rating: float | None
+    rated: int
+
+
+def _stats(s: Standing) -> Stats:
+    return Stats(
+        ruleset=s.ruleset,
+        label=RULESETS[s.ruleset].label,
+        games=s.games,
+        wins=s.wins,
+        mean=s.score_sum / s.games if s.games else 0.0,
+        best=s.best,
+        bonus_rate=s.bonuses / s.games if s.games else 0.0,
+        yahtzee_rate=s.yahtzees / s.games if s.games else 0.0,
+        accuracy=s.accuracy,
+        exact=not RULESETS[s.ruleset].colours,
+        rating=s.ordinal if s.rated else None,
+        rated=s.rated,
+    )
+
+
+def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[str, Any]:
+    """The profile of ``username`` as ``viewer_id`` may see it (Http404 for a private one not theirs)."""
+    user = get_user_model().objects.select_related("profile").filter(username=username).first()
+    if user is None:
+        raise Http404("No such player.")
+    profile = getattr(user, "profile", None)
+    own = viewer_id == user.pk
+    if not own and (profile is None or not profile.public):
+        raise Http404("No such player.")
+    standings = [_stats(s) for s in Standing.objects.filter(user=user, games__gt=0).order_by("-games", "ruleset")]
+    total = sum(s.games for s in standings)
+    records = GameRecord.objects.filter(user=user).order_by("-finished_at", "-id")
+    records = records.values_list("game_id", "game__code", "ruleset", "finished_at", "rank", "players", "score")
+    # The count is known from the standings: the paginator needs no COUNT(*) over the history.
+    paginator = Paginator(_Counted(records, total), PAGE_SIZE)
+    games: Page[Any] = paginator.get_page(page)
+    rows = list(games.object_list)
+    names: dict[int, list[str]] = {}
+    for game_id, name in (
+        Player.objects.filter(game_id__in=[r[0] for r in rows], seat__isnull=False)
+        .order_by("game_id", "seat")
+        .values_list("game_id", "name")
+    ):
+        names.setdefault(game_id, []).append(name)
+    history = [
+        {
+            "url": replay_url(code),
+            "ruleset": RULESETS[ruleset].label,
+            "finished_at": finished_at,
+            "date": f"{finished_at:%-d %b %Y}",
+            "players": ", ".join(names.get(game_id, [])),
+            "rank": f"{rank} of {seats}",
+            "score": str(score),
+            "exact": not RULESETS[ruleset].colours,
+        }
+        for game_id, code, ruleset, finished_at, rank, seats, score in rows
+    ]
+    return {
+        "person": user,
+        "public": profile.public if profile is not None else True,
+        "own": own,
+        "stats": standings,
+        "games": games,
+        "history": history,
+    }
+
+
+class _Counted:
+    """A queryset the paginator slices, with its length given instead of counted."""
+
+    def __init__(self, queryset: Any, count: int) -> None:
+        self.queryset, self._count = queryset, count
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.queryset[item]
+
+
+def leaderboard(*, ruleset: str) -> dict[str, Any]:
+    """The top accounts of a rule set by rating and by accuracy (public profiles, MIN_GAMES games or more)."""
+    if ruleset not in RULESETS:
+        raise Http404("No such rule set.")
+    shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True)
+    by_rating = shown.filter(rated__gte=MIN_GAMES).order_by("-ordinal", "user_id")
+    by_rating = by_rating.values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
+    exact = not RULESETS[ruleset].colours
+    by_accuracy = shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
+    by_accuracy = by_accuracy.values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
+    # Rows of ready strings: a template's number formatting and {% url %} on 200 rows cost
+    # more than the queries (bench/accounts.py).
+    return {
+        "ruleset": RULESETS[ruleset],
+        "rulesets": list(RULESETS.values()),
+        "exact": exact,
+        "min_games": MIN_GAMES,
+        "by_rating": _rows(by_rating),
+        "by_accuracy": _rows(by_accuracy) if exact else [],
+    }
+
+
+def _rows(found: Any) -> list[dict[str, str]]:
+    return [
+        {"rank": str(i), "name": name, "url": profile_url(name), "value": f"{value:.1f}", "games": str(games)}
+        for i, (name, value, games) in enumerate(found, start=1)
+    ]
+
+
+def profile_url(username: str) -> str:
+    return f"/u/{quote(username)}/"
+
+
+def replay_url(code: str) -> str:
+    return f"/r/{quote(code)}/replay"
+
+
+def profile_settings(*, user_id: int) -> Profile | None:
+    return Profile.objects.filter(user_id=user_id).first()

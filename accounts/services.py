@@ -1,0 +1,257 @@
+"""The only code that changes accounts' data: profiles, a browser's seats joining an account,
+counting a finished game (history, stats, rating) exactly once, and deleting an account.
+
+Game state itself is changed only through ``games.services`` (a seat's controller, a
+withdrawn name), under each game's row lock and with a Move, like every other action.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, FloatField, Max, Q, Sum
+from django.db.models.functions import Cast
+from openskill.models import PlackettLuce
+
+import bots
+from accounts.models import CountedGame, GameRecord, Profile, Standing
+from games import coach, services
+from games.models import Game, Player
+from games.rules import RULESETS, Box, RuleViolation
+from games.rules.codec import state_from_dict
+
+log = logging.getLogger(__name__)
+MODEL = PlackettLuce()
+STANDING_FIELDS = ["games", "wins", "score_sum", "best", "bonuses", "yahtzees", "reviewed", "lost_sum", "accuracy"]
+STANDING_FIELDS += ["mu", "sigma", "ordinal", "rated"]
+
+
+def exact(ruleset: str) -> bool:
+    """Whether the coach can say how many points a choice lost (an exact solver exists)."""
+    return not RULESETS[ruleset].colours
+
+
+def profile_for(user_id: int) -> Profile:
+    """The account's profile, made on first need with its own seat token."""
+    profile, _ = Profile.objects.get_or_create(user_id=user_id, defaults={"controller": services.new_controller()})
+    return profile
+
+
+def profile_set_public(*, user_id: int, public: bool) -> None:
+    Profile.objects.filter(pk=profile_for(user_id).pk).update(public=public)
+
+
+def account_claim(*, user_id: int, controller: str) -> str:
+    """A browser signs in: its seats become the account's; returns the token the browser plays with from now on.
+
+    Finished games: their seats (and records) get the account, and its stats are added up
+    again. Live games: the seats move to the account's token (``games.services.seats_hand_over``),
+    so every browser signed in to the account plays them. In a pass-and-play game, where one
+    browser plays every seat, only the host's seat is the account's own.
+    """
+    profile = profile_for(user_id)
+    if not controller or controller == profile.controller:
+        return profile.controller
+    mine = Player.objects.filter(controller=controller, user__isnull=True, kind=Player.Kind.HUMAN).filter(
+        Q(game__local=False) | Q(pk=F("game__host_id"))
+    )
+    ids = list(mine.values_list("pk", flat=True))
+    if ids:
+        Player.objects.filter(pk__in=ids).update(user_id=user_id)
+        if GameRecord.objects.filter(player_id__in=ids, user__isnull=True).update(user_id=user_id):
+            standings_rebuild(user_id=user_id)
+    services.seats_hand_over(controller=controller, to=profile.controller)
+    return profile.controller
+
+
+def standings_rebuild(*, user_id: int) -> None:
+    """Add up an account's records again, per rule set (after a claim); ratings are kept. Locks its Standing rows."""
+    totals = (
+        GameRecord.objects.filter(user_id=user_id)
+        .values("ruleset")
+        .annotate(
+            n=Count("id"),
+            won=Count("id", filter=Q(rank=1)),
+            total=Sum("score"),
+            top=Max("score"),
+            bonus=Count("id", filter=Q(upper_bonus=True)),
+            fives=Count("id", filter=Q(yahtzee=True)),
+            judged=Count("id", filter=Q(lost__isnull=False)),
+            lost_total=Sum(Cast("lost", FloatField())),
+        )
+    )
+    with transaction.atomic():
+        list(Standing.objects.select_for_update().filter(user_id=user_id))
+        for row in totals:
+            judged = row["judged"]
+            Standing.objects.update_or_create(
+                user_id=user_id,
+                ruleset=row["ruleset"],
+                defaults={
+                    "games": row["n"],
+                    "wins": row["won"],
+                    "score_sum": row["total"] or 0,
+                    "best": row["top"] or 0,
+                    "bonuses": row["bonus"],
+                    "yahtzees": row["fives"],
+                    "reviewed": judged,
+                    "lost_sum": row["lost_total"] or 0.0,
+                    "accuracy": (row["lost_total"] or 0.0) / judged if judged else None,
+                },
+            )
+
+
+def _losses(game: Game) -> list[float | None] | None:
+    """The coach's expected points lost per seat, or None (no exact solver, or its table is not built)."""
+    if not exact(game.ruleset) or not bots.ready(RULESETS[game.ruleset]):
+        return None  # a fresh install still building its tables: this game gets no figure
+    try:
+        review = coach.review(game)
+    except RuleViolation:
+        log.warning("no review of %s yet: its accuracy is left out", game.code)
+        return None
+    return [seat["lost"] for seat in review["seats"]]
+
+
+def _ranks(scores: list[int], active: list[bool]) -> list[int]:
+    """1 for the best; equal totals share a rank; a seat that left ranks after every seat that stayed."""
+    keys = [(not on, -score) for score, on in zip(scores, active, strict=True)]
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def game_count(*, game_id: int) -> bool:
+    """Count a finished game once: a record per person's seat, their standings, and the rating.
+
+    One transaction that starts by inserting the game's CountedGame row (its primary key is
+    the game): a second attempt, from this process or another, fails on that row and
+    changes nothing, so the rating moves exactly once. Returns whether this call counted it.
+    The coach's review is worked out before the transaction (it is the slow part).
+    """
+    game = Game.objects.get(pk=game_id)
+    if game.status != Game.Status.FINISHED or CountedGame.objects.filter(game_id=game_id).exists():
+        return False
+    losses = _losses(game)
+    try:
+        with transaction.atomic():
+            counted = CountedGame.objects.create(game=game)
+            _count(game, counted, losses)
+    except IntegrityError:
+        return False
+    return True
+
+
+def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) -> None:
+    seats: list[dict[str, Any]] = game.snapshot["seats"]
+    state = state_from_dict(game.snapshot["rules"])
+    scores = [state.totals(i).grand_total for i in range(len(seats))]
+    ranks = _ranks(scores, [s["status"] == Player.Status.ACTIVE for s in seats])
+    players = {p.pk: p for p in Player.objects.filter(game=game)}
+    owners = dict(
+        Profile.objects.filter(controller__in=[s["controller"] for s in seats if s["controller"]]).values_list(
+            "controller", "user_id"
+        )
+    )
+    records = []
+    for index, seat in enumerate(seats):
+        player = players[seat["player"]]
+        if seat["kind"] != Player.Kind.HUMAN:
+            continue  # a computer's seat is nobody's record
+        user_id = player.user_id
+        if user_id is None and (not game.local or player.pk == game.host_id):
+            user_id = owners.get(seat["controller"])
+            if user_id is not None:
+                Player.objects.filter(pk=player.pk).update(user_id=user_id)
+        card = state.cards[index]
+        records.append(
+            GameRecord(
+                game=game,
+                player=player,
+                user_id=user_id,
+                ruleset=game.ruleset,
+                finished_at=game.finished_at or game.created_at,
+                players=len(seats),
+                rank=ranks[index],
+                score=scores[index],
+                upper_bonus=state.totals(index).upper_bonus > 0,
+                yahtzee=any(col.get(Box.YAHTZEE, 0) > 0 for col in card.as_columns()),
+                lost=losses[index] if losses is not None else None,
+            )
+        )
+    GameRecord.objects.bulk_create(records)
+    mine = [r for r in records if r.user_id is not None]
+    if not mine:
+        return
+    users = sorted({r.user_id for r in mine})
+    Standing.objects.bulk_create(
+        [Standing(user_id=u, ruleset=game.ruleset) for u in users], ignore_conflicts=True
+    )  # then locked in user order, so two games ending at once cannot deadlock
+    standings = {
+        s.user_id: s
+        for s in Standing.objects.select_for_update()
+        .filter(user_id__in=users, ruleset=game.ruleset)
+        .order_by("user_id")
+    }
+    for r in mine:
+        s = standings[r.user_id]
+        s.games += 1
+        s.wins += r.rank == 1
+        s.score_sum += r.score
+        s.best = max(s.best, r.score) if s.games > 1 else r.score
+        s.bonuses += r.upper_bonus
+        s.yahtzees += r.yahtzee
+        if r.lost is not None:
+            s.reviewed += 1
+            s.lost_sum += r.lost
+            s.accuracy = s.lost_sum / s.reviewed
+    if not game.local:
+        # One entry per account (its best seat, should it hold two): at least two people to rate.
+        best: dict[int, int] = {}
+        for r in mine:
+            best[r.user_id] = min(best.get(r.user_id, r.rank), r.rank)
+        if len(best) >= 2:
+            order = sorted(best)
+            teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]
+            rated = MODEL.rate(teams, ranks=[float(best[u]) for u in order])
+            for u, [rating] in zip(order, rated, strict=True):
+                s = standings[u]
+                s.mu, s.sigma, s.ordinal = rating.mu, rating.sigma, rating.ordinal()
+                s.rated += 1
+            counted.rated = True
+            counted.save(update_fields=["rated"])
+    Standing.objects.bulk_update(
+        standings.values(),
+        [
+            "games",
+            "wins",
+            "score_sum",
+            "best",
+            "bonuses",
+            "yahtzees",
+            "reviewed",
+            "lost_sum",
+            "accuracy",
+            "mu",
+            "sigma",
+            "ordinal",
+            "rated",
+        ],
+    )
+
+
+def account_delete(*, user: AbstractBaseUser) -> None:
+    """Delete an account: its games stay, its seats shown as "Former player", its live seats left."""
+    profile = Profile.objects.filter(user_id=user.pk).first()
+    token = profile.controller if profile is not None else ""
+    seats = Player.objects.filter(Q(user_id=user.pk) | Q(controller=token) if token else Q(user_id=user.pk))
+    services.seats_forget(controller=token, player_ids=list(seats.values_list("pk", flat=True)))
+    get_user_model().objects.filter(pk=user.pk).delete()
+
+
+def games_count_missing() -> int:
+    """Count every finished game that was not counted yet; returns how many this call counted."""
+    missing = Game.objects.filter(status=Game.Status.FINISHED).exclude(pk__in=CountedGame.objects.values("game_id"))
+    return sum(game_count(game_id=pk) for pk in missing.order_by("finished_at").values_list("pk", flat=True))

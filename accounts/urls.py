@@ -1,0 +1,12 @@
+from django.urls import include, path
+
+from accounts import views
+
+urlpatterns = [
+    path("accounts/", include("allauth.urls")),
+    path("me", views.profile_me, name="profile_me"),
+    path("me/settings", views.settings_page, name="profile_settings"),
+    path("u/<str:username>/", views.profile, name="profile"),
+    path("leaderboards", views.leaderboards, name="leaderboards"),
+    path("leaderboards/<str:ruleset>", views.leaderboard, name="leaderboard"),
+]

@@ -1,0 +1,72 @@
+"""Pages: a profile, the leaderboards, the account's own settings. Thin over selectors and services.
+
+The sign-up, sign-in, password and passkey pages are django-allauth's (in the site's look:
+templates/allauth/layouts/base.html).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_GET
+
+from accounts import selectors, services
+from accounts.forms import DeleteAccountForm, PrivacyForm
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    viewer = request.user.pk if request.user.is_authenticated else None
+    context = selectors.profile_page(username=username, viewer_id=viewer, page=request.GET.get("page"))
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+def profile_me(request: HttpRequest) -> HttpResponse:
+    return redirect("profile", username=request.user.get_username())
+
+
+@require_GET
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    return redirect("leaderboard", ruleset="official")
+
+
+@require_GET
+def leaderboard(request: HttpRequest, ruleset: str) -> HttpResponse:
+    return render(request, "accounts/leaderboard.html", selectors.leaderboard(ruleset=ruleset))
+
+
+@login_required
+@sensitive_post_parameters("password")
+def settings_page(request: HttpRequest) -> HttpResponse:
+    """Whether the profile is public, and deleting the account (with the password to confirm)."""
+    profile = selectors.profile_settings(user_id=request.user.pk)
+    privacy = PrivacyForm(initial={"public": profile.public if profile is not None else True})
+    delete = DeleteAccountForm()
+    status = 200
+    if request.method == "POST":
+        if request.POST.get("action") == "privacy":
+            privacy = PrivacyForm(request.POST)
+            if privacy.is_valid():
+                services.profile_set_public(user_id=request.user.pk, public=privacy.cleaned_data["public"])
+                messages.success(request, "Saved.")
+                return redirect("profile_settings")
+            status = 400
+        elif request.POST.get("action") == "delete":
+            delete = DeleteAccountForm(request.POST)
+            if delete.is_valid() and request.user.check_password(delete.cleaned_data["password"]):
+                user = request.user
+                logout(request)
+                services.account_delete(user=user)
+                messages.success(request, "Your account is deleted. Your games stay, under “Former player”.")
+                return redirect("home")
+            if delete.is_valid():
+                delete.add_error("password", "That is not your password.")
+            status = 400
+        else:
+            status = 400
+    return render(request, "accounts/settings.html", {"privacy": privacy, "delete": delete}, status=status)

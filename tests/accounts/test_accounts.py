@@ -1,0 +1,221 @@
+"""Accounts: a browser's seats joining an account, counting finished games once, ratings, deletion, privacy."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+import bots
+from accounts import services as account_services
+from accounts.models import CountedGame, GameRecord, Profile, Standing
+from bench.accounts import seed
+from games import services
+from games.models import Game, Move, Player
+from games.replay import replay_game
+from games.rules import RuleViolation
+from tests.accounts.helpers import (
+    PASSWORD,
+    browser_with_seat_token,
+    controller_of,
+    finish,
+    room_for,
+    sign_up,
+    user,
+)
+from tests.services.helpers import action_id, play_to_end
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module", autouse=True)
+def official_table() -> None:
+    bots.tables.table("official", build=True)
+
+
+def test_sign_up_needs_no_email_and_checks_the_password_validators() -> None:
+    client = Client()
+    weak = client.post("/accounts/signup/", {"username": "ann", "password1": "12345678", "password2": "12345678"})
+    assert weak.status_code == 200 and not get_user_model().objects.filter(username="ann").exists()
+    assert b"too common" in weak.content or b"entirely numeric" in weak.content
+    sign_up(client, "ann")
+    assert client.get("/me").status_code == 302
+    assert client.get("/u/ann/").status_code == 200
+
+
+def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    other = services.new_controller()
+    done = finish(room_for([token, other]))
+    live = room_for([token, other])
+    before = live.version()
+    sign_up(browser, "bea")
+    account = user("bea")
+    new_token = controller_of(browser)
+    assert new_token != token and new_token == Profile.objects.get(user=account).controller
+    # The finished game's seat and record are the account's; its stats count it.
+    assert Player.objects.get(game=done, seat=0).user == account
+    assert GameRecord.objects.get(game=done, player__seat=0).user == account
+    assert Standing.objects.get(user=account, ruleset="official").games == 1
+    # The live seat answers to the account's token now, announced by a claim Move.
+    game = live.game
+    assert game.snapshot["seats"][0]["controller"] == new_token and game.version == before + 1
+    assert game.moves.order_by("-seq").first().kind == Move.Kind.CLAIM
+    assert browser.get(f"/r/{live.code}/state.json").json()["you"]["seats"] == [0]
+    # The old token plays nothing any more.
+    with pytest.raises(RuleViolation):
+        services.turn_roll(code=live.code, controller=token, expected_version=game.version, action_id=action_id())
+
+
+def test_a_second_browser_signed_in_plays_the_accounts_seat() -> None:
+    first = Client()
+    token = browser_with_seat_token(first)
+    live = room_for([token, services.new_controller()])
+    sign_up(first, "cat")
+    second = Client()
+    assert second.get(f"/r/{live.code}/state.json").json()["you"]["seats"] == []
+    assert second.post("/accounts/login/", {"login": "cat", "password": PASSWORD}).status_code == 302
+    assert second.get(f"/r/{live.code}/state.json").json()["you"]["seats"] == [0]
+    response = second.post(f"/r/{live.code}/roll", {"version": live.version(), "action_id": "x-1"})
+    assert response.status_code == 302
+    assert live.game.snapshot["rules"]["turn"]["rolls_used"] == 1
+
+
+def test_a_finished_game_is_counted_once_with_records_and_stats() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "dan")
+    sign_up(b, "eve")
+    table = room_for([controller_of(a), controller_of(b)])
+    game = play_to_end(table, random.Random(3))
+    assert account_services.game_count(game_id=game.pk) is True
+    assert account_services.game_count(game_id=game.pk) is False
+    records = GameRecord.objects.filter(game=game).order_by("player__seat")
+    assert [r.user.username for r in records] == ["dan", "eve"]
+    assert sorted(r.rank for r in records) in ([1, 2], [1, 1])
+    assert all(r.lost is not None and r.lost >= 0 for r in records)
+    dan = Standing.objects.get(user__username="dan", ruleset="official")
+    assert dan.games == 1 and dan.rated == 1 and dan.sigma < 25 / 3 and dan.accuracy == records[0].lost
+    assert CountedGame.objects.get(game=game).rated is True
+
+
+def test_the_finish_hook_counts_the_game_after_the_commit(django_capture_on_commit_callbacks) -> None:
+    a, b = Client(), Client()
+    sign_up(a, "fay")
+    sign_up(b, "gus")
+    table = room_for([controller_of(a), controller_of(b)])
+    with django_capture_on_commit_callbacks(execute=True):
+        game = play_to_end(table, random.Random(4))
+    assert CountedGame.objects.filter(game=game, rated=True).exists()
+    assert Standing.objects.get(user__username="gus", ruleset="official").rated == 1
+
+
+def test_games_against_computers_pass_and_play_and_single_accounts_are_not_rated() -> None:
+    a = Client()
+    sign_up(a, "hal")
+    token = controller_of(a)
+    solo = room_for([token, services.new_controller()])  # the other seat has no account
+    finish(solo)
+    local = services.local_game_create(names=["Hal", "Ida"], controller=token, ruleset="official")
+    from tests.services.helpers import Table
+
+    finish(Table(code=local.code, controllers=[token, token]), seed=2)
+    hal = Standing.objects.get(user__username="hal", ruleset="official")
+    assert hal.games == 2 and hal.rated == 0 and hal.mu == 25.0
+    assert not CountedGame.objects.filter(rated=True).exists()
+
+
+def test_deleting_an_account_keeps_its_games_under_former_player() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "ivy")
+    sign_up(b, "jon")
+    done = finish(room_for([controller_of(a), controller_of(b)]))
+    live = room_for([controller_of(a), controller_of(b)])
+    response = a.post("/me/settings", {"action": "delete", "password": "wrong"})
+    assert response.status_code == 400 and get_user_model().objects.filter(username="ivy").exists()
+    response = a.post("/me/settings", {"action": "delete", "password": PASSWORD})
+    assert response.status_code == 302 and not get_user_model().objects.filter(username="ivy").exists()
+    done.refresh_from_db()
+    assert done.snapshot["seats"][0]["name"] == "Former player"
+    assert Player.objects.get(game=done, seat=0).name == "Former player"
+    record = GameRecord.objects.get(game=done, player__seat=0)
+    assert record.user is None and record.score > 0
+    assert not replay_game(done).problems
+    assert live.game.snapshot["seats"][0]["status"] == Player.Status.LEFT
+    assert "Former player" in b.get("/u/jon/").content.decode()
+    assert Client().get(f"/r/{done.code}/replay").status_code == 200
+
+
+def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "kim")
+    sign_up(b, "lee")
+    for n in range(5):
+        finish(room_for([controller_of(a), controller_of(b)]), seed=n)
+    board = Client().get("/leaderboards/official").content.decode()
+    assert "kim" in board and "lee" in board
+    assert a.post("/me/settings", {"action": "privacy"}).status_code == 302  # unticked: private
+    assert Client().get("/u/kim/").status_code == 404
+    assert b.get("/u/kim/").status_code == 404
+    assert a.get("/u/kim/").status_code == 200
+    board = Client().get("/leaderboards/official").content.decode()
+    assert "/u/kim/" not in board and "/u/lee/" in board
+
+
+def test_profile_and_leaderboard_pages_take_a_fixed_number_of_queries(django_assert_max_num_queries) -> None:
+    few = seed(accounts=3, games=3, rng=random.Random(1))
+    many = seed(accounts=3, games=120, rng=random.Random(2))
+    viewer = Client()
+    sign_up(viewer, "max")
+    for name in (few[1], many[1]):  # every tenth seeded profile is private
+        for page in ("", "?page=2", "?page=999"):
+            with django_assert_max_num_queries(8):
+                assert viewer.get(f"/u/{name}/{page}").status_code == 200
+        with django_assert_max_num_queries(6):
+            assert Client().get("/leaderboards/official").status_code == 200
+    page = viewer.get(f"/u/{many[1]}/?page=2").content.decode()
+    assert "Page 2 of" in page and page.count("/replay") == 20
+
+
+def test_painted_stats_say_there_is_no_exact_solver() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "oli")
+    sign_up(b, "pam")
+    finish(room_for([controller_of(a), controller_of(b)], ruleset="painted"))
+    assert GameRecord.objects.filter(ruleset="painted", lost__isnull=True).count() == 2
+    assert "No exact solver" in a.get("/u/oli/").content.decode()
+    assert "no exact solver" in Client().get("/leaderboards/painted").content.decode()
+
+
+def test_login_is_locked_out_per_address_and_the_password_is_never_logged(caplog) -> None:
+    Client().post("/accounts/signup/", {"username": "quin", "password1": PASSWORD, "password2": PASSWORD})
+    client = Client()
+    caplog.set_level(logging.DEBUG)
+    tries = [client.post("/accounts/login/", {"login": "quin", "password": "wrong-secret-xyz"}) for _ in range(5)]
+    assert tries[-1].status_code == 429  # axes: this address is locked out
+    client.post("/accounts/login/", {"login": "quin", "password": PASSWORD})
+    assert "_auth_user_id" not in client.session  # the right password too, while locked out
+    assert "wrong-secret-xyz" not in caplog.text and PASSWORD not in caplog.text
+
+
+def test_the_session_key_rotates_on_sign_in() -> None:
+    client = Client()
+    browser_with_seat_token(client)
+    before = client.session.session_key
+    sign_up(client, "ray")
+    client.logout()
+    browser_with_seat_token(client)
+    before = client.session.session_key
+    assert client.post("/accounts/login/", {"login": "ray", "password": PASSWORD}).status_code == 302
+    assert client.session.session_key != before
+
+
+def test_a_game_started_while_signed_in_is_the_accounts_when_it_ends() -> None:
+    a = Client()
+    sign_up(a, "sue")
+    game = finish(room_for([controller_of(a), services.new_controller()]))
+    assert Player.objects.get(game=game, seat=0).user == user("sue")
+    assert game.status == Game.Status.FINISHED

@@ -1,0 +1,210 @@
+"""Accounts in a real browser: sign up, a game on the profile, the account's seat on a second
+browser, a passkey through Chromium's virtual authenticator, the leaderboard, and every new
+page clean under axe-core, light and dark."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.test_browser import act, create_online, join, score_best, serious_violations
+from tests.live import manage
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "a long and quiet dice cup"
+SHOTS = Path("/tmp/accounts-shots")
+
+
+def username(stem: str) -> str:
+    return f"{stem}{uuid.uuid4().hex[:6]}"
+
+
+def sign_up(page: Any, site: LiveSite, name: str, base: str | None = None) -> None:
+    page.goto((base or site.url) + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("form[action='/accounts/signup/'] button[type=submit]")
+    page.wait_for_url(f"**/u/{name}/")
+
+
+def sign_in(page: Any, site: LiveSite, name: str) -> None:
+    page.goto(site.url + "/accounts/login/")
+    page.fill("input[name=login]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form[action='/accounts/login/'] button[type=submit]")
+    page.wait_for_url(f"**/u/{name}/")
+
+
+def play_solo_game(page: Any, site: LiveSite) -> str:
+    """A pass-and-play game for one: thirteen rolls, thirteen boxes."""
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "1")
+    page.fill("#id_player_1", "Solo")
+    page.check("input[name=ruleset][value=official]")
+    page.click("#create-btn")
+    page.wait_for_selector("#roll")
+    page.wait_for_selector("#conn[data-state=connected]")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    for _ in range(13):
+        page.wait_for_function("!document.getElementById('roll').disabled")
+        act(page, [page], lambda: page.click("#roll"))
+        score_best(page, [page])
+    page.wait_for_selector("#over:not([hidden])")
+    return code
+
+
+def test_sign_up_play_a_game_and_find_it_on_the_profile(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live_site.url + "/")
+    assert page.locator("[data-testid=nav-sign-in]").is_visible()
+    name = username("ann")
+    sign_up(page, live_site, name)
+    assert page.locator("[data-testid=nav-account]").inner_text() == name
+    code = play_solo_game(page, live_site)
+    # Counted in the server's background thread right after the last box.
+    for _ in range(40):
+        page.goto(f"{live_site.url}/u/{name}/")
+        if page.locator("[data-testid=history] tbody tr").count():
+            break
+        page.wait_for_timeout(250)
+    row = page.locator("[data-testid=history] tbody tr").first
+    assert "official" in row.inner_text() and "1 of 1" in row.inner_text()
+    assert row.locator("a").get_attribute("href") == f"/r/{code}/replay"
+    assert "Games" in page.inner_text(".stats") and "Points lost a game" in page.inner_text(".stats")
+    assert page.errors == []
+
+
+def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite, new_page: Any) -> None:
+    name = username("bea")
+    home = new_page()
+    sign_up(home, live_site, name)
+    url = create_online(home, live_site, "Bea")
+    friend = new_page()
+    join(friend, url, "Cal")
+    home.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(home, [home, friend], lambda: home.click("#start"))
+    # Another device: a fresh browser, signed in to the same account, plays the seat.
+    phone = new_page(390, 844)
+    sign_in(phone, live_site, name)
+    phone.goto(url)
+    phone.wait_for_selector("#conn[data-state=connected]")
+    phone.wait_for_function("!document.getElementById('roll').disabled")
+    act(phone, [phone, home, friend], lambda: phone.click("#roll"))
+    score_best(phone, [phone, home, friend])
+    friend.wait_for_function("!document.getElementById('roll').disabled")
+    assert phone.errors == [] and home.errors == []
+
+
+def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
+    # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
+    base = live_site.url.replace("127.0.0.1", "localhost")
+    page = new_page()
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    authenticator = cdp.send(
+        "WebAuthn.addVirtualAuthenticator",
+        {
+            "options": {
+                "protocol": "ctap2",
+                "transport": "internal",
+                "hasResidentKey": True,
+                "hasUserVerification": True,
+                "isUserVerified": True,
+            }
+        },
+    )["authenticatorId"]
+    name = username("dee")
+    sign_up(page, live_site, name, base=base)
+    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
+    # Adding a key asks for the password again (a sign-up is not a sign-in).
+    page.wait_for_url("**/accounts/reauthenticate/**")
+    assert serious_violations(page) == []
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+    assert serious_violations(page) == []
+    page.fill("input[name=name]", "This laptop")
+    if page.locator("input[name=passwordless]").count():
+        page.check("input[name=passwordless]")
+    page.click("#mfa_webauthn_add")
+    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    assert len(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]) == 1
+    page.goto(base + "/accounts/logout/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("[data-testid=nav-sign-in]")
+    page.goto(base + "/accounts/login/")
+    page.click("#passkey_login")
+    page.wait_for_url(f"**/u/{name}/")
+    assert page.locator("[data-testid=nav-account]").inner_text() == name
+    assert page.errors == []
+
+
+def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_page: Any) -> None:
+    manage(
+        "shell",
+        "-c",
+        "import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))",
+        env=live_site.server.env,
+    )
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.click("text=Leaderboards")
+    page.wait_for_url("**/leaderboards/official")
+    rows = page.locator("[data-testid=by-rating] tbody tr")
+    assert 1 <= rows.count() <= 100
+    first = rows.first.locator("a")
+    href = first.get_attribute("href")
+    assert page.locator("[data-testid=by-accuracy] tbody tr").count() >= 1
+    page.click("text=Painted Yahtzee")
+    assert "no exact solver" in page.inner_text("main")
+    page.goto(live_site.url + href)
+    assert page.locator(".stats").count() >= 1
+    assert page.locator("[data-testid=history] tbody tr").count() == 20
+    page.click("a[rel=next]")
+    assert "Page 2 of" in page.inner_text(".pager")
+    SHOTS.mkdir(exist_ok=True)
+    for scheme in ("light", "dark"):
+        for width, height in ((1280, 800), (390, 844)):
+            viewer = new_page(width, height, color_scheme=scheme)
+            viewer.goto(live_site.url + href)
+            assert serious_violations(viewer) == []
+            assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            viewer.screenshot(path=str(SHOTS / f"{scheme}-{width}-profile-with-games.png"), full_page=True)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(
+    live_site: LiveSite, new_page: Any, scheme: str
+) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    anonymous = ["/accounts/signup/", "/accounts/login/", "/leaderboards/official", "/leaderboards/painted"]
+    mine = ["/me", "/me/settings", "/accounts/password/change/", "/accounts/2fa/", "/accounts/logout/"]
+    name = username("eve")
+    for width, height in ((1280, 800), (390, 844)):
+        page = new_page(width, height, color_scheme=scheme)
+        for path in anonymous:
+            page.goto(live_site.url + path)
+            assert serious_violations(page) == [], path
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+            page.screenshot(
+                path=str(SHOTS / f"{scheme}-{width}-{path.strip('/').replace('/', '_')}.png"), full_page=True
+            )
+        if width == 1280:
+            sign_up(page, live_site, name)
+        else:
+            sign_in(page, live_site, name)
+        for path in mine:
+            page.goto(live_site.url + path)
+            assert serious_violations(page) == [], path
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+            page.screenshot(
+                path=str(SHOTS / f"{scheme}-{width}-{path.strip('/').replace('/', '_')}.png"), full_page=True
+            )
+        assert page.errors == []
