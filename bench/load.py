@@ -308,7 +308,13 @@ def state_size(url: str, code: str) -> int:
 
 
 async def run_config(
-    config: str, processes: int, shapes: list[Shape], urls: list[str], pids: list[int], placement: str = "spread"
+    config: str,
+    processes: int,
+    shapes: list[Shape],
+    urls: list[str],
+    pids: list[int],
+    placement: str = "spread",
+    endpoints: str = "both",
 ) -> list[dict[str, Any]]:
     results = []
     for shape in shapes:
@@ -317,7 +323,7 @@ async def run_config(
         setup = time.perf_counter() - started
         code = specs[0][0][0].split("|")[1]
         pad = state_size(urls[0], code)
-        for bare in (False, True):
+        for bare in (False, True) if endpoints == "both" else (endpoints == "bare",):
             result = await run_phase(shape, specs, bare=bare, pad=pad, pids=pids)
             result.update(
                 config=config, processes=processes, placement=placement, setup_s=round(setup, 1), frame_bytes=pad
@@ -390,7 +396,7 @@ def shapes_from(args: argparse.Namespace) -> list[Shape]:
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     shapes = shapes_from(args)
     if args.url:
-        return await run_config("external", 1, shapes, [args.url.rstrip("/")], [])
+        return await run_config("external", 1, shapes, [args.url.rstrip("/")], [], endpoints=args.endpoints)
     runs = MATRIX if args.matrix else [(args.config, args.processes, args.placement)]
     results: list[dict[str, Any]] = []
     for config, processes, placement in runs:
@@ -399,7 +405,8 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
             started_servers(config, processes, Path(tmp)) as servers,
         ):
             pids = [s.proc.pid for s in servers if s.proc is not None]
-            results += await run_config(config, processes, shapes, [s.url for s in servers], pids, placement)
+            urls = [s.url for s in servers]
+            results += await run_config(config, processes, shapes, urls, pids, placement, args.endpoints)
     return results
 
 
@@ -422,6 +429,12 @@ def main(argv: list[str] | None = None) -> None:
         choices=("spread", "room"),
         default="spread",
         help="several processes: every room's players on all of them (spread), or each room on one (room)",
+    )
+    parser.add_argument(
+        "--endpoints",
+        choices=("both", "game", "bare"),
+        default="both",
+        help="the game's rooms, the bare broadcast's, or both (default); one alone halves an A/B run",
     )
     parser.add_argument("--shape", choices=("saturated", "human", "both"), default="both")
     parser.add_argument("--rooms", type=int, default=25, help="saturated: rooms (default 25)")
