@@ -7,7 +7,6 @@ The room's frames reach this socket through ``games.fanout``, which sends them a
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import deque
@@ -18,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import coach, errors, fanout, presence, ratelimit, services
+from games import coach, errors, fanout, presence, ratelimit, services, wire
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -61,7 +60,7 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     if len(text.encode()) > MAX_FRAME_BYTES:
         raise FrameError(errors.FRAME_TOO_LARGE, f"Frames are at most {MAX_FRAME_BYTES} bytes.")
     try:
-        frame = json.loads(text)
+        frame = wire.loads(text)
     except ValueError as exc:
         raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
     if not isinstance(frame, dict):
@@ -151,7 +150,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
         if isinstance(frame_id, str):
             error["id"] = frame_id
-        await self.send(text_data=json.dumps(error))
+        await self.send(text_data=wire.dumps(error))
 
     def _over_rate(self) -> bool:
         now = time.monotonic()
@@ -177,7 +176,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if kind == "ping":
             version = await db_async(presence.seen)(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
-            await self.send(text_data=json.dumps({"type": "pong", "version": version}))
+            await self.send(text_data=wire.dumps({"type": "pong", "version": version}))
             return
         if kind == "sync":
             await self.send(text_data=await db_async(presence.state_text)(self.code))
@@ -194,7 +193,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 log.exception("hint in %s failed", self.code)
                 await self.error(errors.COACH_ERROR, "The coach could not answer; try again.", frame.get("id"))
                 return
-            await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
+            await self.send(text_data=wire.dumps({**hint, "id": frame.get("id")}))
             return
         service, fields = _ACTIONS[kind]
         kwargs = {name: frame[name] for name in fields if name in frame}

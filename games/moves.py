@@ -16,17 +16,27 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
+from games import wire
 from games.models import Game, Move
 
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
 
 
 def _values(instance: Game | Move, names: tuple[str, ...]) -> list[Any]:
-    fields = [instance._meta.get_field(name) for name in names]
-    return [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
+    """The fields' values adapted as the ORM would for PostgreSQL, the JSON ones with orjson."""
+    values = []
+    for name in names:
+        field = instance._meta.get_field(name)
+        value = getattr(instance, field.attname)
+        if isinstance(field, models.JSONField) and field.encoder is None:
+            values.append(Jsonb(value, dumps=wire.dumpb))  # what the ORM sends, encoded by orjson
+        else:
+            values.append(field.get_db_prep_save(value, connection))
+    return values
 
 
 class Conflict(Exception):
@@ -78,6 +88,9 @@ def read(code: str) -> Game:
         raise Game.DoesNotExist("Game matching query does not exist.")
     values = []
     for field, value in zip(fields, row, strict=True):
+        if isinstance(field, models.JSONField) and field.decoder is None and isinstance(value, str):
+            values.append(wire.loads(value))  # JSONField.from_db_value, with orjson
+            continue
         for convert in field.get_db_converters(connection):
             value = convert(value, field.cached_col, connection)
         values.append(value)

@@ -5,12 +5,10 @@ The reads behind it (the room, who is connected) are in games.selectors.
 
 from __future__ import annotations
 
-import json
-
 from django.db import transaction
 from django.utils import timezone
 
-from games import selectors
+from games import selectors, wire
 from games.models import Game, Presence
 from games.selectors import game_state, seats_of
 
@@ -19,7 +17,7 @@ def _frame(game: Game) -> str:
     rows = selectors.connected_seats(game)
     connected = sorted({seat for seats in rows for seat in seats})
     seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.snapshot["seats"]))}
-    return json.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
+    return wire.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
 
 
 def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:
@@ -32,8 +30,8 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"game": game, "seats": mine, "seen_at": timezone.now()}
         )
-    you = json.dumps({"type": "you", "seats": mine})
-    return you, json.dumps(game_state(game)), _frame(game)
+    you = wire.dumps({"type": "you", "seats": mine})
+    return you, wire.dumps(game_state(game)), _frame(game)
 
 
 def leave(code: str, channel_name: str) -> str | None:
@@ -49,4 +47,4 @@ def seen(code: str, channel_name: str) -> int | None:
 
 
 def state_text(code: str) -> str:
-    return json.dumps(game_state(selectors.room(code)))
+    return wire.dumps(game_state(selectors.room(code)))
