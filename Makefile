@@ -26,7 +26,7 @@ install: $(STAMP)
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py build_bot_tables  # once: the coach's and the bots' tables (cached in var/bots)
-	$(BIN)/daphne -b $(HOST) -p $(PORT) yahtzee.asgi:application
+	$(BIN)/python -m yahtzee.serve --host $(HOST) --port $(PORT)
 
 lint: install
 	$(BIN)/ruff check .
