@@ -198,6 +198,7 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
         # The row as written, kept once it is committed (a rolled-back write must not be).
         _sql, all_fields = _read_statement()
         values = [getattr(game, field.attname) for field in all_fields]
+        values[_snapshot_index()] = None  # kept as the JSON just written (a fresh copy for each action)
         remember = functools.partial(_remember, game.code, game.pk, game.version, values, encoded["snapshot"])
         transaction.on_commit(remember)
     else:
