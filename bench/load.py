@@ -1,6 +1,7 @@
 """Load benchmark: complete games through the real HTTP + websocket flow, beside the stack's own ceiling.
 
-Run it as its own process; it starts the servers it measures (Daphne, on a scratch
+Run it as its own process; it starts the servers it measures (``tests.live.ServerProcess``:
+uvicorn as production runs it, or Daphne with ``LIVE_SERVER=daphne``; on a scratch
 database) and stops them again:
 
     .venv/bin/python bench/load.py                           # SQLite + in-memory, both shapes
@@ -19,7 +20,7 @@ Each configuration runs four phases on the same server processes:
 
 Figures: actions/s completed (an action is complete when every socket in the room has
 the state it led to), p50/p99 latency from the send to that moment, errors (error frames,
-dropped sockets, stalls), the Daphne processes' CPU (% of one core) and peak RSS, and how
+dropped sockets, stalls), the server processes' CPU (% of one core) and peak RSS, and how
 busy the whole machine was (the client, PostgreSQL and Redis share its cores).
 
 ``--url`` measures a server that is already running (e.g. the docker compose proxy); its
@@ -54,7 +55,7 @@ from websockets.exceptions import InvalidHandshake, InvalidMessage  # noqa: E402
 
 from bench.load_client import Player, Room, Tally  # noqa: E402
 from bench.load_stats import ProcessMeter, percentile  # noqa: E402
-from tests.live import Browser, ServerProcess, manage, scratch_database, server_env  # noqa: E402
+from tests.live import LIVE_SERVER, Browser, ServerProcess, manage, scratch_database, server_env  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/yahtzee"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -81,6 +82,7 @@ class Shape:
     duration: float
     warmup: float
     interval: float = 2.0
+    spectators: int = 0  # game rooms: idle sockets a room, which act never but must get every state
 
 
 # --- servers -----------------------------------------------------------------------------
@@ -100,6 +102,9 @@ def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list
         "PYTHONPATH": str(ROOT),  # the routing imports bench.consumer, which is not installed
         "DB_CONN_MAX_AGE": "60",
         "LOG_LEVEL": "WARNING",
+        # No solver tables built in the background while measuring (a fresh checkout has none:
+        # minutes of CPU in the server process). The bench's rooms have no computer players.
+        "BOT_TABLES_AT_START": "0",
     }
     with contextlib.ExitStack() as stack:
         if config == "sqlite":
@@ -150,7 +155,14 @@ def make_game_rooms(
 
 
 async def connect_rooms(
-    specs: list[list[tuple[str, str]]], *, bare: bool, tally: Tally, closed_loop: bool, pad: int, tag: str
+    specs: list[list[tuple[str, str]]],
+    *,
+    bare: bool,
+    tally: Tally,
+    closed_loop: bool,
+    pad: int,
+    tag: str,
+    spectators: int = 0,
 ) -> list[Room]:
     rooms = []
     for index, spec in enumerate(specs):
@@ -159,11 +171,16 @@ async def connect_rooms(
             base, code = target.split("|")
             path = f"/ws/bench/{tag}{index}/" if bare else f"/ws/rooms/{code}/"
             room.players.append(Player(room, i, base.replace("http://", "ws://") + path, base, "" if bare else session))
+        for i in range(0 if bare else spectators):
+            # A socket with no session watches: it gets every frame of the room and never acts.
+            base, code = spec[i % len(spec)][0].split("|")
+            url = base.replace("http://", "ws://") + f"/ws/rooms/{code}/"
+            room.players.append(Player(room, len(room.players), url, base, ""))
         rooms.append(room)
-    semaphore = asyncio.Semaphore(20)
+    semaphore = asyncio.Semaphore(50 if spectators else 20)
 
     async def connect(player: Player) -> None:
-        # A burst of hundreds of handshakes can outrun Daphne's accept queue: try again, as a page would.
+        # A burst of hundreds of handshakes can outrun the server's accept queue: try again, as a page would.
         for attempt in range(5):
             try:
                 async with semaphore:
@@ -186,7 +203,11 @@ async def run_phase(
 ) -> dict[str, Any]:
     tally = Tally()
     tag = f"b{uuid.uuid4().hex[:6]}r" if bare else "g"
-    rooms = await connect_rooms(specs, bare=bare, tally=tally, closed_loop=shape.closed_loop, pad=pad, tag=tag)
+    connecting = time.perf_counter()
+    rooms = await connect_rooms(
+        specs, bare=bare, tally=tally, closed_loop=shape.closed_loop, pad=pad, tag=tag, spectators=shape.spectators
+    )
+    connect_s = time.perf_counter() - connecting
     meter = ProcessMeter(pids)
     loop = asyncio.get_running_loop()
     began = time.perf_counter()
@@ -258,6 +279,9 @@ async def run_phase(
         "shape": shape.name,
         "rooms": shape.rooms,
         "players": shape.players,
+        "spectators": 0 if bare else shape.spectators,
+        "sockets": sum(len(room.players) for room in rooms),
+        "connect_s": round(connect_s, 1),
         "seconds": round(seconds, 1),
         "actions": tally.completed,
         "actions_per_s": round(tally.completed / seconds, 1) if seconds > 0 else 0.0,
@@ -308,7 +332,13 @@ def state_size(url: str, code: str) -> int:
 
 
 async def run_config(
-    config: str, processes: int, shapes: list[Shape], urls: list[str], pids: list[int], placement: str = "spread"
+    config: str,
+    processes: int,
+    shapes: list[Shape],
+    urls: list[str],
+    pids: list[int],
+    placement: str = "spread",
+    endpoints: str = "both",
 ) -> list[dict[str, Any]]:
     results = []
     for shape in shapes:
@@ -317,10 +347,15 @@ async def run_config(
         setup = time.perf_counter() - started
         code = specs[0][0][0].split("|")[1]
         pad = state_size(urls[0], code)
-        for bare in (False, True):
+        for bare in (False, True) if endpoints == "both" else (endpoints == "bare",):
             result = await run_phase(shape, specs, bare=bare, pad=pad, pids=pids)
             result.update(
-                config=config, processes=processes, placement=placement, setup_s=round(setup, 1), frame_bytes=pad
+                config=config,
+                processes=processes,
+                placement=placement,
+                setup_s=round(setup, 1),
+                frame_bytes=pad,
+                server=LIVE_SERVER if pids else "external",
             )
             print(line(result), flush=True)
             results.append(result)
@@ -335,12 +370,22 @@ def line(r: dict[str, Any]) -> str:
     rss = "+".join(f"{m:.0f}" for m in r.get("server_rss_mb", [])) or "-"
     return (
         f"{r['config']:<10} x{r['processes']}{_by_room(r)} {r['shape']:<9} {r['endpoint']:<4} "
-        f"{r['rooms']:>3}x{r['players']} {r['actions_per_s']:>7.1f} act/s  p50 {r['p50_ms']:>6.1f} ms  "
+        f"{r['rooms']:>3}x{r['players']}{_watching(r)} {r['actions_per_s']:>7.1f} act/s  p50 {r['p50_ms']:>6.1f} ms  "
         f"p99 {r['p99_ms']:>7.1f} ms  errors {r['errors']:<3} late {r['late_ticks']:<4} "
         f"server cpu {cpu}% ({r.get('server_cpu_ms_per_action', '-')} ms/action)  rss {rss} MB  "
         f"machine {r.get('machine_busy_pct', '-')}%  "
-        f"client cpu {r['client_cpu_pct']}%" + (f"  {r['error_kinds']}" if r["errors"] else "")
+        f"client cpu {r['client_cpu_pct']}%  {r.get('server', '')}" + (f"  {r['error_kinds']}" if r["errors"] else "")
     )
+
+
+def _per_core_second(r: dict[str, Any]) -> str:
+    """Actions per second of server CPU (1000 / CPU ms per action): the issue's yardstick."""
+    ms = r.get("server_cpu_ms_per_action")
+    return f"{1000 / ms:.0f}" if isinstance(ms, int | float) and ms == ms and ms > 0 else ""
+
+
+def _watching(r: dict[str, Any]) -> str:
+    return f"+{r['spectators']}" if r.get("spectators") else ""
 
 
 def _by_room(r: dict[str, Any]) -> str:
@@ -351,8 +396,8 @@ def table(results: list[dict[str, Any]]) -> str:
     """The markdown table of docs/performance.md."""
     rows = [
         "| configuration | shape | endpoint | rooms × players | actions/s | game / bare | p50 ms | p99 ms | errors "
-        "| server CPU % | CPU ms / action | server RSS MB | machine busy % |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| server CPU % | CPU ms / action | actions / core-s | server RSS MB | machine busy % |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     bare = {(r["config"], r["processes"], _by_room(r), r["shape"]): r for r in results if r["endpoint"] == "bare"}
     for r in results:
@@ -368,9 +413,10 @@ def table(results: list[dict[str, Any]]) -> str:
         rss = " + ".join(f"{m:.0f}" for m in r.get("server_rss_mb", []))
         rows.append(
             f"| {r['config']} ×{r['processes']}{_by_room(r)} | {r['shape']} | {r['endpoint']} "
-            f"| {r['rooms']} × {r['players']} "
+            f"| {r['rooms']} × {r['players']}{_watching(r)} "
             f"| {r['actions_per_s']:.1f} | {ratio} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} "
-            f"| {cpu} | {r.get('server_cpu_ms_per_action', '')} | {rss} | {r.get('machine_busy_pct', '')} |"
+            f"| {cpu} | {r.get('server_cpu_ms_per_action', '')} | {_per_core_second(r)} | {rss} "
+            f"| {r.get('machine_busy_pct', '')} |"
         )
     return "\n".join(rows)
 
@@ -383,14 +429,24 @@ def shapes_from(args: argparse.Namespace) -> list[Shape]:
     if args.shape in ("saturated", "both"):
         shapes.append(Shape("saturated", args.rooms, args.players, True, args.duration, args.warmup))
     if args.shape in ("human", "both"):
-        shapes.append(Shape("human", args.human_rooms, args.human_players, False, args.human_duration, 2.0))
+        shapes.append(
+            Shape(
+                "human",
+                args.human_rooms,
+                args.human_players,
+                False,
+                args.human_duration,
+                2.0,
+                spectators=args.spectators,
+            )
+        )
     return shapes
 
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     shapes = shapes_from(args)
     if args.url:
-        return await run_config("external", 1, shapes, [args.url.rstrip("/")], [])
+        return await run_config("external", 1, shapes, [args.url.rstrip("/")], [], endpoints=args.endpoints)
     runs = MATRIX if args.matrix else [(args.config, args.processes, args.placement)]
     results: list[dict[str, Any]] = []
     for config, processes, placement in runs:
@@ -399,7 +455,8 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
             started_servers(config, processes, Path(tmp)) as servers,
         ):
             pids = [s.proc.pid for s in servers if s.proc is not None]
-            results += await run_config(config, processes, shapes, [s.url for s in servers], pids, placement)
+            urls = [s.url for s in servers]
+            results += await run_config(config, processes, shapes, urls, pids, placement, args.endpoints)
     return results
 
 
@@ -423,6 +480,12 @@ def main(argv: list[str] | None = None) -> None:
         default="spread",
         help="several processes: every room's players on all of them (spread), or each room on one (room)",
     )
+    parser.add_argument(
+        "--endpoints",
+        choices=("both", "game", "bare"),
+        default="both",
+        help="the game's rooms, the bare broadcast's, or both (default); one alone halves an A/B run",
+    )
     parser.add_argument("--shape", choices=("saturated", "human", "both"), default="both")
     parser.add_argument("--rooms", type=int, default=25, help="saturated: rooms (default 25)")
     parser.add_argument("--players", type=int, default=8, help="saturated: players a room (default 8)")
@@ -431,6 +494,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--human-rooms", type=int, default=100)
     parser.add_argument("--human-players", type=int, default=8)
     parser.add_argument("--human-duration", type=float, default=30)
+    parser.add_argument(
+        "--spectators",
+        type=int,
+        default=0,
+        help="human pace, game rooms: idle sockets per room (no session) that must get every state too; "
+        "100 rooms x 100 = 10,000 idle sockets",
+    )
     parser.add_argument("--url", help="measure a server that is already running instead of starting one")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--profile", type=Path, help="py-spy each server process while measuring; stacks here")

@@ -18,7 +18,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-VERSION = re.compile(r'"version": (\d+)')
+VERSION = re.compile(r'"version": ?(\d+)')  # json.dumps or a compact encoder (orjson)
 STALL_SECONDS = 10.0
 
 
@@ -96,17 +96,17 @@ class Player:
             async for text in self.conn:
                 now = time.perf_counter()
                 assert isinstance(text, str)
-                head = text[:24]
-                if head.startswith('{"type": "state"'):
+                head = text[:24].replace('": "', '":"', 1)
+                if head.startswith('{"type":"state"'):
                     match = VERSION.search(text, 0, 200)
                     if match is None:
                         room.tally.error("state frame without a version")
                         continue
                     room.on_state(self, int(match.group(1)), now, text)
                     self.ready.set()
-                elif head.startswith('{"type": "error"'):
+                elif head.startswith('{"type":"error"'):
                     room.tally.error(f"error frame: {json.loads(text).get('code')}")
-                elif head.startswith('{"type": "you"'):
+                elif head.startswith('{"type":"you"'):
                     self.seats = json.loads(text)["seats"]
         except Exception as exc:  # noqa: BLE001 - a dropped socket is an error of the run
             if not room.closing:

@@ -9,11 +9,10 @@ database thread hands them over and goes on without waiting for the sends.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
-from games import fanout
+from games import fanout, wire
 from games.models import Game, Move
 from games.rules import GameState
 from games.selectors import game_state
@@ -55,11 +54,11 @@ def frames_for(game: Game, move: Move, rules: GameState | None = None) -> list[s
     frames = []
     event = event_frame(move)
     if event is not None:
-        frames.append(json.dumps(event))
+        frames.append(wire.dumps(event))
     if move.payload.get("game_over") or move.payload.get("abandoned"):
         winners = move.payload.get("winners", [])
-        frames.append(json.dumps({"type": "game_over", "version": move.seq, "winners": winners}))
-    frames.append(json.dumps(game_state(game, rules)))
+        frames.append(wire.dumps({"type": "game_over", "version": move.seq, "winners": winners}))
+    frames.append(wire.dumps(game_state(game, rules)))
     return frames
 
 

@@ -20,7 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 
-from games import coach, errors, fanout, presence, ratelimit, selectors, services, sockets
+from games import coach, errors, fanout, presence, ratelimit, selectors, services, sockets, wire
 from games.rules import RuleViolation
 from games.threads import db_async
 
@@ -75,7 +75,7 @@ def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
     if len(text.encode()) > MAX_FRAME_BYTES:
         raise FrameError(errors.FRAME_TOO_LARGE, f"Frames are at most {MAX_FRAME_BYTES} bytes.")
     try:
-        frame = json.loads(text)
+        frame = wire.loads(text)
     except ValueError as exc:
         raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
     except RecursionError as exc:  # "[[[[..." well under the size limit
@@ -180,7 +180,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return None
         # The room's last chat messages, if it has any (docs/protocol.md: after the state).
         messages = selectors.chat_history(self.code)
-        chat = json.dumps({"type": "chat_history", "messages": messages}) if messages else None
+        chat = wire.dumps({"type": "chat_history", "messages": messages}) if messages else None
         return (*hello, chat)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -229,7 +229,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
         if isinstance(frame_id, str):
             error["id"] = frame_id
-        await self.send(text_data=json.dumps(error))
+        await self.send(text_data=wire.dumps(error))
 
     def _over_rate(self) -> bool:
         now = time.monotonic()
@@ -290,7 +290,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if kind == "ping":
             version = await sockets.seen(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
-            await self.send(text_data=json.dumps({"type": "pong", "version": version}))
+            await self.send(text_data=wire.dumps({"type": "pong", "version": version}))
             return
         if kind == "sync":
             await self.send(text_data=await db_async(presence.state_text)(self.code))
@@ -310,7 +310,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 log.exception("hint in %s failed", self.code)
                 await self.error(errors.COACH_ERROR, "The coach could not answer; try again.", frame.get("id"))
                 return
-            await self.send(text_data=json.dumps({**hint, "id": frame.get("id")}))
+            await self.send(text_data=wire.dumps({**hint, "id": frame.get("id")}))
             return
         if kind in _SOCIAL:
             await self.social(kind, frame)

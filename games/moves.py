@@ -14,12 +14,16 @@ action read and is a transaction of its own (``games.services.actions.act``).
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models, transaction
 from django.db.models import Field
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
+from games import wire
 from games.models import Game, Move
 
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
@@ -40,9 +44,27 @@ def _column(field: Field[Any, Any]) -> str:
     return str(connection.ops.quote_name(field.column))
 
 
-def _values(instance: Game | Move, names: tuple[str, ...]) -> list[Any]:
-    fields = [_field(type(instance), name) for name in names]
-    return [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
+def _as_is(data: bytes) -> bytes:
+    return data
+
+
+def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
+    """The fields' values adapted as the ORM would for PostgreSQL, the JSON ones with orjson.
+
+    ``encoded``: given, it gets the JSON fields' text by name (what the statement stores).
+    """
+    values = []
+    for name in names:
+        field = _field(type(instance), name)
+        value = getattr(instance, field.attname)
+        if isinstance(field, models.JSONField) and field.encoder is None:
+            data = wire.dumpb(value)
+            if encoded is not None:
+                encoded[name] = data
+            values.append(Jsonb(data, dumps=_as_is))  # what the ORM sends, encoded by orjson
+        else:
+            values.append(field.get_db_prep_save(value, connection))
+    return values
 
 
 class Conflict(Exception):
@@ -81,6 +103,63 @@ def _read_statement() -> tuple[str, tuple[Any, ...]]:
     return sql, fields
 
 
+# --- the rooms this process wrote last ---------------------------------------------------
+#
+# Caddy routes a room's sockets to one worker, so nearly every action of a room is written
+# by the same process. It keeps each room's row as it last wrote it (after the commit), and
+# the next action starts from that copy instead of reading the row: one round trip, the
+# guarded write (``if_version``). The copy is only a guess of the row: if another process
+# or thread wrote it since (the room moved, a worker came back), its version has changed,
+# the guarded write applies nothing and raises ``Conflict``, and the action runs again the
+# locked way, on the row read under its lock (games.services.actions.act).
+
+ROOMS_KEPT = 4096  # rooms whose last written row a process keeps (least recently used go)
+_kept: OrderedDict[str, tuple[int, int, list[Any], bytes]] = OrderedDict()  # code -> (pk, version, values, snapshot)
+_kept_lock = threading.Lock()  # database threads
+
+
+def remembered(code: str) -> Game | None:
+    """The room's row as this process last wrote it (a fresh object each call), or None."""
+    with _kept_lock:
+        kept = _kept.get(code)
+        if kept is None:
+            return None
+        _kept.move_to_end(code)
+    _pk, _version, values, snapshot = kept
+    _sql, fields = _read_statement()
+    values = list(values)
+    values[_snapshot_index()] = wire.loads(snapshot)
+    return Game.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def forget(code: str) -> None:
+    with _kept_lock:
+        _kept.pop(code, None)
+
+
+def forget_all() -> None:
+    with _kept_lock:
+        _kept.clear()
+
+
+def _remember(code: str, pk: int, version: int, values: list[Any], snapshot: bytes) -> None:
+    with _kept_lock:
+        kept = _kept.get(code)
+        # Two threads of this process may commit versions of a room out of order: keep the newest.
+        if kept is not None and kept[0] == pk and kept[1] >= version:
+            return
+        _kept[code] = (pk, version, values, snapshot)
+        _kept.move_to_end(code)
+        while len(_kept) > ROOMS_KEPT:
+            _kept.popitem(last=False)
+
+
+@functools.cache
+def _snapshot_index() -> int:
+    _sql, fields = _read_statement()
+    return next(i for i, field in enumerate(fields) if field.name == "snapshot")
+
+
 def read(code: str) -> Game:
     """``Game.objects.get(code=code)``, from a statement built once (PostgreSQL's unlocked try).
 
@@ -95,6 +174,9 @@ def read(code: str) -> Game:
         raise Game.DoesNotExist("Game matching query does not exist.")
     values = []
     for field, value in zip(fields, row, strict=True):
+        if isinstance(field, models.JSONField) and field.decoder is None and isinstance(value, str):
+            values.append(wire.loads(value))  # JSONField.from_db_value, with orjson
+            continue
         for convert in field.get_db_converters(connection):
             value = convert(value, field.cached_col, connection)
         values.append(value)
@@ -116,17 +198,28 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
         return created
     row = Move(game=game, created_at=timezone.now(), **move)
     guard = [] if if_version is None else [if_version]
+    encoded: dict[str, bytes] = {}
     with connection.cursor() as cursor:
         cursor.execute(
             _statement(fields, if_version is not None),
-            [*_values(game, fields), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
+            [*_values(game, fields, encoded), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
         )
         inserted = cursor.fetchone()
     if inserted is None:
+        forget(game.code)
         if if_version is not None:
             raise Conflict(f"game {game.pk} is no longer at version {if_version}")
         # The Game row is gone; cannot happen under the service's lock.
         raise Game.DoesNotExist(f"game {game.pk} vanished while it was locked")
+    if "snapshot" in encoded and "version" in fields:
+        # The row as written, kept once it is committed (a rolled-back write must not be).
+        _sql, all_fields = _read_statement()
+        values = [getattr(game, field.attname) for field in all_fields]
+        values[_snapshot_index()] = None  # kept as the JSON just written (a fresh copy for each action)
+        remember = functools.partial(_remember, game.code, game.pk, game.version, values, encoded["snapshot"])
+        transaction.on_commit(remember)
+    else:
+        forget(game.code)
     row.pk = inserted[0]
     row._state.adding = False
     row._state.db = connection.alias

@@ -5,13 +5,12 @@ The reads behind it (the room, who is connected) are in games.selectors.
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
-from games import selectors
+from games import selectors, wire
 from games.models import Game, Presence
 from games.selectors import PRESENCE_TIMEOUT, game_state, seats_of
 
@@ -24,7 +23,7 @@ def _frame(game: Game) -> str:
     rows = selectors.connected_seats(game)
     connected = sorted({seat for seats in rows for seat in seats})
     seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.snapshot["seats"]))}
-    return json.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
+    return wire.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
 
 
 def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:
@@ -37,8 +36,8 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"game": game, "seats": mine, "seen_at": timezone.now()}
         )
-    you = json.dumps({"type": "you", "seats": mine})
-    return you, json.dumps(game_state(game)), _frame(game)
+    you = wire.dumps({"type": "you", "seats": mine})
+    return you, wire.dumps(game_state(game)), _frame(game)
 
 
 def room_frame(code: str) -> str | None:
@@ -66,9 +65,9 @@ def seen(code: str, channel_name: str) -> int | None:
 
 
 def state_text(code: str) -> str:
-    return json.dumps(game_state(selectors.room(code)))
+    return wire.dumps(game_state(selectors.room(code)))
 
 
 def state_with_version(code: str) -> tuple[str, int]:
     game = selectors.room(code)
-    return json.dumps(game_state(game)), game.version
+    return wire.dumps(game_state(game)), game.version

@@ -28,24 +28,38 @@ def locked(code: str) -> Game:
 def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) -> R:
     """Run ``action(game)``, which checks, asks the rules and ends with one ``_record``.
 
-    On PostgreSQL, outside any caller's transaction, first on an unlocked read with a
-    guarded write (the module docstring); ``more_writes``: the action writes other rows
-    too, so that try is one transaction (its other writes come after ``_record``, whose
-    guarded update takes the row lock first). Otherwise, and if another action came
-    first, in one transaction under the row lock.
+    On PostgreSQL, outside any caller's transaction, first without the lock, with a
+    guarded write (the module docstring): on the room's row as this process last wrote
+    it (``moves.remembered``: no read at all), else on an unlocked read. ``more_writes``:
+    the action writes other rows too, so that try is one transaction (its other writes
+    come after ``_record``, whose guarded update takes the row lock first). Otherwise, and
+    if another action came first, in one transaction under the row lock.
+
+    A refusal on the remembered row may come from a row that has moved on elsewhere: it
+    is checked again on a fresh read before it is believed.
     """
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
-        game = moves.read(normalize_code(code))
-        game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
+        code = normalize_code(code)
         try:
-            if more_writes:
-                with transaction.atomic():
-                    return action(game)
-            return action(game)
+            kept = moves.remembered(code)
+            if kept is not None:
+                try:
+                    return _unlocked(kept, action, more_writes)
+                except RuleViolation:
+                    moves.forget(code)  # and try again on a fresh read
+            return _unlocked(moves.read(code), action, more_writes)
         except moves.Conflict:
             pass
     with transaction.atomic():
         return action(locked(code))
+
+
+def _unlocked(game: Game, action: Callable[[Game], R], more_writes: bool) -> R:
+    game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
+    if more_writes:
+        with transaction.atomic():
+            return action(game)
+    return action(game)
 
 
 def check_request(game: Game, *, actor: str, expected_version: int | None, action_id: str) -> None:

@@ -29,6 +29,7 @@ _TRANSACTION = ("BEGIN", "SAVEPOINT", "RELEASE", "COMMIT")
 def test_a_roll_is_one_unlocked_read_and_one_write() -> None:
     table = open_room(2)
     who, version = table.current(), table.version()
+    moves.forget_all()  # a room this process has not written (it moved here): read first
     with CaptureQueriesContext(connection) as queries:
         services.turn_roll(code=table.code, controller=who, expected_version=version, action_id=action_id())
     sql = [q["sql"] for q in queries.captured_queries]
@@ -42,6 +43,7 @@ def test_a_score_writes_the_game_row_before_its_score_entry() -> None:
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
     version = table.version()
+    moves.forget_all()
     with CaptureQueriesContext(connection) as queries:
         services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
     sql = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(_TRANSACTION)]
@@ -192,6 +194,7 @@ def test_the_prebuilt_read_gives_the_same_row_as_the_orm() -> None:
 
 def test_a_roll_that_holds_first_is_one_unlocked_read_and_one_transaction_of_two_guarded_writes() -> None:
     table, who, version = _rolled_room()
+    moves.forget_all()
     with CaptureQueriesContext(connection) as queries:
         services.turn_roll(code=table.code, controller=who, held=[2], expected_version=version, action_id="rh")
     sql = [q["sql"] for q in queries.captured_queries]
@@ -201,3 +204,76 @@ def test_a_roll_that_holds_first_is_one_unlocked_read_and_one_transaction_of_two
     assert any(s.startswith(("BEGIN", "SAVEPOINT")) for s in sql)  # both or neither
     kinds = list(Move.objects.filter(game__code=table.code, seq__gt=version).order_by("seq").values_list("kind"))
     assert kinds == [("hold",), ("roll",)] and table.version() == version + 2
+
+
+# --- the row this process wrote last (moves.remembered) -------------------------------------
+
+
+def test_an_action_on_a_room_this_process_wrote_is_one_guarded_write_and_no_read() -> None:
+    table, who, version = _rolled_room()
+    with CaptureQueriesContext(connection) as queries:
+        services.turn_hold(code=table.code, controller=who, held=[1], expected_version=version, action_id="h")
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert len(sql) == 1, sql
+    assert sql[0].startswith("WITH g AS (UPDATE") and '"version" = ' in sql[0].split("RETURNING")[0]
+    game = Game.objects.get(code=table.code)
+    assert game.version == version + 1 and game.snapshot["rules"]["turn"]["held"] == [1]
+    kept = moves.remembered(table.code)
+    assert kept is not None
+    for field in Game._meta.concrete_fields:  # what it keeps is the committed row
+        assert getattr(kept, field.attname) == getattr(game, field.attname), field.name
+
+
+def _written_elsewhere(table: Table, call: Any) -> None:
+    """``call()`` commits as another process would: this process's copy of the row stays as it was."""
+    kept = dict(moves._kept)
+    _elsewhere(call)
+    with moves._kept_lock:
+        moves._kept.clear()
+        moves._kept.update(kept)
+
+
+def test_a_remembered_row_that_moved_on_elsewhere_is_read_again_for_an_action_on_the_new_version() -> None:
+    table, who, version = _rolled_room()
+    _written_elsewhere(
+        table,
+        lambda: services.turn_hold(code=table.code, controller=who, held=[0], expected_version=version, action_id="h"),
+    )
+    assert moves.remembered(table.code).version == version  # type: ignore[union-attr]  # the old copy
+    # The player saw the other process's hold and rolls on it: the copy would call that stale.
+    services.turn_roll(code=table.code, controller=who, expected_version=version + 1, action_id="r")
+    game = Game.objects.get(code=table.code)
+    assert list(game.moves.filter(seq__gt=version).values_list("seq", "kind")) == [
+        (version + 1, Move.Kind.HOLD),
+        (version + 2, Move.Kind.ROLL),
+    ]
+    assert game.snapshot["rules"]["turn"]["held"] == [0] and game.snapshot["rolls"] == 2
+    assert moves.remembered(table.code).version == version + 2  # type: ignore[union-attr]
+
+
+def test_an_action_on_a_remembered_row_that_moved_on_elsewhere_writes_nothing_and_is_stale() -> None:
+    table, who, version = _rolled_room()
+    _written_elsewhere(
+        table,
+        lambda: services.turn_hold(code=table.code, controller=who, held=[0], expected_version=version, action_id="h"),
+    )
+    with pytest.raises(RuleViolation) as refused:  # the copy agrees with it, the guarded write does not
+        services.turn_roll(code=table.code, controller=who, expected_version=version, action_id="r")
+    assert refused.value.code == services.STALE
+    game = Game.objects.get(code=table.code)
+    assert game.version == version + 1 and game.snapshot["rolls"] == 1
+    assert not game.moves.filter(action_id="r").exists()
+
+
+def test_a_rolled_back_write_is_not_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    table, who, version = _rolled_room()
+
+    def broken(**kwargs: Any) -> ScoreEntry:
+        raise RuntimeError("the score entry's insert failed")
+
+    monkeypatch.setattr(ScoreEntry.objects, "create", broken)
+    with pytest.raises(RuntimeError):
+        services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
+    assert Game.objects.get(code=table.code).version == version
+    kept = moves.remembered(table.code)
+    assert kept is None or kept.version == version
