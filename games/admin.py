@@ -12,6 +12,7 @@ history (LogEntry) with who did it. Nothing else about a message can be changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
@@ -44,7 +45,7 @@ def _is_staff(request: HttpRequest) -> bool:
 class ReadOnlyAdmin(ModelAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
-    actions = None
+    actions: Sequence[Any] | None = None
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

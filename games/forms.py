@@ -41,7 +41,7 @@ class CreateRoomForm(forms.Form):
         label="Computer level", choices=list(BOT_LEVELS.items()), initial="casual", required=False
     )
     hints = forms.BooleanField(label="Allow hints from the coach", required=False, initial=True)
-    turn_timer = forms.TypedChoiceField(label="Turn timer", coerce=int, initial=0, required=False, empty_value=0)
+    turn_timer = forms.TypedChoiceField(label="Turn timer", coerce=int, initial=0, required=False, empty_value=0)  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
     chat_spectators = forms.BooleanField(label="Spectators may post in the chat", required=False, initial=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
@@ -37,7 +37,8 @@ from yahtzee.errorpages import error_page
 
 log = logging.getLogger(__name__)
 
-View = Callable[..., HttpResponse]
+# A page view, plain or async (the limit decorator takes both).
+View = Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,10 @@ def ratelimit(
             async def wrapped_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
                 rate, refused = await sync_to_async(refusal)(request)
                 if refused is not None or rate is None:
-                    return refused or await view(request, *args, **kwargs)
+                    return refused or cast(HttpResponse, await view(request, *args, **kwargs))
                 status = None
                 try:
-                    response = await view(request, *args, **kwargs)
+                    response: HttpResponse = await view(request, *args, **kwargs)
                     status = response.status_code
                     return response
                 except Http404:
@@ -238,10 +239,10 @@ def ratelimit(
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
             rate, refused = refusal(request)
             if refused is not None or rate is None:
-                return refused or view(request, *args, **kwargs)
+                return refused or cast(HttpResponse, view(request, *args, **kwargs))
             status = None
             try:
-                response = view(request, *args, **kwargs)
+                response: HttpResponse = view(request, *args, **kwargs)
                 status = response.status_code
                 return response
             except Http404:
