@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0006_painted'),
+        ('games', '0007_accounts'),
     ]
 
     operations = [
