@@ -123,7 +123,14 @@ def replay_moves(
 
 
 def replay_game(game: Game) -> Replay:
-    return replay_moves(game.ruleset, selectors.moves_in_order(game))
+    """``replay_moves`` of a stored game, with each seat's name as it stands now (a deleted account's is withdrawn)."""
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    seats = game.snapshot.get("seats", [])
+    if len(seats) == len(replay.names):
+        replay.names = [seat["name"] for seat in seats]
+        for turn in replay.turns:
+            turn.name = replay.names[turn.seat]
+    return replay
 
 
 def _dice(dice: list[int] | tuple[int, ...]) -> str:

@@ -143,7 +143,10 @@ def test_deleting_an_account_keeps_its_games_under_former_player() -> None:
     assert Player.objects.get(game=done, seat=0).name == "Former player"
     record = GameRecord.objects.get(game=done, player__seat=0)
     assert record.user is None and record.score > 0
-    assert not replay_game(done).problems
+    replay = replay_game(done)
+    assert not replay.problems and replay.names[0] == "Former player"
+    assert {turn.name for turn in replay.turns if turn.seat == 0} == {"Former player"}
+    assert "P0" not in Client().get(f"/r/{done.code}/fairness").content.decode()
     assert live.game.snapshot["seats"][0]["status"] == Player.Status.LEFT
     assert "Former player" in b.get("/u/jon/").content.decode()
     assert Client().get(f"/r/{done.code}/replay").status_code == 200
