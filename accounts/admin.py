@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from accounts.models import GameRecord, Profile, Standing
 
 
-class ReadOnly(admin.ModelAdmin):
+class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for several models
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -23,7 +23,7 @@ class ReadOnly(admin.ModelAdmin):
 
 
 @admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):
+class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at run time
     list_display = ("user", "public", "created_at")
     list_filter = ("public",)
     search_fields = ("user__username",)

@@ -67,11 +67,14 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         raise Http404("No such player.")
     standings = [_stats(s) for s in Standing.objects.filter(user=user, games__gt=0).order_by("-games", "ruleset")]
     total = sum(s.games for s in standings)
-    records = GameRecord.objects.filter(user=user).order_by("-finished_at", "-id")
-    records = records.values_list("game_id", "game__code", "ruleset", "finished_at", "rank", "players", "score")
+    records = (
+        GameRecord.objects.filter(user=user)
+        .order_by("-finished_at", "-id")
+        .values_list("game_id", "game__code", "ruleset", "finished_at", "rank", "players", "score")
+    )
     # The count is known from the standings: the paginator needs no COUNT(*) over the history.
-    paginator = Paginator(_Counted(records, total), PAGE_SIZE)
-    games: Page[Any] = paginator.get_page(page)
+    paginator: Paginator[Any] = Paginator(_Counted(records, total), PAGE_SIZE)  # type: ignore[arg-type]  # a sized, sliceable list
+    games: Page[Any] = paginator.get_page(page)  # type: ignore[arg-type]  # get_page takes any value, as a page number or not
     rows = list(games.object_list)
     names: dict[int, list[str]] = {}
     for game_id, name in (
@@ -124,11 +127,15 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
     if ruleset not in RULESETS:
         raise Http404("No such rule set.")
     shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True)
-    by_rating = shown.filter(rated__gte=MIN_GAMES).order_by("-ordinal", "user_id")
-    by_rating = by_rating.values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
+    by_rating = (
+        shown.filter(rated__gte=MIN_GAMES)
+        .order_by("-ordinal", "user_id")
+        .values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
+    )
     exact = not RULESETS[ruleset].colours
-    by_accuracy = shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
-    by_accuracy = by_accuracy.values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
+    by_accuracy = (
+        shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
+    ).values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
     # Rows of ready strings: a template's number formatting and {% url %} on 200 rows cost
     # more than the queries (bench/accounts.py).
     return {

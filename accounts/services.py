@@ -182,10 +182,10 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
             )
         )
     GameRecord.objects.bulk_create(records)
-    mine = [r for r in records if r.user_id is not None]
+    mine = [(r, r.user_id) for r in records if r.user_id is not None]
     if not mine:
         return
-    users = sorted({r.user_id for r in mine})
+    users = sorted({user_id for _, user_id in mine})
     Standing.objects.bulk_create(
         [Standing(user_id=u, ruleset=game.ruleset) for u in users], ignore_conflicts=True
     )  # then locked in user order, so two games ending at once cannot deadlock
@@ -195,8 +195,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
         .filter(user_id__in=users, ruleset=game.ruleset)
         .order_by("user_id")
     }
-    for r in mine:
-        s = standings[r.user_id]
+    for r, user_id in mine:
+        s = standings[user_id]
         s.games += 1
         s.wins += r.rank == 1
         s.score_sum += r.score
@@ -210,8 +210,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     if not game.local:
         # One entry per account (its best seat, should it hold two): at least two people to rate.
         best: dict[int, int] = {}
-        for r in mine:
-            best[r.user_id] = min(best.get(r.user_id, r.rank), r.rank)
+        for r, user_id in mine:
+            best[user_id] = min(best.get(user_id, r.rank), r.rank)
         if len(best) >= 2:
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]

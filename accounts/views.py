@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
@@ -19,6 +21,14 @@ from accounts.forms import DeleteAccountForm, PrivacyForm
 
 
 @require_GET
+def signed_in(request: HttpRequest) -> AbstractBaseUser:
+    """The signed-in user of a ``login_required`` page (never the anonymous one)."""
+    user = request.user
+    if not isinstance(user, AbstractBaseUser) or user.pk is None:
+        raise PermissionDenied
+    return user
+
+
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     viewer = request.user.pk if request.user.is_authenticated else None
     context = selectors.profile_page(username=username, viewer_id=viewer, page=request.GET.get("page"))
@@ -44,7 +54,7 @@ def leaderboard(request: HttpRequest, ruleset: str) -> HttpResponse:
 @sensitive_post_parameters("password")
 def settings_page(request: HttpRequest) -> HttpResponse:
     """Whether the profile is public, and deleting the account (with the password to confirm)."""
-    profile = selectors.profile_settings(user_id=request.user.pk)
+    profile = selectors.profile_settings(user_id=signed_in(request).pk)
     privacy = PrivacyForm(initial={"public": profile.public if profile is not None else True})
     delete = DeleteAccountForm()
     status = 200
@@ -52,14 +62,14 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         if request.POST.get("action") == "privacy":
             privacy = PrivacyForm(request.POST)
             if privacy.is_valid():
-                services.profile_set_public(user_id=request.user.pk, public=privacy.cleaned_data["public"])
+                services.profile_set_public(user_id=signed_in(request).pk, public=privacy.cleaned_data["public"])
                 messages.success(request, "Saved.")
                 return redirect("profile_settings")
             status = 400
         elif request.POST.get("action") == "delete":
             delete = DeleteAccountForm(request.POST)
-            if delete.is_valid() and request.user.check_password(delete.cleaned_data["password"]):
-                user = request.user
+            user = signed_in(request)
+            if delete.is_valid() and user.check_password(delete.cleaned_data["password"]):
                 logout(request)
                 services.account_delete(user=user)
                 messages.success(request, "Your account is deleted. Your games stay, under “Former player”.")

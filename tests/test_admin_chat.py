@@ -12,7 +12,7 @@ from django.urls import reverse
 from games import services
 from games.models import ChatMessage, Game, Move
 from games.selectors import chat_history
-from tests.services.helpers import open_room, play_to_end, play_turn
+from tests.factories import open_room, play_to_end, play_turn
 from tests.test_admin import game_url, staff_client, text  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ from tests.accounts.helpers import (
     sign_up,
     user,
 )
-from tests.services.helpers import action_id, play_to_end
+from tests.factories import action_id, play_to_end
 
 pytestmark = pytest.mark.django_db
 
@@ -120,7 +120,7 @@ def test_games_against_computers_pass_and_play_and_single_accounts_are_not_rated
     solo = room_for([token, services.new_controller()])  # the other seat has no account
     finish(solo)
     local = services.local_game_create(names=["Hal", "Ida"], controller=token, ruleset="official")
-    from tests.services.helpers import Table
+    from tests.factories import Table
 
     finish(Table(code=local.code, controllers=[token, token]), seed=2)
     hal = Standing.objects.get(user__username="hal", ruleset="official")

@@ -14,7 +14,7 @@ from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Standing
 from games.signals import game_finished
 from tests.accounts.helpers import controller_of, room_for, sign_up
-from tests.services.helpers import play_to_end
+from tests.factories import play_to_end
 from tests.services.test_concurrency import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

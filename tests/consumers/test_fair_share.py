@@ -11,8 +11,8 @@ from channels.testing import WebsocketCommunicator
 
 from games import coach, presence
 from games import sockets as sockets_module
+from tests.consumers.helpers import first_frames, frames_until, make_room
 from tests.consumers.test_hostile import frames_within
-from tests.consumers.test_room_consumer import first_frames, frames_until, make_room
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from games import consumers, fanout, presence, selectors, services
 from games.models import Game, Move, Presence
-from tests.consumers.test_room_consumer import connect, first_frames, frames_until, make_room
+from tests.consumers.helpers import connect, first_frames, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

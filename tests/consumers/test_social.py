@@ -12,7 +12,7 @@ from django.test import Client
 
 from games import services
 from games.models import ChatMessage, Game, Move
-from tests.consumers.test_room_consumer import connect, first_frames, frames_until, make_room
+from tests.consumers.helpers import connect, first_frames, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

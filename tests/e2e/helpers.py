@@ -66,3 +66,31 @@ def serious_violations(page: Any) -> list[str]:
         for v in results.response["violations"]
         if v["impact"] in ("serious", "critical")
     ]
+
+
+def best_box(page: Any) -> tuple[str, int]:
+    """The legal box worth the most points right now (id, points)."""
+    found = page.eval_on_selector_all(
+        "#card .score-btn:not(.forbidden)",
+        """els => els.map(e => [
+            e.id, [...e.childNodes].reduce((s, n) => s + (parseInt(n.textContent.replace('+', '')) || 0), 0)
+        ])""",
+    )
+    return max(found, key=lambda item: item[1])
+
+
+def score_best(page: Any, everyone: list[Any]) -> int:
+    box, points = best_box(page)
+
+    def click() -> None:
+        page.click(f"#{box}")
+        if points == 0:
+            page.wait_for_selector("#confirm[open]")
+            page.click("#confirm-yes")
+
+    act(page, everyone, click)
+    return points
+
+
+def no_horizontal_overflow(page: Any) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.test_browser import act, create_online, join, score_best, serious_violations
+from tests.e2e.helpers import act, create_online, join, score_best, serious_violations
 from tests.live import manage
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join, serious_violations
+from tests.e2e.helpers import (
+    act,
+    best_box,
+    create_local,
+    create_online,
+    join,
+    no_horizontal_overflow,
+    score_best,
+    serious_violations,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -30,30 +39,6 @@ def held(page: Any) -> list[int]:
     return page.eval_on_selector_all(
         ".die", "els => els.flatMap((e, i) => e.getAttribute('aria-pressed') === 'true' ? [i] : [])"
     )
-
-
-def best_box(page: Any) -> tuple[str, int]:
-    """The legal box worth the most points right now (id, points)."""
-    found = page.eval_on_selector_all(
-        "#card .score-btn:not(.forbidden)",
-        """els => els.map(e => [
-            e.id, [...e.childNodes].reduce((s, n) => s + (parseInt(n.textContent.replace('+', '')) || 0), 0)
-        ])""",
-    )
-    return max(found, key=lambda item: item[1])
-
-
-def score_best(page: Any, everyone: list[Any]) -> int:
-    box, points = best_box(page)
-
-    def click() -> None:
-        page.click(f"#{box}")
-        if points == 0:
-            page.wait_for_selector("#confirm[open]")
-            page.click("#confirm-yes")
-
-    act(page, everyone, click)
-    return points
 
 
 def play_turn(page: Any, everyone: list[Any], use_keys: bool = False) -> None:
@@ -100,10 +85,6 @@ def shown_totals(page: Any) -> dict[str, int]:
         ])""",
     )
     return dict(items)
-
-
-def no_horizontal_overflow(page: Any) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
 # --- the tests --------------------------------------------------------------------------

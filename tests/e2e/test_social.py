@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.test_browser import join, no_horizontal_overflow, serious_violations
+from tests.e2e.helpers import join, no_horizontal_overflow, serious_violations
 
 pytestmark = pytest.mark.browser
 

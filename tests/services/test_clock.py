@@ -15,7 +15,7 @@ from games.replay import replay_game, verify_fairness
 from games.rules import RuleViolation
 from games.rules.codec import state_to_dict
 from games.selectors import game_state
-from tests.services.helpers import Table, action_id, play_to_end, play_turn
+from tests.factories import Table, action_id, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 

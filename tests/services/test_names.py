@@ -7,7 +7,7 @@ import pytest
 from games import services
 from games.models import Game, Player
 from games.rules import RuleViolation
-from tests.services.helpers import open_room
+from tests.factories import open_room
 
 
 @pytest.mark.parametrize(
