@@ -20,7 +20,6 @@ from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
 
 
-@require_GET
 def signed_in(request: HttpRequest) -> AbstractBaseUser:
     """The signed-in user of a ``login_required`` page (never the anonymous one)."""
     user = request.user
@@ -29,6 +28,7 @@ def signed_in(request: HttpRequest) -> AbstractBaseUser:
     return user
 
 
+@require_GET
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     viewer = request.user.pk if request.user.is_authenticated else None
     context = selectors.profile_page(username=username, viewer_id=viewer, page=request.GET.get("page"))
