@@ -8,6 +8,7 @@ frames (the page, the tests, bench/load.py) parses as any JSON.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -29,5 +30,14 @@ def dumpb(value: Any) -> bytes:
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON text as Python values; ``ValueError`` if it is not JSON."""
-    return orjson.loads(text)
+    """JSON text as Python values; ``ValueError`` if it is not JSON.
+
+    orjson refuses a lone surrogate escape (``"\\ud800"``), which is valid JSON: the standard
+    decoder reads that (rare, hostile) text instead, so the caller can name the bad field.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        if "\\u" not in (text if isinstance(text, str) else text.decode(errors="replace")):
+            raise
+        return json.loads(text)

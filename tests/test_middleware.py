@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.test import Client, RequestFactory
 
 from games import errors
-from yahtzee.middleware import MESSAGE, DatabaseUnavailableMiddleware
+from yahtzee.middleware import MESSAGE, UNKNOWN, DatabaseUnavailableMiddleware
 
 
 def ok(request: HttpRequest) -> HttpResponse:
@@ -31,13 +31,20 @@ def test_a_lost_database_is_a_503_page_that_says_nothing_changed(exception: Exce
 
 @pytest.mark.parametrize(
     "request_",
-    [RequestFactory().get("/r/abc/state.json"), RequestFactory().post("/rooms/new", HTTP_ACCEPT="application/json")],
+    [RequestFactory().get("/r/abc/state.json"), RequestFactory().get("/r/abc/", HTTP_ACCEPT="application/json")],
     ids=["json-path", "accept-json"],
 )
 def test_a_script_asking_for_json_gets_the_error_code(request_: HttpRequest) -> None:
     response = middleware.process_exception(request_, OperationalError("gone"))
     assert response is not None and response.status_code == 503 and response["Content-Type"] == "application/json"
     assert json.loads(response.content) == {"error": errors.UNAVAILABLE, "message": MESSAGE}
+
+
+def test_a_post_the_database_failed_during_has_an_unknown_outcome_not_nothing_changed() -> None:
+    request = RequestFactory().post("/rooms/new", HTTP_ACCEPT="application/json")
+    response = middleware.process_exception(request, OperationalError("gone"))
+    assert response is not None and response.status_code == 503
+    assert json.loads(response.content) == {"error": errors.OUTCOME_UNKNOWN, "message": UNKNOWN}
 
 
 def test_other_errors_are_left_to_django() -> None:
