@@ -45,6 +45,7 @@ def _keep(task: asyncio.Task[None]) -> None:
 
 # --- how many sockets one client may hold -----------------------------------------------
 
+UNKNOWN = "unknown"  # games.ratelimit.scope_ip's answer for a peer without an address
 _by_address: Counter[str] = Counter()
 _by_browser: Counter[str] = Counter()
 
@@ -70,19 +71,22 @@ def admit(address: str, browser: str) -> Admission:
     """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps."""
     if not getattr(settings, "RATE_LIMITS", True):  # a load generator's servers: no caps
         return Admission(address, browser)
+    if address == UNKNOWN:  # no peer address (a unix socket): one bucket would be everyone's
+        address = ""
     per_address = int(getattr(settings, "WS_MAX_PER_ADDRESS", 0) or 0)
     per_browser = int(getattr(settings, "WS_MAX_PER_BROWSER", 0) or 0)
-    if not _connect_allowed(address):
+    if address and not _connect_allowed(address):
         log.warning("socket refused: %s opens too many", address)
         return Admission(address, browser, "Too many new connections from your address: wait a moment.")
-    if per_address and _by_address[address] >= per_address:
+    if address and per_address and _by_address[address] >= per_address:
         log.warning("socket refused: %s already holds %d", address, per_address)
         return Admission(address, browser, f"Too many open connections from your address (at most {per_address}).")
     if browser and per_browser and _by_browser[browser] >= per_browser:
         return Admission(
             address, browser, f"Too many open connections from this browser (at most {per_browser}): close a tab."
         )
-    _by_address[address] += 1
+    if address:
+        _by_address[address] += 1
     if browser:
         _by_browser[browser] += 1
     return Admission(address, browser)
@@ -117,7 +121,7 @@ def address_flooding(address: str) -> bool:
     client within the socket caps could still keep a worker busy with their pings.
     """
     limit = int(getattr(settings, "WS_FRAMES_PER_ADDRESS", 0) or 0)
-    if not limit or not getattr(settings, "RATE_LIMITS", True):
+    if not limit or not address or address == UNKNOWN or not getattr(settings, "RATE_LIMITS", True):
         return False
     second = int(_clock())
     if len(_frames) > 10_000:

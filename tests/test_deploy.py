@@ -324,7 +324,8 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
 
 def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
     need_program("caddy", "apt-get install caddy")
-    env = worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60")
+    # One visitor holds 36 sockets here, past a browser's usual share (WS_MAX_PER_BROWSER).
+    env = worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64")
     workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
