@@ -10,10 +10,13 @@ COPY pyproject.toml README.md ./
 COPY yahtzee ./yahtzee
 COPY games ./games
 COPY bots ./bots
+COPY accounts ./accounts
 RUN pip install .
 COPY manage.py ./
 COPY templates ./templates
 COPY static ./static
+# The rules and fair-dice pages render these (games/docpages.py).
+COPY docs ./docs
 # No SECRET_KEY at build time: the settings load without one, and the real one comes from
 # the environment (docker-compose.yml requires it; the server refuses to start without it).
 RUN python manage.py collectstatic --noinput \

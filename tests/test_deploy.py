@@ -202,6 +202,17 @@ def test_the_images_run_daphne_as_a_user_and_collect_static_files() -> None:
     assert "COPY deploy/Caddyfile /etc/caddy/Caddyfile" in dockerfile
 
 
+def test_the_app_image_copies_every_package_before_installing_and_the_docs_the_site_shows() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    project = (ROOT / "pyproject.toml").read_text()
+    packages = re.findall(r'"(\w+)\*"', re.search(r"packages\.find\]\s*include = \[(.*?)\]", project, re.S).group(1))
+    install = dockerfile.index("RUN pip install .")
+    for package in packages:
+        copied = dockerfile.find(f"COPY {package} ./{package}")
+        assert 0 <= copied < install, package
+    assert "COPY docs ./docs" in dockerfile  # /rules and /fairness render docs/rules.md and docs/fairness.md
+
+
 # --- the Caddyfile, for real -------------------------------------------------------------
 
 caddy = shutil.which("caddy")
