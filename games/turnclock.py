@@ -13,14 +13,13 @@ which is stored with the game).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from datetime import datetime
 
 from django.utils import timezone
 
-from games import services
+from games import services, wire
 from games.threads import db_async
 
 log = logging.getLogger(__name__)
@@ -35,9 +34,11 @@ _tasks: set[asyncio.Task[None]] = set()
 def heard(code: str, frames: list[str]) -> None:
     """A state of the room went out in this process: schedule its deadline, if its clock runs."""
     text = frames[-1] if frames else ""
-    if '"deadline": "' not in text:  # a shortcut: no running clock, nothing to parse
+    # A shortcut: no running clock, nothing to parse. Frames are compact (games.wire), but a
+    # state from a process still on the standard encoder has a space after the colon.
+    if '"deadline":"' not in text and '"deadline": "' not in text:
         return
-    state = json.loads(text)
+    state = wire.loads(text)
     clock = state.get("clock") or {}
     if state.get("type") != "state" or state.get("status") != "playing" or not clock.get("deadline"):
         return

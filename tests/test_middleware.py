@@ -69,3 +69,13 @@ def test_a_page_whose_database_read_fails_answers_503(monkeypatch: pytest.Monkey
     monkeypatch.setattr("games.selectors.room_or_none", unreachable)
     response = Client().get("/r/abcdefghij/")
     assert response.status_code == 503 and "Back in a moment" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_pages_and_static_files_go_out_compressed_to_a_browser_that_accepts_it() -> None:
+    page = Client().get("/", HTTP_ACCEPT_ENCODING="gzip")
+    assert page.status_code == 200 and page["Content-Encoding"] == "gzip"
+    css = Client().get("/static/css/site.css", HTTP_ACCEPT_ENCODING="gzip")
+    assert css.status_code == 200 and css["Content-Encoding"] == "gzip"
+    plain = Client().get("/static/css/site.css")
+    assert not plain.has_header("Content-Encoding")

@@ -67,6 +67,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Pages, JSON and the static files WhiteNoise serves go out compressed when the browser
+    # accepts it (behind Caddy, which compresses too, it is a no-op: already encoded). The
+    # CSRF token in a page is masked per response, Django's answer to BREACH.
+    "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
