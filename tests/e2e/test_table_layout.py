@@ -83,6 +83,9 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
         ),
     )
     reload(page)
+    # "Connected" can show a moment before the socket's first state is drawn (the boxes then
+    # wait for whose device it is): measure the table once the open boxes are on it.
+    page.wait_for_selector("#card .score-btn >> visible=true")
     assert page.evaluate("scrollY") == 0
     rows = page.eval_on_selector_all("#card tbody tr:not(.total) > th", "els => els.map(e => e.textContent)")
     assert len(rows) == 13 and rows[0] == "Ones" and rows[-1] == "Chance"
