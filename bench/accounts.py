@@ -196,6 +196,9 @@ def main() -> None:
         os.environ["DATABASE_URL"] = scratch
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yahtzee.settings")
         os.environ["RATE_LIMITS"] = "0"
+        # A fresh clone has no key file (python -m yahtzee.prepare makes it): the bench signs
+        # nothing that outlives it.
+        os.environ.setdefault("SECRET_KEY", "bench-accounts-" + "x" * 40)
         import django
 
         django.setup()
