@@ -32,7 +32,7 @@ from games.models import Game
 from games.rules import RULESETS, GameState, RuleViolation
 from games.rules.codec import state_from_dict
 from games.selectors import bot_to_play
-from games.threads import db_async
+from games.threads import db_async, retry_while_current
 
 log = logging.getLogger(__name__)
 
@@ -138,16 +138,4 @@ async def _play(code: str, version: int) -> None:
     pause = delay()
     # A little jitter, so that several processes seldom try the same step at once.
     await asyncio.sleep(pause + _rng.uniform(0, pause / 4))
-    attempt = 0
-    while _scheduled.get(code) == version:  # else a newer state arrived meanwhile
-        try:
-            await db_async(step)(code, version)
-            break
-        except Exception:  # the database may be away for a while: keep trying, more slowly
-            attempt += 1
-            log.exception("bot step in %s at version %s failed (attempt %s)", code, version, attempt)
-            if attempt >= RETRIES:
-                break
-            await asyncio.sleep(min(2**attempt, 15))
-    if _scheduled.get(code) == version:
-        del _scheduled[code]
+    await retry_while_current(_scheduled, code, version, lambda: db_async(step)(code, version), "bot step", RETRIES)

@@ -11,6 +11,8 @@ contention than they gain.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
@@ -18,6 +20,8 @@ from typing import ParamSpec, TypeVar
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,3 +38,27 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     else:
         wrapped = database_sync_to_async(service, thread_sensitive=False, executor=_executor)
     return wrapped
+
+
+async def retry_while_current(
+    scheduled: dict[str, int], code: str, version: int, call: Callable[[], Awaitable[object]], what: str, retries: int
+) -> None:
+    """Run ``call`` for a room's scheduled ``version`` (a bot step, a turn timeout) until it succeeds.
+
+    The database may be away for a while: failures are retried, more slowly each time, up
+    to ``retries`` times, and only while ``scheduled[code]`` is still ``version`` (a newer
+    state heard meanwhile schedules its own call). The entry is cleared when done.
+    """
+    attempt = 0
+    while scheduled.get(code) == version:
+        try:
+            await call()
+            break
+        except Exception:
+            attempt += 1
+            log.exception("%s in %s at version %s failed (attempt %s)", what, code, version, attempt)
+            if attempt >= retries:
+                break
+            await asyncio.sleep(min(2**attempt, 15))
+    if scheduled.get(code) == version:
+        del scheduled[code]

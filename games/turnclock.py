@@ -13,16 +13,14 @@ which is stored with the game).
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 from datetime import datetime
 
 from django.utils import timezone
 
 from games import services, wire
-from games.threads import db_async
+from games.threads import db_async, retry_while_current
 
-log = logging.getLogger(__name__)
 
 RETRIES = 12
 JITTER = 0.15  # seconds: several processes seldom try the same timeout at the same moment
@@ -58,16 +56,11 @@ def schedule(code: str, version: int, deadline: datetime) -> None:
 async def _expire(code: str, version: int, deadline: datetime) -> None:
     wait = (deadline - timezone.now()).total_seconds()
     await asyncio.sleep(max(0.0, wait) + _rng.uniform(0.02, JITTER))
-    attempt = 0
-    while _scheduled.get(code) == version:  # else a newer state arrived meanwhile
-        try:
-            await db_async(services.clock_expire)(code=code, version=version)
-            break
-        except Exception:  # the database may be away for a while: keep trying, more slowly
-            attempt += 1
-            log.exception("turn timeout in %s at version %s failed (attempt %s)", code, version, attempt)
-            if attempt >= RETRIES:
-                break
-            await asyncio.sleep(min(2**attempt, 15))
-    if _scheduled.get(code) == version:
-        del _scheduled[code]
+    await retry_while_current(
+        _scheduled,
+        code,
+        version,
+        lambda: db_async(services.clock_expire)(code=code, version=version),
+        "turn timeout",
+        RETRIES,
+    )
