@@ -21,7 +21,6 @@ from django.utils import timezone
 from games import services, wire
 from games.threads import db_async, retry_while_current
 
-
 RETRIES = 12
 JITTER = 0.15  # seconds: several processes seldom try the same timeout at the same moment
 _rng = random.Random()
