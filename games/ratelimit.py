@@ -279,6 +279,6 @@ class Window:
 
 # Chat messages and reactions a socket may send: (count, seconds), CHAT_RATE / REACTION_RATE.
 SOCIAL_LIMITS: dict[str, tuple[int, float]] = {
-    kind: (rate.count, rate.seconds) if (rate := Rate.parse(getattr(settings, name, default))) else (10**9, 1.0)
-    for kind, name, default in (("chat", "CHAT_RATE", "5/10"), ("react", "REACTION_RATE", "5/10"))
+    kind: (rate.count, rate.seconds) if (rate := Rate.parse(text)) else (10**9, 1.0)
+    for kind, text in (("chat", settings.CHAT_RATE), ("react", settings.REACTION_RATE))
 }

@@ -69,12 +69,12 @@ class Admission:
 
 def admit(address: str, browser: str) -> Admission:
     """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps."""
-    if not getattr(settings, "RATE_LIMITS", True):  # a load generator's servers: no caps
+    if not settings.RATE_LIMITS:  # a load generator's servers: no caps
         return Admission(address, browser)
     if address == UNKNOWN:  # no peer address (a unix socket): one bucket would be everyone's
         address = ""
-    per_address = int(getattr(settings, "WS_MAX_PER_ADDRESS", 0) or 0)
-    per_browser = int(getattr(settings, "WS_MAX_PER_BROWSER", 0) or 0)
+    per_address = settings.WS_MAX_PER_ADDRESS
+    per_browser = settings.WS_MAX_PER_BROWSER
     if address and not _connect_allowed(address):
         log.warning("socket refused: %s opens too many", address)
         return Admission(address, browser, "Too many new connections from your address: wait a moment.")
@@ -97,7 +97,7 @@ _connects: dict[str, tuple[int, int]] = {}  # address -> (window, sockets opened
 
 def _connect_allowed(address: str) -> bool:
     """Count a handshake of ``address``; False past WS_CONNECT_RATE (a storm costs no database work)."""
-    rate = Rate.parse(str(getattr(settings, "WS_CONNECT_RATE", "")))
+    rate = Rate.parse(settings.WS_CONNECT_RATE)
     if rate is None:
         return True
     window = int(time.time()) // rate.seconds
@@ -120,8 +120,8 @@ def address_flooding(address: str) -> bool:
     Each socket may send WS_RATE_LIMIT frames a second; without this, 200 sockets of one
     client within the socket caps could still keep a worker busy with their pings.
     """
-    limit = int(getattr(settings, "WS_FRAMES_PER_ADDRESS", 0) or 0)
-    if not limit or not address or address == UNKNOWN or not getattr(settings, "RATE_LIMITS", True):
+    limit = settings.WS_FRAMES_PER_ADDRESS
+    if not limit or not address or address == UNKNOWN or not settings.RATE_LIMITS:
         return False
     second = int(_clock())
     if len(_frames) > 10_000:
@@ -151,7 +151,7 @@ def presence_changed(code: str) -> None:
 async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
     code = key[1]
     try:
-        await asyncio.sleep(float(getattr(settings, "PRESENCE_COALESCE", 0.25)))
+        await asyncio.sleep(settings.PRESENCE_COALESCE)
     finally:
         # Changes from now on need a new frame: this one reads the rows after this point.
         _presence_due.pop(key, None)
@@ -172,7 +172,7 @@ async def seen(code: str, channel_name: str) -> int | None:
     """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS."""
     now = time.monotonic()
     last = _pinged.get(channel_name)
-    if last is not None and now - last[0] < float(getattr(settings, "PING_WRITE_SECONDS", 10)):
+    if last is not None and now - last[0] < settings.PING_WRITE_SECONDS:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
@@ -190,7 +190,7 @@ _hints: dict[str, tuple[int, int]] = {}  # browser -> (window, hints asked in it
 
 def hint_allowed(browser: str) -> bool:
     """Count one hint of ``browser``; False past WS_HINT_RATE (the coach costs milliseconds a hint)."""
-    rate = Rate.parse(str(getattr(settings, "WS_HINT_RATE", "")))
+    rate = Rate.parse(settings.WS_HINT_RATE)
     if rate is None:
         return True
     window = int(time.time()) // rate.seconds
@@ -246,7 +246,7 @@ async def _sweep_forever() -> None:
             raise
         except Exception:  # noqa: BLE001 - the database away: next time
             log.warning("presence sweep failed", exc_info=True)
-        await asyncio.sleep(float(getattr(settings, "PRESENCE_SWEEP_SECONDS", 60)))
+        await asyncio.sleep(settings.PRESENCE_SWEEP_SECONDS)
 
 
 async def action_failed(socket: RoomSocket, code: str, controller: str, action_id: str) -> None:

@@ -58,7 +58,7 @@ class BoundedSend:
         transport = transport_of(send) if scope["type"] == "websocket" else None
         if transport is None:
             return await self.application(scope, receive, send)
-        limit = int(getattr(settings, "WS_SEND_BACKLOG", 256 * 1024))
+        limit = settings.WS_SEND_BACKLOG
         behind = False
 
         async def bounded(message: dict[str, Any]) -> None:
@@ -69,7 +69,7 @@ class BoundedSend:
                 behind = True
                 log.warning("closing a websocket %d bytes behind (%s)", backlog(transport), scope.get("path"))
                 await send({"type": "websocket.close", "code": CLOSE_TOO_SLOW})
-                grace = float(getattr(settings, "WS_SEND_GRACE", 2.0))
+                grace = settings.WS_SEND_GRACE
                 asyncio.get_running_loop().call_later(grace, _cut, transport)
                 return
             await send(message)

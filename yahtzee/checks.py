@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 @checks.register("yahtzee")
 def shared_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    if getattr(settings, "REDIS_URL", "") and not getattr(settings, "SECRET_KEY_FROM_ENV", True):
+    if settings.REDIS_URL and not settings.SECRET_KEY_FROM_ENV:
         return [
             checks.Warning(
                 "SECRET_KEY is not set while REDIS_URL is: several workers share rooms, but each one that "

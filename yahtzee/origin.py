@@ -41,7 +41,7 @@ def _headers(scope: dict[str, Any]) -> dict[bytes, str]:
 
 
 def _served_as(scope: dict[str, Any], headers: dict[bytes, str]) -> str:
-    if getattr(settings, "BEHIND_PROXY", False) and b"x-forwarded-proto" in headers:
+    if settings.BEHIND_PROXY and b"x-forwarded-proto" in headers:
         return "https" if headers[b"x-forwarded-proto"].strip().lower() == "https" else "http"
     return "https" if scope.get("scheme") in ("wss", "https") else "http"
 
@@ -51,7 +51,7 @@ def origin_allowed(scope: dict[str, Any]) -> bool:
     origin = _origin(headers.get(b"origin", "null"))
     if origin is None:
         return False
-    trusted = {_origin(text) for text in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])}
+    trusted = {_origin(text) for text in settings.CSRF_TRUSTED_ORIGINS}
     if origin in trusted:
         return True
     host = headers.get(b"host")

@@ -36,7 +36,7 @@ AWAY_LEVEL = "casual"
 
 def timer_choices() -> list[int]:
     """The turn timers a room may be created with, in seconds (0: none); TURN_TIMER_CHOICES."""
-    return list(getattr(settings, "TURN_TIMER_CHOICES", [0, 30, 60, 120]))
+    return list(settings.TURN_TIMER_CHOICES)
 
 
 def check_timer(seconds: object) -> int:
