@@ -100,3 +100,20 @@ def need_program(name: str, install: str) -> None:
     if os.environ.get("REQUIRE_SERVICES") == "1":
         pytest.fail(f"REQUIRE_SERVICES=1 but {message}")
     pytest.skip(message)
+
+
+@pytest.fixture
+def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """games.ratelimit's fixed windows hold still: a test's counts cannot straddle a window's end.
+
+    The limits count in windows of ``int(time.time()) // seconds``; a test that makes its
+    guesses in one window and checks the refusal in the next (a slow machine crossing a
+    minute) would see the count start again.
+    """
+    import time
+    import types
+
+    from games import ratelimit
+
+    frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # the middle of an hour: every window of a minute or an hour
+    monkeypatch.setattr(ratelimit, "time", types.SimpleNamespace(time=lambda: frozen, monotonic=time.monotonic))

@@ -91,3 +91,10 @@ def test_a_worker_thread_keeps_its_connection_between_actions() -> None:
     opened = connection.connection
     request_boundary()
     assert connection.connection is opened
+
+
+def test_a_transaction_left_idle_is_ended_by_the_server_not_kept_for_ever() -> None:
+    """DB_IDLE_IN_TRANSACTION_TIMEOUT: a stuck transaction cannot hold a room's row lock for ever."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW idle_in_transaction_session_timeout")
+        assert cursor.fetchone()[0] == "1min"

@@ -82,6 +82,7 @@ def test_a_client_dropping_its_cookies_still_meets_the_per_address_cap(settings:
     assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
 
 
+@pytest.mark.usefixtures("one_window")
 def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "5/60"
     code = create_room(Client())
@@ -100,6 +101,7 @@ async def _socket_opens(code: str, ip: str) -> bool:
     return connected
 
 
+@pytest.mark.usefixtures("one_window")
 @pytest.mark.asyncio
 async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_limit(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "5/60"
@@ -114,6 +116,7 @@ async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_li
     assert await _socket_opens(code, "10.0.0.8")
 
 
+@pytest.mark.usefixtures("one_window")
 @pytest.mark.asyncio
 async def test_page_guesses_count_against_the_websocket_too(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "3/60"

@@ -171,6 +171,10 @@ if os.environ.get("DATABASE_URL"):
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # The same backend, checking a kept connection's health only after a quiet second.
         DATABASES["default"]["ENGINE"] = "yahtzee.postgresql"
+        # A transaction left open with nobody working in it (a bug) would hold its room's row
+        # lock for ever: PostgreSQL ends such a session after this many seconds (0: never).
+        idle = envint("DB_IDLE_IN_TRANSACTION_TIMEOUT", 60)
+        DATABASES["default"].setdefault("OPTIONS", {})["options"] = f"-c idle_in_transaction_session_timeout={idle}s"
 else:
     DATABASES = {"default": sqlite_database(DATA_DIR / "yahtzee.sqlite3")}
 # Threads per process that run websocket actions side by side (PostgreSQL only; SQLite has

@@ -131,6 +131,7 @@ async def test_a_storm_of_new_sockets_from_one_address_is_refused_before_any_dat
 
 async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) -> None:
     settings.WS_FRAMES_PER_ADDRESS = 10
+    settings.PRESENCE_COALESCE = 60  # the arrivals' presence frame must not land among the replies
     room, _ = await make_room(1)
     sockets = [(await open_socket(room, "10.7.0.1"))[0] for _ in range(3)]
     for ws in sockets:
