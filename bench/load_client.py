@@ -3,7 +3,9 @@
 A socket reads every frame but parses only what it must: the version of a state frame
 (from its first bytes) and, for the one player who acts next, the whole state. A room
 counts an action done when the last of its sockets has the state it led to; the time
-from the send to that moment is the action's latency.
+from the send to that moment is the action's latency. Every websocket message a socket
+gets inside the window is counted too (one per action and socket since session 7: the
+state, with the action's event in it; before, an event frame came first).
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     late_ticks: int = 0
     first_finish: float = float("inf")
+    messages: int = 0  # websocket messages the sockets got inside the window
+
+    def heard(self, at: float) -> None:
+        if self.window[0] <= at <= self.window[1]:
+            self.messages += 1
 
     def record(self, latency: float, at: float) -> None:
         if self.window[0] <= at <= self.window[1]:
@@ -95,6 +102,7 @@ class Player:
         try:
             async for text in self.conn:
                 now = time.perf_counter()
+                room.tally.heard(now)
                 assert isinstance(text, str)
                 head = text[:24].replace('": "', '":"', 1)
                 if head.startswith('{"type":"state"'):
