@@ -21,6 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 VERSION = re.compile(r'"version": ?(\d+)')  # json.dumps or a compact encoder (orjson)
+TYPE = re.compile(r'\{"type":"(\w+)"')
 STALL_SECONDS = 10.0
 
 
@@ -28,17 +29,18 @@ STALL_SECONDS = 10.0
 class Tally:
     """What one phase measured; ``record`` keeps only actions completed inside the window."""
 
-    window: tuple[float, float] = (0.0, float("inf"))
+    window: tuple[float, float] = (float("inf"), float("inf"))  # set when the phase begins
     latencies: list[float] = field(default_factory=list)
     completed: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     late_ticks: int = 0
     first_finish: float = float("inf")
-    messages: int = 0  # websocket messages the sockets got inside the window
+    messages: Counter[str] = field(default_factory=Counter)  # websocket messages got inside the window, by type
 
-    def heard(self, at: float) -> None:
+    def heard(self, at: float, head: str) -> None:
         if self.window[0] <= at <= self.window[1]:
-            self.messages += 1
+            match = TYPE.match(head)
+            self.messages[match.group(1) if match else "?"] += 1
 
     def record(self, latency: float, at: float) -> None:
         if self.window[0] <= at <= self.window[1]:
@@ -102,9 +104,9 @@ class Player:
         try:
             async for text in self.conn:
                 now = time.perf_counter()
-                room.tally.heard(now)
                 assert isinstance(text, str)
                 head = text[:24].replace('": "', '":"', 1)
+                room.tally.heard(now, head)
                 if head.startswith('{"type":"state"'):
                     match = VERSION.search(text, 0, 200)
                     if match is None:
