@@ -1,7 +1,7 @@
 """A bare broadcast socket for bench/load.py: the stack's own ceiling, no game in it.
 
 It does what the room socket does on the hot path (receive a frame, send the room's group
-an event frame and a state-sized frame, forward what the group sends as it is) with no
+one state-sized frame with an event in it, forward what the group sends as it is) with no
 rules, no database and no checks, so ``bench/load.py`` can put the game's throughput
 beside what Channels and Daphne manage on the same server, rooms and sockets. Routed at
 ``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/routing.py, which imports it from
@@ -40,10 +40,9 @@ class BenchConsumer(AsyncWebsocketConsumer):
         except (ValueError, TypeError, KeyError):
             await self.send(text_data=json.dumps({"type": "error", "code": errors.BAD_FRAME}))
             return
-        frames = [
-            json.dumps({"type": "rolled", "version": version}),
-            json.dumps({"type": "state", "code": self.group, "version": version, "pad": "x" * pad}),
-        ]
+        # One message per action and socket, as the game's (games/broadcast.py).
+        state = {"type": "state", "code": self.group, "version": version, "pad": "x" * pad, "event": {"type": "rolled"}}
+        frames = [json.dumps(state)]
         await self.channel_layer.group_send(self.group, {"type": "room.frames", "frames": frames})
 
     async def room_frames(self, message: dict[str, Any]) -> None:

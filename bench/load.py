@@ -273,13 +273,17 @@ async def run_phase(
     # Server CPU time per action: unlike actions/s, it hardly depends on what else the machine runs.
     cpu_seconds = sum(c for c in figures.get("server_cpu_pct", []) if c == c) / 100 * seconds  # type: ignore[attr-defined]
     cpu_ms = round(1000 * cpu_seconds / tally.completed, 2) if tally.completed else float("nan")
+    sockets = sum(len(room.players) for room in rooms)
+    # Websocket messages each socket got per action (1 since session 7: the state; presence is a few more).
+    copies = tally.completed * sockets / len(rooms) if rooms else 0  # the states the sockets got
+    per_socket = sum(tally.messages.values()) / copies if copies else float("nan")
     return {
         "endpoint": "bare" if bare else "game",
         "shape": shape.name,
         "rooms": shape.rooms,
         "players": shape.players,
         "spectators": 0 if bare else shape.spectators,
-        "sockets": sum(len(room.players) for room in rooms),
+        "sockets": sockets,
         "connect_s": round(connect_s, 1),
         "seconds": round(seconds, 1),
         "actions": tally.completed,
@@ -292,6 +296,8 @@ async def run_phase(
         "late_ticks": tally.late_ticks,
         "client_cpu_pct": round(100 * client_cpu / seconds, 1) if seconds > 0 else 0.0,
         "server_cpu_ms_per_action": cpu_ms,
+        "messages": dict(tally.messages),
+        "messages_per_action_socket": round(per_socket, 2),
         **figures,
     }
 
@@ -327,7 +333,7 @@ def profile(pid: int, shape: Shape, bare: bool) -> subprocess.Popen[bytes]:
 
 def state_size(url: str, code: str) -> int:
     """Bytes of a room's state frame, so the bare rooms broadcast as much as the game does."""
-    return len(json.dumps(Browser(url).state(code))) + 60  # + the event frame before it
+    return len(json.dumps(Browser(url).state(code))) + 60  # + the event in it
 
 
 async def run_config(
@@ -372,9 +378,16 @@ def line(r: dict[str, Any]) -> str:
         f"{r['rooms']:>3}x{r['players']}{_watching(r)} {r['actions_per_s']:>7.1f} act/s  p50 {r['p50_ms']:>6.1f} ms  "
         f"p99 {r['p99_ms']:>7.1f} ms  errors {r['errors']:<3} late {r['late_ticks']:<4} "
         f"server cpu {cpu}% ({r.get('server_cpu_ms_per_action', '-')} ms/action)  rss {rss} MB  "
-        f"machine {r.get('machine_busy_pct', '-')}%  "
+        f"machine {r.get('machine_busy_pct', '-')}%  msgs/action/socket {r.get('messages_per_action_socket', '-')} "
+        f"{_other_messages(r)} "
         f"client cpu {r['client_cpu_pct']}%  {r.get('server', '')}" + (f"  {r['error_kinds']}" if r["errors"] else "")
     )
+
+
+def _other_messages(r: dict[str, Any]) -> str:
+    """The messages besides states the sockets got in the window, e.g. ``(presence 120)``."""
+    other = {k: n for k, n in r.get("messages", {}).items() if k != "state"}
+    return "(" + ", ".join(f"{k} {n}" for k, n in sorted(other.items())) + ")" if other else ""
 
 
 def _per_core_second(r: dict[str, Any]) -> str:

@@ -3,7 +3,9 @@
 A socket reads every frame but parses only what it must: the version of a state frame
 (from its first bytes) and, for the one player who acts next, the whole state. A room
 counts an action done when the last of its sockets has the state it led to; the time
-from the send to that moment is the action's latency.
+from the send to that moment is the action's latency. Every websocket message a socket
+gets inside the window is counted too (one per action and socket since session 7: the
+state, with the action's event in it; before, an event frame came first).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 VERSION = re.compile(r'"version": ?(\d+)')  # json.dumps or a compact encoder (orjson)
+TYPE = re.compile(r'\{"type":"(\w+)"')
 STALL_SECONDS = 10.0
 
 
@@ -26,12 +29,18 @@ STALL_SECONDS = 10.0
 class Tally:
     """What one phase measured; ``record`` keeps only actions completed inside the window."""
 
-    window: tuple[float, float] = (0.0, float("inf"))
+    window: tuple[float, float] = (float("inf"), float("inf"))  # set when the phase begins
     latencies: list[float] = field(default_factory=list)
     completed: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     late_ticks: int = 0
     first_finish: float = float("inf")
+    messages: Counter[str] = field(default_factory=Counter)  # websocket messages got inside the window, by type
+
+    def heard(self, at: float, head: str) -> None:
+        if self.window[0] <= at <= self.window[1]:
+            match = TYPE.match(head)
+            self.messages[match.group(1) if match else "?"] += 1
 
     def record(self, latency: float, at: float) -> None:
         if self.window[0] <= at <= self.window[1]:
@@ -97,6 +106,7 @@ class Player:
                 now = time.perf_counter()
                 assert isinstance(text, str)
                 head = text[:24].replace('": "', '":"', 1)
+                room.tally.heard(now, head)
                 if head.startswith('{"type":"state"'):
                     match = VERSION.search(text, 0, 200)
                     if match is None:

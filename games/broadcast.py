@@ -2,9 +2,11 @@
 
 Services call ``game_changed`` from ``transaction.on_commit``. The state frame is made
 once per action and every socket of the room gets the same text as it is (DESIGN.md:
-fan-out is the hot path), preceded by a small event frame for animations. The frames go
-through ``games.fanout``: straight to this process's sockets, relayed to the others; the
-database thread hands them over and goes on without waiting for the sends.
+fan-out is the hot path): one websocket message per socket and action. What just happened
+rides in it, for the page's animations, feed and sounds: ``event`` (the action, e.g.
+``{"type": "rolled", ...}``) and, on the action that ended the game, ``game_over``. The frame
+goes through ``games.fanout``: straight to this process's sockets, relayed to the others;
+the database thread hands it over and goes on without waiting for the sends.
 """
 
 from __future__ import annotations
@@ -38,28 +40,30 @@ _EVENTS = {
 }
 
 
-def event_frame(move: Move) -> dict[str, Any] | None:
-    """The small frame that tells the page what just happened (None for moves nobody animates)."""
+def event_of(move: Move) -> dict[str, Any] | None:
+    """What just happened, for the page (None for moves nobody animates): the state's ``event``."""
     name = _EVENTS.get(move.kind)  # type: ignore[call-overload]
     if name is None:
         return None
-    frame: dict[str, Any] = {"type": name, "version": move.seq, **move.payload}
-    frame.pop("client_seed", None)
-    if move.payload.get("game_over"):
-        frame["game_over"] = True
-    return frame
+    event: dict[str, Any] = {"type": name, **move.payload}
+    event.pop("client_seed", None)
+    return event
+
+
+def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[str, Any]:
+    """The room's state after ``move``, with what the move did (``event``, ``game_over``) in it."""
+    state = game_state(game, rules)
+    event = event_of(move)
+    if event is not None:
+        state["event"] = event
+    if move.payload.get("game_over") or move.payload.get("abandoned"):
+        state["game_over"] = {"winners": move.payload.get("winners", [])}
+    return state
 
 
 def frames_for(game: Game, move: Move, rules: GameState | None = None) -> list[str]:
-    frames = []
-    event = event_frame(move)
-    if event is not None:
-        frames.append(wire.dumps(event))
-    if move.payload.get("game_over") or move.payload.get("abandoned"):
-        winners = move.payload.get("winners", [])
-        frames.append(wire.dumps({"type": "game_over", "version": move.seq, "winners": winners}))
-    frames.append(wire.dumps(game_state(game, rules)))
-    return frames
+    """The one frame every socket of the room gets for this action."""
+    return [wire.dumps(state_frame(game, move, rules))]
 
 
 def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None:
@@ -67,7 +71,7 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
 
     ``rules``: the rules state the service just stored (None: decoded from the snapshot).
 
-    The frames end with the state frame: each process that delivers them tells its state
+    The one frame is the state frame: each process that delivers it tells its state
     listeners (``fanout.on_state``), which is how a computer player's turn gets played.
     """
     try:

@@ -22,9 +22,9 @@ async def test_a_frame_reaches_every_socket_of_the_bench_room_and_a_bad_one_gets
     assert (await one.connect())[0] and (await two.connect())[0]
     await one.send_to(text_data=json.dumps({"type": "act", "version": 4, "pad": 10}))
     for ws in (one, two):
-        rolled, state = [json.loads(await ws.receive_from()) for _ in range(2)]
-        assert rolled == {"type": "rolled", "version": 5}
-        assert state["version"] == 5 and state["pad"] == "x" * 10
+        state = json.loads(await ws.receive_from())
+        assert state["version"] == 5 and state["pad"] == "x" * 10 and state["event"] == {"type": "rolled"}
+        assert await ws.receive_nothing()  # one message per action, as the game's
     await one.send_to(text_data="not json")
     assert json.loads(await one.receive_from()) == {"type": "error", "code": "bad_frame"}
     await one.disconnect()

@@ -39,10 +39,10 @@ async def test_every_action_reaches_every_socket_in_order() -> None:
     version = state["version"]
     await sockets[0].send_json_to({"type": "roll", "version": version, "id": "r1"})
     for ws in [*sockets, spectator]:
-        frames = await frames_until(ws, "state")
-        rolled = next(f for f in frames if f["type"] == "rolled")
-        assert rolled["version"] == version + 1 and len(rolled["dice"]) == 5
-        assert frames[-1]["version"] == version + 1
+        state = (await frames_until(ws, "state"))[-1]
+        rolled = state["event"]
+        assert rolled["type"] == "rolled" and len(rolled["dice"]) == 5 and rolled["dice"] == state["turn"]["dice"]
+        assert state["version"] == version + 1 and "game_over" not in state
     await sockets[0].send_json_to({"type": "hold", "held": [0, 1], "version": version + 1, "id": "h1"})
     await sockets[0].send_json_to({"type": "roll", "version": version + 2, "id": "r2"})
     await sockets[0].send_json_to({"type": "score", "box": "chance", "column": 0, "version": version + 3, "id": "s1"})
@@ -58,6 +58,35 @@ async def test_every_action_reaches_every_socket_in_order() -> None:
         await ws.disconnect()
 
 
+async def test_an_action_is_one_websocket_message_per_socket() -> None:
+    code, sessions = await make_room(2)
+    sockets = [await connect(code, s) for s in sessions]
+    for ws in sockets:
+        await first_frames(ws)
+    spectator = await connect(code)
+    _, state, _ = await first_frames(spectator)
+    everyone = [*sockets, spectator]
+    await asyncio.sleep(0.5)  # the spectator's arrival, told to the others (presence is coalesced)
+    for ws in everyone:
+        while not await ws.receive_nothing(timeout=0.2):
+            assert json.loads(await ws.receive_from())["type"] == "presence"
+    version = state["version"]
+    for action in (
+        {"type": "roll"},
+        {"type": "hold", "held": [0]},
+        {"type": "score", "box": "chance", "column": 0},
+    ):
+        await sockets[0].send_json_to({**action, "version": version, "id": f"a{version}"})
+        version += 1
+        for ws in everyone:
+            state = json.loads(await ws.receive_from())
+            assert state["type"] == "state" and state["version"] == version
+            assert state["event"]["type"] == {"roll": "rolled", "hold": "held", "score": "scored"}[action["type"]]
+            assert await ws.receive_nothing(timeout=0.3)  # nothing else: no separate event frame
+    for ws in everyone:
+        await ws.disconnect()
+
+
 async def test_a_roll_frame_may_hold_dice_first() -> None:
     code, sessions = await make_room(1)
     ws = await connect(code, sessions[0])
@@ -67,8 +96,9 @@ async def test_a_roll_frame_may_hold_dice_first() -> None:
     first = (await frames_until(ws, "state"))[-1]
     await ws.send_json_to({"type": "roll", "held": [1, 3], "version": version + 1, "id": "r2"})
     frames = await frames_until(ws, "state")
-    rolled = next(f for f in frames if f["type"] == "rolled")
-    assert rolled["held"] == [1, 3] and frames[-1]["version"] == version + 3  # the hold, then the roll
+    rolled = frames[-1]["event"]
+    assert rolled["type"] == "rolled" and rolled["held"] == [1, 3]
+    assert frames[-1]["version"] == version + 3  # the hold, then the roll: one state, one event
     kept = [frames[-1]["turn"]["dice"][i] for i in (1, 3)]
     assert kept == [first["turn"]["dice"][i] for i in (1, 3)]
     await ws.disconnect()
@@ -218,6 +248,7 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
     watcher = await connect(room)
     clients = [*sockets, watcher]
     states: list[list[int]] = [[] for _ in clients]
+    others: list[list[str]] = [[] for _ in clients]  # every message that is not a state
     latest: dict[str, Any] = {}
 
     async def drain(until_version: int) -> None:
@@ -228,6 +259,8 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
                 if frame["type"] == "state":
                     states[index].append(frame["version"])
                     latest[str(index)] = frame
+                else:
+                    others[index].append(frame["type"])
 
     start_version = await sync_to_async(lambda: Game.objects.get(code=room).version)()
     await drain(start_version)
@@ -249,9 +282,14 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
         await drain(version)
     final = latest["0"]
     assert final["status"] == "finished" and final["fairness"]["server_seed"]
+    assert final["event"]["type"] == "scored" and final["game_over"] == {"winners": final["winners"]}
     expected = list(range(start_version, version + 1))
     for seen in states:
         assert seen[0] == start_version and seen == expected
+    for index, ws in enumerate(clients):
+        assert await ws.receive_nothing(timeout=0.3)
+        # One message per action: besides the states only the welcome and who is here.
+        assert set(others[index]) <= {"you", "presence"}, others[index]
     game = await sync_to_async(Game.objects.get)(code=room)
     assert game.version == version
     stored_totals = await sync_to_async(lambda: [c["total"] for c in game_state(game)["cards"]])()

@@ -36,8 +36,8 @@ async def test_a_player_back_in_the_room_plays_their_seat_again_and_everyone_is_
     assert you == {"type": "you", "seats": [1]}
     assert state["seats"][1]["kind"] == "human"
     heard = await frames_until(host, "state")
-    event = next(f for f in heard if f["type"] == "reclaimed")
-    assert event["seat"] == 1 and event["name"] == "P1" and event["version"] == heard[-1]["version"]
+    event = heard[-1]["event"]
+    assert event["type"] == "reclaimed" and event["seat"] == 1 and event["name"] == "P1"
     assert heard[-1]["seats"][1]["kind"] == "human" and heard[-1]["seats"][1]["level"] is None
     seat = await seat_of(code, 1)
     assert seat["kind"] == "human" and "away_controller" not in seat

@@ -233,7 +233,7 @@ async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_o
     assert (await error_of(p1))["code"] == services.NOT_HOST
     await p0.send_json_to({"type": "pause", "version": version, "id": "p"})
     frames = await frames_until(p1, "state")
-    assert any(f["type"] == "paused" for f in frames) and frames[-1]["paused"] is True
+    assert frames[-1]["event"]["type"] == "paused" and frames[-1]["paused"] is True
     before = await stored(code)
     await p0.send_json_to({"type": "roll", "version": before[0], "id": "r"})
     error = await error_of(p0)
@@ -245,7 +245,8 @@ async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_o
     state = (await frames_until(p0, "state"))[-1]
     assert state["paused"] is False
     await p0.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
-    assert (await frames_until(p1, "rolled"))[-1]["type"] == "rolled"
+    heard = [(await frames_until(p1, "state"))[-1]["event"]["type"] for _ in range(2)]
+    assert heard == ["resumed", "rolled"]
     await close(p0, p1)
 
 

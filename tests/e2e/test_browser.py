@@ -113,6 +113,11 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
     grand = ann.eval_on_selector_all("#card tr.grand td", "els => els.map(e => Number(e.textContent))")
     assert grand == [shown["Ann"], shown["Bob"]]
     assert "Verify every roll" in ann.inner_text("#over")
+    # The last state told each page what happened (its event, then game_over): the feed says so.
+    for page in (ann, bob):
+        feed = page.eval_on_selector_all("#feed li", "els => els.map(e => [e.className, e.textContent])")
+        assert feed[0][0] == "feed-over" and feed[0][1].startswith("Game over: ")
+        assert feed[1][0] in ("feed-score", "feed-yahtzee") and " scored " in feed[1][1]
     assert ann.errors == [] and bob.errors == []
 
     # Rematch: Ann opens it, Bob is offered to follow; both are already seated.

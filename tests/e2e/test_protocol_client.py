@@ -251,13 +251,34 @@ def test_a_hint_is_asked_once_and_kept_for_its_version_only(page: Any) -> None:
     assert page.evaluate("client.hintPending") is False
 
 
-def test_you_presence_and_event_frames_reach_the_page(page: Any) -> None:
+def test_you_presence_and_a_states_event_reach_the_page(page: Any) -> None:
     js(
         page,
         """h.make(); h.hello(3, [1, 2]);
         h.frame({type: 'presence', seats: {}, spectators: 2});
-        h.frame({type: 'scored', version: 4, box: 'chance', points: 20});""",
+        h.frame(h.state(4, {event: {type: 'scored', box: 'chance', points: 20}}));""",
     )
     assert page.evaluate("client.mine") == [1, 2]
     assert page.evaluate("client.presence.spectators") == 2
-    assert json.loads(page.evaluate("JSON.stringify(h.log.slice(-2))")) == [["presence", 2], ["event", "scored"]]
+    assert json.loads(page.evaluate("JSON.stringify(h.log.slice(-3))")) == [
+        ["presence", 2],
+        ["event", "scored"],
+        ["state", 4],
+    ]
+
+
+def test_a_states_event_and_game_over_are_heard_before_it_with_the_state_before_still_current(page: Any) -> None:
+    # The page says "Ada scored …" from the state the action was made in, then draws the new one.
+    js(
+        page,
+        """h.make(); h.hello(7);
+        window.heard = [];
+        client.hooks.onEvent = (f) =>
+          heard.push([f.type, f.version, client.state.version, f.winners ?? null, f.box ?? null]);
+        const scored = {type: 'scored', box: 'chance', game_over: true, winners: [0]};
+        h.frame(h.state(8, {event: scored, game_over: {winners: [0]}}));
+        h.frame(h.state(6, {event: {type: 'rolled', held: [], dice: [1, 1, 1, 1, 1]}}));
+        h.frame(h.state(8));""",
+    )
+    assert page.evaluate("heard") == [["scored", 8, 7, [0], "chance"], ["game_over", 8, 7, [0], None]]
+    assert page.evaluate("client.state.version") == 8

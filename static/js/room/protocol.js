@@ -9,7 +9,9 @@ export const MAX_RETRY = 10000;
 export class RoomClient {
   /**
    * url: the room's websocket address; state: the snapshot the page was rendered from;
-   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence};
+   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence}
+   * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
+   * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId}.
    */
   constructor({ url, state, seats = [], hooks = {}, env = {} }) {
@@ -152,6 +154,11 @@ export class RoomClient {
     this.connected = true;
     if (first) this.setStatus("connected");
     if (next.version < this.state.version && !first) return;
+    // What the action that led to this state did rides in it (docs/protocol.md: `event`, and
+    // `game_over` on the action that ended the game). The page hears it first, while the state
+    // it came from is still current, so it can say who rolled and animate what changes.
+    if (next.event) this.hooks.onEvent?.({ ...next.event, version: next.version });
+    if (next.game_over) this.hooks.onEvent?.({ ...next.game_over, type: "game_over", version: next.version });
     if (next.version !== this.state.version) {
       this.hint = null;
       this.hintPending = false;
