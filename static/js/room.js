@@ -206,9 +206,6 @@ function event(frame) {
     case "muted":
       remember(`${frame.name}'s chat was ${frame.muted ? "muted" : "unmuted"} by the host`);
       break;
-    case "reclaimed":
-      remember(`${frame.name} is back`);
-      break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
       announce(`${who} rolled ${frame.dice.join(", ")}.`);
