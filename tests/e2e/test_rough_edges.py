@@ -57,7 +57,9 @@ def test_a_player_whose_seat_a_computer_played_gets_it_back_by_coming_back(live_
     bob.goto(url)  # the same browser comes back
     bob.wait_for_selector("#conn[data-state=connected]")
     bob.wait_for_selector(".seat .tag.you")
-    ann.wait_for_function("document.getElementById('feed').textContent.includes('Bob is back and plays their own seat again')")
+    ann.wait_for_function(
+        "document.getElementById('feed').textContent.includes('Bob is back and plays their own seat again')"
+    )
     (kind,) = live_site.query(
         "SELECT p.kind FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ? AND p.seat = 1", code
     )[0]
