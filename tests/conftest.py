@@ -28,6 +28,18 @@ settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
 # it starts inherit it unless they are given their own.
 os.environ.setdefault("SECRET_KEY", f"tests-only-{uuid.uuid4().hex}{uuid.uuid4().hex}")
 settings.SECRET_KEY = os.environ["SECRET_KEY"]
+# On PostgreSQL each xdist worker's test database is copied from a database migrated once
+# (tests.live.migrated_template) instead of migrated from scratch: Django's creation makes it
+# with CREATE DATABASE ... TEMPLATE, and its migrate then finds nothing left to apply.
+if settings.DATABASES["default"]["ENGINE"] == "yahtzee.postgresql" and os.environ.get("DATABASE_URL"):
+    from tests.live import migrated_template
+
+    try:
+        _template = migrated_template(urlparse(os.environ["DATABASE_URL"]))
+    except Exception:  # the server is unreachable: the tests that need it say so (REQUIRE_SERVICES)
+        _template = ""
+    if _template:
+        settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = _template
 # The test process counts a finished game for the accounts right after its commit, not in a
 # thread that could outlive the test's database (the servers it starts count in the background).
 settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
