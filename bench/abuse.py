@@ -11,12 +11,13 @@ Phases (each bounded in time and count):
 - ``slow``: ``--slow`` (200) sockets that never read (a 4 KB receive buffer, never
   drained) but ping every 10 s, spread over busy rooms (a player toggling a hold ~10
   times a second in each), for ``--slow-seconds`` (120). Prints the worker's RSS before,
-  at its peak and 30 s after the slow sockets went, and how many the server closed as
-  too far behind (4009).
+  at its peak and every 5 s for 30 s after the slow sockets went, and how many the
+  server closed as too far behind (4009).
 - ``storm``: a victim game in its own room acts in a closed loop (one action, wait for
   its state, the next) while, from other loopback addresses, 1,000 sockets storm into
   one room and 200 sockets send 19 pings a second. Prints the victim's p50/p95/p99
-  before and during the attack, and how many storm sockets were refused (4029).
+  before and during the attack, the worker's CPU time in both (the figure the machine's
+  load moves least), and how many storm sockets were refused (4029).
   The attackers run in a separate process so that their own CPU does not slow the
   victim's client.
 - ``fuzz``: ``--frames`` (10,000) fuzzed frames (deep nesting, lone surrogates, random
@@ -60,6 +61,12 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def loadavg() -> str:
@@ -188,13 +195,16 @@ async def phase_slow(args: argparse.Namespace, data_dir: Path) -> None:
             ws.transport.abort()
         log_text = Path(server.log_path).read_text(errors="replace")
         closed = log_text.count("closing a websocket")
-        after_go = time.monotonic() + 30
-        while time.monotonic() < after_go:
-            await asyncio.sleep(2)
-        after = rss_mb(pid)
+        gone_at = time.monotonic()
+        trail = []  # RSS every 5 s after they went
+        for n in range(1, 7):
+            await asyncio.sleep(max(0.0, gone_at + 5 * n - time.monotonic()))
+            trail.append(rss_mb(pid))
+        after = trail[-1]
         print(f"slow readers: {args.slow} sockets in {args.rooms} rooms toggling ~10 actions/s, {args.slow_seconds}s")
         print(f"  worker RSS: baseline {baseline:.0f} MB, peak {peak:.0f} MB (+{peak - baseline:.0f} MB), ")
-        print(f"  30 s after they went: {after:.0f} MB (+{after - baseline:.0f} MB over baseline)")
+        print(f"  30 s after they went: {after:.0f} MB (+{after - baseline:.0f} MB over baseline); "
+              f"every 5 s: {', '.join(f'{mb:.0f}' for mb in trail)} MB")  # fmt: skip
         print(f"  closed by the server as too far behind (4009): {closed}; refused: {log_text.count('refused')}")
         print(f"  the busy rooms' own actions meanwhile: {percentiles([x for p in rooms for x in p.latencies])}")
     finally:
@@ -261,21 +271,27 @@ async def phase_storm(args: argparse.Namespace, data_dir: Path) -> None:
         victim = Player(server)
         await victim.connect()
         target = Browser(server.url).create_room("Target")
+        pid = server.proc.pid  # type: ignore[union-attr]
+        cpu_start = cpu_seconds(pid)
         await victim.toggle(time.monotonic() + 15, 0.05)
         before = victim.latencies[:]
         victim.latencies.clear()
         queue: Any = multiprocessing.Queue()
+        cpu_before = cpu_seconds(pid)
         attacker = multiprocessing.Process(
             target=attack_process,
             args=(server.port, server.url, target, args.storm, args.flood, args.attack_seconds, queue),
         )
         attacker.start()
         await victim.toggle(time.monotonic() + args.attack_seconds, 0.05)
+        cpu_during = cpu_seconds(pid) - cpu_before
         attacker.join(120)
         report = queue.get(timeout=5) if not queue.empty() else {}
         print(f"storm: {args.storm} sockets from 127.0.0.2 into one room, {args.flood} sockets pinging 19/s")
         print(f"  victim before: {percentiles(before)}")
         print(f"  victim during: {percentiles(victim.latencies)}")
+        print(f"  worker CPU: {cpu_before - cpu_start:.1f} s in the 15 s before (the victim alone), "
+              f"{cpu_during:.1f} s in the {args.attack_seconds:.0f} s of the attack")  # fmt: skip
         print(f"  storm sockets the server let in: {report.get('opened')} (the rest refused), "
               f"flooders: {report.get('flooders')}; close codes seen: {report.get('closes')}")  # fmt: skip
     finally:

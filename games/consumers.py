@@ -145,7 +145,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.rate_strikes = 0
         self.joined = False
         ip = ratelimit.scope_ip(self.scope)
-        self.admission = sockets.admit(ip, self.controller)
+        self.address = ip
+        # yahtzee.gate.AddressGate counted the address before the session was loaded (a storm
+        # is refused there); the browser's cap needs the session, so it is counted here.
+        self.admission = sockets.admit(ip, self.controller, address_admitted=sockets.GATE_PASSED in self.scope)
         if self.admission.refusal:  # a clear refusal: accepted only to say why
             await self.accept()
             await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
@@ -274,7 +277,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))
 
     async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
-        if self._over_rate() or sockets.address_flooding(self.admission.address):
+        if self._over_rate() or sockets.address_flooding(self.address):
             self.rate_strikes += 1
             await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:

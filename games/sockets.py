@@ -45,6 +45,7 @@ def _keep(task: asyncio.Task[None]) -> None:
 
 # --- how many sockets one client may hold -----------------------------------------------
 
+GATE_PASSED = "fair_share_address"  # scope key: yahtzee.gate.AddressGate counted the socket's address
 UNKNOWN = "unknown"  # games.ratelimit.scope_ip's answer for a peer without an address
 _by_address: Counter[str] = Counter()
 _by_browser: Counter[str] = Counter()
@@ -52,8 +53,10 @@ _by_browser: Counter[str] = Counter()
 
 @dataclass
 class Admission:
-    address: str
-    browser: str
+    """The places one socket holds: its address's and its browser's ("" where it holds none)."""
+
+    address: str = ""
+    browser: str = ""
     refusal: str = ""
 
     def release(self) -> None:
@@ -67,47 +70,65 @@ class Admission:
                     del counter[key]
 
 
-def admit(address: str, browser: str) -> Admission:
-    """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps."""
-    if not settings.RATE_LIMITS:  # a load generator's servers: no caps
-        return Admission(address, browser)
-    if address == UNKNOWN:  # no peer address (a unix socket): one bucket would be everyone's
-        address = ""
+def admit_address(address: str) -> Admission:
+    """Count a new socket of ``address`` against WS_CONNECT_RATE and WS_MAX_PER_ADDRESS.
+
+    ``yahtzee.gate.AddressGate`` asks this first, before the session is loaded, so that a
+    storm costs no database work; ``admit`` asks it only for a socket that did not pass
+    the gate (a stack without it).
+    """
+    if not settings.RATE_LIMITS or not address or address == UNKNOWN:
+        # No caps for a load generator's servers; no peer address (a unix socket): one
+        # bucket would be everyone's.
+        return Admission()
     per_address = settings.WS_MAX_PER_ADDRESS
-    per_browser = settings.WS_MAX_PER_BROWSER
-    if address and not _connect_allowed(address):
-        log.warning("socket refused: %s opens too many", address)
-        return Admission(address, browser, "Too many new connections from your address: wait a moment.")
-    if address and per_address and _by_address[address] >= per_address:
+    over = _connects_over(address)
+    if over:
+        if over == 1:  # once a window: a storm's thousand refusals are not a thousand log lines
+            log.warning("socket refused: %s opens too many (not logged again in this window)", address)
+        return Admission(refusal="Too many new connections from your address: wait a moment.")
+    if per_address and _by_address[address] >= per_address:
         log.warning("socket refused: %s already holds %d", address, per_address)
-        return Admission(address, browser, f"Too many open connections from your address (at most {per_address}).")
-    if browser and per_browser and _by_browser[browser] >= per_browser:
-        return Admission(
-            address, browser, f"Too many open connections from this browser (at most {per_browser}): close a tab."
-        )
-    if address:
-        _by_address[address] += 1
-    if browser:
-        _by_browser[browser] += 1
-    return Admission(address, browser)
+        return Admission(refusal=f"Too many open connections from your address (at most {per_address}).")
+    _by_address[address] += 1
+    return Admission(address=address)
+
+
+def admit(address: str, browser: str, address_admitted: bool = False) -> Admission:
+    """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps.
+
+    ``address_admitted``: the gate counted the address already (it holds that place
+    itself), so only the browser is counted here: a socket is never counted twice.
+    """
+    admission = Admission() if address_admitted else admit_address(address)
+    if admission.refusal or not browser or not settings.RATE_LIMITS:
+        return admission
+    per_browser = settings.WS_MAX_PER_BROWSER
+    if per_browser and _by_browser[browser] >= per_browser:
+        admission.release()
+        return Admission(refusal=f"Too many open connections from this browser (at most {per_browser}): close a tab.")
+    _by_browser[browser] += 1
+    admission.browser = browser
+    return admission
 
 
 _connects: dict[str, tuple[int, int]] = {}  # address -> (window, sockets opened in it)
+_wall = time.time  # tests hold it still
 
 
-def _connect_allowed(address: str) -> bool:
-    """Count a handshake of ``address``; False past WS_CONNECT_RATE (a storm costs no database work)."""
+def _connects_over(address: str) -> int:
+    """Count a handshake of ``address``: how many past WS_CONNECT_RATE it is in this window (0: allowed)."""
     rate = Rate.parse(settings.WS_CONNECT_RATE)
     if rate is None:
-        return True
-    window = int(time.time()) // rate.seconds
+        return 0
+    window = int(_wall()) // rate.seconds
     if len(_connects) > 10_000:
         for key in [k for k, (w, _) in _connects.items() if w != window]:
             del _connects[key]
     last_window, count = _connects.get(address, (window, 0))
     count = count + 1 if last_window == window else 1
     _connects[address] = (window, count)
-    return count <= rate.count
+    return max(0, count - rate.count)
 
 
 _frames: dict[str, tuple[int, int]] = {}  # address -> (second, frames received in it)

@@ -26,13 +26,16 @@ from games.routing import websocket_urlpatterns  # noqa: E402
 from games.tables import prepare_in_background  # noqa: E402
 from yahtzee.backlog import BoundedSend  # noqa: E402
 from yahtzee.checks import warn_at_start  # noqa: E402
+from yahtzee.gate import AddressGate  # noqa: E402
 from yahtzee.origin import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # BoundedSend closes a socket that falls too far behind (WS_SEND_BACKLOG).
-        "websocket": BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
+        "websocket": AddressGate(
+            BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
+        ),
     }
 )
 

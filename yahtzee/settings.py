@@ -297,6 +297,10 @@ RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)
 # Keeps one test's counters from another's (tests set it; nothing else needs to).
 RATE_LIMIT_NAMESPACE = ""
 
+# Give freed memory back to the system (glibc's malloc_trim) a few seconds after this many
+# websockets closed, at most once per 5 s (yahtzee/memory.py); 0 never does.
+MEMORY_TRIM_AFTER_CLOSES = envint("MEMORY_TRIM_AFTER_CLOSES", 50)
+
 # BENCH_ENDPOINTS=1 adds /ws/bench/<room>/, a bare broadcast socket for bench/load.py.
 BENCH_ENDPOINTS = envbool("BENCH_ENDPOINTS", False)
 

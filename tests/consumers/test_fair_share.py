@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.backends.db import SessionStore
+from django.db.backends.utils import CursorWrapper
 
 from games import coach, presence
 from games import sockets as sockets_module
+from games.consumers import RoomConsumer
 from tests.consumers.helpers import first_frames, frames_until, make_room
 from tests.consumers.test_hostile import frames_within
 from yahtzee.asgi import application
@@ -144,3 +149,91 @@ async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) 
     assert [f.get("code", f["type"]) for f in replies] == ["pong"] * 10 + ["rate_limited"] * 2
     for ws in sockets:
         await ws.disconnect()
+
+
+@contextlib.contextmanager
+def no_work_behind_the_door() -> Iterator[dict[str, int]]:
+    """Count, in every thread, SQL statements, session loads and room consumers made meanwhile."""
+    seen = {"queries": 0, "sessions": 0, "consumers": 0}
+
+    def counting(key: str, real: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            seen[key] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    with (
+        mock.patch.object(CursorWrapper, "execute", counting("queries", CursorWrapper.execute)),
+        mock.patch.object(CursorWrapper, "executemany", counting("queries", CursorWrapper.executemany)),
+        mock.patch.object(SessionStore, "load", counting("sessions", SessionStore.load)),
+        mock.patch.object(RoomConsumer, "__init__", counting("consumers", RoomConsumer.__init__)),
+    ):
+        yield seen
+
+
+async def test_the_61st_handshake_of_an_address_is_refused_at_the_door_without_the_database(settings: Any) -> None:
+    """WS_CONNECT_RATE is applied before the session and the user are loaded: a storm costs no query."""
+    settings.WS_CONNECT_RATE = "60/10"
+    room, sessions = await make_room(1)
+    with mock.patch.object(sockets_module, "_wall", return_value=1000.0):  # all in one window
+        for _ in range(60):
+            ws, connected = await open_socket(room, "10.8.0.1", sessions[0])
+            assert connected
+            await ws.disconnect()  # closed again: only the rate of new ones counts
+        with no_work_behind_the_door() as seen:
+            ws, _ = await open_socket(room, "10.8.0.1", sessions[0])
+            assert "new connections" in await refused_clearly(ws)
+        assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
+        other, _ = await open_socket(room, "10.8.0.2", sessions[0])  # another address is let in
+        assert (await first_frames(other))[1]["type"] == "state"
+        await other.disconnect()
+
+
+async def test_an_address_over_its_share_of_open_sockets_is_refused_at_the_door_without_the_database(
+    settings: Any,
+) -> None:
+    settings.WS_MAX_PER_ADDRESS = 2
+    room, sessions = await make_room(1)
+    held = [(await open_socket(room, "10.9.0.1", sessions[0]))[0] for _ in range(2)]
+    for ws in held:  # two sockets, each counted once (the door and the consumer share the counter)
+        await first_frames(ws)
+    assert sockets_module._by_address["10.9.0.1"] == 2
+    with no_work_behind_the_door() as seen:
+        extra, _ = await open_socket(room, "10.9.0.1", sessions[0])
+        assert "at most 2" in await refused_clearly(extra)
+    assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
+    for ws in held:
+        await ws.disconnect()
+    assert "10.9.0.1" not in sockets_module._by_address  # their places are free again
+    again, _ = await open_socket(room, "10.9.0.1")
+    assert (await first_frames(again))[1]["type"] == "state"
+    await again.disconnect()
+
+
+async def test_a_browser_over_its_share_is_still_refused_after_the_door_and_frees_its_address_place(
+    settings: Any,
+) -> None:
+    settings.WS_MAX_PER_BROWSER = 1
+    room, sessions = await make_room(1)
+    held, _ = await open_socket(room, "10.10.0.1", sessions[0])
+    await first_frames(held)
+    extra, _ = await open_socket(room, "10.10.0.1", sessions[0])
+    assert "browser" in await refused_clearly(extra)
+    await extra.disconnect()
+    assert sockets_module._by_address["10.10.0.1"] == 1 and list(sockets_module._by_browser.values()) == [1]
+    await held.disconnect()
+    assert "10.10.0.1" not in sockets_module._by_address and not sockets_module._by_browser
+
+
+async def test_a_handshake_from_another_site_refused_at_the_door_is_not_accepted(settings: Any) -> None:
+    settings.WS_CONNECT_RATE = "1/60"
+    room, _ = await make_room(1)
+    with mock.patch.object(sockets_module, "_wall", return_value=1000.0):
+        first, _ = await open_socket(room, "10.11.0.1")
+        await first_frames(first)
+        ws = WebsocketCommunicator(application, f"/ws/rooms/{room}/", headers=[(b"origin", b"http://evil.example")])
+        ws.scope["client"] = ("10.11.0.1", 50000)
+        connected, code = await ws.connect()
+    assert (connected, code) == (False, 4403)
+    await first.disconnect()

@@ -1,0 +1,65 @@
+"""The websocket's first door: an address's share of sockets, before any session or database work.
+
+A storm of handshakes from one address (``WS_CONNECT_RATE``) or one holding its share
+already (``WS_MAX_PER_ADDRESS``) was refused by the room consumer, after Channels'
+session and auth middleware had loaded the session and the user (a trip to the database
+thread for every handshake, two queries with a session cookie) and the consumer was
+made: 2.8 ms of the worker's CPU a refused handshake, 4.4 ms with a cookie. This
+middleware, outermost in the websocket stack (yahtzee/asgi.py), counts the address
+first and refuses there: no session, no user, no consumer. The refusal is the same as
+the consumer's (docs/protocol.md): the socket is accepted only to say why, one error
+frame ``too_many_sockets``, then close 4029; a handshake from another site's page
+(``yahtzee.origin``) is refused without being accepted, as it would be anyway. Here a
+refused handshake costs 1.2–1.6 ms (bench: 1,000 from one address); refusing the
+handshake itself (HTTP 403, no frame) would save another 0.4 ms, but the page would
+not learn why, so the clear refusal stays.
+
+Every socket's end, refused ones included, is told to ``yahtzee.memory`` (it gives
+freed memory back after many have gone).
+
+The counters are ``games.sockets``'s: the address's place is held here until the socket
+ends, and the consumer (``admit``) counts only the browser's (``WS_MAX_PER_BROWSER``,
+which needs the session), so no socket is counted twice. Per process, like every cap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games import errors, sockets, wire
+from games.consumers import CLOSE_TOO_MANY
+from games.ratelimit import scope_ip
+from yahtzee import memory
+from yahtzee.origin import CLOSE_ORIGIN, origin_allowed
+
+
+class AddressGate:
+    """ASGI middleware for websockets: ``games.sockets.admit_address`` before the rest of the stack."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        if scope["type"] != "websocket":
+            return await self.application(scope, receive, send)
+        admission = sockets.admit_address(scope_ip(scope))
+        try:
+            if admission.refusal:
+                await refuse(scope, receive, send, admission.refusal)
+                return None
+            return await self.application({**scope, sockets.GATE_PASSED: True}, receive, send)
+        finally:
+            admission.release()
+            memory.socket_closed()
+
+
+async def refuse(scope: dict[str, Any], receive: Any, send: Any, message: str) -> None:
+    """The consumer's clear refusal, without the consumer: accept, one error frame, close 4029."""
+    await receive()  # websocket.connect
+    if not origin_allowed(scope):  # another site's page is told nothing
+        await send({"type": "websocket.close", "code": CLOSE_ORIGIN})
+        return
+    await send({"type": "websocket.accept"})
+    frame = {"type": "error", "code": errors.TOO_MANY_SOCKETS, "message": message}
+    await send({"type": "websocket.send", "text": wire.dumps(frame)})
+    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
