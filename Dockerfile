@@ -1,4 +1,4 @@
-# Two images from one build: `app` (Django + Daphne, also runs the migrations) and `proxy`
+# Two images from one build: `app` (Django served by uvicorn, also runs the migrations) and `proxy`
 # (Caddy with the collected static files). docker-compose.yml builds both.
 
 FROM python:3.12-slim AS app
@@ -27,7 +27,9 @@ USER yahtzee
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD \
     python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "yahtzee.asgi:application"]
+# uvicorn (uvloop, httptools, websockets) with the project's settings: yahtzee/serve.py, the
+# very command of the tests' live servers (tests/live.py).
+CMD ["python", "-m", "yahtzee.serve", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers"]
 
 FROM caddy:2 AS proxy
 COPY deploy/Caddyfile /etc/caddy/Caddyfile

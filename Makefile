@@ -27,7 +27,7 @@ run: install
 	$(BIN)/python -m yahtzee.prepare  # once: ./var and its secret key (the settings only read them)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py build_bot_tables  # once: the coach's and the bots' tables (cached in var/bots)
-	$(BIN)/daphne -b $(HOST) -p $(PORT) yahtzee.asgi:application
+	$(BIN)/python -m yahtzee.serve --host $(HOST) --port $(PORT)  # uvicorn, as production (or: $(BIN)/daphne yahtzee.asgi:application)
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,7 +1,8 @@
 """Hostile clients against one worker: memory, fair sharing and leftovers (issue 18's figures).
 
-Run it as its own process; it starts its own Daphne (SQLite, loopback only) with the
-helpers of tests/live.py, and stops it again:
+Run it as its own process; it starts its own server (uvicorn, or Daphne with
+LIVE_SERVER=daphne; SQLite, loopback only) with the helpers of tests/live.py, and stops it
+again:
 
     .venv/bin/python bench/abuse.py                      # all three phases, about 5 minutes
     .venv/bin/python bench/abuse.py --phase fuzz --frames 2000

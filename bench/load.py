@@ -1,7 +1,8 @@
 """Load benchmark: complete games through the real HTTP + websocket flow, beside the stack's own ceiling.
 
 Run it as its own process; it starts the servers it measures (``tests.live.ServerProcess``:
-Daphne, as production runs it; on a scratch database) and stops them again:
+uvicorn, as production runs it, or Daphne with LIVE_SERVER=daphne; on a scratch database)
+and stops them again:
 
     .venv/bin/python bench/load.py                           # SQLite + in-memory, both shapes
     .venv/bin/python bench/load.py --config pg-pubsub --processes 2
@@ -54,7 +55,7 @@ from websockets.exceptions import InvalidHandshake, InvalidMessage  # noqa: E402
 
 from bench.load_client import Player, Room, Tally  # noqa: E402
 from bench.load_stats import ProcessMeter, percentile  # noqa: E402
-from tests.live import Browser, ServerProcess, manage, scratch_database, server_env  # noqa: E402
+from tests.live import LIVE_SERVER, Browser, ServerProcess, manage, scratch_database, server_env  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/yahtzee"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -360,7 +361,7 @@ async def run_config(
                 placement=placement,
                 setup_s=round(setup, 1),
                 frame_bytes=pad,
-                server="daphne" if pids else "external",
+                server=LIVE_SERVER if pids else "external",
             )
             print(line(result), flush=True)
             results.append(result)

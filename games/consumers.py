@@ -2,7 +2,10 @@
 
 No ORM and no rules here: the database work goes through ``games.services`` (writes)
 and ``games.selectors`` / ``games.presence`` (reads), each behind ``games.threads.db_async``.
-The room's frames reach this socket through ``games.fanout``, which sends them as they are.
+The room's frames reach this socket through ``games.fanout``, which queues them as they are
+(``push``). Everything this socket sends goes through its own bounded queue
+(``yahtzee.backlog.Outbox``, set up by the ASGI middleware around it): in order, and never
+waiting for a client that stopped reading.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from django.db import DatabaseError
 from games import coach, errors, fanout, presence, ratelimit, selectors, services, sockets, wire
 from games.rules import RuleViolation
 from games.threads import db_async
+from yahtzee import backlog
 
 MAX_FRAME_BYTES = 4096
 log = logging.getLogger(__name__)
@@ -187,6 +191,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return (*hello, chat)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if backlog.OUTBOX not in scope:  # not behind yahtzee.asgi's BoundedSend: this socket gets its own
+            await backlog.BoundedSend(self.__call__)(scope, receive, send)
+            return
+        self.outbox: backlog.Outbox = scope[backlog.OUTBOX]
         self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
         try:
             await super().__call__(scope, receive, send)
@@ -221,6 +229,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.closing:
             return  # a frame still queued after the socket was closed (rate limit, slow reader)
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+    def push(self, frames: list[str]) -> None:
+        """The room's frames (games.fanout): queued behind this socket's others, without waiting for its client."""
+        if self.closing:
+            return
+        for text in frames:
+            self.outbox.put({"type": "websocket.send", "text": text})
 
     async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
         if self.closing:

@@ -5,7 +5,9 @@ costs a message per socket (queue, wake-up, dispatch); here a process delivers a
 frames to its own sockets directly, and the channel layer carries one message per action
 to the *other* processes. Each process that has sockets in a room keeps one relay channel
 in the room's group (``room.<code>``), so a message crosses Redis once per process, not
-once per socket; a process ignores its own messages when they come back.
+once per socket; a process ignores its own messages when they come back. A socket is
+handed its frames without waiting for it (``Socket.push``: the socket's own bounded queue,
+yahtzee/backlog.py), so a client that stopped reading holds up no other socket.
 
 With the in-memory layer (the embedded default) there is only one process: nothing is
 relayed.
@@ -44,6 +46,9 @@ class Socket(Protocol):
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None: ...
+
+    def push(self, frames: list[str]) -> None:
+        """Queue ``frames`` for the socket, in order, without waiting for its client (yahtzee/backlog.py)."""
 
 
 StateListener = Callable[[str, list[str]], None]
@@ -257,7 +262,11 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
     if not sockets:
         _latest.pop(code, None)
         return
-    _keep(loop.create_task(_send(code, sockets, frames)))
+    for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
+        try:
+            socket.push(frames)
+        except Exception:  # a socket closing meanwhile must not keep the frames from the rest
+            log.debug("a socket of %s left during a send", code, exc_info=True)
     if version is not None:
         _heard(code, frames)
 
@@ -267,15 +276,6 @@ async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
     for text in frames:
         await socket.send(text_data=text)
     _heard(code, frames)
-
-
-async def _send(code: str, sockets: list[Socket], frames: list[str]) -> None:
-    for socket in sockets:
-        try:
-            for text in frames:
-                await socket.send(text_data=text)
-        except Exception:  # a socket closing meanwhile must not keep the frames from the rest
-            log.debug("a socket of %s left during a send", code, exc_info=True)
 
 
 def _relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Real server processes and real clients, for tests and benchmarks that cross processes.
 
-``ServerProcess`` runs Daphne on a free 127.0.0.1 port with the environment it is given
-and can be killed with SIGKILL and started again on the same port. ``scratch_database``
-makes a throwaway PostgreSQL database next to DATABASE_URL's and migrates it.
+``ServerProcess`` runs the production server (``yahtzee.serve``: uvicorn) on a free
+127.0.0.1 port with the environment it is given and can be killed with SIGKILL and started
+again on the same port (``LIVE_SERVER=daphne``: Daphne instead). ``scratch_database`` makes
+a throwaway PostgreSQL database next to DATABASE_URL's and migrates it.
 ``Browser`` is one visitor's HTTP session (cookies, CSRF) and ``Socket`` one websocket
 of theirs: both go through the same pages and protocol a real browser uses.
 """
@@ -33,6 +34,22 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 
+# The ASGI server of ServerProcess: uvicorn as production runs it (yahtzee/serve.py), or
+# Daphne with LIVE_SERVER=daphne (bench/load.py measures one against the other).
+LIVE_SERVER = os.environ.get("LIVE_SERVER", "uvicorn")
+SERVERS = ("uvicorn", "daphne")
+
+
+def server_command(port: int, server: str | None = None) -> list[str]:
+    """The command line of one server process on 127.0.0.1:``port`` (``server``: uvicorn or daphne)."""
+    server = server or LIVE_SERVER
+    if server == "uvicorn":
+        return [sys.executable, "-m", "yahtzee.serve", "--host", "127.0.0.1", "--port", str(port)]
+    if server == "daphne":
+        return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "yahtzee.asgi:application"]
+    raise ValueError(f"LIVE_SERVER is uvicorn or daphne, not {server!r}")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -54,12 +71,15 @@ def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 class ServerProcess:
-    """One Daphne process on 127.0.0.1; ``kill`` is SIGKILL, ``start`` brings it back on its port."""
+    """One server process on 127.0.0.1 (``server_command``); ``kill`` is SIGKILL, ``start`` restarts it on its port."""
 
-    def __init__(self, env: dict[str, str], port: int | None = None, log_dir: Path | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str], port: int | None = None, log_dir: Path | None = None, server: str | None = None
+    ) -> None:
         self.env = env
         self.port = port or free_port()
-        self.log_path = (log_dir or Path("/tmp")) / f"daphne-{self.port}-{uuid.uuid4().hex[:6]}.log"
+        self.server = server or LIVE_SERVER
+        self.log_path = (log_dir or Path("/tmp")) / f"{self.server}-{self.port}-{uuid.uuid4().hex[:6]}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -69,7 +89,7 @@ class ServerProcess:
     def start(self, timeout: float = 30) -> ServerProcess:
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "yahtzee.asgi:application"],
+            server_command(self.port, self.server),
             cwd=ROOT,
             env=self.env,
             stdout=log,
@@ -80,7 +100,7 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"daphne exited with {self.proc.returncode}:\n{self.log()}")
+                raise RuntimeError(f"{self.server} exited with {self.proc.returncode}:\n{self.log()}")
             try:
                 with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as response:
                     if response.status == 200:
@@ -88,7 +108,7 @@ class ServerProcess:
             except OSError:
                 time.sleep(0.1)
         self.stop()
-        raise RuntimeError(f"daphne on port {self.port} did not answer within {timeout}s:\n{self.log()}")
+        raise RuntimeError(f"{self.server} on port {self.port} did not answer within {timeout}s:\n{self.log()}")
 
     def log(self) -> str:
         try:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import need_program
-from tests.live import ROOT, Browser, ServerProcess, free_port, manage, server_env
+from tests.live import ROOT, Browser, ServerProcess, free_port, manage, server_command, server_env
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -193,8 +193,14 @@ def test_every_setting_compose_reads_is_in_env_example(compose: dict[str, Any]) 
     assert required <= set(re.findall(r"^([A-Z_]+)=", example, re.MULTILINE)), "required settings must be set there"
 
 
-def test_the_images_run_daphne_as_a_user_and_collect_static_files() -> None:
+def test_the_images_run_the_server_the_tests_run_as_a_user_and_collect_static_files() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
+    # The workers run yahtzee.serve (uvicorn), the very command of the tests' live servers.
+    command = re.search(r"^CMD (\[.*\])$", dockerfile, re.MULTILINE)
+    assert command is not None
+    served = json.loads(command.group(1))
+    assert served[:3] == ["python", "-m", "yahtzee.serve"] and "--proxy-headers" in served
+    assert server_command(8000, "uvicorn")[1:4] == ["-m", "yahtzee.serve", "--host"]
     assert re.search(r"^FROM .* AS app$", dockerfile, re.MULTILINE)
     assert re.search(r"^FROM caddy:\S+ AS proxy$", dockerfile, re.MULTILINE)
     assert "collectstatic" in dockerfile and "COPY --from=app /app/staticfiles /srv/static" in dockerfile
@@ -270,7 +276,7 @@ def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
 
 @pytest.fixture
 def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
-    """Caddy with deploy/Caddyfile in front of a dead upstream and a live Daphne worker."""
+    """Caddy with deploy/Caddyfile in front of a dead upstream and a live worker (yahtzee.serve)."""
     need_program("caddy", "apt-get install caddy")
     worker = ServerProcess(worker_env(tmp_path), log_dir=tmp_path).start()
     try:

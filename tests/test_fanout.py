@@ -27,6 +27,11 @@ class FakeSocket:
         assert text_data is not None
         self.frames.append(text_data)
 
+    def push(self, frames: list[str]) -> None:
+        if self.fail:
+            raise RuntimeError("the socket closed meanwhile")
+        self.frames.extend(frames)
+
 
 @pytest.fixture
 def heard(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = [
 
 
 class LiveSite:
-    """The embedded default (SQLite + in-memory layer) served by a real Daphne process."""
+    """The embedded default (SQLite + in-memory layer) served by a real server process (yahtzee.serve)."""
 
     def __init__(self, server: ServerProcess, database: Path) -> None:
         self.server, self.database = server, database

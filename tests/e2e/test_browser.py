@@ -1,4 +1,4 @@
-"""The game in a real browser: system Chromium driven by Playwright against a live Daphne process."""
+"""The game in a real browser: system Chromium driven by Playwright against a live server process."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Faults in production's own topology: Redis restarting and PostgreSQL out of reach mid-game.
 
 Each test starts what it needs (its own redis-server on a free port, a TCP link to
-PostgreSQL it can cut, Daphne processes, a scratch database) and stops it again. The
+PostgreSQL it can cut, server processes, a scratch database) and stops it again. The
 clients do what the room page does: reconnect with backoff when their socket drops, ask
 for the state (``sync``) when they suspect they missed some, and send an action whose
 answer they never saw again, with the same id and version.

@@ -1,4 +1,4 @@
-"""Several Daphne processes on one PostgreSQL and one Redis, as in production.
+"""Several server processes on one PostgreSQL and one Redis, as in production.
 
 Each test starts its own server processes (and a scratch database), plays through the
 real pages and websocket protocol, and stops everything it started.

@@ -1,0 +1,67 @@
+"""A worker's server: uvicorn with uvloop, httptools and websockets (sans-I/O), with this project's settings.
+
+    python -m yahtzee.serve --host 0.0.0.0 --port 8000 --proxy-headers   # the Docker image's command
+    python -m yahtzee.serve                                               # 127.0.0.1:8000
+
+Production workers (Dockerfile), ``make run`` and the tests' live servers
+(``tests.live.ServerProcess``) all start the server through here, so the tests run the
+server production runs. Measured against Daphne on the same bench (docs/performance.md),
+it costs less server CPU per game action; Daphne stays installed for Django's own tooling
+(``runserver``, INSTALLED_APPS) and serves the same application (``daphne
+yahtzee.asgi:application``). Under either, a socket's outgoing data is bounded by
+yahtzee/backlog.py (WS_SEND_BACKLOG), not by the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import uvicorn
+
+# Frames are at most 4 KiB (games.consumers.MAX_FRAME_BYTES, answered with an error frame);
+# a message over this closes the socket before it is ever buffered whole.
+WS_MAX_BYTES = 64 * 1024
+# Server pings: every 20 s, and a client that has not answered one 20 s later is dropped
+# (Daphne: 20 s and 30 s); uvicorn's sans-I/O protocol pings since 0.44. The page pings too.
+WS_PING_INTERVAL = 20.0
+WS_PING_TIMEOUT = 20.0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        help="behind the proxy: take the client's address and scheme from X-Forwarded-For/-Proto, from any peer "
+        "(the workers are reachable only on the compose network)",
+    )
+    args = parser.parse_args(argv)
+    uvicorn.run(
+        "yahtzee.asgi:application",
+        host=args.host,
+        port=args.port,
+        loop="uvloop",
+        http="httptools",
+        # The websockets library's sans-I/O protocol: uvicorn's plain "websockets" is its
+        # deprecated legacy one.
+        ws="websockets-sansio",
+        # Compressing every state frame again for every socket would cost more CPU than the
+        # rest of the fan-out (Daphne does not compress either).
+        ws_per_message_deflate=False,
+        ws_max_size=WS_MAX_BYTES,
+        ws_ping_interval=WS_PING_INTERVAL,
+        ws_ping_timeout=WS_PING_TIMEOUT,
+        lifespan="off",  # Channels' router has no lifespan handler
+        access_log=False,
+        log_level=os.environ.get("LOG_LEVEL", "INFO").lower(),
+        proxy_headers=args.proxy_headers,
+        forwarded_allow_ips="*" if args.proxy_headers else None,
+        timeout_graceful_shutdown=10,  # open websockets are closed (1012) after this
+    )
+
+
+if __name__ == "__main__":
+    main()
