@@ -139,6 +139,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = "room sockets have no channel-layer inbox"
     closing = False  # close() was called: nothing more is sent, queued frames are dropped
     gone = False  # disconnect ran (the Presence row is removed)
+    early: list[str] | None = None  # the room's frames that arrived before the welcome (connect)
 
     async def connect(self) -> None:
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
@@ -162,6 +163,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
+        # The room's frames from now on are held until the socket is accepted and welcomed: the
+        # server may send nothing before the accept, and the page wants its seats and the state first.
+        self.early: list[str] | None = []
         await fanout.join(self.code, self)
         self.joined = True
         sockets.start_sweeping()
@@ -172,6 +176,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if chat is not None:
             await self.send(text_data=chat)
         await self.send(text_data=presence_frame)
+        early, self.early = self.early, None
+        self.push(early)  # older states among them are dropped by the page (by version)
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
 
@@ -233,6 +239,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
     def push(self, frames: list[str]) -> None:
         """The room's frames (games.fanout): queued behind this socket's others, without waiting for its client."""
         if self.closing:
+            return
+        if self.early is not None:  # not welcomed yet (connect)
+            self.early.extend(frames)
             return
         for text in frames:
             self.outbox.put({"type": "websocket.send", "text": text})

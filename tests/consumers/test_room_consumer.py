@@ -28,6 +28,28 @@ async def test_a_socket_gets_its_seats_the_state_and_presence_at_once() -> None:
     await ws.disconnect()
 
 
+async def test_a_frame_for_the_room_during_the_handshake_waits_for_the_accept_and_the_welcome() -> None:
+    """The room's frames can reach a socket between its joining the room and its accept: held, not sent first."""
+    from unittest import mock
+
+    from games import fanout
+
+    code, sessions = await make_room(2)
+    real_join = fanout.join
+    early = json.dumps({"type": "presence", "seats": {"0": "away", "1": "away"}, "spectators": 0})
+
+    async def join_then_hear(room: str, socket: Any) -> None:
+        await real_join(room, socket)
+        fanout.deliver(room, [early])  # another socket's presence, say, before this one is accepted
+
+    with mock.patch.object(fanout, "join", join_then_hear):
+        ws = await connect(code, sessions[1])  # asserts the first message out is the accept
+    you, state, presence = await first_frames(ws)
+    assert (you["type"], state["type"], presence["type"]) == ("you", "state", "presence")
+    assert json.loads(await ws.receive_from()) == json.loads(early)
+    await ws.disconnect()
+
+
 async def test_every_action_reaches_every_socket_in_order() -> None:
     code, sessions = await make_room(2)
     sockets = [await connect(code, s) for s in sessions]
