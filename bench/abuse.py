@@ -40,7 +40,6 @@ import json
 import multiprocessing
 import os
 import random
-import socket
 import sqlite3
 import statistics
 import sys
@@ -52,9 +51,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.asyncio.client import ClientConnection  # noqa: E402
 
-from tests.live import Browser, ServerProcess, manage, server_env  # noqa: E402
+from tests.live import Browser, ServerProcess, manage, open_ws, server_env  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -86,27 +85,6 @@ def start_server(data_dir: Path, **extra: str) -> ServerProcess:
         env.pop(name, None)
     manage("migrate", "--noinput", env=env)
     return ServerProcess(env, log_dir=data_dir).start(timeout=60)
-
-
-async def open_ws(
-    server: ServerProcess, code: str, session: str = "", source: str = "127.0.0.1", rcvbuf: int = 0, **kw: Any
-) -> ClientConnection:
-    sock = socket.socket()
-    if rcvbuf:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    sock.bind((source, 0))
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-    headers = {"Cookie": f"sessionid={session}"} if session else {}
-    return await connect(
-        f"ws://127.0.0.1:{server.port}/ws/rooms/{code}/",
-        sock=sock,
-        origin=server.url,  # type: ignore[arg-type]
-        additional_headers=headers,
-        ping_interval=None,
-        open_timeout=10,
-        **kw,
-    )
 
 
 async def next_state(ws: ClientConnection, above: int, timeout: float = 10) -> dict[str, Any]:

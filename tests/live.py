@@ -387,3 +387,28 @@ class Table:
 def verify(code: str, env: dict[str, str]) -> str:
     """manage.py verify_game: every roll re-derived from the seed, every move replayed."""
     return manage("verify_game", code, env=env).stdout
+
+
+async def open_ws(
+    server: ServerProcess, code: str, session: str = "", source: str = "127.0.0.1", rcvbuf: int = 0, **kw: Any
+) -> ClientConnection:
+    """A raw websocket into ``code``'s room from ``source`` (a loopback address).
+
+    ``rcvbuf``: its receive buffer in bytes, set before connecting (0: the system's).
+    """
+    sock = socket.socket()
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.bind((source, 0))
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+    headers = {"Cookie": f"sessionid={session}"} if session else {}
+    return await connect(
+        f"ws://127.0.0.1:{server.port}/ws/rooms/{code}/",
+        sock=sock,
+        origin=server.url,  # type: ignore[arg-type]
+        additional_headers=headers,
+        ping_interval=None,
+        open_timeout=10,
+        **kw,
+    )

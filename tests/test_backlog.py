@@ -13,18 +13,17 @@ import asyncio
 import contextlib
 import functools
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from games import fanout
-from tests.live import SERVERS, Browser, ServerProcess, manage, server_env
+from tests.live import SERVERS, Browser, ServerProcess, manage, open_ws, server_env
 from yahtzee.backlog import CLOSE_TOO_SLOW, OUTBOX, BoundedSend, Outbox
 
 pytestmark = pytest.mark.asyncio
@@ -335,23 +334,6 @@ def start_server(kind: str, data_dir: Path) -> ServerProcess:
     return ServerProcess(env, log_dir=data_dir, server=kind).start(timeout=60)
 
 
-async def open_ws(server: ServerProcess, code: str, session: str = "", **kw: Any) -> ClientConnection:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-    headers = {"Cookie": f"sessionid={session}"} if session else {}
-    return await connect(
-        f"ws://127.0.0.1:{server.port}/ws/rooms/{code}/",
-        sock=sock,
-        origin=server.url,  # type: ignore[arg-type]
-        additional_headers=headers,
-        ping_interval=None,
-        open_timeout=10,
-        **kw,
-    )
-
-
 async def next_state(ws: ClientConnection, above: int) -> int:
     while True:
         frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
@@ -366,7 +348,7 @@ async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(
     try:
         browser = Browser(server.url)
         code = browser.create_room("Busy")
-        player = await open_ws(server, code, browser.cookie("sessionid"))
+        player = await open_ws(server, code, browser.cookie("sessionid"), rcvbuf=4096)
         version = await next_state(player, -1)
 
         async def act(frame: dict[str, Any]) -> None:
@@ -377,7 +359,7 @@ async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(
         await act({"type": "start"})
         await act({"type": "roll"})
         # max_queue=1: the client library stops reading the socket once a frame waits.
-        slow = await open_ws(server, code, max_queue=1)
+        slow = await open_ws(server, code, rcvbuf=4096, max_queue=1)
         deadline = time.monotonic() + 90
         toggles = 0
         while "closing a websocket" not in server.log() and time.monotonic() < deadline:
