@@ -22,6 +22,11 @@ from django.test import TransactionTestCase
 # tests/test_tables.py turns this back on to test it. The settings were read before this
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
+# The solver tables the tests' bots and coach read are kept in the user's cache between
+# checkouts (a clean clone would build them again: a minute or two of CPU), unless
+# YAHTZEE_BOT_CACHE says where. A table's file name carries a fingerprint of the scoring it
+# was built from and of bots.solver.FORMAT_VERSION, as in ./var/bots: a change to either builds a new one.
+os.environ.setdefault("YAHTZEE_BOT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "yahtzee", "bots"))
 settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
 # The settings write no key (``python -m yahtzee.prepare`` does, for make run): on a fresh
 # checkout there is none, so the test process signs with a throwaway one, and the servers
