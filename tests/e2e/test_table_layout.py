@@ -93,6 +93,11 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
     assert outside_viewport(page, first_column_cells(page)) == []
     # Each open box shows what it would score now, and it is a button inside the screen.
     assert page.locator("#card .score-btn").count() == 13 - 4
+    # The boxes can be drawn a moment before they are shown (a state redrawn just then): wait
+    # until all of them are laid out, then check where they are.
+    page.wait_for_function(
+        "[...document.querySelectorAll('#card .score-btn')].every(e => e.getBoundingClientRect().width > 0)"
+    )
     assert outside_viewport(page, "#card .score-btn") == []
     assert page.inner_text("#round") == "Round 5 of 13"
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")

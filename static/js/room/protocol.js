@@ -157,8 +157,16 @@ export class RoomClient {
     // What the action that led to this state did rides in it (docs/protocol.md: `event`, and
     // `game_over` on the action that ended the game). The page hears it first, while the state
     // it came from is still current, so it can say who rolled and animate what changes.
-    if (next.event) this.hooks.onEvent?.({ ...next.event, version: next.version });
-    if (next.game_over) this.hooks.onEvent?.({ ...next.game_over, type: "game_over", version: next.version });
+    // A failing animation or feed line must never keep the state itself from being applied.
+    const tell = (frame) => {
+      try {
+        this.hooks.onEvent?.(frame);
+      } catch (error) {
+        console.error("the page could not show", frame.type, error);
+      }
+    };
+    if (next.event) tell({ ...next.event, version: next.version });
+    if (next.game_over) tell({ ...next.game_over, type: "game_over", version: next.version });
     if (next.version !== this.state.version) {
       this.hint = null;
       this.hintPending = false;
