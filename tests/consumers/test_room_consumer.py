@@ -50,13 +50,21 @@ async def test_a_frame_for_the_room_during_the_handshake_waits_for_the_accept_an
     await ws.disconnect()
 
 
-async def test_every_action_reaches_every_socket_in_order() -> None:
-    code, sessions = await make_room(2)
+async def two_players_and_a_spectator(
+    code: str, sessions: list[str]
+) -> tuple[list[WebsocketCommunicator], WebsocketCommunicator, dict[str, Any], dict[str, Any]]:
+    """Both players' sockets and a spectator's, past their first frames; the spectator's state and presence."""
     sockets = [await connect(code, s) for s in sessions]
     for ws in sockets:
         await first_frames(ws)
     spectator = await connect(code)
     _, state, presence = await first_frames(spectator)
+    return sockets, spectator, state, presence
+
+
+async def test_every_action_reaches_every_socket_in_order() -> None:
+    code, sessions = await make_room(2)
+    sockets, spectator, state, presence = await two_players_and_a_spectator(code, sessions)
     assert presence["spectators"] == 1
     version = state["version"]
     await sockets[0].send_json_to({"type": "roll", "version": version, "id": "r1"})
@@ -82,11 +90,7 @@ async def test_every_action_reaches_every_socket_in_order() -> None:
 
 async def test_an_action_is_one_websocket_message_per_socket() -> None:
     code, sessions = await make_room(2)
-    sockets = [await connect(code, s) for s in sessions]
-    for ws in sockets:
-        await first_frames(ws)
-    spectator = await connect(code)
-    _, state, _ = await first_frames(spectator)
+    sockets, spectator, state, _ = await two_players_and_a_spectator(code, sessions)
     everyone = [*sockets, spectator]
     await asyncio.sleep(0.5)  # the spectator's arrival, told to the others (presence is coalesced)
     for ws in everyone:
