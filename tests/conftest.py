@@ -13,6 +13,7 @@ import uuid
 from urllib.parse import urlparse
 
 import pytest
+from channels.testing import WebsocketCommunicator
 from django.conf import settings  # pytest-django has loaded the settings by now
 from django.db import connections, transaction
 from django.test import TransactionTestCase
@@ -33,6 +34,11 @@ settings.BOT_TABLES_AT_START = os.environ["BOT_TABLES_AT_START"] == "1"
 # it starts inherit it unless they are given their own.
 os.environ.setdefault("SECRET_KEY", f"tests-only-{uuid.uuid4().hex}{uuid.uuid4().hex}")
 settings.SECRET_KEY = os.environ["SECRET_KEY"]
+# Channels' test communicator gives a handshake 1 s by default; on a loaded 2-core machine
+# (two xdist workers, live servers, Chromium) a handshake that needs the database can take
+# longer, and the test failed on the wait, not on what it checks. Every other wait keeps its
+# own timeout.
+WebsocketCommunicator.connect.__defaults__ = (10,)
 # On PostgreSQL each xdist worker's test database is copied from a database migrated once
 # (tests.live.migrated_template) instead of migrated from scratch: Django's creation makes it
 # with CREATE DATABASE ... TEMPLATE, and its migrate then finds nothing left to apply.

@@ -26,16 +26,43 @@ def plain_score(ruleset: RuleSet, box: Box, dice: Sequence[int], colours: Sequen
     ``colours`` (Painted only) are the dice's colour indices 0-4, in die order; only the colour
     boxes read them.
     """
-    if box_section(box) == "colour":
-        return colour_score(box, dice, colours)
-    if box in UPPER_VALUE:
-        value = UPPER_VALUE[box]
-        return value * sum(1 for d in dice if d == value)
-    counts = Counter(dice)
-    total = sum(dice)
-    if ruleset.scoring is Scoring.YATZY:
-        return _yatzy_lower(box, counts, total)
-    return _yahtzee_lower(ruleset, box, counts, total)
+    return _RollScores(ruleset, dice, colours).plain(box)
+
+
+class _RollScores:
+    """The plain scores of one roll, box by box, with the roll's counts taken once (not per box)."""
+
+    __slots__ = ("ruleset", "dice", "colours", "_counts", "_colour_counts", "_total", "_scores")
+
+    def __init__(self, ruleset: RuleSet, dice: Sequence[int], colours: Sequence[int]) -> None:
+        self.ruleset, self.dice, self.colours = ruleset, dice, colours
+        self._counts: Counter[int] | None = None
+        self._colour_counts: list[int] | None = None
+        self._total = sum(dice)
+        self._scores: dict[Box, int] = {}
+
+    def plain(self, box: Box) -> int:
+        points = self._scores.get(box)
+        if points is None:
+            points = self._scores[box] = self._score(box)
+        return points
+
+    def _score(self, box: Box) -> int:
+        if box_section(box) == "colour":
+            if box in COLOUR_OF:
+                return colour_score(box, self.dice, self.colours)
+            if self._colour_counts is None:
+                _check_colours(box, self.dice, self.colours)
+                self._colour_counts = sorted(Counter(self.colours).values())
+            return _colour_pattern(box, self._colour_counts, self._total)
+        if box in UPPER_VALUE:
+            value = UPPER_VALUE[box]
+            return value * sum(1 for d in self.dice if d == value)
+        if self._counts is None:
+            self._counts = Counter(self.dice)
+        if self.ruleset.scoring is Scoring.YATZY:
+            return _yatzy_lower(box, self._counts, self._total)
+        return _yahtzee_lower(self.ruleset, box, self._counts, self._total)
 
 
 def _yahtzee_lower(ruleset: RuleSet, box: Box, counts: Counter[int], total: int) -> int:
@@ -62,13 +89,20 @@ def _yahtzee_lower(ruleset: RuleSet, box: Box, counts: Counter[int], total: int)
 
 def colour_score(box: Box, dice: Sequence[int], colours: Sequence[int]) -> int:
     """A Painted colour box: by the dice's colours (and the values of the dice of a colour)."""
-    if len(colours) != len(dice):
-        raise ValueError(f"{box} needs one colour per die, got {len(colours)} for {len(dice)} dice")
+    _check_colours(box, dice, colours)
     if box in COLOUR_OF:
         colour = COLOUR_OF[box]
         return sum(d for d, c in zip(dice, colours, strict=True) if c == colour)
-    counts = sorted(Counter(colours).values())
-    total = sum(dice)
+    return _colour_pattern(box, sorted(Counter(colours).values()), sum(dice))
+
+
+def _check_colours(box: Box, dice: Sequence[int], colours: Sequence[int]) -> None:
+    if len(colours) != len(dice):
+        raise ValueError(f"{box} needs one colour per die, got {len(colours)} for {len(dice)} dice")
+
+
+def _colour_pattern(box: Box, counts: list[int], total: int) -> int:
+    """The colour boxes scored by how many dice share a colour (``counts``: ascending)."""
     if box is Box.FOUR_COLOUR:
         return total if counts[-1] >= 4 else 0
     if box is Box.PAINTED_HOUSE:
@@ -132,13 +166,11 @@ def score_options(
     stand beside the lower boxes (legal at the same level) but always score by their colours.
     """
     open_boxes = [(c, box) for c in range(ruleset.columns) for box in ruleset.boxes if box not in card[c]]
+    plain = _RollScores(ruleset, dice, colours).plain
     five = is_five_of_a_kind(dice)
     yahtzee_filled = [card[c][Box.YAHTZEE] for c in range(ruleset.columns) if Box.YAHTZEE in card[c]]
     if ruleset.joker is JokerMode.NONE or not five or not yahtzee_filled:
-        return tuple(
-            ScoreOption(box, c, True, plain_score(ruleset, box, dice, colours) * ruleset.multipliers[c], 0)
-            for c, box in open_boxes
-        )
+        return tuple(ScoreOption(box, c, True, plain(box) * ruleset.multipliers[c], 0) for c, box in open_boxes)
 
     value = dice[0]
     upper_box = UPPER_BOX_FOR[value]
@@ -158,7 +190,7 @@ def score_options(
     if ruleset.joker is JokerMode.FREE:
         options = []
         for c, box in open_boxes:
-            points = plain_score(ruleset, box, dice, colours)
+            points = plain(box)
             joker = box in _JOKER_LOWER and upper_box in card[c]
             if joker:
                 points = _JOKER_LOWER[box]
@@ -191,7 +223,7 @@ def score_options(
 
     options = []
     for c, box in open_boxes:
-        points = plain_score(ruleset, box, dice, colours)
+        points = plain(box)
         joker = False
         if box_section(box) == "lower" and box is not Box.YAHTZEE:
             joker = box in _JOKER_LOWER
