@@ -57,6 +57,22 @@ def act(page: Any, everyone: list[Any], do: Any) -> None:
     wait_version(everyone, before)
 
 
+SCHEMES = ("light", "dark")
+
+
+def in_each_scheme(*pages: Any) -> Any:
+    """Show ``pages`` in the light, then the dark colour scheme (yields the scheme's name).
+
+    The pages' CSS follows ``prefers-color-scheme``, so one page set up once is checked in both
+    instead of setting the same table up again for each scheme.
+    """
+    for scheme in SCHEMES:
+        for page in pages:
+            page.emulate_media(color_scheme=scheme)
+            assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+        yield scheme
+
+
 def serious_violations(page: Any) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, join, score_best, serious_violations
+from tests.e2e.helpers import act, create_online, in_each_scheme, join, score_best, serious_violations
 from tests.live import manage
 
 pytestmark = pytest.mark.browser
@@ -170,41 +170,38 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
     page.click("a[rel=next]")
     assert "Page 2 of" in page.inner_text(".pager")
     SHOTS.mkdir(exist_ok=True)
-    for scheme in ("light", "dark"):
-        for width, height in ((1280, 800), (390, 844)):
-            viewer = new_page(width, height, color_scheme=scheme)
-            viewer.goto(live_site.url + href)
-            assert serious_violations(viewer) == []
-            assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    for width, height in ((1280, 800), (390, 844)):
+        viewer = new_page(width, height)
+        viewer.goto(live_site.url + href)
+        assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        for scheme in in_each_scheme(viewer):
+            assert serious_violations(viewer) == [], scheme
             viewer.screenshot(path=str(SHOTS / f"{scheme}-{width}-profile-with-games.png"), full_page=True)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(
-    live_site: LiveSite, new_page: Any, scheme: str
-) -> None:
+def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     SHOTS.mkdir(exist_ok=True)
     anonymous = ["/accounts/signup/", "/accounts/login/", "/leaderboards/official", "/leaderboards/painted"]
     mine = ["/me", "/me/settings", "/accounts/password/change/", "/accounts/2fa/", "/accounts/logout/"]
     name = username("eve")
-    for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width, height, color_scheme=scheme)
-        for path in anonymous:
-            page.goto(live_site.url + path)
-            assert serious_violations(page) == [], path
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+
+    def check(page: Any, path: str, width: int) -> None:
+        page.goto(live_site.url + path)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], (path, scheme)
             page.screenshot(
                 path=str(SHOTS / f"{scheme}-{width}-{path.strip('/').replace('/', '_')}.png"), full_page=True
             )
+
+    for width, height in ((1280, 800), (390, 844)):
+        page = new_page(width, height)
+        for path in anonymous:
+            check(page, path, width)
         if width == 1280:
             sign_up(page, live_site, name)
         else:
             sign_in(page, live_site, name)
         for path in mine:
-            page.goto(live_site.url + path)
-            assert serious_violations(page) == [], path
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
-            page.screenshot(
-                path=str(SHOTS / f"{scheme}-{width}-{path.strip('/').replace('/', '_')}.png"), full_page=True
-            )
+            check(page, path, width)
         assert page.errors == []

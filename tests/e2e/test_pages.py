@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import serious_violations
+from tests.e2e.helpers import in_each_scheme, serious_violations
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
@@ -38,21 +38,22 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     assert page.errors == []
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_violations(
-    live_site: LiveSite, new_page: Any, scheme: str
+    live_site: LiveSite, new_page: Any
 ) -> None:
-    page = new_page(color_scheme=scheme)
+    page = new_page()
     page.goto(live_site.url + "/")
     page.check("input[name=mode][value=local]")
     page.fill("#id_players", "8")
     page.fill("#id_bots", "3")
-    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
     page.fill("#id_code", "ab/cd")
     page.click("text=Open room")
     page.wait_for_selector("#code-error")
     assert "not a room link" in page.inner_text("#code-error")
-    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
 
 
 PLAY_A_GAME = """
@@ -122,45 +123,48 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     assert page.errors == []
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violations(
-    live_site: LiveSite, new_page: Any, scheme: str, tmp_path: Path
+    live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
     code = finished_game(live_site, players=3, seed=5)
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width=width, height=height, color_scheme=scheme)
+        page = new_page(width=width, height=height)
         page.goto(f"{live_site.url}/r/{code}/replay")
         page.keyboard.press("ArrowRight")
-        assert serious_violations(page) == [], (width, scheme)
-        page.screenshot(path=str(tmp_path / f"replay-{width}-{scheme}.png"))
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], (width, scheme)
+            page.screenshot(path=str(tmp_path / f"replay-{width}-{scheme}.png"))
         assert no_horizontal_page_scroll(page)
-    page = new_page(color_scheme=scheme)
+    page = new_page()
     page.goto(f"{live_site.url}/r/{code}/fairness")
     assert page.locator(f"a[href='/r/{code}/replay']").count() == 1
-    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
     page.goto(f"{live_site.url}/r/zzzzzzzzzz/")
     assert "No room has that code" in page.inner_text("main")
-    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
     page.goto(f"{live_site.url}/r/{code}/nope-not-a-page/deeper")
-    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
 
 
 def no_horizontal_page_scroll(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
-    live_site: LiveSite, new_page: Any, scheme: str, tmp_path: Path
+    live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width=width, height=height, color_scheme=scheme)
+        page = new_page(width=width, height=height)
         for name in ("rules", "fairness"):
             page.goto(f"{live_site.url}/{name}")
             assert page.locator("main h1").count() == 1
-            assert serious_violations(page) == [], (name, width, scheme)
             assert no_horizontal_page_scroll(page), (name, width)
-            page.screenshot(path=str(tmp_path / f"{name}-{width}-{scheme}.png"))
+            for scheme in in_each_scheme(page):
+                assert serious_violations(page) == [], (name, width, scheme)
+                page.screenshot(path=str(tmp_path / f"{name}-{width}-{scheme}.png"))
         page.goto(f"{live_site.url}/")
         page.click("footer a[href='/rules']")
         page.wait_for_url(f"{live_site.url}/rules")
