@@ -31,7 +31,7 @@ from django.conf import settings
 
 from games import errors, fanout, presence, selectors
 from games.ratelimit import Rate
-from games.threads import db_async
+from games.threads import db_async, db_upkeep
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
         # Changes from now on need a new frame: this one reads the rows after this point.
         _presence_due.pop(key, None)
     try:
-        frame = await db_async(presence.room_frame)(code)
+        frame = await db_upkeep(presence.room_frame)(code)
         if frame is not None:
             await fanout.publish(code, [frame])
     except Exception:  # noqa: BLE001 - the next change or ping tells it
@@ -197,7 +197,7 @@ async def seen(code: str, channel_name: str) -> int | None:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
-    version: int | None = await db_async(presence.seen)(code, channel_name)
+    version: int | None = await db_upkeep(presence.seen)(code, channel_name)
     _pinged[channel_name] = (now, version)
     return version
 
@@ -241,7 +241,7 @@ _sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[Non
 async def left_anyhow(code: str, channel_name: str) -> None:
     """The socket is gone without its ``disconnect``: remove its row and tell the room (best effort)."""
     try:
-        frame = await asyncio.shield(db_async(presence.leave)(code, channel_name))
+        frame = await asyncio.shield(db_upkeep(presence.leave)(code, channel_name))
     except BaseException:  # noqa: BLE001 - the sweep gets the row later
         log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
         return
@@ -260,7 +260,7 @@ def start_sweeping() -> None:
 async def _sweep_forever() -> None:
     while True:
         try:
-            deleted = await db_async(presence.sweep_stale)()
+            deleted = await db_upkeep(presence.sweep_stale)()
             if deleted:
                 log.warning("swept %d stale presence rows", deleted)
         except asyncio.CancelledError:
