@@ -186,8 +186,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
         if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
             return None  # over the limit even a right guess is refused, as over HTTP
-        # A player whose seat a computer took over while they were away gets it back by coming back.
-        services.seat_reclaim(code=self.code, controller=self.controller)
+        # A player whose seat a computer took over while they were away gets it back by coming
+        # back. A socket without a controller (a spectator) has no seat to take back: no query.
+        if self.controller:
+            services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
             ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
@@ -218,9 +220,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         await fanout.leave(self.code, self)
-        frame = await db_upkeep(presence.leave)(self.code, self.channel_name)
+        removed = await db_upkeep(presence.leave)(self.channel_name)
         self.gone = True
-        if frame is not None:
+        if removed:
             sockets.presence_changed(self.code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:

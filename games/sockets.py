@@ -241,11 +241,11 @@ _sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[Non
 async def left_anyhow(code: str, channel_name: str) -> None:
     """The socket is gone without its ``disconnect``: remove its row and tell the room (best effort)."""
     try:
-        frame = await asyncio.shield(db_upkeep(presence.leave)(code, channel_name))
+        removed = await asyncio.shield(db_upkeep(presence.leave)(channel_name))
     except BaseException:  # noqa: BLE001 - the sweep gets the row later
         log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
         return
-    if frame is not None:
+    if removed:
         presence_changed(code)
 
 
