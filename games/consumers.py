@@ -1,7 +1,8 @@
 """The room's websocket: parse and check a frame, call one service, send errors back.
 
 No ORM and no rules here: the database work goes through ``games.services`` (writes)
-and ``games.selectors`` / ``games.presence`` (reads), each behind ``games.threads.db_async``.
+and ``games.selectors`` / ``games.presence`` (reads), each behind ``games.threads.db_async``
+(a socket's presence arriving and leaving behind ``db_upkeep``, one such call at a time).
 The room's frames reach this socket through ``games.fanout``, which queues them as they are
 (``push``). Everything this socket sends goes through its own bounded queue
 (``yahtzee.backlog.Outbox``, set up by the ASGI middleware around it): in order, and never
@@ -25,7 +26,7 @@ from django.db import DatabaseError
 
 from games import coach, errors, fanout, presence, ratelimit, selectors, services, sockets, wire
 from games.rules import RuleViolation
-from games.threads import db_async
+from games.threads import db_async, db_upkeep
 from yahtzee import backlog
 
 MAX_FRAME_BYTES = 4096
@@ -159,7 +160,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
             await self.close(code=CLOSE_TOO_MANY)
             return
-        hello = await db_async(self._arrive)(ip)
+        hello = await db_upkeep(self._arrive)(ip)
         if hello is None:  # the same refusal as for any unknown room
             await self.close(code=CLOSE_NO_ROOM)
             return
@@ -185,8 +186,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
         if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
             return None  # over the limit even a right guess is refused, as over HTTP
-        # A player whose seat a computer took over while they were away gets it back by coming back.
-        services.seat_reclaim(code=self.code, controller=self.controller)
+        # A player whose seat a computer took over while they were away gets it back by coming
+        # back. A socket without a controller (a spectator) has no seat to take back: no query.
+        if self.controller:
+            services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
             ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
@@ -217,9 +220,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         await fanout.leave(self.code, self)
-        frame = await db_async(presence.leave)(self.code, self.channel_name)
+        removed = await db_upkeep(presence.leave)(self.channel_name)
         self.gone = True
-        if frame is not None:
+        if removed:
             sockets.presence_changed(self.code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:

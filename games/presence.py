@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from games import selectors, wire
@@ -32,10 +31,8 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
     if game is None:
         return None
     mine = seats_of(game, controller)
-    with transaction.atomic():
-        Presence.objects.update_or_create(
-            channel_name=channel_name, defaults={"game": game, "seats": mine, "seen_at": timezone.now()}
-        )
+    # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
+    Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now())
     you = wire.dumps({"type": "you", "seats": mine})
     return you, wire.dumps(game_state(game)), _frame(game)
 
@@ -46,10 +43,16 @@ def room_frame(code: str) -> str | None:
     return _frame(game) if game is not None else None
 
 
-def leave(code: str, channel_name: str) -> str | None:
-    Presence.objects.filter(channel_name=channel_name).delete()
-    game = selectors.room_or_none(code)
-    return _frame(game) if game is not None else None
+def leave(channel_name: str) -> bool:
+    """Remove this socket's row in one DELETE; whether there was one (the room's presence changed).
+
+    The room's new presence frame is read later, once for a burst of leavers
+    (``games.sockets.presence_changed``).
+    """
+    # The rows reference nothing that cascades and nothing listens for their deletion, so the
+    # DELETE alone does it (QuerySet.delete would wrap it in a transaction of its own).
+    query = Presence.objects.filter(channel_name=channel_name)
+    return bool(query._raw_delete(query.db))
 
 
 def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:

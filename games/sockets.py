@@ -3,13 +3,14 @@
 Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
 past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
 one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm), before
-any database work; ``address_flooding`` bounds the frames of all an address's sockets
-together (``WS_FRAMES_PER_ADDRESS`` a second: a socket that sends past it is told off
-and closed like one over its own rate); ``presence_changed`` sends a room's presence at most once per
-``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket, which
-made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the database
-at most once per ``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints
-(``WS_HINT_RATE``).
+any database work (an address's first ``WS_CLEAR_REFUSALS`` refusals in a window are
+clear ones, the rest ``quiet``: the handshake itself is refused); ``address_flooding``
+bounds the frames of all an address's sockets together (``WS_FRAMES_PER_ADDRESS`` a
+second: a socket that sends past it is told off and closed like one over its own rate);
+``presence_changed`` sends a room's presence at most once per ``PRESENCE_COALESCE``
+seconds (one frame for a burst of arrivals, not one per socket, which made a storm of N
+sockets cost N² frames); ``seen`` writes a socket's ping to the database at most once per
+``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints (``WS_HINT_RATE``).
 
 ``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
 failed, or it was cancelled) and tells the room; ``start_sweeping`` deletes, on start-up
@@ -31,7 +32,7 @@ from django.conf import settings
 
 from games import errors, fanout, presence, selectors
 from games.ratelimit import Rate
-from games.threads import db_async
+from games.threads import db_async, db_upkeep
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class Admission:
     address: str = ""
     browser: str = ""
     refusal: str = ""
+    quiet: bool = False  # refused past WS_CLEAR_REFUSALS: the handshake itself is refused, nothing said
 
     def release(self) -> None:
         if self.refusal:
@@ -86,12 +88,35 @@ def admit_address(address: str) -> Admission:
     if over:
         if over == 1:  # once a window: a storm's thousand refusals are not a thousand log lines
             log.warning("socket refused: %s opens too many (not logged again in this window)", address)
-        return Admission(refusal="Too many new connections from your address: wait a moment.")
+        return _refused(address, "Too many new connections from your address: wait a moment.")
     if per_address and _by_address[address] >= per_address:
-        log.warning("socket refused: %s already holds %d", address, per_address)
-        return Admission(refusal=f"Too many open connections from your address (at most {per_address}).")
+        refusal = _refused(address, f"Too many open connections from your address (at most {per_address}).")
+        if not refusal.quiet:
+            log.warning("socket refused: %s already holds %d", address, per_address)
+        return refusal
     _by_address[address] += 1
     return Admission(address=address)
+
+
+_refusals: dict[str, tuple[int, int]] = {}  # address -> (window, refusals in it)
+
+
+def _refused(address: str, message: str) -> Admission:
+    """A refusal of ``address``'s socket: a clear one for its first WS_CLEAR_REFUSALS in the window, then quiet.
+
+    A page learns why from a clear refusal (accepted, an error frame, close 4029); the rest
+    of a storm is refused before the accept (uvicorn answers the handshake with HTTP 403),
+    which costs the worker less. The window is WS_CONNECT_RATE's (10 s when that is off).
+    """
+    rate = Rate.parse(settings.WS_CONNECT_RATE)
+    window = int(_wall()) // (rate.seconds if rate is not None else 10)
+    if len(_refusals) > 10_000:
+        for key in [k for k, (w, _) in _refusals.items() if w != window]:
+            del _refusals[key]
+    last_window, count = _refusals.get(address, (window, 0))
+    count = count + 1 if last_window == window else 1
+    _refusals[address] = (window, count)
+    return Admission(refusal=message, quiet=count > settings.WS_CLEAR_REFUSALS)
 
 
 def admit(address: str, browser: str, address_admitted: bool = False) -> Admission:
@@ -177,7 +202,7 @@ async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
         # Changes from now on need a new frame: this one reads the rows after this point.
         _presence_due.pop(key, None)
     try:
-        frame = await db_async(presence.room_frame)(code)
+        frame = await db_upkeep(presence.room_frame)(code)
         if frame is not None:
             await fanout.publish(code, [frame])
     except Exception:  # noqa: BLE001 - the next change or ping tells it
@@ -197,7 +222,7 @@ async def seen(code: str, channel_name: str) -> int | None:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
-    version: int | None = await db_async(presence.seen)(code, channel_name)
+    version: int | None = await db_upkeep(presence.seen)(code, channel_name)
     _pinged[channel_name] = (now, version)
     return version
 
@@ -241,11 +266,11 @@ _sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[Non
 async def left_anyhow(code: str, channel_name: str) -> None:
     """The socket is gone without its ``disconnect``: remove its row and tell the room (best effort)."""
     try:
-        frame = await asyncio.shield(db_async(presence.leave)(code, channel_name))
+        removed = await asyncio.shield(db_upkeep(presence.leave)(channel_name))
     except BaseException:  # noqa: BLE001 - the sweep gets the row later
         log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
         return
-    if frame is not None:
+    if removed:
         presence_changed(code)
 
 
@@ -260,7 +285,7 @@ def start_sweeping() -> None:
 async def _sweep_forever() -> None:
     while True:
         try:
-            deleted = await db_async(presence.sweep_stale)()
+            deleted = await db_upkeep(presence.sweep_stale)()
             if deleted:
                 log.warning("swept %d stale presence rows", deleted)
         except asyncio.CancelledError:

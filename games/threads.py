@@ -7,15 +7,23 @@ lock (``select_for_update``) still serialises the actions of one room. Measured 
 docs/performance.md: with one database thread every action of a process waits for every
 other action's round trips; with many, two processes on two cores lose more to
 contention than they gain.
+
+Upkeep (``db_upkeep``: a socket's presence arriving, leaving, refreshed or swept, a seat
+reclaimed) goes through a lane of its own: at most one upkeep call per event loop at a
+time is waiting for or running in the database thread(s); the others wait in the event
+loop. A storm of a thousand sockets therefore queues its presence writes here, not in
+the database thread ahead of other rooms' game actions, which keep calling ``db_async``
+directly and are never behind more than one upkeep call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -38,6 +46,48 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     else:
         wrapped = database_sync_to_async(service, thread_sensitive=False, executor=_executor)
     return wrapped
+
+
+_upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+_upkeep_running: set[asyncio.Future[Any]] = set()  # calls whose caller went away: kept until they end
+
+
+def _upkeep_lane() -> asyncio.Lock:
+    loop = asyncio.get_running_loop()
+    lane = _upkeep_lanes.get(loop)
+    if lane is None:
+        lane = _upkeep_lanes[loop] = asyncio.Lock()
+    return lane
+
+
+def db_upkeep(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """``service`` as a coroutine function like ``db_async``, through the upkeep lane (one call at a time).
+
+    The lane is held until the call has ended in its thread, even when the caller is
+    cancelled meanwhile (the call goes on there, as under ``db_async``): a cancelled storm
+    never puts more than one upkeep call in the database thread's queue.
+    """
+
+    async def upkeep(*args: P.args, **kwargs: P.kwargs) -> R:
+        lane = _upkeep_lane()
+        await lane.acquire()
+        try:
+            call: asyncio.Future[R] = asyncio.ensure_future(db_async(service)(*args, **kwargs))
+        except BaseException:
+            lane.release()
+            raise
+        _upkeep_running.add(call)
+
+        def ended(_: object) -> None:
+            _upkeep_running.discard(call)
+            lane.release()
+            if not call.cancelled():
+                call.exception()  # retrieved: a caller that went away is not told
+
+        call.add_done_callback(ended)
+        return await asyncio.shield(call)
+
+    return upkeep
 
 
 async def retry_while_current(

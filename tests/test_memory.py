@@ -59,3 +59,15 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
         while memory._trigger.due:  # the trim's end is noted on the loop
             await asyncio.sleep(0.01)
         assert memory._trigger.closes == 0
+
+
+@pytest.mark.parametrize("frozen", [0, 4200])
+def test_a_trim_collects_the_cycles_first_when_the_start_was_frozen(frozen: int) -> None:
+    calls: list[str] = []
+    with (
+        mock.patch.object(memory, "malloc_trim", lambda pad: calls.append("trim") or 1),
+        mock.patch.object(memory.gc, "get_freeze_count", return_value=frozen),
+        mock.patch.object(memory.gc, "collect", lambda: calls.append("collect") or 0),
+    ):
+        assert memory._trim() == 1
+    assert calls == (["collect", "trim"] if frozen else ["trim"])

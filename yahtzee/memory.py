@@ -4,7 +4,10 @@
 and it had not shrunk 30 s after they went: the frames were freed, but glibc's malloc
 keeps freed memory in its heaps for the next allocation instead of giving it back, and
 the worker's RSS stays at its peak. ``malloc_trim(0)`` gives the free pages of every
-heap back. It is asked for a few seconds after ``MEMORY_TRIM_AFTER_CLOSES`` sockets
+heap back. When the worker's start was frozen (``gc.freeze()``, yahtzee/serve.py), a
+``gc.collect()`` runs first, in the same thread: the freed sockets' cycles are then
+freed before the trim, and the collection walks only what was made since the start.
+It is asked for a few seconds after ``MEMORY_TRIM_AFTER_CLOSES`` sockets
 have closed (refused ones included: a storm leaves freed memory too), at most once per
 ``TRIM_DELAY`` seconds, in a thread of its own (it takes a few milliseconds with the
 heaps locked). Off with ``MEMORY_TRIM_AFTER_CLOSES=0``; a no-op where the C library is
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import gc
 import logging
 import platform
 from collections.abc import Callable
@@ -76,9 +80,16 @@ def socket_closed() -> None:
 
 
 def _start_trim() -> None:
-    assert malloc_trim is not None
-    trimming = asyncio.get_running_loop().run_in_executor(None, malloc_trim, 0)
+    trimming = asyncio.get_running_loop().run_in_executor(None, _trim)
     trimming.add_done_callback(_trimmed)
+
+
+def _trim() -> int:
+    """In a thread: collect the cycles first when the start was frozen, then give the free pages back."""
+    assert malloc_trim is not None
+    if gc.get_freeze_count():
+        gc.collect()
+    return malloc_trim(0)
 
 
 def _trimmed(future: asyncio.Future[int]) -> None:

@@ -217,6 +217,9 @@ WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
 WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
 WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
 WS_CONNECT_RATE = os.environ.get("WS_CONNECT_RATE", "60/10")  # new sockets per address
+# Refusals per address per WS_CONNECT_RATE window that are clear (accepted, an error frame,
+# close 4029); past them a handshake is refused before it is accepted (HTTP 403): yahtzee/gate.py.
+WS_CLEAR_REFUSALS = envint("WS_CLEAR_REFUSALS", 10)
 WS_FRAMES_PER_ADDRESS = envint("WS_FRAMES_PER_ADDRESS", 200)  # frames a second, all its sockets together
 WS_HINT_RATE = os.environ.get("WS_HINT_RATE", "10/10")
 PRESENCE_COALESCE = float(os.environ.get("PRESENCE_COALESCE") or 0.25)

@@ -237,3 +237,39 @@ async def test_a_handshake_from_another_site_refused_at_the_door_is_not_accepted
         connected, code = await ws.connect()
     assert (connected, code) == (False, 4403)
     await first.disconnect()
+
+
+async def test_past_its_first_clear_refusals_an_address_has_its_handshakes_refused_without_an_accept(
+    settings: Any,
+) -> None:
+    """A real page learns why from the first WS_CLEAR_REFUSALS; the rest of a storm is refused before the accept."""
+    settings.WS_CONNECT_RATE = "1/60"
+    settings.WS_CLEAR_REFUSALS = 10
+    settings.PRESENCE_COALESCE = 60  # no presence frame is read while the queries are counted
+    room, _ = await make_room(1)
+    with (
+        mock.patch.object(sockets_module, "_wall", return_value=1000.0),  # all in one window
+        mock.patch.object(sockets_module, "start_sweeping"),  # nor the sweep (it may run late, under load)
+    ):
+        first, _ = await open_socket(room, "10.12.0.1")
+        await first_frames(first)
+        for _ in range(10):
+            ws, connected = await open_socket(room, "10.12.0.1")
+            assert connected and "new connections" in await refused_clearly(ws)
+        with no_work_behind_the_door() as seen:
+            for _ in range(5):
+                ws, connected = await open_socket(room, "10.12.0.1")
+                assert (connected, await ws.receive_nothing(timeout=0.05)) == (False, True)
+        assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
+        other, connected = await open_socket(room, "10.12.0.2")  # another address: its own clear refusals
+        assert connected
+        await first_frames(other)
+        told, connected = await open_socket(room, "10.12.0.2")
+        assert connected and "new connections" in await refused_clearly(told)
+    with mock.patch.object(sockets_module, "_wall", return_value=1060.0):  # the next window: clear again
+        again, connected = await open_socket(room, "10.12.0.1")
+        await first_frames(again)
+        told, connected = await open_socket(room, "10.12.0.1")
+        assert connected and "new connections" in await refused_clearly(told)
+    for ws in (first, other, again):
+        await ws.disconnect()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from asgiref.sync import sync_to_async
 
@@ -54,3 +56,15 @@ async def test_a_spectator_connecting_takes_no_seat() -> None:
     assert you["seats"] == [] and state["seats"][1]["kind"] == "bot"
     assert await seat_of(code, 1) == before
     await watcher.disconnect()
+
+
+async def test_a_spectator_connecting_does_not_look_for_a_seat_to_reclaim() -> None:
+    code, sessions = await make_room(2)
+    with mock.patch.object(services, "seat_reclaim", wraps=services.seat_reclaim) as reclaim:
+        watcher = await connect(code)
+        await first_frames(watcher)
+        player = await connect(code, sessions[1])
+        await first_frames(player)
+    assert [call.kwargs["code"] for call in reclaim.call_args_list] == [code]  # the player's only
+    await watcher.disconnect()
+    await player.disconnect()
