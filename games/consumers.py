@@ -167,11 +167,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # The room's frames from now on are held until the socket is accepted and welcomed: the
         # server may send nothing before the accept, and the page wants its seats and the state first.
         self.early: list[str] | None = []
-        await fanout.join(self.code, self)
+        you, state, presence_frame, chat = hello
+        await fanout.join(self.code, self, version=wire.loads(state)["version"])
         self.joined = True
         sockets.start_sweeping()
         await self.accept()
-        you, state, presence_frame, chat = hello
         # The state listeners hear it too: a bot whose process died is played from here.
         await fanout.welcome(self.code, self, [you, state])
         if chat is not None:

@@ -12,6 +12,20 @@ yahtzee/backlog.py), so a client that stopped reading holds up no other socket.
 With the in-memory layer (the embedded default) there is only one process: nothing is
 relayed.
 
+**Only while another process listens.** Rooms are routed to one worker, so nearly always no
+other process has a socket in a room, and relaying its frames would be publishing to
+nobody. Each process that has sockets in a room is in the room's set in Redis (a sorted set,
+``<prefix>:relay:<code>``: member the process's ``ORIGIN``, score the time its entry expires,
+renewed every ``RELAY_RENEW`` seconds, so the entry of a process killed with SIGKILL ages
+out). A process relays a room's frames only while it knows of another live process in that
+set. The first socket of a process in a room subscribes to the room's group, adds the
+process to the set, reads the set, and tells the group ``joined`` (with the version it was
+welcomed with); the processes already there note it (and relay from then on), and answer
+``here``, with their newest state of the room if it is newer, so a state committed before
+they heard of the newcomer still reaches it. The last socket's leaving removes the process
+(``left``). A process that does not know who is in a room (no socket of its own there, the
+set not read yet, Redis away or failing) relays everything, as before.
+
 Frames that carry a state ``version`` are delivered in version order: a process drops
 one older than what it has already delivered for that room (a full snapshot newer than
 it is out already, so nothing is lost). That covers two actions of a room committed in
@@ -25,19 +39,23 @@ import contextlib
 import contextvars
 import logging
 import threading
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 
 log = logging.getLogger(__name__)
 
 ORIGIN = uuid.uuid4().hex  # this process, on every message it relays
 MESSAGE_TYPE = "room.relay"
 GROUP_REFRESH = 3600.0  # seconds
+RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed
+RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the room)
 
 
 class Socket(Protocol):
@@ -65,6 +83,7 @@ class _Relay:
 
     channel: str
     groups: set[str] = field(default_factory=set)
+    redis: Any = None  # this loop's redis.asyncio client for the rooms' sets (None: no Redis layer)
 
 
 _lock = threading.Lock()  # _members is read from database threads after a commit
@@ -72,6 +91,10 @@ _members: dict[str, dict[Socket, asyncio.AbstractEventLoop]] = {}
 _latest: dict[str, int] = {}  # room -> highest state version delivered in this process
 _relays: dict[asyncio.AbstractEventLoop, asyncio.Task[_Relay]] = {}
 _tasks: set[asyncio.Task[Any]] = set()
+# Who else has sockets in the rooms this process has sockets in (on the event loop):
+_peers: dict[str, dict[str, float]] = {}  # room -> other process's ORIGIN -> when heard of (monotonic)
+_known: set[str] = set()  # rooms whose set this process has read, Redis not failing since
+_newest: dict[str, tuple[int, list[str]]] = {}  # room -> newest state delivered here (version, frames)
 _state_listeners: list[StateListener] = []
 _back_listeners: list[Callable[[list[str]], None]] = []
 
@@ -106,7 +129,8 @@ def relay_returned() -> None:
         codes = [code for code, members in _members.items() if loop in members.values()]
     layer, relay = _layer(), _opened(loop)
     if layer is not None and relay is not None:  # rooms joined while Redis was away, too
-        _keep(loop.create_task(_rejoin(layer, relay)))
+        _unknown(relay.groups)  # Redis may have restarted empty: in the sets again, telling the others
+        _keep(loop.create_task(_rejoin(layer, relay, enter=True)))
     for listener in _back_listeners:
         try:
             listener(codes)
@@ -135,13 +159,19 @@ def _keep(task: asyncio.Task[Any]) -> None:
 # --- sockets joining and leaving (on the event loop) ------------------------------------
 
 
-async def join(code: str, socket: Socket) -> None:
-    """``socket`` hears the room's frames from now on (from this process only while Redis is away)."""
+async def join(code: str, socket: Socket, *, version: int | None = None) -> None:
+    """``socket`` hears the room's frames from now on (from this process only while Redis is away).
+
+    ``version``: the state the socket is welcomed with; an equal or older one is not sent
+    to it again (an answer to this process's ``joined``, say).
+    """
     loop = asyncio.get_running_loop()
     with _lock:
         members = _members.setdefault(code, {})
         first_here = loop not in members.values()
         members[socket] = loop
+        if version is not None and _latest.get(code, -1) < version:
+            _latest[code] = version
     layer = _layer()
     if first_here and layer is not None:
         try:
@@ -154,6 +184,8 @@ async def join(code: str, socket: Socket) -> None:
             await layer.group_add(room_group(code), relay.channel)
         except Exception:  # Redis away: the socket plays locally; the relay rejoins when Redis is back
             log.warning("room %s joined without Redis; its relay rejoins when Redis is back", code)
+            return
+        await _enter(layer, relay, [code])
 
 
 def forget(code: str, socket: Socket) -> bool:
@@ -165,6 +197,9 @@ def forget(code: str, socket: Socket) -> bool:
         if not members:
             _members.pop(code, None)
             _latest.pop(code, None)
+            _newest.pop(code, None)
+            _peers.pop(code, None)
+            _known.discard(code)
     if last_here and loop is not None:
         relay = _opened(loop)
         if relay is not None and code in relay.groups:
@@ -179,6 +214,157 @@ async def leave(code: str, socket: Socket) -> None:
     if forget(code, socket) and layer is not None and relay is not None:
         with contextlib.suppress(Exception):  # Redis away: its groups went with it
             await layer.group_discard(room_group(code), relay.channel)
+        if code not in _members:
+            await _exit(layer, relay, code)
+
+
+# --- who else is in a room (the rooms' sets in Redis) -----------------------------------
+
+
+def _layer_config() -> dict[str, Any]:
+    layers: dict[str, Any] = getattr(settings, "CHANNEL_LAYERS", {})
+    config: dict[str, Any] = layers.get("default", {}).get("CONFIG", {})
+    return config
+
+
+def _key(code: str) -> str:
+    config = _layer_config()
+    return f"{config.get('prefix', 'asgi')}:relay:{code}"
+
+
+def _redis_client() -> Any:
+    """A redis.asyncio client for the channel layer's Redis (for the calling event loop)."""
+    import redis.asyncio
+
+    host = _layer_config()["hosts"][0]
+    url = host["address"] if isinstance(host, dict) else host
+    if not isinstance(url, str):  # (host, port)
+        url = f"redis://{url[0]}:{url[1]}"
+    return redis.asyncio.Redis.from_url(url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2)
+
+
+def relaying(code: str) -> bool:
+    """Whether this process relays the room's frames: unless it knows nobody else is in the room."""
+    return code not in _known or bool(_peers.get(code))
+
+
+def _unknown(codes: Iterable[str]) -> None:
+    """Redis failed: relay these rooms' frames again until their sets are read anew."""
+    _known.difference_update(codes)
+
+
+async def _read_sets(relay: _Relay, codes: list[str]) -> list[list[str]]:
+    """Renew this process's entry in the rooms' sets, drop expired ones; who is in each."""
+    now = time.time()
+    async with relay.redis.pipeline(transaction=False) as pipe:
+        for code in codes:
+            key = _key(code)
+            pipe.zadd(key, {ORIGIN: now + RELAY_TTL})
+            pipe.zremrangebyscore(key, "-inf", now)  # entries of processes gone without a word
+            pipe.expire(key, int(RELAY_TTL * 2))
+            pipe.zrange(key, 0, -1)
+        replies = await pipe.execute()
+    return [list(replies[n * 4 + 3]) for n in range(len(codes))]
+
+
+def _learned(code: str, members: list[str], asked_at: float) -> None:
+    """The room's set as read (asked at ``asked_at``): who else is in it, from now on known."""
+    if code not in _members:
+        return  # this process's sockets left meanwhile
+    peers = _peers.setdefault(code, {})
+    for origin, heard_at in list(peers.items()):
+        if origin not in members and heard_at < asked_at:  # not one that said ``joined`` since the read
+            del peers[origin]
+    for origin in members:
+        if origin != ORIGIN:
+            peers.setdefault(origin, asked_at)
+    _known.add(code)
+
+
+async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> None:
+    """Add this process to the rooms' sets, read who else is there, and tell them (``joined``).
+
+    On any Redis failure the rooms stay unknown: their frames are relayed, as before.
+    """
+    if relay.redis is None or not codes:
+        return
+    asked_at = time.monotonic()
+    try:
+        sets = await _read_sets(relay, codes)
+        for code in codes:
+            message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
+            version = _latest.get(code)
+            if version is not None:
+                message["version"] = version
+            await layer.group_send(room_group(code), message)
+    except Exception:
+        log.warning("who else is in %d rooms is unknown (Redis failed); relaying their frames", len(codes))
+        _unknown(codes)
+        return
+    for code, members in zip(codes, sets, strict=True):
+        _learned(code, members, asked_at)
+
+
+async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
+    """This process's last socket left the room: out of its set, and the others told (``left``)."""
+    if relay.redis is None:
+        return
+    try:
+        await relay.redis.zrem(_key(code), ORIGIN)
+        await layer.group_send(room_group(code), {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "left"})
+    except Exception:  # Redis away: the entry ages out
+        log.debug("leaving the set of %s failed", code, exc_info=True)
+    if code in relay.groups:  # a socket came back meanwhile: back in the set
+        await _enter(layer, relay, [code])
+
+
+def _noted(layer: BaseChannelLayer, code: str, origin: str, note: str, version: int | None, frames: bool) -> None:
+    """On the event loop: another process says it joined, is in, or left a room this one is in."""
+    if code not in _members:
+        return
+    if note == "left":
+        _peers.get(code, {}).pop(origin, None)
+        return
+    _peers.setdefault(code, {})[origin] = time.monotonic()
+    if version is not None and version > _latest.get(code, -1) and not frames:
+        # The other process has a newer state than any delivered here: one relayed to this
+        # process was lost (its sender died between its commit and the relay, say). Resync.
+        for listener in _back_listeners:
+            try:
+                listener([code])
+            except Exception:
+                log.exception("a relay-back listener failed")
+    if note != "joined":
+        return
+    # Frames delivered here before the newcomer was heard of were not relayed: send the newest.
+    answer: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "here"}
+    newest = _newest.get(code)
+    if newest is not None and (version is None or newest[0] > version):
+        answer["version"], answer["frames"] = newest
+    _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, answer)))
+
+
+async def _renew(layer: BaseChannelLayer, relay: _Relay) -> None:
+    """Renew this process's entries and read who else is in its rooms, every ``RELAY_RENEW`` seconds."""
+    while True:
+        await asyncio.sleep(RELAY_RENEW)
+        await renew(layer, relay)
+
+
+async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
+    codes = [code for code in relay.groups if code in _known]
+    fresh = [code for code in relay.groups if code not in _known]
+    asked_at = time.monotonic()
+    try:
+        sets = await _read_sets(relay, codes) if codes else []
+    except Exception:
+        log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes))
+        _unknown(codes)
+        return
+    for code, members in zip(codes, sets, strict=True):
+        _learned(code, members, asked_at)
+    if fresh:  # rooms whose set was not read (Redis was away): in again, and telling the others
+        await _enter(layer, relay, fresh)
 
 
 def _failed(opening: asyncio.Task[_Relay]) -> bool:
@@ -202,15 +388,22 @@ async def _relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _R
 
 async def _open_relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
     relay = _Relay(channel=await layer.new_channel())
+    try:
+        relay.redis = _redis_client()
+    except Exception:  # no Redis address this can use: every frame is relayed
+        log.warning("no Redis client for the rooms' sets; relaying every frame", exc_info=True)
     _keep(loop.create_task(_listen(layer, relay)))
     _keep(loop.create_task(_refresh(layer, relay)))
+    _keep(loop.create_task(_renew(layer, relay)))
     return relay
 
 
-async def _rejoin(layer: BaseChannelLayer, relay: _Relay) -> None:
-    """Add the relay to its rooms' groups again (group_add is idempotent)."""
+async def _rejoin(layer: BaseChannelLayer, relay: _Relay, *, enter: bool = False) -> None:
+    """Add the relay to its rooms' groups again (group_add is idempotent); ``enter``: and to their sets."""
     for code in list(relay.groups):
         await layer.group_add(room_group(code), relay.channel)
+    if enter:
+        await _enter(layer, relay, [code for code in relay.groups if code not in _known])
 
 
 async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
@@ -231,12 +424,17 @@ async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
         except Exception as exc:  # Redis away: try again in a moment
             if not lost:
                 log.warning("relay lost Redis (%s); rejoining its rooms when it is back", exc)
+                _unknown(relay.groups)
             lost = True
             await asyncio.sleep(0.5)
             continue
         if message.get("type") != MESSAGE_TYPE or message.get("origin") == ORIGIN:
             continue
-        deliver(message["code"], message["frames"], message.get("version"))
+        note = message.get("note")
+        if note is not None:
+            _noted(layer, message["code"], message["origin"], note, message.get("version"), "frames" in message)
+        if "frames" in message:
+            deliver(message["code"], message["frames"], message.get("version"))
 
 
 async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
@@ -261,6 +459,7 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
         sockets = [socket for socket, home in _members.get(code, {}).items() if home is loop]
     if not sockets:
         _latest.pop(code, None)
+        _newest.pop(code, None)
         return
     for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
         try:
@@ -268,6 +467,7 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
         except Exception:  # a socket closing meanwhile must not keep the frames from the rest
             log.debug("a socket of %s left during a send", code, exc_info=True)
     if version is not None:
+        _newest[code] = (version, frames)
         _heard(code, frames)
 
 
@@ -292,7 +492,7 @@ async def publish(code: str, frames: list[str], *, version: int | None = None) -
     """
     deliver(code, frames, version)
     layer = _layer()
-    if layer is not None:
+    if layer is not None and relaying(code):
         await _relay_send(layer, code, _relay_message(code, frames, version))
 
 
@@ -328,7 +528,7 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None) ->
 def _on_loop(code: str, frames: list[str], version: int | None, relay: dict[str, Any] | None) -> None:
     deliver(code, frames, version)
     layer = _layer()
-    if relay is not None and layer is not None:
+    if relay is not None and layer is not None and relaying(code):
         _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))
 
 
@@ -337,3 +537,4 @@ async def _relay_send(layer: BaseChannelLayer, code: str, message: dict[str, Any
         await layer.group_send(room_group(code), message)
     except Exception:  # the action is committed; other processes' sockets resync on their next ping
         log.exception("relaying the frames of %s failed", code)
+        _unknown([code])

@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import psycopg
 from django.db import connection, models, transaction
 from django.db.models import Field
 from django.utils import timezone
@@ -183,6 +184,36 @@ def read(code: str) -> Game:
     return Game.from_db(connection.alias, [field.attname for field in fields], values)
 
 
+PREPARED = 1 << 30  # the connection's prepare_threshold: only what asks (prepare=True) is prepared
+
+
+def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+    """Run ``sql`` and fetch its one row: as a statement prepared on this connection, unless queries are logged.
+
+    Django's cursor binds the parameters on the client (psycopg's ``ClientCursor``): the
+    server parses and plans the statement every time. Here psycopg's own cursor binds them
+    on the server and prepares the statement once per connection (``prepare=True``; Django
+    turns psycopg's automatic preparing off, so the connection's threshold is set to one
+    nothing reaches by itself). What Django does around a query is kept: the health check
+    and connecting (``_cursor``'s), the broken-transaction check, and its error classes
+    (an ``IntegrityError`` stays Django's). While queries are logged (``DEBUG``, the debug
+    toolbar, ``assertNumQueries``) the statement goes through Django's cursor, to be seen.
+    """
+    if connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()  # type: ignore[no-any-return]
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        raw.prepare_threshold = PREPARED
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchone()
+
+
 def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:
     """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
 
@@ -199,12 +230,10 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
     row = Move(game=game, created_at=timezone.now(), **move)
     guard = [] if if_version is None else [if_version]
     encoded: dict[str, bytes] = {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _statement(fields, if_version is not None),
-            [*_values(game, fields, encoded), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
-        )
-        inserted = cursor.fetchone()
+    inserted = _execute_one(
+        _statement(fields, if_version is not None),
+        [*_values(game, fields, encoded), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
+    )
     if inserted is None:
         forget(game.code)
         if if_version is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -181,3 +182,191 @@ async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -
             break
     await asyncio.sleep(0.1)
     assert socket.frames == ["from elsewhere"]
+
+
+async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_sent_again(room: Any) -> None:
+    code, add = room
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=4)
+    try:
+        fanout.deliver(code, ["v4, relayed"], 4)
+        fanout.deliver(code, ["v5"], 5)
+        assert socket.frames == ["v5"]
+    finally:
+        await fanout.leave(code, socket)
+
+
+# --- relaying only while another process is in the room (Redis) ---------------------------
+
+
+@pytest_asyncio.fixture
+async def redis_room(room: Any) -> Any:
+    """A room with Redis, and a listener in its group: what this process relays."""
+    code, add = room
+    layer = get_channel_layer()
+    redis = fanout._redis_client()
+    listener = await layer.new_channel()
+    heard: list[dict[str, Any]] = []
+
+    async def receive() -> None:  # one receive for good: the pub/sub layer unsubscribes one that is cancelled
+        while True:
+            message = await layer.receive(listener)
+            if message.get("origin") == fanout.ORIGIN and message.get("note") != "joined":  # not its own entrance
+                heard.append(message)
+
+    receiving = asyncio.get_running_loop().create_task(receive())
+
+    async def listen() -> None:
+        await layer.group_add(fanout.room_group(code), listener)
+
+    async def relayed(within: float = 0.3) -> list[dict[str, Any]]:
+        """This process's messages to the room's group in the next ``within`` seconds."""
+        await asyncio.sleep(within)
+        messages = list(heard)
+        heard.clear()
+        return messages
+
+    async def another_process(name: str, expires_in: float = 30.0, note: str | None = "joined", **fields: Any) -> None:
+        """Another process in the room: its entry in the set, and what it tells the group."""
+        await redis.zadd(fanout._key(code), {name: time.time() + expires_in})
+        if note is not None:
+            message = {"type": fanout.MESSAGE_TYPE, "origin": name, "code": code, "note": note, **fields}
+            await layer.group_send(fanout.room_group(code), message)
+
+    yield code, add, listen, relayed, another_process
+    receiving.cancel()
+    await redis.delete(fanout._key(code))
+    await redis.aclose()
+    await layer.group_discard(fanout.room_group(code), listener)
+
+
+@pytest.mark.redis
+async def test_alone_in_a_room_a_process_relays_nothing(redis_room: Any) -> None:
+    code, add, listen, relayed, _ = redis_room
+    socket = await add()
+    await listen()
+    assert not fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    await fanout.publish(code, ["presence"])
+    assert await relayed() == []
+    assert socket.frames == ["s1", "presence"]  # its own sockets get everything
+
+
+@pytest.mark.redis
+async def test_once_another_process_joins_the_room_its_frames_are_relayed(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await add()
+    await listen()
+    await fanout.publish(code, ["s1"], version=1)
+    await another_process("elsewhere", version=1)
+    answer = await relayed()
+    assert [(m["note"], "frames" in m) for m in answer] == [("here", False)]  # nothing newer than its 1
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s2"], version=2)
+    assert [m["frames"] for m in await relayed()] == [["s2"]]
+    # ... and not once it has left.
+    await another_process("elsewhere", note="left")
+    await asyncio.sleep(0.2)
+    assert not fanout.relaying(code)
+
+
+@pytest.mark.redis
+async def test_the_answer_to_a_newcomer_brings_the_newest_state_delivered_here(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await add()
+    await listen()
+    await fanout.publish(code, ["s2"], version=2)
+    await fanout.publish(code, ["s3"], version=3)  # committed after the newcomer read the room (at 2)
+    await another_process("elsewhere", version=2)
+    answer = await relayed()
+    assert [(m["note"], m["version"], m["frames"]) for m in answer] == [("here", 3, ["s3"])]
+
+
+@pytest.mark.redis
+async def test_a_newcomer_learns_who_is_in_the_room_and_takes_their_newer_state(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await another_process("there first", note=None)  # in the set before this process came
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=4)
+    try:
+        assert fanout.relaying(code)
+        await another_process("there first", version=4, frames=["s4 again"], note="here")
+        await another_process("there first", version=5, frames=["s5"], note="here")
+        for _ in range(50):
+            if socket.frames:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        assert socket.frames == ["s5"]
+    finally:
+        await fanout.leave(code, socket)
+
+
+@pytest.mark.redis
+async def test_when_redis_fails_every_frame_is_relayed(redis_room: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, add, listen, relayed, _ = redis_room
+
+    async def failing(relay: Any, codes: list[str]) -> Any:
+        raise ConnectionError("Redis went away")
+
+    await add()
+    await listen()
+    assert not fanout.relaying(code)
+    relay = fanout._opened(asyncio.get_running_loop())
+    monkeypatch.setattr(fanout, "_read_sets", failing)
+    await fanout.renew(get_channel_layer(), relay)  # the periodic renewal fails
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert [m["frames"] for m in await relayed()] == [["s1"]]
+    monkeypatch.undo()
+    await fanout.renew(get_channel_layer(), relay)  # Redis answers again: read anew, and alone again
+    assert not fanout.relaying(code)
+
+
+@pytest.mark.redis
+async def test_a_room_joined_while_redis_fails_relays_everything(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add, listen, relayed, _ = redis_room
+
+    async def failing(relay: Any, codes: list[str]) -> Any:
+        raise ConnectionError("Redis went away")
+
+    monkeypatch.setattr(fanout, "_read_sets", failing)
+    await add()
+    await listen()
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert [m["frames"] for m in await relayed()] == [["s1"]]
+
+
+@pytest.mark.redis
+async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await another_process("killed", expires_in=0.5, note=None)  # SIGKILLed: it renews no more
+    await add()
+    await listen()
+    assert fanout.relaying(code)
+    await asyncio.sleep(0.6)
+    await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+    assert not fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert await relayed() == []
+
+
+@pytest.mark.redis
+async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resync(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    resynced: list[list[str]] = []
+    monkeypatch.setattr(fanout, "_back_listeners", [resynced.append])
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=6)
+    try:
+        await another_process("restarted", version=6)  # as new as what this process has: nothing to do
+        await another_process("restarted", version=7)  # this process missed version 7 (its relay was lost)
+        await relayed()
+        assert resynced == [[code]]
+    finally:
+        await fanout.leave(code, socket)

@@ -38,8 +38,8 @@ async def test_a_frame_for_the_room_during_the_handshake_waits_for_the_accept_an
     real_join = fanout.join
     early = json.dumps({"type": "presence", "seats": {"0": "away", "1": "away"}, "spectators": 0})
 
-    async def join_then_hear(room: str, socket: Any) -> None:
-        await real_join(room, socket)
+    async def join_then_hear(room: str, socket: Any, **kwargs: Any) -> None:
+        await real_join(room, socket, **kwargs)
         fanout.deliver(room, [early])  # another socket's presence, say, before this one is accepted
 
     with mock.patch.object(fanout, "join", join_then_hear):
