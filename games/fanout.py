@@ -162,16 +162,19 @@ def _keep(task: asyncio.Task[Any]) -> None:
 async def join(code: str, socket: Socket, *, version: int | None = None) -> None:
     """``socket`` hears the room's frames from now on (from this process only while Redis is away).
 
-    ``version``: the state the socket is welcomed with; an equal or older one is not sent
-    to it again (an answer to this process's ``joined``, say).
+    ``version``: the state the socket is welcomed with; for the room's first socket in this
+    process, an equal or older one is not sent to it again (an answer to this process's
+    ``joined``, say). With sockets of the room here already it is not noted: what was
+    delivered here is theirs, and a state this socket read before it reached them (relayed,
+    or from a database thread) must still reach them (the page drops one it has already).
     """
     loop = asyncio.get_running_loop()
     with _lock:
         members = _members.setdefault(code, {})
         first_here = loop not in members.values()
-        members[socket] = loop
-        if version is not None and _latest.get(code, -1) < version:
+        if version is not None and not members and _latest.get(code, -1) < version:
             _latest[code] = version
+        members[socket] = loop
     layer = _layer()
     if first_here and layer is not None:
         try:

@@ -370,3 +370,20 @@ async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resy
         assert resynced == [[code]]
     finally:
         await fanout.leave(code, socket)
+
+
+async def test_a_socket_welcomed_with_a_newer_state_does_not_keep_it_from_the_sockets_already_here(
+    room: Any,
+) -> None:
+    # A state committed elsewhere is on its way here (relayed, or from a database thread) when a
+    # second socket arrives having read it already: the first socket still needs it.
+    code, add = room
+    first = await add()
+    fanout.deliver(code, ["v3"], 3)
+    second = FakeSocket()
+    await fanout.join(code, second, version=4)
+    try:
+        fanout.deliver(code, ["v4"], 4)
+        assert first.frames == ["v3", "v4"]
+    finally:
+        await fanout.leave(code, second)
