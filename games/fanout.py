@@ -256,8 +256,8 @@ def _unknown(codes: Iterable[str]) -> None:
     _known.difference_update(codes)
 
 
-async def _read_sets(relay: _Relay, codes: list[str]) -> list[list[str]]:
-    """Renew this process's entry in the rooms' sets, drop expired ones; who is in each."""
+async def _read_sets(relay: _Relay, codes: list[str]) -> list[tuple[bool, list[str]]]:
+    """Renew this process's entry in the rooms' sets, drop expired ones; for each, (entry was missing, who is in it)."""
     now = time.time()
     async with relay.redis.pipeline(transaction=False) as pipe:
         for code in codes:
@@ -267,7 +267,7 @@ async def _read_sets(relay: _Relay, codes: list[str]) -> list[list[str]]:
             pipe.expire(key, int(RELAY_TTL * 2))
             pipe.zrange(key, 0, -1)
         replies = await pipe.execute()
-    return [list(replies[n * 4 + 3]) for n in range(len(codes))]
+    return [(bool(replies[n * 4]), list(replies[n * 4 + 3])) for n in range(len(codes))]
 
 
 def _learned(code: str, members: list[str], asked_at: float) -> None:
@@ -294,18 +294,23 @@ async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> No
     asked_at = time.monotonic()
     try:
         sets = await _read_sets(relay, codes)
-        for code in codes:
-            message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
-            version = _latest.get(code)
-            if version is not None:
-                message["version"] = version
-            await layer.group_send(room_group(code), message)
+        await _announce(layer, codes)
     except Exception:
         log.warning("who else is in %d rooms is unknown (Redis failed); relaying their frames", len(codes))
         _unknown(codes)
         return
-    for code, members in zip(codes, sets, strict=True):
+    for code, (_, members) in zip(codes, sets, strict=True):
         _learned(code, members, asked_at)
+
+
+async def _announce(layer: BaseChannelLayer, codes: list[str]) -> None:
+    """Tell the rooms' groups this process is in (``joined``, with the newest version delivered here)."""
+    for code in codes:
+        message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
+        version = _latest.get(code)
+        if version is not None:
+            message["version"] = version
+        await layer.group_send(room_group(code), message)
 
 
 async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
@@ -360,11 +365,16 @@ async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
     asked_at = time.monotonic()
     try:
         sets = await _read_sets(relay, codes) if codes else []
+        # An entry that was missing aged out while this process was still in the room (its
+        # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
+        # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
+        # again and answer with their newest state, which it may have missed meanwhile.
+        await _announce(layer, [code for code, (missing, _) in zip(codes, sets, strict=True) if missing])
     except Exception:
         log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes))
         _unknown(codes)
         return
-    for code, members in zip(codes, sets, strict=True):
+    for code, (_, members) in zip(codes, sets, strict=True):
         _learned(code, members, asked_at)
     if fresh:  # rooms whose set was not read (Redis was away): in again, and telling the others
         await _enter(layer, relay, fresh)

@@ -387,3 +387,36 @@ async def test_a_socket_welcomed_with_a_newer_state_does_not_keep_it_from_the_so
         assert first.frames == ["v3", "v4"]
     finally:
         await fanout.leave(code, second)
+
+
+@pytest.mark.redis
+async def test_a_process_whose_entry_aged_out_while_it_was_still_in_the_room_says_so_again(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its event loop was blocked past RELAY_TTL (or its renewals failed to reach Redis): another
+    # process's renewal dropped its entry, and stopped relaying to it. Renewing must not put it
+    # back silently: the others are told (``joined``), so they relay again and send their newest.
+    code, add, listen, relayed, another_process = redis_room
+    layer = get_channel_layer()
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", recording)
+    await add()
+    await listen()
+    fanout.deliver(code, ["s3"], 3)
+    relay = fanout._opened(asyncio.get_running_loop())
+    await fanout.renew(layer, relay)
+    assert [m for m in sent if m.get("note") == "joined"] == [
+        {"type": fanout.MESSAGE_TYPE, "origin": fanout.ORIGIN, "code": code, "note": "joined"}
+    ]  # its first socket's entrance only, not each renewal
+    sent.clear()
+    redis = fanout._redis_client()
+    await redis.zrem(fanout._key(code), fanout.ORIGIN)  # aged out: removed by another process's renewal
+    await redis.aclose()
+    await fanout.renew(layer, relay)
+    assert [(m["note"], m.get("version")) for m in sent if m.get("note")] == [("joined", 3)]
