@@ -56,6 +56,10 @@ MESSAGE_TYPE = "room.relay"
 GROUP_REFRESH = 3600.0  # seconds
 RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed
 RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the room)
+# Rooms renewed in one Redis pipeline: the replies of one pipeline are parsed without a pause,
+# and a renewal of a thousand rooms in one held the event loop for 14-57 ms at once (3-5 ms in batches;
+# the same 45 ms of CPU; fanout.renew timed alone, 1,000 rooms, load 0.4-0.6, 2026-11-24).
+RENEW_BATCH = 100
 
 
 class Socket(Protocol):
@@ -362,22 +366,25 @@ async def _renew(layer: BaseChannelLayer, relay: _Relay) -> None:
 async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
     codes = [code for code in relay.groups if code in _known]
     fresh = [code for code in relay.groups if code not in _known]
-    asked_at = time.monotonic()
-    try:
-        sets = await _read_sets(relay, codes) if codes else []
-        # An entry that was missing aged out while this process was still in the room (its
-        # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
-        # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
-        # again and answer with their newest state, which it may have missed meanwhile.
-        await _announce(layer, [code for code, (missing, _) in zip(codes, sets, strict=True) if missing])
-    except Exception:
-        log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes))
-        _unknown(codes)
-        return
-    for code, (_, members) in zip(codes, sets, strict=True):
-        _learned(code, members, asked_at)
-    if fresh:  # rooms whose set was not read (Redis was away): in again, and telling the others
-        await _enter(layer, relay, fresh)
+    for start in range(0, len(codes), RENEW_BATCH):
+        batch = codes[start : start + RENEW_BATCH]
+        asked_at = time.monotonic()
+        try:
+            sets = await _read_sets(relay, batch)
+            # An entry that was missing aged out while this process was still in the room (its
+            # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
+            # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
+            # again and answer with their newest state, which it may have missed meanwhile.
+            await _announce(layer, [code for code, (missing, _) in zip(batch, sets, strict=True) if missing])
+        except Exception:
+            log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes) - start)
+            _unknown(codes[start:])
+            return
+        for code, (_, members) in zip(batch, sets, strict=True):
+            _learned(code, members, asked_at)
+    for start in range(0, len(fresh), RENEW_BATCH):
+        # Rooms whose set was not read (Redis was away): in again, and telling the others.
+        await _enter(layer, relay, fresh[start : start + RENEW_BATCH])
 
 
 def _failed(opening: asyncio.Task[_Relay]) -> bool:

@@ -420,3 +420,32 @@ async def test_a_process_whose_entry_aged_out_while_it_was_still_in_the_room_say
     await redis.aclose()
     await fanout.renew(layer, relay)
     assert [(m["note"], m.get("version")) for m in sent if m.get("note")] == [("joined", 3)]
+
+
+@pytest.mark.redis
+async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pipeline's replies are parsed without giving the event loop back: a thousand rooms'
+    # at once held every socket of the process up for tens of milliseconds every RELAY_RENEW.
+    code = redis_room[0]
+    sockets = [FakeSocket() for _ in range(4)]
+    codes = [f"{code}b{n}" for n in range(4)]
+    batches: list[list[str]] = []
+    read_sets = fanout._read_sets
+
+    async def recording(relay: Any, codes: list[str]) -> Any:
+        batches.append(list(codes))
+        return await read_sets(relay, codes)
+
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    try:
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 3)
+        monkeypatch.setattr(fanout, "_read_sets", recording)
+        await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+        assert sorted(len(batch) for batch in batches) == [1, 3]
+        assert all(not fanout.relaying(each) for each in codes)  # each read, each alone
+    finally:
+        for each, socket in zip(codes, sockets, strict=True):
+            await fanout.leave(each, socket)
