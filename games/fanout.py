@@ -367,7 +367,10 @@ async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
     codes = [code for code in relay.groups if code in _known]
     fresh = [code for code in relay.groups if code not in _known]
     for start in range(0, len(codes), RENEW_BATCH):
-        batch = codes[start : start + RENEW_BATCH]
+        # Not a room left while the batches before were read (its entry would be put back).
+        batch = [code for code in codes[start : start + RENEW_BATCH] if code in relay.groups]
+        if not batch:
+            continue
         asked_at = time.monotonic()
         try:
             sets = await _read_sets(relay, batch)
@@ -375,7 +378,8 @@ async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
             # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
             # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
             # again and answer with their newest state, which it may have missed meanwhile.
-            await _announce(layer, [code for code, (missing, _) in zip(batch, sets, strict=True) if missing])
+            missing = [code for code, (gone, _) in zip(batch, sets, strict=True) if gone and code in relay.groups]
+            await _announce(layer, missing)
         except Exception:
             log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes) - start)
             _unknown(codes[start:])

@@ -449,3 +449,55 @@ async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
     finally:
         for each, socket in zip(codes, sockets, strict=True):
             await fanout.leave(each, socket)
+
+
+@pytest.mark.redis
+async def test_a_room_left_during_a_renewal_is_not_put_back_in_its_set_nor_announced(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = redis_room[0]
+    layer = get_channel_layer()
+    codes = [f"{code}l{n}" for n in range(3)]
+    sockets = [FakeSocket() for _ in codes]
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    read_sets = fanout._read_sets
+    read: list[str] = []  # these rooms, in the order their sets were read
+    left: list[str] = []
+
+    async def leaving_meanwhile(relay: Any, batch: list[str]) -> Any:
+        sets = await read_sets(relay, batch)
+        mine = [each for each in batch if each in codes]
+        read.extend(mine)
+        if mine and len(read) == 1:  # another room's last socket leaves while this batch is read
+            left.append(next(each for each in codes if each not in read))
+        elif mine and len(read) == 2:  # this room's last socket leaves while its own batch is read
+            left.append(mine[0])
+        else:
+            left.append("")
+        if left[-1]:
+            await fanout.leave(left[-1], sockets[codes.index(left[-1])])
+        return [(True, members) for _, members in sets]  # as if each entry had been missing
+
+    redis = fanout._redis_client()
+    try:
+        monkeypatch.setattr(layer, "group_send", recording)
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 1)
+        monkeypatch.setattr(fanout, "_read_sets", leaving_meanwhile)
+        await fanout.renew(layer, fanout._opened(asyncio.get_running_loop()))
+        assert len(read) == 2 and left[0] not in read  # the room left meanwhile was not read ...
+        assert await redis.zscore(fanout._key(left[0]), fanout.ORIGIN) is None  # ... nor put back
+        assert [m["code"] for m in sent if m.get("note") == "joined"] == [read[0]]  # the one still here
+    finally:
+        monkeypatch.undo()
+        await fanout.leave(read[0], sockets[codes.index(read[0])])
+        for each in codes:
+            await redis.delete(fanout._key(each))
+        await redis.aclose()
