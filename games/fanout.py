@@ -56,6 +56,10 @@ MESSAGE_TYPE = "room.relay"
 GROUP_REFRESH = 3600.0  # seconds
 RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed
 RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the room)
+# Rooms renewed in one Redis pipeline: the replies of one pipeline are parsed without a pause,
+# and a renewal of a thousand rooms in one held the event loop for 14-57 ms at once (3-5 ms in batches;
+# the same 45 ms of CPU; fanout.renew timed alone, 1,000 rooms, load 0.4-0.6, 2026-11-24).
+RENEW_BATCH = 100
 
 
 class Socket(Protocol):
@@ -162,16 +166,19 @@ def _keep(task: asyncio.Task[Any]) -> None:
 async def join(code: str, socket: Socket, *, version: int | None = None) -> None:
     """``socket`` hears the room's frames from now on (from this process only while Redis is away).
 
-    ``version``: the state the socket is welcomed with; an equal or older one is not sent
-    to it again (an answer to this process's ``joined``, say).
+    ``version``: the state the socket is welcomed with; for the room's first socket in this
+    process, an equal or older one is not sent to it again (an answer to this process's
+    ``joined``, say). With sockets of the room here already it is not noted: what was
+    delivered here is theirs, and a state this socket read before it reached them (relayed,
+    or from a database thread) must still reach them (the page drops one it has already).
     """
     loop = asyncio.get_running_loop()
     with _lock:
         members = _members.setdefault(code, {})
         first_here = loop not in members.values()
-        members[socket] = loop
-        if version is not None and _latest.get(code, -1) < version:
+        if version is not None and not members and _latest.get(code, -1) < version:
             _latest[code] = version
+        members[socket] = loop
     layer = _layer()
     if first_here and layer is not None:
         try:
@@ -253,8 +260,8 @@ def _unknown(codes: Iterable[str]) -> None:
     _known.difference_update(codes)
 
 
-async def _read_sets(relay: _Relay, codes: list[str]) -> list[list[str]]:
-    """Renew this process's entry in the rooms' sets, drop expired ones; who is in each."""
+async def _read_sets(relay: _Relay, codes: list[str]) -> list[tuple[bool, list[str]]]:
+    """Renew this process's entry in the rooms' sets, drop expired ones; for each, (entry was missing, who is in it)."""
     now = time.time()
     async with relay.redis.pipeline(transaction=False) as pipe:
         for code in codes:
@@ -264,7 +271,7 @@ async def _read_sets(relay: _Relay, codes: list[str]) -> list[list[str]]:
             pipe.expire(key, int(RELAY_TTL * 2))
             pipe.zrange(key, 0, -1)
         replies = await pipe.execute()
-    return [list(replies[n * 4 + 3]) for n in range(len(codes))]
+    return [(bool(replies[n * 4]), list(replies[n * 4 + 3])) for n in range(len(codes))]
 
 
 def _learned(code: str, members: list[str], asked_at: float) -> None:
@@ -291,18 +298,23 @@ async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> No
     asked_at = time.monotonic()
     try:
         sets = await _read_sets(relay, codes)
-        for code in codes:
-            message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
-            version = _latest.get(code)
-            if version is not None:
-                message["version"] = version
-            await layer.group_send(room_group(code), message)
+        await _announce(layer, codes)
     except Exception:
         log.warning("who else is in %d rooms is unknown (Redis failed); relaying their frames", len(codes))
         _unknown(codes)
         return
-    for code, members in zip(codes, sets, strict=True):
+    for code, (_, members) in zip(codes, sets, strict=True):
         _learned(code, members, asked_at)
+
+
+async def _announce(layer: BaseChannelLayer, codes: list[str]) -> None:
+    """Tell the rooms' groups this process is in (``joined``, with the newest version delivered here)."""
+    for code in codes:
+        message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
+        version = _latest.get(code)
+        if version is not None:
+            message["version"] = version
+        await layer.group_send(room_group(code), message)
 
 
 async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
@@ -354,17 +366,29 @@ async def _renew(layer: BaseChannelLayer, relay: _Relay) -> None:
 async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
     codes = [code for code in relay.groups if code in _known]
     fresh = [code for code in relay.groups if code not in _known]
-    asked_at = time.monotonic()
-    try:
-        sets = await _read_sets(relay, codes) if codes else []
-    except Exception:
-        log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes))
-        _unknown(codes)
-        return
-    for code, members in zip(codes, sets, strict=True):
-        _learned(code, members, asked_at)
-    if fresh:  # rooms whose set was not read (Redis was away): in again, and telling the others
-        await _enter(layer, relay, fresh)
+    for start in range(0, len(codes), RENEW_BATCH):
+        # Not a room left while the batches before were read (its entry would be put back).
+        batch = [code for code in codes[start : start + RENEW_BATCH] if code in relay.groups]
+        if not batch:
+            continue
+        asked_at = time.monotonic()
+        try:
+            sets = await _read_sets(relay, batch)
+            # An entry that was missing aged out while this process was still in the room (its
+            # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
+            # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
+            # again and answer with their newest state, which it may have missed meanwhile.
+            missing = [code for code, (gone, _) in zip(batch, sets, strict=True) if gone and code in relay.groups]
+            await _announce(layer, missing)
+        except Exception:
+            log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes) - start)
+            _unknown(codes[start:])
+            return
+        for code, (_, members) in zip(batch, sets, strict=True):
+            _learned(code, members, asked_at)
+    for start in range(0, len(fresh), RENEW_BATCH):
+        # Rooms whose set was not read (Redis was away): in again, and telling the others.
+        await _enter(layer, relay, fresh[start : start + RENEW_BATCH])
 
 
 def _failed(opening: asyncio.Task[_Relay]) -> bool:

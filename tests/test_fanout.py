@@ -370,3 +370,134 @@ async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resy
         assert resynced == [[code]]
     finally:
         await fanout.leave(code, socket)
+
+
+async def test_a_socket_welcomed_with_a_newer_state_does_not_keep_it_from_the_sockets_already_here(
+    room: Any,
+) -> None:
+    # A state committed elsewhere is on its way here (relayed, or from a database thread) when a
+    # second socket arrives having read it already: the first socket still needs it.
+    code, add = room
+    first = await add()
+    fanout.deliver(code, ["v3"], 3)
+    second = FakeSocket()
+    await fanout.join(code, second, version=4)
+    try:
+        fanout.deliver(code, ["v4"], 4)
+        assert first.frames == ["v3", "v4"]
+    finally:
+        await fanout.leave(code, second)
+
+
+@pytest.mark.redis
+async def test_a_process_whose_entry_aged_out_while_it_was_still_in_the_room_says_so_again(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its event loop was blocked past RELAY_TTL (or its renewals failed to reach Redis): another
+    # process's renewal dropped its entry, and stopped relaying to it. Renewing must not put it
+    # back silently: the others are told (``joined``), so they relay again and send their newest.
+    code, add, listen, relayed, another_process = redis_room
+    layer = get_channel_layer()
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", recording)
+    await add()
+    await listen()
+    fanout.deliver(code, ["s3"], 3)
+    relay = fanout._opened(asyncio.get_running_loop())
+    await fanout.renew(layer, relay)
+    assert [m for m in sent if m.get("note") == "joined"] == [
+        {"type": fanout.MESSAGE_TYPE, "origin": fanout.ORIGIN, "code": code, "note": "joined"}
+    ]  # its first socket's entrance only, not each renewal
+    sent.clear()
+    redis = fanout._redis_client()
+    await redis.zrem(fanout._key(code), fanout.ORIGIN)  # aged out: removed by another process's renewal
+    await redis.aclose()
+    await fanout.renew(layer, relay)
+    assert [(m["note"], m.get("version")) for m in sent if m.get("note")] == [("joined", 3)]
+
+
+@pytest.mark.redis
+async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pipeline's replies are parsed without giving the event loop back: a thousand rooms'
+    # at once held every socket of the process up for tens of milliseconds every RELAY_RENEW.
+    code = redis_room[0]
+    sockets = [FakeSocket() for _ in range(4)]
+    codes = [f"{code}b{n}" for n in range(4)]
+    batches: list[list[str]] = []
+    read_sets = fanout._read_sets
+
+    async def recording(relay: Any, codes: list[str]) -> Any:
+        batches.append(list(codes))
+        return await read_sets(relay, codes)
+
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    try:
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 3)
+        monkeypatch.setattr(fanout, "_read_sets", recording)
+        await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+        assert sorted(len(batch) for batch in batches) == [1, 3]
+        assert all(not fanout.relaying(each) for each in codes)  # each read, each alone
+    finally:
+        for each, socket in zip(codes, sockets, strict=True):
+            await fanout.leave(each, socket)
+
+
+@pytest.mark.redis
+async def test_a_room_left_during_a_renewal_is_not_put_back_in_its_set_nor_announced(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = redis_room[0]
+    layer = get_channel_layer()
+    codes = [f"{code}l{n}" for n in range(3)]
+    sockets = [FakeSocket() for _ in codes]
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    read_sets = fanout._read_sets
+    read: list[str] = []  # these rooms, in the order their sets were read
+    left: list[str] = []
+
+    async def leaving_meanwhile(relay: Any, batch: list[str]) -> Any:
+        sets = await read_sets(relay, batch)
+        mine = [each for each in batch if each in codes]
+        read.extend(mine)
+        if mine and len(read) == 1:  # another room's last socket leaves while this batch is read
+            left.append(next(each for each in codes if each not in read))
+        elif mine and len(read) == 2:  # this room's last socket leaves while its own batch is read
+            left.append(mine[0])
+        else:
+            left.append("")
+        if left[-1]:
+            await fanout.leave(left[-1], sockets[codes.index(left[-1])])
+        return [(True, members) for _, members in sets]  # as if each entry had been missing
+
+    redis = fanout._redis_client()
+    try:
+        monkeypatch.setattr(layer, "group_send", recording)
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 1)
+        monkeypatch.setattr(fanout, "_read_sets", leaving_meanwhile)
+        await fanout.renew(layer, fanout._opened(asyncio.get_running_loop()))
+        assert len(read) == 2 and left[0] not in read  # the room left meanwhile was not read ...
+        assert await redis.zscore(fanout._key(left[0]), fanout.ORIGIN) is None  # ... nor put back
+        assert [m["code"] for m in sent if m.get("note") == "joined"] == [read[0]]  # the one still here
+    finally:
+        monkeypatch.undo()
+        await fanout.leave(read[0], sockets[codes.index(read[0])])
+        for each in codes:
+            await redis.delete(fanout._key(each))
+        await redis.aclose()
