@@ -15,10 +15,12 @@ from yahtzee import serve
 @pytest.fixture
 def unfrozen() -> Iterator[None]:
     gc.unfreeze()
+    threshold = gc.get_threshold()
     # uvicorn's Config sets up its logging when made; the test process keeps pytest's.
     with mock.patch.object(uvicorn.Config, "configure_logging"):
         yield
     gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 def test_the_worker_imports_the_application_then_freezes_what_it_made_before_serving(
@@ -44,3 +46,20 @@ def test_main_serves_the_frozen_start(unfrozen: None, monkeypatch: pytest.Monkey
     with mock.patch.object(uvicorn.Server, "run") as run:
         serve.main(["--host", "127.0.0.1", "--port", "0"])
     assert run.call_count == 1 and gc.get_freeze_count() > 0
+
+
+def test_the_worker_sets_the_collectors_thresholds_for_many_short_lived_objects(
+    unfrozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GC_THRESHOLD", raising=False)
+    serve.start(serve.config(["--port", "0"]))
+    assert gc.get_threshold() == serve.GC_THRESHOLD == (50_000, 20, 100)
+    monkeypatch.setenv("GC_THRESHOLD", "700,10,10")  # Python's own
+    serve.start(serve.config(["--port", "0"]))
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+@pytest.mark.parametrize("text", ["fast", "1,2,3,4", "-5", "100,,1"])
+def test_a_gc_threshold_that_is_not_numbers_stops_the_start_with_a_message(text: str) -> None:
+    with pytest.raises(SystemExit, match="GC_THRESHOLD"):
+        serve.gc_threshold(text)

@@ -4,21 +4,20 @@
 and it had not shrunk 30 s after they went: the frames were freed, but glibc's malloc
 keeps freed memory in its heaps for the next allocation instead of giving it back, and
 the worker's RSS stays at its peak. ``malloc_trim(0)`` gives the free pages of every
-heap back. When the worker's start was frozen (``gc.freeze()``, yahtzee/serve.py), a
-``gc.collect()`` runs first, in the same thread: the freed sockets' cycles are then
-freed before the trim, and the collection walks only what was made since the start.
-It is asked for a few seconds after ``MEMORY_TRIM_AFTER_CLOSES`` sockets
-have closed (refused ones included: a storm leaves freed memory too), at most once per
-``TRIM_DELAY`` seconds, in a thread of its own (it takes a few milliseconds with the
-heaps locked). Off with ``MEMORY_TRIM_AFTER_CLOSES=0``; a no-op where the C library is
-not glibc (musl, macOS). Figures: docs/security.md ("Measured: bench/abuse.py").
+heap back. No ``gc.collect()`` runs first: a full collection holds the GIL, and on a
+worker with 8,000 sockets it stopped the event loop for 167 ms (session 9's review); the
+cycles a closed socket leaves go at the collector's own pace. It is asked for a few
+seconds after ``MEMORY_TRIM_AFTER_CLOSES`` sockets have closed (refused ones included: a
+storm leaves freed memory too), at most once per ``TRIM_DELAY`` seconds, in a thread of
+its own (it takes a few milliseconds with the heaps locked). Off with
+``MEMORY_TRIM_AFTER_CLOSES=0``; a no-op where the C library is not glibc (musl, macOS).
+Figures: docs/security.md ("Measured: bench/abuse.py").
 """
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
-import gc
 import logging
 import platform
 from collections.abc import Callable
@@ -85,10 +84,9 @@ def _start_trim() -> None:
 
 
 def _trim() -> int:
-    """In a thread: collect the cycles first when the start was frozen, then give the free pages back."""
+    """In a thread: give the free pages back (no ``gc.collect()`` first: it holds the GIL, and
+    with 2 million objects it stopped the event loop for 167 ms of its 180)."""
     assert malloc_trim is not None
-    if gc.get_freeze_count():
-        gc.collect()
     return malloc_trim(0)
 
 

@@ -74,12 +74,36 @@ def start(config: uvicorn.Config) -> uvicorn.Server:
     ``gc.freeze()`` moves every object alive after the imports (modules, settings, the
     solver's tables, Django's URL and template machinery: most of a worker's objects) out
     of the cyclic collector's sight, so its full collections no longer walk them again
-    and again while sockets come and go. Off with ``GC_FREEZE=0``.
+    and again while sockets come and go. Off with ``GC_FREEZE=0``. The collector's
+    thresholds are then set (``GC_THRESHOLD``, below).
     """
     config.load()
     if os.environ.get("GC_FREEZE", "1") != "0":
         gc.freeze()
+    gc.set_threshold(*gc_threshold(os.environ.get("GC_THRESHOLD", "")))
     return uvicorn.Server(config)
+
+
+# The cyclic collector's thresholds for a worker (``GC_THRESHOLD``, Python's own are
+# 700,10,10). An action makes a few thousand short-lived objects; at 700 allocations a
+# young collection ran several times an action, promoted what was still alive, and the
+# older generations filled and were walked whole, over every socket's objects: with 8,000
+# sockets on a process, stalls of up to seconds (docs/performance.md, session 9: p99 2.7 s
+# at 1,000 rooms, 42 ms with these). At 50,000 the young die before they are collected.
+GC_THRESHOLD = (50_000, 20, 100)
+
+
+def gc_threshold(text: str) -> tuple[int, ...]:
+    """``GC_THRESHOLD`` ("50000,20,100"; empty: this module's default) as the numbers for ``gc.set_threshold``."""
+    if not text.strip():
+        return GC_THRESHOLD
+    try:
+        numbers = tuple(int(n) for n in text.split(","))
+    except ValueError:
+        numbers = ()
+    if not 1 <= len(numbers) <= 3 or any(n < 0 for n in numbers):
+        raise SystemExit(f"GC_THRESHOLD is one to three whole numbers, e.g. 50000,20,100 (got {text!r})")
+    return numbers
 
 
 def main(argv: list[str] | None = None) -> None:
