@@ -109,14 +109,20 @@ def _refused(address: str, message: str) -> Admission:
     which costs the worker less. The window is WS_CONNECT_RATE's (10 s when that is off).
     """
     rate = Rate.parse(settings.WS_CONNECT_RATE)
-    window = int(_wall()) // (rate.seconds if rate is not None else 10)
-    if len(_refusals) > 10_000:
-        for key in [k for k, (w, _) in _refusals.items() if w != window]:
-            del _refusals[key]
-    last_window, count = _refusals.get(address, (window, 0))
-    count = count + 1 if last_window == window else 1
-    _refusals[address] = (window, count)
+    count = _count_in_window(_refusals, address, rate.seconds if rate is not None else 10)
     return Admission(refusal=message, quiet=count > settings.WS_CLEAR_REFUSALS)
+
+
+def _count_in_window(counts: dict[str, tuple[int, int]], address: str, seconds: int) -> int:
+    """Count one more for ``address`` in the current fixed window of ``seconds``: the count so far in it."""
+    window = int(_wall()) // seconds
+    if len(counts) > 10_000:  # an address seen once is forgotten when its window is over
+        for key in [k for k, (w, _) in counts.items() if w != window]:
+            del counts[key]
+    last_window, count = counts.get(address, (window, 0))
+    count = count + 1 if last_window == window else 1
+    counts[address] = (window, count)
+    return count
 
 
 def admit(address: str, browser: str, address_admitted: bool = False) -> Admission:
@@ -146,14 +152,7 @@ def _connects_over(address: str) -> int:
     rate = Rate.parse(settings.WS_CONNECT_RATE)
     if rate is None:
         return 0
-    window = int(_wall()) // rate.seconds
-    if len(_connects) > 10_000:
-        for key in [k for k, (w, _) in _connects.items() if w != window]:
-            del _connects[key]
-    last_window, count = _connects.get(address, (window, 0))
-    count = count + 1 if last_window == window else 1
-    _connects[address] = (window, count)
-    return max(0, count - rate.count)
+    return max(0, _count_in_window(_connects, address, rate.seconds) - rate.count)
 
 
 _frames: dict[str, tuple[int, int]] = {}  # address -> (second, frames received in it)
