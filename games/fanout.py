@@ -135,6 +135,11 @@ def relay_returned() -> None:
     if layer is not None and relay is not None:  # rooms joined while Redis was away, too
         _unknown(relay.groups)  # Redis may have restarted empty: in the sets again, telling the others
         _keep(loop.create_task(_rejoin(layer, relay, enter=True)))
+    _resync(codes)
+
+
+def _resync(codes: list[str]) -> None:
+    """Tell the relay-back listeners these rooms' sockets may have missed states: they resync."""
     for listener in _back_listeners:
         try:
             listener(codes)
@@ -229,8 +234,8 @@ async def leave(code: str, socket: Socket) -> None:
 
 
 def _layer_config() -> dict[str, Any]:
-    layers: dict[str, Any] = getattr(settings, "CHANNEL_LAYERS", {})
-    config: dict[str, Any] = layers.get("default", {}).get("CONFIG", {})
+    layer: dict[str, Any] = settings.CHANNEL_LAYERS["default"]
+    config: dict[str, Any] = layer.get("CONFIG", {})
     return config
 
 
@@ -341,11 +346,7 @@ def _noted(layer: BaseChannelLayer, code: str, origin: str, note: str, version: 
     if version is not None and version > _latest.get(code, -1) and not frames:
         # The other process has a newer state than any delivered here: one relayed to this
         # process was lost (its sender died between its commit and the relay, say). Resync.
-        for listener in _back_listeners:
-            try:
-                listener([code])
-            except Exception:
-                log.exception("a relay-back listener failed")
+        _resync([code])
     if note != "joined":
         return
     # Frames delivered here before the newcomer was heard of were not relayed: send the newest.

@@ -97,11 +97,13 @@ def db_upkeep(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     never puts more than one upkeep call in the database thread's queue.
     """
 
+    run = db_async(service)
+
     async def upkeep(*args: P.args, **kwargs: P.kwargs) -> R:
         lane = _upkeep_lane()
         await lane.acquire()
         try:
-            call: asyncio.Future[R] = asyncio.ensure_future(db_async(service)(*args, **kwargs))
+            call: asyncio.Future[R] = asyncio.ensure_future(run(*args, **kwargs))
         except BaseException:
             lane.release()
             raise
