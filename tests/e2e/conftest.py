@@ -85,6 +85,7 @@ def new_page(chromium: Any) -> Iterator[Any]:
     contexts: list[Any] = []
 
     def make(width: int = 1280, height: int = 900, **options: Any) -> Any:
+        options.setdefault("reduced_motion", "reduce")
         context = chromium.new_context(viewport={"width": width, "height": height}, **options)
         contexts.append(context)
         page = context.new_page()

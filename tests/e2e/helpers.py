@@ -3,18 +3,42 @@ wait for every page to draw the new state, and axe-core's serious violations."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import LiveSite
+
+# A folder to save the pages' screenshots in, for a look (SCREENSHOTS=/tmp/shots make test).
+# Unset, no screenshot is taken: encoding full-page PNGs nobody opened cost the suite seconds.
+SHOTS = os.environ.get("SCREENSHOTS")
 
 
 def version(page: Any) -> int:
     return int(page.locator("#room").get_attribute("data-version") or -1)
 
 
-def wait_version(pages: list[Any], above: int) -> None:
+# Resolves once the room's data-version is above ``above``: a MutationObserver, not polling, so
+# the page is not asked for a frame on every animation frame while the test waits (Playwright's
+# wait_for_function polls on requestAnimationFrame, which kept the renderer drawing).
+_VERSION_ABOVE = """([above, timeout]) => new Promise((resolve, reject) => {
+  const room = document.getElementById('room');
+  const done = () => Number(room.dataset.version) > above;
+  if (done()) return resolve(true);
+  const watch = new MutationObserver(() => {
+    if (done()) { watch.disconnect(); clearTimeout(timer); resolve(true); }
+  });
+  const timer = setTimeout(() => {
+    watch.disconnect();
+    reject(new Error(`version stayed at ${room.dataset.version}, not above ${above}, for ${timeout} ms`));
+  }, timeout);
+  watch.observe(room, { attributes: true, attributeFilter: ['data-version'] });
+})"""
+
+
+def wait_version(pages: list[Any], above: int, timeout: int = 10_000) -> None:
     for page in pages:
-        page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {above}")
+        page.evaluate(_VERSION_ABOVE, [above, timeout])
 
 
 def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:
@@ -73,15 +97,27 @@ def in_each_scheme(*pages: Any) -> Any:
         yield scheme
 
 
-def serious_violations(page: Any) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
+_AXE_SCRIPT: list[str] = []
 
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
+# axe-core's own run, reduced in the page to what the assertion reads: the serious and critical
+# violations (the full result, passes included, crossed the protocol on every check before).
+_SERIOUS = """async () => {
+  const results = await axe.run(document, { resultTypes: ['violations'] });
+  return results.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => `${v.id} (${v.impact}): ${v.help} — ${JSON.stringify(v.nodes.slice(0, 3).map(n => n.target))}`);
+}"""
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` (axe is put in a page once, not per check)."""
+    if not _AXE_SCRIPT:
+        from axe_playwright_python.sync_playwright import Axe
+
+        _AXE_SCRIPT.append(Axe().axe_script)
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(_AXE_SCRIPT[0])
+    return list(page.evaluate(_SERIOUS))
 
 
 def best_box(page: Any) -> tuple[str, int]:
@@ -110,3 +146,10 @@ def score_best(page: Any, everyone: list[Any]) -> int:
 
 def no_horizontal_overflow(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def shot(page: Any, name: str, full_page: bool = False) -> None:
+    """Save a screenshot of ``page`` as SCREENSHOTS/<name>.png when SCREENSHOTS names a folder."""
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full_page)

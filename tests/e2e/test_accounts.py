@@ -5,19 +5,17 @@ page clean under axe-core, light and dark."""
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, in_each_scheme, join, score_best, serious_violations
+from tests.e2e.helpers import act, create_online, in_each_scheme, join, score_best, serious_violations, shot
 from tests.live import manage
 
 pytestmark = pytest.mark.browser
 
 PASSWORD = "a long and quiet dice cup"
-SHOTS = Path("/tmp/accounts-shots")
 
 
 def username(stem: str) -> str:
@@ -169,18 +167,16 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
     assert page.locator("[data-testid=history] tbody tr").count() == 20
     page.click("a[rel=next]")
     assert "Page 2 of" in page.inner_text(".pager")
-    SHOTS.mkdir(exist_ok=True)
     for width, height in ((1280, 800), (390, 844)):
         viewer = new_page(width, height)
         viewer.goto(live_site.url + href)
         assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         for scheme in in_each_scheme(viewer):
             assert serious_violations(viewer) == [], scheme
-            viewer.screenshot(path=str(SHOTS / f"{scheme}-{width}-profile-with-games.png"), full_page=True)
+            shot(viewer, f"{scheme}-{width}-profile-with-games", full_page=True)
 
 
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
-    SHOTS.mkdir(exist_ok=True)
     anonymous = ["/accounts/signup/", "/accounts/login/", "/leaderboards/official", "/leaderboards/painted"]
     mine = ["/me", "/me/settings", "/accounts/password/change/", "/accounts/2fa/", "/accounts/logout/"]
     name = username("eve")
@@ -190,9 +186,7 @@ def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: Live
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], (path, scheme)
-            page.screenshot(
-                path=str(SHOTS / f"{scheme}-{width}-{path.strip('/').replace('/', '_')}.png"), full_page=True
-            )
+            shot(page, f"{scheme}-{width}-{path.strip('/').replace('/', '_')}", full_page=True)
 
     for width, height in ((1280, 800), (390, 844)):
         page = new_page(width, height)

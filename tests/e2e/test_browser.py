@@ -20,6 +20,7 @@ from tests.e2e.helpers import (
     no_horizontal_overflow,
     score_best,
     serious_violations,
+    shot,
 )
 
 pytestmark = pytest.mark.browser
@@ -193,7 +194,7 @@ def test_a_phone_sized_game_never_scrolls_the_page_sideways(live_site: LiveSite,
     wrap = page.locator(".scorecard-wrap")
     assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")
     assert page.eval_on_selector(".scorecard tbody th", "e => getComputedStyle(e).position") == "sticky"
-    page.screenshot(path=str(live_site.database.parent / "phone-triple.png"), full_page=True)
+    shot(page, "phone-triple", full_page=True)
 
     solo = new_page(375, 740, has_touch=True)
     create_local(solo, live_site, ["Solo"])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import in_each_scheme, serious_violations
+from tests.e2e.helpers import in_each_scheme, serious_violations, shot
 from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
@@ -133,7 +133,7 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
         page.keyboard.press("ArrowRight")
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], (width, scheme)
-            page.screenshot(path=str(tmp_path / f"replay-{width}-{scheme}.png"))
+            shot(page, f"replay-{width}-{scheme}")
         assert no_horizontal_page_scroll(page)
     page = new_page()
     page.goto(f"{live_site.url}/r/{code}/fairness")
@@ -164,7 +164,7 @@ def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
             assert no_horizontal_page_scroll(page), (name, width)
             for scheme in in_each_scheme(page):
                 assert serious_violations(page) == [], (name, width, scheme)
-                page.screenshot(path=str(tmp_path / f"{name}-{width}-{scheme}.png"))
+                shot(page, f"{name}-{width}-{scheme}")
         page.goto(f"{live_site.url}/")
         page.click("footer a[href='/rules']")
         page.wait_for_url(f"{live_site.url}/rules")

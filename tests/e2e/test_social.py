@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations
+from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot
 
 pytestmark = pytest.mark.browser
-
-SHOTS = os.environ.get("SCREENSHOTS")  # a folder to save the room's screenshots in, for a look
 
 
 def create_room(page: Any, site: LiveSite, name: str, timer: str = "0") -> str:
@@ -124,8 +120,6 @@ def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violation
     # The dice and the roll button are on the first screen; the chat follows below.
     assert ann.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
     for scheme in in_each_scheme(ann):
-        if SHOTS:
-            Path(SHOTS).mkdir(parents=True, exist_ok=True)
-            ann.screenshot(path=f"{SHOTS}/room-{width}-{scheme}.png", full_page=True)
+        shot(ann, f"room-{width}-{scheme}", full_page=True)
         assert serious_violations(ann) == [], scheme
     assert ann.errors == [] and bob.errors == []

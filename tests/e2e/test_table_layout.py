@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, serious_violations
+from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, serious_violations, shot
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +31,11 @@ def reload(page: Any) -> None:
     page.reload()
     page.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_selector("#dice")
+    # "Connected" shows a moment before the socket's first state and whose device it is are
+    # drawn; until then the dice can measure 0x0 (seen under load): wait until they are laid out.
+    page.wait_for_function(
+        "[...document.querySelectorAll('#dice .die')].every(e => e.getBoundingClientRect().width > 0)", polling=50
+    )
 
 
 def code_of(url: str) -> str:
@@ -82,14 +87,9 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
         ),
     )
     reload(page)
-    # "Connected" can show a moment before the socket's first state is drawn (the boxes then
-    # wait for whose device it is): measure the table once the open boxes are on it.
+    # The boxes wait for whose device it is, like the dice (see reload): measure the table once
+    # the open boxes are on it.
     page.wait_for_selector("#card .score-btn >> visible=true")
-    # Once, in a full run, the dice measured 0x0 just after this (their panel hidden for a
-    # moment, cause not found): measure them once they are laid out.
-    page.wait_for_function(
-        "[...document.querySelectorAll('#dice .die')].every(e => e.getBoundingClientRect().width > 0)"
-    )
     assert page.evaluate("scrollY") == 0
     rows = page.eval_on_selector_all("#card tbody tr:not(.total) > th", "els => els.map(e => e.textContent)")
     assert len(rows) == 13 and rows[0] == "Ones" and rows[-1] == "Chance"
@@ -106,7 +106,7 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
     assert page.inner_text("#round") == "Round 5 of 13"
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     for scheme in in_each_scheme(page):
-        page.screenshot(path=str(live_site.database.parent / f"phone-official-4-{scheme}.png"))
+        shot(page, f"phone-official-4-{scheme}")
         assert serious_violations(page) == [], scheme
 
 
@@ -154,7 +154,6 @@ def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_s
     url = create_local(page, live_site, ["Ana", "Bob"], ruleset="triple")
     set_rules(live_site, code_of(url), triple_mid_game)
     reload(page)
-    page.screenshot(path=str(live_site.database.parent / "desktop-triple-2.png"))
     assert outside_viewport(page, "#dice .die, #roll, #card table") == []
     assert page.eval_on_selector(".scorecard-wrap", "e => e.scrollWidth <= e.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
@@ -170,7 +169,7 @@ def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_s
     sums = [text for text in upper if re.fullmatch(r"\d+/\d+( ✓)?", text)]
     assert sums[:6] == ["44/63", "112/126", "225/189 ✓", "72/63 ✓", "0/126", "72/189"]
     assert page.inner_text("#round") == "Round 13 of 39"
-    page.screenshot(path=str(live_site.database.parent / "desktop-triple-2.png"))
+    shot(page, "desktop-triple-2")
 
 
 def test_desktop_four_players_official_whole_card_and_dice_fit(live_site: LiveSite, new_page: Any) -> None:
@@ -179,7 +178,7 @@ def test_desktop_four_players_official_whole_card_and_dice_fit(live_site: LiveSi
     set_rules(live_site, code_of(url), lambda rules: mid_game(rules, {0: [("ones", 3)], 2: [("chance", 20)]}))
     reload(page)
     assert outside_viewport(page, "#dice .die, #roll, #card table") == []
-    page.screenshot(path=str(live_site.database.parent / "desktop-official-4.png"))
+    shot(page, "desktop-official-4")
 
 
 def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_later(
@@ -283,7 +282,7 @@ def test_a_player_who_left_sees_they_are_watching(live_site: LiveSite, new_page:
 
 
 def test_everyone_sees_the_score_in_the_feed_and_the_box_lit_for_a_moment(live_site: LiveSite, new_page: Any) -> None:
-    ann, bob = new_page(), new_page(reduced_motion="reduce")
+    ann, bob = new_page(reduced_motion="no-preference"), new_page(reduced_motion="reduce")
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
