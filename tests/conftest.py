@@ -7,9 +7,11 @@ reachable server. Without them it is skipped on a laptop, but with REQUIRE_SERVI
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import uuid
+from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import pytest
@@ -169,3 +171,24 @@ def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
     frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # the middle of an hour: every window of a minute or an hour
     monkeypatch.setattr(ratelimit, "time", types.SimpleNamespace(time=lambda: frozen, monotonic=time.monotonic))
+
+
+@pytest.fixture(autouse=True)
+def _playwright_loop_set_aside(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Lets a test that does not drive the browser run an event loop of its own.
+
+    The browser tests share one Playwright per test process (tests/e2e/conftest.py). Its sync
+    API runs its event loop in a greenlet of this thread, so between its calls asyncio still
+    sees that loop as running here, and pytest-asyncio's runner and asgiref's async_to_sync
+    refuse to start ("cannot be called from a running event loop"). Nothing runs in that
+    loop while no Playwright call is made, so it is set aside for the test and put back after.
+    """
+    running = asyncio.events._get_running_loop()
+    if running is None or "chromium" in request.fixturenames:
+        yield
+        return
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(running)

@@ -15,6 +15,7 @@ import contextlib
 import http.cookiejar
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -174,6 +175,39 @@ def scratch_database(database_url: str) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _migrations_digest() -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(ROOT.glob("*/migrations/*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def migrate_sqlite(env: dict[str, str]) -> None:
+    """The embedded default's database in ``env``'s DATA_DIR, every migration applied.
+
+    A copy of one SQLite file migrated once per set of migration files (kept in the temporary
+    folder, made under a file lock), like the PostgreSQL template below: `migrate` from
+    scratch is about 3 s of CPU, and the browser, backlog and proxy tests each needed one.
+    """
+    import fcntl
+    import sqlite3
+    import tempfile
+
+    name = f"yahtzee_template_{_migrations_digest()}"
+    cached = Path(tempfile.gettempdir()) / f"{name}.sqlite3"
+    with open(Path(tempfile.gettempdir()) / f"{name}.sqlite3.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not cached.exists():
+            building = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+            manage("migrate", "--noinput", env={**env, "DATA_DIR": str(building)})
+            (building / "yahtzee.sqlite3").rename(cached)
+            shutil.rmtree(building, ignore_errors=True)
+    with sqlite3.connect(cached) as source, sqlite3.connect(Path(env["DATA_DIR"]) / "yahtzee.sqlite3") as copy:
+        source.backup(copy)
+
+
 def migrated_template(parsed: urllib.parse.ParseResult) -> str:
     """The name of a database on ``parsed``'s server with every migration applied, made once.
 
@@ -183,15 +217,11 @@ def migrated_template(parsed: urllib.parse.ParseResult) -> str:
     PostgreSQL's TEMPLATE copy requires.
     """
     import fcntl
-    import hashlib
     import tempfile
 
     import psycopg
 
-    digest = hashlib.sha256()
-    for path in sorted(ROOT.glob("*/migrations/*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    name = f"yahtzee_template_{digest.hexdigest()[:12]}"
+    name = f"yahtzee_template_{_migrations_digest()}"
     admin_url = parsed._replace(path="/postgres").geturl()
     with open(Path(tempfile.gettempdir()) / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

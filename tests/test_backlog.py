@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from games import fanout
-from tests.live import SERVERS, Browser, ServerProcess, manage, open_ws, server_env
+from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
 from yahtzee.backlog import CLOSE_TOO_SLOW, OUTBOX, BoundedSend, Outbox
 
 pytestmark = pytest.mark.asyncio
@@ -330,7 +330,7 @@ def start_server(kind: str, data_dir: Path) -> ServerProcess:
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
         env.pop(name, None)
-    manage("migrate", "--noinput", env=env)
+    migrate_sqlite(env)
     return ServerProcess(env, log_dir=data_dir, server=kind).start(timeout=60)
 
 

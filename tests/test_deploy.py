@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import need_program
-from tests.live import ROOT, Browser, ServerProcess, free_port, manage, server_command, server_env
+from tests.live import ROOT, Browser, ServerProcess, free_port, migrate_sqlite, server_command, server_env
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -232,7 +232,7 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(extra)
     for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
         env.pop(name, None)
-    manage("migrate", "--noinput", env=env)
+    migrate_sqlite(env)
     return env
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.live import ServerProcess, manage, server_env
+from tests.live import ServerProcess, manage, migrate_sqlite, server_env
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -53,7 +53,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
-    manage("migrate", "--noinput", env=env)
+    migrate_sqlite(env)
     # The bots and the coach read these tables (built once, then cached).
     manage("build_bot_tables", "official", "yatzy", env=env)
     server = ServerProcess(env, log_dir=data).start()
@@ -63,9 +63,11 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         server.stop()
 
 
-# Module scope: Playwright's sync API keeps an event loop running in this thread while it is
-# open, and the asyncio tests of other modules could not run theirs beside it.
-@pytest.fixture(scope="module")
+# One browser per test process (a launch is about 2 s of CPU; per module it was ~34 a run).
+# Playwright's sync API keeps its event loop marked as running in this thread while it is
+# open; tests/conftest.py sets it aside around every test that does not use the browser, so
+# the asyncio tests and async_to_sync of the other modules can run their own.
+@pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is not at {CHROMIUM}: install Debian's chromium package (.ci/run does)")
