@@ -56,6 +56,10 @@ if settings.DATABASES["default"]["ENGINE"] == "yahtzee.postgresql" and os.enviro
 # The test process counts a finished game for the accounts right after its commit, not in a
 # thread that could outlive the test's database (the servers it starts count in the background).
 settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
+# The test process hashes passwords with a fast hasher (Django's own advice for tests): with the
+# default PBKDF2, every create_user and login in the admin and lockout tests was about a
+# second of CPU here. The servers the tests start keep the real hashers.
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def _emptied_quickly(self: TransactionTestCase) -> None:
