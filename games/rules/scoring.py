@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .rulesets import COLOUR_BOXES, COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring, box_section
+from .rulesets import COLOUR_BOXES, COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
 
 Dice = tuple[int, ...]
 # One column of a scorecard: box -> points, only for filled boxes.
@@ -263,7 +263,7 @@ def score_options(
     for c, box in open_boxes:
         points = plain(box)
         joker = False
-        if box_section(box) == "lower" and box is not Box.YAHTZEE:
+        if box not in UPPER_VALUE and box not in _COLOUR_SECTION and box is not Box.YAHTZEE:  # lower
             joker = box in _JOKER_LOWER
             points = _JOKER_LOWER.get(box, points)
         is_legal = (c, box) in legal
