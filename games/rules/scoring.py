@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .rulesets import COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring, box_section
+from .rulesets import COLOUR_BOXES, COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
 
 Dice = tuple[int, ...]
 # One column of a scorecard: box -> points, only for filled boxes.
@@ -14,6 +15,8 @@ Column = dict[Box, int]
 
 _SMALL_RUNS = ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6})
 _LARGE_RUNS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
+# The boxes box_section() puts in the colour part of a card.
+_COLOUR_SECTION = frozenset(COLOUR_BOXES)
 
 
 def is_five_of_a_kind(dice: Sequence[int]) -> bool:
@@ -30,14 +33,31 @@ def plain_score(ruleset: RuleSet, box: Box, dice: Sequence[int], colours: Sequen
 
 
 class _RollScores:
-    """The plain scores of one roll, box by box, with the roll's counts taken once (not per box)."""
+    """The plain scores of one roll, box by box, with the roll's counts taken once (not per box).
 
-    __slots__ = ("ruleset", "dice", "colours", "_counts", "_colour_counts", "_total", "_scores")
+    ``score_options`` asks for every open box of a roll (23 for Painted), so the counts, the
+    colour counts and the colour sums are taken once per roll, and a box's kind is found with one
+    set look-up: the scores are those of ``colour_score`` and the tables below, nothing else.
+    """
+
+    __slots__ = (
+        "ruleset",
+        "dice",
+        "colours",
+        "_counts",
+        "_colour_counts",
+        "_colour_sums",
+        "_lower",
+        "_total",
+        "_scores",
+    )
 
     def __init__(self, ruleset: RuleSet, dice: Sequence[int], colours: Sequence[int]) -> None:
         self.ruleset, self.dice, self.colours = ruleset, dice, colours
         self._counts: Counter[int] | None = None
         self._colour_counts: list[int] | None = None
+        self._colour_sums: dict[int, int] | None = None
+        self._lower: dict[Box, int] | None = None
         self._total = sum(dice)
         self._scores: dict[Box, int] = {}
 
@@ -48,43 +68,53 @@ class _RollScores:
         return points
 
     def _score(self, box: Box) -> int:
-        if box_section(box) == "colour":
-            if box in COLOUR_OF:
-                return colour_score(box, self.dice, self.colours)
-            if self._colour_counts is None:
-                _check_colours(box, self.dice, self.colours)
-                self._colour_counts = sorted(Counter(self.colours).values())
-            return _colour_pattern(box, self._colour_counts, self._total)
-        if box in UPPER_VALUE:
-            value = UPPER_VALUE[box]
-            return value * sum(1 for d in self.dice if d == value)
-        if self._counts is None:
-            self._counts = Counter(self.dice)
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = Counter(self.dice)
+        value = UPPER_VALUE.get(box)
+        if value is not None:
+            return value * counts.get(value, 0)
+        if box in _COLOUR_SECTION:
+            return self._colour(box)
         if self.ruleset.scoring is Scoring.YATZY:
-            return _yatzy_lower(box, self._counts, self._total)
-        return _yahtzee_lower(self.ruleset, box, self._counts, self._total)
+            return _yatzy_lower(box, counts, self._total)
+        lower = self._lower
+        if lower is None:
+            lower = self._lower = _yahtzee_lower(self.ruleset, counts, self._total)
+        points = lower.get(box)
+        if points is None:
+            raise ValueError(f"{box} is not a box of {self.ruleset.name}")
+        return points
+
+    def _colour(self, box: Box) -> int:
+        if self._colour_sums is None:
+            _check_colours(box, self.dice, self.colours)
+            sums: dict[int, int] = {}
+            for d, c in zip(self.dice, self.colours, strict=True):
+                sums[c] = sums.get(c, 0) + d
+            self._colour_sums = sums
+        colour = COLOUR_OF.get(box)
+        if colour is not None:
+            return self._colour_sums.get(colour, 0)
+        if self._colour_counts is None:
+            self._colour_counts = sorted(Counter(self.colours).values())
+        return _colour_pattern(box, self._colour_counts, self._total)
 
 
-def _yahtzee_lower(ruleset: RuleSet, box: Box, counts: Counter[int], total: int) -> int:
+def _yahtzee_lower(ruleset: RuleSet, counts: Counter[int], total: int) -> dict[Box, int]:
+    """The American table's seven lower boxes for one roll, all at once (they share its counts)."""
     most = max(counts.values())
     faces = set(counts)
-    if box is Box.THREE_OF_A_KIND:
-        return total if most >= 3 else 0
-    if box is Box.FOUR_OF_A_KIND:
-        return total if most >= 4 else 0
-    if box is Box.FULL_HOUSE:
-        if sorted(counts.values()) == [2, 3]:
-            return 25
-        return 25 if most == 5 and ruleset.five_of_a_kind_is_full_house else 0
-    if box is Box.SMALL_STRAIGHT:
-        return 30 if any(run <= faces for run in _SMALL_RUNS) else 0
-    if box is Box.LARGE_STRAIGHT:
-        return 40 if faces in _LARGE_RUNS else 0
-    if box is Box.YAHTZEE:
-        return 50 if most == 5 else 0
-    if box is Box.CHANCE:
-        return total
-    raise ValueError(f"{box} is not a box of {ruleset.name}")
+    full_house = sorted(counts.values()) == [2, 3] or (most == 5 and ruleset.five_of_a_kind_is_full_house)
+    return {
+        Box.THREE_OF_A_KIND: total if most >= 3 else 0,
+        Box.FOUR_OF_A_KIND: total if most >= 4 else 0,
+        Box.FULL_HOUSE: 25 if full_house else 0,
+        Box.SMALL_STRAIGHT: 30 if any(run <= faces for run in _SMALL_RUNS) else 0,
+        Box.LARGE_STRAIGHT: 40 if faces in _LARGE_RUNS else 0,
+        Box.YAHTZEE: 50 if most == 5 else 0,
+        Box.CHANCE: total,
+    }
 
 
 def colour_score(box: Box, dice: Sequence[int], colours: Sequence[int]) -> int:
@@ -157,6 +187,13 @@ class ScoreOption:
     joker: bool = False  # scored as a joker (a value the plain table would not give)
 
 
+# Options are frozen values, so equal ones are shared rather than built again: a roll asks for
+# up to 39 of them, and building a frozen dataclass (one object.__setattr__ per field) cost more
+# than scoring the box. The distinct options are few (box x column x points x bonus x reason);
+# typed, so that an option keeps the very types it was asked with (True is not 1, nor 3 np.int64(3)).
+_option = lru_cache(maxsize=8192, typed=True)(ScoreOption)
+
+
 def score_options(
     ruleset: RuleSet, card: Sequence[Column], dice: Sequence[int], colours: Sequence[int] = ()
 ) -> tuple[ScoreOption, ...]:
@@ -170,7 +207,8 @@ def score_options(
     five = is_five_of_a_kind(dice)
     yahtzee_filled = [card[c][Box.YAHTZEE] for c in range(ruleset.columns) if Box.YAHTZEE in card[c]]
     if ruleset.joker is JokerMode.NONE or not five or not yahtzee_filled:
-        return tuple(ScoreOption(box, c, True, plain(box) * ruleset.multipliers[c], 0) for c, box in open_boxes)
+        multipliers = ruleset.multipliers
+        return tuple([_option(box, c, True, plain(box) * multipliers[c], 0) for c, box in open_boxes])
 
     value = dice[0]
     upper_box = UPPER_BOX_FOR[value]
@@ -194,7 +232,7 @@ def score_options(
             joker = box in _JOKER_LOWER and upper_box in card[c]
             if joker:
                 points = _JOKER_LOWER[box]
-            options.append(ScoreOption(box, c, True, points * ruleset.multipliers[c], bonus_for(box, c), joker=joker))
+            options.append(_option(box, c, True, points * ruleset.multipliers[c], bonus_for(box, c), joker=joker))
         return tuple(options)
 
     # Forced joker: the first non-empty level of this precedence is the legal set.
@@ -225,12 +263,12 @@ def score_options(
     for c, box in open_boxes:
         points = plain(box)
         joker = False
-        if box_section(box) == "lower" and box is not Box.YAHTZEE:
+        if box not in UPPER_VALUE and box not in _COLOUR_SECTION and box is not Box.YAHTZEE:  # lower
             joker = box in _JOKER_LOWER
             points = _JOKER_LOWER.get(box, points)
         is_legal = (c, box) in legal
         options.append(
-            ScoreOption(
+            _option(
                 box,
                 c,
                 is_legal,

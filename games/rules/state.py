@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from games import errors as E
 
 from .errors import RuleViolation
-from .rulesets import UPPER_VALUE, Box, RuleSet, box_section
+from .rulesets import COLOUR_BOXES, UPPER_VALUE, Box, RuleSet
 from .scoring import Column, ScoreOption, score_options
 
 DICE = 5
@@ -154,13 +154,20 @@ class GameState:
         return tuple(s for s in seats if self.totals(s).grand_total == best)
 
 
+_COLOUR_SECTION = frozenset(COLOUR_BOXES)  # the boxes box_section() calls "colour"
+
+
 def card_totals(ruleset: RuleSet, card: Scorecard) -> Totals:
     columns = []
     for k in range(ruleset.columns):
-        col = card.column(k)
-        upper = sum(p for b, p in col.items() if b in UPPER_VALUE)
-        lower = sum(p for b, p in col.items() if box_section(b) == "lower")
-        colour = sum(p for b, p in col.items() if box_section(b) == "colour")
+        upper = lower = colour = 0
+        for b, p in card.column(k).items():  # one pass, sorted as box_section() does
+            if b in UPPER_VALUE:
+                upper += p
+            elif b in _COLOUR_SECTION:
+                colour += p
+            else:
+                lower += p
         # Stored points include the multiplier, so the plain threshold scales with it too.
         mult = ruleset.multipliers[k]
         bonus = ruleset.upper_bonus * mult if upper >= ruleset.upper_bonus_threshold * mult else 0

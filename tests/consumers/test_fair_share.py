@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import Iterator
@@ -76,12 +77,29 @@ async def test_a_burst_of_arrivals_costs_one_presence_frame_not_one_per_socket(s
     room, _ = await make_room(1)
     first, _ = await open_socket(room, "10.3.0.1")
     await first_frames(first)
-    await frames_within(first, 3.5)
-    burst = [(await open_socket(room, "10.3.0.2"))[0] for _ in range(12)]
-    frames = await frames_within(first, 3.5)
+    # The first socket's own arrival is told once its window has passed: wait for that frame
+    # (not for 3.5 s of quiet after it).
+    await frames_until(first, "presence", timeout=10)
+    changed = mock.patch.object(sockets_module, "presence_changed", wraps=sockets_module.presence_changed)
+    due = mock.patch.object(sockets_module, "_send_presence", wraps=sockets_module._send_presence)
+    with changed as arrivals, due as frames_due:
+        burst = [(await open_socket(room, "10.3.0.2"))[0] for _ in range(12)]
+        # Every arrival of the burst has asked for a presence frame (the end of connect, a
+        # moment after the accept that open_socket waits for) ...
+        for _ in range(1000):
+            if arrivals.call_count == 12:
+                break
+            await asyncio.sleep(0.01)
+        assert arrivals.call_count == 12
+        # ... so every presence frame the burst causes is due by now: wait for exactly those,
+        # instead of 3.5 s of quiet after the last.
+        frames: list[dict[str, Any]] = []
+        while not frames or sum(f["type"] == "presence" for f in frames) < frames_due.call_count:
+            frames += await frames_until(first, "presence", timeout=10)
     presences = [f for f in frames if f["type"] == "presence"]
     assert 1 <= len(presences) <= 2  # one per PRESENCE_COALESCE while they arrive, not twelve
     assert presences[-1]["spectators"] == 13  # the last one tells all of them
+    assert await frames_within(first, 0.2) == []
     for ws in [first, *burst]:
         await ws.disconnect()
 

@@ -15,8 +15,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 from hypothesis import HealthCheck, event, given, settings
@@ -112,17 +111,23 @@ async def drain(ws: WebsocketCommunicator) -> list[dict[str, Any]]:
 
 async def play(code: str, sessions: list[str], sequence: list[tuple[Any, tuple[str, Any]]]) -> None:
     sockets = [await connect(code, sessions[0]), await connect(code, sessions[1]), await connect(code, "")]
-    version = database_sync_to_async(lambda: Game.objects.get(code=code).version)
 
-    @database_sync_to_async
-    def turn_seat() -> int:
-        rules = Game.objects.get(code=code).snapshot.get("rules") or {}
-        return int(rules.get("current", 0)) if rules else 0
+    # The test's own look-ups run in its thread with the connection it keeps there (asgiref's
+    # sync_to_async): Channels' database_sync_to_async closed and reopened it around each of
+    # them (CONN_MAX_AGE is 0 on PostgreSQL), a new connection for every frame sent. Only the
+    # two fields read are fetched, not the game and its snapshot.
+    @sync_to_async
+    def version_and_turn() -> tuple[int, int]:
+        version, current = Game.objects.filter(code=code).values_list("version", "snapshot__rules__current").get()
+        return version, int(current or 0)
 
     try:
         for n, (who, (kind, payload)) in enumerate(sequence):
-            if who == "turn":
-                who = await turn_seat()
+            current_version = None
+            if who == "turn" or (kind == "frame" and payload.get("version") is CURRENT):
+                current_version, turn = await version_and_turn()
+                if who == "turn":
+                    who = turn
             ws = sockets[who]
             # send_input rather than send_to, which refuses empty frames
             if kind == "bytes":
@@ -132,7 +137,7 @@ async def play(code: str, sessions: list[str], sequence: list[tuple[Any, tuple[s
             else:
                 frame = dict(payload)
                 if frame.get("version") is CURRENT:
-                    frame["version"] = await version()
+                    frame["version"] = current_version
                 if "id" not in frame and frame["type"] in ("roll", "hold", "score"):
                     frame["id"] = f"f{n}-{who}"
                 await ws.send_to(text_data=json.dumps(frame))

@@ -8,6 +8,7 @@ readings ever disagree, one of them misreads RULES.md.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 
@@ -150,6 +151,13 @@ TABLES: dict[str, Callable[[Sequence[int]], dict[Box, int]]] = {
 }
 
 
+@functools.cache
+def table_and_shape(name: str, dice: Dice) -> tuple[dict[Box, int], tuple[int, ...]]:
+    """TABLES[name](dice) and shape(dice), worked out once per rule set and roll: the joker
+    tests below ask for the same few rolls over thousands of cards (read only, never changed)."""
+    return TABLES[name](dice), shape(dice)
+
+
 def direct_plain(ruleset: RuleSet, box: Box, dice: Sequence[int]) -> int:
     return TABLES[ruleset.name](dice)[box]
 
@@ -165,10 +173,10 @@ def open_boxes(ruleset: RuleSet, card: Card) -> list[tuple[int, Box]]:
 
 def expected_legal(ruleset: RuleSet, card: Card, dice: Dice) -> Legal:
     """Which (column, box) may be scored for ``dice`` and for what (points with multiplier, bonus)."""
-    table = TABLES[ruleset.name](dice)
+    table, dice_shape = table_and_shape(ruleset.name, dice)
     still_open = open_boxes(ruleset, card)
     plain: Legal = {(k, b): (table[b] * multiplier(ruleset, k), 0) for k, b in still_open}
-    five = shape(dice) == (5,)
+    five = dice_shape == (5,)
     yahtzee_boxes = [card[k][YAHTZEE] for k in range(COLUMNS[ruleset.name]) if YAHTZEE in card[k]]
     if ruleset.name in ("yeti", "yatzy") or not five or not yahtzee_boxes:
         return plain
