@@ -43,7 +43,15 @@ def code_of(url: str) -> str:
 
 
 def outside_viewport(page: Any, selector: str) -> list[str]:
-    """Elements matching ``selector`` not wholly inside the viewport, with the page unscrolled."""
+    """Elements matching ``selector`` not wholly inside the viewport, with the page unscrolled.
+
+    Measured once every one of them is laid out: just after a load the dice panel can be hidden
+    for an instant even after it was seen laid out (0x0 dice, seen in CI). An element that stays
+    0x0 still fails, on the wait.
+    """
+    page.wait_for_function(
+        "s => [...document.querySelectorAll(s)].every(e => e.getBoundingClientRect().width > 0)", arg=selector
+    )
     return list(
         page.eval_on_selector_all(
             selector,
