@@ -85,11 +85,15 @@ BOX_LABELS: dict[Box, str] = {
 }
 
 
+# The boxes of a card's colour part (Painted): a set, for the scoring's per-box look-ups.
+COLOUR_SECTION: frozenset[Box] = frozenset(COLOUR_OF) | frozenset(COLOUR_BOXES)
+
+
 def box_section(box: Box) -> str:
     """Which part of a card ``box`` sits in: ``"upper"``, ``"lower"`` or ``"colour"`` (Painted)."""
     if box in UPPER_VALUE:
         return "upper"
-    if box in COLOUR_OF or box in COLOUR_BOXES:
+    if box in COLOUR_SECTION:
         return "colour"
     return "lower"
 

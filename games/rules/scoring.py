@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .rulesets import COLOUR_BOXES, COLOUR_OF, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
+from .rulesets import COLOUR_OF, COLOUR_SECTION, UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode, RuleSet, Scoring
 
 Dice = tuple[int, ...]
 # One column of a scorecard: box -> points, only for filled boxes.
@@ -15,8 +15,6 @@ Column = dict[Box, int]
 
 _SMALL_RUNS = ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6})
 _LARGE_RUNS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
-# The boxes box_section() puts in the colour part of a card.
-_COLOUR_SECTION = frozenset(COLOUR_BOXES)
 
 
 def is_five_of_a_kind(dice: Sequence[int]) -> bool:
@@ -74,7 +72,7 @@ class _RollScores:
         value = UPPER_VALUE.get(box)
         if value is not None:
             return value * counts.get(value, 0)
-        if box in _COLOUR_SECTION:
+        if box in COLOUR_SECTION:
             return self._colour(box)
         if self.ruleset.scoring is Scoring.YATZY:
             return _yatzy_lower(box, counts, self._total)
@@ -263,7 +261,7 @@ def score_options(
     for c, box in open_boxes:
         points = plain(box)
         joker = False
-        if box not in UPPER_VALUE and box not in _COLOUR_SECTION and box is not Box.YAHTZEE:  # lower
+        if box not in UPPER_VALUE and box not in COLOUR_SECTION and box is not Box.YAHTZEE:  # lower
             joker = box in _JOKER_LOWER
             points = _JOKER_LOWER.get(box, points)
         is_legal = (c, box) in legal

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from games import errors as E
 
 from .errors import RuleViolation
-from .rulesets import COLOUR_BOXES, UPPER_VALUE, Box, RuleSet
+from .rulesets import COLOUR_SECTION, UPPER_VALUE, Box, RuleSet
 from .scoring import Column, ScoreOption, score_options
 
 DICE = 5
@@ -154,9 +154,6 @@ class GameState:
         return tuple(s for s in seats if self.totals(s).grand_total == best)
 
 
-_COLOUR_SECTION = frozenset(COLOUR_BOXES)  # the boxes box_section() calls "colour"
-
-
 def card_totals(ruleset: RuleSet, card: Scorecard) -> Totals:
     columns = []
     for k in range(ruleset.columns):
@@ -164,7 +161,7 @@ def card_totals(ruleset: RuleSet, card: Scorecard) -> Totals:
         for b, p in card.column(k).items():  # one pass, sorted as box_section() does
             if b in UPPER_VALUE:
                 upper += p
-            elif b in _COLOUR_SECTION:
+            elif b in COLOUR_SECTION:
                 colour += p
             else:
                 lower += p
