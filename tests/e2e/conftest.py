@@ -81,52 +81,127 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
-@pytest.fixture
-def new_page(chromium: Any) -> Iterator[Any]:
-    """Pages in separate browser contexts (separate cookies: separate people)."""
-    contexts: list[Any] = []
+# --- pages kept between tests ------------------------------------------------------------------
+#
+# A new page costs Chromium a new renderer process or three (about 0.4 s of CPU each, a few
+# hundred a run); one navigation of a kept page costs about a third of that. So a page that a
+# passing test used is made as good as new and kept for the next test that asks for a page
+# with the same options: its cookies, storage and HTTP cache cleared, its viewport, media,
+# timeouts and mouse put back, and the page itself taken to a plain file of the same site, so
+# the room it showed closes its socket as a closed page would. A page on which a test changed
+# what no reset undoes (routes, listeners, init scripts, a CDP session, the clock, a second
+# page of its context...) is closed instead, and so is every page of a test that failed.
 
-    def make(width: int = 1280, height: int = 900, **options: Any) -> Any:
-        options.setdefault("reduced_motion", "reduce")
-        context = chromium.new_context(viewport={"width": width, "height": height}, **options)
-        contexts.append(context)
+DEFAULT_TIMEOUT = 10_000
+VIEWPORT = (1280, 900)
+# The page and context methods after which a page is not kept.
+_TAINTING = (
+    "route", "route_web_socket", "route_from_har", "on", "once", "add_init_script", "expose_function",
+    "expose_binding", "set_extra_http_headers", "new_cdp_session", "new_page", "grant_permissions",
+    "set_offline", "set_geolocation", "set_http_credentials", "add_locator_handler", "pause",
+)  # fmt: skip
+_TAINTING_PROPERTIES = ("clock", "tracing")
+
+
+class _Kept:
+    """A page of the pool: the context options it was made with, its CDP session (for the reset), and
+    whether a test did something to it that no reset undoes."""
+
+    def __init__(self, page: Any, key: tuple[Any, ...], cdp: Any) -> None:
+        self.page, self.key, self.cdp = page, key, cdp
+        self.tainted = False
+
+
+def _marking(kept: _Kept, method: Any) -> Any:
+    def marking(*args: Any, **kwargs: Any) -> Any:
+        kept.tainted = True
+        return method(*args, **kwargs)
+
+    return marking
+
+
+def _marking_property(kept: _Kept, prop: property) -> property:
+    def getter(self: Any) -> Any:
+        kept.tainted = True
+        return prop.fget(self) if prop.fget else None
+
+    return property(getter)
+
+
+def _watch(target: Any, kept: _Kept) -> None:
+    """Mark ``kept`` tainted when a test calls one of ``target``'s tainting methods or properties."""
+    for name in _TAINTING:
+        method = getattr(target, name, None)
+        if method is not None:
+            setattr(target, name, _marking(kept, method))
+    # A property is looked up on the class: the object gets a subclass of its own that watches it.
+    cls = type(target)
+    watched = {name: _marking_property(kept, getattr(cls, name)) for name in _TAINTING_PROPERTIES if hasattr(cls, name)}
+    if watched:
+        target.__class__ = type(cls.__name__, (cls,), watched)
+
+
+class PagePool:
+    """Pages kept between the tests of one test process, by the options they were made with."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.idle: dict[tuple[Any, ...], list[_Kept]] = {}
+        self.harnesses: list[_Kept] = []
+        self.made = self.reused = 0
+
+    def take(self, width: int, height: int, **options: Any) -> _Kept:
+        media = {
+            "reduced_motion": options.pop("reduced_motion", "reduce"),
+            "color_scheme": options.pop("color_scheme", "light"),
+            "forced_colors": options.pop("forced_colors", "none"),
+            "contrast": options.pop("contrast", "no-preference"),
+        }
+        key = tuple(sorted(options.items()))
+        idle = self.idle.get(key)
+        if idle:
+            kept = idle.pop()
+            self.reused += 1
+        else:
+            context = self.browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, **options)
+            page = context.new_page()
+            page.errors = []
+            page.on("pageerror", lambda error: page.errors.append(str(error)))
+            page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
+            kept = _Kept(page, key, context.new_cdp_session(page))
+            _watch(page, kept)
+            _watch(context, kept)
+            self.made += 1
+        page = kept.page
+        page.emulate_media(media="screen", **media)
+        if page.viewport_size != {"width": width, "height": height}:
+            page.set_viewport_size({"width": width, "height": height})
+        page.errors.clear()
+        return kept
+
+    def give_back(self, kept: _Kept, passed: bool) -> None:
+        """Reset the page and keep it, or close it (a failed test, a tainted or a closed page)."""
+        page = kept.page
+        if not passed or kept.tainted or page.is_closed() or not self._reset(kept):
+            page.context.close()
+            return
+        self.idle.setdefault(kept.key, []).append(kept)
+
+    def take_harness(self) -> _Kept:
+        """A page whose requests to HARNESS_ORIGIN are answered from the repository (its ``html`` for /harness.html)."""
+        if self.harnesses:
+            return self.harnesses.pop()
+        context = self.browser.new_context()
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.html = ""
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
-        page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
-STATIC = Path(__file__).resolve().parents[2] / "static"
-HARNESS_ORIGIN = "http://client.test"
-
-
-@pytest.fixture
-def harness(chromium: Any) -> Iterator[Any]:
-    """A page at a made-up origin that serves ``html`` and the repository's static/ files, no server.
-
-    For testing the page's ES modules on their own (the protocol client, the drawing).
-    """
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def make(html: str) -> Any:
-        context = chromium.new_context()
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.on("pageerror", lambda error: errors.append(str(error)))
 
         def serve(route: Any) -> None:
             path = route.request.url.removeprefix(HARNESS_ORIGIN)
             file = STATIC / path.removeprefix("/static/")
             if path == "/harness.html":
-                route.fulfill(status=200, content_type="text/html", body=html)
+                route.fulfill(status=200, content_type="text/html", body=page.html)
             elif path.startswith("/static/") and file.is_file() and STATIC in file.resolve().parents:
                 kind = "text/css" if file.suffix == ".css" else "text/javascript"
                 route.fulfill(status=200, content_type=kind, body=file.read_text())
@@ -134,11 +209,100 @@ def harness(chromium: Any) -> Iterator[Any]:
                 route.fulfill(status=404, body="")
 
         page.route(f"{HARNESS_ORIGIN}/**", serve)
+        kept = _Kept(page, ("harness",), None)
+        _watch(page, kept)
+        _watch(context, kept)
+        return kept
+
+    def give_back_harness(self, kept: _Kept, passed: bool) -> None:
+        if not passed or kept.tainted or kept.page.is_closed():
+            kept.page.context.close()
+            return
+        self.harnesses.append(kept)
+
+    @staticmethod
+    def _reset(kept: _Kept) -> bool:
+        page = kept.page
+        url = page.url
+        if not url.startswith("http://"):
+            return False  # about:blank, or a page that never got anywhere: a new one is as cheap
+        origin = "/".join(url.split("/", 3)[:3])
+        try:
+            page.set_default_timeout(DEFAULT_TIMEOUT)
+            page.set_default_navigation_timeout(DEFAULT_TIMEOUT)
+            # A plain file of the same site: a page of another site would start a new renderer.
+            page.goto(origin + "/static/css/site.css")
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            kept.cdp.send("Network.clearBrowserCache")
+            kept.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            page.context.clear_cookies()
+            page.mouse.move(0, 0)
+        except Exception:  # noqa: BLE001 - a page that cannot be reset is closed, not kept
+            return False
+        return True
+
+
+@pytest.fixture(scope="session")
+def page_pool(chromium: Any) -> PagePool:
+    return PagePool(chromium)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture
+def new_page(page_pool: PagePool, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Pages in separate browser contexts (separate cookies: separate people), each as good as new."""
+    taken: list[_Kept] = []
+
+    def make(width: int = VIEWPORT[0], height: int = VIEWPORT[1], **options: Any) -> Any:
+        kept = page_pool.take(width, height, **options)
+        taken.append(kept)
+        kept.page.set_default_timeout(DEFAULT_TIMEOUT)
+        return kept.page
+
+    yield make
+    passed = not request.node.stash.get(_FAILED, False)
+    for kept in taken:
+        page_pool.give_back(kept, passed)
+
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+HARNESS_ORIGIN = "http://client.test"
+
+
+@pytest.fixture
+def harness(page_pool: PagePool, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A page at a made-up origin that serves ``html`` and the repository's static/ files, no server.
+
+    For testing the page's ES modules on their own (the protocol client, the drawing). Its pages
+    are kept between tests like new_page's: each call loads a new document with its own html.
+    """
+    taken: list[_Kept] = []
+    errors: list[str] = []
+
+    def make(html: str) -> Any:
+        kept = page_pool.take_harness()
+        taken.append(kept)
+        page = kept.page
+        page.html = html
+        page.set_default_timeout(DEFAULT_TIMEOUT)
         page.goto(f"{HARNESS_ORIGIN}/harness.html")
         page.wait_for_function("window.ready === true")
+        page.errors.clear()  # what the last document said as it went is not this test's
         return page
 
     yield make
-    for context in contexts:
-        context.close()
+    passed = not request.node.stash.get(_FAILED, False)
+    for kept in taken:
+        errors.extend(kept.page.errors)
+        page_pool.give_back_harness(kept, passed and not errors)
     assert errors == []
