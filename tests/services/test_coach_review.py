@@ -46,7 +46,7 @@ def test_each_costly_choice_is_listed_with_round_dice_choice_best_and_loss() -> 
         assert first["chosen"] == "Score 0 in Yahtzee"
     assert first["best"] != first["chosen"] and first["best"].startswith(("Keep", "Reroll", "Score"))
     for choice in costly:
-        assert choice["lost"] > coach.COSTLY
+        assert choice["lost"] >= coach.COSTLY  # shown rounded to 0.1: a loss of 0.53 reads 0.5
         assert 1 <= choice["round"] <= 13 and len(choice["dice"]) == 5 and 1 <= choice["roll"] <= 3
     assert [c["move"] for c in costly] == sorted(c["move"] for c in costly)
     assert sum(c["lost"] for c in costly) <= seat["lost"] + 0.1 * len(costly)
