@@ -135,19 +135,6 @@ def _service_is_required(request: pytest.FixtureRequest) -> None:
     pytest.fail(f"REQUIRE_SERVICES=1 but {'; '.join(problems)}")
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Each test counts its own room creations and joins for the rate limits.
-
-    Every test client comes from 127.0.0.1, and with REDIS_URL the counters live in a
-    Redis that other test runs share, so without this one test's rooms would count
-    against the next test's limits.
-    """
-    from django.conf import settings
-
-    if settings.configured:
-        settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
-
-
 def need_program(name: str, install: str) -> None:
     """Skip on a laptop without ``name``; fail under REQUIRE_SERVICES=1, where .ci/run installs it."""
     import shutil
@@ -177,22 +164,40 @@ def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ratelimit, "time", types.SimpleNamespace(time=lambda: frozen, monotonic=time.monotonic))
 
 
-@pytest.fixture(autouse=True)
-def _playwright_loop_set_aside(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Lets a test that does not drive the browser run an event loop of its own.
+# The browser tests share one Playwright per test process (tests/e2e/conftest.py). Its sync API
+# runs its event loop in a greenlet of this thread, so between its calls asyncio still sees that
+# loop as running here, and pytest-asyncio's runner, asgiref's async_to_sync and Django's
+# async-unsafe check refuse to work ("cannot be called from a running event loop",
+# SynchronousOnlyOperation). Nothing runs in that loop while no Playwright call is made, so for a
+# test that does not drive the browser it is set aside from before its first fixture is set up
+# (pytest-django's database fixtures come before any autouse fixture of this file) until its
+# last one is torn down, and put back after. tests/e2e/conftest.py puts it back itself to close
+# the browser at the end.
+_LOOP_SET_ASIDE = pytest.StashKey[asyncio.AbstractEventLoop]()
 
-    The browser tests share one Playwright per test process (tests/e2e/conftest.py). Its sync
-    API runs its event loop in a greenlet of this thread, so between its calls asyncio still
-    sees that loop as running here, and pytest-asyncio's runner and asgiref's async_to_sync
-    refuse to start ("cannot be called from a running event loop"). Nothing runs in that
-    loop while no Playwright call is made, so it is set aside for the test and put back after.
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Each test counts its own room creations and joins for the rate limits (and see above).
+
+    Every test client comes from 127.0.0.1, and with REDIS_URL the counters live in a
+    Redis that other test runs share, so without this one test's rooms would count
+    against the next test's limits.
     """
+    if settings.configured:
+        settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
     running = asyncio.events._get_running_loop()
-    if running is None or "chromium" in request.fixturenames:
-        yield
-        return
-    asyncio.events._set_running_loop(None)
+    if running is not None and "chromium" not in getattr(item, "fixturenames", ()):
+        item.stash[_LOOP_SET_ASIDE] = running
+        asyncio.events._set_running_loop(None)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     try:
-        yield
+        return (yield)
     finally:
-        asyncio.events._set_running_loop(running)
+        running = item.stash.get(_LOOP_SET_ASIDE, None)
+        if running is not None and not running.is_closed():
+            asyncio.events._set_running_loop(running)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sqlite3
@@ -66,7 +67,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
 # One browser per test process (a launch is about 2 s of CPU; per module it was ~34 a run).
 # Playwright's sync API keeps its event loop marked as running in this thread while it is
 # open; tests/conftest.py sets it aside around every test that does not use the browser, so
-# the asyncio tests and async_to_sync of the other modules can run their own.
+# the asyncio tests, async_to_sync and Django's database of the other modules can run.
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
@@ -74,10 +75,13 @@ def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
+        loop = asyncio.events._get_running_loop()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             yield browser
         finally:
+            # The last test of the process may not be a browser test, its loop set aside (tests/conftest.py).
+            asyncio.events._set_running_loop(loop)
             browser.close()
 
 

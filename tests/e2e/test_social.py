@@ -76,6 +76,8 @@ def test_hiding_the_chat_is_this_pages_choice_and_is_kept(live_site: LiveSite, n
     assert ann.locator("#chat-body").is_hidden()
     assert bob.locator("#chat-body").is_visible()
     ann.click("#chat-toggle")
+    # The room's last messages come a moment after the state that shows "Connected" (docs/protocol.md).
+    ann.wait_for_selector("#chat-list li")
     assert ann.inner_text("#chat-list").count("are you there?") == 1
 
 

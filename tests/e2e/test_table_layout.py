@@ -52,7 +52,7 @@ def outside_viewport(page: Any, selector: str) -> list[str]:
     page.wait_for_function(
         "s => [...document.querySelectorAll(s)].every(e => e.getBoundingClientRect().width > 0)", arg=selector
     )
-    return list(
+    found = list(
         page.eval_on_selector_all(
             selector,
             """els => els.flatMap(e => {
@@ -63,6 +63,23 @@ def outside_viewport(page: Any, selector: str) -> list[str]:
             })""",
         )
     )
+    if found:
+        found.append(page.evaluate(DIAG))
+    return found
+
+
+# What the page was showing, added to a failure of outside_viewport: a table measured 0x0 after
+# it was seen laid out has failed now and then under load, and this says what hid it.
+DIAG = """() => {
+  const el = (id) => document.getElementById(id);
+  const chain = [];
+  for (let e = document.querySelector("#card td, #dice .die"); e; e = e.parentElement)
+    chain.push(`${e.tagName}#${e.id}.${e.className} display:${getComputedStyle(e).display} hidden:${e.hidden}`);
+  const room = el("room")?.dataset ?? {};
+  return JSON.stringify({ href: location.href, ready: document.readyState, since: performance.now(),
+    viewport: [innerWidth, innerHeight], conn: el("conn")?.dataset.state, version: room.version, status: room.status,
+    hidden: ["table", "play", "card"].map((id) => el(id)?.hidden), chain });
+}"""
 
 
 def first_column_cells(page: Any) -> str:

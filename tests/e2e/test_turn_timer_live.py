@@ -124,6 +124,8 @@ async def test_two_timeouts_in_a_row_apply_once_each_then_a_computer_plays_until
             assert kinds.count("timeout") == 2 and kinds.count("bot") == 1, moves(database_url, code)
             # Ann is back: one frame gives her the seat again.
             await a.send({"type": "back"})
+            # Bob's process may take his score before Ann's process takes her frame: wait for it.
+            await b.wait(lambda: b.state["seats"][0]["kind"] == "human")
             await play_turn(b, (6, 1))
             await a.wait(lambda: turn_of(a) == (7, 0))
             assert a.state["seats"][0]["kind"] == "human" and not a.state["seats"][0]["away"]
