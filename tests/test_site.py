@@ -15,8 +15,28 @@ def test_home_page_says_what_the_site_is(client: Client) -> None:
         assert label in body
 
 
-def test_daphne_is_first_so_runserver_is_daphne() -> None:
-    assert settings.INSTALLED_APPS[0] == "daphne"
+def _in_a_new_process(argv: list[str], code: str) -> str:
+    import subprocess
+    import sys
+
+    from tests.live import ROOT, server_env
+
+    script = f"import sys; sys.argv = {argv!r}; import django; django.setup(); {code}"
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=server_env(), capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_runserver_is_daphne_and_no_other_process_loads_twisted() -> None:
+    """`manage.py runserver` serves the ASGI app with Daphne (its app first); every other process
+    (the uvicorn workers, the other commands) starts without Daphne's Twisted reactor."""
+    runserver = "from django.conf import settings; from django.core.management import get_commands"
+    runserver += "; print(settings.INSTALLED_APPS[0], get_commands()['runserver'])"
+    assert _in_a_new_process(["manage.py", "runserver"], runserver) == "daphne daphne"
+    other = "import yahtzee.asgi; from django.core.management import get_commands"
+    other += "; print('twisted' in sys.modules, get_commands()['check'])"
+    assert _in_a_new_process(["manage.py", "check"], other) == "False django.core"
+    assert "daphne" not in settings.INSTALLED_APPS
 
 
 def test_asgi_application_routes_http_and_websocket() -> None:

@@ -7,7 +7,7 @@ Production workers (Dockerfile), ``make run`` and the tests' live servers
 (``tests.live.ServerProcess``) all start the server through here, so the tests run the
 server production runs. Measured against Daphne on the same bench (docs/performance.md),
 it costs less server CPU per game action; Daphne stays installed for Django's own tooling
-(``runserver``, INSTALLED_APPS) and serves the same application (``daphne
+(``runserver``, for which alone its app is in INSTALLED_APPS) and serves the same application (``daphne
 yahtzee.asgi:application``). Under either, a socket's outgoing data is bounded by
 yahtzee/backlog.py (WS_SEND_BACKLOG), not by the server.
 

@@ -8,6 +8,7 @@ switch to PostgreSQL and Redis for production and for several server processes.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from datetime import timedelta
 from pathlib import Path
@@ -49,8 +50,13 @@ CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 CSRF_FAILURE_VIEW = "yahtzee.errorpages.csrf_failure"
 SITE_NAME = os.environ.get("SITE_NAME", "Yahtzee Rooms")
 
+# Daphne's app makes `manage.py runserver` serve the ASGI application (websockets included)
+# with Daphne. It imports Twisted and installs its reactor, about 0.2 s of CPU at every start
+# of every process (a worker, a manage.py command), so it is installed for runserver alone:
+# the workers serve with uvicorn (yahtzee/serve.py), and the daphne command needs no app.
+RUNSERVER = sys.argv[1:2] == ["runserver"]
 INSTALLED_APPS = [
-    "daphne",  # first, so that runserver is Daphne too
+    *(["daphne"] if RUNSERVER else []),  # first, so that runserver is Daphne
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
