@@ -191,9 +191,10 @@ def test_a_phone_sized_game_never_scrolls_the_page_sideways(live_site: LiveSite,
         play_turn(page, [page])
         assert no_horizontal_overflow(page)
     # The scorecard scrolls inside itself, with the box names pinned.
-    wrap = page.locator(".scorecard-wrap")
-    assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")
-    assert page.eval_on_selector(".scorecard tbody th", "e => getComputedStyle(e).position") == "sticky"
+    # Each read in one evaluation: a frame drawn between finding an element and reading it leaves
+    # a detached element, with no layout and no computed style (tests/e2e/test_table_layout.py).
+    assert page.evaluate("(w => w.scrollWidth > w.clientWidth)(document.querySelector('.scorecard-wrap'))")
+    assert page.evaluate("getComputedStyle(document.querySelector('.scorecard tbody th')).position") == "sticky"
     shot(page, "phone-triple", full_page=True)
 
     solo = new_page(375, 740, has_touch=True)
@@ -296,7 +297,8 @@ def test_boxes_the_forced_joker_forbids_are_disabled_with_the_reason(live_site: 
     reason = chance.get_attribute("title")
     assert "Sixes" in reason and reason in chance.get_attribute("aria-label")
     chance.focus()
-    assert page.eval_on_selector("#score-chance-0", "e => getComputedStyle(e, '::after').content").strip('"') == reason
+    after = page.evaluate("getComputedStyle(document.getElementById('score-chance-0'), '::after').content")
+    assert after.strip('"') == reason
     chance.click(force=True)  # aria-disabled, yet clickable: it explains itself
     assert page.inner_text("#toast") == reason  # explained, and nothing was sent
     act(page, [page], lambda: sixes.click())

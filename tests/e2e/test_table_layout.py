@@ -31,8 +31,7 @@ def reload(page: Any) -> None:
     page.reload()
     page.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_selector("#dice")
-    # "Connected" shows a moment before the socket's first state and whose device it is are
-    # drawn; until then the dice can measure 0x0 (seen under load): wait until they are laid out.
+    # The dice are drawn (laid out) from the page's own state before the socket's: wait for them.
     page.wait_for_function(
         "[...document.querySelectorAll('#dice .die')].every(e => e.getBoundingClientRect().width > 0)", polling=50
     )
@@ -45,41 +44,27 @@ def code_of(url: str) -> str:
 def outside_viewport(page: Any, selector: str) -> list[str]:
     """Elements matching ``selector`` not wholly inside the viewport, with the page unscrolled.
 
-    Measured once every one of them is laid out: just after a load the dice panel can be hidden
-    for an instant even after it was seen laid out (0x0 dice, seen in CI). An element that stays
-    0x0 still fails, on the wait.
+    Found and measured in one evaluation, once there are some and every one is laid out (an
+    element that stays 0x0 fails, on the wait). Playwright's eval_on_selector_all finds the
+    elements in one call and runs the function in another: a state or presence frame drawn in
+    between replaces the dice and the card, and the detached elements it measured were 0x0
+    (the "hidden dice" seen now and then under load).
     """
-    page.wait_for_function(
-        "s => [...document.querySelectorAll(s)].every(e => e.getBoundingClientRect().width > 0)", arg=selector
+    return list(
+        page.wait_for_function(
+            """s => {
+                const els = [...document.querySelectorAll(s)];
+                if (!els.length || els.some(e => e.getBoundingClientRect().width === 0)) return false;
+                return els.flatMap(e => {
+                    const r = e.getBoundingClientRect();
+                    const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+                        && r.width > 0 && r.height > 0;
+                    return inside ? [] : [`${e.id || e.textContent.trim().slice(0, 20)} ${JSON.stringify(r)}`];
+                });
+            }""",
+            arg=selector,
+        ).json_value()
     )
-    found = list(
-        page.eval_on_selector_all(
-            selector,
-            """els => els.flatMap(e => {
-                const r = e.getBoundingClientRect();
-                const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
-                    && r.width > 0 && r.height > 0;
-                return inside ? [] : [`${e.id || e.textContent.trim().slice(0, 20)} ${JSON.stringify(r)}`];
-            })""",
-        )
-    )
-    if found:
-        found.append(page.evaluate(DIAG))
-    return found
-
-
-# What the page was showing, added to a failure of outside_viewport: a table measured 0x0 after
-# it was seen laid out has failed now and then under load, and this says what hid it.
-DIAG = """() => {
-  const el = (id) => document.getElementById(id);
-  const chain = [];
-  for (let e = document.querySelector("#card td, #dice .die"); e; e = e.parentElement)
-    chain.push(`${e.tagName}#${e.id}.${e.className} display:${getComputedStyle(e).display} hidden:${e.hidden}`);
-  const room = el("room")?.dataset ?? {};
-  return JSON.stringify({ href: location.href, ready: document.readyState, since: performance.now(),
-    viewport: [innerWidth, innerHeight], conn: el("conn")?.dataset.state, version: room.version, status: room.status,
-    hidden: ["table", "play", "card"].map((id) => el(id)?.hidden), chain });
-}"""
 
 
 def first_column_cells(page: Any) -> str:
@@ -180,11 +165,13 @@ def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_s
     set_rules(live_site, code_of(url), triple_mid_game)
     reload(page)
     assert outside_viewport(page, "#dice .die, #roll, #card table") == []
-    assert page.eval_on_selector(".scorecard-wrap", "e => e.scrollWidth <= e.clientWidth")
+    # Layout is read in one evaluation each (see outside_viewport).
+    assert page.evaluate("(w => w.scrollWidth <= w.clientWidth)(document.querySelector('.scorecard-wrap'))")
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     # No cell is cut: each shows all of its text.
-    cut = page.eval_on_selector_all(
-        "#card td, #card th", "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim())"
+    cut = page.evaluate(
+        """[...document.querySelectorAll('#card td, #card th')]
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim())"""
     )
     assert cut == []
     # Each column's bonus line states its own goal and prize; the tick only where it is earned.
