@@ -392,9 +392,11 @@ class Table:
         before = actor.version
         errors = len(actor.errors)
         await actor.send(frame)
+        # A refusal does not move the version: say what it was rather than time out on the wait.
+        await actor.wait(lambda: actor.version > before or len(actor.errors) > errors)
+        assert len(actor.errors) == errors, actor.errors[errors:]
         for sock in self.sockets:
             await sock.wait_version(before + 1)
-        assert len(actor.errors) == errors, actor.errors[errors:]
         return actor.state
 
     async def play_turn(self) -> None:
