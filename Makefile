@@ -18,7 +18,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # stood idle a quarter of the run; with two more, the extra browsers and servers cost more than
 # they filled), and idle workers take tests from busy ones (worksteal), so no worker finishes
 # long before the others. PYTEST_ARGS="-n 0" runs them in one process.
-WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)' 2>/dev/null || echo 2)
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)' 2>/dev/null || echo 2)
 PYTEST_ARGS ?= -n $(WORKERS) --dist worksteal
 
 .PHONY: install run test lint typecheck imports pytest bench clean

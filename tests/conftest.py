@@ -201,3 +201,17 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         running = item.stash.get(_LOOP_SET_ASIDE, None)
         if running is not None and not running.is_closed():
             asyncio.events._set_running_loop(running)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    """pytest-django's, with Playwright's loop set aside for its teardown (dropping the test database).
+
+    Session fixtures are torn down in the last test's teardown, in the reverse order of their
+    setup: when that test drives the browser, or Chromium was started after the database, the
+    database's teardown would run with Playwright's loop still marked running (Django's
+    SynchronousOnlyOperation, and the test database left on the server). The chromium
+    fixture puts the loop back for its own close.
+    """
+    yield
+    asyncio.events._set_running_loop(None)

@@ -52,11 +52,11 @@ SITE_NAME = os.environ.get("SITE_NAME", "Yahtzee Rooms")
 
 # Daphne's app makes `manage.py runserver` serve the ASGI application (websockets included)
 # with Daphne. It imports Twisted and installs its reactor, about 0.2 s of CPU at every start
-# of every process (a worker, a manage.py command), so it is installed for runserver alone:
+# of every process (a worker, a manage.py command), so it is installed for runserver (and testserver) alone:
 # the workers serve with uvicorn (yahtzee/serve.py), and the daphne command needs no app.
-RUNSERVER = sys.argv[1:2] == ["runserver"]
+_DAPHNE_SERVES = sys.argv[1:2] in (["runserver"], ["testserver"])  # testserver runs runserver
 INSTALLED_APPS = [
-    *(["daphne"] if RUNSERVER else []),  # first, so that runserver is Daphne
+    *(["daphne"] if _DAPHNE_SERVES else []),  # first, so that runserver is Daphne
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

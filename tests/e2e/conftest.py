@@ -103,8 +103,11 @@ _TAINTING = (
     "route", "route_web_socket", "route_from_har", "on", "once", "add_init_script", "expose_function",
     "expose_binding", "set_extra_http_headers", "new_cdp_session", "new_page", "grant_permissions",
     "set_offline", "set_geolocation", "set_http_credentials", "add_locator_handler", "pause",
+    "set_storage_state", "set_default_navigation_timeout",
 )  # fmt: skip
-_TAINTING_PROPERTIES = ("clock", "tracing")
+_TAINTING_PROPERTIES = ("clock", "tracing", "credentials", "debugger", "screencast")
+# Keys or buttons a test pressed down and did not release would be held in the next test.
+_TAINTING_INPUT = ("down",)
 
 
 class _Kept:
@@ -143,6 +146,10 @@ def _watch(target: Any, kept: _Kept) -> None:
     watched = {name: _marking_property(kept, getattr(cls, name)) for name in _TAINTING_PROPERTIES if hasattr(cls, name)}
     if watched:
         target.__class__ = type(cls.__name__, (cls,), watched)
+    for device in ("keyboard", "mouse"):
+        if hasattr(cls, device):
+            for name in _TAINTING_INPUT:
+                setattr(getattr(target, device), name, _marking(kept, getattr(getattr(target, device), name)))
 
 
 class PagePool:
@@ -161,7 +168,7 @@ class PagePool:
             "forced_colors": options.pop("forced_colors", "none"),
             "contrast": options.pop("contrast", "no-preference"),
         }
-        key = tuple(sorted(options.items()))
+        key = (repr(sorted(options.items())),)  # options may be unhashable (lists, dicts)
         idle = self.idle.get(key)
         if idle:
             kept = idle.pop()
@@ -204,8 +211,8 @@ class PagePool:
         def serve(route: Any) -> None:
             path = route.request.url.removeprefix(HARNESS_ORIGIN)
             file = STATIC / path.removeprefix("/static/")
-            if path == "/harness.html":
-                route.fulfill(status=200, content_type="text/html", body=page.html)
+            if path in ("/harness.html", "/empty"):
+                route.fulfill(status=200, content_type="text/html", body=page.html if path == "/harness.html" else "")
             elif path.startswith("/static/") and file.is_file() and STATIC in file.resolve().parents:
                 kind = "text/css" if file.suffix == ".css" else "text/javascript"
                 route.fulfill(status=200, content_type=kind, body=file.read_text())
@@ -228,19 +235,23 @@ class PagePool:
     def _reset(kept: _Kept) -> bool:
         page = kept.page
         url = page.url
-        if not url.startswith("http://"):
-            return False  # about:blank, or a page that never got anywhere: a new one is as cheap
+        if not url.startswith("http://") or len(page.context.pages) != 1:
+            return False  # about:blank, a page that never got anywhere, or one that opened a popup
         origin = "/".join(url.split("/", 3)[:3])
         try:
             page.set_default_timeout(DEFAULT_TIMEOUT)
-            page.set_default_navigation_timeout(DEFAULT_TIMEOUT)
             # A plain file of the same site: a page of another site would start a new renderer.
             page.goto(origin + "/static/css/site.css")
-            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); window.name = ''; }")
+            kept.cdp.send("Page.resetNavigationHistory")
             kept.cdp.send("Network.clearBrowserCache")
-            kept.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            origins = {origin} | {o["origin"] for o in page.context.storage_state()["origins"]}
+            for each in origins:
+                kept.cdp.send("Storage.clearDataForOrigin", {"origin": each, "storageTypes": "all"})
             page.context.clear_cookies()
             page.mouse.move(0, 0)
+            for clear in ("clear_console_messages", "clear_page_errors"):  # Playwright's own buffers
+                getattr(page, clear, lambda: None)()
         except Exception:  # noqa: BLE001 - a page that cannot be reset is closed, not kept
             return False
         return True
@@ -299,9 +310,10 @@ def harness(page_pool: PagePool, request: pytest.FixtureRequest) -> Iterator[Any
         page = kept.page
         page.html = html
         page.set_default_timeout(DEFAULT_TIMEOUT)
+        page.goto(f"{HARNESS_ORIGIN}/empty")  # the last test's document goes, and what it said with it
+        page.errors.clear()
         page.goto(f"{HARNESS_ORIGIN}/harness.html")
         page.wait_for_function("window.ready === true")
-        page.errors.clear()  # what the last document said as it went is not this test's
         return page
 
     yield make

@@ -25,6 +25,7 @@ def used(page: Any, site: LiveSite) -> None:
     page.set_viewport_size({"width": 400, "height": 500})
     page.emulate_media(color_scheme="dark", reduced_motion="no-preference")
     page.set_default_timeout(1)
+    page.evaluate("window.name = 'the test before'")
 
 
 def test_a_kept_page_comes_back_with_nothing_of_the_test_before(live_site: LiveSite, page_pool: PagePool) -> None:
@@ -40,7 +41,12 @@ def test_a_kept_page_comes_back_with_nothing_of_the_test_before(live_site: LiveS
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") is False
         assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches") is True
         page.goto(live_site.url + "/")  # the default timeout is 10 s again, not 1 ms
-        assert page.evaluate("[localStorage.length, sessionStorage.length]") == [0, 0]
+        assert page.evaluate("[localStorage.length, sessionStorage.length, window.name, history.length]") == [
+            0,
+            0,
+            "",
+            2,
+        ]
         # The HTTP cache is empty: the home page's files come from the server again, as in a new page.
         files = page.evaluate("performance.getEntriesByType('resource').map(e => [e.name, e.transferSize])")
         files = [(name, size) for name, size in files if name.endswith((".css", ".js"))]
@@ -58,6 +64,11 @@ def test_other_options_get_another_page(page_pool: PagePool) -> None:
         page_pool.give_back(kept, passed=True)
 
 
+def opens_a_popup(page: Any) -> None:
+    with page.expect_popup():
+        page.evaluate("window.open(location.href)")
+
+
 @pytest.mark.parametrize(
     "taint",
     [
@@ -66,8 +77,13 @@ def test_other_options_get_another_page(page_pool: PagePool) -> None:
         lambda page: page.context.new_cdp_session(page),
         lambda page: page.clock,
         lambda page: page.context.new_page(),
+        lambda page: opens_a_popup(page),
+        lambda page: page.keyboard.down("Shift"),
+        lambda page: page.mouse.down(),
+        lambda page: page.context.credentials,
+        lambda page: page.set_default_navigation_timeout(1),
     ],
-    ids=["route", "listener", "cdp", "clock", "second-page"],
+    ids=["route", "listener", "cdp", "clock", "second-page", "popup", "key-held", "button-held", "passkeys", "timeout"],
 )
 def test_a_page_changed_beyond_reset_is_closed_not_kept(live_site: LiveSite, page_pool: PagePool, taint: Any) -> None:
     tainted = page_pool.take(1280, 900)
