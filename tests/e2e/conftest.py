@@ -105,6 +105,9 @@ _TAINTING = (
     "set_offline", "set_geolocation", "set_http_credentials", "add_locator_handler", "pause",
     "set_storage_state", "set_default_navigation_timeout",
 )  # fmt: skip
+_STORAGE_TYPES = (
+    "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,shader_cache,storage_buckets"
+)
 _TAINTING_PROPERTIES = ("clock", "tracing", "credentials", "debugger", "screencast")
 # Keys or buttons a test pressed down and did not release would be held in the next test.
 _TAINTING_INPUT = ("down",)
@@ -247,8 +250,13 @@ class PagePool:
             kept.cdp.send("Network.clearBrowserCache")
             origins = {origin} | {o["origin"] for o in page.context.storage_state()["origins"]}
             for each in origins:
-                kept.cdp.send("Storage.clearDataForOrigin", {"origin": each, "storageTypes": "all"})
+                # Not the cookies: Playwright's clear_cookies below clears those, and is waited for.
+                kept.cdp.send("Storage.clearDataForOrigin", {"origin": each, "storageTypes": _STORAGE_TYPES})
             page.context.clear_cookies()
+            # Nothing of it is left when the next test starts.
+            page.wait_for_function("localStorage.length === 0 && sessionStorage.length === 0 && !document.cookie")
+            if page.context.cookies() or page.context.storage_state()["origins"]:
+                return False
             page.mouse.move(0, 0)
             for clear in ("clear_console_messages", "clear_page_errors"):  # Playwright's own buffers
                 getattr(page, clear, lambda: None)()
