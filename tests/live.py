@@ -280,6 +280,11 @@ class Browser:
         return Socket(base_url or self.base_url, code, self.cookie("sessionid"))
 
 
+# How long a socket waits for what a test expects by default: a full run on two cores has
+# kept a state from a loaded server for over 10 s now and then; a passing test never waits it out.
+WAIT = 20.0
+
+
 class Socket:
     """One websocket to a room, remembering every frame it received, in order."""
 
@@ -324,7 +329,7 @@ class Socket:
     def closed(self) -> bool:
         return self._reader is None or self._reader.done()
 
-    async def wait(self, predicate: Any, timeout: float = 10) -> None:
+    async def wait(self, predicate: Any, timeout: float = WAIT) -> None:
         deadline = asyncio.get_running_loop().time() + timeout
         while not predicate():
             remaining = deadline - asyncio.get_running_loop().time()
@@ -336,7 +341,7 @@ class Socket:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
 
-    async def wait_version(self, version: int, timeout: float = 10) -> dict[str, Any]:
+    async def wait_version(self, version: int, timeout: float = WAIT) -> dict[str, Any]:
         await self.wait(lambda: self.version >= version, timeout)
         return self.state
 

@@ -96,7 +96,10 @@ def chromium() -> Iterator[Any]:
 # what no reset undoes (routes, listeners, init scripts, a CDP session, the clock, a second
 # page of its context...) is closed instead, and so is every page of a test that failed.
 
-DEFAULT_TIMEOUT = 10_000
+# A page's waits: generous, since what a test waits for under a full run's load (three test
+# processes, their Chromiums and servers on two cores) has taken over 10 s now and then; a
+# passing test never waits it out, a failing one fails only later.
+DEFAULT_TIMEOUT = 20_000
 VIEWPORT = (1280, 900)
 # The page and context methods after which a page is not kept.
 _TAINTING = (

@@ -36,7 +36,7 @@ _VERSION_ABOVE = """([above, timeout]) => new Promise((resolve, reject) => {
 })"""
 
 
-def wait_version(pages: list[Any], above: int, timeout: int = 10_000) -> None:
+def wait_version(pages: list[Any], above: int, timeout: int = 20_000) -> None:
     for page in pages:
         page.evaluate(_VERSION_ABOVE, [above, timeout])
 
