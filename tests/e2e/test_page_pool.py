@@ -69,31 +69,43 @@ def opens_a_popup(page: Any) -> None:
         page.evaluate("window.open(location.href)")
 
 
-@pytest.mark.parametrize(
-    "taint",
-    [
-        lambda page: page.route("**/nothing", lambda route: route.abort()),
-        lambda page: page.on("dialog", lambda dialog: dialog.accept()),
-        lambda page: page.context.new_cdp_session(page),
-        lambda page: page.clock,
-        lambda page: page.context.new_page(),
-        lambda page: opens_a_popup(page),
-        lambda page: page.keyboard.down("Shift"),
-        lambda page: page.mouse.down(),
-        lambda page: page.context.credentials,
-        lambda page: page.set_default_navigation_timeout(1),
-    ],
-    ids=["route", "listener", "cdp", "clock", "second-page", "popup", "key-held", "button-held", "passkeys", "timeout"],
-)
-def test_a_page_changed_beyond_reset_is_closed_not_kept(live_site: LiveSite, page_pool: PagePool, taint: Any) -> None:
-    tainted = page_pool.take(1280, 900)
-    tainted.page.goto(live_site.url + "/static/css/site.css")  # a page the pool could reset
-    taint(tainted.page)
-    page_pool.give_back(tainted, passed=True)
-    assert tainted.page.is_closed()
-    fresh = page_pool.take(1280, 900)
-    assert fresh is not tainted
-    page_pool.give_back(fresh, passed=True)
+TAINTS = {
+    "route": lambda page: page.route("**/nothing", lambda route: route.abort()),
+    "listener": lambda page: page.on("dialog", lambda dialog: dialog.accept()),
+    "cdp": lambda page: page.context.new_cdp_session(page),
+    "clock": lambda page: page.clock,
+    "passkeys": lambda page: page.context.credentials,
+    "navigation-timeout": lambda page: page.set_default_navigation_timeout(20_000),
+    "key-held": lambda page: page.keyboard.down("Shift"),
+    "button-held": lambda page: page.mouse.down(),
+    "second-page": lambda page: page.context.new_page(),
+}
+
+
+def test_a_page_changed_beyond_reset_is_closed_not_kept(live_site: LiveSite, page_pool: PagePool) -> None:
+    """Each of these marks the page; a marked page is closed when it is given back, not kept."""
+    kept = page_pool.take(1280, 900)
+    kept.page.goto(live_site.url + "/static/css/site.css")  # a page the pool could reset
+    for name, taint in TAINTS.items():
+        taint(kept.page)
+        assert kept.tainted, name
+        kept.tainted = False  # one page checks them all: what each did does not mark the page
+    page_pool.give_back(kept, passed=True)
+    assert kept.page.is_closed()  # its context has a second page now: not kept either
+
+
+def test_a_page_that_opened_a_popup_or_was_marked_is_closed_not_kept(live_site: LiveSite, page_pool: PagePool) -> None:
+    popup = page_pool.take(1280, 900)
+    popup.page.goto(live_site.url + "/static/css/site.css")
+    opens_a_popup(popup.page)
+    page_pool.give_back(popup, passed=True)
+    assert popup.page.is_closed()
+    marked = page_pool.take(1280, 900)
+    assert marked is not popup
+    marked.page.goto(live_site.url + "/static/css/site.css")
+    TAINTS["clock"](marked.page)
+    page_pool.give_back(marked, passed=True)
+    assert marked.page.is_closed()
 
 
 def test_the_pages_of_a_failed_test_are_closed_not_kept(live_site: LiveSite, page_pool: PagePool) -> None:
