@@ -161,11 +161,19 @@ def _watch(target: Any, kept: _Kept) -> None:
 class PagePool:
     """Pages kept between the tests of one test process, by the options they were made with."""
 
+    HARNESS = ("harness",)  # the key of the harness pages
+
     def __init__(self, browser: Any) -> None:
         self.browser = browser
         self.idle: dict[tuple[Any, ...], list[_Kept]] = {}
-        self.harnesses: list[_Kept] = []
-        self.made = self.reused = 0
+
+    def _open(self, key: tuple[Any, ...], **options: Any) -> _Kept:
+        """A new page in a context of its own, its errors collected in ``page.errors``, watched for taints."""
+        context = self.browser.new_context(**options)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        return _Kept(page, key, context.new_cdp_session(page))
 
     def take(self, width: int, height: int, **options: Any) -> _Kept:
         media = {
@@ -178,17 +186,12 @@ class PagePool:
         idle = self.idle.get(key)
         if idle:
             kept = idle.pop()
-            self.reused += 1
         else:
-            context = self.browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, **options)
-            page = context.new_page()
-            page.errors = []
-            page.on("pageerror", lambda error: page.errors.append(str(error)))
+            kept = self._open(key, viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, **options)
+            page = kept.page
             page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
-            kept = _Kept(page, key, context.new_cdp_session(page))
             _watch(page, kept)
-            _watch(context, kept)
-            self.made += 1
+            _watch(page.context, kept)
         page = kept.page
         page.emulate_media(media="screen", **media)
         if page.viewport_size != {"width": width, "height": height}:
@@ -196,23 +199,14 @@ class PagePool:
         page.errors.clear()
         return kept
 
-    def give_back(self, kept: _Kept, passed: bool) -> None:
-        """Reset the page and keep it, or close it (a failed test, a tainted or a closed page)."""
-        page = kept.page
-        if not passed or kept.tainted or page.is_closed() or not self._reset(kept):
-            page.context.close()
-            return
-        self.idle.setdefault(kept.key, []).append(kept)
-
     def take_harness(self) -> _Kept:
         """A page whose requests to HARNESS_ORIGIN are answered from the repository (its ``html`` for /harness.html)."""
-        if self.harnesses:
-            return self.harnesses.pop()
-        context = self.browser.new_context()
-        page = context.new_page()
+        idle = self.idle.get(self.HARNESS)
+        if idle:
+            return idle.pop()
+        kept = self._open(self.HARNESS)
+        page = kept.page
         page.html = ""
-        page.errors = []
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
 
         def serve(route: Any) -> None:
             path = route.request.url.removeprefix(HARNESS_ORIGIN)
@@ -226,16 +220,20 @@ class PagePool:
                 route.fulfill(status=404, body="")
 
         page.route(f"{HARNESS_ORIGIN}/**", serve)
-        kept = _Kept(page, ("harness",), None)
         _watch(page, kept)
-        _watch(context, kept)
+        _watch(page.context, kept)
         return kept
 
-    def give_back_harness(self, kept: _Kept, passed: bool) -> None:
-        if not passed or kept.tainted or kept.page.is_closed():
-            kept.page.context.close()
+    def give_back(self, kept: _Kept, passed: bool) -> None:
+        """Reset the page and keep it, or close it (a failed test, a tainted or a closed page).
+
+        A harness page needs no reset: the harness loads a new document for each use.
+        """
+        page = kept.page
+        if not passed or kept.tainted or page.is_closed() or (kept.key != self.HARNESS and not self._reset(kept)):
+            page.context.close()
             return
-        self.harnesses.append(kept)
+        self.idle.setdefault(kept.key, []).append(kept)
 
     @staticmethod
     def _reset(kept: _Kept) -> bool:
@@ -273,15 +271,15 @@ def page_pool(chromium: Any) -> PagePool:
     return PagePool(chromium)
 
 
+_FAILED = pytest.StashKey[bool]()  # a phase of the test failed: its pages are not kept
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if report.failed:
         item.stash[_FAILED] = True
     return report
-
-
-_FAILED = pytest.StashKey[bool]()
 
 
 @pytest.fixture
@@ -331,5 +329,5 @@ def harness(page_pool: PagePool, request: pytest.FixtureRequest) -> Iterator[Any
     passed = not request.node.stash.get(_FAILED, False)
     for kept in taken:
         errors.extend(kept.page.errors)
-        page_pool.give_back_harness(kept, passed and not errors)
+        page_pool.give_back(kept, passed and not errors)
     assert errors == []
