@@ -52,11 +52,15 @@ def test_embedded_default_is_sqlite_in_wal_mode_or_the_configured_database() -> 
     import os
 
     engine = settings.DATABASES["default"]["ENGINE"]
+    kept = settings.DATABASES["default"]["CONN_MAX_AGE"]
     if os.environ.get("DATABASE_URL"):
         assert engine == "yahtzee.postgresql"  # Django's backend, health-checked only when quiet
+        # The action threads keep their connection, not a new one (a forked backend) per action.
+        assert kept == int(os.environ.get("DB_CONN_MAX_AGE", 60))
     else:
         assert engine == "django.db.backends.sqlite3"
         assert "journal_mode=WAL" in settings.DATABASES["default"]["OPTIONS"]["init_command"]
+        assert kept == int(os.environ.get("DB_CONN_MAX_AGE", 600))
 
 
 @pytest.mark.django_db

@@ -170,7 +170,10 @@ if os.environ.get("DATABASE_URL"):
     DATABASES = {
         "default": dj_database_url.parse(
             os.environ["DATABASE_URL"],
-            conn_max_age=envint("DB_CONN_MAX_AGE", 0),
+            # Kept by the few threads that run websocket actions (yahtzee/postgresql closes the
+            # page-request threads' own): at 0 every action opened a new PostgreSQL connection,
+            # a server process forked for it, which cost more than the action (compose: 60 too).
+            conn_max_age=envint("DB_CONN_MAX_AGE", 60),
             conn_health_checks=True,
         )
     }

@@ -113,8 +113,8 @@ async def play(code: str, sessions: list[str], sequence: list[tuple[Any, tuple[s
     sockets = [await connect(code, sessions[0]), await connect(code, sessions[1]), await connect(code, "")]
 
     # The test's own look-ups run in its thread with the connection it keeps there (asgiref's
-    # sync_to_async): Channels' database_sync_to_async closed and reopened it around each of
-    # them (CONN_MAX_AGE is 0 on PostgreSQL), a new connection for every frame sent. Only the
+    # sync_to_async): Channels' database_sync_to_async runs close_old_connections around each
+    # of them, which with DB_CONN_MAX_AGE=0 was a new connection for every frame sent. Only the
     # two fields read are fetched, not the game and its snapshot.
     @sync_to_async
     def version_and_turn() -> tuple[int, int]:
