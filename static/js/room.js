@@ -409,6 +409,18 @@ function askHint() {
 
 // --- drawing -------------------------------------------------------------------------------
 
+// A part of the page is rebuilt only when what it shows has changed. A frame that changes
+// nothing there (someone else's presence, a chat line) leaves its elements alone: a click
+// half done on one of its buttons (pressed before the frame, released after) still lands,
+// and focus, hover, what is typed and a running highlight stay as they were.
+const shown = new WeakMap();
+function show(el, html) {
+  if (shown.get(el) === html) return false;
+  el.innerHTML = html;
+  shown.set(el, html);
+  return true;
+}
+
 function keepFocus(fn) {
   const id = document.activeElement?.id;
   fn();
@@ -507,7 +519,7 @@ function drawLobby(v) {
   if (lobby.hidden) return;
   const typed = $("join-name")?.value ?? "";
   const level = $("bot-level")?.value;
-  lobby.innerHTML = render.lobbyHtml(v);
+  if (!show(lobby, render.lobbyHtml(v))) return;
   if ($("join-name")) $("join-name").value = typed;
   if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
@@ -543,7 +555,7 @@ function drawPlay(v) {
     return;
   }
   play.hidden = false;
-  play.innerHTML = render.playHtml(v);
+  const rebuilt = show(play, render.playHtml(v));
   if (ui.rolling.size) {
     const done = ui.rolling;
     window.setTimeout(() => {
@@ -551,6 +563,7 @@ function drawPlay(v) {
       for (const i of done) $(`die-${i}`)?.classList.remove("rolling");
     }, 650);
   }
+  if (!rebuilt) return;
   play.querySelectorAll(".die").forEach((el) => el.addEventListener("click", () => toggleHold(Number(el.dataset.die))));
   $("roll")?.addEventListener("click", roll);
   $("back")?.addEventListener("click", comeBack);
@@ -560,10 +573,10 @@ function drawPlay(v) {
 function drawCard(v) {
   const section = $("card");
   if (!v.state.cards.length) {
-    section.innerHTML = "";
+    show(section, "");
     return;
   }
-  section.innerHTML = render.cardHtml(v);
+  if (!show(section, render.cardHtml(v))) return;
   section.querySelectorAll(".score-btn").forEach((btn) =>
     btn.addEventListener("click", () => score(btn.dataset.box, Number(btn.dataset.col))),
   );
@@ -572,12 +585,12 @@ function drawCard(v) {
 function drawFeed(v) {
   const feed = $("feed");
   feed.hidden = v.state.status === "lobby" && !v.feed.length;
-  feed.innerHTML = render.feedHtml(v);
+  show(feed, render.feedHtml(v));
 }
 
 function drawSeats(v) {
   const section = $("seats");
-  section.innerHTML = render.seatsHtml(v);
+  if (!show(section, render.seatsHtml(v))) return;
   section.querySelectorAll("[data-act]").forEach((btn) =>
     btn.addEventListener("click", () => {
       const seat = Number(btn.dataset.seat);
@@ -602,7 +615,7 @@ function drawOver(v) {
   over.hidden = !done;
   if (!done) return;
   if (v.state.status === "finished") fetchReview();
-  over.innerHTML = render.overHtml(v);
+  show(over, render.overHtml(v));
 }
 
 async function fetchReview() {
@@ -628,7 +641,7 @@ async function fetchReview() {
 function drawFair(v) {
   const done = v.state.status === "finished" || v.state.status === "abandoned";
   $("fair").hidden = done;
-  if (!done) $("fair").innerHTML = render.fairHtml(v);
+  if (!done) show($("fair"), render.fairHtml(v));
 }
 
 // --- input ---------------------------------------------------------------------------------
