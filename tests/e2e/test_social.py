@@ -56,6 +56,23 @@ def test_a_message_goes_from_one_browser_to_the_other_as_the_text_typed(live_sit
     assert ann.errors == [] and bob.errors == [] and late.errors == []
 
 
+def test_a_click_half_done_when_someone_comes_to_watch_still_lands(live_site: LiveSite, new_page: Any) -> None:
+    """A frame that changes nothing in the lobby (a spectator's presence) does not rebuild it under
+    the host's pointer: Start, pressed before the frame and released after, starts the game."""
+    ann, bob = two_players(live_site, new_page)
+    box = ann.locator("#start").bounding_box()
+    assert box is not None
+    ann.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    ann.mouse.down()
+    watcher = new_page()
+    watcher.goto(ann.url)
+    ann.wait_for_function("document.getElementById('watchers').textContent.includes('1 spectator')")
+    ann.mouse.up()
+    ann.wait_for_selector("#roll")
+    bob.wait_for_selector("#play:not([hidden])")
+    assert ann.errors == [] and bob.errors == [] and watcher.errors == []
+
+
 def test_a_reaction_shows_on_the_senders_seat_for_the_other(live_site: LiveSite, new_page: Any) -> None:
     ann, bob = two_players(live_site, new_page)
     bob.click("#reactions button[aria-label='React 👏']")
