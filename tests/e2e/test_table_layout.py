@@ -254,6 +254,29 @@ def test_arrow_keys_move_between_the_boxes_of_the_scorecard(live_site: LiveSite,
     assert page.evaluate("document.activeElement.id") == "score-chance-0"
 
 
+def test_a_box_under_a_pointer_resting_on_its_edge_stays_put(live_site: LiveSite, new_page: Any) -> None:
+    """Hovering a box does not move it: a box lifted on hover slid off a pointer resting on its
+    bottom edge, dropped back under it, and shook for as long as the pointer stayed."""
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    box = page.locator("#score-chance-0").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 0.5)
+    tops = page.evaluate(
+        """() => new Promise(resolve => {
+          const tops = [];
+          const frame = () => {
+            tops.push(document.getElementById('score-chance-0').getBoundingClientRect().top);
+            if (tops.length < 12) requestAnimationFrame(frame); else resolve(tops);
+          };
+          requestAnimationFrame(frame);
+        })"""
+    )
+    assert len(set(tops)) == 1, tops
+    assert page.evaluate("document.getElementById('score-chance-0').matches(':hover')")
+
+
 def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
     url = create_local(page, live_site, ["Solo"])
