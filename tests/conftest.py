@@ -12,6 +12,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlparse
 
 import pytest
@@ -204,14 +205,26 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None) -> Iterator[None]:
-    """pytest-django's, with Playwright's loop set aside for its teardown (dropping the test database).
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's, with Playwright's loop set aside for its teardown (dropping the test database),
+    and the connections this process's threads keep to it ended first.
 
     Session fixtures are torn down in the last test's teardown, in the reverse order of their
     setup: when that test drives the browser, or Chromium was started after the database, the
     database's teardown would run with Playwright's loop still marked running (Django's
     SynchronousOnlyOperation, and the test database left on the server). The chromium
     fixture puts the loop back for its own close.
+
+    The threads that run websocket actions on PostgreSQL (games.threads) keep their
+    connections (DB_CONN_MAX_AGE), and PostgreSQL refuses to drop a database that sessions
+    are still using.
     """
     yield
     asyncio.events._set_running_loop(None)
+    connection = connections["default"]
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
