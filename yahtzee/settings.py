@@ -290,7 +290,12 @@ if CACHE_URL:
             "LOCATION": CACHE_URL,
             # Deployments (and test servers) sharing one Redis keep their counters apart.
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}"),
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            # One connection pool for every thread, not a new connection per page request.
+            "OPTIONS": {
+                "socket_connect_timeout": 1,
+                "socket_timeout": 1,
+                "pool_class": "yahtzee.cache.SharedConnectionPool",
+            },
         }
     }
 else:
