@@ -15,18 +15,9 @@ from games.ratelimit import Rate, client_ip, login_ip, scope_ip
 from tests.factories import create_room
 from yahtzee.asgi import application
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _one_rate_limit_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The limits count in fixed windows: a test that crossed a window's end would start a
-    fresh count halfway through (seen once in CI), so the clock stands still in these tests."""
-    import time
-    from types import SimpleNamespace
-
-    frozen = (int(time.time()) // 3600) * 3600 + 10
-    monkeypatch.setattr("games.ratelimit.time", SimpleNamespace(time=lambda: frozen))
+# The limits count in fixed windows: a test that crossed a window's end would start a fresh
+# count halfway through (seen once in CI), so the clock stands still in these tests.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_window")]
 
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
