@@ -1,12 +1,13 @@
 """The Redis connection pool of Django's cache, shared by every thread of the process.
 
-Django keeps one cache object per thread, and its Redis cache client one connection pool
-per object. Under ASGI each page request's sync code runs in a thread of its own, so each
-request made a new pool and opened a new connection to Redis (a TCP handshake, and
-redis-py's ``CLIENT SETINFO``, whose library version it looks up in the installed
-packages' metadata every time) for its rate-limit counters, then dropped it. Given as
-the cache's ``pool_class``, this hands every thread the same pool per server and options:
-redis-py's pools are thread-safe and keep their connections.
+Django keeps one cache object per thread (per request context under ASGI), and its Redis
+cache client one connection pool per object. Under ASGI each page request's sync code runs
+in a context and a thread of its own, so each request made a new pool and opened a new
+connection to Redis (a TCP handshake, and redis-py's ``CLIENT SETINFO``, whose library
+version it looks up in the installed packages' metadata every time) for its rate-limit
+counters, then dropped it. Given as the cache's ``pool_class``, this hands every thread
+the same pool per server and options: redis-py's pools are thread-safe and keep their
+connections.
 """
 
 from __future__ import annotations
