@@ -298,6 +298,10 @@ class Socket:
         self._changed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._counter = 0
+        # Action ids must differ between every socket of a player (a socket that comes back
+        # resends its last frame, and the server refuses an id it has seen): a random prefix,
+        # not the object's address, which two sockets of one test can share modulo anything.
+        self._prefix = uuid.uuid4().hex[:8]
 
     async def connect(self, timeout: float = 10) -> Socket:
         ws_url = self.base_url.replace("http://", "ws://") + f"/ws/rooms/{self.code}/"
@@ -354,7 +358,7 @@ class Socket:
 
     def new_id(self) -> str:
         self._counter += 1
-        return f"t-{id(self) % 10_000}-{self._counter}"
+        return f"t-{self._prefix}-{self._counter}"
 
     async def send(self, frame: dict[str, Any]) -> dict[str, Any]:
         assert self.conn is not None
