@@ -123,6 +123,8 @@ class _Kept:
     def __init__(self, page: Any, key: tuple[Any, ...], cdp: Any) -> None:
         self.page, self.key, self.cdp = page, key, cdp
         self.tainted = False
+        # The origins its frames went to since its last reset: the reset clears their storage.
+        self.origins: set[str] = set()
 
 
 def _marking(kept: _Kept, method: Any) -> Any:
@@ -158,6 +160,11 @@ def _watch(target: Any, kept: _Kept) -> None:
                 setattr(getattr(target, device), name, _marking(kept, getattr(getattr(target, device), name)))
 
 
+def _origin(url: str) -> str:
+    """scheme://host:port of ``url`` (what web storage is kept by)."""
+    return "/".join(url.split("/", 3)[:3])
+
+
 class PagePool:
     """Pages kept between the tests of one test process, by the options they were made with."""
 
@@ -173,7 +180,11 @@ class PagePool:
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
-        return _Kept(page, key, context.new_cdp_session(page))
+        kept = _Kept(page, key, context.new_cdp_session(page))
+        page.on("framenavigated", lambda frame: kept.origins.add(_origin(frame.url)))
+        # A second page in the context (a popup, even one closed since) is not kept track of.
+        context.on("page", lambda _: setattr(kept, "tainted", True))
+        return kept
 
     def take(self, width: int, height: int, **options: Any) -> _Kept:
         media = {
@@ -241,7 +252,7 @@ class PagePool:
         url = page.url
         if not url.startswith("http://") or len(page.context.pages) != 1:
             return False  # about:blank, a page that never got anywhere, or one that opened a popup
-        origin = "/".join(url.split("/", 3)[:3])
+        origin = _origin(url)
         try:
             page.set_default_timeout(DEFAULT_TIMEOUT)
             # A plain file of the same site: a page of another site would start a new renderer.
@@ -249,17 +260,20 @@ class PagePool:
             page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); window.name = ''; }")
             kept.cdp.send("Page.resetNavigationHistory")
             kept.cdp.send("Network.clearBrowserCache")
-            origins = {origin} | {o["origin"] for o in page.context.storage_state()["origins"]}
-            for each in origins:
+            # Every origin its frames went to, not only this one: a test may have moved the page
+            # between servers. (Not found through Playwright's storage_state(), which opens a
+            # hidden page and takes it to every origin the context ever visited, each time.)
+            for each in sorted(kept.origins | {origin}):
                 # Not the cookies: Playwright's clear_cookies below clears those, and is waited for.
                 kept.cdp.send("Storage.clearDataForOrigin", {"origin": each, "storageTypes": _STORAGE_TYPES})
+            kept.origins.clear()
             page.context.clear_cookies()
             # Nothing of it is left when the next test starts (waited for only if not yet: a wait
             # polls on every animation frame, and costs more than the check that nearly always passes).
             clean = "localStorage.length === 0 && sessionStorage.length === 0 && !document.cookie"
             if not page.evaluate(clean):
                 page.wait_for_function(clean)
-            if page.context.cookies() or page.context.storage_state()["origins"]:
+            if page.context.cookies():
                 return False
             page.mouse.move(0, 0)
             for clear in ("clear_console_messages", "clear_page_errors"):  # Playwright's own buffers

@@ -116,3 +116,22 @@ def test_the_pages_of_a_failed_test_are_closed_not_kept(live_site: LiveSite, pag
     fresh = page_pool.take(1280, 900)
     assert fresh is not failed
     page_pool.give_back(fresh, passed=True)
+
+
+def test_the_storage_of_every_origin_the_page_went_to_is_cleared(live_site: LiveSite, page_pool: PagePool) -> None:
+    """A test may take a page from one server to another: what it stored at each is gone for the next test."""
+    here = live_site.url  # http://127.0.0.1:port
+    there = here.replace("127.0.0.1", "localhost")  # the same server, another origin
+    kept = page_pool.take(1280, 900)
+    for url in (there, here):
+        kept.page.goto(url + "/static/css/site.css")
+        kept.page.evaluate("localStorage.setItem('yahtzee-muted', '1')")
+    page_pool.give_back(kept, passed=True)
+    again = page_pool.take(1280, 900)
+    try:
+        assert again is kept and not again.page.is_closed()
+        for url in (there, here):
+            again.page.goto(url + "/static/css/site.css")
+            assert again.page.evaluate("localStorage.length") == 0, url
+    finally:
+        page_pool.give_back(again, passed=True)
