@@ -1,6 +1,10 @@
 // Sounds made in the page with Web Audio (no downloaded assets), all under the mute toggle.
 
 let context = null;
+let idle = null;
+// The longest sound (the fanfare) is over within a second. Then the context is suspended: a
+// running one keeps the audio output open, and a phone's audio hardware awake, between sounds.
+const IDLE_MS = 1500;
 
 function audio() {
   if (!context) {
@@ -8,7 +12,6 @@ function audio() {
     if (!Context) return null;
     context = new Context();
   }
-  if (context.state === "suspended") context.resume().catch(() => {});
   return context;
 }
 
@@ -28,7 +31,13 @@ function tone(ctx, freq, start, length, volume = 0.08, type = "sine") {
 function play(fn) {
   try {
     const ctx = audio();
-    if (ctx) fn(ctx, ctx.currentTime);
+    if (!ctx) return;
+    // Always asked, even if it says running: a suspend still under way is undone (the two are
+    // carried out in the order asked). Sounds scheduled meanwhile start when it runs.
+    ctx.resume().catch(() => {});
+    fn(ctx, ctx.currentTime);
+    window.clearTimeout(idle);
+    idle = window.setTimeout(() => ctx.suspend().catch(() => {}), IDLE_MS);
   } catch {
     /* no audio: the title, the banner and the feed still say it */
   }
