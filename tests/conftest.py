@@ -153,6 +153,15 @@ def need_program(name: str, install: str) -> None:
 
 
 @pytest.fixture
+def no_frame_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-socket frame limit (games.consumers.RATE_LIMIT, tested in tests/consumers) lifted,
+    for a test that plays as fast as the server answers, faster than a person may send frames."""
+    from games import consumers
+
+    monkeypatch.setattr(consumers, "RATE_LIMIT", 10**6)
+
+
+@pytest.fixture
 def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """games.ratelimit's fixed windows hold still: a test's counts cannot straddle a window's end.
 

@@ -20,7 +20,6 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games import consumers
 from games.models import Game
 from tests.factories import create_room
 from yahtzee.asgi import application
@@ -303,12 +302,8 @@ def test_the_admin_login_refuses_a_non_staff_password() -> None:
 
 
 @pytest.mark.asyncio
-async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The test plays as fast as the server answers, faster than the frames a second a person is
-    # allowed (tested in tests/consumers): without this a quick machine was refused mid-game.
-    monkeypatch.setattr(consumers, "RATE_LIMIT", 10**6)
+@pytest.mark.usefixtures("no_frame_limit")  # without it a quick machine was refused mid-game
+async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends() -> None:
     ann, bob = Client(), Client()
     code = await sync_to_async(create_room)(ann)
     await sync_to_async(bob.post)(f"/r/{code}/join", {"name": "Bob"})

@@ -261,13 +261,9 @@ async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state()
     assert await sync_to_async(Presence.objects.count)() == 0
 
 
-async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.mark.usefixtures("no_frame_limit")  # played as fast as the server answers
+async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in_order() -> None:
     import random
-
-    # Played as fast as the server answers, one socket would pass the 20 frames/s limit.
-    monkeypatch.setattr("games.consumers.RATE_LIMIT", 10_000)
 
     room, sessions = await make_room(3)
     sockets = [await connect(room, s) for s in sessions]
@@ -327,13 +323,11 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
         await ws.disconnect()
 
 
-async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("no_frame_limit")
+async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(settings: Any) -> None:
     import bots
 
     settings.BOT_DELAY = 0
-    monkeypatch.setattr("games.consumers.RATE_LIMIT", 10_000)
     await sync_to_async(bots.tables.table)("official", build=True)
     room, sessions = await make_room(1, start=False)
     ws = await connect(room, sessions[0])
