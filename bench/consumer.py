@@ -3,7 +3,7 @@
 It does what the room socket does on the hot path (receive a frame, send the room's group
 one state-sized frame with an event in it, forward what the group sends as it is) with no
 rules, no database and no checks, so ``bench/load.py`` can put the game's throughput
-beside what Channels and Daphne manage on the same server, rooms and sockets. Routed at
+beside what Channels and the ASGI server manage on the same server, rooms and sockets. Routed at
 ``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/routing.py, which imports it from
 here: bench/load.py starts its servers with the checkout on PYTHONPATH).
 """

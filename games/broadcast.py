@@ -1,8 +1,8 @@
 """After a commit: send the room the new state, built and JSON-encoded once.
 
 Services call ``game_changed`` from ``transaction.on_commit``. The state frame is made
-once per action and every socket of the room gets the same text as it is (DESIGN.md:
-fan-out is the hot path): one websocket message per socket and action. What just happened
+once per action and every socket of the room gets the same text as it is (the fan-out
+is the hot path, docs/architecture.md): one websocket message per socket and action. What just happened
 rides in it, for the page's animations, feed and sounds: ``event`` (the action, e.g.
 ``{"type": "rolled", ...}``) and, on the action that ended the game, ``game_over``. The frame
 goes through ``games.fanout``: straight to this process's sockets, relayed to the others;

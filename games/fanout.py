@@ -1,6 +1,6 @@
 """A room's frames on their way out: straight to this process's sockets, through Redis to the others.
 
-DESIGN.md: the fan-out is the hot path. Going through the channel layer for every socket
+The fan-out is the hot path (docs/architecture.md). Going through the channel layer for every socket
 costs a message per socket (queue, wake-up, dispatch); here a process delivers a room's
 frames to its own sockets directly, and the channel layer carries one message per action
 to the *other* processes. Each process that has sockets in a room keeps one relay channel
@@ -24,7 +24,7 @@ welcomed with); the processes already there note it (and relay from then on), an
 ``here``, with their newest state of the room if it is newer, so a state committed before
 they heard of the newcomer still reaches it. The last socket's leaving removes the process
 (``left``). A process that does not know who is in a room (no socket of its own there, the
-set not read yet, Redis away or failing) relays everything, as before.
+set not read yet, Redis away or failing) relays everything.
 
 Frames that carry a state ``version`` are delivered in version order: a process drops
 one older than what it has already delivered for that room (a full snapshot newer than
@@ -57,8 +57,8 @@ GROUP_REFRESH = 3600.0  # seconds
 RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed
 RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the room)
 # Rooms renewed in one Redis pipeline: the replies of one pipeline are parsed without a pause,
-# and a renewal of a thousand rooms in one held the event loop for 14-57 ms at once (3-5 ms in batches;
-# the same 45 ms of CPU; fanout.renew timed alone, 1,000 rooms, load 0.4-0.6, 2026-11-24).
+# so a renewal of a thousand rooms in one would hold the event loop for 14-57 ms at once; in
+# batches of 100 it holds it 3-5 ms at a time for the same 45 ms of CPU (docs/performance.md).
 RENEW_BATCH = 100
 
 
@@ -296,7 +296,7 @@ def _learned(code: str, members: list[str], asked_at: float) -> None:
 async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> None:
     """Add this process to the rooms' sets, read who else is there, and tell them (``joined``).
 
-    On any Redis failure the rooms stay unknown: their frames are relayed, as before.
+    On any Redis failure the rooms stay unknown: their frames are relayed.
     """
     if relay.redis is None or not codes:
         return

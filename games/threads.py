@@ -49,10 +49,9 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     after the call (``close_old_connections``: a connection that failed and no longer
     answers, or that is older than ``CONN_MAX_AGE``, is closed, and the next call opens a
     new one; the quiet-second health check is armed again). Channels'
-    ``database_sync_to_async`` did that twice a call, around asgiref's ``SyncToAsync``
-    (context propagation both ways, thread-sensitivity bookkeeping): a call that only
-    touches its kept connection cost 65-69 µs of CPU that way and 44-48 µs this way
-    (docs/performance.md, session 9).
+    ``database_sync_to_async`` does that twice a call, around asgiref's ``SyncToAsync``
+    (context propagation both ways, thread-sensitivity bookkeeping), which costs about a
+    third more CPU for a call that only touches its kept connection (docs/performance.md).
     """
     wrapped: Callable[P, Awaitable[R]]  # Channels has no type information
     if _executor is None:

@@ -326,7 +326,7 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
     # so the worker counts them all against this client (5 misses a minute in this test).
     # The limiter counts in fixed 60 s windows of the wall clock (games.ratelimit), which
     # the worker shares with this test: start well inside one, so the six guesses land in
-    # the same window (once in CI they straddled two and the sixth was a first again).
+    # the same window (straddling two, the sixth would count as a first again).
     if time.time() % 60 > 50:
         time.sleep(60 - time.time() % 60 + 0.1)
     statuses = []

@@ -16,7 +16,7 @@ from tests.factories import create_room
 from yahtzee.asgi import application
 
 # The limits count in fixed windows: a test that crossed a window's end would start a fresh
-# count halfway through (seen once in CI), so the clock stands still in these tests.
+# count halfway through, so the clock stands still in these tests.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_window")]
 
 

@@ -1,11 +1,11 @@
 """Memory back to the system after many sockets went: glibc's ``malloc_trim``, now and then.
 
-200 sockets that never read in busy rooms grew a worker by 9 MB (their unsent frames),
-and it had not shrunk 30 s after they went: the frames were freed, but glibc's malloc
-keeps freed memory in its heaps for the next allocation instead of giving it back, and
-the worker's RSS stays at its peak. ``malloc_trim(0)`` gives the free pages of every
+Sockets that never read in busy rooms grow a worker by their unsent frames, and without a
+trim it does not shrink after they go: the frames are freed, but glibc's malloc keeps
+freed memory in its heaps for the next allocation instead of giving it back, and the
+worker's RSS stays at its peak. ``malloc_trim(0)`` gives the free pages of every
 heap back. No ``gc.collect()`` runs first: a full collection holds the GIL, and on a
-worker with 8,000 sockets it stopped the event loop for 167 ms (session 9's review); the
+worker with 8,000 sockets it stops the event loop for about 170 ms (docs/performance.md); the
 cycles a closed socket leaves go at the collector's own pace. It is asked for a few
 seconds after ``MEMORY_TRIM_AFTER_CLOSES`` sockets have closed (refused ones included: a
 storm leaves freed memory too), at most once per ``TRIM_DELAY`` seconds, in a thread of

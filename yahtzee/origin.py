@@ -2,8 +2,8 @@
 
 A browser sends the session cookie with a websocket opened from any site, so a socket is
 accepted only from a page of the site itself. Channels' ``AllowedHostsOriginValidator``
-compares the Origin's host with ``ALLOWED_HOSTS`` only: ``ALLOWED_HOSTS=*`` turned it
-off (``evil.example`` and ``null`` accepted), and ``http://site:8080`` passed for
+compares the Origin's host with ``ALLOWED_HOSTS`` only: ``ALLOWED_HOSTS=*`` turns it
+off (``evil.example`` and ``null`` accepted), and ``http://site:8080`` passes for
 ``https://site``. Here the Origin must equal the origin the handshake itself was made to:
 the ``Host`` header with the scheme the browser used (``wss``, or ``X-Forwarded-Proto``
 behind a trusted proxy), and that host must be allowed; or it must be one of

@@ -73,7 +73,7 @@ def start(config: uvicorn.Config) -> uvicorn.Server:
 
     ``gc.freeze()`` moves every object alive after the imports (modules, settings, the
     solver's tables, Django's URL and template machinery: most of a worker's objects) out
-    of the cyclic collector's sight, so its full collections no longer walk them again
+    of the cyclic collector's sight, so its full collections do not walk them again
     and again while sockets come and go. Off with ``GC_FREEZE=0``. The collector's
     thresholds are then set (``GC_THRESHOLD``, below).
     """
@@ -86,10 +86,11 @@ def start(config: uvicorn.Config) -> uvicorn.Server:
 
 # The cyclic collector's thresholds for a worker (``GC_THRESHOLD``, Python's own are
 # 700,10,10). An action makes a few thousand short-lived objects; at 700 allocations a
-# young collection ran several times an action, promoted what was still alive, and the
-# older generations filled and were walked whole, over every socket's objects: with 8,000
-# sockets on a process, stalls of up to seconds (docs/performance.md, session 9: p99 2.7 s
-# at 1,000 rooms, 42 ms with these). At 50,000 the young die before they are collected.
+# young collection runs several times an action, promotes what is still alive, and the
+# older generations fill and are walked whole, over every socket's objects: with 8,000
+# sockets on a process, stalls of up to seconds (docs/performance.md: a p99 of 2.7 s at
+# 1,000 rooms with Python's thresholds, 15 ms with these). At 50,000 the young die before
+# they are collected.
 GC_THRESHOLD = (50_000, 20, 100)
 
 

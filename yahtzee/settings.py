@@ -160,7 +160,7 @@ def sqlite_database(path: Path) -> dj_database_url.DBConfig:
             "timeout": 20,
         },
         # Kept open (per thread): closing the last connection to a WAL database
-        # checkpoints it, a disk sync that every action paid when each one closed.
+        # checkpoints it, a disk sync that every action would pay if it closed its own.
         "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 600),
     }
 
@@ -171,8 +171,8 @@ if os.environ.get("DATABASE_URL"):
         "default": dj_database_url.parse(
             os.environ["DATABASE_URL"],
             # Kept by the few threads that run websocket actions (yahtzee/postgresql closes the
-            # page-request threads' own): at 0 every action opened a new PostgreSQL connection,
-            # a server process forked for it, which cost more than the action (compose: 60 too).
+            # page-request threads' own): at 0 every action would open a new PostgreSQL
+            # connection, a server process forked for it, costing more than the action (compose: 60 too).
             conn_max_age=envint("DB_CONN_MAX_AGE", 60),
             conn_health_checks=True,
         )

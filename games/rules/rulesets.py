@@ -1,4 +1,4 @@
-"""The rule sets of shared RULES.md as plain values."""
+"""The rule sets of docs/rules.md as plain values."""
 
 from __future__ import annotations
 

@@ -26,13 +26,13 @@ def locked(code: str) -> Game:
 
 
 def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) -> R:
-    """Run ``action(game)``, which checks, asks the rules and ends with one ``_record``.
+    """Run ``action(game)``, which checks, asks the rules and ends with one ``record``.
 
     On PostgreSQL, outside any caller's transaction, first without the lock, with a
     guarded write (the module docstring): on the room's row as this process last wrote
     it (``moves.remembered``: no read at all), else on an unlocked read. ``more_writes``:
     the action writes other rows too, so that try is one transaction (its other writes
-    come after ``_record``, whose guarded update takes the row lock first). Otherwise, and
+    come after ``record``, whose guarded update takes the row lock first). Otherwise, and
     if another action came first, in one transaction under the row lock.
 
     A refusal on the remembered row may come from a row that has moved on elsewhere: it
@@ -55,7 +55,7 @@ def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) ->
 
 
 def _unlocked(game: Game, action: Callable[[Game], R], more_writes: bool) -> R:
-    game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
+    game._read_version = game.version  # type: ignore[attr-defined]  # record guards its write with it
     if more_writes:
         with transaction.atomic():
             return action(game)
@@ -100,7 +100,7 @@ def record(
     deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
     if deadline.tick(game):  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
-    # An unlocked read (``_act``) writes only if the row is still at the version it read.
+    # An unlocked read (``act``) writes only if the row is still at the version it read.
     guard: int | None = getattr(game, "_read_version", None)
     game.version += 1
     try:

@@ -64,7 +64,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         server.stop()
 
 
-# One browser per test process (a launch is about 2 s of CPU; per module it was ~34 a run).
+# One browser per test process (a launch is about 2 s of CPU; one per module would be ~34 a run).
 # Playwright's sync API keeps its event loop marked as running in this thread while it is
 # open; tests/conftest.py sets it aside around every test that does not use the browser, so
 # the asyncio tests, async_to_sync and Django's database of the other modules can run.

@@ -47,7 +47,7 @@ def outside_viewport(page: Any, selector: str) -> list[str]:
     Found and measured in one evaluation, once there are some and every one is laid out (an
     element that stays 0x0 fails, on the wait). Playwright's eval_on_selector_all finds the
     elements in one call and runs the function in another: a state or presence frame drawn in
-    between replaces the dice and the card, and the detached elements it measured were 0x0
+    between replaces the dice and the card, and the detached elements it measures are 0x0
     (the "hidden dice" seen now and then under load).
     """
     return list(

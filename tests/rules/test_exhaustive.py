@@ -1,9 +1,9 @@
-"""Every roll, every box, every rule set: the engine against an independent reading of RULES.md.
+"""Every roll, every box, every rule set: the engine against an independent reading of docs/rules.md.
 
 Nothing here reuses the engine's scoring code. The score tables below are written straight
-from shared/RULES.md in a different style (patterns of the sorted dice instead of counters),
+from docs/rules.md in a different style (patterns of the sorted dice instead of counters),
 and the joker/bonus oracle spells out each rule set's precedence on its own. If the two
-readings ever disagree, one of them misreads RULES.md.
+readings ever disagree, one of them misreads the rules.
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ BOXES_13: frozenset[Box] = frozenset(UPPER + LOWER_13)
 BOXES_YATZY: frozenset[Box] = frozenset(UPPER + LOWER_YATZY)
 # The lower boxes a joker can go in (all lower boxes except Yahtzee itself).
 JOKER_LOWER: tuple[Box, ...] = tuple(b for b in LOWER_13 if b is not YAHTZEE)
-# Fixed joker values of RULES.md; the other lower boxes score the sum of the dice.
+# Fixed joker values of docs/rules.md; the other lower boxes score the sum of the dice.
 JOKER_FIXED: dict[Box, int] = {Box("full_house"): 25, Box("small_straight"): 30, Box("large_straight"): 40}
 
-# Per rule set, read from RULES.md (not from the RuleSet objects).
+# Per rule set, read from docs/rules.md (not from the RuleSet objects).
 COLUMNS: dict[str, int] = {"official": 1, "free_joker": 1, "yeti": 1, "triple": 3, "yatzy": 1}
 ALL_RULESETS: tuple[RuleSet, ...] = (OFFICIAL, FREE_JOKER, YETI, TRIPLE, YATZY)
 
@@ -74,7 +74,7 @@ def boxes_of(ruleset: RuleSet) -> frozenset[Box]:
 
 
 def multiplier(ruleset: RuleSet, column: int) -> int:
-    """Column k (1, 2, 3 in RULES.md; 0-based here) of Triple Yahtzee multiplies by k."""
+    """Column k (1, 2, 3 in docs/rules.md; 0-based here) of Triple Yahtzee multiplies by k."""
     return column + 1 if ruleset.name == "triple" else 1
 
 
@@ -537,7 +537,7 @@ def test_triple_lower_joker_then_zero_in_an_upper_box() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# 5. The worked examples of RULES.md.
+# 5. The worked examples of docs/rules.md.
 # ---------------------------------------------------------------------------------------------
 
 PLAIN_EXAMPLES: list[tuple[RuleSet, Dice, dict[str, int]]] = [

@@ -35,7 +35,7 @@ from games.rules import (
 
 ALL_RULESETS: tuple[RuleSet, ...] = (OFFICIAL, FREE_JOKER, YETI, TRIPLE, YATZY)
 UPPER_NAMES = frozenset({"ones", "twos", "threes", "fours", "fives", "sixes"})
-# Upper bonus per column, from RULES.md (triple: 35·k for column k, 1-based).
+# Upper bonus per column, from docs/rules.md (triple: 35·k for column k, 1-based).
 UPPER_BONUS: dict[str, int] = {"official": 35, "free_joker": 35, "yeti": 35, "triple": 35, "yatzy": 50}
 BOX_COUNT: dict[str, int] = {"official": 13, "free_joker": 13, "yeti": 13, "triple": 13, "yatzy": 15}
 COLUMN_COUNT: dict[str, int] = {"official": 1, "free_joker": 1, "yeti": 1, "triple": 3, "yatzy": 1}
@@ -80,7 +80,7 @@ class Coverage:
 
 
 def expected_column_totals(ruleset: RuleSet, card: Scorecard, k: int) -> tuple[int, int, int, int]:
-    """(upper, upper bonus, lower, yahtzee bonus) of column k, from RULES.md."""
+    """(upper, upper bonus, lower, yahtzee bonus) of column k, from docs/rules.md."""
     mult = k + 1 if ruleset.name == "triple" else 1
     column = card.columns[k]
     # A Box is a StrEnum, equal to (and hashed as) its name: looked up as it is, not by .value
@@ -96,7 +96,7 @@ def check_card_invariants(state: GameState) -> None:
     ruleset = state.ruleset
     for seat, card in enumerate(state.cards):
         assert len(card.columns) == COLUMN_COUNT[ruleset.name]
-        totals = state.totals(seat)  # worked out once per seat (it was once per column, and again)
+        totals = state.totals(seat)  # worked out once per seat, not once per column
         grand = 0
         for k, column in enumerate(card.columns):
             boxes = [box for box, _ in column]

@@ -1,4 +1,4 @@
-"""Every worked example of shared RULES.md, one named test each."""
+"""Every worked example of docs/rules.md, one named test each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""games.moves.append on PostgreSQL: the action's statement prepared once per connection, the rows as before.
+"""games.moves.append on PostgreSQL: the statement prepared once per connection, the same rows as the ORM.
 
 The statement goes through psycopg's own cursor (parameters bound on the server, the
 statement prepared on the connection) unless queries are being logged, when it goes
