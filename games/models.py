@@ -37,6 +37,14 @@ class Game(models.Model):
     chat_spectators = models.BooleanField(default=False)
     turn_timer = models.PositiveSmallIntegerField(default=0)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the scheduler (games.scheduling) must next act for this room at its current
+    # version: a computer player's step, the turn's deadline, or the work owed after the
+    # game ended (``followups_owed``). Null: nothing is due. Written with the action that
+    # made it due, in the same statement, so no process's death can lose it.
+    due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The game ended and what follows it (its players' records, stats and ratings: the
+    # receivers of ``signals.game_finished``) has not been completed yet.
+    followups_owed = models.BooleanField(default=False)
     host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -204,3 +212,18 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.code}: {self.name}: {self.text[:40]}"
+
+
+class Heartbeat(models.Model):
+    """When a process of the site last showed it was up (one row per name).
+
+    The scheduler beats every few seconds; a gap longer than ``SCHEDULER_OUTAGE`` means no
+    process was serving, and running turn deadlines are moved on by the gap, so a turn
+    does not run out while its player could not reach the room.
+    """
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -118,27 +118,3 @@ def db_upkeep(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
         return await asyncio.shield(call)
 
     return upkeep
-
-
-async def retry_while_current(
-    scheduled: dict[str, int], code: str, version: int, call: Callable[[], Awaitable[object]], what: str, retries: int
-) -> None:
-    """Run ``call`` for a room's scheduled ``version`` (a bot step, a turn timeout) until it succeeds.
-
-    The database may be away for a while: failures are retried, more slowly each time, up
-    to ``retries`` times, and only while ``scheduled[code]`` is still ``version`` (a newer
-    state heard meanwhile schedules its own call). The entry is cleared when done.
-    """
-    attempt = 0
-    while scheduled.get(code) == version:
-        try:
-            await call()
-            break
-        except Exception:
-            attempt += 1
-            log.exception("%s in %s at version %s failed (attempt %s)", what, code, version, attempt)
-            if attempt >= retries:
-                break
-            await asyncio.sleep(min(2**attempt, 15))
-    if scheduled.get(code) == version:
-        del scheduled[code]

@@ -58,9 +58,10 @@ if settings.DATABASES["default"]["ENGINE"] == "yahtzee.postgresql" and os.enviro
 # static file to index it (6 ms a client, about a thousand clients a run). With autorefresh it
 # looks a file up when one is asked for, as under DEBUG; the servers the tests start index once.
 settings.WHITENOISE_AUTOREFRESH = True
-# The test process counts a finished game for the accounts right after its commit, not in a
-# thread that could outlive the test's database (the servers it starts count in the background).
-settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
+# The test process completes what follows a finished game (the accounts' records and ratings)
+# right after its commit, not in a thread that could outlive the test's database (the servers
+# it starts leave it to their scheduler).
+settings.FOLLOWUPS_INLINE = True
 # The test process hashes passwords with a fast hasher (Django's own advice for tests): with the
 # default PBKDF2, every create_user and login in the admin and lockout tests was about a
 # second of CPU here. The servers the tests start keep the real hashers.

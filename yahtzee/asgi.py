@@ -27,16 +27,20 @@ from games.tables import prepare_in_background  # noqa: E402
 from yahtzee.backlog import BoundedSend  # noqa: E402
 from yahtzee.checks import warn_at_start  # noqa: E402
 from yahtzee.gate import AddressGate  # noqa: E402
+from yahtzee.lifespan import Lifespan  # noqa: E402
 from yahtzee.origin import SameOriginValidator  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # BoundedSend closes a socket that falls too far behind (WS_SEND_BACKLOG).
-        "websocket": AddressGate(
-            BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
-        ),
-    }
+# The lifespan runs the process's scheduler (games.scheduling) while it serves.
+application = Lifespan(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # BoundedSend closes a socket that falls too far behind (WS_SEND_BACKLOG).
+            "websocket": AddressGate(
+                BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
+            ),
+        }
+    )
 )
 
 # Daphne runs no system checks: the operator traps (several workers, no shared key) are logged here.

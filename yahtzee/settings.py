@@ -123,9 +123,6 @@ MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
 # WebAuthn needs HTTPS, except on localhost (the browsers' own rule): plain HTTP is allowed
 # unless the site says it is served over HTTPS.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = envbool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", not envbool("HTTPS", False))
-# A finished game is counted (history, stats, rating) in a background thread of the process
-# that ended it; 0 counts it in the same thread, right after the commit (the tests do).
-ACCOUNTS_COUNT_IN_BACKGROUND = envbool("ACCOUNTS_COUNT_IN_BACKGROUND", True)
 
 ROOT_URLCONF = "yahtzee.urls"
 ASGI_APPLICATION = "yahtzee.asgi.application"
@@ -248,6 +245,16 @@ TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120
 # Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
 # and how many seconds the game's review waits for a build under way before it answers 503.
 BOT_TABLES_AT_START = envbool("BOT_TABLES_AT_START", True)
+# The scheduler (games.scheduling): "all" sweeps for due rooms every SCHEDULER_POLL seconds
+# and keeps timers for the rooms this process committed; "local" only the timers (web
+# workers beside a `manage.py run_scheduler` process); "off" nothing. A gap of more than
+# SCHEDULER_OUTAGE seconds in which no process beat moves running turn deadlines on by it.
+SCHEDULER = os.environ.get("SCHEDULER", "all")
+SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
+SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
+# What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
+# 1 runs it in the committing thread, right after the commit (the unit tests do).
+FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)
 COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 
 AUTH_PASSWORD_VALIDATORS = [

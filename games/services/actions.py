@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 
-from games import broadcast, moves, signals
+from games import broadcast, events, moves
 from games import errors as E
 from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.models import Game, Move, Player
@@ -100,6 +100,15 @@ def record(
     deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
     if deadline.tick(game):  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
+    if payload.get("game_over") and not game.followups_owed:
+        # What follows the end (records, stats, ratings) is owed from this very commit on,
+        # and completed by the scheduler: a process that dies right after cannot lose it.
+        game.followups_owed = True
+        fields = (*fields, "followups_owed")
+    due = deadline.next_due(game)
+    if due != game.due_at:
+        game.due_at = due
+        fields = (*fields, "due_at")
     # An unlocked read (``act``) writes only if the row is still at the version it read.
     guard: int | None = getattr(game, "_read_version", None)
     game.version += 1
@@ -126,22 +135,21 @@ def record(
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
     transaction.on_commit(lambda: _announce(game, move, rules))
-    if payload.get("game_over"):
-        transaction.on_commit(lambda: _finished(game))
     return move
-
-
-def _finished(game: Game) -> None:
-    """Tell the receivers of ``signals.game_finished``; none of them can undo the committed game."""
-    for receiver, result in signals.game_finished.send_robust(sender=Game, game=game):
-        if isinstance(result, Exception):
-            log.error("game_finished receiver %r failed for %s", receiver, game.code, exc_info=result)
 
 
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:
     # Of several moves in one transaction only the last is announced, with the final state.
     if game.version == move.seq:
         broadcast.game_changed(game, move, rules)
+        event = events.Committed(
+            code=game.code,
+            version=game.version,
+            kind=move.kind,
+            due_at=game.due_at,
+            followups_owed=game.followups_owed,
+        )
+        events.committed(event)
 
 
 def seats_of(game: Game) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
-from games import botplay, sockets, threads, turnclock
+from games import scheduling, sockets, threads
 
 
 @pytest_asyncio.fixture(autouse=True)
@@ -24,12 +24,7 @@ async def _close_consumer_connections() -> AsyncIterator[None]:
     # A computer's step or a turn timeout still due would write while the next test empties the
     # tables (a deadlock in TRUNCATE): cancel them, then wait for what their threads still do.
     loop = asyncio.get_running_loop()
-    pending = [task for task in (*botplay._tasks, *turnclock._tasks) if task.get_loop() is loop]
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-    botplay._scheduled.clear()
-    turnclock._scheduled.clear()
+    await scheduling.reset()
     if threads._executor is not None:
         await loop.run_in_executor(None, _drain, threads._executor, settings.DB_THREADS)
     await database_sync_to_async(connections.close_all)()

@@ -370,11 +370,12 @@ async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(settings: A
     await ws.disconnect()
 
 
-async def test_a_connecting_socket_resumes_a_bot_whose_process_died(settings: Any) -> None:
+async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(settings: Any) -> None:
     import bots
-    from games import services
+    from games import scheduling, services
 
     settings.BOT_DELAY = 0
+    settings.SCHEDULER_POLL = 0.05
     await sync_to_async(bots.tables.table)("official", build=True)
     room, sessions = await make_room(1, start=False)
 
@@ -386,22 +387,29 @@ async def test_a_connecting_socket_resumes_a_bot_whose_process_died(settings: An
         services.game_start(code=room, controller=host, expected_version=game.version + 1, action_id="s")
         services.turn_roll(code=room, controller=host, expected_version=game.version + 2, action_id="r")
         services.turn_score(code=room, controller=host, box="chance", expected_version=game.version + 3, action_id="c")
-        # The bot is to play and no socket is open, as if the process that would play it had died.
         return Game.objects.get(code=room).version
 
+    # The process that committed the person's score keeps no timer (as if it died right after).
+    settings.SCHEDULER = "off"
     started = await play_until_the_bot_is_to_play()
     await asyncio.sleep(0.2)
     assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == started
-    ws = await connect(room)  # a spectator arrives: its process takes the bot's turn up
-    while True:
-        frame = json.loads(await ws.receive_from(timeout=10))
-        if frame["type"] == "state" and frame["turn"] and frame["turn"]["seat"] == 0:
-            break
+    # Another process's sweep finds the room due, with no socket open anywhere, and plays on.
+    settings.SCHEDULER = "all"
+    scheduler = scheduling.start()
+    try:
+        for _ in range(200):
+            game = await sync_to_async(Game.objects.get)(code=room)
+            if game.snapshot["rules"]["current"] == 0:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    assert scheduler is not None
     moves = await sync_to_async(
         lambda: list(Move.objects.filter(game__code=room, kind="score").values_list("actor", flat=True))
     )()
     assert len(moves) == 2 and moves[1].startswith("bot:")
-    await ws.disconnect()
 
 
 async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None:

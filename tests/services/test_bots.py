@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 
 import bots
-from games import botplay, coach, errors, fanout, services
+from games import botplay, coach, errors, services
 from games.models import Game, Move, Player
 from games.replay import replay_game, verify_fairness
 from games.rules import RuleViolation
 from games.rules.codec import state_from_dict
-from games.selectors import game_state
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -127,23 +125,15 @@ def test_a_bot_step_applies_once_however_many_processes_try(official_table: None
     assert snapshot(table.code) == after
 
 
-def test_the_state_that_asks_a_bot_to_play_schedules_its_step_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What each process does on hearing a state (fanout.on_state; registered by games.apps)."""
-    assert botplay.heard in fanout._state_listeners
-    scheduled: list[tuple[str, int]] = []
-    monkeypatch.setattr(botplay, "schedule", lambda code, version: scheduled.append((code, version)))
+def test_the_action_that_makes_a_bot_to_play_makes_the_room_due() -> None:
+    """What the scheduler reads (games.scheduling): the room's due time, stored with the action."""
     table = open_room(1, start=False)
     add_bot(table)
-    lobby = json.dumps(game_state(table.game))
-    botplay.heard(table.code, ["event", lobby])  # the bot is seated but nobody plays yet
+    assert table.game.due_at is None  # the bot is seated but nobody plays yet
     start(table)
-    persons_turn = json.dumps(game_state(table.game))
-    botplay.heard(table.code, ["event", persons_turn])
-    assert scheduled == []
+    assert table.game.due_at is None  # the person plays first
     play_turn(table, random.Random(1))
-    bots_turn = game_state(table.game)
-    botplay.heard(table.code, ["you", json.dumps(bots_turn)])
-    assert scheduled == [(table.code, bots_turn["version"])]
+    assert table.game.due_at is not None
 
 
 def test_a_bot_never_plays_a_persons_turn() -> None:
