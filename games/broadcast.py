@@ -70,9 +70,8 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
     """Tell every socket in the room; a failure to deliver never undoes the committed action.
 
     ``rules``: the rules state the service just stored (None: decoded from the snapshot).
-
-    The one frame is the state frame: each process that delivers it tells its state
-    listeners (``fanout.on_state``), which is how a computer player's turn gets played.
+    What happens next (a computer player's step, the deadline) is not read from this
+    frame: the scheduler hears of the action from games.events.
     """
     try:
         fanout.publish_soon(game.code, frames_for(game, move, rules), version=game.version)

@@ -176,6 +176,13 @@ def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose
         assert env["DEBUG"] == "0" and env["BEHIND_PROXY"] == "1" and "postgres" in env["DATABASE_URL"]
         assert env["REDIS_URL"].startswith("redis://redis:")
         assert name in env["ALLOWED_HOSTS"]  # the proxy's health checks use the worker's name
+        assert env["SCHEDULER"] == "local"  # their own rooms' timers; the scheduler sweeps
+    # The scheduler: its own process, on the same database and Redis, after the migration.
+    scheduler = services["scheduler"]
+    assert scheduler["command"] == ["python", "manage.py", "run_scheduler"]
+    assert scheduler["restart"] == "unless-stopped" and scheduler["healthcheck"]["disable"] is True
+    assert scheduler["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert "SCHEDULER" not in scheduler["environment"] and "postgres" in scheduler["environment"]["DATABASE_URL"]
     proxy = services["proxy"]
     assert proxy["build"]["target"] == "proxy"
     for name in workers:

@@ -1,8 +1,8 @@
 """The turn timer and the host's pause: a turn that runs out is played for the player.
 
-The deadline itself is kept by every recorded action (``games.services.deadline``);
-games.turnclock, in every process with a socket in the room, calls ``clock_expire`` when
-it passes. Under the Game row's lock the timeout applies only if the room is still at the
+The deadline itself is kept by every recorded action (``games.services.deadline``), and
+the room is due at it; the scheduler (games.scheduling) calls ``clock_expire`` when it
+passes, in whichever process claims the room. Under the Game row's lock the timeout applies only if the room is still at the
 version the caller saw and the deadline has passed: exactly once, whichever process comes
 first; the others find the version moved on and do nothing.
 
