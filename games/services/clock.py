@@ -2,9 +2,10 @@
 
 The deadline itself is kept by every recorded action (``games.services.deadline``), and
 the room is due at it; the scheduler (games.scheduling) calls ``clock_expire`` when it
-passes, in whichever process claims the room. Under the Game row's lock the timeout applies only if the room is still at the
-version the caller saw and the deadline has passed: exactly once, whichever process comes
-first; the others find the version moved on and do nothing.
+passes, in whichever process claims the room. Under the Game row's lock the timeout
+applies only if the room is still at the version the caller saw and the deadline has
+passed: exactly once, whichever process comes first; the others find the version moved
+on and do nothing.
 
 A timeout is logged as a ``timeout`` Move, then the roll (if the player had not rolled)
 and the score a casual player would choose, as ordinary ``roll`` and ``score`` Moves whose
