@@ -29,9 +29,10 @@ FOLLOWUPS: Outcome = "followups"
 # A room whose due work did nothing (a computer player's table not ready yet, a clock
 # a little ahead of this one) is looked at again no sooner than this.
 RETRY = timedelta(seconds=1)
-# While one process completes a finished game's follow-ups, the others leave it alone for
-# this long; if that process dies, another takes it over after it.
-FOLLOWUPS_LEASE = timedelta(seconds=60)
+# While one process completes a finished game's follow-ups (tenths of a second), the others
+# leave it alone for this long; if that process dies, another takes it over after it. Two
+# that overlap do no harm (the receivers are idempotent), so the lease is short.
+FOLLOWUPS_LEASE = timedelta(seconds=10)
 BEAT = "scheduler"
 
 
@@ -84,7 +85,7 @@ def run_followups(code: str) -> bool:
 
     The receivers are idempotent (the accounts app counts a game once: CountedGame), so a
     process that dies half-way, or two that overlap, leave the game counted exactly once.
-    A receiver that fails leaves the work owed, tried again after ``RETRY``… up to the lease.
+    A receiver that fails leaves the work owed, tried again after the lease.
     """
     game = Game.objects.filter(code=code, followups_owed=True).first()
     if game is None:
