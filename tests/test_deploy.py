@@ -244,7 +244,7 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
+def caddy_in_front(tmp_path: Path, upstreams: list[int], health_interval: str = "5s") -> Iterator[str]:
     """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports); its URL."""
     need_program("caddy", "apt-get install caddy")
     port = free_port()
@@ -253,6 +253,7 @@ def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
         "SITE_ADDRESS": f"http://127.0.0.1:{port}",
         "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
         "UPSTREAMS": " ".join(f"127.0.0.1:{upstream}" for upstream in upstreams),
+        "HEALTH_INTERVAL": health_interval,
         "STATIC_ROOT": str(ROOT / "static"),
         "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
         "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
@@ -405,3 +406,29 @@ def test_check_deploy_flags_hosts_the_origin_check_cannot_use(
         "check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **{**PRODUCTION, setting: value})
     )
     assert result.returncode != 0 and check in result.stdout + result.stderr
+
+
+def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> None:
+    """Health says whether a worker can serve: without Redis both still can, so the proxy keeps both."""
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
+    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    try:
+        with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms") as url:
+            visitor = Browser(url)
+            assert visitor.create_room("Ann")
+            redis.kill()
+            time.sleep(2.5)  # several of the proxy's health checks, every 500 ms
+            for worker in workers:
+                health = json.loads(Browser(worker.url).get("/healthz"))
+                assert health["ok"] and health["degraded"] == ["channel_layer"], health
+            # Round robin over both workers: every page still lands (a 503 would raise here).
+            for _ in range(6):
+                assert "<html" in Browser(url).get("/")
+    finally:
+        for worker in workers:
+            worker.stop()
+        redis.kill()

@@ -95,8 +95,25 @@ def test_healthz_reports_the_database_and_the_channel_layer(client: Client) -> N
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.json()
-    assert body["ok"] is True
+    assert body["ok"] is True and body["degraded"] == []
     assert body["database"]["ok"] and body["channel_layer"]["ok"]
+
+
+@pytest.mark.django_db
+def test_healthz_without_the_channel_layer_is_200_and_says_degraded(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that lost Redis still serves pages and its own rooms: the proxy must keep it."""
+
+    async def broken() -> None:
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr("yahtzee.health._channel_layer", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True and body["degraded"] == ["channel_layer"]
+    assert body["channel_layer"] == {"ok": False, "error": "ConnectionError: redis is down"}
 
 
 @pytest.mark.django_db
