@@ -227,3 +227,24 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class ServingProcess(models.Model):
+    """A server process that is serving now (or was, until ``seen_at``): what it must share with the others.
+
+    Workers that do not share the secret key, or that relay rooms on different channel
+    layers (or on none: the in-memory layer), break games in ways no single worker can see.
+    Each serving process writes its row at start and refreshes it; a new one compares
+    itself with the live ones and refuses to serve on a mismatch (games.processes).
+    """
+
+    origin = models.CharField(max_length=32, primary_key=True)
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    key_fingerprint = models.CharField(max_length=16)
+    layer = models.CharField(max_length=255)
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid} ({self.layer})"

@@ -350,7 +350,12 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
 def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
     need_program("caddy", "apt-get install caddy")
     # One visitor holds 36 sockets here, past a browser's usual share (WS_MAX_PER_BROWSER).
-    env = worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64")
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
+    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
     workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
@@ -384,6 +389,7 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     finally:
         for worker in workers:
             worker.stop()
+        redis.kill()
 
 
 def test_redis_without_a_shared_secret_key_is_flagged(tmp_path: Path) -> None:
@@ -432,3 +438,42 @@ def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> N
         for worker in workers:
             worker.stop()
         redis.kill()
+
+
+def test_a_second_worker_on_the_in_memory_layer_refuses_to_serve(tmp_path: Path) -> None:
+    """Two workers without REDIS_URL never share a room's frames: the second one says so and stops."""
+    env = worker_env(tmp_path)
+    first = ServerProcess(env, log_dir=tmp_path).start()
+    try:
+        with pytest.raises(RuntimeError, match="in-memory channel layer"):
+            ServerProcess(env, log_dir=tmp_path).start()
+        # The first one killed (its row is left behind), a new one on its own serves.
+        first.kill()
+        first.start()
+    finally:
+        first.stop()
+
+
+def test_workers_with_different_secret_keys_refuse_to_share_a_database(tmp_path: Path) -> None:
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
+    first = ServerProcess(env, log_dir=tmp_path).start()
+    try:
+        second = ServerProcess(env, log_dir=tmp_path).start()  # the same key: fine
+        second.stop()
+        with pytest.raises(RuntimeError, match="different SECRET_KEY"):
+            ServerProcess({**env, "SECRET_KEY": secrets.token_urlsafe(50)}, log_dir=tmp_path).start()
+    finally:
+        first.stop()
+        redis.kill()
+
+
+def test_a_server_started_with_debug_on_says_so_in_its_log(tmp_path: Path) -> None:
+    server = ServerProcess({**worker_env(tmp_path), "DEBUG": "1", "LOG_LEVEL": "WARNING"}, log_dir=tmp_path).start()
+    try:
+        assert "yahtzee.W004" in server.log() and "DEBUG is on" in server.log()
+    finally:
+        server.stop()

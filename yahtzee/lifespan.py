@@ -1,8 +1,11 @@
 """The ASGI lifespan of a serving process: what runs beside the requests while it serves.
 
 uvicorn (yahtzee.serve) sends ``lifespan.startup`` before it accepts a connection and
-``lifespan.shutdown`` when it stops; the process's scheduler (games.scheduling) runs
-between the two. Channels' router knows no lifespan scope, so it is answered here.
+``lifespan.shutdown`` when it stops. At start the process compares itself with the other
+serving processes of the database (games.processes) and refuses to serve when they cannot
+work together (different secret keys, several on the in-memory layer); then its
+scheduler (games.scheduling) runs until the end. Channels' router knows no lifespan
+scope, so it is answered here.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from games import scheduling
+from games import processes, scheduling
+from games.fanout import ORIGIN
+from games.threads import db_async
 
 log = logging.getLogger(__name__)
 
@@ -29,13 +34,20 @@ class Lifespan:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    scheduling.start()
+                    found = await db_async(processes.enter)(ORIGIN)
+                    if found:
+                        raise RuntimeError("refusing to serve: " + " ".join(found))
+                    scheduling.start(serving=ORIGIN)
                 except Exception as error:
-                    log.exception("the scheduler did not start")
+                    log.error("%s", error)
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await scheduling.stop()
+                try:
+                    await db_async(processes.leave)(ORIGIN)
+                except Exception:
+                    log.exception("could not say this process stops serving")
                 await send({"type": "lifespan.shutdown.complete"})
                 return

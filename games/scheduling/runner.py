@@ -28,18 +28,19 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games import events
+from games import events, processes
 from games.scheduling import work
 from games.threads import db_async
 
 log = logging.getLogger(__name__)
 
 BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
+SEEN_EVERY = 5  # beats between two refreshes of this serving process's row (games.processes)
 
 
 class Scheduler:
-    def __init__(self, loop: asyncio.AbstractEventLoop, *, sweep: bool, poll: float) -> None:
-        self.loop, self.sweep, self.poll = loop, sweep, poll
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, sweep: bool, poll: float, serving: str = "") -> None:
+        self.loop, self.sweep, self.poll, self.serving = loop, sweep, poll, serving
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._following: set[str] = set()
@@ -113,9 +114,14 @@ class Scheduler:
             self._following.discard(code)
 
     async def _run(self) -> None:
+        beats = 0
         while True:
             try:
                 await db_async(work.beat)()
+                beats += 1
+                if self.serving and beats % SEEN_EVERY == 0:
+                    for problem in await db_async(processes.seen)(self.serving):
+                        log.error("%s", problem)
                 for _ in range(BATCH if self.sweep else 0):
                     claimed = await db_async(work.claim_next)()
                     if claimed is None:
@@ -145,15 +151,18 @@ def current() -> Scheduler | None:
     return _own
 
 
-def start(mode: str | None = None) -> Scheduler | None:
-    """On the event loop: start this process's scheduler (``SCHEDULER``; None when ``off``)."""
+def start(mode: str | None = None, *, serving: str = "") -> Scheduler | None:
+    """On the event loop: start this process's scheduler (``SCHEDULER``; None when ``off``).
+
+    ``serving``: this serving process's origin, whose row the beat refreshes (games.processes).
+    """
     global _own
     mode = mode or settings.SCHEDULER
     if mode == "off":
         return None
     if mode not in ("all", "local"):
         raise ValueError(f"SCHEDULER is all, local or off (got {mode!r})")
-    _own = Scheduler(asyncio.get_running_loop(), sweep=mode == "all", poll=settings.SCHEDULER_POLL)
+    _own = Scheduler(asyncio.get_running_loop(), sweep=mode == "all", poll=settings.SCHEDULER_POLL, serving=serving)
     _own.start()
     return _own
 
