@@ -40,7 +40,6 @@ import contextvars
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,9 +48,11 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
+from games.processes import ORIGIN  # this process, on every message it relays
+
 log = logging.getLogger(__name__)
 
-ORIGIN = uuid.uuid4().hex  # this process, on every message it relays
+
 MESSAGE_TYPE = "room.relay"
 GROUP_REFRESH = 3600.0  # seconds
 RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed

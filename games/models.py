@@ -185,6 +185,9 @@ class Presence(models.Model):
     channel_name = models.CharField(max_length=200, unique=True)
     seats = models.JSONField(default=list)
     seen_at = models.DateTimeField()
+    # The serving process that holds the socket (games.processes.ORIGIN): when that process
+    # dies, its rows go at once, not when they have grown stale.
+    origin = models.CharField(max_length=32, blank=True, default="", db_index=True)
 
     def __str__(self) -> str:
         return f"{self.game.code}: {self.channel_name}"

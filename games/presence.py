@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from games import selectors, wire
 from games.models import Game, Presence
+from games.processes import ORIGIN
 from games.selectors import PRESENCE_TIMEOUT, game_state, seats_of
 
 # A row this old belongs to a socket whose process died (a live socket pings every 20 s and
@@ -32,7 +33,7 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
         return None
     mine = seats_of(game, controller)
     # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
-    Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now())
+    Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now(), origin=ORIGIN)
     you = wire.dumps({"type": "you", "seats": mine})
     return you, wire.dumps(game_state(game)), _frame(game)
 

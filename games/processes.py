@@ -20,6 +20,7 @@ import hashlib
 import logging
 import os
 import socket
+import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -27,11 +28,16 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
-from games.models import ServingProcess
+from games.models import Presence, ServingProcess
 
 log = logging.getLogger(__name__)
 
+ORIGIN = uuid.uuid4().hex  # this process, among the site's processes (relayed messages, Presence rows)
 LIVE = timedelta(seconds=20)
+# A process not heard from for this long is dead: its sockets' Presence rows are deleted and
+# their rooms told. Its rows are refreshed every few seconds (the scheduler's beat); one on
+# this host whose pid is gone is dead at once.
+DEAD_AFTER = timedelta(seconds=15)
 FORGET = timedelta(days=1)  # rows of processes gone this long are deleted
 HOST = socket.gethostname()
 
@@ -110,10 +116,25 @@ def enter(origin: str) -> list[str]:
     return found
 
 
-def seen(origin: str) -> list[str]:
-    """Still serving (the scheduler's beat): the row refreshed; what is wrong now."""
-    ServingProcess.objects.filter(origin=origin).update(seen_at=timezone.now())
-    return problems(origin)
+def seen(origin: str) -> tuple[list[str], list[str]]:
+    """Still serving (the scheduler's beat): the row refreshed; what is wrong now, and the rooms
+    whose presence changed because a process died (its sockets' rows deleted)."""
+    now = timezone.now()
+    if not ServingProcess.objects.filter(origin=origin).update(seen_at=now):
+        enter(origin)  # taken for dead while it stalled: it is back
+    dead = [
+        row.origin
+        for row in ServingProcess.objects.exclude(origin=origin)
+        if row.seen_at < now - DEAD_AFTER or not _alive(row)
+    ]
+    rooms: list[str] = []
+    if dead:
+        gone = Presence.objects.filter(origin__in=dead)
+        rooms = sorted(set(gone.values_list("game__code", flat=True)))
+        gone.delete()
+        ServingProcess.objects.filter(origin__in=dead).delete()
+        log.warning("%d serving processes stopped without a word: their sockets left %d rooms", len(dead), len(rooms))
+    return problems(origin), rooms
 
 
 def leave(origin: str) -> None:

@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from games import processes, scheduling
-from games.fanout import ORIGIN
+from games.processes import ORIGIN
 from games.threads import db_async
 
 log = logging.getLogger(__name__)

@@ -28,14 +28,14 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games import events, processes
+from games import events, processes, sockets
 from games.scheduling import work
 from games.threads import db_async
 
 log = logging.getLogger(__name__)
 
 BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
-SEEN_EVERY = 5  # beats between two refreshes of this serving process's row (games.processes)
+SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.processes)
 
 
 class Scheduler:
@@ -120,8 +120,11 @@ class Scheduler:
                 await db_async(work.beat)()
                 beats += 1
                 if self.serving and beats % SEEN_EVERY == 0:
-                    for problem in await db_async(processes.seen)(self.serving):
+                    found, rooms = await db_async(processes.seen)(self.serving)
+                    for problem in found:
                         log.error("%s", problem)
+                    for code in rooms:  # a dead process's sockets: the room hears who is gone
+                        sockets.presence_changed(code)
                 for _ in range(BATCH if self.sweep else 0):
                     claimed = await db_async(work.claim_next)()
                     if claimed is None:
