@@ -14,7 +14,9 @@ Building takes seconds, so a web request must never trigger it:
 * ``build_all(rulesets)`` builds and saves what is missing, for a management command or a
   background thread at start-up;
 * ``table(ruleset)`` loads or, with ``build=True`` (the default, for scripts and tests),
-  builds; with ``build=False`` it raises ``TableNotReady`` instead.
+  builds; with ``build=False`` it raises ``TableNotReady`` instead;
+* ``build_seconds(ruleset)`` says how long a build takes: the last one measured on this
+  machine (kept beside the tables in ``build-seconds.json``), else a measured default.
 
 Triple Yahtzee has no exact table; its heuristic uses the table of its single column
 (``column_ruleset``), which scores like ``official``.
@@ -22,6 +24,7 @@ Triple Yahtzee has no exact table; its heuristic uses the table of its single co
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import threading
@@ -29,6 +32,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +46,14 @@ CACHE_ENV = "YAHTZEE_BOT_CACHE"
 _tables: dict[str, Table] = {}  # by fingerprint
 _lock = threading.RLock()
 _key_locks: dict[str, threading.Lock] = {}
+_preset_models: dict[str, ScoreModel] = {}
+
+# Seconds one build takes (one thread, a quiet 2-core machine), by rule set: what an estimate
+# starts from until this machine has built the table once (``build_seconds``). Triple builds
+# the table of its column, which is official's.
+BUILD_SECONDS = {"official": 16.0, "free_joker": 11.0, "yeti": 9.0, "triple": 16.0, "yatzy": 31.0}
+UNKNOWN_BUILD_SECONDS = 30.0  # a rule set with no default (a variant made in a test or a script)
+TIMES_FILE = "build-seconds.json"
 
 
 class TableNotReady(RuntimeError):
@@ -53,6 +65,12 @@ def cache_dir() -> Path:
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
+    return _default_cache_dir()
+
+
+@cache
+def _default_cache_dir() -> Path:
+    # Looked up once: a server asks whether a table is ready for every state it sends.
     root = Path(__file__).resolve().parent.parent
     if (root / "pyproject.toml").exists() or (root / "manage.py").exists():
         return root / "var" / "bots"
@@ -74,7 +92,15 @@ def needs_table(ruleset: RuleSet | str) -> bool:
 
 def _model(ruleset: RuleSet | str) -> ScoreModel:
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    return score_model(column_ruleset(rs))
+    # score_model's own cache compares whole rule sets (about 15 µs a call, and a server asks
+    # for every state it sends): the presets, the same objects every time, are found by name.
+    preset = RULESETS.get(rs.name) is rs
+    found = _preset_models.get(rs.name) if preset else None
+    if found is None:
+        found = score_model(column_ruleset(rs))
+        if preset:
+            _preset_models[rs.name] = found
+    return found
 
 
 def cache_path(ruleset: RuleSet | str) -> Path:
@@ -144,12 +170,51 @@ def table(ruleset: RuleSet | str, *, build: bool = True, threads: int = 1) -> Ta
                 # Another process may have built it while this one waited for the lock.
                 found = _load(model, path) if path.exists() else None
                 if found is None:
+                    started = time.perf_counter()
                     values = build_values(model, threads=threads)
                     with suppress(OSError):  # a read-only cache still leaves the table in memory
                         _save(values, path)
+                        if threads == 1:  # the estimate is of a one-thread build (the server's)
+                            _record_seconds(path, time.perf_counter() - started)
                     found = Table(model, values)
         _tables[key] = found
         return found
+
+
+def build_seconds(ruleset: RuleSet | str) -> float:
+    """How long building the table serving ``ruleset`` takes, in seconds: an estimate.
+
+    The last build of that very table on this machine (``TIMES_FILE`` beside the tables), else
+    the rule set's default (``BUILD_SECONDS``).
+    """
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    measured = _measured().get(cache_path(rs).stem)
+    if isinstance(measured, int | float) and measured > 0:
+        return float(measured)
+    return BUILD_SECONDS.get(rs.name, UNKNOWN_BUILD_SECONDS)
+
+
+def _measured() -> dict[str, object]:
+    try:
+        found = json.loads((cache_dir() / TIMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_seconds(path: Path, seconds: float) -> None:
+    """Keep how long the table saved at ``path`` took to build (``build_seconds``)."""
+    times = _measured()
+    times[path.stem] = round(seconds, 1)
+    target = path.parent / TIMES_FILE
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="build-seconds", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(times, fh, indent=1, sort_keys=True)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @contextmanager

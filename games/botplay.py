@@ -4,9 +4,11 @@ When a bot is to play, the room is due ``BOT_DELAY`` seconds later (so people ca
 games.services.deadline.next_due), and the scheduler (games.scheduling) calls ``step`` for
 that version, once, in whichever process claims the room first.
 
-A bot plays from the exact tables of ``bots`` when they are on disk. A missing table is built
-in a background thread, never in a request; until it is ready the bot plays a simple greedy
-game rather than keep the table waiting.
+A bot plays from the exact tables of ``bots``. A missing table is built in the background
+(games.tables), never in a request; until it is ready the bot waits: ``step`` does nothing and
+says so (None), the room's state says the computer is getting ready and for about how long
+(``getting_ready``, from ``table_eta``), and the scheduler looks at the room again shortly
+(it is due again ``BOT_DELAY`` later: games.scheduling.work).
 """
 
 from __future__ import annotations
@@ -14,65 +16,56 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-import threading
 from typing import Any
 
 import bots
-from games import errors, selectors, services
-from games.rules import RULESETS, GameState, RuleViolation
+from games import errors, selectors, services, tables
+from games.rules import GameState, RuleViolation
 from games.rules.codec import state_from_dict
 from games.selectors import bot_to_play
 
 log = logging.getLogger(__name__)
 
 _rng = random.Random(secrets.randbits(64))
-_building: set[str] = set()
-_building_lock = threading.Lock()
+
+
+def table_ready(ruleset: str) -> bool:
+    """Whether the computer players (and the coach) of ``ruleset`` can play now."""
+    return tables.ready(ruleset)
+
+
+def table_eta(ruleset: str) -> float | None:
+    """Seconds until the table of ``ruleset`` should be ready; None once it is (or with no estimate left)."""
+    return tables.eta(ruleset)
 
 
 def build_in_background(ruleset: str) -> None:
-    """Start building a missing solver table in a thread of this process (once)."""
-    with _building_lock:
-        if ruleset in _building:
-            return
-        _building.add(ruleset)
-
-    def build() -> None:
-        try:
-            bots.tables.table(RULESETS[ruleset], build=True)
-            log.info("bot table for %s is ready", ruleset)
-        except Exception:
-            log.exception("building the bot table for %s failed", ruleset)
-            with _building_lock:
-                _building.discard(ruleset)
-
-    threading.Thread(target=build, name=f"bot-table-{ruleset}", daemon=True).start()
+    """Have the missing table of ``ruleset`` built next in this process's builder thread (games.tables)."""
+    tables.request(ruleset)
 
 
-def _greedy(state: GameState) -> bots.Action:
-    """The stand-in while a table is being built: roll once, then score the best box now."""
-    if state.turn.rolls_used == 0:
-        return bots.Roll()
-    legal = [o for o in state.options() if o.legal]
-    best = max(legal, key=lambda o: (o.points + o.bonus, -o.column))
-    return bots.Score(best.box.value, best.column)
-
-
-def choose(state: GameState, level: str) -> bots.Action:
+def choose(state: GameState, level: str) -> bots.Action | None:
+    """The bot's next action; None while its table is getting ready (its build is asked for, to come next)."""
     if bots.ready(state.ruleset):
         return bots.decide(state, state.current, level, _rng, build=False)
     build_in_background(state.ruleset.name)
-    return _greedy(state)
+    return None
 
 
-def step(code: str, version: int) -> bool:
-    """Play one action of the bot to play at ``version``; False if there was nothing (left) to do."""
+def step(code: str, version: int) -> bool | None:
+    """Play one action of the bot to play at ``version``.
+
+    True when it played; False if there was nothing (left) to do; None, without acting, while
+    the bot's table is getting ready: the caller asks again later (``table_eta`` says about when).
+    """
     game = selectors.room_or_none(code)
     if game is None or game.version != version or not bot_to_play(game):
         return False
     state = state_from_dict(game.snapshot["rules"])
     seat = game.snapshot["seats"][state.current]
     action = choose(state, seat.get("level", "optimal"))
+    if action is None:
+        return None
     common: dict[str, Any] = {"code": code, "controller": seat["controller"]}
     try:
         if isinstance(action, bots.Roll):

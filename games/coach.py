@@ -1,8 +1,9 @@
 """The coach: a hint for the player to play, and after the game what each choice cost.
 
 Both read the exact solver of ``bots`` (expected final score of the seat under optimal
-solitaire play) and never build a table in a request: while a table is missing they say so
-and start building it in the background.
+solitaire play) and never build a table in a request: while a table is missing its build is
+asked for (games.tables) and a hint answers that the computer is getting ready, with about
+how long (``"ready": false``), which the page shows and asks again after.
 
 Painted Yahtzee has no exact solver: its hints come from the bot's one-turn search against
 estimated box values (``bots.painted``) and say so, and its review gives no points-lost figure
@@ -11,6 +12,7 @@ estimated box values (``bots.painted``) and say so, and its review gives no poin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.core.cache import cache
@@ -38,7 +40,32 @@ NO_EXACT_REVIEW = (
 def _ready(ruleset: str) -> None:
     if not bots.ready(RULESETS[ruleset]):
         botplay.build_in_background(ruleset)
-        raise RuleViolation(errors.COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.")
+        raise RuleViolation(errors.COACH_BUSY, STUDYING)
+
+
+def getting_ready_text(eta: float | None) -> str:
+    """What a room says while its rule set's table is being built."""
+    if eta is None:
+        return "The computer is getting ready."
+    return f"The computer is getting ready (about {math.ceil(eta)} s)."
+
+
+def _getting_ready(game: Game, state: GameState) -> dict[str, Any]:
+    """A hint's answer while the table is not ready: not an error, the page asks again."""
+    botplay.build_in_background(game.ruleset)
+    eta = botplay.table_eta(game.ruleset)
+    return {
+        "type": "hint",
+        "version": game.version,
+        "seat": state.current,
+        "ready": False,
+        "eta": None if eta is None else math.ceil(eta),
+        "message": getting_ready_text(eta),
+        "expected": None,
+        "exact": not state.ruleset.colours,
+        "note": "",
+        "options": [],
+    }
 
 
 def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
@@ -79,14 +106,15 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
     seat = game.snapshot["seats"][state.current]
     if not (controller and seat["controller"] == controller and seat["status"] == "active"):
         raise RuleViolation(errors.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
-    _ready(game.ruleset)
     if state.turn.rolls_used == 0:
         raise RuleViolation(errors.ROLL_FIRST, "Roll first: the coach advises on the dice you have.")
+    if not botplay.table_ready(game.ruleset):
+        return _getting_ready(game, state)
     try:
         found = bots.hint(state, state.current, top=TOP, build=False)
         expected = bots.expected_score(state, state.current, build=False)
-    except bots.TableNotReady as exc:
-        raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+    except bots.TableNotReady:
+        return _getting_ready(game, state)
     shown = [_option(state, option) for option in found]
     exact = not state.ruleset.colours
     if not exact and shown:
@@ -95,6 +123,7 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
         "type": "hint",
         "version": game.version,
         "seat": state.current,
+        "ready": True,
         "expected": round(expected, 1),
         "exact": exact,
         "note": "" if exact else HEURISTIC_NOTE,

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from games import tables
 from games.models import ChatMessage, Game, Move, Presence
 from games.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.rules.codec import state_from_dict
@@ -144,6 +145,12 @@ def seats_of(game: Game, controller: str) -> list[int]:
     ]
 
 
+def _getting_ready(game: Game, seats: list[dict[str, Any]]) -> dict[str, int | None] | None:
+    if game.is_over or not (game.hints or any(seat["kind"] == "bot" for seat in seats)):
+        return None
+    return tables.getting_ready(game.ruleset)
+
+
 def bot_to_play(game: Game) -> bool:
     """Whether the seat to play is a computer player."""
     rules = game.snapshot.get("rules")
@@ -206,6 +213,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "paused": bool(snapshot.get("paused")),
         "chat": {"spectators": game.chat_spectators},
         "clock": clock_state(game),
+        # {"eta": seconds or null} while the computer players' and the coach's table of this rule
+        # set is being built (games.tables), in a room that has either; else null.
+        "getting_ready": _getting_ready(game, seats),
         # The finished game's replay page (games/replay.py); null while the game is not over.
         "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
         "fairness": {

@@ -46,6 +46,6 @@ application = Lifespan(
 # Daphne runs no system checks: the operator traps (several workers, no shared key) are logged here.
 warn_at_start()
 
-# A serving process builds the coach's and the bots' missing tables in the background now,
-# so the first game does not wait for them (BOT_TABLES_AT_START; games/tables.py).
+# A serving process queues the coach's and the bots' missing tables now and builds them in the
+# background, one at a time, while it serves (BOT_TABLES_AT_START; games/tables.py).
 prepare_in_background()

@@ -68,7 +68,7 @@ def _apply(game: Game, now: datetime) -> Outcome:
     version = game.version
     done = False
     if bot_to_play(game):
-        done = botplay.step(game.code, version)
+        done = botplay.step(game.code, version) is True  # None: its table is not ready, it waits
     elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
         done = clock_expire(code=game.code, version=version)
     if done:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
+from django.utils import timezone
 
 import bots
-from games import botplay, coach, errors, services
+from games import botplay, coach, errors, scheduling, services
 from games.models import Game, Move, Player
 from games.replay import replay_game, verify_fairness
 from games.rules import RuleViolation
 from games.rules.codec import state_from_dict
+from games.selectors import game_state
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -143,31 +146,48 @@ def test_a_bot_never_plays_a_persons_turn() -> None:
     assert snapshot(table.code) == before
 
 
-def test_without_a_table_the_bot_plays_greedy_and_starts_building(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_table_the_bot_waits_and_its_build_is_asked_for(
+    official_table: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     building: list[str] = []
     monkeypatch.setattr(bots, "ready", lambda ruleset: False)
-    monkeypatch.setattr(botplay, "build_in_background", building.append)
+    monkeypatch.setattr(botplay.tables, "request", building.append)
     table = open_room(1, start=False)
     add_bot(table)
     start(table)
     play_turn(table, random.Random(2))
-    assert run_bots(table) == 2  # roll once, then score the best box
-    assert set(building) == {"official"}
-    scored = Move.objects.filter(game=table.game, kind="score").order_by("-seq").first()
-    assert scored.payload["points"] == max(o.points for o in scored_options(table, scored))
+    version = table.version()
+    before = snapshot(table.code)
+    assert botplay.step(table.code, version) is None  # waiting: nothing played, nothing written
+    assert botplay.step(table.code, version) is None
+    assert snapshot(table.code) == before
+    assert building == ["official", "official"]  # the room's table is asked to be built next
+    state = game_state(table.game)
+    assert state["getting_ready"]["eta"] >= 1  # the estimate: build_seconds, as if asked now
+    monkeypatch.undo()  # the table is ready: the bot plays its turn from it
+    assert botplay.step(table.code, version) is True
+    assert run_bots(table) >= 1 and table.game.snapshot["rules"]["current"] == 0
+    assert game_state(table.game)["getting_ready"] is None
 
 
-def scored_options(table: Table, move: Move) -> list:
-    state = state_from_dict(replay_until(table, move.seq))
-    return [o for o in state.options() if o.legal]
-
-
-def replay_until(table: Table, seq: int) -> dict:
-    from games.replay import replay_moves
-    from games.rules.codec import state_to_dict
-
-    moves = list(Move.objects.filter(game=table.game, seq__lt=seq).order_by("seq"))
-    return state_to_dict(replay_moves("official", moves).state)
+def test_the_scheduler_looks_again_at_a_bot_waiting_for_its_table_which_plays_once_it_is_there(
+    official_table: None, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.BOT_DELAY = 0
+    monkeypatch.setattr(bots, "ready", lambda ruleset: False)
+    monkeypatch.setattr(botplay.tables, "request", lambda ruleset, first=True: None)
+    table = open_room(1, start=False)
+    add_bot(table)
+    start(table)
+    play_turn(table, random.Random(2))
+    version = table.version()
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    game = table.game
+    assert game.version == version and game.due_at is not None and game.due_at > timezone.now()  # again shortly
+    monkeypatch.undo()  # the table is there
+    Game.objects.filter(code=table.code).update(due_at=timezone.now())
+    assert scheduling.apply_due(table.code) == scheduling.APPLIED
+    assert table.version() > version
 
 
 def test_the_host_hands_an_away_players_seat_to_a_bot_which_keeps_its_scores(official_table: None) -> None:
@@ -284,6 +304,30 @@ def test_the_coach_hints_the_best_choices_with_expected_final_scores(official_ta
     assert expected == sorted(expected, reverse=True)
     assert 150 < expected[0] < 330
     assert all(o["kind"] in ("keep", "score") and o["text"] for o in answer["options"])
+
+
+def test_while_its_table_is_built_the_coach_answers_that_it_is_getting_ready(
+    official_table: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    building: list[str] = []
+    monkeypatch.setattr(bots, "ready", lambda ruleset: False)
+    monkeypatch.setattr(botplay.tables, "request", building.append)
+    monkeypatch.setattr(botplay.tables, "eta", lambda ruleset: 12.2)
+    table = open_room(2)
+    with pytest.raises(RuleViolation) as refused:
+        hint(table)
+    assert refused.value.code == "roll_first"  # the request's own errors first
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    answer = hint(table)
+    assert answer["type"] == "hint" and answer["ready"] is False and answer["options"] == []
+    assert answer["eta"] == 13 and answer["message"] == "The computer is getting ready (about 13 s)."
+    assert answer["version"] == table.version() and answer["seat"] == 0
+    assert building == ["official"]
+    monkeypatch.setattr(botplay.tables, "eta", lambda ruleset: None)
+    assert hint(table)["message"] == "The computer is getting ready."
+    monkeypatch.undo()
+    answer = hint(table)
+    assert answer["ready"] is True and len(answer["options"]) == 3
 
 
 def test_the_coach_answers_only_the_player_to_play_for_the_current_version(official_table: None) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 import bots
+from games import tables
 from games.rules import RULESETS
 
 
@@ -18,7 +19,14 @@ class Command(BaseCommand):
         parser.add_argument("rulesets", nargs="*", help=f"some of {', '.join(RULESETS)} (default: all)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        names = options["rulesets"] or list(RULESETS)
+        unknown = [name for name in options["rulesets"] if name not in RULESETS]
+        if unknown:
+            raise CommandError(f"unknown rule set {', '.join(unknown)}: one of {', '.join(RULESETS)}")
+        names = options["rulesets"] or tables.in_order()
+        todo = tables.to_build(names)
+        if todo:
+            seconds = sum(bots.tables.build_seconds(RULESETS[name]) for name in todo)
+            self.stdout.write(f"Building {len(todo)} solver table(s), one at a time (about {seconds:.0f} s)...")
         for name in names:
             if not bots.tables.needs_table(RULESETS[name]):
                 self.stdout.write(f"{name}: no table (its bot is a heuristic that needs none)")
@@ -27,4 +35,5 @@ class Command(BaseCommand):
             was_ready = bots.ready(RULESETS[name])
             bots.tables.table(RULESETS[name], build=True)
             took = time.perf_counter() - started
-            self.stdout.write(f"{name}: {'already built' if was_ready else f'built in {took:.1f} s'}")
+            where = f" ({todo.index(name) + 1} of {len(todo)})" if name in todo else ""
+            self.stdout.write(f"{name}: {'already built' if was_ready else f'built in {took:.1f} s'}{where}")
