@@ -7,6 +7,7 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -45,6 +46,11 @@ def _home(
 ) -> HttpResponse:
     context = {
         "rulesets": list(RULESETS.values()),
+        # The rule sets whose computer players are still getting ready (games.tables), with about how long.
+        "getting_ready": [
+            {"label": RULESETS[name].label, "eta": math.ceil(tables.eta(name) or tables.LEAST_LEFT)}
+            for name in tables.building()
+        ],
         "form": form,
         "join_form": join_form or JoinByCodeForm(),
         "max_seats": MAX_LOCAL_PLAYERS,

@@ -248,8 +248,8 @@ def test_the_home_page_says_which_rule_sets_are_getting_ready(
     builder.request("yeti", first=False)
     page = Client().get("/").content.decode()
     assert "The computer players are getting ready" in page
-    assert f"Yahtzee (one Yahtzee) (about {SECONDS['yatzy'] + SECONDS['yeti']:.0f} s)" in page
-    assert f"Yatzy (Scandinavian) (about {SECONDS['yatzy']:.0f} s)" in page
+    assert f"Yahtzee (one Yahtzee) (about {SECONDS['yatzy'] + SECONDS['yeti']:.0f}&nbsp;s)" in page
+    assert f"Yatzy (Scandinavian) (about {SECONDS['yatzy']:.0f}&nbsp;s)" in page
     builder.work()
     assert 'id="getting-ready"' not in Client().get("/").content.decode()
 

@@ -30,6 +30,8 @@ const ui = {
   lastChat: "", // the message just sent, put back in the field if the server refuses it
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {version, left, at}: the turn timer's seconds left when this page got the state
+  ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
+  hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
 };
 const REACTION_SHOWN = 2500;
@@ -48,6 +50,7 @@ const client = new RoomClient({
     onState: (state) => {
       if (client.idle()) ui.desiredHeld = null;
       setClock(state);
+      setReady(state);
       draw();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
@@ -86,6 +89,8 @@ function view() {
     justScored: ui.justScored,
     reactions: ui.reactions,
     clockLeft: clockLeft(),
+    readyLeft: secondsLeft(ui.ready),
+    hintLeft: secondsLeft(ui.hintWait),
     levels,
     csrf,
     clientSeed,
@@ -243,7 +248,8 @@ function event(frame) {
       remember("A rematch room is open");
       break;
     case "hint":
-      if (client.hint === frame) announce(`Coach: ${frame.options.map((o) => o.text).join("; or ")}.`);
+      if (client.hint === frame && frame.ready === false) waitForCoach(frame);
+      else if (client.hint === frame) announce(`Coach: ${frame.options.map((o) => o.text).join("; or ")}.`);
       draw();
       break;
     case "bot": {
@@ -379,6 +385,42 @@ function clockLeft() {
   if (!ui.clock) return null;
   if (ui.clock.frozen) return ui.clock.left;
   return Math.max(0, ui.clock.left - (performance.now() - ui.clock.at) / 1000);
+}
+
+// The computer players' table is being built: the state says about how long (getting_ready),
+// and the page counts down from when it got it.
+function setReady(state) {
+  const ready = state.getting_ready;
+  if (!ready) {
+    ui.ready = null;
+    return;
+  }
+  if (ui.ready?.version === state.version) return;
+  ui.ready = { version: state.version, eta: ready.eta, at: performance.now() };
+  if (state.status === "playing" && state.seats[state.turn?.seat]?.kind === "bot") announce(render.gettingReadyText(ready.eta));
+}
+
+function secondsLeft(wait) {
+  if (!wait || wait.eta === null || wait.eta === undefined) return null;
+  return Math.max(0, wait.eta - (performance.now() - wait.at) / 1000);
+}
+
+// The coach answered that it is getting ready: show it, and ask again shortly (at most every
+// 3 s, well inside the hint rate), for as long as the page shows that answer.
+function waitForCoach(frame) {
+  if (ui.hintWait?.version !== frame.version) announce(frame.message);
+  ui.hintWait = { version: frame.version, eta: frame.eta, at: performance.now() };
+  const wait = Math.min(Math.max(frame.eta ?? 3, 1), 3) * 1000;
+  window.setTimeout(() => {
+    if (client.hint === frame && client.askHint()) draw();
+  }, wait);
+}
+
+function tickReady() {
+  document.querySelectorAll("[data-ready]").forEach((el) => {
+    const text = render.gettingReadyText(secondsLeft(el.dataset.ready === "hint" ? ui.hintWait : ui.ready));
+    if (el.textContent !== text) el.textContent = text;
+  });
 }
 
 function tickClock() {
@@ -695,7 +737,10 @@ $("pause").addEventListener("click", () => {
 });
 document.addEventListener("pointerdown", comeBack);
 document.addEventListener("keydown", comeBack);
-window.setInterval(tickClock, 250);
+window.setInterval(() => {
+  tickClock();
+  tickReady();
+}, 250);
 
 $("mute").addEventListener("click", () => {
   ui.muted = !ui.muted;
@@ -703,5 +748,6 @@ $("mute").addEventListener("click", () => {
   drawStatus(view());
 });
 
+setReady(client.state);
 draw();
 client.start();

@@ -117,3 +117,29 @@ def test_triple_bonus_lines_state_each_columns_goal_and_the_tick_needs_the_bonus
     assert rules == ["35 at 63", "70 at 126", "105 at 189"]
     sums = page.eval_on_selector_all("#card tr.total td", "els => els.slice(0, 3).map(e => e.textContent)")
     assert sums == ["0/63", "108/126", "189/189 ✓"]  # 108 is over 63, but this column's goal is 126
+
+
+def test_a_computer_player_waiting_for_its_table_is_said_with_the_seconds_left_and_a_person_is_not(page: Any) -> None:
+    s = state([1, 2, 3, 4, 5])
+    s["seats"].append({"seat": 1, "name": "Rolly", "kind": "bot", "status": "active", "host": False})
+    s["turn"]["seat"] = 1
+    s["getting_ready"] = {"eta": 12}
+    page.evaluate("s => draw(s, { readyLeft: 11.2 })", s)
+    assert page.inner_text("#ready-banner") == "The computer is getting ready (about 12\u00a0s)."
+    page.evaluate("s => draw(s, { readyLeft: 0.4 })", s)
+    assert page.inner_text("#ready-banner") == "The computer is getting ready (any moment now)."
+    page.evaluate("s => draw(s, { readyLeft: null })", {**s, "getting_ready": {"eta": None}})
+    assert page.inner_text("#ready-banner") == "The computer is getting ready."
+    page.evaluate("s => draw(s, { readyLeft: 5, paused: true })", {**s, "paused": True})
+    assert page.locator("#ready-banner").count() == 0  # the host paused: nobody waits for the computer
+    s["turn"]["seat"] = 0
+    page.evaluate("s => draw(s, { readyLeft: 5 })", s)
+    assert page.locator("#ready-banner").count() == 0  # a person's turn waits for nobody
+
+
+def test_the_coachs_getting_ready_answer_shows_in_place_of_the_hint(page: Any) -> None:
+    s = {**state([1, 2, 3, 4, 5]), "hints": True}
+    waiting = {"type": "hint", "version": 5, "ready": False, "eta": 31, "options": [], "message": "x"}
+    page.evaluate("([s, hint]) => draw(s, { hint, hintLeft: 30.5 })", [s, waiting])
+    assert page.inner_text(".hint-wait") == "The computer is getting ready (about 31\u00a0s)."
+    assert page.locator("#hint").count() == 0 and page.locator(".hint-box li").count() == 0

@@ -51,6 +51,16 @@ export function clockText(seconds) {
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
 
+/**
+ * What the room says while its rule set's computer players are getting ready (their table is
+ * being built): `left` is the seconds the server's estimate has left, or null when it has none.
+ */
+export function gettingReadyText(left) {
+  if (left === null || left === undefined) return "The computer is getting ready.";
+  if (left < 1) return "The computer is getting ready (any moment now).";
+  return `The computer is getting ready (about ${Math.ceil(left)}\u00a0s).`;
+}
+
 /** The current turn's countdown (room.js keeps its text ticking), or "" without a turn timer. */
 export function countdownHtml(view, where) {
   const clock = view.state.clock;
@@ -170,7 +180,11 @@ export function playHtml(view) {
       <button id="back" class="btn btn-small" type="button">I'm back</button></div>`
     : "";
   const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">Game paused by the host</div>` : "";
-  return `${away}${pausedBanner}
+  // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).
+  const readyBanner = state.getting_ready && state.seats[turn.seat]?.kind === "bot" && !view.hostPaused
+    ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
+    : "";
+  return `${away}${pausedBanner}${readyBanner}
     <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
     <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span> · ${hint}</p>
     <div class="dice" id="dice" role="group" aria-label="Dice" tabindex="-1">${dice
@@ -190,6 +204,10 @@ export function hintHtml(view) {
   if (!view.hint) {
     return `<button id="hint" class="btn btn-small btn-ghost hint-btn" type="button" ${view.hintPending || view.paused ? "disabled" : ""}>
       ${view.hintPending ? "Thinking…" : "Hint"}</button>`;
+  }
+  if (view.hint.ready === false) {
+    // The coach's table is being built: room.js asks again shortly, and keeps the seconds ticking.
+    return `<div class="hint-box hint-wait" role="note" aria-label="Coach's hint"><p data-ready="hint">${gettingReadyText(view.hintLeft)}</p></div>`;
   }
   const items = view.hint.options
     .map((o, i) => `<li${i === 0 ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`)
