@@ -5,6 +5,7 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3; do \
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Python's bytecode caches (__pycache__, git-ignored) are written even where the environment
@@ -23,22 +24,28 @@ PYTEST_ARGS ?= -n $(WORKERS) --dist worksteal
 
 .PHONY: install run test lint typecheck imports pytest bench clean
 
-$(BIN)/python:
+# One pip install each, which says how far along it is (yahtzee/install.py): make run installs
+# the server's packages, make test the project with its tools and tests (which the server's
+# stamp then counts too).
+$(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer (with venv) is needed"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -m yahtzee.install --dev --venv $(VENV)
+	@touch $@ $(RUN_STAMP)
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(RUN_STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer (with venv) is needed"; exit 1; }
+	@test $(STAMP) -nt pyproject.toml || $(PYTHON) -m yahtzee.install --venv $(VENV)
 	@touch $@
 
 install: $(STAMP)
 
-run: install
+# The server answers as soon as it has migrated the database (in its own process: one Django
+# start, not two); the computer players' tables are built in the background inside it, one
+# line each (games/tables.py; cached in var/bots). Daphne serves the same application too
+# ($(BIN)/daphne yahtzee.asgi:application, after manage.py migrate).
+run: $(RUN_STAMP)
 	$(BIN)/python -m yahtzee.prepare  # once: ./var and its secret key (the settings only read them)
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py build_bot_tables  # once: the coach's and the bots' tables (cached in var/bots)
-	$(BIN)/python -m yahtzee.serve --host $(HOST) --port $(PORT)  # uvicorn, as production (or: $(BIN)/daphne yahtzee.asgi:application)
+	$(BIN)/python -m yahtzee.serve --migrate --host $(HOST) --port $(PORT)  # migrates, then serves with uvicorn, as production
 
 lint: install
 	$(BIN)/ruff check .

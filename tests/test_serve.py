@@ -63,3 +63,19 @@ def test_the_worker_sets_the_collectors_thresholds_for_many_short_lived_objects(
 def test_a_gc_threshold_that_is_not_numbers_stops_the_start_with_a_message(text: str) -> None:
     with pytest.raises(SystemExit, match="GC_THRESHOLD"):
         serve.gc_threshold(text)
+
+
+def test_make_runs_start_migrates_in_the_server_process_before_serving(
+    unfrozen: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core import management
+
+    order: list[str] = []
+    monkeypatch.setattr(management, "call_command", lambda name, **options: order.append(name))
+    with mock.patch.object(uvicorn.Server, "run", lambda self: order.append("serve")):
+        serve.main(["--port", "0", "--migrate"])
+    assert order == ["migrate", "serve"]
+    order.clear()
+    with mock.patch.object(uvicorn.Server, "run", lambda self: order.append("serve")):
+        serve.main(["--port", "0"])
+    assert order == ["serve"]  # production's workers: the compose file's migrate service migrates

@@ -1,0 +1,130 @@
+"""yahtzee.install: one pip install, a virtualenv without a pip of its own to unpack, and progress lines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yahtzee import install
+
+
+def test_pips_version_is_read_from_what_it_says() -> None:
+    assert install.version_of("pip 23.2.1 from /usr/lib/python3/site-packages/pip (python 3.11)") == (23, 2, 1)
+    assert install.version_of("pip 26.3 from x") == (26, 3)
+    assert install.version_of("No module named pip") == ()
+
+
+def test_make_run_installs_the_servers_dependencies_and_make_test_the_project_with_its_dev_extra() -> None:
+    project = tomllib.loads((install.ROOT / "pyproject.toml").read_text())["project"]
+    assert install.requirements(dev=False) == project["dependencies"]
+    assert install.requirements(dev=True) == ["-e", f"{install.ROOT}[dev]"]
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
+    """Fake pips: the base Python's and the virtualenv's versions, and the commands run."""
+    seen: dict[str, Any] = {"base": (23, 2, 1), "venv": (), "bundled": (23, 2, 1), "runs": []}
+    venv = tmp_path / "venv"
+
+    def pip_version(python: str) -> tuple[int, ...]:
+        return seen["venv"] if python == str(venv / "bin" / "python") else seen["base"]
+
+    def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        seen["runs"].append(command)
+        if "venv" in command:
+            (venv / "bin").mkdir(parents=True)
+            (venv / "bin" / "python").touch()
+            seen["venv"] = () if "--without-pip" in command else seen["bundled"]
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(install, "pip_version", pip_version)
+    monkeypatch.setattr(install.subprocess, "run", run)
+    seen["path"] = venv
+    return seen
+
+
+def test_a_new_virtualenv_gets_no_pip_to_unpack_and_its_pip_comes_in_the_one_install(made: dict[str, Any]) -> None:
+    venv = made["path"]
+    command = install.pip_command(venv, "/usr/bin/python3", dev=False)
+    assert made["runs"] == [["/usr/bin/python3", "-m", "venv", "--without-pip", str(venv)]]
+    assert command[:5] == ["/usr/bin/python3", "-m", "pip", "--python", str(venv / "bin" / "python")]
+    assert command[5:9] == ["install", "--no-compile", "--progress-bar", "off"]
+    assert command[9] == "pip>=23.1" and command[10:] == install.requirements(dev=False)
+
+
+def test_a_virtualenv_with_a_recent_pip_installs_with_it_and_does_not_upgrade_it(made: dict[str, Any]) -> None:
+    venv = made["path"]
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    made["venv"] = (26, 3)
+    command = install.pip_command(venv, "/usr/bin/python3", dev=True)
+    assert made["runs"] == []
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    assert command == [*pip, "install", "--no-compile", "--progress-bar", "off", "-e", f"{install.ROOT}[dev]"]
+
+
+def test_an_old_pip_is_upgraded_within_the_same_install(made: dict[str, Any]) -> None:
+    made["base"] = (21, 0)  # cannot install into another interpreter: the virtualenv gets ensurepip's
+    venv = made["path"]
+    made["bundled"] = (22, 0)  # what its ensurepip brings
+    command = install.pip_command(venv, "/usr/bin/python3", dev=False)
+    assert made["runs"] == [["/usr/bin/python3", "-m", "venv", str(venv)]]
+    assert command[:3] == [str(venv / "bin" / "python"), "-m", "pip"]
+    assert "pip>=23.1" in command and command.count("install") == 1
+
+
+PIP_OUTPUT = """\
+Collecting Django>=5.2
+  Downloading django-5.2.19-py3-none-any.whl (8.3 MB)
+WARNING: Location 'file:///opt/pypi/simple/channels/' is ignored: it is neither a file nor a directory.
+Collecting channels>=4.2
+Collecting asgiref<4,>=3.9.0 (from channels>=4.2)
+Installing collected packages: asgiref, Django, channels
+Successfully installed Django-5.2.19 asgiref-3.13.0 channels-4.3.2
+"""
+
+
+def test_pips_output_becomes_a_few_lines_of_how_far_along_it_is() -> None:
+    written: list[str] = []
+    progress = install.Progress(written.append, lambda: 0, every=0.0)
+    progress.feed(PIP_OUTPUT.splitlines(keepends=True))
+    assert written == [
+        "  resolving: 1 packages found so far",
+        "  resolving: 2 packages found so far",
+        "  resolving: 3 packages found so far",
+        "  resolved 3 packages; installing 3",
+    ]
+    assert "".join(progress.lines) == PIP_OUTPUT  # kept, to be shown if pip fails
+
+
+def run_main(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+    monkeypatch.setattr(install, "pip_command", lambda venv, base, dev: [sys.executable, "-c", script])
+    code = install.main(["--venv", str(tmp_path / "venv")])
+    return code, capsys.readouterr().out
+
+
+def test_the_install_says_what_it_does_and_when_it_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = f"print({PIP_OUTPUT!r}, end='')"
+    code, out = run_main(tmp_path, script, monkeypatch, capsys)
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].startswith("Installing the server's packages into ") and "one pip install" in lines[0]
+    assert "  resolved 3 packages; installing 3" in lines
+    assert lines[-1].startswith("Done in ") and lines[-1].endswith("s: 3 packages installed.")
+    assert "WARNING" not in out  # pip's own output only when it fails
+
+
+def test_a_failing_pip_shows_its_output_and_its_exit_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = "import sys; print('Collecting nosuchpackage'); print('ERROR: No matching distribution'); sys.exit(3)"
+    code, out = run_main(tmp_path, script, monkeypatch, capsys)
+    assert code == 3
+    assert "ERROR: No matching distribution" in out and "pip failed (exit status 3)" in out

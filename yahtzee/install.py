@@ -1,0 +1,166 @@
+"""``python -m yahtzee.install [--dev]``: the project's packages into ./.venv, in one pip install.
+
+Run by ``make run`` (the server's packages) and ``make test`` (``--dev``: the project itself,
+editable, with the tools and test packages) with the Python that makes the virtualenv; the
+standard library only, since nothing else is installed yet. It says what it does and how far
+along it is, and shows pip's own output only when pip fails.
+
+What keeps it fast (a fresh clone on a 2-core machine: most of a minute is pip's):
+
+* one ``pip install`` resolves everything at once; pip upgrades itself in that same run only
+  when the virtualenv's is too old (``MIN_PIP``), never in a run of its own;
+* a new virtualenv is made without pip when the Python making it has a pip that can install
+  into another interpreter (``--python``, pip 22.3+): ``ensurepip`` would spend about 8 s
+  unpacking and compiling a pip that this install then brings anyway;
+* ``--no-compile``: pip compiles every module of every package (about 20 s of CPU for the dev
+  set); Python compiles, and caches, only those a process imports, the first time it does;
+* ``make run`` installs the server's dependencies and not the project itself, which it runs
+  from the checkout: building the editable wheel needs a setuptools of its own (a download
+  and an isolated build, about 4 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# pip older than this is upgraded within the install (23.1: PEP 660 editable installs, the
+# resolver's backtracking fixes, --python; the pip 3.11's ensurepip bundles is 23.2).
+MIN_PIP = (23, 1)
+PIP_CAN_TARGET = (22, 3)  # ``pip --python``: install into another interpreter
+COLLECTING = re.compile(r"^Collecting (\S+)")
+INSTALLING = re.compile(r"^Installing collected packages: (.+)$")
+
+
+def version_of(text: str) -> tuple[int, ...]:
+    """``pip 23.2.1 from ...`` → (23, 2, 1); () when it says no version."""
+    found = re.search(r"pip (\d+(?:\.\d+)*)", text)
+    return tuple(int(part) for part in found.group(1).split(".")) if found else ()
+
+
+def pip_version(python: str) -> tuple[int, ...]:
+    """The version of the pip ``python`` runs, or () when it has none."""
+    try:
+        done = subprocess.run([python, "-m", "pip", "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return ()
+    return version_of(done.stdout) if done.returncode == 0 else ()
+
+
+def requirements(dev: bool) -> list[str]:
+    """What to install: the project with its dev extra (editable), or only the server's dependencies."""
+    if dev:
+        return ["-e", f"{ROOT}[dev]"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return list(project["dependencies"])
+
+
+def pip_command(venv: Path, base: str, dev: bool) -> list[str]:
+    """The one ``pip install`` that brings ``venv`` up to date, making the virtualenv first if it is missing."""
+    python = venv / "bin" / "python"
+    base_pip = pip_version(base)
+    if not python.exists():
+        lean = base_pip >= PIP_CAN_TARGET
+        subprocess.run([base, "-m", "venv", *(["--without-pip"] if lean else []), str(venv)], check=True)
+    venv_pip = pip_version(str(python))
+    if venv_pip:
+        runner = [str(python), "-m", "pip"]
+    elif base_pip >= PIP_CAN_TARGET:
+        runner = [base, "-m", "pip", "--python", str(python)]
+    else:
+        subprocess.run([str(python), "-m", "ensurepip", "--upgrade"], check=True, capture_output=True)
+        runner, venv_pip = [str(python), "-m", "pip"], pip_version(str(python))
+    # The virtualenv gets its own pip in the same run when it has none, or an old one.
+    extra = [] if venv_pip >= MIN_PIP else [f"pip>={'.'.join(map(str, MIN_PIP))}"]
+    return [*runner, "install", "--no-compile", "--progress-bar", "off", *extra, *requirements(dev)]
+
+
+class Progress:
+    """Turns pip's output into a few lines: packages found while resolving, then installed of how many."""
+
+    def __init__(self, write: Callable[[str], None], site_packages: Callable[[], int], *, every: float = 2.0) -> None:
+        self.write = write
+        self.count_installed = site_packages
+        self.every = every
+        self.found = 0
+        self.total = 0
+        self.before = 0
+        self.last = 0.0
+        self.lines: list[str] = []
+        self._done = threading.Event()
+
+    def feed(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.lines.append(line)
+            text = line.strip()
+            if COLLECTING.match(text):
+                self.found += 1
+                now = time.monotonic()
+                if now - self.last >= self.every:
+                    self.last = now
+                    self.write(f"  resolving: {self.found} packages found so far")
+            elif found := INSTALLING.match(text):
+                self.total = len([name for name in found.group(1).split(",") if name.strip()])
+                self.write(f"  resolved {self.found} packages; installing {self.total}")
+                self.before = self.count_installed()
+                threading.Thread(target=self._watch, name="install-progress", daemon=True).start()
+        self._done.set()
+
+    def _watch(self) -> None:
+        # pip says nothing while it unpacks: count the packages that appear in site-packages.
+        shown = 0
+        while not self._done.wait(max(self.every, 0.1)):
+            done = min(max(self.count_installed() - self.before, 0), self.total)
+            if done > shown:
+                shown = done
+                self.write(f"  installing: {done} of {self.total}")
+
+
+def count_dist_infos(venv: Path) -> Callable[[], int]:
+    def count() -> int:
+        return sum(1 for _ in venv.glob("lib/python3*/site-packages/*.dist-info"))
+
+    return count
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dev", action="store_true", help="the project itself (editable), its tools and tests")
+    parser.add_argument("--venv", default=".venv", help="the virtualenv (default: .venv)")
+    args = parser.parse_args(argv)
+    venv = Path(args.venv).absolute()
+    started = time.monotonic()
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    what = "the server's, the tools' and the tests' packages" if args.dev else "the server's packages"
+    say(f"Installing {what} into {venv} (one pip install; a minute or so the first time)...")
+    command = pip_command(venv, sys.executable, args.dev)
+    progress = Progress(say, count_dist_infos(venv))
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
+    ) as pip:
+        assert pip.stdout is not None
+        progress.feed(pip.stdout)
+    if pip.returncode != 0:
+        sys.stdout.write("".join(progress.lines))
+        say(f"pip failed (exit status {pip.returncode}): {' '.join(command)}")
+        return pip.returncode
+    installed = f"{progress.total} packages installed" if progress.total else "everything was already installed"
+    say(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
