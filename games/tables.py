@@ -5,7 +5,8 @@ does not wait for them: it serves at once and builds the missing ones in one bac
 thread, one at a time (the other core keeps serving pages), the rule sets people pick most
 first (``ORDER``). A room whose computer player or hint needs a table not built yet asks for
 it (``request``): it is built next. Meanwhile the room waits and says for how long
-(``eta``: the build's estimate, ``bots.tables.build_seconds``, minus the time it has run).
+(``eta``: the build's estimate, ``bots.tables.build_seconds``, minus the time it has run, the
+estimates scaled by how the last build kept to its own).
 A request never builds a table itself: the review waits (without holding a thread) for a
 build under way.
 
@@ -38,6 +39,9 @@ ORDER = ("official", "yatzy", "free_joker", "yeti", "triple")
 FAILED_PAUSE = 60.0
 # The least an estimate says is left: a build that runs past its estimate is "about 1 s" away.
 LEAST_LEFT = 1.0
+# How much slower (or faster) than its estimate the last build ran scales the estimates of the
+# next ones (a machine busy with other work builds them all slower), within these bounds.
+PACE_BOUNDS = (0.25, 8.0)
 
 
 def needs_table(ruleset: str) -> bool:
@@ -80,6 +84,20 @@ class Builder:
         self._failed: dict[str, float] = {}  # rule set -> when its build failed (clock)
         self._built = 0  # tables built since the queue was last empty, for "(2 of 4)"
         self._run_started = 0.0
+        self._estimate = 0.0  # of the build under way, as it started (its measured time replaces it after)
+        self._pace = 1.0  # the last build's time over its estimate (PACE_BOUNDS)
+        self._go = threading.Event()  # cleared: builds wait (``hold``)
+        self._go.set()
+
+    def hold(self) -> None:
+        """Builds wait (a server migrating its database first) until ``resume``."""
+        self._go.clear()
+
+    def resume(self) -> None:
+        self._go.set()
+
+    def _seconds(self, ruleset: str) -> float:
+        return bots.tables.build_seconds(RULESETS[ruleset]) * self._pace
 
     # --- asking --------------------------------------------------------------------------
 
@@ -127,17 +145,17 @@ class Builder:
             now = 0.0  # what the build under way has left
             if self._current is not None:
                 elapsed = self._clock() - self._since
-                now = max(bots.tables.build_seconds(RULESETS[self._current]) - elapsed, LEAST_LEFT)
+                now = max(self._estimate * self._pace - elapsed, LEAST_LEFT)
                 if same_table(self._current, ruleset):
                     return now
             left = now
             for name in self._queue:
                 if ready(name):
                     continue
-                left += bots.tables.build_seconds(RULESETS[name])
+                left += self._seconds(name)
                 if same_table(name, ruleset):
                     return left
-            return now + bots.tables.build_seconds(RULESETS[ruleset])
+            return now + self._seconds(ruleset)
 
     def building(self) -> list[str]:
         """The rule sets whose tables are being built or waiting to be (in ``RULESETS`` order)."""
@@ -154,6 +172,7 @@ class Builder:
     def work(self) -> None:
         """Build the queued tables, one after another, until the queue is empty (the builder thread)."""
         while True:
+            self._go.wait()
             with self._lock:
                 while self._queue and ready(self._queue[0]):  # another build made the same file
                     self._queue.pop(0)
@@ -161,6 +180,7 @@ class Builder:
                     self._current, self._thread = None, None
                     return
                 name = self._current = self._queue.pop(0)
+                self._estimate = bots.tables.build_seconds(RULESETS[name])
                 self._since = self._clock()
             started = time.perf_counter()
             try:
@@ -176,6 +196,9 @@ class Builder:
                 continue
             took = time.perf_counter() - started
             with self._lock:
+                if self._estimate > 0:
+                    low, high = PACE_BOUNDS
+                    self._pace = min(max((self._clock() - self._since) / self._estimate, low), high)
                 self._failed.pop(name, None)
                 self._built += 1
                 self._current = None
@@ -187,6 +210,15 @@ class Builder:
 
 
 _builder = Builder()
+
+
+def hold() -> None:
+    """This process's builds wait until ``resume`` (``python -m yahtzee.serve --migrate`` migrates first)."""
+    _builder.hold()
+
+
+def resume() -> None:
+    _builder.resume()
 
 
 def request(ruleset: str, *, first: bool = True) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +92,14 @@ Successfully installed Django-5.2.19 asgiref-3.13.0 channels-4.3.2
 
 
 def test_pips_output_becomes_a_few_lines_of_how_far_along_it_is() -> None:
-    written: list[str] = []
-    progress = install.Progress(written.append, lambda: 0, every=0.0)
+    written: list[tuple[str, bool]] = []
+    progress = install.Progress(lambda text, final: written.append((text, final)), lambda: 0, every=0.0)
     progress.feed(PIP_OUTPUT.splitlines(keepends=True))
     assert written == [
-        "  resolving: 1 packages found so far",
-        "  resolving: 2 packages found so far",
-        "  resolving: 3 packages found so far",
-        "  resolved 3 packages; installing 3",
+        ("  resolving: 1 packages so far", False),
+        ("  resolving: 2 packages so far", False),
+        ("  resolving: 3 packages so far", False),
+        ("  resolved: installing 3 packages", True),
     ]
     assert "".join(progress.lines) == PIP_OUTPUT  # kept, to be shown if pip fails
 
@@ -116,7 +118,7 @@ def test_the_install_says_what_it_does_and_when_it_is_done(
     lines = out.splitlines()
     assert code == 0
     assert lines[0].startswith("Installing the server's packages into ") and "one pip install" in lines[0]
-    assert "  resolved 3 packages; installing 3" in lines
+    assert "  resolved: installing 3 packages" in lines
     assert lines[-1].startswith("Done in ") and lines[-1].endswith("s: 3 packages installed.")
     assert "WARNING" not in out  # pip's own output only when it fails
 
@@ -128,3 +130,29 @@ def test_a_failing_pip_shows_its_output_and_its_exit_status(
     code, out = run_main(tmp_path, script, monkeypatch, capsys)
     assert code == 3
     assert "ERROR: No matching distribution" in out and "pip failed (exit status 3)" in out
+
+
+def test_while_pip_unpacks_the_packages_appearing_in_site_packages_are_counted() -> None:
+    written: list[tuple[str, bool]] = []
+    counts = iter([40, 41, 43])  # site-packages before pip unpacks, then as it does
+    last = {"n": 40}
+
+    def installed() -> int:
+        last["n"] = next(counts, last["n"])
+        return last["n"]
+
+    def pip_output() -> Iterator[str]:
+        yield "Installing collected packages: a, b, c\n"
+        for _ in range(100):  # pip says nothing until it is done: the count goes on meanwhile
+            if ("  installing: 3 of 3", False) in written:
+                break
+            time.sleep(0.05)
+        yield "Successfully installed a-1 b-1 c-1\n"
+
+    progress = install.Progress(lambda text, final: written.append((text, final)), installed, every=0.0)
+    progress.feed(pip_output())
+    assert written == [
+        ("  resolved: installing 3 packages", True),
+        ("  installing: 1 of 3", False),
+        ("  installing: 3 of 3", False),
+    ]

@@ -70,11 +70,17 @@ def test_make_runs_start_migrates_in_the_server_process_before_serving(
 ) -> None:
     from django.core import management
 
+    from games import tables
+
     order: list[str] = []
-    monkeypatch.setattr(management, "call_command", lambda name, **options: order.append(name))
+
+    def call_command(name: str, **options: object) -> None:
+        order.append(name if not tables._builder._go.is_set() else f"{name} while the tables build")
+
+    monkeypatch.setattr(management, "call_command", call_command)
     with mock.patch.object(uvicorn.Server, "run", lambda self: order.append("serve")):
         serve.main(["--port", "0", "--migrate"])
-    assert order == ["migrate", "serve"]
+    assert order == ["migrate", "serve"] and tables._builder._go.is_set()  # the builds waited, then go on
     order.clear()
     with mock.patch.object(uvicorn.Server, "run", lambda self: order.append("serve")):
         serve.main(["--port", "0"])

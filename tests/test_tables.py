@@ -178,14 +178,15 @@ def test_a_failed_build_is_logged_and_not_tried_again_at_once(
     on_disk: set[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     tries: list[str] = []
+    clock = Clock()
 
     def build(name: str) -> None:
         tries.append(name)
         if name == "yeti" and len(tries) == 1:
             raise MemoryError("no room for the table")
+        clock.now += SECONDS[name]  # on time: the next estimates stay as they are
         on_disk.add(name)
 
-    clock = Clock()
     builder = tables.Builder(clock=clock, build=build, threaded=False)
     builder.request("yeti")
     builder.request("official", first=False)
@@ -201,6 +202,34 @@ def test_a_failed_build_is_logged_and_not_tried_again_at_once(
     assert builder.eta("yeti") == SECONDS["yeti"]
     builder.work()
     assert tries == ["yeti", "official", "yeti"] and "yeti" in on_disk
+
+
+def test_a_machine_slower_than_the_estimates_has_them_scaled_by_the_last_builds_pace(on_disk: set[str]) -> None:
+    def during(name: str) -> None:
+        clock.now += (2 if name == "official" else 100) * SECONDS[name]
+
+    builder, clock, _ = fake_builder(on_disk, during)
+    builder.request("official")
+    builder.work()  # it took twice its estimate
+    assert builder.eta("yeti") == 2 * SECONDS["yeti"]
+    builder.request("yatzy")
+    builder.request("free_joker", first=False)
+    assert builder.eta("free_joker") == 2 * (SECONDS["yatzy"] + SECONDS["free_joker"])
+    builder.work()
+    assert builder.eta("yeti") == tables.PACE_BOUNDS[1] * SECONDS["yeti"]  # bounded
+
+
+def test_builds_wait_while_the_server_migrates(on_disk: set[str]) -> None:
+    builder = tables.Builder(build=lambda name: on_disk.add(name))
+    builder.hold()
+    builder.request("yeti")
+    thread = builder._thread
+    assert thread is not None
+    thread.join(0.2)
+    assert thread.is_alive() and "yeti" not in on_disk and builder.building() == ["yeti"]
+    builder.resume()
+    thread.join(10)
+    assert not thread.is_alive() and "yeti" in on_disk
 
 
 def test_one_builder_thread_builds_what_rooms_ask_for_then_ends(on_disk: set[str]) -> None:

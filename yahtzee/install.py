@@ -85,10 +85,16 @@ def pip_command(venv: Path, base: str, dev: bool) -> list[str]:
 
 
 class Progress:
-    """Turns pip's output into a few lines: packages found while resolving, then installed of how many."""
+    """Turns pip's output into a few lines: how many packages resolving has found, then installed of how many.
 
-    def __init__(self, write: Callable[[str], None], site_packages: Callable[[], int], *, every: float = 2.0) -> None:
-        self.write = write
+    ``show(text, final)``: a ``final`` line stays; the others may be written over by the next
+    (on a terminal they are: one line counts up). At most one of those every ``every`` seconds.
+    """
+
+    def __init__(
+        self, show: Callable[[str, bool], None], site_packages: Callable[[], int], *, every: float = 5.0
+    ) -> None:
+        self.show = show
         self.count_installed = site_packages
         self.every = every
         self.found = 0
@@ -107,10 +113,10 @@ class Progress:
                 now = time.monotonic()
                 if now - self.last >= self.every:
                     self.last = now
-                    self.write(f"  resolving: {self.found} packages found so far")
+                    self.show(f"  resolving: {self.found} packages so far", False)
             elif found := INSTALLING.match(text):
                 self.total = len([name for name in found.group(1).split(",") if name.strip()])
-                self.write(f"  resolved {self.found} packages; installing {self.total}")
+                self.show(f"  resolved: installing {self.total} packages", True)
                 self.before = self.count_installed()
                 threading.Thread(target=self._watch, name="install-progress", daemon=True).start()
         self._done.set()
@@ -122,7 +128,7 @@ class Progress:
             done = min(max(self.count_installed() - self.before, 0), self.total)
             if done > shown:
                 shown = done
-                self.write(f"  installing: {done} of {self.total}")
+                self.show(f"  installing: {done} of {self.total}", False)
 
 
 def count_dist_infos(venv: Path) -> Callable[[], int]:
@@ -140,13 +146,20 @@ def main(argv: list[str] | None = None) -> int:
     venv = Path(args.venv).absolute()
     started = time.monotonic()
 
-    def say(text: str) -> None:
-        print(text, flush=True)
+    terminal = sys.stdout.isatty()
+
+    def show(text: str, final: bool = True) -> None:
+        # On a terminal a passing count is written over by the next line; in a log each stays.
+        if terminal:
+            sys.stdout.write("\r\033[K" + text + ("\n" if final else ""))
+        else:
+            sys.stdout.write(text + "\n")
+        sys.stdout.flush()
 
     what = "the server's, the tools' and the tests' packages" if args.dev else "the server's packages"
-    say(f"Installing {what} into {venv} (one pip install; a minute or so the first time)...")
+    show(f"Installing {what} into {venv} (one pip install; a minute or so the first time)...")
     command = pip_command(venv, sys.executable, args.dev)
-    progress = Progress(say, count_dist_infos(venv))
+    progress = Progress(show, count_dist_infos(venv), every=0.5 if terminal else 5.0)
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1"}
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
@@ -155,10 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         progress.feed(pip.stdout)
     if pip.returncode != 0:
         sys.stdout.write("".join(progress.lines))
-        say(f"pip failed (exit status {pip.returncode}): {' '.join(command)}")
+        show(f"pip failed (exit status {pip.returncode}): {' '.join(command)}")
         return pip.returncode
     installed = f"{progress.total} packages installed" if progress.total else "everything was already installed"
-    say(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
+    show(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
     return 0
 
 

@@ -92,6 +92,12 @@ def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
     and again while sockets come and go. Off with ``GC_FREEZE=0``. The collector's
     thresholds are then set (``GC_THRESHOLD``, below).
     """
+    if migrate:
+        from games import tables
+
+        # The solver tables' builds (queued by the application's import) wait for the
+        # migration, which would otherwise share the interpreter and the cores with them.
+        tables.hold()
     config.load()
     if migrate:
         # Django is set up by now (the application's import): migrating here saves make run a
@@ -100,6 +106,7 @@ def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
 
         call_command("migrate", interactive=False)
         gc.collect()  # what the migration graph left behind is not frozen with the rest
+        tables.resume()
     if os.environ.get("GC_FREEZE", "1") != "0":
         gc.freeze()
     gc.set_threshold(*gc_threshold(os.environ.get("GC_THRESHOLD", "")))
