@@ -420,3 +420,51 @@ async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None
     pong = (await frames_until(ws, "pong"))[-1]
     assert pong == {"type": "pong", "version": state["version"]}
     await ws.disconnect()
+
+
+@pytest.mark.usefixtures("no_frame_limit")
+async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_both_play(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bots
+    from games import botplay, tables
+
+    settings.BOT_DELAY = 0
+    await sync_to_async(bots.tables.table)("official", build=True)
+    real_ready = bots.ready
+    built = {"yet": False}
+    monkeypatch.setattr(bots, "ready", lambda ruleset: built["yet"] and real_ready(ruleset))
+    monkeypatch.setattr(tables, "request", lambda ruleset, first=True: None)
+    monkeypatch.setattr(botplay, "TABLE_POLL", 0.05)
+    room, sessions = await make_room(1, start=False)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_json_to({"type": "add_bot", "level": "optimal", "version": state["version"], "id": "b1"})
+    state = (await frames_until(ws, "state"))[-1]
+    await ws.send_json_to({"type": "start", "version": state["version"], "id": "s"})
+    state = (await frames_until(ws, "state"))[-1]
+    assert state["getting_ready"]["eta"] >= 1
+    await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
+    state = (await frames_until(ws, "state"))[-1]
+    await ws.send_json_to({"type": "hint", "version": state["version"], "id": "h1"})
+    hint = (await frames_until(ws, "hint"))[-1]  # an answer, not an error
+    assert hint["id"] == "h1" and hint["ready"] is False and hint["options"] == []
+    assert hint["message"].startswith("The computer is getting ready (about ")
+    best = max((o for o in state["options"] if o["legal"]), key=lambda o: o["points"])
+    await ws.send_json_to({"type": "score", "box": best["box"], "version": state["version"], "id": "s1"})
+    state = (await frames_until(ws, "state"))[-1]
+    assert state["turn"]["seat"] == 1 and state["getting_ready"] is not None
+    meanwhile = []
+    while not await ws.receive_nothing(timeout=0.5):
+        meanwhile.append(json.loads(await ws.receive_from()))
+    assert [f for f in meanwhile if f["type"] == "state"] == []  # the computer waits for its table
+    built["yet"] = True
+    while state["turn"]["seat"] == 1:
+        state = (await frames_until(ws, "state", timeout=10))[-1]
+    assert state["getting_ready"] is None and state["cards"][1]["total"] >= 0
+    await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
+    state = (await frames_until(ws, "state"))[-1]
+    await ws.send_json_to({"type": "hint", "version": state["version"], "id": "h2"})
+    hint = (await frames_until(ws, "hint"))[-1]
+    assert hint["ready"] is True and len(hint["options"]) == 3
+    await ws.disconnect()
