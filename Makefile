@@ -1,7 +1,9 @@
 # Two commands: `make run` serves the game on http://127.0.0.1:8000, `make test` runs every check.
 # The newest Python 3.11+ found on PATH builds .venv (Django 6 needs 3.12+; 3.11 gets Django 5.2 LTS).
-PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3; do \
-	$$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+# Looked up once, when first needed: each probe starts a Python (or a pyenv shim), and the
+# install's recipe names it three times.
+PYTHON ?= $(eval PYTHON := $(shell for p in python3.14 python3.13 python3.12 python3; do \
+	$$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done))$(PYTHON)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed

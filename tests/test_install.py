@@ -7,6 +7,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,14 @@ import pytest
 from yahtzee import install
 
 
-def test_pips_version_is_read_from_what_it_says() -> None:
-    assert install.version_of("pip 23.2.1 from /usr/lib/python3/site-packages/pip (python 3.11)") == (23, 2, 1)
-    assert install.version_of("pip 26.3 from x") == (26, 3)
-    assert install.version_of("No module named pip") == ()
+def test_pips_version_is_read_from_its_metadata(tmp_path: Path) -> None:
+    assert install.version_of("23.2.1\n") == (23, 2, 1) and install.version_of("26.3") == (26, 3)
+    assert install.version_of("") == ()
+    ours = install.pip_version(sys.executable)  # this process's own: no pip started
+    assert ours >= (20,) and ours == install.version_of(metadata.version("pip"))
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    assert install.pip_version(str(tmp_path / "bare" / "bin" / "python")) == ()
+    assert install.pip_version(str(tmp_path / "nowhere" / "python")) == ()
 
 
 def test_make_run_installs_the_servers_dependencies_and_make_test_the_project_with_its_dev_extra() -> None:

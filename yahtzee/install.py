@@ -30,6 +30,7 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterable
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,15 +43,21 @@ INSTALLING = re.compile(r"^Installing collected packages: (.+)$")
 
 
 def version_of(text: str) -> tuple[int, ...]:
-    """``pip 23.2.1 from ...`` → (23, 2, 1); () when it says no version."""
-    found = re.search(r"pip (\d+(?:\.\d+)*)", text)
+    """``23.2.1`` → (23, 2, 1); () when the text is no version."""
+    found = re.match(r"\s*(\d+(?:\.\d+)*)", text)
     return tuple(int(part) for part in found.group(1).split(".")) if found else ()
 
 
 def pip_version(python: str) -> tuple[int, ...]:
-    """The version of the pip ``python`` runs, or () when it has none."""
+    """The version of the pip ``python`` has, or () when it has none (read from its metadata: no pip started)."""
+    if python == sys.executable:
+        try:
+            return version_of(metadata.version("pip"))
+        except metadata.PackageNotFoundError:
+            return ()
+    ask = "from importlib.metadata import version; print(version('pip'))"
     try:
-        done = subprocess.run([python, "-m", "pip", "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([python, "-c", ask], capture_output=True, text=True, timeout=60)
     except OSError:
         return ()
     return version_of(done.stdout) if done.returncode == 0 else ()
