@@ -101,6 +101,12 @@ class Scheduler:
             return
         if outcome == work.FOLLOWUPS:
             await self._follow(code)
+        elif outcome == work.NOTHING and not self.sweep:
+            # Nothing was applied (a computer player waiting for its table to be built, a clock a
+            # little ahead of this one): with no sweep here, come back when the room is next due.
+            due = await db_async(work.due_at)(code)
+            if due is not None:
+                self._at(code, max(due, timezone.now() + work.RETRY))
 
     async def _follow(self, code: str) -> None:
         if code in self._following:

@@ -80,6 +80,11 @@ def _apply(game: Game, now: datetime) -> Outcome:
     return NOTHING
 
 
+def due_at(code: str) -> datetime | None:
+    """When the room ``code`` is next due (None: nothing is, or no such room)."""
+    return Game.objects.filter(code=code).values_list("due_at", flat=True).first()
+
+
 def run_followups(code: str) -> bool:
     """Complete what follows a finished game: every ``game_finished`` receiver, then mark it done.
 

@@ -427,7 +427,7 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import bots
-    from games import botplay, tables
+    from games import tables
 
     settings.BOT_DELAY = 0
     await sync_to_async(bots.tables.table)("official", build=True)
@@ -435,7 +435,6 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     built = {"yet": False}
     monkeypatch.setattr(bots, "ready", lambda ruleset: built["yet"] and real_ready(ruleset))
     monkeypatch.setattr(tables, "request", lambda ruleset, first=True: None)
-    monkeypatch.setattr(botplay, "TABLE_POLL", 0.05)
     room, sessions = await make_room(1, start=False)
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
