@@ -21,10 +21,14 @@ If Redis does not answer, the shared limits count in this process's memory for
 ``REDIS_RETRY`` seconds and Redis is tried again: a limit is never the reason a page or a
 socket fails, and it still holds per process meanwhile.
 
+The storages: in Redis, ``limits``' RedisStorage and its Lua scripts (an atomic count per
+event); in memory, ``MemoryWindows`` below, with the same moving-window interface
+(``limits``' MemoryStorage reads the wall clock and runs a timer thread, see there).
+
 The clock: ``limits``' storages read ``time.time()`` themselves and take no clock, so the
-limiter gives its own storages the time: this process's monotonic clock for the local
-limits, the wall clock (shared by every process) for the ones in Redis, or the clock a test
-sets with ``limiter.use_clock`` to move time without sleeping.
+limiter gives its storages the time: this process's monotonic clock in memory, the wall
+clock (shared by every process) in Redis, or the clock a test sets with
+``limiter.use_clock`` to move time without sleeping.
 """
 
 from __future__ import annotations
@@ -121,7 +125,7 @@ ROOM_MISS = Limit(
     shared=True,
     message="Too many room codes that do not exist were tried from your address.",
 )
-# A browser's frames, over all its sockets (socket_bucket).
+# A browser's frames, over all its sockets (browser_bucket).
 CHAT = Limit("chat", "CHAT_RATE", shared=True)
 REACTIONS = Limit("react", "REACTION_RATE", shared=True)
 HINTS = Limit("hint", "WS_HINT_RATE", shared=True)  # the coach costs milliseconds a hint
@@ -149,11 +153,11 @@ class MemoryWindows(Storage, MovingWindowSupport):
     """The moving windows of one process: each bucket's recent event times, in memory.
 
     ``limits``' own MemoryStorage reads the wall clock inside (no clock can be given) and,
-    while any window holds an event, starts a timer thread every 10 ms that walks every
-    key: with each socket's frames counted on every frame, that is a hundred thread starts
-    a second and a walk of thousands of keys beside the event loop. Here each key's times
-    are dropped when the key is next counted, and keys left idle are forgotten in one sweep
-    every ``SWEEP_EVERY`` counts.
+    while any window holds an event, keeps a 10 ms timer going, a new thread each time, that
+    walks every key: with each socket's frames counted on every frame, dozens of thread
+    starts a second and walks of thousands of keys beside the event loop (a count cost twice
+    as much with 2,000 keys as with one). Here each key's times are dropped when the key is
+    next counted, and keys left idle are forgotten in one sweep every ``SWEEP_EVERY`` counts.
     """
 
     SWEEP_EVERY = 10_000
@@ -282,9 +286,10 @@ class Limiter:
             self.clock = before
 
     def reset(self) -> None:
-        """Forget this process's counts and the rates read from the settings (a test's fresh start)."""
+        """Forget this process's counts, the rates read from the settings and a Redis failure (a test's fresh start)."""
         self.memory.reset()
         self.reset_rates()
+        self._redis_back_at = 0.0
 
     def reset_rates(self) -> None:
         self._rates.clear()

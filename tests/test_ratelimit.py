@@ -171,3 +171,14 @@ def test_guessing_codes_across_a_minute_boundary_is_held_to_the_limit(limit_cloc
     assert [guesser.get(f"/r/later{i:05d}/").status_code for i in range(60)] == [429] * 60
     limit_clock.advance(58.01)  # the first misses are more than a minute old
     assert guesser.get("/r/again00000/").status_code == 404
+
+
+def test_without_redis_answering_pages_are_served_and_still_limited(settings: Any) -> None:
+    """The limits' Redis gone: no page fails for it, and each worker still holds the limit itself."""
+    settings.RATE_LIMIT_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    ann = Client()
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429 and Game.objects.count() == 10
+    assert Client().get("/r/guess00000/").status_code == 404
