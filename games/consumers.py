@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import time
 import uuid
-from collections import deque
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -32,9 +30,6 @@ from yahtzee import backlog
 MAX_FRAME_BYTES = 4096
 log = logging.getLogger(__name__)
 
-# Frames per second per socket: well above any person's pace. A deployment that runs
-# load generators against itself may raise it with WS_RATE_LIMIT.
-RATE_LIMIT: int = settings.WS_RATE_LIMIT
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
@@ -146,8 +141,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
         self.controller: str = session.get("controller", "") if session is not None else ""
-        self.recent: deque[float] = deque()
-        self.social_limits = {kind: ratelimit.Window(*limit) for kind, limit in ratelimit.SOCIAL_LIMITS.items()}
         self.rate_strikes = 0
         self.joined = False
         ip = ratelimit.scope_ip(self.scope)
@@ -184,7 +177,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
-        if ratelimit.address_over(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip):
+        if ratelimit.miss_refused(ip):
             return None  # over the limit even a right guess is refused, as over HTTP
         # A player whose seat a computer took over while they were away gets it back by coming
         # back. A socket without a controller (a spectator) has no seat to take back: no query.
@@ -192,7 +185,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
-            ratelimit.count_address(ratelimit.MISS_SCOPE, ratelimit.MISS_SETTING, ip)
+            ratelimit.count_miss(ip)
             return None
         # The room's last chat messages, if it has any (docs/protocol.md: after the state).
         messages = selectors.chat_history(self.code)
@@ -261,22 +254,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
             error["id"] = frame_id
         await self.send(text_data=wire.dumps(error))
 
-    def _over_rate(self) -> bool:
-        now = time.monotonic()
-        self.recent.append(now)
-        while self.recent and now - self.recent[0] > 1.0:
-            self.recent.popleft()
-        return len(self.recent) > RATE_LIMIT
-
     async def social(self, kind: str, frame: dict[str, Any]) -> None:
         """A chat message, a reaction or a player back at the table: the service sends the room its frames."""
-        limit = self.social_limits.get(kind)
-        if limit is not None and limit.over():
-            await self.error(
-                errors.RATE_LIMITED,
-                f"Slow down: at most {limit.limit} {kind} frames in {limit.seconds:g} s.",
-                frame.get("id"),
-            )
+        if refusal := await ratelimit.socket_refusal(kind, self.controller, self.address, self.channel_name):
+            await self.error(errors.RATE_LIMITED, refusal, frame.get("id"))
             return
         service, fields = _SOCIAL[kind]
         wanted = (*fields, "seat") if kind != "back" else ()
@@ -304,9 +285,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))
 
     async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
-        if self._over_rate() or sockets.address_flooding(self.address):
+        if ratelimit.frames_over(self.channel_name, self.address):
             self.rate_strikes += 1
-            await self.error(errors.RATE_LIMITED, f"Too many frames: at most {RATE_LIMIT} a second.")
+            await self.error(errors.RATE_LIMITED, f"Too many frames: at most {settings.WS_RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:
                 await self.close(code=CLOSE_RATE_LIMITED)
             return
@@ -326,8 +307,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=await db_async(presence.state_text)(self.code))
             return
         if kind == "hint":
-            if not sockets.hint_allowed(self.controller or self.channel_name):
-                await self.error(errors.RATE_LIMITED, "Too many hints: wait a moment.", frame.get("id"))
+            if refusal := await ratelimit.socket_refusal(kind, self.controller, self.address, self.channel_name):
+                await self.error(errors.RATE_LIMITED, refusal, frame.get("id"))
                 return
             try:
                 hint = await db_async(coach.hint_for)(

@@ -2,15 +2,13 @@
 
 Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
 past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
-one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm), before
-any database work (an address's first ``WS_CLEAR_REFUSALS`` refusals in a window are
-clear ones, the rest ``quiet``: the handshake itself is refused); ``address_flooding``
-bounds the frames of all an address's sockets together (``WS_FRAMES_PER_ADDRESS`` a
-second: a socket that sends past it is told off and closed like one over its own rate);
-``presence_changed`` sends a room's presence at most once per ``PRESENCE_COALESCE``
-seconds (one frame for a burst of arrivals, not one per socket, which made a storm of N
-sockets cost N² frames); ``seen`` writes a socket's ping to the database at most once per
-``PING_WRITE_SECONDS``; ``hint_allowed`` bounds a browser's hints (``WS_HINT_RATE``).
+one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm, counted by
+``games.ratelimit``), before any database work (an address's first ``WS_CLEAR_REFUSALS``
+refusals in that window are clear ones, the rest ``quiet``: the handshake itself is
+refused); ``presence_changed`` sends a room's presence at most once per
+``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket,
+which made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the
+database at most once per ``PING_WRITE_SECONDS``.
 
 ``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
 failed, or it was cancelled) and tells the room; ``start_sweeping`` deletes, on start-up
@@ -31,7 +29,7 @@ from typing import Protocol
 from django.conf import settings
 
 from games import errors, fanout, presence, selectors
-from games.ratelimit import Rate
+from games.ratelimit import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
 from games.threads import db_async, db_upkeep
 
 log = logging.getLogger(__name__)
@@ -47,7 +45,6 @@ def _keep(task: asyncio.Task[None]) -> None:
 # --- how many sockets one client may hold -----------------------------------------------
 
 GATE_PASSED = "fair_share_address"  # scope key: yahtzee.gate.AddressGate counted the socket's address
-UNKNOWN = "unknown"  # games.ratelimit.scope_ip's answer for a peer without an address
 _by_address: Counter[str] = Counter()
 _by_browser: Counter[str] = Counter()
 
@@ -84,21 +81,12 @@ def admit_address(address: str) -> Admission:
         # bucket would be everyone's.
         return Admission()
     per_address = settings.WS_MAX_PER_ADDRESS
-    over = _connects_over(address)
-    if over:
-        if over == 1:  # once a window: a storm's thousand refusals are not a thousand log lines
-            log.warning("socket refused: %s opens too many (not logged again in this window)", address)
+    if not limiter.hit(CONNECTS, Bucket("address", address)):
         return _refused(address, "Too many new connections from your address: wait a moment.")
     if per_address and _by_address[address] >= per_address:
-        refusal = _refused(address, f"Too many open connections from your address (at most {per_address}).")
-        if not refusal.quiet:
-            log.warning("socket refused: %s already holds %d", address, per_address)
-        return refusal
+        return _refused(address, f"Too many open connections from your address (at most {per_address}).")
     _by_address[address] += 1
     return Admission(address=address)
-
-
-_refusals: dict[str, tuple[int, int]] = {}  # address -> (window, refusals in it)
 
 
 def _refused(address: str, message: str) -> Admission:
@@ -107,22 +95,12 @@ def _refused(address: str, message: str) -> Admission:
     A page learns why from a clear refusal (accepted, an error frame, close 4029); the rest
     of a storm is refused before the accept (uvicorn answers the handshake with HTTP 403),
     which costs the worker less. The window is WS_CONNECT_RATE's (10 s when that is off).
+    Only clear refusals are logged: a storm's thousand refusals are not a thousand lines.
     """
-    rate = Rate.parse(settings.WS_CONNECT_RATE)
-    count = _count_in_window(_refusals, address, rate.seconds if rate is not None else 10)
-    return Admission(refusal=message, quiet=count > settings.WS_CLEAR_REFUSALS)
-
-
-def _count_in_window(counts: dict[str, tuple[int, int]], address: str, seconds: int) -> int:
-    """Count one more for ``address`` in the current fixed window of ``seconds``: the count so far in it."""
-    window = int(_wall()) // seconds
-    if len(counts) > 10_000:  # an address seen once is forgotten when its window is over
-        for key in [k for k, (w, _) in counts.items() if w != window]:
-            del counts[key]
-    last_window, count = counts.get(address, (window, 0))
-    count = count + 1 if last_window == window else 1
-    counts[address] = (window, count)
-    return count
+    clear = settings.WS_CLEAR_REFUSALS > 0 and limiter.hit(CLEAR_REFUSALS, Bucket("address", address))
+    if clear:
+        log.warning("socket refused: %s: %s", address, message)
+    return Admission(refusal=message, quiet=not clear)
 
 
 def admit(address: str, browser: str, address_admitted: bool = False) -> Admission:
@@ -141,41 +119,6 @@ def admit(address: str, browser: str, address_admitted: bool = False) -> Admissi
     _by_browser[browser] += 1
     admission.browser = browser
     return admission
-
-
-_connects: dict[str, tuple[int, int]] = {}  # address -> (window, sockets opened in it)
-_wall = time.time  # tests hold it still
-
-
-def _connects_over(address: str) -> int:
-    """Count a handshake of ``address``: how many past WS_CONNECT_RATE it is in this window (0: allowed)."""
-    rate = Rate.parse(settings.WS_CONNECT_RATE)
-    if rate is None:
-        return 0
-    return max(0, _count_in_window(_connects, address, rate.seconds) - rate.count)
-
-
-_frames: dict[str, tuple[int, int]] = {}  # address -> (second, frames received in it)
-_clock = time.monotonic  # tests hold it still
-
-
-def address_flooding(address: str) -> bool:
-    """Count a frame from ``address``; True past WS_FRAMES_PER_ADDRESS a second, all its sockets together.
-
-    Each socket may send WS_RATE_LIMIT frames a second; without this, 200 sockets of one
-    client within the socket caps could still keep a worker busy with their pings.
-    """
-    limit = settings.WS_FRAMES_PER_ADDRESS
-    if not limit or not address or address == UNKNOWN or not settings.RATE_LIMITS:
-        return False
-    second = int(_clock())
-    if len(_frames) > 10_000:
-        for key in [k for k, (s, _) in _frames.items() if s != second]:
-            del _frames[key]
-    last, count = _frames.get(address, (second, 0))
-    count = count + 1 if last == second else 1
-    _frames[address] = (second, count)
-    return count > limit
 
 
 # --- a room's presence, once per interval -------------------------------------------------
@@ -208,7 +151,7 @@ async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
         log.warning("presence of %s not sent", code, exc_info=True)
 
 
-# --- pings and hints ---------------------------------------------------------------------
+# --- pings ---------------------------------------------------------------------
 
 _pinged: dict[str, tuple[float, int | None]] = {}  # channel -> (when written, the version read)
 
@@ -228,24 +171,6 @@ async def seen(code: str, channel_name: str) -> int | None:
 
 def forget_pings(channel_name: str) -> None:
     _pinged.pop(channel_name, None)
-
-
-_hints: dict[str, tuple[int, int]] = {}  # browser -> (window, hints asked in it)
-
-
-def hint_allowed(browser: str) -> bool:
-    """Count one hint of ``browser``; False past WS_HINT_RATE (the coach costs milliseconds a hint)."""
-    rate = Rate.parse(settings.WS_HINT_RATE)
-    if rate is None:
-        return True
-    window = int(time.time()) // rate.seconds
-    if len(_hints) > 10_000:  # old windows of browsers long gone
-        for key in [k for k, (w, _) in _hints.items() if w != window]:
-            del _hints[key]
-    last_window, count = _hints.get(browser, (window, 0))
-    count = count + 1 if last_window == window else 1
-    _hints[browser] = (window, count)
-    return count <= rate.count
 
 
 RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn

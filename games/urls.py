@@ -1,13 +1,13 @@
 from django.urls import path
 
 from games import views
-from games.ratelimit import MISS_SCOPE, MISS_SETTING, ratelimit
+from games.ratelimit import ROOM_CREATE, ROOM_JOIN, ROOM_MISS, limited
 
 # Per-client limits on what makes rows, and on guessing room codes (games/ratelimit.py):
 # every URL that looks a room up by its code counts a code that does not exist.
-create_limit = ratelimit("room_create", "RATE_LIMIT_ROOM_CREATE")
-join_limit = ratelimit("room_join", "RATE_LIMIT_ROOM_JOIN")
-miss_limit = ratelimit(MISS_SCOPE, MISS_SETTING, only_status=404, per_ip_only=True)
+create_limit = limited(ROOM_CREATE)
+join_limit = limited(ROOM_JOIN)
+miss_limit = limited(ROOM_MISS, only_status=404, per_address=True)
 
 urlpatterns = [
     path("", views.home, name="home"),

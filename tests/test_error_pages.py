@@ -63,7 +63,7 @@ def test_a_form_without_its_csrf_token_gets_the_site_s_403_saying_why() -> None:
     assert Game.objects.count() == 0
 
 
-@pytest.mark.usefixtures("one_window")
+@pytest.mark.usefixtures("limit_clock")
 def test_too_many_requests_gets_the_site_s_429() -> None:
     ann = Client()
     for i in range(10):

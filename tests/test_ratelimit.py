@@ -1,5 +1,6 @@
 """games.ratelimit: room creation, joins and room-code guesses limited per client and per
-address, over the pages and the websocket alike, with a clear 429; the limits' own parts."""
+address, over the pages and the websocket alike, with a clear 429; the limiter's moving
+windows in memory and in Redis, and its parts."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from django.test import Client, RequestFactory
 
 from games.models import Game
 from games.ratelimit import Rate, client_ip, login_ip, scope_ip
+from tests.conftest import ManualClock
 from tests.factories import create_room
 from yahtzee.asgi import application
 
-# The limits count in fixed windows: a test that crossed a window's end would start a fresh
-# count halfway through, so the clock stands still in these tests.
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_window")]
+# The limiter's clock stands still in these tests (a slow machine cannot age a count away)
+# unless a test moves it.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("limit_clock")]
 
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -73,7 +75,6 @@ def test_a_client_dropping_its_cookies_still_meets_the_per_address_cap(settings:
     assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
 
 
-@pytest.mark.usefixtures("one_window")
 def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "5/60"
     code = create_room(Client())
@@ -92,7 +93,6 @@ async def _socket_opens(code: str, ip: str) -> bool:
     return connected
 
 
-@pytest.mark.usefixtures("one_window")
 @pytest.mark.asyncio
 async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_limit(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "5/60"
@@ -107,7 +107,6 @@ async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_li
     assert await _socket_opens(code, "10.0.0.8")
 
 
-@pytest.mark.usefixtures("one_window")
 @pytest.mark.asyncio
 async def test_page_guesses_count_against_the_websocket_too(settings: Any) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "3/60"
@@ -161,3 +160,25 @@ def test_a_page_request_counts_against_its_peer_unless_a_trusted_proxy_names_the
 def test_the_admin_lockout_gets_an_ip_address_or_nothing() -> None:
     assert login_ip(RequestFactory().get("/", REMOTE_ADDR="2001:db8::1")) == "2001:db8::1"
     assert login_ip(RequestFactory().get("/", REMOTE_ADDR="")) is None
+
+
+def test_guessing_codes_across_a_minute_boundary_is_held_to_the_limit(limit_clock: ManualClock) -> None:
+    """60 misses a minute: in any 60 s, not 60 before a window's end and 60 more after it."""
+    limit_clock.now = 999_959.0  # a second before a multiple of 60 s, where fixed windows split
+    guesser = Client(REMOTE_ADDR="10.0.2.1")
+    assert [guesser.get(f"/r/early{i:05d}/").status_code for i in range(60)] == [404] * 60
+    limit_clock.advance(2.0)
+    assert [guesser.get(f"/r/later{i:05d}/").status_code for i in range(60)] == [429] * 60
+    limit_clock.advance(58.01)  # the first misses are more than a minute old
+    assert guesser.get("/r/again00000/").status_code == 404
+
+
+def test_without_redis_answering_pages_are_served_and_still_limited(settings: Any) -> None:
+    """The limits' Redis gone: no page fails for it, and each worker still holds the limit itself."""
+    settings.RATE_LIMIT_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    ann = Client()
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429 and Game.objects.count() == 10
+    assert Client().get("/r/guess00000/").status_code == 404

@@ -370,7 +370,7 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
         ("post", "/r/{}/score"),
     ],
 )
-@pytest.mark.usefixtures("one_window")
+@pytest.mark.usefixtures("limit_clock")
 def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, method: str, path: str) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "3/60"
     code = create_room(Client())

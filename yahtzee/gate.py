@@ -20,9 +20,10 @@ being accepted, as it would be anyway.
 Every socket's end, refused ones included, is told to ``yahtzee.memory`` (it gives
 freed memory back after many have gone).
 
-The counters are ``games.sockets``'s: the address's place is held here until the socket
-ends, and the consumer (``admit``) counts only the browser's (``WS_MAX_PER_BROWSER``,
-which needs the session), so no socket is counted twice. Per process, like every cap.
+The counters are ``games.sockets``'s (and the new sockets' rate ``games.ratelimit``'s): the
+address's place is held here until the socket ends, and the consumer (``admit``) counts
+only the browser's (``WS_MAX_PER_BROWSER``, which needs the session), so no socket is
+counted twice. Per process, like every cap.
 """
 
 from __future__ import annotations

@@ -214,11 +214,12 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# Websocket frames a second one socket may send before it is told off (and then closed).
+# Websocket frames a second one socket may send before it is told off (and then closed); not
+# turned off by RATE_LIMITS=0: load generators raise this one instead.
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
-# Fair shares of a worker (games/sockets.py; docs/security.md), off with RATE_LIMITS=0 like
-# the other per-client limits: open sockets per address and per browser (0: no cap), new
-# sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
+# Fair shares of a worker (games/sockets.py, games/ratelimit.py; docs/security.md), off with
+# RATE_LIMITS=0 like the other limits: open sockets per address and per browser (0: no cap),
+# new sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
 # room's presence goes out, a ping is written, and rows of dead processes are swept.
 WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
 WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
@@ -235,7 +236,7 @@ PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
 # seconds it then has to read that close before its connection is cut (yahtzee/backlog.py).
 WS_SEND_BACKLOG = envint("WS_SEND_BACKLOG", 256 * 1024)
 WS_SEND_GRACE = float(os.environ.get("WS_SEND_GRACE") or 2)
-# Chat messages and reactions one socket may send, "COUNT/SECONDS" ("off": no limit).
+# Chat messages and reactions one browser may send over all its sockets, "COUNT/SECONDS" ("off": no limit).
 CHAT_RATE = os.environ.get("CHAT_RATE", "5/10")
 REACTION_RATE = os.environ.get("REACTION_RATE", "5/10")
 # Seconds a computer player waits before each of its actions, so people can follow.
@@ -287,16 +288,18 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# Cache: Redis with REDIS_URL (shared by every server process, so the rate limits hold
-# across them), else this process's memory. CACHE_URL picks another Redis for it.
+# Cache: Redis with REDIS_URL (shared by every server process: allauth's own limits count in
+# it, and the rate limits below in its Redis), else this process's memory. CACHE_URL picks
+# another Redis for both.
 CACHE_URL = os.environ.get("CACHE_URL", "") or REDIS_URL
+# Deployments (and test servers) sharing one Redis keep their counters apart.
+CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}")
 if CACHE_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
-            # Deployments (and test servers) sharing one Redis keep their counters apart.
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}"),
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
             # One connection pool for every thread, not a new connection per page request.
             "OPTIONS": {
                 "socket_connect_timeout": 1,
@@ -308,11 +311,15 @@ if CACHE_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "yahtzee"}}
 
-# Rate limits per client (its seats' browser session, else its IP address), as
-# "COUNT/SECONDS"; "0" turns one off, RATE_LIMITS=0 all of them. Far above what a person
-# does; a load generator's servers turn them off. RATE_LIMIT_PER_IP multiplies them into a
-# cap for everyone behind one address, so dropping cookies does not reset a client.
+# Rate limits (games/ratelimit.py: moving windows), as "COUNT/SECONDS"; "0" turns one off,
+# RATE_LIMITS=0 all of them but WS_RATE_LIMIT. Far above what a person does; a load
+# generator's servers turn them off. Room creation and joins count per browser (its seats'
+# session), and RATE_LIMIT_PER_IP times as many per IP address, a cap for everyone behind
+# one address, so dropping cookies does not reset a client. The limits that must hold
+# across server processes count in the cache's Redis, under the cache's key prefix.
 RATE_LIMITS = envbool("RATE_LIMITS", True)
+RATE_LIMIT_REDIS_URL = CACHE_URL
+RATE_LIMIT_KEY_PREFIX = CACHE_KEY_PREFIX
 RATE_LIMIT_ROOM_CREATE = os.environ.get("RATE_LIMIT_ROOM_CREATE", "10/60")
 RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
 # Looking up rooms that do not exist (guessing codes) is counted per IP address.

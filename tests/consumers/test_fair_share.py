@@ -17,6 +17,7 @@ from django.db.backends.utils import CursorWrapper
 from games import coach, presence
 from games import sockets as sockets_module
 from games.consumers import RoomConsumer
+from tests.conftest import ManualClock
 from tests.consumers.helpers import first_frames, frames_until, make_room
 from tests.consumers.test_hostile import frames_within
 from yahtzee.asgi import application
@@ -152,7 +153,7 @@ async def test_a_storm_of_new_sockets_from_one_address_is_refused_before_any_dat
     await other.disconnect()
 
 
-async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) -> None:
+async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any, limit_clock: ManualClock) -> None:
     settings.WS_FRAMES_PER_ADDRESS = 10
     settings.PRESENCE_COALESCE = 60  # the arrivals' presence frame must not land among the replies
     room, _ = await make_room(1)
@@ -160,10 +161,9 @@ async def test_the_sockets_of_one_address_share_one_frame_budget(settings: Any) 
     for ws in sockets:
         await first_frames(ws)
     replies = []
-    with mock.patch.object(sockets_module, "_clock", return_value=1000.0):  # all in one second
-        for n in range(12):  # 4 a socket: each under its own 20 a second, together over 10
-            await sockets[n % 3].send_json_to({"type": "ping"})
-            replies.append(json.loads(await sockets[n % 3].receive_from()))
+    for n in range(12):  # all in one second (the clock stands still): 4 a socket, each under its own 20
+        await sockets[n % 3].send_json_to({"type": "ping"})
+        replies.append(json.loads(await sockets[n % 3].receive_from()))
     assert [f.get("code", f["type"]) for f in replies] == ["pong"] * 10 + ["rate_limited"] * 2
     for ws in sockets:
         await ws.disconnect()
@@ -190,22 +190,27 @@ def no_work_behind_the_door() -> Iterator[dict[str, int]]:
         yield seen
 
 
-async def test_the_61st_handshake_of_an_address_is_refused_at_the_door_without_the_database(settings: Any) -> None:
+async def test_the_61st_handshake_of_an_address_is_refused_at_the_door_without_the_database(
+    settings: Any, limit_clock: ManualClock
+) -> None:
     """WS_CONNECT_RATE is applied before the session and the user are loaded: a storm costs no query."""
     settings.WS_CONNECT_RATE = "60/10"
     room, sessions = await make_room(1)
-    with mock.patch.object(sockets_module, "_wall", return_value=1000.0):  # all in one window
-        for _ in range(60):
-            ws, connected = await open_socket(room, "10.8.0.1", sessions[0])
-            assert connected
-            await ws.disconnect()  # closed again: only the rate of new ones counts
-        with no_work_behind_the_door() as seen:
-            ws, _ = await open_socket(room, "10.8.0.1", sessions[0])
-            assert "new connections" in await refused_clearly(ws)
-        assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
-        other, _ = await open_socket(room, "10.8.0.2", sessions[0])  # another address is let in
-        assert (await first_frames(other))[1]["type"] == "state"
-        await other.disconnect()
+    for _ in range(60):  # all in one moment: the clock stands still
+        ws, connected = await open_socket(room, "10.8.0.1", sessions[0])
+        assert connected
+        await ws.disconnect()  # closed again: only the rate of new ones counts
+    with no_work_behind_the_door() as seen:
+        ws, _ = await open_socket(room, "10.8.0.1", sessions[0])
+        assert "new connections" in await refused_clearly(ws)
+    assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
+    other, _ = await open_socket(room, "10.8.0.2", sessions[0])  # another address is let in
+    assert (await first_frames(other))[1]["type"] == "state"
+    await other.disconnect()
+    limit_clock.advance(10.01)  # the first of the 60 is more than 10 s old: one more may open
+    again, connected = await open_socket(room, "10.8.0.1", sessions[0])
+    assert connected and (await first_frames(again))[1]["type"] == "state"
+    await again.disconnect()
 
 
 async def test_an_address_over_its_share_of_open_sockets_is_refused_at_the_door_without_the_database(
@@ -244,31 +249,28 @@ async def test_a_browser_over_its_share_is_still_refused_after_the_door_and_free
     assert "10.10.0.1" not in sockets_module._by_address and not sockets_module._by_browser
 
 
+@pytest.mark.usefixtures("limit_clock")
 async def test_a_handshake_from_another_site_refused_at_the_door_is_not_accepted(settings: Any) -> None:
     settings.WS_CONNECT_RATE = "1/60"
     room, _ = await make_room(1)
-    with mock.patch.object(sockets_module, "_wall", return_value=1000.0):
-        first, _ = await open_socket(room, "10.11.0.1")
-        await first_frames(first)
-        ws = WebsocketCommunicator(application, f"/ws/rooms/{room}/", headers=[(b"origin", b"http://evil.example")])
-        ws.scope["client"] = ("10.11.0.1", 50000)
-        connected, code = await ws.connect()
+    first, _ = await open_socket(room, "10.11.0.1")
+    await first_frames(first)
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{room}/", headers=[(b"origin", b"http://evil.example")])
+    ws.scope["client"] = ("10.11.0.1", 50000)
+    connected, code = await ws.connect()
     assert (connected, code) == (False, 4403)
     await first.disconnect()
 
 
 async def test_past_its_first_clear_refusals_an_address_has_its_handshakes_refused_without_an_accept(
-    settings: Any,
+    settings: Any, limit_clock: ManualClock
 ) -> None:
     """A real page learns why from the first WS_CLEAR_REFUSALS; the rest of a storm is refused before the accept."""
     settings.WS_CONNECT_RATE = "1/60"
     settings.WS_CLEAR_REFUSALS = 10
     settings.PRESENCE_COALESCE = 60  # no presence frame is read while the queries are counted
     room, _ = await make_room(1)
-    with (
-        mock.patch.object(sockets_module, "_wall", return_value=1000.0),  # all in one window
-        mock.patch.object(sockets_module, "start_sweeping"),  # nor the sweep (it may run late, under load)
-    ):
+    with mock.patch.object(sockets_module, "start_sweeping"):  # nor the sweep (it may run late, under load)
         first, _ = await open_socket(room, "10.12.0.1")
         await first_frames(first)
         for _ in range(10):
@@ -284,10 +286,10 @@ async def test_past_its_first_clear_refusals_an_address_has_its_handshakes_refus
         await first_frames(other)
         told, connected = await open_socket(room, "10.12.0.2")
         assert connected and "new connections" in await refused_clearly(told)
-    with mock.patch.object(sockets_module, "_wall", return_value=1060.0):  # the next window: clear again
-        again, connected = await open_socket(room, "10.12.0.1")
-        await first_frames(again)
-        told, connected = await open_socket(room, "10.12.0.1")
-        assert connected and "new connections" in await refused_clearly(told)
+    limit_clock.advance(60.01)  # a window later: clear again
+    again, connected = await open_socket(room, "10.12.0.1")
+    await first_frames(again)
+    told, connected = await open_socket(room, "10.12.0.1")
+    assert connected and "new connections" in await refused_clearly(told)
     for ws in (first, other, again):
         await ws.disconnect()

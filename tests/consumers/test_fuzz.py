@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
+from django.test import override_settings
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from games import consumers, services
+from games import services
 from games.models import Game, Move
 from games.replay import replay_game
 from games.rules import Box
@@ -171,7 +171,7 @@ def test_random_frames_from_several_sockets_never_break_the_server_or_the_game(
     sequence: list[tuple[Any, tuple[str, Any]]],
 ) -> None:
     code, sessions = make_room()
-    with mock.patch.object(consumers, "RATE_LIMIT", 10**6):  # fuzzing is faster than a person
+    with override_settings(WS_RATE_LIMIT=10**6):  # fuzzing is faster than a person
         async_to_sync(play)(code, sessions, sequence)
     assert_replays(code)
     event(f"moves applied: {min(Game.objects.get(code=code).version // 10 * 10, 50)}+")

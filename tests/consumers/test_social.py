@@ -113,7 +113,7 @@ async def test_the_sixth_message_in_ten_seconds_is_refused() -> None:
     error = await error_of(p0)
     assert error["code"] == services.RATE_LIMITED and "5 chat" in error["message"]
     assert await stored(code) == before
-    # The limit is per socket: the other player still talks.
+    # The limit is per browser: the other player still talks.
     await p1.send_json_to({"type": "chat", "text": "my turn to talk"})
     assert (await frames_until(p0, "chat"))[-1]["message"]["text"] == "my turn to talk"
     await close(p0, p1)
