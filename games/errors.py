@@ -42,7 +42,8 @@ PLAYER_PRESENT = "player_present"
 # --- social play (games.services.chat, games.services.clock, RuleViolation) --------------
 PAUSED = "paused"  # the host paused the game: turn actions wait for the resume
 NOT_PAUSED = "not_paused"
-BAD_MESSAGE = "bad_message"  # a chat message is 1 to 300 characters after trimming
+BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
+CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut
 CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
 MUTED = "muted"  # the host muted this seat's chat
 BAD_REACTION = "bad_reaction"

@@ -72,8 +72,8 @@ async def test_a_message_reaches_everyone_as_plain_text_markup_and_all() -> None
     await close(p0, p1)
 
 
-@pytest.mark.parametrize("text", ["", "   ", "x" * 301, " " + "y" * 301 + " "])
-async def test_an_empty_or_too_long_message_is_refused_and_nothing_is_stored(text: str) -> None:
+@pytest.mark.parametrize("text", ["", "   "])
+async def test_an_empty_message_is_refused_and_nothing_is_stored(text: str) -> None:
     code, (p0, p1) = await seated()
     before = await stored(code)
     await p0.send_json_to({"type": "chat", "text": text, "id": "c1"})
@@ -83,10 +83,26 @@ async def test_an_empty_or_too_long_message_is_refused_and_nothing_is_stored(tex
     await close(p0, p1)
 
 
-async def test_three_hundred_characters_are_fine() -> None:
+@pytest.mark.parametrize(
+    ("text", "length"),
+    [("x" * 301, 301), (" " + "y" * 301 + " ", 301), ("word " * 80, 399), ("🎲" * 301, 301)],
+)
+async def test_a_message_over_300_characters_is_refused_whole_never_cut(text: str, length: int) -> None:
     code, (p0, p1) = await seated()
-    await p0.send_json_to({"type": "chat", "text": "z" * 300})
-    assert (await frames_until(p1, "chat"))[-1]["message"]["text"] == "z" * 300
+    before = await stored(code)
+    await p0.send_json_to({"type": "chat", "text": text, "id": "c1"})
+    error = await error_of(p0)
+    assert error["code"] == services.CHAT_TOO_LONG and error["id"] == "c1"
+    assert f"at most 300 characters: this one has {length}" in error["message"]
+    assert await stored(code) == before  # nothing stored, not even the first 300
+    await close(p0, p1)
+
+
+@pytest.mark.parametrize("text", ["z" * 300, "🎲" * 300, " " + "q" * 300 + "  "])
+async def test_three_hundred_characters_are_fine_counted_as_characters(text: str) -> None:
+    code, (p0, p1) = await seated()
+    await p0.send_json_to({"type": "chat", "text": text})
+    assert (await frames_until(p1, "chat"))[-1]["message"]["text"] == text.strip()
     await close(p0, p1)
 
 
