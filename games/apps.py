@@ -7,8 +7,10 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import events, fanout, scheduling, sockets
-        from yahtzee import checks, layers  # noqa: F401 - checks registers the deploy checks
+        from games import scheduling
+        from games.realtime import fanout, layers, sockets
+        from games.services import events
+        from yahtzee import checks  # noqa: F401 - checks registers the deploy checks
 
         # Computer players' steps, turn deadlines and a finished game's follow-ups: the
         # scheduler hears of each committed action and acts when the room is next due.

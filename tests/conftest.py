@@ -23,7 +23,7 @@ from django.test import TransactionTestCase
 
 # The test process and the servers it starts do not build every missing solver table at
 # start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
-# tests/test_tables.py turns this back on to test it. The settings were read before this
+# tests/services/test_tables.py turns this back on to test it. The settings were read before this
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 # The solver tables the tests' bots and coach read are kept in the user's cache between
@@ -155,16 +155,16 @@ def need_program(name: str, install: str) -> None:
 
 @pytest.fixture
 def no_frame_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The per-socket frame limit (games.consumers.RATE_LIMIT, tested in tests/consumers) lifted,
+    """The per-socket frame limit (games.realtime.consumer.RATE_LIMIT, tested in tests/realtime/consumers) lifted,
     for a test that plays as fast as the server answers, faster than a person may send frames."""
-    from games import consumers
+    from games.realtime import consumer as consumers
 
     monkeypatch.setattr(consumers, "RATE_LIMIT", 10**6)
 
 
 @pytest.fixture
 def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """games.ratelimit's fixed windows hold still: a test's counts cannot straddle a window's end.
+    """games.realtime.limits's fixed windows hold still: a test's counts cannot straddle a window's end.
 
     The limits count in windows of ``int(time.time()) // seconds``; a test that makes its
     guesses in one window and checks the refusal in the next (a slow machine crossing a
@@ -173,7 +173,7 @@ def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
     import time
     import types
 
-    from games import ratelimit
+    from games.realtime import limits as ratelimit
 
     frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # the middle of an hour: every window of a minute or an hour
     monkeypatch.setattr(ratelimit, "time", types.SimpleNamespace(time=lambda: frozen, monotonic=time.monotonic))
@@ -229,7 +229,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     SynchronousOnlyOperation, and the test database left on the server). The chromium
     fixture puts the loop back for its own close.
 
-    The threads that run websocket actions on PostgreSQL (games.threads) keep their
+    The threads that run websocket actions on PostgreSQL (games.realtime.threads) keep their
     connections (DB_CONN_MAX_AGE), and PostgreSQL refuses to drop a database that sessions
     are still using.
     """
