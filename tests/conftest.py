@@ -23,7 +23,7 @@ from django.test import TransactionTestCase
 
 # The test process and the servers it starts do not build every missing solver table at
 # start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
-# tests/test_tables.py turns this back on to test it. The settings were read before this
+# tests/services/test_tables.py turns this back on to test it. The settings were read before this
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 # The solver tables the tests' bots and coach read are kept in the user's cache between
@@ -155,7 +155,7 @@ def need_program(name: str, install: str) -> None:
 
 @pytest.fixture
 def no_frame_limit(settings: Any) -> None:
-    """The per-socket frame limit (WS_RATE_LIMIT, tested in tests/consumers) lifted, for a test
+    """The per-socket frame limit (WS_RATE_LIMIT, tested in tests/realtime/consumers) lifted, for a test
     that plays as fast as the server answers, faster than a person may send frames."""
     settings.WS_RATE_LIMIT = 10**6
 
@@ -175,12 +175,12 @@ class ManualClock:
 
 @pytest.fixture
 def limit_clock() -> Iterator[ManualClock]:
-    """The rate limiter's clock (games.ratelimit), standing still until the test moves it.
+    """The rate limiter's clock (games.realtime.limits), standing still until the test moves it.
 
     A test counting up to a limit sees no event of its own grow old on a slow machine, and
     one about time moves the clock instead of sleeping. Only the limiter counts on it.
     """
-    from games.ratelimit import limiter
+    from games.realtime.limits import limiter
 
     clock = ManualClock()
     with limiter.use_clock(clock):
@@ -209,7 +209,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     shared ones are kept apart by a namespace of the test's own.
     """
     if settings.configured:
-        from games.ratelimit import limiter
+        from games.realtime.limits import limiter
 
         settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
         limiter.reset()
@@ -241,7 +241,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     SynchronousOnlyOperation, and the test database left on the server). The chromium
     fixture puts the loop back for its own close.
 
-    The threads that run websocket actions on PostgreSQL (games.threads) keep their
+    The threads that run websocket actions on PostgreSQL (games.realtime.threads) keep their
     connections (DB_CONN_MAX_AGE), and PostgreSQL refuses to drop a database that sessions
     are still using.
     """

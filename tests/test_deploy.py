@@ -100,7 +100,7 @@ def test_production_settings_with_postgres_and_redis_pass_check_deploy(tmp_path:
     assert "System check identified no issues (0 silenced)." in result.stdout
     shown = show_settings(env)
     assert shown["cache"] == "django.core.cache.backends.redis.RedisCache"
-    assert shown["layer"] == "yahtzee.layers.ResubscribingPubSubChannelLayer"
+    assert shown["layer"] == "games.realtime.layers.ResubscribingPubSubChannelLayer"
     assert shown["database"] == "yahtzee.postgresql"
 
 

@@ -13,13 +13,13 @@ from typing import Any
 
 from django.db import transaction
 
-from games import fanout
-from games.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
-from games.models import ChatMessage, Game, Move
-from games.rules import RuleViolation
-from games.selectors import chat_message
+from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
+from games.domain.rules import RuleViolation
+from games.realtime import fanout
 from games.services.actions import check_request, controls, locked, record, require_host, seats_of
 from games.services.seats import find_seat
+from games.store.models import ChatMessage, Game, Move
+from games.store.selectors import chat_message
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")

@@ -7,11 +7,14 @@ import random
 import pytest
 
 import bots
-from games import botplay, coach, errors, services
-from games.models import Game, Move, Player
-from games.replay import replay_game, verify_fairness
-from games.rules import RuleViolation
-from games.rules.codec import state_from_dict
+from games import services
+from games.domain import errors
+from games.domain.rules import RuleViolation
+from games.domain.rules.codec import state_from_dict
+from games.scheduling import botplay
+from games.services import coach
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game, Move, Player
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -163,8 +166,8 @@ def scored_options(table: Table, move: Move) -> list:
 
 
 def replay_until(table: Table, seq: int) -> dict:
-    from games.replay import replay_moves
-    from games.rules.codec import state_to_dict
+    from games.domain.rules.codec import state_to_dict
+    from games.services.replay import replay_moves
 
     moves = list(Move.objects.filter(game=table.game, seq__lt=seq).order_by("seq"))
     return state_to_dict(replay_moves("official", moves).state)
@@ -325,7 +328,7 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
 def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None:
     from django.utils import timezone
 
-    from games.models import Presence
+    from games.store.models import Presence
 
     table = open_room(3)
     Presence.objects.create(game=table.game, channel_name="sock-1", seats=[1], seen_at=timezone.now())
@@ -406,7 +409,7 @@ def test_painted_pass_and_play_with_bots_and_the_create_form() -> None:
     controller = services.new_controller()
     game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="beginner", ruleset="painted")
     assert game.ruleset == "painted" and [s["kind"] for s in game.snapshot["seats"]] == ["human", "bot"]
-    from games.forms import CreateRoomForm
+    from games.web.forms import CreateRoomForm
 
     form = CreateRoomForm(data={"ruleset": "painted", "mode": "local", "players": 1, "bots": 1, "level": "optimal"})
     assert form.is_valid(), form.errors
