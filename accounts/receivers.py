@@ -10,8 +10,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from accounts import services
-from games.models import Game
-from games.signals import game_finished
+from games.services.signals import game_finished
+from games.store.models import Game
 
 log = logging.getLogger(__name__)
 

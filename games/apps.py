@@ -7,8 +7,13 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import events, fanout, scheduling, sockets
-        from yahtzee import checks, layers  # noqa: F401 - checks registers the deploy checks
+        # The admin's pages live with the other pages (games/web/); Django's autodiscovery
+        # looks only for games.admin.
+        from games import scheduling
+        from games.realtime import fanout, layers, sockets
+        from games.services import events
+        from games.web import admin  # noqa: F401
+        from yahtzee import checks  # noqa: F401 - checks registers the deploy checks
 
         # Computer players' steps, turn deadlines and a finished game's follow-ups: the
         # scheduler hears of each committed action and acts when the room is next due.

@@ -6,7 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from games.rules import RULESETS
+from games.domain.rules import RULESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

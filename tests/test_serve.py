@@ -70,7 +70,7 @@ def test_make_runs_start_migrates_in_the_server_process_before_serving(
 ) -> None:
     from django.core import management
 
-    from games import tables
+    from games.store import tables
 
     order: list[str] = []
 

@@ -43,9 +43,11 @@ def test_asgi_application_routes_http_and_websocket() -> None:
     from channels.routing import ProtocolTypeRouter
 
     from yahtzee.asgi import application
+    from yahtzee.lifespan import Lifespan
 
-    assert isinstance(application, ProtocolTypeRouter)
-    assert set(application.application_mapping) == {"http", "websocket"}
+    assert isinstance(application, Lifespan)  # the lifespan runs the scheduler, then hands on
+    assert isinstance(application.app, ProtocolTypeRouter)
+    assert set(application.app.application_mapping) == {"http", "websocket"}
 
 
 def test_embedded_default_is_sqlite_in_wal_mode_or_the_configured_database() -> None:

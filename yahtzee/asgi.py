@@ -22,13 +22,13 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games.routing import websocket_urlpatterns  # noqa: E402
-from games.tables import prepare_in_background  # noqa: E402
-from yahtzee.backlog import BoundedSend  # noqa: E402
+from games.realtime.backlog import BoundedSend  # noqa: E402
+from games.realtime.gate import AddressGate  # noqa: E402
+from games.realtime.origin import SameOriginValidator  # noqa: E402
+from games.realtime.routing import websocket_urlpatterns  # noqa: E402
+from games.store.tables import prepare_in_background  # noqa: E402
 from yahtzee.checks import warn_at_start  # noqa: E402
-from yahtzee.gate import AddressGate  # noqa: E402
 from yahtzee.lifespan import Lifespan  # noqa: E402
-from yahtzee.origin import SameOriginValidator  # noqa: E402
 
 # The lifespan runs the process's scheduler (games.scheduling) while it serves.
 application = Lifespan(
@@ -47,5 +47,5 @@ application = Lifespan(
 warn_at_start()
 
 # A serving process queues the coach's and the bots' missing tables now and builds them in the
-# background, one at a time, while it serves (BOT_TABLES_AT_START; games/tables.py).
+# background, one at a time, while it serves (BOT_TABLES_AT_START; games/store/tables.py).
 prepare_in_background()

@@ -5,7 +5,7 @@
   and a browser seated through one worker is a stranger to the next. A plain check, so
   ``migrate`` and every server start show it; Daphne's start logs it too (yahtzee/asgi.py).
 - ``yahtzee.W002`` (``--deploy``): ``ALLOWED_HOSTS`` holds ``*``. Django's own deploy
-  checks do not flag it. The websocket Origin check does not rely on it (yahtzee/origin.py),
+  checks do not flag it. The websocket Origin check does not rely on it (games/realtime/origin.py),
   but Host-header attacks on the pages (links in mails, cache poisoning) do.
 - ``yahtzee.W003`` (``--deploy``): ``CSRF_TRUSTED_ORIGINS`` entries without a scheme, or
   with a wildcard, which the Origin check cannot compare.
@@ -14,7 +14,7 @@
 Every server process logs all of them when it starts (``warn_at_start``), deploy checks
 included, so an operator sees them without running ``check --deploy``. What only shows
 between workers (different keys, several on the in-memory layer) is compared when each
-starts serving (games.processes).
+starts serving (games.services.processes).
 """
 
 from __future__ import annotations

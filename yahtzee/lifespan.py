@@ -2,7 +2,7 @@
 
 uvicorn (yahtzee.serve) sends ``lifespan.startup`` before it accepts a connection and
 ``lifespan.shutdown`` when it stops. At start the process compares itself with the other
-serving processes of the database (games.processes) and refuses to serve when they cannot
+serving processes of the database (games.services.processes) and refuses to serve when they cannot
 work together (different secret keys, several on the in-memory layer); then its
 scheduler (games.scheduling) runs until the end. Channels' router knows no lifespan
 scope, so it is answered here.
@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from games import processes, scheduling
-from games.processes import ORIGIN
-from games.threads import db_async
+from games import scheduling
+from games.realtime.threads import db_async
+from games.services import processes
+from games.services.processes import ORIGIN
 
 log = logging.getLogger(__name__)
 

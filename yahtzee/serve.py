@@ -10,7 +10,7 @@ server production runs. Measured against Daphne on the same bench (docs/performa
 it costs less server CPU per game action; Daphne stays installed for Django's own tooling
 (``runserver``, for which alone its app is in INSTALLED_APPS) and serves the same application (``daphne
 yahtzee.asgi:application``). Under either, a socket's outgoing data is bounded by
-yahtzee/backlog.py (WS_SEND_BACKLOG), not by the server.
+games/realtime/backlog.py (WS_SEND_BACKLOG), not by the server.
 
 The application is imported before the server starts, and what it made is then frozen
 (``gc.freeze()``, unless ``GC_FREEZE=0``): see ``start``.
@@ -24,7 +24,7 @@ import os
 
 import uvicorn
 
-# Frames are at most 4 KiB (games.consumers.MAX_FRAME_BYTES, answered with an error frame);
+# Frames are at most 4 KiB (games.realtime.consumer.MAX_FRAME_BYTES, answered with an error frame);
 # a message over this closes the socket before it is ever buffered whole.
 WS_MAX_BYTES = 64 * 1024
 # Server pings: every 20 s, and a client that has not answered one 20 s later is dropped
@@ -93,7 +93,7 @@ def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
     thresholds are then set (``GC_THRESHOLD``, below).
     """
     if migrate:
-        from games import tables
+        from games.store import tables
 
         # The solver tables' builds (queued by the application's import) wait for the
         # migration, which would otherwise share the interpreter and the cores with them.

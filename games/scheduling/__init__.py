@@ -14,7 +14,7 @@ process that was about to do it is killed.
   the room is claimed again; a second process finds the room already moved on.
 - ``runner``: the per-process ``Scheduler``: a sweep every ``SCHEDULER_POLL`` seconds that
   claims whatever is due, and, for promptness, a timer for each room whose action this
-  process committed (games.events), so a computer player answers after ``BOT_DELAY``, not
+  process committed (games.services.events), so a computer player answers after ``BOT_DELAY``, not
   at the next sweep. It also beats (``work.beat``): after a gap in which no process was
   up, running turn deadlines are moved on by the gap.
 

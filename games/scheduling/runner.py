@@ -28,14 +28,15 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games import events, processes, sockets
+from games.realtime import sockets
+from games.realtime.threads import db_async
 from games.scheduling import work
-from games.threads import db_async
+from games.services import events, processes
 
 log = logging.getLogger(__name__)
 
 BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
-SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.processes)
+SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.services.processes)
 
 
 class Scheduler:
@@ -163,7 +164,7 @@ def current() -> Scheduler | None:
 def start(mode: str | None = None, *, serving: str = "") -> Scheduler | None:
     """On the event loop: start this process's scheduler (``SCHEDULER``; None when ``off``).
 
-    ``serving``: this serving process's origin, whose row the beat refreshes (games.processes).
+    ``serving``: this serving process's origin, whose row the beat refreshes (games.services.processes).
     """
     global _own
     mode = mode or settings.SCHEDULER
@@ -204,7 +205,7 @@ def _for_loop() -> Scheduler | None:
 
 
 def committed(event: events.Committed) -> None:
-    """A room's action committed in this process (games.events): act for it when it is next due."""
+    """A room's action committed in this process (games.services.events): act for it when it is next due."""
     if event.followups_owed and settings.FOLLOWUPS_INLINE:
         work.run_followups(event.code)
         return

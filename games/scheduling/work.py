@@ -1,6 +1,6 @@
 """The scheduler's database side: claim a due room, apply what is due, beat.
 
-Each function is synchronous and runs in a database thread (games.threads).
+Each function is synchronous and runs in a database thread (games.realtime.threads).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from games import botplay, signals
-from games.models import Game, Heartbeat
-from games.services import clock_expire
+from games.scheduling import botplay
+from games.services import clock_expire, signals
 from games.services.deadline import bot_to_play, next_due, running
+from games.store.models import Game, Heartbeat
 
 log = logging.getLogger(__name__)
 

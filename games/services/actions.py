@@ -8,14 +8,15 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 
-from games import broadcast, events, moves
-from games import errors as E
-from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
-from games.models import Game, Move, Player
-from games.rules import GameState, RuleViolation
-from games.rules.codec import state_from_dict, state_to_dict
-from games.services import deadline
+from games.domain import errors as E
+from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
+from games.domain.rules import GameState, RuleViolation
+from games.domain.rules.codec import state_from_dict, state_to_dict
+from games.realtime import broadcast
+from games.services import deadline, events
 from games.services.codes import ACTION_ID_MAX, normalize_code
+from games.store import moves
+from games.store.models import Game, Move, Player
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)

@@ -24,12 +24,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors as E
-from games.models import Game, Move, Player
-from games.rules import GameState, RuleViolation
+from games.domain import errors as E
+from games.domain.rules import GameState, RuleViolation
 from games.services.actions import check_request, locked, record, require_host, rules_state, seats_of
 from games.services.deadline import TIMEOUT_ACTION, running
 from games.services.turns import turn_roll, turn_score
+from games.store.models import Game, Move, Player
 
 AWAY_AFTER = 2  # timeouts in a row before a computer takes the seat
 AWAY_LEVEL = "casual"

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from games.models import Game, Move, Player
+from games.store.models import Game, Move, Player
 
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
 TIMEOUT_ACTION = "timeout-"  # the action ids of the timer's own roll and score

@@ -6,11 +6,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from games import errors as E
-from games import fairness
-from games.models import Game, Move, ScoreEntry
-from games.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
+from games.domain import errors as E
+from games.domain import fairness
+from games.domain.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
 from games.services.actions import act, acting_seat, check_request, record, seats_of
+from games.store.models import Game, Move, ScoreEntry
 
 
 def _check_held(held: object) -> None:

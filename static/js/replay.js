@@ -1,5 +1,5 @@
 // The replay page: step through a finished game roll by roll (buttons, the slider, ← → Home End).
-// The server renders every step from the Move log (games/replay.py) into #replay-data.
+// The server renders every step from the Move log (games/services/replay.py) into #replay-data.
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const steps = data.steps;

@@ -33,8 +33,11 @@ const ui = {
   ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
   hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
+  seenPlaying: false, // this page showed the game being played (its end is then brought into view)
+  wasConnected: false,
 };
 const REACTION_SHOWN = 2500;
+const CHAT_WARN = 50; // the chat's characters left show from here on
 const FEED_SIZE = 6;
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -54,9 +57,12 @@ const client = new RoomClient({
       draw();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
-        ($("roll") ?? $("dice"))?.focus();
         // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
-        if (client.state.local && !$("play").hidden) $("play").scrollIntoView({ block: "start" });
+        // (At the game's end the dice are gone: the result was brought into view instead.)
+        if (!$("play").hidden) {
+          ($("roll") ?? $("dice"))?.focus();
+          if (client.state.local) $("play").scrollIntoView({ block: "start" });
+        }
       }
     },
     onPresence: () => draw(),
@@ -66,7 +72,10 @@ const client = new RoomClient({
         ui.desiredHeld = null;
         ui.focusDice = false;
       }
-      if (frame.id?.startsWith("chat-") && !$("chat-text").value) $("chat-text").value = ui.lastChat;
+      if (frame.id?.startsWith("chat-") && !$("chat-text").value) {
+        $("chat-text").value = ui.lastChat;
+        countChat();
+      }
       if (frame.code === "stale" && mineFailed) toast("The table changed just before your move: have a look and try again.", "info");
       else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
       draw();
@@ -135,7 +144,9 @@ function setConnection(status) {
   };
   const el = $("conn");
   el.dataset.state = status;
-  el.textContent = labels[status];
+  // Each try of a reconnection connects again: it still says what the player waits for.
+  if (status === "connected") ui.wasConnected = true;
+  el.textContent = status === "connecting" && ui.wasConnected ? labels.reconnecting : labels[status];
   draw();
 }
 
@@ -330,13 +341,32 @@ async function score(box, column) {
 
 const chat = new ChatPanel($("chat-list"));
 
+// Characters as the server counts them (code points: an emoji is one), after trimming.
+const chatLength = (text) => [...text.trim()].length;
+
+// The characters left, shown as the limit nears; past it the message is refused, never cut.
+function countChat() {
+  const input = $("chat-text");
+  const count = $("chat-count");
+  const left = CHAT_MAX - chatLength(input.value);
+  const near = left < CHAT_WARN;
+  count.hidden = !near;
+  count.classList.toggle("over", left < 0);
+  count.textContent = left < 0 ? `${render.plural(-left, "character")} too many` : `${render.plural(left, "character")} left`;
+  // Read out when the message goes past the limit, not at every key (the field describes itself by the count).
+  if (left < 0 && input.getAttribute("aria-invalid") !== "true") announce(`Over the ${CHAT_MAX}-character limit.`);
+  input.setAttribute("aria-invalid", String(left < 0));
+}
+
 function sendChat(event) {
   event.preventDefault();
   const input = $("chat-text");
   const text = input.value.trim();
   if (!text) return;
-  if (text.length > CHAT_MAX) {
-    toast(`A chat message is at most ${CHAT_MAX} characters.`, "info");
+  const length = chatLength(text);
+  if (length > CHAT_MAX) {
+    toast(`A chat message is at most ${CHAT_MAX} characters: this one has ${length}. Shorten it and send it again.`, "info");
+    input.focus();
     return;
   }
   const frame = { type: "chat", text };
@@ -348,6 +378,7 @@ function sendChat(event) {
   }
   ui.lastChat = text;
   input.value = "";
+  countChat();
 }
 
 function sendReaction(reaction) {
@@ -471,6 +502,7 @@ function keepFocus(fn) {
 
 function draw() {
   const v = view();
+  let ended = false;
   root.dataset.version = String(v.state.version);
   root.dataset.status = v.state.status;
   keepFocus(() => {
@@ -481,16 +513,38 @@ function draw() {
     drawSeats(v);
     drawFeed(v);
     drawChat(v);
-    drawOver(v);
+    ended = drawOver(v);
     drawFair(v);
   });
+  if (ended) showResult();
+  if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);
 }
 
+// Small icons for the room bar, where a phone shows them in place of the words.
+const SPEAKER = '<path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>';
+const ICONS = {
+  on: `${SPEAKER}<path d="M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`,
+  off: `${SPEAKER}<path d="M15.5 9.5l5 5M20.5 9.5l-5 5" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`,
+  eye: '<path d="M2 12s3.6-6.5 10-6.5S22 12 22 12s-3.6 6.5-10 6.5S2 12 2 12z" fill="none" stroke="currentColor" stroke-width="2"/><circle cx="12" cy="12" r="3" fill="currentColor"/>',
+};
+const icon = (name) => `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`;
+
 function drawStatus(v) {
   const n = v.presence.spectators || 0;
-  $("watchers").textContent = n ? `${render.plural(n, "spectator")} watching` : "";
-  $("mute").textContent = ui.muted ? "Sound off" : "Sound on";
+  const watching = n ? `${render.plural(n, "spectator")} watching` : "";
+  const watchers = $("watchers");
+  if (watchers.dataset.text !== watching) {
+    // A phone shows an eye and the number; the words stay for screen readers.
+    watchers.innerHTML = n ? `${icon("eye")}<span class="watchers-n" aria-hidden="true">${n}</span><span class="watchers-text">${watching}</span>` : "";
+    watchers.dataset.text = watching;
+    watchers.title = watching;
+  }
+  const sound = ui.muted ? "Sound off" : "Sound on";
+  if ($("mute").dataset.label !== sound) {
+    $("mute").innerHTML = `${icon(ui.muted ? "off" : "on")}<span class="mute-text">${sound}</span>`;
+    $("mute").dataset.label = sound;
+  }
   $("mute").setAttribute("aria-pressed", String(!ui.muted));
   $("mute").setAttribute("aria-label", ui.muted ? "Turn sound on" : "Turn sound off");
   $("room-sub").textContent = render.statusLine(v);
@@ -518,13 +572,20 @@ function drawChat(v) {
   seat.hidden = speakers.length < 2;
   const options = speakers.map((s) => `${s}:${v.seatName(s)}`).join("|");
   if (seat.dataset.options !== options) {
-    const chosen = seat.value;
+    const chosen = seat.value; // "" before the first draw
     seat.replaceChildren(...speakers.map((s) => new Option(v.seatName(s), String(s))));
     seat.dataset.options = options;
-    const turn = v.state.turn?.seat;
-    if (speakers.includes(Number(chosen))) seat.value = chosen;
-    else if (speakers.includes(turn)) seat.value = String(turn);
+    if (chosen !== "" && speakers.includes(Number(chosen))) seat.value = chosen;
   }
+  // Whoever's turn it is holds the shared device: the picker follows the turn (a name picked
+  // during a turn stays until the next one), and never shows blank.
+  const turn = v.state.status === "playing" ? v.state.turn : null;
+  const turnKey = turn ? String(turn.number) : "";
+  if (seat.dataset.turn !== turnKey) {
+    seat.dataset.turn = turnKey;
+    if (speakers.includes(turn?.seat)) seat.value = String(turn.seat);
+  }
+  if (seat.selectedIndex < 0 && speakers.length) seat.value = String(speakers[0]);
   const reactions = $("reactions");
   reactions.hidden = !(live && speakers.length);
   if (!reactions.hidden && !reactions.childElementCount) {
@@ -651,13 +712,24 @@ function drawSeats(v) {
   );
 }
 
+/** Draws the game-over panel; true when it has just appeared after this page showed the game played. */
 function drawOver(v) {
   const over = $("over");
   const done = v.state.status === "finished" || v.state.status === "abandoned";
+  const ended = done && over.hidden && ui.seenPlaying;
   over.hidden = !done;
-  if (!done) return;
+  if (!done) return false;
   if (v.state.status === "finished") fetchReview();
   show(over, render.overHtml(v));
+  return ended;
+}
+
+// The result sits above the table, which the players had scrolled down to (a long card, a
+// phone, a shared device's scroll to the dice): the game's end brings it into view under the
+// room's name, and the keyboard to it unless someone is typing.
+function showResult() {
+  root.scrollIntoView({ block: "start" });
+  if (!document.activeElement?.closest?.("input, textarea, select")) $("over-h").focus({ preventScroll: true });
 }
 
 async function fetchReview() {
@@ -725,6 +797,7 @@ $("card").addEventListener("keydown", (event) => {
 });
 
 $("chat-form").addEventListener("submit", sendChat);
+$("chat-text").addEventListener("input", countChat);
 $("chat-toggle").addEventListener("click", () => {
   ui.chatHidden = !ui.chatHidden;
   localStorage.setItem("yahtzee-chat-hidden", ui.chatHidden ? "1" : "0");

@@ -14,9 +14,9 @@ from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Profile, Standing
 from bench.accounts import seed
 from games import services
-from games.models import Game, Move, Player
-from games.replay import replay_game
-from games.rules import RuleViolation
+from games.domain.rules import RuleViolation
+from games.services.replay import replay_game
+from games.store.models import Game, Move, Player
 from tests.accounts.helpers import (
     PASSWORD,
     browser_with_seat_token,

@@ -51,6 +51,8 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         # Tests click faster than people; the per-socket limit is tested in tests/consumers.
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
+        # A 3-second turn timer to choose besides the real ones: turns that run out, in seconds.
+        TURN_TIMER_CHOICES="0,3,30,60,120",
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)

@@ -48,7 +48,7 @@ def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path:
 def moves(env: dict[str, str], code: str) -> list[str]:
     script = f"""
 import django; django.setup()
-from games.models import Move
+from games.store.models import Move
 print(",".join(Move.objects.filter(game__code={code!r}).order_by("seq").values_list("kind", flat=True)))
 """
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
@@ -62,7 +62,7 @@ import django; django.setup()
 from datetime import timedelta
 from django.utils import timezone
 from games import services
-from games.models import Game
+from games.store.models import Game
 a, b = services.new_controller(), services.new_controller()
 game = services.game_create(host_name="Ann", controller=a, turn_timer=30).game
 services.game_join(code=game.code, name="Bob", controller=b)

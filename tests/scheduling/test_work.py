@@ -9,8 +9,9 @@ import pytest
 from django.utils import timezone
 
 import bots
-from games import scheduling, services, signals
-from games.models import Game, Heartbeat, Move
+from games import scheduling, services
+from games.services import signals
+from games.store.models import Game, Heartbeat, Move
 from tests.factories import Table, action_id, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db

@@ -9,12 +9,15 @@ import pytest
 from django.utils import timezone
 
 import bots
-from games import botplay, coach, errors, scheduling, services
-from games.models import Game, Move, Player
-from games.replay import replay_game, verify_fairness
-from games.rules import RuleViolation
-from games.rules.codec import state_from_dict
-from games.selectors import game_state
+from games import scheduling, services
+from games.domain import errors
+from games.domain.rules import RuleViolation
+from games.domain.rules.codec import state_from_dict
+from games.scheduling import botplay
+from games.services import coach
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game, Move, Player
+from games.store.selectors import game_state
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -369,7 +372,7 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
 def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None:
     from django.utils import timezone
 
-    from games.models import Presence
+    from games.store.models import Presence
 
     table = open_room(3)
     Presence.objects.create(game=table.game, channel_name="sock-1", seats=[1], seen_at=timezone.now())
@@ -450,7 +453,7 @@ def test_painted_pass_and_play_with_bots_and_the_create_form() -> None:
     controller = services.new_controller()
     game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="beginner", ruleset="painted")
     assert game.ruleset == "painted" and [s["kind"] for s in game.snapshot["seats"]] == ["human", "bot"]
-    from games.forms import CreateRoomForm
+    from games.web.forms import CreateRoomForm
 
     form = CreateRoomForm(data={"ruleset": "painted", "mode": "local", "players": 1, "bots": 1, "level": "optimal"})
     assert form.is_valid(), form.errors

@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 import bots
-from games import tables
-from games.rules import RULESETS
+from games.domain.rules import RULESETS
+from games.store import tables
 
 
 class Command(BaseCommand):

@@ -36,7 +36,7 @@ export function roundOf(state) {
   return { round: Math.min(filled + 1, total), total };
 }
 
-/** The seat whose column sits first, beside the box names: mine online, the one to play on a shared device. */
+/** The seat whose column stays in view when the card scrolls sideways: mine online, the one to play on a shared device. */
 export function focusSeat(view) {
   const { state } = view;
   if (state.local || !view.mine.length) return state.status === "playing" ? state.turn?.seat ?? null : null;
@@ -75,7 +75,8 @@ export function statusLine(view) {
   const { state } = view;
   const sub = [state.ruleset.label];
   if (state.local) sub.push("played on this device");
-  if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
+  if (view.awaySeats.length && !view.mine.length) sub.push("the computer plays for you");
+  else if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
   return sub.join(" · ");
 }
 
@@ -150,7 +151,8 @@ export function playHtml(view) {
   const paused = view.paused;
   const canHold = me && !paused && turn.rolls_used > 0 && turn.rolls_left > 0;
   let banner;
-  if (me && state.local && view.mine.length > 1) banner = `${esc(name)}'s turn <span class="pass">pass the device to ${esc(name)}</span>`;
+  // On a shared device the next player takes it before rolling; once they rolled, they have it.
+  if (me && state.local && view.mine.length > 1 && turn.rolls_used === 0) banner = `${esc(name)}'s turn <span class="pass">pass the device to ${esc(name)}</span>`;
   else if (me) banner = `Your turn, ${esc(name)}`;
   else banner = `${esc(name)}'s turn`;
   const dice = turn.dice.length ? turn.dice : [0, 0, 0, 0, 0];
@@ -170,14 +172,17 @@ export function playHtml(view) {
       : turn.rolls_left
         ? "Tap dice to hold them, roll again, or score a box."
         : "Choose a box on your card to score.";
+  } else if (view.awaySeats.length && !view.mine.length) {
+    hint = `The computer plays for you until you are back. Waiting for ${esc(name)}…`;
   } else if (!view.mine.length && state.status === "playing") {
     hint = `You are watching. Waiting for ${esc(name)}…`;
   } else {
     hint = `Waiting for ${esc(name)}…`;
   }
+  const awayNames = view.awaySeats.map((s) => esc(view.seatName(s))).join(" and ");
   const away = view.awaySeats.length
-    ? `<div class="away-banner" role="status"><span>Your turns ran out twice: the computer is playing for ${view.awaySeats.map((s) => esc(view.seatName(s))).join(" and ")}.</span>
-      <button id="back" class="btn btn-small" type="button">I'm back</button></div>`
+    ? `<div class="away-banner" role="status"><span>The computer is playing for ${awayNames}: your time ran out twice in a row.</span>
+      <button id="back" class="btn btn-small" type="button">I'm back: take my seat</button></div>`
     : "";
   const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">Game paused by the host</div>` : "";
   // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).
@@ -244,10 +249,10 @@ export function cardHtml(view) {
   const best = me ? view.hint?.options?.[0] : null;
   const coachPick = best?.kind === "score" ? `${best.box}/${best.column ?? 0}` : null;
   const just = view.justScored;
-  // The focus seat's column comes first and stays pinned beside the box names when the card
-  // scrolls sideways; the others follow in seat order.
+  // Seat order for everyone and every turn (a column that moves is one a player loses track
+  // of); the focus seat's column stays in view, held at the card's edge, when the card scrolls.
   const focus = focusSeat(view);
-  const cards = [...state.cards].sort((x, y) => (y.seat === focus) - (x.seat === focus) || x.seat - y.seat);
+  const cards = state.cards;
   const pinned = (card, k) => (card.seat === focus && cols * state.cards.length > 4 ? ` pin pin-${k}` : "");
   const seatOf = (card) => state.seats[card.seat];
   const nameCell = (seat, span) => {
@@ -432,19 +437,35 @@ export function overHtml(view) {
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <button class="btn btn-primary btn-big" id="rematch" type="submit">Rematch</button></form>`;
   }
-  return `<h2 id="over-h">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
+  const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">Watch the replay</a>` : "";
+  return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${list}</ol>
     <div id="review" class="review">${reviewHtml(view)}</div>
-    <div class="over-actions">${rematch}<a class="btn" href="/">New game</a></div>
+    <div class="over-actions">${rematch}${replay}<a class="btn" href="/">New game</a></div>
     <p class="muted fair-over">Fair dice: the server's seed was <code>${esc(state.fairness.server_seed ?? "")}</code>.
       Its SHA-256 was shown from the start. <a href="${view.fairnessUrl}">Verify every roll</a>
       · <a href="${view.logUrl}">download the roll log</a></p>`;
 }
 
+const COSTLIEST = 3; // a player's choices shown on the game-over panel; the replay lists every one
+
+/** A costly choice: what was done, what the coach would have done, the points it cost; a link to it in the replay. */
+function costlyHtml(view, choice) {
+  const href = `${esc(view.state.replay_url ?? "")}#move-${Number(choice.move)}`;
+  const roll = choice.kind === "keep" ? `, roll ${choice.roll}` : "";
+  const said = `Round ${choice.round}${roll}, dice ${choice.dice.join(" ")}: chose ${choice.chosen}; the coach would ${choice.best.replace(/^./, (c) => c.toLowerCase())}; ${choice.lost.toFixed(1)} points lost. See it in the replay`;
+  return `<li><a class="costly-choice" href="${href}" aria-label="${esc(said)}">
+      <span class="costly-where">Round ${choice.round}${roll} · <span class="costly-dice">${esc(choice.dice.join(" "))}</span></span>
+      <span class="costly-lost">−${choice.lost.toFixed(1)}</span>
+      <span class="costly-did"><span class="costly-label">Chose</span> ${esc(choice.chosen)}</span>
+      <span class="costly-best"><span class="costly-label">Coach</span> ${esc(choice.best)}</span></a></li>`;
+}
+
 export function reviewHtml(view) {
   const { review, state } = view;
   if (!review) return "";
-  if (review.message) return `<p class="muted">${esc(review.message)}</p>`;
+  if (review.message) return `<h3>Coach's review</h3><p class="muted">${esc(review.message)}</p>`;
+  let linked = false;
   const lines = review.seats
     .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
     .map((s) => {
@@ -452,11 +473,17 @@ export function reviewHtml(view) {
       const text = s.mistakes === 0
         ? `${who} played like the solver: no costly choice in ${plural(s.choices, "choice")}.`
         : `${who} lost ${s.lost.toFixed(1)} points in ${plural(s.mistakes, "choice")}.`;
-      return `<li>${text}</li>`;
+      // The costliest first; a computer's own play gets its line, not a list.
+      const worst = s.kind === "bot" ? [] : [...(s.costly ?? [])].sort((a, b) => b.lost - a.lost).slice(0, COSTLIEST);
+      const list = worst.length && state.replay_url
+        ? `<ol class="costly-list" aria-label="${esc(s.name)}'s costliest choices">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
+        : "";
+      linked ||= Boolean(list);
+      return `<li><p class="review-line">${text}</p>${list}</li>`;
     })
     .join("");
   return `<h3>Coach's review</h3><ul class="review-list">${lines}</ul>
-    <p class="muted small">Expected points each player's choices gave up against perfect play.</p>`;
+    <p class="muted small">Expected points each choice gave up against perfect play${linked ? ": pick one to see it in the replay" : ""}.</p>`;
 }
 
 export function fairHtml(view) {

@@ -1,0 +1,47 @@
+"""What the services tell the rest of the process once an action has committed.
+
+A service's action ends with ``actions.record``; after its transaction commits, the room's
+state goes to its sockets (games.realtime.broadcast) and every listener registered here gets one
+typed ``Committed``: the room, its new version, the kind of Move, and when the room is
+next due (``Game.due_at``). The scheduler listens (games.apps registers it) to act for the
+room at that time; nothing reads the outgoing frames to find out what happened.
+
+Listeners run in the thread that committed (a database thread): they must be quick and
+must not raise (a failure is logged and never undoes the committed action).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    code: str
+    version: int
+    kind: str
+    due_at: datetime | None
+    followups_owed: bool = False
+
+
+Listener = Callable[[Committed], None]
+_listeners: list[Listener] = []
+
+
+def on_committed(listener: Listener) -> None:
+    """Call ``listener(event)`` after every committed action of every room in this process."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def committed(event: Committed) -> None:
+    for listener in _listeners:
+        try:
+            listener(event)
+        except Exception:
+            log.exception("a listener of committed actions failed on %s", event.code)
