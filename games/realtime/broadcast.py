@@ -16,6 +16,7 @@ from typing import Any
 
 from games.domain.rules import GameState
 from games.realtime import fanout, wire
+from games.services import events
 from games.store.models import Game, Move
 from games.store.selectors import game_state
 
@@ -77,3 +78,9 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
         fanout.publish_soon(game.code, frames_for(game, move, rules), version=game.version)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)
+
+
+def committed(event: events.Committed) -> None:
+    """A listener of games.services.events: the room's new state to its sockets."""
+    if event.game is not None and event.move is not None:
+        game_changed(event.game, event.move, event.rules)

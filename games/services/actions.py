@@ -12,7 +12,6 @@ from games.domain import errors as E
 from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.domain.rules import GameState, RuleViolation
 from games.domain.rules.codec import state_from_dict, state_to_dict
-from games.realtime import broadcast
 from games.services import deadline, events
 from games.services.codes import ACTION_ID_MAX, normalize_code
 from games.store import moves
@@ -142,13 +141,15 @@ def record(
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:
     # Of several moves in one transaction only the last is announced, with the final state.
     if game.version == move.seq:
-        broadcast.game_changed(game, move, rules)
         event = events.Committed(
             code=game.code,
             version=game.version,
             kind=move.kind,
             due_at=game.due_at,
             followups_owed=game.followups_owed,
+            game=game,
+            move=move,
+            rules=rules,
         )
         events.committed(event)
 
