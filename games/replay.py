@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from games import fairness, selectors
+from games import fairness, scorecard, selectors
 from games.models import Game, Move
 from games.rules import (
     COLOURS,
@@ -137,30 +137,6 @@ def _dice(dice: list[int] | tuple[int, ...]) -> str:
     return " ".join(str(d) for d in dice)
 
 
-def _cards(state: GameState) -> list[dict[str, Any]]:
-    """Every seat's scorecard as the room page's state has it (boxes and totals per column)."""
-    cards = []
-    for seat, card in enumerate(state.cards):
-        totals = state.totals(seat)
-        cards.append(
-            {
-                "columns": [
-                    {
-                        "boxes": {box.value: points for box, points in column},
-                        "upper": t.upper,
-                        "upper_bonus": t.upper_bonus,
-                        "lower": t.lower,
-                        "yahtzee_bonus": t.yahtzee_bonus,
-                        "total": t.total,
-                    }
-                    for column, t in zip(card.columns, totals.columns, strict=True)
-                ],
-                "total": totals.grand_total,
-            }
-        )
-    return cards
-
-
 def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The replay page's steps, roll by roll, from the Move log: what happened and the scorecards after it.
 
@@ -236,9 +212,9 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             step["by_computer"] = step["seat"] in computer
         # Only what changed: every card at the start, the scorer's card after a score.
         if move.kind == Move.Kind.START:
-            step["cards"] = _cards(state)
+            step["cards"] = scorecard.cards(state)
         elif move.kind == Move.Kind.SCORE:
-            step["card"] = _cards(state)[step["seat"]]
+            step["card"] = scorecard.seat_card(state.ruleset, step["seat"], state.cards[step["seat"]])
         step["verdict"] = found.get(move.seq)
         steps.append(step)
 
