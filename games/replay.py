@@ -168,6 +168,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 "seat": seat,
                 "roll": state.turn.rolls_used,
                 "dice": dice,
+                "colours": [COLOURS[c] for c in state.turn.colours],  # Painted: each die's colour; else []
                 "held": list(p["held"]),
                 "round": state.cards[seat].filled + 1,
                 "text": f"{names[seat]} rolls {_dice(dice)}{kept} (roll {state.turn.rolls_used} of {ROLLS_PER_TURN}).",
@@ -177,13 +178,14 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             where = f" (×{ruleset.multipliers[p['column']]})" if ruleset.columns > 1 else ""
             bonus = f" and a Yahtzee bonus of {p['bonus']}" if p.get("bonus") else ""
             label = ruleset.box_label(next(b for b in ruleset.boxes if b.value == p["box"]))
-            dice = steps[-1]["dice"] if steps and steps[-1].get("seat") == seat else []
+            last = steps[-1] if steps and steps[-1].get("seat") == seat else {}
             return {
                 "seat": seat,
                 "box": p["box"],
                 "column": p["column"],
                 "points": p["points"],
-                "dice": list(dice),
+                "dice": list(last.get("dice", [])),
+                "colours": list(last.get("colours", [])),
                 "round": state.cards[seat].filled,
                 "text": f"{names[seat]} scores {p['points']} in {label}{where}{bonus}.",
             }
@@ -207,7 +209,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         last[:] = [state]
         if step is None:
             return
-        step = {"move": move.seq, "kind": move.kind, "dice": [], "held": [], "round": 0, **step}
+        step = {"move": move.seq, "kind": move.kind, "dice": [], "colours": [], "held": [], "round": 0, **step}
         if "seat" in step:
             step["by_computer"] = step["seat"] in computer
         # Only what changed: every card at the start, the scorer's card after a score.
@@ -227,7 +229,15 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             ending = "The game was abandoned: nobody was left to play."
         else:
             ending = f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} with {best} points."
-        end = {"move": steps[-1]["move"], "kind": "end", "text": ending, "dice": [], "held": [], "round": 0}
+        end = {
+            "move": steps[-1]["move"],
+            "kind": "end",
+            "text": ending,
+            "dice": [],
+            "colours": [],
+            "held": [],
+            "round": 0,
+        }
         steps.append({**end, "verdict": None})
     return steps
 
