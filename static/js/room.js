@@ -392,9 +392,9 @@ function floatReaction(seat, reaction) {
   const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
     && box.left + box.width / 2 >= Math.max(0, pane.left) && box.left + box.width / 2 <= Math.min(window.innerWidth, pane.right);
   if (seen) {
-    // Kept whole on the screen: the bubble is about 5rem wide and rises 3rem above its point.
+    // Just above the name, kept whole on the screen (the bubble is about 5rem wide, 3.5rem tall).
     bubble.style.left = `${Math.min(Math.max(box.left + box.width / 2, 48), window.innerWidth - 48)}px`;
-    bubble.style.top = `${Math.max(box.top, 48)}px`;
+    bubble.style.top = `${Math.max(box.top + 6, 60)}px`;
   } else {
     bubble.classList.add("docked");
   }

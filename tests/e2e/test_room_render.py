@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from games.selectors import ruleset_info
+from tests.e2e.helpers import shot
 
 pytestmark = pytest.mark.browser
 
@@ -125,6 +126,7 @@ def test_a_held_painted_die_keeps_its_colour_and_pattern_and_says_held_apart(pag
     loose = [page.evaluate(FACE_LOOK, f"die-{i}") for i in range(5)]
     page.evaluate("s => draw(s, { held: [0, 1, 2, 3] })", s)
     held = [page.evaluate(FACE_LOOK, f"die-{i}") for i in range(5)]
+    shot(page, "painted-held-dice")
     # Each held die looks as it did loose (a held green die is not a held blue one), ...
     assert held == loose
     assert len({look[0] for look in held}) == 5

@@ -107,6 +107,7 @@ def test_a_reaction_during_play_shows_in_view_at_the_reacting_players_column(
         "e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.top]; }",
     )
     assert head[0] <= bubble["x"] <= head[1] and abs(bubble["y"] - head[2]) < 40, (head, bubble)
+    shot(ann, f"reaction-on-column-{width}")
     ann.wait_for_selector(".reaction-float", state="detached", timeout=6000)
     # With the card scrolled out of sight, the reaction still shows, at the top of the screen.
     ann.evaluate("window.scrollTo(0, document.body.scrollHeight)")
