@@ -8,7 +8,7 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # The admin's pages live with the other pages (games/web/); Django's autodiscovery
-        # looks only for games.admin.
+        # looks only for games.web.admin.
         from games import scheduling
         from games.realtime import broadcast, fanout, layers, sockets
         from games.services import events

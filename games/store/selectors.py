@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from games.domain import scorecard
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.domain.rules.codec import state_from_dict
 from games.store.models import ChatMessage, Game, Move, Presence
@@ -130,6 +131,8 @@ def ruleset_info(name: str) -> dict[str, Any]:
             }
             for box in ruleset.boxes
         ],
+        # The card's sections and rows, which the page draws as they come (games/domain/scorecard.py).
+        "scorecard": scorecard.layout(ruleset),
     }
 
 
@@ -240,25 +243,6 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             }
             for o in state.options()
         ]
-    for seat, card in enumerate(state.cards):
-        totals = state.totals(seat)
-        data["cards"].append(
-            {
-                "seat": seat,
-                "columns": [
-                    {
-                        "boxes": {box.value: points for box, points in column},
-                        "upper": col_totals.upper,
-                        "upper_bonus": col_totals.upper_bonus,
-                        "lower": col_totals.lower,
-                        "yahtzee_bonus": col_totals.yahtzee_bonus,
-                        "colour": col_totals.colour,  # Painted: the colour boxes' sum; 0 elsewhere
-                        "total": col_totals.total,
-                    }
-                    for column, col_totals in zip(card.columns, totals.columns, strict=True)
-                ],
-                "total": totals.grand_total,
-            }
-        )
+    data["cards"] = scorecard.cards(state)
     data["winners"] = list(state.winners())
     return data

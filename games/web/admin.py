@@ -20,6 +20,7 @@ from django.db.models import F, Prefetch, QuerySet
 from django.http import HttpRequest
 
 from games import services
+from games.domain import scorecard
 from games.domain.rules import RULESETS, Box
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import Replay, replay_moves, verify_fairness
@@ -238,32 +239,19 @@ def _scorecard(ruleset: Any, state: dict[str, Any]) -> dict[str, Any] | None:
         for seat in state["seats"]
     ]
 
-    def per_column(value: Any, kind: str = "box") -> dict[str, Any]:
-        return {"kind": kind, "cells": [{"value": value(col), "span": 1} for card in cards for col in card["columns"]]}
-
-    def row(label: str, value: Any, kind: str = "box") -> dict[str, Any]:
-        return {"label": label, **per_column(value, kind)}
-
-    def boxes(group: tuple[Box, ...]) -> list[dict[str, Any]]:
-        return [row(ruleset.box_label(box), lambda col, box=box: col["boxes"].get(box.value)) for box in group]
-
-    thresholds = ", ".join(str(ruleset.upper_bonus_threshold * m) for m in ruleset.multipliers)
-    rows = [
-        *boxes(ruleset.upper_boxes),
-        row("Upper sum", lambda col: col["upper"], "sum"),
-        row(f"Upper bonus (≥ {thresholds})", lambda col: col["upper_bonus"], "sum"),
-        *boxes(ruleset.lower_boxes),
-        row("Lower sum", lambda col: col["lower"], "sum"),
-    ]
-    if ruleset.colour_boxes:
-        rows += [*boxes(ruleset.colour_boxes), row("Colour sum", lambda col: col["colour"], "sum")]
-    if ruleset.yahtzee_bonus:
-        rows.append(row(f"{ruleset.box_label(Box.YAHTZEE)} bonus", lambda col: col["yahtzee_bonus"], "sum"))
-    if columns > 1:
-        rows.append(row("Column total", lambda col: col["total"], "sum"))
-    rows.append(
-        {"label": "Total", "kind": "total", "cells": [{"value": card["total"], "span": columns} for card in cards]}
-    )
+    rows = []
+    for section in scorecard.layout(ruleset)["sections"]:
+        for row in section["rows"]:
+            if row["kind"] == "total":
+                cells = [{"value": card["total"], "span": columns} for card in cards]
+            elif row["kind"] == "box":
+                cells = [
+                    {"value": col["boxes"].get(row["box"]), "span": 1} for card in cards for col in card["columns"]
+                ]
+            else:
+                cells = [{"value": col[row["key"]], "span": 1} for card in cards for col in card["columns"]]
+            rules = f" ({'; '.join(row['rules'])})" if row.get("rules") else ""
+            rows.append({"label": row["label"] + rules, "kind": row["kind"], "cells": cells})
     return {
         "players": players,
         "columns": columns,

@@ -14,6 +14,7 @@ const levels = initial.bot_levels;
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
 // What this page knows beyond the protocol client's state.
 const ui = {
@@ -87,6 +88,7 @@ function view() {
     held: ui.desiredHeld ?? client.state.turn?.held ?? [],
     rolling: ui.rolling,
     reducedMotion,
+    narrow: narrowScreen.matches,
     hint: client.hint,
     hintPending: client.hintPending,
     review: ui.review,
@@ -385,6 +387,7 @@ function sendReaction(reaction) {
 function showReaction(seat, reaction) {
   ui.reactions = { ...ui.reactions, [seat]: reaction };
   announce(`${view().seatName(seat)} reacts ${reaction}`);
+  floatReaction(seat, reaction);
   drawSeats(view());
   window.clearTimeout(showReaction.timers?.[seat]);
   showReaction.timers = showReaction.timers ?? {};
@@ -394,6 +397,40 @@ function showReaction(seat, reaction) {
     ui.reactions = rest;
     drawSeats(view());
   }, REACTION_SHOWN);
+}
+
+// A reaction pops up where the players look: on the reacting seat's name at the head of the
+// card when that is on the screen, else at the top of the screen (the Players list is often
+// below the fold). Read out by announce(); the bubble itself is for the eyes.
+const reactionLayer = Object.assign(document.createElement("div"), { id: "reaction-layer", className: "reaction-layer" });
+reactionLayer.setAttribute("aria-hidden", "true");
+document.body.append(reactionLayer);
+
+function floatReaction(seat, reaction) {
+  const bubble = document.createElement("div");
+  bubble.className = "reaction-float";
+  bubble.dataset.seat = String(seat);
+  const face = document.createElement("span");
+  face.className = "reaction-face";
+  face.textContent = reaction;
+  const name = document.createElement("span");
+  name.className = "reaction-name";
+  name.textContent = view().seatName(seat);
+  bubble.append(face, name);
+  const head = document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+  const box = head?.getBoundingClientRect();
+  const pane = head?.closest(".scorecard-wrap")?.getBoundingClientRect();
+  const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
+    && box.left + box.width / 2 >= Math.max(0, pane.left) && box.left + box.width / 2 <= Math.min(window.innerWidth, pane.right);
+  if (seen) {
+    // Just above the name, kept whole on the screen (the bubble is about 5rem wide, 3.5rem tall).
+    bubble.style.left = `${Math.min(Math.max(box.left + box.width / 2, 48), window.innerWidth - 48)}px`;
+    bubble.style.top = `${Math.max(box.top + 6, 60)}px`;
+  } else {
+    bubble.classList.add("docked");
+  }
+  reactionLayer.append(bubble);
+  window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
 }
 
 function setClock(state) {
