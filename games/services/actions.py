@@ -8,13 +8,13 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 
-from games import broadcast, moves, signals
+from games import broadcast, moves, notices, signals
 from games import errors as E
 from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.models import Game, Move, Player
 from games.rules import GameState, RuleViolation
 from games.rules.codec import state_from_dict, state_to_dict
-from games.services import deadline
+from games.services import deadline, waiting
 from games.services.codes import ACTION_ID_MAX, normalize_code
 
 R = TypeVar("R")
@@ -93,13 +93,16 @@ def record(
 
     ``rules``: the game's new rules state, if the action changed it; it is stored in the
     snapshot here, and the broadcast builds the room's state from it without decoding the
-    snapshot again.
+    snapshot again. A move that makes it a person's turn in a game at your own pace owes
+    them a notice, written here in the same transaction (``games.services.waiting``).
     """
     if rules is not None:
         game.snapshot["rules"] = state_to_dict(rules)
     deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
     if deadline.tick(game):  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
+    waits, owed = waiting.watch(game, kind=kind, player_id=player_id, payload=payload, actor=actor, action_id=action_id)
+    fields = (*fields, *waits)
     # An unlocked read (``_act``) writes only if the row is still at the version it read.
     guard: int | None = getattr(game, "_read_version", None)
     game.version += 1
@@ -125,6 +128,11 @@ def record(
         # A second Move of the same action (``more_writes``) is guarded by the version just
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
+    # After the Game row's write, which took its lock (or stopped the action): a notice
+    # owed and a seat's away player are written only by the action that applies.
+    waiting.sync_away(game, kind)
+    if owed is not None:
+        notices.owe(game, owed)
     transaction.on_commit(lambda: _announce(game, move, rules))
     if payload.get("game_over"):
         transaction.on_commit(lambda: _finished(game))
