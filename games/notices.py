@@ -338,14 +338,14 @@ def recover(now: datetime | None = None) -> int:
     return count
 
 
-def make_worker(*, interval: float = 1.0) -> Any:
-    """django-tasks-db's own worker loop (the ``db_worker`` command's), on the default queue."""
+def make_worker(*, interval: float = 1.0, batch: bool = False) -> Any:
+    """django-tasks-db's own worker loop (the ``db_worker`` command's), on the default queue (``batch``: until it is empty)."""
     from django_tasks_db.management.commands.db_worker import Worker  # the command's module: loaded only by a worker
 
     return Worker(
         queue_names=["default"],
         interval=interval,
-        batch=False,
+        batch=batch,
         backend_name="default",
         startup_delay=False,
         max_tasks=None,
