@@ -282,6 +282,9 @@ class NoticeSettings(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
     email = models.BooleanField(default=False)
+    # The account's seat token when it chose (its seats' controller): a seat taken while signed
+    # in is the account's through it, whatever device took it.
+    controller = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         verbose_name_plural = "notice settings"

@@ -173,21 +173,18 @@ def letter(notice: Notice, game: Game) -> Letter:
 
 def deliver(notice: Notice, game: Game) -> str:
     """Send the notice on every channel its player opted in to; a failing channel is logged, not retried."""
-    player = Player.objects.select_related("user").get(pk=notice.player_id)
+    player = Player.objects.get(pk=notice.player_id)
     entry = game.snapshot["seats"][notice.seat]
     text = letter(notice, game)
     sent: list[str] = []
-    user = player.user
-    if user is not None and user.email and NoticeSettings.objects.filter(user=user, email=True).exists():
+    owners = of_seat(entry["controller"], player.user_id)
+    mail_to = NoticeSettings.objects.select_related("user").filter(owners, email=True).first()
+    if mail_to is not None and mail_to.user.email:
         try:
-            send_email(user.pk, user.email, text)
+            send_email(mail_to.user_id, mail_to.user.email, text)
             sent.append("e-mail")
         except Exception:
             log.exception("the turn e-mail for notice %s failed", notice.pk)
-    # The seat's browser (an account's token, signed in), and the account's other devices.
-    owners = Q(controller=entry["controller"])
-    if player.user_id is not None:
-        owners |= Q(user_id=player.user_id)
     pushes = 0
     for subscription in PushSubscription.objects.filter(owners):
         if send_push(subscription, text, notice):
@@ -195,6 +192,16 @@ def deliver(notice: Notice, game: Game) -> str:
     if pushes:
         sent.append(f"{pushes} push{'es' if pushes > 1 else ''}")
     return f"sent: {', '.join(sent)}" if sent else "nobody to tell: no channel chosen"
+
+
+def of_seat(controller: str, user_id: int | None) -> Q:
+    """The rows (choices, subscriptions) of a seat's player: by its token (a browser's, or an
+    account's when taken signed in, shared by the account's devices) or by the account its
+    Player row names (a seat taken before signing in)."""
+    rows = Q(controller=controller)
+    if user_id is not None:
+        rows |= Q(user_id=user_id)
+    return rows
 
 
 def stop_token(kind: str, ident: int) -> str:
@@ -339,7 +346,7 @@ def recover(now: datetime | None = None) -> int:
 
 
 def make_worker(*, interval: float = 1.0, batch: bool = False) -> Any:
-    """django-tasks-db's own worker loop (the ``db_worker`` command's), on the default queue (``batch``: until it is empty)."""
+    """django-tasks-db's own worker loop (its ``db_worker`` command's) on the default queue; ``batch``: until empty."""
     from django_tasks_db.management.commands.db_worker import Worker  # the command's module: loaded only by a worker
 
     return Worker(

@@ -34,7 +34,7 @@ def duration(seconds: float) -> str:
     parts = []
     if days:
         parts.append(f"{days} day{'s' if days != 1 else ''}")
-    if hours and days < 3:
+    if hours:
         parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
     if not days and not hours:
         parts.append(f"{max(minutes, 1)} minute{'s' if minutes > 1 else ''}")

@@ -358,7 +358,12 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     try:
-        services.email_notices_set(user_id=user_id, on=form.cleaned_data["on"], address=form.cleaned_data["address"])
+        services.email_notices_set(
+            user_id=user_id,
+            on=form.cleaned_data["on"],
+            address=form.cleaned_data["address"],
+            controller=controller_for(request),
+        )
     except RuleViolation as exc:
         messages.error(request, exc.message)
         return redirect("my_games")

@@ -60,6 +60,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('email', models.BooleanField(default=False)),
+                ('controller', models.CharField(blank=True, db_index=True, max_length=64)),
                 ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='notice_settings', to=settings.AUTH_USER_MODEL)),
             ],
             options={

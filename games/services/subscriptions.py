@@ -70,8 +70,11 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     return bool(deleted)
 
 
-def email_notices_set(*, user_id: int, on: bool, address: str | None = None) -> None:
-    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) becomes its address."""
+def email_notices_set(*, user_id: int, on: bool, address: str | None = None, controller: str = "") -> None:
+    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) becomes its address.
+
+    ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
+    """
     user = get_user_model().objects.get(pk=user_id)
     with transaction.atomic():
         if address is not None and address != user.email:
@@ -79,7 +82,7 @@ def email_notices_set(*, user_id: int, on: bool, address: str | None = None) -> 
             user.save(update_fields=["email"])
         if on and not user.email:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
-        NoticeSettings.objects.update_or_create(user=user, defaults={"email": on})
+        NoticeSettings.objects.update_or_create(user=user, defaults={"email": on, "controller": controller})
 
 
 def notices_stop(*, token: str) -> str | None:
