@@ -398,3 +398,14 @@ def test_check_deploy_flags_hosts_the_origin_check_cannot_use(
         "check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **{**PRODUCTION, setting: value})
     )
     assert result.returncode != 0 and check in result.stdout + result.stderr
+
+
+def test_compose_runs_the_task_worker_and_make_run_runs_it_in_its_server(compose: dict[str, Any]) -> None:
+    tasks = compose["services"]["tasks"]
+    assert tasks["command"] == ["python", "manage.py", "notice_worker"]
+    assert tasks["restart"] == "unless-stopped"
+    assert tasks["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    for name in ("SITE_URL", "VAPID_PRIVATE_KEY", "VAPID_SUBJECT", "EMAIL_HOST"):
+        assert name in tasks["environment"], name
+    run = re.search(r"^run:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.S | re.M)
+    assert run is not None and "-m yahtzee.serve" in run.group(0) and "--task-worker" in run.group(0)
