@@ -38,7 +38,7 @@ run: install
 	$(BIN)/python -m yahtzee.prepare  # once: ./var and its secret key (the settings only read them)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py build_bot_tables  # once: the coach's and the bots' tables (cached in var/bots)
-	$(BIN)/python -m yahtzee.serve --host $(HOST) --port $(PORT)  # uvicorn, as production (or: $(BIN)/daphne yahtzee.asgi:application)
+	$(BIN)/python -m yahtzee.serve --host $(HOST) --port $(PORT) --task-worker  # uvicorn, as production, with the task worker (notices) in-process
 
 lint: install
 	$(BIN)/ruff check .

@@ -63,3 +63,13 @@ def test_the_worker_sets_the_collectors_thresholds_for_many_short_lived_objects(
 def test_a_gc_threshold_that_is_not_numbers_stops_the_start_with_a_message(text: str) -> None:
     with pytest.raises(SystemExit, match="GC_THRESHOLD"):
         serve.gc_threshold(text)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_make_runs_the_task_worker_in_the_server_and_production_workers_do_not(
+    unfrozen: None, monkeypatch: pytest.MonkeyPatch, flag: bool
+) -> None:
+    monkeypatch.setenv("GC_FREEZE", "0")
+    with mock.patch.object(uvicorn.Server, "run"), mock.patch("games.services.notices.start_in_process") as start:
+        serve.main(["--port", "0", *(["--task-worker"] if flag else [])])
+    assert start.call_count == (1 if flag else 0)

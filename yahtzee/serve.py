@@ -2,6 +2,7 @@
 
     python -m yahtzee.serve --host 0.0.0.0 --port 8000 --proxy-headers   # the Docker image's command
     python -m yahtzee.serve                                               # 127.0.0.1:8000
+    python -m yahtzee.serve --task-worker                                 # make run: the task worker in-process too
 
 Production workers (Dockerfile), ``make run`` and the tests' live servers
 (``tests.live.ServerProcess``) all start the server through here, so the tests run the
@@ -13,6 +14,10 @@ games/realtime/backlog.py (WS_SEND_BACKLOG), not by the server.
 
 The application is imported before the server starts, and what it made is then frozen
 (``gc.freeze()``, unless ``GC_FREEZE=0``): see ``start``.
+
+``--task-worker`` also runs the background tasks (the "your turn" e-mails and pushes,
+games/services/notices.py) in threads of this process, so that ``make run`` needs nothing else;
+production runs them in their own process (``manage.py notice_worker``, compose's worker).
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ WS_PING_INTERVAL = 20.0
 WS_PING_TIMEOUT = 20.0
 
 
-def config(argv: list[str] | None = None) -> uvicorn.Config:
-    """The worker's uvicorn configuration, from the command line."""
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -43,7 +48,17 @@ def config(argv: list[str] | None = None) -> uvicorn.Config:
         help="behind the proxy: take the client's address and scheme from X-Forwarded-For/-Proto, from any peer "
         "(the workers are reachable only on the compose network)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--task-worker",
+        action="store_true",
+        help="also run the background task worker (notices) in this process, as make run does",
+    )
+    return parser.parse_args(argv)
+
+
+def config(argv: list[str] | None = None) -> uvicorn.Config:
+    """The worker's uvicorn configuration, from the command line."""
+    args = arguments(argv)
     return uvicorn.Config(
         "yahtzee.asgi:application",
         host=args.host,
@@ -108,7 +123,12 @@ def gc_threshold(text: str) -> tuple[int, ...]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    start(config(argv)).run()
+    server = start(config(argv))
+    if arguments(argv).task_worker:
+        from games.services import notices  # imported once the application's import has set Django up
+
+        notices.start_in_process()
+    server.run()
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ _EVENTS = {
     Move.Kind.PAUSE: "paused",
     Move.Kind.RESUME: "resumed",
     Move.Kind.MUTE: "muted",
+    Move.Kind.EXTEND: "extended",
 }
 
 

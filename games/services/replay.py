@@ -26,6 +26,7 @@ from games.domain.rules import (
 )
 from games.store import selectors
 from games.store.models import Game, Move
+from games.store.selectors import duration
 
 
 @dataclass
@@ -203,6 +204,9 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         if move.kind == Move.Kind.RECLAIM:
             computer.discard(p["seat"])
             return {"seat": p["seat"], "text": f"{names[p['seat']]} came back and plays the seat again."}
+        if move.kind == Move.Kind.EXTEND:
+            more = duration(p["seconds"])
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} was given {more} more to move."}
         return None
 
     def after(move: Move, state: GameState) -> None:

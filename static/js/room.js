@@ -225,6 +225,12 @@ function event(frame) {
       announce("The game goes on.");
       remember("The host resumed the game");
       break;
+    case "extended": {
+      const more = render.days(frame.seconds);
+      announce(`${frame.name} was given ${more} more to move.`);
+      remember(`${frame.name} was given ${more} more to move`);
+      break;
+    }
     case "muted":
       remember(`${frame.name}'s chat was ${frame.muted ? "muted" : "unmuted"} by the host`);
       break;
@@ -449,7 +455,10 @@ function setClock(state) {
     return;
   }
   if (ui.clock?.version === state.version) return;
-  ui.clock = { version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused) };
+  ui.clock = {
+    version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused),
+    pace: clock.pace, seconds: clock.seconds,
+  };
 }
 
 function clockLeft() {
@@ -461,10 +470,11 @@ function clockLeft() {
 function tickClock() {
   const left = clockLeft();
   if (left === null) return;
-  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left)}`;
+  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left, ui.clock.pace)}`;
+  const low = render.clockLow(left, ui.clock);
   document.querySelectorAll("[data-countdown]").forEach((el) => {
     if (el.textContent !== text) el.textContent = text;
-    el.classList.toggle("low", left <= 10);
+    el.classList.toggle("low", low);
   });
 }
 

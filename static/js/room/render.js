@@ -46,26 +46,51 @@ export function focusSeat(view) {
 
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
 
-/** Seconds as the countdown shows them: 1:05, 0:09. */
-export function clockText(seconds) {
+/** Seconds as the countdown shows them: 1:05, 0:09; at your own pace in days and hours: "2 d 5 h", "5 h 12 min". */
+export function clockText(seconds, pace = "live") {
   const whole = Math.max(0, Math.ceil(seconds ?? 0));
+  if (pace === "own" && whole >= 60) {
+    const days = Math.floor(whole / 86400);
+    const hours = Math.floor((whole % 86400) / 3600);
+    const minutes = Math.floor((whole % 3600) / 60);
+    if (days) return `${days} d ${hours} h`;
+    return hours ? `${hours} h ${minutes} min` : `${minutes} min`;
+  }
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+/** Whether the countdown is nearly out: the last 10 s of a live turn, the last quarter of a move's time at your own pace. */
+export function clockLow(seconds, clock) {
+  return clock?.pace === "own" ? seconds <= clock.seconds / 4 : seconds <= 10;
+}
+
+/** A time per move as people say it: "3 days", "1 day". */
+export function days(seconds) {
+  const n = Math.round(seconds / 86400);
+  return n >= 1 ? `${n} day${n === 1 ? "" : "s"}` : `${Math.round(seconds / 3600)} hours`;
 }
 
 /** The current turn's countdown (room.js keeps its text ticking), or "" without a turn timer. */
 export function countdownHtml(view, where) {
   const clock = view.state.clock;
   if (!clock || view.state.status !== "playing" || view.clockLeft === null || view.clockLeft === undefined) return "";
-  const low = view.clockLeft <= 10 ? " low" : "";
-  const label = view.hostPaused ? "Time left for this turn (paused)" : "Time left for this turn";
-  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft)}</span>`;
+  const low = clockLow(view.clockLeft, clock) ? " low" : "";
+  const what = clock.pace === "own" ? "this move" : "this turn";
+  const label = view.hostPaused ? `Time left for ${what} (paused)` : `Time left for ${what}`;
+  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft, clock.pace)}</span>`;
 }
 
+/** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
+export function paceText(state) {
+  if (state.pace !== "own") return "";
+  return state.clock ? `at your own pace, ${days(state.clock.seconds)} a move` : "at your own pace, no time limit";
+}
 
 export function statusLine(view) {
   const { state } = view;
   const sub = [state.ruleset.label];
   if (state.local) sub.push("played on this device");
+  if (state.pace === "own") sub.push(paceText(state));
   if (view.awaySeats.length && !view.mine.length) sub.push("the computer plays for you");
   else if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
   return sub.join(" · ");
@@ -295,7 +320,8 @@ export function seatsHtml(view) {
       } else if (live && active && view.isHost && !seat.host) {
         if (state.status === "lobby") {
           buttons.push(button("kick", "Remove"));
-        } else if (!online && seat.kind !== "bot") {
+        } else if (!online && seat.kind !== "bot" && state.pace !== "own") {
+          // At your own pace nobody need be online: a seat is never taken over for being away.
           buttons.push(button("replace", "Let a computer play"));
           buttons.push(button("remove", "Take out (away)"));
         }
