@@ -177,7 +177,6 @@ def scratch_database(database_url: str) -> Iterator[str]:
 
 def _migrations_digest() -> str:
     import hashlib
-
     from importlib.metadata import version
 
     digest = hashlib.sha256()
