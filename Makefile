@@ -43,11 +43,11 @@ install: $(STAMP)
 
 # The server answers as soon as it has migrated the database (in its own process: one Django
 # start, not two); the computer players' tables are built in the background inside it, one
-# line each (games/tables.py; cached in var/bots). Daphne serves the same application too
+# line each (games/store/tables.py; cached in var/bots). Daphne serves the same application too
 # ($(BIN)/daphne yahtzee.asgi:application, after manage.py migrate).
 run: $(RUN_STAMP)
 	$(BIN)/python -m yahtzee.prepare  # once: ./var and its secret key (the settings only read them)
-	$(BIN)/python -m yahtzee.serve --migrate --host $(HOST) --port $(PORT)  # migrates, then serves with uvicorn, as production
+	$(BIN)/python -m yahtzee.serve --migrate --host $(HOST) --port $(PORT) --task-worker  # migrates, then serves with uvicorn, as production, with the task worker (notices) in-process
 
 lint: install
 	$(BIN)/ruff check .

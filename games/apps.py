@@ -8,15 +8,17 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # The admin's pages live with the other pages (games/web/); Django's autodiscovery
-        # looks only for games.admin.
+        # looks only for games.web.admin.
         from games import scheduling
-        from games.realtime import fanout, layers, sockets
+        from games.realtime import broadcast, fanout, layers, sockets
         from games.services import events
         from games.web import admin  # noqa: F401
         from yahtzee import checks  # noqa: F401 - checks registers the deploy checks
 
         # Computer players' steps, turn deadlines and a finished game's follow-ups: the
         # scheduler hears of each committed action and acts when the room is next due.
+        events.on_committed(broadcast.committed)
+        events.on_told(broadcast.told)
         events.on_committed(scheduling.committed)
         # When Redis comes back, what other processes relayed meanwhile is lost: resync.
         fanout.on_relay_back(sockets.resync)

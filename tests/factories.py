@@ -125,6 +125,20 @@ def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True
     return table
 
 
+def own_pace_room(players: int = 2, seconds: int = 3 * 86_400, *, start: bool = True) -> Table:
+    """A room at your own pace (``seconds`` a move, 0: no limit), seat 0 to move first once started."""
+    controllers = [services.new_controller() for _ in range(players)]
+    host = services.game_create(host_name="P0", controller=controllers[0], pace="own", turn_timer=seconds)
+    table = Table(code=host.game.code, controllers=controllers)
+    for i in range(1, players):
+        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
+    if start:
+        services.game_start(
+            code=table.code, controller=controllers[0], expected_version=table.version(), action_id=action_id()
+        )
+    return table
+
+
 def play_turn(table: Table, rng: random.Random) -> None:
     """One turn with random holds, 1-3 rolls and a random legal box."""
     who = table.current()

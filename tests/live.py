@@ -177,10 +177,14 @@ def scratch_database(database_url: str) -> Iterator[str]:
 
 def _migrations_digest() -> str:
     import hashlib
+    from importlib.metadata import version
 
     digest = hashlib.sha256()
-    for path in sorted(ROOT.glob("*/migrations/*.py")):
+    for path in sorted([*ROOT.glob("*/migrations/*.py"), *ROOT.glob("*/*/migrations/*.py")]):
         digest.update(path.name.encode() + path.read_bytes())
+    # The installed apps' own migrations come with their versions.
+    for package in ("django", "django-allauth", "django-axes", "django-tasks-db"):
+        digest.update(f"{package}=={version(package)}".encode())
     return digest.hexdigest()[:12]
 
 

@@ -472,3 +472,14 @@ def test_a_server_started_with_debug_on_says_so_in_its_log(tmp_path: Path) -> No
         assert "yahtzee.W004" in server.log() and "DEBUG is on" in server.log()
     finally:
         server.stop()
+
+
+def test_compose_runs_the_task_worker_and_make_run_runs_it_in_its_server(compose: dict[str, Any]) -> None:
+    tasks = compose["services"]["tasks"]
+    assert tasks["command"] == ["python", "manage.py", "notice_worker"]
+    assert tasks["restart"] == "unless-stopped"
+    assert tasks["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    for name in ("SITE_URL", "VAPID_PRIVATE_KEY", "VAPID_SUBJECT", "EMAIL_HOST"):
+        assert name in tasks["environment"], name
+    run = re.search(r"^run:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.S | re.M)
+    assert run is not None and "-m yahtzee.serve" in run.group(0) and "--task-worker" in run.group(0)

@@ -85,3 +85,13 @@ def test_make_runs_start_migrates_in_the_server_process_before_serving(
     with mock.patch.object(uvicorn.Server, "run", lambda self: order.append("serve")):
         serve.main(["--port", "0"])
     assert order == ["serve"]  # production's workers: the compose file's migrate service migrates
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_make_runs_the_task_worker_in_the_server_and_production_workers_do_not(
+    unfrozen: None, monkeypatch: pytest.MonkeyPatch, flag: bool
+) -> None:
+    monkeypatch.setenv("GC_FREEZE", "0")
+    with mock.patch.object(uvicorn.Server, "run"), mock.patch("games.services.notices.start_in_process") as start:
+        serve.main(["--port", "0", *(["--task-worker"] if flag else [])])
+    assert start.call_count == (1 if flag else 0)

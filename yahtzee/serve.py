@@ -2,7 +2,7 @@
 
     python -m yahtzee.serve --host 0.0.0.0 --port 8000 --proxy-headers   # the Docker image's command
     python -m yahtzee.serve                                               # 127.0.0.1:8000
-    python -m yahtzee.serve --migrate                                     # make run: migrate, then serve
+    python -m yahtzee.serve --migrate --task-worker                       # make run: migrates first, runs the tasks too
 
 Production workers (Dockerfile), ``make run`` and the tests' live servers
 (``tests.live.ServerProcess``) all start the server through here, so the tests run the
@@ -14,6 +14,10 @@ games/realtime/backlog.py (WS_SEND_BACKLOG), not by the server.
 
 The application is imported before the server starts, and what it made is then frozen
 (``gc.freeze()``, unless ``GC_FREEZE=0``): see ``start``.
+
+``--task-worker`` also runs the background tasks (the "your turn" e-mails and pushes,
+games/services/notices.py) in threads of this process, so that ``make run`` needs nothing else;
+production runs them in their own process (``manage.py notice_worker``, compose's worker).
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         "--migrate",
         action="store_true",
         help="apply the database's migrations before serving, in this process (make run: one Django start, not two)",
+    )
+    parser.add_argument(
+        "--task-worker",
+        action="store_true",
+        help="also run the background task worker (notices) in this process, as make run does",
     )
     return parser.parse_args(argv)
 
@@ -138,7 +147,12 @@ def gc_threshold(text: str) -> tuple[int, ...]:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(argv)
-    start(config_of(args), migrate=args.migrate).run()
+    server = start(config_of(args), migrate=args.migrate)
+    if args.task_worker:
+        from games.services import notices  # imported once the application's import has set Django up
+
+        notices.start_in_process()
+    server.run()
 
 
 if __name__ == "__main__":

@@ -11,11 +11,12 @@ import os
 import sys
 import warnings
 from datetime import timedelta
+from importlib.util import find_spec
 from pathlib import Path
 
 import dj_database_url
 
-from yahtzee.prepare import data_dir, secret_key
+from yahtzee.prepare import data_dir, secret_key, vapid_private_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -68,6 +69,10 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "allauth.mfa",  # passkeys (WebAuthn)
+    # The background tasks (e-mail and Web Push notices): Django's Tasks framework, built in
+    # from Django 6 and the django-tasks backport before it, with django-tasks-db's queue.
+    *([] if find_spec("django.tasks") else ["django_tasks"]),
+    "django_tasks_db",
     "games",
     "accounts",
 ]
@@ -259,6 +264,45 @@ SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # 1 runs it in the committing thread, right after the commit (the unit tests do).
 FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)
 COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
+
+# Play at your own pace: the times per move a room may be created with, in seconds (0: none).
+OWN_PACE_CHOICES = [int(s) for s in envlist("OWN_PACE_CHOICES", "0,86400,259200,604800")]
+
+# The site's address as e-mails and push notices link to it (no trailing slash).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+# Background tasks (games/services/notices.py): queued in the database in the transaction of the
+# move that owes them, run by `manage.py notice_worker` (compose's worker service) or by
+# the server itself under `make run` (yahtzee/serve.py --task-worker).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+
+# E-mail: the console (the server's log) unless EMAIL_HOST names an SMTP server.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = envint("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 20)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Yahtzee Rooms <noreply@localhost>")
+
+# Web Push: the VAPID key pair that signs every push (made once into DATA_DIR/vapid_private_key
+# by `python -m yahtzee.prepare`, or VAPID_PRIVATE_KEY: the raw key, base64url), the contact
+# push services may write to, and the push services' hosts the server sends to (a browser's
+# subscription names its endpoint: anything else is refused, so it cannot aim the server at
+# another address). A name matches itself and its subdomains.
+VAPID_PRIVATE_KEY = vapid_private_key(DATA_DIR)
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "mailto:noreply@localhost")
+PUSH_HOSTS = envlist(
+    "PUSH_HOSTS",
+    "fcm.googleapis.com,android.googleapis.com,push.services.mozilla.com,push.apple.com,notify.windows.com",
+)
+# Plain http:// endpoints (only the tests' stub push service on 127.0.0.1 needs it).
+PUSH_ALLOW_HTTP = envbool("PUSH_ALLOW_HTTP", False)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

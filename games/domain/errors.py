@@ -49,6 +49,12 @@ MUTED = "muted"  # the host muted this seat's chat
 BAD_REACTION = "bad_reaction"
 BAD_TIMER = "bad_timer"
 
+# --- play at your own pace and its notices (games.services.pace, games.services.notices) --
+BAD_PACE = "bad_pace"  # a pace or time per move the server does not offer
+OWN_PACE = "own_pace"  # nobody need be online in a game at your own pace: no taking a seat for being away
+BAD_SUBSCRIPTION = "bad_subscription"  # a Web Push subscription that is not one, or names a push service not allowed
+NO_ADDRESS = "no_address"  # e-mail notices need the account to have an e-mail address
+
 # --- the coach (games.services.coach, RuleViolation) ----------------------------------------------
 HINTS_OFF = "hints_off"
 COACH_BUSY = "coach_busy"

@@ -16,6 +16,7 @@ from typing import Any
 
 from games.domain.rules import GameState
 from games.realtime import fanout, wire
+from games.services import events
 from games.store.models import Game, Move
 from games.store.selectors import game_state
 
@@ -37,6 +38,7 @@ _EVENTS = {
     Move.Kind.PAUSE: "paused",
     Move.Kind.RESUME: "resumed",
     Move.Kind.MUTE: "muted",
+    Move.Kind.EXTEND: "extended",
 }
 
 
@@ -77,3 +79,17 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
         fanout.publish_soon(game.code, frames_for(game, move, rules), version=game.version)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)
+
+
+def committed(event: events.Committed) -> None:
+    """A listener of games.services.events: the room's new state to its sockets."""
+    if event.game is not None and event.move is not None:
+        game_changed(event.game, event.move, event.rules)
+
+
+def told(code: str, frame: dict[str, Any]) -> None:
+    """A listener of games.services.events: a frame that is not a state, to every socket of the room."""
+    try:
+        fanout.publish_soon(code, [wire.dumps(frame)])
+    except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
+        log.exception("telling %s a %s frame failed", code, frame.get("type"))

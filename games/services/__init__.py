@@ -10,6 +10,10 @@
 - ``chat``: the room's chat and reactions, the host muting a seat.
 - ``clock``: the turn timer's timeouts, the host's pause and resume (``deadline``: when the
   turn's clock runs, kept by every recorded action).
+- ``pace``: a room's pace (live, or at your own pace with a time per move of days), staff
+  extending a move's time (``waiting``: whose move a game waits for and the notice it owes,
+  kept by every recorded action).
+- ``subscriptions``: who is told when it is their turn (Web Push, e-mail) and the one-click stop.
 
 Every service is one ``transaction.atomic`` block that locks the Game row with
 ``select_for_update``, checks the caller and the expected version, asks the pure rules,
@@ -48,6 +52,7 @@ from games.services.codes import (
     new_room_code,
     normalize_code,
 )
+from games.services.pace import EXTEND_CHOICES, PACES, check_pace, clock_extend, own_pace_choices
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
 from games.services.seats import (
     BOT_LEVELS,
@@ -62,10 +67,22 @@ from games.services.seats import (
     seats_forget,
     seats_hand_over,
 )
+from games.services.subscriptions import email_notices_set, notices_stop, push_subscribe, push_unsubscribe
 from games.services.turns import turn_hold, turn_roll, turn_score
+from games.services.waiting import duration
 
 __all__ = [
     "ACTION_ID_MAX",
+    "EXTEND_CHOICES",
+    "PACES",
+    "check_pace",
+    "clock_extend",
+    "duration",
+    "email_notices_set",
+    "notices_stop",
+    "own_pace_choices",
+    "push_subscribe",
+    "push_unsubscribe",
     "BOT_LEVELS",
     "BOT_NAMES",
     "CODE_ALPHABET",

@@ -12,8 +12,7 @@ from games.domain import errors as E
 from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.domain.rules import GameState, RuleViolation
 from games.domain.rules.codec import state_from_dict, state_to_dict
-from games.realtime import broadcast
-from games.services import deadline, events
+from games.services import deadline, events, notices, waiting
 from games.services.codes import ACTION_ID_MAX, normalize_code
 from games.store import moves
 from games.store.models import Game, Move, Player
@@ -94,13 +93,16 @@ def record(
 
     ``rules``: the game's new rules state, if the action changed it; it is stored in the
     snapshot here, and the broadcast builds the room's state from it without decoding the
-    snapshot again.
+    snapshot again. A move that makes it a person's turn in a game at your own pace owes
+    them a notice, written here in the same transaction (``games.services.waiting``).
     """
     if rules is not None:
         game.snapshot["rules"] = state_to_dict(rules)
     deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
     if deadline.tick(game):  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
+    waits, owed = waiting.watch(game, kind=kind, player_id=player_id, payload=payload, actor=actor, action_id=action_id)
+    fields = (*fields, *waits)
     if payload.get("game_over") and not game.followups_owed:
         # What follows the end (records, stats, ratings) is owed from this very commit on,
         # and completed by the scheduler: a process that dies right after cannot lose it.
@@ -135,6 +137,11 @@ def record(
         # A second Move of the same action (``more_writes``) is guarded by the version just
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
+    # After the Game row's write, which took its lock (or stopped the action): a notice
+    # owed and a seat's away player are written only by the action that applies.
+    waiting.sync_away(game, kind)
+    if owed is not None:
+        notices.owe(game, owed)
     transaction.on_commit(lambda: _announce(game, move, rules))
     return move
 
@@ -142,13 +149,15 @@ def record(
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:
     # Of several moves in one transaction only the last is announced, with the final state.
     if game.version == move.seq:
-        broadcast.game_changed(game, move, rules)
         event = events.Committed(
             code=game.code,
             version=game.version,
             kind=move.kind,
             due_at=game.due_at,
             followups_owed=game.followups_owed,
+            game=game,
+            move=move,
+            rules=rules,
         )
         events.committed(event)
 

@@ -1,10 +1,12 @@
 """What the services tell the rest of the process once an action has committed.
 
-A service's action ends with ``actions.record``; after its transaction commits, the room's
-state goes to its sockets (games.realtime.broadcast) and every listener registered here gets one
-typed ``Committed``: the room, its new version, the kind of Move, and when the room is
-next due (``Game.due_at``). The scheduler listens (games.apps registers it) to act for the
-room at that time; nothing reads the outgoing frames to find out what happened.
+A service's action ends with ``actions.record``; after its transaction commits, every
+listener registered here gets one typed ``Committed``: the room, its new version, the kind
+of Move, when the room is next due (``Game.due_at``), and the room, Move and rules state
+as written. games.apps registers two, in this order: the broadcast (games.realtime.broadcast:
+the state frame to every socket of the room) and the scheduler (to act for the room when
+it is next due). The services import neither; nothing reads the outgoing frames to find
+out what happened.
 
 Listeners run in the thread that committed (a database thread): they must be quick and
 must not raise (a failure is logged and never undoes the committed action).
@@ -16,6 +18,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from games.domain.rules import GameState
+    from games.store.models import Game, Move
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +34,11 @@ class Committed:
     kind: str
     due_at: datetime | None
     followups_owed: bool = False
+    # The room as just written, the Move that made it, and the new rules state if the action
+    # changed it: what the broadcast builds the state frame from without reading it again.
+    game: Game | None = None
+    move: Move | None = None
+    rules: GameState | None = None
 
 
 Listener = Callable[[Committed], None]
@@ -45,3 +57,24 @@ def committed(event: Committed) -> None:
             listener(event)
         except Exception:
             log.exception("a listener of committed actions failed on %s", event.code)
+
+
+# What a service tells a room that is not a new state of it (a chat line, a reaction, a
+# message hidden by staff): the frame as data, encoded and sent by the transport.
+Teller = Callable[[str, dict[str, Any]], None]
+_tellers: list[Teller] = []
+
+
+def on_told(listener: Teller) -> None:
+    """Call ``listener(code, frame)`` for every frame a service tells a room in this process."""
+    if listener not in _tellers:
+        _tellers.append(listener)
+
+
+def tell(code: str, frame: dict[str, Any]) -> None:
+    """Send ``frame`` to every socket of the room (call it after the commit that stored it, if any)."""
+    for listener in _tellers:
+        try:
+            listener(code, frame)
+        except Exception:
+            log.exception("a listener of told frames failed on %s", code)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.domain import fairness
+from games.domain import fairness, scorecard
 from games.domain.rules import (
     COLOURS,
     ROLLS_PER_TURN,
@@ -26,6 +26,7 @@ from games.domain.rules import (
 )
 from games.store import selectors
 from games.store.models import Game, Move
+from games.store.selectors import duration
 
 
 @dataclass
@@ -138,30 +139,6 @@ def _dice(dice: list[int] | tuple[int, ...]) -> str:
     return " ".join(str(d) for d in dice)
 
 
-def _cards(state: GameState) -> list[dict[str, Any]]:
-    """Every seat's scorecard as the room page's state has it (boxes and totals per column)."""
-    cards = []
-    for seat, card in enumerate(state.cards):
-        totals = state.totals(seat)
-        cards.append(
-            {
-                "columns": [
-                    {
-                        "boxes": {box.value: points for box, points in column},
-                        "upper": t.upper,
-                        "upper_bonus": t.upper_bonus,
-                        "lower": t.lower,
-                        "yahtzee_bonus": t.yahtzee_bonus,
-                        "total": t.total,
-                    }
-                    for column, t in zip(card.columns, totals.columns, strict=True)
-                ],
-                "total": totals.grand_total,
-            }
-        )
-    return cards
-
-
 def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The replay page's steps, roll by roll, from the Move log: what happened and the scorecards after it.
 
@@ -193,6 +170,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 "seat": seat,
                 "roll": state.turn.rolls_used,
                 "dice": dice,
+                "colours": [COLOURS[c] for c in state.turn.colours],  # Painted: each die's colour; else []
                 "held": list(p["held"]),
                 "round": state.cards[seat].filled + 1,
                 "text": f"{names[seat]} rolls {_dice(dice)}{kept} (roll {state.turn.rolls_used} of {ROLLS_PER_TURN}).",
@@ -202,13 +180,14 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             where = f" (×{ruleset.multipliers[p['column']]})" if ruleset.columns > 1 else ""
             bonus = f" and a Yahtzee bonus of {p['bonus']}" if p.get("bonus") else ""
             label = ruleset.box_label(next(b for b in ruleset.boxes if b.value == p["box"]))
-            dice = steps[-1]["dice"] if steps and steps[-1].get("seat") == seat else []
+            last = steps[-1] if steps and steps[-1].get("seat") == seat else {}
             return {
                 "seat": seat,
                 "box": p["box"],
                 "column": p["column"],
                 "points": p["points"],
-                "dice": list(dice),
+                "dice": list(last.get("dice", [])),
+                "colours": list(last.get("colours", [])),
                 "round": state.cards[seat].filled,
                 "text": f"{names[seat]} scores {p['points']} in {label}{where}{bonus}.",
             }
@@ -225,6 +204,9 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         if move.kind == Move.Kind.RECLAIM:
             computer.discard(p["seat"])
             return {"seat": p["seat"], "text": f"{names[p['seat']]} came back and plays the seat again."}
+        if move.kind == Move.Kind.EXTEND:
+            more = duration(p["seconds"])
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} was given {more} more to move."}
         return None
 
     def after(move: Move, state: GameState) -> None:
@@ -232,14 +214,14 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         last[:] = [state]
         if step is None:
             return
-        step = {"move": move.seq, "kind": move.kind, "dice": [], "held": [], "round": 0, **step}
+        step = {"move": move.seq, "kind": move.kind, "dice": [], "colours": [], "held": [], "round": 0, **step}
         if "seat" in step:
             step["by_computer"] = step["seat"] in computer
         # Only what changed: every card at the start, the scorer's card after a score.
         if move.kind == Move.Kind.START:
-            step["cards"] = _cards(state)
+            step["cards"] = scorecard.cards(state)
         elif move.kind == Move.Kind.SCORE:
-            step["card"] = _cards(state)[step["seat"]]
+            step["card"] = scorecard.seat_card(state.ruleset, step["seat"], state.cards[step["seat"]])
         step["verdict"] = found.get(move.seq)
         steps.append(step)
 
@@ -252,7 +234,15 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             ending = "The game was abandoned: nobody was left to play."
         else:
             ending = f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} with {best} points."
-        end = {"move": steps[-1]["move"], "kind": "end", "text": ending, "dice": [], "held": [], "round": 0}
+        end = {
+            "move": steps[-1]["move"],
+            "kind": "end",
+            "text": ending,
+            "dice": [],
+            "colours": [],
+            "held": [],
+            "round": 0,
+        }
         steps.append({**end, "verdict": None})
     return steps
 

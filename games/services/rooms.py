@@ -10,8 +10,9 @@ from games.domain import fairness
 from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host, seats_of
-from games.services.clock import check_timer, timer_choices
+from games.services.clock import timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
+from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
 
@@ -27,14 +28,18 @@ def game_create(
     hints: bool = True,
     turn_timer: int = 0,
     chat_spectators: bool = False,
+    pace: str = Game.Pace.LIVE,
 ) -> Player:
     """Create a room with its host in seat 0. One transaction; the new Game row needs no lock.
 
-    ``turn_timer``: seconds per turn (``clock.timer_choices``, 0: none); ``chat_spectators``:
-    spectators may post in the chat too.
+    ``pace``: live or own (at your own pace, ``games.services.pace``); ``turn_timer``: the
+    seconds each turn may last (live: ``clock.timer_choices``; own: the time per move,
+    ``pace.own_pace_choices``; 0: none); ``chat_spectators``: spectators may post in the chat too.
     """
     name = clean_name(host_name)
-    turn_timer = check_timer(turn_timer)
+    pace, turn_timer = check_pace(pace, turn_timer)
+    if local and pace != Game.Pace.LIVE:
+        raise RuleViolation(E.BAD_PACE, "A game played on one device is live: everyone is at the table.")
     if ruleset not in RULESETS:
         raise RuleViolation(BAD_RULESET, f"Unknown rule set {ruleset!r}; choose one of {', '.join(RULESETS)}.")
     if not controller:
@@ -53,6 +58,7 @@ def game_create(
             local=local,
             hints=hints,
             turn_timer=turn_timer,
+            pace=pace,
             chat_spectators=bool(chat_spectators),
             server_seed=server_seed,
             seed_commitment=fairness.commitment(server_seed),
@@ -68,6 +74,7 @@ def game_create(
                 "local": local,
                 "hints": hints,
                 "turn_timer": turn_timer,
+                "pace": pace,
                 "chat_spectators": bool(chat_spectators),
             },
             actor=controller,
@@ -139,6 +146,7 @@ def game_rematch(*, code: str, controller: str) -> Game:
         mine = [s for s in seats if s["controller"] == controller and s["kind"] == Player.Kind.HUMAN]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
+        choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         host = game_create(
             host_name=mine[0]["name"],
             controller=controller,
@@ -146,8 +154,9 @@ def game_rematch(*, code: str, controller: str) -> Game:
             local=old.local,
             private=old.private,
             hints=old.hints,
-            turn_timer=old.turn_timer if old.turn_timer in timer_choices() else 0,
+            turn_timer=old.turn_timer if old.turn_timer in choices else 0,
             chat_spectators=old.chat_spectators,
+            pace=old.pace,
         )
         new = host.game
         for seat in seats:

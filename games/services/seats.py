@@ -162,6 +162,12 @@ def present(game: Game, seat: int) -> bool:
 
 
 def refuse_if_present(game: Game, seat: int, entry: dict[str, Any]) -> None:
+    if game.pace == Game.Pace.OWN and entry["kind"] == Player.Kind.HUMAN:
+        # Nobody need be online in a game at your own pace: a player whose moves run out of
+        # time twice in a row is played by a computer until they are back (clock.clock_expire).
+        raise RuleViolation(
+            E.OWN_PACE, f"{entry['name']} plays at their own pace: a seat is not taken over for being offline."
+        )
     if entry["kind"] == Player.Kind.HUMAN and present(game, seat):
         raise RuleViolation(PLAYER_PRESENT, f"{entry['name']} is here: only an away player's seat can be taken over.")
 

@@ -22,6 +22,11 @@ class Game(models.Model):
         ABANDONED = "abandoned", "Abandoned"
 
     OVER = (Status.FINISHED, Status.ABANDONED)  # the statuses of a game that is over (its seed revealed)
+    LIVE = (Status.LOBBY, Status.PLAYING)  # a game not over yet
+
+    class Pace(models.TextChoices):
+        LIVE = "live", "Live"
+        OWN = "own", "At your own pace"
 
     code = models.CharField(max_length=16, unique=True)
     ruleset = models.CharField(max_length=16, choices=RULESET_CHOICES, default="official")
@@ -35,7 +40,7 @@ class Game(models.Model):
     # chat; the seconds each turn may last (0: no turn timer); when the current turn's time
     # runs out (null: no clock running: no timer, paused, a computer to play, not playing).
     chat_spectators = models.BooleanField(default=False)
-    turn_timer = models.PositiveSmallIntegerField(default=0)
+    turn_timer = models.PositiveIntegerField(default=0)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the scheduler (games.scheduling) must next act for this room at its current
     # version: a computer player's step, the turn's deadline, or the work owed after the
@@ -45,6 +50,13 @@ class Game(models.Model):
     # The game ended and what follows it (its players' records, stats and ratings: the
     # receivers of ``signals.game_finished``) has not been completed yet.
     followups_owed = models.BooleanField(default=False)
+    # Live: everyone at the table, an optional timer of minutes. Own: moves days apart, a time
+    # per move of days (or none), the player to move told by e-mail and Web Push (games.services.notices).
+    pace = models.CharField(max_length=4, choices=Pace.choices, default=Pace.LIVE)
+    # The controller token of the seat to move ("" when nobody is waited for: a computer's
+    # turn, paused, not playing, pass-and-play), kept by every recorded action
+    # (games.services.pace): the header's "waiting for you" count is one indexed lookup.
+    waiting_on = models.CharField(max_length=64, blank=True, default="", db_index=True)
     host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -87,6 +99,9 @@ class Player(models.Model):
     name = models.CharField(max_length=24)
     # The browser that controls the seat: a random token kept in that browser's session.
     controller = models.CharField(max_length=64, blank=True, db_index=True)
+    # While a computer plays the seat for its away player: that player's token, so their
+    # list of games still finds the seat (kept from the snapshot by games.services.pace).
+    away_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
@@ -150,6 +165,7 @@ class Move(models.Model):
         MUTE = "mute", "Chat muted or unmuted"
         CLAIM = "claim", "Seats taken into a player's account"
         FORGET = "forget", "A deleted account's name withdrawn"
+        EXTEND = "extend", "Time to move extended by staff"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()
@@ -251,3 +267,83 @@ class ServingProcess(models.Model):
 
     def __str__(self) -> str:
         return f"{self.host}:{self.pid} ({self.layer})"
+
+
+class Notice(models.Model):
+    """A "your turn" notice or a reminder owed to the player of one seat for one turn.
+
+    Written in the transaction of the Move that made it that seat's turn (games.services.pace),
+    so a crash right after the commit cannot lose it; sent by a background task
+    (games.services.notices), which claims it under the row's lock and marks it sent: once per turn,
+    whichever worker runs it, however often it is queued.
+    """
+
+    class Kind(models.TextChoices):
+        TURN = "turn", "Your turn"
+        REMINDER = "reminder", "Reminder"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="notices")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    # The turn it is about: the rules state's turns_played and current seat when it was owed.
+    turn = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    # What happened ("Ana just scored 24 in Chance"): the notice's first line.
+    text = models.CharField(max_length=300)
+    due_at = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # A worker took it (sending is under way, or the worker died doing it: see games.services.notices.LEASE).
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Done: sent (to the channels listed), or dropped (the turn moved on, nobody to tell).
+    done_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    outcome = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["game", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "turn", "seat", "kind"], name="one_notice_per_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.player_id} in {self.game_id}, turn {self.turn}"
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (its push service's endpoint and keys), opted in on that browser."""
+
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    # Whose turns it is told of: the seats of this controller token (an account's when signed in).
+    controller = models.CharField(max_length=64, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"push to {self.endpoint[:60]}"
+
+
+class NoticeSettings(models.Model):
+    """An account's choice to be e-mailed when it is their turn (to the account's address)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
+    email = models.BooleanField(default=False)
+    # The account's seat token when it chose (its seats' controller): a seat taken while signed
+    # in is the account's through it, whatever device took it.
+    controller = models.CharField(max_length=64, blank=True, db_index=True)
+
+    class Meta:
+        verbose_name_plural = "notice settings"
+
+    def __str__(self) -> str:
+        return f"{self.user}: e-mail {'on' if self.email else 'off'}"
+
+
+class GameUnderWay(Game):
+    """A game not over yet, as staff see it in the admin: its pace, whose move, the deadline (no table of its own)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "game under way"
+        verbose_name_plural = "games under way"

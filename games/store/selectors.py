@@ -11,17 +11,36 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from games.domain import scorecard
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.domain.rules.codec import state_from_dict
 from games.store import tables
-from games.store.models import ChatMessage, Game, Move, Presence
+from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence
 
 # A socket that has not pinged for this long (its process died) counts as away.
 PRESENCE_TIMEOUT = timedelta(seconds=60)
+DAY = 86_400
+
+
+def duration(seconds: float) -> str:
+    """A span as people say it, in days and hours: "3 days", "1 day 4 hours", "5 hours", "no limit" for 0."""
+    if seconds <= 0:
+        return "no limit"
+    whole = int(seconds)
+    days, hours = whole // DAY, whole % DAY // 3600
+    minutes = whole % 3600 // 60
+    parts = []
+    if days:
+        parts.append(f"{days} day{'s' if days != 1 else ''}")
+    if hours:
+        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+    if not days and not hours:
+        parts.append(f"{max(minutes, 1)} minute{'s' if minutes > 1 else ''}")
+    return " ".join(parts)
 
 
 # --- rooms ---------------------------------------------------------------------------------
@@ -131,6 +150,8 @@ def ruleset_info(name: str) -> dict[str, Any]:
             }
             for box in ruleset.boxes
         ],
+        # The card's sections and rows, which the page draws as they come (games/domain/scorecard.py).
+        "scorecard": scorecard.layout(ruleset),
     }
 
 
@@ -160,7 +181,10 @@ def bot_to_play(game: Game) -> bool:
 
 
 def clock_state(game: Game) -> dict[str, Any] | None:
-    """The turn timer: its length, the current turn's deadline and the seconds left (None: no timer)."""
+    """The turn timer (at your own pace, the time per move): its length, the turn's deadline, the seconds left.
+
+    None without a timer.
+    """
     if not game.turn_timer:
         return None
     deadline = game.turn_deadline
@@ -168,6 +192,7 @@ def clock_state(game: Game) -> dict[str, Any] | None:
     if deadline is not None:
         left = max(0.0, (deadline - timezone.now()).total_seconds())
     return {
+        "pace": game.pace,
         "seconds": game.turn_timer,
         "deadline": deadline.isoformat() if deadline is not None else None,
         # Seconds left when the state was made (kept while paused); the page counts down from it.
@@ -211,6 +236,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "winners": [],
         "rematch": snapshot.get("rematch"),
         "paused": bool(snapshot.get("paused")),
+        # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
+        "pace": game.pace,
         "chat": {"spectators": game.chat_spectators},
         "clock": clock_state(game),
         # {"eta": seconds or null} while the computer players' and the coach's table of this rule
@@ -250,25 +277,104 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             }
             for o in state.options()
         ]
-    for seat, card in enumerate(state.cards):
-        totals = state.totals(seat)
-        data["cards"].append(
-            {
-                "seat": seat,
-                "columns": [
-                    {
-                        "boxes": {box.value: points for box, points in column},
-                        "upper": col_totals.upper,
-                        "upper_bonus": col_totals.upper_bonus,
-                        "lower": col_totals.lower,
-                        "yahtzee_bonus": col_totals.yahtzee_bonus,
-                        "colour": col_totals.colour,  # Painted: the colour boxes' sum; 0 elsewhere
-                        "total": col_totals.total,
-                    }
-                    for column, col_totals in zip(card.columns, totals.columns, strict=True)
-                ],
-                "total": totals.grand_total,
-            }
-        )
+    data["cards"] = scorecard.cards(state)
     data["winners"] = list(state.winners())
     return data
+
+
+# --- your games: every unfinished game of a browser (an account's, when signed in) ----------------
+
+
+def waiting_count(controller: str) -> int:
+    """How many games wait for this browser's move: one indexed count (``Game.waiting_on``)."""
+    if not controller:
+        return 0
+    return Game.objects.filter(waiting_on=controller).count()
+
+
+def round_of(rules: dict[str, Any], boxes: int) -> tuple[int, int]:
+    """ "Round 6 of 13": the boxes the seat to play has filled, plus this one (as the room's page says it)."""
+    filled = sum(len(column) for column in rules["cards"][rules["current"]]["columns"])
+    return min(filled + 1, boxes), boxes
+
+
+def my_games(controller: str) -> list[dict[str, Any]]:
+    """Every unfinished game with a seat of ``controller`` (its own or one a computer plays while it is away).
+
+    The games waiting for its move come first, the one whose time runs out soonest first;
+    then the others, the most recently active first. A few queries whatever the number.
+    """
+    if not controller:
+        return []
+    seats = Player.objects.filter(
+        Q(controller=controller) | Q(away_controller=controller),
+        status=Player.Status.ACTIVE,
+        game__status__in=Game.LIVE,
+    )
+    games = list(Game.objects.filter(pk__in=seats.values("game_id")))
+    last = dict(
+        Move.objects.filter(game__in=[g.pk for g in games])
+        .values("game_id")
+        .annotate(at=Max("created_at"))
+        .values_list("game_id", "at")
+    )
+    now = timezone.now()
+    rows = []
+    for game in games:
+        ruleset = RULESETS[game.ruleset]
+        snapshot = game.snapshot
+        rules = snapshot.get("rules")
+        seats_list = snapshot["seats"]
+        mine = [
+            i
+            for i, seat in enumerate(seats_list)
+            if seat["status"] == "active" and controller in (seat["controller"], seat.get("away_controller"))
+        ]
+        row: dict[str, Any] = {
+            "code": game.code,
+            "url": reverse("room", args=[game.code]),
+            "ruleset": ruleset.label,
+            "status": game.status,
+            "pace": game.pace,
+            "seconds": game.turn_timer,
+            "local": game.local,
+            "players": [
+                {
+                    "name": seat["name"],
+                    "mine": i in mine,
+                    "bot": seat["kind"] == "bot",
+                    "to_move": rules is not None and game.status == Game.Status.PLAYING and rules["current"] == i,
+                }
+                for i, seat in enumerate(seats_list)
+                if seat["status"] == "active"
+            ],
+            "yours": game.waiting_on == controller and bool(controller),
+            "away": any(seats_list[i].get("away_controller") == controller for i in mine),
+            "paused": bool(snapshot.get("paused")),
+            "round": None,
+            "to_move": None,
+            "left": None,
+            "deadline": game.turn_deadline,
+            "last": last.get(game.pk, game.created_at),
+        }
+        if game.status == Game.Status.PLAYING and rules is not None:
+            row["round"] = round_of(rules, len(ruleset.boxes) * ruleset.columns)
+            row["to_move"] = seats_list[rules["current"]]["name"]
+            if game.turn_deadline is not None:
+                row["left"] = max(0.0, (game.turn_deadline - now).total_seconds())
+        rows.append(row)
+    rows.sort(key=_order)
+    return rows
+
+
+def _order(row: dict[str, Any]) -> tuple[int, float, float]:
+    """Yours first, the soonest deadline first, then the longest waited; the others the most recently active first."""
+    if row["yours"]:
+        deadline = row["deadline"].timestamp() if row["deadline"] is not None else float("inf")
+        return 0, deadline, row["last"].timestamp()
+    return 1, 0.0, -row["last"].timestamp()
+
+
+def email_notices_on(user_id: int | None) -> bool:
+    """Whether an account chose to be e-mailed when it is its turn."""
+    return user_id is not None and NoticeSettings.objects.filter(user_id=user_id, email=True).exists()

@@ -5,25 +5,30 @@ for anyone (superusers included) and no bulk actions, so the admin can never edi
 Live games (lobby, playing) are not history yet and stay out of it, which also keeps a
 running game's secret server seed out of sight.
 
-One exception, the chat's moderation: staff may hide a chat message from its room (and
-show it again), from any game, live ones included; each time is logged in the admin's
-history (LogEntry) with who did it. Nothing else about a message can be changed.
+Two exceptions, each logged in the admin's history (LogEntry) with who did it. The chat's
+moderation: staff may hide a chat message from its room (and show it again), from any
+game, live ones included; nothing else about a message can be changed. And the games
+under way (their own list, without the secret seed): staff see each one's pace, whose move
+it is and its deadline, and may give the player to move more time, which the game logs as
+an ``extend`` Move (``services.clock_extend``), so its replay tells it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.db.models import F, Prefetch, QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 
 from games import services
-from games.domain.rules import RULESETS, Box
+from games.domain import scorecard
+from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import Replay, replay_moves, verify_fairness
-from games.store.models import ChatMessage, Game, Move, Player, ScoreEntry
+from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, ScoreEntry
 from games.store.selectors import chat_log, game_state
 
 HISTORY = Game.OVER
@@ -115,6 +120,7 @@ class GameAdmin(ReadOnlyAdmin):
     list_per_page = 50
     fieldsets = (
         (None, {"fields": ("code", "ruleset", "status", "private", "local", "host", "version")}),
+        ("Pace", {"fields": ("pace", "turn_timer")}),
         ("Dates", {"fields": ("created_at", "started_at", "finished_at")}),
         ("Fair dice", {"fields": ("seed_commitment", "revealed_server_seed", "client_seed")}),
     )
@@ -126,6 +132,8 @@ class GameAdmin(ReadOnlyAdmin):
         "local",
         "host",
         "version",
+        "pace",
+        "turn_timer",
         "created_at",
         "started_at",
         "finished_at",
@@ -238,32 +246,19 @@ def _scorecard(ruleset: Any, state: dict[str, Any]) -> dict[str, Any] | None:
         for seat in state["seats"]
     ]
 
-    def per_column(value: Any, kind: str = "box") -> dict[str, Any]:
-        return {"kind": kind, "cells": [{"value": value(col), "span": 1} for card in cards for col in card["columns"]]}
-
-    def row(label: str, value: Any, kind: str = "box") -> dict[str, Any]:
-        return {"label": label, **per_column(value, kind)}
-
-    def boxes(group: tuple[Box, ...]) -> list[dict[str, Any]]:
-        return [row(ruleset.box_label(box), lambda col, box=box: col["boxes"].get(box.value)) for box in group]
-
-    thresholds = ", ".join(str(ruleset.upper_bonus_threshold * m) for m in ruleset.multipliers)
-    rows = [
-        *boxes(ruleset.upper_boxes),
-        row("Upper sum", lambda col: col["upper"], "sum"),
-        row(f"Upper bonus (≥ {thresholds})", lambda col: col["upper_bonus"], "sum"),
-        *boxes(ruleset.lower_boxes),
-        row("Lower sum", lambda col: col["lower"], "sum"),
-    ]
-    if ruleset.colour_boxes:
-        rows += [*boxes(ruleset.colour_boxes), row("Colour sum", lambda col: col["colour"], "sum")]
-    if ruleset.yahtzee_bonus:
-        rows.append(row(f"{ruleset.box_label(Box.YAHTZEE)} bonus", lambda col: col["yahtzee_bonus"], "sum"))
-    if columns > 1:
-        rows.append(row("Column total", lambda col: col["total"], "sum"))
-    rows.append(
-        {"label": "Total", "kind": "total", "cells": [{"value": card["total"], "span": columns} for card in cards]}
-    )
+    rows = []
+    for section in scorecard.layout(ruleset)["sections"]:
+        for row in section["rows"]:
+            if row["kind"] == "total":
+                cells = [{"value": card["total"], "span": columns} for card in cards]
+            elif row["kind"] == "box":
+                cells = [
+                    {"value": col["boxes"].get(row["box"]), "span": 1} for card in cards for col in card["columns"]
+                ]
+            else:
+                cells = [{"value": col[row["key"]], "span": 1} for card in cards for col in card["columns"]]
+            rules = f" ({'; '.join(row['rules'])})" if row.get("rules") else ""
+            rows.append({"label": row["label"] + rules, "kind": row["kind"], "cells": cells})
     return {
         "players": players,
         "columns": columns,
@@ -350,6 +345,79 @@ def _event(move: Move) -> dict[str, Any]:
         "details": "; ".join(details),
         "at": move.created_at,
     }
+
+
+# --- games under way: pace, deadlines, more time --------------------------------------------
+
+
+def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]], None]:
+    def extend(model_admin: GameUnderWayAdmin, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+        staff = request.user.get_username()
+        done, refused = 0, []
+        for game in queryset:
+            try:
+                change = services.clock_extend(code=game.code, seconds=seconds, staff=staff)
+            except RuleViolation as exc:
+                refused.append(f"{game.code}: {exc.message}")
+                continue
+            done += 1
+            model_admin.log_change(
+                request,
+                game,
+                f"Gave {change['name']} {services.duration(seconds)} more to move (until {change['deadline']})",
+            )
+        more = services.duration(seconds)
+        model_admin.message_user(
+            request, f"{done} game{'s' if done != 1 else ''}: {more} more to move.", messages.SUCCESS
+        )
+        for line in refused:
+            model_admin.message_user(request, line, messages.WARNING)
+
+    extend.__name__ = f"extend_{seconds}"
+    return admin.action(description=f"Give the player to move {services.duration(seconds)} more")(extend)
+
+
+@admin.register(GameUnderWay)
+class GameUnderWayAdmin(ReadOnlyAdmin):
+    """Games not over yet: their pace and deadlines; the one change allowed is more time to move."""
+
+    list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
+    list_filter = ("pace", "status", ("ruleset", RulesetFilter))
+    search_fields = ("code", "players__name")
+    ordering = ("turn_deadline", "-created_at")
+    list_per_page = 50
+    fields = (
+        "code", "ruleset", "status", "pace_label", "to_move", "turn_deadline", "time_left",
+        "created_at", "started_at", "version",
+    )  # fmt: skip
+    readonly_fields = fields
+    actions = [_extend_action(seconds) for seconds in services.EXTEND_CHOICES]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        return super().get_queryset(request).filter(status__in=Game.LIVE)
+
+    @admin.display(description="rule set", ordering="ruleset")
+    def ruleset_label(self, game: Game) -> str:
+        return RULESETS[game.ruleset].label
+
+    @admin.display(description="pace", ordering="pace")
+    def pace_label(self, game: Game) -> str:
+        if game.pace == Game.Pace.OWN:
+            return f"own pace, {services.duration(game.turn_timer)} a move" if game.turn_timer else "own pace, no limit"
+        return f"live, {game.turn_timer} s a turn" if game.turn_timer else "live"
+
+    @admin.display(description="to move")
+    def to_move(self, game: Game) -> str:
+        rules = game.snapshot.get("rules")
+        if game.status != Game.Status.PLAYING or rules is None:
+            return "—"
+        return str(game.snapshot["seats"][rules["current"]]["name"])
+
+    @admin.display(description="time left", ordering="turn_deadline")
+    def time_left(self, game: Game) -> str:
+        if game.turn_deadline is None:
+            return "—"
+        return services.duration(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()))
 
 
 # --- the raw records, for looking things up ------------------------------------------------

@@ -1,6 +1,23 @@
+from typing import Any
+
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from games.store import selectors
 
 
-def site(request: HttpRequest) -> dict[str, str]:
-    return {"SITE_NAME": settings.SITE_NAME}
+def site(request: HttpRequest) -> dict[str, Any]:
+    """The site's name, and how many games wait for this browser's move (the header's count)."""
+
+    def waiting() -> int:
+        # Only a browser with a session can have seats; one indexed count, made when a page shows it.
+        if not request.COOKIES.get(settings.SESSION_COOKIE_NAME) or not hasattr(request, "session"):
+            return 0
+        try:
+            return selectors.waiting_count(request.session.get("controller", ""))
+        except DatabaseError:  # the error page of a database out of reach still shows
+            return 0
+
+    return {"SITE_NAME": settings.SITE_NAME, "WAITING": SimpleLazyObject(waiting)}

@@ -4,7 +4,7 @@ from typing import Any
 from django import forms
 
 from games.domain.rules import RULESETS
-from games.services import BOT_LEVELS, NAME_MAX, normalize_code, timer_choices
+from games.services import BOT_LEVELS, NAME_MAX, duration, normalize_code, own_pace_choices, timer_choices
 
 RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
 
@@ -19,6 +19,16 @@ def timer_label(seconds: int) -> str:
         minutes = seconds // 60
         return f"{minutes} minute{'s' if minutes > 1 else ''}"
     return f"{seconds} seconds"
+
+
+def move_time_label(seconds: int) -> str:
+    return duration(seconds) if seconds else "No limit"
+
+
+PACE_CHOICES = [
+    ("live", "Live: everyone at the table now"),
+    ("own", "At your own pace: moves days apart, each player told when it is their turn"),
+]
 
 
 class CreateRoomForm(forms.Form):
@@ -43,12 +53,32 @@ class CreateRoomForm(forms.Form):
     hints = forms.BooleanField(label="Allow hints from the coach", required=False, initial=True)
     turn_timer = forms.TypedChoiceField(label="Turn timer", coerce=int, initial=0, required=False, empty_value=0)  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
     chat_spectators = forms.BooleanField(label="Spectators may post in the chat", required=False, initial=False)
+    pace = forms.ChoiceField(
+        label="Pace",
+        choices=PACE_CHOICES,
+        initial="live",
+        required=False,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": "Choose a pace: live, or at your own pace."},
+    )
+    move_time = forms.TypedChoiceField(
+        label="Time per move",
+        coerce=int,
+        required=False,
+        empty_value=None,
+        error_messages={"invalid_choice": "Choose a time per move from the list."},
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # TURN_TIMER_CHOICES (settings): the tests add a few-second timer.
         timer: Any = self.fields["turn_timer"]
         timer.choices = [(seconds, timer_label(seconds)) for seconds in timer_choices()]
+        # OWN_PACE_CHOICES: 1, 3 or 7 days, or none; 3 days unless it is not offered.
+        move: Any = self.fields["move_time"]
+        choices = own_pace_choices()
+        move.choices = [(seconds, move_time_label(seconds)) for seconds in choices]
+        move.initial = 3 * 86_400 if 3 * 86_400 in choices else choices[0]
         # Pass-and-play names: player_1 ... player_8, each optional ("Player 3" if blank).
         for i in range(1, MAX_LOCAL_PLAYERS + 1):
             self.fields[f"player_{i}"] = forms.CharField(label=f"Player {i}", max_length=NAME_MAX, required=False)
@@ -57,6 +87,13 @@ class CreateRoomForm(forms.Form):
         data = super().clean() or {}
         if data.get("mode") == "online" and not data.get("name"):
             self.add_error("name", "Please enter your name: the other players will see it.")
+        data["pace"] = data.get("pace") or "live"
+        if data["pace"] == "own":
+            if data.get("mode") == "local":
+                self.add_error("pace", "A game played on one device is live: everyone is at the table.")
+            if data.get("move_time") is None and "move_time" not in self.errors:
+                self.add_error("move_time", "Choose a time per move: how long each player may take.")
+            data["turn_timer"] = data.get("move_time") or 0
         if data.get("mode") == "local":
             count = data.get("players") or 1
             data["names"] = [data.get(f"player_{i}") or f"Player {i}" for i in range(1, count + 1)]
@@ -114,3 +151,16 @@ class JoinByCodeForm(forms.Form):
 
     def clean_code(self) -> str:
         return code_from_input(self.cleaned_data["code"])
+
+
+class EmailNoticesForm(forms.Form):
+    """An account's "your turn" e-mails: on or off, and the address they go to."""
+
+    address = forms.EmailField(label="E-mail address", required=False, max_length=254)
+    on = forms.BooleanField(label="E-mail me when it is my turn", required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("on") and not data.get("address") and "address" not in self.errors:
+            self.add_error("address", "Give the address to e-mail you at.")
+        return data

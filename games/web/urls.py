@@ -1,7 +1,8 @@
 from django.urls import path
 
-from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS, limited
+from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS
 from games.web import views
+from games.web.limits import limited
 
 # Per-client limits on what makes rows, and on guessing room codes (games/realtime/limits.py):
 # every URL that looks a room up by its code counts a code that does not exist.
@@ -13,6 +14,13 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("rooms/new", create_limit(views.room_create), name="room_create"),
     path("rooms/find", views.room_find, name="room_find"),
+    path("games", views.my_games, name="my_games"),
+    path("notices/email", views.notices_email, name="notices_email"),
+    path("notices/push", views.notices_push, name="notices_push"),
+    path("notices/push/remove", views.notices_push_remove, name="notices_push_remove"),
+    path("notices/stop/<str:token>", views.notices_stop, name="notices_stop"),
+    path("sw.js", views.service_worker, name="service_worker"),
+    path("manifest.webmanifest", views.manifest, name="manifest"),
     path("rules", views.doc_page, {"name": "rules"}, name="rules"),
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
     path("r/<str:code>/", miss_limit(views.room), name="room"),

@@ -7,6 +7,7 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -15,18 +16,20 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import services
 from games.domain import errors
 from games.domain.rules import RULESETS, RuleViolation
-from games.services import coach
+from games.services import coach, notices
 from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
-from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, JoinByCodeForm, JoinRoomForm
+from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
@@ -94,6 +97,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 hints=data["hints"],
                 turn_timer=data["turn_timer"] or 0,
                 chat_spectators=data["chat_spectators"],
+                pace=data["pace"],
             ).game
     except RuleViolation as exc:
         form.add_error(None, exc.message)
@@ -320,3 +324,141 @@ def doc_page(request: HttpRequest, name: str) -> HttpResponse:
     """The rules or the fair-dice method, from the project's docs/ (see games.web.docpages)."""
     page = docpages.PAGES[name]
     return render(request, "games/doc.html", {"title": page.title, "body": docpages.html(name), "name": name})
+
+
+# --- your games and being told it is your turn -------------------------------------------------
+
+
+def _user_id(request: HttpRequest) -> int | None:
+    return request.user.pk if request.user.is_authenticated else None
+
+
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    """Every unfinished game of this browser (the account's, signed in), those waiting for a move first."""
+    user_id = _user_id(request)
+    email = ""
+    if user_id is not None:
+        email = getattr(request.user, "email", "") or ""
+    context = {
+        "games": selectors.my_games(controller_for(request)),
+        "email_form": EmailNoticesForm(initial={"address": email, "on": selectors.email_notices_on(user_id)}),
+        "vapid_key": notices.vapid_public_key(),
+    }
+    return render(request, "games/my_games.html", context)
+
+
+@require_POST
+def notices_email(request: HttpRequest) -> HttpResponse:
+    """An account turns its "your turn" e-mails on or off (and sets the address they go to)."""
+    user_id = _user_id(request)
+    if user_id is None:
+        messages.error(request, "Sign in to be e-mailed: e-mails go to an account's address.")
+        return redirect("my_games")
+    form = EmailNoticesForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "games/my_games.html",
+            {
+                "games": selectors.my_games(controller_for(request)),
+                "email_form": form,
+                "vapid_key": notices.vapid_public_key(),
+            },
+            status=400,
+        )
+    try:
+        services.email_notices_set(
+            user_id=user_id,
+            on=form.cleaned_data["on"],
+            address=form.cleaned_data["address"],
+            controller=controller_for(request),
+        )
+    except RuleViolation as exc:
+        messages.error(request, exc.message)
+        return redirect("my_games")
+    messages.success(
+        request, "E-mails on: you are told when it is your turn." if form.cleaned_data["on"] else "E-mails off."
+    )
+    return redirect("my_games")
+
+
+def _json_body(request: HttpRequest) -> Any:
+    try:
+        return json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise RuleViolation(errors.BAD_SUBSCRIPTION, "The request's body is not JSON.") from None
+
+
+@require_POST
+def notices_push(request: HttpRequest) -> JsonResponse:
+    """This browser's Web Push subscription (``PushSubscription.toJSON()``), stored to tell it of its turns."""
+    try:
+        body = _json_body(request)
+        services.push_subscribe(
+            controller=controller_for(request, create=True), user_id=_user_id(request), subscription=body
+        )
+    except RuleViolation as exc:
+        return JsonResponse({"error": exc.code, "message": exc.message}, status=400)
+    return JsonResponse({"ok": True}, status=201)
+
+
+@require_POST
+def notices_push_remove(request: HttpRequest) -> JsonResponse:
+    """This browser stops its pushes: ``{"endpoint": ...}``."""
+    try:
+        body = _json_body(request)
+        endpoint = body.get("endpoint") if isinstance(body, dict) else None
+        removed = services.push_unsubscribe(controller=controller_for(request), endpoint=endpoint)
+    except RuleViolation as exc:
+        return JsonResponse({"error": exc.code, "message": exc.message}, status=400)
+    return JsonResponse({"ok": True, "removed": removed})
+
+
+# The token is the credential (signed by the site, sent only in the e-mail or push it stops):
+# a mail program's one-click unsubscribe (RFC 8058) and the service worker post it without a
+# CSRF token. GET only shows the button, since links in e-mails get fetched by scanners.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
+    """One click stops the e-mails (or this device's pushes) the token came with."""
+    if request.method == "POST":
+        kind = services.notices_stop(token=token)
+        status = 200 if kind else 400
+        return render(
+            request, "games/notices_stop.html", {"token": token, "done": kind, "bad": not kind}, status=status
+        )
+    bad = notices.read_stop_token(token) is None
+    return render(request, "games/notices_stop.html", {"token": token, "bad": bad}, status=400 if bad else 200)
+
+
+SERVICE_WORKER = settings.BASE_DIR / "static" / "js" / "sw.js"
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, from the site's root so that it may show the notices of every page."""
+    response = HttpResponse(SERVICE_WORKER.read_bytes(), content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"  # a browser checks for a new version at each visit
+    return response
+
+
+@require_GET
+def manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: the site installs as an app (on a phone's home screen too) that opens on Your games."""
+    data = {
+        "name": settings.SITE_NAME,
+        "short_name": "Yahtzee",
+        "description": "Multiplayer Yahtzee: live, or at your own pace over days.",
+        "start_url": reverse("my_games"),
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#faf7f2",
+        "theme_color": "#b8322a",
+        "icons": [
+            {"src": static("icons/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+            {"src": static("icons/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+            {"src": static("favicon.svg"), "sizes": "any", "type": "image/svg+xml"},
+        ],
+    }
+    return JsonResponse(data, content_type="application/manifest+json")

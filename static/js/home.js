@@ -9,6 +9,7 @@ const total = document.getElementById("seats-total");
 const online = form.querySelector(".online-only");
 const local = form.querySelector(".local-only");
 const submit = document.getElementById("create-btn");
+const paces = document.getElementById("paces");
 const MAX_SEATS = Number(count.max) || 8;
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
@@ -42,6 +43,11 @@ function update() {
   const isLocal = mode === "local";
   online.hidden = isLocal;
   local.hidden = !isLocal;
+  // A game on one device is live; online, the pace shows the timer or the time per move.
+  const ownPace = !isLocal && form.querySelector('input[name="pace"]:checked')?.value === "own";
+  paces.hidden = isLocal;
+  form.querySelectorAll(".pace-live").forEach((el) => { el.hidden = ownPace; });
+  form.querySelectorAll(".pace-own").forEach((el) => { el.hidden = !ownPace; });
   document.getElementById("id_name").required = !isLocal;
   const n = Number(count.value) || 1;
   local.querySelectorAll(".player-field").forEach((field, i) => {

@@ -14,6 +14,7 @@ const levels = initial.bot_levels;
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
 // What this page knows beyond the protocol client's state.
 const ui = {
@@ -90,6 +91,7 @@ function view() {
     held: ui.desiredHeld ?? client.state.turn?.held ?? [],
     rolling: ui.rolling,
     reducedMotion,
+    narrow: narrowScreen.matches,
     hint: client.hint,
     hintPending: client.hintPending,
     review: ui.review,
@@ -210,6 +212,15 @@ function event(frame) {
     case "timed_out":
       announce(`${frame.name}'s time ran out: the server played the turn.`);
       remember(`${frame.name}'s time ran out`, "bot");
+      // The player it hit is told where she looks, not only in the feed below the card.
+      if (v.isMine(frame.seat)) {
+        toast(
+          state.local
+            ? `${frame.name}'s time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most.`
+            : `Your time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most for you.`,
+          "info",
+        );
+      }
       break;
     case "paused":
       announce("The host paused the game.");
@@ -219,6 +230,12 @@ function event(frame) {
       announce("The game goes on.");
       remember("The host resumed the game");
       break;
+    case "extended": {
+      const more = render.days(frame.seconds);
+      announce(`${frame.name} was given ${more} more to move.`);
+      remember(`${frame.name} was given ${more} more to move`);
+      break;
+    }
     case "muted":
       remember(`${frame.name}'s chat was ${frame.muted ? "muted" : "unmuted"} by the host`);
       break;
@@ -391,6 +408,7 @@ function sendReaction(reaction) {
 function showReaction(seat, reaction) {
   ui.reactions = { ...ui.reactions, [seat]: reaction };
   announce(`${view().seatName(seat)} reacts ${reaction}`);
+  floatReaction(seat, reaction);
   drawSeats(view());
   window.clearTimeout(showReaction.timers?.[seat]);
   showReaction.timers = showReaction.timers ?? {};
@@ -402,6 +420,40 @@ function showReaction(seat, reaction) {
   }, REACTION_SHOWN);
 }
 
+// A reaction pops up where the players look: on the reacting seat's name at the head of the
+// card when that is on the screen, else at the top of the screen (the Players list is often
+// below the fold). Read out by announce(); the bubble itself is for the eyes.
+const reactionLayer = Object.assign(document.createElement("div"), { id: "reaction-layer", className: "reaction-layer" });
+reactionLayer.setAttribute("aria-hidden", "true");
+document.body.append(reactionLayer);
+
+function floatReaction(seat, reaction) {
+  const bubble = document.createElement("div");
+  bubble.className = "reaction-float";
+  bubble.dataset.seat = String(seat);
+  const face = document.createElement("span");
+  face.className = "reaction-face";
+  face.textContent = reaction;
+  const name = document.createElement("span");
+  name.className = "reaction-name";
+  name.textContent = view().seatName(seat);
+  bubble.append(face, name);
+  const head = document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+  const box = head?.getBoundingClientRect();
+  const pane = head?.closest(".scorecard-wrap")?.getBoundingClientRect();
+  const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
+    && box.left + box.width / 2 >= Math.max(0, pane.left) && box.left + box.width / 2 <= Math.min(window.innerWidth, pane.right);
+  if (seen) {
+    // Just above the name, kept whole on the screen (the bubble is about 5rem wide, 3.5rem tall).
+    bubble.style.left = `${Math.min(Math.max(box.left + box.width / 2, 48), window.innerWidth - 48)}px`;
+    bubble.style.top = `${Math.max(box.top + 6, 60)}px`;
+  } else {
+    bubble.classList.add("docked");
+  }
+  reactionLayer.append(bubble);
+  window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
+}
+
 function setClock(state) {
   const clock = state.clock;
   if (!clock || clock.left === null || state.status !== "playing") {
@@ -409,7 +461,10 @@ function setClock(state) {
     return;
   }
   if (ui.clock?.version === state.version) return;
-  ui.clock = { version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused) };
+  ui.clock = {
+    version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused),
+    pace: clock.pace, seconds: clock.seconds,
+  };
 }
 
 function clockLeft() {
@@ -457,10 +512,11 @@ function tickReady() {
 function tickClock() {
   const left = clockLeft();
   if (left === null) return;
-  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left)}`;
+  const text = `${ui.clock.frozen ? "‖ " : ""}${render.clockText(left, ui.clock.pace)}`;
+  const low = render.clockLow(left, ui.clock);
   document.querySelectorAll("[data-countdown]").forEach((el) => {
     if (el.textContent !== text) el.textContent = text;
-    el.classList.toggle("low", left <= 10);
+    el.classList.toggle("low", low);
   });
 }
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.live import ServerProcess, manage, migrate_sqlite, server_env
+from yahtzee.prepare import new_vapid_private_key
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -32,6 +33,11 @@ class LiveSite:
 
     def __init__(self, server: ServerProcess, database: Path) -> None:
         self.server, self.database = server, database
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The server's environment: what another process of the same site (a task worker) runs with."""
+        return self.server.env
 
     @property
     def url(self) -> str:
@@ -56,10 +62,14 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
+    # Web Push: signed with a key of its own, sent to the tests' stub push services on 127.0.0.1.
+    env.update(VAPID_PRIVATE_KEY=new_vapid_private_key(), PUSH_HOSTS="127.0.0.1", PUSH_ALLOW_HTTP="1")
     migrate_sqlite(env)
     # The bots and the coach read these tables (built once, then cached).
     manage("build_bot_tables", "official", "yatzy", env=env)
-    server = ServerProcess(env, log_dir=data).start()
+    server = ServerProcess(env, log_dir=data)
+    env["SITE_URL"] = server.url  # the links of its e-mails and pushes
+    server.start()
     try:
         yield LiveSite(server, data / "yahtzee.sqlite3")
     finally:

@@ -121,3 +121,29 @@ def test_the_replay_shows_without_verdicts_while_the_coach_is_busy(monkeypatch: 
     data = replay_data(page)
     assert data["coach"] is False and not any(s["verdict"] for s in data["steps"])
     assert "still studying" in page
+
+
+def test_a_painted_replay_carries_each_dies_colour_and_the_cards_colour_section() -> None:
+    from games.domain.rules import COLOURS
+    from games.store.selectors import game_state
+
+    table = open_room(2, "painted")
+    game = play_to_end(table, random.Random(8))
+    data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
+    rolls = [s for s in data["steps"] if s["kind"] == "roll"]
+    assert rolls and all(len(s["colours"]) == 5 and set(s["colours"]) <= set(COLOURS) for s in rolls)
+    scores = [s for s in data["steps"] if s["kind"] == "score"]
+    assert all(s["colours"] and len(s["colours"]) == len(s["dice"]) for s in scores)
+    # The layout the page draws has the colour section; each card has its colour sum, as the room's state.
+    sections = [section["name"] for section in data["ruleset"]["scorecard"]["sections"]]
+    assert sections == ["upper", "lower", "colour", "totals"]
+    last = {s["seat"]: s["card"] for s in scores}
+    assert [last[seat] for seat in range(2)] == game_state(game)["cards"]
+
+
+def test_a_plain_replay_has_no_colours() -> None:
+    table = open_room(1)
+    game = play_to_end(table, random.Random(3))
+    data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
+    assert all(s["colours"] == [] for s in data["steps"])
+    assert "colour" not in [section["name"] for section in data["ruleset"]["scorecard"]["sections"]]

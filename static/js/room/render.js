@@ -1,11 +1,12 @@
 // Drawing the room: pure functions from what the page knows (a "view") to HTML text.
 // No socket and no listeners here; static/js/room.js puts the text in place and wires it.
 
+import { esc, scorecardHtml } from "../scorecard.js";
+
 const FACE_WORDS = ["", "one", "two", "three", "four", "five", "six"];
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
-export const esc = (text) =>
-  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+export { esc };
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** What every drawing function reads: the state plus this page's own knowledge. */
@@ -45,9 +46,16 @@ export function focusSeat(view) {
 
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
 
-/** Seconds as the countdown shows them: 1:05, 0:09. */
-export function clockText(seconds) {
+/** Seconds as the countdown shows them: 1:05, 0:09; at your own pace in days and hours: "2 d 5 h", "5 h 12 min". */
+export function clockText(seconds, pace = "live") {
   const whole = Math.max(0, Math.ceil(seconds ?? 0));
+  if (pace === "own" && whole >= 60) {
+    const days = Math.floor(whole / 86400);
+    const hours = Math.floor((whole % 86400) / 3600);
+    const minutes = Math.floor((whole % 3600) / 60);
+    if (days) return `${days} d ${hours} h`;
+    return hours ? `${hours} h ${minutes} min` : `${minutes} min`;
+  }
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
 
@@ -61,20 +69,38 @@ export function gettingReadyText(left) {
   return `The computer is getting ready (about ${Math.ceil(left)}\u00a0s).`;
 }
 
+/** Whether the countdown is nearly out: the last 10 s of a live turn, the last quarter of a move's time at your own pace. */
+export function clockLow(seconds, clock) {
+  return clock?.pace === "own" ? seconds <= clock.seconds / 4 : seconds <= 10;
+}
+
+/** A time per move as people say it: "3 days", "1 day". */
+export function days(seconds) {
+  const n = Math.round(seconds / 86400);
+  return n >= 1 ? `${n} day${n === 1 ? "" : "s"}` : `${Math.round(seconds / 3600)} hours`;
+}
+
 /** The current turn's countdown (room.js keeps its text ticking), or "" without a turn timer. */
 export function countdownHtml(view, where) {
   const clock = view.state.clock;
   if (!clock || view.state.status !== "playing" || view.clockLeft === null || view.clockLeft === undefined) return "";
-  const low = view.clockLeft <= 10 ? " low" : "";
-  const label = view.hostPaused ? "Time left for this turn (paused)" : "Time left for this turn";
-  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft)}</span>`;
+  const low = clockLow(view.clockLeft, clock) ? " low" : "";
+  const what = clock.pace === "own" ? "this move" : "this turn";
+  const label = view.hostPaused ? `Time left for ${what} (paused)` : `Time left for ${what}`;
+  return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft, clock.pace)}</span>`;
 }
 
+/** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
+export function paceText(state) {
+  if (state.pace !== "own") return "";
+  return state.clock ? `at your own pace, ${days(state.clock.seconds)} a move` : "at your own pace, no time limit";
+}
 
 export function statusLine(view) {
   const { state } = view;
   const sub = [state.ruleset.label];
   if (state.local) sub.push("played on this device");
+  if (state.pace === "own") sub.push(paceText(state));
   if (view.awaySeats.length && !view.mine.length) sub.push("the computer plays for you");
   else if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
   return sub.join(" · ");
@@ -191,7 +217,7 @@ export function playHtml(view) {
     : "";
   return `${away}${pausedBanner}${readyBanner}
     <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
-    <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span> · ${hint}</p>
+    <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span><span class="turn-hint"> · ${hint}</span></p>
     <div class="dice" id="dice" role="group" aria-label="Dice" tabindex="-1">${dice
       .map((v, i) => dieHtml(view, v, i, view.held.includes(i), canHold, turn.colours?.[i] ?? null, coachHolds.includes(i)))
       .join("")}</div>
@@ -214,29 +240,16 @@ export function hintHtml(view) {
     // The coach's table is being built: room.js asks again shortly, and keeps the seconds ticking.
     return `<div class="hint-box hint-wait" role="note" aria-label="Coach's hint"><p data-ready="hint">${gettingReadyText(view.hintLeft)}</p></div>`;
   }
-  const items = view.hint.options
-    .map((o, i) => `<li${i === 0 ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`)
-    .join("");
-  return `<div class="hint-box" role="note" aria-label="Coach's hint"><p><strong>Coach:</strong> best choices and your expected final score</p><ol>${items}</ol></div>`;
+  // The best choice on one line; the others a tap away on a phone (the card below needs the room).
+  const [first, ...rest] = view.hint.options;
+  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`;
+  const more = rest.length
+    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary>${rest.length === 1 ? "1 more choice" : `${rest.length} more choices`}</summary>
+      <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol></details>`
+    : "";
+  return `<div class="hint-box" role="note" aria-label="Coach's hint: best choices and your expected final score">
+    <div class="hint-top"><strong>Coach:</strong><ol>${first ? item(first, true) : ""}</ol></div>${more}</div>`;
 }
-
-// Narrow screens show these shorter names (screen readers still hear the full ones).
-const SHORT = {
-  three_of_a_kind: "3 of a kind",
-  four_of_a_kind: "4 of a kind",
-  full_house: "Full house",
-  small_straight: "Small str.",
-  large_straight: "Large str.",
-  one_pair: "1 pair",
-  two_pairs: "2 pairs",
-  upper_bonus: "Bonus",
-  yahtzee_bonus: "Yahtzee +",
-  column_total: "Col. total",
-};
-const labelHtml = (label, key) =>
-  SHORT[key] ? `<span class="long-label">${label}</span><span class="short-label" aria-hidden="true">${SHORT[key]}</span>` : label;
-
-const COLOUR_BOXES = new Set(["red", "yellow", "green", "blue", "purple", "four_colour", "painted_house", "rainbow", "flush", "palette"]);
 
 export function cardHtml(view) {
   const { state } = view;
@@ -248,103 +261,43 @@ export function cardHtml(view) {
   const paused = view.paused;
   const best = me ? view.hint?.options?.[0] : null;
   const coachPick = best?.kind === "score" ? `${best.box}/${best.column ?? 0}` : null;
-  const just = view.justScored;
   // Seat order for everyone and every turn (a column that moves is one a player loses track
-  // of); the focus seat's column stays in view, held at the card's edge, when the card scrolls.
+  // of); the focus seat's columns stay in view, held at the card's edge, when it scrolls.
   const focus = focusSeat(view);
-  const cards = state.cards;
-  const pinned = (card, k) => (card.seat === focus && cols * state.cards.length > 4 ? ` pin pin-${k}` : "");
-  const seatOf = (card) => state.seats[card.seat];
-  const nameCell = (seat, span) => {
-    const cur = seat.seat === current;
-    const pin = seat.seat === focus && cols * state.cards.length > 4 ? " pin pin-0" : "";
-    return `<th scope="col" ${span > 1 ? `colspan="${span}"` : ""} class="${cur ? "current" : ""} ${seat.status !== "active" ? "gone" : ""}${pin}${span > 1 && pin ? " pin-span" : ""}" title="${esc(seat.name)}">
-      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${esc(seat.name)}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
-  };
-  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${cards.map((card) => nameCell(seatOf(card), cols)).join("")}</tr>`;
-  if (cols > 1) {
-    head += `<tr class="multipliers">${cards
-      .map((card) => rs.multipliers.map((m, k) => `<th scope="col" class="${card.seat === current ? "current" : ""}${pinned(card, k)}"><span class="sr-only">${esc(seatOf(card).name)} </span>×${m}</th>`).join(""))
-      .join("")}</tr>`;
-  }
-  const rows = [];
-  const boxes = rs.boxes;
-  const totalRow = (label, key, cls = "total", extra = null) => {
-    const cells = cards
-      .map((card) => card.columns.map((col, k) => `<td class="${pinned(card, k)}">${extra ? extra(col, k) : col[key]}</td>`).join(""))
-      .join("");
-    return `<tr class="${cls}"><th scope="row">${label}</th>${cells}</tr>`;
-  };
-  let colourSection = false;
-  boxes.forEach((box, index) => {
-    if (COLOUR_BOXES.has(box.box) && !colourSection) {
-      colourSection = true;
-      rows.push(`<tr class="section"><th scope="rowgroup" colspan="${1 + cols * cards.length}">Colours</th></tr>`);
+  const order = state.cards.map((card) => card.seat).sort((x, y) => x - y);
+  const seats = order.map((seat) => ({ seat, name: state.seats[seat]?.name ?? "?", gone: state.seats[seat]?.status !== "active" }));
+  const cards = Object.fromEntries(state.cards.map((card) => [card.seat, card]));
+  // An open box of the player to play: what it would score now, a button on their own page.
+  const open = (seat, row, k, index) => {
+    if (seat !== current) return null;
+    const option = options.get(`${row.box}/${k}`);
+    if (!option) return null;
+    const label = esc(row.label);
+    const id = `score-${row.box}-${k}`;
+    const colText = cols > 1 ? ` in column ×${rs.multipliers[k]}` : "";
+    const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
+    const coach = coachPick === `${row.box}/${k}`;
+    if (!me) return { cls: "preview", html: `<span aria-label="${label}${colText} would score ${option.points}">${shown}</span>` };
+    if (!option.legal) {
+      return {
+        cls: "option",
+        html: `<button type="button" id="${id}" class="score-btn forbidden" data-box="${row.box}" data-col="${k}" data-row="${index}"
+          aria-disabled="true" title="${esc(option.reason)}" aria-label="${label}${colText}: not allowed. ${esc(option.reason)}">✕</button>`,
+      };
     }
-    const cells = cards
-      .map((card) =>
-        card.columns
-          .map((col, k) => {
-            const pin = pinned(card, k);
-            const points = col.boxes[box.box];
-            if (points !== undefined && points !== null) {
-              const fresh = just && just.seat === card.seat && just.box === box.box && just.column === k;
-              return `<td class="filled${fresh ? " just" : ""}${pin}">${points}</td>`;
-            }
-            if (card.seat !== current) return `<td class="open${pin}"></td>`;
-            const option = options.get(`${box.box}/${k}`);
-            if (!option) return `<td class="open${pin}"></td>`;
-            const id = `score-${box.box}-${k}`;
-            const colText = cols > 1 ? ` in column ×${rs.multipliers[k]}` : "";
-            const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
-            const coach = coachPick === `${box.box}/${k}`;
-            if (!me) return `<td class="preview${pin}"><span aria-label="${esc(box.label)}${colText} would score ${option.points}">${shown}</span></td>`;
-            if (!option.legal) {
-              return `<td class="option${pin}"><button type="button" id="${id}" class="score-btn forbidden" data-box="${box.box}" data-col="${k}" data-row="${index}"
-                aria-disabled="true" title="${esc(option.reason)}" aria-label="${esc(box.label)}${colText}: not allowed. ${esc(option.reason)}">✕</button></td>`;
-            }
-            const bonusText = option.bonus ? ` plus ${option.bonus} Yahtzee bonus` : "";
-            const jokerText = option.joker ? " (joker)" : "";
-            const coachText = coach ? ", the coach's pick" : "";
-            return `<td class="option${coach ? " coach-pick" : ""}${pin}"><button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
-              data-box="${box.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
-              aria-label="Score ${esc(box.label)}${colText} for ${option.points} points${bonusText}${jokerText}${coachText}">${shown}</button></td>`;
-          })
-          .join(""),
-      )
-      .join("");
-    rows.push(`<tr><th scope="row">${labelHtml(esc(box.label), box.box)}</th>${cells}</tr>`);
-    const lastUpper = box.upper && (index + 1 === boxes.length || !boxes[index + 1].upper);
-    if (lastUpper) {
-      // Each column's own goal: in Triple the ×2 column needs 126 for 70, the ×3 one 189 for 105.
-      const goal = (k) => rs.upper_bonus_threshold * rs.multipliers[k];
-      const prize = (k) => rs.upper_bonus * rs.multipliers[k];
-      rows.push(
-        totalRow("Upper sum", "upper", "total", (col, k) => {
-          const made = col.upper_bonus > 0;
-          return `${col.upper}<span class="goal ${made ? "made" : ""}">/${goal(k)}${made ? '<span aria-label=", bonus earned"> ✓</span>' : ""}</span>`;
-        }),
-      );
-      if (cols > 1) {
-        rows.push(totalRow(labelHtml("Upper bonus", "upper_bonus"), "upper_bonus", "total bonus-row", (col, k) =>
-          `${col.upper_bonus}<small class="bonus-rule">${prize(k)} at ${goal(k)}</small>`));
-      } else {
-        rows.push(totalRow(`${labelHtml("Upper bonus", "upper_bonus")}<small class="bonus-rule">${rs.upper_bonus} at ${rs.upper_bonus_threshold}</small>`, "upper_bonus", "total bonus-row"));
-      }
-    }
-  });
-  rows.push(totalRow("Lower sum", "lower"));
-  if (rs.boxes.some((b) => b.box === "yahtzee") && rs.name !== "yeti" && rs.name !== "yatzy") {
-    rows.push(totalRow(labelHtml("Yahtzee bonus", "yahtzee_bonus"), "yahtzee_bonus"));
-  }
-  if (cols > 1) rows.push(totalRow(labelHtml("Column total", "column_total"), "total"));
-  const grand = cards.map((card) => `<td colspan="${cols}" class="${card.seat === focus && cols * state.cards.length > 4 ? "pin pin-0 pin-span" : ""}">${card.total}</td>`).join("");
-  rows.push(`<tr class="total grand"><th scope="row">Total</th>${grand}</tr>`);
+    const bonusText = option.bonus ? ` plus ${option.bonus} Yahtzee bonus` : "";
+    const jokerText = option.joker ? " (joker)" : "";
+    const coachText = coach ? ", the coach's pick" : "";
+    return {
+      cls: `option${coach ? " coach-pick" : ""}`,
+      html: `<button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
+        data-box="${row.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
+        aria-label="Score ${label}${colText} for ${option.points} points${bonusText}${jokerText}${coachText}">${shown}</button>`,
+    };
+  };
+  const caption = `Scorecard: a column per ${cols > 1 ? "player and multiplier" : "player"}${me ? "; your open boxes show what they would score now; arrow keys move between them" : ""}`;
   return `<h2 id="card-h" class="card-h">Scorecard</h2>
-    <div class="scorecard-wrap" tabindex="-1"><table class="scorecard ${cols > 1 ? "triple" : ""} seats-${state.cards.length}">
-    <caption class="sr-only">Scorecard: a column per ${cols > 1 ? "player and multiplier" : "player"}${me ? "; your open boxes show what they would score now; arrow keys move between them" : ""}</caption>
-    <thead>${head}</thead>
-    <tbody>${rows.join("")}</tbody></table></div>`;
+    ${scorecardHtml({ ruleset: rs, seats, cards, current, focus, just: view.justScored, open, caption })}`;
 }
 
 export function feedHtml(view) {
@@ -385,7 +338,8 @@ export function seatsHtml(view) {
       } else if (live && active && view.isHost && !seat.host) {
         if (state.status === "lobby") {
           buttons.push(button("kick", "Remove"));
-        } else if (!online && seat.kind !== "bot") {
+        } else if (!online && seat.kind !== "bot" && state.pace !== "own") {
+          // At your own pace nobody need be online: a seat is never taken over for being away.
           buttons.push(button("replace", "Let a computer play"));
           buttons.push(button("remove", "Take out (away)"));
         }

@@ -1,0 +1,383 @@
+"""Telling a player it is their turn in a game at your own pace: e-mail and Web Push.
+
+A notice is owed in the transaction of the move that made it someone's turn (``owe``,
+called by ``games.services.actions.record``): a ``Notice`` row and, in the same
+transaction, the task that sends it (Django's Tasks framework with django-tasks-db's
+queue, whose ``enqueue`` writes its row on the caller's connection, so it commits or rolls
+back with the move). A reminder is owed with it, due when a quarter of the time per move
+is left (the task's ``run_after``).
+
+``send_notice`` runs in a background worker, never in the action's request: under the
+notice's row lock it checks the notice is not done nor taken by a live worker and that the
+turn is still the one it is about, marks it taken, commits, sends (so no lock is held while
+a mail server or push service answers), then marks it done. Queued twice, it is sent once;
+a worker that dies while sending leaves it taken, and after ``LEASE`` the recovery sweep
+(``recover``, run by every worker at its start and every ``RECOVER_EVERY`` seconds) queues
+it again, as it does a notice whose queued task a dead worker had claimed. So a restart
+neither loses nor repeats a notice; only a worker killed in the very moment of sending
+(after the mail server took the mail, before the mark was written) sends it again.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from importlib.util import find_spec
+from typing import Any
+from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives import serialization
+from django.conf import settings
+from django.core import signing
+from django.core.mail import EmailMessage
+from django.db import close_old_connections, connections, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from py_vapid import Vapid
+from pywebpush import WebPushException, webpush
+
+from games.services.waiting import Owed, turn_key
+from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
+from games.store.selectors import duration
+
+if find_spec("django.tasks"):  # Django 6: the Tasks framework is built in
+    from django.tasks import task  # type: ignore[import-not-found,no-redef,unused-ignore]
+else:  # Django 5.2: its backport
+    from django_tasks import task  # type: ignore[no-redef,unused-ignore]
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(minutes=5)  # a notice taken this long ago and not done: its worker died
+GRACE = timedelta(minutes=2)  # a notice due this long ago and not taken: its queued task was lost
+MAX_ATTEMPTS = 5
+RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
+REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
+PUSH_TIMEOUT = 10  # seconds a push service has to answer
+STOP_SALT = "games.services.notices.stop"
+
+
+# --- owing: inside the move's transaction --------------------------------------------------
+
+
+def owe(game: Game, owed: Owed) -> None:
+    """The notice (and its reminder) for the turn that ``game``'s new state gives ``owed.seat``.
+
+    Called by ``record`` after the Move's write, in its transaction; the unique constraint
+    on (game, turn, seat, kind) keeps it to one per turn whatever calls it.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        notices = [
+            Notice(
+                game=game, player_id=owed.player_id, kind=Notice.Kind.TURN, turn=owed.turn, seat=owed.seat,
+                text=owed.text, due_at=now,
+            )
+        ]  # fmt: skip
+        if game.turn_timer and game.turn_deadline is not None:
+            due = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
+            notices.append(
+                Notice(
+                    game=game, player_id=owed.player_id, kind=Notice.Kind.REMINDER, turn=owed.turn,
+                    seat=owed.seat, text=owed.text, due_at=max(due, now),
+                )
+            )  # fmt: skip
+        for notice in notices:
+            notice.save()
+            queue(notice)
+
+
+def queue(notice: Notice) -> None:
+    """Queue the task that sends ``notice`` at its due time (in the caller's transaction)."""
+    when = notice.due_at if notice.due_at > timezone.now() else None
+    (send_notice.using(run_after=when) if when else send_notice).enqueue(notice.pk)
+
+
+# --- sending: in the worker ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Letter:
+    """What a notice says, for every channel."""
+
+    subject: str
+    line: str
+    url: str
+    left: float | None  # seconds left to move (None: no time per move)
+
+
+@task()
+def send_notice(notice_id: int) -> str:
+    """Send one owed notice, once (the module docstring); returns what was done, for the task's record."""
+    now = timezone.now()
+    with transaction.atomic():
+        notice = Notice.objects.select_for_update().filter(pk=notice_id).first()
+        if notice is None or notice.done_at is not None:
+            return "done already"
+        if notice.claimed_at is not None and notice.claimed_at > now - LEASE:
+            return "being sent by another worker"
+        game = Game.objects.get(pk=notice.game_id)
+        why_not = moved_on(notice, game)
+        if why_not:
+            notice.done_at, notice.outcome = now, why_not
+            notice.save(update_fields=["done_at", "outcome"])
+            return why_not
+        if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is not None:
+            due = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
+            if due > now + timedelta(seconds=30):
+                # The deadline moved later (a pause, staff extending it): remind then instead.
+                notice.due_at = due
+                notice.save(update_fields=["due_at"])
+                queue(notice)
+                return "not due yet"
+        notice.claimed_at = now
+        notice.attempts += 1
+        notice.save(update_fields=["claimed_at", "attempts"])
+    outcome = deliver(notice, game)
+    Notice.objects.filter(pk=notice.pk).update(done_at=timezone.now(), outcome=outcome[:200])
+    return outcome
+
+
+def moved_on(notice: Notice, game: Game) -> str:
+    """Why the notice is not to be sent any more ("" if it is)."""
+    if game.status != Game.Status.PLAYING:
+        return "dropped: the game is over"
+    if turn_key(game) != [notice.turn, notice.seat]:
+        return "dropped: the turn moved on"
+    entry = game.snapshot["seats"][notice.seat]
+    if entry["player"] != notice.player_id or entry["kind"] != Player.Kind.HUMAN:
+        return "dropped: the seat is not its player's now"
+    if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is None:
+        return "dropped: no clock runs"
+    return ""
+
+
+def letter(notice: Notice, game: Game) -> Letter:
+    room = f"room {game.code}"
+    url = settings.SITE_URL + reverse("room", args=[game.code])
+    left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
+    if notice.kind == Notice.Kind.REMINDER and left is not None:
+        return Letter(
+            subject=f"{duration(left)} left for your move in {room}",
+            line=f"A reminder: it is still your turn in {room}, and {duration(left)} of your time to move is left.",
+            url=url,
+            left=left,
+        )
+    return Letter(subject=f"Your turn in {room}", line=f"Your turn in {room}: {notice.text}.", url=url, left=left)
+
+
+def deliver(notice: Notice, game: Game) -> str:
+    """Send the notice on every channel its player opted in to; a failing channel is logged, not retried."""
+    player = Player.objects.get(pk=notice.player_id)
+    entry = game.snapshot["seats"][notice.seat]
+    text = letter(notice, game)
+    sent: list[str] = []
+    owners = of_seat(entry["controller"], player.user_id)
+    mail_to = NoticeSettings.objects.select_related("user").filter(owners, email=True).first()
+    if mail_to is not None and mail_to.user.email:
+        try:
+            send_email(mail_to.user_id, mail_to.user.email, text)
+            sent.append("e-mail")
+        except Exception:
+            log.exception("the turn e-mail for notice %s failed", notice.pk)
+    pushes = 0
+    for subscription in PushSubscription.objects.filter(owners):
+        if send_push(subscription, text, notice):
+            pushes += 1
+    if pushes:
+        sent.append(f"{pushes} push{'es' if pushes > 1 else ''}")
+    return f"sent: {', '.join(sent)}" if sent else "nobody to tell: no channel chosen"
+
+
+def of_seat(controller: str, user_id: int | None) -> Q:
+    """The rows (choices, subscriptions) of a seat's player: by its token (a browser's, or an
+    account's when taken signed in, shared by the account's devices) or by the account its
+    Player row names (a seat taken before signing in)."""
+    rows = Q(controller=controller)
+    if user_id is not None:
+        rows |= Q(user_id=user_id)
+    return rows
+
+
+def stop_token(kind: str, ident: int) -> str:
+    """A token that stops one channel in one click (``services.notices_stop``): a user's e-mails, or one push."""
+    return signing.dumps([kind, ident], salt=STOP_SALT, compress=True)
+
+
+def read_stop_token(token: str) -> tuple[str, int] | None:
+    try:
+        kind, ident = signing.loads(token, salt=STOP_SALT)
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
+    if kind not in ("email", "push") or not isinstance(ident, int):
+        return None
+    return kind, ident
+
+
+def stop_url(kind: str, ident: int) -> str:
+    return settings.SITE_URL + reverse("notices_stop", args=[stop_token(kind, ident)])
+
+
+def send_email(user_id: int, address: str, text: Letter) -> None:
+    stop = stop_url("email", user_id)
+    lines = [text.line, "", f"Play: {text.url}", f"All your games: {settings.SITE_URL}{reverse('my_games')}"]
+    if text.left is not None:
+        lines.append(f"Time left to move: {duration(text.left)}.")
+    lines += ["", f"Stop these e-mails (one click): {stop}", ""]
+    message = EmailMessage(
+        subject=text.subject,
+        body="\n".join(lines),
+        to=[address],
+        # One-click unsubscribe (RFC 8058): mail programs show their own "unsubscribe" for it.
+        headers={"List-Unsubscribe": f"<{stop}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    )
+    message.send()
+
+
+def push_ttl(text: Letter) -> int:
+    """How long a push service keeps the notice for a device that is off: until the move's time runs out (≤ 4 weeks)."""
+    if text.left is None:
+        return 7 * 86_400
+    return int(min(max(text.left, 60), 28 * 86_400))
+
+
+def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> bool:
+    """One encrypted push (RFC 8291, aes128gcm) signed with the site's VAPID key; a gone subscription is deleted."""
+    if not push_allowed(subscription.endpoint):
+        log.warning("push subscription %s names a push service not allowed; deleted", subscription.pk)
+        subscription.delete()
+        return False
+    payload = {
+        "title": text.subject,
+        "body": text.line,
+        "url": text.url,
+        "tag": f"turn-{notice.game_id}",
+        "stop": stop_url("push", subscription.pk),
+    }
+    try:
+        webpush(
+            subscription_info={
+                "endpoint": subscription.endpoint,
+                "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
+            },
+            data=json.dumps(payload),
+            vapid_private_key=vapid_key(),
+            vapid_claims={"sub": settings.VAPID_SUBJECT},
+            ttl=push_ttl(text),
+            timeout=PUSH_TIMEOUT,
+            headers={"Urgency": "normal"},
+        )
+    except WebPushException as exc:
+        status = exc.response.status_code if exc.response is not None else None
+        if status in (404, 410):  # the browser unsubscribed or the subscription expired
+            subscription.delete()
+        else:
+            log.warning("push to subscription %s failed: %s", subscription.pk, status or exc)
+        return False
+    except Exception:
+        log.exception("push to subscription %s failed", subscription.pk)
+        return False
+    return True
+
+
+# --- the keys and the endpoints ------------------------------------------------------------------
+
+
+def vapid_key() -> Vapid:
+    return _vapid(settings.VAPID_PRIVATE_KEY)
+
+
+@functools.cache
+def _vapid(private: str) -> Vapid:
+    if not private:
+        raise RuntimeError("No VAPID key: run `python -m yahtzee.prepare` or set VAPID_PRIVATE_KEY")
+    return Vapid.from_string(private)
+
+
+def vapid_public_key() -> str:
+    """The application server key a page subscribes with: the public key, uncompressed point, base64url."""
+    if not settings.VAPID_PRIVATE_KEY:
+        return ""
+    point = vapid_key().public_key.public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
+
+
+def push_allowed(endpoint: str) -> bool:
+    """Whether the server may send to ``endpoint``: https (or http if PUSH_ALLOW_HTTP) to a host in PUSH_HOSTS."""
+    try:
+        parts = urlsplit(endpoint)
+        host = (parts.hostname or "").lower()
+        parts.port  # noqa: B018  (raises ValueError for a port that is not one)
+    except ValueError:
+        return False
+    if parts.scheme != "https" and not (parts.scheme == "http" and settings.PUSH_ALLOW_HTTP):
+        return False
+    if parts.username or parts.password:
+        return False
+    return any(host == allowed or host.endswith("." + allowed) for allowed in settings.PUSH_HOSTS)
+
+
+# --- recovery and the worker ------------------------------------------------------------------
+
+
+def recover(now: datetime | None = None) -> int:
+    """Queue again every notice due and not done whose task was lost or whose worker died; returns how many."""
+    now = now or timezone.now()
+    stuck = Notice.objects.filter(done_at=None, due_at__lte=now - GRACE).filter(
+        Q(claimed_at=None) | Q(claimed_at__lt=now - LEASE)
+    )
+    Notice.objects.filter(pk__in=stuck.filter(attempts__gte=MAX_ATTEMPTS).values("pk")).update(
+        done_at=now, outcome="given up: every worker that took it died"
+    )
+    count = 0
+    for notice in stuck.filter(attempts__lt=MAX_ATTEMPTS):
+        queue(notice)
+        count += 1
+    if count:
+        log.warning("queued %d notices again (their task or worker was lost)", count)
+    return count
+
+
+def make_worker(*, interval: float = 1.0, batch: bool = False) -> Any:
+    """django-tasks-db's own worker loop (its ``db_worker`` command's) on the default queue; ``batch``: until empty."""
+    from django_tasks_db.management.commands.db_worker import Worker  # the command's module: loaded only by a worker
+
+    return Worker(
+        queue_names=["default"],
+        interval=interval,
+        batch=batch,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=f"notices-{threading.get_native_id()}-{timezone.now().timestamp():.0f}",
+        excluded_queue_names=[],
+    )
+
+
+def recover_forever(stop: threading.Event, every: float = RECOVER_EVERY) -> None:
+    """The recovery sweep at once, then every ``every`` seconds until ``stop`` is set."""
+    while True:
+        try:
+            close_old_connections()
+            recover()
+        except Exception:
+            log.exception("the notices' recovery sweep failed; it runs again in %s s", every)
+        if stop.wait(every):
+            break
+    connections.close_all()
+
+
+def start_in_process() -> tuple[Any, threading.Event]:
+    """The task worker and the recovery sweep in threads of this process (``make run``'s server); returns both."""
+    worker = make_worker()
+    stop = threading.Event()
+    threading.Thread(target=worker.run, name="tasks", daemon=True).start()
+    threading.Thread(target=recover_forever, args=(stop,), name="notices-recover", daemon=True).start()
+    return worker, stop

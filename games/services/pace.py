@@ -1,0 +1,85 @@
+"""A room's pace: live (everyone at the table) or at your own pace (moves days apart).
+
+At your own pace, each move may take a time per move of days (``OWN_PACE_CHOICES``; 0:
+none), kept by the same deadline as the live turn timer (``games.services.deadline``,
+``Game.turn_timer`` in seconds), and the player to move is told (``games.services.notices``).
+
+Whose move a game waits for, and the notice that move owes, are kept by every recorded
+action (``games.services.waiting``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.domain import errors as E
+from games.domain.rules import RuleViolation
+from games.services.actions import locked, record, rules_state, seats_of
+from games.services.waiting import DAY, duration
+from games.store.models import Game, Move
+
+PACES = (Game.Pace.LIVE, Game.Pace.OWN)
+EXTEND_CHOICES = (3_600, DAY, 3 * DAY, 7 * DAY)  # what staff may add to a move's time
+
+
+def own_pace_choices() -> list[int]:
+    """The times per move a room at your own pace may have, in seconds (0: none); OWN_PACE_CHOICES."""
+    return list(settings.OWN_PACE_CHOICES)
+
+
+def check_pace(pace: object, seconds: object) -> tuple[str, int]:
+    """The pace and time per move of a new room, checked: ``(pace, seconds)``; BAD_PACE or BAD_TIMER if not offered."""
+    if pace not in PACES:
+        raise RuleViolation(E.BAD_PACE, "A room's pace is live or own (at your own pace).")
+    if pace == Game.Pace.LIVE:
+        choices = list(settings.TURN_TIMER_CHOICES)
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in choices:
+            offered = ", ".join(str(s) for s in choices)
+            raise RuleViolation(E.BAD_TIMER, f"A turn timer is one of {offered} seconds (0: no timer).")
+        return str(pace), seconds
+    choices = own_pace_choices()
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in choices:
+        offered = ", ".join(duration(s) for s in choices)
+        raise RuleViolation(E.BAD_PACE, f"A time per move is one of: {offered}.")
+    return str(pace), seconds
+
+
+def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
+    """Staff give the player to move more time: the deadline moves ``seconds`` later. Locks the Game row.
+
+    Logged as an ``extend`` Move (the replay and the review read it like any other), with
+    the seat, the time added and the new deadline. Refused unless a clock is running.
+    """
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in EXTEND_CHOICES:
+        raise RuleViolation(
+            E.BAD_TIMER, f"Time is extended by one of {', '.join(duration(s) for s in EXTEND_CHOICES)}."
+        )
+    with transaction.atomic():
+        game = locked(code)
+        if game.turn_deadline is None or game.status != Game.Status.PLAYING:
+            raise RuleViolation(E.NOT_PLAYING, "Only a running clock can be extended: nobody is on the clock now.")
+        seat = rules_state(game).current
+        entry = seats_of(game)[seat]
+        game.turn_deadline = max(game.turn_deadline, timezone.now()) + timedelta(seconds=seconds)
+        payload = {
+            "seat": seat,
+            "name": entry["name"],
+            "seconds": seconds,
+            "deadline": game.turn_deadline.isoformat(),
+            "by": staff,
+        }
+        record(
+            game,
+            kind=Move.Kind.EXTEND,
+            player_id=entry["player"],
+            payload=payload,
+            actor=f"staff:{staff}"[:64],
+            action_id="",
+            fields=("turn_deadline",),
+        )
+    return payload

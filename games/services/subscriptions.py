@@ -1,0 +1,98 @@
+"""Who is told when it is their turn, and how: a browser's Web Push subscription, an account's e-mails.
+
+Each channel is opt-in and stopped in one click (``notices_stop``, with the token every
+e-mail and push carries). The sending itself is ``games.services.notices``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from games.domain import errors as E
+from games.domain.rules import RuleViolation
+from games.services import notices
+from games.store.models import NoticeSettings, PushSubscription
+
+ENDPOINT_MAX = 1000
+
+
+def _key(value: object, name: str, size: int) -> str:
+    """A subscription key: base64url of exactly ``size`` bytes (p256dh: a P-256 point, 65; auth: 16)."""
+    if not isinstance(value, str) or len(value) > 200:
+        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is missing or not text.")
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not base64url.") from None
+    if len(raw) != size or (name == "p256dh" and raw[0] != 4):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not a key of the right size.")
+    return value
+
+
+def push_subscribe(*, controller: str, user_id: int | None, subscription: object) -> PushSubscription:
+    """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
+
+    Checked whole before anything is written: an https endpoint at a push service allowed
+    (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise.
+    """
+    if not controller:
+        raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
+    if not isinstance(subscription, dict):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
+    endpoint = subscription.get("endpoint")
+    if not isinstance(endpoint, str) or not endpoint or len(endpoint) > ENDPOINT_MAX:
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "The subscription has no endpoint.")
+    if not notices.push_allowed(endpoint):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "The subscription's endpoint is not a push service this site sends to.")
+    keys: Any = subscription.get("keys")
+    if not isinstance(keys, dict):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "The subscription has no keys.")
+    p256dh = _key(keys.get("p256dh"), "p256dh", 65)
+    auth = _key(keys.get("auth"), "auth", 16)
+    with transaction.atomic():
+        row, _ = PushSubscription.objects.update_or_create(
+            endpoint=endpoint,
+            defaults={"p256dh": p256dh, "auth": auth, "controller": controller, "user_id": user_id},
+        )
+    return row
+
+
+def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
+    """This browser stops its pushes (the endpoint it subscribed with); True if one was stored."""
+    if not isinstance(endpoint, str) or not controller:
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription: its endpoint.")
+    deleted, _ = PushSubscription.objects.filter(endpoint=endpoint, controller=controller).delete()
+    return bool(deleted)
+
+
+def email_notices_set(*, user_id: int, on: bool, address: str | None = None, controller: str = "") -> None:
+    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) becomes its address.
+
+    ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
+    """
+    user = get_user_model().objects.get(pk=user_id)
+    with transaction.atomic():
+        if address is not None and address != user.email:
+            user.email = address
+            user.save(update_fields=["email"])
+        if on and not user.email:
+            raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
+        NoticeSettings.objects.update_or_create(user=user, defaults={"email": on, "controller": controller})
+
+
+def notices_stop(*, token: str) -> str | None:
+    """One click from an e-mail or a push: that channel stops. Returns which ("email", "push"), None for a bad token."""
+    read = notices.read_stop_token(token)
+    if read is None:
+        return None
+    kind, ident = read
+    if kind == "email":
+        NoticeSettings.objects.filter(user_id=ident).update(email=False)
+    else:
+        PushSubscription.objects.filter(pk=ident).delete()
+    return kind

@@ -1,0 +1,15 @@
+"""Template filters for a game's pace: a span of seconds in days and hours."""
+
+from __future__ import annotations
+
+from django import template
+
+from games.services import duration as say_duration
+
+register = template.Library()
+
+
+@register.filter
+def duration(seconds: float | None) -> str:
+    """``{{ 93600|duration }}`` → "1 day 2 hours"; "no limit" for 0."""
+    return say_duration(seconds or 0)

@@ -1,0 +1,100 @@
+// Your games: this device's Web Push notifications ("your turn"), turned on and off by the player.
+// Turning them on asks the browser's permission, registers the service worker (/sw.js), subscribes
+// with the server's VAPID public key and posts the subscription; the server sends to it when a
+// game at your own pace waits for this browser's (or account's) move.
+
+const box = document.getElementById("push-box");
+const status = document.getElementById("push-status");
+const on = document.getElementById("push-on");
+const off = document.getElementById("push-off");
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+
+function show(text, subscribed) {
+  status.textContent = text;
+  box.dataset.state = subscribed === undefined ? "unavailable" : subscribed ? "on" : "off";
+  on.hidden = subscribed !== false;
+  off.hidden = subscribed !== true;
+}
+
+function keyBytes(text) {
+  const base64 = (text + "=".repeat((4 - (text.length % 4)) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}
+
+async function post(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.message || `the server answered ${response.status}`);
+  return answer;
+}
+
+async function current() {
+  const registration = await navigator.serviceWorker.getRegistration("/");
+  return registration ? registration.pushManager.getSubscription() : null;
+}
+
+async function turnOn() {
+  on.disabled = true;
+  try {
+    const permission = await Notification.requestPermission();
+    if (permission !== "granted") {
+      show("Notifications are blocked for this site: allow them in the browser's site settings, then try again.", false);
+      return;
+    }
+    const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });
+    await navigator.serviceWorker.ready;
+    const subscription =
+      (await registration.pushManager.getSubscription()) ??
+      (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) }));
+    await post(box.dataset.subscribeUrl, subscription.toJSON());
+    show("On: this device is told when a game waits for your move.", true);
+  } catch (error) {
+    show(`Notifications could not be turned on: ${error.message}`, false);
+  } finally {
+    on.disabled = false;
+  }
+}
+
+async function turnOff() {
+  off.disabled = true;
+  try {
+    const subscription = await current();
+    if (subscription) {
+      await post(box.dataset.removeUrl, { endpoint: subscription.endpoint });
+      await subscription.unsubscribe();
+    }
+    show("Off on this device.", false);
+  } catch (error) {
+    show(`Notifications could not be stopped: ${error.message}`, true);
+  } finally {
+    off.disabled = false;
+  }
+}
+
+async function start() {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
+    show("This browser cannot show a site's notifications (on an iPhone: add the site to the home screen first).");
+    return;
+  }
+  if (!box.dataset.key) {
+    show("Notifications are not set up on this server.");
+    return;
+  }
+  const subscription = await current();
+  if (subscription && Notification.permission === "granted") {
+    // Posted again at each visit: it follows this browser's seats (into an account, once signed in).
+    await post(box.dataset.subscribeUrl, subscription.toJSON()).catch(() => {});
+    show("On: this device is told when a game waits for your move.", true);
+  } else {
+    show(Notification.permission === "denied" ? "Blocked for this site in the browser's settings." : "Off on this device.", false);
+  }
+}
+
+on.addEventListener("click", turnOn);
+off.addEventListener("click", turnOff);
+start();

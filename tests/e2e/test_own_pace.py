@@ -1,0 +1,306 @@
+"""Play at your own pace in Chromium: three games at once on Your games, the right one first; a move
+made while the other player's pages are closed tells them once by e-mail and once by Web Push,
+sent by a task worker process that a restart (SIGKILL) neither makes lose nor repeat; turning
+notifications on (permission, service worker, subscription posted) and off."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot, version
+from tests.e2e.test_accounts import sign_up, username
+from tests.live import ROOT, Browser
+from tests.push_stub import PushService, Subscriber
+
+pytestmark = pytest.mark.browser
+DAY = 86_400
+WAIT = 30.0
+
+
+def create_own_pace(page: Any, site: LiveSite, name: str, seconds: int) -> str:
+    """A room at your own pace created through the home page's form; its code."""
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", name)
+    page.check("input[name=pace][value=own]")
+    page.wait_for_selector("#id_move_time", state="visible")
+    assert page.is_hidden("#id_turn_timer")  # the live timer is not this pace's
+    page.select_option("#id_move_time", str(seconds))
+    page.click("#create-btn")
+    page.wait_for_selector("#lobby:not([hidden])")
+    page.wait_for_selector("#conn[data-state=connected]")
+    return str(page.url).rstrip("/").rsplit("/", 1)[-1]
+
+
+def start(page: Any) -> None:
+    page.wait_for_selector("#start:not([disabled])")
+    before = version(page)
+    page.click("#start")
+    page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {before}")
+
+
+def post_action(browser: Browser, code: str, action: str, **data: str) -> None:
+    """One action through the no-script form posts, at the room's current version."""
+    state = browser.state(code)
+    browser.post(
+        f"/r/{code}/{action}", {"version": str(state["version"]), "action_id": f"{action}-{state['version']}", **data}
+    )
+
+
+def play_a_turn(browser: Browser, code: str) -> None:
+    """Roll once and score the first legal box, as the player to move (no page, no socket)."""
+    post_action(browser, code, "roll")
+    option = next(o for o in browser.state(code)["options"] if o["legal"])
+    post_action(browser, code, "score", box=option["box"], column=str(option["column"]))
+
+
+def wider(page: Any) -> list[str]:
+    """The elements that reach past the page's right edge, for a failure's message."""
+    return list(
+        page.evaluate(
+            """[...document.querySelectorAll('body *')]
+              .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+              .map(e => `${e.tagName}.${e.className}: ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 8)"""
+        )
+    )
+
+
+def wait_for(site: LiveSite, condition: Callable[[], bool], what: str, log: Path, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            outcomes = site.query("SELECT kind, seat, outcome FROM games_notice")
+            raise AssertionError(f"waited {timeout} s for {what}; notices {outcomes}; the task worker said:\n{tail}")
+        time.sleep(0.1)
+
+
+# --- three games at once ----------------------------------------------------------------------------
+
+
+def test_three_games_at_once_on_your_games_the_one_to_move_soonest_first(live_site: LiveSite, new_page: Any) -> None:
+    ana = new_page()
+    ben = Browser(live_site.url)
+    # Ana hosts a 7-day game and a 1-day one and moves first in both; Ben hosts a third and moves first.
+    slow = create_own_pace(ana, live_site, "Ana", 7 * DAY)
+    ben.join(slow, "Ben")
+    start(ana)
+    quick = create_own_pace(ana, live_site, "Ana", DAY)
+    ben.join(quick, "Ben")
+    start(ana)
+    # Ben's room, made through the same form (no script) with the pace fields.
+    theirs = (
+        ben.post(
+            "/rooms/new",
+            {"name": "Ben", "ruleset": "yatzy", "mode": "online", "pace": "own", "move_time": str(3 * DAY)},
+        )
+        .rstrip("/")
+        .rsplit("/", 1)[-1]
+    )
+    join(ana, f"{live_site.url}/r/{theirs}/", "Ana")
+    post_action(ben, theirs, "start")
+
+    ana.goto(live_site.url + "/games")
+    codes = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
+    assert codes[:3] == [quick, slow, theirs]  # hers by the soonest deadline, then the one waiting for Ben
+    rows = ana.locator(".game-row")
+    assert "Your move" in rows.nth(0).inner_text() and "1 day a move" in rows.nth(0).inner_text()
+    assert "Ben to move" in rows.nth(2).inner_text() and "Yatzy" in rows.nth(2).inner_text()
+    assert re.search(r"23 hours left|1 day left", rows.nth(0).inner_text())
+    assert "Round 1 of 15" in rows.nth(2).inner_text()
+    count = ana.text_content("#waiting-count") or ""
+    assert count.startswith("2")
+    assert not serious_violations(ana)
+
+    # The first one opens the room, which says its pace and counts the move's time in days and hours.
+    rows.nth(0).locator("a").click()
+    ana.wait_for_selector("#conn[data-state=connected]")
+    assert "at your own pace, 1 day a move" in (ana.text_content("#room-sub") or "")
+    countdown = ana.text_content("[data-countdown^=seat]") or ""
+    assert re.fullmatch(r"(23 h \d+ min|1 d 0 h)", countdown), countdown
+    # Nobody need be online: the host is offered no "take out (away)" for Ben.
+    assert ana.locator("#remove-1").count() == 0 and ana.locator("#replace-1").count() == 0
+
+    for width, height, device in ((1280, 800, "desktop"), (390, 844, "phone")):
+        ana.set_viewport_size({"width": width, "height": height})
+        for page_name, path in (("your-games", "/games"), ("room", f"/r/{quick}/"), ("create", "/")):
+            ana.goto(live_site.url + path)
+            if page_name == "create":
+                ana.check("input[name=pace][value=own]")
+            if page_name == "room":
+                ana.wait_for_selector("#conn[data-state=connected]")
+            for scheme in in_each_scheme(ana):
+                shot(ana, f"own-pace-{page_name}-{device}-{scheme}", full_page=page_name != "room")
+                assert no_horizontal_overflow(ana), f"{page_name} overflows on a {device}: {wider(ana)}"
+
+
+# --- told once, whoever is online -------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def task_worker(site: LiveSite, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``manage.py notice_worker`` on the site's database; its output (the console e-mails) goes to ``log``."""
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "manage.py", "notice_worker", "--interval", "0.2"],
+            cwd=ROOT,
+            env={**site.env, "LOG_LEVEL": "INFO"},  # its tasks' comings and goings, for a failure's message
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def emails(log: Path, code: str) -> list[str]:
+    """The "your turn" e-mails of room ``code`` the console backend wrote."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return re.findall(rf"^Subject: Your turn in room {code}$", text, re.MULTILINE)
+
+
+# A browser here cannot reach a real push service (Chromium's subscribe needs Google's): the page's
+# PushManager hands out this subscription, whose keys the test holds, so the server's real encrypted
+# push to the stub push service can be opened. Everything else (permission, service worker, posting
+# the subscription, the server's sending) is the real thing.
+FAKE_PUSH = """(subscription) => {
+  // Kept by the browser across pages, as a real subscription is.
+  const made = () => ({
+    endpoint: subscription.endpoint,
+    toJSON: () => subscription,
+    unsubscribe: async () => { localStorage.removeItem("fake-push"); return true; },
+  });
+  PushManager.prototype.subscribe = async function (options) {
+    const key = new Uint8Array(options.applicationServerKey);
+    window.subscribedWith = btoa(String.fromCharCode(...key))
+      .replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+    localStorage.setItem("fake-push", "1");
+    return made();
+  };
+  PushManager.prototype.getSubscription = async function () {
+    return localStorage.getItem("fake-push") ? made() : null;
+  };
+}"""
+
+
+def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_push(
+    live_site: LiveSite, new_page: Any, tmp_path: Path
+) -> None:
+    push = PushService().start()
+    subscriber = Subscriber(f"{push.url}/push/ben")
+    log = tmp_path / "tasks.log"
+    try:
+        # Ben signs up, gives his address, and turns notifications on in this browser.
+        ben = new_page()
+        ben.context.grant_permissions(["notifications"], origin=live_site.url)
+        ben.add_init_script(script=f"({FAKE_PUSH})({json.dumps(subscriber.subscription)})")
+        name = username("ben")
+        sign_up(ben, live_site, name)
+        ben.goto(live_site.url + "/games")
+        ben.fill("#id_address", f"{name}@example.org")
+        ben.check("#id_on")
+        ben.click("#email-save")
+        ben.wait_for_selector("text=E-mails on")
+        ben.wait_for_selector("#push-on:not([hidden])")
+        ben.click("#push-on")
+        ben.wait_for_selector("#push-box[data-state=on]")
+        assert "On: this device is told" in (ben.text_content("#push-status") or "")
+        worker_url = ben.evaluate("navigator.serviceWorker.getRegistration('/').then(r => r.active.scriptURL)")
+        assert worker_url == live_site.url + "/sw.js"
+        key = ben.eval_on_selector("#push-box", "box => box.dataset.key")
+        assert ben.evaluate("window.subscribedWith") == key  # subscribed with the server's VAPID key
+        stored = live_site.query(
+            "SELECT endpoint, user_id FROM games_pushsubscription WHERE endpoint = ?", subscriber.endpoint
+        )
+        assert len(stored) == 1 and stored[0][1] is not None
+
+        # Ana (no script, no socket) hosts a game at your own pace; Ben takes a seat; Ana starts.
+        ana = Browser(live_site.url)
+        code = ana.post(
+            "/rooms/new", {"name": "Ana", "ruleset": "official", "mode": "online", "pace": "own", "move_time": str(DAY)}
+        )
+        code = code.rstrip("/").rsplit("/", 1)[-1]
+        join(ben, f"{live_site.url}/r/{code}/", "Ben")
+        post_action(ana, code, "start")
+        ben.goto("about:blank")  # Ben's pages are closed: no socket of his anywhere
+
+        # No task worker runs yet: Ana's move owes Ben his notice, and nothing is sent.
+        play_a_turn(ana, code)
+        owed = live_site.query(
+            "SELECT n.kind, n.done_at FROM games_notice n JOIN games_game g ON g.id = n.game_id WHERE g.code = ?", code
+        )
+        assert sorted(kind for kind, _ in owed) == ["reminder", "turn"] and all(done is None for _, done in owed)
+        assert not push.requests and not emails(log, code)
+
+        # The worker starts: one e-mail, one push.
+        with task_worker(live_site, log) as worker:
+            wait_for(
+                live_site, lambda: len(push.requests) >= 1 and len(emails(log, code)) >= 1, "the first notice", log
+            )
+            payload = subscriber.open(push.requests[0].body)
+            assert payload["title"] == f"Your turn in room {code}"
+            assert payload["body"].startswith(f"Your turn in room {code}: Ana just scored ")
+            assert payload["url"] == f"{live_site.url}/r/{code}/"
+            assert push.requests[0].headers["content-encoding"] == "aes128gcm"
+            assert push.requests[0].headers["authorization"].startswith("vapid t=")
+            done = (
+                "SELECT n.outcome FROM games_notice n JOIN games_game g ON g.id = n.game_id"
+                " WHERE g.code = ? AND n.kind = 'turn'"
+            )
+            wait_for(live_site, lambda: bool(live_site.query(done, code)[0][0]), "the notice marked sent", log)
+            os.killpg(worker.pid, signal.SIGKILL)  # no shutdown code runs
+            worker.wait(10)
+        assert len(push.requests) == 1 and len(emails(log, code)) == 1
+
+        # Restarted, the worker repeats nothing; the next turn Ana gives Ben is told once more.
+        with task_worker(live_site, log):
+            ben.goto(f"{live_site.url}/r/{code}/")
+            ben.wait_for_selector("#conn[data-state=connected]")
+            ben.wait_for_selector("#roll:not([disabled])")
+            ben.click("#roll")
+            ben.wait_for_selector("#card .score-btn:not(.forbidden)")
+            before = version(ben)
+            ben.click("#card .score-btn:not(.forbidden)")
+            if ben.locator("#confirm[open]").count():
+                ben.click("#confirm-yes")
+            ben.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {before}")
+            ben.goto("about:blank")
+            play_a_turn(ana, code)
+            wait_for(
+                live_site, lambda: len(push.requests) >= 2 and len(emails(log, code)) >= 2, "the second notice", log
+            )
+        assert len(push.requests) == 2 and len(emails(log, code)) == 2
+        sent = live_site.query(
+            "SELECT n.outcome FROM games_notice n JOIN games_game g ON g.id = n.game_id"
+            " WHERE g.code = ? AND n.kind = 'turn' AND n.seat = 1",
+            code,
+        )
+        assert [outcome for (outcome,) in sent] == ["sent: e-mail, 1 push"] * 2
+
+        # One click stops this device's notifications.
+        ben.goto(live_site.url + "/games")
+        ben.wait_for_selector("#push-off:not([hidden])")
+        ben.click("#push-off")
+        ben.wait_for_selector("#push-box[data-state=off]")
+        assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", subscriber.endpoint)
+        for scheme in in_each_scheme(ben):
+            shot(ben, f"own-pace-notices-{scheme}", full_page=True)
+    finally:
+        push.stop()

@@ -1,0 +1,259 @@
+"""games/services/notices.py: the "your turn" notice sent by the task worker, once, by e-mail and Web Push."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from games import services
+from games.services import notices
+from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
+from games.store.selectors import game_state
+from tests.factories import Table, action_id, own_pace_room
+from tests.push_stub import PushService, Subscriber, vapid_claims
+from yahtzee.prepare import new_vapid_private_key
+
+pytestmark = pytest.mark.django_db
+DAY = 86_400
+
+
+@pytest.fixture
+def push(settings: Any) -> Iterator[PushService]:
+    service = PushService().start()
+    settings.PUSH_HOSTS = ["127.0.0.1"]
+    settings.PUSH_ALLOW_HTTP = True
+    settings.VAPID_PRIVATE_KEY = new_vapid_private_key()
+    settings.VAPID_SUBJECT = "mailto:admin@example.org"
+    settings.SITE_URL = "https://yahtzee.example.org"
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+def opted_in(table: Table, seat: int, push: PushService | None = None) -> tuple[Any, Subscriber | None]:
+    """Seat ``seat``'s player signed in with an address and e-mails on, and (``push``) one subscribed device."""
+    user = get_user_model().objects.create_user(f"p{seat}", email=f"p{seat}@example.org", password="pw")
+    Player.objects.filter(game__code=table.code, seat=seat).update(user=user)
+    NoticeSettings.objects.create(user=user, email=True)
+    subscriber = None
+    if push is not None:
+        subscriber = Subscriber(f"{push.url}/push/{seat}")
+        services.push_subscribe(controller=table.controllers[seat], user_id=None, subscription=subscriber.subscription)
+    return user, subscriber
+
+
+def score(table: Table) -> dict[str, Any]:
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    option = next(o for o in game_state(table.game)["options"] if o["legal"])
+    services.turn_score(
+        code=table.code,
+        controller=who,
+        box=option["box"],
+        column=option["column"],
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+    return option
+
+
+def run_worker() -> None:
+    """django-tasks-db's worker loop over the ready tasks, as `manage.py notice_worker` runs it.
+
+    Inside the test's transaction: the loop's check for stale connections between tasks would
+    close the test's own (on PostgreSQL, whose connections have a health check), so it is left out.
+    """
+    with mock.patch("django_tasks_db.management.commands.db_worker.close_old_connections"):
+        notices.make_worker(batch=True, interval=0).run()
+
+
+def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    subscriber = Subscriber(f"{push.url}/push/ben")
+    services.push_subscribe(controller=table.controllers[1], user_id=None, subscription=subscriber.subscription)
+    option = score(table)
+    assert not mail.outbox and not push.requests  # nothing is sent by the move itself
+
+    run_worker()
+    run_worker()  # the queue is empty: nothing more
+
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    email = mail.outbox[0]
+    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
+    assert email.body.startswith(f"Your turn in room {table.code}: P0 just scored {option['points']} in ")
+    assert f"https://yahtzee.example.org/r/{table.code}/" in email.body
+    assert "Time left to move: 23 hours" in email.body or "Time left to move: 1 day" in email.body
+    stop = email.extra_headers["List-Unsubscribe"].strip("<>")
+    assert stop.startswith("https://yahtzee.example.org/notices/stop/") and stop in email.body
+    assert email.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+
+    request = push.requests[0]
+    assert request.path == "/push/ben"
+    assert request.headers["content-encoding"] == "aes128gcm"
+    assert 22 * 3600 < int(request.headers["ttl"]) <= DAY  # kept until the move's time runs out
+    assert request.headers["urgency"] == "normal"
+    claims = vapid_claims(request.headers["authorization"], notices.vapid_public_key())
+    assert claims["aud"] == push.url and claims["sub"] == "mailto:admin@example.org"
+    assert claims["exp"] > time.time()
+    # The body is ciphertext: nothing of the notice is readable on the wire...
+    assert b"Your turn" not in request.body and table.code.encode() not in request.body
+    # ...and the subscribed browser's keys open it.
+    payload = subscriber.open(request.body)
+    assert payload["title"] == f"Your turn in room {table.code}"
+    assert payload["body"].startswith(f"Your turn in room {table.code}: P0 just scored")
+    assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
+    assert payload["stop"].startswith("https://yahtzee.example.org/notices/stop/")
+
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    assert turn.done_at is not None and turn.outcome == "sent: e-mail, 1 push" and turn.attempts == 1
+    assert notices.send_notice.call(turn.pk) == "done already"  # the task again (queued twice): nothing
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    # The reminder waits for its run_after: not ready yet.
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert reminder.done_at is None
+    assert DBTaskResult.objects.filter(status="READY").count() == 1
+
+
+def test_a_notice_whose_turn_moved_on_is_dropped_unsent(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    score(table)  # seat 1's turn: owed
+    score(table)  # seat 1 played before any worker ran
+    Notice.objects.filter(seat=0).delete()  # seat 0's own, for this test's count
+    run_worker()
+    assert not mail.outbox and not push.requests
+    assert Notice.objects.get(kind=Notice.Kind.TURN).outcome == "dropped: the turn moved on"
+    # Its reminder, not due yet, is dropped when its time comes.
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert notices.send_notice.call(reminder.pk) == "dropped: the turn moved on"
+
+
+def test_nobody_opted_in_nothing_is_sent() -> None:
+    table = own_pace_room(seconds=0)
+    score(table)
+    run_worker()
+    assert Notice.objects.get().outcome == "nobody to tell: no channel chosen"
+    assert not mail.outbox
+
+
+def test_a_notice_being_sent_by_a_live_worker_is_not_sent_again_and_one_left_by_a_dead_worker_is(
+    push: PushService,
+) -> None:
+    table = own_pace_room(seconds=0)
+    opted_in(table, 1, push)
+    score(table)
+    turn = Notice.objects.get()
+    DBTaskResult.objects.all().delete()  # its task is lost (the worker that had claimed it died)
+    Notice.objects.filter(pk=turn.pk).update(claimed_at=timezone.now(), attempts=1)
+    assert notices.send_notice.call(turn.pk) == "being sent by another worker"
+    assert notices.recover() == 0  # taken a moment ago: its worker may be sending it now
+    assert not mail.outbox
+
+    later = timezone.now() + notices.LEASE + timedelta(seconds=1)
+    assert notices.recover(now=later) == 1  # past the lease: its worker died, queued again
+    Notice.objects.filter(pk=turn.pk).update(claimed_at=timezone.now() - notices.LEASE - timedelta(seconds=1))
+    run_worker()
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    assert Notice.objects.get().attempts == 2
+    assert notices.recover(now=later + timedelta(days=1)) == 0  # done: never queued again
+
+
+def test_a_notice_whose_task_was_lost_is_queued_again_after_the_grace() -> None:
+    table = own_pace_room(seconds=0)
+    opted_in(table, 1)
+    score(table)
+    DBTaskResult.objects.all().delete()
+    assert notices.recover() == 0  # its task may still be waiting in the queue
+    assert notices.recover(now=timezone.now() + notices.GRACE + timedelta(seconds=1)) == 1
+    run_worker()
+    assert len(mail.outbox) == 1
+
+
+def test_a_notice_every_worker_died_on_is_given_up() -> None:
+    table = own_pace_room(seconds=0)
+    score(table)
+    Notice.objects.update(claimed_at=timezone.now(), attempts=notices.MAX_ATTEMPTS)
+    assert notices.recover(now=timezone.now() + timedelta(days=1)) == 0
+    assert Notice.objects.get().outcome.startswith("given up")
+
+
+def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_deadline_moved(
+    push: PushService,
+) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score(table)
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    # Staff give more time before it is due: the reminder waits for the new quarter.
+    services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
+    assert notices.send_notice.call(reminder.pk) == "not due yet"
+    reminder.refresh_from_db()
+    assert reminder.due_at == table.game.turn_deadline - timedelta(seconds=DAY / 4)
+    # Now a quarter is left.
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    mail.outbox.clear()
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
+    assert mail.outbox[0].subject == f"4 hours left for your move in room {table.code}"
+    assert "it is still your turn" in mail.outbox[0].body
+
+
+def test_a_push_service_that_says_gone_deletes_the_subscription(push: PushService) -> None:
+    table = own_pace_room(seconds=0)
+    opted_in(table, 1, push)
+    push.answer = 410
+    score(table)
+    run_worker()
+    assert not PushSubscription.objects.exists()
+    assert Notice.objects.get().outcome == "sent: e-mail"
+
+
+def test_one_click_stops_e_mails_or_one_device(push: PushService) -> None:
+    table = own_pace_room(seconds=0)
+    user, _ = opted_in(table, 1, push)
+    subscription = PushSubscription.objects.get()
+    assert services.notices_stop(token=notices.stop_token("email", user.pk)) == "email"
+    assert not NoticeSettings.objects.get(user=user).email
+    assert services.notices_stop(token=notices.stop_token("push", subscription.pk)) == "push"
+    assert not PushSubscription.objects.exists()
+    for bad in ("", "nonsense", notices.stop_token("email", user.pk)[:-2] + "xx", notices.stop_token("other", 1)):
+        assert services.notices_stop(token=bad) is None
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "allowed"),
+    [
+        ("https://fcm.googleapis.com/fcm/send/abc", True),
+        ("https://updates.push.services.mozilla.com/wpush/v2/abc", True),
+        ("https://web.push.apple.com/abc", True),
+        ("http://fcm.googleapis.com/fcm/send/abc", False),  # not https
+        ("https://evil.example.com/abc", False),
+        ("https://fcm.googleapis.com.evil.example.com/abc", False),
+        ("https://evilfcm.googleapis.com/abc", False),  # not a subdomain, a longer name
+        ("https://user:pw@fcm.googleapis.com/abc", False),
+        ("https://fcm.googleapis.com:99999/abc", False),
+        ("https://127.0.0.1/abc", False),
+        ("ftp://fcm.googleapis.com/abc", False),
+        ("", False),
+    ],
+)
+def test_pushes_go_only_to_the_push_services_allowed(endpoint: str, allowed: bool) -> None:
+    assert notices.push_allowed(endpoint) is allowed
+
+
+def test_the_vapid_public_key_is_the_uncompressed_point_of_the_private_key(settings: Any) -> None:
+    settings.VAPID_PRIVATE_KEY = new_vapid_private_key()
+    key = notices.vapid_public_key()
+    assert len(key) == 87 and key.startswith("B")  # 65 bytes, 0x04 first, base64url
+    settings.VAPID_PRIVATE_KEY = ""
+    assert notices.vapid_public_key() == ""

@@ -1,0 +1,86 @@
+"""The admin's games under way: staff see each one's pace, whose move it is and its deadline, and give more time."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games.store.models import Game, Move
+from tests.factories import open_room, own_pace_room
+
+pytestmark = pytest.mark.django_db
+DAY = 86_400
+UNDER_WAY = reverse("admin:games_gameunderway_changelist")
+
+
+@pytest.fixture
+def staff_client() -> Client:
+    user = get_user_model().objects.create_user("clerk", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_staff_see_the_games_under_way_with_their_pace_and_deadline(staff_client: Client) -> None:
+    slow = own_pace_room(seconds=7 * DAY)
+    live = open_room(2)
+    html = staff_client.get(UNDER_WAY).content.decode()
+    assert slow.code in html and live.code in html
+    assert "own pace, 7 days a move" in html and "P0" in html
+    assert re.search(r"6 days|7 days", html)  # the time left
+    page = staff_client.get(reverse("admin:games_gameunderway_change", args=[slow.game.pk])).content.decode()
+    assert "own pace, 7 days a move" in page
+    assert slow.game.server_seed not in page  # the secret seed stays out of sight while the game runs
+    # The own-pace filter.
+    filtered = staff_client.get(UNDER_WAY, {"pace__exact": "own"}).content.decode()
+    assert slow.code in filtered and live.code not in filtered
+
+
+def test_staff_give_the_player_to_move_more_time_logged_as_a_move_and_in_the_admin(staff_client: Client) -> None:
+    table = own_pace_room(seconds=DAY)
+    before = table.game.turn_deadline
+    response = staff_client.post(
+        UNDER_WAY, {"action": "extend_259200", "_selected_action": [table.game.pk]}, follow=True
+    )
+    assert "1 game: 3 days more to move." in response.content.decode()
+    game = table.game
+    assert game.turn_deadline == before + timedelta(days=3)
+    move = Move.objects.filter(game=game).latest("seq")
+    assert move.kind == Move.Kind.EXTEND and move.payload["by"] == "clerk"
+    entry = LogEntry.objects.get()
+    assert entry.user.get_username() == "clerk" and "Gave P0 3 days more to move" in entry.get_change_message()
+
+
+def test_a_game_with_no_clock_running_is_not_extended_and_says_why(staff_client: Client) -> None:
+    table = own_pace_room(seconds=0)
+    version = table.version()
+    response = staff_client.post(
+        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
+    )
+    html = response.content.decode()
+    assert "0 games: 1 day more to move." in html and "nobody is on the clock" in html
+    assert table.version() == version
+
+
+def test_people_who_are_not_staff_cannot_extend() -> None:
+    table = own_pace_room(seconds=DAY)
+    before = table.game.turn_deadline
+    plain = Client()
+    plain.force_login(get_user_model().objects.create_user("visitor", password="pw"))
+    for client in (Client(), plain):
+        response = client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert table.game.turn_deadline == before
+
+
+def test_a_finished_games_page_shows_its_pace(staff_client: Client) -> None:
+    table = own_pace_room(players=1, seconds=3 * DAY)
+    Game.objects.filter(code=table.code).update(status=Game.Status.FINISHED)
+    page = staff_client.get(reverse("admin:games_game_change", args=[table.game.pk])).content.decode()
+    assert re.search(r"At your own pace", page) and "259200" in page

@@ -1,0 +1,264 @@
+"""The pages of play at your own pace: the create form's pace, Your games, the header's count,
+turning notices on and off (and bad input refused whole), the service worker and the manifest."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import services
+from games.services import notices
+from games.store.models import Game, NoticeSettings, PushSubscription
+from tests.factories import create_room
+from tests.push_stub import Subscriber
+from yahtzee.prepare import new_vapid_private_key
+
+pytestmark = pytest.mark.django_db
+DAY = 86_400
+
+
+@pytest.fixture
+def push_settings(settings: Any) -> None:
+    settings.PUSH_HOSTS = ["127.0.0.1", "fcm.googleapis.com"]
+    settings.PUSH_ALLOW_HTTP = True
+    settings.VAPID_PRIVATE_KEY = new_vapid_private_key()
+
+
+def controller(client: Client) -> str:
+    return str(client.session["controller"])
+
+
+# --- the create form ------------------------------------------------------------------------------
+
+
+def test_the_home_form_creates_a_room_at_your_own_pace() -> None:
+    client = Client()
+    code = create_room(client, pace="own", move_time=str(7 * DAY), turn_timer="30")
+    game = Game.objects.get(code=code)
+    assert game.pace == "own" and game.turn_timer == 7 * DAY  # the live timer field is not used
+    page = client.get(f"/r/{code}/").content.decode()
+    assert "at your own pace, 7 days a move" in page
+
+
+def test_the_home_form_keeps_a_live_room_live() -> None:
+    client = Client()
+    game = Game.objects.get(code=create_room(client, pace="live", move_time=str(DAY), turn_timer="60"))
+    assert game.pace == "live" and game.turn_timer == 60
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"pace": "fast"}, "Choose a pace: live, or at your own pace."),
+        ({"pace": "own", "move_time": str(2 * DAY)}, "Choose a time per move from the list."),
+        ({"pace": "own", "move_time": "soon"}, "Choose a time per move from the list."),
+        ({"pace": "own"}, "Choose a time per move: how long each player may take."),
+        ({"pace": "own", "move_time": str(DAY), "mode": "local"}, "A game played on one device is live"),
+    ],
+)
+def test_a_bad_pace_is_refused_with_its_reason_and_nothing_is_stored(fields: dict[str, str], message: str) -> None:
+    data = {"name": "Ana", "ruleset": "official", "mode": "online", **fields}
+    response = Client().post("/rooms/new", data)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Game.objects.exists()
+
+
+# --- Your games and the header's count ------------------------------------------------------------
+
+
+def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waiting() -> None:
+    ana, ben = Client(), Client()
+    mine = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{mine}/join", {"name": "Ben"})
+    ana.post(f"/r/{mine}/start", {"version": Game.objects.get(code=mine).version, "action_id": "s"})
+    theirs = create_room(ben, name="Ben", pace="own", move_time=str(3 * DAY))
+    ana.post(f"/r/{theirs}/join", {"name": "Ana"})
+    ben.post(f"/r/{theirs}/start", {"version": Game.objects.get(code=theirs).version, "action_id": "s"})
+
+    page = ana.get("/games").content.decode()
+    rows = re.findall(r'<li class="game-row( yours)?" data-code="([^"]+)"', page)
+    assert rows == [(" yours", mine), ("", theirs)]
+    assert "Your move" in page and "Ben to move" in page and "Round 1 of 13" in page
+    assert "at your own pace, 1 day a move" in page and "at your own pace, 3 days a move" in page
+    assert re.search(r"23 hours left|1 day left", page)
+    home = ana.get("/").content.decode()
+    assert re.search(r'id="waiting-count"[^>]*>1<span class="sr-only"> waiting for your move', home)
+    # A browser without a session: no count, an empty list.
+    stranger = Client()
+    assert 'id="waiting-count"' not in stranger.get("/").content.decode()
+    assert 'id="no-games"' in stranger.get("/games").content.decode()
+
+
+def test_the_header_count_is_one_query() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    create_room(client, pace="own", move_time=str(DAY))
+    client.get("/")  # the session row is read by the page anyway
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/")
+    counts = [q["sql"] for q in queries if "waiting_on" in q["sql"]]
+    assert len(counts) == 1 and "COUNT(" in counts[0].upper()
+
+
+# --- turning notices on and off -------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_is_stored_for_this_browsers_seats_and_removed() -> None:
+    client = Client()
+    create_room(client)
+    sub = Subscriber("http://127.0.0.1:9/push/1").subscription
+    response = client.post("/notices/push", json.dumps(sub), content_type="application/json")
+    assert response.status_code == 201
+    row = PushSubscription.objects.get()
+    assert row.controller == controller(client) and row.endpoint == sub["endpoint"]
+    # Posting it again (each visit does) keeps one row.
+    client.post("/notices/push", json.dumps(sub), content_type="application/json")
+    assert PushSubscription.objects.count() == 1
+    # Another browser cannot remove it; this one can.
+    other = Client()
+    create_room(other)
+    refused = other.post(
+        "/notices/push/remove", json.dumps({"endpoint": sub["endpoint"]}), content_type="application/json"
+    )
+    assert refused.json()["removed"] is False and PushSubscription.objects.exists()
+    answer = client.post(
+        "/notices/push/remove", json.dumps({"endpoint": sub["endpoint"]}), content_type="application/json"
+    )
+    assert answer.json() == {"ok": True, "removed": True} and not PushSubscription.objects.exists()
+
+
+def _bad_subscriptions() -> list[tuple[str, Any]]:
+    good = Subscriber("http://127.0.0.1:9/push/1").subscription
+    keys = good["keys"]
+    return [
+        ("not json", b"{endpoint"),
+        ("not an object", [good]),
+        ("no endpoint", {"keys": keys}),
+        ("endpoint not text", {"endpoint": 5, "keys": keys}),
+        ("a host not a push service", {**good, "endpoint": "https://evil.example.com/push"}),
+        ("an internal address", {**good, "endpoint": "http://10.0.0.1/admin"}),
+        ("no keys", {"endpoint": good["endpoint"]}),
+        ("keys not an object", {**good, "keys": "x"}),
+        ("p256dh too short", {**good, "keys": {**keys, "p256dh": keys["p256dh"][:20]}}),
+        ("p256dh not base64", {**good, "keys": {**keys, "p256dh": "!" * 87}}),
+        ("auth missing", {**good, "keys": {"p256dh": keys["p256dh"]}}),
+        ("auth wrong size", {**good, "keys": {**keys, "auth": keys["p256dh"]}}),
+        ("endpoint too long", {**good, "endpoint": "http://127.0.0.1/" + "a" * 1000}),
+    ]
+
+
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize(("why", "body"), _bad_subscriptions(), ids=[why for why, _ in _bad_subscriptions()])
+def test_a_bad_subscription_is_refused_with_its_reason_and_nothing_is_stored(why: str, body: Any) -> None:
+    client = Client()
+    create_room(client)
+    data = body if isinstance(body, bytes) else json.dumps(body)
+    response = client.post("/notices/push", data, content_type="application/json")
+    assert response.status_code == 400, why
+    answer = response.json()
+    assert answer["error"] == services.BAD_SUBSCRIPTION and answer["message"]
+    assert not PushSubscription.objects.exists()
+
+
+def test_subscribing_needs_a_post() -> None:
+    assert Client().get("/notices/push").status_code == 405
+
+
+def test_e_mails_are_turned_on_for_an_account_with_an_address() -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.email == "ana@example.org" and NoticeSettings.objects.get(user=user).email
+    page = client.get("/games").content.decode()
+    assert 'value="ana@example.org"' in page and re.search(r'name="on" id="id_on" checked', page)
+    client.post("/notices/email", {"address": "ana@example.org"})
+    assert not NoticeSettings.objects.get(user=user).email
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"address": "not an address", "on": "on"}, "Enter a valid email address."),
+        ({"address": "", "on": "on"}, "Give the address to e-mail you at."),
+    ],
+)
+def test_a_bad_address_is_refused_and_nothing_changes(data: dict[str, str], message: str) -> None:
+    user = get_user_model().objects.create_user("ana", email="old@example.org", password="pw")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/notices/email", data)
+    assert response.status_code == 400 and message in response.content.decode()
+    user.refresh_from_db()
+    assert user.email == "old@example.org" and not NoticeSettings.objects.exists()
+
+
+def test_e_mails_need_an_account() -> None:
+    response = Client().post("/notices/email", {"address": "a@example.org", "on": "on"}, follow=True)
+    assert "Sign in to be e-mailed" in response.content.decode()
+    assert not NoticeSettings.objects.exists()
+
+
+def test_the_stop_link_shows_a_button_and_one_post_stops_the_e_mails() -> None:
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True)
+    url = f"/notices/stop/{notices.stop_token('email', user.pk)}"
+    page = Client().get(url)
+    assert page.status_code == 200 and 'id="stop-btn"' in page.content.decode()
+    assert NoticeSettings.objects.get(user=user).email  # a GET (a mail scanner's) changes nothing
+    done = Client(enforce_csrf_checks=True).post(url)  # a mail program's one-click post has no CSRF token
+    assert done.status_code == 200 and "no more “your turn” e-mails" in done.content.decode()
+    assert not NoticeSettings.objects.get(user=user).email
+    bad = Client().post("/notices/stop/not-a-token")
+    assert bad.status_code == 400 and "This link does not work" in bad.content.decode()
+
+
+# --- the installable site ------------------------------------------------------------------------
+
+
+def test_the_service_worker_is_served_from_the_root() -> None:
+    response = Client().get("/sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript") and response["Cache-Control"] == "no-cache"
+    assert b'addEventListener("push"' in response.content
+
+
+def test_the_manifest_installs_the_site_on_your_games() -> None:
+    client = Client()
+    response = client.get("/manifest.webmanifest")
+    assert response["Content-Type"] == "application/manifest+json"
+    manifest = response.json()
+    assert manifest["start_url"] == "/games" and manifest["display"] == "standalone"
+    sizes = {icon["sizes"] for icon in manifest["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in manifest["icons"]:
+        assert client.get(icon["src"]).status_code == 200
+    assert 'rel="manifest" href="/manifest.webmanifest"' in client.get("/").content.decode()
+
+
+# --- no inline script (the Content-Security-Policy: script-src 'self') -------------------------------
+
+
+def test_the_pages_of_this_feature_run_no_inline_script() -> None:
+    client = Client()
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    client.force_login(user)
+    code = create_room(client, pace="own", move_time=str(DAY))
+    pages = ["/", "/games", f"/r/{code}/", f"/notices/stop/{notices.stop_token('email', user.pk)}"]
+    for path in pages:
+        html = client.get(path).content.decode()
+        for tag in re.findall(r"<script\b[^>]*>", html):
+            assert "src=" in tag or 'type="application/json"' in tag, f"{path}: inline script {tag}"
+        assert not re.search(r"<[^>]+\son[a-z]+\s*=", html), f"{path}: an inline event handler"
+        assert "javascript:" not in html
