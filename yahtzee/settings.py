@@ -101,6 +101,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
+# Per address only, never per username: a stranger failing on someone's name from many
+# addresses must not lock its owner out (allauth's login limit below is per address too).
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "games.ratelimit.login_ip"  # X-Real-IP only behind the proxy
@@ -117,6 +119,12 @@ ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL = "profile_me"
 LOGIN_URL = "account_login"
+# allauth's own sign-in limits count per address only: its default also refuses a username
+# for 5 minutes after 5 wrong passwords from anywhere, which let a stranger lock its owner
+# out. Wrong passwords per address are django-axes' (above). The address is the one the
+# proxy names, as for every other limit (games/ratelimit.py client_ip).
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
+ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
