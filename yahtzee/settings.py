@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "yahtzee.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "yahtzee.middleware.DatabaseUnavailableMiddleware",

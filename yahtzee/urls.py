@@ -19,3 +19,5 @@ handler400 = "yahtzee.errorpages.bad_request"
 handler403 = "yahtzee.errorpages.permission_denied"
 handler404 = "yahtzee.errorpages.page_not_found"
 handler500 = "yahtzee.errorpages.server_error"
+# Not Django's: allauth's rate limits (sign-in, sign-up, passwords) answer with this one.
+handler429 = "yahtzee.errorpages.too_many_requests"
