@@ -12,6 +12,7 @@ history (LogEntry) with who did it. Nothing else about a message can be changed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ from games.rules.codec import state_to_dict
 from games.selectors import chat_log, game_state
 
 HISTORY = Game.OVER
+# A room code typed with the dashes the site shows it with.
+CODE_SHOWN = re.compile(r"[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{2}", re.IGNORECASE)
 # The move kinds the turn-by-turn timeline already tells; the rest are listed as room events.
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
 
@@ -99,7 +102,7 @@ def _state(game: Game) -> dict[str, Any]:
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
     list_display = (
-        "code",
+        "room_code",
         "ruleset_label",
         "player_names",
         "winner_names",
@@ -143,6 +146,18 @@ class GameAdmin(ReadOnlyAdmin):
             .filter(status__in=HISTORY)
             .prefetch_related(Prefetch("players", queryset=players))
         )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+    ) -> tuple[QuerySet[Game], bool]:
+        # A code as the site shows it ("abcd-efgh-jk") finds its game as the bare code does.
+        if CODE_SHOWN.fullmatch(search_term.strip()):
+            search_term = services.normalize_code(search_term)
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="code", ordering="code")
+    def room_code(self, game: Game) -> str:
+        return services.shown_code(game.code)
 
     @admin.display(description="rule set", ordering="ruleset")
     def ruleset_label(self, game: Game) -> str:

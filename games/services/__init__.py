@@ -47,6 +47,7 @@ from games.services.codes import (
     new_controller,
     new_room_code,
     normalize_code,
+    shown_code,
 )
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
 from games.services.seats import (
@@ -99,6 +100,7 @@ __all__ = [
     "new_controller",
     "new_room_code",
     "normalize_code",
+    "shown_code",
     "seat_reclaim",
     "seats_forget",
     "seats_hand_over",

@@ -9,6 +9,7 @@ import { chime, fanfare, rattle } from "./room/sound.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
+const shownCode = code.match(/.{1,4}/g).join("-"); // as people read and type it: "abcd-efgh-jk"
 const initial = JSON.parse(document.getElementById("initial").textContent);
 const levels = initial.bot_levels;
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -505,7 +506,7 @@ function drawChat(v) {
 function cueTurn(v) {
   const state = v.state;
   const turnKey = state.turn ? `${state.turn.number}-${state.turn.seat}` : null;
-  document.title = `${v.myTurn && !state.local ? "● Your turn · " : ""}Room ${code}`;
+  document.title = `${v.myTurn && !state.local ? "● Your turn · " : ""}Room ${shownCode}`;
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== null) {
     if (v.myTurn && !state.local && !ui.muted) chime();
     announce(v.myTurn ? `Your turn, ${v.seatName(state.turn.seat)}.` : `${v.seatName(state.turn.seat)}'s turn.`);
