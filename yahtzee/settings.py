@@ -79,6 +79,9 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Outside everything that may answer a page (error pages too); after WhiteNoise, whose
+    # static files need no policy.
+    "csp.middleware.CSPMiddleware",
     "yahtzee.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -90,6 +93,27 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into its page
 ]
+
+# Content-Security-Policy (django-csp): every page runs only the site's own script files and
+# style sheets. No inline <script>, no inline event handler (onclick=...), no eval, no style
+# attribute in markup (the pages' code sets styles through the CSSOM, which the policy
+# allows); data blocks (<script type="application/json">) are not run, so they need nothing.
+# 'self' covers the room's websocket on the same host. tests/e2e/test_csp.py opens every kind
+# of page and fails on any violation.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # Login lockout (django-axes), for the admin's and the players' sign-in alike: after
 # AXES_FAILURE_LIMIT wrong passwords from one address, that address's logins are refused

@@ -155,17 +155,24 @@ function highlight(scored) {
 function celebrate(text) {
   if (reducedMotion) return;
   const layer = $("celebrate");
-  const bits = Array.from({ length: 18 }, (_, i) => {
-    const x = (i * 37) % 100;
-    const delay = (i % 6) * 0.08;
-    return `<i style="--x:${x}%;--d:${delay}s;--r:${(i * 47) % 360}deg" class="bit bit-${i % 5}"></i>`;
-  }).join("");
-  layer.innerHTML = `<p class="burst">${render.esc(text)}</p>${bits}`;
+  const burst = document.createElement("p");
+  burst.className = "burst";
+  burst.textContent = text;
+  layer.replaceChildren(burst);
+  for (let i = 0; i < 18; i++) {
+    const bit = document.createElement("i");
+    bit.className = `bit bit-${i % 5}`;
+    // Through the CSSOM: the Content-Security-Policy refuses style attributes in markup.
+    bit.style.setProperty("--x", `${(i * 37) % 100}%`);
+    bit.style.setProperty("--d", `${(i % 6) * 0.08}s`);
+    bit.style.setProperty("--r", `${(i * 47) % 360}deg`);
+    layer.append(bit);
+  }
   layer.hidden = false;
   window.clearTimeout(celebrate.timer);
   celebrate.timer = window.setTimeout(() => {
     layer.hidden = true;
-    layer.innerHTML = "";
+    layer.replaceChildren();
   }, 2200);
 }
 
