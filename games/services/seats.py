@@ -22,7 +22,7 @@ from games.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
-from games.models import Game, Move, Player
+from games.models import ChatMessage, Game, Move, Player
 from games.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.selectors import connected_seats
 from games.services.actions import (
@@ -411,6 +411,8 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
                     entry.pop("away_controller", None)
                     seats.append(index)
             Player.objects.filter(game=game, pk__in=ids).update(name=FORMER_PLAYER)
+            # The chat's messages carry the name they were posted under: those go too.
+            ChatMessage.objects.filter(game=game, player_id__in=ids).update(name=FORMER_PLAYER)
             record(game, kind=Move.Kind.FORGET, player_id=None, payload={"seats": seats}, actor="", action_id="")
     if controller:
         for code in _codes_with(controller=controller, game__status__in=LIVE):
