@@ -8,6 +8,7 @@ import pytest
 from django.test import Client, override_settings
 
 from games.models import Game
+from tests.factories import create_room
 
 pytestmark = pytest.mark.django_db
 
@@ -157,3 +158,20 @@ def test_allauths_rate_limits_answer_with_the_site_s_429() -> None:
     response = respond_429(request)
     assert response.status_code == 429
     assert_styled(response.content.decode(), 429)
+
+
+def test_a_bare_405_is_the_site_s_page_under_the_async_server_too() -> None:
+    # The live server runs Django's async handler: the page's header reads the session and the
+    # user, which must happen outside the event loop (else the page fell back to its plain form).
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    browser = Client()
+    code = create_room(browser)  # a browser with a session, as a player's is
+    client = AsyncClient()
+    client.cookies = browser.cookies
+    response = async_to_sync(client.get)(f"/r/{code}/join")
+    assert response.status_code == 405
+    page = response.content.decode()
+    assert_styled(page, 405)
+    assert "This address is for a button" in page and "Back to the room" in page

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
@@ -139,13 +139,22 @@ class ErrorPageMiddleware:
     async def _acall(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         assert not isinstance(response, HttpResponseBase)
-        return self.dress(request, await response)
+        answer = await response
+        if not self.bare(request, answer):
+            return answer
+        # Rendering reads the session and the user (the page's header): the database, in a thread.
+        return await sync_to_async(self.dress)(request, answer)
 
     @staticmethod
-    def dress(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+    def bare(request: HttpRequest, response: HttpResponseBase) -> bool:
+        """Whether ``response`` is an error with nothing to show (and not the answer to a HEAD)."""
         if response.status_code < 400 or request.method == "HEAD" or response.streaming:
-            return response
-        if not isinstance(response, HttpResponse) or response.content:
+            return False
+        return isinstance(response, HttpResponse) and not response.content
+
+    @classmethod
+    def dress(cls, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if not cls.bare(request, response):
             return response
         # A 405 under a room is a form's address opened as a page: the room is the way back.
         room = room_code_in(request.path) if response.status_code == 405 else None
