@@ -193,6 +193,26 @@ def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() ->
     assert names == {"hi": "Former player", "hello": "P1"}
 
 
+def test_the_rating_is_provisional_for_five_games_then_a_number_on_the_familiar_scale() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "wes")
+    sign_up(b, "xia")
+    finish(room_for([controller_of(a), controller_of(b)]), seed=1)
+    loser = min(Standing.objects.filter(ruleset="official"), key=lambda s: s.ordinal)
+    assert loser.ordinal < 0  # what the page showed bare: "Rating -1.8" after a first loss
+    page = Client().get(f"/u/{loser.user.username}/").content.decode()
+    assert 'data-testid="rating">Provisional<' in page and "1 of 5 rated games" in page
+    assert f"{loser.ordinal:.1f}" not in page and "What is the rating?" in page and "starts at 1500" in page
+    for n in range(2, 6):
+        finish(room_for([controller_of(a), controller_of(b)]), seed=n)
+    loser.refresh_from_db()
+    page = Client().get(f"/u/{loser.user.username}/").content.decode()
+    shown = round(1500 + 24 * loser.ordinal)
+    assert f'data-testid="rating">{shown}<' in page and "Provisional" not in page
+    board = Client().get("/leaderboards/official").content.decode()
+    assert f">{shown}<" in board and "μ" not in board and "starts at 1500" in board
+
+
 def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None:
     a, b = Client(), Client()
     sign_up(a, "kim")
