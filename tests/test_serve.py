@@ -63,3 +63,15 @@ def test_the_worker_sets_the_collectors_thresholds_for_many_short_lived_objects(
 def test_a_gc_threshold_that_is_not_numbers_stops_the_start_with_a_message(text: str) -> None:
     with pytest.raises(SystemExit, match="GC_THRESHOLD"):
         serve.gc_threshold(text)
+
+
+def test_make_run_serves_and_prints_localhost_where_passkeys_work() -> None:
+    # Browsers refuse passkeys (WebAuthn) on an IP address: the address people are given to
+    # open (uvicorn prints the host it was given) is a name.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert serve.config([]).host == "localhost"
+    assert "HOST ?= localhost" in (root / "Makefile").read_text()
+    readme = (root / "README.md").read_text()
+    assert "serves on http://localhost:8000" in readme and "http://127.0.0.1:8000" not in readme

@@ -151,6 +151,7 @@ LOGIN_URL = "account_login"
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
 ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
+MFA_ADAPTER = "accounts.adapters.MFAAdapter"  # a new passkey is named after its browser and device
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
 # WebAuthn needs HTTPS, except on localhost (the browsers' own rule): plain HTTP is allowed
