@@ -29,7 +29,12 @@ document.addEventListener('securitypolicyviolation', (e) => {
 
 
 def watched(new_page: Any, width: int = 1280, height: int = 800, **options: Any) -> Any:
-    page = new_page(width, height, **options)
+    """A page that keeps the site's policy (the other tests' pages set it aside), watched for violations.
+
+    Playwright's wait_for_function evaluates with eval, which the policy refuses: these tests
+    wait with selectors and evaluate functions only.
+    """
+    page = new_page(width, height, bypass_csp=False, **options)
     page.add_init_script(WATCH)
     return page
 
@@ -87,7 +92,7 @@ def test_a_game_played_to_its_celebration_breaks_none_of_the_policy(live_site: L
     create_local(page, live_site, ["Solo"])
     assert_clean(page, "table")
     for _ in range(13):
-        page.wait_for_function("!document.getElementById('roll').disabled")
+        page.wait_for_selector("#roll:not([disabled])")
         act(page, [page], lambda: page.click("#roll"))
         score_best(page, [page])
     page.wait_for_selector("#over:not([hidden])")
