@@ -83,6 +83,16 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
     tip.wait_for(state="visible")
     phone.locator("h1").tap()
     tip.wait_for(state="hidden")
+    # The leaderboard's explanation, beside its heading, fits the phone's screen too.
+    phone.goto(f"{live_site.url}/leaderboards/official")
+    phone.locator(".tip-btn").tap()
+    tip = phone.locator(".tip-text")
+    tip.wait_for(state="visible")
+    box = tip.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    for scheme in in_each_scheme(phone):
+        assert serious_violations(phone) == [], scheme
+        shot(phone, f"{scheme}-390-leaderboard-rating-tip", full_page=True)
     assert desktop.errors == [] and phone.errors == []
 
 
