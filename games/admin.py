@@ -117,12 +117,12 @@ class GameAdmin(ReadOnlyAdmin):
     ordering = ("-finished_at", "-created_at")
     list_per_page = 50
     fieldsets = (
-        (None, {"fields": ("code", "ruleset", "status", "private", "local", "host", "version")}),
+        (None, {"fields": ("room_code", "ruleset", "status", "private", "local", "host", "version")}),
         ("Dates", {"fields": ("created_at", "started_at", "finished_at")}),
         ("Fair dice", {"fields": ("seed_commitment", "revealed_server_seed", "client_seed")}),
     )
     readonly_fields = (
-        "code",
+        "room_code",
         "ruleset",
         "status",
         "private",

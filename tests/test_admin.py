@@ -332,6 +332,7 @@ def test_nothing_can_be_added_changed_or_deleted_even_by_a_superuser(admin_clien
 def test_the_page_offers_no_save_or_delete(admin_client: Client) -> None:
     game = finished(1, seed=1)
     html = admin_client.get(game_url(game)).content.decode()
+    assert f'<div class="readonly">{services.shown_code(game.code)}</div>' in html  # as the site shows it
     assert 'name="_save"' not in html and 'name="_continue"' not in html
     assert game_url(game, "delete") not in html
     form = re.search(r'<form [^>]*id="game_form".*?</form>', html, flags=re.S).group(0)
