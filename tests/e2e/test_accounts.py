@@ -145,6 +145,19 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
         shot(page, f"{scheme}-1280-your-passkeys", full_page=True)
+    page.click("text=Rename")
+    assert page.inner_text("main h1") == "Rename a passkey"
+    page.fill("input[name=name]", "Work laptop")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("main table")
+    assert "Work laptop" in page.inner_text("main table")
+    page.click("text=Remove")
+    assert page.inner_text("main h1") == "Remove this passkey?" and "Work laptop" in page.inner_text("main")
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-1280-remove-a-passkey", full_page=True)
+    page.click("main a:text-is('Keep it')")
+    page.wait_for_selector("main table")
     assert len(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]) == 1
     page.goto(base + "/accounts/logout/")
     page.click("main form button[type=submit]")
