@@ -15,7 +15,7 @@ RUN pip install .
 COPY manage.py ./
 COPY templates ./templates
 COPY static ./static
-# The rules and fair-dice pages render these (games/docpages.py).
+# The rules and fair-dice pages render these (games/web/docpages.py).
 COPY docs ./docs
 # No SECRET_KEY at build time: the settings load without one, and the real one comes from
 # the environment (docker-compose.yml requires it; the server refuses to start without it).

@@ -17,8 +17,8 @@ unexport PYTHONDONTWRITEBYTECODE
 
 # Tests run in parallel (pytest-xdist): one worker more than the machine has cores, since the
 # live-server, browser and timer tests wait part of the time (with one per core a 2-core machine
-# stood idle a quarter of the run; with two more, the extra browsers and servers cost more than
-# they filled), and idle workers take tests from busy ones (worksteal), so no worker finishes
+# stands idle a quarter of the run; with two more, the extra browsers and servers cost more than
+# they fill), and idle workers take tests from busy ones (worksteal), so no worker finishes
 # long before the others. PYTEST_ARGS="-n 0" runs them in one process.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)' 2>/dev/null || echo 2)
 PYTEST_ARGS ?= -n $(WORKERS) --dist worksteal

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from games.models import RULESET_CHOICES, Game, Player
+from games.store.models import RULESET_CHOICES, Game, Player
 
 
 class Profile(models.Model):

@@ -15,8 +15,8 @@ from django.core.paginator import Page, Paginator
 from django.http import Http404
 
 from accounts.models import GameRecord, Profile, Standing
-from games.models import Player
-from games.rules import RULESETS
+from games.domain.rules import RULESETS
+from games.store.models import Player
 
 PAGE_SIZE = 20
 LEADERBOARD_SIZE = 100

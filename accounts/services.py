@@ -19,10 +19,11 @@ from openskill.models import PlackettLuce
 
 import bots
 from accounts.models import CountedGame, GameRecord, Profile, Standing
-from games import coach, services
-from games.models import Game, Player
-from games.rules import RULESETS, Box, RuleViolation
-from games.rules.codec import state_from_dict
+from games import services
+from games.domain.rules import RULESETS, Box, RuleViolation
+from games.domain.rules.codec import state_from_dict
+from games.services import coach
+from games.store.models import Game, Player
 
 log = logging.getLogger(__name__)
 MODEL = PlackettLuce()

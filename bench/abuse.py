@@ -1,4 +1,4 @@
-"""Hostile clients against one worker: memory, fair sharing and leftovers (issue 18's figures).
+"""Hostile clients against one worker: memory, fair sharing and leftovers (the figures in docs/security.md).
 
 Run it as its own process; it starts its own server (uvicorn, or Daphne with
 LIVE_SERVER=daphne; SQLite, loopback only) with the helpers of tests/live.py, and stops it
@@ -33,7 +33,7 @@ Phases (each bounded in time and count):
   handler crashed), the Presence rows left once every socket is gone, and whether the
   room's stored state is unchanged.
 
-Every phase prints its figure against issue 18's target ("victim p99 34 ms (target <
+Every phase prints its figure against its target ("victim p99 34 ms (target <
 50 ms): met"). ``--profile`` records the worker with py-spy (from the venv) during each
 phase's attack and prints the functions it was seen in most (the raw stacks are kept in
 ``--profile-dir``); ``--diagnose`` prints more per phase (latency and RSS over time, the
@@ -89,12 +89,12 @@ def loadavg() -> str:
     return Path("/proc/loadavg").read_text().split(" ", 3)[0]
 
 
-STORM_P99_MS = 50.0  # issue 18: the victim's p99 during the storm and the ping flood
-SLOW_GROWTH_MB = 50.0  # issue 18: the worker's RSS growth over its baseline with the slow readers
+STORM_P99_MS = 50.0  # target: the victim's p99 during the storm and the ping flood
+SLOW_GROWTH_MB = 50.0  # target: the worker's RSS growth over its baseline with the slow readers
 BACK_WITHIN_MB = 5.0  # "back within 30 s after they go": this close to the baseline
 ATTACKER_NICE = 10
 # Seconds the victim waits between its actions: under WS_RATE_LIMIT (20 frames in any second)
-# with room to spare; at 0.05 the victim itself was told off (rate_limited) now and then.
+# with room to spare (at 0.05 the victim itself is told off, rate_limited, now and then).
 VICTIM_PACE = 0.055
 
 

@@ -32,7 +32,7 @@ def seed(*, accounts: int, games: int, rng: random.Random, batch: int = 5000) ->
     from django.utils import timezone
 
     from accounts.models import CountedGame, GameRecord, Profile, Standing
-    from games.models import Game, Player
+    from games.store.models import Game, Player
 
     user_model = get_user_model()
     prefix = f"b{rng.randrange(10**6)}"

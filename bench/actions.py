@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> None:
     from django.db import connection
 
     from bench.load_client import choose
-    from games import presence, services
+    from games import services
+    from games.services import presence
 
     rooms = []
     for r in range(args.rooms):

@@ -41,7 +41,7 @@ import random  # noqa: E402
 
 from bots import Action, Roll, Score, decide, tables  # noqa: E402
 from bots.play import apply_action  # noqa: E402
-from games.rules import GameState, apply_start, get_ruleset, new_game  # noqa: E402
+from games.domain.rules import GameState, apply_start, get_ruleset, new_game  # noqa: E402
 
 EXACT = ("official", "free_joker", "yeti", "yatzy")
 
@@ -49,7 +49,7 @@ _CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from bots import solver
-from games.rules import get_ruleset
+from games.domain.rules import get_ruleset
 model = solver.score_model(get_ruleset(sys.argv[2]))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.perf_counter()

@@ -3,8 +3,8 @@
 It does what the room socket does on the hot path (receive a frame, send the room's group
 one state-sized frame with an event in it, forward what the group sends as it is) with no
 rules, no database and no checks, so ``bench/load.py`` can put the game's throughput
-beside what Channels and Daphne manage on the same server, rooms and sockets. Routed at
-``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/routing.py, which imports it from
+beside what Channels and the ASGI server manage on the same server, rooms and sockets. Routed at
+``/ws/bench/<room>/`` only with BENCH_ENDPOINTS=1 (games/realtime/routing.py, which imports it from
 here: bench/load.py starts its servers with the checkout on PYTHONPATH).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games import errors
+from games.domain import errors
 
 MAX_PAD = 16_384
 
@@ -40,7 +40,7 @@ class BenchConsumer(AsyncWebsocketConsumer):
         except (ValueError, TypeError, KeyError):
             await self.send(text_data=json.dumps({"type": "error", "code": errors.BAD_FRAME}))
             return
-        # One message per action and socket, as the game's (games/broadcast.py).
+        # One message per action and socket, as the game's (games/realtime/broadcast.py).
         state = {"type": "state", "code": self.group, "version": version, "pad": "x" * pad, "event": {"type": "rolled"}}
         frames = [json.dumps(state)]
         await self.channel_layer.group_send(self.group, {"type": "room.frames", "frames": frames})

@@ -275,7 +275,7 @@ async def run_phase(
     cpu_seconds = sum(c for c in figures.get("server_cpu_pct", []) if c == c) / 100 * seconds  # type: ignore[attr-defined]
     cpu_ms = round(1000 * cpu_seconds / tally.completed, 2) if tally.completed else float("nan")
     sockets = sum(len(room.players) for room in rooms)
-    # Websocket messages each socket got per action (1 since session 7: the state; presence is a few more).
+    # Websocket messages each socket got per action (1: the state; presence frames add a few).
     copies = tally.completed * sockets / len(rooms) if rooms else 0  # the states the sockets got
     per_socket = sum(tally.messages.values()) / copies if copies else float("nan")
     return {
@@ -392,7 +392,7 @@ def _other_messages(r: dict[str, Any]) -> str:
 
 
 def _per_core_second(r: dict[str, Any]) -> str:
-    """Actions per second of server CPU (1000 / CPU ms per action): the issue's yardstick."""
+    """Actions per second of server CPU (1000 / CPU ms per action): the figure the targets are set in."""
     ms = r.get("server_cpu_ms_per_action")
     return f"{1000 / ms:.0f}" if isinstance(ms, int | float) and ms == ms and ms > 0 else ""
 

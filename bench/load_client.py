@@ -4,8 +4,8 @@ A socket reads every frame but parses only what it must: the version of a state 
 (from its first bytes) and, for the one player who acts next, the whole state. A room
 counts an action done when the last of its sockets has the state it led to; the time
 from the send to that moment is the action's latency. Every websocket message a socket
-gets inside the window is counted too (one per action and socket since session 7: the
-state, with the action's event in it; before, an event frame came first).
+gets inside the window is counted too (one per action and socket: the state, with the
+action's event in it).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Computer players and the coach (strategy code; depends on games.rules only).
+"""Computer players and the coach (strategy code; depends on games.domain.rules only).
 
 The exact, expected-score-maximising solver of every one-column rule set, a heuristic built on
 it for Triple Yahtzee, and the API the rest of the app uses::

@@ -11,7 +11,7 @@ the turn itself against a *value function* of the card:
   a box is worth ``p - PAR[box]`` against keeping it open. An upper box also counts how far
   ``p`` is from the 3-of-that-value pace towards the 63-point bonus (``BONUS_PACE`` per point),
   and the whole 35 when it completes the bonus. Yahtzee bonuses and jokers come from
-  ``games.rules`` exactly.
+  ``games.domain.rules`` exactly.
 * **Scoring** (after any roll): the legal box with the best ``p - PAR`` (ties: the first box).
 * **Keeping** (with rolls left): every distinct keep of the dice (value *and* colour) is worth
   the expectation, over the rerolled dice, of the best box for the resulting hand. One and two
@@ -33,8 +33,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from games.rules import GameState, RuleSet, colour_score, score_options
-from games.rules.rulesets import COLOUR_BOXES, UPPER_VALUE, Box
+from games.domain.rules import GameState, RuleSet, colour_score, score_options
+from games.domain.rules.rulesets import COLOUR_BOXES, UPPER_VALUE, Box
 
 DICE = 5
 SIDES = 30
@@ -105,8 +105,8 @@ class Features:
 def _tables() -> tuple[np.ndarray, np.ndarray]:
     """The 13 value boxes' scores by value-count key, and the colour-shape flags by colour-count key.
 
-    Built once from ``games.rules`` itself (so the bot can never score a box differently)."""
-    from games.rules import OFFICIAL, plain_score
+    Built once from ``games.domain.rules`` itself (so the bot can never score a box differently)."""
+    from games.domain.rules import OFFICIAL, plain_score
 
     value_table = np.zeros((6**6, 13))
     for dice in itertools.combinations_with_replacement(range(1, 7), DICE):
@@ -312,7 +312,7 @@ def estimate_pars(games: int = 2000, rounds: int = 3, seed: int = 0) -> dict[Box
 
     Offline only (minutes); the constants above are its rounded output. Mutates ``PAR``.
     """
-    from games.rules import PAINTED, apply_start, new_game
+    from games.domain.rules import PAINTED, apply_start, new_game
 
     from .play import apply_action
     from .strategy import decide

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from games.rules import GameState, RuleSet, apply_hold, apply_roll, apply_score, apply_start, new_game
+from games.domain.rules import GameState, RuleSet, apply_hold, apply_roll, apply_score, apply_start, new_game
 
 from .strategy import Action, Score, decide
 

@@ -14,7 +14,7 @@ numpy batches (outcomes and keeps along axis 0, states along axis 1):
    points, its Yahtzee bonus, the upper bonus if it crosses 63, plus the value of the next
    state. Upper boxes take ``n`` dice of their face (6 cases), other boxes do not depend on
    the state except through the next state's value, and the six five-of-a-kind outcomes go
-   through the joker tables; all of these are read from ``games.rules`` (``plain_score`` for
+   through the joker tables; all of these are read from ``games.domain.rules`` (``plain_score`` for
    every box and outcome, ``score_options`` on representative cards for the jokers), so the
    solver scores exactly as the engine does.
 2. ``K1[k]`` (keep ``k``, one roll left): the mean over the face of one more die, level by
@@ -36,9 +36,9 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from games.rules import RuleSet, score_options
-from games.rules.rulesets import UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode
-from games.rules.scoring import plain_score
+from games.domain.rules import RuleSet, score_options
+from games.domain.rules.rulesets import UPPER_BOX_FOR, UPPER_VALUE, Box, JokerMode
+from games.domain.rules.scoring import plain_score
 
 from . import dice as D
 
@@ -49,7 +49,7 @@ CHUNK = 512
 
 @dataclass(frozen=True, eq=False)
 class ScoreModel:
-    """The scores of a one-column rule set as numpy tables, read from ``games.rules``."""
+    """The scores of a one-column rule set as numpy tables, read from ``games.domain.rules``."""
 
     ruleset: RuleSet
     boxes: tuple[Box, ...]

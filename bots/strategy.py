@@ -1,6 +1,6 @@
 """What a computer player does next, and what the coach says about a choice.
 
-Everything works on a ``games.rules.GameState`` and the seat whose turn it is, and values are
+Everything works on a ``games.domain.rules.GameState`` and the seat whose turn it is, and values are
 the seat's own *expected final score* (points on its card now plus the expected points still
 to come under optimal solitaire play: the standard yardstick, also in multi-player games).
 
@@ -40,9 +40,9 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from games.rules import GameState, RuleSet, ScoreOption, score_options
-from games.rules.rulesets import Box
-from games.rules.state import DICE
+from games.domain.rules import GameState, RuleSet, ScoreOption, score_options
+from games.domain.rules.rulesets import Box
+from games.domain.rules.state import DICE
 
 from . import dice as D
 from . import painted, tables, triple

@@ -4,7 +4,7 @@ Each one-column rule set gets one ``.npy`` file of its state values (8-17 MB) in
 directory: ``$YAHTZEE_BOT_CACHE`` if set, else ``var/bots/`` under the project root (the
 directory holding the ``bots`` package, when it has a ``pyproject.toml`` or ``manage.py``),
 else ``var/bots/`` under the working directory. The file name carries a fingerprint of the
-scores read from ``games.rules`` (see ``ScoreModel.fingerprint``), so a change to the rules
+scores read from ``games.domain.rules`` (see ``ScoreModel.fingerprint``), so a change to the rules
 makes the old file unused rather than wrong; rule sets that score alike share a file.
 
 Building takes seconds, so a web request must never trigger it:
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.rules import RULESETS, RuleSet, get_ruleset
+from games.domain.rules import RULESETS, RuleSet, get_ruleset
 
 from .solver import ScoreModel, Table, build_values, score_model
 

@@ -4,7 +4,7 @@ No exact table is feasible for three columns (2^39 fill patterns), so the future
 approximated column by column: column k (multiplier m) is worth ``m * V(column state)``, where
 ``V`` is the exact ``official``-style table of a single column (``tables.column_ruleset``).
 Within the current turn everything is exact: every box of every column is scored as
-``games.rules`` scores it (Triple's joker precedence and bonuses included), and the keep
+``games.domain.rules`` scores it (Triple's joker precedence and bonuses included), and the keep
 choices maximise the expected value of "points this turn + approximated future". So the bot
 plays each turn optimally against that value function; its measured mean is in docs/bots.md.
 
@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from games.rules import RuleSet, score_options
-from games.rules.rulesets import UPPER_VALUE, Box
+from games.domain.rules import RuleSet, score_options
+from games.domain.rules.rulesets import UPPER_VALUE, Box
 
 from . import dice as D
 from .solver import NEG, Table, TurnSolution, solve_turn

@@ -7,14 +7,18 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import botplay, fanout, sockets, turnclock
-        from yahtzee import checks, layers  # noqa: F401 - checks registers the deploy checks
+        # The admin's pages live with the other pages (games/web/); Django's autodiscovery
+        # looks only for games.web.admin.
+        from games import scheduling
+        from games.realtime import broadcast, fanout, layers, sockets
+        from games.services import events
+        from games.web import admin  # noqa: F401
+        from yahtzee import checks  # noqa: F401 - checks registers the deploy checks
 
-        # Computer players: each process plays a bot's turn when it hears the state that
-        # asks for it (see games.botplay). The fan-out itself only carries frames.
-        fanout.on_state(botplay.heard)
+        # Computer players' steps, turn deadlines and a finished game's follow-ups: the
+        # scheduler hears of each committed action and acts when the room is next due.
+        events.on_committed(broadcast.committed)
+        events.on_committed(scheduling.committed)
         # When Redis comes back, what other processes relayed meanwhile is lost: resync.
         fanout.on_relay_back(sockets.resync)
         layers.on_resubscribed(fanout.relay_returned)
-        # The turn timer: each process with a socket in the room enforces the deadline (games.turnclock).
-        fanout.on_state(turnclock.heard)

@@ -23,7 +23,7 @@ from django.test import TransactionTestCase
 
 # The test process and the servers it starts do not build every missing solver table at
 # start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
-# tests/test_tables.py turns this back on to test it. The settings were read before this
+# tests/services/test_tables.py turns this back on to test it. The settings were read before this
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 # The solver tables the tests' bots and coach read are kept in the user's cache between
@@ -58,9 +58,10 @@ if settings.DATABASES["default"]["ENGINE"] == "yahtzee.postgresql" and os.enviro
 # static file to index it (6 ms a client, about a thousand clients a run). With autorefresh it
 # looks a file up when one is asked for, as under DEBUG; the servers the tests start index once.
 settings.WHITENOISE_AUTOREFRESH = True
-# The test process counts a finished game for the accounts right after its commit, not in a
-# thread that could outlive the test's database (the servers it starts count in the background).
-settings.ACCOUNTS_COUNT_IN_BACKGROUND = False
+# The test process completes what follows a finished game (the accounts' records and ratings)
+# right after its commit, not in a thread that could outlive the test's database (the servers
+# it starts leave it to their scheduler).
+settings.FOLLOWUPS_INLINE = True
 # The test process hashes passwords with a fast hasher (Django's own advice for tests): with the
 # default PBKDF2, every create_user and login in the admin and lockout tests was about a
 # second of CPU here. The servers the tests start keep the real hashers.
@@ -153,29 +154,37 @@ def need_program(name: str, install: str) -> None:
 
 
 @pytest.fixture
-def no_frame_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The per-socket frame limit (games.consumers.RATE_LIMIT, tested in tests/consumers) lifted,
-    for a test that plays as fast as the server answers, faster than a person may send frames."""
-    from games import consumers
+def no_frame_limit(settings: Any) -> None:
+    """The per-socket frame limit (WS_RATE_LIMIT, tested in tests/realtime/consumers) lifted, for a test
+    that plays as fast as the server answers, faster than a person may send frames."""
+    settings.WS_RATE_LIMIT = 10**6
 
-    monkeypatch.setattr(consumers, "RATE_LIMIT", 10**6)
+
+class ManualClock:
+    """A clock that moves only when a test moves it."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 @pytest.fixture
-def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """games.ratelimit's fixed windows hold still: a test's counts cannot straddle a window's end.
+def limit_clock() -> Iterator[ManualClock]:
+    """The rate limiter's clock (games.realtime.limits), standing still until the test moves it.
 
-    The limits count in windows of ``int(time.time()) // seconds``; a test that makes its
-    guesses in one window and checks the refusal in the next (a slow machine crossing a
-    minute) would see the count start again.
+    A test counting up to a limit sees no event of its own grow old on a slow machine, and
+    one about time moves the clock instead of sleeping. Only the limiter counts on it.
     """
-    import time
-    import types
+    from games.realtime.limits import limiter
 
-    from games import ratelimit
-
-    frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # the middle of an hour: every window of a minute or an hour
-    monkeypatch.setattr(ratelimit, "time", types.SimpleNamespace(time=lambda: frozen, monotonic=time.monotonic))
+    clock = ManualClock()
+    with limiter.use_clock(clock):
+        yield clock
 
 
 # The browser tests share one Playwright per test process (tests/e2e/conftest.py). Its sync API
@@ -192,14 +201,18 @@ _LOOP_SET_ASIDE = pytest.StashKey[asyncio.AbstractEventLoop]()
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
-    """Each test counts its own room creations and joins for the rate limits (and see above).
+    """Each test counts its own room creations, joins, messages... for the rate limits (and see above).
 
-    Every test client comes from 127.0.0.1, and with REDIS_URL the counters live in a
+    Every test client comes from 127.0.0.1, and with REDIS_URL the shared counts live in a
     Redis that other test runs share, so without this one test's rooms would count
-    against the next test's limits.
+    against the next test's limits: the limiter forgets this process's counts, and the
+    shared ones are kept apart by a namespace of the test's own.
     """
     if settings.configured:
+        from games.realtime.limits import limiter
+
         settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
+        limiter.reset()
     running = asyncio.events._get_running_loop()
     if running is not None and "chromium" not in getattr(item, "fixturenames", ()):
         item.stash[_LOOP_SET_ASIDE] = running
@@ -228,7 +241,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     SynchronousOnlyOperation, and the test database left on the server). The chromium
     fixture puts the loop back for its own close.
 
-    The threads that run websocket actions on PostgreSQL (games.threads) keep their
+    The threads that run websocket actions on PostgreSQL (games.realtime.threads) keep their
     connections (DB_CONN_MAX_AGE), and PostgreSQL refuses to drop a database that sessions
     are still using.
     """

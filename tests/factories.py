@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 import factory
 from django.test import Client
 
-from games import fairness, services
-from games.models import Game, Move, Player, ScoreEntry
-from games.selectors import game_state
+from games import services
+from games.domain import fairness
 from games.services import new_controller, new_room_code
+from games.store.models import Game, Move, Player, ScoreEntry
+from games.store.selectors import game_state
 
 
 class GameFactory(factory.django.DjangoModelFactory):

@@ -100,7 +100,7 @@ def test_production_settings_with_postgres_and_redis_pass_check_deploy(tmp_path:
     assert "System check identified no issues (0 silenced)." in result.stdout
     shown = show_settings(env)
     assert shown["cache"] == "django.core.cache.backends.redis.RedisCache"
-    assert shown["layer"] == "yahtzee.layers.ResubscribingPubSubChannelLayer"
+    assert shown["layer"] == "games.realtime.layers.ResubscribingPubSubChannelLayer"
     assert shown["database"] == "yahtzee.postgresql"
 
 
@@ -176,6 +176,13 @@ def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose
         assert env["DEBUG"] == "0" and env["BEHIND_PROXY"] == "1" and "postgres" in env["DATABASE_URL"]
         assert env["REDIS_URL"].startswith("redis://redis:")
         assert name in env["ALLOWED_HOSTS"]  # the proxy's health checks use the worker's name
+        assert env["SCHEDULER"] == "local"  # their own rooms' timers; the scheduler sweeps
+    # The scheduler: its own process, on the same database and Redis, after the migration.
+    scheduler = services["scheduler"]
+    assert scheduler["command"] == ["python", "manage.py", "run_scheduler"]
+    assert scheduler["restart"] == "unless-stopped" and scheduler["healthcheck"]["disable"] is True
+    assert scheduler["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert "SCHEDULER" not in scheduler["environment"] and "postgres" in scheduler["environment"]["DATABASE_URL"]
     proxy = services["proxy"]
     assert proxy["build"]["target"] == "proxy"
     for name in workers:
@@ -237,7 +244,7 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
+def caddy_in_front(tmp_path: Path, upstreams: list[int], health_interval: str = "5s") -> Iterator[str]:
     """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports); its URL."""
     need_program("caddy", "apt-get install caddy")
     port = free_port()
@@ -246,6 +253,7 @@ def caddy_in_front(tmp_path: Path, upstreams: list[int]) -> Iterator[str]:
         "SITE_ADDRESS": f"http://127.0.0.1:{port}",
         "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
         "UPSTREAMS": " ".join(f"127.0.0.1:{upstream}" for upstream in upstreams),
+        "HEALTH_INTERVAL": health_interval,
         "STATIC_ROOT": str(ROOT / "static"),
         "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
         "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
@@ -324,11 +332,6 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
     url, _ = proxied
     # Each guess claims another address; the proxy replaces the claim with the real one,
     # so the worker counts them all against this client (5 misses a minute in this test).
-    # The limiter counts in fixed 60 s windows of the wall clock (games.ratelimit), which
-    # the worker shares with this test: start well inside one, so the six guesses land in
-    # the same window (once in CI they straddled two and the sixth was a first again).
-    if time.time() % 60 > 50:
-        time.sleep(60 - time.time() % 60 + 0.1)
     statuses = []
     for i in range(6):
         request = urllib.request.Request(url + f"/r/guess{i:05d}/", headers={"X-Real-IP": f"10.9.9.{i}"})
@@ -342,7 +345,12 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
 def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
     need_program("caddy", "apt-get install caddy")
     # One visitor holds 36 sockets here, past a browser's usual share (WS_MAX_PER_BROWSER).
-    env = worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64")
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
+    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
     workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
@@ -376,6 +384,7 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     finally:
         for worker in workers:
             worker.stop()
+        redis.kill()
 
 
 def test_redis_without_a_shared_secret_key_is_flagged(tmp_path: Path) -> None:
@@ -398,3 +407,68 @@ def test_check_deploy_flags_hosts_the_origin_check_cannot_use(
         "check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **{**PRODUCTION, setting: value})
     )
     assert result.returncode != 0 and check in result.stdout + result.stderr
+
+
+def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> None:
+    """Health says whether a worker can serve: without Redis both still can, so the proxy keeps both."""
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
+    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    try:
+        with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms") as url:
+            visitor = Browser(url)
+            assert visitor.create_room("Ann")
+            redis.kill()
+            time.sleep(2.5)  # several of the proxy's health checks, every 500 ms
+            for worker in workers:
+                health = json.loads(Browser(worker.url).get("/healthz"))
+                assert health["ok"] and health["degraded"] == ["channel_layer"], health
+            # Round robin over both workers: every page still lands (a 503 would raise here).
+            for _ in range(6):
+                assert "<html" in Browser(url).get("/")
+    finally:
+        for worker in workers:
+            worker.stop()
+        redis.kill()
+
+
+def test_a_second_worker_on_the_in_memory_layer_refuses_to_serve(tmp_path: Path) -> None:
+    """Two workers without REDIS_URL never share a room's frames: the second one says so and stops."""
+    env = worker_env(tmp_path)
+    first = ServerProcess(env, log_dir=tmp_path).start()
+    try:
+        with pytest.raises(RuntimeError, match="in-memory channel layer"):
+            ServerProcess(env, log_dir=tmp_path).start()
+        # The first one killed (its row is left behind), a new one on its own serves.
+        first.kill()
+        first.start()
+    finally:
+        first.stop()
+
+
+def test_workers_with_different_secret_keys_refuse_to_share_a_database(tmp_path: Path) -> None:
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
+    first = ServerProcess(env, log_dir=tmp_path).start()
+    try:
+        second = ServerProcess(env, log_dir=tmp_path).start()  # the same key: fine
+        second.stop()
+        with pytest.raises(RuntimeError, match="different SECRET_KEY"):
+            ServerProcess({**env, "SECRET_KEY": secrets.token_urlsafe(50)}, log_dir=tmp_path).start()
+    finally:
+        first.stop()
+        redis.kill()
+
+
+def test_a_server_started_with_debug_on_says_so_in_its_log(tmp_path: Path) -> None:
+    server = ServerProcess({**worker_env(tmp_path), "DEBUG": "1", "LOG_LEVEL": "WARNING"}, log_dir=tmp_path).start()
+    try:
+        assert "yahtzee.W004" in server.log() and "DEBUG is on" in server.log()
+    finally:
+        server.stop()

@@ -2,7 +2,7 @@
 
 Private rooms stay hidden without their code, only the seat whose turn it is can act,
 websockets from other sites are refused, every form needs its CSRF token, room creation
-and joins are rate limited per client (tests/test_ratelimit.py), the admin is for staff only, and no secret (the
+and joins are rate limited per client (tests/realtime/test_limits.py), the admin is for staff only, and no secret (the
 server seed, another browser's controller token) is in anything a client receives
 before the game ends.
 """
@@ -20,7 +20,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games.models import Game
+from games.store.models import Game
 from tests.factories import create_room
 from yahtzee.asgi import application
 
@@ -370,7 +370,7 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
         ("post", "/r/{}/score"),
     ],
 )
-@pytest.mark.usefixtures("one_window")
+@pytest.mark.usefixtures("limit_clock")
 def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, method: str, path: str) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "3/60"
     code = create_room(Client())
@@ -415,7 +415,7 @@ def _scope(origin: str | None, host: str | None, scheme: str = "ws", proto: str 
 def test_the_origin_check_compares_scheme_host_and_port(
     settings: Any, origin: str | None, host: str, scheme: str, proto: str | None, allowed: bool
 ) -> None:
-    from yahtzee.origin import origin_allowed
+    from games.realtime.origin import origin_allowed
 
     settings.ALLOWED_HOSTS = ["127.0.0.1", "yahtzee.example.org"]
     settings.CSRF_TRUSTED_ORIGINS = ["https://app.example.org"]

@@ -43,9 +43,11 @@ def test_asgi_application_routes_http_and_websocket() -> None:
     from channels.routing import ProtocolTypeRouter
 
     from yahtzee.asgi import application
+    from yahtzee.lifespan import Lifespan
 
-    assert isinstance(application, ProtocolTypeRouter)
-    assert set(application.application_mapping) == {"http", "websocket"}
+    assert isinstance(application, Lifespan)  # the lifespan runs the scheduler, then hands on
+    assert isinstance(application.app, ProtocolTypeRouter)
+    assert set(application.app.application_mapping) == {"http", "websocket"}
 
 
 def test_embedded_default_is_sqlite_in_wal_mode_or_the_configured_database() -> None:
@@ -95,8 +97,25 @@ def test_healthz_reports_the_database_and_the_channel_layer(client: Client) -> N
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.json()
-    assert body["ok"] is True
+    assert body["ok"] is True and body["degraded"] == []
     assert body["database"]["ok"] and body["channel_layer"]["ok"]
+
+
+@pytest.mark.django_db
+def test_healthz_without_the_channel_layer_is_200_and_says_degraded(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that lost Redis still serves pages and its own rooms: the proxy must keep it."""
+
+    async def broken() -> None:
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr("yahtzee.health._channel_layer", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True and body["degraded"] == ["channel_layer"]
+    assert body["channel_layer"] == {"ok": False, "error": "ConnectionError: redis is down"}
 
 
 @pytest.mark.django_db

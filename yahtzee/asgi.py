@@ -22,26 +22,30 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games.routing import websocket_urlpatterns  # noqa: E402
-from games.tables import prepare_in_background  # noqa: E402
-from yahtzee.backlog import BoundedSend  # noqa: E402
+from games.realtime.backlog import BoundedSend  # noqa: E402
+from games.realtime.gate import AddressGate  # noqa: E402
+from games.realtime.origin import SameOriginValidator  # noqa: E402
+from games.realtime.routing import websocket_urlpatterns  # noqa: E402
+from games.services.tables import prepare_in_background  # noqa: E402
 from yahtzee.checks import warn_at_start  # noqa: E402
-from yahtzee.gate import AddressGate  # noqa: E402
-from yahtzee.origin import SameOriginValidator  # noqa: E402
+from yahtzee.lifespan import Lifespan  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # BoundedSend closes a socket that falls too far behind (WS_SEND_BACKLOG).
-        "websocket": AddressGate(
-            BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
-        ),
-    }
+# The lifespan runs the process's scheduler (games.scheduling) while it serves.
+application = Lifespan(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # BoundedSend closes a socket that falls too far behind (WS_SEND_BACKLOG).
+            "websocket": AddressGate(
+                BoundedSend(SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))))
+            ),
+        }
+    )
 )
 
 # Daphne runs no system checks: the operator traps (several workers, no shared key) are logged here.
 warn_at_start()
 
 # A serving process builds the coach's and the bots' missing tables in the background now,
-# so the first game does not wait for them (BOT_TABLES_AT_START; games/tables.py).
+# so the first game does not wait for them (BOT_TABLES_AT_START; games/services/tables.py).
 prepare_in_background()

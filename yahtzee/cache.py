@@ -4,8 +4,8 @@ Django keeps one cache object per thread (per request context under ASGI), and i
 cache client one connection pool per object. Under ASGI each page request's sync code runs
 in a context and a thread of its own, so each request made a new pool and opened a new
 connection to Redis (a TCP handshake, and redis-py's ``CLIENT SETINFO``, whose library
-version it looks up in the installed packages' metadata every time) for its rate-limit
-counters, then dropped it. Given as the cache's ``pool_class``, this hands every thread
+version it looks up in the installed packages' metadata every time) for its counters
+(allauth's limits), then dropped it. Given as the cache's ``pool_class``, this hands every thread
 the same pool per server and options: redis-py's pools are thread-safe and keep their
 connections.
 """

@@ -5,10 +5,16 @@
   and a browser seated through one worker is a stranger to the next. A plain check, so
   ``migrate`` and every server start show it; Daphne's start logs it too (yahtzee/asgi.py).
 - ``yahtzee.W002`` (``--deploy``): ``ALLOWED_HOSTS`` holds ``*``. Django's own deploy
-  checks do not flag it. The websocket Origin check does not rely on it (yahtzee/origin.py),
+  checks do not flag it. The websocket Origin check does not rely on it (games/realtime/origin.py),
   but Host-header attacks on the pages (links in mails, cache poisoning) do.
 - ``yahtzee.W003`` (``--deploy``): ``CSRF_TRUSTED_ORIGINS`` entries without a scheme, or
   with a wildcard, which the Origin check cannot compare.
+- ``yahtzee.W004`` (``--deploy``): ``DEBUG`` is on: error pages show settings and code.
+
+Every server process logs all of them when it starts (``warn_at_start``), deploy checks
+included, so an operator sees them without running ``check --deploy``. What only shows
+between workers (different keys, several on the in-memory layer) is compared when each
+starts serving (games.services.processes).
 """
 
 from __future__ import annotations
@@ -62,7 +68,20 @@ def no_wildcard_hosts(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
     return found
 
 
+@checks.register("yahtzee", deploy=True)
+def no_debug(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    if settings.DEBUG:
+        return [
+            checks.Warning(
+                "DEBUG is on: an error shows its traceback, settings and code to whoever caused it.",
+                hint="Leave DEBUG unset (or 0) on any server others can reach.",
+                id="yahtzee.W004",
+            )
+        ]
+    return []
+
+
 def warn_at_start() -> None:
-    """Log this project's plain checks loudly when a server process starts (Daphne runs no checks)."""
-    for message in checks.run_checks(tags=["yahtzee"]):
+    """Log this project's checks, deploy checks included, loudly when a server process starts."""
+    for message in checks.run_checks(tags=["yahtzee"], include_deployment_checks=True):
         log.warning("%s: %s (%s)", message.id, message.msg, message.hint)

@@ -1,4 +1,12 @@
-"""``/healthz``: is this process able to serve a game? (the database and the channel layer)"""
+"""``/healthz``: can this process serve? What the proxy and Docker need to know, and no more.
+
+The database is required: without it no page or game can be served, and the answer is 503.
+The channel layer (Redis) is reported, not required: while it is away a worker still
+serves every page and plays the rooms whose sockets it holds (only the relay to other
+workers is lost, and resynced when it returns), so taking every worker out of the proxy
+for it would turn a degraded relay into a site that answers nothing. The answer is then
+200 with ``"degraded": ["channel_layer"]``.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +22,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 TIMEOUT = 3.0
+REQUIRED = ("database",)
 # One reply channel per process, layer and event loop: the pub/sub layer keeps a
 # subscription per channel it has received on, so a fresh channel per check would pile
 # them up; and it keeps one connection per event loop, so a channel made on one loop is
@@ -70,5 +79,6 @@ async def healthz(request: HttpRequest) -> JsonResponse:
             checks[name] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}
         except Exception as exc:  # noqa: BLE001 - any failure is the answer
             checks[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:200]}
-    ok = all(c["ok"] for c in checks.values())
-    return JsonResponse({"ok": ok, **checks}, status=200 if ok else 503)
+    ok = all(checks[name]["ok"] for name in REQUIRED)
+    degraded = [name for name, check in checks.items() if not check["ok"] and name not in REQUIRED]
+    return JsonResponse({"ok": ok, "degraded": degraded, **checks}, status=200 if ok else 503)

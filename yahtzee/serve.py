@@ -9,7 +9,7 @@ server production runs. Measured against Daphne on the same bench (docs/performa
 it costs less server CPU per game action; Daphne stays installed for Django's own tooling
 (``runserver``, for which alone its app is in INSTALLED_APPS) and serves the same application (``daphne
 yahtzee.asgi:application``). Under either, a socket's outgoing data is bounded by
-yahtzee/backlog.py (WS_SEND_BACKLOG), not by the server.
+games/realtime/backlog.py (WS_SEND_BACKLOG), not by the server.
 
 The application is imported before the server starts, and what it made is then frozen
 (``gc.freeze()``, unless ``GC_FREEZE=0``): see ``start``.
@@ -23,7 +23,7 @@ import os
 
 import uvicorn
 
-# Frames are at most 4 KiB (games.consumers.MAX_FRAME_BYTES, answered with an error frame);
+# Frames are at most 4 KiB (games.realtime.consumer.MAX_FRAME_BYTES, answered with an error frame);
 # a message over this closes the socket before it is ever buffered whole.
 WS_MAX_BYTES = 64 * 1024
 # Server pings: every 20 s, and a client that has not answered one 20 s later is dropped
@@ -60,7 +60,7 @@ def config(argv: list[str] | None = None) -> uvicorn.Config:
         ws_max_size=WS_MAX_BYTES,
         ws_ping_interval=WS_PING_INTERVAL,
         ws_ping_timeout=WS_PING_TIMEOUT,
-        lifespan="off",  # Channels' router has no lifespan handler
+        lifespan="on",  # runs the process's scheduler (yahtzee.lifespan)
         access_log=False,
         log_level=os.environ.get("LOG_LEVEL", "INFO").lower(),
         proxy_headers=args.proxy_headers,
@@ -74,7 +74,7 @@ def start(config: uvicorn.Config) -> uvicorn.Server:
 
     ``gc.freeze()`` moves every object alive after the imports (modules, settings, the
     solver's tables, Django's URL and template machinery: most of a worker's objects) out
-    of the cyclic collector's sight, so its full collections no longer walk them again
+    of the cyclic collector's sight, so its full collections do not walk them again
     and again while sockets come and go. Off with ``GC_FREEZE=0``. The collector's
     thresholds are then set (``GC_THRESHOLD``, below).
     """
@@ -87,10 +87,11 @@ def start(config: uvicorn.Config) -> uvicorn.Server:
 
 # The cyclic collector's thresholds for a worker (``GC_THRESHOLD``, Python's own are
 # 700,10,10). An action makes a few thousand short-lived objects; at 700 allocations a
-# young collection ran several times an action, promoted what was still alive, and the
-# older generations filled and were walked whole, over every socket's objects: with 8,000
-# sockets on a process, stalls of up to seconds (docs/performance.md, session 9: p99 2.7 s
-# at 1,000 rooms, 42 ms with these). At 50,000 the young die before they are collected.
+# young collection runs several times an action, promotes what is still alive, and the
+# older generations fill and are walked whole, over every socket's objects: with 8,000
+# sockets on a process, stalls of up to seconds (docs/performance.md: a p99 of 2.7 s at
+# 1,000 rooms with Python's thresholds, 15 ms with these). At 50,000 the young die before
+# they are collected.
 GC_THRESHOLD = (50_000, 20, 100)
 
 

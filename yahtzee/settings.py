@@ -47,7 +47,7 @@ SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY"))
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
-CSRF_FAILURE_VIEW = "yahtzee.errorpages.csrf_failure"
+CSRF_FAILURE_VIEW = "games.web.errorpages.csrf_failure"
 SITE_NAME = os.environ.get("SITE_NAME", "Yahtzee Rooms")
 
 # Daphne's app makes `manage.py runserver` serve the ASGI application (websockets included)
@@ -82,10 +82,10 @@ MIDDLEWARE = [
     # Outside everything that may answer a page (error pages too); after WhiteNoise, whose
     # static files need no policy.
     "csp.middleware.CSPMiddleware",
-    "yahtzee.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
+    "games.web.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "yahtzee.middleware.DatabaseUnavailableMiddleware",
+    "games.web.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "allauth.account.middleware.AccountMiddleware",
@@ -130,7 +130,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
 # addresses must not lock its owner out (allauth's login limit below is per address too).
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "games.ratelimit.login_ip"  # X-Real-IP only behind the proxy
+AXES_CLIENT_IP_CALLABLE = "games.realtime.limits.login_ip"  # X-Real-IP only behind the proxy
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 
 # Optional accounts (django-allauth; docs/accounts.md): a username and a password, no email
@@ -157,11 +157,10 @@ MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
 # WebAuthn needs HTTPS, except on localhost (the browsers' own rule): plain HTTP is allowed
 # unless the site says it is served over HTTPS.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = envbool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", not envbool("HTTPS", False))
-# A finished game is counted (history, stats, rating) in a background thread of the process
-# that ended it; 0 counts it in the same thread, right after the commit (the tests do).
-ACCOUNTS_COUNT_IN_BACKGROUND = envbool("ACCOUNTS_COUNT_IN_BACKGROUND", True)
 
 ROOT_URLCONF = "yahtzee.urls"
+# The games app keeps its schema with its models, in the store layer (games/store/).
+MIGRATION_MODULES = {"games": "games.store.migrations"}
 ASGI_APPLICATION = "yahtzee.asgi.application"
 
 TEMPLATES = [
@@ -174,7 +173,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context_processors.site",
+                "games.web.context_processors.site",
             ],
         },
     },
@@ -194,7 +193,7 @@ def sqlite_database(path: Path) -> dj_database_url.DBConfig:
             "timeout": 20,
         },
         # Kept open (per thread): closing the last connection to a WAL database
-        # checkpoints it, a disk sync that every action paid when each one closed.
+        # checkpoints it, a disk sync that every action would pay if it closed its own.
         "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 600),
     }
 
@@ -205,8 +204,8 @@ if os.environ.get("DATABASE_URL"):
         "default": dj_database_url.parse(
             os.environ["DATABASE_URL"],
             # Kept by the few threads that run websocket actions (yahtzee/postgresql closes the
-            # page-request threads' own): at 0 every action opened a new PostgreSQL connection,
-            # a server process forked for it, which cost more than the action (compose: 60 too).
+            # page-request threads' own): at 0 every action would open a new PostgreSQL
+            # connection, a server process forked for it, costing more than the action (compose: 60 too).
             conn_max_age=envint("DB_CONN_MAX_AGE", 60),
             conn_health_checks=True,
         )
@@ -244,24 +243,25 @@ if REDIS_URL:
     else:
         CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "yahtzee.layers.ResubscribingPubSubChannelLayer",
+                "BACKEND": "games.realtime.layers.ResubscribingPubSubChannelLayer",
                 "CONFIG": {"hosts": [REDIS_URL]},
             }
         }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# Websocket frames a second one socket may send before it is told off (and then closed).
+# Websocket frames a second one socket may send before it is told off (and then closed); not
+# turned off by RATE_LIMITS=0: load generators raise this one instead.
 WS_RATE_LIMIT = envint("WS_RATE_LIMIT", 20)
-# Fair shares of a worker (games/sockets.py; docs/security.md), off with RATE_LIMITS=0 like
-# the other per-client limits: open sockets per address and per browser (0: no cap), new
-# sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
+# Fair shares of a worker (games/realtime/sockets.py, games/realtime/limits.py; docs/security.md), off with
+# RATE_LIMITS=0 like the other limits: open sockets per address and per browser (0: no cap),
+# new sockets and frames per address, hints per browser ("COUNT/SECONDS"); and how often a
 # room's presence goes out, a ping is written, and rows of dead processes are swept.
 WS_MAX_PER_ADDRESS = envint("WS_MAX_PER_ADDRESS", 100)
 WS_MAX_PER_BROWSER = envint("WS_MAX_PER_BROWSER", 16)
 WS_CONNECT_RATE = os.environ.get("WS_CONNECT_RATE", "60/10")  # new sockets per address
 # Refusals per address per WS_CONNECT_RATE window that are clear (accepted, an error frame,
-# close 4029); past them a handshake is refused before it is accepted (HTTP 403): yahtzee/gate.py.
+# close 4029); past them a handshake is refused before it is accepted (HTTP 403): games/realtime/gate.py.
 WS_CLEAR_REFUSALS = envint("WS_CLEAR_REFUSALS", 10)
 WS_FRAMES_PER_ADDRESS = envint("WS_FRAMES_PER_ADDRESS", 200)  # frames a second, all its sockets together
 WS_HINT_RATE = os.environ.get("WS_HINT_RATE", "10/10")
@@ -269,19 +269,29 @@ PRESENCE_COALESCE = float(os.environ.get("PRESENCE_COALESCE") or 0.25)
 PING_WRITE_SECONDS = float(os.environ.get("PING_WRITE_SECONDS") or 10)
 PRESENCE_SWEEP_SECONDS = float(os.environ.get("PRESENCE_SWEEP_SECONDS") or 60)
 # Bytes a websocket may have unsent before it is closed (4009) as too far behind, and the
-# seconds it then has to read that close before its connection is cut (yahtzee/backlog.py).
+# seconds it then has to read that close before its connection is cut (games/realtime/backlog.py).
 WS_SEND_BACKLOG = envint("WS_SEND_BACKLOG", 256 * 1024)
 WS_SEND_GRACE = float(os.environ.get("WS_SEND_GRACE") or 2)
-# Chat messages and reactions one socket may send, "COUNT/SECONDS" ("off": no limit).
+# Chat messages and reactions one browser may send over all its sockets, "COUNT/SECONDS" ("off": no limit).
 CHAT_RATE = os.environ.get("CHAT_RATE", "5/10")
 REACTION_RATE = os.environ.get("REACTION_RATE", "5/10")
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # The turn timers a room may be created with, in seconds (0: none). Tests add a short one.
 TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120")]
-# Build the coach's and the bots' missing solver tables when a server starts (games/tables.py),
+# Build the coach's and the bots' missing solver tables when a server starts (games/services/tables.py),
 # and how many seconds the game's review waits for a build under way before it answers 503.
 BOT_TABLES_AT_START = envbool("BOT_TABLES_AT_START", True)
+# The scheduler (games.scheduling): "all" sweeps for due rooms every SCHEDULER_POLL seconds
+# and keeps timers for the rooms this process committed; "local" only the timers (web
+# workers beside a `manage.py run_scheduler` process); "off" nothing. A gap of more than
+# SCHEDULER_OUTAGE seconds in which no process beat moves running turn deadlines on by it.
+SCHEDULER = os.environ.get("SCHEDULER", "all")
+SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
+SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
+# What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
+# 1 runs it in the committing thread, right after the commit (the unit tests do).
+FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)
 COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -314,16 +324,18 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# Cache: Redis with REDIS_URL (shared by every server process, so the rate limits hold
-# across them), else this process's memory. CACHE_URL picks another Redis for it.
+# Cache: Redis with REDIS_URL (shared by every server process: allauth's own limits count in
+# it, and the rate limits below in its Redis), else this process's memory. CACHE_URL picks
+# another Redis for both.
 CACHE_URL = os.environ.get("CACHE_URL", "") or REDIS_URL
+# Deployments (and test servers) sharing one Redis keep their counters apart.
+CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}")
 if CACHE_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
-            # Deployments (and test servers) sharing one Redis keep their counters apart.
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", f"yahtzee:{DATABASES['default'].get('NAME', '')}"),
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
             # One connection pool for every thread, not a new connection per page request.
             "OPTIONS": {
                 "socket_connect_timeout": 1,
@@ -335,11 +347,15 @@ if CACHE_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "yahtzee"}}
 
-# Rate limits per client (its seats' browser session, else its IP address), as
-# "COUNT/SECONDS"; "0" turns one off, RATE_LIMITS=0 all of them. Far above what a person
-# does; a load generator's servers turn them off. RATE_LIMIT_PER_IP multiplies them into a
-# cap for everyone behind one address, so dropping cookies does not reset a client.
+# Rate limits (games/realtime/limits.py: moving windows), as "COUNT/SECONDS"; "0" turns one off,
+# RATE_LIMITS=0 all of them but WS_RATE_LIMIT. Far above what a person does; a load
+# generator's servers turn them off. Room creation and joins count per browser (its seats'
+# session), and RATE_LIMIT_PER_IP times as many per IP address, a cap for everyone behind
+# one address, so dropping cookies does not reset a client. The limits that must hold
+# across server processes count in the cache's Redis, under the cache's key prefix.
 RATE_LIMITS = envbool("RATE_LIMITS", True)
+RATE_LIMIT_REDIS_URL = CACHE_URL
+RATE_LIMIT_KEY_PREFIX = CACHE_KEY_PREFIX
 RATE_LIMIT_ROOM_CREATE = os.environ.get("RATE_LIMIT_ROOM_CREATE", "10/60")
 RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
 # Looking up rooms that do not exist (guessing codes) is counted per IP address.
@@ -349,7 +365,7 @@ RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)
 RATE_LIMIT_NAMESPACE = ""
 
 # Give freed memory back to the system (glibc's malloc_trim) a few seconds after this many
-# websockets closed, at most once per 5 s (yahtzee/memory.py); 0 never does.
+# websockets closed, at most once per 5 s (games/realtime/memory.py); 0 never does.
 MEMORY_TRIM_AFTER_CLOSES = envint("MEMORY_TRIM_AFTER_CLOSES", 50)
 
 # BENCH_ENDPOINTS=1 adds /ws/bench/<room>/, a bare broadcast socket for bench/load.py.

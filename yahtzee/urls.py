@@ -11,13 +11,13 @@ urlpatterns = [
     # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
     path("", include("accounts.urls")),
-    path("", include("games.urls")),
+    path("", include("games.web.urls")),
 ]
 
-# Error pages in the site's style (yahtzee/errorpages.py); CSRF failures: settings.CSRF_FAILURE_VIEW.
-handler400 = "yahtzee.errorpages.bad_request"
-handler403 = "yahtzee.errorpages.permission_denied"
-handler404 = "yahtzee.errorpages.page_not_found"
-handler500 = "yahtzee.errorpages.server_error"
+# Error pages in the site's style (games/web/errorpages.py); CSRF failures: settings.CSRF_FAILURE_VIEW.
+handler400 = "games.web.errorpages.bad_request"
+handler403 = "games.web.errorpages.permission_denied"
+handler404 = "games.web.errorpages.page_not_found"
+handler500 = "games.web.errorpages.server_error"
 # Not Django's: allauth's rate limits (sign-in, sign-up, passwords) answer with this one.
-handler429 = "yahtzee.errorpages.too_many_requests"
+handler429 = "games.web.errorpages.too_many_requests"

@@ -32,7 +32,7 @@ controls each, and the game's roll counter, so an action needs no other reads.
 Callers use the package: ``from games import services; services.turn_roll(...)``.
 """
 
-from games.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
+from games.domain.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
 from games.services.actions import act
 from games.services.chat import REACTIONS, chat_hide, chat_post, chat_react, seat_mute, seat_unmute
 from games.services.clock import check_timer, clock_expire, game_pause, game_resume, timer_choices

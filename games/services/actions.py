@@ -8,14 +8,14 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, connection, transaction
 
-from games import broadcast, moves, signals
-from games import errors as E
-from games.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
-from games.models import Game, Move, Player
-from games.rules import GameState, RuleViolation
-from games.rules.codec import state_from_dict, state_to_dict
-from games.services import deadline
+from games.domain import errors as E
+from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
+from games.domain.rules import GameState, RuleViolation
+from games.domain.rules.codec import state_from_dict, state_to_dict
+from games.services import deadline, events
 from games.services.codes import ACTION_ID_MAX, normalize_code
+from games.store import moves
+from games.store.models import Game, Move, Player
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -26,13 +26,13 @@ def locked(code: str) -> Game:
 
 
 def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) -> R:
-    """Run ``action(game)``, which checks, asks the rules and ends with one ``_record``.
+    """Run ``action(game)``, which checks, asks the rules and ends with one ``record``.
 
     On PostgreSQL, outside any caller's transaction, first without the lock, with a
     guarded write (the module docstring): on the room's row as this process last wrote
     it (``moves.remembered``: no read at all), else on an unlocked read. ``more_writes``:
     the action writes other rows too, so that try is one transaction (its other writes
-    come after ``_record``, whose guarded update takes the row lock first). Otherwise, and
+    come after ``record``, whose guarded update takes the row lock first). Otherwise, and
     if another action came first, in one transaction under the row lock.
 
     A refusal on the remembered row may come from a row that has moved on elsewhere: it
@@ -55,7 +55,7 @@ def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) ->
 
 
 def _unlocked(game: Game, action: Callable[[Game], R], more_writes: bool) -> R:
-    game._read_version = game.version  # type: ignore[attr-defined]  # _record guards its write with it
+    game._read_version = game.version  # type: ignore[attr-defined]  # record guards its write with it
     if more_writes:
         with transaction.atomic():
             return action(game)
@@ -100,7 +100,16 @@ def record(
     deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
     if deadline.tick(game):  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
-    # An unlocked read (``_act``) writes only if the row is still at the version it read.
+    if payload.get("game_over") and not game.followups_owed:
+        # What follows the end (records, stats, ratings) is owed from this very commit on,
+        # and completed by the scheduler: a process that dies right after cannot lose it.
+        game.followups_owed = True
+        fields = (*fields, "followups_owed")
+    due = deadline.next_due(game)
+    if due != game.due_at:
+        game.due_at = due
+        fields = (*fields, "due_at")
+    # An unlocked read (``act``) writes only if the row is still at the version it read.
     guard: int | None = getattr(game, "_read_version", None)
     game.version += 1
     try:
@@ -126,22 +135,23 @@ def record(
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
     transaction.on_commit(lambda: _announce(game, move, rules))
-    if payload.get("game_over"):
-        transaction.on_commit(lambda: _finished(game))
     return move
-
-
-def _finished(game: Game) -> None:
-    """Tell the receivers of ``signals.game_finished``; none of them can undo the committed game."""
-    for receiver, result in signals.game_finished.send_robust(sender=Game, game=game):
-        if isinstance(result, Exception):
-            log.error("game_finished receiver %r failed for %s", receiver, game.code, exc_info=result)
 
 
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:
     # Of several moves in one transaction only the last is announced, with the final state.
     if game.version == move.seq:
-        broadcast.game_changed(game, move, rules)
+        event = events.Committed(
+            code=game.code,
+            version=game.version,
+            kind=move.kind,
+            due_at=game.due_at,
+            followups_owed=game.followups_owed,
+            game=game,
+            move=move,
+            rules=rules,
+        )
+        events.committed(event)
 
 
 def seats_of(game: Game) -> list[dict[str, Any]]:

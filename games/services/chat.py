@@ -13,13 +13,13 @@ from typing import Any
 
 from django.db import transaction
 
-from games import fanout
-from games.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, MUTED, NOT_A_PLAYER
-from games.models import ChatMessage, Game, Move
-from games.rules import RuleViolation
-from games.selectors import chat_message
+from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
+from games.domain.rules import RuleViolation
+from games.realtime import fanout
 from games.services.actions import check_request, controls, locked, record, require_host, seats_of
 from games.services.seats import find_seat
+from games.store.models import ChatMessage, Game, Move
+from games.store.selectors import chat_message
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
@@ -27,11 +27,18 @@ SPECTATOR = "Spectator"
 
 
 def clean_message(text: object) -> str:
+    """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
+    refused whole: a message cut mid-word says something its writer did not."""
     if not isinstance(text, str):
         raise RuleViolation(BAD_MESSAGE, "A chat message is text.")
     text = text.strip()
-    if not 0 < len(text) <= CHAT_MAX:
-        raise RuleViolation(BAD_MESSAGE, f"A chat message is 1 to {CHAT_MAX} characters.")
+    if not text:
+        raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")
+    if len(text) > CHAT_MAX:
+        raise RuleViolation(
+            CHAT_TOO_LONG,
+            f"A chat message is at most {CHAT_MAX} characters: this one has {len(text)}. Nothing was sent.",
+        )
     return text
 
 

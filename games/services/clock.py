@@ -1,10 +1,11 @@
 """The turn timer and the host's pause: a turn that runs out is played for the player.
 
-The deadline itself is kept by every recorded action (``games.services.deadline``);
-games.turnclock, in every process with a socket in the room, calls ``clock_expire`` when
-it passes. Under the Game row's lock the timeout applies only if the room is still at the
-version the caller saw and the deadline has passed: exactly once, whichever process comes
-first; the others find the version moved on and do nothing.
+The deadline itself is kept by every recorded action (``games.services.deadline``), and
+the room is due at it; the scheduler (games.scheduling) calls ``clock_expire`` when it
+passes, in whichever process claims the room. Under the Game row's lock the timeout
+applies only if the room is still at the version the caller saw and the deadline has
+passed: exactly once, whichever process comes first; the others find the version moved
+on and do nothing.
 
 A timeout is logged as a ``timeout`` Move, then the roll (if the player had not rolled)
 and the score a casual player would choose, as ordinary ``roll`` and ``score`` Moves whose
@@ -23,12 +24,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors as E
-from games.models import Game, Move, Player
-from games.rules import GameState, RuleViolation
+from games.domain import errors as E
+from games.domain.rules import GameState, RuleViolation
 from games.services.actions import check_request, locked, record, require_host, rules_state, seats_of
 from games.services.deadline import TIMEOUT_ACTION, running
 from games.services.turns import turn_roll, turn_score
+from games.store.models import Game, Move, Player
 
 AWAY_AFTER = 2  # timeouts in a row before a computer takes the seat
 AWAY_LEVEL = "casual"

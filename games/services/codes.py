@@ -6,9 +6,9 @@ import re
 import secrets
 import unicodedata
 
-from games import fairness
-from games.errors import BAD_NAME, BAD_REQUEST
-from games.rules import RuleViolation
+from games.domain import fairness
+from games.domain.errors import BAD_NAME, BAD_REQUEST
+from games.domain.rules import RuleViolation
 
 # Room codes: 10 characters from 31 unambiguous ones (no 0/o, 1/l/i) = 49.5 bits.
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"

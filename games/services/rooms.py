@@ -5,15 +5,15 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors as E
-from games import fairness
-from games.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
-from games.models import Game, Move, Player
-from games.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
+from games.domain import errors as E
+from games.domain import fairness
+from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
+from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host, seats_of
 from games.services.clock import check_timer, timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.seats import add_seat, game_add_bot, game_join
+from games.store.models import Game, Move, Player
 
 
 def game_create(

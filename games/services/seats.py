@@ -9,8 +9,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors as E
-from games.errors import (
+from games.domain import errors as E
+from games.domain.errors import (
     BAD_LEVEL,
     BAD_REQUEST,
     BAD_SEAT,
@@ -22,9 +22,7 @@ from games.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
-from games.models import ChatMessage, Game, Move, Player
-from games.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
-from games.selectors import connected_seats
+from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services.actions import (
     check_request,
     controls,
@@ -36,6 +34,8 @@ from games.services.actions import (
     seats_of,
 )
 from games.services.codes import clean_client_seed, clean_name, name_key
+from games.store.models import ChatMessage, Game, Move, Player
+from games.store.selectors import connected_seats
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}

@@ -6,11 +6,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from games import errors as E
-from games import fairness
-from games.models import Game, Move, ScoreEntry
-from games.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
+from games.domain import errors as E
+from games.domain import fairness
+from games.domain.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
 from games.services.actions import act, acting_seat, check_request, record, seats_of
+from games.store.models import Game, Move, ScoreEntry
 
 
 def _check_held(held: object) -> None:
@@ -21,7 +21,7 @@ def _check_held(held: object) -> None:
 def turn_roll(
     *, code: str, controller: str, expected_version: int | None, action_id: str, held: list[int] | None = None
 ) -> list[int]:
-    """Roll the current player's unheld dice with the fair dice. A guarded write, else the row lock (``_act``).
+    """Roll the current player's unheld dice with the fair dice. A guarded write, else the row lock (``act``).
 
     ``held`` (a roll frame may carry it): first hold exactly these dice. If that changes
     the held set, the hold is logged as its own Move just before the roll (the log's shape
@@ -73,7 +73,7 @@ def turn_roll(
 
 
 def turn_hold(*, code: str, controller: str, held: list[int], expected_version: int | None, action_id: str) -> None:
-    """Set the full set of held dice for the current player. A guarded write, else the row lock (``_act``)."""
+    """Set the full set of held dice for the current player. A guarded write, else the row lock (``act``)."""
     _check_held(held)
 
     def hold(game: Game) -> None:
@@ -96,7 +96,7 @@ def turn_hold(*, code: str, controller: str, held: list[int], expected_version: 
 def turn_score(
     *, code: str, controller: str, box: str, column: int = 0, expected_version: int | None, action_id: str
 ) -> ScoreEntry:
-    """Score the current dice in one box and pass the turn on. A guarded write, else the row lock (``_act``)."""
+    """Score the current dice in one box and pass the turn on. A guarded write, else the row lock (``act``)."""
 
     def score(game: Game) -> ScoreEntry:
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)

@@ -1,13 +1,12 @@
 // The replay page: step through a finished game roll by roll (buttons, the slider, ← → Home End).
-// The server renders every step from the Move log (games/replay.py) into #replay-data.
+// The server renders every step from the Move log (games/services/replay.py) into #replay-data.
+
+import { esc, scorecardHtml } from "./scorecard.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const steps = data.steps;
 const $ = (id) => document.getElementById(id);
-const esc = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const columns = data.ruleset.columns;
-const upperBoxes = data.ruleset.boxes.filter((b) => b.upper);
-const lowerBoxes = data.ruleset.boxes.filter((b) => !b.upper);
 
 // The scorecards after each step: every card at the start, then the scorer's after each score.
 const cardsAt = [];
@@ -20,13 +19,23 @@ for (const step of steps) {
 
 let index = 0;
 
+// Painted: a die's colour by hue, pattern and initial letter, as at the table (site.css).
+const colourOf = (step, i) => (data.ruleset.colours.includes(step.colours?.[i]) ? step.colours[i] : null);
+
 function diceHtml(step) {
   if (!step.dice.length) return "";
   const held = new Set(step.held);
   return step.dice
-    .map((d, i) => `<span class="rdie${held.has(i) ? " held" : ""}" title="${held.has(i) ? "kept" : "rolled"}">${d}</span>`)
+    .map((d, i) => {
+      const colour = colourOf(step, i);
+      const painted = colour ? ` painted colour-${colour}` : "";
+      const mark = colour ? `<b class="rdie-mark">${colour[0].toUpperCase()}</b>` : "";
+      return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colour}, ` : ""}${held.has(i) ? "kept" : "rolled"}">${d}${mark}</span>`;
+    })
     .join("");
 }
+
+const diceLabel = (step) => `Dice: ${step.dice.map((d, i) => [d, colourOf(step, i)].filter(Boolean).join(" ")).join(", ")}`;
 
 function verdictHtml(step) {
   const v = step.verdict;
@@ -38,42 +47,12 @@ function verdictHtml(step) {
     Perfect play: ${esc(v.best)}.`;
 }
 
-function cell(card, column, box) {
-  const col = card && card.columns[column];
-  const points = col ? col.boxes[box] : undefined;
-  return points === undefined ? "" : String(points);
-}
-
 function cardHtml(step, shown) {
-  const seats = data.seats;
-  const sub = columns > 1;
-  const head = seats
-    .map((s, i) => `<th scope="col" colspan="${columns}" class="${step.seat === i ? "turn" : ""}">${esc(s.name)}</th>`)
-    .join("");
-  const subHead = sub
-    ? `<tr><th scope="row" class="sr-only-cell"><span class="sr-only">Column</span></th>${seats
-        .map(() => data.ruleset.multipliers.map((m) => `<th scope="col" class="mult">×${m}</th>`).join(""))
-        .join("")}</tr>`
-    : "";
-  const row = (box) => `<tr><th scope="row">${esc(box.label)}</th>${seats
-    .map((s, i) => Array.from({ length: columns }, (_, k) => {
-      const just = step.kind === "score" && step.seat === i && step.column === k && step.box === box.box;
-      return `<td class="num${just ? " just" : ""}">${cell(shown[i], k, box.box)}</td>`;
-    }).join(""))
-    .join("")}</tr>`;
-  const sum = (label, key, cls = "") => `<tr class="sum ${cls}"><th scope="row">${label}</th>${seats
-    .map((s, i) => Array.from({ length: columns }, (_, k) => {
-      const col = shown[i] && shown[i].columns[k];
-      return `<td class="num">${col ? col[key] : ""}</td>`;
-    }).join(""))
-    .join("")}</tr>`;
-  const total = `<tr class="sum grand"><th scope="row">Total</th>${seats
-    .map((s, i) => `<td class="num" colspan="${columns}">${shown[i] ? shown[i].total : ""}</td>`)
-    .join("")}</tr>`;
-  return `<thead><tr><th scope="col"><span class="sr-only">Box</span></th>${head}</tr>${subHead}</thead>
-    <tbody>${upperBoxes.map(row).join("")}${sum("Upper sum", "upper")}${sum(
-      columns > 1 ? "Upper bonus" : `Bonus (${data.ruleset.upper_bonus_threshold}+)`, "upper_bonus")}
-    ${lowerBoxes.map(row).join("")}${sum("Yahtzee bonus", "yahtzee_bonus")}${total}</tbody>`;
+  const seats = data.seats.map((s, i) => ({ seat: i, name: s.name, gone: false }));
+  const cards = Object.fromEntries(shown.map((card, i) => [i, card]));
+  const just = step.kind === "score" ? { seat: step.seat, box: step.box, column: step.column } : null;
+  const current = step.seat ?? null;
+  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, just, caption: "Scorecards at this step", wrap: true });
 }
 
 function show(i, { focus = false } = {}) {
@@ -88,7 +67,7 @@ function show(i, { focus = false } = {}) {
   $("step-round").innerHTML = round ? `<span class="muted">${round}</span>` : "";
   $("step-text").innerHTML = `${esc(step.text)}${computer}`;
   $("step-dice").innerHTML = diceHtml(step);
-  $("step-dice").setAttribute("aria-label", step.dice.length ? `Dice: ${step.dice.join(" ")}` : "No dice");
+  $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : "No dice");
   $("step-dice").hidden = !step.dice.length;
   const verdict = verdictHtml(step);
   $("step-verdict").innerHTML = verdict;

@@ -15,6 +15,7 @@ const levels = initial.bot_levels;
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
 // What this page knows beyond the protocol client's state.
 const ui = {
@@ -32,8 +33,11 @@ const ui = {
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {version, left, at}: the turn timer's seconds left when this page got the state
   lastBack: 0,
+  seenPlaying: false, // this page showed the game being played (its end is then brought into view)
+  wasConnected: false,
 };
 const REACTION_SHOWN = 2500;
+const CHAT_WARN = 50; // the chat's characters left show from here on
 const FEED_SIZE = 6;
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -52,9 +56,12 @@ const client = new RoomClient({
       draw();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
-        ($("roll") ?? $("dice"))?.focus();
         // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
-        if (client.state.local && !$("play").hidden) $("play").scrollIntoView({ block: "start" });
+        // (At the game's end the dice are gone: the result was brought into view instead.)
+        if (!$("play").hidden) {
+          ($("roll") ?? $("dice"))?.focus();
+          if (client.state.local) $("play").scrollIntoView({ block: "start" });
+        }
       }
     },
     onPresence: () => draw(),
@@ -64,7 +71,10 @@ const client = new RoomClient({
         ui.desiredHeld = null;
         ui.focusDice = false;
       }
-      if (frame.id?.startsWith("chat-") && !$("chat-text").value) $("chat-text").value = ui.lastChat;
+      if (frame.id?.startsWith("chat-") && !$("chat-text").value) {
+        $("chat-text").value = ui.lastChat;
+        countChat();
+      }
       if (frame.code === "stale" && mineFailed) toast("The table changed just before your move: have a look and try again.", "info");
       else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
       draw();
@@ -79,6 +89,7 @@ function view() {
     held: ui.desiredHeld ?? client.state.turn?.held ?? [],
     rolling: ui.rolling,
     reducedMotion,
+    narrow: narrowScreen.matches,
     hint: client.hint,
     hintPending: client.hintPending,
     review: ui.review,
@@ -131,7 +142,9 @@ function setConnection(status) {
   };
   const el = $("conn");
   el.dataset.state = status;
-  el.textContent = labels[status];
+  // Each try of a reconnection connects again: it still says what the player waits for.
+  if (status === "connected") ui.wasConnected = true;
+  el.textContent = status === "connecting" && ui.wasConnected ? labels.reconnecting : labels[status];
   draw();
 }
 
@@ -332,13 +345,32 @@ async function score(box, column) {
 
 const chat = new ChatPanel($("chat-list"));
 
+// Characters as the server counts them (code points: an emoji is one), after trimming.
+const chatLength = (text) => [...text.trim()].length;
+
+// The characters left, shown as the limit nears; past it the message is refused, never cut.
+function countChat() {
+  const input = $("chat-text");
+  const count = $("chat-count");
+  const left = CHAT_MAX - chatLength(input.value);
+  const near = left < CHAT_WARN;
+  count.hidden = !near;
+  count.classList.toggle("over", left < 0);
+  count.textContent = left < 0 ? `${render.plural(-left, "character")} too many` : `${render.plural(left, "character")} left`;
+  // Read out when the message goes past the limit, not at every key (the field describes itself by the count).
+  if (left < 0 && input.getAttribute("aria-invalid") !== "true") announce(`Over the ${CHAT_MAX}-character limit.`);
+  input.setAttribute("aria-invalid", String(left < 0));
+}
+
 function sendChat(event) {
   event.preventDefault();
   const input = $("chat-text");
   const text = input.value.trim();
   if (!text) return;
-  if (text.length > CHAT_MAX) {
-    toast(`A chat message is at most ${CHAT_MAX} characters.`, "info");
+  const length = chatLength(text);
+  if (length > CHAT_MAX) {
+    toast(`A chat message is at most ${CHAT_MAX} characters: this one has ${length}. Shorten it and send it again.`, "info");
+    input.focus();
     return;
   }
   const frame = { type: "chat", text };
@@ -350,6 +382,7 @@ function sendChat(event) {
   }
   ui.lastChat = text;
   input.value = "";
+  countChat();
 }
 
 function sendReaction(reaction) {
@@ -362,6 +395,7 @@ function sendReaction(reaction) {
 function showReaction(seat, reaction) {
   ui.reactions = { ...ui.reactions, [seat]: reaction };
   announce(`${view().seatName(seat)} reacts ${reaction}`);
+  floatReaction(seat, reaction);
   drawSeats(view());
   window.clearTimeout(showReaction.timers?.[seat]);
   showReaction.timers = showReaction.timers ?? {};
@@ -371,6 +405,40 @@ function showReaction(seat, reaction) {
     ui.reactions = rest;
     drawSeats(view());
   }, REACTION_SHOWN);
+}
+
+// A reaction pops up where the players look: on the reacting seat's name at the head of the
+// card when that is on the screen, else at the top of the screen (the Players list is often
+// below the fold). Read out by announce(); the bubble itself is for the eyes.
+const reactionLayer = Object.assign(document.createElement("div"), { id: "reaction-layer", className: "reaction-layer" });
+reactionLayer.setAttribute("aria-hidden", "true");
+document.body.append(reactionLayer);
+
+function floatReaction(seat, reaction) {
+  const bubble = document.createElement("div");
+  bubble.className = "reaction-float";
+  bubble.dataset.seat = String(seat);
+  const face = document.createElement("span");
+  face.className = "reaction-face";
+  face.textContent = reaction;
+  const name = document.createElement("span");
+  name.className = "reaction-name";
+  name.textContent = view().seatName(seat);
+  bubble.append(face, name);
+  const head = document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+  const box = head?.getBoundingClientRect();
+  const pane = head?.closest(".scorecard-wrap")?.getBoundingClientRect();
+  const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
+    && box.left + box.width / 2 >= Math.max(0, pane.left) && box.left + box.width / 2 <= Math.min(window.innerWidth, pane.right);
+  if (seen) {
+    // Just above the name, kept whole on the screen (the bubble is about 5rem wide, 3.5rem tall).
+    bubble.style.left = `${Math.min(Math.max(box.left + box.width / 2, 48), window.innerWidth - 48)}px`;
+    bubble.style.top = `${Math.max(box.top + 6, 60)}px`;
+  } else {
+    bubble.classList.add("docked");
+  }
+  reactionLayer.append(bubble);
+  window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
 }
 
 function setClock(state) {
@@ -437,6 +505,7 @@ function keepFocus(fn) {
 
 function draw() {
   const v = view();
+  let ended = false;
   root.dataset.version = String(v.state.version);
   root.dataset.status = v.state.status;
   keepFocus(() => {
@@ -447,16 +516,38 @@ function draw() {
     drawSeats(v);
     drawFeed(v);
     drawChat(v);
-    drawOver(v);
+    ended = drawOver(v);
     drawFair(v);
   });
+  if (ended) showResult();
+  if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);
 }
 
+// Small icons for the room bar, where a phone shows them in place of the words.
+const SPEAKER = '<path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/>';
+const ICONS = {
+  on: `${SPEAKER}<path d="M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`,
+  off: `${SPEAKER}<path d="M15.5 9.5l5 5M20.5 9.5l-5 5" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`,
+  eye: '<path d="M2 12s3.6-6.5 10-6.5S22 12 22 12s-3.6 6.5-10 6.5S2 12 2 12z" fill="none" stroke="currentColor" stroke-width="2"/><circle cx="12" cy="12" r="3" fill="currentColor"/>',
+};
+const icon = (name) => `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`;
+
 function drawStatus(v) {
   const n = v.presence.spectators || 0;
-  $("watchers").textContent = n ? `${render.plural(n, "spectator")} watching` : "";
-  $("mute").textContent = ui.muted ? "Sound off" : "Sound on";
+  const watching = n ? `${render.plural(n, "spectator")} watching` : "";
+  const watchers = $("watchers");
+  if (watchers.dataset.text !== watching) {
+    // A phone shows an eye and the number; the words stay for screen readers.
+    watchers.innerHTML = n ? `${icon("eye")}<span class="watchers-n" aria-hidden="true">${n}</span><span class="watchers-text">${watching}</span>` : "";
+    watchers.dataset.text = watching;
+    watchers.title = watching;
+  }
+  const sound = ui.muted ? "Sound off" : "Sound on";
+  if ($("mute").dataset.label !== sound) {
+    $("mute").innerHTML = `${icon(ui.muted ? "off" : "on")}<span class="mute-text">${sound}</span>`;
+    $("mute").dataset.label = sound;
+  }
   $("mute").setAttribute("aria-pressed", String(!ui.muted));
   $("mute").setAttribute("aria-label", ui.muted ? "Turn sound on" : "Turn sound off");
   $("room-sub").textContent = render.statusLine(v);
@@ -484,13 +575,20 @@ function drawChat(v) {
   seat.hidden = speakers.length < 2;
   const options = speakers.map((s) => `${s}:${v.seatName(s)}`).join("|");
   if (seat.dataset.options !== options) {
-    const chosen = seat.value;
+    const chosen = seat.value; // "" before the first draw
     seat.replaceChildren(...speakers.map((s) => new Option(v.seatName(s), String(s))));
     seat.dataset.options = options;
-    const turn = v.state.turn?.seat;
-    if (speakers.includes(Number(chosen))) seat.value = chosen;
-    else if (speakers.includes(turn)) seat.value = String(turn);
+    if (chosen !== "" && speakers.includes(Number(chosen))) seat.value = chosen;
   }
+  // Whoever's turn it is holds the shared device: the picker follows the turn (a name picked
+  // during a turn stays until the next one), and never shows blank.
+  const turn = v.state.status === "playing" ? v.state.turn : null;
+  const turnKey = turn ? String(turn.number) : "";
+  if (seat.dataset.turn !== turnKey) {
+    seat.dataset.turn = turnKey;
+    if (speakers.includes(turn?.seat)) seat.value = String(turn.seat);
+  }
+  if (seat.selectedIndex < 0 && speakers.length) seat.value = String(speakers[0]);
   const reactions = $("reactions");
   reactions.hidden = !(live && speakers.length);
   if (!reactions.hidden && !reactions.childElementCount) {
@@ -617,13 +715,24 @@ function drawSeats(v) {
   );
 }
 
+/** Draws the game-over panel; true when it has just appeared after this page showed the game played. */
 function drawOver(v) {
   const over = $("over");
   const done = v.state.status === "finished" || v.state.status === "abandoned";
+  const ended = done && over.hidden && ui.seenPlaying;
   over.hidden = !done;
-  if (!done) return;
+  if (!done) return false;
   if (v.state.status === "finished") fetchReview();
   show(over, render.overHtml(v));
+  return ended;
+}
+
+// The result sits above the table, which the players had scrolled down to (a long card, a
+// phone, a shared device's scroll to the dice): the game's end brings it into view under the
+// room's name, and the keyboard to it unless someone is typing.
+function showResult() {
+  root.scrollIntoView({ block: "start" });
+  if (!document.activeElement?.closest?.("input, textarea, select")) $("over-h").focus({ preventScroll: true });
 }
 
 async function fetchReview() {
@@ -691,6 +800,7 @@ $("card").addEventListener("keydown", (event) => {
 });
 
 $("chat-form").addEventListener("submit", sendChat);
+$("chat-text").addEventListener("input", countChat);
 $("chat-toggle").addEventListener("click", () => {
   ui.chatHidden = !ui.chatHidden;
   localStorage.setItem("yahtzee-chat-hidden", ui.chatHidden ? "1" : "0");

@@ -9,7 +9,7 @@ from django.test import Client
 
 from accounts import services as account_services
 from games import services
-from games.models import Game
+from games.store.models import Game
 from tests.factories import Table, action_id, play_to_end
 
 PASSWORD = "correct horse battery staple"

@@ -14,10 +14,10 @@ from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Profile, Standing
 from bench.accounts import seed
 from games import services
-from games.models import Game, Move, Player
-from games.replay import replay_game
-from games.rules import RuleViolation
-from games.selectors import chat_history
+from games.domain.rules import RuleViolation
+from games.services.replay import replay_game
+from games.store.models import Game, Move, Player
+from games.store.selectors import chat_history
 from tests.accounts.helpers import (
     PASSWORD,
     browser_with_seat_token,
@@ -178,7 +178,7 @@ def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() ->
 
     from django.apps import apps
 
-    from games.models import ChatMessage
+    from games.store.models import ChatMessage
 
     a, b = Client(), Client()
     sign_up(a, "uma")
@@ -188,7 +188,7 @@ def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() ->
     services.chat_post(code=room.code, controller=controller_of(b), text="hello")
     # As a deletion left it before chat names were renamed with the seats.
     Player.objects.filter(game__code=room.code, seat=0).update(name="Former player")
-    import_module("games.migrations.0010_pages_former_player_chat").rename(apps, None)
+    import_module("games.store.migrations.0011_pages_former_player_chat").rename(apps, None)
     names = dict(ChatMessage.objects.filter(game__code=room.code).values_list("text", "name"))
     assert names == {"hi": "Former player", "hello": "P1"}
 

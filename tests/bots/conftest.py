@@ -12,7 +12,7 @@ import pytest
 
 from bots import tables
 from bots.solver import Table
-from games.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, JokerMode
+from games.domain.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, JokerMode
 
 # Neither Yahtzee bonus nor joker, otherwise official (yeti also counts five of a kind as a Full House).
 NO_BONUS = dataclasses.replace(OFFICIAL, name="no_bonus", label="No bonus", yahtzee_bonus=0, joker=JokerMode.NONE)

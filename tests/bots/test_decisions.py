@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bots import LEVELS, Roll, Score, choice_loss, decide, expected_score, hint, options, review, tables
-from games.rules import (
+from games.domain.rules import (
     FREE_JOKER,
     OFFICIAL,
     TRIPLE,

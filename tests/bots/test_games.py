@@ -9,7 +9,7 @@ import pytest
 
 from bots import Roll, Score, decide
 from bots.play import apply_action, play_game
-from games.rules import FREE_JOKER, OFFICIAL, TRIPLE, YATZY, YETI, apply_start, new_game
+from games.domain.rules import FREE_JOKER, OFFICIAL, TRIPLE, YATZY, YETI, apply_start, new_game
 
 from .conftest import NO_BONUS
 

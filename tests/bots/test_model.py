@@ -1,4 +1,4 @@
-"""The solver's score tables agree with games.rules for every box, outcome and joker case."""
+"""The solver's score tables agree with games.domain.rules for every box, outcome and joker case."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from bots import dice as D
 from bots.solver import score_model
-from games.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, Box, score_options
+from games.domain.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, Box, score_options
 
 from .conftest import NO_BONUS
 

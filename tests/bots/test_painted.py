@@ -11,7 +11,7 @@ import pytest
 
 from bots import Roll, Score, choice_loss, decide, expected_score, hint, options, play_game, ready, tables
 from bots import painted as P
-from games.rules import (
+from games.domain.rules import (
     PAINTED,
     Box,
     GameState,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bots import tables
-from games.rules import OFFICIAL, TRIPLE
+from games.domain.rules import OFFICIAL, TRIPLE
 
 
 @pytest.fixture

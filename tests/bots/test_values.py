@@ -9,7 +9,7 @@ import pytest
 
 from bots import tables
 from bots.solver import reachable_uppers
-from games.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, Box
+from games.domain.rules import FREE_JOKER, OFFICIAL, YATZY, YETI, Box
 
 from .conftest import NO_BONUS
 
@@ -22,7 +22,7 @@ from .conftest import NO_BONUS
         (NO_BONUS, 245.8707745),  # neither Yahtzee bonus nor joker
         # Regression values (no published reference for these exact rules):
         (YETI, 245.9047284),  # no bonus or joker, five of a kind also a Full House
-        (YATZY, 248.4399894),  # Scandinavian Yatzy as games.rules scores it
+        (YATZY, 248.4399894),  # Scandinavian Yatzy as games.domain.rules scores it
     ],
     ids=lambda x: getattr(x, "name", ""),
 )

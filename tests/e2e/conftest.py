@@ -51,6 +51,8 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         # Tests click faster than people; the per-socket limit is tested in tests/consumers.
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
+        # A 3-second turn timer to choose besides the real ones: turns that run out, in seconds.
+        TURN_TIMER_CHOICES="0,3,30,60,120",
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
@@ -64,7 +66,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         server.stop()
 
 
-# One browser per test process (a launch is about 2 s of CPU; per module it was ~34 a run).
+# One browser per test process (a launch is about 2 s of CPU; one per module would be ~34 a run).
 # Playwright's sync API keeps its event loop marked as running in this thread while it is
 # open; tests/conftest.py sets it aside around every test that does not use the browser, so
 # the asyncio tests, async_to_sync and Django's database of the other modules can run.

@@ -110,15 +110,18 @@ async def resend_until_answered(sock: Socket, frame: dict[str, Any], applied_ver
 
 
 async def wait_healthy(url: str, timeout: float = 20) -> None:
+    """Until ``/healthz`` answers 200 with nothing degraded (the database and the relay both up)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            Browser(url).get("/healthz")
-            return
+            if json.loads(Browser(url).get("/healthz"))["degraded"] == []:
+                return
         except urllib.error.HTTPError:
             if time.monotonic() > deadline:
                 raise
-            await asyncio.sleep(0.2)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url} still degraded after {timeout} s")
+        await asyncio.sleep(0.2)
 
 
 def stored(browser: Browser, code: str) -> dict[str, Any]:

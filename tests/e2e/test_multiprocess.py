@@ -159,3 +159,27 @@ async def test_health_endpoint_checks_database_and_channel_layer(database_url: s
         assert health["ok"] and health["database"]["ok"] and health["channel_layer"]["ok"]
     finally:
         server.stop()
+
+
+async def test_when_a_worker_dies_the_room_hears_within_seconds_that_its_players_are_gone(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(one.url), Browser(two.url)
+        code = ann.create_room("Ann")
+        bob.join(code, "Bob")
+        a, b = await ann.socket(code).connect(), await bob.socket(code).connect()
+        try:
+            await b.wait(lambda: presence_of(b).get("0") == "connected" and presence_of(b).get("1") == "connected")
+            one.kill()  # Ann's worker dies without a word: nothing of its own removes her row
+            await b.wait(lambda: presence_of(b).get("0") == "away", timeout=10)
+            assert presence_of(b)["1"] == "connected"
+        finally:
+            await a.close()
+            await b.close()
+
+
+def presence_of(sock: Socket) -> dict[str, str]:
+    frames = [f for f in sock.frames if f["type"] == "presence"]
+    return dict(frames[-1]["seats"]) if frames else {}

@@ -61,16 +61,16 @@ import os, random, sys, django
 django.setup()
 from games import services
 from tests.factories import open_room, play_to_end
-table = open_room(int(sys.argv[1]))
+table = open_room(int(sys.argv[1]), sys.argv[3])
 play_to_end(table, random.Random(int(sys.argv[2])))
 print(table.code)
 """
 
 
-def finished_game(site: LiveSite, players: int = 2, seed: int = 1) -> str:
+def finished_game(site: LiveSite, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:
     """A game played to the end through the services, in the live site's own database."""
     done = subprocess.run(
-        [sys.executable, "-c", PLAY_A_GAME, str(players), str(seed)],
+        [sys.executable, "-c", PLAY_A_GAME, str(players), str(seed), ruleset],
         cwd=ROOT,
         env={**site.server.env, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -178,4 +178,103 @@ def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
         heading = page.locator("h2#painted")
         assert heading.inner_text() == "Painted Yahtzee"
         assert -1 <= heading.bounding_box()["y"] < height / 2  # scrolled to it
+        assert page.errors == []
+
+
+# The card as a player reads it: each pane's sections, and each row's name and cells.
+CARD = """() => [...document.querySelectorAll('#card table')].map(table => ({
+  sections: [...table.tBodies].map(body => body.dataset.section),
+  heads: [...table.tHead.querySelectorAll('th')].map(th => th.textContent.trim()),
+  rows: [...table.querySelectorAll('tbody tr')].map(tr => [
+    tr.dataset.box || tr.dataset.sum || tr.className,
+    tr.querySelector('th').textContent.trim(),
+    ...[...tr.querySelectorAll('td')].map(td => td.textContent.trim()),
+  ]),
+}))"""
+
+
+# Each colour's paint (site.css and pages.css): a kept die keeps it.
+PAINT = {
+    "red": "rgb(198, 40, 40)",
+    "yellow": "rgb(242, 194, 0)",
+    "green": "rgb(46, 125, 50)",
+    "blue": "rgb(30, 91, 216)",
+    "purple": "rgb(123, 63, 176)",
+}
+
+
+def test_a_painted_replay_shows_the_card_exactly_as_the_table_does(live_site: LiveSite, new_page: Any) -> None:
+    code = finished_game(live_site, players=2, seed=4, ruleset="painted")
+    table = new_page(1280, 800)
+    table.goto(f"{live_site.url}/r/{code}/")
+    table.wait_for_selector("#card table")
+    replay = new_page(1280, 800)
+    replay.goto(f"{live_site.url}/r/{code}/replay")
+    replay.keyboard.press("End")
+    assert "points" in step_text(replay)
+    at_table, in_replay = table.evaluate(CARD), replay.evaluate(CARD)
+    assert in_replay == at_table
+    # Two panes: the official boxes, and the colour section beside them with its sum and the total.
+    assert [pane["sections"] for pane in in_replay] == [["upper", "lower"], ["colour", "totals"]]
+    colour = [row[0] for row in in_replay[1]["rows"]]
+    assert colour == ["section", "red", "yellow", "green", "blue", "purple", "four_colour", "painted_house",
+                      "rainbow", "flush", "palette", "colour", "grand"]  # fmt: skip
+    # The sums add up to the total on the card.
+    sums = {row[0]: [int(cell.split("/")[0]) for cell in row[2:]] for pane in in_replay for row in pane["rows"]}
+    for seat in range(2):
+        parts = ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour")
+        assert sum(sums[key][seat] for key in parts) == sums["grand"][seat]
+    # A roll with kept dice: every die shows its colour, the kept ones too (a ring marks them).
+    move = replay.evaluate(
+        "JSON.parse(document.getElementById('replay-data').textContent).steps"
+        ".find(s => s.kind === 'roll' && s.held.length > 0).move"
+    )
+    replay.goto(f"{live_site.url}/r/{code}/replay#move-{move}")
+    replay.reload()  # a new address differing only in its #fragment does not load the page again
+    replay.wait_for_selector("#step-dice .rdie.held")
+    dice = replay.eval_on_selector_all(
+        "#step-dice .rdie",
+        "els => els.map(e => [e.className, getComputedStyle(e).backgroundColor, e.querySelector('b').textContent])",
+    )
+    assert len(dice) == 5
+    for classes, background, letter in dice:
+        (colour,) = [c.removeprefix("colour-") for c in classes.split() if c.startswith("colour-")]
+        assert background == PAINT[colour] and letter == colour[0].upper(), (classes, background)
+    label = replay.get_attribute("#step-dice", "aria-label") or ""
+    assert re.fullmatch(r"Dice: [1-6] (red|yellow|green|blue|purple)(, [1-6] (red|yellow|green|blue|purple)){4}", label)
+    for page in (table, replay):
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+    shot(replay, "replay-painted-1280")
+    assert table.errors == [] and replay.errors == []
+
+
+SUMS = ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "total", "grand")
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "sums", "boxes"),
+    [
+        ("official", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "grand"], 13),
+        ("yatzy", ["upper", "upper_bonus", "lower", "grand"], 15),
+        ("triple", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "total", "grand"], 13),
+        ("painted", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "grand"], 23),
+    ],
+)
+def test_each_rule_sets_replay_shows_only_the_rows_it_has(
+    live_site: LiveSite, new_page: Any, ruleset: str, sums: list[str], boxes: int
+) -> None:
+    code = finished_game(live_site, players=2, seed=6, ruleset=ruleset)
+    for width, height in ((1280, 800), (390, 844)):
+        page = new_page(width, height)
+        page.goto(f"{live_site.url}/r/{code}/replay")
+        page.keyboard.press("End")
+        rows = [row[0] for pane in page.evaluate(CARD) for row in pane["rows"]]
+        assert page.locator("#card tr[data-box]").count() == boxes
+        assert [row for row in rows if row in SUMS] == sums
+        assert (page.locator("#card tr.section").count() == 1) == (ruleset == "painted")
+        assert no_horizontal_page_scroll(page)
+        for scheme in in_each_scheme(page):
+            shot(page, f"replay-{ruleset}-{width}-{scheme}")
+            assert serious_violations(page) == [], (width, scheme)
         assert page.errors == []

@@ -57,7 +57,7 @@ window.h = {
     return client;
   },
   socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
-  // The server's side of one socket: open it and say hello, as games/consumers.py does.
+  // The server's side of one socket: open it and say hello, as games/realtime/consumer.py does.
   hello(version, seats = [0]) {
     const s = window.h.socket();
     s.emit("open", {});

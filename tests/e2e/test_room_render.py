@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from games.store.selectors import ruleset_info
+from tests.e2e.helpers import shot
+
 pytestmark = pytest.mark.browser
 
 HARNESS = """<!doctype html><html lang="en"><title>render</title>
@@ -28,8 +31,6 @@ window.draw = (state, extra = {}) => {
 window.ready = true;
 </script>"""
 
-BOXES = ["ones", "twos", "threes", "fours", "fives", "sixes", "chance"]
-
 
 def state(dice: list[int], colours: list[str] | None = None, columns: int = 1) -> dict[str, Any]:
     turn: dict[str, Any] = {"seat": 0, "dice": dice, "held": [], "rolls_used": 1, "rolls_left": 2, "number": 1}
@@ -40,15 +41,8 @@ def state(dice: list[int], colours: list[str] | None = None, columns: int = 1) -
         "status": "playing",
         "local": False,
         "hints": False,
-        "ruleset": {
-            "name": "triple" if columns > 1 else "official",
-            "label": "x",
-            "columns": columns,
-            "multipliers": [1, 2, 3][:columns],
-            "upper_bonus_threshold": 63,
-            "upper_bonus": 35,
-            "boxes": [{"box": b, "label": b.title(), "upper": b != "chance"} for b in BOXES],
-        },
+        # The rule set as the server sends it: its boxes and its card's sections and rows.
+        "ruleset": ruleset_info("triple" if columns > 1 else "official"),
         "seats": [{"seat": 0, "name": "Ana", "kind": "human", "status": "active", "host": True}],
         "turn": turn,
         "cards": [
@@ -117,3 +111,67 @@ def test_triple_bonus_lines_state_each_columns_goal_and_the_tick_needs_the_bonus
     assert rules == ["35 at 63", "70 at 126", "105 at 189"]
     sums = page.eval_on_selector_all("#card tr.total td", "els => els.slice(0, 3).map(e => e.textContent)")
     assert sums == ["0/63", "108/126", "189/189 ✓"]  # 108 is over 63, but this column's goal is 126
+
+
+FACE_LOOK = """id => {
+  const pips = document.querySelector(`#${id} .pips`);
+  const style = getComputedStyle(pips);
+  return [style.backgroundColor, style.backgroundImage, style.borderTopColor];
+}"""
+
+
+def test_a_held_painted_die_keeps_its_colour_and_pattern_and_says_held_apart(page: Any) -> None:
+    s = state([1, 2, 3, 4, 5], COLOURS)
+    page.evaluate("s => draw(s)", s)
+    loose = [page.evaluate(FACE_LOOK, f"die-{i}") for i in range(5)]
+    page.evaluate("s => draw(s, { held: [0, 1, 2, 3] })", s)
+    held = [page.evaluate(FACE_LOOK, f"die-{i}") for i in range(5)]
+    shot(page, "painted-held-dice")
+    # Each held die looks as it did loose (a held green die is not a held blue one), ...
+    assert held == loose
+    assert len({look[0] for look in held}) == 5
+    # ... and "held" is said apart: pressed, lifted and ringed, with the HELD tag as on plain dice.
+    assert [page.get_attribute(f"#die-{i}", "aria-pressed") for i in range(5)] == ["true"] * 4 + ["false"]
+    tags = page.eval_on_selector_all(".die .die-tag", "els => els.map(e => e.textContent)")
+    assert tags == ["HELD"] * 4 + ["5"]
+    ring = page.evaluate("getComputedStyle(document.querySelector('#die-0 .pips')).boxShadow")
+    assert "255, 224, 138" in ring  # the held ring's yellow, outside the die's own colour
+    assert page.evaluate("getComputedStyle(document.querySelector('#die-4 .pips')).boxShadow") != ring
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_colour_letter_covers_no_pip_on_any_face(page: Any, size: tuple[int, int]) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    for faces in ([1, 2, 3, 4, 5], [6, 6, 6, 6, 6]):
+        page.evaluate("s => draw(s)", state(faces, COLOURS))
+        overlaps = page.evaluate(
+            """() => [...document.querySelectorAll('.die')].flatMap(die => {
+                const m = die.querySelector('.colour-mark').getBoundingClientRect();
+                return [...die.querySelectorAll('.pips i.on')].filter(pip => {
+                    const p = pip.getBoundingClientRect();
+                    return m.left < p.right && p.left < m.right && m.top < p.bottom && p.top < m.bottom;
+                }).map(() => die.getAttribute('aria-label'));
+            })"""
+        )
+        assert overlaps == []
+        assert page.locator(".die .pips i.on").count() == sum(faces)
+
+
+@pytest.mark.parametrize("name", ["official", "free_joker", "yeti", "yatzy", "triple", "painted"])
+def test_the_card_draws_exactly_the_rows_the_server_sends(page: Any, name: str) -> None:
+    info = ruleset_info(name)
+    s = state([1, 2, 3, 4, 5], COLOURS if name == "painted" else None, columns=info["columns"])
+    s["ruleset"] = info
+    page.evaluate("s => draw(s)", s)
+    drawn = page.eval_on_selector_all(
+        "#card tbody tr:not(.section)", "els => els.map(e => e.dataset.box || e.dataset.sum)"
+    )
+    sent = [
+        row["box"] if row["kind"] == "box" else "grand" if row["kind"] == "total" else row["key"]
+        for section in info["scorecard"]["sections"]
+        for row in section["rows"]
+    ]
+    assert drawn == sent
+    assert ("yahtzee_bonus" in drawn) == (name in ("official", "free_joker", "triple", "painted"))
+    assert page.locator("#card table").count() == (2 if name == "painted" else 1)
+    assert page.locator("#card tr.section").all_inner_texts() == (["COLOURS"] if name == "painted" else [])

@@ -82,6 +82,44 @@ def test_a_reaction_shows_on_the_senders_seat_for_the_other(live_site: LiveSite,
     assert ann.errors == [] and bob.errors == []
 
 
+IN_VIEW = """() => [...document.querySelectorAll('.reaction-float')].map(e => {
+  const r = e.getBoundingClientRect();
+  return { inside: r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0,
+           text: e.textContent, x: r.left + r.width / 2, y: r.bottom, docked: e.classList.contains('docked') };
+})"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_reaction_during_play_shows_in_view_at_the_reacting_players_column(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    width, height = size
+    ann, bob = two_players(live_site, new_page, width=width, height=height)
+    ann.click("#start")
+    ann.wait_for_selector("#roll")
+    bob.click("#reactions button[aria-label='React 👏']")
+    ann.wait_for_selector(".reaction-float")
+    (bubble,) = ann.evaluate(IN_VIEW)
+    assert bubble["inside"] and bubble["text"] == "👏Bob" and not bubble["docked"], bubble
+    # On Bob's name at the head of the card, where the players look during play.
+    head = ann.eval_on_selector(
+        "#card th.seat-head[data-seat='1']",
+        "e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.top]; }",
+    )
+    assert head[0] <= bubble["x"] <= head[1] and abs(bubble["y"] - head[2]) < 40, (head, bubble)
+    shot(ann, f"reaction-on-column-{width}")
+    ann.wait_for_selector(".reaction-float", state="detached", timeout=6000)
+    # With the card scrolled out of sight, the reaction still shows, at the top of the screen.
+    ann.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    ann.wait_for_function("document.querySelector('#card th.seat-head').getBoundingClientRect().bottom < 0")
+    bob.click("#reactions button[aria-label='React 😮']")
+    ann.wait_for_selector(".reaction-float")
+    (bubble,) = ann.evaluate(IN_VIEW)
+    assert bubble["inside"] and bubble["docked"] and bubble["text"] == "😮Bob", bubble
+    shot(ann, f"reaction-{width}")
+    assert ann.errors == [] and bob.errors == []
+
+
 def test_hiding_the_chat_is_this_pages_choice_and_is_kept(live_site: LiveSite, new_page: Any) -> None:
     ann, bob = two_players(live_site, new_page)
     ann.click("#chat-toggle")

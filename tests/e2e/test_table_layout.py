@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, serious_violations, shot
+from tests.e2e.helpers import (
+    act,
+    create_local,
+    create_online,
+    in_each_scheme,
+    join,
+    no_horizontal_overflow,
+    serious_violations,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +56,7 @@ def outside_viewport(page: Any, selector: str) -> list[str]:
     Found and measured in one evaluation, once there are some and every one is laid out (an
     element that stays 0x0 fails, on the wait). Playwright's eval_on_selector_all finds the
     elements in one call and runs the function in another: a state or presence frame drawn in
-    between replaces the dice and the card, and the detached elements it measured were 0x0
+    between replaces the dice and the card, and the detached elements it measures are 0x0
     (the "hidden dice" seen now and then under load).
     """
     return list(
@@ -359,3 +368,172 @@ def test_the_coachs_pick_is_shown_on_the_table(
         assert pick.count() == 1 and pick.get_attribute("aria-label").endswith("the coach's pick")
         assert pick.get_attribute("id") == "score-yahtzee-0"
         assert page.locator(".die.coach-keep").count() == 0
+
+
+# --- every rule set on one screen --------------------------------------------------------------
+
+RULESETS = ("official", "free_joker", "yeti", "yatzy", "triple", "painted")
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+
+# A coach's answer as long as real ones get: the hint box's size is what is measured here (the
+# coach itself is tested in tests/services and tests/e2e/test_browser.py).
+HINT = {
+    "type": "hint",
+    "options": [
+        {"kind": "keep", "held": [0, 1, 2], "text": "Keep 3 3 3 and roll again", "expected": 231.4},
+        {
+            "kind": "score",
+            "box": "three_of_a_kind",
+            "column": 0,
+            "text": "Score 20 in Three of a Kind",
+            "expected": 229.8,
+        },
+        {"kind": "keep", "held": [0, 1], "text": "Keep 3 3 and roll again", "expected": 227.1},
+    ],
+}
+
+
+def canned_hints(page: Any) -> None:
+    """Pass the page's socket through to the server, answering its hint requests with ``HINT``."""
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if isinstance(frame, dict) and frame.get("type") == "hint":
+                ws.send(json.dumps({**HINT, "version": frame["version"], "id": frame["id"]}))
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+
+
+def mid_game_of(ruleset: str) -> Any:
+    """Some boxes filled on each of three seats, seat 0 to play with a roll made (Painted: with colours)."""
+
+    def change(rules: dict[str, Any]) -> None:
+        cards = rules["cards"]
+        cards[0]["columns"][0] = [["ones", 3], ["chance", 22]]
+        cards[1]["columns"][0] = [["sixes", 24], ["full_house", 25 if ruleset != "yatzy" else 18]]
+        cards[2]["columns"][0] = [["twos", 6]]
+        if ruleset == "painted":
+            cards[0]["columns"][0].append(["rainbow", 40])
+            cards[2]["columns"][0].append(["palette", 19])
+        if ruleset == "triple":
+            cards[0]["columns"][2] = [["sixes", 54]]
+            cards[1]["columns"][1] = [["yahtzee", 100]]
+        rules["turn"] = {"dice": [3, 3, 3, 5, 6], "held": [], "rolls_used": 1}
+        if ruleset == "painted":
+            rules["turn"]["colours"] = [0, 1, 2, 3, 4]
+
+    return change
+
+
+def own_column(columns: int) -> str:
+    """The box names and the focus seat's cells of every box row (every pane of the card)."""
+    cells = ", ".join(f"#card tr[data-box] > td:nth-child({k + 2})" for k in range(columns))
+    return f"#card tr[data-box] > th, {cells}"
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("size", SIZES)
+def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint_open_too(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: str
+) -> None:
+    width, height = SIZES[size]
+    phone = size == "phone"
+    page = new_page(width, height, has_touch=phone, is_mobile=phone)
+    canned_hints(page)
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
+    set_rules(live_site, code_of(url), mid_game_of(ruleset))
+    reload(page)
+    page.wait_for_selector("#card .score-btn >> visible=true")
+    columns = 3 if ruleset == "triple" else 1
+    boxes = {"yatzy": 15, "painted": 23}.get(ruleset, 13)
+    assert page.locator("#card tr[data-box]").count() == boxes
+    for hint in (False, True):
+        if hint:
+            page.click("#hint")
+            page.wait_for_selector(".hint-box li")
+        shot(page, f"table-{ruleset}-{size}{'-hint' if hint else ''}")
+        assert page.evaluate("scrollY") == 0
+        assert outside_viewport(page, "#dice .die, #roll") == [], hint
+        assert outside_viewport(page, own_column(columns)) == [], hint
+        # ... and none is cut by the edge of its pane (a pane scrolls sideways under its own column).
+        clipped = page.evaluate(
+            """s => [...document.querySelectorAll(s)].filter(e => {
+                const wrap = e.closest('.scorecard-wrap').getBoundingClientRect();
+                const r = e.getBoundingClientRect();
+                return r.left < wrap.left - 1 || r.right > wrap.right + 1;
+            }).map(e => e.innerText)""",
+            own_column(columns),
+        )
+        assert clipped == [], hint
+        assert no_horizontal_overflow(page)
+        if not phone:
+            # The desktop shows every seat's columns: nothing hides behind a sideways scroll.
+            assert page.evaluate(
+                "[...document.querySelectorAll('#card .scorecard-wrap')].every(w => w.scrollWidth <= w.clientWidth)"
+            )
+            assert outside_viewport(page, "#card th.seat-head") == []
+        # No box's name is cut, on the phone's short labels either.
+        cut = page.evaluate(
+            """[...document.querySelectorAll('#card tr[data-box] > th')]
+                .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
+        )
+        assert cut == [], hint
+    for scheme in in_each_scheme(page):
+        shot(page, f"table-{ruleset}-{size}-hint-{scheme}")
+        assert serious_violations(page) == [], scheme
+
+
+PAINTED_WORDS = {
+    "rainbow": "five different colours",
+    "flush": "All five dice of one colour",
+    "palette": "the sum of all five",
+    "painted_house": "Three dice of one colour and two of another",
+    "four_colour": "At least four dice of one colour",
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_painted_boxes_say_what_they_score_where_they_are_scored(
+    live_site: LiveSite, new_page: Any, size: str
+) -> None:
+    width, height = SIZES[size]
+    phone = size == "phone"
+    page = new_page(width, height, has_touch=phone, is_mobile=phone)
+    create_local(page, live_site, ["Ana"], ruleset="painted")
+    act(page, [page], lambda: page.click("#roll"))
+    for box, words in PAINTED_WORDS.items():
+        name = page.locator(f"#card tr[data-box={box}] .box-name")
+        assert words in (name.get_attribute("title") or "")  # on hover
+        name.tap() if phone else name.click()  # and on a tap or a click (Enter too: it is a button)
+        help_box = page.locator(f"#box-help-{box}")
+        help_box.wait_for(state="visible")
+        assert words in help_box.inner_text()
+        assert outside_viewport(page, f"#box-help-{box}") == []
+        if box == "rainbow":
+            shot(page, f"painted-help-{size}")
+        if box == "flush":  # its own close button, for a hand with no Escape key
+            close = help_box.locator(".box-help-close")
+            close.tap() if phone else close.click()
+        else:
+            page.keyboard.press("Escape")
+        help_box.wait_for(state="hidden")
+    # The whole name shows, on the phone's short labels too: "Four of a …" and "Painted H…" no more.
+    shown = page.eval_on_selector_all(
+        "#card tr[data-box] > th",
+        """els => els.map(e => [
+            ([...e.querySelectorAll('.long-label, .short-label')].find(s => s.getBoundingClientRect().width > 2) ?? e)
+                .textContent.trim(),
+            e.scrollWidth <= e.clientWidth + 1,
+        ])""",
+    )
+    assert all(whole for _, whole in shown), shown
+    names = [text for text, _ in shown]
+    assert ("4 of a colour" if phone else "Four of a Colour") in names
+    assert ("Painted house" if phone else "Painted House") in names

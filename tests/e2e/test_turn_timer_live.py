@@ -1,8 +1,8 @@
 """The turn timer across real server processes on PostgreSQL + Redis.
 
-Every process with a socket in the room schedules the deadline; the timeout applies once.
-It still applies when the process that scheduled it is killed (SIGKILL) just before the
-deadline: the other process does it, or the restarted one when a socket comes back.
+The deadline is stored with the room; every process's scheduler sweeps for due rooms, and
+the timeout applies once. It still applies when the process that committed the turn is
+killed (SIGKILL) just before the deadline, and with no socket connected anywhere.
 """
 
 from __future__ import annotations
@@ -91,6 +91,14 @@ async def play_turn(sock: Socket, turn: tuple[int, int] | None = None) -> None:
         await sock.wait(lambda v=version: sock.version > v)  # a refusal comes with the current state
 
 
+async def until(condition: Any, timeout: float) -> None:
+    """Wait for ``condition()`` (read from the database, no socket needed)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.1)
+
+
 def verify(code: str, env: dict[str, str]) -> None:
     assert "OK" in manage("verify_game", code, env=env).stdout
 
@@ -160,8 +168,8 @@ async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_kil
             await b.wait(lambda: turn_of(b) == (2, 1), timeout=TIMER + 10)
             assert [t["seat"] for t in timeouts(database_url, code)] == [0]
 
-            # Now Bob's turn runs out while every process is down; the restarted one enforces it
-            # as soon as a socket connects to the room (the deadline is stored with the game).
+            # Now Bob's turn runs out while every process is down; the restarted one's sweep
+            # enforces it (the deadline is stored with the game).
             deadline_version = b.version
             await asyncio.sleep(TIMER - 0.4)
             one.kill()
@@ -169,6 +177,7 @@ async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_kil
             await asyncio.sleep(1.0)  # the deadline passes with nobody running
             assert [t["seat"] for t in timeouts(database_url, code)] == [0]
             two.start()
+            await until(lambda: len(timeouts(database_url, code)) == 2, TIMER + 10)
             a2 = await ann.socket(code).connect()
             await a2.wait(lambda: turn_of(a2) == (3, 0), timeout=10)
             assert [t["seat"] for t in timeouts(database_url, code)] == [0, 1]
@@ -198,3 +207,59 @@ async def test_a_finished_timed_game_verifies(database_url: str, tmp_path: Path)
             await a.close()
         assert len(timeouts(database_url, code)) == 1
         verify(code, env)
+
+
+async def test_a_timed_room_with_every_socket_closed_times_out_exactly_once_across_two_processes_and_a_kill(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(one.url), Browser(two.url)
+        code = create_timed_room(ann, "Ann")
+        bob.join(code, "Bob")
+        a = await ann.socket(code).connect()
+        await a.send({"type": "start"})
+        await a.wait(lambda: a.state["status"] == "playing")
+        started = time.monotonic()
+        await a.close()  # nobody is connected from now on
+        # The process that committed the start dies just before Ann's deadline.
+        await asyncio.sleep(max(0.0, TIMER - 0.4 - (time.monotonic() - started)))
+        one.kill()
+        await until(lambda: len(timeouts(database_url, code)) == 1, TIMER + 10)
+        # Bob's turn runs out too, played by the surviving process; then the killed one is back.
+        await until(lambda: len(timeouts(database_url, code)) == 2, TIMER + 10)
+        one.start()
+        # The second timeout in a row of each hands the seat to a computer.
+        await until(lambda: len(timeouts(database_url, code)) == 4, 2 * TIMER + 15)
+        await until(lambda: [kind for _, kind, _ in moves(database_url, code)].count("bot") == 2, 10)
+        log = moves(database_url, code)
+        assert [(t["seat"], t["streak"]) for t in timeouts(database_url, code)] == [(0, 1), (1, 1), (0, 2), (1, 2)]
+        assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+        for n, (_, kind, _) in enumerate(log):
+            if kind == "timeout":  # each timeout is one roll and one score, never two
+                assert [k for _, k, _ in log[n + 1 : n + 3]] == ["roll", "score"], log
+
+
+async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_back(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": "2"}
+    with servers(1, env, log_dir=tmp_path) as (one,):
+        ann = Browser(one.url)
+        code = create_timed_room(ann, "Ann")
+        a = await ann.socket(code).connect()
+        await a.send({"type": "start"})
+        await a.wait(lambda: a.state["status"] == "playing")
+        await a.close()
+        one.kill()  # a restart that takes longer than the turn's time
+        await asyncio.sleep(TIMER + 2)
+        one.start()
+        back = await ann.socket(code).connect()
+        try:
+            # The turn was not played for her while nobody could reach the room: she has it still.
+            assert timeouts(database_url, code) == []
+            assert back.state["turn"]["seat"] == 0 and back.state["clock"]["left"] > 0
+            await play_turn(back, (1, 0))
+            assert timeouts(database_url, code) == []
+        finally:
+            await back.close()

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 
 import bots
-from games import botplay, coach, errors, fanout, services
-from games.models import Game, Move, Player
-from games.replay import replay_game, verify_fairness
-from games.rules import RuleViolation
-from games.rules.codec import state_from_dict
-from games.selectors import game_state
+from games import services
+from games.domain import errors
+from games.domain.rules import RuleViolation
+from games.domain.rules.codec import state_from_dict
+from games.scheduling import botplay
+from games.services import coach
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game, Move, Player
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -127,23 +128,15 @@ def test_a_bot_step_applies_once_however_many_processes_try(official_table: None
     assert snapshot(table.code) == after
 
 
-def test_the_state_that_asks_a_bot_to_play_schedules_its_step_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What each process does on hearing a state (fanout.on_state; registered by games.apps)."""
-    assert botplay.heard in fanout._state_listeners
-    scheduled: list[tuple[str, int]] = []
-    monkeypatch.setattr(botplay, "schedule", lambda code, version: scheduled.append((code, version)))
+def test_the_action_that_makes_a_bot_to_play_makes_the_room_due() -> None:
+    """What the scheduler reads (games.scheduling): the room's due time, stored with the action."""
     table = open_room(1, start=False)
     add_bot(table)
-    lobby = json.dumps(game_state(table.game))
-    botplay.heard(table.code, ["event", lobby])  # the bot is seated but nobody plays yet
+    assert table.game.due_at is None  # the bot is seated but nobody plays yet
     start(table)
-    persons_turn = json.dumps(game_state(table.game))
-    botplay.heard(table.code, ["event", persons_turn])
-    assert scheduled == []
+    assert table.game.due_at is None  # the person plays first
     play_turn(table, random.Random(1))
-    bots_turn = game_state(table.game)
-    botplay.heard(table.code, ["you", json.dumps(bots_turn)])
-    assert scheduled == [(table.code, bots_turn["version"])]
+    assert table.game.due_at is not None
 
 
 def test_a_bot_never_plays_a_persons_turn() -> None:
@@ -173,8 +166,8 @@ def scored_options(table: Table, move: Move) -> list:
 
 
 def replay_until(table: Table, seq: int) -> dict:
-    from games.replay import replay_moves
-    from games.rules.codec import state_to_dict
+    from games.domain.rules.codec import state_to_dict
+    from games.services.replay import replay_moves
 
     moves = list(Move.objects.filter(game=table.game, seq__lt=seq).order_by("seq"))
     return state_to_dict(replay_moves("official", moves).state)
@@ -335,7 +328,7 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
 def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None:
     from django.utils import timezone
 
-    from games.models import Presence
+    from games.store.models import Presence
 
     table = open_room(3)
     Presence.objects.create(game=table.game, channel_name="sock-1", seats=[1], seen_at=timezone.now())
@@ -416,7 +409,7 @@ def test_painted_pass_and_play_with_bots_and_the_create_form() -> None:
     controller = services.new_controller()
     game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="beginner", ruleset="painted")
     assert game.ruleset == "painted" and [s["kind"] for s in game.snapshot["seats"]] == ["human", "bot"]
-    from games.forms import CreateRoomForm
+    from games.web.forms import CreateRoomForm
 
     form = CreateRoomForm(data={"ruleset": "painted", "mode": "local", "players": 1, "bots": 1, "level": "optimal"})
     assert form.is_valid(), form.errors

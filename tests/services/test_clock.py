@@ -9,12 +9,13 @@ import pytest
 from django.utils import timezone
 
 import bots
-from games import botplay, services
-from games.models import Game, Move
-from games.replay import replay_game, verify_fairness
-from games.rules import RuleViolation
-from games.rules.codec import state_to_dict
-from games.selectors import game_state
+from games import services
+from games.domain.rules import RuleViolation
+from games.domain.rules.codec import state_to_dict
+from games.scheduling import botplay
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game, Move
+from games.store.selectors import game_state
 from tests.factories import Table, action_id, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -214,8 +215,8 @@ def test_a_timed_out_game_passes_the_fairness_check_when_it_ends() -> None:
 
 
 def test_the_replay_page_tells_the_timeouts_and_the_coach_does_not_judge_them() -> None:
-    from games import coach
-    from games.replay import replay_steps
+    from games.services import coach
+    from games.services.replay import replay_steps
 
     bots.tables.table("official", build=True)
     table = timed_room(players=1)

@@ -8,8 +8,9 @@ import pytest
 from django.test import Client
 
 import bots
-from games import coach, services
-from games.models import Game
+from games import services
+from games.services import coach
+from games.store.models import Game
 from tests.factories import Table, action_id, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db

@@ -20,10 +20,10 @@ import pytest
 from django.db import connection
 
 from games import services
-from games.models import Game, Move, Player, ScoreEntry
-from games.replay import replay_game
-from games.rules import RuleViolation
-from games.rules.codec import state_to_dict
+from games.domain.rules import RuleViolation
+from games.domain.rules.codec import state_to_dict
+from games.services.replay import replay_game
+from games.store.models import Game, Move, Player, ScoreEntry
 from tests.factories import Table, action_id, open_room
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

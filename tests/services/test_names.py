@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from games.models import Game, Player
-from games.rules import RuleViolation
+from games.domain.rules import RuleViolation
+from games.store.models import Game, Player
 from tests.factories import open_room
 
 

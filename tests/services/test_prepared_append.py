@@ -1,4 +1,4 @@
-"""games.moves.append on PostgreSQL: the action's statement prepared once per connection, the rows as before.
+"""games.store.moves.append on PostgreSQL: the statement prepared once per connection, the same rows as the ORM.
 
 The statement goes through psycopg's own cursor (parameters bound on the server, the
 statement prepared on the connection) unless queries are being logged, when it goes
@@ -14,8 +14,8 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from games import moves
-from games.models import Game, Move
+from games.store import moves
+from games.store.models import Game, Move
 from tests.factories import GameFactory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -9,11 +9,11 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import fairness
-from games.models import Game, ScoreEntry
-from games.replay import replay_game, verify_fairness
-from games.rules import RULESETS
-from games.rules.codec import state_to_dict
+from games.domain import fairness
+from games.domain.rules import RULESETS
+from games.domain.rules.codec import state_to_dict
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game, ScoreEntry
 from tests.factories import action_id, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -196,8 +196,8 @@ def test_each_painted_outcome_is_equally_likely() -> None:
 
 
 def test_a_painted_game_logs_outcomes_1_to_30_and_its_state_carries_colour_names() -> None:
-    from games.rules import COLOURS, face_colour, face_value
-    from games.selectors import game_state
+    from games.domain.rules import COLOURS, face_colour, face_value
+    from games.store.selectors import game_state
 
     table = open_room(2, "painted")
     play_turn(table, random.Random(5))
@@ -221,7 +221,7 @@ def test_a_painted_game_logs_outcomes_1_to_30_and_its_state_carries_colour_names
 
 
 def test_other_rule_sets_send_no_colours() -> None:
-    from games.selectors import game_state
+    from games.store.selectors import game_state
 
     table = open_room(1, "official")
     play_turn(table, random.Random(3))

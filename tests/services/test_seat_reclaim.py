@@ -7,10 +7,11 @@ import random
 import pytest
 
 import bots
-from games import botplay, services
-from games.models import Game, Move, Player
-from games.replay import replay_game
-from games.rules import RuleViolation
+from games import services
+from games.domain.rules import RuleViolation
+from games.scheduling import botplay
+from games.services.replay import replay_game
+from games.store.models import Game, Move, Player
 from tests.factories import Table, action_id, open_room, play_turn
 
 pytestmark = pytest.mark.django_db

@@ -11,11 +11,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import services
-from games.models import Game, Move, Player, ScoreEntry
-from games.replay import replay_game
-from games.rules import GameState, RuleViolation
-from games.rules.codec import state_to_dict
-from games.selectors import game_state
+from games.domain.rules import GameState, RuleViolation
+from games.domain.rules.codec import state_to_dict
+from games.services.replay import replay_game
+from games.store.models import Game, Move, Player, ScoreEntry
+from games.store.selectors import game_state
 from tests.factories import Table, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -531,7 +531,7 @@ def test_the_broadcast_is_scheduled_after_commit(
         sent.append((game.code, move.seq))
         states.append(rules)
 
-    monkeypatch.setattr("games.broadcast.game_changed", game_changed)
+    monkeypatch.setattr("games.realtime.broadcast.game_changed", game_changed)
     t = midturn
     version = t.version()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

@@ -16,9 +16,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import moves, services
-from games.models import Game, Move, ScoreEntry
-from games.rules import RuleViolation
+from games import services
+from games.domain.rules import RuleViolation
+from games.store import moves
+from games.store.models import Game, Move, ScoreEntry
 from tests.factories import Table, action_id, open_room
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ request, so a connection kept for reuse there is never reused: it idles until th
 is collected. In two-process bench/load.py runs, the 800 page requests that set up the
 rooms left up to 70 idle connections (of PostgreSQL's 100), and in one run a request was
 answered 503. Here such a thread closes its connection when its request ends. The threads that run websocket actions
-(``games.threads.db_async``) live as long as the process and keep theirs.
+(``games.realtime.threads.db_async``) live as long as the process and keep theirs.
 
 **Health checks only after a quiet second.**
 With ``CONN_HEALTH_CHECKS`` Django sends ``SELECT 1`` before the first query of every

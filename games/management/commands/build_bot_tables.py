@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 import bots
-from games.rules import RULESETS
+from games.domain.rules import RULESETS
 
 
 class Command(BaseCommand):

@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.models import Game
-from games.replay import replay_game, verify_fairness
-from games.rules.codec import state_to_dict
+from games.domain.rules.codec import state_to_dict
 from games.services import normalize_code
+from games.services.replay import replay_game, verify_fairness
+from games.store.models import Game
 
 
 def _roll_text(roll: dict[str, Any]) -> str:

@@ -1,11 +1,12 @@
 // Drawing the room: pure functions from what the page knows (a "view") to HTML text.
 // No socket and no listeners here; static/js/room.js puts the text in place and wires it.
 
+import { esc, scorecardHtml } from "../scorecard.js";
+
 const FACE_WORDS = ["", "one", "two", "three", "four", "five", "six"];
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
-export const esc = (text) =>
-  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+export { esc };
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** What every drawing function reads: the state plus this page's own knowledge. */
@@ -36,7 +37,7 @@ export function roundOf(state) {
   return { round: Math.min(filled + 1, total), total };
 }
 
-/** The seat whose column sits first, beside the box names: mine online, the one to play on a shared device. */
+/** The seat whose column stays in view when the card scrolls sideways: mine online, the one to play on a shared device. */
 export function focusSeat(view) {
   const { state } = view;
   if (state.local || !view.mine.length) return state.status === "playing" ? state.turn?.seat ?? null : null;
@@ -65,7 +66,8 @@ export function statusLine(view) {
   const { state } = view;
   const sub = [state.ruleset.label];
   if (state.local) sub.push("played on this device");
-  if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
+  if (view.awaySeats.length && !view.mine.length) sub.push("the computer plays for you");
+  else if (!view.mine.length && state.status !== "finished") sub.push("you are watching");
   return sub.join(" · ");
 }
 
@@ -140,7 +142,8 @@ export function playHtml(view) {
   const paused = view.paused;
   const canHold = me && !paused && turn.rolls_used > 0 && turn.rolls_left > 0;
   let banner;
-  if (me && state.local && view.mine.length > 1) banner = `${esc(name)}'s turn <span class="pass">pass the device to ${esc(name)}</span>`;
+  // On a shared device the next player takes it before rolling; once they rolled, they have it.
+  if (me && state.local && view.mine.length > 1 && turn.rolls_used === 0) banner = `${esc(name)}'s turn <span class="pass">pass the device to ${esc(name)}</span>`;
   else if (me) banner = `Your turn, ${esc(name)}`;
   else banner = `${esc(name)}'s turn`;
   const dice = turn.dice.length ? turn.dice : [0, 0, 0, 0, 0];
@@ -160,19 +163,22 @@ export function playHtml(view) {
       : turn.rolls_left
         ? "Tap dice to hold them, roll again, or score a box."
         : "Choose a box on your card to score.";
+  } else if (view.awaySeats.length && !view.mine.length) {
+    hint = `The computer plays for you until you are back. Waiting for ${esc(name)}…`;
   } else if (!view.mine.length && state.status === "playing") {
     hint = `You are watching. Waiting for ${esc(name)}…`;
   } else {
     hint = `Waiting for ${esc(name)}…`;
   }
+  const awayNames = view.awaySeats.map((s) => esc(view.seatName(s))).join(" and ");
   const away = view.awaySeats.length
-    ? `<div class="away-banner" role="status"><span>Your turns ran out twice: the computer is playing for ${view.awaySeats.map((s) => esc(view.seatName(s))).join(" and ")}.</span>
-      <button id="back" class="btn btn-small" type="button">I'm back</button></div>`
+    ? `<div class="away-banner" role="status"><span>The computer is playing for ${awayNames}: your time ran out twice in a row.</span>
+      <button id="back" class="btn btn-small" type="button">I'm back: take my seat</button></div>`
     : "";
   const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">Game paused by the host</div>` : "";
   return `${away}${pausedBanner}
     <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
-    <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span> · ${hint}</p>
+    <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">Round ${round} of ${total}</span><span class="turn-hint"> · ${hint}</span></p>
     <div class="dice" id="dice" role="group" aria-label="Dice" tabindex="-1">${dice
       .map((v, i) => dieHtml(view, v, i, view.held.includes(i), canHold, turn.colours?.[i] ?? null, coachHolds.includes(i)))
       .join("")}</div>
@@ -191,29 +197,16 @@ export function hintHtml(view) {
     return `<button id="hint" class="btn btn-small btn-ghost hint-btn" type="button" ${view.hintPending || view.paused ? "disabled" : ""}>
       ${view.hintPending ? "Thinking…" : "Hint"}</button>`;
   }
-  const items = view.hint.options
-    .map((o, i) => `<li${i === 0 ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`)
-    .join("");
-  return `<div class="hint-box" role="note" aria-label="Coach's hint"><p><strong>Coach:</strong> best choices and your expected final score</p><ol>${items}</ol></div>`;
+  // The best choice on one line; the others a tap away on a phone (the card below needs the room).
+  const [first, ...rest] = view.hint.options;
+  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(o.text)}</span> <span class="expect">≈ ${o.expected.toFixed(1)}</span></li>`;
+  const more = rest.length
+    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary>${rest.length === 1 ? "1 more choice" : `${rest.length} more choices`}</summary>
+      <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol></details>`
+    : "";
+  return `<div class="hint-box" role="note" aria-label="Coach's hint: best choices and your expected final score">
+    <div class="hint-top"><strong>Coach:</strong><ol>${first ? item(first, true) : ""}</ol></div>${more}</div>`;
 }
-
-// Narrow screens show these shorter names (screen readers still hear the full ones).
-const SHORT = {
-  three_of_a_kind: "3 of a kind",
-  four_of_a_kind: "4 of a kind",
-  full_house: "Full house",
-  small_straight: "Small str.",
-  large_straight: "Large str.",
-  one_pair: "1 pair",
-  two_pairs: "2 pairs",
-  upper_bonus: "Bonus",
-  yahtzee_bonus: "Yahtzee +",
-  column_total: "Col. total",
-};
-const labelHtml = (label, key) =>
-  SHORT[key] ? `<span class="long-label">${label}</span><span class="short-label" aria-hidden="true">${SHORT[key]}</span>` : label;
-
-const COLOUR_BOXES = new Set(["red", "yellow", "green", "blue", "purple", "four_colour", "painted_house", "rainbow", "flush", "palette"]);
 
 export function cardHtml(view) {
   const { state } = view;
@@ -225,103 +218,43 @@ export function cardHtml(view) {
   const paused = view.paused;
   const best = me ? view.hint?.options?.[0] : null;
   const coachPick = best?.kind === "score" ? `${best.box}/${best.column ?? 0}` : null;
-  const just = view.justScored;
-  // The focus seat's column comes first and stays pinned beside the box names when the card
-  // scrolls sideways; the others follow in seat order.
+  // Seat order for everyone and every turn (a column that moves is one a player loses track
+  // of); the focus seat's columns stay in view, held at the card's edge, when it scrolls.
   const focus = focusSeat(view);
-  const cards = [...state.cards].sort((x, y) => (y.seat === focus) - (x.seat === focus) || x.seat - y.seat);
-  const pinned = (card, k) => (card.seat === focus && cols * state.cards.length > 4 ? ` pin pin-${k}` : "");
-  const seatOf = (card) => state.seats[card.seat];
-  const nameCell = (seat, span) => {
-    const cur = seat.seat === current;
-    const pin = seat.seat === focus && cols * state.cards.length > 4 ? " pin pin-0" : "";
-    return `<th scope="col" ${span > 1 ? `colspan="${span}"` : ""} class="${cur ? "current" : ""} ${seat.status !== "active" ? "gone" : ""}${pin}${span > 1 && pin ? " pin-span" : ""}" title="${esc(seat.name)}">
-      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${esc(seat.name)}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
-  };
-  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${cards.map((card) => nameCell(seatOf(card), cols)).join("")}</tr>`;
-  if (cols > 1) {
-    head += `<tr class="multipliers">${cards
-      .map((card) => rs.multipliers.map((m, k) => `<th scope="col" class="${card.seat === current ? "current" : ""}${pinned(card, k)}"><span class="sr-only">${esc(seatOf(card).name)} </span>×${m}</th>`).join(""))
-      .join("")}</tr>`;
-  }
-  const rows = [];
-  const boxes = rs.boxes;
-  const totalRow = (label, key, cls = "total", extra = null) => {
-    const cells = cards
-      .map((card) => card.columns.map((col, k) => `<td class="${pinned(card, k)}">${extra ? extra(col, k) : col[key]}</td>`).join(""))
-      .join("");
-    return `<tr class="${cls}"><th scope="row">${label}</th>${cells}</tr>`;
-  };
-  let colourSection = false;
-  boxes.forEach((box, index) => {
-    if (COLOUR_BOXES.has(box.box) && !colourSection) {
-      colourSection = true;
-      rows.push(`<tr class="section"><th scope="rowgroup" colspan="${1 + cols * cards.length}">Colours</th></tr>`);
+  const order = state.cards.map((card) => card.seat).sort((x, y) => x - y);
+  const seats = order.map((seat) => ({ seat, name: state.seats[seat]?.name ?? "?", gone: state.seats[seat]?.status !== "active" }));
+  const cards = Object.fromEntries(state.cards.map((card) => [card.seat, card]));
+  // An open box of the player to play: what it would score now, a button on their own page.
+  const open = (seat, row, k, index) => {
+    if (seat !== current) return null;
+    const option = options.get(`${row.box}/${k}`);
+    if (!option) return null;
+    const label = esc(row.label);
+    const id = `score-${row.box}-${k}`;
+    const colText = cols > 1 ? ` in column ×${rs.multipliers[k]}` : "";
+    const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
+    const coach = coachPick === `${row.box}/${k}`;
+    if (!me) return { cls: "preview", html: `<span aria-label="${label}${colText} would score ${option.points}">${shown}</span>` };
+    if (!option.legal) {
+      return {
+        cls: "option",
+        html: `<button type="button" id="${id}" class="score-btn forbidden" data-box="${row.box}" data-col="${k}" data-row="${index}"
+          aria-disabled="true" title="${esc(option.reason)}" aria-label="${label}${colText}: not allowed. ${esc(option.reason)}">✕</button>`,
+      };
     }
-    const cells = cards
-      .map((card) =>
-        card.columns
-          .map((col, k) => {
-            const pin = pinned(card, k);
-            const points = col.boxes[box.box];
-            if (points !== undefined && points !== null) {
-              const fresh = just && just.seat === card.seat && just.box === box.box && just.column === k;
-              return `<td class="filled${fresh ? " just" : ""}${pin}">${points}</td>`;
-            }
-            if (card.seat !== current) return `<td class="open${pin}"></td>`;
-            const option = options.get(`${box.box}/${k}`);
-            if (!option) return `<td class="open${pin}"></td>`;
-            const id = `score-${box.box}-${k}`;
-            const colText = cols > 1 ? ` in column ×${rs.multipliers[k]}` : "";
-            const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
-            const coach = coachPick === `${box.box}/${k}`;
-            if (!me) return `<td class="preview${pin}"><span aria-label="${esc(box.label)}${colText} would score ${option.points}">${shown}</span></td>`;
-            if (!option.legal) {
-              return `<td class="option${pin}"><button type="button" id="${id}" class="score-btn forbidden" data-box="${box.box}" data-col="${k}" data-row="${index}"
-                aria-disabled="true" title="${esc(option.reason)}" aria-label="${esc(box.label)}${colText}: not allowed. ${esc(option.reason)}">✕</button></td>`;
-            }
-            const bonusText = option.bonus ? ` plus ${option.bonus} Yahtzee bonus` : "";
-            const jokerText = option.joker ? " (joker)" : "";
-            const coachText = coach ? ", the coach's pick" : "";
-            return `<td class="option${coach ? " coach-pick" : ""}${pin}"><button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
-              data-box="${box.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
-              aria-label="Score ${esc(box.label)}${colText} for ${option.points} points${bonusText}${jokerText}${coachText}">${shown}</button></td>`;
-          })
-          .join(""),
-      )
-      .join("");
-    rows.push(`<tr><th scope="row">${labelHtml(esc(box.label), box.box)}</th>${cells}</tr>`);
-    const lastUpper = box.upper && (index + 1 === boxes.length || !boxes[index + 1].upper);
-    if (lastUpper) {
-      // Each column's own goal: in Triple the ×2 column needs 126 for 70, the ×3 one 189 for 105.
-      const goal = (k) => rs.upper_bonus_threshold * rs.multipliers[k];
-      const prize = (k) => rs.upper_bonus * rs.multipliers[k];
-      rows.push(
-        totalRow("Upper sum", "upper", "total", (col, k) => {
-          const made = col.upper_bonus > 0;
-          return `${col.upper}<span class="goal ${made ? "made" : ""}">/${goal(k)}${made ? '<span aria-label=", bonus earned"> ✓</span>' : ""}</span>`;
-        }),
-      );
-      if (cols > 1) {
-        rows.push(totalRow(labelHtml("Upper bonus", "upper_bonus"), "upper_bonus", "total bonus-row", (col, k) =>
-          `${col.upper_bonus}<small class="bonus-rule">${prize(k)} at ${goal(k)}</small>`));
-      } else {
-        rows.push(totalRow(`${labelHtml("Upper bonus", "upper_bonus")}<small class="bonus-rule">${rs.upper_bonus} at ${rs.upper_bonus_threshold}</small>`, "upper_bonus", "total bonus-row"));
-      }
-    }
-  });
-  rows.push(totalRow("Lower sum", "lower"));
-  if (rs.boxes.some((b) => b.box === "yahtzee") && rs.name !== "yeti" && rs.name !== "yatzy") {
-    rows.push(totalRow(labelHtml("Yahtzee bonus", "yahtzee_bonus"), "yahtzee_bonus"));
-  }
-  if (cols > 1) rows.push(totalRow(labelHtml("Column total", "column_total"), "total"));
-  const grand = cards.map((card) => `<td colspan="${cols}" class="${card.seat === focus && cols * state.cards.length > 4 ? "pin pin-0 pin-span" : ""}">${card.total}</td>`).join("");
-  rows.push(`<tr class="total grand"><th scope="row">Total</th>${grand}</tr>`);
+    const bonusText = option.bonus ? ` plus ${option.bonus} Yahtzee bonus` : "";
+    const jokerText = option.joker ? " (joker)" : "";
+    const coachText = coach ? ", the coach's pick" : "";
+    return {
+      cls: `option${coach ? " coach-pick" : ""}`,
+      html: `<button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
+        data-box="${row.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
+        aria-label="Score ${label}${colText} for ${option.points} points${bonusText}${jokerText}${coachText}">${shown}</button>`,
+    };
+  };
+  const caption = `Scorecard: a column per ${cols > 1 ? "player and multiplier" : "player"}${me ? "; your open boxes show what they would score now; arrow keys move between them" : ""}`;
   return `<h2 id="card-h" class="card-h">Scorecard</h2>
-    <div class="scorecard-wrap" tabindex="-1"><table class="scorecard ${cols > 1 ? "triple" : ""} seats-${state.cards.length}">
-    <caption class="sr-only">Scorecard: a column per ${cols > 1 ? "player and multiplier" : "player"}${me ? "; your open boxes show what they would score now; arrow keys move between them" : ""}</caption>
-    <thead>${head}</thead>
-    <tbody>${rows.join("")}</tbody></table></div>`;
+    ${scorecardHtml({ ruleset: rs, seats, cards, current, focus, just: view.justScored, open, caption })}`;
 }
 
 export function feedHtml(view) {
@@ -414,19 +347,35 @@ export function overHtml(view) {
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <button class="btn btn-primary btn-big" id="rematch" type="submit">Rematch</button></form>`;
   }
-  return `<h2 id="over-h">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
+  const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">Watch the replay</a>` : "";
+  return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${list}</ol>
     <div id="review" class="review">${reviewHtml(view)}</div>
-    <div class="over-actions">${rematch}<a class="btn" href="/">New game</a></div>
+    <div class="over-actions">${rematch}${replay}<a class="btn" href="/">New game</a></div>
     <p class="muted fair-over">Fair dice: the server's seed was <code>${esc(state.fairness.server_seed ?? "")}</code>.
       Its SHA-256 was shown from the start. <a href="${view.fairnessUrl}">Verify every roll</a>
       · <a href="${view.logUrl}">download the roll log</a></p>`;
 }
 
+const COSTLIEST = 3; // a player's choices shown on the game-over panel; the replay lists every one
+
+/** A costly choice: what was done, what the coach would have done, the points it cost; a link to it in the replay. */
+function costlyHtml(view, choice) {
+  const href = `${esc(view.state.replay_url ?? "")}#move-${Number(choice.move)}`;
+  const roll = choice.kind === "keep" ? `, roll ${choice.roll}` : "";
+  const said = `Round ${choice.round}${roll}, dice ${choice.dice.join(" ")}: chose ${choice.chosen}; the coach would ${choice.best.replace(/^./, (c) => c.toLowerCase())}; ${choice.lost.toFixed(1)} points lost. See it in the replay`;
+  return `<li><a class="costly-choice" href="${href}" aria-label="${esc(said)}">
+      <span class="costly-where">Round ${choice.round}${roll} · <span class="costly-dice">${esc(choice.dice.join(" "))}</span></span>
+      <span class="costly-lost">−${choice.lost.toFixed(1)}</span>
+      <span class="costly-did"><span class="costly-label">Chose</span> ${esc(choice.chosen)}</span>
+      <span class="costly-best"><span class="costly-label">Coach</span> ${esc(choice.best)}</span></a></li>`;
+}
+
 export function reviewHtml(view) {
   const { review, state } = view;
   if (!review) return "";
-  if (review.message) return `<p class="muted">${esc(review.message)}</p>`;
+  if (review.message) return `<h3>Coach's review</h3><p class="muted">${esc(review.message)}</p>`;
+  let linked = false;
   const lines = review.seats
     .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
     .map((s) => {
@@ -434,11 +383,17 @@ export function reviewHtml(view) {
       const text = s.mistakes === 0
         ? `${who} played like the solver: no costly choice in ${plural(s.choices, "choice")}.`
         : `${who} lost ${s.lost.toFixed(1)} points in ${plural(s.mistakes, "choice")}.`;
-      return `<li>${text}</li>`;
+      // The costliest first; a computer's own play gets its line, not a list.
+      const worst = s.kind === "bot" ? [] : [...(s.costly ?? [])].sort((a, b) => b.lost - a.lost).slice(0, COSTLIEST);
+      const list = worst.length && state.replay_url
+        ? `<ol class="costly-list" aria-label="${esc(s.name)}'s costliest choices">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
+        : "";
+      linked ||= Boolean(list);
+      return `<li><p class="review-line">${text}</p>${list}</li>`;
     })
     .join("");
   return `<h3>Coach's review</h3><ul class="review-list">${lines}</ul>
-    <p class="muted small">Expected points each player's choices gave up against perfect play.</p>`;
+    <p class="muted small">Expected points each choice gave up against perfect play${linked ? ": pick one to see it in the replay" : ""}.</p>`;
 }
 
 export function fairHtml(view) {

@@ -1,0 +1,74 @@
+"""Every error code the server answers with, in one place (clients switch on them).
+
+Pure Python, the standard library only: the rules import their codes from here too. A
+code is sent as ``{"type": "error", "code": ...}`` on the websocket and as
+``{"error": ...}`` in a JSON response; docs/protocol.md lists them for clients.
+"""
+
+# --- the rules (games.domain.rules, raised as RuleViolation) ----------------------------------
+GAME_NOT_STARTED = "game_not_started"
+GAME_OVER = "game_over"
+NOT_YOUR_TURN = "not_your_turn"
+NO_ROLLS_LEFT = "no_rolls_left"
+NOT_ROLLED = "not_rolled"
+BAD_DIE_INDEX = "bad_die_index"
+ALL_HELD = "all_held"
+UNKNOWN_BOX = "unknown_box"
+BAD_COLUMN = "bad_column"
+BOX_FILLED = "box_filled"
+JOKER_FORBIDS = "joker_forbids"
+BAD_PLAYERS = "bad_players"
+BAD_DICE = "bad_dice"
+ALREADY_STARTED = "already_started"
+
+# --- the services (games.services, RuleViolation) ---------------------------------------
+STALE = "stale"
+REPEATED = "repeated_action"
+NOT_A_PLAYER = "not_a_player"
+NOT_HOST = "not_host"
+ROOM_FULL = "room_full"
+NOT_IN_LOBBY = "not_in_lobby"
+NOT_PLAYING = "not_playing"
+BAD_NAME = "bad_name"
+NAME_TAKEN = "name_taken"
+BAD_SEAT = "bad_seat"
+BAD_RULESET = "bad_ruleset"
+BAD_REQUEST = "bad_request"
+LOCAL_ROOM = "local_room"
+NOT_OVER = "not_over"
+BAD_LEVEL = "bad_level"
+PLAYER_PRESENT = "player_present"
+
+# --- social play (games.services.chat, games.services.clock, RuleViolation) --------------
+PAUSED = "paused"  # the host paused the game: turn actions wait for the resume
+NOT_PAUSED = "not_paused"
+BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
+CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut
+CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
+MUTED = "muted"  # the host muted this seat's chat
+BAD_REACTION = "bad_reaction"
+BAD_TIMER = "bad_timer"
+
+# --- the coach (games.services.coach, RuleViolation) ----------------------------------------------
+HINTS_OFF = "hints_off"
+COACH_BUSY = "coach_busy"
+ROLL_FIRST = "roll_first"
+COACH_ERROR = "coach_error"  # the coach failed: the socket answers this and stays open
+
+# --- a websocket frame the consumer cannot take (games.realtime.consumer.FrameError) ------------
+BAD_FRAME = "bad_frame"
+FRAME_TOO_LARGE = "frame_too_large"
+BAD_JSON = "bad_json"
+UNKNOWN_TYPE = "unknown_type"
+MISSING_FIELD = "missing_field"
+BAD_FIELD = "bad_field"
+
+# --- the pages' JSON answers (games.web.views) -------------------------------------------------
+NOT_FINISHED = "not_finished"  # a finished game's roll log, asked for too early
+
+# --- the server itself ----------------------------------------------------------------------
+UNAVAILABLE = "unavailable"  # the database is out of reach for a moment; nothing was written
+OUTCOME_UNKNOWN = "outcome_unknown"  # the database went away mid-commit: the page resyncs when it can
+RATE_LIMITED = "rate_limited"  # too many requests or frames
+TOO_MANY_SOCKETS = "too_many_sockets"  # the address or browser holds its share of sockets already
+SERVER_ERROR = "server_error"  # a frame the server failed on: the socket stays open and resyncs

@@ -1,0 +1,566 @@
+"""A room's frames on their way out: straight to this process's sockets, through Redis to the others.
+
+The fan-out is the hot path (docs/architecture.md). Going through the channel layer for every socket
+costs a message per socket (queue, wake-up, dispatch); here a process delivers a room's
+frames to its own sockets directly, and the channel layer carries one message per action
+to the *other* processes. Each process that has sockets in a room keeps one relay channel
+in the room's group (``room.<code>``), so a message crosses Redis once per process, not
+once per socket; a process ignores its own messages when they come back. A socket is
+handed its frames without waiting for it (``Socket.push``: the socket's own bounded queue,
+games/realtime/backlog.py), so a client that stopped reading holds up no other socket.
+
+With the in-memory layer (the embedded default) there is only one process: nothing is
+relayed.
+
+**Only while another process listens.** Rooms are routed to one worker, so nearly always no
+other process has a socket in a room, and relaying its frames would be publishing to
+nobody. Each process that has sockets in a room is in the room's set in Redis (a sorted set,
+``<prefix>:relay:<code>``: member the process's ``ORIGIN``, score the time its entry expires,
+renewed every ``RELAY_RENEW`` seconds, so the entry of a process killed with SIGKILL ages
+out). A process relays a room's frames only while it knows of another live process in that
+set. The first socket of a process in a room subscribes to the room's group, adds the
+process to the set, reads the set, and tells the group ``joined`` (with the version it was
+welcomed with); the processes already there note it (and relay from then on), and answer
+``here``, with their newest state of the room if it is newer, so a state committed before
+they heard of the newcomer still reaches it. The last socket's leaving removes the process
+(``left``). A process that does not know who is in a room (no socket of its own there, the
+set not read yet, Redis away or failing) relays everything.
+
+Frames that carry a state ``version`` are delivered in version order: a process drops
+one older than what it has already delivered for that room (a full snapshot newer than
+it is out already, so nothing is lost). That covers two actions of a room committed in
+separate threads, or relayed by separate processes, whose frames would cross.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+
+from games.services.processes import ORIGIN  # this process, on every message it relays
+
+log = logging.getLogger(__name__)
+
+
+MESSAGE_TYPE = "room.relay"
+GROUP_REFRESH = 3600.0  # seconds
+RELAY_TTL = 30.0  # seconds a process's entry in a room's set lives unless renewed
+RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the room)
+# Rooms renewed in one Redis pipeline: the replies of one pipeline are parsed without a pause,
+# so a renewal of a thousand rooms in one would hold the event loop for 14-57 ms at once; in
+# batches of 100 it holds it 3-5 ms at a time for the same 45 ms of CPU (docs/performance.md).
+RENEW_BATCH = 100
+
+
+class Socket(Protocol):
+    """What a room socket offers here (games.realtime.consumer.RoomConsumer)."""
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None: ...
+
+    def push(self, frames: list[str]) -> None:
+        """Queue ``frames`` for the socket, in order, without waiting for its client (games/realtime/backlog.py)."""
+
+
+StateListener = Callable[[str, list[str]], None]
+"""Hears ``(code, frames)``, frames that end with the room's state frame (see ``on_state``)."""
+
+
+def room_group(code: str) -> str:
+    return f"room.{code}"
+
+
+@dataclass
+class _Relay:
+    """One event loop's channel in the groups of the rooms it has sockets in."""
+
+    channel: str
+    groups: set[str] = field(default_factory=set)
+    redis: Any = None  # this loop's redis.asyncio client for the rooms' sets (None: no Redis layer)
+
+
+_lock = threading.Lock()  # _members is read from database threads after a commit
+_members: dict[str, dict[Socket, asyncio.AbstractEventLoop]] = {}
+_latest: dict[str, int] = {}  # room -> highest state version delivered in this process
+_relays: dict[asyncio.AbstractEventLoop, asyncio.Task[_Relay]] = {}
+_tasks: set[asyncio.Task[Any]] = set()
+# Who else has sockets in the rooms this process has sockets in (on the event loop):
+_peers: dict[str, dict[str, float]] = {}  # room -> other process's ORIGIN -> when heard of (monotonic)
+_known: set[str] = set()  # rooms whose set this process has read, Redis not failing since
+_newest: dict[str, tuple[int, list[str]]] = {}  # room -> newest state delivered here (version, frames)
+_state_listeners: list[StateListener] = []
+_back_listeners: list[Callable[[list[str]], None]] = []
+
+
+def on_state(listener: StateListener) -> None:
+    """Call ``listener(code, frames)`` on the event loop each time a room's state goes out here.
+
+    That is once per process for each versioned message delivered to the room's sockets in
+    this process (however many sockets; not for one dropped as older, nor in a process with
+    no socket in the room), and once for each socket welcomed with ``welcome``. The frames
+    end with the room's state frame. games.scheduling.botplay listens here (registered in
+    games.apps): the transport itself knows nothing of what the state means.
+    """
+    if listener not in _state_listeners:
+        _state_listeners.append(listener)
+
+
+def on_relay_back(listener: Callable[[list[str]], None]) -> None:
+    """Call ``listener(codes)`` on the event loop when this loop's relay hears Redis again.
+
+    What other processes relayed meanwhile is lost: ``codes`` are the rooms this loop has
+    sockets in, for the listener to resync (games.apps registers games.realtime.sockets.resync).
+    """
+    if listener not in _back_listeners:
+        _back_listeners.append(listener)
+
+
+def relay_returned() -> None:
+    """On the event loop: Redis is back for this loop (the layer noticed; see games.realtime.layers too)."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        codes = [code for code, members in _members.items() if loop in members.values()]
+    layer, relay = _layer(), _opened(loop)
+    if layer is not None and relay is not None:  # rooms joined while Redis was away, too
+        _unknown(relay.groups)  # Redis may have restarted empty: in the sets again, telling the others
+        _keep(loop.create_task(_rejoin(layer, relay, enter=True)))
+    _resync(codes)
+
+
+def _resync(codes: list[str]) -> None:
+    """Tell the relay-back listeners these rooms' sockets may have missed states: they resync."""
+    for listener in _back_listeners:
+        try:
+            listener(codes)
+        except Exception:
+            log.exception("a relay-back listener failed")
+
+
+def _heard(code: str, frames: list[str]) -> None:
+    for listener in _state_listeners:
+        try:
+            listener(code, frames)
+        except Exception:  # a listener must not keep the frames from the sockets
+            log.exception("a state listener failed on %s", code)
+
+
+def _layer() -> BaseChannelLayer | None:
+    layer = get_channel_layer()
+    return None if layer is None or isinstance(layer, InMemoryChannelLayer) else layer
+
+
+def _keep(task: asyncio.Task[Any]) -> None:
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+# --- sockets joining and leaving (on the event loop) ------------------------------------
+
+
+async def join(code: str, socket: Socket, *, version: int | None = None) -> None:
+    """``socket`` hears the room's frames from now on (from this process only while Redis is away).
+
+    ``version``: the state the socket is welcomed with; for the room's first socket in this
+    process, an equal or older one is not sent to it again (an answer to this process's
+    ``joined``, say). With sockets of the room here already it is not noted: what was
+    delivered here is theirs, and a state this socket read before it reached them (relayed,
+    or from a database thread) must still reach them (the page drops one it has already).
+    """
+    loop = asyncio.get_running_loop()
+    with _lock:
+        members = _members.setdefault(code, {})
+        first_here = loop not in members.values()
+        if version is not None and not members and _latest.get(code, -1) < version:
+            _latest[code] = version
+        members[socket] = loop
+    layer = _layer()
+    if first_here and layer is not None:
+        try:
+            relay = await _relay(loop, layer)
+        except BaseException:
+            forget(code, socket)
+            raise
+        relay.groups.add(code)
+        try:
+            await layer.group_add(room_group(code), relay.channel)
+        except Exception:  # Redis away: the socket plays locally; the relay rejoins when Redis is back
+            log.warning("room %s joined without Redis; its relay rejoins when Redis is back", code)
+            return
+        await _enter(layer, relay, [code])
+
+
+def forget(code: str, socket: Socket) -> bool:
+    """Drop ``socket`` from the room here; True if it was the last of its event loop's."""
+    with _lock:
+        members = _members.get(code, {})
+        loop = members.pop(socket, None)
+        last_here = loop is not None and loop not in members.values()
+        if not members:
+            _members.pop(code, None)
+            _latest.pop(code, None)
+            _newest.pop(code, None)
+            _peers.pop(code, None)
+            _known.discard(code)
+    if last_here and loop is not None:
+        relay = _opened(loop)
+        if relay is not None and code in relay.groups:
+            relay.groups.discard(code)
+            return True
+    return False
+
+
+async def leave(code: str, socket: Socket) -> None:
+    layer = _layer()
+    relay = _opened(asyncio.get_running_loop())
+    if forget(code, socket) and layer is not None and relay is not None:
+        with contextlib.suppress(Exception):  # Redis away: its groups went with it
+            await layer.group_discard(room_group(code), relay.channel)
+        if code not in _members:
+            await _exit(layer, relay, code)
+
+
+# --- who else is in a room (the rooms' sets in Redis) -----------------------------------
+
+
+def _layer_config() -> dict[str, Any]:
+    layer: dict[str, Any] = settings.CHANNEL_LAYERS["default"]
+    config: dict[str, Any] = layer.get("CONFIG", {})
+    return config
+
+
+def _key(code: str) -> str:
+    config = _layer_config()
+    return f"{config.get('prefix', 'asgi')}:relay:{code}"
+
+
+def _redis_client() -> Any:
+    """A redis.asyncio client for the channel layer's Redis (for the calling event loop)."""
+    import redis.asyncio
+
+    host = _layer_config()["hosts"][0]
+    url = host["address"] if isinstance(host, dict) else host
+    if not isinstance(url, str):  # (host, port)
+        url = f"redis://{url[0]}:{url[1]}"
+    return redis.asyncio.Redis.from_url(url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2)
+
+
+def relaying(code: str) -> bool:
+    """Whether this process relays the room's frames: unless it knows nobody else is in the room."""
+    return code not in _known or bool(_peers.get(code))
+
+
+def _unknown(codes: Iterable[str]) -> None:
+    """Redis failed: relay these rooms' frames again until their sets are read anew."""
+    _known.difference_update(codes)
+
+
+async def _read_sets(relay: _Relay, codes: list[str]) -> list[tuple[bool, list[str]]]:
+    """Renew this process's entry in the rooms' sets, drop expired ones; for each, (entry was missing, who is in it)."""
+    now = time.time()
+    async with relay.redis.pipeline(transaction=False) as pipe:
+        for code in codes:
+            key = _key(code)
+            pipe.zadd(key, {ORIGIN: now + RELAY_TTL})
+            pipe.zremrangebyscore(key, "-inf", now)  # entries of processes gone without a word
+            pipe.expire(key, int(RELAY_TTL * 2))
+            pipe.zrange(key, 0, -1)
+        replies = await pipe.execute()
+    return [(bool(replies[n * 4]), list(replies[n * 4 + 3])) for n in range(len(codes))]
+
+
+def _learned(code: str, members: list[str], asked_at: float) -> None:
+    """The room's set as read (asked at ``asked_at``): who else is in it, from now on known."""
+    if code not in _members:
+        return  # this process's sockets left meanwhile
+    peers = _peers.setdefault(code, {})
+    for origin, heard_at in list(peers.items()):
+        if origin not in members and heard_at < asked_at:  # not one that said ``joined`` since the read
+            del peers[origin]
+    for origin in members:
+        if origin != ORIGIN:
+            peers.setdefault(origin, asked_at)
+    _known.add(code)
+
+
+async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> None:
+    """Add this process to the rooms' sets, read who else is there, and tell them (``joined``).
+
+    On any Redis failure the rooms stay unknown: their frames are relayed.
+    """
+    if relay.redis is None or not codes:
+        return
+    asked_at = time.monotonic()
+    try:
+        sets = await _read_sets(relay, codes)
+        await _announce(layer, codes)
+    except Exception:
+        log.warning("who else is in %d rooms is unknown (Redis failed); relaying their frames", len(codes))
+        _unknown(codes)
+        return
+    for code, (_, members) in zip(codes, sets, strict=True):
+        _learned(code, members, asked_at)
+
+
+async def _announce(layer: BaseChannelLayer, codes: list[str]) -> None:
+    """Tell the rooms' groups this process is in (``joined``, with the newest version delivered here)."""
+    for code in codes:
+        message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
+        version = _latest.get(code)
+        if version is not None:
+            message["version"] = version
+        await layer.group_send(room_group(code), message)
+
+
+async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
+    """This process's last socket left the room: out of its set, and the others told (``left``)."""
+    if relay.redis is None:
+        return
+    try:
+        await relay.redis.zrem(_key(code), ORIGIN)
+        await layer.group_send(room_group(code), {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "left"})
+    except Exception:  # Redis away: the entry ages out
+        log.debug("leaving the set of %s failed", code, exc_info=True)
+    if code in relay.groups:  # a socket came back meanwhile: back in the set
+        await _enter(layer, relay, [code])
+
+
+def _noted(layer: BaseChannelLayer, code: str, origin: str, note: str, version: int | None, frames: bool) -> None:
+    """On the event loop: another process says it joined, is in, or left a room this one is in."""
+    if code not in _members:
+        return
+    if note == "left":
+        _peers.get(code, {}).pop(origin, None)
+        return
+    _peers.setdefault(code, {})[origin] = time.monotonic()
+    if version is not None and version > _latest.get(code, -1) and not frames:
+        # The other process has a newer state than any delivered here: one relayed to this
+        # process was lost (its sender died between its commit and the relay, say). Resync.
+        _resync([code])
+    if note != "joined":
+        return
+    # Frames delivered here before the newcomer was heard of were not relayed: send the newest.
+    answer: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "here"}
+    newest = _newest.get(code)
+    if newest is not None and (version is None or newest[0] > version):
+        answer["version"], answer["frames"] = newest
+    _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, answer)))
+
+
+async def _renew(layer: BaseChannelLayer, relay: _Relay) -> None:
+    """Renew this process's entries and read who else is in its rooms, every ``RELAY_RENEW`` seconds."""
+    while True:
+        await asyncio.sleep(RELAY_RENEW)
+        await renew(layer, relay)
+
+
+async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
+    codes = [code for code in relay.groups if code in _known]
+    fresh = [code for code in relay.groups if code not in _known]
+    for start in range(0, len(codes), RENEW_BATCH):
+        # Not a room left while the batches before were read (its entry would be put back).
+        batch = [code for code in codes[start : start + RENEW_BATCH] if code in relay.groups]
+        if not batch:
+            continue
+        asked_at = time.monotonic()
+        try:
+            sets = await _read_sets(relay, batch)
+            # An entry that was missing aged out while this process was still in the room (its
+            # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
+            # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
+            # again and answer with their newest state, which it may have missed meanwhile.
+            missing = [code for code, (gone, _) in zip(batch, sets, strict=True) if gone and code in relay.groups]
+            await _announce(layer, missing)
+        except Exception:
+            log.warning("renewing this process's place in %d rooms failed; relaying their frames", len(codes) - start)
+            _unknown(codes[start:])
+            return
+        for code, (_, members) in zip(batch, sets, strict=True):
+            _learned(code, members, asked_at)
+    for start in range(0, len(fresh), RENEW_BATCH):
+        # Rooms whose set was not read (Redis was away): in again, and telling the others.
+        await _enter(layer, relay, fresh[start : start + RENEW_BATCH])
+
+
+def _failed(opening: asyncio.Task[_Relay]) -> bool:
+    return opening.done() and (opening.cancelled() or opening.exception() is not None)
+
+
+def _opened(loop: asyncio.AbstractEventLoop) -> _Relay | None:
+    opening = _relays.get(loop)
+    if opening is None or not opening.done() or _failed(opening):
+        return None
+    return opening.result()
+
+
+async def _relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
+    """This loop's relay, opened once (several sockets may ask at the same moment)."""
+    opening = _relays.get(loop)
+    if opening is None or _failed(opening):
+        opening = _relays[loop] = loop.create_task(_open_relay(loop, layer))
+    return await asyncio.shield(opening)
+
+
+async def _open_relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
+    relay = _Relay(channel=await layer.new_channel())
+    try:
+        relay.redis = _redis_client()
+    except Exception:  # no Redis address this can use: every frame is relayed
+        log.warning("no Redis client for the rooms' sets; relaying every frame", exc_info=True)
+    _keep(loop.create_task(_listen(layer, relay)))
+    _keep(loop.create_task(_refresh(layer, relay)))
+    _keep(loop.create_task(_renew(layer, relay)))
+    return relay
+
+
+async def _rejoin(layer: BaseChannelLayer, relay: _Relay, *, enter: bool = False) -> None:
+    """Add the relay to its rooms' groups again (group_add is idempotent); ``enter``: and to their sets."""
+    for code in list(relay.groups):
+        await layer.group_add(room_group(code), relay.channel)
+    if enter:
+        await _enter(layer, relay, [code for code in relay.groups if code not in _known])
+
+
+async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
+    """Deliver what other processes relay to this process's sockets."""
+    lost = False
+    while True:
+        try:
+            if lost:
+                # Redis restarted: the core layer's groups were in it (the pub/sub layer
+                # resubscribes by itself, and the extra group_add costs it nothing).
+                await _rejoin(layer, relay)
+                lost = False
+                log.warning("relay is back in the groups of %d rooms", len(relay.groups))
+                relay_returned()
+            message = await layer.receive(relay.channel)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # Redis away: try again in a moment
+            if not lost:
+                log.warning("relay lost Redis (%s); rejoining its rooms when it is back", exc)
+                _unknown(relay.groups)
+            lost = True
+            await asyncio.sleep(0.5)
+            continue
+        if message.get("type") != MESSAGE_TYPE or message.get("origin") == ORIGIN:
+            continue
+        note = message.get("note")
+        if note is not None:
+            _noted(layer, message["code"], message["origin"], note, message.get("version"), "frames" in message)
+        if "frames" in message:
+            deliver(message["code"], message["frames"], message.get("version"))
+
+
+async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
+    """The core layer forgets a group member after ``group_expiry`` (a day): renew well before."""
+    while True:
+        await asyncio.sleep(GROUP_REFRESH)
+        with contextlib.suppress(Exception):
+            await _rejoin(layer, relay)
+
+
+# --- delivering -----------------------------------------------------------------------
+
+
+def deliver(code: str, frames: list[str], version: int | None = None) -> None:
+    """On the event loop: send ``frames`` to this loop's sockets in the room, in order."""
+    if version is not None:
+        if _latest.get(code, -1) >= version:
+            return  # a newer state of this room is out already
+        _latest[code] = version
+    loop = asyncio.get_running_loop()
+    with _lock:
+        sockets = [socket for socket, home in _members.get(code, {}).items() if home is loop]
+    if not sockets:
+        _latest.pop(code, None)
+        _newest.pop(code, None)
+        return
+    for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
+        try:
+            socket.push(frames)
+        except Exception:  # a socket closing meanwhile must not keep the frames from the rest
+            log.debug("a socket of %s left during a send", code, exc_info=True)
+    if version is not None:
+        _newest[code] = (version, frames)
+        _heard(code, frames)
+
+
+async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
+    """Send a socket joining the room its first frames, ending with the room's state (``on_state``)."""
+    for text in frames:
+        await socket.send(text_data=text)
+    _heard(code, frames)
+
+
+def _relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "frames": frames}
+    if version is not None:
+        message["version"] = version
+    return message
+
+
+async def publish(code: str, frames: list[str], *, version: int | None = None) -> None:
+    """On the event loop: deliver here, and relay to the other processes.
+
+    A message with a ``version`` is a new state of the room: its frames end with the state frame.
+    """
+    deliver(code, frames, version)
+    layer = _layer()
+    if layer is not None and relaying(code):
+        await _relay_send(layer, code, _relay_message(code, frames, version))
+
+
+def publish_soon(code: str, frames: list[str], *, version: int | None = None) -> None:
+    """From a worker thread (after a commit): hand the frames to the event loop without waiting for it.
+
+    The thread goes on at once; the loop delivers to its sockets and relays, in the order
+    the calls were made. With no event loop of this process in reach (a management
+    command, a plain test), only the relay applies, and the call waits for it.
+    """
+    with _lock:
+        loops = list(dict.fromkeys(_members.get(code, {}).values()))
+    layer = _layer()
+    message = _relay_message(code, frames, version) if layer is not None else None
+    if not loops and message is not None:
+        main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+        if main is not None and main.is_running():
+            loops = [main]
+        else:
+            async_to_sync(layer.group_send)(room_group(code), message)  # type: ignore[union-attr]
+            return
+    for n, loop in enumerate(loops):
+        relay = message if n == 0 else None
+        try:
+            # A fresh context: the callback and the tasks it starts must not inherit this
+            # thread's (asgiref marks it as inside a database call, and a task a state
+            # listener starts from it, such as a bot step, would then refuse to run).
+            loop.call_soon_threadsafe(_on_loop, code, frames, version, relay, context=contextvars.Context())
+        except RuntimeError:  # that loop is closed (a finished test's)
+            continue
+
+
+def _on_loop(code: str, frames: list[str], version: int | None, relay: dict[str, Any] | None) -> None:
+    deliver(code, frames, version)
+    layer = _layer()
+    if relay is not None and layer is not None and relaying(code):
+        _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))
+
+
+async def _relay_send(layer: BaseChannelLayer, code: str, message: dict[str, Any]) -> None:
+    try:
+        await layer.group_send(room_group(code), message)
+    except Exception:  # the action is committed; other processes' sockets resync on their next ping
+        log.exception("relaying the frames of %s failed", code)
+        _unknown([code])

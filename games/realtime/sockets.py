@@ -1,0 +1,300 @@
+"""Upkeep of the room sockets that is not one frame's business: fair shares, leftovers, failed commits.
+
+Fair shares (per process; settings in yahtzee/settings.py): ``admit`` refuses a socket
+past ``WS_MAX_PER_ADDRESS`` open sockets from one address or ``WS_MAX_PER_BROWSER`` from
+one browser, or past ``WS_CONNECT_RATE`` new sockets from one address (a storm, counted by
+``games.realtime.limits``), before any database work (an address's first ``WS_CLEAR_REFUSALS``
+refusals in that window are clear ones, the rest ``quiet``: the handshake itself is
+refused); ``presence_changed`` sends a room's presence at most once per
+``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket,
+which made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the
+database at most once per ``PING_WRITE_SECONDS``.
+
+``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
+failed, or it was cancelled) and tells the room; ``start_sweeping`` deletes, on start-up
+and then every ``PRESENCE_SWEEP_SECONDS``, the rows of sockets whose process died.
+``action_failed`` answers an action whose database call failed with what is known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+
+from games.domain import errors
+from games.realtime import fanout
+from games.realtime.limits import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
+from games.realtime.threads import db_async, db_upkeep
+from games.services import presence
+from games.store import selectors
+
+log = logging.getLogger(__name__)
+
+_tasks: set[asyncio.Task[None]] = set()
+
+
+def _keep(task: asyncio.Task[None]) -> None:
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+# --- how many sockets one client may hold -----------------------------------------------
+
+GATE_PASSED = "fair_share_address"  # scope key: games.realtime.gate.AddressGate counted the socket's address
+_by_address: Counter[str] = Counter()
+_by_browser: Counter[str] = Counter()
+
+
+@dataclass
+class Admission:
+    """The places one socket holds: its address's and its browser's ("" where it holds none)."""
+
+    address: str = ""
+    browser: str = ""
+    refusal: str = ""
+    quiet: bool = False  # refused past WS_CLEAR_REFUSALS: the handshake itself is refused, nothing said
+
+    def release(self) -> None:
+        if self.refusal:
+            return
+        self.refusal = "released"
+        for counter, key in ((_by_address, self.address), (_by_browser, self.browser)):
+            if key:
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
+
+
+def admit_address(address: str) -> Admission:
+    """Count a new socket of ``address`` against WS_CONNECT_RATE and WS_MAX_PER_ADDRESS.
+
+    ``games.realtime.gate.AddressGate`` asks this first, before the session is loaded, so that a
+    storm costs no database work; ``admit`` asks it only for a socket that did not pass
+    the gate (a stack without it).
+    """
+    if not settings.RATE_LIMITS or not address or address == UNKNOWN:
+        # No caps for a load generator's servers; no peer address (a unix socket): one
+        # bucket would be everyone's.
+        return Admission()
+    per_address = settings.WS_MAX_PER_ADDRESS
+    if not limiter.hit(CONNECTS, Bucket("address", address)):
+        return _refused(address, "Too many new connections from your address: wait a moment.")
+    if per_address and _by_address[address] >= per_address:
+        return _refused(address, f"Too many open connections from your address (at most {per_address}).")
+    _by_address[address] += 1
+    return Admission(address=address)
+
+
+def _refused(address: str, message: str) -> Admission:
+    """A refusal of ``address``'s socket: a clear one for its first WS_CLEAR_REFUSALS in the window, then quiet.
+
+    A page learns why from a clear refusal (accepted, an error frame, close 4029); the rest
+    of a storm is refused before the accept (uvicorn answers the handshake with HTTP 403),
+    which costs the worker less. The window is WS_CONNECT_RATE's (10 s when that is off).
+    Only clear refusals are logged: a storm's thousand refusals are not a thousand lines.
+    """
+    clear = settings.WS_CLEAR_REFUSALS > 0 and limiter.hit(CLEAR_REFUSALS, Bucket("address", address))
+    if clear:
+        log.warning("socket refused: %s: %s", address, message)
+    return Admission(refusal=message, quiet=not clear)
+
+
+def admit(address: str, browser: str, address_admitted: bool = False) -> Admission:
+    """Count a new socket of ``address`` and ``browser`` (a controller token, or "" for none) against their caps.
+
+    ``address_admitted``: the gate counted the address already (it holds that place
+    itself), so only the browser is counted here: a socket is never counted twice.
+    """
+    admission = Admission() if address_admitted else admit_address(address)
+    if admission.refusal or not browser or not settings.RATE_LIMITS:
+        return admission
+    per_browser = settings.WS_MAX_PER_BROWSER
+    if per_browser and _by_browser[browser] >= per_browser:
+        admission.release()
+        return Admission(refusal=f"Too many open connections from this browser (at most {per_browser}): close a tab.")
+    _by_browser[browser] += 1
+    admission.browser = browser
+    return admission
+
+
+# --- a room's presence, once per interval -------------------------------------------------
+
+_presence_due: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task[None]] = {}
+
+
+def presence_changed(code: str) -> None:
+    """The room's sockets changed: send everyone the presence once, after PRESENCE_COALESCE seconds."""
+    loop = asyncio.get_running_loop()
+    key = (loop, code)
+    if key in _presence_due:
+        return  # already due: that frame will tell this change too
+    _presence_due[key] = task = loop.create_task(_send_presence(key))
+    _keep(task)
+
+
+async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
+    code = key[1]
+    try:
+        await asyncio.sleep(settings.PRESENCE_COALESCE)
+    finally:
+        # Changes from now on need a new frame: this one reads the rows after this point.
+        _presence_due.pop(key, None)
+    try:
+        frame = await db_upkeep(presence.room_frame)(code)
+        if frame is not None:
+            await fanout.publish(code, [frame])
+    except Exception:  # noqa: BLE001 - the next change or ping tells it
+        log.warning("presence of %s not sent", code, exc_info=True)
+
+
+# --- pings ---------------------------------------------------------------------
+
+_pinged: dict[str, tuple[float, int | None]] = {}  # channel -> (when written, the version read)
+
+
+async def seen(code: str, channel_name: str) -> int | None:
+    """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS."""
+    now = time.monotonic()
+    last = _pinged.get(channel_name)
+    if last is not None and now - last[0] < settings.PING_WRITE_SECONDS:
+        # A flood of pings costs no database work; the version a page missed is caught at the
+        # next write (and the relay's return resyncs the sockets anyway).
+        return last[1]
+    version: int | None = await db_upkeep(presence.seen)(code, channel_name)
+    _pinged[channel_name] = (now, version)
+    return version
+
+
+def forget_pings(channel_name: str) -> None:
+    _pinged.pop(channel_name, None)
+
+
+RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn
+
+
+class RoomSocket(Protocol):
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None: ...
+
+    async def error(self, code: str, message: str, frame_id: object = None) -> None: ...
+
+
+_sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = weakref.WeakKeyDictionary()
+
+
+async def left_anyhow(code: str, channel_name: str) -> None:
+    """The socket is gone without its ``disconnect``: remove its row and tell the room (best effort)."""
+    try:
+        removed = await asyncio.shield(db_upkeep(presence.leave)(channel_name))
+    except BaseException:  # noqa: BLE001 - the sweep gets the row later
+        log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
+        return
+    if removed:
+        presence_changed(code)
+
+
+def start_sweeping() -> None:
+    """Sweep stale Presence rows now and every PRESENCE_SWEEP_SECONDS, once per event loop."""
+    loop = asyncio.get_running_loop()
+    task = _sweepers.get(loop)
+    if task is None or task.done():
+        _sweepers[loop] = loop.create_task(_sweep_forever())
+
+
+async def _sweep_forever() -> None:
+    while True:
+        try:
+            deleted = await db_upkeep(presence.sweep_stale)()
+            if deleted:
+                log.warning("swept %d stale presence rows", deleted)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the database away: next time
+            log.warning("presence sweep failed", exc_info=True)
+        await asyncio.sleep(settings.PRESENCE_SWEEP_SECONDS)
+
+
+async def action_failed(socket: RoomSocket, code: str, controller: str, action_id: str) -> None:
+    """An action's database call raised: say whether it was stored, and resync when that is unknown.
+
+    A connection lost during the commit leaves the outcome unknown to the server too: the
+    transaction may have committed (and its broadcast, an on-commit hook, never ran). So
+    the move log is asked: stored means the room gets the new state now; not stored means
+    nothing was written; no answer means the outcome is unknown and the socket gets the
+    state as soon as the database answers again.
+    """
+    try:
+        stored: bool | None = await db_async(selectors.action_stored)(code, controller, action_id)
+    except Exception:  # noqa: BLE001 - still out of reach
+        stored = None
+    if stored is False:
+        await socket.error(
+            errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", action_id
+        )
+        return
+    if stored is None:
+        await socket.error(
+            errors.OUTCOME_UNKNOWN,
+            "The database went away during this action: the result is unknown; the page will resync.",
+            action_id,
+        )
+        _keep(asyncio.get_running_loop().create_task(_resync_when_back(socket, code)))
+        return
+    # Stored, but nobody was told: the whole room resyncs (the socket that asked included).
+    await _resync_room(code)
+
+
+async def _resync_room(code: str) -> None:
+    text, version = await db_async(presence.state_with_version)(code)
+    await fanout.publish(code, [text], version=version)
+
+
+async def _resync_when_back(socket: RoomSocket, code: str) -> None:
+    deadline = asyncio.get_running_loop().time() + RESYNC_FOR
+    delay = 0.25
+    while asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(delay)
+        try:
+            text = await db_async(presence.state_text)(code)
+        except Exception:  # noqa: BLE001 - not yet
+            delay = min(delay * 2, 4.0)
+            continue
+        await socket.send(text_data=text)
+        return
+
+
+async def settle() -> None:
+    """Cancel this loop's background work here (the sweep, presence due, resyncs) and wait for it.
+
+    For tests, which close the database connections after each one: work still due would
+    open one again in the database thread.
+    """
+    loop = asyncio.get_running_loop()
+    pending = [task for task in [*_tasks, *_presence_due.values(), _sweepers.get(loop)] if task is not None]
+    pending = [task for task in pending if task.get_loop() is loop and not task.done()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
+def resync(codes: list[str]) -> None:
+    """On the event loop: the relay is back, so send these rooms' sockets here the current state."""
+    for code in codes:
+        _keep(asyncio.get_running_loop().create_task(_resync_room_here(code)))
+
+
+async def _resync_room_here(code: str) -> None:
+    try:
+        text, version = await db_async(presence.state_with_version)(code)
+    except Exception:  # noqa: BLE001 - the room is gone, or the database away: the next ping tells
+        log.warning("resync of %s after the relay returned failed", code, exc_info=True)
+        return
+    fanout.deliver(code, [text], version)

@@ -1,0 +1,217 @@
+"""The per-process scheduler: a sweep that claims due rooms, and timers for this process's own rooms.
+
+One ``Scheduler`` per event loop. ``start`` makes the process's own (yahtzee.asgi's
+lifespan, ``manage.py run_scheduler``); where none was started (a test's event loop, a
+Daphne worker) the first committed action that makes a room due makes a timers-only one
+on the loop that ran it, so computer players and timeouts still follow without a sweep.
+
+Modes (``SCHEDULER``): ``all`` sweeps every ``SCHEDULER_POLL`` seconds and keeps timers;
+``local`` keeps only the timers of rooms this process committed (web workers beside a
+``run_scheduler`` process) and still beats; ``off`` does nothing (tests that drive the
+services by hand).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import weakref
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import SyncToAsync
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from games.realtime import sockets
+from games.realtime.threads import db_async
+from games.scheduling import work
+from games.services import events, processes
+
+log = logging.getLogger(__name__)
+
+BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
+SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.services.processes)
+
+
+class Scheduler:
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, sweep: bool, poll: float, serving: str = "") -> None:
+        self.loop, self.sweep, self.poll, self.serving = loop, sweep, poll, serving
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._following: set[str] = set()
+        self._main: asyncio.Task[None] | None = None
+        # Follow-ups (counting a game runs the coach's review of it: tenths of a second) run in
+        # a thread of their own, never in the database thread the actions wait for.
+        self._followups = ThreadPoolExecutor(max_workers=1, thread_name_prefix="followups")
+
+    # -- from any thread -----------------------------------------------------------------
+
+    def wake(self, code: str, at: datetime) -> None:
+        """Apply what is due for ``code`` at ``at`` (thread-safe; a later call for the room replaces it)."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed (a finished test's)
+            self.loop.call_soon_threadsafe(self._at, code, at, context=contextvars.Context())
+
+    # -- on the loop ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._main is None:
+            self._main = self.loop.create_task(self._run(), name="scheduler")
+
+    async def stop(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        tasks = [*self._tasks, *([self._main] if self._main else [])]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._main = None
+        self._followups.shutdown(wait=False, cancel_futures=True)
+
+    def pending(self) -> list[asyncio.Task[Any]]:
+        return list(self._tasks)
+
+    def _at(self, code: str, at: datetime) -> None:
+        old = self._timers.pop(code, None)
+        if old is not None:
+            old.cancel()
+        delay = max(0.0, (at - timezone.now()).total_seconds())
+        self._timers[code] = self.loop.call_later(delay, self._fire, code)
+
+    def _fire(self, code: str) -> None:
+        self._timers.pop(code, None)
+        self._spawn(self._apply(code))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = self.loop.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _apply(self, code: str) -> None:
+        try:
+            outcome = await db_async(work.apply_due)(code)
+        except Exception:
+            # The database may be away: the sweep (here or in another process) tries again.
+            log.exception("due work in %s failed", code)
+            return
+        if outcome == work.FOLLOWUPS:
+            await self._follow(code)
+
+    async def _follow(self, code: str) -> None:
+        if code in self._following:
+            return
+        self._following.add(code)
+        try:
+            await self.loop.run_in_executor(self._followups, _followups_thread, code)
+        except Exception:
+            log.exception("the follow-ups of %s failed; they stay owed", code)
+        finally:
+            self._following.discard(code)
+
+    async def _run(self) -> None:
+        beats = 0
+        while True:
+            try:
+                await db_async(work.beat)()
+                beats += 1
+                if self.serving and beats % SEEN_EVERY == 0:
+                    found, rooms = await db_async(processes.seen)(self.serving)
+                    for problem in found:
+                        log.error("%s", problem)
+                    for code in rooms:  # a dead process's sockets: the room hears who is gone
+                        sockets.presence_changed(code)
+                for _ in range(BATCH if self.sweep else 0):
+                    claimed = await db_async(work.claim_next)()
+                    if claimed is None:
+                        break
+                    code, outcome = claimed
+                    if outcome == work.FOLLOWUPS:
+                        self._spawn(self._follow(code))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the scheduler's sweep failed; trying again in %s s", self.poll)
+            await asyncio.sleep(self.poll)
+
+
+def _followups_thread(code: str) -> None:
+    try:
+        work.run_followups(code)
+    finally:
+        close_old_connections()
+
+
+_own: Scheduler | None = None  # the one ``start`` made for this process
+_local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scheduler] = weakref.WeakKeyDictionary()
+
+
+def current() -> Scheduler | None:
+    return _own
+
+
+def start(mode: str | None = None, *, serving: str = "") -> Scheduler | None:
+    """On the event loop: start this process's scheduler (``SCHEDULER``; None when ``off``).
+
+    ``serving``: this serving process's origin, whose row the beat refreshes (games.services.processes).
+    """
+    global _own
+    mode = mode or settings.SCHEDULER
+    if mode == "off":
+        return None
+    if mode not in ("all", "local"):
+        raise ValueError(f"SCHEDULER is all, local or off (got {mode!r})")
+    _own = Scheduler(asyncio.get_running_loop(), sweep=mode == "all", poll=settings.SCHEDULER_POLL, serving=serving)
+    _own.start()
+    return _own
+
+
+async def stop() -> None:
+    global _own
+    if _own is not None:
+        scheduler, _own = _own, None
+        await scheduler.stop()
+
+
+def _for_loop() -> Scheduler | None:
+    """This process's scheduler, or a timers-only one on the event loop that ran the committing thread."""
+    if _own is not None:
+        return _own
+    if settings.SCHEDULER == "off":
+        return None
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+    if loop.is_closed():
+        return None
+    scheduler = _local.get(loop)
+    if scheduler is None:
+        scheduler = _local[loop] = Scheduler(loop, sweep=False, poll=settings.SCHEDULER_POLL)
+    return scheduler
+
+
+def committed(event: events.Committed) -> None:
+    """A room's action committed in this process (games.services.events): act for it when it is next due."""
+    if event.followups_owed and settings.FOLLOWUPS_INLINE:
+        work.run_followups(event.code)
+        return
+    if event.due_at is None:
+        return
+    scheduler = _for_loop()
+    if scheduler is not None:
+        scheduler.wake(event.code, event.due_at)
+
+
+async def reset() -> None:
+    """Forget every timer and task on the running loop (tests: one call between tests)."""
+    scheduler = _local.pop(asyncio.get_running_loop(), None)
+    if scheduler is not None:
+        await scheduler.stop()

@@ -1,0 +1,130 @@
+"""The scheduler's database side: claim a due room, apply what is due, beat.
+
+Each function is synchronous and runs in a database thread (games.realtime.threads).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Literal
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from games.scheduling import botplay
+from games.services import clock_expire, signals
+from games.services.deadline import bot_to_play, next_due, running
+from games.store.models import Game, Heartbeat
+
+log = logging.getLogger(__name__)
+
+Outcome = Literal["applied", "nothing", "followups"]
+APPLIED: Outcome = "applied"
+NOTHING: Outcome = "nothing"
+FOLLOWUPS: Outcome = "followups"
+
+# A room whose due work did nothing (a computer player's table not ready yet, a clock
+# a little ahead of this one) is looked at again no sooner than this.
+RETRY = timedelta(seconds=1)
+# While one process completes a finished game's follow-ups (tenths of a second), the others
+# leave it alone for this long; if that process dies, another takes it over after it. Two
+# that overlap do no harm (the receivers are idempotent), so the lease is short.
+FOLLOWUPS_LEASE = timedelta(seconds=10)
+BEAT = "scheduler"
+
+
+def _claim(rooms: QuerySet[Game], now: datetime) -> Game | None:
+    """The first due room of ``rooms``, locked for this transaction (skipping rooms another holds)."""
+    due = rooms.filter(due_at__lte=now).order_by("due_at")
+    if connection.features.has_select_for_update_skip_locked:
+        due = due.select_for_update(skip_locked=True)
+    return due.first()
+
+
+def apply_due(code: str) -> Outcome:
+    """Apply what is due for the room ``code``, if it is due and no other process holds it."""
+    with transaction.atomic():
+        now = timezone.now()
+        game = _claim(Game.objects.filter(code=code), now)
+        return NOTHING if game is None else _apply(game, now)
+
+
+def claim_next() -> tuple[str, Outcome] | None:
+    """Claim and apply the room that has been due longest; None when nothing is due."""
+    with transaction.atomic():
+        now = timezone.now()
+        game = _claim(Game.objects.all(), now)
+        return None if game is None else (game.code, _apply(game, now))
+
+
+def _apply(game: Game, now: datetime) -> Outcome:
+    """Under the claim: a computer player's step or the timeout; the follow-ups are leased to the caller."""
+    if game.followups_owed:
+        Game.objects.filter(pk=game.pk).update(due_at=now + FOLLOWUPS_LEASE)
+        return FOLLOWUPS
+    version = game.version
+    done = False
+    if bot_to_play(game):
+        done = botplay.step(game.code, version)
+    elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
+        done = clock_expire(code=game.code, version=version)
+    if done:
+        return APPLIED  # the actions recorded the room's next due time
+    later = next_due(game, now)
+    if later is not None and later <= now:
+        later = now + RETRY
+    Game.objects.filter(pk=game.pk, version=version).update(due_at=later)
+    return NOTHING
+
+
+def run_followups(code: str) -> bool:
+    """Complete what follows a finished game: every ``game_finished`` receiver, then mark it done.
+
+    The receivers are idempotent (the accounts app counts a game once: CountedGame), so a
+    process that dies half-way, or two that overlap, leave the game counted exactly once.
+    A receiver that fails leaves the work owed, tried again after the lease.
+    """
+    game = Game.objects.filter(code=code, followups_owed=True).first()
+    if game is None:
+        return False
+    failed = False
+    for receiver, result in signals.game_finished.send_robust(sender=Game, game=game):
+        if isinstance(result, Exception):
+            failed = True
+            log.error("game_finished receiver %r failed for %s", receiver, code, exc_info=result)
+    if failed:
+        Game.objects.filter(pk=game.pk, followups_owed=True).update(due_at=timezone.now() + FOLLOWUPS_LEASE)
+        return False
+    Game.objects.filter(pk=game.pk, followups_owed=True).update(followups_owed=False, due_at=None)
+    return True
+
+
+def beat(now: datetime | None = None) -> timedelta | None:
+    """Show this process is up; after a gap in which none was, move running deadlines on by it.
+
+    Returns the outage the deadlines were moved on by, if there was one. A turn whose
+    deadline would have passed while nobody could reach the room gets that time back, and
+    its page shows the new deadline when it reconnects.
+    """
+    now = now or timezone.now()
+    outage_after = timedelta(seconds=settings.SCHEDULER_OUTAGE)
+    with transaction.atomic():
+        mark = Heartbeat.objects.select_for_update().filter(name=BEAT).first()
+        if mark is None:
+            Heartbeat.objects.create(name=BEAT, at=now)
+            return None
+        gap = now - mark.at
+        Heartbeat.objects.filter(name=BEAT).update(at=now)
+        if gap <= outage_after:
+            return None
+        # Only deadlines that fell in the gap or after it: those the outage cut short.
+        moved = Game.objects.filter(status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=mark.at)
+        moved.filter(due_at=F("turn_deadline")).update(due_at=F("due_at") + gap)
+        count = moved.update(turn_deadline=F("turn_deadline") + gap)
+        log.warning(
+            "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
+        )
+        return gap

@@ -1,0 +1,252 @@
+"""The coach: a hint for the player to play, and after the game what each choice cost.
+
+Both read the exact solver of ``bots`` (expected final score of the seat under optimal
+solitaire play) and never build a table in a request: while a table is missing they say so
+and start building it in the background.
+
+Painted Yahtzee has no exact solver: its hints come from the bot's one-turn search against
+estimated box values (``bots.painted``) and say so, and its review gives no points-lost figure
+(there is no exact one to give) but says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import cache
+from django.urls import reverse
+
+import bots
+from games import services
+from games.domain import errors
+from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
+from games.domain.rules.codec import state_from_dict
+from games.scheduling import botplay
+from games.services.replay import replay_moves
+from games.store import selectors
+from games.store.models import Game, Move
+
+TOP = 3
+STUDYING = "The coach is still studying this rule set: ask again in a minute."
+HEURISTIC_NOTE = (
+    "Painted Yahtzee has no exact solver: these hints come from a one-turn search of this roll "
+    "against estimated values of the open boxes, and the expected scores are estimates."
+)
+NO_EXACT_REVIEW = (
+    "Painted Yahtzee has no exact solver, so the coach cannot say how many points each choice "
+    "gave up: it gives no figure rather than a guess."
+)
+
+
+def _ready(ruleset: str) -> None:
+    if not bots.ready(RULESETS[ruleset]):
+        botplay.build_in_background(ruleset)
+        raise RuleViolation(errors.COACH_BUSY, "The coach is still studying this rule set: ask again in a minute.")
+
+
+def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
+    expected = round(option.expected, 1)
+    if isinstance(option.action, bots.Roll):
+        held = list(option.action.held)
+        if not held:
+            text = "Reroll all five dice"
+        elif state.turn.colours:
+            kept = ", ".join(f"{state.turn.dice[i]} {COLOURS[state.turn.colours[i]]}" for i in held)
+            text = f"Keep {kept} and roll again"
+        else:
+            text = f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
+        return {"kind": "keep", "held": held, "text": text, "expected": expected}
+    label = state.ruleset.box_label(option.action.box)  # type: ignore[arg-type]
+    column = option.action.column
+    where = f" (×{state.ruleset.multipliers[column]})" if state.ruleset.columns > 1 else ""
+    return {
+        "kind": "score",
+        "box": option.action.box,
+        "column": column,
+        "points": option.points,
+        "text": f"Score {option.points} in {label}{where}",
+        "expected": expected,
+    }
+
+
+def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
+    """The best few choices for the current roll, for the player whose turn it is (a read; no lock)."""
+    game = selectors.room(services.normalize_code(code))
+    if not game.hints:
+        raise RuleViolation(errors.HINTS_OFF, "Hints are turned off in this room.")
+    if game.version != version:
+        raise RuleViolation(errors.STALE, "The game has moved on: ask again for the new roll.")
+    if game.status != Game.Status.PLAYING:
+        raise RuleViolation(errors.NOT_PLAYING, "Hints are for a game in progress.")
+    state = state_from_dict(game.snapshot["rules"])
+    seat = game.snapshot["seats"][state.current]
+    if not (controller and seat["controller"] == controller and seat["status"] == "active"):
+        raise RuleViolation(errors.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
+    _ready(game.ruleset)
+    if state.turn.rolls_used == 0:
+        raise RuleViolation(errors.ROLL_FIRST, "Roll first: the coach advises on the dice you have.")
+    try:
+        found = bots.hint(state, state.current, top=TOP, build=False)
+        expected = bots.expected_score(state, state.current, build=False)
+    except bots.TableNotReady as exc:
+        raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+    shown = [_option(state, option) for option in found]
+    exact = not state.ruleset.colours
+    if not exact and shown:
+        shown[0]["text"] += " (one-turn search: estimated values, no exact solver for Painted Yahtzee)"
+    return {
+        "type": "hint",
+        "version": game.version,
+        "seat": state.current,
+        "expected": round(expected, 1),
+        "exact": exact,
+        "note": "" if exact else HEURISTIC_NOTE,
+        "options": shown,
+    }
+
+
+COSTLY = 0.5  # expected points: a choice losing more than this is listed as costly
+
+
+def _action_text(state: GameState, action: bots.Action) -> str:
+    """What a choice did, in the words of the hint (``_option``)."""
+    if isinstance(action, bots.Roll):
+        held = list(action.held)
+        if not held:
+            return "Reroll all five dice"
+        return f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
+    found = next(
+        (o for o in state.options() if o.box.value == action.box and o.column == action.column),
+        None,
+    )
+    points = found.points + found.bonus if found is not None else 0
+    label = state.ruleset.box_label(found.box) if found is not None else action.box
+    where = f" (×{state.ruleset.multipliers[action.column]})" if state.ruleset.columns > 1 else ""
+    return f"Score {points} in {label}{where}"
+
+
+def _rounds_played(state: GameState, seat: int) -> int:
+    return state.cards[seat].filled
+
+
+def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
+    """Every choice of a finished game with the coach's verdict, in the order of the log.
+
+    A choice is a reroll (which dice to keep) or a score (which box); for each: the seat,
+    its round, the dice, what was chosen, what perfect play would have chosen and the
+    expected final-score points lost (0 when the choice was as good as the best). The flag says
+    whether the log replayed through the rules without a disagreement.
+    """
+    _ready(game.ruleset)
+    choices: list[tuple[Move, int, GameState, bots.Action]] = []
+
+    def observe(move: Move, seat: int, state: GameState) -> None:
+        if move.action_id.startswith("timeout-"):
+            return  # the turn timer played it (games.services.clock), not the player
+        if move.kind == Move.Kind.SCORE:
+            action: bots.Action = bots.Score(move.payload["box"], move.payload["column"])
+        elif state.turn.rolls_used > 0:  # a reroll: the choice is which dice to keep
+            action = bots.Roll(tuple(sorted(state.turn.held)))
+        else:
+            return
+        choices.append((move, seat, state, action))
+
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game), observe=observe)
+    found: list[dict[str, Any]] = []
+    for move, seat, state, action in choices:
+        try:
+            best = bots.options(state, seat, build=False)[0]
+            lost = bots.choice_loss(state, action, build=False)
+        except bots.TableNotReady as exc:
+            raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+        found.append(
+            {
+                "move": move.seq,
+                "seat": seat,
+                "round": _rounds_played(state, seat) + 1,
+                "roll": state.turn.rolls_used,
+                "dice": list(state.turn.dice),
+                "kind": "score" if isinstance(action, bots.Score) else "keep",
+                "chosen": _action_text(state, action),
+                "best": _option(state, best)["text"],
+                "lost": round(lost, 1),
+                "exact_loss": lost,
+            }
+        )
+    return found, not replay.problems
+
+
+def _judged(game: Game) -> tuple[list[dict[str, Any]], bool]:
+    """``verdicts`` of a finished game, computed once per version and kept in the cache for an hour."""
+    key = f"coach-verdicts:v1:{game.code}:{game.version}"
+    found = cache.get(key)
+    if found is not None:
+        return list(found["every"]), bool(found["replayed"])
+    every, replayed = verdicts(game)
+    cache.set(key, {"every": every, "replayed": replayed}, 3600)
+    return every, replayed
+
+
+def verdict_map(game: Game) -> dict[int, dict[str, Any]]:
+    """The verdict on each choice of a finished game by its move number (the replay page's)."""
+    if not game.is_over:
+        raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
+    if RULESETS[game.ruleset].colours:
+        return {}  # no exact solver: the replay shows no verdicts rather than invented ones
+    every, _ = _judged(game)
+    return {v["move"]: {k: v[k] for k in ("chosen", "best", "lost")} for v in every}
+
+
+def review(game: Game) -> dict[str, Any]:
+    """After the game: for every seat, the expected points its choices lost and each costly choice.
+
+    ``seats[i].costly`` lists the choices that lost more than ``COSTLY`` points, in the order
+    they were made: round, dice, what was chosen, what perfect play would have chosen, points lost.
+    """
+    if not game.is_over:
+        raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
+    if RULESETS[game.ruleset].colours:
+        return _no_exact_review(game)
+    every, replayed = _judged(game)
+    seats = []
+    for index, seat in enumerate(game.snapshot["seats"]):
+        mine = [v for v in every if v["seat"] == index]
+        costly = [
+            {k: v[k] for k in ("move", "round", "roll", "dice", "kind", "chosen", "best", "lost")}
+            for v in mine
+            if v["exact_loss"] > COSTLY
+        ]
+        seats.append(
+            {
+                "seat": index,
+                "name": seat["name"],
+                "kind": seat["kind"],
+                "lost": round(sum(v["exact_loss"] for v in mine), 1),
+                "mistakes": len(costly),
+                "choices": len(mine),
+                "costly": costly,
+            }
+        )
+    data = {
+        "code": game.code,
+        "exact": True,
+        "seats": seats,
+        "replayed": replayed,
+        "replay_url": reverse("replay", args=[game.code]),
+    }
+    return data
+
+
+def _no_exact_review(game: Game) -> dict[str, Any]:
+    """Painted Yahtzee: the review says that no exact figure exists instead of inventing one."""
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    return {
+        "code": game.code,
+        "exact": False,
+        "message": NO_EXACT_REVIEW,
+        "seats": [
+            {"seat": index, "name": seat["name"], "kind": seat["kind"], "lost": None, "mistakes": None, "choices": None}
+            for index, seat in enumerate(game.snapshot["seats"])
+        ],
+        "replayed": not replay.problems,
+    }

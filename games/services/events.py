@@ -1,0 +1,59 @@
+"""What the services tell the rest of the process once an action has committed.
+
+A service's action ends with ``actions.record``; after its transaction commits, every
+listener registered here gets one typed ``Committed``: the room, its new version, the kind
+of Move, when the room is next due (``Game.due_at``), and the room, Move and rules state
+as written. games.apps registers two, in this order: the broadcast (games.realtime.broadcast:
+the state frame to every socket of the room) and the scheduler (to act for the room when
+it is next due). The services import neither; nothing reads the outgoing frames to find
+out what happened.
+
+Listeners run in the thread that committed (a database thread): they must be quick and
+must not raise (a failure is logged and never undoes the committed action).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.domain.rules import GameState
+    from games.store.models import Game, Move
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    code: str
+    version: int
+    kind: str
+    due_at: datetime | None
+    followups_owed: bool = False
+    # The room as just written, the Move that made it, and the new rules state if the action
+    # changed it: what the broadcast builds the state frame from without reading it again.
+    game: Game | None = None
+    move: Move | None = None
+    rules: GameState | None = None
+
+
+Listener = Callable[[Committed], None]
+_listeners: list[Listener] = []
+
+
+def on_committed(listener: Listener) -> None:
+    """Call ``listener(event)`` after every committed action of every room in this process."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def committed(event: Committed) -> None:
+    for listener in _listeners:
+        try:
+            listener(event)
+        except Exception:
+            log.exception("a listener of committed actions failed on %s", event.code)

@@ -1,0 +1,78 @@
+"""Who is connected to a room, across server processes: each socket's Presence row.
+
+The reads behind it (the room, who is connected) are in games.store.selectors.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from games.realtime import wire
+from games.services.processes import ORIGIN
+from games.store import selectors
+from games.store.models import Game, Presence
+from games.store.selectors import PRESENCE_TIMEOUT, game_state, seats_of
+
+# A row this old belongs to a socket whose process died (a live socket pings every 20 s and
+# is dropped by Daphne when silent): it already counts as away, and the sweep deletes it.
+STALE_AFTER = PRESENCE_TIMEOUT * 5
+
+
+def _frame(game: Game) -> str:
+    rows = selectors.connected_seats(game)
+    connected = sorted({seat for seats in rows for seat in seats})
+    seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.snapshot["seats"]))}
+    return wire.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
+
+
+def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:
+    """Record a new socket; its first frames (you, state, presence), or None for an unknown room."""
+    game = selectors.room_or_none(code)
+    if game is None:
+        return None
+    mine = seats_of(game, controller)
+    # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
+    Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now(), origin=ORIGIN)
+    you = wire.dumps({"type": "you", "seats": mine})
+    return you, wire.dumps(game_state(game)), _frame(game)
+
+
+def room_frame(code: str) -> str | None:
+    """The room's presence frame now (None for a room that is gone)."""
+    game = selectors.room_or_none(code)
+    return _frame(game) if game is not None else None
+
+
+def leave(channel_name: str) -> bool:
+    """Remove this socket's row in one DELETE; whether there was one (the room's presence changed).
+
+    The room's new presence frame is read later, once for a burst of leavers
+    (``games.realtime.sockets.presence_changed``).
+    """
+    # The rows reference nothing that cascades and nothing listens for their deletion, so the
+    # DELETE alone does it (QuerySet.delete would wrap it in a transaction of its own).
+    query = Presence.objects.filter(channel_name=channel_name)
+    return bool(query._raw_delete(query.db))
+
+
+def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:
+    """Delete the rows of sockets not heard from for ``older_than`` (their process died); how many."""
+    deleted, _ = Presence.objects.filter(seen_at__lt=timezone.now() - older_than).delete()
+    return deleted
+
+
+def seen(code: str, channel_name: str) -> int | None:
+    """Refresh this socket's presence; the room's current version (None for an unknown room)."""
+    Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now())
+    return selectors.room_version(code)
+
+
+def state_text(code: str) -> str:
+    return wire.dumps(game_state(selectors.room(code)))
+
+
+def state_with_version(code: str) -> tuple[str, int]:
+    game = selectors.room(code)
+    return wire.dumps(game_state(game)), game.version

@@ -1,0 +1,275 @@
+"""Rebuild a game from its Move log: the admin's timeline, verify_game and the replay tests.
+
+Replaying runs every logged action through the pure rules again, so a replay that
+matches the stored snapshot proves the snapshot is what the rules say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.domain import fairness, scorecard
+from games.domain.rules import (
+    COLOURS,
+    ROLLS_PER_TURN,
+    RULESETS,
+    GameState,
+    apply_hold,
+    apply_reinstate,
+    apply_remove,
+    apply_rolled,
+    apply_score,
+    apply_start,
+    new_game,
+)
+from games.store import selectors
+from games.store.models import Game, Move
+
+
+@dataclass
+class Turn:
+    """One turn as the timeline shows it."""
+
+    number: int
+    seat: int
+    name: str
+    # {"held": [...], "dice": [...], "roll": n}, plus "colours": ["red", ...] in Painted Yahtzee
+    rolls: list[dict[str, Any]] = field(default_factory=list)
+    box: str = ""
+    column: int = 0
+    points: int = 0
+    bonus: int = 0
+
+
+@dataclass
+class Replay:
+    state: GameState | None
+    names: list[str]
+    turns: list[Turn]
+    problems: list[str]
+
+
+def _player(move: Move) -> int:
+    """The player of a roll, hold or score (those moves always have one; joins of a seat too)."""
+    if move.player_id is None:
+        raise ValueError(f"move {move.seq} ({move.kind}) has no player")
+    return move.player_id
+
+
+def replay_moves(
+    ruleset: str,
+    moves: list[Move],
+    observe: Callable[[Move, int, GameState], None] | None = None,
+    after: Callable[[Move, GameState], None] | None = None,
+) -> Replay:
+    """Run the logged actions through the rules; ``problems`` lists any disagreement with the log.
+
+    ``observe`` sees each roll and score with the state before it, ``after`` every move of
+    the started game with the state it left.
+    """
+    names: dict[int, str] = {}
+    seat_of: dict[int, int] = {}
+    state: GameState | None = None
+    turns: list[Turn] = []
+    problems: list[str] = []
+    current: Turn | None = None
+    for move in moves:
+        p = move.payload
+        if observe is not None and state is not None and move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
+            observe(move, seat_of[_player(move)], state)  # the coach: each choice and the state it was made in
+        if move.kind == Move.Kind.JOIN and move.player_id is not None:
+            names[move.player_id] = p["name"]
+        elif move.kind == Move.Kind.START:
+            seat_of = {player: seat for seat, player in enumerate(p["players"])}
+            state = apply_start(new_game(RULESETS[ruleset], len(p["players"])))
+        elif state is None:
+            continue
+        elif move.kind == Move.Kind.ROLL:
+            seat = seat_of[_player(move)]
+            if sorted(state.turn.held) != p["held"]:
+                problems.append(f"move {move.seq}: held {p['held']} but the replay holds {sorted(state.turn.held)}")
+            state = apply_rolled(state, player=seat, faces=p["faces"])
+            if list(state.turn.dice) != p["dice"]:
+                problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
+            if current is None or current.seat != seat or current.box:
+                current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(_player(move), "?"))
+                turns.append(current)
+            entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
+            if state.ruleset.colours:
+                entry["colours"] = [COLOURS[c] for c in state.turn.colours]
+            current.rolls.append(entry)
+        elif move.kind == Move.Kind.HOLD:
+            state = apply_hold(state, player=seat_of[_player(move)], held=p["held"])
+        elif move.kind == Move.Kind.SCORE:
+            seat = seat_of[_player(move)]
+            before = state.cards[seat].yahtzee_bonus[p["column"]]
+            state = apply_score(state, player=seat, box=p["box"], column=p["column"])
+            card = state.cards[seat]
+            points = dict(card.columns[p["column"]])[p["box"]]
+            bonus = card.yahtzee_bonus[p["column"]] - before
+            if (points, bonus) != (p["points"], p["bonus"]):
+                problems.append(f"move {move.seq}: logged {p['points']}+{p['bonus']}, the rules give {points}+{bonus}")
+            if current is not None and current.seat == seat and not current.box:
+                current.box, current.column, current.points, current.bonus = p["box"], p["column"], points, bonus
+        elif move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
+            state = apply_remove(state, seat=p["seat"])
+        elif move.kind == Move.Kind.BOT and p.get("reinstate"):
+            state = apply_reinstate(state, seat=p["seat"])
+        if after is not None and state is not None:
+            after(move, state)
+    seat_names = [names.get(player, "?") for player, _ in sorted(seat_of.items(), key=lambda item: item[1])]
+    return Replay(state=state, names=seat_names, turns=turns, problems=problems)
+
+
+def replay_game(game: Game) -> Replay:
+    """``replay_moves`` of a stored game, with each seat's name as it stands now (a deleted account's is withdrawn)."""
+    replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    seats = game.snapshot.get("seats", [])
+    if len(seats) == len(replay.names):
+        replay.names = [seat["name"] for seat in seats]
+        for turn in replay.turns:
+            turn.name = replay.names[turn.seat]
+    return replay
+
+
+def _dice(dice: list[int] | tuple[int, ...]) -> str:
+    return " ".join(str(d) for d in dice)
+
+
+def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The replay page's steps, roll by roll, from the Move log: what happened and the scorecards after it.
+
+    ``verdicts`` (the coach's, by move number) are attached to the step of the choice they
+    judge: a reroll's step carries the verdict on the dice kept for it, a score's on the box.
+    Steps of a seat a computer plays (from the start, or after a hand-over) say so (``by_computer``).
+    """
+    moves = list(game.moves.order_by("seq"))
+    names = [seat["name"] for seat in game.snapshot["seats"]]
+    bot_players = {m.player_id for m in moves if m.kind == Move.Kind.JOIN and m.payload.get("bot")}
+    seat_of: dict[int, int] = {}
+    computer: set[int] = set()  # seats a computer plays now
+    ruleset = RULESETS[game.ruleset]
+    steps: list[dict[str, Any]] = []
+    found = verdicts or {}
+    last: list[GameState] = []
+
+    def describe(move: Move, state: GameState) -> dict[str, Any] | None:
+        p = move.payload
+        if move.kind == Move.Kind.START:
+            seat_of.update({player: seat for seat, player in enumerate(p["players"])})
+            computer.update(seat for seat, player in enumerate(p["players"]) if player in bot_players)
+            return {"text": f"The game starts: {', '.join(names[: len(p['players'])])}."}
+        if move.kind == Move.Kind.ROLL:
+            seat = seat_of[_player(move)]
+            dice = list(state.turn.dice)
+            kept = f", keeping {_dice([dice[i] for i in p['held']])}" if p["held"] else ""
+            return {
+                "seat": seat,
+                "roll": state.turn.rolls_used,
+                "dice": dice,
+                "colours": [COLOURS[c] for c in state.turn.colours],  # Painted: each die's colour; else []
+                "held": list(p["held"]),
+                "round": state.cards[seat].filled + 1,
+                "text": f"{names[seat]} rolls {_dice(dice)}{kept} (roll {state.turn.rolls_used} of {ROLLS_PER_TURN}).",
+            }
+        if move.kind == Move.Kind.SCORE:
+            seat = seat_of[_player(move)]
+            where = f" (×{ruleset.multipliers[p['column']]})" if ruleset.columns > 1 else ""
+            bonus = f" and a Yahtzee bonus of {p['bonus']}" if p.get("bonus") else ""
+            label = ruleset.box_label(next(b for b in ruleset.boxes if b.value == p["box"]))
+            last = steps[-1] if steps and steps[-1].get("seat") == seat else {}
+            return {
+                "seat": seat,
+                "box": p["box"],
+                "column": p["column"],
+                "points": p["points"],
+                "dice": list(last.get("dice", [])),
+                "colours": list(last.get("colours", [])),
+                "round": state.cards[seat].filled,
+                "text": f"{names[seat]} scores {p['points']} in {label}{where}{bonus}.",
+            }
+        if move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
+            gone = "left" if move.kind == Move.Kind.LEAVE else "was taken out"
+            # The seat's name as it stands now (a deleted account's is withdrawn), as for every step.
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} {gone}: the seat is skipped from now on."}
+        if move.kind == Move.Kind.TIMEOUT:
+            return {"seat": p["seat"], "text": f"{names[p['seat']]}'s time ran out: the server plays the turn."}
+        if move.kind == Move.Kind.BOT:
+            computer.add(p["seat"])
+            why = " after two timeouts in a row" if p.get("away") else ""
+            return {"seat": p["seat"], "text": f"A computer took over {names[p['seat']]}'s seat{why}."}
+        if move.kind == Move.Kind.RECLAIM:
+            computer.discard(p["seat"])
+            return {"seat": p["seat"], "text": f"{names[p['seat']]} came back and plays the seat again."}
+        return None
+
+    def after(move: Move, state: GameState) -> None:
+        step = describe(move, state)
+        last[:] = [state]
+        if step is None:
+            return
+        step = {"move": move.seq, "kind": move.kind, "dice": [], "colours": [], "held": [], "round": 0, **step}
+        if "seat" in step:
+            step["by_computer"] = step["seat"] in computer
+        # Only what changed: every card at the start, the scorer's card after a score.
+        if move.kind == Move.Kind.START:
+            step["cards"] = scorecard.cards(state)
+        elif move.kind == Move.Kind.SCORE:
+            step["card"] = scorecard.seat_card(state.ruleset, step["seat"], state.cards[step["seat"]])
+        step["verdict"] = found.get(move.seq)
+        steps.append(step)
+
+    replay_moves(game.ruleset, moves, after=after)
+    if steps and last and game.is_over:
+        state = last[0]
+        winners = [names[i] for i in state.winners()]
+        best = state.totals(state.winners()[0]).grand_total if winners else 0
+        if game.status == Game.Status.ABANDONED or not winners:
+            ending = "The game was abandoned: nobody was left to play."
+        else:
+            ending = f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} with {best} points."
+        end = {
+            "move": steps[-1]["move"],
+            "kind": "end",
+            "text": ending,
+            "dice": [],
+            "colours": [],
+            "held": [],
+            "round": 0,
+        }
+        steps.append({**end, "verdict": None})
+    return steps
+
+
+@dataclass
+class FairnessReport:
+    commitment_ok: bool
+    rolls_checked: int
+    mismatches: list[str]
+    revealed: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.revealed and self.commitment_ok and not self.mismatches
+
+
+def verify_fairness(game: Game, moves: list[Move] | None = None) -> FairnessReport:
+    """Re-derive every roll from the revealed seed: what ``manage.py verify_game`` runs."""
+    revealed = game.is_over
+    commitment_ok = fairness.commitment(game.server_seed) == game.seed_commitment
+    mismatches: list[str] = []
+    rolls = 0
+    sides = RULESETS[game.ruleset].outcomes
+    for move in moves if moves is not None else selectors.roll_moves(game):
+        if move.kind != Move.Kind.ROLL:
+            continue
+        p = move.payload
+        expected = fairness.roll_faces(
+            game.server_seed, game.code, game.client_seed, p["roll"], len(p["faces"]), sides=sides
+        )
+        rolls += 1
+        if expected != p["faces"]:
+            mismatches.append(f"roll {p['roll']} (move {move.seq}): logged {p['faces']}, the seed gives {expected}")
+    return FairnessReport(commitment_ok=commitment_ok, rolls_checked=rolls, mismatches=mismatches, revealed=revealed)

@@ -1,0 +1,253 @@
+"""Data only: games, seats, score boxes and the append-only move log."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from games.domain.rules import RULESETS, Box
+
+RULESET_CHOICES = [(rs.name, rs.label) for rs in RULESETS.values()]
+BOX_CHOICES = [(box.value, box.value.replace("_", " ").title()) for box in Box]
+
+
+class Game(models.Model):
+    """A room and the game played in it."""
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "Lobby"
+        PLAYING = "playing", "Playing"
+        FINISHED = "finished", "Finished"
+        ABANDONED = "abandoned", "Abandoned"
+
+    OVER = (Status.FINISHED, Status.ABANDONED)  # the statuses of a game that is over (its seed revealed)
+
+    code = models.CharField(max_length=16, unique=True)
+    ruleset = models.CharField(max_length=16, choices=RULESET_CHOICES, default="official")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
+    private = models.BooleanField(default=True)
+    # Pass-and-play: every seat is played from the one browser that made the room.
+    local = models.BooleanField(default=False)
+    # Whether the coach may give the current player a hint.
+    hints = models.BooleanField(default=True)
+    # Social play (games.services.chat, games.services.clock): may spectators post in the
+    # chat; the seconds each turn may last (0: no turn timer); when the current turn's time
+    # runs out (null: no clock running: no timer, paused, a computer to play, not playing).
+    chat_spectators = models.BooleanField(default=False)
+    turn_timer = models.PositiveSmallIntegerField(default=0)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the scheduler (games.scheduling) must next act for this room at its current
+    # version: a computer player's step, the turn's deadline, or the work owed after the
+    # game ended (``followups_owed``). Null: nothing is due. Written with the action that
+    # made it due, in the same statement, so no process's death can lose it.
+    due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The game ended and what follows it (its players' records, stats and ratings: the
+    # receivers of ``signals.game_finished``) has not been completed yet.
+    followups_owed = models.BooleanField(default=False)
+    host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Bumped by every applied action; clients send it back as expected_version.
+    version = models.PositiveIntegerField(default=0)
+    # The rules state (games.domain.rules.codec) plus seats, roll counter and client seed.
+    snapshot = models.JSONField(default=dict)
+    # Fair dice: the secret seed stays hidden until the game ends; its SHA-256 is public.
+    server_seed = models.CharField(max_length=64)
+    seed_commitment = models.CharField(max_length=64)
+    client_seed = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.ruleset}, {self.status})"
+
+    @property
+    def is_over(self) -> bool:
+        """Finished or abandoned: nothing more can be played, and the server seed is revealed."""
+        return self.status in Game.OVER
+
+
+class Player(models.Model):
+    """A seat at a game."""
+
+    class Kind(models.TextChoices):
+        HUMAN = "human", "Human"
+        BOT = "bot", "Bot"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        LEFT = "left", "Left"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="players")
+    # Turn order once the game starts; join order (and null after leaving) in the lobby.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    name = models.CharField(max_length=24)
+    # The browser that controls the seat: a random token kept in that browser's session.
+    controller = models.CharField(max_length=64, blank=True, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    client_seed = models.CharField(max_length=64, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seat", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], condition=Q(seat__isnull=False), name="unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seat {self.seat} of {self.game.code})"
+
+
+class ScoreEntry(models.Model):
+    """One filled box: written once, never changed."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="scores")
+    column = models.PositiveSmallIntegerField(default=0)
+    box = models.CharField(max_length=16, choices=BOX_CHOICES)
+    points = models.IntegerField()
+    # The Yahtzee bonus the same turn earned.
+    bonus = models.IntegerField(default=0)
+    turn = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["player", "turn"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "column", "box"], name="unique_box"),
+        ]
+        verbose_name_plural = "score entries"
+
+    def __str__(self) -> str:
+        return f"{self.player.name}: {self.box}[{self.column}] = {self.points}"
+
+
+class Move(models.Model):
+    """The append-only log of everything that happened in a game, in order."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create", "Create"
+        JOIN = "join", "Join"
+        LEAVE = "leave", "Leave"
+        KICK = "kick", "Kick"
+        START = "start", "Start"
+        ROLL = "roll", "Roll"
+        HOLD = "hold", "Hold"
+        SCORE = "score", "Score"
+        REMOVE = "remove", "Remove absent player"
+        HOST = "host", "Host handed on"
+        FINISH = "finish", "Finish"
+        ABANDON = "abandon", "Abandon"
+        REMATCH = "rematch", "Rematch offered"
+        BOT = "bot", "Seat handed to a bot"
+        RECLAIM = "reclaim", "Seat taken back from a bot"
+        TIMEOUT = "timeout", "Turn timed out"
+        PAUSE = "pause", "Paused"
+        RESUME = "resume", "Resumed"
+        MUTE = "mute", "Chat muted or unmuted"
+        CLAIM = "claim", "Seats taken into a player's account"
+        FORGET = "forget", "A deleted account's name withdrawn"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="moves")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    payload = models.JSONField(default=dict)
+    # Who asked (a browser's controller token) and the id its client gave the action.
+    actor = models.CharField(max_length=64, blank=True)
+    action_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq"),
+            models.UniqueConstraint(
+                fields=["game", "actor", "action_id"], condition=~Q(action_id=""), name="unique_action_id"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game.code} #{self.seq} {self.kind}"
+
+
+class Presence(models.Model):
+    """One open websocket in a room, across all server processes.
+
+    Written on connect, refreshed by the client's pings, deleted on disconnect; a row
+    whose process died stops being refreshed and counts as away after PRESENCE_TIMEOUT.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="presences")
+    channel_name = models.CharField(max_length=200, unique=True)
+    seats = models.JSONField(default=list)
+    seen_at = models.DateTimeField()
+    # The serving process that holds the socket (games.services.processes.ORIGIN): when that process
+    # dies, its rows go at once, not when they have grown stale.
+    origin = models.CharField(max_length=32, blank=True, default="", db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.game.code}: {self.channel_name}"
+
+
+class ChatMessage(models.Model):
+    """One line of a room's chat: plain text, kept with the game, never part of its Move log.
+
+    ``after_seq`` is the game's version when it was posted, which places it among the moves.
+    Staff may hide a message (the admin logs who did); the room then stops showing it.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    # The seat that posted it; null for a spectator.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=24)
+    text = models.CharField(max_length=300)
+    after_seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hidden = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.game.code}: {self.name}: {self.text[:40]}"
+
+
+class Heartbeat(models.Model):
+    """When a process of the site last showed it was up (one row per name).
+
+    The scheduler beats every few seconds; a gap longer than ``SCHEDULER_OUTAGE`` means no
+    process was serving, and running turn deadlines are moved on by the gap, so a turn
+    does not run out while its player could not reach the room.
+    """
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class ServingProcess(models.Model):
+    """A server process that is serving now (or was, until ``seen_at``): what it must share with the others.
+
+    Workers that do not share the secret key, or that relay rooms on different channel
+    layers (or on none: the in-memory layer), break games in ways no single worker can see.
+    Each serving process writes its row at start and refreshes it; a new one compares
+    itself with the live ones and refuses to serve on a mismatch (games.services.processes).
+    """
+
+    origin = models.CharField(max_length=32, primary_key=True)
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    key_fingerprint = models.CharField(max_length=16)
+    layer = models.CharField(max_length=255)
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid} ({self.layer})"

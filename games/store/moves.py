@@ -1,0 +1,255 @@
+"""The hot path's statements: an action's Move appended and its Game row updated, in one
+round trip on PostgreSQL, and (``read``) the room read for it without building a query.
+
+An action's writes are the new Move and the Game row's new version and snapshot. The ORM
+needs two statements for that; on PostgreSQL one statement does both (a data-modifying
+``WITH``), which saves a round trip and the building of two queries on the hot path
+(docs/performance.md). The columns and the adaptation of each value come from the models'
+fields, so the statement follows the schema. SQLite cannot modify data in a ``WITH`` and
+takes the ORM's two statements. Both run inside the service's transaction, under its
+lock; or, for the turn actions on PostgreSQL, the statement is guarded by the version the
+action read and is a transaction of its own (``games.services.actions.act``).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import psycopg
+from django.db import connection, models, transaction
+from django.db.models import Field
+from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from games.realtime import wire
+from games.store.models import Game, Move
+
+_MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
+
+
+def _field(model: type[Game] | type[Move], name: str) -> Field[Any, Any]:
+    """A column of ``model`` (never a reverse relation: only those are not ``Field``)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} is not a column")
+    return field
+
+
+def _column(field: Field[Any, Any]) -> str:
+    """The quoted column name of a concrete field."""
+    if field.column is None:
+        raise TypeError(f"{field} has no column")
+    return str(connection.ops.quote_name(field.column))
+
+
+def _as_is(data: bytes) -> bytes:
+    return data
+
+
+def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
+    """The fields' values adapted as the ORM would for PostgreSQL, the JSON ones with orjson.
+
+    ``encoded``: given, it gets the JSON fields' text by name (what the statement stores).
+    """
+    values = []
+    for name in names:
+        field = _field(type(instance), name)
+        value = getattr(instance, field.attname)
+        if isinstance(field, models.JSONField) and field.encoder is None:
+            data = wire.dumpb(value)
+            if encoded is not None:
+                encoded[name] = data
+            values.append(Jsonb(data, dumps=_as_is))  # what the ORM sends, encoded by orjson
+        else:
+            values.append(field.get_db_prep_save(value, connection))
+    return values
+
+
+class Conflict(Exception):
+    """The Game row is no longer at the version the action was computed from."""
+
+
+@functools.cache
+def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
+    """The one statement for an action that saves ``game_fields`` (built once per field set).
+
+    ``guarded``: the row is only updated if its version is still the one the action read.
+    """
+    qn = connection.ops.quote_name
+
+    def column(model: type[Game] | type[Move], name: str) -> str:
+        return _column(_field(model, name))
+
+    sets = ", ".join(f"{column(Game, name)} = %s" for name in game_fields)
+    columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
+    placeholders = ", ".join(["%s"] * len(_MOVE_FIELDS))
+    guard = f" AND {column(Game, 'version')} = %s" if guarded else ""
+    return (
+        f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = %s{guard} RETURNING {qn('id')})"
+        f" INSERT INTO {qn(Move._meta.db_table)} ({columns})"
+        f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {qn('id')}"
+    )
+
+
+@functools.cache
+def _read_statement() -> tuple[str, tuple[Any, ...]]:
+    qn = connection.ops.quote_name
+    fields = tuple(Game._meta.concrete_fields)
+    column_of_code = _column(_field(Game, "code"))
+    columns = ", ".join(_column(field) for field in fields)
+    sql = f"SELECT {columns} FROM {qn(Game._meta.db_table)} WHERE {column_of_code} = %s"
+    return sql, fields
+
+
+# --- the rooms this process wrote last ---------------------------------------------------
+#
+# Caddy routes a room's sockets to one worker, so nearly every action of a room is written
+# by the same process. It keeps each room's row as it last wrote it (after the commit), and
+# the next action starts from that copy instead of reading the row: one round trip, the
+# guarded write (``if_version``). The copy is only a guess of the row: if another process
+# or thread wrote it since (the room moved, a worker came back), its version has changed,
+# the guarded write applies nothing and raises ``Conflict``, and the action runs again the
+# locked way, on the row read under its lock (games.services.actions.act).
+
+ROOMS_KEPT = 4096  # rooms whose last written row a process keeps (least recently used go)
+_kept: OrderedDict[str, tuple[int, int, list[Any], bytes]] = OrderedDict()  # code -> (pk, version, values, snapshot)
+_kept_lock = threading.Lock()  # database threads
+
+
+def remembered(code: str) -> Game | None:
+    """The room's row as this process last wrote it (a fresh object each call), or None."""
+    with _kept_lock:
+        kept = _kept.get(code)
+        if kept is None:
+            return None
+        _kept.move_to_end(code)
+    _pk, _version, values, snapshot = kept
+    _sql, fields = _read_statement()
+    values = list(values)
+    values[_snapshot_index()] = wire.loads(snapshot)
+    return Game.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def forget(code: str) -> None:
+    with _kept_lock:
+        _kept.pop(code, None)
+
+
+def forget_all() -> None:
+    with _kept_lock:
+        _kept.clear()
+
+
+def _remember(code: str, pk: int, version: int, values: list[Any], snapshot: bytes) -> None:
+    with _kept_lock:
+        kept = _kept.get(code)
+        # Two threads of this process may commit versions of a room out of order: keep the newest.
+        if kept is not None and kept[0] == pk and kept[1] >= version:
+            return
+        _kept[code] = (pk, version, values, snapshot)
+        _kept.move_to_end(code)
+        while len(_kept) > ROOMS_KEPT:
+            _kept.popitem(last=False)
+
+
+@functools.cache
+def _snapshot_index() -> int:
+    _sql, fields = _read_statement()
+    return next(i for i, field in enumerate(fields) if field.name == "snapshot")
+
+
+def read(code: str) -> Game:
+    """``Game.objects.get(code=code)``, from a statement built once (PostgreSQL's unlocked try).
+
+    The ORM spends about 0.2 ms of CPU building that query for every action; here the
+    fields' own converters (the snapshot's JSON) are applied as the ORM would.
+    """
+    sql, fields = _read_statement()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [code])
+        row = cursor.fetchone()
+    if row is None:
+        raise Game.DoesNotExist("Game matching query does not exist.")
+    values = []
+    for field, value in zip(fields, row, strict=True):
+        if isinstance(field, models.JSONField) and field.decoder is None and isinstance(value, str):
+            values.append(wire.loads(value))  # JSONField.from_db_value, with orjson
+            continue
+        for convert in field.get_db_converters(connection):
+            value = convert(value, field.cached_col, connection)
+        values.append(value)
+    return Game.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+PREPARED = 1 << 30  # the connection's prepare_threshold: only what asks (prepare=True) is prepared
+
+
+def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+    """Run ``sql`` and fetch its one row: as a statement prepared on this connection, unless queries are logged.
+
+    Django's cursor binds the parameters on the client (psycopg's ``ClientCursor``): the
+    server parses and plans the statement every time. Here psycopg's own cursor binds them
+    on the server and prepares the statement once per connection (``prepare=True``; Django
+    turns psycopg's automatic preparing off, so the connection's threshold is set to one
+    nothing reaches by itself). What Django does around a query is kept: the health check
+    and connecting (``_cursor``'s), the broken-transaction check, and its error classes
+    (an ``IntegrityError`` stays Django's). While queries are logged (``DEBUG``, the debug
+    toolbar, ``assertNumQueries``) the statement goes through Django's cursor, to be seen.
+    """
+    if connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()  # type: ignore[no-any-return]
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        raw.prepare_threshold = PREPARED
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        return cursor.fetchone()
+
+
+def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:
+    """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
+
+    With ``if_version`` (PostgreSQL only) nothing is written unless the stored row is
+    still at that version, and ``Conflict`` is raised: the caller read the row without
+    locking it, and another action came first.
+    """
+    if connection.vendor != "postgresql":
+        if if_version is not None:
+            raise ValueError("a guarded write is only built for PostgreSQL")
+        created = Move.objects.create(game=game, **move)
+        game.save(update_fields=list(fields))
+        return created
+    row = Move(game=game, created_at=timezone.now(), **move)
+    guard = [] if if_version is None else [if_version]
+    encoded: dict[str, bytes] = {}
+    inserted = _execute_one(
+        _statement(fields, if_version is not None),
+        [*_values(game, fields, encoded), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
+    )
+    if inserted is None:
+        forget(game.code)
+        if if_version is not None:
+            raise Conflict(f"game {game.pk} is no longer at version {if_version}")
+        # The Game row is gone; cannot happen under the service's lock.
+        raise Game.DoesNotExist(f"game {game.pk} vanished while it was locked")
+    if "snapshot" in encoded and "version" in fields:
+        # The row as written, kept once it is committed (a rolled-back write must not be).
+        _sql, all_fields = _read_statement()
+        values = [getattr(game, field.attname) for field in all_fields]
+        values[_snapshot_index()] = None  # kept as the JSON just written (a fresh copy for each action)
+        remember = functools.partial(_remember, game.code, game.pk, game.version, values, encoded["snapshot"])
+        transaction.on_commit(remember)
+    else:
+        forget(game.code)
+    row.pk = inserted[0]
+    row._state.adding = False
+    row._state.db = connection.alias
+    return row

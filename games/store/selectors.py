@@ -1,0 +1,248 @@
+"""Reads: the room look-ups, the move log's queries, who is connected, and the one public
+state dict that the page, the websocket and the admin all use.
+
+Everything that reads the database for a page, a socket, the coach or a bot goes through
+here (writes go through games.services). A code given here is already normalized
+(``services.normalize_code``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from games.domain import scorecard
+from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
+from games.domain.rules.codec import state_from_dict
+from games.store.models import ChatMessage, Game, Move, Presence
+
+# A socket that has not pinged for this long (its process died) counts as away.
+PRESENCE_TIMEOUT = timedelta(seconds=60)
+
+
+# --- rooms ---------------------------------------------------------------------------------
+
+
+# What the interfaces (views, consumers) hold of a room: they take it from here and import no models.
+Room = Game
+
+
+def room(code: str) -> Game:
+    """The room with this code; ``Game.DoesNotExist`` if there is none."""
+    return Game.objects.get(code=code)
+
+
+def room_or_none(code: str) -> Game | None:
+    return Game.objects.filter(code=code).first()
+
+
+def action_stored(code: str, controller: str, action_id: str) -> bool:
+    """Whether the room's move log holds the action this browser sent with ``action_id``."""
+    return Move.objects.filter(game__code=code, actor=controller, action_id=action_id).exists()
+
+
+def room_version(code: str) -> int | None:
+    """The room's current version without reading the rest of it (None for an unknown room)."""
+    return Game.objects.filter(code=code).values_list("version", flat=True).first()
+
+
+# --- the move log ----------------------------------------------------------------------------
+
+
+def moves_in_order(game: Game) -> list[Move]:
+    return list(game.moves.order_by("seq"))
+
+
+def roll_moves(game: Game) -> QuerySet[Move]:
+    """The game's rolls in order: what the fairness check re-derives from the seed."""
+    return game.moves.filter(kind=Move.Kind.ROLL).order_by("seq")
+
+
+def roll_log(game: Game) -> list[dict[str, Any]]:
+    """Each roll's move number and payload (roll number, held dice, faces, dice)."""
+    return [{"move": seq, **payload} for seq, payload in roll_moves(game).values_list("seq", "payload")]
+
+
+# --- the chat ---------------------------------------------------------------------------------
+
+CHAT_HISTORY = 50  # the messages a socket gets when it connects
+
+
+def chat_message(message: ChatMessage) -> dict[str, Any]:
+    """A chat message as the room sees it (plain text: the page never reads it as HTML)."""
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "name": message.name,
+        "text": message.text,
+        "after": message.after_seq,
+        "at": message.created_at.isoformat(),
+    }
+
+
+def chat_history(code: str) -> list[dict[str, Any]]:
+    """The room's last ``CHAT_HISTORY`` messages not hidden by staff, oldest first."""
+    rows = ChatMessage.objects.filter(game__code=code, hidden=False).order_by("-id")[:CHAT_HISTORY]
+    return [chat_message(message) for message in reversed(rows)]
+
+
+def chat_log(game: Game) -> list[ChatMessage]:
+    """Every message of the game, hidden ones too, in order (the admin's review)."""
+    return list(game.chat.order_by("id"))
+
+
+# --- who is connected --------------------------------------------------------------------------
+
+
+def connected_seats(game: Game) -> list[list[int]]:
+    """For each socket connected to the room (from any process, pinged lately), the seats it plays.
+
+    A spectator's socket plays none: an empty list.
+    """
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    return list(Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("seats", flat=True))
+
+
+# --- the public state --------------------------------------------------------------------------
+
+
+def ruleset_info(name: str) -> dict[str, Any]:
+    ruleset = RULESETS[name]
+    return {
+        "name": ruleset.name,
+        "label": ruleset.label,
+        "summary": ruleset.summary,
+        "columns": ruleset.columns,
+        "multipliers": list(ruleset.multipliers),
+        "upper_bonus_threshold": ruleset.upper_bonus_threshold,
+        "upper_bonus": ruleset.upper_bonus,
+        # Painted: the dice colours in index order (a die's colour is one of these names); else [].
+        "colours": list(COLOURS) if ruleset.colours else [],
+        "boxes": [
+            {
+                "box": box.value,
+                "label": ruleset.box_label(box),
+                "upper": box in UPPER_BOXES,
+                "section": box_section(box),  # "upper", "lower" or "colour" (Painted)
+            }
+            for box in ruleset.boxes
+        ],
+        # The card's sections and rows, which the page draws as they come (games/domain/scorecard.py).
+        "scorecard": scorecard.layout(ruleset),
+    }
+
+
+def seats_of(game: Game, controller: str) -> list[int]:
+    """The seats still in the game that this browser (its controller token) plays."""
+    if not controller:
+        return []
+    return [
+        index
+        for index, seat in enumerate(game.snapshot["seats"])
+        if seat["controller"] == controller and seat["status"] == "active"
+    ]
+
+
+def bot_to_play(game: Game) -> bool:
+    """Whether the seat to play is a computer player."""
+    rules = game.snapshot.get("rules")
+    if game.status != Game.Status.PLAYING or rules is None or game.snapshot.get("paused"):
+        return False
+    return bool(game.snapshot["seats"][rules["current"]]["kind"] == "bot")
+
+
+def clock_state(game: Game) -> dict[str, Any] | None:
+    """The turn timer: its length, the current turn's deadline and the seconds left (None: no timer)."""
+    if not game.turn_timer:
+        return None
+    deadline = game.turn_deadline
+    left = game.snapshot.get("clock_left")
+    if deadline is not None:
+        left = max(0.0, (deadline - timezone.now()).total_seconds())
+    return {
+        "seconds": game.turn_timer,
+        "deadline": deadline.isoformat() if deadline is not None else None,
+        # Seconds left when the state was made (kept while paused); the page counts down from it.
+        "left": round(left, 2) if left is not None else None,
+    }
+
+
+def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
+    """Everything anyone in the room may see, versioned; never a secret before the game ends.
+
+    ``rules``: the game's rules state if the caller has it decoded (a service that just
+    stored it); otherwise it is decoded from the snapshot.
+    """
+    snapshot = game.snapshot
+    seats = [
+        {
+            "seat": index,
+            "player": seat["player"],
+            "name": seat["name"],
+            "kind": seat["kind"],
+            "status": seat["status"],
+            "host": seat["player"] == game.host_id,
+            "level": seat.get("level"),
+            "muted": bool(seat.get("muted")),  # the host muted this seat's chat
+            "away": bool(seat.get("away")),  # a computer plays it after two timeouts, until its player is back
+        }
+        for index, seat in enumerate(snapshot["seats"])
+    ]
+    data: dict[str, Any] = {
+        "type": "state",
+        "code": game.code,
+        "version": game.version,
+        "status": game.status,
+        "local": game.local,
+        "hints": game.hints,
+        "ruleset": ruleset_info(game.ruleset),
+        "seats": seats,
+        "turn": None,
+        "cards": [],
+        "options": [],
+        "winners": [],
+        "rematch": snapshot.get("rematch"),
+        "paused": bool(snapshot.get("paused")),
+        "chat": {"spectators": game.chat_spectators},
+        "clock": clock_state(game),
+        # The finished game's replay page (games/services/replay.py); null while the game is not over.
+        "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
+        "fairness": {
+            "commitment": game.seed_commitment,
+            "client_seed": game.client_seed,
+            "server_seed": game.server_seed if game.is_over else None,
+        },
+    }
+    if snapshot.get("rules") is None:
+        return data
+    state = rules if rules is not None else state_from_dict(snapshot["rules"])
+    if game.status == Game.Status.PLAYING:
+        data["turn"] = {
+            "seat": state.current,
+            "dice": list(state.turn.dice),
+            # Painted: each die's colour name beside ``dice`` (empty list before the first roll); else None.
+            "colours": [COLOURS[c] for c in state.turn.colours] if state.ruleset.colours else None,
+            "held": sorted(state.turn.held),
+            "rolls_used": state.turn.rolls_used,
+            "rolls_left": state.turn.rolls_left,
+            "number": state.turns_played + 1,
+        }
+        data["options"] = [
+            {
+                "box": o.box.value,
+                "column": o.column,
+                "legal": o.legal,
+                "points": o.points,
+                "bonus": o.bonus,
+                "reason": o.reason,
+                "joker": o.joker,
+            }
+            for o in state.options()
+        ]
+    data["cards"] = scorecard.cards(state)
+    data["winners"] = list(state.winners())
+    return data

@@ -1,0 +1,433 @@
+"""The administrator's review: finished and abandoned games, read-only, rebuilt from the Move log.
+
+Staff may look at everything here and change nothing: no add, change or delete permission
+for anyone (superusers included) and no bulk actions, so the admin can never edit history.
+Live games (lobby, playing) are not history yet and stay out of it, which also keeps a
+running game's secret server seed out of sight.
+
+One exception, the chat's moderation: staff may hide a chat message from its room (and
+show it again), from any game, live ones included; each time is logged in the admin's
+history (LogEntry) with who did it. Nothing else about a message can be changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin, messages
+from django.db.models import F, Prefetch, QuerySet
+from django.http import HttpRequest
+
+from games import services
+from games.domain import scorecard
+from games.domain.rules import RULESETS, Box
+from games.domain.rules.codec import state_to_dict
+from games.services.replay import Replay, replay_moves, verify_fairness
+from games.store.models import ChatMessage, Game, Move, Player, ScoreEntry
+from games.store.selectors import chat_log, game_state
+
+HISTORY = Game.OVER
+# A room code typed with the dashes the site shows it with.
+CODE_SHOWN = re.compile(r"[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{2}", re.IGNORECASE)
+# The move kinds the turn-by-turn timeline already tells; the rest are listed as room events.
+TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
+
+
+if TYPE_CHECKING:
+    ModelAdmin = admin.ModelAdmin[Any]  # generic in django-stubs only; every model's admin here is read-only
+else:
+    ModelAdmin = admin.ModelAdmin
+
+
+def _is_staff(request: HttpRequest) -> bool:
+    user = request.user
+    return bool(user.is_active and user.is_staff)
+
+
+class ReadOnlyAdmin(ModelAdmin):
+    """Viewable by every active staff user; nobody may add, change or delete."""
+
+    actions: Sequence[Any] | None = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return _is_staff(request)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return _is_staff(request)
+
+
+# --- the changelist -------------------------------------------------------------------
+
+
+class OutcomeFilter(admin.SimpleListFilter):
+    """Status, limited to the two a reviewed game can have."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: ModelAdmin) -> list[tuple[str, str]]:
+        return [(status.value, status.label) for status in HISTORY]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
+        if self.value() in HISTORY:
+            return queryset.filter(status=self.value())
+        return queryset
+
+
+class RulesetFilter(admin.ChoicesFieldListFilter):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.title = "rule set"
+
+
+def _state(game: Game) -> dict[str, Any]:
+    """The public state dict, worked out once per row from the snapshot (no query)."""
+    cached: dict[str, Any] | None = getattr(game, "_admin_state", None)
+    if cached is None:
+        cached = game_state(game)
+        game._admin_state = cached  # type: ignore[attr-defined]
+    return cached
+
+
+@admin.register(Game)
+class GameAdmin(ReadOnlyAdmin):
+    list_display = (
+        "room_code",
+        "ruleset_label",
+        "player_names",
+        "winner_names",
+        "scores",
+        "status",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = (OutcomeFilter, ("ruleset", RulesetFilter), "finished_at")
+    date_hierarchy = "finished_at"
+    search_fields = ("code", "players__name")
+    ordering = ("-finished_at", "-created_at")
+    list_per_page = 50
+    fieldsets = (
+        (None, {"fields": ("room_code", "ruleset", "status", "private", "local", "host", "version")}),
+        ("Dates", {"fields": ("created_at", "started_at", "finished_at")}),
+        ("Fair dice", {"fields": ("seed_commitment", "revealed_server_seed", "client_seed")}),
+    )
+    readonly_fields = (
+        "room_code",
+        "ruleset",
+        "status",
+        "private",
+        "local",
+        "host",
+        "version",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "seed_commitment",
+        "revealed_server_seed",
+        "client_seed",
+    )
+    change_form_template = "admin/games/game/change_form.html"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        players = Player.objects.order_by(F("seat").asc(nulls_last=True), "id")
+        return (
+            super()
+            .get_queryset(request)
+            .filter(status__in=HISTORY)
+            .prefetch_related(Prefetch("players", queryset=players))
+        )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+    ) -> tuple[QuerySet[Game], bool]:
+        # A code as the site shows it ("abcd-efgh-jk") finds its game as the bare code does.
+        if CODE_SHOWN.fullmatch(search_term.strip()):
+            search_term = services.normalize_code(search_term)
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="code", ordering="code")
+    def room_code(self, game: Game) -> str:
+        return services.shown_code(game.code)
+
+    @admin.display(description="rule set", ordering="ruleset")
+    def ruleset_label(self, game: Game) -> str:
+        return RULESETS[game.ruleset].label
+
+    @admin.display(description="players")
+    def player_names(self, game: Game) -> str:
+        names = []
+        for player in game.players.all():
+            notes = []
+            if player.kind == Player.Kind.BOT:
+                notes.append("bot")
+            if player.status == Player.Status.LEFT:
+                notes.append("left")
+            names.append(f"{player.name} ({', '.join(notes)})" if notes else player.name)
+        return ", ".join(names) or "—"
+
+    @admin.display(description="winner")
+    def winner_names(self, game: Game) -> str:
+        state = _state(game)
+        return ", ".join(state["seats"][seat]["name"] for seat in state["winners"]) or "—"
+
+    @admin.display(description="scores")
+    def scores(self, game: Game) -> str:
+        state = _state(game)
+        parts = [f"{seat['name']} {card['total']}" for seat, card in zip(state["seats"], state["cards"], strict=False)]
+        return " · ".join(parts) or "—"
+
+    @admin.display(description="server seed (revealed)")
+    def revealed_server_seed(self, game: Game) -> str:
+        return game.server_seed if game.is_over else "hidden until the game ends"
+
+    # --- the game's page ------------------------------------------------------------
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Game | None = None,
+    ) -> Any:
+        if obj is not None:
+            context["review"] = build_review(obj)
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
+
+# --- the review: scorecards, checks and timeline -----------------------------------------
+
+
+def build_review(game: Game) -> dict[str, Any]:
+    """Everything the game's page shows below the facts, from one query for the Move log."""
+    moves = list(game.moves.select_related("player").order_by("seq"))
+    ruleset = RULESETS[game.ruleset]
+    state = game_state(game)
+    try:
+        replay = replay_moves(game.ruleset, moves)
+    except Exception as exc:  # a damaged log must not take the review page down with it
+        replay = Replay(state=None, names=[], turns=[], problems=[f"the replay stopped: {exc!r}"])
+        replay_crashed = True
+    else:
+        replay_crashed = False
+    replayed = state_to_dict(replay.state) if replay.state is not None else None
+    fairness = verify_fairness(game, moves)
+    return {
+        "ruleset": ruleset,
+        "scorecard": _scorecard(ruleset, state),
+        "winners": [state["seats"][seat]["name"] for seat in state["winners"]],
+        "fairness": fairness,
+        "replay_problems": replay.problems,
+        "replay_matches": not replay_crashed and replayed == game.snapshot.get("rules"),
+        "timeline": _timeline(ruleset, replay),
+        "events": _events_and_chat(game, moves),
+        "columns": ruleset.columns,
+    }
+
+
+def _scorecard(ruleset: Any, state: dict[str, Any]) -> dict[str, Any] | None:
+    """Rows of cells: one per box and total, a cell per player and column."""
+    cards = state["cards"]
+    if not cards:
+        return None
+    columns = ruleset.columns
+    winners = set(state["winners"])
+    players = [
+        {
+            "name": seat["name"],
+            "winner": seat["seat"] in winners,
+            "left": seat["status"] == Player.Status.LEFT,
+            "bot": seat["kind"] == Player.Kind.BOT,
+        }
+        for seat in state["seats"]
+    ]
+
+    rows = []
+    for section in scorecard.layout(ruleset)["sections"]:
+        for row in section["rows"]:
+            if row["kind"] == "total":
+                cells = [{"value": card["total"], "span": columns} for card in cards]
+            elif row["kind"] == "box":
+                cells = [
+                    {"value": col["boxes"].get(row["box"]), "span": 1} for card in cards for col in card["columns"]
+                ]
+            else:
+                cells = [{"value": col[row["key"]], "span": 1} for card in cards for col in card["columns"]]
+            rules = f" ({'; '.join(row['rules'])})" if row.get("rules") else ""
+            rows.append({"label": row["label"] + rules, "kind": row["kind"], "cells": cells})
+    return {
+        "players": players,
+        "columns": columns,
+        "multipliers": [f"×{m}" for m in ruleset.multipliers],
+        "rows": rows,
+    }
+
+
+def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
+    rows = []
+    for turn in replay.turns:
+        rolls = [
+            {
+                "number": roll["roll"],
+                "dice": [
+                    {
+                        "value": value,
+                        "held": index in roll["held"],
+                        # Painted: the colour by name (the page shows the name, not only the hue).
+                        "colour": roll["colours"][index] if "colours" in roll else "",
+                    }
+                    for index, value in enumerate(roll["dice"])
+                ],
+            }
+            for roll in turn.rolls
+        ]
+        rows.append(
+            {
+                "number": turn.number,
+                "name": turn.name,
+                "rolls": rolls,
+                "scored": bool(turn.box),
+                "box": turn.box,
+                "box_label": ruleset.box_label(Box(turn.box)) if turn.box else "",
+                "column": turn.column + 1,
+                "multiplier": ruleset.multipliers[turn.column] if turn.box else 1,
+                "points": turn.points,
+                "bonus": turn.bonus,
+            }
+        )
+    return rows
+
+
+def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
+    """The room events, and each chat message after the move it was posted after, in order."""
+    rows = [(move.seq, 0, 0, _event(move)) for move in moves if move.kind not in TURN_KINDS]
+    for message in chat_log(game):
+        row = {
+            "seq": message.after_seq,
+            "kind": "Chat (hidden by staff)" if message.hidden else "Chat",
+            "who": message.name,
+            "details": message.text,
+            "at": message.created_at,
+            "chat": message.pk,
+        }
+        rows.append((message.after_seq, 1, message.pk, row))
+    return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
+
+
+def _event(move: Move) -> dict[str, Any]:
+    """A room event (join, start, leave, ...) in a few words."""
+    p = move.payload
+    details = []
+    if move.kind == Move.Kind.JOIN:
+        details.append(f"as {p.get('name', '?')}")
+    elif move.kind == Move.Kind.START:
+        details.append(f"{len(p.get('players', []))} players")
+    elif "seat" in p:
+        details.append(f"seat {p['seat'] + 1} ({p.get('name', '?')})")
+    if move.kind == Move.Kind.TIMEOUT:
+        details.append(f"timeout {p.get('streak', 1)} in a row")
+    elif move.kind == Move.Kind.MUTE:
+        details.append("muted" if p.get("muted") else "unmuted")
+    elif move.kind == Move.Kind.BOT and p.get("away"):
+        details.append("away after two timeouts")
+    if p.get("game_over"):
+        details.append("game over")
+    if p.get("abandoned"):
+        details.append("room abandoned")
+    return {
+        "seq": move.seq,
+        "kind": move.get_kind_display(),
+        "who": move.player.name if move.player else "",
+        "details": "; ".join(details),
+        "at": move.created_at,
+    }
+
+
+# --- the raw records, for looking things up ------------------------------------------------
+
+
+@admin.register(Player)
+class PlayerAdmin(ReadOnlyAdmin):
+    # The controller token is a browser's key to its seats: never shown.
+    list_display = ("name", "game", "seat", "kind", "status", "user", "joined_at")
+    list_filter = ("kind", "status")
+    search_fields = ("name", "game__code")
+    list_select_related = ("game", "user")
+    fields = ("game", "seat", "name", "kind", "status", "user", "client_seed", "joined_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Player]:
+        return super().get_queryset(request).filter(game__status__in=HISTORY)
+
+
+@admin.register(ScoreEntry)
+class ScoreEntryAdmin(ReadOnlyAdmin):
+    list_display = ("player", "game_code", "turn", "box", "column", "points", "bonus")
+    list_filter = ("box", "column")
+    search_fields = ("player__name", "player__game__code")
+    list_select_related = ("player__game",)
+    fields = ("player", "turn", "box", "column", "points", "bonus")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ScoreEntry]:
+        return super().get_queryset(request).filter(player__game__status__in=HISTORY)
+
+    @admin.display(description="game", ordering="player__game__code")
+    def game_code(self, entry: ScoreEntry) -> str:
+        return entry.player.game.code
+
+
+@admin.register(Move)
+class MoveAdmin(ReadOnlyAdmin):
+    # The actor is a browser's controller token: never shown.
+    list_display = ("game", "seq", "kind", "player", "payload", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("game__code", "player__name")
+    list_select_related = ("game", "player__game")
+    fields = ("game", "seq", "kind", "player", "payload", "action_id", "created_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
+        return super().get_queryset(request).filter(game__status__in=HISTORY)
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdmin):
+    """Read-only like the rest, but staff may hide a message from its room (logged)."""
+
+    list_display = ("game", "after_seq", "name", "text", "hidden", "created_at")
+    list_filter = ("hidden",)
+    search_fields = ("game__code", "name", "text")
+    list_select_related = ("game",)
+    fields = ("game", "after_seq", "seat", "name", "text", "hidden", "created_at")
+    readonly_fields = fields
+    actions = ["hide_messages", "show_messages"]
+
+    def _set_hidden(self, request: HttpRequest, queryset: QuerySet[ChatMessage], hidden: bool) -> None:
+        changed = 0
+        for message in queryset:
+            if services.chat_hide(message_id=message.pk, hidden=hidden):
+                changed += 1
+                self.log_change(request, message, "Hidden from the room" if hidden else "Shown in the room again")
+        verb = "hidden" if hidden else "shown again"
+        self.message_user(request, f"{changed} message{'s' if changed != 1 else ''} {verb}.", messages.SUCCESS)
+
+    @admin.action(description="Hide the selected messages from their room")
+    def hide_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._set_hidden(request, queryset, True)
+
+    @admin.action(description="Show the selected messages in their room again")
+    def show_messages(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        self._set_hidden(request, queryset, False)

@@ -1,0 +1,27 @@
+from django.urls import path
+
+from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS, limited
+from games.web import views
+
+# Per-client limits on what makes rows, and on guessing room codes (games/realtime/limits.py):
+# every URL that looks a room up by its code counts a code that does not exist.
+create_limit = limited(ROOM_CREATE)
+join_limit = limited(ROOM_JOIN)
+miss_limit = limited(ROOM_MISS, only_status=404, per_address=True)
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("rooms/new", create_limit(views.room_create), name="room_create"),
+    path("rooms/find", views.room_find, name="room_find"),
+    path("rules", views.doc_page, {"name": "rules"}, name="rules"),
+    path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
+    path("r/<str:code>/", miss_limit(views.room), name="room"),
+    path("r/<str:code>/join", miss_limit(join_limit(views.room_join)), name="room_join"),
+    path("r/<str:code>/state.json", miss_limit(views.room_state), name="room_state"),
+    path("r/<str:code>/log.json", miss_limit(views.room_log), name="room_log"),
+    path("r/<str:code>/rematch", miss_limit(create_limit(views.room_rematch)), name="room_rematch"),
+    path("r/<str:code>/fairness", miss_limit(views.room_fairness), name="room_fairness"),
+    path("r/<str:code>/review.json", miss_limit(views.room_review), name="room_review"),
+    path("r/<str:code>/replay", miss_limit(views.replay), name="replay"),
+    path("r/<str:code>/<str:action>", miss_limit(views.room_action), name="room_action"),
+]

@@ -1,0 +1,324 @@
+"""Pages: thin views over selectors and services, like a command line would be.
+
+A visitor needs no account: a random controller token in their session says which seats
+are theirs. Anyone holding a room's code may look at it; without the code there is
+nothing to find (no listing), and an unknown code gets the same 404 as any other page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from games import services
+from games.domain import errors
+from games.domain.rules import RULESETS, RuleViolation
+from games.services import coach, tables
+from games.services.replay import replay_game, replay_steps, verify_fairness
+from games.store import selectors
+from games.store.selectors import game_state, ruleset_info, seats_of
+from games.web import docpages
+from games.web.errorpages import NO_ROOM_PAGE
+from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, JoinByCodeForm, JoinRoomForm
+
+
+def controller_for(request: HttpRequest, *, create: bool = False) -> str:
+    """This browser's controller token (made on first need)."""
+    token: str = request.session.get("controller", "")
+    if not token and create:
+        token = services.new_controller()
+        request.session["controller"] = token
+    return token
+
+
+def _game_or_404(code: str) -> selectors.Room:
+    game = selectors.room_or_none(services.normalize_code(code))
+    if game is None:
+        raise Http404("No such room.")
+    return game
+
+
+def _home(
+    request: HttpRequest, form: CreateRoomForm, status: int = 200, join_form: JoinByCodeForm | None = None
+) -> HttpResponse:
+    context = {
+        "rulesets": list(RULESETS.values()),
+        "form": form,
+        "join_form": join_form or JoinByCodeForm(),
+        "max_seats": MAX_LOCAL_PLAYERS,
+    }
+    return render(request, "games/home.html", context, status=status)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return _home(request, CreateRoomForm())
+
+
+@require_POST
+def room_create(request: HttpRequest) -> HttpResponse:
+    form = CreateRoomForm(request.POST)
+    if not form.is_valid():
+        return _home(request, form, status=400)
+    data = form.cleaned_data
+    controller = controller_for(request, create=True)
+    try:
+        if data["mode"] == "local":
+            game = services.local_game_create(
+                names=data["names"],
+                controller=controller,
+                ruleset=data["ruleset"],
+                client_seed=data["client_seed"],
+                bots=data["bots"],
+                level=data["level"],
+                hints=data["hints"],
+                turn_timer=data["turn_timer"] or 0,
+            )
+        else:
+            game = services.game_create(
+                host_name=data["name"],
+                controller=controller,
+                ruleset=data["ruleset"],
+                client_seed=data["client_seed"],
+                hints=data["hints"],
+                turn_timer=data["turn_timer"] or 0,
+                chat_spectators=data["chat_spectators"],
+            ).game
+    except RuleViolation as exc:
+        form.add_error(None, exc.message)
+        return _home(request, form, status=400)
+    return redirect("room", code=game.code)
+
+
+@require_GET
+def room_find(request: HttpRequest) -> HttpResponse:
+    """Open a room from its code or its pasted invite link; anything else gets the home page with the reason."""
+    form = JoinByCodeForm(request.GET)
+    if form.is_valid():
+        return redirect("room", code=form.cleaned_data["code"])
+    return _home(request, CreateRoomForm(), status=400, join_form=form)
+
+
+def room(request: HttpRequest, code: str) -> HttpResponse:
+    """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends."""
+    game = _game_or_404(code)
+    if code != game.code:
+        return redirect("room", code=game.code)
+    state = game_state(game)
+    mine = seats_of(game, controller_for(request))
+    context = {
+        "game": game,
+        "state": state,
+        "page": {"state": state, "you": mine, "bot_levels": services.BOT_LEVELS},
+        "mine": mine,
+        "join_form": JoinRoomForm(),
+        "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
+    }
+    return render(request, "games/room.html", context)
+
+
+@require_POST
+def room_join(request: HttpRequest, code: str) -> HttpResponse:
+    game = _game_or_404(code)
+    form = JoinRoomForm(request.POST)
+    if form.is_valid():
+        try:
+            services.game_join(
+                code=game.code,
+                name=form.cleaned_data["name"],
+                controller=controller_for(request, create=True),
+                client_seed=form.cleaned_data["client_seed"],
+            )
+        except RuleViolation as exc:
+            messages.error(request, exc.message)
+    else:
+        messages.error(request, "Please enter a name of at most 24 characters.")
+    return redirect("room", code=game.code)
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+# The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
+ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove"})
+
+
+def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
+    """One form post, one service call: the no-script way to play."""
+    game = _game_or_404(code)
+    if action not in ROOM_ACTIONS:
+        raise Http404(NO_ROOM_PAGE)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    post = request.POST
+    controller = controller_for(request)
+    version = _int(post.get("version"))
+    action_id = post.get("action_id", "")[:64]
+    common: dict[str, Any] = {"code": game.code, "controller": controller, "action_id": action_id}
+    try:
+        if version is None:
+            raise RuleViolation(services.BAD_REQUEST, "The form was missing its game version; reload the page.")
+        if action == "start":
+            services.game_start(expected_version=version, **common)
+        elif action == "roll":
+            held = sorted({i for i in (_int(v) for v in post.getlist("held")) if i is not None})
+            services.turn_roll(held=held, expected_version=version, **common)
+        elif action == "score":
+            services.turn_score(
+                box=post.get("box", ""), column=_int(post.get("column")) or 0, expected_version=version, **common
+            )
+        elif action in ("leave", "kick", "remove"):
+            service = {
+                "leave": services.game_leave,
+                "kick": services.game_kick,
+                "remove": services.game_remove_absent,
+            }[action]
+            seat = _int(post.get("seat"))
+            if seat is None:
+                raise RuleViolation(services.BAD_SEAT, "The form did not say which seat; reload the page.")
+            service(seat=seat, expected_version=version, **common)
+        else:
+            raise Http404(NO_ROOM_PAGE)
+    except RuleViolation as exc:
+        messages.error(request, exc.message)
+    return redirect("room", code=game.code)
+
+
+@require_POST
+def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
+    """Open (or follow) the rematch room: same rules, same players, already seated."""
+    game = _game_or_404(code)
+    try:
+        rematch = services.game_rematch(code=game.code, controller=controller_for(request))
+    except RuleViolation as exc:
+        messages.error(request, exc.message)
+        return redirect("room", code=game.code)
+    return redirect("room", code=rematch.code)
+
+
+def roll_dice(roll: dict[str, Any]) -> list[dict[str, Any]]:
+    """One replayed roll's dice for a page: value, colour name (Painted) and whether it was held."""
+    colours = roll.get("colours") or [""] * len(roll["dice"])
+    return [
+        {"value": value, "colour": colour, "held": i in roll["held"]}
+        for i, (value, colour) in enumerate(zip(roll["dice"], colours, strict=True))
+    ]
+
+
+def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
+    """Anyone with the code can check a finished game's dice against the seed shown from the start."""
+    game = _game_or_404(code)
+    state = game_state(game)
+    context: dict[str, Any] = {"game": game, "state": state, "seeds": seed_owners(game.client_seed, state)}
+    if game.is_over:
+        replay = replay_game(game)
+        context.update(report=verify_fairness(game), replay=replay)
+        if RULESETS[game.ruleset].colours:
+            # Painted: every roll with each die's value and colour by name.
+            context["painted_rolls"] = [
+                {"turn": turn.number, "name": turn.name, "roll": roll["roll"], "dice": roll_dice(roll)}
+                for turn in replay.turns
+                for roll in turn.rolls
+            ]
+    return render(request, "games/fairness.html", context)
+
+
+def seed_owners(client_seed: str, state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each distinct seed with the seats that gave it, in seat order (pass-and-play: one device, one seed)."""
+    if not client_seed:
+        return []
+    names = [seat["name"] for seat in state["seats"]]
+    owners: dict[str, list[str]] = {}
+    for index, seed in enumerate(client_seed.split(",")):
+        owners.setdefault(seed, []).append(names[index] if index < len(names) else f"seat {index + 1}")
+    return [{"seed": seed, "names": seats} for seed, seats in owners.items()]
+
+
+def replay(request: HttpRequest, code: str) -> HttpResponse:
+    """A finished game step by step, for anyone with the room's link: replay_steps as JSON for static/js/replay.js."""
+    game = _game_or_404(code)
+    if code != game.code:
+        return redirect("replay", code=game.code)
+    context: dict[str, Any] = {"game": game, "ruleset": RULESETS[game.ruleset]}
+    if not game.is_over:
+        return render(request, "games/replay.html", {**context, "not_over": True}, status=409)
+    review: dict[str, Any] | None = None
+    try:
+        review = coach.review(game)
+        verdicts = coach.verdict_map(game)
+    except RuleViolation:  # the coach's table is still being built: the replay shows without verdicts
+        verdicts = {}
+    steps = replay_steps(game, verdicts)
+    context.update(
+        review=review,
+        data={
+            "code": game.code,
+            "ruleset": ruleset_info(game.ruleset),
+            "seats": [{"name": s["name"], "kind": s["kind"]} for s in game.snapshot["seats"]],
+            "steps": steps,
+            "coach": bool(verdicts),
+        },
+    )
+    return render(request, "games/replay.html", context)
+
+
+async def room_review(request: HttpRequest, code: str) -> JsonResponse:
+    """The coach's look back at a finished game: the expected points each seat's choices lost.
+
+    A table still being built (a fresh install) is waited for, holding no thread, up to
+    COACH_WAIT seconds; only past that does the review answer 503.
+    """
+    game = await sync_to_async(_game_or_404)(code)
+    if game.is_over:
+        await tables.wait_ready(game.ruleset, timeout=settings.COACH_WAIT)
+    try:
+        return JsonResponse(await sync_to_async(coach.review)(game))
+    except RuleViolation as exc:
+        status = 503 if exc.code == errors.COACH_BUSY else 409
+        return JsonResponse({"error": exc.code, "message": exc.message}, status=status)
+
+
+def room_state(request: HttpRequest, code: str) -> JsonResponse:
+    """The public state as JSON, with which seats are this browser's."""
+    game = _game_or_404(code)
+    state = game_state(game)
+    state["you"] = {"seats": seats_of(game, controller_for(request))}
+    return JsonResponse(state)
+
+
+def room_log(request: HttpRequest, code: str) -> JsonResponse:
+    """Everything needed to re-derive a finished game's dice (see docs/fairness.md)."""
+    game = _game_or_404(code)
+    if not game.is_over:
+        return JsonResponse(
+            {"error": errors.NOT_FINISHED, "message": "The seed is revealed when the game ends."},
+            status=409,
+        )
+    return JsonResponse(
+        {
+            "code": game.code,
+            "ruleset": game.ruleset,
+            "commitment": game.seed_commitment,
+            "server_seed": game.server_seed,
+            "client_seed": game.client_seed,
+            # Outcomes per die: 6, or 30 (value x colour) in Painted Yahtzee; see docs/fairness.md.
+            "sides": RULESETS[game.ruleset].outcomes,
+            "rolls": selectors.roll_log(game),
+        }
+    )
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """The rules or the fair-dice method, from the project's docs/ (see games.web.docpages)."""
+    page = docpages.PAGES[name]
+    return render(request, "games/doc.html", {"title": page.title, "body": docpages.html(name), "name": name})

@@ -1,0 +1,147 @@
+// The scorecard, drawn from the sections and rows the server sends (games/domain/scorecard.py).
+// The table, the replay and any other page that shows a card draw it here; none of them, and
+// not this module either, knows a box by name: a rule set's card is what the server says it is.
+// Pure functions from data to HTML text: the page puts the text in place and wires it.
+
+export const esc = (text) =>
+  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+/** A row's name: the full one, and its short form for narrow screens (read out once). */
+export function labelHtml(row) {
+  const label = esc(row.label);
+  if (!row.short) return label;
+  return `<span class="long-label">${label}</span><span class="short-label" aria-hidden="true">${esc(row.short)}</span>`;
+}
+
+const helpId = (row) => `box-help-${row.box}`;
+
+/** The card's sections grouped into panes: a section marked `beside` starts a pane of its own. */
+export function panesOf(layout) {
+  const panes = [];
+  for (const section of layout.sections) {
+    if (!panes.length || (section.beside && panes.at(-1).length)) panes.push([]);
+    panes.at(-1).push(section);
+  }
+  return panes;
+}
+
+/** Every box row of the card in order (what "Round 6 of 13" counts, and the arrow keys walk). */
+export function boxRows(layout) {
+  return layout.sections.flatMap((section) => section.rows.filter((row) => row.kind === "box"));
+}
+
+/**
+ * The card as HTML.
+ *
+ *   ruleset  the state's ruleset: `scorecard` (the layout), `columns`, `multipliers`
+ *   seats    [{seat, name, gone}] in the order shown, one group of columns each
+ *   cards    seat -> {columns: [{boxes, upper, ...}], total}; a seat without one shows empty
+ *   current  the seat to play (marked in the header), or null
+ *   focus    the seat whose columns stay in view, held at the card's edge when it scrolls sideways, or null
+ *   just     {seat, box, column}: the box just scored, lit
+ *   open     (seat, row, column, index) => {cls, html} | null: how an open box is drawn (the
+ *            table's score buttons); null, or no function, draws it empty
+ *   caption  what the table is, for screen readers
+ *   wrap     the panes may stack when they do not fit side by side (the table keeps them beside)
+ */
+export function scorecardHtml({ ruleset, seats, cards, current = null, focus = null, just = null, open = null, caption = "Scorecard", wrap = false }) {
+  const layout = ruleset.scorecard;
+  const cols = ruleset.columns;
+  const panes = panesOf(layout);
+  const width = 1 + cols * seats.length;
+  const pinning = seats.length > 1 && cols * seats.length > (panes.length > 1 ? 1 : 4);
+  const pin = (seat, k) => (pinning && seat === focus ? ` pin pin-${k}` : "");
+  const cardOf = (seat) => cards[seat] ?? null;
+
+  const nameCell = (s) => {
+    const cur = s.seat === current;
+    const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
+    return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}" title="${esc(s.name)}">
+      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${esc(s.name)}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
+  };
+  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${seats.map(nameCell).join("")}</tr>`;
+  if (cols > 1) {
+    head += `<tr class="multipliers">${seats
+      .map((s) => ruleset.multipliers.map((m, k) => `<th scope="col" class="${s.seat === current ? "current" : ""}${pin(s.seat, k)}"><span class="sr-only">${esc(s.name)} </span>×${m}</th>`).join(""))
+      .join("")}</tr>`;
+  }
+
+  let index = 0; // each box row's place on the whole card, across panes
+  const boxRow = (row) => {
+    const at = index++;
+    const cells = seats
+      .map((s) => {
+        const card = cardOf(s.seat);
+        return Array.from({ length: cols }, (_, k) => {
+          const points = card?.columns[k]?.boxes[row.box];
+          if (points !== undefined && points !== null) {
+            const lit = just && just.seat === s.seat && just.box === row.box && just.column === k;
+            return `<td class="filled${lit ? " just" : ""}${pin(s.seat, k)}">${points}</td>`;
+          }
+          const drawn = card && open ? open(s.seat, row, k, at) : null;
+          return drawn ? `<td class="${drawn.cls}${pin(s.seat, k)}">${drawn.html}</td>` : `<td class="open${pin(s.seat, k)}"></td>`;
+        }).join("");
+      })
+      .join("");
+    const name = row.help
+      ? `<button type="button" class="box-name" popovertarget="${helpId(row)}" title="${esc(row.help)}">${labelHtml(row)}</button>`
+      : labelHtml(row);
+    return `<tr data-box="${esc(row.box)}"><th scope="row">${name}</th>${cells}</tr>`;
+  };
+
+  const sumRow = (row) => {
+    const rules = row.rules ?? [];
+    const cellsOf = (value) =>
+      seats.map((s) => Array.from({ length: cols }, (_, k) => {
+        const col = cardOf(s.seat)?.columns[k];
+        return `<td class="${pin(s.seat, k).trim()}">${col ? value(col, k) : ""}</td>`;
+      }).join("")).join("");
+    let label = labelHtml(row);
+    let value = (col) => `${col[row.key]}`;
+    if (row.goals) {
+      value = (col, k) => {
+        const made = col[row.made] > 0;
+        return `${col[row.key]}<span class="goal ${made ? "made" : ""}">/${row.goals[k]}${made ? '<span aria-label=", bonus earned"> ✓</span>' : ""}</span>`;
+      };
+    } else if (rules.length && cols > 1) {
+      value = (col, k) => `${col[row.key]}<small class="bonus-rule">${esc(rules[k])}</small>`;
+    } else if (rules.length) {
+      label += `<small class="bonus-rule">${esc(rules[0])}</small>`;
+    }
+    return `<tr class="total${rules.length ? " bonus-row" : ""}" data-sum="${esc(row.key)}"><th scope="row">${label}</th>${cellsOf(value)}</tr>`;
+  };
+
+  const totalRow = (row) => {
+    const cells = seats
+      .map((s) => {
+        const pinned = pinning && s.seat === focus ? "pin pin-0 pin-span" : "";
+        return `<td colspan="${cols}" class="${pinned}">${cardOf(s.seat)?.total ?? ""}</td>`;
+      })
+      .join("");
+    return `<tr class="total grand" data-sum="grand"><th scope="row">${labelHtml(row)}</th>${cells}</tr>`;
+  };
+
+  const sectionHtml = (section) => {
+    const heading = section.heading
+      ? `<tr class="section"><th scope="rowgroup" colspan="${width}">${esc(section.label)}</th></tr>`
+      : "";
+    const rows = section.rows.map((row) => (row.kind === "box" ? boxRow(row) : row.kind === "total" ? totalRow(row) : sumRow(row)));
+    return `<tbody data-section="${esc(section.name)}">${heading}${rows.join("")}</tbody>`;
+  };
+
+  // Column widths a narrow pane keeps to (site.css), whatever a name or a sum would stretch them to.
+  const colgroup = `<colgroup><col class="name-col">${seats.map(() => `<col class="seat-col"${cols > 1 ? ` span="${cols}"` : ""}>`).join("")}</colgroup>`;
+  const tables = panes.map((pane, p) => {
+    const named = pane.find((section) => section.heading);
+    const what = p && named ? `${caption} (${named.label})` : caption;
+    return `<div class="scorecard-wrap" tabindex="-1"><table class="scorecard${cols > 1 ? " triple" : ""} seats-${seats.length}${panes.length > 1 ? " in-panes" : ""}">
+      <caption class="sr-only">${esc(what)}</caption>${colgroup}
+      <thead>${head}</thead>${pane.map(sectionHtml).join("")}</table></div>`;
+  });
+  const helps = boxRows(layout)
+    .filter((row) => row.help)
+    .map((row) => `<div class="box-help" id="${helpId(row)}" popover><strong>${esc(row.label)}</strong> ${esc(row.help)}
+      <button type="button" class="box-help-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="Close">×</button></div>`)
+    .join("");
+  return `<div class="scorecard-panes panes-${panes.length}${wrap ? " wrap" : ""}">${tables.join("")}</div>${helps}`;
+}

@@ -1,0 +1,127 @@
+"""The one scorecard layout (games/domain/scorecard.py) every page draws: each rule set's sections and rows."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from games.domain import scorecard
+from games.domain.rules import COLOUR_BOXES, RULESETS, Box, GameState, apply_rolled, apply_score, apply_start, new_game
+from games.domain.rules.state import Scorecard
+
+
+def rows(name: str) -> list[dict[str, Any]]:
+    return [row for section in scorecard.layout(RULESETS[name])["sections"] for row in section["rows"]]
+
+
+def sums(name: str) -> list[str]:
+    return [row["key"] for row in rows(name) if row["kind"] != "box"]
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_every_box_of_the_rule_set_is_a_row_once_in_the_rule_sets_order(name: str) -> None:
+    ruleset = RULESETS[name]
+    boxes = [row["box"] for row in rows(name) if row["kind"] == "box"]
+    assert boxes == [box.value for box in ruleset.boxes]
+    labels = {row["box"]: row["label"] for row in rows(name) if row["kind"] == "box"}
+    assert labels == {box.value: ruleset.box_label(box) for box in ruleset.boxes}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("official", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "total"]),
+        ("free_joker", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "total"]),
+        ("yeti", ["upper", "upper_bonus", "lower", "total"]),  # one Yahtzee: no bonus, no row for it
+        ("yatzy", ["upper", "upper_bonus", "lower", "total"]),
+        ("triple", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "total", "total"]),  # column, grand
+        ("painted", ["upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "total"]),
+    ],
+)
+def test_each_rule_set_has_only_the_sums_it_scores(name: str, expected: list[str]) -> None:
+    assert sums(name) == expected
+    assert rows(name)[-1] == {"kind": "total", "key": "total", "label": "Total", "short": ""}
+
+
+def test_the_colour_section_is_painted_only_and_may_sit_beside_the_others() -> None:
+    for name in RULESETS:
+        sections = scorecard.layout(RULESETS[name])["sections"]
+        names = [section["name"] for section in sections]
+        if name == "painted":
+            assert names == ["upper", "lower", "colour", "totals"]
+            colour = sections[2]
+            assert colour["beside"] and colour["heading"] and colour["label"] == "Colours"
+            assert [row["box"] for row in colour["rows"][:-1]] == [box.value for box in COLOUR_BOXES]
+        else:
+            assert names == ["upper", "lower", "totals"]
+            assert not any(section["beside"] for section in sections)
+
+
+def test_the_upper_sum_states_each_columns_goal_and_the_bonus_its_prize() -> None:
+    (upper,) = [row for row in rows("triple") if row.get("key") == "upper"]
+    assert upper["goals"] == [63, 126, 189] and upper["made"] == "upper_bonus"
+    (bonus,) = [row for row in rows("triple") if row.get("key") == "upper_bonus"]
+    assert bonus["rules"] == ["35 at 63", "70 at 126", "105 at 189"]
+    (bonus,) = [row for row in rows("yatzy") if row.get("key") == "upper_bonus"]
+    assert bonus["rules"] == ["50 at 63"]
+    (yatzy,) = [row for row in rows("painted") if row.get("key") == "yahtzee_bonus"]
+    assert yatzy["label"] == "Yahtzee bonus"
+
+
+@pytest.mark.parametrize("box", ["rainbow", "flush", "palette", "painted_house", "four_colour"])
+def test_the_painted_boxes_say_what_they_score_and_keep_a_whole_short_name(box: str) -> None:
+    (row,) = [row for row in rows("painted") if row.get("box") == box]
+    assert len(row["help"]) > 20 and row["help"].endswith(".")
+    assert len(row["short"] or row["label"]) <= 13
+
+
+def test_help_follows_the_rule_set() -> None:
+    def help_of(name: str, box: str) -> str:
+        return str(next(row["help"] for row in rows(name) if row.get("box") == box))
+
+    assert help_of("official", "small_straight").endswith("30 points.")
+    assert help_of("yatzy", "small_straight") == "Exactly 1-2-3-4-5: 15 points."
+    assert "five of a kind" in help_of("yeti", "full_house")
+    assert "100-point bonus" in help_of("official", "yahtzee") and "bonus" not in help_of("yeti", "yahtzee")
+    assert help_of("official", "ones") == ""  # the upper boxes say it in their name
+    assert all(row["help"] for row in rows("painted") if row["kind"] == "box" and row["box"] not in UPPER)
+
+
+UPPER = {"ones", "twos", "threes", "fours", "fives", "sixes"}
+
+
+def play(name: str, seed: int) -> GameState:
+    """A two-seat game played to its end with random dice and the first legal box."""
+    rng = random.Random(seed)
+    state = apply_start(new_game(RULESETS[name], 2))
+    while not state.is_over:
+        outcomes = RULESETS[name].outcomes
+        state = apply_rolled(state, player=state.current, faces=[rng.randint(1, outcomes) for _ in range(5)])
+        option = next(o for o in state.options() if o.legal)
+        state = apply_score(state, player=state.current, box=option.box, column=option.column)
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_each_seats_card_has_every_sum_the_layout_names_and_they_add_up(name: str) -> None:
+    state = play(name, seed=3)
+    cards = scorecard.cards(state)
+    keys = {row["key"] for row in rows(name) if row["kind"] == "sum"}
+    for seat, card in enumerate(cards):
+        assert card["seat"] == seat and card["total"] == state.totals(seat).grand_total
+        for column in card["columns"]:
+            assert keys <= column.keys()
+            assert column["total"] == sum(
+                column[k] for k in ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour")
+            )
+        assert sum(column["total"] for column in card["columns"]) == card["total"]
+
+
+def test_a_painted_card_counts_its_colour_boxes_apart() -> None:
+    card = Scorecard(
+        columns=(((Box.RED, 9), (Box.RAINBOW, 40), (Box.CHANCE, 20), (Box.SIXES, 18)),), yahtzee_bonus=(0,)
+    )
+    column = scorecard.seat_card(RULESETS["painted"], 0, card)["columns"][0]
+    assert (column["upper"], column["lower"], column["colour"], column["total"]) == (18, 20, 49, 87)

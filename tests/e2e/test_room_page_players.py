@@ -1,0 +1,406 @@
+"""What each player sees on the room page: the game's end and its review, the header on a phone,
+a seat the computer plays, a shared device (whose turn, who posts in the chat, the columns)
+and the chat's length limit.
+
+Near-final states are written into the stored snapshot (as tests/e2e/test_table_layout.py
+does): the page draws whatever the server sends, and the last turns are played for real.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import (
+    act,
+    create_local,
+    create_online,
+    in_each_scheme,
+    join,
+    score_best,
+    serious_violations,
+    shot,
+)
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
+
+
+def code_of(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def change_rules(site: LiveSite, code: str, change: Any) -> None:
+    (snapshot,) = site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
+    data = json.loads(snapshot)
+    change(data["rules"])
+    with sqlite3.connect(site.database) as conn:
+        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+
+
+def reload(page: Any) -> None:
+    page.reload()
+    page.wait_for_selector("#conn[data-state=connected]")
+
+
+def boxes_of(page: Any) -> list[str]:
+    return list(
+        page.evaluate(
+            "fetch(location.pathname + 'state.json').then(r => r.json()).then(s => s.ruleset.boxes.map(b => b.box))"
+        )
+    )
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element is laid out and wholly inside the viewport as the page is scrolled now."""
+    return bool(
+        page.evaluate(
+            """s => { const e = document.querySelector(s); if (!e) return false;
+                const r = e.getBoundingClientRect();
+                return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight
+                    && r.left >= 0 && r.right <= innerWidth; }""",
+            selector,
+        )
+    )
+
+
+def score_last_open_box(page: Any) -> None:
+    def click() -> None:
+        page.locator("#card .score-btn:not(.forbidden)").last.click()
+        if page.locator("#confirm[open]").count():
+            page.click("#confirm-yes")
+
+    act(page, [page], click)
+
+
+# --- the end of a game ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("device", "ruleset"), [("desktop", "official"), ("phone", "painted")])
+def test_the_end_of_a_pass_and_play_game_brings_the_result_into_view(
+    live_site: LiveSite, new_page: Any, device: str, ruleset: str
+) -> None:
+    page = new_page(**PHONE) if device == "phone" else new_page(1280, 800)
+    url = create_local(page, live_site, ["Hal", "Ivy"], ruleset=ruleset)
+    boxes = boxes_of(page)
+
+    def one_box_left(rules: dict[str, Any]) -> None:
+        for seat in (0, 1):  # every box filled but Chance
+            rules["cards"][seat]["columns"][0] = [[box, 3 + seat] for box in boxes if box != "chance"]
+
+    change_rules(live_site, code_of(url), one_box_left)
+    reload(page)
+    page.wait_for_selector("#roll")
+    for _ in range(2):
+        # A player looks down the card for the box to score, as on a long card or a phone.
+        page.evaluate("document.querySelector('#card .scorecard-wrap').scrollIntoView({block: 'end'})")
+        act(page, [page], lambda: page.click("#roll"))
+        score_last_open_box(page)
+    page.wait_for_selector("#over:not([hidden])")
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'over-h'")
+    for part in ("#over-h", ".winner-line", "#over .ranking"):
+        assert in_view(page, part), part
+    assert page.inner_text(".winner-line") == "Ivy wins!"
+    # Painted has no exact review; the replay is there for every rule set.
+    assert page.get_attribute("#replay-link", "href") == f"/r/{code_of(url)}/replay"
+    if ruleset == "painted":
+        page.wait_for_selector("#review p")
+        assert "no exact solver" in page.inner_text("#review")
+    else:
+        page.wait_for_selector("#review .review-list")
+    for scheme in in_each_scheme(page):
+        shot(page, f"over-pass-and-play-{ruleset}-{device}-{scheme}")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
+
+def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(1280, 800)
+    url = create_local(page, live_site, ["Solo"])
+    code = code_of(url)
+    for _ in range(13):  # one roll a turn and the best box now: choices the coach finds costly
+        page.wait_for_selector("#roll:not(:disabled)")
+        act(page, [page], lambda: page.click("#roll"))
+        score_best(page, [page])
+    page.wait_for_selector("#over:not([hidden])")
+    assert page.get_attribute("#replay-link", "href") == f"/r/{code}/replay"
+    page.wait_for_selector("#review .costly-choice")
+    review = json.loads(page.evaluate(f"fetch('/r/{code}/review.json').then(r => r.text())"))
+    costly = review["seats"][0]["costly"]
+    worst = sorted(costly, key=lambda c: -c["lost"])[:3]
+    shown = page.eval_on_selector_all(
+        "#review .costly-choice",
+        """els => els.map(e => ({
+            href: e.getAttribute('href'),
+            did: e.querySelector('.costly-did').textContent.replace('Chose', '').trim(),
+            best: e.querySelector('.costly-best').textContent.replace('Coach', '').trim(),
+            lost: e.querySelector('.costly-lost').textContent }))""",
+    )
+    assert len(shown) == len(worst) == min(3, len(costly)) > 0
+    for item, choice in zip(shown, worst, strict=True):
+        assert item == {
+            "href": f"/r/{code}/replay#move-{choice['move']}",
+            "did": choice["chosen"],
+            "best": choice["best"],
+            "lost": f"−{choice['lost']:.1f}",
+        }
+    for scheme in in_each_scheme(page):
+        shot(page, f"over-review-desktop-{scheme}", full_page=True)
+        assert serious_violations(page) == [], scheme
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("scrollTo(0, 0)")
+    for scheme in in_each_scheme(page):
+        shot(page, f"over-review-phone-{scheme}", full_page=True)
+    # Each costly choice opens the replay at its own step, with the coach's verdict on it.
+    page.click("#review .costly-choice >> nth=0")
+    page.wait_for_selector("#step-verdict:not([hidden])")
+    assert page.url.endswith(f"/r/{code}/replay#move-{worst[0]['move']}")
+    verdict = page.inner_text("#step-verdict")
+    assert worst[0]["chosen"] in verdict and worst[0]["best"] in verdict and f"{worst[0]['lost']:.1f}" in verdict
+    assert page.errors == []
+
+
+# --- the room's header on a phone ----------------------------------------------------------------
+
+# Each part of the room bar that shows: laid out, inside the screen's width, and overlapping no other.
+_BAR_CLASHES = """() => {
+  const parts = [...document.querySelectorAll('.room-title h1, #conn, #watchers, #pause, #mute')]
+    .filter(e => e.getBoundingClientRect().width > 0);
+  const rect = e => e.getBoundingClientRect();
+  const clashes = [];
+  for (const e of parts) {
+    const r = rect(e);
+    if (r.left < 0 || r.right > innerWidth) clashes.push(`${e.id || e.tagName} leaves the screen`);
+  }
+  parts.forEach((a, i) => parts.slice(i + 1).forEach(b => {
+    const [r, s] = [rect(a), rect(b)];
+    if (r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom)
+      clashes.push(`${a.id || a.tagName} overlaps ${b.id || b.tagName}`);
+  }));
+  return clashes;
+}"""
+
+
+def test_on_a_phone_the_room_code_and_the_connection_never_overlap(live_site: LiveSite, new_page: Any) -> None:
+    host = new_page(**PHONE)
+    cut = {"on": False}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        if not cut["on"]:
+            ws.connect_to_server()  # else: the page's socket opens but the server never answers
+
+    host.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+    url = create_online(host, live_site, "Ann")
+    spectator = new_page()
+    spectator.goto(url)
+    spectator.wait_for_selector("#conn[data-state=connected]")
+    host.wait_for_function("document.getElementById('watchers').textContent.includes('1 spectator watching')")
+    act(host, [host, spectator], lambda: host.click("#start"))
+    assert host.evaluate(_BAR_CLASHES) == []
+    for scheme in in_each_scheme(host):
+        shot(host, f"header-phone-spectator-{scheme}")
+    cut["on"] = True
+    sockets[-1].close()
+    host.wait_for_selector("#conn[data-state=reconnecting], #conn[data-state=connecting]")
+    assert host.evaluate(_BAR_CLASHES) == []
+    # "Reconnecting…" is said in words, not only by the dot's colour, and still while a new try
+    # connects (which the cut socket never answers).
+    said = "(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize) > 10])(document.getElementById('conn'))"
+    assert host.evaluate(said) == ["Reconnecting…", True]
+    host.wait_for_selector("#conn[data-state=connecting]")
+    assert host.evaluate(said) == ["Reconnecting…", True]
+    for scheme in in_each_scheme(host):
+        shot(host, f"header-phone-reconnecting-{scheme}")
+        assert serious_violations(host) == [], scheme
+    cut["on"] = False
+    sockets[-1].close()
+    host.wait_for_selector("#conn[data-state=connected]")
+    assert host.evaluate(_BAR_CLASHES) == []
+
+
+# --- a seat the computer plays -------------------------------------------------------------------
+
+
+def test_a_player_whose_seat_the_computer_plays_is_told_so_and_how_to_take_it_back(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    ann, bob = new_page(1280, 800), new_page(**PHONE)
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    join(bob, ann.url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    # Ann plays her turns in time; Bob, who touches nothing, runs out of time twice.
+    for _ in range(2):
+        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
+        ann.wait_for_selector("#roll:not(:disabled)")
+        act(ann, [ann], lambda: ann.click("#roll"))
+        score_best(ann, [ann])
+    bob.wait_for_selector("#back", timeout=20_000)
+    meta = bob.inner_text("#turn-meta")
+    assert "watching" not in meta.lower() and "The computer plays for you until you are back" in meta
+    # The host stops the clock, so that Ann's own turns do not run out while Bob looks.
+    ann.wait_for_selector("#pause:not([hidden])")
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
+    banner = bob.inner_text(".away-banner")
+    assert "The computer is playing for Bob" in banner and "I'm back: take my seat" in banner
+    assert "you are watching" not in bob.inner_text("#room-sub").lower()
+    assert "the computer plays for you" in bob.inner_text("#room-sub")
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"away-phone-{scheme}")
+        assert serious_violations(bob) == [], scheme
+    bob.set_viewport_size({"width": 1280, "height": 800})
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"away-desktop-{scheme}")
+    # "I'm back" takes the seat back: it is Bob's again, and everyone is told.
+    bob.click("#back")
+    bob.wait_for_selector(".seat .tag.you")
+    bob.wait_for_selector(".away-banner", state="detached")
+    assert "the computer plays for you" not in bob.inner_text("#room-sub")
+    ann.wait_for_function("document.getElementById('feed').textContent.includes('Bob is back')")
+    assert ann.errors == [] and bob.errors == []
+
+
+# --- a shared device ---------------------------------------------------------------------------------
+
+
+def header_names(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all("#card thead tr:first-child th:not(.box-col)", "els => els.map(e => e.title)")
+    )
+
+
+def test_columns_stay_in_seat_order_for_everyone_and_every_turn(live_site: LiveSite, new_page: Any) -> None:
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    for page in (ann, bob, cy):
+        assert header_names(page) == ["Ann", "Bob", "Cy"]
+
+    local = new_page(**PHONE)
+    create_local(local, live_site, ["Ada", "Ben", "Cleo"])
+    for _ in range(3):
+        assert header_names(local) == ["Ada", "Ben", "Cleo"]
+        act(local, [local], lambda: local.click("#roll"))
+        score_best(local, [local])
+    assert header_names(local) == ["Ada", "Ben", "Cleo"]
+
+
+def test_on_a_phone_the_column_of_the_seat_to_play_stays_in_view_in_seat_order(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(**PHONE)
+    names = ["Ana", "Ben", "Cleo", "Dan", "Eve", "Fay", "Gus", "Hal"]
+    url = create_local(page, live_site, names)
+    change_rules(
+        live_site,
+        code_of(url),
+        lambda rules: rules.update(current=6, turn={"dice": [2, 3, 4, 5, 6], "held": [], "rolls_used": 1}),
+    )
+    reload(page)
+    page.wait_for_selector("#card .score-btn >> visible=true")
+    assert header_names(page)[:2] == ["Ana", "Ben"] and "Gus" in page.inner_text("#turn-h")
+    # Gus's open boxes: in the screen, though his column is the seventh of eight.
+    page.wait_for_function(
+        "[...document.querySelectorAll('#card .score-btn')].every(e => e.getBoundingClientRect().width > 0)"
+    )
+    assert page.evaluate(
+        """[...document.querySelectorAll('#card .score-btn')].every(e => {
+            const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; })"""
+    )
+    for scheme in in_each_scheme(page):
+        shot(page, f"phone-eight-seats-{scheme}")
+
+
+def test_pass_the_device_shows_until_the_player_rolls(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Cat", "Dan"])
+    act(page, [page], lambda: page.click("#roll"))
+    score_best(page, [page])
+    assert "pass the device to Dan" in page.inner_text("#turn-h")
+    for scheme in in_each_scheme(page):
+        shot(page, f"pass-the-device-{scheme}")
+    act(page, [page], lambda: page.click("#roll"))
+    assert page.inner_text("#turn-h") == "Your turn, Dan"
+    for scheme in in_each_scheme(page):
+        shot(page, f"pass-the-device-rolled-{scheme}")
+
+
+def test_on_a_shared_device_the_chat_posts_as_the_player_whose_turn_it_is(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Hal", "Ivy"])
+    picker = page.locator("#chat-seat")
+    assert picker.is_visible() and picker.evaluate("s => s.selectedOptions[0]?.textContent") == "Hal"
+    act(page, [page], lambda: page.click("#roll"))
+    score_best(page, [page])
+    assert picker.evaluate("s => s.selectedOptions[0]?.textContent") == "Ivy"
+    page.fill("#chat-text", "my turn now")
+    page.press("#chat-text", "Enter")
+    page.wait_for_selector(".chat-line")
+    assert page.inner_text(".chat-line .chat-name") == "Ivy"
+    # A name picked during a turn stays for that turn.
+    picker.select_option(label="Hal")
+    page.fill("#chat-text", "well played")
+    page.press("#chat-text", "Enter")
+    page.wait_for_function("document.querySelectorAll('.chat-line').length === 2")
+    assert page.inner_text(".chat-line >> nth=1 >> .chat-name") == "Hal"
+    for size in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        page.locator("#chat-form").scroll_into_view_if_needed()
+        for scheme in in_each_scheme(page):
+            shot(page, f"chat-post-as-{size[0]}-{scheme}")
+    assert page.errors == []
+
+
+# --- the chat's length ---------------------------------------------------------------------------
+
+
+def test_a_chat_message_counts_down_and_past_300_characters_is_refused_not_cut(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    ann, bob = new_page(), new_page(**PHONE)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    assert ann.locator("#chat-count").is_hidden()  # nothing to count yet
+    ann.fill("#chat-text", "word " * 58)  # 290 characters, 289 once trimmed
+    assert ann.inner_text("#chat-count") == "11 characters left"
+    long = "🎲 " + "word " * 62  # 311 characters once trimmed: an emoji counts as one, as the server counts
+    ann.fill("#chat-text", long)
+    assert ann.get_attribute("#chat-text", "aria-invalid") == "true"
+    assert ann.inner_text("#chat-count") == "11 characters too many"
+    assert ann.input_value("#chat-text") == long  # nothing cut as it was typed
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"chat-too-long-desktop-{scheme}")
+    ann.press("#chat-text", "Enter")
+    ann.wait_for_selector("#toast:not([hidden])")
+    assert "at most 300 characters: this one has 311" in ann.inner_text("#toast")
+    assert ann.input_value("#chat-text") == long and ann.locator(".chat-line").count() == 0
+    # Shortened to the limit, it goes through whole.
+    exact = "x" * 299 + "🎲"
+    ann.fill("#chat-text", exact)
+    assert ann.inner_text("#chat-count") == "0 characters left"
+    ann.press("#chat-text", "Enter")
+    bob.wait_for_selector(".chat-line")
+    assert bob.inner_text(".chat-line .chat-text") == exact
+    assert ann.input_value("#chat-text") == "" and ann.locator("#chat-count").is_hidden()
+    bob.fill("#chat-text", "y" * 320)
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"chat-too-long-phone-{scheme}")
+    assert ann.errors == [] and bob.errors == []

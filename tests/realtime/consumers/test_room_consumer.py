@@ -1,0 +1,422 @@
+"""The room websocket, end to end through the ASGI application (origin check, session, consumer)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from games.store.models import Game, Move, Presence
+from games.store.selectors import game_state
+from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from yahtzee.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def test_a_socket_gets_its_seats_the_state_and_presence_at_once() -> None:
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    you, state, presence = await first_frames(ws)
+    assert you == {"type": "you", "seats": [1]}
+    assert state["type"] == "state" and state["status"] == "playing" and state["code"] == code
+    assert presence["seats"] == {"0": "away", "1": "connected"}
+    await ws.disconnect()
+
+
+async def test_a_frame_for_the_room_during_the_handshake_waits_for_the_accept_and_the_welcome() -> None:
+    """The room's frames can reach a socket between its joining the room and its accept: held, not sent first."""
+    from unittest import mock
+
+    from games.realtime import fanout
+
+    code, sessions = await make_room(2)
+    real_join = fanout.join
+    early = json.dumps({"type": "presence", "seats": {"0": "away", "1": "away"}, "spectators": 0})
+
+    async def join_then_hear(room: str, socket: Any, **kwargs: Any) -> None:
+        await real_join(room, socket, **kwargs)
+        fanout.deliver(room, [early])  # another socket's presence, say, before this one is accepted
+
+    with mock.patch.object(fanout, "join", join_then_hear):
+        ws = await connect(code, sessions[1])  # asserts the first message out is the accept
+    you, state, presence = await first_frames(ws)
+    assert (you["type"], state["type"], presence["type"]) == ("you", "state", "presence")
+    assert json.loads(await ws.receive_from()) == json.loads(early)
+    await ws.disconnect()
+
+
+async def two_players_and_a_spectator(
+    code: str, sessions: list[str]
+) -> tuple[list[WebsocketCommunicator], WebsocketCommunicator, dict[str, Any], dict[str, Any]]:
+    """Both players' sockets and a spectator's, past their first frames; the spectator's state and presence."""
+    sockets = [await connect(code, s) for s in sessions]
+    for ws in sockets:
+        await first_frames(ws)
+    spectator = await connect(code)
+    _, state, presence = await first_frames(spectator)
+    return sockets, spectator, state, presence
+
+
+async def test_every_action_reaches_every_socket_in_order() -> None:
+    code, sessions = await make_room(2)
+    sockets, spectator, state, presence = await two_players_and_a_spectator(code, sessions)
+    assert presence["spectators"] == 1
+    version = state["version"]
+    await sockets[0].send_json_to({"type": "roll", "version": version, "id": "r1"})
+    for ws in [*sockets, spectator]:
+        state = (await frames_until(ws, "state"))[-1]
+        rolled = state["event"]
+        assert rolled["type"] == "rolled" and len(rolled["dice"]) == 5 and rolled["dice"] == state["turn"]["dice"]
+        assert state["version"] == version + 1 and "game_over" not in state
+    await sockets[0].send_json_to({"type": "hold", "held": [0, 1], "version": version + 1, "id": "h1"})
+    await sockets[0].send_json_to({"type": "roll", "version": version + 2, "id": "r2"})
+    await sockets[0].send_json_to({"type": "score", "box": "chance", "column": 0, "version": version + 3, "id": "s1"})
+    for ws in [*sockets, spectator]:
+        versions = []
+        while len(versions) < 3:
+            frame = json.loads(await ws.receive_from())
+            if frame["type"] == "state":
+                versions.append(frame["version"])
+        assert versions == [version + 2, version + 3, version + 4]
+        assert frame["turn"]["seat"] == 1
+    for ws in [*sockets, spectator]:
+        await ws.disconnect()
+
+
+async def test_an_action_is_one_websocket_message_per_socket() -> None:
+    code, sessions = await make_room(2)
+    sockets, spectator, state, _ = await two_players_and_a_spectator(code, sessions)
+    everyone = [*sockets, spectator]
+    await asyncio.sleep(0.5)  # the spectator's arrival, told to the others (presence is coalesced)
+    for ws in everyone:
+        while not await ws.receive_nothing(timeout=0.2):
+            assert json.loads(await ws.receive_from())["type"] == "presence"
+    version = state["version"]
+    for action in (
+        {"type": "roll"},
+        {"type": "hold", "held": [0]},
+        {"type": "score", "box": "chance", "column": 0},
+    ):
+        await sockets[0].send_json_to({**action, "version": version, "id": f"a{version}"})
+        version += 1
+        for ws in everyone:
+            state = json.loads(await ws.receive_from())
+            assert state["type"] == "state" and state["version"] == version
+            assert state["event"]["type"] == {"roll": "rolled", "hold": "held", "score": "scored"}[action["type"]]
+            assert await ws.receive_nothing(timeout=0.3)  # nothing else: no separate event frame
+    for ws in everyone:
+        await ws.disconnect()
+
+
+async def test_a_roll_frame_may_hold_dice_first() -> None:
+    code, sessions = await make_room(1)
+    ws = await connect(code, sessions[0])
+    _, state, _ = await first_frames(ws)
+    version = state["version"]
+    await ws.send_json_to({"type": "roll", "held": [], "version": version, "id": "r1"})
+    first = (await frames_until(ws, "state"))[-1]
+    await ws.send_json_to({"type": "roll", "held": [1, 3], "version": version + 1, "id": "r2"})
+    frames = await frames_until(ws, "state")
+    rolled = frames[-1]["event"]
+    assert rolled["type"] == "rolled" and rolled["held"] == [1, 3]
+    assert frames[-1]["version"] == version + 3  # the hold, then the roll: one state, one event
+    kept = [frames[-1]["turn"]["dice"][i] for i in (1, 3)]
+    assert kept == [first["turn"]["dice"][i] for i in (1, 3)]
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ("not json", "bad_json"),
+        ("[1, 2]", "bad_frame"),
+        (json.dumps({"type": "dance"}), "unknown_type"),
+        (json.dumps({"type": ["roll"], "version": 3, "id": "x"}), "bad_frame"),
+        (json.dumps({"type": {"roll": 1}}), "bad_frame"),
+        (json.dumps({"version": 3}), "bad_frame"),
+        (json.dumps({"type": "roll", "id": "x"}), "missing_field"),
+        (json.dumps({"type": "roll", "version": "3", "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": True, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": 3, "id": ""}), "bad_field"),
+        (json.dumps({"type": "hold", "held": "01", "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "hold", "version": 3, "id": "x"}), "missing_field"),
+        (json.dumps({"type": "roll", "held": 1, "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "score", "box": 5, "version": 3, "id": "x"}), "bad_field"),
+        (json.dumps({"type": "roll", "version": 3, "id": "x", "pad": "x" * 5000}), "frame_too_large"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_change_nothing(payload: str, code: str) -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_to(text_data=payload)
+    error = json.loads(await ws.receive_from())
+    assert error["type"] == "error" and error["code"] == code and error["message"]
+    assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == state["version"]
+    await ws.disconnect()
+
+
+async def test_binary_frames_are_refused() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    await ws.send_to(bytes_data=b"\x00\x01")
+    assert json.loads(await ws.receive_from())["code"] == "bad_frame"
+    await ws.disconnect()
+
+
+async def test_refusals_from_the_rules_come_back_as_error_frames_with_the_id() -> None:
+    room, sessions = await make_room(2)
+    ws0, ws1, watcher = await connect(room, sessions[0]), await connect(room, sessions[1]), await connect(room)
+    states = [(await first_frames(ws))[1] for ws in (ws0, ws1, watcher)]
+    version = states[-1]["version"]
+    await ws1.send_json_to({"type": "roll", "version": version, "id": "a"})
+    error = (await frames_until(ws1, "error"))[-1]
+    assert (error["code"], error["id"]) == ("not_your_turn", "a")
+    await watcher.send_json_to({"type": "roll", "version": version, "id": "b"})
+    assert (await frames_until(watcher, "error"))[-1]["code"] == "not_a_player"
+    await ws0.send_json_to({"type": "score", "box": "chance", "version": version, "id": "c"})
+    assert (await frames_until(ws0, "error"))[-1]["code"] == "not_rolled"
+    await ws0.send_json_to({"type": "roll", "version": version - 1, "id": "d"})
+    frames = [f for f in await frames_until(ws0, "state") if f["type"] != "presence"]
+    assert [f["type"] for f in frames[-2:]] == ["error", "state"] and frames[-2]["code"] == "stale"
+    assert await sync_to_async(lambda: Move.objects.filter(game__code=room, kind="roll").count())() == 0
+    for ws in (ws0, ws1, watcher):
+        await ws.disconnect()
+
+
+async def test_a_resent_action_is_applied_once() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    frame = {"type": "roll", "version": state["version"], "id": "once"}
+    await ws.send_json_to(frame)
+    await frames_until(ws, "state")
+    await ws.send_json_to(frame)
+    frames = await frames_until(ws, "state")
+    assert frames[0]["code"] == "repeated_action"
+    assert await sync_to_async(lambda: Move.objects.filter(game__code=room, kind="roll").count())() == 1
+    await ws.disconnect()
+
+
+async def test_more_than_twenty_frames_a_second_is_refused_then_closed() -> None:
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    await first_frames(ws)
+    for _ in range(25):
+        await ws.send_json_to({"type": "ping"})
+    kinds = []
+    while True:
+        output = await ws.receive_output(timeout=3)
+        if output["type"] == "websocket.close":
+            assert output["code"] == 4008
+            break
+        kinds.append(json.loads(output["text"]).get("code", json.loads(output["text"])["type"]))
+    assert kinds.count("rate_limited") == 3
+    assert kinds.count("pong") == 20
+
+
+async def test_an_unknown_room_is_refused_like_any_other() -> None:
+    communicator = WebsocketCommunicator(
+        application, "/ws/rooms/nosuchroom/", headers=[(b"origin", b"http://127.0.0.1")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_a_foreign_origin_is_refused() -> None:
+    room, sessions = await make_room(1)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/rooms/{room}/", headers=[(b"origin", b"http://evil.example"), (b"cookie", b"")]
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state() -> None:
+    room, sessions = await make_room(2)
+    ws0 = await connect(room, sessions[0])
+    await first_frames(ws0)
+    ws1 = await connect(room, sessions[1])
+    await first_frames(ws1)
+    presence = (await frames_until(ws0, "presence"))[-1]
+    assert presence["seats"] == {"0": "connected", "1": "connected"}
+    await ws1.disconnect()
+    presence = (await frames_until(ws0, "presence"))[-1]
+    assert presence["seats"] == {"0": "connected", "1": "away"}
+    state = await sync_to_async(lambda: Game.objects.get(code=room).version)()
+    await ws0.send_json_to({"type": "roll", "version": state, "id": "r"})
+    await frames_until(ws0, "state")
+    again = await connect(room, sessions[1])
+    you, current, _ = await first_frames(again)
+    assert you["seats"] == [1] and current["version"] == state + 1 and len(current["turn"]["dice"]) == 5
+    await again.disconnect()
+    await ws0.disconnect()
+    await asyncio.sleep(0)
+    assert await sync_to_async(Presence.objects.count)() == 0
+
+
+@pytest.mark.usefixtures("no_frame_limit")  # played as fast as the server answers
+async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in_order() -> None:
+    import random
+
+    room, sessions = await make_room(3)
+    sockets = [await connect(room, s) for s in sessions]
+    watcher = await connect(room)
+    clients = [*sockets, watcher]
+    states: list[list[int]] = [[] for _ in clients]
+    others: list[list[str]] = [[] for _ in clients]  # every message that is not a state
+    latest: dict[str, Any] = {}
+
+    async def drain(until_version: int) -> None:
+        for index, ws in enumerate(clients):
+            while not states[index] or states[index][-1] < until_version:
+                frame = json.loads(await ws.receive_from(timeout=5))
+                assert frame["type"] != "error", frame
+                if frame["type"] == "state":
+                    states[index].append(frame["version"])
+                    latest[str(index)] = frame
+                else:
+                    others[index].append(frame["type"])
+
+    start_version = await sync_to_async(lambda: Game.objects.get(code=room).version)()
+    await drain(start_version)
+    rng = random.Random(3)
+    version = start_version
+    counter = 0
+    while latest["0"]["status"] == "playing":
+        state = latest["0"]
+        seat = state["turn"]["seat"]
+        counter += 1
+        if not state["turn"]["dice"] or (state["turn"]["rolls_left"] and rng.random() < 0.5):
+            frame: dict[str, Any] = {"type": "roll", "version": version, "id": f"a{counter}"}
+        else:
+            choice = rng.choice([o for o in state["options"] if o["legal"]])
+            frame = {"type": "score", "box": choice["box"], "column": choice["column"], "version": version}
+            frame["id"] = f"a{counter}"
+        await sockets[seat].send_json_to(frame)
+        version += 1
+        await drain(version)
+    final = latest["0"]
+    assert final["status"] == "finished" and final["fairness"]["server_seed"]
+    assert final["event"]["type"] == "scored" and final["game_over"] == {"winners": final["winners"]}
+    expected = list(range(start_version, version + 1))
+    for seen in states:
+        assert seen[0] == start_version and seen == expected
+    for index, ws in enumerate(clients):
+        # Who is here can come last: played this fast on SQLite, the actions keep its one
+        # database thread busy and the presence frame (read there) waits behind them.
+        while not await ws.receive_nothing(timeout=0.3):
+            others[index].append(json.loads(await ws.receive_from())["type"])
+        # One message per action: besides the states only the welcome and who is here.
+        assert set(others[index]) <= {"you", "presence"}, others[index]
+    game = await sync_to_async(Game.objects.get)(code=room)
+    assert game.version == version
+    stored_totals = await sync_to_async(lambda: [c["total"] for c in game_state(game)["cards"]])()
+    assert [c["total"] for c in final["cards"]] == stored_totals
+    for ws in clients:
+        await ws.disconnect()
+
+
+@pytest.mark.usefixtures("no_frame_limit")
+async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(settings: Any) -> None:
+    import bots
+
+    settings.BOT_DELAY = 0
+    await sync_to_async(bots.tables.table)("official", build=True)
+    room, sessions = await make_room(1, start=False)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_json_to({"type": "add_bot", "level": "grandmaster", "version": state["version"], "id": "b0"})
+    error = (await frames_until(ws, "error"))[-1]
+    assert error["code"] == "bad_level" and error["id"] == "b0"
+    await ws.send_json_to({"type": "add_bot", "level": "optimal", "version": state["version"], "id": "b1"})
+    state = (await frames_until(ws, "state"))[-1]
+    assert [s["kind"] for s in state["seats"]] == ["human", "bot"] and state["seats"][1]["level"] == "optimal"
+    await ws.send_json_to({"type": "start", "version": state["version"], "id": "s"})
+    state = (await frames_until(ws, "state"))[-1]
+    counter = 0
+    hinted = False
+    while state["status"] == "playing":
+        assert state["turn"]["seat"] == 0  # the bot's turns pass without us
+        counter += 1
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": f"r{counter}"})
+        state = (await frames_until(ws, "state"))[-1]
+        if not hinted:
+            await ws.send_json_to({"type": "hint", "version": state["version"], "id": "h1"})
+            hint = (await frames_until(ws, "hint"))[-1]
+            assert hint["id"] == "h1" and len(hint["options"]) == 3 and hint["options"][0]["expected"] > 0
+            hinted = True
+        best = max((o for o in state["options"] if o["legal"]), key=lambda o: o["points"])
+        await ws.send_json_to(
+            {"type": "score", "box": best["box"], "column": 0, "version": state["version"], "id": f"s{counter}"}
+        )
+        # Our score, then the bot's roll(s) and score, until it is our turn again or the game ends.
+        while True:
+            state = (await frames_until(ws, "state", timeout=10))[-1]
+            if state["status"] != "playing" or (state["turn"]["seat"] == 0 and not state["turn"]["dice"]):
+                break
+    assert state["status"] == "finished" and counter == 13
+    game = await sync_to_async(Game.objects.get)(code=room)
+    bot_scores = await sync_to_async(
+        lambda: Move.objects.filter(game=game, kind="score", actor__startswith="bot:").count()
+    )()
+    assert bot_scores == 13
+    await ws.disconnect()
+
+
+async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(settings: Any) -> None:
+    import bots
+    from games import scheduling, services
+
+    settings.BOT_DELAY = 0
+    settings.SCHEDULER_POLL = 0.05
+    await sync_to_async(bots.tables.table)("official", build=True)
+    room, sessions = await make_room(1, start=False)
+
+    @sync_to_async
+    def play_until_the_bot_is_to_play() -> int:
+        game = Game.objects.get(code=room)
+        host = game.snapshot["seats"][0]["controller"]
+        services.game_add_bot(code=room, controller=host, level="optimal", expected_version=game.version, action_id="b")
+        services.game_start(code=room, controller=host, expected_version=game.version + 1, action_id="s")
+        services.turn_roll(code=room, controller=host, expected_version=game.version + 2, action_id="r")
+        services.turn_score(code=room, controller=host, box="chance", expected_version=game.version + 3, action_id="c")
+        return Game.objects.get(code=room).version
+
+    # The process that committed the person's score keeps no timer (as if it died right after).
+    settings.SCHEDULER = "off"
+    started = await play_until_the_bot_is_to_play()
+    await asyncio.sleep(0.2)
+    assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == started
+    # Another process's sweep finds the room due, with no socket open anywhere, and plays on.
+    settings.SCHEDULER = "all"
+    scheduler = scheduling.start()
+    try:
+        for _ in range(200):
+            game = await sync_to_async(Game.objects.get)(code=room)
+            if game.snapshot["rules"]["current"] == 0:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    assert scheduler is not None
+    moves = await sync_to_async(
+        lambda: list(Move.objects.filter(game__code=room, kind="score").values_list("actor", flat=True))
+    )()
+    assert len(moves) == 2 and moves[1].startswith("bot:")
+
+
+async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None:
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_json_to({"type": "ping"})
+    pong = (await frames_until(ws, "pong"))[-1]
+    assert pong == {"type": "pong", "version": state["version"]}
+    await ws.disconnect()

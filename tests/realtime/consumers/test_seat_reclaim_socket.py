@@ -1,0 +1,70 @@
+"""Coming back to the room (the same browser) takes back a seat a computer played meanwhile, and the room hears it."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import services
+from games.store.models import Game, Player
+from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def hand_seat_to_a_computer(code: str, seat: int) -> None:
+    host = Player.objects.get(game__code=code, seat=0).controller
+    version = Game.objects.get(code=code).version
+    services.game_replace_with_bot(code=code, controller=host, seat=seat, expected_version=version, action_id="away")
+
+
+@sync_to_async
+def seat_of(code: str, seat: int) -> dict:
+    return dict(Game.objects.get(code=code).snapshot["seats"][seat])
+
+
+async def test_a_player_back_in_the_room_plays_their_seat_again_and_everyone_is_told() -> None:
+    code, sessions = await make_room(2)
+    host = await connect(code, sessions[0])
+    await first_frames(host)
+    await hand_seat_to_a_computer(code, 1)
+    frames = await frames_until(host, "state")
+    assert frames[-1]["seats"][1]["kind"] == "bot"
+    back = await connect(code, sessions[1])
+    you, state, _ = await first_frames(back)
+    assert you == {"type": "you", "seats": [1]}
+    assert state["seats"][1]["kind"] == "human"
+    heard = await frames_until(host, "state")
+    event = heard[-1]["event"]
+    assert event["type"] == "reclaimed" and event["seat"] == 1 and event["name"] == "P1"
+    assert heard[-1]["seats"][1]["kind"] == "human" and heard[-1]["seats"][1]["level"] is None
+    seat = await seat_of(code, 1)
+    assert seat["kind"] == "human" and "away_controller" not in seat
+    await back.disconnect()
+    await host.disconnect()
+
+
+async def test_a_spectator_connecting_takes_no_seat() -> None:
+    code, sessions = await make_room(2)
+    await hand_seat_to_a_computer(code, 1)
+    before = await seat_of(code, 1)
+    watcher = await connect(code)
+    you, state, _ = await first_frames(watcher)
+    assert you["seats"] == [] and state["seats"][1]["kind"] == "bot"
+    assert await seat_of(code, 1) == before
+    await watcher.disconnect()
+
+
+async def test_a_spectator_connecting_does_not_look_for_a_seat_to_reclaim() -> None:
+    code, sessions = await make_room(2)
+    with mock.patch.object(services, "seat_reclaim", wraps=services.seat_reclaim) as reclaim:
+        watcher = await connect(code)
+        await first_frames(watcher)
+        player = await connect(code, sessions[1])
+        await first_frames(player)
+    assert [call.kwargs["code"] for call in reclaim.call_args_list] == [code]  # the player's only
+    await watcher.disconnect()
+    await player.disconnect()

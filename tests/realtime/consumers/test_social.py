@@ -1,0 +1,289 @@
+"""Chat, reactions, muting and pause over the room websocket; every refusal leaves the stored state as it was."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from games import services
+from games.store.models import ChatMessage, Game, Move
+from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def stored(code: str) -> tuple[int, int, list[str]]:
+    """What a refusal must not change: the game's version, its Move count, its chat."""
+    game = Game.objects.get(code=code)
+    texts = list(ChatMessage.objects.filter(game=game).order_by("id").values_list("text", flat=True))
+    return game.version, game.moves.count(), texts
+
+
+@sync_to_async
+def make_open_room(spectators_chat: bool) -> tuple[str, list[str]]:
+    """A started 2-player room whose host chose whether spectators may chat."""
+    clients = [Client(), Client()]
+    data = {"name": "P0", "ruleset": "official", "mode": "online", "turn_timer": "0"}
+    if spectators_chat:
+        data["chat_spectators"] = "on"
+    response = clients[0].post("/rooms/new", data)
+    code = response["Location"].strip("/").split("/")[-1]
+    clients[1].post(f"/r/{code}/join", {"name": "P1"})
+    game = Game.objects.get(code=code)
+    clients[0].post(f"/r/{code}/start", {"version": game.version, "action_id": "start"})
+    return code, [c.cookies["sessionid"].value for c in clients]
+
+
+async def seated(count: int = 2) -> tuple[str, list[WebsocketCommunicator]]:
+    code, sessions = await make_room(count)
+    sockets = [await connect(code, s) for s in sessions]
+    for ws in sockets:
+        await first_frames(ws)
+    return code, sockets
+
+
+async def error_of(ws: WebsocketCommunicator) -> dict[str, Any]:
+    frames = await frames_until(ws, "error")
+    return frames[-1]
+
+
+async def close(*sockets: WebsocketCommunicator) -> None:
+    for ws in sockets:
+        await ws.disconnect()
+
+
+async def test_a_message_reaches_everyone_as_plain_text_markup_and_all() -> None:
+    code, (p0, p1) = await seated()
+    text = '  <script>alert("x")</script> <b>hi</b> &amp;  '
+    await p0.send_json_to({"type": "chat", "text": text, "id": "c1"})
+    for ws in (p0, p1):
+        frame = (await frames_until(ws, "chat"))[-1]
+        message = frame["message"]
+        assert message["text"] == text.strip()  # as typed, trimmed: the page shows it with textContent
+        assert message["name"] == "P0" and message["seat"] == 0 and isinstance(message["id"], int)
+    _, _, texts = await stored(code)
+    assert texts == [text.strip()]
+    await close(p0, p1)
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+async def test_an_empty_message_is_refused_and_nothing_is_stored(text: str) -> None:
+    code, (p0, p1) = await seated()
+    before = await stored(code)
+    await p0.send_json_to({"type": "chat", "text": text, "id": "c1"})
+    error = await error_of(p0)
+    assert error["code"] == services.BAD_MESSAGE and error["id"] == "c1"
+    assert await stored(code) == before
+    await close(p0, p1)
+
+
+@pytest.mark.parametrize(
+    ("text", "length"),
+    [("x" * 301, 301), (" " + "y" * 301 + " ", 301), ("word " * 80, 399), ("🎲" * 301, 301)],
+)
+async def test_a_message_over_300_characters_is_refused_whole_never_cut(text: str, length: int) -> None:
+    code, (p0, p1) = await seated()
+    before = await stored(code)
+    await p0.send_json_to({"type": "chat", "text": text, "id": "c1"})
+    error = await error_of(p0)
+    assert error["code"] == services.CHAT_TOO_LONG and error["id"] == "c1"
+    assert f"at most 300 characters: this one has {length}" in error["message"]
+    assert await stored(code) == before  # nothing stored, not even the first 300
+    await close(p0, p1)
+
+
+@pytest.mark.parametrize("text", ["z" * 300, "🎲" * 300, " " + "q" * 300 + "  "])
+async def test_three_hundred_characters_are_fine_counted_as_characters(text: str) -> None:
+    code, (p0, p1) = await seated()
+    await p0.send_json_to({"type": "chat", "text": text})
+    assert (await frames_until(p1, "chat"))[-1]["message"]["text"] == text.strip()
+    await close(p0, p1)
+
+
+async def test_a_chat_frame_of_the_wrong_shape_is_refused() -> None:
+    code, (p0, p1) = await seated()
+    before = await stored(code)
+    await p0.send_json_to({"type": "chat"})
+    assert (await error_of(p0))["code"] == services.MISSING_FIELD
+    await p0.send_json_to({"type": "chat", "text": 5})
+    assert (await error_of(p0))["code"] == services.BAD_FIELD
+    await p0.send_json_to({"type": "chat", "text": "hi", "seat": 1})  # not this browser's seat
+    assert (await error_of(p0))["code"] == services.NOT_A_PLAYER
+    assert await stored(code) == before
+    await close(p0, p1)
+
+
+async def test_the_sixth_message_in_ten_seconds_is_refused() -> None:
+    code, (p0, p1) = await seated()
+    for n in range(5):
+        await p0.send_json_to({"type": "chat", "text": f"m{n}"})
+        await frames_until(p0, "chat")
+    before = await stored(code)
+    await p0.send_json_to({"type": "chat", "text": "one too many", "id": "c6"})
+    error = await error_of(p0)
+    assert error["code"] == services.RATE_LIMITED and "5 chat" in error["message"]
+    assert await stored(code) == before
+    # The limit is per browser: the other player still talks.
+    await p1.send_json_to({"type": "chat", "text": "my turn to talk"})
+    assert (await frames_until(p0, "chat"))[-1]["message"]["text"] == "my turn to talk"
+    await close(p0, p1)
+
+
+async def test_the_host_mutes_a_seat_and_unmutes_it() -> None:
+    code, (p0, p1) = await seated()
+    version, _, _ = await stored(code)
+    await p1.send_json_to({"type": "mute", "seat": 0, "version": version, "id": "m0"})  # not the host
+    assert (await error_of(p1))["code"] == services.NOT_HOST
+    await p0.send_json_to({"type": "mute", "seat": 1, "version": version, "id": "m1"})
+    state = (await frames_until(p1, "state"))[-1]
+    assert state["seats"][1]["muted"] is True
+    before = await stored(code)
+    await p1.send_json_to({"type": "chat", "text": "let me talk", "id": "c"})
+    assert (await error_of(p1))["code"] == services.MUTED
+    assert await stored(code) == before
+    await p0.send_json_to({"type": "unmute", "seat": 1, "version": state["version"], "id": "m2"})
+    assert (await frames_until(p1, "state"))[-1]["seats"][1]["muted"] is False
+    await p1.send_json_to({"type": "chat", "text": "thanks"})
+    assert (await frames_until(p0, "chat"))[-1]["message"]["text"] == "thanks"
+    mutes = Move.objects.filter(game__code=code, kind="mute").order_by("seq").values_list("payload", flat=True)
+    payloads = await sync_to_async(list)(mutes)
+    assert [p["muted"] for p in payloads] == [True, False]
+    await close(p0, p1)
+
+
+async def test_spectators_read_but_do_not_post_by_default() -> None:
+    code, sessions = await make_open_room(spectators_chat=False)
+    p0 = await connect(code, sessions[0])
+    await first_frames(p0)
+    watcher = await connect(code)
+    _, state, _ = await first_frames(watcher)
+    assert state["chat"] == {"spectators": False}
+    before = await stored(code)
+    await watcher.send_json_to({"type": "chat", "text": "hello players"})
+    assert (await error_of(watcher))["code"] == services.CHAT_CLOSED
+    assert await stored(code) == before
+    await p0.send_json_to({"type": "chat", "text": "hello watchers"})
+    assert (await frames_until(watcher, "chat"))[-1]["message"]["text"] == "hello watchers"
+    await close(p0, watcher)
+
+
+async def test_spectators_post_when_the_host_allowed_it() -> None:
+    code, sessions = await make_open_room(spectators_chat=True)
+    p0 = await connect(code, sessions[0])
+    await first_frames(p0)
+    watcher = await connect(code)
+    await first_frames(watcher)
+    await watcher.send_json_to({"type": "chat", "text": "go P0!"})
+    message = (await frames_until(p0, "chat"))[-1]["message"]
+    assert message["seat"] is None and message["name"] == "Spectator" and message["text"] == "go P0!"
+    await close(p0, watcher)
+
+
+async def test_a_socket_connecting_gets_the_last_fifty_messages_not_the_hidden_ones() -> None:
+    code, (p0, p1) = await seated()
+
+    @sync_to_async
+    def chatter() -> int:
+        game = Game.objects.get(code=code)
+        rows = ChatMessage.objects.bulk_create(
+            ChatMessage(game=game, seat=0, name="P0", text=f"line {n}") for n in range(60)
+        )
+        services.chat_hide(message_id=ChatMessage.objects.get(game=game, text="line 59").pk)
+        return len(rows)
+
+    assert await chatter() == 60
+    late = await connect(code)
+    you, state, history = [json.loads(await late.receive_from()) for _ in range(3)]
+    assert (you["type"], state["type"], history["type"]) == ("you", "state", "chat_history")
+    texts = [m["text"] for m in history["messages"]]
+    assert texts == [f"line {n}" for n in range(9, 59)]  # 50, oldest first, without the hidden one
+    await close(p0, p1, late)
+
+
+async def test_a_hidden_message_is_taken_off_every_page() -> None:
+    code, (p0, p1) = await seated()
+    await p0.send_json_to({"type": "chat", "text": "something rude"})
+    message = (await frames_until(p1, "chat"))[-1]["message"]
+    await sync_to_async(services.chat_hide)(message_id=message["id"])
+    frame = (await frames_until(p1, "chat_hidden"))[-1]
+    assert frame == {"type": "chat_hidden", "message": message["id"], "hidden": True}
+    await close(p0, p1)
+
+
+async def test_a_reaction_shows_on_the_senders_seat_for_everyone_and_is_not_stored() -> None:
+    code, (p0, p1) = await seated()
+    before = await stored(code)
+    await p1.send_json_to({"type": "react", "reaction": "👏"})
+    for ws in (p0, p1):
+        assert (await frames_until(ws, "reaction"))[-1] == {"type": "reaction", "seat": 1, "reaction": "👏"}
+    assert await stored(code) == before
+    await close(p0, p1)
+
+
+async def test_reactions_are_from_the_set_from_players_and_rate_limited() -> None:
+    code, (p0, p1) = await seated()
+    watcher = await connect(code)
+    await first_frames(watcher)
+    await p0.send_json_to({"type": "react", "reaction": "<img src=x>"})
+    assert (await error_of(p0))["code"] == services.BAD_REACTION
+    await watcher.send_json_to({"type": "react", "reaction": "👍"})
+    assert (await error_of(watcher))["code"] == services.NOT_A_PLAYER
+    for _ in range(5):
+        await p1.send_json_to({"type": "react", "reaction": "🎲"})
+        await frames_until(p1, "reaction")
+    await p1.send_json_to({"type": "react", "reaction": "🎲", "id": "r6"})
+    assert (await error_of(p1))["code"] == services.RATE_LIMITED
+    await close(p0, p1, watcher)
+
+
+async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_on() -> None:
+    code, (p0, p1) = await seated()
+    version, _, _ = await stored(code)
+    await p1.send_json_to({"type": "pause", "version": version, "id": "p"})
+    assert (await error_of(p1))["code"] == services.NOT_HOST
+    await p0.send_json_to({"type": "pause", "version": version, "id": "p"})
+    frames = await frames_until(p1, "state")
+    assert frames[-1]["event"]["type"] == "paused" and frames[-1]["paused"] is True
+    before = await stored(code)
+    await p0.send_json_to({"type": "roll", "version": before[0], "id": "r"})
+    error = await error_of(p0)
+    assert error["code"] == services.PAUSED and "paused" in error["message"]
+    assert await stored(code) == before
+    await p1.send_json_to({"type": "chat", "text": "brb"})
+    assert (await frames_until(p0, "chat"))[-1]["message"]["text"] == "brb"
+    await p0.send_json_to({"type": "resume", "version": before[0], "id": "res"})
+    state = (await frames_until(p0, "state"))[-1]
+    assert state["paused"] is False
+    await p0.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
+    heard = [(await frames_until(p1, "state"))[-1]["event"]["type"] for _ in range(2)]
+    assert heard == ["resumed", "rolled"]
+    await close(p0, p1)
+
+
+async def test_on_a_shared_device_each_message_is_posted_as_the_seat_chosen() -> None:
+    @sync_to_async
+    def local_room() -> tuple[str, str]:
+        client = Client()
+        data = {"mode": "local", "ruleset": "official", "players": "2", "player_1": "Ann", "player_2": "Bob"}
+        response = client.post("/rooms/new", data)
+        return response["Location"].strip("/").split("/")[-1], client.cookies["sessionid"].value
+
+    code, session = await local_room()
+    ws = await connect(code, session)
+    you, _, _ = await first_frames(ws)
+    assert you["seats"] == [0, 1]
+    await ws.send_json_to({"type": "chat", "text": "from Bob", "seat": 1})
+    assert (await frames_until(ws, "chat"))[-1]["message"]["name"] == "Bob"
+    await ws.send_json_to({"type": "chat", "text": "from Ann"})  # no seat: the device's first
+    assert (await frames_until(ws, "chat"))[-1]["message"]["name"] == "Ann"
+    before = await stored(code)
+    await ws.send_json_to({"type": "chat", "text": "from nobody", "seat": 5})
+    assert (await error_of(ws))["code"] == services.NOT_A_PLAYER
+    assert await stored(code) == before
+    await close(ws)

@@ -1,0 +1,388 @@
+"""games/realtime/backlog.py: each websocket's own bounded send queue, under any ASGI server.
+
+A socket's messages go out in order and putting one never waits; past WS_SEND_BACKLOG bytes
+unsent the socket is closed (4009), and cut after WS_SEND_GRACE if it does not finish
+closing. The unit tests fake the servers' ``send`` (uvicorn's, which waits once its buffer
+is full; Daphne's, which never waits but buffers); the live tests run both servers with a
+client that stops reading in a busy room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from games.realtime import fanout
+from games.realtime.backlog import CLOSE_TOO_SLOW, OUTBOX, BoundedSend, Outbox
+from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def small(settings: Any) -> Any:
+    settings.WS_SEND_BACKLOG = 1000
+    settings.WS_SEND_GRACE = 0.05
+    return settings
+
+
+async def settle() -> None:
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+class TwistedTransport:
+    """Daphne's TCP transport as far as the outbox looks: Twisted's write buffer, and a way to cut it."""
+
+    dataBuffer = b""  # declared on the class, as Twisted's FileDescriptor does
+    offset = 0
+
+    def __init__(self) -> None:
+        self._tempDataLen = 0
+        self.disconnected = False
+        self.cut = False
+
+    def abortConnection(self) -> None:
+        self.cut = self.disconnected = True
+
+
+class DaphneProtocol:
+    def __init__(self) -> None:
+        self.transport = TwistedTransport()
+        self.replies: list[dict[str, Any]] = []
+
+
+async def handle_reply(protocol: DaphneProtocol, message: dict[str, Any]) -> None:
+    """Daphne's Server.handle_reply: what Daphne hands an application as ``send``; it never waits."""
+    protocol.replies.append(message)
+
+
+class AsyncioTransport:
+    def __init__(self) -> None:
+        self.buffered = 0
+        self.aborted = False
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+class UvicornProtocol:
+    """uvicorn's websocket protocol as far as the outbox sees it: ``send`` waits while the client does not read."""
+
+    def __init__(self) -> None:
+        self.transport = AsyncioTransport()
+        self.replies: list[dict[str, Any]] = []
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.lost = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.writable.wait()
+        if self.lost or self.transport.aborted:
+            raise ConnectionResetError("the client is gone")
+        self.replies.append(message)
+
+    def stop_reading(self) -> None:
+        self.writable.clear()
+
+    def cut(self) -> None:  # what uvicorn does when the transport is aborted: waiting sends wake and fail
+        self.lost = True
+        self.writable.set()
+
+
+def texts(replies: list[dict[str, Any]]) -> list[Any]:
+    return [m.get("text", m.get("code")) for m in replies if m["type"] != "websocket.accept"]
+
+
+async def serve(app: Any, send: Any, server: Any = None) -> None:
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    await BoundedSend(app)({"type": "websocket", "path": "/ws/rooms/x/", "server": server}, receive, send)
+
+
+# --- the queue ------------------------------------------------------------------------------
+
+
+async def test_frames_go_out_in_order_without_waiting_for_the_server(small: Any) -> None:
+    server = UvicornProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        server.stop_reading()  # the server's send waits from here on: puts must not
+        for n in range(5):
+            await send({"type": "websocket.send", "text": f"frame {n}"})
+        scope[OUTBOX].put({"type": "websocket.send", "text": "pushed"})  # fanout's way in
+        await send({"type": "websocket.send", "text": "last"})
+        await settle()
+        assert texts(server.replies) == []
+        server.writable.set()  # the client reads again
+        await settle()
+        assert texts(server.replies) == [f"frame {n}" for n in range(5)] + ["pushed", "last"]
+
+    await serve(app, server.send)
+    assert not server.transport.aborted
+
+
+async def test_a_socket_too_far_behind_is_closed_with_4009_and_cut_when_the_close_cannot_go_out(small: Any) -> None:
+    server = UvicornProtocol()
+    outbox: list[Outbox] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        outbox.append(scope[OUTBOX])
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": "read"})
+        await settle()
+        server.stop_reading()
+        for n in range(20):  # 20 x 100 bytes against a 1,000-byte backlog
+            await send({"type": "websocket.send", "text": f"{n:<100}"})
+        assert outbox[0].behind and outbox[0].queued == 0  # what was queued is dropped at once
+        await send({"type": "websocket.send", "text": "after"})  # dropped too
+        await asyncio.sleep(0.2)  # the grace passes: the connection is cut
+        assert server.transport.aborted
+        server.cut()
+        await settle()
+
+    await serve(app, server.send)
+    assert texts(server.replies) == ["read"]  # the close never went out: the client did not read
+    assert server.transport.aborted
+
+
+async def test_a_slow_socket_that_reads_its_close_is_not_cut(small: Any) -> None:
+    server = UvicornProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        server.stop_reading()
+        for n in range(20):
+            await send({"type": "websocket.send", "text": f"{n:<100}"})
+        server.writable.set()  # it reads again, in time to get its close
+        await settle()
+
+    await serve(app, server.send)
+    assert texts(server.replies)[-1] == CLOSE_TOO_SLOW
+    assert len(texts(server.replies)) < 11 and not server.transport.aborted
+
+
+async def test_the_server_s_own_buffer_counts_toward_the_backlog(small: Any) -> None:
+    server = UvicornProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": "one"})
+        await settle()
+        server.transport.buffered = 5000  # written, but the kernel has not taken it
+        await send({"type": "websocket.send", "text": "two"})
+        await settle()
+
+    await serve(app, server.send)
+    assert texts(server.replies) == ["one", CLOSE_TOO_SLOW]
+
+
+async def test_under_daphne_a_socket_too_far_behind_is_closed_and_nothing_more_is_sent(small: Any) -> None:
+    protocol = DaphneProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        for n in range(10):
+            if n == 3:  # the client stops reading: Twisted's buffer fills
+                protocol.transport._tempDataLen = 5000
+            await send({"type": "websocket.send", "text": f"frame {n}"})
+            await settle()
+        assert not protocol.transport.cut
+        await asyncio.sleep(0.1)  # the close was not read either: the connection (and its buffer) goes
+        assert protocol.transport.cut
+
+    await serve(app, functools.partial(handle_reply, protocol))
+    assert texts(protocol.replies) == ["frame 0", "frame 1", "frame 2", CLOSE_TOO_SLOW]
+
+
+async def test_under_daphne_a_socket_that_keeps_up_gets_every_frame(small: Any) -> None:
+    protocol = DaphneProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        for n in range(10):
+            await send({"type": "websocket.send", "text": f"frame {n}"})
+
+    await serve(app, functools.partial(handle_reply, protocol))
+    assert texts(protocol.replies) == [f"frame {n}" for n in range(10)]
+    await asyncio.sleep(0.1)
+    assert not protocol.transport.cut
+
+
+async def test_with_no_transport_to_cut_the_application_is_ended(small: Any) -> None:
+    """Another ASGI server: the close cannot go out, nothing can be aborted, so the socket's application ends."""
+    stuck = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+    ended: list[str] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] != "websocket.accept":
+            await stuck.wait()
+        sent.append(message)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        for n in range(20):
+            await send({"type": "websocket.send", "text": f"{n:<100}"})
+        try:
+            await asyncio.sleep(10)
+        finally:
+            ended.append("cleaned up")
+
+    await asyncio.wait_for(serve(app, send), 2)  # returns: no CancelledError reaches the server
+    assert ended == ["cleaned up"] and [m["type"] for m in sent] == ["websocket.accept"]
+
+
+async def test_the_application_s_own_close_goes_out_after_what_it_queued(small: Any) -> None:
+    server = UvicornProtocol()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": "bye"})
+        await send({"type": "websocket.close", "code": 4008})
+        await send({"type": "websocket.send", "text": "never"})
+
+    await serve(app, server.send)
+    assert texts(server.replies) == ["bye", 4008]
+
+
+# --- the fan-out: one stuck socket holds up nobody -------------------------------------------
+
+
+class QueuedSocket:
+    """A room socket as games.realtime.consumer.RoomConsumer is one: fanout's frames go into its outbox."""
+
+    def __init__(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        self.outbox.put({"type": "websocket.send", "text": text_data})
+
+    def push(self, frames: list[str]) -> None:
+        for text in frames:
+            self.outbox.put({"type": "websocket.send", "text": text})
+
+
+async def test_a_socket_whose_client_stopped_reading_holds_up_no_other_socket_of_the_room(small: Any) -> None:
+    code = f"stuck{id(small)}"
+    stuck, fine = UvicornProtocol(), UvicornProtocol()
+    stuck.stop_reading()
+    ready: dict[Any, Outbox] = {}
+    done = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        socket = QueuedSocket(scope[OUTBOX])
+        await fanout.join(code, socket)
+        ready[scope["server"]] = scope[OUTBOX]
+        try:
+            await done.wait()
+        finally:
+            await fanout.leave(code, socket)
+
+    servers = [asyncio.create_task(serve(app, server.send, server)) for server in (stuck, fine)]
+    while len(ready) < 2:
+        await asyncio.sleep(0.01)
+    for version in range(1, 31):  # 30 x 100 bytes: the stuck socket passes its 1,000 bytes
+        await fanout.publish(code, [f"{version:<100}"], version=version)
+        await settle()
+        assert len(fine.replies) == version + 1  # accept + every frame so far, at once
+    assert ready[stuck].behind and not ready[fine].behind
+    await asyncio.sleep(0.1)
+    assert stuck.transport.aborted and not fine.transport.aborted
+    stuck.cut()
+    done.set()
+    await asyncio.gather(*servers)
+
+
+# --- live: a real server and a client that stops reading -------------------------------------
+
+
+def live_env(data_dir: Path) -> dict[str, str]:
+    env = server_env(
+        DATA_DIR=str(data_dir),
+        SECRET_KEY="backlog-live-" + "x" * 50,
+        BOT_TABLES_AT_START="0",
+        RATE_LIMITS="0",
+        WS_RATE_LIMIT="1000",
+        WS_SEND_BACKLOG="131072",  # past uvicorn's 64 KiB write buffer: its send waits, the queue grows
+        WS_SEND_GRACE="0.5",
+    )
+    for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL"):
+        env.pop(name, None)
+    return env
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path
+
+
+def start_server(kind: str, data_dir: Path) -> ServerProcess:
+    env = live_env(data_dir)
+    migrate_sqlite(env)  # a copy of one database migrated once (3-4 s of each test before)
+    return ServerProcess(env, log_dir=data_dir, server=kind).start(timeout=60)
+
+
+async def next_state(ws: ClientConnection, above: int) -> int:
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert frame["type"] != "error", frame
+        if frame["type"] == "state" and frame["version"] > above:
+            return int(frame["version"])
+
+
+@pytest.mark.parametrize("kind", SERVERS)
+async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(kind: str, data_dir: Path) -> None:
+    server = start_server(kind, data_dir)
+    try:
+        browser = Browser(server.url)
+        code = browser.create_room("Busy")
+        player = await open_ws(server, code, browser.cookie("sessionid"), rcvbuf=4096)
+        version = await next_state(player, -1)
+
+        async def act(frame: dict[str, Any]) -> None:
+            nonlocal version
+            await player.send(json.dumps({**frame, "version": version, "id": f"a{version}"}))
+            version = await next_state(player, version)
+
+        await act({"type": "start"})
+        await act({"type": "roll"})
+        # max_queue=1: the client library stops reading the socket once a frame waits.
+        slow = await open_ws(server, code, rcvbuf=4096, max_queue=1)
+        deadline = time.monotonic() + 90
+        toggles = 0
+        while "closing a websocket" not in server.log() and time.monotonic() < deadline:
+            await act({"type": "hold", "held": [0] if toggles % 2 else []})  # every one answered in time
+            toggles += 1
+        assert "closing a websocket" in server.log(), f"no 4009 after {toggles} actions:\n{server.log()}"
+        await asyncio.sleep(1)  # the grace (0.5 s) passes: it is cut unless it read its close
+        for _ in range(5):  # the room plays on
+            await act({"type": "hold", "held": [0] if toggles % 2 else []})
+            toggles += 1
+        # Reading again, the slow client finds its socket closed: 4009, or cut (1006).
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(slow.recv(), 10)
+        received = closed.value.rcvd
+        assert received is None or received.code == CLOSE_TOO_SLOW
+        await player.close()
+    finally:
+        server.stop()
+        with contextlib.suppress(FileNotFoundError):
+            server.log_path.unlink()

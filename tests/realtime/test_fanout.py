@@ -1,0 +1,517 @@
+"""games.realtime.fanout: a room's frames straight to this process's sockets, relayed to the others."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from channels.layers import get_channel_layer
+
+from games.realtime import fanout
+
+pytestmark = pytest.mark.asyncio
+
+
+class FakeSocket:
+    def __init__(self, fail: bool = False) -> None:
+        self.frames: list[str] = []
+        self.fail = fail
+
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        if self.fail:
+            raise RuntimeError("the socket closed meanwhile")
+        assert text_data is not None
+        self.frames.append(text_data)
+
+    def push(self, frames: list[str]) -> None:
+        if self.fail:
+            raise RuntimeError("the socket closed meanwhile")
+        self.frames.extend(frames)
+
+
+@pytest.fixture
+def heard(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """What the state listeners hear (this test's listener only)."""
+    seen: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append((code, frames))])
+    return seen
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+@pytest_asyncio.fixture
+async def room() -> Any:
+    sockets: list[FakeSocket] = []
+    code = f"fan{id(sockets)}"
+
+    async def add(fail: bool = False) -> FakeSocket:
+        socket = FakeSocket(fail)
+        await fanout.join(code, socket)
+        sockets.append(socket)
+        return socket
+
+    yield code, add
+    for socket in sockets:
+        await fanout.leave(code, socket)
+    assert code not in fanout._members and code not in fanout._latest  # nothing left behind
+
+
+async def test_every_socket_of_the_room_gets_the_frames_in_order(room: Any) -> None:
+    code, add = room
+    one, two = await add(), await add()
+    await fanout.publish(code, ["a", "b"], version=1)
+    await fanout.publish(code, ["c"], version=2)
+    await settle()
+    assert one.frames == two.frames == ["a", "b", "c"]
+
+
+async def test_an_older_state_than_one_already_sent_is_dropped(room: Any) -> None:
+    code, add = room
+    socket = await add()
+    await fanout.publish(code, ["v5"], version=5)
+    await fanout.publish(code, ["v4"], version=4)  # committed earlier, arrived later
+    await fanout.publish(code, ["presence"])  # no version: always delivered
+    await settle()
+    assert socket.frames == ["v5", "presence"]
+
+
+async def test_a_socket_that_fails_does_not_keep_the_frames_from_the_others(room: Any) -> None:
+    code, add = room
+    await add(fail=True)
+    fine = await add()
+    await fanout.publish(code, ["a"], version=1)
+    await settle()
+    assert fine.frames == ["a"]
+
+
+async def test_a_new_state_is_heard_once_per_process_not_once_per_socket(room: Any, heard: list[Any]) -> None:
+    code, add = room
+    for _ in range(3):
+        await add()
+    await fanout.publish(code, ["e", "s7"], version=7)
+    await fanout.publish(code, ["s6"], version=6)  # older: dropped, so not heard either
+    await fanout.publish(code, ["presence"])  # not a state
+    await settle()
+    assert heard == [(code, ["e", "s7"])]
+
+
+async def test_a_state_with_no_socket_here_is_not_heard(heard: list[Any]) -> None:
+    await fanout.publish("nobody-here", ["s"], version=1)
+    await settle()
+    assert heard == []
+
+
+async def test_a_welcomed_socket_gets_its_frames_and_the_state_is_heard(room: Any, heard: list[Any]) -> None:
+    code, add = room
+    other, socket = await add(), FakeSocket()
+    await fanout.welcome(code, socket, ["you", "state"])
+    assert socket.frames == ["you", "state"] and other.frames == []
+    assert heard == [(code, ["you", "state"])]
+
+
+async def test_a_failing_listener_keeps_neither_the_sockets_nor_the_other_listeners_from_the_frames(
+    room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add = room
+    socket = await add()
+    seen: list[str] = []
+
+    def broken(code: str, frames: list[str]) -> None:
+        raise RuntimeError("a listener's bug")
+
+    monkeypatch.setattr(fanout, "_state_listeners", [broken, lambda code, frames: seen.extend(frames)])
+    await fanout.publish(code, ["s"], version=1)
+    await settle()
+    assert socket.frames == ["s"] and seen == ["s"]
+
+
+async def test_a_left_socket_hears_nothing_more(room: Any) -> None:
+    code, add = room
+    stays, goes = await add(), await add()
+    await fanout.leave(code, goes)
+    await fanout.publish(code, ["after"], version=1)
+    await settle()
+    assert stays.frames == ["after"] and goes.frames == []
+
+
+async def test_frames_from_a_database_thread_reach_the_loop_in_a_fresh_context(
+    room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add = room
+    socket = await add()
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="fresh")
+    seen: list[str] = []
+    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append(marker.get())])
+
+    def commit_hook() -> None:  # what a service's on_commit does, in its worker thread
+        marker.set("the database thread's")
+        for version in (1, 2, 3):
+            fanout.publish_soon(code, [f"v{version}"], version=version)
+
+    thread = threading.Thread(target=commit_hook)
+    thread.start()
+    thread.join()
+    await settle()
+    assert socket.frames == ["v1", "v2", "v3"]
+    assert seen == ["fresh"] * 3  # asgiref's "inside a database call" mark must not follow
+
+
+async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -> None:
+    code, add = room
+    socket = await add()
+    layer = get_channel_layer()
+    if fanout._layer() is None:
+        # The in-memory layer: one process, nothing relayed; what arrives is delivered all the same.
+        fanout.deliver(code, ["from elsewhere"], 3)
+    else:
+        message = {**fanout._relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
+        await layer.group_send(fanout.room_group(code), message)
+        mine = fanout._relay_message(code, ["my own, back from Redis"], 4)
+        await layer.group_send(fanout.room_group(code), mine)
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if socket.frames:
+            break
+    await asyncio.sleep(0.1)
+    assert socket.frames == ["from elsewhere"]
+
+
+async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_sent_again(room: Any) -> None:
+    code, add = room
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=4)
+    try:
+        fanout.deliver(code, ["v4, relayed"], 4)
+        fanout.deliver(code, ["v5"], 5)
+        assert socket.frames == ["v5"]
+    finally:
+        await fanout.leave(code, socket)
+
+
+# --- relaying only while another process is in the room (Redis) ---------------------------
+
+
+@pytest_asyncio.fixture
+async def redis_room(room: Any) -> Any:
+    """A room with Redis, and a listener in its group: what this process relays."""
+    code, add = room
+    layer = get_channel_layer()
+    redis = fanout._redis_client()
+    listener = await layer.new_channel()
+    heard: list[dict[str, Any]] = []
+
+    async def receive() -> None:  # one receive for good: the pub/sub layer unsubscribes one that is cancelled
+        while True:
+            message = await layer.receive(listener)
+            if message.get("origin") == fanout.ORIGIN and message.get("note") != "joined":  # not its own entrance
+                heard.append(message)
+
+    receiving = asyncio.get_running_loop().create_task(receive())
+
+    async def listen() -> None:
+        await layer.group_add(fanout.room_group(code), listener)
+
+    async def relayed(at_least: int = 0, within: float = 0.3) -> list[dict[str, Any]]:
+        """This process's messages to the room's group in the next ``within`` seconds.
+
+        Waiting for ``at_least`` of them up to 10 s: under load a round trip through Redis
+        and the event loop can take longer than ``within`` (a test failed so in CI).
+        """
+        deadline = time.monotonic() + 10
+        await asyncio.sleep(within)
+        while len(heard) < at_least and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        messages = list(heard)
+        heard.clear()
+        return messages
+
+    async def another_process(name: str, expires_in: float = 30.0, note: str | None = "joined", **fields: Any) -> None:
+        """Another process in the room: its entry in the set, and what it tells the group."""
+        await redis.zadd(fanout._key(code), {name: time.time() + expires_in})
+        if note is not None:
+            message = {"type": fanout.MESSAGE_TYPE, "origin": name, "code": code, "note": note, **fields}
+            await layer.group_send(fanout.room_group(code), message)
+
+    yield code, add, listen, relayed, another_process
+    receiving.cancel()
+    await redis.delete(fanout._key(code))
+    await redis.aclose()
+    await layer.group_discard(fanout.room_group(code), listener)
+
+
+@pytest.mark.redis
+async def test_alone_in_a_room_a_process_relays_nothing(redis_room: Any) -> None:
+    code, add, listen, relayed, _ = redis_room
+    socket = await add()
+    await listen()
+    assert not fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    await fanout.publish(code, ["presence"])
+    assert await relayed() == []
+    assert socket.frames == ["s1", "presence"]  # its own sockets get everything
+
+
+@pytest.mark.redis
+async def test_once_another_process_joins_the_room_its_frames_are_relayed(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await add()
+    await listen()
+    await fanout.publish(code, ["s1"], version=1)
+    await another_process("elsewhere", version=1)
+    answer = await relayed(at_least=1)
+    assert [(m["note"], "frames" in m) for m in answer] == [("here", False)]  # nothing newer than its 1
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s2"], version=2)
+    assert [m["frames"] for m in await relayed(at_least=1)] == [["s2"]]
+    # ... and not once it has left.
+    await another_process("elsewhere", note="left")
+    for _ in range(500):
+        if not fanout.relaying(code):
+            break
+        await asyncio.sleep(0.02)
+    assert not fanout.relaying(code)
+
+
+@pytest.mark.redis
+async def test_the_answer_to_a_newcomer_brings_the_newest_state_delivered_here(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await add()
+    await listen()
+    await fanout.publish(code, ["s2"], version=2)
+    await fanout.publish(code, ["s3"], version=3)  # committed after the newcomer read the room (at 2)
+    await another_process("elsewhere", version=2)
+    answer = await relayed(at_least=1)
+    assert [(m["note"], m["version"], m["frames"]) for m in answer] == [("here", 3, ["s3"])]
+
+
+@pytest.mark.redis
+async def test_a_newcomer_learns_who_is_in_the_room_and_takes_their_newer_state(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await another_process("there first", note=None)  # in the set before this process came
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=4)
+    try:
+        assert fanout.relaying(code)
+        await another_process("there first", version=4, frames=["s4 again"], note="here")
+        await another_process("there first", version=5, frames=["s5"], note="here")
+        for _ in range(500):
+            if socket.frames:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        assert socket.frames == ["s5"]
+    finally:
+        await fanout.leave(code, socket)
+
+
+@pytest.mark.redis
+async def test_when_redis_fails_every_frame_is_relayed(redis_room: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, add, listen, relayed, _ = redis_room
+
+    async def failing(relay: Any, codes: list[str]) -> Any:
+        raise ConnectionError("Redis went away")
+
+    await add()
+    await listen()
+    assert not fanout.relaying(code)
+    relay = fanout._opened(asyncio.get_running_loop())
+    monkeypatch.setattr(fanout, "_read_sets", failing)
+    await fanout.renew(get_channel_layer(), relay)  # the periodic renewal fails
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert [m["frames"] for m in await relayed(at_least=1)] == [["s1"]]
+    monkeypatch.undo()
+    await fanout.renew(get_channel_layer(), relay)  # Redis answers again: read anew, and alone again
+    assert not fanout.relaying(code)
+
+
+@pytest.mark.redis
+async def test_a_room_joined_while_redis_fails_relays_everything(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add, listen, relayed, _ = redis_room
+
+    async def failing(relay: Any, codes: list[str]) -> Any:
+        raise ConnectionError("Redis went away")
+
+    monkeypatch.setattr(fanout, "_read_sets", failing)
+    await add()
+    await listen()
+    assert fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert [m["frames"] for m in await relayed(at_least=1)] == [["s1"]]
+
+
+@pytest.mark.redis
+async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(redis_room: Any) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    await another_process("killed", expires_in=0.5, note=None)  # SIGKILLed: it renews no more
+    await add()
+    await listen()
+    assert fanout.relaying(code)
+    await asyncio.sleep(0.6)
+    await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+    assert not fanout.relaying(code)
+    await fanout.publish(code, ["s1"], version=1)
+    assert await relayed() == []
+
+
+@pytest.mark.redis
+async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resync(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, add, listen, relayed, another_process = redis_room
+    resynced: list[list[str]] = []
+    monkeypatch.setattr(fanout, "_back_listeners", [resynced.append])
+    socket = FakeSocket()
+    await fanout.join(code, socket, version=6)
+    try:
+        await another_process("restarted", version=6)  # as new as what this process has: nothing to do
+        await another_process("restarted", version=7)  # this process missed version 7 (its relay was lost)
+        for _ in range(500):
+            if resynced:
+                break
+            await asyncio.sleep(0.02)
+        await relayed()
+        assert resynced == [[code]]
+    finally:
+        await fanout.leave(code, socket)
+
+
+async def test_a_socket_welcomed_with_a_newer_state_does_not_keep_it_from_the_sockets_already_here(
+    room: Any,
+) -> None:
+    # A state committed elsewhere is on its way here (relayed, or from a database thread) when a
+    # second socket arrives having read it already: the first socket still needs it.
+    code, add = room
+    first = await add()
+    fanout.deliver(code, ["v3"], 3)
+    second = FakeSocket()
+    await fanout.join(code, second, version=4)
+    try:
+        fanout.deliver(code, ["v4"], 4)
+        assert first.frames == ["v3", "v4"]
+    finally:
+        await fanout.leave(code, second)
+
+
+@pytest.mark.redis
+async def test_a_process_whose_entry_aged_out_while_it_was_still_in_the_room_says_so_again(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its event loop was blocked past RELAY_TTL (or its renewals failed to reach Redis): another
+    # process's renewal dropped its entry, and stopped relaying to it. Renewing must not put it
+    # back silently: the others are told (``joined``), so they relay again and send their newest.
+    code, add, listen, relayed, another_process = redis_room
+    layer = get_channel_layer()
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", recording)
+    await add()
+    await listen()
+    fanout.deliver(code, ["s3"], 3)
+    relay = fanout._opened(asyncio.get_running_loop())
+    await fanout.renew(layer, relay)
+    assert [m for m in sent if m.get("note") == "joined"] == [
+        {"type": fanout.MESSAGE_TYPE, "origin": fanout.ORIGIN, "code": code, "note": "joined"}
+    ]  # its first socket's entrance only, not each renewal
+    sent.clear()
+    redis = fanout._redis_client()
+    await redis.zrem(fanout._key(code), fanout.ORIGIN)  # aged out: removed by another process's renewal
+    await redis.aclose()
+    await fanout.renew(layer, relay)
+    assert [(m["note"], m.get("version")) for m in sent if m.get("note")] == [("joined", 3)]
+
+
+@pytest.mark.redis
+async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One pipeline's replies are parsed without giving the event loop back: a thousand rooms'
+    # at once held every socket of the process up for tens of milliseconds every RELAY_RENEW.
+    code = redis_room[0]
+    sockets = [FakeSocket() for _ in range(4)]
+    codes = [f"{code}b{n}" for n in range(4)]
+    batches: list[list[str]] = []
+    read_sets = fanout._read_sets
+
+    async def recording(relay: Any, codes: list[str]) -> Any:
+        batches.append(list(codes))
+        return await read_sets(relay, codes)
+
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    try:
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 3)
+        monkeypatch.setattr(fanout, "_read_sets", recording)
+        await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+        assert sorted(len(batch) for batch in batches) == [1, 3]
+        assert all(not fanout.relaying(each) for each in codes)  # each read, each alone
+    finally:
+        for each, socket in zip(codes, sockets, strict=True):
+            await fanout.leave(each, socket)
+
+
+@pytest.mark.redis
+async def test_a_room_left_during_a_renewal_is_not_put_back_in_its_set_nor_announced(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = redis_room[0]
+    layer = get_channel_layer()
+    codes = [f"{code}l{n}" for n in range(3)]
+    sockets = [FakeSocket() for _ in codes]
+    for each, socket in zip(codes, sockets, strict=True):
+        await fanout.join(each, socket)
+    sent: list[dict[str, Any]] = []
+    group_send = layer.group_send
+
+    async def recording(group: str, message: dict[str, Any]) -> None:
+        sent.append(message)
+        await group_send(group, message)
+
+    read_sets = fanout._read_sets
+    read: list[str] = []  # these rooms, in the order their sets were read
+    left: list[str] = []
+
+    async def leaving_meanwhile(relay: Any, batch: list[str]) -> Any:
+        sets = await read_sets(relay, batch)
+        mine = [each for each in batch if each in codes]
+        read.extend(mine)
+        if mine and len(read) == 1:  # another room's last socket leaves while this batch is read
+            left.append(next(each for each in codes if each not in read))
+        elif mine and len(read) == 2:  # this room's last socket leaves while its own batch is read
+            left.append(mine[0])
+        else:
+            left.append("")
+        if left[-1]:
+            await fanout.leave(left[-1], sockets[codes.index(left[-1])])
+        return [(True, members) for _, members in sets]  # as if each entry had been missing
+
+    redis = fanout._redis_client()
+    try:
+        monkeypatch.setattr(layer, "group_send", recording)
+        monkeypatch.setattr(fanout, "RENEW_BATCH", 1)
+        monkeypatch.setattr(fanout, "_read_sets", leaving_meanwhile)
+        await fanout.renew(layer, fanout._opened(asyncio.get_running_loop()))
+        assert len(read) == 2 and left[0] not in read  # the room left meanwhile was not read ...
+        assert await redis.zscore(fanout._key(left[0]), fanout.ORIGIN) is None  # ... nor put back
+        assert [m["code"] for m in sent if m.get("note") == "joined"] == [read[0]]  # the one still here
+    finally:
+        monkeypatch.undo()
+        await fanout.leave(read[0], sockets[codes.index(read[0])])
+        for each in codes:
+            await redis.delete(fanout._key(each))
+        await redis.aclose()

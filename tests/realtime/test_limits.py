@@ -1,0 +1,184 @@
+"""games.realtime.limits: room creation, joins and room-code guesses limited per client and per
+address, over the pages and the websocket alike, with a clear 429; the limiter's moving
+windows in memory and in Redis, and its parts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client, RequestFactory
+
+from games.realtime.limits import Rate, client_ip, login_ip, scope_ip
+from games.store.models import Game
+from tests.conftest import ManualClock
+from tests.factories import create_room
+from yahtzee.asgi import application
+
+# The limiter's clock stands still in these tests (a slow machine cannot age a count away)
+# unless a test moves it.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("limit_clock")]
+
+
+ORIGIN = (b"origin", b"http://127.0.0.1")
+
+
+def test_room_creation_is_limited_per_client_with_a_clear_429() -> None:
+    ann = Client()
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429
+    assert "too many rooms" in refused.content.decode()
+    assert int(refused["Retry-After"]) > 0
+    as_json = ann.post(
+        "/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"}, HTTP_ACCEPT="application/json"
+    )
+    assert as_json.status_code == 429 and as_json.json()["error"] == "rate_limited"
+    assert Game.objects.count() == 10
+    # Another browser at the same address is not held back by Ann.
+    create_room(Client(), "Bob")
+
+
+def test_a_rematch_counts_as_creating_a_room() -> None:
+    ann = Client()
+    codes = [create_room(ann, f"Ann{i}") for i in range(10)]
+    refused = ann.post(f"/r/{codes[0]}/rematch", {})
+    assert refused.status_code == 429 and "too many rooms" in refused.content.decode()
+
+
+def test_joins_are_limited_per_client() -> None:
+    codes = [create_room(Client(), f"Host{i}") for i in range(31)]
+    bob = Client()
+    statuses = [bob.post(f"/r/{code}/join", {"name": "Bob"}).status_code for code in codes]
+    assert statuses == [302] * 30 + [429]
+
+
+def test_a_client_dropping_its_cookies_still_meets_the_per_address_cap(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_CREATE = "2/60"
+    settings.RATE_LIMIT_PER_IP = 3  # 6 a minute from one address
+    statuses = [
+        Client().post("/rooms/new", {"name": "Eve", "ruleset": "official", "mode": "online"}).status_code
+        for _ in range(8)
+    ]
+    assert statuses == [302] * 6 + [429] * 2
+    # From another address (X-Real-IP counts only behind a trusted proxy).
+    other = {"REMOTE_ADDR": "10.0.0.9"}
+    assert (
+        Client(**other).post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
+    )
+    spoofed = Client(HTTP_X_REAL_IP="10.0.0.10")
+    assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 429
+    settings.BEHIND_PROXY = True
+    assert spoofed.post("/rooms/new", {"name": "Ed", "ruleset": "official", "mode": "online"}).status_code == 302
+
+
+def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "5/60"
+    code = create_room(Client())
+    guesser = Client()
+    assert guesser.get(f"/r/{code}/").status_code == 200  # hits do not count
+    assert [guesser.get(f"/r/guess{i:05d}/").status_code for i in range(6)] == [404] * 5 + [429]
+    # Once over the limit even a right guess is refused for the rest of the window.
+    assert guesser.get(f"/r/{code}/state.json").status_code == 429
+
+
+async def _socket_opens(code: str, ip: str) -> bool:
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN])
+    ws.scope["client"] = (ip, 50000)
+    connected, _ = await ws.connect()
+    await ws.disconnect()
+    return connected
+
+
+@pytest.mark.asyncio
+async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_limit(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "5/60"
+    code = await sync_to_async(create_room)(Client())
+    assert await _socket_opens(code, "10.0.0.7")  # hits do not count
+    assert [await _socket_opens(f"guess{i:05d}", "10.0.0.7") for i in range(5)] == [False] * 5
+    # Over the limit even the right code is refused, over the socket and over HTTP alike.
+    assert not await _socket_opens(code, "10.0.0.7")
+    guesser = Client(REMOTE_ADDR="10.0.0.7")
+    assert (await sync_to_async(guesser.get)(f"/r/{code}/state.json")).status_code == 429
+    # Another address is not affected.
+    assert await _socket_opens(code, "10.0.0.8")
+
+
+@pytest.mark.asyncio
+async def test_page_guesses_count_against_the_websocket_too(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    code = await sync_to_async(create_room)(Client())
+    guesser = Client(REMOTE_ADDR="10.0.0.9")
+    for i in range(3):
+        assert (await sync_to_async(guesser.get)(f"/r/guess{i:05d}/")).status_code == 404
+    assert not await _socket_opens(code, "10.0.0.9")
+
+
+def test_the_address_behind_the_proxy_is_the_one_it_names(settings: Any) -> None:
+    scope = {"client": ("172.18.0.5", 40000), "headers": [(b"x-real-ip", b"203.0.113.4")]}
+    assert scope_ip(scope) == "172.18.0.5"  # not behind a proxy: the header is anyone's to send
+    settings.BEHIND_PROXY = True
+    assert scope_ip(scope) == "203.0.113.4"
+    assert scope_ip({"client": None, "headers": []}) == "unknown"
+
+
+def test_limits_can_be_turned_off_for_load_generators(settings: Any) -> None:
+    settings.RATE_LIMITS = False
+    ann = Client()
+    for i in range(12):
+        create_room(ann, f"Ann{i}")
+
+
+@pytest.mark.parametrize(
+    ("text", "rate"),
+    [
+        ("10/60", Rate(10, 60)),
+        ("3", Rate(3, 60)),
+        (" 5/1 ", Rate(5, 1)),
+        ("0", None),
+        ("", None),
+        ("off", None),
+        ("0/60", None),
+        ("4/0", None),
+    ],
+)
+def test_a_rate_setting_reads_as_count_per_seconds_or_no_limit(text: str, rate: Rate | None) -> None:
+    assert Rate.parse(text) == rate
+
+
+def test_a_page_request_counts_against_its_peer_unless_a_trusted_proxy_names_the_client(settings: Any) -> None:
+    request = RequestFactory().get("/", REMOTE_ADDR="172.18.0.5", HTTP_X_REAL_IP="203.0.113.4")
+    assert client_ip(request) == "172.18.0.5"
+    settings.BEHIND_PROXY = True
+    assert client_ip(request) == "203.0.113.4"
+    assert client_ip(RequestFactory().get("/", REMOTE_ADDR="172.18.0.5", HTTP_X_REAL_IP=" ")) == "172.18.0.5"
+
+
+def test_the_admin_lockout_gets_an_ip_address_or_nothing() -> None:
+    assert login_ip(RequestFactory().get("/", REMOTE_ADDR="2001:db8::1")) == "2001:db8::1"
+    assert login_ip(RequestFactory().get("/", REMOTE_ADDR="")) is None
+
+
+def test_guessing_codes_across_a_minute_boundary_is_held_to_the_limit(limit_clock: ManualClock) -> None:
+    """60 misses a minute: in any 60 s, not 60 before a window's end and 60 more after it."""
+    limit_clock.now = 999_959.0  # a second before a multiple of 60 s, where fixed windows split
+    guesser = Client(REMOTE_ADDR="10.0.2.1")
+    assert [guesser.get(f"/r/early{i:05d}/").status_code for i in range(60)] == [404] * 60
+    limit_clock.advance(2.0)
+    assert [guesser.get(f"/r/later{i:05d}/").status_code for i in range(60)] == [429] * 60
+    limit_clock.advance(58.01)  # the first misses are more than a minute old
+    assert guesser.get("/r/again00000/").status_code == 404
+
+
+def test_without_redis_answering_pages_are_served_and_still_limited(settings: Any) -> None:
+    """The limits' Redis gone: no page fails for it, and each worker still holds the limit itself."""
+    settings.RATE_LIMIT_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    ann = Client()
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429 and Game.objects.count() == 10
+    assert Client().get("/r/guess00000/").status_code == 404

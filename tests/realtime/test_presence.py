@@ -1,0 +1,89 @@
+"""games.services.presence: each socket's Presence row, and the frames a room's sockets are sent about who is here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from games.services import presence
+from games.store.models import Presence
+from games.store.selectors import game_state
+from tests.factories import open_room
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_socket_arriving_gets_its_seats_the_state_and_who_is_here() -> None:
+    table = open_room(3)
+    frames = presence.arrive(table.code, "chan-1", table.controllers[1])
+    assert frames is not None
+    you, state, here = (json.loads(frame) for frame in frames)
+    assert you == {"type": "you", "seats": [1]}
+    assert state == json.loads(json.dumps(game_state(table.game)))
+    assert here == {"type": "presence", "seats": {"0": "away", "1": "connected", "2": "away"}, "spectators": 0}
+    assert list(Presence.objects.values_list("channel_name", "seats")) == [("chan-1", [1])]
+
+
+def test_a_socket_without_a_seat_is_a_spectator() -> None:
+    table = open_room(2)
+    frames = presence.arrive(table.code, "chan-s", "")
+    assert frames is not None
+    you, _, here = (json.loads(frame) for frame in frames)
+    assert you["seats"] == [] and here["spectators"] == 1 and set(here["seats"].values()) == {"away"}
+
+
+def test_an_unknown_room_has_no_presence() -> None:
+    assert presence.arrive("nosuchroom", "chan-1", "") is None
+    assert presence.leave("chan-1") is False
+    assert presence.seen("nosuchroom", "chan-1") is None
+    assert not Presence.objects.exists()
+
+
+def test_leaving_removes_the_socket_and_the_others_hear_who_is_left() -> None:
+    table = open_room(2)
+    presence.arrive(table.code, "chan-0", table.controllers[0])
+    presence.arrive(table.code, "chan-1", table.controllers[1])
+    assert presence.leave("chan-1") is True
+    assert list(Presence.objects.values_list("channel_name", flat=True)) == ["chan-0"]
+    here = presence.room_frame(table.code)
+    assert here is not None and json.loads(here)["seats"] == {"0": "connected", "1": "away"}
+    assert presence.leave("chan-1") is False  # already gone: nothing changed
+
+
+@pytest.mark.django_db(transaction=True)  # not inside the test's transaction: every statement is seen
+def test_leaving_is_one_delete(django_assert_num_queries: Any) -> None:
+    table = open_room(2)
+    presence.arrive(table.code, "chan-0", table.controllers[0])
+    with django_assert_num_queries(1) as captured:
+        assert presence.leave("chan-0") is True
+    assert captured.captured_queries[0]["sql"].startswith("DELETE")
+    with django_assert_num_queries(1):
+        assert presence.leave("chan-0") is False
+
+
+def test_arriving_writes_one_insert_and_a_channel_name_stays_unique(django_assert_num_queries: Any) -> None:
+    table = open_room(2)
+    with CaptureQueriesContext(connection) as captured:
+        presence.arrive(table.code, "chan-0", table.controllers[0])
+    writes = [q["sql"] for q in captured.captured_queries if not q["sql"].startswith("SELECT")]
+    assert len(writes) == 1 and writes[0].startswith("INSERT"), writes
+    with pytest.raises(IntegrityError), transaction.atomic():
+        presence.arrive(table.code, "chan-0", "")
+    assert Presence.objects.count() == 1
+
+
+def test_a_socket_seen_again_is_kept_fresh_and_told_the_room_version() -> None:
+    table = open_room(2)
+    presence.arrive(table.code, "chan-0", table.controllers[0])
+    before = Presence.objects.get().seen_at
+    assert presence.seen(table.code, "chan-0") == table.version()
+    assert Presence.objects.get().seen_at >= before
+
+
+def test_the_state_text_is_the_rooms_public_state() -> None:
+    table = open_room(2)
+    assert json.loads(presence.state_text(table.code)) == json.loads(json.dumps(game_state(table.game)))

@@ -1,0 +1,102 @@
+"""games.realtime.threads: the upkeep lane keeps presence work from queueing ahead of game actions."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from games.realtime import threads
+
+# On PostgreSQL the calls run in the database threads, which close stale connections around each.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.005)
+
+
+async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_pass_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+    order: list[str] = []
+    submitted = 0
+    most_submitted = 0
+    lock = threading.Lock()
+
+    def upkeep(n: int) -> int:
+        nonlocal submitted
+        with lock:
+            order.append(f"upkeep {n}")
+        if n == 0:
+            release.wait(10)  # the first holds the lane until the action has been asked for
+        with lock:
+            submitted -= 1
+        return n
+
+    real_db_async = threads.db_async
+
+    def counting_db_async(service: Callable[..., Any]) -> Callable[..., Any]:
+        run = real_db_async(service)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal submitted, most_submitted
+            if service is upkeep:
+                with lock:
+                    submitted += 1
+                    most_submitted = max(most_submitted, submitted)
+            return await run(*args, **kwargs)
+
+        return call
+
+    def action() -> str:
+        with lock:
+            order.append("action")
+        return "done"
+
+    monkeypatch.setattr(threads, "db_async", counting_db_async)
+    try:
+        calls = [asyncio.ensure_future(threads.db_upkeep(upkeep)(n)) for n in range(20)]
+        await wait_until(lambda: order == ["upkeep 0"])
+        acted = asyncio.ensure_future(threads.db_async(action)())
+        await asyncio.sleep(0.05)
+        assert most_submitted == 1  # the other 19 wait in the event loop, not in the thread's queue
+        release.set()
+        assert await acted == "done"
+        assert await asyncio.gather(*calls) == list(range(20))
+    finally:
+        release.set()
+    assert most_submitted == 1
+    # The action asked for while the lane was busy ran right after the one upkeep call in the thread.
+    assert order.index("action") < order.index("upkeep 1")
+    assert sorted(order) == sorted(["action", *(f"upkeep {n}" for n in range(20))])
+
+
+async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_ends() -> None:
+    release = threading.Event()
+    running: list[int] = []
+
+    def upkeep(n: int) -> int:
+        running.append(n)
+        if n == 0:
+            release.wait(10)
+        return n
+
+    first = asyncio.ensure_future(threads.db_upkeep(upkeep)(0))
+    await wait_until(lambda: running == [0])
+    first.cancel()
+    second = asyncio.ensure_future(threads.db_upkeep(upkeep)(1))
+    await asyncio.sleep(0.05)
+    assert running == [0]  # the cancelled call still runs in its thread: the next one waits
+    release.set()
+    assert await second == 1
+    assert running == [0, 1]
+    with pytest.raises(asyncio.CancelledError):
+        await first

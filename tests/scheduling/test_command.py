@@ -1,0 +1,73 @@
+"""``manage.py run_scheduler``: a process of its own plays what is due, with no server and no socket."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tests.live import ROOT, migrate_sqlite, server_env
+
+
+def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path: Path) -> None:
+    env = server_env(DATA_DIR=str(tmp_path), SECRET_KEY=f"sched-{uuid.uuid4().hex}", SCHEDULER_POLL="0.1")
+    for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
+        env.pop(name, None)
+    migrate_sqlite(env)
+    made = subprocess.run([sys.executable, "-c", MAKE_TIMED_ROOM], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    code = made.stdout.strip()
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "run_scheduler"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        kinds: list[str] = []
+        while time.monotonic() < deadline:
+            kinds = moves(env, code)
+            if "score" in kinds:
+                break
+            time.sleep(0.1)
+        assert kinds[-3:] == ["timeout", "roll", "score"], kinds
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        output = proc.communicate(timeout=20)[0].decode()
+    assert proc.returncode == 0, output
+    assert "scheduler running" in output
+
+
+def moves(env: dict[str, str], code: str) -> list[str]:
+    script = f"""
+import django; django.setup()
+from games.store.models import Move
+print(",".join(Move.objects.filter(game__code={code!r}).order_by("seq").values_list("kind", flat=True)))
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return out.stdout.strip().split(",")
+
+
+# A two-player room with a 30 s timer, started, its deadline already past (as after a day away).
+MAKE_TIMED_ROOM = """
+import os; os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yahtzee.settings")
+import django; django.setup()
+from datetime import timedelta
+from django.utils import timezone
+from games import services
+from games.store.models import Game
+a, b = services.new_controller(), services.new_controller()
+game = services.game_create(host_name="Ann", controller=a, turn_timer=30).game
+services.game_join(code=game.code, name="Bob", controller=b)
+services.game_start(code=game.code, controller=a, expected_version=None, action_id="s")
+past = timezone.now() - timedelta(seconds=1)
+Game.objects.filter(code=game.code).update(turn_deadline=past, due_at=past)
+print(game.code)
+"""

@@ -1,0 +1,170 @@
+"""The scheduler's database side: what is due is stored with the room and applied once."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+import bots
+from games import scheduling, services
+from games.services import signals
+from games.store.models import Game, Heartbeat, Move
+from tests.factories import Table, action_id, open_room, play_to_end, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def timed_room(players: int = 2, seconds: int = 30) -> Table:
+    controllers = [services.new_controller() for _ in range(players)]
+    host = services.game_create(host_name="P0", controller=controllers[0], turn_timer=seconds)
+    table = Table(code=host.game.code, controllers=controllers)
+    for i in range(1, players):
+        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
+    services.game_start(code=table.code, controller=controllers[0], expected_version=None, action_id=action_id())
+    return table
+
+
+def due_now(code: str) -> None:
+    """As if time had passed: the room's deadline and due time are a second ago."""
+    past = timezone.now() - timedelta(seconds=1)
+    game = Game.objects.get(code=code)
+    Game.objects.filter(code=code).update(due_at=past, turn_deadline=past if game.turn_deadline is not None else None)
+
+
+def kinds(code: str) -> list[str]:
+    return list(Move.objects.filter(game__code=code).order_by("seq").values_list("kind", flat=True))
+
+
+def test_a_persons_turn_without_a_timer_is_never_due() -> None:
+    table = open_room(2)
+    assert table.game.due_at is None
+    assert scheduling.claim_next() is None
+
+
+def test_a_timed_turn_is_due_at_its_deadline_and_not_before() -> None:
+    table = timed_room(seconds=30)
+    game = table.game
+    assert game.due_at == game.turn_deadline
+    assert scheduling.claim_next() is None  # not yet
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    assert table.game.version == game.version
+
+
+def test_a_deadline_passed_with_nobody_connected_is_played_once() -> None:
+    table = timed_room(seconds=30)
+    before = table.version()
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)
+    assert kinds(table.code)[-3:] == ["timeout", "roll", "score"]
+    after = table.game
+    assert after.version == before + 3
+    assert after.due_at == after.turn_deadline > timezone.now()  # the next player's turn, fresh
+    # A second claimer (another process) finds nothing due; the same room applied again is stale.
+    assert scheduling.claim_next() is None
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    assert table.version() == after.version
+
+
+def test_a_paused_game_is_not_due() -> None:
+    table = timed_room(seconds=30)
+    services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
+    assert table.game.due_at is None
+    services.game_resume(code=table.code, controller=table.controllers[0], expected_version=None, action_id="r")
+    assert table.game.due_at == table.game.turn_deadline is not None
+
+
+@pytest.fixture(scope="module")
+def official_table() -> None:
+    bots.tables.table("official", build=True)
+
+
+def test_a_computer_to_play_is_due_after_the_bot_delay_and_plays_once(official_table: None, settings) -> None:
+    settings.BOT_DELAY = 0.5
+    table = open_room(1, start=False)
+    services.game_add_bot(
+        code=table.code, controller=table.controllers[0], level="optimal", expected_version=None, action_id="b"
+    )
+    services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id="s")
+    assert table.game.due_at is None  # the person plays first
+    play_turn(table, random.Random(3))
+    game = table.game
+    assert game.due_at is not None
+    assert 0.3 < (game.due_at - timezone.now()).total_seconds() <= 0.5
+    assert scheduling.claim_next() is None  # the pause people follow the bot by
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)
+    assert table.version() == game.version + 1
+    assert table.game.due_at is not None  # its next step
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING  # not due again yet
+
+
+def test_due_work_that_does_nothing_looks_again_later_not_in_a_loop() -> None:
+    table = timed_room(seconds=30)
+    game = table.game
+    # A deadline stored ahead of the due time (another clock): nothing to apply yet.
+    Game.objects.filter(code=table.code).update(due_at=timezone.now() - timedelta(seconds=1))
+    assert scheduling.claim_next() == (table.code, scheduling.NOTHING)
+    assert table.game.due_at == game.turn_deadline
+    assert scheduling.claim_next() is None
+
+
+def test_a_finished_game_owes_its_follow_ups_until_they_are_done(settings) -> None:
+    settings.FOLLOWUPS_INLINE = False
+    heard: list[str] = []
+
+    def receiver(sender: object, game: Game, **kwargs: object) -> None:
+        heard.append(game.code)
+
+    signals.game_finished.connect(receiver, dispatch_uid="test-followups")
+    try:
+        table = open_room(2)
+        play_to_end(table, random.Random(5))
+        game = table.game
+        assert game.status == Game.Status.FINISHED
+        assert game.followups_owed and game.due_at is not None
+        assert heard == []  # nothing ran in the committing thread
+        assert scheduling.claim_next() == (table.code, scheduling.FOLLOWUPS)
+        assert table.game.due_at > timezone.now()  # leased to the claimer
+        assert scheduling.claim_next() is None
+        assert scheduling.run_followups(table.code) is True
+        assert heard == [table.code]
+        assert not table.game.followups_owed and table.game.due_at is None
+        assert scheduling.run_followups(table.code) is False  # done once
+    finally:
+        signals.game_finished.disconnect(dispatch_uid="test-followups")
+
+
+def test_a_failing_follow_up_stays_owed(settings) -> None:
+    settings.FOLLOWUPS_INLINE = False
+
+    def broken(sender: object, game: Game, **kwargs: object) -> None:
+        raise RuntimeError("the ratings' database is away")
+
+    signals.game_finished.connect(broken, dispatch_uid="test-broken")
+    try:
+        table = open_room(2)
+        play_to_end(table, random.Random(6))
+        assert scheduling.run_followups(table.code) is False
+        assert table.game.followups_owed and table.game.due_at > timezone.now()
+    finally:
+        signals.game_finished.disconnect(dispatch_uid="test-broken")
+
+
+def test_a_gap_with_no_process_up_gives_running_turns_their_time_back(settings) -> None:
+    settings.SCHEDULER_OUTAGE = 5
+    table = timed_room(seconds=30)
+    untimed = open_room(2)
+    start = timezone.now()
+    assert scheduling.beat(start) is None  # the first beat
+    deadline = table.game.turn_deadline
+    assert scheduling.beat(start + timedelta(seconds=3)) is None  # up all along
+    assert table.game.turn_deadline == deadline
+    gap = scheduling.beat(start + timedelta(seconds=3 + 40))  # 40 s with nobody up
+    assert gap == timedelta(seconds=40)
+    game = table.game
+    assert game.turn_deadline == deadline + gap and game.due_at == game.turn_deadline
+    assert untimed.game.turn_deadline is None and untimed.game.due_at is None
+    assert Heartbeat.objects.get().at == start + timedelta(seconds=43)

@@ -1,0 +1,56 @@
+"""games.store.selectors: the reads behind the pages, the sockets, the coach and the bots."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games.store import selectors
+from games.store.models import Game, Presence
+from tests.factories import GameFactory, MoveFactory, open_room, play_turn, seated_game
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_room_is_found_by_its_code_and_an_unknown_code_finds_none() -> None:
+    game = GameFactory(version=7)
+    assert selectors.room(game.code) == game == selectors.room_or_none(game.code)
+    assert selectors.room_version(game.code) == 7
+    with pytest.raises(Game.DoesNotExist):
+        selectors.room("NOPE99")
+    assert selectors.room_or_none("NOPE99") is None and selectors.room_version("NOPE99") is None
+
+
+def test_the_roll_log_lists_only_the_rolls_in_order() -> None:
+    game = GameFactory()
+    MoveFactory(game=game, seq=3, kind="roll", payload={"roll": 1, "held": [0], "faces": [2, 3, 4, 5], "dice": [6] * 5})
+    MoveFactory(game=game, seq=2, kind="hold", payload={"held": [0]})
+    MoveFactory(game=game, seq=1, kind="roll", payload={"roll": 0, "held": [], "faces": [6] * 5, "dice": [6] * 5})
+    assert [m.seq for m in selectors.moves_in_order(game)] == [1, 2, 3]
+    assert [m.seq for m in selectors.roll_moves(game)] == [1, 3]
+    log = selectors.roll_log(game)
+    assert [(r["move"], r["roll"], r["held"]) for r in log] == [(1, 0, []), (3, 1, [0])]
+
+
+def test_connected_seats_count_only_sockets_that_pinged_lately() -> None:
+    game, _ = seated_game(2)
+    other, _ = seated_game(1)
+    now = timezone.now()
+    Presence.objects.create(game=game, channel_name="a", seats=[0], seen_at=now)
+    Presence.objects.create(game=game, channel_name="b", seats=[], seen_at=now)  # a spectator
+    Presence.objects.create(game=game, channel_name="c", seats=[1], seen_at=now - timedelta(minutes=5))  # died
+    Presence.objects.create(game=other, channel_name="d", seats=[0], seen_at=now)
+    assert sorted(selectors.connected_seats(game)) == [[], [0]]
+
+
+def test_a_game_is_over_when_finished_or_abandoned_and_only_then_shows_its_seed() -> None:
+    table = open_room(1)
+    play_turn(table, random.Random(3))
+    game = table.game
+    for status, over in [("lobby", False), ("playing", False), ("finished", True), ("abandoned", True)]:
+        game.status = status
+        assert game.is_over is over
+        assert (selectors.game_state(game)["fairness"]["server_seed"] is not None) is over

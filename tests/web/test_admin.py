@@ -1,0 +1,354 @@
+"""The administrator's review: staff read finished games and their timelines; nobody edits history."""
+
+from __future__ import annotations
+
+import random
+import re
+from html import unescape
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from games import services
+from games.domain.rules import RULESETS, Box
+from games.store.models import Game, Move, Player, ScoreEntry
+from games.store.selectors import game_state
+from tests.factories import action_id, open_room, play_to_end
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = reverse("admin:games_game_changelist")
+
+
+def game_url(game: Game, view: str = "change") -> str:
+    return reverse(f"admin:games_game_{view}", args=[game.pk])
+
+
+def finished(players: int = 2, ruleset: str = "official", seed: int = 1) -> Game:
+    return play_to_end(open_room(players, ruleset), random.Random(seed))
+
+
+def abandoned() -> Game:
+    """A room whose last player left the lobby."""
+    table = open_room(2, start=False)
+    for seat in (1, 0):
+        services.game_leave(
+            code=table.code,
+            controller=table.controllers[seat],
+            seat=0 if seat == 0 else 1,
+            expected_version=None,
+            action_id=action_id(),
+        )
+    game = table.game
+    assert game.status == Game.Status.ABANDONED
+    return game
+
+
+def walked_out() -> Game:
+    """A started game whose only player leaves after one roll."""
+    table = open_room(1)
+    services.turn_roll(code=table.code, controller=table.controllers[0], expected_version=None, action_id="r")
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="l")
+    return table.game
+
+
+def rename(game: Game, seat: int, name: str) -> None:
+    """Give a seat a findable name (in the Player row, the snapshot and the join move)."""
+    player = Player.objects.get(game=game, seat=seat)
+    player.name = name
+    player.save()
+    game.snapshot["seats"][seat]["name"] = name
+    game.save()
+    Move.objects.filter(game=game, kind=Move.Kind.JOIN, player=player).update(payload={"name": name})
+
+
+def text(response) -> str:
+    """The page's visible text, tags dropped and whitespace squeezed."""
+    body = re.sub(r"<style.*?</style>|<script.*?</script>", " ", response.content.decode(), flags=re.S)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", body)))
+
+
+@pytest.fixture
+def staff_client() -> Client:
+    user = get_user_model().objects.create_user("clerk", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def plain_client() -> Client:
+    user = get_user_model().objects.create_user("visitor", password="pw")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# --- the game's page --------------------------------------------------------------------------
+
+
+def test_staff_see_the_timeline_rebuilt_from_the_move_log(staff_client: Client) -> None:
+    game = finished(2, "official", seed=3)
+    response = staff_client.get(game_url(game))
+    assert response.status_code == 200
+    html = response.content.decode()
+    rolls = Move.objects.filter(game=game, kind=Move.Kind.ROLL).order_by("seq")
+    scores = Move.objects.filter(game=game, kind=Move.Kind.SCORE).order_by("seq")
+    assert rolls.count() >= 26 and scores.count() == 26
+    for move in rolls:
+        held, dice = move.payload["held"], move.payload["dice"]
+        dice_html = "".join(
+            f'<b class="die held" title="held">{value}</b>' if i in held else f'<span class="die">{value}</span>'
+            for i, value in enumerate(dice)
+        )
+        assert dice_html in html, f"roll {move.payload['roll']} is missing"
+    ruleset = RULESETS["official"]
+    rows = re.findall(r'<tr id="turn-(\d+)" class="turn">(.*?)</tr>', html, flags=re.S)
+    timeline = {int(number): unescape(re.sub(r"<[^>]+>", " ", rest)) for number, rest in rows}
+    for move in scores:
+        p = move.payload
+        row = timeline[p["turn"]]
+        assert ruleset.box_label(Box(p["box"])) in row
+        assert f" {p['points']} " in f" {' '.join(row.split())} "
+        assert move.player.name in row
+    page = text(response)
+    assert f"All {rolls.count()} rolls re-derived from the revealed seed: OK" in page
+    assert "gives the stored final state: OK" in page
+    assert game.server_seed in page and game.seed_commitment in page and game.client_seed in page
+
+
+def test_the_scorecards_show_every_box_the_totals_and_the_winner(staff_client: Client) -> None:
+    game = finished(2, "yatzy", seed=5)
+    rename(game, 0, "Ada")
+    rename(game, 1, "Bob")
+    page = text(staff_client.get(game_url(game)))
+    state = game_state(game)
+    for label in ("Ones", "Sixes", "Upper sum", "Upper bonus", "One Pair", "Yatzy", "Lower sum", "Total"):
+        assert label in page
+    assert "Yatzy bonus" not in page  # Yatzy has none
+    totals = [card["total"] for card in state["cards"]]
+    assert re.search(rf"Total {totals[0]} {totals[1]} ", page)
+    winners = ", ".join(state["seats"][s]["name"] for s in state["winners"])
+    assert f"Winner{'s' if len(state['winners']) > 1 else ''}: {winners}" in page
+
+
+def test_triple_yahtzee_has_three_columns_per_player(staff_client: Client) -> None:
+    game = finished(1, "triple", seed=7)
+    html = staff_client.get(game_url(game)).content.decode()
+    assert html.count('<th scope="col" class="num">×2</th>') == 1
+    assert 'colspan="3"' in html
+    card = game_state(game)["cards"][0]
+    column_totals = " ".join(str(col["total"]) for col in card["columns"])
+    assert f"Column total {column_totals} " in text(staff_client.get(game_url(game)))
+    assert "(×3)" in html  # the timeline names the column too
+
+
+def test_a_tampered_roll_fails_the_fairness_check(staff_client: Client) -> None:
+    game = finished(1, "official", seed=2)
+    move = Move.objects.filter(game=game, kind=Move.Kind.ROLL).order_by("seq").first()
+    move.payload["faces"] = [(f % 6) + 1 for f in move.payload["faces"]]
+    move.save()
+    page = text(staff_client.get(game_url(game)))
+    assert "Fairness check failed" in page
+    assert f"roll {move.payload['roll']} (move {move.seq})" in page
+    assert "Replay check failed" in page  # the replayed dice no longer match the log either
+
+
+def test_a_game_left_mid_turn_shows_the_unscored_turn_and_the_leave(staff_client: Client) -> None:
+    game = walked_out()
+    assert game.status in (Game.Status.FINISHED, Game.Status.ABANDONED)
+    page = text(staff_client.get(game_url(game)))
+    assert "not scored" in page
+    assert "No winner" in page
+    assert "Leave P0 seat 1 (P0)" in page
+    assert "All 1 roll re-derived from the revealed seed: OK" in page
+    assert "gives the stored final state: OK" in page
+
+
+def test_a_room_abandoned_in_the_lobby_has_no_cards(staff_client: Client) -> None:
+    game = abandoned()
+    page = text(staff_client.get(game_url(game)))
+    assert "The game never started" in page and "No turns were played." in page
+    assert "room abandoned" in page
+    assert "No rolls to check; the revealed seed matches its commitment: OK" in page
+
+
+def test_a_live_game_has_no_page_and_keeps_its_seed_hidden(admin_client: Client) -> None:
+    table = open_room(2)
+    game = table.game
+    response = admin_client.get(game_url(game), follow=True)
+    assert game.server_seed not in response.content.decode()
+    assert response.redirect_chain and response.redirect_chain[-1][0] == reverse("admin:index")
+
+
+# --- the changelist ---------------------------------------------------------------------------
+
+
+def test_the_changelist_lists_finished_and_abandoned_games_only(admin_client: Client) -> None:
+    done = finished(2, "official", seed=1)
+    rename(done, 0, "Ada")
+    rename(done, 1, "Bob")
+    left = abandoned()
+    lobby = open_room(2, start=False).game
+    playing = open_room(2).game
+    response = admin_client.get(CHANGELIST)
+    assert response.status_code == 200
+    page = text(response)
+    # Codes as the site shows them everywhere, "abcd-efgh-jk".
+    assert services.shown_code(done.code) in page and services.shown_code(left.code) in page
+    assert lobby.code not in page and playing.code not in page
+    assert services.shown_code(lobby.code) not in page and services.shown_code(playing.code) not in page
+    state = game_state(done)
+    scores = " · ".join(
+        f"{seat['name']} {card['total']}" for seat, card in zip(state["seats"], state["cards"], strict=True)
+    )
+    assert scores in page
+    assert "Ada, Bob" in page
+    assert "Yahtzee (official)" in page
+
+
+def test_search_by_room_code_and_player_name(admin_client: Client) -> None:
+    first, second = finished(2, seed=1), finished(2, seed=2)
+    rename(first, 1, "Zenobia")
+    page = text(admin_client.get(CHANGELIST, {"q": second.code}))
+    assert services.shown_code(second.code) in page and services.shown_code(first.code) not in page
+    # Typed as the site shows it, with its dashes (and in capitals), it finds the same game.
+    shown = services.shown_code(second.code).upper()
+    assert {game.code for game in admin_client.get(CHANGELIST, {"q": shown}).context["cl"].result_list} == {second.code}
+    response = admin_client.get(CHANGELIST, {"q": "zenob"})
+    assert response.context["cl"].result_count == 1  # one row even if several seats matched
+    assert services.shown_code(first.code) in text(response)
+    assert services.shown_code(second.code) not in text(response)
+
+
+def test_filters_by_status_rule_set_and_date(admin_client: Client) -> None:
+    official, yatzy, left = finished(1, "official", seed=1), finished(1, "yatzy", seed=1), abandoned()
+    old = timezone.now() - timezone.timedelta(days=40)
+    Game.objects.filter(pk=yatzy.pk).update(finished_at=old)
+
+    def codes(**params: str) -> set[str]:
+        response = admin_client.get(CHANGELIST, params)
+        assert response.status_code == 200
+        return {game.code for game in response.context["cl"].result_list}
+
+    assert codes() == {official.code, yatzy.code, left.code}
+    assert codes(status="abandoned") == {left.code}
+    assert codes(status="finished") == {official.code, yatzy.code}
+    assert codes(ruleset__exact="yatzy") == {yatzy.code}
+    since = str(timezone.now() - timezone.timedelta(days=7))
+    assert codes(finished_at__gte=since) == {official.code, left.code}
+    assert codes(finished_at__year=str(old.year), finished_at__month=str(old.month)) == {yatzy.code}
+
+
+def test_the_changelist_does_not_query_per_game(admin_client: Client, django_assert_max_num_queries) -> None:
+    def count() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert admin_client.get(CHANGELIST).status_code == 200
+        return len(queries)
+
+    finished(2, seed=1)
+    few = count()
+    for seed in range(2, 6):
+        finished(3, seed=seed)
+    abandoned()
+    assert count() == few
+    with django_assert_max_num_queries(12):
+        admin_client.get(CHANGELIST, {"q": "P1"})
+
+
+# --- who may look, and that nobody can change anything ---------------------------------------
+
+
+def test_staff_without_permissions_may_view(staff_client: Client) -> None:
+    game = finished(1, seed=1)
+    assert staff_client.get(CHANGELIST).status_code == 200
+    index = staff_client.get(reverse("admin:index")).content.decode()
+    assert CHANGELIST in index
+    for name in ("player", "scoreentry", "move"):
+        assert staff_client.get(reverse(f"admin:games_{name}_changelist")).status_code == 200
+    player = Player.objects.filter(game=game).first()
+    assert staff_client.get(reverse("admin:games_player_change", args=[player.pk])).status_code == 200
+
+
+@pytest.mark.parametrize("who", ["anonymous", "plain"])
+def test_non_staff_are_sent_to_the_login(who: str, plain_client: Client) -> None:
+    game = finished(1, seed=1)
+    client = plain_client if who == "plain" else Client()
+    for url in (CHANGELIST, game_url(game)):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("admin:login"))
+
+
+def snapshot_of(game: Game) -> tuple:
+    game.refresh_from_db()
+    return (
+        game.status,
+        game.code,
+        game.server_seed,
+        game.snapshot,
+        list(Move.objects.filter(game=game).values_list("seq", "kind", "payload")),
+        list(ScoreEntry.objects.filter(player__game=game).values_list("box", "points")),
+        list(Player.objects.filter(game=game).values_list("name", "seat")),
+    )
+
+
+def test_nothing_can_be_added_changed_or_deleted_even_by_a_superuser(admin_client: Client) -> None:
+    game = finished(1, seed=1)
+    before = snapshot_of(game)
+    player = Player.objects.filter(game=game).first()
+    move = Move.objects.filter(game=game).first()
+    entry = ScoreEntry.objects.filter(player=player).first()
+    posts = [
+        (game_url(game), {"code": "HACKED", "status": "playing", "server_seed": "x"}),
+        (game_url(game, "delete"), {"post": "yes"}),
+        (reverse("admin:games_game_add"), {"code": "NEW"}),
+    ]
+    for model, obj in (("player", player), ("move", move), ("scoreentry", entry)):
+        posts += [
+            (reverse(f"admin:games_{model}_change", args=[obj.pk]), {"name": "X", "points": "999", "kind": "finish"}),
+            (reverse(f"admin:games_{model}_delete", args=[obj.pk]), {"post": "yes"}),
+            (reverse(f"admin:games_{model}_add"), {"name": "X"}),
+        ]
+    for url, data in posts:
+        response = admin_client.post(url, data)
+        assert response.status_code in (302, 403, 404), url
+        if response.status_code == 302:
+            assert "delete" not in response["Location"]
+    # There are no bulk actions: a forged delete_selected just shows the list again.
+    response = admin_client.post(
+        CHANGELIST, {"action": "delete_selected", "_selected_action": [game.pk], "post": "yes"}
+    )
+    assert response.status_code in (200, 302, 403)
+    assert snapshot_of(game) == before
+    assert Game.objects.filter(code="NEW").count() == 0
+
+
+def test_the_page_offers_no_save_or_delete(admin_client: Client) -> None:
+    game = finished(1, seed=1)
+    html = admin_client.get(game_url(game)).content.decode()
+    assert f'<div class="readonly">{services.shown_code(game.code)}</div>' in html  # as the site shows it
+    assert 'name="_save"' not in html and 'name="_continue"' not in html
+    assert game_url(game, "delete") not in html
+    form = re.search(r'<form [^>]*id="game_form".*?</form>', html, flags=re.S).group(0)
+    assert "<input" not in re.sub(r'<input type="hidden"[^>]*>', "", form)
+    assert "<textarea" not in form and "<select" not in form
+    changelist = admin_client.get(CHANGELIST).content.decode()
+    assert 'name="action"' not in changelist and reverse("admin:games_game_add") not in changelist
+
+
+def test_painted_review_shows_the_colour_section_and_every_die_with_its_colour_name(staff_client: Client) -> None:
+    game = finished(1, "painted", seed=4)
+    page = text(staff_client.get(game_url(game)))
+    for label in ("Red", "Purple", "Four of a Colour", "Painted House", "Rainbow", "Flush", "Palette", "Colour sum"):
+        assert label in page
+    html = staff_client.get(game_url(game)).content.decode()
+    dice = re.findall(r'class="die(?: held)?(?: c-(\w+))?"[^>]*>(\d) (\w+)<', html)
+    assert dice, "the timeline shows no coloured dice"
+    assert all(css == name and name in ("red", "yellow", "green", "blue", "purple") for css, _, name in dice)
+    assert len({name for _, _, name in dice}) == 5

@@ -1,0 +1,80 @@
+"""The admin and the chat: messages beside the moves in the game's review, and staff hiding one (logged)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.test import Client
+from django.urls import reverse
+
+from games import services
+from games.store.models import ChatMessage, Game, Move
+from games.store.selectors import chat_history
+from tests.factories import open_room, play_to_end, play_turn
+from tests.web.test_admin import game_url, staff_client, text  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.django_db
+
+CHAT_LIST = reverse("admin:games_chatmessage_changelist")
+
+
+def chatty_finished_game() -> tuple[Game, list[ChatMessage]]:
+    table = open_room(2)
+    rng = random.Random(5)
+    first = services.chat_post(code=table.code, controller=table.controllers[0], text="<b>good luck</b>")
+    play_turn(table, rng)
+    second = services.chat_post(code=table.code, controller=table.controllers[1], text="nice roll")
+    game = play_to_end(table, rng)
+    return game, list(ChatMessage.objects.filter(pk__in=[first["id"], second["id"]]).order_by("id"))
+
+
+def test_the_review_shows_each_message_after_the_move_it_followed_as_text(staff_client: Client) -> None:  # noqa: F811
+    game, (first, second) = chatty_finished_game()
+    response = staff_client.get(game_url(game))
+    html = response.content.decode()
+    assert "&lt;b&gt;good luck&lt;/b&gt;" in html and "<b>good luck</b>" not in html
+    page = text(response)
+    assert "Room events and chat" in page
+    # The start is move 3; P0's message came after it, P1's after the first turn's moves.
+    start = Move.objects.get(game=game, kind=Move.Kind.START).seq
+    assert first.after_seq == start and second.after_seq > start
+    assert page.index("<b>good luck</b>") < page.index("nice roll")
+    assert page.index(" Start ") < page.index("<b>good luck</b>")
+
+
+def test_staff_hide_a_message_from_its_room_and_the_admin_logs_it(staff_client: Client) -> None:  # noqa: F811
+    table = open_room(2)
+    message = services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
+    response = staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message["id"]]})
+    assert response.status_code == 302
+    assert ChatMessage.objects.get(pk=message["id"]).hidden
+    assert chat_history(table.code) == []
+    entry = LogEntry.objects.get(object_id=str(message["id"]))
+    assert entry.user.username == "clerk" and "Hidden" in entry.get_change_message()
+    staff_client.post(CHAT_LIST, {"action": "show_messages", "_selected_action": [message["id"]]})
+    assert [m["text"] for m in chat_history(table.code)] == ["rude words"]
+    assert LogEntry.objects.filter(object_id=str(message["id"])).count() == 2
+
+
+def test_a_message_itself_cannot_be_changed_added_or_deleted(admin_client: Client) -> None:
+    table = open_room(2)
+    message = services.chat_post(code=table.code, controller=table.controllers[0], text="as I wrote it")
+    for url, data in (
+        (reverse("admin:games_chatmessage_change", args=[message["id"]]), {"text": "forged", "hidden": "on"}),
+        (reverse("admin:games_chatmessage_delete", args=[message["id"]]), {"post": "yes"}),
+        (reverse("admin:games_chatmessage_add"), {"text": "new"}),
+    ):
+        assert admin_client.post(url, data).status_code in (302, 403, 404)
+    stored = ChatMessage.objects.get(pk=message["id"])
+    assert (stored.text, stored.hidden) == ("as I wrote it", False)
+    assert ChatMessage.objects.count() == 1
+
+
+def test_people_who_are_not_staff_cannot_hide_messages() -> None:
+    table = open_room(2)
+    message = services.chat_post(code=table.code, controller=table.controllers[0], text="stays")
+    response = Client().post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message["id"]]})
+    assert response.status_code == 302 and "login" in response["Location"]
+    assert not ChatMessage.objects.get(pk=message["id"]).hidden

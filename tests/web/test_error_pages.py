@@ -1,0 +1,177 @@
+"""Every error a visitor can meet is a page in the site's style with a way home, never Django's bare text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client, override_settings
+
+from games.store.models import Game
+from tests.factories import create_room
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_styled(page: str, status: int) -> None:
+    assert "/static/css/site.css" in page and 'class="card error-page"' in page
+    assert 'href="/"' in page and "Back to the home page" in page
+    assert f"Error {status}" in page
+    assert re.search(r"<title>[^<]+</title>", page)
+
+
+def test_a_mistyped_room_code_gets_the_site_s_404_naming_the_room() -> None:
+    response = Client().get("/r/zzzzzzzzzz/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert_styled(page, 404)
+    assert "No room has that code" in page
+
+
+def test_any_unknown_address_gets_the_site_s_404() -> None:
+    response = Client().get("/no/such/page")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert_styled(page, 404)
+    assert "There is no page at this address" in page
+
+
+def test_a_bad_request_gets_the_site_s_400() -> None:
+    # A Host header Django refuses (DisallowedHost) is answered by handler400.
+    response = Client().get("/", HTTP_HOST="bad host name")
+    assert response.status_code == 400
+    assert_styled(response.content.decode(), 400)
+
+
+def test_the_admin_refused_to_a_visitor_is_a_redirect_and_a_denied_page_is_the_site_s_403() -> None:
+    from django.core.exceptions import PermissionDenied
+    from django.test import RequestFactory
+
+    from games.web.errorpages import permission_denied
+
+    response = permission_denied(RequestFactory().get("/"), PermissionDenied())
+    assert response.status_code == 403
+    assert_styled(response.content.decode(), 403)
+
+
+def test_a_form_without_its_csrf_token_gets_the_site_s_403_saying_why() -> None:
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert_styled(page, 403)
+    assert "This form has expired" in page and "reload the page" in page
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.usefixtures("limit_clock")
+def test_too_many_requests_gets_the_site_s_429() -> None:
+    ann = Client()
+    for i in range(10):
+        assert ann.post("/rooms/new", {"name": f"Ann{i}", "ruleset": "official", "mode": "online"}).status_code == 302
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    page = refused.content.decode()
+    assert_styled(page, 429)
+    assert "too many rooms" in page
+
+
+@override_settings(ROOT_URLCONF="tests.error_urls", DEBUG=False)
+def test_a_server_fault_gets_the_site_s_500_without_the_details() -> None:
+    response = Client(raise_request_exception=False).get("/boom")
+    assert response.status_code == 500
+    page = response.content.decode()
+    assert_styled(page, 500)
+    assert "Something went wrong" in page and "a fault the page must not show" not in page
+
+
+def test_the_500_page_stands_even_when_its_template_cannot_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.test import RequestFactory
+
+    from games.web import errorpages
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("template fault")
+
+    monkeypatch.setattr(errorpages, "render_to_string", broken)
+    response = errorpages.server_error(RequestFactory().get("/"))
+    assert response.status_code == 500
+    assert b"Something went wrong" in response.content and b'href="/"' in response.content
+
+
+def test_favicon_ico_answers_with_the_site_s_icon() -> None:
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+
+
+def test_a_room_address_that_only_takes_a_form_gets_the_site_s_405_with_a_way_back_to_the_room() -> None:
+    game = Game.objects.create(code="abcdefghjk")
+    for path in (f"/r/{game.code}/join", f"/r/{game.code}/roll", f"/r/{game.code}/rematch"):
+        response = Client().get(path)
+        assert response.status_code == 405, path
+        assert response["Allow"] == "POST"
+        page = response.content.decode()
+        assert_styled(page, 405)
+        assert "This address is for a button" in page
+        assert f'href="/r/{game.code}/"' in page and "Back to the room" in page
+
+
+def test_a_mistyped_address_under_a_room_gets_the_site_s_404_with_a_way_back_to_the_room() -> None:
+    game = Game.objects.create(code="abcdefghjk")
+    for method in ("get", "post"):
+        response = getattr(Client(), method)(f"/r/{game.code}/replays")
+        assert response.status_code == 404, method
+        page = response.content.decode()
+        assert_styled(page, 404)
+        assert "This room has no page at this address" in page and f'href="/r/{game.code}/"' in page
+    # Under a code that does not exist it is the usual missing room, no link to it.
+    page = Client().get("/r/zzzzzzzzzz/replays").content.decode()
+    assert "No room has that code" in page and 'href="/r/zzzzzzzzzz/"' not in page
+
+
+def test_every_empty_error_answer_becomes_the_site_s_page_keeping_its_headers() -> None:
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from games.web.errorpages import ErrorPageMiddleware
+
+    for status in (400, 403, 404, 405, 429, 500, 503):
+        bare = HttpResponse(status=status)
+        bare["Retry-After"] = "30"
+        page = ErrorPageMiddleware(lambda request, bare=bare: bare)(RequestFactory().get("/somewhere"))
+        assert page.status_code == status and page["Retry-After"] == "30"
+        assert_styled(page.content.decode(), status)
+    # A body of its own (a page, JSON for the scripts) and a HEAD are left alone.
+    json = HttpResponse(b'{"error": "x"}', status=409, content_type="application/json")
+    assert ErrorPageMiddleware(lambda request: json)(RequestFactory().get("/r/x/log.json")) is json
+    head = HttpResponse(status=405)
+    assert ErrorPageMiddleware(lambda request: head)(RequestFactory().head("/r/x/join")) is head
+
+
+def test_allauths_rate_limits_answer_with_the_site_s_429() -> None:
+    from allauth.core.ratelimit import respond_429
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import RequestFactory
+
+    request = RequestFactory().post("/accounts/login/")
+    request.user = AnonymousUser()
+    response = respond_429(request)
+    assert response.status_code == 429
+    assert_styled(response.content.decode(), 429)
+
+
+def test_a_bare_405_is_the_site_s_page_under_the_async_server_too() -> None:
+    # The live server runs Django's async handler: the page's header reads the session and the
+    # user, which must happen outside the event loop (else the page fell back to its plain form).
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    browser = Client()
+    code = create_room(browser)  # a browser with a session, as a player's is
+    client = AsyncClient()
+    client.cookies = browser.cookies
+    response = async_to_sync(client.get)(f"/r/{code}/join")
+    assert response.status_code == 405
+    page = response.content.decode()
+    assert_styled(page, 405)
+    assert "This address is for a button" in page and "Back to the room" in page

@@ -1,0 +1,81 @@
+"""games.web.middleware: a database out of reach answers 503 with a message (HTML or JSON), never a bare 500."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import iscoroutinefunction
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse
+from django.test import Client, RequestFactory
+
+from games.domain import errors
+from games.web.middleware import MESSAGE, UNKNOWN, DatabaseUnavailableMiddleware
+
+
+def ok(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+middleware = DatabaseUnavailableMiddleware(ok)
+
+
+@pytest.mark.parametrize("exception", [OperationalError("gone"), InterfaceError("closed")], ids=type)
+def test_a_lost_database_is_a_503_page_that_says_nothing_changed(exception: Exception) -> None:
+    response = middleware.process_exception(RequestFactory().get("/r/abc/", HTTP_ACCEPT="text/html"), exception)
+    assert response is not None and response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert "Back in a moment" in response.content.decode() and MESSAGE in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [RequestFactory().get("/r/abc/state.json"), RequestFactory().get("/r/abc/", HTTP_ACCEPT="application/json")],
+    ids=["json-path", "accept-json"],
+)
+def test_a_script_asking_for_json_gets_the_error_code(request_: HttpRequest) -> None:
+    response = middleware.process_exception(request_, OperationalError("gone"))
+    assert response is not None and response.status_code == 503 and response["Content-Type"] == "application/json"
+    assert json.loads(response.content) == {"error": errors.UNAVAILABLE, "message": MESSAGE}
+
+
+def test_a_post_the_database_failed_during_has_an_unknown_outcome_not_nothing_changed() -> None:
+    request = RequestFactory().post("/rooms/new", HTTP_ACCEPT="application/json")
+    response = middleware.process_exception(request, OperationalError("gone"))
+    assert response is not None and response.status_code == 503
+    assert json.loads(response.content) == {"error": errors.OUTCOME_UNKNOWN, "message": UNKNOWN}
+
+
+def test_other_errors_are_left_to_django() -> None:
+    assert middleware.process_exception(RequestFactory().get("/"), ValueError("a bug")) is None
+
+
+def test_it_passes_requests_through_and_stays_async_for_an_async_stack() -> None:
+    assert middleware(RequestFactory().get("/")).content == b"ok"
+    assert not iscoroutinefunction(middleware)
+
+    async def async_ok(request: HttpRequest) -> HttpResponse:
+        return HttpResponse("ok")
+
+    assert iscoroutinefunction(DatabaseUnavailableMiddleware(async_ok))
+
+
+@pytest.mark.django_db
+def test_a_page_whose_database_read_fails_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreachable(code: str) -> None:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("games.store.selectors.room_or_none", unreachable)
+    response = Client().get("/r/abcdefghij/")
+    assert response.status_code == 503 and "Back in a moment" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_pages_and_static_files_go_out_compressed_to_a_browser_that_accepts_it() -> None:
+    page = Client().get("/", HTTP_ACCEPT_ENCODING="gzip")
+    assert page.status_code == 200 and page["Content-Encoding"] == "gzip"
+    css = Client().get("/static/css/site.css", HTTP_ACCEPT_ENCODING="gzip")
+    assert css.status_code == 200 and css["Content-Encoding"] == "gzip"
+    plain = Client().get("/static/css/site.css")
+    assert not plain.has_header("Content-Encoding")

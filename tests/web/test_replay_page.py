@@ -1,0 +1,148 @@
+"""The replay page: every finished game, step by step from the Move log, open to anyone with the room's link."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from django.test import Client
+
+import bots
+from games.services import coach
+from games.store.models import Game, Move
+from tests.factories import action_id, open_room, play_to_end, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module", autouse=True)
+def official_table() -> None:
+    bots.tables.table("official", build=True)
+
+
+def replay_data(page: str) -> dict:
+    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', page, re.S)
+    assert found
+    return json.loads(found.group(1))
+
+
+def test_a_finished_game_replays_roll_by_roll_with_the_cards_and_the_coach_s_verdicts() -> None:
+    table = open_room(2)
+    game = play_to_end(table, random.Random(11))
+    response = Client().get(f"/r/{game.code}/replay")  # a stranger with the link: no session
+    assert response.status_code == 200
+    page = response.content.decode()
+    data = replay_data(page)
+    steps = data["steps"]
+    moves = list(game.moves.order_by("seq"))
+    rolls = [m for m in moves if m.kind == Move.Kind.ROLL]
+    scores = [m for m in moves if m.kind == Move.Kind.SCORE]
+    assert steps[0]["kind"] == "start" and len(steps[0]["cards"]) == 2
+    assert steps[-1]["kind"] == "end" and re.search(r"\b(wins|win) with \d+ points", steps[-1]["text"])  # or a tie
+    assert [s["move"] for s in steps if s["kind"] == "roll"] == [m.seq for m in rolls]
+    assert [s["move"] for s in steps if s["kind"] == "score"] == [m.seq for m in scores]
+    for step, move in zip([s for s in steps if s["kind"] == "roll"], rolls, strict=True):
+        assert step["dice"] == move.payload["dice"] and step["held"] == move.payload["held"]
+        assert 1 <= step["roll"] <= 3 and 1 <= step["round"] <= 13
+    # The cards after the last score are the stored cards.
+    last_cards: dict[int, dict] = {}
+    for step in steps:
+        if step["kind"] == "score":
+            last_cards[step["seat"]] = step["card"]
+            assert step["card"]["columns"][0]["boxes"][step["box"]] == step["points"]
+    stored = game.snapshot["rules"]
+    for seat in range(2):
+        assert last_cards[seat]["total"] == game_total(game, seat)
+    assert stored is not None
+    # Every score, and every reroll, carries the coach's verdict; they agree with the review.
+    judged = [s for s in steps if s["verdict"]]
+    assert all(s["verdict"] for s in steps if s["kind"] == "score")
+    assert all(s["verdict"] for s in steps if s["kind"] == "roll" and s["roll"] > 1)
+    assert not any(s["verdict"] for s in steps if s["kind"] == "roll" and s["roll"] == 1)
+    review = coach.review(game)
+    assert round(sum(s["verdict"]["lost"] for s in judged), 0) == pytest.approx(
+        sum(seat["lost"] for seat in review["seats"]), abs=0.1 * len(judged) + 1
+    )
+    assert data["coach"] is True and review["replay_url"] == f"/r/{game.code}/replay"
+    assert f'href="/r/{game.code}/"' in page and f'href="/r/{game.code}/fairness"' in page
+    assert 'src="/static/js/replay.js"' in page
+
+
+def game_total(game: Game, seat: int) -> int:
+    from games.store.selectors import game_state
+
+    return int(game_state(game)["cards"][seat]["total"])
+
+
+def test_the_replay_marks_turns_a_computer_played_after_a_hand_over() -> None:
+    from games import services
+    from games.scheduling import botplay
+
+    table = open_room(2)  # nobody is connected: seat 1 is away
+    rng = random.Random(4)
+    play_turn(table, rng)  # seat 0
+    host = table.controllers[0]
+    services.game_replace_with_bot(
+        code=table.code, controller=host, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.snapshot["rules"]["current"] == 0:
+            play_turn(table, rng)
+        else:
+            assert botplay.step(table.code, table.version())
+    data = replay_data(Client().get(f"/r/{table.code}/replay").content.decode())
+    handed = next(i for i, s in enumerate(data["steps"]) if s["kind"] == "bot")
+    assert "A computer took over P1's seat" in data["steps"][handed]["text"]
+    assert all(not s["by_computer"] for s in data["steps"][:handed] if s.get("seat") == 1)
+    assert all(s["by_computer"] for s in data["steps"][handed:] if s.get("seat") == 1 and s["kind"] != "end")
+    assert not any(s["by_computer"] for s in data["steps"] if s.get("seat") == 0)
+
+
+def test_a_game_in_progress_has_no_replay_yet_and_an_unknown_code_is_not_found() -> None:
+    table = open_room(2)
+    response = Client().get(f"/r/{table.code}/replay")
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "The replay opens when the game is over" in page and "replay-data" not in page
+    assert Client().get("/r/zzzzzzzzzz/replay").status_code == 404
+    assert Client().get(f"/r/{table.code.upper()}/replay")["Location"] == f"/r/{table.code}/replay"
+
+
+def test_the_replay_shows_without_verdicts_while_the_coach_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = open_room(1)
+    game = play_to_end(table, random.Random(2))
+    monkeypatch.setattr(bots, "ready", lambda ruleset: False)
+    monkeypatch.setattr(coach.botplay, "build_in_background", lambda ruleset: None)
+    page = Client().get(f"/r/{game.code}/replay").content.decode()
+    data = replay_data(page)
+    assert data["coach"] is False and not any(s["verdict"] for s in data["steps"])
+    assert "still studying" in page
+
+
+def test_a_painted_replay_carries_each_dies_colour_and_the_cards_colour_section() -> None:
+    from games.domain.rules import COLOURS
+    from games.store.selectors import game_state
+
+    table = open_room(2, "painted")
+    game = play_to_end(table, random.Random(8))
+    data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
+    rolls = [s for s in data["steps"] if s["kind"] == "roll"]
+    assert rolls and all(len(s["colours"]) == 5 and set(s["colours"]) <= set(COLOURS) for s in rolls)
+    scores = [s for s in data["steps"] if s["kind"] == "score"]
+    assert all(s["colours"] and len(s["colours"]) == len(s["dice"]) for s in scores)
+    # The layout the page draws has the colour section; each card has its colour sum, as the room's state.
+    sections = [section["name"] for section in data["ruleset"]["scorecard"]["sections"]]
+    assert sections == ["upper", "lower", "colour", "totals"]
+    last = {s["seat"]: s["card"] for s in scores}
+    assert [last[seat] for seat in range(2)] == game_state(game)["cards"]
+
+
+def test_a_plain_replay_has_no_colours() -> None:
+    table = open_room(1)
+    game = play_to_end(table, random.Random(3))
+    data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
+    assert all(s["colours"] == [] for s in data["steps"])
+    assert "colour" not in [section["name"] for section in data["ruleset"]["scorecard"]["sections"]]

@@ -1,0 +1,354 @@
+"""Pages as a visitor uses them: no account, seats owned by the session, no finding a room without its code."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from games.store.models import Game, Move
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client: Client, name: str = "Ada", **extra: str) -> Game:
+    response = client.post("/rooms/new", {"name": name, "ruleset": "official", "mode": "online", **extra})
+    assert response.status_code == 302
+    code = response["Location"].strip("/").split("/")[-1]
+    return Game.objects.get(code=code)
+
+
+def page_data(client: Client, game: Game) -> dict:
+    """What the room page hands its script: the same state the socket sends, and this browser's seats."""
+    page = client.get(f"/r/{game.code}/").content.decode()
+    found = re.search(r'<script id="initial" type="application/json">(.*?)</script>', page, re.S)
+    assert found
+    return json.loads(found.group(1))
+
+
+def post(client: Client, game: Game, action: str, **data: object) -> str:
+    game.refresh_from_db()
+    response = client.post(
+        f"/r/{game.code}/{action}", {"version": game.version, "action_id": f"{action}-{game.version}", **data}
+    )
+    assert response.status_code == 302
+    return client.get(f"/r/{game.code}/").content.decode()
+
+
+def test_create_join_and_play_a_turn_through_the_pages() -> None:
+    ada, bob = Client(), Client()
+    game = create(ada, client_seed="abc123")
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    assert game.code in page and game.seed_commitment in page and "js/room.js" in page
+    data = page_data(ada, game)
+    assert data["you"] == [0] and data["state"]["seats"][0]["host"] and data["state"]["status"] == "lobby"
+    assert bob.post(f"/r/{game.code}/join", {"name": "Bob", "client_seed": "bob"}).status_code == 302
+    assert page_data(bob, game)["you"] == [1]
+    post(ada, game, "start")
+    game.refresh_from_db()
+    assert game.status == "playing" and game.client_seed == "abc123,bob"
+    post(ada, game, "roll")
+    assert page_data(ada, game)["state"]["turn"]["rolls_left"] == 2
+    page = post(ada, game, "roll", held=["0", "1"])
+    game.refresh_from_db()
+    assert game.snapshot["rules"]["turn"]["held"] == [0, 1]
+    assert [m.kind for m in game.moves.order_by("seq")][-3:] == ["roll", "hold", "roll"]
+    post(ada, game, "score", box="chance", column="0")
+    game.refresh_from_db()
+    assert game.snapshot["rules"]["current"] == 1
+    assert page_data(bob, game)["state"]["turn"]["seat"] == 1
+
+
+def test_a_reload_keeps_the_seats_of_the_same_browser() -> None:
+    ada = Client()
+    game = create(ada)
+    first = ada.get(f"/r/{game.code}/state.json").json()
+    again = ada.get(f"/r/{game.code}/state.json").json()
+    assert first["you"]["seats"] == again["you"]["seats"] == [0]
+    assert Client().get(f"/r/{game.code}/state.json").json()["you"]["seats"] == []
+
+
+def test_no_such_room_and_a_random_url_get_the_same_404() -> None:
+    client = Client()
+    create(Client())
+    missing = client.get("/r/abcdefghjk/")
+    assert missing.status_code == 404
+    assert client.get("/r/abcdefghjk/state.json").status_code == 404
+    assert client.post("/r/abcdefghjk/roll", {"version": 1}).status_code == 404
+    assert client.get("/rooms/").status_code == 404  # no listing of rooms anywhere
+
+
+def test_a_stranger_with_the_link_can_watch_but_not_act() -> None:
+    ada, eve = Client(), Client()
+    game = create(ada)
+    post(ada, game, "start")
+    before = Game.objects.get(pk=game.pk).version
+    page = post(eve, game, "roll")
+    assert "only seated players can act" in page
+    assert Game.objects.get(pk=game.pk).version == before
+    assert page_data(eve, game)["you"] == []
+
+
+def test_a_stale_form_is_refused_with_a_clear_message() -> None:
+    ada = Client()
+    game = create(ada)
+    post(ada, game, "start")
+    game.refresh_from_db()
+    ada.post(f"/r/{game.code}/roll", {"version": game.version, "action_id": "r1"})
+    response = ada.post(f"/r/{game.code}/roll", {"version": game.version, "action_id": "r2"}, follow=True)
+    assert "The game has moved on" in response.content.decode()
+    assert Move.objects.filter(game=game, kind="roll").count() == 1
+
+
+def test_bad_create_input_shows_the_form_again() -> None:
+    response = Client().post("/rooms/new", {"name": "", "ruleset": "official", "mode": "online"})
+    assert response.status_code == 400
+    response = Client().post("/rooms/new", {"name": "Ada", "ruleset": "chess", "mode": "online"})
+    assert response.status_code == 400
+    assert Game.objects.count() == 0
+
+
+def test_play_on_this_device_starts_a_game_with_every_seat_in_one_browser() -> None:
+    mum, kid = Client(), Client()
+    response = mum.post(
+        "/rooms/new",
+        {"mode": "local", "ruleset": "yatzy", "players": "3", "player_1": "Mum", "player_2": "", "player_3": "Kid"},
+    )
+    assert response.status_code == 302
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    assert game.local and game.status == "playing" and game.ruleset == "yatzy"
+    assert [s["name"] for s in game.snapshot["seats"]] == ["Mum", "Player 2", "Kid"]
+    assert mum.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [0, 1, 2]
+    assert kid.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == []
+    response = kid.post(f"/r/{game.code}/join", {"name": "Eve"}, follow=True)
+    assert "already started" in response.content.decode()
+
+
+def test_play_on_this_device_needs_one_to_eight_distinct_players() -> None:
+    client = Client()
+    for data in ({"players": "0"}, {"players": "9"}, {"players": "2", "player_1": "Sam", "player_2": "sam"}):
+        response = client.post("/rooms/new", {"mode": "local", "ruleset": "official", **data})
+        assert response.status_code == 400
+    assert Game.objects.count() == 0
+    response = client.post("/rooms/new", {"mode": "local", "ruleset": "official", "players": "1"})
+    assert response.status_code == 302
+    assert Game.objects.get().snapshot["seats"][0]["name"] == "Player 1"
+
+
+def test_an_online_room_can_add_players_on_the_same_device() -> None:
+    mum, kid = Client(), Client()
+    game = create(mum)
+    mum.post(f"/r/{game.code}/join", {"name": "Kid"})
+    kid.post(f"/r/{game.code}/join", {"name": "Eve"})
+    assert mum.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [0, 1]
+    assert kid.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == [2]
+
+
+def finish(client: Client, game: Game) -> None:
+    while Game.objects.get(pk=game.pk).status == "playing":
+        post(client, game, "roll")
+        state = client.get(f"/r/{game.code}/state.json").json()
+        open_box = next(o for o in state["options"] if o["legal"])
+        post(client, game, "score", box=open_box["box"], column=str(open_box["column"]))
+
+
+def test_rematch_opens_one_new_room_with_the_same_players_and_rules() -> None:
+    ada, bob, eve = Client(), Client(), Client()
+    game = create(ada)
+    bob.post(f"/r/{game.code}/join", {"name": "Bob"})
+    post(ada, game, "start")
+    early = bob.post(f"/r/{game.code}/rematch", follow=True)
+    assert "when the game is over" in early.content.decode()
+    post(bob, game, "leave", seat="1")
+    finish(ada, game)
+    assert eve.post(f"/r/{game.code}/rematch").status_code == 302  # refused: back to the room
+    assert Game.objects.count() == 1
+    response = ada.post(f"/r/{game.code}/rematch")
+    new = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    assert new.status == "lobby" and new.ruleset == game.ruleset
+    assert [s["name"] for s in new.snapshot["seats"]] == ["Ada"]  # Bob had left
+    old = page_data(eve, game)["state"]
+    assert old["rematch"] == new.code
+    # Asking again (or another player asking) leads to the same room.
+    assert ada.post(f"/r/{game.code}/rematch")["Location"] == f"/r/{new.code}/"
+
+
+def test_rematch_seats_everyone_still_in_the_game() -> None:
+    ada, bob = Client(), Client()
+    game = create(ada)
+    bob.post(f"/r/{game.code}/join", {"name": "Bob"})
+    post(ada, game, "start")
+    finish_both = [ada, bob]
+    while Game.objects.get(pk=game.pk).status == "playing":
+        state = ada.get(f"/r/{game.code}/state.json").json()
+        who = finish_both[state["turn"]["seat"]]
+        post(who, game, "roll")
+        state = who.get(f"/r/{game.code}/state.json").json()
+        open_box = next(o for o in state["options"] if o["legal"])
+        post(who, game, "score", box=open_box["box"], column=str(open_box["column"]))
+    new_url = bob.post(f"/r/{game.code}/rematch")["Location"]
+    new = Game.objects.get(code=new_url.strip("/").split("/")[-1])
+    assert [s["name"] for s in new.snapshot["seats"]] == ["Bob", "Ada"]  # whoever asked hosts
+    assert bob.get(new_url + "state.json").json()["you"]["seats"] == [0]
+    assert ada.get(new_url + "state.json").json()["you"]["seats"] == [1]
+    assert Move.objects.filter(game=game, kind="rematch").count() == 1
+
+
+def test_the_fairness_page_checks_a_finished_game() -> None:
+    ada = Client()
+    game = create(ada)
+    post(ada, game, "start")
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert "revealed when the game ends" in page and game.server_seed not in page
+    finish(ada, game)
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert game.server_seed in page
+    assert "✓ All 13 rolls re-derived" in page and "✗" not in page
+
+
+def test_the_roll_log_is_published_only_after_the_game() -> None:
+    ada = Client()
+    game = create(ada)
+    assert ada.get(f"/r/{game.code}/log.json").status_code == 409
+    post(ada, game, "start")
+    while Game.objects.get(pk=game.pk).status == "playing":
+        post(ada, game, "roll")
+        game.refresh_from_db()
+        open_box = next(o for o in Client().get(f"/r/{game.code}/state.json").json()["options"] if o["legal"])
+        post(ada, game, "score", box=open_box["box"], column=str(open_box["column"]))
+    log = ada.get(f"/r/{game.code}/log.json").json()
+    assert log["server_seed"] and len(log["rolls"]) == 13
+    state = page_data(ada, game)["state"]
+    assert state["status"] == "finished" and state["fairness"]["server_seed"] == log["server_seed"]
+
+
+def test_codes_in_links_are_forgiving() -> None:
+    game = create(Client())
+    response = Client().get(f"/r/{game.code.upper()}/")
+    assert response.status_code == 302 and response["Location"] == f"/r/{game.code}/"
+    response = Client().get("/rooms/find", {"code": f" {game.code[:5]}-{game.code[5:]} "})
+    assert response["Location"] == f"/r/{game.code}/"
+
+
+def test_forms_are_protected_by_csrf() -> None:
+    client = Client(enforce_csrf_checks=True)
+    assert client.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"}).status_code == 403
+    page = client.get("/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token
+    ok = client.post(
+        "/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online", "csrfmiddlewaretoken": token.group(1)}
+    )
+    assert ok.status_code == 302
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "http://testserver/r/{code}/",
+        "https://yahtzee.example.org/r/{code}/",
+        "https://yahtzee.example.org/r/{code}",
+        "  HTTPS://yahtzee.example.org/r/{upper}/?from=chat  ",
+        "/r/{code}/",
+        "r/{code}",
+        "http://127.0.0.1:8000/r/{code}/fairness",
+    ],
+)
+def test_a_pasted_invite_link_opens_the_room(pasted: str) -> None:
+    game = create(Client())
+    text = pasted.format(code=game.code, upper=game.code.upper())
+    response = Client().get("/rooms/find", {"code": text})
+    assert response.status_code == 302 and response["Location"] == f"/r/{game.code}/"
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("ab/cd", "not a room link"),
+        ("https://example.org/lobby/abc", "not a room link"),
+        ("http://", "not a room link"),
+        ("ab$cd", "only letters and digits"),
+        ("", "Type the room code"),
+        ("x" * 301, "at most 300"),
+    ],
+)
+def test_anything_else_in_the_room_code_field_gets_a_clear_message(typed: str, message: str) -> None:
+    before = Game.objects.count()
+    response = Client().get("/rooms/find", {"code": typed})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert message in page and 'id="code-error"' in page and "Create room" in page
+    assert Game.objects.count() == before
+
+
+def test_a_well_shaped_unknown_code_is_a_not_found_page() -> None:
+    response = Client().get("/rooms/find", {"code": "zzzz-zzzz-zz"})
+    assert response.status_code == 302
+    assert Client().get(response["Location"]).status_code == 404
+
+
+def local_game(client: Client, players: int, bots: int) -> object:
+    return client.post(
+        "/rooms/new", {"mode": "local", "ruleset": "official", "players": str(players), "bots": str(bots)}
+    )
+
+
+@pytest.mark.parametrize(("people", "computers"), [(1, 7), (3, 1), (8, 0), (4, 4)])
+def test_pass_and_play_seats_people_and_computers_within_eight(people: int, computers: int) -> None:
+    response = local_game(Client(), people, computers)
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert len(game.snapshot["seats"]) == people + computers
+
+
+@pytest.mark.parametrize(("people", "computers"), [(8, 7), (3, 6), (8, 1)])
+def test_pass_and_play_over_eight_seats_is_refused_with_the_count_and_nothing_made(people: int, computers: int) -> None:
+    response = local_game(Client(), people, computers)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "at most 8 players, computers included" in page and f"make {people + computers}" in page
+    assert Game.objects.count() == 0
+
+
+def test_the_home_page_says_the_seats_count_computers_too() -> None:
+    page = Client().get("/").content.decode()
+    assert "A game seats 1 to 8 players in all, computers included." in page
+    assert 'id="id_players" min="1" max="8"' in page and 'id="id_bots" min="0" max="7"' in page
+
+
+def test_a_seat_form_without_its_seat_is_refused_and_changes_nothing() -> None:
+    ada, bob = Client(), Client()
+    game = create(ada)
+    assert bob.post(f"/r/{game.code}/join", {"name": "Bob"}).status_code == 302
+    game.refresh_from_db()
+    before = (game.version, game.moves.count(), game.players.count())
+    page = post(bob, game, "leave")  # no seat field
+    game.refresh_from_db()
+    assert (game.version, game.moves.count(), game.players.count()) == before
+    assert "did not say which seat" in page
+    post(bob, game, "leave", seat="1")
+    game.refresh_from_db()
+    assert game.version > before[0]
+    assert [p.name for p in game.players.filter(status="active")] == ["Ada"]
+
+
+@pytest.mark.django_db
+def test_a_post_the_database_failed_during_says_its_result_is_unknown_not_unchanged() -> None:
+    from unittest import mock
+
+    from django.db import OperationalError
+
+    from games import services as game_services
+
+    client = Client()
+    response = client.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    with mock.patch.object(game_services, "game_start", side_effect=OperationalError("connection lost")):
+        posted = client.post(f"/r/{code}/start", {"version": "1", "action_id": "a"})
+    assert posted.status_code == 503
+    assert b"result is unknown" in posted.content and b"Nothing was changed" not in posted.content
+    with mock.patch("games.web.views.game_state", side_effect=OperationalError("connection lost")):
+        read = client.get(f"/r/{code}/")
+    assert read.status_code == 503 and b"Nothing was changed" in read.content
