@@ -84,3 +84,11 @@ def committed(event: events.Committed) -> None:
     """A listener of games.services.events: the room's new state to its sockets."""
     if event.game is not None and event.move is not None:
         game_changed(event.game, event.move, event.rules)
+
+
+def told(code: str, frame: dict[str, Any]) -> None:
+    """A listener of games.services.events: a frame that is not a state, to every socket of the room."""
+    try:
+        fanout.publish_soon(code, [wire.dumps(frame)])
+    except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
+        log.exception("telling %s a %s frame failed", code, frame.get("type"))

@@ -8,14 +8,13 @@ it is a versioned action like the others (a ``mute`` Move).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.db import transaction
 
 from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
 from games.domain.rules import RuleViolation
-from games.realtime import fanout
+from games.services import events
 from games.services.actions import check_request, controls, locked, record, require_host, seats_of
 from games.services.seats import find_seat
 from games.store.models import ChatMessage, Game, Move
@@ -73,8 +72,7 @@ def chat_post(*, code: str, controller: str, text: str, seat: int | None = None)
             game=game, seat=speaker, player_id=player_id, name=name, text=text, after_seq=game.version
         )
         shown = chat_message(message)
-        frame = json.dumps({"type": "chat", "message": shown})
-        transaction.on_commit(lambda: fanout.publish_soon(game.code, [frame]))
+        transaction.on_commit(lambda: events.tell(game.code, {"type": "chat", "message": shown}))
     return shown
 
 
@@ -87,7 +85,7 @@ def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = 
     if speaker is None:
         raise RuleViolation(NOT_A_PLAYER, "Only the players can send reactions.")
     frame = {"type": "reaction", "seat": speaker, "reaction": reaction}
-    fanout.publish_soon(game.code, [json.dumps(frame)])
+    events.tell(game.code, frame)
     return frame
 
 
@@ -102,9 +100,8 @@ def chat_hide(*, message_id: int, hidden: bool = True) -> bool:
         frame = {"type": "chat_hidden", "message": message.pk, "hidden": hidden}
         if not hidden:
             frame["shown"] = chat_message(message)
-        text = json.dumps(frame)
         code = message.game.code
-        transaction.on_commit(lambda: fanout.publish_soon(code, [text]))
+        transaction.on_commit(lambda: events.tell(code, frame))
     return True
 
 

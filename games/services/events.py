@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from games.domain.rules import GameState
@@ -57,3 +57,24 @@ def committed(event: Committed) -> None:
             listener(event)
         except Exception:
             log.exception("a listener of committed actions failed on %s", event.code)
+
+
+# What a service tells a room that is not a new state of it (a chat line, a reaction, a
+# message hidden by staff): the frame as data, encoded and sent by the transport.
+Teller = Callable[[str, dict[str, Any]], None]
+_tellers: list[Teller] = []
+
+
+def on_told(listener: Teller) -> None:
+    """Call ``listener(code, frame)`` for every frame a service tells a room in this process."""
+    if listener not in _tellers:
+        _tellers.append(listener)
+
+
+def tell(code: str, frame: dict[str, Any]) -> None:
+    """Send ``frame`` to every socket of the room (call it after the commit that stored it, if any)."""
+    for listener in _tellers:
+        try:
+            listener(code, frame)
+        except Exception:
+            log.exception("a listener of told frames failed on %s", code)

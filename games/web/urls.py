@@ -1,7 +1,8 @@
 from django.urls import path
 
-from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS, limited
+from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS
 from games.web import views
+from games.web.limits import limited
 
 # Per-client limits on what makes rows, and on guessing room codes (games/realtime/limits.py):
 # every URL that looks a room up by its code counts a code that does not exist.

@@ -215,6 +215,15 @@ function event(frame) {
     case "timed_out":
       announce(`${frame.name}'s time ran out: the server played the turn.`);
       remember(`${frame.name}'s time ran out`, "bot");
+      // The player it hit is told where she looks, not only in the feed below the card.
+      if (v.isMine(frame.seat)) {
+        toast(
+          state.local
+            ? `${frame.name}'s time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most.`
+            : `Your time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most for you.`,
+          "info",
+        );
+      }
       break;
     case "paused":
       announce("The host paused the game.");

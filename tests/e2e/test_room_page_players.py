@@ -404,3 +404,30 @@ def test_a_chat_message_counts_down_and_past_300_characters_is_refused_not_cut(
     for scheme in in_each_scheme(bob):
         shot(bob, f"chat-too-long-phone-{scheme}")
     assert ann.errors == [] and bob.errors == []
+
+
+def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite, new_page: Any) -> None:
+    """A timeout is announced to the player it hit in view, not only in the feed below the card."""
+    ann, bob = new_page(1280, 800), new_page(**PHONE)
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    join(bob, ann.url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
+    ann.wait_for_selector("#roll:not(:disabled)")
+    act(ann, [ann], lambda: ann.click("#roll"))
+    score_best(ann, [ann])
+    # Bob, on his phone, does nothing: his turn runs out and his own page says so, on screen.
+    bob.wait_for_selector("#toast:not([hidden])", timeout=20_000)
+    text = bob.inner_text("#toast")
+    assert "Your time ran out" in text and "scored the box worth most for you" in text
+    assert in_view(bob, "#toast")
+    # Ann's page does not get Bob's message as her own.
+    assert "Your time ran out" not in (ann.inner_text("#toast") if ann.is_visible("#toast") else "")
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"timed-out-phone-{scheme}")

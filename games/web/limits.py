@@ -1,0 +1,109 @@
+"""The page limits: a view limited per client, answered with the site's 429 page (games.realtime.limits counts)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, cast
+
+from asgiref.sync import iscoroutinefunction, sync_to_async
+from django.http import Http404, HttpRequest, HttpResponse
+
+from games.domain import errors
+from games.realtime.limits import Bucket, Limit, client_buckets, client_ip, limiter
+from games.web.errorpages import error_page
+
+log = logging.getLogger(__name__)
+
+View = Callable[..., Any]
+
+
+def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) -> HttpResponse:
+    """429 with a message a person can act on, as JSON for scripts and as a page for browsers."""
+    message = f"{limit.message or 'Too many requests.'} Please wait a minute and try again."
+    retry = limiter.retry_after(limit, *buckets)
+    accept = request.headers.get("Accept", "")
+    if "application/json" in accept and "text/html" not in accept:
+        response = HttpResponse(
+            json.dumps({"error": errors.RATE_LIMITED, "message": message, "retry_after": retry}),
+            content_type="application/json",
+            status=429,
+        )
+    else:
+        response = error_page(request, 429, message)
+    response["Retry-After"] = str(retry)
+    return response
+
+
+def limited(limit: Limit, *, only_status: int | None = None, per_address: bool = False) -> Callable[[View], View]:
+    """Limit a view (plain or async) to ``limit``, per client (client_buckets) or ``per_address`` only.
+
+    With ``only_status`` only responses with that status count (404: codes that do not
+    exist), but once over the limit every request is refused until one of them is
+    ``limit``'s window old. Otherwise only requests that can change something (POST)
+    count: a GET of the create or join URL changes nothing (the view answers 405).
+    """
+
+    def buckets(request: HttpRequest) -> tuple[Bucket, ...]:
+        ip = client_ip(request)
+        if per_address:
+            return (Bucket("address", ip),)
+        session = getattr(request, "session", None)
+        return client_buckets(session.get("controller", "") if session is not None else "", ip)
+
+    def refusal(request: HttpRequest) -> tuple[bool, HttpResponse | None]:
+        """Whether this request counts, and the 429 if it is over."""
+        if only_status is None and request.method not in ("POST", "PUT", "PATCH"):
+            return False, None
+        mine = buckets(request)
+        if limiter.full(limit, *mine):
+            log.warning("rate limit %s hit by %s", limit.name, client_ip(request))
+            return True, too_many(request, limit, mine)
+        return True, None
+
+    def count(request: HttpRequest, status: int | None) -> None:
+        if status is not None and (only_status is None or status == only_status):
+            limiter.count(limit, *buckets(request))  # again: a browser's first room just gave it a controller
+
+    def decorate(view: View) -> View:
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def wrapped_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+                counts, refused = await sync_to_async(refusal)(request)
+                if refused is not None or not counts:
+                    return refused or cast(HttpResponse, await view(request, *args, **kwargs))
+                status = None
+                try:
+                    response: HttpResponse = await view(request, *args, **kwargs)
+                    status = response.status_code
+                    return response
+                except Http404:
+                    status = 404
+                    raise
+                finally:
+                    await sync_to_async(count)(request, status)
+
+            return wrapped_async
+
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+            counts, refused = refusal(request)
+            if refused is not None or not counts:
+                return refused or cast(HttpResponse, view(request, *args, **kwargs))
+            status = None
+            try:
+                response: HttpResponse = view(request, *args, **kwargs)
+                status = response.status_code
+                return response
+            except Http404:
+                status = 404
+                raise
+            finally:
+                count(request, status)
+
+        return wrapped
+
+    return decorate
