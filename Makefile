@@ -1,4 +1,4 @@
-# Two commands: `make run` serves the game on http://127.0.0.1:8000, `make test` runs every check.
+# Two commands: `make run` serves the game on http://localhost:8000, `make test` runs every check.
 # The newest Python 3.11+ found on PATH builds .venv (Django 6 needs 3.12+; 3.11 gets Django 5.2 LTS).
 # Looked up once, when first needed: each probe starts a Python (or a pyenv shim), and the
 # install's recipe names it three times.
@@ -8,7 +8,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
-HOST ?= 127.0.0.1
+# localhost, not 127.0.0.1: browsers refuse passkeys (WebAuthn) on an IP address, and the
+# address the server prints is the one people open.
+HOST ?= localhost
 PORT ?= 8000
 # Python's bytecode caches (__pycache__, git-ignored) are written even where the environment
 # says not to (PYTHONDONTWRITEBYTECODE=1 on some CI machines): otherwise every test worker,

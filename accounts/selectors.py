@@ -21,6 +21,24 @@ from games.store.models import Player
 PAGE_SIZE = 20
 LEADERBOARD_SIZE = 100
 MIN_GAMES = 5  # rated (or reviewed) games before an account is listed on a leaderboard
+# The rating players see: the OpenSkill ordinal (mu - 3 sigma, which starts at 0 and swings
+# by a few points a game) on the familiar scale that starts at 1500, one starting sigma
+# (25/3) being 200 points. Until MIN_GAMES rated games it is shown as provisional: the first
+# games move it most, and a first loss put a bare "-1.8" on the page that read as a penalty.
+RATING_START = 1500
+RATING_PER_POINT = 24
+
+
+RATING_TIP = (
+    f"Skill from online games against other account holders. Everyone starts at {RATING_START}; "
+    "finishing above other players raises it and below them lowers it, most when the result is a "
+    f"surprise. It is provisional for the first {MIN_GAMES} rated games, while it settles."
+)
+
+
+def shown_rating(ordinal: float) -> int:
+    """The rating a player sees for an OpenSkill ordinal: 0 (a new account) is 1500."""
+    return round(RATING_START + RATING_PER_POINT * ordinal)
 
 
 @dataclass(frozen=True)
@@ -35,8 +53,13 @@ class Stats:
     yahtzee_rate: float
     accuracy: float | None  # mean expected points lost a game; None: no reviewed game yet
     exact: bool  # False: the rule set has no exact solver, so no accuracy at all
-    rating: float | None
+    rating: int | None  # on the players' scale (shown_rating); None: no rated game yet
     rated: int
+
+    @property
+    def provisional(self) -> bool:
+        """Fewer than MIN_GAMES rated games: the page says "provisional", not a number."""
+        return self.rated < MIN_GAMES
 
 
 def _stats(s: Standing) -> Stats:
@@ -51,7 +74,7 @@ def _stats(s: Standing) -> Stats:
         yahtzee_rate=s.yahtzees / s.games if s.games else 0.0,
         accuracy=s.accuracy,
         exact=not RULESETS[s.ruleset].colours,
-        rating=s.ordinal if s.rated else None,
+        rating=shown_rating(s.ordinal) if s.rated else None,
         rated=s.rated,
     )
 
@@ -101,6 +124,8 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         "public": profile.public if profile is not None else True,
         "own": own,
         "stats": standings,
+        "min_games": MIN_GAMES,
+        "rating_tip": RATING_TIP,
         "games": games,
         "history": history,
     }
@@ -143,14 +168,23 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
         "rulesets": list(RULESETS.values()),
         "exact": exact,
         "min_games": MIN_GAMES,
-        "by_rating": _rows(by_rating),
+        "rating_start": RATING_START,
+        "rating_tip": RATING_TIP,
+        "by_rating": _rows((name, shown_rating(value), games) for name, value, games in by_rating),
         "by_accuracy": _rows(by_accuracy) if exact else [],
     }
 
 
 def _rows(found: Any) -> list[dict[str, str]]:
+    """Leaderboard rows; a whole-number value (a rating) is shown whole, points lost to a tenth."""
     return [
-        {"rank": str(i), "name": name, "url": profile_url(name), "value": f"{value:.1f}", "games": str(games)}
+        {
+            "rank": str(i),
+            "name": name,
+            "url": profile_url(name),
+            "value": str(value) if isinstance(value, int) else f"{value:.1f}",
+            "games": str(games),
+        }
         for i, (name, value, games) in enumerate(found, start=1)
     ]
 

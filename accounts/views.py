@@ -7,7 +7,7 @@ templates/allauth/layouts/base.html).
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import logout
+from django.contrib.auth import authenticate, logout
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -69,14 +69,29 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         elif request.POST.get("action") == "delete":
             delete = DeleteAccountForm(request.POST)
             user = signed_in(request)
-            if delete.is_valid() and user.check_password(delete.cleaned_data["password"]):
+            # Checked as a sign-in is, through django-axes: wrong passwords count against the
+            # address, and a locked-out address is refused (its page replaces this one).
+            if delete.is_valid() and confirmed(request, user, delete.cleaned_data["password"]):
                 logout(request)
                 services.account_delete(user=user)
-                messages.success(request, "Your account is deleted. Your games stay, under “Former player”.")
-                return redirect("home")
+                return redirect("account_deleted")
             if delete.is_valid():
                 delete.add_error("password", "That is not your password.")
             status = 400
         else:
             status = 400
     return render(request, "accounts/settings.html", {"privacy": privacy, "delete": delete}, status=status)
+
+
+def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bool:
+    """Whether ``password`` is ``user``'s, checked through the sign-in's lockout."""
+    found = authenticate(request, username=user.get_username(), password=password)
+    return found is not None and found.pk == user.pk
+
+
+@require_GET
+def account_deleted(request: HttpRequest) -> HttpResponse:
+    """Where deleting an account ends: it says so, and what became of the games."""
+    if request.user.is_authenticated:  # someone signed in has an account: theirs is not deleted
+        return redirect("profile_me")
+    return render(request, "accounts/deleted.html")

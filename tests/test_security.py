@@ -437,3 +437,28 @@ async def test_allowed_hosts_wildcard_does_not_turn_the_origin_check_off(setting
     ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=same)
     assert (await ws.connect())[0]
     await ws.disconnect()
+
+
+def test_wrong_passwords_for_a_name_from_many_addresses_do_not_lock_its_owner_out(settings: Any) -> None:
+    """Five strangers at five addresses fail on a player's name; the player signs in from a sixth."""
+    from django.core.cache import cache
+
+    from yahtzee import settings as project
+
+    # The project's own sign-in limits (tests elsewhere turn allauth's off).
+    settings.ACCOUNT_RATE_LIMITS = getattr(project, "ACCOUNT_RATE_LIMITS", {})
+    cache.clear()
+    User.objects.create_user("owner", password="a long pass phrase 3")
+    for i in range(5):
+        stranger = Client(REMOTE_ADDR=f"198.51.100.{20 + i}")
+        response = stranger.post("/accounts/login/", {"login": "owner", "password": f"guess {i}"})
+        assert response.status_code == 200 and "_auth_user_id" not in stranger.session
+    owner = Client(REMOTE_ADDR="198.51.100.99")
+    response = owner.post("/accounts/login/", {"login": "owner", "password": "a long pass phrase 3"})
+    assert response.status_code == 302 and owner.session["_auth_user_id"] == str(User.objects.get(username="owner").pk)
+    # One address failing five times is locked out, the right password included.
+    guesser = Client(REMOTE_ADDR="198.51.100.50")
+    for i in range(5):
+        guesser.post("/accounts/login/", {"login": "owner", "password": f"guess {i}"})
+    locked = guesser.post("/accounts/login/", {"login": "owner", "password": "a long pass phrase 3"})
+    assert locked.status_code == 429 and "_auth_user_id" not in guesser.session

@@ -95,3 +95,15 @@ def test_make_runs_the_task_worker_in_the_server_and_production_workers_do_not(
     with mock.patch.object(uvicorn.Server, "run"), mock.patch("games.services.notices.start_in_process") as start:
         serve.main(["--port", "0", *(["--task-worker"] if flag else [])])
     assert start.call_count == (1 if flag else 0)
+
+
+def test_make_run_serves_and_prints_localhost_where_passkeys_work() -> None:
+    # Browsers refuse passkeys (WebAuthn) on an IP address: the address people are given to
+    # open (uvicorn prints the host it was given) is a name.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert serve.config([]).host == "localhost"
+    assert "HOST ?= localhost" in (root / "Makefile").read_text()
+    readme = (root / "README.md").read_text()
+    assert "serves on http://localhost:8000" in readme and "http://127.0.0.1:8000" not in readme

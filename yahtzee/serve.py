@@ -1,7 +1,7 @@
 """A worker's server: uvicorn with uvloop, httptools and websockets (sans-I/O), with this project's settings.
 
     python -m yahtzee.serve --host 0.0.0.0 --port 8000 --proxy-headers   # the Docker image's command
-    python -m yahtzee.serve                                               # 127.0.0.1:8000
+    python -m yahtzee.serve                                               # localhost:8000
     python -m yahtzee.serve --migrate --task-worker                       # make run: migrates first, runs the tasks too
 
 Production workers (Dockerfile), ``make run`` and the tests' live servers
@@ -40,7 +40,8 @@ WS_PING_TIMEOUT = 20.0
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
+    # By name: it is the address uvicorn prints, and browsers refuse passkeys on 127.0.0.1.
+    parser.add_argument("--host", default="localhost")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
         "--proxy-headers",

@@ -84,6 +84,10 @@ MIDDLEWARE = [
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Outside everything that may answer a page (error pages too); after WhiteNoise, whose
+    # static files need no policy.
+    "csp.middleware.CSPMiddleware",
+    "games.web.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "games.web.middleware.DatabaseUnavailableMiddleware",
@@ -94,6 +98,27 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into its page
 ]
+
+# Content-Security-Policy (django-csp): every page runs only the site's own script files and
+# style sheets. No inline <script>, no inline event handler (onclick=...), no eval, no style
+# attribute in markup (the pages' code sets styles through the CSSOM, which the policy
+# allows); data blocks (<script type="application/json">) are not run, so they need nothing.
+# 'self' covers the room's websocket on the same host. tests/e2e/test_csp.py opens every kind
+# of page and fails on any violation.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # Login lockout (django-axes), for the admin's and the players' sign-in alike: after
 # AXES_FAILURE_LIMIT wrong passwords from one address, that address's logins are refused
@@ -106,6 +131,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
+# Per address only, never per username: a stranger failing on someone's name from many
+# addresses must not lock its owner out (allauth's login limit below is per address too).
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "games.realtime.limits.login_ip"  # X-Real-IP only behind the proxy
@@ -122,7 +149,14 @@ ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL = "profile_me"
 LOGIN_URL = "account_login"
+# allauth's own sign-in limits count per address only: its default also refuses a username
+# for 5 minutes after 5 wrong passwords from anywhere, which let a stranger lock its owner
+# out. Wrong passwords per address are django-axes' (above). The address is the one the
+# proxy names, as for every other limit (games/realtime/limits.py client_ip).
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
+ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
+MFA_ADAPTER = "accounts.adapters.MFAAdapter"  # a new passkey is named after its browser and device
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_ALLOW_UNVERIFIED_EMAIL = True  # there is no email to verify
 # WebAuthn needs HTTPS, except on localhost (the browsers' own rule): plain HTTP is allowed
@@ -269,7 +303,7 @@ COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 OWN_PACE_CHOICES = [int(s) for s in envlist("OWN_PACE_CHOICES", "0,86400,259200,604800")]
 
 # The site's address as e-mails and push notices link to it (no trailing slash).
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000").rstrip("/")
 
 # Background tasks (games/services/notices.py): queued in the database in the transaction of the
 # move that owes them, run by `manage.py notice_worker` (compose's worker service) or by

@@ -19,3 +19,5 @@ handler400 = "games.web.errorpages.bad_request"
 handler403 = "games.web.errorpages.permission_denied"
 handler404 = "games.web.errorpages.page_not_found"
 handler500 = "games.web.errorpages.server_error"
+# Not Django's: allauth's rate limits (sign-in, sign-up, passwords) answer with this one.
+handler429 = "games.web.errorpages.too_many_requests"

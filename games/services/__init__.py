@@ -51,6 +51,7 @@ from games.services.codes import (
     new_controller,
     new_room_code,
     normalize_code,
+    shown_code,
 )
 from games.services.pace import EXTEND_CHOICES, PACES, check_pace, clock_extend, own_pace_choices
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
@@ -116,6 +117,7 @@ __all__ = [
     "new_controller",
     "new_room_code",
     "normalize_code",
+    "shown_code",
     "seat_reclaim",
     "seats_forget",
     "seats_hand_over",

@@ -34,7 +34,7 @@ from games.services.actions import (
     seats_of,
 )
 from games.services.codes import clean_client_seed, clean_name, name_key
-from games.store.models import Game, Move, Player
+from games.store.models import ChatMessage, Game, Move, Player
 from games.store.selectors import connected_seats
 
 # Computer players: their levels (bots.LEVELS) and names.
@@ -417,6 +417,8 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
                     entry.pop("away_controller", None)
                     seats.append(index)
             Player.objects.filter(game=game, pk__in=ids).update(name=FORMER_PLAYER)
+            # The chat's messages carry the name they were posted under: those go too.
+            ChatMessage.objects.filter(game=game, player_id__in=ids).update(name=FORMER_PLAYER)
             record(game, kind=Move.Kind.FORGET, player_id=None, payload={"seats": seats}, actor="", action_id="")
     if controller:
         for code in _codes_with(controller=controller, game__status__in=LIVE):

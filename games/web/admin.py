@@ -15,6 +15,7 @@ an ``extend`` Move (``services.clock_extend``), so its replay tells it too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,8 @@ from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, Sc
 from games.store.selectors import chat_log, game_state
 
 HISTORY = Game.OVER
+# A room code typed with the dashes the site shows it with.
+CODE_SHOWN = re.compile(r"[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{2}", re.IGNORECASE)
 # The move kinds the turn-by-turn timeline already tells; the rest are listed as room events.
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
 
@@ -104,7 +107,7 @@ def _state(game: Game) -> dict[str, Any]:
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
     list_display = (
-        "code",
+        "room_code",
         "ruleset_label",
         "player_names",
         "winner_names",
@@ -119,13 +122,13 @@ class GameAdmin(ReadOnlyAdmin):
     ordering = ("-finished_at", "-created_at")
     list_per_page = 50
     fieldsets = (
-        (None, {"fields": ("code", "ruleset", "status", "private", "local", "host", "version")}),
+        (None, {"fields": ("room_code", "ruleset", "status", "private", "local", "host", "version")}),
         ("Pace", {"fields": ("pace", "turn_timer")}),
         ("Dates", {"fields": ("created_at", "started_at", "finished_at")}),
         ("Fair dice", {"fields": ("seed_commitment", "revealed_server_seed", "client_seed")}),
     )
     readonly_fields = (
-        "code",
+        "room_code",
         "ruleset",
         "status",
         "private",
@@ -151,6 +154,18 @@ class GameAdmin(ReadOnlyAdmin):
             .filter(status__in=HISTORY)
             .prefetch_related(Prefetch("players", queryset=players))
         )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+    ) -> tuple[QuerySet[Game], bool]:
+        # A code as the site shows it ("abcd-efgh-jk") finds its game as the bare code does.
+        if CODE_SHOWN.fullmatch(search_term.strip()):
+            search_term = services.normalize_code(search_term)
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="code", ordering="code")
+    def room_code(self, game: Game) -> str:
+        return services.shown_code(game.code)
 
     @admin.display(description="rule set", ordering="ruleset")
     def ruleset_label(self, game: Game) -> str:

@@ -4,13 +4,21 @@ Django's default handlers render ``404.html`` and friends without the request's 
 (and ``500.html`` with none at all), so these handlers render ``error.html`` themselves
 with a status, a title and a sentence a person can act on. The 500 handler falls back to a
 fixed page if even rendering fails (a template or database fault is what got us here).
+
+Some errors never reach a handler: a view that takes only POST answers a GET with an empty
+405 (``require_POST``), and a library may answer an empty 4xx of its own.
+``ErrorPageMiddleware`` gives each such empty answer the site's page for its status, so a
+browser never shows its own blank error page.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 
 log = logging.getLogger(__name__)
@@ -19,10 +27,20 @@ PAGES: dict[int, tuple[str, str]] = {
     400: ("That request did not make sense", "Something in the address or the form was not what the game expected."),
     403: ("Not allowed", "This page or action is not open to you."),
     404: ("Nothing here", "There is no page at this address."),
+    405: (
+        "This address is for a button",
+        "This address takes what a button on the site sends; it is not a page to open. "
+        "Go back and use the button, or start again from the home page.",
+    ),
     429: ("Slow down", "Too many requests from your address. Please wait a minute and try again."),
     500: ("Something went wrong", "The server hit a problem it did not expect. Please try again in a moment."),
 }
-NO_ROOM = "No room has that code. Check the invite link with whoever sent it: codes are 10 letters and digits."
+NO_ROOM = (
+    "No room has that code. Check the invite link with whoever sent it: "
+    "a code is ten letters and digits, shown as abcd-efgh-jk."
+)
+# A room that exists, at an address under it that is no page (a mistyped /replays).
+NO_ROOM_PAGE = "This room has no page at this address."
 CSRF = (
     "The form had expired or came from another page (its security token did not match). "
     "Go back, reload the page and try again."
@@ -36,10 +54,20 @@ _FALLBACK = (
 )
 
 
-def error_page(request: HttpRequest, status: int, message: str | None = None, title: str | None = None) -> HttpResponse:
-    """The styled page for ``status``, with ``message`` in place of the usual sentence."""
-    default_title, default_message = PAGES.get(status, PAGES[500])
-    context = {"status": status, "title": title or default_title, "message": message or default_message}
+def error_page(
+    request: HttpRequest, status: int, message: str | None = None, title: str | None = None, room: str | None = None
+) -> HttpResponse:
+    """The styled page for ``status``, with ``message`` in place of the usual sentence.
+
+    ``room``: the code of a room the page links back to (an address under the room's own).
+    """
+    default_title, default_message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
+    context = {
+        "status": status,
+        "title": title or default_title,
+        "message": message or default_message,
+        "room": room,
+    }
     page: str
     try:
         page = render_to_string("error.html", context, request=request)
@@ -58,8 +86,21 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if exception is not None and exception.args and exception.args[0] == NO_ROOM_PAGE:
+        return error_page(request, 404, NO_ROOM_PAGE, room=room_code_in(request.path))
     message = NO_ROOM if request.path.startswith("/r/") else None
     return error_page(request, 404, message)
+
+
+def too_many_requests(request: HttpRequest) -> HttpResponse:
+    """allauth's ``handler429`` (its rate limits: sign-up, sign-in, passwords)."""
+    return error_page(request, 429)
+
+
+def room_code_in(path: str) -> str | None:
+    """The room code of an address under /r/<code>/, if it is one."""
+    parts = path.split("/")
+    return parts[2] if len(parts) > 3 and parts[1] == "r" and parts[2] else None
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -70,3 +111,55 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a stale or foreign form, said plainly (the reason goes to the log only)."""
     log.info("CSRF failure on %s %s: %s", request.method, request.path, reason)
     return error_page(request, 403, CSRF, title="This form has expired")
+
+
+class ErrorPageMiddleware:
+    """An empty error answer (status 400 or more, no body) becomes the site's page for its status.
+
+    Its headers stay (a 405's ``Allow``, a 429's ``Retry-After``). Answers with a body (a
+    page, JSON for the scripts) and answers to HEAD are left as they are.
+    """
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase | Awaitable[HttpResponseBase]]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        if self.is_async:
+            return self._acall(request)
+        response = self.get_response(request)
+        assert isinstance(response, HttpResponseBase)
+        return self.dress(request, response)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        assert not isinstance(response, HttpResponseBase)
+        answer = await response
+        if not self.bare(request, answer):
+            return answer
+        # Rendering reads the session and the user (the page's header): the database, in a thread.
+        return await sync_to_async(self.dress)(request, answer)
+
+    @staticmethod
+    def bare(request: HttpRequest, response: HttpResponseBase) -> bool:
+        """Whether ``response`` is an error with nothing to show (and not the answer to a HEAD)."""
+        if response.status_code < 400 or request.method == "HEAD" or response.streaming:
+            return False
+        return isinstance(response, HttpResponse) and not response.content
+
+    @classmethod
+    def dress(cls, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if not cls.bare(request, response):
+            return response
+        # A 405 under a room is a form's address opened as a page: the room is the way back.
+        room = room_code_in(request.path) if response.status_code == 405 else None
+        page = error_page(request, response.status_code, room=room)
+        for header, value in response.items():
+            if header.lower() not in ("content-type", "content-length"):
+                page[header] = value
+        return page

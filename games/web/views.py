@@ -14,7 +14,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -29,6 +29,7 @@ from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
+from games.web.errorpages import NO_ROOM_PAGE
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 
 
@@ -158,10 +159,17 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-@require_POST
+# The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
+ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove"})
+
+
 def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     """One form post, one service call: the no-script way to play."""
     game = _game_or_404(code)
+    if action not in ROOM_ACTIONS:
+        raise Http404(NO_ROOM_PAGE)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     post = request.POST
     controller = controller_for(request)
     version = _int(post.get("version"))
@@ -190,7 +198,7 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
                 raise RuleViolation(services.BAD_SEAT, "The form did not say which seat; reload the page.")
             service(seat=seat, expected_version=version, **common)
         else:
-            raise Http404("No such action.")
+            raise Http404(NO_ROOM_PAGE)
     except RuleViolation as exc:
         messages.error(request, exc.message)
     return redirect("room", code=game.code)

@@ -9,6 +9,7 @@ import { chime, fanfare, rattle } from "./room/sound.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
+const shownCode = code.match(/.{1,4}/g).join("-"); // as people read and type it: "abcd-efgh-jk"
 const initial = JSON.parse(document.getElementById("initial").textContent);
 const levels = initial.bot_levels;
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -172,17 +173,24 @@ function highlight(scored) {
 function celebrate(text) {
   if (reducedMotion) return;
   const layer = $("celebrate");
-  const bits = Array.from({ length: 18 }, (_, i) => {
-    const x = (i * 37) % 100;
-    const delay = (i % 6) * 0.08;
-    return `<i style="--x:${x}%;--d:${delay}s;--r:${(i * 47) % 360}deg" class="bit bit-${i % 5}"></i>`;
-  }).join("");
-  layer.innerHTML = `<p class="burst">${render.esc(text)}</p>${bits}`;
+  const burst = document.createElement("p");
+  burst.className = "burst";
+  burst.textContent = text;
+  layer.replaceChildren(burst);
+  for (let i = 0; i < 18; i++) {
+    const bit = document.createElement("i");
+    bit.className = `bit bit-${i % 5}`;
+    // Through the CSSOM: the Content-Security-Policy refuses style attributes in markup.
+    bit.style.setProperty("--x", `${(i * 37) % 100}%`);
+    bit.style.setProperty("--d", `${(i % 6) * 0.08}s`);
+    bit.style.setProperty("--r", `${(i * 47) % 360}deg`);
+    layer.append(bit);
+  }
   layer.hidden = false;
   window.clearTimeout(celebrate.timer);
   celebrate.timer = window.setTimeout(() => {
     layer.hidden = true;
-    layer.innerHTML = "";
+    layer.replaceChildren();
   }, 2200);
 }
 
@@ -664,7 +672,7 @@ function drawChat(v) {
 function cueTurn(v) {
   const state = v.state;
   const turnKey = state.turn ? `${state.turn.number}-${state.turn.seat}` : null;
-  document.title = `${v.myTurn && !state.local ? "● Your turn · " : ""}Room ${code}`;
+  document.title = `${v.myTurn && !state.local ? "● Your turn · " : ""}Room ${shownCode}`;
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== null) {
     if (v.myTurn && !state.local && !ui.muted) chime();
     announce(v.myTurn ? `Your turn, ${v.seatName(state.turn.seat)}.` : `${v.seatName(state.turn.seat)}'s turn.`);

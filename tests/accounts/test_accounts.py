@@ -17,6 +17,7 @@ from games import services
 from games.domain.rules import RuleViolation
 from games.services.replay import replay_game
 from games.store.models import Game, Move, Player
+from games.store.selectors import chat_history
 from tests.accounts.helpers import (
     PASSWORD,
     browser_with_seat_token,
@@ -134,10 +135,19 @@ def test_deleting_an_account_keeps_its_games_under_former_player() -> None:
     sign_up(b, "jon")
     done = finish(room_for([controller_of(a), controller_of(b)]))
     live = room_for([controller_of(a), controller_of(b)])
+    for room in (done, live):
+        services.chat_post(code=room.code, controller=controller_of(a), text="good game")
+        services.chat_post(code=room.code, controller=controller_of(b), text="thanks")
     response = a.post("/me/settings", {"action": "delete", "password": "wrong"})
     assert response.status_code == 400 and get_user_model().objects.filter(username="ivy").exists()
     response = a.post("/me/settings", {"action": "delete", "password": PASSWORD})
     assert response.status_code == 302 and not get_user_model().objects.filter(username="ivy").exists()
+    assert response["Location"] == "/me/deleted"
+    assert "Your account is deleted" in a.get("/me/deleted").content.decode()
+    # Its messages in the rooms' chats, posted before, now read "Former player" too.
+    for room in (done, live):
+        said = [(m["name"], m["text"]) for m in chat_history(room.code)]
+        assert said == [("Former player", "good game"), ("P1", "thanks")], room.code
     done.refresh_from_db()
     assert done.snapshot["seats"][0]["name"] == "Former player"
     assert Player.objects.get(game=done, seat=0).name == "Former player"
@@ -150,6 +160,57 @@ def test_deleting_an_account_keeps_its_games_under_former_player() -> None:
     assert live.game.snapshot["seats"][0]["status"] == Player.Status.LEFT
     assert "Former player" in b.get("/u/jon/").content.decode()
     assert Client().get(f"/r/{done.code}/replay").status_code == 200
+
+
+def test_the_delete_form_checks_the_password_through_the_sign_in_lockout() -> None:
+    a = Client(REMOTE_ADDR="198.51.100.60")
+    sign_up(a, "tess")
+    for i in range(5):
+        a.post("/me/settings", {"action": "delete", "password": f"guess {i}"})
+    # Locked out: the right password is refused too, and the account stays.
+    response = a.post("/me/settings", {"action": "delete", "password": PASSWORD})
+    assert response.status_code == 429 and "Too many" in response.content.decode()
+    assert get_user_model().objects.filter(username="tess").exists()
+
+
+def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from games.store.models import ChatMessage
+
+    a, b = Client(), Client()
+    sign_up(a, "uma")
+    sign_up(b, "val")
+    room = room_for([controller_of(a), controller_of(b)])
+    services.chat_post(code=room.code, controller=controller_of(a), text="hi")
+    services.chat_post(code=room.code, controller=controller_of(b), text="hello")
+    # As a deletion left it before chat names were renamed with the seats.
+    Player.objects.filter(game__code=room.code, seat=0).update(name="Former player")
+    import_module("games.store.migrations.0012_pages_former_player_chat").rename(apps, None)
+    names = dict(ChatMessage.objects.filter(game__code=room.code).values_list("text", "name"))
+    assert names == {"hi": "Former player", "hello": "P1"}
+
+
+def test_the_rating_is_provisional_for_five_games_then_a_number_on_the_familiar_scale() -> None:
+    a, b = Client(), Client()
+    sign_up(a, "wes")
+    sign_up(b, "xia")
+    finish(room_for([controller_of(a), controller_of(b)]), seed=1)
+    loser = min(Standing.objects.filter(ruleset="official"), key=lambda s: s.ordinal)
+    assert loser.ordinal < 0  # what the page showed bare: "Rating -1.8" after a first loss
+    page = Client().get(f"/u/{loser.user.username}/").content.decode()
+    assert 'data-testid="rating">Provisional<' in page and "1 of 5 rated games" in page
+    assert f"{loser.ordinal:.1f}" not in page and "What is the rating?" in page and "starts at 1500" in page
+    for n in range(2, 6):
+        finish(room_for([controller_of(a), controller_of(b)]), seed=n)
+    loser.refresh_from_db()
+    page = Client().get(f"/u/{loser.user.username}/").content.decode()
+    shown = round(1500 + 24 * loser.ordinal)
+    assert f'data-testid="rating">{shown}<' in page and "Provisional" not in page
+    board = Client().get("/leaderboards/official").content.decode()
+    assert f">{shown}<" in board and "μ" not in board and "starts at 1500" in board
 
 
 def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None:

@@ -205,6 +205,10 @@ class PagePool:
             "forced_colors": options.pop("forced_colors", "none"),
             "contrast": options.pop("contrast", "no-preference"),
         }
+        # The site's Content-Security-Policy refuses eval, and Playwright's wait_for_function
+        # evaluates its predicate with eval in the page: the tests' pages set the policy aside.
+        # tests/e2e/test_csp.py asks for pages that keep it (bypass_csp=False), and checks it.
+        options.setdefault("bypass_csp", True)
         key = (repr(sorted(options.items())),)  # options may be unhashable (lists, dicts)
         idle = self.idle.get(key)
         if idle:

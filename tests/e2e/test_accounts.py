@@ -103,7 +103,7 @@ def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite
 def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
     # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
     base = live_site.url.replace("127.0.0.1", "localhost")
-    page = new_page()
+    page = new_page(1280, 800)
     cdp = page.context.new_cdp_session(page)
     cdp.send("WebAuthn.enable")
     authenticator = cdp.send(
@@ -128,12 +128,62 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     page.click("main form button[type=submit]")
     page.wait_for_url("**/accounts/2fa/webauthn/add/**")
     assert serious_violations(page) == []
+    # In players' words: a passkey named after this browser, made to sign in by itself.
+    assert page.inner_text("main h1") == "Add a passkey"
+    assert page.input_value("input[name=name]") == "Chrome on Linux"
+    assert page.is_checked("input[name=passwordless]")
+    for jargon in ("Security Key", "Two-Factor", "Master key", "Passwordless"):
+        assert jargon not in page.inner_text("main"), jargon
     page.fill("input[name=name]", "This laptop")
-    if page.locator("input[name=passwordless]").count():
-        page.check("input[name=passwordless]")
     page.click("#mfa_webauthn_add")
     page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    assert "Passkey added." in page.inner_text("main")
+    assert page.inner_text("[data-testid=passkey-count]") == "You have 1 passkey."
+    assert page.locator("[data-testid=passkey-notice]").count() == 0  # at a name they work
+    page.click("text=Your passkeys")
+    assert "This laptop" in page.inner_text("main table") and "Signs you in by itself" in page.inner_text("main table")
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-1280-your-passkeys", full_page=True)
+    page.click("text=Rename")
+    assert page.inner_text("main h1") == "Rename a passkey"
+    page.fill("input[name=name]", "Work laptop")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("main table")
+    assert "Work laptop" in page.inner_text("main table")
+    page.click("text=Remove")
+    assert page.inner_text("main h1") == "Remove this passkey?" and "Work laptop" in page.inner_text("main")
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-1280-remove-a-passkey", full_page=True)
+    page.click("main a:text-is('Keep it')")
+    page.wait_for_selector("main table")
     assert len(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]) == 1
+    page.goto(base + "/accounts/logout/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("[data-testid=nav-sign-in]")
+    # The password now asks for the passkey too.
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=login]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form[action='/accounts/login/'] button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/authenticate/**")
+    assert page.inner_text("main h1") == "Confirm with your passkey"
+    assert "authenticator code" not in page.inner_text("main")
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-1280-sign-in-confirm-with-passkey", full_page=True)
+    phone = new_page(390, 844)
+    phone.goto(base + "/accounts/login/")
+    phone.fill("input[name=login]", name)
+    phone.fill("input[name=password]", PASSWORD)
+    phone.click("form[action='/accounts/login/'] button[type=submit]")
+    phone.wait_for_url("**/accounts/2fa/authenticate/**")
+    for scheme in in_each_scheme(phone):
+        assert serious_violations(phone) == [], scheme
+        shot(phone, f"{scheme}-390-sign-in-confirm-with-passkey", full_page=True)
+    page.click("#mfa_webauthn_authenticate")
+    page.wait_for_url(f"**/u/{name}/")
     page.goto(base + "/accounts/logout/")
     page.click("main form button[type=submit]")
     page.wait_for_selector("[data-testid=nav-sign-in]")
@@ -141,6 +191,52 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     page.click("#passkey_login")
     page.wait_for_url(f"**/u/{name}/")
     assert page.locator("[data-testid=nav-account]").inner_text() == name
+    assert page.errors == []
+
+
+def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_do(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    # The address a player might open (127.0.0.1): the browser refuses WebAuthn there.
+    name = username("ida")
+    for width, height in ((1280, 800), (390, 844)):
+        page = new_page(width, height)
+        if width == 1280:
+            sign_up(page, live_site, name)
+        else:
+            sign_in(page, live_site, name)
+        page.goto(live_site.url + "/accounts/2fa/")
+        notice = page.locator("[data-testid=passkey-notice]")
+        assert "Passkeys cannot work at this address" in notice.inner_text()
+        localhost = live_site.url.replace("127.0.0.1", "localhost")
+        assert notice.locator("a").get_attribute("href") == localhost + "/accounts/2fa/"
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+            shot(page, f"{scheme}-{width}-passkeys-at-an-ip-address", full_page=True)
+        page.click("text=Add a passkey")
+        page.wait_for_url("**/accounts/reauthenticate/**")
+        assert page.inner_text("main h1") == "Confirm it is you"
+        page.fill("input[name=password]", PASSWORD)
+        page.click("main form button[type=submit]")
+        page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+        # Asked anyway, the browser refuses: the page says what happened, not only the console.
+        page.click("#mfa_webauthn_add")
+        alert = page.locator("#passkey-error[role=alert]")
+        alert.wait_for()
+        assert "refuses passkeys at a numeric address" in alert.inner_text()
+        assert alert.locator("a").get_attribute("href") == localhost + "/accounts/2fa/webauthn/add/"
+        assert "/webauthn/add" in page.url  # nothing was sent
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+            shot(page, f"{scheme}-{width}-add-a-passkey-refused", full_page=True)
+        assert page.errors == []
+    # The sign-in page's passkey button, too.
+    page = new_page()
+    page.goto(live_site.url + "/accounts/login/")
+    assert page.locator("[data-testid=passkey-notice]").count() == 1
+    page.click("#passkey_login")
+    page.locator("#passkey-error[role=alert]").wait_for()
+    assert "numeric address" in page.inner_text("#passkey-error")
     assert page.errors == []
 
 

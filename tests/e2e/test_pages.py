@@ -168,6 +168,16 @@ def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
         page.goto(f"{live_site.url}/")
         page.click("footer a[href='/rules']")
         page.wait_for_url(f"{live_site.url}/rules")
+        # Written for players: each rule set in words, with examples, none of the engine's names.
+        text = page.inner_text("main")
+        for word in ("test_worked_examples", "apply_reinstate", "ScoreOption", "RuleViolation"):
+            assert word not in text, word
+        assert "Example." in text and "Questions players ask" in text
+        # A rule set's section is at an anchor of its name, for links from the table.
+        page.goto(f"{live_site.url}/rules#painted")
+        heading = page.locator("h2#painted")
+        assert heading.inner_text() == "Painted Yahtzee"
+        assert -1 <= heading.bounding_box()["y"] < height / 2  # scrolled to it
         assert page.errors == []
 
 

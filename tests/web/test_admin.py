@@ -199,8 +199,10 @@ def test_the_changelist_lists_finished_and_abandoned_games_only(admin_client: Cl
     response = admin_client.get(CHANGELIST)
     assert response.status_code == 200
     page = text(response)
-    assert done.code in page and left.code in page
+    # Codes as the site shows them everywhere, "abcd-efgh-jk".
+    assert services.shown_code(done.code) in page and services.shown_code(left.code) in page
     assert lobby.code not in page and playing.code not in page
+    assert services.shown_code(lobby.code) not in page and services.shown_code(playing.code) not in page
     state = game_state(done)
     scores = " · ".join(
         f"{seat['name']} {card['total']}" for seat, card in zip(state["seats"], state["cards"], strict=True)
@@ -214,10 +216,14 @@ def test_search_by_room_code_and_player_name(admin_client: Client) -> None:
     first, second = finished(2, seed=1), finished(2, seed=2)
     rename(first, 1, "Zenobia")
     page = text(admin_client.get(CHANGELIST, {"q": second.code}))
-    assert second.code in page and first.code not in page
+    assert services.shown_code(second.code) in page and services.shown_code(first.code) not in page
+    # Typed as the site shows it, with its dashes (and in capitals), it finds the same game.
+    shown = services.shown_code(second.code).upper()
+    assert {game.code for game in admin_client.get(CHANGELIST, {"q": shown}).context["cl"].result_list} == {second.code}
     response = admin_client.get(CHANGELIST, {"q": "zenob"})
     assert response.context["cl"].result_count == 1  # one row even if several seats matched
-    assert first.code in text(response) and second.code not in text(response)
+    assert services.shown_code(first.code) in text(response)
+    assert services.shown_code(second.code) not in text(response)
 
 
 def test_filters_by_status_rule_set_and_date(admin_client: Client) -> None:
@@ -326,6 +332,7 @@ def test_nothing_can_be_added_changed_or_deleted_even_by_a_superuser(admin_clien
 def test_the_page_offers_no_save_or_delete(admin_client: Client) -> None:
     game = finished(1, seed=1)
     html = admin_client.get(game_url(game)).content.decode()
+    assert f'<div class="readonly">{services.shown_code(game.code)}</div>' in html  # as the site shows it
     assert 'name="_save"' not in html and 'name="_continue"' not in html
     assert game_url(game, "delete") not in html
     form = re.search(r'<form [^>]*id="game_form".*?</form>', html, flags=re.S).group(0)

@@ -3,24 +3,49 @@
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
 
 from games import services
+from games.domain.rules import RULESETS
 from games.store.models import Game
 from tests.factories import open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_rules_page_states_every_rule_set_and_stops_before_the_developer_part() -> None:
+# What the engine's reference (docs/rules.md) names and a player's page must not.
+ENGINE_WORDS = (
+    "tests/",
+    "test_worked_examples",
+    "apply_",
+    "ScoreOption",
+    "RuleViolation",
+    "games/domain/rules",
+    "<code>",
+)
+
+
+def test_the_rules_page_explains_every_rule_set_to_players_in_their_words() -> None:
     page = Client().get("/rules").content.decode()
-    for heading in ("official", "free_joker", "yeti", "triple", "yatzy", "painted"):
-        assert f"<code>{heading}</code>" in page
-    assert "Worked examples" in page
-    assert "The rules engine" not in page
-    assert 'href="/fairness"' in page  # the doc's link to fairness.md points at the page
+    for ruleset in RULESETS.values():
+        # A section per rule set, under the name the home page gives it, at an anchor of its name.
+        assert re.search(rf'<h2 id="{ruleset.name}">{re.escape(ruleset.label)}</h2>', page), ruleset.name
+    sections = dict(re.findall(r'<h2 id="([^"]+)">.*?</h2>(.*?)(?=<h2|</article>)', page, re.S))
+    for ruleset in RULESETS:
+        assert "xample" in sections[ruleset], f"{ruleset} has no example"
+    for word in ENGINE_WORDS:
+        assert word not in page, word
+    assert 'href="/fairness"' in page  # the text's link to fairness.md points at the page
+
+
+def test_the_engines_reference_stays_in_docs_and_names_the_players_page() -> None:
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    assert "## The rules engine" in reference and "apply_reinstate" in reference
+    assert "templates/games/rules.md" in reference
 
 
 def test_the_fair_dice_page_gives_the_method_and_the_checking_script() -> None:

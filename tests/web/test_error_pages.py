@@ -8,6 +8,7 @@ import pytest
 from django.test import Client, override_settings
 
 from games.store.models import Game
+from tests.factories import create_room
 
 pytestmark = pytest.mark.django_db
 
@@ -101,3 +102,76 @@ def test_the_500_page_stands_even_when_its_template_cannot_render(monkeypatch: p
 def test_favicon_ico_answers_with_the_site_s_icon() -> None:
     response = Client().get("/favicon.ico")
     assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+
+
+def test_a_room_address_that_only_takes_a_form_gets_the_site_s_405_with_a_way_back_to_the_room() -> None:
+    game = Game.objects.create(code="abcdefghjk")
+    for path in (f"/r/{game.code}/join", f"/r/{game.code}/roll", f"/r/{game.code}/rematch"):
+        response = Client().get(path)
+        assert response.status_code == 405, path
+        assert response["Allow"] == "POST"
+        page = response.content.decode()
+        assert_styled(page, 405)
+        assert "This address is for a button" in page
+        assert f'href="/r/{game.code}/"' in page and "Back to the room" in page
+
+
+def test_a_mistyped_address_under_a_room_gets_the_site_s_404_with_a_way_back_to_the_room() -> None:
+    game = Game.objects.create(code="abcdefghjk")
+    for method in ("get", "post"):
+        response = getattr(Client(), method)(f"/r/{game.code}/replays")
+        assert response.status_code == 404, method
+        page = response.content.decode()
+        assert_styled(page, 404)
+        assert "This room has no page at this address" in page and f'href="/r/{game.code}/"' in page
+    # Under a code that does not exist it is the usual missing room, no link to it.
+    page = Client().get("/r/zzzzzzzzzz/replays").content.decode()
+    assert "No room has that code" in page and 'href="/r/zzzzzzzzzz/"' not in page
+
+
+def test_every_empty_error_answer_becomes_the_site_s_page_keeping_its_headers() -> None:
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from games.web.errorpages import ErrorPageMiddleware
+
+    for status in (400, 403, 404, 405, 429, 500, 503):
+        bare = HttpResponse(status=status)
+        bare["Retry-After"] = "30"
+        page = ErrorPageMiddleware(lambda request, bare=bare: bare)(RequestFactory().get("/somewhere"))
+        assert page.status_code == status and page["Retry-After"] == "30"
+        assert_styled(page.content.decode(), status)
+    # A body of its own (a page, JSON for the scripts) and a HEAD are left alone.
+    json = HttpResponse(b'{"error": "x"}', status=409, content_type="application/json")
+    assert ErrorPageMiddleware(lambda request: json)(RequestFactory().get("/r/x/log.json")) is json
+    head = HttpResponse(status=405)
+    assert ErrorPageMiddleware(lambda request: head)(RequestFactory().head("/r/x/join")) is head
+
+
+def test_allauths_rate_limits_answer_with_the_site_s_429() -> None:
+    from allauth.core.ratelimit import respond_429
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import RequestFactory
+
+    request = RequestFactory().post("/accounts/login/")
+    request.user = AnonymousUser()
+    response = respond_429(request)
+    assert response.status_code == 429
+    assert_styled(response.content.decode(), 429)
+
+
+def test_a_bare_405_is_the_site_s_page_under_the_async_server_too() -> None:
+    # The live server runs Django's async handler: the page's header reads the session and the
+    # user, which must happen outside the event loop (else the page fell back to its plain form).
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    browser = Client()
+    code = create_room(browser)  # a browser with a session, as a player's is
+    client = AsyncClient()
+    client.cookies = browser.cookies
+    response = async_to_sync(client.get)(f"/r/{code}/join")
+    assert response.status_code == 405
+    page = response.content.decode()
+    assert_styled(page, 405)
+    assert "This address is for a button" in page and "Back to the room" in page

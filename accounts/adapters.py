@@ -1,0 +1,41 @@
+"""allauth's MFA adapter in players' words: a new passkey is named after the browser and device
+that made it ("Chrome on Android"), not "Master key"."""
+
+from __future__ import annotations
+
+from allauth.core import context
+from allauth.mfa.adapter import DefaultMFAAdapter
+from allauth.mfa.models import Authenticator
+from django.contrib.auth.base_user import AbstractBaseUser
+
+# What a User-Agent says, in the order to look for it (Edge and Opera also say Chrome; Chrome
+# also says Safari; Android also says Linux; an iPad may say Macintosh).
+BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+SYSTEMS = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("CrOS", "Chromebook"),
+    ("Windows", "Windows"),
+    ("Macintosh", "Mac"),
+    ("Linux", "Linux"),
+)
+
+
+def device_name(user_agent: str) -> str:
+    """ "Chrome on Android" from a User-Agent header; "" when it names neither."""
+    browser = next((name for mark, name in BROWSERS if mark in user_agent), "")
+    system = next((name for mark, name in SYSTEMS if mark in user_agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system
+
+
+class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is untyped
+    def generate_authenticator_name(self, user: AbstractBaseUser, type: Authenticator.Type) -> str:  # noqa: A002 - allauth's name
+        """The name a new passkey's form suggests: the browser and device, else "Passkey N"."""
+        request = context.request
+        device = device_name(request.headers.get("User-Agent", "")) if request is not None else ""
+        if device:
+            return device
+        return f"Passkey {Authenticator.objects.filter(user_id=user.pk, type=type).count() + 1}"

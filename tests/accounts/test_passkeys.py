@@ -1,0 +1,85 @@
+"""The passkey pages in players' words, and why passkeys cannot work at a numeric address."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.adapters import device_name
+from tests.accounts.helpers import sign_up
+
+pytestmark = pytest.mark.django_db
+
+CHROME_ANDROID = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36"
+)
+SAFARI_IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.5 Mobile/15E148 Safari/604.1"
+)
+EDGE_WINDOWS = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0 Safari/537.36 Edg/131.0"
+)
+
+
+def test_a_new_passkey_is_named_after_its_browser_and_device() -> None:
+    assert device_name(CHROME_ANDROID) == "Chrome on Android"
+    assert device_name(SAFARI_IPHONE) == "Safari on iPhone"
+    assert device_name(EDGE_WINDOWS) == "Edge on Windows"
+    assert device_name("Firefox/128.0") == "Firefox"
+    assert device_name("curl/8") == ""
+
+
+def passkeys_page(host: str, path: str = "/accounts/2fa/") -> str:
+    client = Client(HTTP_HOST=host, HTTP_USER_AGENT=CHROME_ANDROID)
+    sign_up(client, f"pk{abs(hash(host)) % 10_000}")
+    response = client.get(path)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("host", "link"),
+    [
+        ("127.0.0.1:8000", "http://localhost:8000/accounts/2fa/"),
+        ("[::1]:8000", "http://localhost:8000/accounts/2fa/"),
+        ("127.0.0.1", "http://localhost/accounts/2fa/"),
+    ],
+)
+def test_the_passkey_pages_at_this_machines_address_say_why_and_link_localhost(host: str, link: str) -> None:
+    page = passkeys_page(host)
+    assert "Passkeys cannot work at this address" in page and "numeric address" in page
+    assert f'href="{link}"' in page
+
+
+def test_at_another_numeric_address_the_page_says_to_use_the_sites_name(settings: object) -> None:
+    settings.ALLOWED_HOSTS = ["203.0.113.9"]  # type: ignore[attr-defined]
+    page = passkeys_page("203.0.113.9")
+    assert "Passkeys cannot work at this address" in page and "by its name" in page and "localhost" not in page
+
+
+def test_the_passkey_pages_speak_of_passkeys_and_say_nothing_at_a_name() -> None:
+    page = passkeys_page("localhost:8000")
+    assert "<h1>Passkeys</h1>" in page and "Add a passkey" in page and "You have no passkey yet" in page
+    assert "cannot work at this address" not in page
+    for jargon in ("Two-Factor", "Security Key", "Master key", "Passwordless"):
+        assert jargon not in page, jargon
+
+
+def test_the_list_of_passkeys_names_each_with_what_it_does() -> None:
+    # allauth's own list page loads django.contrib.humanize, which the site does not install: a 500.
+    from allauth.mfa.models import Authenticator
+
+    from tests.accounts.helpers import user
+
+    client = Client(HTTP_HOST="localhost:8000")
+    sign_up(client, "zed")
+    Authenticator.objects.create(
+        user=user("zed"), type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop", "credential": {}}
+    )
+    response = client.get("/accounts/2fa/webauthn/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "<h1>Your passkeys</h1>" in page and "Laptop" in page and "Not used yet" in page
+    assert "Rename" in page and "Remove" in page
