@@ -11,7 +11,9 @@ from django.urls import path
 
 from bench.consumer import BenchConsumer
 
-pytestmark = pytest.mark.asyncio
+# The socket's handshake loads its session and tidies the thread's database connection
+# (Channels' database_sync_to_async): a kept connection from an earlier test is checked then.
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 app = URLRouter([path("ws/bench/<str:room>/", BenchConsumer.as_asgi())])
 
