@@ -263,3 +263,42 @@ async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_b
             assert timeouts(database_url, code) == []
         finally:
             await back.close()
+
+
+async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_socket_and_a_kill(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A day-long move, its deadline passed while nobody had a page open: played once, by whoever claims it."""
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(one.url), Browser(two.url)
+        landed = ann.post(
+            "/rooms/new",
+            {"name": "Ann", "ruleset": "official", "mode": "online", "pace": "own", "move_time": "86400"},
+        )
+        code = landed.rstrip("/").rsplit("/", 1)[-1]
+        bob.join(code, "Bob")
+        a = await ann.socket(code).connect()
+        await a.send({"type": "start"})
+        await a.wait(lambda: a.state["status"] == "playing")
+        assert a.state["pace"] == "own" and a.state["clock"]["seconds"] == 86400
+        await a.close()  # nobody is connected from now on
+        # A day later, as far as the room knows: Ann's deadline is a moment away.
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute(
+                "UPDATE games_game SET turn_deadline = now() + interval '1 second',"
+                " due_at = now() + interval '1 second' WHERE code = %s",
+                [code],
+            )
+        one.kill()  # the process that committed the start dies just before the deadline
+        await until(lambda: len(timeouts(database_url, code)) == 1, 15)
+        one.start()
+        await asyncio.sleep(2)  # both processes sweep again: nothing more is played
+        log = moves(database_url, code)
+        assert [kind for _, kind, _ in log].count("timeout") == 1
+        assert [k for _, k, _ in log][-3:] == ["timeout", "roll", "score"]
+        with psycopg.connect(database_url) as conn:
+            (deadline_left,) = conn.execute(
+                "SELECT EXTRACT(EPOCH FROM turn_deadline - now()) FROM games_game WHERE code = %s", [code]
+            ).fetchone()
+        assert 86000 < deadline_left <= 86400  # Bob's move: a fresh day
