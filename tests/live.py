@@ -215,8 +215,8 @@ def migrate_sqlite(env: dict[str, str]) -> None:
 def migrated_template(parsed: urllib.parse.ParseResult) -> str:
     """The name of a database on ``parsed``'s server with every migration applied, made once.
 
-    Named after a fingerprint of the migration files, so a new migration makes a new one
-    (and the old ones are dropped); made under a file lock, so two test processes never
+    Named after a fingerprint of the migration files, so a new migration makes a new one;
+    made under a file lock, so two test processes never
     build it at once. Nothing ever connects to it but the migrate that builds it, as
     PostgreSQL's TEMPLATE copy requires.
     """
@@ -234,9 +234,11 @@ def migrated_template(parsed: urllib.parse.ParseResult) -> str:
             names = [row[0] for row in rows]
             if name in names:
                 return name
-            for old in names:  # an older fingerprint's, or one whose build was cut off
-                conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
+            # Another fingerprint's template is left alone: another checkout's test run (another
+            # branch, another set of migrations) may be copying it right now. Only a build of
+            # this one that was cut off is dropped.
             building = f"{name}_building"
+            conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{building}"')
             manage("migrate", "--noinput", env=server_env(DATABASE_URL=parsed._replace(path=f"/{building}").geturl()))
             conn.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
