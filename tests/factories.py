@@ -171,3 +171,14 @@ def play_to_end(table: Table, rng: random.Random) -> Game:
 
 def seat_player(table: Table, seat: int) -> Player:
     return Player.objects.get(game__code=table.code, seat=seat)
+
+
+def timed_room(players: int = 2, seconds: int = 30) -> Table:
+    """A started room of ``players`` people with a turn timer of ``seconds``."""
+    controllers = [services.new_controller() for _ in range(players)]
+    host = services.game_create(host_name="P0", controller=controllers[0], turn_timer=seconds)
+    table = Table(code=host.game.code, controllers=controllers)
+    for i in range(1, players):
+        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
+    services.game_start(code=table.code, controller=controllers[0], expected_version=None, action_id=action_id())
+    return table

@@ -12,19 +12,9 @@ import bots
 from games import scheduling, services
 from games.services import signals
 from games.store.models import Game, Heartbeat, Move
-from tests.factories import Table, action_id, open_room, play_to_end, play_turn
+from tests.factories import open_room, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
-
-
-def timed_room(players: int = 2, seconds: int = 30) -> Table:
-    controllers = [services.new_controller() for _ in range(players)]
-    host = services.game_create(host_name="P0", controller=controllers[0], turn_timer=seconds)
-    table = Table(code=host.game.code, controllers=controllers)
-    for i in range(1, players):
-        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
-    services.game_start(code=table.code, controller=controllers[0], expected_version=None, action_id=action_id())
-    return table
 
 
 def due_now(code: str) -> None:

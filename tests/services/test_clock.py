@@ -16,19 +16,9 @@ from games.scheduling import botplay
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game, Move
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, play_to_end, play_turn
+from tests.factories import Table, action_id, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
-
-
-def timed_room(players: int = 2, seconds: int = 30) -> Table:
-    controllers = [services.new_controller() for _ in range(players)]
-    host = services.game_create(host_name="P0", controller=controllers[0], turn_timer=seconds)
-    table = Table(code=host.game.code, controllers=controllers)
-    for i in range(1, players):
-        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
-    services.game_start(code=table.code, controller=controllers[0], expected_version=None, action_id=action_id())
-    return table
 
 
 def run_out(table: Table) -> int:
