@@ -12,6 +12,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -254,3 +255,19 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """A failed test that ran server processes shows their logs (the end of each) in its report.
+
+    A live test fails on what a server did or did not do; without its log a failure seen
+    once in a full run (a loaded machine, a timing) cannot be told from another.
+    """
+    report: pytest.TestReport = yield
+    if report.failed and call.when == "call":
+        folder = getattr(item, "funcargs", {}).get("tmp_path")
+        if isinstance(folder, Path):
+            for log in sorted(folder.glob("*.log")):
+                report.sections.append((f"server log {log.name}", log.read_text(errors="replace")[-8000:]))
+    return report

@@ -140,15 +140,20 @@ class ServerProcess:
 @contextlib.contextmanager
 def servers(count: int, env: dict[str, str], log_dir: Path | None = None) -> Iterator[list[ServerProcess]]:
     started: list[ServerProcess] = []
+    failed = False
     try:
         for _ in range(count):
             started.append(ServerProcess(env, log_dir=log_dir).start())
         yield started
+    except BaseException:
+        failed = True  # the logs stay for the failure's report (tests/conftest.py attaches them)
+        raise
     finally:
         for server in started:
             server.stop()
-            with contextlib.suppress(FileNotFoundError):
-                server.log_path.unlink()
+            if not failed:
+                with contextlib.suppress(FileNotFoundError):
+                    server.log_path.unlink()
 
 
 @contextlib.contextmanager

@@ -126,11 +126,17 @@ async def test_a_killed_server_process_loses_and_doubles_nothing(database_url: s
         assert b2.version == e2.version == a.version
         # The client does not know whether its roll landed, so it sends the same frame again.
         errors = len(b2.errors)
+        landed = b2.version == version + 1
         await b2.conn.send(json.dumps(in_flight))  # type: ignore[union-attr]
-        await b2.wait(lambda: b2.version == version + 1 and (len(b2.errors) > errors or a.version == version + 1))
-        if len(b2.errors) > errors:  # it had landed: refused as already applied, state resent
+        if landed:
+            # Refused as already applied, state resent: wait for that answer itself, or it
+            # arrives during the next action and reads as that action's refusal.
+            await b2.wait(lambda: len(b2.errors) > errors)
             assert b2.errors[-1]["code"] in ("stale", "repeated_action")
             assert b2.errors[-1]["id"] == in_flight["id"]
+        else:
+            await b2.wait(lambda: b2.version == version + 1 or len(b2.errors) > errors)
+            assert len(b2.errors) == errors, b2.errors[errors:]
         for sock in (a, b2, e2):
             await sock.wait_version(version + 1)
         assert a.state["turn"]["rolls_used"] == 2
