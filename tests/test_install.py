@@ -1,4 +1,4 @@
-"""yahtzee.install: one pip install, a virtualenv without a pip of its own to unpack, and progress lines."""
+"""yahtzee.install: one uv install (pip when uv cannot be had), a virtualenv with no pip to unpack, progress lines."""
 
 from __future__ import annotations
 
@@ -111,6 +111,7 @@ def test_pips_output_becomes_a_few_lines_of_how_far_along_it_is() -> None:
 
 def run_main(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
     monkeypatch.setattr(install, "pip_command", lambda venv, base, dev: [sys.executable, "-c", script])
+    monkeypatch.setenv("YAHTZEE_INSTALLER", "pip")
     code = install.main(["--venv", str(tmp_path / "venv")])
     return code, capsys.readouterr().out
 
@@ -161,3 +162,84 @@ def test_while_pip_unpacks_the_packages_appearing_in_site_packages_are_counted()
         ("  installing: 1 of 3", False),
         ("  installing: 3 of 3", False),
     ]
+
+
+UV_OUTPUT = """Using Python 3.11.7 environment at: .venv
+Resolved 3 packages in 412ms
+Prepared 3 packages in 1.20s
+Installed 3 packages in 35ms
+ + asgiref==3.13.0
+ + channels==4.3.2
+ + django==5.2.19
+"""
+
+
+def test_uvs_output_becomes_its_summary_lines() -> None:
+    written: list[tuple[str, bool]] = []
+    progress = install.UvProgress(lambda text, final: written.append((text, final)))
+    progress.feed(UV_OUTPUT.splitlines(keepends=True))
+    assert written == [
+        ("  resolved 3 packages in 412ms", True),
+        ("  prepared 3 packages in 1.20s", True),
+        ("  installed 3 packages in 35ms", True),
+    ]
+    assert progress.total == 3 and "".join(progress.lines) == UV_OUTPUT
+
+
+def uv_main(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    uv_script: str | None,
+    pip_script: str = "print('Installing collected packages: a'); print('Successfully installed a-1')",
+) -> Any:
+    monkeypatch.delenv("YAHTZEE_INSTALLER", raising=False)
+    uv = None if uv_script is None else [sys.executable, "-c", uv_script]
+    monkeypatch.setattr(install, "uv_command", lambda venv, base, dev: uv)
+    monkeypatch.setattr(install, "pip_command", lambda venv, base, dev: [sys.executable, "-c", pip_script])
+    code = install.main(["--venv", str(tmp_path / "venv")])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_the_install_runs_uv_and_says_what_it_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = uv_main(tmp_path, monkeypatch, capsys, f"print({UV_OUTPUT!r}, end='')")
+    assert code == 0
+    assert lines[0].startswith("Installing the server's packages into ") and "one uv install" in lines[0]
+    assert "  installed 3 packages in 35ms" in lines
+    assert lines[-1].startswith("Done in ") and lines[-1].endswith("s: 3 packages installed.")
+    assert not any("pip" in line for line in lines)  # pip was not needed
+
+
+def test_without_uv_or_when_uv_fails_pip_installs_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = uv_main(tmp_path, monkeypatch, capsys, None)
+    assert code == 0 and "uv could not be installed; installing with pip instead." in lines
+    assert lines[-1].endswith("s: 1 packages installed.")
+
+    failing = "import sys; print('error: No solution found'); sys.exit(2)"
+    code, lines = uv_main(tmp_path, monkeypatch, capsys, failing)
+    assert code == 0
+    assert "error: No solution found" in lines  # uv's own output, since it failed
+    assert "uv failed (exit status 2); installing with pip instead." in lines
+    assert any("one pip install" in line for line in lines) and lines[-1].endswith("s: 1 packages installed.")
+
+
+def test_uv_is_put_into_the_virtualenv_once_by_pip(made: dict[str, Any]) -> None:
+    venv = made["path"]
+    assert install.uv_command(venv, "/usr/bin/python3", dev=False) is None  # pip ran, but brought no uv
+    assert made["runs"][-1][-1] == "uv" and "install" in made["runs"][-1]
+    (venv / "bin" / "uv").touch()
+    runs = len(made["runs"])
+    command = install.uv_command(venv, "/usr/bin/python3", dev=True)
+    assert command == [
+        str(venv / "bin" / "uv"),
+        "pip",
+        "install",
+        "--python",
+        str(venv / "bin" / "python"),
+        *install.requirements(dev=True),
+    ]
+    assert len(made["runs"]) == runs  # uv already there: nothing installed to get it
