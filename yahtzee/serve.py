@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 
 import uvicorn
@@ -92,6 +93,23 @@ def config_of(args: argparse.Namespace) -> uvicorn.Config:
     )
 
 
+class ClientsBadText(logging.Filter):
+    """A text frame that is not UTF-8 is the client's error, not the server's: one warning line.
+
+    uvicorn closes such a socket with 1007 (as the protocol says) but logs it as an ERROR with
+    a traceback of its own decode, so anyone could fill the log with tracebacks, one a frame.
+    """
+
+    MESSAGE = "Invalid UTF-8 sequence received from client"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == self.MESSAGE or str(record.msg).startswith(self.MESSAGE):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args = "A client sent a text frame that is not UTF-8: its socket is closed (1007).", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
 def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
     """The application imported (Django set up, every module loaded), migrated if asked, then frozen: the
     server, not yet serving.
@@ -109,6 +127,7 @@ def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
         # migration, which would otherwise share the interpreter and the cores with them.
         tables.hold()
     config.load()
+    logging.getLogger("uvicorn.error").addFilter(ClientsBadText())
     if migrate:
         # Django is set up by now (the application's import): migrating here saves make run a
         # second start of it (about 1.5 s of CPU), most of its time to the first page once installed.
