@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -87,6 +88,11 @@ class Shape:
 
 # --- servers -----------------------------------------------------------------------------
 
+# ``--pin-server CPU``: the servers run under ``taskset -c CPU`` (it execs them, so the process
+# whose CPU is counted is the server's own); ``--pin-client CPU`` keeps this load generator on
+# another core, so the two do not take turns on one.
+SERVER_PREFIX: list[str] = []
+
 
 @contextlib.contextmanager
 def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list[ServerProcess]]:
@@ -123,7 +129,7 @@ def started_servers(config: str, processes: int, log_dir: Path) -> Iterator[list
         servers: list[ServerProcess] = []
         try:
             for _ in range(processes):
-                servers.append(ServerProcess(env, log_dir=log_dir).start(timeout=60))
+                servers.append(ServerProcess(env, log_dir=log_dir, prefix=SERVER_PREFIX).start(timeout=60))
             yield servers
         finally:
             for server in servers:
@@ -518,7 +524,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--profile", type=Path, help="py-spy each server process while measuring; stacks here")
     parser.add_argument("--table", type=Path, help="only print the table of a --json file")
+    parser.add_argument("--pin-server", metavar="CPU", help="run the servers on this core (taskset -c CPU)")
+    parser.add_argument("--pin-client", metavar="CPU", type=int, help="run this load generator on this core")
     args = parser.parse_args(argv)
+    if args.pin_server is not None:
+        if not shutil.which("taskset"):
+            raise SystemExit("--pin-server needs taskset (util-linux)")
+        SERVER_PREFIX[:] = ["taskset", "-c", args.pin_server]
+    if args.pin_client is not None:
+        os.sched_setaffinity(0, {args.pin_client})
     if args.table:
         print_table(args.table)
         return

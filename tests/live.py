@@ -75,9 +75,16 @@ class ServerProcess:
     """One server process on 127.0.0.1 (``server_command``); ``kill`` is SIGKILL, ``start`` restarts it on its port."""
 
     def __init__(
-        self, env: dict[str, str], port: int | None = None, log_dir: Path | None = None, server: str | None = None
+        self,
+        env: dict[str, str],
+        port: int | None = None,
+        log_dir: Path | None = None,
+        server: str | None = None,
+        prefix: list[str] | None = None,
     ) -> None:
         self.env = env
+        # Run before the server's own command and exec'ing it (``taskset -c 1``): the PID stays the server's.
+        self.prefix = prefix or []
         self.port = port or free_port()
         self.server = server or LIVE_SERVER
         self.log_path = (log_dir or Path("/tmp")) / f"{self.server}-{self.port}-{uuid.uuid4().hex[:6]}.log"
@@ -90,7 +97,7 @@ class ServerProcess:
     def start(self, timeout: float = 30) -> ServerProcess:
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            server_command(self.port, self.server),
+            [*self.prefix, *server_command(self.port, self.server)],
             cwd=ROOT,
             env=self.env,
             stdout=log,
