@@ -8,11 +8,14 @@ test run misbehaves quietly; the behaviour each one serves has its own tests too
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import threading
 from typing import Any
 
+import pytest
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.test import TransactionTestCase
 
 from games.realtime import backlog
@@ -96,3 +99,17 @@ def test_a_running_loop_can_be_set_aside_and_put_back() -> None:
     thread.start()
     thread.join()
     assert len(found) == 2 and isinstance(found[0], asyncio.AbstractEventLoop) and found[1] is None
+
+
+@pytest.mark.asyncio
+async def test_asgirefs_threads_know_the_event_loop_that_called_them() -> None:
+    """games.realtime.fanout and games.scheduling.runner read asgiref's SyncToAsync.threadlocal.main_event_loop."""
+    loop = asyncio.get_running_loop()
+
+    def inside() -> object:
+        return getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+
+    assert await sync_to_async(inside)() is loop
+    assert await sync_to_async(inside, thread_sensitive=False)() is loop
+    # yahtzee/postgresql/base.py: a request's own thread is told by asgiref's context variable.
+    assert isinstance(SyncToAsync.thread_sensitive_context, contextvars.ContextVar)
