@@ -1,6 +1,7 @@
 """This process's transport state, in one object: ``current()``; and the one call that puts it back as new: ``reset()``.
 
-The transport's modules keep no state of their own; each reads what it keeps here:
+The transport's modules keep no state of their own (but the rate limiter, shared with the
+pages); each reads what it keeps here:
 
 - the fan-out (games.realtime.fanout): which sockets of this process are in which room, on
   which event loop; the newest state delivered to each room; each loop's relay channel; who
@@ -12,15 +13,15 @@ The transport's modules keep no state of their own; each reads what it keeps her
 - the database threads (games.realtime.threads): the PostgreSQL pool, each loop's upkeep lane;
 - memory (games.realtime.memory): the closes since the last ``malloc_trim``;
 - the pub/sub layer (games.realtime.layers): who is told of a resubscription;
-- the rate limiter (games.realtime.limits.limiter), which the pages share;
 - the background tasks of all these, so that none is lost to the garbage collector and a
   reset can end them.
 
 ``reset()`` is for tests: it ends what runs in the background on the caller's event loop
 (this transport's tasks, and whatever registered with ``on_reset``: the scheduler's timers),
 waits for the database threads to finish what they were doing and closes their
-connections, and forgets every room, counter and relay. The listeners stay: they are the
-wiring games.apps does once a process.
+connections, and forgets every room, counter and relay, and the rate limiter's counts in
+this process (``games.realtime.limits.limiter``, an object of its own: the pages share it).
+The listeners stay: they are the wiring games.apps does once a process.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
+
+from games.realtime.limits import limiter
 
 if TYPE_CHECKING:
     from games.realtime.fanout import Relay, Socket, StateListener
@@ -116,14 +120,11 @@ class Transport:
 
     def background(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
         """What runs in the background on ``loop``: presence due, sweeps, resyncs, relays, sends."""
-        relays = [task for task in self.relays.values()]
-        every = [*self.tasks, *self.presence_due.values(), *self.sweepers.values(), *relays]
+        every = [*self.tasks, *self.presence_due.values(), *self.sweepers.values(), *self.relays.values()]
         return [task for task in every if task.get_loop() is loop and not task.done()]
 
     def forget(self) -> None:
         """Forget every room, relay, counter and ping (the listeners stay)."""
-        from games.realtime.limits import limiter
-
         with self.lock:
             self.members.clear()
         self.latest.clear()
@@ -172,8 +173,6 @@ async def reset() -> None:
         await hook()
     if transport.pool is not None:
         await loop.run_in_executor(None, _drain, transport.pool, settings.DB_THREADS)
-    from channels.db import database_sync_to_async
-
     await database_sync_to_async(connections.close_all)()
     transport.forget()
 
