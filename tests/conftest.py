@@ -11,12 +11,13 @@ import asyncio
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+import pytest_asyncio
 from channels.testing import WebsocketCommunicator
 from django.conf import settings  # pytest-django has loaded the settings by now
 from django.db import connections, transaction
@@ -152,6 +153,21 @@ def need_program(name: str, install: str) -> None:
     if os.environ.get("REQUIRE_SERVICES") == "1":
         pytest.fail(f"REQUIRE_SERVICES=1 but {message}")
     pytest.skip(message)
+
+
+@pytest_asyncio.fixture
+async def fresh_transport() -> AsyncIterator[None]:
+    """After the test, the transport as new: ``games.realtime.transport.reset``, the one call.
+
+    The sockets' background work (a presence frame due, the sweep, a computer player's step
+    or a turn timeout still due) would write while the next test empties the tables, or open
+    a database connection again after the test closed them; the reset ends it, waits for
+    the database threads, closes their connections and forgets every room and counter.
+    """
+    yield
+    from games.realtime import transport
+
+    await transport.reset()
 
 
 @pytest.fixture

@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
+from games.realtime.transport import current
 from games.services.processes import ORIGIN  # this process, on every message it relays
 
 log = logging.getLogger(__name__)
@@ -83,25 +83,12 @@ def room_group(code: str) -> str:
 
 
 @dataclass
-class _Relay:
+class Relay:
     """One event loop's channel in the groups of the rooms it has sockets in."""
 
     channel: str
     groups: set[str] = field(default_factory=set)
     redis: Any = None  # this loop's redis.asyncio client for the rooms' sets (None: no Redis layer)
-
-
-_lock = threading.Lock()  # _members is read from database threads after a commit
-_members: dict[str, dict[Socket, asyncio.AbstractEventLoop]] = {}
-_latest: dict[str, int] = {}  # room -> highest state version delivered in this process
-_relays: dict[asyncio.AbstractEventLoop, asyncio.Task[_Relay]] = {}
-_tasks: set[asyncio.Task[Any]] = set()
-# Who else has sockets in the rooms this process has sockets in (on the event loop):
-_peers: dict[str, dict[str, float]] = {}  # room -> other process's ORIGIN -> when heard of (monotonic)
-_known: set[str] = set()  # rooms whose set this process has read, Redis not failing since
-_newest: dict[str, tuple[int, list[str]]] = {}  # room -> newest state delivered here (version, frames)
-_state_listeners: list[StateListener] = []
-_back_listeners: list[Callable[[list[str]], None]] = []
 
 
 def on_state(listener: StateListener) -> None:
@@ -110,11 +97,12 @@ def on_state(listener: StateListener) -> None:
     That is once per process for each versioned message delivered to the room's sockets in
     this process (however many sockets; not for one dropped as older, nor in a process with
     no socket in the room), and once for each socket welcomed with ``welcome``. The frames
-    end with the room's state frame. games.scheduling.botplay listens here (registered in
-    games.apps): the transport itself knows nothing of what the state means.
+    end with the room's state frame. The scheduler does not listen here: it hears of each
+    committed action from games.services.events, never from the frames.
     """
-    if listener not in _state_listeners:
-        _state_listeners.append(listener)
+    transport = current()
+    if listener not in transport.state_listeners:
+        transport.state_listeners.append(listener)
 
 
 def on_relay_back(listener: Callable[[list[str]], None]) -> None:
@@ -123,25 +111,28 @@ def on_relay_back(listener: Callable[[list[str]], None]) -> None:
     What other processes relayed meanwhile is lost: ``codes`` are the rooms this loop has
     sockets in, for the listener to resync (games.apps registers games.realtime.sockets.resync).
     """
-    if listener not in _back_listeners:
-        _back_listeners.append(listener)
+    transport = current()
+    if listener not in transport.back_listeners:
+        transport.back_listeners.append(listener)
 
 
 def relay_returned() -> None:
     """On the event loop: Redis is back for this loop (the layer noticed; see games.realtime.layers too)."""
+    transport = current()
     loop = asyncio.get_running_loop()
-    with _lock:
-        codes = [code for code, members in _members.items() if loop in members.values()]
-    layer, relay = _layer(), _opened(loop)
+    with transport.lock:
+        codes = [code for code, members in transport.members.items() if loop in members.values()]
+    layer, relay = relay_layer(), relay_of(loop)
     if layer is not None and relay is not None:  # rooms joined while Redis was away, too
         _unknown(relay.groups)  # Redis may have restarted empty: in the sets again, telling the others
-        _keep(loop.create_task(_rejoin(layer, relay, enter=True)))
+        transport.keep(loop.create_task(_rejoin(layer, relay, enter=True)))
     _resync(codes)
 
 
 def _resync(codes: list[str]) -> None:
     """Tell the relay-back listeners these rooms' sockets may have missed states: they resync."""
-    for listener in _back_listeners:
+    transport = current()
+    for listener in transport.back_listeners:
         try:
             listener(codes)
         except Exception:
@@ -149,21 +140,17 @@ def _resync(codes: list[str]) -> None:
 
 
 def _heard(code: str, frames: list[str]) -> None:
-    for listener in _state_listeners:
+    transport = current()
+    for listener in transport.state_listeners:
         try:
             listener(code, frames)
         except Exception:  # a listener must not keep the frames from the sockets
             log.exception("a state listener failed on %s", code)
 
 
-def _layer() -> BaseChannelLayer | None:
+def relay_layer() -> BaseChannelLayer | None:
     layer = get_channel_layer()
     return None if layer is None or isinstance(layer, InMemoryChannelLayer) else layer
-
-
-def _keep(task: asyncio.Task[Any]) -> None:
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
 
 
 # --- sockets joining and leaving (on the event loop) ------------------------------------
@@ -178,14 +165,15 @@ async def join(code: str, socket: Socket, *, version: int | None = None) -> None
     delivered here is theirs, and a state this socket read before it reached them (relayed,
     or from a database thread) must still reach them (the page drops one it has already).
     """
+    transport = current()
     loop = asyncio.get_running_loop()
-    with _lock:
-        members = _members.setdefault(code, {})
+    with transport.lock:
+        members = transport.members.setdefault(code, {})
         first_here = loop not in members.values()
-        if version is not None and not members and _latest.get(code, -1) < version:
-            _latest[code] = version
+        if version is not None and not members and transport.latest.get(code, -1) < version:
+            transport.latest[code] = version
         members[socket] = loop
-    layer = _layer()
+    layer = relay_layer()
     if first_here and layer is not None:
         try:
             relay = await _relay(loop, layer)
@@ -203,18 +191,19 @@ async def join(code: str, socket: Socket, *, version: int | None = None) -> None
 
 def forget(code: str, socket: Socket) -> bool:
     """Drop ``socket`` from the room here; True if it was the last of its event loop's."""
-    with _lock:
-        members = _members.get(code, {})
+    transport = current()
+    with transport.lock:
+        members = transport.members.get(code, {})
         loop = members.pop(socket, None)
         last_here = loop is not None and loop not in members.values()
         if not members:
-            _members.pop(code, None)
-            _latest.pop(code, None)
-            _newest.pop(code, None)
-            _peers.pop(code, None)
-            _known.discard(code)
+            transport.members.pop(code, None)
+            transport.latest.pop(code, None)
+            transport.newest.pop(code, None)
+            transport.peers.pop(code, None)
+            transport.known.discard(code)
     if last_here and loop is not None:
-        relay = _opened(loop)
+        relay = relay_of(loop)
         if relay is not None and code in relay.groups:
             relay.groups.discard(code)
             return True
@@ -222,12 +211,13 @@ def forget(code: str, socket: Socket) -> bool:
 
 
 async def leave(code: str, socket: Socket) -> None:
-    layer = _layer()
-    relay = _opened(asyncio.get_running_loop())
+    transport = current()
+    layer = relay_layer()
+    relay = relay_of(asyncio.get_running_loop())
     if forget(code, socket) and layer is not None and relay is not None:
         with contextlib.suppress(Exception):  # Redis away: its groups went with it
             await layer.group_discard(room_group(code), relay.channel)
-        if code not in _members:
+        if code not in transport.members:
             await _exit(layer, relay, code)
 
 
@@ -240,12 +230,12 @@ def _layer_config() -> dict[str, Any]:
     return config
 
 
-def _key(code: str) -> str:
+def set_key(code: str) -> str:
     config = _layer_config()
     return f"{config.get('prefix', 'asgi')}:relay:{code}"
 
 
-def _redis_client() -> Any:
+def redis_client() -> Any:
     """A redis.asyncio client for the channel layer's Redis (for the calling event loop)."""
     import redis.asyncio
 
@@ -258,20 +248,22 @@ def _redis_client() -> Any:
 
 def relaying(code: str) -> bool:
     """Whether this process relays the room's frames: unless it knows nobody else is in the room."""
-    return code not in _known or bool(_peers.get(code))
+    transport = current()
+    return code not in transport.known or bool(transport.peers.get(code))
 
 
 def _unknown(codes: Iterable[str]) -> None:
     """Redis failed: relay these rooms' frames again until their sets are read anew."""
-    _known.difference_update(codes)
+    transport = current()
+    transport.known.difference_update(codes)
 
 
-async def _read_sets(relay: _Relay, codes: list[str]) -> list[tuple[bool, list[str]]]:
+async def read_sets(relay: Relay, codes: list[str]) -> list[tuple[bool, list[str]]]:
     """Renew this process's entry in the rooms' sets, drop expired ones; for each, (entry was missing, who is in it)."""
     now = time.time()
     async with relay.redis.pipeline(transaction=False) as pipe:
         for code in codes:
-            key = _key(code)
+            key = set_key(code)
             pipe.zadd(key, {ORIGIN: now + RELAY_TTL})
             pipe.zremrangebyscore(key, "-inf", now)  # entries of processes gone without a word
             pipe.expire(key, int(RELAY_TTL * 2))
@@ -282,19 +274,20 @@ async def _read_sets(relay: _Relay, codes: list[str]) -> list[tuple[bool, list[s
 
 def _learned(code: str, members: list[str], asked_at: float) -> None:
     """The room's set as read (asked at ``asked_at``): who else is in it, from now on known."""
-    if code not in _members:
+    transport = current()
+    if code not in transport.members:
         return  # this process's sockets left meanwhile
-    peers = _peers.setdefault(code, {})
+    peers = transport.peers.setdefault(code, {})
     for origin, heard_at in list(peers.items()):
         if origin not in members and heard_at < asked_at:  # not one that said ``joined`` since the read
             del peers[origin]
     for origin in members:
         if origin != ORIGIN:
             peers.setdefault(origin, asked_at)
-    _known.add(code)
+    transport.known.add(code)
 
 
-async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> None:
+async def _enter(layer: BaseChannelLayer, relay: Relay, codes: list[str]) -> None:
     """Add this process to the rooms' sets, read who else is there, and tell them (``joined``).
 
     On any Redis failure the rooms stay unknown: their frames are relayed.
@@ -303,7 +296,7 @@ async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> No
         return
     asked_at = time.monotonic()
     try:
-        sets = await _read_sets(relay, codes)
+        sets = await read_sets(relay, codes)
         await _announce(layer, codes)
     except Exception:
         log.warning("who else is in %d rooms is unknown (Redis failed); relaying their frames", len(codes))
@@ -315,20 +308,21 @@ async def _enter(layer: BaseChannelLayer, relay: _Relay, codes: list[str]) -> No
 
 async def _announce(layer: BaseChannelLayer, codes: list[str]) -> None:
     """Tell the rooms' groups this process is in (``joined``, with the newest version delivered here)."""
+    transport = current()
     for code in codes:
         message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "joined"}
-        version = _latest.get(code)
+        version = transport.latest.get(code)
         if version is not None:
             message["version"] = version
         await layer.group_send(room_group(code), message)
 
 
-async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
+async def _exit(layer: BaseChannelLayer, relay: Relay, code: str) -> None:
     """This process's last socket left the room: out of its set, and the others told (``left``)."""
     if relay.redis is None:
         return
     try:
-        await relay.redis.zrem(_key(code), ORIGIN)
+        await relay.redis.zrem(set_key(code), ORIGIN)
         await layer.group_send(room_group(code), {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "left"})
     except Exception:  # Redis away: the entry ages out
         log.debug("leaving the set of %s failed", code, exc_info=True)
@@ -338,13 +332,14 @@ async def _exit(layer: BaseChannelLayer, relay: _Relay, code: str) -> None:
 
 def _noted(layer: BaseChannelLayer, code: str, origin: str, note: str, version: int | None, frames: bool) -> None:
     """On the event loop: another process says it joined, is in, or left a room this one is in."""
-    if code not in _members:
+    transport = current()
+    if code not in transport.members:
         return
     if note == "left":
-        _peers.get(code, {}).pop(origin, None)
+        transport.peers.get(code, {}).pop(origin, None)
         return
-    _peers.setdefault(code, {})[origin] = time.monotonic()
-    if version is not None and version > _latest.get(code, -1) and not frames:
+    transport.peers.setdefault(code, {})[origin] = time.monotonic()
+    if version is not None and version > transport.latest.get(code, -1) and not frames:
         # The other process has a newer state than any delivered here: one relayed to this
         # process was lost (its sender died between its commit and the relay, say). Resync.
         _resync([code])
@@ -352,22 +347,23 @@ def _noted(layer: BaseChannelLayer, code: str, origin: str, note: str, version: 
         return
     # Frames delivered here before the newcomer was heard of were not relayed: send the newest.
     answer: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "here"}
-    newest = _newest.get(code)
+    newest = transport.newest.get(code)
     if newest is not None and (version is None or newest[0] > version):
         answer["version"], answer["frames"] = newest
-    _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, answer)))
+    transport.keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, answer)))
 
 
-async def _renew(layer: BaseChannelLayer, relay: _Relay) -> None:
+async def _renew(layer: BaseChannelLayer, relay: Relay) -> None:
     """Renew this process's entries and read who else is in its rooms, every ``RELAY_RENEW`` seconds."""
     while True:
         await asyncio.sleep(RELAY_RENEW)
         await renew(layer, relay)
 
 
-async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
-    codes = [code for code in relay.groups if code in _known]
-    fresh = [code for code in relay.groups if code not in _known]
+async def renew(layer: BaseChannelLayer, relay: Relay) -> None:
+    transport = current()
+    codes = [code for code in relay.groups if code in transport.known]
+    fresh = [code for code in relay.groups if code not in transport.known]
     for start in range(0, len(codes), RENEW_BATCH):
         # Not a room left while the batches before were read (its entry would be put back).
         batch = [code for code in codes[start : start + RENEW_BATCH] if code in relay.groups]
@@ -375,7 +371,7 @@ async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
             continue
         asked_at = time.monotonic()
         try:
-            sets = await _read_sets(relay, batch)
+            sets = await read_sets(relay, batch)
             # An entry that was missing aged out while this process was still in the room (its
             # event loop blocked past RELAY_TTL, its renewals lost): the others dropped it and
             # relay to it no more. Back in the set, it says so, as a newcomer would: they relay
@@ -393,46 +389,50 @@ async def renew(layer: BaseChannelLayer, relay: _Relay) -> None:
         await _enter(layer, relay, fresh[start : start + RENEW_BATCH])
 
 
-def _failed(opening: asyncio.Task[_Relay]) -> bool:
+def _failed(opening: asyncio.Task[Relay]) -> bool:
     return opening.done() and (opening.cancelled() or opening.exception() is not None)
 
 
-def _opened(loop: asyncio.AbstractEventLoop) -> _Relay | None:
-    opening = _relays.get(loop)
+def relay_of(loop: asyncio.AbstractEventLoop) -> Relay | None:
+    transport = current()
+    opening = transport.relays.get(loop)
     if opening is None or not opening.done() or _failed(opening):
         return None
     return opening.result()
 
 
-async def _relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
+async def _relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> Relay:
     """This loop's relay, opened once (several sockets may ask at the same moment)."""
-    opening = _relays.get(loop)
+    transport = current()
+    opening = transport.relays.get(loop)
     if opening is None or _failed(opening):
-        opening = _relays[loop] = loop.create_task(_open_relay(loop, layer))
+        opening = transport.relays[loop] = loop.create_task(_open_relay(loop, layer))
     return await asyncio.shield(opening)
 
 
-async def _open_relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> _Relay:
-    relay = _Relay(channel=await layer.new_channel())
+async def _open_relay(loop: asyncio.AbstractEventLoop, layer: BaseChannelLayer) -> Relay:
+    transport = current()
+    relay = Relay(channel=await layer.new_channel())
     try:
-        relay.redis = _redis_client()
+        relay.redis = redis_client()
     except Exception:  # no Redis address this can use: every frame is relayed
         log.warning("no Redis client for the rooms' sets; relaying every frame", exc_info=True)
-    _keep(loop.create_task(_listen(layer, relay)))
-    _keep(loop.create_task(_refresh(layer, relay)))
-    _keep(loop.create_task(_renew(layer, relay)))
+    transport.keep(loop.create_task(_listen(layer, relay)))
+    transport.keep(loop.create_task(_refresh(layer, relay)))
+    transport.keep(loop.create_task(_renew(layer, relay)))
     return relay
 
 
-async def _rejoin(layer: BaseChannelLayer, relay: _Relay, *, enter: bool = False) -> None:
+async def _rejoin(layer: BaseChannelLayer, relay: Relay, *, enter: bool = False) -> None:
     """Add the relay to its rooms' groups again (group_add is idempotent); ``enter``: and to their sets."""
+    transport = current()
     for code in list(relay.groups):
         await layer.group_add(room_group(code), relay.channel)
     if enter:
-        await _enter(layer, relay, [code for code in relay.groups if code not in _known])
+        await _enter(layer, relay, [code for code in relay.groups if code not in transport.known])
 
 
-async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
+async def _listen(layer: BaseChannelLayer, relay: Relay) -> None:
     """Deliver what other processes relay to this process's sockets."""
     lost = False
     while True:
@@ -463,7 +463,7 @@ async def _listen(layer: BaseChannelLayer, relay: _Relay) -> None:
             deliver(message["code"], message["frames"], message.get("version"))
 
 
-async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
+async def _refresh(layer: BaseChannelLayer, relay: Relay) -> None:
     """The core layer forgets a group member after ``group_expiry`` (a day): renew well before."""
     while True:
         await asyncio.sleep(GROUP_REFRESH)
@@ -476,16 +476,17 @@ async def _refresh(layer: BaseChannelLayer, relay: _Relay) -> None:
 
 def deliver(code: str, frames: list[str], version: int | None = None) -> None:
     """On the event loop: send ``frames`` to this loop's sockets in the room, in order."""
+    transport = current()
     if version is not None:
-        if _latest.get(code, -1) >= version:
+        if transport.latest.get(code, -1) >= version:
             return  # a newer state of this room is out already
-        _latest[code] = version
+        transport.latest[code] = version
     loop = asyncio.get_running_loop()
-    with _lock:
-        sockets = [socket for socket, home in _members.get(code, {}).items() if home is loop]
+    with transport.lock:
+        sockets = [socket for socket, home in transport.members.get(code, {}).items() if home is loop]
     if not sockets:
-        _latest.pop(code, None)
-        _newest.pop(code, None)
+        transport.latest.pop(code, None)
+        transport.newest.pop(code, None)
         return
     for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
         try:
@@ -493,7 +494,7 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
         except Exception:  # a socket closing meanwhile must not keep the frames from the rest
             log.debug("a socket of %s left during a send", code, exc_info=True)
     if version is not None:
-        _newest[code] = (version, frames)
+        transport.newest[code] = (version, frames)
         _heard(code, frames)
 
 
@@ -504,7 +505,7 @@ async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
     _heard(code, frames)
 
 
-def _relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:
+def relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:
     message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "frames": frames}
     if version is not None:
         message["version"] = version
@@ -517,9 +518,9 @@ async def publish(code: str, frames: list[str], *, version: int | None = None) -
     A message with a ``version`` is a new state of the room: its frames end with the state frame.
     """
     deliver(code, frames, version)
-    layer = _layer()
+    layer = relay_layer()
     if layer is not None and relaying(code):
-        await _relay_send(layer, code, _relay_message(code, frames, version))
+        await _relay_send(layer, code, relay_message(code, frames, version))
 
 
 def publish_soon(code: str, frames: list[str], *, version: int | None = None) -> None:
@@ -529,10 +530,11 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None) ->
     the calls were made. With no event loop of this process in reach (a management
     command, a plain test), only the relay applies, and the call waits for it.
     """
-    with _lock:
-        loops = list(dict.fromkeys(_members.get(code, {}).values()))
-    layer = _layer()
-    message = _relay_message(code, frames, version) if layer is not None else None
+    transport = current()
+    with transport.lock:
+        loops = list(dict.fromkeys(transport.members.get(code, {}).values()))
+    layer = relay_layer()
+    message = relay_message(code, frames, version) if layer is not None else None
     if not loops and message is not None:
         main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
         if main is not None and main.is_running():
@@ -552,10 +554,11 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None) ->
 
 
 def _on_loop(code: str, frames: list[str], version: int | None, relay: dict[str, Any] | None) -> None:
+    transport = current()
     deliver(code, frames, version)
-    layer = _layer()
+    layer = relay_layer()
     if relay is not None and layer is not None and relaying(code):
-        _keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))
+        transport.keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))
 
 
 async def _relay_send(layer: BaseChannelLayer, code: str, message: dict[str, Any]) -> None:

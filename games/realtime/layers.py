@@ -21,15 +21,16 @@ from typing import Any
 from channels_redis.pubsub import RedisPubSubChannelLayer, RedisPubSubLoopLayer, RedisSingleShardConnection
 from channels_redis.utils import _wrap_close
 
-log = logging.getLogger(__name__)
+from games.realtime.transport import current
 
-_resubscribed: list[Callable[[], None]] = []
+log = logging.getLogger(__name__)
 
 
 def on_resubscribed(listener: Callable[[], None]) -> None:
     """Call ``listener()`` on the event loop each time a connection is subscribed again after a loss."""
-    if listener not in _resubscribed:
-        _resubscribed.append(listener)
+    listeners = current().resubscribed
+    if listener not in listeners:
+        listeners.append(listener)
 
 
 class ResubscribingShardConnection(RedisSingleShardConnection):
@@ -73,7 +74,7 @@ class ResubscribingShardConnection(RedisSingleShardConnection):
             await self._pubsub.subscribe(*self._subscribed_to)
         self.lost = False
         log.warning("Redis pub/sub connection is back: %d channels subscribed again", len(self._subscribed_to))
-        for listener in _resubscribed:
+        for listener in current().resubscribed:
             try:
                 listener()
             except Exception:

@@ -21,9 +21,12 @@ import ctypes
 import logging
 import platform
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.conf import settings
+
+from games.realtime.transport import Trigger, current
+
+__all__ = ["Trigger", "malloc_trim", "socket_closed"]
 
 log = logging.getLogger(__name__)
 
@@ -46,44 +49,19 @@ def _malloc_trim() -> Callable[[int], int] | None:
 malloc_trim = _malloc_trim()
 
 
-@dataclass
-class Trigger:
-    """When to trim: after ``after`` closes since the last trim, one trim, not another until it ran."""
-
-    closes: int = 0
-    due: bool = False
-
-    def closed(self, after: int) -> bool:
-        """One socket closed: True if a trim is to be scheduled now (``after`` 0: never)."""
-        if after <= 0:
-            return False
-        self.closes += 1
-        if self.due or self.closes < after:
-            return False
-        self.due = True
-        return True
-
-    def trimmed(self) -> None:
-        self.closes = 0
-        self.due = False
-
-
-_trigger = Trigger()
-
-
 def socket_closed() -> None:
     """A websocket ended (on the event loop): schedule a trim if enough of them have."""
-    if malloc_trim is None or not _trigger.closed(settings.MEMORY_TRIM_AFTER_CLOSES):
+    if malloc_trim is None or not current().trim.closed(settings.MEMORY_TRIM_AFTER_CLOSES):
         return
     asyncio.get_running_loop().call_later(TRIM_DELAY, _start_trim)
 
 
 def _start_trim() -> None:
-    trimming = asyncio.get_running_loop().run_in_executor(None, _trim)
+    trimming = asyncio.get_running_loop().run_in_executor(None, trim)
     trimming.add_done_callback(_trimmed)
 
 
-def _trim() -> int:
+def trim() -> int:
     """In a thread: give the free pages back (no ``gc.collect()`` first: it holds the GIL, and
     with 2 million objects it stopped the event loop for 167 ms of its 180)."""
     assert malloc_trim is not None
@@ -91,6 +69,6 @@ def _trim() -> int:
 
 
 def _trimmed(future: asyncio.Future[int]) -> None:
-    _trigger.trimmed()
+    current().trim.trimmed()
     if not future.cancelled() and future.exception() is not None:
         log.warning("malloc_trim failed", exc_info=future.exception())

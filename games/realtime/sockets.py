@@ -21,8 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
-from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,24 +30,15 @@ from games.domain import errors
 from games.realtime import fanout
 from games.realtime.limits import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
 from games.realtime.threads import db_async, db_upkeep
+from games.realtime.transport import current
 from games.services import presence
 from games.store import selectors
 
 log = logging.getLogger(__name__)
 
-_tasks: set[asyncio.Task[None]] = set()
-
-
-def _keep(task: asyncio.Task[None]) -> None:
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
-
-
 # --- how many sockets one client may hold -----------------------------------------------
 
 GATE_PASSED = "fair_share_address"  # scope key: games.realtime.gate.AddressGate counted the socket's address
-_by_address: Counter[str] = Counter()
-_by_browser: Counter[str] = Counter()
 
 
 @dataclass
@@ -65,7 +54,8 @@ class Admission:
         if self.refusal:
             return
         self.refusal = "released"
-        for counter, key in ((_by_address, self.address), (_by_browser, self.browser)):
+        transport = current()
+        for counter, key in ((transport.by_address, self.address), (transport.by_browser, self.browser)):
             if key:
                 counter[key] -= 1
                 if counter[key] <= 0:
@@ -86,9 +76,10 @@ def admit_address(address: str) -> Admission:
     per_address = settings.WS_MAX_PER_ADDRESS
     if not limiter.hit(CONNECTS, Bucket("address", address)):
         return _refused(address, "Too many new connections from your address: wait a moment.")
-    if per_address and _by_address[address] >= per_address:
+    by_address = current().by_address
+    if per_address and by_address[address] >= per_address:
         return _refused(address, f"Too many open connections from your address (at most {per_address}).")
-    _by_address[address] += 1
+    by_address[address] += 1
     return Admission(address=address)
 
 
@@ -116,36 +107,36 @@ def admit(address: str, browser: str, address_admitted: bool = False) -> Admissi
     if admission.refusal or not browser or not settings.RATE_LIMITS:
         return admission
     per_browser = settings.WS_MAX_PER_BROWSER
-    if per_browser and _by_browser[browser] >= per_browser:
+    by_browser = current().by_browser
+    if per_browser and by_browser[browser] >= per_browser:
         admission.release()
         return Admission(refusal=f"Too many open connections from this browser (at most {per_browser}): close a tab.")
-    _by_browser[browser] += 1
+    by_browser[browser] += 1
     admission.browser = browser
     return admission
 
 
 # --- a room's presence, once per interval -------------------------------------------------
 
-_presence_due: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task[None]] = {}
-
 
 def presence_changed(code: str) -> None:
     """The room's sockets changed: send everyone the presence once, after PRESENCE_COALESCE seconds."""
     loop = asyncio.get_running_loop()
     key = (loop, code)
-    if key in _presence_due:
+    transport = current()
+    if key in transport.presence_due:
         return  # already due: that frame will tell this change too
-    _presence_due[key] = task = loop.create_task(_send_presence(key))
-    _keep(task)
+    transport.presence_due[key] = task = loop.create_task(send_presence(key))
+    transport.keep(task)
 
 
-async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
+async def send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
     code = key[1]
     try:
         await asyncio.sleep(settings.PRESENCE_COALESCE)
     finally:
         # Changes from now on need a new frame: this one reads the rows after this point.
-        _presence_due.pop(key, None)
+        current().presence_due.pop(key, None)
     try:
         frame = await db_upkeep(presence.room_frame)(code)
         if frame is not None:
@@ -156,24 +147,22 @@ async def _send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
 
 # --- pings ---------------------------------------------------------------------
 
-_pinged: dict[str, tuple[float, int | None]] = {}  # channel -> (when written, the version read)
-
 
 async def seen(code: str, channel_name: str) -> int | None:
     """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS."""
     now = time.monotonic()
-    last = _pinged.get(channel_name)
+    last = current().pinged.get(channel_name)
     if last is not None and now - last[0] < settings.PING_WRITE_SECONDS:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
     version: int | None = await db_upkeep(presence.seen)(code, channel_name)
-    _pinged[channel_name] = (now, version)
+    current().pinged[channel_name] = (now, version)
     return version
 
 
 def forget_pings(channel_name: str) -> None:
-    _pinged.pop(channel_name, None)
+    current().pinged.pop(channel_name, None)
 
 
 RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn
@@ -185,9 +174,6 @@ class RoomSocket(Protocol):
     ) -> None: ...
 
     async def error(self, code: str, message: str, frame_id: object = None) -> None: ...
-
-
-_sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = weakref.WeakKeyDictionary()
 
 
 async def left_anyhow(code: str, channel_name: str) -> None:
@@ -204,9 +190,10 @@ async def left_anyhow(code: str, channel_name: str) -> None:
 def start_sweeping() -> None:
     """Sweep stale Presence rows now and every PRESENCE_SWEEP_SECONDS, once per event loop."""
     loop = asyncio.get_running_loop()
-    task = _sweepers.get(loop)
+    sweepers = current().sweepers
+    task = sweepers.get(loop)
     if task is None or task.done():
-        _sweepers[loop] = loop.create_task(_sweep_forever())
+        sweepers[loop] = loop.create_task(_sweep_forever())
 
 
 async def _sweep_forever() -> None:
@@ -246,7 +233,7 @@ async def action_failed(socket: RoomSocket, code: str, controller: str, action_i
             "The database went away during this action: the result is unknown; the page will resync.",
             action_id,
         )
-        _keep(asyncio.get_running_loop().create_task(_resync_when_back(socket, code)))
+        current().keep(asyncio.get_running_loop().create_task(_resync_when_back(socket, code)))
         return
     # Stored, but nobody was told: the whole room resyncs (the socket that asked included).
     await _resync_room(code)
@@ -271,24 +258,10 @@ async def _resync_when_back(socket: RoomSocket, code: str) -> None:
         return
 
 
-async def settle() -> None:
-    """Cancel this loop's background work here (the sweep, presence due, resyncs) and wait for it.
-
-    For tests, which close the database connections after each one: work still due would
-    open one again in the database thread.
-    """
-    loop = asyncio.get_running_loop()
-    pending = [task for task in [*_tasks, *_presence_due.values(), _sweepers.get(loop)] if task is not None]
-    pending = [task for task in pending if task.get_loop() is loop and not task.done()]
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-
-
 def resync(codes: list[str]) -> None:
     """On the event loop: the relay is back, so send these rooms' sockets here the current state."""
     for code in codes:
-        _keep(asyncio.get_running_loop().create_task(_resync_room_here(code)))
+        current().keep(asyncio.get_running_loop().create_task(_resync_room_here(code)))
 
 
 async def _resync_room_here(code: str) -> None:

@@ -22,23 +22,19 @@ import asyncio
 import contextvars
 import functools
 import logging
-import weakref
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
-from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import close_old_connections
+
+from games.realtime.transport import current
 
 log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-PARALLEL = connections["default"].vendor == "postgresql" and settings.DB_THREADS > 1
-_executor = ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db") if PARALLEL else None
 
 
 def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
@@ -54,10 +50,10 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     third more CPU for a call that only touches its kept connection (docs/performance.md).
     """
     wrapped: Callable[P, Awaitable[R]]  # Channels has no type information
-    if _executor is None:
+    executor = current().pool  # None but on PostgreSQL (games.realtime.transport)
+    if executor is None:
         wrapped = database_sync_to_async(service)
         return wrapped
-    executor = _executor
 
     async def in_pool(*args: P.args, **kwargs: P.kwargs) -> R:
         loop = asyncio.get_running_loop()
@@ -76,15 +72,12 @@ def _in_pool_thread(loop: asyncio.AbstractEventLoop, service: Callable[P, R], *a
         close_old_connections()
 
 
-_upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
-_upkeep_running: set[asyncio.Future[Any]] = set()  # calls whose caller went away: kept until they end
-
-
 def _upkeep_lane() -> asyncio.Lock:
     loop = asyncio.get_running_loop()
-    lane = _upkeep_lanes.get(loop)
+    lanes = current().upkeep_lanes
+    lane = lanes.get(loop)
     if lane is None:
-        lane = _upkeep_lanes[loop] = asyncio.Lock()
+        lane = lanes[loop] = asyncio.Lock()
     return lane
 
 
@@ -106,10 +99,11 @@ def db_upkeep(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
         except BaseException:
             lane.release()
             raise
-        _upkeep_running.add(call)
+        running = current().upkeep_running  # calls whose caller went away: kept until they end
+        running.add(call)
 
         def ended(_: object) -> None:
-            _upkeep_running.discard(call)
+            running.discard(call)
             lane.release()
             if not call.cancelled():
                 call.exception()  # retrieved: a caller that went away is not told

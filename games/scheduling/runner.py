@@ -153,12 +153,19 @@ def _followups_thread(code: str) -> None:
         close_old_connections()
 
 
-_own: Scheduler | None = None  # the one ``start`` made for this process
-_local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scheduler] = weakref.WeakKeyDictionary()
+class Schedulers:
+    """This process's schedulers: the one ``start`` made, and the timers-only ones made on other event loops."""
+
+    def __init__(self) -> None:
+        self.own: Scheduler | None = None
+        self.local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Scheduler] = weakref.WeakKeyDictionary()
+
+
+_schedulers = Schedulers()
 
 
 def current() -> Scheduler | None:
-    return _own
+    return _schedulers.own
 
 
 def start(mode: str | None = None, *, serving: str = "") -> Scheduler | None:
@@ -166,28 +173,27 @@ def start(mode: str | None = None, *, serving: str = "") -> Scheduler | None:
 
     ``serving``: this serving process's origin, whose row the beat refreshes (games.services.processes).
     """
-    global _own
     mode = mode or settings.SCHEDULER
     if mode == "off":
         return None
     if mode not in ("all", "local"):
         raise ValueError(f"SCHEDULER is all, local or off (got {mode!r})")
-    _own = Scheduler(asyncio.get_running_loop(), sweep=mode == "all", poll=settings.SCHEDULER_POLL, serving=serving)
-    _own.start()
-    return _own
+    own = Scheduler(asyncio.get_running_loop(), sweep=mode == "all", poll=settings.SCHEDULER_POLL, serving=serving)
+    _schedulers.own = own
+    own.start()
+    return own
 
 
 async def stop() -> None:
-    global _own
-    if _own is not None:
-        scheduler, _own = _own, None
+    scheduler, _schedulers.own = _schedulers.own, None
+    if scheduler is not None:
         await scheduler.stop()
 
 
 def _for_loop() -> Scheduler | None:
     """This process's scheduler, or a timers-only one on the event loop that ran the committing thread."""
-    if _own is not None:
-        return _own
+    if _schedulers.own is not None:
+        return _schedulers.own
     if settings.SCHEDULER == "off":
         return None
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
@@ -198,9 +204,9 @@ def _for_loop() -> Scheduler | None:
             return None
     if loop.is_closed():
         return None
-    scheduler = _local.get(loop)
+    scheduler = _schedulers.local.get(loop)
     if scheduler is None:
-        scheduler = _local[loop] = Scheduler(loop, sweep=False, poll=settings.SCHEDULER_POLL)
+        scheduler = _schedulers.local[loop] = Scheduler(loop, sweep=False, poll=settings.SCHEDULER_POLL)
     return scheduler
 
 
@@ -217,7 +223,7 @@ def committed(event: events.Committed) -> None:
 
 
 async def reset() -> None:
-    """Forget every timer and task on the running loop (tests: one call between tests)."""
-    scheduler = _local.pop(asyncio.get_running_loop(), None)
+    """Forget every timer and task on the running loop (games.realtime.transport.reset calls it: games.apps)."""
+    scheduler = _schedulers.local.pop(asyncio.get_running_loop(), None)
     if scheduler is not None:
         await scheduler.stop()

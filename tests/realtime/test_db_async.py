@@ -12,7 +12,7 @@ import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.db import DatabaseError, connection
 
-from games.realtime import threads
+from games.realtime import threads, transport
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -22,9 +22,9 @@ marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="
 @pytest.fixture
 def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadPoolExecutor]:
     """A pool of one thread of its own, so that successive calls share its connection."""
-    assert threads._executor is not None, "DB_THREADS > 1 on PostgreSQL: the parallel pool"
+    assert transport.current().pool is not None, "DB_THREADS > 1 on PostgreSQL: the parallel pool"
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="db-test")
-    monkeypatch.setattr(threads, "_executor", executor)
+    monkeypatch.setattr(transport.current(), "pool", executor)
     yield executor
     executor.submit(lambda: connection.close()).result()  # the pool thread's own connection
     executor.shutdown()

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from channels.layers import get_channel_layer
 
-from games.realtime import fanout
+from games.realtime import fanout, transport
 
 pytestmark = pytest.mark.asyncio
 
@@ -38,7 +38,7 @@ class FakeSocket:
 def heard(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
     """What the state listeners hear (this test's listener only)."""
     seen: list[tuple[str, list[str]]] = []
-    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append((code, frames))])
+    monkeypatch.setattr(transport.current(), "state_listeners", [lambda code, frames: seen.append((code, frames))])
     return seen
 
 
@@ -61,7 +61,7 @@ async def room() -> Any:
     yield code, add
     for socket in sockets:
         await fanout.leave(code, socket)
-    assert code not in fanout._members and code not in fanout._latest  # nothing left behind
+    assert code not in transport.current().members and code not in transport.current().latest  # nothing left behind
 
 
 async def test_every_socket_of_the_room_gets_the_frames_in_order(room: Any) -> None:
@@ -127,7 +127,7 @@ async def test_a_failing_listener_keeps_neither_the_sockets_nor_the_other_listen
     def broken(code: str, frames: list[str]) -> None:
         raise RuntimeError("a listener's bug")
 
-    monkeypatch.setattr(fanout, "_state_listeners", [broken, lambda code, frames: seen.extend(frames)])
+    monkeypatch.setattr(transport.current(), "state_listeners", [broken, lambda code, frames: seen.extend(frames)])
     await fanout.publish(code, ["s"], version=1)
     await settle()
     assert socket.frames == ["s"] and seen == ["s"]
@@ -149,7 +149,7 @@ async def test_frames_from_a_database_thread_reach_the_loop_in_a_fresh_context(
     socket = await add()
     marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="fresh")
     seen: list[str] = []
-    monkeypatch.setattr(fanout, "_state_listeners", [lambda code, frames: seen.append(marker.get())])
+    monkeypatch.setattr(transport.current(), "state_listeners", [lambda code, frames: seen.append(marker.get())])
 
     def commit_hook() -> None:  # what a service's on_commit does, in its worker thread
         marker.set("the database thread's")
@@ -168,13 +168,13 @@ async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -
     code, add = room
     socket = await add()
     layer = get_channel_layer()
-    if fanout._layer() is None:
+    if fanout.relay_layer() is None:
         # The in-memory layer: one process, nothing relayed; what arrives is delivered all the same.
         fanout.deliver(code, ["from elsewhere"], 3)
     else:
-        message = {**fanout._relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
+        message = {**fanout.relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
         await layer.group_send(fanout.room_group(code), message)
-        mine = fanout._relay_message(code, ["my own, back from Redis"], 4)
+        mine = fanout.relay_message(code, ["my own, back from Redis"], 4)
         await layer.group_send(fanout.room_group(code), mine)
     for _ in range(100):
         await asyncio.sleep(0.01)
@@ -204,7 +204,7 @@ async def redis_room(room: Any) -> Any:
     """A room with Redis, and a listener in its group: what this process relays."""
     code, add = room
     layer = get_channel_layer()
-    redis = fanout._redis_client()
+    redis = fanout.redis_client()
     listener = await layer.new_channel()
     heard: list[dict[str, Any]] = []
 
@@ -235,14 +235,14 @@ async def redis_room(room: Any) -> Any:
 
     async def another_process(name: str, expires_in: float = 30.0, note: str | None = "joined", **fields: Any) -> None:
         """Another process in the room: its entry in the set, and what it tells the group."""
-        await redis.zadd(fanout._key(code), {name: time.time() + expires_in})
+        await redis.zadd(fanout.set_key(code), {name: time.time() + expires_in})
         if note is not None:
             message = {"type": fanout.MESSAGE_TYPE, "origin": name, "code": code, "note": note, **fields}
             await layer.group_send(fanout.room_group(code), message)
 
     yield code, add, listen, relayed, another_process
     receiving.cancel()
-    await redis.delete(fanout._key(code))
+    await redis.delete(fanout.set_key(code))
     await redis.aclose()
     await layer.group_discard(fanout.room_group(code), listener)
 
@@ -322,8 +322,8 @@ async def test_when_redis_fails_every_frame_is_relayed(redis_room: Any, monkeypa
     await add()
     await listen()
     assert not fanout.relaying(code)
-    relay = fanout._opened(asyncio.get_running_loop())
-    monkeypatch.setattr(fanout, "_read_sets", failing)
+    relay = fanout.relay_of(asyncio.get_running_loop())
+    monkeypatch.setattr(fanout, "read_sets", failing)
     await fanout.renew(get_channel_layer(), relay)  # the periodic renewal fails
     assert fanout.relaying(code)
     await fanout.publish(code, ["s1"], version=1)
@@ -342,7 +342,7 @@ async def test_a_room_joined_while_redis_fails_relays_everything(
     async def failing(relay: Any, codes: list[str]) -> Any:
         raise ConnectionError("Redis went away")
 
-    monkeypatch.setattr(fanout, "_read_sets", failing)
+    monkeypatch.setattr(fanout, "read_sets", failing)
     await add()
     await listen()
     assert fanout.relaying(code)
@@ -358,7 +358,7 @@ async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(redis_ro
     await listen()
     assert fanout.relaying(code)
     await asyncio.sleep(0.6)
-    await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+    await fanout.renew(get_channel_layer(), fanout.relay_of(asyncio.get_running_loop()))
     assert not fanout.relaying(code)
     await fanout.publish(code, ["s1"], version=1)
     assert await relayed() == []
@@ -370,7 +370,7 @@ async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resy
 ) -> None:
     code, add, listen, relayed, another_process = redis_room
     resynced: list[list[str]] = []
-    monkeypatch.setattr(fanout, "_back_listeners", [resynced.append])
+    monkeypatch.setattr(transport.current(), "back_listeners", [resynced.append])
     socket = FakeSocket()
     await fanout.join(code, socket, version=6)
     try:
@@ -423,14 +423,14 @@ async def test_a_process_whose_entry_aged_out_while_it_was_still_in_the_room_say
     await add()
     await listen()
     fanout.deliver(code, ["s3"], 3)
-    relay = fanout._opened(asyncio.get_running_loop())
+    relay = fanout.relay_of(asyncio.get_running_loop())
     await fanout.renew(layer, relay)
     assert [m for m in sent if m.get("note") == "joined"] == [
         {"type": fanout.MESSAGE_TYPE, "origin": fanout.ORIGIN, "code": code, "note": "joined"}
     ]  # its first socket's entrance only, not each renewal
     sent.clear()
-    redis = fanout._redis_client()
-    await redis.zrem(fanout._key(code), fanout.ORIGIN)  # aged out: removed by another process's renewal
+    redis = fanout.redis_client()
+    await redis.zrem(fanout.set_key(code), fanout.ORIGIN)  # aged out: removed by another process's renewal
     await redis.aclose()
     await fanout.renew(layer, relay)
     assert [(m["note"], m.get("version")) for m in sent if m.get("note")] == [("joined", 3)]
@@ -446,7 +446,7 @@ async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
     sockets = [FakeSocket() for _ in range(4)]
     codes = [f"{code}b{n}" for n in range(4)]
     batches: list[list[str]] = []
-    read_sets = fanout._read_sets
+    read_sets = fanout.read_sets
 
     async def recording(relay: Any, codes: list[str]) -> Any:
         batches.append(list(codes))
@@ -456,8 +456,8 @@ async def test_a_renewal_of_many_rooms_reads_their_sets_a_batch_at_a_time(
         await fanout.join(each, socket)
     try:
         monkeypatch.setattr(fanout, "RENEW_BATCH", 3)
-        monkeypatch.setattr(fanout, "_read_sets", recording)
-        await fanout.renew(get_channel_layer(), fanout._opened(asyncio.get_running_loop()))
+        monkeypatch.setattr(fanout, "read_sets", recording)
+        await fanout.renew(get_channel_layer(), fanout.relay_of(asyncio.get_running_loop()))
         assert sorted(len(batch) for batch in batches) == [1, 3]
         assert all(not fanout.relaying(each) for each in codes)  # each read, each alone
     finally:
@@ -482,7 +482,7 @@ async def test_a_room_left_during_a_renewal_is_not_put_back_in_its_set_nor_annou
         sent.append(message)
         await group_send(group, message)
 
-    read_sets = fanout._read_sets
+    read_sets = fanout.read_sets
     read: list[str] = []  # these rooms, in the order their sets were read
     left: list[str] = []
 
@@ -500,18 +500,18 @@ async def test_a_room_left_during_a_renewal_is_not_put_back_in_its_set_nor_annou
             await fanout.leave(left[-1], sockets[codes.index(left[-1])])
         return [(True, members) for _, members in sets]  # as if each entry had been missing
 
-    redis = fanout._redis_client()
+    redis = fanout.redis_client()
     try:
         monkeypatch.setattr(layer, "group_send", recording)
         monkeypatch.setattr(fanout, "RENEW_BATCH", 1)
-        monkeypatch.setattr(fanout, "_read_sets", leaving_meanwhile)
-        await fanout.renew(layer, fanout._opened(asyncio.get_running_loop()))
+        monkeypatch.setattr(fanout, "read_sets", leaving_meanwhile)
+        await fanout.renew(layer, fanout.relay_of(asyncio.get_running_loop()))
         assert len(read) == 2 and left[0] not in read  # the room left meanwhile was not read ...
-        assert await redis.zscore(fanout._key(left[0]), fanout.ORIGIN) is None  # ... nor put back
+        assert await redis.zscore(fanout.set_key(left[0]), fanout.ORIGIN) is None  # ... nor put back
         assert [m["code"] for m in sent if m.get("note") == "joined"] == [read[0]]  # the one still here
     finally:
         monkeypatch.undo()
         await fanout.leave(read[0], sockets[codes.index(read[0])])
         for each in codes:
-            await redis.delete(fanout._key(each))
+            await redis.delete(fanout.set_key(each))
         await redis.aclose()

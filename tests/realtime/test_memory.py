@@ -10,7 +10,7 @@ from unittest import mock
 
 import pytest
 
-from games.realtime import memory
+from games.realtime import memory, transport
 
 
 def test_a_trim_is_asked_for_once_after_enough_closes_and_not_again_until_it_ran() -> None:
@@ -46,7 +46,7 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
 
     with (
         mock.patch.object(memory, "malloc_trim", fake_trim),
-        mock.patch.object(memory, "_trigger", memory.Trigger()),
+        mock.patch.object(transport.current(), "trim", memory.Trigger()),
         mock.patch.object(memory, "TRIM_DELAY", 0),
     ):
         for _ in range(3):
@@ -56,9 +56,9 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
         memory.socket_closed()
         await asyncio.wait_for(ran.wait(), 5)
         assert len(threads) == 1 and threads[0] is not threading.main_thread()  # not on the loop
-        while memory._trigger.due:  # the trim's end is noted on the loop
+        while transport.current().trim.due:  # the trim's end is noted on the loop
             await asyncio.sleep(0.01)
-        assert memory._trigger.closes == 0
+        assert transport.current().trim.closes == 0
 
 
 @pytest.mark.parametrize("frozen", [False, True])
@@ -73,7 +73,7 @@ def test_a_trim_never_runs_a_full_collection_which_would_stop_the_event_loop(fro
             mock.patch.object(memory, "malloc_trim", lambda pad: calls.append("trim") or 1),
             mock.patch.object(gc, "collect", lambda *a: calls.append("collect") or 0),
         ):
-            assert memory._trim() == 1
+            assert memory.trim() == 1
     finally:
         gc.unfreeze()
     assert calls == ["trim"]

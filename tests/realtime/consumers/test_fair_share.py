@@ -15,6 +15,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.db.backends.utils import CursorWrapper
 
 from games.realtime import sockets as sockets_module
+from games.realtime import transport
 from games.realtime.consumer import RoomConsumer
 from games.services import coach, presence
 from tests.conftest import ManualClock
@@ -82,7 +83,7 @@ async def test_a_burst_of_arrivals_costs_one_presence_frame_not_one_per_socket(s
     # (not for 3.5 s of quiet after it).
     await frames_until(first, "presence", timeout=10)
     changed = mock.patch.object(sockets_module, "presence_changed", wraps=sockets_module.presence_changed)
-    due = mock.patch.object(sockets_module, "_send_presence", wraps=sockets_module._send_presence)
+    due = mock.patch.object(sockets_module, "send_presence", wraps=sockets_module.send_presence)
     with changed as arrivals, due as frames_due:
         burst = [(await open_socket(room, "10.3.0.2"))[0] for _ in range(12)]
         # Every arrival of the burst has asked for a presence frame (the end of connect, a
@@ -221,14 +222,14 @@ async def test_an_address_over_its_share_of_open_sockets_is_refused_at_the_door_
     held = [(await open_socket(room, "10.9.0.1", sessions[0]))[0] for _ in range(2)]
     for ws in held:  # two sockets, each counted once (the door and the consumer share the counter)
         await first_frames(ws)
-    assert sockets_module._by_address["10.9.0.1"] == 2
+    assert transport.current().by_address["10.9.0.1"] == 2
     with no_work_behind_the_door() as seen:
         extra, _ = await open_socket(room, "10.9.0.1", sessions[0])
         assert "at most 2" in await refused_clearly(extra)
     assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
     for ws in held:
         await ws.disconnect()
-    assert "10.9.0.1" not in sockets_module._by_address  # their places are free again
+    assert "10.9.0.1" not in transport.current().by_address  # their places are free again
     again, _ = await open_socket(room, "10.9.0.1")
     assert (await first_frames(again))[1]["type"] == "state"
     await again.disconnect()
@@ -244,9 +245,9 @@ async def test_a_browser_over_its_share_is_still_refused_after_the_door_and_free
     extra, _ = await open_socket(room, "10.10.0.1", sessions[0])
     assert "browser" in await refused_clearly(extra)
     await extra.disconnect()
-    assert sockets_module._by_address["10.10.0.1"] == 1 and list(sockets_module._by_browser.values()) == [1]
+    assert transport.current().by_address["10.10.0.1"] == 1 and list(transport.current().by_browser.values()) == [1]
     await held.disconnect()
-    assert "10.10.0.1" not in sockets_module._by_address and not sockets_module._by_browser
+    assert "10.10.0.1" not in transport.current().by_address and not transport.current().by_browser
 
 
 @pytest.mark.usefixtures("limit_clock")

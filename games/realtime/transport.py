@@ -1,0 +1,190 @@
+"""This process's transport state, in one object: ``current()``; and the one call that puts it back as new: ``reset()``.
+
+The transport's modules keep no state of their own (but the rate limiter, shared with the
+pages); each reads what it keeps here:
+
+- the fan-out (games.realtime.fanout): which sockets of this process are in which room, on
+  which event loop; the newest state delivered to each room; each loop's relay channel; who
+  else is in the rooms (``peers``, ``known``); the listeners told of states and of Redis
+  coming back;
+- socket admission (games.realtime.sockets): the open sockets per address and per browser;
+- presence (games.realtime.sockets): a room's presence frame due, the pings written, each
+  loop's sweep of stale rows;
+- the database threads (games.realtime.threads): the PostgreSQL pool, each loop's upkeep lane;
+- memory (games.realtime.memory): the closes since the last ``malloc_trim``;
+- the pub/sub layer (games.realtime.layers): who is told of a resubscription;
+- the background tasks of all these, so that none is lost to the garbage collector and a
+  reset can end them.
+
+``reset()`` is for tests: it ends what runs in the background on the caller's event loop
+(this transport's tasks, and whatever registered with ``on_reset``: the scheduler's timers),
+waits for the database threads to finish what they were doing and closes their
+connections, and forgets every room, counter and relay, and the rate limiter's counts in
+this process (``games.realtime.limits.limiter``, an object of its own: the pages share it).
+The listeners stay: they are the wiring games.apps does once a process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import weakref
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import connections
+
+from games.realtime.limits import limiter
+
+if TYPE_CHECKING:
+    from games.realtime.fanout import Relay, Socket, StateListener
+
+
+@dataclass
+class Trigger:
+    """When to trim: after ``after`` closes since the last trim, one trim, not another until it ran."""
+
+    closes: int = 0
+    due: bool = False
+
+    def closed(self, after: int) -> bool:
+        """One socket closed: True if a trim is to be scheduled now (``after`` 0: never)."""
+        if after <= 0:
+            return False
+        self.closes += 1
+        if self.due or self.closes < after:
+            return False
+        self.due = True
+        return True
+
+    def trimmed(self) -> None:
+        self.closes = 0
+        self.due = False
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """PostgreSQL takes writers side by side: a pool of DB_THREADS threads (games.realtime.threads)."""
+    if connections["default"].vendor == "postgresql" and settings.DB_THREADS > 1:
+        return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db")
+    return None
+
+
+class Transport:
+    """Everything the transport keeps in this process (one instance a process: ``current()``)."""
+
+    def __init__(self) -> None:
+        # The fan-out's rooms. ``members`` is read from database threads after a commit: under ``lock``.
+        self.lock = threading.Lock()
+        self.members: dict[str, dict[Socket, asyncio.AbstractEventLoop]] = {}
+        self.latest: dict[str, int] = {}  # room -> highest state version delivered in this process
+        self.newest: dict[str, tuple[int, list[str]]] = {}  # room -> newest state delivered here (version, frames)
+        self.relays: dict[asyncio.AbstractEventLoop, asyncio.Task[Relay]] = {}  # each loop's relay, once opened
+        # Who else has sockets in the rooms this process has sockets in (on the event loop):
+        self.peers: dict[str, dict[str, float]] = {}  # room -> other process's ORIGIN -> when heard of (monotonic)
+        self.known: set[str] = set()  # rooms whose set this process has read, Redis not failing since
+        # Listeners (games.apps wires them once; a reset keeps them).
+        self.state_listeners: list[StateListener] = []
+        self.back_listeners: list[Callable[[list[str]], None]] = []
+        self.resubscribed: list[Callable[[], None]] = []
+        self.reset_hooks: list[Callable[[], Awaitable[None]]] = []
+        # Socket admission: open sockets per address and per browser.
+        self.by_address: Counter[str] = Counter()
+        self.by_browser: Counter[str] = Counter()
+        # Presence: a room's frame due, the pings written, each loop's sweep.
+        self.presence_due: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Task[None]] = {}
+        self.pinged: dict[str, tuple[float, int | None]] = {}  # channel -> (when written, the version read)
+        self.sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        # The database threads.
+        self.pool = _pool()
+        self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.upkeep_running: set[asyncio.Future[Any]] = set()  # calls whose caller went away: kept until they end
+        # Memory given back after many sockets closed.
+        self.trim = Trigger()
+        # Background work, kept until it ends.
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold ``task`` until it ends (the event loop keeps only a weak reference)."""
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def background(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
+        """What runs in the background on ``loop``: presence due, sweeps, resyncs, relays, sends."""
+        every = [*self.tasks, *self.presence_due.values(), *self.sweepers.values(), *self.relays.values()]
+        return [task for task in every if task.get_loop() is loop and not task.done()]
+
+    def forget(self) -> None:
+        """Forget every room, relay, counter and ping (the listeners stay)."""
+        with self.lock:
+            self.members.clear()
+        self.latest.clear()
+        self.newest.clear()
+        self.relays.clear()
+        self.peers.clear()
+        self.known.clear()
+        self.by_address.clear()
+        self.by_browser.clear()
+        self.presence_due.clear()
+        self.pinged.clear()
+        self.sweepers.clear()
+        self.upkeep_lanes.clear()
+        self.trim.trimmed()
+        limiter.reset()
+
+
+_current = Transport()
+
+
+def current() -> Transport:
+    """This process's transport."""
+    return _current
+
+
+def on_reset(hook: Callable[[], Awaitable[None]]) -> None:
+    """Have ``reset`` await ``hook()`` on its event loop too (games.apps: the scheduler's timers)."""
+    if hook not in _current.reset_hooks:
+        _current.reset_hooks.append(hook)
+
+
+async def reset() -> None:
+    """On a test's event loop: end this loop's background work, let the database threads finish, forget everything.
+
+    Tests close the database connections after each one, and empty the tables: work still
+    due (a presence frame, a sweep, a computer player's step) would write meanwhile, or open
+    a connection again in a database thread.
+    """
+    transport = current()
+    loop = asyncio.get_running_loop()
+    pending = transport.background(loop)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for hook in transport.reset_hooks:
+        await hook()
+    if transport.pool is not None:
+        await loop.run_in_executor(None, _drain, transport.pool, settings.DB_THREADS)
+    await database_sync_to_async(connections.close_all)()
+    transport.forget()
+
+
+def _drain(pool: ThreadPoolExecutor, size: int) -> None:
+    """Return once every thread of ``pool`` has finished what it was doing (and closed its connection)."""
+    barrier = threading.Barrier(size)
+
+    def meet() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=30)
+        connections.close_all()
+
+    for future in [pool.submit(meet) for _ in range(size)]:
+        future.result()
