@@ -78,7 +78,6 @@ from games.services.waiting import duration
 
 __all__ = [
     "ACTION_ID_MAX",
-    "perform",
     "EXTEND_CHOICES",
     "PACES",
     "check_pace",
@@ -97,6 +96,7 @@ __all__ = [
     "SEED_MAX",
     "REACTIONS",
     "act",
+    "perform",
     "chat_hide",
     "chat_post",
     "chat_react",
@@ -134,6 +134,6 @@ __all__ = [
 
 def perform(frame: protocol.Incoming, *, code: str, controller: str) -> Any:
     """The service a checked frame names, called with its arguments: the socket's and the form posts' one dispatch."""
-    # Looked up when called, so a service replaced on the package (a test's fault) is the one called.
+    # Looked up when called: a service patched on the package (how tests inject a fault) is the one called.
     service = globals()[frame.service]
     return service(code=code, controller=controller, **frame.arguments())
