@@ -72,6 +72,11 @@ class Incoming(Struct, tag_field="type", kw_only=True):
     refused: ClassVar[dict[str, tuple[str, str]]] = {}
     service: ClassVar[str] = ""  # the games.services function this frame calls ("": the consumer answers it)
 
+    @property
+    def kind(self) -> str:
+        """The frame's ``type``."""
+        return str(type(self).__struct_config__.tag)
+
     def arguments(self) -> dict[str, Any]:
         """The service's keyword arguments besides the room's code and the caller's controller."""
         return {}

@@ -163,14 +163,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def social(self, frame: protocol.Chat | protocol.React | protocol.Back) -> None:
         """A chat message, a reaction or a player back at the table: the service sends the room its frames."""
-        kind = type(frame).__struct_config__.tag
-        if refusal := await ratelimit.socket_refusal(str(kind), self.controller, self.address, self.channel_name):
+        if refusal := await ratelimit.socket_refusal(frame.kind, self.controller, self.address, self.channel_name):
             await self.error(errors.RATE_LIMITED, refusal, frame.id)
             return
         try:
             await db_async(services.perform)(frame, code=self.code, controller=self.controller)
         except DatabaseError:
-            log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
+            log.warning("database unavailable for %s in %s", frame.kind, self.code, exc_info=True)
             await self.error(errors.UNAVAILABLE, errors.message(errors.UNAVAILABLE), frame.id)
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame.id)
@@ -235,7 +234,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await db_async(services.perform)(frame, code=self.code, controller=self.controller)
         except DatabaseError:
             # Rolled back, or lost during the commit: what is known is looked up, not assumed.
-            log.warning("database unavailable for %s in %s", type(frame).__name__, self.code, exc_info=True)
+            log.warning("database unavailable for %s in %s", frame.kind, self.code, exc_info=True)
             await sockets.action_failed(self, self.code, self.controller, frame.id)
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame.id)

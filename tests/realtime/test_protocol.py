@@ -107,7 +107,7 @@ def test_every_frame_kind_decodes_to_its_struct_with_the_services_arguments(
     sent: dict[str, Any], kind: type[protocol.Incoming], arguments: dict[str, Any]
 ) -> None:
     frame = protocol.decode(json.dumps(sent))
-    assert type(frame) is kind
+    assert type(frame) is kind and frame.kind == sent["type"]
     assert frame.arguments() == arguments
 
 
