@@ -261,7 +261,6 @@ Frame = (
 )
 
 FRAMES: Final[dict[str, type[Incoming]]] = {str(kind.__struct_config__.tag): kind for kind in get_args(Frame)}
-ACTIONS: Final = frozenset(name for name, kind in FRAMES.items() if issubclass(kind, Action))
 
 _NOT_UNICODE = "That frame holds text that is not valid Unicode (a lone surrogate)."
 _decoder = msgspec.json.Decoder(Frame)
@@ -322,6 +321,9 @@ def convert(value: object, *, strict: bool = True) -> Incoming:
 
 
 def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
+    """The code for msgspec's refusal. A ValidationError carries only its message: its wording
+    ("Object missing required field `x`", "Expected `int`, got `bool` - at `$.x`") is read
+    here, and tests/realtime/test_protocol.py fails if a msgspec release words it otherwise."""
     if problem.startswith("Object missing required field `"):
         name = problem.split("`")[1]
         code, message = declared.refused.get(name, (errors.MISSING_FIELD, f"A {kind} frame needs '{name}'."))
