@@ -29,7 +29,7 @@ import os
 
 import uvicorn
 
-# Frames are at most 4 KiB (games.realtime.consumer.MAX_FRAME_BYTES, answered with an error frame);
+# Frames are at most 4 KiB (games.domain.protocol.MAX_FRAME_BYTES, answered with an error frame);
 # a message over this closes the socket before it is ever buffered whole.
 WS_MAX_BYTES = 64 * 1024
 # Server pings: every 20 s, and a client that has not answered one 20 s later is dropped

@@ -2,7 +2,9 @@
 
 Pure Python, the standard library only: the rules import their codes from here too. A
 code is sent as ``{"type": "error", "code": ...}`` on the websocket and as
-``{"error": ...}`` in a JSON response; docs/protocol.md lists them for clients.
+``{"error": ...}`` in a JSON response; docs/protocol.md lists them for clients. Most
+refusals say something of their case in their message; the codes whose message is always
+the same have it in ``MESSAGES`` (``message``), for every layer that answers with them.
 """
 
 # --- the rules (games.domain.rules, raised as RuleViolation) ----------------------------------
@@ -61,7 +63,7 @@ COACH_BUSY = "coach_busy"
 ROLL_FIRST = "roll_first"
 COACH_ERROR = "coach_error"  # the coach failed: the socket answers this and stays open
 
-# --- a websocket frame the consumer cannot take (games.realtime.consumer.FrameError) ------------
+# --- a frame that is not one the protocol declares (games.domain.protocol.FrameError) ------------
 BAD_FRAME = "bad_frame"
 FRAME_TOO_LARGE = "frame_too_large"
 BAD_JSON = "bad_json"
@@ -78,3 +80,16 @@ OUTCOME_UNKNOWN = "outcome_unknown"  # the database went away mid-commit: the pa
 RATE_LIMITED = "rate_limited"  # too many requests or frames
 TOO_MANY_SOCKETS = "too_many_sockets"  # the address or browser holds its share of sockets already
 SERVER_ERROR = "server_error"  # a frame the server failed on: the socket stays open and resyncs
+
+MESSAGES: dict[str, str] = {
+    BAD_FRAME: "A frame is a JSON object with a 'type'.",
+    BAD_JSON: "That frame is not valid JSON.",
+    COACH_ERROR: "The coach could not answer; try again.",
+    UNAVAILABLE: "The game's database is out of reach for a moment: try again.",
+    SERVER_ERROR: "The server could not handle that frame; the page will resync.",
+}
+
+
+def message(code: str) -> str:
+    """The message that goes with ``code`` wherever it is answered."""
+    return MESSAGES[code]

@@ -14,8 +14,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from games.domain import protocol
 from games.domain.rules import GameState
-from games.realtime import fanout, wire
+from games.realtime import fanout
 from games.services import events
 from games.store.models import Game, Move
 from games.store.selectors import game_state
@@ -65,7 +66,7 @@ def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[
 
 def frames_for(game: Game, move: Move, rules: GameState | None = None) -> list[str]:
     """The one frame every socket of the room gets for this action."""
-    return [wire.dumps(state_frame(game, move, rules))]
+    return [protocol.dumps(state_frame(game, move, rules))]
 
 
 def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None:
@@ -90,6 +91,6 @@ def committed(event: events.Committed) -> None:
 def told(code: str, frame: dict[str, Any]) -> None:
     """A listener of games.services.events: a frame that is not a state, to every socket of the room."""
     try:
-        fanout.publish_soon(code, [wire.dumps(frame)])
+        fanout.publish_soon(code, [protocol.dumps(frame)])
     except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
         log.exception("telling %s a %s frame failed", code, frame.get("type"))

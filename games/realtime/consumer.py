@@ -1,4 +1,4 @@
-"""The room's websocket: parse and check a frame, call one service, send errors back.
+"""The room's websocket: decode a frame (games.domain.protocol), call one service, send errors back.
 
 No ORM and no rules here: the database work goes through ``games.services`` (writes)
 and ``games.store.selectors`` / ``games.services.presence`` (reads), each behind ``games.realtime.threads.db_async``
@@ -12,7 +12,6 @@ waiting for a client that stopped reading.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import uuid
 from typing import Any
@@ -23,113 +22,20 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from games import services
-from games.domain import errors
+from games.domain import errors, protocol
 from games.domain.rules import RuleViolation
-from games.realtime import backlog, fanout, sockets, wire
+from games.realtime import backlog, fanout, sockets
 from games.realtime import limits as ratelimit
 from games.realtime.threads import db_async, db_upkeep
 from games.services import coach, presence
 from games.store import selectors
 
-MAX_FRAME_BYTES = 4096
 log = logging.getLogger(__name__)
 
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
 CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.realtime.sockets.admit)
-
-# type -> (service, the frame's own fields with their types)
-_ACTIONS: dict[str, tuple[Any, dict[str, type | tuple[type, ...]]]] = {
-    "start": (services.game_start, {}),
-    "roll": (services.turn_roll, {"held": list}),
-    "hold": (services.turn_hold, {"held": list}),
-    "score": (services.turn_score, {"box": str, "column": int}),
-    "leave": (services.game_leave, {"seat": int}),
-    "kick": (services.game_kick, {"seat": int}),
-    "remove": (services.game_remove_absent, {"seat": int}),
-    "add_bot": (services.game_add_bot, {"level": str}),
-    "replace": (services.game_replace_with_bot, {"seat": int, "level": str}),
-    "pause": (services.game_pause, {}),
-    "resume": (services.game_resume, {}),
-    "mute": (services.seat_mute, {"seat": int}),
-    "unmute": (services.seat_unmute, {"seat": int}),
-}
-# Social frames (docs/protocol.md): not versioned actions; each kind with its own per-socket limit.
-# type -> (service, required fields); "seat" (who speaks, on a shared device) and "id" are optional.
-_SOCIAL: dict[str, tuple[Any, dict[str, type]]] = {
-    "chat": (services.chat_post, {"text": str}),
-    "react": (services.chat_react, {"reaction": str}),
-    "back": (services.seat_reclaim, {}),
-}
-_OPTIONAL = {"column", "level"}  # wherever they are fields
-_OPTIONAL_FOR = {"roll": {"held"}}  # a roll may hold dice first; a hold frame must say which
-
-
-class FrameError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
-
-
-def parse_frame(text: str | None, binary: bytes | None) -> dict[str, Any]:
-    """The frame as a dict of checked fields, or FrameError naming what is wrong."""
-    if binary is not None or text is None:
-        raise FrameError(errors.BAD_FRAME, "Frames are JSON text, not binary.")
-    if len(text.encode()) > MAX_FRAME_BYTES:
-        raise FrameError(errors.FRAME_TOO_LARGE, f"Frames are at most {MAX_FRAME_BYTES} bytes.")
-    try:
-        frame = wire.loads(text)
-    except ValueError as exc:
-        raise FrameError(errors.BAD_JSON, "That frame is not valid JSON.") from exc
-    except RecursionError as exc:  # "[[[[..." well under the size limit
-        raise FrameError(errors.BAD_JSON, "That frame is nested too deeply.") from exc
-    if "\\u" in text and not encodable(frame):
-        raise FrameError(errors.BAD_FIELD, "That frame holds text that is not valid Unicode (a lone surrogate).")
-    if not isinstance(frame, dict):
-        raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
-    kind = frame.get("type")
-    if not isinstance(kind, str):
-        raise FrameError(errors.BAD_FRAME, "A frame is a JSON object with a 'type'.")
-    if kind in ("ping", "sync"):
-        return frame
-    if kind == "hint":
-        if isinstance(frame.get("version"), bool) or not isinstance(frame.get("version"), int):
-            raise FrameError(errors.BAD_FIELD, "A hint frame needs the 'version' it is for.")
-        return frame
-    if kind in _SOCIAL:
-        fields: dict[str, type | tuple[type, ...]] = {**_SOCIAL[kind][1], "seat": int, "id": str}
-        for name, expected in fields.items():
-            if name not in frame:
-                if name in ("seat", "id"):
-                    continue
-                raise FrameError(errors.MISSING_FIELD, f"A {kind} frame needs '{name}'.")
-            if isinstance(frame[name], bool) or not isinstance(frame[name], expected):
-                raise FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.")
-        return frame
-    if kind not in _ACTIONS:
-        raise FrameError(errors.UNKNOWN_TYPE, f"Unknown frame type {kind!r}.")
-    fields = dict(_ACTIONS[kind][1], version=int, id=str)
-    for name, expected in fields.items():
-        if name not in frame:
-            if name in _OPTIONAL or name in _OPTIONAL_FOR.get(kind, ()):
-                continue
-            raise FrameError(errors.MISSING_FIELD, f"A {kind} frame needs '{name}'.")
-        value = frame[name]
-        if isinstance(value, bool) or not isinstance(value, expected):
-            raise FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.")
-    if not 0 < len(frame["id"]) <= services.ACTION_ID_MAX:
-        raise FrameError(errors.BAD_FIELD, f"'id' is 1 to {services.ACTION_ID_MAX} characters.")
-    return frame
-
-
-def encodable(value: object) -> bool:
-    """Whether every string in a decoded frame can be stored (JSON's \\ud800 escapes make lone surrogates)."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode()
-    except (UnicodeEncodeError, RecursionError):
-        return False
-    return True
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -165,7 +71,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # server may send nothing before the accept, and the page wants its seats and the state first.
         self.early: list[str] | None = []
         you, state, presence_frame, chat = hello
-        await fanout.join(self.code, self, version=wire.loads(state)["version"])
+        await fanout.join(self.code, self, version=protocol.loads(state)["version"])
         self.joined = True
         sockets.start_sweeping()
         await self.accept()
@@ -193,7 +99,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return None
         # The room's last chat messages, if it has any (docs/protocol.md: after the state).
         messages = selectors.chat_history(self.code)
-        chat = wire.dumps({"type": "chat_history", "messages": messages}) if messages else None
+        chat = protocol.encode(protocol.ChatHistory(messages=messages)) if messages else None
         return (*hello, chat)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -253,28 +159,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
-        error: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if isinstance(frame_id, str):
-            error["id"] = frame_id
-        await self.send(text_data=wire.dumps(error))
+        await self.send(text_data=protocol.error(code, message, frame_id))
 
-    async def social(self, kind: str, frame: dict[str, Any]) -> None:
+    async def social(self, frame: protocol.Chat | protocol.React | protocol.Back) -> None:
         """A chat message, a reaction or a player back at the table: the service sends the room its frames."""
-        if refusal := await ratelimit.socket_refusal(kind, self.controller, self.address, self.channel_name):
-            await self.error(errors.RATE_LIMITED, refusal, frame.get("id"))
+        if refusal := await ratelimit.socket_refusal(frame.kind, self.controller, self.address, self.channel_name):
+            await self.error(errors.RATE_LIMITED, refusal, frame.id)
             return
-        service, fields = _SOCIAL[kind]
-        wanted = (*fields, "seat") if kind != "back" else ()
-        kwargs = {name: frame[name] for name in wanted if name in frame}
         try:
-            await db_async(service)(code=self.code, controller=self.controller, **kwargs)
+            await db_async(services.perform)(frame, code=self.code, controller=self.controller)
         except DatabaseError:
-            log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
-            await self.error(
-                errors.UNAVAILABLE, "The game's database is out of reach for a moment: try again.", frame.get("id")
-            )
+            log.warning("database unavailable for %s in %s", frame.kind, self.code, exc_info=True)
+            await self.error(errors.UNAVAILABLE, errors.message(errors.UNAVAILABLE), frame.id)
         except RuleViolation as exc:
-            await self.error(exc.code, exc.message, frame.get("id"))
+            await self.error(exc.code, exc.message, frame.id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """One frame; whatever goes wrong answers an error frame, never takes the socket down (1011)."""
@@ -285,7 +183,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         except Exception:
             log.exception("a frame in %s failed", getattr(self, "code", "?"))
             with contextlib.suppress(Exception):
-                await self.error(errors.SERVER_ERROR, "The server could not handle that frame; the page will resync.")
+                await self.error(errors.SERVER_ERROR, errors.message(errors.SERVER_ERROR))
                 await self.send(text_data=await db_async(presence.state_text)(self.code))
 
     async def handle_frame(self, text_data: str | None, bytes_data: bytes | None) -> None:
@@ -297,54 +195,48 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         self.rate_strikes = 0
         try:
-            frame = parse_frame(text_data, bytes_data)
-        except FrameError as exc:
+            frame = protocol.decode(text_data, bytes_data)
+        except protocol.FrameError as exc:
             await self.error(exc.code, exc.message)
             return
-        kind = frame["type"]
-        if kind == "ping":
+        if isinstance(frame, protocol.Action):
+            await self.act(frame)
+        elif isinstance(frame, protocol.Ping):
             version = await sockets.seen(self.code, self.channel_name)
             # The version lets a page notice a state it missed (say, while Redis restarted).
-            await self.send(text_data=wire.dumps({"type": "pong", "version": version}))
-            return
-        if kind == "sync":
+            await self.send(text_data=protocol.encode(protocol.Pong(version=version)))
+        elif isinstance(frame, protocol.Sync):
             await self.send(text_data=await db_async(presence.state_text)(self.code))
+        elif isinstance(frame, protocol.Hint):
+            await self.hint(frame)
+        elif isinstance(frame, protocol.Chat | protocol.React | protocol.Back):
+            await self.social(frame)
+
+    async def hint(self, frame: protocol.Hint) -> None:
+        """The coach's advice, to this socket only."""
+        if refusal := await ratelimit.socket_refusal("hint", self.controller, self.address, self.channel_name):
+            await self.error(errors.RATE_LIMITED, refusal, frame.id)
             return
-        if kind == "hint":
-            if refusal := await ratelimit.socket_refusal(kind, self.controller, self.address, self.channel_name):
-                await self.error(errors.RATE_LIMITED, refusal, frame.get("id"))
-                return
-            try:
-                hint = await db_async(coach.hint_for)(
-                    code=self.code, controller=self.controller, version=frame["version"]
-                )
-            except RuleViolation as exc:
-                await self.error(exc.code, exc.message, frame.get("id"))
-                return
-            except Exception:  # the coach must never take the socket down with it
-                log.exception("hint in %s failed", self.code)
-                await self.error(errors.COACH_ERROR, "The coach could not answer; try again.", frame.get("id"))
-                return
-            await self.send(text_data=wire.dumps({**hint, "id": frame.get("id")}))
-            return
-        if kind in _SOCIAL:
-            await self.social(kind, frame)
-            return
-        service, fields = _ACTIONS[kind]
-        kwargs = {name: frame[name] for name in fields if name in frame}
         try:
-            await db_async(service)(
-                code=self.code,
-                controller=self.controller,
-                expected_version=frame["version"],
-                action_id=frame["id"],
-                **kwargs,
-            )
+            hint = await db_async(coach.hint_for)(code=self.code, controller=self.controller, version=frame.version)
+        except RuleViolation as exc:
+            await self.error(exc.code, exc.message, frame.id)
+            return
+        except Exception:  # the coach must never take the socket down with it
+            log.exception("hint in %s failed", self.code)
+            await self.error(errors.COACH_ERROR, errors.message(errors.COACH_ERROR), frame.id)
+            return
+        await self.send(text_data=protocol.dumps({**hint, "id": frame.id}))
+
+    async def act(self, frame: protocol.Action) -> None:
+        """A versioned action: one service call; a refusal answers an error frame with the action's id."""
+        try:
+            await db_async(services.perform)(frame, code=self.code, controller=self.controller)
         except DatabaseError:
             # Rolled back, or lost during the commit: what is known is looked up, not assumed.
-            log.warning("database unavailable for %s in %s", kind, self.code, exc_info=True)
-            await sockets.action_failed(self, self.code, self.controller, frame["id"])
+            log.warning("database unavailable for %s in %s", frame.kind, self.code, exc_info=True)
+            await sockets.action_failed(self, self.code, self.controller, frame.id)
         except RuleViolation as exc:
-            await self.error(exc.code, exc.message, frame["id"])
+            await self.error(exc.code, exc.message, frame.id)
             if exc.code in (errors.STALE, errors.REPEATED):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.domain import errors
-from games.realtime import memory, sockets, wire
+from games.domain import errors, protocol
+from games.realtime import memory, sockets
 from games.realtime.consumer import CLOSE_TOO_MANY
 from games.realtime.limits import scope_ip
 from games.realtime.origin import CLOSE_ORIGIN, origin_allowed
@@ -67,8 +67,7 @@ async def refuse(scope: dict[str, Any], receive: Any, send: Any, message: str) -
         await send({"type": "websocket.close", "code": CLOSE_ORIGIN})
         return
     await send({"type": "websocket.accept"})
-    frame = {"type": "error", "code": errors.TOO_MANY_SOCKETS, "message": message}
-    await send({"type": "websocket.send", "text": wire.dumps(frame)})
+    await send({"type": "websocket.send", "text": protocol.error(errors.TOO_MANY_SOCKETS, message)})
     await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
 
 

@@ -15,7 +15,6 @@ CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 CODE_LENGTH = 10
 NAME_MAX = 24
 SEED_MAX = 64
-ACTION_ID_MAX = 64
 # Combining marks one character may carry: enough for any script's real letters (Vietnamese
 # stacks two, some Indic clusters three), not for a "Zalgo" name that spills over its row.
 MARKS_MAX = 3

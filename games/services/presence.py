@@ -10,7 +10,7 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
-from games.realtime import wire
+from games.domain import protocol
 from games.services.processes import ORIGIN
 from games.store import selectors
 from games.store.models import Game, Presence
@@ -25,7 +25,7 @@ def _frame(game: Game) -> str:
     rows = selectors.connected_seats(game)
     connected = sorted({seat for seats in rows for seat in seats})
     seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.snapshot["seats"]))}
-    return wire.dumps({"type": "presence", "seats": seats, "spectators": sum(1 for seats in rows if not seats)})
+    return protocol.encode(protocol.Presence(seats=seats, spectators=sum(1 for seats in rows if not seats)))
 
 
 def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:
@@ -36,8 +36,8 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
     mine = seats_of(game, controller)
     # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
     Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now(), origin=ORIGIN)
-    you = wire.dumps({"type": "you", "seats": mine})
-    return you, wire.dumps(game_state(game)), _frame(game)
+    you = protocol.encode(protocol.You(seats=mine))
+    return you, protocol.dumps(game_state(game)), _frame(game)
 
 
 def room_frame(code: str) -> str | None:
@@ -75,9 +75,9 @@ def seen(code: str, channel_name: str) -> int | None:
 
 
 def state_text(code: str) -> str:
-    return wire.dumps(game_state(selectors.room(code)))
+    return protocol.dumps(game_state(selectors.room(code)))
 
 
 def state_with_version(code: str) -> tuple[str, int]:
     game = selectors.room(code)
-    return wire.dumps(game_state(game)), game.version
+    return protocol.dumps(game_state(game)), game.version

@@ -89,9 +89,9 @@ def game_join(
     return player
 
 
-def find_seat(game: Game, seat: object) -> dict[str, Any]:
+def find_seat(game: Game, seat: int) -> dict[str, Any]:
     seats = seats_of(game)
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+    if not 0 <= seat < len(seats):
         raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
     entry = seats[seat]
     if entry["status"] != Player.Status.ACTIVE:
@@ -280,7 +280,7 @@ def game_replace_with_bot(
             raise RuleViolation(NOT_PLAYING, "A bot can take over a seat during a game.")
         require_host(game, controller)
         seats = seats_of(game)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats):
+        if not 0 <= seat < len(seats):
             raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
         entry = seats[seat]
         if entry["kind"] == Player.Kind.BOT and entry["status"] == Player.Status.ACTIVE:

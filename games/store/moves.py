@@ -24,7 +24,7 @@ from django.db.models import Field
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from games.realtime import wire
+from games.domain import protocol
 from games.store.models import Game, Move
 
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
@@ -59,7 +59,7 @@ def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, by
         field = _field(type(instance), name)
         value = getattr(instance, field.attname)
         if isinstance(field, models.JSONField) and field.encoder is None:
-            data = wire.dumpb(value)
+            data = protocol.dumpb(value)
             if encoded is not None:
                 encoded[name] = data
             values.append(Jsonb(data, dumps=_as_is))  # what the ORM sends, encoded by orjson
@@ -129,7 +129,7 @@ def remembered(code: str) -> Game | None:
     _pk, _version, values, snapshot = kept
     _sql, fields = _read_statement()
     values = list(values)
-    values[_snapshot_index()] = wire.loads(snapshot)
+    values[_snapshot_index()] = protocol.loads(snapshot)
     return Game.from_db(connection.alias, [field.attname for field in fields], values)
 
 
@@ -176,7 +176,7 @@ def read(code: str) -> Game:
     values = []
     for field, value in zip(fields, row, strict=True):
         if isinstance(field, models.JSONField) and field.decoder is None and isinstance(value, str):
-            values.append(wire.loads(value))  # JSONField.from_db_value, with orjson
+            values.append(protocol.loads(value))  # JSONField.from_db_value, with orjson
             continue
         for convert in field.get_db_converters(connection):
             value = convert(value, field.cached_col, connection)

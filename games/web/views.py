@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -22,7 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import services
-from games.domain import errors
+from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
 from games.services import coach, notices
 from games.services.replay import replay_game, replay_steps, verify_fairness
@@ -152,53 +153,39 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("room", code=game.code)
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
 ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove"})
+# What a form that lost a field says; any other bad field gets the frame's own message.
+FORM_PROBLEMS = {
+    "version": (services.BAD_REQUEST, "The form was missing its game version; reload the page."),
+    "seat": (services.BAD_SEAT, "The form did not say which seat; reload the page."),
+}
+
+
+def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
+    """The form's fields as the frame a socket would send for the same action, checked the same way."""
+    fields: dict[str, Any] = {name: post[name] for name in ("version", "box", "column", "seat") if name in post}
+    if action == "roll":  # the dice ticked to keep: a roll from the form always says which (maybe none)
+        fields["held"] = list(dict.fromkeys(post.getlist("held")))
+    # A form without an id cannot be told from its resending: any fresh one applies it once, as "" did.
+    fields["id"] = post.get("action_id") or f"form-{uuid.uuid4().hex}"
+    try:
+        return protocol.from_form(action, fields)
+    except protocol.FrameError as exc:
+        code, message = FORM_PROBLEMS.get(exc.field, (exc.code, exc.message))
+        raise RuleViolation(code, message) from exc
 
 
 def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
-    """One form post, one service call: the no-script way to play."""
+    """One form post, one service call: the no-script way to play, through the socket's frames and dispatch."""
     game = _game_or_404(code)
     if action not in ROOM_ACTIONS:
         raise Http404(NO_ROOM_PAGE)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    post = request.POST
-    controller = controller_for(request)
-    version = _int(post.get("version"))
-    action_id = post.get("action_id", "")[:64]
-    common: dict[str, Any] = {"code": game.code, "controller": controller, "action_id": action_id}
     try:
-        if version is None:
-            raise RuleViolation(services.BAD_REQUEST, "The form was missing its game version; reload the page.")
-        if action == "start":
-            services.game_start(expected_version=version, **common)
-        elif action == "roll":
-            held = sorted({i for i in (_int(v) for v in post.getlist("held")) if i is not None})
-            services.turn_roll(held=held, expected_version=version, **common)
-        elif action == "score":
-            services.turn_score(
-                box=post.get("box", ""), column=_int(post.get("column")) or 0, expected_version=version, **common
-            )
-        elif action in ("leave", "kick", "remove"):
-            service = {
-                "leave": services.game_leave,
-                "kick": services.game_kick,
-                "remove": services.game_remove_absent,
-            }[action]
-            seat = _int(post.get("seat"))
-            if seat is None:
-                raise RuleViolation(services.BAD_SEAT, "The form did not say which seat; reload the page.")
-            service(seat=seat, expected_version=version, **common)
-        else:
-            raise Http404(NO_ROOM_PAGE)
+        frame = form_frame(action, request.POST)
+        services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
         messages.error(request, exc.message)
     return redirect("room", code=game.code)

@@ -395,11 +395,6 @@ def test_refusals_in_a_turn_change_nothing(midturn: Table) -> None:
     refused(
         t.code,
         services.BAD_REQUEST,
-        lambda: services.turn_roll(code=t.code, controller=me, expected_version="7", action_id="x"),  # type: ignore[arg-type]
-    )
-    refused(
-        t.code,
-        services.BAD_REQUEST,
         lambda: services.turn_roll(code=t.code, controller=me, expected_version=v(), action_id="x" * 65),
     )
     services.turn_hold(code=t.code, controller=me, held=[0, 1, 2, 3, 4], expected_version=v(), action_id="all")

@@ -13,7 +13,6 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from games import services
-from games.realtime import consumer as consumers
 from games.realtime import fanout
 from games.services import presence
 from games.store import selectors
@@ -148,8 +147,7 @@ async def test_an_action_committed_before_the_connection_dropped_is_not_called_u
     ws, watcher = await connect(room, sessions[0]), await connect(room)
     _, state, _ = await first_frames(ws)
     await first_frames(watcher)
-    roll = (_committed_then_lost(services.turn_roll), consumers._ACTIONS["roll"][1])
-    with mock.patch.dict(consumers._ACTIONS, {"roll": roll}):
+    with mock.patch.object(services, "turn_roll", _committed_then_lost(services.turn_roll)):
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         frames = await frames_until(ws, "state")
     frames += await frames_within(ws, 0.5)
@@ -166,7 +164,7 @@ async def test_an_action_refused_before_it_was_written_says_nothing_was_written(
     room, sessions = await make_room(1)
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
-    with mock.patch.dict(consumers._ACTIONS, {"roll": (_lost_before, {"held": list})}):
+    with mock.patch.object(services, "turn_roll", _lost_before):
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         error = json.loads(await ws.receive_from())
     assert (error["code"], error["id"]) == ("unavailable", "r1") and await rolls(room) == 0
@@ -179,7 +177,7 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
     _, state, _ = await first_frames(ws)
     down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
     also_down = mock.patch.object(presence, "state_text", side_effect=OperationalError("still down"))
-    with mock.patch.dict(consumers._ACTIONS, {"roll": (_lost_before, {"held": list})}), down, also_down:
+    with mock.patch.object(services, "turn_roll", _lost_before), down, also_down:
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         error = json.loads(await ws.receive_from())
         assert (error["code"], error["id"]) == ("outcome_unknown", "r1")

@@ -1,0 +1,423 @@
+"""Every frame of a room's websocket, declared once: msgspec Structs, decoded and checked at the edge.
+
+An incoming frame is one of the tagged Structs below (the tag is its ``"type"``). ``decode``
+turns the socket's text into one of them or raises ``FrameError`` with the code a client
+switches on (games.domain.errors); the no-script form posts (games.web.views) build the
+same Structs with ``from_form``. A Struct is checked whole here (ints are not bools, the
+lengths, the ranges that do not depend on the room, no NUL character in any text, which
+PostgreSQL cannot store), so the services take typed arguments and check only what
+depends on the room. Fields a frame does not declare are ignored: clients send ``version``
+and ``id`` on every frame, social ones too.
+
+Each frame that changes the room names its service (``service``) and the keyword arguments
+it passes (``arguments``); games.services.frames.perform is the one call both edges make.
+
+Outgoing frames with a fixed shape are declared here too (``Error``, ``You``, ``Pong``,
+``Presence``, ``ChatHistory``); the state frame is the room's public state
+(games.store.selectors.game_state), encoded with ``dumps``. The JSON of the frames and of
+the stored jsonb values is written by orjson (``dumps``, ``dumpb``, ``loads``): a state
+frame is encoded once per action and sent as it is to every socket of the room, and the
+stdlib encoder took about a tenth of an action's CPU for it (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, ClassVar, Final, get_args
+
+import msgspec
+import orjson
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from games.domain import errors
+from games.domain.rules import DICE, RULESETS, Box
+
+MAX_FRAME_BYTES: Final = 4096
+ACTION_ID_MAX: Final = 64  # Move.action_id's column
+LEVEL_MAX: Final = 32
+COLUMNS_MAX: Final = max(ruleset.columns for ruleset in RULESETS.values())
+
+_NO_NUL = r"^[^\x00]*$"  # PostgreSQL's text cannot hold U+0000; refused on every database alike
+
+Text = Annotated[str, Meta(pattern=_NO_NUL)]
+ActionId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_NO_NUL)]
+Die = Annotated[int, Meta(ge=0, lt=DICE)]
+Held = Annotated[list[Die], Meta(max_length=DICE)]
+Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
+Seat = Annotated[int, Meta(ge=0)]
+Level = Annotated[str, Meta(max_length=LEVEL_MAX, pattern=_NO_NUL)]
+
+
+class FrameError(Exception):
+    """A frame the server cannot take: the error code, the message and the field at fault (if one is)."""
+
+    def __init__(self, code: str, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message, self.field = code, message, field
+
+
+# --- incoming ---------------------------------------------------------------------------------
+
+
+class Incoming(Struct, tag_field="type", kw_only=True):
+    """A frame from a client.
+
+    ``problems``: a field's code and message when its value is out of range (bad_field when
+    not listed); a value of the wrong type is bad_field, a missing field missing_field.
+    ``refused``: a field's code and message for any refusal of it, missing or wrong too.
+    """
+
+    problems: ClassVar[dict[str, tuple[str, str]]] = {}
+    refused: ClassVar[dict[str, tuple[str, str]]] = {}
+    service: ClassVar[str] = ""  # the games.services function this frame calls ("": the consumer answers it)
+
+    @property
+    def kind(self) -> str:
+        """The frame's ``type``."""
+        return str(type(self).__struct_config__.tag)
+
+    def arguments(self) -> dict[str, Any]:
+        """The service's keyword arguments besides the room's code and the caller's controller."""
+        return {}
+
+
+class Ping(Incoming, tag="ping"):
+    """Keeps this socket's presence fresh; answered by ``Pong``."""
+
+
+class Sync(Incoming, tag="sync"):
+    """Asks for the room's state again."""
+
+
+class Hint(Incoming, tag="hint"):
+    version: int
+    id: Text | None = None
+    refused: ClassVar[dict[str, tuple[str, str]]] = {
+        "version": (errors.BAD_FIELD, "A hint frame needs the 'version' it is for."),
+    }
+
+
+# Social frames: not versioned actions; "seat" is who speaks on a shared device.
+
+
+class Chat(Incoming, tag="chat"):
+    text: Text  # its length is counted after trimming, by the service (chat_too_long)
+    seat: int | UnsetType = UNSET
+    id: Text | UnsetType = UNSET
+    service: ClassVar[str] = "chat_post"
+
+    def arguments(self) -> dict[str, Any]:
+        return {"text": self.text} | ({} if self.seat is UNSET else {"seat": self.seat})
+
+
+class React(Incoming, tag="react"):
+    reaction: Text
+    seat: int | UnsetType = UNSET
+    id: Text | UnsetType = UNSET
+    service: ClassVar[str] = "chat_react"
+
+    def arguments(self) -> dict[str, Any]:
+        return {"reaction": self.reaction} | ({} if self.seat is UNSET else {"seat": self.seat})
+
+
+class Back(Incoming, tag="back"):
+    """A player back at the table takes their seat back from the computer."""
+
+    id: Text | UnsetType = UNSET
+    service: ClassVar[str] = "seat_reclaim"
+
+
+_HELD_PROBLEM = (errors.BAD_DIE_INDEX, "Held dice are a list of at most five indices 0 to 4.")
+_SEAT_PROBLEM = (errors.BAD_SEAT, "A seat is a number from 0.")
+
+
+class Action(Incoming):
+    """A versioned action: applied at most once (``id``), only to the version it was meant for."""
+
+    version: int
+    id: ActionId
+
+    def arguments(self) -> dict[str, Any]:
+        return {"expected_version": self.version, "action_id": self.id, **self.fields()}
+
+    def fields(self) -> dict[str, Any]:
+        return {}
+
+
+class Start(Action, tag="start"):
+    service: ClassVar[str] = "game_start"
+
+
+class Roll(Action, tag="roll"):
+    held: Held | UnsetType = UNSET  # hold exactly these dice first
+    service: ClassVar[str] = "turn_roll"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {"held": _HELD_PROBLEM}
+
+    def fields(self) -> dict[str, Any]:
+        return {} if self.held is UNSET else {"held": self.held}
+
+
+class Hold(Action, tag="hold"):
+    held: Held
+    service: ClassVar[str] = "turn_hold"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {"held": _HELD_PROBLEM}
+
+    def fields(self) -> dict[str, Any]:
+        return {"held": self.held}
+
+
+class Score(Action, tag="score"):
+    box: Box
+    column: Column = 0
+    service: ClassVar[str] = "turn_score"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {
+        "box": (errors.UNKNOWN_BOX, "There is no box by that name."),
+        "column": (errors.BAD_COLUMN, f"A column is a number from 0 to {COLUMNS_MAX - 1}."),
+    }
+
+    def fields(self) -> dict[str, Any]:
+        return {"box": self.box.value, "column": self.column}
+
+
+class SeatAction(Action):
+    seat: Seat
+    problems: ClassVar[dict[str, tuple[str, str]]] = {"seat": _SEAT_PROBLEM}
+
+    def fields(self) -> dict[str, Any]:
+        return {"seat": self.seat}
+
+
+class Leave(SeatAction, tag="leave"):
+    service: ClassVar[str] = "game_leave"
+
+
+class Kick(SeatAction, tag="kick"):
+    service: ClassVar[str] = "game_kick"
+
+
+class Remove(SeatAction, tag="remove"):
+    service: ClassVar[str] = "game_remove_absent"
+
+
+class Mute(SeatAction, tag="mute"):
+    service: ClassVar[str] = "seat_mute"
+
+
+class Unmute(SeatAction, tag="unmute"):
+    service: ClassVar[str] = "seat_unmute"
+
+
+class AddBot(Action, tag="add_bot"):
+    level: Level | UnsetType = UNSET  # the service's default level when absent
+    service: ClassVar[str] = "game_add_bot"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {"level": (errors.BAD_LEVEL, "That is not a computer level.")}
+
+    def fields(self) -> dict[str, Any]:
+        return {} if self.level is UNSET else {"level": self.level}
+
+
+class Replace(Action, tag="replace"):
+    seat: Seat
+    level: Level | UnsetType = UNSET
+    service: ClassVar[str] = "game_replace_with_bot"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {
+        "seat": _SEAT_PROBLEM,
+        "level": (errors.BAD_LEVEL, "That is not a computer level."),
+    }
+
+    def fields(self) -> dict[str, Any]:
+        return {"seat": self.seat} | ({} if self.level is UNSET else {"level": self.level})
+
+
+class Pause(Action, tag="pause"):
+    service: ClassVar[str] = "game_pause"
+
+
+class Resume(Action, tag="resume"):
+    service: ClassVar[str] = "game_resume"
+
+
+Frame = (
+    Ping
+    | Sync
+    | Hint
+    | Chat
+    | React
+    | Back
+    | Start
+    | Roll
+    | Hold
+    | Score
+    | Leave
+    | Kick
+    | Remove
+    | AddBot
+    | Replace
+    | Pause
+    | Resume
+    | Mute
+    | Unmute
+)
+
+FRAMES: Final[dict[str, type[Incoming]]] = {str(kind.__struct_config__.tag): kind for kind in get_args(Frame)}
+
+_NOT_UNICODE = "That frame holds text that is not valid Unicode (a lone surrogate)."
+_decoder = msgspec.json.Decoder(Frame)
+_any = msgspec.json.Decoder()
+_AT = re.compile(r" - at `\$\.(\w+)(.*)`$")
+_WRONG_TYPE = re.compile(r"^Expected `[^`]+`, got `[^`]+`")
+
+
+def decode(text: str | None, binary: bytes | None = None) -> Incoming:
+    """The frame a socket sent, checked whole, or ``FrameError`` naming what is wrong."""
+    if binary is not None or text is None:
+        raise FrameError(errors.BAD_FRAME, "Frames are JSON text, not binary.")
+    if len(text) > MAX_FRAME_BYTES // 4 and len(text.encode(errors="surrogatepass")) > MAX_FRAME_BYTES:
+        raise FrameError(errors.FRAME_TOO_LARGE, f"Frames are at most {MAX_FRAME_BYTES} bytes.")
+    try:
+        frame: Incoming = _decoder.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeEncodeError):
+        pass  # the slow path says why
+    else:
+        return frame
+    return convert(_parsed(text))
+
+
+def _parsed(text: str) -> object:
+    try:
+        return _any.decode(text)
+    except RecursionError as exc:  # "[[[[..." well under the size limit
+        raise FrameError(errors.BAD_JSON, "That frame is nested too deeply.") from exc
+    except UnicodeEncodeError as exc:  # a surrogate in the text itself, not escaped (no websocket sends one)
+        raise FrameError(errors.BAD_FIELD, _NOT_UNICODE) from exc
+    except msgspec.DecodeError as exc:
+        # msgspec refuses a lone surrogate escape ("\ud800"), which is valid JSON but no text.
+        if "\\u" in text:
+            try:
+                json.loads(text)
+            except (ValueError, RecursionError):
+                pass
+            else:
+                raise FrameError(errors.BAD_FIELD, _NOT_UNICODE) from exc
+        raise FrameError(errors.BAD_JSON, errors.message(errors.BAD_JSON)) from exc
+
+
+def convert(value: object, *, strict: bool = True) -> Incoming:
+    """A decoded JSON value (or, ``strict=False``, a form's strings) as its frame, or ``FrameError``."""
+    if not isinstance(value, dict):
+        raise FrameError(errors.BAD_FRAME, errors.message(errors.BAD_FRAME))
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise FrameError(errors.BAD_FRAME, errors.message(errors.BAD_FRAME))
+    declared = FRAMES.get(kind)
+    if declared is None:
+        raise FrameError(errors.UNKNOWN_TYPE, f"Unknown frame type {kind!r}.")
+    try:
+        frame: Incoming = msgspec.convert(value, declared, strict=strict)
+    except msgspec.ValidationError as exc:
+        raise _refusal(declared, kind, str(exc)) from exc
+    return frame
+
+
+def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
+    """The code for msgspec's refusal. A ValidationError carries only its message: its wording
+    ("Object missing required field `x`", "Expected `int`, got `bool` - at `$.x`") is read
+    here, and tests/realtime/test_protocol.py fails if a msgspec release words it otherwise."""
+    if problem.startswith("Object missing required field `"):
+        name = problem.split("`")[1]
+        code, message = declared.refused.get(name, (errors.MISSING_FIELD, f"A {kind} frame needs '{name}'."))
+        return FrameError(code, message, name)
+    at = _AT.search(problem)
+    name, inside = (at.group(1), at.group(2)) if at else ("", "")
+    if name in declared.refused:
+        code, message = declared.refused[name]
+        return FrameError(code, message, name)
+    if not inside and _WRONG_TYPE.match(problem):
+        return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.", name)
+    if "matching regex" in problem:
+        return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame holds a NUL character.", name)
+    if name == "id":
+        return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", name)
+    code, message = declared.problems.get(name, (errors.BAD_FIELD, f"'{name}' of a {kind} frame is out of range."))
+    return FrameError(code, message, name)
+
+
+def from_form(kind: str, fields: dict[str, Any]) -> Incoming:
+    """A form post's fields (strings) as the frame a socket would send, checked the same way."""
+    return convert({**fields, "type": kind}, strict=False)
+
+
+# --- outgoing ---------------------------------------------------------------------------------
+
+
+class Outgoing(Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    """A frame to a client whose shape is fixed."""
+
+
+class Error(Outgoing, tag="error"):
+    code: str
+    message: str
+    id: str | None = None  # the refused frame's id, when it had one
+
+
+class You(Outgoing, tag="you"):
+    seats: list[int]  # the seats this socket's browser controls
+
+
+class Pong(Outgoing, tag="pong"):
+    version: int | None  # the room's version, so that a page notices a state it missed
+
+
+class Presence(Outgoing, tag="presence"):
+    seats: dict[str, str]  # seat index -> "connected" or "away"
+    spectators: int
+
+
+class ChatHistory(Outgoing, tag="chat_history"):
+    messages: list[dict[str, Any]]
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode(frame: Outgoing) -> str:
+    """A declared outgoing frame as JSON text."""
+    return _encoder.encode(frame).decode()
+
+
+def error(code: str, message: str, frame_id: object = None) -> str:
+    """The error frame's text; the refused frame's id rides along if it was a string."""
+    return encode(Error(code=code, message=message, id=frame_id if isinstance(frame_id, str) else None))
+
+
+# --- JSON text ----------------------------------------------------------------------------------
+
+
+def _fallback(value: object) -> str:
+    # A lazy translation string or any other str-like value: as its text, like json.dumps(default=str).
+    return str(value)
+
+
+def dumps(value: Any) -> str:
+    """``value`` as JSON text (for a websocket frame); orjson writes it compact, which every reader parses."""
+    return orjson.dumps(value, default=_fallback).decode()
+
+
+def dumpb(value: Any) -> bytes:
+    """``value`` as JSON bytes (for a jsonb parameter)."""
+    return orjson.dumps(value, default=_fallback)
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text as Python values; ``ValueError`` if it is not JSON.
+
+    orjson refuses a lone surrogate escape (``"\\ud800"``), which is valid JSON: the standard
+    decoder reads that (rare, hostile) text instead.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        if "\\u" not in (text if isinstance(text, str) else text.decode(errors="replace")):
+            raise
+        return json.loads(text)

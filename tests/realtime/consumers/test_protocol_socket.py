@@ -1,0 +1,76 @@
+"""The declared frames over a real socket: a bad input of each kind is answered with its code and stores nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games.domain import errors
+from games.store.models import ChatMessage, Game
+from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+CURRENT = -1  # stands for the room's version when the frame is sent
+
+
+@sync_to_async
+def stored(code: str) -> tuple[int, int, int]:
+    game = Game.objects.get(code=code)
+    return game.version, game.moves.count(), ChatMessage.objects.filter(game=game).count()
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ({"type": "chat", "text": "hello\u0000there", "id": "c1"}, errors.BAD_FIELD),
+        ({"type": "react", "reaction": "\u0000", "id": "c1"}, errors.BAD_FIELD),
+        ({"type": "roll", "version": CURRENT, "id": "r\u0000"}, errors.BAD_FIELD),
+        ({"type": "roll", "version": CURRENT, "id": "r", "held": [0, 7]}, errors.BAD_DIE_INDEX),
+        ({"type": "roll", "version": CURRENT, "id": "r", "held": [0, True]}, errors.BAD_DIE_INDEX),
+        ({"type": "hold", "version": CURRENT, "id": "h", "held": [0, 1, 2, 3, 4, 0]}, errors.BAD_DIE_INDEX),
+        ({"type": "score", "version": CURRENT, "id": "s", "box": "chance", "column": 9}, errors.BAD_COLUMN),
+        ({"type": "score", "version": CURRENT, "id": "s", "box": "chance\u0000"}, errors.UNKNOWN_BOX),
+        ({"type": "kick", "version": CURRENT, "id": "k", "seat": -1}, errors.BAD_SEAT),
+        ({"type": "kick", "version": CURRENT, "id": "k", "seat": "1"}, errors.BAD_FIELD),
+        ({"type": "add_bot", "version": CURRENT, "id": "b", "level": "x" * 40}, errors.BAD_LEVEL),
+        ({"type": "hint", "version": "12", "id": "h"}, errors.BAD_FIELD),
+        ({"type": "pause", "version": CURRENT, "id": "x" * 65}, errors.BAD_FIELD),
+    ],
+)
+async def test_a_bad_input_of_each_kind_gets_its_code_and_changes_nothing(frame: dict[str, Any], code: str) -> None:
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    before = await stored(room)
+    if frame.get("version") == CURRENT:
+        frame = {**frame, "version": state["version"]}
+    await ws.send_to(text_data=json.dumps(frame))
+    error = (await frames_until(ws, "error"))[-1]
+    assert (error["code"], bool(error["message"])) == (code, True)
+    assert await stored(room) == before
+    await ws.disconnect()
+
+
+async def test_every_frame_carries_version_and_id_and_the_social_ones_ignore_them() -> None:
+    """What the page sends on every frame: a chat, a reaction and a back frame with the room's version and an id."""
+    room, sessions = await make_room(2)
+    ws, other = await connect(room, sessions[0]), await connect(room, sessions[1])
+    _, state, _ = await first_frames(ws)
+    await first_frames(other)
+    extra = {"version": state["version"], "id": "x-1"}
+    await ws.send_to(text_data=json.dumps({"type": "chat", "text": "hi", **extra}))
+    assert (await frames_until(other, "chat"))[-1]["message"]["text"] == "hi"
+    await ws.send_to(text_data=json.dumps({"type": "react", "reaction": "👏", **extra}))
+    assert (await frames_until(other, "reaction"))[-1]["reaction"] == "👏"
+    await ws.send_to(text_data=json.dumps({"type": "back", **extra}))
+    await ws.send_to(text_data=json.dumps({"type": "sync", **extra}))
+    await ws.send_to(text_data=json.dumps({"type": "ping", **extra}))
+    answered = await frames_until(ws, "pong")
+    assert not [frame for frame in answered if frame["type"] == "error"]
+    assert [frame["version"] for frame in answered if frame["type"] in ("state", "pong")][-2:] == [state["version"]] * 2
+    for socket in (ws, other):
+        await socket.disconnect()

@@ -1,0 +1,72 @@
+"""The no-script form posts: the socket's frames (games.domain.protocol) built from form fields, one dispatch.
+
+A form that the frame's declaration refuses shows the reason and stores nothing, as a
+socket's frame would be refused with the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games.store.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+def started() -> tuple[Client, Game]:
+    """A started one-player room and its host's browser."""
+    ada = Client()
+    response = ada.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    ada.post(f"/r/{game.code}/start", {"version": game.version, "action_id": "start"})
+    game.refresh_from_db()
+    assert game.status == "playing"
+    return ada, game
+
+
+def stored(game: Game) -> tuple[int, int]:
+    game.refresh_from_db()
+    return game.version, game.moves.count()
+
+
+def page_after(client: Client, game: Game, action: str, data: dict[str, Any]) -> str:
+    response = client.post(f"/r/{game.code}/{action}", data, follow=True)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("action", "fields", "shown"),
+    [
+        ("roll", {"version": "seven"}, "missing its game version"),
+        ("roll", {"version": None}, "missing its game version"),
+        ("roll", {"action_id": "r\x00"}, "NUL"),
+        ("roll", {"action_id": "x" * 65}, "1 to 64 characters"),
+        ("roll", {"held": ["9"]}, "indices 0 to 4"),
+        ("score", {"box": "nonsense"}, "no box by that name"),
+        ("score", {"box": "chance", "column": "5"}, "column is a number"),
+        ("kick", {}, "did not say which seat"),
+        ("kick", {"seat": "first"}, "did not say which seat"),
+    ],
+)
+def test_a_form_the_frames_declaration_refuses_shows_why_and_stores_nothing(
+    action: str, fields: dict[str, Any], shown: str
+) -> None:
+    ada, game = started()
+    before = stored(game)
+    data = {"version": str(game.version), "action_id": "f-1", **fields}  # None: the field is left out
+    page = page_after(ada, game, action, {name: value for name, value in data.items() if value is not None})
+    assert shown in page
+    assert stored(game) == before
+
+
+def test_a_form_without_an_action_id_still_plays_once() -> None:
+    ada, game = started()
+    version, moves = stored(game)
+    page_after(ada, game, "roll", {"version": str(version)})
+    assert stored(game) == (version + 1, moves + 1)
+    page_after(ada, game, "roll", {"version": str(version)})  # the same form again: stale, not a second roll
+    assert stored(game) == (version + 1, moves + 1)
