@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.domain.room import Room
 from games.domain.rules import RULESETS, Box
 
 RULESET_CHOICES = [(rs.name, rs.label) for rs in RULESETS.values()]
@@ -63,7 +64,8 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Bumped by every applied action; clients send it back as expected_version.
     version = models.PositiveIntegerField(default=0)
-    # The rules state (games.domain.rules.codec) plus seats, roll counter and client seed.
+    # The room's state (games.domain.room.Room): the rules state, the seats, the roll
+    # counter, the clock, pause, rematch. Read and written as ``Game.room``.
     snapshot = models.JSONField(default=dict)
     # Fair dice: the secret seed stays hidden until the game ends; its SHA-256 is public.
     server_seed = models.CharField(max_length=64)
@@ -75,6 +77,23 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.status})"
+
+    @property
+    def room(self) -> Room:
+        """The snapshot as the typed ``Room``: decoded once per snapshot read or stored."""
+        snapshot = self.snapshot
+        kept: tuple[object, Room] | None = self.__dict__.get("_room")
+        if kept is None or kept[0] is not snapshot:
+            kept = (snapshot, Room.from_snapshot(snapshot))
+            self.__dict__["_room"] = kept
+        return kept[1]
+
+    @room.setter
+    def room(self, room: Room) -> None:
+        # The one place a room is encoded for its row (saved by the caller's write).
+        snapshot = room.to_snapshot()
+        self.snapshot = snapshot
+        self.__dict__["_room"] = (snapshot, room)
 
     @property
     def is_over(self) -> bool:
