@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -82,7 +84,7 @@ class Game(models.Model):
     def room(self) -> Room:
         """The snapshot as the typed ``Room``: decoded once per snapshot read or stored."""
         snapshot = self.snapshot
-        kept: tuple[object, Room] | None = self.__dict__.get("_room")
+        kept: tuple[Any, Room] | None = self.__dict__.get("_room")
         if kept is None or kept[0] is not snapshot:
             kept = (snapshot, Room.from_snapshot(snapshot))
             self.__dict__["_room"] = kept
@@ -90,8 +92,13 @@ class Game(models.Model):
 
     @room.setter
     def room(self, room: Room) -> None:
-        # The one place a room is encoded for its row (saved by the caller's write).
-        snapshot = room.to_snapshot()
+        # The one place a room is encoded for its row (saved by the caller's write). Rules
+        # the action did not change keep the stored form they were read from.
+        kept: tuple[Any, Room] | None = self.__dict__.get("_room")
+        stored_rules = None
+        if kept is not None and kept[0] is self.snapshot and kept[1].rules is room.rules:
+            stored_rules = kept[0].get("rules")
+        snapshot = room.to_snapshot(stored_rules)
         self.snapshot = snapshot
         self.__dict__["_room"] = (snapshot, room)
 

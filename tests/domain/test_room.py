@@ -117,16 +117,6 @@ def test_a_seat_missing_the_keys_a_factory_leaves_out_takes_their_defaults() -> 
     assert seat == Seat(player=4, name="X", controller="")
 
 
-def test_the_stored_rules_are_reused_until_the_rules_change() -> None:
-    stored = {"seats": [_seat(1, "a"), _seat(2, "b")], "rules": _started(), "rolls": 0}
-    room = Room.from_snapshot(stored)
-    assert room.with_seat(0, muted=True).to_snapshot()["rules"] is stored["rules"]
-    assert room.rules is not None
-    moved = room.with_rules(apply_rolled(room.rules, player=0, faces=[6, 6, 6, 6, 6]))
-    assert moved.to_snapshot()["rules"]["turn"]["dice"] == [6, 6, 6, 6, 6]
-    assert stored["rules"]["turn"]["dice"] == []  # the old stored form is not touched
-
-
 def test_a_room_is_frozen() -> None:
     with pytest.raises(AttributeError):
         Room().rolls = 1  # type: ignore[misc]

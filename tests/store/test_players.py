@@ -6,6 +6,7 @@ import pytest
 
 from games import services
 from games.domain.room import Room
+from games.domain.rules import apply_rolled
 from games.store import players
 from games.store.models import Game, Player
 from tests.factories import action_id, open_room, seated_game
@@ -70,3 +71,25 @@ def test_only_the_fields_that_changed_are_written(django_assert_num_queries) -> 
     sql = captured.captured_queries[0]["sql"]
     assert '"name"' in sql and '"controller"' not in sql
     assert Player.objects.get(pk=rows[1].pk).name == "Renamed"
+
+
+def test_the_room_column_keeps_the_stored_rules_until_the_rules_change() -> None:
+    table = open_room(2)
+    game = Game.objects.get(code=table.code)
+    stored = game.snapshot["rules"]
+    game.room = game.room.with_seat(0, muted=True)
+    assert game.snapshot["rules"] is stored and game.snapshot["seats"][0]["muted"] is True
+    rules = game.room.rules
+    assert rules is not None
+    game.room = game.room.with_rules(apply_rolled(rules, player=0, faces=[6, 6, 6, 6, 6]))
+    assert game.snapshot["rules"]["turn"]["dice"] == [6, 6, 6, 6, 6]
+    assert stored["turn"]["dice"] == []  # the stored form read is not changed in place
+    assert Room.from_snapshot(game.snapshot) == game.room
+
+
+def test_a_snapshot_replaced_on_the_row_is_decoded_again() -> None:
+    game, _ = seated_game(2)
+    assert len(game.room.seats) == 2
+    game.refresh_from_db()
+    game.snapshot = {"seats": [], "rules": None, "rolls": 0}
+    assert game.room == Room()
