@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from games.domain.room import Room
+from games.domain.room import ACTIVE, BOT, HUMAN, LEFT, Room
 from games.domain.rules import apply_rolled
 from games.store import players
 from games.store.models import Game, Player
@@ -93,3 +93,8 @@ def test_a_snapshot_replaced_on_the_row_is_decoded_again() -> None:
     game.refresh_from_db()
     game.snapshot = {"seats": [], "rules": None, "rolls": 0}
     assert game.room == Room()
+
+
+def test_the_room_s_seat_kinds_and_statuses_are_the_player_rows_choices() -> None:
+    assert (HUMAN, BOT) == (Player.Kind.HUMAN, Player.Kind.BOT)
+    assert (ACTIVE, LEFT) == (Player.Status.ACTIVE, Player.Status.LEFT)
