@@ -8,7 +8,6 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain import fairness
 from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
-from games.domain.room import Room
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host
 from games.services.clock import timer_choices
@@ -63,8 +62,7 @@ def game_create(
             chat_spectators=bool(chat_spectators),
             server_seed=server_seed,
             seed_commitment=fairness.commitment(server_seed),
-            snapshot=Room().to_snapshot(),
-        )
+        )  # its room, empty, is stored by the first record
         record(
             game,
             kind=Move.Kind.CREATE,

@@ -126,7 +126,8 @@ class Player(models.Model):
     # The browser that controls the seat: a random token kept in that browser's session.
     controller = models.CharField(max_length=64, blank=True, db_index=True)
     # While a computer plays the seat for its away player: that player's token, so their
-    # list of games still finds the seat (kept from the snapshot by games.services.pace).
+    # list of games still finds the seat. The row's seat, name, controller, kind, status and
+    # this follow the room's seat (games.store.players).
     away_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
