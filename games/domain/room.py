@@ -11,9 +11,10 @@ does the game wait for") are answered here once. What a room's row holds in colu
 its own (its status, its timer, pass-and-play) is passed in: the row is the authority on
 those, and they are indexed there.
 
-Every change returns a new ``Room`` (frozen msgspec Structs: a room is read and changed
-on every action, and a Struct is built and copied about ten times faster than a frozen
-dataclass): a service builds the room it means to store and hands it to ``record`` whole.
+Every change returns a new ``Room``: a service builds the room it means to store and hands
+it to ``record`` whole. They are frozen msgspec Structs because a room is decoded and
+changed on every action, and a Struct is built and copied several times faster than a
+frozen dataclass (``msgspec.structs.replace`` against ``dataclasses.replace``, timeit).
 """
 
 from __future__ import annotations
