@@ -8,7 +8,6 @@ withdrawn name), under each game's row lock and with a Move, like every other ac
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -21,7 +20,6 @@ import bots
 from accounts.models import CountedGame, GameRecord, Profile, Standing
 from games import services
 from games.domain.rules import RULESETS, Box, RuleViolation
-from games.domain.rules.codec import state_from_dict
 from games.services import coach
 from games.store.models import Game, Player
 
@@ -146,24 +144,26 @@ def game_count(*, game_id: int) -> bool:
 
 
 def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) -> None:
-    seats: list[dict[str, Any]] = game.snapshot["seats"]
-    state = state_from_dict(game.snapshot["rules"])
+    seats = game.room.seats
+    state = game.room.rules
+    if state is None:
+        return
     scores = [state.totals(i).grand_total for i in range(len(seats))]
-    ranks = _ranks(scores, [s["status"] == Player.Status.ACTIVE for s in seats])
+    ranks = _ranks(scores, [s.active for s in seats])
     players = {p.pk: p for p in Player.objects.filter(game=game)}
     owners = dict(
-        Profile.objects.filter(controller__in=[s["controller"] for s in seats if s["controller"]]).values_list(
+        Profile.objects.filter(controller__in=[s.controller for s in seats if s.controller]).values_list(
             "controller", "user_id"
         )
     )
     records = []
     for index, seat in enumerate(seats):
-        player = players[seat["player"]]
-        if seat["kind"] != Player.Kind.HUMAN:
+        player = players[seat.player]
+        if not seat.human:
             continue  # a computer's seat is nobody's record
         user_id = player.user_id
         if user_id is None and (not game.local or player.pk == game.host_id):
-            user_id = owners.get(seat["controller"])
+            user_id = owners.get(seat.controller)
             if user_id is not None:
                 Player.objects.filter(pk=player.pk).update(user_id=user_id)
         card = state.cards[index]

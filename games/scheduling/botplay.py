@@ -22,7 +22,6 @@ import bots
 from games import services
 from games.domain import errors
 from games.domain.rules import GameState, RuleViolation
-from games.domain.rules.codec import state_from_dict
 from games.store import selectors, tables
 from games.store.selectors import bot_to_play
 
@@ -63,12 +62,14 @@ def step(code: str, version: int) -> bool | None:
     game = selectors.room_or_none(code)
     if game is None or game.version != version or not bot_to_play(game):
         return False
-    state = state_from_dict(game.snapshot["rules"])
-    seat = game.snapshot["seats"][state.current]
-    action = choose(state, seat.get("level", "optimal"))
+    state = game.room.rules
+    if state is None:
+        return False
+    seat = game.room.seats[state.current]
+    action = choose(state, seat.level or "optimal")
     if action is None:
         return None
-    common: dict[str, Any] = {"code": code, "controller": seat["controller"]}
+    common: dict[str, Any] = {"code": code, "controller": seat.controller}
     try:
         if isinstance(action, bots.Roll):
             services.turn_roll(held=list(action.held), expected_version=version, action_id=f"bot-{version}", **common)

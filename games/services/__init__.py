@@ -30,8 +30,10 @@ another action came first, the action runs again the locked way. Measured in
 docs/performance.md: four round trips (BEGIN, the locking read, the write, COMMIT) become
 two.
 
-The snapshot (``Game.snapshot``) holds the rules state, the seats with the browser that
-controls each, and the game's roll counter, so an action needs no other reads.
+The room's state (``Game.room``, a ``games.domain.room.Room`` stored in the snapshot
+column) holds the rules state, the seats with the browser that controls each, the roll
+counter, the clock, pause and rematch, so an action needs no other reads. The seats'
+Player rows follow it, written in one place (``games.store.players.follow``).
 
 Callers use the package: ``from games import services; services.turn_roll(...)``. A
 frame (games.domain.protocol), from a socket or a form post, goes through ``perform``.

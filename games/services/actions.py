@@ -11,12 +11,12 @@ from django.db import IntegrityError, connection, transaction
 from games.domain import errors as E
 from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.domain.protocol import ACTION_ID_MAX
+from games.domain.room import Room, Seat
 from games.domain.rules import GameState, RuleViolation
-from games.domain.rules.codec import state_from_dict, state_to_dict
 from games.services import deadline, events, notices, waiting
 from games.services.codes import normalize_code
-from games.store import moves
-from games.store.models import Game, Move, Player
+from games.store import moves, players
+from games.store.models import Game, Move
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -86,21 +86,31 @@ def record(
     action_id: str,
     fields: tuple[str, ...] = (),
     rules: GameState | None = None,
+    room: Room | None = None,
 ) -> Move:
-    """Append the Move, save the Game row, and schedule the broadcast.
+    """Append the Move, save the Game row with the room the action made, and schedule the broadcast.
 
-    ``rules``: the game's new rules state, if the action changed it; it is stored in the
-    snapshot here, and the broadcast builds the room's state from it without decoding the
-    snapshot again. A move that makes it a person's turn in a game at your own pace owes
-    them a notice, written here in the same transaction (``games.services.waiting``).
+    ``room``: the room the action made (``games.domain.room``), if it changed anything of
+    it; ``rules``: the game's new rules state, if the action changed it (in ``room`` too).
+    The broadcast builds the room's state from it without decoding the snapshot again.
+    What every action keeps right is worked out here, from the room about to be stored:
+    the turn clock (``games.services.deadline``), whom the game waits for and the notice
+    that move owes, written in the same transaction (``games.services.waiting``), when
+    the room is next due, and the seats' Player rows (``games.store.players``).
     """
+    before = game.room
+    after = room if room is not None else before
     if rules is not None:
-        game.snapshot["rules"] = state_to_dict(rules)
-    deadline.note_action(game, kind=kind, player_id=player_id, action_id=action_id)
-    if deadline.tick(game):  # the turn timer (games.services.clock)
+        after = after.with_rules(rules)
+    after = deadline.note_action(game, after, kind=kind, player_id=player_id, action_id=action_id)
+    after, changed = deadline.tick(game, after)
+    if changed:  # the turn timer (games.services.clock)
         fields = (*fields, "turn_deadline")
-    waits, owed = waiting.watch(game, kind=kind, player_id=player_id, payload=payload, actor=actor, action_id=action_id)
+    after, waits, owed = waiting.watch(
+        game, after, kind=kind, player_id=player_id, payload=payload, actor=actor, action_id=action_id
+    )
     fields = (*fields, *waits)
+    game.room = after
     if payload.get("game_over") and not game.followups_owed:
         # What follows the end (records, stats, ratings) is owed from this very commit on,
         # and completed by the scheduler: a process that dies right after cannot lose it.
@@ -135,9 +145,9 @@ def record(
         # A second Move of the same action (``more_writes``) is guarded by the version just
         # written: the guarded write took the row's lock for the rest of the transaction.
         game._read_version = game.version  # type: ignore[attr-defined]
-    # After the Game row's write, which took its lock (or stopped the action): a notice
-    # owed and a seat's away player are written only by the action that applies.
-    waiting.sync_away(game, kind)
+    # After the Game row's write, which took its lock (or stopped the action): the seats'
+    # rows and a notice owed are written only by the action that applies.
+    players.follow(game, before, after)
     if owed is not None:
         notices.owe(game, owed)
     transaction.on_commit(lambda: _announce(game, move, rules))
@@ -160,17 +170,11 @@ def _announce(game: Game, move: Move, rules: GameState | None) -> None:
         events.committed(event)
 
 
-def seats_of(game: Game) -> list[dict[str, Any]]:
-    seats: list[dict[str, Any]] = game.snapshot["seats"]
-    return seats
-
-
 def rules_state(game: Game) -> GameState:
-    return state_from_dict(game.snapshot["rules"])
-
-
-def controls(seat: dict[str, Any], controller: str) -> bool:
-    return bool(controller) and seat["status"] == Player.Status.ACTIVE and seat["controller"] == controller
+    rules = game.room.rules
+    if rules is None:
+        raise RuleViolation(E.GAME_NOT_STARTED, "The game has not started yet.")
+    return rules
 
 
 def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
@@ -179,28 +183,29 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
         raise RuleViolation(E.GAME_NOT_STARTED, "The game has not started yet.")
     if game.status != Game.Status.PLAYING:
         raise RuleViolation(E.GAME_OVER, "The game is over.")
-    seats = seats_of(game)
-    if not any(controls(seat, controller) for seat in seats):
+    room = game.room
+    if not room.plays(controller):
         raise RuleViolation(NOT_A_PLAYER, "You are watching this game: only seated players can act.")
-    if game.snapshot.get("paused"):
+    if room.paused:
         raise RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
     state = rules_state(game)
-    if not controls(seats[state.current], controller):
-        raise RuleViolation(E.NOT_YOUR_TURN, f"It is {seats[state.current]['name']}'s turn.")
+    if not room.controls_current(controller):
+        raise RuleViolation(E.NOT_YOUR_TURN, f"It is {room.seats[state.current].name}'s turn.")
     return state, state.current
 
 
 def require_host(game: Game, controller: str) -> None:
-    host = next((s for s in seats_of(game) if s["player"] == game.host_id), None)
-    if host is None or not controls(host, controller):
+    room = game.room
+    host = room.seat_of_player(game.host_id)
+    if host is None or not room.seats[host].controlled_by(controller):
         raise RuleViolation(NOT_HOST, "Only the host can do that.")
 
 
-def hand_host_on(game: Game) -> dict[str, Any] | None:
-    """After the host left: the first active human seat becomes host (None if there is none)."""
-    for seat in seats_of(game):
-        if seat["status"] == Player.Status.ACTIVE and seat["kind"] == Player.Kind.HUMAN:
-            game.host_id = seat["player"]
+def hand_host_on(game: Game, room: Room) -> Seat | None:
+    """After the host left: the first active human seat of ``room`` becomes host (None if there is none)."""
+    for seat in room.seats:
+        if seat.active and seat.human:
+            game.host_id = seat.player
             return seat
     game.host_id = None
     return None

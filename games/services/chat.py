@@ -15,7 +15,7 @@ from django.db import transaction
 from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
 from games.domain.rules import RuleViolation
 from games.services import events
-from games.services.actions import check_request, controls, locked, record, require_host, seats_of
+from games.services.actions import check_request, locked, record, require_host
 from games.services.seats import find_seat
 from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_message
@@ -41,7 +41,7 @@ def clean_message(text: str) -> str:
 
 def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:
     """The seat this browser speaks for (``seat`` if it plays several), or None for a spectator."""
-    mine = [index for index, entry in enumerate(seats_of(game)) if controls(entry, controller)]
+    mine = game.room.seats_of(controller)
     if seat is not None:
         if seat not in mine:
             raise RuleViolation(NOT_A_PLAYER, "You can only speak for your own seat.")
@@ -59,10 +59,10 @@ def chat_post(*, code: str, controller: str, text: str, seat: int | None = None)
             raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
         name, player_id = SPECTATOR, None
     else:
-        entry = seats_of(game)[speaker]
-        if entry.get("muted"):
+        entry = game.room.seats[speaker]
+        if entry.muted:
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
-        name, player_id = entry["name"], entry["player"]
+        name, player_id = entry.name, entry.player
     with transaction.atomic():
         message = ChatMessage.objects.create(
             game=game, seat=speaker, player_id=player_id, name=name, text=text, after_seq=game.version
@@ -107,21 +107,18 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         require_host(game, controller)
         entry = find_seat(game, seat)
-        if entry["player"] == game.host_id:
+        if entry.player == game.host_id:
             raise RuleViolation(BAD_SEAT, "The host's own seat cannot be muted.")
-        if bool(entry.get("muted")) == muted:
-            raise RuleViolation(BAD_SEAT, f"{entry['name']} is {'muted' if muted else 'not muted'} already.")
-        if muted:
-            entry["muted"] = True
-        else:
-            entry.pop("muted", None)
+        if entry.muted == muted:
+            raise RuleViolation(BAD_SEAT, f"{entry.name} is {'muted' if muted else 'not muted'} already.")
         record(
             game,
             kind=Move.Kind.MUTE,
-            player_id=entry["player"],
-            payload={"seat": seat, "name": entry["name"], "muted": muted},
+            player_id=entry.player,
+            payload={"seat": seat, "name": entry.name, "muted": muted},
             actor=controller,
             action_id=action_id,
+            room=game.room.with_seat(seat, muted=muted),
         )
 
 

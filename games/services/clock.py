@@ -26,10 +26,10 @@ from django.utils import timezone
 
 from games.domain import errors as E
 from games.domain.rules import GameState, RuleViolation
-from games.services.actions import check_request, locked, record, require_host, rules_state, seats_of
+from games.services.actions import check_request, locked, record, require_host, rules_state
 from games.services.deadline import TIMEOUT_ACTION, running
 from games.services.turns import turn_roll, turn_score
-from games.store.models import Game, Move, Player
+from games.store.models import Game, Move
 
 AWAY_AFTER = 2  # timeouts in a row before a computer takes the seat
 AWAY_LEVEL = "casual"
@@ -68,17 +68,17 @@ def clock_expire(*, code: str, version: int) -> bool:
             return False
         state = rules_state(game)
         seat = state.current
-        entry = seats_of(game)[seat]
-        controller, player_id = entry["controller"], entry["player"]
-        streak = int(entry.get("timeouts", 0)) + 1
-        entry["timeouts"] = streak
+        room = game.room.timed_out(seat)
+        entry = room.seats[seat]
+        controller, player_id, streak = entry.controller, entry.player, entry.timeouts
         record(
             game,
             kind=Move.Kind.TIMEOUT,
             player_id=player_id,
-            payload={"seat": seat, "name": entry["name"], "streak": streak, "rolled": state.turn.rolls_used > 0},
+            payload={"seat": seat, "name": entry.name, "streak": streak, "rolled": state.turn.rolls_used > 0},
             actor="timer",
             action_id="",
+            room=room,
         )
         if state.turn.rolls_used == 0:
             turn_roll(
@@ -104,21 +104,18 @@ def clock_expire(*, code: str, version: int) -> bool:
 
 def _hand_to_computer(game: Game, seat: int) -> None:
     """The seat's player is away: a computer plays it until they come back (``seat_reclaim``)."""
-    entry = seats_of(game)[seat]
-    if game.status != Game.Status.PLAYING or entry["status"] != Player.Status.ACTIVE:
+    entry = game.room.seats[seat]
+    if game.status != Game.Status.PLAYING or not entry.active:
         return
-    bot = f"bot:{secrets.token_hex(8)}"
-    entry["away_controller"] = entry["controller"]
-    entry.update(kind=Player.Kind.BOT, controller=bot, level=AWAY_LEVEL, away=True)
-    entry.pop("timeouts", None)
-    Player.objects.filter(pk=entry["player"]).update(kind=Player.Kind.BOT, controller=bot)
+    room = game.room.to_computer(seat, controller=f"bot:{secrets.token_hex(8)}", level=AWAY_LEVEL, away=True)
     record(
         game,
         kind=Move.Kind.BOT,
-        player_id=entry["player"],
-        payload={"seat": seat, "name": entry["name"], "level": AWAY_LEVEL, "reinstate": False, "away": True},
+        player_id=entry.player,
+        payload={"seat": seat, "name": entry.name, "level": AWAY_LEVEL, "reinstate": False, "away": True},
         actor="timer",
         action_id="",
+        room=room,
     )
 
 
@@ -131,22 +128,22 @@ def _host_action(
         require_host(game, controller)
         if game.status != Game.Status.PLAYING:
             raise RuleViolation(E.NOT_PLAYING, "Only a game in progress can be paused or resumed.")
-        paused = bool(game.snapshot.get("paused"))
+        room = game.room
         payload: dict[str, Any] = {}
         fields: tuple[str, ...] = ()
         if pause:
-            if paused:
+            if room.paused:
                 raise RuleViolation(E.PAUSED, "The game is paused already.")
+            left = None
             if game.turn_deadline is not None:
-                left = max(0.0, (game.turn_deadline - timezone.now()).total_seconds())
-                game.snapshot["clock_left"] = payload["left"] = round(left, 3)
-            game.snapshot["paused"] = True
+                left = payload["left"] = round(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()), 3)
+            room = room.pause(left)
         else:
-            if not paused:
+            if not room.paused:
                 raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")
-            del game.snapshot["paused"]
-            left = game.snapshot.pop("clock_left", None)
-            if left is not None and running(game):
+            left = room.clock_left
+            room = room.resume()
+            if left is not None and running(game, room):
                 # The turn goes on with the time it had left when the host paused.
                 game.turn_deadline = timezone.now() + timedelta(seconds=left)
                 payload["left"] = left
@@ -159,6 +156,7 @@ def _host_action(
             actor=controller,
             action_id=action_id,
             fields=fields,
+            room=room,
         )
     return payload
 

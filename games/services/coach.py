@@ -22,7 +22,6 @@ import bots
 from games import services
 from games.domain import errors
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
-from games.domain.rules.codec import state_from_dict
 from games.services.replay import replay_moves
 from games.store import selectors, tables
 from games.store.models import Game, Move
@@ -104,9 +103,8 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
         raise RuleViolation(errors.STALE, "The game has moved on: ask again for the new roll.")
     if game.status != Game.Status.PLAYING:
         raise RuleViolation(errors.NOT_PLAYING, "Hints are for a game in progress.")
-    state = state_from_dict(game.snapshot["rules"])
-    seat = game.snapshot["seats"][state.current]
-    if not (controller and seat["controller"] == controller and seat["status"] == "active"):
+    state = game.room.rules
+    if state is None or not game.room.controls_current(controller):
         raise RuleViolation(errors.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
     if state.turn.rolls_used == 0:
         raise RuleViolation(errors.ROLL_FIRST, "Roll first: the coach advises on the dice you have.")
@@ -237,7 +235,7 @@ def review(game: Game) -> dict[str, Any]:
         return _no_exact_review(game)
     every, replayed = _judged(game)
     seats = []
-    for index, seat in enumerate(game.snapshot["seats"]):
+    for index, seat in enumerate(game.room.seats):
         mine = [v for v in every if v["seat"] == index]
         costly = [
             {k: v[k] for k in ("move", "round", "roll", "dice", "kind", "chosen", "best", "lost")}
@@ -247,8 +245,8 @@ def review(game: Game) -> dict[str, Any]:
         seats.append(
             {
                 "seat": index,
-                "name": seat["name"],
-                "kind": seat["kind"],
+                "name": seat.name,
+                "kind": seat.kind,
                 "lost": round(sum(v["exact_loss"] for v in mine), 1),
                 "mistakes": len(costly),
                 "choices": len(mine),
@@ -273,8 +271,8 @@ def _no_exact_review(game: Game) -> dict[str, Any]:
         "exact": False,
         "message": NO_EXACT_REVIEW,
         "seats": [
-            {"seat": index, "name": seat["name"], "kind": seat["kind"], "lost": None, "mistakes": None, "choices": None}
-            for index, seat in enumerate(game.snapshot["seats"])
+            {"seat": index, "name": seat.name, "kind": seat.kind, "lost": None, "mistakes": None, "choices": None}
+            for index, seat in enumerate(game.room.seats)
         ],
         "replayed": not replay.problems,
     }

@@ -20,28 +20,20 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from games.store.models import Game, Move, Player
+from games.domain.room import Room
+from games.store.models import Game, Move
+from games.store.selectors import bot_to_play
+
+__all__ = ["TIMEOUT_ACTION", "TURN_KINDS", "bot_to_play", "next_due", "note_action", "running", "tick"]
 
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
 TIMEOUT_ACTION = "timeout-"  # the action ids of the timer's own roll and score
 
 
-def running(game: Game) -> bool:
+def running(game: Game, room: Room | None = None) -> bool:
     """Whether the current turn's clock runs (a timer chosen, playing, not paused, a person to play)."""
-    rules = game.snapshot.get("rules")
-    if not game.turn_timer or game.status != Game.Status.PLAYING or rules is None:
-        return False
-    if game.snapshot.get("paused"):
-        return False
-    return bool(game.snapshot["seats"][rules["current"]]["kind"] == Player.Kind.HUMAN)
-
-
-def bot_to_play(game: Game) -> bool:
-    """Whether the seat to play is a computer player (playing, not paused)."""
-    rules = game.snapshot.get("rules")
-    if game.status != Game.Status.PLAYING or rules is None or game.snapshot.get("paused"):
-        return False
-    return bool(game.snapshot["seats"][rules["current"]]["kind"] == Player.Kind.BOT)
+    room = room if room is not None else game.room
+    return room.clock_runs(playing=game.status == Game.Status.PLAYING, timed=bool(game.turn_timer))
 
 
 def next_due(game: Game, now: datetime | None = None) -> datetime | None:
@@ -56,27 +48,23 @@ def next_due(game: Game, now: datetime | None = None) -> datetime | None:
     return None
 
 
-def tick(game: Game) -> bool:
-    """Set ``game.turn_deadline`` for the state about to be stored; True if it changed."""
+def tick(game: Game, room: Room) -> tuple[Room, bool]:
+    """Set ``game.turn_deadline`` for ``room``, about to be stored; the room to store, and whether it changed."""
     if not game.turn_timer:
-        return False
-    if not running(game):
+        return room, False
+    if not running(game, room):
         changed = game.turn_deadline is not None
         game.turn_deadline = None
-        return changed
-    rules = game.snapshot["rules"]
-    key = [rules["turns_played"], rules["current"]]
-    if game.snapshot.get("clock_turn") == key and game.turn_deadline is not None:
-        return False
-    game.snapshot["clock_turn"] = key
+        return room, changed
+    key = room.turn_key(playing=True)
+    if room.clock_turn == key and game.turn_deadline is not None:
+        return room, False
     game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_timer)
-    return True
+    return room.change(clock_turn=key), True
 
 
-def note_action(game: Game, *, kind: str, player_id: int | None, action_id: str) -> None:
+def note_action(game: Game, room: Room, *, kind: str, player_id: int | None, action_id: str) -> Room:
     """A player's own roll, hold or score ends their run of timeouts."""
     if not game.turn_timer or kind not in TURN_KINDS or action_id.startswith(TIMEOUT_ACTION):
-        return
-    for seat in game.snapshot.get("seats", []):
-        if seat["player"] == player_id:
-            seat.pop("timeouts", None)
+        return room
+    return room.played_by(player_id)

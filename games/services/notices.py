@@ -149,8 +149,8 @@ def moved_on(notice: Notice, game: Game) -> str:
         return "dropped: the game is over"
     if turn_key(game) != [notice.turn, notice.seat]:
         return "dropped: the turn moved on"
-    entry = game.snapshot["seats"][notice.seat]
-    if entry["player"] != notice.player_id or entry["kind"] != Player.Kind.HUMAN:
+    entry = game.room.seats[notice.seat]
+    if entry.player != notice.player_id or not entry.human:
         return "dropped: the seat is not its player's now"
     if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is None:
         return "dropped: no clock runs"
@@ -174,10 +174,10 @@ def letter(notice: Notice, game: Game) -> Letter:
 def deliver(notice: Notice, game: Game) -> str:
     """Send the notice on every channel its player opted in to; a failing channel is logged, not retried."""
     player = Player.objects.get(pk=notice.player_id)
-    entry = game.snapshot["seats"][notice.seat]
+    entry = game.room.seats[notice.seat]
     text = letter(notice, game)
     sent: list[str] = []
-    owners = of_seat(entry["controller"], player.user_id)
+    owners = of_seat(entry.controller, player.user_id)
     mail_to = NoticeSettings.objects.select_related("user").filter(owners, email=True).first()
     if mail_to is not None and mail_to.user.email:
         try:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from games.domain import errors as E
 from games.domain.rules import RuleViolation
-from games.services.actions import locked, record, rules_state, seats_of
+from games.services.actions import locked, record, rules_state
 from games.services.waiting import DAY, duration
 from games.store.models import Game, Move
 
@@ -64,11 +64,11 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
         if game.turn_deadline is None or game.status != Game.Status.PLAYING:
             raise RuleViolation(E.NOT_PLAYING, "Only a running clock can be extended: nobody is on the clock now.")
         seat = rules_state(game).current
-        entry = seats_of(game)[seat]
+        entry = game.room.seats[seat]
         game.turn_deadline = max(game.turn_deadline, timezone.now()) + timedelta(seconds=seconds)
         payload = {
             "seat": seat,
-            "name": entry["name"],
+            "name": entry.name,
             "seconds": seconds,
             "deadline": game.turn_deadline.isoformat(),
             "by": staff,
@@ -76,7 +76,7 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
         record(
             game,
             kind=Move.Kind.EXTEND,
-            player_id=entry["player"],
+            player_id=entry.player,
             payload=payload,
             actor=f"staff:{staff}"[:64],
             action_id="",

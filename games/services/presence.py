@@ -24,7 +24,7 @@ STALE_AFTER = PRESENCE_TIMEOUT * 5
 def _frame(game: Game) -> str:
     rows = selectors.connected_seats(game)
     connected = sorted({seat for seats in rows for seat in seats})
-    seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.snapshot["seats"]))}
+    seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.room.seats))}
     return protocol.encode(protocol.Presence(seats=seats, spectators=sum(1 for seats in rows if not seats)))
 
 

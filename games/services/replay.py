@@ -127,9 +127,9 @@ def replay_moves(
 def replay_game(game: Game) -> Replay:
     """``replay_moves`` of a stored game, with each seat's name as it stands now (a deleted account's is withdrawn)."""
     replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
-    seats = game.snapshot.get("seats", [])
+    seats = game.room.seats
     if len(seats) == len(replay.names):
-        replay.names = [seat["name"] for seat in seats]
+        replay.names = [seat.name for seat in seats]
         for turn in replay.turns:
             turn.name = replay.names[turn.seat]
     return replay
@@ -147,7 +147,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     Steps of a seat a computer plays (from the start, or after a hand-over) say so (``by_computer``).
     """
     moves = list(game.moves.order_by("seq"))
-    names = [seat["name"] for seat in game.snapshot["seats"]]
+    names = [seat.name for seat in game.room.seats]
     bot_players = {m.player_id for m in moves if m.kind == Move.Kind.JOIN and m.payload.get("bot")}
     seat_of: dict[int, int] = {}
     computer: set[int] = set()  # seats a computer plays now

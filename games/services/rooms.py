@@ -9,7 +9,7 @@ from games.domain import errors as E
 from games.domain import fairness
 from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
-from games.services.actions import check_request, locked, record, require_host, seats_of
+from games.services.actions import check_request, locked, record, require_host
 from games.services.clock import timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.pace import check_pace, own_pace_choices
@@ -62,8 +62,7 @@ def game_create(
             chat_spectators=bool(chat_spectators),
             server_seed=server_seed,
             seed_commitment=fairness.commitment(server_seed),
-            snapshot={"seats": [], "rules": None, "rolls": 0},
-        )
+        )  # its room, empty, is stored by the first record
         record(
             game,
             kind=Move.Kind.CREATE,
@@ -80,7 +79,9 @@ def game_create(
             actor=controller,
             action_id="",
         )
-        host = add_seat(game, name=name, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN)
+        host, room = add_seat(
+            game, game.room, name=name, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
+        )
         game.host = host
         record(
             game,
@@ -90,6 +91,7 @@ def game_create(
             actor=controller,
             action_id="",
             fields=("host",),
+            room=room,
         )
     return host
 
@@ -140,15 +142,15 @@ def game_rematch(*, code: str, controller: str) -> Game:
         old = locked(code)
         if not old.is_over:
             raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
-        if old.snapshot.get("rematch"):
-            return Game.objects.get(code=old.snapshot["rematch"])
-        seats = [s for s in seats_of(old) if s["status"] == Player.Status.ACTIVE]
-        mine = [s for s in seats if s["controller"] == controller and s["kind"] == Player.Kind.HUMAN]
+        if old.room.rematch:
+            return Game.objects.get(code=old.room.rematch)
+        seats = [s for s in old.room.seats if s.active]
+        mine = [s for s in seats if s.controller == controller and s.human]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         host = game_create(
-            host_name=mine[0]["name"],
+            host_name=mine[0].name,
             controller=controller,
             ruleset=old.ruleset,
             local=old.local,
@@ -162,25 +164,32 @@ def game_rematch(*, code: str, controller: str) -> Game:
         for seat in seats:
             if seat is mine[0]:
                 continue
-            player = add_seat(new, name=seat["name"], controller=seat["controller"], client_seed="", kind=seat["kind"])
-            if seat.get("level"):
-                seats_of(new)[-1]["level"] = seat["level"]
+            player, room = add_seat(
+                new,
+                new.room,
+                name=seat.name,
+                controller=seat.controller,
+                client_seed="",
+                kind=seat.kind,
+                level=seat.level,
+            )
             record(
                 new,
                 kind=Move.Kind.JOIN,
                 player_id=player.pk,
-                payload={"seat": player.seat, "name": seat["name"], "client_seed": "", "rematch": old.code},
+                payload={"seat": player.seat, "name": seat.name, "client_seed": "", "rematch": old.code},
                 actor=controller,
                 action_id="",
+                room=room,
             )
-        old.snapshot["rematch"] = new.code
         record(
             old,
             kind=Move.Kind.REMATCH,
-            player_id=mine[0]["player"],
+            player_id=mine[0].player,
             payload={"code": new.code},
             actor=controller,
             action_id="",
+            room=old.room.change(rematch=new.code),
         )
     return new
 
@@ -193,16 +202,16 @@ def game_start(*, code: str, controller: str, expected_version: int | None, acti
         if game.status != Game.Status.LOBBY:
             raise RuleViolation(E.ALREADY_STARTED, "The game has already started.")
         require_host(game, controller)
-        seats = seats_of(game)
+        seats = game.room.seats
         seeds = dict(Player.objects.filter(game=game, status=Player.Status.ACTIVE).values_list("pk", "client_seed"))
-        game.client_seed = fairness.combine_client_seeds([seeds[s["player"]] for s in seats])
+        game.client_seed = fairness.combine_client_seeds([seeds[s.player] for s in seats])
         state = apply_start(new_game(RULESETS[game.ruleset], len(seats)))
         game.status, game.started_at = Game.Status.PLAYING, timezone.now()
         record(
             game,
             kind=Move.Kind.START,
             player_id=None,
-            payload={"players": [s["player"] for s in seats], "client_seed": game.client_seed},
+            payload={"players": [s.player for s in seats], "client_seed": game.client_seed},
             actor=controller,
             action_id=action_id,
             fields=("status", "started_at", "client_seed"),

@@ -22,18 +22,11 @@ from games.domain.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
+from games.domain.room import BOT, LEFT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
-from games.services.actions import (
-    check_request,
-    controls,
-    hand_host_on,
-    locked,
-    record,
-    require_host,
-    rules_state,
-    seats_of,
-)
+from games.services.actions import check_request, hand_host_on, locked, record, require_host, rules_state
 from games.services.codes import clean_client_seed, clean_name, name_key
+from games.store import players
 from games.store.models import ChatMessage, Game, Move, Player
 from games.store.selectors import connected_seats
 
@@ -42,13 +35,14 @@ BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
 BOT_NAMES = ("Rolly", "Pip", "Dicey", "Boxcar", "Lucky", "Sixer", "Snake Eyes", "Chancey", "Deuce")
 
 
-def add_seat(game: Game, *, name: str, controller: str, client_seed: str, kind: str) -> Player:
-    seats = seats_of(game)
-    player = Player.objects.create(
-        game=game, seat=len(seats), name=name, controller=controller, client_seed=client_seed, kind=kind
+def add_seat(
+    game: Game, room: Room, *, name: str, controller: str, client_seed: str, kind: str, level: str | None = None
+) -> tuple[Player, Room]:
+    """A new seat after the others: its Player row, and ``room`` with it (for ``record``)."""
+    player = players.create(
+        game, seat=len(room.seats), name=name, controller=controller, client_seed=client_seed, kind=kind
     )
-    seats.append({"player": player.pk, "name": name, "controller": controller, "kind": kind, "status": "active"})
-    return player
+    return player, room.seated(Seat(player=player.pk, name=name, controller=controller, kind=kind, level=level))
 
 
 def game_join(
@@ -70,14 +64,16 @@ def game_join(
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         if game.status != Game.Status.LOBBY:
             raise RuleViolation(NOT_IN_LOBBY, "The game has already started: you can watch it.")
-        active = [s for s in seats_of(game) if s["status"] == Player.Status.ACTIVE]
-        if game.local and not any(controls(s, controller) for s in active):
+        active = [s for s in game.room.seats if s.active]
+        if game.local and not game.room.plays(controller):
             raise RuleViolation(LOCAL_ROOM, "This game is played on one device: you can watch it.")
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
-        if any(name_key(s["name"]) == name_key(display) for s in active):
+        if any(name_key(s.name) == name_key(display) for s in active):
             raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
-        player = add_seat(game, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN)
+        player, room = add_seat(
+            game, game.room, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
+        )
         record(
             game,
             kind=Move.Kind.JOIN,
@@ -85,35 +81,32 @@ def game_join(
             payload={"seat": player.seat, "name": display, "client_seed": seed},
             actor=controller,
             action_id=action_id,
+            room=room,
         )
     return player
 
 
-def find_seat(game: Game, seat: int) -> dict[str, Any]:
-    seats = seats_of(game)
+def find_seat(game: Game, seat: int) -> Seat:
+    seats = game.room.seats
     if not 0 <= seat < len(seats):
         raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
     entry = seats[seat]
-    if entry["status"] != Player.Status.ACTIVE:
-        raise RuleViolation(BAD_SEAT, f"{entry['name']} has already left.")
+    if not entry.active:
+        raise RuleViolation(BAD_SEAT, f"{entry.name} has already left.")
     return entry
 
 
 def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> None:
     """Take ``seat`` out: in the lobby the seats close up; in a game the rules skip it."""
-    seats = seats_of(game)
-    entry = seats[seat]
-    payload: dict[str, Any] = {"seat": seat, "name": entry["name"]}
+    room = game.room
+    entry = room.seats[seat]
+    payload: dict[str, Any] = {"seat": seat, "name": entry.name}
     fields: list[str] = []
     state: GameState | None = None
     if game.status == Game.Status.LOBBY:
-        seats.pop(seat)
-        Player.objects.filter(pk=entry["player"]).update(seat=None, status=Player.Status.LEFT)
-        for index, other in enumerate(seats[seat:], start=seat):
-            Player.objects.filter(pk=other["player"]).update(seat=index)
+        room = room.without_seat(seat)
     else:
-        entry["status"] = Player.Status.LEFT
-        Player.objects.filter(pk=entry["player"]).update(status=Player.Status.LEFT)
+        room = room.with_seat(seat, status=LEFT)
         state = apply_remove(rules_state(game), seat=seat)
         # With nobody left in the game it is abandoned (below), not won.
         if state.is_over and any(state.active):
@@ -121,12 +114,11 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> N
             payload["winners"] = list(state.winners())
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields += ["status", "finished_at"]
-    if game.host_id == entry["player"]:
-        new_host = hand_host_on(game)
-        payload["host"] = new_host["player"] if new_host else None
+    if game.host_id == entry.player:
+        new_host = hand_host_on(game, room)
+        payload["host"] = new_host.player if new_host else None
         fields.append("host")
-    humans_left = any(s["status"] == Player.Status.ACTIVE and s["kind"] == Player.Kind.HUMAN for s in seats)
-    if not humans_left and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
+    if not room.humans_left() and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
         game.status = Game.Status.ABANDONED
         game.finished_at = timezone.now()
         fields += ["status", "finished_at"]
@@ -134,12 +126,13 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> N
     record(
         game,
         kind=kind,
-        player_id=entry["player"],
+        player_id=entry.player,
         payload=payload,
         actor=actor,
         action_id=action_id,
         fields=tuple(dict.fromkeys(fields)),
         rules=state,
+        room=room,
     )
 
 
@@ -151,7 +144,7 @@ def game_leave(*, code: str, controller: str, seat: int, expected_version: int |
         if game.status not in (Game.Status.LOBBY, Game.Status.PLAYING):
             raise RuleViolation(E.GAME_OVER, "The game is over.")
         entry = find_seat(game, seat)
-        if not controls(entry, controller):
+        if not entry.controlled_by(controller):
             raise RuleViolation(NOT_A_PLAYER, "That is not your seat.")
         vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
 
@@ -161,15 +154,15 @@ def present(game: Game, seat: int) -> bool:
     return any(seat in seats for seats in connected_seats(game))
 
 
-def refuse_if_present(game: Game, seat: int, entry: dict[str, Any]) -> None:
-    if game.pace == Game.Pace.OWN and entry["kind"] == Player.Kind.HUMAN:
+def refuse_if_present(game: Game, seat: int, entry: Seat) -> None:
+    if game.pace == Game.Pace.OWN and entry.human:
         # Nobody need be online in a game at your own pace: a player whose moves run out of
         # time twice in a row is played by a computer until they are back (clock.clock_expire).
         raise RuleViolation(
-            E.OWN_PACE, f"{entry['name']} plays at their own pace: a seat is not taken over for being offline."
+            E.OWN_PACE, f"{entry.name} plays at their own pace: a seat is not taken over for being offline."
         )
-    if entry["kind"] == Player.Kind.HUMAN and present(game, seat):
-        raise RuleViolation(PLAYER_PRESENT, f"{entry['name']} is here: only an away player's seat can be taken over.")
+    if entry.human and present(game, seat):
+        raise RuleViolation(PLAYER_PRESENT, f"{entry.name} is here: only an away player's seat can be taken over.")
 
 
 def host_takes_out(
@@ -191,7 +184,7 @@ def host_takes_out(
         if game.status != status:
             raise RuleViolation(*refusal)
         entry = find_seat(game, seat)
-        if entry["player"] == game.host_id:
+        if entry.player == game.host_id:
             raise RuleViolation(BAD_SEAT, "The host cannot take out their own seat; leave instead.")
         if require_away:
             refuse_if_present(game, seat, entry)
@@ -234,11 +227,11 @@ def check_level(level: object) -> str:
 
 
 def bot_name(game: Game) -> str:
-    taken = {name_key(s["name"]) for s in seats_of(game) if s["status"] == Player.Status.ACTIVE}
+    taken = {name_key(s.name) for s in game.room.seats if s.active}
     for name in BOT_NAMES:
         if name_key(name) not in taken:
             return name
-    return f"Bot {len(seats_of(game)) + 1}"
+    return f"Bot {len(game.room.seats) + 1}"
 
 
 def game_add_bot(
@@ -252,11 +245,12 @@ def game_add_bot(
         if game.status != Game.Status.LOBBY:
             raise RuleViolation(NOT_IN_LOBBY, "Bots join before the game starts; mid-game one can take over a seat.")
         require_host(game, controller)
-        if sum(1 for s in seats_of(game) if s["status"] == Player.Status.ACTIVE) >= MAX_PLAYERS:
+        if sum(1 for s in game.room.seats if s.active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players).")
         name = bot_name(game)
-        player = add_seat(game, name=name, controller=f"bot:{secrets.token_hex(8)}", client_seed="", kind="bot")
-        seats_of(game)[-1]["level"] = level
+        player, room = add_seat(
+            game, game.room, name=name, controller=f"bot:{secrets.token_hex(8)}", client_seed="", kind=BOT, level=level
+        )
         record(
             game,
             kind=Move.Kind.JOIN,
@@ -264,6 +258,7 @@ def game_add_bot(
             payload={"seat": player.seat, "name": name, "client_seed": "", "bot": level},
             actor=controller,
             action_id=action_id,
+            room=room,
         )
     return player
 
@@ -279,49 +274,36 @@ def game_replace_with_bot(
         if game.status != Game.Status.PLAYING:
             raise RuleViolation(NOT_PLAYING, "A bot can take over a seat during a game.")
         require_host(game, controller)
-        seats = seats_of(game)
+        seats = game.room.seats
         if not 0 <= seat < len(seats):
             raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
         entry = seats[seat]
-        if entry["kind"] == Player.Kind.BOT and entry["status"] == Player.Status.ACTIVE:
-            raise RuleViolation(BAD_SEAT, f"{entry['name']} is already a bot.")
-        if controls(entry, controller):
+        if entry.bot and entry.active:
+            raise RuleViolation(BAD_SEAT, f"{entry.name} is already a bot.")
+        if entry.controlled_by(controller):
             raise RuleViolation(BAD_SEAT, "That is your own seat.")
-        reinstate = entry["status"] != Player.Status.ACTIVE
+        reinstate = not entry.active
         if not reinstate:
             refuse_if_present(game, seat, entry)
         state = apply_reinstate(rules_state(game), seat=seat) if reinstate else None
-        bot = f"bot:{secrets.token_hex(8)}"
-        if not reinstate and entry["kind"] == Player.Kind.HUMAN:
-            # An away player's browser, kept so that coming back gives them the seat again
-            # (seat_reclaim). A player who left on purpose gave the seat up.
-            entry["away_controller"] = entry["controller"]
-        entry.update(kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE, level=level)
-        Player.objects.filter(pk=entry["player"]).update(
-            kind=Player.Kind.BOT, controller=bot, status=Player.Status.ACTIVE
-        )
+        # An away player's browser is kept (``Room.to_computer``), so that coming back gives
+        # them the seat again (seat_reclaim). A player who left on purpose gave the seat up.
+        room = game.room.to_computer(seat, controller=f"bot:{secrets.token_hex(8)}", level=level, away=False)
         record(
             game,
             kind=Move.Kind.BOT,
-            player_id=entry["player"],
-            payload={"seat": seat, "name": entry["name"], "level": level, "reinstate": reinstate},
+            player_id=entry.player,
+            payload={"seat": seat, "name": entry.name, "level": level, "reinstate": reinstate},
             actor=controller,
             action_id=action_id,
             rules=state,
+            room=room,
         )
 
 
 def reclaimable(game: Game, controller: str) -> list[int]:
     """The seats a computer took over from ``controller`` while its player was away (a read)."""
-    if not controller or game.status != Game.Status.PLAYING:
-        return []
-    return [
-        index
-        for index, seat in enumerate(seats_of(game))
-        if seat.get("away_controller") == controller
-        and seat["kind"] == Player.Kind.BOT
-        and seat["status"] == Player.Status.ACTIVE
-    ]
+    return game.room.reclaimable(controller, playing=game.status == Game.Status.PLAYING)
 
 
 def seat_reclaim(*, code: str, controller: str) -> list[int]:
@@ -339,19 +321,15 @@ def seat_reclaim(*, code: str, controller: str) -> list[int]:
         game = locked(code)
         seats = reclaimable(game, controller)
         for seat in seats:
-            entry = seats_of(game)[seat]
-            entry.pop("away_controller")
-            for key in ("level", "away", "timeouts"):
-                entry.pop(key, None)
-            entry.update(kind=Player.Kind.HUMAN, controller=controller)
-            Player.objects.filter(pk=entry["player"]).update(kind=Player.Kind.HUMAN, controller=controller)
+            entry = game.room.seats[seat]
             record(
                 game,
                 kind=Move.Kind.RECLAIM,
-                player_id=entry["player"],
-                payload={"seat": seat, "name": entry["name"]},
+                player_id=entry.player,
+                payload={"seat": seat, "name": entry.name},
                 actor=controller,
                 action_id="",
+                room=game.room.reclaimed(seat, controller),
             )
     return seats
 
@@ -360,10 +338,10 @@ LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)
 FORMER_PLAYER = "Former player"
 
 
-def _codes_with(**players: object) -> list[str]:
+def _codes_with(**lookup: object) -> list[str]:
     """The codes of the games with a Player row matching ``players`` (a read, oldest game first)."""
     return list(
-        Game.objects.filter(pk__in=Player.objects.filter(**players).values("game_id"))
+        Game.objects.filter(pk__in=Player.objects.filter(**lookup).values("game_id"))
         .order_by("pk")
         .values_list("code", flat=True)
     )
@@ -385,16 +363,24 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
             if game.status not in LIVE:
                 continue
             seats = []
-            for index, entry in enumerate(seats_of(game)):
-                if entry["controller"] == controller:
-                    entry["controller"] = to
-                    Player.objects.filter(pk=entry["player"]).update(controller=to)
+            room = game.room
+            for index, entry in enumerate(room.seats):
+                if entry.controller == controller:
+                    room = room.with_seat(index, controller=to)
                     seats.append(index)
-                elif entry.get("away_controller") == controller:
-                    entry["away_controller"] = to
+                elif entry.away_controller == controller:
+                    room = room.with_seat(index, away_controller=to)
                     seats.append(index)
             if seats:
-                record(game, kind=Move.Kind.CLAIM, player_id=None, payload={"seats": seats}, actor=to, action_id="")
+                record(
+                    game,
+                    kind=Move.Kind.CLAIM,
+                    player_id=None,
+                    payload={"seats": seats},
+                    actor=to,
+                    action_id="",
+                    room=room,
+                )
                 changed.append(code)
     return changed
 
@@ -411,20 +397,28 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
         with transaction.atomic():
             game = locked(code)
             seats = []
-            for index, entry in enumerate(seats_of(game)):
-                if entry["player"] in ids:
-                    entry["name"] = FORMER_PLAYER
-                    entry.pop("away_controller", None)
+            room = game.room
+            for index, entry in enumerate(room.seats):
+                if entry.player in ids:
+                    room = room.with_seat(index, name=FORMER_PLAYER, away_controller="")
                     seats.append(index)
-            Player.objects.filter(game=game, pk__in=ids).update(name=FORMER_PLAYER)
+            # The seats' rows follow the room (``record``); a row that left the lobby has no seat.
+            players.rename_unseated(game, ids, FORMER_PLAYER)
             # The chat's messages carry the name they were posted under: those go too.
             ChatMessage.objects.filter(game=game, player_id__in=ids).update(name=FORMER_PLAYER)
-            record(game, kind=Move.Kind.FORGET, player_id=None, payload={"seats": seats}, actor="", action_id="")
+            record(
+                game,
+                kind=Move.Kind.FORGET,
+                player_id=None,
+                payload={"seats": seats},
+                actor="",
+                action_id="",
+                room=room,
+            )
     if controller:
         for code in _codes_with(controller=controller, game__status__in=LIVE):
             game = Game.objects.get(code=code)
-            for index, entry in enumerate(seats_of(game)):
-                if controls(entry, controller):
-                    # The game may have ended or the seat gone meanwhile: then there is nothing to leave.
-                    with contextlib.suppress(RuleViolation):
-                        game_leave(code=code, controller=controller, seat=index, expected_version=None, action_id="")
+            for index in game.room.seats_of(controller):
+                # The game may have ended or the seat gone meanwhile: then there is nothing to leave.
+                with contextlib.suppress(RuleViolation):
+                    game_leave(code=code, controller=controller, seat=index, expected_version=None, action_id="")

@@ -9,7 +9,7 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain import fairness
 from games.domain.rules import DICE, Box, RuleViolation, apply_hold, apply_rolled, apply_score, check_roll
-from games.services.actions import act, acting_seat, check_request, record, seats_of
+from games.services.actions import act, acting_seat, check_request, record
 from games.store.models import Game, Move, ScoreEntry
 
 
@@ -34,7 +34,7 @@ def turn_roll(
     def roll(game: Game) -> list[int]:
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         state, seat = acting_seat(game, controller)
-        player_id = seats_of(game)[seat]["player"]
+        player_id = game.room.seats[seat].player
         if held and not state.turn.dice:
             apply_hold(state, player=seat, held=held)  # refused: nothing to hold before the first roll
         if held is not None and state.turn.dice:
@@ -51,12 +51,11 @@ def turn_roll(
                     rules=state,
                 )
         count = check_roll(state, seat)
-        number = game.snapshot["rolls"]
+        number = game.room.rolls
         faces = fairness.roll_faces(
             game.server_seed, game.code, game.client_seed, number, count, sides=state.ruleset.outcomes
         )
         state = apply_rolled(state, player=seat, faces=faces)
-        game.snapshot["rolls"] = number + 1
         record(
             game,
             kind=Move.Kind.ROLL,
@@ -64,6 +63,7 @@ def turn_roll(
             payload={"roll": number, "held": sorted(state.turn.held), "faces": faces, "dice": list(state.turn.dice)},
             actor=controller,
             action_id=action_id,
+            room=game.room.change(rolls=number + 1),
             rules=state,
         )
         return list(state.turn.dice)
@@ -83,7 +83,7 @@ def turn_hold(*, code: str, controller: str, held: list[int], expected_version: 
         record(
             game,
             kind=Move.Kind.HOLD,
-            player_id=seats_of(game)[seat]["player"],
+            player_id=game.room.seats[seat].player,
             payload={"held": sorted(state.turn.held)},
             actor=controller,
             action_id=action_id,
@@ -106,7 +106,7 @@ def turn_score(
         filled = Box(box)
         points = card.column(column)[filled]
         bonus = card.yahtzee_bonus[column] - before.cards[seat].yahtzee_bonus[column]
-        player_id = seats_of(game)[seat]["player"]
+        player_id = game.room.seats[seat].player
         payload: dict[str, Any] = {
             "box": filled.value,
             "column": column,

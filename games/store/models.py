@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.domain.room import Room
 from games.domain.rules import RULESETS, Box
 
 RULESET_CHOICES = [(rs.name, rs.label) for rs in RULESETS.values()]
@@ -63,7 +66,8 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Bumped by every applied action; clients send it back as expected_version.
     version = models.PositiveIntegerField(default=0)
-    # The rules state (games.domain.rules.codec) plus seats, roll counter and client seed.
+    # The room's state (games.domain.room.Room): the rules state, the seats, the roll
+    # counter, the clock, pause, rematch. Read and written as ``Game.room``.
     snapshot = models.JSONField(default=dict)
     # Fair dice: the secret seed stays hidden until the game ends; its SHA-256 is public.
     server_seed = models.CharField(max_length=64)
@@ -75,6 +79,28 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.status})"
+
+    @property
+    def room(self) -> Room:
+        """The snapshot as the typed ``Room``: decoded once per snapshot read or stored."""
+        snapshot = self.snapshot
+        kept: tuple[Any, Room] | None = self.__dict__.get("_room")
+        if kept is None or kept[0] is not snapshot:
+            kept = (snapshot, Room.from_snapshot(snapshot))
+            self.__dict__["_room"] = kept
+        return kept[1]
+
+    @room.setter
+    def room(self, room: Room) -> None:
+        # The one place a room is encoded for its row (saved by the caller's write). Rules
+        # the action did not change keep the stored form they were read from.
+        kept: tuple[Any, Room] | None = self.__dict__.get("_room")
+        stored_rules = None
+        if kept is not None and kept[0] is self.snapshot and kept[1].rules is room.rules:
+            stored_rules = kept[0].get("rules")
+        snapshot = room.to_snapshot(stored_rules)
+        self.snapshot = snapshot
+        self.__dict__["_room"] = (snapshot, room)
 
     @property
     def is_over(self) -> bool:
@@ -100,7 +126,8 @@ class Player(models.Model):
     # The browser that controls the seat: a random token kept in that browser's session.
     controller = models.CharField(max_length=64, blank=True, db_index=True)
     # While a computer plays the seat for its away player: that player's token, so their
-    # list of games still finds the seat (kept from the snapshot by games.services.pace).
+    # list of games still finds the seat. The row's seat, name, controller, kind, status and
+    # this follow the room's seat (games.store.players).
     away_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)

@@ -17,7 +17,6 @@ from django.utils import timezone
 
 from games.domain import scorecard
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
-from games.domain.rules.codec import state_from_dict
 from games.store import tables
 from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence
 
@@ -157,27 +156,18 @@ def ruleset_info(name: str) -> dict[str, Any]:
 
 def seats_of(game: Game, controller: str) -> list[int]:
     """The seats still in the game that this browser (its controller token) plays."""
-    if not controller:
-        return []
-    return [
-        index
-        for index, seat in enumerate(game.snapshot["seats"])
-        if seat["controller"] == controller and seat["status"] == "active"
-    ]
+    return game.room.seats_of(controller)
 
 
-def _getting_ready(game: Game, seats: list[dict[str, Any]]) -> dict[str, int | None] | None:
-    if game.is_over or not (game.hints or any(seat["kind"] == "bot" for seat in seats)):
+def _getting_ready(game: Game) -> dict[str, int | None] | None:
+    if game.is_over or not (game.hints or game.room.has_bot()):
         return None
     return tables.getting_ready(game.ruleset)
 
 
 def bot_to_play(game: Game) -> bool:
-    """Whether the seat to play is a computer player."""
-    rules = game.snapshot.get("rules")
-    if game.status != Game.Status.PLAYING or rules is None or game.snapshot.get("paused"):
-        return False
-    return bool(game.snapshot["seats"][rules["current"]]["kind"] == "bot")
+    """Whether the seat to play is a computer player (playing, not paused)."""
+    return game.room.bot_to_play(playing=game.status == Game.Status.PLAYING)
 
 
 def clock_state(game: Game) -> dict[str, Any] | None:
@@ -188,7 +178,7 @@ def clock_state(game: Game) -> dict[str, Any] | None:
     if not game.turn_timer:
         return None
     deadline = game.turn_deadline
-    left = game.snapshot.get("clock_left")
+    left = game.room.clock_left
     if deadline is not None:
         left = max(0.0, (deadline - timezone.now()).total_seconds())
     return {
@@ -206,20 +196,20 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
     ``rules``: the game's rules state if the caller has it decoded (a service that just
     stored it); otherwise it is decoded from the snapshot.
     """
-    snapshot = game.snapshot
+    room = game.room
     seats = [
         {
             "seat": index,
-            "player": seat["player"],
-            "name": seat["name"],
-            "kind": seat["kind"],
-            "status": seat["status"],
-            "host": seat["player"] == game.host_id,
-            "level": seat.get("level"),
-            "muted": bool(seat.get("muted")),  # the host muted this seat's chat
-            "away": bool(seat.get("away")),  # a computer plays it after two timeouts, until its player is back
+            "player": seat.player,
+            "name": seat.name,
+            "kind": seat.kind,
+            "status": seat.status,
+            "host": seat.player == game.host_id,
+            "level": seat.level,
+            "muted": seat.muted,  # the host muted this seat's chat
+            "away": seat.away,  # a computer plays it after two timeouts, until its player is back
         }
-        for index, seat in enumerate(snapshot["seats"])
+        for index, seat in enumerate(room.seats)
     ]
     data: dict[str, Any] = {
         "type": "state",
@@ -234,15 +224,15 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "cards": [],
         "options": [],
         "winners": [],
-        "rematch": snapshot.get("rematch"),
-        "paused": bool(snapshot.get("paused")),
+        "rematch": room.rematch,
+        "paused": room.paused,
         # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
         "pace": game.pace,
         "chat": {"spectators": game.chat_spectators},
         "clock": clock_state(game),
         # {"eta": seconds or null} while the computer players' and the coach's table of this rule
         # set is being built (games/store/tables.py), in a room that has either; else null.
-        "getting_ready": _getting_ready(game, seats),
+        "getting_ready": _getting_ready(game),
         # The finished game's replay page (games/services/replay.py); null while the game is not over.
         "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
         "fairness": {
@@ -251,9 +241,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             "server_seed": game.server_seed if game.is_over else None,
         },
     }
-    if snapshot.get("rules") is None:
+    state = rules if rules is not None else room.rules
+    if state is None:
         return data
-    state = rules if rules is not None else state_from_dict(snapshot["rules"])
     if game.status == Game.Status.PLAYING:
         data["turn"] = {
             "seat": state.current,
@@ -292,10 +282,9 @@ def waiting_count(controller: str) -> int:
     return Game.objects.filter(waiting_on=controller).count()
 
 
-def round_of(rules: dict[str, Any], boxes: int) -> tuple[int, int]:
+def round_of(rules: GameState, boxes: int) -> tuple[int, int]:
     """ "Round 6 of 13": the boxes the seat to play has filled, plus this one (as the room's page says it)."""
-    filled = sum(len(column) for column in rules["cards"][rules["current"]]["columns"])
-    return min(filled + 1, boxes), boxes
+    return min(rules.cards[rules.current].filled + 1, boxes), boxes
 
 
 def my_games(controller: str) -> list[dict[str, Any]]:
@@ -322,14 +311,9 @@ def my_games(controller: str) -> list[dict[str, Any]]:
     rows = []
     for game in games:
         ruleset = RULESETS[game.ruleset]
-        snapshot = game.snapshot
-        rules = snapshot.get("rules")
-        seats_list = snapshot["seats"]
-        mine = [
-            i
-            for i, seat in enumerate(seats_list)
-            if seat["status"] == "active" and controller in (seat["controller"], seat.get("away_controller"))
-        ]
+        room = game.room
+        rules = room.rules
+        mine = room.seats_kept_for(controller)
         row: dict[str, Any] = {
             "code": game.code,
             "url": reverse("room", args=[game.code]),
@@ -340,17 +324,17 @@ def my_games(controller: str) -> list[dict[str, Any]]:
             "local": game.local,
             "players": [
                 {
-                    "name": seat["name"],
+                    "name": seat.name,
                     "mine": i in mine,
-                    "bot": seat["kind"] == "bot",
-                    "to_move": rules is not None and game.status == Game.Status.PLAYING and rules["current"] == i,
+                    "bot": seat.bot,
+                    "to_move": rules is not None and game.status == Game.Status.PLAYING and rules.current == i,
                 }
-                for i, seat in enumerate(seats_list)
-                if seat["status"] == "active"
+                for i, seat in enumerate(room.seats)
+                if seat.active
             ],
             "yours": game.waiting_on == controller and bool(controller),
-            "away": any(seats_list[i].get("away_controller") == controller for i in mine),
-            "paused": bool(snapshot.get("paused")),
+            "away": any(room.seats[i].away_controller == controller for i in mine),
+            "paused": room.paused,
             "round": None,
             "to_move": None,
             "left": None,
@@ -359,7 +343,7 @@ def my_games(controller: str) -> list[dict[str, Any]]:
         }
         if game.status == Game.Status.PLAYING and rules is not None:
             row["round"] = round_of(rules, len(ruleset.boxes) * ruleset.columns)
-            row["to_move"] = seats_list[rules["current"]]["name"]
+            row["to_move"] = room.seats[rules.current].name
             if game.turn_deadline is not None:
                 row["left"] = max(0.0, (game.turn_deadline - now).total_seconds())
         rows.append(row)

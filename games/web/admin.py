@@ -230,6 +230,7 @@ def build_review(game: Game) -> dict[str, Any]:
     else:
         replay_crashed = False
     replayed = state_to_dict(replay.state) if replay.state is not None else None
+    stored = state_to_dict(game.room.rules) if game.room.rules is not None else None
     fairness = verify_fairness(game, moves)
     return {
         "ruleset": ruleset,
@@ -237,7 +238,7 @@ def build_review(game: Game) -> dict[str, Any]:
         "winners": [state["seats"][seat]["name"] for seat in state["winners"]],
         "fairness": fairness,
         "replay_problems": replay.problems,
-        "replay_matches": not replay_crashed and replayed == game.snapshot.get("rules"),
+        "replay_matches": not replay_crashed and replayed == stored,
         "timeline": _timeline(ruleset, replay),
         "events": _events_and_chat(game, moves),
         "columns": ruleset.columns,
@@ -423,10 +424,8 @@ class GameUnderWayAdmin(ReadOnlyAdmin):
 
     @admin.display(description="to move")
     def to_move(self, game: Game) -> str:
-        rules = game.snapshot.get("rules")
-        if game.status != Game.Status.PLAYING or rules is None:
-            return "—"
-        return str(game.snapshot["seats"][rules["current"]]["name"])
+        seat = game.room.to_play(playing=game.status == Game.Status.PLAYING)
+        return "—" if seat is None else seat.name
 
     @admin.display(description="time left", ordering="turn_deadline")
     def time_left(self, game: Game) -> str:

@@ -261,7 +261,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         data={
             "code": game.code,
             "ruleset": ruleset_info(game.ruleset),
-            "seats": [{"name": s["name"], "kind": s["kind"]} for s in game.snapshot["seats"]],
+            "seats": [{"name": s.name, "kind": s.kind} for s in game.room.seats],
             "steps": steps,
             "coach": bool(verdicts),
         },

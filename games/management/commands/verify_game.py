@@ -50,10 +50,13 @@ class Command(BaseCommand):
             out.write(self.style.ERROR(f"  {mismatch}"))
         for problem in replay.problems:
             out.write(self.style.ERROR(f"  replay: {problem}"))
-        snapshot_ok = replay.state is not None and state_to_dict(replay.state) == game.snapshot.get("rules")
-        if not snapshot_ok and game.snapshot.get("rules") is not None:
+        stored = game.room.rules
+        snapshot_ok = replay.state is not None and state_to_dict(replay.state) == (
+            state_to_dict(stored) if stored is not None else None
+        )
+        if not snapshot_ok and stored is not None:
             out.write(self.style.ERROR("  replay: the replayed game differs from the stored state"))
-        ok = report.ok and not replay.problems and (snapshot_ok or game.snapshot.get("rules") is None)
+        ok = report.ok and not replay.problems and (snapshot_ok or stored is None)
         if not ok:
             raise CommandError(f"Game {game.code} FAILED verification.")
         out.write(

@@ -1,0 +1,305 @@
+"""A room's state, typed: the rules state, the seats, the roll counter, the clock, pause, rematch.
+
+Pure Python (no Django). ``Game.snapshot`` holds exactly a ``Room``, written by
+``Room.to_snapshot`` and read by ``Room.from_snapshot`` (``Game.room`` is the one place
+that calls them). The stored form is plain JSON: an optional key is left out while it
+holds its default, so every row written before this type existed decodes unchanged.
+
+The questions the services, the scheduler, the selectors and the coach ask of a room
+("does the clock run", "is a computer to play", "does this browser play seat 3", "whom
+does the game wait for") are answered here once. What a room's row holds in columns of
+its own (its status, its timer, pass-and-play) is passed in: the row is the authority on
+those, and they are indexed there.
+
+Every change returns a new ``Room``: a service builds the room it means to store and hands
+it to ``record`` whole. They are frozen msgspec Structs because a room is decoded and
+changed on every action, and a Struct is built and copied several times faster than a
+frozen dataclass (``msgspec.structs.replace`` against ``dataclasses.replace``, timeit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from games.domain.rules import GameState
+from games.domain.rules.codec import state_from_dict, state_to_dict
+
+HUMAN, BOT = "human", "bot"  # a seat's kind (Player.Kind)
+ACTIVE, LEFT = "active", "left"  # a seat's status (Player.Status)
+
+TurnKey = tuple[int, int]  # (turns played, the seat to play): one turn of one seat
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """One seat: who plays it and how, in turn order."""
+
+    player: int  # the Player row's id
+    name: str
+    # The browser that controls the seat (its session's token), or a computer's ``bot:…`` token.
+    controller: str
+    kind: str = HUMAN
+    status: str = ACTIVE
+    level: str | None = None  # a computer's level (bots.LEVELS)
+    # A computer plays the seat after its player's turns ran out twice in a row.
+    away: bool = False
+    # While a computer plays for an away player: that player's browser, which takes the seat back.
+    away_controller: str = ""
+    timeouts: int = 0  # the player's turns run out in a row (the turn timer)
+    muted: bool = False  # the host muted this seat's chat
+
+    @property
+    def active(self) -> bool:
+        return self.status == ACTIVE
+
+    @property
+    def human(self) -> bool:
+        return self.kind == HUMAN
+
+    @property
+    def bot(self) -> bool:
+        return self.kind == BOT
+
+    def controlled_by(self, controller: str) -> bool:
+        """Whether ``controller`` (a browser's token) plays this seat now: it is still in the game and theirs."""
+        return bool(controller) and self.active and self.controller == controller
+
+    def to_snapshot(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "player": self.player,
+            "name": self.name,
+            "controller": self.controller,
+            "kind": self.kind,
+            "status": self.status,
+        }
+        if self.level is not None:
+            data["level"] = self.level
+        if self.away:
+            data["away"] = True
+        if self.away_controller:
+            data["away_controller"] = self.away_controller
+        if self.timeouts:
+            data["timeouts"] = self.timeouts
+        if self.muted:
+            data["muted"] = True
+        return data
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(
+            player=int(data["player"]),
+            name=str(data["name"]),
+            controller=str(data.get("controller", "")),
+            kind=str(data.get("kind", HUMAN)),
+            status=str(data.get("status", ACTIVE)),
+            level=data.get("level") or None,
+            away=bool(data.get("away")),
+            away_controller=str(data.get("away_controller") or ""),
+            timeouts=int(data.get("timeouts") or 0),
+            muted=bool(data.get("muted")),
+        )
+
+
+def _turn_key(value: object) -> TurnKey | None:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    return int(value[0]), int(value[1])
+
+
+class Room(msgspec.Struct, frozen=True):
+    """Everything about a room's state that its row does not keep in columns of its own."""
+
+    seats: tuple[Seat, ...] = ()
+    rules: GameState | None = None  # None until the game starts
+    rolls: int = 0  # the rolls so far: the next roll's number for the fair dice
+    paused: bool = False  # the host paused the game
+    # The seconds the turn had left when the host paused (None: no clock was running).
+    clock_left: float | None = None
+    # The turn whose deadline the clock set last: a new turn gets a fresh time.
+    clock_turn: TurnKey | None = None
+    # The turn whose "your turn" notice is owed already (at your own pace): one per turn.
+    notice_turn: TurnKey | None = None
+    rematch: str | None = None  # the code of the rematch's room, once someone asked for it
+
+    # --- the stored form --------------------------------------------------------------------
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any] | None) -> Room:
+        """The room a snapshot holds; an empty one (``{}``, a row not written yet) is an empty lobby."""
+        data = data or {}
+        rules = data.get("rules")
+        left = data.get("clock_left")
+        return cls(
+            seats=tuple(Seat.from_snapshot(seat) for seat in data.get("seats") or ()),
+            rules=state_from_dict(rules) if rules is not None else None,
+            rolls=int(data.get("rolls") or 0),
+            paused=bool(data.get("paused")),
+            clock_left=left if left is None else float(left),
+            clock_turn=_turn_key(data.get("clock_turn")),
+            notice_turn=_turn_key(data.get("notice_turn")),
+            rematch=data.get("rematch") or None,
+        )
+
+    def to_snapshot(self, stored_rules: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON-ready dict the snapshot column holds (a fresh dict: the caller may keep it).
+
+        ``stored_rules``: ``rules`` already in their stored form (the snapshot this room's rules
+        were read from), which spares encoding them again.
+        """
+        if stored_rules is not None:
+            rules: dict[str, Any] | None = stored_rules
+        else:
+            rules = state_to_dict(self.rules) if self.rules is not None else None
+        seats = [seat.to_snapshot() for seat in self.seats]
+        data: dict[str, Any] = {"seats": seats, "rules": rules, "rolls": self.rolls}
+        if self.paused:
+            data["paused"] = True
+        if self.clock_left is not None:
+            data["clock_left"] = self.clock_left
+        if self.clock_turn is not None:
+            data["clock_turn"] = list(self.clock_turn)
+        if self.notice_turn is not None:
+            data["notice_turn"] = list(self.notice_turn)
+        if self.rematch is not None:
+            data["rematch"] = self.rematch
+        return data
+
+    # --- changes: each returns a new Room ---------------------------------------------------
+
+    def change(self, **changes: Any) -> Room:
+        """This room with ``changes`` (fields of ``Room``)."""
+        return msgspec.structs.replace(self, **changes)
+
+    def with_rules(self, rules: GameState) -> Room:
+        return self.change(rules=rules)
+
+    def with_seat(self, index: int, **changes: Any) -> Room:
+        """Seat ``index`` with ``changes`` (fields of ``Seat``)."""
+        seats = list(self.seats)
+        seats[index] = msgspec.structs.replace(seats[index], **changes)
+        return self.change(seats=tuple(seats))
+
+    def seated(self, seat: Seat) -> Room:
+        """A new seat after the others (the lobby)."""
+        return self.change(seats=(*self.seats, seat))
+
+    def without_seat(self, index: int) -> Room:
+        """Seat ``index`` gone and the seats after it moved up (a seat left in the lobby)."""
+        return self.change(seats=self.seats[:index] + self.seats[index + 1 :])
+
+    def to_computer(self, index: int, *, controller: str, level: str, away: bool) -> Room:
+        """A computer plays seat ``index`` from now on.
+
+        The person who played it, if they did not leave, may take it back from the same
+        browser (``reclaimed``): their token is kept as ``away_controller``. ``away``: their
+        turns ran out (the timer) rather than the host handing the seat over.
+        """
+        seat = self.seats[index]
+        changes: dict[str, Any] = {"kind": BOT, "controller": controller, "status": ACTIVE, "level": level}
+        if seat.active and seat.human:
+            changes["away_controller"] = seat.controller
+        if away:
+            changes.update(away=True, timeouts=0)
+        return self.with_seat(index, **changes)
+
+    def reclaimed(self, index: int, controller: str) -> Room:
+        """The away player is back: seat ``index`` is theirs again, as it was before a computer took it."""
+        return self.with_seat(
+            index, kind=HUMAN, controller=controller, away_controller="", level=None, away=False, timeouts=0
+        )
+
+    def timed_out(self, index: int) -> Room:
+        """Seat ``index``'s turn ran out: one more in its run of timeouts."""
+        return self.with_seat(index, timeouts=self.seats[index].timeouts + 1)
+
+    def played_by(self, player_id: int | None) -> Room:
+        """The player of ``player_id`` made a move of their own: their run of timeouts is over."""
+        if not any(seat.player == player_id and seat.timeouts for seat in self.seats):
+            return self
+        return self.change(
+            seats=tuple(
+                msgspec.structs.replace(seat, timeouts=0) if seat.player == player_id else seat for seat in self.seats
+            )
+        )
+
+    def pause(self, left: float | None) -> Room:
+        """Paused, with the seconds the running turn had left (None: no clock ran)."""
+        return self.change(paused=True, clock_left=left if left is not None else self.clock_left)
+
+    def resume(self) -> Room:
+        return self.change(paused=False, clock_left=None)
+
+    # --- the questions --------------------------------------------------------------------
+
+    def to_play(self, *, playing: bool) -> Seat | None:
+        """The seat whose turn it is in a game being played (None before the start or after the end)."""
+        if not playing or self.rules is None:
+            return None
+        return self.seats[self.rules.current]
+
+    def turn_key(self, *, playing: bool) -> TurnKey | None:
+        """(turns played, the seat to play) while the game is played: one turn of one seat."""
+        if not playing or self.rules is None:
+            return None
+        return self.rules.turns_played, self.rules.current
+
+    def clock_runs(self, *, playing: bool, timed: bool) -> bool:
+        """Whether the current turn's clock runs: a timer chosen, playing, not paused, a person to play."""
+        seat = self.to_play(playing=playing)
+        return timed and seat is not None and not self.paused and seat.human
+
+    def bot_to_play(self, *, playing: bool) -> bool:
+        """Whether a computer player is to play now (playing, not paused)."""
+        seat = self.to_play(playing=playing)
+        return seat is not None and not self.paused and seat.bot
+
+    def waits_for(self, *, playing: bool, local: bool) -> int | None:
+        """The seat whose player the game waits for: a person's turn, playing, not paused, online play."""
+        seat = self.to_play(playing=playing)
+        if seat is None or self.rules is None or local or self.paused or not seat.human or not seat.active:
+            return None
+        return self.rules.current
+
+    def seats_of(self, controller: str) -> list[int]:
+        """The seats still in the game that ``controller`` plays."""
+        return [index for index, seat in enumerate(self.seats) if seat.controlled_by(controller)]
+
+    def plays(self, controller: str) -> bool:
+        """Whether ``controller`` plays any seat still in the game (else it watches)."""
+        return any(seat.controlled_by(controller) for seat in self.seats)
+
+    def controls_current(self, controller: str) -> bool:
+        """Whether ``controller`` plays the seat whose turn it is."""
+        return self.rules is not None and self.seats[self.rules.current].controlled_by(controller)
+
+    def seats_kept_for(self, controller: str) -> list[int]:
+        """The seats still in the game that are ``controller``'s: played by it, or by a computer while it is away."""
+        if not controller:
+            return []
+        return [
+            index
+            for index, seat in enumerate(self.seats)
+            if seat.active and controller in (seat.controller, seat.away_controller)
+        ]
+
+    def reclaimable(self, controller: str, *, playing: bool) -> list[int]:
+        """The seats a computer plays for ``controller`` while its player is away, which it may take back."""
+        if not controller or not playing:
+            return []
+        return [
+            index
+            for index, seat in enumerate(self.seats)
+            if seat.away_controller == controller and seat.bot and seat.active
+        ]
+
+    def seat_of_player(self, player_id: int | None) -> int | None:
+        return next((index for index, seat in enumerate(self.seats) if seat.player == player_id), None)
+
+    def has_bot(self) -> bool:
+        return any(seat.bot for seat in self.seats)
+
+    def humans_left(self) -> bool:
+        """Whether a person still plays a seat (else the room is abandoned)."""
+        return any(seat.active and seat.human for seat in self.seats)

@@ -1,0 +1,274 @@
+"""The typed room (games.domain.room): its stored form, and the questions asked of it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from games.domain.room import BOT, HUMAN, LEFT, Room, Seat
+from games.domain.rules import OFFICIAL, apply_rolled, apply_start, new_game
+from games.domain.rules.codec import state_to_dict
+
+
+def _seat(player: int, controller: str, **more: Any) -> dict[str, Any]:
+    return {"player": player, "name": f"P{player}", "controller": controller, "kind": HUMAN, "status": "active", **more}
+
+
+def _started(seats: int = 2) -> dict[str, Any]:
+    return state_to_dict(apply_start(new_game(OFFICIAL, seats)))
+
+
+def _room(*seats: Seat, playing: bool = True, **more: Any) -> Room:
+    rules = apply_start(new_game(OFFICIAL, len(seats))) if playing else None
+    return Room(seats=seats, rules=rules, **more)
+
+
+ANN = Seat(player=1, name="Ann", controller="ann")
+BOB = Seat(player=2, name="Bob", controller="bob")
+ROBOT = Seat(player=3, name="Pip", controller="bot:1", kind=BOT, level="casual")
+
+
+# --- the stored form ---------------------------------------------------------------------
+
+
+def test_a_new_room_is_stored_as_a_new_lobby_always_was() -> None:
+    assert Room().to_snapshot() == {"seats": [], "rules": None, "rolls": 0}
+
+
+@pytest.mark.parametrize("stored", [{}, None, {"seats": [], "rules": None, "rolls": 0}])
+def test_an_empty_or_unwritten_snapshot_is_an_empty_lobby(stored: dict[str, Any] | None) -> None:
+    room = Room.from_snapshot(stored)
+    assert room == Room() and room.seats == () and room.rules is None and room.rolls == 0
+
+
+def test_every_field_survives_the_round_trip_through_json() -> None:
+    rules = apply_rolled(apply_start(new_game(OFFICIAL, 3)), player=0, faces=[1, 2, 3, 4, 5])
+    room = Room(
+        seats=(
+            Seat(player=1, name="Ann", controller="ann", muted=True, timeouts=1),
+            Seat(
+                player=2,
+                name="Bob",
+                controller="bot:9",
+                kind=BOT,
+                level="casual",
+                away=True,
+                away_controller="bob",
+            ),
+            Seat(player=3, name="Cy", controller="cy", status=LEFT),
+        ),
+        rules=rules,
+        rolls=7,
+        paused=True,
+        clock_left=12.5,
+        clock_turn=(4, 1),
+        notice_turn=(4, 1),
+        rematch="abcdefghjk",
+    )
+    stored = json.loads(json.dumps(room.to_snapshot()))
+    back = Room.from_snapshot(stored)
+    assert back == room
+    assert back.to_snapshot() == stored
+
+
+def test_optional_keys_are_left_out_while_they_hold_their_default() -> None:
+    stored = Room(seats=(ANN,)).to_snapshot()
+    assert stored == {
+        "seats": [{"player": 1, "name": "Ann", "controller": "ann", "kind": "human", "status": "active"}],
+        "rules": None,
+        "rolls": 0,
+    }
+
+
+def test_snapshots_written_before_the_type_decode_and_are_written_back_the_same() -> None:
+    # Shapes the services have written to the column: a lobby, a bot's seat with its level,
+    # a paused timed game, an away player's seat, a muted seat, a rematch offered.
+    shapes = [
+        {"seats": [_seat(1, "a")], "rules": None, "rolls": 0},
+        {
+            "seats": [_seat(1, "a"), _seat(2, "bot:x", kind="bot", level="optimal")],
+            "rules": _started(),
+            "rolls": 3,
+            "clock_turn": [0, 0],
+            "paused": True,
+            "clock_left": 31.25,
+        },
+        {
+            "seats": [
+                _seat(1, "a", timeouts=1, muted=True),
+                _seat(2, "bot:y", kind="bot", level="casual", away=True, away_controller="b"),
+            ],
+            "rules": _started(),
+            "rolls": 9,
+            "clock_turn": [2, 1],
+            "notice_turn": [2, 0],
+            "rematch": "kkkkmmmmnn",
+        },
+        {"seats": [_seat(1, "a"), _seat(2, "b", status="left")], "rules": _started(), "rolls": 0},
+    ]
+    for stored in shapes:
+        assert Room.from_snapshot(stored).to_snapshot() == stored
+
+
+def test_a_seat_missing_the_keys_a_factory_leaves_out_takes_their_defaults() -> None:
+    seat = Room.from_snapshot({"seats": [{"player": 4, "name": "X"}]}).seats[0]
+    assert seat == Seat(player=4, name="X", controller="")
+
+
+def test_a_room_is_frozen() -> None:
+    with pytest.raises(AttributeError):
+        Room().rolls = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        ANN.name = "Eve"  # type: ignore[misc]
+
+
+# --- who controls a seat ------------------------------------------------------------------
+
+
+def test_a_browser_controls_its_own_active_seats_only() -> None:
+    room = _room(ANN, BOB, Seat(player=4, name="Di", controller="ann", status=LEFT))
+    assert ANN.controlled_by("ann") and not ANN.controlled_by("bob")
+    assert not ANN.controlled_by("")  # no session, no seat
+    assert not room.seats[2].controlled_by("ann")  # left
+    assert room.seats_of("ann") == [0] and room.seats_of("") == [] and room.seats_of("eve") == []
+    assert room.plays("bob") and not room.plays("eve")
+
+
+def test_only_the_current_seat_s_browser_controls_the_turn() -> None:
+    room = _room(ANN, BOB)
+    assert room.controls_current("ann") and not room.controls_current("bob")
+    assert not _room(ANN, BOB, playing=False).controls_current("ann")  # not started
+
+
+def test_the_seats_kept_for_a_browser_include_those_a_computer_plays_while_it_is_away() -> None:
+    away = Seat(player=2, name="Bob", controller="bot:2", kind=BOT, away=True, away_controller="bob")
+    room = _room(ANN, away)
+    assert room.seats_kept_for("bob") == [1] and room.seats_of("bob") == []
+    assert room.seats_kept_for("") == []
+
+
+# --- whose turn, the clock, the computer --------------------------------------------------
+
+
+def test_nobody_is_to_play_before_the_start_or_in_a_game_not_being_played() -> None:
+    assert _room(ANN, BOB, playing=False).to_play(playing=True) is None
+    assert _room(ANN, BOB).to_play(playing=False) is None
+    assert _room(ANN, BOB).to_play(playing=True) == ANN
+    assert _room(ANN, BOB).turn_key(playing=True) == (0, 0)
+    assert _room(ANN, BOB).turn_key(playing=False) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "paused", "playing", "timed", "runs"),
+    [
+        (ANN, False, True, True, True),
+        (ANN, False, True, False, False),  # no timer
+        (ANN, True, True, True, False),  # paused
+        (ANN, False, False, True, False),  # not playing
+        (ROBOT, False, True, True, False),  # a computer to play
+    ],
+)
+def test_the_clock_runs_for_a_person_s_turn_in_a_timed_game_being_played(
+    first: Seat, paused: bool, playing: bool, timed: bool, runs: bool
+) -> None:
+    room = _room(first, BOB, paused=paused)
+    assert room.clock_runs(playing=playing, timed=timed) is runs
+
+
+def test_the_clock_does_not_run_before_the_start() -> None:
+    assert not _room(ANN, BOB, playing=False).clock_runs(playing=True, timed=True)
+
+
+@pytest.mark.parametrize(
+    ("first", "paused", "playing", "bot"),
+    [
+        (ROBOT, False, True, True),
+        (ROBOT, True, True, False),  # paused
+        (ROBOT, False, False, False),  # over
+        (ANN, False, True, False),  # a person's turn
+    ],
+)
+def test_a_computer_is_to_play_on_its_turn_while_the_game_goes_on(
+    first: Seat, paused: bool, playing: bool, bot: bool
+) -> None:
+    assert _room(first, BOB, paused=paused).bot_to_play(playing=playing) is bot
+
+
+@pytest.mark.parametrize(
+    ("first", "paused", "local", "waits"),
+    [
+        (ANN, False, False, 0),
+        (ANN, True, False, None),  # paused
+        (ANN, False, True, None),  # pass-and-play: everyone is at the table
+        (ROBOT, False, False, None),  # a computer's turn
+        (Seat(player=1, name="Ann", controller="ann", status=LEFT), False, False, None),  # left
+    ],
+)
+def test_the_game_waits_for_a_person_to_play_online(first: Seat, paused: bool, local: bool, waits: int | None) -> None:
+    assert _room(first, BOB, paused=paused).waits_for(playing=True, local=local) == waits
+    assert _room(first, BOB, paused=paused).waits_for(playing=False, local=local) is None
+
+
+# --- seats changing hands ------------------------------------------------------------------
+
+
+def test_a_computer_taking_an_away_player_s_seat_keeps_their_browser_and_ends_their_run_of_timeouts() -> None:
+    room = _room(ANN, BOB).timed_out(1).timed_out(1)
+    assert room.seats[1].timeouts == 2
+    taken = room.to_computer(1, controller="bot:7", level="casual", away=True)
+    seat = taken.seats[1]
+    assert (seat.kind, seat.controller, seat.level, seat.away, seat.away_controller, seat.timeouts) == (
+        BOT,
+        "bot:7",
+        "casual",
+        True,
+        "bob",
+        0,
+    )
+    assert taken.reclaimable("bob", playing=True) == [1]
+    assert taken.reclaimable("bob", playing=False) == [] and taken.reclaimable("", playing=True) == []
+    back = taken.reclaimed(1, "bob")
+    assert back.seats[1] == BOB
+    assert back.reclaimable("bob", playing=True) == []
+
+
+def test_the_host_handing_a_seat_to_a_computer_keeps_its_timeouts_and_a_left_seat_gives_no_way_back() -> None:
+    room = _room(ANN, BOB).timed_out(1)
+    handed = room.to_computer(1, controller="bot:8", level="optimal", away=False).seats[1]
+    assert (handed.away, handed.away_controller, handed.timeouts) == (False, "bob", 1)
+    left = _room(ANN, BOB).with_seat(1, status=LEFT).to_computer(1, controller="bot:9", level="beginner", away=False)
+    assert left.seats[1].active and left.seats[1].away_controller == ""
+
+
+def test_a_player_s_own_move_ends_only_their_run_of_timeouts() -> None:
+    room = _room(ANN, BOB).timed_out(0).timed_out(1)
+    after = room.played_by(ANN.player)
+    assert [s.timeouts for s in after.seats] == [0, 1]
+    assert room.played_by(None) is room  # nobody's run to end: the same room
+
+
+def test_the_lobby_closes_up_and_a_game_keeps_a_left_seat() -> None:
+    lobby = _room(ANN, BOB, ROBOT, playing=False)
+    assert lobby.without_seat(1).seats == (ANN, ROBOT)
+    assert lobby.seated(Seat(player=9, name="Zed", controller="z")).seats[-1].player == 9
+    game = _room(ANN, BOB).with_seat(0, status=LEFT)
+    assert game.seats[0].status == LEFT and game.humans_left()
+    assert not game.with_seat(1, status=LEFT).humans_left()
+    assert game.seat_of_player(2) == 1 and game.seat_of_player(77) is None
+
+
+def test_pausing_keeps_the_time_left_and_resuming_clears_it() -> None:
+    room = _room(ANN, BOB)
+    paused = room.pause(12.5)
+    assert paused.paused and paused.clock_left == 12.5
+    assert not paused.clock_runs(playing=True, timed=True)
+    assert room.pause(None).clock_left is None
+    resumed = paused.resume()
+    assert not resumed.paused and resumed.clock_left is None
+    assert "paused" not in resumed.to_snapshot() and "clock_left" not in resumed.to_snapshot()
+
+
+def test_a_room_with_a_computer_seat_says_so() -> None:
+    assert _room(ANN, ROBOT).has_bot() and not _room(ANN, BOB).has_bot()
