@@ -45,10 +45,6 @@ def duration(seconds: float) -> str:
 # --- rooms ---------------------------------------------------------------------------------
 
 
-# What the interfaces (views, consumers) hold of a room: they take it from here and import no models.
-Room = Game
-
-
 def room(code: str) -> Game:
     """The room with this code; ``Game.DoesNotExist`` if there is none."""
     return Game.objects.get(code=code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -33,6 +33,9 @@ from games.web import docpages
 from games.web.errorpages import NO_ROOM_PAGE
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 
+if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
+    from games.store.models import Game
+
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     """This browser's controller token (made on first need)."""
@@ -43,7 +46,7 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     return token
 
 
-def _game_or_404(code: str) -> selectors.Room:
+def _game_or_404(code: str) -> Game:
     game = selectors.room_or_none(services.normalize_code(code))
     if game is None:
         raise Http404("No such room.")
