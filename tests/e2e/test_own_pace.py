@@ -286,12 +286,19 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
             wait_for(
                 live_site, lambda: len(push.requests) >= 2 and len(emails(log, code)) >= 2, "the second notice", log
             )
+            # The worker marks a notice done once the mail server and the push service have answered.
+            sent_query = (
+                "SELECT n.outcome FROM games_notice n JOIN games_game g ON g.id = n.game_id"
+                " WHERE g.code = ? AND n.kind = 'turn' AND n.seat = 1"
+            )
+            wait_for(
+                live_site,
+                lambda: all(outcome for (outcome,) in live_site.query(sent_query, code)),
+                "the second notice marked sent",
+                log,
+            )
         assert len(push.requests) == 2 and len(emails(log, code)) == 2
-        sent = live_site.query(
-            "SELECT n.outcome FROM games_notice n JOIN games_game g ON g.id = n.game_id"
-            " WHERE g.code = ? AND n.kind = 'turn' AND n.seat = 1",
-            code,
-        )
+        sent = live_site.query(sent_query, code)
         assert [outcome for (outcome,) in sent] == ["sent: e-mail, 1 push"] * 2
 
         # One click stops this device's notifications.
