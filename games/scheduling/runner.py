@@ -121,6 +121,13 @@ class Scheduler:
         finally:
             self._following.discard(code)
 
+    def serving_now(self, serving: set[str]) -> None:
+        """The other serving processes at this beat: a new one may be the worker the proxy sends
+        some of this process's rooms to again (games.realtime.routes asks their pages)."""
+        if self.peers is not None and serving - self.peers:
+            routes.peer_started()
+        self.peers = serving
+
     async def _run(self) -> None:
         beats = 0
         while True:
@@ -133,9 +140,7 @@ class Scheduler:
                         log.error("%s", problem)
                     for code in rooms:  # a dead process's sockets: the room hears who is gone
                         sockets.presence_changed(code)
-                    if self.peers is not None and serving - self.peers:
-                        routes.peer_started()  # its rooms' sockets here may go back to it
-                    self.peers = serving
+                    self.serving_now(serving)
                 for _ in range(BATCH if self.sweep else 0):
                     claimed = await db_async(work.claim_next)()
                     if claimed is None:

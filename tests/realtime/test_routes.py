@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
 from django.test import Client
@@ -34,25 +33,23 @@ def test_the_beat_tells_which_other_processes_serve(monkeypatch: pytest.MonkeyPa
     assert processes.seen(ORIGIN)[2] == {"other"}
 
 
-@pytest.mark.asyncio
-async def test_a_new_serving_process_makes_the_beat_ask_every_socket_here_in_rounds(
+def test_a_new_serving_process_makes_the_beat_ask_the_sockets_here_to_check_their_route(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(routes, "ROUNDS", (0.0, 0.01))
-    answers = iter([([], [], {"a"}), ([], [], {"a"}), ([], [], {"a", "b"})])
-    monkeypatch.setattr(processes, "seen", lambda origin: next(answers))
-    asked: list[Any] = []
+    asked: list[bool] = []
     monkeypatch.setattr(routes, "peer_started", lambda: asked.append(True))
-    scheduler = Scheduler(asyncio.get_running_loop(), sweep=False, poll=0.0, serving=ORIGIN)
-    monkeypatch.setattr("games.scheduling.work.beat", lambda: None)
-    task = asyncio.get_running_loop().create_task(scheduler._run())
+    scheduler = Scheduler(asyncio.new_event_loop(), sweep=False, poll=1.0, serving=ORIGIN)
     try:
-        while scheduler.peers != {"a", "b"}:
-            await asyncio.sleep(0.01)
+        scheduler.serving_now({"a"})  # its first beat: nothing is new to it
+        scheduler.serving_now({"a"})
+        assert asked == []
+        scheduler.serving_now({"a", "b"})  # "b" started
+        assert asked == [True]
+        scheduler.serving_now({"b"})  # "a" stopped: its rooms here stay
+        assert asked == [True]
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-    assert asked == [True]  # not at its own start (nothing new then), once when "b" started
+        scheduler._followups.shutdown()
+        scheduler.loop.close()
 
 
 @pytest.mark.asyncio
