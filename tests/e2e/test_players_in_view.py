@@ -95,6 +95,10 @@ def test_reactions_and_the_players_are_in_view_during_a_turn(
         bubble = page.evaluate(INSIDE, ".reaction-float")
         assert len(bubble) == 1 and bubble[0]["inside"] and "Bob" in bubble[0]["what"], bubble
     assert all(no_horizontal_overflow(page) for page in pages)
+    # A reaction button keeps the keyboard's focus while the table is drawn again.
+    bob.focus("#play-reactions button[aria-label='React 😮']")
+    act(ann, pages, lambda: ann.click("#roll"))
+    assert bob.evaluate("document.activeElement.getAttribute('aria-label')") == "React 😮"
     for scheme in in_each_scheme(ann, bob):
         shot(ann, f"in-view-{ruleset}-{width}-{scheme}-playing")
         shot(bob, f"in-view-{ruleset}-{width}-{scheme}-waiting")

@@ -239,7 +239,8 @@ export function playHtml(view) {
 /** The reaction buttons in the play card (room.js sends what a button's data-react says). */
 export function playReactionsHtml(view) {
   const buttons = (view.reactionChoices ?? [])
-    .map((r) => `<button type="button" class="btn btn-quiet reaction-btn" data-react="${esc(r)}" aria-label="React ${esc(r)}">${esc(r)}</button>`)
+    // Ids keep a button's keyboard focus when the card is drawn again (room.js keepFocus).
+    .map((r, i) => `<button type="button" id="react-${i}" class="btn btn-quiet reaction-btn" data-react="${esc(r)}" aria-label="React ${esc(r)}">${esc(r)}</button>`)
     .join("");
   return `<div id="play-reactions" class="reactions play-reactions" role="group" aria-label="Send a reaction">${buttons}</div>`;
 }
