@@ -12,6 +12,8 @@ import os
 import re
 import secrets
 import shutil
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import need_program
 from tests.live import ROOT, Browser, ServerProcess, free_port, migrate_sqlite, server_command, server_env
@@ -244,7 +247,9 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def caddy_in_front(tmp_path: Path, upstreams: list[int], health_interval: str = "5s") -> Iterator[str]:
+def caddy_in_front(
+    tmp_path: Path, upstreams: list[int], health_interval: str = "5s", fail_duration: str = "10s"
+) -> Iterator[str]:
     """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports); its URL."""
     need_program("caddy", "apt-get install caddy")
     port = free_port()
@@ -254,6 +259,7 @@ def caddy_in_front(tmp_path: Path, upstreams: list[int], health_interval: str = 
         "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
         "UPSTREAMS": " ".join(f"127.0.0.1:{upstream}" for upstream in upstreams),
         "HEALTH_INTERVAL": health_interval,
+        "FAIL_DURATION": fail_duration,
         "STATIC_ROOT": str(ROOT / "static"),
         "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
         "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
@@ -379,6 +385,167 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
                 for group in sockets.values():
                     for s in group:
                         await s.close()
+
+            asyncio.run(run())
+    finally:
+        for worker in workers:
+            worker.stop()
+        redis.kill()
+
+
+class RoutedPage:
+    """What the room page's protocol client does with its socket, from its own loopback address.
+
+    It reconnects after a drop (backing off as the page does, to at most 2 s here), and
+    answers a ``route`` frame as static/js/room/protocol.js does: it asks the proxy for the
+    room's socket address over HTTP and moves when another worker answers.
+    """
+
+    def __init__(self, url: str, code: str, source: str) -> None:
+        self.url, self.code, self.source = url, code, source
+        self.conn: Any = None
+        self.connected = asyncio.Event()
+        self.connects = 0
+        self.refusals = 0
+        self.moves = 0
+        self.task: asyncio.Task[None] | None = None
+
+    async def _open(self) -> Any:
+        from websockets.asyncio.client import connect
+
+        host, port = self.url.removeprefix("http://").split(":")
+        sock = socket.socket()
+        sock.bind((self.source, 0))
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+        return await connect(
+            f"ws://{host}:{port}/ws/rooms/{self.code}/", sock=sock, origin=self.url, ping_interval=None, open_timeout=10
+        )
+
+    def _route(self) -> str:
+        request = urllib.request.Request(f"{self.url}/ws/rooms/{self.code}/", headers={"X-Real-IP": self.source})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return str(json.loads(response.read())["worker"])
+
+    async def run(self) -> None:
+        delay = 0.5
+        while True:
+            try:
+                self.conn = await self._open()
+            except Exception:  # noqa: BLE001 - the proxy found no worker yet: try again, as the page does
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            moving = False
+            with contextlib.suppress(ConnectionClosed):  # a worker killed: its sockets end without a close frame
+                async for text in self.conn:
+                    frame = json.loads(text)
+                    if frame["type"] == "state":
+                        self.connects += 1
+                        delay = 0.5
+                        self.connected.set()
+                    elif frame["type"] == "error" and frame["code"] == "too_many_sockets":
+                        self.refusals += 1
+                    elif frame["type"] == "route" and await asyncio.to_thread(self._route) != frame["worker"]:
+                        moving = True
+                        self.moves += 1
+                        await self.conn.close(4000)
+            self.connected.clear()
+            if not moving:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                await self.conn.close()
+
+
+def rooms_by_worker(database: Path) -> dict[str, set[str]]:
+    """Each room's sockets' workers (their origins), from the Presence rows."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute(
+            "SELECT g.code, p.origin FROM games_presence p JOIN games_game g ON g.id = p.game_id"
+        ).fetchall()
+    found: dict[str, set[str]] = {}
+    for code, origin in rows:
+        found.setdefault(code, set()).add(origin)
+    return found
+
+
+def test_rooms_go_back_to_their_worker_when_it_returns_and_a_reconnect_storm_is_admitted(tmp_path: Path) -> None:
+    """Two workers behind the real Caddyfile: one killed, its rooms move; back, they return; 96 pages, no refusal."""
+    need_program("caddy", "apt-get install caddy")
+    from tests.e2e.test_faults import RedisServer
+
+    need_program("redis-server", "apt-get install redis-server")
+    redis = RedisServer(tmp_path).start()
+    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60"), "REDIS_URL": redis.url}
+    database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
+    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+
+    def origin(worker: ServerProcess) -> str:
+        return str(json.loads(Browser(worker.url).get("/ws/rooms/any/"))["worker"])
+
+    try:
+        with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms", fail_duration="1s") as url:
+            visitor = Browser(url)
+            codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
+            first, second = origin(workers[0]), origin(workers[1])
+
+            async def until(check: Any, what: str, seconds: float = 90) -> None:
+                deadline = asyncio.get_running_loop().time() + seconds
+                while not check():
+                    assert asyncio.get_running_loop().time() < deadline, f"{what}: {rooms_by_worker(database)}"
+                    await asyncio.sleep(0.2)
+
+            async def run() -> None:
+                # Eight pages in each room, every one from an address of its own, as players are.
+                pages = [RoutedPage(url, code, f"127.0.{10 + n // 200}.{1 + n % 200}") for n, code in
+                         enumerate(c for c in codes for _ in range(8))]  # fmt: skip
+                for page in pages:
+                    page.task = asyncio.create_task(page.run())
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in pages)), 60)
+                    await until(lambda: sum(map(len, rooms_by_worker(database).values())) == 12, "one worker a room")
+                    home = {code: next(iter(origins)) for code, origins in rooms_by_worker(database).items()}
+                    on_first = [code for code in codes if home[code] == first]
+                    assert 0 < len(on_first) < len(codes), home  # all on one: 2 runs in 4096
+
+                    # Killed: its rooms' pages reconnect at once, all to the other worker, all admitted.
+                    workers[0].kill()
+                    await until(
+                        lambda: (
+                            rooms_by_worker(database) == {code: {second} for code in codes}
+                            and all(p.connected.is_set() for p in pages)
+                        ),
+                        "every room on the survivor",
+                    )
+                    moved = [p for p in pages if p.code in on_first]
+                    assert all(p.connects == 2 for p in moved) and len(moved) == 8 * len(on_first)
+                    assert all(p.connects == 1 for p in pages if p not in moved)
+
+                    # Back (a new process on its port): its rooms return to it, and only those move.
+                    workers[0].start()
+                    returned = origin(workers[0])
+                    await until(
+                        lambda: (
+                            rooms_by_worker(database)
+                            == {code: {returned if code in on_first else second} for code in codes}
+                            and all(p.connected.is_set() for p in pages)
+                        ),
+                        "rooms back on their worker",
+                    )
+                    assert all(p.moves >= 1 and p.connects >= 3 for p in moved)
+                    assert all(p.moves == 0 and p.connects == 1 for p in pages if p not in moved)
+                    assert sum(p.refusals for p in pages) == 0
+                finally:
+                    for page in pages:
+                        await page.stop()
 
             asyncio.run(run())
     finally:

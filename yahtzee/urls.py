@@ -3,11 +3,14 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic.base import RedirectView
 
+from games.realtime.routes import where
 from yahtzee.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # A room's socket address asked over HTTP: which worker the proxy sends it to (games.realtime.routes).
+    path("ws/rooms/<str:code>/", where, name="room-route"),
     # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
     path("", include("accounts.urls")),

@@ -13,7 +13,7 @@ Each frame that changes the room names its service (``service``) and the keyword
 it passes (``arguments``); games.services.frames.perform is the one call both edges make.
 
 Outgoing frames with a fixed shape are declared here too (``Error``, ``You``, ``Pong``,
-``Presence``, ``ChatHistory``); the state frame is the room's public state
+``Presence``, ``ChatHistory``, ``Route``); the state frame is the room's public state
 (games.store.selectors.game_state), encoded with ``dumps``. The JSON of the frames and of
 the stored jsonb values is written by orjson (``dumps``, ``dumpb``, ``loads``): a state
 frame is encoded once per action and sent as it is to every socket of the room, and the
@@ -376,6 +376,10 @@ class Presence(Outgoing, tag="presence"):
 
 class ChatHistory(Outgoing, tag="chat_history"):
     messages: list[dict[str, Any]]
+
+
+class Route(Outgoing, tag="route"):
+    worker: str  # the serving process that sent it: the page asks the proxy whether its room's route still ends there
 
 
 _encoder = msgspec.json.Encoder()

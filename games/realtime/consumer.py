@@ -123,10 +123,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         await fanout.leave(self.code, self)
-        removed = await db_upkeep(presence.leave)(self.channel_name)
+        await sockets.leave(self.code, self.channel_name)  # and the room told, with others closing meanwhile
         self.gone = True
-        if removed:
-            sockets.presence_changed(self.code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to its database thread before every message to close old connections.

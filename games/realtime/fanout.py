@@ -498,6 +498,23 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
         _heard(code, frames)
 
 
+def push_everywhere(frames: list[str]) -> int:
+    """On the event loop: queue ``frames`` for every socket of this loop, whatever its room; how many.
+
+    For what concerns the connection rather than a room (games.realtime.routes); not relayed.
+    """
+    loop = asyncio.get_running_loop()
+    transport = current()
+    with transport.lock:
+        sockets = [socket for members in transport.members.values() for socket, home in members.items() if home is loop]
+    for socket in sockets:
+        try:
+            socket.push(frames)
+        except Exception:  # a socket closing meanwhile must not keep the frames from the rest
+            log.debug("a socket left during a send to all", exc_info=True)
+    return len(sockets)
+
+
 async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
     """Send a socket joining the room its first frames, ending with the room's state (``on_state``)."""
     for text in frames:

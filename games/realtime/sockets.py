@@ -10,6 +10,7 @@ refused); ``presence_changed`` sends a room's presence at most once per
 which made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the
 database at most once per ``PING_WRITE_SECONDS``.
 
+``leave`` removes the Presence rows of sockets that close together in one batch;
 ``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
 failed, or it was cancelled) and tells the room; ``start_sweeping`` deletes, on start-up
 and then every ``PRESENCE_SWEEP_SECONDS``, the rows of sockets whose process died.
@@ -30,7 +31,7 @@ from games.domain import errors
 from games.realtime import fanout
 from games.realtime.limits import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
 from games.realtime.threads import db_async, db_upkeep
-from games.realtime.transport import current
+from games.realtime.transport import Leavers, current
 from games.services import presence
 from games.store import selectors
 
@@ -176,15 +177,61 @@ class RoomSocket(Protocol):
     async def error(self, code: str, message: str, frame_id: object = None) -> None: ...
 
 
+# --- sockets leaving, together -------------------------------------------------------------
+
+
+async def leave(code: str, channel_name: str) -> bool:
+    """Remove the socket's Presence row, in one batch with every socket closing meanwhile; whether it had one.
+
+    A hundred sockets closed together (a flood cut off, a tab of a hundred spectators) cost
+    one ``presence.leave_many`` in the upkeep lane, not a hundred trips to the database thread
+    with the event loop's work for each; the sockets that close while a batch is in the
+    database form the next one. Every room that lost a row hears it once
+    (``presence_changed``, which coalesces further).
+    """
+    loop = asyncio.get_running_loop()
+    transport = current()
+    leavers = transport.leaving.get(loop)
+    if leavers is None:
+        leavers = transport.leaving[loop] = Leavers(rooms={}, done=loop.create_future())
+    leavers.rooms[channel_name] = code
+    task = transport.draining.get(loop)
+    if task is None or task.done():
+        transport.draining[loop] = task = loop.create_task(_drain(loop))
+        transport.keep(task)
+    removed = await asyncio.shield(leavers.done)
+    return channel_name in removed
+
+
+async def _drain(loop: asyncio.AbstractEventLoop) -> None:
+    batch: Leavers | None = None
+    leaving = current().leaving
+    try:
+        await asyncio.sleep(0)  # the sockets closing in this same moment join the first batch
+        while (batch := leaving.pop(loop, None)) is not None:
+            try:
+                removed = await db_upkeep(presence.leave_many)(list(batch.rooms))
+            except Exception as exc:  # noqa: BLE001 - each leaver hears it; the sweep gets the rows later
+                batch.done.set_exception(exc)
+                batch.done.exception()  # retrieved: a leaver that went away is not told
+                continue
+            batch.done.set_result(removed)
+            for code in sorted({batch.rooms[name] for name in removed}):
+                presence_changed(code)
+    except BaseException as exc:  # cancelled (transport.reset): nobody waits for a batch that never runs
+        for leavers in (batch, leaving.pop(loop, None)):
+            if leavers is not None and not leavers.done.done():
+                leavers.done.set_exception(exc if isinstance(exc, Exception) else RuntimeError("cancelled"))
+                leavers.done.exception()
+        raise
+
+
 async def left_anyhow(code: str, channel_name: str) -> None:
     """The socket is gone without its ``disconnect``: remove its row and tell the room (best effort)."""
     try:
-        removed = await asyncio.shield(db_upkeep(presence.leave)(channel_name))
+        await asyncio.shield(leave(code, channel_name))
     except BaseException:  # noqa: BLE001 - the sweep gets the row later
         log.warning("presence of a socket in %s not removed; the sweep will", code, exc_info=True)
-        return
-    if removed:
-        presence_changed(code)
 
 
 def start_sweeping() -> None:

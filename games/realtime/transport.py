@@ -75,6 +75,14 @@ def _pool() -> ThreadPoolExecutor | None:
     return None
 
 
+@dataclass
+class Leavers:
+    """The sockets of one event loop that closed since its last batch: channel name -> room."""
+
+    rooms: dict[str, str]
+    done: asyncio.Future[set[str]]
+
+
 class Transport:
     """Everything the transport keeps in this process (one instance a process: ``current()``)."""
 
@@ -102,6 +110,15 @@ class Transport:
         self.sweepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
             weakref.WeakKeyDictionary()
         )
+        # Each loop's rounds of asking its pages to check their route (games.realtime.routes).
+        self.route_rounds: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        # Sockets closing together leave in one batch a loop: those waiting, and the batch's task.
+        self.leaving: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Leavers] = weakref.WeakKeyDictionary()
+        self.draining: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
+            weakref.WeakKeyDictionary()
+        )
         # The database threads.
         self.pool = _pool()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
@@ -120,7 +137,14 @@ class Transport:
 
     def background(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
         """What runs in the background on ``loop``: presence due, sweeps, resyncs, relays, sends."""
-        every = [*self.tasks, *self.presence_due.values(), *self.sweepers.values(), *self.relays.values()]
+        every = [
+            *self.tasks,
+            *self.presence_due.values(),
+            *self.sweepers.values(),
+            *self.draining.values(),
+            *self.route_rounds.values(),
+            *self.relays.values(),
+        ]
         return [task for task in every if task.get_loop() is loop and not task.done()]
 
     def forget(self) -> None:
@@ -137,6 +161,9 @@ class Transport:
         self.presence_due.clear()
         self.pinged.clear()
         self.sweepers.clear()
+        self.leaving.clear()
+        self.draining.clear()
+        self.route_rounds.clear()
         self.upkeep_lanes.clear()
         self.trim.trimmed()
         limiter.reset()

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games.realtime import sockets
+from games.realtime import routes, sockets
 from games.realtime.threads import db_async
 from games.scheduling import work
 from games.services import events, processes
@@ -42,6 +42,7 @@ SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (gam
 class Scheduler:
     def __init__(self, loop: asyncio.AbstractEventLoop, *, sweep: bool, poll: float, serving: str = "") -> None:
         self.loop, self.sweep, self.poll, self.serving = loop, sweep, poll, serving
+        self.peers: set[str] | None = None  # the other serving processes at the last beat (None: not read yet)
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._following: set[str] = set()
@@ -120,6 +121,13 @@ class Scheduler:
         finally:
             self._following.discard(code)
 
+    def serving_now(self, serving: set[str]) -> None:
+        """The other serving processes at this beat: a new one may be the worker the proxy sends
+        some of this process's rooms to again (games.realtime.routes asks their pages)."""
+        if self.peers is not None and serving - self.peers:
+            routes.peer_started()
+        self.peers = serving
+
     async def _run(self) -> None:
         beats = 0
         while True:
@@ -127,11 +135,12 @@ class Scheduler:
                 await db_async(work.beat)()
                 beats += 1
                 if self.serving and beats % SEEN_EVERY == 0:
-                    found, rooms = await db_async(processes.seen)(self.serving)
+                    found, rooms, serving = await db_async(processes.seen)(self.serving)
                     for problem in found:
                         log.error("%s", problem)
                     for code in rooms:  # a dead process's sockets: the room hears who is gone
                         sockets.presence_changed(code)
+                    self.serving_now(serving)
                 for _ in range(BATCH if self.sweep else 0):
                     claimed = await db_async(work.claim_next)()
                     if claimed is None:

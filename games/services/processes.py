@@ -116,17 +116,16 @@ def enter(origin: str) -> list[str]:
     return found
 
 
-def seen(origin: str) -> tuple[list[str], list[str]]:
-    """Still serving (the scheduler's beat): the row refreshed; what is wrong now, and the rooms
-    whose presence changed because a process died (its sockets' rows deleted)."""
+def seen(origin: str) -> tuple[list[str], list[str], set[str]]:
+    """Still serving (the scheduler's beat): the row refreshed; what is wrong now, the rooms
+    whose presence changed because a process died (its sockets' rows deleted), and the other
+    processes serving now (their origins: a new one is a worker that started)."""
     now = timezone.now()
     if not ServingProcess.objects.filter(origin=origin).update(seen_at=now):
         enter(origin)  # taken for dead while it stalled: it is back
-    dead = [
-        row.origin
-        for row in ServingProcess.objects.exclude(origin=origin)
-        if row.seen_at < now - DEAD_AFTER or not _alive(row)
-    ]
+    others = list(ServingProcess.objects.exclude(origin=origin))
+    dead = [row.origin for row in others if row.seen_at < now - DEAD_AFTER or not _alive(row)]
+    serving = {row.origin for row in others} - set(dead)
     rooms: list[str] = []
     if dead:
         gone = Presence.objects.filter(origin__in=dead)
@@ -134,7 +133,7 @@ def seen(origin: str) -> tuple[list[str], list[str]]:
         gone.delete()
         ServingProcess.objects.filter(origin__in=dead).delete()
         log.warning("%d serving processes stopped without a word: their sockets left %d rooms", len(dead), len(rooms))
-    return problems(origin), rooms
+    return problems(origin), rooms, serving
 
 
 def leave(origin: str) -> None:

@@ -100,6 +100,7 @@ function view() {
     feed: ui.feed,
     justScored: ui.justScored,
     reactions: ui.reactions,
+    reactionChoices: REACTIONS,
     clockLeft: clockLeft(),
     readyLeft: secondsLeft(ui.ready),
     hintLeft: secondsLeft(ui.hintWait),
@@ -651,7 +652,7 @@ function drawChat(v) {
   }
   if (seat.selectedIndex < 0 && speakers.length) seat.value = String(speakers[0]);
   const reactions = $("reactions");
-  reactions.hidden = !(live && speakers.length);
+  reactions.hidden = !(live && speakers.length) || v.reactHere; // during play the play card has them
   if (!reactions.hidden && !reactions.childElementCount) {
     for (const reaction of REACTIONS) {
       const button = document.createElement("button");
@@ -735,6 +736,7 @@ function drawPlay(v) {
   $("roll")?.addEventListener("click", roll);
   $("back")?.addEventListener("click", comeBack);
   $("hint")?.addEventListener("click", askHint);
+  play.querySelectorAll("[data-react]").forEach((el) => el.addEventListener("click", () => sendReaction(el.dataset.react)));
 }
 
 function drawCard(v) {

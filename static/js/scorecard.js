@@ -34,7 +34,8 @@ export function boxRows(layout) {
  * The card as HTML.
  *
  *   ruleset  the state's ruleset: `scorecard` (the layout), `columns`, `multipliers`
- *   seats    [{seat, name, gone}] in the order shown, one group of columns each
+ *   seats    [{seat, name, gone, presence}] in the order shown, one group of columns each;
+ *            presence ("online" or "away", optional) is shown as a dot by the name
  *   cards    seat -> {columns: [{boxes, upper, ...}], total}; a seat without one shows empty
  *   current  the seat to play (marked in the header), or null
  *   focus    the seat whose columns stay in view, held at the card's edge when it scrolls sideways, or null
@@ -57,7 +58,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     const cur = s.seat === current;
     const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
     return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}" title="${esc(s.name)}">
-      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${esc(s.name)}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
+      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}${s.presence ? `<span class="sr-only"> (${s.presence})</span>` : ""}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
   };
   let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${seats.map(nameCell).join("")}</tr>`;
   if (cols > 1) {

@@ -24,6 +24,7 @@ class FakeSocket {
   addEventListener(type, fn) { (this.listeners[type] ??= []).push(fn); }
   send(text) { this.sent.push(JSON.parse(text)); }
   emit(type, event) { for (const fn of this.listeners[type] ?? []) fn(event); }
+  close(code) { this.closedWith = code; this.emit("close", { code }); }
 }
 
 const timers = [];
@@ -32,6 +33,12 @@ const env = {
   setTimeout: (fn, delay) => timers.push({ fn, delay, repeat: false }),
   setInterval: (fn, delay) => timers.push({ fn, delay, repeat: true }),
   pageId: "p",
+  // The room's address asked over HTTP (a route check): answers window.h.routeAnswer.
+  fetch: async (url, options) => {
+    window.h.fetched.push([url, options.cache]);
+    return { json: async () => ({ worker: window.h.routeAnswer }) };
+  },
+  random: () => 0.5,
 };
 
 function state(version, extra = {}) {
@@ -39,7 +46,7 @@ function state(version, extra = {}) {
 }
 
 window.h = {
-  FakeSocket, timers, state, log: [],
+  FakeSocket, timers, state, log: [], fetched: [], routeAnswer: null,
   make(version = 1) {
     const log = (window.h.log = []);
     const client = new RoomClient({
@@ -73,6 +80,12 @@ window.h = {
       if (!t.repeat) timers.splice(timers.indexOf(t), 1);
       t.fn();
     }
+  },
+  // The same, waiting for what they started (a route check's question and answer).
+  async fireAndWait(delay) {
+    const due = timers.filter((t) => t.delay === delay && !t.repeat);
+    for (const t of due) timers.splice(timers.indexOf(t), 1);
+    await Promise.all(due.map((t) => t.fn()));
   },
   sent() { return window.h.socket().sent; },
 };
@@ -282,3 +295,38 @@ def test_a_states_event_and_game_over_are_heard_before_it_with_the_state_before_
     )
     assert page.evaluate("heard") == [["scored", 8, 7, [0], "chance"], ["game_over", 8, 7, [0], None]]
     assert page.evaluate("client.state.version") == 8
+
+
+def once_timers(page: Any) -> list[int]:
+    return list(page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)"))
+
+
+def test_a_route_check_keeps_a_socket_on_the_worker_the_proxy_still_sends_the_room_to(page: Any) -> None:
+    js(page, "h.make(); h.hello(3); h.routeAnswer = 'w1'; h.frame({type: 'route', worker: 'w1'});")
+    assert once_timers(page) == [1500]  # half of ROUTE_JITTER, with random() at 0.5
+    page.evaluate("h.fireAndWait(1500)")
+    assert page.evaluate("h.fetched") == [["http://client.test/ws/rooms/abc/", "no-store"]]
+    assert page.evaluate("h.socket().closedWith") is None and page.evaluate("h.FakeSocket.all.length") == 1
+    assert page.evaluate("client.status") == "connected"
+
+
+def test_a_route_check_moves_the_socket_at_once_when_the_proxy_names_another_worker(page: Any) -> None:
+    js(page, "h.make(); h.hello(3); h.routeAnswer = 'w2'; h.frame({type: 'route', worker: 'w1'});")
+    page.evaluate("h.fireAndWait(1500)")
+    assert page.evaluate("h.socket().closedWith") == 4000
+    assert once_timers(page) == [0]  # no backoff: the room's worker is up
+    js(page, "h.fire(0); h.hello(3);")
+    assert page.evaluate("h.FakeSocket.all.length") == 2 and page.evaluate("client.status") == "connected"
+    js(page, "h.drop()")  # a later drop backs off as ever
+    assert once_timers(page) == [500]
+
+
+def test_a_route_check_moves_nothing_while_an_action_is_unanswered(page: Any) -> None:
+    js(
+        page,
+        """h.make(); h.hello(3); client.enqueue(() => ({type: 'roll'}), 'roll');
+        h.routeAnswer = 'w2'; h.frame({type: 'route', worker: 'w1'});""",
+    )
+    page.evaluate("h.fireAndWait(1500)")
+    assert page.evaluate("h.fetched.length") == 1
+    assert page.evaluate("h.socket().closedWith") is None  # the server asks again in its next round

@@ -97,7 +97,7 @@ def test_a_reaction_during_play_shows_in_view_at_the_reacting_players_column(
     ann, bob = two_players(live_site, new_page, width=width, height=height)
     ann.click("#start")
     ann.wait_for_selector("#roll")
-    bob.click("#reactions button[aria-label='React 👏']")
+    bob.click("#play-reactions button[aria-label='React 👏']")
     ann.wait_for_selector(".reaction-float")
     (bubble,) = ann.evaluate(IN_VIEW)
     assert bubble["inside"] and bubble["text"] == "👏Bob" and not bubble["docked"], bubble
@@ -112,7 +112,7 @@ def test_a_reaction_during_play_shows_in_view_at_the_reacting_players_column(
     # With the card scrolled out of sight, the reaction still shows, at the top of the screen.
     ann.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     ann.wait_for_function("document.querySelector('#card th.seat-head').getBoundingClientRect().bottom < 0")
-    bob.click("#reactions button[aria-label='React 😮']")
+    bob.click("#play-reactions button[aria-label='React 😮']")
     ann.wait_for_selector(".reaction-float")
     (bubble,) = ann.evaluate(IN_VIEW)
     assert bubble["inside"] and bubble["docked"] and bubble["text"] == "😮Bob", bubble
@@ -166,7 +166,7 @@ def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violation
     ann.wait_for_selector("#roll")
     say(ann, "you too, this one is a longer message to see how the lines wrap in the panel")
     ann.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
-    bob.click("#reactions button[aria-label='React 🎲']")
+    bob.click("#play-reactions button[aria-label='React 🎲']")
     ann.wait_for_selector(".reaction-bubble")
     assert no_horizontal_overflow(ann)
     # The room's code and the status beside it (with the host's pause button) do not overlap.

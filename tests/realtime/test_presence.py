@@ -65,6 +65,20 @@ def test_leaving_is_one_delete(django_assert_num_queries: Any) -> None:
         assert presence.leave("chan-0") is False
 
 
+@pytest.mark.django_db(transaction=True)
+def test_many_sockets_leave_in_one_select_and_one_delete(django_assert_num_queries: Any) -> None:
+    table = open_room(2)
+    for n in range(30):
+        presence.arrive(table.code, f"chan-{n}", "")
+    with django_assert_num_queries(2) as captured:
+        removed = presence.leave_many([f"chan-{n}" for n in range(25)] + ["chan-gone"])
+    assert removed == {f"chan-{n}" for n in range(25)}
+    assert captured.captured_queries[1]["sql"].startswith("DELETE")
+    assert Presence.objects.count() == 5
+    with django_assert_num_queries(1):  # none of them is there any more: nothing to delete
+        assert presence.leave_many(["chan-0", "chan-gone"]) == set()
+
+
 def test_arriving_writes_one_insert_and_a_channel_name_stays_unique(django_assert_num_queries: Any) -> None:
     table = open_room(2)
     with CaptureQueriesContext(connection) as captured:

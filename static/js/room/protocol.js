@@ -5,6 +5,8 @@
 export const PING_EVERY = 20000;
 export const FIRST_RETRY = 500;
 export const MAX_RETRY = 10000;
+// Pages asked to check their route (a "route" frame) ask within this many ms, each at its own moment.
+export const ROUTE_JITTER = 3000;
 
 export class RoomClient {
   /**
@@ -12,7 +14,7 @@ export class RoomClient {
    * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
-   * env (tests): {WebSocket, setTimeout, setInterval, pageId}.
+   * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random}.
    */
   constructor({ url, state, seats = [], hooks = {}, env = {} }) {
     this.url = url;
@@ -24,6 +26,9 @@ export class RoomClient {
     this.setTimeout = env.setTimeout ?? window.setTimeout.bind(window);
     this.setInterval = env.setInterval ?? window.setInterval.bind(window);
     this.pageId = env.pageId ?? Math.random().toString(36).slice(2, 8);
+    this.fetch = env.fetch ?? window.fetch.bind(window);
+    this.random = env.random ?? Math.random;
+    this.moving = false; // this page closed its socket to reconnect to the room's own worker
     this.socket = null;
     this.connected = false;
     this.status = "connecting";
@@ -59,6 +64,11 @@ export class RoomClient {
         return;
       }
       this.setStatus("reconnecting");
+      if (this.moving) {
+        this.moving = false;
+        this.setTimeout(() => this.connect(), 0);
+        return;
+      }
       this.setTimeout(() => this.connect(), this.retryDelay);
       this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY);
     });
@@ -139,6 +149,9 @@ export class RoomClient {
         if (frame.version === this.state.version) this.hint = frame;
         this.hooks.onEvent?.(frame, this.hint === frame);
         break;
+      case "route":
+        this.checkRoute(frame.worker);
+        break;
       case "pong":
         // A state this page missed (e.g. while the server's Redis restarted): fetch it.
         if (typeof frame.version === "number" && frame.version > this.state.version) this.send({ type: "sync" });
@@ -147,6 +160,29 @@ export class RoomClient {
         this.hooks.onEvent?.(frame);
         break;
     }
+  }
+
+  /**
+   * The worker this socket is on asks whether the proxy now sends the room elsewhere (a worker
+   * came back: games/realtime/routes.py). The room's socket address asked over HTTP goes the
+   * way a new socket would and names the worker it reaches; if that is another, this socket
+   * moves there. Nothing moves while an action is unanswered: the server asks again later.
+   */
+  checkRoute(worker) {
+    const socket = this.socket;
+    this.setTimeout(async () => {
+      if (socket !== this.socket || !this.connected) return;
+      let answer;
+      try {
+        const response = await this.fetch(this.url.replace(/^ws/, "http"), { cache: "no-store" });
+        answer = await response.json();
+      } catch {
+        return; // the next round asks again
+      }
+      if (!answer?.worker || answer.worker === worker || socket !== this.socket || !this.idle()) return;
+      this.moving = true;
+      socket.close(4000, "moving to the room's worker");
+    }, this.random() * ROUTE_JITTER);
   }
 
   onState(next) {

@@ -25,6 +25,10 @@ export function viewOf(state, extra) {
   view.paused = view.connection !== "connected" || view.hostPaused;
   // This browser's seats a computer plays since their turns ran out: "I'm back" takes them back.
   view.awaySeats = extra.mine.filter((s) => state.seats[s]?.away && state.seats[s]?.kind === "bot");
+  // Reactions during play go in the play card, where the players look; on a phone, not on
+  // your own turn (the Roll row has the room there; the chat below still has them).
+  view.speakers = mine.filter((s) => !state.seats[s]?.muted);
+  view.reactHere = state.status === "playing" && view.speakers.length > 0 && !(extra.narrow && view.myTurn);
   return view;
 }
 
@@ -228,7 +232,17 @@ export function playHtml(view) {
       <span class="roll-pips" aria-hidden="true">${pips}</span>
       ${state.hints && turn.rolls_used > 0 && !view.hint ? hintHtml(view) : ""}</div>
       ${state.hints && turn.rolls_used > 0 && view.hint ? hintHtml(view) : ""}
-      <p class="keys muted">Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, arrows between boxes, <kbd>Enter</kbd> to score</p>` : ""}`;
+      <p class="keys muted">Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, arrows between boxes, <kbd>Enter</kbd> to score</p>` : ""}
+    ${view.reactHere ? playReactionsHtml(view) : ""}`;
+}
+
+/** The reaction buttons in the play card (room.js sends what a button's data-react says). */
+export function playReactionsHtml(view) {
+  const buttons = (view.reactionChoices ?? [])
+    // Ids keep a button's keyboard focus when the card is drawn again (room.js keepFocus).
+    .map((r, i) => `<button type="button" id="react-${i}" class="btn btn-quiet reaction-btn" data-react="${esc(r)}" aria-label="React ${esc(r)}">${esc(r)}</button>`)
+    .join("");
+  return `<div id="play-reactions" class="reactions play-reactions" role="group" aria-label="Send a reaction">${buttons}</div>`;
 }
 
 export function hintHtml(view) {
@@ -265,7 +279,13 @@ export function cardHtml(view) {
   // of); the focus seat's columns stay in view, held at the card's edge, when it scrolls.
   const focus = focusSeat(view);
   const order = state.cards.map((card) => card.seat).sort((x, y) => x - y);
-  const seats = order.map((seat) => ({ seat, name: state.seats[seat]?.name ?? "?", gone: state.seats[seat]?.status !== "active" }));
+  // Each player's presence on their name: the Players list in short, in view during play on a phone too.
+  const presenceOf = (seat) => {
+    const s = state.seats[seat];
+    if (!s || s.kind === "bot" || s.status !== "active") return null;
+    return view.presence.seats[String(seat)] === "away" ? "away" : "online"; // unknown until the first presence frame
+  };
+  const seats = order.map((seat) => ({ seat, name: state.seats[seat]?.name ?? "?", gone: state.seats[seat]?.status !== "active", presence: presenceOf(seat) }));
   const cards = Object.fromEntries(state.cards.map((card) => [card.seat, card]));
   // An open box of the player to play: what it would score now, a button on their own page.
   const open = (seat, row, k, index) => {

@@ -10,6 +10,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 from django.db.backends.utils import CursorWrapper
@@ -18,6 +19,7 @@ from games.realtime import sockets as sockets_module
 from games.realtime import transport
 from games.realtime.consumer import RoomConsumer
 from games.services import coach, presence
+from games.store.models import Presence
 from tests.conftest import ManualClock
 from tests.realtime.consumers.helpers import first_frames, frames_until, make_room
 from tests.realtime.consumers.test_hostile import frames_within
@@ -104,6 +106,38 @@ async def test_a_burst_of_arrivals_costs_one_presence_frame_not_one_per_socket(s
     assert await frames_within(first, 0.2) == []
     for ws in [first, *burst]:
         await ws.disconnect()
+
+
+async def test_closing_120_sockets_together_costs_a_few_database_writes_and_one_presence_frame(
+    settings: Any,
+) -> None:
+    """A flood cut off at once: its rows go in batches and the room hears it once, not 120 times each."""
+    settings.PRESENCE_COALESCE = 0.5
+    room, _ = await make_room(1)
+    watcher, _ = await open_socket(room, "10.3.1.1")
+    await first_frames(watcher)
+    # From several addresses: one holds at most WS_MAX_PER_ADDRESS sockets.
+    flood = [(await open_socket(room, f"10.3.2.{n // 40}"))[0] for n in range(120)]
+    for ws in flood:
+        await first_frames(ws)
+    while (await frames_until(watcher, "presence", timeout=10))[-1]["spectators"] != 121:
+        pass
+    publish = mock.patch.object(sockets_module.fanout, "publish", wraps=sockets_module.fanout.publish)
+    many = mock.patch.object(presence, "leave_many", wraps=presence.leave_many)
+    one = mock.patch.object(presence, "leave", wraps=presence.leave)
+    with publish as published, many as batches, one as single:
+        await asyncio.gather(*(ws.disconnect() for ws in flood))
+        while (await frames_until(watcher, "presence", timeout=10))[-1]["spectators"] != 1:
+            pass
+    assert await sync_to_async(Presence.objects.count)() == 1
+    assert single.call_count == 0
+    left = [name for call in batches.call_args_list for name in call.args[0]]
+    assert len(left) == len(set(left)) == 120
+    # Those closing while a batch is in the database wait for the next one: a few batches, not 120.
+    assert batches.call_count <= 3, batches.call_count
+    frames = [frame for call in published.call_args_list for frame in call.args[1]]
+    assert sum('"presence"' in frame for frame in frames) == 1  # one frame tells the room all of it
+    await watcher.disconnect()
 
 
 async def test_pings_write_the_database_once_per_interval_not_each_time(settings: Any) -> None:
