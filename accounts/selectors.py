@@ -199,3 +199,8 @@ def replay_url(code: str) -> str:
 
 def profile_settings(*, user_id: int) -> Profile | None:
     return Profile.objects.filter(user_id=user_id).first()
+
+
+def profile_language(*, user_id: int) -> str:
+    """The account's chosen language, or "" when it has none yet."""
+    return Profile.objects.filter(user_id=user_id).values_list("language", flat=True).first() or ""

@@ -6,6 +6,7 @@ templates/allauth/layouts/base.html).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -14,10 +15,12 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
+from django.views.i18n import set_language as django_set_language
 
 from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
+from accounts.middleware import ACCOUNT_LANGUAGE
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:
@@ -87,6 +90,18 @@ def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bo
     """Whether ``password`` is ``user``'s, checked through the sign-in's lockout."""
     found = authenticate(request, username=user.get_username(), password=password)
     return found is not None and found.pk == user.pk
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language switcher: Django's own view (the cookie, then back to the page), and for a
+    signed-in player the account's language too, so every browser they sign in from uses it."""
+    response = django_set_language(request)
+    language = request.POST.get("language", "")
+    if language in dict(settings.LANGUAGES) and request.user.is_authenticated:
+        services.profile_set_language(user_id=signed_in(request).pk, language=language)
+        request.session[ACCOUNT_LANGUAGE] = language
+    return response
 
 
 @require_GET
