@@ -1,0 +1,172 @@
+"""The site in the reader's language: Accept-Language, the switcher (cookie, and the account's
+language when signed in), the JavaScript catalog, and the server's own sentences (the replay,
+the box names) in the active language."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import translation
+
+from accounts import selectors as account_selectors
+from games.domain.rules import RULESETS, Box
+from games.services import words
+from games.store.selectors import duration
+from tests.accounts.helpers import PASSWORD, sign_up, user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def quick_accounts(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
+def test_the_browser_language_picks_the_page_language() -> None:
+    for header, words_ in [
+        ("da-DK,da;q=0.9,en;q=0.5", ("Nyt spil", 'lang="da"')),
+        ("de-DE,de;q=0.9", ("Neues Spiel", 'lang="de"')),
+        ("sv", ("Nytt spel", 'lang="sv"')),
+        ("fr-CA,fr;q=0.8", ("Nouvelle partie", 'lang="fr"')),
+        ("es-MX,es;q=0.8", ("Nueva partida", 'lang="es"')),
+        ("nl-NL,nl;q=0.9", ("New game", 'lang="en"')),  # a language the site does not speak
+    ]:
+        body = Client(HTTP_ACCEPT_LANGUAGE=header).get("/").content.decode()
+        for word in words_:
+            assert word in body, (header, word)
+
+
+def test_the_switcher_sets_the_cookie_and_goes_back() -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    response = client.post("/i18n/language", {"language": "sv", "next": "/rules"})
+    assert response.status_code == 302 and response["Location"] == "/rules"
+    assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "sv"
+    assert "Nytt spel" in client.get("/").content.decode()
+    # A language the site does not speak changes nothing.
+    client.post("/i18n/language", {"language": "xx", "next": "/"})
+    assert "Nytt spel" in client.get("/").content.decode()
+    # And the switcher is on every page, the current language chosen.
+    body = client.get("/").content.decode()
+    assert 'action="/i18n/language"' in body and '<option value="sv" lang="sv" selected>' in body
+
+
+def test_the_switcher_needs_a_post() -> None:
+    assert Client().get("/i18n/language?language=de").status_code == 405
+
+
+def test_signed_in_the_language_is_the_accounts_wherever_one_signs_in() -> None:
+    first = Client(HTTP_ACCEPT_LANGUAGE="en")
+    sign_up(first, "ingrid")
+    first.post("/i18n/language", {"language": "da", "next": "/"})
+    assert account_selectors.profile_language(user_id=user("ingrid").pk) == "da"  # type: ignore[attr-defined]
+    # Another browser, which asks for German, signs in: the pages are Danish, and stay so after signing out.
+    other = Client(HTTP_ACCEPT_LANGUAGE="de")
+    assert "Neues Spiel" in other.get("/").content.decode()
+    response = other.post("/accounts/login/", {"login": "ingrid", "password": PASSWORD})
+    assert response.status_code == 302
+    assert "Nyt spil" in other.get("/").content.decode()
+    assert other.cookies[settings.LANGUAGE_COOKIE_NAME].value == "da"
+    other.post("/accounts/logout/")
+    assert "Nyt spil" in other.get("/").content.decode()
+
+
+def test_an_account_without_a_language_takes_the_one_chosen_before_signing_in() -> None:
+    browser = Client()
+    browser.post("/i18n/language", {"language": "fr", "next": "/"})
+    sign_up(browser, "amelie")
+    assert account_selectors.profile_language(user_id=user("amelie").pk) == "fr"  # type: ignore[attr-defined]
+
+
+def test_the_javascript_catalog_per_language() -> None:
+    client = Client()
+    danish = client.get("/jsi18n/da.js")
+    assert danish.status_code == 200
+    text = danish.content.decode()
+    # The site's words, and none of the admin's.
+    assert "Et par" in text and "Lille straight" in text
+    assert "Show all" not in text  # the admin's JavaScript words
+    assert "max-age" in danish["Cache-Control"]
+    assert client.get("/jsi18n/xx.js").status_code == 404
+    # The page loads the catalog of its language, under a URL that changes with the catalogs.
+    body = Client(HTTP_ACCEPT_LANGUAGE="sv").get("/").content.decode()
+    assert '<script src="/jsi18n/sv.js?v=' in body
+
+
+@pytest.mark.parametrize(
+    ("language", "ruleset", "names"),
+    [
+        (
+            "da",
+            "yatzy",
+            [
+                "Enere",
+                "Seksere",
+                "Et par",
+                "To par",
+                "Tre ens",
+                "Fire ens",
+                "Lille straight",
+                "Stor straight",
+                "Hus",
+                "Chance",
+                "Yatzy",
+            ],
+        ),
+        (
+            "sv",
+            "yatzy",
+            [
+                "Ettor",
+                "Sexor",
+                "Ett par",
+                "Två par",
+                "Tretal",
+                "Fyrtal",
+                "Liten stege",
+                "Stor stege",
+                "Kåk",
+                "Chans",
+                "Yatzy",
+            ],
+        ),
+        (
+            "de",
+            "official",
+            [
+                "Einser",
+                "Dreierpasch",
+                "Viererpasch",
+                "Full House",
+                "Kleine Straße",
+                "Große Straße",
+                "Kniffel",
+                "Chance",
+            ],
+        ),
+        (
+            "fr",
+            "yatzy",
+            ["As", "Une paire", "Deux paires", "Brelan", "Carré", "Petite suite", "Grande suite", "Full", "Yatzy"],
+        ),
+        ("es", "official", ["Unos", "Trío", "Póker", "Full", "Escalera corta", "Escalera larga", "Yahtzee"]),
+        ("en", "yatzy", ["Ones", "One Pair", "Two Pairs", "Full House", "Yatzy"]),
+    ],
+)
+def test_box_names_as_the_players_of_each_language_say_them(language: str, ruleset: str, names: list[str]) -> None:
+    rules = RULESETS[ruleset]
+    with translation.override(language):
+        said = [words.box_name(rules, box) for box in rules.boxes]
+    assert set(names) <= set(said), said
+    assert len(set(said)) == len(said)  # every box its own name
+
+
+def test_the_server_says_spans_and_rule_sets_in_the_active_language() -> None:
+    with translation.override("de"):
+        assert duration(3 * 86400) == "3 Tage"
+        assert words.ruleset_label("yatzy") == "Yatzy (skandinavisch)"
+        assert words.box_name(RULESETS["painted"], Box.RAINBOW) == "Regenbogen"
+    with translation.override("da"):
+        assert duration(86400 + 3600) == "1 dag 1 time"
+    with translation.override("en"):
+        assert duration(2 * 3600) == "2 hours"
