@@ -145,11 +145,14 @@ function boxHelp(ruleset, box) {
   return text;
 }
 
+/** A narrow screen's shorter name for a row, or "" when it is the full name in this language. */
+const shortOf = (label, short) => (short === label ? "" : short);
+
 function sumRow(ruleset, row) {
   const yahtzee = boxName(ruleset, "yahtzee");
   switch (row.key) {
     case "upper":
-      return { ...row, label: gettext("Upper sum"), short: "" };
+      return { ...row, label: gettext("Upper sum"), short: shortOf(gettext("Upper sum"), pgettext("card row, short", "Upper sum")) };
     case "upper_bonus":
       return {
         ...row,
@@ -160,7 +163,7 @@ function sumRow(ruleset, row) {
         ),
       };
     case "lower":
-      return { ...row, label: gettext("Lower sum"), short: "" };
+      return { ...row, label: gettext("Lower sum"), short: shortOf(gettext("Lower sum"), pgettext("card row, short", "Lower sum")) };
     case "yahtzee_bonus":
       return { ...row, label: fmt(gettext("%(box)s bonus"), { box: yahtzee }), short: `${yahtzee} +` };
     case "colour":
