@@ -32,7 +32,8 @@ def card_names(page: Any) -> dict[str, str]:
     return dict(
         page.eval_on_selector_all(
             "#card tr[data-box]",
-            "rows => rows.map(r => [r.dataset.box, (r.querySelector('.long-label') ?? r.querySelector('th')).textContent.trim()])",
+            "rows => rows.map(r => [r.dataset.box,"
+            " (r.querySelector('.long-label') ?? r.querySelector('th')).textContent.trim()])",
         )
     )
 
