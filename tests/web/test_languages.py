@@ -4,6 +4,8 @@ the box names) in the active language."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.test import Client
@@ -13,6 +15,7 @@ from accounts import selectors as account_selectors
 from games.domain.rules import RULESETS, Box
 from games.services import words
 from games.store.selectors import duration
+from games.web import docpages
 from tests.accounts.helpers import PASSWORD, sign_up, user
 
 pytestmark = pytest.mark.django_db
@@ -170,3 +173,34 @@ def test_the_server_says_spans_and_rule_sets_in_the_active_language() -> None:
         assert duration(86400 + 3600) == "1 dag 1 time"
     with translation.override("en"):
         assert duration(2 * 3600) == "2 hours"
+
+
+def _outline(text: str) -> dict[str, object]:
+    """What a translated page must keep of its source: headings and anchors, table rows, the code."""
+    code = re.findall(r"```.*?```|^ {7}HMAC[^\n]*", text, re.S | re.M)
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {
+        "headings": [len(h) for h in re.findall(r"^(#+) ", prose, re.M)],
+        "anchors": re.findall(r"\{#[a-z_]+\}", prose),
+        "table rows": len(re.findall(r"^\|", prose, re.M)),
+        "links": re.findall(r"\]\(([^)]+)\)", prose),
+        "code": code,
+    }
+
+
+@pytest.mark.parametrize("name", list(docpages.PAGES))
+@pytest.mark.parametrize("language", [code for code, _ in settings.LANGUAGES if code != "en"])
+def test_every_page_of_the_rules_is_translated_whole(name: str, language: str) -> None:
+    page = docpages.PAGES[name]
+    translated = page.file_in(language)
+    assert translated != page.file, f"{name} has no {language} translation beside {page.file.name}"
+    assert _outline(translated.read_text(encoding="utf-8")) == _outline(page.file.read_text(encoding="utf-8"))
+
+
+def test_the_rules_and_fairness_pages_in_the_readers_language() -> None:
+    danish = Client(HTTP_ACCEPT_LANGUAGE="da").get("/rules").content.decode()
+    assert "<title>Reglerne ·" in danish and "Et par" in danish and 'href="/fairness"' in danish
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").get("/fairness").content.decode()
+    assert "<title>Faire Würfel, die jeder prüfen kann ·" in german and "Auf dem Server" in german
+    english = Client().get("/rules").content.decode()
+    assert "<title>The rules ·" in english and "One Pair" in english
