@@ -85,7 +85,7 @@ def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
             kept = " ".join(str(state.turn.dice[i]) for i in held)
             text = gettext("Keep %(dice)s and roll again") % {"dice": kept}
         return {"kind": "keep", "held": held, "text": text, "expected": expected}
-    label = box_name(state.ruleset, option.action.box)  # type: ignore[arg-type]
+    label = box_name(state.ruleset, option.action.box)
     column = option.action.column
     where = column_note(state.ruleset, column)
     return {

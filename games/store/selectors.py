@@ -337,6 +337,7 @@ def my_games(controller: str) -> list[dict[str, Any]]:
             "code": game.code,
             "url": reverse("room", args=[game.code]),
             "ruleset": ruleset.label,
+            "ruleset_name": ruleset.name,  # the page words it in its reader's language
             "status": game.status,
             "pace": game.pace,
             "seconds": game.turn_timer,

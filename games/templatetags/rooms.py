@@ -24,3 +24,9 @@ def ruleset_label(name: str) -> str:
 @register.filter
 def ruleset_summary(name: str) -> str:
     return words.ruleset_summary(str(name))
+
+
+@register.filter
+def dice_colour(colour: str) -> str:
+    """A die's colour (Painted Yahtzee) in the reader's language."""
+    return words.colour_name(str(colour))

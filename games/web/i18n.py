@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import translation
 from django.utils.translation.trans_real import DjangoTranslation
 from django.views.decorators.cache import cache_page
@@ -38,7 +38,7 @@ _catalog = SiteCatalog.as_view()
 
 @require_GET
 @cache_page(365 * DAY)
-def javascript_catalog(request: HttpRequest, language: str) -> HttpResponse:
+def javascript_catalog(request: HttpRequest, language: str) -> HttpResponseBase:
     if language not in dict(settings.LANGUAGES):
         raise Http404("no such language")
     with translation.override(language):
