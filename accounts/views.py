@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language as django_set_language
@@ -66,7 +67,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             privacy = PrivacyForm(request.POST)
             if privacy.is_valid():
                 services.profile_set_public(user_id=signed_in(request).pk, public=privacy.cleaned_data["public"])
-                messages.success(request, "Saved.")
+                messages.success(request, gettext("Saved."))
                 return redirect("profile_settings")
             status = 400
         elif request.POST.get("action") == "delete":
@@ -79,7 +80,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 services.account_delete(user=user)
                 return redirect("account_deleted")
             if delete.is_valid():
-                delete.add_error("password", "That is not your password.")
+                delete.add_error("password", gettext("That is not your password."))
             status = 400
         else:
             status = 400
