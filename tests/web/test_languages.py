@@ -4,6 +4,8 @@ the box names) in the active language."""
 
 from __future__ import annotations
 
+import json
+import random
 import re
 
 import pytest
@@ -17,6 +19,7 @@ from games.services import words
 from games.store.selectors import duration
 from games.web import docpages
 from tests.accounts.helpers import PASSWORD, sign_up, user
+from tests.factories import open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 
@@ -204,3 +207,22 @@ def test_the_rules_and_fairness_pages_in_the_readers_language() -> None:
     assert "<title>Faire Würfel, die jeder prüfen kann ·" in german and "Auf dem Server" in german
     english = Client().get("/rules").content.decode()
     assert "<title>The rules ·" in english and "One Pair" in english
+
+
+def test_the_replay_tells_the_game_in_the_readers_language() -> None:
+    """The replay's steps are the server's sentences, worded for the request: one finished Yatzy
+    game, read in Danish and in English."""
+    game = play_to_end(open_room(2, "yatzy"), random.Random(3))
+    danish = Client(HTTP_ACCEPT_LANGUAGE="da").get(f"/r/{game.code}/replay").content.decode()
+    steps = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', danish, re.S)[1])
+    texts = [step["text"] for step in steps["steps"]]
+    assert texts[0].startswith("Spillet begynder: ")
+    assert any(" slår " in text for text in texts)
+    scored = [text for text in texts if " skriver " in text]
+    assert scored and all(any(f" i {name}" in text for name in DANISH_YATZY) for text in scored), scored
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/r/{game.code}/replay").content.decode()
+    assert "The game starts: " in english and " scores " in english
+
+
+DANISH_YATZY = ("Enere", "Toere", "Treere", "Firere", "Femmere", "Seksere", "Et par", "To par", "Tre ens")
+DANISH_YATZY += ("Fire ens", "Lille straight", "Stor straight", "Hus", "Chance", "Yatzy")
