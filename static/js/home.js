@@ -58,7 +58,7 @@ function update() {
   local.querySelectorAll(".player-field").forEach((field, i) => {
     field.hidden = i >= n;
   });
-  submit.textContent = isLocal ? "Start game" : "Create room";
+  submit.textContent = isLocal ? gettext("Start game") : gettext("Create room");
   checkSeats(isLocal);
 }
 
