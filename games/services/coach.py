@@ -17,7 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, gettext_noop
 
 import bots
 from games import services
@@ -30,12 +30,12 @@ from games.store import selectors, tables
 from games.store.models import Game, Move
 
 TOP = 3
-STUDYING = "The coach is still studying this rule set: ask again in a minute."
+STUDYING = gettext_noop("The coach is still studying this rule set: ask again in a minute.")
 HEURISTIC_NOTE = (
     "Painted Yahtzee has no exact solver: these hints come from a one-turn search of this roll "
     "against estimated values of the open boxes, and the expected scores are estimates."
 )
-NO_EXACT_REVIEW = (
+NO_EXACT_REVIEW = gettext_noop(
     "Painted Yahtzee has no exact solver, so the coach cannot say how many points each choice "
     "gave up: it gives no figure rather than a guess."
 )
@@ -44,7 +44,7 @@ NO_EXACT_REVIEW = (
 def _ready(ruleset: str) -> None:
     if not bots.ready(RULESETS[ruleset]):
         tables.request(ruleset)
-        raise RuleViolation(errors.COACH_BUSY, STUDYING)
+        raise RuleViolation(errors.COACH_BUSY, gettext(STUDYING))
 
 
 def getting_ready_text(eta: float | None) -> str:
@@ -190,7 +190,7 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
             best = bots.options(state, seat, build=False)[0]
             lost = bots.choice_loss(state, action, build=False)
         except bots.TableNotReady as exc:
-            raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+            raise RuleViolation(errors.COACH_BUSY, gettext(STUDYING)) from exc
         found.append(
             {
                 "move": move.seq,
@@ -276,7 +276,7 @@ def _no_exact_review(game: Game) -> dict[str, Any]:
     return {
         "code": game.code,
         "exact": False,
-        "message": NO_EXACT_REVIEW,
+        "message": gettext(NO_EXACT_REVIEW),
         "seats": [
             {"seat": index, "name": seat["name"], "kind": seat["kind"], "lost": None, "mistakes": None, "choices": None}
             for index, seat in enumerate(game.snapshot["seats"])

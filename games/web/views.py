@@ -312,7 +312,7 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
     game = _game_or_404(code)
     if not game.is_over:
         return JsonResponse(
-            {"error": errors.NOT_FINISHED, "message": "The seed is revealed when the game ends."},
+            {"error": errors.NOT_FINISHED, "message": gettext("The seed is revealed when the game ends.")},
             status=409,
         )
     return JsonResponse(
