@@ -57,7 +57,7 @@ def _home(
         "rulesets": list(RULESETS.values()),
         # The rule sets whose computer players are still getting ready (games.store.tables), with about how long.
         "getting_ready": [
-            {"label": RULESETS[name].label, "eta": math.ceil(tables.eta(name) or tables.LEAST_LEFT)}
+            {"name": name, "label": RULESETS[name].label, "eta": math.ceil(tables.eta(name) or tables.LEAST_LEFT)}
             for name in tables.building()
         ],
         "form": form,
