@@ -226,3 +226,20 @@ def test_the_replay_tells_the_game_in_the_readers_language() -> None:
 
 DANISH_YATZY = ("Enere", "Toere", "Treere", "Firere", "Femmere", "Seksere", "Et par", "To par", "Tre ens")
 DANISH_YATZY += ("Fire ens", "Lille straight", "Stor straight", "Hus", "Chance", "Yatzy")
+
+
+def test_the_page_and_the_server_name_every_box_alike() -> None:
+    """The box names live in both catalogs (static/js/words.js for the page, games/services/words.py
+    for the server): the same boxes, under the same contexts and English names."""
+    source = (settings.BASE_DIR / "static" / "js" / "words.js").read_text(encoding="utf-8")
+    page = set(re.findall(r'^  (\w+): pgettext\("(Yahtzee|Yatzy) box", "([^"]+)"\),$', source, re.M))
+    with translation.override("en"):
+        server = {
+            (box.value, family, str(name))
+            for family, names in (("Yahtzee", words._YAHTZEE_BOXES), ("Yatzy", words._YATZY_BOXES))
+            for box, name in names.items()
+        }
+    assert page == server
+    for ruleset in RULESETS.values():
+        family = "Yatzy" if ruleset.name == "yatzy" else "Yahtzee"
+        assert {box.value for box in ruleset.boxes} <= {box for box, f, _ in server if f == family}, ruleset.name
