@@ -17,6 +17,8 @@ COPY templates ./templates
 COPY static ./static
 # The rules and fair-dice pages render these (games/web/docpages.py).
 COPY docs ./docs
+# The compiled translations (docs/translations.md): the site in six languages.
+COPY locale ./locale
 # No SECRET_KEY at build time: the settings load without one, and the real one comes from
 # the environment (docker-compose.yml requires it; the server refuses to start without it).
 RUN python manage.py collectstatic --noinput \

@@ -26,7 +26,7 @@ unexport PYTHONDONTWRITEBYTECODE
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)' 2>/dev/null || echo 2)
 PYTEST_ARGS ?= -n $(WORKERS) --dist worksteal
 
-.PHONY: install run test lint typecheck imports pytest bench clean
+.PHONY: install run test lint typecheck imports pytest bench clean messages
 
 # One pip install each, which says how far along it is (yahtzee/install.py): make run installs
 # the server's packages, make test the project with its tools and tests (which the server's
@@ -66,6 +66,17 @@ pytest: install
 	$(BIN)/pytest $(PYTEST_ARGS) --durations=25  # the slowest, for keeping the suite within its 4 minutes
 
 test: lint typecheck imports pytest
+
+# The translations (docs/translations.md): every marked string of the code, the templates and the
+# pages' JavaScript into locale/*/LC_MESSAGES/*.po (new ones empty, for a translator), then the
+# .po files compiled into the .mo files the server reads (both are in the repository, so `make
+# run` needs no gettext). Needs GNU gettext (apt-get install gettext).
+LANGS := da sv de fr es
+MESSAGES_IGNORE := --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='bench/*'
+messages: install
+	$(BIN)/python manage.py makemessages $(addprefix -l ,$(LANGS)) $(MESSAGES_IGNORE) --no-location --no-obsolete
+	$(BIN)/python manage.py makemessages -d djangojs $(addprefix -l ,$(LANGS)) $(MESSAGES_IGNORE) --no-location --no-obsolete
+	$(BIN)/python manage.py compilemessages $(MESSAGES_IGNORE)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from accounts import services
+from accounts import selectors, services
+from accounts.middleware import ACCOUNT_LANGUAGE
 from games.services.signals import game_finished
 from games.store.models import Game
 
@@ -24,6 +26,21 @@ def claim_on_sign_in(sender: Any, request: HttpRequest | None, user: Any, **kwar
     request.session["controller"] = services.account_claim(
         user_id=user.pk, controller=request.session.get("controller", "")
     )
+
+
+@receiver(user_logged_in, dispatch_uid="accounts-language")
+def language_on_sign_in(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """The pages speak the account's language from now on; an account without one takes the language
+    this browser chose with the switcher (its cookie), if any."""
+    if request is None or not hasattr(request, "session"):
+        return
+    language = selectors.profile_language(user_id=user.pk)
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
+    if not language and chosen in dict(settings.LANGUAGES):
+        services.profile_set_language(user_id=user.pk, language=chosen)
+        language = chosen
+    if language:
+        request.session[ACCOUNT_LANGUAGE] = language
 
 
 @receiver(game_finished, dispatch_uid="accounts-count")

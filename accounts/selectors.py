@@ -13,6 +13,8 @@ from urllib.parse import quote
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.http import Http404
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 
 from accounts.models import GameRecord, Profile, Standing
 from games.domain.rules import RULESETS
@@ -29,11 +31,16 @@ RATING_START = 1500
 RATING_PER_POINT = 24
 
 
-RATING_TIP = (
-    f"Skill from online games against other account holders. Everyone starts at {RATING_START}; "
-    "finishing above other players raises it and below them lowers it, most when the result is a "
-    f"surprise. It is provisional for the first {MIN_GAMES} rated games, while it settles."
-)
+def _rating_tip() -> str:
+    return gettext(
+        "Skill from online games against other account holders. Everyone starts at %(start)s; "
+        "finishing above other players raises it and below them lowers it, most when the result is a "
+        "surprise. It is provisional for the first %(games)s rated games, while it settles."
+    ) % {"start": RATING_START, "games": MIN_GAMES}
+
+
+# In the language of the page that shows it.
+RATING_TIP = lazy(_rating_tip, str)()
 
 
 def shown_rating(ordinal: float) -> int:
@@ -110,10 +117,11 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         {
             "url": replay_url(code),
             "ruleset": RULESETS[ruleset].label,
+            "ruleset_name": ruleset,  # the page words it in its reader's language
             "finished_at": finished_at,
             "date": f"{finished_at:%-d %b %Y}",
             "players": ", ".join(names.get(game_id, [])),
-            "rank": f"{rank} of {seats}",
+            "rank": gettext("%(rank)s of %(players)s") % {"rank": rank, "players": seats},
             "score": str(score),
             "exact": not RULESETS[ruleset].colours,
         }
@@ -199,3 +207,8 @@ def replay_url(code: str) -> str:
 
 def profile_settings(*, user_id: int) -> Profile | None:
     return Profile.objects.filter(user_id=user_id).first()
+
+
+def profile_language(*, user_id: int) -> str:
+    """The account's chosen language, or "" when it has none yet."""
+    return Profile.objects.filter(user_id=user_id).values_list("language", flat=True).first() or ""

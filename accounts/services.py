@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -42,6 +43,13 @@ def profile_for(user_id: int) -> Profile:
 
 def profile_set_public(*, user_id: int, public: bool) -> None:
     Profile.objects.filter(pk=profile_for(user_id).pk).update(public=public)
+
+
+def profile_set_language(*, user_id: int, language: str) -> None:
+    """The language the account's pages are shown in (one of settings.LANGUAGES)."""
+    if language not in dict(settings.LANGUAGES):
+        raise ValueError(f"not a language of the site: {language!r}")
+    Profile.objects.filter(pk=profile_for(user_id).pk).update(language=language)
 
 
 def account_claim(*, user_id: int, controller: str) -> str:

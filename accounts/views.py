@@ -6,6 +6,7 @@ templates/allauth/layouts/base.html).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -13,11 +14,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
+from django.views.i18n import set_language as django_set_language
 
 from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
+from accounts.middleware import ACCOUNT_LANGUAGE
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:
@@ -63,7 +67,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             privacy = PrivacyForm(request.POST)
             if privacy.is_valid():
                 services.profile_set_public(user_id=signed_in(request).pk, public=privacy.cleaned_data["public"])
-                messages.success(request, "Saved.")
+                messages.success(request, gettext("Saved."))
                 return redirect("profile_settings")
             status = 400
         elif request.POST.get("action") == "delete":
@@ -76,7 +80,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 services.account_delete(user=user)
                 return redirect("account_deleted")
             if delete.is_valid():
-                delete.add_error("password", "That is not your password.")
+                delete.add_error("password", gettext("That is not your password."))
             status = 400
         else:
             status = 400
@@ -87,6 +91,18 @@ def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bo
     """Whether ``password`` is ``user``'s, checked through the sign-in's lockout."""
     found = authenticate(request, username=user.get_username(), password=password)
     return found is not None and found.pk == user.pk
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language switcher: Django's own view (the cookie, then back to the page), and for a
+    signed-in player the account's language too, so every browser they sign in from uses it."""
+    response = django_set_language(request)
+    language = request.POST.get("language", "")
+    if language in dict(settings.LANGUAGES) and request.user.is_authenticated:
+        services.profile_set_language(user_id=signed_in(request).pk, language=language)
+        request.session[ACCOUNT_LANGUAGE] = language
+    return response
 
 
 @require_GET

@@ -227,6 +227,7 @@ def test_the_app_image_copies_every_package_before_installing_and_the_docs_the_s
         copied = dockerfile.find(f"COPY {package} ./{package}")
         assert 0 <= copied < install, package
     assert "COPY docs ./docs" in dockerfile  # /rules and /fairness render docs/rules.md and docs/fairness.md
+    assert "COPY locale ./locale" in dockerfile  # the compiled translations
 
 
 # --- the Caddyfile, for real -------------------------------------------------------------

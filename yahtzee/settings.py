@@ -89,10 +89,13 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "games.web.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language: the language cookie (the switcher's), else Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "games.web.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AccountLanguageMiddleware",  # a signed-in player's language is the account's
     "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -415,7 +418,22 @@ MEMORY_TRIM_AFTER_CLOSES = envint("MEMORY_TRIM_AFTER_CLOSES", 50)
 # BENCH_ENDPOINTS=1 adds /ws/bench/<room>/, a bare broadcast socket for bench/load.py.
 BENCH_ENDPOINTS = envbool("BENCH_ENDPOINTS", False)
 
+# The languages the site speaks (docs/translations.md): English is the source; every other
+# catalog in locale/ is complete (tests/test_translations.py).
 LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("da", "Dansk"),
+    ("sv", "Svenska"),
+    ("de", "Deutsch"),
+    ("fr", "Français"),
+    ("es", "Español"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# A year, as the seats' session: the switcher's choice outlives a browser restart.
+LANGUAGE_COOKIE_AGE = 60 * 60 * 24 * 365
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

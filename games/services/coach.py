@@ -17,22 +17,24 @@ from typing import Any
 
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils.translation import get_language, gettext, gettext_noop
 
 import bots
 from games import services
 from games.domain import errors
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
 from games.services.replay import replay_moves
+from games.services.words import box_name, colour_name, column_note
 from games.store import selectors, tables
 from games.store.models import Game, Move
 
 TOP = 3
-STUDYING = "The coach is still studying this rule set: ask again in a minute."
+STUDYING = gettext_noop("The coach is still studying this rule set: ask again in a minute.")
 HEURISTIC_NOTE = (
     "Painted Yahtzee has no exact solver: these hints come from a one-turn search of this roll "
     "against estimated values of the open boxes, and the expected scores are estimates."
 )
-NO_EXACT_REVIEW = (
+NO_EXACT_REVIEW = gettext_noop(
     "Painted Yahtzee has no exact solver, so the coach cannot say how many points each choice "
     "gave up: it gives no figure rather than a guess."
 )
@@ -41,7 +43,7 @@ NO_EXACT_REVIEW = (
 def _ready(ruleset: str) -> None:
     if not bots.ready(RULESETS[ruleset]):
         tables.request(ruleset)
-        raise RuleViolation(errors.COACH_BUSY, STUDYING)
+        raise RuleViolation(errors.COACH_BUSY, gettext(STUDYING))
 
 
 def getting_ready_text(eta: float | None) -> str:
@@ -74,22 +76,23 @@ def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
     if isinstance(option.action, bots.Roll):
         held = list(option.action.held)
         if not held:
-            text = "Reroll all five dice"
+            text = gettext("Reroll all five dice")
         elif state.turn.colours:
-            kept = ", ".join(f"{state.turn.dice[i]} {COLOURS[state.turn.colours[i]]}" for i in held)
-            text = f"Keep {kept} and roll again"
+            kept = ", ".join(f"{state.turn.dice[i]} {colour_name(COLOURS[state.turn.colours[i]])}" for i in held)
+            text = gettext("Keep %(dice)s and roll again") % {"dice": kept}
         else:
-            text = f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
+            kept = " ".join(str(state.turn.dice[i]) for i in held)
+            text = gettext("Keep %(dice)s and roll again") % {"dice": kept}
         return {"kind": "keep", "held": held, "text": text, "expected": expected}
-    label = state.ruleset.box_label(option.action.box)  # type: ignore[arg-type]
+    label = box_name(state.ruleset, option.action.box)
     column = option.action.column
-    where = f" (×{state.ruleset.multipliers[column]})" if state.ruleset.columns > 1 else ""
+    where = column_note(state.ruleset, column)
     return {
         "kind": "score",
         "box": option.action.box,
         "column": column,
         "points": option.points,
-        "text": f"Score {option.points} in {label}{where}",
+        "text": gettext("Score %(points)s in %(box)s") % {"points": option.points, "box": label} + where,
         "expected": expected,
     }
 
@@ -139,16 +142,17 @@ def _action_text(state: GameState, action: bots.Action) -> str:
     if isinstance(action, bots.Roll):
         held = list(action.held)
         if not held:
-            return "Reroll all five dice"
-        return f"Keep {' '.join(str(state.turn.dice[i]) for i in held)} and roll again"
+            return gettext("Reroll all five dice")
+        return gettext("Keep %(dice)s and roll again") % {"dice": " ".join(str(state.turn.dice[i]) for i in held)}
     found = next(
         (o for o in state.options() if o.box.value == action.box and o.column == action.column),
         None,
     )
     points = found.points + found.bonus if found is not None else 0
-    label = state.ruleset.box_label(found.box) if found is not None else action.box
-    where = f" (×{state.ruleset.multipliers[action.column]})" if state.ruleset.columns > 1 else ""
-    return f"Score {points} in {label}{where}"
+    label = box_name(state.ruleset, found.box if found is not None else action.box)
+    return gettext("Score %(points)s in %(box)s") % {"points": points, "box": label} + column_note(
+        state.ruleset, action.column
+    )
 
 
 def _rounds_played(state: GameState, seat: int) -> int:
@@ -184,7 +188,7 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
             best = bots.options(state, seat, build=False)[0]
             lost = bots.choice_loss(state, action, build=False)
         except bots.TableNotReady as exc:
-            raise RuleViolation(errors.COACH_BUSY, STUDYING) from exc
+            raise RuleViolation(errors.COACH_BUSY, gettext(STUDYING)) from exc
         found.append(
             {
                 "move": move.seq,
@@ -204,7 +208,8 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
 
 def _judged(game: Game) -> tuple[list[dict[str, Any]], bool]:
     """``verdicts`` of a finished game, computed once per version and kept in the cache for an hour."""
-    key = f"coach-verdicts:v1:{game.code}:{game.version}"
+    # Per language: the verdicts carry the choices in words ("Score 25 in Full House").
+    key = f"coach-verdicts:v1:{game.code}:{game.version}:{get_language()}"
     found = cache.get(key)
     if found is not None:
         return list(found["every"]), bool(found["replayed"])
@@ -269,7 +274,7 @@ def _no_exact_review(game: Game) -> dict[str, Any]:
     return {
         "code": game.code,
         "exact": False,
-        "message": NO_EXACT_REVIEW,
+        "message": gettext(NO_EXACT_REVIEW),
         "seats": [
             {"seat": index, "name": seat.name, "kind": seat.kind, "lost": None, "mistakes": None, "choices": None}
             for index, seat in enumerate(game.room.seats)

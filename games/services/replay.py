@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext
+
 from games.domain import fairness, scorecard
 from games.domain.rules import (
     COLOURS,
@@ -24,6 +26,7 @@ from games.domain.rules import (
     apply_start,
     new_game,
 )
+from games.services.words import box_name, column_note
 from games.store import selectors
 from games.store.models import Game, Move
 from games.store.selectors import duration
@@ -161,11 +164,16 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         if move.kind == Move.Kind.START:
             seat_of.update({player: seat for seat, player in enumerate(p["players"])})
             computer.update(seat for seat, player in enumerate(p["players"]) if player in bot_players)
-            return {"text": f"The game starts: {', '.join(names[: len(p['players'])])}."}
+            return {"text": gettext("The game starts: %(names)s.") % {"names": ", ".join(names[: len(p["players"])])}}
         if move.kind == Move.Kind.ROLL:
             seat = seat_of[_player(move)]
             dice = list(state.turn.dice)
-            kept = f", keeping {_dice([dice[i] for i in p['held']])}" if p["held"] else ""
+            values = {"name": names[seat], "dice": _dice(dice), "roll": state.turn.rolls_used, "rolls": ROLLS_PER_TURN}
+            if p["held"]:
+                values["kept"] = _dice([dice[i] for i in p["held"]])
+                text = gettext("%(name)s rolls %(dice)s, keeping %(kept)s (roll %(roll)s of %(rolls)s).") % values
+            else:
+                text = gettext("%(name)s rolls %(dice)s (roll %(roll)s of %(rolls)s).") % values
             return {
                 "seat": seat,
                 "roll": state.turn.rolls_used,
@@ -173,13 +181,22 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 "colours": [COLOURS[c] for c in state.turn.colours],  # Painted: each die's colour; else []
                 "held": list(p["held"]),
                 "round": state.cards[seat].filled + 1,
-                "text": f"{names[seat]} rolls {_dice(dice)}{kept} (roll {state.turn.rolls_used} of {ROLLS_PER_TURN}).",
+                "text": text,
             }
         if move.kind == Move.Kind.SCORE:
             seat = seat_of[_player(move)]
-            where = f" (×{ruleset.multipliers[p['column']]})" if ruleset.columns > 1 else ""
-            bonus = f" and a Yahtzee bonus of {p['bonus']}" if p.get("bonus") else ""
-            label = ruleset.box_label(next(b for b in ruleset.boxes if b.value == p["box"]))
+            values = {
+                "name": names[seat],
+                "points": p["points"],
+                "box": box_name(ruleset, p["box"]) + column_note(ruleset, p["column"]),
+            }
+            if p.get("bonus"):
+                text = gettext("%(name)s scores %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s.") % {
+                    **values,
+                    "bonus": p["bonus"],
+                }
+            else:
+                text = gettext("%(name)s scores %(points)s in %(box)s.") % values
             last = steps[-1] if steps and steps[-1].get("seat") == seat else {}
             return {
                 "seat": seat,
@@ -189,24 +206,33 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 "dice": list(last.get("dice", [])),
                 "colours": list(last.get("colours", [])),
                 "round": state.cards[seat].filled,
-                "text": f"{names[seat]} scores {p['points']} in {label}{where}{bonus}.",
+                "text": text,
             }
         if move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
-            gone = "left" if move.kind == Move.Kind.LEAVE else "was taken out"
             # The seat's name as it stands now (a deleted account's is withdrawn), as for every step.
-            return {"seat": p["seat"], "text": f"{names[p['seat']]} {gone}: the seat is skipped from now on."}
+            if move.kind == Move.Kind.LEAVE:
+                text = gettext("%(name)s left: the seat is skipped from now on.")
+            else:
+                text = gettext("%(name)s was taken out: the seat is skipped from now on.")
+            return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.TIMEOUT:
-            return {"seat": p["seat"], "text": f"{names[p['seat']]}'s time ran out: the server plays the turn."}
+            text = gettext("%(name)s's time ran out: the server plays the turn.")
+            return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.BOT:
             computer.add(p["seat"])
-            why = " after two timeouts in a row" if p.get("away") else ""
-            return {"seat": p["seat"], "text": f"A computer took over {names[p['seat']]}'s seat{why}."}
+            if p.get("away"):
+                text = gettext("A computer took over %(name)s's seat after two timeouts in a row.")
+            else:
+                text = gettext("A computer took over %(name)s's seat.")
+            return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.RECLAIM:
             computer.discard(p["seat"])
-            return {"seat": p["seat"], "text": f"{names[p['seat']]} came back and plays the seat again."}
+            text = gettext("%(name)s came back and plays the seat again.")
+            return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.EXTEND:
             more = duration(p["seconds"])
-            return {"seat": p["seat"], "text": f"{names[p['seat']]} was given {more} more to move."}
+            text = gettext("%(name)s was given %(time)s more to move.")
+            return {"seat": p["seat"], "text": text % {"name": names[p["seat"]], "time": more}}
         return None
 
     def after(move: Move, state: GameState) -> None:
@@ -231,9 +257,11 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         winners = [names[i] for i in state.winners()]
         best = state.totals(state.winners()[0]).grand_total if winners else 0
         if game.status == Game.Status.ABANDONED or not winners:
-            ending = "The game was abandoned: nobody was left to play."
+            ending = gettext("The game was abandoned: nobody was left to play.")
+        elif len(winners) > 1:
+            ending = gettext("%(names)s win with %(points)s points.") % {"names": " & ".join(winners), "points": best}
         else:
-            ending = f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} with {best} points."
+            ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
         end = {
             "move": steps[-1]["move"],
             "kind": "end",

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from games.domain import scorecard
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
@@ -28,17 +29,17 @@ DAY = 86_400
 def duration(seconds: float) -> str:
     """A span as people say it, in days and hours: "3 days", "1 day 4 hours", "5 hours", "no limit" for 0."""
     if seconds <= 0:
-        return "no limit"
+        return gettext("no limit")
     whole = int(seconds)
     days, hours = whole // DAY, whole % DAY // 3600
-    minutes = whole % 3600 // 60
+    minutes = max(whole % 3600 // 60, 1)
     parts = []
     if days:
-        parts.append(f"{days} day{'s' if days != 1 else ''}")
+        parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})
     if hours:
-        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+        parts.append(ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours})
     if not days and not hours:
-        parts.append(f"{max(minutes, 1)} minute{'s' if minutes > 1 else ''}")
+        parts.append(ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes})
     return " ".join(parts)
 
 
@@ -134,6 +135,8 @@ def ruleset_info(name: str) -> dict[str, Any]:
         "multipliers": list(ruleset.multipliers),
         "upper_bonus_threshold": ruleset.upper_bonus_threshold,
         "upper_bonus": ruleset.upper_bonus,
+        "yahtzee_bonus": ruleset.yahtzee_bonus,  # 0: none
+        "five_of_a_kind_is_full_house": ruleset.five_of_a_kind_is_full_house,
         # Painted: the dice colours in index order (a die's colour is one of these names); else [].
         "colours": list(COLOURS) if ruleset.colours else [],
         "boxes": [
@@ -314,6 +317,7 @@ def my_games(controller: str) -> list[dict[str, Any]]:
             "code": game.code,
             "url": reverse("room", args=[game.code]),
             "ruleset": ruleset.label,
+            "ruleset_name": ruleset.name,  # the page words it in its reader's language
             "status": game.status,
             "pace": game.pace,
             "seconds": game.turn_timer,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 
+from games.services import words
 from games.services.codes import shown_code
 
 register = template.Library()
@@ -12,3 +13,20 @@ register = template.Library()
 @register.filter
 def room_code(code: str) -> str:
     return shown_code(str(code))
+
+
+@register.filter
+def ruleset_label(name: str) -> str:
+    """A rule set's name in the reader's language: ``{{ game.ruleset|ruleset_label }}``."""
+    return words.ruleset_label(str(name))
+
+
+@register.filter
+def ruleset_summary(name: str) -> str:
+    return words.ruleset_summary(str(name))
+
+
+@register.filter
+def dice_colour(colour: str) -> str:
+    """A die's colour (Painted Yahtzee) in the reader's language."""
+    return words.colour_name(str(colour))

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from games.store import selectors
+from games.web.i18n import catalog_version
 
 
 def site(request: HttpRequest) -> dict[str, Any]:
@@ -20,4 +21,8 @@ def site(request: HttpRequest) -> dict[str, Any]:
         except DatabaseError:  # the error page of a database out of reach still shows
             return 0
 
-    return {"SITE_NAME": settings.SITE_NAME, "WAITING": SimpleLazyObject(waiting)}
+    return {
+        "SITE_NAME": settings.SITE_NAME,
+        "WAITING": SimpleLazyObject(waiting),
+        "CATALOG_VERSION": catalog_version(),
+    }

@@ -20,28 +20,40 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_asy
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_lazy as _
 
 log = logging.getLogger(__name__)
 
-PAGES: dict[int, tuple[str, str]] = {
-    400: ("That request did not make sense", "Something in the address or the form was not what the game expected."),
-    403: ("Not allowed", "This page or action is not open to you."),
-    404: ("Nothing here", "There is no page at this address."),
-    405: (
-        "This address is for a button",
-        "This address takes what a button on the site sends; it is not a page to open. "
-        "Go back and use the button, or start again from the home page.",
+PAGES: dict[int, tuple[Promise, Promise]] = {
+    400: (
+        _("That request did not make sense"),
+        _("Something in the address or the form was not what the game expected."),
     ),
-    429: ("Slow down", "Too many requests from your address. Please wait a minute and try again."),
-    500: ("Something went wrong", "The server hit a problem it did not expect. Please try again in a moment."),
+    403: (_("Not allowed"), _("This page or action is not open to you.")),
+    404: (_("Nothing here"), _("There is no page at this address.")),
+    405: (
+        _("This address is for a button"),
+        _(
+            "This address takes what a button on the site sends; it is not a page to open. "
+            "Go back and use the button, or start again from the home page."
+        ),
+    ),
+    429: (_("Slow down"), _("Too many requests from your address. Please wait a minute and try again.")),
+    500: (
+        _("Something went wrong"),
+        _("The server hit a problem it did not expect. Please try again in a moment."),
+    ),
 }
-NO_ROOM = (
+NO_ROOM = _(
     "No room has that code. Check the invite link with whoever sent it: "
     "a code is ten letters and digits, shown as abcd-efgh-jk."
 )
-# A room that exists, at an address under it that is no page (a mistyped /replays).
-NO_ROOM_PAGE = "This room has no page at this address."
-CSRF = (
+# A room that exists, at an address under it that is no page (a mistyped /replays). The English
+# text is also the Http404's marker that page_not_found recognises; the page shows it translated.
+NO_ROOM_PAGE = gettext_noop("This room has no page at this address.")
+CSRF = _(
     "The form had expired or came from another page (its security token did not match). "
     "Go back, reload the page and try again."
 )
@@ -55,7 +67,11 @@ _FALLBACK = (
 
 
 def error_page(
-    request: HttpRequest, status: int, message: str | None = None, title: str | None = None, room: str | None = None
+    request: HttpRequest,
+    status: int,
+    message: str | Promise | None = None,
+    title: str | Promise | None = None,
+    room: str | None = None,
 ) -> HttpResponse:
     """The styled page for ``status``, with ``message`` in place of the usual sentence.
 
@@ -64,8 +80,8 @@ def error_page(
     default_title, default_message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
     context = {
         "status": status,
-        "title": title or default_title,
-        "message": message or default_message,
+        "title": str(title or default_title),
+        "message": str(message or default_message),
         "room": room,
     }
     page: str
@@ -87,7 +103,7 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if exception is not None and exception.args and exception.args[0] == NO_ROOM_PAGE:
-        return error_page(request, 404, NO_ROOM_PAGE, room=room_code_in(request.path))
+        return error_page(request, 404, gettext(NO_ROOM_PAGE), room=room_code_in(request.path))
     message = NO_ROOM if request.path.startswith("/r/") else None
     return error_page(request, 404, message)
 
@@ -110,7 +126,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a stale or foreign form, said plainly (the reason goes to the log only)."""
     log.info("CSRF failure on %s %s: %s", request.method, request.path, reason)
-    return error_page(request, 403, CSRF, title="This form has expired")
+    return error_page(request, 403, CSRF, title=_("This form has expired"))
 
 
 class ErrorPageMiddleware:

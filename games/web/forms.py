@@ -2,11 +2,19 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
-from games.services import BOT_LEVELS, NAME_MAX, duration, normalize_code, own_pace_choices, timer_choices
+from games.services import NAME_MAX, duration, normalize_code, own_pace_choices, timer_choices, words
 
-RULESET_FIELD_CHOICES = [(rs.name, f"{rs.label}: {rs.summary}") for rs in RULESETS.values()]
+
+def _ruleset_choice(name: str) -> str:
+    return f"{words.ruleset_label(name)}: {words.ruleset_summary(name)}"
+
+
+RULESET_FIELD_CHOICES = [(rs.name, lazy(_ruleset_choice, str)(rs.name)) for rs in RULESETS.values()]
 
 
 MAX_LOCAL_PLAYERS = 8
@@ -14,59 +22,59 @@ MAX_LOCAL_PLAYERS = 8
 
 def timer_label(seconds: int) -> str:
     if not seconds:
-        return "Off"
+        return str(_("Off"))
     if seconds % 60 == 0:
         minutes = seconds // 60
-        return f"{minutes} minute{'s' if minutes > 1 else ''}"
-    return f"{seconds} seconds"
+        return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
+    return ngettext("%(n)s second", "%(n)s seconds", seconds) % {"n": seconds}
 
 
 def move_time_label(seconds: int) -> str:
-    return duration(seconds) if seconds else "No limit"
+    return duration(seconds) if seconds else str(_("No limit"))
 
 
 PACE_CHOICES = [
-    ("live", "Live: everyone at the table now"),
-    ("own", "At your own pace: moves days apart, each player told when it is their turn"),
+    ("live", _("Live: everyone at the table now")),
+    ("own", _("At your own pace: moves days apart, each player told when it is their turn")),
 ]
 
 
 class CreateRoomForm(forms.Form):
-    name = forms.CharField(label="Your name", max_length=NAME_MAX, required=False)
-    ruleset = forms.ChoiceField(label="Rule set", choices=RULESET_FIELD_CHOICES, initial="official")
+    name = forms.CharField(label=_("Your name"), max_length=NAME_MAX, required=False)
+    ruleset = forms.ChoiceField(label=_("Rule set"), choices=RULESET_FIELD_CHOICES, initial="official")
     mode = forms.ChoiceField(
-        label="How you play",
-        choices=[("online", "Play online: invite friends with a link"), ("local", "Play on this device")],
+        label=_("How you play"),
+        choices=[("online", _("Play online: invite friends with a link")), ("local", _("Play on this device"))],
         initial="online",
         widget=forms.RadioSelect,
     )
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     players = forms.IntegerField(
-        label="People playing on this device", min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False
+        label=_("People playing on this device"), min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False
     )
     bots = forms.IntegerField(
-        label="Computer players", min_value=0, max_value=MAX_LOCAL_PLAYERS - 1, initial=0, required=False
+        label=_("Computer players"), min_value=0, max_value=MAX_LOCAL_PLAYERS - 1, initial=0, required=False
     )
     level = forms.ChoiceField(
-        label="Computer level", choices=list(BOT_LEVELS.items()), initial="casual", required=False
+        label=_("Computer level"), choices=list(words.LEVELS.items()), initial="casual", required=False
     )
-    hints = forms.BooleanField(label="Allow hints from the coach", required=False, initial=True)
-    turn_timer = forms.TypedChoiceField(label="Turn timer", coerce=int, initial=0, required=False, empty_value=0)  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
-    chat_spectators = forms.BooleanField(label="Spectators may post in the chat", required=False, initial=False)
+    hints = forms.BooleanField(label=_("Allow hints from the coach"), required=False, initial=True)
+    turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=int, initial=0, required=False, empty_value=0)  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
+    chat_spectators = forms.BooleanField(label=_("Spectators may post in the chat"), required=False, initial=False)
     pace = forms.ChoiceField(
-        label="Pace",
+        label=_("Pace"),
         choices=PACE_CHOICES,
         initial="live",
         required=False,
         widget=forms.RadioSelect,
-        error_messages={"invalid_choice": "Choose a pace: live, or at your own pace."},
+        error_messages={"invalid_choice": _("Choose a pace: live, or at your own pace.")},
     )
     move_time = forms.TypedChoiceField(
-        label="Time per move",
+        label=_("Time per move"),
         coerce=int,
         required=False,
         empty_value=None,
-        error_messages={"invalid_choice": "Choose a time per move from the list."},
+        error_messages={"invalid_choice": _("Choose a time per move from the list.")},
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -81,29 +89,33 @@ class CreateRoomForm(forms.Form):
         move.initial = 3 * 86_400 if 3 * 86_400 in choices else choices[0]
         # Pass-and-play names: player_1 ... player_8, each optional ("Player 3" if blank).
         for i in range(1, MAX_LOCAL_PLAYERS + 1):
-            self.fields[f"player_{i}"] = forms.CharField(label=f"Player {i}", max_length=NAME_MAX, required=False)
+            label = _("Player %(n)s") % {"n": i}
+            self.fields[f"player_{i}"] = forms.CharField(label=label, max_length=NAME_MAX, required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("mode") == "online" and not data.get("name"):
-            self.add_error("name", "Please enter your name: the other players will see it.")
+            self.add_error("name", _("Please enter your name: the other players will see it."))
         data["pace"] = data.get("pace") or "live"
         if data["pace"] == "own":
             if data.get("mode") == "local":
-                self.add_error("pace", "A game played on one device is live: everyone is at the table.")
+                self.add_error("pace", _("A game played on one device is live: everyone is at the table."))
             if data.get("move_time") is None and "move_time" not in self.errors:
-                self.add_error("move_time", "Choose a time per move: how long each player may take.")
+                self.add_error("move_time", _("Choose a time per move: how long each player may take."))
             data["turn_timer"] = data.get("move_time") or 0
         if data.get("mode") == "local":
             count = data.get("players") or 1
-            data["names"] = [data.get(f"player_{i}") or f"Player {i}" for i in range(1, count + 1)]
+            data["names"] = [data.get(f"player_{i}") or str(_("Player %(n)s") % {"n": i}) for i in range(1, count + 1)]
             computers = data.get("bots") or 0
             if count + computers > MAX_LOCAL_PLAYERS:
+                people = ngettext("%(n)s person", "%(n)s people", count) % {"n": count}
                 self.add_error(
                     "bots",
-                    f"A game has at most {MAX_LOCAL_PLAYERS} players, computers included: "
-                    f"{count} {'person' if count == 1 else 'people'} and {computers} computers "
-                    f"make {count + computers}.",
+                    _(
+                        "A game has at most %(max)s players, computers included: "
+                        "%(people)s and %(computers)s computers make %(sum)s."
+                    )
+                    % {"max": MAX_LOCAL_PLAYERS, "people": people, "computers": computers, "sum": count + computers},
                 )
         data["bots"] = data.get("bots") or 0
         data["level"] = data.get("level") or "casual"
@@ -114,7 +126,7 @@ class CreateRoomForm(forms.Form):
 
 
 class JoinRoomForm(forms.Form):
-    name = forms.CharField(label="Your name", max_length=NAME_MAX)
+    name = forms.CharField(label=_("Your name"), max_length=NAME_MAX)
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 
@@ -134,19 +146,19 @@ def code_from_input(text: str) -> str:
         text = link.group(1)
     elif "/" in text or ":" in text:
         raise forms.ValidationError(
-            "That is not a room link. Paste the whole invite link (…/r/abcd-efgh-jk/) or type just the code."
+            _("That is not a room link. Paste the whole invite link (…/r/abcd-efgh-jk/) or type just the code.")
         )
     code = normalize_code(text)
     if not _CODE_SHAPE.match(code):
-        raise forms.ValidationError("A room code has only letters and digits, like abcd-efgh-jk.")
+        raise forms.ValidationError(_("A room code has only letters and digits, like abcd-efgh-jk."))
     return code
 
 
 class JoinByCodeForm(forms.Form):
     code = forms.CharField(
-        label="Room code or invite link",
+        label=_("Room code or invite link"),
         max_length=300,
-        error_messages={"required": "Type the room code, or paste the invite link."},
+        error_messages={"required": _("Type the room code, or paste the invite link.")},
     )
 
     def clean_code(self) -> str:
@@ -156,8 +168,8 @@ class JoinByCodeForm(forms.Form):
 class EmailNoticesForm(forms.Form):
     """An account's "your turn" e-mails: on or off, and the address they go to."""
 
-    address = forms.EmailField(label="E-mail address", required=False, max_length=254)
-    on = forms.BooleanField(label="E-mail me when it is my turn", required=False)
+    address = forms.EmailField(label=_("E-mail address"), required=False, max_length=254)
+    on = forms.BooleanField(label=_("E-mail me when it is my turn"), required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

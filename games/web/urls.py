@@ -1,7 +1,7 @@
 from django.urls import path
 
 from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS
-from games.web import views
+from games.web import i18n, views
 from games.web.limits import limited
 
 # Per-client limits on what makes rows, and on guessing room codes (games/realtime/limits.py):
@@ -21,6 +21,7 @@ urlpatterns = [
     path("notices/stop/<str:token>", views.notices_stop, name="notices_stop"),
     path("sw.js", views.service_worker, name="service_worker"),
     path("manifest.webmanifest", views.manifest, name="manifest"),
+    path("jsi18n/<str:language>.js", i18n.javascript_catalog, name="javascript_catalog"),
     path("rules", views.doc_page, {"name": "rules"}, name="rules"),
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
     path("r/<str:code>/", miss_limit(views.room), name="room"),

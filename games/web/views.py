@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -60,7 +61,7 @@ def _home(
         "rulesets": list(RULESETS.values()),
         # The rule sets whose computer players are still getting ready (games.store.tables), with about how long.
         "getting_ready": [
-            {"label": RULESETS[name].label, "eta": math.ceil(tables.eta(name) or tables.LEAST_LEFT)}
+            {"name": name, "label": RULESETS[name].label, "eta": math.ceil(tables.eta(name) or tables.LEAST_LEFT)}
             for name in tables.building()
         ],
         "form": form,
@@ -152,7 +153,7 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
         except RuleViolation as exc:
             messages.error(request, exc.message)
     else:
-        messages.error(request, "Please enter a name of at most 24 characters.")
+        messages.error(request, gettext("Please enter a name of at most 24 characters."))
     return redirect("room", code=game.code)
 
 
@@ -301,7 +302,7 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
     game = _game_or_404(code)
     if not game.is_over:
         return JsonResponse(
-            {"error": errors.NOT_FINISHED, "message": "The seed is revealed when the game ends."},
+            {"error": errors.NOT_FINISHED, "message": gettext("The seed is revealed when the game ends.")},
             status=409,
         )
     return JsonResponse(
@@ -351,7 +352,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     """An account turns its "your turn" e-mails on or off (and sets the address they go to)."""
     user_id = _user_id(request)
     if user_id is None:
-        messages.error(request, "Sign in to be e-mailed: e-mails go to an account's address.")
+        messages.error(request, gettext("Sign in to be e-mailed: e-mails go to an account's address."))
         return redirect("my_games")
     form = EmailNoticesForm(request.POST)
     if not form.is_valid():
@@ -375,8 +376,9 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     except RuleViolation as exc:
         messages.error(request, exc.message)
         return redirect("my_games")
+    on = form.cleaned_data["on"]
     messages.success(
-        request, "E-mails on: you are told when it is your turn." if form.cleaned_data["on"] else "E-mails off."
+        request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")
     )
     return redirect("my_games")
 

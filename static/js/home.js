@@ -1,5 +1,6 @@
 // Home: show the fields of the chosen way to play, one name field per pass-and-play player,
 // and keep people + computers within the seats of one game before the form is sent.
+import { fmt, gettext, ngettext } from "./i18n.js";
 import "./seed.js";
 
 const form = document.getElementById("create-form");
@@ -12,7 +13,8 @@ const submit = document.getElementById("create-btn");
 const paces = document.getElementById("paces");
 const MAX_SEATS = Number(count.max) || 8;
 
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const people_ = (n) => fmt(ngettext("%(n)s person", "%(n)s people", n), { n });
+const computers_ = (n) => fmt(ngettext("%(n)s computer", "%(n)s computers", n), { n });
 
 // The browser refuses to send the form while a field says what is wrong (and shows it).
 function checkSeats(isLocal) {
@@ -22,19 +24,22 @@ function checkSeats(isLocal) {
   bots.max = String(Math.max(0, MAX_SEATS - Math.max(people, 1)));
   let problem = "";
   if (isLocal && !(people >= 1)) {
-    problem = `At least one person plays: choose 1 to ${MAX_SEATS}.`;
+    problem = fmt(gettext("At least one person plays: choose 1 to %(max)s."), { max: MAX_SEATS });
   } else if (isLocal && people + computers > MAX_SEATS) {
-    problem = `A game has at most ${MAX_SEATS} players, computers included: `
-      + `${plural(people, "person", "people")} leave room for ${plural(MAX_SEATS - people, "computer", "computers")}.`;
+    problem = fmt(gettext("A game has at most %(max)s players, computers included: %(people)s leave room for %(computers)s."), {
+      max: MAX_SEATS, people: people_(people), computers: computers_(MAX_SEATS - people),
+    });
   }
   const where = people + computers > MAX_SEATS && computers > 0 ? bots : count;
   count.setCustomValidity(where === count ? problem : "");
   bots.setCustomValidity(where === bots ? problem : "");
   count.setAttribute("aria-invalid", String(where === count && !!problem));
   bots.setAttribute("aria-invalid", String(where === bots && !!problem));
+  const seats = fmt(ngettext("%(n)s seat", "%(n)s seats", people + computers), { n: people + computers });
   total.textContent = problem
-    || `${plural(people + computers, "seat", "seats")}: ${plural(people, "person", "people")}`
-      + (computers ? ` and ${plural(computers, "computer", "computers")}` : "") + ".";
+    || (computers
+      ? fmt(gettext("%(seats)s: %(people)s and %(computers)s."), { seats, people: people_(people), computers: computers_(computers) })
+      : fmt(gettext("%(seats)s: %(people)s."), { seats, people: people_(people) }));
   total.classList.toggle("error", !!problem);
 }
 
@@ -53,7 +58,7 @@ function update() {
   local.querySelectorAll(".player-field").forEach((field, i) => {
     field.hidden = i >= n;
   });
-  submit.textContent = isLocal ? "Start game" : "Create room";
+  submit.textContent = isLocal ? gettext("Start game") : gettext("Create room");
   checkSeats(isLocal);
 }
 

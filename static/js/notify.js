@@ -2,6 +2,7 @@
 // Turning them on asks the browser's permission, registers the service worker (/sw.js), subscribes
 // with the server's VAPID public key and posts the subscription; the server sends to it when a
 // game at your own pace waits for this browser's (or account's) move.
+import { fmt, gettext } from "./i18n.js";
 
 const box = document.getElementById("push-box");
 const status = document.getElementById("push-status");
@@ -43,7 +44,7 @@ async function turnOn() {
   try {
     const permission = await Notification.requestPermission();
     if (permission !== "granted") {
-      show("Notifications are blocked for this site: allow them in the browser's site settings, then try again.", false);
+      show(gettext("Notifications are blocked for this site: allow them in the browser's site settings, then try again."), false);
       return;
     }
     const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });
@@ -52,9 +53,9 @@ async function turnOn() {
       (await registration.pushManager.getSubscription()) ??
       (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) }));
     await post(box.dataset.subscribeUrl, subscription.toJSON());
-    show("On: this device is told when a game waits for your move.", true);
+    show(gettext("On: this device is told when a game waits for your move."), true);
   } catch (error) {
-    show(`Notifications could not be turned on: ${error.message}`, false);
+    show(fmt(gettext("Notifications could not be turned on: %(error)s"), { error: error.message }), false);
   } finally {
     on.disabled = false;
   }
@@ -68,9 +69,9 @@ async function turnOff() {
       await post(box.dataset.removeUrl, { endpoint: subscription.endpoint });
       await subscription.unsubscribe();
     }
-    show("Off on this device.", false);
+    show(gettext("Off on this device."), false);
   } catch (error) {
-    show(`Notifications could not be stopped: ${error.message}`, true);
+    show(fmt(gettext("Notifications could not be stopped: %(error)s"), { error: error.message }), true);
   } finally {
     off.disabled = false;
   }
@@ -78,20 +79,20 @@ async function turnOff() {
 
 async function start() {
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
-    show("This browser cannot show a site's notifications (on an iPhone: add the site to the home screen first).");
+    show(gettext("This browser cannot show a site's notifications (on an iPhone: add the site to the home screen first)."));
     return;
   }
   if (!box.dataset.key) {
-    show("Notifications are not set up on this server.");
+    show(gettext("Notifications are not set up on this server."));
     return;
   }
   const subscription = await current();
   if (subscription && Notification.permission === "granted") {
     // Posted again at each visit: it follows this browser's seats (into an account, once signed in).
     await post(box.dataset.subscribeUrl, subscription.toJSON()).catch(() => {});
-    show("On: this device is told when a game waits for your move.", true);
+    show(gettext("On: this device is told when a game waits for your move."), true);
   } else {
-    show(Notification.permission === "denied" ? "Blocked for this site in the browser's settings." : "Off on this device.", false);
+    show(Notification.permission === "denied" ? gettext("Blocked for this site in the browser's settings.") : gettext("Off on this device."), false);
   }
 }
 

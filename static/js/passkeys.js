@@ -1,6 +1,7 @@
 // Says what went wrong when the browser refuses a passkey. allauth's own script (webauthn.js)
 // only logs the error to the console, so a player saw nothing happen; it dispatches an
 // "allauth.error" event first, which this page answers with a message beside the button.
+import { fmt, gettext } from "./i18n.js";
 
 const BUTTONS = ["passkey_login", "mfa_webauthn_add", "mfa_webauthn_authenticate", "mfa_webauthn_reauthenticate", "mfa_webauthn_signup"];
 let lastButton = null;
@@ -19,18 +20,20 @@ function loopback() {
 function explain(error) {
   const name = error && error.name;
   if (name === "SecurityError" && numericHost()) {
-    return "This browser refuses passkeys at a numeric address such as " + location.hostname +
-      ": a passkey belongs to a site's name.";
+    return fmt(gettext("This browser refuses passkeys at a numeric address such as %(host)s: a passkey belongs to a site's name."), {
+      host: location.hostname,
+    });
   }
-  if (name === "SecurityError") return "This browser refused the passkey for this site (it needs HTTPS, or localhost).";
+  if (name === "SecurityError") return gettext("This browser refused the passkey for this site (it needs HTTPS, or localhost).");
   if (name === "NotAllowedError") {
-    return "The passkey request was cancelled or timed out, or this device has no passkey for this site. " +
-      "Try again, or use your password.";
+    return gettext("The passkey request was cancelled or timed out, or this device has no passkey for this site. Try again, or use your password.");
   }
-  if (name === "InvalidStateError") return "This device already has a passkey for your account.";
-  if (name === "NotSupportedError") return "This browser or device cannot make passkeys.";
-  if (name === "AbortError") return "The passkey request was stopped. Try again.";
-  return `The passkey did not work${error && error.message ? `: ${error.message}` : "."}`;
+  if (name === "InvalidStateError") return gettext("This device already has a passkey for your account.");
+  if (name === "NotSupportedError") return gettext("This browser or device cannot make passkeys.");
+  if (name === "AbortError") return gettext("The passkey request was stopped. Try again.");
+  return error && error.message
+    ? fmt(gettext("The passkey did not work: %(error)s"), { error: error.message })
+    : gettext("The passkey did not work.");
 }
 
 function messageBox() {
@@ -56,9 +59,9 @@ document.addEventListener("allauth.error", (event) => {
   if (error && error.name === "SecurityError" && loopback()) {
     const link = document.createElement("a");
     link.href = `${location.protocol}//localhost${location.port ? `:${location.port}` : ""}${location.pathname}${location.search}`;
-    link.textContent = "Open this page at localhost";
+    link.textContent = gettext("Open this page at localhost");
     const more = document.createElement("p");
-    more.append(link, " (the same server, by name), and try again there.");
+    more.append(link, gettext(" (the same server, by name), and try again there."));
     box.append(more);
   }
   box.hidden = false;

@@ -1,7 +1,9 @@
 // The replay page: step through a finished game roll by roll (buttons, the slider, ← → Home End).
 // The server renders every step from the Move log (games/services/replay.py) into #replay-data.
 
+import { fmt, gettext, number } from "./i18n.js";
 import { esc, scorecardHtml } from "./scorecard.js";
+import { colourName } from "./words.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const steps = data.steps;
@@ -29,22 +31,24 @@ function diceHtml(step) {
     .map((d, i) => {
       const colour = colourOf(step, i);
       const painted = colour ? ` painted colour-${colour}` : "";
-      const mark = colour ? `<b class="rdie-mark">${colour[0].toUpperCase()}</b>` : "";
-      return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colour}, ` : ""}${held.has(i) ? "kept" : "rolled"}">${d}${mark}</span>`;
+      const mark = colour ? `<b class="rdie-mark">${esc(colourName(colour)[0].toUpperCase())}</b>` : "";
+      return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colourName(colour)}, ` : ""}${held.has(i) ? gettext("kept") : gettext("rolled")}">${d}${mark}</span>`;
     })
     .join("");
 }
 
-const diceLabel = (step) => `Dice: ${step.dice.map((d, i) => [d, colourOf(step, i)].filter(Boolean).join(" ")).join(", ")}`;
+const diceLabel = (step) =>
+  fmt(gettext("Dice: %(dice)s"), { dice: step.dice.map((d, i) => [d, colourOf(step, i) && colourName(colourOf(step, i))].filter(Boolean).join(" ")).join(", ") });
 
 function verdictHtml(step) {
   const v = step.verdict;
   if (!v) return "";
-  const what = step.kind === "roll" ? `Kept for this roll: ${esc(v.chosen)}.` : `${esc(v.chosen)}.`;
-  if (v.lost < 0.05) return `<strong>Coach: the best choice.</strong> ${what}`;
+  const what = step.kind === "roll" ? fmt(gettext("Kept for this roll: %(choice)s."), { choice: esc(v.chosen) }) : `${esc(v.chosen)}.`;
+  if (v.lost < 0.05) return `<strong>${gettext("Coach: the best choice.")}</strong> ${what}`;
   const mild = v.lost <= 0.5;
-  return `<strong>Coach: ${mild ? "close" : "costly"}, about ${v.lost.toFixed(1)} points lost.</strong> ${what}
-    Perfect play: ${esc(v.best)}.`;
+  const lost = number(v.lost, 1);
+  return `<strong>${fmt(mild ? gettext("Coach: close, about %(lost)s points lost.") : gettext("Coach: costly, about %(lost)s points lost."), { lost })}</strong> ${what}
+    ${fmt(gettext("Perfect play: %(choice)s."), { choice: esc(v.best) })}`;
 }
 
 function cardHtml(step, shown) {
@@ -52,22 +56,23 @@ function cardHtml(step, shown) {
   const cards = Object.fromEntries(shown.map((card, i) => [i, card]));
   const just = step.kind === "score" ? { seat: step.seat, box: step.box, column: step.column } : null;
   const current = step.seat ?? null;
-  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, just, caption: "Scorecards at this step", wrap: true });
+  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, just, caption: gettext("Scorecards at this step"), wrap: true });
 }
 
 function show(i, { focus = false } = {}) {
   index = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[index];
   const who = step.seat !== undefined ? data.seats[step.seat] : null;
-  $("position").textContent = `Step ${index + 1} of ${steps.length}`;
+  const position = fmt(gettext("Step %(step)s of %(steps)s"), { step: index + 1, steps: steps.length });
+  $("position").textContent = position;
   $("scrub").value = String(index);
-  $("scrub").setAttribute("aria-valuetext", `Step ${index + 1} of ${steps.length}`);
-  const round = step.round ? `Round ${step.round} of ${data.ruleset.boxes.length * columns} ·` : "";
-  const computer = who && step.by_computer ? ` <span class="tag-computer">computer</span>` : "";
+  $("scrub").setAttribute("aria-valuetext", position);
+  const round = step.round ? `${fmt(gettext("Round %(round)s of %(total)s"), { round: step.round, total: data.ruleset.boxes.length * columns })} ·` : "";
+  const computer = who && step.by_computer ? ` <span class="tag-computer">${gettext("computer")}</span>` : "";
   $("step-round").innerHTML = round ? `<span class="muted">${round}</span>` : "";
   $("step-text").innerHTML = `${esc(step.text)}${computer}`;
   $("step-dice").innerHTML = diceHtml(step);
-  $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : "No dice");
+  $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : gettext("No dice"));
   $("step-dice").hidden = !step.dice.length;
   const verdict = verdictHtml(step);
   $("step-verdict").innerHTML = verdict;

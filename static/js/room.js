@@ -1,17 +1,19 @@
 // The room page's wiring: the protocol client (room/protocol.js) below, the drawing
 // (room/render.js) above, and the player's clicks and keys in between.
 // The server is the referee; this page only draws the state it is sent and asks for actions.
+import { fmt, gettext, list, ngettext } from "./i18n.js";
 import { clientSeed } from "./seed.js";
 import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
+import { errorText, levelNames, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
 const shownCode = code.match(/.{1,4}/g).join("-"); // as people read and type it: "abcd-efgh-jk"
 const initial = JSON.parse(document.getElementById("initial").textContent);
-const levels = initial.bot_levels;
+const levels = levelNames(initial.bot_levels);
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -50,7 +52,7 @@ const client = new RoomClient({
   hooks: {
     onConnection: (status) => {
       setConnection(status);
-      if (status === "gone") toast("This room no longer exists.");
+      if (status === "gone") toast(gettext("This room no longer exists."));
     },
     onState: (state) => {
       if (client.idle()) ui.desiredHeld = null;
@@ -78,8 +80,8 @@ const client = new RoomClient({
         $("chat-text").value = ui.lastChat;
         countChat();
       }
-      if (frame.code === "stale" && mineFailed) toast("The table changed just before your move: have a look and try again.", "info");
-      else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(frame.message);
+      if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
+      else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame));
       draw();
     },
   },
@@ -141,10 +143,10 @@ function toast(text, kind = "error") {
 
 function setConnection(status) {
   const labels = {
-    connecting: "Connecting…",
-    connected: "Connected",
-    reconnecting: "Reconnecting…",
-    gone: "Disconnected",
+    connecting: gettext("Connecting…"),
+    connected: gettext("Connected"),
+    reconnecting: gettext("Reconnecting…"),
+    gone: gettext("Disconnected"),
   };
   const el = $("conn");
   el.dataset.state = status;
@@ -219,92 +221,96 @@ function event(frame) {
       showReaction(frame.seat, frame.reaction);
       break;
     case "timed_out":
-      announce(`${frame.name}'s time ran out: the server played the turn.`);
-      remember(`${frame.name}'s time ran out`, "bot");
+      announce(fmt(gettext("%(name)s's time ran out: the server played the turn."), { name: frame.name }));
+      remember(fmt(gettext("%(name)s's time ran out"), { name: frame.name }), "bot");
       // The player it hit is told where she looks, not only in the feed below the card.
       if (v.isMine(frame.seat)) {
         toast(
           state.local
-            ? `${frame.name}'s time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most.`
-            : `Your time ran out: the server ${frame.rolled ? "" : "rolled and "}scored the box worth most for you.`,
+            ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: frame.name })
+            : frame.rolled ? gettext("Your time ran out: the server scored the box worth most for you.") : gettext("Your time ran out: the server rolled and scored the box worth most for you."),
           "info",
         );
       }
       break;
     case "paused":
-      announce("The host paused the game.");
-      remember("The host paused the game");
+      announce(gettext("The host paused the game."));
+      remember(gettext("The host paused the game"));
       break;
     case "resumed":
-      announce("The game goes on.");
-      remember("The host resumed the game");
+      announce(gettext("The game goes on."));
+      remember(gettext("The host resumed the game"));
       break;
     case "extended": {
       const more = render.days(frame.seconds);
-      announce(`${frame.name} was given ${more} more to move.`);
-      remember(`${frame.name} was given ${more} more to move`);
+      announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: frame.name, time: more }));
+      remember(fmt(gettext("%(name)s was given %(time)s more to move"), { name: frame.name, time: more }));
       break;
     }
     case "muted":
-      remember(`${frame.name}'s chat was ${frame.muted ? "muted" : "unmuted"} by the host`);
+      remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: frame.name }));
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
-      announce(`${who} rolled ${frame.dice.join(", ")}.`);
+      announce(fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: frame.dice.join(", ") }));
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
       if (!ui.muted) (yahtzee ? fanfare : rattle)(5 - frame.held.length);
       if (yahtzee) {
-        remember(`${who} rolled a Yahtzee!`, "yahtzee");
-        celebrate("Yahtzee!");
+        const five = v.boxLabel("yahtzee");
+        remember(fmt(gettext("%(name)s rolled a %(yahtzee)s!"), { name: who, yahtzee: five }), "yahtzee");
+        celebrate(`${five}!`);
       }
       break;
     }
     case "scored": {
-      const col = state.ruleset.columns > 1 ? ` (column ×${state.ruleset.multipliers[frame.column]})` : "";
-      const bonus = frame.bonus ? ` plus a ${frame.bonus} Yahtzee bonus` : "";
-      announce(`${who} scored ${frame.points} in ${v.boxLabel(frame.box)}${col}${bonus}.`);
+      const col = state.ruleset.columns > 1 ? ` (${fmt(gettext("column ×%(m)s"), { m: state.ruleset.multipliers[frame.column] })})` : "";
+      const bonus = frame.bonus ? ` ${fmt(gettext("plus a %(bonus)s Yahtzee bonus"), { bonus: frame.bonus })}` : "";
+      announce(`${fmt(gettext("%(name)s scored %(points)s in %(box)s"), { name: who, points: frame.points, box: v.boxLabel(frame.box) })}${col}${bonus}.`);
       const colShort = state.ruleset.columns > 1 ? ` ×${state.ruleset.multipliers[frame.column]}` : "";
-      remember(`${who} scored ${frame.points} in ${v.boxLabel(frame.box)}${colShort}${frame.bonus ? ` +${frame.bonus}` : ""}`, frame.bonus ? "yahtzee" : "score");
+      remember(`${fmt(gettext("%(name)s scored %(points)s in %(box)s"), { name: who, points: frame.points, box: v.boxLabel(frame.box) })}${colShort}${frame.bonus ? ` +${frame.bonus}` : ""}`, frame.bonus ? "yahtzee" : "score");
       if (state.turn) highlight({ seat: state.turn.seat, box: frame.box, column: frame.column ?? 0 });
       break;
     }
     case "joined":
-      announce(`${frame.name} joined.`);
-      remember(`${frame.name} joined`);
+      announce(fmt(gettext("%(name)s joined."), { name: frame.name }));
+      remember(fmt(gettext("%(name)s joined"), { name: frame.name }));
       break;
     case "left":
-      announce(`${frame.name ?? "A player"} left.`);
-      remember(`${frame.name ?? "A player"} left`);
+      announce(frame.name ? fmt(gettext("%(name)s left."), { name: frame.name }) : gettext("A player left."));
+      remember(frame.name ? fmt(gettext("%(name)s left"), { name: frame.name }) : gettext("A player left"));
       break;
     case "started":
-      announce("The game has started.");
-      remember("The game has started");
+      announce(gettext("The game has started."));
+      remember(gettext("The game has started"));
       break;
     case "rematch":
-      announce("A rematch room is open.");
-      remember("A rematch room is open");
+      announce(gettext("A rematch room is open."));
+      remember(gettext("A rematch room is open"));
       break;
     case "hint":
       if (client.hint === frame && frame.ready === false) waitForCoach(frame);
-      else if (client.hint === frame) announce(`Coach: ${frame.options.map((o) => o.text).join("; or ")}.`);
+      else if (client.hint === frame) announce(fmt(gettext("Coach: %(choices)s."), { choices: frame.options.map((o) => render.optionText(view(), o)).join(gettext("; or ")) }));
       draw();
       break;
     case "bot": {
       const level = levels[frame.level] ?? frame.level;
-      announce(`${frame.name} is now played by the computer.`);
-      remember(`The computer (${level}) took over ${frame.name}'s seat`, "bot");
+      announce(fmt(gettext("%(name)s is now played by the computer."), { name: frame.name }));
+      remember(fmt(gettext("The computer (%(level)s) took over %(name)s's seat"), { name: frame.name, level }), "bot");
       break;
     }
     case "reclaimed":
-      announce(`${frame.name} is back and plays their own seat again.`);
-      remember(`${frame.name} is back and plays their own seat again`, "bot");
+      announce(fmt(gettext("%(name)s is back and plays their own seat again."), { name: frame.name }));
+      remember(fmt(gettext("%(name)s is back and plays their own seat again"), { name: frame.name }), "bot");
       break;
     case "game_over": {
       const names = (frame.winners ?? []).map(v.seatName);
-      remember(names.length ? `Game over: ${names.join(" and ")} ${names.length > 1 ? "share the win" : "wins"}` : "Game over", "over");
+      const over = names.length > 1
+        ? fmt(gettext("Game over: %(names)s share the win"), { names: list(names) })
+        : names.length ? fmt(gettext("Game over: %(name)s wins"), { name: names[0] }) : gettext("Game over");
+      remember(over, "over");
       if (names.length) {
         const mineWon = (frame.winners ?? []).some(v.isMine) && !state.local;
-        celebrate(mineWon ? "You win!" : `${names.join(" & ")} ${names.length > 1 ? "win" : "wins"}!`);
+        celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: names.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: names[0] }));
         if (!ui.muted) fanfare();
       }
       break;
@@ -323,7 +329,7 @@ function toggleHold(index) {
   const set = new Set(v.held);
   set.has(index) ? set.delete(index) : set.add(index);
   if (set.size === 5) {
-    toast("Keep at most four dice: a roll needs at least one die to throw.", "info");
+    toast(gettext("Keep at most four dice: a roll needs at least one die to throw."), "info");
     return;
   }
   ui.desiredHeld = [...set].sort();
@@ -346,12 +352,12 @@ async function score(box, column) {
   if (!option || !view().myTurn || !client.connected || client.busy()) return;
   const seenVersion = state.version;
   if (!option.legal) {
-    toast(option.reason);
+    toast(reasonText(view().state.ruleset, option.reason));
     return;
   }
   if (option.points + option.bonus === 0) {
     const col = state.ruleset.columns > 1 ? ` (×${state.ruleset.multipliers[column]})` : "";
-    $("confirm-text").textContent = `These dice score nothing in ${view().boxLabel(box)}${col}. Fill it with a 0?`;
+    $("confirm-text").textContent = fmt(gettext("These dice score nothing in %(box)s. Fill it with a 0?"), { box: `${view().boxLabel(box)}${col}` });
     const dialog = $("confirm");
     dialog.returnValue = "";
     dialog.showModal();
@@ -378,9 +384,11 @@ function countChat() {
   const near = left < CHAT_WARN;
   count.hidden = !near;
   count.classList.toggle("over", left < 0);
-  count.textContent = left < 0 ? `${render.plural(-left, "character")} too many` : `${render.plural(left, "character")} left`;
+  count.textContent = left < 0
+    ? fmt(ngettext("%(n)s character too many", "%(n)s characters too many", -left), { n: -left })
+    : fmt(ngettext("%(n)s character left", "%(n)s characters left", left), { n: left });
   // Read out when the message goes past the limit, not at every key (the field describes itself by the count).
-  if (left < 0 && input.getAttribute("aria-invalid") !== "true") announce(`Over the ${CHAT_MAX}-character limit.`);
+  if (left < 0 && input.getAttribute("aria-invalid") !== "true") announce(fmt(gettext("Over the %(max)s-character limit."), { max: CHAT_MAX }));
   input.setAttribute("aria-invalid", String(left < 0));
 }
 
@@ -391,7 +399,7 @@ function sendChat(event) {
   if (!text) return;
   const length = chatLength(text);
   if (length > CHAT_MAX) {
-    toast(`A chat message is at most ${CHAT_MAX} characters: this one has ${length}. Shorten it and send it again.`, "info");
+    toast(fmt(gettext("A chat message is at most %(max)s characters: this one has %(length)s. Shorten it and send it again."), { max: CHAT_MAX, length }), "info");
     input.focus();
     return;
   }
@@ -399,7 +407,7 @@ function sendChat(event) {
   const seat = $("chat-seat");
   if (!seat.hidden && seat.value !== "") frame.seat = Number(seat.value);
   if (!client.sendSocial(frame)) {
-    toast("Reconnecting: the chat is back when the connection is.", "info");
+    toast(gettext("Reconnecting: the chat is back when the connection is."), "info");
     return;
   }
   ui.lastChat = text;
@@ -416,7 +424,7 @@ function sendReaction(reaction) {
 
 function showReaction(seat, reaction) {
   ui.reactions = { ...ui.reactions, [seat]: reaction };
-  announce(`${view().seatName(seat)} reacts ${reaction}`);
+  announce(fmt(gettext("%(name)s reacts %(reaction)s"), { name: view().seatName(seat), reaction }));
   floatReaction(seat, reaction);
   drawSeats(view());
   window.clearTimeout(showReaction.timers?.[seat]);
@@ -503,7 +511,7 @@ function secondsLeft(wait) {
 // The coach answered that it is getting ready: show it, and ask again shortly (at most every
 // 3 s, well inside the hint rate), for as long as the page shows that answer.
 function waitForCoach(frame) {
-  if (ui.hintWait?.version !== frame.version) announce(frame.message);
+  if (ui.hintWait?.version !== frame.version) announce(render.gettingReadyText(frame.eta));
   ui.hintWait = { version: frame.version, eta: frame.eta, at: performance.now() };
   const wait = Math.min(Math.max(frame.eta ?? 3, 1), 3) * 1000;
   window.setTimeout(() => {
@@ -537,7 +545,7 @@ function comeBack() {
 
 function act(build, kind) {
   if (client.enqueue(build, kind)) return true;
-  toast("Reconnecting: play resumes when the connection is back.", "info");
+  toast(gettext("Reconnecting: play resumes when the connection is back."), "info");
   return false;
 }
 
@@ -597,7 +605,7 @@ const icon = (name) => `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"
 
 function drawStatus(v) {
   const n = v.presence.spectators || 0;
-  const watching = n ? `${render.plural(n, "spectator")} watching` : "";
+  const watching = n ? fmt(ngettext("%(n)s spectator watching", "%(n)s spectators watching", n), { n }) : "";
   const watchers = $("watchers");
   if (watchers.dataset.text !== watching) {
     // A phone shows an eye and the number; the words stay for screen readers.
@@ -605,17 +613,17 @@ function drawStatus(v) {
     watchers.dataset.text = watching;
     watchers.title = watching;
   }
-  const sound = ui.muted ? "Sound off" : "Sound on";
+  const sound = ui.muted ? gettext("Sound off") : gettext("Sound on");
   if ($("mute").dataset.label !== sound) {
     $("mute").innerHTML = `${icon(ui.muted ? "off" : "on")}<span class="mute-text">${sound}</span>`;
     $("mute").dataset.label = sound;
   }
   $("mute").setAttribute("aria-pressed", String(!ui.muted));
-  $("mute").setAttribute("aria-label", ui.muted ? "Turn sound on" : "Turn sound off");
+  $("mute").setAttribute("aria-label", ui.muted ? gettext("Turn sound on") : gettext("Turn sound off"));
   $("room-sub").textContent = render.statusLine(v);
   const pause = $("pause");
   pause.hidden = !(v.isHost && v.state.status === "playing");
-  const label = v.hostPaused ? "Resume game" : "Pause game";
+  const label = v.hostPaused ? gettext("Resume game") : gettext("Pause game");
   if (pause.dataset.label !== label) {
     // On a phone only the symbol shows; the label is still the button's name.
     pause.innerHTML = `<span aria-hidden="true">${v.hostPaused ? "▶" : "‖"}</span> <span class="pause-text">${label}</span>`;
@@ -659,24 +667,24 @@ function drawChat(v) {
       button.type = "button";
       button.className = "btn btn-quiet reaction-btn";
       button.textContent = reaction;
-      button.setAttribute("aria-label", `React ${reaction}`);
+      button.setAttribute("aria-label", fmt(gettext("React %(reaction)s"), { reaction }));
       button.addEventListener("click", () => sendReaction(reaction));
       reactions.append(button);
     }
   }
   $("chat-body").hidden = ui.chatHidden;
-  $("chat-toggle").textContent = ui.chatHidden ? "Show chat" : "Hide chat";
+  $("chat-toggle").textContent = ui.chatHidden ? gettext("Show chat") : gettext("Hide chat");
   $("chat-toggle").setAttribute("aria-expanded", String(!ui.chatHidden));
-  $("chat-unread").textContent = ui.chatHidden && chat.unread ? `(${chat.unread} new)` : "";
+  $("chat-unread").textContent = ui.chatHidden && chat.unread ? fmt(gettext("(%(n)s new)"), { n: chat.unread }) : "";
 }
 
 function cueTurn(v) {
   const state = v.state;
   const turnKey = state.turn ? `${state.turn.number}-${state.turn.seat}` : null;
-  document.title = `${v.myTurn && !state.local ? "● Your turn · " : ""}Room ${shownCode}`;
+  document.title = `${v.myTurn && !state.local ? `● ${gettext("Your turn")} · ` : ""}${fmt(gettext("Room %(code)s"), { code: shownCode })}`;
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== null) {
     if (v.myTurn && !state.local && !ui.muted) chime();
-    announce(v.myTurn ? `Your turn, ${v.seatName(state.turn.seat)}.` : `${v.seatName(state.turn.seat)}'s turn.`);
+    announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: v.seatName(state.turn.seat) }));
   }
   ui.lastTurnKey = turnKey;
 }
@@ -708,9 +716,9 @@ async function copyInvite() {
     input.select();
     document.execCommand("copy");
   }
-  $("copy").textContent = "Copied!";
-  announce("Invite link copied.");
-  window.setTimeout(() => $("copy") && ($("copy").textContent = "Copy link"), 2000);
+  $("copy").textContent = gettext("Copied!");
+  announce(gettext("Invite link copied."));
+  window.setTimeout(() => $("copy") && ($("copy").textContent = gettext("Copy link")), 2000);
 }
 
 function drawPlay(v) {
@@ -766,10 +774,10 @@ function drawSeats(v) {
       const what = btn.dataset.act;
       const name = view().seatName(seat);
       const question = {
-        leave: `Leave the game as ${name}?`,
-        kick: `Remove ${name} from the room?`,
-        remove: `Take ${name} out of the game? Their scores stay on the card.`,
-        replace: `Let the computer play for ${name}? The seat keeps its scores.`,
+        leave: fmt(gettext("Leave the game as %(name)s?"), { name }),
+        kick: fmt(gettext("Remove %(name)s from the room?"), { name }),
+        remove: fmt(gettext("Take %(name)s out of the game? Their scores stay on the card."), { name }),
+        replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name }),
       }[what];
       if (question && !window.confirm(question)) return;
       if (what === "replace") act(() => ({ type: "replace", seat, level: "optimal" }));

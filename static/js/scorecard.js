@@ -2,6 +2,10 @@
 // The table, the replay and any other page that shows a card draw it here; none of them, and
 // not this module either, knows a box by name: a rule set's card is what the server says it is.
 // Pure functions from data to HTML text: the page puts the text in place and wires it.
+// The rows' words are the reader's (static/js/words.js wordRuleset), not the server's English.
+
+import { gettext } from "./i18n.js";
+import { wordRuleset } from "./words.js";
 
 export const esc = (text) =>
   String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -45,7 +49,8 @@ export function boxRows(layout) {
  *   caption  what the table is, for screen readers
  *   wrap     the panes may stack when they do not fit side by side (the table keeps them beside)
  */
-export function scorecardHtml({ ruleset, seats, cards, current = null, focus = null, just = null, open = null, caption = "Scorecard", wrap = false }) {
+export function scorecardHtml({ ruleset, seats, cards, current = null, focus = null, just = null, open = null, caption = gettext("Scorecard"), wrap = false }) {
+  ruleset = wordRuleset(ruleset);
   const layout = ruleset.scorecard;
   const cols = ruleset.columns;
   const panes = panesOf(layout);
@@ -58,9 +63,9 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     const cur = s.seat === current;
     const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
     return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}" title="${esc(s.name)}">
-      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}${s.presence ? `<span class="sr-only"> (${s.presence})</span>` : ""}${cur ? '<span class="sr-only"> (to play)</span>' : ""}</th>`;
+      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}${s.presence ? `<span class="sr-only"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
   };
-  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>Box</th>${seats.map(nameCell).join("")}</tr>`;
+  let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>${gettext("Box")}</th>${seats.map(nameCell).join("")}</tr>`;
   if (cols > 1) {
     head += `<tr class="multipliers">${seats
       .map((s) => ruleset.multipliers.map((m, k) => `<th scope="col" class="${s.seat === current ? "current" : ""}${pin(s.seat, k)}"><span class="sr-only">${esc(s.name)} </span>×${m}</th>`).join(""))
@@ -102,7 +107,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     if (row.goals) {
       value = (col, k) => {
         const made = col[row.made] > 0;
-        return `${col[row.key]}<span class="goal ${made ? "made" : ""}">/${row.goals[k]}${made ? '<span aria-label=", bonus earned"> ✓</span>' : ""}</span>`;
+        return `${col[row.key]}<span class="goal ${made ? "made" : ""}">/${row.goals[k]}${made ? `<span aria-label="${gettext(", bonus earned")}"> ✓</span>` : ""}</span>`;
       };
     } else if (rules.length && cols > 1) {
       value = (col, k) => `${col[row.key]}<small class="bonus-rule">${esc(rules[k])}</small>`;
@@ -142,7 +147,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
   const helps = boxRows(layout)
     .filter((row) => row.help)
     .map((row) => `<div class="box-help" id="${helpId(row)}" popover><strong>${esc(row.label)}</strong> ${esc(row.help)}
-      <button type="button" class="box-help-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="Close">×</button></div>`)
+      <button type="button" class="box-help-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`)
     .join("");
   return `<div class="scorecard-panes panes-${panes.length}${wrap ? " wrap" : ""}">${tables.join("")}</div>${helps}`;
 }

@@ -1,12 +1,14 @@
 // The chat panel: typed text goes in with textContent, never as HTML.
 
+import { gettext, language } from "../i18n.js";
+
 export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
 export const CHAT_MAX = 300;
 const KEEP = 200; // messages kept on the page
 
 const timeOf = (iso) => {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString(language, { hour: "2-digit", minute: "2-digit" });
 };
 
 export class ChatPanel {
@@ -58,7 +60,7 @@ export class ChatPanel {
 
 /** What the chat form says about who may post here (null: this page may post). */
 export function chatNote(state, mine, muted) {
-  if (!mine.length && !state.chat?.spectators) return "Only the players post in this room's chat; you can read it.";
-  if (mine.length && mine.every((s) => muted(s))) return "The host has muted your chat in this room.";
+  if (!mine.length && !state.chat?.spectators) return gettext("Only the players post in this room's chat; you can read it.");
+  if (mine.length && mine.every((s) => muted(s))) return gettext("The host has muted your chat in this room.");
   return null;
 }

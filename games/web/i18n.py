@@ -1,0 +1,57 @@
+"""The pages' words in the browser: the site's JavaScript catalog, one cached script per language.
+
+The room's frames carry codes and data only (every player of a room gets the same bytes); the
+page words them in its reader's language with ``gettext`` from this catalog
+(static/js/words.js). Its URL names the language and the catalogs' version, so a browser and
+the server may cache it as long as they like: new translations come under a new URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.utils import translation
+from django.utils.translation.trans_real import DjangoTranslation
+from django.views.decorators.cache import cache_page
+from django.views.decorators.http import require_GET
+from django.views.i18n import JavaScriptCatalog
+
+DAY = 60 * 60 * 24
+
+
+class SiteCatalog(JavaScriptCatalog):
+    """The site's own djangojs catalog (locale/), without the admin's and other apps' JavaScript words."""
+
+    def get(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        self.translation = DjangoTranslation(
+            translation.get_language(), domain="djangojs", localedirs=[str(p) for p in settings.LOCALE_PATHS]
+        )
+        return self.render_to_response(self.get_context_data(**kwargs))
+
+
+_catalog = SiteCatalog.as_view()
+
+
+@require_GET
+@cache_page(365 * DAY)
+def javascript_catalog(request: HttpRequest, language: str) -> HttpResponseBase:
+    if language not in dict(settings.LANGUAGES):
+        raise Http404("no such language")
+    with translation.override(language):
+        response = _catalog(request)
+    return response
+
+
+@cache
+def catalog_version() -> str:
+    """A short hash of every compiled catalog: it changes whenever a translation does."""
+    digest = hashlib.sha256()
+    for root in settings.LOCALE_PATHS:
+        for path in sorted(Path(root).glob("*/LC_MESSAGES/*.mo")):
+            digest.update(path.as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]

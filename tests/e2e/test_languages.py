@@ -1,0 +1,191 @@
+"""The site in six languages in a real browser: a Danish browser plays a Yatzy turn in Danish, a
+room's English and German players each read it in their own language, the switcher works signed
+out and signed in, and axe-core finds nothing serious in any language."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import (
+    act,
+    create_online,
+    in_each_scheme,
+    join,
+    no_horizontal_overflow,
+    score_best,
+    serious_violations,
+    shot,
+)
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "six languages one table"
+LOCALES = {"en": "en-US", "da": "da-DK", "sv": "sv-SE", "de": "de-DE", "fr": "fr-FR", "es": "es-ES"}
+
+
+def card_names(page: Any) -> dict[str, str]:
+    """Each box row's name as the card shows it (the full name, not the narrow screen's short one)."""
+    return dict(
+        page.eval_on_selector_all(
+            "#card tr[data-box]",
+            "rows => rows.map(r => [r.dataset.box,"
+            " (r.querySelector('.long-label') ?? r.querySelector('th')).textContent.trim()])",
+        )
+    )
+
+
+def feed(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#feed .feed-list li", "items => items.map(i => i.textContent)")
+
+
+def start(page: Any, everyone: list[Any]) -> None:
+    act(page, everyone, lambda: page.click("#start"))
+    page.wait_for_selector("#roll")
+
+
+def test_a_danish_browser_plays_a_yatzy_turn_in_danish(new_page: Any, live_site: LiveSite) -> None:
+    page = new_page(locale="da-DK")
+    create_online(page, live_site, "Mette", ruleset="yatzy")
+    assert page.get_attribute("html", "lang") == "da"
+    assert page.inner_text("#lobby-h") == "Venter på spillere"
+    assert "Yatzy (skandinavisk)" in page.inner_text("#room-sub")
+    start(page, [page])
+    names = card_names(page)
+    assert [names[box] for box in ("ones", "sixes", "one_pair", "two_pairs", "three_of_a_kind", "four_of_a_kind")] == [
+        "Enere",
+        "Seksere",
+        "Et par",
+        "To par",
+        "Tre ens",
+        "Fire ens",
+    ]
+    assert [names[box] for box in ("small_straight", "large_straight", "full_house", "chance", "yahtzee")] == [
+        "Lille straight",
+        "Stor straight",
+        "Hus",
+        "Chance",
+        "Yatzy",
+    ]
+    assert page.inner_text("#turn-h").startswith("Din tur, Mette")
+    assert page.inner_text("#roll").startswith("Slå med terningerne")
+    act(page, [page], lambda: page.click("#roll"))
+    assert page.get_attribute("#die-0", "aria-label").startswith("Terning 1: ")
+    score_best(page, [page])
+    line = feed(page)[0]
+    assert line.startswith("Mette skrev "), line
+    assert any(f" i {name}" in line for name in names.values()), line
+    assert serious_violations(page) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"i18n-room-da-1280-{scheme}")
+    page.set_viewport_size({"width": 390, "height": 844})
+    for scheme in in_each_scheme(page):
+        shot(page, f"i18n-room-da-390-{scheme}")
+        assert serious_violations(page) == []
+
+
+def test_each_player_reads_the_room_in_their_own_language(new_page: Any, live_site: LiveSite) -> None:
+    anna = new_page(locale="en-US")
+    jonas = new_page(locale="de-DE")
+    url = create_online(anna, live_site, "Anna")
+    join(jonas, url, "Jonas")
+    everyone = [anna, jonas]
+    start(anna, everyone)
+    english, german = card_names(anna), card_names(jonas)
+    assert [english[b] for b in ("three_of_a_kind", "full_house", "large_straight", "yahtzee")] == [
+        "Three of a Kind",
+        "Full House",
+        "Large Straight",
+        "Yahtzee",
+    ]
+    assert [german[b] for b in ("three_of_a_kind", "full_house", "large_straight", "yahtzee")] == [
+        "Dreierpasch",
+        "Full House",
+        "Große Straße",
+        "Kniffel",
+    ]
+    assert anna.inner_text("#turn-h").startswith("Your turn, Anna")
+    assert jonas.inner_text("#turn-h").startswith("Anna ist dran")
+    assert jonas.inner_text("#seats-h") == "Mitspielende"
+    act(anna, everyone, lambda: anna.click("#roll"))
+    score_best(anna, everyone)
+    # One event, one frame for both: each page words it.
+    assert feed(anna)[0].startswith("Anna scored "), feed(anna)
+    assert feed(jonas)[0].startswith("Anna hat "), feed(jonas)
+    assert feed(jonas)[0].endswith("eingetragen"), feed(jonas)
+    assert any(name in feed(jonas)[0] for name in german.values())
+    assert jonas.inner_text("#turn-h").startswith("Du bist dran, Jonas")
+    for scheme in in_each_scheme(jonas):
+        shot(jonas, f"i18n-room-de-1280-{scheme}")
+        assert serious_violations(jonas) == []
+    jonas.set_viewport_size({"width": 390, "height": 844})
+    for scheme in in_each_scheme(jonas):
+        shot(jonas, f"i18n-room-de-390-{scheme}")
+
+
+def switch(page: Any, language: str) -> None:
+    with page.expect_navigation():
+        page.select_option("#language-select", language)
+        page.click(".language-switch button")
+
+
+def test_the_switcher_signed_out_and_signed_in(new_page: Any, live_site: LiveSite) -> None:
+    page = new_page(locale="en-US")
+    page.goto(live_site.url + "/rules")
+    switch(page, "sv")
+    # Back on the page it was switched on, now in Swedish, and every page after it.
+    assert page.url == live_site.url + "/rules"
+    assert page.get_attribute("html", "lang") == "sv"
+    page.goto(live_site.url + "/")
+    assert page.inner_text("#create-h") == "Nytt spel"
+    assert page.input_value("#language-select") == "sv"
+
+    name = f"lang{uuid.uuid4().hex[:6]}"
+    page.goto(live_site.url + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("form[action='/accounts/signup/'] button[type=submit]")
+    page.wait_for_url(f"**/u/{name}/")
+    assert page.get_attribute("html", "lang") == "sv"  # the account took the language chosen before
+    switch(page, "fr")
+    assert page.get_attribute("html", "lang") == "fr"
+
+    # Another browser, in Spanish, signs in to the account: the pages are French.
+    other = new_page(locale="es-ES")
+    other.goto(live_site.url + "/")
+    assert other.inner_text("#create-h") == "Nueva partida"
+    other.goto(live_site.url + "/accounts/login/")
+    other.fill("input[name=login]", name)
+    other.fill("input[name=password]", PASSWORD)
+    other.click("form[action='/accounts/login/'] button[type=submit]")
+    other.wait_for_url(f"**/u/{name}/")
+    other.goto(live_site.url + "/")
+    assert other.inner_text("#create-h") == "Nouvelle partie"
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_axe_finds_nothing_serious_in_any_language(new_page: Any, live_site: LiveSite, language: str) -> None:
+    page = new_page(locale=LOCALES[language])
+    page.goto(live_site.url + "/")
+    assert page.get_attribute("html", "lang") == language
+    assert serious_violations(page) == [], language
+    create_online(page, live_site, "Ana")
+    page.wait_for_selector("#lobby:not([hidden])")
+    start(page, [page])
+    act(page, [page], lambda: page.click("#roll"))
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], (language, scheme)
+    # A phone: the header stays one line and nothing runs off the side, whatever the words' lengths.
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, f"i18n-room-{language}-390")
+    assert no_horizontal_overflow(page), language
+    header = page.eval_on_selector(".site-header", "h => h.getBoundingClientRect().height")
+    assert header < 60, (language, header)
+    page.goto(live_site.url + "/")
+    shot(page, f"i18n-home-{language}-390")
+    assert no_horizontal_overflow(page), language
+    assert page.errors == []

@@ -1,0 +1,167 @@
+"""The site's catalogs (locale/): every language complete, nothing fuzzy, the compiled .mo files
+those of the .po files, the placeholders of every translation the source's, and no message in
+the code or the templates that the catalogs lack."""
+
+from __future__ import annotations
+
+import gettext
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALE = ROOT / "locale"
+DOMAINS = ("django", "djangojs")
+TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
+CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
+
+
+@dataclass
+class Entry:
+    msgid: str = ""
+    msgctxt: str | None = None
+    msgid_plural: str | None = None
+    msgstr: dict[int, str] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    obsolete: bool = False
+
+
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unquote(text: str) -> str:
+    """A PO string literal's text: the escapes gettext writes (\\n, \\t, \\", \\\\) undone."""
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), text[1:-1])
+
+
+def read_po(path: Path) -> list[Entry]:
+    """The entries of a PO file, the header (msgid "") included."""
+    entries: list[Entry] = []
+    entry: Entry | None = None
+    target: tuple[str, int] = ("msgid", 0)
+    for raw in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        line = raw.strip()
+        if not line:
+            if entry is not None:
+                entries.append(entry)
+            entry = None
+            continue
+        if entry is None:
+            entry = Entry()
+        if line.startswith("#~"):
+            entry.obsolete = True
+            continue
+        if line.startswith("#,"):
+            entry.flags |= {flag.strip() for flag in line[2:].split(",")}
+            continue
+        if line.startswith("#"):
+            continue
+        found = re.match(r'^(msgctxt|msgid_plural|msgid|msgstr)(?:\[(\d+)\])? (".*")$', line)
+        if found:
+            key, index, value = found.group(1), int(found.group(2) or 0), _unquote(found.group(3))
+            target = (key, index)
+        else:
+            value = _unquote(line)
+        key, index = target
+        if key == "msgstr":
+            entry.msgstr[index] = entry.msgstr.get(index, "") + value
+        else:
+            setattr(entry, key, (getattr(entry, key) or "") + value)
+    return entries
+
+
+def messages(language: str, domain: str) -> list[Entry]:
+    return [e for e in read_po(LOCALE / language / "LC_MESSAGES" / f"{domain}.po") if e.msgid]
+
+
+def plural_count(language: str, domain: str) -> int:
+    header = next(e for e in read_po(LOCALE / language / "LC_MESSAGES" / f"{domain}.po") if not e.msgid)
+    found = re.search(r"nplurals=(\d+)", header.msgstr[0])
+    assert found, f"{language}/{domain}: no Plural-Forms in the header"
+    return int(found.group(1))
+
+
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_every_message_is_translated_and_none_is_fuzzy(language: str, domain: str) -> None:
+    entries = messages(language, domain)
+    assert len(entries) > 100, f"{language}/{domain} holds only {len(entries)} messages"
+    forms = plural_count(language, domain)
+    untranslated = [e.msgid for e in entries if not e.obsolete and (not e.msgstr or not all(e.msgstr.values()))]
+    assert untranslated == [], f"{language}/{domain}: untranslated: {untranslated}"
+    fuzzy = [e.msgid for e in entries if "fuzzy" in e.flags]
+    assert fuzzy == [], f"{language}/{domain}: fuzzy: {fuzzy}"
+    obsolete = [e.msgid for e in entries if e.obsolete]
+    assert obsolete == [], f"{language}/{domain}: obsolete entries left in: {obsolete}"
+    short = [e.msgid for e in entries if e.msgid_plural is not None and len(e.msgstr) != forms]
+    assert short == [], f"{language}/{domain}: plurals without all {forms} forms: {short}"
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_translations_keep_the_placeholders(language: str, domain: str) -> None:
+    """A translation names exactly the placeholders its message fills (a missing one raises at
+    run time in Python, and shows a raw %(name)s on the page)."""
+    wrong = []
+    for e in messages(language, domain):
+        wanted = set(PLACEHOLDER.findall(e.msgid)) | set(PLACEHOLDER.findall(e.msgid_plural or ""))
+        for text in e.msgstr.values():
+            # A plural's singular may say "one" instead of its count: %(n)s may be left out there.
+            got = set(PLACEHOLDER.findall(text))
+            if got != wanted and not (e.msgid_plural and got | {"n"} == wanted):
+                wrong.append((e.msgid, text))
+    assert wrong == []
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_the_compiled_catalogs_are_the_sources(language: str, domain: str) -> None:
+    """The .mo files in the repository (what `make run` serves, with no gettext tools) say what
+    the .po files say: compile them again after every change (docs/translations.md)."""
+    folder = LOCALE / language / "LC_MESSAGES"
+    with (folder / f"{domain}.mo").open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)
+    catalog: dict[object, str] = compiled._catalog  # type: ignore[attr-defined]
+    expected: dict[object, str] = {}
+    for e in messages(language, domain):
+        msgid = e.msgid if e.msgctxt is None else f"{e.msgctxt}\x04{e.msgid}"
+        if e.msgid_plural is None:
+            expected[msgid] = e.msgstr[0]
+        else:
+            expected.update({(msgid, i): text for i, text in e.msgstr.items()})
+    stale = {k: (v, catalog.get(k)) for k, v in expected.items() if catalog.get(k) != v}
+    assert stale == {}, f"{language}/{domain}.mo is older than its .po: run `make messages`"
+    extra = set(catalog) - set(expected) - {""}
+    assert extra == set(), f"{language}/{domain}.mo holds messages its .po does not"
+
+
+def test_the_catalogs_hold_every_message_of_the_code(tmp_path: Path) -> None:
+    """makemessages run on a copy of the sources finds nothing the catalogs lack: every string
+    marked in Python, the templates and the pages' JavaScript is translated."""
+    for tool in ("xgettext", "msgmerge", "msguniq"):
+        assert shutil.which(tool), f"GNU gettext ({tool}) is needed to extract the messages: apt-get install gettext"
+    for name in ("manage.py", "yahtzee", "games", "accounts", "bots", "templates", "static", "locale"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, tmp_path / name)
+    args = [sys.executable, "manage.py", "makemessages", "--no-location", "--no-obsolete"]
+    args += [f"--locale={language}" for language in TRANSLATED]
+    for domain in DOMAINS:
+        subprocess.run([*args, f"--domain={domain}"], cwd=tmp_path, check=True, capture_output=True)
+    for language, domain in CATALOGS:
+        found = {
+            (e.msgctxt, e.msgid)
+            for e in read_po(tmp_path / "locale" / language / "LC_MESSAGES" / f"{domain}.po")
+            if e.msgid
+        }
+        known = {(e.msgctxt, e.msgid) for e in messages(language, domain)}
+        assert found - known == set(), f"{language}/{domain}: marked in the code but not in the catalog"
+        assert known - found == set(), f"{language}/{domain}: in the catalog but no longer in the code"

@@ -1,0 +1,245 @@
+"""The site in the reader's language: Accept-Language, the switcher (cookie, and the account's
+language when signed in), the JavaScript catalog, and the server's own sentences (the replay,
+the box names) in the active language."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import translation
+
+from accounts import selectors as account_selectors
+from games.domain.rules import RULESETS, Box
+from games.services import words
+from games.store.selectors import duration
+from games.web import docpages
+from tests.accounts.helpers import PASSWORD, sign_up, user
+from tests.factories import open_room, play_to_end
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def quick_accounts(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
+def test_the_browser_language_picks_the_page_language() -> None:
+    for header, words_ in [
+        ("da-DK,da;q=0.9,en;q=0.5", ("Nyt spil", 'lang="da"')),
+        ("de-DE,de;q=0.9", ("Neues Spiel", 'lang="de"')),
+        ("sv", ("Nytt spel", 'lang="sv"')),
+        ("fr-CA,fr;q=0.8", ("Nouvelle partie", 'lang="fr"')),
+        ("es-MX,es;q=0.8", ("Nueva partida", 'lang="es"')),
+        ("nl-NL,nl;q=0.9", ("New game", 'lang="en"')),  # a language the site does not speak
+    ]:
+        body = Client(HTTP_ACCEPT_LANGUAGE=header).get("/").content.decode()
+        for word in words_:
+            assert word in body, (header, word)
+
+
+def test_the_switcher_sets_the_cookie_and_goes_back() -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    response = client.post("/i18n/language", {"language": "sv", "next": "/rules"})
+    assert response.status_code == 302 and response["Location"] == "/rules"
+    assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "sv"
+    assert "Nytt spel" in client.get("/").content.decode()
+    # A language the site does not speak changes nothing.
+    client.post("/i18n/language", {"language": "xx", "next": "/"})
+    assert "Nytt spel" in client.get("/").content.decode()
+    # And the switcher is on every page, the current language chosen.
+    body = client.get("/").content.decode()
+    assert 'action="/i18n/language"' in body and '<option value="sv" lang="sv" selected>' in body
+
+
+def test_the_switcher_needs_a_post() -> None:
+    assert Client().get("/i18n/language?language=de").status_code == 405
+
+
+def test_signed_in_the_language_is_the_accounts_wherever_one_signs_in() -> None:
+    first = Client(HTTP_ACCEPT_LANGUAGE="en")
+    sign_up(first, "ingrid")
+    first.post("/i18n/language", {"language": "da", "next": "/"})
+    assert account_selectors.profile_language(user_id=user("ingrid").pk) == "da"  # type: ignore[attr-defined]
+    # Another browser, which asks for German, signs in: the pages are Danish, and stay so after signing out.
+    other = Client(HTTP_ACCEPT_LANGUAGE="de")
+    assert "Neues Spiel" in other.get("/").content.decode()
+    response = other.post("/accounts/login/", {"login": "ingrid", "password": PASSWORD})
+    assert response.status_code == 302
+    assert "Nyt spil" in other.get("/").content.decode()
+    assert other.cookies[settings.LANGUAGE_COOKIE_NAME].value == "da"
+    other.post("/accounts/logout/")
+    assert "Nyt spil" in other.get("/").content.decode()
+
+
+def test_an_account_without_a_language_takes_the_one_chosen_before_signing_in() -> None:
+    browser = Client()
+    browser.post("/i18n/language", {"language": "fr", "next": "/"})
+    sign_up(browser, "amelie")
+    assert account_selectors.profile_language(user_id=user("amelie").pk) == "fr"  # type: ignore[attr-defined]
+
+
+def test_the_javascript_catalog_per_language() -> None:
+    client = Client()
+    danish = client.get("/jsi18n/da.js")
+    assert danish.status_code == 200
+    text = danish.content.decode()
+    # The site's words, and none of the admin's.
+    assert "Et par" in text and "Lille straight" in text
+    assert "Show all" not in text  # the admin's JavaScript words
+    assert "max-age" in danish["Cache-Control"]
+    assert client.get("/jsi18n/xx.js").status_code == 404
+    # The page loads the catalog of its language, under a URL that changes with the catalogs.
+    body = Client(HTTP_ACCEPT_LANGUAGE="sv").get("/").content.decode()
+    assert '<script src="/jsi18n/sv.js?v=' in body
+
+
+@pytest.mark.parametrize(
+    ("language", "ruleset", "names"),
+    [
+        (
+            "da",
+            "yatzy",
+            [
+                "Enere",
+                "Seksere",
+                "Et par",
+                "To par",
+                "Tre ens",
+                "Fire ens",
+                "Lille straight",
+                "Stor straight",
+                "Hus",
+                "Chance",
+                "Yatzy",
+            ],
+        ),
+        (
+            "sv",
+            "yatzy",
+            [
+                "Ettor",
+                "Sexor",
+                "Ett par",
+                "Två par",
+                "Tretal",
+                "Fyrtal",
+                "Liten stege",
+                "Stor stege",
+                "Kåk",
+                "Chans",
+                "Yatzy",
+            ],
+        ),
+        (
+            "de",
+            "official",
+            [
+                "Einser",
+                "Dreierpasch",
+                "Viererpasch",
+                "Full House",
+                "Kleine Straße",
+                "Große Straße",
+                "Kniffel",
+                "Chance",
+            ],
+        ),
+        (
+            "fr",
+            "yatzy",
+            ["As", "Une paire", "Deux paires", "Brelan", "Carré", "Petite suite", "Grande suite", "Full", "Yatzy"],
+        ),
+        ("es", "official", ["Unos", "Trío", "Póker", "Full", "Escalera corta", "Escalera larga", "Yahtzee"]),
+        ("en", "yatzy", ["Ones", "One Pair", "Two Pairs", "Full House", "Yatzy"]),
+    ],
+)
+def test_box_names_as_the_players_of_each_language_say_them(language: str, ruleset: str, names: list[str]) -> None:
+    rules = RULESETS[ruleset]
+    with translation.override(language):
+        said = [words.box_name(rules, box) for box in rules.boxes]
+    assert set(names) <= set(said), said
+    assert len(set(said)) == len(said)  # every box its own name
+
+
+def test_the_server_says_spans_and_rule_sets_in_the_active_language() -> None:
+    with translation.override("de"):
+        assert duration(3 * 86400) == "3 Tage"
+        assert words.ruleset_label("yatzy") == "Yatzy (skandinavisch)"
+        assert words.box_name(RULESETS["painted"], Box.RAINBOW) == "Regenbogen"
+    with translation.override("da"):
+        assert duration(86400 + 3600) == "1 dag 1 time"
+    with translation.override("en"):
+        assert duration(2 * 3600) == "2 hours"
+
+
+def _outline(text: str) -> dict[str, object]:
+    """What a translated page must keep of its source: headings and anchors, table rows, the code."""
+    code = re.findall(r"```.*?```|^ {7}HMAC[^\n]*", text, re.S | re.M)
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {
+        "headings": [len(h) for h in re.findall(r"^(#+) ", prose, re.M)],
+        "anchors": re.findall(r"\{#[a-z_]+\}", prose),
+        "table rows": len(re.findall(r"^\|", prose, re.M)),
+        "links": re.findall(r"\]\(([^)]+)\)", prose),
+        "code": code,
+    }
+
+
+@pytest.mark.parametrize("name", list(docpages.PAGES))
+@pytest.mark.parametrize("language", [code for code, _ in settings.LANGUAGES if code != "en"])
+def test_every_page_of_the_rules_is_translated_whole(name: str, language: str) -> None:
+    page = docpages.PAGES[name]
+    translated = page.file_in(language)
+    assert translated != page.file, f"{name} has no {language} translation beside {page.file.name}"
+    assert _outline(translated.read_text(encoding="utf-8")) == _outline(page.file.read_text(encoding="utf-8"))
+
+
+def test_the_rules_and_fairness_pages_in_the_readers_language() -> None:
+    danish = Client(HTTP_ACCEPT_LANGUAGE="da").get("/rules").content.decode()
+    assert "<title>Reglerne ·" in danish and "Et par" in danish and 'href="/fairness"' in danish
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").get("/fairness").content.decode()
+    assert "<title>Faire Würfel, die jeder prüfen kann ·" in german and "Auf dem Server" in german
+    english = Client().get("/rules").content.decode()
+    assert "<title>The rules ·" in english and "One Pair" in english
+
+
+def test_the_replay_tells_the_game_in_the_readers_language() -> None:
+    """The replay's steps are the server's sentences, worded for the request: one finished Yatzy
+    game, read in Danish and in English."""
+    game = play_to_end(open_room(2, "yatzy"), random.Random(3))
+    danish = Client(HTTP_ACCEPT_LANGUAGE="da").get(f"/r/{game.code}/replay").content.decode()
+    steps = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', danish, re.S)[1])
+    texts = [step["text"] for step in steps["steps"]]
+    assert texts[0].startswith("Spillet begynder: ")
+    assert any(" slår " in text for text in texts)
+    scored = [text for text in texts if " skriver " in text]
+    assert scored and all(any(f" i {name}" in text for name in DANISH_YATZY) for text in scored), scored
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/r/{game.code}/replay").content.decode()
+    assert "The game starts: " in english and " scores " in english
+
+
+DANISH_YATZY = ("Enere", "Toere", "Treere", "Firere", "Femmere", "Seksere", "Et par", "To par", "Tre ens")
+DANISH_YATZY += ("Fire ens", "Lille straight", "Stor straight", "Hus", "Chance", "Yatzy")
+
+
+def test_the_page_and_the_server_name_every_box_alike() -> None:
+    """The box names live in both catalogs (static/js/words.js for the page, games/services/words.py
+    for the server): the same boxes, under the same contexts and English names."""
+    source = (settings.BASE_DIR / "static" / "js" / "words.js").read_text(encoding="utf-8")
+    page = set(re.findall(r'^  (\w+): pgettext\("(Yahtzee|Yatzy) box", "([^"]+)"\),$', source, re.M))
+    with translation.override("en"):
+        server = {
+            (box.value, family, str(name))
+            for family, names in (("Yahtzee", words._YAHTZEE_BOXES), ("Yatzy", words._YATZY_BOXES))
+            for box, name in names.items()
+        }
+    assert page == server
+    for ruleset in RULESETS.values():
+        family = "Yatzy" if ruleset.name == "yatzy" else "Yahtzee"
+        assert {box.value for box in ruleset.boxes} <= {box for box, f, _ in server if f == family}, ruleset.name
