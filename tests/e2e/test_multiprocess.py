@@ -79,8 +79,9 @@ async def test_a_game_across_two_server_processes(database_url: str, tmp_path: P
                 assert_saw_every_version_in_order(sock)
                 assert sock.state == final
                 assert sock.errors == []
-                # One message per action: the state, with the action's event in it.
-                assert {f["type"] for f in sock.frames} <= {"you", "state", "presence", "pong"}
+                # One message per action: the state, with the action's event in it (and, as the
+                # second process started, the first's ask to check the room's route).
+                assert {f["type"] for f in sock.frames} <= {"you", "state", "presence", "pong", "route"}
                 events = [f["event"]["type"] for f in sock.frames if f["type"] == "state" and "event" in f]
                 assert set(events) <= {"started", "rolled", "held", "scored"} and events[-1] == "scored"
             assert final["game_over"] == {"winners": final["winners"]}

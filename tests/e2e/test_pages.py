@@ -181,10 +181,15 @@ def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
         assert page.errors == []
 
 
-# The card as a player reads it: each pane's sections, and each row's name and cells.
+# The card as a player reads it: each pane's sections, and each row's name and cells. Who is
+# connected (the live table's, said beside each name) is not the card's: a replay has nobody.
 CARD = """() => [...document.querySelectorAll('#card table')].map(table => ({
   sections: [...table.tBodies].map(body => body.dataset.section),
-  heads: [...table.tHead.querySelectorAll('th')].map(th => th.textContent.trim()),
+  heads: [...table.tHead.querySelectorAll('th')].map(th => {
+    const head = th.cloneNode(true);
+    head.querySelectorAll('.presence-label').forEach(label => label.remove());
+    return head.textContent.trim();
+  }),
   rows: [...table.querySelectorAll('tbody tr')].map(tr => [
     tr.dataset.box || tr.dataset.sum || tr.className,
     tr.querySelector('th').textContent.trim(),
