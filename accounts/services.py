@@ -49,7 +49,9 @@ def profile_set_language(*, user_id: int, language: str) -> None:
     """The language the account's pages are shown in (one of settings.LANGUAGES)."""
     if language not in dict(settings.LANGUAGES):
         raise ValueError(f"not a language of the site: {language!r}")
-    Profile.objects.filter(pk=profile_for(user_id).pk).update(language=language)
+    with transaction.atomic():
+        Profile.objects.filter(pk=profile_for(user_id).pk).update(language=language)
+        services.notices_language_set(user_id=user_id, language=language)  # "your turn" e-mails and pushes too
 
 
 def account_claim(*, user_id: int, controller: str) -> str:

@@ -125,10 +125,14 @@ def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True
     return table
 
 
-def own_pace_room(players: int = 2, seconds: int = 3 * 86_400, *, start: bool = True) -> Table:
+def own_pace_room(
+    players: int = 2, seconds: int = 3 * 86_400, *, start: bool = True, ruleset: str = "official"
+) -> Table:
     """A room at your own pace (``seconds`` a move, 0: no limit), seat 0 to move first once started."""
     controllers = [services.new_controller() for _ in range(players)]
-    host = services.game_create(host_name="P0", controller=controllers[0], pace="own", turn_timer=seconds)
+    host = services.game_create(
+        host_name="P0", controller=controllers[0], pace="own", turn_timer=seconds, ruleset=ruleset
+    )
     table = Table(code=host.game.code, controllers=controllers)
     for i in range(1, players):
         services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])

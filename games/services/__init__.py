@@ -74,7 +74,13 @@ from games.services.seats import (
     seats_forget,
     seats_hand_over,
 )
-from games.services.subscriptions import email_notices_set, notices_stop, push_subscribe, push_unsubscribe
+from games.services.subscriptions import (
+    email_notices_set,
+    notices_language_set,
+    notices_stop,
+    push_subscribe,
+    push_unsubscribe,
+)
 from games.services.turns import turn_hold, turn_roll, turn_score
 from games.services.waiting import duration
 
@@ -86,6 +92,7 @@ __all__ = [
     "clock_extend",
     "duration",
     "email_notices_set",
+    "notices_language_set",
     "notices_stop",
     "own_pace_choices",
     "push_subscribe",

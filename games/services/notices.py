@@ -38,10 +38,12 @@ from django.core.mail import EmailMessage
 from django.db import close_old_connections, connections, transaction
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
+from games.services import waiting
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import duration
@@ -76,7 +78,7 @@ def owe(game: Game, owed: Owed) -> None:
         notices = [
             Notice(
                 game=game, player_id=owed.player_id, kind=Notice.Kind.TURN, turn=owed.turn, seat=owed.seat,
-                text=owed.text, due_at=now,
+                text=owed.text, event=owed.event, due_at=now,
             )
         ]  # fmt: skip
         if game.turn_timer and game.turn_deadline is not None:
@@ -84,7 +86,7 @@ def owe(game: Game, owed: Owed) -> None:
             notices.append(
                 Notice(
                     game=game, player_id=owed.player_id, kind=Notice.Kind.REMINDER, turn=owed.turn,
-                    seat=owed.seat, text=owed.text, due_at=max(due, now),
+                    seat=owed.seat, text=owed.text, event=owed.event, due_at=max(due, now),
                 )
             )  # fmt: skip
         for notice in notices:
@@ -109,6 +111,7 @@ class Letter:
     line: str
     url: str
     left: float | None  # seconds left to move (None: no time per move)
+    language: str = "en"  # the language it is worded in
 
 
 @task()
@@ -157,37 +160,55 @@ def moved_on(notice: Notice, game: Game) -> str:
     return ""
 
 
-def letter(notice: Notice, game: Game) -> Letter:
-    room = f"room {game.code}"
+def letter(notice: Notice, game: Game, language: str = "") -> Letter:
+    """What ``notice`` says, in ``language`` (settings.LANGUAGES; the site's default when it is none of them)."""
     url = settings.SITE_URL + reverse("room", args=[game.code])
     left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
-    if notice.kind == Notice.Kind.REMINDER and left is not None:
+    with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
+        if notice.kind == Notice.Kind.REMINDER and left is not None:
+            data = {"code": game.code, "left": duration(left)}
+            return Letter(
+                subject=_("%(left)s left for your move in room %(code)s") % data,
+                line=_("A reminder: it is still your turn in room %(code)s, and %(left)s of your time to move is left.")
+                % data,
+                url=url,
+                left=left,
+                language=translation.get_language(),
+            )
+        # A notice owed before its event was stored as data says what happened in English.
+        what = waiting.word(notice.event, game.ruleset) if notice.event else notice.text
         return Letter(
-            subject=f"{duration(left)} left for your move in {room}",
-            line=f"A reminder: it is still your turn in {room}, and {duration(left)} of your time to move is left.",
+            subject=_("Your turn in room %(code)s") % {"code": game.code},
+            line=_("Your turn in room %(code)s: %(what)s.") % {"code": game.code, "what": what},
             url=url,
             left=left,
+            language=translation.get_language(),
         )
-    return Letter(subject=f"Your turn in {room}", line=f"Your turn in {room}: {notice.text}.", url=url, left=left)
 
 
 def deliver(notice: Notice, game: Game) -> str:
     """Send the notice on every channel its player opted in to; a failing channel is logged, not retried."""
     player = Player.objects.get(pk=notice.player_id)
     entry = game.room.seats[notice.seat]
-    text = letter(notice, game)
+    letters: dict[str, Letter] = {}
+
+    def text(language: str) -> Letter:  # in each reader's language, worded once
+        if language not in letters:
+            letters[language] = letter(notice, game, language)
+        return letters[language]
+
     sent: list[str] = []
     owners = of_seat(entry.controller, player.user_id)
     mail_to = NoticeSettings.objects.select_related("user").filter(owners, email=True).first()
     if mail_to is not None and mail_to.user.email:
         try:
-            send_email(mail_to.user_id, mail_to.user.email, text)
+            send_email(mail_to.user_id, mail_to.user.email, text(mail_to.language))
             sent.append("e-mail")
         except Exception:
             log.exception("the turn e-mail for notice %s failed", notice.pk)
     pushes = 0
     for subscription in PushSubscription.objects.filter(owners):
-        if send_push(subscription, text, notice):
+        if send_push(subscription, text(subscription.language), notice):
             pushes += 1
     if pushes:
         sent.append(f"{pushes} push{'es' if pushes > 1 else ''}")
@@ -225,10 +246,16 @@ def stop_url(kind: str, ident: int) -> str:
 
 def send_email(user_id: int, address: str, text: Letter) -> None:
     stop = stop_url("email", user_id)
-    lines = [text.line, "", f"Play: {text.url}", f"All your games: {settings.SITE_URL}{reverse('my_games')}"]
-    if text.left is not None:
-        lines.append(f"Time left to move: {duration(text.left)}.")
-    lines += ["", f"Stop these e-mails (one click): {stop}", ""]
+    with translation.override(text.language):
+        lines = [
+            text.line,
+            "",
+            _("Play: %(url)s") % {"url": text.url},
+            _("All your games: %(url)s") % {"url": settings.SITE_URL + reverse("my_games")},
+        ]
+        if text.left is not None:
+            lines.append(_("Time left to move: %(left)s.") % {"left": duration(text.left)})
+        lines += ["", _("Stop these e-mails (one click): %(url)s") % {"url": stop}, ""]
     message = EmailMessage(
         subject=text.subject,
         body="\n".join(lines),

@@ -10,6 +10,7 @@ import base64
 import binascii
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -34,7 +35,9 @@ def _key(value: object, name: str, size: int) -> str:
     return value
 
 
-def push_subscribe(*, controller: str, user_id: int | None, subscription: object) -> PushSubscription:
+def push_subscribe(
+    *, controller: str, user_id: int | None, subscription: object, language: str = ""
+) -> PushSubscription:
     """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
 
     Checked whole before anything is written: an https endpoint at a push service allowed
@@ -57,7 +60,13 @@ def push_subscribe(*, controller: str, user_id: int | None, subscription: object
     with transaction.atomic():
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
-            defaults={"p256dh": p256dh, "auth": auth, "controller": controller, "user_id": user_id},
+            defaults={
+                "p256dh": p256dh,
+                "auth": auth,
+                "controller": controller,
+                "user_id": user_id,
+                "language": _language(language),
+            },
         )
     return row
 
@@ -70,7 +79,9 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     return bool(deleted)
 
 
-def email_notices_set(*, user_id: int, on: bool, address: str | None = None, controller: str = "") -> None:
+def email_notices_set(
+    *, user_id: int, on: bool, address: str | None = None, controller: str = "", language: str = ""
+) -> None:
     """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) becomes its address.
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
@@ -82,7 +93,21 @@ def email_notices_set(*, user_id: int, on: bool, address: str | None = None, con
             user.save(update_fields=["email"])
         if on and not user.email:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
-        NoticeSettings.objects.update_or_create(user=user, defaults={"email": on, "controller": controller})
+        NoticeSettings.objects.update_or_create(
+            user=user, defaults={"email": on, "controller": controller, "language": _language(language)}
+        )
+
+
+def notices_language_set(*, user_id: int, language: str) -> None:
+    """The account's language changed: its e-mails and its browsers' pushes are worded in it from now on."""
+    language = _language(language)
+    NoticeSettings.objects.filter(user_id=user_id).update(language=language)
+    PushSubscription.objects.filter(user_id=user_id).update(language=language)
+
+
+def _language(language: str) -> str:
+    """A language the site speaks (settings.LANGUAGES), or "" for the site's default."""
+    return language if language in dict(settings.LANGUAGES) else ""
 
 
 def notices_stop(*, token: str) -> str | None:

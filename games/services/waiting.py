@@ -13,8 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+
 from games.domain.room import Room, Seat
-from games.domain.rules import RULESETS, Box
+from games.domain.rules import RULESETS
+from games.services import words
 from games.services.deadline import TIMEOUT_ACTION
 from games.store.models import Game, Move
 from games.store.selectors import DAY, duration
@@ -29,7 +33,8 @@ class Owed:
     seat: int
     player_id: int
     turn: int
-    text: str
+    text: str  # in English
+    event: dict[str, Any]  # the same as codes and data, worded in each reader's language when sent
 
 
 def turn_key(game: Game) -> list[int] | None:
@@ -66,28 +71,52 @@ def watch(
     room = room.change(notice_turn=key)
     if actor == entry.controller and not action_id.startswith(TIMEOUT_ACTION):
         return room, fields, None  # their own move gave them the turn again (a game for one, taking a seat back)
-    text = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
-    return room, fields, Owed(seat=key[1], player_id=entry.player, turn=key[0], text=text)
+    event = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
+    with translation.override("en"):
+        text = word(event, game.ruleset)
+    return room, fields, Owed(seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event)
 
 
 def what_happened(
     game: Game, room: Room, *, kind: str, player_id: int | None, payload: dict[str, Any], action_id: str
-) -> str:
-    """The move that made it someone's turn, in a line: "Ana just scored 24 in Chance"."""
+) -> dict[str, Any]:
+    """The move that made it someone's turn, as codes and data (``word`` says it in a language)."""
     name = next((s.name for s in room.seats if s.player == player_id), "")
     if kind == Move.Kind.SCORE and name:
-        ruleset = RULESETS[game.ruleset]
-        box = ruleset.box_label(Box(payload["box"]))
-        if ruleset.columns > 1:
-            box += f" (column ×{ruleset.multipliers[payload['column']]})"
-        bonus = f" and a Yahtzee bonus of {payload['bonus']}" if payload.get("bonus") else ""
-        if action_id.startswith(TIMEOUT_ACTION):
-            return f"{name}'s time ran out: the server scored {payload['points']} in {box} for them"
-        return f"{name} just scored {payload['points']} in {box}{bonus}"
+        what = "timed_out" if action_id.startswith(TIMEOUT_ACTION) else "scored"
+        event = {"what": what, "name": name, "points": payload["points"], "box": payload["box"]}
+        if RULESETS[game.ruleset].columns > 1:
+            event["column"] = payload["column"]
+        if payload.get("bonus") and what == "scored":
+            event["bonus"] = payload["bonus"]
+        return event
     if kind == Move.Kind.START:
-        return "The game has started"
+        return {"what": "started"}
     if kind in (Move.Kind.LEAVE, Move.Kind.REMOVE) and name:
-        return f"{name} left the game"
+        return {"what": "left", "name": name}
     if kind == Move.Kind.RESUME:
-        return "The host resumed the game"
-    return "The game is waiting for you"
+        return {"what": "resumed"}
+    return {"what": "waiting"}
+
+
+def word(event: dict[str, Any], ruleset: str) -> str:
+    """``event`` in a line, in the active language: "Ana just scored 24 in Chance"."""
+    what = event.get("what")
+    if what in ("scored", "timed_out"):
+        rules = RULESETS[ruleset]
+        box = words.box_name(rules, event["box"])
+        if "column" in event:
+            box += words.column_note(rules, event["column"])
+        data = {"name": event["name"], "points": event["points"], "box": box, "bonus": event.get("bonus", 0)}
+        if what == "timed_out":
+            return _("%(name)s's time ran out: the server scored %(points)s in %(box)s for them") % data
+        if data["bonus"]:
+            return _("%(name)s just scored %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s") % data
+        return _("%(name)s just scored %(points)s in %(box)s") % data
+    if what == "started":
+        return _("The game has started")
+    if what == "left":
+        return _("%(name)s left the game") % {"name": event["name"]}
+    if what == "resumed":
+        return _("The host resumed the game")
+    return _("The game is waiting for you")

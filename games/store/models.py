@@ -315,8 +315,11 @@ class Notice(models.Model):
     # The turn it is about: the rules state's turns_played and current seat when it was owed.
     turn = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
-    # What happened ("Ana just scored 24 in Chance"): the notice's first line.
+    # What happened ("Ana just scored 24 in Chance"), in English: the admin's and the log's line.
     text = models.CharField(max_length=300)
+    # The same as codes and data (games.services.waiting.what_happened), worded when it is sent
+    # in the language of each channel's reader.
+    event = models.JSONField(default=dict, blank=True)
     due_at = models.DateTimeField(db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # A worker took it (sending is under way, or the worker died doing it: see games.services.notices.LEASE).
@@ -345,6 +348,9 @@ class PushSubscription(models.Model):
     # Whose turns it is told of: the seats of this controller token (an account's when signed in).
     controller = models.CharField(max_length=64, db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE)
+    # The language of the page it was made on (settings.LANGUAGES; an account's when it changes):
+    # its pushes are worded in it.
+    language = models.CharField(max_length=8, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -359,6 +365,9 @@ class NoticeSettings(models.Model):
     # The account's seat token when it chose (its seats' controller): a seat taken while signed
     # in is the account's through it, whatever device took it.
     controller = models.CharField(max_length=64, blank=True, db_index=True)
+    # The account's language (settings.LANGUAGES) when it chose, kept in step with the account's:
+    # its e-mails are in it.
+    language = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
         verbose_name_plural = "notice settings"

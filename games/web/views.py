@@ -372,6 +372,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             on=form.cleaned_data["on"],
             address=form.cleaned_data["address"],
             controller=controller_for(request),
+            language=request.LANGUAGE_CODE,
         )
     except RuleViolation as exc:
         messages.error(request, exc.message)
@@ -396,7 +397,10 @@ def notices_push(request: HttpRequest) -> JsonResponse:
     try:
         body = _json_body(request)
         services.push_subscribe(
-            controller=controller_for(request, create=True), user_id=_user_id(request), subscription=body
+            controller=controller_for(request, create=True),
+            user_id=_user_id(request),
+            subscription=body,
+            language=request.LANGUAGE_CODE,
         )
     except RuleViolation as exc:
         return JsonResponse({"error": exc.code, "message": exc.message}, status=400)

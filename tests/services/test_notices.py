@@ -257,3 +257,76 @@ def test_the_vapid_public_key_is_the_uncompressed_point_of_the_private_key(setti
     assert len(key) == 87 and key.startswith("B")  # 65 bytes, 0x04 first, base64url
     settings.VAPID_PRIVATE_KEY = ""
     assert notices.vapid_public_key() == ""
+
+
+# --- in the reader's language ---------------------------------------------------------------------
+
+
+def test_each_channel_is_told_in_its_readers_language(push: PushService) -> None:
+    """The e-mail in the account's language, each device's push in the language of the page it subscribed on."""
+    table = own_pace_room(seconds=DAY, ruleset="yatzy")
+    user, _ = opted_in(table, 1)
+    services.email_notices_set(user_id=user.pk, on=True, controller=table.controllers[1], language="da")
+    german = Subscriber(f"{push.url}/push/de")
+    services.push_subscribe(
+        controller=table.controllers[1], user_id=None, subscription=german.subscription, language="de"
+    )
+    spanish = Subscriber(f"{push.url}/push/es")
+    services.push_subscribe(
+        controller=table.controllers[1], user_id=None, subscription=spanish.subscription, language="es"
+    )
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    points = next(o["points"] for o in game_state(table.game)["options"] if o["box"] == "chance")
+    services.turn_score(
+        code=table.code, controller=who, box="chance", column=0, expected_version=table.version(), action_id=action_id()
+    )
+    run_worker()
+
+    email = mail.outbox[0]
+    assert email.subject == f"Din tur i rum {table.code}"
+    assert email.body.startswith(f"Din tur i rum {table.code}: P0 skrev lige {points} i Chance.")
+    assert "Alle dine spil: " in email.body and "Stop disse e-mails (ét klik): " in email.body
+    assert "Tid tilbage til dit træk: " in email.body and ("23 timer" in email.body or "1 dag" in email.body)
+    bodies = {r.path: (german if r.path == "/push/de" else spanish).open(r.body) for r in push.requests}
+    assert bodies["/push/de"]["title"] == f"Du bist am Zug in Raum {table.code}"
+    assert (
+        bodies["/push/de"]["body"]
+        == f"Du bist am Zug in Raum {table.code}: P0 hat gerade {points} in Chance eingetragen."
+    )
+    assert bodies["/push/es"]["body"].startswith(f"Tu turno en la sala {table.code}: P0 acaba de anotar {points} en ")
+    # The stored line stays English, for the admin and the log.
+    assert Notice.objects.get(kind=Notice.Kind.TURN).text == f"P0 just scored {points} in Chance"
+
+
+def test_a_box_is_named_as_the_readers_rule_set_says_it(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY, ruleset="yatzy")
+    user, _ = opted_in(table, 1)
+    services.email_notices_set(user_id=user.pk, on=True, controller=table.controllers[1], language="sv")
+    notice = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="")
+    notice.event = {"what": "scored", "name": "Ana", "points": 12, "box": "one_pair"}
+    assert notices.letter(notice, table.game, "sv").line == f"Din tur i rum {table.code}: Ana skrev just 12 i Ett par."
+    assert notices.letter(notice, table.game, "da").line == f"Din tur i rum {table.code}: Ana skrev lige 12 i Et par."
+    notice.event = {"what": "timed_out", "name": "Ana", "points": 0, "box": "yahtzee"}
+    assert "le serveur a marqué 0 en Yatzy à sa place" in notices.letter(notice, table.game, "fr").line
+    # A language the site does not speak, or none: the site's default.
+    assert notices.letter(notice, table.game, "xx").line.startswith(
+        f"Your turn in room {table.code}: Ana's time ran out"
+    )
+    # A notice owed before its event was stored as data says its English line.
+    legacy = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="Ana left the game")
+    assert notices.letter(legacy, table.game, "de").line == f"Du bist am Zug in Raum {table.code}: Ana left the game."
+
+
+def test_the_accounts_language_moves_its_e_mails_and_pushes_with_it(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    user, _ = opted_in(table, 1)
+    subscriber = Subscriber(f"{push.url}/push/1")
+    services.push_subscribe(
+        controller=table.controllers[1], user_id=user.pk, subscription=subscriber.subscription, language="fr"
+    )
+    services.email_notices_set(user_id=user.pk, on=True, controller=table.controllers[1], language="klingon")
+    assert NoticeSettings.objects.get(user=user).language == ""  # not a language of the site: the default
+    services.notices_language_set(user_id=user.pk, language="es")
+    assert NoticeSettings.objects.get(user=user).language == "es"
+    assert PushSubscription.objects.get(endpoint=subscriber.endpoint).language == "es"

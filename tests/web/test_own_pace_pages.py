@@ -187,6 +187,23 @@ def test_e_mails_are_turned_on_for_an_account_with_an_address() -> None:
     assert not NoticeSettings.objects.get(user=user).email
 
 
+@pytest.mark.usefixtures("push_settings")
+def test_notices_keep_the_language_of_the_page_they_were_turned_on_from() -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.force_login(user)
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert NoticeSettings.objects.get(user=user).language == "de"
+    create_room(client)
+    sub = Subscriber("http://127.0.0.1:9/push/1").subscription
+    client.post("/notices/push", json.dumps(sub), content_type="application/json")
+    assert PushSubscription.objects.get().language == "de"
+    # Switching the site's language while signed in moves them with it.
+    client.post("/i18n/language", {"language": "sv", "next": "/"})
+    assert NoticeSettings.objects.get(user=user).language == "sv"
+    assert PushSubscription.objects.get().language == "sv"
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
