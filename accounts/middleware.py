@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
@@ -24,7 +25,7 @@ class AccountLanguageMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         language = ""
         if settings.SESSION_COOKIE_NAME in request.COOKIES and hasattr(request, "session"):
-            language = request.session.get(ACCOUNT_LANGUAGE, "")
+            language = _stored(request)
         if language not in dict(settings.LANGUAGES):
             language = ""
         if language and language != getattr(request, "LANGUAGE_CODE", ""):
@@ -33,7 +34,7 @@ class AccountLanguageMiddleware:
         response = self.get_response(request)
         # Read again: the switcher may have just changed it (and set the cookie itself).
         if hasattr(request, "session"):
-            language = request.session.get(ACCOUNT_LANGUAGE, "")
+            language = _stored(request)
         if (
             language in dict(settings.LANGUAGES)
             and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language
@@ -41,6 +42,19 @@ class AccountLanguageMiddleware:
         ):
             set_language_cookie(response, language)
         return response
+
+
+def _stored(request: HttpRequest) -> str:
+    """The account's language kept in the session; "" when the session cannot be read.
+
+    The session is read here, before any view: with the database away that read fails, and
+    the page must still come to the view, where DatabaseUnavailableMiddleware answers 503
+    with its message instead of a bare server error.
+    """
+    try:
+        return str(request.session.get(ACCOUNT_LANGUAGE, ""))
+    except DatabaseError:
+        return ""
 
 
 def set_language_cookie(response: HttpResponse, language: str) -> None:
