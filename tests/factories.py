@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import factory
 from django.test import Client
@@ -113,26 +114,20 @@ class Table:
 
 
 def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True) -> Table:
-    controllers = [services.new_controller() for _ in range(players)]
-    host = services.game_create(host_name="P0", controller=controllers[0], ruleset=ruleset)
-    table = Table(code=host.game.code, controllers=controllers)
-    for i in range(1, players):
-        services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
-    if start:
-        services.game_start(
-            code=table.code, controller=controllers[0], expected_version=table.version(), action_id=action_id()
-        )
-    return table
+    return _room(players, start, ruleset=ruleset)
 
 
 def own_pace_room(
     players: int = 2, seconds: int = 3 * 86_400, *, start: bool = True, ruleset: str = "official"
 ) -> Table:
     """A room at your own pace (``seconds`` a move, 0: no limit), seat 0 to move first once started."""
+    return _room(players, start, ruleset=ruleset, pace="own", turn_timer=seconds)
+
+
+def _room(players: int, start: bool, **create: Any) -> Table:
+    """A room P0 made (``create``: game_create's settings), joined by P1…, started by P0 if ``start``."""
     controllers = [services.new_controller() for _ in range(players)]
-    host = services.game_create(
-        host_name="P0", controller=controllers[0], pace="own", turn_timer=seconds, ruleset=ruleset
-    )
+    host = services.game_create(host_name="P0", controller=controllers[0], **create)
     table = Table(code=host.game.code, controllers=controllers)
     for i in range(1, players):
         services.game_join(code=table.code, name=f"P{i}", controller=controllers[i])
@@ -165,6 +160,22 @@ def play_turn(table: Table, rng: random.Random) -> None:
         expected_version=table.version(),
         action_id=action_id(),
     )
+
+
+def score_first_legal(table: Table) -> dict[str, Any]:
+    """The player to move rolls once and scores the first legal box; that box's option."""
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    option = next(o for o in game_state(table.game)["options"] if o["legal"])
+    services.turn_score(
+        code=table.code,
+        controller=who,
+        box=option["box"],
+        column=option["column"],
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+    return dict(option)
 
 
 def play_to_end(table: Table, rng: random.Random) -> Game:

@@ -18,7 +18,7 @@ from games import services
 from games.services import notices
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, own_pace_room
+from tests.factories import Table, action_id, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
 from yahtzee.prepare import new_vapid_private_key
 
@@ -52,21 +52,6 @@ def opted_in(table: Table, seat: int, push: PushService | None = None) -> tuple[
     return user, subscriber
 
 
-def score(table: Table) -> dict[str, Any]:
-    who = table.current()
-    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
-    option = next(o for o in game_state(table.game)["options"] if o["legal"])
-    services.turn_score(
-        code=table.code,
-        controller=who,
-        box=option["box"],
-        column=option["column"],
-        expected_version=table.version(),
-        action_id=action_id(),
-    )
-    return option
-
-
 def run_worker() -> None:
     """django-tasks-db's worker loop over the ready tasks, as `manage.py notice_worker` runs it.
 
@@ -82,7 +67,7 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     opted_in(table, 1)
     subscriber = Subscriber(f"{push.url}/push/ben")
     services.push_subscribe(controller=table.controllers[1], user_id=None, subscription=subscriber.subscription)
-    option = score(table)
+    option = score_first_legal(table)
     assert not mail.outbox and not push.requests  # nothing is sent by the move itself
 
     run_worker()
@@ -128,8 +113,8 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
 def test_a_notice_whose_turn_moved_on_is_dropped_unsent(push: PushService) -> None:
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1, push)
-    score(table)  # seat 1's turn: owed
-    score(table)  # seat 1 played before any worker ran
+    score_first_legal(table)  # seat 1's turn: owed
+    score_first_legal(table)  # seat 1 played before any worker ran
     Notice.objects.filter(seat=0).delete()  # seat 0's own, for this test's count
     run_worker()
     assert not mail.outbox and not push.requests
@@ -141,7 +126,7 @@ def test_a_notice_whose_turn_moved_on_is_dropped_unsent(push: PushService) -> No
 
 def test_nobody_opted_in_nothing_is_sent() -> None:
     table = own_pace_room(seconds=0)
-    score(table)
+    score_first_legal(table)
     run_worker()
     assert Notice.objects.get().outcome == "nobody to tell: no channel chosen"
     assert not mail.outbox
@@ -152,7 +137,7 @@ def test_a_notice_being_sent_by_a_live_worker_is_not_sent_again_and_one_left_by_
 ) -> None:
     table = own_pace_room(seconds=0)
     opted_in(table, 1, push)
-    score(table)
+    score_first_legal(table)
     turn = Notice.objects.get()
     DBTaskResult.objects.all().delete()  # its task is lost (the worker that had claimed it died)
     Notice.objects.filter(pk=turn.pk).update(claimed_at=timezone.now(), attempts=1)
@@ -172,7 +157,7 @@ def test_a_notice_being_sent_by_a_live_worker_is_not_sent_again_and_one_left_by_
 def test_a_notice_whose_task_was_lost_is_queued_again_after_the_grace() -> None:
     table = own_pace_room(seconds=0)
     opted_in(table, 1)
-    score(table)
+    score_first_legal(table)
     DBTaskResult.objects.all().delete()
     assert notices.recover() == 0  # its task may still be waiting in the queue
     assert notices.recover(now=timezone.now() + notices.GRACE + timedelta(seconds=1)) == 1
@@ -182,7 +167,7 @@ def test_a_notice_whose_task_was_lost_is_queued_again_after_the_grace() -> None:
 
 def test_a_notice_every_worker_died_on_is_given_up() -> None:
     table = own_pace_room(seconds=0)
-    score(table)
+    score_first_legal(table)
     Notice.objects.update(claimed_at=timezone.now(), attempts=notices.MAX_ATTEMPTS)
     assert notices.recover(now=timezone.now() + timedelta(days=1)) == 0
     assert Notice.objects.get().outcome.startswith("given up")
@@ -193,7 +178,7 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
 ) -> None:
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1)
-    score(table)
+    score_first_legal(table)
     reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
     # Staff give more time before it is due: the reminder waits for the new quarter.
     services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
@@ -212,7 +197,7 @@ def test_a_push_service_that_says_gone_deletes_the_subscription(push: PushServic
     table = own_pace_room(seconds=0)
     opted_in(table, 1, push)
     push.answer = 410
-    score(table)
+    score_first_legal(table)
     run_worker()
     assert not PushSubscription.objects.exists()
     assert Notice.objects.get().outcome == "sent: e-mail"

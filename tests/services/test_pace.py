@@ -14,25 +14,10 @@ from games.domain.rules import RuleViolation
 from games.services.replay import replay_game, replay_steps
 from games.store.models import Game, Move, Notice, Player
 from games.store.selectors import game_state, my_games, waiting_count
-from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn
+from tests.factories import action_id, open_room, own_pace_room, play_to_end, play_turn, score_first_legal
 
 pytestmark = pytest.mark.django_db
 DAY = 86_400
-
-
-def score_something(table: Table) -> None:
-    """The player to move rolls once and scores the first legal box."""
-    who = table.current()
-    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
-    option = next(o for o in game_state(table.game)["options"] if o["legal"])
-    services.turn_score(
-        code=table.code,
-        controller=who,
-        box=option["box"],
-        column=option["column"],
-        expected_version=table.version(),
-        action_id=action_id(),
-    )
 
 
 # --- the pace a room is created with -------------------------------------------------------
@@ -99,7 +84,7 @@ def test_waiting_on_follows_the_player_to_move_in_every_online_game() -> None:
     table = open_room(2)  # live: the count is of every game waiting for you
     assert table.game.waiting_on == table.controllers[0]
     assert waiting_count(table.controllers[0]) == 1 and waiting_count(table.controllers[1]) == 0
-    score_something(table)
+    score_first_legal(table)
     assert table.game.waiting_on == table.controllers[1]
     services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
     assert table.game.waiting_on == ""  # paused: nobody is waited for
@@ -115,7 +100,7 @@ def test_nobody_is_waited_for_in_a_lobby_on_one_device_or_at_a_computers_turn() 
     bot_first = open_room(1, start=False)
     services.game_add_bot(code=bot_first.code, controller=bot_first.controllers[0], expected_version=None, action_id="")
     services.game_start(code=bot_first.code, controller=bot_first.controllers[0], expected_version=None, action_id="")
-    score_something(bot_first)  # the person plays seat 0; now the computer's turn
+    score_first_legal(bot_first)  # the person plays seat 0; now the computer's turn
     assert bot_first.game.waiting_on == ""
 
 
@@ -158,7 +143,7 @@ def test_a_seat_a_computer_plays_while_its_player_is_away_stays_in_their_list() 
         Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
         assert services.clock_expire(code=table.code, version=table.version())
         if table.game.snapshot["rules"]["current"] == 1:
-            score_something(table)
+            score_first_legal(table)
     player = Player.objects.get(game__code=table.code, seat=0)
     assert player.kind == Player.Kind.BOT and player.away_controller == table.controllers[0]
     rows = my_games(table.controllers[0])
@@ -172,7 +157,7 @@ def test_a_seat_a_computer_plays_while_its_player_is_away_stays_in_their_list() 
 
 def test_at_your_own_pace_an_offline_seat_is_not_taken_over_by_the_host() -> None:
     table = own_pace_room(players=3)
-    score_something(table)  # seat 1 to move, nobody online
+    score_first_legal(table)  # seat 1 to move, nobody online
     version = table.version()
     for service in (services.game_remove_absent, services.game_replace_with_bot):
         with pytest.raises(RuleViolation) as err:
@@ -188,7 +173,7 @@ def test_at_your_own_pace_an_offline_seat_is_not_taken_over_by_the_host() -> Non
 def test_the_move_that_makes_it_your_turn_owes_you_one_notice_and_a_reminder() -> None:
     table = own_pace_room(seconds=7 * DAY)
     assert not Notice.objects.exists()  # the host started: their own move, no notice for it
-    score_something(table)
+    score_first_legal(table)
     notices = {n.kind: n for n in Notice.objects.all()}
     assert set(notices) == {Notice.Kind.TURN, Notice.Kind.REMINDER}
     turn = notices[Notice.Kind.TURN]
@@ -219,7 +204,7 @@ def test_rolls_and_holds_owe_nothing_and_each_new_turn_owes_once() -> None:
 
 def test_a_live_game_owes_no_notice() -> None:
     table = open_room(2)
-    score_something(table)
+    score_first_legal(table)
     assert not Notice.objects.exists()
 
 
