@@ -211,39 +211,36 @@ def main(argv: list[str] | None = None) -> int:
 
     what = "the server's, the tools' and the tests' packages" if args.dev else "the server's packages"
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1"}
+
+    def run(command: list[str], progress: Progress | UvProgress) -> int:
+        """The installer's exit status, its output fed to ``progress``; on success, the last line."""
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
+        ) as installer:
+            assert installer.stdout is not None
+            progress.feed(installer.stdout)
+        if installer.returncode == 0:
+            installed = f"{progress.total} packages installed" if progress.total else "everything was already installed"
+            show(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
+        else:  # its own output, which was kept, says why
+            sys.stdout.write("".join(progress.lines))
+        return installer.returncode
+
     if os.environ.get("YAHTZEE_INSTALLER", "uv") != "pip":
         show(f"Installing {what} into {venv} (one uv install; seconds, a minute at most the first time)...")
         uv = uv_command(venv, sys.executable, args.dev)
-        if uv is not None:
-            done = UvProgress(show)
-            with subprocess.Popen(
-                uv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
-            ) as run:
-                assert run.stdout is not None
-                done.feed(run.stdout)
-            if run.returncode == 0:
-                installed = f"{done.total} packages installed" if done.total else "everything was already installed"
-                show(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
-                return 0
-            sys.stdout.write("".join(done.lines))
-            show(f"uv failed (exit status {run.returncode}); installing with pip instead.")
-        else:
+        if uv is None:
             show("uv could not be installed; installing with pip instead.")
+        elif (status := run(uv, UvProgress(show))) == 0:
+            return 0
+        else:
+            show(f"uv failed (exit status {status}); installing with pip instead.")
     show(f"Installing {what} into {venv} (one pip install; a minute or so the first time)...")
     command = pip_command(venv, sys.executable, args.dev)
-    progress = Progress(show, count_dist_infos(venv), every=0.5 if terminal else 5.0)
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
-    ) as pip:
-        assert pip.stdout is not None
-        progress.feed(pip.stdout)
-    if pip.returncode != 0:
-        sys.stdout.write("".join(progress.lines))
-        show(f"pip failed (exit status {pip.returncode}): {' '.join(command)}")
-        return pip.returncode
-    installed = f"{progress.total} packages installed" if progress.total else "everything was already installed"
-    show(f"Done in {time.monotonic() - started:.0f} s: {installed}.")
-    return 0
+    status = run(command, Progress(show, count_dist_infos(venv), every=0.5 if terminal else 5.0))
+    if status != 0:
+        show(f"pip failed (exit status {status}): {' '.join(command)}")
+    return status
 
 
 if __name__ == "__main__":
