@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.scheduling import botplay
 from games.services import clock_expire, signals
 from games.services.deadline import bot_to_play, next_due, running
+from games.store import moves
 from games.store.models import Game, Heartbeat
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def claim_next() -> tuple[str, Outcome] | None:
 def _apply(game: Game, now: datetime) -> Outcome:
     """Under the claim: a computer player's step or the timeout; the follow-ups are leased to the caller."""
     if game.followups_owed:
-        Game.objects.filter(pk=game.pk).update(due_at=now + FOLLOWUPS_LEASE)
+        _update(game.code, Game.objects.filter(pk=game.pk), due_at=now + FOLLOWUPS_LEASE)
         return FOLLOWUPS
     version = game.version
     done = False
@@ -76,8 +77,19 @@ def _apply(game: Game, now: datetime) -> Outcome:
     later = next_due(game, now)
     if later is not None and later <= now:
         later = now + RETRY
-    Game.objects.filter(pk=game.pk, version=version).update(due_at=later)
+    _update(game.code, Game.objects.filter(pk=game.pk, version=version), due_at=later)
     return NOTHING
+
+
+def _update(code: str, rows: QuerySet[Game], **columns: Any) -> None:
+    """Update the scheduler's own columns of a room, which its actions' next write starts from.
+
+    They are written without a new version, so this process's copy of the row as it last
+    wrote it (``games.store.moves.remembered``) is dropped: the next action reads the row.
+    """
+    rows.update(**columns)
+    moves.forget(code)
+    transaction.on_commit(lambda: moves.forget(code))  # and a copy another thread kept meanwhile
 
 
 def due_at(code: str) -> datetime | None:
@@ -101,9 +113,9 @@ def run_followups(code: str) -> bool:
             failed = True
             log.error("game_finished receiver %r failed for %s", receiver, code, exc_info=result)
     if failed:
-        Game.objects.filter(pk=game.pk, followups_owed=True).update(due_at=timezone.now() + FOLLOWUPS_LEASE)
+        _update(code, Game.objects.filter(pk=game.pk, followups_owed=True), due_at=timezone.now() + FOLLOWUPS_LEASE)
         return False
-    Game.objects.filter(pk=game.pk, followups_owed=True).update(followups_owed=False, due_at=None)
+    _update(code, Game.objects.filter(pk=game.pk, followups_owed=True), followups_owed=False, due_at=None)
     return True
 
 

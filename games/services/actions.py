@@ -36,9 +36,26 @@ def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) ->
     come after ``record``, whose guarded update takes the row lock first). Otherwise, and
     if another action came first, in one transaction under the row lock.
 
+    On SQLite every action is one transaction that starts with the database's write lock
+    (``BEGIN IMMEDIATE``, the settings' ``transaction_mode``): on the remembered row with a
+    guarded write, else on the row read with the statement built once (``moves.read``).
+
     A refusal on the remembered row may come from a row that has moved on elsewhere: it
     is checked again on a fresh read before it is believed.
     """
+    if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        code = normalize_code(code)
+        kept = moves.remembered(code)
+        if kept is not None:
+            try:
+                with transaction.atomic():
+                    return _unlocked(kept, action, more_writes=False)
+            except RuleViolation:
+                moves.forget(code)  # and try again on a fresh read
+            except moves.Conflict:
+                pass
+        with transaction.atomic():
+            return action(moves.read(code))
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         code = normalize_code(code)
         try:

@@ -102,6 +102,16 @@ class Game(models.Model):
         self.snapshot = snapshot
         self.__dict__["_room"] = (snapshot, room)
 
+    def seed_room(self, snapshot: dict[str, Any], room: Room) -> None:
+        """Set the snapshot with the ``Room`` it is known to encode, which is then not decoded again."""
+        self.snapshot = snapshot
+        self.__dict__["_room"] = (snapshot, room)
+
+    def stored_room(self) -> Room | None:
+        """The ``Room`` the snapshot encodes, if known without decoding it (None otherwise)."""
+        kept: tuple[Any, Room] | None = self.__dict__.get("_room")
+        return kept[1] if kept is not None and kept[0] is self.snapshot else None
+
     @property
     def is_over(self) -> bool:
         """Finished or abandoned: nothing more can be played, and the server seed is revealed."""

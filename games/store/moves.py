@@ -4,11 +4,13 @@ round trip on PostgreSQL, and (``read``) the room read for it without building a
 An action's writes are the new Move and the Game row's new version and snapshot. The ORM
 needs two statements for that; on PostgreSQL one statement does both (a data-modifying
 ``WITH``), which saves a round trip and the building of two queries on the hot path
-(docs/performance.md). The columns and the adaptation of each value come from the models'
-fields, so the statement follows the schema. SQLite cannot modify data in a ``WITH`` and
-takes the ORM's two statements. Both run inside the service's transaction, under its
-lock; or, for the turn actions on PostgreSQL, the statement is guarded by the version the
-action read and is a transaction of its own (``games.services.actions.act``).
+(docs/performance.md). SQLite cannot modify data in a ``WITH``: it takes two statements,
+an ``UPDATE`` and an ``INSERT`` built once, run on the driver's connection (the ORM builds
+each query anew, about half of an action's CPU on SQLite). The columns and the adaptation
+of each value come from the models' fields, so the statements follow the schema. They run
+inside the service's transaction, under its lock; or guarded by the version the action
+read (``games.services.actions.act``): on PostgreSQL a transaction of its own, on SQLite
+inside the action's ``BEGIN IMMEDIATE``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from games.domain import protocol
+from games.domain.room import Room
 from games.store.models import Game, Move
 
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
@@ -50,11 +53,12 @@ def _as_is(data: bytes) -> bytes:
 
 
 def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
-    """The fields' values adapted as the ORM would for PostgreSQL, the JSON ones with orjson.
+    """The fields' values adapted as the ORM would for this database, the JSON ones with orjson.
 
     ``encoded``: given, it gets the JSON fields' text by name (what the statement stores).
     """
     values = []
+    postgresql = connection.vendor == "postgresql"
     for name in names:
         field = _field(type(instance), name)
         value = getattr(instance, field.attname)
@@ -62,7 +66,8 @@ def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, by
             data = protocol.dumpb(value)
             if encoded is not None:
                 encoded[name] = data
-            values.append(Jsonb(data, dumps=_as_is))  # what the ORM sends, encoded by orjson
+            # What the ORM sends, encoded by orjson: psycopg's Jsonb, or SQLite's text.
+            values.append(Jsonb(data, dumps=_as_is) if postgresql else data.decode())
         else:
             values.append(field.get_db_prep_save(value, connection))
     return values
@@ -95,6 +100,26 @@ def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
 
 
 @functools.cache
+def _sqlite_statements(game_fields: tuple[str, ...], guarded: bool) -> tuple[str, str]:
+    """SQLite's two statements for an action that saves ``game_fields``, with qmark parameters.
+
+    ``guarded``: the row is only updated if its version is still the one the action read.
+    """
+    qn = connection.ops.quote_name
+
+    def column(model: type[Game] | type[Move], name: str) -> str:
+        return _column(_field(model, name))
+
+    sets = ", ".join(f"{column(Game, name)} = ?" for name in game_fields)
+    guard = f" AND {column(Game, 'version')} = ?" if guarded else ""
+    update = f"UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = ?{guard}"
+    columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
+    placeholders = ", ".join(["?"] * (len(_MOVE_FIELDS) + 1))
+    insert = f"INSERT INTO {qn(Move._meta.db_table)} ({columns}) VALUES ({placeholders})"
+    return update, insert
+
+
+@functools.cache
 def _read_statement() -> tuple[str, tuple[Any, ...]]:
     qn = connection.ops.quote_name
     fields = tuple(Game._meta.concrete_fields)
@@ -115,7 +140,8 @@ def _read_statement() -> tuple[str, tuple[Any, ...]]:
 # locked way, on the row read under its lock (games.services.actions.act).
 
 ROOMS_KEPT = 4096  # rooms whose last written row a process keeps (least recently used go)
-_kept: OrderedDict[str, tuple[int, int, list[Any], bytes]] = OrderedDict()  # code -> (pk, version, values, snapshot)
+# code -> (pk, version, values, snapshot as written, the Room it encodes)
+_kept: OrderedDict[str, tuple[int, int, list[Any], bytes, Room | None]] = OrderedDict()
 _kept_lock = threading.Lock()  # database threads
 
 
@@ -126,11 +152,14 @@ def remembered(code: str) -> Game | None:
         if kept is None:
             return None
         _kept.move_to_end(code)
-    _pk, _version, values, snapshot = kept
+    _pk, _version, values, snapshot, room = kept
     _sql, fields = _read_statement()
     values = list(values)
-    values[_snapshot_index()] = protocol.loads(snapshot)
-    return Game.from_db(connection.alias, [field.attname for field in fields], values)
+    decoded = values[_snapshot_index()] = protocol.loads(snapshot)
+    game = Game.from_db(connection.alias, [field.attname for field in fields], values)
+    if room is not None:
+        game.seed_room(decoded, room)  # the Room is immutable: shared, not decoded again
+    return game
 
 
 def forget(code: str) -> None:
@@ -143,13 +172,13 @@ def forget_all() -> None:
         _kept.clear()
 
 
-def _remember(code: str, pk: int, version: int, values: list[Any], snapshot: bytes) -> None:
+def _remember(code: str, pk: int, version: int, values: list[Any], snapshot: bytes, room: Room | None) -> None:
     with _kept_lock:
         kept = _kept.get(code)
         # Two threads of this process may commit versions of a room out of order: keep the newest.
         if kept is not None and kept[0] == pk and kept[1] >= version:
             return
-        _kept[code] = (pk, version, values, snapshot)
+        _kept[code] = (pk, version, values, snapshot, room)
         _kept.move_to_end(code)
         while len(_kept) > ROOMS_KEPT:
             _kept.popitem(last=False)
@@ -162,10 +191,12 @@ def _snapshot_index() -> int:
 
 
 def read(code: str) -> Game:
-    """``Game.objects.get(code=code)``, from a statement built once (PostgreSQL's unlocked try).
+    """``Game.objects.get(code=code)``, from a statement built once (an action's read of its room).
 
     The ORM spends about 0.2 ms of CPU building that query for every action; here the
-    fields' own converters (the snapshot's JSON) are applied as the ORM would.
+    database's and the fields' own converters (SQLite's dates and booleans, the snapshot's
+    JSON) are applied as the ORM would. On SQLite inside ``BEGIN IMMEDIATE``, the
+    transaction's write lock is the row lock.
     """
     sql, fields = _read_statement()
     with connection.cursor() as cursor:
@@ -174,14 +205,27 @@ def read(code: str) -> Game:
     if row is None:
         raise Game.DoesNotExist("Game matching query does not exist.")
     values = []
-    for field, value in zip(fields, row, strict=True):
+    for field, value, converters in zip(fields, row, _converters(), strict=True):
         if isinstance(field, models.JSONField) and field.decoder is None and isinstance(value, str):
             values.append(protocol.loads(value))  # JSONField.from_db_value, with orjson
             continue
-        for convert in field.get_db_converters(connection):
+        for convert in converters:
             value = convert(value, field.cached_col, connection)
         values.append(value)
     return Game.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+@functools.cache
+def _converters() -> list[list[Any]]:
+    """Each read column's converters, as the ORM's compiler gathers them (the database's, then the field's).
+
+    Built once, like the statement: the project has one database, whose connections (one a
+    thread) convert alike.
+    """
+    _sql, fields = _read_statement()
+    return [
+        [*connection.ops.get_db_converters(field.cached_col), *field.get_db_converters(connection)] for field in fields
+    ]
 
 
 PREPARED = 1 << 30  # the connection's prepare_threshold: only what asks (prepare=True) is prepared
@@ -217,24 +261,28 @@ def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
 def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:
     """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
 
-    With ``if_version`` (PostgreSQL only) nothing is written unless the stored row is
-    still at that version, and ``Conflict`` is raised: the caller read the row without
-    locking it, and another action came first.
+    With ``if_version`` nothing is written unless the stored row is still at that version,
+    and ``Conflict`` is raised: the caller read the row without locking it (or took it
+    from ``remembered``), and another action came first.
     """
-    if connection.vendor != "postgresql":
+    vendor = connection.vendor
+    if vendor not in ("postgresql", "sqlite"):
         if if_version is not None:
-            raise ValueError("a guarded write is only built for PostgreSQL")
+            raise ValueError("a guarded write is only built for PostgreSQL and SQLite")
         created = Move.objects.create(game=game, **move)
         game.save(update_fields=list(fields))
         return created
     row = Move(game=game, created_at=timezone.now(), **move)
     guard = [] if if_version is None else [if_version]
     encoded: dict[str, bytes] = {}
-    inserted = _execute_one(
-        _statement(fields, if_version is not None),
-        [*_values(game, fields, encoded), game.pk, *guard, *_values(row, _MOVE_FIELDS)],
-    )
-    if inserted is None:
+    game_values = [*_values(game, fields, encoded), game.pk, *guard]
+    move_values = _values(row, _MOVE_FIELDS)
+    if vendor == "postgresql":
+        inserted = _execute_one(_statement(fields, if_version is not None), [*game_values, *move_values])
+        pk = None if inserted is None else inserted[0]
+    else:
+        pk = _execute_sqlite(_sqlite_statements(fields, if_version is not None), game_values, [game.pk, *move_values])
+    if pk is None:
         forget(game.code)
         if if_version is not None:
             raise Conflict(f"game {game.pk} is no longer at version {if_version}")
@@ -245,11 +293,36 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
         _sql, all_fields = _read_statement()
         values = [getattr(game, field.attname) for field in all_fields]
         values[_snapshot_index()] = None  # kept as the JSON just written (a fresh copy for each action)
-        remember = functools.partial(_remember, game.code, game.pk, game.version, values, encoded["snapshot"])
+        room = game.stored_room()
+        remember = functools.partial(_remember, game.code, game.pk, game.version, values, encoded["snapshot"], room)
         transaction.on_commit(remember)
     else:
         forget(game.code)
-    row.pk = inserted[0]
+    row.pk = pk
     row._state.adding = False
     row._state.db = connection.alias
     return row
+
+
+def _execute_sqlite(statements: tuple[str, str], game_values: list[Any], move_values: list[Any]) -> int | None:
+    """SQLite's update of the Game row, then (if it changed a row) the Move's insert; the Move's id or None.
+
+    On the driver's connection, as Django's cursor would run them less its query
+    rewriting; through Django's cursor while queries are logged, to be seen.
+    """
+    update, insert = statements
+    if connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(update.replace("?", "%s"), game_values)
+            if cursor.rowcount != 1:
+                return None
+            cursor.execute(insert.replace("?", "%s"), move_values)
+            return cursor.lastrowid  # type: ignore[no-any-return]
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    raw = connection.connection
+    with connection.wrap_database_errors:
+        if raw.execute(update, game_values).rowcount != 1:
+            return None
+        return raw.execute(insert, move_values).lastrowid  # type: ignore[no-any-return]
