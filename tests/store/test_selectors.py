@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from games.store import selectors
 from games.store.models import Game, Presence
-from tests.factories import GameFactory, MoveFactory, open_room, play_turn, seated_game
+from tests.factories import GameFactory, MoveFactory, open_room, play_to_end, play_turn, seated_game
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +54,12 @@ def test_a_game_is_over_when_finished_or_abandoned_and_only_then_shows_its_seed(
         game.status = status
         assert game.is_over is over
         assert (selectors.game_state(game)["fairness"]["server_seed"] is not None) is over
+
+
+def test_the_rule_sets_part_of_the_state_is_built_once_and_no_game_changes_it() -> None:
+    table = open_room(2, "triple")
+    play_to_end(table, random.Random(3))
+    game = Game.objects.get(code=table.code)
+    shared = selectors.ruleset_info("triple")
+    assert selectors.game_state(game)["ruleset"] is shared
+    assert shared == selectors.ruleset_info.__wrapped__("triple")  # as built fresh, after a whole game
