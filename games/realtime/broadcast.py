@@ -54,8 +54,15 @@ def event_of(move: Move) -> dict[str, Any] | None:
 
 
 def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[str, Any]:
-    """The room's state after ``move``, with what the move did (``event``, ``game_over``) in it."""
+    """The room's state after ``move``, with what the move did (``event``, ``game_over``) in it.
+
+    Without ``ruleset``: a room's rule set never changes, and every socket has had it, in
+    the state the page was rendered from and in the state a socket gets when it connects
+    or asks to sync. It was over half of every frame's bytes, encoded, sent to every
+    socket and parsed by every page at each action.
+    """
     state = game_state(game, rules)
+    del state["ruleset"]
     event = event_of(move)
     if event is not None:
         state["event"] = event

@@ -186,6 +186,9 @@ export class RoomClient {
   }
 
   onState(next) {
+    // A state after an action leaves the room's rule set out (it never changes): the one
+    // the page was rendered from, or its socket was sent on connecting, still holds.
+    if (!next.ruleset) next = { ...next, ruleset: this.state.ruleset };
     const first = !this.connected;
     this.connected = true;
     if (first) this.setStatus("connected");
