@@ -27,7 +27,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import need_program
-from tests.live import ROOT, Browser, ServerProcess, free_port, migrate_sqlite, server_command, server_env
+from tests.live import (
+    ROOT,
+    Browser,
+    ServerProcess,
+    free_port,
+    migrate_sqlite,
+    server_command,
+    server_env,
+    start_together,
+)
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -358,7 +367,7 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     redis = RedisServer(tmp_path).start()
     # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
     env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
             visitor = Browser(url)
@@ -487,7 +496,7 @@ def test_rooms_go_back_to_their_worker_when_it_returns_and_a_reconnect_storm_is_
     redis = RedisServer(tmp_path).start()
     env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60"), "REDIS_URL": redis.url}
     database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
 
     def origin(worker: ServerProcess) -> str:
         return str(json.loads(Browser(worker.url).get("/ws/rooms/any/"))["worker"])
@@ -584,7 +593,7 @@ def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> N
     need_program("redis-server", "apt-get install redis-server")
     redis = RedisServer(tmp_path).start()
     env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms") as url:
             visitor = Browser(url)

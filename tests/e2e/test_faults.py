@@ -38,6 +38,7 @@ from tests.live import (
     keep_most_common,
     scratch_database,
     server_env,
+    start_together,
     verify,
 )
 
@@ -195,8 +196,7 @@ async def test_redis_restarting_mid_game_loses_no_state(
     database_url: str, tmp_path: Path, redis_server: RedisServer, layer: str
 ) -> None:
     env = env_for(database_url, tmp_path, REDIS_URL=redis_server.url, CHANNEL_LAYER=layer)
-    one = ServerProcess(env, log_dir=tmp_path).start()
-    two = ServerProcess(env, log_dir=tmp_path).start()
+    one, two = start_together([ServerProcess(env, log_dir=tmp_path), ServerProcess(env, log_dir=tmp_path)])
     urls = [one.url, two.url]
     ann, bob, eve = Browser(one.url), Browser(two.url), Browser(two.url)
     code = ann.create_room("Ann")
