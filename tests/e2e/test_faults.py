@@ -213,7 +213,11 @@ async def test_redis_restarting_mid_game_loses_no_state(
         redis_server.kill()
         # Ann rolls while Redis is gone: the database takes it, the relay cannot.
         in_flight = await a.send({"type": "roll"})
-        await asyncio.sleep(1.5)
+        # Until the database has it, for at most 1.5 s: a server that could not store it may
+        # not have (the roll is sent again below, and must then apply once).
+        deadline = time.monotonic() + 1.5
+        while stored(Browser(one.url), code)["version"] == version and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert stored(Browser(one.url), code)["version"] in (version, version + 1)
         redis_server.start()  # the same port, as a supervisor would restart it
         # As a load balancer does, wait until each process says it is healthy again: its

@@ -59,8 +59,10 @@ async def test_play_goes_on_without_redis_and_everything_recovers_when_it_return
     try:
         version = player.version
         redis_server.kill()
-        await asyncio.sleep(2)
-        assert not player.closed and not watcher.closed  # open sockets stay open
+        # Open sockets stay open: a worker's layer finds Redis gone at once (its connections
+        # are reset), so a second shows what it does about it.
+        await asyncio.sleep(1)
+        assert not player.closed and not watcher.closed
         # The workers stay in the proxy's rotation: they can serve, with the relay reported down.
         for server in (one, two):
             health = json.loads(Browser(server.url).get("/healthz"))
