@@ -255,13 +255,13 @@ async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_b
     env = {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": "2"}
     with servers(1, env, log_dir=tmp_path) as (one,):
         ann = Browser(one.url)
-        code = create_timed_room(ann, "Ann", SHORT)
+        code = create_timed_room(ann, "Ann")  # she plays after the outage: a timer to play in
         a = await ann.socket(code).connect()
         await a.send({"type": "start"})
         await a.wait(lambda: a.state["status"] == "playing")
         await a.close()
         one.kill()  # a restart that takes longer than the turn's time: down until it has passed
-        await until(lambda: deadline_passed(database_url, code), SHORT + 10)
+        await until(lambda: deadline_passed(database_url, code), TIMER + 10)
         one.start()  # its start is longer than SCHEDULER_OUTAGE after the last beat: the deadline passed and more
         await until(lambda: "running turn deadlines moved on by it" in one.log(), 10)
         back = await ann.socket(code).connect()
