@@ -406,6 +406,7 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     redis = RedisServer(tmp_path).start()
     # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
     env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
+    database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
     workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
@@ -413,14 +414,25 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
             # Twelve rooms over two workers: all on one would happen in 2 runs of 4096.
             codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
 
+            dead = str(json.loads(Browser(workers[0].url).get("/ws/rooms/any/"))["worker"])
+
             async def run() -> None:
                 sockets = {code: [await visitor.socket(code).connect() for _ in range(3)] for code in codes}
-                workers[0].kill()
+                # Where each socket is, as the workers recorded it (a row per socket, its worker's origin).
                 loop = asyncio.get_running_loop()
-                deadline = loop.time() + 10
-                while not any(s.closed for group in sockets.values() for s in group) and loop.time() < deadline:
+                deadline = loop.time() + 20
+                while len(presence_rows(database)) < 3 * len(codes):
+                    assert loop.time() < deadline, presence_rows(database)
                     await asyncio.sleep(0.1)
-                await asyncio.sleep(1.0)  # the killed worker's other connections close too
+                home = {code: {origin for c, origin in presence_rows(database) if c == code} for code in codes}
+                assert all(len(origins) == 1 for origins in home.values()), home
+                workers[0].kill()
+                # Until every socket of the killed worker's rooms is closed (and none of the others').
+                deadline = loop.time() + 10
+                while not all(s.closed == (home[code] == {dead}) for code in codes for s in sockets[code]):
+                    if loop.time() > deadline:
+                        break
+                    await asyncio.sleep(0.05)
                 dropped = {code: {s.closed for s in group} for code, group in sockets.items()}
                 # Every room's sockets were on one worker: all of them dropped, or none.
                 assert all(len(states) == 1 for states in dropped.values()), dropped
@@ -512,6 +524,13 @@ class RoutedPage:
         if self.conn is not None:
             with contextlib.suppress(Exception):
                 await self.conn.close()
+
+
+def presence_rows(database: Path) -> list[tuple[str, str]]:
+    """(room code, worker origin) of every open socket, from the Presence rows."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute("SELECT g.code, p.origin FROM games_presence p JOIN games_game g ON g.id = p.game_id")
+        return [(code, origin) for code, origin in rows]
 
 
 def rooms_by_worker(database: Path) -> dict[str, set[str]]:
