@@ -385,7 +385,7 @@ async def test_the_database_out_of_reach_fails_actions_clearly_and_recovers_by_i
             except urllib.error.HTTPError:
                 if time.monotonic() > deadline:
                     raise
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.1)
         b = await recover(b, bob, code, [server.url])
         a = await recover(a, ann, code, [server.url])
         sockets = [a, b]
