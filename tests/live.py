@@ -89,12 +89,17 @@ class ServerProcess:
         self.server = server or LIVE_SERVER
         self.log_path = (log_dir or Path("/tmp")) / f"{self.server}-{self.port}-{uuid.uuid4().hex[:6]}.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self._deadline_from = 0.0
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30) -> ServerProcess:
+        return self.launch().ready(timeout)
+
+    def launch(self) -> ServerProcess:
+        """The process started, not waited for (``ready`` waits): several start side by side."""
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             [*self.prefix, *server_command(self.port, self.server)],
@@ -105,7 +110,13 @@ class ServerProcess:
             start_new_session=True,
         )
         log.close()
-        deadline = time.monotonic() + timeout
+        self._deadline_from = time.monotonic()
+        return self
+
+    def ready(self, timeout: float = 30) -> ServerProcess:
+        """Until the launched process answers /healthz; it is stopped and its log raised if it never does."""
+        assert self.proc is not None, "launch() first"
+        deadline = self._deadline_from + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.server} exited with {self.proc.returncode}:\n{self.log()}")
@@ -114,7 +125,7 @@ class ServerProcess:
                     if response.status == 200:
                         return self
             except OSError:
-                time.sleep(0.1)
+                time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"{self.server} on port {self.port} did not answer within {timeout}s:\n{self.log()}")
 
@@ -144,13 +155,32 @@ class ServerProcess:
         return self.proc is not None and self.proc.poll() is None
 
 
+def start_together(processes: list[ServerProcess], timeout: float = 30) -> list[ServerProcess]:
+    """Start every one of ``processes`` at once and wait until all answer.
+
+    Each start is a Python and Django start of its own (1.5 s of CPU or more): side by side
+    they overlap on the two cores instead of waiting one for the other. They must be
+    processes that may start together (a shared channel layer, or one alone).
+    """
+    for process in processes:
+        process.launch()
+    try:
+        for process in processes:
+            process.ready(timeout)
+    except BaseException:
+        for process in processes:
+            process.stop()
+        raise
+    return processes
+
+
 @contextlib.contextmanager
 def servers(count: int, env: dict[str, str], log_dir: Path | None = None) -> Iterator[list[ServerProcess]]:
     started: list[ServerProcess] = []
     failed = False
     try:
-        for _ in range(count):
-            started.append(ServerProcess(env, log_dir=log_dir).start())
+        started = [ServerProcess(env, log_dir=log_dir) for _ in range(count)]
+        start_together(started)
         yield started
     except BaseException:
         failed = True  # the logs stay for the failure's report (tests/conftest.py attaches them)
@@ -426,11 +456,17 @@ class Table:
             await sock.wait_version(before + 1)
         return actor.state
 
-    async def play_turn(self) -> None:
+    async def play_turn(self, rolls: int = 2) -> None:
+        """The player whose turn it is rolls up to ``rolls`` times, holding the most common face
+        before each roll after the first, and scores the best box.
+
+        Two rolls by default: every kind of action in every turn (roll, hold, score), in two
+        actions fewer than a turn of three rolls; every action waits for every socket.
+        """
         state = self.sockets[0].state
         actor = self.owner(state["turn"]["seat"])
         state = await self.act(actor, {"type": "roll"})
-        while state["turn"]["rolls_left"] and len(keep_most_common(state["turn"]["dice"])) < 5:
+        while state["turn"]["rolls_used"] < rolls and len(keep_most_common(state["turn"]["dice"])) < 5:
             held = keep_most_common(state["turn"]["dice"])
             if held != state["turn"]["held"]:
                 state = await self.act(actor, {"type": "hold", "held": held})
@@ -438,9 +474,9 @@ class Table:
         option = best_option(state)
         await self.act(actor, {"type": "score", "box": option["box"], "column": option["column"]})
 
-    async def play_to_end(self) -> None:
+    async def play_to_end(self, rolls: int = 2) -> None:
         while self.sockets[0].state["status"] == "playing":
-            await self.play_turn()
+            await self.play_turn(rolls)
 
 
 def verify(code: str, env: dict[str, str]) -> str:

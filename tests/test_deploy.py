@@ -27,7 +27,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import need_program
-from tests.live import ROOT, Browser, ServerProcess, free_port, migrate_sqlite, server_command, server_env
+from tests.live import (
+    ROOT,
+    Browser,
+    ServerProcess,
+    free_port,
+    migrate_sqlite,
+    server_command,
+    server_env,
+    start_together,
+)
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -64,30 +73,54 @@ def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
     )
 
 
-def show_settings(env: dict[str, str]) -> dict[str, Any]:
+SHOW = (
+    f"print(json.dumps({{n: getattr(settings, n) for n in {SETTINGS_TO_SHOW!r}}} | "
+    "{'cache': settings.CACHES['default']['BACKEND'], 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'], "
+    "'database': settings.DATABASES['default']['ENGINE']}, default=str))"
+)
+SHOWN = "--- settings ---"
+
+
+def manage_and_show(*args: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``manage.py ARGS`` run as its own command line does, then the settings it ran with shown,
+    in one process (each Django start is a second or two of CPU): its result, and the settings."""
     code = (
-        "import json, django; from django.conf import settings; django.setup(); "
-        f"print(json.dumps({{n: getattr(settings, n) for n in {SETTINGS_TO_SHOW!r}}} | "
-        "{'cache': settings.CACHES['default']['BACKEND'], 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'], "
-        "'database': settings.DATABASES['default']['ENGINE']}, default=str))"
+        "import json, runpy, sys\n"
+        f"sys.argv = ['manage.py', *{list(args)!r}]\n"
+        "status = 0\n"
+        "try:\n"
+        "    runpy.run_path('manage.py', run_name='__main__')\n"
+        "except SystemExit as end:\n"
+        "    status = end.code or 0\n"
+        "from django.conf import settings\n"
+        f"print({SHOWN!r})\n"
+        f"{SHOW}\n"
+        "sys.exit(status)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "yahtzee.settings"},
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
-    assert result.returncode == 0, result.stderr
-    return dict(json.loads(result.stdout))
+    assert SHOWN in result.stdout, result.stdout + result.stderr
+    output, shown = result.stdout.rsplit(SHOWN, 1)
+    return subprocess.CompletedProcess(result.args, result.returncode, output, result.stderr), json.loads(shown)
 
 
 # --- settings ----------------------------------------------------------------------------
 
 
-def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path: Path) -> None:
-    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **PRODUCTION))
+@pytest.fixture(scope="module")
+def production(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``check --deploy`` on the production settings, and those settings."""
+    env = clean_env(tmp_path_factory.mktemp("production"), **PRODUCTION)
+    return manage_and_show("check", "--deploy", "--fail-level", "WARNING", env=env)
+
+
+def test_production_settings_pass_check_deploy_with_no_warnings(
+    production: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    result, _ = production
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "System check identified no issues (0 silenced)." in output
@@ -98,17 +131,18 @@ def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path: Path) 
 @pytest.mark.redis
 def test_production_settings_with_postgres_and_redis_pass_check_deploy(tmp_path: Path) -> None:
     env = clean_env(tmp_path, **PRODUCTION, DATABASE_URL=os.environ["DATABASE_URL"], REDIS_URL=os.environ["REDIS_URL"])
-    result = run_manage("check", "--deploy", "--fail-level", "WARNING", "--database", "default", env=env)
+    result, shown = manage_and_show("check", "--deploy", "--fail-level", "WARNING", "--database", "default", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
-    shown = show_settings(env)
     assert shown["cache"] == "django.core.cache.backends.redis.RedisCache"
     assert shown["layer"] == "games.realtime.layers.ResubscribingPubSubChannelLayer"
     assert shown["database"] == "yahtzee.postgresql"
 
 
-def test_production_cookies_are_secure_and_http_redirects_to_https(tmp_path: Path) -> None:
-    shown = show_settings(clean_env(tmp_path, **PRODUCTION))
+def test_production_cookies_are_secure_and_http_redirects_to_https(
+    production: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    _, shown = production
     assert shown["DEBUG"] is False
     assert shown["SESSION_COOKIE_SECURE"] is shown["CSRF_COOKIE_SECURE"] is shown["SESSION_COOKIE_HTTPONLY"] is True
     assert shown["SECURE_SSL_REDIRECT"] is True
@@ -117,11 +151,19 @@ def test_production_cookies_are_secure_and_http_redirects_to_https(tmp_path: Pat
     assert shown["RATE_LIMITS"] is True
 
 
-def test_the_embedded_default_needs_no_environment(tmp_path: Path) -> None:
-    env = clean_env(tmp_path)
-    result = run_manage("check", env=env)
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], Path]:
+    """``check`` with nothing set (DATA_DIR a folder that does not exist yet), and the settings it loaded."""
+    data = tmp_path_factory.mktemp("embedded") / "var"
+    result, shown = manage_and_show("check", env=clean_env(data))
+    return result, shown, data
+
+
+def test_the_embedded_default_needs_no_environment(
+    embedded: tuple[subprocess.CompletedProcess[str], dict[str, Any], Path],
+) -> None:
+    result, shown, _ = embedded
     assert result.returncode == 0, result.stdout + result.stderr
-    shown = show_settings(env)
     assert shown["database"] == "django.db.backends.sqlite3"
     assert shown["layer"] == "channels.layers.InMemoryChannelLayer"
     assert shown["cache"] == "django.core.cache.backends.locmem.LocMemCache"
@@ -130,9 +172,10 @@ def test_the_embedded_default_needs_no_environment(tmp_path: Path) -> None:
     assert shown["SECURE_HSTS_SECONDS"] == 0
 
 
-def test_loading_the_settings_writes_nothing(tmp_path: Path) -> None:
-    data = tmp_path / "var"
-    result = run_manage("check", env=clean_env(data))
+def test_loading_the_settings_writes_nothing(
+    embedded: tuple[subprocess.CompletedProcess[str], dict[str, Any], Path],
+) -> None:
+    result, _, data = embedded  # a check run and every setting read, DATA_DIR never made
     assert result.returncode == 0, result.stdout + result.stderr
     assert not data.exists()
 
@@ -289,10 +332,15 @@ def caddy_in_front(
         proc.wait(10)
 
 
-@pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
-    """Caddy with deploy/Caddyfile in front of a dead upstream and a live worker (yahtzee.serve)."""
+@pytest.fixture(scope="module")
+def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ServerProcess]]:
+    """Caddy with deploy/Caddyfile in front of a dead upstream and a live worker (yahtzee.serve).
+
+    One for the module: its tests only read and create rooms, and the one that counts room
+    misses is the only one that makes any.
+    """
     need_program("caddy", "apt-get install caddy")
+    tmp_path = tmp_path_factory.mktemp("proxied")
     worker = ServerProcess(worker_env(tmp_path), log_dir=tmp_path).start()
     try:
         with caddy_in_front(tmp_path, [free_port(), worker.port]) as url:
@@ -358,21 +406,33 @@ def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_
     redis = RedisServer(tmp_path).start()
     # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
     env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
             visitor = Browser(url)
             # Twelve rooms over two workers: all on one would happen in 2 runs of 4096.
             codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
 
+            dead = str(json.loads(Browser(workers[0].url).get("/ws/rooms/any/"))["worker"])
+
             async def run() -> None:
                 sockets = {code: [await visitor.socket(code).connect() for _ in range(3)] for code in codes}
-                workers[0].kill()
+                # Where each socket is, as the workers recorded it (a row per socket, its worker's origin).
                 loop = asyncio.get_running_loop()
-                deadline = loop.time() + 10
-                while not any(s.closed for group in sockets.values() for s in group) and loop.time() < deadline:
+                deadline = loop.time() + 20
+                while len(presence_rows(database)) < 3 * len(codes):
+                    assert loop.time() < deadline, presence_rows(database)
                     await asyncio.sleep(0.1)
-                await asyncio.sleep(1.0)  # the killed worker's other connections close too
+                home = {code: {origin for c, origin in presence_rows(database) if c == code} for code in codes}
+                assert all(len(origins) == 1 for origins in home.values()), home
+                workers[0].kill()
+                # Until every socket of the killed worker's rooms is closed (and none of the others').
+                deadline = loop.time() + 10
+                while not all(s.closed == (home[code] == {dead}) for code in codes for s in sockets[code]):
+                    if loop.time() > deadline:
+                        break
+                    await asyncio.sleep(0.05)
                 dropped = {code: {s.closed for s in group} for code, group in sockets.items()}
                 # Every room's sockets were on one worker: all of them dropped, or none.
                 assert all(len(states) == 1 for states in dropped.values()), dropped
@@ -466,6 +526,13 @@ class RoutedPage:
                 await self.conn.close()
 
 
+def presence_rows(database: Path) -> list[tuple[str, str]]:
+    """(room code, worker origin) of every open socket, from the Presence rows."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute("SELECT g.code, p.origin FROM games_presence p JOIN games_game g ON g.id = p.game_id")
+        return [(code, origin) for code, origin in rows]
+
+
 def rooms_by_worker(database: Path) -> dict[str, set[str]]:
     """Each room's sockets' workers (their origins), from the Presence rows."""
     with contextlib.closing(sqlite3.connect(database)) as db:
@@ -485,9 +552,11 @@ def test_rooms_go_back_to_their_worker_when_it_returns_and_a_reconnect_storm_is_
 
     need_program("redis-server", "apt-get install redis-server")
     redis = RedisServer(tmp_path).start()
-    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60"), "REDIS_URL": redis.url}
+    # A beat every 0.25 s: the survivor sees its peer return (and asks its pages to check their
+    # route) within half a second rather than two.
+    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", SCHEDULER_POLL="0.25"), "REDIS_URL": redis.url}
     database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
 
     def origin(worker: ServerProcess) -> str:
         return str(json.loads(Browser(worker.url).get("/ws/rooms/any/"))["worker"])
@@ -584,13 +653,15 @@ def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> N
     need_program("redis-server", "apt-get install redis-server")
     redis = RedisServer(tmp_path).start()
     env = {**worker_env(tmp_path), "REDIS_URL": redis.url}
-    workers = [ServerProcess(env, log_dir=tmp_path).start() for _ in range(2)]
+    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
     try:
         with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms") as url:
             visitor = Browser(url)
             assert visitor.create_room("Ann")
             redis.kill()
-            time.sleep(2.5)  # several of the proxy's health checks, every 500 ms
+            # Nothing must happen here: three of the proxy's health checks (every 500 ms), where one
+            # failed check would take a worker out of its rotation.
+            time.sleep(1.5)
             for worker in workers:
                 health = json.loads(Browser(worker.url).get("/healthz"))
                 assert health["ok"] and health["degraded"] == ["channel_layer"], health

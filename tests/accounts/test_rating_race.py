@@ -12,9 +12,12 @@ import bots
 from accounts import receivers
 from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Standing
+from games import services
 from games.services.signals import game_finished
+from games.store.models import Game
+from games.store.selectors import game_state
 from tests.accounts.helpers import controller_of, room_for, sign_up
-from tests.factories import play_to_end
+from tests.factories import Table, action_id
 from tests.services.test_concurrency import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -40,6 +43,24 @@ def accounts(*names: str) -> list[str]:
         sign_up(client, name)
         tokens.append(controller_of(client))
     return tokens
+
+
+def play_to_end(table: Table, rng: random.Random) -> Game:
+    """A roll and a random legal box a turn, to the end: what is raced for is the finished game,
+    not how it was played (half the actions of tests.factories.play_to_end)."""
+    while table.game.status == Game.Status.PLAYING:
+        who = table.current()
+        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+        choice = rng.choice([o for o in game_state(table.game)["options"] if o["legal"]])
+        services.turn_score(
+            code=table.code,
+            controller=who,
+            box=choice["box"],
+            column=choice["column"],
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+    return table.game
 
 
 def test_concurrent_counts_of_one_game_rate_it_exactly_once() -> None:

@@ -38,6 +38,7 @@ from tests.live import (
     keep_most_common,
     scratch_database,
     server_env,
+    start_together,
     verify,
 )
 
@@ -195,8 +196,7 @@ async def test_redis_restarting_mid_game_loses_no_state(
     database_url: str, tmp_path: Path, redis_server: RedisServer, layer: str
 ) -> None:
     env = env_for(database_url, tmp_path, REDIS_URL=redis_server.url, CHANNEL_LAYER=layer)
-    one = ServerProcess(env, log_dir=tmp_path).start()
-    two = ServerProcess(env, log_dir=tmp_path).start()
+    one, two = start_together([ServerProcess(env, log_dir=tmp_path), ServerProcess(env, log_dir=tmp_path)])
     urls = [one.url, two.url]
     ann, bob, eve = Browser(one.url), Browser(two.url), Browser(two.url)
     code = ann.create_room("Ann")
@@ -213,7 +213,11 @@ async def test_redis_restarting_mid_game_loses_no_state(
         redis_server.kill()
         # Ann rolls while Redis is gone: the database takes it, the relay cannot.
         in_flight = await a.send({"type": "roll"})
-        await asyncio.sleep(1.5)
+        # Until the database has it, for at most 1.5 s: a server that could not store it may
+        # not have (the roll is sent again below, and must then apply once).
+        deadline = time.monotonic() + 1.5
+        while stored(Browser(one.url), code)["version"] == version and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert stored(Browser(one.url), code)["version"] in (version, version + 1)
         redis_server.start()  # the same port, as a supervisor would restart it
         # As a load balancer does, wait until each process says it is healthy again: its
@@ -381,7 +385,7 @@ async def test_the_database_out_of_reach_fails_actions_clearly_and_recovers_by_i
             except urllib.error.HTTPError:
                 if time.monotonic() > deadline:
                     raise
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.1)
         b = await recover(b, bob, code, [server.url])
         a = await recover(a, ann, code, [server.url])
         sockets = [a, b]

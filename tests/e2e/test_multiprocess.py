@@ -171,7 +171,8 @@ async def test_health_endpoint_checks_database_and_channel_layer(database_url: s
 async def test_when_a_worker_dies_the_room_hears_within_seconds_that_its_players_are_gone(
     database_url: str, tmp_path: Path
 ) -> None:
-    env = live_env(database_url, tmp_path)
+    # A beat every 0.25 s: a process on this host whose pid is gone is seen dead at the second beat.
+    env = {**live_env(database_url, tmp_path), "SCHEDULER_POLL": "0.25"}
     with servers(2, env, log_dir=tmp_path) as (one, two):
         ann, bob = Browser(one.url), Browser(two.url)
         code = ann.create_room("Ann")

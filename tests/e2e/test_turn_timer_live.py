@@ -22,7 +22,9 @@ from tests.live import Browser, Socket, best_option, manage, scratch_database, s
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
 
-TIMER = 3  # seconds: a choice only these servers offer (TURN_TIMER_CHOICES)
+TIMER = 3  # seconds: a choice only these servers offer (TURN_TIMER_CHOICES), time for a player to play in
+# For rooms where nobody plays in time, only the timer does: its turns need no time to be played in.
+SHORT = 2
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +41,13 @@ def live_env(database_url: str, tmp_path: Path) -> dict[str, str]:
         DATA_DIR=str(tmp_path),
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
-        TURN_TIMER_CHOICES=f"0,{TIMER},30,60,120",
+        TURN_TIMER_CHOICES=f"0,{SHORT},{TIMER},30,60,120",
     )
 
 
-def create_timed_room(browser: Browser, name: str) -> str:
+def create_timed_room(browser: Browser, name: str, timer: int = TIMER) -> str:
     landed = browser.post(
-        "/rooms/new", {"name": name, "ruleset": "official", "mode": "online", "turn_timer": str(TIMER)}
+        "/rooms/new", {"name": name, "ruleset": "official", "mode": "online", "turn_timer": str(timer)}
     )
     return landed.rstrip("/").rsplit("/", 1)[-1]
 
@@ -97,6 +99,13 @@ async def until(condition: Any, timeout: float) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.1)
+
+
+def deadline_passed(database_url: str, code: str) -> bool:
+    """Whether the room's turn deadline is behind the database's clock (the clock the scheduler reads)."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT turn_deadline < now() FROM games_game WHERE code = %s", [code]).fetchone()
+    return bool(row and row[0])
 
 
 def verify(code: str, env: dict[str, str]) -> None:
@@ -174,7 +183,7 @@ async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_kil
             await asyncio.sleep(TIMER - 0.4)
             one.kill()
             await b.wait(lambda: b.closed)
-            await asyncio.sleep(1.0)  # the deadline passes with nobody running
+            await until(lambda: deadline_passed(database_url, code), TIMER + 10)  # with nobody running
             assert [t["seat"] for t in timeouts(database_url, code)] == [0]
             two.start()
             await until(lambda: len(timeouts(database_url, code)) == 2, TIMER + 10)
@@ -215,7 +224,7 @@ async def test_a_timed_room_with_every_socket_closed_times_out_exactly_once_acro
     env = live_env(database_url, tmp_path)
     with servers(2, env, log_dir=tmp_path) as (one, two):
         ann, bob = Browser(one.url), Browser(two.url)
-        code = create_timed_room(ann, "Ann")
+        code = create_timed_room(ann, "Ann", SHORT)
         bob.join(code, "Bob")
         a = await ann.socket(code).connect()
         await a.send({"type": "start"})
@@ -223,14 +232,14 @@ async def test_a_timed_room_with_every_socket_closed_times_out_exactly_once_acro
         started = time.monotonic()
         await a.close()  # nobody is connected from now on
         # The process that committed the start dies just before Ann's deadline.
-        await asyncio.sleep(max(0.0, TIMER - 0.4 - (time.monotonic() - started)))
+        await asyncio.sleep(max(0.0, SHORT - 0.4 - (time.monotonic() - started)))
         one.kill()
-        await until(lambda: len(timeouts(database_url, code)) == 1, TIMER + 10)
+        await until(lambda: len(timeouts(database_url, code)) == 1, SHORT + 10)
         # Bob's turn runs out too, played by the surviving process; then the killed one is back.
-        await until(lambda: len(timeouts(database_url, code)) == 2, TIMER + 10)
+        await until(lambda: len(timeouts(database_url, code)) == 2, SHORT + 10)
         one.start()
         # The second timeout in a row of each hands the seat to a computer.
-        await until(lambda: len(timeouts(database_url, code)) == 4, 2 * TIMER + 15)
+        await until(lambda: len(timeouts(database_url, code)) == 4, 2 * SHORT + 15)
         await until(lambda: [kind for _, kind, _ in moves(database_url, code)].count("bot") == 2, 10)
         log = moves(database_url, code)
         assert [(t["seat"], t["streak"]) for t in timeouts(database_url, code)] == [(0, 1), (1, 1), (0, 2), (1, 2)]
@@ -246,14 +255,15 @@ async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_b
     env = {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": "2"}
     with servers(1, env, log_dir=tmp_path) as (one,):
         ann = Browser(one.url)
-        code = create_timed_room(ann, "Ann")
+        code = create_timed_room(ann, "Ann")  # she plays after the outage: a timer to play in
         a = await ann.socket(code).connect()
         await a.send({"type": "start"})
         await a.wait(lambda: a.state["status"] == "playing")
         await a.close()
-        one.kill()  # a restart that takes longer than the turn's time
-        await asyncio.sleep(TIMER + 2)
-        one.start()
+        one.kill()  # a restart that takes longer than the turn's time: down until it has passed
+        await until(lambda: deadline_passed(database_url, code), TIMER + 10)
+        one.start()  # its start is longer than SCHEDULER_OUTAGE after the last beat: the deadline passed and more
+        await until(lambda: "running turn deadlines moved on by it" in one.log(), 10)
         back = await ann.socket(code).connect()
         try:
             # The turn was not played for her while nobody could reach the room: she has it still.
@@ -293,7 +303,9 @@ async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_so
         one.kill()  # the process that committed the start dies just before the deadline
         await until(lambda: len(timeouts(database_url, code)) == 1, 15)
         one.start()
-        await asyncio.sleep(2)  # both processes sweep again: nothing more is played
+        # Nothing more may be played: long enough for each process to sweep again at least once
+        # (SCHEDULER_POLL, 1 s), which is all that could play it a second time.
+        await asyncio.sleep(1.5)
         log = moves(database_url, code)
         assert [kind for _, kind, _ in log].count("timeout") == 1
         assert [k for _, k, _ in log][-3:] == ["timeout", "roll", "score"]
