@@ -11,7 +11,6 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_online, in_each_scheme, join, score_best, serious_violations, shot
-from tests.live import manage
 
 pytestmark = pytest.mark.browser
 
@@ -241,12 +240,7 @@ def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_d
 
 
 def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_page: Any) -> None:
-    manage(
-        "shell",
-        "-c",
-        "import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))",
-        env=live_site.server.env,
-    )
+    live_site.run("import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))")
     page = new_page()
     page.goto(live_site.url + "/")
     page.click("text=Leaderboards")

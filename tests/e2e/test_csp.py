@@ -16,7 +16,6 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_local, create_online, score_best
 from tests.e2e.test_accounts import PASSWORD, sign_up
 from tests.e2e.test_pages import finished_game
-from tests.live import manage
 
 pytestmark = pytest.mark.browser
 
@@ -58,12 +57,11 @@ def assert_clean(page: Any, where: str) -> None:
 
 def staff(site: LiveSite) -> tuple[str, str]:
     name = f"staff{uuid.uuid4().hex[:6]}"
-    manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({name!r}, password={PASSWORD!r})",
-        env=site.server.env,
+    site.run(
+        "from django.contrib.auth import get_user_model\n"
+        "get_user_model().objects.create_superuser(args[0], password=args[1])",
+        name,
+        PASSWORD,
     )
     return name, PASSWORD
 

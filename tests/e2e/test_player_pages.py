@@ -4,8 +4,6 @@ address, a room code as it is shown and typed, and the end of deleting an accoun
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import uuid
 from typing import Any
 
@@ -14,31 +12,21 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import create_online, in_each_scheme, serious_violations, shot
 from tests.e2e.test_accounts import PASSWORD, sign_up
-from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
 
 RATED_GAME = """
-import sys, django
-django.setup()
 from django.contrib.auth import get_user_model
 from accounts import services as account_services
 from tests.accounts.helpers import finish, room_for
-users = [get_user_model().objects.create_user(name, password=sys.argv[3]) for name in sys.argv[1:3]]
+users = [get_user_model().objects.create_user(name, password=args[2]) for name in args[:2]]
 finish(room_for([account_services.profile_for(user.pk).controller for user in users]))
 """
 
 
 def rated_game(site: LiveSite, names: list[str]) -> None:
     """Two new accounts play one rated online game to the end, in the live site's own database."""
-    subprocess.run(
-        [sys.executable, "-c", RATED_GAME, *names, PASSWORD],
-        cwd=ROOT,
-        env={**site.server.env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    site.run(RATED_GAME, *names, PASSWORD)
 
 
 def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on_tap(
