@@ -108,6 +108,25 @@ result = table.code
 """
 
 
+# Turns of a started game played through the services, as its players' sockets would play
+# them: the player to move rolls once and scores the box worth most now.
+PLAY_TURNS = """
+from games import services
+from games.store.models import Game, Player
+from games.store.selectors import game_state
+from tests.factories import action_id
+from tests.live import best_option
+code, turns = args
+for _ in range(turns):
+    game = Game.objects.get(code=code)
+    who = Player.objects.get(game=game, seat=game.snapshot["rules"]["current"]).controller
+    services.turn_roll(code=code, controller=who, expected_version=None, action_id=action_id())
+    option = best_option(game_state(Game.objects.get(code=code)))
+    box, column = option["box"], option["column"]
+    services.turn_score(code=code, controller=who, box=box, column=column, expected_version=None, action_id=action_id())
+"""
+
+
 class LiveSite:
     """The embedded default (SQLite + in-memory layer) served by a real server process (yahtzee.serve)."""
 
@@ -119,6 +138,10 @@ class LiveSite:
     def run(self, code: str, *args: Any) -> Any:
         """Run Python ``code`` (``args`` bound to its arguments) in the site's database; its ``result``."""
         return self.shell.run(code, *args)
+
+    def play_turns(self, code: str, turns: int) -> None:
+        """Play ``turns`` turns of room ``code`` through the services (its pages see them once loaded again)."""
+        self.run(PLAY_TURNS, code, turns)
 
     def finished_game(self, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:
         """The code of a game played to the end through the services, in the site's database.
