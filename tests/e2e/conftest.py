@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.live import ROOT, ServerProcess, manage, migrate_sqlite, server_env
+from tests.live import ROOT, ServerProcess, migrate_sqlite, server_env
 from yahtzee.prepare import new_vapid_private_key
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -185,12 +185,13 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     # Web Push: signed with a key of its own, sent to the tests' stub push services on 127.0.0.1.
     env.update(VAPID_PRIVATE_KEY=new_vapid_private_key(), PUSH_HOSTS="127.0.0.1", PUSH_ALLOW_HTTP="1")
     migrate_sqlite(env)
-    # The bots and the coach read these tables (built once, then cached).
-    manage("build_bot_tables", "official", "yatzy", env=env)
     server = ServerProcess(env, log_dir=data)
     env["SITE_URL"] = server.url  # the links of its e-mails and pushes
-    server.start()
     site = LiveSite(server, data / "yahtzee.sqlite3")
+    # The bots and the coach read these tables (built once, then cached). Built by the site's
+    # shell, which the tests' own database code then finds with Django already set up.
+    site.run("from django.core.management import call_command\ncall_command('build_bot_tables', 'official', 'yatzy')")
+    server.start()
     try:
         yield site
     finally:
