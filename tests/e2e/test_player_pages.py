@@ -87,11 +87,15 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
 def test_a_mistyped_room_address_is_the_sites_page_with_the_way_back_to_the_room(
     live_site: LiveSite, new_page: Any
 ) -> None:
+    page = new_page(1280, 800)
+    url = create_online(page, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    shown = f"{code[:4]}-{code[4:8]}-{code[8:]}"
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width, height)
-        url = create_online(page, live_site, "Ann")
-        code = url.rstrip("/").rsplit("/", 1)[-1]
-        shown = f"{code[:4]}-{code[4:8]}-{code[8:]}"
+        # One room, loaded at each size.
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(url)
+        page.wait_for_selector("#conn[data-state=connected]")
         # The room shows its code as the join box takes it.
         assert page.inner_text("h1 .code") == shown
         assert page.title().startswith(f"Room {shown}")
