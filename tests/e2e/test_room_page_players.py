@@ -41,7 +41,11 @@ def change_rules(site: LiveSite, code: str, change: Any) -> None:
     data = json.loads(snapshot)
     change(data["rules"])
     with sqlite3.connect(site.database) as conn:
-        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+        # A new version, as any write of the room makes: the server's copy of the row it last
+        # wrote is then known to be stale, and its next action reads this one.
+        conn.execute(
+            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
+        )
 
 
 def reload(page: Any) -> None:
