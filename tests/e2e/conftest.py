@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.live import ServerProcess, manage, migrate_sqlite, server_env
+from tests.live import ROOT, ServerProcess, migrate_sqlite, server_env
 from yahtzee.prepare import new_vapid_private_key
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -28,11 +31,128 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Test code run in the live site's own database, in one Python process of the site's
+# environment kept for the test process: a `python -c` or `manage.py shell` of its own set
+# Django up again each time, about 2 s of CPU a call. Replies go back on the process's own
+# stdout; what the code prints goes to its log.
+_SHELL = r"""
+import json, os, sys, traceback
+replies = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+import django
+django.setup()
+from django.db import connections
+for line in sys.stdin:
+    request = json.loads(line)
+    scope = {"__name__": "__site_shell__", "args": request["args"]}
+    try:
+        exec(request["code"], scope)
+        reply = {"result": scope.get("result")}
+    except BaseException:
+        reply = {"error": traceback.format_exc()}
+    connections.close_all()  # no connection of it held open between calls, as a `python -c` would not
+    replies.write(json.dumps(reply) + "\n")
+    replies.flush()
+"""
+
+
+class SiteShell:
+    """One Python process with Django set up in a live site's environment, running test code in its database."""
+
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.env, self.log_path = {**env, "PYTHONPATH": str(ROOT)}, log_path
+        self.proc: subprocess.Popen[str] | None = None
+
+    def run(self, code: str, *args: Any) -> Any:
+        """Run ``code`` with ``args`` bound to its arguments; what it assigns to ``result`` (JSON)."""
+        if self.proc is None or self.proc.poll() is not None:
+            with self.log_path.open("a") as log:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-c", _SHELL],
+                    cwd=ROOT,
+                    env=self.env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"code": code, "args": list(args)}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the site's shell exited:\n{self.log_path.read_text(errors='replace')[-4000:]}")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return reply["result"]
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+PLAY_A_GAME = """
+import random
+from tests.factories import open_room, play_to_end
+players, seed, ruleset = args
+table = open_room(players, ruleset)
+play_to_end(table, random.Random(seed))
+result = table.code
+"""
+
+
+# Turns of a started game played through the services, as its players' sockets would play
+# them: the player to move rolls once and scores the box worth most now.
+PLAY_TURNS = """
+from games import services
+from games.store.models import Game, Player
+from games.store.selectors import game_state
+from tests.factories import action_id
+from tests.live import best_option
+code, turns = args
+for _ in range(turns):
+    game = Game.objects.get(code=code)
+    who = Player.objects.get(game=game, seat=game.snapshot["rules"]["current"]).controller
+    services.turn_roll(code=code, controller=who, expected_version=None, action_id=action_id())
+    option = best_option(game_state(Game.objects.get(code=code)))
+    box, column = option["box"], option["column"]
+    services.turn_score(code=code, controller=who, box=box, column=column, expected_version=None, action_id=action_id())
+"""
+
+
 class LiveSite:
     """The embedded default (SQLite + in-memory layer) served by a real server process (yahtzee.serve)."""
 
     def __init__(self, server: ServerProcess, database: Path) -> None:
         self.server, self.database = server, database
+        self.shell = SiteShell(server.env, database.parent / "shell.log")
+        self._games: dict[tuple[int, int, str], str] = {}
+
+    def run(self, code: str, *args: Any) -> Any:
+        """Run Python ``code`` (``args`` bound to its arguments) in the site's database; its ``result``."""
+        return self.shell.run(code, *args)
+
+    def play_turns(self, code: str, turns: int) -> None:
+        """Play ``turns`` turns of room ``code`` through the services (its pages see them once loaded again)."""
+        self.run(PLAY_TURNS, code, turns)
+
+    def finished_game(self, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:
+        """The code of a game played to the end through the services, in the site's database.
+
+        Made once per test process for each set of arguments: the tests that ask for one only
+        read it (its replay, review, fairness and admin pages), so they share it.
+        """
+        key = (players, seed, ruleset)
+        if key not in self._games:
+            self._games[key] = str(self.run(PLAY_A_GAME, players, seed, ruleset))
+        return self._games[key]
 
     @property
     def env(self) -> dict[str, str]:
@@ -65,14 +185,17 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     # Web Push: signed with a key of its own, sent to the tests' stub push services on 127.0.0.1.
     env.update(VAPID_PRIVATE_KEY=new_vapid_private_key(), PUSH_HOSTS="127.0.0.1", PUSH_ALLOW_HTTP="1")
     migrate_sqlite(env)
-    # The bots and the coach read these tables (built once, then cached).
-    manage("build_bot_tables", "official", "yatzy", env=env)
     server = ServerProcess(env, log_dir=data)
     env["SITE_URL"] = server.url  # the links of its e-mails and pushes
+    site = LiveSite(server, data / "yahtzee.sqlite3")
+    # The bots and the coach read these tables (built once, then cached). Built by the site's
+    # shell, which the tests' own database code then finds with Django already set up.
+    site.run("from django.core.management import call_command\ncall_command('build_bot_tables', 'official', 'yatzy')")
     server.start()
     try:
-        yield LiveSite(server, data / "yahtzee.sqlite3")
+        yield site
     finally:
+        site.shell.stop()
         server.stop()
 
 

@@ -11,7 +11,6 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_online, in_each_scheme, join, score_best, serious_violations, shot
-from tests.live import manage
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +39,7 @@ def sign_in(page: Any, site: LiveSite, name: str) -> None:
 
 
 def play_solo_game(page: Any, site: LiveSite) -> str:
-    """A pass-and-play game for one: thirteen rolls, thirteen boxes."""
+    """A pass-and-play game for one: thirteen rolls, thirteen boxes, the first and the last on the page."""
     page.goto(site.url + "/")
     page.check("input[name=mode][value=local]")
     page.fill("#id_players", "1")
@@ -50,10 +49,17 @@ def play_solo_game(page: Any, site: LiveSite) -> str:
     page.wait_for_selector("#roll")
     page.wait_for_selector("#conn[data-state=connected]")
     code = page.url.rstrip("/").rsplit("/", 1)[-1]
-    for _ in range(13):
-        page.wait_for_function("!document.getElementById('roll').disabled")
-        act(page, [page], lambda: page.click("#roll"))
-        score_best(page, [page])
+    for turn in range(13):
+        if turn == 1:
+            # The eleven turns between the first and the last through the services: the page
+            # plays the game's start and its end, and loads the rest.
+            site.play_turns(code, 11)
+            page.reload()
+            page.wait_for_selector("#conn[data-state=connected]")
+        if turn in (0, 12):
+            page.wait_for_function("!document.getElementById('roll').disabled")
+            act(page, [page], lambda: page.click("#roll"))
+            score_best(page, [page])
     page.wait_for_selector("#over:not([hidden])")
     return code
 
@@ -173,15 +179,15 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
         shot(page, f"{scheme}-1280-sign-in-confirm-with-passkey", full_page=True)
-    phone = new_page(390, 844)
-    phone.goto(base + "/accounts/login/")
-    phone.fill("input[name=login]", name)
-    phone.fill("input[name=password]", PASSWORD)
-    phone.click("form[action='/accounts/login/'] button[type=submit]")
-    phone.wait_for_url("**/accounts/2fa/authenticate/**")
-    for scheme in in_each_scheme(phone):
-        assert serious_violations(phone) == [], scheme
-        shot(phone, f"{scheme}-390-sign-in-confirm-with-passkey", full_page=True)
+    # The same page on a phone: loaded again at that size.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    assert page.inner_text("main h1") == "Confirm with your passkey"
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-390-sign-in-confirm-with-passkey", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.reload()
     page.click("#mfa_webauthn_authenticate")
     page.wait_for_url(f"**/u/{name}/")
     page.goto(base + "/accounts/logout/")
@@ -241,12 +247,7 @@ def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_d
 
 
 def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_page: Any) -> None:
-    manage(
-        "shell",
-        "-c",
-        "import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))",
-        env=live_site.server.env,
-    )
+    live_site.run("import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))")
     page = new_page()
     page.goto(live_site.url + "/")
     page.click("text=Leaderboards")
@@ -263,8 +264,9 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
     assert page.locator("[data-testid=history] tbody tr").count() == 20
     page.click("a[rel=next]")
     assert "Page 2 of" in page.inner_text(".pager")
+    viewer = new_page()
     for width, height in ((1280, 800), (390, 844)):
-        viewer = new_page(width, height)
+        viewer.set_viewport_size({"width": width, "height": height})
         viewer.goto(live_site.url + href)
         assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         for scheme in in_each_scheme(viewer):
@@ -284,14 +286,14 @@ def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: Live
             assert serious_violations(page) == [], (path, scheme)
             shot(page, f"{scheme}-{width}-{path.strip('/').replace('/', '_')}", full_page=True)
 
-    for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width, height)
-        for path in anonymous:
-            check(page, path, width)
-        if width == 1280:
+    # One page, sized before each load (laid out as a page opened at that size): the signed-out
+    # pages at both sizes, then one sign-up for the account's pages at both sizes.
+    page = new_page()
+    for paths in (anonymous, mine):
+        if paths is mine:
             sign_up(page, live_site, name)
-        else:
-            sign_in(page, live_site, name)
-        for path in mine:
-            check(page, path, width)
-        assert page.errors == []
+        for width, height in ((1280, 800), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            for path in paths:
+                check(page, path, width)
+    assert page.errors == []

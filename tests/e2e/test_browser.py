@@ -285,7 +285,11 @@ def test_boxes_the_forced_joker_forbids_are_disabled_with_the_reason(live_site: 
     data["rules"]["turn"]["dice"] = [6, 6, 6, 6, 6]
     data["rules"]["cards"][0]["columns"][0] = [["yahtzee", 50]]
     with sqlite3.connect(live_site.database) as conn:
-        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+        # A new version, as any write of the room makes: the server's copy of the row it last
+        # wrote is then known to be stale, and its next action reads this one.
+        conn.execute(
+            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
+        )
     page.reload()
     page.wait_for_selector("#conn[data-state=connected]")
     sixes = page.locator("#score-sixes-0")

@@ -16,7 +16,6 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_local, create_online, score_best
 from tests.e2e.test_accounts import PASSWORD, sign_up
 from tests.e2e.test_pages import finished_game
-from tests.live import manage
 
 pytestmark = pytest.mark.browser
 
@@ -58,12 +57,11 @@ def assert_clean(page: Any, where: str) -> None:
 
 def staff(site: LiveSite) -> tuple[str, str]:
     name = f"staff{uuid.uuid4().hex[:6]}"
-    manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({name!r}, password={PASSWORD!r})",
-        env=site.server.env,
+    site.run(
+        "from django.contrib.auth import get_user_model\n"
+        "get_user_model().objects.create_superuser(args[0], password=args[1])",
+        name,
+        PASSWORD,
     )
     return name, PASSWORD
 
@@ -89,12 +87,20 @@ def test_the_players_pages_send_the_policy_and_break_none_of_it(live_site: LiveS
 def test_a_game_played_to_its_celebration_breaks_none_of_the_policy(live_site: LiveSite, new_page: Any) -> None:
     # Motion allowed: the game's end throws its confetti, each bit placed by the page's code.
     page = watched(new_page, reduced_motion="no-preference")
-    create_local(page, live_site, ["Solo"])
+    url = create_local(page, live_site, ["Solo"])
     assert_clean(page, "table")
-    for _ in range(13):
-        page.wait_for_selector("#roll:not([disabled])")
-        act(page, [page], lambda: page.click("#roll"))
-        score_best(page, [page])
+    for turn in range(13):
+        if turn == 1:
+            # The turns between the first and the last through the services: the page plays the
+            # game's start and its end, and loads the table in between (watched again).
+            assert_clean(page, "first turn")
+            live_site.play_turns(url.rstrip("/").rsplit("/", 1)[-1], 11)
+            visit(page, url)
+            page.wait_for_selector("#conn[data-state=connected]")
+        if turn in (0, 12):
+            page.wait_for_selector("#roll:not([disabled])")
+            act(page, [page], lambda: page.click("#roll"))
+            score_best(page, [page])
     page.wait_for_selector("#over:not([hidden])")
     page.wait_for_selector("#celebrate .bit")
     assert page.locator("#celebrate .bit").count() == 18

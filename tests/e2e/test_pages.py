@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +10,6 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import in_each_scheme, serious_violations, shot
-from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -56,28 +53,9 @@ def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_vio
         assert serious_violations(page) == [], scheme
 
 
-PLAY_A_GAME = """
-import os, random, sys, django
-django.setup()
-from games import services
-from tests.factories import open_room, play_to_end
-table = open_room(int(sys.argv[1]), sys.argv[3])
-play_to_end(table, random.Random(int(sys.argv[2])))
-print(table.code)
-"""
-
-
 def finished_game(site: LiveSite, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:
-    """A game played to the end through the services, in the live site's own database."""
-    done = subprocess.run(
-        [sys.executable, "-c", PLAY_A_GAME, str(players), str(seed), ruleset],
-        cwd=ROOT,
-        env={**site.server.env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip().splitlines()[-1]
+    """A game played to the end through the services, in the live site's own database (shared: read only)."""
+    return site.finished_game(players, seed, ruleset)
 
 
 def step_text(page: Any) -> str:
@@ -127,15 +105,17 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
     live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
     code = finished_game(live_site, players=3, seed=5)
+    page = new_page()
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width=width, height=height)
+        # Sized before it loads: laid out as a page opened at that size.
+        page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{live_site.url}/r/{code}/replay")
         page.keyboard.press("ArrowRight")
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], (width, scheme)
             shot(page, f"replay-{width}-{scheme}")
         assert no_horizontal_page_scroll(page)
-    page = new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_site.url}/r/{code}/fairness")
     assert page.locator(f"a[href='/r/{code}/replay']").count() == 1
     for scheme in in_each_scheme(page):
@@ -156,8 +136,9 @@ def no_horizontal_page_scroll(page: Any) -> bool:
 def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
     live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
+    page = new_page()
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width=width, height=height)
+        page.set_viewport_size({"width": width, "height": height})
         for name in ("rules", "fairness"):
             page.goto(f"{live_site.url}/{name}")
             assert page.locator("main h1").count() == 1
@@ -254,6 +235,7 @@ def test_a_painted_replay_shows_the_card_exactly_as_the_table_does(live_site: Li
     assert table.errors == [] and replay.errors == []
 
 
+SEEDS = {"official": 1, "painted": 4}
 SUMS = ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "total", "grand")
 
 
@@ -269,9 +251,11 @@ SUMS = ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "total", "gr
 def test_each_rule_sets_replay_shows_only_the_rows_it_has(
     live_site: LiveSite, new_page: Any, ruleset: str, sums: list[str], boxes: int
 ) -> None:
-    code = finished_game(live_site, players=2, seed=6, ruleset=ruleset)
+    # The same games as the other replay tests: official's of the steps, painted's of the card.
+    code = finished_game(live_site, players=2, seed=SEEDS.get(ruleset, 6), ruleset=ruleset)
+    page = new_page()
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width, height)
+        page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{live_site.url}/r/{code}/replay")
         page.keyboard.press("End")
         rows = [row[0] for pane in page.evaluate(CARD) for row in pane["rows"]]

@@ -4,8 +4,6 @@ address, a room code as it is shown and typed, and the end of deleting an accoun
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import uuid
 from typing import Any
 
@@ -14,31 +12,21 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import create_online, in_each_scheme, serious_violations, shot
 from tests.e2e.test_accounts import PASSWORD, sign_up
-from tests.live import ROOT
 
 pytestmark = pytest.mark.browser
 
 RATED_GAME = """
-import sys, django
-django.setup()
 from django.contrib.auth import get_user_model
 from accounts import services as account_services
 from tests.accounts.helpers import finish, room_for
-users = [get_user_model().objects.create_user(name, password=sys.argv[3]) for name in sys.argv[1:3]]
+users = [get_user_model().objects.create_user(name, password=args[2]) for name in args[:2]]
 finish(room_for([account_services.profile_for(user.pk).controller for user in users]))
 """
 
 
 def rated_game(site: LiveSite, names: list[str]) -> None:
     """Two new accounts play one rated online game to the end, in the live site's own database."""
-    subprocess.run(
-        [sys.executable, "-c", RATED_GAME, *names, PASSWORD],
-        cwd=ROOT,
-        env={**site.server.env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    site.run(RATED_GAME, *names, PASSWORD)
 
 
 def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on_tap(
@@ -99,11 +87,15 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
 def test_a_mistyped_room_address_is_the_sites_page_with_the_way_back_to_the_room(
     live_site: LiveSite, new_page: Any
 ) -> None:
+    page = new_page(1280, 800)
+    url = create_online(page, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    shown = f"{code[:4]}-{code[4:8]}-{code[8:]}"
     for width, height in ((1280, 800), (390, 844)):
-        page = new_page(width, height)
-        url = create_online(page, live_site, "Ann")
-        code = url.rstrip("/").rsplit("/", 1)[-1]
-        shown = f"{code[:4]}-{code[4:8]}-{code[8:]}"
+        # One room, loaded at each size.
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(url)
+        page.wait_for_selector("#conn[data-state=connected]")
         # The room shows its code as the join box takes it.
         assert page.inner_text("h1 .code") == shown
         assert page.title().startswith(f"Room {shown}")
