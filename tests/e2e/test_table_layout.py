@@ -33,7 +33,9 @@ def set_rules(site: LiveSite, code: str, change: Any) -> None:
     data = json.loads(snapshot)
     change(data["rules"])
     with sqlite3.connect(site.database) as conn:
-        conn.execute("UPDATE games_game SET snapshot = ? WHERE code = ?", (json.dumps(data), code))
+        conn.execute(
+            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
+        )
 
 
 def reload(page: Any) -> None:
