@@ -105,7 +105,7 @@ async def test_a_burst_of_arrivals_costs_one_presence_frame_not_one_per_socket(s
     presences = [f for f in frames if f["type"] == "presence"]
     assert 1 <= len(presences) <= 2  # one per PRESENCE_COALESCE while they arrive, not twelve
     assert presences[-1]["spectators"] == 13  # the last one tells all of them
-    assert await frames_within(first, 0.2) == []
+    assert await frames_within(first, 0.2) == []  # a quiet spell: no third frame follows
     for ws in [first, *burst]:
         await ws.disconnect()
 
@@ -316,6 +316,7 @@ async def test_past_its_first_clear_refusals_an_address_has_its_handshakes_refus
         with no_work_behind_the_door() as seen:
             for _ in range(5):
                 ws, connected = await open_socket(room, "10.12.0.1")
+                # Refused without an accept, and a short spell shows nothing is sent after.
                 assert (connected, await ws.receive_nothing(timeout=0.05)) == (False, True)
         assert seen == {"queries": 0, "sessions": 0, "consumers": 0}
         other, connected = await open_socket(room, "10.12.0.2")  # another address: its own clear refusals
