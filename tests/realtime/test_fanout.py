@@ -171,17 +171,20 @@ async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -
     if fanout.relay_layer() is None:
         # The in-memory layer: one process, nothing relayed; what arrives is delivered all the same.
         fanout.deliver(code, ["from elsewhere"], 3)
-    else:
-        message = {**fanout.relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
-        await layer.group_send(fanout.room_group(code), message)
-        mine = fanout.relay_message(code, ["my own, back from Redis"], 4)
-        await layer.group_send(fanout.room_group(code), mine)
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if socket.frames:
+        assert socket.frames == ["from elsewhere"]
+        return
+    message = {**fanout.relay_message(code, ["from elsewhere"], 3), "origin": "another process"}
+    await layer.group_send(fanout.room_group(code), message)
+    mine = fanout.relay_message(code, ["my own, back from Redis"], 4)
+    await layer.group_send(fanout.room_group(code), mine)
+    # The relay reads the group's messages in order: once a later one is delivered, its own was passed over.
+    later = {**fanout.relay_message(code, ["later"], 5), "origin": "another process"}
+    await layer.group_send(fanout.room_group(code), later)
+    for _ in range(1000):
+        if "later" in socket.frames:
             break
-    await asyncio.sleep(0.1)
-    assert socket.frames == ["from elsewhere"]
+        await asyncio.sleep(0.01)
+    assert socket.frames == ["from elsewhere", "later"]
 
 
 async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_sent_again(room: Any) -> None:
@@ -302,11 +305,11 @@ async def test_a_newcomer_learns_who_is_in_the_room_and_takes_their_newer_state(
         assert fanout.relaying(code)
         await another_process("there first", version=4, frames=["s4 again"], note="here")
         await another_process("there first", version=5, frames=["s5"], note="here")
+        # Read in order: by the time s5 is delivered, the note with s4 was passed over.
         for _ in range(500):
-            if socket.frames:
+            if "s5" in socket.frames:
                 break
             await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)
         assert socket.frames == ["s5"]
     finally:
         await fanout.leave(code, socket)
@@ -353,11 +356,13 @@ async def test_a_room_joined_while_redis_fails_relays_everything(
 @pytest.mark.redis
 async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(redis_room: Any) -> None:
     code, add, listen, relayed, another_process = redis_room
+    expires = time.time() + 0.5
     await another_process("killed", expires_in=0.5, note=None)  # SIGKILLed: it renews no more
     await add()
     await listen()
     assert fanout.relaying(code)
-    await asyncio.sleep(0.6)
+    # What is left of its entry's 0.5 s passes: the renewal compares the entry with the clock.
+    await asyncio.sleep(max(0.0, expires - time.time()) + 0.05)
     await fanout.renew(get_channel_layer(), fanout.relay_of(asyncio.get_running_loop()))
     assert not fanout.relaying(code)
     await fanout.publish(code, ["s1"], version=1)

@@ -51,7 +51,7 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
     ):
         for _ in range(3):
             memory.socket_closed()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # a spell in which no trim may run (TRIM_DELAY 0: one would at once)
         assert not ran.is_set()  # three closes: not yet
         memory.socket_closed()
         await asyncio.wait_for(ran.wait(), 5)

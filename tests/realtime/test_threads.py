@@ -66,7 +66,7 @@ async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_
         calls = [asyncio.ensure_future(threads.db_upkeep(upkeep)(n)) for n in range(20)]
         await wait_until(lambda: order == ["upkeep 0"])
         acted = asyncio.ensure_future(threads.db_async(action)())
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # a spell in which nothing more may be submitted (the lane is held)
         assert most_submitted == 1  # the other 19 wait in the event loop, not in the thread's queue
         release.set()
         assert await acted == "done"
@@ -93,7 +93,7 @@ async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_
     await wait_until(lambda: running == [0])
     first.cancel()
     second = asyncio.ensure_future(threads.db_upkeep(upkeep)(1))
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # a spell in which the second call must not start
     assert running == [0]  # the cancelled call still runs in its thread: the next one waits
     release.set()
     assert await second == 1

@@ -32,6 +32,17 @@ ROUNDS = 20
 TIMEOUT = 15
 
 
+@pytest.fixture(autouse=True)
+def _no_relay(settings: Any) -> None:
+    """The in-memory channel layer, as without REDIS_URL: these races are the database's.
+
+    Each commit's state frame reaches no socket here; with REDIS_URL every one of them was
+    relayed through Redis from the committing thread (a new event loop and a round trip
+    each), a third of these tests' time.
+    """
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
 @dataclass
 class Outcome:
     """What one thread's call returned or raised, and when it ran."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from games.realtime.transport import current
 from games.store.models import Game
 from yahtzee.asgi import application
 
@@ -51,3 +54,43 @@ async def first_frames(ws: WebsocketCommunicator) -> tuple[dict[str, Any], dict[
     state = json.loads(await ws.receive_from())
     presence = json.loads(await ws.receive_from())
     return you, state, presence
+
+
+async def frames_within(ws: WebsocketCommunicator, seconds: float) -> list[dict[str, Any]]:
+    """Every frame that arrives until ``seconds`` pass without one (a quiet spell: nothing more came)."""
+    seen = []
+    while not await ws.receive_nothing(timeout=seconds):
+        seen.append(json.loads(await ws.receive_from()))
+    return seen
+
+
+async def frames_before_pong(ws: WebsocketCommunicator) -> list[dict[str, Any]]:
+    """The frames queued for ``ws`` before its answer to a ping sent now.
+
+    A socket handles its frames one after the other and sends everything through one queue, so
+    the pong comes after every frame its earlier frames caused, and after everything the room
+    published before: no quiet spell is needed to know that those are all in.
+    """
+    await ws.send_json_to({"type": "ping"})
+    return (await frames_until(ws, "pong"))[:-1]
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    """Wait for ``condition`` (polled), failing after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"waited {timeout} s for {what}"
+        await asyncio.sleep(0.005)
+
+
+def presence_pending() -> bool:
+    """Whether a presence frame is still due, or being read, on this event loop (games.realtime.sockets)."""
+    tasks = current().background(asyncio.get_running_loop())
+    return any(getattr(task.get_coro(), "__qualname__", "") == "send_presence" for task in tasks)
+
+
+async def presence_settled() -> None:
+    """Wait until every presence frame due has been handed to the sockets (presence is coalesced:
+    sent PRESENCE_COALESCE seconds after a change, and a change while one is read asks for another)."""
+    await until(lambda: not presence_pending(), "the presence frames due")

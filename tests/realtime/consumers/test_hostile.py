@@ -17,17 +17,16 @@ from games.realtime import fanout
 from games.services import presence
 from games.store import selectors
 from games.store.models import Game, Move, Presence
-from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from tests.realtime.consumers.helpers import (
+    connect,
+    first_frames,
+    frames_before_pong,
+    frames_until,
+    make_room,
+    until,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def frames_within(ws: Any, seconds: float) -> list[dict[str, Any]]:
-    """Every frame that arrives in the next ``seconds``."""
-    seen = []
-    while not await ws.receive_nothing(timeout=seconds):
-        seen.append(json.loads(await ws.receive_from()))
-    return seen
 
 
 @sync_to_async
@@ -150,7 +149,7 @@ async def test_an_action_committed_before_the_connection_dropped_is_not_called_u
     with mock.patch.object(services, "turn_roll", _committed_then_lost(services.turn_roll)):
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         frames = await frames_until(ws, "state")
-    frames += await frames_within(ws, 0.5)
+    frames += await frames_before_pong(ws)  # all the roll's handling sent
     assert not [f for f in frames if f["type"] == "error"]  # no "nothing was written"
     assert [f for f in frames if f["type"] == "state"][-1]["version"] == state["version"] + 1
     assert await rolls(room) == 1
@@ -177,12 +176,13 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
     _, state, _ = await first_frames(ws)
     down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
     also_down = mock.patch.object(presence, "state_text", side_effect=OperationalError("still down"))
-    with mock.patch.object(services, "turn_roll", _lost_before), down, also_down:
+    with mock.patch.object(services, "turn_roll", _lost_before), down, also_down as state_text:
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         error = json.loads(await ws.receive_from())
         assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
         assert "unknown" in error["message"] and "resync" in error["message"]
-        assert not [f for f in await frames_within(ws, 0.6) if f["type"] == "state"]  # still away
+        await until(lambda: state_text.call_count >= 1, "the page's resync to try the database")
+        assert not [f for f in await frames_before_pong(ws) if f["type"] == "state"]  # still away
     resynced = (await frames_until(ws, "state", timeout=5))[-1]  # back: the page gets the state
     assert resynced["version"] == state["version"]
     await ws.disconnect()

@@ -12,7 +12,16 @@ from channels.testing import WebsocketCommunicator
 
 from games.store.models import Game, Move, Presence
 from games.store.selectors import game_state
-from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from tests.realtime.consumers.helpers import (
+    connect,
+    first_frames,
+    frames_before_pong,
+    frames_until,
+    frames_within,
+    make_room,
+    presence_settled,
+    until,
+)
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -92,10 +101,15 @@ async def test_an_action_is_one_websocket_message_per_socket() -> None:
     code, sessions = await make_room(2)
     sockets, spectator, state, _ = await two_players_and_a_spectator(code, sessions)
     everyone = [*sockets, spectator]
-    await asyncio.sleep(0.5)  # the spectator's arrival, told to the others (presence is coalesced)
+    # The spectator's arrival, told to the players (presence is coalesced: in one frame or two) ...
+    for ws in sockets:
+        frames = await frames_until(ws, "presence")
+        while frames[-1]["spectators"] != 1:
+            frames += await frames_until(ws, "presence")
+        assert {f["type"] for f in frames} == {"presence"}
+    await presence_settled()  # ... and no other presence frame due
     for ws in everyone:
-        while not await ws.receive_nothing(timeout=0.2):
-            assert json.loads(await ws.receive_from())["type"] == "presence"
+        assert {f["type"] for f in await frames_before_pong(ws)} <= {"presence"}
     version = state["version"]
     for action in (
         {"type": "roll"},
@@ -105,10 +119,13 @@ async def test_an_action_is_one_websocket_message_per_socket() -> None:
         await sockets[0].send_json_to({**action, "version": version, "id": f"a{version}"})
         version += 1
         for ws in everyone:
+            # The next message is the state: any other frame for the action before (a separate
+            # event frame) would be read here, and one after, at the next action.
             state = json.loads(await ws.receive_from())
             assert state["type"] == "state" and state["version"] == version
             assert state["event"]["type"] == {"roll": "rolled", "hold": "held", "score": "scored"}[action["type"]]
-            assert await ws.receive_nothing(timeout=0.3)  # nothing else: no separate event frame
+    # Nothing after the last state: a quiet spell on every socket at once.
+    assert await asyncio.gather(*(ws.receive_nothing(timeout=0.3) for ws in everyone)) == [True] * 3
     for ws in everyone:
         await ws.disconnect()
 
@@ -308,11 +325,13 @@ async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in
     expected = list(range(start_version, version + 1))
     for seen in states:
         assert seen[0] == start_version and seen == expected
-    for index, ws in enumerate(clients):
-        # Who is here can come last: played this fast on SQLite, the actions keep its one
-        # database thread busy and the presence frame (read there) waits behind them.
-        while not await ws.receive_nothing(timeout=0.3):
-            others[index].append(json.loads(await ws.receive_from())["type"])
+    # Who is here can come last: played this fast on SQLite, the actions keep its one database
+    # thread busy and the presence frame (read there) waits behind them. Once it is out, a quiet
+    # spell on every socket at once says nothing more comes.
+    await presence_settled()
+    quiet = await asyncio.gather(*(frames_within(ws, 0.3) for ws in clients))
+    for index, frames in enumerate(quiet):
+        others[index] += [frame["type"] for frame in frames]
         # One message per action: besides the states only the welcome and who is here.
         assert set(others[index]) <= {"you", "presence"}, others[index]
     game = await sync_to_async(Game.objects.get)(code=room)
@@ -392,6 +411,8 @@ async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(sett
     # The process that committed the person's score keeps no timer (as if it died right after).
     settings.SCHEDULER = "off"
     started = await play_until_the_bot_is_to_play()
+    # Nothing happens: a timer would have the bot (no delay) play within moments; this spell
+    # shows that none was kept.
     await asyncio.sleep(0.2)
     assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == started
     # Another process's sweep finds the room due, with no socket open anywhere, and plays on.
@@ -426,7 +447,10 @@ async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None
 async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_both_play(
     settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from datetime import timedelta
+
     import bots
+    from games.scheduling import botplay, work
     from games.store import tables
 
     settings.BOT_DELAY = 0
@@ -435,6 +459,18 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     built = {"yet": False}
     monkeypatch.setattr(bots, "ready", lambda ruleset: built["yet"] and real_ready(ruleset))
     monkeypatch.setattr(tables, "request", lambda ruleset, first=True: None)
+    # The waiting bot's room is looked at again every RETRY: often here, so the test need not
+    # wait a second for the look after the table is ready, and sees the bot wait several times.
+    monkeypatch.setattr(work, "RETRY", timedelta(seconds=0.05))
+    steps: list[bool | None] = []
+    real_step = botplay.step
+
+    def step(code: str, version: int) -> bool | None:
+        outcome = real_step(code, version)
+        steps.append(outcome)
+        return outcome
+
+    monkeypatch.setattr(botplay, "step", step)
     room, sessions = await make_room(1, start=False)
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
@@ -453,9 +489,10 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     await ws.send_json_to({"type": "score", "box": best["box"], "version": state["version"], "id": "s1"})
     state = (await frames_until(ws, "state"))[-1]
     assert state["turn"]["seat"] == 1 and state["getting_ready"] is not None
-    meanwhile = []
-    while not await ws.receive_nothing(timeout=0.5):
-        meanwhile.append(json.loads(await ws.receive_from()))
+    # The computer's steps find its table not ready: it waits (None), and the room hears no move.
+    await until(lambda: steps.count(None) >= 3, "the bot to look at its turn three times")
+    assert True not in steps
+    meanwhile = await frames_before_pong(ws)
     assert [f for f in meanwhile if f["type"] == "state"] == []  # the computer waits for its table
     built["yet"] = True
     while state["turn"]["seat"] == 1:
