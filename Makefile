@@ -62,11 +62,11 @@ imports: install
 	$(BIN)/lint-imports
 
 # With DATABASE_URL set (CI) the suite runs on PostgreSQL; the embedded default's own action
-# path (tests/services/test_sqlite_turns.py) then runs once more on SQLite, as on a laptop.
+# path (tests/services/test_sqlite_turns.py, test_kept_row.py) then runs once more on SQLite, as on a laptop.
 pytest: install
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
 	$(BIN)/pytest $(PYTEST_ARGS) --durations=25  # the slowest, for keeping the suite within its 4 minutes
-	@if [ -n "$$DATABASE_URL" ]; then env -u DATABASE_URL -u REDIS_URL -u REQUIRE_SERVICES $(BIN)/pytest -q -p no:cacheprovider tests/services/test_sqlite_turns.py; fi
+	@if [ -n "$$DATABASE_URL" ]; then env -u DATABASE_URL -u REDIS_URL -u REQUIRE_SERVICES $(BIN)/pytest -q -p no:cacheprovider tests/services/test_sqlite_turns.py tests/services/test_kept_row.py; fi
 
 test: lint typecheck imports pytest
 

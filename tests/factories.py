@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import factory
+from django.db import connection
 from django.test import Client
 
 from games import services
 from games.domain import fairness
 from games.services import new_controller, new_room_code
+from games.store import moves
 from games.store.models import Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
 
@@ -138,11 +141,11 @@ def _room(players: int, start: bool, **create: Any) -> Table:
     return table
 
 
-def play_turn(table: Table, rng: random.Random) -> None:
-    """One turn with random holds, 1-3 rolls and a random legal box."""
+def play_turn(table: Table, rng: random.Random, rerolls: int = 2) -> None:
+    """One turn with random holds, 1 to ``rerolls`` + 1 rolls and a random legal box."""
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
-    for _ in range(rng.randint(0, 2)):
+    for _ in range(rng.randint(0, rerolls)):
         held = [i for i in range(5) if rng.random() < 0.5]
         if len(held) == 5:
             held.pop()
@@ -178,10 +181,48 @@ def score_first_legal(table: Table) -> dict[str, Any]:
     return dict(option)
 
 
-def play_to_end(table: Table, rng: random.Random) -> Game:
+def play_to_end(table: Table, rng: random.Random, rerolls: int = 2) -> Game:
+    """Random turns (``play_turn``) to the end; ``rerolls=0``: a roll and a box a turn, half the actions."""
     while table.game.status == Game.Status.PLAYING:
-        play_turn(table, rng)
+        play_turn(table, rng, rerolls)
     return table.game
+
+
+def rolled_room() -> tuple[Table, str, int]:
+    """A started room whose current player has rolled once: its code, that player, the version."""
+    table = open_room(2)
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    return table, who, table.version()
+
+
+def elsewhere(call: Any) -> None:
+    """Run ``call`` in another thread, on its own connection, as another worker would."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            failure.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(15)
+    assert not thread.is_alive()
+    if failure:
+        raise failure[0]
+
+
+def written_elsewhere(call: Any) -> None:
+    """``call()`` commits as another process would: this process's copy of the row it last wrote stays as it was."""
+    kept = dict(moves._kept)
+    elsewhere(call)
+    with moves._kept_lock:
+        moves._kept.clear()
+        moves._kept.update(kept)
 
 
 def seat_player(table: Table, seat: int) -> Player:

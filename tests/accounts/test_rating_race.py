@@ -12,12 +12,9 @@ import bots
 from accounts import receivers
 from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Standing
-from games import services
 from games.services.signals import game_finished
-from games.store.models import Game
-from games.store.selectors import game_state
 from tests.accounts.helpers import controller_of, room_for, sign_up
-from tests.factories import Table, action_id
+from tests.factories import play_to_end
 from tests.services.test_concurrency import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -45,28 +42,10 @@ def accounts(*names: str) -> list[str]:
     return tokens
 
 
-def play_to_end(table: Table, rng: random.Random) -> Game:
-    """A roll and a random legal box a turn, to the end: what is raced for is the finished game,
-    not how it was played (half the actions of tests.factories.play_to_end)."""
-    while table.game.status == Game.Status.PLAYING:
-        who = table.current()
-        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
-        choice = rng.choice([o for o in game_state(table.game)["options"] if o["legal"]])
-        services.turn_score(
-            code=table.code,
-            controller=who,
-            box=choice["box"],
-            column=choice["column"],
-            expected_version=table.version(),
-            action_id=action_id(),
-        )
-    return table.game
-
-
 def test_concurrent_counts_of_one_game_rate_it_exactly_once() -> None:
     tokens = accounts("ada", "bob", "cyd")
     for round_ in range(3):
-        game = play_to_end(room_for(tokens), random.Random(round_))
+        game = play_to_end(room_for(tokens), random.Random(round_), rerolls=0)
         outcomes = race(*[lambda pk=game.pk: account_services.game_count(game_id=pk)] * 4)
         assert sorted(o.value for o in outcomes) == [False, False, False, True]
         assert CountedGame.objects.filter(game=game, rated=True).count() == 1
@@ -78,8 +57,8 @@ def test_concurrent_counts_of_one_game_rate_it_exactly_once() -> None:
 
 def test_two_games_of_the_same_people_ending_together_are_both_counted() -> None:
     tokens = accounts("dee", "eli")
-    first = play_to_end(room_for(tokens), random.Random(7))
-    second = play_to_end(room_for(tokens[::-1]), random.Random(8))
+    first = play_to_end(room_for(tokens), random.Random(7), rerolls=0)
+    second = play_to_end(room_for(tokens[::-1]), random.Random(8), rerolls=0)
     outcomes = race(
         lambda: account_services.game_count(game_id=first.pk),
         lambda: account_services.game_count(game_id=second.pk),

@@ -20,7 +20,7 @@ from games import services
 from games.domain.rules import RuleViolation
 from games.store import moves
 from games.store.models import Game, Move, ScoreEntry
-from tests.factories import Table, action_id, open_room
+from tests.factories import action_id, elsewhere, open_room, rolled_room
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -54,34 +54,6 @@ def test_a_score_writes_the_game_row_before_its_score_entry() -> None:
     assert ScoreEntry.objects.filter(player__game__code=table.code, box="chance").count() == 1
 
 
-def _rolled_room() -> tuple[Table, str, int]:
-    """A started room whose current player has rolled once: its code, that player, the version."""
-    table = open_room(2)
-    who = table.current()
-    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
-    return table, who, table.version()
-
-
-def _elsewhere(call: Any) -> None:
-    """Run ``call`` in another thread, on its own connection, as another worker would."""
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
-            failure.append(exc)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(15)
-    assert not thread.is_alive()
-    if failure:
-        raise failure[0]
-
-
 def _another_action_first(monkeypatch: pytest.MonkeyPatch, other: Any) -> list[int | None]:
     """Make ``other()`` commit, elsewhere, just before this thread's first write: a race lost on purpose.
 
@@ -95,7 +67,7 @@ def _another_action_first(monkeypatch: pytest.MonkeyPatch, other: Any) -> list[i
         if threading.current_thread() is main:
             guards.append(if_version)
             if len(guards) == 1:
-                _elsewhere(other)
+                elsewhere(other)
         return real(game, fields, if_version=if_version, **move)
 
     monkeypatch.setattr(moves, "append", append)
@@ -103,7 +75,7 @@ def _another_action_first(monkeypatch: pytest.MonkeyPatch, other: Any) -> list[i
 
 
 def test_an_action_that_came_first_sends_the_try_to_the_lock_and_it_is_stale(monkeypatch: pytest.MonkeyPatch) -> None:
-    table, who, version = _rolled_room()
+    table, who, version = rolled_room()
     # The same player's hold, from another tab, lands between the roll's read and its write.
     guards = _another_action_first(
         monkeypatch,
@@ -120,7 +92,7 @@ def test_an_action_that_came_first_sends_the_try_to_the_lock_and_it_is_stale(mon
 
 
 def test_a_retried_action_without_a_version_applies_once_after_the_other(monkeypatch: pytest.MonkeyPatch) -> None:
-    table, who, version = _rolled_room()
+    table, who, version = rolled_room()
     guards = _another_action_first(
         monkeypatch,
         lambda: services.turn_hold(code=table.code, controller=who, held=[0], expected_version=version, action_id="h"),
@@ -194,7 +166,7 @@ def test_the_prebuilt_read_gives_the_same_row_as_the_orm() -> None:
 
 
 def test_a_roll_that_holds_first_is_one_unlocked_read_and_one_transaction_of_two_guarded_writes() -> None:
-    table, who, version = _rolled_room()
+    table, who, version = rolled_room()
     moves.forget_all()
     with CaptureQueriesContext(connection) as queries:
         services.turn_roll(code=table.code, controller=who, held=[2], expected_version=version, action_id="rh")
@@ -211,7 +183,7 @@ def test_a_roll_that_holds_first_is_one_unlocked_read_and_one_transaction_of_two
 
 
 def test_an_action_on_a_room_this_process_wrote_is_one_guarded_write_and_no_read() -> None:
-    table, who, version = _rolled_room()
+    table, who, version = rolled_room()
     with CaptureQueriesContext(connection) as queries:
         services.turn_hold(code=table.code, controller=who, held=[1], expected_version=version, action_id="h")
     sql = [q["sql"] for q in queries.captured_queries]
@@ -223,58 +195,3 @@ def test_an_action_on_a_room_this_process_wrote_is_one_guarded_write_and_no_read
     assert kept is not None
     for field in Game._meta.concrete_fields:  # what it keeps is the committed row
         assert getattr(kept, field.attname) == getattr(game, field.attname), field.name
-
-
-def _written_elsewhere(table: Table, call: Any) -> None:
-    """``call()`` commits as another process would: this process's copy of the row stays as it was."""
-    kept = dict(moves._kept)
-    _elsewhere(call)
-    with moves._kept_lock:
-        moves._kept.clear()
-        moves._kept.update(kept)
-
-
-def test_a_remembered_row_that_moved_on_elsewhere_is_read_again_for_an_action_on_the_new_version() -> None:
-    table, who, version = _rolled_room()
-    _written_elsewhere(
-        table,
-        lambda: services.turn_hold(code=table.code, controller=who, held=[0], expected_version=version, action_id="h"),
-    )
-    assert moves.remembered(table.code).version == version  # type: ignore[union-attr]  # the old copy
-    # The player saw the other process's hold and rolls on it: the copy would call that stale.
-    services.turn_roll(code=table.code, controller=who, expected_version=version + 1, action_id="r")
-    game = Game.objects.get(code=table.code)
-    assert list(game.moves.filter(seq__gt=version).values_list("seq", "kind")) == [
-        (version + 1, Move.Kind.HOLD),
-        (version + 2, Move.Kind.ROLL),
-    ]
-    assert game.snapshot["rules"]["turn"]["held"] == [0] and game.snapshot["rolls"] == 2
-    assert moves.remembered(table.code).version == version + 2  # type: ignore[union-attr]
-
-
-def test_an_action_on_a_remembered_row_that_moved_on_elsewhere_writes_nothing_and_is_stale() -> None:
-    table, who, version = _rolled_room()
-    _written_elsewhere(
-        table,
-        lambda: services.turn_hold(code=table.code, controller=who, held=[0], expected_version=version, action_id="h"),
-    )
-    with pytest.raises(RuleViolation) as refused:  # the copy agrees with it, the guarded write does not
-        services.turn_roll(code=table.code, controller=who, expected_version=version, action_id="r")
-    assert refused.value.code == services.STALE
-    game = Game.objects.get(code=table.code)
-    assert game.version == version + 1 and game.snapshot["rolls"] == 1
-    assert not game.moves.filter(action_id="r").exists()
-
-
-def test_a_rolled_back_write_is_not_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
-    table, who, version = _rolled_room()
-
-    def broken(**kwargs: Any) -> ScoreEntry:
-        raise RuntimeError("the score entry's insert failed")
-
-    monkeypatch.setattr(ScoreEntry.objects, "create", broken)
-    with pytest.raises(RuntimeError):
-        services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
-    assert Game.objects.get(code=table.code).version == version
-    kept = moves.remembered(table.code)
-    assert kept is None or kept.version == version
