@@ -201,3 +201,22 @@ def test_the_card_draws_exactly_the_rows_the_server_sends(page: Any, name: str) 
     assert ("yahtzee_bonus" in drawn) == (name in ("official", "free_joker", "triple", "painted"))
     assert page.locator("#card table").count() == (2 if name == "painted" else 1)
     assert page.locator("#card tr.section").all_inner_texts() == (["COLOURS"] if name == "painted" else [])
+
+
+@pytest.mark.parametrize(("winners", "line"), [([0, 1], "A tie! Ana and Ben share the win."), ([1], "Ben wins!")])
+def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
+    page: Any, winners: list[int], line: str
+) -> None:
+    over = state([1, 2, 3, 4, 5])
+    over.update(
+        status="finished",
+        turn=None,
+        winners=winners,
+        seats=[*over["seats"], {"seat": 1, "name": "Ben", "kind": "human", "status": "active", "host": False}],
+        cards=[{**over["cards"][0], "seat": seat, "total": 200} for seat in (0, 1)],
+        fairness={"commitment": "c", "client_seed": "", "server_seed": "s"},
+    )
+    html = page.evaluate("s => render.overHtml(render.viewOf(s, { mine: [0] }))", over)
+    assert line in html
+    assert html.count('<li class="winner">') == len(winners) and html.count("<li class=") == 2
+    assert page.errors == []

@@ -425,7 +425,7 @@ export function overHtml(view) {
     sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(winners.map(esc)) }) : fmt(gettext("%(name)s wins!"), { name: esc(winners[0]) });
     if (state.winners.some(view.isMine) && !state.local) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
   }
-  const list = ranking(state)
+  const ranked = ranking(state)
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
       <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}
@@ -442,7 +442,7 @@ export function overHtml(view) {
   }
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
-    <ol class="ranking">${list}</ol>
+    <ol class="ranking">${ranked}</ol>
     <div id="review" class="review">${reviewHtml(view)}</div>
     <div class="over-actions">${rematch}${replay}<a class="btn" href="/">${gettext("New game")}</a></div>
     <p class="muted fair-over">${fmt(gettext("Fair dice: the server's seed was %(seed)s."), { seed: `<code>${esc(state.fairness.server_seed ?? "")}</code>` })}
