@@ -397,61 +397,73 @@ def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, Server
     assert statuses == [404] * 5 + [429]
 
 
-def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def two_workers_on_redis(tmp_path: Path, **extra: str) -> Iterator[tuple[list[ServerProcess], Path]]:
+    """Two workers behind the proxy (``worker_env`` with ``extra``) sharing rooms through a Redis of
+    their own (on the in-memory layer they refuse to serve); the workers and their SQLite file."""
     need_program("caddy", "apt-get install caddy")
-    # One visitor holds 36 sockets here, past a browser's usual share (WS_MAX_PER_BROWSER).
     from tests.e2e.test_faults import RedisServer
 
     need_program("redis-server", "apt-get install redis-server")
     redis = RedisServer(tmp_path).start()
-    # Several workers share rooms through Redis (on the in-memory layer they refuse to serve).
-    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64"), "REDIS_URL": redis.url}
-    database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
-    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
+    env = {**worker_env(tmp_path, **extra), "REDIS_URL": redis.url}
+    workers: list[ServerProcess] = []
     try:
-        with caddy_in_front(tmp_path, [w.port for w in workers]) as url:
-            visitor = Browser(url)
-            # Twelve rooms over two workers: all on one would happen in 2 runs of 4096.
-            codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
-
-            dead = str(json.loads(Browser(workers[0].url).get("/ws/rooms/any/"))["worker"])
-
-            async def run() -> None:
-                sockets = {code: [await visitor.socket(code).connect() for _ in range(3)] for code in codes}
-                # Where each socket is, as the workers recorded it (a row per socket, its worker's origin).
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + 20
-                while len(presence_rows(database)) < 3 * len(codes):
-                    assert loop.time() < deadline, presence_rows(database)
-                    await asyncio.sleep(0.1)
-                home = {code: {origin for c, origin in presence_rows(database) if c == code} for code in codes}
-                assert all(len(origins) == 1 for origins in home.values()), home
-                workers[0].kill()
-                # Until every socket of the killed worker's rooms is closed (and none of the others').
-                deadline = loop.time() + 10
-                while not all(s.closed == (home[code] == {dead}) for code in codes for s in sockets[code]):
-                    if loop.time() > deadline:
-                        break
-                    await asyncio.sleep(0.05)
-                dropped = {code: {s.closed for s in group} for code, group in sockets.items()}
-                # Every room's sockets were on one worker: all of them dropped, or none.
-                assert all(len(states) == 1 for states in dropped.values()), dropped
-                lost = [code for code, states in dropped.items() if True in states]
-                assert 0 < len(lost) < len(codes), dropped
-                # The rooms of the dead worker reconnect through the proxy to the other one.
-                for code in lost:
-                    again = await visitor.socket(code).connect()
-                    assert again.state["code"] == code
-                    await again.close()
-                for group in sockets.values():
-                    for s in group:
-                        await s.close()
-
-            asyncio.run(run())
+        workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
+        yield workers, Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
     finally:
         for worker in workers:
             worker.stop()
         redis.kill()
+
+
+def test_the_proxy_sends_the_sockets_of_a_room_to_one_worker_and_elsewhere_when_it_dies(tmp_path: Path) -> None:
+    # One visitor holds 36 sockets here, past a browser's usual share (WS_MAX_PER_BROWSER).
+    with (
+        two_workers_on_redis(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", WS_MAX_PER_BROWSER="64") as (
+            workers,
+            database,
+        ),
+        caddy_in_front(tmp_path, [w.port for w in workers]) as url,
+    ):
+        visitor = Browser(url)
+        # Twelve rooms over two workers: all on one would happen in 2 runs of 4096.
+        codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
+
+        dead = str(json.loads(Browser(workers[0].url).get("/ws/rooms/any/"))["worker"])
+
+        async def run() -> None:
+            sockets = {code: [await visitor.socket(code).connect() for _ in range(3)] for code in codes}
+            # Where each socket is, as the workers recorded it (a row per socket, its worker's origin).
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 20
+            while len(presence_rows(database)) < 3 * len(codes):
+                assert loop.time() < deadline, presence_rows(database)
+                await asyncio.sleep(0.1)
+            home = {code: {origin for c, origin in presence_rows(database) if c == code} for code in codes}
+            assert all(len(origins) == 1 for origins in home.values()), home
+            workers[0].kill()
+            # Until every socket of the killed worker's rooms is closed (and none of the others').
+            deadline = loop.time() + 10
+            while not all(s.closed == (home[code] == {dead}) for code in codes for s in sockets[code]):
+                if loop.time() > deadline:
+                    break
+                await asyncio.sleep(0.05)
+            dropped = {code: {s.closed for s in group} for code, group in sockets.items()}
+            # Every room's sockets were on one worker: all of them dropped, or none.
+            assert all(len(states) == 1 for states in dropped.values()), dropped
+            lost = [code for code, states in dropped.items() if True in states]
+            assert 0 < len(lost) < len(codes), dropped
+            # The rooms of the dead worker reconnect through the proxy to the other one.
+            for code in lost:
+                again = await visitor.socket(code).connect()
+                assert again.state["code"] == code
+                await again.close()
+            for group in sockets.values():
+                for s in group:
+                    await s.close()
+
+        asyncio.run(run())
 
 
 class RoutedPage:
@@ -547,81 +559,71 @@ def rooms_by_worker(database: Path) -> dict[str, set[str]]:
 
 def test_rooms_go_back_to_their_worker_when_it_returns_and_a_reconnect_storm_is_admitted(tmp_path: Path) -> None:
     """Two workers behind the real Caddyfile: one killed, its rooms move; back, they return; 96 pages, no refusal."""
-    need_program("caddy", "apt-get install caddy")
-    from tests.e2e.test_faults import RedisServer
-
-    need_program("redis-server", "apt-get install redis-server")
-    redis = RedisServer(tmp_path).start()
-    # A beat every 0.25 s: the survivor sees its peer return (and asks its pages to check their
-    # route) within half a second rather than two.
-    env = {**worker_env(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", SCHEDULER_POLL="0.25"), "REDIS_URL": redis.url}
-    database = Path(env["DATA_DIR"]) / "yahtzee.sqlite3"
-    workers = start_together([ServerProcess(env, log_dir=tmp_path) for _ in range(2)])
 
     def origin(worker: ServerProcess) -> str:
         return str(json.loads(Browser(worker.url).get("/ws/rooms/any/"))["worker"])
 
-    try:
-        with caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms", fail_duration="1s") as url:
-            visitor = Browser(url)
-            codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
-            first, second = origin(workers[0]), origin(workers[1])
+    # A beat every 0.25 s: the survivor sees its peer return (and asks its pages to check their
+    # route) within half a second rather than two.
+    with (
+        two_workers_on_redis(tmp_path, RATE_LIMIT_ROOM_CREATE="100/60", SCHEDULER_POLL="0.25") as (workers, database),
+        caddy_in_front(tmp_path, [w.port for w in workers], health_interval="500ms", fail_duration="1s") as url,
+    ):
+        visitor = Browser(url)
+        codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
+        first, second = origin(workers[0]), origin(workers[1])
 
-            async def until(check: Any, what: str, seconds: float = 90) -> None:
-                deadline = asyncio.get_running_loop().time() + seconds
-                while not check():
-                    assert asyncio.get_running_loop().time() < deadline, f"{what}: {rooms_by_worker(database)}"
-                    await asyncio.sleep(0.2)
+        async def until(check: Any, what: str, seconds: float = 90) -> None:
+            deadline = asyncio.get_running_loop().time() + seconds
+            while not check():
+                assert asyncio.get_running_loop().time() < deadline, f"{what}: {rooms_by_worker(database)}"
+                await asyncio.sleep(0.2)
 
-            async def run() -> None:
-                # Eight pages in each room, every one from an address of its own, as players are.
-                pages = [RoutedPage(url, code, f"127.0.{10 + n // 200}.{1 + n % 200}") for n, code in
-                         enumerate(c for c in codes for _ in range(8))]  # fmt: skip
+        async def run() -> None:
+            # Eight pages in each room, every one from an address of its own, as players are.
+            pages = [RoutedPage(url, code, f"127.0.{10 + n // 200}.{1 + n % 200}") for n, code in
+                     enumerate(c for c in codes for _ in range(8))]  # fmt: skip
+            for page in pages:
+                page.task = asyncio.create_task(page.run())
+            try:
+                await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in pages)), 60)
+                await until(lambda: sum(map(len, rooms_by_worker(database).values())) == 12, "one worker a room")
+                home = {code: next(iter(origins)) for code, origins in rooms_by_worker(database).items()}
+                on_first = [code for code in codes if home[code] == first]
+                assert 0 < len(on_first) < len(codes), home  # all on one: 2 runs in 4096
+
+                # Killed: its rooms' pages reconnect at once, all to the other worker, all admitted.
+                workers[0].kill()
+                await until(
+                    lambda: (
+                        rooms_by_worker(database) == {code: {second} for code in codes}
+                        and all(p.connected.is_set() for p in pages)
+                    ),
+                    "every room on the survivor",
+                )
+                moved = [p for p in pages if p.code in on_first]
+                assert all(p.connects == 2 for p in moved) and len(moved) == 8 * len(on_first)
+                assert all(p.connects == 1 for p in pages if p not in moved)
+
+                # Back (a new process on its port): its rooms return to it, and only those move.
+                workers[0].start()
+                returned = origin(workers[0])
+                await until(
+                    lambda: (
+                        rooms_by_worker(database)
+                        == {code: {returned if code in on_first else second} for code in codes}
+                        and all(p.connected.is_set() for p in pages)
+                    ),
+                    "rooms back on their worker",
+                )
+                assert all(p.moves >= 1 and p.connects >= 3 for p in moved)
+                assert all(p.moves == 0 and p.connects == 1 for p in pages if p not in moved)
+                assert sum(p.refusals for p in pages) == 0
+            finally:
                 for page in pages:
-                    page.task = asyncio.create_task(page.run())
-                try:
-                    await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in pages)), 60)
-                    await until(lambda: sum(map(len, rooms_by_worker(database).values())) == 12, "one worker a room")
-                    home = {code: next(iter(origins)) for code, origins in rooms_by_worker(database).items()}
-                    on_first = [code for code in codes if home[code] == first]
-                    assert 0 < len(on_first) < len(codes), home  # all on one: 2 runs in 4096
+                    await page.stop()
 
-                    # Killed: its rooms' pages reconnect at once, all to the other worker, all admitted.
-                    workers[0].kill()
-                    await until(
-                        lambda: (
-                            rooms_by_worker(database) == {code: {second} for code in codes}
-                            and all(p.connected.is_set() for p in pages)
-                        ),
-                        "every room on the survivor",
-                    )
-                    moved = [p for p in pages if p.code in on_first]
-                    assert all(p.connects == 2 for p in moved) and len(moved) == 8 * len(on_first)
-                    assert all(p.connects == 1 for p in pages if p not in moved)
-
-                    # Back (a new process on its port): its rooms return to it, and only those move.
-                    workers[0].start()
-                    returned = origin(workers[0])
-                    await until(
-                        lambda: (
-                            rooms_by_worker(database)
-                            == {code: {returned if code in on_first else second} for code in codes}
-                            and all(p.connected.is_set() for p in pages)
-                        ),
-                        "rooms back on their worker",
-                    )
-                    assert all(p.moves >= 1 and p.connects >= 3 for p in moved)
-                    assert all(p.moves == 0 and p.connects == 1 for p in pages if p not in moved)
-                    assert sum(p.refusals for p in pages) == 0
-                finally:
-                    for page in pages:
-                        await page.stop()
-
-            asyncio.run(run())
-    finally:
-        for worker in workers:
-            worker.stop()
-        redis.kill()
+        asyncio.run(run())
 
 
 def test_redis_without_a_shared_secret_key_is_flagged(tmp_path: Path) -> None:
