@@ -23,6 +23,14 @@ log = logging.getLogger(__name__)
 
 
 def locked(code: str) -> Game:
+    """The room's row, locked for the caller's transaction.
+
+    On SQLite the transaction's write lock (``BEGIN IMMEDIATE``) is the lock, and the row is
+    read with the statement built once (``moves.read``); elsewhere, and outside a
+    transaction (where the ORM refuses a locking read), ``SELECT … FOR UPDATE``.
+    """
+    if connection.vendor == "sqlite" and connection.in_atomic_block:
+        return moves.read(normalize_code(code))
     return Game.objects.select_for_update().get(code=normalize_code(code))
 
 
@@ -36,36 +44,26 @@ def act(code: str, action: Callable[[Game], R], *, more_writes: bool = False) ->
     come after ``record``, whose guarded update takes the row lock first). Otherwise, and
     if another action came first, in one transaction under the row lock.
 
-    On SQLite every action is one transaction that starts with the database's write lock
+    On SQLite every try is one transaction that starts with the database's write lock
     (``BEGIN IMMEDIATE``, the settings' ``transaction_mode``): on the remembered row with a
-    guarded write, else on the row read with the statement built once (``moves.read``).
+    guarded write, else on the row read under that lock (``locked``).
 
     A refusal on the remembered row may come from a row that has moved on elsewhere: it
     is checked again on a fresh read before it is believed.
     """
-    if connection.vendor == "sqlite" and not connection.in_atomic_block:
-        code = normalize_code(code)
-        kept = moves.remembered(code)
-        if kept is not None:
-            try:
-                with transaction.atomic():
-                    return _unlocked(kept, action, more_writes=False)
-            except RuleViolation:
-                moves.forget(code)  # and try again on a fresh read
-            except moves.Conflict:
-                pass
-        with transaction.atomic():
-            return action(moves.read(code))
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+    sqlite = connection.vendor == "sqlite"
+    if (sqlite or connection.vendor == "postgresql") and not connection.in_atomic_block:
         code = normalize_code(code)
         try:
             kept = moves.remembered(code)
             if kept is not None:
                 try:
-                    return _unlocked(kept, action, more_writes)
+                    # On SQLite the try is one transaction, under the write lock from its start.
+                    return _unlocked(kept, action, more_writes or sqlite)
                 except RuleViolation:
                     moves.forget(code)  # and try again on a fresh read
-            return _unlocked(moves.read(code), action, more_writes)
+            if not sqlite:  # SQLite reads under its write lock, below: nothing to gain unlocked
+                return _unlocked(moves.read(code), action, more_writes)
         except moves.Conflict:
             pass
     with transaction.atomic():
