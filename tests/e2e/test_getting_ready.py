@@ -12,6 +12,7 @@ import fcntl
 import os
 import re
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -132,7 +133,14 @@ def test_a_computer_player_waits_for_its_table_saying_so_then_plays(
     code = page.url.rstrip("/").split("/")[-1]
     # The home page says so too, while the table is being built.
     home = new_page()
+    # The build is asked for by the computer's first step, which the scheduler takes just after
+    # the state the banner came in: the home page may come first, so load it until it says so.
+    deadline = time.monotonic() + 20
     home.goto(site.url + "/")
+    while not home.locator("#getting-ready").count():
+        assert time.monotonic() < deadline, "the home page never said the computer players are getting ready"
+        home.wait_for_timeout(100)
+        home.reload()
     note = home.inner_text("#getting-ready")
     assert "The computer players are getting ready" in note and "Yahtzee (official) (about" in note
     shots(home, "home-getting-ready")
