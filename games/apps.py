@@ -10,7 +10,7 @@ class GamesConfig(AppConfig):
         # The admin's pages live with the other pages (games/web/); Django's autodiscovery
         # looks only for games.web.admin.
         from games import scheduling
-        from games.realtime import broadcast, fanout, layers, sockets, transport
+        from games.realtime import broadcast, fanout, sockets, transport
         from games.services import events
         from games.web import admin  # noqa: F401
         from yahtzee import checks  # noqa: F401 - checks registers the deploy checks
@@ -22,6 +22,6 @@ class GamesConfig(AppConfig):
         events.on_committed(scheduling.committed)
         # When Redis comes back, what other processes relayed meanwhile is lost: resync.
         fanout.on_relay_back(sockets.resync)
-        layers.on_resubscribed(fanout.relay_returned)
+        transport.on_resubscribed(fanout.relay_returned)
         # A test's reset of the transport ends the scheduler's timers on its event loop too.
         transport.on_reset(scheduling.reset)

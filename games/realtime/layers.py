@@ -26,13 +26,6 @@ from games.realtime.transport import current
 log = logging.getLogger(__name__)
 
 
-def on_resubscribed(listener: Callable[[], None]) -> None:
-    """Call ``listener()`` on the event loop each time a connection is subscribed again after a loss."""
-    listeners = current().resubscribed
-    if listener not in listeners:
-        listeners.append(listener)
-
-
 class ResubscribingShardConnection(RedisSingleShardConnection):
     lost = False
     _pubsub: Any  # channels-redis's own attributes (it has no type information)

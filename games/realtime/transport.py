@@ -183,6 +183,16 @@ def on_reset(hook: Callable[[], Awaitable[None]]) -> None:
         _current.reset_hooks.append(hook)
 
 
+def on_resubscribed(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` on the event loop each time the Redis layer (games.realtime.layers) subscribes again after a loss.
+
+    Registered here, not in the layer's module, so that a process on the in-memory layer never
+    imports Redis's client (a sixth of a second of every start).
+    """
+    if listener not in _current.resubscribed:
+        _current.resubscribed.append(listener)
+
+
 async def reset() -> None:
     """On a test's event loop: end this loop's background work, let the database threads finish, forget everything.
 

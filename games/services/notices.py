@@ -41,7 +41,6 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from py_vapid import Vapid
-from pywebpush import WebPushException, webpush
 
 from games.services import waiting
 from games.services.waiting import Owed, turn_key
@@ -286,6 +285,9 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
         "tag": f"turn-{notice.game_id}",
         "stop": stop_url("push", subscription.pk),
     }
+    # Imported here: pywebpush brings aiohttp, a quarter of a second of every process's start.
+    from pywebpush import WebPushException, webpush
+
     try:
         webpush(
             subscription_info={
