@@ -1,8 +1,8 @@
 """Load benchmark: complete games through the real HTTP + websocket flow, beside the stack's own ceiling.
 
 Run it as its own process; it starts the servers it measures (``tests.live.ServerProcess``:
-uvicorn, as production runs it, or Daphne with LIVE_SERVER=daphne; on a scratch database)
-and stops them again:
+uvicorn, as production runs it, Daphne with LIVE_SERVER=daphne, granian with LIVE_SERVER=granian
+(bench/granian_server.py); on a scratch database) and stops them again:
 
     .venv/bin/python bench/load.py                           # SQLite + in-memory, both shapes
     .venv/bin/python bench/load.py --config pg-pubsub --processes 2

@@ -38,17 +38,19 @@ BIN = Path(sys.executable).parent
 # The ASGI server of ServerProcess: uvicorn as production runs it (yahtzee/serve.py), or
 # Daphne with LIVE_SERVER=daphne (bench/load.py measures one against the other).
 LIVE_SERVER = os.environ.get("LIVE_SERVER", "uvicorn")
-SERVERS = ("uvicorn", "daphne")
+SERVERS = ("uvicorn", "daphne")  # the tests' servers; bench/load.py also measures "granian"
 
 
 def server_command(port: int, server: str | None = None) -> list[str]:
-    """The command line of one server process on 127.0.0.1:``port`` (``server``: uvicorn or daphne)."""
+    """The command line of one server process on 127.0.0.1:``port`` (``server``: uvicorn, daphne or granian)."""
     server = server or LIVE_SERVER
     if server == "uvicorn":
         return [sys.executable, "-m", "yahtzee.serve", "--host", "127.0.0.1", "--port", str(port)]
     if server == "daphne":
         return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "yahtzee.asgi:application"]
-    raise ValueError(f"LIVE_SERVER is uvicorn or daphne, not {server!r}")
+    if server == "granian":  # measured beside uvicorn by the bench, not served (bench/granian_server.py)
+        return [sys.executable, "-m", "bench.granian_server", "--host", "127.0.0.1", "--port", str(port)]
+    raise ValueError(f"LIVE_SERVER is uvicorn, daphne or granian, not {server!r}")
 
 
 def free_port() -> int:

@@ -184,7 +184,7 @@ def on_reset(hook: Callable[[], Awaitable[None]]) -> None:
 
 
 def on_resubscribed(listener: Callable[[], None]) -> None:
-    """Call ``listener()`` on the event loop each time the Redis layer (games.realtime.layers) subscribes again after a loss.
+    """Call ``listener()`` on the event loop each time the Redis layer (games.realtime.layers) subscribes again.
 
     Registered here, not in the layer's module, so that a process on the in-memory layer never
     imports Redis's client (a sixth of a second of every start).
