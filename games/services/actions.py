@@ -16,7 +16,7 @@ from games.domain.rules import GameState, RuleViolation
 from games.services import deadline, events, notices, waiting
 from games.services.codes import normalize_code
 from games.store import moves, players
-from games.store.models import Game, Move
+from games.store.models import Game, Move, ScoreEntry
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -102,11 +102,13 @@ def record(
     fields: tuple[str, ...] = (),
     rules: GameState | None = None,
     room: Room | None = None,
+    score: ScoreEntry | None = None,
 ) -> Move:
     """Append the Move, save the Game row with the room the action made, and schedule the broadcast.
 
     ``room``: the room the action made (``games.domain.room``), if it changed anything of
-    it; ``rules``: the game's new rules state, if the action changed it (in ``room`` too).
+    it; ``rules``: the game's new rules state, if the action changed it (in ``room`` too);
+    ``score``: the box a score filled, written by the Move's statement (``moves.append``).
     The broadcast builds the room's state from it without decoding the snapshot again.
     What every action keeps right is worked out here, from the room about to be stored:
     the turn clock (``games.services.deadline``), whom the game waits for and the notice
@@ -149,6 +151,7 @@ def record(
             payload=payload,
             actor=actor,
             action_id=action_id,
+            score=score,
         )
     except IntegrityError as exc:
         # Only the (game, actor, action_id) constraint means a resent action; under the row

@@ -121,6 +121,10 @@ def turn_score(
             payload["winners"] = list(after.winners())
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields = ("status", "finished_at")
+        entry = ScoreEntry(
+            player_id=player_id, column=column, box=filled.value, points=points, bonus=bonus, turn=after.turns_played
+        )
+        # Inserted with the Move, and only if the Game row's (guarded) update applied.
         record(
             game,
             kind=Move.Kind.SCORE,
@@ -130,10 +134,8 @@ def turn_score(
             action_id=action_id,
             fields=fields,
             rules=after,
+            score=entry,
         )
-        # After the Game row's write: a guarded try has taken the row's lock (or stopped) by now.
-        return ScoreEntry.objects.create(
-            player_id=player_id, column=column, box=filled.value, points=points, bonus=bonus, turn=after.turns_played
-        )
+        return entry
 
     return act(code, score, more_writes=True)

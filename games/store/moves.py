@@ -1,11 +1,11 @@
 """The hot path's statements: an action's Move appended and its Game row updated, in one
 round trip on PostgreSQL, and (``read``) the room read for it without building a query.
 
-An action's writes are the new Move and the Game row's new version and snapshot. The ORM
-needs two statements for that; on PostgreSQL one statement does both (a data-modifying
-``WITH``), which saves a round trip and the building of two queries on the hot path
-(docs/performance.md). SQLite cannot modify data in a ``WITH``: it takes two statements,
-an ``UPDATE`` and an ``INSERT`` built once, run on the driver's connection (the ORM builds
+An action's writes are the new Move and the Game row's new version and snapshot, and for a
+score the filled box's ScoreEntry. The ORM needs a statement for each; on PostgreSQL one
+statement does them all (a data-modifying ``WITH``), which saves round trips and the building
+of the queries on the hot path (docs/performance.md). SQLite cannot modify data in a ``WITH``:
+it takes an ``UPDATE`` and an ``INSERT`` or two, built once, run on the driver's connection (the ORM builds
 each query anew, about half of an action's CPU on SQLite). The columns and the adaptation
 of each value come from the models' fields, so the statements follow the schema. They run
 inside the service's transaction, under its lock; or guarded by the version the action
@@ -28,12 +28,15 @@ from psycopg.types.json import Jsonb
 
 from games.domain import protocol
 from games.domain.room import Room
-from games.store.models import Game, Move
+from games.store.models import Game, Move, ScoreEntry
 
 _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "created_at")  # and game
+_SCORE_FIELDS = ("player", "column", "box", "points", "bonus", "turn")
+
+Row = Game | Move | ScoreEntry
 
 
-def _field(model: type[Game] | type[Move], name: str) -> Field[Any, Any]:
+def _field(model: type[Row], name: str) -> Field[Any, Any]:
     """A column of ``model`` (never a reverse relation: only those are not ``Field``)."""
     field = model._meta.get_field(name)
     if not isinstance(field, Field):
@@ -52,7 +55,7 @@ def _as_is(data: bytes) -> bytes:
     return data
 
 
-def _values(instance: Game | Move, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
+def _values(instance: Row, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
     """The fields' values adapted as the ORM would for this database, the JSON ones with orjson.
 
     ``encoded``: given, it gets the JSON fields' text by name (what the statement stores).
@@ -78,36 +81,48 @@ class Conflict(Exception):
 
 
 @functools.cache
-def _statement(game_fields: tuple[str, ...], guarded: bool) -> str:
+def _statement(game_fields: tuple[str, ...], guarded: bool, scored: bool = False) -> str:
     """The one statement for an action that saves ``game_fields`` (built once per field set).
 
     ``guarded``: the row is only updated if its version is still the one the action read.
+    ``scored``: a filled box's ScoreEntry is inserted too (only if the row was updated); the
+    statement then returns its id after the Move's.
     """
     qn = connection.ops.quote_name
 
-    def column(model: type[Game] | type[Move], name: str) -> str:
+    def column(model: type[Row], name: str) -> str:
         return _column(_field(model, name))
 
     sets = ", ".join(f"{column(Game, name)} = %s" for name in game_fields)
     columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
     placeholders = ", ".join(["%s"] * len(_MOVE_FIELDS))
     guard = f" AND {column(Game, 'version')} = %s" if guarded else ""
+    score, returning = "", qn("id")
+    if scored:
+        score_columns = ", ".join(column(ScoreEntry, name) for name in _SCORE_FIELDS)
+        score_placeholders = ", ".join(["%s"] * len(_SCORE_FIELDS))
+        score = (
+            f", s AS (INSERT INTO {qn(ScoreEntry._meta.db_table)} ({score_columns})"
+            f" SELECT {score_placeholders} FROM g RETURNING {qn('id')})"
+        )
+        returning = f"{qn('id')}, (SELECT s.{qn('id')} FROM s)"
     return (
         f"WITH g AS (UPDATE {qn(Game._meta.db_table)} SET {sets} WHERE {qn('id')} = %s{guard} RETURNING {qn('id')})"
-        f" INSERT INTO {qn(Move._meta.db_table)} ({columns})"
-        f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {qn('id')}"
+        f"{score} INSERT INTO {qn(Move._meta.db_table)} ({columns})"
+        f" SELECT g.{qn('id')}, {placeholders} FROM g RETURNING {returning}"
     )
 
 
 @functools.cache
-def _sqlite_statements(game_fields: tuple[str, ...], guarded: bool) -> tuple[str, str]:
-    """SQLite's two statements for an action that saves ``game_fields``, with qmark parameters.
+def _sqlite_statements(game_fields: tuple[str, ...], guarded: bool) -> tuple[str, str, str]:
+    """SQLite's statements for an action that saves ``game_fields``, with qmark parameters: the
+    Game row's update, the Move's insert, and a filled box's ScoreEntry insert.
 
     ``guarded``: the row is only updated if its version is still the one the action read.
     """
     qn = connection.ops.quote_name
 
-    def column(model: type[Game] | type[Move], name: str) -> str:
+    def column(model: type[Row], name: str) -> str:
         return _column(_field(model, name))
 
     sets = ", ".join(f"{column(Game, name)} = ?" for name in game_fields)
@@ -116,7 +131,10 @@ def _sqlite_statements(game_fields: tuple[str, ...], guarded: bool) -> tuple[str
     columns = ", ".join(column(Move, name) for name in ("game", *_MOVE_FIELDS))
     placeholders = ", ".join(["?"] * (len(_MOVE_FIELDS) + 1))
     insert = f"INSERT INTO {qn(Move._meta.db_table)} ({columns}) VALUES ({placeholders})"
-    return update, insert
+    score_columns = ", ".join(column(ScoreEntry, name) for name in _SCORE_FIELDS)
+    score_placeholders = ", ".join(["?"] * len(_SCORE_FIELDS))
+    score = f"INSERT INTO {qn(ScoreEntry._meta.db_table)} ({score_columns}) VALUES ({score_placeholders})"
+    return update, insert, score
 
 
 @functools.cache
@@ -258,12 +276,20 @@ def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
         return cursor.fetchone()
 
 
-def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None, **move: Any) -> Move:
+def append(
+    game: Game,
+    fields: tuple[str, ...],
+    *,
+    if_version: int | None = None,
+    score: ScoreEntry | None = None,
+    **move: Any,
+) -> Move:
     """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
 
     With ``if_version`` nothing is written unless the stored row is still at that version,
     and ``Conflict`` is raised: the caller read the row without locking it (or took it
-    from ``remembered``), and another action came first.
+    from ``remembered``), and another action came first. ``score``: the box the action
+    filled, inserted by the same statement (saved in place: its ``pk`` is set).
     """
     vendor = connection.vendor
     if vendor not in ("postgresql", "sqlite"):
@@ -271,17 +297,25 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
             raise ValueError("a guarded write is only built for PostgreSQL and SQLite")
         created = Move.objects.create(game=game, **move)
         game.save(update_fields=list(fields))
+        if score is not None:
+            score.save()
         return created
     row = Move(game=game, created_at=timezone.now(), **move)
     guard = [] if if_version is None else [if_version]
     encoded: dict[str, bytes] = {}
     game_values = [*_values(game, fields, encoded), game.pk, *guard]
     move_values = _values(row, _MOVE_FIELDS)
+    score_values = [] if score is None else _values(score, _SCORE_FIELDS)
+    score_pk = None
     if vendor == "postgresql":
-        inserted = _execute_one(_statement(fields, if_version is not None), [*game_values, *move_values])
+        statement = _statement(fields, if_version is not None, score is not None)
+        inserted = _execute_one(statement, [*game_values, *score_values, *move_values])
         pk = None if inserted is None else inserted[0]
+        if inserted is not None and score is not None:
+            score_pk = inserted[1]
     else:
-        pk = _execute_sqlite(_sqlite_statements(fields, if_version is not None), game_values, [game.pk, *move_values])
+        statements = _sqlite_statements(fields, if_version is not None)
+        pk, score_pk = _execute_sqlite(statements, game_values, [game.pk, *move_values], score_values or None)
     if pk is None:
         forget(game.code)
         if if_version is not None:
@@ -298,31 +332,43 @@ def append(game: Game, fields: tuple[str, ...], *, if_version: int | None = None
         transaction.on_commit(remember)
     else:
         forget(game.code)
-    row.pk = pk
-    row._state.adding = False
-    row._state.db = connection.alias
+    for saved, saved_pk in ((row, pk), (score, score_pk)):
+        if saved is not None:
+            saved.pk = saved_pk
+            saved._state.adding = False
+            saved._state.db = connection.alias
     return row
 
 
-def _execute_sqlite(statements: tuple[str, str], game_values: list[Any], move_values: list[Any]) -> int | None:
-    """SQLite's update of the Game row, then (if it changed a row) the Move's insert; the Move's id or None.
+def _execute_sqlite(
+    statements: tuple[str, str, str], game_values: list[Any], move_values: list[Any], score_values: list[Any] | None
+) -> tuple[int | None, int | None]:
+    """SQLite's update of the Game row, then (if it changed a row) the Move's insert and the filled box's
+    (``score_values``, if any); their ids, or (None, None) when the row was not updated.
 
     On the driver's connection, as Django's cursor would run them less its query
     rewriting; through Django's cursor while queries are logged, to be seen.
     """
-    update, insert = statements
+    update, insert, score = statements
     if connection.queries_logged:
         with connection.cursor() as cursor:
             cursor.execute(update.replace("?", "%s"), game_values)
             if cursor.rowcount != 1:
-                return None
+                return None, None
             cursor.execute(insert.replace("?", "%s"), move_values)
-            return cursor.lastrowid  # type: ignore[no-any-return]
+            move_pk = cursor.lastrowid
+            if score_values is None:
+                return move_pk, None
+            cursor.execute(score.replace("?", "%s"), score_values)
+            return move_pk, cursor.lastrowid
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_no_broken_transaction()
     raw = connection.connection
     with connection.wrap_database_errors:
         if raw.execute(update, game_values).rowcount != 1:
-            return None
-        return raw.execute(insert, move_values).lastrowid  # type: ignore[no-any-return]
+            return None, None
+        move_pk = raw.execute(insert, move_values).lastrowid
+        if score_values is None:
+            return move_pk, None
+        return move_pk, raw.execute(score, score_values).lastrowid

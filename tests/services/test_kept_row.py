@@ -9,14 +9,17 @@ test_sqlite_turns.py (the embedded default).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.domain.room import Room
 from games.domain.rules import RuleViolation
-from games.store import moves
+from games.store import moves, players
 from games.store.models import Game, Move, ScoreEntry
 from tests.factories import rolled_room, written_elsewhere
 
@@ -56,14 +59,16 @@ def test_an_action_on_a_remembered_row_that_moved_on_elsewhere_writes_nothing_an
 def test_a_rolled_back_write_is_not_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
     table, who, version = rolled_room()
 
-    def broken(**kwargs: Any) -> ScoreEntry:
-        raise RuntimeError("the score entry's insert failed")
+    def broken(*args: Any) -> None:
+        raise RuntimeError("a write after the Move's failed")
 
-    monkeypatch.setattr(ScoreEntry.objects, "create", broken)
+    # The seats' rows are written after the Move's statement, in the action's transaction.
+    monkeypatch.setattr(players, "follow", broken)
     with pytest.raises(RuntimeError):
         services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
     game = Game.objects.get(code=table.code)
     assert game.version == version and not game.moves.filter(action_id="s").exists()
+    assert not ScoreEntry.objects.filter(player__game=game, box="chance").exists()
     kept = moves.remembered(table.code)
     assert kept is None or kept.version == version
 
@@ -89,3 +94,20 @@ def test_the_schedulers_own_columns_drop_the_remembered_row(monkeypatch: pytest.
     game = Game.objects.get(code=table.code)
     work._update(table.code, Game.objects.filter(pk=game.pk), due_at=None)
     assert moves.remembered(table.code) is None
+
+
+@pytest.mark.parametrize("seen", [False, True], ids=["driver", "logged"])
+def test_a_scores_entry_is_written_by_the_moves_statement_and_comes_back_saved(seen: bool) -> None:
+    """On the driver's connection (or prepared) and through Django's cursor alike: the ORM's row, its id given back."""
+    table, who, version = rolled_room()
+    with CaptureQueriesContext(connection) if seen else contextlib.nullcontext():
+        entry = services.turn_score(
+            code=table.code, controller=who, box="chance", expected_version=version, action_id="s"
+        )
+    assert entry.pk is not None and not entry._state.adding
+    stored = ScoreEntry.objects.get(pk=entry.pk)
+    fields = ("player_id", "column", "box", "points", "bonus", "turn")
+    assert [getattr(stored, f) for f in fields] == [getattr(entry, f) for f in fields]
+    move = Move.objects.get(game__code=table.code, action_id="s")
+    assert (move.payload["box"], move.payload["points"], move.payload["turn"]) == ("chance", entry.points, entry.turn)
+    assert ScoreEntry.objects.filter(player__game__code=table.code).count() == 1

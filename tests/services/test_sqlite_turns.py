@@ -3,7 +3,7 @@
 ``services.actions.act`` runs every action in ``BEGIN IMMEDIATE``: on the room's row as this
 process last wrote it (``moves.remembered``, no read) with a guarded ``UPDATE``, else on the
 row read by the statement built once (``moves.read``); ``moves.append`` writes the Game row
-and the Move with two statements built once, on the driver's connection. These tests check
+and the Move (and a score's ScoreEntry) with statements built once, on the driver's connection. These tests check
 that it takes that path and that what is written and read is what the ORM writes and reads.
 The kept row's behaviour on either database is in test_kept_row.py; PostgreSQL's statements
 in test_unlocked_turns.py.
@@ -50,6 +50,20 @@ def test_an_action_on_a_room_this_process_wrote_is_one_guarded_update_and_one_in
     assert kept is not None
     for field in Game._meta.concrete_fields:  # what it keeps is the committed row
         assert getattr(kept, field.attname) == getattr(game, field.attname), field.name
+
+
+def test_a_score_on_a_room_this_process_wrote_is_one_guarded_update_and_the_moves_and_boxs_inserts() -> None:
+    table, who, version = rolled_room()
+    with CaptureQueriesContext(connection) as queries:
+        services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
+    sql = _statements(queries)
+    assert sql[0].startswith("BEGIN IMMEDIATE") and sql[-1] == "COMMIT", sql
+    body = sql[1:-1]
+    assert body[0].startswith('UPDATE "games_game" SET') and ' AND "version" = ' in body[0].split("WHERE")[1]
+    assert body[1].startswith('INSERT INTO "games_move"')
+    assert body[2].startswith('INSERT INTO "games_scoreentry"')
+    assert not any("scoreentry" in statement for statement in body[3:]), body
+    assert ScoreEntry.objects.filter(player__game__code=table.code, box="chance").count() == 1
 
 
 def test_a_room_this_process_has_not_written_is_read_once_then_written() -> None:

@@ -39,7 +39,7 @@ def test_a_roll_is_one_unlocked_read_and_one_write() -> None:
     assert sql[1].startswith("WITH g AS (UPDATE") and '"version" = ' in sql[1].split("RETURNING")[0]
 
 
-def test_a_score_writes_the_game_row_before_its_score_entry() -> None:
+def test_a_score_writes_its_score_entry_in_the_game_rows_guarded_statement() -> None:
     table = open_room(2)
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
@@ -49,8 +49,12 @@ def test_a_score_writes_the_game_row_before_its_score_entry() -> None:
         services.turn_score(code=table.code, controller=who, box="chance", expected_version=version, action_id="s")
     sql = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(_TRANSACTION)]
     assert "FOR UPDATE" not in sql[0]
-    # The guarded update takes the row lock before the score entry is written.
-    assert sql[1].startswith("WITH g AS (UPDATE") and "scoreentry" in sql[2]
+    # One statement: the guarded update takes the row lock, and the score entry is inserted
+    # only from its result (FROM g: nothing when another action moved the row on).
+    assert sql[1].startswith("WITH g AS (UPDATE") and '"version" = ' in sql[1].split("RETURNING")[0]
+    score = sql[1].split("s AS (INSERT INTO", 1)
+    assert len(score) == 2 and "scoreentry" in score[1].split(")")[0] and "FROM g" in score[1]
+    assert not any("scoreentry" in statement for statement in sql[2:])
     assert ScoreEntry.objects.filter(player__game__code=table.code, box="chance").count() == 1
 
 
