@@ -250,8 +250,12 @@ def test_the_same_roll_sent_twice_without_a_version_applies_once() -> None:
 
 
 def test_many_threads_racing_one_roll_apply_it_once() -> None:
-    contended, rounds = 0, 5
-    for _ in range(rounds):
+    # Eight calls all side by side (each started before any finished) is rarer than two on a
+    # loaded machine: after five rounds, more follow until three of them were (at most
+    # fifteen in all), each round checked whether it overlapped or not.
+    contended, rounds, needed = 0, 0, 3
+    while rounds < 5 or (contended < needed and rounds < 15):
+        rounds += 1
         table = open_room(3)
         who, version = table.current(), table.version()
         outcomes = race(
@@ -270,4 +274,4 @@ def test_many_threads_racing_one_roll_apply_it_once() -> None:
         assert game.moves.filter(kind=Move.Kind.ROLL).count() == 1
         assert game.snapshot["rolls"] == 1
         assert game.snapshot["rules"]["turn"]["rolls_used"] == 1
-    assert_raced(contended, rounds)
+    assert contended >= needed, f"the calls overlapped in only {contended} of {rounds} rounds"
