@@ -27,7 +27,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from games.domain import errors
+from games.domain import errors, protocol
 from games.realtime import fanout
 from games.realtime.limits import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
 from games.realtime.threads import db_async, db_upkeep
@@ -301,7 +301,10 @@ async def _resync_when_back(socket: RoomSocket, code: str) -> None:
         except Exception:  # noqa: BLE001 - not yet
             delay = min(delay * 2, 4.0)
             continue
-        await socket.send(text_data=text)
+        # Read while the room may have moved on: a newer state this process has delivered to the
+        # room's sockets since (this one among them) stands, since a socket's version only grows.
+        if current().latest.get(code, -1) <= protocol.loads(text)["version"]:
+            await socket.send(text_data=text)
         return
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 from typing import Any
 from unittest import mock
@@ -185,4 +186,34 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
         assert not [f for f in await frames_before_pong(ws) if f["type"] == "state"]  # still away
     resynced = (await frames_until(ws, "state", timeout=5))[-1]  # back: the page gets the state
     assert resynced["version"] == state["version"]
+    await ws.disconnect()
+
+
+async def test_the_resync_after_an_unknown_outcome_never_sends_a_state_older_than_the_socket_has() -> None:
+    """The database answers the resync with a state read before the room moved on: it is not sent."""
+    room, sessions = await make_room(1)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    moved_on = threading.Event()
+    answered: list[str] = []
+
+    def read_before_the_room_moved_on(code: str) -> str:
+        if not moved_on.is_set():
+            raise OperationalError("still down")
+        answered.append(code)
+        return json.dumps(state)  # as read just before the next action's commit
+
+    down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
+    with mock.patch.object(presence, "state_text", side_effect=read_before_the_room_moved_on):
+        with mock.patch.object(services, "turn_roll", _lost_before), down:
+            await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
+            error = json.loads(await ws.receive_from())
+        assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
+        await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
+        rolled = (await frames_until(ws, "state"))[-1]
+        assert rolled["version"] == state["version"] + 1
+        moved_on.set()
+        await until(lambda: bool(answered), "the resync to read the room again")
+        late = [f["version"] for f in await frames_before_pong(ws) if f["type"] == "state"]
+    assert late == [], f"states older than version {rolled['version']} sent after it: {late}"
     await ws.disconnect()
