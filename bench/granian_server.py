@@ -17,7 +17,6 @@ is not one of the project's dependencies: ``uv pip install granian`` into the ve
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 
 
@@ -34,14 +33,12 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError as error:
         raise SystemExit(f"granian is not installed ({error}): .venv/bin/uv pip install granian") from error
 
-    from yahtzee.serve import gc_threshold
+    from yahtzee.serve import tune_gc
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "yahtzee.settings")
     from yahtzee.asgi import application
 
-    if os.environ.get("GC_FREEZE", "1") != "0":
-        gc.freeze()
-    gc.set_threshold(*gc_threshold(os.environ.get("GC_THRESHOLD", "")))
+    tune_gc()
     server = Server(
         application,
         address=args.host,

@@ -136,10 +136,15 @@ def start(config: uvicorn.Config, *, migrate: bool = False) -> uvicorn.Server:
         call_command("migrate", interactive=False)
         gc.collect()  # what the migration graph left behind is not frozen with the rest
         tables.resume()
+    tune_gc()
+    return uvicorn.Server(config)
+
+
+def tune_gc() -> None:
+    """Once the application is imported: freeze what it made (unless ``GC_FREEZE=0``) and set ``GC_THRESHOLD``."""
     if os.environ.get("GC_FREEZE", "1") != "0":
         gc.freeze()
     gc.set_threshold(*gc_threshold(os.environ.get("GC_THRESHOLD", "")))
-    return uvicorn.Server(config)
 
 
 # The cyclic collector's thresholds for a worker (``GC_THRESHOLD``, Python's own are

@@ -27,7 +27,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from games.domain import errors, protocol
+from games.domain import errors
 from games.realtime import fanout
 from games.realtime.limits import CLEAR_REFUSALS, CONNECTS, UNKNOWN, Bucket, limiter
 from games.realtime.threads import db_async, db_upkeep
@@ -297,13 +297,13 @@ async def _resync_when_back(socket: RoomSocket, code: str) -> None:
     while asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(delay)
         try:
-            text = await db_async(presence.state_text)(code)
+            text, version = await db_async(presence.state_with_version)(code)
         except Exception:  # noqa: BLE001 - not yet
             delay = min(delay * 2, 4.0)
             continue
         # Read while the room may have moved on: a newer state this process has delivered to the
         # room's sockets since (this one among them) stands, since a socket's version only grows.
-        if current().latest.get(code, -1) <= protocol.loads(text)["version"]:
+        if current().latest.get(code, -1) <= version:
             await socket.send(text_data=text)
         return
 

@@ -5,10 +5,10 @@ An action's writes are the new Move and the Game row's new version and snapshot,
 score the filled box's ScoreEntry. The ORM needs a statement for each; on PostgreSQL one
 statement does them all (a data-modifying ``WITH``), which saves round trips and the building
 of the queries on the hot path (docs/performance.md). SQLite cannot modify data in a ``WITH``:
-it takes an ``UPDATE`` and an ``INSERT`` or two, built once, run on the driver's connection (the ORM builds
-each query anew, about half of an action's CPU on SQLite). The columns and the adaptation
-of each value come from the models' fields, so the statements follow the schema. They run
-inside the service's transaction, under its lock; or guarded by the version the action
+it takes an ``UPDATE`` and an ``INSERT`` or two, built once, run on the driver's connection
+(the ORM builds each query anew, about half of an action's CPU on SQLite). The columns and
+the adaptation of each value come from the models' fields, so the statements follow the
+schema. They run inside the service's transaction, under its lock; or guarded by the version the action
 read (``games.services.actions.act``): on PostgreSQL a transaction of its own, on SQLite
 inside the action's ``BEGIN IMMEDIATE``.
 """

@@ -176,7 +176,7 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
     down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
-    also_down = mock.patch.object(presence, "state_text", side_effect=OperationalError("still down"))
+    also_down = mock.patch.object(presence, "state_with_version", side_effect=OperationalError("still down"))
     with mock.patch.object(services, "turn_roll", _lost_before), down, also_down as state_text:
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
         error = json.loads(await ws.receive_from())
@@ -197,14 +197,14 @@ async def test_the_resync_after_an_unknown_outcome_never_sends_a_state_older_tha
     moved_on = threading.Event()
     answered: list[str] = []
 
-    def read_before_the_room_moved_on(code: str) -> str:
+    def read_before_the_room_moved_on(code: str) -> tuple[str, int]:
         if not moved_on.is_set():
             raise OperationalError("still down")
         answered.append(code)
-        return json.dumps(state)  # as read just before the next action's commit
+        return json.dumps(state), state["version"]  # as read just before the next action's commit
 
     down = mock.patch.object(selectors, "action_stored", side_effect=OperationalError("still down"))
-    with mock.patch.object(presence, "state_text", side_effect=read_before_the_room_moved_on):
+    with mock.patch.object(presence, "state_with_version", side_effect=read_before_the_room_moved_on):
         with mock.patch.object(services, "turn_roll", _lost_before), down:
             await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
             error = json.loads(await ws.receive_from())
