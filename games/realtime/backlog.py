@@ -20,6 +20,15 @@ on any close but 4404, and a new socket starts with the room's whole state, so i
 With no transport in reach (another ASGI server, a test communicator) the backlog is the
 outbox alone, and cutting a connection ends the application, leaving the connection to
 the server.
+
+Under uvicorn's sans-I/O websocket protocol a text frame whose socket has nothing queued
+ahead of it is written by ``put`` itself, as the bytes of a websocket frame built once for
+every socket that sends the same text (a room's state goes to each of its sockets): the
+server's ``send`` would frame and encode it again for each socket, and the writer task
+would be woken once a socket and frame. It is written so only where that ``send`` would
+write it at once: the connection open, no close sent, the transport taking writes (not
+paused by flow control), no extension negotiated (compression is off, yahtzee/serve.py).
+Anything else goes through the queue and the server's ``send`` as before.
 """
 
 from __future__ import annotations
@@ -31,6 +40,8 @@ from collections import deque
 from typing import Any
 
 from django.conf import settings
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +80,22 @@ def backlog(transport: Any) -> int:
     return len(transport.dataBuffer) - int(getattr(transport, "offset", 0)) + int(getattr(transport, "_tempDataLen", 0))
 
 
+def direct_writer(send: Any) -> Any:
+    """uvicorn's sans-I/O websocket protocol behind ``send`` (whose ``send`` writes a frame at once), or None."""
+    protocol = getattr(send, "__self__", None)
+    conn = getattr(protocol, "conn", None)
+    needed = ("transport", "writable", "disconnected", "close_sent", "handshake_complete", "initial_response")
+    if conn is None or not all(hasattr(protocol, name) for name in needed) or not hasattr(conn, "extensions"):
+        return None
+    return protocol
+
+
+@functools.lru_cache(maxsize=64)
+def wire_frame(text: str) -> bytes:
+    """``text`` as a whole, unmasked websocket text frame: what a server writes for it (the same for every socket)."""
+    return Frame(Opcode.TEXT, text.encode()).serialize(mask=False)
+
+
 def _size(message: dict[str, Any]) -> int:
     data = message.get("text")
     if data is None:
@@ -83,6 +110,7 @@ class Outbox:
         self._send = send
         self.path = path
         self.transport = transport_of(send)
+        self.direct = direct_writer(send)
         self.limit: int = settings.WS_SEND_BACKLOG
         self.grace: float = settings.WS_SEND_GRACE
         self.messages: deque[dict[str, Any]] = deque()
@@ -91,6 +119,7 @@ class Outbox:
         self.behind = False  # closed for falling behind (4009)
         self.dead = False  # the server's send failed: the connection is gone
         self.was_cut = False
+        self.sending = False  # the writer task is in the server's send (which may wait): nothing overtakes it
         self._ready = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()  # the application's, ended by a cut with no transport
@@ -107,11 +136,33 @@ class Outbox:
             if self.limit and self.queued + size + backlog(self.transport) > self.limit:
                 self._too_far_behind(size)
                 return
+            if self.direct is not None and not self.messages and not self.sending and self._write_now(message):
+                return
             self.queued += size
         elif kind == "websocket.close":
             self._closing()
         self.messages.append(message)
         self._ready.set()
+
+    def _write_now(self, message: dict[str, Any]) -> bool:
+        """Write a text frame to the transport now, as the server's ``send`` would; False where it would not."""
+        protocol = self.direct
+        text = message.get("text")
+        conn = protocol.conn
+        if (
+            text is None
+            or conn.state is not State.OPEN
+            or conn.extensions
+            or protocol.close_sent
+            or protocol.disconnected
+            or not protocol.handshake_complete
+            or protocol.initial_response is not None
+            or not protocol.writable.is_set()
+            or protocol.transport.is_closing()
+        ):
+            return False
+        protocol.transport.write(wire_frame(text))
+        return True
 
     async def send(self, message: dict[str, Any]) -> None:
         """The ``send`` the application gets: queues, never waits."""
@@ -141,6 +192,7 @@ class Outbox:
                 if message is _END:
                     return
                 self.queued -= _size(message) if message["type"] == "websocket.send" else 0
+                self.sending = True
                 try:
                     await self._send(message)
                 except Exception:  # the connection went meanwhile: nothing more can go out
@@ -149,6 +201,8 @@ class Outbox:
                     self.messages.clear()
                     self.queued = 0
                     return
+                finally:
+                    self.sending = False
 
     async def finish(self) -> None:
         """The application returned: what it queued (its close, say) gets WS_SEND_GRACE to go out."""

@@ -278,6 +278,191 @@ class QueuedSocket:
             self.outbox.put({"type": "websocket.send", "text": text})
 
 
+# --- under uvicorn's own websocket protocol ----------------------------------------------------
+
+
+class LoopbackTransport(asyncio.Transport):
+    """The asyncio transport under uvicorn's protocol: what is written, and a buffer size to set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.buffered = 0
+        self.closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += data
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def abort(self) -> None:
+        self.closing = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+
+def uvicorn_socket(app: Any) -> tuple[Any, LoopbackTransport, Any]:
+    """uvicorn's sans-I/O websocket protocol serving ``app`` behind BoundedSend, its client's handshake sent."""
+    from uvicorn.config import Config
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from uvicorn.server import ServerState
+    from websockets.client import ClientProtocol
+    from websockets.uri import parse_uri
+
+    config = Config(app=BoundedSend(app), ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off")
+    config.load()
+    server = WebSocketsSansIOProtocol(config=config, server_state=ServerState(), app_state={})
+    transport = LoopbackTransport()
+    server.connection_made(transport)
+    client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws/rooms/x/"))
+    client.send_request(client.connect())
+    server.data_received(b"".join(client.data_to_send()))
+    return server, transport, client
+
+
+def received(client: Any, transport: LoopbackTransport) -> list[str]:
+    """The text frames the client has been sent since the last call."""
+    client.receive_data(bytes(transport.written))
+    transport.written.clear()
+    return [event.data.decode() for event in client.events_received() if getattr(event, "opcode", None) == 1]
+
+
+async def test_under_uvicorn_a_frame_is_written_at_once_and_built_once_for_every_socket(small: Any) -> None:
+    from websockets.frames import Frame, Opcode
+
+    def app_putting(state: str, puts: asyncio.Event) -> Any:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            assert (await receive())["type"] == "websocket.connect"
+            await send({"type": "websocket.accept"})
+            await puts.wait()
+            scope[OUTBOX].put({"type": "websocket.send", "text": state})  # fanout's way in
+            await send({"type": "websocket.send", "text": "after"})
+            while (await receive())["type"] != "websocket.disconnect":  # the socket stays open
+                pass
+
+        return app
+
+    state = json.dumps({"type": "state", "version": 7, "pad": "x" * 200})
+    puts = asyncio.Event()
+    sockets = [uvicorn_socket(app_putting(state, puts)) for _ in range(2)]
+    await settle()  # accepted
+    for server, transport, client in sockets:
+        assert client.handshake_exc is None and received(client, transport) == []
+        server.conn.send_text = None  # the server's own framing is not called from here on
+    puts.set()
+    await settle()
+    for server, transport, client in sockets:
+        # Both the fan-out's frame and the application's own: written in order, by the outbox.
+        assert received(client, transport) == [state, "after"]
+        assert server.queue.qsize() == 0 and not server.close_sent
+    # What the outbox writes is what the server's send would have: one unmasked text frame.
+    from games.realtime.backlog import wire_frame
+
+    assert wire_frame(state) == Frame(Opcode.TEXT, state.encode()).serialize(mask=False)
+    assert wire_frame(state) is wire_frame(state)  # built once for every socket
+    for server, _transport, _client in sockets:
+        server.connection_lost(None)
+    await settle()
+
+
+async def test_under_uvicorn_a_paused_transport_queues_frames_and_sends_them_in_order_when_it_resumes(
+    small: Any,
+) -> None:
+    box: dict[str, Outbox] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        box["outbox"] = scope[OUTBOX]
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    server, transport, client = uvicorn_socket(app)
+    await settle()
+    outbox = box["outbox"]
+    outbox.put({"type": "websocket.send", "text": "one"})
+    assert received(client, transport) == ["one"]  # written in put, not later
+    server.pause_writing()  # the kernel's buffer is full: uvicorn's send waits
+    transport.buffered = 300
+    for text in ("two", "three"):
+        outbox.put({"type": "websocket.send", "text": text})
+    await settle()
+    # "two" in the server's send, waiting for the transport; "three" queued behind it.
+    assert received(client, transport) == [] and outbox.sending and [m["text"] for m in outbox.messages] == ["three"]
+    server.resume_writing()
+    outbox.put({"type": "websocket.send", "text": "four"})  # behind the queued ones, not ahead
+    await settle()
+    assert received(client, transport) == ["two", "three", "four"] and not outbox.messages
+    # One frame waiting in the server's send, none queued: the next one still does not overtake it.
+    server.pause_writing()
+    outbox.put({"type": "websocket.send", "text": "five"})
+    await settle()
+    assert outbox.sending and not outbox.messages
+    server.resume_writing()
+    outbox.put({"type": "websocket.send", "text": "six"})
+    await settle()
+    assert received(client, transport) == ["five", "six"] and not outbox.sending
+    # Past the bound, paused: closed with 4009, as through the server's send.
+    server.pause_writing()
+    transport.buffered = 990
+    outbox.put({"type": "websocket.send", "text": "x" * 20})
+    assert outbox.behind and outbox.closed
+    server.resume_writing()
+    await settle()
+    client.receive_data(bytes(transport.written))
+    closes = [event for event in client.events_received() if getattr(event, "opcode", None) == 8]
+    assert len(closes) == 1 and client.close_rcvd is not None and client.close_rcvd.code == CLOSE_TOO_SLOW
+    outbox.put({"type": "websocket.send", "text": "late"})  # nothing after the close
+    await settle()
+    assert received(client, transport) == []
+    server.connection_lost(None)
+    await settle()
+
+
+async def test_under_uvicorn_nothing_is_written_directly_after_the_close_or_once_the_transport_closes(
+    small: Any,
+) -> None:
+    box: dict[str, Outbox] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        box["outbox"] = scope[OUTBOX]
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    server, transport, client = uvicorn_socket(app)
+    await settle()
+    outbox = box["outbox"]
+    transport.closing = True  # the connection is going: the server's send decides, not the outbox
+    assert not outbox._write_now({"type": "websocket.send", "text": "a"})
+    transport.closing = False
+    server.close_sent = True
+    assert not outbox._write_now({"type": "websocket.send", "text": "a"})
+    server.close_sent = False
+    assert outbox._write_now({"type": "websocket.send", "text": "a"})
+    assert not outbox._write_now({"type": "websocket.send", "bytes": b"a"})  # binary: the server's send
+    server.conn.extensions = [object()]  # an extension (compression) would change the frame's bytes
+    assert not outbox._write_now({"type": "websocket.send", "text": "a"})
+    server.connection_lost(None)
+    await settle()
+    assert not outbox._write_now({"type": "websocket.send", "text": "a"})
+
+
 async def test_a_socket_whose_client_stopped_reading_holds_up_no_other_socket_of_the_room(small: Any) -> None:
     code = f"stuck{id(small)}"
     stuck, fine = UvicornProtocol(), UvicornProtocol()
