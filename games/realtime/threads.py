@@ -1,9 +1,10 @@
 """Which thread a service call runs in, from the event loop.
 
-SQLite has one writer, so its calls share Channels' single database thread (thread
-sensitive). PostgreSQL takes writers side by side: calls run in a small pool of
-``DB_THREADS`` threads per process, each with its own connection, and the services' row
-lock (``select_for_update``) still serialises the actions of one room. Measured in
+SQLite has one writer, so its calls run in one database thread of the process's own (on
+Channels' single database thread for an in-memory database: games.realtime.transport).
+PostgreSQL takes writers side by side: calls run in a small pool of ``DB_THREADS`` threads
+per process, each with its own connection, and the services' row lock
+(``select_for_update``) still serialises the actions of one room. Measured in
 docs/performance.md: with one database thread every action of a process waits for every
 other action's round trips; with many, two processes on two cores lose more to
 contention than they gain.
@@ -40,7 +41,7 @@ R = TypeVar("R")
 def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """``service`` as a coroutine function, run in the thread its database calls for.
 
-    On PostgreSQL the call goes straight to the pool (``run_in_executor``), in a copy of the
+    The call goes straight to the transport's threads (``run_in_executor``), in a copy of the
     caller's context, with the connection upkeep Django does between requests done once,
     after the call (``close_old_connections``: a connection that failed and no longer
     answers, or that is older than ``CONN_MAX_AGE``, is closed, and the next call opens a
@@ -50,7 +51,7 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     third more CPU for a call that only touches its kept connection (docs/performance.md).
     """
     wrapped: Callable[P, Awaitable[R]]  # Channels has no type information
-    executor = current().pool  # None but on PostgreSQL (games.realtime.transport)
+    executor = current().pool  # None for an in-memory SQLite database (games.realtime.transport)
     if executor is None:
         wrapped = database_sync_to_async(service)
         return wrapped

@@ -69,10 +69,25 @@ class Trigger:
 
 
 def _pool() -> ThreadPoolExecutor | None:
-    """PostgreSQL takes writers side by side: a pool of DB_THREADS threads (games.realtime.threads)."""
-    if connections["default"].vendor == "postgresql" and settings.DB_THREADS > 1:
+    """The threads the game's database calls run in (games.realtime.threads), or None for Channels' one.
+
+    PostgreSQL takes writers side by side: a pool of DB_THREADS threads. SQLite has one
+    writer: one thread of the transport's own, for a database file. An in-memory database
+    (the tests') stays on Channels' thread, which the tests' own database calls use too:
+    SQLite's shared in-memory cache refuses a second connection's write while another holds
+    a table's lock, where a file's connections wait their turn.
+    """
+    database = connections["default"]
+    if database.vendor == "postgresql" and settings.DB_THREADS > 1:
         return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db")
+    if database.vendor == "sqlite" and not database.is_in_memory_db():
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
     return None
+
+
+def _threads() -> int:
+    """How many threads ``_pool`` starts."""
+    return settings.DB_THREADS if connections["default"].vendor == "postgresql" else 1
 
 
 @dataclass
@@ -121,6 +136,7 @@ class Transport:
         )
         # The database threads.
         self.pool = _pool()
+        self.pool_threads = 0 if self.pool is None else _threads()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
@@ -209,7 +225,7 @@ async def reset() -> None:
     for hook in transport.reset_hooks:
         await hook()
     if transport.pool is not None:
-        await loop.run_in_executor(None, _drain, transport.pool, settings.DB_THREADS)
+        await loop.run_in_executor(None, _drain, transport.pool, transport.pool_threads)
     await database_sync_to_async(connections.close_all)()
     transport.forget()
 

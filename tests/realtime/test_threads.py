@@ -100,3 +100,38 @@ async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_
     assert running == [0, 1]
     with pytest.raises(asyncio.CancelledError):
         await first
+
+
+class Database:
+    """What ``transport._pool`` asks of the default database."""
+
+    def __init__(self, vendor: str, in_memory: bool = False) -> None:
+        self.vendor, self.in_memory = vendor, in_memory
+
+    def is_in_memory_db(self) -> bool:
+        return self.in_memory
+
+
+@pytest.mark.parametrize(
+    ("vendor", "in_memory", "threads_of_its_own"),
+    [("postgresql", False, 3), ("sqlite", False, 1), ("sqlite", True, 0)],
+)
+async def test_the_game_s_calls_get_threads_of_their_own_but_on_an_in_memory_sqlite_database(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, vendor: str, in_memory: bool, threads_of_its_own: int
+) -> None:
+    from games.realtime import transport
+
+    settings.DB_THREADS = 3
+    monkeypatch.setattr(transport, "connections", {"default": Database(vendor, in_memory)})
+    made = transport.Transport()
+    try:
+        assert made.pool_threads == threads_of_its_own
+        if threads_of_its_own:
+            assert made.pool is not None
+            names = {made.pool.submit(lambda: threading.current_thread().name).result() for _ in range(20)}
+            assert all(name.startswith("db") for name in names) and len(names) <= threads_of_its_own
+        else:
+            assert made.pool is None  # Channels' one thread, which the tests' own calls share
+    finally:
+        if made.pool is not None:
+            made.pool.shutdown()
