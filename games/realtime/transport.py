@@ -80,7 +80,7 @@ def _pool() -> ThreadPoolExecutor | None:
     database = connections["default"]
     if database.vendor == "postgresql" and settings.DB_THREADS > 1:
         return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db")
-    if database.vendor == "sqlite" and not database.is_in_memory_db():
+    if database.vendor == "sqlite" and not database.is_in_memory_db():  # type: ignore[attr-defined]
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
     return None
 
