@@ -24,6 +24,8 @@ def test_the_check_reports_serious_violations_and_nothing_on_a_clean_page(harnes
     found = serious_violations(page)
     assert {v.split(" ", 1)[0] for v in found} == {"color-contrast", "image-alt"}, found
     assert all("(serious)" in v or "(critical)" in v for v in found)
+    # Each says where: the elements' selectors (left out of the first pass, asked for once one is found).
+    assert [v.rsplit(" — ", 1)[1] for v in found if v.startswith("image-alt")] == ['[["img"]]'], found
     # axe is put in the page once: a second check reuses it and sees the same.
     assert serious_violations(page) == found
     assert serious_violations(harness(GOOD)) == []
