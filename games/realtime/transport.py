@@ -68,8 +68,8 @@ class Trigger:
         self.due = False
 
 
-def _pool() -> ThreadPoolExecutor | None:
-    """The threads the game's database calls run in (games.realtime.threads), or None for Channels' one.
+def _pool() -> tuple[ThreadPoolExecutor | None, int]:
+    """The threads the game's database calls run in (games.realtime.threads), and how many; None for Channels' one.
 
     PostgreSQL takes writers side by side: a pool of DB_THREADS threads. SQLite has one
     writer: one thread of the transport's own, for a database file. An in-memory database
@@ -79,15 +79,10 @@ def _pool() -> ThreadPoolExecutor | None:
     """
     database = connections["default"]
     if database.vendor == "postgresql" and settings.DB_THREADS > 1:
-        return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db")
+        return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db"), settings.DB_THREADS
     if database.vendor == "sqlite" and not database.is_in_memory_db():  # type: ignore[attr-defined]
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
-    return None
-
-
-def _threads() -> int:
-    """How many threads ``_pool`` starts."""
-    return settings.DB_THREADS if connections["default"].vendor == "postgresql" else 1
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="db"), 1
+    return None, 0
 
 
 @dataclass
@@ -135,8 +130,7 @@ class Transport:
             weakref.WeakKeyDictionary()
         )
         # The database threads.
-        self.pool = _pool()
-        self.pool_threads = 0 if self.pool is None else _threads()
+        self.pool, self.pool_threads = _pool()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )

@@ -341,6 +341,22 @@ def received(client: Any, transport: LoopbackTransport) -> list[str]:
     return [event.data.decode() for event in client.events_received() if getattr(event, "opcode", None) == 1]
 
 
+async def accepted_socket() -> tuple[Any, LoopbackTransport, Any, Outbox]:
+    """A socket under uvicorn's protocol that its application accepted and keeps open; its outbox."""
+    box: dict[str, Outbox] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        box["outbox"] = scope[OUTBOX]
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    server, transport, client = uvicorn_socket(app)
+    await settle()
+    return server, transport, client, box["outbox"]
+
+
 async def test_under_uvicorn_a_frame_is_written_at_once_and_built_once_for_every_socket(small: Any) -> None:
     from websockets.frames import Frame, Opcode
 
@@ -382,18 +398,7 @@ async def test_under_uvicorn_a_frame_is_written_at_once_and_built_once_for_every
 async def test_under_uvicorn_a_paused_transport_queues_frames_and_sends_them_in_order_when_it_resumes(
     small: Any,
 ) -> None:
-    box: dict[str, Outbox] = {}
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        box["outbox"] = scope[OUTBOX]
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
-
-    server, transport, client = uvicorn_socket(app)
-    await settle()
-    outbox = box["outbox"]
+    server, transport, client, outbox = await accepted_socket()
     outbox.put({"type": "websocket.send", "text": "one"})
     assert received(client, transport) == ["one"]  # written in put, not later
     server.pause_writing()  # the kernel's buffer is full: uvicorn's send waits
@@ -436,18 +441,7 @@ async def test_under_uvicorn_a_paused_transport_queues_frames_and_sends_them_in_
 async def test_under_uvicorn_nothing_is_written_directly_after_the_close_or_once_the_transport_closes(
     small: Any,
 ) -> None:
-    box: dict[str, Outbox] = {}
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        box["outbox"] = scope[OUTBOX]
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
-
-    server, transport, client = uvicorn_socket(app)
-    await settle()
-    outbox = box["outbox"]
+    server, transport, client, outbox = await accepted_socket()
     transport.closing = True  # the connection is going: the server's send decides, not the outbox
     assert not outbox._write_now({"type": "websocket.send", "text": "a"})
     transport.closing = False
