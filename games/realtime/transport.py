@@ -129,8 +129,11 @@ class Transport:
         self.draining: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = (
             weakref.WeakKeyDictionary()
         )
-        # The database threads.
-        self.pool, self.pool_threads = _pool()
+        # The database threads: made when first asked for, once the database is what it will be
+        # (this object is made when the module is imported; a test run replaces the database
+        # with an in-memory one after that).
+        self._threads: tuple[ThreadPoolExecutor | None, int] | None = None
+        self._threads_lock = threading.Lock()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
@@ -139,6 +142,28 @@ class Transport:
         self.trim = Trigger()
         # Background work, kept until it ends.
         self.tasks: set[asyncio.Task[Any]] = set()
+
+    def _made_threads(self) -> tuple[ThreadPoolExecutor | None, int]:
+        with self._threads_lock:
+            if self._threads is None:
+                self._threads = _pool()
+            return self._threads
+
+    @property
+    def pool(self) -> ThreadPoolExecutor | None:
+        """The threads the game's database calls run in (None: Channels' one, ``_pool``)."""
+        return self._made_threads()[0]
+
+    @pool.setter
+    def pool(self, executor: ThreadPoolExecutor | None) -> None:
+        threads = self._made_threads()[1]
+        with self._threads_lock:
+            self._threads = (executor, threads)
+
+    @property
+    def pool_threads(self) -> int:
+        """How many threads ``pool`` has (0 without one)."""
+        return self._made_threads()[1]
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold ``task`` until it ends (the event loop keeps only a weak reference)."""

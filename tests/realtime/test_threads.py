@@ -135,3 +135,16 @@ async def test_the_game_s_calls_get_threads_of_their_own_but_on_an_in_memory_sql
     finally:
         if made.pool is not None:
             made.pool.shutdown()
+
+
+async def test_the_process_s_threads_are_chosen_for_the_database_it_runs_on_not_the_one_configured_at_import() -> None:
+    """The transport is made when its module is imported; a test run swaps in its own database later."""
+    from django.db import connection
+
+    from games.realtime import transport
+
+    pool = transport.current().pool
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():  # type: ignore[attr-defined]
+        assert pool is None, "an in-memory database's calls share Channels' thread with the test's own"
+    else:
+        assert pool is not None
