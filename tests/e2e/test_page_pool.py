@@ -135,3 +135,24 @@ def test_the_storage_of_every_origin_the_page_went_to_is_cleared(live_site: Live
             assert again.page.evaluate("localStorage.length") == 0, url
     finally:
         page_pool.give_back(again, passed=True)
+
+
+def test_a_new_context_costs_its_page_alone_and_playwright_s_own_switches_hold(chromium: Any) -> None:
+    """No address-bar popups are loaded for a context's window (tests/e2e/conftest.py, UNUSED_FEATURES),
+    and the features Playwright turns off stay off: one --disable-features switch has them all."""
+    from tests.e2e.conftest import UNUSED_FEATURES, _command_line
+
+    context = chromium.new_context()
+    cdp = chromium.new_browser_cdp_session()
+    try:
+        context.new_page().goto("about:blank")
+        urls = [target["url"] for target in cdp.send("Target.getTargets")["targetInfos"]]
+        assert not [url for url in urls if url.startswith("chrome://")], urls
+    finally:
+        cdp.detach()
+        context.close()
+    switches = [arg for arg in _command_line(chromium) or () if arg.startswith("--disable-features=")]
+    assert len(switches) == 1, switches
+    names = switches[0].split("=", 1)[1].split(",")
+    # A few of Playwright's (chromiumSwitches), which keep the browser off the network and paint at once.
+    assert {"PaintHolding", "OptimizationHints", "NetworkTimeServiceQuerying", *UNUSED_FEATURES} <= set(names)
