@@ -268,14 +268,14 @@ def chromium() -> Iterator[Any]:
 
 # --- pages kept between tests ------------------------------------------------------------------
 #
-# A new page costs Chromium a new renderer process or three (about 0.4 s of CPU each, a few
-# hundred a run); one navigation of a kept page costs about a third of that. So a page that a
-# passing test used is made as good as new and kept for the next test that asks for a page
-# with the same options: its cookies, storage and HTTP cache cleared, its viewport, media,
-# timeouts and mouse put back, and the page itself taken to a plain file of the same site, so
-# the room it showed closes its socket as a closed page would. A page on which a test changed
-# what no reset undoes (routes, listeners, init scripts, a CDP session, the clock, a second
-# page of its context...) is closed instead, and so is every page of a test that failed.
+# A new page costs Chromium a new context and its renderer process (about 0.25 s of CPU, a few
+# hundred a run, with UNUSED_FEATURES off); one navigation of a kept page costs about half of
+# that. So a page that a passing test used is made as good as new and kept for the next test
+# that asks for a page with the same options: its cookies, storage and HTTP cache cleared, its
+# viewport, media, timeouts and mouse put back, and the page itself taken to a plain file of the
+# same site, so the room it showed closes its socket as a closed page would. A page on which a
+# test changed what no reset undoes (routes, listeners, init scripts, a CDP session, the clock,
+# a second page of its context...) is closed instead, and so is every page of a test that failed.
 
 # A page's waits: generous, since what a test waits for under a full run's load (three test
 # processes, their Chromiums and servers on two cores) has taken over 10 s now and then; a
