@@ -209,6 +209,8 @@ def _command_line(browser: Any) -> list[str] | None:
     cdp = browser.new_browser_cdp_session()
     try:
         processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
+    except Exception:  # noqa: BLE001 - a browser that does not say: launched as it is
+        return None
     finally:
         cdp.detach()
     pid = next((process["id"] for process in processes if process["type"] == "browser"), None)
