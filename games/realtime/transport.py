@@ -144,21 +144,18 @@ class Transport:
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def _made_threads(self) -> tuple[ThreadPoolExecutor | None, int]:
-        with self._threads_lock:
-            if self._threads is None:
-                self._threads = _pool()
-            return self._threads
+        threads = self._threads  # every service call asks: the lock only until they are made
+        if threads is None:
+            with self._threads_lock:
+                if self._threads is None:
+                    self._threads = _pool()
+                threads = self._threads
+        return threads
 
     @property
     def pool(self) -> ThreadPoolExecutor | None:
         """The threads the game's database calls run in (None: Channels' one, ``_pool``)."""
         return self._made_threads()[0]
-
-    @pool.setter
-    def pool(self, executor: ThreadPoolExecutor | None) -> None:
-        threads = self._made_threads()[1]
-        with self._threads_lock:
-            self._threads = (executor, threads)
 
     @property
     def pool_threads(self) -> int:

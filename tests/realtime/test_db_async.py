@@ -24,7 +24,7 @@ def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadPoolExecutor]:
     """A pool of one thread of its own, so that successive calls share its connection."""
     assert transport.current().pool is not None, "DB_THREADS > 1 on PostgreSQL: the parallel pool"
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="db-test")
-    monkeypatch.setattr(transport.current(), "pool", executor)
+    monkeypatch.setattr(transport.current(), "_threads", (executor, 1))
     yield executor
     executor.submit(lambda: connection.close()).result()  # the pool thread's own connection
     executor.shutdown()
