@@ -220,6 +220,11 @@ def _command_line(browser: Any) -> list[str] | None:
         return None
 
 
+def feature_switches(command_line: list[str] | None) -> list[str]:
+    """The ``--disable-features`` switches of a browser's command line."""
+    return [arg for arg in command_line or () if arg.startswith("--disable-features=")]
+
+
 def launch_chromium(playwright: Any) -> Any:
     """Chromium with CHROMIUM_ARGS and Playwright's own switches, UNUSED_FEATURES turned off too.
 
@@ -233,14 +238,13 @@ def launch_chromium(playwright: Any) -> Any:
     if command_line is None:  # not on Linux: the popups stay
         return browser
     browser.close()
-    defaults = [arg for arg in command_line if arg.startswith("--disable-features=")]
+    defaults = feature_switches(command_line)
     names = [name for arg in defaults for name in arg.split("=", 1)[1].split(",") if name]
     merged = f"--disable-features={','.join(dict.fromkeys([*names, *UNUSED_FEATURES]))}"
     browser = playwright.chromium.launch(
         executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, merged], ignore_default_args=defaults
     )
-    command_line = _command_line(browser)
-    switches = [arg for arg in command_line or () if arg.startswith("--disable-features=")]
+    switches = feature_switches(_command_line(browser))
     if switches != [merged]:
         browser.close()
         pytest.fail(f"Chromium was to get one --disable-features switch, {merged}; it got {switches}")

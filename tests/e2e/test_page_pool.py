@@ -140,7 +140,7 @@ def test_the_storage_of_every_origin_the_page_went_to_is_cleared(live_site: Live
 def test_a_new_context_costs_its_page_alone_and_playwright_s_own_switches_hold(chromium: Any) -> None:
     """No address-bar popups are loaded for a context's window (tests/e2e/conftest.py, UNUSED_FEATURES),
     and the features Playwright turns off stay off: one --disable-features switch has them all."""
-    from tests.e2e.conftest import UNUSED_FEATURES, _command_line
+    from tests.e2e.conftest import UNUSED_FEATURES, _command_line, feature_switches
 
     context = chromium.new_context()
     cdp = chromium.new_browser_cdp_session()
@@ -151,7 +151,7 @@ def test_a_new_context_costs_its_page_alone_and_playwright_s_own_switches_hold(c
     finally:
         cdp.detach()
         context.close()
-    switches = [arg for arg in _command_line(chromium) or () if arg.startswith("--disable-features=")]
+    switches = feature_switches(_command_line(chromium))
     assert len(switches) == 1, switches
     names = switches[0].split("=", 1)[1].split(",")
     # A few of Playwright's (chromiumSwitches), which keep the browser off the network and paint at once.
