@@ -17,6 +17,7 @@ import uuid
 from typing import Any
 
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
@@ -39,10 +40,9 @@ CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.rea
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
-    # No channel-layer inbox: a room's frames come through games.realtime.fanout, and nothing sends to
-    # a socket's own channel. With one, every socket waited on Redis, so Redis going away
-    # closed them all (1011) and no new one could open.
-    channel_layer_alias = "room sockets have no channel-layer inbox"
+    # No channel-layer inbox (``_serve``): a room's frames come through games.realtime.fanout, and
+    # nothing sends to a socket's own channel. With one, every socket waited on Redis, so Redis
+    # going away closed them all (1011) and no new one could open.
     closing = False  # close() was called: nothing more is sent, queued frames are dropped
     gone = False  # disconnect ran (the Presence row is removed)
     early: list[str] | None = None  # the room's frames that arrived before the welcome (connect)
@@ -109,7 +109,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.outbox: backlog.Outbox = scope[backlog.OUTBOX]
         self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
         try:
-            await super().__call__(scope, receive, send)
+            await self._serve(scope, receive, send)
         finally:  # also when the consumer failed and disconnect never ran
             if hasattr(self, "admission"):
                 self.admission.release()
@@ -118,6 +118,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 fanout.forget(self.code, self)
                 if not self.gone:
                     await sockets.left_anyhow(self.code, self.channel_name)
+
+    async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' ``AsyncConsumer.__call__`` for a consumer with no channel layer: each message
+        the server hands over is dispatched in turn, in this task.
+
+        Channels waits on its inputs with ``asyncio.wait`` over a task it starts anew for every
+        message (``await_many_dispatch``), which only pays off with a channel-layer inbox to
+        wait on beside the socket; this consumer has none.
+        """
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
 
     async def disconnect(self, code: int) -> None:
         if not self.joined:

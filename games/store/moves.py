@@ -21,7 +21,7 @@ from collections import OrderedDict
 from typing import Any
 
 import psycopg
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models import Field
 from django.utils import timezone
 from psycopg.types.json import Jsonb
@@ -55,25 +55,64 @@ def _as_is(data: bytes) -> bytes:
     return data
 
 
-def _values(instance: Row, names: tuple[str, ...], encoded: dict[str, bytes] | None = None) -> list[Any]:
+def _values(
+    instance: Row, names: tuple[str, ...], encoded: dict[str, bytes] | None = None, db: Any = None
+) -> list[Any]:
     """The fields' values adapted as the ORM would for this database, the JSON ones with orjson.
 
     ``encoded``: given, it gets the JSON fields' text by name (what the statement stores).
+    ``db``: the thread's connection itself (``connections[alias]``), looked up once by a
+    caller that adapts several rows: each use of ``connection``, the proxy, looks it up again
+    (the fields' adapters ask it for its operations and features).
     """
+    db = db if db is not None else connections[DEFAULT_DB_ALIAS]
+    postgresql = db.vendor == "postgresql"
     values = []
-    postgresql = connection.vendor == "postgresql"
-    for name in names:
-        field = _field(type(instance), name)
-        value = getattr(instance, field.attname)
-        if isinstance(field, models.JSONField) and field.encoder is None:
+    for name, attname, json, field in _adapters(type(instance), names):
+        value = getattr(instance, attname)
+        if json:
             data = protocol.dumpb(value)
             if encoded is not None:
                 encoded[name] = data
             # What the ORM sends, encoded by orjson: psycopg's Jsonb, or SQLite's text.
             values.append(Jsonb(data, dumps=_as_is) if postgresql else data.decode())
         else:
-            values.append(field.get_db_prep_save(value, connection))
+            values.append(field.get_db_prep_save(value, db))
     return values
+
+
+@functools.cache
+def _adapters(model: type[Row], names: tuple[str, ...]) -> tuple[tuple[str, str, bool, Field[Any, Any]], ...]:
+    """For each of ``names``: the name, the attribute it is read from, whether it is JSON
+    encoded here (a JSONField with Django's own encoder), and the field (built once per row shape)."""
+    found = []
+    for name in names:
+        field = _field(model, name)
+        json = isinstance(field, models.JSONField) and field.encoder is None
+        found.append((name, field.attname, json, field))
+    return tuple(found)
+
+
+@functools.cache
+def _move_columns() -> tuple[tuple[str, Field[Any, Any]], ...]:
+    return tuple((field.attname, field) for field in Move._meta.concrete_fields)
+
+
+def _new_move(game: Game, given: dict[str, Any]) -> Move:
+    """``Move(game=game, **given)``, built from the fields in order (``given`` by attribute name).
+
+    Model's keyword path looks every field up by name and sets the relation through its
+    descriptor; the positional one only sets the attributes. The Game is cached on the Move
+    as the keyword would have (``move.game`` is not read again).
+    """
+    given = {**given, "game_id": game.pk}
+    columns = _move_columns()
+    unknown = given.keys() - {attname for attname, _field in columns}
+    if unknown:
+        raise TypeError(f"Move has no field {', '.join(sorted(unknown))}")
+    row = Move(*(given[attname] if attname in given else field.get_default() for attname, field in columns))
+    row._state.fields_cache["game"] = game
+    return row
 
 
 class Conflict(Exception):
@@ -284,14 +323,16 @@ def append(
     score: ScoreEntry | None = None,
     **move: Any,
 ) -> Move:
-    """Insert ``Move(game=game, **move)`` and save ``fields`` of ``game``; the Move, saved.
+    """Insert ``Move(game=game, **move)`` (``move`` by attribute name: ``player_id``) and save
+    ``fields`` of ``game``; the Move, saved.
 
     With ``if_version`` nothing is written unless the stored row is still at that version,
     and ``Conflict`` is raised: the caller read the row without locking it (or took it
     from ``remembered``), and another action came first. ``score``: the box the action
     filled, inserted by the same statement (saved in place: its ``pk`` is set).
     """
-    vendor = connection.vendor
+    db = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once (``_values``)
+    vendor = db.vendor
     if vendor not in ("postgresql", "sqlite"):
         if if_version is not None:
             raise ValueError("a guarded write is only built for PostgreSQL and SQLite")
@@ -300,12 +341,12 @@ def append(
         if score is not None:
             score.save()
         return created
-    row = Move(game=game, created_at=timezone.now(), **move)
+    row = _new_move(game, {"created_at": timezone.now(), **move})
     guard = [] if if_version is None else [if_version]
     encoded: dict[str, bytes] = {}
-    game_values = [*_values(game, fields, encoded), game.pk, *guard]
-    move_values = _values(row, _MOVE_FIELDS)
-    score_values = [] if score is None else _values(score, _SCORE_FIELDS)
+    game_values = [*_values(game, fields, encoded, db), game.pk, *guard]
+    move_values = _values(row, _MOVE_FIELDS, db=db)
+    score_values = [] if score is None else _values(score, _SCORE_FIELDS, db=db)
     score_pk = None
     if vendor == "postgresql":
         statement = _statement(fields, if_version is not None, score is not None)
@@ -336,7 +377,7 @@ def append(
         if saved is not None:
             saved.pk = saved_pk
             saved._state.adding = False
-            saved._state.db = connection.alias
+            saved._state.db = db.alias
     return row
 
 
