@@ -41,7 +41,7 @@ R = TypeVar("R")
 def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """``service`` as a coroutine function, run in the thread its database calls for.
 
-    The call goes straight to the transport's threads (``run_in_executor``), in a copy of the
+    The call goes straight to the transport's threads (``DatabaseThreads.call``), in a copy of the
     caller's context, with the connection upkeep Django does between requests done once,
     after the call (``close_old_connections``: a connection that failed and no longer
     answers, or that is older than ``CONN_MAX_AGE``, is closed, and the next call opens a
@@ -59,7 +59,7 @@ def db_async(service: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     async def in_pool(*args: P.args, **kwargs: P.kwargs) -> R:
         loop = asyncio.get_running_loop()
         call = functools.partial(_in_pool_thread, loop, service, *args, **kwargs)
-        return await loop.run_in_executor(executor, contextvars.copy_context().run, call)
+        return await executor.call(loop, functools.partial(contextvars.copy_context().run, call))
 
     return functools.wraps(service)(in_pool)
 

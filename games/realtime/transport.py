@@ -27,14 +27,16 @@ The listeners stay: they are the wiring games.apps does once a process.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import queue
 import threading
 import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -44,6 +46,108 @@ from games.realtime.limits import limiter
 
 if TYPE_CHECKING:
     from games.realtime.fanout import Relay, Socket, StateListener
+
+R = TypeVar("R")
+
+
+class DatabaseThreads:
+    """Threads that run the game's database calls, in the order they are handed over.
+
+    ``call`` is the event loop's way in: the result comes back to the loop with one
+    ``call_soon_threadsafe``. ``loop.run_in_executor`` on a ``ThreadPoolExecutor`` does the
+    same through two futures chained by callbacks (a ``concurrent.futures.Future`` with its
+    condition, and the loop's future that mirrors it) and checks the pool's size on every
+    call: about ten times the CPU for the hand-over there and back (bench/threads_hop.py),
+    which every game action pays. ``submit`` serves a thread that waits for a result.
+
+    The threads are daemons that stop at the interpreter's exit after finishing what they
+    were given (``shutdown``, registered with ``atexit``), as the executor's do.
+    """
+
+    def __init__(self, size: int, name: str = "db") -> None:
+        self.size = size
+        self._queue: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._threads = [threading.Thread(target=self._work, name=f"{name}_{n}", daemon=True) for n in range(size)]
+        for thread in self._threads:
+            thread.start()
+        atexit.register(self.shutdown)
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            job()
+
+    def _put(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("the database threads have stopped")
+            self._queue.put(job)
+
+    def call(self, loop: asyncio.AbstractEventLoop, function: Callable[[], R]) -> asyncio.Future[R]:
+        """Run ``function`` in one of the threads; its result (or exception) in ``loop``'s future.
+
+        A call whose future was cancelled before its turn does not run, as with an executor;
+        one cancelled while it runs finishes, and its result is dropped.
+        """
+        future: asyncio.Future[R] = loop.create_future()
+
+        def job() -> None:
+            if future.cancelled():
+                return
+            try:
+                result = function()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, as an executor does
+                _to_loop(loop, _fail, future, exc)
+            else:
+                _to_loop(loop, _settle, future, result)
+
+        self._put(job)
+        return future
+
+    def submit(self, function: Callable[..., R], *args: Any, **kwargs: Any) -> Future[R]:
+        """Run ``function(*args, **kwargs)`` in one of the threads, for a caller that waits on the result."""
+        future: Future[R] = Future()
+
+        def job() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(function(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                future.set_exception(exc)
+
+        self._put(job)
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        """No more calls; the threads end once they have run what they were given."""
+        with self._lock:
+            if not self._stopped:
+                self._stopped = True
+                for _ in self._threads:
+                    self._queue.put(None)
+        if wait:
+            for thread in self._threads:
+                if thread is not threading.current_thread():
+                    thread.join()
+
+
+def _to_loop(loop: asyncio.AbstractEventLoop, settle: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # that loop is closed (a finished test's): nobody waits
+        loop.call_soon_threadsafe(settle, *args)
+
+
+def _settle(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.cancelled():
+        future.set_result(result)
+
+
+def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if not future.cancelled():
+        if isinstance(exc, StopIteration):  # a future refuses it (it would end the awaiting generator)
+            exc = RuntimeError(f"the database call raised StopIteration: {exc!r}")
+        future.set_exception(exc)
 
 
 @dataclass
@@ -68,7 +172,7 @@ class Trigger:
         self.due = False
 
 
-def _pool() -> tuple[ThreadPoolExecutor | None, int]:
+def _pool() -> tuple[DatabaseThreads | None, int]:
     """The threads the game's database calls run in (games.realtime.threads), and how many; None for Channels' one.
 
     PostgreSQL takes writers side by side: a pool of DB_THREADS threads. SQLite has one
@@ -79,9 +183,9 @@ def _pool() -> tuple[ThreadPoolExecutor | None, int]:
     """
     database = connections["default"]
     if database.vendor == "postgresql" and settings.DB_THREADS > 1:
-        return ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db"), settings.DB_THREADS
+        return DatabaseThreads(settings.DB_THREADS), settings.DB_THREADS
     if database.vendor == "sqlite" and not database.is_in_memory_db():  # type: ignore[attr-defined]
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="db"), 1
+        return DatabaseThreads(1), 1
     return None, 0
 
 
@@ -132,7 +236,7 @@ class Transport:
         # The database threads: made when first asked for, once the database is what it will be
         # (this object is made when the module is imported; a test run replaces the database
         # with an in-memory one after that).
-        self._threads: tuple[ThreadPoolExecutor | None, int] | None = None
+        self._threads: tuple[DatabaseThreads | None, int] | None = None
         self._threads_lock = threading.Lock()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
@@ -143,7 +247,7 @@ class Transport:
         # Background work, kept until it ends.
         self.tasks: set[asyncio.Task[Any]] = set()
 
-    def _made_threads(self) -> tuple[ThreadPoolExecutor | None, int]:
+    def _made_threads(self) -> tuple[DatabaseThreads | None, int]:
         threads = self._threads  # every service call asks: the lock only until they are made
         if threads is None:
             with self._threads_lock:
@@ -153,7 +257,7 @@ class Transport:
         return threads
 
     @property
-    def pool(self) -> ThreadPoolExecutor | None:
+    def pool(self) -> DatabaseThreads | None:
         """The threads the game's database calls run in (None: Channels' one, ``_pool``)."""
         return self._made_threads()[0]
 
@@ -246,7 +350,7 @@ async def reset() -> None:
     transport.forget()
 
 
-def _drain(pool: ThreadPoolExecutor, size: int) -> None:
+def _drain(pool: DatabaseThreads, size: int) -> None:
     """Return once every thread of ``pool`` has finished what it was doing (and closed its connection)."""
     barrier = threading.Barrier(size)
 

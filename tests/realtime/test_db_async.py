@@ -6,7 +6,6 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import SyncToAsync, sync_to_async
@@ -20,10 +19,10 @@ marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="
 
 
 @pytest.fixture
-def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[ThreadPoolExecutor]:
+def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[transport.DatabaseThreads]:
     """A pool of one thread of its own, so that successive calls share its connection."""
     assert transport.current().pool is not None, "DB_THREADS > 1 on PostgreSQL: the parallel pool"
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="db-test")
+    executor = transport.DatabaseThreads(1, name="db-test")
     monkeypatch.setattr(transport.current(), "_threads", (executor, 1))
     yield executor
     executor.submit(lambda: connection.close()).result()  # the pool thread's own connection
@@ -45,7 +44,7 @@ def terminate(pid: int) -> None:
 
 
 async def test_a_call_runs_in_the_pool_with_the_callers_context_and_its_loop(
-    one_thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
+    one_thread: transport.DatabaseThreads, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     upkeep: list[str] = []
     monkeypatch.setattr(threads, "close_old_connections", lambda: upkeep.append(threading.current_thread().name))
@@ -62,7 +61,7 @@ async def test_a_call_runs_in_the_pool_with_the_callers_context_and_its_loop(
 
 
 async def test_a_connection_that_died_under_a_pool_thread_is_replaced(
-    one_thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
+    one_thread: transport.DatabaseThreads, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", None)  # kept, as in production
     call = threads.db_async(backend_pid)
@@ -78,7 +77,7 @@ async def test_a_connection_that_died_under_a_pool_thread_is_replaced(
 
 
 async def test_a_connection_past_conn_max_age_is_closed_after_the_call(
-    one_thread: ThreadPoolExecutor, monkeypatch: pytest.MonkeyPatch
+    one_thread: transport.DatabaseThreads, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     call = threads.db_async(backend_pid)
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)  # the pool thread's connection shares it
