@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import functools
 import inspect
+import re
 import threading
 from typing import Any
 
@@ -113,3 +114,26 @@ async def test_asgirefs_threads_know_the_event_loop_that_called_them() -> None:
     assert await sync_to_async(inside, thread_sensitive=False)() is loop
     # yahtzee/postgresql/base.py: a request's own thread is told by asgiref's context variable.
     assert isinstance(SyncToAsync.thread_sensitive_context, contextvars.ContextVar)
+
+
+def test_the_room_socket_sets_up_what_channels_own_call_does_before_it_dispatches() -> None:
+    """``RoomConsumer._serve`` stands in for Channels' ``AsyncConsumer.__call__``: the same attributes set
+    (those of the channel layer, which the room socket has none of, aside), ``send`` writing through
+    ``base_send``, ``StopConsumer`` ending it, and the messages dispatched one by one."""
+    from channels.consumer import AsyncConsumer
+
+    from games.realtime.consumer import RoomConsumer
+
+    source = inspect.getsource(AsyncConsumer.__call__)
+    assert set(re.findall(r"self\.(\w+) =", source)) == {
+        "scope",
+        "channel_layer",
+        "channel_name",
+        "channel_receive",
+        "base_send",
+    }
+    assert "await_many_dispatch(" in source and "self.dispatch" in source and "except StopConsumer" in source
+    assert "self.base_send(" in inspect.getsource(AsyncConsumer.send)
+    ours = inspect.getsource(RoomConsumer._serve)
+    for line in ("self.scope = scope", "self.channel_layer = None", "self.base_send = send", "except StopConsumer"):
+        assert line in ours

@@ -10,7 +10,7 @@ pages); each reads what it keeps here:
 - socket admission (games.realtime.sockets): the open sockets per address and per browser;
 - presence (games.realtime.sockets): a room's presence frame due, the pings written, each
   loop's sweep of stale rows;
-- the database threads (games.realtime.threads): the PostgreSQL pool, each loop's upkeep lane;
+- the database threads (games.realtime.threads): ``DatabaseThreads``, each loop's upkeep lane;
 - memory (games.realtime.memory): the closes since the last ``malloc_trim``;
 - the pub/sub layer (games.realtime.layers): who is told of a resubscription;
 - the background tasks of all these, so that none is lost to the garbage collector and a
