@@ -57,8 +57,9 @@ class DatabaseThreads:
     ``call_soon_threadsafe``. ``loop.run_in_executor`` on a ``ThreadPoolExecutor`` does the
     same through two futures chained by callbacks (a ``concurrent.futures.Future`` with its
     condition, and the loop's future that mirrors it) and checks the pool's size on every
-    call: about ten times the CPU for the hand-over there and back (bench/threads_hop.py),
-    which every game action pays. ``submit`` serves a thread that waits for a result.
+    call: about four times the CPU for the hand-over there and back with many calls in
+    flight, twice with one (bench/threads_hop.py), which every game action pays. ``submit``
+    serves a thread that waits for a result.
 
     The threads are daemons that stop at the interpreter's exit after finishing what they
     were given (``shutdown``, registered with ``atexit``), as the executor's do.
@@ -172,8 +173,8 @@ class Trigger:
         self.due = False
 
 
-def _pool() -> tuple[DatabaseThreads | None, int]:
-    """The threads the game's database calls run in (games.realtime.threads), and how many; None for Channels' one.
+def _pool() -> DatabaseThreads | None:
+    """The threads the game's database calls run in (games.realtime.threads); None for Channels' one.
 
     PostgreSQL takes writers side by side: a pool of DB_THREADS threads. SQLite has one
     writer: one thread of the transport's own, for a database file. An in-memory database
@@ -183,10 +184,10 @@ def _pool() -> tuple[DatabaseThreads | None, int]:
     """
     database = connections["default"]
     if database.vendor == "postgresql" and settings.DB_THREADS > 1:
-        return DatabaseThreads(settings.DB_THREADS), settings.DB_THREADS
+        return DatabaseThreads(settings.DB_THREADS)
     if database.vendor == "sqlite" and not database.is_in_memory_db():  # type: ignore[attr-defined]
-        return DatabaseThreads(1), 1
-    return None, 0
+        return DatabaseThreads(1)
+    return None
 
 
 @dataclass
@@ -236,7 +237,8 @@ class Transport:
         # The database threads: made when first asked for, once the database is what it will be
         # (this object is made when the module is imported; a test run replaces the database
         # with an in-memory one after that).
-        self._threads: tuple[DatabaseThreads | None, int] | None = None
+        self._threads: DatabaseThreads | None = None
+        self._threads_made = False
         self._threads_lock = threading.Lock()
         self.upkeep_lanes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
@@ -247,24 +249,21 @@ class Transport:
         # Background work, kept until it ends.
         self.tasks: set[asyncio.Task[Any]] = set()
 
-    def _made_threads(self) -> tuple[DatabaseThreads | None, int]:
-        threads = self._threads  # every service call asks: the lock only until they are made
-        if threads is None:
-            with self._threads_lock:
-                if self._threads is None:
-                    self._threads = _pool()
-                threads = self._threads
-        return threads
-
     @property
     def pool(self) -> DatabaseThreads | None:
         """The threads the game's database calls run in (None: Channels' one, ``_pool``)."""
-        return self._made_threads()[0]
+        if not self._threads_made:  # every service call asks: the lock only until they are made
+            with self._threads_lock:
+                if not self._threads_made:
+                    self._threads = _pool()
+                    self._threads_made = True
+        return self._threads
 
     @property
     def pool_threads(self) -> int:
         """How many threads ``pool`` has (0 without one)."""
-        return self._made_threads()[1]
+        pool = self.pool
+        return 0 if pool is None else pool.size
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold ``task`` until it ends (the event loop keeps only a weak reference)."""
@@ -345,13 +344,14 @@ async def reset() -> None:
     for hook in transport.reset_hooks:
         await hook()
     if transport.pool is not None:
-        await loop.run_in_executor(None, _drain, transport.pool, transport.pool_threads)
+        await loop.run_in_executor(None, _drain, transport.pool)
     await database_sync_to_async(connections.close_all)()
     transport.forget()
 
 
-def _drain(pool: DatabaseThreads, size: int) -> None:
+def _drain(pool: DatabaseThreads) -> None:
     """Return once every thread of ``pool`` has finished what it was doing (and closed its connection)."""
+    size = pool.size
     barrier = threading.Barrier(size)
 
     def meet() -> None:

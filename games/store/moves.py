@@ -98,6 +98,11 @@ def _move_columns() -> tuple[tuple[str, Field[Any, Any]], ...]:
     return tuple((field.attname, field) for field in Move._meta.concrete_fields)
 
 
+@functools.cache
+def _move_attnames() -> frozenset[str]:
+    return frozenset(attname for attname, _field in _move_columns())
+
+
 def _new_move(game: Game, given: dict[str, Any]) -> Move:
     """``Move(game=game, **given)``, built from the fields in order (``given`` by attribute name).
 
@@ -106,11 +111,10 @@ def _new_move(game: Game, given: dict[str, Any]) -> Move:
     as the keyword would have (``move.game`` is not read again).
     """
     given = {**given, "game_id": game.pk}
-    columns = _move_columns()
-    unknown = given.keys() - {attname for attname, _field in columns}
+    unknown = given.keys() - _move_attnames()
     if unknown:
         raise TypeError(f"Move has no field {', '.join(sorted(unknown))}")
-    row = Move(*(given[attname] if attname in given else field.get_default() for attname, field in columns))
+    row = Move(*(given[attname] if attname in given else field.get_default() for attname, field in _move_columns()))
     row._state.fields_cache["game"] = game
     return row
 

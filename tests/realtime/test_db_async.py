@@ -23,7 +23,7 @@ def one_thread(monkeypatch: pytest.MonkeyPatch) -> Iterator[transport.DatabaseTh
     """A pool of one thread of its own, so that successive calls share its connection."""
     assert transport.current().pool is not None, "DB_THREADS > 1 on PostgreSQL: the parallel pool"
     executor = transport.DatabaseThreads(1, name="db-test")
-    monkeypatch.setattr(transport.current(), "_threads", (executor, 1))
+    monkeypatch.setattr(transport.current(), "_threads", executor)
     yield executor
     executor.submit(lambda: connection.close()).result()  # the pool thread's own connection
     executor.shutdown()
