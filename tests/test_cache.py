@@ -15,7 +15,11 @@ pytestmark = pytest.mark.redis
 
 def test_each_threads_cache_uses_the_same_pool_and_its_connections_are_kept() -> None:
     """Under ASGI every page request's sync code runs in a new thread with a cache object of its own:
-    one after another, five such threads share one pool and one connection, not five."""
+    one after another, five such threads share one pool and one connection, not five.
+
+    The pool is the process's: tests run before this one in the same worker may have opened
+    connections in it already, so only those these five requests open are counted."""
+    before = caches["default"]._cache.get_client(write=True).connection_pool._created_connections
     pools: list[Any] = []
     errors: list[BaseException] = []
 
@@ -35,7 +39,7 @@ def test_each_threads_cache_uses_the_same_pool_and_its_connections_are_kept() ->
     assert errors == []
     assert len({id(pool) for pool in pools}) == 1
     assert isinstance(pools[0], SharedConnectionPool)
-    assert pools[0]._created_connections == 1
+    assert pools[0]._created_connections - before <= 1  # none if an idle one was kept from earlier
 
 
 def test_a_pool_is_shared_per_server_and_options_only() -> None:
