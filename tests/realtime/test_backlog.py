@@ -498,7 +498,9 @@ def live_env(data_dir: Path) -> dict[str, str]:
         SECRET_KEY="backlog-live-" + "x" * 50,
         BOT_TABLES_AT_START="0",
         RATE_LIMITS="0",
-        WS_RATE_LIMIT="1000",
+        # Off (0): the player acts again as soon as each state arrives, which a fast machine
+        # answers over a thousand times a second; the frame limit is tested in tests/realtime/consumers.
+        WS_RATE_LIMIT="0",
         WS_SEND_BACKLOG="131072",  # past uvicorn's 64 KiB write buffer: its send waits, the queue grows
         WS_SEND_GRACE="0.5",
     )
