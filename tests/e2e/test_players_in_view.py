@@ -9,9 +9,11 @@ reacting player's name, in view.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_online, in_each_scheme, join, no_horizontal_overflow, serious_violations, shot
@@ -58,6 +60,15 @@ def table(site: LiveSite, new_page: Any, ruleset: str, seats: int, size: tuple[i
 
 
 def in_view(page: Any, selector: str, count: int) -> None:
+    """``count`` elements match ``selector``, each wholly in view: waited for, not read at one instant,
+    since a frame drawn just then (a presence, a pill of the Players list wrapping for a moment)
+    may move the page for the time it takes to draw the next."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            f"([s, n]) => {{ const found = ({INSIDE})(s); return found.length === n && found.every(e => e.inside); }}",
+            arg=[selector, count],
+            timeout=5_000,
+        )
     found = page.evaluate(INSIDE, selector)
     assert len(found) == count and all(e["inside"] for e in found), (selector, found)
 
