@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot, version
@@ -200,6 +201,22 @@ FAKE_PUSH = """(subscription) => {
 }"""
 
 
+def rolled(page: Any, site: LiveSite) -> None:
+    """Until the roll just clicked shows its boxes to score; if it never does, what the page and the
+    server said meanwhile (the page's last toast, its version and connection, the server's log)."""
+    try:
+        page.wait_for_selector("#card .score-btn:not(.forbidden)")
+    except PlaywrightTimeoutError as exc:
+        seen = page.evaluate(
+            """() => ({version: document.getElementById('room').dataset.version,
+                       conn: document.getElementById('conn').dataset.state,
+                       turn: document.getElementById('turn-h')?.textContent,
+                       toast: document.getElementById('toast').textContent})"""
+        )
+        said = f"the roll showed no box to score: {seen}, errors {page.errors}"
+        raise AssertionError(f"{said}\nthe server's log:\n{site.server.log()}") from exc
+
+
 def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_push(
     live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
@@ -275,7 +292,7 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
             ben.wait_for_selector("#conn[data-state=connected]")
             ben.wait_for_selector("#roll:not([disabled])")
             ben.click("#roll")
-            ben.wait_for_selector("#card .score-btn:not(.forbidden)")
+            rolled(ben, live_site)
             before = version(ben)
             ben.click("#card .score-btn:not(.forbidden)")
             if ben.locator("#confirm[open]").count():
