@@ -145,8 +145,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels hops to its database thread before every message to close old connections.
-        # Every database call here goes through db_async (DatabaseSyncToAsync), which does that
-        # itself around the call, so the hop is pure cost: one per frame received.
+        # Every database call here goes through db_async (games.realtime.threads), which closes
+        # old connections itself after the call, so the hop is pure cost: one per frame received.
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
