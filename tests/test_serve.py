@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -100,10 +104,27 @@ def test_make_runs_the_task_worker_in_the_server_and_production_workers_do_not(
 def test_make_run_serves_and_prints_localhost_where_passkeys_work() -> None:
     # Browsers refuse passkeys (WebAuthn) on an IP address: the address people are given to
     # open (uvicorn prints the host it was given) is a name.
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
     assert serve.config([]).host == "localhost"
     assert "HOST ?= localhost" in (root / "Makefile").read_text()
     readme = (root / "README.md").read_text()
     assert "serves on http://localhost:8000" in readme and "http://127.0.0.1:8000" not in readme
+
+
+def test_the_applications_start_loads_no_computer_player_numpy_or_postgresql_driver(tmp_path: Path) -> None:
+    # Every server, scheduler and manage.py process loads the application; these load when a bot
+    # plays, a hint is asked for, a push is sent or PostgreSQL is used (about 0.4 s of CPU each).
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_", "DATABASE_URL"))}
+    env.update(DJANGO_SETTINGS_MODULE="yahtzee.settings", DATA_DIR=str(tmp_path), SECRET_KEY="k" * 50)
+    env.update(BOT_TABLES_AT_START="0")
+    code = (
+        "import sys, yahtzee.asgi, bots\n"
+        "print(sorted(m for m in ('bots.strategy', 'bots.tables', 'numpy', 'psycopg', 'cryptography', 'pywebpush')"
+        " if m in sys.modules))\n"
+        "print(bots.ready('official') in (True, False), 'numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[-2:] == ["[]", "True True"]  # and the package's API loads them on first use

@@ -28,10 +28,9 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib.util import find_spec
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.core import signing
 from django.core.mail import EmailMessage
@@ -40,12 +39,14 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from py_vapid import Vapid
 
 from games.services import waiting
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import duration
+
+if TYPE_CHECKING:
+    from py_vapid import Vapid
 
 if find_spec("django.tasks"):  # Django 6: the Tasks framework is built in
     from django.tasks import task  # type: ignore[import-not-found,no-redef,unused-ignore]
@@ -323,6 +324,10 @@ def vapid_key() -> Vapid:
 
 @functools.cache
 def _vapid(private: str) -> Vapid:
+    # Imported here, as pywebpush below: a process that never pushes (most test servers, the
+    # scheduler's) need not load cryptography's serializers.
+    from py_vapid import Vapid
+
     if not private:
         raise RuntimeError("No VAPID key: run `python -m yahtzee.prepare` or set VAPID_PRIVATE_KEY")
     return Vapid.from_string(private)
@@ -332,6 +337,8 @@ def vapid_public_key() -> str:
     """The application server key a page subscribes with: the public key, uncompressed point, base64url."""
     if not settings.VAPID_PRIVATE_KEY:
         return ""
+    from cryptography.hazmat.primitives import serialization
+
     point = vapid_key().public_key.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )

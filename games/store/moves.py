@@ -18,13 +18,11 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models import Field
 from django.utils import timezone
-from psycopg.types.json import Jsonb
 
 from games.domain import protocol
 from games.domain.room import Room
@@ -34,6 +32,18 @@ _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "creat
 _SCORE_FIELDS = ("player", "column", "box", "points", "bonus", "turn")
 
 Row = Game | Move | ScoreEntry
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+@functools.cache
+def _psycopg() -> tuple[type[psycopg.Cursor[Any]], type[Any]]:
+    """psycopg's cursor and Jsonb, imported when PostgreSQL is first written (SQLite never needs them)."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    return psycopg.Cursor, Jsonb
 
 
 def _field(model: type[Row], name: str) -> Field[Any, Any]:
@@ -75,7 +85,7 @@ def _values(
             if encoded is not None:
                 encoded[name] = data
             # What the ORM sends, encoded by orjson: psycopg's Jsonb, or SQLite's text.
-            values.append(Jsonb(data, dumps=_as_is) if postgresql else data.decode())
+            values.append(_psycopg()[1](data, dumps=_as_is) if postgresql else data.decode())
         else:
             values.append(field.get_db_prep_save(value, db))
     return values
@@ -314,7 +324,7 @@ def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
     raw = connection.connection
     if raw.prepare_threshold is None:
         raw.prepare_threshold = PREPARED
-    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+    with connection.wrap_database_errors, _psycopg()[0](raw) as cursor:
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchone()
 
