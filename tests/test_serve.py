@@ -111,7 +111,9 @@ def test_make_run_serves_and_prints_localhost_where_passkeys_work() -> None:
     assert "serves on http://localhost:8000" in readme and "http://127.0.0.1:8000" not in readme
 
 
-def test_the_applications_start_loads_no_computer_player_numpy_or_postgresql_driver(tmp_path: Path) -> None:
+def test_the_applications_start_and_home_page_load_no_computer_player_numpy_or_postgresql_driver(
+    tmp_path: Path,
+) -> None:
     # Every server, scheduler and manage.py process loads the application; these load when a bot
     # plays, a hint is asked for, a push is sent or PostgreSQL is used (about 0.4 s of CPU each).
     root = Path(__file__).resolve().parent.parent
@@ -120,6 +122,8 @@ def test_the_applications_start_loads_no_computer_player_numpy_or_postgresql_dri
     env.update(BOT_TABLES_AT_START="0")
     code = (
         "import sys, yahtzee.asgi, bots\n"
+        "from games.store import tables\n"
+        "assert tables.building() == []\n"  # what the home page asks
         "print(sorted(m for m in ('bots.strategy', 'bots.tables', 'numpy', 'psycopg', 'cryptography', 'pywebpush')"
         " if m in sys.modules))\n"
         "print(bots.ready('official') in (True, False), 'numpy' in sys.modules)"

@@ -161,6 +161,8 @@ class Builder:
         """The rule sets whose tables are being built or waiting to be (in ``RULESETS`` order)."""
         with self._lock:
             underway = ([self._current] if self._current else []) + self._queue
+        if not underway:  # the home page asks: no build, no need to load the computer players
+            return []
         return [
             name
             for name in RULESETS
