@@ -45,47 +45,23 @@ if TYPE_CHECKING:
 # The API's names are imported on first use, not with the package: they need numpy and tables
 # the modules compute as they load (about 0.25 s of CPU), and every Django process imports this
 # package (the app's scheduler does), where most never play a bot or give a hint.
-_HOMES = {
-    "apply_action": "play",
-    "play_game": "play",
-    "TableNotReady": "tables",
-    "build_all": "tables",
-    **dict.fromkeys(
-        (
-            "LEVELS",
-            "Action",
-            "Level",
-            "Option",
-            "Review",
-            "Roll",
-            "Score",
-            "choice_loss",
-            "decide",
-            "expected_score",
-            "hint",
-            "options",
-            "ready",
-            "review",
-        ),
-        "strategy",
-    ),
-}
 _MODULES = frozenset({"dice", "painted", "play", "solver", "strategy", "tables", "triple"})
+_HOMES = ("strategy", "play", "tables")  # where the names of ``__all__`` are defined
 
 
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    home = _HOMES.get(name)
-    if home is None:
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    homes = [importlib.import_module(f"{__name__}.{home}") for home in _HOMES]
+    value = next(getattr(home, name) for home in homes if name in vars(home))
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES, *_MODULES})
+    return sorted({*globals(), *__all__, *_MODULES})
 
 
 __all__ = [
