@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models import Field
@@ -32,18 +32,6 @@ _MOVE_FIELDS = ("seq", "player", "kind", "payload", "actor", "action_id", "creat
 _SCORE_FIELDS = ("player", "column", "box", "points", "bonus", "turn")
 
 Row = Game | Move | ScoreEntry
-
-if TYPE_CHECKING:
-    import psycopg
-
-
-@functools.cache
-def _psycopg() -> tuple[type[psycopg.Cursor[Any]], type[Any]]:
-    """psycopg's cursor and Jsonb, imported when PostgreSQL is first written (SQLite never needs them)."""
-    import psycopg
-    from psycopg.types.json import Jsonb
-
-    return psycopg.Cursor, Jsonb
 
 
 def _field(model: type[Row], name: str) -> Field[Any, Any]:
@@ -77,6 +65,8 @@ def _values(
     """
     db = db if db is not None else connections[DEFAULT_DB_ALIAS]
     postgresql = db.vendor == "postgresql"
+    if postgresql:  # imported here, as in _execute_one: a process on SQLite never loads psycopg
+        from psycopg.types.json import Jsonb
     values = []
     for name, attname, json, field in _adapters(type(instance), names):
         value = getattr(instance, attname)
@@ -85,7 +75,7 @@ def _values(
             if encoded is not None:
                 encoded[name] = data
             # What the ORM sends, encoded by orjson: psycopg's Jsonb, or SQLite's text.
-            values.append(_psycopg()[1](data, dumps=_as_is) if postgresql else data.decode())
+            values.append(Jsonb(data, dumps=_as_is) if postgresql else data.decode())
         else:
             values.append(field.get_db_prep_save(value, db))
     return values
@@ -314,6 +304,8 @@ def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
     (an ``IntegrityError`` stays Django's). While queries are logged (``DEBUG``, the debug
     toolbar, ``assertNumQueries``) the statement goes through Django's cursor, to be seen.
     """
+    import psycopg  # here, as in _values: a process on SQLite never loads the driver
+
     if connection.queries_logged:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -324,7 +316,7 @@ def _execute_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
     raw = connection.connection
     if raw.prepare_threshold is None:
         raw.prepare_threshold = PREPARED
-    with connection.wrap_database_errors, _psycopg()[0](raw) as cursor:
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchone()
 
