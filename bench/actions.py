@@ -18,9 +18,11 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--actions", type=int, default=3000, help="actions measured (default 3000)")
     parser.add_argument("--sqlite", action="store_true", help="a fresh SQLite file even if DATABASE_URL is set")
+    parser.add_argument("--seed", type=int, help="the same rooms and dice in every run (bench/instructions.py)")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="yahtzee-actions-"))
@@ -58,14 +61,18 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     from django.db import connection
+    from django.urls import get_resolver
 
     from bench.load_client import choose
     from games import services
     from games.services import presence
 
+    get_resolver().url_patterns  # noqa: B018 - loaded as a server's first page loads them, not by a game's end
+
+    new_controller = services.new_controller if args.seed is None else _seeded(args.seed)
     rooms = []
     for r in range(args.rooms):
-        controllers = [services.new_controller() for _ in range(args.players)]
+        controllers = [new_controller() for _ in range(args.players)]
         # Without the coach, as bench/load.py's rooms (its form posts leave the box unticked): the
         # state then never asks whether the coach's table is on disk, which a checkout without
         # built tables would answer at a cost of its own for every action.
@@ -117,6 +124,19 @@ def run(args: argparse.Namespace) -> None:
         f"{connection.vendor}: {done} actions in rooms of {args.players}: "
         f"{1000 * cpu / done:.3f} ms CPU/action, {1000 * wall / done:.3f} ms wall/action"
     )
+
+
+def _seeded(seed: int) -> Callable[[], str]:
+    """Room codes, server and client seeds from ``seed``: every run plays the same games (the dice
+    follow from them), so two runs do the same actions; the controller tokens' maker, returned."""
+    from games.domain import fairness
+    from games.services import codes, rooms
+
+    rng = random.Random(seed)
+    rooms.new_room_code = lambda: "".join(rng.choice(codes.CODE_ALPHABET) for _ in range(codes.CODE_LENGTH))
+    fairness.new_server_seed = lambda: rng.randbytes(fairness.SEED_BYTES).hex()
+    fairness.new_client_seed = lambda: rng.randbytes(8).hex()
+    return lambda: rng.randbytes(18).hex()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@
 
 The CPU time of an action moves 2-4x between days on the development machines, and by
 about 15 % between runs of one sitting, so a change worth a few per cent cannot be told
-from noise by timing it. The instructions an action executes barely move: two runs of one
-checkout agree within a few tenths of a per cent, whatever else the machine is doing.
+from noise by timing it. The instructions an action executes do not move: two runs of one
+checkout play the same games (bench/actions.py --seed, with the same string hashes) and give
+the same figure, whatever else the machine is doing.
 
 It runs bench/actions.py (the services and the state frame of each action, in one thread,
 no sockets) under valgrind's callgrind twice, once with ``--few`` and once with ``--many``
@@ -53,11 +54,14 @@ def instructions(tree: Path, actions: int, rooms: int, sqlite: bool, out: Path) 
         str(rooms),
         "--actions",
         str(actions),
+        "--seed",
+        "1",
         *(["--sqlite"] if sqlite else []),
     ]
     # Bytecode is written (the first run of a fresh checkout compiles it; both runs of a pair
     # then read it, so compiling does not count against one of them only).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # The same games in every run (--seed), and the same string hashes (dicts and sets probe alike).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONHASHSEED": "0"}
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"bench/actions.py failed under callgrind in {tree}:\n{done.stderr[-3000:]}")
