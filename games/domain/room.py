@@ -145,6 +145,9 @@ class Room(msgspec.Struct, frozen=True):
     def to_snapshot(self, stored_rules: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON-ready dict the snapshot column holds (a fresh dict: the caller may keep it).
 
+        The dicts inside it may be shared with other snapshots (each card's, the stored rules):
+        it is read and encoded, never changed in place.
+
         ``stored_rules``: ``rules`` already in their stored form (the snapshot this room's rules
         were read from), which spares encoding them again.
         """

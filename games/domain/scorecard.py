@@ -10,6 +10,8 @@ Pure: the rules and the standard library only.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from games.domain.rules import Box, GameState, RuleSet, Scorecard, Scoring, card_totals
@@ -134,8 +136,36 @@ def layout(ruleset: RuleSet) -> dict[str, Any]:
     return {"sections": sections}
 
 
+# Each seat's card as last worked out, by the identity of its (immutable) Scorecard: a room's
+# next state shares every card the action did not change with the state before, so an action
+# works out one seat's card, not every seat's. The entry holds the Scorecard and the rule set,
+# so their ids are not reused while it is kept.
+CARDS_KEPT = 4096
+_kept: OrderedDict[tuple[int, int, int], tuple[Scorecard, RuleSet, dict[str, Any]]] = OrderedDict()
+_kept_lock = threading.Lock()  # the database threads
+
+
 def seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:
-    """One seat's card: per column its filled boxes and every sum the layout's rows name."""
+    """One seat's card: per column its filled boxes and every sum the layout's rows name.
+
+    The same dict for the same card, seat and rule set objects: callers read it (and encode
+    it), never change it.
+    """
+    key = (id(card), id(ruleset), seat)
+    with _kept_lock:
+        kept = _kept.get(key)
+        if kept is not None:
+            _kept.move_to_end(key)
+            return kept[2]
+    made = _seat_card(ruleset, seat, card)
+    with _kept_lock:
+        _kept[key] = (card, ruleset, made)
+        while len(_kept) > CARDS_KEPT:
+            _kept.popitem(last=False)
+    return made
+
+
+def _seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:
     totals = card_totals(ruleset, card)
     return {
         "seat": seat,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from games.domain.room import BOT, HUMAN, LEFT, Room, Seat
-from games.domain.rules import OFFICIAL, apply_rolled, apply_start, new_game
-from games.domain.rules.codec import state_to_dict
+from games.domain.rules import OFFICIAL, apply_rolled, apply_score, apply_start, new_game
+from games.domain.rules.codec import state_from_dict, state_to_dict
 
 
 def _seat(player: int, controller: str, **more: Any) -> dict[str, Any]:
@@ -272,3 +272,13 @@ def test_pausing_keeps_the_time_left_and_resuming_clears_it() -> None:
 
 def test_a_room_with_a_computer_seat_says_so() -> None:
     assert _room(ANN, ROBOT).has_bot() and not _room(ANN, BOB).has_bot()
+
+
+def test_a_card_an_action_did_not_change_keeps_its_stored_form() -> None:
+    state = apply_rolled(apply_start(new_game(OFFICIAL, 3)), player=0, faces=[5, 5, 5, 1, 2])
+    before = state_to_dict(state)["cards"]
+    scored = apply_score(state, player=0, box="fives", column=0)
+    after = state_to_dict(scored)["cards"]
+    assert after[0] is not before[0] and after[0]["columns"] == [[["fives", 15]]]
+    assert after[1] is before[1] and after[2] is before[2]  # the same Scorecard: the same stored dict
+    assert state_from_dict(state_to_dict(scored)) == scored

@@ -125,3 +125,34 @@ def test_a_painted_card_counts_its_colour_boxes_apart() -> None:
     )
     column = scorecard.seat_card(RULESETS["painted"], 0, card)["columns"][0]
     assert (column["upper"], column["lower"], column["colour"], column["total"]) == (18, 20, 49, 87)
+
+
+def test_a_card_an_action_did_not_change_is_not_worked_out_again() -> None:
+    state = apply_start(new_game(RULESETS["official"], 3))
+    for faces in ([1, 1, 1, 2, 3], [2, 2, 2, 4, 5], [4, 4, 4, 1, 1]):  # each seat has a box filled
+        state = apply_rolled(state, player=state.current, faces=faces)
+        state = apply_score(state, player=state.current, box="chance", column=0)
+    before = scorecard.cards(state)
+    rolled = apply_rolled(state, player=state.current, faces=[6, 6, 6, 2, 3])
+    after_roll = scorecard.cards(rolled)
+    assert all(a is b for a, b in zip(before, after_roll, strict=True))  # the same cards: the same dicts
+    scorer = rolled.current
+    option = next(o for o in rolled.options() if o.legal)
+    scored = apply_score(rolled, player=scorer, box=option.box, column=option.column)
+    after_score = scorecard.cards(scored)
+    for seat, (old, new) in enumerate(zip(after_roll, after_score, strict=True)):
+        assert (old is new) == (seat != scorer)
+    # What is kept is what working the card out again gives, seat number included.
+    fresh = [scorecard._seat_card(scored.ruleset, seat, card) for seat, card in enumerate(scored.cards)]
+    assert after_score == fresh
+    same_card = scored.cards[0]
+    assert scorecard.seat_card(scored.ruleset, 1, same_card)["seat"] == 1  # another seat, its own dict
+
+
+def test_the_kept_cards_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scorecard, "CARDS_KEPT", 3)
+    cards = [Scorecard(columns=(((Box.ONES, n),),), yahtzee_bonus=(0,)) for n in range(1, 6)]
+    for card in cards:
+        scorecard.seat_card(RULESETS["official"], 0, card)
+    assert len(scorecard._kept) <= 3
+    assert scorecard.seat_card(RULESETS["official"], 0, cards[0])["columns"][0]["upper"] == 1  # made again
