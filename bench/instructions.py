@@ -80,7 +80,11 @@ def per_action(tree: Path, args: argparse.Namespace, scratch: Path, pool: Thread
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--against", type=Path, help="another checkout, measured the same way beside this one")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another checkout, measured after this one by its own bench/actions.py (copy this one's there)",
+    )
     parser.add_argument("--few", type=int, default=100, help="actions of the shorter run (default 100)")
     parser.add_argument("--many", type=int, default=1100, help="actions of the longer run (default 1100)")
     parser.add_argument("--rooms", type=int, default=5, help="rooms of 8 players (default 5)")
