@@ -140,7 +140,7 @@ def layout(ruleset: RuleSet) -> dict[str, Any]:
 # next state shares every card the action did not change with the state before, so an action
 # works out one seat's card, not every seat's. The entry holds the Scorecard and the rule set,
 # so their ids are not reused while it is kept.
-CARDS_KEPT = 4096
+CARDS_KEPT = 2048  # about 1.3 KB an entry: 2.7 MB when full
 _kept: OrderedDict[tuple[int, int, int], tuple[Scorecard, RuleSet, dict[str, Any]]] = OrderedDict()
 _kept_lock = threading.Lock()  # the database threads
 
