@@ -11,6 +11,7 @@ waiting for a client that stopped reading.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import uuid
@@ -140,7 +141,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         await fanout.leave(self.code, self)
-        await sockets.leave(self.code, self.channel_name)  # and the room told, with others closing meanwhile
+        try:
+            await sockets.leave(self.code, self.channel_name)  # and the room told, with others closing meanwhile
+        except asyncio.CancelledError:
+            # The server gave up waiting: the row's batch goes on without this socket (it is
+            # shielded), so the ending does not ask for the row's removal a second time.
+            self.gone = True
+            raise
         self.gone = True
 
     async def dispatch(self, message: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
@@ -333,3 +334,35 @@ async def test_past_its_first_clear_refusals_an_address_has_its_handshakes_refus
     assert connected and "new connections" in await refused_clearly(told)
     for ws in (first, other, again):
         await ws.disconnect()
+
+
+async def test_a_socket_cut_off_while_its_row_is_being_removed_is_not_removed_twice() -> None:
+    """The server stops waiting for a closing socket (the communicator's timeout, here) while its
+    row's batch is in the database: the batch goes on, and the socket's ending asks for no second one."""
+    room, _ = await make_room(1)
+    ws, _ = await open_socket(room, "10.3.9.1")
+    await first_frames(ws)
+    in_database = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    release = threading.Event()
+    real = presence.leave_many
+
+    def slow(names: list[str]) -> set[str]:
+        loop.call_soon_threadsafe(in_database.set)
+        release.wait(5)
+        return real(names)
+
+    with mock.patch.object(presence, "leave_many", side_effect=slow) as batches:
+        closing = asyncio.ensure_future(ws.disconnect(timeout=0.2))
+        await asyncio.wait_for(in_database.wait(), 5)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await closing  # cut off: the consumer is cancelled while its batch is in the database
+        release.set()
+        for _ in range(500):
+            if not await sync_to_async(Presence.objects.filter(game__code=room).exists)():
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # a second batch, if one were asked for, would have started by now
+    names = [name for call in batches.call_args_list for name in call.args[0]]
+    assert len(names) == 1, names
+    assert not await sync_to_async(Presence.objects.filter(game__code=room).exists)()
