@@ -10,10 +10,9 @@ Pure: the rules and the standard library only.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
+from games.domain.kept import KeptByIdentity
 from games.domain.rules import Box, GameState, RuleSet, Scorecard, Scoring, card_totals
 from games.domain.rules.rulesets import COLOUR_SUM_BOXES
 
@@ -136,13 +135,10 @@ def layout(ruleset: RuleSet) -> dict[str, Any]:
     return {"sections": sections}
 
 
-# Each seat's card as last worked out, by the identity of its (immutable) Scorecard: a room's
-# next state shares every card the action did not change with the state before, so an action
-# works out one seat's card, not every seat's. The entry holds the Scorecard and the rule set,
-# so their ids are not reused while it is kept.
-CARDS_KEPT = 2048  # about 1.3 KB an entry: 2.7 MB when full
-_kept: OrderedDict[tuple[int, int, int], tuple[Scorecard, RuleSet, dict[str, Any]]] = OrderedDict()
-_kept_lock = threading.Lock()  # the database threads
+# Each seat's card, by its (immutable) Scorecard, the seat and the rule set: a room's next
+# state shares every card the action did not change with the state before, so an action works
+# out one seat's card, not every seat's. About 1.3 KB an entry: 2.7 MB when full.
+_seat_cards: KeptByIdentity[dict[str, Any]] = KeptByIdentity(2048)
 
 
 def seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:
@@ -151,18 +147,7 @@ def seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:
     The same dict for the same card, seat and rule set objects: callers read it (and encode
     it), never change it.
     """
-    key = (id(card), id(ruleset), seat)
-    with _kept_lock:
-        kept = _kept.get(key)
-        if kept is not None:
-            _kept.move_to_end(key)
-            return kept[2]
-    made = _seat_card(ruleset, seat, card)
-    with _kept_lock:
-        _kept[key] = (card, ruleset, made)
-        while len(_kept) > CARDS_KEPT:
-            _kept.popitem(last=False)
-    return made
+    return _seat_cards.get((card, ruleset, seat), lambda: _seat_card(ruleset, seat, card))
 
 
 def _seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:

@@ -150,9 +150,9 @@ def test_a_card_an_action_did_not_change_is_not_worked_out_again() -> None:
 
 
 def test_the_kept_cards_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scorecard, "CARDS_KEPT", 3)
+    monkeypatch.setattr(scorecard._seat_cards, "size", 3)
     cards = [Scorecard(columns=(((Box.ONES, n),),), yahtzee_bonus=(0,)) for n in range(1, 6)]
     for card in cards:
         scorecard.seat_card(RULESETS["official"], 0, card)
-    assert len(scorecard._kept) <= 3
+    assert len(scorecard._seat_cards) <= 3
     assert scorecard.seat_card(RULESETS["official"], 0, cards[0])["columns"][0]["upper"] == 1  # made again
