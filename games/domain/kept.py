@@ -17,24 +17,23 @@ V = TypeVar("V")
 
 
 class KeptByIdentity(Generic[V]):
-    """At most ``size`` values, each for a tuple of objects; the least recently used go first.
+    """At most ``size`` values, each under a key made of objects' ids; the least recently used go first.
 
-    An entry holds its objects, so their ids are not reused while it is kept. A value is
-    shared by every caller that asks for the same objects: callers read it, never change it.
-    Safe to use from several threads (the database threads).
+    An entry holds the objects its key names, so their ids are not reused while it is kept. A
+    value is shared by every caller that asks with the same key: callers read it, never
+    change it. Safe to use from several threads (the database threads).
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._entries: OrderedDict[tuple[int, ...], tuple[tuple[Hashable, ...], V]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[object, V]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, objects: tuple[Hashable, ...], make: Callable[[], V]) -> V:
-        """The value kept for ``objects``, else ``make()``, kept for them."""
-        key = tuple(map(id, objects))
+    def get(self, key: Hashable, holds: object, make: Callable[[], V]) -> V:
+        """The value kept under ``key`` (the ids of ``holds``, and plain values), else ``make()``, kept."""
         with self._lock:
             kept = self._entries.get(key)
             if kept is not None:
@@ -42,7 +41,7 @@ class KeptByIdentity(Generic[V]):
                 return kept[1]
         made = make()
         with self._lock:
-            self._entries[key] = (objects, made)
+            self._entries[key] = (holds, made)
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
         return made

@@ -147,7 +147,7 @@ def seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:
     The same dict for the same card, seat and rule set objects: callers read it (and encode
     it), never change it.
     """
-    return _seat_cards.get((card, ruleset, seat), lambda: _seat_card(ruleset, seat, card))
+    return _seat_cards.get((id(card), id(ruleset), seat), (card, ruleset), lambda: _seat_card(ruleset, seat, card))
 
 
 def _seat_card(ruleset: RuleSet, seat: int, card: Scorecard) -> dict[str, Any]:

@@ -42,7 +42,8 @@ def _to_dict(state: GameState) -> dict[str, Any]:
 def _card_to_dict(card: Scorecard) -> dict[str, Any]:
     """The card's stored form: the same dict for the same Scorecard, which callers never change."""
     return _stored_cards.get(
-        (card,),
+        id(card),
+        card,
         lambda: {
             # Lists of [box, points] pairs keep the order boxes were filled in.
             "columns": [[[box.value, points] for box, points in column] for column in card.columns],
