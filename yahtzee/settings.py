@@ -405,6 +405,9 @@ RATE_LIMIT_REDIS_URL = CACHE_URL
 RATE_LIMIT_KEY_PREFIX = CACHE_KEY_PREFIX
 RATE_LIMIT_ROOM_CREATE = os.environ.get("RATE_LIMIT_ROOM_CREATE", "10/60")
 RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
+# Turning notices on or off (a push subscription, the e-mails and their address): Your games
+# posts its browser's subscription once a visit.
+RATE_LIMIT_NOTICES = os.environ.get("RATE_LIMIT_NOTICES", "20/60")
 # Looking up rooms that do not exist (guessing codes) is counted per IP address.
 RATE_LIMIT_ROOM_MISS = os.environ.get("RATE_LIMIT_ROOM_MISS", "60/60")
 RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)

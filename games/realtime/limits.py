@@ -111,6 +111,11 @@ ROOM_CREATE = Limit(
 ROOM_JOIN = Limit(
     "room_join", "RATE_LIMIT_ROOM_JOIN", shared=True, message="You have joined too many rooms in a short time."
 )
+# Turning notices on, off or to another address: each stores a row (a push subscription, an
+# e-mail address) that later sends go to.
+NOTICES = Limit(
+    "notices", "RATE_LIMIT_NOTICES", shared=True, message="You have changed your notices too often in a short time."
+)
 # Room codes that do not exist, per address, over the pages and the socket's handshake alike.
 ROOM_MISS = Limit(
     "room_miss",
@@ -128,7 +133,9 @@ ADDRESS_FRAMES = Limit("address_frames", "WS_FRAMES_PER_ADDRESS")  # all an addr
 CONNECTS = Limit("connects", "WS_CONNECT_RATE")  # new sockets per address
 CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS)  # refusals that say why
 
-LIMITS = (ROOM_CREATE, ROOM_JOIN, ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS)
+LIMITS = (
+    ROOM_CREATE, ROOM_JOIN, NOTICES, ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS
+)  # fmt: skip
 
 
 class Bucket(NamedTuple):

@@ -24,6 +24,7 @@ import base64
 import functools
 import json
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -346,7 +347,16 @@ def vapid_public_key() -> str:
 
 
 def push_allowed(endpoint: str) -> bool:
-    """Whether the server may send to ``endpoint``: https (or http if PUSH_ALLOW_HTTP) to a host in PUSH_HOSTS."""
+    """Whether the server may send to ``endpoint``: https (or http if PUSH_ALLOW_HTTP) to a host in PUSH_HOSTS.
+
+    The host must be a plain DNS name, and the HTTP client that sends the push (urllib3, under
+    requests) must read the same host from the address as this check does: parsers disagree on
+    a backslash, for one (``https://127.0.0.1\\.fcm.googleapis.com/`` is a name under
+    fcm.googleapis.com to ``urlsplit`` and 127.0.0.1 to urllib3), which would let anyone make
+    the server post to a host of their choosing.
+    """
+    if not endpoint.isascii() or not endpoint.isprintable() or any(c in endpoint for c in _NOT_IN_ENDPOINTS):
+        return False
     try:
         parts = urlsplit(endpoint)
         host = (parts.hostname or "").lower()
@@ -355,9 +365,23 @@ def push_allowed(endpoint: str) -> bool:
         return False
     if parts.scheme != "https" and not (parts.scheme == "http" and settings.PUSH_ALLOW_HTTP):
         return False
-    if parts.username or parts.password:
+    if parts.username or parts.password or not _DNS_NAME.fullmatch(host):
         return False
-    return any(host == allowed or host.endswith("." + allowed) for allowed in settings.PUSH_HOSTS)
+    if not any(host == allowed or host.endswith("." + allowed) for allowed in settings.PUSH_HOSTS):
+        return False
+    from urllib3.util import parse_url  # the sender's own reading of the address
+
+    try:
+        return (parse_url(endpoint).host or "").lower() == host
+    except ValueError:  # urllib3's LocationParseError
+        return False
+
+
+# A host name: letters, digits and hyphens in dot-separated labels (so no backslash, percent,
+# brackets or non-ASCII letter, which parsers read differently); and characters no push
+# service's address has, which some parsers take for the end of the host.
+_DNS_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
+_NOT_IN_ENDPOINTS = frozenset(' \\"#<>^`{|}')
 
 
 # --- recovery and the worker ------------------------------------------------------------------

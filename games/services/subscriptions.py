@@ -20,6 +20,10 @@ from games.services import notices
 from games.store.models import NoticeSettings, PushSubscription
 
 ENDPOINT_MAX = 1000
+# Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
+# computers signed in to one account. A new one past this drops the one subscribed first, so
+# no browser can store rows without end, nor make one notice's sending take minutes.
+PUSH_PER_CONTROLLER = 10
 
 
 def _key(value: object, name: str, size: int) -> str:
@@ -68,6 +72,10 @@ def push_subscribe(
                 "language": _language(language),
             },
         )
+        others = PushSubscription.objects.filter(controller=controller).exclude(pk=row.pk)
+        oldest = list(others.order_by("-created_at", "-pk").values_list("pk", flat=True)[PUSH_PER_CONTROLLER - 1 :])
+        if oldest:
+            PushSubscription.objects.filter(pk__in=oldest).delete()
     return row
 
 

@@ -1,13 +1,14 @@
 from django.urls import path
 
-from games.realtime.limits import ROOM_CREATE, ROOM_JOIN, ROOM_MISS
+from games.realtime.limits import NOTICES, ROOM_CREATE, ROOM_JOIN, ROOM_MISS
 from games.web import i18n, views
 from games.web.limits import limited
 
-# Per-client limits on what makes rows, and on guessing room codes (games/realtime/limits.py):
+# Per-client limits on what makes rows (rooms, seats, notices), and on guessing room codes (games/realtime/limits.py):
 # every URL that looks a room up by its code counts a code that does not exist.
 create_limit = limited(ROOM_CREATE)
 join_limit = limited(ROOM_JOIN)
+notices_limit = limited(NOTICES)
 miss_limit = limited(ROOM_MISS, only_status=404, per_address=True)
 
 urlpatterns = [
@@ -15,9 +16,9 @@ urlpatterns = [
     path("rooms/new", create_limit(views.room_create), name="room_create"),
     path("rooms/find", views.room_find, name="room_find"),
     path("games", views.my_games, name="my_games"),
-    path("notices/email", views.notices_email, name="notices_email"),
-    path("notices/push", views.notices_push, name="notices_push"),
-    path("notices/push/remove", views.notices_push_remove, name="notices_push_remove"),
+    path("notices/email", notices_limit(views.notices_email), name="notices_email"),
+    path("notices/push", notices_limit(views.notices_push), name="notices_push"),
+    path("notices/push/remove", notices_limit(views.notices_push_remove), name="notices_push_remove"),
     path("notices/stop/<str:token>", views.notices_stop, name="notices_stop"),
     path("sw.js", views.service_worker, name="service_worker"),
     path("manifest.webmanifest", views.manifest, name="manifest"),

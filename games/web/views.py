@@ -384,10 +384,16 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     return redirect("my_games")
 
 
+# A subscription (an endpoint of at most 1,000 characters and two keys) is well under this.
+JSON_BODY_MAX = 4096
+
+
 def _json_body(request: HttpRequest) -> Any:
+    if len(request.body) > JSON_BODY_MAX:
+        raise RuleViolation(errors.BAD_SUBSCRIPTION, f"The request's body is over {JSON_BODY_MAX} bytes.")
     try:
         return json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise RuleViolation(errors.BAD_SUBSCRIPTION, "The request's body is not JSON.") from None
 
 

@@ -230,10 +230,45 @@ def test_one_click_stops_e_mails_or_one_device(push: PushService) -> None:
         ("https://127.0.0.1/abc", False),
         ("ftp://fcm.googleapis.com/abc", False),
         ("", False),
+        # Read as a name under an allowed host by one parser and as another host by the sender's.
+        ("https://127.0.0.1\\.fcm.googleapis.com/abc", False),
+        ("https://internal-admin\\.push.apple.com/hook", False),
+        ("https://127.0.0.1%5C.fcm.googleapis.com/abc", False),
+        ("https://127.0.0.1\t.fcm.googleapis.com/abc", False),
+        ("https://127.0.0.1 .fcm.googleapis.com/abc", False),
+        ("https://[::1].fcm.googleapis.com/abc", False),
+        ("https://fcm.googleapis.com#@127.0.0.1/abc", False),
+        ("https://fcm.googleapis.com/abc\\@127.0.0.1/", False),
+        ("https://fcm.googleapis.com:443/fcm/send/abc", True),
+        ("https://FCM.googleapis.com/fcm/send/abc", True),
+        ("https://fcm.googleapis.com./abc", False),
+        ("https://exämple.fcm.googleapis.com/abc", False),
     ],
 )
 def test_pushes_go_only_to_the_push_services_allowed(endpoint: str, allowed: bool) -> None:
     assert notices.push_allowed(endpoint) is allowed
+
+
+def test_a_stored_subscription_to_a_host_read_two_ways_is_never_connected_to_and_is_deleted(settings: Any) -> None:
+    # As a row stored before the check read the address the sender's way: the worker must not
+    # post to 127.0.0.1, which is where requests (urllib3) would take this address.
+    settings.VAPID_PRIVATE_KEY = new_vapid_private_key()
+    table = own_pace_room(seconds=0)
+    evil = Subscriber("https://127.0.0.1\\.fcm.googleapis.com/x")
+    keys = evil.subscription["keys"]
+    PushSubscription.objects.create(
+        endpoint=evil.endpoint, p256dh=keys["p256dh"], auth=keys["auth"], controller=table.controllers[1]
+    )
+    score_first_legal(table)  # seat 1's turn: a notice owed
+    connected: list[tuple[str, int]] = []
+
+    def record(address: tuple[str, int], *args: Any, **kwargs: Any) -> Any:
+        connected.append(address)
+        raise OSError("refused by the test")
+
+    with mock.patch("urllib3.util.connection.create_connection", record):
+        run_worker()
+    assert connected == [] and not PushSubscription.objects.exists()
 
 
 def test_the_vapid_public_key_is_the_uncompressed_point_of_the_private_key(settings: Any) -> None:

@@ -136,6 +136,34 @@ def test_a_subscription_is_stored_for_this_browsers_seats_and_removed() -> None:
     assert answer.json() == {"ok": True, "removed": True} and not PushSubscription.objects.exists()
 
 
+@pytest.mark.usefixtures("push_settings")
+def test_a_browser_keeps_at_most_ten_subscriptions_the_newest_and_changes_them_at_a_bounded_rate(
+    settings: Any,
+) -> None:
+    client = Client()
+    create_room(client)
+    keys = Subscriber("http://127.0.0.1:9/push/1").subscription["keys"]
+
+    def subscribe(n: int) -> int:
+        body = json.dumps({"endpoint": f"https://fcm.googleapis.com/fcm/send/device-{n}", "keys": keys})
+        return client.post("/notices/push", body, content_type="application/json").status_code
+
+    assert [subscribe(n) for n in range(12)] == [201] * 12
+    kept = sorted(PushSubscription.objects.values_list("endpoint", flat=True))
+    assert kept == sorted(f"https://fcm.googleapis.com/fcm/send/device-{n}" for n in range(2, 12))
+    # The first one posted again (a visit of that browser) is kept, in place of the oldest other.
+    assert subscribe(0) == 201
+    assert PushSubscription.objects.count() == 10
+    assert PushSubscription.objects.filter(endpoint__endswith="device-0").exists()
+    assert not PushSubscription.objects.filter(endpoint__endswith="device-2").exists()
+    # Past RATE_LIMIT_NOTICES (20 a minute), a 429 that says why, and nothing stored.
+    statuses = [subscribe(n) for n in range(100, 108)]
+    assert statuses == [201] * 7 + [429], statuses
+    refused = client.post("/notices/email", {"address": "x@example.org", "on": "on"})
+    assert refused.status_code == 429
+    assert not PushSubscription.objects.filter(endpoint__endswith="device-107").exists()
+
+
 def _bad_subscriptions() -> list[tuple[str, Any]]:
     good = Subscriber("http://127.0.0.1:9/push/1").subscription
     keys = good["keys"]
@@ -153,6 +181,10 @@ def _bad_subscriptions() -> list[tuple[str, Any]]:
         ("auth missing", {**good, "keys": {"p256dh": keys["p256dh"]}}),
         ("auth wrong size", {**good, "keys": {**keys, "auth": keys["p256dh"]}}),
         ("endpoint too long", {**good, "endpoint": "http://127.0.0.1/" + "a" * 1000}),
+        # A name under an allowed host to one URL parser, 127.0.0.1 to the one that sends.
+        ("a host read two ways", {**good, "endpoint": "https://127.0.0.1\\.fcm.googleapis.com/x"}),
+        ("nested too deep", b"[" * 3000),
+        ("a body too large", {**good, "padding": "x" * 5000}),
     ]
 
 
