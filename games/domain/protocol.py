@@ -41,7 +41,18 @@ COLUMNS_MAX: Final = max(ruleset.columns for ruleset in RULESETS.values())
 _NO_NUL = r"^[^\x00]*$"  # PostgreSQL's text cannot hold U+0000; refused on every database alike
 
 Text = Annotated[str, Meta(pattern=_NO_NUL)]
-ActionId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_NO_NUL)]
+# The server's own actions (a computer player's, the turn timer's) take ids with these
+# prefixes, recorded under the seat's controller for the timer: a client's id with one could
+# stand in the way of the timer's move (the ids are unique per actor and room).
+RESERVED_ID_PREFIXES: Final = ("timeout-", "bot-")
+ActionId = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=ACTION_ID_MAX,
+        pattern=r"^(?!" + "|".join(RESERVED_ID_PREFIXES) + r")[^\x00]*$",
+    ),
+]
 Die = Annotated[int, Meta(ge=0, lt=DICE)]
 Held = Annotated[list[Die], Meta(max_length=DICE)]
 Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
@@ -335,10 +346,14 @@ def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
         return FrameError(code, message, name)
     if not inside and _WRONG_TYPE.match(problem):
         return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.", name)
+    if name == "id":
+        if "matching regex" in problem:
+            reserved = " or ".join(RESERVED_ID_PREFIXES)
+            message = f"'id' holds no NUL character and does not start with {reserved} (the server's own)."
+            return FrameError(errors.BAD_FIELD, message, name)
+        return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", name)
     if "matching regex" in problem:
         return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame holds a NUL character.", name)
-    if name == "id":
-        return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", name)
     code, message = declared.problems.get(name, (errors.BAD_FIELD, f"'{name}' of a {kind} frame is out of range."))
     return FrameError(code, message, name)
 

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from games.domain.rules import RuleViolation
 from games.scheduling import botplay
 from games.services import clock_expire, signals
 from games.services.deadline import bot_to_play, next_due, running
@@ -30,6 +31,8 @@ FOLLOWUPS: Outcome = "followups"
 # A room whose due work did nothing (a computer player's table not ready yet, a clock
 # a little ahead of this one) is looked at again no sooner than this.
 RETRY = timedelta(seconds=1)
+# A room whose due work the services refused (an error), no sooner than this.
+REFUSED_RETRY = timedelta(seconds=60)
 # While one process completes a finished game's follow-ups (tenths of a second), the others
 # leave it alone for this long; if that process dies, another takes it over after it. Two
 # that overlap do no harm (the receivers are idempotent), so the lease is short.
@@ -67,15 +70,23 @@ def _apply(game: Game, now: datetime) -> Outcome:
         _update(game.code, Game.objects.filter(pk=game.pk), due_at=now + FOLLOWUPS_LEASE)
         return FOLLOWUPS
     version = game.version
-    done = False
-    if bot_to_play(game):
-        done = botplay.step(game.code, version) is True  # None: its table is not ready, it waits
-    elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
-        done = clock_expire(code=game.code, version=version)
+    done = refused = False
+    try:
+        if bot_to_play(game):
+            done = botplay.step(game.code, version) is True  # None: its table is not ready, it waits
+        elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
+            done = clock_expire(code=game.code, version=version)
+    except RuleViolation as exc:
+        # Rolled back to the claim. A room whose due work the services refuse is looked at
+        # again later, so that it never holds up the sweep of every other room.
+        log.error("the due work of room %s was refused (%s): %s", game.code, exc.code, exc.message)
+        refused = True
     if done:
         return APPLIED  # the actions recorded the room's next due time
     later = next_due(game, now)
-    if later is not None and later <= now:
+    if refused:
+        later = now + REFUSED_RETRY
+    elif later is not None and later <= now:
         later = now + RETRY
     _update(game.code, Game.objects.filter(pk=game.pk, version=version), due_at=later)
     return NOTHING

@@ -9,7 +9,7 @@ on and do nothing.
 
 A timeout is logged as a ``timeout`` Move, then the roll (if the player had not rolled)
 and the score a casual player would choose, as ordinary ``roll`` and ``score`` Moves whose
-action ids start with ``timeout-``: the replay and the fairness check read them like any
+action ids start with ``timeout-`` (a prefix clients may not use): the replay and the fairness check read them like any
 other. The second timeout in a row of the same seat hands it to a computer (a ``bot``
 Move marked ``away``), which plays it until its player comes back (``seats.seat_reclaim``).
 """
@@ -85,7 +85,7 @@ def clock_expire(*, code: str, version: int) -> bool:
                 code=code,
                 controller=controller,
                 expected_version=game.version,
-                action_id=f"{TIMEOUT_ACTION}{game.version}",
+                action_id=_timer_id(game.version),
             )
         game = locked(code)
         box, column = casual_choice(rules_state(game))
@@ -95,11 +95,18 @@ def clock_expire(*, code: str, version: int) -> bool:
             box=box,
             column=column,
             expected_version=game.version,
-            action_id=f"{TIMEOUT_ACTION}{game.version}",
+            action_id=_timer_id(game.version),
         )
         if streak >= AWAY_AFTER:
             _hand_to_computer(locked(code), seat)
     return True
+
+
+def _timer_id(version: int) -> str:
+    """The timer's own action id: ``timeout-<version>-<random>``, which no client can send (the
+    protocol refuses the prefix) nor have sent before (the random part), so it never meets the
+    unique key of a Move already there."""
+    return f"{TIMEOUT_ACTION}{version}-{secrets.token_hex(4)}"
 
 
 def _hand_to_computer(game: Game, seat: int) -> None:

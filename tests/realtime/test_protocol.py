@@ -156,6 +156,9 @@ REFUSED: list[tuple[str, str, str]] = [
     ('{"type": "roll", "version": 3, "id": ""}', errors.BAD_FIELD, "id"),
     ('{"type": "roll", "version": 3, "id": "' + "x" * (protocol.ACTION_ID_MAX + 1) + '"}', errors.BAD_FIELD, "id"),
     ('{"type": "roll", "version": 3, "id": 5}', errors.BAD_FIELD, "id"),
+    # the server's own ids (the turn timer's, a computer player's)
+    ('{"type": "hold", "held": [], "version": 3, "id": "timeout-5"}', errors.BAD_FIELD, "id"),
+    ('{"type": "score", "box": "chance", "version": 3, "id": "bot-3"}', errors.BAD_FIELD, "id"),
     # held dice: a list of at most five indices 0 to 4
     ('{"type": "hold", "held": "01", "version": 3, "id": "x"}', errors.BAD_FIELD, "held"),
     ('{"type": "roll", "held": 1, "version": 3, "id": "x"}', errors.BAD_FIELD, "held"),
@@ -197,6 +200,16 @@ def test_each_bad_input_is_refused_with_its_code_and_a_message(text: str, code: 
         protocol.decode(text)
     assert (refused.value.code, refused.value.field) == (code, field)
     assert refused.value.message
+
+
+def test_ids_like_the_servers_own_are_refused_saying_why_and_others_with_those_words_are_not() -> None:
+    with pytest.raises(protocol.FrameError) as refused:
+        protocol.decode('{"type": "roll", "version": 3, "id": "timeout-9"}')
+    assert "timeout-" in refused.value.message and "bot-" in refused.value.message
+    with pytest.raises(protocol.FrameError):
+        protocol.from_form("roll", {"version": "3", "id": "bot-4"})
+    for fine in ("timeouts-1", "x-timeout-9", "bots-2", "robot-1", "Timeout9"):
+        assert protocol.decode(json.dumps({"type": "roll", "version": 3, "id": fine})).id == fine
 
 
 def test_binary_and_oversized_frames_are_refused_before_they_are_read() -> None:

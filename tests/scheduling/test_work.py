@@ -10,6 +10,8 @@ from django.utils import timezone
 
 import bots
 from games import scheduling, services
+from games.domain.rules import RuleViolation
+from games.scheduling import work
 from games.services import signals
 from games.store.models import Game, Heartbeat, Move
 from tests.factories import open_room, play_to_end, play_turn, timed_room
@@ -56,6 +58,46 @@ def test_a_deadline_passed_with_nobody_connected_is_played_once() -> None:
     assert scheduling.claim_next() is None
     assert scheduling.apply_due(table.code) == scheduling.NOTHING
     assert table.version() == after.version
+
+
+def test_an_action_id_already_taken_by_the_player_does_not_stop_their_turn_running_out() -> None:
+    # The protocol refuses client ids that begin as the timer's do; a room that holds one from
+    # before (the services themselves take any id) still times out.
+    table = timed_room(seconds=30)
+    services.turn_roll(code=table.code, controller=table.controllers[0], expected_version=None, action_id="r")
+    for _ in range(3):  # the last one's id is the one the timer's score would have taken
+        version = table.version()
+        services.turn_hold(
+            code=table.code,
+            controller=table.controllers[0],
+            held=[],
+            expected_version=version,
+            action_id=f"timeout-{version + 2}",
+        )
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)
+    assert kinds(table.code)[-3:] == ["hold", "timeout", "score"]  # rolled already: the timer scores
+
+
+def test_a_room_whose_due_work_is_refused_does_not_hold_up_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    stuck, other = timed_room(seconds=30), timed_room(seconds=30)
+    due_now(stuck.code)
+    Game.objects.filter(code=other.code).update(
+        due_at=timezone.now() - timedelta(milliseconds=500), turn_deadline=timezone.now() - timedelta(milliseconds=500)
+    )
+    real = work.clock_expire
+
+    def refusing(*, code: str, version: int) -> bool:
+        if code == stuck.code:
+            raise RuleViolation("repeated_action", "That action id was already used.")
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", refusing)
+    before = stuck.version()
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)  # refused: rolled back, looked at later
+    assert stuck.version() == before and stuck.game.due_at > timezone.now() + timedelta(seconds=50)
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+    assert kinds(other.code)[-3:] == ["timeout", "roll", "score"]
 
 
 def test_a_paused_game_is_not_due() -> None:
