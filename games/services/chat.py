@@ -80,6 +80,8 @@ def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = 
     speaker = _seat_for(game, controller, seat)
     if speaker is None:
         raise RuleViolation(NOT_A_PLAYER, "Only the players can send reactions.")
+    if game.room.seats[speaker].muted:  # muting silences the seat's reactions too, as its page shows
+        raise RuleViolation(MUTED, "The host has muted you in this room: no chat and no reactions.")
     frame = {"type": "reaction", "seat": speaker, "reaction": reaction}
     events.tell(game.code, frame)
     return frame

@@ -12,7 +12,7 @@ from django.test import Client
 
 from games import services
 from games.store.models import ChatMessage, Game, Move
-from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -147,6 +147,10 @@ async def test_the_host_mutes_a_seat_and_unmutes_it() -> None:
     await p1.send_json_to({"type": "chat", "text": "let me talk", "id": "c"})
     assert (await error_of(p1))["code"] == services.MUTED
     assert await stored(code) == before
+    # Nor a reaction: the muted seat's page offers none, and the room hears none.
+    await p1.send_json_to({"type": "react", "reaction": "😂", "id": "r"})
+    assert (await error_of(p1))["code"] == services.MUTED
+    assert not [frame for frame in await frames_before_pong(p0) if frame["type"] == "reaction"]
     await p0.send_json_to({"type": "unmute", "seat": 1, "version": state["version"], "id": "m2"})
     assert (await frames_until(p1, "state"))[-1]["seats"][1]["muted"] is False
     await p1.send_json_to({"type": "chat", "text": "thanks"})
