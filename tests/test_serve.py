@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -132,3 +134,35 @@ def test_the_applications_start_and_home_page_load_no_computer_player_numpy_or_p
         [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert out[-2:] == ["[]", "True True"]  # and the package's API loads them on first use
+
+
+def test_proxy_headers_are_honoured_only_behind_the_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The image's command asks for them; run on its own (BEHIND_PROXY unset), a client's own
+    # X-Forwarded-For must not become the address the rate limits count.
+    image = ["--host", "0.0.0.0", "--port", "8000", "--proxy-headers"]
+    monkeypatch.delenv("BEHIND_PROXY", raising=False)
+    alone = serve.config(image)
+    assert not alone.proxy_headers
+    seen: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.update(scope)
+
+    def client_of(config: uvicorn.Config) -> Any:
+        checked = uvicorn.Config(
+            app, proxy_headers=config.proxy_headers, forwarded_allow_ips=config.forwarded_allow_ips
+        )
+        checked.load()
+        scope = {
+            "type": "http",
+            "client": ("198.51.100.20", 40000),
+            "scheme": "http",
+            "headers": [(b"x-forwarded-for", b"10.9.9.9")],
+        }
+        asyncio.run(checked.loaded_app(scope, None, None))
+        return seen["client"][0]
+
+    assert client_of(alone) == "198.51.100.20"
+    monkeypatch.setenv("BEHIND_PROXY", "1")
+    behind = serve.config(image)
+    assert behind.proxy_headers and client_of(behind) == "10.9.9.9"

@@ -29,6 +29,8 @@ import os
 
 import uvicorn
 
+log = logging.getLogger(__name__)
+
 # Frames are at most 4 KiB (games.domain.protocol.MAX_FRAME_BYTES, answered with an error frame);
 # a message over this closes the socket before it is ever buffered whole.
 WS_MAX_BYTES = 64 * 1024
@@ -48,7 +50,8 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         "--proxy-headers",
         action="store_true",
         help="behind the proxy: take the client's address and scheme from X-Forwarded-For/-Proto, from any peer "
-        "(the workers are reachable only on the compose network)",
+        "(the workers are reachable only on the compose network); only with BEHIND_PROXY=1, since a server "
+        "reached directly would let every client choose the address its rate limits count",
     )
     parser.add_argument(
         "--migrate",
@@ -61,6 +64,18 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help="also run the background task worker (notices) in this process, as make run does",
     )
     return parser.parse_args(argv)
+
+
+def proxy_headers(args: argparse.Namespace) -> bool:
+    """``--proxy-headers``, honoured only with BEHIND_PROXY=1 (as the settings read it).
+
+    The image's command asks for them; run on its own, without the proxy in front, a client's
+    own X-Forwarded-For would become the address every per-address limit counts.
+    """
+    behind = os.environ.get("BEHIND_PROXY", "").strip().lower() in {"1", "true", "yes", "on"}
+    if args.proxy_headers and not behind:
+        log.warning("--proxy-headers is ignored without BEHIND_PROXY=1: the peer's own address is the client's")
+    return bool(args.proxy_headers and behind)
 
 
 def config(argv: list[str] | None = None) -> uvicorn.Config:
@@ -87,8 +102,8 @@ def config_of(args: argparse.Namespace) -> uvicorn.Config:
         lifespan="on",  # runs the process's scheduler (yahtzee.lifespan)
         access_log=False,
         log_level=os.environ.get("LOG_LEVEL", "INFO").lower(),
-        proxy_headers=args.proxy_headers,
-        forwarded_allow_ips="*" if args.proxy_headers else None,
+        proxy_headers=proxy_headers(args),
+        forwarded_allow_ips="*" if proxy_headers(args) else None,
         timeout_graceful_shutdown=10,  # open websockets are closed (1012) after this
     )
 
