@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
 from accounts.models import GameRecord, Profile, Standing
@@ -21,6 +23,9 @@ class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for seve
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # written only by counting finished games; an account's deletion takes its own
+
 
 @admin.register(Profile)
 class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at run time
@@ -32,6 +37,9 @@ class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscript
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a profile goes with its account (Users), which withdraws its name first
 
 
 @admin.register(Standing)
@@ -48,3 +56,19 @@ class GameRecordAdmin(ReadOnly):
     search_fields = ("user__username", "game__code")
     list_select_related = ("game", "user")
     raw_id_fields = ("game", "player", "user")
+
+
+class AccountUserAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Users, whose deletion (the one way the admin deletes anything) takes the account's profile,
+    standings and records with it, its name withdrawn from its games first (accounts.receivers),
+    though none of those may be deleted on its own."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        own = {str(model._meta.verbose_name) for model in (Profile, Standing, GameRecord)}
+        return deleted, counts, perms_needed - own, protected
+
+
+if admin.site.is_registered(get_user_model()):
+    admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), AccountUserAdmin)

@@ -6,7 +6,9 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in
+from django.db.models.signals import pre_delete
 from django.dispatch import receiver
 from django.http import HttpRequest
 
@@ -48,3 +50,9 @@ def count_finished_game(sender: Any, game: Game, **kwargs: Any) -> None:
     """Count the game for its players. Sent by the scheduler's follow-ups (games.scheduling),
     in a thread of their own, until it succeeds; counting twice is refused (CountedGame)."""
     services.game_count(game_id=game.pk)
+
+
+@receiver(pre_delete, sender=get_user_model(), dispatch_uid="accounts-forget")
+def forget_on_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """However an account is deleted (its own settings page, the admin, a shell), its name goes first."""
+    services.account_forget(user_id=instance.pk, username=instance.get_username())

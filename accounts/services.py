@@ -254,12 +254,33 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
 
 
 def account_delete(*, user: AbstractBaseUser) -> None:
-    """Delete an account: its games stay, its seats shown as "Former player", its live seats left."""
-    profile = Profile.objects.filter(user_id=user.pk).first()
-    token = profile.controller if profile is not None else ""
-    seats = Player.objects.filter(Q(user_id=user.pk) | Q(controller=token) if token else Q(user_id=user.pk))
-    services.seats_forget(controller=token, player_ids=list(seats.values_list("pk", flat=True)))
+    """Delete an account: its games stay, its seats shown as "Former player", its live seats left.
+
+    The forgetting itself is ``account_forget``, which runs before any deletion of a user
+    (accounts.receivers), the admin's included.
+    """
     get_user_model().objects.filter(pk=user.pk).delete()
+
+
+def account_forget(*, user_id: int, username: str) -> None:
+    """What an account leaves behind is withdrawn: its name on every seat it held (a seat a computer
+    took over while its player was away included), in its games' logs and notices, and in the
+    sign-in log; its seats in live games are left.
+
+    In a pass-and-play game only the host's seat was the account's own: the others keep the
+    names of the people who played them.
+    """
+    profile = Profile.objects.filter(user_id=user_id).first()
+    token = profile.controller if profile is not None else ""
+    held = Q(user_id=user_id)
+    if token:
+        own = Q(game__local=False) | Q(pk=F("game__host_id"))
+        held |= (Q(controller=token) | Q(away_controller=token)) & own
+    services.seats_forget(controller=token, player_ids=list(Player.objects.filter(held).values_list("pk", flat=True)))
+    from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses
+
+    for model in (AccessAttempt, AccessFailureLog, AccessLog):
+        model.objects.filter(username=username).delete()
 
 
 def games_count_missing() -> int:

@@ -27,7 +27,7 @@ from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_rein
 from games.services.actions import check_request, hand_host_on, locked, record, require_host, rules_state
 from games.services.codes import clean_client_seed, clean_name, name_key
 from games.store import players
-from games.store.models import ChatMessage, Game, Move, Player
+from games.store.models import ChatMessage, Game, Move, Notice, Player
 from games.store.selectors import connected_seats
 
 # Computer players: their levels (bots.LEVELS) and names.
@@ -385,6 +385,30 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     return changed
 
 
+def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:
+    moves = [
+        m
+        for m in Move.objects.filter(game=game, player_id__in=ids)
+        if isinstance(m.payload, dict) and "name" in m.payload
+    ]
+    for move in moves:
+        move.payload = {**move.payload, "name": FORMER_PLAYER}
+    Move.objects.bulk_update(moves, ["payload"])
+    if not names:
+        return
+    notices = []
+    for notice in Notice.objects.filter(game=game):
+        text, event = notice.text, notice.event
+        for name in names:
+            text = text.replace(name, FORMER_PLAYER)
+        if isinstance(event, dict) and event.get("name") in names:
+            event = {**event, "name": FORMER_PLAYER}
+        if (text, event) != (notice.text, notice.event):
+            notice.text, notice.event = text[:300], event
+            notices.append(notice)
+    Notice.objects.bulk_update(notices, ["text", "event"])
+
+
 def seats_forget(*, controller: str, player_ids: list[int]) -> None:
     """A deleted account: its seats everywhere are shown as "Former player", and it leaves its live games.
 
@@ -398,6 +422,8 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             game = locked(code)
             seats = []
             room = game.room
+            names = set(Player.objects.filter(game=game, pk__in=ids).values_list("name", flat=True))
+            names |= {entry.name for entry in room.seats if entry.player in ids}
             for index, entry in enumerate(room.seats):
                 if entry.player in ids:
                     room = room.with_seat(index, name=FORMER_PLAYER, away_controller="")
@@ -406,6 +432,9 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             players.rename_unseated(game, ids, FORMER_PLAYER)
             # The chat's messages carry the name they were posted under: those go too.
             ChatMessage.objects.filter(game=game, player_id__in=ids).update(name=FORMER_PLAYER)
+            # So do the log's entries that name it (joins, leaves, a computer taking over...), which
+            # staff read, and the notices that told the others what it did.
+            _forget_names(game, ids, names - {FORMER_PLAYER})
             record(
                 game,
                 kind=Move.Kind.FORGET,

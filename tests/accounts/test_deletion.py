@@ -1,0 +1,109 @@
+"""Deleting an account withdraws its name from everything it left behind, however it is deleted."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from axes.models import AccessLog
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts import services as account_services
+from accounts.models import GameRecord, Standing
+from games import services
+from games.store.models import Game, Move, Notice, Player
+from tests.accounts.helpers import PASSWORD, controller_of, finish, room_for, sign_up
+from tests.factories import Table, action_id, play_to_end, score_first_legal
+
+pytestmark = pytest.mark.django_db
+FORMER = "Former player"
+
+
+@pytest.fixture(autouse=True)
+def _settings(settings: Any) -> None:
+    settings.FOLLOWUPS_INLINE = True
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
+def own_pace(host: Client, guest: Client, host_name: str) -> Table:
+    me, other = controller_of(host), controller_of(guest)
+    code = services.game_create(host_name=host_name, controller=me, pace="own", turn_timer=86_400).game.code
+    services.game_join(code=code, name="Ben", controller=other)
+    table = Table(code=code, controllers=[me, other])
+    services.game_start(code=code, controller=me, expected_version=table.version(), action_id=action_id())
+    return table
+
+
+def test_a_seat_a_computer_took_over_while_its_player_was_away_is_withdrawn_too() -> None:
+    ann, ben = Client(), Client()
+    sign_up(ann, "annabel")
+    sign_up(ben, "benedict")
+    table = own_pace(ann, ben, "Annabel")
+    for _ in range(2):  # Annabel's moves run out twice in a row: a computer plays her seat
+        Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.clock_expire(code=table.code, version=table.version())
+        if table.game.snapshot["rules"]["current"] == 1:
+            score_first_legal(table)
+    assert table.game.snapshot["seats"][0]["kind"] == "bot"
+    assert ann.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    game = table.game
+    assert game.snapshot["seats"][0]["name"] == FORMER and game.room.seats[0].away_controller == ""
+    assert Player.objects.get(game=game, seat=0).name == FORMER
+    assert "Annabel" not in Client().get(f"/r/{table.code}/state.json").content.decode()
+    # Nor in the log staff read, nor in the notices that told Ben what she did.
+    assert not [m.kind for m in Move.objects.filter(game=game) if "Annabel" in str(m.payload)]
+    assert not [n.pk for n in Notice.objects.filter(game=game) if "Annabel" in n.text + str(n.event)]
+
+
+def test_only_the_hosts_seat_of_a_pass_and_play_game_was_the_accounts() -> None:
+    ann = Client()
+    sign_up(ann, "annika")
+    token = controller_of(ann)
+    local = services.local_game_create(names=["Annika", "Bruno", "Carla"], controller=token, ruleset="official")
+    game = finish(Table(code=local.code, controllers=[token] * 3), seed=4)
+    assert ann.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    game.refresh_from_db()
+    assert [seat["name"] for seat in game.snapshot["seats"]] == [FORMER, "Bruno", "Carla"]
+
+
+def test_the_sign_in_log_keeps_nothing_under_the_deleted_name() -> None:
+    client = Client(REMOTE_ADDR="203.0.113.7", HTTP_USER_AGENT="Firefox/120 (Linux)")
+    sign_up(client, "yolanda")
+    client.post("/accounts/logout/")
+    assert client.post("/accounts/login/", {"login": "yolanda", "password": PASSWORD}).status_code == 302
+    assert AccessLog.objects.filter(username="yolanda").exists()
+    assert client.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    assert not AccessLog.objects.filter(username="yolanda").exists()
+
+
+def test_a_user_deleted_in_the_admin_is_withdrawn_as_by_the_settings_page_and_records_cannot_be(
+    admin_client: Client,
+) -> None:
+    a, b = Client(), Client()
+    sign_up(a, "fiona")
+    sign_up(b, "gregor")
+    game = play_to_end(room_for([controller_of(a), controller_of(b)]), random.Random(3))
+    account_services.game_count(game_id=game.pk)
+    record = GameRecord.objects.filter(game=game, user__username="gregor").get()
+    standing = Standing.objects.filter(user__username="gregor").first()
+    assert standing is not None
+    changelist = admin_client.get(reverse("admin:accounts_gamerecord_changelist")).content.decode()
+    assert 'value="delete_selected"' not in changelist
+    admin_client.post(
+        reverse("admin:accounts_gamerecord_changelist"),
+        {"action": "delete_selected", "_selected_action": [record.pk], "post": "yes"},
+    )
+    assert (
+        admin_client.post(reverse("admin:accounts_standing_delete", args=[standing.pk]), {"post": "yes"}).status_code
+        == 403
+    )
+    assert GameRecord.objects.filter(pk=record.pk).exists() and Standing.objects.filter(pk=standing.pk).exists()
+    fiona = get_user_model().objects.get(username="fiona")
+    response = admin_client.post(reverse("admin:auth_user_delete", args=[fiona.pk]), {"post": "yes"})
+    assert response.status_code == 302 and not get_user_model().objects.filter(pk=fiona.pk).exists()
+    assert Player.objects.get(game=game, seat=0).name == FORMER
