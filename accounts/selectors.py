@@ -88,6 +88,8 @@ def _stats(s: Standing) -> Stats:
 
 def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[str, Any]:
     """The profile of ``username`` as ``viewer_id`` may see it (Http404 for a private one not theirs)."""
+    if not username.isprintable():  # a NUL, which PostgreSQL's text refuses, is in no username
+        raise Http404("No such player.")
     user = get_user_model().objects.select_related("profile").filter(username=username).first()
     if user is None:
         raise Http404("No such player.")

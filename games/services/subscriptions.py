@@ -83,6 +83,8 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     """This browser stops its pushes (the endpoint it subscribed with); True if one was stored."""
     if not isinstance(endpoint, str) or not controller:
         raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription: its endpoint.")
+    if len(endpoint) > ENDPOINT_MAX or not endpoint.isascii() or not endpoint.isprintable():
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "That is not the endpoint of a subscription.")
     deleted, _ = PushSubscription.objects.filter(endpoint=endpoint, controller=controller).delete()
     return bool(deleted)
 

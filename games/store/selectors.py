@@ -53,6 +53,10 @@ def room(code: str) -> Game:
 
 
 def room_or_none(code: str) -> Game | None:
+    # Codes are ASCII letters and digits: a NUL (which PostgreSQL's text refuses) or a lone
+    # surrogate (which no driver encodes) in a typed address is no room, not a server error.
+    if not code.isascii() or "\x00" in code:
+        return None
     return Game.objects.filter(code=code).first()
 
 

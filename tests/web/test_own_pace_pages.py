@@ -201,6 +201,18 @@ def test_a_bad_subscription_is_refused_with_its_reason_and_nothing_is_stored(why
     assert not PushSubscription.objects.exists()
 
 
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize("endpoint", ["a\\u0000b", "\\ud800", "x" * 1001])
+def test_removing_a_subscription_by_an_endpoint_no_subscription_can_have_is_a_400(endpoint: str) -> None:
+    client = Client(raise_request_exception=False)
+    create_room(client)
+    body = (
+        '{"endpoint": "' + endpoint + '"}'
+    )  # as JSON text: "\\u0000" and "\\ud800" escaped, as a browser may send them
+    response = client.post("/notices/push/remove", body, content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"] == services.BAD_SUBSCRIPTION
+
+
 def test_subscribing_needs_a_post() -> None:
     assert Client().get("/notices/push").status_code == 405
 

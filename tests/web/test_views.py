@@ -352,3 +352,9 @@ def test_a_post_the_database_failed_during_says_its_result_is_unknown_not_unchan
     with mock.patch("games.web.views.game_state", side_effect=OperationalError("connection lost")):
         read = client.get(f"/r/{code}/")
     assert read.status_code == 503 and b"Nothing was changed" in read.content
+
+
+@pytest.mark.parametrize("url", ["/u/a%00b/", "/r/abcd%00efgh/", "/r/abcdefghjk%00/replay", "/r/abc%ED%A0%80/"])
+def test_a_nul_or_a_lone_surrogate_in_an_address_is_a_404_not_a_server_error(url: str) -> None:
+    # PostgreSQL's text refuses a NUL, and no driver encodes a lone surrogate: no room has either.
+    assert Client(raise_request_exception=False).get(url).status_code == 404
