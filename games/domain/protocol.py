@@ -378,6 +378,9 @@ class Error(Outgoing, tag="error"):
 
 class You(Outgoing, tag="you"):
     seats: list[int]  # the seats this socket's browser controls
+    # Their players (each seat's ``player`` in the state): the page follows them to new seat
+    # numbers when an earlier seat leaves the lobby.
+    players: list[int] = []
 
 
 class Pong(Outgoing, tag="pong"):

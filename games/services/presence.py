@@ -35,8 +35,11 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
         return None
     mine = seats_of(game, controller)
     # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
-    Presence.objects.create(game=game, channel_name=channel_name, seats=mine, seen_at=timezone.now(), origin=ORIGIN)
-    you = protocol.encode(protocol.You(seats=mine))
+    Presence.objects.create(
+        game=game, channel_name=channel_name, controller=controller, seen_at=timezone.now(), origin=ORIGIN
+    )
+    players = [game.room.seats[seat].player for seat in mine]
+    you = protocol.encode(protocol.You(seats=mine, players=players))
     return you, protocol.dumps(game_state(game)), _frame(game)
 
 

@@ -236,7 +236,10 @@ class Presence(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="presences")
     channel_name = models.CharField(max_length=200, unique=True)
-    seats = models.JSONField(default=list)
+    # The socket's browser (its controller token, "" for a spectator without a session): the
+    # seats it plays are read from the room as it is now, since a seat that leaves the lobby
+    # moves the later ones up and a seat can change hands while the socket is open.
+    controller = models.CharField(max_length=64, blank=True, default="")
     seen_at = models.DateTimeField()
     # The serving process that holds the socket (games.services.processes.ORIGIN): when that process
     # dies, its rows go at once, not when they have grown stale.

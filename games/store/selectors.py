@@ -119,12 +119,14 @@ def chat_log(game: Game) -> list[ChatMessage]:
 
 
 def connected_seats(game: Game) -> list[list[int]]:
-    """For each socket connected to the room (from any process, pinged lately), the seats it plays.
+    """For each socket connected to the room (from any process, pinged lately), the seats its browser
+    plays in the room as it is now.
 
     A spectator's socket plays none: an empty list.
     """
     cutoff = timezone.now() - PRESENCE_TIMEOUT
-    return list(Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("seats", flat=True))
+    controllers = Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("controller", flat=True)
+    return [game.room.seats_of(controller) if controller else [] for controller in controllers]
 
 
 # --- the public state --------------------------------------------------------------------------

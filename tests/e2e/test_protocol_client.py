@@ -330,3 +330,15 @@ def test_a_route_check_moves_nothing_while_an_action_is_unanswered(page: Any) ->
     page.evaluate("h.fireAndWait(1500)")
     assert page.evaluate("h.fetched.length") == 1
     assert page.evaluate("h.socket().closedWith") is None  # the server asks again in its next round
+
+
+def test_the_page_follows_its_players_to_new_seat_numbers_when_an_earlier_seat_leaves(page: Any) -> None:
+    seats = "[{player: 10}, {player: 11}, {player: 12}]"
+    js(
+        page,
+        "h.make(); h.hello(3, [1]); h.frame({type: 'you', seats: [2], players: [12]});"
+        f"h.frame(h.state(4, {{seats: {seats}}}));",
+    )
+    assert page.evaluate("client.mine") == [2]
+    js(page, "h.frame(h.state(5, {seats: [{player: 10}, {player: 12}]}))")  # seat 1 left the lobby
+    assert page.evaluate("client.mine") == [1]

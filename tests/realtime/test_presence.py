@@ -9,7 +9,10 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from games import services
+from games.domain.rules import RuleViolation
 from games.services import presence
+from games.store import selectors
 from games.store.models import Presence
 from games.store.selectors import game_state
 from tests.factories import open_room
@@ -22,10 +25,28 @@ def test_a_socket_arriving_gets_its_seats_the_state_and_who_is_here() -> None:
     frames = presence.arrive(table.code, "chan-1", table.controllers[1])
     assert frames is not None
     you, state, here = (json.loads(frame) for frame in frames)
-    assert you == {"type": "you", "seats": [1]}
+    assert you == {"type": "you", "seats": [1], "players": [table.game.room.seats[1].player]}
     assert state == json.loads(json.dumps(game_state(table.game)))
     assert here == {"type": "presence", "seats": {"0": "away", "1": "connected", "2": "away"}, "spectators": 0}
-    assert list(Presence.objects.values_list("channel_name", "seats")) == [("chan-1", [1])]
+    assert list(Presence.objects.values_list("channel_name", "controller")) == [("chan-1", table.controllers[1])]
+
+
+def test_a_connected_player_whose_seat_moved_up_in_the_lobby_is_still_connected_in_its_new_seat() -> None:
+    table = open_room(3, start=False)
+    presence.arrive(table.code, "chan-2", table.controllers[2])
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="l")
+    game = table.game
+    assert [seat.name for seat in game.room.seats] == ["P0", "P2"]
+    assert selectors.connected_seats(game) == [[1]]
+    _, _, here = (json.loads(frame) for frame in presence.arrive(table.code, "chan-0", table.controllers[0]))
+    assert here["seats"] == {"0": "connected", "1": "connected"}
+    # So the host cannot take a present player's seat as if it were an away player's.
+    services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id="s")
+    with pytest.raises(RuleViolation) as refused:
+        services.game_remove_absent(
+            code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id="r"
+        )
+    assert refused.value.code == services.PLAYER_PRESENT
 
 
 def test_a_socket_without_a_seat_is_a_spectator() -> None:

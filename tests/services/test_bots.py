@@ -375,7 +375,9 @@ def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None
     from games.store.models import Presence
 
     table = open_room(3)
-    Presence.objects.create(game=table.game, channel_name="sock-1", seats=[1], seen_at=timezone.now())
+    Presence.objects.create(
+        game=table.game, channel_name="sock-1", controller=table.controllers[1], seen_at=timezone.now()
+    )
     before = snapshot(table.code)
     for service in (services.game_replace_with_bot, services.game_remove_absent):
         with pytest.raises(RuleViolation) as refused:

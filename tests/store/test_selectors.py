@@ -36,13 +36,15 @@ def test_the_roll_log_lists_only_the_rolls_in_order() -> None:
 
 
 def test_connected_seats_count_only_sockets_that_pinged_lately() -> None:
-    game, _ = seated_game(2)
-    other, _ = seated_game(1)
+    game, players = seated_game(2)
+    other, others = seated_game(1)
     now = timezone.now()
-    Presence.objects.create(game=game, channel_name="a", seats=[0], seen_at=now)
-    Presence.objects.create(game=game, channel_name="b", seats=[], seen_at=now)  # a spectator
-    Presence.objects.create(game=game, channel_name="c", seats=[1], seen_at=now - timedelta(minutes=5))  # died
-    Presence.objects.create(game=other, channel_name="d", seats=[0], seen_at=now)
+    Presence.objects.create(game=game, channel_name="a", controller=players[0].controller, seen_at=now)
+    Presence.objects.create(game=game, channel_name="b", controller="", seen_at=now)  # a spectator
+    Presence.objects.create(
+        game=game, channel_name="c", controller=players[1].controller, seen_at=now - timedelta(minutes=5)
+    )  # its process died
+    Presence.objects.create(game=other, channel_name="d", controller=others[0].controller, seen_at=now)
     assert sorted(selectors.connected_seats(game)) == [[], [0]]
 
 

@@ -133,6 +133,7 @@ export class RoomClient {
     switch (frame.type) {
       case "you":
         this.mine = frame.seats;
+        this.myPlayers = frame.players ?? null;
         break;
       case "state":
         this.onState(frame);
@@ -211,6 +212,10 @@ export class RoomClient {
       this.hintPending = false;
     }
     this.state = next;
+    // This browser's seats by their players: a seat that leaves the lobby moves the later ones up.
+    if (this.myPlayers?.length && next.seats) {
+      this.mine = next.seats.flatMap((seat, index) => (this.myPlayers.includes(seat.player) ? [index] : []));
+    }
     if (this.inflight && next.version > this.inflight.version) this.inflight = null;
     if (first && this.inflight) {
       // We never saw the answer to this action: send the very same frame again. If it had

@@ -105,7 +105,8 @@ async def test_the_presence_row_goes_even_when_disconnect_fails() -> None:
 @sync_to_async
 def stale_row(code: str, age: timedelta) -> None:
     game = Game.objects.get(code=code)
-    Presence.objects.create(game=game, channel_name=f"dead-{age}", seats=[0], seen_at=timezone.now() - age)
+    controller = game.room.seats[0].controller
+    Presence.objects.create(game=game, channel_name=f"dead-{age}", controller=controller, seen_at=timezone.now() - age)
 
 
 async def test_stale_presence_rows_are_swept_when_a_server_starts_taking_sockets() -> None:
