@@ -7,13 +7,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db.models.signals import pre_delete
 from django.dispatch import receiver
 from django.http import HttpRequest
 
 from accounts import selectors, services
 from accounts.middleware import ACCOUNT_LANGUAGE
+from games import services as games_services
 from games.services.signals import game_finished
 from games.store.models import Game
 
@@ -56,3 +57,11 @@ def count_finished_game(sender: Any, game: Game, **kwargs: Any) -> None:
 def forget_on_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     """However an account is deleted (its own settings page, the admin, a shell), its name goes first."""
     services.account_forget(user_id=instance.pk, username=instance.get_username())
+
+
+@receiver(user_logged_out, dispatch_uid="accounts-push-sign-out")
+def pushes_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """The pushes this browser subscribed to stop telling it of the account's turns (a shared device)."""
+    if user is None or request is None or not hasattr(request, "session"):
+        return
+    games_services.push_sign_out(user_id=user.pk, endpoints=request.session.get(games_services.SESSION_ENDPOINTS, []))

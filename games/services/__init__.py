@@ -75,9 +75,13 @@ from games.services.seats import (
     seats_hand_over,
 )
 from games.services.subscriptions import (
+    PUSH_PER_CONTROLLER,
+    SESSION_ENDPOINTS,
     email_notices_set,
     notices_language_set,
     notices_stop,
+    push_hand_over,
+    push_sign_out,
     push_subscribe,
     push_unsubscribe,
 )
@@ -95,6 +99,10 @@ __all__ = [
     "notices_language_set",
     "notices_stop",
     "own_pace_choices",
+    "PUSH_PER_CONTROLLER",
+    "SESSION_ENDPOINTS",
+    "push_hand_over",
+    "push_sign_out",
     "push_subscribe",
     "push_unsubscribe",
     "BOT_LEVELS",

@@ -24,6 +24,8 @@ ENDPOINT_MAX = 1000
 # computers signed in to one account. A new one past this drops the one subscribed first, so
 # no browser can store rows without end, nor make one notice's sending take minutes.
 PUSH_PER_CONTROLLER = 10
+# The session's list of the subscriptions its browser made (the pages keep it; ``push_sign_out``).
+SESSION_ENDPOINTS = "push_endpoints"
 
 
 def _key(value: object, name: str, size: int) -> str:
@@ -77,6 +79,31 @@ def push_subscribe(
         if oldest:
             PushSubscription.objects.filter(pk__in=oldest).delete()
     return row
+
+
+def push_hand_over(*, controller: str, to: str, user_id: int) -> int:
+    """A browser signs in: the pushes it subscribed to follow its seats to the account's token.
+
+    Without it the subscription would stay with the browser's old token, whose seats are now
+    the account's, and the device would hear of none of its turns. Returns how many moved.
+    """
+    if not controller or controller == to:
+        return 0
+    return PushSubscription.objects.filter(controller=controller).update(controller=to, user_id=user_id)
+
+
+def push_sign_out(*, user_id: int, endpoints: list[str]) -> int:
+    """A browser signs out: the subscriptions it made while signed in (``endpoints``, kept in its
+    session) stop telling it of the account's turns; returns how many were removed.
+
+    The device may be a shared one: whoever uses it next must not read the account's notices.
+    Its page subscribes again, for its own seats, the next time it asks to be told.
+    """
+    endpoints = [e for e in endpoints if isinstance(e, str)][:PUSH_PER_CONTROLLER]
+    if not endpoints:
+        return 0
+    deleted, _ = PushSubscription.objects.filter(user_id=user_id, endpoint__in=endpoints).delete()
+    return deleted
 
 
 def push_unsubscribe(*, controller: str, endpoint: object) -> bool:

@@ -402,7 +402,7 @@ def notices_push(request: HttpRequest) -> JsonResponse:
     """This browser's Web Push subscription (``PushSubscription.toJSON()``), stored to tell it of its turns."""
     try:
         body = _json_body(request)
-        services.push_subscribe(
+        row = services.push_subscribe(
             controller=controller_for(request, create=True),
             user_id=_user_id(request),
             subscription=body,
@@ -410,6 +410,9 @@ def notices_push(request: HttpRequest) -> JsonResponse:
         )
     except RuleViolation as exc:
         return JsonResponse({"error": exc.code, "message": exc.message}, status=400)
+    # Kept in the session, so that signing out on this browser stops them (accounts.receivers).
+    kept = [e for e in request.session.get(services.SESSION_ENDPOINTS, []) if e != row.endpoint]
+    request.session[services.SESSION_ENDPOINTS] = [*kept, row.endpoint][-services.PUSH_PER_CONTROLLER :]
     return JsonResponse({"ok": True}, status=201)
 
 

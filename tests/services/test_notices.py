@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -11,6 +12,7 @@ from unittest import mock
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -18,7 +20,7 @@ from games import services
 from games.services import notices
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, own_pace_room, score_first_legal
+from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
 from yahtzee.prepare import new_vapid_private_key
 
@@ -350,3 +352,40 @@ def test_the_accounts_language_moves_its_e_mails_and_pushes_with_it(push: PushSe
     services.notices_language_set(user_id=user.pk, language="es")
     assert NoticeSettings.objects.get(user=user).language == "es"
     assert PushSubscription.objects.get(endpoint=subscriber.endpoint).language == "es"
+
+
+@pytest.mark.parametrize("signs_in", [False, True])
+def test_a_device_subscribed_before_signing_in_is_still_told_after_signing_in(
+    push: PushService, signs_in: bool
+) -> None:
+    ana, ben = Client(), Client()
+    code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{code}/join", {"name": "Ben"})
+    sub = Subscriber(f"{push.url}/push/ben").subscription
+    assert ben.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
+    if signs_in:  # on this browser: his seats become the account's, and so must its pushes
+        get_user_model().objects.create_user("ben", password="pw")
+        assert ben.post("/accounts/login/", {"login": "ben", "password": "pw"}).status_code == 302
+        assert PushSubscription.objects.get().user.username == "ben"
+    ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    score_first_legal(Table(code=code, controllers=[ana.session["controller"], ben.session["controller"]]))
+    run_worker()  # Ana scored: Ben's turn
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "sent: 1 push" and len(push.requests) == 1, turn.outcome
+
+
+def test_a_device_signed_out_of_the_account_is_told_no_more_of_its_turns(push: PushService) -> None:
+    get_user_model().objects.create_user("ben", password="pw")
+    ana, ben = Client(), Client()
+    assert ben.post("/accounts/login/", {"login": "ben", "password": "pw"}).status_code == 302
+    code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{code}/join", {"name": "Ben"})
+    sub = Subscriber(f"{push.url}/push/ben").subscription
+    assert ben.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
+    account_token = ben.session["controller"]
+    ben.post("/accounts/logout/")  # Ben signs out of this (shared) browser
+    assert not PushSubscription.objects.exists()
+    ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    score_first_legal(Table(code=code, controllers=[ana.session["controller"], account_token]))
+    run_worker()  # Ben's turn: nobody on that browser is told
+    assert not push.requests
