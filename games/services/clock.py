@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from games.domain import errors as E
 from games.domain.rules import GameState, RuleViolation
+from games.services import notices
 from games.services.actions import check_request, locked, record, require_host, rules_state
 from games.services.deadline import TIMEOUT_ACTION, running
 from games.services.turns import turn_roll, turn_score
@@ -155,6 +156,8 @@ def _host_action(
                 game.turn_deadline = timezone.now() + timedelta(seconds=left)
                 payload["left"] = left
                 fields = ("turn_deadline",)
+        if not pause:
+            notices.resumed(game)
         record(
             game,
             kind=Move.Kind.PAUSE if pause else Move.Kind.RESUME,

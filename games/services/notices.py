@@ -126,6 +126,11 @@ def send_notice(notice_id: int) -> str:
         if notice.claimed_at is not None and notice.claimed_at > now - LEASE:
             return "being sent by another worker"
         game = Game.objects.get(pk=notice.game_id)
+        if notice.kind == Notice.Kind.REMINDER and game.room.paused and game.status == Game.Status.PLAYING:
+            # The clock stands still: the reminder waits, owed, until the host resumes (``resumed``).
+            notice.outcome = "waiting: the game is paused"
+            notice.save(update_fields=["outcome"])
+            return notice.outcome
         why_not = moved_on(notice, game)
         if why_not:
             notice.done_at, notice.outcome = now, why_not
@@ -145,6 +150,13 @@ def send_notice(notice_id: int) -> str:
     outcome = deliver(notice, game)
     Notice.objects.filter(pk=notice.pk).update(done_at=timezone.now(), outcome=outcome[:200])
     return outcome
+
+
+def resumed(game: Game) -> None:
+    """The host resumed the game: its reminders still owed are queued again, each for its time (in
+    the caller's transaction; ``send_notice`` puts one due later off until then)."""
+    for notice in Notice.objects.filter(game=game, kind=Notice.Kind.REMINDER, done_at=None):
+        queue(notice)
 
 
 def moved_on(notice: Notice, game: Game) -> str:

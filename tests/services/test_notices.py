@@ -389,3 +389,22 @@ def test_a_device_signed_out_of_the_account_is_told_no_more_of_its_turns(push: P
     score_first_legal(Table(code=code, controllers=[ana.session["controller"], account_token]))
     run_worker()  # Ben's turn: nobody on that browser is told
     assert not push.requests
+
+
+def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after_the_resume(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)  # seat 1 to move: "your turn" now, the reminder when a quarter is left
+    run_worker()
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    host = table.controllers[0]
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    # The pause lasts past the reminder's time: its task runs while the game is paused.
+    assert notices.send_notice.call(reminder.pk) == "waiting: the game is paused"
+    reminder.refresh_from_db()
+    assert reminder.done_at is None
+    services.game_resume(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    # Queued again, for when a quarter of the time the turn has left is left.
+    assert notices.send_notice.call(reminder.pk) == "not due yet"
+    reminder.refresh_from_db()
+    assert reminder.done_at is None and reminder.due_at > timezone.now() + timedelta(hours=17)
