@@ -113,6 +113,7 @@ class Letter:
     url: str
     left: float | None  # seconds left to move (None: no time per move)
     language: str = "en"  # the language it is worded in
+    stop_label: str = "Stop these"  # the notification's button that stops a device's pushes
 
 
 @task()
@@ -187,6 +188,7 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
                 url=url,
                 left=left,
                 language=translation.get_language(),
+                stop_label=_("Stop these"),
             )
         # A notice owed before its event was stored as data says what happened in English.
         what = waiting.word(notice.event, game.ruleset) if notice.event else notice.text
@@ -196,6 +198,7 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
             url=url,
             left=left,
             language=translation.get_language(),
+            stop_label=_("Stop these"),
         )
 
 
@@ -298,6 +301,7 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
         "url": text.url,
         "tag": f"turn-{notice.game_id}",
         "stop": stop_url("push", subscription.pk),
+        "stop_label": text.stop_label,
     }
     # Imported here: pywebpush brings aiohttp, a quarter of a second of every process's start.
     from pywebpush import WebPushException, webpush

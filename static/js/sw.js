@@ -18,7 +18,8 @@ self.addEventListener("push", (event) => {
       renotify: Boolean(data.tag),
       icon: "/static/icons/icon-192.png",
       data: { url: data.url || "/games", stop: data.stop },
-      actions: data.stop ? [{ action: "stop", title: "Stop these" }] : [],
+      // The button's words come with the push, in the reader's language (games/services/notices.py).
+      actions: data.stop ? [{ action: "stop", title: data.stop_label || "Stop these" }] : [],
     }),
   );
 });

@@ -101,6 +101,7 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     assert payload["body"].startswith(f"Your turn in room {table.code}: P0 just scored")
     assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
     assert payload["stop"].startswith("https://yahtzee.example.org/notices/stop/")
+    assert payload["stop_label"] == "Stop these"
 
     turn = Notice.objects.get(kind=Notice.Kind.TURN)
     assert turn.done_at is not None and turn.outcome == "sent: e-mail, 1 push" and turn.attempts == 1
@@ -317,6 +318,11 @@ def test_each_channel_is_told_in_its_readers_language(push: PushService) -> None
         == f"Du bist am Zug in Raum {table.code}: P0 hat gerade {points} in Chance eingetragen."
     )
     assert bodies["/push/es"]["body"].startswith(f"Tu turno en la sala {table.code}: P0 acaba de anotar {points} en ")
+    # The notification's own button too (the service worker shows it as sent).
+    assert (bodies["/push/de"]["stop_label"], bodies["/push/es"]["stop_label"]) == (
+        "Nicht mehr benachrichtigen",
+        "Dejar de recibirlos",
+    )
     # The stored line stays English, for the admin and the log.
     assert Notice.objects.get(kind=Notice.Kind.TURN).text == f"P0 just scored {points} in Chance"
 
