@@ -468,10 +468,23 @@ def frames_over(socket: str, address: str) -> bool:
 SOCKET_LIMITS = {"chat": CHAT, "react": REACTIONS, "hint": HINTS}
 
 
+def social_buckets(browser: str, address: str, socket: str) -> tuple[Bucket, ...]:
+    """A chat, reaction or hint frame's counts: its browser's (``browser_bucket``) and, for a browser
+    with a session, its address's share (RATE_LIMIT_PER_IP times the limit), as for the pages.
+
+    A session costs nothing to get (any page gives one): without the address's share a client
+    could take a fresh one every few messages and post without end.
+    """
+    own = browser_bucket(browser, address, socket)
+    if own.kind != "browser" or not address or address == UNKNOWN:
+        return (own,)
+    return own, Bucket("address", address, max(1, settings.RATE_LIMIT_PER_IP))
+
+
 async def socket_refusal(kind: str, browser: str, address: str, socket: str) -> str | None:
     """Count a ``kind`` frame of this browser: None if it may go on, else what the socket is told."""
     limit = SOCKET_LIMITS.get(kind)
-    if limit is None or await limiter.ahit(limit, browser_bucket(browser, address, socket)):
+    if limit is None or await limiter.ahit(limit, *social_buckets(browser, address, socket)):
         return None
     if kind == "hint":
         return "Too many hints: wait a moment."

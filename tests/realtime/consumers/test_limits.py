@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from games.services import coach
 from tests.conftest import ManualClock
 from tests.realtime.consumers.helpers import connect, first_frames, make_room
+from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -108,5 +109,36 @@ async def test_hints_stay_at_ten_in_any_ten_seconds_across_a_window_boundary_and
         assert await hints(20, 10) == ["hint"] * 10
         assert await hints(30, 1) == ["rate_limited"]
     assert hint_for.call_count == 20
+    for ws in sockets:
+        await ws.disconnect()
+
+
+async def from_address(code: str, session: str, address: str) -> WebsocketCommunicator:
+    ws = WebsocketCommunicator(
+        application,
+        f"/ws/rooms/{code}/",
+        headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={session}".encode())],
+    )
+    ws.scope["client"] = (address, 50000)
+    assert (await ws.connect())[0]
+    await first_frames(ws)
+    return ws
+
+
+async def test_fresh_sessions_from_one_address_share_its_cap(settings: Any, limit_clock: ManualClock) -> None:
+    # A session costs nothing to get: a client taking a new one every five messages still meets
+    # its address's cap, RATE_LIMIT_PER_IP times the limit, as the pages do.
+    settings.RATE_LIMIT_PER_IP = 2
+    code, sessions = await make_room(4)
+    sockets = [await from_address(code, session, "203.0.113.7") for session in sessions[:3]]
+    sockets.append(await from_address(code, sessions[3], "198.51.100.9"))
+    got = [
+        await reply(ws, {"type": "chat", "text": f"{n}-{m}", "id": f"c{n}-{m}"}, sockets)
+        for n, ws in enumerate(sockets[:3])
+        for m in range(5)
+    ]
+    assert got == ["chat"] * 10 + ["rate_limited"] * 5
+    # Another address has its own.
+    assert await reply(sockets[3], {"type": "chat", "text": "hi", "id": "o"}, sockets) == "chat"
     for ws in sockets:
         await ws.disconnect()
