@@ -77,6 +77,7 @@ from games.services.seats import (
 from games.services.subscriptions import (
     PUSH_PER_CONTROLLER,
     SESSION_ENDPOINTS,
+    email_notices_confirm,
     email_notices_set,
     notices_language_set,
     notices_stop,
@@ -84,6 +85,7 @@ from games.services.subscriptions import (
     push_sign_out,
     push_subscribe,
     push_unsubscribe,
+    read_confirm_token,
 )
 from games.services.turns import turn_hold, turn_roll, turn_score
 from games.services.waiting import duration
@@ -95,7 +97,9 @@ __all__ = [
     "check_pace",
     "clock_extend",
     "duration",
+    "email_notices_confirm",
     "email_notices_set",
+    "read_confirm_token",
     "notices_language_set",
     "notices_stop",
     "own_pace_choices",

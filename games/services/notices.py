@@ -260,6 +260,25 @@ def stop_url(kind: str, ident: int) -> str:
     return settings.SITE_URL + reverse("notices_stop", args=[stop_token(kind, ident)])
 
 
+def send_confirmation(address: str, token: str, language: str) -> None:
+    """The e-mail that asks the owner of ``address`` whether the account's turn e-mails may go there."""
+    url = settings.SITE_URL + reverse("notices_email_confirm", args=[token])
+    with translation.override(language or settings.LANGUAGE_CODE):
+        body = "\n".join(
+            [
+                _("Someone signed in to %(site)s asked for its “your turn” e-mails to be sent to this address.")
+                % {"site": settings.SITE_NAME},
+                "",
+                _("To have them sent here, open this link within three days: %(url)s") % {"url": url},
+                "",
+                _("If it was not you, do nothing: nothing will be sent here."),
+            ]
+        )
+        EmailMessage(
+            subject=_("Confirm your address for %(site)s") % {"site": settings.SITE_NAME}, body=body, to=[address]
+        ).send()
+
+
 def send_email(user_id: int, address: str, text: Letter) -> None:
     stop = stop_url("email", user_id)
     with translation.override(text.language):

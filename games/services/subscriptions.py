@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core import signing
 from django.db import transaction
 
 from games.domain import errors as E
@@ -116,23 +117,71 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     return bool(deleted)
 
 
+CONFIRM_SALT = "yahtzee.notices.email-confirm"
+CONFIRM_MAX_AGE = 3 * 86_400  # seconds a confirmation link works
+
+
 def email_notices_set(
     *, user_id: int, on: bool, address: str | None = None, controller: str = "", language: str = ""
-) -> None:
-    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) becomes its address.
+) -> str:
+    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) is where they go.
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
+    Returns "set", or "confirm": the e-mails are to go to an address the account has not
+    confirmed, so nothing changed and a link went there (``email_notices_confirm``), since
+    anyone may type anyone's address and have the site mail them at every turn.
     """
     user = get_user_model().objects.get(pk=user_id)
+    if on and address and address != user.email:
+        notices.send_confirmation(
+            address,
+            confirm_token(user_id=user_id, address=address, controller=controller, language=_language(language)),
+            _language(language),
+        )
+        return "confirm"
     with transaction.atomic():
-        if address is not None and address != user.email:
-            user.email = address
-            user.save(update_fields=["email"])
         if on and not user.email:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
         NoticeSettings.objects.update_or_create(
             user=user, defaults={"email": on, "controller": controller, "language": _language(language)}
         )
+    return "set"
+
+
+def confirm_token(*, user_id: int, address: str, controller: str, language: str) -> str:
+    return signing.dumps([user_id, address, controller, language], salt=CONFIRM_SALT, compress=True)
+
+
+def read_confirm_token(token: str) -> tuple[int, str, str, str] | None:
+    try:
+        user_id, address, controller, language = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
+    except (signing.BadSignature, ValueError, TypeError):  # SignatureExpired is a BadSignature
+        return None
+    if not isinstance(user_id, int) or not all(isinstance(v, str) for v in (address, controller, language)):
+        return None
+    return user_id, address, controller, language
+
+
+def email_notices_confirm(*, token: str) -> str | None:
+    """The link e-mailed to a new address was followed: the account's e-mails go there from now on.
+
+    Returns the address, or None for a link that is cut, changed, expired or whose account is gone.
+    """
+    read = read_confirm_token(token)
+    if read is None:
+        return None
+    user_id, address, controller, language = read
+    user = get_user_model().objects.filter(pk=user_id).first()
+    if user is None:
+        return None
+    with transaction.atomic():
+        if user.email != address:
+            user.email = address
+            user.save(update_fields=["email"])
+        NoticeSettings.objects.update_or_create(
+            user=user, defaults={"email": True, "controller": controller, "language": language}
+        )
+    return address
 
 
 def notices_language_set(*, user_id: int, language: str) -> None:

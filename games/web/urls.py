@@ -17,6 +17,7 @@ urlpatterns = [
     path("rooms/find", views.room_find, name="room_find"),
     path("games", views.my_games, name="my_games"),
     path("notices/email", notices_limit(views.notices_email), name="notices_email"),
+    path("notices/email/confirm/<str:token>", views.notices_email_confirm, name="notices_email_confirm"),
     path("notices/push", notices_limit(views.notices_push), name="notices_push"),
     path("notices/push/remove", notices_limit(views.notices_push_remove), name="notices_push_remove"),
     path("notices/stop/<str:token>", views.notices_stop, name="notices_stop"),

@@ -367,7 +367,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     try:
-        services.email_notices_set(
+        done = services.email_notices_set(
             user_id=user_id,
             on=form.cleaned_data["on"],
             address=form.cleaned_data["address"],
@@ -378,10 +378,31 @@ def notices_email(request: HttpRequest) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("my_games")
     on = form.cleaned_data["on"]
-    messages.success(
-        request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")
-    )
+    if done == "confirm":
+        messages.info(
+            request,
+            gettext("We sent a link to %(address)s: open it to have your turn e-mails sent there.")
+            % {"address": form.cleaned_data["address"]},
+        )
+    else:
+        messages.success(
+            request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")
+        )
     return redirect("my_games")
+
+
+# Like the stop link's: a GET only shows the button, since links in e-mails get fetched by
+# scanners, which must not confirm an address for whoever typed it in.
+@require_http_methods(["GET", "POST"])
+def notices_email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link sent to a new address for the turn e-mails: its owner agrees to them there."""
+    if request.method == "POST":
+        address = services.email_notices_confirm(token=token)
+        context = {"token": token, "done": address, "bad": address is None}
+        return render(request, "games/notices_confirm.html", context, status=200 if address else 400)
+    read = services.read_confirm_token(token)
+    context = {"token": token, "bad": read is None, "address": read[1] if read else ""}
+    return render(request, "games/notices_confirm.html", context, status=200 if read else 400)
 
 
 # A subscription (an endpoint of at most 1,000 characters and two keys) is well under this.

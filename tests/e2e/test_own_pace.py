@@ -171,6 +171,21 @@ def task_worker(site: LiveSite, log: Path) -> Iterator[subprocess.Popen[bytes]]:
             proc.wait(10)
 
 
+def confirm_link(site: LiveSite, address: str) -> str:
+    """The path of the link in the confirmation the site's server wrote (its console e-mail) to ``address``."""
+    found: list[str] = []
+
+    def sent() -> bool:
+        text = site.server.log_path.read_text(errors="replace")
+        found[:] = re.findall(
+            rf"^To: {re.escape(address)}$.*?(/notices/email/confirm/\S+)", text, re.MULTILINE | re.DOTALL
+        )
+        return bool(found)
+
+    wait_for(site, sent, "the confirmation e-mail", site.server.log_path)
+    return found[-1]
+
+
 def emails(log: Path, code: str) -> list[str]:
     """The "your turn" e-mails of room ``code`` the console backend wrote."""
     text = log.read_text(errors="replace") if log.exists() else ""
@@ -234,7 +249,20 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
         ben.fill("#id_address", f"{name}@example.org")
         ben.check("#id_on")
         ben.click("#email-save")
-        ben.wait_for_selector("text=E-mails on")
+        # The address gets a link first (the server's console e-mail), whose button turns them on.
+        ben.wait_for_selector(f"text=We sent a link to {name}@example.org")
+        ben.goto(live_site.url + confirm_link(live_site, f"{name}@example.org"))
+        for width, height in ((1280, 800), (390, 844)):
+            ben.set_viewport_size({"width": width, "height": height})
+            assert no_horizontal_overflow(ben)
+            for scheme in in_each_scheme(ben):
+                assert serious_violations(ben) == [], (width, scheme)
+                shot(ben, f"confirm-address-{width}-{scheme}")
+        ben.emulate_media(color_scheme="light")
+        ben.click("#confirm-btn")
+        ben.wait_for_selector("#confirm-done")
+        ben.goto(live_site.url + "/games")
+        assert ben.is_checked("#id_on")
         ben.wait_for_selector("#push-on:not([hidden])")
         ben.click("#push-on")
         ben.wait_for_selector("#push-box[data-state=on]")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.test import Client
 
 from games import services
@@ -217,14 +218,34 @@ def test_subscribing_needs_a_post() -> None:
     assert Client().get("/notices/push").status_code == 405
 
 
-def test_e_mails_are_turned_on_for_an_account_with_an_address() -> None:
+def confirm_link(address: str) -> str:
+    """The path of the confirmation link the last e-mail to ``address`` carries."""
+    sent = [m for m in mail.outbox if m.to == [address]]
+    assert sent, f"nothing was sent to {address}"
+    found = re.search(r"https?://[^/\s]+(/notices/email/confirm/\S+)", sent[-1].body)
+    assert found is not None, sent[-1].body
+    return found.group(1)
+
+
+def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
     user = get_user_model().objects.create_user("ana", password="pw")
     client = Client()
     client.force_login(user)
-    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
-    assert response.status_code == 302
+    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    assert "We sent a link to ana@example.org" in response.content.decode()
+    user.refresh_from_db()
+    assert user.email == "" and not NoticeSettings.objects.filter(user=user, email=True).exists()
+    link = confirm_link("ana@example.org")
+    # Opening the link (as a mail program's scanner would) changes nothing; the button does.
+    page = Client().get(link)
+    assert page.status_code == 200 and "ana@example.org" in page.content.decode()
+    assert not NoticeSettings.objects.filter(user=user, email=True).exists()
+    done = Client().post(link)
+    assert done.status_code == 200 and "ana@example.org" in done.content.decode()
     user.refresh_from_db()
     assert user.email == "ana@example.org" and NoticeSettings.objects.get(user=user).email
+    # A link cut short or changed does nothing, and says so.
+    assert Client().post(link[:-3] + "xyz").status_code == 400
     page = client.get("/games").content.decode()
     assert 'value="ana@example.org"' in page and re.search(r'name="on" id="id_on" checked', page)
     client.post("/notices/email", {"address": "ana@example.org"})
@@ -237,6 +258,8 @@ def test_notices_keep_the_language_of_the_page_they_were_turned_on_from() -> Non
     client = Client(HTTP_ACCEPT_LANGUAGE="de")
     client.force_login(user)
     client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert "Konto" in mail.outbox[-1].body or "Adresse" in mail.outbox[-1].body  # the link's e-mail in German
+    Client().post(confirm_link("ana@example.org"))
     assert NoticeSettings.objects.get(user=user).language == "de"
     create_room(client)
     sub = Subscriber("http://127.0.0.1:9/push/1").subscription
@@ -323,3 +346,13 @@ def test_the_pages_of_this_feature_run_no_inline_script() -> None:
             assert "src=" in tag or 'type="application/json"' in tag, f"{path}: inline script {tag}"
         assert not re.search(r"<[^>]+\son[a-z]+\s*=", html), f"{path}: an inline event handler"
         assert "javascript:" not in html
+
+
+def test_a_strangers_address_typed_in_is_sent_one_link_and_no_turn_e_mails() -> None:
+    get_user_model().objects.create_user("mallory", password="pw")
+    mallory = Client()
+    mallory.force_login(get_user_model().objects.get(username="mallory"))
+    mallory.post("/notices/email", {"address": "victim@example.org", "on": "on"})
+    assert [m.to for m in mail.outbox] == [["victim@example.org"]]  # the question, once, and nothing else
+    assert not NoticeSettings.objects.filter(email=True).exists()
+    assert get_user_model().objects.get(username="mallory").email == ""
