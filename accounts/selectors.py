@@ -13,6 +13,7 @@ from urllib.parse import quote
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.http import Http404
+from django.utils import formats
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 
@@ -192,7 +193,7 @@ def _rows(found: Any) -> list[dict[str, str]]:
             "rank": str(i),
             "name": name,
             "url": profile_url(name),
-            "value": str(value) if isinstance(value, int) else f"{value:.1f}",
+            "value": str(value) if isinstance(value, int) else formats.number_format(value, 1),
             "games": str(games),
         }
         for i, (name, value, games) in enumerate(found, start=1)

@@ -51,6 +51,8 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 from limits.storage import MovingWindowSupport, RedisStorage, Storage
 
 log = logging.getLogger(__name__)
@@ -88,7 +90,7 @@ class Limit:
     shared: bool = False  # across worker processes (Redis when configured)
     always: bool = False  # counted with RATE_LIMITS=0 too (it has a setting of its own for load generators)
     window_of: Limit | None = None  # an int setting counted in this limit's window (10 s when that one is off)
-    message: str = ""  # what a refused page says
+    message: str | Promise = ""  # what a refused page says (translated when shown: a lazy string)
 
     def rate(self) -> Rate | None:
         """The rate the settings give, or None: no limit (the limiter keeps it until a setting changes)."""
@@ -106,22 +108,22 @@ class Limit:
 
 # Pages: per browser, and RATE_LIMIT_PER_IP times as many per address (client_buckets).
 ROOM_CREATE = Limit(
-    "room_create", "RATE_LIMIT_ROOM_CREATE", shared=True, message="You have created too many rooms in a short time."
+    "room_create", "RATE_LIMIT_ROOM_CREATE", shared=True, message=_("You have created too many rooms in a short time.")
 )
 ROOM_JOIN = Limit(
-    "room_join", "RATE_LIMIT_ROOM_JOIN", shared=True, message="You have joined too many rooms in a short time."
+    "room_join", "RATE_LIMIT_ROOM_JOIN", shared=True, message=_("You have joined too many rooms in a short time.")
 )
 # Turning notices on, off or to another address: each stores a row (a push subscription, an
 # e-mail address) that later sends go to.
 NOTICES = Limit(
-    "notices", "RATE_LIMIT_NOTICES", shared=True, message="You have changed your notices too often in a short time."
+    "notices", "RATE_LIMIT_NOTICES", shared=True, message=_("You have changed your notices too often in a short time.")
 )
 # Room codes that do not exist, per address, over the pages and the socket's handshake alike.
 ROOM_MISS = Limit(
     "room_miss",
     "RATE_LIMIT_ROOM_MISS",
     shared=True,
-    message="Too many room codes that do not exist were tried from your address.",
+    message=_("Too many room codes that do not exist were tried from your address."),
 )
 # A browser's frames, over all its sockets (browser_bucket).
 CHAT = Limit("chat", "CHAT_RATE", shared=True)

@@ -174,5 +174,5 @@ class EmailNoticesForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("on") and not data.get("address") and "address" not in self.errors:
-            self.add_error("address", "Give the address to e-mail you at.")
+            self.add_error("address", _("Give the address to e-mail you at."))
         return data

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext
 
 from games.domain import errors
 from games.realtime.limits import Bucket, Limit, client_buckets, client_ip, limiter
@@ -22,7 +23,8 @@ View = Callable[..., Any]
 
 def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) -> HttpResponse:
     """429 with a message a person can act on, as JSON for scripts and as a page for browsers."""
-    message = f"{limit.message or 'Too many requests.'} Please wait a minute and try again."
+    what = str(limit.message) if limit.message else gettext("Too many requests.")
+    message = gettext("%(what)s Please wait a minute and try again.") % {"what": what}
     retry = limiter.retry_after(limit, *buckets)
     accept = request.headers.get("Accept", "")
     if "application/json" in accept and "text/html" not in accept:

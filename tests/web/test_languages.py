@@ -10,16 +10,18 @@ import re
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import translation
 
 from accounts import selectors as account_selectors
+from accounts.models import Profile, Standing
 from games.domain.rules import RULESETS, Box
 from games.services import words
 from games.store.selectors import duration
 from games.web import docpages
 from tests.accounts.helpers import PASSWORD, sign_up, user
-from tests.factories import open_room, play_to_end
+from tests.factories import create_room, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 
@@ -243,3 +245,35 @@ def test_the_page_and_the_server_name_every_box_alike() -> None:
     for ruleset in RULESETS.values():
         family = "Yatzy" if ruleset.name == "yatzy" else "Yahtzee"
         assert {box.value for box in ruleset.boxes} <= {box for box, f, _ in server if f == family}, ruleset.name
+
+
+# --- what the server itself says: a form's refusal, a limit's 429, a number ---------------------
+
+
+def test_the_e_mail_forms_refusal_is_in_the_readers_language() -> None:
+    user = get_user_model().objects.create_user("greta", password="a long pass phrase 1")
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.force_login(user)
+    response = client.post("/notices/email", {"on": "on", "address": ""})
+    assert response.status_code == 400
+    assert "Gib die Adresse an, an die wir dir schreiben sollen." in response.content.decode()
+
+
+@pytest.mark.usefixtures("limit_clock")
+def test_a_limits_429_page_is_in_the_readers_language() -> None:
+    ann = Client(HTTP_ACCEPT_LANGUAGE="fr")
+    for i in range(10):
+        create_room(ann, f"Ann{i}")
+    refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    page = refused.content.decode()
+    assert refused.status_code == 429 and '<html lang="fr"' in page
+    assert "Tu as créé trop de salles en peu de temps. Attends une minute et réessaie." in page
+
+
+def test_the_leaderboards_points_lost_are_written_as_the_readers_numbers() -> None:
+    user = get_user_model().objects.create_user("zora", password="x")
+    Profile.objects.create(user=user, controller="tok-zora", public=True)
+    Standing.objects.create(user=user, ruleset="official", games=6, reviewed=6, lost_sum=74.4, accuracy=12.4)
+    german = Client(HTTP_ACCEPT_LANGUAGE="de")
+    board = german.get("/leaderboards/official").content.decode()
+    assert "12,4" in board and "12.4" not in board
