@@ -33,6 +33,7 @@ from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
 from games.web.errorpages import NO_ROOM_PAGE
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
+from games.web.refusals import refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
     from games.store.models import Game
@@ -106,7 +107,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 pace=data["pace"],
             ).game
     except RuleViolation as exc:
-        form.add_error(None, exc.message)
+        form.add_error(None, refusal(exc))
         return _home(request, form, status=400)
     return redirect("room", code=game.code)
 
@@ -151,7 +152,7 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
                 client_seed=form.cleaned_data["client_seed"],
             )
         except RuleViolation as exc:
-            messages.error(request, exc.message)
+            messages.error(request, refusal(exc))
     else:
         messages.error(request, gettext("Please enter a name of at most 24 characters."))
     return redirect("room", code=game.code)
@@ -176,7 +177,7 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     try:
         return protocol.from_form(action, fields)
     except protocol.FrameError as exc:
-        code, message = FORM_PROBLEMS.get(exc.field, (exc.code, exc.message))
+        code, message = FORM_PROBLEMS.get(exc.field, (exc.code, exc.message))  # worded for the page by refusal()
         raise RuleViolation(code, message) from exc
 
 
@@ -191,7 +192,7 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         frame = form_frame(action, request.POST)
         services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
-        messages.error(request, exc.message)
+        messages.error(request, refusal(exc))
     return redirect("room", code=game.code)
 
 
@@ -202,7 +203,7 @@ def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
     try:
         rematch = services.game_rematch(code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
-        messages.error(request, exc.message)
+        messages.error(request, refusal(exc))
         return redirect("room", code=game.code)
     return redirect("room", code=rematch.code)
 
@@ -375,7 +376,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             language=request.LANGUAGE_CODE,
         )
     except RuleViolation as exc:
-        messages.error(request, exc.message)
+        messages.error(request, refusal(exc))
         return redirect("my_games")
     on = form.cleaned_data["on"]
     if done == "confirm":

@@ -277,3 +277,14 @@ def test_the_leaderboards_points_lost_are_written_as_the_readers_numbers() -> No
     german = Client(HTTP_ACCEPT_LANGUAGE="de")
     board = german.get("/leaderboards/official").content.decode()
     assert "12,4" in board and "12.4" not in board
+
+
+def test_a_refusal_a_page_shows_is_in_the_readers_language_and_in_english_the_services_own() -> None:
+    host = Client(HTTP_ACCEPT_LANGUAGE="de")
+    code = create_room(host, name="Ann")
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").post(f"/r/{code}/join", {"name": "ann"}, follow=True)
+    page = german.content.decode()
+    assert '<html lang="de"' in page and "Someone here is already called" not in page
+    assert "Jemand am Tisch hat diesen Namen schon." in page
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").post(f"/r/{code}/join", {"name": "ann"}, follow=True)
+    assert "Someone here is already called ann." in english.content.decode()
