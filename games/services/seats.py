@@ -71,9 +71,17 @@ def game_join(
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
         if any(name_key(s.name) == name_key(display) for s in active):
             raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
+        # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
+        # out, a mute keeps it quiet (leaving and joining again would undo either).
+        mine = Move.objects.filter(game=game, player__controller=controller)
+        if not game.local and mine.filter(kind=Move.Kind.KICK).exists():
+            raise RuleViolation(E.KICKED, "The host took you out of this room: you can watch.")
+        muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
         player, room = add_seat(
             game, game.room, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
+        if isinstance(muted, dict) and muted.get("muted"):
+            room = room.with_seat(len(room.seats) - 1, muted=True)
         record(
             game,
             kind=Move.Kind.JOIN,

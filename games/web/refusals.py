@@ -30,6 +30,7 @@ WORDS = {
     "not_playing": _("The game is not in progress."),
     "bad_name": _("Choose a name of 1 to 24 characters."),
     "name_taken": _("Someone at the table already has that name."),
+    "kicked": _("The host took you out of this room: you can watch."),
     "local_room": _("This game is played on one device."),
     "paused": _("The host paused the game: play goes on when they resume it."),
     "unavailable": _("The server is busy for a moment: nothing was lost, try again."),

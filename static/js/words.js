@@ -228,6 +228,7 @@ const ERRORS = {
   not_playing: gettext("The game is not in progress."),
   bad_name: gettext("Choose a name of 1 to 24 characters."),
   name_taken: gettext("Someone at the table already has that name."),
+  kicked: gettext("The host took you out of this room: you can watch."),
   local_room: gettext("This game is played on one device."),
   paused: gettext("The host paused the game: play goes on when they resume it."),
   bad_message: gettext("Write something first."),

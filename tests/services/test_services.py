@@ -168,6 +168,23 @@ def test_everyone_leaving_a_game_in_progress_abandons_it() -> None:
     assert game_state(game)["fairness"]["server_seed"] == game.server_seed
 
 
+def test_a_kicked_browser_takes_no_new_seat_and_a_muted_one_stays_muted_in_its_new_seat() -> None:
+    table = open_room(3, start=False)
+    host, kicked, muted = table.controllers
+    services.seat_mute(code=table.code, controller=host, seat=2, expected_version=None, action_id="m")
+    services.game_kick(code=table.code, controller=host, seat=1, expected_version=None, action_id="k")
+    refused(table.code, services.KICKED, lambda: services.game_join(code=table.code, name="Back", controller=kicked))
+    # Leaving and joining again does not shed a mute.
+    services.game_leave(code=table.code, controller=muted, seat=1, expected_version=None, action_id="l")
+    services.game_join(code=table.code, name="Again", controller=muted)
+    assert [(s.name, s.muted) for s in table.game.room.seats] == [("P0", False), ("Again", True)]
+    # Unmuted before leaving, a new seat is not muted.
+    services.seat_unmute(code=table.code, controller=host, seat=1, expected_version=None, action_id="u")
+    services.game_leave(code=table.code, controller=muted, seat=1, expected_version=None, action_id="l2")
+    services.game_join(code=table.code, name="Third", controller=muted)
+    assert [(s.name, s.muted) for s in table.game.room.seats] == [("P0", False), ("Third", False)]
+
+
 def test_kick_is_for_the_host_before_the_start() -> None:
     table = open_room(3, start=False)
     refused(
