@@ -165,3 +165,24 @@ def test_the_catalogs_hold_every_message_of_the_code(tmp_path: Path) -> None:
         known = {(e.msgctxt, e.msgid) for e in messages(language, domain)}
         assert found - known == set(), f"{language}/{domain}: marked in the code but not in the catalog"
         assert known - found == set(), f"{language}/{domain}: in the catalog but no longer in the code"
+
+
+# Codes the room page never shows as they come: a resync answers them (stale, repeated_action),
+# the page cannot send what they refuse (malformed frames, boxes, dice, levels it does not offer),
+# or they belong to other pages (the create form, notices, a finished game's log).
+NOT_SHOWN_IN_THE_ROOM = {
+    "stale", "repeated_action", "bad_frame", "frame_too_large", "bad_json", "unknown_type", "missing_field",
+    "bad_field", "bad_die_index", "unknown_box", "bad_column", "bad_players", "bad_dice", "bad_ruleset",
+    "bad_request", "bad_level", "bad_reaction", "bad_timer", "bad_pace", "bad_subscription", "no_address",
+    "not_over", "not_finished",
+}  # fmt: skip
+
+
+def test_every_refusal_a_player_can_meet_in_the_room_has_words_in_the_readers_language() -> None:
+    from games.domain import errors
+
+    codes = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
+    words = (settings.BASE_DIR / "static" / "js" / "words.js").read_text()
+    table = words[words.index("const ERRORS = {") : words.index("};", words.index("const ERRORS = {"))]
+    worded = set(re.findall(r"^\s+([a-z_]+): gettext\(", table, re.MULTILINE))
+    assert sorted(codes - NOT_SHOWN_IN_THE_ROOM - worded) == []

@@ -102,7 +102,7 @@ $("scrub").max = String(steps.length - 1);
 $("scrub").addEventListener("input", () => show(Number($("scrub").value)));
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+  if (event.target.closest?.("input, textarea, select")) return;
   const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: steps.length - 1 }[event.key];
   if (to === undefined) return;
   event.preventDefault();

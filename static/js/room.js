@@ -567,10 +567,16 @@ function show(el, html) {
   return true;
 }
 
+// Where the keyboard goes when the focused button is drawn again disabled or is gone: the
+// last roll disables Roll, asking the coach turns Hint into the answer.
+const FOCUS_NEAR = { roll: "dice", hint: "dice" };
 function keepFocus(fn) {
   const id = document.activeElement?.id;
   fn();
-  if (id && document.activeElement?.id !== id) document.getElementById(id)?.focus();
+  if (!id || document.activeElement?.id === id) return;
+  const again = document.getElementById(id);
+  if (again && !again.disabled) again.focus();
+  else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
 }
 
 function draw() {
@@ -846,8 +852,9 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault();
     toggleHold(Number(event.key) - 1);
   } else if (event.key === " " || event.code === "Space") {
-    // Space rolls, except on another button, which Space presses (a die: holds it).
-    if (target.tagName === "BUTTON" && target.id !== "roll") return;
+    // Space rolls, except on another control, which Space presses (a die: holds it; a summary:
+    // opens it) or scrolls (a link, the chat list).
+    if (target.closest?.("button:not(#roll), summary, a[href], [tabindex='0']")) return;
     if (!view().myTurn) return;
     event.preventDefault();
     roll();

@@ -220,3 +220,32 @@ def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
     assert line in html
     assert html.count('<li class="winner">') == len(winners) and html.count("<li class=") == 2
     assert page.errors == []
+
+
+def test_a_painted_hint_to_keep_dice_names_their_colours(page: Any) -> None:
+    s = state([5, 5, 2, 1, 3], ["purple", "purple", "purple", "red", "blue"])
+    s["ruleset"] = ruleset_info("painted")
+    s["hints"] = True
+    option = {"kind": "keep", "held": [0, 1, 2], "text": "Keep 5 purple, 5 purple, 2 purple", "expected": 120.0}
+    hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": False, "note": "", "options": [option]}
+    page.evaluate("([s, h]) => draw(s, {hint: h})", [s, hint])
+    # In Painted which die to keep depends on its colour: the advice names each one.
+    assert page.inner_text(".hint-box li.best span").startswith("Keep 5 purple, 5 purple, 2 purple and roll again")
+
+
+CHAT_IN_DANISH = """<!doctype html><html lang="da"><title>chat</title>
+<script>window.django = { gettext: (text) => ({ Spectator: "Tilskuer" })[text] ?? text };</script>
+<ol id="list"></ol>
+<script type="module">
+import { ChatPanel } from "/static/js/room/chat.js";
+const chat = new ChatPanel(document.getElementById("list"));
+chat.add({ id: 1, seat: null, name: "Spectator", text: "hej", at: "" });
+chat.add({ id: 2, seat: 0, name: "Ana", text: "hej hej", at: "" });
+window.ready = true;
+</script>"""
+
+
+def test_a_spectators_chat_line_is_named_in_the_readers_words_not_the_stored_english(harness: Any) -> None:
+    page = harness(CHAT_IN_DANISH)
+    page.wait_for_function("window.ready === true")
+    assert page.eval_on_selector_all(".chat-name", "names => names.map((n) => n.textContent)") == ["Tilskuer", "Ana"]

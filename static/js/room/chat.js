@@ -35,7 +35,8 @@ export class ChatPanel {
     item.dataset.message = String(message.id);
     const who = this.doc.createElement("strong");
     who.className = "chat-name";
-    who.textContent = message.name;
+    // A spectator's line is stored under the server's English word: each reader sees their own.
+    who.textContent = message.seat === null ? gettext("Spectator") : message.name;
     const text = this.doc.createElement("span");
     text.className = "chat-text";
     text.textContent = message.text;

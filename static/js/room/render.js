@@ -280,7 +280,7 @@ export function optionText(view, option) {
     const held = option.held ?? [];
     const dice = state.turn?.dice ?? [];
     const colours = state.turn?.colours ?? [];
-    const kept = held.map((i) => (colours.length ? `${dice[i]} ${colourName(rs.colours[colours[i]] ?? "")}` : `${dice[i]}`));
+    const kept = held.map((i) => (colours.length ? `${dice[i]} ${colourName(colours[i])}` : `${dice[i]}`));
     text = held.length
       ? fmt(gettext("Keep %(dice)s and roll again"), { dice: kept.join(colours.length ? ", " : " ") })
       : gettext("Reroll all five dice");
@@ -377,10 +377,10 @@ export function seatsHtml(view) {
       const buttons = [];
       const active = seat.status === "active";
       const live = state.status === "lobby" || state.status === "playing";
-      const button = (act, label) =>
-        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" id="${act}-${seat.seat}">${label}</button>`;
+      const button = (act, label, id = act) =>
+        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" id="${id}-${seat.seat}">${label}</button>`;
       if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
-        buttons.push(seat.muted ? button("unmute", gettext("Unmute chat")) : button("mute", gettext("Mute chat")));
+        buttons.push(seat.muted ? button("unmute", gettext("Unmute chat"), "mute") : button("mute", gettext("Mute chat")));
       }
       if (live && active && view.isMine(seat.seat)) {
         buttons.push(button("leave", gettext("Leave")));

@@ -1,0 +1,81 @@
+"""The keyboard on the table and the replay: Space rolls only where it means to, focus stays where
+the player was when the table is drawn again, and the replay's keys leave other controls theirs."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import act, create_local, create_online, join
+
+pytestmark = pytest.mark.browser
+
+FOCUSED = "document.activeElement === document.body ? 'BODY' : document.activeElement.id"
+
+
+def made_up_coach(ws: Any) -> None:
+    """The coach's answer made up in the page's socket (no solver table needed): two choices."""
+    server = ws.connect_to_server()
+
+    def to_server(message: str | bytes) -> None:
+        frame = json.loads(message)
+        if frame.get("type") != "hint":
+            server.send(message)
+            return
+        options = [
+            {"kind": "score", "box": "chance", "column": 0, "points": 20, "expected": 200.0},
+            {"kind": "keep", "held": [0], "expected": 199.0},
+        ]
+        answer = {"type": "hint", "version": frame["version"], "seat": 0, "id": frame["id"], "ready": True}
+        ws.send(json.dumps({**answer, "exact": True, "note": "", "expected": 200.0, "options": options}))
+
+    ws.on_message(to_server)
+
+
+def test_the_keyboard_keeps_its_place_and_space_rolls_only_from_the_table(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), made_up_coach)
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    # Asking the coach: the Hint button becomes "Thinking…", then the answer; the keyboard stays on the table.
+    page.focus("#hint")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".hint-box li.best")
+    assert page.evaluate(FOCUSED) != "BODY"
+    # Space on the answer's "more choices" opens them, and rolls nothing.
+    before = page.get_attribute("#room", "data-version")
+    was_open = page.evaluate("document.querySelector('.hint-more').open")
+    page.focus(".hint-more summary")
+    page.keyboard.press(" ")
+    page.wait_for_function("(was) => document.querySelector('.hint-more').open !== was", arg=was_open)
+    assert page.get_attribute("#room", "data-version") == before
+    # The last roll draws Roll again disabled: the keyboard goes to the dice, not to the page's top.
+    page.focus("#roll")
+    for _ in range(2):
+        act(page, [page], lambda: page.keyboard.press("Enter"))
+    assert page.locator("#roll").is_disabled()
+    assert page.evaluate(FOCUSED) == "dice"
+
+
+def test_the_host_keeps_focus_on_a_seats_mute_button_as_it_turns_to_unmute(live_site: LiveSite, new_page: Any) -> None:
+    host, friend = new_page(), new_page()
+    url = create_online(host, live_site, "Ann")
+    join(friend, url, "Bob")
+    host.wait_for_selector("#mute-1")
+    host.focus("#mute-1")
+    act(host, [host, friend], lambda: host.keyboard.press("Enter"))
+    host.wait_for_selector("#seats [data-act=unmute][data-seat='1']")
+    assert host.evaluate(FOCUSED) == "mute-1"
+
+
+def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    page.focus("#language-select")
+    page.keyboard.press("End")
+    assert page.inner_text("#position").startswith("Step 1 ")
