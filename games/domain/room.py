@@ -304,5 +304,5 @@ class Room(msgspec.Struct, frozen=True):
         return any(seat.bot for seat in self.seats)
 
     def humans_left(self) -> bool:
-        """Whether a person still plays a seat (else the room is abandoned)."""
-        return any(seat.active and seat.human for seat in self.seats)
+        """Whether a person still plays a seat, or will when they are back from away (else the room is abandoned)."""
+        return any(seat.active and (seat.human or seat.away_controller) for seat in self.seats)

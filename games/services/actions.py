@@ -220,9 +220,14 @@ def require_host(game: Game, controller: str) -> None:
 
 
 def hand_host_on(game: Game, room: Room) -> Seat | None:
-    """After the host left: the first active human seat of ``room`` becomes host (None if there is none)."""
+    """After the host left: the first active human seat of ``room`` becomes host, else the first whose
+    person a computer plays for while they are away (host again when they are back); None if none."""
     for seat in room.seats:
         if seat.active and seat.human:
+            game.host_id = seat.player
+            return seat
+    for seat in room.seats:
+        if seat.active and seat.away_controller:
             game.host_id = seat.player
             return seat
     game.host_id = None

@@ -173,6 +173,8 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
     def observe(move: Move, seat: int, state: GameState) -> None:
         if move.action_id.startswith("timeout-"):
             return  # the turn timer played it (games.services.clock), not the player
+        if move.actor.startswith("bot:") and game.room.seats[seat].human:
+            return  # a computer played it while its player was away, not the player
         if move.kind == Move.Kind.SCORE:
             action: bots.Action = bots.Score(move.payload["box"], move.payload["column"])
         elif state.turn.rolls_used > 0:  # a reroll: the choice is which dice to keep

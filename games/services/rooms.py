@@ -8,6 +8,7 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain import fairness
 from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
+from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host
 from games.services.clock import timer_choices
@@ -145,7 +146,11 @@ def game_rematch(*, code: str, controller: str) -> Game:
         if old.room.rematch:
             return Game.objects.get(code=old.room.rematch)
         seats = [s for s in old.room.seats if s.active]
-        mine = [s for s in seats if s.controller == controller and s.human]
+
+        def person(s: Seat) -> str:  # the browser of the seat's person (a computer keeps an away one's)
+            return s.controller if s.human else s.away_controller
+
+        mine = [s for s in seats if controller and person(s) == controller]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
@@ -164,20 +169,24 @@ def game_rematch(*, code: str, controller: str) -> Game:
         for seat in seats:
             if seat is mine[0]:
                 continue
+            away = bool(seat.away_controller)
             player, room = add_seat(
                 new,
                 new.room,
                 name=seat.name,
-                controller=seat.controller,
+                controller=person(seat) if away else seat.controller,
                 client_seed="",
-                kind=seat.kind,
-                level=seat.level,
+                kind=Player.Kind.HUMAN if away else seat.kind,
+                level=None if away else seat.level,
             )
+            joined = {"seat": player.seat, "name": seat.name, "client_seed": "", "rematch": old.code}
+            if seat.bot and not away:
+                joined["bot"] = seat.level
             record(
                 new,
                 kind=Move.Kind.JOIN,
                 player_id=player.pk,
-                payload={"seat": player.seat, "name": seat.name, "client_seed": "", "rematch": old.code},
+                payload=joined,
                 actor=controller,
                 action_id="",
                 room=room,

@@ -1,0 +1,121 @@
+"""Seats a computer plays while their person is away: a rematch, the last person at the table
+leaving, the coach's review and the replay treat them as the person's, not the computer's."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+import bots
+from games import services
+from games.scheduling import botplay
+from games.services.replay import replay_steps
+from games.store.models import Game
+from tests.factories import Table, action_id, open_room, own_pace_room, play_turn
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module", autouse=True)
+def official_table() -> None:
+    bots.tables.table("official", build=True)
+
+
+def finish(table: Table, rng: random.Random) -> None:
+    """Play to the end: people play random turns, computers their own steps."""
+    while table.game.status == Game.Status.PLAYING:
+        room = table.game.room
+        seat = room.seats[room.rules.current]
+        if seat.bot:
+            assert botplay.step(table.code, table.version())
+        else:
+            table.controllers[room.rules.current] = seat.controller
+            play_turn(table, rng)
+
+
+def run_out(table: Table) -> int:
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    return table.version()
+
+
+def test_a_rematch_seats_an_away_player_as_a_person_and_lets_them_ask_for_it() -> None:
+    table = open_room(2)
+    p0, p1 = table.controllers
+    # P1 is away (no socket): the host hands the seat to a computer, which keeps P1's browser.
+    services.game_replace_with_bot(
+        code=table.code, controller=p0, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    assert table.game.room.seats[1].away_controller == p1
+    finish(table, random.Random(1))
+    # P1 is back after the end and asks for a rematch: "only the players of this game" (refused now).
+    new = services.game_rematch(code=table.code, controller=p1)
+    seat = next(s for s in new.room.seats if s.name == "P1")
+    assert seat.human and seat.controller == p1
+
+
+def test_a_rematch_seated_by_the_host_keeps_the_away_player_a_person() -> None:
+    table = open_room(2)
+    p0, p1 = table.controllers
+    services.game_replace_with_bot(
+        code=table.code, controller=p0, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    finish(table, random.Random(1))
+    new = services.game_rematch(code=table.code, controller=p0)
+    seat = new.room.seats[1]
+    assert (seat.kind, seat.controller) == ("human", p1), seat  # now: ('bot', 'bot:…')
+
+
+# D3 -------------------------------------------------------------------------------------------
+def test_the_last_player_at_the_table_leaving_does_not_abandon_an_away_players_game() -> None:
+    table = own_pace_room(players=2, seconds=86_400)  # a day per move
+    p0, p1 = table.controllers
+    rng = random.Random(3)
+    play_turn(table, rng)  # P0
+    assert services.clock_expire(code=table.code, version=run_out(table))  # P1's first timeout
+    play_turn(table, rng)  # P0
+    assert services.clock_expire(code=table.code, version=run_out(table))  # P1's second: away
+    assert table.game.room.seats[1].away_controller == p1
+    services.game_leave(code=table.code, controller=p0, seat=0, expected_version=table.version(), action_id="bye")
+    # The game goes on for P1, whose seat the computer only keeps for them: host when back.
+    assert table.game.status == Game.Status.PLAYING
+    assert services.seat_reclaim(code=table.code, controller=p1) == [1]
+    services.game_pause(code=table.code, controller=p1, expected_version=None, action_id="p")
+
+
+def test_the_replay_of_a_rematch_says_its_computer_seats_are_computers() -> None:
+    controller = services.new_controller()
+    game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="casual")
+    table = Table(code=game.code, controllers=[controller, ""])
+    finish(table, random.Random(4))
+    new = services.game_rematch(code=game.code, controller=controller)
+    services.game_start(code=new.code, controller=controller, expected_version=None, action_id=action_id())
+    rematch = Table(code=new.code, controllers=[controller, ""])
+    finish(rematch, random.Random(5))
+    steps = [s for s in replay_steps(rematch.game) if s.get("seat") == 1]
+    assert steps and all(s["by_computer"] for s in steps)  # now: all False
+
+
+def test_the_coach_does_not_charge_a_person_with_the_choices_a_computer_made_for_them() -> None:
+    from games.services import coach
+    from games.store.models import Move
+
+    table = open_room(2)
+    p0, p1 = table.controllers
+    rng = random.Random(6)
+    services.game_replace_with_bot(
+        code=table.code, controller=p0, seat=1, level="beginner", expected_version=table.version(), action_id="r"
+    )
+    for _ in range(3):  # the computer plays three of P1's turns
+        play_turn(table, rng)  # P0
+        while table.game.room.rules.current == 1:
+            assert botplay.step(table.code, table.version())
+    assert services.seat_reclaim(code=table.code, controller=p1) == [1]
+    finish(table, rng)
+    by_computer = set(
+        Move.objects.filter(game__code=table.code, actor__startswith="bot:").values_list("seq", flat=True)
+    )
+    judged = {v["move"] for v in coach.verdicts(table.game)[0] if v["seat"] == 1}
+    assert by_computer and not judged & by_computer  # now: the beginner's choices are P1's "points lost"
