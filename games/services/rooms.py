@@ -133,17 +133,30 @@ def local_game_create(
     return Game.objects.get(code=code)
 
 
-def game_rematch(*, code: str, controller: str) -> Game:
+def _seed_seats(code: str, controller: str, seed: str) -> None:
+    """Before the start, ``controller``'s seats in room ``code`` that have no client seed take ``seed``."""
+    game = locked(code)
+    if game.status == Game.Status.LOBBY:
+        mine = Player.objects.filter(game=game, controller=controller, status=Player.Status.ACTIVE, client_seed="")
+        mine.filter(kind=Player.Kind.HUMAN).update(client_seed=seed)
+
+
+def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
     """A new room with the same rules and seats, which everyone in the old one is offered.
 
     Idempotent: whoever asks first creates it, everyone after is sent to the same room.
-    Locks the old Game row.
+    ``client_seed``: the asking browser's seed for the dice (docs/fairness.md), which its seats
+    there take if they have none yet: everyone who follows the rematch from the game's end
+    brings their own, as a join does. Locks the old Game row (and the new one to seed it).
     """
+    seed = clean_client_seed(client_seed) if client_seed else ""
     with transaction.atomic():
         old = locked(code)
         if not old.is_over:
             raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
         if old.room.rematch:
+            if seed:
+                _seed_seats(old.room.rematch, controller, seed)
             return Game.objects.get(code=old.room.rematch)
         seats = [s for s in old.room.seats if s.active]
 
@@ -157,6 +170,7 @@ def game_rematch(*, code: str, controller: str) -> Game:
         host = game_create(
             host_name=mine[0].name,
             controller=controller,
+            client_seed=seed,
             ruleset=old.ruleset,
             local=old.local,
             private=old.private,

@@ -201,7 +201,9 @@ def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
     """Open (or follow) the rematch room: same rules, same players, already seated."""
     game = _game_or_404(code)
     try:
-        rematch = services.game_rematch(code=game.code, controller=controller_for(request))
+        rematch = services.game_rematch(
+            code=game.code, controller=controller_for(request), client_seed=request.POST.get("client_seed", "")
+        )
     except RuleViolation as exc:
         messages.error(request, refusal(exc))
         return redirect("room", code=game.code)

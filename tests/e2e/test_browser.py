@@ -139,6 +139,14 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
     assert bob.url == ann.url != url
     assert bob.locator(".seat .tag.you").count() == 1
     assert ann.locator("#start").count() == 1
+    # Each brought their browser's own seed for the rematch's dice, as a join does.
+    rematch = ann.url.rstrip("/").rsplit("/", 1)[-1]
+    seeds = live_site.query(
+        "SELECT p.name, p.client_seed FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ?",
+        rematch,
+    )
+    assert len(seeds) == 2 and all(len(seed) == 32 for _, seed in seeds), seeds  # seed.js: 16 random bytes
+    assert dict(seeds)["Ann"] != dict(seeds)["Bob"]
 
     # The fairness page checks every roll of the finished game.
     ann.goto(url + "fairness")

@@ -11,10 +11,11 @@ from django.utils import timezone
 
 import bots
 from games import services
+from games.domain.rules import RuleViolation
 from games.scheduling import botplay
 from games.services.replay import replay_steps
-from games.store.models import Game
-from tests.factories import Table, action_id, open_room, own_pace_room, play_turn
+from games.store.models import Game, Player
+from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +120,22 @@ def test_the_coach_does_not_charge_a_person_with_the_choices_a_computer_made_for
     )
     judged = {v["move"] for v in coach.verdicts(table.game)[0] if v["seat"] == 1}
     assert by_computer and not judged & by_computer  # now: the beginner's choices are P1's "points lost"
+
+
+def test_everyone_who_follows_a_rematch_from_the_games_end_brings_a_seed_of_their_own() -> None:
+    table = open_room(3)
+    p0, p1, p2 = table.controllers
+    play_to_end(table, random.Random(2), rerolls=0)
+    new = services.game_rematch(code=table.code, controller=p1, client_seed="seedofp1")
+    assert services.game_rematch(code=table.code, controller=p0, client_seed="seedofp0").code == new.code
+    # A seed already taken stays; a bad one is refused whole.
+    services.game_rematch(code=table.code, controller=p1, client_seed="another")
+    with pytest.raises(RuleViolation):
+        services.game_rematch(code=table.code, controller=p2, client_seed="not a seed!")
+    services.game_start(code=new.code, controller=p1, expected_version=None, action_id=action_id())
+    seeds = dict(Player.objects.filter(game__code=new.code).values_list("controller", "client_seed"))
+    assert seeds == {p1: "seedofp1", p0: "seedofp0", p2: ""}  # P2 never came back to the table
+    assert Game.objects.get(code=new.code).client_seed.split(",") == ["seedofp1", "seedofp0", ""]
+    # Too late once the game has started.
+    services.game_rematch(code=table.code, controller=p2, client_seed="seedofp2")
+    assert Player.objects.get(game__code=new.code, controller=p2).client_seed == ""

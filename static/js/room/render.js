@@ -433,12 +433,17 @@ export function overHtml(view) {
     )
     .join("");
   let rematch = "";
-  if (state.rematch) {
+  // Both post this browser's seed for the dice, which its seats in the rematch take (docs/fairness.md).
+  const rematchForm = (id, label) => `<form method="post" action="${view.rematchUrl}">
+      <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
+      <input type="hidden" name="client_seed" value="${esc(view.clientSeed ?? "")}">
+      <button class="btn btn-primary btn-big" id="${id}" type="submit">${label}</button></form>`;
+  if (state.rematch && view.mine.length) {
+    rematch = rematchForm("rematch-link", gettext("Join the rematch"));
+  } else if (state.rematch) {
     rematch = `<a class="btn btn-primary btn-big" id="rematch-link" href="/r/${esc(state.rematch)}/">${gettext("Join the rematch")}</a>`;
   } else if (view.mine.length) {
-    rematch = `<form method="post" action="${view.rematchUrl}">
-      <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
-      <button class="btn btn-primary btn-big" id="rematch" type="submit">${gettext("Rematch")}</button></form>`;
+    rematch = rematchForm("rematch", gettext("Rematch"));
   }
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
