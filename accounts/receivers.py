@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from accounts import selectors, services
 from accounts.middleware import ACCOUNT_LANGUAGE
 from games import services as games_services
+from games.realtime.limits import login_ip
 from games.services.signals import game_finished
 from games.store.models import Game
 
@@ -65,3 +66,12 @@ def pushes_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any, 
     if user is None or request is None or not hasattr(request, "session"):
         return
     games_services.push_sign_out(user_id=user.pk, endpoints=request.session.get(games_services.SESSION_ENDPOINTS, []))
+
+
+@receiver(user_logged_in, dispatch_uid="accounts-forgive-own-typos")
+def forgive_own_failures(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """A player's own mistyped passwords from this address are forgiven once they sign in; the
+    address's failures on other names still count toward its lockout."""
+    if request is None:
+        return
+    services.failures_forgive(username=user.get_username(), ip=login_ip(request))

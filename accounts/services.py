@@ -263,6 +263,14 @@ def account_delete(*, user: AbstractBaseUser) -> None:
     get_user_model().objects.filter(pk=user.pk).delete()
 
 
+def failures_forgive(*, username: str, ip: str | None) -> None:
+    """The sign-in lockout's failed attempts on ``username`` from ``ip`` are forgotten (its owner signed in)."""
+    from axes.models import AccessAttempt
+
+    if ip:
+        AccessAttempt.objects.filter(ip_address=ip, username__iexact=username).delete()
+
+
 def account_forget(*, user_id: int, username: str) -> None:
     """What an account leaves behind is withdrawn: its name on every seat it held (a seat a computer
     took over while its player was away included), in its games' logs and notices, and in the

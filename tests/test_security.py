@@ -462,3 +462,41 @@ def test_wrong_passwords_for_a_name_from_many_addresses_do_not_lock_its_owner_ou
         guesser.post("/accounts/login/", {"login": "owner", "password": f"guess {i}"})
     locked = guesser.post("/accounts/login/", {"login": "owner", "password": "a long pass phrase 3"})
     assert locked.status_code == 429 and "_auth_user_id" not in guesser.session
+
+
+def test_a_sign_in_to_an_account_of_ones_own_does_not_wipe_the_addresss_guesses_at_another(settings: Any) -> None:
+    from django.core.cache import cache
+
+    settings.ACCOUNT_RATE_LIMITS = False  # axes alone: allauth's per-minute limit would stop this first
+    cache.clear()
+    User.objects.create_user("victim", password="the victims long pass 9")
+    User.objects.create_user("mallory", password="mallorys long pass 1")
+    attacker = Client(REMOTE_ADDR="198.51.100.66")
+    for round_ in range(2):
+        for i in range(2):
+            assert (
+                attacker.post("/accounts/login/", {"login": "victim", "password": f"guess {round_} {i}"}).status_code
+                == 200
+            )
+        assert (
+            attacker.post("/accounts/login/", {"login": "mallory", "password": "mallorys long pass 1"}).status_code
+            == 302
+        )
+        attacker.post("/accounts/logout/")
+    attacker.post("/accounts/login/", {"login": "victim", "password": "guess 2 0"})  # the fifth
+    locked = attacker.post("/accounts/login/", {"login": "victim", "password": "the victims long pass 9"})
+    assert locked.status_code == 429 and "_auth_user_id" not in attacker.session
+
+
+def test_a_players_own_typos_are_forgiven_when_they_sign_in(settings: Any) -> None:
+    from django.core.cache import cache
+
+    settings.ACCOUNT_RATE_LIMITS = False
+    cache.clear()
+    User.objects.create_user("ana", password="anas long pass phrase")
+    client = Client(REMOTE_ADDR="198.51.100.67")
+    for round_ in range(3):  # four typos, then the right one: three times over, never locked out
+        for i in range(4):
+            client.post("/accounts/login/", {"login": "ANA" if i % 2 else "ana", "password": f"typo {round_} {i}"})
+        assert client.post("/accounts/login/", {"login": "ana", "password": "anas long pass phrase"}).status_code == 302
+        client.post("/accounts/logout/")

@@ -137,7 +137,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
 # Per address only, never per username: a stranger failing on someone's name from many
 # addresses must not lock its owner out (allauth's login limit below is per address too).
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A sign-in forgives only its own name's failures from its address (accounts.receivers), not
+# the address's: else guesses at someone's password, each fourth followed by a sign-in to an
+# account of one's own, would never lock the address out. The rest age out over the cool-off.
+AXES_RESET_ON_SUCCESS = False
 AXES_CLIENT_IP_CALLABLE = "games.realtime.limits.login_ip"  # X-Real-IP only behind the proxy
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 
