@@ -43,13 +43,15 @@ _EVENTS = {
 }
 
 
-def event_of(move: Move) -> dict[str, Any] | None:
+def event_of(move: Move, private: bool = False) -> dict[str, Any] | None:
     """What just happened, for the page (None for moves nobody animates): the state's ``event``."""
     name = _EVENTS.get(move.kind)  # type: ignore[call-overload]
     if name is None:
         return None
     event: dict[str, Any] = {"type": name, **move.payload}
     event.pop("client_seed", None)
+    if private and move.kind == Move.Kind.REMATCH:
+        event.pop("code", None)  # as the state's ``rematch``: a private rematch's code goes to nobody
     return event
 
 
@@ -63,7 +65,7 @@ def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[
     """
     state = game_state(game, rules)
     del state["ruleset"]
-    event = event_of(move)
+    event = event_of(move, game.private)
     if event is not None:
         state["event"] = event
     if move.payload.get("game_over") or move.payload.get("abandoned"):

@@ -154,10 +154,6 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         old = locked(code)
         if not old.is_over:
             raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
-        if old.room.rematch:
-            if seed:
-                _seed_seats(old.room.rematch, controller, seed)
-            return Game.objects.get(code=old.room.rematch)
         seats = [s for s in old.room.seats if s.active]
 
         def person(s: Seat) -> str:  # the browser of the seat's person (a computer keeps an away one's)
@@ -166,6 +162,10 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         mine = [s for s in seats if controller and person(s) == controller]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
+        if old.room.rematch:  # the players follow; a stranger holding the old code learns nothing
+            if seed:
+                _seed_seats(old.room.rematch, controller, seed)
+            return Game.objects.get(code=old.room.rematch)
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         host = game_create(
             host_name=mine[0].name,

@@ -236,7 +236,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "cards": [],
         "options": [],
         "winners": [],
-        "rematch": room.rematch,
+        # A private room's rematch is private too, and its old code is on its players' profiles:
+        # its pages are told only that there is one (its players follow with the button).
+        "rematch": (True if room.rematch else None) if game.private else room.rematch,
         "paused": room.paused,
         # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
         "pace": game.pace,

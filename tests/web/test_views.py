@@ -170,7 +170,7 @@ def test_rematch_opens_one_new_room_with_the_same_players_and_rules() -> None:
     assert new.status == "lobby" and new.ruleset == game.ruleset
     assert [s["name"] for s in new.snapshot["seats"]] == ["Ada"]  # Bob had left
     old = page_data(eve, game)["state"]
-    assert old["rematch"] == new.code
+    assert old["rematch"] is True  # a private room's: that there is one, not where
     # Asking again (or another player asking) leads to the same room.
     assert ada.post(f"/r/{game.code}/rematch")["Location"] == f"/r/{new.code}/"
 
@@ -358,3 +358,28 @@ def test_a_post_the_database_failed_during_says_its_result_is_unknown_not_unchan
 def test_a_nul_or_a_lone_surrogate_in_an_address_is_a_404_not_a_server_error(url: str) -> None:
     # PostgreSQL's text refuses a NUL, and no driver encodes a lone surrogate: no room has either.
     assert Client(raise_request_exception=False).get(url).status_code == 404
+
+
+@pytest.mark.parametrize("private", [True, False])
+def test_a_private_rooms_rematch_is_told_to_nobody_and_followed_by_its_players_only(private: bool) -> None:
+    import random
+
+    from games import services
+    from games.realtime.broadcast import state_frame
+    from tests.factories import open_room, play_to_end
+
+    table = open_room(2)
+    Game.objects.filter(code=table.code).update(private=private)
+    play_to_end(table, random.Random(2), rerolls=0)
+    new = services.game_rematch(code=table.code, controller=table.controllers[0])
+    # The old code is on its players' profiles: its state and the rematch's event carry the new
+    # code only for a public room.
+    told = Client().get(f"/r/{table.code}/state.json").json()["rematch"]
+    assert told == (True if private else new.code)
+    move = Move.objects.filter(game__code=table.code, kind=Move.Kind.REMATCH).get()
+    event = state_frame(table.game, move)["event"]
+    assert ("code" in event) is not private
+    # A stranger with the old code is refused, not sent to the new room.
+    stranger = Client()
+    refused = stranger.post(f"/r/{table.code}/rematch", {"client_seed": "abc"})
+    assert refused.status_code == 302 and refused["Location"].endswith(f"/r/{table.code}/")

@@ -440,7 +440,8 @@ export function overHtml(view) {
       <button class="btn btn-primary btn-big" id="${id}" type="submit">${label}</button></form>`;
   if (state.rematch && view.mine.length) {
     rematch = rematchForm("rematch-link", gettext("Join the rematch"));
-  } else if (state.rematch) {
+  } else if (typeof state.rematch === "string") {
+    // A spectator of a public room may follow; a private room's rematch is its players' alone (its code is not sent).
     rematch = `<a class="btn btn-primary btn-big" id="rematch-link" href="/r/${esc(state.rematch)}/">${gettext("Join the rematch")}</a>`;
   } else if (view.mine.length) {
     rematch = rematchForm("rematch", gettext("Rematch"));
