@@ -124,14 +124,16 @@ def test_healthz_without_the_channel_layer_is_200_and_says_degraded(
     """A worker that lost Redis still serves pages and its own rooms: the proxy must keep it."""
 
     async def broken() -> None:
-        raise ConnectionError("redis is down")
+        raise ConnectionError("Error 111 connecting to 10.0.0.7:6379. Connection refused.")
 
     monkeypatch.setattr("yahtzee.health._channel_layer", broken)
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.json()
     assert body["ok"] is True and body["degraded"] == ["channel_layer"]
-    assert body["channel_layer"] == {"ok": False, "error": "ConnectionError: redis is down"}
+    # The page is public: the error's kind, not its text, which names internal hosts and ports.
+    assert body["channel_layer"] == {"ok": False, "error": "ConnectionError"}
+    assert "10.0.0.7" not in response.content.decode()
 
 
 @pytest.mark.django_db
@@ -144,5 +146,5 @@ def test_healthz_is_503_naming_what_failed(client: Client, monkeypatch: pytest.M
     assert response.status_code == 503
     body = response.json()
     assert body["ok"] is False
-    assert body["database"] == {"ok": False, "error": "ConnectionError: database is down"}
+    assert body["database"] == {"ok": False, "error": "ConnectionError"}
     assert body["channel_layer"]["ok"] is True
