@@ -724,3 +724,16 @@ def test_compose_runs_the_task_worker_and_make_run_runs_it_in_its_server(compose
         assert name in tasks["environment"], name
     run = re.search(r"^run:.*?(?=^\S)", (ROOT / "Makefile").read_text(), re.S | re.M)
     assert run is not None and "-m yahtzee.serve" in run.group(0) and "--task-worker" in run.group(0)
+
+
+@pytest.mark.parametrize("key", ["replace-with-a-long-random-string", "short", "k" * 60])
+def test_a_placeholder_or_weak_secret_key_is_flagged(tmp_path: Path, key: str) -> None:
+    env = clean_env(tmp_path, **{**PRODUCTION, "SECRET_KEY": key})
+    assert "yahtzee.W005" in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
+    env["SECRET_KEY"] = secrets.token_urlsafe(60)
+    assert "yahtzee.W005" not in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
+
+
+def test_the_example_environment_leaves_the_secret_key_to_be_set() -> None:
+    # compose's ${SECRET_KEY:?} then refuses to start until it is: no published key to sign with.
+    assert re.search(r"^SECRET_KEY=$", (ROOT / ".env.example").read_text(), re.MULTILINE)

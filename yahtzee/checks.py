@@ -10,6 +10,9 @@
 - ``yahtzee.W003`` (``--deploy``): ``CSRF_TRUSTED_ORIGINS`` entries without a scheme, or
   with a wildcard, which the Origin check cannot compare.
 - ``yahtzee.W004`` (``--deploy``): ``DEBUG`` is on: error pages show settings and code.
+- ``yahtzee.W005``: ``SECRET_KEY`` from the environment is ``.env.example``'s placeholder or too
+  weak to sign with (Django's own measure: under 50 characters or 5 distinct ones). A plain
+  check, so every start logs it.
 
 Every server process logs all of them when it starts (``warn_at_start``), deploy checks
 included, so an operator sees them without running ``check --deploy``. What only shows
@@ -38,6 +41,27 @@ def shared_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
                 "stranger (a spectator) on the next.",
                 hint="Set the same SECRET_KEY in every worker's environment (docs/deploy.md).",
                 id="yahtzee.W001",
+            )
+        ]
+    return []
+
+
+# The example's placeholder, and what Django's own deploy check calls too weak to sign with.
+PLACEHOLDER_KEYS = ("replace-with-a-long-random-string",)
+
+
+@checks.register("yahtzee")
+def strong_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    if not settings.SECRET_KEY_FROM_ENV:
+        return []  # made by yahtzee.prepare (random and long), or none yet: Django says so itself
+    key = settings.SECRET_KEY
+    if key in PLACEHOLDER_KEYS or len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-"):
+        return [
+            checks.Warning(
+                "SECRET_KEY is a placeholder or too weak: anyone who knows it can forge sessions and the "
+                "links the site signs (the e-mails' confirm and stop links).",
+                hint="Set a long random key: python -c 'import secrets; print(secrets.token_urlsafe(50))'.",
+                id="yahtzee.W005",
             )
         ]
     return []
