@@ -1,7 +1,25 @@
 from __future__ import annotations
 
+from allauth.account.adapter import get_adapter
+from allauth.account.forms import ChangePasswordForm as AllauthChangePasswordForm
+from allauth.core import context
 from django import forms
+from django.contrib.auth import authenticate
 from django.utils.translation import gettext_lazy as _
+
+
+class ChangePasswordForm(AllauthChangePasswordForm):  # type: ignore[misc]  # allauth has no type hints
+    """allauth's, with the current password checked as a sign-in is, through django-axes: wrong
+    ones count against the address and a locked-out address is refused, so a session left
+    signed in on a shared device is no way around the lockout to test guesses."""
+
+    def clean_oldpassword(self) -> str:
+        assert self.user is not None
+        password: str = self.cleaned_data.get("oldpassword", "")
+        found = authenticate(context.request, username=self.user.get_username(), password=password)
+        if found is None or found.pk != self.user.pk:
+            raise get_adapter().validation_error("enter_current_password")
+        return password
 
 
 class PrivacyForm(forms.Form):

@@ -148,6 +148,7 @@ AXES_LOCKOUT_TEMPLATE = "lockout.html"
 # at all (so no mail server), and passkeys (WebAuthn) to sign in with. An administrator
 # resets a forgotten password (the admin, or `manage.py changepassword NAME`).
 ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_FORMS = {"change_password": "accounts.forms.ChangePasswordForm"}  # the current password through axes
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_USERNAME_MIN_LENGTH = 3

@@ -175,6 +175,25 @@ def test_the_delete_form_checks_the_password_through_the_sign_in_lockout() -> No
     assert get_user_model().objects.filter(username="tess").exists()
 
 
+def test_the_change_password_form_checks_the_current_password_through_the_sign_in_lockout() -> None:
+    a = Client(REMOTE_ADDR="198.51.100.61")
+    sign_up(a, "tom")
+    new = {"password1": "a brand new pass 42", "password2": "a brand new pass 42"}
+    statuses = [
+        a.post("/accounts/password/change/", {"oldpassword": f"guess {i}", **new}).status_code for i in range(5)
+    ]
+    assert statuses == [200] * 4 + [429]  # the form again, saying so; the fifth locks the address out
+    # Locked out: the right password is refused too, and it stays the password.
+    response = a.post("/accounts/password/change/", {"oldpassword": PASSWORD, **new})
+    assert response.status_code == 429 and "Too many" in response.content.decode()
+    assert get_user_model().objects.get(username="tom").check_password(PASSWORD)
+    # From another address the right one changes it.
+    b = Client(REMOTE_ADDR="198.51.100.62")
+    assert b.post("/accounts/login/", {"login": "tom", "password": PASSWORD}).status_code == 302
+    assert b.post("/accounts/password/change/", {"oldpassword": PASSWORD, **new}).status_code == 302
+    assert get_user_model().objects.get(username="tom").check_password("a brand new pass 42")
+
+
 def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() -> None:
     from importlib import import_module
 
