@@ -44,7 +44,9 @@ Text = Annotated[str, Meta(pattern=_NO_NUL)]
 # The server's own actions (a computer player's, the turn timer's) take ids with these
 # prefixes, recorded under the seat's controller for the timer: a client's id with one could
 # stand in the way of the timer's move (the ids are unique per actor and room).
-RESERVED_ID_PREFIXES: Final = ("timeout-", "bot-")
+TIMER_ID_PREFIX: Final = "timeout-"  # games.services.clock
+BOT_ID_PREFIX: Final = "bot-"  # games.scheduling.botplay
+RESERVED_ID_PREFIXES: Final = (TIMER_ID_PREFIX, BOT_ID_PREFIX)
 ActionId = Annotated[
     str,
     Meta(

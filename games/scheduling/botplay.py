@@ -21,6 +21,7 @@ from typing import Any
 import bots
 from games import services
 from games.domain import errors
+from games.domain.protocol import BOT_ID_PREFIX
 from games.domain.rules import GameState, RuleViolation
 from games.store import selectors, tables
 from games.store.selectors import bot_to_play
@@ -69,14 +70,17 @@ def step(code: str, version: int) -> bool | None:
     action = choose(state, seat.level or "optimal")
     if action is None:
         return None
-    common: dict[str, Any] = {"code": code, "controller": seat.controller}
+    common: dict[str, Any] = {
+        "code": code,
+        "controller": seat.controller,
+        "expected_version": version,
+        "action_id": f"{BOT_ID_PREFIX}{version}",
+    }
     try:
         if isinstance(action, bots.Roll):
-            services.turn_roll(held=list(action.held), expected_version=version, action_id=f"bot-{version}", **common)
+            services.turn_roll(held=list(action.held), **common)
         else:
-            services.turn_score(
-                box=action.box, column=action.column, expected_version=version, action_id=f"bot-{version}", **common
-            )
+            services.turn_score(box=action.box, column=action.column, **common)
     except RuleViolation as exc:
         if exc.code not in (errors.STALE, errors.REPEATED):
             log.error("bot in %s chose %r at version %s: %s", code, action, version, exc.message)

@@ -23,6 +23,7 @@ import bots
 from games import services
 from games.domain import errors
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
+from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
 from games.services.words import box_name, colour_name, column_note
 from games.store import selectors, tables
@@ -171,7 +172,7 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
     choices: list[tuple[Move, int, GameState, bots.Action]] = []
 
     def observe(move: Move, seat: int, state: GameState) -> None:
-        if move.action_id.startswith("timeout-"):
+        if move.action_id.startswith(TIMEOUT_ACTION):
             return  # the turn timer played it (games.services.clock), not the player
         if move.actor.startswith("bot:") and game.room.seats[seat].human:
             return  # a computer played it while its player was away, not the player

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.room import Room
 from games.store.models import Game, Move
 from games.store.selectors import bot_to_play
@@ -27,7 +28,7 @@ from games.store.selectors import bot_to_play
 __all__ = ["TIMEOUT_ACTION", "TURN_KINDS", "bot_to_play", "next_due", "note_action", "running", "tick"]
 
 TURN_KINDS = (Move.Kind.ROLL, Move.Kind.HOLD, Move.Kind.SCORE)
-TIMEOUT_ACTION = "timeout-"  # the action ids of the timer's own roll and score
+TIMEOUT_ACTION = TIMER_ID_PREFIX  # the action ids of the timer's own roll and score (no client's may start so)
 
 
 def running(game: Game, room: Room | None = None) -> bool:

@@ -137,8 +137,9 @@ def _seed_seats(code: str, controller: str, seed: str) -> None:
     """Before the start, ``controller``'s seats in room ``code`` that have no client seed take ``seed``."""
     game = locked(code)
     if game.status == Game.Status.LOBBY:
-        mine = Player.objects.filter(game=game, controller=controller, status=Player.Status.ACTIVE, client_seed="")
-        mine.filter(kind=Player.Kind.HUMAN).update(client_seed=seed)
+        Player.objects.filter(
+            game=game, controller=controller, status=Player.Status.ACTIVE, kind=Player.Kind.HUMAN, client_seed=""
+        ).update(client_seed=seed)
 
 
 def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
