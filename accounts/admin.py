@@ -14,6 +14,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
 from accounts.models import GameRecord, Profile, Standing
+from games.web.admin import SecretLookupsAdmin
 
 
 class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for several models
@@ -28,7 +29,7 @@ class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for seve
 
 
 @admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at run time
+class ProfileAdmin(SecretLookupsAdmin):  # its controller column is never filtered on
     list_display = ("user", "public", "created_at")
     list_filter = ("public",)
     search_fields = ("user__username",)

@@ -18,6 +18,7 @@ from games.domain.rules import (
     ROLLS_PER_TURN,
     RULESETS,
     GameState,
+    RuleViolation,
     apply_hold,
     apply_reinstate,
     apply_remove,
@@ -26,6 +27,7 @@ from games.domain.rules import (
     apply_start,
     new_game,
 )
+from games.domain.rules.codec import state_to_dict
 from games.services.words import box_name, column_note
 from games.store import selectors
 from games.store.models import Game, Move
@@ -62,6 +64,19 @@ def _player(move: Move) -> int:
     return move.player_id
 
 
+class _CallbackFailed(Exception):
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _passed_on(callback: Callable[..., None], *args: Any) -> None:
+    """A callback's errors are its caller's, not a damaged log's."""
+    try:
+        callback(*args)
+    except Exception as exc:
+        raise _CallbackFailed(exc) from exc
+
+
 def replay_moves(
     ruleset: str,
     moves: list[Move],
@@ -79,50 +94,63 @@ def replay_moves(
     turns: list[Turn] = []
     problems: list[str] = []
     current: Turn | None = None
-    for move in moves:
-        p = move.payload
-        if observe is not None and state is not None and move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
-            observe(move, seat_of[_player(move)], state)  # the coach: each choice and the state it was made in
-        if move.kind == Move.Kind.JOIN and move.player_id is not None:
-            names[move.player_id] = p["name"]
-        elif move.kind == Move.Kind.START:
-            seat_of = {player: seat for seat, player in enumerate(p["players"])}
-            state = apply_start(new_game(RULESETS[ruleset], len(p["players"])))
-        elif state is None:
-            continue
-        elif move.kind == Move.Kind.ROLL:
-            seat = seat_of[_player(move)]
-            if sorted(state.turn.held) != p["held"]:
-                problems.append(f"move {move.seq}: held {p['held']} but the replay holds {sorted(state.turn.held)}")
-            state = apply_rolled(state, player=seat, faces=p["faces"])
-            if list(state.turn.dice) != p["dice"]:
-                problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
-            if current is None or current.seat != seat or current.box:
-                current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(_player(move), "?"))
-                turns.append(current)
-            entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
-            if state.ruleset.colours:
-                entry["colours"] = [COLOURS[c] for c in state.turn.colours]
-            current.rolls.append(entry)
-        elif move.kind == Move.Kind.HOLD:
-            state = apply_hold(state, player=seat_of[_player(move)], held=p["held"])
-        elif move.kind == Move.Kind.SCORE:
-            seat = seat_of[_player(move)]
-            before = state.cards[seat].yahtzee_bonus[p["column"]]
-            state = apply_score(state, player=seat, box=p["box"], column=p["column"])
-            card = state.cards[seat]
-            points = dict(card.columns[p["column"]])[p["box"]]
-            bonus = card.yahtzee_bonus[p["column"]] - before
-            if (points, bonus) != (p["points"], p["bonus"]):
-                problems.append(f"move {move.seq}: logged {p['points']}+{p['bonus']}, the rules give {points}+{bonus}")
-            if current is not None and current.seat == seat and not current.box:
-                current.box, current.column, current.points, current.bonus = p["box"], p["column"], points, bonus
-        elif move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
-            state = apply_remove(state, seat=p["seat"])
-        elif move.kind == Move.Kind.BOT and p.get("reinstate"):
-            state = apply_reinstate(state, seat=p["seat"])
-        if after is not None and state is not None:
-            after(move, state)
+    move: Move | None = None
+    try:
+        for move in moves:
+            p = move.payload
+            if observe is not None and state is not None and move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
+                seat = seat_of[_player(move)]
+                _passed_on(observe, move, seat, state)  # the coach: each choice and the state it was made in
+            if move.kind == Move.Kind.JOIN and move.player_id is not None:
+                names[move.player_id] = p["name"]
+            elif move.kind == Move.Kind.START:
+                seat_of = {player: seat for seat, player in enumerate(p["players"])}
+                state = apply_start(new_game(RULESETS[ruleset], len(p["players"])))
+            elif state is None:
+                continue
+            elif move.kind == Move.Kind.ROLL:
+                seat = seat_of[_player(move)]
+                if sorted(state.turn.held) != p["held"]:
+                    problems.append(f"move {move.seq}: held {p['held']} but the replay holds {sorted(state.turn.held)}")
+                state = apply_rolled(state, player=seat, faces=p["faces"])
+                if list(state.turn.dice) != p["dice"]:
+                    problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
+                if current is None or current.seat != seat or current.box:
+                    current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(_player(move), "?"))
+                    turns.append(current)
+                entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
+                if state.ruleset.colours:
+                    entry["colours"] = [COLOURS[c] for c in state.turn.colours]
+                current.rolls.append(entry)
+            elif move.kind == Move.Kind.HOLD:
+                state = apply_hold(state, player=seat_of[_player(move)], held=p["held"])
+            elif move.kind == Move.Kind.SCORE:
+                seat = seat_of[_player(move)]
+                before = state.cards[seat].yahtzee_bonus[p["column"]]
+                state = apply_score(state, player=seat, box=p["box"], column=p["column"])
+                card = state.cards[seat]
+                points = dict(card.columns[p["column"]])[p["box"]]
+                bonus = card.yahtzee_bonus[p["column"]] - before
+                if (points, bonus) != (p["points"], p["bonus"]):
+                    problems.append(
+                        f"move {move.seq}: logged {p['points']}+{p['bonus']}, the rules give {points}+{bonus}"
+                    )
+                if current is not None and current.seat == seat and not current.box:
+                    current.box, current.column, current.points, current.bonus = p["box"], p["column"], points, bonus
+            elif move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
+                state = apply_remove(state, seat=p["seat"])
+            elif move.kind == Move.Kind.BOT and p.get("reinstate"):
+                state = apply_reinstate(state, seat=p["seat"])
+            if after is not None and state is not None:
+                _passed_on(after, move, state)
+    except _CallbackFailed as failed:
+        raise failed.error from None  # the caller's own error (the coach's table still being built)
+    except (RuleViolation, KeyError, IndexError, TypeError, ValueError) as exc:
+        # A log the rules refuse, or a move without what its kind must carry: the check fails
+        # and says where, instead of taking the page or the command down with it.
+        where = f"move {move.seq}" if move is not None else "the start"
+        problems.append(f"{where}: the replay stopped: {exc}")
+        state = None
     seat_names = [names.get(player, "?") for player, _ in sorted(seat_of.items(), key=lambda item: item[1])]
     return Replay(state=state, names=seat_names, turns=turns, problems=problems)
 
@@ -130,6 +158,9 @@ def replay_moves(
 def replay_game(game: Game) -> Replay:
     """``replay_moves`` of a stored game, with each seat's name as it stands now (a deleted account's is withdrawn)."""
     replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    stored = game.room.rules
+    if replay.state is not None and stored is not None and state_to_dict(replay.state) != state_to_dict(stored):
+        replay.problems.append("the moves replay to other scores than the game's stored result")
     seats = game.room.seats
     if len(seats) == len(replay.names):
         replay.names = [seat.name for seat in seats]
@@ -197,14 +228,16 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
                 }
             else:
                 text = gettext("%(name)s scores %(points)s in %(box)s.") % values
-            last = steps[-1] if steps and steps[-1].get("seat") == seat else {}
+            # The dice scored, as logged, and their colours from the state before the score: the
+            # step before may be a timeout, more time or a hand-over, which shows no dice.
+            scored = last[0].turn if last else state.turn
             return {
                 "seat": seat,
                 "box": p["box"],
                 "column": p["column"],
                 "points": p["points"],
-                "dice": list(last.get("dice", [])),
-                "colours": list(last.get("colours", [])),
+                "dice": list(p.get("dice", scored.dice)),
+                "colours": [COLOURS[c] for c in scored.colours],
                 "round": state.cards[seat].filled,
                 "text": text,
             }
@@ -298,6 +331,10 @@ def verify_fairness(game: Game, moves: list[Move] | None = None) -> FairnessRepo
         if move.kind != Move.Kind.ROLL:
             continue
         p = move.payload
+        # The rolls are numbered 0, 1, 2, ... in the order they were made: a server free to choose
+        # a roll's number would choose its dice among the numbers' faces.
+        if p["roll"] != rolls:
+            mismatches.append(f"roll {p['roll']} (move {move.seq}): out of order, roll {rolls} was due")
         expected = fairness.roll_faces(
             game.server_seed, game.code, game.client_seed, p["roll"], len(p["faces"]), sides=sides
         )

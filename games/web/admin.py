@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.db.models import F, Prefetch, QuerySet
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -50,7 +51,20 @@ def _is_staff(request: HttpRequest) -> bool:
     return bool(user.is_active and user.is_staff)
 
 
-class ReadOnlyAdmin(ModelAdmin):
+class SecretLookupsAdmin(ModelAdmin):
+    """Refuses a filter in the address on a secret column (Django allows one on any column of the
+    model's own): a live game's seed, told a character at a time by whether a game is listed,
+    gives every die still to come; a controller token is a browser's key to its seats."""
+
+    SECRET_COLUMNS = frozenset({"server_seed", "snapshot", "waiting_on", "controller", "away_controller", "actor"})
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        if any(part in self.SECRET_COLUMNS for part in lookup.split(LOOKUP_SEP)):
+            return False
+        return bool(super().lookup_allowed(lookup, value, request))
+
+
+class ReadOnlyAdmin(SecretLookupsAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
     actions: Sequence[Any] | None = None

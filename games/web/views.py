@@ -256,6 +256,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     context: dict[str, Any] = {"game": game, "ruleset": RULESETS[game.ruleset]}
     if not game.is_over:
         return render(request, "games/replay.html", {**context, "not_over": True}, status=409)
+    if game.started_at is None:  # everyone left the lobby: no die was ever rolled
+        return render(request, "games/replay.html", {**context, "never_started": True}, status=404)
     review: dict[str, Any] | None = None
     try:
         review = coach.review(game)

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.utils import timezone
 
+from games import services
 from games.domain import fairness
 from games.domain.rules import RULESETS
 from games.domain.rules.codec import state_to_dict
-from games.services.replay import replay_game, verify_fairness
-from games.store.models import Game, ScoreEntry
-from tests.factories import action_id, open_room, play_to_end, play_turn
+from games.services.replay import replay_game, replay_steps, verify_fairness
+from games.store import moves
+from games.store.models import Game, Move, ScoreEntry
+from games.store.selectors import game_state
+from tests.factories import Table, action_id, open_room, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
 
@@ -277,3 +285,128 @@ def test_the_checking_script_accepts_a_painted_log_and_prints_colours(tmp_path, 
     page = client.get(f"/r/{game.code}/fairness").content.decode()
     assert "Every roll, with its colours" in page
     assert re.search(r"[1-6] (red|yellow|green|blue|purple)", page)
+
+
+# --- a damaged or dishonest log, and what the pages make of it ---------------------------------
+
+
+def replay_data(page: str) -> dict:
+    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', page, re.S)
+    assert found
+    return json.loads(found.group(1))
+
+
+def run_out(table: Table) -> int:
+    """Move the current turn's deadline into the past; the version the timeout is for."""
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    return table.version()
+
+
+def score_best(table: Table) -> None:
+    options = [o for o in game_state(table.game)["options"] if o["legal"]]
+    best = max(options, key=lambda o: o["points"] + o["bonus"])
+    services.turn_score(
+        code=table.code,
+        controller=table.current(),
+        box=best["box"],
+        column=best["column"],
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+
+
+def cheat_before_roll(table: Table, count: int, tries: int = 4) -> None:
+    """What a dishonest server would do: skip ahead to whichever of the next roll numbers gives the most pips."""
+    game = table.game
+    rolls = game.snapshot["rolls"]
+    best = max(
+        range(rolls, rolls + tries),
+        key=lambda n: sum(fairness.roll_faces(game.server_seed, game.code, game.client_seed, n, count)),
+    )
+    Game.objects.filter(code=table.code).update(snapshot={**game.snapshot, "rolls": best})
+    moves.forget(table.code)  # the room as this process last wrote it is stale now
+
+
+def test_the_fairness_check_catches_a_server_that_chose_its_roll_numbers() -> None:
+    """Roll numbers must run 0, 1, 2, ... as docs/fairness.md says; the check never looks at them.
+
+    A server free to pick the number of each roll picks the dice: here the best of four each
+    time, and every check (the page's, verify_game's, the admin's) still says all is well.
+    """
+    table = open_room(1)
+    while table.game.status == Game.Status.PLAYING:
+        cheat_before_roll(table, 5)
+        services.turn_roll(
+            code=table.code, controller=table.current(), expected_version=table.version(), action_id=action_id()
+        )
+        score_best(table)
+    game = table.game
+    numbers = [m.payload["roll"] for m in game.moves.filter(kind=Move.Kind.ROLL).order_by("seq")]
+    assert numbers != list(range(len(numbers)))  # the log shows the skipping for anyone to see
+    assert not verify_fairness(game).ok
+    with pytest.raises(CommandError, match="FAILED"):
+        call_command("verify_game", game.code, stdout=StringIO())
+
+
+def test_the_fairness_page_flags_final_scores_that_the_moves_do_not_give() -> None:
+    table = open_room(2)
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    snapshot = game.snapshot
+    # Seat 1's stored Chance is raised by 100 (a stored box is ["box", points]): the room page,
+    # its state and the players' records now show a result the moves do not give.
+    for entry in snapshot["rules"]["cards"][1]["columns"][0]:
+        if entry[0] == "chance":
+            entry[1] += 100
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot)
+    game = Game.objects.get(pk=game.pk)
+    with pytest.raises(CommandError, match="FAILED"):  # the command compares: it catches it
+        call_command("verify_game", game.code, stdout=StringIO())
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    # The page says "✓ Every move replays through the rules to the final scores." all the same.
+    assert "✓ Every move replays through the rules to the final scores" not in page
+    assert "✗" in page
+
+
+def test_the_replay_of_a_room_abandoned_in_the_lobby_is_not_an_empty_stepper() -> None:
+    """The page serves replay.js with no step at all: its first ``show(0)`` reads ``steps[0].seat``
+    of undefined and throws, and the page says "Loading the game…" for ever."""
+    table = open_room(2, start=False)
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="")
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="")
+    assert table.game.status == Game.Status.ABANDONED
+    response = Client().get(f"/r/{table.code}/replay")
+    if response.status_code == 200 and 'id="replay-data"' in response.content.decode():
+        assert replay_data(response.content.decode())["steps"], "a stepper with nothing to step through"
+
+
+def test_a_score_the_timer_made_after_the_player_rolled_shows_the_dice_it_scored() -> None:
+    table = timed_room(2)
+    services.turn_roll(
+        code=table.code, controller=table.current(), expected_version=table.version(), action_id=action_id()
+    )
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    rng = random.Random(1)
+    while table.game.status == Game.Status.PLAYING:
+        play_turn(table, rng, rerolls=0)
+    game = table.game
+    steps = replay_steps(game)
+    score = next(s for s in steps if s["kind"] == "score")
+    logged = game.moves.get(seq=score["move"]).payload["dice"]
+    assert score["dice"] == logged  # the replay shows "P0 scores 12 in Sixes." with no dice
+
+
+def test_a_log_whose_score_the_rules_refuse_is_reported_as_failed_not_a_server_error() -> None:
+    """One score changed to a box the seat had already filled: the replay raises the rules' refusal,
+    which the fairness page and ``verify_game`` let through (a 500, a traceback) instead of saying
+    the check failed. The admin's page catches it (games/web/admin.py ``build_review``)."""
+    table = open_room(1)
+    game = play_to_end(table, random.Random(6), rerolls=0)
+    scores = list(game.moves.filter(kind=Move.Kind.SCORE).order_by("seq"))
+    last = scores[-1]
+    last.payload = {**last.payload, "box": scores[0].payload["box"]}
+    last.save()
+    response = Client(raise_request_exception=False).get(f"/r/{game.code}/fairness")
+    assert response.status_code == 200
+    assert "✗" in response.content.decode()
+    with pytest.raises(CommandError, match="FAILED"):
+        call_command("verify_game", game.code, stdout=StringIO())

@@ -352,3 +352,31 @@ def test_painted_review_shows_the_colour_section_and_every_die_with_its_colour_n
     assert dice, "the timeline shows no coloured dice"
     assert all(css == name and name in ("red", "yellow", "green", "blue", "purple") for css, _, name in dice)
     assert len({name for _, _, name in dice}) == 5
+
+
+def test_read_only_staff_cannot_learn_a_live_games_server_seed_from_the_games_under_way_list() -> None:
+    """The list of games under way filters on any column of the Game row, the secret seed included.
+
+    Sixteen requests a character (at most 1,024 in all) give the whole seed of a game being
+    played, and with the public client seeds every die still to come.
+    """
+    clerk = get_user_model().objects.create_user("clerk", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(clerk)
+    table = open_room(2)
+    seed = table.game.server_seed
+    url = "/admin/games/gameunderway/"
+
+    def listed(**lookup: str) -> bool:
+        response = client.get(url, lookup)
+        if response.status_code != 200:  # refused (400): nothing learnt
+            return False
+        return table.code in {game.code for game in response.context["cl"].result_list}
+
+    assert listed()  # the game is in the list as such
+    wrong = "0" if seed[0] != "0" else "1"
+    # The list must not tell a right guess of the seed's start from a wrong one, nor show a
+    # browser's controller token a character at a time.
+    assert listed(server_seed__startswith=seed[:8]) == listed(server_seed__startswith=wrong)
+    assert listed(server_seed__startswith=seed[:8]) is False
+    assert client.get("/admin/games/player/", {"controller__startswith": "a"}).status_code in (400, 302)
