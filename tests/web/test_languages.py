@@ -11,6 +11,7 @@ import re
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.test import Client
 from django.utils import translation
 
@@ -20,6 +21,7 @@ from games.domain.rules import RULESETS, Box
 from games.services import words
 from games.store.selectors import duration
 from games.web import docpages
+from games.web.i18n import catalog_version
 from tests.accounts.helpers import PASSWORD, sign_up, user
 from tests.factories import create_room, open_room, play_to_end
 
@@ -94,7 +96,10 @@ def test_the_javascript_catalog_per_language() -> None:
     # The site's words, and none of the admin's.
     assert "Et par" in text and "Lille straight" in text
     assert "Show all" not in text  # the admin's JavaScript words
-    assert "max-age" in danish["Cache-Control"]
+    # Kept for good under the address of the current catalogs, asked again under any other.
+    assert danish["Cache-Control"] == "no-cache"
+    current = client.get(f"/jsi18n/da.js?v={catalog_version()}")
+    assert current.content == danish.content and "immutable" in current["Cache-Control"]
     assert client.get("/jsi18n/xx.js").status_code == 404
     # The page loads the catalog of its language, under a URL that changes with the catalogs.
     body = Client(HTTP_ACCEPT_LANGUAGE="sv").get("/").content.decode()
@@ -288,3 +293,13 @@ def test_a_refusal_a_page_shows_is_in_the_readers_language_and_in_english_the_se
     assert "Jemand am Tisch hat diesen Namen schon." in page
     english = Client(HTTP_ACCEPT_LANGUAGE="en").post(f"/r/{code}/join", {"name": "ann"}, follow=True)
     assert "Someone here is already called ann." in english.content.decode()
+
+
+def test_the_javascript_catalog_stores_nothing_in_the_shared_cache_whatever_its_address() -> None:
+    """A copy kept per address in the shared cache (Redis in production, no eviction) let anyone
+    fill it by varying ``?v=``: the catalog is made once a process per language instead."""
+    cache.clear()
+    assert Client().get(f"/jsi18n/fr.js?v={catalog_version()}").status_code == 200
+    for junk in ("1", "2", "3"):
+        assert Client().get(f"/jsi18n/fr.js?v={junk}").status_code == 200
+    assert not [key for key in cache._cache if "cache_page" in key]  # type: ignore[attr-defined]  # LocMemCache
