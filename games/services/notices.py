@@ -27,7 +27,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -58,6 +58,8 @@ log = logging.getLogger(__name__)
 
 LEASE = timedelta(minutes=5)  # a notice taken this long ago and not done: its worker died
 GRACE = timedelta(minutes=2)  # a notice due this long ago and not taken: its queued task was lost
+# The due time of a reminder that fell due in a pause: none, until the resume gives it one.
+PAUSED = datetime(9999, 1, 1, tzinfo=UTC)
 MAX_ATTEMPTS = 5
 RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
@@ -128,9 +130,10 @@ def send_notice(notice_id: int) -> str:
             return "being sent by another worker"
         game = Game.objects.get(pk=notice.game_id)
         if notice.kind == Notice.Kind.REMINDER and game.room.paused and game.status == Game.Status.PLAYING:
-            # The clock stands still: the reminder waits, owed, until the host resumes (``resumed``).
-            notice.outcome = "waiting: the game is paused"
-            notice.save(update_fields=["outcome"])
+            # The clock stands still: the reminder waits, owed, until the host resumes (``resumed``),
+            # out of the recovery sweep's sight, which would queue it again every minute of the pause.
+            notice.outcome, notice.due_at = "waiting: the game is paused", PAUSED
+            notice.save(update_fields=["outcome", "due_at"])
             return notice.outcome
         why_not = moved_on(notice, game)
         if why_not:
@@ -156,7 +159,14 @@ def send_notice(notice_id: int) -> str:
 def resumed(game: Game) -> None:
     """The host resumed the game: its reminders still owed are queued again, each for its time (in
     the caller's transaction; ``send_notice`` puts one due later off until then)."""
+    now = timezone.now()
     for notice in Notice.objects.filter(game=game, kind=Notice.Kind.REMINDER, done_at=None):
+        if notice.due_at == PAUSED:
+            due = now
+            if game.turn_timer and game.turn_deadline is not None:
+                due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
+            notice.due_at = due
+            notice.save(update_fields=["due_at"])
         queue(notice)
 
 

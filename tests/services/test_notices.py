@@ -414,3 +414,23 @@ def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after
     assert notices.send_notice.call(reminder.pk) == "not due yet"
     reminder.refresh_from_db()
     assert reminder.done_at is None and reminder.due_at > timezone.now() + timedelta(hours=17)
+
+
+def test_a_reminder_waiting_for_a_paused_game_is_not_queued_again_every_minute_of_the_pause() -> None:
+    """A game at your own pace paused for a week: its reminder waits, owed (notices.send_notice). The
+    recovery sweep each task worker runs every minute must not take it for a lost task and queue it
+    again each time: a task row a minute per paused game, kept, for as long as the pause lasts."""
+    table = own_pace_room(seconds=86_400)
+    score_first_legal(table)  # seat 1 to move: its "your turn" notice and its reminder are owed
+    host = table.controllers[0]
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    now = timezone.now()
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    Notice.objects.filter(pk=reminder.pk).update(due_at=now - timedelta(hours=1))  # its time came in the pause
+    assert notices.send_notice.call(reminder.pk) == "waiting: the game is paused"
+    Notice.objects.exclude(pk=reminder.pk).update(done_at=now)  # the "your turn" went out
+    before = DBTaskResult.objects.count()
+    queued = [notices.recover(now=now + timedelta(minutes=minute)) for minute in range(60)]  # an hour of sweeps
+    for _ in range(sum(queued)):
+        assert notices.send_notice.call(reminder.pk) == "waiting: the game is paused"  # the worker runs each
+    assert DBTaskResult.objects.count() - before <= 1, f"{sum(queued)} tasks queued in one hour of pause"
