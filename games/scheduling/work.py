@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
-from games.services import clock_expire, signals
+from games.services import clock_expire, clock_outage, signals
 from games.services.deadline import bot_to_play, next_due, running
 from games.store import moves
 from games.store.models import Game, Heartbeat
@@ -148,10 +148,13 @@ def beat(now: datetime | None = None) -> timedelta | None:
         Heartbeat.objects.filter(name=BEAT).update(at=now)
         if gap <= outage_after:
             return None
-        # Only deadlines that fell in the gap or after it: those the outage cut short.
-        moved = Game.objects.filter(status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=mark.at)
-        moved.filter(due_at=F("turn_deadline")).update(due_at=F("due_at") + gap)
-        count = moved.update(turn_deadline=F("turn_deadline") + gap)
+        # Only deadlines that fell in the gap or after it: those the outage cut short. Each through
+        # the service, which logs it and moves the room's version on: the pages still open are
+        # told, and every worker's kept copy of the row is read again.
+        codes = Game.objects.filter(
+            status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=mark.at
+        ).values_list("code", flat=True)
+        count = sum(clock_outage(code=code, gap=gap, since=mark.at) for code in list(codes))
         log.warning(
             "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
         )

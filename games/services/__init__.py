@@ -59,7 +59,7 @@ from games.services.codes import (
     normalize_code,
     shown_code,
 )
-from games.services.pace import EXTEND_CHOICES, PACES, check_pace, clock_extend, own_pace_choices
+from games.services.pace import EXTEND_CHOICES, PACES, check_pace, clock_extend, clock_outage, own_pace_choices
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
 from games.services.seats import (
     BOT_LEVELS,
@@ -96,6 +96,7 @@ __all__ = [
     "PACES",
     "check_pace",
     "clock_extend",
+    "clock_outage",
     "duration",
     "email_notices_confirm",
     "email_notices_set",

@@ -10,7 +10,7 @@ action (``games.services.waiting``).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -83,3 +83,36 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
             fields=("turn_deadline",),
         )
     return payload
+
+
+def clock_outage(*, code: str, gap: timedelta, since: datetime) -> bool:
+    """No process was up for ``gap`` (since ``since``): the turn to move gets that time back. Locks the Game row.
+
+    Logged as an ``extend`` Move marked ``outage``, as staff's more time is: the version moves
+    on, so every worker's kept copy of the row is read again and the pages still open are told
+    the new deadline. False if the room's deadline did not fall in the gap or after it.
+    """
+    with transaction.atomic():
+        game = locked(code)
+        if game.status != Game.Status.PLAYING or game.turn_deadline is None or game.turn_deadline <= since:
+            return False
+        seat = rules_state(game).current
+        entry = game.room.seats[seat]
+        game.turn_deadline += gap
+        payload = {
+            "seat": seat,
+            "name": entry.name,
+            "seconds": max(1, round(gap.total_seconds())),
+            "deadline": game.turn_deadline.isoformat(),
+            "outage": True,
+        }
+        record(
+            game,
+            kind=Move.Kind.EXTEND,
+            player_id=entry.player,
+            payload=payload,
+            actor="server:outage",
+            action_id="",
+            fields=("turn_deadline",),
+        )
+    return True

@@ -264,7 +264,10 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.EXTEND:
             more = duration(p["seconds"])
-            text = gettext("%(name)s was given %(time)s more to move.")
+            if p.get("outage"):
+                text = gettext("The server was out of reach for %(time)s: %(name)s got that time back to move.")
+            else:
+                text = gettext("%(name)s was given %(time)s more to move.")
             return {"seat": p["seat"], "text": text % {"name": names[p["seat"]], "time": more}}
         return None
 

@@ -243,6 +243,12 @@ function event(frame) {
       break;
     case "extended": {
       const more = render.days(frame.seconds);
+      if (frame.outage) {
+        const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: frame.name });
+        announce(back + ".");
+        remember(back);
+        break;
+      }
       announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: frame.name, time: more }));
       remember(fmt(gettext("%(name)s was given %(time)s more to move"), { name: frame.name, time: more }));
       break;

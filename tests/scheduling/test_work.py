@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -11,8 +13,10 @@ from django.utils import timezone
 import bots
 from games import scheduling, services
 from games.domain.rules import RuleViolation
+from games.realtime import fanout
 from games.scheduling import work
 from games.services import signals
+from games.store import moves
 from games.store.models import Game, Heartbeat, Move
 from tests.factories import open_room, play_to_end, play_turn, timed_room
 
@@ -200,3 +204,48 @@ def test_a_gap_with_no_process_up_gives_running_turns_their_time_back(settings) 
     assert game.turn_deadline == deadline + gap and game.due_at == game.turn_deadline
     assert untimed.game.turn_deadline is None and untimed.game.due_at is None
     assert Heartbeat.objects.get().at == start + timedelta(seconds=43)
+    # Logged, as more time from staff is, so the version moves on and the pages are told.
+    extend = game.moves.order_by("-seq").first()
+    assert extend is not None and extend.kind == Move.Kind.EXTEND
+    assert extend.payload["outage"] is True and extend.payload["seconds"] == 40
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_an_outage_the_next_action_shows_the_deadline_the_server_keeps(settings, monkeypatch) -> None:
+    """The database away 40 s, the worker up: the beat moves the turn's deadline on by the outage
+    (scheduling.work.beat) without a new version, and this worker's copy of the row it last wrote
+    (moves.remembered) keeps the old one: the next hold's state frame shows a deadline already past."""
+    settings.SCHEDULER_OUTAGE = 5
+    table = timed_room(seconds=30)
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id="r1")
+    assert moves.remembered(table.code) is not None
+    start = timezone.now()
+    assert scheduling.beat(start) is None
+    assert scheduling.beat(start + timedelta(seconds=40)) == timedelta(seconds=40)
+    stored = Game.objects.get(code=table.code).turn_deadline
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        fanout, "publish_soon", lambda code, frames, version=None: sent.extend(json.loads(f) for f in frames)
+    )
+    services.turn_hold(code=table.code, controller=who, held=[0], expected_version=table.version(), action_id="h1")
+    assert Game.objects.get(code=table.code).turn_deadline == stored
+    assert sent[-1]["clock"]["deadline"] == stored.isoformat()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_an_outage_the_pages_still_open_are_told_the_deadline_moved(settings, monkeypatch) -> None:
+    """The same outage: the pages stayed connected and count down from the state's ``left``; they
+    must hear that the turn got its time back, or they show 0:00 while the server waits 40 s more."""
+    settings.SCHEDULER_OUTAGE = 5
+    table = timed_room(seconds=30)
+    start = timezone.now()
+    assert scheduling.beat(start) is None
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        fanout, "publish_soon", lambda code, frames, version=None: sent.extend(json.loads(f) for f in frames)
+    )
+    assert scheduling.beat(start + timedelta(seconds=40)) == timedelta(seconds=40)
+    stored = Game.objects.get(code=table.code).turn_deadline
+    told = [f for f in sent if f.get("type") == "state" and f.get("code") == table.code]
+    assert told and told[-1]["clock"]["deadline"] == stored.isoformat()
