@@ -58,8 +58,8 @@ def account_claim(*, user_id: int, controller: str) -> str:
     """A browser signs in: its seats become the account's; returns the token the browser plays with from now on.
 
     Finished games: their seats (and records) get the account, and its stats are added up
-    again. Live games: the seats move to the account's token (``games.services.seats_hand_over``),
-    so every browser signed in to the account plays them. In a pass-and-play game, where one
+    again. In every game the seats move to the account's token (``games.services.seats_hand_over``),
+    so every browser signed in to the account plays them, and asks for a finished one's rematch. In a pass-and-play game, where one
     browser plays every seat, only the host's seat is the account's own.
     """
     profile = profile_for(user_id)

@@ -219,13 +219,15 @@ def require_host(game: Game, controller: str) -> None:
         raise RuleViolation(NOT_HOST, "Only the host can do that.")
 
 
-def hand_host_on(game: Game, room: Room) -> Seat | None:
-    """After the host left: the first active human seat of ``room`` becomes host, else the first whose
-    person a computer plays for while they are away (host again when they are back); None if none."""
-    for seat in room.seats:
-        if seat.active and seat.human:
-            game.host_id = seat.player
-            return seat
+def hand_host_on(game: Game, room: Room, here: frozenset[str] = frozenset()) -> Seat | None:
+    """After the host left: an active human seat of ``room`` becomes host, first one whose browser is
+    at the table (``here``: the controllers of the room's connected sockets), so the host's tools go
+    to someone who can use them; else the first whose person a computer plays for while they are away
+    (host again when they are back); None if none."""
+    humans = [seat for seat in room.seats if seat.active and seat.human]
+    for seat in [s for s in humans if s.controller in here] + humans:
+        game.host_id = seat.player
+        return seat
     for seat in room.seats:
         if seat.active and seat.away_controller:
             game.host_id = seat.player

@@ -14,7 +14,7 @@ from games.services.actions import check_request, locked, record, require_host
 from games.services.clock import timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.pace import check_pace, own_pace_choices
-from games.services.seats import add_seat, game_add_bot, game_join
+from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
 
 
@@ -163,10 +163,13 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         mine = [s for s in seats if controller and person(s) == controller]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
-        if old.room.rematch:  # the players follow; a stranger holding the old code learns nothing
+        rematch = Game.objects.filter(code=old.room.rematch).first() if old.room.rematch else None
+        if rematch is not None and rematch.status != Game.Status.ABANDONED:
+            # The players follow; a stranger holding the old code learns nothing. A rematch
+            # whose lobby everyone left is replaced by a new one.
             if seed:
-                _seed_seats(old.room.rematch, controller, seed)
-            return Game.objects.get(code=old.room.rematch)
+                _seed_seats(rematch.code, controller, seed)
+            return rematch
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         host = game_create(
             host_name=mine[0].name,
@@ -181,20 +184,27 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             pace=old.pace,
         )
         new = host.game
+        taken = {name_key(s.name) for s in seats}
         for seat in seats:
-            if seat is mine[0]:
+            if seat is mine[0] or (seat.human and not seat.controller):  # a deleted account's seat
                 continue
             away = bool(seat.away_controller)
+            name = seat.name
+            if seat.bot and not away and name not in BOT_NAMES:
+                # A computer that finished the game of someone who left plays under its own name
+                # here: the person may follow the rematch under theirs.
+                name = next((n for n in BOT_NAMES if name_key(n) not in taken), f"Bot {len(seats) + 1}")
+                taken.add(name_key(name))
             player, room = add_seat(
                 new,
                 new.room,
-                name=seat.name,
+                name=name,
                 controller=person(seat) if away else seat.controller,
                 client_seed="",
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
             )
-            joined = {"seat": player.seat, "name": seat.name, "client_seed": "", "rematch": old.code}
+            joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:
                 joined["bot"] = seat.level
             record(

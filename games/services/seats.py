@@ -28,7 +28,7 @@ from games.services.actions import check_request, hand_host_on, locked, record, 
 from games.services.codes import clean_client_seed, clean_name, name_key
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import connected_seats
+from games.store.selectors import connected_controllers, connected_seats
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -62,6 +62,8 @@ def game_join(
     with transaction.atomic():
         game = locked(code)
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        if game.is_over:
+            raise RuleViolation(E.GAME_OVER, "This room is closed: its game is over or everyone left it.")
         if game.status != Game.Status.LOBBY:
             raise RuleViolation(NOT_IN_LOBBY, "The game has already started: you can watch it.")
         active = [s for s in game.room.seats if s.active]
@@ -123,9 +125,12 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> N
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields += ["status", "finished_at"]
     if game.host_id == entry.player:
-        new_host = hand_host_on(game, room)
+        new_host = hand_host_on(game, room, connected_controllers(game))
         payload["host"] = new_host.player if new_host else None
         fields.append("host")
+        if new_host is not None and new_host.muted:
+            # The host's own seat cannot be muted, nor unmuted by anyone else: the mute goes.
+            room = room.with_seat(room.seats.index(new_host), muted=False)
     if not room.humans_left() and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
         game.status = Game.Status.ABANDONED
         game.finished_at = timezone.now()
@@ -356,20 +361,19 @@ def _codes_with(**lookup: object) -> list[str]:
 
 
 def seats_hand_over(*, controller: str, to: str) -> list[str]:
-    """Every seat ``controller`` plays in a live game becomes ``to``'s: a browser's seats joining an account.
+    """Every seat ``controller`` plays becomes ``to``'s: a browser's seats joining an account.
 
-    One transaction per game, under its row lock; each game that changed gets a ``claim``
-    Move (its version moves on, so an action sent by the old token is refused as stale).
-    Seats a computer plays while their player is away follow too. Returns the codes changed.
+    Finished games' seats too: their player may ask for the rematch, and is seated in it, as
+    the account. One transaction per game, under its row lock; each game that changed gets a
+    ``claim`` Move (its version moves on, so an action sent by the old token is refused as
+    stale). Seats a computer plays while their player is away follow too. Returns the codes changed.
     """
     if not controller or not to or controller == to:
         return []
     changed = []
-    for code in _codes_with(controller=controller, game__status__in=LIVE):
+    for code in _codes_with(controller=controller):
         with transaction.atomic():
             game = locked(code)
-            if game.status not in LIVE:
-                continue
             seats = []
             room = game.room
             for index, entry in enumerate(room.seats):
@@ -434,7 +438,10 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             names |= {entry.name for entry in room.seats if entry.player in ids}
             for index, entry in enumerate(room.seats):
                 if entry.player in ids:
-                    room = room.with_seat(index, name=FORMER_PLAYER, away_controller="")
+                    # A finished game's seat is no browser's any more: a rematch does not seat it.
+                    # A live game's keeps it until the account leaves the game (below).
+                    changes = {"controller": ""} if game.is_over else {}
+                    room = room.with_seat(index, name=FORMER_PLAYER, away_controller="", **changes)
                     seats.append(index)
             # The seats' rows follow the room (``record``); a row that left the lobby has no seat.
             players.rename_unseated(game, ids, FORMER_PLAYER)
@@ -454,8 +461,8 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             )
     if controller:
         for code in _codes_with(controller=controller, game__status__in=LIVE):
-            game = Game.objects.get(code=code)
-            for index in game.room.seats_of(controller):
+            # Last seat first: in a lobby the seats after one that leaves move up a place.
+            for index in reversed(Game.objects.get(code=code).room.seats_of(controller)):
                 # The game may have ended or the seat gone meanwhile: then there is nothing to leave.
                 with contextlib.suppress(RuleViolation):
                     game_leave(code=code, controller=controller, seat=index, expected_version=None, action_id="")

@@ -129,6 +129,12 @@ def connected_seats(game: Game) -> list[list[int]]:
     return [game.room.seats_of(controller) if controller else [] for controller in controllers]
 
 
+def connected_controllers(game: Game) -> frozenset[str]:
+    """The browsers with a socket connected to the room (from any process, pinged lately)."""
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    return frozenset(Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("controller", flat=True))
+
+
 # --- the public state --------------------------------------------------------------------------
 
 
@@ -167,7 +173,10 @@ def ruleset_info(name: str) -> dict[str, Any]:
 
 
 def seats_of(game: Game, controller: str) -> list[int]:
-    """The seats still in the game that this browser (its controller token) plays."""
+    """The seats still in the game that this browser (its controller token) plays; once the game is
+    over, with those a computer finished for it while it was away (its player is offered the rematch)."""
+    if game.is_over:
+        return game.room.seats_kept_for(controller)
     return game.room.seats_of(controller)
 
 

@@ -441,3 +441,53 @@ def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite
     assert "Your time ran out" not in (ann.inner_text("#toast") if ann.is_visible("#toast") else "")
     for scheme in in_each_scheme(bob):
         shot(bob, f"timed-out-phone-{scheme}")
+
+
+# In the live site's database: Ann's room with Ben (his browser's seat, joined through the page)
+# started; Ann hands Ben's seat to a computer while he is away, and the game is played to its end.
+AWAY_TO_THE_END = """
+import random
+from games import services
+from games.scheduling import botplay
+from games.store.models import Game
+from tests.factories import Table, action_id, play_turn
+code, ann = args
+services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+table = Table(code=code, controllers=[ann, ""])
+services.game_replace_with_bot(code=code, controller=ann, seat=1, expected_version=table.version(), action_id="away")
+rng = random.Random(1)
+while table.game.status == Game.Status.PLAYING:
+    room = table.game.room
+    if room.seats[room.rules.current].bot:
+        botplay.step(code, table.version())  # the server's own scheduler may come first: then nothing
+    else:
+        play_turn(table, rng, 0)
+game = Game.objects.get(code=code)
+result = [game.status, game.room.seats[1].kind, game.room.seats[1].away_controller != ""]
+"""
+
+NEW_ROOM = """
+from games import services
+ann = services.new_controller()
+result = [services.game_create(host_name="Ann", controller=ann).game.code, ann]
+"""
+
+
+@pytest.mark.browser
+def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: LiveSite, new_page: Any) -> None:
+    """Ben's seat was handed to a computer while he was away (it keeps his browser, so the
+    rematch seats him as a person and he may ask for it: games.services.rooms.game_rematch).
+    He comes back after the end: the room page offers him neither *Rematch* nor *Join the
+    rematch*; he is shown the game like a stranger."""
+    code, ann = live_site.run(NEW_ROOM)
+    ben = new_page()
+    ben.goto(f"{live_site.url}/r/{code}/")
+    ben.wait_for_selector("#conn[data-state=connected]")
+    ben.fill("#join-name", "Ben")
+    ben.click("#join-btn")
+    ben.wait_for_selector(".seat .tag.you")
+    ben.goto("about:blank")  # Ben goes away: no socket of his is left
+    assert live_site.run(AWAY_TO_THE_END, code, ann) == ["finished", "bot", True]
+    ben.goto(f"{live_site.url}/r/{code}/")
+    ben.wait_for_selector("#over:not([hidden])")
+    assert ben.locator("#rematch, #rematch-link").count() == 1, ben.locator("#over").inner_text()

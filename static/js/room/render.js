@@ -26,8 +26,9 @@ export function viewOf(state, extra) {
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
   view.paused = view.connection !== "connected" || view.hostPaused;
-  // This browser's seats a computer plays since their turns ran out: "I'm back" takes them back.
-  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.away && state.seats[s]?.kind === "bot");
+  // This browser's seats a computer plays while its player is away ("I'm back" takes them back),
+  // or finished for them (the game over offers them the rematch).
+  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot");
   // Reactions during play go in the play card, where the players look; on a phone, not on
   // your own turn (the Roll row has the room there; the chat below still has them).
   view.speakers = mine.filter((s) => !state.seats[s]?.muted);
@@ -438,12 +439,14 @@ export function overHtml(view) {
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${esc(view.clientSeed ?? "")}">
       <button class="btn btn-primary btn-big" id="${id}" type="submit">${label}</button></form>`;
-  if (state.rematch && view.mine.length) {
+  // A player whose seat a computer finished while they were away is one of the players too.
+  const player = view.mine.length > 0 || view.awaySeats.length > 0;
+  if (state.rematch && player) {
     rematch = rematchForm("rematch-link", gettext("Join the rematch"));
   } else if (typeof state.rematch === "string") {
     // A spectator of a public room may follow; a private room's rematch is its players' alone (its code is not sent).
     rematch = `<a class="btn btn-primary btn-big" id="rematch-link" href="/r/${esc(state.rematch)}/">${gettext("Join the rematch")}</a>`;
-  } else if (view.mine.length) {
+  } else if (player) {
     rematch = rematchForm("rematch", gettext("Rematch"));
   }
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";

@@ -1,0 +1,225 @@
+"""A room's life before and between games: who takes the host's tools, who is seated in a rematch, who may join."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.domain.rules import RuleViolation
+from games.store.models import Game
+from tests.factories import Table, action_id, open_room, play_to_end
+
+db = pytest.mark.django_db
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(autouse=True)
+def _quick_accounts(settings: Any) -> None:
+    settings.FOLLOWUPS_INLINE = True
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
+def _browser() -> tuple[Client, str]:
+    client = Client()
+    token = services.new_controller()
+    session = client.session
+    session["controller"] = token
+    session.save()
+    return client, token
+
+
+def _finished_game(ann: str, bea: str) -> str:
+    """A game of Ann (host) and Bea played to its end; its code."""
+
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_join(code=code, name="Bea", controller=bea)
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    play_to_end(Table(code=code, controllers=[ann, bea]), random.Random(1), rerolls=0)
+    return code
+
+
+@db
+def test_a_player_who_signs_in_after_the_game_may_ask_for_the_rematch() -> None:
+    """Bea plays without an account; at the end she signs up (her finished seat and record become
+    the account's), then presses Rematch on the game's page: she is refused as a stranger."""
+    bea, bea_token = _browser()
+    ann = services.new_controller()
+    code = _finished_game(ann, bea_token)
+    _sign_up(bea, "bea")
+    response = bea.post(f"/r/{code}/rematch")
+    assert response.status_code == 302
+    assert response["Location"] != f"/r/{code}/", "refused: Only the players of this game can ask for a rematch."
+    new = Game.objects.exclude(code=code).get()
+    assert [(seat.name, seat.controller) for seat in new.room.seats] == [
+        ("Bea", bea.session["controller"]),
+        ("Ann", ann),
+    ]
+
+
+@db
+def test_a_player_who_signs_in_after_the_game_plays_their_seat_in_the_rematch() -> None:
+    """Same, but Ann asks for the rematch: the seat "Bea" it makes must be Bea's, not one her
+    browser no longer plays (she sees herself as a spectator and cannot take a seat as Bea)."""
+    bea, bea_token = _browser()
+    ann = services.new_controller()
+    code = _finished_game(ann, bea_token)
+    _sign_up(bea, "bea")
+    new = services.game_rematch(code=code, controller=ann)
+    assert bea.get(f"/r/{new.code}/state.json").json()["you"]["seats"] == [1]
+
+
+def _sign_up(client: Client, username: str) -> str:
+    response = client.post("/accounts/signup/", {"username": username, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    return str(client.session["controller"])
+
+
+@db
+def test_deleting_an_account_takes_every_one_of_its_seats_out_of_a_lobby() -> None:
+    """An account with two seats in a lobby (a second player on the same device) is deleted: both
+    seats must leave the lobby, not only the first one (the seats close up after the first leave,
+    so the second one's old seat number no longer points at it)."""
+    ann = services.new_controller()
+    bea = Client()
+    token = _sign_up(bea, "beatrix")
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_join(code=code, name="Bea", controller=token)
+    services.game_join(code=code, name="Bea's kid", controller=token)
+    assert bea.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    game = Game.objects.get(code=code)
+    left = [(seat.name, seat.controller == token) for seat in game.room.seats]
+    assert left == [("Ann", False)], left
+
+
+def _online(code: str, controller: str) -> None:
+    """A socket of ``controller``'s browser is connected to the room (its Presence row)."""
+    from django.utils import timezone
+
+    from games.store.models import Presence
+
+    Presence.objects.create(
+        game=Game.objects.get(code=code),
+        channel_name=f"ws.{services.new_controller()}",
+        controller=controller,
+        seen_at=timezone.now(),
+    )
+
+
+@db
+def test_the_host_leaving_mid_game_hands_the_room_to_a_player_who_is_here() -> None:
+    """A live game without a timer: Ann (host), Ben and Cal. Ben has gone (no socket). Ann leaves:
+    the host's tools (taking out the absent Ben, pausing) must go to Cal, who is at the table,
+    not to Ben, who is not; else Ben's turn never comes and the game never moves again."""
+    table = open_room(3)
+    ann, ben, cal = table.controllers
+    _online(table.code, ann)
+    _online(table.code, cal)
+    services.game_leave(code=table.code, controller=ann, seat=0, expected_version=table.version(), action_id="bye")
+    game = table.game
+    assert game.status == Game.Status.PLAYING and game.room.rules.current == 1  # Ben to play, and he is gone
+    # Cal, at the table, takes the absent Ben out so that the game can go on.
+    services.game_remove_absent(
+        code=table.code, controller=cal, seat=1, expected_version=table.version(), action_id="out"
+    )
+    assert table.game.room.rules.current == 2
+
+
+@db
+def test_the_host_leaving_a_rematch_lobby_hands_it_to_a_player_who_is_here() -> None:
+    """The rematch seats everyone of the finished game. Ann asked for it (host); Ben went home and
+    never came back to the table; Cal followed. Ann leaves the lobby: Cal must be able to start
+    (or take Ben out), instead of a lobby whose host is someone who never came."""
+    table = open_room(3)
+    ann, ben, cal = table.controllers
+    play_to_end(table, random.Random(3), rerolls=0)
+    new = services.game_rematch(code=table.code, controller=ann)
+    assert [seat.controller for seat in new.room.seats] == [ann, ben, cal]
+    _online(new.code, ann)
+    _online(new.code, cal)
+    services.game_leave(code=new.code, controller=ann, seat=0, expected_version=None, action_id="bye")
+    # Cal is here and wants to play: Ben, who never came, is in the way.
+    services.game_kick(code=new.code, controller=cal, seat=0, expected_version=None, action_id="kick-ben")
+    services.game_start(code=new.code, controller=cal, expected_version=None, action_id="go")
+    assert Game.objects.get(code=new.code).status == Game.Status.PLAYING
+
+
+@db
+def test_a_rematch_does_not_seat_a_deleted_account() -> None:
+    """Ann and Bea finish a game; Bea deletes her account. Ann's rematch must not seat a
+    "Former player" whose browser is gone for good (a seat nobody can play, in a new game)."""
+    ann = services.new_controller()
+    bea = Client()
+    token = _sign_up(bea, "bettina")
+    code = _finished_game(ann, token)
+    assert bea.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    new = services.game_rematch(code=code, controller=ann)
+    assert [seat.name for seat in new.room.seats] == ["Ann"]
+
+
+def _finish_with_bots(table: Table) -> None:
+    """Play to the end: people random turns, computers their own steps."""
+    from games.scheduling import botplay
+    from tests.factories import play_turn
+
+    rng = random.Random(1)
+    while table.game.status == Game.Status.PLAYING:
+        room = table.game.room
+        seat = room.seats[room.rules.current]
+        if seat.bot:
+            assert botplay.step(table.code, table.version())
+        else:
+            table.controllers[room.rules.current] = seat.controller
+            play_turn(table, rng, 0)
+
+
+@db
+def test_a_player_who_left_can_take_a_seat_under_their_own_name_in_the_rematch() -> None:
+    """Ben leaves mid-game and the host lets a computer finish his seat (it keeps his name and
+    scores). The rematch seats that computer as "Ben": Ben, following the rematch, is refused his
+    own name ("Someone here is already called Ben") by a computer playing under it."""
+    import bots
+
+    bots.tables.table("official", build=True)
+    table = open_room(3)
+    ann, ben, _cal = table.controllers
+    services.game_leave(code=table.code, controller=ben, seat=1, expected_version=table.version(), action_id="l")
+    services.game_replace_with_bot(
+        code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id="r"
+    )
+    _finish_with_bots(table)
+    new = services.game_rematch(code=table.code, controller=ann)
+    services.game_join(code=new.code, name="P1", controller=ben)  # now: NAME_TAKEN by the computer "P1"
+    assert [s.name for s in Game.objects.get(code=new.code).room.seats if s.human and s.controller == ben] == ["P1"]
+
+
+@db
+def test_rematch_after_the_rematch_lobby_was_abandoned_opens_a_room_that_can_be_played() -> None:
+    """The rematch lobby was left by everyone (abandoned). Asking for a rematch again from the
+    finished game leads back to that dead room, forever: nobody can join it or start it."""
+    table = open_room(2)
+    ann, ben = table.controllers
+    play_to_end(table, random.Random(1), rerolls=0)
+    first = services.game_rematch(code=table.code, controller=ann)
+    services.game_leave(code=first.code, controller=ben, seat=1, expected_version=None, action_id="b")
+    services.game_leave(code=first.code, controller=ann, seat=0, expected_version=None, action_id="a")
+    assert Game.objects.get(code=first.code).status == Game.Status.ABANDONED
+    again = services.game_rematch(code=table.code, controller=ann)
+    assert again.status == Game.Status.LOBBY, again.status
+
+
+@db
+def test_joining_an_abandoned_lobby_does_not_say_the_game_has_started() -> None:
+    """A lobby everyone left is abandoned; a late guest posting the join form is told
+    "The game has already started: you can watch it.", which is false on both counts."""
+    ann = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_leave(code=code, controller=ann, seat=0, expected_version=None, action_id="a")
+    assert Game.objects.get(code=code).status == Game.Status.ABANDONED
+    with pytest.raises(RuleViolation) as refused:
+        services.game_join(code=code, name="Ben", controller=services.new_controller())
+    assert "started" not in refused.value.message, refused.value.message
