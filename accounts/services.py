@@ -59,8 +59,9 @@ def account_claim(*, user_id: int, controller: str) -> str:
 
     Finished games: their seats (and records) get the account, and its stats are added up
     again. In every game the seats move to the account's token (``games.services.seats_hand_over``),
-    so every browser signed in to the account plays them, and asks for a finished one's rematch. In a pass-and-play game, where one
-    browser plays every seat, only the host's seat is the account's own.
+    so every browser signed in to the account plays them, and asks for a finished one's rematch.
+    In a pass-and-play game, where one browser plays every seat, only the host's seat is the
+    account's own.
     """
     profile = profile_for(user_id)
     if not controller or controller == profile.controller:

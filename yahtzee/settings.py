@@ -152,6 +152,7 @@ ACCOUNT_FORMS = {"change_password": "accounts.forms.ChangePasswordForm"}  # the 
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_USERNAME_MIN_LENGTH = 3
+ACCOUNT_USERNAME_VALIDATORS = "accounts.validators.username_validators"  # no letter that shows nothing
 ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL = "profile_me"

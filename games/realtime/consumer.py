@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -38,6 +39,11 @@ RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
 CLOSE_RATE_LIMITED = 4008
 CLOSE_NO_ROOM = 4404
 CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.realtime.sockets.admit)
+# The browser signed in or out since the socket opened: its page connects again, as the browser is now.
+CLOSE_SESSION_CHANGED = 4001
+# How often an open socket looks at its browser's session again (at most; also at once when its
+# actions are refused as a spectator's, and before each chat of a socket that had seats).
+SESSION_RECHECK = 10.0
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -52,6 +58,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
         self.controller: str = session.get("controller", "") if session is not None else ""
+        # The token is read once, here: signing in or out in another tab of the browser changes the
+        # session (cycled or flushed), which ``session_moved`` notices and answers by a reconnect.
+        self.session_key: str | None = session.session_key if session is not None else None
+        self.session_checked = time.monotonic()
+        self.seated = False
         self.rate_strikes = 0
         self.joined = False
         ip = ratelimit.scope_ip(self.scope)
@@ -72,6 +83,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # server may send nothing before the accept, and the page wants its seats and the state first.
         self.early: list[str] | None = []
         you, state, presence_frame, chat = hello
+        self.seated = bool(protocol.loads(you)["seats"])
         await fanout.join(self.code, self, version=protocol.loads(state)["version"])
         self.joined = True
         sockets.start_sweeping()
@@ -98,9 +110,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hello is None:
             ratelimit.count_miss(ip)
             return None
-        # The room's last chat messages, if it has any (docs/protocol.md: after the state).
-        messages = selectors.chat_history(self.code)
-        chat = protocol.encode(protocol.ChatHistory(messages=messages)) if messages else None
+        # The room's last chat messages (docs/protocol.md: after the state), also none when staff
+        # hid them all: a page that comes back drops what was hid meanwhile. Nothing for a room
+        # without chat, or for a stranger to a finished game.
+        messages = selectors.chat_history_for(self.code, self.controller)
+        chat = protocol.encode(protocol.ChatHistory(messages=messages)) if messages is not None else None
         return (*hello, chat)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -183,8 +197,29 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def error(self, code: str, message: str, frame_id: object = None) -> None:
         await self.send(text_data=protocol.error(code, message, frame_id))
 
+    async def session_moved(self, *, now: bool = False) -> bool:
+        """Whether the browser signed in or out since this socket opened; then the socket is closed, and
+        its page connects again with the browser's session as it is now (its seats, or none).
+
+        Looked at every ``SESSION_RECHECK`` seconds at most, unless ``now``: a signed-out tab of a
+        shared computer stops playing the account's seats, and a tab of a browser that signed in
+        plays them under the account's token.
+        """
+        if not self.session_key or self.closing:
+            return False
+        moment = time.monotonic()
+        if not now and moment - self.session_checked < SESSION_RECHECK:
+            return False
+        self.session_checked = moment
+        if await db_async(selectors.session_controller)(self.session_key) == self.controller:
+            return False
+        await self.close(code=CLOSE_SESSION_CHANGED)
+        return True
+
     async def social(self, frame: protocol.Chat | protocol.React | protocol.Back) -> None:
         """A chat message, a reaction or a player back at the table: the service sends the room its frames."""
+        if await self.session_moved(now=self.seated and isinstance(frame, protocol.Chat)):
+            return  # not said under a name the browser no longer has
         if refusal := await ratelimit.socket_refusal(frame.kind, self.controller, self.address, self.channel_name):
             await self.error(errors.RATE_LIMITED, refusal, frame.id)
             return
@@ -252,6 +287,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def act(self, frame: protocol.Action) -> None:
         """A versioned action: one service call; a refusal answers an error frame with the action's id."""
+        if await self.session_moved():
+            return
         try:
             await db_async(services.perform)(frame, code=self.code, controller=self.controller)
         except DatabaseError:
@@ -259,6 +296,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             log.warning("database unavailable for %s in %s", frame.kind, self.code, exc_info=True)
             await sockets.action_failed(self, self.code, self.controller, frame.id)
         except RuleViolation as exc:
+            if exc.code == errors.NOT_A_PLAYER and await self.session_moved(now=True):
+                return  # its seats moved to the account it signed in to: the page comes back with them
             await self.error(exc.code, exc.message, frame.id)
             if exc.code in (errors.STALE, errors.REPEATED):
                 await self.send(text_data=await db_async(presence.state_text)(self.code))

@@ -16,9 +16,10 @@ from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, locked, record, require_host
+from games.services.codes import BIDI_CONTROLS, capped_marks, visible
 from games.services.seats import find_seat
 from games.store.models import ChatMessage, Game, Move
-from games.store.selectors import chat_message
+from games.store.selectors import chat_message, held_a_seat
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
@@ -28,8 +29,10 @@ SPECTATOR = "Spectator"
 def clean_message(text: str) -> str:
     """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
     refused whole: a message cut mid-word says something its writer did not."""
-    text = text.strip()
-    if not text:
+    # No bidi controls (they turn the rest of the line around) and no tower of combining marks
+    # (drawn over the messages around it); emoji joiners and variation selectors stay.
+    text = capped_marks("".join(char for char in text if char not in BIDI_CONTROLS)).strip()
+    if not visible(text):
         raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")
     if len(text) > CHAT_MAX:
         raise RuleViolation(
@@ -49,14 +52,28 @@ def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:
     return mine[0] if mine else None
 
 
+def _silenced(game: Game, controller: str) -> bool:
+    """Whether the host muted or took out a seat of this browser: it does not get its voice back by
+    leaving and speaking as a spectator (a join keeps the mute for the same reason)."""
+    if not controller:
+        return False
+    mine = Move.objects.filter(game=game, player__controller=controller)
+    if mine.filter(kind=Move.Kind.KICK).exists():
+        return True
+    muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
+    return isinstance(muted, dict) and bool(muted.get("muted"))
+
+
 def chat_post(*, code: str, controller: str, text: str, seat: int | None = None) -> dict[str, Any]:
     """Store a chat message and send it to the room; the message as the room sees it. One short transaction."""
     text = clean_message(text)
     game = Game.objects.get(code=code)
     speaker = _seat_for(game, controller, seat)
     if speaker is None:
-        if not game.chat_spectators:
+        if not game.chat_spectators or (game.is_over and not held_a_seat(game, controller)):
             raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
+        if _silenced(game, controller):
+            raise RuleViolation(MUTED, "The host has muted your chat in this room.")
         name, player_id = SPECTATOR, None
     else:
         entry = game.room.seats[speaker]

@@ -19,7 +19,36 @@ SEED_MAX = 64
 # stacks two, some Indic clusters three), not for a "Zalgo" name that spills over its row.
 MARKS_MAX = 3
 # Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern): dropped too.
-_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Marks that draw nothing (the grapheme joiner, variation selectors, Mongolian and Khmer
+# invisible ones): a name with one would look like the name without it.
+INVISIBLE_MARKS = frozenset(
+    ["\u034f", "\u17b4", "\u17b5", *map(chr, range(0x180B, 0x1810)), *map(chr, range(0xFE00, 0xFE10))]
+    + list(map(chr, range(0xE0100, 0xE01F0)))
+)
+# Bidi embeddings, overrides and isolates: in a chat line they turn what follows around.
+BIDI_CONTROLS = frozenset([*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))])
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` shows something: a letter, digit, punctuation or symbol that is not a blank."""
+    return any(unicodedata.category(char)[0] in "LNPS" and char not in BLANKS for char in text)
+
+
+def capped_marks(text: str) -> str:
+    """``text`` with at most ``MARKS_MAX`` combining marks on each character (none on nothing):
+    stacked marks draw over the lines around them."""
+    kept: list[str] = []
+    marks = 0
+    for char in text:
+        if unicodedata.category(char).startswith("M"):
+            marks += 1
+            if marks > MARKS_MAX or not kept:
+                continue
+        else:
+            marks = 0
+        kept.append(char)
+    return "".join(kept)
 
 
 def new_room_code() -> str:
@@ -53,7 +82,7 @@ def clean_name(name: object) -> str:
     marks = 0
     for char in text:
         category = unicodedata.category(char)
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn") or char in _BLANKS:
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:
             # Tabs and newlines still separate words; other controls and format characters go.
             if char in "\t\n\r\x0b\x0c":
                 kept.append(" ")
@@ -68,7 +97,7 @@ def clean_name(name: object) -> str:
     text = re.sub(r"\s+", " ", "".join(kept)).strip()
     if not text:
         raise RuleViolation(BAD_NAME, "Please choose a display name.")
-    if not any(unicodedata.category(char)[0] in "LNPS" for char in text):
+    if not visible(text):
         raise RuleViolation(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
     if len(text) > NAME_MAX:
         raise RuleViolation(BAD_NAME, f"Names are at most {NAME_MAX} characters.")

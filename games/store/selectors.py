@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 from datetime import timedelta
+from importlib import import_module
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
@@ -108,6 +110,35 @@ def chat_history(code: str) -> list[dict[str, Any]]:
     """The room's last ``CHAT_HISTORY`` messages not hidden by staff, oldest first."""
     rows = ChatMessage.objects.filter(game__code=code, hidden=False).order_by("-id")[:CHAT_HISTORY]
     return [chat_message(message) for message in reversed(rows)]
+
+
+def session_controller(session_key: str) -> str:
+    """The controller token the browser's session holds now ("" once it is gone: signed out, or
+    cycled by a sign-in, which gives the browser a session under a new key)."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
+    return str(store.get("controller", ""))
+
+
+def held_a_seat(game: Game, controller: str) -> bool:
+    """Whether this browser played in the game (a seat it holds, or held before it left or was taken out)."""
+    return bool(controller) and Player.objects.filter(game=game, controller=controller).exists()
+
+
+def chat_history_for(code: str, controller: str) -> list[dict[str, Any]] | None:
+    """``chat_history`` as this browser may read it, None if it may not or the room never had a message.
+
+    A finished game's chat is its players' alone (the game's code is public once a profile lists
+    it; the conversation is not). An empty list when staff hid every message: the page drops them.
+    """
+    game = room_or_none(code)
+    if game is None:
+        return None
+    if game.is_over and not held_a_seat(game, controller):
+        return None
+    messages = chat_history(code)
+    if not messages and not ChatMessage.objects.filter(game=game, hidden=True).exists():
+        return None  # a room with no chat has nothing to say
+    return messages
 
 
 def chat_log(game: Game) -> list[ChatMessage]:

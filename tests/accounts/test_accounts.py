@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -310,3 +311,32 @@ def test_a_game_started_while_signed_in_is_the_accounts_when_it_ends() -> None:
     game = finish(room_for([controller_of(a), services.new_controller()]))
     assert Player.objects.get(game=game, seat=0).user == user("sue")
     assert game.status == Game.Status.FINISHED
+
+
+@pytest.mark.parametrize("twin", ["ann\u3164", "\u3164ann", "ann\uffa0", "ann\u115f"])
+def test_an_account_name_with_an_invisible_letter_cannot_pose_as_another(settings: Any, twin: str) -> None:
+    """Usernames go on the leaderboards and /u/<name>/. "ANN" is refused beside "ann" (allauth compares
+    case-insensitively), but Django's validator takes any Unicode letter, and the Hangul fillers are
+    letters that draw nothing (codes.py drops them from display names for that reason): "ann" with
+    one is a second account that reads "ann" everywhere it is shown."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from tests.accounts.helpers import PASSWORD
+
+    settings.ACCOUNT_RATE_LIMITS = False
+    first = Client().post("/accounts/signup/", {"username": "ann", "password1": PASSWORD, "password2": PASSWORD})
+    assert first.status_code == 302
+    Client().post("/accounts/signup/", {"username": twin, "password1": PASSWORD, "password2": PASSWORD})
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["ann"]
+
+
+def test_an_account_name_of_invisible_letters_only_is_refused(settings: Any) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from tests.accounts.helpers import PASSWORD
+
+    settings.ACCOUNT_RATE_LIMITS = False
+    Client().post("/accounts/signup/", {"username": "\u3164\u3164\u3164", "password1": PASSWORD, "password2": PASSWORD})
+    assert not get_user_model().objects.exists()

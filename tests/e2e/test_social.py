@@ -180,3 +180,100 @@ def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violation
         shot(ann, f"room-{width}-{scheme}", full_page=True)
         assert serious_violations(ann) == [], scheme
     assert ann.errors == [] and bob.errors == []
+
+
+# Keeps the page's sockets, so a test can drop one as a lost connection would.
+KEEP_SOCKETS = """
+(() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); window.__sockets.push(this); }
+  };
+})();
+"""
+
+
+def test_a_message_hidden_while_a_page_was_away_leaves_it_when_it_reconnects(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """admin.md: hidden messages are removed from the room's pages, "and a page that connects later
+    does not get them". A page whose connection dropped while staff hid the room's only
+    message reconnects and keeps showing it: the server sends chat_history only when some
+    message is left to show, and the page replaces its list only on a chat_history frame."""
+    ann, bob = two_players(live_site, new_page)
+    bob.add_init_script(KEEP_SOCKETS)
+    bob.reload()
+    bob.wait_for_selector("#conn[data-state=connected]")
+    say(ann, "my address is 12 Elm Street")
+    bob.wait_for_selector("#chat-list .chat-line")
+    code = ann.url.rstrip("/").split("/")[-1]
+    # Staff hide it in the admin while Bob's phone is asleep (here: another process, whose
+    # chat_hidden frame reaches none of the server's sockets, as none reaches a page away).
+    live_site.run(
+        "from games import services\n"
+        "from games.store.models import ChatMessage\n"
+        "services.chat_hide(message_id=ChatMessage.objects.get(game__code=args[0]).pk)\n",
+        code,
+    )
+    assert live_site.run("from games.store.selectors import chat_history\nresult = chat_history(args[0])", code) == []
+    bob.evaluate("window.__sockets.at(-1).close()")
+    bob.wait_for_selector("#conn[data-state=reconnecting]")
+    bob.wait_for_selector("#conn[data-state=connected]")
+    bob.wait_for_timeout(500)
+    # A page opened now shows no message; Bob's, back on line, should show the same.
+    assert bob.locator("#chat-list .chat-line").count() == 0, bob.inner_text("#chat-list")
+
+
+def test_a_chat_message_stays_on_its_own_line(live_site: LiveSite, new_page: Any) -> None:
+    """Names keep at most three combining marks a character, "not for a Zalgo name that spills
+    over its row" (codes.py). A chat message keeps any number: "a" with 299 marks is 300
+    characters, accepted, and drawn over the messages before it, which can no longer be read."""
+    ann, bob = two_players(live_site, new_page)
+    for n in range(4):
+        say(ann, f"earlier message number {n}")
+    bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 4")
+    line = bob.locator("#chat-list .chat-line").nth(3)
+    box = line.bounding_box()
+    assert box is not None
+    # The line's own whole pixel rows (its box's last, fractional row is shared with the next line).
+    clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": int(box["height"]) - 1}
+    before = bob.screenshot(clip=clip)
+    marks = "".join(chr(0x0300 + i % 0x70) for i in range(299))
+    say(ann, "a" + marks)
+    bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 5")
+    bob.evaluate("document.getElementById('chat-list').scrollTop = 0")
+    bob.wait_for_timeout(200)
+    after = bob.screenshot(clip=clip)
+    assert before == after, "the new message drew over the one before it"
+
+
+@pytest.mark.parametrize("long_name", ["W" * 24])
+def test_a_long_name_does_not_push_the_room_wider_than_a_phone(
+    live_site: LiveSite, new_page: Any, long_name: str
+) -> None:
+    """A name is at most 24 characters, any of them: 24 wide letters without a break should still
+    fit the room on a 375-pixel phone, as the other browser tests check for their pages
+    (no_horizontal_overflow). The Players list's name (.seat-name, 423 px of bold W) cannot
+    wrap, so the whole page scrolls sideways, for every player and spectator of the room.
+    (CJK names of 24 characters wrap and pass.)"""
+    from tests.e2e.helpers import act, create_online, join, no_horizontal_overflow
+
+    host = new_page(375, 740, has_touch=True)
+    url = create_online(host, live_site, long_name)
+    guest = new_page(375, 740, has_touch=True)
+    join(guest, url, "Bob")
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    wide = (
+        "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1)"
+        ".slice(0, 3).map(e => e.tagName + '.' + e.className).join(', ')"
+    )
+    seen = {}
+    for page, who in ((host, "host"), (guest, "guest")):
+        if not no_horizontal_overflow(page):
+            seen[f"lobby/{who}"] = page.evaluate(wide)
+    act(host, [host, guest], lambda: host.click("#start"))
+    for page, who in ((host, "host"), (guest, "guest")):
+        if not no_horizontal_overflow(page):
+            seen[f"table/{who}"] = page.evaluate(wide)
+    assert seen == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
+from games.domain.errors import NAME_TAKEN
 from games.domain.rules import RuleViolation
 from games.store.models import Game, Player
 from tests.factories import open_room
@@ -60,3 +61,26 @@ def test_pass_and_play_names_must_differ_beyond_case_and_width() -> None:
     with pytest.raises(RuleViolation) as caught:
         services.local_game_create(names=["Ann", "\uff41\uff4e\uff4e"], controller="home")
     assert caught.value.code == services.NAME_TAKEN
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "twin",
+    [
+        "Host\u034f",  # COMBINING GRAPHEME JOINER: draws nothing
+        "Host\ufe0f",  # VARIATION SELECTOR-16: draws nothing after a letter
+        "Ho\ufe00st",  # VARIATION SELECTOR-1
+        "Host\U000e0100",  # VARIATION SELECTOR-17
+        "Host\u180b",  # MONGOLIAN FREE VARIATION SELECTOR ONE
+        "Host\u17b4",  # KHMER VOWEL INHERENT AQ: invisible
+    ],
+)
+def test_a_name_with_an_invisible_mark_cannot_sit_beside_its_twin(twin: str) -> None:
+    """security.md: names lose what draws nothing, and two names that only look different cannot
+    sit in one room. A combining mark that draws nothing is kept (up to three per letter) and
+    is not ignored by name_key, so "Host" + U+034F sits beside "Host"."""
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name="Host", controller="someone")
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=table.code, name=twin, controller="someone-else")
+    assert caught.value.code == NAME_TAKEN

@@ -291,3 +291,44 @@ async def test_on_a_shared_device_each_message_is_posted_as_the_seat_chosen() ->
     assert (await error_of(ws))["code"] == services.NOT_A_PLAYER
     assert await stored(code) == before
     await close(ws)
+
+
+async def test_a_finished_private_rooms_chat_is_not_given_to_whoever_reads_a_public_profile(settings: Any) -> None:
+    """Rooms are private: reachable only through their code, never listed (security.md). A
+    finished game's code is listed on every account holder's profile, public by default
+    (/u/<name>/ links /r/<code>/replay, which links "Back to the room"). A stranger who
+    follows it opens the room's socket and is handed the players' chat (chat_history),
+    including what players without any account wrote to each other."""
+    import json
+    import random
+
+    from asgiref.sync import sync_to_async
+    from django.test import Client
+
+    from accounts import services as account_services
+    from tests.accounts.helpers import controller_of, room_for, sign_up
+    from tests.factories import play_to_end
+    from tests.realtime.consumers.helpers import connect, frames_within
+
+    settings.FOLLOWUPS_INLINE = True
+    settings.ACCOUNT_RATE_LIMITS = False
+
+    @sync_to_async
+    def finished_game_on_a_profile() -> str:
+        ann = Client()
+        sign_up(ann, "ann_review")
+        guest = services.new_controller()  # a player with no account, who made nothing public
+        table = room_for([controller_of(ann), guest])
+        services.chat_post(code=table.code, controller=guest, text="call me on 555-0199, my flat is 4B")
+        game = play_to_end(table, random.Random(3))
+        account_services.game_count(game_id=game.pk)
+        page = Client().get("/u/ann_review/")
+        assert page.status_code == 200 and f"/r/{table.code}/replay" in page.content.decode()
+        return table.code
+
+    code = await finished_game_on_a_profile()
+    stranger = await connect(code)  # no session: someone who read Ann's profile
+    frames = await frames_within(stranger, 0.5)
+    await stranger.disconnect()
+    said = [m["text"] for f in frames if f["type"] == "chat_history" for m in f["messages"]]
+    assert "call me on 555-0199, my flat is 4B" not in said, json.dumps(frames)[:300]

@@ -1,0 +1,110 @@
+"""A room tab open while the browser signs in or out in another tab: its socket follows the session.
+
+The socket reads the browser's token once, when it connects. Signing out flushes the session and
+signing in cycles it: the open socket is then closed (4001), and the page connects again as the
+browser is now (an anonymous visitor, or the account with its seats).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games.realtime import consumer
+from games.store.models import ChatMessage, Game
+from tests.realtime.consumers.helpers import connect, first_frames
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@sync_to_async
+def started_room(*, host_signed_in: bool, chat_spectators: bool = False) -> tuple[str, Client]:
+    """A started room of two made through the pages; the host's browser (seat 0, to play first)."""
+    host, guest = Client(), Client()
+    form = {"name": "Ann", "ruleset": "official", "mode": "online"}
+    if chat_spectators:
+        form["chat_spectators"] = "on"
+    code = host.post("/rooms/new", form)["Location"].strip("/").split("/")[-1]
+    guest.post(f"/r/{code}/join", {"name": "Bea"})
+    if host_signed_in:  # the seats go to the account's token, the session takes it (accounts.receivers)
+        host.force_login(get_user_model().objects.create_user("ann", password="pw-long-enough-1"))
+    host.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "start"})
+    return code, host
+
+
+async def closed_with(ws: WebsocketCommunicator) -> int | None:
+    """The close code the socket ends with (its other frames skipped); None if it answers a state or an error."""
+    while True:
+        output: dict[str, Any] = await ws.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            return int(output["code"])
+        frame = json.loads(output["text"])
+        if frame["type"] in ("error", "state") and frame.get("id", frame.get("event")):
+            return None
+
+
+async def test_a_tab_left_open_after_signing_out_plays_the_accounts_seats_no_more(monkeypatch: Any) -> None:
+    """A shared computer: signed out in one tab, the room's tab still open. Its next action closes it
+    (looked at every SESSION_RECHECK seconds: here at once) and is not played for the account."""
+    monkeypatch.setattr(consumer, "SESSION_RECHECK", 0.0)
+    code, host = await started_room(host_signed_in=True)
+    ws = await connect(code, host.cookies["sessionid"].value)
+    _you, state, _presence = await first_frames(ws)
+    assert state["turn"]["seat"] == 0
+    await sync_to_async(host.logout)()  # in another tab: the session is flushed
+    await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-sign-out"})
+    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await sync_to_async(lambda: Game.objects.get(code=code).room.rolls)() == 0
+    # The page comes back as the browser is now: a visitor with no seat.
+    cookie = host.cookies.get("sessionid")
+    again = await connect(code, cookie.value if cookie is not None and cookie.value else None)
+    you, _state, _presence = await first_frames(again)
+    await again.disconnect()
+    assert you["seats"] == []
+
+
+async def test_a_tab_open_while_signing_in_comes_back_with_its_seats_under_the_account() -> None:
+    """Signing in moves the browser's seats to the account's token: the open tab's roll, refused as a
+    spectator's, closes it instead, and the page, connected again, plays its seat."""
+    code, host = await started_room(host_signed_in=False)
+    ws = await connect(code, host.cookies["sessionid"].value)
+    await first_frames(ws)
+
+    @sync_to_async
+    def sign_in_elsewhere() -> int:
+        host.force_login(get_user_model().objects.create_user("ann", password="pw-long-enough-1"))
+        return Game.objects.get(code=code).version  # the claim moved the version on
+
+    version = await sign_in_elsewhere()
+    await ws.send_json_to({"type": "roll", "version": version, "id": "after-sign-in"})
+    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    again = await connect(code, host.cookies["sessionid"].value)
+    you, _state, _presence = await first_frames(again)
+    await again.send_json_to({"type": "roll", "version": version, "id": "again"})
+    answer = await closed_with(again)
+    await again.disconnect()
+    assert you["seats"] == [0] and answer is None
+    assert await sync_to_async(lambda: Game.objects.get(code=code).room.rolls)() == 1
+
+
+async def test_a_player_who_signs_in_elsewhere_does_not_chat_as_a_spectator() -> None:
+    """In a room whose spectators may chat, the open tab's next message would have gone out as an
+    anonymous "Spectator": the socket is closed before it is posted."""
+    code, host = await started_room(host_signed_in=False, chat_spectators=True)
+    ws = await connect(code, host.cookies["sessionid"].value)
+    await first_frames(ws)
+
+    @sync_to_async
+    def sign_in_elsewhere() -> None:
+        host.force_login(get_user_model().objects.create_user("ann", password="pw-long-enough-1"))
+
+    await sign_in_elsewhere()
+    await ws.send_json_to({"type": "chat", "text": "hello, it is Ann", "id": "chat-1"})
+    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert not await sync_to_async(ChatMessage.objects.filter(game__code=code).exists)()
