@@ -13,16 +13,17 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, FloatField, Max, Q, Sum
+from django.db.models import Count, FloatField, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast
 from openskill.models import PlackettLuce
 
 import bots
 from accounts.models import CountedGame, GameRecord, Profile, Standing
 from games import services
+from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.rules import RULESETS, Box, RuleViolation
 from games.services import coach
-from games.store.models import Game, Player
+from games.store.models import Game, HintTaken, Move, Player
 
 log = logging.getLogger(__name__)
 MODEL = PlackettLuce()
@@ -60,14 +61,14 @@ def account_claim(*, user_id: int, controller: str) -> str:
     Finished games: their seats (and records) get the account, and its stats are added up
     again. In every game the seats move to the account's token (``games.services.seats_hand_over``),
     so every browser signed in to the account plays them, and asks for a finished one's rematch.
-    In a pass-and-play game, where one browser plays every seat, only the host's seat is the
-    account's own.
+    In a pass-and-play game, where one browser plays every seat, only the seat the room was made
+    with is the account's own (its host's, while the host has not left).
     """
     profile = profile_for(user_id)
     if not controller or controller == profile.controller:
         return profile.controller
     mine = Player.objects.filter(controller=controller, user__isnull=True, kind=Player.Kind.HUMAN).filter(
-        Q(game__local=False) | Q(pk=F("game__host_id"))
+        Q(game__local=False) | Q(pk=_first_seat)
     )
     ids = list(mine.values_list("pk", flat=True))
     if ids:
@@ -116,6 +117,11 @@ def standings_rebuild(*, user_id: int) -> None:
             )
 
 
+# The seat a room was made with (its first Player row): in a pass-and-play game, the account's own.
+# Not the host's: the host role moves on when its seat leaves, to another person's seat.
+_first_seat = Subquery(Player.objects.filter(game=OuterRef("game")).order_by("pk").values("pk")[:1])
+
+
 def _losses(game: Game) -> list[float | None] | None:
     """The coach's expected points lost per seat, or None (no exact solver, or its table is not built)."""
     if not exact(game.ruleset) or not bots.ready(RULESETS[game.ruleset]):
@@ -125,7 +131,20 @@ def _losses(game: Game) -> list[float | None] | None:
     except RuleViolation:
         log.warning("no review of %s yet: its accuracy is left out", game.code)
         return None
-    return [seat["lost"] for seat in review["seats"]]
+    # A seat some of whose choices the turn timer or a computer made, whose player left, or that
+    # asked the coach, did not play the whole game on its own: its points lost would pass for that.
+    helped = set(HintTaken.objects.filter(game=game).values_list("player_id", flat=True)) | {
+        player
+        for player, action_id, actor in Move.objects.filter(
+            game=game, kind__in=(Move.Kind.ROLL, Move.Kind.SCORE), player__isnull=False
+        ).values_list("player_id", "action_id", "actor")
+        if action_id.startswith(TIMER_ID_PREFIX) or actor.startswith("bot:")
+    }
+    seats = game.room.seats
+    return [
+        None if seats[i].player in helped or not seats[i].active or not seats[i].human else seat["lost"]
+        for i, seat in enumerate(review["seats"])
+    ]
 
 
 def _ranks(scores: list[int], active: list[bool]) -> list[int]:
@@ -161,23 +180,31 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     if state is None:
         return
     scores = [state.totals(i).grand_total for i in range(len(seats))]
-    ranks = _ranks(scores, [s.active for s in seats])
+    # A seat a computer finished for its away person is that person's, ranked as a seat that left:
+    # letting the clock run out twice does not take a losing game off the record.
+    people = [s.controller if s.human else s.away_controller for s in seats]
+    ranks = _ranks(scores, [s.active and s.human for s in seats])
     players = {p.pk: p for p in Player.objects.filter(game=game)}
-    owners = dict(
-        Profile.objects.filter(controller__in=[s.controller for s in seats if s.controller]).values_list(
-            "controller", "user_id"
-        )
-    )
+    owners = dict(Profile.objects.filter(controller__in=[c for c in people if c]).values_list("controller", "user_id"))
+    first_seat = min(players) if players else None
     records = []
+    accounts_seated: set[int] = set()
     for index, seat in enumerate(seats):
         player = players[seat.player]
-        if not seat.human:
+        if not people[index]:
             continue  # a computer's seat is nobody's record
         user_id = player.user_id
-        if user_id is None and (not game.local or player.pk == game.host_id):
-            user_id = owners.get(seat.controller)
+        if user_id is None and (not game.local or player.pk == first_seat):
+            user_id = owners.get(people[index])
             if user_id is not None:
                 Player.objects.filter(pk=player.pk).update(user_id=user_id)
+        if user_id is not None and not game.local:
+            # An account is one player: its first seat. Another seat of the same browser is a
+            # companion's at its device (or a second seat taken to win twice): nobody's record.
+            if user_id in accounts_seated:
+                user_id = None
+            else:
+                accounts_seated.add(user_id)
         card = state.cards[index]
         records.append(
             GameRecord(
@@ -191,7 +218,7 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
                 score=scores[index],
                 upper_bonus=state.totals(index).upper_bonus > 0,
                 yahtzee=any(col.get(Box.YAHTZEE, 0) > 0 for col in card.as_columns()),
-                lost=losses[index] if losses is not None else None,
+                lost=losses[index] if losses is not None and seat.human else None,
             )
         )
     GameRecord.objects.bulk_create(records)
@@ -221,10 +248,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
             s.lost_sum += r.lost
             s.accuracy = s.lost_sum / s.reviewed
     if not game.local:
-        # One entry per account (its best seat, should it hold two): at least two people to rate.
-        best: dict[int, int] = {}
-        for r, user_id in mine:
-            best[user_id] = min(best.get(user_id, r.rank), r.rank)
+        # One entry per account (its first seat: above): at least two people to rate.
+        best = {user_id: r.rank for r, user_id in mine}
         if len(best) >= 2:
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]
@@ -277,14 +302,14 @@ def account_forget(*, user_id: int, username: str) -> None:
     took over while its player was away included), in its games' logs and notices, and in the
     sign-in log; its seats in live games are left.
 
-    In a pass-and-play game only the host's seat was the account's own: the others keep the
-    names of the people who played them.
+    In a pass-and-play game only the seat the room was made with was the account's own: the
+    others keep the names of the people who played them.
     """
     profile = Profile.objects.filter(user_id=user_id).first()
     token = profile.controller if profile is not None else ""
     held = Q(user_id=user_id)
     if token:
-        own = Q(game__local=False) | Q(pk=F("game__host_id"))
+        own = Q(game__local=False) | Q(pk=_first_seat)
         held |= (Q(controller=token) | Q(away_controller=token)) & own
     services.seats_forget(controller=token, player_ids=list(Player.objects.filter(held).values_list("pk", flat=True)))
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses

@@ -27,7 +27,7 @@ from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
 from games.services.words import box_name, colour_name, column_note
 from games.store import selectors, tables
-from games.store.models import Game, Move
+from games.store.models import Game, HintTaken, Move
 
 TOP = 3
 STUDYING = gettext_noop("The coach is still studying this rule set: ask again in a minute.")
@@ -119,6 +119,8 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
         expected = bots.expected_score(state, state.current, build=False)
     except bots.TableNotReady:
         return _getting_ready(game, state)
+    # Noted once a seat: a game played with the coach's help is not the player's own for accuracy.
+    HintTaken.objects.get_or_create(game=game, player_id=game.room.seats[state.current].player)
     shown = [_option(state, option) for option in found]
     exact = not state.ruleset.colours
     if not exact and shown:

@@ -249,6 +249,20 @@ class Presence(models.Model):
         return f"{self.game.code}: {self.channel_name}"
 
 
+class HintTaken(models.Model):
+    """A seat that asked the coach during its game: its points lost are not its own play's, so the
+    accounts' accuracy leaves the game out (one row a seat, written at its first hint)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hints_taken")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "player"], name="one_hint_row_a_seat")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}: {self.player_id}"
+
+
 class ChatMessage(models.Model):
     """One line of a room's chat: plain text, kept with the game, never part of its Move log.
 

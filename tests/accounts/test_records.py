@@ -1,0 +1,281 @@
+"""Whose record a game is, and what it says: one account a seat, the host's seat that moves on, seats a
+computer finished, and accuracy only for a game a seat played on its own."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+import bots
+from accounts import services as account_services
+from accounts.models import CountedGame, GameRecord, Standing
+from games import services
+from games.scheduling import botplay
+from games.store.models import Game
+from games.store.selectors import game_state
+from tests.factories import Table, action_id
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module", autouse=True)
+def official_table() -> None:
+    bots.tables.table("official", build=True)
+
+
+@pytest.fixture(autouse=True)
+def quick_accounts(settings: Any) -> None:
+    settings.FOLLOWUPS_INLINE = True
+    settings.ACCOUNT_RATE_LIMITS = False
+
+
+def account(username: str) -> tuple[int, str]:
+    """A user and the controller token every browser signed in to it plays with."""
+    user = get_user_model().objects.create_user(username=username, password="x" * 20)
+    return user.pk, account_services.profile_for(user.pk).controller
+
+
+def standing(user_id: int, ruleset: str = "official") -> Standing:
+    return Standing.objects.get(user_id=user_id, ruleset=ruleset)
+
+
+def score_by(table: Table, pick) -> None:
+    """The player to move rolls once and scores the legal option ``pick`` chooses (min or max by points)."""
+    game = table.game
+    room = game.room
+    who = room.seats[room.rules.current].controller
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    options = [o for o in game_state(table.game)["options"] if o["legal"]]
+    choice = pick(options, key=lambda o: (o["points"], o["column"]))
+    services.turn_score(
+        code=table.code,
+        controller=who,
+        box=choice["box"],
+        column=choice["column"],
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+
+
+def finish_with_bots(table: Table) -> Game:
+    """People play as the coach says, computers their own steps, to the end."""
+    while table.game.status == Game.Status.PLAYING:
+        room = table.game.room
+        if room.seats[room.rules.current].bot:
+            assert botplay.step(table.code, table.version())
+        else:
+            best_turn(table)
+    return table.game
+
+
+def best_turn(table: Table) -> None:
+    """The player to move plays one turn as the coach's hints say (perfect play)."""
+    from games.services import coach
+
+    room = table.game.room
+    token = room.seats[room.rules.current].controller
+    services.turn_roll(code=table.code, controller=token, expected_version=table.version(), action_id=action_id())
+    while True:
+        hint = coach.hint_for(code=table.code, controller=token, version=table.version())
+        best = hint["options"][0]
+        if best["kind"] == "keep":
+            services.turn_roll(
+                code=table.code,
+                controller=token,
+                held=best["held"],
+                expected_version=table.version(),
+                action_id=action_id(),
+            )
+            continue
+        services.turn_score(
+            code=table.code,
+            controller=token,
+            box=best["box"],
+            column=best["column"],
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+        return
+
+
+def play_by_hints(table: Table) -> None:
+    while table.game.status == Game.Status.PLAYING:
+        best_turn(table)
+
+
+# --- 1. pass-and-play: the host's seat leaves, the account takes someone else's game ----------
+
+
+def test_pass_and_play_the_account_keeps_its_own_seat_after_leaving_not_the_next_persons() -> None:
+    alice, token = account("alice")
+    game = services.local_game_create(names=["Alice", "Bob"], controller=token, ruleset="official")
+    table = Table(code=game.code, controllers=[token, token])
+    # Alice plays her first turn, then leaves her seat: Bob plays on alone and wins.
+    score_by(table, min)
+    services.game_leave(code=table.code, controller=token, seat=0, expected_version=table.version(), action_id="x")
+    while table.game.status == Game.Status.PLAYING:
+        score_by(table, max)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    assert account_services.game_count(game_id=game.pk)
+    mine = list(GameRecord.objects.filter(user_id=alice).values_list("player__seat", "rank"))
+    # The account's record is Alice's own seat (seat 0, which left: last), not Bob's win.
+    assert mine == [(0, 2)], mine
+    assert standing(alice).wins == 0
+
+
+def test_pass_and_play_deleting_the_account_withdraws_its_own_seats_name_after_it_left() -> None:
+    alice, token = account("alice2")
+    game = services.local_game_create(names=["Alice", "Bob"], controller=token, ruleset="official")
+    table = Table(code=game.code, controllers=[token, token])
+    score_by(table, min)
+    services.game_leave(code=table.code, controller=token, seat=0, expected_version=table.version(), action_id="x")
+    while table.game.status == Game.Status.PLAYING:
+        score_by(table, max)
+    account_services.game_count(game_id=table.game.pk)
+    get_user_model().objects.get(pk=alice).delete()
+    names = [s.name for s in table.game.room.seats]
+    # Alice's own seat is withdrawn; Bob, who played the other seat, keeps his name.
+    assert names == ["Former player", "Bob"], names
+
+
+# --- 2. an online game: one browser (an account) plays two seats, "same-device players" --------
+
+
+def test_an_account_with_two_same_device_seats_is_not_credited_with_its_companions_result() -> None:
+    ann, ann_token = account("ann")
+    bea, bea_token = account("bea")
+    host = services.game_create(host_name="Ann", controller=ann_token, ruleset="official")
+    code = host.game.code
+    # Ann's friend Cy sits at Ann's device (the lobby lets one browser take several seats).
+    services.game_join(code=code, name="Cy", controller=ann_token)
+    services.game_join(code=code, name="Bea", controller=bea_token)
+    services.game_start(code=code, controller=ann_token, expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=[ann_token, ann_token, bea_token])
+    # Ann scratches everything, Cy plays as the coach says, Bea in between: Cy 1st, Bea 2nd, Ann 3rd.
+    while table.game.status == Game.Status.PLAYING:
+        current = table.game.room.rules.current
+        if current == 1:
+            best_turn(table)
+        else:
+            score_by(table, min if current == 0 else _middle)
+    game = table.game
+    scores = [game.room.rules.totals(i).grand_total for i in range(3)]
+    assert scores[1] > scores[2] > scores[0], scores
+    assert account_services.game_count(game_id=game.pk)
+    a, b = standing(ann), standing(bea)
+    # Ann played one game and lost it to Bea; Cy's game is not Ann's.
+    assert a.ordinal <= b.ordinal, (a.ordinal, b.ordinal)  # rated as Ann, who came last, or not at all
+    assert (a.games, a.wins, a.best) == (1, 0, scores[0]), (a.games, a.wins, a.best)
+
+
+def _middle(options, key):
+    """The fewest points above nothing (a low scorer who still beats a scratcher)."""
+    some = [o for o in options if o["points"] > 0]
+    return min(some or options, key=key)
+
+
+# --- 3. a losing player goes idle: the computer finishes their seat, nobody is rated ------------
+
+
+def run_out(table: Table) -> int:
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    return table.version()
+
+
+def timed_accounts_room() -> tuple[Table, int, int]:
+    win, win_token = account("winner")
+    lose, lose_token = account("loser")
+    host = services.game_create(host_name="Win", controller=win_token, ruleset="official", turn_timer=30)
+    services.game_join(code=host.game.code, name="Lose", controller=lose_token)
+    services.game_start(code=host.game.code, controller=win_token, expected_version=None, action_id=action_id())
+    return Table(code=host.game.code, controllers=[win_token, lose_token]), win, lose
+
+
+def test_a_loser_who_lets_the_computer_take_their_seat_is_still_rated_for_the_loss() -> None:
+    table, win, lose = timed_accounts_room()
+    for _ in range(9):  # nine rounds: the winner plays well, the loser scratches
+        best_turn(table)
+        score_by(table, min)
+    # Far behind, the loser stops playing: two turns run out and a computer plays on for them.
+    best_turn(table)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    best_turn(table)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    assert table.game.room.seats[1].bot and table.game.room.seats[1].away_controller
+    game = finish_with_bots(table)
+    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
+    assert game.status == Game.Status.FINISHED and totals[0] > totals[1], totals
+    assert account_services.game_count(game_id=game.pk)
+    # The winner's win and the loser's loss both count (as when a player leaves: ranked last).
+    assert CountedGame.objects.get(game=game).rated
+    assert standing(win).rated == 1 and standing(lose).rated == 1
+    assert standing(win).ordinal > standing(lose).ordinal
+
+
+# --- 4. accuracy: a computer plays the seat, its player takes it back for the last turn ----------
+
+
+def test_a_game_the_computer_played_for_you_gives_no_accuracy_figure() -> None:
+    me, token = account("lazy")
+    host = services.game_create(host_name="Lazy", controller=token, ruleset="official", turn_timer=30)
+    code = host.game.code
+    services.game_start(code=code, controller=token, expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=[token])
+    assert services.clock_expire(code=code, version=run_out(table))  # turn 1: the timer plays it
+    assert services.clock_expire(code=code, version=run_out(table))  # turn 2: away, a computer takes it
+    while table.game.room.rules.cards[0].filled < 12:  # the computer plays turns 3 to 12
+        assert botplay.step(code, table.version())
+    assert services.seat_reclaim(code=code, controller=token) == [0]
+    score_by(table, max)  # the player's one turn of thirteen
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    assert account_services.game_count(game_id=game.pk)
+    record = GameRecord.objects.get(game=game)
+    assert record.user_id == me
+    # Twelve of thirteen turns were not the player's: the game says nothing of their accuracy.
+    assert record.lost is None, f"counted as {record.lost} points lost for the whole game"
+    assert standing(me).reviewed == 0
+
+
+# --- 5. accuracy: following the coach's hints, every choice is perfect play --------------------
+
+
+def test_the_accuracy_leaderboard_does_not_rank_the_coachs_own_play() -> None:
+    me, token = account("copycat")
+    for _ in range(5):
+        host = services.game_create(host_name="Copy", controller=token, ruleset="official")
+        services.game_start(code=host.game.code, controller=token, expected_version=None, action_id=action_id())
+        table = Table(code=host.game.code, controllers=[token])
+        play_by_hints(table)  # the room has hints on (the default): the player asks before every choice
+        assert account_services.game_count(game_id=table.game.pk)
+    losses = list(GameRecord.objects.filter(user_id=me).values_list("lost", flat=True))
+    board = Client().get("/leaderboards/official").content.decode()
+    # Games played by asking the coach measure the coach, not the player: no accuracy figure.
+    assert "/u/copycat/" not in board, "listed first by accuracy: 0.0 points lost a game"
+    assert losses == [None] * 5, losses
+
+
+def test_leaving_after_one_turn_gives_no_accuracy_figure() -> None:
+    me, token = account("quitter")
+    guest = services.new_controller()
+    host = services.game_create(host_name="Quit", controller=token, ruleset="official")
+    services.game_join(code=host.game.code, name="Guest", controller=guest)
+    services.game_start(code=host.game.code, controller=token, expected_version=None, action_id=action_id())
+    table = Table(code=host.game.code, controllers=[token, guest])
+    score_by(table, max)  # one turn of thirteen, then away for good
+    services.game_leave(code=table.code, controller=token, seat=0, expected_version=table.version(), action_id="q")
+    while table.game.status == Game.Status.PLAYING:
+        score_by(table, max)
+    assert account_services.game_count(game_id=table.game.pk)
+    record = GameRecord.objects.get(game=table.game, user_id=me)
+    # One choice of a game is not a game's accuracy: "points lost a game" counts it as a whole game.
+    assert record.lost is None, f"counted as {record.lost} points lost for the whole game"
+
+
+# --- 6. a public profile hands out private rooms' codes: their chat is anyone's ----------------
