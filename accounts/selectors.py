@@ -32,6 +32,14 @@ RATING_START = 1500
 RATING_PER_POINT = 24
 
 
+def exact(ruleset: str) -> bool:
+    """Whether the coach's points lost are exact for ``ruleset``, so an accuracy figure exists: not
+    for Painted Yahtzee (no solver) nor Triple Yahtzee (its values come from one column's table,
+    which misjudges its own Yahtzee bonuses by up to tens of points)."""
+    found = RULESETS[ruleset]
+    return not found.colours and found.columns == 1
+
+
 def _rating_tip() -> str:
     return gettext(
         "Skill from online games against other account holders. Everyone starts at %(start)s; "
@@ -81,7 +89,7 @@ def _stats(s: Standing) -> Stats:
         bonus_rate=s.bonuses / s.games if s.games else 0.0,
         yahtzee_rate=s.yahtzees / s.games if s.games else 0.0,
         accuracy=s.accuracy,
-        exact=not RULESETS[s.ruleset].colours,
+        exact=exact(s.ruleset),
         rating=shown_rating(s.ordinal) if s.rated else None,
         rated=s.rated,
     )
@@ -126,7 +134,7 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
             "players": ", ".join(names.get(game_id, [])),
             "rank": gettext("%(rank)s of %(players)s") % {"rank": rank, "players": seats},
             "score": str(score),
-            "exact": not RULESETS[ruleset].colours,
+            "exact": exact(ruleset),
         }
         for game_id, code, ruleset, finished_at, rank, seats, score in rows
     ]
@@ -168,7 +176,7 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
         .order_by("-ordinal", "user_id")
         .values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
     )
-    exact = not RULESETS[ruleset].colours
+    exact_figures = exact(ruleset)
     by_accuracy = (
         shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
     ).values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
@@ -177,12 +185,12 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
     return {
         "ruleset": RULESETS[ruleset],
         "rulesets": list(RULESETS.values()),
-        "exact": exact,
+        "exact": exact_figures,
         "min_games": MIN_GAMES,
         "rating_start": RATING_START,
         "rating_tip": RATING_TIP,
         "by_rating": _rows((name, shown_rating(value), games) for name, value, games in by_rating),
-        "by_accuracy": _rows(by_accuracy) if exact else [],
+        "by_accuracy": _rows(by_accuracy) if exact_figures else [],
     }
 
 

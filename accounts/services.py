@@ -19,6 +19,7 @@ from openskill.models import PlackettLuce
 
 import bots
 from accounts.models import CountedGame, GameRecord, Profile, Standing
+from accounts.selectors import exact
 from games import services
 from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.rules import RULESETS, Box, RuleViolation
@@ -29,11 +30,6 @@ log = logging.getLogger(__name__)
 MODEL = PlackettLuce()
 STANDING_FIELDS = ["games", "wins", "score_sum", "best", "bonuses", "yahtzees", "reviewed", "lost_sum", "accuracy"]
 STANDING_FIELDS += ["mu", "sigma", "ordinal", "rated"]
-
-
-def exact(ruleset: str) -> bool:
-    """Whether the coach can say how many points a choice lost (an exact solver exists)."""
-    return not RULESETS[ruleset].colours
 
 
 def profile_for(user_id: int) -> Profile:

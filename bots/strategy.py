@@ -75,6 +75,7 @@ class Option:
     expected: float
     dice: tuple[int, ...]  # the dice kept (Roll) or scored (Score), ascending
     points: int = 0  # Score: what the box gets plus any Yahtzee bonus; Roll: 0
+    bonus: int = 0  # Score: the Yahtzee bonus among ``points``
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,9 @@ def _painted_options(state: GameState, seat: int) -> list[Option]:
         return [Option(Roll(), base, ())]
     dice = tuple(sorted(turn.dice))
     found = [
-        Option(Score(str(o.box), 0), base + card.box_utility(o.box, o.points, o.bonus), dice, o.points + o.bonus)
+        Option(
+            Score(str(o.box), 0), base + card.box_utility(o.box, o.points, o.bonus), dice, o.points + o.bonus, o.bonus
+        )
         for o in state.options()
         if o.legal
     ]
@@ -177,7 +180,13 @@ class _Position:
     def score_options(self) -> list[Option]:
         dice = tuple(sorted(self.state.turn.dice))
         return [
-            Option(Score(str(opt.box), opt.column), self.total + self.after_score(opt), dice, opt.points + opt.bonus)
+            Option(
+                Score(str(opt.box), opt.column),
+                self.total + self.after_score(opt),
+                dice,
+                opt.points + opt.bonus,
+                opt.bonus,
+            )
             for opt in score_options(self.ruleset, self.card, self.state.turn.dice)
             if opt.legal
         ]

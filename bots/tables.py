@@ -60,6 +60,10 @@ class TableNotReady(RuntimeError):
     """The rule set's table is neither in memory nor on disk, and building was not allowed."""
 
 
+# Table files are read by whichever user serves (the image builds them as root, serves as another).
+READABLE = 0o644
+
+
 def cache_dir() -> Path:
     """Where table files live (not created until a table is saved)."""
     env = os.environ.get(CACHE_ENV)
@@ -118,16 +122,27 @@ def ready(ruleset: RuleSet | str) -> bool:
     if not needs_table(ruleset):
         return True
     model = _model(ruleset)
-    return model.fingerprint() in _tables or cache_path(ruleset).exists()
+    if model.fingerprint() in _tables:
+        return True
+    path = cache_path(ruleset)
+    # A file this process cannot read, or one that failed to load, is no table: the builder
+    # makes it again (where it can write), and the bots and the coach wait meanwhile.
+    return path.exists() and os.access(path, os.R_OK) and model.fingerprint() not in _unloadable
+
+
+_unloadable: set[str] = set()  # fingerprints whose cache file failed to load in this process
 
 
 def _load(model: ScoreModel, path: Path) -> Table | None:
     try:
         values = np.load(path, allow_pickle=False)
     except (OSError, ValueError):
+        _unloadable.add(model.fingerprint())
         return None
     if values.shape != model.shape or values.dtype != np.float64:
+        _unloadable.add(model.fingerprint())
         return None
+    _unloadable.discard(model.fingerprint())
     return Table(model, values)
 
 
@@ -135,6 +150,7 @@ def _save(values: np.ndarray, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
     try:
+        os.fchmod(fd, READABLE)  # mkstemp's 0600 would keep the table from the server's own user
         with os.fdopen(fd, "wb") as fh:
             np.save(fh, values, allow_pickle=False)
         os.replace(tmp, path)
@@ -209,6 +225,7 @@ def _record_seconds(path: Path, seconds: float) -> None:
     target = path.parent / TIMES_FILE
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="build-seconds", suffix=".tmp")
     try:
+        os.fchmod(fd, READABLE)
         with os.fdopen(fd, "w") as fh:
             json.dump(times, fh, indent=1, sort_keys=True)
         os.replace(tmp, target)

@@ -49,7 +49,10 @@ def build_in_background(ruleset: str) -> None:
 def choose(state: GameState, level: str) -> bots.Action | None:
     """The bot's next action; None while its table is getting ready (its build is asked for, to come next)."""
     if bots.ready(state.ruleset):
-        return bots.decide(state, state.current, level, _rng, build=False)
+        try:
+            return bots.decide(state, state.current, level, _rng, build=False)
+        except bots.TableNotReady:  # its file is there but did not load: built again meanwhile
+            log.warning("the %s table did not load: building it again", state.ruleset.name)
     build_in_background(state.ruleset.name)
     return None
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -80,6 +80,13 @@ def _apply(game: Game, now: datetime) -> Outcome:
         # Rolled back to the claim. A room whose due work the services refuse is looked at
         # again later, so that it never holds up the sweep of every other room.
         log.error("the due work of room %s was refused (%s): %s", game.code, exc.code, exc.message)
+        refused = True
+    except DatabaseError:
+        raise  # the claim is rolled back; the sweep tries again when the database answers
+    except Exception:
+        # A failure of the room's own work (a computer player's table that will not load, say):
+        # the same, so that one room never stops the sweep of all the others.
+        log.exception("the due work of room %s failed", game.code)
         refused = True
     if done:
         return APPLIED  # the actions recorded the room's next due time

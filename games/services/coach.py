@@ -87,15 +87,24 @@ def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
         return {"kind": "keep", "held": held, "text": text, "expected": expected}
     label = box_name(state.ruleset, option.action.box)
     column = option.action.column
-    where = column_note(state.ruleset, column)
+    points = option.points - option.bonus  # what the box gets; the bonus is the turn's, said apart
     return {
         "kind": "score",
         "box": option.action.box,
         "column": column,
-        "points": option.points,
-        "text": gettext("Score %(points)s in %(box)s") % {"points": option.points, "box": label} + where,
+        "points": points,
+        "bonus": option.bonus,
+        "text": _score_text(state, label, column, points, option.bonus),
         "expected": expected,
     }
+
+
+def _score_text(state: GameState, label: str, column: int, points: int, bonus: int) -> str:
+    text = gettext("Score %(points)s in %(box)s") % {"points": points, "box": label}
+    text += column_note(state.ruleset, column)
+    if bonus:
+        text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": bonus}
+    return text
 
 
 def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
@@ -151,11 +160,10 @@ def _action_text(state: GameState, action: bots.Action) -> str:
         (o for o in state.options() if o.box.value == action.box and o.column == action.column),
         None,
     )
-    points = found.points + found.bonus if found is not None else 0
     label = box_name(state.ruleset, found.box if found is not None else action.box)
-    return gettext("Score %(points)s in %(box)s") % {"points": points, "box": label} + column_note(
-        state.ruleset, action.column
-    )
+    if found is None:
+        return _score_text(state, label, action.column, 0, 0)
+    return _score_text(state, label, action.column, found.points, found.bonus)
 
 
 def _rounds_played(state: GameState, seat: int) -> int:
@@ -172,12 +180,16 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
     """
     _ready(game.ruleset)
     choices: list[tuple[Move, int, GameState, bots.Action]] = []
+    moves = selectors.moves_in_order(game)
+    # The seats that joined as computers: any other seat's computer moves were made for a person
+    # (away, or gone, and never back), and are not charged to them.
+    computers = {m.player_id for m in moves if m.kind == Move.Kind.JOIN and m.payload.get("bot")}
 
     def observe(move: Move, seat: int, state: GameState) -> None:
         if move.action_id.startswith(TIMEOUT_ACTION):
             return  # the turn timer played it (games.services.clock), not the player
-        if move.actor.startswith("bot:") and game.room.seats[seat].human:
-            return  # a computer played it while its player was away, not the player
+        if move.actor.startswith("bot:") and game.room.seats[seat].player not in computers:
+            return  # a computer played it for its person, not the person
         if move.kind == Move.Kind.SCORE:
             action: bots.Action = bots.Score(move.payload["box"], move.payload["column"])
         elif state.turn.rolls_used > 0:  # a reroll: the choice is which dice to keep
@@ -186,7 +198,7 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
             return
         choices.append((move, seat, state, action))
 
-    replay = replay_moves(game.ruleset, selectors.moves_in_order(game), observe=observe)
+    replay = replay_moves(game.ruleset, moves, observe=observe)
     found: list[dict[str, Any]] = []
     for move, seat, state, action in choices:
         try:

@@ -287,7 +287,8 @@ export function optionText(view, option) {
       : gettext("Reroll all five dice");
   } else {
     const where = rs.columns > 1 ? ` (×${rs.multipliers[option.column ?? 0]})` : "";
-    text = `${fmt(gettext("Score %(points)s in %(box)s"), { points: option.points, box: boxName(rs, option.box) })}${where}`;
+    const bonus = option.bonus ? ` ${fmt(gettext("plus %(bonus)s Yahtzee bonus"), { bonus: option.bonus })}` : "";
+    text = `${fmt(gettext("Score %(points)s in %(box)s"), { points: option.points, box: boxName(rs, option.box) })}${where}${bonus}`;
   }
   if (view.hint?.exact === false && view.hint.options?.[0] === option) {
     text += ` ${gettext("(one-turn search: estimated values, no exact solver for Painted Yahtzee)")}`;
