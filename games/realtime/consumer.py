@@ -259,7 +259,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(frame, protocol.Action):
             await self.act(frame)
         elif isinstance(frame, protocol.Ping):
-            version = await sockets.seen(self.code, self.channel_name)
+            version = await sockets.seen(self.code, self.channel_name, self.controller)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=protocol.encode(protocol.Pong(version=version)))
         elif isinstance(frame, protocol.Sync):

@@ -149,16 +149,19 @@ async def send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
 # --- pings ---------------------------------------------------------------------
 
 
-async def seen(code: str, channel_name: str) -> int | None:
-    """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS."""
+async def seen(code: str, channel_name: str, controller: str = "") -> int | None:
+    """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS
+    (written again if it was swept meanwhile: then the room hears the socket is here)."""
     now = time.monotonic()
     last = current().pinged.get(channel_name)
     if last is not None and now - last[0] < settings.PING_WRITE_SECONDS:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
-    version: int | None = await db_upkeep(presence.seen)(code, channel_name)
+    version, written = await db_upkeep(presence.seen)(code, channel_name, controller)
     current().pinged[channel_name] = (now, version)
+    if written:
+        presence_changed(code)
     return version
 
 

@@ -92,10 +92,24 @@ def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:
     return deleted
 
 
-def seen(code: str, channel_name: str) -> int | None:
-    """Refresh this socket's presence; the room's current version (None for an unknown room)."""
-    Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now())
-    return selectors.room_version(code)
+def seen(code: str, channel_name: str, controller: str = "") -> tuple[int | None, bool]:
+    """Refresh this socket's presence; the room's current version (None for an unknown room), and
+    whether its row had to be written again.
+
+    A live socket's row can be gone: its process was taken for dead (no heartbeat while the
+    database was out of reach) and another swept its rows. The socket says it is here, so it
+    is: without its row the room would show its player away, and the host could take the seat.
+    """
+    now = timezone.now()
+    if Presence.objects.filter(channel_name=channel_name).update(seen_at=now):
+        return selectors.room_version(code), False
+    game = selectors.room_or_none(code)
+    if game is None:
+        return None, False
+    _, made = Presence.objects.get_or_create(
+        channel_name=channel_name, defaults={"game": game, "controller": controller, "seen_at": now, "origin": ORIGIN}
+    )
+    return game.version, made
 
 
 def state_text(code: str) -> str:

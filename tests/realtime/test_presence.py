@@ -60,7 +60,7 @@ def test_a_socket_without_a_seat_is_a_spectator() -> None:
 def test_an_unknown_room_has_no_presence() -> None:
     assert presence.arrive("nosuchroom", "chan-1", "") is None
     assert presence.leave("chan-1") is False
-    assert presence.seen("nosuchroom", "chan-1") is None
+    assert presence.seen("nosuchroom", "chan-1") == (None, False)
     assert not Presence.objects.exists()
 
 
@@ -115,7 +115,7 @@ def test_a_socket_seen_again_is_kept_fresh_and_told_the_room_version() -> None:
     table = open_room(2)
     presence.arrive(table.code, "chan-0", table.controllers[0])
     before = Presence.objects.get().seen_at
-    assert presence.seen(table.code, "chan-0") == table.version()
+    assert presence.seen(table.code, "chan-0") == (table.version(), False)
     assert Presence.objects.get().seen_at >= before
 
 
