@@ -79,22 +79,14 @@ def clean_name(name: object) -> str:
     """
     text = unicodedata.normalize("NFC", name if isinstance(name, str) else "")
     kept: list[str] = []
-    marks = 0
     for char in text:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:
             # Tabs and newlines still separate words; other controls and format characters go.
             if char in "\t\n\r\x0b\x0c":
                 kept.append(" ")
             continue
-        if category.startswith("M"):
-            marks += 1
-            if marks > MARKS_MAX or not kept:
-                continue
-        else:
-            marks = 0
         kept.append(char)
-    text = re.sub(r"\s+", " ", "".join(kept)).strip()
+    text = re.sub(r"\s+", " ", capped_marks("".join(kept))).strip()
     if not text:
         raise RuleViolation(BAD_NAME, "Please choose a display name.")
     if not visible(text):
