@@ -26,9 +26,11 @@ export function viewOf(state, extra) {
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
   view.paused = view.connection !== "connected" || view.hostPaused;
-  // This browser's seats a computer plays while its player is away ("I'm back" takes them back),
-  // or finished for them (the game over offers them the rematch).
-  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot");
+  // This browser's seats a computer plays since their turns ran out ("I'm back" takes them back),
+  // and once the game is over those a computer finished for them (the server names them then):
+  // the game over offers them the rematch.
+  const over = state.status === "finished" || state.status === "abandoned";
+  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || over));
   // Reactions during play go in the play card, where the players look; on a phone, not on
   // your own turn (the Roll row has the room there; the chat below still has them).
   view.speakers = mine.filter((s) => !state.seats[s]?.muted);
