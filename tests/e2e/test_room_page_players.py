@@ -454,6 +454,12 @@ from tests.factories import Table, action_id, play_turn
 code, ann = args
 services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
 table = Table(code=code, controllers=[ann, ""])
+# Ben's page went away: his socket's presence goes when the server has seen it close.
+import time
+from games.services.seats import present
+waited = time.monotonic() + 15
+while present(Game.objects.get(code=code), 1) and time.monotonic() < waited:
+    time.sleep(0.05)
 services.game_replace_with_bot(code=code, controller=ann, seat=1, expected_version=table.version(), action_id="away")
 rng = random.Random(1)
 while table.game.status == Game.Status.PLAYING:
