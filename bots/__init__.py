@@ -60,6 +60,15 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def exact(ruleset: Any) -> bool:
+    """Whether the solver's values of ``ruleset`` (a RuleSet) are exact: the one-column rule sets.
+
+    Painted Yahtzee has no solver, and Triple Yahtzee's values come from one column's table,
+    which carries official's Yahtzee bonus, not Triple's (docs/bots.md).
+    """
+    return not ruleset.colours and ruleset.columns == 1
+
+
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__, *_MODULES})
 

@@ -35,6 +35,10 @@ HEURISTIC_NOTE = (
     "Painted Yahtzee has no exact solver: these hints come from a one-turn search of this roll "
     "against estimated values of the open boxes, and the expected scores are estimates."
 )
+TRIPLE_NOTE = gettext_noop(
+    "Triple Yahtzee has no exact solver: these figures are estimates from one column's solved table, "
+    "which can misjudge an open ×2 or ×3 Yahtzee box late in a game."
+)
 NO_EXACT_REVIEW = gettext_noop(
     "Painted Yahtzee has no exact solver, so the coach cannot say how many points each choice "
     "gave up: it gives no figure rather than a guess."
@@ -66,7 +70,7 @@ def _getting_ready(game: Game, state: GameState) -> dict[str, Any]:
         "eta": None if eta is None else math.ceil(eta),
         "message": getting_ready_text(eta),
         "expected": None,
-        "exact": not state.ruleset.colours,
+        "exact": bots.exact(state.ruleset),
         "note": "",
         "options": [],
     }
@@ -131,8 +135,8 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
     # Noted once a seat: a game played with the coach's help is not the player's own for accuracy.
     HintTaken.objects.get_or_create(game=game, player_id=game.room.seats[state.current].player)
     shown = [_option(state, option) for option in found]
-    exact = not state.ruleset.colours
-    if not exact and shown:
+    exact = bots.exact(state.ruleset)
+    if state.ruleset.colours and shown:
         shown[0]["text"] += " (one-turn search: estimated values, no exact solver for Painted Yahtzee)"
     return {
         "type": "hint",
@@ -141,7 +145,7 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
         "ready": True,
         "expected": round(expected, 1),
         "exact": exact,
-        "note": "" if exact else HEURISTIC_NOTE,
+        "note": "" if exact else HEURISTIC_NOTE if state.ruleset.colours else gettext(TRIPLE_NOTE),
         "options": shown,
     }
 
@@ -275,9 +279,11 @@ def review(game: Game) -> dict[str, Any]:
                 "costly": costly,
             }
         )
+    exact = bots.exact(RULESETS[game.ruleset])
     data = {
         "code": game.code,
-        "exact": True,
+        "exact": exact,
+        "note": "" if exact else gettext(TRIPLE_NOTE),
         "seats": seats,
         "replayed": replayed,
         "replay_url": reverse("replay", args=[game.code]),

@@ -18,7 +18,7 @@ from games.services import coach
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game, Move, Player
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, play_turn
+from tests.factories import Table, action_id, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -460,3 +460,19 @@ def test_painted_pass_and_play_with_bots_and_the_create_form() -> None:
     form = CreateRoomForm(data={"ruleset": "painted", "mode": "local", "players": 1, "bots": 1, "level": "optimal"})
     assert form.is_valid(), form.errors
     assert form.cleaned_data["ruleset"] == "painted"
+
+
+def test_triples_hint_and_review_say_their_figures_are_estimates() -> None:
+    """Triple's values come from one column's table, which misjudges Triple's own Yahtzee bonus
+    (docs/bots.md): the coach gives its hints and review as estimates, not exact figures."""
+    bots.tables.table("official", build=True)
+    table = open_room(1, ruleset="triple")
+    services.turn_roll(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="r"
+    )
+    answer = coach.hint_for(code=table.code, controller=table.controllers[0], version=table.version())
+    assert answer["ready"] and answer["exact"] is False and "Triple Yahtzee has no exact solver" in answer["note"]
+    game = play_to_end(table, random.Random(4), rerolls=0)
+    review = coach.review(game)
+    assert review["exact"] is False and "estimates" in review["note"]
+    assert review["seats"][0]["choices"] > 0  # the figures are still given, as estimates

@@ -293,7 +293,9 @@ export function optionText(view, option) {
     text = `${fmt(gettext("Score %(points)s in %(box)s"), { points: option.points, box: boxName(rs, option.box) })}${where}${bonus}`;
   }
   if (view.hint?.exact === false && view.hint.options?.[0] === option) {
-    text += ` ${gettext("(one-turn search: estimated values, no exact solver for Painted Yahtzee)")}`;
+    text += rs.colours?.length
+      ? ` ${gettext("(one-turn search: estimated values, no exact solver for Painted Yahtzee)")}`
+      : ` ${gettext("(estimated values: no exact solver for Triple Yahtzee)")}`;
   }
   return text;
 }
@@ -509,8 +511,9 @@ export function reviewHtml(view) {
       return `<li><p class="review-line">${text}</p>${list}</li>`;
     })
     .join("");
+  const estimated = review.note ? ` ${esc(review.note)}` : "";
   return `<h3>${gettext("Coach's review")}</h3><ul class="review-list">${lines}</ul>
-    <p class="muted small">${linked ? gettext("Expected points each choice gave up against perfect play: pick one to see it in the replay.") : gettext("Expected points each choice gave up against perfect play.")}</p>`;
+    <p class="muted small">${linked ? gettext("Expected points each choice gave up against perfect play: pick one to see it in the replay.") : gettext("Expected points each choice gave up against perfect play.")}${estimated}</p>`;
 }
 
 export function fairHtml(view) {
