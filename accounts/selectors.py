@@ -17,6 +17,7 @@ from django.utils import formats
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 
+import bots
 from accounts.models import GameRecord, Profile, Standing
 from games.domain.rules import RULESETS
 from games.store.models import Player
@@ -34,10 +35,8 @@ RATING_PER_POINT = 24
 
 def exact(ruleset: str) -> bool:
     """Whether the coach's points lost are exact for ``ruleset``, so an accuracy figure exists: not
-    for Painted Yahtzee (no solver) nor Triple Yahtzee (its values come from one column's table,
-    which misjudges its own Yahtzee bonuses by up to tens of points)."""
-    found = RULESETS[ruleset]
-    return not found.colours and found.columns == 1
+    for Painted Yahtzee (no solver) nor Triple Yahtzee (estimates: ``bots.exact``)."""
+    return bots.exact(RULESETS[ruleset])
 
 
 def _rating_tip() -> str:
