@@ -60,10 +60,26 @@ def bot_to_move(ruleset: str = "official") -> Table:
     return table
 
 
-def unreadable(monkeypatch: pytest.MonkeyPatch, *rulesets: str) -> None:
+def unreadable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *rulesets: str) -> None:
     """The cache files of ``rulesets`` exist but this process may not read them (as in the Docker image,
-    where they belong to root with mode 0600 and the server runs as the user ``yahtzee``)."""
-    paths = {str(bots.tables.cache_path(RULESETS[name])) for name in rulesets}
+    where they belong to root with mode 0600 and the server runs as the user ``yahtzee``).
+
+    A table this run has not built (a clean checkout builds them as tests need them) is stood in
+    for by an empty file in ``tmp_path``: only its presence matters, its content is never read.
+    """
+    real_path = bots.tables.cache_path
+    stand_ins: dict[str, Path] = {}
+    for name in rulesets:
+        if not real_path(RULESETS[name]).exists():
+            stand_ins[name] = tmp_path / real_path(RULESETS[name]).name
+            stand_ins[name].touch()
+
+    def cache_path(ruleset: Any) -> Path:
+        name = ruleset if isinstance(ruleset, str) else ruleset.name
+        return stand_ins.get(name) or real_path(ruleset)
+
+    monkeypatch.setattr(bots.tables, "cache_path", cache_path)
+    paths = {str(cache_path(RULESETS[name])) for name in rulesets}
     real = np.load
 
     def load(file: Any, *args: Any, **kwargs: Any) -> Any:
@@ -110,9 +126,11 @@ def test_the_solver_tables_built_ahead_are_readable_by_another_user(
 # --- 2. A table that exists but cannot be loaded: the bot step raises, the sweep is wedged -------
 
 
-def test_a_bot_whose_table_file_cannot_be_loaded_waits_instead_of_raising(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bot_whose_table_file_cannot_be_loaded_waits_instead_of_raising(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     table = bot_to_move("official")
-    unreadable(monkeypatch, "official")
+    unreadable(monkeypatch, tmp_path, "official")
     version = table.version()
     # ready() says yes (the file is there) but the table cannot be loaded: the bot must wait (None)
     # as for a table not built yet, not raise TableNotReady out of the scheduler's step.
@@ -121,11 +139,11 @@ def test_a_bot_whose_table_file_cannot_be_loaded_waits_instead_of_raising(monkey
 
 
 def test_one_room_whose_table_cannot_be_loaded_does_not_stall_every_other_rooms_computer_player(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     stuck = bot_to_move("yatzy")
     other = bot_to_move("official")
-    unreadable(monkeypatch, "yatzy")
+    unreadable(monkeypatch, tmp_path, "yatzy")
     now = timezone.now()
     Game.objects.filter(code=stuck.code).update(due_at=now - timedelta(seconds=10))  # due longest
     Game.objects.filter(code=other.code).update(due_at=now - timedelta(seconds=5))
