@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games.domain import errors as E
 from games.domain.errors import (
@@ -26,6 +26,7 @@ from games.domain.room import BOT, LEFT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services.actions import check_request, hand_host_on, locked, record, require_host, rules_state
 from games.services.codes import clean_client_seed, clean_name, name_key
+from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
 from games.store.selectors import connected_controllers, connected_seats
@@ -410,13 +411,13 @@ def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:
         return
     notices = []
     for notice in Notice.objects.filter(game=game):
-        text, event = notice.text, notice.event
-        for name in names:
-            text = text.replace(name, FORMER_PLAYER)
+        event = notice.event
         if isinstance(event, dict) and event.get("name") in names:
-            event = {**event, "name": FORMER_PLAYER}
-        if (text, event) != (notice.text, notice.event):
-            notice.text, notice.event = text[:300], event
+            # The line is worded again from its event: replacing the name's text would also
+            # change another player's name that contains it ("Al" in "Alice's turn").
+            notice.event = {**event, "name": FORMER_PLAYER}
+            with translation.override("en"):
+                notice.text = word(notice.event, game.ruleset)[:300]
             notices.append(notice)
     Notice.objects.bulk_update(notices, ["text", "event"])
 

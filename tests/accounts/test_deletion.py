@@ -107,3 +107,23 @@ def test_a_user_deleted_in_the_admin_is_withdrawn_as_by_the_settings_page_and_re
     response = admin_client.post(reverse("admin:auth_user_delete", args=[fiona.pk]), {"post": "yes"})
     assert response.status_code == 302 and not get_user_model().objects.filter(pk=fiona.pk).exists()
     assert Player.objects.get(game=game, seat=0).name == FORMER
+
+
+def test_the_notices_lose_the_deleted_name_and_keep_another_players_name_that_contains_it() -> None:
+    al, alvin = Client(), Client()
+    sign_up(al, "alfred")
+    sign_up(alvin, "alvinsky")
+    me, other = controller_of(al), controller_of(alvin)
+    code = services.game_create(host_name="Al", controller=me, pace="own", turn_timer=86_400).game.code
+    services.game_join(code=code, name="Alvin", controller=other)
+    table = Table(code=code, controllers=[me, other])
+    services.game_start(code=code, controller=me, expected_version=table.version(), action_id=action_id())
+    score_first_legal(table)  # Al's move: Alvin is told
+    score_first_legal(table)  # Alvin's move: Al is told
+    told = {n.player.name: n for n in Notice.objects.filter(game=table.game, kind=Notice.Kind.TURN)}
+    assert told["Alvin"].text.startswith("Al just scored") and told["Al"].text.startswith("Alvin just scored")
+    assert al.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    to_alvin = Notice.objects.get(pk=told["Alvin"].pk)
+    to_al = Notice.objects.get(pk=told["Al"].pk)
+    assert to_alvin.text.startswith(f"{FORMER} just scored") and to_alvin.event["name"] == FORMER
+    assert to_al.text == told["Al"].text and to_al.event == told["Al"].event  # "Alvin" is not "Al"
