@@ -97,9 +97,10 @@ def committed(event: events.Committed) -> None:
         game_changed(event.game, event.move, event.rules)
 
 
-def told(code: str, frame: dict[str, Any]) -> None:
-    """A listener of games.services.events: a frame that is not a state, to every socket of the room."""
+def told(code: str, frame: dict[str, Any], audience: frozenset[str] | None = None) -> None:
+    """A listener of games.services.events: a frame that is not a state, to the room's sockets
+    (those of the browsers in ``audience`` only, when it is given)."""
     try:
-        fanout.publish_soon(code, [protocol.dumps(frame)])
+        fanout.publish_soon(code, [protocol.dumps(frame)], audience=audience)
     except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
         log.exception("telling %s a %s frame failed", code, frame.get("type"))

@@ -460,7 +460,8 @@ async def _listen(layer: BaseChannelLayer, relay: Relay) -> None:
         if note is not None:
             _noted(layer, message["code"], message["origin"], note, message.get("version"), "frames" in message)
         if "frames" in message:
-            deliver(message["code"], message["frames"], message.get("version"))
+            audience = message.get("audience")
+            deliver(message["code"], message["frames"], message.get("version"), _audience(audience))
 
 
 async def _refresh(layer: BaseChannelLayer, relay: Relay) -> None:
@@ -474,8 +475,13 @@ async def _refresh(layer: BaseChannelLayer, relay: Relay) -> None:
 # --- delivering -----------------------------------------------------------------------
 
 
-def deliver(code: str, frames: list[str], version: int | None = None) -> None:
-    """On the event loop: send ``frames`` to this loop's sockets in the room, in order."""
+def _audience(tokens: object) -> frozenset[str] | None:
+    return frozenset(str(token) for token in tokens) if isinstance(tokens, list) else None
+
+
+def deliver(code: str, frames: list[str], version: int | None = None, audience: frozenset[str] | None = None) -> None:
+    """On the event loop: send ``frames`` to this loop's sockets in the room, in order (only to the
+    sockets of the browsers in ``audience`` when it is given: a finished game's chat, say)."""
     transport = current()
     if version is not None:
         if transport.latest.get(code, -1) >= version:
@@ -484,6 +490,8 @@ def deliver(code: str, frames: list[str], version: int | None = None) -> None:
     loop = asyncio.get_running_loop()
     with transport.lock:
         sockets = [socket for socket, home in transport.members.get(code, {}).items() if home is loop]
+    if audience is not None:
+        sockets = [socket for socket in sockets if getattr(socket, "controller", "") in audience]
     if not sockets:
         transport.latest.pop(code, None)
         transport.newest.pop(code, None)
@@ -522,10 +530,14 @@ async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
     _heard(code, frames)
 
 
-def relay_message(code: str, frames: list[str], version: int | None) -> dict[str, Any]:
+def relay_message(
+    code: str, frames: list[str], version: int | None, audience: frozenset[str] | None = None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "frames": frames}
     if version is not None:
         message["version"] = version
+    if audience is not None:
+        message["audience"] = sorted(audience)
     return message
 
 
@@ -540,7 +552,9 @@ async def publish(code: str, frames: list[str], *, version: int | None = None) -
         await _relay_send(layer, code, relay_message(code, frames, version))
 
 
-def publish_soon(code: str, frames: list[str], *, version: int | None = None) -> None:
+def publish_soon(
+    code: str, frames: list[str], *, version: int | None = None, audience: frozenset[str] | None = None
+) -> None:
     """From a worker thread (after a commit): hand the frames to the event loop without waiting for it.
 
     The thread goes on at once; the loop delivers to its sockets and relays, in the order
@@ -551,7 +565,7 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None) ->
     with transport.lock:
         loops = list(dict.fromkeys(transport.members.get(code, {}).values()))
     layer = relay_layer()
-    message = relay_message(code, frames, version) if layer is not None else None
+    message = relay_message(code, frames, version, audience) if layer is not None else None
     if not loops and message is not None:
         main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
         if main is not None and main.is_running():
@@ -565,14 +579,20 @@ def publish_soon(code: str, frames: list[str], *, version: int | None = None) ->
             # A fresh context: the callback and the tasks it starts must not inherit this
             # thread's (asgiref marks it as inside a database call, and a task a state
             # listener starts from it, such as a bot step, would then refuse to run).
-            loop.call_soon_threadsafe(_on_loop, code, frames, version, relay, context=contextvars.Context())
+            loop.call_soon_threadsafe(_on_loop, code, frames, version, relay, audience, context=contextvars.Context())
         except RuntimeError:  # that loop is closed (a finished test's)
             continue
 
 
-def _on_loop(code: str, frames: list[str], version: int | None, relay: dict[str, Any] | None) -> None:
+def _on_loop(
+    code: str,
+    frames: list[str],
+    version: int | None,
+    relay: dict[str, Any] | None,
+    audience: frozenset[str] | None = None,
+) -> None:
     transport = current()
-    deliver(code, frames, version)
+    deliver(code, frames, version, audience)
     layer = relay_layer()
     if relay is not None and layer is not None and relaying(code):
         transport.keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))

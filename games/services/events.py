@@ -61,20 +61,22 @@ def committed(event: Committed) -> None:
 
 # What a service tells a room that is not a new state of it (a chat line, a reaction, a
 # message hidden by staff): the frame as data, encoded and sent by the transport.
-Teller = Callable[[str, dict[str, Any]], None]
+# ``audience``: the controller tokens of the browsers whose sockets may hear it (None: every socket).
+Teller = Callable[[str, dict[str, Any], frozenset[str] | None], None]
 _tellers: list[Teller] = []
 
 
 def on_told(listener: Teller) -> None:
-    """Call ``listener(code, frame)`` for every frame a service tells a room in this process."""
+    """Call ``listener(code, frame, audience)`` for every frame a service tells a room in this process."""
     if listener not in _tellers:
         _tellers.append(listener)
 
 
-def tell(code: str, frame: dict[str, Any]) -> None:
-    """Send ``frame`` to every socket of the room (call it after the commit that stored it, if any)."""
+def tell(code: str, frame: dict[str, Any], audience: frozenset[str] | None = None) -> None:
+    """Send ``frame`` to every socket of the room, or to the sockets of the browsers in ``audience``
+    (call it after the commit that stored it, if any)."""
     for listener in _tellers:
         try:
-            listener(code, frame)
+            listener(code, frame, audience)
         except Exception:
             log.exception("a listener of told frames failed on %s", code)

@@ -187,6 +187,27 @@ async def test_frames_relayed_by_another_process_are_delivered_here(room: Any) -
     assert socket.frames == ["from elsewhere", "later"]
 
 
+async def test_frames_for_some_browsers_reach_only_their_sockets_here_and_from_another_process(room: Any) -> None:
+    code, add = room
+    player, stranger = await add(), await add()
+    player.controller, stranger.controller = "player-token", "stranger-token"  # type: ignore[attr-defined]
+    fanout.deliver(code, ["for the players"], audience=frozenset({"player-token"}))
+    assert player.frames == ["for the players"] and stranger.frames == []
+    layer = fanout.relay_layer()
+    if layer is None:
+        return  # the in-memory layer: one process, nothing relayed
+    told = fanout.relay_message(code, ["relayed, for the players"], None, frozenset({"player-token"}))
+    everyone = fanout.relay_message(code, ["relayed, for everyone"], None)
+    for message in (told, everyone):
+        await layer.group_send(fanout.room_group(code), {**message, "origin": "another process"})
+    for _ in range(1000):
+        if "relayed, for everyone" in stranger.frames:
+            break
+        await asyncio.sleep(0.01)
+    assert player.frames == ["for the players", "relayed, for the players", "relayed, for everyone"]
+    assert stranger.frames == ["relayed, for everyone"]
+
+
 async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_sent_again(room: Any) -> None:
     code, add = room
     socket = FakeSocket()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from django.test import Client
 
 from games import services
 from games.store.models import ChatMessage, Game, Move
+from tests.factories import Table, play_to_end
 from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -332,3 +334,37 @@ async def test_a_finished_private_rooms_chat_is_not_given_to_whoever_reads_a_pub
     await stranger.disconnect()
     said = [m["text"] for f in frames if f["type"] == "chat_history" for m in f["messages"]]
     assert "call me on 555-0199, my flat is 4B" not in said, json.dumps(frames)[:300]
+
+
+@sync_to_async
+def finish_room(code: str) -> list[str]:
+    """Play the started room ``code`` to its end; each seat's controller token, in seat order."""
+    controllers = list(Game.objects.get(code=code).players.order_by("seat").values_list("controller", flat=True))
+    play_to_end(Table(code=code, controllers=controllers), random.Random(5))
+    return controllers
+
+
+async def test_a_finished_games_chat_and_reactions_are_heard_live_by_its_players_only() -> None:
+    """The game's code is public on its players' profiles: a stranger's socket on the finished room
+    hears none of what the players say after the game (as it is sent no chat history)."""
+    code, sessions = await make_room(2)
+    controllers = await finish_room(code)
+    stranger = await connect(code)  # no session: never held a seat
+    player = await connect(code, sessions[1])
+    for ws in (stranger, player):
+        await frames_before_pong(ws)
+    await sync_to_async(services.chat_post)(code=code, controller=controllers[0], text="my number is 555-0199")
+    await sync_to_async(services.chat_react)(code=code, controller=controllers[0], reaction="👍")
+    heard = await frames_until(player, "reaction")
+    assert [f["type"] for f in heard if f["type"] in ("chat", "reaction")] == ["chat", "reaction"]
+    message = await sync_to_async(ChatMessage.objects.get)(text="my number is 555-0199")
+    await sync_to_async(services.chat_hide)(message_id=message.pk, hidden=False)  # already shown: no frame
+    await sync_to_async(services.chat_hide)(message_id=message.pk)
+    await sync_to_async(services.chat_hide)(message_id=message.pk, hidden=False)  # shown again, with its text
+    heard = await frames_until(player, "chat_hidden")
+    heard += await frames_until(player, "chat_hidden")
+    assert [f.get("hidden") for f in heard if f["type"] == "chat_hidden"] == [True, False]
+    told = [f for f in await frames_before_pong(stranger) if f["type"] in ("chat", "reaction", "chat_hidden")]
+    assert told == []
+    for ws in (stranger, player):
+        await ws.disconnect()
