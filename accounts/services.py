@@ -179,7 +179,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     # A seat a computer finished for its away person is that person's, ranked as a seat that left:
     # letting the clock run out twice does not take a losing game off the record.
     people = [s.controller if s.human else s.away_controller for s in seats]
-    ranks = _ranks(scores, [s.active and s.human for s in seats])
+    # A computer that sat down as one keeps its place by its score: losing to it is a loss.
+    ranks = _ranks(scores, [s.active and not (s.bot and s.away_controller) for s in seats])
     players = {p.pk: p for p in Player.objects.filter(game=game)}
     owners = dict(Profile.objects.filter(controller__in=[c for c in people if c]).values_list("controller", "user_id"))
     first_seat = min(players) if players else None

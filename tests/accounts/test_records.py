@@ -279,3 +279,27 @@ def test_leaving_after_one_turn_gives_no_accuracy_figure() -> None:
 
 
 # --- 6. a public profile hands out private rooms' codes: their chat is anyone's ----------------
+
+
+def test_a_player_beaten_by_a_computer_seat_is_not_recorded_as_the_winner() -> None:
+    alice, token = account("alice")
+    game = services.game_create(host_name="Alice", controller=token, ruleset="official").game
+    table = Table(code=game.code, controllers=[token])
+    services.game_add_bot(code=table.code, controller=token, expected_version=table.version(), action_id=action_id())
+    services.game_start(code=table.code, controller=token, expected_version=table.version(), action_id=action_id())
+    # Alice scores the fewest points she can every turn; the optimal computer plays its own game.
+    while table.game.status == Game.Status.PLAYING:
+        room = table.game.room
+        if room.seats[room.rules.current].bot:
+            assert botplay.step(table.code, table.version())
+        else:
+            score_by(table, min)
+    finished = table.game
+    rules = finished.room.rules
+    totals = [rules.totals(i).grand_total for i in range(2)]
+    assert list(rules.winners()) == [1], totals  # the computer won: the room says so
+    account_services.game_count(game_id=finished.pk)
+    record = GameRecord.objects.get(game=finished, user_id=alice)
+    assert (record.rank, standing(alice).wins) == (2, 0), (
+        f"Alice lost {totals[0]} to {totals[1]} but her record says rank {record.rank}, wins {standing(alice).wins}"
+    )
