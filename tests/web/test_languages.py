@@ -312,3 +312,17 @@ def test_the_javascript_catalog_stores_nothing_in_the_shared_cache_whatever_its_
     for junk in ("1", "2", "3"):
         assert Client().get(f"/jsi18n/fr.js?v={junk}").status_code == 200
     assert stored == []
+
+
+def test_switching_language_on_a_refused_form_goes_back_to_the_page_the_form_was_on() -> None:
+    """A refused form is drawn at the address it posted to (``/rooms/new`` takes only POSTs): the
+    switcher goes back to the page the form was on, in the new language, not to that address."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    refused = client.post("/rooms/new", {"name": "", "ruleset": "official", "mode": "online"}, HTTP_REFERER="/")
+    assert refused.status_code == 400
+    fields = dict(re.findall(r'<input name="(next)" type="hidden" value="([^"]*)">', refused.content.decode()))
+    switched = client.post(
+        "/i18n/language", {"language": "de", **fields}, HTTP_REFERER="http://testserver/", follow=True
+    )
+    assert switched.status_code == 200 and switched.redirect_chain[-1][0] in ("/", "http://testserver/")
+    assert '<html lang="de"' in switched.content.decode()
