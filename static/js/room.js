@@ -7,7 +7,7 @@ import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
-import { errorText, levelNames, reasonText } from "./words.js";
+import { colourName, errorText, levelNames, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
@@ -122,11 +122,12 @@ function view() {
 // Messages that arrive together are read together, not the last one alone.
 let announced = [];
 let announceTimer = null;
+/** Say ``text`` in the live region; a function is worded when it is said, once the state its event led to is drawn. */
 function announce(text) {
   announced.push(text);
   window.clearTimeout(announceTimer);
   announceTimer = window.setTimeout(() => {
-    $("announce").textContent = announced.join(" ");
+    $("announce").textContent = announced.map((t) => (typeof t === "function" ? t() : t)).join(" ");
     announced = [];
   }, 120);
 }
@@ -226,7 +227,7 @@ function event(frame) {
       // The player it hit is told where she looks, not only in the feed below the card.
       if (v.isMine(frame.seat)) {
         toast(
-          state.local
+          !v.isYou(frame.seat)
             ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: frame.name })
             : frame.rolled ? gettext("Your time ran out: the server scored the box worth most for you.") : gettext("Your time ran out: the server rolled and scored the box worth most for you."),
           "info",
@@ -258,7 +259,13 @@ function event(frame) {
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
-      announce(fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: frame.dice.join(", ") }));
+      // Painted: a die's colour scores too (Flush, Rainbow, the colour boxes), as its own label
+      // says; the colours are in the state this event leads to (heard just after it).
+      announce(() => {
+        const colours = client.state.turn?.colours ?? [];
+        const dice = frame.dice.map((d, i) => (colours[i] ? `${d} ${colourName(colours[i])}` : String(d)));
+        return fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: dice.join(", ") });
+      });
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
       if (!ui.muted) (yahtzee ? fanfare : rattle)(5 - frame.held.length);
       if (yahtzee) {
@@ -314,8 +321,10 @@ function event(frame) {
         ? fmt(gettext("Game over: %(names)s share the win"), { names: list(names) })
         : names.length ? fmt(gettext("Game over: %(name)s wins"), { name: names[0] }) : gettext("Game over");
       remember(over, "over");
+      // Said even to a player typing in the chat, whose keyboard stays there (showResult).
+      announce(`${over}.`);
       if (names.length) {
-        const mineWon = (frame.winners ?? []).some(v.isMine) && !state.local;
+        const mineWon = (frame.winners ?? []).some(v.isYou);
         celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: names.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: names[0] }));
         if (!ui.muted) fanfare();
       }
@@ -848,12 +857,12 @@ function drawFair(v) {
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target.closest?.("input, textarea, select, dialog")) return; // typing: every key repeats as anywhere
   if (event.repeat) {
     if (/^[1-5 ]$/.test(event.key)) event.preventDefault();
     return;
   }
-  const target = event.target;
-  if (target.closest?.("input, textarea, select, dialog")) return;
   if (/^[1-5]$/.test(event.key)) {
     event.preventDefault();
     toggleHold(Number(event.key) - 1);

@@ -118,6 +118,8 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
     for page in (ann, bob):
         page.wait_for_selector("#over:not([hidden])")
         assert page.inner_text("#over-h") in ("You win!", "Game over", "You share the win!")
+        # Said too, for a screen reader whose keyboard stayed where it was (in the chat, say).
+        page.wait_for_function("document.getElementById('announce').textContent.includes('Game over')")
     shown = shown_totals(ann)
     assert shown == shown_totals(bob) == db_totals(live_site, code)
     grand = ann.eval_on_selector_all("#card tr.grand td", "els => els.map(e => Number(e.textContent))")

@@ -79,3 +79,27 @@ def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite,
     page.focus("#language-select")
     page.keyboard.press("End")
     assert page.inner_text("#position").startswith("Step 1 ")
+
+
+def test_a_painted_roll_is_announced_with_its_colours_and_keys_held_in_the_chat_repeat(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page()
+    create_local(page, live_site, ["Solo"], ruleset="painted")
+    act(page, [page], lambda: page.click("#roll"))
+    # A die's colour scores in Painted (Flush, Rainbow, the colour boxes): the screen reader hears it.
+    page.wait_for_function("document.getElementById('announce').textContent.includes('rolled')")
+    said = page.inner_text("#announce")
+    colours = re.findall(
+        r", (red|yellow|green|blue|purple)",
+        " ".join(page.eval_on_selector_all("#dice .die", "els => els.map(e => e.getAttribute('aria-label'))")),
+    )
+    assert len(colours) == 5 and all(colour in said for colour in colours), said
+    # Digits and Space held down in a text field repeat there as any key does (they hold and roll
+    # only on the table).
+    page.focus("#chat-text")
+    for key in ("1", " ", "x"):
+        for _ in range(3):  # the first press, then two of its auto-repeat
+            page.keyboard.down(key)
+        page.keyboard.up(key)
+    assert page.input_value("#chat-text") == "111   xxx"

@@ -249,3 +249,63 @@ def test_a_spectators_chat_line_is_named_in_the_readers_words_not_the_stored_eng
     page = harness(CHAT_IN_DANISH)
     page.wait_for_function("window.ready === true")
     assert page.eval_on_selector_all(".chat-name", "names => names.map((n) => n.textContent)") == ["Tilskuer", "Ana"]
+
+
+def over_state(
+    seats: list[tuple[str, str]], totals: list[int], winners: list[int], local: bool = False
+) -> dict[str, Any]:
+    """A finished game's state: each seat's (name, status) and total."""
+    column = {"boxes": {}, "upper": 0, "upper_bonus": 0, "lower": 0, "yahtzee_bonus": 0}
+    return {
+        **state([1, 1, 1, 1, 1]),
+        "status": "finished",
+        "local": local,
+        "turn": None,
+        "seats": [
+            {"seat": i, "name": name, "kind": "human", "status": status, "host": i == 0}
+            for i, (name, status) in enumerate(seats)
+        ],
+        "cards": [{"seat": i, "columns": [{**column, "total": t}], "total": t} for i, t in enumerate(totals)],
+        "winners": winners,
+        "rematch": None,
+        "replay_url": None,
+        "fairness": {"commitment": "c", "client_seed": "", "server_seed": "s"},
+    }
+
+
+def test_the_final_order_puts_a_seat_that_left_after_the_winner_as_the_server_ranks_it(harness: Any) -> None:
+    page = harness(HARNESS)
+    # Bo led when he left in the last round: Ana, who stayed, won.
+    finished = over_state([("Ana", "active"), ("Bo", "left"), ("Cy", "active")], [180, 201, 150], [0])
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
+    assert rows == [[1, 0], [2, 2], [3, 1]]
+
+
+def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:
+    page = harness(HARNESS)
+    over = """([s, mine]) => {
+      const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+        justScored: null, levels: {}, awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return box.querySelector("#over-h").textContent;
+    }"""
+    finished = over_state([("Ana", "active"), ("Ben", "active"), ("Cy", "active")], [150, 201, 180], [1])
+    assert page.evaluate(over, [finished, [1]]) == "You win!"
+    # Ana's phone also seats her companion Ben: "You win!" would not say which of them won.
+    assert page.evaluate(over, [finished, [0, 1]]) == "Game over"
+    # On a phone the card keeps the column of the device's seat to play in view, not always its first.
+    playing = {
+        **state([2, 3, 4, 5, 6]),
+        "seats": [
+            {"seat": i, "name": name, "kind": "human", "status": "active", "host": i == 0}
+            for i, name in enumerate(["Ana", "Cy", "Gus"])
+        ],
+    }
+    playing["turn"] = {**playing["turn"], "seat": 2}
+    focus = """([s, mine]) => render.focusSeat(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
+      held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
+      connection: "connected", feed: [], justScored: null, levels: {} }))"""
+    assert page.evaluate(focus, [playing, [0, 2]]) == 2
+    assert page.evaluate(focus, [playing, [0]]) == 0

@@ -20,6 +20,9 @@ export function viewOf(state, extra) {
   const view = { ...extra, mine, state };
   view.seatName = (seat) => state.seats[seat]?.name ?? "?";
   view.isMine = (seat) => mine.includes(seat);
+  // The page says "you" to a browser with one seat of an online room; a shared device (pass and
+  // play, or a companion's seat added on it) is told whose result is whose, by name.
+  view.isYou = (seat) => !state.local && mine.length === 1 && mine[0] === seat;
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
   view.boxLabel = (box) => boxName(state.ruleset, box);
@@ -50,8 +53,10 @@ export function roundOf(state) {
 /** The seat whose column stays in view when the card scrolls sideways: mine online, the one to play on a shared device. */
 export function focusSeat(view) {
   const { state } = view;
-  if (state.local || !view.mine.length) return state.status === "playing" ? state.turn?.seat ?? null : null;
-  return view.mine[0];
+  const playing = state.status === "playing" ? state.turn?.seat ?? null : null;
+  if (state.local || !view.mine.length) return playing;
+  // A device with two seats of an online room: the one to play, when it is one of them.
+  return view.mine.includes(playing) ? playing : view.mine[0];
 }
 
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
@@ -413,11 +418,15 @@ export function seatsHtml(view) {
   return `<h2 id="seats-h">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
 }
 
+/** The final order, as the server ranks it: a seat that left (it cannot win) after every seat that stayed, then by total. */
 export function ranking(state) {
-  const rows = state.cards.map((card) => ({ seat: card.seat, total: card.total })).sort((a, b) => b.total - a.total);
+  const left = (seat) => state.seats[seat]?.status !== undefined && state.seats[seat].status !== "active";
+  const rows = state.cards
+    .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat) }))
+    .sort((a, b) => a.left - b.left || b.total - a.total);
   let rank = 0;
   return rows.map((row, i) => {
-    if (i === 0 || row.total !== rows[i - 1].total) rank = i + 1;
+    if (i === 0 || row.total !== rows[i - 1].total || row.left !== rows[i - 1].left) rank = i + 1;
     return { ...row, rank };
   });
 }
@@ -429,12 +438,12 @@ export function overHtml(view) {
   let sub = "";
   if (state.status === "finished" && winners.length) {
     sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(winners.map(esc)) }) : fmt(gettext("%(name)s wins!"), { name: esc(winners[0]) });
-    if (state.winners.some(view.isMine) && !state.local) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
+    if (state.winners.some(view.isYou)) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
   }
   const ranked = ranking(state)
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
-      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${gettext("left")}</span>` : ""}
       <span class="seat-total">${row.total}</span></li>`,
     )
     .join("");
@@ -490,7 +499,7 @@ export function reviewHtml(view) {
   const lines = review.seats
     .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
     .map((s) => {
-      const you = view.isMine(s.seat) && !state.local;
+      const you = view.isYou(s.seat);
       const name = esc(s.name);
       let text;
       if (s.mistakes === 0) {
