@@ -198,8 +198,10 @@ def host_takes_out(
         if game.status != status:
             raise RuleViolation(*refusal)
         entry = find_seat(game, seat)
-        if entry.player == game.host_id:
-            raise RuleViolation(BAD_SEAT, "The host cannot take out their own seat; leave instead.")
+        # A seat of the host's own browser (a companion's on the same device) is left, not taken
+        # out: taking it out would mark the host's browser as one the host took out of the room.
+        if entry.player == game.host_id or entry.controlled_by(controller):
+            raise RuleViolation(BAD_SEAT, "The host cannot take out a seat of their own device; leave it instead.")
         if require_away:
             refuse_if_present(game, seat, entry)
         vacate(game, seat, kind=kind, actor=controller, action_id=action_id)

@@ -223,3 +223,19 @@ def test_joining_an_abandoned_lobby_does_not_say_the_game_has_started() -> None:
     with pytest.raises(RuleViolation) as refused:
         services.game_join(code=code, name="Ben", controller=services.new_controller())
     assert "started" not in refused.value.message, refused.value.message
+
+
+@db
+def test_the_host_cannot_take_out_a_seat_of_their_own_device_which_would_lock_it_out_of_the_room() -> None:
+    host = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host).game.code
+    services.game_join(code=code, name="Ben", controller=host)  # a companion's seat on the host's device
+    before = Game.objects.get(code=code)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_kick(code=code, controller=host, seat=1, expected_version=before.version, action_id=action_id())
+    assert refused.value.code == "bad_seat" and "leave it instead" in str(refused.value)
+    after = Game.objects.get(code=code)
+    assert (after.version, [s.name for s in after.room.seats]) == (before.version, ["Ann", "Ben"])
+    # The device may still add a player: it was not taken for a browser the host took out.
+    services.game_join(code=code, name="Cy", controller=host)
+    assert [s.name for s in Game.objects.get(code=code).room.seats] == ["Ann", "Ben", "Cy"]
