@@ -85,6 +85,11 @@ def test_help_follows_the_rule_set() -> None:
     assert help_of("yatzy", "small_straight") == "Exactly 1-2-3-4-5: 15 points."
     assert "five of a kind" in help_of("yeti", "full_house")
     assert "100-point bonus" in help_of("official", "yahtzee") and "bonus" not in help_of("yeti", "yahtzee")
+    # Triple's bonus is 100, 200 or 300 by the Yahtzee box that takes it, 300 elsewhere once all three hold points.
+    assert "100-point bonus" not in help_of("triple", "yahtzee")
+    assert "100 times the column" in help_of("triple", "yahtzee") and "or 300 once all 3" in help_of(
+        "triple", "yahtzee"
+    )
     assert help_of("official", "ones") == ""  # the upper boxes say it in their name
     assert all(row["help"] for row in rows("painted") if row["kind"] == "box" and row["box"] not in UPPER)
 

@@ -309,3 +309,14 @@ def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn
       connection: "connected", feed: [], justScored: null, levels: {} }))"""
     assert page.evaluate(focus, [playing, [0, 2]]) == 2
     assert page.evaluate(focus, [playing, [0]]) == 0
+
+
+def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: Any) -> None:
+    page = harness(HARNESS)
+    helps = page.evaluate(
+        """rs => Object.fromEntries(rs.map(r => [r.name, render.viewOf({ ruleset: r, seats: [] }, { mine: [] })
+          .state.ruleset.scorecard.sections.flatMap(s => s.rows).find(row => row.box === "yahtzee").help]))""",
+        [ruleset_info("official"), ruleset_info("triple")],
+    )
+    assert helps["official"].endswith("Each later one earns a 100-point bonus.")
+    assert "100-point" not in helps["triple"] and "100 times the column" in helps["triple"], helps
