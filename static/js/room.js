@@ -592,6 +592,11 @@ function keepFocus(fn) {
   const again = document.getElementById(id);
   if (again && !again.disabled) again.focus();
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
+  // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays in
+  // the players list instead of falling to the top of the page.
+  else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
+    (document.querySelector("#seats .seat-list button") ?? document.getElementById("seats-h"))?.focus();
+  }
 }
 
 function draw() {

@@ -70,6 +70,12 @@ def test_the_host_keeps_focus_on_a_seats_mute_button_as_it_turns_to_unmute(live_
     act(host, [host, friend], lambda: host.keyboard.press("Enter"))
     host.wait_for_selector("#seats [data-act=unmute][data-seat='1']")
     assert host.evaluate(FOCUSED) == "mute-1"
+    # Taking the seat out takes its buttons: the keyboard stays in the players list.
+    host.on("dialog", lambda dialog: dialog.accept())
+    host.focus("#kick-1")
+    act(host, [host, friend], lambda: host.keyboard.press("Enter"))
+    host.wait_for_function("!document.getElementById('kick-1')")
+    assert host.evaluate("document.activeElement.closest('#seats') !== null"), host.evaluate(FOCUSED)
 
 
 def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite, new_page: Any) -> None:

@@ -415,7 +415,7 @@ export function seatsHtml(view) {
         ${buttons.join("")}</li>`;
     })
     .join("");
-  return `<h2 id="seats-h">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
+  return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
 }
 
 /** The final order, as the server ranks it: a seat that left (it cannot win) after every seat that stayed, then by total. */
