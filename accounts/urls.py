@@ -1,9 +1,21 @@
-from django.urls import include, path
+from allauth.account import urls as allauth_account_urls
+from django.urls import URLPattern, URLResolver, include, path
 
 from accounts import views
 
+# allauth's e-mail pages (add an address, make it primary, verify it) are not served: with no
+# verification they would let any account claim any address, and the address "your turn"
+# e-mails go to is set and confirmed on the site's own page (/games, games.services.subscriptions).
+# Left out, allauth's name for them no longer resolves, so its middleware leaves /accounts/
+# itself a plain 404 instead of sending a signed-in player to them.
+ALLAUTH_EMAIL_VIEWS = {"account_email", "account_email_verification_sent", "account_confirm_email"}
+allauth_pages: list[URLPattern | URLResolver] = [
+    p for p in allauth_account_urls.urlpatterns if getattr(p, "name", None) not in ALLAUTH_EMAIL_VIEWS
+]
+
 urlpatterns = [
-    path("accounts/", include("allauth.urls")),
+    path("accounts/", include(allauth_pages)),
+    path("accounts/2fa/", include("allauth.mfa.urls")),  # passkeys
     path("i18n/language", views.set_language, name="set_language"),
     path("me", views.profile_me, name="profile_me"),
     path("me/settings", views.settings_page, name="profile_settings"),

@@ -49,6 +49,24 @@ def test_sign_up_needs_no_email_and_checks_the_password_validators() -> None:
     assert client.get("/u/ann/").status_code == 200
 
 
+def test_allauths_e_mail_pages_are_not_served_and_the_account_pages_the_site_links_are(settings: Any) -> None:
+    """An address is set and confirmed only on the site's own notices page: allauth's pages would
+    let any account claim any address and make it its own, unconfirmed."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    client = Client()
+    for page in ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/"]:
+        assert client.get(page).status_code == 200, page
+    sign_up(client, "ann")
+    for page in ["/accounts/email/", "/accounts/confirm-email/", "/accounts/confirm-email/some-key/"]:
+        assert client.get(page).status_code == 404, page
+    claimed = client.post("/accounts/email/", {"action_add": "", "email": "someone@example.org"})
+    assert claimed.status_code == 404
+    assert get_user_model().objects.get(username="ann").email == ""
+    assert client.get("/accounts/").status_code == 404  # not sent on to the e-mail page
+    for page in ["/accounts/password/change/", "/accounts/2fa/", "/accounts/2fa/webauthn/", "/accounts/logout/"]:
+        assert client.get(page).status_code == 200, page
+
+
 def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
     browser = Client()
     token = browser_with_seat_token(browser)
