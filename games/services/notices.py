@@ -225,10 +225,10 @@ def deliver(notice: Notice, game: Game) -> str:
 
     sent: list[str] = []
     owners = of_seat(entry.controller, player.user_id)
-    mail_to = NoticeSettings.objects.select_related("user").filter(owners, email=True).first()
-    if mail_to is not None and mail_to.user.email:
+    mail_to = NoticeSettings.objects.filter(owners, email=True).exclude(address="").first()
+    if mail_to is not None:
         try:
-            send_email(mail_to.user_id, mail_to.user.email, text(mail_to.language))
+            send_email(mail_to.user_id, mail_to.address, text(mail_to.language))
             sent.append("e-mail")
         except Exception:
             log.exception("the turn e-mail for notice %s failed", notice.pk)

@@ -128,11 +128,14 @@ def email_notices_set(
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
     Returns "set", or "confirm": the e-mails are to go to an address the account has not
-    confirmed, so nothing changed and a link went there (``email_notices_confirm``), since
-    anyone may type anyone's address and have the site mail them at every turn.
+    confirmed through the link sent there, so nothing changed and a link went there
+    (``email_notices_confirm``), since anyone may type anyone's address and have the site mail
+    them at every turn. The account's own address (user.email) counts for nothing here: an
+    administrator may have set it, and nobody confirmed it.
     """
     user = get_user_model().objects.get(pk=user_id)
-    if on and address and address != user.email:
+    confirmed = NoticeSettings.objects.filter(user=user).values_list("address", flat=True).first() or ""
+    if on and address and address != confirmed:
         notices.send_confirmation(
             address,
             confirm_token(user_id=user_id, address=address, controller=controller, language=_language(language)),
@@ -140,7 +143,7 @@ def email_notices_set(
         )
         return "confirm"
     with transaction.atomic():
-        if on and not user.email:
+        if on and not confirmed:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
         NoticeSettings.objects.update_or_create(
             user=user, defaults={"email": on, "controller": controller, "language": _language(language)}
@@ -179,7 +182,7 @@ def email_notices_confirm(*, token: str) -> str | None:
             user.email = address
             user.save(update_fields=["email"])
         NoticeSettings.objects.update_or_create(
-            user=user, defaults={"email": True, "controller": controller, "language": language}
+            user=user, defaults={"email": True, "address": address, "controller": controller, "language": language}
         )
     return address
 

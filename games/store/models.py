@@ -385,10 +385,14 @@ class PushSubscription(models.Model):
 
 
 class NoticeSettings(models.Model):
-    """An account's choice to be e-mailed when it is their turn (to the account's address)."""
+    """An account's choice to be e-mailed when it is their turn, and the address its owner confirmed for it."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
     email = models.BooleanField(default=False)
+    # The address confirmed through the link sent there (games.services.subscriptions), the only
+    # one turn e-mails go to: not the account's user.email as such, which an administrator or an
+    # older version of the site may have set with nobody confirming it.
+    address = models.EmailField(max_length=254, blank=True, default="")
     # The account's seat token when it chose (its seats' controller): a seat taken while signed
     # in is the account's through it, whatever device took it.
     controller = models.CharField(max_length=64, blank=True, db_index=True)

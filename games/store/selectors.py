@@ -415,5 +415,7 @@ def _order(row: dict[str, Any]) -> tuple[int, float, float]:
 
 
 def email_notices_on(user_id: int | None) -> bool:
-    """Whether an account chose to be e-mailed when it is its turn."""
-    return user_id is not None and NoticeSettings.objects.filter(user_id=user_id, email=True).exists()
+    """Whether an account chose to be e-mailed when it is its turn, at an address it confirmed."""
+    return (
+        user_id is not None and NoticeSettings.objects.filter(user_id=user_id, email=True).exclude(address="").exists()
+    )

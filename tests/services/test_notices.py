@@ -46,7 +46,7 @@ def opted_in(table: Table, seat: int, push: PushService | None = None) -> tuple[
     """Seat ``seat``'s player signed in with an address and e-mails on, and (``push``) one subscribed device."""
     user = get_user_model().objects.create_user(f"p{seat}", email=f"p{seat}@example.org", password="pw")
     Player.objects.filter(game__code=table.code, seat=seat).update(user=user)
-    NoticeSettings.objects.create(user=user, email=True)
+    NoticeSettings.objects.create(user=user, email=True, address=user.email)
     subscriber = None
     if push is not None:
         subscriber = Subscriber(f"{push.url}/push/{seat}")
@@ -133,6 +133,27 @@ def test_nobody_opted_in_nothing_is_sent() -> None:
     run_worker()
     assert Notice.objects.get().outcome == "nobody to tell: no channel chosen"
     assert not mail.outbox
+
+
+def test_turn_e_mails_go_only_to_the_address_its_owner_confirmed_not_the_accounts_own() -> None:
+    """The account's own address may have been set by an administrator (or the site's former
+    e-mail page) with nobody confirming it: e-mails on without a confirmed address mail nobody."""
+    table = own_pace_room(seconds=0)
+    user = get_user_model().objects.create_user("p1", email="set-by-staff@example.org", password="pw")
+    Player.objects.filter(game__code=table.code, seat=1).update(user=user)
+    NoticeSettings.objects.create(user=user, email=True, controller=table.controllers[1])
+    score_first_legal(table)
+    run_worker()
+    assert not mail.outbox and Notice.objects.get().outcome == "nobody to tell: no channel chosen"
+    services.email_notices_set(user_id=user.pk, on=True, address="p1@example.org", controller=table.controllers[1])
+    [question] = mail.outbox
+    assert services.email_notices_confirm(token=question.body.split("/notices/email/confirm/")[1].split()[0])
+    get_user_model().objects.filter(pk=user.pk).update(email="set-by-staff@example.org")
+    mail.outbox.clear()
+    score_first_legal(table)
+    score_first_legal(table)
+    run_worker()
+    assert [m.to for m in mail.outbox] == [["p1@example.org"]]
 
 
 def test_a_notice_being_sent_by_a_live_worker_is_not_sent_again_and_one_left_by_a_dead_worker_is(

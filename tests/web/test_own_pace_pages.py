@@ -15,6 +15,7 @@ from django.test import Client
 from games import services
 from games.services import notices
 from games.store.models import Game, NoticeSettings, PushSubscription
+from tests.accounts.helpers import sign_up
 from tests.factories import create_room
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
@@ -250,6 +251,40 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
     assert 'value="ana@example.org"' in page and re.search(r'name="on" id="id_on" checked', page)
     client.post("/notices/email", {"address": "ana@example.org"})
     assert not NoticeSettings.objects.get(user=user).email
+
+
+def test_the_accounts_own_address_is_sent_a_link_before_any_turn_e_mail() -> None:
+    """An address on the account (an administrator's doing, or the site's former e-mail page) is
+    not one its owner confirmed: turning e-mails on to it asks there first, like any other."""
+    user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    assert "We sent a link to ana@example.org" in response.content.decode()
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+    assert not NoticeSettings.objects.filter(user=user, email=True).exists()
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    assert NoticeSettings.objects.get(user=user).address == "ana@example.org"
+    # Confirmed once, off and on again needs no new link.
+    client.post("/notices/email", {"address": "ana@example.org"})
+    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    assert "E-mails on" in response.content.decode() and len(mail.outbox) == 1
+    assert NoticeSettings.objects.get(user=user).email
+
+
+def test_an_address_set_on_allauths_email_page_is_not_mailed_turns_without_its_owner_confirming(settings: Any) -> None:
+    """allauth's own e-mail page, with no verification, would let an account make any address
+    its own; the notices page would then take it as confirmed."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    mallory = Client()
+    sign_up(mallory, "mallory")
+    mallory.post("/accounts/email/", {"action_add": "", "email": "victim@example.org"})
+    mallory.post("/accounts/email/", {"action_primary": "", "email": "victim@example.org"})
+    mail.outbox.clear()
+    mallory.post("/notices/email", {"address": "victim@example.org", "on": "on"})
+    user = get_user_model().objects.get(username="mallory")
+    assert [m.to for m in mail.outbox] == [["victim@example.org"]]  # the question, and no turn e-mails yet
+    assert not NoticeSettings.objects.filter(user=user, email=True).exists()
 
 
 @pytest.mark.usefixtures("push_settings")
