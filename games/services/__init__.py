@@ -77,6 +77,7 @@ from games.services.seats import (
 from games.services.subscriptions import (
     PUSH_PER_CONTROLLER,
     SESSION_ENDPOINTS,
+    email_confirmation,
     email_notices_confirm,
     email_notices_set,
     notices_language_set,
@@ -98,6 +99,7 @@ __all__ = [
     "clock_extend",
     "clock_outage",
     "duration",
+    "email_confirmation",
     "email_notices_confirm",
     "email_notices_set",
     "read_confirm_token",

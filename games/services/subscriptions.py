@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+import secrets
+from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -119,6 +120,12 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
 
 CONFIRM_SALT = "yahtzee.notices.email-confirm"
 CONFIRM_MAX_AGE = 3 * 86_400  # seconds a confirmation link works
+# No request waiting: what a new request, a confirmation or turning e-mails off leaves.
+NO_PENDING = {"pending_address": "", "pending_nonce": "", "pending_controller": "", "pending_language": ""}
+# What a confirmation link comes to: "ask" (its page's question, with the address), "done"
+# (confirmed, with the address), "bad" (cut short, changed or expired), or "void" (a newer
+# request, a confirmation or turning e-mails off came after it, or the account is gone).
+Confirmation = tuple[Literal["ask", "done", "bad", "void"], str]
 
 
 def email_notices_set(
@@ -128,69 +135,92 @@ def email_notices_set(
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
     Returns "set", or "confirm": the e-mails are to go to an address the account has not
-    confirmed through the link sent there, so nothing changed and a link went there
-    (``email_notices_confirm``), since anyone may type anyone's address and have the site mail
-    them at every turn. The account's own address (user.email) counts for nothing here: an
-    administrator may have set it, and nobody confirmed it.
+    confirmed through the link sent there, so only the request is kept (``NoticeSettings``'s
+    pending fields, replacing any earlier one) and a link went there (``email_notices_confirm``),
+    since anyone may type anyone's address and have the site mail them at every turn. The
+    account's own address (user.email) counts for nothing here: an administrator may have set
+    it, and nobody confirmed it. Any other choice voids a request waiting.
     """
     user = get_user_model().objects.get(pk=user_id)
-    confirmed = NoticeSettings.objects.filter(user=user).values_list("address", flat=True).first() or ""
-    if on and address and address != confirmed:
-        notices.send_confirmation(
-            address,
-            confirm_token(user_id=user_id, address=address, controller=controller, language=_language(language)),
-            _language(language),
-        )
-        return "confirm"
+    language = _language(language)
     with transaction.atomic():
+        row = NoticeSettings.objects.select_for_update().filter(user=user).first()
+        confirmed = row.address if row is not None else ""
+        if on and address and address != confirmed:
+            nonce = secrets.token_urlsafe(32)
+            pending = {
+                "pending_address": address,
+                "pending_nonce": nonce,
+                "pending_controller": controller,
+                "pending_language": language,
+            }
+            NoticeSettings.objects.update_or_create(user=user, defaults=pending)
+            # Inside the transaction: a letter that cannot be sent leaves no request behind.
+            notices.send_confirmation(address, confirm_token(nonce), language)
+            return "confirm"
         if on and not confirmed:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
         NoticeSettings.objects.update_or_create(
-            user=user, defaults={"email": on, "controller": controller, "language": _language(language)}
+            user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING}
         )
     return "set"
 
 
-def confirm_token(*, user_id: int, address: str, controller: str, language: str) -> str:
-    return signing.dumps([user_id, address, controller, language], salt=CONFIRM_SALT, compress=True)
+def confirm_token(nonce: str) -> str:
+    """The link's token: the request's nonce, signed so that its age can be checked. The seat
+    token and the address stay on the server: the link goes to whatever address was typed in."""
+    return signing.dumps(nonce, salt=CONFIRM_SALT)
 
 
-def read_confirm_token(token: str) -> tuple[int, str, str, str] | None:
+def read_confirm_token(token: str) -> str | None:
+    """The nonce a link carries, or None for one cut short, changed or over three days old."""
     try:
-        user_id, address, controller, language = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
+        nonce = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
     except (signing.BadSignature, ValueError, TypeError):  # SignatureExpired is a BadSignature
         return None
-    if not isinstance(user_id, int) or not all(isinstance(v, str) for v in (address, controller, language)):
-        return None
-    return user_id, address, controller, language
+    return nonce if isinstance(nonce, str) and nonce else None
 
 
-def email_notices_confirm(*, token: str) -> str | None:
+def email_confirmation(token: str) -> Confirmation:
+    """What the link ``token`` asks, for its page: ("ask", the address), or ("bad" / "void", "")."""
+    nonce = read_confirm_token(token)
+    if nonce is None:
+        return "bad", ""
+    address = NoticeSettings.objects.filter(pending_nonce=nonce).values_list("pending_address", flat=True).first()
+    return ("ask", address) if address else ("void", "")
+
+
+def email_notices_confirm(*, token: str) -> Confirmation:
     """The link e-mailed to a new address was followed: the account's e-mails go there from now on.
 
-    Returns the address, or None for a link that is cut, changed, expired or whose account is gone.
+    ("done", the address); ("bad", "") for a link cut short, changed or expired; ("void", "")
+    for one whose request is no longer the one waiting, which changes nothing.
     """
-    read = read_confirm_token(token)
-    if read is None:
-        return None
-    user_id, address, controller, language = read
-    user = get_user_model().objects.filter(pk=user_id).first()
-    if user is None:
-        return None
+    nonce = read_confirm_token(token)
+    if nonce is None:
+        return "bad", ""
     with transaction.atomic():
+        row = NoticeSettings.objects.select_for_update().select_related("user").filter(pending_nonce=nonce).first()
+        if row is None or not row.pending_address:
+            return "void", ""
+        address = row.pending_address
+        user = row.user
         if user.email != address:
             user.email = address
             user.save(update_fields=["email"])
-        NoticeSettings.objects.update_or_create(
-            user=user, defaults={"email": True, "address": address, "controller": controller, "language": language}
-        )
-    return address
+        row.email, row.address = True, address
+        row.controller, row.language = row.pending_controller, row.pending_language
+        for name, value in NO_PENDING.items():
+            setattr(row, name, value)
+        row.save()
+    return "done", address
 
 
 def notices_language_set(*, user_id: int, language: str) -> None:
     """The account's language changed: its e-mails and its browsers' pushes are worded in it from now on."""
     language = _language(language)
     NoticeSettings.objects.filter(user_id=user_id).update(language=language)
+    NoticeSettings.objects.filter(user_id=user_id).exclude(pending_nonce="").update(pending_language=language)
     PushSubscription.objects.filter(user_id=user_id).update(language=language)
 
 
@@ -206,7 +236,7 @@ def notices_stop(*, token: str) -> str | None:
         return None
     kind, ident = read
     if kind == "email":
-        NoticeSettings.objects.filter(user_id=ident).update(email=False)
+        NoticeSettings.objects.filter(user_id=ident).update(email=False, **NO_PENDING)
     else:
         PushSubscription.objects.filter(pk=ident).delete()
     return kind

@@ -393,6 +393,14 @@ class NoticeSettings(models.Model):
     # one turn e-mails go to: not the account's user.email as such, which an administrator or an
     # older version of the site may have set with nobody confirming it.
     address = models.EmailField(max_length=254, blank=True, default="")
+    # The request waiting for its owner's confirmation: the address asked for, the random nonce
+    # the link sent there carries (the link holds nothing else), and the seat token and language
+    # the e-mails are to take. A newer request or a confirmation replaces it and turning e-mails
+    # off clears it, so an older link finds nothing to confirm.
+    pending_address = models.EmailField(max_length=254, blank=True, default="")
+    pending_nonce = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    pending_controller = models.CharField(max_length=64, blank=True, default="")
+    pending_language = models.CharField(max_length=8, blank=True, default="")
     # The account's seat token when it chose (its seats' controller): a seat taken while signed
     # in is the account's through it, whatever device took it.
     controller = models.CharField(max_length=64, blank=True, db_index=True)

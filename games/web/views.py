@@ -402,12 +402,12 @@ def notices_email(request: HttpRequest) -> HttpResponse:
 def notices_email_confirm(request: HttpRequest, token: str) -> HttpResponse:
     """The link sent to a new address for the turn e-mails: its owner agrees to them there."""
     if request.method == "POST":
-        address = services.email_notices_confirm(token=token)
-        context = {"token": token, "done": address, "bad": address is None}
-        return render(request, "games/notices_confirm.html", context, status=200 if address else 400)
-    read = services.read_confirm_token(token)
-    context = {"token": token, "bad": read is None, "address": read[1] if read else ""}
-    return render(request, "games/notices_confirm.html", context, status=200 if read else 400)
+        state, address = services.email_notices_confirm(token=token)
+    else:
+        state, address = services.email_confirmation(token)
+    context = {"token": token, "address": address, state: True}
+    # 410: the link was good, and a newer request, a confirmation or e-mails off voided it.
+    return render(request, "games/notices_confirm.html", context, status={"bad": 400, "void": 410}.get(state, 200))
 
 
 # A subscription (an endpoint of at most 1,000 characters and two keys) is well under this.

@@ -3,8 +3,10 @@ turning notices on and off (and bad input refused whole), the service worker and
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import zlib
 from typing import Any
 
 import pytest
@@ -285,6 +287,91 @@ def test_an_address_set_on_allauths_email_page_is_not_mailed_turns_without_its_o
     user = get_user_model().objects.get(username="mallory")
     assert [m.to for m in mail.outbox] == [["victim@example.org"]]  # the question, and no turn e-mails yet
     assert not NoticeSettings.objects.filter(user=user, email=True).exists()
+
+
+def settings_of(user: Any) -> tuple[bool, str, str, str]:
+    """What the account's e-mails are stored as: on, where, for which seats, and its address."""
+    row = NoticeSettings.objects.get(user=user)
+    user.refresh_from_db()
+    return row.email, row.address, row.controller, user.email
+
+
+def assert_void(link: str) -> None:
+    for response in (Client().get(link), Client().post(link)):
+        assert response.status_code == 410
+        assert "This link is no longer valid" in response.content.decode()
+
+
+def test_an_earlier_link_to_a_mistyped_address_does_not_take_over_the_address_confirmed_after_it() -> None:
+    """The first link, still in a stranger's mailbox for three days, would otherwise send them
+    every turn e-mail (with the private rooms' links) from one click on."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    ana = Client()
+    ana.force_login(user)
+    ana.get("/games")
+    ana.post("/notices/email", {"address": "ana@exmaple.org", "on": "on"})  # a typo: a stranger's mailbox
+    ana.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    typo, right = confirm_link("ana@exmaple.org"), confirm_link("ana@example.org")
+    assert Client().post(right).status_code == 200
+    confirmed = settings_of(user)
+    assert confirmed[:2] == (True, "ana@example.org")
+    assert_void(typo)
+    assert_void(right)  # used once, the link is spent
+    assert settings_of(user) == confirmed
+
+
+def test_a_link_asked_for_before_a_newer_one_no_longer_confirms() -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    ana = Client()
+    ana.force_login(user)
+    ana.post("/notices/email", {"address": "ana@exmaple.org", "on": "on"})
+    ana.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert_void(confirm_link("ana@exmaple.org"))
+    assert settings_of(user) == (False, "", "", "")
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    assert settings_of(user)[1] == "ana@example.org"
+
+
+@pytest.mark.parametrize("how", ["the form", "the stop link"])
+def test_turning_e_mails_off_voids_the_link_waiting(how: str) -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    ana = Client()
+    ana.force_login(user)
+    ana.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    Client().post(confirm_link("ana@example.org"))
+    ana.post("/notices/email", {"address": "ana@elsewhere.org", "on": "on"})
+    if how == "the form":
+        ana.post("/notices/email", {"address": "ana@example.org"})
+    else:
+        assert Client().post(f"/notices/stop/{notices.stop_token('email', user.pk)}").status_code == 200
+    assert_void(confirm_link("ana@elsewhere.org"))
+    assert settings_of(user)[:2] == (False, "ana@example.org")
+    assert not get_user_model().objects.filter(email="ana@elsewhere.org").exists()
+
+
+def readable(token: str) -> str:
+    """What anyone holding a django.core.signing token reads in it without the site's key."""
+    payload = token.split(":")[0]
+    raw = base64.urlsafe_b64decode(payload.lstrip(".") + "=" * (-len(payload.lstrip(".")) % 4))
+    return (zlib.decompress(raw) if payload.startswith(".") else raw).decode()
+
+
+def test_the_confirmation_link_mailed_to_a_typed_in_address_does_not_carry_the_accounts_seat_token() -> None:
+    """The link goes to whatever address was typed in (a stranger's, a typo's); a signed token
+    is readable by anyone, and the seat token in it would let them play the account's seats."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    ana = Client()
+    ana.force_login(user)
+    ana.get("/games")
+    ana.post("/rooms/new", {"name": "Ana", "ruleset": "official", "mode": "online"})
+    token = controller(ana)
+    ana.post("/notices/email", {"address": "typo@example.org", "on": "on"})
+    link = confirm_link("typo@example.org")
+    read = readable(link.rsplit("/", 1)[1])
+    assert token not in read and "typo@example.org" not in read, f"the e-mail to typo@example.org reads {read}"
+    # The seat token is read on the server when the link is followed.
+    assert Client().post(link).status_code == 200
+    assert NoticeSettings.objects.get(user=user).controller == token
 
 
 @pytest.mark.usefixtures("push_settings")
