@@ -4,6 +4,11 @@ Every service is one transaction, so a page read that fails this way changed not
 form post is another matter: the connection may have dropped during the commit, after
 the move was stored, so the page says the result is unknown and the room will show it.
 Django reconnects on the next request (``conn_health_checks``), so the site comes back by itself when the database does.
+
+The page is in the reader's language: LocaleMiddleware (and a signed-in player's account
+language, which falls back to it when the session cannot be read) has activated it before
+any view runs. It is drawn from a template of its own, without the request: the site's usual
+page reads the session and the user, both in the database that is away.
 """
 
 from __future__ import annotations
@@ -15,34 +20,51 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.utils.html import escape
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from games.domain import errors
 
 log = logging.getLogger(__name__)
 
-MESSAGE = "The game's database cannot be reached just now. Nothing was changed; please try again in a moment."
-UNKNOWN = (
+TITLE = _("Back in a moment")
+MESSAGE = _("The game's database cannot be reached just now. Nothing was changed; please try again in a moment.")
+UNKNOWN = _(
     "The game's database went away while this was being saved: the result is unknown. "
     "Open the room again in a moment to see whether it was."
 )
 
+# Only if the template itself cannot be drawn (a broken install): the texts are still the reader's.
+_FALLBACK = (
+    '<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title></head>'
+    "<body><main><h1>{title}</h1><p>{message}</p></main></body></html>"
+)
+
 
 def unavailable(request: HttpRequest) -> HttpResponse:
-    message = MESSAGE if request.method in ("GET", "HEAD", "OPTIONS") else UNKNOWN
-    code = errors.UNAVAILABLE if message is MESSAGE else errors.OUTCOME_UNKNOWN
+    read = request.method in ("GET", "HEAD", "OPTIONS")
+    code = errors.UNAVAILABLE if read else errors.OUTCOME_UNKNOWN
+    message = str(MESSAGE if read else UNKNOWN)
     accept = request.headers.get("Accept", "")
     if request.path.endswith(".json") or ("application/json" in accept and "text/html" not in accept):
         response = HttpResponse(
             json.dumps({"error": code, "message": message}), content_type="application/json", status=503
         )
     else:
-        response = HttpResponse(
-            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back in a moment</title></head>'
-            f"<body><main><h1>Back in a moment</h1><p>{message}</p></main></body></html>",
-            status=503,
-        )
+        response = HttpResponse(page(message), status=503)
     response["Retry-After"] = "5"
     return response
+
+
+def page(message: str) -> str:
+    """The 503 page in the active language; no request, so nothing reads the session or the user."""
+    try:
+        return render_to_string("unavailable.html", {"title": str(TITLE), "message": message})
+    except Exception:  # noqa: BLE001 - the database is away: this answer must not fail in its turn
+        log.exception("the database-away page could not be rendered")
+        return _FALLBACK.format(lang=escape(get_language() or "en"), title=escape(TITLE), message=escape(message))
 
 
 class DatabaseUnavailableMiddleware:

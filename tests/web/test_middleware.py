@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import html
 import json
+from collections.abc import Callable
 
 import pytest
 from asgiref.sync import iscoroutinefunction
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.template import TemplateDoesNotExist
 from django.test import Client, RequestFactory
+from django.utils import translation
+from django.utils.functional import Promise
 
 from games.domain import errors
-from games.web.middleware import MESSAGE, UNKNOWN, DatabaseUnavailableMiddleware
+from games.web.middleware import MESSAGE, TITLE, UNKNOWN, DatabaseUnavailableMiddleware
 
 
 def ok(request: HttpRequest) -> HttpResponse:
@@ -26,7 +31,8 @@ def test_a_lost_database_is_a_503_page_that_says_nothing_changed(exception: Exce
     response = middleware.process_exception(RequestFactory().get("/r/abc/", HTTP_ACCEPT="text/html"), exception)
     assert response is not None and response.status_code == 503
     assert response["Retry-After"] == "5"
-    assert "Back in a moment" in response.content.decode() and MESSAGE in response.content.decode()
+    page = html.unescape(response.content.decode())
+    assert "Back in a moment" in page and str(MESSAGE) in page
 
 
 @pytest.mark.parametrize(
@@ -69,6 +75,49 @@ def test_a_page_whose_database_read_fails_answers_503(monkeypatch: pytest.Monkey
     monkeypatch.setattr("games.store.selectors.room_or_none", unreachable)
     response = Client().get("/r/abcdefghij/")
     assert response.status_code == 503 and "Back in a moment" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_database_away_page_is_in_the_readers_language(
+    monkeypatch: pytest.MonkeyPatch, german: Callable[[str | Promise], str]
+) -> None:
+    """A moment without the database (a restart, a failover, SQLite's "database is locked") is
+    told in the language the reader's pages are in, marked as that language."""
+
+    def unreachable(code: str) -> None:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("games.store.selectors.room_or_none", unreachable)
+    response = Client(HTTP_ACCEPT_LANGUAGE="de").get("/r/abcdefghij/")
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 503 and '<html lang="de"' in page
+    assert f"<title>{german(TITLE)}</title>" in page and german(MESSAGE) in page, page
+    assert "<title>Back in a moment</title>" not in page
+
+
+def test_a_form_post_the_database_failed_during_is_told_in_the_readers_language(
+    german: Callable[[str | Promise], str],
+) -> None:
+    request = RequestFactory().post("/r/abc/roll", HTTP_ACCEPT="text/html")
+    with translation.override("de"):
+        response = middleware.process_exception(request, OperationalError("gone"))
+    assert response is not None and response.status_code == 503
+    page = html.unescape(response.content.decode())
+    assert '<html lang="de"' in page and german(UNKNOWN) in page
+
+
+def test_the_database_away_page_is_still_answered_in_the_readers_language_when_it_cannot_be_drawn(
+    monkeypatch: pytest.MonkeyPatch, german: Callable[[str | Promise], str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> str:
+        raise TemplateDoesNotExist("unavailable.html")
+
+    monkeypatch.setattr("games.web.middleware.render_to_string", broken)
+    with translation.override("de"):
+        response = middleware.process_exception(RequestFactory().get("/r/abc/"), OperationalError("gone"))
+    assert response is not None and response.status_code == 503 and response["Retry-After"] == "5"
+    page = html.unescape(response.content.decode())
+    assert '<html lang="de"' in page and german(TITLE) in page and german(MESSAGE) in page
 
 
 @pytest.mark.django_db
