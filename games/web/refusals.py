@@ -3,7 +3,8 @@
 The services word their refusals in English (``RuleViolation.message``, also what the socket
 sends and the log keeps). A page shows the code's words instead, the same the room page's
 script shows for the socket's (static/js/words.js), when the reader's language is not
-English; in English the service's own, more particular message.
+English; in English the service's own, more particular message. Every code a page's form
+can meet has words here: a code without them would put an English sentence on the page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from games.domain.rules import RuleViolation
 
 WORDS = {
+    # The rules.
     "game_not_started": _("The game has not started yet."),
     "game_over": _("The game is over."),
     "not_your_turn": _("It is not your turn."),
@@ -22,7 +24,16 @@ WORDS = {
     "all_held": _("Keep at most four dice: a roll needs at least one die to throw."),
     "box_filled": _("That box is already filled."),
     "joker_forbids": _("That box is not allowed for this roll."),
+    "bad_die_index": _("Those dice are not on the table: choose up to five to keep."),
+    "unknown_box": _("There is no box by that name."),
+    "bad_column": _("That column is not on this scorecard."),
+    "bad_players": _("That is not a number of players a game can have."),
     "already_started": _("The game has already started."),
+    # The services. A form sent again (a double click, a reload, the back button) or drawn before
+    # someone else moved meets stale or repeated_action: the room page's script says the first
+    # as this, and shows the table for the second.
+    "stale": _("The table changed just before your move: have a look and try again."),
+    "repeated_action": _("That was already done: the table shows it."),
     "not_a_player": _("You are not playing in this room."),
     "not_host": _("Only the host can do that."),
     "room_full": _("The room is full."),
@@ -31,15 +42,37 @@ WORDS = {
     "bad_name": _("Choose a name of 1 to 24 characters."),
     "name_taken": _("Someone at the table already has that name."),
     "kicked": _("The host took you out of this room: you can watch."),
+    "bad_seat": _("That seat is not there any more: the table is being brought up to date."),
+    "bad_ruleset": _("Choose one of the rule sets offered."),
+    "bad_request": _("That request could not be used: allow cookies for this site, reload the page and try again."),
     "local_room": _("This game is played on one device."),
+    "not_over": _("The game is not over yet."),
+    "bad_level": _("Choose one of the computer levels offered."),
+    "player_present": _("That player is here now: only an away player's seat can be taken over."),
+    # Social play, your own pace and its notices.
     "paused": _("The host paused the game: play goes on when they resume it."),
+    "not_paused": _("The game is not paused."),
+    "bad_timer": _("Choose one of the times offered."),
+    "bad_pace": _("That pace is not offered for this game."),
+    "own_pace": _("At your own pace nobody need be online: a seat is not taken over for being away."),
+    "no_address": _("Give the address to e-mail you at."),
+    # A form's field the frame's check refused (one that lost a field: FORM_PROBLEMS in views.py).
+    "missing_field": _("The form was missing something; reload the page and try again."),
+    "bad_field": _("Something in the form was not what the game expected; reload the page and try again."),
+    # The server itself.
     "unavailable": _("The server is busy for a moment: nothing was lost, try again."),
     "rate_limited": _("Too many actions at once: slow down a little."),
 }
 
 
+class Worded(RuleViolation):
+    """A refusal the page words itself (a form that lost a field), its message already in the reader's language."""
+
+
 def refusal(exc: RuleViolation) -> str:
     """What a page says for ``exc``: its code's words in the reader's language, else its own message."""
+    if isinstance(exc, Worded):
+        return exc.message
     words = WORDS.get(exc.code)
     if words is None or (get_language() or "en").split("-")[0] == "en":
         return exc.message

@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -33,7 +34,7 @@ from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
 from games.web.errorpages import NO_ROOM_PAGE
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
-from games.web.refusals import refusal
+from games.web.refusals import Worded, refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
     from games.store.models import Game
@@ -160,10 +161,10 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
 
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
 ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove"})
-# What a form that lost a field says; any other bad field gets the frame's own message.
+# What a form that lost a field says; any other bad field gets its code's words (refusal()).
 FORM_PROBLEMS = {
-    "version": (services.BAD_REQUEST, "The form was missing its game version; reload the page."),
-    "seat": (services.BAD_SEAT, "The form did not say which seat; reload the page."),
+    "version": (services.BAD_REQUEST, _("The form was missing its game version; reload the page.")),
+    "seat": (services.BAD_SEAT, _("The form did not say which seat; reload the page.")),
 }
 
 
@@ -177,8 +178,10 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     try:
         return protocol.from_form(action, fields)
     except protocol.FrameError as exc:
-        code, message = FORM_PROBLEMS.get(exc.field, (exc.code, exc.message))  # worded for the page by refusal()
-        raise RuleViolation(code, message) from exc
+        if exc.field in FORM_PROBLEMS:
+            code, words = FORM_PROBLEMS[exc.field]
+            raise Worded(code, str(words)) from exc
+        raise RuleViolation(exc.code, exc.message) from exc  # worded for the page by refusal()
 
 
 def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:

@@ -4,9 +4,11 @@ the box names) in the active language."""
 
 from __future__ import annotations
 
+import html
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,14 +17,18 @@ from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.test import Client
 from django.utils import translation
+from django.utils.functional import Promise
 
 from accounts import selectors as account_selectors
 from accounts.models import Profile, Standing
+from games.domain import errors
 from games.domain.rules import RULESETS, Box
 from games.services import words
+from games.store.models import Game
 from games.store.selectors import duration
 from games.web import docpages
 from games.web.i18n import catalog_version
+from games.web.refusals import WORDS
 from tests.accounts.helpers import PASSWORD, sign_up, user
 from tests.factories import create_room, open_room, play_to_end
 
@@ -294,6 +300,112 @@ def test_a_refusal_a_page_shows_is_in_the_readers_language_and_in_english_the_se
     assert "Jemand am Tisch hat diesen Namen schon." in page
     english = Client(HTTP_ACCEPT_LANGUAGE="en").post(f"/r/{code}/join", {"name": "ann"}, follow=True)
     assert "Someone here is already called ann." in english.content.decode()
+
+
+def shown_errors(response: Any) -> list[str]:
+    return [html.unescape(e) for e in re.findall(r'<p class="error">([^<]*)</p>', response.content.decode())]
+
+
+def started(client: Client) -> Game:
+    code = create_room(client, name="Ann")
+    game = Game.objects.get(code=code)
+    client.post(f"/r/{code}/start", {"version": game.version, "action_id": "start"})
+    game.refresh_from_db()
+    assert game.status == "playing"
+    return game
+
+
+def test_a_stale_no_script_form_is_refused_in_the_readers_language(german: Callable[[str | Promise], str]) -> None:
+    """The no-script table's form sent twice (a double click, the back button, a reload that
+    posts again) or after anyone else moved is refused as stale, in the reader's words."""
+    ann = Client(HTTP_ACCEPT_LANGUAGE="de")
+    game = started(ann)
+    version = game.version
+    ann.post(f"/r/{game.code}/roll", {"version": str(version), "action_id": "r-1"})
+    game.refresh_from_db()
+    after = (game.version, game.moves.count())
+    response = ann.post(f"/r/{game.code}/roll", {"version": str(version), "action_id": "r-2"}, follow=True)
+    assert '<html lang="de"' in response.content.decode()
+    assert shown_errors(response) == [german("The table changed just before your move: have a look and try again.")]
+    game.refresh_from_db()
+    assert (game.version, game.moves.count()) == after  # refused, nothing stored
+
+
+# What a form post of the no-script table can be refused with, and the words a German reader gets.
+FORM_REFUSALS = [
+    # The page was drawn for an older version (the commonest refusal of a form post).
+    ("roll", {"version": "-1"}, "The table changed just before your move: have a look and try again."),
+    # A seat that is not there (the page was drawn before the lobby changed).
+    ("leave", {"seat": "5"}, "That seat is not there any more: the table is being brought up to date."),
+    # A form that lost a field: the view's own sentences.
+    ("roll", {"version": None}, "The form was missing its game version; reload the page."),
+    ("leave", {}, "The form did not say which seat; reload the page."),
+    # Fields the frame's check refuses.
+    (
+        "roll",
+        {"action_id": "x" * 200},
+        "Something in the form was not what the game expected; reload the page and try again.",
+    ),
+    ("roll", {"held": "7"}, "Those dice are not on the table: choose up to five to keep."),
+    ("score", {}, "The form was missing something; reload the page and try again."),
+    ("score", {"box": "sevens"}, "There is no box by that name."),
+    ("score", {"box": "chance", "column": "9"}, "That column is not on this scorecard."),
+]
+
+
+@pytest.mark.parametrize(
+    ("action", "fields", "said"),
+    FORM_REFUSALS,
+    ids=[
+        "stale", "bad_seat", "lost_version", "lost_seat", "bad_field", "bad_die_index", "missing_field",
+        "unknown_box", "bad_column",
+    ],
+)  # fmt: skip
+def test_a_no_script_forms_refusal_is_shown_in_the_readers_language(
+    action: str, fields: dict[str, str | None], said: str, german: Callable[[str | Promise], str]
+) -> None:
+    anna = Client(HTTP_ACCEPT_LANGUAGE="de")
+    game = started(anna)
+    before = (game.version, game.moves.count())
+    data = {"version": str(game.version), "action_id": "f-1", **fields}
+    response = anna.post(f"/r/{game.code}/{action}", {k: v for k, v in data.items() if v is not None}, follow=True)
+    assert '<html lang="de"' in response.content.decode()
+    assert shown_errors(response) == [german(said)]
+    game.refresh_from_db()
+    assert (game.version, game.moves.count()) == before  # refused, nothing stored
+
+
+def test_in_english_a_form_that_lost_a_field_says_which() -> None:
+    ann = Client(HTTP_ACCEPT_LANGUAGE="en")
+    game = started(ann)
+    response = ann.post(f"/r/{game.code}/roll", {"action_id": "f-1"}, follow=True)
+    assert shown_errors(response) == ["The form was missing its game version; reload the page."]
+
+
+# Codes no page's refusal meets: the socket's own (a frame's shape, chat and reactions, the
+# coach, a socket's limits and faults), the JSON answers to the pages' scripts, the 503 page's
+# (games/web/middleware.py), and dice the server rolled itself.
+NEVER_ON_A_PAGE = {
+    "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
+    "muted", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error", "too_many_sockets",
+    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice",
+}  # fmt: skip
+
+
+def test_every_refusal_a_page_can_show_has_words_in_the_readers_language() -> None:
+    codes = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
+    assert sorted(codes - NEVER_ON_A_PAGE - set(WORDS)) == []
+
+
+def test_a_page_words_a_refusal_as_the_room_pages_script_does() -> None:
+    script = (settings.BASE_DIR / "static" / "js" / "words.js").read_text()
+    table = script[script.index("const ERRORS = {") : script.index("};", script.index("const ERRORS = {"))]
+    worded = dict(re.findall(r'^\s+([a-z_]+): gettext\("((?:[^"\\]|\\.)*)"\)', table, re.MULTILINE))
+    assert worded, "the script's table of error words"
+    differ = {code: (words, worded[code]) for code, words in WORDS.items() if code in worded and words != worded[code]}
+    assert differ == {}
+    room = (settings.BASE_DIR / "static" / "js" / "room.js").read_text()
+    assert f'frame.code === "stale" && mineFailed) toast(gettext("{WORDS["stale"]}")' in room
 
 
 def test_the_javascript_catalog_stores_nothing_in_the_shared_cache_whatever_its_address(monkeypatch: Any) -> None:
