@@ -70,9 +70,14 @@ def game_join(
         active = [s for s in game.room.seats if s.active]
         if game.local and not game.room.plays(controller):
             raise RuleViolation(LOCAL_ROOM, "This game is played on one device: you can watch it.")
+        same = next((s for s in active if name_key(s.name) == name_key(display)), None)
+        if same is not None and same.controlled_by(controller):
+            # This browser sits there under that name already: the join form sent twice (a double
+            # click), answered with the seat it has rather than "someone here is called that".
+            return Player.objects.get(pk=same.player)
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
-        if any(name_key(s.name) == name_key(display) for s in active):
+        if same is not None:
             raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
         # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
         # out, a mute keeps it quiet (leaving and joining again would undo either).

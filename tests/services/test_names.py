@@ -84,3 +84,18 @@ def test_a_name_with_an_invisible_mark_cannot_sit_beside_its_twin(twin: str) -> 
     with pytest.raises(RuleViolation) as caught:
         services.game_join(code=table.code, name=twin, controller="someone-else")
     assert caught.value.code == NAME_TAKEN
+
+
+@pytest.mark.django_db
+def test_a_join_sent_twice_by_one_browser_keeps_its_seat_and_another_browser_is_still_refused_the_name() -> None:
+    """A double click on "Take a seat" posts the join twice: the second is answered with the seat the
+    browser has (its page said "someone here is already called Bob" while Bob sat there)."""
+    table = open_room(1, start=False)
+    first = services.game_join(code=table.code, name="Bob", controller="bobs-browser")
+    version = Game.objects.get(code=table.code).version
+    again = services.game_join(code=table.code, name="bob", controller="bobs-browser")
+    assert again.pk == first.pk and Game.objects.get(code=table.code).version == version
+    assert [s.name for s in Game.objects.get(code=table.code).room.seats] == ["P0", "Bob"]
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=table.code, name="Bob", controller="someone-else")
+    assert caught.value.code == NAME_TAKEN and Game.objects.get(code=table.code).version == version
