@@ -564,6 +564,14 @@ function act(build, kind) {
   return false;
 }
 
+// A button whose action is still on its way does nothing on a second click: a double click on
+// Start, Add computer or Pause would send it twice, and each would be built on the state the
+// first led to (two computers seated; "The game has already started").
+function actOnce(kind, build) {
+  if (client.pending(kind)) return false;
+  return act(build, kind);
+}
+
 function askHint() {
   if (client.askHint()) draw();
 }
@@ -726,11 +734,11 @@ function drawLobby(v) {
   if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
   $("start")?.addEventListener("click", () => {
-    ui.focusDice = act(() => ({ type: "start" }));
+    ui.focusDice = actOnce("start", () => ({ type: "start" }));
   });
   $("add-bot")?.addEventListener("click", () => {
     const level = $("bot-level").value;
-    act(() => ({ type: "add_bot", level }));
+    actOnce("add_bot", () => ({ type: "add_bot", level }));
   });
 }
 
@@ -806,8 +814,8 @@ function drawSeats(v) {
         replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name }),
       }[what];
       if (question && !window.confirm(question)) return;
-      if (what === "replace") act(() => ({ type: "replace", seat, level: "optimal" }));
-      else act(() => ({ type: what, seat }));
+      if (what === "replace") actOnce(`replace-${seat}`, () => ({ type: "replace", seat, level: "optimal" }));
+      else actOnce(`${what}-${seat}`, () => ({ type: what, seat }));
     }),
   );
 }
@@ -907,7 +915,7 @@ $("chat-toggle").addEventListener("click", () => {
 });
 $("pause").addEventListener("click", () => {
   const type = client.state.paused ? "resume" : "pause";
-  act(() => ({ type }));
+  actOnce("pause", () => ({ type }));
 });
 document.addEventListener("pointerdown", comeBack);
 document.addEventListener("keydown", comeBack);

@@ -109,3 +109,23 @@ def test_a_painted_roll_is_announced_with_its_colours_and_keys_held_in_the_chat_
             page.keyboard.down(key)
         page.keyboard.up(key)
     assert page.input_value("#chat-text") == "111   xxx"
+
+
+def test_a_double_click_on_a_hosts_button_is_one_action(live_site: LiveSite, new_page: Any) -> None:
+    host = new_page()
+    url = create_online(host, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    host.wait_for_selector("#add-bot")
+    host.dblclick("#add-bot")  # an impatient double click: one computer
+    act(host, [host], lambda: host.click("#add-bot"))  # answered after anything the double click sent
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    seated = live_site.query(
+        "SELECT count(*) FROM games_player p JOIN games_game g ON g.id = p.game_id"
+        " WHERE g.code = ? AND p.status = 'active'",
+        code,
+    )
+    assert seated == [(3,)]
+    host.dblclick("#start")  # the game starts, and the page does not say it had already started
+    host.wait_for_selector("#roll")
+    act(host, [host], lambda: host.click("#roll"))  # answered after the double click's frames
+    assert host.locator("#toast").is_hidden() or "already" not in host.inner_text("#toast")

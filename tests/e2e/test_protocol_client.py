@@ -139,6 +139,17 @@ def test_one_action_in_flight_and_the_next_is_built_from_the_answered_state(page
     assert page.evaluate("client.idle()") is True
 
 
+def test_an_action_of_a_kind_on_its_way_or_waiting_is_pending_until_answered(page: Any) -> None:
+    js(page, "h.make(); h.hello(4); client.enqueue(() => ({type: 'add_bot', level: 'casual'}), 'add_bot');")
+    assert page.evaluate("[client.pending('add_bot'), client.pending('start')]") == [True, False]
+    js(page, "client.enqueue(() => ({type: 'start'}), 'start');")  # waits behind the first
+    assert page.evaluate("[client.pending('add_bot'), client.pending('start')]") == [True, True]
+    js(page, "h.frame(h.state(5))")  # the first answered: the second is sent
+    assert page.evaluate("[client.pending('add_bot'), client.pending('start')]") == [False, True]
+    js(page, "h.frame(h.state(6))")
+    assert page.evaluate("[client.pending('add_bot'), client.pending('start')]") == [False, False]
+
+
 def test_a_queued_action_that_no_longer_applies_is_skipped(page: Any) -> None:
     js(
         page,

@@ -101,6 +101,11 @@ export class RoomClient {
     return Boolean(this.inflight && moving(this.inflight.type)) || this.queue.some((item) => moving(item.kind));
   }
 
+  /** An action of this kind sent and unanswered, or waiting to be sent (a second click of a button whose first is on its way). */
+  pending(kind) {
+    return Boolean(this.inflight && this.inflightKind === kind) || this.queue.some((item) => item.kind === kind);
+  }
+
   /** Nothing sent and unanswered, nothing waiting. */
   idle() {
     return !this.inflight && !this.queue.length;
@@ -108,9 +113,11 @@ export class RoomClient {
 
   pump() {
     while (!this.inflight && this.queue.length && this.connected) {
-      const frame = this.queue.shift().build(this.state);
+      const item = this.queue.shift();
+      const frame = item.build(this.state);
       if (!frame) continue;
       this.inflight = { ...frame, version: this.state.version, id: `${this.pageId}-${++this.counter}` };
+      this.inflightKind = item.kind;
       this.send(this.inflight);
     }
   }
