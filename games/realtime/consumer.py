@@ -75,17 +75,23 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
             await self.close(code=CLOSE_TOO_MANY)
             return
+        # The socket hears the room's frames before it reads the room: a move or a chat line
+        # committed while it reads (another socket's, the scheduler's) reaches it then, where
+        # it would have gone only to the sockets already there. They are held until the socket
+        # is accepted and welcomed: the server may send nothing before the accept, and the page
+        # wants its seats and the state first (an older state among them it drops by version).
+        self.early: list[str] | None = []
+        await fanout.join(self.code, self)
+        self.joined = True
         hello = await db_upkeep(self._arrive)(ip)
         if hello is None:  # the same refusal as for any unknown room
+            self.joined = False
+            await fanout.leave(self.code, self)
             await self.close(code=CLOSE_NO_ROOM)
             return
-        # The room's frames from now on are held until the socket is accepted and welcomed: the
-        # server may send nothing before the accept, and the page wants its seats and the state first.
-        self.early: list[str] | None = []
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
-        await fanout.join(self.code, self, version=protocol.loads(state)["version"])
-        self.joined = True
+        fanout.welcomed(self.code, self, protocol.loads(state)["version"])
         sockets.start_sweeping()
         await self.accept()
         # The state listeners hear it too: a bot whose process died is played from here.

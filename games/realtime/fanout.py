@@ -189,6 +189,17 @@ async def join(code: str, socket: Socket, *, version: int | None = None) -> None
         await _enter(layer, relay, [code])
 
 
+def welcomed(code: str, socket: Socket, version: int) -> None:
+    """``socket``, the room's only one here, is welcomed with state ``version``: an equal or older
+    one (an answer to this process's ``joined``, say) is not sent to it again. With other
+    sockets of the room here nothing is noted: a state older than this one that has not reached
+    them yet still must (the page drops one it has already)."""
+    transport = current()
+    with transport.lock:
+        if list(transport.members.get(code, {})) == [socket] and transport.latest.get(code, -1) < version:
+            transport.latest[code] = version
+
+
 def forget(code: str, socket: Socket) -> bool:
     """Drop ``socket`` from the room here; True if it was the last of its event loop's."""
     transport = current()
