@@ -111,7 +111,11 @@ class Hint(Incoming, tag="hint"):
     }
 
 
-# Social frames: not versioned actions; "seat" is who speaks on a shared device.
+_HELD_PROBLEM = (errors.BAD_DIE_INDEX, "Held dice are a list of at most five indices 0 to 4.")
+_SEAT_PROBLEM = (errors.BAD_SEAT, "A seat is a number from 0.")
+
+
+# Social frames: not versioned actions; "seat" is whose they are on a shared device (who speaks, who is back).
 
 
 class Chat(Incoming, tag="chat"):
@@ -135,14 +139,19 @@ class React(Incoming, tag="react"):
 
 
 class Back(Incoming, tag="back"):
-    """A player back at the table takes their seat back from the computer."""
+    """A player back at the table takes their seat back from the computer.
 
+    ``seat``: the seat taken back, which a browser playing several seats must name (without
+    it, only a browser's one seat is taken back).
+    """
+
+    seat: Seat | UnsetType = UNSET
     id: Text | UnsetType = UNSET
     service: ClassVar[str] = "seat_reclaim"
+    problems: ClassVar[dict[str, tuple[str, str]]] = {"seat": _SEAT_PROBLEM}
 
-
-_HELD_PROBLEM = (errors.BAD_DIE_INDEX, "Held dice are a list of at most five indices 0 to 4.")
-_SEAT_PROBLEM = (errors.BAD_SEAT, "A seat is a number from 0.")
+    def arguments(self) -> dict[str, Any]:
+        return {} if self.seat is UNSET else {"seat": self.seat}
 
 
 class Action(Incoming):
@@ -379,7 +388,7 @@ class Error(Outgoing, tag="error"):
 
 
 class You(Outgoing, tag="you"):
-    seats: list[int]  # the seats this socket's browser controls
+    seats: list[int]  # the seats this socket's browser controls, or a computer plays for while its player is away
     # Their players (each seat's ``player`` in the state): the page follows them to new seat
     # numbers when an earlier seat leaves the lobby.
     players: list[int] = []

@@ -109,7 +109,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if ratelimit.miss_refused(ip):
             return None  # over the limit even a right guess is refused, as over HTTP
         # A player whose seat a computer took over while they were away gets it back by coming
-        # back. A socket without a controller (a spectator) has no seat to take back: no query.
+        # back, if the browser is theirs alone: a shared device's players each name their seat
+        # (the service takes none back then). A socket without a controller (a spectator) has
+        # no seat to take back: no query.
         if self.controller:
             services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)

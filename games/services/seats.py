@@ -327,32 +327,53 @@ def reclaimable(game: Game, controller: str) -> list[int]:
     return game.room.reclaimable(controller, playing=game.status == Game.Status.PLAYING)
 
 
-def seat_reclaim(*, code: str, controller: str) -> list[int]:
+def seat_reclaim(*, code: str, controller: str, seat: int | None = None) -> list[int]:
     """A player back in the room (the same browser) takes back the seats a computer played for them.
 
+    A browser that plays one seat takes it back on any sign of its player (``seat`` None: a
+    tap, a key, its socket connecting). A browser that plays several (pass-and-play, players
+    added on one device) takes back only the ``seat`` its player names: at a shared device
+    a tap or a reconnect may be anyone's, and whoever is there is not the one who walked off
+    (their seat handed back would run out on the clock again, twice, over and over).
     Unlocked read first (a socket connects far more often than anyone comes back), then
     under the Game row's lock: the seat is the person's again at once (their turn, if it is
     that seat's), and each seat taken back is a ``reclaim`` Move that tells the room.
-    Returns the seats taken back.
+    Returns the seats taken back: none for a seat already back or kept by the browser after
+    the game; a seat that is not there, or not this browser's, is refused (``bad_seat``).
     """
     game = Game.objects.filter(code=code).first()
-    if game is None or not reclaimable(game, controller):
+    if game is None or (seat is None and not reclaimable(game, controller)):
         return []
     with transaction.atomic():
         game = locked(code)
-        seats = reclaimable(game, controller)
-        for seat in seats:
-            entry = game.room.seats[seat]
+        seats = _to_reclaim(game, controller, seat)
+        for index in seats:
+            entry = game.room.seats[index]
             record(
                 game,
                 kind=Move.Kind.RECLAIM,
                 player_id=entry.player,
-                payload={"seat": seat, "name": entry.name},
+                payload={"seat": index, "name": entry.name},
                 actor=controller,
                 action_id="",
-                room=game.room.reclaimed(seat, controller),
+                room=game.room.reclaimed(index, controller),
             )
     return seats
+
+
+def _to_reclaim(game: Game, controller: str, seat: int | None) -> list[int]:
+    """The seats ``seat_reclaim`` takes back for ``controller`` (``seat``: the one its player named)."""
+    room = game.room
+    seats = reclaimable(game, controller)
+    if seat is None:
+        return seats if len(room.seats_kept_for(controller)) == 1 else []
+    if not 0 <= seat < len(room.seats):
+        raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
+    if seat in seats:
+        return [seat]
+    if seat in room.seats_kept_for(controller):
+        return []  # back already (a second tap), or the game is over: nothing to take
+    raise RuleViolation(BAD_SEAT, f"Seat {seat!r} is not one a computer plays for you.")
 
 
 LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)

@@ -204,11 +204,11 @@ def ruleset_info(name: str) -> dict[str, Any]:
 
 
 def seats_of(game: Game, controller: str) -> list[int]:
-    """The seats still in the game that this browser (its controller token) plays; once the game is
-    over, with those a computer finished for it while it was away (its player is offered the rematch)."""
-    if game.is_over:
-        return game.room.seats_kept_for(controller)
-    return game.room.seats_of(controller)
+    """The seats still in the game that this browser (its controller token) plays, with those a
+    computer plays for it while its player is away: the page offers each back by name when the
+    browser plays several (a reconnect takes none back then), and once the game is over those a
+    computer finished for it (its player is offered the rematch). The state says which are whose."""
+    return game.room.seats_kept_for(controller)
 
 
 def _getting_ready(game: Game) -> dict[str, int | None] | None:

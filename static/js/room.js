@@ -552,10 +552,17 @@ function tickClock() {
   });
 }
 
-// A player whose seat the computer took after their turns ran out gets it back by acting again.
+// A player whose seat the computer took after their turns ran out gets it back by acting again:
+// on a browser of their own any tap or key is theirs. On a shared device a tap may be the next
+// player's, so each away player names their seat with its own button (seatBack).
 function comeBack() {
-  if (!view().awaySeats.length || Date.now() - ui.lastBack < 3000) return;
+  const v = view();
+  if (!v.awaySeats.length || v.sharedDevice || Date.now() - ui.lastBack < 3000) return;
   if (client.sendSocial({ type: "back" })) ui.lastBack = Date.now();
+}
+
+function seatBack(seat) {
+  if (!client.sendSocial({ type: "back", seat })) toast(gettext("Reconnecting: play resumes when the connection is back."), "info");
 }
 
 function act(build, kind) {
@@ -777,6 +784,7 @@ function drawPlay(v) {
   play.querySelectorAll(".die").forEach((el) => el.addEventListener("click", () => toggleHold(Number(el.dataset.die))));
   $("roll")?.addEventListener("click", roll);
   $("back")?.addEventListener("click", comeBack);
+  play.querySelectorAll("[data-back]").forEach((el) => el.addEventListener("click", () => seatBack(Number(el.dataset.back))));
   $("hint")?.addEventListener("click", askHint);
   play.querySelectorAll("[data-react]").forEach((el) => el.addEventListener("click", () => sendReaction(el.dataset.react)));
 }

@@ -1,6 +1,6 @@
 """What each player sees on the room page: the game's end and its review, the header on a phone,
-a seat the computer plays, a shared device (whose turn, who posts in the chat, the columns)
-and the chat's length limit.
+a seat the computer plays (on a shared device, taken back only by its player), a shared device
+(whose turn, who posts in the chat, the columns) and the chat's length limit.
 
 Near-final states are written into the stored snapshot (as tests/e2e/test_table_layout.py
 does): the page draws whatever the server sends, and the last turns are played for real.
@@ -283,6 +283,53 @@ def test_a_player_whose_seat_the_computer_plays_is_told_so_and_how_to_take_it_ba
     assert "the computer plays for you" not in bob.inner_text("#room-sub")
     ann.wait_for_function("document.getElementById('feed').textContent.includes('Bob is back')")
     assert ann.errors == [] and bob.errors == []
+
+
+SEAT_KIND = """
+from games.store.models import Game
+code, seat = args
+seat = Game.objects.get(code=code).room.seats[seat]
+result = [seat.kind, seat.away]
+"""
+
+
+def test_on_a_shared_device_the_next_players_tap_does_not_take_back_an_away_players_seat(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Pass-and-play with a turn timer: Dan walked off, his time ran out twice and the computer
+    plays his seat. Cat's tap at the device is hers, not Dan's: his seat stays the computer's
+    (else his clock would run out twice again, over and over) until Dan says he is back."""
+    page = new_page(1280, 800)
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "2")
+    page.fill("#id_player_1", "Cat")
+    page.fill("#id_player_2", "Dan")
+    page.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    page.click("#create-btn")
+    page.wait_for_selector("#conn[data-state=connected]")
+    code = code_of(page.url)
+    # Cat plays her turns in time; nobody plays Dan's: his time runs out twice.
+    for _ in range(2):
+        page.wait_for_function("document.getElementById('turn-h').textContent.includes('Cat')", timeout=20_000)
+        page.wait_for_selector("#roll:not(:disabled)")
+        act(page, [page], lambda: page.click("#roll"))
+        score_best(page, [page])
+    page.wait_for_selector(".away-banner", timeout=20_000)
+    assert live_site.run(SEAT_KIND, code, 1) == ["bot", True]
+    # Cat's own turn: she rolls. The socket handles the tap's frames in order, before the roll.
+    page.wait_for_function("document.getElementById('turn-h').textContent.includes('Cat')", timeout=20_000)
+    page.wait_for_selector("#roll:not(:disabled)")
+    act(page, [page], lambda: page.click("#roll"))
+    assert live_site.run(SEAT_KIND, code, 1) == ["bot", True], "Cat's tap took Dan's seat back from the computer"
+    # The device offers Dan's seat back by his name, and no "take my seat" for whoever is at it.
+    assert "Dan" in page.inner_text("#back-1") and page.query_selector("#back") is None
+    # Dan is back and says so: his seat is his again.
+    page.click("#back-1")
+    page.wait_for_selector("#back-1", state="detached")
+    assert live_site.run(SEAT_KIND, code, 1) == ["human", False]
+    page.wait_for_function("document.getElementById('feed').textContent.includes('Dan is back')")
+    assert page.errors == []
 
 
 # --- a shared device ---------------------------------------------------------------------------------

@@ -99,6 +99,7 @@ EVERY_FRAME: list[tuple[dict[str, Any], type[protocol.Incoming], dict[str, Any]]
     ({"type": "react", "reaction": "👏", "seat": 0}, protocol.React, {"reaction": "👏", "seat": 0}),
     ({"type": "back"}, protocol.Back, {}),
     ({"type": "back", "version": 9, "id": "b-1", "anything": [1, {"else": None}]}, protocol.Back, {}),
+    ({"type": "back", "seat": 2, "id": "back-3"}, protocol.Back, {"seat": 2}),
 ]
 
 
@@ -181,6 +182,8 @@ REFUSED: list[tuple[str, str, str]] = [
     # seats from 0, levels of a bounded length
     ('{"type": "kick", "seat": -1, "version": 3, "id": "x"}', errors.BAD_SEAT, "seat"),
     ('{"type": "replace", "seat": -2, "version": 3, "id": "x"}', errors.BAD_SEAT, "seat"),
+    ('{"type": "back", "seat": -1}', errors.BAD_SEAT, "seat"),
+    ('{"type": "back", "seat": "1"}', errors.BAD_FIELD, "seat"),
     ('{"type": "add_bot", "level": "' + "x" * 40 + '", "version": 3, "id": "x"}', errors.BAD_LEVEL, "level"),
     ('{"type": "add_bot", "level": 3, "version": 3, "id": "x"}', errors.BAD_FIELD, "level"),
     # text the database cannot hold: a NUL character, a lone surrogate

@@ -1,15 +1,19 @@
-"""A player whose seat a computer took over while they were away gets it back by coming back (same browser)."""
+"""A player whose seat a computer took over while they were away gets it back by coming back (same browser;
+on a shared device, by naming the seat)."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from django.db import transaction
 
 import bots
 from games import services
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
+from games.services.actions import locked
+from games.services.clock import _hand_to_computer
 from games.services.replay import replay_game
 from games.store.models import Game, Move, Player
 from tests.factories import Table, action_id, open_room, play_turn
@@ -115,3 +119,66 @@ def test_the_old_browser_cannot_act_for_the_seat_until_it_comes_back() -> None:
     services.seat_reclaim(code=table.code, controller=away)
     services.turn_roll(code=table.code, controller=away, expected_version=table.version(), action_id="r")
     assert table.game.snapshot["rules"]["turn"]["rolls_used"] == 1
+
+
+def shared_device_with_two_away_seats() -> tuple[str, str]:
+    """Pass-and-play: Cat, Dan and Eve at one device; Dan's and Eve's turns ran out and computers
+    play their seats. Returns the game's code and the device's token."""
+    device = services.new_controller()
+    game = services.local_game_create(names=["Cat", "Dan", "Eve"], controller=device)
+    for seat in (1, 2):
+        with transaction.atomic():
+            _hand_to_computer(locked(game.code), seat)
+    assert [(s.kind, s.away) for s in Game.objects.get(code=game.code).room.seats] == [
+        ("human", False),
+        ("bot", True),
+        ("bot", True),
+    ]
+    return game.code, device
+
+
+def test_on_a_shared_device_a_player_coming_back_does_not_take_back_every_away_seat_of_the_device() -> None:
+    """A tap at the device, or its socket connecting, names no seat: whoever is there is not
+    the one who walked off, so no seat is handed back (its clock would run out twice again)."""
+    code, device = shared_device_with_two_away_seats()
+    before = Game.objects.get(code=code)
+    assert services.seat_reclaim(code=code, controller=device) == []
+    after = Game.objects.get(code=code)
+    assert (after.version, after.snapshot) == (before.version, before.snapshot)
+
+
+def test_on_a_shared_device_the_player_who_names_their_seat_takes_back_that_seat_only() -> None:
+    code, device = shared_device_with_two_away_seats()
+    assert services.seat_reclaim(code=code, controller=device, seat=1) == [1]
+    game = Game.objects.get(code=code)
+    assert [(s.kind, s.away) for s in game.room.seats] == [("human", False), ("human", False), ("bot", True)]
+    assert game.room.seats[1].controller == device
+    move = Move.objects.get(game=game, kind=Move.Kind.RECLAIM)
+    assert move.payload == {"seat": 1, "name": "Dan"}
+    # Dan's second tap on the button (the first already took the seat back) changes nothing.
+    assert services.seat_reclaim(code=code, controller=device, seat=1) == []
+    assert Game.objects.get(code=code).version == game.version
+
+
+def test_a_seat_named_that_is_not_there_or_not_the_browsers_is_refused_and_changes_nothing() -> None:
+    code, device = shared_device_with_two_away_seats()
+    table = open_room(2)
+    play_turn(table, random.Random(8))
+    away = hand_over(table)
+    before = [(Game.objects.get(code=c).version, Game.objects.get(code=c).snapshot) for c in (code, table.code)]
+    for room, controller, seat in ((code, device, 3), (table.code, table.controllers[0], 1), (table.code, away, 0)):
+        with pytest.raises(RuleViolation) as refused:
+            services.seat_reclaim(code=room, controller=controller, seat=seat)
+        assert refused.value.code == services.BAD_SEAT
+    after = [(Game.objects.get(code=c).version, Game.objects.get(code=c).snapshot) for c in (code, table.code)]
+    assert after == before
+
+
+def test_a_browser_with_one_seat_takes_it_back_whether_or_not_it_names_it() -> None:
+    table = open_room(3)
+    play_turn(table, random.Random(9))
+    away = hand_over(table, seat=2)
+    assert services.seat_reclaim(code=table.code, controller=away, seat=2) == [2]
+    assert table.game.room.seats[2].controller == away
+    hand_over(table, seat=2)
+    assert services.seat_reclaim(code=table.code, controller=away) == [2]

@@ -29,11 +29,15 @@ export function viewOf(state, extra) {
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
   view.paused = view.connection !== "connected" || view.hostPaused;
-  // This browser's seats a computer plays since their turns ran out ("I'm back" takes them back),
-  // and once the game is over those a computer finished for them (the server names them then):
-  // the game over offers them the rematch.
+  // This browser's seats a computer plays while their players are away, since their turns ran
+  // out or the host handed them over ("I'm back" takes them back), and once the game is over
+  // those a computer finished for them: the game over offers them the rematch. The server
+  // names them (the `you` frame); it gives them back to a browser of one seat when it reconnects.
   const over = state.status === "finished" || state.status === "abandoned";
-  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || over));
+  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || over || state.status === "playing"));
+  // A browser that plays several seats (pass-and-play, players added on it) is shared: a tap there may be
+  // anyone's, so each away player takes their seat back by name (the server's rule too).
+  view.sharedDevice = extra.mine.filter((s) => state.seats[s]?.status === "active").length > 1;
   // Reactions during play go in the play card, where the players look; on a phone, not on
   // your own turn (the Roll row has the room there; the chat below still has them).
   view.speakers = mine.filter((s) => !state.seats[s]?.muted);
@@ -224,9 +228,14 @@ export function playHtml(view) {
     hint = fmt(gettext("Waiting for %(name)s…"), { name: esc(name) });
   }
   const awayNames = list(view.awaySeats.map((s) => esc(view.seatName(s))));
+  const backButtons = view.sharedDevice
+    ? view.awaySeats
+      .map((s) => `<button id="back-${s}" class="btn btn-small" type="button" data-back="${s}">${fmt(gettext("I'm back: take %(name)s's seat"), { name: esc(view.seatName(s)) })}</button>`)
+      .join("")
+    : `<button id="back" class="btn btn-small" type="button">${gettext("I'm back: take my seat")}</button>`;
   const away = view.awaySeats.length
-    ? `<div class="away-banner" role="status"><span>${fmt(gettext("The computer is playing for %(names)s: your time ran out twice in a row."), { names: awayNames })}</span>
-      <button id="back" class="btn btn-small" type="button">${gettext("I'm back: take my seat")}</button></div>`
+    ? `<div class="away-banner" role="status"><span>${fmt(view.awaySeats.every((s) => state.seats[s]?.away) ? gettext("The computer is playing for %(names)s: your time ran out twice in a row.") : gettext("The computer is playing for %(names)s."), { names: awayNames })}</span>
+      ${backButtons}</div>`
     : "";
   const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${gettext("Game paused by the host")}</div>` : "";
   // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).

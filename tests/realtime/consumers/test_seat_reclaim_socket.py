@@ -6,8 +6,12 @@ from unittest import mock
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.test import Client
 
 from games import services
+from games.services.actions import locked
+from games.services.clock import _hand_to_computer
 from games.store.models import Game, Player
 from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
 
@@ -68,3 +72,30 @@ async def test_a_spectator_connecting_does_not_look_for_a_seat_to_reclaim() -> N
     assert [call.kwargs["code"] for call in reclaim.call_args_list] == [code]  # the player's only
     await watcher.disconnect()
     await player.disconnect()
+
+
+@sync_to_async
+def shared_device_with_two_away_seats() -> tuple[str, str]:
+    """Pass-and-play for Cat, Dan and Eve; computers play Dan's and Eve's seats since their turns
+    ran out. Returns the code and the device's session cookie."""
+    device = Client()
+    names = {"player_1": "Cat", "player_2": "Dan", "player_3": "Eve"}
+    response = device.post("/rooms/new", {"mode": "local", "ruleset": "official", "players": "3", **names})
+    code = response["Location"].strip("/").split("/")[-1]
+    for seat in (1, 2):
+        with transaction.atomic():
+            _hand_to_computer(locked(code), seat)
+    return code, device.cookies["sessionid"].value
+
+
+async def test_a_shared_device_reconnecting_takes_no_seat_back_and_takes_back_the_seat_a_player_names() -> None:
+    code, session = await shared_device_with_two_away_seats()
+    device = await connect(code, session)
+    you, state, _ = await first_frames(device)
+    assert you["seats"] == [0, 1, 2]
+    assert [(s["kind"], s["away"]) for s in state["seats"]] == [("human", False), ("bot", True), ("bot", True)]
+    await device.send_json_to({"type": "back", "seat": 1, "id": "back-1"})
+    state = (await frames_until(device, "state"))[-1]
+    assert state["event"]["type"] == "reclaimed" and state["event"]["seat"] == 1
+    assert [(s["kind"], s["away"]) for s in state["seats"]] == [("human", False), ("human", False), ("bot", True)]
+    await device.disconnect()
