@@ -1,4 +1,5 @@
-"""A socket that arrives while the room moves on is not left behind: what is committed while it reads the room reaches it."""
+"""A socket that arrives while the room moves on is not left behind: what is committed while it
+reads the room reaches it."""
 
 from __future__ import annotations
 
@@ -60,7 +61,9 @@ async def test_a_state_committed_while_a_socket_arrives_reaches_that_socket(
         await host.disconnect()
 
 
-async def test_a_chat_message_posted_while_a_socket_arrives_reaches_that_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_chat_message_posted_while_a_socket_arrives_reaches_that_socket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The same gap for the chat: a message posted between the newcomer's read of the room's chat
     history and its join is in neither, and chat is never sent again (a sync brings the state
     only): that player never sees the message unless they reload the page."""
