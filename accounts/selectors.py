@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 import bots
 from accounts.models import GameRecord, Profile, Standing
 from games.domain.rules import RULESETS
+from games.services.codes import shown_name
 from games.store.models import Player
 
 PAGE_SIZE = 20
@@ -122,7 +123,7 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         .order_by("game_id", "seat")
         .values_list("game_id", "name")
     ):
-        names.setdefault(game_id, []).append(name)
+        names.setdefault(game_id, []).append(shown_name(name))
     history = [
         {
             "url": replay_url(code),

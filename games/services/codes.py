@@ -6,6 +6,9 @@ import re
 import secrets
 import unicodedata
 
+from django.utils import translation
+from django.utils.translation import gettext_noop
+
 from games.domain import fairness
 from games.domain.errors import BAD_NAME, BAD_REQUEST
 from games.domain.rules import RuleViolation
@@ -28,6 +31,9 @@ INVISIBLE_MARKS = frozenset(
 )
 # Bidi embeddings, overrides and isolates: in a chat line they turn what follows around.
 BIDI_CONTROLS = frozenset([*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))])
+# The name a deleted account's seats take, stored in English in the games, chats and logs
+# (games.services.seats_forget): each page words it in its reader's language (shown_name).
+FORMER_PLAYER = gettext_noop("Former player")
 
 
 def visible(text: str) -> bool:
@@ -94,6 +100,11 @@ def clean_name(name: object) -> str:
     if len(text) > NAME_MAX:
         raise RuleViolation(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
     return text
+
+
+def shown_name(name: str) -> str:
+    """A seat's or chat line's stored name as the reader sees it: a deleted account's in their language."""
+    return translation.gettext(FORMER_PLAYER) if name == FORMER_PLAYER else name
 
 
 def name_key(name: str) -> str:

@@ -28,6 +28,7 @@ from games.domain.rules import (
     new_game,
 )
 from games.domain.rules.codec import state_to_dict
+from games.services.codes import shown_name
 from games.services.words import box_name, column_note
 from games.store import selectors
 from games.store.models import Game, Move
@@ -181,7 +182,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     Steps of a seat a computer plays (from the start, or after a hand-over) say so (``by_computer``).
     """
     moves = list(game.moves.order_by("seq"))
-    names = [seat.name for seat in game.room.seats]
+    names = [shown_name(seat.name) for seat in game.room.seats]
     bot_players = {m.player_id for m in moves if m.kind == Move.Kind.JOIN and m.payload.get("bot")}
     seat_of: dict[int, int] = {}
     computer: set[int] = set()  # seats a computer plays now

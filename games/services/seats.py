@@ -25,7 +25,7 @@ from games.domain.errors import (
 from games.domain.room import BOT, LEFT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services.actions import check_request, hand_host_on, locked, record, require_host, rules_state
-from games.services.codes import clean_client_seed, clean_name, name_key
+from games.services.codes import FORMER_PLAYER, clean_client_seed, clean_name, name_key
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
@@ -377,7 +377,6 @@ def _to_reclaim(game: Game, controller: str, seat: int | None) -> list[int]:
 
 
 LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)
-FORMER_PLAYER = "Former player"
 
 
 def _codes_with(**lookup: object) -> list[str]:

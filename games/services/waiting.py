@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from games.domain.room import Room, Seat
 from games.domain.rules import RULESETS
 from games.services import words
+from games.services.codes import shown_name
 from games.services.deadline import TIMEOUT_ACTION
 from games.store.models import Game, Move
 from games.store.selectors import DAY, duration
@@ -107,7 +108,12 @@ def word(event: dict[str, Any], ruleset: str) -> str:
         box = words.box_name(rules, event["box"])
         if "column" in event:
             box += words.column_note(rules, event["column"])
-        data = {"name": event["name"], "points": event["points"], "box": box, "bonus": event.get("bonus", 0)}
+        data = {
+            "name": shown_name(event["name"]),
+            "points": event["points"],
+            "box": box,
+            "bonus": event.get("bonus", 0),
+        }
         if what == "timed_out":
             return _("%(name)s's time ran out: the server scored %(points)s in %(box)s for them") % data
         if data["bonus"]:
@@ -116,7 +122,7 @@ def word(event: dict[str, Any], ruleset: str) -> str:
     if what == "started":
         return _("The game has started")
     if what == "left":
-        return _("%(name)s left the game") % {"name": event["name"]}
+        return _("%(name)s left the game") % {"name": shown_name(event["name"])}
     if what == "resumed":
         return _("The host resumed the game")
     return _("The game is waiting for you")

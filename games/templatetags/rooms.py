@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 
 from games.services import words
-from games.services.codes import shown_code
+from games.services.codes import shown_code, shown_name
 
 register = template.Library()
 
@@ -30,3 +30,9 @@ def ruleset_summary(name: str) -> str:
 def dice_colour(colour: str) -> str:
     """A die's colour (Painted Yahtzee) in the reader's language."""
     return words.colour_name(str(colour))
+
+
+@register.filter
+def seat_name(name: str) -> str:
+    """A seat's stored name as the reader sees it (a deleted account's in their language)."""
+    return shown_name(str(name))

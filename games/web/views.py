@@ -28,6 +28,7 @@ from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
 from games.services import coach, notices
+from games.services.codes import shown_name
 from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
@@ -233,7 +234,7 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
         if RULESETS[game.ruleset].colours:
             # Painted: every roll with each die's value and colour by name.
             context["painted_rolls"] = [
-                {"turn": turn.number, "name": turn.name, "roll": roll["roll"], "dice": roll_dice(roll)}
+                {"turn": turn.number, "name": shown_name(turn.name), "roll": roll["roll"], "dice": roll_dice(roll)}
                 for turn in replay.turns
                 for roll in turn.rolls
             ]
@@ -244,7 +245,7 @@ def seed_owners(client_seed: str, state: dict[str, Any]) -> list[dict[str, Any]]
     """Each distinct seed with the seats that gave it, in seat order (pass-and-play: one device, one seed)."""
     if not client_seed:
         return []
-    names = [seat["name"] for seat in state["seats"]]
+    names = [shown_name(seat["name"]) for seat in state["seats"]]
     owners: dict[str, list[str]] = {}
     for index, seed in enumerate(client_seed.split(",")):
         owners.setdefault(seed, []).append(names[index] if index < len(names) else f"seat {index + 1}")
@@ -273,7 +274,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         data={
             "code": game.code,
             "ruleset": ruleset_info(game.ruleset),
-            "seats": [{"name": s.name, "kind": s.kind} for s in game.room.seats],
+            "seats": [{"name": shown_name(s.name), "kind": s.kind} for s in game.room.seats],
             "steps": steps,
             "coach": bool(verdicts),
         },

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import subprocess
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,17 +13,19 @@ from axes.models import AccessLog
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts import services as account_services
 from accounts.models import GameRecord, Standing
 from games import services
+from games.services.waiting import word
 from games.store.models import Game, Move, Notice, Player
 from tests.accounts.helpers import PASSWORD, controller_of, finish, room_for, sign_up
 from tests.factories import Table, action_id, play_to_end, score_first_legal
 
 pytestmark = pytest.mark.django_db
 FORMER = "Former player"
+GERMAN = "Ehemalige Person"  # what the German settings and farewell pages promise the name reads
 
 
 @pytest.fixture(autouse=True)
@@ -127,3 +131,37 @@ def test_the_notices_lose_the_deleted_name_and_keep_another_players_name_that_co
     to_al = Notice.objects.get(pk=told["Al"].pk)
     assert to_alvin.text.startswith(f"{FORMER} just scored") and to_alvin.event["name"] == FORMER
     assert to_al.text == told["Al"].text and to_al.event == told["Al"].event  # "Alvin" is not "Al"
+
+
+@pytest.fixture
+def german_catalog(settings: Any, tmp_path: Path) -> None:
+    """A German catalog that words FORMER as the account pages promise, ahead of the site's own."""
+    folder = tmp_path / "de" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    header = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    (folder / "django.po").write_text(f'{header}msgid "{FORMER}"\nmsgstr "{GERMAN}"\n', encoding="utf-8")
+    subprocess.run(["msgfmt", "-o", str(folder / "django.mo"), str(folder / "django.po")], check=True)
+    settings.LOCALE_PATHS = [tmp_path, *settings.LOCALE_PATHS]
+
+
+def test_a_deleted_accounts_seat_is_named_in_the_readers_language(german_catalog: None) -> None:
+    ann, ben = Client(HTTP_ACCEPT_LANGUAGE="de"), Client(HTTP_ACCEPT_LANGUAGE="de")
+    sign_up(ann, "annika")
+    sign_up(ben, "bruno")
+    table = own_pace(ann, ben, "Annika")
+    finish(table, seed=4)
+    farewell = ann.post("/me/settings", {"action": "delete", "password": PASSWORD}, follow=True).content.decode()
+    assert GERMAN in farewell
+    assert table.game.snapshot["seats"][0]["name"] == FORMER  # stored as it was: each page words it
+    german = Client(HTTP_ACCEPT_LANGUAGE="de")
+    pages = {
+        "replay": german.get(f"/r/{table.code}/replay").content.decode(),
+        "fairness": german.get(f"/r/{table.code}/fairness").content.decode(),
+        "profile": ben.get("/u/bruno/").content.decode(),
+    }
+    for page, html in pages.items():
+        assert '<html lang="de"' in html, page
+        assert FORMER not in html and GERMAN in html, page
+    # The lines that told the others what the seat did are worded in each reader's language too.
+    with translation.override("de"):
+        assert word({"what": "left", "name": FORMER}, "official") == f"{GERMAN} hat das Spiel verlassen"
