@@ -7,7 +7,7 @@ import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
-import { colourName, errorText, levelNames, reasonText } from "./words.js";
+import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
@@ -199,6 +199,8 @@ function celebrate(text) {
 }
 
 function event(frame) {
+  // What a deleted account's seat did is told under the reader's words for it.
+  if (typeof frame.name === "string") frame = { ...frame, name: playerName(frame.name) };
   const state = client.state;
   const v = view();
   const who = v.seatName(state.turn?.seat);

@@ -284,3 +284,11 @@ const LEVELS = { optimal: gettext("Expert"), casual: gettext("Casual"), beginner
 export function levelNames(levels) {
   return Object.fromEntries(Object.entries(levels).map(([code, name]) => [code, LEVELS[code] ?? name]));
 }
+
+// A deleted account's seats, chat lines and log entries are stored under this English name
+// (games/services/codes.py FORMER_PLAYER), the same in every reader's frames.
+const FORMER_PLAYER = "Former player";
+/** A seat's or chat line's name as the server sends it, a deleted account's in the reader's words. */
+export function playerName(name) {
+  return name === FORMER_PLAYER ? gettext("Former player") : name;
+}

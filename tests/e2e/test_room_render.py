@@ -320,3 +320,44 @@ def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: A
     )
     assert helps["official"].endswith("Each later one earns a 100-point bonus.")
     assert "100-point" not in helps["triple"] and "100 times the column" in helps["triple"], helps
+
+
+FORMER_PLAYER_IN_GERMAN = """<!doctype html><html lang="de"><title>former player</title>
+<script>window.django = { gettext: (text) => ({ "Former player": "Ehemalige Person" })[text] ?? text };</script>
+<section id="play"></section><section id="card"></section><ol id="list"></ol>
+<script type="module">
+import * as render from "/static/js/room/render.js";
+import { ChatPanel } from "/static/js/room/chat.js";
+window.draw = (state) => {
+  const view = render.viewOf(state, { mine: [1], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+    justScored: null, levels: {} });
+  document.getElementById("play").innerHTML = render.playHtml(view);
+  document.getElementById("card").innerHTML = render.cardHtml(view);
+};
+const chat = new ChatPanel(document.getElementById("list"));
+chat.add({ id: 1, seat: 0, name: "Former player", text: "gg", at: "" });
+chat.add({ id: 2, seat: 1, name: "Ben", text: "gg", at: "" });
+window.ready = true;
+</script>"""
+
+
+def test_a_deleted_accounts_seat_and_chat_lines_are_named_in_the_readers_words_not_the_stored_english(
+    harness: Any,
+) -> None:
+    page = harness(FORMER_PLAYER_IN_GERMAN)
+    s = state([1, 2, 3, 4, 5])
+    s["seats"] = [
+        {**s["seats"][0], "name": "Former player", "status": "left"},
+        {"seat": 1, "name": "Ben", "kind": "human", "status": "active", "host": False},
+    ]
+    s["cards"].append({**s["cards"][0], "seat": 1})
+    s["turn"]["seat"] = 1
+    page.evaluate("s => draw(s)", s)
+    heads = page.eval_on_selector_all("#card th.seat-head", "heads => heads.map((h) => h.title)")
+    assert heads == ["Ehemalige Person", "Ben"]
+    assert "Former player" not in page.inner_text("body")
+    assert page.eval_on_selector_all(".chat-name", "names => names.map((n) => n.textContent)") == [
+        "Ehemalige Person",
+        "Ben",
+    ]

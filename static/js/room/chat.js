@@ -1,6 +1,7 @@
 // The chat panel: typed text goes in with textContent, never as HTML.
 
 import { gettext, language } from "../i18n.js";
+import { playerName } from "../words.js";
 
 export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
 export const CHAT_MAX = 300;
@@ -35,8 +36,9 @@ export class ChatPanel {
     item.dataset.message = String(message.id);
     const who = this.doc.createElement("strong");
     who.className = "chat-name";
-    // A spectator's line is stored under the server's English word: each reader sees their own.
-    who.textContent = message.seat === null ? gettext("Spectator") : message.name;
+    // A spectator's line, and a deleted account's, is stored under the server's English words:
+    // each reader sees their own.
+    who.textContent = message.seat === null ? gettext("Spectator") : playerName(message.name);
     const text = this.doc.createElement("span");
     text.className = "chat-text";
     text.textContent = message.text;

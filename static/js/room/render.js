@@ -3,7 +3,7 @@
 
 import { fmt, gettext, list, ngettext, number, pgettext } from "../i18n.js";
 import { esc, scorecardHtml } from "../scorecard.js";
-import { boxName, colourName, reasonText, wordRuleset } from "../words.js";
+import { boxName, colourName, playerName, reasonText, wordRuleset } from "../words.js";
 
 const FACE_WORDS = ["", pgettext("die face", "one"), pgettext("die face", "two"), pgettext("die face", "three"), pgettext("die face", "four"), pgettext("die face", "five"), pgettext("die face", "six")];
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
@@ -15,8 +15,9 @@ export function viewOf(state, extra) {
   // The server's seats for this browser, less any it has left or handed to a computer since
   // (the state says so; the server's list is only sent when the socket connects).
   const mine = extra.mine.filter((s) => !state.seats[s] || (state.seats[s].status === "active" && state.seats[s].kind !== "bot"));
-  // Every word of the rule set in the reader's language (the server sends codes and English).
-  state = { ...state, ruleset: wordRuleset(state.ruleset) };
+  // Every word of the rule set in the reader's language (the server sends codes and English),
+  // and a deleted account's seats under the name the reader's language gives them.
+  state = { ...state, ruleset: wordRuleset(state.ruleset), seats: state.seats.map((seat) => ({ ...seat, name: playerName(seat.name) })) };
   const view = { ...extra, mine, state };
   view.seatName = (seat) => state.seats[seat]?.name ?? "?";
   view.isMine = (seat) => mine.includes(seat);
@@ -509,7 +510,7 @@ export function reviewHtml(view) {
     .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
     .map((s) => {
       const you = view.isYou(s.seat);
-      const name = esc(s.name);
+      const name = esc(playerName(s.name));
       let text;
       if (s.mistakes === 0) {
         text = you
