@@ -33,6 +33,7 @@ NOT_IN_LOBBY = "not_in_lobby"
 NOT_PLAYING = "not_playing"
 BAD_NAME = "bad_name"
 NAME_TAKEN = "name_taken"
+NAME_RESERVED = "name_reserved"  # the name deleted accounts' seats are shown under: nobody may choose it
 KICKED = "kicked"  # the host took this browser's seat out of the lobby: it does not take another
 BAD_SEAT = "bad_seat"
 BAD_RULESET = "bad_ruleset"

@@ -6,11 +6,12 @@ import re
 import secrets
 import unicodedata
 
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
 from games.domain import fairness
-from games.domain.errors import BAD_NAME, BAD_REQUEST
+from games.domain.errors import BAD_NAME, BAD_REQUEST, NAME_RESERVED
 from games.domain.rules import RuleViolation
 
 # Room codes: 10 characters from 31 unambiguous ones (no 0/o, 1/l/i) = 49.5 bits.
@@ -99,7 +100,21 @@ def clean_name(name: object) -> str:
         raise RuleViolation(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
     if len(text) > NAME_MAX:
         raise RuleViolation(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
+    if name_key(text) in _former_player_keys():
+        # A seat under it would pass for a deleted account's, in any language the site speaks.
+        raise RuleViolation(
+            NAME_RESERVED, f"“{FORMER_PLAYER}” is how deleted accounts' seats are shown: please choose another name."
+        )
     return text
+
+
+def _former_player_keys() -> set[str]:
+    """FORMER_PLAYER as each of the site's languages words it, compared as names are (name_key)."""
+    keys = {name_key(FORMER_PLAYER)}
+    for language, _label in settings.LANGUAGES:
+        with translation.override(language):
+            keys.add(name_key(translation.gettext(FORMER_PLAYER)))
+    return keys
 
 
 def shown_name(name: str) -> str:

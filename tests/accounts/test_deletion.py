@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-import subprocess
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,11 +19,11 @@ from games import services
 from games.services.waiting import word
 from games.store.models import Game, Move, Notice, Player
 from tests.accounts.helpers import PASSWORD, controller_of, finish, room_for, sign_up
+from tests.conftest import GERMAN_FORMER_PLAYER as GERMAN
 from tests.factories import Table, action_id, play_to_end, score_first_legal
 
 pytestmark = pytest.mark.django_db
 FORMER = "Former player"
-GERMAN = "Ehemalige Person"  # what the German settings and farewell pages promise the name reads
 
 
 @pytest.fixture(autouse=True)
@@ -133,18 +131,7 @@ def test_the_notices_lose_the_deleted_name_and_keep_another_players_name_that_co
     assert to_al.text == told["Al"].text and to_al.event == told["Al"].event  # "Alvin" is not "Al"
 
 
-@pytest.fixture
-def german_catalog(settings: Any, tmp_path: Path) -> None:
-    """A German catalog that words FORMER as the account pages promise, ahead of the site's own."""
-    folder = tmp_path / "de" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    header = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-    (folder / "django.po").write_text(f'{header}msgid "{FORMER}"\nmsgstr "{GERMAN}"\n', encoding="utf-8")
-    subprocess.run(["msgfmt", "-o", str(folder / "django.mo"), str(folder / "django.po")], check=True)
-    settings.LOCALE_PATHS = [tmp_path, *settings.LOCALE_PATHS]
-
-
-def test_a_deleted_accounts_seat_is_named_in_the_readers_language(german_catalog: None) -> None:
+def test_a_deleted_accounts_seat_is_named_in_the_readers_language(german_former_player: None) -> None:
     ann, ben = Client(HTTP_ACCEPT_LANGUAGE="de"), Client(HTTP_ACCEPT_LANGUAGE="de")
     sign_up(ann, "annika")
     sign_up(ben, "bruno")

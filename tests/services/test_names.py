@@ -99,3 +99,31 @@ def test_a_join_sent_twice_by_one_browser_keeps_its_seat_and_another_browser_is_
     with pytest.raises(RuleViolation) as caught:
         services.game_join(code=table.code, name="Bob", controller="someone-else")
     assert caught.value.code == NAME_TAKEN and Game.objects.get(code=table.code).version == version
+
+
+@pytest.mark.parametrize("name", ["Former player", "former  PLAYER", "\uff26ormer player", "Ehemalige Person"])
+def test_nobody_may_take_the_name_a_deleted_accounts_seat_is_shown_under(name: str, german_former_player: None) -> None:
+    """Whatever language the name is typed in: a German reader sees "Ehemalige Person" on a deleted account's seat."""
+    lobby = open_room(1, start=False)
+    before = Game.objects.get(code=lobby.code).version
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=lobby.code, name=name, controller="someone-else")
+    assert caught.value.code == services.NAME_RESERVED and "deleted accounts" in caught.value.message
+    assert Game.objects.get(code=lobby.code).version == before
+    assert not Player.objects.filter(game__code=lobby.code, controller="someone-else").exists()
+    games = Game.objects.count()
+    for create in (
+        lambda: services.game_create(host_name=name, controller="host"),
+        lambda: services.local_game_create(names=["Ann", name], controller="home"),
+    ):
+        with pytest.raises(RuleViolation) as caught:
+            create()
+        assert caught.value.code == services.NAME_RESERVED
+    assert Game.objects.count() == games
+
+
+@pytest.mark.django_db
+def test_a_name_that_only_contains_the_deleted_accounts_name_is_anyones() -> None:
+    assert services.clean_name("Former player 2") == "Former player 2"
+    table = open_room(1, start=False)
+    assert services.game_join(code=table.code, name="Former Playerine", controller="someone").name == "Former Playerine"

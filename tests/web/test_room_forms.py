@@ -70,3 +70,13 @@ def test_a_form_without_an_action_id_still_plays_once() -> None:
     assert stored(game) == (version + 1, moves + 1)
     page_after(ada, game, "roll", {"version": str(version)})  # the same form again: stale, not a second roll
     assert stored(game) == (version + 1, moves + 1)
+
+
+def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_and_stores_nothing() -> None:
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    before = stored(game)
+    page = page_after(Client(), game, "join", {"name": "Former player"})
+    assert "is how deleted accounts&#x27; seats are shown: please choose another name." in page
+    assert stored(game) == before
