@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -176,22 +175,6 @@ def no_frame_limit(settings: Any) -> None:
     """The per-socket frame limit (WS_RATE_LIMIT, tested in tests/realtime/consumers) lifted, for a test
     that plays as fast as the server answers, faster than a person may send frames."""
     settings.WS_RATE_LIMIT = 10**6
-
-
-# What the German settings and farewell pages promise a deleted account's name reads.
-GERMAN_FORMER_PLAYER = "Ehemalige Person"
-
-
-@pytest.fixture
-def german_former_player(settings: Any, tmp_path: Path) -> None:
-    """A German catalog that words "Former player" as the account pages promise, ahead of the site's own."""
-    folder = tmp_path / "de" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    header = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-    entry = f'msgid "Former player"\nmsgstr "{GERMAN_FORMER_PLAYER}"\n'
-    (folder / "django.po").write_text(header + entry, encoding="utf-8")
-    subprocess.run(["msgfmt", "-o", str(folder / "django.mo"), str(folder / "django.po")], check=True)
-    settings.LOCALE_PATHS = [tmp_path, *settings.LOCALE_PATHS]
 
 
 class ManualClock:
