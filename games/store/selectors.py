@@ -260,6 +260,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             "level": seat.level,
             "muted": seat.muted,  # the host muted this seat's chat
             "away": seat.away,  # a computer plays it after two timeouts, until its player is back
+            # A computer plays it for a player who may take it back (away, not gone: one who left
+            # gave the seat up, and a page that still counts it as its own must not offer it).
+            "kept": bool(seat.away_controller),
         }
         for index, seat in enumerate(room.seats)
     ]

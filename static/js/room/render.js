@@ -35,7 +35,7 @@ export function viewOf(state, extra) {
   // those a computer finished for them: the game over offers them the rematch. The server
   // names them (the `you` frame); it gives them back to a browser of one seat when it reconnects.
   const over = state.status === "finished" || state.status === "abandoned";
-  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || over || state.status === "playing"));
+  view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || state.seats[s]?.kept || over));
   // A browser that plays several seats (pass-and-play, players added on it) is shared: a tap there may be
   // anyone's, so each away player takes their seat back by name (the server's rule too).
   view.sharedDevice = extra.mine.filter((s) => state.seats[s]?.status === "active").length > 1;
