@@ -9,11 +9,23 @@ from accounts import views
 # Left out, allauth's name for them no longer resolves, so its middleware leaves /accounts/
 # itself a plain 404 instead of sending a signed-in player to them.
 ALLAUTH_EMAIL_VIEWS = {"account_email", "account_email_verification_sent", "account_confirm_email"}
+# Nor its password reset by mail: accounts have no address, and with allauth's defaults a posted
+# address that is nobody's is still mailed ("someone asked for a reset"), so anyone could have
+# the site mail anyone. The page that says what to do instead answers at its address.
+ALLAUTH_RESET_VIEWS = {
+    "account_reset_password",
+    "account_reset_password_done",
+    "account_reset_password_from_key",
+    "account_reset_password_from_key_done",
+}
 allauth_pages: list[URLPattern | URLResolver] = [
-    p for p in allauth_account_urls.urlpatterns if getattr(p, "name", None) not in ALLAUTH_EMAIL_VIEWS
+    p
+    for p in allauth_account_urls.urlpatterns
+    if getattr(p, "name", None) not in ALLAUTH_EMAIL_VIEWS | ALLAUTH_RESET_VIEWS
 ]
 
 urlpatterns = [
+    path("accounts/password/reset/", views.password_reset, name="account_reset_password"),
     path("accounts/", include(allauth_pages)),
     path("accounts/2fa/", include("allauth.mfa.urls")),  # passkeys
     path("i18n/language", views.set_language, name="set_language"),

@@ -111,3 +111,9 @@ def account_deleted(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:  # someone signed in has an account: theirs is not deleted
         return redirect("profile_me")
     return render(request, "accounts/deleted.html")
+
+
+@require_GET
+def password_reset(request: HttpRequest) -> HttpResponse:
+    """Forgotten password: what to do, since there is no address to mail a link to (a post is refused)."""
+    return render(request, "account/password_reset.html")

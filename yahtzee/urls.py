@@ -1,3 +1,4 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path
@@ -5,6 +6,11 @@ from django.views.generic.base import RedirectView
 
 from games.realtime.routes import where
 from yahtzee.health import healthz
+
+# Staff sign in where everyone does: allauth's sign-in asks an account with a passkey for it
+# (and is locked out per address like the rest); Django's admin form would take the password
+# alone, and its session is signed in on the whole site. Set before ``admin.site.urls`` is read.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
 urlpatterns = [
     path("admin/", admin.site.urls),

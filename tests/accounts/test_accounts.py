@@ -67,6 +67,20 @@ def test_allauths_e_mail_pages_are_not_served_and_the_account_pages_the_site_lin
         assert client.get(page).status_code == 200, page
 
 
+def test_the_forgotten_password_page_says_what_to_do_and_mails_nobody(settings: Any, mailoutbox: Any) -> None:
+    """Accounts have no address: allauth's reset by mail would still mail a posted address that is
+    nobody's ("someone asked for a reset"), so anyone could have the site mail anyone."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    client = Client()
+    page = client.get("/accounts/password/reset/")
+    assert page.status_code == 200 and "no email address" in page.content.decode()
+    for data in ({"email": "victim@example.org"}, {"login": "victim@example.org"}):
+        assert client.post("/accounts/password/reset/", data).status_code == 405
+    for path in ["/accounts/password/reset/done/", "/accounts/password/reset/key/1-set-password/"]:
+        assert client.get(path).status_code == 404, path
+    assert mailoutbox == []
+
+
 def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
     browser = Client()
     token = browser_with_seat_token(browser)
