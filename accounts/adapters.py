@@ -1,8 +1,11 @@
-"""allauth's MFA adapter in players' words: a new passkey is named after the browser and device
-that made it ("Chrome on Android"), not "Master key"."""
+"""allauth's adapters: account names in one form of their letters, and a new passkey named after
+the browser and device that made it ("Chrome on Android"), not "Master key"."""
 
 from __future__ import annotations
 
+import unicodedata
+
+from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core import context
 from allauth.mfa.adapter import DefaultMFAAdapter
 from allauth.mfa.models import Authenticator
@@ -39,3 +42,11 @@ class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is unt
         if device:
             return device
         return f"Passkey {Authenticator.objects.filter(user_id=user.pk, type=type).count() + 1}"
+
+
+class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]  # allauth is untyped
+    def clean_username(self, username: str, shallow: bool = False) -> str:
+        """The name in its compatibility form (NFKC, as Django's own user forms keep it): a fullwidth
+        or mathematical "ａnn" is "ann", taken if "ann" is, so no account reads as another's."""
+        name: str = super().clean_username(unicodedata.normalize("NFKC", username), shallow)
+        return name

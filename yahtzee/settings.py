@@ -147,6 +147,7 @@ AXES_LOCKOUT_TEMPLATE = "lockout.html"
 # Optional accounts (django-allauth; docs/accounts.md): a username and a password, no email
 # at all (so no mail server), and passkeys (WebAuthn) to sign in with. An administrator
 # resets a forgotten password (the admin, or `manage.py changepassword NAME`).
+ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"  # account names in one form of their letters (NFKC)
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_FORMS = {"change_password": "accounts.forms.ChangePasswordForm"}  # the current password through axes
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]

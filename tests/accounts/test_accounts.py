@@ -372,3 +372,16 @@ def test_an_account_name_of_invisible_letters_only_is_refused(settings: Any) -> 
     settings.ACCOUNT_RATE_LIMITS = False
     Client().post("/accounts/signup/", {"username": "\u3164\u3164\u3164", "password1": PASSWORD, "password2": PASSWORD})
     assert not get_user_model().objects.exists()
+
+
+def test_an_account_name_that_reads_the_same_in_compatibility_letters_cannot_pose_as_another(settings: Any) -> None:
+    """Fullwidth or mathematical letters ("ａnn", "𝚊𝚗𝚗") are the name "ann", as Django's own user
+    forms keep names: refused as taken, not a second account that reads the same on the boards."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    sign_up(Client(), "ann")
+    for twin in ["\uff41nn", "\U0001d68a\U0001d697\U0001d697"]:
+        response = Client().post("/accounts/signup/", {"username": twin, "password1": PASSWORD, "password2": PASSWORD})
+        assert response.status_code == 200, f"{twin!r} signed up beside 'ann'"
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["ann"]
+    sign_up(Client(), "\uff42en")  # a new name typed in fullwidth letters is kept in its plain form
+    assert get_user_model().objects.filter(username="ben").exists()
