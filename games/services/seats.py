@@ -462,6 +462,14 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             game = locked(code)
             seats = []
             room = game.room
+            # A seat a computer plays while the account's player is away is the account's too:
+            # it is left with the others (below), not played out to the end as "Former player".
+            away = [
+                index
+                for index, entry in enumerate(room.seats)
+                if entry.player in ids and entry.bot and entry.active and entry.away_controller
+                and game.status == Game.Status.PLAYING
+            ]  # fmt: skip
             names = set(Player.objects.filter(game=game, pk__in=ids).values_list("name", flat=True))
             names |= {entry.name for entry in room.seats if entry.player in ids}
             for index, entry in enumerate(room.seats):
@@ -487,6 +495,9 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
                 action_id="",
                 room=room,
             )
+            for index in away:
+                if game.status == Game.Status.PLAYING and game.room.seats[index].active:
+                    vacate(game, index, kind=Move.Kind.LEAVE, actor=controller, action_id="")
     if controller:
         for code in _codes_with(controller=controller, game__status__in=LIVE):
             # Last seat first: in a lobby the seats after one that leaves move up a place.

@@ -404,6 +404,8 @@ def my_games(controller: str) -> list[dict[str, Any]]:
             row["to_move"] = room.seats[rules.current].name
             if game.turn_deadline is not None:
                 row["left"] = max(0.0, (game.turn_deadline - now).total_seconds())
+            elif room.paused and room.clock_left is not None:
+                row["left"] = room.clock_left  # a pause holds the turn's time; the deadline is set again on resume
         rows.append(row)
     rows.sort(key=_order)
     return rows

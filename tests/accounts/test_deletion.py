@@ -152,3 +152,22 @@ def test_a_deleted_accounts_seat_is_named_in_the_readers_language() -> None:
     # The lines that told the others what the seat did are worded in each reader's language too.
     with translation.override("de"):
         assert word({"what": "left", "name": FORMER}, "official") == f"{GERMAN} hat das Spiel verlassen"
+
+
+def test_deleting_an_account_leaves_its_seat_a_computer_plays_while_it_is_away() -> None:
+    """At your own pace a player whose time ran out twice is played by a computer until they are back:
+    that seat is the account's too, and is left with its others, not played out as "Former player"."""
+    ann, ben = Client(), Client()
+    sign_up(ann, "annabel")
+    sign_up(ben, "benedict")
+    table = own_pace(ann, ben, "Annabel")
+    for _ in range(2):  # Ben's moves run out twice in a row: a computer plays his seat
+        score_first_legal(table)
+        Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.clock_expire(code=table.code, version=table.version())
+    assert table.game.room.seats[1].bot and table.game.room.seats[1].away_controller
+    assert ben.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    game = table.game
+    assert not game.room.seats[1].active and game.room.seats[1].name == FORMER
+    # Annabel plays on without it, as after any player's leaving.
+    assert list(game.room.rules.active) == [True, False]

@@ -18,7 +18,7 @@ from games import services
 from games.services import notices
 from games.store.models import Game, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
-from tests.factories import create_room
+from tests.factories import action_id, create_room, own_pace_room
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
 
@@ -478,3 +478,18 @@ def test_a_strangers_address_typed_in_is_sent_one_link_and_no_turn_e_mails() -> 
     assert [m.to for m in mail.outbox] == [["victim@example.org"]]  # the question, once, and nothing else
     assert not NoticeSettings.objects.filter(email=True).exists()
     assert get_user_model().objects.get(username="mallory").email == ""
+
+
+def test_your_games_gives_a_paused_game_the_time_its_move_has_left_not_no_time_limit() -> None:
+    """A pause holds the turn's time (the deadline is set again on resume): the list said "No time
+    limit" for a game of a day a move."""
+    table = own_pace_room(seconds=86_400)
+    host = table.controllers[0]
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    client = Client()
+    session = client.session
+    session["controller"] = host
+    session.save()
+    page = client.get("/games").content.decode()
+    assert "Paused" in page and "at your own pace, 1 day a move" in page
+    assert "No time limit" not in page and re.search(r"23 hours left|1 day left", page), page
