@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, FloatField, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, FloatField, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast
 from openskill.models import PlackettLuce
 
@@ -54,19 +54,17 @@ def profile_set_language(*, user_id: int, language: str) -> None:
 def account_claim(*, user_id: int, controller: str) -> str:
     """A browser signs in: its seats become the account's; returns the token the browser plays with from now on.
 
-    Finished games: their seats (and records) get the account, and its stats are added up
-    again. In every game the seats move to the account's token (``games.services.seats_hand_over``),
+    The account's own seat in each game gets the account, with its record in a finished game,
+    and its stats are added up again. In an online game that is the browser's first seat, unless
+    the account has one there already; in a pass-and-play game, where one browser plays every
+    seat, the seat the room was made with (its host's, while the host has not left). In every
+    game all the browser's seats move to the account's token (``games.services.seats_hand_over``),
     so every browser signed in to the account plays them, and asks for a finished one's rematch.
-    In a pass-and-play game, where one browser plays every seat, only the seat the room was made
-    with is the account's own (its host's, while the host has not left).
     """
     profile = profile_for(user_id)
     if not controller or controller == profile.controller:
         return profile.controller
-    mine = Player.objects.filter(controller=controller, user__isnull=True, kind=Player.Kind.HUMAN).filter(
-        Q(game__local=False) | Q(pk=_first_seat)
-    )
-    ids = list(mine.values_list("pk", flat=True))
+    ids = _claimable(user_id=user_id, controller=controller)
     if ids:
         Player.objects.filter(pk__in=ids).update(user_id=user_id)
         if GameRecord.objects.filter(player_id__in=ids, user__isnull=True).update(user_id=user_id):
@@ -74,6 +72,25 @@ def account_claim(*, user_id: int, controller: str) -> str:
     services.seats_hand_over(controller=controller, to=profile.controller)
     services.push_hand_over(controller=controller, to=profile.controller, user_id=user_id)
     return profile.controller
+
+
+def _claimable(*, user_id: int, controller: str) -> list[int]:
+    """The seats of ``controller`` that become the account's: one a game, the one its record is.
+
+    As when a game is counted (``_count``), an account is one player in an online game: the
+    browser's first seat. Its other seats there are companions' at its device, whose results
+    are not the account's; a game where the account already has a seat keeps that one.
+    """
+    mine = (
+        Player.objects.filter(controller=controller, user__isnull=True, kind=Player.Kind.HUMAN)
+        .filter(Q(game__local=False) | Q(pk=_first_seat))
+        .exclude(game__in=Player.objects.filter(user_id=user_id).values("game"))
+        .order_by("game", F("seat").asc(nulls_last=True), "pk")
+    )
+    first: dict[int, int] = {}
+    for game_id, pk in mine.values_list("game", "pk"):
+        first.setdefault(game_id, pk)
+    return list(first.values())
 
 
 def standings_rebuild(*, user_id: int) -> None:

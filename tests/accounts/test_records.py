@@ -16,8 +16,9 @@ from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Standing
 from games import services
 from games.scheduling import botplay
-from games.store.models import Game
+from games.store.models import Game, Player
 from games.store.selectors import game_state
+from tests.accounts.helpers import browser_with_seat_token, finish, sign_up, user
 from tests.factories import Table, action_id
 
 pytestmark = pytest.mark.django_db
@@ -303,3 +304,40 @@ def test_a_player_beaten_by_a_computer_seat_is_not_recorded_as_the_winner() -> N
     assert (record.rank, standing(alice).wins) == (2, 0), (
         f"Alice lost {totals[0]} to {totals[1]} but her record says rank {record.rank}, wins {standing(alice).wins}"
     )
+
+
+# --- 7. signing in after the game: the browser's seats join the account as counting says -------
+
+
+def test_signing_in_after_a_game_with_two_seats_on_one_device_claims_only_the_first_seat() -> None:
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    other = services.new_controller()
+    host = services.game_create(host_name="Me", controller=token, ruleset="official")
+    services.game_join(code=host.game.code, name="Stranger", controller=other)
+    services.game_join(code=host.game.code, name="Friend", controller=token)  # a companion at my device
+    services.game_start(code=host.game.code, controller=token, expected_version=None, action_id=action_id())
+    game = finish(Table(code=host.game.code, controllers=[token, other, token]), seed=5)
+    assert GameRecord.objects.filter(game=game, user__isnull=True).count() == 3
+    sign_up(browser, "solo")
+    me = user("solo")
+    seats = sorted(GameRecord.objects.filter(game=game, user=me).values_list("player__seat", flat=True))
+    # One person, one game: the friend's seat (and result) is nobody's record.
+    assert seats == [0], f"the account got the records of seats {seats}"
+    assert standing(me.pk).games == 1
+    assert list(Player.objects.filter(game=game, user=me).values_list("seat", flat=True)) == [0]
+
+
+def test_signing_in_keeps_the_seat_an_account_already_has_in_a_game() -> None:
+    amy, amy_token = account("amy")
+    browser = Client()
+    token = browser_with_seat_token(browser)  # a friend's device, before Amy signs in on it
+    host = services.game_create(host_name="Friend", controller=token, ruleset="official")
+    services.game_join(code=host.game.code, name="Amy", controller=amy_token)
+    services.game_start(code=host.game.code, controller=token, expected_version=None, action_id=action_id())
+    game = finish(Table(code=host.game.code, controllers=[token, amy_token]), seed=2)
+    assert browser.post("/accounts/login/", {"login": "amy", "password": "x" * 20}).status_code == 302
+    seats = sorted(GameRecord.objects.filter(game=game, user_id=amy).values_list("player__seat", flat=True))
+    # Amy played seat 1 as herself; the seat her friend played on this device stays her friend's.
+    assert seats == [1], f"the account got the records of seats {seats}"
+    assert standing(amy).games == 1
