@@ -79,11 +79,13 @@ def _claimable(*, user_id: int, controller: str) -> list[int]:
 
     As when a game is counted (``_count``), an account is one player in an online game: the
     browser's first seat. Its other seats there are companions' at its device, whose results
-    are not the account's; a game where the account already has a seat keeps that one.
+    are not the account's; a game where the account already has a seat keeps that one. A seat
+    a computer finished for its away player is that player's (its record ranks it as a seat
+    that left): letting the clock run out on a losing game does not keep it off the account.
     """
     mine = (
-        Player.objects.filter(controller=controller, user__isnull=True, kind=Player.Kind.HUMAN)
-        .filter(Q(game__local=False) | Q(pk=_first_seat))
+        Player.objects.filter(Q(controller=controller, kind=Player.Kind.HUMAN) | Q(away_controller=controller))
+        .filter(Q(game__local=False) | Q(pk=_first_seat), user__isnull=True)
         .exclude(game__in=Player.objects.filter(user_id=user_id).values("game"))
         .order_by("game", F("seat").asc(nulls_last=True), "pk")
     )

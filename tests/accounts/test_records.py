@@ -341,3 +341,28 @@ def test_signing_in_keeps_the_seat_an_account_already_has_in_a_game() -> None:
     # Amy played seat 1 as herself; the seat her friend played on this device stays her friend's.
     assert seats == [1], f"the account got the records of seats {seats}"
     assert standing(amy).games == 1
+
+
+def test_a_game_a_computer_finished_for_the_away_player_joins_their_account_when_they_sign_in() -> None:
+    loser = Client()
+    token = browser_with_seat_token(loser)
+    winner = services.new_controller()
+    host = services.game_create(host_name="Win", controller=winner, ruleset="official", turn_timer=30)
+    services.game_join(code=host.game.code, name="Lose", controller=token)
+    services.game_start(code=host.game.code, controller=winner, expected_version=None, action_id=action_id())
+    table = Table(code=host.game.code, controllers=[winner, token])
+    # Far from winning, the anonymous player lets two turns run out: a computer plays on for them.
+    best_turn(table)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    best_turn(table)
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    assert table.game.room.seats[1].bot and table.game.room.seats[1].away_controller == token
+    game = finish_with_bots(table)
+    account_services.game_count(game_id=game.pk)
+    assert GameRecord.objects.filter(game=game, user__isnull=True).count() == 2
+    sign_up(loser, "lou")
+    lou = user("lou")
+    records = list(GameRecord.objects.filter(game=game, user=lou).values_list("player__seat", "rank"))
+    # The lost game is on the account, ranked as a seat that left: after the player who stayed.
+    assert records == [(1, 2)], records
+    assert (standing(lou.pk).games, standing(lou.pk).wins) == (1, 0)
