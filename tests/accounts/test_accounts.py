@@ -14,6 +14,7 @@ from django.test import Client
 import bots
 from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Profile, Standing
+from accounts.selectors import leaderboard
 from bench.accounts import seed
 from games import services
 from games.domain.rules import RuleViolation
@@ -287,6 +288,34 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
     assert a.get("/u/kim/").status_code == 200
     board = Client().get("/leaderboards/official").content.decode()
     assert "/u/kim/" not in board and "/u/lee/" in board
+
+
+def test_players_with_the_same_rating_or_accuracy_share_their_place_on_the_leaderboard() -> None:
+    # zed's account is older than amy's: the id keeps their order, it does not rank zed above amy.
+    for name, ordinal, accuracy in [("zed", 9.0, 4.5), ("amy", 9.0, 4.5), ("bob", 8.0, 6.0)]:
+        u = get_user_model().objects.create_user(username=name, password="x" * 20)
+        account_services.profile_for(u.pk)
+        Standing.objects.create(
+            user=u,
+            ruleset="official",
+            games=5,
+            rated=5,
+            mu=27.0,
+            sigma=6.0,
+            ordinal=ordinal,
+            reviewed=5,
+            accuracy=accuracy,
+        )
+    board = leaderboard(ruleset="official")
+    assert [(r["rank"], r["name"], r["value"]) for r in board["by_rating"]] == [
+        ("1", "zed", "1716"),
+        ("1", "amy", "1716"),
+        ("3", "bob", "1692"),
+    ]
+    assert [(r["rank"], r["name"]) for r in board["by_accuracy"]] == [("1", "zed"), ("1", "amy"), ("3", "bob")]
+    page = Client().get("/leaderboards/official").content.decode()
+    places = re.findall(r'<tr><td class="num">(\d+)</td><td><a href="/u/(\w+)/"', page)
+    assert places == [("1", "zed"), ("1", "amy"), ("3", "bob")] * 2, places
 
 
 def test_profile_and_leaderboard_pages_take_a_fixed_number_of_queries(django_assert_max_num_queries) -> None:
