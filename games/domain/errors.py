@@ -58,6 +58,7 @@ BAD_PACE = "bad_pace"  # a pace or time per move the server does not offer
 OWN_PACE = "own_pace"  # nobody need be online in a game at your own pace: no taking a seat for being away
 BAD_SUBSCRIPTION = "bad_subscription"  # a Web Push subscription that is not one, or names a push service not allowed
 NO_ADDRESS = "no_address"  # e-mail notices need the account to have an e-mail address
+MAILED_ENOUGH = "mailed_enough"  # the address was sent as many confirmation links as it gets in a day
 
 # --- the coach (games.services.coach, RuleViolation) ----------------------------------------------
 HINTS_OFF = "hints_off"

@@ -9,17 +9,20 @@ from __future__ import annotations
 import base64
 import binascii
 import secrets
+from datetime import timedelta
 from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 from django.db import transaction
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from games.domain import errors as E
 from games.domain.rules import RuleViolation
 from games.services import notices
-from games.store.models import NoticeSettings, PushSubscription
+from games.store.models import ConfirmationMail, NoticeSettings, PushSubscription
 
 ENDPOINT_MAX = 1000
 # Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
@@ -120,8 +123,21 @@ def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
 
 CONFIRM_SALT = "yahtzee.notices.email-confirm"
 CONFIRM_MAX_AGE = 3 * 86_400  # seconds a confirmation link works
+# The same address asked for again this soon after its link went: no other link is sent.
+CONFIRM_AGAIN_AFTER = timedelta(hours=1)
+# Confirmation e-mails one address gets in a day, whichever accounts ask: anyone may type in a
+# stranger's address, and many accounts, or one alternating between addresses, must not make
+# the site mail it without end.
+CONFIRM_MAILS_A_DAY = 3
+CONFIRM_MAIL_SALT = "yahtzee.notices.confirmation-mail"
 # No request waiting: what a new request, a confirmation or turning e-mails off leaves.
-NO_PENDING = {"pending_address": "", "pending_nonce": "", "pending_controller": "", "pending_language": ""}
+NO_PENDING: dict[str, Any] = {
+    "pending_address": "",
+    "pending_nonce": "",
+    "pending_controller": "",
+    "pending_language": "",
+    "pending_at": None,
+}
 # What a confirmation link comes to: "ask" (its page's question, with the address), "done"
 # (confirmed, with the address), "bad" (cut short, changed or expired), or "void" (a newer
 # request, a confirmation or turning e-mails off came after it, or the account is gone).
@@ -140,6 +156,11 @@ def email_notices_set(
     since anyone may type anyone's address and have the site mail them at every turn. The
     account's own address (user.email) counts for nothing here: an administrator may have set
     it, and nobody confirmed it. Any other choice voids a request waiting.
+
+    Or "sent already": the request waiting is for this very address, and its link went less
+    than ``CONFIRM_AGAIN_AFTER`` ago; nothing is sent nor changed. Refused, with nothing
+    stored: MAILED_ENOUGH when the address got ``CONFIRM_MAILS_A_DAY`` links in the last day,
+    from any accounts.
     """
     user = get_user_model().objects.get(pk=user_id)
     language = _language(language)
@@ -147,14 +168,31 @@ def email_notices_set(
         row = NoticeSettings.objects.select_for_update().filter(user=user).first()
         confirmed = row.address if row is not None else ""
         if on and address and address != confirmed:
+            now = timezone.now()
+            if (
+                row is not None
+                and row.pending_nonce
+                and row.pending_address == address
+                and row.pending_at is not None
+                and row.pending_at > now - CONFIRM_AGAIN_AFTER
+            ):
+                return "sent already"
+            digest = _mail_digest(address)
+            ConfirmationMail.objects.filter(sent_at__lte=now - timedelta(days=1)).delete()
+            if ConfirmationMail.objects.filter(address=digest).count() >= CONFIRM_MAILS_A_DAY:
+                raise RuleViolation(
+                    E.MAILED_ENOUGH, "That address has been sent enough links for today: try again tomorrow."
+                )
             nonce = secrets.token_urlsafe(32)
             pending = {
                 "pending_address": address,
                 "pending_nonce": nonce,
                 "pending_controller": controller,
                 "pending_language": language,
+                "pending_at": now,
             }
             NoticeSettings.objects.update_or_create(user=user, defaults=pending)
+            ConfirmationMail.objects.create(address=digest, sent_at=now)
             # Inside the transaction: a letter that cannot be sent leaves no request behind.
             notices.send_confirmation(address, confirm_token(nonce), language)
             return "confirm"
@@ -164,6 +202,11 @@ def email_notices_set(
             user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING}
         )
     return "set"
+
+
+def _mail_digest(address: str) -> str:
+    """What ``ConfirmationMail`` counts an address by: keyed, and the same whatever its letters' case."""
+    return salted_hmac(CONFIRM_MAIL_SALT, address.strip().lower(), algorithm="sha256").hexdigest()
 
 
 def confirm_token(nonce: str) -> str:

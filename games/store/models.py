@@ -401,6 +401,8 @@ class NoticeSettings(models.Model):
     pending_nonce = models.CharField(max_length=64, blank=True, default="", db_index=True)
     pending_controller = models.CharField(max_length=64, blank=True, default="")
     pending_language = models.CharField(max_length=8, blank=True, default="")
+    # When the link went: asked again for the same address soon after, the site sends no other.
+    pending_at = models.DateTimeField(null=True, blank=True)
     # The account's seat token when it chose (its seats' controller): a seat taken while signed
     # in is the account's through it, whatever device took it.
     controller = models.CharField(max_length=64, blank=True, db_index=True)
@@ -413,6 +415,19 @@ class NoticeSettings(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: e-mail {'on' if self.email else 'off'}"
+
+
+class ConfirmationMail(models.Model):
+    """One "confirm your address" e-mail sent, by whichever account: an address gets only a few a
+    day, since anyone may type in anyone's address. Older than a day, the row is deleted."""
+
+    # A keyed digest of the address (games.services.subscriptions): the count needs no address
+    # in the clear, and a stranger's address typed in is not kept once its request is gone.
+    address = models.CharField(max_length=64, db_index=True)
+    sent_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"confirmation mail at {self.sent_at:%Y-%m-%d %H:%M}"
 
 
 class GameUnderWay(Game):

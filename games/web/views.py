@@ -393,6 +393,15 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             gettext("We sent a link to %(address)s: open it to have your turn e-mails sent there.")
             % {"address": form.cleaned_data["address"]},
         )
+    elif done == "sent already":
+        messages.info(
+            request,
+            gettext(
+                "A link was already sent to %(address)s less than an hour ago: look for it in that mailbox"
+                " (and its spam folder), and open it to have your turn e-mails sent there."
+            )
+            % {"address": form.cleaned_data["address"]},
+        )
     else:
         messages.success(
             request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")

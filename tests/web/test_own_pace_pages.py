@@ -7,16 +7,18 @@ import base64
 import json
 import re
 import zlib
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
+from django.utils import timezone
 
 from games import services
 from games.services import notices
-from games.store.models import Game, NoticeSettings, PushSubscription
+from games.store.models import ConfirmationMail, Game, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
 from tests.factories import action_id, create_room, own_pace_room
 from tests.push_stub import Subscriber
@@ -408,6 +410,59 @@ def test_a_bad_address_is_refused_and_nothing_changes(data: dict[str, str], mess
     assert response.status_code == 400 and message in response.content.decode()
     user.refresh_from_db()
     assert user.email == "old@example.org" and not NoticeSettings.objects.exists()
+
+
+def test_asking_again_and_again_for_a_strangers_address_does_not_mail_them_at_every_request() -> None:
+    """docs/security.md: an account that types in an address is answered with one e-mail there."""
+    user = get_user_model().objects.create_user("mallory", password="pw")
+    client = Client()
+    client.force_login(user)
+    statuses = [
+        client.post("/notices/email", {"address": "victim@example.org", "on": "on"}).status_code for _ in range(19)
+    ]
+    assert statuses == [302] * 19  # all within RATE_LIMIT_NOTICES
+    response = client.post("/notices/email", {"address": "victim@example.org", "on": "on"}, follow=True)
+    assert "A link was already sent to victim@example.org less than an hour ago" in response.content.decode()
+    assert [m.to for m in mail.outbox] == [["victim@example.org"]]
+    # The link sent first still confirms: asking again made no other.
+    assert Client().post(confirm_link("victim@example.org")).status_code == 200
+    assert NoticeSettings.objects.get(user=user).address == "victim@example.org"
+
+
+def test_an_hour_after_its_link_went_an_address_can_be_sent_another() -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    first = confirm_link("ana@example.org")
+    NoticeSettings.objects.update(pending_at=timezone.now() - timedelta(hours=1, seconds=1))
+    response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    assert "We sent a link to ana@example.org" in response.content.decode() and len(mail.outbox) == 2
+    assert_void(first)
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+
+
+def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask() -> None:
+    """Many accounts (or one going back and forth between two addresses) could otherwise have the
+    site mail a stranger's address without end."""
+    clients = []
+    for name in ("mallory", "trudy", "eve", "oscar"):
+        client = Client()
+        client.force_login(get_user_model().objects.create_user(name, password="pw"))
+        clients.append(client)
+    for client in clients[:3]:
+        client.post("/notices/email", {"address": "Victim@example.org", "on": "on"})
+    clients[3].post("/notices/email", {"address": "elsewhere@example.org", "on": "on"})
+    stored = list(NoticeSettings.objects.order_by("pk").values_list("user__username", "pending_address"))
+    response = clients[3].post("/notices/email", {"address": "victim@example.org", "on": "on"}, follow=True)
+    assert "That address has been sent enough links for today: try again tomorrow." in response.content.decode()
+    assert sum(m.to[0].lower() == "victim@example.org" for m in mail.outbox) == 3
+    # Refused whole: the request waiting is still the one made before.
+    assert list(NoticeSettings.objects.order_by("pk").values_list("user__username", "pending_address")) == stored
+    # A day after the first, the address may be sent one again.
+    ConfirmationMail.objects.update(sent_at=timezone.now() - timedelta(days=1))
+    response = clients[3].post("/notices/email", {"address": "victim@example.org", "on": "on"}, follow=True)
+    assert "We sent a link to victim@example.org" in response.content.decode()
 
 
 def test_e_mails_need_an_account() -> None:
