@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import secrets
+import smtplib
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -23,6 +25,8 @@ from games.domain import errors as E
 from games.domain.rules import RuleViolation
 from games.services import notices
 from games.store.models import ConfirmationMail, NoticeSettings, PushSubscription
+
+log = logging.getLogger(__name__)
 
 ENDPOINT_MAX = 1000
 # Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
@@ -160,7 +164,7 @@ def email_notices_set(
     Or "sent already": the request waiting is for this very address, and its link went less
     than ``CONFIRM_AGAIN_AFTER`` ago; nothing is sent nor changed. Refused, with nothing
     stored: MAILED_ENOUGH when the address got ``CONFIRM_MAILS_A_DAY`` links in the last day,
-    from any accounts.
+    from any accounts, and MAIL_FAILED when the mail server did not take the letter.
     """
     user = get_user_model().objects.get(pk=user_id)
     language = _language(language)
@@ -193,8 +197,15 @@ def email_notices_set(
             }
             NoticeSettings.objects.update_or_create(user=user, defaults=pending)
             ConfirmationMail.objects.create(address=digest, sent_at=now)
-            # Inside the transaction: a letter that cannot be sent leaves no request behind.
-            notices.send_confirmation(address, confirm_token(nonce), language)
+            # Inside the transaction: a letter that cannot be sent leaves no request behind
+            # (the refusal rolls it back), nor counts against the address.
+            try:
+                notices.send_confirmation(address, confirm_token(nonce), language)
+            except (OSError, smtplib.SMTPException):
+                log.exception("the confirmation e-mail for user %s could not be sent", user_id)
+                raise RuleViolation(
+                    E.MAIL_FAILED, "The e-mail could not be sent just now; please try again later."
+                ) from None
             return "confirm"
         if on and not confirmed:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")

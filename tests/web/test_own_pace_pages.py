@@ -6,9 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import re
+import smtplib
 import zlib
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -463,6 +465,23 @@ def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask()
     ConfirmationMail.objects.update(sent_at=timezone.now() - timedelta(days=1))
     response = clients[3].post("/notices/email", {"address": "victim@example.org", "on": "on"}, follow=True)
     assert "We sent a link to victim@example.org" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "failure", [ConnectionRefusedError(111, "refused"), smtplib.SMTPServerDisconnected("gone")], ids=repr
+)
+def test_a_mail_server_that_cannot_be_reached_is_a_refusal_that_says_so_not_a_server_error(failure: Exception) -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    with mock.patch("django.core.mail.EmailMessage.send", side_effect=failure):
+        response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    assert response.status_code == 200
+    assert "The e-mail could not be sent just now; please try again later." in response.content.decode()
+    assert not NoticeSettings.objects.exists() and not ConfirmationMail.objects.exists()
+    # Once the mail server is back, asking again sends the link at once.
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
 
 
 def test_e_mails_need_an_account() -> None:
