@@ -74,16 +74,19 @@ def owe(game: Game, owed: Owed) -> None:
     """The notice (and its reminder) for the turn that ``game``'s new state gives ``owed.seat``.
 
     Called by ``record`` after the Move's write, in its transaction; the unique constraint
-    on (game, turn, seat, kind) keeps it to one per turn whatever calls it.
+    on (game, turn, seat, kind) keeps it to one per turn whatever calls it. A turn their own
+    move gave them (``owed.turn_notice`` False) owes only the reminder.
     """
     now = timezone.now()
     with transaction.atomic():
-        notices = [
-            Notice(
-                game=game, player_id=owed.player_id, kind=Notice.Kind.TURN, turn=owed.turn, seat=owed.seat,
-                text=owed.text, event=owed.event, due_at=now,
-            )
-        ]  # fmt: skip
+        notices = []
+        if owed.turn_notice:
+            notices.append(
+                Notice(
+                    game=game, player_id=owed.player_id, kind=Notice.Kind.TURN, turn=owed.turn, seat=owed.seat,
+                    text=owed.text, event=owed.event, due_at=now,
+                )
+            )  # fmt: skip
         if game.turn_timer and game.turn_deadline is not None:
             due = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
             notices.append(

@@ -2,10 +2,10 @@
 
 ``watch`` runs inside ``actions.record``, before the action's write: it keeps
 ``Game.waiting_on`` (the controller token of the person to move, for the "waiting for you"
-count and the list of games) and, when the move made it another person's turn in a game at
-your own pace, says so, so that ``record`` owes them the notice in the same transaction as
-the move (``games.services.notices.owe``). Nothing is sent here: a background task sends it after
-the commit.
+count and the list of games) and, when the move made it a person's turn in a game at your
+own pace, says so, so that ``record`` owes them the notice in the same transaction as the
+move (``games.services.notices.owe``): the "your turn" unless the move was their own, and the
+reminder either way. Nothing is sent here: a background task sends it after the commit.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class Owed:
     turn: int
     text: str  # in English
     event: dict[str, Any]  # the same as codes and data, worded in each reader's language when sent
+    # False when their own move gave them the turn: no "your turn", but still the reminder.
+    turn_notice: bool = True
 
 
 def turn_key(game: Game) -> list[int] | None:
@@ -56,7 +58,7 @@ def watch(
     """Before an action's write of ``room``: the room to store, the Game fields to save too, and the notice owed.
 
     A notice is owed once per turn (``Room.notice_turn``), in a game at your own pace, to
-    a person, unless they made the move themselves.
+    a person; when they made the move themselves, only its reminder (``notices.owe``).
     """
     fields: tuple[str, ...] = ()
     entry = waited_on(game, room)
@@ -70,12 +72,14 @@ def watch(
     if key is None or room.notice_turn == key:
         return room, fields, None
     room = room.change(notice_turn=key)
-    if actor == entry.controller and not action_id.startswith(TIMEOUT_ACTION):
-        return room, fields, None  # their own move gave them the turn again (a game for one, taking a seat back)
+    # Their own move gave them the turn (the host's start, a game for one, the next seat on the
+    # same device, taking a seat back): they know it is theirs, yet their time runs all the same.
+    own_move = actor == entry.controller and not action_id.startswith(TIMEOUT_ACTION)
     event = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
     with translation.override("en"):
         text = word(event, game.ruleset)
-    return room, fields, Owed(seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event)
+    owed = Owed(seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=not own_move)
+    return room, fields, owed
 
 
 def what_happened(

@@ -289,7 +289,9 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
         # No task worker runs yet: Ana's move owes Ben his notice, and nothing is sent.
         play_a_turn(ana, code)
         owed = live_site.query(
-            "SELECT n.kind, n.done_at FROM games_notice n JOIN games_game g ON g.id = n.game_id WHERE g.code = ?", code
+            "SELECT n.kind, n.done_at FROM games_notice n JOIN games_game g ON g.id = n.game_id"
+            " WHERE g.code = ? AND n.seat = 1",
+            code,
         )
         assert sorted(kind for kind, _ in owed) == ["reminder", "turn"] and all(done is None for _, done in owed)
         assert not push.requests and not emails(log, code)

@@ -107,10 +107,10 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     assert turn.done_at is not None and turn.outcome == "sent: e-mail, 1 push" and turn.attempts == 1
     assert notices.send_notice.call(turn.pk) == "done already"  # the task again (queued twice): nothing
     assert len(mail.outbox) == 1 and len(push.requests) == 1
-    # The reminder waits for its run_after: not ready yet.
-    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    # The reminder waits for its run_after: not ready yet (nor the host's, of the first move).
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
     assert reminder.done_at is None
-    assert DBTaskResult.objects.filter(status="READY").count() == 1
+    assert DBTaskResult.objects.filter(status="READY").count() == 2
 
 
 def test_a_notice_whose_turn_moved_on_is_dropped_unsent(push: PushService) -> None:
@@ -203,7 +203,7 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1)
     score_first_legal(table)
-    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
     # Staff give more time before it is due: the reminder waits for the new quarter.
     services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
     assert notices.send_notice.call(reminder.pk) == "not due yet"

@@ -172,9 +172,9 @@ def test_at_your_own_pace_an_offline_seat_is_not_taken_over_by_the_host() -> Non
 
 def test_the_move_that_makes_it_your_turn_owes_you_one_notice_and_a_reminder() -> None:
     table = own_pace_room(seconds=7 * DAY)
-    assert not Notice.objects.exists()  # the host started: their own move, no notice for it
+    assert not Notice.objects.filter(kind=Notice.Kind.TURN).exists()  # the host started: their own move
     score_first_legal(table)
-    notices = {n.kind: n for n in Notice.objects.all()}
+    notices = {n.kind: n for n in Notice.objects.filter(seat=1)}
     assert set(notices) == {Notice.Kind.TURN, Notice.Kind.REMINDER}
     turn = notices[Notice.Kind.TURN]
     assert turn.seat == 1 and turn.turn == 1 and turn.player_id == Player.objects.get(game__code=table.code, seat=1).pk
@@ -182,10 +182,31 @@ def test_the_move_that_makes_it_your_turn_owes_you_one_notice_and_a_reminder() -
     assert turn.done_at is None
     deadline = table.game.turn_deadline
     assert notices[Notice.Kind.REMINDER].due_at == deadline - timedelta(days=7) / 4  # a quarter of the time left
-    # Each is queued in the same transaction: one task row each.
+    # Each is queued in the same transaction: one task row each (the host's first move's reminder too).
     from django_tasks_db.models import DBTaskResult
 
-    assert DBTaskResult.objects.filter(task_path="games.services.notices.send_notice").count() == 2
+    assert DBTaskResult.objects.filter(task_path="games.services.notices.send_notice").count() == 3
+
+
+def test_the_host_who_starts_the_game_is_reminded_of_the_first_move_too() -> None:
+    """The host's own Start made it their turn: no "your turn" for it, but their time runs, and
+    the player to move is reminded when a quarter of it is left (README)."""
+    table = own_pace_room(seconds=DAY)  # P0 made the room, started it, and is first to move
+    assert table.game.room.rules.current == 0 and table.game.turn_deadline is not None
+    reminder = Notice.objects.get(game=table.game, kind=Notice.Kind.REMINDER)
+    assert (reminder.seat, reminder.turn) == (0, 0)
+    assert reminder.player_id == Player.objects.get(game__code=table.code, seat=0).pk
+    assert reminder.due_at == table.game.turn_deadline - timedelta(days=1) / 4
+    assert not Notice.objects.filter(kind=Notice.Kind.TURN).exists()
+
+
+def test_a_game_for_one_reminds_its_player_of_every_move() -> None:
+    table = own_pace_room(players=1, seconds=DAY)
+    score_first_legal(table)  # their own move gives them the next turn
+    assert list(Notice.objects.order_by("turn").values_list("turn", "seat", "kind")) == [
+        (0, 0, "reminder"),
+        (1, 0, "reminder"),
+    ]
 
 
 def test_rolls_and_holds_owe_nothing_and_each_new_turn_owes_once() -> None:
@@ -210,28 +231,31 @@ def test_a_live_game_owes_no_notice() -> None:
 
 def test_a_refused_move_owes_nothing() -> None:
     table = own_pace_room()
+    owed = list(Notice.objects.values_list("pk", flat=True))  # by the start: the host's reminder
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
     with pytest.raises(RuleViolation):
         services.turn_score(
             code=table.code, controller=who, box="nonsense", expected_version=table.version(), action_id=action_id()
         )
-    assert not Notice.objects.exists()
+    assert list(Notice.objects.values_list("pk", flat=True)) == owed
 
 
 def test_a_notice_owed_by_a_move_rolled_back_is_gone_with_it() -> None:
+    from django_tasks_db.models import DBTaskResult
+
     table = own_pace_room()
+    owed = list(Notice.objects.values_list("pk", flat=True))  # by the start: the host's reminder
+    queued = list(DBTaskResult.objects.values_list("pk", flat=True))
     who = table.current()
     services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
     box = next(o for o in game_state(table.game)["options"] if o["legal"])["box"]
     with pytest.raises(RuntimeError), transaction.atomic():
         services.turn_score(code=table.code, controller=who, box=box, expected_version=None, action_id=action_id())
-        assert Notice.objects.count() == 2
+        assert Notice.objects.filter(seat=1).count() == 2
         raise RuntimeError("the caller's transaction fails after the move")
-    assert not Notice.objects.exists()
-    from django_tasks_db.models import DBTaskResult
-
-    assert not DBTaskResult.objects.exists()
+    assert list(Notice.objects.values_list("pk", flat=True)) == owed
+    assert list(DBTaskResult.objects.values_list("pk", flat=True)) == queued
 
 
 def test_a_timeout_owes_the_next_player_their_notice() -> None:
