@@ -70,7 +70,7 @@ def account_claim(*, user_id: int, controller: str) -> str:
         if GameRecord.objects.filter(player_id__in=ids, user__isnull=True).update(user_id=user_id):
             standings_rebuild(user_id=user_id)
     services.seats_hand_over(controller=controller, to=profile.controller)
-    services.push_hand_over(controller=controller, to=profile.controller, user_id=user_id)
+    services.push_hand_over(controller=controller, to=profile.controller, user_id=user_id, language=profile.language)
     return profile.controller
 
 

@@ -90,15 +90,20 @@ def push_subscribe(
     return row
 
 
-def push_hand_over(*, controller: str, to: str, user_id: int) -> int:
+def push_hand_over(*, controller: str, to: str, user_id: int, language: str = "") -> int:
     """A browser signs in: the pushes it subscribed to follow its seats to the account's token.
 
     Without it the subscription would stay with the browser's old token, whose seats are now
-    the account's, and the device would hear of none of its turns. Returns how many moved.
+    the account's, and the device would hear of none of its turns. ``language``: the
+    account's, which its pushes are worded in from now on, as its other devices' are; ""
+    (an account that never chose one) keeps the page's they were turned on from. Returns how many moved.
     """
     if not controller or controller == to:
         return 0
-    return PushSubscription.objects.filter(controller=controller).update(controller=to, user_id=user_id)
+    moved: dict[str, Any] = {"controller": to, "user_id": user_id}
+    if _language(language):
+        moved["language"] = _language(language)
+    return PushSubscription.objects.filter(controller=controller).update(**moved)
 
 
 def push_sign_out(*, user_id: int, endpoints: list[str]) -> int:

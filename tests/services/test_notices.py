@@ -13,9 +13,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from django_tasks_db.models import DBTaskResult
 
+from accounts import services as account_services
 from games import services
 from games.services import notices
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
@@ -399,6 +401,31 @@ def test_a_device_subscribed_before_signing_in_is_still_told_after_signing_in(
     run_worker()  # Ana scored: Ben's turn
     turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
     assert turn.outcome == "sent: 1 push" and len(push.requests) == 1, turn.outcome
+
+
+@pytest.mark.parametrize(("account_language", "told_in"), [("de", "de"), ("", "en")])
+def test_a_device_that_signs_in_is_told_in_the_accounts_language(
+    push: PushService, account_language: str, told_in: str
+) -> None:
+    """As the account's other devices are, once it has a language; until it chooses one, in the page's."""
+    table = own_pace_room(seconds=DAY)
+    ben = get_user_model().objects.create_user("ben", password="pw")
+    if account_language:
+        account_services.profile_set_language(user_id=ben.pk, language=account_language)
+    subscriber = Subscriber(f"{push.url}/push/ben")
+    # Ben turned notifications on before signing in, on a page in English...
+    services.push_subscribe(
+        controller=table.controllers[1], user_id=None, subscription=subscriber.subscription, language="en"
+    )
+    # ...then signed in on that browser.
+    token = account_services.account_claim(user_id=ben.pk, controller=table.controllers[1])
+    assert PushSubscription.objects.get().language == told_in
+    score_first_legal(Table(code=table.code, controllers=[table.controllers[0], token]))
+    run_worker()
+    [request] = push.requests
+    with translation.override(told_in):
+        title = gettext("Your turn in room %(code)s") % {"code": table.code}
+    assert subscriber.open(request.body)["title"] == title
 
 
 def test_a_device_signed_out_of_the_account_is_told_no_more_of_its_turns(push: PushService) -> None:
