@@ -91,7 +91,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
-        fanout.welcomed(self.code, self, protocol.loads(state)["version"])
+        await fanout.welcomed(self.code, self, protocol.loads(state)["version"])
         sockets.start_sweeping()
         await self.accept()
         # The state listeners hear it too: a bot whose process died is played from here.

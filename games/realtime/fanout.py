@@ -189,15 +189,25 @@ async def join(code: str, socket: Socket, *, version: int | None = None) -> None
         await _enter(layer, relay, [code])
 
 
-def welcomed(code: str, socket: Socket, version: int) -> None:
-    """``socket``, the room's only one here, is welcomed with state ``version``: an equal or older
-    one (an answer to this process's ``joined``, say) is not sent to it again. With other
-    sockets of the room here nothing is noted: a state older than this one that has not reached
-    them yet still must (the page drops one it has already)."""
+async def welcomed(code: str, socket: Socket, version: int) -> None:
+    """``socket``, which joined before it read the room, is welcomed with state ``version``.
+
+    As the room's only socket here: an equal or older state (an answer to this process's
+    ``joined``, say) is not sent to it again, and the other processes in the room are told
+    the version (a ``here`` note). Its ``joined`` went out before the socket read the room, so
+    it could not say it; one whose state is older (a relay lost when its sender died after its
+    commit) resyncs. With other sockets of the room here nothing is noted: a state older than
+    this one that has not reached them yet still must (the page drops one it has already).
+    """
     transport = current()
     with transport.lock:
-        if list(transport.members.get(code, {})) == [socket] and transport.latest.get(code, -1) < version:
+        alone = list(transport.members.get(code, {})) == [socket]
+        if alone and transport.latest.get(code, -1) < version:
             transport.latest[code] = version
+    layer = relay_layer()
+    if alone and layer is not None and relaying(code):
+        note = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "note": "here", "version": version}
+        await _relay_send(layer, code, note)
 
 
 def forget(code: str, socket: Socket) -> bool:
