@@ -414,3 +414,10 @@ def test_an_account_name_that_reads_the_same_in_compatibility_letters_cannot_pos
     assert list(get_user_model().objects.values_list("username", flat=True)) == ["ann"]
     sign_up(Client(), "\uff42en")  # a new name typed in fullwidth letters is kept in its plain form
     assert get_user_model().objects.filter(username="ben").exists()
+
+
+@pytest.mark.parametrize("language", ["da", "de", "es", "fr", "sv"])
+def test_the_sign_in_pages_word_for_a_browser_without_javascript_is_in_the_readers_language(language: str) -> None:
+    page = Client(HTTP_ACCEPT_LANGUAGE=language).get("/accounts/login/").content.decode()
+    assert f'lang="{language}"' in page
+    assert "<noscript>" in page and "Passkeys need JavaScript." not in page
