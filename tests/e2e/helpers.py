@@ -156,3 +156,27 @@ def shot(page: Any, name: str, full_page: bool = False) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full_page)
+
+
+# A game played to the end through the services under the given names, in the live site's own database.
+_PLAY_NAMED = """
+import random
+from games import services
+from tests.factories import Table, action_id, play_to_end
+names, ruleset = args
+controllers = [services.new_controller() for _ in names]
+host = services.game_create(host_name=names[0], controller=controllers[0], ruleset=ruleset)
+table = Table(code=host.game.code, controllers=controllers)
+for i in range(1, len(names)):
+    services.game_join(code=table.code, name=names[i], controller=controllers[i])
+services.game_start(
+    code=table.code, controller=controllers[0], expected_version=table.version(), action_id=action_id()
+)
+play_to_end(table, random.Random(2))
+result = table.code
+"""
+
+
+def finished_named_game(site: LiveSite, names: list[str], ruleset: str = "official") -> str:
+    """The code of a game its players (named ``names``) played to the end."""
+    return str(site.run(_PLAY_NAMED, names, ruleset))

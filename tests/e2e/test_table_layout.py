@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     act,
     create_local,
     create_online,
+    finished_named_game,
     in_each_scheme,
     join,
     no_horizontal_overflow,
@@ -539,3 +540,30 @@ def test_the_painted_boxes_say_what_they_score_where_they_are_scored(
     names = [text for text, _ in shown]
     assert ("4 of a colour" if phone else "Four of a Colour") in names
     assert ("Painted house" if phone else "Painted House") in names
+
+
+def test_on_a_phone_the_game_over_panel_wraps_long_names_instead_of_scrolling_sideways(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """ "<name> wins!" and the coach's review ("<name> lost ... points") wrap names of 24 letters
+    (the longest a seat takes; a run of W is the widest) within a 390 px phone."""
+    wide = ["W" * 24, "W" * 23 + "M", "W" * 23 + "N", "W" * 23 + "O"]  # whoever wins, a wide name
+    code = finished_named_game(live_site, wide)
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#over:not([hidden]) .winner-line")
+    page.wait_for_selector("#review .review-line")
+    shot(page, "over-long-names-390", full_page=True)
+    # The innermost boxes whose words run out of them (the card's panes scroll on their own).
+    past = page.evaluate(
+        """() => {
+            const over = [...document.querySelectorAll('main *')].filter(e => e.clientWidth > 0
+                && !e.closest('.scorecard-wrap') && getComputedStyle(e).overflowX === 'visible'
+                && e.scrollWidth > e.clientWidth + 1);
+            return over.filter(e => !over.some(o => o !== e && e.contains(o)))
+                .map(e => `${e.tagName}.${e.className}: ${e.innerText.slice(0, 40)}`
+                    + ` (${e.scrollWidth} > ${e.clientWidth} px)`);
+        }"""
+    )
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the game-over page is {width} px wide on a 390 px phone; words past their box: {past}"
