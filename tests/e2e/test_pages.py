@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import in_each_scheme, serious_violations, shot
+from tests.e2e.helpers import finished_named_game, in_each_scheme, serious_violations, shot
 
 pytestmark = pytest.mark.browser
 
@@ -267,3 +267,24 @@ def test_each_rule_sets_replay_shows_only_the_rows_it_has(
             shot(page, f"replay-{ruleset}-{width}-{scheme}")
             assert serious_violations(page) == [], (width, scheme)
         assert page.errors == []
+
+
+def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sideways(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The first step, "The game starts: <names>", wraps names of 24 letters (the longest a seat
+    takes; a run of W is the widest) within a 390 px phone, and the card under it stays inside."""
+    names = ["Bartholomäus-Maximilian", "W" * 24, "Anne-Kathrin Schmidtmann", "Zoë"]
+    code = finished_named_game(live_site, names)
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    page.wait_for_function("document.querySelector('#step-text').textContent.includes('Zoë')", polling=50)
+    shot(page, "replay-long-names-390", full_page=True)
+    wider = page.eval_on_selector_all(
+        ".replay-step, .replay-card",
+        """es => es.filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+            .map(e => `${e.className}: right edge at ${Math.round(e.getBoundingClientRect().right)} px`)""",
+    )
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390 and wider == [], f"the replay is {width} px wide on a 390 px phone; {wider}"
