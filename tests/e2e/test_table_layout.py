@@ -567,3 +567,23 @@ def test_on_a_phone_the_game_over_panel_wraps_long_names_instead_of_scrolling_si
     )
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the game-over page is {width} px wide on a 390 px phone; words past their box: {past}"
+
+
+def test_on_a_desktop_painted_shows_every_seats_column_with_everyday_names(live_site: LiveSite, new_page: Any) -> None:
+    """With names like Christopher and Alexandra, Painted's two panes still show each seat's
+    column on a 1280x800 desktop: a long name is cut in its head, not the column behind a scroll."""
+    page = new_page(1280, 800)
+    create_local(page, live_site, ["Christopher", "Alexandra", "Ben"], ruleset="painted")
+    page.wait_for_selector("#card th.seat-head")
+    shot(page, "painted-everyday-names-desktop")
+    wraps = page.eval_on_selector_all("#card .scorecard-wrap", "ws => ws.map(w => [w.scrollWidth, w.clientWidth])")
+    hidden = page.eval_on_selector_all(
+        "#card th.seat-head",
+        """hs => hs.filter(h => {
+            const wrap = h.closest('.scorecard-wrap').getBoundingClientRect();
+            const r = h.getBoundingClientRect();
+            return r.right > wrap.right + 1 || r.right > innerWidth;
+        }).map(h => h.title)""",
+    )
+    assert hidden == [], f"seat columns hidden behind a sideways scroll: {hidden}, panes {wraps}"
+    assert page.get_attribute("#card th.seat-head[data-seat='0']", "title") == "Christopher"
