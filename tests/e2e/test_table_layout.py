@@ -587,3 +587,27 @@ def test_on_a_desktop_painted_shows_every_seats_column_with_everyday_names(live_
     )
     assert hidden == [], f"seat columns hidden behind a sideways scroll: {hidden}, panes {wraps}"
     assert page.get_attribute("#card th.seat-head[data-seat='0']", "title") == "Christopher"
+
+
+READERS = {"es": "es-ES", "sv": "sv-SE", "fr": "fr-FR"}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("language", READERS)
+def test_painted_box_names_are_whole_in_every_language(
+    live_site: LiveSite, new_page: Any, language: str, size: str
+) -> None:
+    """ "Cuatro de un color", "Fyra i samma färg", "Total des couleurs" and their (i) marks show
+    whole, on two lines where one is too narrow."""
+    width, height = SIZES[size]
+    page = new_page(width, height, locale=READERS[language])
+    create_local(page, live_site, ["Ana", "Ben"], ruleset="painted")
+    page.wait_for_selector("#card tbody th")
+    assert page.get_attribute("html", "lang") == language
+    shot(page, f"painted-names-{language}-{size}")
+    cut = page.eval_on_selector_all(
+        "#card tbody th",
+        """ths => ths.filter(e => e.getBoundingClientRect().width > 2 && e.scrollWidth > e.clientWidth + 1)
+            .map(e => `${e.innerText.replace(/\\n/g, ' / ')} (${e.clientWidth} < ${e.scrollWidth} px)`)""",
+    )
+    assert cut == [], f"{language} {size}: box names cut: {cut}"
