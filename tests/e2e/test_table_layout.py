@@ -611,3 +611,37 @@ def test_painted_box_names_are_whole_in_every_language(
             .map(e => `${e.innerText.replace(/\\n/g, ' / ')} (${e.clientWidth} < ${e.scrollWidth} px)`)""",
     )
     assert cut == [], f"{language} {size}: box names cut: {cut}"
+
+
+# Each die's tag ("HELD", "KEEP?" under a die the coach would keep) as the reader's language
+# spells it: German's GEHALTEN and BEHALTEN? are wider than a die on a phone.
+TAG_OVERLAPS = """() => {
+  const tags = [...document.querySelectorAll('#dice .die .die-tag')].map(t => {
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    const r = range.getBoundingClientRect();
+    return { text: t.textContent, left: r.left, right: r.right };
+  });
+  const out = [];
+  for (let i = 1; i < tags.length; i++) {
+    if (tags[i].left < tags[i - 1].right - 0.5) {
+      out.push(`${tags[i - 1].text} | ${tags[i].text} overlap by ${(tags[i - 1].right - tags[i].left).toFixed(1)} px`);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("language", ["da", "de", "es", "fr", "sv"])
+def test_on_a_phone_the_coachs_keep_tags_under_the_dice_stay_apart(
+    live_site: LiveSite, new_page: Any, language: str
+) -> None:
+    page = new_page(390, 844, locale=language, has_touch=True, is_mobile=True)
+    canned_hints(page)  # the coach would keep dice 1, 2 and 3
+    create_local(page, live_site, ["Ana", "Ben"], ruleset="official")
+    act(page, [page], lambda: page.click("#roll"))
+    page.click("#hint")
+    page.wait_for_selector("#dice .die.coach-keep")
+    shot(page, f"keep-tags-{language}")
+    tags = page.eval_on_selector_all("#dice .die-tag", "ts => ts.map(t => t.textContent)")
+    assert page.evaluate(TAG_OVERLAPS) == [], (language, tags)
