@@ -645,3 +645,26 @@ def test_on_a_phone_the_coachs_keep_tags_under_the_dice_stay_apart(
     shot(page, f"keep-tags-{language}")
     tags = page.eval_on_selector_all("#dice .die-tag", "ts => ts.map(t => t.textContent)")
     assert page.evaluate(TAG_OVERLAPS) == [], (language, tags)
+
+
+def test_on_a_phone_painteds_narrow_seat_columns_show_their_players_names(live_site: LiveSite, new_page: Any) -> None:
+    """The head of the player's own 2.8rem column shows the name, not "▶ ● …"."""
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    create_local(page, live_site, ["Ana", "Ben"], ruleset="painted")
+    page.wait_for_selector("#card th.seat-head.current")
+    shot(page, "painted-seat-heads-phone")
+    shown = page.eval_on_selector_all(
+        "#card th.seat-head.current",
+        """hs => hs.map(h => {
+            const text = [...h.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            const name = range.getBoundingClientRect();
+            const box = h.getBoundingClientRect();
+            const right = box.right - parseFloat(getComputedStyle(h).paddingRight);
+            return [text.textContent.trim(), Math.round(name.right), Math.round(right)];
+        })""",
+    )
+    assert [name for name, _, _ in shown] == ["Ana", "Ana"]
+    hidden = [f"{name}: ends at {end} px, head shows up to {right} px" for name, end, right in shown if end > right + 1]
+    assert hidden == [], hidden
