@@ -52,7 +52,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # going away closed them all (1011) and no new one could open.
     closing = False  # close() was called: nothing more is sent, queued frames are dropped
     gone = False  # disconnect ran (the Presence row is removed)
-    early: list[str] | None = None  # the room's frames that arrived before the welcome (connect)
+    # The room's frames that arrived before the welcome (connect), each batch with its state's version.
+    early: list[tuple[list[str], int | None]] | None = None
 
     async def connect(self) -> None:
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
@@ -80,7 +81,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # it would have gone only to the sockets already there. They are held until the socket
         # is accepted and welcomed: the server may send nothing before the accept, and the page
         # wants its seats and the state first (an older state among them it drops by version).
-        self.early: list[str] | None = []
+        self.early = []
         await fanout.join(self.code, self)
         self.joined = True
         hello = await db_upkeep(self._arrive)(ip)
@@ -91,7 +92,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
-        await fanout.welcomed(self.code, self, protocol.loads(state)["version"])
+        version = protocol.loads(state)["version"]
+        await fanout.welcomed(self.code, self, version)
         sockets.start_sweeping()
         await self.accept()
         # The state listeners hear it too: a bot whose process died is played from here.
@@ -100,7 +102,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=chat)
         await self.send(text_data=presence_frame)
         early, self.early = self.early, None
-        self.push(early)  # older states among them are dropped by the page (by version)
+        # What arrived meanwhile, less the states no newer than the welcome's: a socket's
+        # version only grows (the other processes answer its ``joined`` with their newest state,
+        # which it may have read already).
+        for frames, held in early:
+            if held is None or held > version:
+                self.push(frames)
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
 
@@ -186,12 +193,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return  # a frame still queued after the socket was closed (rate limit, slow reader)
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
 
-    def push(self, frames: list[str]) -> None:
-        """The room's frames (games.realtime.fanout): queued behind its others, without waiting for its client."""
+    def push(self, frames: list[str], version: int | None = None) -> None:
+        """The room's frames (games.realtime.fanout): queued behind its others, without waiting for its
+        client. ``version``: the state's, when they end with one."""
         if self.closing:
             return
         if self.early is not None:  # not welcomed yet (connect)
-            self.early.extend(frames)
+            self.early.append((frames, version))
             return
         for text in frames:
             self.outbox.put({"type": "websocket.send", "text": text})

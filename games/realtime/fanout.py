@@ -70,8 +70,10 @@ class Socket(Protocol):
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None: ...
 
-    def push(self, frames: list[str]) -> None:
-        """Queue ``frames`` for the socket, in order, without waiting for its client (games/realtime/backlog.py)."""
+    def push(self, frames: list[str], version: int | None = None) -> None:
+        """Queue ``frames`` for the socket, in order, without waiting for its client (games/realtime/backlog.py).
+
+        ``version``: the room's state they end with, if they do."""
 
 
 StateListener = Callable[[str, list[str]], None]
@@ -519,7 +521,7 @@ def deliver(code: str, frames: list[str], version: int | None = None, audience: 
         return
     for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
         try:
-            socket.push(frames)
+            socket.push(frames, version)
         except Exception:  # a socket closing meanwhile must not keep the frames from the rest
             log.debug("a socket of %s left during a send", code, exc_info=True)
     if version is not None:

@@ -273,7 +273,7 @@ class QueuedSocket:
     async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
         self.outbox.put({"type": "websocket.send", "text": text_data})
 
-    def push(self, frames: list[str]) -> None:
+    def push(self, frames: list[str], version: int | None = None) -> None:
         for text in frames:
             self.outbox.put({"type": "websocket.send", "text": text})
 

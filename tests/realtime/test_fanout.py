@@ -28,7 +28,7 @@ class FakeSocket:
         assert text_data is not None
         self.frames.append(text_data)
 
-    def push(self, frames: list[str]) -> None:
+    def push(self, frames: list[str], version: int | None = None) -> None:
         if self.fail:
             raise RuntimeError("the socket closed meanwhile")
         self.frames.extend(frames)

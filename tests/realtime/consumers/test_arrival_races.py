@@ -3,9 +3,13 @@ reads the room reaches it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from asgiref.sync import sync_to_async
 
 from games import services
+from games.realtime import fanout
 from games.services import presence
 from games.store import selectors
 from games.store.models import Game, Player
@@ -87,4 +91,28 @@ async def test_a_chat_message_posted_while_a_socket_arrives_reaches_that_socket(
     texts = [m["text"] for f in seen if f["type"] == "chat_history" for m in f["messages"]]
     texts += [f["message"]["text"] for f in seen if f["type"] == "chat"]
     assert posted[0] in texts, f"the message posted while the socket arrived never reached it: {texts}"
+    await ws.disconnect()
+
+
+async def test_a_state_older_than_the_welcome_that_arrives_meanwhile_is_not_sent_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another process answers a newcomer's ``joined`` with its newest state, which the socket may
+    have read already, or an older one: a socket's version only grows."""
+    code, sessions = await make_room(2)
+    arrive = presence.arrive
+
+    def arrive_and_hear_an_older_state(*args, **kwargs):
+        hello = arrive(*args, **kwargs)
+        version = Game.objects.get(code=code).version
+        older = json.dumps({"type": "state", "version": version - 1})
+        fanout.publish_soon(code, [older], version=version - 1)  # held until the welcome
+        return hello
+
+    monkeypatch.setattr(presence, "arrive", arrive_and_hear_an_older_state)
+    ws = await connect(code, sessions[1])
+    _you, welcome, _presence = await first_frames(ws)
+    later = await frames_before_pong(ws)
+    assert [f["version"] for f in later if f["type"] == "state"] == [], later
+    assert welcome["version"] == await sync_to_async(lambda: Game.objects.get(code=code).version)()
     await ws.disconnect()
