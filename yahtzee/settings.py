@@ -414,6 +414,9 @@ RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
 # Turning notices on or off (a push subscription, the e-mails and their address): Your games
 # posts its browser's subscription once a visit.
 RATE_LIMIT_NOTICES = os.environ.get("RATE_LIMIT_NOTICES", "20/60")
+# "Confirm your address" e-mails one address gets, whichever accounts ask (anyone may type in a
+# stranger's address): counted per address, not per client, and held with RATE_LIMITS=0 too.
+RATE_LIMIT_CONFIRMATION_MAILS = os.environ.get("RATE_LIMIT_CONFIRMATION_MAILS", "3/86400")
 # Looking up rooms that do not exist (guessing codes) is counted per IP address.
 RATE_LIMIT_ROOM_MISS = os.environ.get("RATE_LIMIT_ROOM_MISS", "60/60")
 RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)

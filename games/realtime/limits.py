@@ -118,6 +118,14 @@ ROOM_JOIN = Limit(
 NOTICES = Limit(
     "notices", "RATE_LIMIT_NOTICES", shared=True, message=_("You have changed your notices too often in a short time.")
 )
+# "Confirm your address" e-mails, per e-mail address (confirmation_mail_bucket), whoever asks.
+CONFIRMATION_MAILS = Limit(
+    "confirmation_mails",
+    "RATE_LIMIT_CONFIRMATION_MAILS",
+    shared=True,
+    always=True,
+    message=_("That address has been sent enough links for today: try again tomorrow."),
+)
 # Room codes that do not exist, per address, over the pages and the socket's handshake alike.
 ROOM_MISS = Limit(
     "room_miss",
@@ -136,7 +144,8 @@ CONNECTS = Limit("connects", "WS_CONNECT_RATE")  # new sockets per address
 CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS)  # refusals that say why
 
 LIMITS = (
-    ROOM_CREATE, ROOM_JOIN, NOTICES, ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS
+    ROOM_CREATE, ROOM_JOIN, NOTICES, CONFIRMATION_MAILS, ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES,
+    CONNECTS, CLEAR_REFUSALS,
 )  # fmt: skip
 
 
@@ -444,6 +453,11 @@ def client_buckets(browser: str, address: str) -> tuple[Bucket, ...]:
     """
     by_address = Bucket("address", address, max(1, settings.RATE_LIMIT_PER_IP))
     return (Bucket("browser", browser), by_address) if browser else (by_address,)
+
+
+def confirmation_mail_bucket(address: str) -> Bucket:
+    """An e-mail address, whatever its letters' case (its key is hashed when it leaves the process)."""
+    return Bucket("email", address.strip().lower())
 
 
 def browser_bucket(browser: str, address: str, socket: str) -> Bucket:

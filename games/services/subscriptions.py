@@ -11,6 +11,7 @@ import binascii
 import logging
 import secrets
 import smtplib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -19,12 +20,11 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
-from django.utils.crypto import salted_hmac
 
 from games.domain import errors as E
 from games.domain.rules import RuleViolation
 from games.services import notices
-from games.store.models import ConfirmationMail, NoticeSettings, PushSubscription
+from games.store.models import NoticeSettings, PushSubscription
 
 log = logging.getLogger(__name__)
 
@@ -134,11 +134,6 @@ CONFIRM_SALT = "yahtzee.notices.email-confirm"
 CONFIRM_MAX_AGE = 3 * 86_400  # seconds a confirmation link works
 # The same address asked for again this soon after its link went: no other link is sent.
 CONFIRM_AGAIN_AFTER = timedelta(hours=1)
-# Confirmation e-mails one address gets in a day, whichever accounts ask: anyone may type in a
-# stranger's address, and many accounts, or one alternating between addresses, must not make
-# the site mail it without end.
-CONFIRM_MAILS_A_DAY = 3
-CONFIRM_MAIL_SALT = "yahtzee.notices.confirmation-mail"
 # No request waiting: what a new request, a confirmation or turning e-mails off leaves.
 NO_PENDING: dict[str, Any] = {
     "pending_address": "",
@@ -154,7 +149,13 @@ Confirmation = tuple[Literal["ask", "done", "bad", "void"], str]
 
 
 def email_notices_set(
-    *, user_id: int, on: bool, address: str | None = None, controller: str = "", language: str = ""
+    *,
+    user_id: int,
+    on: bool,
+    address: str | None = None,
+    controller: str = "",
+    language: str = "",
+    may_mail: Callable[[str], bool] = lambda address: True,
 ) -> str:
     """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) is where they go.
 
@@ -168,8 +169,9 @@ def email_notices_set(
 
     Or "sent already": the request waiting is for this very address, and its link went less
     than ``CONFIRM_AGAIN_AFTER`` ago; nothing is sent nor changed. Refused, with nothing
-    stored: MAILED_ENOUGH when the address got ``CONFIRM_MAILS_A_DAY`` links in the last day,
-    from any accounts, and MAIL_FAILED when the mail server did not take the letter.
+    stored: MAILED_ENOUGH when ``may_mail(address)`` says the address got as many links as it
+    may (the page's rate limit, counted per address whichever accounts ask: the caller counts
+    a "confirm"), and MAIL_FAILED when the mail server did not take the letter.
     """
     user = get_user_model().objects.get(pk=user_id)
     language = _language(language)
@@ -186,9 +188,7 @@ def email_notices_set(
                 and row.pending_at > now - CONFIRM_AGAIN_AFTER
             ):
                 return "sent already"
-            digest = _mail_digest(address)
-            ConfirmationMail.objects.filter(sent_at__lte=now - timedelta(days=1)).delete()
-            if ConfirmationMail.objects.filter(address=digest).count() >= CONFIRM_MAILS_A_DAY:
+            if not may_mail(address):
                 raise RuleViolation(
                     E.MAILED_ENOUGH, "That address has been sent enough links for today: try again tomorrow."
                 )
@@ -201,9 +201,8 @@ def email_notices_set(
                 "pending_at": now,
             }
             NoticeSettings.objects.update_or_create(user=user, defaults=pending)
-            ConfirmationMail.objects.create(address=digest, sent_at=now)
             # Inside the transaction: a letter that cannot be sent leaves no request behind
-            # (the refusal rolls it back), nor counts against the address.
+            # (the refusal rolls it back).
             try:
                 notices.send_confirmation(address, confirm_token(nonce), language)
             except (OSError, smtplib.SMTPException):
@@ -218,11 +217,6 @@ def email_notices_set(
             user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING}
         )
     return "set"
-
-
-def _mail_digest(address: str) -> str:
-    """What ``ConfirmationMail`` counts an address by: keyed, and the same whatever its letters' case."""
-    return salted_hmac(CONFIRM_MAIL_SALT, address.strip().lower(), algorithm="sha256").hexdigest()
 
 
 def confirm_token(nonce: str) -> str:

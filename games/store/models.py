@@ -417,19 +417,6 @@ class NoticeSettings(models.Model):
         return f"{self.user}: e-mail {'on' if self.email else 'off'}"
 
 
-class ConfirmationMail(models.Model):
-    """One "confirm your address" e-mail sent, by whichever account: an address gets only a few a
-    day, since anyone may type in anyone's address. Older than a day, the row is deleted."""
-
-    # A keyed digest of the address (games.services.subscriptions): the count needs no address
-    # in the clear, and a stranger's address typed in is not kept once its request is gone.
-    address = models.CharField(max_length=64, db_index=True)
-    sent_at = models.DateTimeField(db_index=True)
-
-    def __str__(self) -> str:
-        return f"confirmation mail at {self.sent_at:%Y-%m-%d %H:%M}"
-
-
 class GameUnderWay(Game):
     """A game not over yet, as staff see it in the admin: its pace, whose move, the deadline (no table of its own)."""
 

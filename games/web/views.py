@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
+from games.realtime.limits import CONFIRMATION_MAILS, confirmation_mail_bucket, limiter
 from games.services import coach, notices
 from games.services.codes import shown_name
 from games.services.replay import replay_game, replay_steps, verify_fairness
@@ -382,10 +383,13 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             address=form.cleaned_data["address"],
             controller=controller_for(request),
             language=request.LANGUAGE_CODE,
+            may_mail=lambda to: not limiter.full(CONFIRMATION_MAILS, confirmation_mail_bucket(to)),
         )
     except RuleViolation as exc:
         messages.error(request, refusal(exc))
         return redirect("my_games")
+    if done == "confirm":  # a letter went: it counts against the address, whoever asks next
+        limiter.count(CONFIRMATION_MAILS, confirmation_mail_bucket(form.cleaned_data["address"]))
     on = form.cleaned_data["on"]
     if done == "confirm":
         messages.info(

@@ -20,8 +20,9 @@ from django.utils import timezone
 
 from games import services
 from games.services import notices
-from games.store.models import ConfirmationMail, Game, NoticeSettings, PushSubscription
+from games.store.models import Game, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
+from tests.conftest import ManualClock
 from tests.factories import action_id, create_room, own_pace_room
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
@@ -444,7 +445,7 @@ def test_an_hour_after_its_link_went_an_address_can_be_sent_another() -> None:
     assert Client().post(confirm_link("ana@example.org")).status_code == 200
 
 
-def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask() -> None:
+def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask(limit_clock: ManualClock) -> None:
     """Many accounts (or one going back and forth between two addresses) could otherwise have the
     site mail a stranger's address without end."""
     clients = []
@@ -462,7 +463,7 @@ def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask()
     # Refused whole: the request waiting is still the one made before.
     assert list(NoticeSettings.objects.order_by("pk").values_list("user__username", "pending_address")) == stored
     # A day after the first, the address may be sent one again.
-    ConfirmationMail.objects.update(sent_at=timezone.now() - timedelta(days=1))
+    limit_clock.advance(86_401)
     response = clients[3].post("/notices/email", {"address": "victim@example.org", "on": "on"}, follow=True)
     assert "We sent a link to victim@example.org" in response.content.decode()
 
@@ -474,11 +475,12 @@ def test_a_mail_server_that_cannot_be_reached_is_a_refusal_that_says_so_not_a_se
     user = get_user_model().objects.create_user("ana", password="pw")
     client = Client(raise_request_exception=False)
     client.force_login(user)
-    with mock.patch("django.core.mail.EmailMessage.send", side_effect=failure):
-        response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
-    assert response.status_code == 200
-    assert "The e-mail could not be sent just now; please try again later." in response.content.decode()
-    assert not NoticeSettings.objects.exists() and not ConfirmationMail.objects.exists()
+    for _ in range(3):  # as many as an address may be sent in a day: a letter not sent does not count
+        with mock.patch("django.core.mail.EmailMessage.send", side_effect=failure):
+            response = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+        assert response.status_code == 200
+        assert "The e-mail could not be sent just now; please try again later." in response.content.decode()
+        assert not NoticeSettings.objects.exists()
     # Once the mail server is back, asking again sends the link at once.
     client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
     assert [m.to for m in mail.outbox] == [["ana@example.org"]]

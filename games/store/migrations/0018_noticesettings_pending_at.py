@@ -10,14 +10,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.CreateModel(
-            name='ConfirmationMail',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('address', models.CharField(db_index=True, max_length=64)),
-                ('sent_at', models.DateTimeField(db_index=True)),
-            ],
-        ),
         migrations.AddField(
             model_name='noticesettings',
             name='pending_at',
