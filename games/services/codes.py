@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import unicodedata
@@ -108,13 +109,14 @@ def clean_name(name: object) -> str:
     return text
 
 
-def _former_player_keys() -> set[str]:
+@functools.cache  # the catalogs do not change while the process runs
+def _former_player_keys() -> frozenset[str]:
     """FORMER_PLAYER as each of the site's languages words it, compared as names are (name_key)."""
     keys = {name_key(FORMER_PLAYER)}
     for language, _label in settings.LANGUAGES:
         with translation.override(language):
             keys.add(name_key(translation.gettext(FORMER_PLAYER)))
-    return keys
+    return frozenset(keys)
 
 
 def shown_name(name: str) -> str:

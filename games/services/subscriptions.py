@@ -101,8 +101,8 @@ def push_hand_over(*, controller: str, to: str, user_id: int, language: str = ""
     if not controller or controller == to:
         return 0
     moved: dict[str, Any] = {"controller": to, "user_id": user_id}
-    if _language(language):
-        moved["language"] = _language(language)
+    if language := _language(language):
+        moved["language"] = language
     return PushSubscription.objects.filter(controller=controller).update(**moved)
 
 
