@@ -18,8 +18,8 @@ from games.services import events
 from games.services.actions import check_request, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, capped_marks, visible
 from games.services.seats import find_seat
-from games.store.models import ChatMessage, Game, Move, Player
-from games.store.selectors import chat_message, held_a_seat
+from games.store.models import ChatMessage, Game, Move
+from games.store.selectors import chat_audience, chat_message, held_a_seat
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
@@ -64,15 +64,6 @@ def _silenced(game: Game, controller: str) -> bool:
     return isinstance(muted, dict) and bool(muted.get("muted"))
 
 
-def _audience(game: Game) -> frozenset[str] | None:
-    """Who hears the room's chat as it is posted: everyone in it while the game is on; once it is
-    over, the browsers that held a seat (as ``chat_history_for`` reads it to them; the game's
-    code is public on its players' profiles, the conversation is not)."""
-    if not game.is_over:
-        return None
-    return frozenset(Player.objects.filter(game=game).exclude(controller="").values_list("controller", flat=True))
-
-
 def chat_post(*, code: str, controller: str, text: str, seat: int | None = None) -> dict[str, Any]:
     """Store a chat message and send it to the room; the message as the room sees it. One short transaction."""
     text = clean_message(text)
@@ -94,7 +85,7 @@ def chat_post(*, code: str, controller: str, text: str, seat: int | None = None)
             game=game, seat=speaker, player_id=player_id, name=name, text=text, after_seq=game.version
         )
         shown = chat_message(message)
-        audience = _audience(game)
+        audience = chat_audience(game)
         transaction.on_commit(lambda: events.tell(game.code, {"type": "chat", "message": shown}, audience))
     return shown
 
@@ -110,7 +101,7 @@ def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = 
     if game.room.seats[speaker].muted:  # muting silences the seat's reactions too, as its page shows
         raise RuleViolation(MUTED, "The host has muted you in this room: no chat and no reactions.")
     frame = {"type": "reaction", "seat": speaker, "reaction": reaction}
-    events.tell(game.code, frame, _audience(game))
+    events.tell(game.code, frame, chat_audience(game))
     return frame
 
 
@@ -125,7 +116,7 @@ def chat_hide(*, message_id: int, hidden: bool = True) -> bool:
         frame = {"type": "chat_hidden", "message": message.pk, "hidden": hidden}
         if not hidden:
             frame["shown"] = chat_message(message)
-        code, audience = message.game.code, _audience(message.game)
+        code, audience = message.game.code, chat_audience(message.game)
         transaction.on_commit(lambda: events.tell(code, frame, audience))
     return True
 

@@ -124,6 +124,14 @@ def held_a_seat(game: Game, controller: str) -> bool:
     return bool(controller) and Player.objects.filter(game=game, controller=controller).exists()
 
 
+def chat_audience(game: Game) -> frozenset[str] | None:
+    """Who hears the room's chat as it is posted (None: everyone in the room), by the rule of
+    ``chat_history_for``: once the game is over, the browsers that ``held_a_seat``."""
+    if not game.is_over:
+        return None
+    return frozenset(Player.objects.filter(game=game).exclude(controller="").values_list("controller", flat=True))
+
+
 def chat_history_for(code: str, controller: str) -> list[dict[str, Any]] | None:
     """``chat_history`` as this browser may read it, None if it may not or the room never had a message.
 
