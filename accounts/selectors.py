@@ -180,7 +180,6 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
     by_accuracy = (
         shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
     ).values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
-    accuracy_rows = ((value, name, value, games) for name, value, games in by_accuracy)
     # Rows of ready strings: a template's number formatting and {% url %} on 200 rows cost
     # more than the queries (bench/accounts.py).
     return {
@@ -190,32 +189,26 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
         "min_games": MIN_GAMES,
         "rating_start": RATING_START,
         "rating_tip": RATING_TIP,
-        "by_rating": _rows((value, name, shown_rating(value), games) for name, value, games in by_rating),
-        "by_accuracy": _rows(accuracy_rows) if exact_figures else [],
+        "by_rating": _rows((name, shown_rating(value), games) for name, value, games in by_rating),
+        "by_accuracy": _rows(by_accuracy) if exact_figures else [],
     }
 
 
 def _rows(found: Any) -> list[dict[str, str]]:
-    """Leaderboard rows, from (what the board orders by, name, value, games) in the board's order.
+    """Leaderboard rows, from (name, value, games) in the board's order.
 
-    Equal keys share a place and the next key's place counts them all (1, 1, 3): the account's
-    id only keeps the order of a tie stable, it ranks nobody above an equal. A whole-number
-    value (a rating) is shown whole, points lost to a tenth.
+    A whole-number value (a rating) is shown whole, points lost to a tenth. Rows that show the
+    same value share a place and the next place counts them all (1, 1, 3): two ratings a
+    hundredth of a point apart read as a tie, so they rank as one. The account's id only keeps
+    the order of a tie stable, it ranks nobody above an equal.
     """
     rows = []
     place, last = 0, None
-    for i, (key, name, value, games) in enumerate(found, start=1):
-        if i == 1 or key != last:
-            place, last = i, key
-        rows.append(
-            {
-                "rank": str(place),
-                "name": name,
-                "url": profile_url(name),
-                "value": str(value) if isinstance(value, int) else formats.number_format(value, 1),
-                "games": str(games),
-            }
-        )
+    for i, (name, value, games) in enumerate(found, start=1):
+        shown = str(value) if isinstance(value, int) else formats.number_format(value, 1)
+        if i == 1 or shown != last:
+            place, last = i, shown
+        rows.append({"rank": str(place), "name": name, "url": profile_url(name), "value": shown, "games": str(games)})
     return rows
 
 

@@ -421,3 +421,32 @@ def test_the_sign_in_pages_word_for_a_browser_without_javascript_is_in_the_reade
     page = Client(HTTP_ACCEPT_LANGUAGE=language).get("/accounts/login/").content.decode()
     assert f'lang="{language}"' in page
     assert "<noscript>" in page and "Passkeys need JavaScript." not in page
+
+
+def test_ratings_and_accuracies_that_read_the_same_share_their_place() -> None:
+    # Ordinals a ten-thousandth apart both read 1716; accuracies 4.52 and 4.54 both read 4.5.
+    for name, ordinal, accuracy in [("amy", 9.0001, 4.52), ("zed", 9.0, 4.54), ("bob", 8.0, 6.0)]:
+        u = get_user_model().objects.create_user(username=name, password="x" * 20)
+        account_services.profile_for(u.pk)
+        Standing.objects.create(
+            user=u,
+            ruleset="official",
+            games=5,
+            rated=5,
+            mu=27.0,
+            sigma=6.0,
+            ordinal=ordinal,
+            reviewed=5,
+            accuracy=accuracy,
+        )
+    board = leaderboard(ruleset="official")
+    assert [(r["rank"], r["name"], r["value"]) for r in board["by_rating"]] == [
+        ("1", "amy", "1716"),
+        ("1", "zed", "1716"),
+        ("3", "bob", "1692"),
+    ]
+    assert [(r["rank"], r["name"], r["value"]) for r in board["by_accuracy"]] == [
+        ("1", "amy", "4.5"),
+        ("1", "zed", "4.5"),
+        ("3", "bob", "6.0"),
+    ]
