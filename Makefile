@@ -1,8 +1,10 @@
 # Two commands: `make run` serves the game on http://localhost:8000, `make test` runs every check.
 # The newest Python 3.11+ found on PATH builds .venv (Django 6 needs 3.12+; 3.11 gets Django 5.2 LTS).
-# Looked up once, when first needed: each probe starts a Python (or a pyenv shim), and the
-# install's recipe names it three times.
-PYTHON ?= $(eval PYTHON := $(shell for p in python3.14 python3.13 python3.12 python3; do \
+# python3 is tried before python3.11: where it is older (3.10 on Ubuntu 22.04) the 3.11 beside it
+# is found, and where it is newer than the names listed it is the newest. Looked up once, when
+# first needed: each probe starts a Python (or a pyenv shim), and the install's recipe names it
+# three times.
+PYTHON ?= $(eval PYTHON := $(shell for p in python3.14 python3.13 python3.12 python3 python3.11; do \
 	$$p -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done))$(PYTHON)
 VENV := .venv
 BIN := $(VENV)/bin

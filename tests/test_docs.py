@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from games.domain.rules import RULESETS
 
@@ -93,3 +98,42 @@ def test_the_architecture_map_names_the_modules_a_roll_crosses() -> None:
     assert "docs/architecture.md" in (ROOT / "README.md").read_text()
     for module in re.findall(r"`((?:games|yahtzee|static)/[\w/.]+\.(?:py|js))`", text):
         assert (ROOT / module).exists(), f"docs/architecture.md names {module}, which does not exist"
+
+
+# --- what the docs promise against what the code, the Makefile and docker-compose.yml do ----------
+# Each test reads both sides from the repository, so the next setting, code or service added
+# to one side and not the other fails here.
+
+PROTOCOL = ROOT / "docs" / "protocol.md"
+
+
+def _section(text: str, start: str, end: str) -> str:
+    """The text from the first ``start`` up to the next ``end`` after it (or to the end)."""
+    begin = text.index(start)
+    stop = text.find(end, begin + len(start))
+    return text[begin : stop if stop != -1 else len(text)]
+
+
+def test_the_makefile_finds_python_3_11_beside_an_older_python3(tmp_path: Path) -> None:
+    """README: `make run` needs "only Python 3.11 or newer", so a machine whose python3 is older
+    (3.10 on Ubuntu 22.04) with python3.11 installed beside it builds with python3.11."""
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    real = os.path.realpath(sys.executable)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3.11").symlink_to(real)
+    for older in ("python3", "python3.12", "python3.13", "python3.14"):  # an older python3, no newer ones
+        stub = bin_dir / older
+        stub.write_text("#!/bin/sh\nexit 1\n")  # fails the Makefile's version probe, as Python 3.10 does
+        stub.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    found = subprocess.run(
+        ["make", "--no-print-directory", "--eval", "which-python: ; @echo [$(PYTHON)]", "which-python"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
+    assert found == "[python3.11]", f"the Makefile chose {found!r} with python3.11 on PATH"
