@@ -37,6 +37,7 @@ from tests.live import (
     server_env,
     start_together,
 )
+from yahtzee.prepare import new_vapid_private_key
 
 PRODUCTION = {
     "DEBUG": "0",
@@ -734,6 +735,14 @@ def test_a_placeholder_or_weak_secret_key_is_flagged(tmp_path: Path, key: str) -
     assert "yahtzee.W005" not in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
 
 
-def test_the_example_environment_leaves_the_secret_key_to_be_set() -> None:
-    # compose's ${SECRET_KEY:?} then refuses to start until it is: no published key to sign with.
-    assert re.search(r"^SECRET_KEY=$", (ROOT / ".env.example").read_text(), re.MULTILINE)
+def test_a_vapid_key_that_cannot_sign_is_flagged(tmp_path: Path) -> None:
+    env = clean_env(tmp_path, **{**PRODUCTION, "VAPID_PRIVATE_KEY": "replace-with-the-key-from-var/vapid_private_key"})
+    assert "yahtzee.W006" in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
+    env["VAPID_PRIVATE_KEY"] = new_vapid_private_key()
+    assert "yahtzee.W006" not in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
+
+
+@pytest.mark.parametrize("name", ["SECRET_KEY", "VAPID_PRIVATE_KEY"])
+def test_the_example_environment_leaves_the_keys_to_be_set(name: str) -> None:
+    # compose's ${NAME:?} then refuses to start until it is: no published key to sign with.
+    assert re.search(rf"^{name}=$", (ROOT / ".env.example").read_text(), re.MULTILINE)

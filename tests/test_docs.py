@@ -137,3 +137,37 @@ def test_the_makefile_finds_python_3_11_beside_an_older_python3(tmp_path: Path) 
         timeout=60,
     ).stdout.strip()
     assert found == "[python3.11]", f"the Makefile chose {found!r} with python3.11 on PATH"
+
+
+def test_the_deploy_instructions_name_every_variable_compose_requires() -> None:
+    """Every variable docker-compose.yml requires (``${X:?}``) is named by the "set SECRET_KEY, ..."
+    instruction of README.md, docs/deploy.md and the compose file's own header."""
+    required = set(re.findall(r"\$\{([A-Z_]+):\?", (ROOT / "docker-compose.yml").read_text()))
+    assert required
+    for name in ("README.md", "docs/deploy.md", "docker-compose.yml"):
+        lines = [line for line in (ROOT / name).read_text().splitlines() if re.search(r"\bset SECRET_KEY,", line)]
+        assert lines, f"{name} has no 'set SECRET_KEY, ...' instruction"
+        for line in lines:
+            missing = sorted(v for v in required if v not in line)
+            assert not missing, f"{name}: {line.strip()!r} leaves out {missing}"
+
+
+@pytest.mark.django_db
+def test_the_example_environment_s_vapid_key_does_not_break_your_games() -> None:
+    """.env.example leaves VAPID_PRIVATE_KEY empty, as it does SECRET_KEY, so that compose refuses
+    to start until a key is set; were it to hold a placeholder, the "Your games" page still answers."""
+    from django.test import Client, override_settings
+
+    from games.services import notices
+
+    match = re.search(r"^VAPID_PRIVATE_KEY=(.*)$", (ROOT / ".env.example").read_text(), re.MULTILINE)
+    placeholder = match.group(1).strip() if match else ""
+    if not placeholder:
+        return  # compose refuses to start until a key is set
+    notices._vapid.cache_clear()
+    try:
+        with override_settings(VAPID_PRIVATE_KEY=placeholder):
+            response = Client(raise_request_exception=False).get("/games")
+    finally:
+        notices._vapid.cache_clear()
+    assert response.status_code == 200, f"/games answers {response.status_code} with .env.example's VAPID key"

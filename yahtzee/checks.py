@@ -13,6 +13,9 @@
 - ``yahtzee.W005``: ``SECRET_KEY`` from the environment is ``.env.example``'s placeholder or too
   weak to sign with (Django's own measure: under 50 characters or 5 distinct ones). A plain
   check, so every start logs it.
+- ``yahtzee.W006``: ``VAPID_PRIVATE_KEY`` is set but cannot sign pushes (a placeholder, or not a
+  P-256 private key): the site serves on with pushes off (games/services/notices.py). A plain
+  check, so ``migrate`` and every start show it.
 
 Every server process logs all of them when it starts (``warn_at_start``), deploy checks
 included, so an operator sees them without running ``check --deploy``. What only shows
@@ -62,6 +65,23 @@ def strong_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
                 "links the site signs (the e-mails' confirm and stop links).",
                 hint="Set a long random key: python -c 'import secrets; print(secrets.token_urlsafe(50))'.",
                 id="yahtzee.W005",
+            )
+        ]
+    return []
+
+
+@checks.register("yahtzee")
+def usable_vapid_key(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    from games.services.notices import vapid_key_fault
+
+    if fault := vapid_key_fault(settings.VAPID_PRIVATE_KEY):
+        return [
+            checks.Warning(
+                f'VAPID_PRIVATE_KEY cannot sign Web Push ({fault}): no "your turn" notification is sent, '
+                "and the Your games page does not offer them.",
+                hint="Make a key with `python -m yahtzee.prepare` and set VAPID_PRIVATE_KEY to the one line of "
+                'DATA_DIR/vapid_private_key (docs/deploy.md, "E-mail and Web Push").',
+                id="yahtzee.W006",
             )
         ]
     return []

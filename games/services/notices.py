@@ -323,6 +323,9 @@ def push_ttl(text: Letter) -> int:
 
 def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> bool:
     """One encrypted push (RFC 8291, aes128gcm) signed with the site's VAPID key; a gone subscription is deleted."""
+    key = vapid_key()
+    if key is None:
+        return False  # pushes are off (logged once); the subscription is kept for a key that can sign
     if not push_allowed(subscription.endpoint):
         log.warning("push subscription %s names a push service not allowed; deleted", subscription.pk)
         subscription.delete()
@@ -345,7 +348,7 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
                 "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
             },
             data=json.dumps(payload),
-            vapid_private_key=vapid_key(),
+            vapid_private_key=key,
             vapid_claims={"sub": settings.VAPID_SUBJECT},
             ttl=push_ttl(text),
             timeout=PUSH_TIMEOUT,
@@ -367,30 +370,77 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
 # --- the keys and the endpoints ------------------------------------------------------------------
 
 
-def vapid_key() -> Vapid:
+# The order of P-256's group: a raw private key is a number from 1 to this, less one.
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def vapid_key_fault(key: str) -> str:
+    """Why ``key`` cannot sign pushes, or ``""`` if it can (or is unset: then nothing is signed).
+
+    A VAPID key is a P-256 private key in base64url (``+`` and ``/`` read as ``-`` and ``_``),
+    raw (the 32 bytes ``yahtzee.prepare`` makes) or DER. The raw form is checked without
+    cryptography, which the check at every process's start (yahtzee.W006) need not load.
+    """
+    if not key:
+        return ""
+    text = key.strip().replace("+", "-").replace("/", "_").rstrip("=")
+    if not _BASE64URL.fullmatch(text) or len(text) % 4 == 1:
+        return "it is not base64url text"
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if len(data) == 32:
+        return "" if 0 < int.from_bytes(data, "big") < P256_ORDER else "it is not a P-256 private key"
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import load_der_private_key
+
+    try:
+        loaded = load_der_private_key(data, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        return "it is neither a raw P-256 private key (32 bytes) nor a DER one"
+    if not isinstance(loaded, ec.EllipticCurvePrivateKey) or not isinstance(loaded.curve, ec.SECP256R1):
+        return "it is not a P-256 private key"
+    return ""
+
+
+def vapid_key() -> Vapid | None:
+    """The key that signs every push; None when there is none or it cannot sign (pushes are off)."""
     return _vapid(settings.VAPID_PRIVATE_KEY)
 
 
 @functools.cache
-def _vapid(private: str) -> Vapid:
+def _vapid(private: str) -> Vapid | None:
+    # Once a process per key: a key that cannot sign turns pushes off and is logged once here
+    # (the yahtzee.W006 check says so at every start), rather than failing each page that
+    # offers notifications and each push.
+    if not private:
+        log.warning("No VAPID key: pushes are off (run `python -m yahtzee.prepare` or set VAPID_PRIVATE_KEY)")
+        return None
+    if fault := vapid_key_fault(private):
+        log.error("VAPID_PRIVATE_KEY cannot sign pushes (%s): pushes are off until it is replaced", fault)
+        return None
     # Imported here, as pywebpush below: a process that never pushes (most test servers, the
     # scheduler's) need not load cryptography's serializers.
     from py_vapid import Vapid
 
-    if not private:
-        raise RuntimeError("No VAPID key: run `python -m yahtzee.prepare` or set VAPID_PRIVATE_KEY")
-    return Vapid.from_string(private)
+    try:
+        return Vapid.from_string(private.strip())
+    except (ValueError, TypeError):  # what the check above does not foresee still turns pushes off
+        log.exception("VAPID_PRIVATE_KEY cannot sign pushes: pushes are off until it is replaced")
+        return None
 
 
 def vapid_public_key() -> str:
-    """The application server key a page subscribes with: the public key, uncompressed point, base64url."""
+    """The application server key a page subscribes with: the public key, uncompressed point, base64url
+    ("" with no key that can sign: the page then says notifications are not set up)."""
     if not settings.VAPID_PRIVATE_KEY:
+        return ""
+    key = vapid_key()
+    if key is None:
         return ""
     from cryptography.hazmat.primitives import serialization
 
-    point = vapid_key().public_key.public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
+    point = key.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
     return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
 
 

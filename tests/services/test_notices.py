@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterator
@@ -303,6 +304,51 @@ def test_the_vapid_public_key_is_the_uncompressed_point_of_the_private_key(setti
     assert len(key) == 87 and key.startswith("B")  # 65 bytes, 0x04 first, base64url
     settings.VAPID_PRIVATE_KEY = ""
     assert notices.vapid_public_key() == ""
+
+
+def _der(curve: Any) -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(curve).private_bytes(
+        serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return base64.urlsafe_b64encode(key).decode()
+
+
+def test_a_vapid_key_is_told_apart_from_one_that_cannot_sign() -> None:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    raw = new_vapid_private_key()
+    for usable in ("", raw, f" {raw}=\n", raw.replace("-", "+").replace("_", "/"), _der(ec.SECP256R1())):
+        assert notices.vapid_key_fault(usable) == "", usable
+    assert notices._vapid(_der(ec.SECP256R1())) is not None
+    order = notices.P256_ORDER.to_bytes(32, "big")
+    for unusable, why in [
+        ("replace-with-the-key-from-var/vapid_private_key", "neither a raw P-256 private key"),
+        ("a key", "not base64url"),
+        (raw[:-1] + "!", "not base64url"),
+        (raw + "AB", "not base64url"),  # 45 characters: no whole number of bytes
+        (raw + "A", "neither a raw P-256 private key"),  # 33 bytes
+        (base64.urlsafe_b64encode(bytes(32)).decode(), "not a P-256 private key"),  # 0
+        (base64.urlsafe_b64encode(order).decode(), "not a P-256 private key"),  # past the curve's order
+        (_der(ec.SECP384R1()), "not a P-256 private key"),
+    ]:
+        assert why in notices.vapid_key_fault(unusable), unusable
+        assert notices._vapid(unusable) is None
+
+
+def test_a_vapid_key_that_cannot_sign_turns_pushes_off_and_keeps_the_subscriptions(
+    push: PushService, settings: Any
+) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    settings.VAPID_PRIVATE_KEY = "replace-with-the-key-from-var/vapid_private_key"
+    score_first_legal(table)  # seat 1's turn: owed
+    run_worker()
+    assert not push.requests and PushSubscription.objects.count() == 1
+    assert len(mail.outbox) == 1  # the e-mail goes
+    assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
 
 
 # --- in the reader's language ---------------------------------------------------------------------

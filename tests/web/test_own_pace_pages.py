@@ -104,6 +104,21 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     assert 'id="no-games"' in stranger.get("/games").content.decode()
 
 
+@pytest.mark.parametrize("key", ["replace-with-the-key-from-var/vapid_private_key", "A" * 43])
+def test_your_games_answers_with_a_vapid_key_that_cannot_sign_and_offers_no_notifications(
+    settings: Any, caplog: pytest.LogCaptureFixture, key: str
+) -> None:
+    settings.VAPID_PRIVATE_KEY = key
+    notices._vapid.cache_clear()
+    with caplog.at_level("ERROR", logger="games.services.notices"):
+        pages = [Client(raise_request_exception=False).get("/games") for _ in range(2)]
+    assert [page.status_code for page in pages] == [200, 200]
+    assert 'data-key=""' in pages[0].content.decode()  # the page says notifications are not set up here
+    assert [r.getMessage() for r in caplog.records if "VAPID_PRIVATE_KEY" in r.getMessage()] == [
+        f"VAPID_PRIVATE_KEY cannot sign pushes ({notices.vapid_key_fault(key)}): pushes are off until it is replaced"
+    ]  # said once a process, not at every page
+
+
 def test_the_header_count_is_one_query() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
