@@ -171,3 +171,18 @@ def test_the_example_environment_s_vapid_key_does_not_break_your_games() -> None
     finally:
         notices._vapid.cache_clear()
     assert response.status_code == 200, f"/games answers {response.status_code} with .env.example's VAPID key"
+
+
+# Used by docker-compose.yml itself (the database's password, the proxy's address), not by the app.
+COMPOSE_ONLY = {"POSTGRES_PASSWORD", "SITE_ADDRESS"}
+
+
+def test_every_setting_env_example_offers_reaches_the_containers() -> None:
+    """.env.example offers "the ones docker-compose.yml passes through": compose has no env_file
+    (.env only fills its ``${...}``), so each of them is passed by name."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    example = (ROOT / ".env.example").read_text()
+    offered = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", example, re.MULTILINE)) - COMPOSE_ONLY
+    passed = set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", compose))
+    assert "env_file" not in compose or not offered - passed
+    assert not offered - passed, f".env.example offers settings compose never passes on: {sorted(offered - passed)}"
