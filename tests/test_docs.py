@@ -186,3 +186,26 @@ def test_every_setting_env_example_offers_reaches_the_containers() -> None:
     passed = set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", compose))
     assert "env_file" not in compose or not offered - passed
     assert not offered - passed, f".env.example offers settings compose never passes on: {sorted(offered - passed)}"
+
+
+def _settings_read() -> set[str]:
+    """Every environment variable the server's settings and start read."""
+    names: set[str] = set()
+    for module in ("yahtzee/settings.py", "yahtzee/serve.py", "yahtzee/prepare.py"):
+        text = (ROOT / module).read_text()
+        names |= set(re.findall(r"(?:envint|envbool|envlist|environ\.get|getenv)\(\s*\"([A-Z][A-Z0-9_]+)\"", text))
+        names |= set(re.findall(r"environ\[\"([A-Z][A-Z0-9_]+)\"\]", text))
+    from bots import tables
+
+    names.add(tables.CACHE_ENV)
+    return names - {"DJANGO_SETTINGS_MODULE"}
+
+
+def test_docs_deploy_names_every_setting_the_code_reads() -> None:
+    """docs/deploy.md explains "every setting" (README: "explains each one"; .env.example: "Every
+    setting the app reads is listed in docs/deploy.md"), the tests' own knobs included."""
+    read = _settings_read()
+    assert {"SECRET_KEY", "WS_RATE_LIMIT", "YAHTZEE_BOT_CACHE"} <= read
+    deploy = (ROOT / "docs" / "deploy.md").read_text()
+    missing = sorted(name for name in read if not re.search(rf"`{name}(=[^`]*)?`", deploy))
+    assert not missing, f"settings the code reads that docs/deploy.md does not name: {missing}"
