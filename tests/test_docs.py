@@ -209,3 +209,14 @@ def test_docs_deploy_names_every_setting_the_code_reads() -> None:
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     missing = sorted(name for name in read if not re.search(rf"`{name}(=[^`]*)?`", deploy))
     assert not missing, f"settings the code reads that docs/deploy.md does not name: {missing}"
+
+
+def test_protocol_md_lists_every_close_code_the_server_sends() -> None:
+    """Every ``CLOSE_* = 4xxx`` of games/realtime/ is in docs/protocol.md's "Close codes" list."""
+    codes: set[str] = set()
+    for module in (ROOT / "games" / "realtime").glob("*.py"):
+        codes |= set(re.findall(r"^CLOSE_\w+\s*=\s*(4\d{3})\b", module.read_text(), re.MULTILINE))
+    assert {"4001", "4008", "4009", "4029", "4404"} <= codes
+    listed = _section(PROTOCOL.read_text(), "Close codes:", "\n\n")
+    missing = sorted(code for code in codes if code not in listed)
+    assert not missing, f"close codes the server sends that docs/protocol.md's list leaves out: {missing}"
