@@ -220,3 +220,29 @@ def test_protocol_md_lists_every_close_code_the_server_sends() -> None:
     listed = _section(PROTOCOL.read_text(), "Close codes:", "\n\n")
     missing = sorted(code for code in codes if code not in listed)
     assert not missing, f"close codes the server sends that docs/protocol.md's list leaves out: {missing}"
+
+
+# Codes a room socket answers with (an error frame), and where each is raised.
+SOCKET_CODES = {
+    "player_present": "games/services/seats.py (replace or remove of a seat whose player is here)",
+    "room_full": "games/services/seats.py (add_bot with eight seats)",
+    "coach_error": "games/realtime/consumer.py (the coach failed on a hint)",
+    "own_pace": "games/services/seats.py (replace or remove in a game at your own pace)",
+}
+
+
+@pytest.mark.parametrize("code", sorted(SOCKET_CODES))
+def test_protocol_md_s_error_table_has_every_code_a_socket_sends(code: str) -> None:
+    table = "\n".join(line for line in PROTOCOL.read_text().splitlines() if line.startswith("| "))
+    assert f"`{code}`" in table, f"{code} ({SOCKET_CODES[code]}) is not in docs/protocol.md's error table"
+
+
+def test_every_error_code_is_documented_for_clients() -> None:
+    """games/domain/errors.py: "docs/protocol.md lists them for clients" (the rules' own, in docs/rules.md)."""
+    from games.domain import errors
+
+    codes = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
+    assert set(SOCKET_CODES) | {"not_your_turn", "rate_limited"} <= codes
+    documented = PROTOCOL.read_text() + (ROOT / "docs" / "rules.md").read_text()
+    missing = sorted(code for code in codes if f"`{code}`" not in documented)
+    assert not missing, f"error codes neither docs/protocol.md nor docs/rules.md names: {missing}"
