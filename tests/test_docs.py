@@ -246,3 +246,13 @@ def test_every_error_code_is_documented_for_clients() -> None:
     documented = PROTOCOL.read_text() + (ROOT / "docs" / "rules.md").read_text()
     missing = sorted(code for code in codes if f"`{code}`" not in documented)
     assert not missing, f"error codes neither docs/protocol.md nor docs/rules.md names: {missing}"
+
+
+def test_protocol_md_gives_every_refusal_of_a_reaction_and_a_hint() -> None:
+    """A muted seat's reaction is refused with `muted` (games/services/chat.py chat_react), and a
+    hint outside a game in progress with `not_playing` (games/services/coach.py hint_for)."""
+    text = PROTOCOL.read_text()
+    reactions = _section(text, "Refusals: `bad_reaction`", ".\n")
+    assert "`muted`" in reactions, reactions
+    hints = _section(text, "Refusals: `hints_off`", ". ")
+    assert "`not_playing`" in hints, hints
