@@ -256,3 +256,10 @@ def test_protocol_md_gives_every_refusal_of_a_reaction_and_a_hint() -> None:
     assert "`muted`" in reactions, reactions
     hints = _section(text, "Refusals: `hints_off`", ". ")
     assert "`not_playing`" in hints, hints
+
+
+def test_protocol_md_says_what_healthz_answers_while_redis_is_away() -> None:
+    """yahtzee/health.py answers 200 with "degraded": ["channel_layer"] when only the channel layer
+    fails, and 503 only without the database."""
+    sentence = _section(PROTOCOL.read_text(), "`GET /healthz`", "\n\n")
+    assert "degraded" in sentence and "503" in sentence, sentence
