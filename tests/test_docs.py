@@ -263,3 +263,33 @@ def test_protocol_md_says_what_healthz_answers_while_redis_is_away() -> None:
     fails, and 503 only without the database."""
     sentence = _section(PROTOCOL.read_text(), "`GET /healthz`", "\n\n")
     assert "degraded" in sentence and "503" in sentence, sentence
+
+
+def _statements_about(pattern: str, text: str) -> list[tuple[int, str]]:
+    """Each line where ``pattern`` matches, with what follows it to the end of its sentence or
+    table cell, over the wrapped lines after it (comment markers left out)."""
+    lines = text.splitlines()
+    found = []
+    for number, line in enumerate(lines, 1):
+        match = re.search(pattern, line)
+        if match is None:
+            continue
+        following = (re.sub(r"^\s*#?\s*", "", more) for more in lines[number : number + 3])
+        said = " ".join([line[match.end() :], *following]).lstrip(" |`")
+        found.append((number, re.split(r"\.\s|\s\|(?:\s|$)", said, maxsplit=1)[0]))
+    return found
+
+
+def test_the_docs_say_which_limits_rate_limits_0_keeps() -> None:
+    """Every limit counted with RATE_LIMITS=0 too (``always=True`` in games/realtime/limits.py) is
+    named wherever README.md, docs/ or the settings say RATE_LIMITS=0 turns off all the others."""
+    from games.realtime.limits import LIMITS
+
+    kept = {limit.setting for limit in LIMITS if limit.always}
+    assert {"WS_RATE_LIMIT", "RATE_LIMIT_CONFIRMATION_MAILS"} <= kept
+    found = []
+    for name in ("README.md", "docs/deploy.md", "docs/security.md", "yahtzee/settings.py"):
+        for number, said in _statements_about(r"RATE_LIMITS(=0|` \| `1`)", (ROOT / name).read_text()):
+            if re.search(r"\b(every|all)\b.*\b(but|except)\b", said) and not all(s in said for s in kept):
+                found.append(f"{name}:{number}: {said[:140]}")
+    assert not found, f"RATE_LIMITS=0 said to keep fewer limits than {sorted(kept)}:\n" + "\n".join(found)
