@@ -25,7 +25,7 @@ from django.test import TransactionTestCase
 
 # The test process and the servers it starts do not build every missing solver table at
 # start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
-# tests/services/test_tables.py turns this back on to test it. The settings were read before this
+# tests/store/test_tables.py turns this back on to test it. The settings were read before this
 # file, so the test process is told directly; the servers it starts read the environment.
 os.environ.setdefault("BOT_TABLES_AT_START", "0")
 # The solver tables the tests' bots and coach read are kept in the user's cache between

@@ -293,3 +293,24 @@ def test_the_docs_say_which_limits_rate_limits_0_keeps() -> None:
             if re.search(r"\b(every|all)\b.*\b(but|except)\b", said) and not all(s in said for s in kept):
                 found.append(f"{name}:{number}: {said[:140]}")
     assert not found, f"RATE_LIMITS=0 said to keep fewer limits than {sorted(kept)}:\n" + "\n".join(found)
+
+
+# A path from the repository's root, as comments, docstrings and docs name files (templates/ and
+# static/ paths in code are relative to those folders, so only these roots are read).
+REPO_PATH = re.compile(
+    r"(?<![\w/.])((?:games|yahtzee|bots|accounts|tests|bench|docs|deploy|static)/[\w/.-]+\.(?:py|md|js))\b"
+)
+
+
+def test_every_file_the_code_and_the_docs_point_to_exists() -> None:
+    """A comment, docstring or doc that sends the reader to a file of the repository names one
+    that is there (CHANGELOG.md names the files of its time, and this file its examples)."""
+    found = []
+    for path in _tracked():
+        if path.suffix not in (".py", ".md", ".js") or path.name == "CHANGELOG.md" or path == Path(__file__):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for target in REPO_PATH.findall(line):
+                if not (ROOT / target).exists():
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {target}")
+    assert not found, "files named that do not exist:\n" + "\n".join(found)

@@ -293,9 +293,10 @@ REACTION_RATE = os.environ.get("REACTION_RATE", "5/10")
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # The turn timers a room may be created with, in seconds (0: none). Tests add a short one.
 TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120")]
-# Build the coach's and the bots' missing solver tables when a server starts (games/services/tables.py),
+# Build the coach's and the bots' missing solver tables when a server starts (games/store/tables.py),
 # and how many seconds the game's review waits for a build under way before it answers 503.
 BOT_TABLES_AT_START = envbool("BOT_TABLES_AT_START", True)
+COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 # The scheduler (games.scheduling): "all" sweeps for due rooms every SCHEDULER_POLL seconds
 # and keeps timers for the rooms this process committed; "local" only the timers (web
 # workers beside a `manage.py run_scheduler` process); "off" nothing. A gap of more than
@@ -306,7 +307,6 @@ SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
 # 1 runs it in the committing thread, right after the commit (the unit tests do).
 FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)
-COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 
 # Play at your own pace: the times per move a room may be created with, in seconds (0: none).
 OWN_PACE_CHOICES = [int(s) for s in envlist("OWN_PACE_CHOICES", "0,86400,259200,604800")]
