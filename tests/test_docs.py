@@ -314,3 +314,28 @@ def test_every_file_the_code_and_the_docs_point_to_exists() -> None:
                 if not (ROOT / target).exists():
                     found.append(f"{path.relative_to(ROOT)}:{number}: {target}")
     assert not found, "files named that do not exist:\n" + "\n".join(found)
+
+
+WHO_ASKED = re.compile(r"\bthe brief\b|\bas (?:the user )?(?:asked|requested)\b|\bthe reviewer", re.IGNORECASE)
+
+
+def test_no_code_or_doc_file_says_who_asked_for_what() -> None:
+    """The code and the docs say what a test pins down and why, never who asked for it."""
+    files = _tracked()
+    found = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+        for p in files
+        if p.name != "test_docs.py"
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if WHO_ASKED.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_docs_do_not_deny_the_e_mails_the_site_sends() -> None:
+    """The site sends "your turn" e-mails and address confirmations through SMTP (EMAIL_HOST;
+    docs/deploy.md, "E-mail and Web Push"): no doc or comment says there is no mail server."""
+    for path in [*DOCS, ROOT / "yahtzee" / "settings.py"]:
+        text = re.sub(r"\s*\n\s*(?:#\s*)?", " ", path.read_text())
+        for denial in ("no mail server", "no e-mail at all", "no email at all", "no email is asked for or sent"):
+            assert denial not in text.lower(), f"{path.relative_to(ROOT)} says {denial!r}"

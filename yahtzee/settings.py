@@ -144,8 +144,9 @@ AXES_RESET_ON_SUCCESS = False
 AXES_CLIENT_IP_CALLABLE = "games.realtime.limits.login_ip"  # X-Real-IP only behind the proxy
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 
-# Optional accounts (django-allauth; docs/accounts.md): a username and a password, no email
-# at all (so no mail server), and passkeys (WebAuthn) to sign in with. An administrator
+# Optional accounts (django-allauth; docs/accounts.md): a username and a password, and passkeys
+# (WebAuthn) to sign in with. allauth asks for no e-mail address and sends no e-mail (the turn
+# e-mails confirm their own address: games/services/subscriptions.py), so an administrator
 # resets a forgotten password (the admin, or `manage.py changepassword NAME`).
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"  # account names in one form of their letters (NFKC)
 ACCOUNT_LOGIN_METHODS = {"username"}

@@ -318,7 +318,10 @@ def test_rolls_other_than_five_of_a_kind_never_trigger_a_joker(ruleset: RuleSet,
         assert actual_legal(ruleset, card, dice) == expected_legal(ruleset, card, dice), dice
 
 
-# Specific readings the brief asks to pin down explicitly (they are also covered above).
+# Readings of docs/rules.md that are easy to get wrong, each pinned down by name (the sweeps above
+# cover them too): Yatzy's three and four of a kind score three or four dice even with five of a
+# kind, five of a kind is no straight, and no full house but in Yeti, and Yatzy's two pairs
+# are two different values.
 
 
 @pytest.mark.parametrize("face", FACES)
