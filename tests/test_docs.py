@@ -339,3 +339,26 @@ def test_the_docs_do_not_deny_the_e_mails_the_site_sends() -> None:
         text = re.sub(r"\s*\n\s*(?:#\s*)?", " ", path.read_text())
         for denial in ("no mail server", "no e-mail at all", "no email at all", "no email is asked for or sent"):
             assert denial not in text.lower(), f"{path.relative_to(ROOT)} says {denial!r}"
+
+
+def test_protocol_md_names_every_field_of_the_state_s_rule_set() -> None:
+    """Every key of the state's ``ruleset`` (games/store/selectors.py ruleset_info) is in docs/protocol.md."""
+    from games.store.selectors import ruleset_info
+
+    text = PROTOCOL.read_text()
+    for name in RULESETS:
+        missing = sorted(key for key in ruleset_info(name) if f'"{key}"' not in text and f"`{key}`" not in text)
+        assert not missing, f"ruleset fields of {name} docs/protocol.md does not name: {missing}"
+
+
+def test_the_docs_topology_names_every_compose_service() -> None:
+    """README's and docs/deploy.md's account of docker-compose.yml name the scheduler service
+    (manage.py run_scheduler) and the task worker (notice_worker) beside the web workers."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert "run_scheduler" in compose and "notice_worker" in compose
+    opening = "`docker-compose.yml` runs the production topology"
+    readme = _section((ROOT / "README.md").read_text(), opening, "\n\n")
+    deploy = _section((ROOT / "docs" / "deploy.md").read_text(), opening, "\n\n")
+    for name, text in (("README.md", readme), ("docs/deploy.md", deploy)):
+        assert "scheduler" in text, f"{name}'s topology leaves out the scheduler service"
+        assert "task worker" in text, f"{name}'s topology leaves out the task worker"
