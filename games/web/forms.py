@@ -8,6 +8,7 @@ from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
 from games.services import NAME_MAX, duration, normalize_code, own_pace_choices, timer_choices, words
+from games.web.refusals import WORDS
 
 
 def _ruleset_choice(name: str) -> str:
@@ -41,14 +42,26 @@ PACE_CHOICES = [
 
 class CreateRoomForm(forms.Form):
     name = forms.CharField(label=_("Your name"), max_length=NAME_MAX, required=False)
-    ruleset = forms.ChoiceField(label=_("Rule set"), choices=RULESET_FIELD_CHOICES, initial="official")
+    # A choice no longer offered (a page from before a change) is said in the services' words.
+    ruleset = forms.ChoiceField(
+        label=_("Rule set"),
+        choices=RULESET_FIELD_CHOICES,
+        initial="official",
+        error_messages={"required": WORDS["bad_ruleset"], "invalid_choice": WORDS["bad_ruleset"]},
+    )
     mode = forms.ChoiceField(
         label=_("How you play"),
         choices=[("online", _("Play online: invite friends with a link")), ("local", _("Play on this device"))],
         initial="online",
         widget=forms.RadioSelect,
+        error_messages={
+            "required": _("Choose how you play: online, or on this device."),
+            "invalid_choice": _("Choose how you play: online, or on this device."),
+        },
     )
-    client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    client_seed = forms.CharField(
+        required=False, max_length=64, widget=forms.HiddenInput, error_messages={"max_length": WORDS["bad_field"]}
+    )
     players = forms.IntegerField(
         label=_("People playing on this device"), min_value=1, max_value=MAX_LOCAL_PLAYERS, initial=2, required=False
     )
@@ -56,10 +69,21 @@ class CreateRoomForm(forms.Form):
         label=_("Computer players"), min_value=0, max_value=MAX_LOCAL_PLAYERS - 1, initial=0, required=False
     )
     level = forms.ChoiceField(
-        label=_("Computer level"), choices=list(words.LEVELS.items()), initial="casual", required=False
+        label=_("Computer level"),
+        choices=list(words.LEVELS.items()),
+        initial="casual",
+        required=False,
+        error_messages={"invalid_choice": WORDS["bad_level"]},
     )
     hints = forms.BooleanField(label=_("Allow hints from the coach"), required=False, initial=True)
-    turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=int, initial=0, required=False, empty_value=0)  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
+    turn_timer = forms.TypedChoiceField(
+        label=_("Turn timer"),
+        coerce=int,
+        initial=0,
+        required=False,
+        empty_value=0,  # type: ignore[arg-type]  # Django takes any empty value; the stubs say str
+        error_messages={"invalid_choice": WORDS["bad_timer"]},
+    )
     chat_spectators = forms.BooleanField(label=_("Spectators may post in the chat"), required=False, initial=False)
     pace = forms.ChoiceField(
         label=_("Pace"),
@@ -99,7 +123,7 @@ class CreateRoomForm(forms.Form):
         data["pace"] = data.get("pace") or "live"
         if data["pace"] == "own":
             if data.get("mode") == "local":
-                self.add_error("pace", _("A game played on one device is live: everyone is at the table."))
+                self.add_error(None, _("A game played on one device is live: everyone is at the table."))
             if data.get("move_time") is None and "move_time" not in self.errors:
                 self.add_error("move_time", _("Choose a time per move: how long each player may take."))
             data["turn_timer"] = data.get("move_time") or 0
@@ -123,6 +147,32 @@ class CreateRoomForm(forms.Form):
 
     def player_fields(self) -> list[forms.BoundField]:
         return [self[f"player_{i}"] for i in range(1, MAX_LOCAL_PLAYERS + 1)]
+
+    def out_of_sight(self) -> set[str]:
+        """The fields the page hides for the way of playing chosen, as home.js does: the other
+        mode's, the other pace's, pass-and-play names past the number of people, the seed."""
+        if self.data.get("mode") == "local":
+            people = self.cleaned_data.get("players") or 1
+            return {"client_seed", "name", "pace", "move_time"} | {
+                f"player_{i}" for i in range(people + 1, MAX_LOCAL_PLAYERS + 1)
+            }
+        own = self.data.get("pace") == "own"
+        return {"client_seed", "players", "bots", "level", "turn_timer" if own else "move_time"} | {
+            f"player_{i}" for i in range(1, MAX_LOCAL_PLAYERS + 1)
+        }
+
+    def said_above(self) -> list[str]:
+        """What the page says above the form: the errors of no field, and those of the fields out
+        of sight, each after its field's name (the page draws the others beside their field)."""
+        if not self.is_bound:
+            return []
+        said = [str(error) for error in self.non_field_errors()]
+        hidden = self.out_of_sight()
+        for name, field in self.fields.items():
+            for error in self.errors.get(name, []) if name in hidden else []:
+                named = _("%(field)s: %(error)s") % {"field": field.label, "error": error}
+                said.append(str(error if field.widget.is_hidden else named))
+        return said
 
 
 class JoinRoomForm(forms.Form):

@@ -110,6 +110,50 @@ def test_bad_create_input_shows_the_form_again() -> None:
     assert Game.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("extra", "shown"),
+    [
+        ({"turn_timer": "45"}, "Choose one of the times offered."),  # a page from before the timers changed
+        ({"ruleset": "yahtzee"}, "Choose one of the rule sets offered."),  # a rule set no longer offered
+        ({"mode": "local", "players": "2", "bots": "1", "level": "expert"}, "Choose one of the computer levels"),
+        ({"mode": "local", "players": "2", "player_2": "x" * 25}, "at most 24 characters"),
+        ({"mode": "local", "players": "2", "player_2": "Bo\x00b"}, "Null characters are not allowed."),
+        ({"mode": "elsewhere"}, "Choose how you play: online, or on this device."),
+        ({"client_seed": "x" * 65}, "Something in the form was not what the game expected"),
+    ],
+    ids=["timer", "ruleset", "level", "player-name-long", "player-name-nul", "mode", "seed"],
+)
+def test_a_create_form_refused_for_any_field_says_why(extra: dict[str, str], shown: str) -> None:
+    response = Client().post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online", **extra})
+    assert response.status_code == 400
+    said = re.findall(r'class="error"[^>]*role="alert"[^>]*>([^<]+)<', response.content.decode())
+    assert said, "a 400 with no message on the page"
+    assert any(shown in text for text in said), said
+    assert not Game.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "shown"),
+    [
+        ({"level": "expert"}, "Choose one of the computer levels offered."),
+        ({"mode": "local", "pace": "own", "move_time": "86400"}, "A game played on one device is live"),
+        ({"mode": "local", "players": "2", "name": "x" * 25}, "at most 24 characters"),
+        ({"pace": "live", "move_time": "soon"}, "Choose a time per move from the list."),
+    ],
+    ids=["level-online", "own-pace-local", "name-local", "move-time-live"],
+)
+def test_a_refusal_of_a_field_the_chosen_way_of_playing_hides_is_said_above_the_form(
+    extra: dict[str, str], shown: str
+) -> None:
+    """home.js hides the fields the chosen mode and pace do not use: what is wrong with one is said
+    where the page shows it, above the form."""
+    response = Client().post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online", **extra})
+    assert response.status_code == 400
+    top = re.search(r'<div class="error" id="form-errors" role="alert">([^<]+)<', response.content.decode())
+    assert top and shown in top.group(1)
+    assert not Game.objects.exists()
+
+
 def test_play_on_this_device_starts_a_game_with_every_seat_in_one_browser() -> None:
     mum, kid = Client(), Client()
     response = mum.post(
