@@ -5,6 +5,9 @@ Django's default handlers render ``404.html`` and friends without the request's 
 with a status, a title and a sentence a person can act on. The 500 handler falls back to a
 fixed page if even rendering fails (a template or database fault is what got us here).
 
+The addresses scripts call (those ending in .json, the views marked ``answers_json``) and
+requests that ask for JSON get their errors as JSON with a code instead (``wants_json``).
+
 Some errors never reach a handler: a view that takes only POST answers a GET with an empty
 405 (``require_POST``), and a library may answer an empty 4xx of its own.
 ``ErrorPageMiddleware`` gives each such empty answer the site's page for its status, so a
@@ -15,16 +18,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
+from games.domain import errors
+from games.web.refusals import WORDS
+
 log = logging.getLogger(__name__)
+
+View = TypeVar("View", bound=Callable[..., object])
 
 PAGES: dict[int, tuple[Promise, Promise]] = {
     400: (
@@ -64,6 +73,28 @@ _FALLBACK = (
     "<body><main><h1>Something went wrong</h1><p>{message}</p>"
     '<p><a href="/">Back to the home page</a></p></main></body></html>'
 )
+
+
+def answers_json(view: View) -> View:
+    """Marks a view that scripts call: its errors (a CSRF 403, a 429, a 503) are JSON with a code,
+    whatever the request accepts (``fetch`` sends ``*/*``). Wrappers made with functools.wraps keep the mark."""
+    view.answers_json = True  # type: ignore[attr-defined]
+    return view
+
+
+def wants_json(request: HttpRequest) -> bool:
+    """Whether ``request``'s error is answered as JSON: an address under ``answers_json`` or ending
+    in .json, or a caller that asks for JSON and not for a page."""
+    match = getattr(request, "resolver_match", None)
+    if request.path.endswith(".json") or getattr(getattr(match, "func", None), "answers_json", False):
+        return True
+    accept = request.headers.get("Accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def error_json(code: str, message: str | Promise, status: int) -> JsonResponse:
+    """An error for a script: ``{"error": code, "message": ...}`` in the reader's language."""
+    return JsonResponse({"error": code, "message": str(message)}, status=status)
 
 
 def error_page(
@@ -126,6 +157,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a stale or foreign form, said plainly (the reason goes to the log only)."""
     log.info("CSRF failure on %s %s: %s", request.method, request.path, reason)
+    if wants_json(request):  # a script's page whose token went stale: it reloads
+        return error_json(errors.BAD_REQUEST, WORDS[errors.BAD_REQUEST], 403)
     return error_page(request, 403, CSRF, title=_("This form has expired"))
 
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 
 from games.domain import errors
 from games.realtime.limits import Bucket, Limit, client_buckets, client_ip, limiter
-from games.web.errorpages import error_page
+from games.web.errorpages import error_page, wants_json
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +26,7 @@ def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) ->
     what = str(limit.message) if limit.message else gettext("Too many requests.")
     message = gettext("%(what)s Please wait a minute and try again.") % {"what": what}
     retry = limiter.retry_after(limit, *buckets)
-    accept = request.headers.get("Accept", "")
-    if "application/json" in accept and "text/html" not in accept:
+    if wants_json(request):
         response = HttpResponse(
             json.dumps({"error": errors.RATE_LIMITED, "message": message, "retry_after": retry}),
             content_type="application/json",

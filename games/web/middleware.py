@@ -26,6 +26,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.domain import errors
+from games.web.errorpages import wants_json
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,7 @@ def unavailable(request: HttpRequest) -> HttpResponse:
     read = request.method in ("GET", "HEAD", "OPTIONS")
     code = errors.UNAVAILABLE if read else errors.OUTCOME_UNKNOWN
     message = str(MESSAGE if read else UNKNOWN)
-    accept = request.headers.get("Accept", "")
-    if request.path.endswith(".json") or ("application/json" in accept and "text/html" not in accept):
+    if wants_json(request):
         response = HttpResponse(
             json.dumps({"error": code, "message": message}), content_type="application/json", status=503
         )

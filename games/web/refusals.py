@@ -59,6 +59,9 @@ WORDS = {
     "no_address": _("Give the address to e-mail you at."),
     "mailed_enough": _("That address has been sent enough links for today: try again tomorrow."),
     "mail_failed": _("The e-mail could not be sent just now; please try again later."),
+    "bad_subscription": _(
+        "This browser's notification subscription could not be used: try again, or use another browser."
+    ),
     # A form's field the frame's check refused (one that lost a field: FORM_PROBLEMS in views.py).
     "missing_field": _("The form was missing something; reload the page and try again."),
     "bad_field": _("Something in the form was not what the game expected; reload the page and try again."),

@@ -34,7 +34,7 @@ from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
-from games.web.errorpages import NO_ROOM_PAGE
+from games.web.errorpages import NO_ROOM_PAGE, answers_json
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 from games.web.refusals import Worded, refusal
 
@@ -440,6 +440,7 @@ def _json_body(request: HttpRequest) -> Any:
         raise RuleViolation(errors.BAD_SUBSCRIPTION, "The request's body is not JSON.") from None
 
 
+@answers_json
 @require_POST
 def notices_push(request: HttpRequest) -> JsonResponse:
     """This browser's Web Push subscription (``PushSubscription.toJSON()``), stored to tell it of its turns."""
@@ -452,13 +453,14 @@ def notices_push(request: HttpRequest) -> JsonResponse:
             language=request.LANGUAGE_CODE,
         )
     except RuleViolation as exc:
-        return JsonResponse({"error": exc.code, "message": exc.message}, status=400)
+        return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=400)
     # Kept in the session, so that signing out on this browser stops them (accounts.receivers).
     kept = [e for e in request.session.get(services.SESSION_ENDPOINTS, []) if e != row.endpoint]
     request.session[services.SESSION_ENDPOINTS] = [*kept, row.endpoint][-services.PUSH_PER_CONTROLLER :]
     return JsonResponse({"ok": True}, status=201)
 
 
+@answers_json
 @require_POST
 def notices_push_remove(request: HttpRequest) -> JsonResponse:
     """This browser stops its pushes: ``{"endpoint": ...}``."""
@@ -467,7 +469,7 @@ def notices_push_remove(request: HttpRequest) -> JsonResponse:
         endpoint = body.get("endpoint") if isinstance(body, dict) else None
         removed = services.push_unsubscribe(controller=controller_for(request), endpoint=endpoint)
     except RuleViolation as exc:
-        return JsonResponse({"error": exc.code, "message": exc.message}, status=400)
+        return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=400)
     return JsonResponse({"ok": True, "removed": removed})
 
 

@@ -22,15 +22,21 @@ function keyBytes(text) {
   return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 }
 
+// A refusal's message comes from the server in the page's language; a failure without one
+// (no answer at all, or one that is not the server's JSON) is worded here.
 async function post(url, body) {
   const response = await fetch(url, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
     body: JSON.stringify(body),
+  }).catch(() => {
+    throw new Error(gettext("the server could not be reached; try again in a moment"));
   });
   const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.message || `the server answered ${response.status}`);
+  if (!response.ok) {
+    throw new Error(answer.message || fmt(gettext("the server answered with error %(status)s; try again in a moment"), { status: response.status }));
+  }
   return answer;
 }
 

@@ -8,6 +8,7 @@ import json
 import re
 import smtplib
 import zlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from unittest import mock
@@ -15,6 +16,7 @@ from unittest import mock
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone
 
@@ -239,6 +241,89 @@ def test_removing_a_subscription_by_an_endpoint_no_subscription_can_have_is_a_40
 
 def test_subscribing_needs_a_post() -> None:
     assert Client().get("/notices/push").status_code == 405
+
+
+# What fetch() sends unless told otherwise: /games's script asks for JSON (static/js/notify.js), and
+# these addresses answer it whatever a caller accepts.
+FETCH = {"HTTP_ACCEPT": "*/*"}
+
+
+def subscription() -> str:
+    return json.dumps(Subscriber("http://127.0.0.1:9/push/1").subscription)
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_refused_for_its_csrf_token_is_answered_as_json_with_a_code() -> None:
+    """A /games tab whose CSRF token went stale (the browser signed in or out in another tab, which
+    rotates the token) turns notifications on: its script shows the answer's message."""
+    player = Client()
+    create_room(player)  # a session with a controller
+    browser = Client(enforce_csrf_checks=True)
+    browser.cookies["sessionid"] = player.cookies["sessionid"].value
+    browser.get("/games")  # the page that posts, and its CSRF cookie
+    response = browser.post(
+        "/notices/push", subscription(), content_type="application/json", HTTP_X_CSRFTOKEN="x" * 64, **FETCH
+    )
+    assert response.status_code == 403
+    assert response["Content-Type"].startswith("application/json"), response.content[:120]
+    assert response.json()["error"] == services.BAD_REQUEST and response.json()["message"]
+    assert not PushSubscription.objects.exists()
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_over_the_rate_limit_is_answered_as_json_to_the_pages_fetch(settings: Any) -> None:
+    settings.RATE_LIMIT_NOTICES = "1/60"
+    browser = Client()
+    create_room(browser)
+    first = browser.post("/notices/push", subscription(), content_type="application/json", **FETCH)
+    assert first.status_code == 201
+    refused = browser.post("/notices/push", subscription(), content_type="application/json", **FETCH)
+    assert refused.status_code == 429
+    assert refused["Content-Type"].startswith("application/json"), refused.content[:120]
+    assert refused.json()["error"] == "rate_limited" and refused["Retry-After"]
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_the_database_failed_on_is_answered_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    browser = Client()
+    create_room(browser)
+
+    def away(**kwargs: Any) -> None:
+        raise OperationalError("gone")
+
+    monkeypatch.setattr(services, "push_subscribe", away)
+    response = browser.post("/notices/push", subscription(), content_type="application/json", **FETCH)
+    assert response.status_code == 503
+    assert response.json()["error"] == "outcome_unknown"
+
+
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize(
+    ("url", "body", "english"),
+    [
+        (
+            "/notices/push",
+            {"endpoint": "https://push.example.net/x", "keys": {"p256dh": "a", "auth": "b"}},
+            "The subscription's endpoint is not a push service this site sends to.",
+        ),
+        ("/notices/push/remove", {"endpoint": 5}, "Say which subscription: its endpoint."),
+    ],
+    ids=["subscribe", "remove"],
+)
+def test_a_refused_subscription_says_why_in_the_readers_language(
+    german: Callable[[str], str], url: str, body: dict[str, Any], english: str
+) -> None:
+    """/games's script shows the answer's ``message`` as it is ("Notifications could not be turned on: …")."""
+    browser = Client(HTTP_ACCEPT_LANGUAGE="de")
+    create_room(browser)
+    response = browser.post(url, json.dumps(body), content_type="application/json", **FETCH)
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["error"] == "bad_subscription"
+    assert answer["message"] != english, "an English sentence shown on a German page"
+    english_reader = Client(HTTP_ACCEPT_LANGUAGE="en")
+    create_room(english_reader)
+    assert english_reader.post(url, json.dumps(body), content_type="application/json").json()["message"] == english
 
 
 def confirm_link(address: str) -> str:
