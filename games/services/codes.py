@@ -23,6 +23,9 @@ SEED_MAX = 64
 # Combining marks one character may carry: enough for any script's real letters (Vietnamese
 # stacks two, some Indic clusters three), not for a "Zalgo" name that spills over its row.
 MARKS_MAX = 3
+# Code points a name field lets be typed: each of a name's letters may come with its marks
+# typed apart (NFD, as some keyboards send Vietnamese); the name is counted once composed (NFC).
+NAME_TYPED_MAX = NAME_MAX * (1 + MARKS_MAX)
 # Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern): dropped too.
 BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # Marks that draw nothing (the grapheme joiner, variation selectors, Mongolian and Khmer

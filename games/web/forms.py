@@ -1,4 +1,5 @@
 import re
+import unicodedata
 from typing import Any
 
 from django import forms
@@ -7,7 +8,15 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
-from games.services import NAME_MAX, duration, normalize_code, own_pace_choices, timer_choices, words
+from games.services import (
+    NAME_MAX,
+    NAME_TYPED_MAX,
+    duration,
+    normalize_code,
+    own_pace_choices,
+    timer_choices,
+    words,
+)
 from games.web.refusals import WORDS
 
 
@@ -19,6 +28,21 @@ RULESET_FIELD_CHOICES = [(rs.name, lazy(_ruleset_choice, str)(rs.name)) for rs i
 
 
 MAX_LOCAL_PLAYERS = 8
+
+
+class NameField(forms.CharField):
+    """A display name of at most NAME_MAX characters, counted as it is stored: composed (NFC), so
+    that a letter typed with its marks apart counts once; the page lets NAME_TYPED_MAX be typed."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=NAME_MAX, **kwargs)
+
+    def to_python(self, value: Any) -> str | None:
+        text = super().to_python(value)
+        return unicodedata.normalize("NFC", text) if text else text
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        return {**super().widget_attrs(widget), "maxlength": str(NAME_TYPED_MAX)}
 
 
 def timer_label(seconds: int) -> str:
@@ -41,7 +65,7 @@ PACE_CHOICES = [
 
 
 class CreateRoomForm(forms.Form):
-    name = forms.CharField(label=_("Your name"), max_length=NAME_MAX, required=False)
+    name = NameField(label=_("Your name"), required=False)
     # A choice no longer offered (a page from before a change) is said in the services' words.
     ruleset = forms.ChoiceField(
         label=_("Rule set"),
@@ -114,7 +138,7 @@ class CreateRoomForm(forms.Form):
         # Pass-and-play names: player_1 ... player_8, each optional ("Player 3" if blank).
         for i in range(1, MAX_LOCAL_PLAYERS + 1):
             label = _("Player %(n)s") % {"n": i}
-            self.fields[f"player_{i}"] = forms.CharField(label=label, max_length=NAME_MAX, required=False)
+            self.fields[f"player_{i}"] = NameField(label=label, required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -176,7 +200,7 @@ class CreateRoomForm(forms.Form):
 
 
 class JoinRoomForm(forms.Form):
-    name = forms.CharField(label=_("Your name"), max_length=NAME_MAX)
+    name = NameField(label=_("Your name"))
     client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 

@@ -71,6 +71,7 @@ def _home(
         "form": form,
         "join_form": join_form or JoinByCodeForm(),
         "max_seats": MAX_LOCAL_PLAYERS,
+        "name_typed_max": services.NAME_TYPED_MAX,
     }
     return render(request, "games/home.html", context, status=status)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 import pytest
 from django.test import Client
@@ -274,6 +275,44 @@ def test_codes_in_links_are_forgiving() -> None:
     assert response.status_code == 302 and response["Location"] == f"/r/{game.code}/"
     response = Client().get("/rooms/find", {"code": f" {game.code[:5]}-{game.code[5:]} "})
     assert response["Location"] == f"/r/{game.code}/"
+
+
+# 20 characters; with the tone marks typed as combining marks (NFD), 25 code points.
+VIETNAMESE = "Trần Thị Thanh Hương"
+
+
+@pytest.mark.parametrize("form", ["NFD", "NFC"])
+def test_a_name_of_twenty_characters_takes_a_seat_however_its_marks_were_typed(form: str) -> None:
+    game = create(Client(), name="Ann")
+    typed = unicodedata.normalize(form, VIETNAMESE)
+    page = Client().post(f"/r/{game.code}/join", {"name": typed}, follow=True).content.decode()
+    assert "at most 24 characters" not in page
+    names = [seat.name for seat in Game.objects.get(code=game.code).room.seats]
+    assert names == ["Ann", unicodedata.normalize("NFC", VIETNAMESE)]
+
+
+def test_a_host_or_a_player_on_this_device_named_with_combining_marks_creates_a_room() -> None:
+    typed = unicodedata.normalize("NFD", VIETNAMESE)
+    online = Client().post("/rooms/new", {"name": typed, "ruleset": "official", "mode": "online"})
+    assert online.status_code == 302, "refused: 'Ensure this value has at most 24 characters (it has 25)'"
+    local = Client().post("/rooms/new", {"mode": "local", "ruleset": "official", "players": "1", "player_1": typed})
+    assert local.status_code == 302
+
+
+def test_a_name_over_24_characters_once_composed_is_still_refused() -> None:
+    game = create(Client(), name="Ann")
+    before = game.version
+    page = Client().post(f"/r/{game.code}/join", {"name": "ệ" * 25}, follow=True).content.decode()
+    assert "at most 24 characters" in page
+    game.refresh_from_db()
+    assert game.version == before and len(game.room.seats) == 1
+
+
+def test_the_name_fields_let_a_name_s_marks_be_typed_apart() -> None:
+    """A browser's maxlength counts UTF-16 units: 24 letters with their marks typed apart need more."""
+    page = Client().get("/").content.decode()
+    assert re.search(r'name="name"[^>]*maxlength="96"', page)
+    assert re.search(r'name="player_1"[^>]*maxlength="96"', page)
 
 
 def test_forms_are_protected_by_csrf() -> None:

@@ -6,6 +6,8 @@ import { esc, scorecardHtml } from "../scorecard.js";
 import { boxName, colourName, playerName, reasonText, wordRuleset } from "../words.js";
 
 const FACE_WORDS = ["", pgettext("die face", "one"), pgettext("die face", "two"), pgettext("die face", "three"), pgettext("die face", "four"), pgettext("die face", "five"), pgettext("die face", "six")];
+// games/services/codes.py's NAME_TYPED_MAX: a name of 24 letters, each with its marks typed apart.
+const NAME_TYPED_MAX = 96;
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
 export { esc };
@@ -145,7 +147,7 @@ export function lobbyHtml(view) {
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${view.clientSeed}">
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
-      <input id="join-name" name="name" maxlength="24" required autocomplete="nickname">
+      <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname">
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
     </form>`;
   } else if (!canJoin) {
