@@ -72,8 +72,10 @@ def shown_code(code: str) -> str:
 
 
 def normalize_code(code: str) -> str:
-    """Codes are typed by people: ignore case, spaces and dashes."""
-    return re.sub(r"[\s-]", "", str(code)).lower()[:32]
+    """Codes are typed by people: ignore case, spaces and dashes of any kind, and take full-width
+    letters and digits (an input method left in full-width mode) as the plain ones (NFKC)."""
+    text = unicodedata.normalize("NFKC", str(code))
+    return "".join(char for char in text if not char.isspace() and unicodedata.category(char) != "Pd").lower()[:32]
 
 
 def new_controller() -> str:

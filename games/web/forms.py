@@ -214,7 +214,7 @@ def code_from_input(text: str) -> str:
 
     Raises ValidationError with a message a person can act on for anything else.
     """
-    text = text.strip()
+    text = unicodedata.normalize("NFKC", text).strip()  # a link typed in full-width too
     link = _INVITE_LINK.match(text)
     if link:
         text = link.group(1)

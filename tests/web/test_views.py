@@ -277,6 +277,38 @@ def test_codes_in_links_are_forgiving() -> None:
     assert response["Location"] == f"/r/{game.code}/"
 
 
+def full_width(text: str) -> str:
+    """``text`` as a CJK input method types it in full-width mode: ａｂｃｄ－ｅｆｇｈ－ｊｋ."""
+    return "".join(chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char for char in text)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "{full}",
+        "{shown_full}",
+        "{en_dashes}",
+        "\u3000{shown_full}\u3000",  # ideographic spaces
+        "ｈｔｔｐｓ：／／yahtzee.example.org／ｒ／{full}／",
+    ],
+    ids=["full-width", "full-width-dashes", "en-dashes", "ideographic-spaces", "full-width-link"],
+)
+def test_a_room_code_typed_in_full_width_or_with_other_dashes_opens_the_room(typed: str) -> None:
+    code = create(Client()).code
+    shown = f"{code[:4]}-{code[4:8]}-{code[8:]}"
+    en_dashes = shown.replace("-", "\u2013")
+    text = typed.format(full=full_width(code), shown_full=full_width(shown), en_dashes=en_dashes)
+    response = Client().get("/rooms/find", {"code": text})
+    assert response.status_code == 302, "refused: 'A room code has only letters and digits'"
+    assert response["Location"] == f"/r/{code}/"
+
+
+def test_a_room_address_with_a_full_width_code_leads_to_the_room() -> None:
+    code = create(Client()).code
+    response = Client().get(f"/r/{full_width(code)}/")
+    assert response.status_code == 302 and response["Location"] == f"/r/{code}/"
+
+
 # 20 characters; with the tone marks typed as combining marks (NFD), 25 code points.
 VIETNAMESE = "Trần Thị Thanh Hương"
 
