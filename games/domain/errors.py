@@ -77,6 +77,7 @@ BAD_FIELD = "bad_field"
 
 # --- the pages' JSON answers (games.web.views) -------------------------------------------------
 NOT_FINISHED = "not_finished"  # a finished game's roll log, asked for too early
+NO_ROOM = "no_room"  # no room has that code (a 404 of the room's JSON addresses)
 
 # --- the server itself ----------------------------------------------------------------------
 UNAVAILABLE = "unavailable"  # the database is out of reach for a moment; nothing was written

@@ -135,8 +135,11 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if exception is not None and exception.args and exception.args[0] == NO_ROOM_PAGE:
         return error_page(request, 404, gettext(NO_ROOM_PAGE), room=room_code_in(request.path))
-    message = NO_ROOM if request.path.startswith("/r/") else None
-    return error_page(request, 404, message)
+    if not request.path.startswith("/r/"):
+        return error_page(request, 404)
+    if wants_json(request):
+        return error_json(errors.NO_ROOM, NO_ROOM, 404)
+    return error_page(request, 404, NO_ROOM)
 
 
 def too_many_requests(request: HttpRequest) -> HttpResponse:

@@ -28,6 +28,20 @@ def test_a_mistyped_room_code_gets_the_site_s_404_naming_the_room() -> None:
     assert "No room has that code" in page
 
 
+@pytest.mark.parametrize("name", ["state.json", "log.json", "review.json"])
+def test_an_unknown_room_code_on_a_json_address_is_answered_as_json_with_its_code(name: str) -> None:
+    """A script (or the page's own fetch of review.json) switches on the code, as on a database away (503)."""
+    response = Client().get(f"/r/zzzzzzzzzz/{name}", HTTP_ACCEPT="*/*")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json"), response.content[:80]
+    assert response.json()["error"] == "no_room" and "No room has that code" in response.json()["message"]
+
+
+def test_a_script_asking_for_json_gets_an_unknown_room_as_json() -> None:
+    response = Client().get("/r/zzzzzzzzzz/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 404 and response.json()["error"] == "no_room"
+
+
 def test_any_unknown_address_gets_the_site_s_404() -> None:
     response = Client().get("/no/such/page")
     assert response.status_code == 404

@@ -388,7 +388,7 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
     "muted", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error", "too_many_sockets",
-    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice",
+    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
 }  # fmt: skip
 
 
