@@ -16,7 +16,6 @@ import math
 from typing import Any
 
 from django.core.cache import cache
-from django.urls import reverse
 from django.utils.translation import get_language, gettext, gettext_noop
 
 import bots
@@ -286,7 +285,7 @@ def review(game: Game) -> dict[str, Any]:
         "note": "" if exact else gettext(TRIPLE_NOTE),
         "seats": seats,
         "replayed": replayed,
-        "replay_url": reverse("replay", args=[game.code]),
+        "replay_url": selectors.replay_url(game),
     }
     return data
 

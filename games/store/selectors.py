@@ -250,6 +250,12 @@ def clock_state(game: Game) -> dict[str, Any] | None:
     }
 
 
+def replay_url(game: Game) -> str | None:
+    """The game's replay page once it is over; None before, and for a room everyone left before
+    the start, which has nothing to replay (its page answers 404)."""
+    return reverse("replay", args=[game.code]) if game.is_over and game.started_at is not None else None
+
+
 def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
     """Everything anyone in the room may see, versioned; never a secret before the game ends.
 
@@ -298,8 +304,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         # {"eta": seconds or null} while the computer players' and the coach's table of this rule
         # set is being built (games/store/tables.py), in a room that has either; else null.
         "getting_ready": _getting_ready(game),
-        # The finished game's replay page (games/services/replay.py); null while the game is not over.
-        "replay_url": reverse("replay", args=[game.code]) if game.is_over else None,
+        # The finished game's replay page (games/services/replay.py); null while the game is not
+        # over, and for a room everyone left before the start.
+        "replay_url": replay_url(game),
         "fairness": {
             "commitment": game.seed_commitment,
             "client_seed": game.client_seed,

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 import bots
+from games import services
 from games.services import coach
 from games.store import tables
 from games.store.models import Game, Move
@@ -147,3 +148,34 @@ def test_a_plain_replay_has_no_colours() -> None:
     data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
     assert all(s["colours"] == [] for s in data["steps"])
     assert "colour" not in [section["name"] for section in data["ruleset"]["scorecard"]["sections"]]
+
+
+def test_a_room_everyone_left_before_the_start_links_no_replay() -> None:
+    """Abandoned in the lobby, there is nothing to replay (its page answers 404, "never started"):
+    the state and the review give no ``replay_url``, so the game-over panel offers no replay."""
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    game = Game.objects.get(code=code)
+    host.post(f"/r/{code}/leave", {"version": game.version, "seat": "0", "action_id": "bye"})
+    assert Game.objects.get(code=code).status == "abandoned"
+    assert host.get(f"/r/{code}/state.json").json()["replay_url"] is None
+    assert host.get(f"/r/{code}/review.json").json()["replay_url"] is None
+    assert host.get(f"/r/{code}/replay").status_code == 404
+
+
+def test_a_game_abandoned_after_its_start_links_its_replay() -> None:
+    table = open_room(2)
+    game = table.game
+    for seat in (0, 1):
+        services.game_leave(
+            code=game.code,
+            controller=table.controllers[seat],
+            seat=seat,
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+    game.refresh_from_db()
+    assert game.status == "abandoned" and game.started_at is not None
+    url = Client().get(f"/r/{game.code}/state.json").json()["replay_url"]
+    assert url == f"/r/{game.code}/replay" and Client().get(url).status_code == 200
