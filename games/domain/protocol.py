@@ -55,6 +55,9 @@ ActionId = Annotated[
         pattern=r"^(?!" + "|".join(RESERVED_ID_PREFIXES) + r")[^\x00]*$",
     ),
 ]
+# The id of a frame that is not an action (a hint, chat, reaction, back), echoed in its answer:
+# as long as an action's, with any prefix (it is never stored as a Move's).
+FrameId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_NO_NUL)]
 Die = Annotated[int, Meta(ge=0, lt=DICE)]
 Held = Annotated[list[Die], Meta(max_length=DICE)]
 Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
@@ -105,7 +108,7 @@ class Sync(Incoming, tag="sync"):
 
 class Hint(Incoming, tag="hint"):
     version: int
-    id: Text | None = None
+    id: FrameId | None = None
     refused: ClassVar[dict[str, tuple[str, str]]] = {
         "version": (errors.BAD_FIELD, "A hint frame needs the 'version' it is for."),
     }
@@ -121,7 +124,7 @@ _SEAT_PROBLEM = (errors.BAD_SEAT, "A seat is a number from 0.")
 class Chat(Incoming, tag="chat"):
     text: Text  # its length is counted after trimming, by the service (chat_too_long)
     seat: int | UnsetType = UNSET
-    id: Text | UnsetType = UNSET
+    id: FrameId | UnsetType = UNSET
     service: ClassVar[str] = "chat_post"
 
     def arguments(self) -> dict[str, Any]:
@@ -131,7 +134,7 @@ class Chat(Incoming, tag="chat"):
 class React(Incoming, tag="react"):
     reaction: Text
     seat: int | UnsetType = UNSET
-    id: Text | UnsetType = UNSET
+    id: FrameId | UnsetType = UNSET
     service: ClassVar[str] = "chat_react"
 
     def arguments(self) -> dict[str, Any]:
@@ -146,7 +149,7 @@ class Back(Incoming, tag="back"):
     """
 
     seat: Seat | UnsetType = UNSET
-    id: Text | UnsetType = UNSET
+    id: FrameId | UnsetType = UNSET
     service: ClassVar[str] = "seat_reclaim"
     problems: ClassVar[dict[str, tuple[str, str]]] = {"seat": _SEAT_PROBLEM}
 
@@ -358,6 +361,8 @@ def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
     if not inside and _WRONG_TYPE.match(problem):
         return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.", name)
     if name == "id":
+        if "matching regex" in problem and not issubclass(declared, Action):
+            return FrameError(errors.BAD_FIELD, "'id' holds no NUL character.", name)
         if "matching regex" in problem:
             reserved = " or ".join(RESERVED_ID_PREFIXES)
             message = f"'id' holds no NUL character and does not start with {reserved} (the server's own)."

@@ -157,6 +157,13 @@ REFUSED: list[tuple[str, str, str]] = [
     ('{"type": "roll", "version": 3, "id": ""}', errors.BAD_FIELD, "id"),
     ('{"type": "roll", "version": 3, "id": "' + "x" * (protocol.ACTION_ID_MAX + 1) + '"}', errors.BAD_FIELD, "id"),
     ('{"type": "roll", "version": 3, "id": 5}', errors.BAD_FIELD, "id"),
+    # every frame's id, not only an action's (docs/protocol.md)
+    ('{"type": "hint", "version": 3, "id": ""}', errors.BAD_FIELD, "id"),
+    ('{"type": "hint", "version": 3, "id": "' + "x" * (protocol.ACTION_ID_MAX + 1) + '"}', errors.BAD_FIELD, "id"),
+    ('{"type": "chat", "text": "hi", "id": "' + "x" * (protocol.ACTION_ID_MAX + 1) + '"}', errors.BAD_FIELD, "id"),
+    ('{"type": "react", "reaction": "x", "id": ""}', errors.BAD_FIELD, "id"),
+    ('{"type": "back", "id": "' + "x" * (protocol.ACTION_ID_MAX + 1) + '"}', errors.BAD_FIELD, "id"),
+    ('{"type": "chat", "text": "hi", "id": "c\\u0000"}', errors.BAD_FIELD, "id"),
     # the server's own ids (the turn timer's, a computer player's)
     ('{"type": "hold", "held": [], "version": 3, "id": "timeout-5"}', errors.BAD_FIELD, "id"),
     ('{"type": "score", "box": "chance", "version": 3, "id": "bot-3"}', errors.BAD_FIELD, "id"),

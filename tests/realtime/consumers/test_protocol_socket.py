@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 
 from games.domain import errors
 from games.store.models import ChatMessage, Game
-from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -74,3 +74,29 @@ async def test_every_frame_carries_version_and_id_and_the_social_ones_ignore_the
     assert [frame["version"] for frame in answered if frame["type"] in ("state", "pong")][-2:] == [state["version"]] * 2
     for socket in (ws, other):
         await socket.disconnect()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "hint", "id": "x" * 65},
+        {"type": "hint", "id": ""},
+        {"type": "chat", "text": "hi", "id": "x" * 65},
+        {"type": "react", "reaction": "👍", "id": "x" * 65},
+        {"type": "back", "id": ""},
+    ],
+    ids=["hint-65", "hint-empty", "chat-65", "react-65", "back-empty"],
+)
+async def test_an_id_of_0_or_over_64_characters_is_bad_field_on_every_frame(frame: dict[str, Any]) -> None:
+    """docs/protocol.md's error table: bad_field for "an `id` of 0 or over 64 characters", on the
+    frames that are not actions too (their id is echoed back)."""
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    before = await stored(room)
+    await ws.send_to(text_data=json.dumps({**frame, "version": state["version"]}))
+    answers = await frames_before_pong(ws)
+    codes = [f.get("code") for f in answers if f["type"] == "error"]
+    assert codes == [errors.BAD_FIELD], answers
+    assert await stored(room) == before
+    await ws.disconnect()
