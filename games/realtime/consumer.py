@@ -294,6 +294,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             hint = await db_async(coach.hint_for)(code=self.code, controller=self.controller, version=frame.version)
         except RuleViolation as exc:
             await self.error(exc.code, exc.message, frame.id)
+            if exc.code == errors.STALE:  # the page asked about a table it no longer has: it gets the one there is
+                await self.send(text_data=await db_async(presence.state_text)(self.code))
             return
         except Exception:  # the coach must never take the socket down with it
             log.exception("hint in %s failed", self.code)

@@ -100,3 +100,17 @@ async def test_an_id_of_0_or_over_64_characters_is_bad_field_on_every_frame(fram
     assert codes == [errors.BAD_FIELD], answers
     assert await stored(room) == before
     await ws.disconnect()
+
+
+async def test_a_stale_hint_is_followed_by_the_current_state() -> None:
+    """docs/protocol.md: "After `stale` or `repeated_action` the server also sends the current `state`",
+    after a hint's as after an action's."""
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_to(text_data=json.dumps({"type": "hint", "version": state["version"] - 1, "id": "h-1"}))
+    answers = await frames_before_pong(ws)
+    assert [f["type"] for f in answers] == ["error", "state"], answers
+    assert answers[0]["code"] == errors.STALE and answers[0]["id"] == "h-1"
+    assert answers[1]["version"] == state["version"]
+    await ws.disconnect()
