@@ -23,6 +23,8 @@ from django.conf import settings  # pytest-django has loaded the settings by now
 from django.db import connections, transaction
 from django.test import TransactionTestCase
 
+from yahtzee.lifespan import Lifespan
+
 # The test process and the servers it starts do not build every missing solver table at
 # start-up (a minute of CPU each on a fresh checkout); tests that need one build it, and
 # tests/store/test_tables.py turns this back on to test it. The settings were read before this
@@ -64,6 +66,10 @@ settings.WHITENOISE_AUTOREFRESH = True
 # right after its commit, not in a thread that could outlive the test's database (the servers
 # it starts leave it to their scheduler).
 settings.FOLLOWUPS_INLINE = True
+# The test process is no server: a connection made in it (Channels' communicators, on event loops
+# that end with each test) does not start the process's scheduler as a first connection under
+# Daphne does (yahtzee/lifespan.py); the servers it starts do.
+Lifespan.start_at_first_connection = False
 # The test process hashes passwords with a fast hasher (Django's own advice for tests): with the
 # default PBKDF2, every create_user and login in the admin and lockout tests was about a
 # second of CPU here. The servers the tests start keep the real hashers.

@@ -6,10 +6,16 @@ serving processes of the database (games.services.processes) and refuses to serv
 work together (different secret keys, several on the in-memory layer); then its
 scheduler (games.scheduling) runs until the end. Channels' router knows no lifespan
 scope, so it is answered here.
+
+Daphne (and ``manage.py runserver``, which is Daphne) sends no lifespan events: there the
+same start is made at the process's first connection, before it is served, and a refusal
+answers every request with 503. Without it such a process swept no rooms: a deadline stored
+before it started, or passed while it had no timer for the room, was never applied.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -23,26 +29,53 @@ log = logging.getLogger(__name__)
 Scope = dict[str, Any]
 
 
+class Refused(Exception):
+    """This process must not serve beside the others (games.services.processes.problems)."""
+
+
+async def startup() -> None:
+    """Before serving: this process compared with the other serving processes, then its scheduler started."""
+    found = await db_async(processes.enter)(ORIGIN)
+    if found:
+        raise Refused("refusing to serve: " + " ".join(found))
+    scheduling.start(serving=ORIGIN)
+
+
 class Lifespan:
+    # A connection that comes before any lifespan event starts the process (see the module's
+    # docstring). The test process turns it off: it is no server, and its in-process
+    # connections run on event loops that end with each test.
+    start_at_first_connection = True
+
     def __init__(self, app: Any) -> None:
         self.app = app
+        self._started: asyncio.Future[None] | None = None  # the start, by the lifespan or a first connection
+        self.refusal = ""
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "lifespan":
-            await self.app(scope, receive, send)
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
             return
+        if self.start_at_first_connection and (self._started is None or not self._started.done()):
+            await self._start_here()
+        if self.refusal:
+            await _refuse(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                self._started = started = asyncio.get_running_loop().create_future()
                 try:
-                    found = await db_async(processes.enter)(ORIGIN)
-                    if found:
-                        raise RuntimeError("refusing to serve: " + " ".join(found))
-                    scheduling.start(serving=ORIGIN)
+                    await startup()
                 except Exception as error:
                     log.error("%s", error)
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
+                finally:
+                    started.set_result(None)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await scheduling.stop()
@@ -52,3 +85,31 @@ class Lifespan:
                     log.exception("could not say this process stops serving")
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _start_here(self) -> None:
+        """No lifespan events: the start, made once, by the first connection (the others wait for it)."""
+        if self._started is not None:
+            await asyncio.shield(self._started)
+            return
+        self._started = started = asyncio.get_running_loop().create_future()
+        try:
+            await startup()
+        except Refused as error:
+            log.error("%s", error)
+            self.refusal = str(error)
+        except Exception:
+            # The database away, say: this connection is served as it can be, and the next one tries again.
+            log.exception("could not start serving: trying again at the next connection")
+            self._started = None
+        finally:
+            started.set_result(None)
+
+
+async def _refuse(scope: Scope, receive: Any, send: Any) -> None:
+    """A process that refused to serve answers nothing else (its log says why)."""
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"This server process refuses to serve: its log says why.\n"})
+    elif scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.close", "code": 1011})

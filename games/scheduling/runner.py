@@ -1,9 +1,10 @@
 """The per-process scheduler: a sweep that claims due rooms, and timers for this process's own rooms.
 
-One ``Scheduler`` per event loop. ``start`` makes the process's own (yahtzee.asgi's
-lifespan, ``manage.py run_scheduler``); where none was started (a test's event loop, a
-Daphne worker) the first committed action that makes a room due makes a timers-only one
-on the loop that ran it, so computer players and timeouts still follow without a sweep.
+One ``Scheduler`` per event loop. ``start`` makes the process's own (yahtzee.lifespan: at the
+ASGI lifespan's startup, or at the first connection under Daphne, which sends none;
+``manage.py run_scheduler``); where none was started (a test's event loop) the first committed
+action that makes a room due makes a timers-only one on the loop that ran it, so computer
+players and timeouts still follow without a sweep.
 
 Modes (``SCHEDULER``): ``all`` sweeps every ``SCHEDULER_POLL`` seconds and keeps timers;
 ``local`` keeps only the timers of rooms this process committed (web workers beside a

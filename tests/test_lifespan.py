@@ -1,0 +1,123 @@
+"""yahtzee/lifespan.py: what a serving process runs beside its requests, under every server that serves it."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import ROOT, ServerProcess, migrate_sqlite, server_env
+from tests.scheduling.test_command import MAKE_TIMED_ROOM, moves
+from yahtzee import lifespan
+from yahtzee.lifespan import Lifespan
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "daphne"])
+def test_a_deadline_that_passed_before_the_server_started_is_played(tmp_path: Path, server: str) -> None:
+    """uvicorn starts the scheduler at the ASGI lifespan's startup; Daphne (and ``manage.py runserver``)
+    sends no lifespan events, and served a process that only kept timers for the rooms it committed
+    itself: a deadline stored before it started (a restart, a deploy, a day-long move) was never applied."""
+    env = server_env(DATA_DIR=str(tmp_path), SECRET_KEY=f"sweep-{uuid.uuid4().hex}", BOT_TABLES_AT_START="0")
+    for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
+        env.pop(name, None)
+    migrate_sqlite(env)
+    made = subprocess.run([sys.executable, "-c", MAKE_TIMED_ROOM], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    code = made.stdout.strip()
+    site = ServerProcess(env, log_dir=tmp_path, server=server).start()
+    try:
+        kinds: list[str] = []
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            kinds = moves(env, code)
+            if "score" in kinds:
+                break
+            time.sleep(0.2)
+        assert kinds[-3:] == ["timeout", "roll", "score"], (kinds, site.log())
+    finally:
+        site.stop()
+
+
+def serve(lifespan: Lifespan, scopes: list[str]) -> list[list[dict[str, Any]]]:
+    """Connections of the given types made at once to ``lifespan`` (no lifespan event first, as Daphne does)."""
+
+    async def one(kind: str) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": f"{kind}.request" if kind == "http" else "websocket.connect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await lifespan({"type": kind}, receive, send)
+        return sent
+
+    async def all_at_once() -> list[list[dict[str, Any]]]:
+        return list(await asyncio.gather(*(one(kind) for kind in scopes)))
+
+    return asyncio.run(all_at_once())
+
+
+def test_without_lifespan_events_the_first_connections_start_the_process_once(monkeypatch) -> None:
+    starts: list[int] = []
+    served: list[str] = []
+
+    async def startup() -> None:
+        starts.append(1)
+        await asyncio.sleep(0.05)  # the other connections arrive meanwhile, and wait for it
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        served.append(scope["type"])
+
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    serve(site, ["http", "websocket", "http"])
+    serve(site, ["http"])
+    assert starts == [1]
+    assert served == ["http", "websocket", "http", "http"]
+
+
+def test_without_lifespan_events_a_process_that_must_not_serve_answers_503_and_closes_sockets(monkeypatch) -> None:
+    """As uvicorn's lifespan refuses to start a worker whose secret key differs from the others'."""
+
+    async def startup() -> None:
+        raise lifespan.Refused("refusing to serve: another serving process uses a different SECRET_KEY")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise AssertionError("served")
+
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    http, socket = serve(site, ["http", "websocket"])
+    assert http[0]["status"] == 503
+    assert socket == [{"type": "websocket.close", "code": 1011}]
+
+
+def test_without_lifespan_events_a_start_that_failed_is_tried_again_at_the_next_connection(monkeypatch) -> None:
+    """The database away at the first request: that request is served as it can be, the next one starts the process."""
+    tries: list[int] = []
+
+    async def startup() -> None:
+        tries.append(1)
+        if len(tries) == 1:
+            raise OSError("the database is away")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200})
+
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    assert serve(site, ["http"])[0][0]["status"] == 200
+    assert serve(site, ["http"])[0][0]["status"] == 200
+    serve(site, ["http"])
+    assert tries == [1, 1]
