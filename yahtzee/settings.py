@@ -301,7 +301,8 @@ COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 # The scheduler (games.scheduling): "all" sweeps for due rooms every SCHEDULER_POLL seconds
 # and keeps timers for the rooms this process committed; "local" only the timers (web
 # workers beside a `manage.py run_scheduler` process); "off" nothing. A gap of more than
-# SCHEDULER_OUTAGE seconds in which no process beat moves running turn deadlines on by it.
+# SCHEDULER_OUTAGE seconds (and of more than two sweeps) in which no process beat, on the
+# database's clock, moves running turn deadlines on by it.
 SCHEDULER = os.environ.get("SCHEDULER", "all")
 SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
 SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import QuerySet
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from games.domain.rules import RuleViolation
@@ -137,31 +138,47 @@ def run_followups(code: str) -> bool:
     return True
 
 
+def outage_after() -> timedelta:
+    """A gap between two beats longer than this is an outage: ``SCHEDULER_OUTAGE``, and never less than
+    two sweeps apart (``SCHEDULER_POLL``), since a process that is up beats once a sweep, a sweep later
+    than its last one took."""
+    return timedelta(seconds=max(settings.SCHEDULER_OUTAGE, 2 * settings.SCHEDULER_POLL))
+
+
 def beat(now: datetime | None = None) -> timedelta | None:
     """Show this process is up; after a gap in which none was, move running deadlines on by it.
 
-    Returns the outage the deadlines were moved on by, if there was one. A turn whose
-    deadline would have passed while nobody could reach the room gets that time back, and
-    its page shows the new deadline when it reconnects.
+    Beats are timed by the database's clock (``now`` stands in for it), the one clock all the
+    site's processes share: two processes whose own clocks differ do not take the time between
+    their beats for an outage. Returns the outage the deadlines were moved on by, if there was
+    one. A turn whose deadline would have passed while nobody could reach the room gets that
+    time back, and its page shows the new deadline when it reconnects.
     """
-    now = now or timezone.now()
-    outage_after = timedelta(seconds=settings.SCHEDULER_OUTAGE)
+    limit = outage_after()
     with transaction.atomic():
-        mark = Heartbeat.objects.select_for_update().filter(name=BEAT).first()
+        mark = (
+            Heartbeat.objects.select_for_update()
+            .filter(name=BEAT)
+            .annotate(clock=Now())
+            .values_list("at", "clock")
+            .first()
+        )
         if mark is None:
-            Heartbeat.objects.create(name=BEAT, at=now)
+            Heartbeat.objects.create(name=BEAT, at=now or Now())
             return None
-        gap = now - mark.at
+        last, clock = mark
+        now = now or clock
+        gap = now - last
         Heartbeat.objects.filter(name=BEAT).update(at=now)
-        if gap <= outage_after:
+        if gap <= limit:
             return None
         # Only deadlines that fell in the gap or after it: those the outage cut short. Each through
         # the service, which logs it and moves the room's version on: the pages still open are
         # told, and every worker's kept copy of the row is read again.
         codes = Game.objects.filter(
-            status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=mark.at
+            status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=last
         ).values_list("code", flat=True)
-        count = sum(clock_outage(code=code, gap=gap, since=mark.at) for code in list(codes))
+        count = sum(clock_outage(code=code, gap=gap, since=last) for code in list(codes))
         log.warning(
             "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
         )

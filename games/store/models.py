@@ -290,9 +290,10 @@ class ChatMessage(models.Model):
 class Heartbeat(models.Model):
     """When a process of the site last showed it was up (one row per name).
 
-    The scheduler beats every few seconds; a gap longer than ``SCHEDULER_OUTAGE`` means no
-    process was serving, and running turn deadlines are moved on by the gap, so a turn
-    does not run out while its player could not reach the room.
+    The scheduler beats every few seconds, ``at`` by the database's clock; a gap longer than
+    ``SCHEDULER_OUTAGE`` (games.scheduling.work.outage_after) means no process was serving, and
+    running turn deadlines are moved on by the gap, so a turn does not run out while its
+    player could not reach the room.
     """
 
     name = models.CharField(max_length=32, primary_key=True)

@@ -249,3 +249,41 @@ def test_after_an_outage_the_pages_still_open_are_told_the_deadline_moved(settin
     stored = Game.objects.get(code=table.code).turn_deadline
     told = [f for f in sent if f.get("type") == "state" and f.get("code") == table.code]
     assert told and told[-1]["clock"]["deadline"] == stored.isoformat()
+
+
+def extends(code: str) -> int:
+    return Move.objects.filter(game__code=code, kind=Move.Kind.EXTEND).count()
+
+
+def test_two_processes_up_all_along_with_clocks_ten_seconds_apart_move_no_deadline(settings, monkeypatch) -> None:
+    """Two web workers (or a worker and ``run_scheduler``) on two hosts whose clocks differ by
+    10 s, each beating every second: timed by their own clocks, every beat of the one ahead saw a
+    "gap" of 10.5 s, and every running turn was given 10.5 s more, each second, with an ``extend``
+    Move and a frame to every page. The turns never ran out. The beats are timed by the database."""
+    settings.SCHEDULER_OUTAGE = 5
+    table = timed_room(seconds=30)
+    deadline = table.game.turn_deadline
+    start = timezone.now()
+    for second in range(5):
+        for ahead in (second + 10, second + 0.5):  # process A, its clock 10 s ahead; then process B
+            monkeypatch.setattr(timezone, "now", lambda ahead=ahead: start + timedelta(seconds=ahead))
+            scheduling.beat()
+    monkeypatch.undo()
+    assert extends(table.code) == 0
+    assert table.game.turn_deadline == deadline
+    assert abs(Heartbeat.objects.get().at - timezone.now()) < timedelta(seconds=5)
+
+
+def test_a_scheduler_that_sweeps_every_ten_seconds_is_not_an_outage(settings) -> None:
+    """``manage.py run_scheduler --poll 10`` (or ``SCHEDULER_POLL=10``) beats every 10 s: with the
+    default ``SCHEDULER_OUTAGE`` of 5 s each beat is taken for an outage and every running deadline
+    moves 10 s on at every beat, so no turn ever runs out."""
+    settings.SCHEDULER_POLL = 10
+    settings.SCHEDULER_OUTAGE = 5  # the default
+    table = timed_room(seconds=30)
+    deadline = table.game.turn_deadline
+    start = timezone.now()
+    for beat in range(4):
+        scheduling.beat(start + timedelta(seconds=10 * beat))
+    assert extends(table.code) == 0
+    assert table.game.turn_deadline == deadline
