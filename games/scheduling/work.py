@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
-from games.services import clock_expire, clock_outage, signals
+from games.services import clock_expire, clock_outage, clock_set_back, signals
 from games.services.deadline import bot_to_play, next_due, running
 from games.store import moves
 from games.store.models import Game, Heartbeat
@@ -153,6 +153,11 @@ def beat(now: datetime | None = None) -> timedelta | None:
     their beats for an outage. Returns the outage the deadlines were moved on by, if there was
     one. A turn whose deadline would have passed while nobody could reach the room gets that
     time back, and its page shows the new deadline when it reconnects.
+
+    A beat earlier than the last by more than that is the clock set back (the database's clock
+    is the server's own on a single host: one that ran fast stepped by NTP, a virtual machine
+    restored): the deadlines set by the clock before move back with it, and that negative gap is
+    returned. Otherwise each running turn would be that much longer.
     """
     limit = outage_after()
     with transaction.atomic():
@@ -170,16 +175,27 @@ def beat(now: datetime | None = None) -> timedelta | None:
         now = now or clock
         gap = now - last
         Heartbeat.objects.filter(name=BEAT).update(at=now)
-        if gap <= limit:
+        if -limit <= gap <= limit:
             return None
-        # Only deadlines that fell in the gap or after it: those the outage cut short. Each through
-        # the service, which logs it and moves the room's version on: the pages still open are
-        # told, and every worker's kept copy of the row is read again.
-        codes = Game.objects.filter(
-            status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=last
-        ).values_list("code", flat=True)
-        count = sum(clock_outage(code=code, gap=gap, since=last) for code in list(codes))
-        log.warning(
-            "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
+        # Only deadlines after the last beat: those the outage cut short, or those set by the clock
+        # before it was set back (one set since, a turn shorter than the step, is earlier). Each
+        # through the service, which logs it and moves the room's version on: the pages still
+        # open are told, and every worker's kept copy of the row is read again.
+        codes = list(
+            Game.objects.filter(
+                status=Game.Status.PLAYING, turn_deadline__isnull=False, turn_deadline__gt=last
+            ).values_list("code", flat=True)
         )
+        if gap > limit:
+            count = sum(clock_outage(code=code, gap=gap, since=last) for code in codes)
+            log.warning(
+                "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
+            )
+        else:
+            count = sum(clock_set_back(code=code, step=-gap, since=last) for code in codes)
+            log.warning(
+                "the clock was set back %.1f s: %d running turn deadlines moved back with it, keeping the time left",
+                -gap.total_seconds(),
+                count,
+            )
         return gap

@@ -60,7 +60,15 @@ from games.services.codes import (
     normalize_code,
     shown_code,
 )
-from games.services.pace import EXTEND_CHOICES, PACES, check_pace, clock_extend, clock_outage, own_pace_choices
+from games.services.pace import (
+    EXTEND_CHOICES,
+    PACES,
+    check_pace,
+    clock_extend,
+    clock_outage,
+    clock_set_back,
+    own_pace_choices,
+)
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
 from games.services.seats import (
     BOT_LEVELS,
@@ -99,6 +107,7 @@ __all__ = [
     "check_pace",
     "clock_extend",
     "clock_outage",
+    "clock_set_back",
     "duration",
     "email_confirmation",
     "email_notices_confirm",

@@ -92,26 +92,45 @@ def clock_outage(*, code: str, gap: timedelta, since: datetime) -> bool:
     on, so every worker's kept copy of the row is read again and the pages still open are told
     the new deadline. False if the room's deadline did not fall in the gap or after it.
     """
+    seconds = max(1, round(gap.total_seconds()))
+    return _deadline_moved(code, gap, since, seconds=seconds, mark="outage", actor="server:outage")
+
+
+def clock_set_back(*, code: str, step: timedelta, since: datetime) -> bool:
+    """The server's clock was set back by ``step`` (since ``since``, on the clock before): the turn's
+    deadline, set by the clock before, moves back with it, so the turn keeps the time it had left.
+    Locks the Game row.
+
+    Without it a clock set back an hour (one that ran fast stepped by NTP, a virtual machine
+    restored) gave every running turn an hour more. Logged as an ``extend`` Move marked
+    ``set_back``, its ``seconds`` negative, for the same reasons as an outage's. False if the
+    room's deadline was not after ``since``.
+    """
+    seconds = -max(1, round(step.total_seconds()))
+    return _deadline_moved(code, -step, since, seconds=seconds, mark="set_back", actor="server:clock")
+
+
+def _deadline_moved(code: str, by: timedelta, since: datetime, *, seconds: int, mark: str, actor: str) -> bool:
     with transaction.atomic():
         game = locked(code)
         if game.status != Game.Status.PLAYING or game.turn_deadline is None or game.turn_deadline <= since:
             return False
         seat = rules_state(game).current
         entry = game.room.seats[seat]
-        game.turn_deadline += gap
+        game.turn_deadline += by
         payload = {
             "seat": seat,
             "name": entry.name,
-            "seconds": max(1, round(gap.total_seconds())),
+            "seconds": seconds,
             "deadline": game.turn_deadline.isoformat(),
-            "outage": True,
+            mark: True,
         }
         record(
             game,
             kind=Move.Kind.EXTEND,
             player_id=entry.player,
             payload=payload,
-            actor="server:outage",
+            actor=actor,
             action_id="",
             fields=("turn_deadline",),
         )

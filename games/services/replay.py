@@ -264,6 +264,8 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             text = gettext("%(name)s came back and plays the seat again.")
             return {"seat": p["seat"], "text": text % {"name": names[p["seat"]]}}
         if move.kind == Move.Kind.EXTEND:
+            if p.get("set_back"):
+                return None  # the server's clock set back, the deadline with it: the time left is unchanged
             more = duration(p["seconds"])
             if p.get("outage"):
                 text = gettext("The server was out of reach for %(time)s: %(name)s got that time back to move.")

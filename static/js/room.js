@@ -245,6 +245,7 @@ function event(frame) {
       remember(gettext("The host resumed the game"));
       break;
     case "extended": {
+      if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged
       const more = render.days(frame.seconds);
       if (frame.outage) {
         const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: frame.name });

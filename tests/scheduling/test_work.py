@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db.models import F
 from django.utils import timezone
 
 import bots
@@ -16,6 +17,7 @@ from games.domain.rules import RuleViolation
 from games.realtime import fanout
 from games.scheduling import work
 from games.services import signals
+from games.services.replay import replay_steps
 from games.store import moves
 from games.store.models import Game, Heartbeat, Move
 from tests.factories import open_room, play_to_end, play_turn, timed_room
@@ -287,3 +289,41 @@ def test_a_scheduler_that_sweeps_every_ten_seconds_is_not_an_outage(settings) ->
         scheduling.beat(start + timedelta(seconds=10 * beat))
     assert extends(table.code) == 0
     assert table.game.turn_deadline == deadline
+
+
+def test_a_server_clock_stepped_back_an_hour_does_not_stretch_a_30_second_turn_to_an_hour(settings) -> None:
+    """The clock jumps forward: the beat sees the gap and gives the turn its time back. It jumps
+    back (NTP stepping a clock that ran fast, a VM restored): the deadlines stay where they were on
+    the old clock, so a 30-second turn now has an hour and 30 seconds, shown on every page as 60:30."""
+    settings.SCHEDULER_OUTAGE = 5
+    table = timed_room(seconds=30)
+    start = timezone.now()
+    scheduling.beat(start)
+    stepped_back = start - timedelta(hours=1)
+    scheduling.beat(stepped_back + timedelta(seconds=1))  # the next beat, a second later, on the new clock
+    left = (table.game.turn_deadline - (stepped_back + timedelta(seconds=1))).total_seconds()
+    assert left <= 30
+
+
+def test_a_clock_set_back_moves_back_the_deadlines_set_before_it_and_not_one_set_since(settings) -> None:
+    """The beat before ran on a clock an hour fast; a turn started since has its deadline on the
+    clock as it is now, which is earlier than that beat: it keeps its 30 s."""
+    settings.SCHEDULER_OUTAGE = 5
+    before = timed_room(seconds=30)
+    start = timezone.now()
+    fast = before.game.turn_deadline + timedelta(hours=1)
+    Game.objects.filter(code=before.code).update(turn_deadline=fast, due_at=fast, version=F("version") + 1)
+    version = before.version()
+    assert scheduling.beat(start + timedelta(hours=1)) is None  # the last beat on the fast clock
+    since = timed_room(seconds=30)
+    fresh = since.game.turn_deadline
+    assert scheduling.beat(start + timedelta(seconds=1)) == -timedelta(hours=1, seconds=-1)
+    game = before.game
+    assert game.turn_deadline == fast - timedelta(hours=1, seconds=-1) and game.due_at == game.turn_deadline
+    assert game.version == version + 1  # the pages are told
+    moved = game.moves.order_by("-seq").first()
+    assert moved is not None and moved.kind == Move.Kind.EXTEND and moved.actor == "server:clock"
+    assert moved.payload["set_back"] is True and moved.payload["seconds"] == -3599
+    assert since.game.turn_deadline == fresh and extends(since.code) == 0
+    # Nothing to say of it in the replay: the player's time left did not change.
+    assert not [step for step in replay_steps(before.game) if step.get("kind") == Move.Kind.EXTEND]
