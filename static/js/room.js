@@ -33,7 +33,7 @@ const ui = {
   chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this page's own choice
   lastChat: "", // the message just sent, put back in the field if the server refuses it
   reactions: {}, // seat -> the reaction shown on it for a moment
-  clock: null, // {version, left, at}: the turn timer's seconds left when this page got the state
+  clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
   ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
   hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
@@ -489,15 +489,17 @@ function floatReaction(seat, reaction) {
   window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
 }
 
+// Counted down from every state, a resent one of the same version too: the page's own clock
+// (performance.now()) stands still while the device sleeps, so the seconds the server says are
+// left when the socket comes back are the ones to count from.
 function setClock(state) {
   const clock = state.clock;
   if (!clock || clock.left === null || state.status !== "playing") {
     ui.clock = null;
     return;
   }
-  if (ui.clock?.version === state.version) return;
   ui.clock = {
-    version: state.version, left: clock.left, at: performance.now(), frozen: Boolean(state.paused),
+    left: clock.left, at: performance.now(), frozen: Boolean(state.paused),
     pace: clock.pace, seconds: clock.seconds,
   };
 }

@@ -23,6 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot, version
 from tests.e2e.test_accounts import sign_up, username
+from tests.e2e.test_social import KEEP_SOCKETS
 from tests.live import ROOT, Browser
 from tests.push_stub import PushService, Subscriber
 
@@ -230,6 +231,48 @@ def rolled(page: Any, site: LiveSite) -> None:
         )
         said = f"the roll showed no box to score: {seen}, errors {page.errors}"
         raise AssertionError(f"{said}\nthe server's log:\n{site.server.log()}") from exc
+
+
+# Ten hours of the move's time pass on the server (the page slept through them): the deadline,
+# as it stands against the server's clock, is ten hours nearer. No action, so no new version.
+TEN_HOURS_PASS = """
+from datetime import timedelta
+from games.store.models import Game
+code, = args
+game = Game.objects.get(code=code)
+moved = game.turn_deadline - timedelta(hours=10)
+Game.objects.filter(code=code).update(turn_deadline=moved, due_at=moved)
+result = game.version
+"""
+
+
+def test_a_page_that_slept_counts_down_from_the_time_the_server_says_is_left_when_it_reconnects(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A phone or laptop that sleeps stops the page's monotonic clock (``performance.now()`` does not
+    count a system's sleep on Android, macOS and iOS), while the move's real time runs on. When it
+    wakes the socket reconnects and the server sends the state, with the seconds truly left; nobody
+    moved meanwhile, so the state's version is the one the page had, and the page kept counting
+    down from the time it had counted from."""
+    ana = new_page()
+    ben = Browser(live_site.url)
+    code = create_own_pace(ana, live_site, "Ana", DAY)
+    ben.join(code, "Ben")
+    start(ana)
+    ana.add_init_script(KEEP_SOCKETS)
+    ana.reload()
+    ana.wait_for_selector("#conn[data-state=connected]")
+    assert re.fullmatch(r"1 d 0 h|23 h \d+ min", ana.text_content("[data-countdown^=seat]") or "")
+    version = ana.evaluate("Number(document.getElementById('room').dataset.version)")
+    assert live_site.run(TEN_HOURS_PASS, code) == version
+    # The phone wakes: its socket dropped, the page reconnects and is sent the room's state.
+    ana.evaluate("window.__sockets.at(-1).close()")
+    ana.wait_for_selector("#conn[data-state=connected]")
+    ana.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
+    ana.wait_for_timeout(1000)  # the welcome's state drawn
+    countdown = ana.text_content("[data-countdown^=seat]") or ""
+    # The server says about 14 hours are left; the page showed the 24 it counted from.
+    assert re.fullmatch(r"1[34] h \d+ min", countdown), countdown
 
 
 def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_push(
