@@ -98,7 +98,7 @@ from games.services.subscriptions import (
     read_confirm_token,
 )
 from games.services.turns import turn_hold, turn_roll, turn_score
-from games.services.waiting import duration
+from games.services.waiting import duration, time_left
 
 __all__ = [
     "ACTION_ID_MAX",
@@ -161,6 +161,7 @@ __all__ = [
     "seat_reclaim",
     "seats_forget",
     "seats_hand_over",
+    "time_left",
     "turn_hold",
     "turn_roll",
     "turn_score",

@@ -44,7 +44,7 @@ from django.utils.translation import gettext as _
 from games.services import waiting
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
-from games.store.selectors import duration
+from games.store.selectors import duration, time_left
 
 if TYPE_CHECKING:
     from py_vapid import Vapid
@@ -192,7 +192,8 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
     url = settings.SITE_URL + reverse("room", args=[game.code])
     left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
     with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
-        if notice.kind == Notice.Kind.REMINDER and left is not None:
+        # A reminder that comes after the deadline (the timeout not played yet) says it is the turn, as the notice did.
+        if notice.kind == Notice.Kind.REMINDER and left is not None and left > 0:
             data = {"code": game.code, "left": duration(left)}
             return Letter(
                 subject=_("%(left)s left for your move in room %(code)s") % data,
@@ -302,7 +303,7 @@ def send_email(user_id: int, address: str, text: Letter) -> None:
             _("All your games: %(url)s") % {"url": settings.SITE_URL + reverse("my_games")},
         ]
         if text.left is not None:
-            lines.append(_("Time left to move: %(left)s.") % {"left": duration(text.left)})
+            lines.append(_("Time left to move: %(left)s.") % {"left": time_left(text.left)})
         lines += ["", _("Stop these e-mails (one click): %(url)s") % {"url": stop}, ""]
     message = EmailMessage(
         subject=text.subject,

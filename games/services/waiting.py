@@ -22,9 +22,9 @@ from games.services import words
 from games.services.codes import shown_name
 from games.services.deadline import TIMEOUT_ACTION
 from games.store.models import Game, Move
-from games.store.selectors import DAY, duration
+from games.store.selectors import DAY, duration, time_left
 
-__all__ = ["DAY", "Owed", "duration", "turn_key", "waited_on", "watch"]
+__all__ = ["DAY", "Owed", "duration", "time_left", "turn_key", "waited_on", "watch"]
 
 
 @dataclass(frozen=True)

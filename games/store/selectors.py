@@ -46,6 +46,12 @@ def duration(seconds: float) -> str:
     return " ".join(parts)
 
 
+def time_left(seconds: float) -> str:
+    """The time left to move, as people say it: a ``duration``, or "time is up" once none is left
+    (its deadline passed, the timeout not played yet); "no limit" is a game without a time per move."""
+    return duration(seconds) if seconds > 0 else gettext("time is up")
+
+
 # --- rooms ---------------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 
 from games.services import duration as say_duration
+from games.services import time_left as say_time_left
 
 register = template.Library()
 
@@ -13,3 +14,9 @@ register = template.Library()
 def duration(seconds: float | None) -> str:
     """``{{ 93600|duration }}`` → "1 day 2 hours"; "no limit" for 0."""
     return say_duration(seconds or 0)
+
+
+@register.filter
+def time_left(seconds: float) -> str:
+    """``{{ 0|time_left }}`` → "time is up"; a positive span as ``duration`` says it."""
+    return say_time_left(seconds)

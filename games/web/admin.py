@@ -445,7 +445,7 @@ class GameUnderWayAdmin(ReadOnlyAdmin):
     def time_left(self, game: Game) -> str:
         if game.turn_deadline is None:
             return "—"
-        return services.duration(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()))
+        return services.time_left((game.turn_deadline - timezone.now()).total_seconds())
 
 
 # --- the raw records, for looking things up ------------------------------------------------

@@ -220,6 +220,21 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     assert "it is still your turn" in mail.outbox[0].body
 
 
+def test_a_reminder_sent_after_the_deadline_says_the_time_is_up_not_no_limit_left() -> None:
+    """The deadline passed and the timeout is not played yet (the scheduler a sweep away, or down)."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    Notice.objects.filter(pk=reminder.pk).update(due_at=timezone.now() - timedelta(seconds=1))
+    mail.outbox.clear()
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
+    letter = mail.outbox[0]
+    assert letter.subject == f"Your turn in room {table.code}"
+    assert "Time left to move: time is up." in letter.body and "no limit" not in letter.body
+
+
 def test_a_push_service_that_says_gone_deletes_the_subscription(push: PushService) -> None:
     table = own_pace_room(seconds=0)
     opted_in(table, 1, push)

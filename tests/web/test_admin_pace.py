@@ -10,6 +10,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games.store.models import Game, Move
 from tests.factories import open_room, own_pace_room
@@ -40,6 +41,13 @@ def test_staff_see_the_games_under_way_with_their_pace_and_deadline(staff_client
     # The own-pace filter.
     filtered = staff_client.get(UNDER_WAY, {"pace__exact": "own"}).content.decode()
     assert slow.code in filtered and live.code not in filtered
+
+
+def test_a_move_whose_deadline_passed_is_listed_with_its_time_up_not_as_having_no_limit(staff_client: Client) -> None:
+    late = own_pace_room(seconds=DAY)
+    Game.objects.filter(code=late.code).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    html = staff_client.get(UNDER_WAY).content.decode()
+    assert "time is up" in html and "no limit" not in html
 
 
 def test_staff_give_the_player_to_move_more_time_logged_as_a_move_and_in_the_admin(staff_client: Client) -> None:

@@ -121,6 +121,21 @@ def test_your_games_answers_with_a_vapid_key_that_cannot_sign_and_offers_no_noti
     ]  # said once a process, not at every page
 
 
+def test_a_move_whose_time_ran_out_is_not_listed_as_having_no_limit() -> None:
+    """The deadline has passed and the server has not played the move yet (its scheduler is a
+    sweep away, down, or the site just came back): Your games said "no limit left", the words of
+    a game with no time per move."""
+    ana, ben = Client(), Client()
+    code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{code}/join", {"name": "Ben"})
+    ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    Game.objects.filter(code=code).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    page = ana.get("/games").content.decode()
+    assert "Your move" in page
+    assert "no limit" not in page
+    assert "Time is up" in page
+
+
 def test_the_header_count_is_one_query() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
