@@ -9,6 +9,7 @@ here (writes go through games.services). A code given here is already normalized
 from __future__ import annotations
 
 import functools
+import math
 from datetime import timedelta
 from importlib import import_module
 from typing import Any
@@ -30,12 +31,17 @@ DAY = 86_400
 
 
 def duration(seconds: float) -> str:
-    """A span as people say it, in days and hours: "3 days", "1 day 4 hours", "5 hours", "no limit" for 0."""
+    """A span as people say it, in days and hours: "3 days", "1 day 4 hours", "5 hours", "no limit" for 0.
+
+    To the nearest minute, halves up, as the room's countdown and subtitle say it
+    (static/js/room/render.js, ``clockText`` and ``duration``): a fresh 3-day move, a few
+    milliseconds short of it, is "3 days" in its e-mail as on its page, not "2 days 23 hours".
+    """
     if seconds <= 0:
         return gettext("no limit")
-    whole = int(seconds)
-    days, hours = whole // DAY, whole % DAY // 3600
-    minutes = max(whole % 3600 // 60, 1)
+    total = math.floor(seconds / 60 + 0.5)  # minutes; halves up, as JavaScript's Math.round
+    days, hours = total // 1440, total % 1440 // 60
+    minutes = max(total % 60, 1)
     parts = []
     if days:
         parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})

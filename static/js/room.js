@@ -246,7 +246,7 @@ function event(frame) {
       break;
     case "extended": {
       if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged
-      const more = render.days(frame.seconds);
+      const more = render.duration(frame.seconds);
       if (frame.outage) {
         const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: frame.name });
         announce(back + ".");

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from games.store import selectors
 from games.store.selectors import ruleset_info
 from tests.e2e.helpers import shot
 
@@ -361,3 +362,41 @@ def test_a_deleted_accounts_seat_and_chat_lines_are_named_in_the_readers_words_n
         "Ehemalige Person",
         "Ben",
     ]
+
+
+RENDER = """<!doctype html><html lang="en"><title>render</title><script type="module">
+import * as render from "/static/js/room/render.js";
+window.render = render;
+window.ready = true;
+</script>"""
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [
+        (43_200, "12 hours"),
+        (129_600, "1 day 12 hours"),
+        (259_200, "3 days"),
+        (259_170, "3 days"),
+        (1_200, "20 minutes"),
+    ],
+)
+def test_the_rooms_subtitle_says_a_time_per_move_as_the_server_does(harness: Any, seconds: int, said: str) -> None:
+    """OWN_PACE_CHOICES may offer any seconds (README's settings). The home form, Your games and the
+    admin say 12 hours and 1 day 12 hours (selectors.duration); the room's subtitle rounded to
+    whole days: "1 day a move", "2 days a move"."""
+    page = harness(RENDER)
+    text = page.evaluate("s => render.paceText({pace: 'own', clock: {pace: 'own', seconds: s}})", seconds)
+    assert text == f"at your own pace, {said} a move"
+    assert said == selectors.duration(seconds)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(259_199.99, "3 d 0 h"), (86_370, "1 d 0 h"), (86_369, "23 h 59 min"), (18_029, "5 h 0 min"), (90, "2 min")],
+)
+def test_the_own_pace_countdown_rounds_to_the_nearest_minute_as_the_server_does(
+    harness: Any, seconds: float, shown: str
+) -> None:
+    page = harness(RENDER)
+    assert page.evaluate("s => render.clockText(s, 'own')", seconds) == shown

@@ -216,8 +216,22 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
-    assert mail.outbox[0].subject == f"4 hours left for your move in room {table.code}"
+    # Five hours less a few milliseconds: said to the nearest minute, as the room's countdown says it.
+    assert mail.outbox[0].subject == f"5 hours left for your move in room {table.code}"
     assert "it is still your turn" in mail.outbox[0].body
+
+
+def test_the_your_turn_e_mail_of_a_fresh_three_day_move_says_three_days_as_the_room_does() -> None:
+    """The room's countdown shows a fresh 3-day move as "3 d 0 h"; the e-mail sent the same moment
+    said "2 days 23 hours", since ``duration`` dropped every part of an hour a few milliseconds
+    short of it (and the reminder due when a quarter of a 1-day move is left, "5 hours")."""
+    table = own_pace_room(seconds=3 * DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    mail.outbox.clear()
+    assert notices.send_notice.call(turn.pk) == "sent: e-mail"
+    assert "Time left to move: 3 days." in mail.outbox[0].body, mail.outbox[0].body
 
 
 def test_a_reminder_sent_after_the_deadline_says_the_time_is_up_not_no_limit_left() -> None:

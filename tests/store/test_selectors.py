@@ -65,3 +65,25 @@ def test_the_rule_sets_part_of_the_state_is_built_once_and_no_game_changes_it() 
     shared = selectors.ruleset_info("triple")
     assert selectors.game_state(game)["ruleset"] is shared
     assert shared == selectors.ruleset_info.__wrapped__("triple")  # as built fresh, after a whole game
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [
+        (3 * 86_400 - 0.004, "3 days"),  # a fresh 3-day move, a few milliseconds gone
+        (6 * 3_600 - 0.004, "6 hours"),  # the reminder of a 1-day move, a quarter left
+        (86_400 + 4 * 3_600 + 29 * 60 + 29, "1 day 4 hours"),
+        (43_200, "12 hours"),
+        (90, "2 minutes"),  # halves up, as the room's countdown rounds
+        (10, "1 minute"),
+        (0, "no limit"),
+    ],
+)
+def test_a_span_is_said_to_the_nearest_minute_as_the_rooms_countdown_says_it(seconds: float, said: str) -> None:
+    assert selectors.duration(seconds) == said
+
+
+def test_the_time_left_is_up_once_none_is_left_and_no_limit_stays_the_words_of_no_time_per_move() -> None:
+    assert selectors.time_left(0) == selectors.time_left(-5) == "time is up"
+    assert selectors.time_left(86_400) == "1 day"
+    assert selectors.duration(0) == "no limit"

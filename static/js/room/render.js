@@ -68,13 +68,17 @@ export function focusSeat(view) {
 
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
 
-/** Seconds as the countdown shows them: 1:05, 0:09; at your own pace in days and hours: "2 d 5 h", "5 h 12 min". */
+/**
+ * Seconds as the countdown shows them: 1:05, 0:09; at your own pace in days and hours: "2 d 5 h",
+ * "5 h 12 min", to the nearest minute as the server says a time left (games/store/selectors.py, duration).
+ */
 export function clockText(seconds, pace = "live") {
   const whole = Math.max(0, Math.ceil(seconds ?? 0));
   if (pace === "own" && whole >= 60) {
-    const days = Math.floor(whole / 86400);
-    const hours = Math.floor((whole % 86400) / 3600);
-    const minutes = Math.floor((whole % 3600) / 60);
+    const total = Math.round(seconds / 60);
+    const days = Math.floor(total / 1440);
+    const hours = Math.floor((total % 1440) / 60);
+    const minutes = total % 60;
     if (days) return fmt(gettext("%(days)s d %(hours)s h"), { days, hours });
     return hours ? fmt(gettext("%(hours)s h %(minutes)s min"), { hours, minutes }) : fmt(gettext("%(minutes)s min"), { minutes });
   }
@@ -96,11 +100,22 @@ export function clockLow(seconds, clock) {
   return clock?.pace === "own" ? seconds <= clock.seconds / 4 : seconds <= 10;
 }
 
-/** A time per move as people say it: "3 days", "1 day". */
-export function days(seconds) {
-  const n = Math.round(seconds / 86400);
-  const hours = Math.round(seconds / 3600);
-  return n >= 1 ? fmt(ngettext("%(n)s day", "%(n)s days", n), { n }) : fmt(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours });
+/**
+ * A span as people say it, worded and rounded (to the nearest minute) as the server's duration
+ * (games/store/selectors.py): "3 days", "1 day 12 hours", "12 hours", "20 minutes".
+ */
+export function duration(seconds) {
+  const total = Math.round(seconds / 60);
+  const days = Math.floor(total / 1440);
+  const hours = Math.floor((total % 1440) / 60);
+  const parts = [];
+  if (days) parts.push(fmt(ngettext("%(n)s day", "%(n)s days", days), { n: days }));
+  if (hours) parts.push(fmt(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }));
+  if (!days && !hours) {
+    const minutes = Math.max(total % 60, 1);
+    parts.push(fmt(ngettext("%(n)s minute", "%(n)s minutes", minutes), { n: minutes }));
+  }
+  return parts.join(" ");
 }
 
 /** The current turn's countdown (room.js keeps its text ticking), or "" without a turn timer. */
@@ -117,7 +132,7 @@ export function countdownHtml(view, where) {
 /** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
 export function paceText(state) {
   if (state.pace !== "own") return "";
-  return state.clock ? fmt(gettext("at your own pace, %(time)s a move"), { time: days(state.clock.seconds) }) : gettext("at your own pace, no time limit");
+  return state.clock ? fmt(gettext("at your own pace, %(time)s a move"), { time: duration(state.clock.seconds) }) : gettext("at your own pace, no time limit");
 }
 
 export function statusLine(view) {
