@@ -85,6 +85,42 @@ def test_sign_up_play_a_game_and_find_it_on_the_profile(live_site: LiveSite, new
     assert page.errors == []
 
 
+# A game this account finished at 22:30 UTC on 4 March 2026: 09:30 on 5 March in Sydney.
+FINISHED_LATE_UTC = """
+import time
+from datetime import UTC, datetime
+from django.contrib.auth import get_user_model
+from accounts.models import GameRecord, Standing
+name, code = args
+for _ in range(200):  # the site's scheduler counts the game (its follow-ups) just after it ends
+    record = GameRecord.objects.filter(game__code=code).order_by("id").first()
+    if record is not None:
+        break
+    time.sleep(0.05)
+user = get_user_model().objects.get(username=name)
+GameRecord.objects.filter(pk=record.pk).update(user=user, finished_at=datetime(2026, 3, 4, 22, 30, tzinfo=UTC))
+Standing.objects.update_or_create(user=user, ruleset=record.ruleset, defaults={"games": 1})
+result = record.pk
+"""
+
+
+def test_the_profile_dates_a_game_in_the_readers_time_zone_as_the_chat_times_its_lines(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The chat's times are the browser's (chat.js, toLocaleTimeString); the profile's dates were the
+    server's UTC day: in Sydney a game finished at 09:30 on 5 March was listed on 4 March."""
+    page = new_page(timezone_id="Australia/Sydney", locale="en-AU")
+    name = username("syd")
+    sign_up(page, live_site, name)
+    code = live_site.finished_game(players=2, seed=4711)
+    live_site.run(FINISHED_LATE_UTC, name, code)
+    page.goto(f"{live_site.url}/u/{name}/")
+    when = page.text_content("td time") or ""
+    assert "5" in when and "4" not in when.replace("2026", ""), when
+    # Without script the server's words stay (its day in UTC), and the element keeps the moment itself.
+    assert page.get_attribute("td time", "datetime") == "2026-03-04T22:30:00+00:00"
+
+
 def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite, new_page: Any) -> None:
     name = username("bea")
     home = new_page()
