@@ -51,6 +51,7 @@ const client = new RoomClient({
   seats: initial.you,
   hooks: {
     onConnection: (status) => {
+      if (status === "reconnecting") keepUnsentChat();
       setConnection(status);
       if (status === "gone") toast(gettext("This room no longer exists."));
     },
@@ -76,9 +77,12 @@ const client = new RoomClient({
         ui.desiredHeld = null;
         ui.focusDice = false;
       }
-      if (frame.id?.startsWith("chat-") && !$("chat-text").value) {
-        $("chat-text").value = ui.lastChat;
-        countChat();
+      if (frame.id?.startsWith("chat-")) {
+        if (!$("chat-text").value) {
+          $("chat-text").value = ui.lastChat;
+          countChat();
+        }
+        ui.lastChat = ""; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
       else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame));
@@ -205,10 +209,18 @@ function event(frame) {
   const v = view();
   const who = v.seatName(state.turn?.seat);
   switch (frame.type) {
-    case "chat_history":
+    case "chat_history": {
+      const seen = new Set(chat.ids);
       chat.replace(frame.messages);
+      // The message kept in the field when the connection dropped had arrived after all.
+      if (frame.messages.some((m) => !seen.has(m.id) && ownChat(m))) {
+        if ($("chat-text").value === ui.lastChat) $("chat-text").value = "";
+        ui.lastChat = "";
+        countChat();
+      }
       drawChat(v);
       break;
+    }
     case "chat":
       if (chat.add(frame.message)) {
         if (frame.message.text === ui.lastChat) ui.lastChat = "";
@@ -430,6 +442,23 @@ function sendChat(event) {
   }
   ui.lastChat = text;
   input.value = "";
+  countChat();
+}
+
+/** Whether ``message`` is the one this page sent last and has not seen arrive. */
+function ownChat(message) {
+  if (!ui.lastChat || message.text !== ui.lastChat) return false;
+  return message.seat === null ? !client.mine.length : client.mine.includes(message.seat);
+}
+
+// The connection dropped before the message sent last came back: it may never have reached the
+// server (a socket that died without closing takes whatever is sent into it). It goes back in
+// the field, to be sent again once the connection is back; the chat history then says whether
+// it had arrived.
+function keepUnsentChat() {
+  const input = $("chat-text");
+  if (!ui.lastChat || input.value) return;
+  input.value = ui.lastChat;
   countChat();
 }
 
@@ -929,6 +958,13 @@ $("chat-toggle").addEventListener("click", () => {
 $("pause").addEventListener("click", () => {
   const type = client.state.paused ? "resume" : "pause";
   actOnce("pause", () => ({ type }));
+});
+// A connection is often dead after the network changed or the device slept: it is tried at once
+// rather than at the next ping's unanswered wait.
+window.addEventListener("online", () => client.wake());
+window.addEventListener("offline", () => client.probe());
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") client.wake();
 });
 document.addEventListener("pointerdown", comeBack);
 document.addEventListener("keydown", comeBack);

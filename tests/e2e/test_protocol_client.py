@@ -353,3 +353,189 @@ def test_the_page_follows_its_players_to_new_seat_numbers_when_an_earlier_seat_l
     assert page.evaluate("client.mine") == [2]
     js(page, "h.frame(h.state(5, {seats: [{player: 10}, {player: 12}]}))")  # seat 1 left the lobby
     assert page.evaluate("client.mine") == [1]
+
+
+# --- a socket that goes silent without closing ---------------------------------------------------
+#
+# A connection can die without a word (Wi-Fi gone, a phone's network switching, a NAT dropping
+# the flow): the browser goes on calling its socket open for minutes. In Chromium with the
+# network cut (``context.set_offline``) the room page said "Connected" for a full minute while
+# its Roll went nowhere. docs/protocol.md: "While the socket is down ... the client accepts no
+# new action". Here the client runs against a fake socket and a virtual clock: timers,
+# Date.now and performance.now all follow ``h.advance(ms)``.
+
+CLOCKED = """<!doctype html><title>liveness</title><script type="module">
+import { RoomClient } from "/static/js/room/protocol.js";
+
+let now = 0;
+const base = Date.now();
+Date.now = () => base + now;
+performance.now = () => now;
+let nextId = 1;
+const timers = new Map();
+const env = {
+  setTimeout: (fn, delay = 0) => { const id = nextId++; timers.set(id, { fn, at: now + delay, every: 0 }); return id; },
+  setInterval: (fn, delay) => {
+    const id = nextId++;
+    timers.set(id, { fn, at: now + delay, every: delay });
+    return id;
+  },
+  clearTimeout: (id) => timers.delete(id),
+  clearInterval: (id) => timers.delete(id),
+  pageId: "p",
+  fetch: async () => ({ json: async () => ({}) }),
+  random: () => 0.5,
+};
+window.setTimeout = env.setTimeout;
+window.setInterval = env.setInterval;
+window.clearTimeout = env.clearTimeout;
+window.clearInterval = env.clearInterval;
+
+class FakeSocket {
+  static all = [];
+  constructor(url) {
+    this.url = url; this.sent = []; this.listeners = {}; this.readyState = 0; FakeSocket.all.push(this);
+  }
+  addEventListener(type, fn) { (this.listeners[type] ??= []).push(fn); }
+  send(text) { this.sent.push(JSON.parse(text)); }
+  emit(type, event) { for (const fn of this.listeners[type] ?? []) fn(event); }
+  // A socket whose network is gone: a real one may take minutes to say it closed.
+  close(code = 1000) { this.closedWith = code; this.readyState = 2; }
+}
+env.WebSocket = FakeSocket;
+
+const state = (version) => ({ type: "state", version, status: "playing", turn: { seat: 0, held: [], rolls_left: 3 } });
+
+window.h = {
+  FakeSocket,
+  state,
+  advance(ms) {
+    const end = now + ms;
+    for (;;) {
+      const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      const [id, t] = due;
+      now = Math.max(now, t.at);
+      if (t.every) t.at += t.every; else timers.delete(id);
+      t.fn();
+    }
+    now = end;
+  },
+  socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
+  frame(obj, socket = h.socket()) { socket.emit("message", { data: JSON.stringify(obj) }); },
+  hello(version = 3, socket = h.socket()) {
+    socket.readyState = 1;
+    socket.emit("open", {});
+    h.frame({ type: "you", seats: [0] }, socket);
+    h.frame(state(version), socket);
+  },
+  // The server's side of a live socket: every ping sent since the last call is answered.
+  answer(socket = h.socket()) {
+    const pings = socket.sent.filter((f) => f.type === "ping").length;
+    for (let i = socket.answered ?? 0; i < pings; i++) h.frame({ type: "pong", version: client.state.version }, socket);
+    socket.answered = pings;
+  },
+  pings(socket = h.socket()) { return socket.sent.filter((f) => f.type === "ping").length; },
+};
+window.make = () => {
+  const client = new RoomClient({ url: "ws://client.test/ws/rooms/abc/", state: state(3), seats: [0], env });
+  window.client = client;
+  client.start();
+  h.hello(3);
+  return client.status;
+};
+window.ready = true;
+</script>"""
+
+
+@pytest.fixture
+def clocked(harness: Any) -> Any:
+    return harness(CLOCKED)
+
+
+def test_a_socket_that_answers_no_ping_is_given_up_and_play_pauses(clocked: Any) -> None:
+    page = clocked
+    assert page.evaluate("make()") == "connected"
+    # The server answers every ping at once (a pong); here nothing comes back.
+    page.evaluate("h.advance(44000)")
+    assert page.evaluate("client.status") == "connected"  # a ping at 20 s, asked again at 40 s
+    page.evaluate("h.advance(6000)")
+    assert page.evaluate("h.pings(h.FakeSocket.all[0])") >= 2  # the page did ask
+    # Given up within 45 s of the last frame heard (and checked every 5 s): the page no longer
+    # calls itself connected, nor takes an action for a socket nobody hears.
+    assert page.evaluate("client.status") != "connected"
+    assert page.evaluate("client.enqueue(() => ({type: 'roll'}), 'roll')") is False
+    assert page.evaluate("h.FakeSocket.all[0].closedWith") == 4002
+    # ...and it is trying a new socket, soon (the backoff's first step).
+    page.evaluate("h.advance(500)")
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+    assert page.evaluate("client.status") == "connecting"
+    page.evaluate("h.hello(3)")
+    assert page.evaluate("client.status") == "connected"
+
+
+def test_a_socket_that_answers_its_pings_is_kept_however_quiet_the_room(clocked: Any) -> None:
+    page = clocked
+    page.evaluate("make()")
+    for _ in range(30):  # ten minutes, nothing but pongs
+        page.evaluate("h.advance(20000); h.answer()")
+    assert page.evaluate("h.FakeSocket.all.length") == 1
+    assert page.evaluate("client.status") == "connected"
+    assert page.evaluate("h.pings()") == 30
+
+
+def test_an_action_sent_into_a_silent_socket_is_given_up_in_time_and_not_kept_for_later(clocked: Any) -> None:
+    page = clocked
+    page.evaluate("make(); h.advance(15000)")
+    assert page.evaluate("client.enqueue(() => ({type: 'roll'}), 'roll')") is True
+    page.evaluate("h.advance(24000)")
+    assert page.evaluate("client.status") == "connected"
+    page.evaluate("h.advance(1000)")  # 25 s after the roll, nothing heard
+    assert page.evaluate("client.status") == "reconnecting"
+    # What the given-up socket still says (late, or never) is not heard.
+    page.evaluate("h.frame(h.state(9), h.FakeSocket.all[0]); h.FakeSocket.all[0].emit('close', {code: 1006})")
+    assert page.evaluate("client.state.version") == 3
+    assert page.evaluate("h.FakeSocket.all.length") == 1  # its close starts no second reconnection
+    # Clicked while the page reconnects: refused, not applied later.
+    assert page.evaluate("client.enqueue(() => ({type: 'score', box: 'chance'}), 'score')") is False
+    page.evaluate("h.advance(500); h.hello(3)")
+    # The unanswered roll, and only it, is sent again as it was (docs/protocol.md: exactly once).
+    assert page.evaluate("h.socket().sent") == [{"type": "roll", "version": 3, "id": "p-1"}]
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+
+
+def test_a_handshake_that_never_says_hello_is_given_up(clocked: Any) -> None:
+    page = clocked
+    page.evaluate("make(); h.socket().emit('close', {code: 1006}); h.advance(500)")
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+    page.evaluate("h.socket().emit('open', {}); h.advance(44000)")
+    assert page.evaluate("client.status") == "connecting"
+    page.evaluate("h.advance(6000)")
+    assert page.evaluate("h.FakeSocket.all[1].closedWith") == 4002
+    assert page.evaluate("h.FakeSocket.all.length") == 3
+
+
+def test_back_online_or_shown_again_the_page_reconnects_at_once(clocked: Any) -> None:
+    page = clocked
+    page.evaluate("make()")
+    # Down for a while: the backoff has grown to ten seconds between tries.
+    for _ in range(6):
+        page.evaluate("h.socket().emit('close', {code: 1006}); h.advance(10000)")
+    page.evaluate("h.socket().emit('close', {code: 1006})")
+    count = page.evaluate("h.FakeSocket.all.length")
+    page.evaluate("client.wake()")  # the browser's `online` event
+    assert page.evaluate("h.FakeSocket.all.length") == count + 1
+    page.evaluate("h.hello(3); h.advance(10000)")
+    assert page.evaluate("h.FakeSocket.all.length") == count + 1  # the try that was due is not made too
+    # Shown again after a phone's sleep: the open socket must answer a ping at once, or is given up.
+    page.evaluate("client.wake()")
+    assert page.evaluate("h.socket().sent.at(-1)") == {"type": "ping"}
+    page.evaluate("h.advance(1000); h.answer(); h.advance(10000)")
+    assert page.evaluate("client.status") == "connected"
+    page.evaluate("client.wake(); h.advance(5000)")
+    assert page.evaluate("client.status") == "reconnecting"
+    assert page.evaluate("h.FakeSocket.all.length") == count + 1
+    # The browser says it went offline: the socket is asked too, and given up as soon.
+    page.evaluate("h.advance(500); h.hello(3); client.probe(); h.advance(5000)")
+    assert page.evaluate("client.status") == "reconnecting"
+    assert page.evaluate("h.FakeSocket.all.length") == count + 2

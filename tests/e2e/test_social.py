@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -54,6 +55,63 @@ def test_a_message_goes_from_one_browser_to_the_other_as_the_text_typed(live_sit
     late.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
     assert late.locator("#chat-form").is_hidden() and "read it" in late.inner_text("#chat-note")
     assert ann.errors == [] and bob.errors == [] and late.errors == []
+
+
+def silenceable(page: Any) -> Any:
+    """Route the page's room sockets through the test; ``cut()`` makes the open ones go silent
+    both ways without closing (the network gone, as the browser does not notice), ``cut(down=True)``
+    only what the server says."""
+    dead: dict[Any, str] = {}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        server = ws.connect_to_server()
+        ws.on_message(lambda message: dead.get(ws) == "both" or server.send(message))
+        server.on_message(lambda message: ws in dead or ws.send(message))
+
+    def cut(down: bool = False) -> None:
+        for ws in sockets:
+            dead[ws] = "down" if down else "both"
+
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+    return cut
+
+
+def test_a_chat_message_sent_into_a_dead_connection_stays_in_the_field(live_site: LiveSite, new_page: Any) -> None:
+    ann = new_page()
+    ann.clock.install()
+    cut = silenceable(ann)
+    create_room(ann, live_site, "Ann")
+    cut()
+    say(ann, "anyone there?")
+    assert ann.input_value("#chat-text") == ""  # on its way, as far as the page can tell
+    # Nothing comes back: the page gives the connection up, says so and keeps what was typed.
+    ann.clock.fast_forward(30_000)
+    ann.wait_for_selector("#conn[data-state=reconnecting], #conn[data-state=connecting]")
+    assert ann.inner_text("#conn") == "Reconnecting…"
+    assert ann.input_value("#chat-text") == "anyone there?"
+    ann.clock.run_for(1_000)
+    ann.wait_for_selector("#conn[data-state=connected]")
+    assert ann.input_value("#chat-text") == "anyone there?"  # the chat history has no such line
+    assert ann.locator("#chat-list .chat-line").count() == 0
+    ann.press("#chat-text", "Enter")
+    ann.wait_for_selector("#chat-list .chat-line >> text=anyone there?")
+    assert ann.input_value("#chat-text") == ""
+    # This time the message arrives and only its echo is lost: the history on reconnecting shows
+    # it, and the field is emptied, not left to send it twice.
+    # The browser's `online` event (a network back, or changed) has the socket prove itself at once.
+    cut(down=True)
+    say(ann, "second try")
+    ann.evaluate("window.dispatchEvent(new Event('online'))")
+    ann.clock.fast_forward(6_000)
+    ann.wait_for_selector("#conn[data-state=reconnecting], #conn[data-state=connecting]")
+    assert ann.input_value("#chat-text") == "second try"
+    ann.clock.run_for(1_000)
+    ann.wait_for_selector("#chat-list .chat-line >> text=second try")
+    assert ann.input_value("#chat-text") == ""
+    assert ann.locator("#chat-list .chat-line").count() == 2
+    assert ann.errors == []
 
 
 def test_a_click_half_done_when_someone_comes_to_watch_still_lands(live_site: LiveSite, new_page: Any) -> None:

@@ -3,6 +3,18 @@
 // callbacks, and the tests (tests/e2e/test_protocol_client.py) drive it with a fake socket.
 
 export const PING_EVERY = 20000;
+// A socket can die without closing (Wi-Fi gone, a phone changing networks, a NAT dropping the
+// flow): the browser goes on calling it open for minutes. A frame sent (a ping at least every
+// PING_EVERY) and nothing heard back for ANSWER_WAIT, or a handshake with no hello for
+// HELLO_WAIT, and the page gives the socket up and opens another: a dead connection is known
+// at most 45 s after the last frame heard.
+export const ANSWER_WAIT = 25000;
+export const HELLO_WAIT = 45000;
+export const LIVENESS_EVERY = 5000; // how often the page looks
+// The network came back, or the tab is shown again: an open socket answers a ping this soon, or is given up.
+export const WAKE_WAIT = 5000;
+// The close code of a socket the page gave up (the server sees it only if the connection is alive after all).
+export const CLOSE_SILENT = 4002;
 export const FIRST_RETRY = 500;
 export const MAX_RETRY = 10000;
 // Pages asked to check their route (a "route" frame) ask within this many ms, each at its own moment.
@@ -14,7 +26,7 @@ export class RoomClient {
    * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
-   * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random}.
+   * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
   constructor({ url, state, seats = [], hooks = {}, env = {} }) {
     this.url = url;
@@ -28,17 +40,21 @@ export class RoomClient {
     this.pageId = env.pageId ?? Math.random().toString(36).slice(2, 8);
     this.fetch = env.fetch ?? window.fetch.bind(window);
     this.random = env.random ?? Math.random;
+    this.now = env.now ?? (() => Date.now());
     this.moving = false; // this page closed its socket to reconnect to the room's own worker
     this.socket = null;
     this.connected = false;
     this.status = "connecting";
     this.retryDelay = FIRST_RETRY;
+    this.attempt = 0; // the scheduled reconnection that still counts (an earlier one is dropped)
+    this.answerBy = null; // when this socket is given up if nothing is heard from it by then
     this.counter = 0;
     this.inflight = null; // the action frame sent and not yet answered
     this.queue = []; // functions that build the next action frame from the current state
     this.hint = null; // the coach's answer for the current version
     this.hintPending = false;
     this.pinger = null;
+    this.watchdog = null;
   }
 
   start() {
@@ -46,32 +62,91 @@ export class RoomClient {
     this.pinger = this.setInterval(() => {
       if (this.connected) this.send({ type: "ping" });
     }, PING_EVERY);
+    this.watchdog = this.setInterval(() => this.checkAlive(), LIVENESS_EVERY);
   }
 
   connect() {
     const socket = new this.WebSocket(this.url);
     this.socket = socket;
+    this.answerBy = this.now() + HELLO_WAIT;
     this.setStatus("connecting");
+    // A socket given up is closed, but what it still says (or its close, which may come much
+    // later) is not heard: a newer socket is the page's.
     socket.addEventListener("open", () => {
-      this.retryDelay = FIRST_RETRY;
+      if (socket === this.socket) this.retryDelay = FIRST_RETRY;
     });
-    socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
+    socket.addEventListener("message", (event) => {
+      if (socket !== this.socket) return;
+      this.answerBy = null;
+      this.receive(JSON.parse(event.data));
+    });
     socket.addEventListener("close", (event) => {
-      this.connected = false;
-      this.hintPending = false;
-      if (event.code === 4404) {
-        this.setStatus("gone");
-        return;
-      }
-      this.setStatus("reconnecting");
-      if (this.moving) {
-        this.moving = false;
-        this.setTimeout(() => this.connect(), 0);
-        return;
-      }
-      this.setTimeout(() => this.connect(), this.retryDelay);
-      this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY);
+      if (socket === this.socket) this.lost(event.code);
     });
+  }
+
+  /** The socket is gone: play pauses (no action is taken) until a new one says hello. */
+  lost(code) {
+    this.socket = null;
+    this.connected = false;
+    this.hintPending = false;
+    this.answerBy = null;
+    if (code === 4404) {
+      this.setStatus("gone");
+      return;
+    }
+    this.setStatus("reconnecting");
+    if (this.moving) {
+      this.moving = false;
+      this.retryIn(0);
+      return;
+    }
+    this.retryIn(this.retryDelay);
+    this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY);
+  }
+
+  retryIn(delay) {
+    const attempt = ++this.attempt;
+    this.setTimeout(() => {
+      if (attempt === this.attempt && !this.socket) this.connect();
+    }, delay);
+  }
+
+  /** Nothing heard in time from a socket the page is waiting on: it is given up for a new one. */
+  checkAlive() {
+    if (!this.socket || this.answerBy === null || this.now() < this.answerBy) return;
+    const socket = this.socket;
+    this.lost(1006);
+    try {
+      socket.close(CLOSE_SILENT, "no answer");
+    } catch {
+      // already closing
+    }
+  }
+
+  /**
+   * The browser is back online, or the tab is shown again: a page waiting to retry connects
+   * now, and an open socket must answer a ping within WAKE_WAIT (after a network change or a
+   * phone's sleep it is often dead, and nothing else would tell before ANSWER_WAIT).
+   */
+  wake() {
+    if (this.status === "gone") return;
+    if (!this.socket) {
+      this.retryDelay = FIRST_RETRY;
+      ++this.attempt; // the reconnection scheduled is not needed any more
+      this.connect();
+      return;
+    }
+    this.probe();
+  }
+
+  /** An open socket must answer a ping within WAKE_WAIT, or is given up (the browser says it went offline, say). */
+  probe() {
+    if (!this.socket || !this.connected) return; // none, or a handshake under way: HELLO_WAIT holds
+    this.send({ type: "ping" });
+    const by = this.now() + WAKE_WAIT;
+    this.answerBy = this.answerBy === null ? by : Math.min(this.answerBy, by);
+    this.setTimeout(() => this.checkAlive(), WAKE_WAIT);
   }
 
   setStatus(status) {
@@ -81,6 +156,10 @@ export class RoomClient {
 
   send(frame) {
     this.socket.send(JSON.stringify(frame));
+    // A frame sent starts the wait for an answer: a pong, an action's state or error, the chat
+    // line back (a frame the server may leave unanswered, a `back` with no seat to give back, is
+    // followed by a ping, which is answered, within PING_EVERY).
+    if (this.answerBy === null) this.answerBy = this.now() + ANSWER_WAIT;
   }
 
   /**
