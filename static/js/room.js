@@ -44,6 +44,10 @@ const REACTION_SHOWN = 2500;
 const CHAT_WARN = 50; // the chat's characters left show from here on
 const FEED_SIZE = 6;
 
+// The room's other tabs in this browser: they share its session, so its seats. Each tab says
+// which players the server told it are its own; a tab told otherwise asks the server again
+// (RoomClient.otherTab), so a seat taken in one tab is this browser's in all of them.
+const tabs = "BroadcastChannel" in window ? new BroadcastChannel(`yahtzee-room-${code}`) : null;
 const scheme = location.protocol === "https:" ? "wss" : "ws";
 const client = new RoomClient({
   url: `${scheme}://${location.host}/ws/rooms/${code}/`,
@@ -71,6 +75,7 @@ const client = new RoomClient({
       }
     },
     onPresence: () => draw(),
+    onYou: () => tabs?.postMessage({ players: client.myPlayers }),
     onEvent: event,
     onError: (frame, mineFailed) => {
       if (mineFailed) {
@@ -959,6 +964,7 @@ $("pause").addEventListener("click", () => {
   const type = client.state.paused ? "resume" : "pause";
   actOnce("pause", () => ({ type }));
 });
+tabs?.addEventListener("message", (message) => client.otherTab(message.data?.players));
 // A connection is often dead after the network changed or the device slept: it is tried at once
 // rather than at the next ping's unanswered wait.
 window.addEventListener("online", () => client.wake());

@@ -355,6 +355,30 @@ def test_the_page_follows_its_players_to_new_seat_numbers_when_an_earlier_seat_l
     assert page.evaluate("client.mine") == [1]
 
 
+def test_a_tab_told_other_players_by_another_tab_of_its_browser_connects_again_at_once(page: Any) -> None:
+    # The tabs share the browser's session: a seat taken in one is the other's too, but only a
+    # new socket is told so (`you`).
+    js(page, "h.make(); h.hello(3, []); h.frame({type: 'you', seats: [1], players: [11]}); h.frame(h.state(3));")
+    js(page, "client.otherTab([11])")  # the same: nothing to do
+    assert page.evaluate("h.FakeSocket.all.length") == 1 and once_timers(page) == []
+    js(page, "client.otherTab([11, 12])")  # a seat taken in the other tab
+    assert page.evaluate("h.FakeSocket.all[0].closedWith") == 4003
+    assert page.evaluate("client.status") == "reconnecting" and once_timers(page) == [0]
+    js(page, "h.FakeSocket.all[0].emit('close', {code: 4003}); h.fire(0);")  # its close, late: heard no more
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+    js(page, "h.socket().emit('open', {}); h.frame({type: 'you', seats: [1, 2], players: [11, 12]});")
+    js(page, "h.frame(h.state(4))")
+    assert page.evaluate("client.mine") == [1, 2]
+    js(page, "client.otherTab([12, 11])")
+    assert page.evaluate("h.FakeSocket.all.length") == 2
+    # A spectator's `you` leaves its players out: none.
+    js(page, "h.drop(); h.fire(500); h.socket().emit('open', {}); h.frame({type: 'you', seats: []});")
+    js(page, "h.frame(h.state(5))")
+    assert page.evaluate("client.myPlayers") == []
+    js(page, "client.otherTab([])")
+    assert page.evaluate("h.FakeSocket.all.length") == 3
+
+
 # --- a socket that goes silent without closing ---------------------------------------------------
 #
 # A connection can die without a word (Wi-Fi gone, a phone's network switching, a NAT dropping

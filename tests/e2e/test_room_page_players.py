@@ -1,6 +1,7 @@
 """What each player sees on the room page: the game's end and its review, the header on a phone,
 a seat the computer plays (on a shared device, taken back only by its player), a shared device
-(whose turn, who posts in the chat, the columns) and the chat's length limit.
+(whose turn, who posts in the chat, the columns), the chat's length limit, and one browser's
+tabs of a room.
 
 Near-final states are written into the stored snapshot (as tests/e2e/test_table_layout.py
 does): the page draws whatever the server sends, and the last turns are played for real.
@@ -544,3 +545,32 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     ben.goto(f"{live_site.url}/r/{code}/")
     ben.wait_for_selector("#over:not([hidden])")
     assert ben.locator("#rematch, #rematch-link").count() == 1, ben.locator("#over").inner_text()
+
+
+# --- one browser, two tabs -----------------------------------------------------------------------
+
+
+def test_a_tab_left_open_learns_the_seat_its_browser_took_in_another_tab(live_site: LiveSite, new_page: Any) -> None:
+    """Ben opens the invite link (tab A), then takes a seat from a second tab (tab B) of the same
+    browser. Tab A kept the `you` of the moment it connected: it said "you are watching", offered
+    "Take a seat", and once the game started showed Ben's own turn as someone else's."""
+    host = new_page()
+    url = create_online(host, live_site, "Ada")
+    tab_a = new_page()
+    tab_a.goto(url)
+    tab_a.wait_for_selector("#conn[data-state=connected]")
+    tab_b = tab_a.context.new_page()
+    tab_b.set_default_timeout(20_000)
+    join(tab_b, url, "Ben")
+    # Tab A (the same browser, the same cookies) shows Ben's seat as its own.
+    tab_a.wait_for_selector(".seat .tag.you", timeout=10_000)
+    assert "you are watching" not in tab_a.inner_text("#room-sub")
+    assert tab_a.locator("#join-btn").inner_text() == "Add player"
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    everyone = [host, tab_a, tab_b]
+    act(host, everyone, lambda: host.click("#start"))
+    act(host, everyone, lambda: host.click("#roll"))
+    score_best(host, everyone)
+    tab_a.wait_for_selector("#roll:not(:disabled)")
+    assert "Your turn" in tab_a.title()
+    assert tab_a.errors == []

@@ -15,6 +15,8 @@ export const LIVENESS_EVERY = 5000; // how often the page looks
 export const WAKE_WAIT = 5000;
 // The close code of a socket the page gave up (the server sees it only if the connection is alive after all).
 export const CLOSE_SILENT = 4002;
+// The close code of a socket whose `you` is out of date (another tab of the browser took a seat).
+export const CLOSE_SEATS = 4003;
 export const FIRST_RETRY = 500;
 export const MAX_RETRY = 10000;
 // Pages asked to check their route (a "route" frame) ask within this many ms, each at its own moment.
@@ -23,7 +25,7 @@ export const ROUTE_JITTER = 3000;
 export class RoomClient {
   /**
    * url: the room's websocket address; state: the snapshot the page was rendered from;
-   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence}
+   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
@@ -41,7 +43,7 @@ export class RoomClient {
     this.fetch = env.fetch ?? window.fetch.bind(window);
     this.random = env.random ?? Math.random;
     this.now = env.now ?? (() => Date.now());
-    this.moving = false; // this page closed its socket to reconnect to the room's own worker
+    this.moving = false; // this page closed its socket to connect again at once (the room's own worker, its seats)
     this.socket = null;
     this.connected = false;
     this.status = "connecting";
@@ -115,13 +117,32 @@ export class RoomClient {
   /** Nothing heard in time from a socket the page is waiting on: it is given up for a new one. */
   checkAlive() {
     if (!this.socket || this.answerBy === null || this.now() < this.answerBy) return;
+    this.replace(CLOSE_SILENT, "no answer");
+  }
+
+  /** Close this socket without waiting for the browser to say it closed, and open another (at once, or after the backoff). */
+  replace(code, reason, atOnce = false) {
     const socket = this.socket;
+    if (atOnce) this.moving = true;
     this.lost(1006);
     try {
-      socket.close(CLOSE_SILENT, "no answer");
+      socket.close(code, reason);
     } catch {
       // already closing
     }
+  }
+
+  /**
+   * Another tab of this browser was told that these players (`you`'s `players`) are its own.
+   * The tabs share the browser's session, so its seats: if this page's differ, a seat was
+   * taken (or given up) there, and this socket's `you` is out of date. A new socket is told
+   * the seats as they are now.
+   */
+  otherTab(players) {
+    if (!this.connected || !Array.isArray(this.myPlayers) || !Array.isArray(players)) return;
+    const mine = new Set(this.myPlayers);
+    if (players.length === mine.size && players.every((player) => mine.has(player))) return;
+    this.replace(CLOSE_SEATS, "seats changed", true);
   }
 
   /**
@@ -219,7 +240,8 @@ export class RoomClient {
     switch (frame.type) {
       case "you":
         this.mine = frame.seats;
-        this.myPlayers = frame.players ?? null;
+        this.myPlayers = frame.players ?? []; // left out when there are none
+        this.hooks.onYou?.(frame);
         break;
       case "state":
         this.onState(frame);
