@@ -44,7 +44,7 @@ from django.utils.translation import gettext as _
 from games.services import waiting
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
-from games.store.selectors import duration, time_left
+from games.store.selectors import connected_seats, duration, time_left
 
 if TYPE_CHECKING:
     from py_vapid import Vapid
@@ -184,6 +184,10 @@ def moved_on(notice: Notice, game: Game) -> str:
         return "dropped: the seat is not its player's now"
     if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is None:
         return "dropped: no clock runs"
+    if any(notice.seat in seats for seats in connected_seats(game)):
+        # The room is open on one of the player's devices: the page itself says whose turn it
+        # is (its title, the chime), and an e-mail and a push at every move would be noise.
+        return "dropped: the player has the room open"
     return ""
 
 

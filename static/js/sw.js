@@ -1,8 +1,33 @@
 // The service worker (served at /sw.js, so its scope is the whole site): it shows the server's
-// "your turn" pushes and opens the game when one is clicked; "Stop these" ends this device's pushes.
+// "your turn" pushes (but over the room's own window, focused) and opens the game when one is
+// clicked; "Stop these" ends this device's pushes.
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+
+// The player is looking at the room the push is about: its page says whose turn it is.
+async function roomInView(url) {
+  if (!url) return false;
+  const room = new URL(url, self.location.origin);
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  return windows.some((client) => {
+    const at = new URL(client.url);
+    return client.focused && at.origin === room.origin && at.pathname === room.pathname;
+  });
+}
+
+async function notify(data) {
+  if (await roomInView(data.url)) return;
+  await self.registration.showNotification(data.title || "Your turn", {
+    body: data.body || "",
+    tag: data.tag,
+    renotify: Boolean(data.tag),
+    icon: "/static/icons/icon-192.png",
+    data: { url: data.url || "/games", stop: data.stop },
+    // The button's words come with the push, in the reader's language (games/services/notices.py).
+    actions: data.stop ? [{ action: "stop", title: data.stop_label || "Stop these" }] : [],
+  });
+}
 
 self.addEventListener("push", (event) => {
   let data = {};
@@ -11,17 +36,7 @@ self.addEventListener("push", (event) => {
   } catch {
     data = { body: event.data ? event.data.text() : "" };
   }
-  event.waitUntil(
-    self.registration.showNotification(data.title || "Your turn", {
-      body: data.body || "",
-      tag: data.tag,
-      renotify: Boolean(data.tag),
-      icon: "/static/icons/icon-192.png",
-      data: { url: data.url || "/games", stop: data.stop },
-      // The button's words come with the push, in the reader's language (games/services/notices.py).
-      actions: data.stop ? [{ action: "stop", title: data.stop_label || "Stop these" }] : [],
-    }),
-  );
+  event.waitUntil(notify(data));
 });
 
 async function stop(url) {

@@ -1,7 +1,8 @@
 """Play at your own pace in Chromium: three games at once on Your games, the right one first; a move
 made while the other player's pages are closed tells them once by e-mail and once by Web Push,
 sent by a task worker process that a restart (SIGKILL) neither makes lose nor repeat; turning
-notifications on (permission, service worker, subscription posted) and off."""
+notifications on (permission, service worker, subscription posted) and off; no notification over
+the room's own window."""
 
 from __future__ import annotations
 
@@ -185,6 +186,12 @@ def confirm_link(site: LiveSite, address: str) -> str:
 
     wait_for(site, sent, "the confirmation e-mail", site.server.log_path)
     return found[-1]
+
+
+def sockets_in(site: LiveSite, code: str) -> int:
+    """How many sockets the server counts in room ``code`` (its Presence rows)."""
+    query = "SELECT COUNT(*) FROM games_presence p JOIN games_game g ON g.id = p.game_id WHERE g.code = ?"
+    return int(site.query(query, code)[0][0])
 
 
 def emails(log: Path, code: str) -> list[str]:
@@ -372,6 +379,8 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
                 ben.click("#confirm-yes")
             ben.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {before}")
             ben.goto("about:blank")
+            # Gone from the table (a player with the room open is told by the page, not by e-mail).
+            wait_for(live_site, lambda: not sockets_in(live_site, code), "Ben's socket closed", log)
             play_a_turn(ana, code)
             wait_for(
                 live_site, lambda: len(push.requests) >= 2 and len(emails(log, code)) >= 2, "the second notice", log
@@ -401,3 +410,35 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
             shot(ben, f"own-pace-notices-{scheme}", full_page=True)
     finally:
         push.stop()
+
+
+def test_the_service_worker_shows_no_notice_over_the_rooms_own_window_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A push that arrives while the player looks at the room it is about (it left the server as the
+    page opened, or another device of theirs had the turn notice): the page says it already."""
+    page = new_page()
+    page.context.grant_permissions(["notifications"], origin=live_site.url)
+    code = create_own_pace(page, live_site, "Ana", DAY)
+    cdp = page.context.new_cdp_session(page)
+    registrations: list[dict[str, Any]] = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: registrations.extend(event["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => navigator.serviceWorker.ready)")
+    page.wait_for_function("navigator.serviceWorker.controller !== undefined")
+    assert page.evaluate("document.hasFocus()")
+
+    def push(room: str) -> None:
+        registration = next(r for r in registrations if not r["isDeleted"])
+        data = {"title": f"Your turn in room {room}", "body": "", "url": f"{live_site.url}/r/{room}/", "tag": room}
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": live_site.url, "registrationId": registration["registrationId"], "data": json.dumps(data)},
+        )
+
+    shown = "navigator.serviceWorker.ready.then(r => r.getNotifications()).then(n => n.map(x => x.tag))"
+    push(code)  # the room in view
+    push("otherroom1")  # another room: shown
+    page.wait_for_function(f"{shown}.then(tags => tags.length > 0)", polling=100)
+    page.wait_for_timeout(300)
+    assert page.evaluate(shown) == ["otherroom1"]

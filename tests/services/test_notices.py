@@ -21,7 +21,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts import services as account_services
 from games import services
 from games.services import notices
-from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
+from games.store.models import Game, Notice, NoticeSettings, Player, Presence, PushSubscription
 from games.store.selectors import game_state
 from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
@@ -128,6 +128,45 @@ def test_a_notice_whose_turn_moved_on_is_dropped_unsent(push: PushService) -> No
     # Its reminder, not due yet, is dropped when its time comes.
     reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
     assert notices.send_notice.call(reminder.pk) == "dropped: the turn moved on"
+
+
+def test_a_player_at_the_table_is_not_e_mailed_nor_pushed_and_is_reminded_once_gone(push: PushService) -> None:
+    """The page tells a player with the room open whose turn it is (its title, its chime, "Your
+    turn"): an e-mail and a phone notification at every move of a game they watch live is noise."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    # Seat 1's page is open in the room: its socket is connected and pinging.
+    game = Game.objects.get(code=table.code)
+    Presence.objects.create(
+        game=game, channel_name="ws.seat1", controller=table.controllers[1], seen_at=timezone.now(), origin="x"
+    )
+    score_first_legal(table)  # seat 0 moves: it is seat 1's turn, and seat 1 is looking at the table
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    assert not push.requests, "a push to the player whose room page is open"
+    assert not mail.outbox, "an e-mail to the player whose room page is open"
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    assert turn.done_at is not None and turn.outcome == "dropped: the player has the room open"
+    # A socket not heard from lately is not a player at the table (the page was closed, its
+    # process died): the reminder, due when a quarter of the time is left, goes.
+    Presence.objects.filter(channel_name="ws.seat1").update(seen_at=timezone.now() - timedelta(minutes=5))
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail, 1 push"
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+
+
+def test_a_spectators_socket_or_another_seats_keeps_no_notice_back(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    game = Game.objects.get(code=table.code)
+    for name, controller in (("ws.host", table.controllers[0]), ("ws.guest", "someone-watching")):
+        Presence.objects.create(game=game, channel_name=name, controller=controller, seen_at=timezone.now(), origin="x")
+    score_first_legal(table)
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    assert Notice.objects.get(kind=Notice.Kind.TURN).outcome == "sent: e-mail, 1 push"
 
 
 def test_nobody_opted_in_nothing_is_sent() -> None:
