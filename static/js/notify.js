@@ -45,6 +45,29 @@ async function current() {
   return registration ? registration.pushManager.getSubscription() : null;
 }
 
+// Whether the subscription was made with the server's key. A push service takes pushes only
+// signed with the key a subscription was made with: after the site's key changed (docs/deploy.md)
+// every push to an older one is refused. A browser that does not say is taken at its word.
+function madeWithServerKey(subscription) {
+  const made = subscription.options?.applicationServerKey;
+  if (!made) return true;
+  const ours = keyBytes(box.dataset.key);
+  const theirs = new Uint8Array(made);
+  return theirs.length === ours.length && theirs.every((byte, i) => byte === ours[i]);
+}
+
+// The browser's subscription, made anew with the server's key if the one it has was made with
+// another (the old one is forgotten by the server and dropped by the browser).
+async function subscription(registration) {
+  const old = await registration.pushManager.getSubscription();
+  if (old && madeWithServerKey(old)) return old;
+  if (old) {
+    await post(box.dataset.removeUrl, { endpoint: old.endpoint }).catch(() => {});
+    await old.unsubscribe();
+  }
+  return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
+}
+
 async function turnOn() {
   on.disabled = true;
   try {
@@ -55,10 +78,7 @@ async function turnOn() {
     }
     const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });
     await navigator.serviceWorker.ready;
-    const subscription =
-      (await registration.pushManager.getSubscription()) ??
-      (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) }));
-    await post(box.dataset.subscribeUrl, subscription.toJSON());
+    await post(box.dataset.subscribeUrl, (await subscription(registration)).toJSON());
     show(gettext("On: this device is told when a game waits for your move."), true);
   } catch (error) {
     show(fmt(gettext("Notifications could not be turned on: %(error)s"), { error: error.message }), false);
@@ -92,10 +112,19 @@ async function start() {
     show(gettext("Notifications are not set up on this server."));
     return;
   }
-  const subscription = await current();
-  if (subscription && Notification.permission === "granted") {
-    // Posted again at each visit: it follows this browser's seats (into an account, once signed in).
-    await post(box.dataset.subscribeUrl, subscription.toJSON()).catch(() => {});
+  const registration = await navigator.serviceWorker.getRegistration("/");
+  const subscribed = registration ? await registration.pushManager.getSubscription() : null;
+  if (subscribed && Notification.permission === "granted") {
+    try {
+      // Posted again at each visit: it follows this browser's seats (into an account, once signed
+      // in). One made with a key the server no longer has is made again with its key.
+      await post(box.dataset.subscribeUrl, (await subscription(registration)).toJSON());
+    } catch {
+      if (!madeWithServerKey(subscribed)) {
+        show(gettext("Off on this device."), false);
+        return;
+      }
+    }
     show(gettext("On: this device is told when a game waits for your move."), true);
   } else {
     show(Notification.permission === "denied" ? gettext("Blocked for this site in the browser's settings.") : gettext("Off on this device."), false);

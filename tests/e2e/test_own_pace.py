@@ -1,8 +1,8 @@
 """Play at your own pace in Chromium: three games at once on Your games, the right one first; a move
 made while the other player's pages are closed tells them once by e-mail and once by Web Push,
 sent by a task worker process that a restart (SIGKILL) neither makes lose nor repeat; turning
-notifications on (permission, service worker, subscription posted) and off; no notification over
-the room's own window."""
+notifications on (permission, service worker, subscription posted) and off, and on again with the
+site's new key; no notification over the room's own window."""
 
 from __future__ import annotations
 
@@ -22,7 +22,15 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot, version
+from tests.e2e.helpers import (
+    create_online,
+    in_each_scheme,
+    join,
+    no_horizontal_overflow,
+    serious_violations,
+    shot,
+    version,
+)
 from tests.e2e.test_accounts import sign_up, username
 from tests.e2e.test_social import KEEP_SOCKETS
 from tests.live import ROOT, Browser
@@ -442,3 +450,75 @@ def test_the_service_worker_shows_no_notice_over_the_rooms_own_window_in_view(
     page.wait_for_function(f"{shown}.then(tags => tags.length > 0)", polling=100)
     page.wait_for_timeout(300)
     assert page.evaluate(shown) == ["otherroom1"]
+
+
+# The page's PushManager faked as FAKE_PUSH above, with what a real subscription also has: the
+# application server key it was made with.
+KEYED_PUSH = """() => {
+  const bytes = (b64) => {
+    const text = atob(b64.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (b64.length % 4)) % 4));
+    return Uint8Array.from(text, (c) => c.charCodeAt(0));
+  };
+  const made = () => {
+    const key = localStorage.getItem("fake-push-key");
+    if (!key) return null;
+    const endpoint = "http://127.0.0.1:9/push/" + key.slice(0, 8);
+    return {
+      endpoint,
+      options: { userVisibleOnly: true, applicationServerKey: bytes(key).buffer },
+      toJSON: () => ({ endpoint, keys: JSON.parse(localStorage.getItem("fake-push-keys")) }),
+      unsubscribe: async () => { localStorage.removeItem("fake-push-key"); return true; },
+    };
+  };
+  PushManager.prototype.subscribe = async function (options) {
+    const key = btoa(String.fromCharCode(...new Uint8Array(options.applicationServerKey)))
+      .replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+    localStorage.setItem("fake-push-key", key);
+    return made();
+  };
+  PushManager.prototype.getSubscription = async function () { return made(); };
+}"""
+
+
+def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_with_its_key(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """docs/deploy.md: a new VAPID key "makes every browser's subscription useless". The page posted
+    the old subscription again at each visit and said "On: this device is told…" (and its On button
+    reused it too), while every push to it was refused (403) for good."""
+    page = new_page()
+    page.context.grant_permissions(["notifications"], origin=live_site.url)
+    page.add_init_script(script=f"({KEYED_PUSH})()")
+    create_online(page, live_site, "Ada")  # a session with a seat, as a player has
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
+    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    server_key = page.eval_on_selector("#push-box", "box => box.dataset.key")
+    assert page.evaluate("localStorage.getItem('fake-push-key')") == server_key
+    # The site's key changed since (a new ./var, a new VAPID_PRIVATE_KEY): the browser's
+    # subscription, which the server holds too, is the one it made with the old key.
+    old_key = Subscriber("http://127.0.0.1:9/push/y").subscription["keys"]["p256dh"]
+    page.evaluate("key => localStorage.setItem('fake-push-key', key)", old_key)
+    old_endpoint = "http://127.0.0.1:9/push/" + old_key[:8]
+    page.evaluate(
+        """async (endpoint) => {
+          const box = document.getElementById("push-box");
+          const csrf = document.querySelector('meta[name="csrf-token"]').content;
+          const body = JSON.stringify({ endpoint, keys: JSON.parse(localStorage.getItem("fake-push-keys")) });
+          const headers = { "Content-Type": "application/json", "X-CSRFToken": csrf };
+          await fetch(box.dataset.subscribeUrl, { method: "POST", credentials: "same-origin", headers, body });
+        }""",
+        old_endpoint,
+    )
+    assert live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", old_endpoint)
+    page.reload()
+    page.wait_for_selector("#push-box[data-state=on]")
+    # Made again with the server's key, and the server forgot the old one.
+    page.wait_for_function(f"localStorage.getItem('fake-push-key') === {json.dumps(server_key)}")
+    assert "On: this device is told" in (page.text_content("#push-status") or "")
+    stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
+    assert not live_site.query(stored, old_endpoint)
+    assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8])
