@@ -228,6 +228,7 @@ function event(frame) {
     }
     case "chat":
       if (chat.add(frame.message)) {
+        if (ownChat(frame.message)) chat.toEnd(); // what this page just said is shown, wherever its reader was
         if (frame.message.text === ui.lastChat) ui.lastChat = "";
         if (!ui.chatHidden) chat.unread = 0;
         drawChat(v);

@@ -114,6 +114,45 @@ def test_a_chat_message_sent_into_a_dead_connection_stays_in_the_field(live_site
     assert ann.errors == []
 
 
+FILL_CHAT = """
+from games.store.models import ChatMessage, Game, Player
+code, n = args
+game = Game.objects.get(code=code)
+player = Player.objects.get(game=game, seat=0)
+for i in range(n):
+    ChatMessage.objects.create(
+        game=game, player=player, seat=0, name=player.name, text=f"earlier {i}", after_seq=game.version
+    )
+result = n
+"""
+
+
+def test_a_new_message_does_not_pull_a_reader_away_from_the_earlier_ones(live_site: LiveSite, new_page: Any) -> None:
+    """Ben scrolls the chat back to read what was said before he came; Ann posts; his list stays
+    where he reads. Back at the end, he follows the new messages; his own always shows."""
+    ann = new_page()
+    url = create_room(ann, live_site, "Ann")
+    live_site.run(FILL_CHAT, url.rstrip("/").rsplit("/", 1)[-1], 40)
+    bob = new_page()
+    join(bob, url, "Bob")
+    bob.wait_for_selector("#chat-list li >> text=earlier 39")
+    at_end = "l => l.scrollHeight - l.scrollTop - l.clientHeight < 5"
+    assert bob.eval_on_selector("#chat-list", "l => l.scrollHeight > l.clientHeight + 200")
+    assert bob.eval_on_selector("#chat-list", at_end)  # the history opens at its end
+    bob.eval_on_selector("#chat-list", "l => { l.scrollTop = 0; }")
+    say(ann, "a new message")
+    bob.wait_for_selector("#chat-list li >> text=a new message")
+    assert bob.eval_on_selector("#chat-list", "l => l.scrollTop") < 50
+    bob.eval_on_selector("#chat-list", "l => { l.scrollTop = l.scrollHeight; }")
+    say(ann, "another one")
+    bob.wait_for_selector("#chat-list li >> text=another one")
+    assert bob.eval_on_selector("#chat-list", at_end)
+    bob.eval_on_selector("#chat-list", "l => { l.scrollTop = 0; }")
+    say(bob, "mine")
+    bob.wait_for_selector("#chat-list li >> text=mine")
+    assert bob.eval_on_selector("#chat-list", at_end)
+
+
 def test_a_click_half_done_when_someone_comes_to_watch_still_lands(live_site: LiveSite, new_page: Any) -> None:
     """A frame that changes nothing in the lobby (a spectator's presence) does not rebuild it under
     the host's pointer: Start, pressed before the frame and released after, starts the game."""

@@ -6,6 +6,7 @@ import { playerName } from "../words.js";
 export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
 export const CHAT_MAX = 300;
 const KEEP = 200; // messages kept on the page
+const NEAR_END = 40; // px: a reader this near the last message follows the new ones
 
 const timeOf = (iso) => {
   const date = new Date(iso);
@@ -25,6 +26,12 @@ export class ChatPanel {
     this.list.replaceChildren();
     this.ids.clear();
     for (const message of messages) this.add(message, false);
+    this.toEnd();
+  }
+
+  /** Show the last message. */
+  toEnd() {
+    this.list.scrollTop = this.list.scrollHeight;
   }
 
   /** Add one message (once, whatever the resends); true if it was new. */
@@ -47,10 +54,13 @@ export class ChatPanel {
     at.dateTime = message.at;
     at.textContent = timeOf(message.at);
     item.append(who, " ", text, " ", at);
-    this.list.append(item);
-    while (this.list.children.length > KEEP) this.list.firstElementChild.remove();
+    // A reader who scrolled back to earlier messages stays where they read.
+    const list = this.list;
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= NEAR_END;
+    list.append(item);
+    while (list.children.length > KEEP) list.firstElementChild.remove();
     if (live) this.unread += 1;
-    this.list.scrollTop = this.list.scrollHeight;
+    if (atEnd) this.toEnd();
     return true;
   }
 
