@@ -30,7 +30,7 @@ const ui = {
   feed: [], // the last few things that happened at the table, newest first
   justScored: null, // {seat, box, column}: highlighted for a moment for everyone
   focusDice: false, // after Start or a score: put the keyboard on the dice once the answer is drawn
-  chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this page's own choice
+  chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this browser's choice, in each of its tabs
   lastChat: "", // the message just sent, put back in the field if the server refuses it
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
@@ -984,6 +984,18 @@ $("mute").addEventListener("click", () => {
   ui.muted = !ui.muted;
   localStorage.setItem("yahtzee-muted", ui.muted ? "1" : "0");
   drawStatus(view());
+});
+
+// Sound and the chat's Hide are the browser's choices: changed in another tab, they change here too.
+window.addEventListener("storage", (event) => {
+  if (event.key === "yahtzee-muted") {
+    ui.muted = event.newValue === "1";
+    drawStatus(view());
+  } else if (event.key === "yahtzee-chat-hidden") {
+    ui.chatHidden = event.newValue === "1";
+    if (!ui.chatHidden) chat.unread = 0;
+    drawChat(view());
+  }
 });
 
 setReady(client.state);
