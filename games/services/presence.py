@@ -22,10 +22,15 @@ STALE_AFTER = PRESENCE_TIMEOUT * 5
 
 
 def _frame(game: Game) -> str:
-    rows = selectors.connected_seats(game)
-    connected = sorted({seat for seats in rows for seat in seats})
-    seats = {str(i): ("connected" if i in connected else "away") for i in range(len(game.room.seats))}
-    return protocol.encode(protocol.Presence(seats=seats, spectators=sum(1 for seats in rows if not seats)))
+    sockets = selectors.connected_sockets(game)
+    room = game.room
+    browsers = {controller: room.seats_of(controller) for controller in set(sockets) if controller}
+    connected = {seat for seats in browsers.values() for seat in seats}
+    seats = {str(i): ("connected" if i in connected else "away") for i in range(len(room.seats))}
+    # A spectator is a browser, however many of its tabs watch (or a page reloaded while its old
+    # socket still counts); a socket without a session cannot be told apart, so counts alone.
+    spectators = sum(1 for seats in browsers.values() if not seats) + sockets.count("")
+    return protocol.encode(protocol.Presence(seats=seats, spectators=spectators))
 
 
 def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:

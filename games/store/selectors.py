@@ -169,15 +169,20 @@ def chat_log(game: Game) -> list[ChatMessage]:
 # --- who is connected --------------------------------------------------------------------------
 
 
+def connected_sockets(game: Game) -> list[str]:
+    """The browser of each socket connected to the room (from any process, pinged lately): one
+    entry a socket, ``""`` for a socket without a session."""
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    return list(Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("controller", flat=True))
+
+
 def connected_seats(game: Game) -> list[list[int]]:
     """For each socket connected to the room (from any process, pinged lately), the seats its browser
     plays in the room as it is now.
 
     A spectator's socket plays none: an empty list.
     """
-    cutoff = timezone.now() - PRESENCE_TIMEOUT
-    controllers = Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("controller", flat=True)
-    return [game.room.seats_of(controller) if controller else [] for controller in controllers]
+    return [game.room.seats_of(controller) if controller else [] for controller in connected_sockets(game)]
 
 
 def connected_controllers(game: Game) -> frozenset[str]:

@@ -57,6 +57,21 @@ def test_a_socket_without_a_seat_is_a_spectator() -> None:
     assert you["seats"] == [] and here["spectators"] == 1 and set(here["seats"].values()) == {"away"}
 
 
+def test_a_browser_watching_in_several_tabs_is_one_spectator_and_a_socket_without_a_session_is_one_each() -> None:
+    table = open_room(2)
+    for channel, controller in (("a1", "watcher"), ("a2", "watcher"), ("p1", table.controllers[1])):
+        presence.arrive(table.code, channel, controller)
+    here = json.loads(presence.room_frame(table.code) or "")
+    assert here == {"type": "presence", "seats": {"0": "away", "1": "connected"}, "spectators": 1}
+    presence.arrive(table.code, "p2", table.controllers[1])  # the player's second tab: still no spectator
+    presence.arrive(table.code, "anon1", "")
+    presence.arrive(table.code, "anon2", "")  # no session: cannot be told apart, counted each
+    assert json.loads(presence.room_frame(table.code) or "")["spectators"] == 3
+    presence.leave("a1")
+    presence.leave("anon1")
+    assert json.loads(presence.room_frame(table.code) or "")["spectators"] == 2
+
+
 def test_an_unknown_room_has_no_presence() -> None:
     assert presence.arrive("nosuchroom", "chan-1", "") is None
     assert presence.leave("chan-1") is False

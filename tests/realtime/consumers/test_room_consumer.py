@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 
 from games.store.models import Game, Move, Presence
 from games.store.selectors import game_state
@@ -69,6 +70,37 @@ async def two_players_and_a_spectator(
     spectator = await connect(code)
     _, state, presence = await first_frames(spectator)
     return sockets, spectator, state, presence
+
+
+@sync_to_async
+def visitor_with_a_session() -> str:
+    """A browser that watches: it has a session (it made a room of its own once) and no seat here."""
+    client = Client()
+    client.post("/rooms/new", {"name": "Vic", "ruleset": "official", "mode": "online"})
+    return client.cookies["sessionid"].value
+
+
+async def test_one_browser_watching_in_two_tabs_counts_as_one_spectator() -> None:
+    code, sessions = await make_room(players=2, start=True)
+    host = await connect(code, sessions[0])
+    await first_frames(host)
+    visitor = await visitor_with_a_session()
+    tab1 = await connect(code, visitor)
+    _you, _state, presence1 = await first_frames(tab1)
+    assert presence1["spectators"] == 1
+    tab2 = await connect(code, visitor)
+    you2, _state, presence2 = await first_frames(tab2)
+    assert you2["seats"] == []
+    await presence_settled()
+    # What the host's page shows once both tabs are in.
+    await host.send_json_to({"type": "ping"})
+    seen = await frames_until(host, "pong")
+    latest = [f for f in seen if f["type"] == "presence"]
+    shown = latest[-1]["spectators"] if latest else presence2["spectators"]
+    for ws in (host, tab1, tab2):
+        await ws.disconnect()
+    assert presence2["spectators"] == 1, json.dumps(presence2)
+    assert shown == 1
 
 
 async def test_every_action_reaches_every_socket_in_order() -> None:
