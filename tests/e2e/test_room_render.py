@@ -400,3 +400,27 @@ def test_the_own_pace_countdown_rounds_to_the_nearest_minute_as_the_server_does(
 ) -> None:
     page = harness(RENDER)
     assert page.evaluate("s => render.clockText(s, 'own')", seconds) == shown
+
+
+def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness: Any) -> None:
+    """Eight players seated: the visitor's lobby had no join form and no word of why (they read
+    "Waiting for the host…"); only a forged post was told "The room is full"."""
+    page = harness(HARNESS)
+    lobby = """([s, mine]) => render.lobbyHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
+      held: [], rolling: new Set(), levels: {}, connection: "connected", csrf: "x", clientSeed: "s", invite: "i",
+      joinUrl: "/j" }))"""
+
+    def waiting(players: int) -> dict[str, Any]:
+        seats = [
+            {"seat": i, "player": i + 1, "name": f"P{i}", "kind": "human", "status": "active", "host": i == 0}
+            for i in range(players)
+        ]
+        return {**state([]), "status": "lobby", "seats": seats, "turn": None, "cards": []}
+
+    full = page.evaluate(lobby, [waiting(8), []])
+    assert "join-form" not in full
+    assert "The room is full (8 players): you can watch." in full
+    # Not said to a player seated there, nor while a seat is free.
+    assert "room is full" not in page.evaluate(lobby, [waiting(8), [3]])
+    seven = page.evaluate(lobby, [waiting(7), []])
+    assert "join-form" in seven and "room is full" not in seven

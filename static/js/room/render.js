@@ -8,6 +8,7 @@ import { boxName, colourName, playerName, reasonText, wordRuleset } from "../wor
 const FACE_WORDS = ["", pgettext("die face", "one"), pgettext("die face", "two"), pgettext("die face", "three"), pgettext("die face", "four"), pgettext("die face", "five"), pgettext("die face", "six")];
 // games/services/codes.py's NAME_TYPED_MAX: a name of 24 letters, each with its marks typed apart.
 const NAME_TYPED_MAX = 96;
+const MAX_PLAYERS = 8; // a room's seats at most (games.domain.rules.MAX_PLAYERS)
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
 export { esc };
@@ -157,7 +158,8 @@ export function lobbyHtml(view) {
       <div class="invite-row"><input id="invite" readonly value="${esc(view.invite)}">
       <button id="copy" class="btn" type="button">${gettext("Copy link")}</button></div></div>`;
   }
-  if (canJoin && active.length < 8) {
+  const full = active.length >= MAX_PLAYERS;
+  if (canJoin && !full) {
     html += `<form method="post" action="${view.joinUrl}" class="join-form">
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${view.clientSeed}">
@@ -167,8 +169,10 @@ export function lobbyHtml(view) {
     </form>`;
   } else if (!canJoin) {
     html += `<p class="muted">${gettext("This game is played on one device: you can watch it.")}</p>`;
+  } else if (!view.mine.length) {
+    html += `<p class="muted">${fmt(gettext("The room is full (%(n)s players): you can watch."), { n: MAX_PLAYERS })}</p>`;
   }
-  if (view.isHost && active.length < 8) {
+  if (view.isHost && !full) {
     const options = Object.entries(view.levels)
       .map(([value, label]) => `<option value="${esc(value)}" ${value === "casual" ? "selected" : ""}>${esc(label)}</option>`)
       .join("");
