@@ -58,7 +58,7 @@ def _silenced(game: Game, controller: str) -> bool:
     if not controller:
         return False
     mine = Move.objects.filter(game=game, player__controller=controller)
-    if mine.filter(kind=Move.Kind.KICK).exists():
+    if mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).exists():
         return True
     muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
     return isinstance(muted, dict) and bool(muted.get("muted"))

@@ -9,7 +9,7 @@ from games.domain.errors import BAD_MESSAGE, MUTED
 from games.domain.rules import RuleViolation
 from games.services.chat import chat_post, clean_message, seat_mute, seat_unmute
 from games.store.models import ChatMessage, Game
-from tests.factories import action_id, open_room
+from tests.factories import Table, action_id, open_room
 
 pytestmark = pytest.mark.django_db
 
@@ -76,6 +76,24 @@ def test_a_muted_seat_that_becomes_host_is_not_left_muted_for_good() -> None:
         seat_unmute(code=code, controller=c1, seat=new_host, expected_version=table.version(), action_id=action_id())
         chat_post(code=code, controller=c1, text="hello")
     assert ChatMessage.objects.filter(game__code=code, text="hello").exists()
+
+
+def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> None:
+    """``remove`` is the host taking an absent player out (docs/protocol.md): like a kick, the
+    browser taken out stays quiet as a spectator (``muted``), also where spectators may chat."""
+    controllers = [services.new_controller() for _ in range(3)]
+    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
+    services.game_join(code=code, name="Bob", controller=controllers[1])
+    services.game_join(code=code, name="Cy", controller=controllers[2])
+    table = Table(code=code, controllers=controllers)
+    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    services.game_remove_absent(
+        code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
+    assert refused.value.code == MUTED
+    assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
 def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_override() -> None:
