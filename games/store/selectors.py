@@ -15,9 +15,12 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
+from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext, ngettext
 
 from games.domain import scorecard
@@ -126,9 +129,31 @@ def chat_history(code: str) -> list[dict[str, Any]]:
 
 def session_controller(session_key: str) -> str:
     """The controller token the browser's session holds now ("" once it is gone: signed out, or
-    cycled by a sign-in, which gives the browser a session under a new key)."""
+    cycled by a sign-in, which gives the browser a session under a new key; or signed in to an
+    account whose password changed since, a session Django's auth ends at its next page)."""
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
+    if not sign_in_current(store):
+        return ""
     return str(store.get("controller", ""))
+
+
+def sign_in_current(session: SessionBase) -> bool:
+    """False for a session signed in to an account before the account's password changed: its auth
+    hash is checked as ``django.contrib.auth.get_user`` checks it at every page (the current secret
+    key or a fallback), without changing the session."""
+    try:
+        user_id = get_user_model()._meta.pk.to_python(session[SESSION_KEY])
+        backend_path = session[BACKEND_SESSION_KEY]
+    except KeyError:
+        return True
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return True
+    account = load_backend(backend_path).get_user(user_id)
+    if account is None or not hasattr(account, "get_session_auth_hash"):
+        return True
+    given = session.get(HASH_SESSION_KEY) or ""
+    hashes = [account.get_session_auth_hash(), *account.get_session_auth_fallback_hash()]
+    return bool(given) and any(constant_time_compare(given, expected) for expected in hashes)
 
 
 def held_a_seat(game: Game, controller: str) -> bool:

@@ -7,6 +7,7 @@ from django.utils.functional import SimpleLazyObject
 
 from games.store import selectors
 from games.web.i18n import catalog_version
+from games.web.views import controller_for
 
 
 def site(request: HttpRequest) -> dict[str, Any]:
@@ -17,7 +18,7 @@ def site(request: HttpRequest) -> dict[str, Any]:
         if not request.COOKIES.get(settings.SESSION_COOKIE_NAME) or not hasattr(request, "session"):
             return 0
         try:
-            return selectors.waiting_count(request.session.get("controller", ""))
+            return selectors.waiting_count(controller_for(request))
         except DatabaseError:  # the error page of a database out of reach still shows
             return 0
 

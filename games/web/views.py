@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import SESSION_KEY
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -43,7 +44,14 @@ if TYPE_CHECKING:  # named in annotations only: the pages read rooms through sel
 
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
-    """This browser's controller token (made on first need)."""
+    """This browser's controller token (made on first need).
+
+    A session signed in to an account holds the account's token: reading the user first checks
+    the session's auth hash, which ends a session signed in before the account's password changed
+    (a browser left signed in elsewhere, a stolen cookie), so its seats are not played from it.
+    """
+    if SESSION_KEY in request.session and hasattr(request, "user"):
+        request.user.is_authenticated  # noqa: B018 (Django flushes a session whose hash is stale)
     token: str = request.session.get("controller", "")
     if not token and create:
         token = services.new_controller()

@@ -229,6 +229,34 @@ def test_the_change_password_form_checks_the_current_password_through_the_sign_i
     assert get_user_model().objects.get(username="tom").check_password("a brand new pass 42")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_password_change_stops_another_signed_in_browser_playing_the_accounts_seats() -> None:
+    """A browser left signed in on a shared computer, or a stolen session cookie: once the owner
+    changes the password, that session is over and the account's seats are not played from it
+    (the seat token is in the session, so the session's auth hash is checked where it is read)."""
+    owner = Client()
+    sign_up(owner, "ann")
+    response = owner.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    owner.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "start"})
+    left_signed_in = Client()
+    assert left_signed_in.post("/accounts/login/", {"login": "ann", "password": PASSWORD}).status_code == 302
+
+    new_password = "a different horse battery staple"
+    changed = owner.post(
+        "/accounts/password/change/", {"oldpassword": PASSWORD, "password1": new_password, "password2": new_password}
+    )
+    assert changed.status_code == 302
+
+    version = Game.objects.get(code=code).version
+    left_signed_in.post(f"/r/{code}/roll", {"version": version, "action_id": "roll-1"})
+    assert Game.objects.get(code=code).version == version, "the old session rolled for the account"
+    assert left_signed_in.get(f"/r/{code}/state.json").json()["you"]["seats"] == []
+    # The browser that changed it plays on.
+    owner.post(f"/r/{code}/roll", {"version": version, "action_id": "roll-2"})
+    assert Game.objects.get(code=code).version > version
+
+
 def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() -> None:
     from importlib import import_module
 

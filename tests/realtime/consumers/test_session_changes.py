@@ -108,3 +108,29 @@ async def test_a_player_who_signs_in_elsewhere_does_not_chat_as_a_spectator() ->
     await ws.send_json_to({"type": "chat", "text": "hello, it is Ann", "id": "chat-1"})
     assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
     assert not await sync_to_async(ChatMessage.objects.filter(game__code=code).exists)()
+
+
+async def test_a_tab_signed_in_before_the_password_changed_elsewhere_plays_the_accounts_seats_no_more(
+    monkeypatch: Any,
+) -> None:
+    """A session signed in before the account's password changed (in another browser) is over: the
+    open tab's next action closes it (4001) and is not played, and the page comes back seatless."""
+    monkeypatch.setattr(consumer, "SESSION_RECHECK", 0.0)
+    code, host = await started_room(host_signed_in=True)
+    ws = await connect(code, host.cookies["sessionid"].value)
+    _you, state, _presence = await first_frames(ws)
+
+    @sync_to_async
+    def password_changed_elsewhere() -> None:
+        account = get_user_model().objects.get(username="ann")
+        account.set_password("another-long-password-2")
+        account.save()
+
+    await password_changed_elsewhere()
+    await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-password-change"})
+    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await sync_to_async(lambda: Game.objects.get(code=code).room.rolls)() == 0
+    again = await connect(code, host.cookies["sessionid"].value)
+    you, _state, _presence = await first_frames(again)
+    await again.disconnect()
+    assert you["seats"] == []
