@@ -113,8 +113,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
-        if ratelimit.miss_refused(ip):
+        slot = ratelimit.take_miss(ip)
+        if slot is None:
             return None  # over the limit even a right guess is refused, as over HTTP
+        try:
+            hello = self._hello()
+        except BaseException:
+            ratelimit.limiter.give_back(slot)  # a failure is no miss
+            raise
+        if hello is not None:  # only a code that does not exist counts
+            ratelimit.limiter.give_back(slot)
+        return hello
+
+    def _hello(self) -> tuple[str, str, str, str | None] | None:
+        """``presence.arrive`` and the chat history, None for an unknown room."""
         # A player whose seat a computer took over while they were away gets it back by coming
         # back, if the browser is theirs alone: a shared device's players each name their seat
         # (the service takes none back then). A socket without a controller (a spectator) has
@@ -123,7 +135,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
             services.seat_reclaim(code=self.code, controller=self.controller)
         hello = presence.arrive(self.code, self.channel_name, self.controller)
         if hello is None:
-            ratelimit.count_miss(ip)
             return None
         # The room's last chat messages (docs/protocol.md: after the state), also none when staff
         # hid them all: a page that comes back drops what was hid meanwhile. Nothing for a room

@@ -157,6 +157,15 @@ class Bucket(NamedTuple):
     share: int = 1  # the limit's count times this (an address's cap for everyone behind it)
 
 
+class Slot(NamedTuple):
+    """An event ``Limiter.take`` counted, and what ``Limiter.give_back`` needs to take it back."""
+
+    limit: Limit
+    buckets: tuple[Bucket, ...]
+    keys: tuple[str, ...]  # none when the limit is off
+    at: float  # the time each key's entry was counted at
+
+
 # --- the storages: limits' moving windows, on the limiter's clock ---------------------------
 
 
@@ -195,7 +204,10 @@ class MemoryWindows(Storage, MovingWindowSupport):
         return times
 
     def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
-        now = self.clock()
+        return self.acquire_at(key, limit, expiry, self.clock(), amount)
+
+    def acquire_at(self, key: str, limit: int, expiry: int, now: float, amount: int = 1) -> bool:
+        """``acquire_entry`` at the time ``now`` (``release_at`` takes the entry back by it)."""
         with self.lock:
             times = self._times(key, expiry, now)
             if len(times) + amount > limit:
@@ -211,6 +223,13 @@ class MemoryWindows(Storage, MovingWindowSupport):
         with self.lock:
             times = self._times(key, expiry, now)
             return (times[0], len(times)) if times else (now, 0)
+
+    def release_at(self, key: str, at: float) -> None:
+        """Take back one entry counted at ``at`` (none if it aged out meanwhile)."""
+        with self.lock:
+            window = self.windows.get(key)
+            if window is not None and at in window[0]:
+                window[0].remove(at)
 
     def _sweep(self, now: float) -> None:
         idle = [key for key, (times, expiry) in self.windows.items() if not times or times[-1] < now - expiry]
@@ -243,13 +262,33 @@ class MemoryWindows(Storage, MovingWindowSupport):
 class RedisWindows(RedisStorage):
     """``limits``' Redis storage and its Lua scripts, with each event's time given by the limiter's clock."""
 
+    # A moving window is a list of its entries' times, newest first (limits' acquire script):
+    # one entry of the time given goes, in one step. The time arrives as the same text the
+    # acquire script read it from, so it reads as the same number.
+    SCRIPT_RELEASE = b"""
+local at = tonumber(ARGV[1])
+for _, entry in ipairs(redis.call('lrange', KEYS[1], 0, -1)) do
+    if tonumber(entry) == at then
+        return redis.call('lrem', KEYS[1], 1, entry)
+    end
+end
+return 0
+"""
+
     def __init__(self, uri: str, clock: Clock, key_prefix: str) -> None:
         # Short timeouts, as the cache's: an unanswered limit must not hold a page for long.
         super().__init__(uri, key_prefix=key_prefix, socket_connect_timeout=1, socket_timeout=1)
         self.clock = clock
+        self.lua_release = self.get_connection().register_script(self.SCRIPT_RELEASE)
 
     def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
-        return bool(self.lua_acquire_moving_window([self.prefixed_key(key)], [self.clock(), limit, expiry, amount]))
+        return self.acquire_at(key, limit, expiry, self.clock(), amount)
+
+    def acquire_at(self, key: str, limit: int, expiry: int, now: float, amount: int = 1) -> bool:
+        return bool(self.lua_acquire_moving_window([self.prefixed_key(key)], [now, limit, expiry, amount]))
+
+    def release_at(self, key: str, at: float) -> None:
+        self.lua_release([self.prefixed_key(key)], [at])
 
     def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
         now = self.clock()
@@ -369,6 +408,37 @@ class Limiter:
             return all([windows.acquire_entry(k, n, seconds) for k, n in keys])
 
         return self._run(limit, each)
+
+    def take(self, limit: Limit, *buckets: Bucket) -> Slot | None:
+        """Count one event in each of ``buckets`` before the outcome that decides whether it counts
+        is known (a room code looked up): None, and nothing counted, if one of them is full.
+
+        Checking first and counting afterwards lets requests sent together all pass the check
+        before any is counted; each entry taken here is atomic in its storage, so no more than
+        the limit get a slot. ``give_back`` takes it back when the event turns out not to count.
+        """
+        rate = self.rate(limit)
+        if rate is None:
+            return Slot(limit, buckets, (), 0.0)
+        keys, seconds = self._keys(limit, rate, buckets), rate.seconds
+
+        def each(windows: Windows) -> Slot | None:
+            at = windows.clock()
+            taken: list[str] = []
+            for key, count in keys:
+                if not windows.acquire_at(key, count, seconds, at):
+                    for counted in taken:  # all of the buckets or none
+                        windows.release_at(counted, at)
+                    return None
+                taken.append(key)
+            return Slot(limit, buckets, tuple(taken), at)
+
+        return self._run(limit, each)
+
+    def give_back(self, slot: Slot) -> None:
+        """Take back the event ``take`` counted (one that turned out not to count)."""
+        if slot.keys:
+            self._run(slot.limit, lambda windows: [windows.release_at(key, slot.at) for key in slot.keys])
 
     async def ahit(self, limit: Limit, *buckets: Bucket) -> bool:
         """``hit`` from the event loop: a count in Redis waits in a thread, one in memory does not."""
@@ -508,14 +578,11 @@ async def socket_refusal(kind: str, browser: str, address: str, socket: str) -> 
     return f"Slow down: at most {rate.count} {kind} frames in {rate.seconds:g} s."
 
 
-def miss_refused(ip: str) -> bool:
-    """Whether ``ip`` has tried too many room codes that do not exist (the socket's handshake)."""
-    if not limiter.full(ROOM_MISS, Bucket("address", ip)):
-        return False
-    log.warning("rate limit %s hit by %s", ROOM_MISS.name, ip)
-    return True
-
-
-def count_miss(ip: str) -> None:
-    """Count one room code of ``ip`` that does not exist."""
-    limiter.count(ROOM_MISS, Bucket("address", ip))
+def take_miss(ip: str) -> Slot | None:
+    """A room-code lookup of ``ip``, counted as a miss before it is made (``Limiter.take``): None when
+    ``ip`` has tried too many codes that do not exist (even a right one is refused then); the
+    caller gives the slot back when the room exists."""
+    slot = limiter.take(ROOM_MISS, Bucket("address", ip))
+    if slot is None:
+        log.warning("rate limit %s hit by %s", ROOM_MISS.name, ip)
+    return slot

@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext
 
 from games.domain import errors
-from games.realtime.limits import Bucket, Limit, client_buckets, client_ip, limiter
+from games.realtime.limits import Bucket, Limit, Slot, client_buckets, client_ip, limiter
 from games.web.errorpages import error_page, wants_json
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,10 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
     exist), but once over the limit every request is refused until one of them is
     ``limit``'s window old. Otherwise only requests that can change something (POST)
     count: a GET of the create or join URL changes nothing (the view answers 405).
+
+    The request takes its place in the count before the view runs (``Limiter.take``) and
+    gives it back if it turns out not to count: requests sent together cannot all pass
+    a check made before any of them is counted.
     """
 
     def buckets(request: HttpRequest) -> tuple[Bucket, ...]:
@@ -54,27 +58,34 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
         session = getattr(request, "session", None)
         return client_buckets(session.get("controller", "") if session is not None else "", ip)
 
-    def refusal(request: HttpRequest) -> tuple[bool, HttpResponse | None]:
-        """Whether this request counts, and the 429 if it is over."""
+    def refusal(request: HttpRequest) -> tuple[Slot | None, HttpResponse | None]:
+        """The request's place in the count (None: it does not count), or the 429 if it is over."""
         if only_status is None and request.method not in ("POST", "PUT", "PATCH"):
-            return False, None
+            return None, None
         mine = buckets(request)
-        if limiter.full(limit, *mine):
+        slot = limiter.take(limit, *mine)
+        if slot is None:
             log.warning("rate limit %s hit by %s", limit.name, client_ip(request))
-            return True, too_many(request, limit, mine)
-        return True, None
+            return None, too_many(request, limit, mine)
+        return slot, None
 
-    def count(request: HttpRequest, status: int | None) -> None:
-        if status is not None and (only_status is None or status == only_status):
-            limiter.count(limit, *buckets(request))  # again: a browser's first room just gave it a controller
+    def settle(request: HttpRequest, slot: Slot, status: int | None) -> None:
+        """Give the place back unless the response counts; a browser's first request that just got a
+        controller counts for it too."""
+        if status is None or (only_status is not None and status != only_status):
+            limiter.give_back(slot)
+            return
+        new = [bucket for bucket in buckets(request) if bucket not in slot.buckets]
+        if new:
+            limiter.count(limit, *new)
 
     def decorate(view: View) -> View:
         if iscoroutinefunction(view):
 
             @functools.wraps(view)
             async def wrapped_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-                counts, refused = await sync_to_async(refusal)(request)
-                if refused is not None or not counts:
+                slot, refused = await sync_to_async(refusal)(request)
+                if refused is not None or slot is None:
                     return refused or cast(HttpResponse, await view(request, *args, **kwargs))
                 status = None
                 try:
@@ -85,14 +96,14 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
                     status = 404
                     raise
                 finally:
-                    await sync_to_async(count)(request, status)
+                    await sync_to_async(settle)(request, slot, status)
 
             return wrapped_async
 
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-            counts, refused = refusal(request)
-            if refused is not None or not counts:
+            slot, refused = refusal(request)
+            if refused is not None or slot is None:
                 return refused or cast(HttpResponse, view(request, *args, **kwargs))
             status = None
             try:
@@ -103,7 +114,7 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
                 status = 404
                 raise
             finally:
-                count(request, status)
+                settle(request, slot, status)
 
         return wrapped
 

@@ -163,3 +163,39 @@ def test_memory_forgets_the_windows_of_keys_no_longer_counted(clock: ManualClock
     clock.advance(1.01)
     assert memory.acquire_entry("socket-9", 5, 1)  # the tenth count sweeps
     assert list(memory.windows) == ["socket-9"]
+
+
+def slots_are_taken_before_and_given_back(limiter: Limiter, limit: Limit, clock: ManualClock) -> None:
+    """``take`` counts at once (a fourth is refused while three are held); ``give_back`` frees one."""
+    slots = [limiter.take(limit, ANN) for _ in range(3)]
+    assert all(slot is not None for slot in slots)
+    assert limiter.take(limit, ANN) is None
+    first = slots[0]
+    assert first is not None
+    limiter.give_back(first)
+    clock.advance(1.0)
+    again = limiter.take(limit, ANN)
+    assert again is not None and limiter.take(limit, ANN) is None
+    clock.advance(9.5)  # the two slots taken first are over 10 s old; the one taken again is not
+    assert [limiter.take(limit, ANN) is not None for _ in range(3)] == [True, True, False]
+
+
+def test_a_slot_taken_in_memory_counts_until_it_is_given_back(
+    in_memory: Limiter, three_in_ten: Limit, clock: ManualClock
+) -> None:
+    slots_are_taken_before_and_given_back(in_memory, three_in_ten, clock)
+
+
+@pytest.mark.redis
+def test_a_slot_taken_in_redis_counts_until_it_is_given_back(
+    redis_url: str, three_in_ten: Limit, clock: ManualClock
+) -> None:
+    slots_are_taken_before_and_given_back(two_processes(clock)[0], three_in_ten, clock)
+
+
+def test_a_slot_is_taken_in_every_bucket_or_in_none(in_memory: Limiter, three_in_ten: Limit) -> None:
+    address = Bucket("address", "10.0.0.1")
+    for _ in range(3):
+        assert in_memory.take(three_in_ten, Bucket("browser", "bob"), address) is not None
+    assert in_memory.take(three_in_ten, ANN, address) is None
+    assert not in_memory.full(three_in_ten, ANN)  # refused by the address, Ann counted nothing

@@ -4,11 +4,13 @@ windows in memory and in Redis, and its parts."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.asgi import get_asgi_application
 from django.test import Client, RequestFactory
 
 from games.realtime.limits import Rate, client_ip, login_ip, scope_ip
@@ -83,6 +85,55 @@ def test_guessing_room_codes_is_limited_per_address(settings: Any) -> None:
     assert [guesser.get(f"/r/guess{i:05d}/").status_code for i in range(6)] == [404] * 5 + [429]
     # Once over the limit even a right guess is refused for the rest of the window.
     assert guesser.get(f"/r/{code}/state.json").status_code == 429
+
+
+async def _asgi_get(app: Any, path: str, ip: str) -> int:
+    """One GET through Django's ASGI handler, as uvicorn hands it over (each request its own task)."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1")],
+        "client": (ip, 40000),
+        "server": ("127.0.0.1", 80),
+    }
+    sent: list[dict[str, Any]] = []
+    body_given = False
+    done = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        nonlocal body_given
+        if not body_given:
+            body_given = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    done.set()
+    return int(next(m["status"] for m in sent if m["type"] == "http.response.start"))
+
+
+@pytest.mark.asyncio
+async def test_guesses_sent_all_at_once_are_held_to_the_miss_limit(settings: Any) -> None:
+    """Requests sent together must not all pass a check made before any of them is counted: each
+    takes its place in the count before its code is looked up (the async review.json showed it
+    every time; the plain views lose the same race in their threads, less regularly)."""
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    app = get_asgi_application()
+    statuses = await asyncio.gather(*[_asgi_get(app, f"/r/guess{i:05d}/review.json", "10.0.9.9") for i in range(60)])
+    # Each 404 tells the guesser a code is nobody's: at most the limit's three may.
+    assert statuses.count(404) <= 3, statuses
+    assert statuses.count(429) >= 57
 
 
 async def _socket_opens(code: str, ip: str) -> bool:
