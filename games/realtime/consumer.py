@@ -115,7 +115,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
         slot = ratelimit.take_miss(ip)
         if slot is None:
-            return None  # over the limit even a right guess is refused, as over HTTP
+            # Over the limit even a right guess is refused, as over HTTP; a browser with a seat in
+            # the room knows its code and comes in uncounted.
+            return self._hello() if selectors.seat_holder_in(self.code, self.controller) else None
         try:
             hello = self._hello()
         except BaseException:

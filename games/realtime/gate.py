@@ -6,16 +6,18 @@ come after Channels' session and auth middleware had loaded the session and the 
 trip to the database thread for every handshake, two queries with a session cookie) and
 the consumer was made, 2.8 ms of the worker's CPU a refused handshake (4.4 ms with a
 cookie) against 1.2–1.6 ms here. This middleware, outermost in the websocket stack
-(yahtzee/asgi.py), counts the address first and refuses there: no session, no user, no
-consumer. An address's first
+(yahtzee/asgi.py), checks the Origin, counts the address and refuses there: no session, no
+user, no consumer. An address's first
 ``WS_CLEAR_REFUSALS`` (10) refusals in a ``WS_CONNECT_RATE`` window are the same as the
 consumer's (docs/protocol.md): the socket is accepted only to say why, one error frame
 ``too_many_sockets``, then close 4029, so a real page learns why. The rest of a storm is
 refused before the accept: ``websocket.close`` without ``websocket.accept``, which
 uvicorn answers with HTTP 403 (no websocket, no frame), and which costs the worker less
 (1.0–1.2 ms a handshake against 1.2–1.6 ms for the clear refusal; bench: 1,000 from one
-address). A handshake from another site's page (``games.realtime.origin``) is refused without
-being accepted, as it would be anyway.
+address). A handshake from another site's page (``games.realtime.origin``) is refused first,
+without being accepted and before the address is counted: such a page, opening sockets in a
+loop in its visitor's browser, would otherwise use up the address's share and keep the
+visitor's own room page from connecting.
 
 Every socket's end, refused ones included, is told to ``games.realtime.memory`` (it gives
 freed memory back after many have gone).
@@ -46,6 +48,14 @@ class AddressGate:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         if scope["type"] != "websocket":
             return await self.application(scope, receive, send)
+        if not origin_allowed(scope):
+            # Refused before it is counted: another site's page opening sockets in a loop would
+            # otherwise spend its visitor's address's share and keep the player's own page out.
+            try:
+                await refuse_handshake(receive, send, CLOSE_ORIGIN)
+            finally:
+                memory.socket_closed()
+            return None
         admission = sockets.admit_address(scope_ip(scope))
         try:
             if admission.refusal:
@@ -63,15 +73,13 @@ class AddressGate:
 async def refuse(scope: dict[str, Any], receive: Any, send: Any, message: str) -> None:
     """The consumer's clear refusal, without the consumer: accept, one error frame, close 4029."""
     await receive()  # websocket.connect
-    if not origin_allowed(scope):  # another site's page is told nothing
-        await send({"type": "websocket.close", "code": CLOSE_ORIGIN})
-        return
     await send({"type": "websocket.accept"})
     await send({"type": "websocket.send", "text": protocol.error(errors.TOO_MANY_SOCKETS, message)})
     await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
 
 
-async def refuse_handshake(receive: Any, send: Any) -> None:
-    """Past an address's clear refusals: the handshake itself is refused (HTTP 403 under uvicorn), nothing said."""
+async def refuse_handshake(receive: Any, send: Any, code: int = CLOSE_TOO_MANY) -> None:
+    """The handshake itself refused (HTTP 403 under uvicorn), nothing said: past an address's clear
+    refusals, or from another site's page."""
     await receive()  # websocket.connect
-    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
+    await send({"type": "websocket.close", "code": code})

@@ -161,6 +161,14 @@ def held_a_seat(game: Game, controller: str) -> bool:
     return bool(controller) and Player.objects.filter(game=game, controller=controller).exists()
 
 
+def seat_holder_in(code: str, controller: str) -> bool:
+    """Whether this browser has a seat in the room ``code`` (or had one: it left, was taken out,
+    or a computer plays it while the browser is away). Such a browser knows the room's code."""
+    if not controller:
+        return False
+    return Player.objects.filter(Q(controller=controller) | Q(away_controller=controller), game__code=code).exists()
+
+
 def chat_audience(game: Game) -> frozenset[str] | None:
     """Who hears the room's chat as it is posted (None: everyone in the room), by the rule of
     ``chat_history_for``: once the game is over, the browsers that ``held_a_seat``."""

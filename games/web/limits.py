@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.utils.translation import gettext
 
 from games.domain import errors
@@ -38,13 +38,55 @@ def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) ->
     return response
 
 
-def limited(limit: Limit, *, only_status: int | None = None, per_address: bool = False) -> Callable[[View], View]:
+def cross_site_refused(view: View) -> View:
+    """Refuse (403, before anything is looked up or counted) what another site's page has the browser
+    fetch: an ``<img>``, a script's fetch, a frame (Sec-Fetch-Site ``cross-site``, and not the
+    browser going to the page itself). Such a page could otherwise spend its visitor's address's
+    allowance of room-code misses and lock the visitor out of their own rooms. A link followed
+    from another site is a navigation and goes through; the site's pages are never framed.
+    """
+
+    def embedded(request: HttpRequest) -> bool:
+        if request.headers.get("Sec-Fetch-Site", "").lower() != "cross-site":
+            return False
+        mode = request.headers.get("Sec-Fetch-Mode", "").lower()
+        dest = request.headers.get("Sec-Fetch-Dest", "").lower()
+        return mode != "navigate" or dest not in ("", "document")
+
+    if iscoroutinefunction(view):
+
+        @functools.wraps(view)
+        async def refused_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+            if embedded(request):
+                return HttpResponseForbidden()  # the site's 403 page (games.web.errorpages)
+            return cast(HttpResponse, await view(request, *args, **kwargs))
+
+        return refused_async
+
+    @functools.wraps(view)
+    def refused(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if embedded(request):
+            return HttpResponseForbidden()
+        return cast(HttpResponse, view(request, *args, **kwargs))
+
+    return refused
+
+
+def limited(
+    limit: Limit,
+    *,
+    only_status: int | None = None,
+    per_address: bool = False,
+    exempt: Callable[..., bool] | None = None,
+) -> Callable[[View], View]:
     """Limit a view (plain or async) to ``limit``, per client (client_buckets) or ``per_address`` only.
 
     With ``only_status`` only responses with that status count (404: codes that do not
     exist), but once over the limit every request is refused until one of them is
     ``limit``'s window old. Otherwise only requests that can change something (POST)
     count: a GET of the create or join URL changes nothing (the view answers 405).
+    A request for which ``exempt`` (called with the view's arguments) answers True is let
+    through over the limit, uncounted.
 
     The request takes its place in the count before the view runs (``Limiter.take``) and
     gives it back if it turns out not to count: requests sent together cannot all pass
@@ -58,13 +100,15 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
         session = getattr(request, "session", None)
         return client_buckets(session.get("controller", "") if session is not None else "", ip)
 
-    def refusal(request: HttpRequest) -> tuple[Slot | None, HttpResponse | None]:
+    def refusal(request: HttpRequest, *args: object, **kwargs: object) -> tuple[Slot | None, HttpResponse | None]:
         """The request's place in the count (None: it does not count), or the 429 if it is over."""
         if only_status is None and request.method not in ("POST", "PUT", "PATCH"):
             return None, None
         mine = buckets(request)
         slot = limiter.take(limit, *mine)
         if slot is None:
+            if exempt is not None and exempt(request, *args, **kwargs):
+                return None, None
             log.warning("rate limit %s hit by %s", limit.name, client_ip(request))
             return None, too_many(request, limit, mine)
         return slot, None
@@ -84,7 +128,7 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
 
             @functools.wraps(view)
             async def wrapped_async(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-                slot, refused = await sync_to_async(refusal)(request)
+                slot, refused = await sync_to_async(refusal)(request, *args, **kwargs)
                 if refused is not None or slot is None:
                     return refused or cast(HttpResponse, await view(request, *args, **kwargs))
                 status = None
@@ -102,7 +146,7 @@ def limited(limit: Limit, *, only_status: int | None = None, per_address: bool =
 
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-            slot, refused = refusal(request)
+            slot, refused = refusal(request, *args, **kwargs)
             if refused is not None or slot is None:
                 return refused or cast(HttpResponse, view(request, *args, **kwargs))
             status = None

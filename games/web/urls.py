@@ -2,14 +2,21 @@ from django.urls import path
 
 from games.realtime.limits import NOTICES, ROOM_CREATE, ROOM_JOIN, ROOM_MISS
 from games.web import i18n, views
-from games.web.limits import limited
+from games.web.limits import View, cross_site_refused, limited
 
 # Per-client limits on what makes rows (rooms, seats, notices), and on guessing room codes (games/realtime/limits.py):
 # every URL that looks a room up by its code counts a code that does not exist.
 create_limit = limited(ROOM_CREATE)
 join_limit = limited(ROOM_JOIN)
 notices_limit = limited(NOTICES)
-miss_limit = limited(ROOM_MISS, only_status=404, per_address=True)
+miss_limit = limited(ROOM_MISS, only_status=404, per_address=True, exempt=views.seat_holder)
+
+
+def room_lookup(view: View) -> View:
+    """A URL that looks a room up by its code: counted against the miss limit (a browser with a seat
+    in the room goes through over it), and never fetched for another site's page."""
+    return cross_site_refused(miss_limit(view))
+
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,13 +33,13 @@ urlpatterns = [
     path("jsi18n/<str:language>.js", i18n.javascript_catalog, name="javascript_catalog"),
     path("rules", views.doc_page, {"name": "rules"}, name="rules"),
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
-    path("r/<str:code>/", miss_limit(views.room), name="room"),
-    path("r/<str:code>/join", miss_limit(join_limit(views.room_join)), name="room_join"),
-    path("r/<str:code>/state.json", miss_limit(views.room_state), name="room_state"),
-    path("r/<str:code>/log.json", miss_limit(views.room_log), name="room_log"),
-    path("r/<str:code>/rematch", miss_limit(create_limit(views.room_rematch)), name="room_rematch"),
-    path("r/<str:code>/fairness", miss_limit(views.room_fairness), name="room_fairness"),
-    path("r/<str:code>/review.json", miss_limit(views.room_review), name="room_review"),
-    path("r/<str:code>/replay", miss_limit(views.replay), name="replay"),
-    path("r/<str:code>/<str:action>", miss_limit(views.room_action), name="room_action"),
+    path("r/<str:code>/", room_lookup(views.room), name="room"),
+    path("r/<str:code>/join", room_lookup(join_limit(views.room_join)), name="room_join"),
+    path("r/<str:code>/state.json", room_lookup(views.room_state), name="room_state"),
+    path("r/<str:code>/log.json", room_lookup(views.room_log), name="room_log"),
+    path("r/<str:code>/rematch", room_lookup(create_limit(views.room_rematch)), name="room_rematch"),
+    path("r/<str:code>/fairness", room_lookup(views.room_fairness), name="room_fairness"),
+    path("r/<str:code>/review.json", room_lookup(views.room_review), name="room_review"),
+    path("r/<str:code>/replay", room_lookup(views.replay), name="replay"),
+    path("r/<str:code>/<str:action>", room_lookup(views.room_action), name="room_action"),
 ]

@@ -59,6 +59,12 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     return token
 
 
+def seat_holder(request: HttpRequest, code: str, *args: object, **kwargs: object) -> bool:
+    """Whether this browser has (or had) a seat in the room ``code`` names: it knows the code, so
+    the limit on guessing codes is no reason to keep it out of its own room."""
+    return selectors.seat_holder_in(services.normalize_code(code), controller_for(request))
+
+
 def _game_or_404(code: str) -> Game:
     game = selectors.room_or_none(services.normalize_code(code))
     if game is None:

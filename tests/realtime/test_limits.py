@@ -168,6 +168,98 @@ async def test_page_guesses_count_against_the_websocket_too(settings: Any) -> No
     assert not await _socket_opens(code, "10.0.0.9")
 
 
+# What Chromium and Firefox send with an <img src> that another site's page points at the site.
+CROSS_SITE_IMAGE = {
+    "HTTP_SEC_FETCH_SITE": "cross-site",
+    "HTTP_SEC_FETCH_MODE": "no-cors",
+    "HTTP_SEC_FETCH_DEST": "image",
+}
+CROSS_SITE_LINK = {
+    "HTTP_SEC_FETCH_SITE": "cross-site",
+    "HTTP_SEC_FETCH_MODE": "navigate",
+    "HTTP_SEC_FETCH_DEST": "document",
+}
+OWN_NAVIGATION = {
+    "HTTP_SEC_FETCH_SITE": "same-origin",
+    "HTTP_SEC_FETCH_MODE": "navigate",
+    "HTTP_SEC_FETCH_DEST": "document",
+}
+
+
+def test_another_sites_page_cannot_lock_a_player_out_of_their_own_room(settings: Any) -> None:
+    """A page anywhere on the web could point images at /r/<nonsense>/: the player's browser fetches
+    them from the player's address, which then could open no room at all, its own game included
+    (the whole school behind its router too). Such requests are refused and not counted."""
+    settings.RATE_LIMIT_ROOM_MISS = "5/60"
+    player = Client(REMOTE_ADDR="10.0.7.7")
+    code = create_room(player, "Ann")
+    statuses = {player.get(f"/r/zzzz{i:06d}/", **CROSS_SITE_IMAGE).status_code for i in range(6)}
+    assert statuses == {403}
+    assert player.get(f"/r/{code}/state.json", **CROSS_SITE_IMAGE).status_code == 403
+    assert player.get(f"/r/{code}/", **OWN_NAVIGATION).status_code == 200
+    # A link to a room followed from another site (a chat app's page) opens it.
+    assert Client(REMOTE_ADDR="10.0.7.8").get(f"/r/{code}/", **CROSS_SITE_LINK).status_code == 200
+
+
+def test_a_browser_with_a_seat_opens_its_room_over_its_addresss_miss_limit(settings: Any) -> None:
+    """Someone else behind the same address guessing codes (or a page of another site in a browser
+    too old to say so) must not keep a player out of their own game: a browser with a seat in the
+    room knows its code. Everyone else at the address is still refused, right codes included."""
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    player = Client(REMOTE_ADDR="10.0.7.9")
+    code = create_room(player, "Ann")
+    guesser = Client(REMOTE_ADDR="10.0.7.9")
+    assert [guesser.get(f"/r/guess{i:05d}/").status_code for i in range(4)] == [404, 404, 404, 429]
+    assert guesser.get(f"/r/{code}/").status_code == 429
+    assert player.get(f"/r/{code}/").status_code == 200
+    assert player.get(f"/r/{code}/state.json").json()["you"]["seats"] == [0]
+    assert player.get("/r/guess00009/").status_code == 429  # only its own room
+
+
+@pytest.mark.asyncio
+async def test_a_browser_with_a_seat_connects_to_its_room_over_its_addresss_miss_limit(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    player = Client(REMOTE_ADDR="10.0.7.10")
+    code = await sync_to_async(create_room)(player, "Ann")
+    assert [await _socket_opens(f"guess{i:05d}", "10.0.7.10") for i in range(3)] == [False] * 3
+    assert not await _socket_opens(code, "10.0.7.10")  # a stranger at the address
+    ws = WebsocketCommunicator(
+        application,
+        f"/ws/rooms/{code}/",
+        headers=[ORIGIN, (b"cookie", f"sessionid={player.cookies['sessionid'].value}".encode())],
+    )
+    ws.scope["client"] = ("10.0.7.10", 50000)
+    connected, _ = await ws.connect()
+    await ws.disconnect()
+    assert connected
+
+
+ORIGIN_EVIL = (b"origin", b"https://evil.example")
+
+
+async def _handshake(code: str, ip: str, origin: tuple[bytes, bytes]) -> tuple[bool, str | None]:
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[origin])
+    ws.scope["client"] = (ip, 50000)
+    connected, _ = await ws.connect()
+    first = await ws.receive_from(timeout=5) if connected else None
+    await ws.disconnect()
+    return connected, first
+
+
+@pytest.mark.asyncio
+async def test_sockets_refused_for_their_origin_do_not_use_up_the_players_connection_budget(settings: Any) -> None:
+    """Another site's page opening sockets in a loop (each refused for its origin) must not leave
+    the player's own room page, at the same address, unable to connect: the Origin is checked
+    before the address's new sockets are counted (WS_CONNECT_RATE)."""
+    settings.WS_CONNECT_RATE = "5/10"
+    code = await sync_to_async(create_room)(Client())
+    for _ in range(6):
+        connected, _ = await _handshake(code, "10.0.8.8", ORIGIN_EVIL)
+        assert not connected
+    connected, first = await _handshake(code, "10.0.8.8", ORIGIN)
+    assert connected and first is not None and "too_many_sockets" not in first, first
+
+
 def test_the_address_behind_the_proxy_is_the_one_it_names(settings: Any) -> None:
     scope = {"client": ("172.18.0.5", 40000), "headers": [(b"x-real-ip", b"203.0.113.4")]}
     assert scope_ip(scope) == "172.18.0.5"  # not behind a proxy: the header is anyone's to send
