@@ -495,3 +495,23 @@ def test_a_players_own_typos_are_forgiven_when_they_sign_in(settings: Any) -> No
             client.post("/accounts/login/", {"login": "ANA" if i % 2 else "ana", "password": f"typo {round_} {i}"})
         assert client.post("/accounts/login/", {"login": "ana", "password": "anas long pass phrase"}).status_code == 302
         client.post("/accounts/logout/")
+
+
+def test_wrong_passwords_from_the_addresses_of_one_ipv6_network_lock_the_network_out(settings: Any) -> None:
+    """An IPv6 client may send from any address of its /64: moving to the next address must not
+    give it five more guesses (django-axes counts what AXES_CLIENT_IP_CALLABLE names)."""
+    from django.core.cache import cache
+
+    settings.ACCOUNT_RATE_LIMITS = False  # axes alone
+    cache.clear()
+    User.objects.create_user("owner6", password="a long pass phrase 6")
+    for i in range(5):
+        Client(REMOTE_ADDR=f"2001:db8:5:6::{i + 1:x}").post(
+            "/accounts/login/", {"login": "owner6", "password": f"g {i}"}
+        )
+    guesser = Client(REMOTE_ADDR="2001:db8:5:6::99")
+    locked = guesser.post("/accounts/login/", {"login": "owner6", "password": "a long pass phrase 6"})
+    assert locked.status_code == 429 and "_auth_user_id" not in guesser.session
+    # Another network signs in.
+    owner = Client(REMOTE_ADDR="2001:db8:5:7::1")
+    assert owner.post("/accounts/login/", {"login": "owner6", "password": "a long pass phrase 6"}).status_code == 302

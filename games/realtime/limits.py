@@ -487,13 +487,34 @@ def _settings_changed(**kwargs: object) -> None:
 # --- who a client is -------------------------------------------------------------------------
 
 
+# An IPv6 client is handed a whole /64 (2^64 addresses) and may send from any address in it: its
+# per-address limits count the network, as allauth's own sign-in limits do (RATE_LIMIT_IPV6_PREFIX).
+IPV6_PREFIX = 64
+
+
+def client_address(text: str) -> str:
+    """Who a per-address limit counts for the address ``text``: an IPv4 address as it is (also one
+    written in IPv6, ``::ffff:a.b.c.d``), an IPv6 one by the first address of its /64, and
+    anything that is no address as it is."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return text
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Address(int(address) >> (128 - IPV6_PREFIX) << (128 - IPV6_PREFIX)))
+    return str(address)
+
+
 def client_ip(request: HttpRequest) -> str:
-    """The browser's address: X-Real-IP when a trusted proxy sets it (BEHIND_PROXY), else the peer."""
+    """The browser's address (``client_address``): X-Real-IP when a trusted proxy sets it
+    (BEHIND_PROXY), else the peer."""
     if settings.BEHIND_PROXY:
         real = str(request.META.get("HTTP_X_REAL_IP", "")).strip()
         if real:
-            return real
-    return str(request.META.get("REMOTE_ADDR", "") or UNKNOWN)
+            return client_address(real)
+    return client_address(str(request.META.get("REMOTE_ADDR", "") or UNKNOWN))
 
 
 def login_ip(request: HttpRequest) -> str | None:
@@ -509,9 +530,9 @@ def scope_ip(scope: dict[str, Any]) -> str:
     if settings.BEHIND_PROXY:
         for name, value in scope.get("headers", ()):
             if name == b"x-real-ip" and value.strip():
-                return str(value.decode("latin-1").strip())
+                return client_address(str(value.decode("latin-1").strip()))
     client = scope.get("client")
-    return str(client[0]) if client else UNKNOWN
+    return client_address(str(client[0])) if client else UNKNOWN
 
 
 def client_buckets(browser: str, address: str) -> tuple[Bucket, ...]:

@@ -301,8 +301,37 @@ def test_a_page_request_counts_against_its_peer_unless_a_trusted_proxy_names_the
 
 
 def test_the_admin_lockout_gets_an_ip_address_or_nothing() -> None:
-    assert login_ip(RequestFactory().get("/", REMOTE_ADDR="2001:db8::1")) == "2001:db8::1"
+    assert login_ip(RequestFactory().get("/", REMOTE_ADDR="203.0.113.9")) == "203.0.113.9"
+    assert login_ip(RequestFactory().get("/", REMOTE_ADDR="2001:db8::1")) == "2001:db8::"  # its /64
     assert login_ip(RequestFactory().get("/", REMOTE_ADDR="")) is None
+
+
+@pytest.mark.parametrize(
+    ("peer", "counted"),
+    [
+        ("203.0.113.9", "203.0.113.9"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::"),
+        ("::ffff:203.0.113.9", "203.0.113.9"),  # an IPv4 client of a dual-stack socket
+        ("unknown", "unknown"),
+    ],
+)
+def test_an_ipv6_client_is_counted_by_its_64(peer: str, counted: str) -> None:
+    assert client_ip(RequestFactory().get("/", REMOTE_ADDR=peer)) == counted
+    assert scope_ip({"client": (peer, 40000), "headers": []}) == counted
+
+
+def test_the_addresses_of_one_ipv6_network_share_one_guessing_limit(settings: Any) -> None:
+    """An IPv6 client is handed a whole /64 and picks any source address in it: counted per single
+    address, one machine would guess without end by moving to the next."""
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    for i in range(3):
+        assert Client(REMOTE_ADDR=f"2001:db8:1:2::{i + 1:x}").get(f"/r/guess{i:05d}/").status_code == 404
+    # The same machine, the next address of its network.
+    assert Client(REMOTE_ADDR="2001:db8:1:2::99").get("/r/guess00099/").status_code == 429
+    # Another network is someone else.
+    assert Client(REMOTE_ADDR="2001:db8:1:3::1").get("/r/guess00100/").status_code == 404
 
 
 def test_guessing_codes_across_a_minute_boundary_is_held_to_the_limit(limit_clock: ManualClock) -> None:
