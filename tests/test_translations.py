@@ -174,7 +174,7 @@ NOT_SHOWN_IN_THE_ROOM = {
     "stale", "repeated_action", "bad_frame", "frame_too_large", "bad_json", "unknown_type", "missing_field",
     "bad_field", "bad_die_index", "unknown_box", "bad_column", "bad_players", "bad_dice", "bad_ruleset",
     "bad_request", "bad_level", "bad_reaction", "bad_timer", "bad_pace", "bad_subscription", "no_address",
-    "not_over", "not_finished", "mail_failed", "mailed_enough", "no_room",
+    "not_over", "not_finished", "mail_failed", "mailed_enough", "no_room", "asked_enough",
 }  # fmt: skip
 
 

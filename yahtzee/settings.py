@@ -418,7 +418,10 @@ RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
 RATE_LIMIT_NOTICES = os.environ.get("RATE_LIMIT_NOTICES", "20/60")
 # "Confirm your address" e-mails one address gets, whichever accounts ask (anyone may type in a
 # stranger's address): counted per address, not per client, and held with RATE_LIMITS=0 too.
+# The address is its mailbox: victim+1@ and victim+2@ are victim@'s.
 RATE_LIMIT_CONFIRMATION_MAILS = os.environ.get("RATE_LIMIT_CONFIRMATION_MAILS", "3/86400")
+# And the links one account may have sent, to whatever addresses (held with RATE_LIMITS=0 too).
+RATE_LIMIT_CONFIRMATION_MAILS_PER_ACCOUNT = os.environ.get("RATE_LIMIT_CONFIRMATION_MAILS_PER_ACCOUNT", "5/86400")
 # Looking up rooms that do not exist (guessing codes) is counted per IP address.
 RATE_LIMIT_ROOM_MISS = os.environ.get("RATE_LIMIT_ROOM_MISS", "60/60")
 RATE_LIMIT_PER_IP = envint("RATE_LIMIT_PER_IP", 10)

@@ -59,6 +59,7 @@ OWN_PACE = "own_pace"  # nobody need be online in a game at your own pace: no ta
 BAD_SUBSCRIPTION = "bad_subscription"  # a Web Push subscription that is not one, or names a push service not allowed
 NO_ADDRESS = "no_address"  # e-mail notices need the account to have an e-mail address
 MAILED_ENOUGH = "mailed_enough"  # the address was sent as many confirmation links as it gets in a day
+ASKED_ENOUGH = "asked_enough"  # the account asked for as many confirmation links as it may in a day
 MAIL_FAILED = "mail_failed"  # the mail server could not take the confirmation e-mail: nothing was stored
 
 # --- the coach (games.services.coach, RuleViolation) ----------------------------------------------

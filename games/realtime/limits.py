@@ -55,6 +55,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from limits.storage import MovingWindowSupport, RedisStorage, Storage
 
+from games.domain import errors
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
@@ -118,13 +120,17 @@ ROOM_JOIN = Limit(
 NOTICES = Limit(
     "notices", "RATE_LIMIT_NOTICES", shared=True, message=_("You have changed your notices too often in a short time.")
 )
-# "Confirm your address" e-mails, per e-mail address (confirmation_mail_bucket), whoever asks.
+# "Confirm your address" e-mails, per mailbox (confirmation_mail_bucket), whoever asks; and per
+# account, whatever addresses it types in.
 CONFIRMATION_MAILS = Limit(
     "confirmation_mails",
     "RATE_LIMIT_CONFIRMATION_MAILS",
     shared=True,
     always=True,
     message=_("That address has been sent enough links for today: try again tomorrow."),
+)
+ACCOUNT_CONFIRMATION_MAILS = Limit(
+    "account_confirmation_mails", "RATE_LIMIT_CONFIRMATION_MAILS_PER_ACCOUNT", shared=True, always=True
 )
 # Room codes that do not exist, per address, over the pages and the socket's handshake alike.
 ROOM_MISS = Limit(
@@ -144,8 +150,8 @@ CONNECTS = Limit("connects", "WS_CONNECT_RATE")  # new sockets per address
 CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS)  # refusals that say why
 
 LIMITS = (
-    ROOM_CREATE, ROOM_JOIN, NOTICES, CONFIRMATION_MAILS, ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES,
-    CONNECTS, CLEAR_REFUSALS,
+    ROOM_CREATE, ROOM_JOIN, NOTICES, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS, ROOM_MISS, CHAT, REACTIONS,
+    HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
 )  # fmt: skip
 
 
@@ -547,8 +553,27 @@ def client_buckets(browser: str, address: str) -> tuple[Bucket, ...]:
 
 
 def confirmation_mail_bucket(address: str) -> Bucket:
-    """An e-mail address, whatever its letters' case (its key is hashed when it leaves the process)."""
-    return Bucket("email", address.strip().lower())
+    """The mailbox an e-mail address reaches (its key is hashed when it leaves the process): whatever
+    its letters' case, and without a ``+tag`` after the name, since victim+1@, victim+2@ …
+    are victim@ at almost every mail service (sub-addressing)."""
+    name, at, domain = address.strip().rpartition("@")
+    if not at:
+        return Bucket("email", address.strip().casefold())
+    return Bucket("email", f"{name.split('+', 1)[0].casefold()}@{domain.casefold()}")
+
+
+def take_confirmation_mail(address: str, account: str) -> tuple[Slot, ...] | str:
+    """A "confirm your address" e-mail to ``address`` that ``account`` asks for, counted before it
+    is sent (``Limiter.take``) against the mailbox's limit and the account's: the places taken
+    (to give back if no e-mail goes), or the code of the refusal when one is full."""
+    mailbox = limiter.take(CONFIRMATION_MAILS, confirmation_mail_bucket(address))
+    if mailbox is None:
+        return errors.MAILED_ENOUGH
+    asked = limiter.take(ACCOUNT_CONFIRMATION_MAILS, Bucket("account", account))
+    if asked is None:
+        limiter.give_back(mailbox)
+        return errors.ASKED_ENOUGH
+    return mailbox, asked
 
 
 def browser_bucket(browser: str, address: str, socket: str) -> Bucket:

@@ -148,6 +148,12 @@ NO_PENDING: dict[str, Any] = {
 Confirmation = tuple[Literal["ask", "done", "bad", "void"], str]
 
 
+MAIL_REFUSALS = {
+    E.MAILED_ENOUGH: "That address has been sent enough links for today: try again tomorrow.",
+    E.ASKED_ENOUGH: "You have asked for enough links for today: try again tomorrow.",
+}
+
+
 def email_notices_set(
     *,
     user_id: int,
@@ -155,7 +161,7 @@ def email_notices_set(
     address: str | None = None,
     controller: str = "",
     language: str = "",
-    may_mail: Callable[[str], bool] = lambda address: True,
+    may_mail: Callable[[str], str | None] = lambda address: None,
 ) -> str:
     """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) is where they go.
 
@@ -169,9 +175,10 @@ def email_notices_set(
 
     Or "sent already": the request waiting is for this very address, and its link went less
     than ``CONFIRM_AGAIN_AFTER`` ago; nothing is sent nor changed. Refused, with nothing
-    stored: MAILED_ENOUGH when ``may_mail(address)`` says the address got as many links as it
-    may (the page's rate limit, counted per address whichever accounts ask: the caller counts
-    a "confirm"), and MAIL_FAILED when the mail server did not take the letter.
+    stored: with the code ``may_mail(address)`` answers when a link may not go there (the
+    page's rate limits: MAILED_ENOUGH, the mailbox got as many links as it may whichever
+    accounts ask; ASKED_ENOUGH, the account asked for as many as it may; the caller counts a
+    "confirm"), and MAIL_FAILED when the mail server did not take the letter.
     """
     user = get_user_model().objects.get(pk=user_id)
     language = _language(language)
@@ -188,10 +195,9 @@ def email_notices_set(
                 and row.pending_at > now - CONFIRM_AGAIN_AFTER
             ):
                 return "sent already"
-            if not may_mail(address):
-                raise RuleViolation(
-                    E.MAILED_ENOUGH, "That address has been sent enough links for today: try again tomorrow."
-                )
+            refused = may_mail(address)
+            if refused is not None:
+                raise RuleViolation(refused, MAIL_REFUSALS[refused])
             nonce = secrets.token_urlsafe(32)
             pending = {
                 "pending_address": address,

@@ -58,6 +58,7 @@ WORDS = {
     "own_pace": _("At your own pace nobody need be online: a seat is not taken over for being away."),
     "no_address": _("Give the address to e-mail you at."),
     "mailed_enough": _("That address has been sent enough links for today: try again tomorrow."),
+    "asked_enough": _("You have asked for enough links for today: try again tomorrow."),
     "mail_failed": _("The e-mail could not be sent just now; please try again later."),
     "bad_subscription": _(
         "This browser's notification subscription could not be used: try again, or use another browser."

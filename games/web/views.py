@@ -28,7 +28,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
-from games.realtime.limits import CONFIRMATION_MAILS, confirmation_mail_bucket, limiter
+from games.realtime.limits import Slot, limiter, take_confirmation_mail
 from games.services import coach, notices
 from games.services.codes import shown_name
 from games.services.replay import replay_game, replay_steps, verify_fairness
@@ -391,6 +391,16 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             },
             status=400,
         )
+    taken: list[Slot] = []
+
+    def may_mail(to: str) -> str | None:
+        places = take_confirmation_mail(to, str(user_id))
+        if isinstance(places, str):
+            return places
+        taken.extend(places)
+        return None
+
+    done = ""
     try:
         done = services.email_notices_set(
             user_id=user_id,
@@ -398,13 +408,15 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             address=form.cleaned_data["address"],
             controller=controller_for(request),
             language=request.LANGUAGE_CODE,
-            may_mail=lambda to: not limiter.full(CONFIRMATION_MAILS, confirmation_mail_bucket(to)),
+            may_mail=may_mail,
         )
     except RuleViolation as exc:
         messages.error(request, refusal(exc))
         return redirect("my_games")
-    if done == "confirm":  # a letter went: it counts against the address, whoever asks next
-        limiter.count(CONFIRMATION_MAILS, confirmation_mail_bucket(form.cleaned_data["address"]))
+    finally:
+        if done != "confirm":  # only a letter sent counts, against its mailbox and this account
+            for slot in taken:
+                limiter.give_back(slot)
     on = form.cleaned_data["on"]
     if done == "confirm":
         messages.info(

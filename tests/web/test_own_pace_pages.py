@@ -560,6 +560,46 @@ def test_an_hour_after_its_link_went_an_address_can_be_sent_another() -> None:
     assert Client().post(confirm_link("ana@example.org")).status_code == 200
 
 
+@pytest.mark.usefixtures("limit_clock")
+def test_one_account_cannot_mail_one_mailbox_again_and_again_through_its_plus_addresses() -> None:
+    """victim+1@, victim+2@... are one mailbox (sub-addressing: Gmail, Outlook, Fastmail, iCloud
+    and most servers deliver them all to victim@): each must not be a new count of 3."""
+    mallory = Client()
+    mallory.force_login(get_user_model().objects.create_user("mallory", password="pw"))
+    for n in range(10):
+        mallory.post("/notices/email", {"address": f"victim+{n}@example.org", "on": "on"})
+    to_victim = [m for m in mail.outbox if m.to[0].split("+")[0].split("@")[0] == "victim"]
+    assert len(to_victim) == 3, [m.to[0] for m in to_victim]
+    # The name's letters and the domain's case make no other mailbox either.
+    response = mallory.post("/notices/email", {"address": "VICTIM+x@Example.ORG", "on": "on"}, follow=True)
+    assert "That address has been sent enough links for today: try again tomorrow." in response.content.decode()
+    assert len(mail.outbox) == 3
+
+
+def test_one_account_is_sent_a_few_confirmation_links_a_day_whatever_addresses_it_types(
+    limit_clock: ManualClock,
+) -> None:
+    """Each address may get three links, but one account typing in address after address would have
+    the site mail stranger after stranger: an account asks for at most five a day."""
+    mallory = Client()
+    mallory.force_login(get_user_model().objects.create_user("mallory", password="pw"))
+    for n in range(5):
+        mallory.post("/notices/email", {"address": f"stranger{n}@example.org", "on": "on"})
+    stored = list(NoticeSettings.objects.values_list("pending_address", flat=True))
+    response = mallory.post("/notices/email", {"address": "stranger5@example.org", "on": "on"}, follow=True)
+    assert "You have asked for enough links for today: try again tomorrow." in response.content.decode()
+    assert len(mail.outbox) == 5
+    assert list(NoticeSettings.objects.values_list("pending_address", flat=True)) == stored  # refused whole
+    # The refusal took nothing from the address: another account may still have it sent a link.
+    trudy = Client()
+    trudy.force_login(get_user_model().objects.create_user("trudy", password="pw"))
+    trudy.post("/notices/email", {"address": "stranger5@example.org", "on": "on"})
+    assert [m.to for m in mail.outbox[5:]] == [["stranger5@example.org"]]
+    limit_clock.advance(86_401)
+    response = mallory.post("/notices/email", {"address": "stranger6@example.org", "on": "on"}, follow=True)
+    assert "We sent a link to stranger6@example.org" in response.content.decode()
+
+
 def test_an_address_gets_a_few_confirmation_links_a_day_whichever_accounts_ask(limit_clock: ManualClock) -> None:
     """Many accounts (or one going back and forth between two addresses) could otherwise have the
     site mail a stranger's address without end."""
