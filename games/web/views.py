@@ -203,11 +203,11 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
 
 def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     """One form post, one service call: the no-script way to play, through the socket's frames and dispatch."""
+    if action in ROOM_ACTIONS and request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])  # before the lookup: it says nothing of the room
     game = _game_or_404(code)
     if action not in ROOM_ACTIONS:
         raise Http404(NO_ROOM_PAGE)
-    if request.method != "POST":
-        return HttpResponseNotAllowed(["POST"])
     try:
         frame = form_frame(action, request.POST)
         services.perform(frame, code=game.code, controller=controller_for(request))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.test import Client, override_settings
@@ -128,6 +129,20 @@ def test_a_room_address_that_only_takes_a_form_gets_the_site_s_405_with_a_way_ba
         assert_styled(page, 405)
         assert "This address is for a button" in page
         assert f'href="/r/{game.code}/"' in page and "Back to the room" in page
+
+
+@pytest.mark.usefixtures("limit_clock")
+def test_a_get_of_a_form_address_is_a_405_before_the_code_is_looked_up(settings: Any) -> None:
+    """docs/security.md: the 405 is answered before the code is looked up, so it says nothing of the
+    room (the same whether the room exists or not) and is no miss of the address."""
+    settings.RATE_LIMIT_ROOM_MISS = "2/60"
+    game = Game.objects.create(code="abcdefghjk")
+    guesser = Client(REMOTE_ADDR="10.0.5.5")
+    for code in (game.code, "nosuchroom", "zzzzzzzzzz", "yyyyyyyyyy"):
+        for action in ("roll", "score", "start"):
+            response = guesser.get(f"/r/{code}/{action}")
+            assert response.status_code == 405 and response["Allow"] == "POST", (code, action)
+    assert guesser.get(f"/r/{game.code}/").status_code == 200  # no miss was counted
 
 
 def test_a_mistyped_address_under_a_room_gets_the_site_s_404_with_a_way_back_to_the_room() -> None:
