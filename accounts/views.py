@@ -6,6 +6,9 @@ templates/allauth/layouts/base.html).
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
@@ -85,6 +88,25 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         else:
             status = 400
     return render(request, "accounts/settings.html", {"privacy": privacy, "delete": delete}, status=status)
+
+
+def lockout(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: Any = None
+) -> HttpResponse:
+    """django-axes' answer to a locked-out address (AXES_LOCKOUT_CALLABLE): its page and status, and a
+    Retry-After, as the site's other 429s have: the cool-off, since each password tried meanwhile
+    starts it again."""
+    from axes.conf import settings as axes_settings
+    from axes.helpers import get_cool_off, get_failure_limit
+
+    cool_off = get_cool_off(request)
+    context: dict[str, Any] = {"failure_limit": get_failure_limit(request, credentials)}
+    if cool_off:
+        context["cooloff_timedelta"] = cool_off
+    response = render(request, "lockout.html", context, status=axes_settings.AXES_HTTP_RESPONSE_CODE)
+    if cool_off:
+        response["Retry-After"] = str(math.ceil(cool_off.total_seconds()))
+    return response
 
 
 def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bool:

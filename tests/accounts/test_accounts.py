@@ -383,6 +383,19 @@ def test_login_is_locked_out_per_address_and_the_password_is_never_logged(caplog
     assert "wrong-secret-xyz" not in caplog.text and PASSWORD not in caplog.text
 
 
+def test_the_lockout_page_says_when_to_try_again(settings: Any) -> None:
+    """A 429 says when to come back (Retry-After), as the site's other 429s do: the cool-off, which
+    each password tried meanwhile starts again."""
+    Client().post("/accounts/signup/", {"username": "rita", "password1": PASSWORD, "password2": PASSWORD})
+    client = Client(REMOTE_ADDR="198.51.100.70")
+    for _ in range(5):
+        locked = client.post("/accounts/login/", {"login": "rita", "password": "wrong-secret-xyz"})
+    assert locked.status_code == 429 and "Too many sign-in attempts" in locked.content.decode()
+    assert locked["Retry-After"] == str(settings.AXES_COOLOFF_TIME.seconds) == "900"
+    again = client.post("/accounts/login/", {"login": "rita", "password": PASSWORD})
+    assert again.status_code == 429 and again["Retry-After"] == "900"
+
+
 def test_the_session_key_rotates_on_sign_in() -> None:
     client = Client()
     browser_with_seat_token(client)
