@@ -414,7 +414,9 @@ class GameUnderWayAdmin(ReadOnlyAdmin):
     list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
     list_filter = ("pace", "status", ("ruleset", RulesetFilter))
     search_fields = ("code", "players__name")
-    ordering = ("turn_deadline", "-created_at")
+    # The move about to run out first: a game with no deadline (lobby, paused, no clock) after
+    # every one with a deadline, which NULL does not do by itself on SQLite.
+    ordering = (F("turn_deadline").asc(nulls_last=True), "-created_at")
     list_per_page = 50
     fields = (
         "code", "ruleset", "status", "pace_label", "to_move", "turn_deadline", "time_left",

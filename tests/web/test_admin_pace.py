@@ -92,3 +92,14 @@ def test_a_finished_games_page_shows_its_pace(staff_client: Client) -> None:
     Game.objects.filter(code=table.code).update(status=Game.Status.FINISHED)
     page = staff_client.get(reverse("admin:games_game_change", args=[table.game.pk])).content.decode()
     assert re.search(r"At your own pace", page) and "259200" in page
+
+
+def test_games_under_way_list_the_next_deadline_first(staff_client: Client) -> None:
+    """Ordered by ``turn_deadline``, the move about to run out first: lobbies, paused games and
+    games without a clock (no deadline) come after every game whose time is running out."""
+    for _ in range(3):
+        open_room(2, start=False)  # lobbies: no clock
+    running = own_pace_room(players=2, seconds=DAY)
+    response = staff_client.get(UNDER_WAY)
+    codes = [game.code for game in response.context["cl"].result_list]
+    assert codes[0] == running.code, codes
