@@ -64,6 +64,18 @@ class SecretLookupsAdmin(ModelAdmin):
         return bool(super().lookup_allowed(lookup, value, request))
 
 
+class ShownCodeSearch(ModelAdmin):
+    """A room's code as the site shows it and players quote it ("abcd-efgh-jk") finds its rows as
+    the bare code does, in every list searched by code."""
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        if CODE_SHOWN.fullmatch(search_term.strip()):
+            search_term = services.normalize_code(search_term)
+        return super().get_search_results(request, queryset, search_term)
+
+
 class ReadOnlyAdmin(SecretLookupsAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
@@ -119,7 +131,7 @@ def _state(game: Game) -> dict[str, Any]:
 
 
 @admin.register(Game)
-class GameAdmin(ReadOnlyAdmin):
+class GameAdmin(ShownCodeSearch, ReadOnlyAdmin):
     list_display = (
         "room_code",
         "ruleset_label",
@@ -168,14 +180,6 @@ class GameAdmin(ReadOnlyAdmin):
             .filter(status__in=HISTORY)
             .prefetch_related(Prefetch("players", queryset=players))
         )
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
-    ) -> tuple[QuerySet[Game], bool]:
-        # A code as the site shows it ("abcd-efgh-jk") finds its game as the bare code does.
-        if CODE_SHOWN.fullmatch(search_term.strip()):
-            search_term = services.normalize_code(search_term)
-        return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="code", ordering="code")
     def room_code(self, game: Game) -> str:
@@ -408,7 +412,7 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
 
 
 @admin.register(GameUnderWay)
-class GameUnderWayAdmin(ReadOnlyAdmin):
+class GameUnderWayAdmin(ShownCodeSearch, ReadOnlyAdmin):
     """Games not over yet: their pace and deadlines; the one change allowed is more time to move."""
 
     list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
@@ -454,7 +458,7 @@ class GameUnderWayAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(ReadOnlyAdmin):
+class PlayerAdmin(ShownCodeSearch, ReadOnlyAdmin):
     # The controller token is a browser's key to its seats: never shown.
     list_display = ("name", "game", "seat", "kind", "status", "user", "joined_at")
     list_filter = ("kind", "status")
@@ -468,7 +472,7 @@ class PlayerAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ScoreEntry)
-class ScoreEntryAdmin(ReadOnlyAdmin):
+class ScoreEntryAdmin(ShownCodeSearch, ReadOnlyAdmin):
     list_display = ("player", "game_code", "turn", "box", "column", "points", "bonus")
     list_filter = ("box", "column")
     search_fields = ("player__name", "player__game__code")
@@ -485,7 +489,7 @@ class ScoreEntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(ReadOnlyAdmin):
+class MoveAdmin(ShownCodeSearch, ReadOnlyAdmin):
     # The actor is a browser's controller token: never shown.
     list_display = ("game", "seq", "kind", "player", "payload", "created_at")
     list_filter = ("kind",)
@@ -499,7 +503,7 @@ class MoveAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(ReadOnlyAdmin):
+class ChatMessageAdmin(ShownCodeSearch, ReadOnlyAdmin):
     """Read-only like the rest, but staff may hide a message from its room (logged)."""
 
     list_display = ("game", "after_seq", "name", "text", "hidden", "created_at")

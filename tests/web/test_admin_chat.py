@@ -78,3 +78,16 @@ def test_people_who_are_not_staff_cannot_hide_messages() -> None:
     response = Client().post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message["id"]]})
     assert response.status_code == 302 and "login" in response["Location"]
     assert not ChatMessage.objects.get(pk=message["id"]).hidden
+
+
+def test_staff_find_a_live_room_and_its_chat_by_the_code_as_players_see_it(staff_client: Client) -> None:  # noqa: F811
+    """Players quote a room's code as the site shows it, "abcd-efgh-jk": *Games under way* and
+    *Chat messages*, the lists staff act on while a game is on, find it as the games list does."""
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
+    shown = services.shown_code(table.code)
+    assert "-" in shown
+    under_way = staff_client.get(reverse("admin:games_gameunderway_changelist"), {"q": shown})
+    assert [game.code for game in under_way.context["cl"].result_list] == [table.code]
+    chat = staff_client.get(CHAT_LIST, {"q": shown})
+    assert [message.text for message in chat.context["cl"].result_list] == ["rude words"]
