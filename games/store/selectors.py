@@ -94,6 +94,12 @@ def moves_in_order(game: Game) -> list[Move]:
     return list(game.moves.order_by("seq"))
 
 
+def seated_computers(game: Game) -> set[int]:
+    """The Player rows that joined the game as computers (a seat a computer took over later is a person's)."""
+    joins = game.moves.filter(kind=Move.Kind.JOIN, player__isnull=False).values_list("player_id", "payload")
+    return {player for player, payload in joins if isinstance(payload, dict) and payload.get("bot")}
+
+
 def roll_moves(game: Game) -> QuerySet[Move]:
     """The game's rolls in order: what the fairness check re-derives from the seed."""
     return game.moves.filter(kind=Move.Kind.ROLL).order_by("seq")

@@ -243,7 +243,8 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone with the code can check a finished game's dice against the seed shown from the start."""
     game = _game_or_404(code)
     state = game_state(game)
-    context: dict[str, Any] = {"game": game, "state": state, "seeds": seed_owners(game.client_seed, state)}
+    seeds = seed_owners(game.client_seed, state, selectors.seated_computers(game) if game.client_seed else set())
+    context: dict[str, Any] = {"game": game, "state": state, "seeds": seeds}
     if game.is_over:
         replay = replay_game(game)
         context.update(report=verify_fairness(game), replay=replay)
@@ -257,15 +258,23 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "games/fairness.html", context)
 
 
-def seed_owners(client_seed: str, state: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each distinct seed with the seats that gave it, in seat order (pass-and-play: one device, one seed)."""
+def seed_owners(client_seed: str, state: dict[str, Any], computers: set[int]) -> list[dict[str, Any]]:
+    """Each distinct seed with the seats that gave it, in seat order (pass-and-play: one device, one seed).
+
+    A seat without a seed is a computer's (``computers``: the Player rows seated as computers),
+    which adds an empty one, or a person's who had not followed the rematch when it started:
+    each is listed apart, so that nobody's seat is called a computer's.
+    """
     if not client_seed:
         return []
-    names = [shown_name(seat["name"]) for seat in state["seats"]]
-    owners: dict[str, list[str]] = {}
+    seats = state["seats"]
+    owners: dict[tuple[str, bool], list[str]] = {}
     for index, seed in enumerate(client_seed.split(",")):
-        owners.setdefault(seed, []).append(names[index] if index < len(names) else f"seat {index + 1}")
-    return [{"seed": seed, "names": seats} for seed, seats in owners.items()]
+        seat = seats[index] if index < len(seats) else None
+        name = shown_name(seat["name"]) if seat is not None else f"seat {index + 1}"
+        computer = not seed and seat is not None and seat["player"] in computers
+        owners.setdefault((seed, computer), []).append(name)
+    return [{"seed": seed, "computer": computer, "names": names} for (seed, computer), names in owners.items()]
 
 
 def replay(request: HttpRequest, code: str) -> HttpResponse:

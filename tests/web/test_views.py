@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import unicodedata
+from html import unescape
 
 import pytest
 from django.test import Client
 
+from games import services
 from games.store.models import Game, Move
+from games.web.views import seed_owners
+from tests.factories import Table, action_id, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 
@@ -251,6 +256,36 @@ def test_the_fairness_page_checks_a_finished_game() -> None:
     page = Client().get(f"/r/{game.code}/fairness").content.decode()
     assert game.server_seed in page
     assert "✓ All 13 rolls re-derived" in page and "✗" not in page
+
+
+def test_a_rematch_seat_whose_player_did_not_follow_is_not_called_a_computer() -> None:
+    """docs/fairness.md: in a rematch "a seat whose player never does [follow] has none" (no client
+    seed). The fair-dice page says so of that person's seat; only a computer's seat is called one."""
+    table = open_room(3)
+    play_to_end(table, random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=table.controllers[0], client_seed="hostseed")
+    services.game_rematch(code=table.code, controller=table.controllers[1], client_seed="guestseed")
+    services.game_start(
+        code=rematch.code, controller=table.controllers[0], expected_version=None, action_id=action_id()
+    )
+    game = play_to_end(Table(code=rematch.code, controllers=table.controllers), random.Random(3), rerolls=0)
+    assert game.client_seed == "hostseed,guestseed,"
+    assert game.room.seats[2].kind == "human"
+    page = re.sub(
+        r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", Client().get(f"/r/{game.code}/fairness").content.decode()))
+    )
+    seeds = page[page.index("Players' seeds") :][:300]
+    assert "P2: no seed (the rematch started before they followed it)" in seeds, seeds
+    assert "a computer's seat" not in seeds, seeds
+
+
+def test_a_seat_a_computer_sat_in_is_listed_as_a_computers_without_a_seed() -> None:
+    state = {"seats": [{"name": "Ada", "player": 1}, {"name": "Rolly", "player": 2}, {"name": "Bo", "player": 3}]}
+    assert seed_owners("abc,,", state, computers={2}) == [
+        {"seed": "abc", "computer": False, "names": ["Ada"]},
+        {"seed": "", "computer": True, "names": ["Rolly"]},
+        {"seed": "", "computer": False, "names": ["Bo"]},
+    ]
 
 
 def test_the_roll_log_is_published_only_after_the_game() -> None:
