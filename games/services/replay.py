@@ -39,6 +39,8 @@ from games.store.selectors import duration
 class Turn:
     """One turn as the timeline shows it."""
 
+    # Its place among the turns begun, from 1: a turn left unscored (its player left mid-turn)
+    # has its own, where the rules' count of turns played gives it the next turn's.
     number: int
     seat: int
     name: str
@@ -117,7 +119,7 @@ def replay_moves(
                 if list(state.turn.dice) != p["dice"]:
                     problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
                 if current is None or current.seat != seat or current.box:
-                    current = Turn(number=state.turns_played + 1, seat=seat, name=names.get(_player(move), "?"))
+                    current = Turn(number=len(turns) + 1, seat=seat, name=names.get(_player(move), "?"))
                     turns.append(current)
                 entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
                 if state.ruleset.colours:

@@ -380,3 +380,20 @@ def test_read_only_staff_cannot_learn_a_live_games_server_seed_from_the_games_un
     assert listed(server_seed__startswith=seed[:8]) == listed(server_seed__startswith=wrong)
     assert listed(server_seed__startswith=seed[:8]) is False
     assert client.get("/admin/games/player/", {"controller__startswith": "a"}).status_code in (400, 302)
+
+
+def test_each_turn_of_the_timeline_has_its_own_number(staff_client: Client) -> None:
+    """A turn left unscored (P0 rolls, then leaves) and the next player's turn are numbered apart,
+    each row with its own ``id``, so a link to a turn lands on that turn."""
+    table = open_room(3)
+    services.turn_roll(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
+    services.game_leave(
+        code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id=action_id()
+    )
+    game = play_to_end(table, random.Random(1), rerolls=0)
+    html = staff_client.get(game_url(game)).content.decode()
+    ids = re.findall(r'<tr id="(turn-\d+)"', html)
+    assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
+    assert ids[:3] == ["turn-1", "turn-2", "turn-3"]
+    rows = re.findall(r'<tr id="turn-\d+" class="turn">\s*<td class="num">(\d+)</td>\s*<td>(.*?)</td>', html)
+    assert rows[:3] == [("1", "P0"), ("2", "P1"), ("3", "P2")], rows[:3]
