@@ -355,6 +355,7 @@ def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
 def _event(move: Move) -> dict[str, Any]:
     """A room event (join, start, leave, ...) in a few words."""
     p = move.payload
+    kind = move.get_kind_display()
     details = []
     if move.kind == Move.Kind.JOIN:
         details.append(f"as {p.get('name', '?')}")
@@ -368,13 +369,23 @@ def _event(move: Move) -> dict[str, Any]:
         details.append("muted" if p.get("muted") else "unmuted")
     elif move.kind == Move.Kind.BOT and p.get("away"):
         details.append("away after two timeouts")
+    elif move.kind == Move.Kind.EXTEND and p.get("set_back"):
+        # No staff acted: the server's clock was set back, and the deadline went back with it.
+        kind = "Deadline moved with the server's clock"
+        details.append(f"moved back {services.duration(-p.get('seconds', 0))} with the server's clock")
+    elif move.kind == Move.Kind.EXTEND and p.get("outage"):
+        # No staff acted: the server gave back the time no process was up to keep the clock.
+        kind = "Time to move given back after an outage"
+        details.append(f"{services.duration(p.get('seconds', 0))} given back: the server was out of reach")
+    elif move.kind == Move.Kind.EXTEND:
+        details.append(f"{services.duration(p.get('seconds', 0))} more to move, given by {p.get('by') or '?'}")
     if p.get("game_over"):
         details.append("game over")
     if p.get("abandoned"):
         details.append("room abandoned")
     return {
         "seq": move.seq,
-        "kind": move.get_kind_display(),
+        "kind": kind,
         "who": move.player.name if move.player else "",
         "details": "; ".join(details),
         "at": move.created_at,

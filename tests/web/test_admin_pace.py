@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -12,12 +14,22 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from games import services
 from games.store.models import Game, Move
-from tests.factories import open_room, own_pace_room
+from tests.factories import open_room, own_pace_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 DAY = 86_400
 UNDER_WAY = reverse("admin:games_gameunderway_changelist")
+
+
+def event_rows(page_html: str) -> list[str]:
+    """The rows of a game review's "Room events and chat" table, as text."""
+    section = page_html[page_html.index("Room events and chat") :]
+    return [
+        re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", row))).strip()
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", section, flags=re.S)
+    ]
 
 
 @pytest.fixture
@@ -103,3 +115,42 @@ def test_games_under_way_list_the_next_deadline_first(staff_client: Client) -> N
     response = staff_client.get(UNDER_WAY)
     codes = [game.code for game in response.context["cl"].result_list]
     assert codes[0] == running.code, codes
+
+
+def test_the_review_tells_how_much_more_time_staff_gave_and_who_gave_it(staff_client: Client) -> None:
+    """docs/admin.md: the extend Move is logged "so its replay and review tell it: 'Ben was given
+    1 day more to move'": the review's row says how much time and which staff member gave it."""
+    table = own_pace_room(players=1, seconds=DAY)
+    staff_client.post(UNDER_WAY, {"action": "extend_259200", "_selected_action": [table.game.pk]})
+    game = play_to_end(table, random.Random(1), rerolls=0)
+    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    row = next(r for r in event_rows(page) if "extended" in r.lower())
+    assert "3 days more to move, given by clerk" in row, row
+
+
+def test_the_review_does_not_credit_staff_with_the_time_an_outage_gave_back(staff_client: Client) -> None:
+    """After an outage the server gives the player to move the time lost (``clock_outage``, an
+    ``extend`` Move marked ``outage``): no staff member acted, and the review says what did."""
+    table = own_pace_room(players=1, seconds=DAY)
+    since = timezone.now() - timedelta(minutes=10)
+    assert services.clock_outage(code=table.code, gap=timedelta(minutes=10), since=since)
+    game = play_to_end(table, random.Random(2), rerolls=0)
+    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    seq = Move.objects.get(game=game, kind=Move.Kind.EXTEND).seq
+    row = next(r for r in event_rows(page) if r.startswith(f"{seq} "))
+    assert "by staff" not in row and "given by" not in row, row
+    assert "given back after an outage" in row and "10 minutes given back" in row, row
+
+
+def test_the_review_words_deadlines_moved_back_with_the_servers_clock(staff_client: Client) -> None:
+    """A server clock set back moves running deadlines back with it (an ``extend`` Move marked
+    ``set_back``, its seconds negative): nobody gave time, and the review says what happened."""
+    table = own_pace_room(players=1, seconds=DAY)
+    since = timezone.now()
+    assert services.clock_set_back(code=table.code, step=timedelta(hours=1), since=since)
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    seq = Move.objects.get(game=game, kind=Move.Kind.EXTEND).seq
+    row = next(r for r in event_rows(page) if r.startswith(f"{seq} "))
+    assert "given by" not in row and "more to move" not in row, row
+    assert "moved back 1 hour with the server's clock" in row, row
