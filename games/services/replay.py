@@ -164,6 +164,12 @@ def replay_game(game: Game) -> Replay:
     stored = game.room.rules
     if replay.state is not None and stored is not None and state_to_dict(replay.state) != state_to_dict(stored):
         replay.problems.append("the moves replay to other scores than the game's stored result")
+    return named_as_now(replay, game)
+
+
+def named_as_now(replay: Replay, game: Game) -> Replay:
+    """``replay`` with each seat's and turn's name as the seat stands now, not as the log's joins
+    gave them: a deleted account's is withdrawn, in games whose log still names it too."""
     seats = game.room.seats
     if len(seats) == len(replay.names):
         replay.names = [seat.name for seat in seats]

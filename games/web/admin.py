@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from games import services
 from games.domain import scorecard
+from games.domain.room import Seat
 from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
-from games.services.replay import Replay, replay_moves, verify_fairness
+from games.services.replay import Replay, named_as_now, replay_moves, verify_fairness
 from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, ScoreEntry
 from games.store.selectors import chat_log, game_state
 
@@ -241,7 +242,7 @@ def build_review(game: Game) -> dict[str, Any]:
     ruleset = RULESETS[game.ruleset]
     state = game_state(game)
     try:
-        replay = replay_moves(game.ruleset, moves)
+        replay = named_as_now(replay_moves(game.ruleset, moves), game)
     except Exception as exc:  # a damaged log must not take the review page down with it
         replay = Replay(state=None, names=[], turns=[], problems=[f"the replay stopped: {exc!r}"])
         replay_crashed = True
@@ -338,7 +339,8 @@ def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
 
 def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
     """The room events, and each chat message after the move it was posted after, in order."""
-    rows = [(move.seq, 0, 0, _event(move)) for move in moves if move.kind not in TURN_KINDS]
+    seats = game.room.seats
+    rows = [(move.seq, 0, 0, _event(move, seats)) for move in moves if move.kind not in TURN_KINDS]
     for message in chat_log(game):
         row = {
             "seq": message.after_seq,
@@ -352,17 +354,28 @@ def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
     return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
 
 
-def _event(move: Move) -> dict[str, Any]:
-    """A room event (join, start, leave, ...) in a few words."""
+def _event(move: Move, seats: Sequence[Seat]) -> dict[str, Any]:
+    """A room event (join, start, leave, ...) in a few words.
+
+    Names are the seats' as they stand now (the Player row's, or the seat's), never the ones
+    the log gave at the time: a deleted account's is withdrawn, in logs written before that too.
+    """
     p = move.payload
     kind = move.get_kind_display()
+    seat = p.get("seat")
+    if move.player is not None:
+        name = move.player.name
+    elif isinstance(seat, int) and 0 <= seat < len(seats):
+        name = seats[seat].name
+    else:
+        name = "?"
     details = []
     if move.kind == Move.Kind.JOIN:
-        details.append(f"as {p.get('name', '?')}")
+        details.append(f"as {name}")
     elif move.kind == Move.Kind.START:
         details.append(f"{len(p.get('players', []))} players")
-    elif "seat" in p:
-        details.append(f"seat {p['seat'] + 1} ({p.get('name', '?')})")
+    elif isinstance(seat, int):
+        details.append(f"seat {seat + 1} ({name})")
     if move.kind == Move.Kind.TIMEOUT:
         details.append(f"timeout {p.get('streak', 1)} in a row")
     elif move.kind == Move.Kind.MUTE:

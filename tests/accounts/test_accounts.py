@@ -277,6 +277,28 @@ def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() ->
     assert names == {"hi": "Former player", "hello": "P1"}
 
 
+def test_log_entries_of_accounts_deleted_before_are_renamed_by_the_migration() -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    a, b = Client(), Client()
+    sign_up(a, "wyn")
+    sign_up(b, "xan")
+    room = room_for([controller_of(a), controller_of(b)])
+    finish(room, seed=2)
+    # As a deletion left it before the log's entries were renamed with the seats: the seat and
+    # its row withdrawn, its join still naming it.
+    Move.objects.filter(game__code=room.code, kind=Move.Kind.JOIN, player__seat=0).update(
+        payload={"seat": 0, "name": "Wyn", "client_seed": "x", "host": True}
+    )
+    Player.objects.filter(game__code=room.code, seat=0).update(name="Former player")
+    import_module("games.store.migrations.0019_moves_former_player").rename(apps, None)
+    joins = Move.objects.filter(game__code=room.code, kind=Move.Kind.JOIN).order_by("seq")
+    assert [move.payload["name"] for move in joins] == ["Former player", "P1"]
+    assert joins[0].payload["client_seed"] == "x"  # the rest of the entry as it was
+
+
 def test_the_rating_is_provisional_for_five_games_then_a_number_on_the_familiar_scale() -> None:
     # A first game with a winner: a tie rates both alike, and the dice come from each room's
     # own random seeds, so now and then a game ties (another pair of players then plays one).

@@ -397,3 +397,29 @@ def test_each_turn_of_the_timeline_has_its_own_number(staff_client: Client) -> N
     assert ids[:3] == ["turn-1", "turn-2", "turn-3"]
     rows = re.findall(r'<tr id="turn-\d+" class="turn">\s*<td class="num">(\d+)</td>\s*<td>(.*?)</td>', html)
     assert rows[:3] == [("1", "P0"), ("2", "P1"), ("3", "P2")], rows[:3]
+
+
+def test_an_account_deleted_before_the_log_was_withdrawn_too_is_not_named_in_the_review(staff_client: Client) -> None:
+    """Deleting an account once renamed its seats and Player rows "Former player" but left the
+    Move log's entries that name it (its join, its timeouts...): the review takes its names from
+    the seats as they stand now, not from the log."""
+    from games.services.codes import FORMER_PLAYER
+
+    table = open_room(2)
+    Player.objects.filter(game__code=table.code, seat=0).update(name="Annabel")
+    game = table.game
+    Move.objects.filter(game=game, kind=Move.Kind.JOIN, player__seat=0).update(
+        payload={"seat": 0, "name": "Annabel", "client_seed": "x", "host": True}
+    )
+    game.snapshot["seats"][0]["name"] = "Annabel"
+    Game.objects.filter(pk=game.pk).update(snapshot=game.snapshot)
+    game = play_to_end(table, random.Random(5), rerolls=0)
+    # The deletion as it was then: the seat, its row and a forget Move; the log left as it was.
+    snapshot = game.snapshot
+    snapshot["seats"][0]["name"] = FORMER_PLAYER
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot, version=game.version + 1)
+    Player.objects.filter(game=game, seat=0).update(name=FORMER_PLAYER, user=None)
+    Move.objects.create(game=game, seq=game.version + 1, kind=Move.Kind.FORGET, payload={"seats": [0]})
+    page = text(staff_client.get(game_url(game)))
+    assert "Join Former player as Former player" in page
+    assert "Annabel" not in page, page[page.index("Turn by turn") :][:400]
