@@ -419,9 +419,11 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
                 refused.append(f"{game.code}: {exc.message}")
                 continue
             done += 1
+            # Logged against the game itself, not this list's proxy: its History and the entry in
+            # Recent actions stay with the game once it is over and has left this list.
             model_admin.log_change(
                 request,
-                game,
+                Game.objects.get(pk=game.pk),
                 f"Gave {change['name']} {services.duration(seconds)} more to move (until {change['deadline']})",
             )
         more = services.duration(seconds)

@@ -154,3 +154,15 @@ def test_the_review_words_deadlines_moved_back_with_the_servers_clock(staff_clie
     row = next(r for r in event_rows(page) if r.startswith(f"{seq} "))
     assert "given by" not in row and "more to move" not in row, row
     assert "moved back 1 hour with the server's clock" in row, row
+
+
+def test_the_finished_games_history_keeps_the_staff_extension(staff_client: Client) -> None:
+    """docs/admin.md: "the admin's history logs who did it": once the game is over (and has left
+    Games under way) its History still says so, and Recent actions' entry leads to its page."""
+    table = own_pace_room(players=1, seconds=DAY)
+    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    assert game.status == Game.Status.FINISHED
+    history = staff_client.get(reverse("admin:games_game_history", args=[game.pk])).content.decode()
+    assert "Gave P0 1 day more to move" in history, history[-600:]
+    assert LogEntry.objects.get().get_admin_url() == reverse("admin:games_game_change", args=[game.pk])
