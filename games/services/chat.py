@@ -18,7 +18,7 @@ from games.services import events
 from games.services.actions import check_request, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, capped_marks, visible
 from games.services.seats import find_seat
-from games.store.models import ChatMessage, Game, Move
+from games.store.models import ChatMessage, ChatModeration, Game, Move
 from games.store.selectors import chat_audience, chat_message, held_a_seat
 
 CHAT_MAX = 300
@@ -105,14 +105,18 @@ def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = 
     return frame
 
 
-def chat_hide(*, message_id: int, hidden: bool = True) -> bool:
-    """Staff hide a message from the room (or show it again); True if it changed. The admin logs who."""
+def chat_hide(*, message_id: int, staff: str, hidden: bool = True) -> bool:
+    """Staff hide a message from the room (or show it again); True if it changed.
+
+    ``staff``: the staff account's username, kept with the message (``ChatModeration``).
+    """
     with transaction.atomic():
         message = ChatMessage.objects.select_for_update().select_related("game").get(pk=message_id)
         if message.hidden == hidden:
             return False
         message.hidden = hidden
         message.save(update_fields=["hidden"])
+        ChatModeration.objects.create(message=message, hidden=hidden, staff=staff)
         frame = {"type": "chat_hidden", "message": message.pk, "hidden": hidden}
         if not hidden:
             frame["shown"] = chat_message(message)

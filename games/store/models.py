@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from games.domain.room import Room
 from games.domain.rules import RULESETS, Box
@@ -267,7 +268,7 @@ class ChatMessage(models.Model):
     """One line of a room's chat: plain text, kept with the game, never part of its Move log.
 
     ``after_seq`` is the game's version when it was posted, which places it among the moves.
-    Staff may hide a message (the admin logs who did); the room then stops showing it.
+    Staff may hide a message (``ChatModeration`` keeps who did); the room then stops showing it.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
@@ -285,6 +286,25 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.code}: {self.name}: {self.text[:40]}"
+
+
+class ChatModeration(models.Model):
+    """Staff hid a chat message from its room, or showed it again: who and when.
+
+    The message's record of it, kept with the game: Django's LogEntry, which the admin also
+    writes, is deleted with the staff account that acted.
+    """
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="moderations")
+    hidden = models.BooleanField()  # hidden by it, or shown again
+    staff = models.CharField(max_length=150)  # the staff account's username when it acted
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["message", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{'hidden' if self.hidden else 'shown'} by {self.staff} at {self.at:%Y-%m-%d %H:%M:%S}"
 
 
 class Heartbeat(models.Model):

@@ -5,7 +5,8 @@ for anyone (superusers included) and no bulk actions, so the admin can never edi
 Live games (lobby, playing) are not history yet and stay out of it, which also keeps a
 running game's secret server seed out of sight.
 
-Two exceptions, each logged in the admin's history (LogEntry) with who did it. The chat's
+Two exceptions, each kept in the game's own records with the staff account that did it (a
+History that stays when that account is deleted), and in the admin's LogEntry. The chat's
 moderation: staff may hide a chat message from its room (and show it again), from any
 game, live ones included; nothing else about a message can be changed. And the games
 under way (their own list, without the secret seed): staff see each one's pace, whose move
@@ -23,7 +24,10 @@ from django.contrib import admin, messages
 from django.db.models import F, Prefetch, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
 
 from games import services
 from games.domain import scorecard
@@ -75,6 +79,43 @@ class ShownCodeSearch(ModelAdmin):
         if CODE_SHOWN.fullmatch(search_term.strip()):
             search_term = services.normalize_code(search_term)
         return super().get_search_results(request, queryset, search_term)
+
+
+class StaffHistory(ModelAdmin):
+    """A row's History is what staff did to it, read from the games' own records (a game's
+    ``extend`` Moves, a message's ``ChatModeration`` rows), which name the staff account that
+    acted and stay when it is deleted: Django's LogEntry, which the default History reads, is
+    deleted with its user. Names of players are the seats' as they stand now."""
+
+    object_history_template = "admin/games/staff_history.html"
+
+    def staff_actions(self, obj: Any) -> list[dict[str, Any]]:
+        """``{"at", "staff", "text"}`` for each thing staff did to ``obj``, oldest first."""
+        return []
+
+    def history_view(self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None) -> Any:
+        response = super().history_view(request, object_id, extra_context)
+        if isinstance(response, TemplateResponse) and response.context_data is not None:
+            response.context_data["staff_actions"] = self.staff_actions(response.context_data["object"])
+        return response
+
+
+def _game_staff_actions(game: Game) -> list[dict[str, Any]]:
+    """The more time staff gave, from the game's ``extend`` Moves (an outage's give-back is no staff's)."""
+    seats = game.room.seats
+    actions = []
+    for move in game.moves.filter(kind=Move.Kind.EXTEND).order_by("seq"):
+        p = move.payload
+        if p.get("outage"):
+            continue
+        seat = p.get("seat")
+        name = seats[seat].name if isinstance(seat, int) and 0 <= seat < len(seats) else "?"
+        text = f"Gave {name} {services.duration(p.get('seconds', 0))} more to move"
+        until = parse_datetime(p.get("deadline") or "")
+        if until is not None:
+            text += f" (until {date_format(timezone.localtime(until), 'DATETIME_FORMAT')})"
+        actions.append({"at": move.created_at, "staff": p.get("by") or "?", "text": text})
+    return actions
 
 
 class ReadOnlyAdmin(SecretLookupsAdmin):
@@ -132,7 +173,7 @@ def _state(game: Game) -> dict[str, Any]:
 
 
 @admin.register(Game)
-class GameAdmin(ShownCodeSearch, ReadOnlyAdmin):
+class GameAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     list_display = (
         "room_code",
         "ruleset_label",
@@ -218,6 +259,9 @@ class GameAdmin(ShownCodeSearch, ReadOnlyAdmin):
         return game.server_seed if game.is_over else "hidden until the game ends"
 
     # --- the game's page ------------------------------------------------------------
+
+    def staff_actions(self, obj: Game) -> list[dict[str, Any]]:
+        return _game_staff_actions(obj)
 
     def render_change_form(
         self,
@@ -438,7 +482,7 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
 
 
 @admin.register(GameUnderWay)
-class GameUnderWayAdmin(ShownCodeSearch, ReadOnlyAdmin):
+class GameUnderWayAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     """Games not over yet: their pace and deadlines; the one change allowed is more time to move."""
 
     list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
@@ -457,6 +501,9 @@ class GameUnderWayAdmin(ShownCodeSearch, ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).filter(status__in=Game.LIVE)
+
+    def staff_actions(self, obj: Game) -> list[dict[str, Any]]:
+        return _game_staff_actions(obj)
 
     @admin.display(description="rule set", ordering="ruleset")
     def ruleset_label(self, game: Game) -> str:
@@ -529,7 +576,7 @@ class MoveAdmin(ShownCodeSearch, ReadOnlyAdmin):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(ShownCodeSearch, ReadOnlyAdmin):
+class ChatMessageAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     """Read-only like the rest, but staff may hide a message from its room (logged)."""
 
     list_display = ("game", "after_seq", "name", "text", "hidden", "created_at")
@@ -540,10 +587,17 @@ class ChatMessageAdmin(ShownCodeSearch, ReadOnlyAdmin):
     readonly_fields = fields
     actions = ["hide_messages", "show_messages"]
 
+    def staff_actions(self, obj: ChatMessage) -> list[dict[str, Any]]:
+        return [
+            {"at": m.at, "staff": m.staff, "text": "Hidden from the room" if m.hidden else "Shown in the room again"}
+            for m in obj.moderations.all()
+        ]
+
     def _set_hidden(self, request: HttpRequest, queryset: QuerySet[ChatMessage], hidden: bool) -> None:
         changed = 0
+        staff = request.user.get_username()
         for message in queryset:
-            if services.chat_hide(message_id=message.pk, hidden=hidden):
+            if services.chat_hide(message_id=message.pk, staff=staff, hidden=hidden):
                 changed += 1
                 self.log_change(request, message, "Hidden from the room" if hidden else "Shown in the room again")
         verb = "hidden" if hidden else "shown again"

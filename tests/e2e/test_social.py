@@ -310,7 +310,7 @@ def test_a_message_hidden_while_a_page_was_away_leaves_it_when_it_reconnects(
     live_site.run(
         "from games import services\n"
         "from games.store.models import ChatMessage\n"
-        "services.chat_hide(message_id=ChatMessage.objects.get(game__code=args[0]).pk)\n",
+        "services.chat_hide(message_id=ChatMessage.objects.get(game__code=args[0]).pk, staff='clerk')\n",
         code,
     )
     assert live_site.run("from games.store.selectors import chat_history\nresult = chat_history(args[0])", code) == []

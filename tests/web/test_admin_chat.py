@@ -91,3 +91,46 @@ def test_staff_find_a_live_room_and_its_chat_by_the_code_as_players_see_it(staff
     assert [game.code for game in under_way.context["cl"].result_list] == [table.code]
     chat = staff_client.get(CHAT_LIST, {"q": shown})
     assert [message.text for message in chat.context["cl"].result_list] == ["rude words"]
+
+
+def test_deleting_a_staff_account_keeps_the_record_of_what_it_moderated(
+    staff_client: Client,  # noqa: F811
+    admin_client: Client,
+) -> None:
+    """docs/admin.md: each hide or show is kept with who did it and when. Django deletes a user's
+    LogEntry rows with the user: the message's History reads the game's own record instead,
+    which stays when the staff account is deleted (by a superuser in *Users*, or by its owner)."""
+    from django.contrib.auth import get_user_model
+
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="abuse")
+    message = ChatMessage.objects.get()
+    staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
+    assert ChatMessage.objects.get().hidden and LogEntry.objects.count() == 1
+    clerk = get_user_model().objects.get(username="clerk")
+    response = admin_client.post(reverse("admin:auth_user_delete", args=[clerk.pk]), {"post": "yes"})
+    assert response.status_code == 302 and not get_user_model().objects.filter(username="clerk").exists()
+    assert ChatMessage.objects.get().hidden
+    history = text(admin_client.get(reverse("admin:games_chatmessage_history", args=[message.pk])))
+    assert "clerk Hidden from the room" in history, history[-300:]
+
+
+def test_the_hides_the_admins_log_holds_are_kept_with_their_messages_by_the_migration(
+    staff_client: Client,  # noqa: F811
+) -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from games.store.models import ChatModeration
+
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="abuse")
+    message = ChatMessage.objects.get()
+    staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
+    staff_client.post(CHAT_LIST, {"action": "show_messages", "_selected_action": [message.pk]})
+    logged = list(LogEntry.objects.order_by("action_time", "id").values_list("action_time", flat=True))
+    ChatModeration.objects.all().delete()  # as before the messages kept their own record
+    import_module("games.store.migrations.0020_chatmoderation").from_admin_log(apps, None)
+    kept = list(ChatModeration.objects.filter(message=message).values_list("hidden", "staff", "at"))
+    assert kept == [(True, "clerk", logged[0]), (False, "clerk", logged[1])]

@@ -200,7 +200,7 @@ async def test_a_socket_connecting_gets_the_last_fifty_messages_not_the_hidden_o
         rows = ChatMessage.objects.bulk_create(
             ChatMessage(game=game, seat=0, name="P0", text=f"line {n}") for n in range(60)
         )
-        services.chat_hide(message_id=ChatMessage.objects.get(game=game, text="line 59").pk)
+        services.chat_hide(message_id=ChatMessage.objects.get(game=game, text="line 59").pk, staff="clerk")
         return len(rows)
 
     assert await chatter() == 60
@@ -216,7 +216,7 @@ async def test_a_hidden_message_is_taken_off_every_page() -> None:
     code, (p0, p1) = await seated()
     await p0.send_json_to({"type": "chat", "text": "something rude"})
     message = (await frames_until(p1, "chat"))[-1]["message"]
-    await sync_to_async(services.chat_hide)(message_id=message["id"])
+    await sync_to_async(services.chat_hide)(message_id=message["id"], staff="clerk")
     frame = (await frames_until(p1, "chat_hidden"))[-1]
     assert frame == {"type": "chat_hidden", "message": message["id"], "hidden": True}
     await close(p0, p1)
@@ -358,9 +358,13 @@ async def test_a_finished_games_chat_and_reactions_are_heard_live_by_its_players
     heard = await frames_until(player, "reaction")
     assert [f["type"] for f in heard if f["type"] in ("chat", "reaction")] == ["chat", "reaction"]
     message = await sync_to_async(ChatMessage.objects.get)(text="my number is 555-0199")
-    await sync_to_async(services.chat_hide)(message_id=message.pk, hidden=False)  # already shown: no frame
-    await sync_to_async(services.chat_hide)(message_id=message.pk)
-    await sync_to_async(services.chat_hide)(message_id=message.pk, hidden=False)  # shown again, with its text
+    await sync_to_async(services.chat_hide)(
+        message_id=message.pk, staff="clerk", hidden=False
+    )  # already shown: no frame
+    await sync_to_async(services.chat_hide)(message_id=message.pk, staff="clerk")
+    await sync_to_async(services.chat_hide)(
+        message_id=message.pk, staff="clerk", hidden=False
+    )  # shown again, with its text
     heard = await frames_until(player, "chat_hidden")
     heard += await frames_until(player, "chat_hidden")
     assert [f.get("hidden") for f in heard if f["type"] == "chat_hidden"] == [True, False]
