@@ -285,7 +285,8 @@ class ChatMessage(models.Model):
         ordering = ["game", "id"]
 
     def __str__(self) -> str:
-        return f"{self.game.code}: {self.name}: {self.text[:40]}"
+        # No name: the admin's log keeps this, and a deleted account's name is withdrawn from the message only.
+        return f"{self.game.code}: {self.text[:40]}"
 
 
 class ChatModeration(models.Model):

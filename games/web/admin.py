@@ -464,11 +464,13 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
                 continue
             done += 1
             # Logged against the game itself, not this list's proxy: its History and the entry in
-            # Recent actions stay with the game once it is over and has left this list.
+            # Recent actions stay with the game once it is over and has left this list. By seat,
+            # not name: a deleted account's name is withdrawn from the game, not from this log.
             model_admin.log_change(
                 request,
                 Game.objects.get(pk=game.pk),
-                f"Gave {change['name']} {services.duration(seconds)} more to move (until {change['deadline']})",
+                f"Gave the player to move (seat {change['seat'] + 1}) {services.duration(seconds)} more"
+                f" (until {change['deadline']})",
             )
         more = services.duration(seconds)
         model_admin.message_user(

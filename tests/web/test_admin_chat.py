@@ -134,3 +134,70 @@ def test_the_hides_the_admins_log_holds_are_kept_with_their_messages_by_the_migr
     import_module("games.store.migrations.0020_chatmoderation").from_admin_log(apps, None)
     kept = list(ChatModeration.objects.filter(message=message).values_list("hidden", "staff", "at"))
     assert kept == [(True, "clerk", logged[0]), (False, "clerk", logged[1])]
+
+
+def test_a_deleted_accounts_name_does_not_stay_in_the_admins_log_of_staff_actions(staff_client: Client) -> None:  # noqa: F811
+    """docs/accounts.md: deleting an account withdraws its name "in the entries of the game's log
+    that named it ..., which staff read". The admin's own log of staff actions on the game names
+    no player: Recent actions never reads "Gave Benedict 1 day more" or "…: Benedict: hello"."""
+    from games.services.codes import FORMER_PLAYER
+    from tests.accounts.helpers import PASSWORD, controller_of, sign_up
+    from tests.factories import Table, action_id, score_first_legal
+
+    ann, ben = Client(), Client()
+    sign_up(ann, "annabel")
+    sign_up(ben, "benedict")
+    me, other = controller_of(ann), controller_of(ben)
+    code = services.game_create(host_name="Annabel", controller=me, pace="own", turn_timer=86_400).game.code
+    services.game_join(code=code, name="Benedict", controller=other)
+    table = Table(code=code, controllers=[me, other])
+    services.game_start(code=code, controller=me, expected_version=None, action_id=action_id())
+    score_first_legal(table)  # Benedict to move
+    services.chat_post(code=code, controller=other, text="hello all")
+    message = ChatMessage.objects.get(game__code=code)
+    staff_client.post(
+        reverse("admin:games_gameunderway_changelist"), {"action": "extend_86400", "_selected_action": [table.game.pk]}
+    )
+    staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
+    assert LogEntry.objects.count() == 2
+    assert ben.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    assert table.game.snapshot["seats"][1]["name"] == FORMER_PLAYER  # withdrawn from the game itself
+    left = [
+        f"{entry.object_repr} / {entry.get_change_message()}"
+        for entry in LogEntry.objects.all()
+        if "Benedict" in entry.object_repr + entry.get_change_message()
+    ]
+    assert left == []
+    assert "Benedict" not in staff_client.get(reverse("admin:index")).content.decode()
+    history = text(staff_client.get(reverse("admin:games_gameunderway_history", args=[table.game.pk])))
+    assert f"Gave {FORMER_PLAYER} 1 day more to move" in history and "Benedict" not in history
+
+
+def test_the_admins_log_written_before_names_no_player_after_the_migration(staff_client: Client) -> None:  # noqa: F811
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.contrib.contenttypes.models import ContentType
+
+    from games.store.models import GameUnderWay
+    from tests.factories import own_pace_room
+
+    table = own_pace_room(players=2, seconds=86_400)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="hello all")
+    message = ChatMessage.objects.get()
+    staff_client.post(
+        reverse("admin:games_gameunderway_changelist"), {"action": "extend_86400", "_selected_action": [table.game.pk]}
+    )
+    staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
+    deadline = Move.objects.get(game=table.game, kind=Move.Kind.EXTEND).payload["deadline"]
+    # As the admin logged them before: against the proxy, with the players' names.
+    extended = LogEntry.objects.get(content_type=ContentType.objects.get_for_model(Game))
+    extended.content_type = ContentType.objects.get_for_model(GameUnderWay, for_concrete_model=False)
+    extended.change_message = f"Gave Al Bundy 1 day more to move (until {deadline})"
+    extended.save()
+    hidden = LogEntry.objects.filter(content_type=ContentType.objects.get_for_model(ChatMessage))
+    hidden.update(object_repr=f"{table.code}: P1: hello all")
+    import_module("games.store.migrations.0021_admin_log_without_names").withdraw(apps, None)
+    extended.refresh_from_db()
+    assert extended.change_message == f"Gave the player to move (seat 1) 1 day more (until {deadline})"
+    assert hidden.get().object_repr == f"{table.code}: hello all"

@@ -74,7 +74,10 @@ def test_staff_give_the_player_to_move_more_time_logged_as_a_move_and_in_the_adm
     move = Move.objects.filter(game=game).latest("seq")
     assert move.kind == Move.Kind.EXTEND and move.payload["by"] == "clerk"
     entry = LogEntry.objects.get()
-    assert entry.user.get_username() == "clerk" and "Gave P0 3 days more to move" in entry.get_change_message()
+    assert entry.user.get_username() == "clerk"
+    assert "Gave the player to move (seat 1) 3 days more" in entry.get_change_message()
+    history = staff_client.get(reverse("admin:games_gameunderway_history", args=[game.pk])).content.decode()
+    assert "Gave P0 3 days more to move" in history and "clerk" in history
 
 
 def test_a_game_with_no_clock_running_is_not_extended_and_says_why(staff_client: Client) -> None:
