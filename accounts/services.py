@@ -162,12 +162,6 @@ def _losses(game: Game) -> list[float | None] | None:
     ]
 
 
-def _ranks(scores: list[int], active: list[bool]) -> list[int]:
-    """1 for the best; equal totals share a rank; a seat that left ranks after every seat that stayed."""
-    keys = [(not on, -score) for score, on in zip(scores, active, strict=True)]
-    return [1 + sum(1 for other in keys if other < key) for key in keys]
-
-
 def game_count(*, game_id: int) -> bool:
     """Count a finished game once: a record per person's seat, their standings, and the rating.
 
@@ -190,16 +184,17 @@ def game_count(*, game_id: int) -> bool:
 
 
 def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) -> None:
-    seats = game.room.seats
-    state = game.room.rules
+    room = game.room
+    seats = room.seats
+    state = room.rules
     if state is None:
         return
     scores = [state.totals(i).grand_total for i in range(len(seats))]
-    # A seat a computer finished for its away person is that person's, ranked as a seat that left:
-    # letting the clock run out twice does not take a losing game off the record.
+    # A seat a computer finished for its away person is that person's, ranked as a seat that left
+    # (Room.ranks, as the replay and the admin's review show it); a computer that sat down as one
+    # keeps its place by its score: losing to it is a loss.
     people = [s.controller if s.human else s.away_controller for s in seats]
-    # A computer that sat down as one keeps its place by its score: losing to it is a loss.
-    ranks = _ranks(scores, [s.active and not (s.bot and s.away_controller) for s in seats])
+    ranks = room.ranks()
     players = {p.pk: p for p in Player.objects.filter(game=game)}
     owners = dict(Profile.objects.filter(controller__in=[c for c in people if c]).values_list("controller", "user_id"))
     first_seat = min(players) if players else None

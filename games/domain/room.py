@@ -300,6 +300,32 @@ class Room(msgspec.Struct, frozen=True):
     def seat_of_player(self, player_id: int | None) -> int | None:
         return next((index for index, seat in enumerate(self.seats) if seat.player == player_id), None)
 
+    def finished_for(self, index: int) -> bool:
+        """Whether a computer finished seat ``index`` for its player, who was away (two timeouts in a
+        row, or handed over by the host) and may still take it back."""
+        seat = self.seats[index]
+        return seat.active and seat.bot and bool(seat.away_controller)
+
+    def ranks(self) -> list[int]:
+        """Each seat's place at the end, 1 for the best, as the players' records give it: by total,
+        equal totals sharing a place, and every seat that stayed before every seat that left or
+        that a computer finished for its away player (letting the clock run out twice does not
+        take a losing game off the record). A computer that sat down as one ranks by its total."""
+        if self.rules is None:
+            return []
+        keys = [
+            (not seat.active or self.finished_for(index), -self.rules.totals(index).grand_total)
+            for index, seat in enumerate(self.seats)
+        ]
+        return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+    def winners(self) -> list[int]:
+        """The seats placed first (``ranks``) in a game played to its end by someone still in it;
+        none before the end, nor when every seat left."""
+        if self.rules is None or not self.rules.winners():
+            return []
+        return [index for index, rank in enumerate(self.ranks()) if rank == 1]
+
     def has_bot(self) -> bool:
         return any(seat.bot for seat in self.seats)
 

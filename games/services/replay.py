@@ -301,14 +301,23 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     replay_moves(game.ruleset, moves, after=after)
     if steps and last and game.is_over:
         state = last[0]
-        winners = [names[i] for i in state.winners()]
-        best = state.totals(state.winners()[0]).grand_total if winners else 0
+        # The winners the players' records have (Room.winners): a seat a computer finished for its
+        # away player ranks after the players who stayed, whatever its total.
+        room = game.room
+        first = room.winners()
+        winners = [names[i] for i in first]
+        best = state.totals(first[0]).grand_total if first else 0
         if game.status == Game.Status.ABANDONED or not winners:
             ending = gettext("The game was abandoned: nobody was left to play.")
         elif len(winners) > 1:
             ending = gettext("%(names)s win with %(points)s points.") % {"names": " & ".join(winners), "points": best}
         else:
             ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
+        for index in range(len(names)):
+            if winners and room.finished_for(index):
+                ending += " " + gettext(
+                    "%(name)s's seat was finished by a computer: it ranks after the players who stayed."
+                ) % {"name": names[index]}
         end = {
             "move": steps[-1]["move"],
             "kind": "end",

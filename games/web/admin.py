@@ -31,7 +31,7 @@ from django.utils.formats import date_format
 
 from games import services
 from games.domain import scorecard
-from games.domain.room import Seat
+from games.domain.room import Room, Seat
 from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import Replay, named_as_now, replay_moves, verify_fairness
@@ -246,7 +246,9 @@ class GameAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     @admin.display(description="winner")
     def winner_names(self, game: Game) -> str:
         state = _state(game)
-        return ", ".join(state["seats"][seat]["name"] for seat in state["winners"]) or "—"
+        # The players' records' winners (Room.winners): a seat a computer finished for its away
+        # player ranks after the players who stayed.
+        return ", ".join(state["seats"][seat]["name"] for seat in game.room.winners()) or "—"
 
     @admin.display(description="scores")
     def scores(self, game: Game) -> str:
@@ -297,8 +299,8 @@ def build_review(game: Game) -> dict[str, Any]:
     fairness = verify_fairness(game, moves)
     return {
         "ruleset": ruleset,
-        "scorecard": _scorecard(ruleset, state),
-        "winners": [state["seats"][seat]["name"] for seat in state["winners"]],
+        "scorecard": _scorecard(ruleset, state, game.room),
+        "winners": [state["seats"][seat]["name"] for seat in game.room.winners()],
         "fairness": fairness,
         "replay_problems": replay.problems,
         "replay_matches": not replay_crashed and replayed == stored,
@@ -308,19 +310,20 @@ def build_review(game: Game) -> dict[str, Any]:
     }
 
 
-def _scorecard(ruleset: Any, state: dict[str, Any]) -> dict[str, Any] | None:
+def _scorecard(ruleset: Any, state: dict[str, Any], room: Room) -> dict[str, Any] | None:
     """Rows of cells: one per box and total, a cell per player and column."""
     cards = state["cards"]
     if not cards:
         return None
     columns = ruleset.columns
-    winners = set(state["winners"])
+    winners = set(room.winners())
     players = [
         {
             "name": seat["name"],
             "winner": seat["seat"] in winners,
             "left": seat["status"] == Player.Status.LEFT,
             "bot": seat["kind"] == Player.Kind.BOT,
+            "finished_for": room.finished_for(seat["seat"]),
         }
         for seat in state["seats"]
     ]

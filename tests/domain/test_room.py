@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from games.domain.room import BOT, HUMAN, LEFT, Room, Seat
-from games.domain.rules import OFFICIAL, apply_rolled, apply_score, apply_start, new_game
+from games.domain.rules import OFFICIAL, apply_remove, apply_rolled, apply_score, apply_start, new_game
 from games.domain.rules.codec import state_from_dict, state_to_dict
 
 
@@ -282,3 +282,43 @@ def test_a_card_an_action_did_not_change_keeps_its_stored_form() -> None:
     assert after[0] is not before[0] and after[0]["columns"] == [[["fives", 15]]]
     assert after[1] is before[1] and after[2] is before[2]  # the same Scorecard: the same stored dict
     assert state_from_dict(state_to_dict(scored)) == scored
+
+
+# --- the final order ------------------------------------------------------------------------
+
+
+def _played_out(*seats: Seat, faces: tuple[list[int], ...]) -> Room:
+    """Every turn played to the end: seat ``i`` rolls ``faces[i]`` and scores the first box it may."""
+    state = apply_start(new_game(OFFICIAL, len(seats)))
+    while not state.is_over:
+        seat = state.current
+        state = apply_rolled(state, player=seat, faces=faces[seat])
+        option = next(o for o in state.options() if o.legal)
+        state = apply_score(state, player=seat, box=option.box, column=option.column)
+    return Room(seats=seats, rules=state)
+
+
+def test_a_seat_a_computer_finished_for_its_away_player_ranks_after_the_players_who_stayed() -> None:
+    high, low = [6, 6, 6, 6, 5], [1, 1, 2, 2, 3]
+    away = Seat(player=2, name="Bob", controller="bot:2", kind=BOT, away=True, away_controller="bob")
+    room = _played_out(ANN, away, faces=(low, high))
+    assert room.rules.winners() == (1,)  # the most points: the rules' winner ...
+    assert room.finished_for(1) and not room.finished_for(0)
+    assert room.ranks() == [1, 2] and room.winners() == [0]  # ... not the players' records'
+    # A computer that sat down as one wins by its points; so does a person who came back.
+    assert _played_out(ANN, ROBOT, faces=(low, high)).winners() == [1]
+    assert _played_out(ANN, BOB, faces=(low, high)).ranks() == [2, 1]
+    # Equal totals share a place; a seat that left ranks after everyone who stayed.
+    gone = Seat(player=2, name="Bob", controller="bob", status=LEFT)
+    tie = _played_out(ANN, BOB, gone, faces=(high, high, low))
+    assert tie.ranks() == [1, 1, 3] and tie.winners() == [0, 1]
+
+
+def test_nobody_has_won_a_game_not_played_to_its_end() -> None:
+    assert _room(ANN, BOB).winners() == [] and _room(ANN, BOB, playing=False).ranks() == []
+
+
+def test_nobody_has_won_a_game_every_seat_left() -> None:
+    gone = Seat(player=1, name="Ann", controller="ann", status=LEFT)
+    state = apply_remove(apply_start(new_game(OFFICIAL, 1)), seat=0)
+    assert Room(seats=(gone,), rules=state).winners() == []

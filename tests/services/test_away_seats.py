@@ -15,7 +15,7 @@ from games.domain.rules import RuleViolation
 from games.scheduling import botplay
 from games.services.replay import replay_steps
 from games.store.models import Game, Player
-from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn
+from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
 
@@ -139,3 +139,40 @@ def test_everyone_who_follows_a_rematch_from_the_games_end_brings_a_seed_of_thei
     # Too late once the game has started.
     services.game_rematch(code=table.code, controller=p2, client_seed="seedofp2")
     assert Player.objects.get(game__code=new.code, controller=p2).client_seed == ""
+
+
+def away_seat_outscores_the_player_who_stayed() -> Game:
+    """P0's turns run out twice: a computer plays P0's seat to the end and outscores P1, who stayed."""
+    table = timed_room(2)
+    rng = random.Random(1)
+    for _ in range(2):  # P0's turn runs out twice in a row: a computer plays the seat from then on
+        assert services.clock_expire(code=table.code, version=run_out(table))
+        if table.game.room.rules.current == 1:
+            play_turn(table, rng, 0)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.room.rules.current == 0:
+            assert botplay.step(table.code, table.version())
+        else:
+            play_turn(table, rng, 0)
+    game = table.game
+    room = game.room
+    assert room.finished_for(0) and room.rules.totals(0).grand_total > room.rules.totals(1).grand_total
+    return game
+
+
+def test_the_replay_names_the_winner_the_players_records_name() -> None:
+    """The records (accounts.services._count) rank a seat a computer finished for its away player
+    after every seat that stayed: P1's record is the win. The replay's last step names P1 too, and
+    says why P0's higher total does not win."""
+    from accounts import services as account_services
+    from accounts.models import GameRecord
+
+    game = away_seat_outscores_the_player_who_stayed()
+    account_services.game_count(game_id=game.pk)
+    ranks = dict(GameRecord.objects.filter(game=game).values_list("player__seat", "rank"))
+    assert ranks == {0: 2, 1: 1}
+    assert game.room.ranks() == [2, 1] and game.room.winners() == [1]
+    end = replay_steps(game)[-1]
+    points = game.room.rules.totals(1).grand_total
+    assert end["text"].startswith(f"P1 wins with {points} points."), end["text"]
+    assert "P0's seat was finished by a computer: it ranks after the players who stayed." in end["text"]

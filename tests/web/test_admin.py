@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+import bots
 from games import services
 from games.domain.rules import RULESETS, Box
 from games.store.models import Game, Move, Player, ScoreEntry
@@ -423,3 +424,21 @@ def test_an_account_deleted_before_the_log_was_withdrawn_too_is_not_named_in_the
     page = text(staff_client.get(game_url(game)))
     assert "Join Former player as Former player" in page
     assert "Annabel" not in page, page[page.index("Turn by turn") :][:400]
+
+
+def test_the_review_and_the_list_name_the_winner_the_games_records_name(staff_client: Client) -> None:
+    """A computer finished P0's seat for its away player and outscored P1, who stayed: the records
+    rank P0 after P1 (accounts.services._count), and so do the review and the games list, with a
+    note on P0's card."""
+    from tests.services.test_away_seats import away_seat_outscores_the_player_who_stayed
+
+    bots.tables.table("official", build=True)
+    game = away_seat_outscores_the_player_who_stayed()
+    page = text(staff_client.get(game_url(game)))
+    winner = re.search(r"Winners?: (.*?) Turn by turn", page)
+    assert winner and winner.group(1) == "P1", page
+    assert "★ P1" in page and "★ P0" not in page
+    assert "(finished by a computer for its away player: ranked after the players who stayed)" in page
+    html = staff_client.get(CHANGELIST).content.decode()
+    row = next(r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S) if "field-winner_names" in r)
+    assert re.search(r'class="field-winner_names">P1</td>', row), row
