@@ -188,6 +188,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     ``verdicts`` (the coach's, by move number) are attached to the step of the choice they
     judge: a reroll's step carries the verdict on the dice kept for it, a score's on the box.
     Steps of a seat a computer plays (from the start, or after a hand-over) say so (``by_computer``).
+    ``active`` (each seat still in the game, or not) is on the first step and on each after which it changed.
     """
     moves = list(game.moves.order_by("seq"))
     names = [shown_name(seat.name) for seat in game.room.seats]
@@ -198,6 +199,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     steps: list[dict[str, Any]] = []
     found = verdicts or {}
     last: list[GameState] = []
+    shown_active: list[tuple[bool, ...]] = []  # the seats in, as the steps so far told them
 
     def describe(move: Move, state: GameState) -> dict[str, Any] | None:
         p = move.payload
@@ -295,6 +297,11 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             step["cards"] = scorecard.cards(state)
         elif move.kind == Move.Kind.SCORE:
             step["card"] = scorecard.seat_card(state.ruleset, step["seat"], state.cards[step["seat"]])
+        # Which seats are still in (a seat that left or was taken out is not, one a computer took
+        # back in is again): at the start, then at each step after which that changed.
+        if not shown_active or shown_active[0] != state.active:
+            step["active"] = list(state.active)
+            shown_active[:] = [state.active]
         step["verdict"] = found.get(move.seq)
         steps.append(step)
 

@@ -10,13 +10,18 @@ const steps = data.steps;
 const $ = (id) => document.getElementById(id);
 const columns = data.ruleset.columns;
 
-// The scorecards after each step: every card at the start, then the scorer's after each score.
+// The scorecards after each step: every card at the start, then the scorer's after each score;
+// and the seats still in the game, as the table shows them (a seat that left is struck through).
 const cardsAt = [];
+const activeAt = [];
 let cards = data.seats.map(() => null);
+let active = data.seats.map(() => true);
 for (const step of steps) {
   if (step.cards) cards = step.cards.slice();
   else if (step.card) { cards = cards.slice(); cards[step.seat] = step.card; }
+  if (step.active) active = step.active;
   cardsAt.push(cards);
+  activeAt.push(active);
 }
 
 let index = 0;
@@ -51,11 +56,12 @@ function verdictHtml(step) {
     ${fmt(gettext("Perfect play: %(choice)s."), { choice: esc(v.best) })}`;
 }
 
-function cardHtml(step, shown) {
-  const seats = data.seats.map((s, i) => ({ seat: i, name: s.name, gone: false }));
+function cardHtml(step, shown, active) {
+  const seats = data.seats.map((s, i) => ({ seat: i, name: s.name, gone: !active[i] }));
   const cards = Object.fromEntries(shown.map((card, i) => [i, card]));
   const just = step.kind === "score" ? { seat: step.seat, box: step.box, column: step.column } : null;
-  const current = step.seat ?? null;
+  // The seat the step is about plays unless it is out: not the one that just left.
+  const current = step.seat !== undefined && active[step.seat] ? step.seat : null;
   return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, just, caption: gettext("Scorecards at this step"), wrap: true });
 }
 
@@ -78,7 +84,7 @@ function show(i, { focus = false } = {}) {
   $("step-verdict").innerHTML = verdict;
   $("step-verdict").hidden = !verdict;
   $("step-verdict").className = `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`;
-  $("card").innerHTML = cardHtml(step, cardsAt[index]);
+  $("card").innerHTML = cardHtml(step, cardsAt[index], activeAt[index]);
   $("first").disabled = $("prev").disabled = index === 0;
   $("last").disabled = $("next").disabled = index === steps.length - 1;
   history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);

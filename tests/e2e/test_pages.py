@@ -288,3 +288,48 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
     )
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390 and wider == [], f"the replay is {width} px wide on a 390 px phone; {wider}"
+
+
+# A two-player game in which P1 leaves after its first turn; P0 plays on to the end.
+LEFT_GAME = """
+import random
+from games import services
+from games.store.models import Game
+from tests.factories import action_id, open_room, play_turn
+table = open_room(2)
+rng = random.Random(4)
+play_turn(table, rng)
+play_turn(table, rng)
+services.game_leave(
+    code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id=action_id()
+)
+while table.game.status == Game.Status.PLAYING:
+    play_turn(table, rng, 0)
+result = table.code
+"""
+
+
+def test_the_replay_shows_a_seat_that_left_as_gone_as_the_table_did(live_site: LiveSite, new_page: Any) -> None:
+    """At the table a seat that left is struck through on the card (``th.seat-head.gone``) for the
+    rest of the game; so it is on the replay, from the step it leaves, where it is not the seat to
+    play (▶, "(to play)")."""
+    code = live_site.run(LEFT_GAME)
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card th.seat-head")
+    steps = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent).steps")
+    left = next(i for i, s in enumerate(steps) if s["kind"] == "leave")
+    head = page.locator("#card th.seat-head[data-seat='1']").first
+    assert "gone" not in (head.get_attribute("class") or "")  # in the game at the start
+    page.evaluate(
+        "(at) => { const s = document.getElementById('scrub');"
+        " s.value = String(at); s.dispatchEvent(new Event('input')); }",
+        left,
+    )
+    assert "left" in page.locator("#step-text").inner_text()
+    head = page.locator("#card th.seat-head[data-seat='1']").first
+    assert "current" not in (head.get_attribute("class") or ""), "the seat that leaves is marked as the one to play"
+    assert "gone" in (head.get_attribute("class") or "")
+    page.keyboard.press("End")
+    head = page.locator("#card th.seat-head[data-seat='1']").first
+    assert "gone" in (head.get_attribute("class") or ""), head.get_attribute("class")

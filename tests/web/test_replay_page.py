@@ -179,3 +179,21 @@ def test_a_game_abandoned_after_its_start_links_its_replay() -> None:
     assert game.status == "abandoned" and game.started_at is not None
     url = Client().get(f"/r/{game.code}/state.json").json()["replay_url"]
     assert url == f"/r/{game.code}/replay" and Client().get(url).status_code == 200
+
+
+def test_the_steps_tell_which_seats_are_still_in_from_the_start_and_after_each_leave() -> None:
+    """The table strikes through a seat that left for the rest of the game: the replay's steps say
+    which seats are in at the start and again at each step after which that changed."""
+    from games import services
+
+    table = open_room(3)
+    rng = random.Random(4)
+    for _ in range(3):
+        play_turn(table, rng)
+    services.game_leave(
+        code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id=action_id()
+    )
+    game = play_to_end(table, rng)
+    steps = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["steps"]
+    told = [(s["kind"], s["active"]) for s in steps if "active" in s]
+    assert told == [("start", [True, True, True]), ("leave", [True, False, True])], told
