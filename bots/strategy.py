@@ -291,9 +291,16 @@ def _value_of(state: GameState, action: Action, found: list[Option]) -> float:
     raise AssertionError("every keep inside the dice is an option")  # pragma: no cover
 
 
-def choice_loss(state_before: GameState, action: Action, *, build: bool = True) -> float:
-    """Expected final-score points the current seat loses by ``action`` instead of the best choice (>= 0)."""
-    found = options(state_before, state_before.current, build=build)
+def choice_loss(
+    state_before: GameState, action: Action, *, build: bool = True, found: list[Option] | None = None
+) -> float:
+    """Expected final-score points the current seat loses by ``action`` instead of the best choice (>= 0).
+
+    ``found``: the seat's ``options`` in ``state_before``, when the caller has worked them out
+    already (they are most of the cost).
+    """
+    if found is None:
+        found = options(state_before, state_before.current, build=build)
     return max(0.0, found[0].expected - _value_of(state_before, action, found))
 
 

@@ -205,8 +205,9 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
     found: list[dict[str, Any]] = []
     for move, seat, state, action in choices:
         try:
-            best = bots.options(state, seat, build=False)[0]
-            lost = bots.choice_loss(state, action, build=False)
+            choosable = bots.options(state, seat, build=False)  # worked out once, for both
+            best = choosable[0]
+            lost = bots.choice_loss(state, action, found=choosable)
         except bots.TableNotReady as exc:
             raise RuleViolation(errors.COACH_BUSY, gettext(STUDYING)) from exc
         found.append(

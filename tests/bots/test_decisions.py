@@ -190,3 +190,10 @@ def test_not_ready_raises_instead_of_building(tmp_path, monkeypatch) -> None:
             decide(state, 0, build=False)
     finally:
         tables._tables.update(saved)
+
+
+def test_choice_loss_reads_the_options_it_is_given() -> None:
+    state = position(OFFICIAL, (1, 2, 3, 4, 6))
+    found = options(state, 0)
+    for option in found[:3] + found[-3:]:
+        assert choice_loss(state, option.action, found=found) == choice_loss(state, option.action)

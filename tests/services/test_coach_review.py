@@ -69,3 +69,24 @@ def test_a_game_in_progress_gets_no_review_and_changes_nothing() -> None:
     response = Client().get(f"/r/{table.code}/review.json")
     assert response.status_code == 409 and response.json()["error"] == services.NOT_OVER
     assert Game.objects.get(code=table.code).version == before
+
+
+def test_the_review_works_out_each_choices_options_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The options of a choice are most of a review's cost (an eight-player Triple game has
+    hundreds of choices, and the replay page waits for them): the best choice and the points
+    lost are read from one working-out of them, not two."""
+    from bots import strategy
+
+    game = play_to_end(open_room(2), random.Random(6))
+    original = strategy.options
+    calls: list[int] = []
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(strategy, "options", counted)
+    monkeypatch.setattr(bots, "options", counted)
+    found, replayed = coach.verdicts(game)
+    assert replayed and found
+    assert len(calls) == len(found), f"{len(calls)} workings-out for {len(found)} choices"
