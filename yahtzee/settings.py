@@ -403,7 +403,7 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "yahtzee"}}
 
 # Rate limits (games/realtime/limits.py: moving windows), as "COUNT/SECONDS"; "0" turns one off,
-# RATE_LIMITS=0 all of them but WS_RATE_LIMIT and RATE_LIMIT_CONFIRMATION_MAILS. Far above what a person does; a load
+# RATE_LIMITS=0 all of them but WS_RATE_LIMIT and the two RATE_LIMIT_CONFIRMATION_MAILS*. Far above what a person does; a load
 # generator's servers turn them off. Room creation and joins count per browser (its seats'
 # session), and RATE_LIMIT_PER_IP times as many per IP address, a cap for everyone behind
 # one address, so dropping cookies does not reset a client. The limits that must hold
