@@ -403,8 +403,9 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "yahtzee"}}
 
 # Rate limits (games/realtime/limits.py: moving windows), as "COUNT/SECONDS"; "0" turns one off,
-# RATE_LIMITS=0 all of them but WS_RATE_LIMIT and the two RATE_LIMIT_CONFIRMATION_MAILS*. Far above what a person does; a load
-# generator's servers turn them off. Room creation and joins count per browser (its seats'
+# RATE_LIMITS=0 all of them but WS_RATE_LIMIT, RATE_LIMIT_CONFIRMATION_MAILS and
+# RATE_LIMIT_CONFIRMATION_MAILS_PER_ACCOUNT. Far above what a person does; a load generator's
+# servers turn them off. Room creation and joins count per browser (its seats'
 # session), and RATE_LIMIT_PER_IP times as many per IP address, a cap for everyone behind
 # one address, so dropping cookies does not reset a client. The limits that must hold
 # across server processes count in the cache's Redis, under the cache's key prefix.
