@@ -127,7 +127,7 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> N
         # With nobody left in the game it is abandoned (below), not won.
         if state.is_over and any(state.active):
             payload["game_over"] = True
-            payload["winners"] = list(state.winners())
+            payload["winners"] = room.with_rules(state).winners()  # as the records rank them
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields += ["status", "finished_at"]
     if game.host_id == entry.player:

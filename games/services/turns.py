@@ -118,7 +118,7 @@ def turn_score(
         fields: tuple[str, ...] = ()
         if after.is_over:
             payload["game_over"] = True
-            payload["winners"] = list(after.winners())
+            payload["winners"] = game.room.with_rules(after).winners()  # as the records rank them
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields = ("status", "finished_at")
         entry = ScoreEntry(

@@ -396,7 +396,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             for o in state.options()
         ]
     data["cards"] = scorecard.cards(state)
-    data["winners"] = list(state.winners())
+    # The players' records' winners (Room.winners): a seat a computer finished for its away
+    # player ranks after those who stayed, whatever its total.
+    data["winners"] = room.with_rules(state).winners()
     return data
 
 

@@ -280,6 +280,12 @@ def test_the_final_order_puts_a_seat_that_left_after_the_winner_as_the_server_ra
     finished = over_state([("Ana", "active"), ("Bo", "left"), ("Cy", "active")], [180, 201, 150], [0])
     rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
     assert rows == [[1, 0], [2, 2], [3, 1]]
+    # Bo was away when the game ended and a computer finished his seat with the best total: the
+    # records rank him after those who stayed (Room.ranks), and so does the list.
+    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [180, 201, 150], [0])
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "away": True, "kept": True}
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.kept])", finished)
+    assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
 
 
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:

@@ -14,7 +14,8 @@ from games import services
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
 from games.services.replay import replay_steps
-from games.store.models import Game, Player
+from games.store.models import Game, Move, Player
+from games.store.selectors import game_state
 from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +177,12 @@ def test_the_replay_names_the_winner_the_players_records_name() -> None:
     points = game.room.rules.totals(1).grand_total
     assert end["text"].startswith(f"P1 wins with {points} points."), end["text"]
     assert "P0's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
+
+
+def test_the_table_names_the_winner_the_players_records_name() -> None:
+    """The state every page draws its game-over panel from, and the last score's Move, name the
+    records' winner: P1, who stayed, not P0's seat, which a computer finished with more points."""
+    game = away_seat_outscores_the_player_who_stayed()
+    assert game_state(game)["winners"] == [1]
+    last = Move.objects.filter(game=game, kind=Move.Kind.SCORE).order_by("-seq").first()
+    assert last is not None and last.payload["game_over"] and last.payload["winners"] == [1]

@@ -449,15 +449,19 @@ export function seatsHtml(view) {
   return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
 }
 
-/** The final order, as the server ranks it: a seat that left (it cannot win) after every seat that stayed, then by total. */
+/** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that left
+ * (it cannot win) or that a computer finished for its away player after every seat that stayed,
+ * then by total. */
 export function ranking(state) {
   const left = (seat) => state.seats[seat]?.status !== undefined && state.seats[seat].status !== "active";
+  const kept = (seat) => Boolean(state.seats[seat]?.kept) && !left(seat);
   const rows = state.cards
-    .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat) }))
-    .sort((a, b) => a.left - b.left || b.total - a.total);
+    .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat), kept: kept(card.seat) }))
+    .sort((a, b) => (a.left || a.kept) - (b.left || b.kept) || b.total - a.total);
   let rank = 0;
   return rows.map((row, i) => {
-    if (i === 0 || row.total !== rows[i - 1].total || row.left !== rows[i - 1].left) rank = i + 1;
+    const behind = row.left || row.kept;
+    if (i === 0 || row.total !== rows[i - 1].total || behind !== (rows[i - 1].left || rows[i - 1].kept)) rank = i + 1;
     return { ...row, rank };
   });
 }
@@ -474,7 +478,7 @@ export function overHtml(view) {
   const ranked = ranking(state)
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
-      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${gettext("left")}</span>` : ""}
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${gettext("left")}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
       <span class="seat-total">${row.total}</span></li>`,
     )
     .join("");
