@@ -365,7 +365,7 @@ def test_players_with_the_same_rating_or_accuracy_share_their_place_on_the_leade
     ]
     assert [(r["rank"], r["name"]) for r in board["by_accuracy"]] == [("1", "zed"), ("1", "amy"), ("3", "bob")]
     page = Client().get("/leaderboards/official").content.decode()
-    places = re.findall(r'<tr><td class="num">(\d+)</td><td><a href="/u/(\w+)/"', page)
+    places = re.findall(r'<tr><td class="num">(\d+)</td><td class="name"><a href="/u/(\w+)/"', page)
     assert places == [("1", "zed"), ("1", "amy"), ("3", "bob")] * 2, places
 
 

@@ -282,6 +282,28 @@ def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_d
     assert page.errors == []
 
 
+# Standings as the rating service leaves them, for accounts of the given names.
+SEED_LEADERS = """
+import uuid
+from django.contrib.auth import get_user_model
+from accounts.models import Profile, Standing
+(names,) = args
+for i, name in enumerate(names):
+    user, _ = get_user_model().objects.get_or_create(username=name)
+    Profile.objects.get_or_create(user=user, defaults={"controller": uuid.uuid4().hex})
+    Standing.objects.update_or_create(user=user, ruleset="official", defaults=dict(
+        games=20, wins=5, score_sum=4600, best=300, reviewed=20, lost_sum=600.0 + i, accuracy=30.0 + i / 20,
+        mu=60.0 - i, sigma=2.0, ordinal=54.0 - i, rated=20))
+"""
+
+# The cells of each table that its sideways scroll hides (past the right edge of its wrap).
+CELLS_PAST_THEIR_TABLE = """() => [...document.querySelectorAll('.table-wrap')].flatMap(wrap => {
+    const box = wrap.getBoundingClientRect();
+    return [...wrap.querySelectorAll('th, td')].filter(c => c.getBoundingClientRect().right > box.right + 1)
+        .map(c => `${c.closest('table').dataset.testid}: ${c.innerText.trim()}`);
+})"""
+
+
 def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_page: Any) -> None:
     live_site.run("import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))")
     page = new_page()
@@ -308,6 +330,19 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
         for scheme in in_each_scheme(viewer):
             assert serious_violations(viewer) == [], scheme
             shot(viewer, f"{scheme}-{width}-profile-with-games", full_page=True)
+    # A 24-letter name (the longest a seat takes) or a long username is shortened with an ellipsis,
+    # whole in its link and title: the rating, the points lost and the games stay in view.
+    tail = uuid.uuid4().hex[:4]
+    long_names = ["W" * 20 + tail, f"Maximilian_von_Schwarzenberg_{tail}"]
+    live_site.run(SEED_LEADERS, long_names)
+    for width, height in ((1280, 800), (390, 844)):
+        viewer.set_viewport_size({"width": width, "height": height})
+        viewer.goto(live_site.url + "/leaderboards/official")
+        shot(viewer, f"leaderboard-long-names-{width}", full_page=True)
+        assert viewer.evaluate(CELLS_PAST_THEIR_TABLE) == [], width
+        for name in long_names:
+            link = viewer.locator(f"[data-testid=by-rating] a[href='/u/{name}/']")
+            assert link.inner_text() == name and link.get_attribute("title") == name
 
 
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
