@@ -303,6 +303,11 @@ CELLS_PAST_THEIR_TABLE = """() => [...document.querySelectorAll('.table-wrap')].
         .map(c => `${c.closest('table').dataset.testid}: ${c.innerText.trim()}`);
 })"""
 
+# The numbers of the profile's history that a phone shows with no label before them.
+UNLABELLED_NUMBERS = """() => [...document.querySelectorAll('.history td.num')]
+    .filter(td => getComputedStyle(td, '::before').content === 'none')
+    .map(td => `${td.dataset.label}: ${td.innerText}`)"""
+
 
 def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_page: Any) -> None:
     live_site.run("import random; from bench.accounts import seed; seed(accounts=8, games=240, rng=random.Random(16))")
@@ -343,6 +348,16 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
         for name in long_names:
             link = viewer.locator(f"[data-testid=by-rating] a[href='/u/{name}/']")
             assert link.inner_text() == name and link.get_attribute("title") == name
+    # On a phone a finished game is a block of lines: its rank and score are labelled in the
+    # reader's language, and nothing of it hides behind a sideways scroll.
+    for language in ("en", "de", "fr"):
+        viewer.context.add_cookies([{"name": "django_language", "value": language, "url": live_site.url}])
+        for path in (href, "/leaderboards/official"):
+            viewer.goto(live_site.url + path)
+            assert viewer.get_attribute("html", "lang") == language
+            shot(viewer, f"390-{language}-{path.strip('/').replace('/', '_')}", full_page=True)
+            assert viewer.evaluate(UNLABELLED_NUMBERS) == [], language
+            assert viewer.evaluate(CELLS_PAST_THEIR_TABLE) == [], (language, path)
 
 
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
