@@ -51,6 +51,19 @@ def test_sign_up_needs_no_email_and_checks_the_password_validators() -> None:
     assert client.get("/u/ann/").status_code == 200
 
 
+def test_the_sign_up_pages_password_rules_are_a_block_under_their_field() -> None:
+    """Django's form.as_p wrote the rules as a <ul> in a <span> in a <p>: a browser closes the <p>
+    before the list, so the rules showed as a full-size bulleted list after an empty paragraph.
+    The help of every allauth field is a <div> in the field's own <div>, as on the sign-in page."""
+    signup = Client().get("/accounts/signup/").content.decode()
+    assert not re.search(r"<(span|p)\b[^>]*>\s*<ul>", signup), "a list inside a <span> or a <p>"
+    rules = re.search(r'<div class="helptext" id="id_password1_helptext">\s*<ul>', signup)
+    assert rules, "the password rules are not a <div> of their own"
+    assert 'aria-describedby="id_password1_helptext"' in signup
+    login = Client().get("/accounts/login/").content.decode()
+    assert re.search(r'<div class="helptext" id="id_password_helptext">\s*<a href="/accounts/password/reset/">', login)
+
+
 def test_allauths_e_mail_pages_are_not_served_and_the_account_pages_the_site_links_are(settings: Any) -> None:
     """An address is set and confirmed only on the site's own notices page: allauth's pages would
     let any account claim any address and make it its own, unconfirmed."""
