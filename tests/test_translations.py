@@ -167,6 +167,17 @@ def test_the_catalogs_hold_every_message_of_the_code(tmp_path: Path) -> None:
         assert known - found == set(), f"{language}/{domain}: in the catalog but no longer in the code"
 
 
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_each_painted_dice_colour_has_its_own_letter_in_every_language(language: str) -> None:
+    """A painted die shows its colour by hue, pattern and a letter (static/js/words.js colourMark),
+    so that it is never told by hue alone. The colour name's initial is not that letter: German's
+    gelb and grün are both G, French vert and violet both V. Each language gives its five letters."""
+    marks = {e.msgid: e.msgstr.get(0, "") for e in messages(language, "djangojs") if e.msgctxt == "dice colour letter"}
+    assert sorted(marks) == ["B", "G", "P", "R", "Y"], f"{language}: the dice colour letters are not all in the catalog"
+    assert all(len(mark) == 1 for mark in marks.values()), f"{language}: not one letter each: {marks}"
+    assert len({mark.upper() for mark in marks.values()}) == 5, f"{language}: two colours share a letter: {marks}"
+
+
 # Codes the room page never shows as they come: a resync answers them (stale, repeated_action),
 # the page cannot send what they refuse (malformed frames, boxes, dice, levels it does not offer),
 # or they belong to other pages (the create form, notices, a finished game's log).

@@ -3,7 +3,7 @@
 
 import { fmt, gettext, number } from "./i18n.js";
 import { esc, scorecardHtml } from "./scorecard.js";
-import { colourName } from "./words.js";
+import { colourMark, colourName } from "./words.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const steps = data.steps;
@@ -26,7 +26,7 @@ for (const step of steps) {
 
 let index = 0;
 
-// Painted: a die's colour by hue, pattern and initial letter, as at the table (site.css).
+// Painted: a die's colour by hue, pattern and letter, as at the table (site.css).
 const colourOf = (step, i) => (data.ruleset.colours.includes(step.colours?.[i]) ? step.colours[i] : null);
 
 function diceHtml(step) {
@@ -36,7 +36,7 @@ function diceHtml(step) {
     .map((d, i) => {
       const colour = colourOf(step, i);
       const painted = colour ? ` painted colour-${colour}` : "";
-      const mark = colour ? `<b class="rdie-mark">${esc(colourName(colour)[0].toUpperCase())}</b>` : "";
+      const mark = colour ? `<b class="rdie-mark">${esc(colourMark(colour))}</b>` : "";
       return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colourName(colour)}, ` : ""}${held.has(i) ? gettext("kept") : gettext("rolled")}">${d}${mark}</span>`;
     })
     .join("");

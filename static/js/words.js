@@ -108,7 +108,7 @@ const RULESETS = {
   painted: [gettext("Painted Yahtzee"), gettext("Coloured dice and ten colour boxes: 23 turns each, with the official joker.")],
 };
 
-/** A dice colour's name (Painted Yahtzee), and its initial as the die shows it. */
+/** A dice colour's name (Painted Yahtzee). */
 export const COLOUR_NAMES = {
   red: pgettext("dice colour", "red"),
   yellow: pgettext("dice colour", "yellow"),
@@ -117,6 +117,23 @@ export const COLOUR_NAMES = {
   purple: pgettext("dice colour", "purple"),
 };
 export const colourName = (colour) => COLOUR_NAMES[colour] ?? colour;
+
+// The letter a painted die shows beside its hue and pattern: a word of its own, since the
+// names' initials clash in some languages (German gelb and grün, French vert and violet).
+const COLOUR_MARKS = {
+  // Translators: the one letter on a red die; the five dice colour letters must all differ.
+  red: pgettext("dice colour letter", "R"),
+  // Translators: the one letter on a yellow die; the five dice colour letters must all differ.
+  yellow: pgettext("dice colour letter", "Y"),
+  // Translators: the one letter on a green die; the five dice colour letters must all differ.
+  green: pgettext("dice colour letter", "G"),
+  // Translators: the one letter on a blue die; the five dice colour letters must all differ.
+  blue: pgettext("dice colour letter", "B"),
+  // Translators: the one letter on a purple die; the five dice colour letters must all differ.
+  purple: pgettext("dice colour letter", "P"),
+};
+/** The letter on a die of `colour`, in the reader's language. */
+export const colourMark = (colour) => COLOUR_MARKS[colour] ?? "";
 
 const isYatzy = (ruleset) => ruleset.name === "yatzy";
 

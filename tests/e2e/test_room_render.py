@@ -91,6 +91,23 @@ def test_painted_dice_say_their_colour_by_name_and_by_a_letter_not_by_hue_alone(
     assert visible
 
 
+# A reader whose colour names share initials (German: gelb, grün), and the letters their catalog gives
+# (written as escapes: the harness page names no charset).
+GERMAN_COLOURS = r"""<script>
+const words = { "dice colour": { red: "rot", yellow: "gelb", green: "gr\u00fcn", blue: "blau", purple: "lila" },
+  "dice colour letter": { R: "R", Y: "G", G: "\u00dc", B: "B", P: "L" } };
+window.django = { gettext: (text) => text, pgettext: (context, text) => words[context]?.[text] ?? text };
+</script>"""
+
+
+def test_a_painted_dies_letter_is_its_own_word_in_the_readers_language_not_the_names_initial(harness: Any) -> None:
+    page = harness(HARNESS.replace("<main>", GERMAN_COLOURS + "<main>"))
+    page.evaluate("s => draw(s)", state([1, 2, 3, 4, 5], COLOURS))
+    marks = page.eval_on_selector_all(".die .colour-mark", "els => els.map(e => e.textContent)")
+    assert marks == ["R", "G", "Ü", "B", "L"]
+    assert page.get_attribute("#die-2", "aria-label") == "Die 3: three, grün"
+
+
 def test_dice_without_colours_are_plain(page: Any) -> None:
     page.evaluate("s => draw(s)", state([6, 6, 1, 2, 3]))
     assert page.locator(".die.painted").count() == 0

@@ -3,7 +3,7 @@
 
 import { fmt, gettext, list, ngettext, number, pgettext } from "../i18n.js";
 import { esc, scorecardHtml } from "../scorecard.js";
-import { boxName, colourName, playerName, reasonText, wordRuleset } from "../words.js";
+import { boxName, colourMark, colourName, playerName, reasonText, wordRuleset } from "../words.js";
 
 const FACE_WORDS = ["", pgettext("die face", "one"), pgettext("die face", "two"), pgettext("die face", "three"), pgettext("die face", "four"), pgettext("die face", "five"), pgettext("die face", "six")];
 // games/services/codes.py's NAME_TYPED_MAX: a name of 24 letters, each with its marks typed apart.
@@ -204,8 +204,8 @@ export function dieHtml(view, value, index, isHeld, canHold, colour = null, coac
     painted ? `painted colour-${painted}` : "",
     coachKeeps ? "coach-keep" : "",
   ];
-  // A painted die says its colour three ways: hue, a pattern, and its initial letter.
-  const mark = painted ? `<b class="colour-mark">${esc(colourName(painted)[0].toUpperCase())}</b>` : "";
+  // A painted die says its colour three ways: hue, a pattern, and its letter.
+  const mark = painted ? `<b class="colour-mark">${esc(colourMark(painted))}</b>` : "";
   return `<button type="button" id="die-${index}" class="${classes.join(" ")}" data-die="${index}"
       aria-pressed="${isHeld}" aria-label="${label}" ${canHold ? "" : 'aria-disabled="true"'}>
       <span class="pips" aria-hidden="true">${pips}${mark}</span>
