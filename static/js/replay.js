@@ -60,9 +60,10 @@ function cardHtml(step, shown, active) {
   const seats = data.seats.map((s, i) => ({ seat: i, name: s.name, gone: !active[i] }));
   const cards = Object.fromEntries(shown.map((card, i) => [i, card]));
   const just = step.kind === "score" ? { seat: step.seat, box: step.box, column: step.column } : null;
-  // The seat the step is about plays unless it is out: not the one that just left.
+  // The seat the step is about plays unless it is out: not the one that just left. Its columns
+  // stay in view when the card scrolls sideways, as at the table.
   const current = step.seat !== undefined && active[step.seat] ? step.seat : null;
-  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, just, caption: gettext("Scorecards at this step"), wrap: true });
+  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, focus: step.seat ?? null, just, caption: gettext("Scorecards at this step"), wrap: true });
 }
 
 function show(i, { focus = false } = {}) {

@@ -55,7 +55,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
   const cols = ruleset.columns;
   const panes = panesOf(layout);
   const width = 1 + cols * seats.length;
-  const pinning = seats.length > 1 && cols * seats.length > (panes.length > 1 ? 1 : 4);
+  const pinning = seats.length > 1 && cols * seats.length > (panes.length > 1 ? 1 : 3);
   const pin = (seat, k) => (pinning && seat === focus ? ` pin pin-${k}` : "");
   const cardOf = (seat) => cards[seat] ?? null;
 

@@ -288,6 +288,23 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
     )
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390 and wider == [], f"the replay is {width} px wide on a 390 px phone; {wider}"
+    # The card scrolls sideways under four names: the column of the step's player stays in
+    # view, as the seat to play does at the table (the fourth's too, at the card's right edge).
+    head = "#card th.seat-head.current[data-seat='3']"
+    page.evaluate(  # a step is drawn as its button is clicked
+        """s => { const next = document.getElementById('next');
+            while (!document.querySelector(s) && !next.disabled) next.click(); }""",
+        head,
+    )
+    shot(page, "replay-phone-fourth-seat")
+    where = page.evaluate(
+        """s => { const h = document.querySelector(s), w = h.closest('.scorecard-wrap');
+            const r = h.getBoundingClientRect(), b = w.getBoundingClientRect();
+            return [r.left, r.right, b.left, b.right].map(Math.round); }""",
+        head,
+    )
+    left, right, box_left, box_right = where
+    assert left >= box_left - 1 and right <= box_right + 1, f"the acting seat's column {where[:2]} is past {where[2:]}"
 
 
 # A two-player game in which P1 leaves after its first turn; P0 plays on to the end.
