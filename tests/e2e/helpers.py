@@ -123,6 +123,43 @@ def serious_violations(page: Any) -> list[str]:
     return list(page.evaluate(_SERIOUS, True)) if found else found
 
 
+# A box drawn for each of [parent selector, tag, classes] in its parent: the WCAG relative luminance
+# of its background and the contrast of its text on it (colours as getComputedStyle writes them;
+# the site's boxes are opaque, so the alpha is not read).
+_BOX_COLOURS = """probes => {
+  const lum = (s) => {
+    const [r, g, b] = s.match(/[\\d.]+/g).slice(0, 3).map(Number)
+      .map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  return probes.map(([parent, tag, classes]) => {
+    const box = document.createElement(tag);
+    box.className = classes;
+    box.textContent = 'x';
+    document.querySelector(parent).append(box);
+    const style = getComputedStyle(box);
+    const [back, text] = [lum(style.backgroundColor), lum(style.color)];
+    box.remove();
+    return [classes, back, (Math.max(back, text) + 0.05) / (Math.min(back, text) + 0.05)];
+  });
+}"""
+
+
+def box_colours(page: Any, probes: list[tuple[str, str, str]]) -> list[tuple[str, float, float]]:
+    """For each (parent selector, tag, classes): a box so made, drawn in its parent, as (classes,
+    its background's luminance, its text's contrast ratio on it)."""
+    return [(classes, back, ratio) for classes, back, ratio in page.evaluate(_BOX_COLOURS, probes)]
+
+
+def light_boxes_in_the_dark(page: Any, probes: list[tuple[str, str, str]]) -> list[str]:
+    """The boxes of ``probes`` (see box_colours) that a dark page shows light, or with text under AA."""
+    return [
+        f"{classes}: background luminance {back:.2f}, text contrast {ratio:.1f}"
+        for classes, back, ratio in box_colours(page, probes)
+        if back > 0.2 or ratio < 4.5
+    ]
+
+
 def best_box(page: Any) -> tuple[str, int]:
     """The legal box worth the most points right now (id, points)."""
     found = page.eval_on_selector_all(

@@ -17,6 +17,7 @@ from tests.e2e.helpers import (
     create_online,
     in_each_scheme,
     join,
+    light_boxes_in_the_dark,
     no_horizontal_overflow,
     score_best,
     serious_violations,
@@ -325,11 +326,16 @@ def test_home_lobby_and_table_have_no_serious_accessibility_violations(live_site
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
     url = create_online(page, live_site, "Ann")
+    page.click("#add-bot")
+    page.wait_for_selector("#seats .seat .tag.bot")
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
+        if scheme == "dark":  # the seats' tags follow the theme, the "away" one too
+            tags = [("#seats .seat", "span", f"tag {kind}") for kind in ("you", "bot", "away", "")]
+            assert light_boxes_in_the_dark(page, tags) == []
     friend = new_page()
     join(friend, url, "Bob")
-    page.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    page.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
     act(page, [page, friend], lambda: page.click("#start"))
     act(page, [page, friend], lambda: page.click("#roll"))
     act(page, [page, friend], lambda: page.click("#die-0"))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import finished_named_game, in_each_scheme, serious_violations, shot
+from tests.e2e.helpers import finished_named_game, in_each_scheme, light_boxes_in_the_dark, serious_violations, shot
 
 pytestmark = pytest.mark.browser
 
@@ -110,10 +110,14 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
         # Sized before it loads: laid out as a page opened at that size.
         page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{live_site.url}/r/{code}/replay")
-        page.keyboard.press("ArrowRight")
+        page.click("a[data-move]")  # the review's first costly choice: its step, dice and verdict
+        page.wait_for_selector(".verdict.costly:not([hidden])")
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], (width, scheme)
             shot(page, f"replay-{width}-{scheme}")
+            if scheme == "dark":  # the costly verdict and a computer's tag follow the theme
+                boxes = [(".replay-step", "div", "verdict costly"), ("#step-text", "span", "tag-computer")]
+                assert light_boxes_in_the_dark(page, boxes) == [], width
         assert no_horizontal_page_scroll(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_site.url}/r/{code}/fairness")
