@@ -16,6 +16,31 @@ pytestmark = pytest.mark.browser
 
 FOCUSED = "document.activeElement === document.body ? 'BODY' : document.activeElement.id"
 
+# The lower contrast of the focused element's ring with the play card's two felt greens (WCAG
+# 2.4.11 and 1.4.11 ask 3:1), or 0 when it shows no ring.
+RING_ON_FELT = """() => {
+  const colour = (value) => {
+    const probe = document.createElement('i');
+    probe.style.color = value;
+    document.body.append(probe);
+    const found = getComputedStyle(probe).color;
+    probe.remove();
+    return found;
+  };
+  const lum = (s) => {
+    const [r, g, b] = s.match(/[\\d.]+/g).slice(0, 3).map(Number)
+      .map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const style = getComputedStyle(document.activeElement);
+  if (style.outlineStyle === 'none') return 0;
+  const ring = lum(style.outlineColor), root = getComputedStyle(document.documentElement);
+  return Math.min(...['--felt', '--felt-2'].map(v => {
+    const felt = lum(colour(root.getPropertyValue(v)));
+    return (Math.max(ring, felt) + 0.05) / (Math.min(ring, felt) + 0.05);
+  }));
+}"""
+
 
 def made_up_coach(ws: Any) -> None:
     """The coach's answer made up in the page's socket (no solver table needed): two choices."""
@@ -42,7 +67,10 @@ def test_the_keyboard_keeps_its_place_and_space_rolls_only_from_the_table(live_s
     create_local(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     # Asking the coach: the Hint button becomes "Thinking…", then the answer; the keyboard stays on the table.
-    page.focus("#hint")
+    page.focus("#roll")
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED) == "hint"
+    assert page.evaluate(RING_ON_FELT) >= 3  # its focus ring shows on the felt
     page.keyboard.press("Enter")
     page.wait_for_selector(".hint-box li.best")
     assert page.evaluate(FOCUSED) != "BODY"
@@ -50,6 +78,7 @@ def test_the_keyboard_keeps_its_place_and_space_rolls_only_from_the_table(live_s
     before = page.get_attribute("#room", "data-version")
     was_open = page.evaluate("document.querySelector('.hint-more').open")
     page.focus(".hint-more summary")
+    assert page.evaluate(RING_ON_FELT) >= 3
     page.keyboard.press(" ")
     page.wait_for_function("(was) => document.querySelector('.hint-more').open !== was", arg=was_open)
     assert page.get_attribute("#room", "data-version") == before
