@@ -240,6 +240,24 @@ def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
     assert page.errors == []
 
 
+def test_the_coachs_label_stays_on_one_line_in_french_beside_a_long_hint(harness: Any) -> None:
+    """French writes "Coach :" with a space before the colon: beside a long hint the label was
+    squeezed to its narrowest and broke into "Coach" over ":"."""
+    french = '<script>window.django = { gettext: (text) => ({ "Coach:": "Coach :" })[text] ?? text };</script>'
+    page = harness(HARNESS.replace("<main>", french + "<main>"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    s = {**state([5, 5, 2, 1, 3], ["purple", "purple", "purple", "red", "blue"]), "hints": True}
+    s["ruleset"] = ruleset_info("painted")
+    option = {"kind": "keep", "held": [0, 1, 2], "expected": 437.9}
+    hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": False, "note": "", "options": [option]}
+    page.evaluate("([s, h]) => draw(s, {hint: h, narrow: true})", [s, hint])
+    lines = page.evaluate(
+        """() => { const r = document.createRange(); r.selectNodeContents(document.querySelector('.hint-top strong'));
+            return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }"""
+    )
+    assert page.inner_text(".hint-top strong") == "Coach :" and lines == 1
+
+
 def test_a_painted_hint_to_keep_dice_names_their_colours(page: Any) -> None:
     s = state([5, 5, 2, 1, 3], ["purple", "purple", "purple", "red", "blue"])
     s["ruleset"] = ruleset_info("painted")
