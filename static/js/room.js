@@ -323,7 +323,10 @@ function event(frame) {
       break;
     case "hint":
       if (client.hint === frame && frame.ready === false) waitForCoach(frame);
-      else if (client.hint === frame) announce(fmt(gettext("Coach: %(choices)s."), { choices: frame.options.map((o) => render.optionText(view(), o)).join(gettext("; or ")) }));
+      else if (client.hint === frame) {
+        const choices = fmt(gettext("Coach: %(choices)s."), { choices: frame.options.map((o) => render.optionText(view(), o)).join(gettext("; or ")) });
+        announce(`${choices} ${render.estimateNote(view())}`.trim());
+      }
       draw();
       break;
     case "bot": {

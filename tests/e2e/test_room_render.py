@@ -269,6 +269,27 @@ def test_a_painted_hint_to_keep_dice_names_their_colours(page: Any) -> None:
     assert page.inner_text(".hint-box li.best span").startswith("Keep 5 purple, 5 purple, 2 purple and roll again")
 
 
+def test_estimated_figures_say_so_in_a_word_beside_the_best_and_why_in_its_popover(page: Any) -> None:
+    """Triple's figures are estimates: the note takes a word beside the best choice, not three
+    lines of the play card; the whole note is the word's popover, title and description."""
+    s = {**state([3, 3, 3, 5, 6], columns=3), "hints": True}
+    options = [{"kind": "keep", "held": [0, 1, 2], "expected": 1885.6}, {"kind": "keep", "held": [], "expected": 1870}]
+    hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": False, "note": "", "options": options}
+    page.evaluate("([s, h]) => draw(s, {hint: h})", [s, hint])
+    note = "Estimated values: Triple Yahtzee has no exact solver."
+    assert page.inner_text(".hint-box li.best span") == "Keep 3 3 3 and roll again"
+    mark = page.locator(".hint-box li.best .estimate-mark")
+    assert mark.inner_text() == "estimate" and mark.get_attribute("title") == note
+    assert page.inner_text(f"#{mark.get_attribute('aria-describedby')}") == note
+    assert page.locator(".hint-box li:not(.best) .estimate-mark").count() == 0
+    mark.click()
+    page.wait_for_selector("#hint-note:popover-open")
+    assert note in page.inner_text("#hint-note")
+    # The exact rule sets' figures carry no such word.
+    page.evaluate("([s, h]) => draw(s, {hint: {...h, exact: true}})", [s, hint])
+    assert page.locator(".estimate-mark, #hint-note").count() == 0
+
+
 CHAT_IN_DANISH = """<!doctype html><html lang="da"><title>chat</title>
 <script>window.django = { gettext: (text) => ({ Spectator: "Tilskuer" })[text] ?? text };</script>
 <ol id="list"></ol>

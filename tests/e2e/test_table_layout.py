@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+import bots
+from games.domain.rules import RULESETS as RULESET_OF
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
@@ -396,8 +398,9 @@ HINT = {
 }
 
 
-def canned_hints(page: Any) -> None:
-    """Pass the page's socket through to the server, answering its hint requests with ``HINT``."""
+def canned_hints(page: Any, exact: bool = True) -> None:
+    """Pass the page's socket through to the server, answering its hint requests with ``HINT``
+    (its figures estimates, as Triple's and Painted's are, unless ``exact``)."""
 
     def route(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -405,7 +408,7 @@ def canned_hints(page: Any) -> None:
         def from_page(message: str | bytes) -> None:
             frame = json.loads(message)
             if isinstance(frame, dict) and frame.get("type") == "hint":
-                ws.send(json.dumps({**HINT, "version": frame["version"], "id": frame["id"]}))
+                ws.send(json.dumps({**HINT, "exact": exact, "version": frame["version"], "id": frame["id"]}))
             else:
                 server.send(message)
 
@@ -441,30 +444,17 @@ def own_column(columns: int) -> str:
     return f"#card tr[data-box] > th, {cells}"
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
-@pytest.mark.parametrize("size", SIZES)
-def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint_open_too(
-    live_site: LiveSite, new_page: Any, ruleset: str, size: str
-) -> None:
-    width, height = SIZES[size]
-    phone = size == "phone"
-    page = new_page(width, height, has_touch=phone, is_mobile=phone)
-    canned_hints(page)
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
-    set_rules(live_site, code_of(url), mid_game_of(ruleset))
-    reload(page)
-    page.wait_for_selector("#card .score-btn >> visible=true")
-    columns = 3 if ruleset == "triple" else 1
-    boxes = {"yatzy": 15, "painted": 23}.get(ruleset, 13)
-    assert page.locator("#card tr[data-box]").count() == boxes
+def assert_fits(page: Any, columns: int, phone: bool, shown: str) -> None:
+    """The dice, Roll and the own column on one screen, the coach's hint closed and open."""
     for hint in (False, True):
         if hint:
             page.click("#hint")
             page.wait_for_selector(".hint-box li")
-        shot(page, f"table-{ruleset}-{size}{'-hint' if hint else ''}")
+        shot(page, f"table-{shown}{'-hint' if hint else ''}")
+        where = (shown, hint)
         assert page.evaluate("scrollY") == 0
-        assert outside_viewport(page, "#dice .die, #roll") == [], hint
-        assert outside_viewport(page, own_column(columns)) == [], hint
+        assert outside_viewport(page, "#dice .die, #roll") == [], where
+        assert outside_viewport(page, own_column(columns)) == [], where
         # ... and none is cut by the edge of its pane (a pane scrolls sideways under its own column).
         clipped = page.evaluate(
             """s => [...document.querySelectorAll(s)].filter(e => {
@@ -474,7 +464,7 @@ def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint
             }).map(e => e.innerText)""",
             own_column(columns),
         )
-        assert clipped == [], hint
+        assert clipped == [], where
         assert no_horizontal_overflow(page)
         if not phone:
             # The desktop shows every seat's columns: nothing hides behind a sideways scroll.
@@ -487,10 +477,46 @@ def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint
             """[...document.querySelectorAll('#card tr[data-box] > th')]
                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
         )
-        assert cut == [], hint
+        assert cut == [], where
+        # The hint button stays beside Roll (its own line would push the card down).
+        if not hint:
+            tops = page.evaluate("['roll', 'hint'].map(id => document.getElementById(id).getBoundingClientRect().top)")
+            assert abs(tops[0] - tops[1]) < 24, (where, tops)
+
+
+# The longest cards: Yatzy's 15 boxes in one column, Triple's three columns, Painted's two panes.
+LONGEST = ("yatzy", "triple", "painted")
+LANGUAGES = ("da", "de", "es", "fr", "sv")
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("size", SIZES)
+def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint_open_too(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: str
+) -> None:
+    width, height = SIZES[size]
+    phone = size == "phone"
+    page = new_page(width, height, has_touch=phone, is_mobile=phone)
+    canned_hints(page, exact=bots.exact(RULESET_OF[ruleset]))  # the real coach's estimates note too
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
+    set_rules(live_site, code_of(url), mid_game_of(ruleset))
+    reload(page)
+    page.wait_for_selector("#card .score-btn >> visible=true")
+    columns = 3 if ruleset == "triple" else 1
+    boxes = {"yatzy": 15, "painted": 23}.get(ruleset, 13)
+    assert page.locator("#card tr[data-box]").count() == boxes
+    assert_fits(page, columns, phone, f"{ruleset}-{size}")
     for scheme in in_each_scheme(page):
         shot(page, f"table-{ruleset}-{size}-hint-{scheme}")
         assert serious_violations(page) == [], scheme
+    if phone and ruleset in LONGEST:
+        # Every language's words: "Noch einmal werfen" and "Tipp", "Relancer" and "Conseil" on Roll's line.
+        for language in LANGUAGES:
+            page.context.add_cookies([{"name": "django_language", "value": language, "url": live_site.url}])
+            reload(page)
+            page.wait_for_selector("#card .score-btn >> visible=true")
+            assert page.get_attribute("html", "lang") == language
+            assert_fits(page, columns, phone, f"{ruleset}-{size}-{language}")
 
 
 PAINTED_WORDS = {

@@ -301,13 +301,31 @@ export function hintHtml(view) {
   }
   // The best choice on one line; the others a tap away on a phone (the card below needs the room).
   const [first, ...rest] = view.hint.options;
-  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect">≈ ${number(o.expected, 1)}</span></li>`;
+  // Estimated figures say so in a word beside the best one; why, in its popover (a tap, a click,
+  // Enter), on hover, and to a screen reader as the word's description.
+  const note = estimateNote(view);
+  const mark = note
+    ? ` <button type="button" class="estimate-mark" popovertarget="hint-note" title="${esc(note)}" aria-describedby="hint-note-text">${pgettext("the coach's figure is an", "estimate")}</button>`
+    : "";
+  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect">≈ ${number(o.expected, 1)}</span>${best ? mark : ""}</li>`;
   const more = rest.length
     ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary>${fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length })}</summary>
       <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol></details>`
     : "";
+  const why = note
+    ? `<div class="box-help" id="hint-note" popover><span id="hint-note-text">${esc(note)}</span>
+      <button type="button" class="box-help-close" popovertarget="hint-note" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`
+    : "";
   return `<div class="hint-box" role="note" aria-label="${gettext("Coach's hint: best choices and your expected final score")}">
-    <div class="hint-top"><strong>${gettext("Coach:")}</strong><ol>${first ? item(first, true) : ""}</ol></div>${more}</div>`;
+    <div class="hint-top"><strong>${gettext("Coach:")}</strong><ol>${first ? item(first, true) : ""}</ol></div>${more}${why}</div>`;
+}
+
+/** Why the coach's figures are estimates in this rule set, or "" where they are exact. */
+export function estimateNote(view) {
+  if (view.hint?.exact !== false) return "";
+  return view.state.ruleset.colours?.length
+    ? gettext("Estimated values from a one-turn search: Painted Yahtzee has no exact solver.")
+    : gettext("Estimated values: Triple Yahtzee has no exact solver.");
 }
 
 /** One of the coach's choices in words: "Keep 5 5 and roll again", "Score 25 in Full House". */
@@ -327,11 +345,6 @@ export function optionText(view, option) {
     const where = rs.columns > 1 ? ` (×${rs.multipliers[option.column ?? 0]})` : "";
     const bonus = option.bonus ? ` ${fmt(gettext("plus %(bonus)s Yahtzee bonus"), { bonus: option.bonus })}` : "";
     text = `${fmt(gettext("Score %(points)s in %(box)s"), { points: option.points, box: boxName(rs, option.box) })}${where}${bonus}`;
-  }
-  if (view.hint?.exact === false && view.hint.options?.[0] === option) {
-    text += rs.colours?.length
-      ? ` ${gettext("(one-turn search: estimated values, no exact solver for Painted Yahtzee)")}`
-      : ` ${gettext("(estimated values: no exact solver for Triple Yahtzee)")}`;
   }
   return text;
 }
