@@ -207,6 +207,53 @@ def test_desktop_four_players_official_whole_card_and_dice_fit(live_site: LiveSi
     shot(page, "desktop-official-4")
 
 
+EVERYDAY_NAMES = ["Ana", "Maximilian", "Françoise", "Wolfgang", "Bo", "Christopher", "Léa", "Tom"]
+
+
+def six_boxes_each(ruleset: str, seats: int) -> Any:
+    """Six boxes filled on every seat, three-digit totals, seat 0 to play with a roll made."""
+
+    def change(rules: dict[str, Any]) -> None:
+        boxes = [["ones", 3], ["fours", 16], ["sixes", 24], ["three_of_a_kind", 27], ["chance", 22], ["yahtzee", 50]]
+        if ruleset == "painted":
+            boxes[3:] = [["rainbow", 40], ["red", 12], ["palette", 19]]
+        for seat in range(seats):
+            rules["cards"][seat]["columns"][0] = [[box, points + seat] for box, points in boxes]
+        rules["turns_played"] = 6 * seats
+        rules["turn"] = {"dice": [3, 3, 3, 5, 6], "held": [], "rolls_used": 1}
+        if ruleset == "painted":
+            rules["turn"]["colours"] = [0, 1, 2, 3, 4]
+
+    return change
+
+
+@pytest.mark.parametrize(("ruleset", "seats"), [("official", 8), ("yatzy", 8), ("painted", 4)])
+def test_desktop_every_seats_column_shows_whole_with_everyday_names(
+    live_site: LiveSite, new_page: Any, ruleset: str, seats: int
+) -> None:
+    """README: on a 1280x800 desktop the whole card fits. With eight everyday names (four in
+    Painted's two panes) the last seat's column was cut at the card's edge: 162 read "16". A long
+    name may be shortened in its head (whole in its title), a number or a box's name never."""
+    page = new_page(1280, 800)
+    url = create_local(page, live_site, EVERYDAY_NAMES[:seats], ruleset=ruleset)
+    set_rules(live_site, code_of(url), six_boxes_each(ruleset, seats))
+    reload(page)
+    page.wait_for_selector("#card .score-btn >> visible=true")
+    shot(page, f"desktop-{ruleset}-{seats}")
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll('#card .scorecard-wrap')].flatMap(wrap => {
+            const box = wrap.getBoundingClientRect();
+            return [...wrap.querySelectorAll('th, td')].filter(c => {
+                const r = c.getBoundingClientRect();
+                const whole = c.matches('.seat-head') || c.scrollWidth <= c.clientWidth + 1;
+                return r.width > 0 && (r.right > box.right + 1 || !whole);
+            }).map(c => (c.title || c.innerText).trim()).filter(Boolean);
+        })"""
+    )
+    assert cut == [], f"{ruleset} with {seats} seats: cells cut or past the card's edge: {sorted(set(cut))[:12]}"
+    assert outside_viewport(page, "#dice .die, #roll, #card th.seat-head") == []
+
+
 def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_later(
     live_site: LiveSite, new_page: Any
 ) -> None:
