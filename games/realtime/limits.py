@@ -552,14 +552,22 @@ def client_buckets(browser: str, address: str) -> tuple[Bucket, ...]:
     return (Bucket("browser", browser), by_address) if browser else (by_address,)
 
 
+# Gmail's domains, one mailbox service: it ignores the dots of a name (v.ictim@ is victim@).
+GMAIL_DOMAINS = frozenset({"gmail.com", "googlemail.com"})
+
+
 def confirmation_mail_bucket(address: str) -> Bucket:
     """The mailbox an e-mail address reaches (its key is hashed when it leaves the process): whatever
     its letters' case, and without a ``+tag`` after the name, since victim+1@, victim+2@ …
-    are victim@ at almost every mail service (sub-addressing)."""
+    are victim@ at almost every mail service (sub-addressing); at Gmail without the name's dots
+    either, and googlemail.com as gmail.com, the most common service's other spellings of one box."""
     name, at, domain = address.strip().rpartition("@")
     if not at:
         return Bucket("email", address.strip().casefold())
-    return Bucket("email", f"{name.split('+', 1)[0].casefold()}@{domain.casefold()}")
+    name, domain = name.split("+", 1)[0].casefold(), domain.casefold()
+    if domain in GMAIL_DOMAINS:
+        name, domain = name.replace(".", ""), "gmail.com"
+    return Bucket("email", f"{name}@{domain}")
 
 
 def take_confirmation_mail(address: str, account: str) -> tuple[Slot, ...] | str:

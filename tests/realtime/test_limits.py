@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.core.asgi import get_asgi_application
 from django.test import Client, RequestFactory
 
-from games.realtime.limits import Rate, client_ip, login_ip, scope_ip
+from games.realtime.limits import Rate, client_ip, confirmation_mail_bucket, login_ip, scope_ip
 from games.store.models import Game
 from tests.conftest import ManualClock
 from tests.factories import create_room
@@ -354,3 +354,18 @@ def test_without_redis_answering_pages_are_served_and_still_limited(settings: An
     refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
     assert refused.status_code == 429 and Game.objects.count() == 10
     assert Client().get("/r/guess00000/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["victim@gmail.com", "v.ictim@gmail.com", "vic.tim@gmail.com", "V.I.C.T.I.M+x@Gmail.com", "victim@googlemail.com"],
+)
+def test_every_spelling_gmail_delivers_to_one_mailbox_counts_as_that_mailbox(variant: str) -> None:
+    """Gmail ignores the dots of a name and takes googlemail.com for gmail.com: counted apart, each
+    spelling would get its own confirmation links a day, and a stranger's inbox could be flooded."""
+    assert confirmation_mail_bucket(variant) == confirmation_mail_bucket("victim@gmail.com")
+
+
+def test_the_dots_of_a_name_elsewhere_are_its_own_mailbox() -> None:
+    assert confirmation_mail_bucket("a.b@example.org") != confirmation_mail_bucket("ab@example.org")
+    assert confirmation_mail_bucket("A.B+x@Example.org") == confirmation_mail_bucket("a.b@example.org")
