@@ -308,13 +308,14 @@ class Room(msgspec.Struct, frozen=True):
 
     def ranks(self) -> list[int]:
         """Each seat's place at the end, 1 for the best, as the players' records give it: by total,
-        equal totals sharing a place, and every seat that stayed before every seat that left or
-        that a computer finished for its away player (letting the clock run out twice does not
-        take a losing game off the record). A computer that sat down as one ranks by its total."""
+        equal totals sharing a place, and every seat that stayed before every seat that a computer
+        finished for its away player (letting the clock run out twice does not take a losing game
+        off the record), and those before every seat that left (it is out of the game, as the
+        rules have it). A computer that sat down as one ranks by its total."""
         if self.rules is None:
             return []
         keys = [
-            (not seat.active or self.finished_for(index), -self.rules.totals(index).grand_total)
+            (2 if not seat.active else 1 if self.finished_for(index) else 0, -self.rules.totals(index).grand_total)
             for index, seat in enumerate(self.seats)
         ]
         return [1 + sum(1 for other in keys if other < key) for key in keys]

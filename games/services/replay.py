@@ -320,8 +320,9 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             ending = gettext("%(names)s win with %(points)s points.") % {"names": " & ".join(winners), "points": best}
         else:
             ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
+        stayed = any(seat.active and not room.finished_for(i) for i, seat in enumerate(room.seats))
         for index in range(len(names)):
-            if winners and room.finished_for(index):
+            if winners and stayed and room.finished_for(index):
                 ending += " " + gettext(
                     "%(name)s's seat was finished by a computer: it ranks after the players who stayed."
                 ) % {"name": names[index]}

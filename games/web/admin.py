@@ -317,13 +317,14 @@ def _scorecard(ruleset: Any, state: dict[str, Any], room: Room) -> dict[str, Any
         return None
     columns = ruleset.columns
     winners = set(room.winners())
+    stayed = any(seat.active and not room.finished_for(i) for i, seat in enumerate(room.seats))
     players = [
         {
             "name": seat["name"],
             "winner": seat["seat"] in winners,
             "left": seat["status"] == Player.Status.LEFT,
             "bot": seat["kind"] == Player.Kind.BOT,
-            "finished_for": room.finished_for(seat["seat"]),
+            "finished_for": stayed and room.finished_for(seat["seat"]),  # ranked after those who stayed
         }
         for seat in state["seats"]
     ]

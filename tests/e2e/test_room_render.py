@@ -342,6 +342,12 @@ def test_the_final_order_puts_a_seat_that_left_after_the_winner_as_the_server_ra
     finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "away": True, "kept": True}
     rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.kept])", finished)
     assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
+    # Nobody stayed: Cy left with the best total, and a computer finished Bo's seat for him.
+    finished["seats"][2] = {**finished["seats"][2], "status": "left"}
+    finished["seats"][0] = {**finished["seats"][0], "status": "left"}
+    finished["cards"][2] = {**finished["cards"][2], "total": 250}
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
+    assert rows == [[1, 1], [2, 2], [3, 0]]
 
 
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:

@@ -3,6 +3,7 @@ leaving, the coach's review and the replay treat them as the person's, not the c
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import timedelta
 
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 import bots
 from games import services
+from games.domain.room import BOT, HUMAN
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
 from games.services.replay import replay_steps
@@ -186,3 +188,20 @@ def test_the_table_names_the_winner_the_players_records_name() -> None:
     assert game_state(game)["winners"] == [1]
     last = Move.objects.filter(game=game, kind=Move.Kind.SCORE).order_by("-seq").first()
     assert last is not None and last.payload["game_over"] and last.payload["winners"] == [1]
+
+
+def test_a_player_who_left_is_not_named_the_winner_over_the_seat_still_in_the_game() -> None:
+    """Nobody stayed to the end: P0 left the game late with more points than P1 will have, and P1's
+    turns ran out twice, so a computer finished P1's seat for P1 (the game goes on for an away
+    player when the last person leaves). The rules' winners are the seats still in the game (P1);
+    Room.winners ranks a seat that left and one a computer finished alike, by total, and names P0,
+    who left: the game-over panel, the last move's ``winners`` and the replay say "P0 wins", and
+    the replay adds that P1's seat "ranks after the players who stayed" when nobody stayed."""
+    game = away_seat_outscores_the_player_who_stayed()
+    room = game.room
+    # The same end with the roles of the two seats exchanged: P0 (the higher total) left, P1 away.
+    room = room.with_seat(0, status="left", kind=HUMAN, away=False, away_controller="")
+    room = room.with_seat(1, kind=BOT, away=True, away_controller=room.seats[1].controller or "p1-browser")
+    room = room.with_rules(dataclasses.replace(room.rules, active=(False, True)))
+    assert room.rules.winners() == (1,)  # the seat still in the game
+    assert room.winners() == [1], "the player who left is named the winner"

@@ -462,19 +462,19 @@ export function seatsHtml(view) {
   return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
 }
 
-/** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that left
- * (it cannot win) or that a computer finished for its away player after every seat that stayed,
- * then by total. */
+/** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
+ * computer finished for its away player after every seat that stayed, and a seat that left (it is
+ * out of the game) after those, then by total. */
 export function ranking(state) {
   const left = (seat) => state.seats[seat]?.status !== undefined && state.seats[seat].status !== "active";
   const kept = (seat) => Boolean(state.seats[seat]?.kept) && !left(seat);
+  const behind = (row) => (row.left ? 2 : row.kept ? 1 : 0);
   const rows = state.cards
     .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat), kept: kept(card.seat) }))
-    .sort((a, b) => (a.left || a.kept) - (b.left || b.kept) || b.total - a.total);
+    .sort((a, b) => behind(a) - behind(b) || b.total - a.total);
   let rank = 0;
   return rows.map((row, i) => {
-    const behind = row.left || row.kept;
-    if (i === 0 || row.total !== rows[i - 1].total || behind !== (rows[i - 1].left || rows[i - 1].kept)) rank = i + 1;
+    if (i === 0 || row.total !== rows[i - 1].total || behind(row) !== behind(rows[i - 1])) rank = i + 1;
     return { ...row, rank };
   });
 }
