@@ -101,12 +101,13 @@ class StaffHistory(ModelAdmin):
 
 
 def _game_staff_actions(game: Game) -> list[dict[str, Any]]:
-    """The more time staff gave, from the game's ``extend`` Moves (an outage's give-back is no staff's)."""
+    """The more time staff gave, from the game's ``extend`` Moves (the server's own are no staff's:
+    an outage's give-back, a deadline moved back with the server's clock)."""
     seats = game.room.seats
     actions = []
     for move in game.moves.filter(kind=Move.Kind.EXTEND).order_by("seq"):
         p = move.payload
-        if p.get("outage"):
+        if p.get("outage") or p.get("set_back"):
             continue
         seat = p.get("seat")
         name = seats[seat].name if isinstance(seat, int) and 0 <= seat < len(seats) else "?"

@@ -159,6 +159,25 @@ def test_the_review_words_deadlines_moved_back_with_the_servers_clock(staff_clie
     assert "moved back 1 hour with the server's clock" in row, row
 
 
+@pytest.mark.parametrize("admin_name", ["games_game_history", "games_gameunderway_history"])
+def test_a_deadline_moved_back_with_the_servers_clock_is_no_staff_action_in_the_history(
+    staff_client: Client, admin_name: str
+) -> None:
+    """clock_set_back logs an ``extend`` Move marked ``set_back`` (seconds negative, actor server:clock):
+    no staff member acted, so the History, which lists what staff did, does not show it as staff
+    "?" having "Gave P0 no limit more to move"."""
+    table = own_pace_room(players=1, seconds=DAY)
+    assert services.clock_set_back(code=table.code, step=timedelta(hours=1), since=timezone.now())
+    game = table.game
+    if admin_name == "games_game_history":  # the finished games' list
+        game = play_to_end(table, random.Random(3), rerolls=0)
+    response = staff_client.get(reverse(f"admin:{admin_name}", args=[game.pk]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "more to move" not in page, page[page.find("change-history") :][:800]
+    assert "Staff have not acted" in page
+
+
 def test_the_finished_games_history_keeps_the_staff_extension(staff_client: Client) -> None:
     """docs/admin.md: "the admin's history logs who did it": once the game is over (and has left
     Games under way) its History still says so, and Recent actions' entry leads to its page."""
