@@ -63,6 +63,7 @@ PAUSED = datetime(9999, 1, 1, tzinfo=UTC)
 MAX_ATTEMPTS = 5
 RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
+HELD = timedelta(minutes=1)  # the least a reminder waits for the player's open tabs to close
 PUSH_TIMEOUT = 10  # seconds a push service has to answer
 STOP_SALT = "games.services.notices.stop"
 
@@ -151,6 +152,19 @@ def send_notice(notice_id: int) -> str:
                 notice.save(update_fields=["due_at"])
                 queue(notice)
                 return "not due yet"
+        if at_the_table(notice, game):
+            if notice.kind == Notice.Kind.TURN:
+                # The page itself says whose turn it is (its title, the chime): an e-mail and a
+                # push at every move would be noise.
+                notice.done_at, notice.outcome = now, "dropped: the player has the room open"
+                notice.save(update_fields=["done_at", "outcome"])
+                return notice.outcome
+            # The reminder is the last warning before the turn is played for them: a tab left open
+            # elsewhere (the office computer) puts it off, and it goes once no tab is open.
+            notice.outcome, notice.due_at = "put off: the player has the room open", now + held(game, now)
+            notice.save(update_fields=["outcome", "due_at"])
+            queue(notice)
+            return notice.outcome
         notice.claimed_at = now
         notice.attempts += 1
         notice.save(update_fields=["claimed_at", "attempts"])
@@ -184,11 +198,20 @@ def moved_on(notice: Notice, game: Game) -> str:
         return "dropped: the seat is not its player's now"
     if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is None:
         return "dropped: no clock runs"
-    if any(notice.seat in seats for seats in connected_seats(game)):
-        # The room is open on one of the player's devices: the page itself says whose turn it
-        # is (its title, the chime), and an e-mail and a push at every move would be noise.
-        return "dropped: the player has the room open"
     return ""
+
+
+def at_the_table(notice: Notice, game: Game) -> bool:
+    """Whether the room is open on one of the notice's player's devices."""
+    return any(notice.seat in seats for seats in connected_seats(game))
+
+
+def held(game: Game, now: datetime) -> timedelta:
+    """How long a reminder waits for the player's open tabs to close before it is looked at again:
+    an eighth of the time left to move (so it still comes with most of what was left), at least
+    ``HELD``. A tab open for days is looked at a few dozen times, not once a minute."""
+    left = (game.turn_deadline - now) if game.turn_deadline is not None else timedelta(0)
+    return max(HELD, left / 8)
 
 
 def letter(notice: Notice, game: Game, language: str = "") -> Letter:

@@ -156,6 +156,35 @@ def test_a_player_at_the_table_is_not_e_mailed_nor_pushed_and_is_reminded_once_g
     assert len(mail.outbox) == 1 and len(push.requests) == 1
 
 
+def test_a_reminder_due_while_a_tab_of_the_room_is_open_still_reminds_once_it_is_closed(push: PushService) -> None:
+    """The reminder (a quarter of the time per move left) is the player's last warning before the
+    server plays the turn and, after two, a computer takes the seat. A tab of the room left open on
+    another device (the office computer, a laptop asleep with its socket still pinging) when it
+    falls due puts it off, not away: once that tab is closed the player is reminded before the
+    clock runs out."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    score_first_legal(table)  # seat 1 to move: its turn notice goes (nobody has the room open)
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    assert len(mail.outbox) == 1
+    game = Game.objects.get(code=table.code)
+    presence = Presence.objects.create(
+        game=game, channel_name="ws.seat1", controller=table.controllers[1], seen_at=timezone.now(), origin="x"
+    )
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert notices.send_notice.call(reminder.pk) == "put off: the player has the room open"  # the office tab
+    reminder.refresh_from_db()
+    assert reminder.done_at is None and len(mail.outbox) == 1
+    # Looked at again while a good part of the time is left, not at the deadline.
+    assert timezone.now() < reminder.due_at < timezone.now() + timedelta(hours=1)
+    presence.delete()  # the tab closed
+    outcome = notices.send_notice.call(reminder.pk)
+    assert outcome.startswith("sent"), outcome
+    assert len(mail.outbox) == 2
+
+
 def test_a_spectators_socket_or_another_seats_keeps_no_notice_back(push: PushService) -> None:
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1, push)
