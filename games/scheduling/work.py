@@ -158,24 +158,22 @@ def beat(now: datetime | None = None) -> timedelta | None:
     is the server's own on a single host: one that ran fast stepped by NTP, a virtual machine
     restored): the deadlines set by the clock before move back with it, and that negative gap is
     returned. Otherwise each running turn would be that much longer.
+
+    The gap is measured from the end of the last beat's work: moving many deadlines takes a
+    while, during which the beat holds the heartbeat's row, and that time is no outage.
     """
     limit = outage_after()
+    timed_here = now is None
     with transaction.atomic():
-        mark = (
-            Heartbeat.objects.select_for_update()
-            .filter(name=BEAT)
-            .annotate(clock=Now())
-            .values_list("at", "clock")
-            .first()
-        )
-        if mark is None:
+        last = Heartbeat.objects.select_for_update().filter(name=BEAT).values_list("at", flat=True).first()
+        if last is None:
             Heartbeat.objects.create(name=BEAT, at=now or Now())
             return None
-        last, clock = mark
-        now = now or clock
+        # Read once the row is held: a beat that waited for another's lock is timed when it got it.
+        now = now or _database_now()
         gap = now - last
-        Heartbeat.objects.filter(name=BEAT).update(at=now)
         if -limit <= gap <= limit:
+            Heartbeat.objects.filter(name=BEAT).update(at=now)
             return None
         # Only deadlines after the last beat: those the outage cut short, or those set by the clock
         # before it was set back (one set since, a turn shorter than the step, is earlier). Each
@@ -198,4 +196,11 @@ def beat(now: datetime | None = None) -> timedelta | None:
                 -gap.total_seconds(),
                 count,
             )
+        # The beat's time as its work ends (a ``now`` given stands for a clock that did not move meanwhile).
+        Heartbeat.objects.filter(name=BEAT).update(at=Now() if timed_here else now)
         return gap
+
+
+def _database_now() -> datetime:
+    """The database's clock now (PostgreSQL's statement time, not its transaction's)."""
+    return Heartbeat.objects.filter(name=BEAT).annotate(clock=Now()).values_list("clock", flat=True).get()

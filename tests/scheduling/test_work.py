@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -274,6 +277,70 @@ def test_two_processes_up_all_along_with_clocks_ten_seconds_apart_move_no_deadli
     assert extends(table.code) == 0
     assert table.game.turn_deadline == deadline
     assert abs(Heartbeat.objects.get().at - timezone.now()) < timedelta(seconds=5)
+
+
+def test_the_time_a_beat_spends_giving_time_back_is_no_outage_at_the_next_beat(settings, monkeypatch) -> None:
+    """After an outage a beat gives every running turn its time back, one Move each, holding the
+    heartbeat's row: on a site with many running deadlines that takes longer than
+    SCHEDULER_OUTAGE. Timed from when that beat started, the next beat, right after it, saw the
+    beat's own work as a gap and gave every running turn that much more again, which took as long
+    again: no turn ever ran out. Here one give-back takes 0.3 s against a threshold of 0.2 s."""
+    settings.SCHEDULER_OUTAGE = 0.2
+    settings.SCHEDULER_POLL = 0.05
+    table = timed_room(seconds=30)
+    Heartbeat.objects.create(name=work.BEAT, at=timezone.now() - timedelta(hours=1))  # a real outage
+    real = work.clock_outage
+
+    def slow_outage(**kwargs: Any) -> bool:  # as a thousand rooms' give-backs take
+        time.sleep(0.3)
+        return real(**kwargs)
+
+    monkeypatch.setattr(work, "clock_outage", slow_outage)
+    gap = scheduling.beat()
+    assert gap is not None and gap > timedelta(minutes=59)
+    assert extends(table.code) == 1
+    assert scheduling.beat() is None  # the scheduler's next beat, at once (no sweep, no sleep)
+    assert extends(table.code) == 1, "the previous beat's own work was taken for an outage"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_beat_that_waited_for_anothers_giving_time_back_takes_that_wait_for_no_clock_set_back(
+    settings, monkeypatch
+) -> None:
+    """Two processes beat at once after an outage: one gives the turns their time back, holding the
+    heartbeat's row; the other's beat waits for it. Timed by when its statement started (before the
+    wait), that beat would be earlier than the first one's end, by more than SCHEDULER_OUTAGE: the
+    clock set back, every deadline moved back. It is timed when it gets the row."""
+    settings.SCHEDULER_OUTAGE = 0.2
+    settings.SCHEDULER_POLL = 0.05
+    table = timed_room(seconds=30)
+    Heartbeat.objects.create(name=work.BEAT, at=timezone.now() - timedelta(hours=1))
+    real = work.clock_outage
+    holding = threading.Event()
+
+    def slow_outage(**kwargs: Any) -> bool:
+        holding.set()
+        time.sleep(0.5)
+        return real(**kwargs)
+
+    monkeypatch.setattr(work, "clock_outage", slow_outage)
+    gaps: list[timedelta | None] = []
+
+    def first() -> None:
+        try:
+            gaps.append(scheduling.beat())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert holding.wait(5)
+    second = scheduling.beat()  # waits for the first beat's row
+    thread.join()
+    assert gaps and gaps[0] is not None and gaps[0] > timedelta(minutes=59)
+    assert second is None, f"the wait was taken for a gap of {second}"
+    assert extends(table.code) == 1
 
 
 def test_a_scheduler_that_sweeps_every_ten_seconds_is_not_an_outage(settings) -> None:
