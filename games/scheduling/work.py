@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
-from games.services import clock_expire, clock_outage, clock_set_back, signals
+from games.services import clock_expire, clock_outage, clock_set_back, notices, signals
 from games.services.deadline import bot_to_play, next_due, running
 from games.store import moves
 from games.store.models import Game, Heartbeat
@@ -190,15 +190,40 @@ def beat(now: datetime | None = None) -> timedelta | None:
                 "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
             )
         else:
+            # What else was set for a time by the clock before moves back too: a computer's next step
+            # or a finished game's follow-ups (no deadline runs then) and the notices owed.
+            rooms = _set_back_due(-gap, since=last)
             count = sum(clock_set_back(code=code, step=-gap, since=last) for code in codes)
+            owed = notices.set_back(-gap, since=last)
             log.warning(
-                "the clock was set back %.1f s: %d running turn deadlines moved back with it, keeping the time left",
+                "the clock was set back %.1f s: %d running turn deadlines moved back with it, keeping the time "
+                "left, and %d rooms' next due work and %d notices",
                 -gap.total_seconds(),
                 count,
+                rooms,
+                owed,
             )
         # The beat's time as its work ends (a ``now`` given stands for a clock that did not move meanwhile).
         Heartbeat.objects.filter(name=BEAT).update(at=Now() if timed_here else now)
         return gap
+
+
+def _set_back_due(step: timedelta, since: datetime) -> int:
+    """The rooms due after ``since``, on a clock since set back by ``step``: due that much earlier.
+
+    A room whose deadline moves back too (``clock_set_back``) is given its due time again by it.
+    """
+    later = Game.objects.filter(due_at__gt=since)
+    codes = list(later.values_list("code", flat=True))
+    later.filter(code__in=codes).update(due_at=F("due_at") - step)
+    _forget(codes)  # as ``_update`` does
+    transaction.on_commit(lambda: _forget(codes))
+    return len(codes)
+
+
+def _forget(codes: list[str]) -> None:
+    for code in codes:
+        moves.forget(code)
 
 
 def _database_now() -> datetime:

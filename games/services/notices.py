@@ -187,6 +187,21 @@ def resumed(game: Game) -> None:
         queue(notice)
 
 
+def set_back(step: timedelta, since: datetime) -> int:
+    """The server's clock was set back by ``step``: the notices owed for after ``since`` (on the clock
+    before) move back with it, and are queued again for their new time, since the task queued for
+    the old one would wait the step out (``send_notice`` sends a notice once however often it is
+    queued). In the caller's transaction; returns how many."""
+    owed = Notice.objects.select_for_update().filter(done_at=None, claimed_at=None, due_at__gt=since)
+    count = 0
+    for notice in owed.exclude(due_at=PAUSED):
+        notice.due_at -= step
+        notice.save(update_fields=["due_at"])
+        queue(notice)
+        count += 1
+    return count
+
+
 def moved_on(notice: Notice, game: Game) -> str:
     """Why the notice is not to be sent any more ("" if it is)."""
     if game.status != Game.Status.PLAYING:

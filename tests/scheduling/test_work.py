@@ -22,8 +22,8 @@ from games.scheduling import work
 from games.services import signals
 from games.services.replay import replay_steps
 from games.store import moves
-from games.store.models import Game, Heartbeat, Move
-from tests.factories import open_room, play_to_end, play_turn, timed_room
+from games.store.models import Game, Heartbeat, Move, Notice
+from tests.factories import Table, open_room, own_pace_room, play_to_end, play_turn, score_first_legal, timed_room
 
 pytestmark = pytest.mark.django_db
 
@@ -394,3 +394,60 @@ def test_a_clock_set_back_moves_back_the_deadlines_set_before_it_and_not_one_set
     assert since.game.turn_deadline == fresh and extends(since.code) == 0
     # Nothing to say of it in the replay: the player's time left did not change.
     assert not [step for step in replay_steps(before.game) if step.get("kind") == Move.Kind.EXTEND]
+
+
+def test_a_clock_set_back_does_not_hold_a_computer_players_next_step_for_the_step(settings) -> None:
+    """A computer's next step is due BOT_DELAY after the move before it (``Game.due_at``), set by the
+    clock before it was set back, and no turn deadline runs while a computer plays: it moves back
+    with the clock too, or the computer sits for the whole step (an hour here)."""
+    settings.SCHEDULER_OUTAGE = 5
+    settings.BOT_DELAY = 0.8
+    host = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host).game.code
+    services.game_add_bot(code=code, controller=host, level="casual", expected_version=None, action_id="b")
+    services.game_start(code=code, controller=host, expected_version=None, action_id="s")
+    play_turn(Table(code=code, controllers=[host]), random.Random(1), rerolls=0)
+    game = Game.objects.get(code=code)
+    assert game.turn_deadline is None and game.due_at is not None  # the computer plays next
+    start = timezone.now()
+    # Set by the clock an hour fast, as the last beat was.
+    Game.objects.filter(code=code).update(due_at=game.due_at + timedelta(hours=1))
+    assert scheduling.beat(start + timedelta(hours=1)) is None
+    assert scheduling.beat(start + timedelta(seconds=1)) is not None  # the clock set back an hour
+    due = Game.objects.get(code=code).due_at
+    assert due - timezone.now() < timedelta(seconds=10), f"the computer waits {due - timezone.now()}"
+
+
+def test_a_clock_set_back_moves_back_the_reminders_and_the_follow_up_leases_set_before_it(settings) -> None:
+    """A reminder is owed for a quarter of the time per move before the deadline, and a finished
+    game's follow-ups are leased for FOLLOWUPS_LEASE, both by the clock before it was set back: the
+    reminder would come an hour late (after the deadline, moved back) and the follow-ups an hour
+    after the game. Both move back with the deadlines; one set since, on the clock as it is, stays."""
+    from django_tasks_db.models import DBTaskResult
+
+    settings.SCHEDULER_OUTAGE = 5
+    table = own_pace_room(seconds=86_400)
+    score_first_legal(table)  # seat 1 to move: its reminder is owed for 18 hours from now
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    finished = timed_room(seconds=30)
+    start = timezone.now()
+    lease = start + work.FOLLOWUPS_LEASE
+    # Set by the clock an hour fast, as the last beat was.
+    hour = timedelta(hours=1)
+    Game.objects.filter(code=finished.code).update(followups_owed=True, due_at=lease + hour)
+    Game.objects.filter(code=table.code).update(
+        turn_deadline=F("turn_deadline") + hour, due_at=F("due_at") + hour, version=F("version") + 1
+    )
+    Notice.objects.filter(pk=reminder.pk).update(due_at=reminder.due_at + hour)
+    done = Notice.objects.filter(seat=1, kind=Notice.Kind.TURN).get()
+    assert done.due_at < start + hour  # owed before the last beat: stays
+    assert scheduling.beat(start + hour) is None
+    assert scheduling.beat(start + timedelta(seconds=1)) == -timedelta(hours=1, seconds=-1)
+    step = timedelta(hours=1, seconds=-1)
+    assert Game.objects.get(code=finished.code).due_at == lease + hour - step
+    moved = Notice.objects.get(pk=reminder.pk)
+    assert moved.due_at == reminder.due_at + hour - step and moved.done_at is None
+    assert Notice.objects.get(pk=done.pk).due_at == done.due_at
+    # Queued again for its new time: the task queued before waits the hour out.
+    assert DBTaskResult.objects.filter(run_after=moved.due_at).count() == 1
+    assert moved.due_at == table.game.turn_deadline - timedelta(hours=6)
