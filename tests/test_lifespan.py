@@ -121,3 +121,42 @@ def test_without_lifespan_events_a_start_that_failed_is_tried_again_at_the_next_
     assert serve(site, ["http"])[0][0]["status"] == 200
     serve(site, ["http"])
     assert tries == [1, 1]
+
+
+def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_start_to_finish(monkeypatch) -> None:
+    """Daphne cancels an application instance whose client went away more than
+    application_close_timeout before it finished: a first request that waited on a slow database
+    (processes.enter) and whose client gave up. Its CancelledError is no Exception: the start was
+    left neither made nor to be made again, every later connection took the process for started,
+    and its scheduler never ran (no sweep, no outage check, stored deadlines never applied)."""
+    starts: list[str] = []
+
+    async def startup() -> None:
+        starts.append("tried")
+        await asyncio.sleep(0.3)  # the database slow to answer
+        starts.append("started")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200})
+
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        first = asyncio.ensure_future(site({"type": "http"}, receive, send))
+        await asyncio.sleep(0.05)
+        first.cancel()  # Daphne's application_checker: the client left long ago
+        await asyncio.gather(first, return_exceptions=True)
+        await site({"type": "http"}, receive, send)  # the next request
+
+    asyncio.run(scenario())
+    assert starts[-1] == "started" and starts.count("started") == 1, starts
+    assert sent == [{"type": "http.response.start", "status": 200}]

@@ -56,7 +56,7 @@ class Lifespan:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        if self.start_at_first_connection and (self._started is None or not self._started.done()):
+        if self.start_at_first_connection:
             await self._start_here()
         if self.refusal:
             await _refuse(scope, receive, send)
@@ -87,11 +87,18 @@ class Lifespan:
                 return
 
     async def _start_here(self) -> None:
-        """No lifespan events: the start, made once, by the first connection (the others wait for it)."""
-        if self._started is not None:
-            await asyncio.shield(self._started)
-            return
-        self._started = started = asyncio.get_running_loop().create_future()
+        """No lifespan events: the start, made once, by the first connection (the others wait for it).
+
+        It runs in a task of its own: a connection cancelled meanwhile (Daphne cancels one whose
+        client left long ago) leaves it to finish, not the process unstarted.
+        """
+        if self._started is None:
+            self._started = asyncio.ensure_future(self._start())
+        started = self._started
+        if not started.done():
+            await asyncio.shield(started)
+
+    async def _start(self) -> None:
         try:
             await startup()
         except Refused as error:
@@ -101,8 +108,6 @@ class Lifespan:
             # The database away, say: this connection is served as it can be, and the next one tries again.
             log.exception("could not start serving: trying again at the next connection")
             self._started = None
-        finally:
-            started.set_result(None)
 
 
 async def _refuse(scope: Scope, receive: Any, send: Any) -> None:
