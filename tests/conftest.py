@@ -68,8 +68,10 @@ settings.WHITENOISE_AUTOREFRESH = True
 settings.FOLLOWUPS_INLINE = True
 # The test process is no server: a connection made in it (Channels' communicators, on event loops
 # that end with each test) does not start the process's scheduler as a first connection under
-# Daphne does (yahtzee/lifespan.py); the servers it starts do.
+# Daphne does (yahtzee/lifespan.py), nor leave the serving processes at its exit, when its test
+# database is gone; the servers it starts do.
 Lifespan.start_at_first_connection = False
+Lifespan.leave_at_exit = False
 # The test process hashes passwords with a fast hasher (Django's own advice for tests): with the
 # default PBKDF2, every create_user and login in the admin and lockout tests was about a
 # second of CPU here. The servers the tests start keep the real hashers.

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import subprocess
 import sys
 import time
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from games.services import processes
 from tests.live import ROOT, ServerProcess, migrate_sqlite, server_env
 from tests.scheduling.test_command import MAKE_TIMED_ROOM, moves
 from yahtzee import lifespan
@@ -160,3 +164,63 @@ def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_sta
     asyncio.run(scenario())
     assert starts[-1] == "started" and starts.count("started") == 1, starts
     assert sent == [{"type": "http.response.start", "status": 200}]
+
+
+def test_without_lifespan_events_a_refusal_is_not_for_the_life_of_the_process(monkeypatch) -> None:
+    """Under uvicorn a refused start ends the process (lifespan.startup.failed) and its supervisor
+    starts it again, which serves once the other process is gone. Under Daphne the refusal made at
+    the first connection was kept for good: the process stayed up answering 503 to everything, so no
+    supervisor restarted it, long after the row that caused it aged out (processes.LIVE)."""
+    monkeypatch.setattr(processes, "LIVE", timedelta(milliseconds=10))
+    refuse = [True]
+
+    async def startup() -> None:
+        if refuse[0]:
+            raise lifespan.Refused("refusing to serve: several processes serve this database with the in-memory layer")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200})
+
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        await site({"type": "http"}, receive, send)
+        assert sent[0]["status"] == 503
+        refuse[0] = False  # the other process's row is gone (or aged out)
+        await asyncio.sleep(0.5)
+        sent.clear()
+        await site({"type": "http"}, receive, send)
+
+    asyncio.run(scenario())
+    assert sent[0]["status"] == 200, sent
+
+
+def serving_rows(env: dict[str, str]) -> int:
+    with contextlib.closing(sqlite3.connect(Path(env["DATA_DIR"]) / "yahtzee.sqlite3")) as db:
+        return int(db.execute("SELECT COUNT(*) FROM games_servingprocess").fetchone()[0])
+
+
+def test_under_daphne_a_process_that_stops_says_it_stops_serving(tmp_path: Path) -> None:
+    """Daphne sends no lifespan.shutdown, so processes.leave never ran: a worker redeployed in a new
+    container (another host name) within processes.LIVE of the old one's last beat found its row, on
+    the embedded in-memory layer took it for a second process, and refused to serve."""
+    env = server_env(DATA_DIR=str(tmp_path), SECRET_KEY=f"leave-{uuid.uuid4().hex}", BOT_TABLES_AT_START="0")
+    for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
+        env.pop(name, None)
+    migrate_sqlite(env)
+    site = ServerProcess(env, log_dir=tmp_path, server="daphne").start()  # its first connection starts it
+    try:
+        assert serving_rows(env) == 1
+    finally:
+        site.stop()
+    assert site.proc is not None and site.proc.returncode is not None
+    assert serving_rows(env) == 0, site.log()

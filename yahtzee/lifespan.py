@@ -10,13 +10,18 @@ scope, so it is answered here.
 Daphne (and ``manage.py runserver``, which is Daphne) sends no lifespan events: there the
 same start is made at the process's first connection, before it is served, and a refusal
 answers every request with 503. Without it such a process swept no rooms: a deadline stored
-before it started, or passed while it had no timer for the room, was never applied.
+before it started, or passed while it had no timer for the room, was never applied. No
+supervisor restarts a process that stays up answering 503, so a refusal is reconsidered
+once the rows that caused it may have aged out (``processes.LIVE``); and since no lifespan
+shutdown comes either, the process says it stops serving at its exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
+import time
 from typing import Any
 
 from games import scheduling
@@ -46,11 +51,16 @@ class Lifespan:
     # docstring). The test process turns it off: it is no server, and its in-process
     # connections run on event loops that end with each test.
     start_at_first_connection = True
+    # A process started by a connection deletes its row at exit (no lifespan shutdown will). The test
+    # process turns it off: at its exit its test database is gone.
+    leave_at_exit = True
 
     def __init__(self, app: Any) -> None:
         self.app = app
         self._started: asyncio.Future[None] | None = None  # the start, by the lifespan or a first connection
         self.refusal = ""
+        self._refused_at = 0.0  # time.monotonic() of the refusal
+        self._leaves_at_exit = False
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -92,6 +102,10 @@ class Lifespan:
         It runs in a task of its own: a connection cancelled meanwhile (Daphne cancels one whose
         client left long ago) leaves it to finish, not the process unstarted.
         """
+        if self.refusal and time.monotonic() - self._refused_at >= processes.LIVE.total_seconds():
+            # The process whose row made it refuse may be gone (a predecessor that never said it
+            # stopped): asked again, as a supervisor restarting a refused uvicorn worker would.
+            self._started, self.refusal = None, ""
         if self._started is None:
             self._started = asyncio.ensure_future(self._start())
         started = self._started
@@ -99,15 +113,27 @@ class Lifespan:
             await asyncio.shield(started)
 
     async def _start(self) -> None:
+        if self.leave_at_exit and not self._leaves_at_exit:
+            self._leaves_at_exit = True
+            atexit.register(leave)
         try:
             await startup()
         except Refused as error:
-            log.error("%s", error)
-            self.refusal = str(error)
+            log.error("%s (asked again at a connection %.0f s from now)", error, processes.LIVE.total_seconds())
+            self.refusal, self._refused_at = str(error), time.monotonic()
         except Exception:
             # The database away, say: this connection is served as it can be, and the next one tries again.
             log.exception("could not start serving: trying again at the next connection")
             self._started = None
+
+
+def leave() -> None:
+    """At the exit of a process started by a connection: its row deleted, so that a process started
+    within ``processes.LIVE`` (a redeployed worker) does not take it for one still serving."""
+    try:
+        processes.leave(ORIGIN)
+    except Exception:
+        log.exception("could not say this process stops serving")
 
 
 async def _refuse(scope: Scope, receive: Any, send: Any) -> None:
