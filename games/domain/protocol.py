@@ -128,7 +128,12 @@ class Chat(Incoming, tag="chat"):
     service: ClassVar[str] = "chat_post"
 
     def arguments(self) -> dict[str, Any]:
-        return {"text": self.text} | ({} if self.seat is UNSET else {"seat": self.seat})
+        arguments: dict[str, Any] = {"text": self.text}
+        if self.seat is not UNSET:
+            arguments["seat"] = self.seat
+        if self.id is not UNSET:
+            arguments["frame_id"] = self.id
+        return arguments
 
 
 class React(Incoming, tag="react"):

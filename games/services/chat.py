@@ -64,8 +64,14 @@ def _silenced(game: Game, controller: str) -> bool:
     return isinstance(muted, dict) and bool(muted.get("muted"))
 
 
-def chat_post(*, code: str, controller: str, text: str, seat: int | None = None) -> dict[str, Any]:
-    """Store a chat message and send it to the room; the message as the room sees it. One short transaction."""
+def chat_post(
+    *, code: str, controller: str, text: str, seat: int | None = None, frame_id: str | None = None
+) -> dict[str, Any]:
+    """Store a chat message and send it to the room; the message as the room sees it. One short transaction.
+
+    ``frame_id``: the posting frame's id, echoed in the room's frame: the sender's page knows its
+    message by it, whatever the cleaning changed in the text and whichever of its sockets hears it.
+    """
     text = clean_message(text)
     game = Game.objects.get(code=code)
     speaker = _seat_for(game, controller, seat)
@@ -86,7 +92,8 @@ def chat_post(*, code: str, controller: str, text: str, seat: int | None = None)
         )
         shown = chat_message(message)
         audience = chat_audience(game)
-        transaction.on_commit(lambda: events.tell(game.code, {"type": "chat", "message": shown}, audience))
+        frame: dict[str, Any] = {"type": "chat", "message": shown} | ({"id": frame_id} if frame_id else {})
+        transaction.on_commit(lambda: events.tell(game.code, frame, audience))
     return shown
 
 

@@ -31,7 +31,7 @@ const ui = {
   justScored: null, // {seat, box, column}: highlighted for a moment for everyone
   focusDice: false, // after Start or a score: put the keyboard on the dice once the answer is drawn
   chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this browser's choice, in each of its tabs
-  lastChat: "", // the message just sent, put back in the field if the server refuses it
+  sentChat: null, // {id, text}: the message just sent and not seen arrive, put back in the field if refused
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
   ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
@@ -82,12 +82,12 @@ const client = new RoomClient({
         ui.desiredHeld = null;
         ui.focusDice = false;
       }
-      if (frame.id?.startsWith("chat-")) {
+      if (ui.sentChat && frame.id === ui.sentChat.id) {
         if (!$("chat-text").value) {
-          $("chat-text").value = ui.lastChat;
+          $("chat-text").value = ui.sentChat.text;
           countChat();
         }
-        ui.lastChat = ""; // refused: not on its way any more
+        ui.sentChat = null; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
       else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame));
@@ -218,22 +218,22 @@ function event(frame) {
       const seen = new Set(chat.ids);
       chat.replace(frame.messages);
       // The message kept in the field when the connection dropped had arrived after all.
-      if (frame.messages.some((m) => !seen.has(m.id) && ownChat(m))) {
-        if ($("chat-text").value === ui.lastChat) $("chat-text").value = "";
-        ui.lastChat = "";
-        countChat();
-      }
+      if (frame.messages.some((m) => !seen.has(m.id) && ownChat(m))) chatArrived();
       drawChat(v);
       break;
     }
-    case "chat":
+    case "chat": {
+      // Known by its frame's id: the server may have cleaned its text, and it may come on a
+      // socket opened after the one that sent it.
+      const mine = Boolean(ui.sentChat) && frame.id === ui.sentChat.id;
+      if (mine) chatArrived();
       if (chat.add(frame.message)) {
-        if (ownChat(frame.message)) chat.toEnd(); // what this page just said is shown, wherever its reader was
-        if (frame.message.text === ui.lastChat) ui.lastChat = "";
+        if (mine) chat.toEnd(); // what this page just said is shown, wherever its reader was
         if (!ui.chatHidden) chat.unread = 0;
         drawChat(v);
       }
       break;
+    }
     case "chat_hidden":
       if (frame.hidden) chat.hide(frame.message);
       else if (frame.shown) chat.add(frame.shown, false);
@@ -445,29 +445,38 @@ function sendChat(event) {
   const frame = { type: "chat", text };
   const seat = $("chat-seat");
   if (!seat.hidden && seat.value !== "") frame.seat = Number(seat.value);
-  if (!client.sendSocial(frame)) {
+  const id = client.sendSocial(frame);
+  if (!id) {
     toast(gettext("Reconnecting: the chat is back when the connection is."), "info");
     return;
   }
-  ui.lastChat = text;
+  ui.sentChat = { id, text };
   input.value = "";
   countChat();
 }
 
-/** Whether ``message`` is the one this page sent last and has not seen arrive. */
+/** Whether a message of the chat history is the one this page sent last and has not seen arrive. */
 function ownChat(message) {
-  if (!ui.lastChat || message.text !== ui.lastChat) return false;
+  if (!ui.sentChat || message.text !== ui.sentChat.text) return false;
   return message.seat === null ? !client.mine.length : client.mine.includes(message.seat);
+}
+
+// The message sent last arrived: it is no longer on its way, and if a dropped connection put it
+// back in the field, it leaves it (Enter would send it twice).
+function chatArrived() {
+  if ($("chat-text").value === ui.sentChat.text) $("chat-text").value = "";
+  ui.sentChat = null;
+  countChat();
 }
 
 // The connection dropped before the message sent last came back: it may never have reached the
 // server (a socket that died without closing takes whatever is sent into it). It goes back in
 // the field, to be sent again once the connection is back; the chat history then says whether
-// it had arrived.
+// it had arrived, or its frame says so when it arrives later.
 function keepUnsentChat() {
   const input = $("chat-text");
-  if (!ui.lastChat || input.value) return;
-  input.value = ui.lastChat;
+  if (!ui.sentChat || input.value) return;
+  input.value = ui.sentChat.text;
   countChat();
 }
 

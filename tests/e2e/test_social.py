@@ -114,6 +114,69 @@ def test_a_chat_message_sent_into_a_dead_connection_stays_in_the_field(live_site
     assert ann.errors == []
 
 
+def test_a_message_arriving_after_the_reconnect_leaves_the_field(live_site: LiveSite, new_page: Any) -> None:
+    """Ann's line was on its way on a slow connection when the page gave the socket up and put it back
+    in her field. It reaches the server just after the new socket read the history, and the room's
+    live `chat` frame brings it to the new socket: it is shown, and the field is emptied (Enter
+    would send it twice)."""
+    ann = new_page()
+    ann.clock.install()
+    held: list[Any] = []
+    sockets: list[Any] = []
+    slow = {"on": False}
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        sockets.append(server)
+
+        def up(message: Any) -> None:
+            if slow["on"] and len(sockets) == 1:
+                held.append(message)  # on its way, slowly
+            else:
+                server.send(message)
+
+        ws.on_message(up)
+        server.on_message(lambda message: (slow["on"] and len(sockets) == 1) or ws.send(message))
+
+    ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+    create_room(ann, live_site, "Ann")
+    slow["on"] = True
+    ann.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # shown again: a ping must come back in 5 s
+    say(ann, "on my way")
+    ann.clock.fast_forward(6_000)
+    ann.wait_for_selector("#conn[data-state=reconnecting], #conn[data-state=connecting]")
+    assert ann.input_value("#chat-text") == "on my way"
+    ann.clock.run_for(1_000)
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.clock.run_for(500)
+    assert len(sockets) == 2 and ann.locator("#chat-list li").count() == 0
+    # The old connection's frame reaches the server now (sent here through the new one: the same words).
+    sockets[1].send(next(m for m in held if '"chat"' in m))
+    ann.wait_for_selector("#chat-list li >> text=on my way")
+    assert ann.input_value("#chat-text") == ""
+
+
+def test_a_message_the_server_cleaned_is_not_put_back_in_the_field_at_the_next_reconnect(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann pastes a line with directional isolates around a name (U+2068, U+2069): the server stores
+    it without them, so its echo is not the text she sent. The page still knows it arrived (by its
+    frame's id), and the next reconnect does not put it back in her field."""
+    ann = new_page()
+    ann.add_init_script(KEEP_SOCKETS)
+    create_room(ann, live_site, "Ann")
+    say(ann, "\u2068Bob\u2069 good luck")
+    ann.wait_for_selector("#chat-list li >> text=good luck")
+    assert ann.input_value("#chat-text") == ""
+    # Later, the connection drops (a network change, the server restarting) and comes back.
+    ann.evaluate("window.__sockets.at(-1).close()")
+    ann.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_timeout(500)  # the chat history drawn
+    assert ann.locator("#chat-list li").count() == 1
+    assert ann.input_value("#chat-text") == ""
+
+
 FILL_CHAT = """
 from games.store.models import ChatMessage, Game, Player
 code, n = args

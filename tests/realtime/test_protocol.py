@@ -93,7 +93,11 @@ EVERY_FRAME: list[tuple[dict[str, Any], type[protocol.Incoming], dict[str, Any]]
         protocol.Unmute,
         {"expected_version": 13, "action_id": "c-21", "seat": 1},
     ),
-    ({"type": "chat", "text": "good luck!", "id": "chat-14", "version": 9}, protocol.Chat, {"text": "good luck!"}),
+    (
+        {"type": "chat", "text": "good luck!", "id": "chat-14", "version": 9},
+        protocol.Chat,
+        {"text": "good luck!", "frame_id": "chat-14"},
+    ),
     ({"type": "chat", "text": "my turn", "seat": 2}, protocol.Chat, {"text": "my turn", "seat": 2}),
     ({"type": "react", "reaction": "👏", "id": "r-16", "version": 9}, protocol.React, {"reaction": "👏"}),
     ({"type": "react", "reaction": "👏", "seat": 0}, protocol.React, {"reaction": "👏", "seat": 0}),
@@ -238,7 +242,7 @@ def test_fields_a_frame_does_not_declare_are_ignored_whatever_they_hold() -> Non
     frame = protocol.decode(
         json.dumps({"type": "chat", "text": "hi", "version": "not a number", "id": "c", "held": [9], "x": {"y": []}})
     )
-    assert frame.arguments() == {"text": "hi"}
+    assert frame.arguments() == {"text": "hi", "frame_id": "c"}
 
 
 def test_a_form_posts_strings_and_gets_the_same_frame_and_the_same_refusals() -> None:

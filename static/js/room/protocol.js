@@ -222,11 +222,13 @@ export class RoomClient {
     }
   }
 
-  /** Chat, react, back: sent at once, not queued; its own id keeps its errors apart. */
+  /** Chat, react, back: sent at once, not queued; its own id keeps its errors apart. The id, or
+   * null when not connected (a chat message's frame echoes it). */
   sendSocial(frame) {
-    if (!this.connected) return false;
-    this.send({ ...frame, id: `${frame.type}-${this.pageId}-${++this.counter}` });
-    return true;
+    if (!this.connected) return null;
+    const id = `${frame.type}-${this.pageId}-${++this.counter}`;
+    this.send({ ...frame, id });
+    return id;
   }
 
   askHint() {

@@ -69,6 +69,7 @@ async def test_a_message_reaches_everyone_as_plain_text_markup_and_all() -> None
         message = frame["message"]
         assert message["text"] == text.strip()  # as typed, trimmed: the page shows it with textContent
         assert message["name"] == "P0" and message["seat"] == 0 and isinstance(message["id"], int)
+        assert frame["id"] == "c1"  # the posting frame's: its page knows its own message by it
     _, _, texts = await stored(code)
     assert texts == [text.strip()]
     await close(p0, p1)
@@ -104,7 +105,8 @@ async def test_a_message_over_300_characters_is_refused_whole_never_cut(text: st
 async def test_three_hundred_characters_are_fine_counted_as_characters(text: str) -> None:
     code, (p0, p1) = await seated()
     await p0.send_json_to({"type": "chat", "text": text})
-    assert (await frames_until(p1, "chat"))[-1]["message"]["text"] == text.strip()
+    frame = (await frames_until(p1, "chat"))[-1]
+    assert frame["message"]["text"] == text.strip() and "id" not in frame
     await close(p0, p1)
 
 
