@@ -765,7 +765,9 @@ function drawChat(v) {
       reactions.append(button);
     }
   }
+  const shown = $("chat-body").hidden && !ui.chatHidden;
   $("chat-body").hidden = ui.chatHidden;
+  if (shown) chat.shown();
   $("chat-toggle").textContent = ui.chatHidden ? gettext("Show chat") : gettext("Hide chat");
   $("chat-toggle").setAttribute("aria-expanded", String(!ui.chatHidden));
   $("chat-unread").textContent = ui.chatHidden && chat.unread ? fmt(gettext("(%(n)s new)"), { n: chat.unread }) : "";

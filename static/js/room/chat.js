@@ -34,6 +34,13 @@ export class ChatPanel {
     this.list.scrollTop = this.list.scrollHeight;
   }
 
+  /** The list is shown again. Hidden, it had no size to keep a place in (nor to tell whether its
+   * reader was at the end): it opens at the last message, as the unread count promised, and
+   * follows the new ones from there. */
+  shown() {
+    this.toEnd();
+  }
+
   /** Add one message (once, whatever the resends); true if it was new. */
   add(message, live = true) {
     if (this.ids.has(message.id)) return false;
