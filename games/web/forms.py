@@ -142,12 +142,19 @@ class CreateRoomForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        # What the chosen way of playing does not use is not read: home.js leaves it out of the
+        # post, and a page without script sends it hidden.
+        for name in self.unused():
+            self.errors.pop(name, None)
+            data.pop(name, None)
         if data.get("mode") == "online" and not data.get("name"):
             self.add_error("name", _("Please enter your name: the other players will see it."))
         data["pace"] = data.get("pace") or "live"
-        if data["pace"] == "own":
-            if data.get("mode") == "local":
-                self.add_error(None, _("A game played on one device is live: everyone is at the table."))
+        # Without script the pace shows beside "Play on this device": that pair is refused, not
+        # made live behind its chooser's back (home.js leaves the pace out of a game on one device).
+        if data["pace"] == "own" and data.get("mode") == "local":
+            self.add_error(None, _("A game played on one device is live: everyone is at the table."))
+        elif data["pace"] == "own":
             if data.get("move_time") is None and "move_time" not in self.errors:
                 self.add_error("move_time", _("Choose a time per move: how long each player may take."))
             data["turn_timer"] = data.get("move_time") or 0
@@ -172,18 +179,22 @@ class CreateRoomForm(forms.Form):
     def player_fields(self) -> list[forms.BoundField]:
         return [self[f"player_{i}"] for i in range(1, MAX_LOCAL_PLAYERS + 1)]
 
-    def out_of_sight(self) -> set[str]:
-        """The fields the page hides for the way of playing chosen, as home.js does: the other
-        mode's, the other pace's, pass-and-play names past the number of people, the seed."""
+    def unused(self) -> set[str]:
+        """The fields the way of playing chosen does not use, which home.js hides: the other mode's,
+        the other pace's, pass-and-play names past the number of people. (A game on one device
+        reads the pace only to refuse "own".)"""
         if self.data.get("mode") == "local":
             people = self.cleaned_data.get("players") or 1
-            return {"client_seed", "name", "pace", "move_time"} | {
-                f"player_{i}" for i in range(people + 1, MAX_LOCAL_PLAYERS + 1)
-            }
+            return {"name", "move_time"} | {f"player_{i}" for i in range(people + 1, MAX_LOCAL_PLAYERS + 1)}
         own = self.data.get("pace") == "own"
-        return {"client_seed", "players", "bots", "level", "turn_timer" if own else "move_time"} | {
+        return {"players", "bots", "level", "turn_timer" if own else "move_time"} | {
             f"player_{i}" for i in range(1, MAX_LOCAL_PLAYERS + 1)
         }
+
+    def out_of_sight(self) -> set[str]:
+        """The fields the page hides for the way of playing chosen: those it does not use, the
+        pace of a game on one device, and the seed."""
+        return self.unused() | {"client_seed"} | ({"pace"} if self.data.get("mode") == "local" else set())
 
     def said_above(self) -> list[str]:
         """What the page says above the form: the errors of no field, and those of the fields out

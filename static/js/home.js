@@ -43,21 +43,26 @@ function checkSeats(isLocal) {
   total.classList.toggle("error", !!problem);
 }
 
+// A part hidden is left out of the post too (its fields disabled): what was typed or picked there
+// before another choice hid it is not the game's, and must not get the form refused.
+function showPart(part, shown) {
+  part.hidden = !shown;
+  part.querySelectorAll("input, select, textarea").forEach((field) => { field.disabled = !shown; });
+}
+
 function update() {
   const mode = form.querySelector('input[name="mode"]:checked')?.value ?? "online";
   const isLocal = mode === "local";
-  online.hidden = isLocal;
-  local.hidden = !isLocal;
+  showPart(online, !isLocal);
+  showPart(local, isLocal);
   // A game on one device is live; online, the pace shows the timer or the time per move.
   const ownPace = !isLocal && form.querySelector('input[name="pace"]:checked')?.value === "own";
-  paces.hidden = isLocal;
-  form.querySelectorAll(".pace-live").forEach((el) => { el.hidden = ownPace; });
-  form.querySelectorAll(".pace-own").forEach((el) => { el.hidden = !ownPace; });
+  showPart(paces, !isLocal);
+  form.querySelectorAll(".pace-live").forEach((el) => showPart(el, !ownPace));
+  form.querySelectorAll(".pace-own").forEach((el) => showPart(el, ownPace));
   document.getElementById("id_name").required = !isLocal;
   const n = Number(count.value) || 1;
-  local.querySelectorAll(".player-field").forEach((field, i) => {
-    field.hidden = i >= n;
-  });
+  if (isLocal) local.querySelectorAll(".player-field").forEach((field, i) => showPart(field, i < n));
   submit.textContent = isLocal ? gettext("Start game") : gettext("Create room");
   checkSeats(isLocal);
 }

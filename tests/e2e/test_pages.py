@@ -35,6 +35,35 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     assert page.errors == []
 
 
+def test_a_choice_the_home_form_hid_does_not_refuse_it(live_site: LiveSite, new_page: Any) -> None:
+    """Ann looks at "At your own pace" online, then plays on this device: the pace is hidden, and
+    is not sent ("A game played on one device is live"). Ben types a long second name for a game
+    on this device, then makes an online room: the names are hidden, and not sent ("Player 2:
+    at most 24 characters")."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.check("input[name=pace][value=own]")
+    page.check("input[name=mode][value=local]")
+    assert page.locator("#paces").is_hidden()
+    page.fill("#id_players", "2")
+    page.click("#create-btn")
+    page.wait_for_load_state()
+    assert page.locator("#form-errors").count() == 0, page.inner_text("#form-errors")
+    page.wait_for_selector("#roll")
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "2")
+    page.fill("#id_player_2", "Bartholomew the Magnificent")  # 27 letters: the field takes more than a name keeps
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", "Ben")
+    page.click("#create-btn")
+    page.wait_for_load_state()
+    assert page.locator("#form-errors").count() == 0, page.inner_text("#form-errors")
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.errors == []
+
+
 def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_violations(
     live_site: LiveSite, new_page: Any
 ) -> None:

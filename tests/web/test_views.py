@@ -139,24 +139,45 @@ def test_a_create_form_refused_for_any_field_says_why(extra: dict[str, str], sho
 
 
 @pytest.mark.parametrize(
-    ("extra", "shown"),
+    "extra",
     [
-        ({"level": "expert"}, "Choose one of the computer levels offered."),
-        ({"mode": "local", "pace": "own", "move_time": "86400"}, "A game played on one device is live"),
-        ({"mode": "local", "players": "2", "name": "x" * 25}, "at most 24 characters"),
-        ({"pace": "live", "move_time": "soon"}, "Choose a time per move from the list."),
+        {"level": "expert"},
+        {"players": "2", "player_2": "x" * 27},
+        {"pace": "live", "move_time": "soon"},
+        {"pace": "own", "move_time": "86400", "turn_timer": "45"},
+        {"mode": "local", "players": "2", "name": "x" * 25},
+        {"mode": "local", "players": "2", "player_3": "x" * 27},
     ],
-    ids=["level-online", "own-pace-local", "name-local", "move-time-live"],
+    ids=[
+        "level-online",
+        "names-online",
+        "move-time-live",
+        "timer-own",
+        "name-local",
+        "name-past-the-people",
+    ],
 )
-def test_a_refusal_of_a_field_the_chosen_way_of_playing_hides_is_said_above_the_form(
-    extra: dict[str, str], shown: str
-) -> None:
-    """home.js hides the fields the chosen mode and pace do not use: what is wrong with one is said
-    where the page shows it, above the form."""
+def test_a_field_the_chosen_way_of_playing_does_not_use_never_refuses_the_form(extra: dict[str, str]) -> None:
+    """home.js hides them and leaves them out of the post; a page without script sends them hidden."""
     response = Client().post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online", **extra})
+    assert response.status_code == 302, re.findall(r'role="alert"[^>]*>([^<]+)<', response.content.decode())
+    game = Game.objects.get()
+    assert game.local == (extra.get("mode") == "local")
+    assert game.pace == extra.get("pace", "live")
+    if game.local:
+        assert [s["name"] for s in game.snapshot["seats"]] == ["Player 1", "Player 2"]
+    else:
+        assert [s["name"] for s in game.snapshot["seats"]] == ["Ada"]
+
+
+def test_a_game_on_one_device_at_your_own_pace_is_refused_above_the_form() -> None:
+    """Without script the pace shows beside "Play on this device" (home.js hides it and leaves it
+    out of the post): the pair is refused with its reason, above the form where script hides the pace."""
+    data = {"ruleset": "official", "mode": "local", "pace": "own", "move_time": "86400"}
+    response = Client().post("/rooms/new", data)
     assert response.status_code == 400
     top = re.search(r'<div class="error" id="form-errors" role="alert">([^<]+)<', response.content.decode())
-    assert top and shown in top.group(1)
+    assert top and "A game played on one device is live" in top.group(1)
     assert not Game.objects.exists()
 
 
