@@ -362,7 +362,7 @@ result = table.code
 def test_the_replay_shows_a_seat_that_left_as_gone_as_the_table_did(live_site: LiveSite, new_page: Any) -> None:
     """At the table a seat that left is struck through on the card (``th.seat-head.gone``) for the
     rest of the game; so it is on the replay, from the step it leaves, where it is not the seat to
-    play (▶, "(to play)")."""
+    play (▶, "(to play)"). Struck through, it still reads at WCAG AA's contrast, light and dark."""
     code = live_site.run(LEFT_GAME)
     page = new_page(1280, 800)
     page.goto(f"{live_site.url}/r/{code}/replay")
@@ -383,3 +383,11 @@ def test_the_replay_shows_a_seat_that_left_as_gone_as_the_table_did(live_site: L
     page.keyboard.press("End")
     head = page.locator("#card th.seat-head[data-seat='1']").first
     assert "gone" in (head.get_attribute("class") or ""), head.get_attribute("class")
+    # In the replay and at the table (its seat in the list, its tags and its column's head).
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], ("replay", scheme)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#card th.seat-head.gone")
+    assert page.locator(".seat.gone .seat-name").count() == 1
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], ("room", scheme)
