@@ -80,6 +80,15 @@ def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_vio
     assert "not a room link" in page.inner_text("#code-error")
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
+    # A create form refused for a field: its error beside it, in the part the page shows again.
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "3")
+    page.fill("#id_player_2", "x" * 40)
+    page.click("#create-btn")
+    page.wait_for_selector("#player_2-error")
+    assert page.locator("#player_2-error").is_visible() and page.is_enabled("#id_player_2")
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
 
 
 def finished_game(site: LiveSite, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:

@@ -545,6 +545,11 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     ben.goto(f"{live_site.url}/r/{code}/")
     ben.wait_for_selector("#over:not([hidden])")
     assert ben.locator("#rematch, #rematch-link").count() == 1, ben.locator("#over").inner_text()
+    # A computer finished Ben's seat: it ranks after Ann, who stayed, whatever its total, and says why.
+    rows = ben.eval_on_selector_all("#over .ranking li", "ls => ls.map(l => l.innerText.replace(/\\s+/g, ' ').trim())")
+    assert rows[0].startswith("1. Ann winner") and rows[1].startswith("2. Ben away"), rows
+    for scheme in in_each_scheme(ben):
+        assert serious_violations(ben) == [], scheme
 
 
 # --- one browser, two tabs -----------------------------------------------------------------------
