@@ -347,6 +347,19 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
     )
     left, right, box_left, box_right = where
     assert left >= box_left - 1 and right <= box_right + 1, f"the acting seat's column {where[:2]} is past {where[2:]}"
+    # ... and the four seats' columns fit the phone beside the box names: none under another,
+    # no number cut ("17/63").
+    page.keyboard.press("End")
+    fit = page.evaluate(
+        """() => { const w = document.querySelector('#card .scorecard-wrap');
+            const heads = [...w.querySelectorAll('th.seat-head')].map(h => h.getBoundingClientRect());
+            const cut = [...w.querySelectorAll('td')].filter(c => c.scrollWidth > c.clientWidth + 1)
+                .map(c => c.textContent);
+            return { over: w.scrollWidth - w.clientWidth, cut,
+                     overlap: heads.slice(1).some((r, i) => r.left < heads[i].right - 1) }; }"""
+    )
+    shot(page, "replay-phone-four-seats-end")
+    assert fit["over"] <= 1 and fit["cut"] == [] and not fit["overlap"], fit
 
 
 # A two-player game in which P1 leaves after its first turn; P0 plays on to the end.
