@@ -227,7 +227,7 @@ def six_boxes_each(ruleset: str, seats: int) -> Any:
     return change
 
 
-@pytest.mark.parametrize(("ruleset", "seats"), [("official", 8), ("yatzy", 8), ("painted", 4)])
+@pytest.mark.parametrize(("ruleset", "seats"), [("official", 8), ("yatzy", 8), ("painted", 4), ("triple", 8)])
 def test_desktop_every_seats_column_shows_whole_with_everyday_names(
     live_site: LiveSite, new_page: Any, ruleset: str, seats: int
 ) -> None:
@@ -240,6 +240,25 @@ def test_desktop_every_seats_column_shows_whole_with_everyday_names(
     reload(page)
     page.wait_for_selector("#card .score-btn >> visible=true")
     shot(page, f"desktop-{ruleset}-{seats}")
+    if ruleset == "triple":
+        # Twenty-four columns cannot fit: the card scrolls sideways, the seat to play held whole in
+        # view beside the box names at either end.
+        for end in (0, 10**6):
+            held = page.evaluate(
+                """x => { const wrap = document.querySelector('#card .scorecard-wrap');
+                    wrap.scrollLeft = x;
+                    const box = wrap.getBoundingClientRect();
+                    const pins = [...wrap.querySelectorAll('.pin')];
+                    return [pins.length, pins.filter(c => { const r = c.getBoundingClientRect();
+                        return r.left < box.left - 1 || r.right > box.right + 1
+                            || (!c.matches('.seat-head') && c.scrollWidth > c.clientWidth + 1); })
+                        .map(c => c.innerText.trim())]; }""",
+                end,
+            )
+            assert held[0] > 0 and held[1] == [], f"scrolled to {end}: the seat to play's cells cut: {held}"
+        shot(page, f"desktop-{ruleset}-{seats}-scrolled")
+        assert outside_viewport(page, "#dice .die, #roll, #card th.seat-head.current") == []
+        return
     cut = page.evaluate(
         """() => [...document.querySelectorAll('#card .scorecard-wrap')].flatMap(wrap => {
             const box = wrap.getBoundingClientRect();
