@@ -358,6 +358,13 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
             shot(viewer, f"390-{language}-{path.strip('/').replace('/', '_')}", full_page=True)
             assert viewer.evaluate(UNLABELLED_NUMBERS) == [], language
             assert viewer.evaluate(CELLS_PAST_THEIR_TABLE) == [], (language, path)
+            # A heading wraps ("Verlorene Punkte") rather than cut an everyday name ("Christ…").
+            cut = viewer.eval_on_selector_all(
+                ".data td.name a",
+                "as => as.filter(a => a.textContent.length <= 12 && a.closest('td').scrollWidth"
+                " > a.closest('td').clientWidth + 1).map(a => a.textContent)",
+            )
+            assert cut == [], (language, path, cut)
 
 
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
