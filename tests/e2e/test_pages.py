@@ -157,6 +157,14 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
                 boxes = [(".replay-step", "div", "verdict costly"), ("#step-text", "span", "tag-computer")]
                 assert light_boxes_in_the_dark(page, boxes) == [], width
         assert no_horizontal_page_scroll(page)
+        # The coach's review fits the phone: no column of it (the points lost) behind a sideways scroll.
+        wide = page.eval_on_selector_all(
+            "table.costly",
+            "ts => ts.filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).map(t => t.scrollWidth)",
+        )
+        assert wide == [], (width, wide)
+        page.locator("table.costly").first.scroll_into_view_if_needed()
+        shot(page, f"replay-{width}-review")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_site.url}/r/{code}/fairness")
     assert page.locator(f"a[href='/r/{code}/replay']").count() == 1
