@@ -41,6 +41,9 @@ function checkSeats(isLocal) {
       ? fmt(gettext("%(seats)s: %(people)s and %(computers)s."), { seats, people: people_(people), computers: computers_(computers) })
       : fmt(gettext("%(seats)s: %(people)s."), { seats, people: people_(people) }));
   total.classList.toggle("error", !!problem);
+  // The server's word on the same seats gives way to the live one: one message, never two.
+  const served = document.getElementById("bots-error");
+  if (served) served.hidden = !!problem;
 }
 
 // A part hidden is left out of the post too (its fields disabled): what was typed or picked there

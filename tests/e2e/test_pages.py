@@ -29,6 +29,15 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     assert page.eval_on_selector("#id_bots", "el => el.validationMessage") == message
     page.click("#create-btn")
     assert page.url == live_site.url + "/"  # the browser kept the form: nothing was sent
+    # Sent all the same, the server refuses it: its message and the live one are not both shown.
+    page.eval_on_selector("#create-form", "form => { form.noValidate = true; }")
+    with page.expect_navigation():
+        page.click("#create-btn")
+    page.wait_for_selector("#seats-total.error")
+    shown = page.locator(".local-only .error:visible, #seats-total.error:visible")
+    assert shown.count() == 1, shown.all_inner_texts()
+    assert [e for e in page.errors if "the server responded with a status of 400" not in e] == []
+    page.errors.clear()  # the refusal's own 400
     page.fill("#id_bots", "0")
     assert page.eval_on_selector("#create-form", "form => form.checkValidity()")
     assert page.inner_text("#seats-total") == "8 seats: 8 people."
