@@ -458,6 +458,14 @@ def test_a_long_name_does_not_push_the_room_wider_than_a_phone(
     guest = new_page(375, 740, has_touch=True)
     join(guest, url, "Bob")
     host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    # The long name wraps in its seat: a rounded box then, not a pill pinched at both ends.
+    pinched = host.eval_on_selector_all(
+        "#seats .seat",
+        """ss => ss.filter(s => { const h = s.getBoundingClientRect().height;
+            return h > 48 && parseFloat(getComputedStyle(s).borderTopLeftRadius) > h / 3; }).map(s => s.innerText)""",
+    )
+    shot(host, "lobby-long-name-375")
+    assert pinched == [], pinched
     wide = (
         "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1)"
         ".slice(0, 3).map(e => e.tagName + '.' + e.className).join(', ')"
