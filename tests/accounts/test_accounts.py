@@ -354,22 +354,19 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
     assert "/u/kim/" not in board and "/u/lee/" in board
 
 
+def ranked(name: str, ordinal: float, accuracy: float) -> None:
+    """A public account with five rated and reviewed games of the official rules."""
+    u = get_user_model().objects.create_user(username=name, password="x" * 20)
+    account_services.profile_for(u.pk)
+    Standing.objects.create(
+        user=u, ruleset="official", games=5, rated=5, mu=27.0, sigma=6.0, ordinal=ordinal, reviewed=5, accuracy=accuracy
+    )
+
+
 def test_players_with_the_same_rating_or_accuracy_share_their_place_on_the_leaderboard() -> None:
     # zed's account is older than amy's: the id keeps their order, it does not rank zed above amy.
     for name, ordinal, accuracy in [("zed", 9.0, 4.5), ("amy", 9.0, 4.5), ("bob", 8.0, 6.0)]:
-        u = get_user_model().objects.create_user(username=name, password="x" * 20)
-        account_services.profile_for(u.pk)
-        Standing.objects.create(
-            user=u,
-            ruleset="official",
-            games=5,
-            rated=5,
-            mu=27.0,
-            sigma=6.0,
-            ordinal=ordinal,
-            reviewed=5,
-            accuracy=accuracy,
-        )
+        ranked(name, ordinal, accuracy)
     board = leaderboard(ruleset="official")
     assert [(r["rank"], r["name"], r["value"]) for r in board["by_rating"]] == [
         ("1", "zed", "1716"),
@@ -503,19 +500,7 @@ def test_the_sign_in_pages_word_for_a_browser_without_javascript_is_in_the_reade
 def test_ratings_and_accuracies_that_read_the_same_share_their_place() -> None:
     # Ordinals a ten-thousandth apart both read 1716; accuracies 4.52 and 4.54 both read 4.5.
     for name, ordinal, accuracy in [("amy", 9.0001, 4.52), ("zed", 9.0, 4.54), ("bob", 8.0, 6.0)]:
-        u = get_user_model().objects.create_user(username=name, password="x" * 20)
-        account_services.profile_for(u.pk)
-        Standing.objects.create(
-            user=u,
-            ruleset="official",
-            games=5,
-            rated=5,
-            mu=27.0,
-            sigma=6.0,
-            ordinal=ordinal,
-            reviewed=5,
-            accuracy=accuracy,
-        )
+        ranked(name, ordinal, accuracy)
     with translation.override("en"):  # the accuracy's decimal point is the reader's
         board = leaderboard(ruleset="official")
     assert [(r["rank"], r["name"], r["value"]) for r in board["by_rating"]] == [

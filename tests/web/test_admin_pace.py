@@ -131,6 +131,13 @@ def test_the_review_tells_how_much_more_time_staff_gave_and_who_gave_it(staff_cl
     assert "3 days more to move, given by clerk" in row, row
 
 
+def extend_row(staff_client: Client, game: Game) -> str:
+    """The review's row of the game's one ``extend`` Move, as text."""
+    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
+    seq = Move.objects.get(game=game, kind=Move.Kind.EXTEND).seq
+    return next(r for r in event_rows(page) if r.startswith(f"{seq} "))
+
+
 def test_the_review_does_not_credit_staff_with_the_time_an_outage_gave_back(staff_client: Client) -> None:
     """After an outage the server gives the player to move the time lost (``clock_outage``, an
     ``extend`` Move marked ``outage``): no staff member acted, and the review says what did."""
@@ -138,9 +145,7 @@ def test_the_review_does_not_credit_staff_with_the_time_an_outage_gave_back(staf
     since = timezone.now() - timedelta(minutes=10)
     assert services.clock_outage(code=table.code, gap=timedelta(minutes=10), since=since)
     game = play_to_end(table, random.Random(2), rerolls=0)
-    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
-    seq = Move.objects.get(game=game, kind=Move.Kind.EXTEND).seq
-    row = next(r for r in event_rows(page) if r.startswith(f"{seq} "))
+    row = extend_row(staff_client, game)
     assert "by staff" not in row and "given by" not in row, row
     assert "given back after an outage" in row and "10 minutes given back" in row, row
 
@@ -152,9 +157,7 @@ def test_the_review_words_deadlines_moved_back_with_the_servers_clock(staff_clie
     since = timezone.now()
     assert services.clock_set_back(code=table.code, step=timedelta(hours=1), since=since)
     game = play_to_end(table, random.Random(3), rerolls=0)
-    page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
-    seq = Move.objects.get(game=game, kind=Move.Kind.EXTEND).seq
-    row = next(r for r in event_rows(page) if r.startswith(f"{seq} "))
+    row = extend_row(staff_client, game)
     assert "given by" not in row and "more to move" not in row, row
     assert "moved back 1 hour with the server's clock" in row, row
 
