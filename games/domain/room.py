@@ -320,6 +320,10 @@ class Room(msgspec.Struct, frozen=True):
         ]
         return [1 + sum(1 for other in keys if other < key) for key in keys]
 
+    def anyone_stayed(self) -> bool:
+        """Whether a seat is still played by who sat there (the seats ``ranks`` puts first)."""
+        return any(seat.active and not self.finished_for(index) for index, seat in enumerate(self.seats))
+
     def winners(self) -> list[int]:
         """The seats placed first (``ranks``) in a game played to its end by someone still in it;
         none before the end, nor when every seat left."""

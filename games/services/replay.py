@@ -320,7 +320,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             ending = gettext("%(names)s win with %(points)s points.") % {"names": " & ".join(winners), "points": best}
         else:
             ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
-        stayed = any(seat.active and not room.finished_for(i) for i, seat in enumerate(room.seats))
+        stayed = room.anyone_stayed()
         for index in range(len(names)):
             if winners and stayed and room.finished_for(index):
                 ending += " " + gettext(

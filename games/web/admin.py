@@ -318,7 +318,7 @@ def _scorecard(ruleset: Any, state: dict[str, Any], room: Room) -> dict[str, Any
         return None
     columns = ruleset.columns
     winners = set(room.winners())
-    stayed = any(seat.active and not room.finished_for(i) for i, seat in enumerate(room.seats))
+    stayed = room.anyone_stayed()
     players = [
         {
             "name": seat["name"],
