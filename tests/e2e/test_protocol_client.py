@@ -38,7 +38,7 @@ const env = {
     window.h.fetched.push([url, options.cache]);
     return { json: async () => ({ worker: window.h.routeAnswer }) };
   },
-  random: () => 0.5,
+  random: () => window.h?.random ?? 0.5,
 };
 
 function state(version, extra = {}) {
@@ -208,6 +208,18 @@ def test_reconnect_backoff_doubles_to_ten_seconds_and_resets_when_open(page: Any
     assert delays == [500, 1000, 2000, 4000, 8000, 10000, 10000]
     js(page, "h.socket().emit('open', {}); h.drop();")
     assert page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)") == [500]
+
+
+def test_reconnect_delays_are_spread_around_each_step_so_a_restart_is_not_a_stampede(page: Any) -> None:
+    js(page, "h.make();")
+    spread = []
+    for fraction in (0, 0.9999, 0.25):
+        js(page, f"h.random = {fraction}; h.drop();")
+        delay = page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)")[0]
+        spread.append(delay)
+        js(page, f"h.fire({delay})")
+    # The steps are 500, 1000 and 2000 ms; each try waits half to one and a half times its step.
+    assert spread == [250, 1500, 1500]
 
 
 def test_a_room_that_is_gone_is_not_retried(page: Any) -> None:

@@ -103,7 +103,9 @@ export class RoomClient {
       this.retryIn(0);
       return;
     }
-    this.retryIn(this.retryDelay);
+    // Spread between half and one and a half times the step: after a restart every page of the
+    // worker loses its socket at the same moment, and they should not all come back at once.
+    this.retryIn(Math.round(this.retryDelay * (0.5 + this.random())));
     this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY);
   }
 
