@@ -106,7 +106,7 @@ class Builder:
         if not needs_table(ruleset) or ready(ruleset):
             return
         with self._lock:
-            failed = self._failed.get(ruleset)
+            failed = self._failed_at(ruleset)
             if failed is not None and self._clock() - failed < FAILED_PAUSE:
                 return
             if self._current is not None and same_table(self._current, ruleset):
@@ -127,6 +127,12 @@ class Builder:
                 self._thread = threading.Thread(target=self.work, name="bot-tables", daemon=True)
                 self._thread.start()
 
+    def _failed_at(self, ruleset: str) -> float | None:
+        """When the last build of the table ``ruleset`` reads failed, under any rule set's name
+        (Triple's table is official's: official's failure is Triple's too); None if none did."""
+        times = [when for name, when in self._failed.items() if same_table(name, ruleset)]
+        return max(times, default=None)
+
     # --- telling -------------------------------------------------------------------------
 
     def eta(self, ruleset: str) -> float | None:
@@ -135,12 +141,13 @@ class Builder:
         A table under way: its estimate minus the time it has run (at least ``LEAST_LEFT``).
         A queued one: that plus the estimates of the builds before it and its own. One not
         asked for yet: as if a room asked now (it would be built next). None after its build
-        failed, until it is asked for again.
+        failed (under any rule set's name that reads it), until it is asked for again.
         """
         if not needs_table(ruleset) or ready(ruleset):
             return None
         with self._lock:
-            if ruleset in self._failed and self._current is None and ruleset not in self._queue:
+            underway = ([self._current] if self._current else []) + self._queue
+            if self._failed_at(ruleset) is not None and not any(same_table(n, ruleset) for n in underway):
                 return None
             now = 0.0  # what the build under way has left
             if self._current is not None:
@@ -201,7 +208,7 @@ class Builder:
                 if self._estimate > 0:
                     low, high = PACE_BOUNDS
                     self._pace = min(max((self._clock() - self._since) / self._estimate, low), high)
-                self._failed.pop(name, None)
+                self._failed = {other: when for other, when in self._failed.items() if not same_table(other, name)}
                 self._built += 1
                 self._current = None
                 of = self._built + sum(1 for other in self._queue if not ready(other))

@@ -204,6 +204,34 @@ def test_a_failed_build_is_logged_and_not_tried_again_at_once(
     assert tries == ["yeti", "official", "yeti"] and "yeti" in on_disk
 
 
+def test_after_officials_build_failed_a_triple_room_waits_out_the_pause_too_with_no_estimate(
+    on_disk: set[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    tries: list[str] = []
+    clock = Clock()
+
+    def build(name: str) -> None:
+        tries.append(name)
+        if len(tries) == 1:
+            raise MemoryError("no room for the table")
+        on_disk.add(name)
+
+    builder = tables.Builder(clock=clock, build=build, threaded=False)
+    builder.request("official")
+    builder.work()
+    assert tries == ["official"] and "building the solver table for official failed" in caplog.text
+    # Triple reads official's table: the same failure, the same pause, no figure meanwhile.
+    assert builder.eta("triple") is None and builder.eta("official") is None
+    builder.request("triple")
+    builder.work()
+    assert tries == ["official"]
+    clock.now += tables.FAILED_PAUSE
+    builder.request("triple")
+    assert builder.eta("triple") == builder.eta("official") == SECONDS["triple"]
+    builder.work()
+    assert tries == ["official", "triple"] and builder.eta("triple") is None  # built
+
+
 def test_a_machine_slower_than_the_estimates_has_them_scaled_by_the_last_builds_pace(on_disk: set[str]) -> None:
     def during(name: str) -> None:
         clock.now += (2 if name == "official" else 100) * SECONDS[name]
