@@ -21,6 +21,7 @@ from django.utils.translation import get_language, gettext, gettext_noop
 import bots
 from games import services
 from games.domain import errors
+from games.domain.room import BOT, HUMAN
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
 from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
@@ -260,6 +261,7 @@ def review(game: Game) -> dict[str, Any]:
     if RULESETS[game.ruleset].colours:
         return _no_exact_review(game)
     every, replayed = _judged(game)
+    kinds = _choosers(game)
     seats = []
     for index, seat in enumerate(game.room.seats):
         mine = [v for v in every if v["seat"] == index]
@@ -272,7 +274,7 @@ def review(game: Game) -> dict[str, Any]:
             {
                 "seat": index,
                 "name": seat.name,
-                "kind": seat.kind,
+                "kind": kinds[index],
                 "lost": round(sum(v["exact_loss"] for v in mine), 1),
                 "mistakes": len(costly),
                 "choices": len(mine),
@@ -291,15 +293,31 @@ def review(game: Game) -> dict[str, Any]:
     return data
 
 
+def _choosers(game: Game) -> list[str]:
+    """Whose choices the review judges at each seat: ``bot`` for a seat that sat down as a computer,
+    ``human`` for a person's, also one a computer finished for them (``verdicts`` leaves the
+    computer's moves there out, so every figure of that seat is the person's own)."""
+    computers = selectors.seated_computers(game)
+    return [BOT if seat.player in computers else HUMAN for seat in game.room.seats]
+
+
 def _no_exact_review(game: Game) -> dict[str, Any]:
     """Painted Yahtzee: the review says that no exact figure exists instead of inventing one."""
     replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
+    kinds = _choosers(game)
     return {
         "code": game.code,
         "exact": False,
         "message": gettext(NO_EXACT_REVIEW),
         "seats": [
-            {"seat": index, "name": seat.name, "kind": seat.kind, "lost": None, "mistakes": None, "choices": None}
+            {
+                "seat": index,
+                "name": seat.name,
+                "kind": kinds[index],
+                "lost": None,
+                "mistakes": None,
+                "choices": None,
+            }
             for index, seat in enumerate(game.room.seats)
         ],
         "replayed": not replay.problems,

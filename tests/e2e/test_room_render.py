@@ -350,6 +350,68 @@ def test_the_final_order_puts_a_seat_that_left_after_the_winner_as_the_server_ra
     assert rows == [[1, 1], [2, 2], [3, 0]]
 
 
+REVIEW_HTML = """([s, review]) => {
+  const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+    rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,
+    connection: "connected", feed: [], justScored: null, levels: {} });
+  return render.reviewHtml(view);
+}"""
+
+
+def costly_choice(move: int, lost: float) -> dict[str, Any]:
+    return {
+        "move": move,
+        "round": 2,
+        "roll": 3,
+        "dice": [2, 3, 3, 5, 6],
+        "kind": "score",
+        "chosen": f"Score 0 in Yahtzee ({move})",
+        "best": "Score 19 in Chance",
+        "lost": lost,
+    }
+
+
+def review_seat(seat: int, name: str, kind: str, costly: list[dict[str, Any]], lost: float = 0.0) -> dict[str, Any]:
+    """A seat of review.json: its points lost and its costly choices."""
+    lost = lost or round(sum(c["lost"] for c in costly), 1)
+    return {
+        "seat": seat,
+        "name": name,
+        "kind": kind,
+        "lost": lost,
+        "mistakes": len(costly),
+        "choices": 30,
+        "costly": costly,
+    }
+
+
+def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(harness: Any) -> None:
+    page = harness(HARNESS)
+    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [230, 180, 150], [0])
+    finished["replay_url"] = "/r/abcd2345ef/replay"
+    # Bo played three rounds, then was away: a computer finished his seat. Cy sat down as a computer.
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "level": "optimal", "kept": True}
+    finished["seats"][2] = {**finished["seats"][2], "kind": "bot", "level": "beginner"}
+    review = {
+        "code": "abcd2345ef",
+        "exact": True,
+        "note": "",
+        "replayed": True,
+        "replay_url": finished["replay_url"],
+        # As the server sends it: Bo's figures are his own choices, so his seat is a person's.
+        "seats": [
+            review_seat(0, "Ana", "human", []),
+            review_seat(1, "Bo", "human", [costly_choice(14, 17.9)]),
+            review_seat(2, "Cy", "bot", [costly_choice(40, 9.5)]),
+        ],
+    }
+    html = page.evaluate(REVIEW_HTML, [finished, review])
+    assert "Bo lost 17.9 points in 1 choice" in html
+    assert "Score 0 in Yahtzee (14)" in html and 'href="/r/abcd2345ef/replay#move-14"' in html, html
+    # A computer's own play gets its line, not a list of its choices.
+    assert "Cy lost 9.5 points in 1 choice" in html and "(40)" not in html
+
+
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:
     page = harness(HARNESS)
     over = """([s, mine]) => {

@@ -30,6 +30,16 @@ def replay_data(page: str) -> dict:
     return json.loads(found.group(1))
 
 
+def review_section(page: str) -> str:
+    found = re.search(r'<section class="card" aria-labelledby="review-h">(.*?)</section>', page, re.S)
+    assert found, "the replay page has a Coach's review section"
+    return found.group(1)
+
+
+def seat_headings(section: str) -> list[str]:
+    return [re.sub(r"\s+", " ", h) for h in re.findall(r'<h3 class="review-seat">(.*?)</h3>', section, re.S)]
+
+
 def test_a_finished_game_replays_roll_by_roll_with_the_cards_and_the_coach_s_verdicts() -> None:
     table = open_room(2)
     game = play_to_end(table, random.Random(11))
@@ -101,6 +111,33 @@ def test_the_replay_marks_turns_a_computer_played_after_a_hand_over() -> None:
     assert all(not s["by_computer"] for s in data["steps"][:handed] if s.get("seat") == 1)
     assert all(s["by_computer"] for s in data["steps"][handed:] if s.get("seat") == 1 and s["kind"] != "end")
     assert not any(s["by_computer"] for s in data["steps"] if s.get("seat") == 0)
+
+
+def test_the_replay_review_does_not_call_an_away_persons_own_choices_a_computers() -> None:
+    from games.scheduling import botplay
+
+    table = open_room(2)
+    p0, _ = table.controllers
+    rng = random.Random(6)
+    play_turn(table, rng)  # P0
+    play_turn(table, rng)  # P1 plays a turn of their own, then is away
+    services.game_replace_with_bot(
+        code=table.code, controller=p0, seat=1, level="optimal", expected_version=table.version(), action_id="r"
+    )
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.room.rules.current == 0:
+            play_turn(table, rng)
+        else:
+            assert botplay.step(table.code, table.version())
+    game = table.game
+    section = review_section(Client().get(f"/r/{game.code}/replay").content.decode())
+    heading = next(h for h in seat_headings(section) if "P1" in h)
+    # The figures under this heading are P1's own choices (the computer's are left out), so the
+    # seat is not marked as a computer's, here nor in review.json.
+    assert "(computer)" not in heading, heading
+    review = Client().get(f"/r/{game.code}/review.json").json()
+    assert [seat["kind"] for seat in review["seats"]] == ["human", "human"]
+    assert review["seats"][1]["choices"] >= 1
 
 
 def test_a_game_in_progress_has_no_replay_yet_and_an_unknown_code_is_not_found() -> None:

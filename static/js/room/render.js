@@ -559,7 +559,8 @@ export function reviewHtml(view) {
           ? fmt(ngettext("You lost %(lost)s points in %(n)s choice.", "You lost %(lost)s points in %(n)s choices.", s.mistakes), { lost: number(s.lost, 1), n: s.mistakes })
           : fmt(ngettext("%(name)s lost %(lost)s points in %(n)s choice.", "%(name)s lost %(lost)s points in %(n)s choices.", s.mistakes), { name, lost: number(s.lost, 1), n: s.mistakes });
       }
-      // The costliest first; a computer's own play gets its line, not a list.
+      // The costliest first; a computer's own play gets its line, not a list. A seat a computer
+      // finished for its person is "human" here: the review judges only the person's choices.
       const worst = s.kind === "bot" ? [] : [...(s.costly ?? [])].sort((a, b) => b.lost - a.lost).slice(0, COSTLIEST);
       const list = worst.length && state.replay_url
         ? `<ol class="costly-list" aria-label="${fmt(gettext("%(name)s's costliest choices"), { name })}">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
