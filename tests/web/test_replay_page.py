@@ -140,6 +140,15 @@ def test_the_replay_review_does_not_call_an_away_persons_own_choices_a_computers
     assert review["seats"][1]["choices"] >= 1
 
 
+def test_a_painted_replay_says_why_the_coach_gives_no_figures_instead_of_inviting_to_pick_a_choice() -> None:
+    table = open_room(1, "painted")
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    section = review_section(Client().get(f"/r/{game.code}/replay").content.decode())
+    # Nothing to pick: the page says why there is no figure, as review.json and the game's end do.
+    assert "Pick one to see it in the replay" not in section
+    assert "no exact solver" in section, section
+
+
 def test_a_game_in_progress_has_no_replay_yet_and_an_unknown_code_is_not_found() -> None:
     table = open_room(2)
     response = Client().get(f"/r/{table.code}/replay")
