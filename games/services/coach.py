@@ -151,6 +151,9 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
 
 
 COSTLY = 0.5  # expected points: a choice losing more than this is listed as costly
+# A seat played like the solver when its choices gave up no more than one costly choice would in
+# all: many small losses add up to a figure the player should be told.
+LIKE_SOLVER = COSTLY
 
 
 def _action_text(state: GameState, action: bots.Action) -> str:
@@ -255,6 +258,7 @@ def review(game: Game) -> dict[str, Any]:
 
     ``seats[i].costly`` lists the choices that lost more than ``COSTLY`` points, in the order
     they were made: round, dice, what was chosen, what perfect play would have chosen, points lost.
+    ``like_solver``: the seat's choices lost no more than ``LIKE_SOLVER`` points in all.
     """
     if not game.is_over:
         raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
@@ -270,14 +274,16 @@ def review(game: Game) -> dict[str, Any]:
             for v in mine
             if v["exact_loss"] > COSTLY
         ]
+        lost = sum(v["exact_loss"] for v in mine)
         seats.append(
             {
                 "seat": index,
                 "name": seat.name,
                 "kind": kinds[index],
-                "lost": round(sum(v["exact_loss"] for v in mine), 1),
+                "lost": round(lost, 1),
                 "mistakes": len(costly),
                 "choices": len(mine),
+                "like_solver": lost <= LIKE_SOLVER,
                 "costly": costly,
             }
         )
@@ -317,6 +323,7 @@ def _no_exact_review(game: Game) -> dict[str, Any]:
                 "lost": None,
                 "mistakes": None,
                 "choices": None,
+                "like_solver": None,
             }
             for index, seat in enumerate(game.room.seats)
         ],

@@ -6,6 +6,7 @@ Painted Yahtzee dice's `colours` that the server adds beside `dice`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -372,7 +373,7 @@ def costly_choice(move: int, lost: float) -> dict[str, Any]:
 
 
 def review_seat(seat: int, name: str, kind: str, costly: list[dict[str, Any]], lost: float = 0.0) -> dict[str, Any]:
-    """A seat of review.json: its points lost and its costly choices."""
+    """A seat of review.json: its points lost, its costly choices, whether it played like the solver."""
     lost = lost or round(sum(c["lost"] for c in costly), 1)
     return {
         "seat": seat,
@@ -381,6 +382,7 @@ def review_seat(seat: int, name: str, kind: str, costly: list[dict[str, Any]], l
         "lost": lost,
         "mistakes": len(costly),
         "choices": 30,
+        "like_solver": lost <= 0.5,
         "costly": costly,
     }
 
@@ -410,6 +412,28 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
     assert "Score 0 in Yahtzee (14)" in html and 'href="/r/abcd2345ef/replay#move-14"' in html, html
     # A computer's own play gets its line, not a list of its choices.
     assert "Cy lost 9.5 points in 1 choice" in html and "(40)" not in html
+
+
+def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solvers(harness: Any) -> None:
+    page = harness(HARNESS)
+    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [230, 180, 150], [0])
+    review = {
+        "code": "abcd2345ef",
+        "exact": True,
+        "note": "",
+        "replayed": True,
+        "replay_url": None,
+        "seats": [
+            review_seat(0, "Ana", "human", [], 4.2),
+            review_seat(1, "Bo", "human", [], 0.3),
+            review_seat(2, "Cy", "human", [], 3.6),
+        ],
+    }
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.evaluate(REVIEW_HTML, [finished, review])))
+    assert "You lost 4.2 points in small choices, none of them costly." in text
+    assert "Bo played like the solver: no costly choice in 30 choices." in text
+    assert "Cy lost 3.6 points in small choices, none of them costly." in text
+    assert "You played like the solver" not in text and "Cy played like the solver" not in text
 
 
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:

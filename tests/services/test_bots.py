@@ -367,7 +367,8 @@ def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(offi
     assert review["exact"] is True
     assert bot["lost"] == 0 and bot["mistakes"] == 0 and bot["choices"] >= 13
     assert person["lost"] > 5 and person["mistakes"] > 0
-    assert (person["kind"], bot["kind"]) == ("human", "bot")
+    assert (person["kind"], person["like_solver"]) == ("human", False)
+    assert (bot["kind"], bot["like_solver"]) == ("bot", True)
 
 
 def test_only_an_away_players_seat_can_be_handed_to_a_bot_or_taken_out() -> None:

@@ -140,6 +140,27 @@ def test_the_replay_review_does_not_call_an_away_persons_own_choices_a_computers
     assert review["seats"][1]["choices"] >= 1
 
 
+def test_a_seat_whose_small_losses_add_up_is_told_the_total_not_that_it_played_like_the_solver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = open_room(2)
+    game = play_to_end(table, random.Random(12))
+    every, replayed = coach.verdicts(game)
+    # P0's every choice gives up 0.4 points: none is costly, yet together they are several points.
+    small = [
+        {**v, "lost": 0.4, "exact_loss": 0.4} if v["seat"] == 0 else {**v, "lost": 0.0, "exact_loss": 0.0}
+        for v in every
+    ]
+    monkeypatch.setattr(coach, "_judged", lambda game: (small, replayed))
+    review = coach.review(game)
+    p0, p1 = review["seats"]
+    assert p0["mistakes"] == 0 and p0["lost"] > 5 and p0["like_solver"] is False
+    assert p1["lost"] == 0 and p1["like_solver"] is True
+    headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
+    assert f"P0: lost {p0['lost']} points in small choices, none of them costly" in headings[0], headings
+    assert "P1: played like the solver" in headings[1], headings
+
+
 def test_a_painted_replay_says_why_the_coach_gives_no_figures_instead_of_inviting_to_pick_a_choice() -> None:
     table = open_room(1, "painted")
     game = play_to_end(table, random.Random(3), rerolls=0)

@@ -550,7 +550,12 @@ export function reviewHtml(view) {
       const you = view.isYou(s.seat);
       const name = esc(playerName(s.name));
       let text;
-      if (s.mistakes === 0) {
+      if (s.mistakes === 0 && s.like_solver === false) {
+        // No single choice was costly, but small losses added up: the total is worth telling.
+        text = you
+          ? fmt(gettext("You lost %(lost)s points in small choices, none of them costly."), { lost: number(s.lost, 1) })
+          : fmt(gettext("%(name)s lost %(lost)s points in small choices, none of them costly."), { name, lost: number(s.lost, 1) });
+      } else if (s.mistakes === 0) {
         text = you
           ? fmt(ngettext("You played like the solver: no costly choice in %(n)s choice.", "You played like the solver: no costly choice in %(n)s choices.", s.choices), { n: s.choices })
           : fmt(ngettext("%(name)s played like the solver: no costly choice in %(n)s choice.", "%(name)s played like the solver: no costly choice in %(n)s choices.", s.choices), { name, n: s.choices });
