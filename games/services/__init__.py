@@ -60,6 +60,7 @@ from games.services.codes import (
     normalize_code,
     shown_code,
 )
+from games.services.notices import PUSH_PER_CONTROLLER
 from games.services.pace import (
     EXTEND_CHOICES,
     PACES,
@@ -84,7 +85,6 @@ from games.services.seats import (
     seats_hand_over,
 )
 from games.services.subscriptions import (
-    PUSH_PER_CONTROLLER,
     SESSION_ENDPOINTS,
     email_confirmation,
     email_notices_confirm,

@@ -65,6 +65,11 @@ RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
 HELD = timedelta(minutes=1)  # the least a reminder waits for the player's open tabs to close
 PUSH_TIMEOUT = 10  # seconds a push service has to answer
+# Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
+# computers signed in to one account. A new one past this drops the one subscribed first
+# (games.services.subscriptions), so no browser can store rows without end, nor make one
+# notice's sending take minutes.
+PUSH_PER_CONTROLLER = 10
 STOP_SALT = "games.services.notices.stop"
 
 
@@ -279,7 +284,9 @@ def deliver(notice: Notice, game: Game) -> str:
         except Exception:
             log.exception("the turn e-mail for notice %s failed", notice.pk)
     pushes = 0
-    for subscription in PushSubscription.objects.filter(owners):
+    # A seat's player may have subscriptions under its token and its account's: the newest are told.
+    newest = PushSubscription.objects.filter(owners).order_by("-created_at", "-pk")[:PUSH_PER_CONTROLLER]
+    for subscription in newest:
         if send_push(subscription, text(subscription.language), notice):
             pushes += 1
     if pushes:

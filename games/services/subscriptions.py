@@ -24,15 +24,12 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain.rules import RuleViolation
 from games.services import notices
+from games.services.notices import PUSH_PER_CONTROLLER
 from games.store.models import NoticeSettings, PushSubscription
 
 log = logging.getLogger(__name__)
 
 ENDPOINT_MAX = 1000
-# Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
-# computers signed in to one account. A new one past this drops the one subscribed first, so
-# no browser can store rows without end, nor make one notice's sending take minutes.
-PUSH_PER_CONTROLLER = 10
 # The session's list of the subscriptions its browser made (the pages keep it; ``push_sign_out``).
 SESSION_ENDPOINTS = "push_endpoints"
 
@@ -83,11 +80,20 @@ def push_subscribe(
                 "language": _language(language),
             },
         )
-        others = PushSubscription.objects.filter(controller=controller).exclude(pk=row.pk)
-        oldest = list(others.order_by("-created_at", "-pk").values_list("pk", flat=True)[PUSH_PER_CONTROLLER - 1 :])
-        if oldest:
-            PushSubscription.objects.filter(pk__in=oldest).delete()
+        _drop_oldest(controller, keep=row.pk)
     return row
+
+
+def _drop_oldest(controller: str, *, keep: int | None = None) -> None:
+    """Past ``PUSH_PER_CONTROLLER``, the subscriptions of ``controller`` made first are deleted;
+    ``keep`` (the one just posted) stays whatever its age."""
+    rows = PushSubscription.objects.filter(controller=controller)
+    kept = PUSH_PER_CONTROLLER
+    if keep is not None:
+        rows, kept = rows.exclude(pk=keep), kept - 1
+    oldest = list(rows.order_by("-created_at", "-pk").values_list("pk", flat=True)[kept:])
+    if oldest:
+        PushSubscription.objects.filter(pk__in=oldest).delete()
 
 
 def push_hand_over(*, controller: str, to: str, user_id: int, language: str = "") -> int:
@@ -97,13 +103,20 @@ def push_hand_over(*, controller: str, to: str, user_id: int, language: str = ""
     the account's, and the device would hear of none of its turns. ``language``: the
     account's, which its pushes are worded in from now on, as its other devices' are; ""
     (an account that never chose one) keeps the page's they were turned on from. Returns how many moved.
+
+    The account keeps at most ``PUSH_PER_CONTROLLER`` of them, the newest, as when one is posted:
+    every browser that signs in brings up to as many again.
     """
     if not controller or controller == to:
         return 0
     moved: dict[str, Any] = {"controller": to, "user_id": user_id}
     if language := _language(language):
         moved["language"] = language
-    return PushSubscription.objects.filter(controller=controller).update(**moved)
+    with transaction.atomic():
+        count = PushSubscription.objects.filter(controller=controller).update(**moved)
+        if count:
+            _drop_oldest(to)
+    return count
 
 
 def push_sign_out(*, user_id: int, endpoints: list[str]) -> int:

@@ -571,6 +571,53 @@ def test_a_device_that_signs_in_is_told_in_the_accounts_language(
     assert subscriber.open(request.body)["title"] == title
 
 
+def test_an_account_is_pushed_to_at_most_ten_devices_however_often_it_signs_in(settings: Any) -> None:
+    """docs/security.md: at most 10 subscriptions a browser's (an account's) token, the newest, so
+    one notice's sending stays bounded; signing in brings a browser's own, up to 10 more each time."""
+    settings.PUSH_HOSTS = ["fcm.googleapis.com"]
+    keys = Subscriber("https://fcm.googleapis.com/x").subscription["keys"]
+
+    def subscribe(controller: str, user_id: int | None, name: str) -> None:
+        endpoint = f"https://fcm.googleapis.com/fcm/send/{name}"
+        services.push_subscribe(
+            controller=controller, user_id=user_id, subscription={"endpoint": endpoint, "keys": keys}
+        )
+
+    user = get_user_model().objects.create_user("ben", password="pw")
+    account = account_services.profile_for(user.pk).controller
+    for n in range(services.PUSH_PER_CONTROLLER):  # the account's ten devices
+        subscribe(account, user.pk, f"account-{n}")
+    # Three fresh browsers, each with ten subscriptions (the most one browser keeps), sign in
+    # to the account one after the other.
+    for browser in range(3):
+        controller = services.new_controller()
+        for n in range(services.PUSH_PER_CONTROLLER):
+            subscribe(controller, None, f"browser-{browser}-{n}")
+        account_services.account_claim(user_id=user.pk, controller=controller)
+    kept = set(PushSubscription.objects.filter(controller=account).values_list("endpoint", flat=True))
+    assert kept == {f"https://fcm.googleapis.com/fcm/send/browser-2-{n}" for n in range(services.PUSH_PER_CONTROLLER)}
+
+
+def test_one_notice_is_pushed_to_at_most_ten_devices(push: PushService) -> None:
+    """A seat taken before signing in is its player's through its token and through the account:
+    however many subscriptions the two have between them, one notice is pushed to the newest ten."""
+    table = own_pace_room(seconds=DAY)
+    ben = get_user_model().objects.create_user("ben", password="pw")
+    Player.objects.filter(game__code=table.code, seat=1).update(user=ben)
+    account = account_services.profile_for(ben.pk).controller
+    for n in range(services.PUSH_PER_CONTROLLER):
+        subscriber = Subscriber(f"{push.url}/push/seat-{n}")
+        services.push_subscribe(controller=table.controllers[1], user_id=None, subscription=subscriber.subscription)
+    for n in range(services.PUSH_PER_CONTROLLER):
+        subscriber = Subscriber(f"{push.url}/push/account-{n}")
+        services.push_subscribe(controller=account, user_id=ben.pk, subscription=subscriber.subscription)
+    score_first_legal(table)  # Ben's turn
+    run_worker()
+    assert sorted(r.path for r in push.requests) == sorted(
+        f"/push/account-{n}" for n in range(services.PUSH_PER_CONTROLLER)
+    )
+
+
 def test_a_device_signed_out_of_the_account_is_told_no_more_of_its_turns(push: PushService) -> None:
     get_user_model().objects.create_user("ben", password="pw")
     ana, ben = Client(), Client()
