@@ -138,9 +138,10 @@ def send_notice(notice_id: int) -> str:
         if notice.claimed_at is not None and notice.claimed_at > now - LEASE:
             return "being sent by another worker"
         game = Game.objects.get(pk=notice.game_id)
-        if notice.kind == Notice.Kind.REMINDER and game.room.paused and game.status == Game.Status.PLAYING:
-            # The clock stands still: the reminder waits, owed, until the host resumes (``resumed``),
-            # out of the recovery sweep's sight, which would queue it again every minute of the pause.
+        if game.room.paused and game.status == Game.Status.PLAYING:
+            # The clock stands still: the notice waits, owed, until the host resumes (``resumed``),
+            # out of the recovery sweep's sight, which would queue it again every minute of the
+            # pause. A "your turn" sent now would have the player find the game paused.
             notice.outcome, notice.due_at = "waiting: the game is paused", PAUSED
             notice.save(update_fields=["outcome", "due_at"])
             return notice.outcome
@@ -179,13 +180,16 @@ def send_notice(notice_id: int) -> str:
 
 
 def resumed(game: Game) -> None:
-    """The host resumed the game: its reminders still owed are queued again, each for its time (in
-    the caller's transaction; ``send_notice`` puts one due later off until then)."""
+    """The host resumed the game: its reminders still owed are queued again, each for its time, and
+    the notices the pause held (in the caller's transaction; ``send_notice`` puts one due later off
+    until then, and drops one whose turn moved on)."""
     now = timezone.now()
-    for notice in Notice.objects.filter(game=game, kind=Notice.Kind.REMINDER, done_at=None):
+    for notice in Notice.objects.filter(game=game, done_at=None).filter(
+        Q(kind=Notice.Kind.REMINDER) | Q(due_at=PAUSED)
+    ):
         if notice.due_at == PAUSED:
             due = now
-            if game.turn_timer and game.turn_deadline is not None:
+            if notice.kind == Notice.Kind.REMINDER and game.turn_timer and game.turn_deadline is not None:
                 due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
             notice.due_at = due
             notice.save(update_fields=["due_at"])

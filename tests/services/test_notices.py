@@ -672,3 +672,31 @@ def test_a_reminder_waiting_for_a_paused_game_is_not_queued_again_every_minute_o
     for _ in range(sum(queued)):
         assert notices.send_notice.call(reminder.pk) == "waiting: the game is paused"  # the worker runs each
     assert DBTaskResult.objects.count() - before <= 1, f"{sum(queued)} tasks queued in one hour of pause"
+
+
+def pause(table: Table) -> None:
+    host = table.controllers[0]
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+
+
+def resume(table: Table) -> None:
+    host = table.controllers[0]
+    services.game_resume(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+
+
+def test_a_your_turn_that_falls_due_in_a_pause_waits_and_is_sent_once_at_the_resume() -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)  # Ben's turn: his "your turn" is owed...
+    pause(table)  # ...and the host pauses before the worker sends it
+    run_worker()
+    assert not mail.outbox  # he would find the game paused
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.done_at is None and turn.outcome == "waiting: the game is paused"
+    assert notices.recover(now=timezone.now() + timedelta(hours=1)) == 0  # owed, out of the sweep's sight
+    resume(table)
+    run_worker()
+    run_worker()
+    [email] = mail.outbox
+    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
+    assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
