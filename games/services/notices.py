@@ -64,6 +64,10 @@ MAX_ATTEMPTS = 5
 RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
 HELD = timedelta(minutes=1)  # the least a reminder waits for the player's open tabs to close
+# A resume tells the player to move again unless their "your turn" of this turn was sent (or
+# dropped, the room open) less than this ago: a host pausing and resuming over and over does
+# not mail them each time.
+RETOLD_AFTER = timedelta(hours=1)
 PUSH_TIMEOUT = 10  # seconds a push service has to answer
 # Browsers (push subscriptions) one controller is told on: a person's phones, tablets and
 # computers signed in to one account. A new one past this drops the one subscribed first
@@ -81,7 +85,8 @@ def owe(game: Game, owed: Owed) -> None:
 
     Called by ``record`` after the Move's write, in its transaction; the unique constraint
     on (game, turn, seat, kind) keeps it to one per turn whatever calls it. A turn their own
-    move gave them (``owed.turn_notice`` False) owes only the reminder.
+    move gave them (``owed.turn_notice`` False) owes only the reminder. Owed again when the
+    game resumes (``owed.again``), the turn's rows are used again (``_owe_again``).
     """
     now = timezone.now()
     with transaction.atomic():
@@ -101,9 +106,39 @@ def owe(game: Game, owed: Owed) -> None:
                     seat=owed.seat, text=owed.text, event=owed.event, due_at=max(due, now),
                 )
             )  # fmt: skip
+        if owed.again:
+            notices = _owe_again(game, owed, notices, now)
         for notice in notices:
             notice.save()
             queue(notice)
+
+
+def _owe_again(game: Game, owed: Owed, notices: list[Notice], now: datetime) -> list[Notice]:
+    """The game resumed in ``owed``'s turn: of ``notices``, those to write and queue.
+
+    The "your turn" is told again, worded for the resume, on the turn's row (done, or held by
+    the pause), unless a worker is sending it this moment or it was done less than
+    ``RETOLD_AFTER`` ago. The reminder owed already keeps its time (``resumed`` queues it). A
+    resume by the player to move owes no "your turn" and drops the one still waiting: they know.
+    """
+    kept = {n.kind: n for n in Notice.objects.select_for_update().filter(game=game, turn=owed.turn, seat=owed.seat)}
+    turn = kept.get(Notice.Kind.TURN)
+    if turn is not None and not owed.turn_notice and turn.done_at is None and turn.claimed_at is None:
+        turn.done_at, turn.outcome = now, "dropped: the player resumed the game"
+        turn.save(update_fields=["done_at", "outcome"])
+    written = []
+    for notice in notices:
+        old = kept.get(notice.kind)
+        if old is None:
+            written.append(notice)
+        elif notice.kind == Notice.Kind.TURN:
+            being_sent = old.done_at is None and old.claimed_at is not None and old.claimed_at > now - LEASE
+            told_lately = old.done_at is not None and old.done_at > now - RETOLD_AFTER
+            if not (being_sent or told_lately):
+                old.player_id, old.text, old.event, old.due_at = notice.player_id, notice.text, notice.event, now
+                old.done_at, old.claimed_at, old.attempts, old.outcome = None, None, 0, ""
+                written.append(old)
+    return written
 
 
 def queue(notice: Notice) -> None:
@@ -139,9 +174,10 @@ def send_notice(notice_id: int) -> str:
             return "being sent by another worker"
         game = Game.objects.get(pk=notice.game_id)
         if game.room.paused and game.status == Game.Status.PLAYING:
-            # The clock stands still: the notice waits, owed, until the host resumes (``resumed``),
-            # out of the recovery sweep's sight, which would queue it again every minute of the
-            # pause. A "your turn" sent now would have the player find the game paused.
+            # The clock stands still: the notice waits, owed, until the host resumes (``resumed``;
+            # the resume tells the player to move anew, ``owe``), out of the recovery sweep's
+            # sight, which would queue it again every minute of the pause. A "your turn" sent now
+            # would have the player find the game paused, and hear nothing when it goes on.
             notice.outcome, notice.due_at = "waiting: the game is paused", PAUSED
             notice.save(update_fields=["outcome", "due_at"])
             return notice.outcome

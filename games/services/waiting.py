@@ -3,9 +3,10 @@
 ``watch`` runs inside ``actions.record``, before the action's write: it keeps
 ``Game.waiting_on`` (the controller token of the person to move, for the "waiting for you"
 count and the list of games) and, when the move made it a person's turn in a game at your
-own pace, says so, so that ``record`` owes them the notice in the same transaction as the
-move (``games.services.notices.owe``): the "your turn" unless the move was their own, and the
-reminder either way. Nothing is sent here: a background task sends it after the commit.
+own pace (or the game resumed in their turn), says so, so that ``record`` owes them the notice
+in the same transaction as the move (``games.services.notices.owe``): the "your turn" unless
+the move was their own, and the reminder either way. Nothing is sent here: a background task
+sends it after the commit.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Owed:
     event: dict[str, Any]  # the same as codes and data, worded in each reader's language when sent
     # False when their own move gave them the turn: no "your turn", but still the reminder.
     turn_notice: bool = True
+    # Owed for this turn already, and owed again: the game was paused and goes on.
+    again: bool = False
 
 
 def turn_key(game: Game) -> list[int] | None:
@@ -58,7 +61,9 @@ def watch(
     """Before an action's write of ``room``: the room to store, the Game fields to save too, and the notice owed.
 
     A notice is owed once per turn (``Room.notice_turn``), in a game at your own pace, to
-    a person; when they made the move themselves, only its reminder (``notices.owe``).
+    a person; when they made the move themselves, only its reminder (``notices.owe``). A
+    resume owes the turn's notice again: the player to move may have found the game paused
+    and be waiting to hear that it goes on, and that their time runs again.
     """
     fields: tuple[str, ...] = ()
     entry = waited_on(game, room)
@@ -69,16 +74,20 @@ def watch(
     if entry is None or game.pace != Game.Pace.OWN:
         return room, fields, None
     key = room.turn_key(playing=game.status == Game.Status.PLAYING)
-    if key is None or room.notice_turn == key:
+    again = room.notice_turn == key
+    if key is None or (again and kind != Move.Kind.RESUME):
         return room, fields, None
-    room = room.change(notice_turn=key)
+    if not again:
+        room = room.change(notice_turn=key)
     # Their own move gave them the turn (the host's start, a game for one, the next seat on the
     # same device, taking a seat back): they know it is theirs, yet their time runs all the same.
     own_move = actor == entry.controller and not action_id.startswith(TIMEOUT_ACTION)
     event = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
     with translation.override("en"):
         text = word(event, game.ruleset)
-    owed = Owed(seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=not own_move)
+    owed = Owed(
+        seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=not own_move, again=again
+    )
     return room, fields, owed
 
 

@@ -699,4 +699,51 @@ def test_a_your_turn_that_falls_due_in_a_pause_waits_and_is_sent_once_at_the_res
     run_worker()
     [email] = mail.outbox
     assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
+    assert email.body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
     assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
+
+
+def test_the_player_to_move_is_told_when_the_game_they_found_paused_goes_on() -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    run_worker()  # Ben is told it is his turn
+    assert len(mail.outbox) == 1
+    pause(table)  # he opens the room and finds it paused
+    Notice.objects.filter(kind=Notice.Kind.TURN, seat=1).update(done_at=timezone.now() - timedelta(days=1))
+    resume(table)  # a day later: his time runs again
+    run_worker()
+    assert len(mail.outbox) == 2
+    body = mail.outbox[1].body
+    assert body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
+    assert "Time left to move: 23 hours" in body or "Time left to move: 1 day" in body
+    # Paused and resumed again within the hour: not told again.
+    pause(table)
+    resume(table)
+    run_worker()
+    assert len(mail.outbox) == 2
+
+
+def test_the_resume_of_a_game_is_not_told_to_a_player_with_the_room_open_nor_to_the_one_who_resumed_it() -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 0)
+    opted_in(table, 1)
+    score_first_legal(table)
+    pause(table)  # Ben's "your turn" waits for the resume
+    game = Game.objects.get(code=table.code)
+    Presence.objects.create(
+        game=game, channel_name="ws.ben", controller=table.controllers[1], seen_at=timezone.now(), origin="x"
+    )
+    resume(table)
+    run_worker()
+    assert not [m for m in mail.outbox if m.to == ["p1@example.org"]]
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "dropped: the player has the room open"
+    # Ben scores: the host's "your turn" is owed, the host pauses before it is sent and resumes
+    # the game in their own turn. They know.
+    score_first_legal(table)
+    pause(table)
+    resume(table)
+    run_worker()
+    assert Notice.objects.get(kind=Notice.Kind.TURN, seat=0).outcome == "dropped: the player resumed the game"
+    assert not mail.outbox
