@@ -18,6 +18,14 @@ import uvicorn
 from yahtzee import serve
 
 
+@pytest.fixture(autouse=True)
+def _site_url_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve.main`` sets SITE_URL when it is unset: put back as it was after each test."""
+    monkeypatch.setenv("SITE_URL", os.environ.get("SITE_URL", ""))
+    if not os.environ["SITE_URL"]:
+        monkeypatch.delenv("SITE_URL")
+
+
 @pytest.fixture
 def unfrozen() -> Iterator[None]:
     gc.unfreeze()
@@ -111,6 +119,42 @@ def test_make_run_serves_and_prints_localhost_where_passkeys_work() -> None:
     assert "HOST ?= localhost" in (root / "Makefile").read_text()
     readme = (root / "README.md").read_text()
     assert "serves on http://localhost:8000" in readme and "http://127.0.0.1:8000" not in readme
+
+
+def test_make_run_on_another_port_links_its_e_mails_and_pushes_to_that_port(tmp_path: Path) -> None:
+    # `make run PORT=8120`, SITE_URL unset: the links of the "your turn" e-mails and pushes the
+    # server's own task worker sends go to the server that sent them, not to port 8000.
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_", "DATABASE_URL", "SITE_URL"))}
+    env.update(DJANGO_SETTINGS_MODULE="yahtzee.settings", DATA_DIR=str(tmp_path), SECRET_KEY="k" * 50)
+    env.update(BOT_TABLES_AT_START="0", GC_FREEZE="0")
+    code = (
+        "import sys\n"
+        "from unittest import mock\n"
+        "import uvicorn\n"
+        "from yahtzee import serve\n"
+        "with mock.patch.object(uvicorn.Server, 'run'):\n"
+        "    serve.main(sys.argv[1:])\n"
+        "from games.services import notices\n"
+        "print(notices.stop_url('push', 1).split('/notices/')[0])\n"
+    )
+
+    def linked_to(*args: str) -> str:
+        run = subprocess.run([sys.executable, "-c", code, *args], cwd=root, env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-2000:]
+        return run.stdout.splitlines()[-1]
+
+    assert linked_to("--host", "localhost", "--port", "8120") == "http://localhost:8120"
+    assert linked_to("--host", "0.0.0.0", "--port", "8000") == "http://localhost:8000"  # the image's command, alone
+    env["SITE_URL"] = "https://yahtzee.example.org/"  # set: kept, whatever the server's port
+    assert linked_to("--port", "8120") == "https://yahtzee.example.org"
+
+
+def test_the_default_site_url_names_the_served_host() -> None:
+    assert serve.site_url(serve.arguments([])) == "http://localhost:8000"
+    assert serve.site_url(serve.arguments(["--host", "127.0.0.1", "--port", "9000"])) == "http://127.0.0.1:9000"
+    assert serve.site_url(serve.arguments(["--host", "::1", "--port", "9000"])) == "http://[::1]:9000"
+    assert serve.site_url(serve.arguments(["--host", "::", "--port", "9000"])) == "http://localhost:9000"
 
 
 def test_the_applications_start_and_home_page_load_no_computer_player_numpy_or_postgresql_driver(

@@ -18,6 +18,7 @@ The application is imported before the server starts, and what it made is then f
 ``--task-worker`` also runs the background tasks (the "your turn" e-mails and pushes,
 games/services/notices.py) in threads of this process, so that ``make run`` needs nothing else;
 production runs them in their own process (``manage.py notice_worker``, compose's worker).
+Unless ``SITE_URL`` is set, they link to the host and port served (``site_url``).
 """
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         help="also run the background task worker (notices) in this process, as make run does",
     )
     return parser.parse_args(argv)
+
+
+def site_url(args: argparse.Namespace) -> str:
+    """The address e-mails and pushes link to when ``SITE_URL`` is not set: the one this server
+    serves at (``make run PORT=8120``: http://localhost:8120), by name for every interface."""
+    host = "localhost" if args.host in ("", "0.0.0.0", "::") else args.host
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    return f"http://{host}:{args.port}"
 
 
 def proxy_headers(args: argparse.Namespace) -> bool:
@@ -187,6 +197,9 @@ def gc_threshold(text: str) -> tuple[int, ...]:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(argv)
+    # Before the start imports the settings, which read it: a server on another port than the
+    # settings' default links its e-mails and pushes to itself.
+    os.environ.setdefault("SITE_URL", site_url(args))
     server = start(config_of(args), migrate=args.migrate)
     if args.task_worker:
         from games.services import notices  # imported once the application's import has set Django up

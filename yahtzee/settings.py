@@ -313,7 +313,8 @@ FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)
 # Play at your own pace: the times per move a room may be created with, in seconds (0: none).
 OWN_PACE_CHOICES = [int(s) for s in envlist("OWN_PACE_CHOICES", "0,86400,259200,604800")]
 
-# The site's address as e-mails and push notices link to it (no trailing slash).
+# The site's address as e-mails and push notices link to it (no trailing slash). Unset, a server
+# started by yahtzee.serve (make run) sets it to the host and port it serves at.
 SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000").rstrip("/")
 
 # Background tasks (games/services/notices.py): queued in the database in the transaction of the
