@@ -178,6 +178,19 @@ def test_each_painted_dice_colour_has_its_own_letter_in_every_language(language:
     assert len({mark.upper() for mark in marks.values()}) == 5, f"{language}: two colours share a letter: {marks}"
 
 
+def test_the_pages_count_points_in_each_languages_plural_forms() -> None:
+    """A screen reader reads an open box's button as "Score Ones for 1 point" (and French says
+    "0 point"): a message of the page that counts points is a plural one (ngettext), so that each
+    language gives the count its own form."""
+    counted = {
+        (language, e.msgid)
+        for language in TRANSLATED
+        for e in messages(language, "djangojs")
+        if "%(points)s points" in e.msgid and e.msgid_plural is None
+    }
+    assert counted == set()
+
+
 # Codes the room page never shows as they come: a resync answers them (stale, repeated_action),
 # the page cannot send what they refuse (malformed frames, boxes, dice, levels it does not offer),
 # or they belong to other pages (the create form, notices, a finished game's log).

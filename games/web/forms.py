@@ -164,13 +164,14 @@ class CreateRoomForm(forms.Form):
             computers = data.get("bots") or 0
             if count + computers > MAX_LOCAL_PLAYERS:
                 people = ngettext("%(n)s person", "%(n)s people", count) % {"n": count}
+                machines = ngettext("%(n)s computer", "%(n)s computers", computers) % {"n": computers}
                 self.add_error(
                     "bots",
                     _(
                         "A game has at most %(max)s players, computers included: "
-                        "%(people)s and %(computers)s computers make %(sum)s."
+                        "%(people)s and %(computers)s make %(sum)s."
                     )
-                    % {"max": MAX_LOCAL_PLAYERS, "people": people, "computers": computers, "sum": count + computers},
+                    % {"max": MAX_LOCAL_PLAYERS, "people": people, "computers": machines, "sum": count + computers},
                 )
         data["bots"] = data.get("bots") or 0
         data["level"] = data.get("level") or "casual"

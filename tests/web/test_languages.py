@@ -291,6 +291,30 @@ def test_the_leaderboards_points_lost_are_written_as_the_readers_numbers() -> No
     assert "12,4" in board and "12.4" not in board
 
 
+@pytest.mark.parametrize(
+    ("language", "wrong"),
+    [
+        ("en", "1 computers"),
+        ("fr", "1 ordinateurs"),
+        ("es", "1 ordenadores"),
+        ("sv", "1 datorer"),
+        ("da", "1 computere"),
+    ],
+)
+def test_too_many_players_on_one_device_counts_one_computer_in_the_singular(language: str, wrong: str) -> None:
+    """Eight people and one computer on one device are one seat too many: the refusal says
+    "8 people and 1 computer make 9", with the count of computers in its plural form."""
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    response = client.post(
+        "/rooms/new",
+        {"name": "Ann", "ruleset": "official", "mode": "local", "players": "8", "bots": "1"},
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "9" in page  # the refusal is there ...
+    assert wrong not in page  # ... with its count of computers in the singular
+
+
 def test_a_refusal_a_page_shows_is_in_the_readers_language_and_in_english_the_services_own() -> None:
     host = Client(HTTP_ACCEPT_LANGUAGE="de")
     code = create_room(host, name="Ann")

@@ -279,6 +279,17 @@ def test_the_fairness_page_checks_a_finished_game() -> None:
     assert "✓ All 13 rolls re-derived" in page and "✗" not in page
 
 
+def test_the_fairness_page_counts_the_rolls_that_differ_in_the_singular_and_the_plural() -> None:
+    """A roll changed in the log after the game is caught and counted: "1 roll differs", not "1 rolls"."""
+    game = play_to_end(open_room(1), random.Random(4))
+    for tampered, said in ((1, "✗ 1 roll differs."), (2, "✗ 2 rolls differ.")):
+        move = game.moves.filter(kind="roll").order_by("seq")[tampered - 1]
+        move.payload["faces"] = [7 - move.payload["faces"][0], *move.payload["faces"][1:]]
+        move.save()
+        page = re.sub(r"\s+", " ", Client().get(f"/r/{game.code}/fairness").content.decode())
+        assert said in page
+
+
 def test_a_rematch_seat_whose_player_did_not_follow_is_not_called_a_computer() -> None:
     """docs/fairness.md: in a rematch "a seat whose player never does [follow] has none" (no client
     seed). The fair-dice page says so of that person's seat; only a computer's seat is called one."""

@@ -396,7 +396,7 @@ export function cardHtml(view) {
       cls: `option${coach ? " coach-pick" : ""}`,
       html: `<button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
         data-box="${row.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
-        aria-label="${fmt(gettext("Score %(box)s for %(points)s points"), { box: `${label}${colText}`, points: option.points })}${bonusText}${jokerText}${coachText}">${shown}</button>`,
+        aria-label="${fmt(ngettext("Score %(box)s for %(points)s point", "Score %(box)s for %(points)s points", option.points), { box: `${label}${colText}`, points: option.points })}${bonusText}${jokerText}${coachText}">${shown}</button>`,
     };
   };
   const caption = `${cols > 1 ? gettext("Scorecard: a column per player and multiplier") : gettext("Scorecard: a column per player")}${me ? gettext("; your open boxes show what they would score now; arrow keys move between them") : ""}`;
