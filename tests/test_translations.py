@@ -191,6 +191,26 @@ def test_the_pages_count_points_in_each_languages_plural_forms() -> None:
     assert counted == set()
 
 
+# Messages that name the Yahtzee box itself or its bonus (not the game, whose name stays "Yahtzee").
+NAMES_THE_BOX = re.compile(r"Yahtzee (box|boxes|bonus)\b")
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_german_messages_call_the_yahtzee_box_and_its_bonus_kniffel_as_the_card_does(domain: str) -> None:
+    """A German player's card names the box "Kniffel" and its bonus row "Kniffel-Bonus"
+    (pgettext "Yahtzee box"; "%(box)s bonus"), and the German rules page says "Kniffel-Feld" and
+    "Kniffel-Boni": every other message that names the box or its bonus (the joker's refusals,
+    the score button's bonus, the log's and the e-mail's) says the same."""
+    wrong = [
+        (e.msgid, text)
+        for e in messages("de", domain)
+        if NAMES_THE_BOX.search(e.msgid)
+        for text in e.msgstr.values()
+        if "Kniffel" not in text
+    ]
+    assert wrong == []
+
+
 # Codes the room page never shows as they come: a resync answers them (stale, repeated_action),
 # the page cannot send what they refuse (malformed frames, boxes, dice, levels it does not offer),
 # or they belong to other pages (the create form, notices, a finished game's log).
