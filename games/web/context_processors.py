@@ -11,7 +11,10 @@ from games.web.views import controller_for
 
 
 def site(request: HttpRequest) -> dict[str, Any]:
-    """The site's name, and how many games wait for this browser's move (the header's count)."""
+    """The site's name, how many games wait for this browser's move (the header's count), and
+    the switcher's languages, each under its own name: a reader who landed on a page in a
+    language they cannot read finds theirs (Django's get_available_languages would translate
+    "English" into the page's language)."""
 
     def waiting() -> int:
         # Only a browser with a session can have seats; one indexed count, made when a page shows it.
@@ -26,4 +29,5 @@ def site(request: HttpRequest) -> dict[str, Any]:
         "SITE_NAME": settings.SITE_NAME,
         "WAITING": SimpleLazyObject(waiting),
         "CATALOG_VERSION": catalog_version(),
+        "LANGUAGES": settings.LANGUAGES,
     }

@@ -68,6 +68,17 @@ def test_the_switcher_sets_the_cookie_and_goes_back() -> None:
     assert 'action="/i18n/language"' in body and '<option value="sv" lang="sv" selected>' in body
 
 
+@pytest.mark.parametrize("language", ["da", "sv", "de", "fr", "es"])
+def test_the_switcher_names_english_in_english_whatever_the_page_language(language: str) -> None:
+    """Every language in the header's switcher is written in itself (Dansk, Deutsch, Français ...),
+    English too ("English", not "Englisch" or "Anglais"), so that a reader who landed on a page
+    they cannot read finds their own."""
+    body = Client(HTTP_ACCEPT_LANGUAGE=language).get("/").content.decode()
+    options = dict(re.findall(r'<option value="(\w+)" lang="\1"[^>]*>([^<]*)</option>', body))
+    assert options == dict(settings.LANGUAGES)
+    assert options["en"] == "English"
+
+
 def test_the_switcher_needs_a_post() -> None:
     assert Client().get("/i18n/language?language=de").status_code == 405
 
