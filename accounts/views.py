@@ -25,6 +25,7 @@ from django.views.i18n import set_language as django_set_language
 from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
 from accounts.middleware import ACCOUNT_LANGUAGE
+from games import services as games_services
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:
@@ -117,13 +118,18 @@ def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bo
 
 @require_POST
 def set_language(request: HttpRequest) -> HttpResponse:
-    """The language switcher: Django's own view (the cookie, then back to the page), and for a
-    signed-in player the account's language too, so every browser they sign in from uses it."""
+    """The language switcher: Django's own view (the cookie, then back to the page), and the
+    "your turn" notices' language: for a signed-in player the account's, so every browser they
+    sign in from uses it; without an account, this browser's pushes."""
     response = django_set_language(request)
     language = request.POST.get("language", "")
-    if language in dict(settings.LANGUAGES) and request.user.is_authenticated:
+    if language not in dict(settings.LANGUAGES):
+        return response
+    if request.user.is_authenticated:
         services.profile_set_language(user_id=signed_in(request).pk, language=language)
         request.session[ACCOUNT_LANGUAGE] = language
+    else:
+        games_services.notices_language_set(controller=request.session.get("controller", ""), language=language)
     return response
 
 

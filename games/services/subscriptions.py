@@ -288,12 +288,20 @@ def email_notices_confirm(*, token: str) -> Confirmation:
     return "done", address
 
 
-def notices_language_set(*, user_id: int, language: str) -> None:
-    """The account's language changed: its e-mails and its browsers' pushes are worded in it from now on."""
+def notices_language_set(*, language: str, user_id: int | None = None, controller: str = "") -> None:
+    """A reader chose a language: their "your turn" notices are worded in it from now on.
+
+    ``user_id``: an account's e-mails and the pushes of every browser signed in to it. Without an
+    account, ``controller``: the pushes this browser subscribed to (e-mails need an account).
+    A push opens the room, whose page never subscribes again, so nothing else would tell them.
+    """
     language = _language(language)
-    NoticeSettings.objects.filter(user_id=user_id).update(language=language)
-    NoticeSettings.objects.filter(user_id=user_id).exclude(pending_nonce="").update(pending_language=language)
-    PushSubscription.objects.filter(user_id=user_id).update(language=language)
+    if user_id is not None:
+        NoticeSettings.objects.filter(user_id=user_id).update(language=language)
+        NoticeSettings.objects.filter(user_id=user_id).exclude(pending_nonce="").update(pending_language=language)
+        PushSubscription.objects.filter(user_id=user_id).update(language=language)
+    elif controller:
+        PushSubscription.objects.filter(controller=controller, user__isnull=True).update(language=language)
 
 
 def _language(language: str) -> str:

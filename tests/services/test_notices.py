@@ -526,6 +526,29 @@ def test_the_accounts_language_moves_its_e_mails_and_pushes_with_it(push: PushSe
     assert PushSubscription.objects.get(endpoint=subscriber.endpoint).language == "es"
 
 
+def test_a_browser_without_an_account_that_switches_language_is_pushed_in_the_new_one(push: PushService) -> None:
+    """Ben (no account) turns notifications on while the site is in English, then picks Deutsch
+    in the switcher: his pages are German, and so are his pushes from now on (a push opens the
+    room, whose page does not subscribe again, so the switcher is what tells them)."""
+    ana, ben = Client(HTTP_ACCEPT_LANGUAGE="en"), Client(HTTP_ACCEPT_LANGUAGE="en")
+    code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{code}/join", {"name": "Ben"})
+    subscriber = Subscriber(f"{push.url}/push/ben")
+    response = ben.post("/notices/push", json.dumps(subscriber.subscription), content_type="application/json")
+    assert response.status_code == 201
+    assert PushSubscription.objects.get().language == "en"
+    ben.post("/i18n/language", {"language": "de", "next": f"/r/{code}/"})
+    assert 'lang="de"' in ben.get(f"/r/{code}/").content.decode()  # his pages are German now
+    assert PushSubscription.objects.get().language == "de"  # and so are his pushes
+    ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    score_first_legal(Table(code=code, controllers=[ana.session["controller"], ben.session["controller"]]))
+    run_worker()  # Ana scored: Ben's turn
+    assert subscriber.open(push.requests[0].body)["title"] == f"Du bist am Zug in Raum {code}"
+    # Another browser's switch leaves his pushes as they are.
+    Client().post("/i18n/language", {"language": "fr", "next": "/"})
+    assert PushSubscription.objects.get().language == "de"
+
+
 @pytest.mark.parametrize("signs_in", [False, True])
 def test_a_device_subscribed_before_signing_in_is_still_told_after_signing_in(
     push: PushService, signs_in: bool
