@@ -24,6 +24,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
 
 from games import services
 from games.domain import errors, protocol
@@ -537,13 +538,18 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     return response
 
 
+# The page links the manifest with crossorigin="use-credentials": a browser fetches it without
+# cookies otherwise, and so without the switcher's language or the account's.
 @require_GET
+@vary_on_headers("Accept-Language", "Cookie")
 def manifest(request: HttpRequest) -> JsonResponse:
-    """The web app manifest: the site installs as an app (on a phone's home screen too) that opens on Your games."""
+    """The web app manifest, in the reader's language: the site installs as an app (on a phone's
+    home screen too) that opens on Your games."""
     data = {
         "name": settings.SITE_NAME,
         "short_name": "Yahtzee",
-        "description": "Multiplayer Yahtzee: live, or at your own pace over days.",
+        "description": gettext("Multiplayer Yahtzee: live, or at your own pace over days."),
+        "lang": request.LANGUAGE_CODE,
         "start_url": reverse("my_games"),
         "scope": "/",
         "display": "standalone",

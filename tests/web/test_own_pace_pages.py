@@ -684,6 +684,25 @@ def test_the_manifest_installs_the_site_on_your_games() -> None:
     assert 'rel="manifest" href="/manifest.webmanifest"' in client.get("/").content.decode()
 
 
+def test_the_app_manifest_describes_the_site_in_the_readers_language() -> None:
+    """A German phone that installs the site (Add to Home screen) is shown the manifest's
+    description in German, and the manifest names its language."""
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get("/manifest.webmanifest").json()
+    response = Client(HTTP_ACCEPT_LANGUAGE="de").get("/manifest.webmanifest")
+    german = response.json()
+    assert (english["lang"], german["lang"]) == ("en", "de")
+    assert german["description"] != english["description"]
+    # A cache between the two keeps one copy per language and per cookie (the switcher's, the account's session).
+    assert {"accept-language", "cookie"} <= {v.strip().lower() for v in response["Vary"].split(",")}
+    # The switcher's choice counts too, not only the browser's language: the page asks for the
+    # manifest with its cookies (a browser sends none for it otherwise).
+    switched = Client(HTTP_ACCEPT_LANGUAGE="en")
+    switched.post("/i18n/language", {"language": "fr", "next": "/"})
+    assert switched.get("/manifest.webmanifest").json()["lang"] == "fr"
+    page = switched.get("/").content.decode()
+    assert 'rel="manifest" href="/manifest.webmanifest" crossorigin="use-credentials"' in page
+
+
 # --- no inline script (the Content-Security-Policy: script-src 'self') -------------------------------
 
 
