@@ -1,9 +1,11 @@
 """The site in six languages in a real browser: a Danish browser plays a Yatzy turn in Danish, a
 room's English and German players each read it in their own language, the switcher works signed
-out and signed in, and axe-core finds nothing serious in any language."""
+out and signed in (and an installed app follows it), and axe-core finds nothing serious in any
+language."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -165,6 +167,18 @@ def test_the_switcher_signed_out_and_signed_in(new_page: Any, live_site: LiveSit
     other.wait_for_url(f"**/u/{name}/")
     other.goto(live_site.url + "/")
     assert other.inner_text("#create-h") == "Nouvelle partie"
+
+
+def test_an_installed_app_is_described_in_the_language_the_switcher_chose(new_page: Any, live_site: LiveSite) -> None:
+    """A browser asks for the web app manifest without cookies unless the page's link says
+    otherwise: the site's does, so a reader who picked Deutsch in an English browser installs
+    the app in German, not in the browser's language."""
+    page = new_page(locale="en-US")
+    page.goto(live_site.url + "/")
+    switch(page, "de")
+    manifest = page.context.new_cdp_session(page).send("Page.getAppManifest")
+    assert manifest["errors"] == [], manifest["errors"]
+    assert json.loads(manifest["data"])["lang"] == "de"
 
 
 @pytest.mark.parametrize("language", list(LOCALES))
