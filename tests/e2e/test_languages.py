@@ -1,7 +1,7 @@
 """The site in six languages in a real browser: a Danish browser plays a Yatzy turn in Danish, a
 room's English and German players each read it in their own language, the switcher works signed
-out and signed in (and an installed app follows it), and axe-core finds nothing serious in any
-language."""
+out and signed in (and an installed app follows it), axe-core finds nothing serious in any
+language, and no page runs off the side of a phone in any of them."""
 
 from __future__ import annotations
 
@@ -203,3 +203,31 @@ def test_axe_finds_nothing_serious_in_any_language(new_page: Any, live_site: Liv
     shot(page, f"i18n-home-{language}-390")
     assert no_horizontal_overflow(page), language
     assert page.errors == []
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_no_page_runs_off_the_side_of_a_phone_in_any_language(
+    new_page: Any, live_site: LiveSite, language: str
+) -> None:
+    """At 360 px (most Android phones) the header is one line in every language, as at 390; at
+    320 px the switcher goes under the links where they do not leave it room. No page scrolls
+    sideways and the switcher's OK is always on the screen."""
+    page = new_page(width=360, height=740, locale=LOCALES[language])
+    room = create_online(page, live_site, "Ana")
+    for width in (360, 320):
+        page.set_viewport_size({"width": width, "height": 740})
+        for address in (
+            *(live_site.url + path for path in ("/", "/rules", "/games", "/leaderboards", "/fairness")),
+            room,
+        ):
+            page.goto(address)
+            assert page.get_attribute("html", "lang") == language
+            where = (language, width, address)
+            assert no_horizontal_overflow(page), (*where, page.evaluate("document.documentElement.scrollWidth"))
+            ok = page.eval_on_selector(".language-switch button", "b => b.getBoundingClientRect().right")
+            assert ok <= width, (*where, ok)
+            if width == 360:
+                header = page.eval_on_selector(".site-header", "h => h.getBoundingClientRect().height")
+                assert header < 60, (*where, header)
+        for scheme in in_each_scheme(page):
+            shot(page, f"i18n-header-{language}-{width}-{scheme}")
