@@ -7,6 +7,7 @@ import secrets
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 
 from games.domain import errors as E
@@ -379,13 +380,18 @@ def _to_reclaim(game: Game, controller: str, seat: int | None) -> list[int]:
 LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)
 
 
-def _codes_with(**lookup: object) -> list[str]:
-    """The codes of the games with a Player row matching ``players`` (a read, oldest game first)."""
+def _codes_with(*conditions: Q, **lookup: object) -> list[str]:
+    """The codes of the games with a Player row matching ``conditions`` and ``lookup`` (a read, oldest game first)."""
     return list(
-        Game.objects.filter(pk__in=Player.objects.filter(**lookup).values("game_id"))
+        Game.objects.filter(pk__in=Player.objects.filter(*conditions, **lookup).values("game_id"))
         .order_by("pk")
         .values_list("code", flat=True)
     )
+
+
+def _of(controller: str) -> Q:
+    """The Player rows of a browser's seats: its own, and those a computer plays while it is away."""
+    return Q(controller=controller) | Q(away_controller=controller)
 
 
 def seats_hand_over(*, controller: str, to: str) -> list[str]:
@@ -394,12 +400,13 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     Finished games' seats too: their player may ask for the rematch, and is seated in it, as
     the account. One transaction per game, under its row lock; each game that changed gets a
     ``claim`` Move (its version moves on, so an action sent by the old token is refused as
-    stale). Seats a computer plays while their player is away follow too. Returns the codes changed.
+    stale). Seats a computer plays while their player is away follow too (the player takes them
+    back signed in). Returns the codes changed.
     """
     if not controller or not to or controller == to:
         return []
     changed = []
-    for code in _codes_with(controller=controller):
+    for code in _codes_with(_of(controller)):
         with transaction.atomic():
             game = locked(code)
             seats = []

@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import random
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 
 import bots
 from accounts import services as account_services
@@ -31,7 +32,7 @@ from tests.accounts.helpers import (
     sign_up,
     user,
 )
-from tests.factories import action_id, play_to_end
+from tests.factories import Table, action_id, play_to_end, score_first_legal
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +120,30 @@ def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
     # The old token plays nothing any more.
     with pytest.raises(RuleViolation):
         services.turn_roll(code=live.code, controller=token, expected_version=game.version, action_id=action_id())
+
+
+def test_signing_in_while_a_computer_plays_the_browsers_seat_lets_the_player_take_it_back() -> None:
+    """Two turns of the anonymous player ran out, so a computer plays their seat until they are
+    back. They sign in on that browser: the seat follows it to the account, *Your games* lists it,
+    and coming back to the room (as its socket does) gives the seat back."""
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    code = services.game_create(host_name="Mia", controller=token, turn_timer=30).game.code
+    services.game_join(code=code, name="Host", controller=services.new_controller())
+    table = Table(code=code, controllers=[token, Player.objects.get(game__code=code, seat=1).controller])
+    services.game_start(code=code, controller=token, expected_version=None, action_id=action_id())
+    for turn in range(2):  # Mia's turn runs out twice in a row: a computer plays her seat
+        Game.objects.filter(code=code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.clock_expire(code=code, version=table.version())
+        if turn == 0:
+            score_first_legal(table)
+    assert table.game.room.seats[0].bot and table.game.room.seats[0].away_controller == token
+    sign_up(browser, "mia")
+    mine = controller_of(browser)
+    assert table.game.room.seats[0].away_controller == mine
+    assert f"/r/{code}/" in browser.get("/games").content.decode()
+    assert services.seat_reclaim(code=code, controller=mine) == [0]
+    assert browser.get(f"/r/{code}/state.json").json()["you"]["seats"] == [0]
 
 
 def test_a_second_browser_signed_in_plays_the_accounts_seat() -> None:
