@@ -80,11 +80,16 @@ def _claimable(*, user_id: int, controller: str) -> list[int]:
     As when a game is counted (``_count``), an account is one player in an online game: the
     browser's first seat. Its other seats there are companions' at its device, whose results
     are not the account's; a game where the account already has a seat keeps that one. A seat
-    a computer finished for its away player is that player's (its record ranks it as a seat
-    that left): letting the clock run out on a losing game does not keep it off the account.
+    a computer finished for its away player, or played on after its player left, is that
+    player's (its record ranks it as a seat that left): neither letting the clock run out nor
+    leaving keeps a losing game off the account.
     """
     mine = (
-        Player.objects.filter(Q(controller=controller, kind=Player.Kind.HUMAN) | Q(away_controller=controller))
+        Player.objects.filter(
+            Q(controller=controller, kind=Player.Kind.HUMAN)
+            | Q(away_controller=controller)
+            | Q(left_controller=controller)
+        )
         .filter(Q(game__local=False) | Q(pk=_first_seat), user__isnull=True)
         .exclude(game__in=Player.objects.filter(user_id=user_id).values("game"))
         .order_by("game", F("seat").asc(nulls_last=True), "pk")
@@ -190,10 +195,11 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     if state is None:
         return
     scores = [state.totals(i).grand_total for i in range(len(seats))]
-    # A seat a computer finished for its away person is that person's, ranked as a seat that left
-    # (Room.ranks, as the replay and the admin's review show it); a computer that sat down as one
-    # keeps its place by its score: losing to it is a loss.
-    people = [s.controller if s.human else s.away_controller for s in seats]
+    # A seat a computer finished for its away person, or played on after its person left, is that
+    # person's, ranked after the seats that stayed (Room.ranks, as the replay and the admin's
+    # review show it); a computer that sat down as one keeps its place by its score: losing to it
+    # is a loss.
+    people = [s.controller if s.human else s.away_controller or s.left_controller for s in seats]
     ranks = room.ranks()
     players = {p.pk: p for p in Player.objects.filter(game=game)}
     owners = dict(Profile.objects.filter(controller__in=[c for c in people if c]).values_list("controller", "user_id"))
@@ -310,8 +316,8 @@ def failures_forgive(*, username: str, ip: str | None) -> None:
 
 def account_forget(*, user_id: int, username: str) -> None:
     """What an account leaves behind is withdrawn: its name on every seat it held (a seat a computer
-    took over while its player was away included), in its games' logs and notices, and in the
-    sign-in log; its seats in live games are left.
+    took over while its player was away, or played on after its player left, included), in its
+    games' logs and notices, and in the sign-in log; its seats in live games are left.
 
     In a pass-and-play game only the seat the room was made with was the account's own: the
     others keep the names of the people who played them.
@@ -321,7 +327,7 @@ def account_forget(*, user_id: int, username: str) -> None:
     held = Q(user_id=user_id)
     if token:
         own = Q(game__local=False) | Q(pk=_first_seat)
-        held |= (Q(controller=token) | Q(away_controller=token)) & own
+        held |= (Q(controller=token) | Q(away_controller=token) | Q(left_controller=token)) & own
     services.seats_forget(controller=token, player_ids=list(Player.objects.filter(held).values_list("pk", flat=True)))
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses
 

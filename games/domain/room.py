@@ -47,6 +47,10 @@ class Seat(msgspec.Struct, frozen=True):
     away: bool = False
     # While a computer plays for an away player: that player's browser, which takes the seat back.
     away_controller: str = ""
+    # A computer plays on a seat its player left (or was taken out of): that player's browser. The
+    # seat's result stays theirs, ranked with the seats that left; they gave it up and do not take
+    # it back.
+    left_controller: str = ""
     timeouts: int = 0  # the player's turns run out in a row (the turn timer)
     muted: bool = False  # the host muted this seat's chat
 
@@ -61,6 +65,12 @@ class Seat(msgspec.Struct, frozen=True):
     @property
     def bot(self) -> bool:
         return self.kind == BOT
+
+    @property
+    def given_up(self) -> bool:
+        """Out of the game as its player has it: they left (or were taken out), whether or not a
+        computer plays the seat on since."""
+        return not self.active or bool(self.left_controller)
 
     def controlled_by(self, controller: str) -> bool:
         """Whether ``controller`` (a browser's token) plays this seat now: it is still in the game and theirs."""
@@ -80,6 +90,8 @@ class Seat(msgspec.Struct, frozen=True):
             data["away"] = True
         if self.away_controller:
             data["away_controller"] = self.away_controller
+        if self.left_controller:
+            data["left_controller"] = self.left_controller
         if self.timeouts:
             data["timeouts"] = self.timeouts
         if self.muted:
@@ -97,6 +109,7 @@ class Seat(msgspec.Struct, frozen=True):
             level=data.get("level") or None,
             away=bool(data.get("away")),
             away_controller=str(data.get("away_controller") or ""),
+            left_controller=str(data.get("left_controller") or ""),
             timeouts=int(data.get("timeouts") or 0),
             muted=bool(data.get("muted")),
         )
@@ -196,13 +209,17 @@ class Room(msgspec.Struct, frozen=True):
         """A computer plays seat ``index`` from now on.
 
         The person who played it, if they did not leave, may take it back from the same
-        browser (``reclaimed``): their token is kept as ``away_controller``. ``away``: their
-        turns ran out (the timer) rather than the host handing the seat over.
+        browser (``reclaimed``): their token is kept as ``away_controller``. One who left (or
+        was taken out) gave the seat up: their token is kept as ``left_controller``, and the
+        seat's result is still theirs, ranked as a seat that left. ``away``: their turns ran out
+        (the timer) rather than the host handing the seat over.
         """
         seat = self.seats[index]
         changes: dict[str, Any] = {"kind": BOT, "controller": controller, "status": ACTIVE, "level": level}
         if seat.active and seat.human:
             changes["away_controller"] = seat.controller
+        elif seat.human:
+            changes["left_controller"] = seat.controller
         if away:
             changes.update(away=True, timeouts=0)
         return self.with_seat(index, **changes)
@@ -306,23 +323,31 @@ class Room(msgspec.Struct, frozen=True):
         seat = self.seats[index]
         return seat.active and seat.bot and bool(seat.away_controller)
 
+    def finished_by_computer(self, index: int) -> bool:
+        """Whether a computer played seat ``index`` on for the person who sat there: away
+        (``finished_for``), or after they left and the host handed the seat over."""
+        seat = self.seats[index]
+        return self.finished_for(index) or (seat.active and bool(seat.left_controller))
+
     def ranks(self) -> list[int]:
         """Each seat's place at the end, 1 for the best, as the players' records give it: by total,
         equal totals sharing a place, and every seat that stayed before every seat that a computer
         finished for its away player (letting the clock run out twice does not take a losing game
         off the record), and those before every seat that left (it is out of the game, as the
-        rules have it). A computer that sat down as one ranks by its total."""
+        rules have it), whether or not the host gave it to a computer to play on: leaving does not
+        take a losing game off the record either. A computer that sat down as one ranks by its
+        total."""
         if self.rules is None:
             return []
         keys = [
-            (2 if not seat.active else 1 if self.finished_for(index) else 0, -self.rules.totals(index).grand_total)
+            (2 if seat.given_up else 1 if self.finished_for(index) else 0, -self.rules.totals(index).grand_total)
             for index, seat in enumerate(self.seats)
         ]
         return [1 + sum(1 for other in keys if other < key) for key in keys]
 
     def anyone_stayed(self) -> bool:
         """Whether a seat is still played by who sat there (the seats ``ranks`` puts first)."""
-        return any(seat.active and not self.finished_for(index) for index, seat in enumerate(self.seats))
+        return any(not seat.given_up and not self.finished_for(index) for index, seat in enumerate(self.seats))
 
     def winners(self) -> list[int]:
         """The seats placed first (``ranks``) in a game played to its end by someone still in it;

@@ -309,7 +309,8 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     if steps and last and game.is_over:
         state = last[0]
         # The winners the players' records have (Room.winners): a seat a computer finished for its
-        # away player ranks after the players who stayed, whatever its total.
+        # away player, or played on after its player left, ranks after the players who stayed,
+        # whatever its total.
         room = game.room
         first = room.winners()
         winners = [names[i] for i in first]
@@ -322,7 +323,7 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
         stayed = room.anyone_stayed()
         for index in range(len(names)):
-            if winners and stayed and room.finished_for(index):
+            if winners and stayed and room.finished_by_computer(index):
                 ending += " " + gettext(
                     "%(name)s's seat was finished by a computer: it ranks after the players who stayed."
                 ) % {"name": names[index]}

@@ -390,8 +390,8 @@ def _codes_with(*conditions: Q, **lookup: object) -> list[str]:
 
 
 def _of(controller: str) -> Q:
-    """The Player rows of a browser's seats: its own, and those a computer plays while it is away."""
-    return Q(controller=controller) | Q(away_controller=controller)
+    """The Player rows of a browser's seats: its own, and those a computer plays while it is away or after it left."""
+    return Q(controller=controller) | Q(away_controller=controller) | Q(left_controller=controller)
 
 
 def seats_hand_over(*, controller: str, to: str) -> list[str]:
@@ -401,7 +401,8 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     the account. One transaction per game, under its row lock; each game that changed gets a
     ``claim`` Move (its version moves on, so an action sent by the old token is refused as
     stale). Seats a computer plays while their player is away follow too (the player takes them
-    back signed in). Returns the codes changed.
+    back signed in), and those it plays on after their player left (their result). Returns the
+    codes changed.
     """
     if not controller or not to or controller == to:
         return []
@@ -417,6 +418,9 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
                     seats.append(index)
                 elif entry.away_controller == controller:
                     room = room.with_seat(index, away_controller=to)
+                    seats.append(index)
+                elif entry.left_controller == controller:
+                    room = room.with_seat(index, left_controller=to)
                     seats.append(index)
             if seats:
                 record(

@@ -140,6 +140,9 @@ class Player(models.Model):
     # list of games still finds the seat. The row's seat, name, controller, kind, status and
     # this follow the room's seat (games.store.players).
     away_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    # While a computer plays on a seat its player left: that player's token. The seat's result is
+    # still theirs: an account finds its record by it at sign-in, and its name at deletion.
+    left_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)

@@ -2,9 +2,9 @@
 
 A room's seats live in its snapshot (``Game.room``); each also has a Player row, which the
 move log, the scores, the notices and the accounts point at, and which finds a browser's
-games by an index (``controller``, ``away_controller``). The row is created with its seat
-(``create``: the seat needs the row's id) and from then on written only by ``follow``,
-from the room before and after an action (``games.services.actions.record``).
+games by an index (``controller``, ``away_controller``, ``left_controller``). The row is
+created with its seat (``create``: the seat needs the row's id) and from then on written
+only by ``follow``, from the room before and after an action (``games.services.actions.record``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def _row(index: int, seat: Seat) -> dict[str, object]:
         "kind": seat.kind,
         "status": seat.status,
         "away_controller": seat.away_controller,
+        "left_controller": seat.left_controller,
     }
 
 

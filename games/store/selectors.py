@@ -333,6 +333,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             # A computer plays it for a player who may take it back (away, not gone: one who left
             # gave the seat up, and a page that still counts it as its own must not offer it).
             "kept": bool(seat.away_controller),
+            # A computer plays it on after its player left (or was taken out): it ranks with the
+            # seats that left, whatever its total (Room.ranks).
+            "gave_up": bool(seat.left_controller),
         }
         for index, seat in enumerate(room.seats)
     ]
@@ -397,7 +400,7 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         ]
     data["cards"] = scorecard.cards(state)
     # The players' records' winners (Room.winners): a seat a computer finished for its away
-    # player ranks after those who stayed, whatever its total.
+    # player, or played on after its player left, ranks after those who stayed, whatever its total.
     data["winners"] = room.with_rules(state).winners()
     return data
 

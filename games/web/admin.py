@@ -61,7 +61,9 @@ class SecretLookupsAdmin(ModelAdmin):
     model's own): a live game's seed, told a character at a time by whether a game is listed,
     gives every die still to come; a controller token is a browser's key to its seats."""
 
-    SECRET_COLUMNS = frozenset({"server_seed", "snapshot", "waiting_on", "controller", "away_controller", "actor"})
+    SECRET_COLUMNS = frozenset(
+        {"server_seed", "snapshot", "waiting_on", "controller", "away_controller", "left_controller", "actor"}
+    )
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         if any(part in self.SECRET_COLUMNS for part in lookup.split(LOOKUP_SEP)):
@@ -248,7 +250,7 @@ class GameAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     def winner_names(self, game: Game) -> str:
         state = _state(game)
         # The players' records' winners (Room.winners): a seat a computer finished for its away
-        # player ranks after the players who stayed.
+        # player, or played on after its player left, ranks after the players who stayed.
         return ", ".join(state["seats"][seat]["name"] for seat in game.room.winners()) or "—"
 
     @admin.display(description="scores")
@@ -323,7 +325,7 @@ def _scorecard(ruleset: Any, state: dict[str, Any], room: Room) -> dict[str, Any
         {
             "name": seat["name"],
             "winner": seat["seat"] in winners,
-            "left": seat["status"] == Player.Status.LEFT,
+            "left": room.seats[seat["seat"]].given_up,  # a computer may play it on: ranked with those that left
             "bot": seat["kind"] == Player.Kind.BOT,
             "finished_for": stayed and room.finished_for(seat["seat"]),  # ranked after those who stayed
         }

@@ -3,6 +3,7 @@ computer finished, and accuracy only for a game a seat played on its own."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from openskill.models import PlackettLuce
 
 import bots
 from accounts import services as account_services
@@ -19,7 +21,7 @@ from games.scheduling import botplay
 from games.store.models import Game, Player
 from games.store.selectors import game_state
 from tests.accounts.helpers import browser_with_seat_token, finish, sign_up, user
-from tests.factories import Table, action_id
+from tests.factories import Table, action_id, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -366,3 +368,64 @@ def test_a_game_a_computer_finished_for_the_away_player_joins_their_account_when
     # The lost game is on the account, ranked as a seat that left: after the player who stayed.
     assert records == [(1, 2)], records
     assert (standing(lou.pk).games, standing(lou.pk).wins) == (1, 0)
+
+
+def left_and_handed_to_a_computer(ann_token: str, bob_token: str) -> Game:
+    """Bob leaves a game against Ann after a turn each; Ann, the host, lets a computer play on in his
+    seat (*Replace with a computer*) to finish the game."""
+    code = services.game_create(host_name="Ann", controller=ann_token, ruleset="official").game.code
+    services.game_join(code=code, name="Bob", controller=bob_token)
+    services.game_start(code=code, controller=ann_token, expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=[ann_token, bob_token])
+    rng = random.Random(1)
+    play_turn(table, rng)
+    play_turn(table, rng)
+    services.game_leave(code=code, controller=bob_token, seat=1, expected_version=table.version(), action_id="bye")
+    services.game_replace_with_bot(
+        code=code, controller=ann_token, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    while table.game.status == Game.Status.PLAYING:
+        room = table.game.room
+        if room.seats[room.rules.current].bot:
+            assert botplay.step(code, table.version())
+        else:
+            play_turn(table, rng)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
+def test_a_player_who_left_keeps_the_game_on_record_when_the_host_gives_the_seat_to_a_computer() -> None:
+    """A seat that left ranks after every seat that stayed, and is rated so (docs/accounts.md), also
+    when the host lets a computer play it on: leaving, with a friendly host, erases no loss, and the
+    player who stayed keeps the win (the computer in Bob's seat plays perfectly and outscores Ann)."""
+    ann, ann_token = account("ann")
+    bob, bob_token = account("bob")
+    game = left_and_handed_to_a_computer(ann_token, bob_token)
+    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
+    assert totals[1] > totals[0], totals
+    account_services.game_count(game_id=game.pk)
+
+    records = dict(GameRecord.objects.filter(game=game, user__isnull=False).values_list("user_id", "rank"))
+    assert records == {ann: 1, bob: 2}, f"records by user id: rank {records}"
+    assert standing(bob).wins == 0 and standing(ann).wins == 1
+    assert CountedGame.objects.get(game=game).rated
+    # Rated as Ann first, Bob second, from the starting ratings: computed here with openskill.
+    model = PlackettLuce()
+    [[ann_after], [bob_after]] = model.rate([[model.rating()], [model.rating()]], ranks=[1.0, 2.0])
+    got = {s.user_id: s.ordinal for s in Standing.objects.filter(ruleset="official")}
+    assert got == pytest.approx({ann: ann_after.ordinal(), bob: bob_after.ordinal()})
+
+
+def test_a_game_a_computer_played_on_after_the_player_left_joins_their_account_when_they_sign_in() -> None:
+    """Bob played anonymously, left, and the host had a computer finish his seat: signing up on that
+    browser afterwards brings the lost game to his account, ranked after Ann, who stayed."""
+    _, ann_token = account("ann")
+    browser = Client()
+    game = left_and_handed_to_a_computer(ann_token, browser_with_seat_token(browser))
+    account_services.game_count(game_id=game.pk)
+    assert GameRecord.objects.filter(game=game, player__seat=1, user__isnull=True, rank=2).exists()
+    sign_up(browser, "bob")
+    bob = user("bob")
+    assert list(GameRecord.objects.filter(game=game, user=bob).values_list("player__seat", "rank")) == [(1, 2)]
+    assert (standing(bob.pk).games, standing(bob.pk).wins) == (1, 0)

@@ -44,7 +44,7 @@ def test_an_empty_or_unwritten_snapshot_is_an_empty_lobby(stored: dict[str, Any]
 
 
 def test_every_field_survives_the_round_trip_through_json() -> None:
-    rules = apply_rolled(apply_start(new_game(OFFICIAL, 3)), player=0, faces=[1, 2, 3, 4, 5])
+    rules = apply_rolled(apply_start(new_game(OFFICIAL, 4)), player=0, faces=[1, 2, 3, 4, 5])
     room = Room(
         seats=(
             Seat(player=1, name="Ann", controller="ann", muted=True, timeouts=1),
@@ -58,6 +58,7 @@ def test_every_field_survives_the_round_trip_through_json() -> None:
                 away_controller="bob",
             ),
             Seat(player=3, name="Cy", controller="cy", status=LEFT),
+            Seat(player=4, name="Di", controller="bot:7", kind=BOT, level="optimal", left_controller="di"),
         ),
         rules=rules,
         rolls=7,
@@ -240,6 +241,9 @@ def test_the_host_handing_a_seat_to_a_computer_keeps_its_timeouts_and_a_left_sea
     assert (handed.away, handed.away_controller, handed.timeouts) == (False, "bob", 1)
     left = _room(ANN, BOB).with_seat(1, status=LEFT).to_computer(1, controller="bot:9", level="beginner", away=False)
     assert left.seats[1].active and left.seats[1].away_controller == ""
+    # Bob gave the seat up: it stays his, to rank (below), not to take back.
+    assert left.seats[1].left_controller == "bob" and left.reclaimable("bob", playing=True) == []
+    assert left.seats_kept_for("bob") == [] and not left.finished_for(1) and left.finished_by_computer(1)
 
 
 def test_a_player_s_own_move_ends_only_their_run_of_timeouts() -> None:
@@ -312,6 +316,18 @@ def test_a_seat_a_computer_finished_for_its_away_player_ranks_after_the_players_
     gone = Seat(player=2, name="Bob", controller="bob", status=LEFT)
     tie = _played_out(ANN, BOB, gone, faces=(high, high, low))
     assert tie.ranks() == [1, 1, 3] and tie.winners() == [0, 1]
+
+
+def test_a_seat_a_computer_played_on_after_its_player_left_ranks_with_the_seats_that_left() -> None:
+    high, low = [6, 6, 6, 6, 5], [1, 1, 2, 2, 3]
+    taken = Seat(player=2, name="Bob", controller="bot:2", kind=BOT, level="optimal", left_controller="bob")
+    room = _played_out(ANN, taken, faces=(low, high))
+    assert room.rules.winners() == (1,)  # the computer made the most points ...
+    assert room.ranks() == [1, 2] and room.winners() == [0]  # ... in a seat its player gave up
+    assert room.anyone_stayed() and not _played_out(taken, faces=(high,)).anyone_stayed()
+    # With a seat that left as it was: the two share their place, after Ann, whatever their totals.
+    gone = Seat(player=3, name="Cy", controller="cy", status=LEFT)
+    assert _played_out(ANN, taken, gone, faces=(low, high, high)).ranks() == [1, 2, 2]
 
 
 def test_nobody_has_won_a_game_not_played_to_its_end() -> None:

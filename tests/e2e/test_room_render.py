@@ -436,6 +436,18 @@ def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solve
     assert "You played like the solver" not in text and "Cy played like the solver" not in text
 
 
+def test_the_final_order_puts_a_seat_a_computer_played_on_after_its_player_left_with_the_seats_that_left(
+    harness: Any,
+) -> None:
+    page = harness(HARNESS)
+    # Bo left, and the host had a computer play his seat on: it made the most points, and ranks with
+    # the seats that left (Room.ranks), after Ana and Cy, who stayed; the list marks it "left".
+    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [180, 250, 150], [0])
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "gave_up": True}
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.left])", finished)
+    assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
+
+
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:
     page = harness(HARNESS)
     over = """([s, mine]) => {

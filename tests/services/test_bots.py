@@ -15,10 +15,10 @@ from games.domain.rules import RuleViolation
 from games.domain.rules.codec import state_from_dict
 from games.scheduling import botplay
 from games.services import coach
-from games.services.replay import replay_game, verify_fairness
+from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store.models import Game, Move, Player
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, play_to_end, play_turn
+from tests.factories import Table, action_id, open_room, play_to_end, play_turn, score_first_legal
 
 pytestmark = pytest.mark.django_db
 
@@ -251,6 +251,45 @@ def test_a_seat_whose_player_left_comes_back_as_a_bot(official_table: None) -> N
     assert state_from_dict(game.snapshot["rules"]).cards[1].filled == 13
     replay = replay_game(game)
     assert replay.problems == [] and verify_fairness(game).ok
+
+
+def left_seat_outscores_the_player_who_stayed() -> Game:
+    """P1 leaves after a turn each; the host has an expert computer play P1's seat on, and it
+    outscores P0, who stays to the end scoring the first box they may."""
+    table = open_room(2)
+    score_first_legal(table)
+    score_first_legal(table)
+    services.game_leave(
+        code=table.code, controller=table.controllers[1], seat=1, expected_version=table.version(), action_id="bye"
+    )
+    services.game_replace_with_bot(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="on"
+    )
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.room.rules.current == 1:
+            assert botplay.step(table.code, table.version())
+        else:
+            score_first_legal(table)
+    game = table.game
+    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
+    assert game.status == Game.Status.FINISHED and totals[1] > totals[0], totals
+    return game
+
+
+def test_the_table_and_the_replay_name_the_player_who_stayed_over_a_computer_in_a_left_seat(
+    official_table: None,
+) -> None:
+    """The records rank a seat a computer played on after its player left with the seats that left
+    (accounts.services._count): P0 won. The state every page draws its game-over panel from, the last
+    score's Move and the replay's last step say so, and the replay says why P1's total does not win."""
+    game = left_seat_outscores_the_player_who_stayed()
+    state = game_state(game)
+    assert state["winners"] == [0] and [seat["gave_up"] for seat in state["seats"]] == [False, True]
+    last = Move.objects.filter(game=game, kind=Move.Kind.SCORE).order_by("-seq").first()
+    assert last is not None and last.payload["winners"] == [0]
+    end = replay_steps(game)[-1]
+    assert end["text"].startswith(f"P0 wins with {game.room.rules.totals(0).grand_total} points."), end["text"]
+    assert "P1's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
 
 
 def test_replacing_is_refused_in_the_lobby_for_bots_and_for_your_own_seat() -> None:

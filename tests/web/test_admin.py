@@ -442,3 +442,21 @@ def test_the_review_and_the_list_name_the_winner_the_games_records_name(staff_cl
     html = staff_client.get(CHANGELIST).content.decode()
     row = next(r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S) if "field-winner_names" in r)
     assert re.search(r'class="field-winner_names">P1</td>', row), row
+
+
+def test_the_review_names_the_player_who_stayed_over_a_computer_in_a_seat_whose_player_left(
+    staff_client: Client,
+) -> None:
+    """P1 left and a computer played the seat on, outscoring P0, who stayed: the records rank P1's seat
+    with the seats that left, and so do the review, with "(left)" on its card, and the games list."""
+    from tests.services.test_bots import left_seat_outscores_the_player_who_stayed
+
+    bots.tables.table("official", build=True)
+    game = left_seat_outscores_the_player_who_stayed()
+    page = text(staff_client.get(game_url(game)))
+    winner = re.search(r"Winners?: (.*?) Turn by turn", page)
+    assert winner and winner.group(1) == "P0", page
+    assert "★ P0" in page and "★ P1" not in page and "P1 (bot) (left)" in page
+    html = staff_client.get(CHANGELIST).content.decode()
+    row = next(r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S) if "field-winner_names" in r)
+    assert re.search(r'class="field-winner_names">P0</td>', row), row

@@ -464,9 +464,12 @@ export function seatsHtml(view) {
 
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
  * computer finished for its away player after every seat that stayed, and a seat that left (it is
- * out of the game) after those, then by total. */
+ * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total. */
 export function ranking(state) {
-  const left = (seat) => state.seats[seat]?.status !== undefined && state.seats[seat].status !== "active";
+  const left = (seat) => {
+    const s = state.seats[seat];
+    return Boolean(s?.gave_up) || (s?.status !== undefined && s.status !== "active");
+  };
   const kept = (seat) => Boolean(state.seats[seat]?.kept) && !left(seat);
   const behind = (row) => (row.left ? 2 : row.kept ? 1 : 0);
   const rows = state.cards
