@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, FloatField, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast
 from openskill.models import PlackettLuce
 
@@ -56,15 +56,16 @@ def account_claim(*, user_id: int, controller: str) -> str:
 
     The account's own seat in each game gets the account, with its record in a finished game,
     and its stats are added up again. In an online game that is the browser's first seat, unless
-    the account has one there already; in a pass-and-play game, where one browser plays every
-    seat, the seat the room was made with (its host's, while the host has not left). In every
-    game all the browser's seats move to the account's token (``games.services.seats_hand_over``),
-    so every browser signed in to the account plays them, and asks for a finished one's rematch.
+    the account has one there already (then that one is marked as its own: the browser's seats
+    are about to share its token); in a pass-and-play game, where one browser plays every seat,
+    the seat the room was made with (its host's, while the host has not left). In every game all
+    the browser's seats move to the account's token (``games.services.seats_hand_over``), so every
+    browser signed in to the account plays them, and asks for a finished one's rematch.
     """
     profile = profile_for(user_id)
     if not controller or controller == profile.controller:
         return profile.controller
-    ids = _claimable(user_id=user_id, controller=controller)
+    ids = _claimable(user_id=user_id, controller=controller, token=profile.controller)
     if ids:
         Player.objects.filter(pk__in=ids).update(user_id=user_id)
         if GameRecord.objects.filter(player_id__in=ids, user__isnull=True).update(user_id=user_id):
@@ -74,30 +75,44 @@ def account_claim(*, user_id: int, controller: str) -> str:
     return profile.controller
 
 
-def _claimable(*, user_id: int, controller: str) -> list[int]:
-    """The seats of ``controller`` that become the account's: one a game, the one its record is.
+def _held_by(controller: str) -> Q:
+    """The seats a browser's token is the person of: played by it, or by a computer while it is
+    away or after it left (the seat's result is still that person's, ranked as a seat that left)."""
+    return (
+        Q(controller=controller, kind=Player.Kind.HUMAN) | Q(away_controller=controller) | Q(left_controller=controller)
+    )
+
+
+def _first_of_each_game(seats: QuerySet[Player]) -> dict[int, int]:
+    """The first of ``seats`` in each game, in seat order: game id -> Player id."""
+    first: dict[int, int] = {}
+    for game_id, pk in seats.order_by("game", "seat", "pk").values_list("game", "pk"):
+        first.setdefault(game_id, pk)
+    return first
+
+
+def _claimable(*, user_id: int, controller: str, token: str) -> list[int]:
+    """The seats that become the account's own when a browser (``controller``) signs in to it: one
+    a game, the one its record is.
 
     As when a game is counted (``_count``), an account is one player in an online game: the
     browser's first seat. Its other seats there are companions' at its device, whose results
-    are not the account's; a game where the account already has a seat keeps that one. A seat
-    a computer finished for its away player, or played on after its player left, is that
-    player's (its record ranks it as a seat that left): neither letting the clock run out nor
-    leaving keeps a losing game off the account.
+    are not the account's. In a game where the account has a seat already it keeps that one:
+    one marked as its own, else the first its token (``token``) holds, which a browser signed
+    in to it took. That one is marked now, since the browser's seats are about to move to the
+    same token, and could then no longer be told from it. A seat a computer finished for its
+    away player, or played on after its player left, is that player's (its record ranks it as
+    a seat that left): neither letting the clock run out nor leaving keeps a losing game off
+    the account. A row that left the lobby is in no seat of the game: nobody's record.
     """
-    mine = (
-        Player.objects.filter(
-            Q(controller=controller, kind=Player.Kind.HUMAN)
-            | Q(away_controller=controller)
-            | Q(left_controller=controller)
-        )
-        .filter(Q(game__local=False) | Q(pk=_first_seat), user__isnull=True)
-        .exclude(game__in=Player.objects.filter(user_id=user_id).values("game"))
-        .order_by("game", F("seat").asc(nulls_last=True), "pk")
+    seated = Player.objects.filter(seat__isnull=False)
+    marked = seated.filter(user_id=user_id).values("game")
+    browser = seated.filter(_held_by(controller)).exclude(game__in=marked)
+    kept = seated.filter(_held_by(token), game__local=False, game__in=browser.values("game")).exclude(game__in=marked)
+    mine = browser.filter(Q(game__local=False) | Q(pk=_first_seat), user__isnull=True).exclude(
+        game__in=kept.values("game")
     )
-    first: dict[int, int] = {}
-    for game_id, pk in mine.values_list("game", "pk"):
-        first.setdefault(game_id, pk)
-    return list(first.values())
+    return [*_first_of_each_game(kept).values(), *_first_of_each_game(mine).values()]
 
 
 def standings_rebuild(*, user_id: int) -> None:
@@ -204,6 +219,10 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     players = {p.pk: p for p in Player.objects.filter(game=game)}
     owners = dict(Profile.objects.filter(controller__in=[c for c in people if c]).values_list("controller", "user_id"))
     first_seat = min(players) if players else None
+    # A seat marked as an account's own (at sign-in) is its record, even where the account's token
+    # plays an earlier seat: a browser signing in brings all its seats, a friend's included, under
+    # that token.
+    marked = {players[s.player].user_id for s in seats} - {None}
     records = []
     accounts_seated: set[int] = set()
     for index, seat in enumerate(seats):
@@ -213,8 +232,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
         user_id = player.user_id
         if user_id is None and (not game.local or player.pk == first_seat):
             user_id = owners.get(people[index])
-            if user_id is not None:
-                Player.objects.filter(pk=player.pk).update(user_id=user_id)
+            if user_id in marked:
+                user_id = None  # the account's own seat is another: this one is a companion's
         if user_id is not None and not game.local:
             # An account is one player: its first seat. Another seat of the same browser is a
             # companion's at its device (or a second seat taken to win twice): nobody's record.
@@ -222,6 +241,8 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
                 user_id = None
             else:
                 accounts_seated.add(user_id)
+        if user_id is not None and player.user_id is None:
+            Player.objects.filter(pk=player.pk).update(user_id=user_id)  # the account's own seat, from now on
         card = state.cards[index]
         records.append(
             GameRecord(

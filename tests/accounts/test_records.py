@@ -20,7 +20,7 @@ from games import services
 from games.scheduling import botplay
 from games.store.models import Game, Player
 from games.store.selectors import game_state
-from tests.accounts.helpers import browser_with_seat_token, finish, sign_up, user
+from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, finish, sign_up, user
 from tests.factories import Table, action_id, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -368,6 +368,28 @@ def test_a_game_a_computer_finished_for_the_away_player_joins_their_account_when
     # The lost game is on the account, ranked as a seat that left: after the player who stayed.
     assert records == [(1, 2)], records
     assert (standing(lou.pk).games, standing(lou.pk).wins) == (1, 0)
+
+
+def test_signing_in_on_a_friends_device_during_a_live_game_keeps_the_accounts_own_seat() -> None:
+    """Signing in, the browser's first seat becomes the account's own, and none in a game where the
+    account already has a seat (docs/accounts.md). Ann plays seat 1 signed in on her phone; Bob plays
+    seat 0 anonymously on the family laptop, where Ann signs in mid-game (to look at her profile):
+    both seats then answer to the account's token, and her record is still the seat she played."""
+    phone = Client()
+    sign_up(phone, "ann")
+    ann = controller_of(phone)
+    laptop = Client()
+    bob = browser_with_seat_token(laptop)
+    code = services.game_create(host_name="Bob", controller=bob, ruleset="official").game.code
+    services.game_join(code=code, name="Ann", controller=ann)
+    services.game_start(code=code, controller=bob, expected_version=None, action_id=action_id())
+    assert laptop.post("/accounts/login/", {"login": "ann", "password": PASSWORD}).status_code == 302
+
+    game = finish(Table(code=code, controllers=[ann, ann]), seed=5)
+    ann_score = game.room.rules.totals(1).grand_total  # seat 1 is the one Ann played herself
+    seats = list(GameRecord.objects.filter(game=game, user__username="ann").values_list("player__seat", flat=True))
+    assert seats == [1], f"Ann's record is the seat(s) {seats}, not the one she played"
+    assert (standing(user("ann").pk).games, standing(user("ann").pk).score_sum) == (1, ann_score)
 
 
 def left_and_handed_to_a_computer(ann_token: str, bob_token: str) -> Game:
