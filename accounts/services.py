@@ -336,20 +336,25 @@ def failures_forgive(*, username: str, ip: str | None) -> None:
 
 
 def account_forget(*, user_id: int, username: str) -> None:
-    """What an account leaves behind is withdrawn: its name on every seat it held (a seat a computer
-    took over while its player was away, or played on after its player left, included), in its
-    games' logs and notices, and in the sign-in log; its seats in live games are left.
+    """What an account leaves behind is withdrawn: its name on every seat that was its own (a seat
+    a computer took over while its player was away, or played on after its player left, included),
+    in its games' logs and notices, and in the sign-in log; its seats in live games are left.
 
-    In a pass-and-play game only the seat the room was made with was the account's own: the
-    others keep the names of the people who played them.
+    Its own seat is one a game, as its records have it: in an online game the one marked as its own,
+    else the first its token holds; in a pass-and-play game the seat the room was made with. The
+    others its browsers held are the people's who shared its device: they keep their names. A row
+    that left a lobby cannot be told from its own, and is withdrawn with it.
     """
     profile = Profile.objects.filter(user_id=user_id).first()
     token = profile.controller if profile is not None else ""
-    held = Q(user_id=user_id)
+    own = set(Player.objects.filter(user_id=user_id).values_list("pk", flat=True))
     if token:
-        own = Q(game__local=False) | Q(pk=_first_seat)
-        held |= (Q(controller=token) | Q(away_controller=token) | Q(left_controller=token)) & own
-    services.seats_forget(controller=token, player_ids=list(Player.objects.filter(held).values_list("pk", flat=True)))
+        held = Player.objects.filter(_held_by(token))
+        marked = Player.objects.filter(user_id=user_id, seat__isnull=False).values("game")
+        seated = held.filter(Q(game__local=False, seat__isnull=False) | Q(pk=_first_seat)).exclude(game__in=marked)
+        own |= set(_first_of_each_game(seated).values())
+        own |= set(held.filter(game__local=False, seat__isnull=True).values_list("pk", flat=True))
+    services.seats_forget(controller=token, player_ids=sorted(own))
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses
 
     for model in (AccessAttempt, AccessFailureLog, AccessLog):

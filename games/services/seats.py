@@ -463,9 +463,11 @@ def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:
 def seats_forget(*, controller: str, player_ids: list[int]) -> None:
     """A deleted account: its seats everywhere are shown as "Former player", and it leaves its live games.
 
-    ``controller``: the account's token (its seats in live games are left, as by their
-    player); ``player_ids``: every seat the account held. Each game is changed under its
-    row lock with a ``forget`` Move, so its scores, log and replay stay whole.
+    ``controller``: the account's token (every seat it plays in a live game is left, as by
+    its player); ``player_ids``: the seats that were the account's own, shown as "Former
+    player" (the others its token played were companions' at its device: they keep their
+    names). Each game is changed under its row lock with a ``forget`` Move, so its scores,
+    log and replay stay whole.
     """
     ids = set(player_ids)
     for code in _codes_with(pk__in=ids):
@@ -475,10 +477,12 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             room = game.room
             # A seat a computer plays while the account's player is away is the account's too:
             # it is left with the others (below), not played out to the end as "Former player".
+            # So is one it plays for a companion at the account's device: nobody can take it back.
             away = [
                 index
                 for index, entry in enumerate(room.seats)
-                if entry.player in ids and entry.bot and entry.active and entry.away_controller
+                if (entry.player in ids or (controller and entry.away_controller == controller))
+                and entry.bot and entry.active and entry.away_controller
                 and game.status == Game.Status.PLAYING
             ]  # fmt: skip
             names = set(Player.objects.filter(game=game, pk__in=ids).values_list("name", flat=True))

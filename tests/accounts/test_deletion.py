@@ -73,6 +73,49 @@ def test_only_the_hosts_seat_of_a_pass_and_play_game_was_the_accounts() -> None:
     assert [seat["name"] for seat in game.snapshot["seats"]] == [FORMER, "Bruno", "Carla"]
 
 
+def test_deleting_an_account_keeps_the_name_of_a_companion_who_shared_its_device_in_an_online_game() -> None:
+    """An online game where Ann's browser also seated Grandma (people sharing a device): only Ann's
+    seat is the account's (its record; docs/accounts.md), and Grandma's result is nobody's. When Ann
+    deletes her account, her seat becomes "Former player" and Grandma keeps her name, on the replay
+    and every other player's profile."""
+    ann = Client()
+    sign_up(ann, "ann")
+    me = controller_of(ann)
+    other = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=me, ruleset="official").game.code
+    services.game_join(code=code, name="Stranger", controller=other)
+    services.game_join(code=code, name="Grandma", controller=me)
+    services.game_start(code=code, controller=me, expected_version=None, action_id=action_id())
+    game = finish(Table(code=code, controllers=[me, other, me]), seed=5)
+    assert list(GameRecord.objects.filter(game=game, user__isnull=False).values_list("player__seat", flat=True)) == [0]
+
+    assert ann.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    game.refresh_from_db()
+    assert [seat["name"] for seat in game.snapshot["seats"]] == [FORMER, "Stranger", "Grandma"]
+    assert "Grandma" in Client().get(f"/r/{code}/replay").content.decode()
+
+
+def test_a_companions_seat_marked_as_the_accounts_by_an_earlier_count_is_unmarked_by_the_migration() -> None:
+    """Counting once marked every seat of an account's browser with the account, though only the
+    first was its record: the migration takes the mark off the others, which deleting the account
+    then leaves under their own names."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    ann = Client()
+    sign_up(ann, "ann")
+    me = controller_of(ann)
+    table = room_for([me, services.new_controller(), me])
+    game = finish(table, seed=5)
+    account = get_user_model().objects.get(username="ann")
+    Player.objects.filter(game=game, seat=2).update(user=account)  # as an earlier count left it
+    import_module("accounts.migrations.0003_companion_seats_not_the_accounts").unmark(apps, None)
+    assert list(Player.objects.filter(game=game, user=account).values_list("seat", flat=True)) == [0]
+    assert ann.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    assert [seat.name for seat in Game.objects.get(pk=game.pk).room.seats] == [FORMER, "P1", "P2"]
+
+
 def test_the_sign_in_log_keeps_nothing_under_the_deleted_name() -> None:
     client = Client(REMOTE_ADDR="203.0.113.7", HTTP_USER_AGENT="Firefox/120 (Linux)")
     sign_up(client, "yolanda")
