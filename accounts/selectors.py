@@ -95,11 +95,24 @@ def _stats(s: Standing) -> Stats:
     )
 
 
+def account_named(username: str) -> Any:
+    """The account (with its profile) called ``username`` in any case, as signing in and up take
+    names ("Annabel" signs in as "annabel", and "ANNABEL" is taken); None if there is none.
+
+    The exact spelling first, on the column's unique index; the case-blind match only for a
+    name spelled otherwise."""
+    if not username.isprintable():  # a NUL, which PostgreSQL's text refuses, is in no username
+        return None
+    users = get_user_model().objects.select_related("profile")
+    found = users.filter(username=username).first()
+    if found is None:
+        found = users.filter(username__iexact=username).order_by("pk").first()
+    return found
+
+
 def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[str, Any]:
     """The profile of ``username`` as ``viewer_id`` may see it (Http404 for a private one not theirs)."""
-    if not username.isprintable():  # a NUL, which PostgreSQL's text refuses, is in no username
-        raise Http404("No such player.")
-    user = get_user_model().objects.select_related("profile").filter(username=username).first()
+    user = account_named(username)
     if user is None:
         raise Http404("No such player.")
     profile = getattr(user, "profile", None)

@@ -40,6 +40,9 @@ def signed_in(request: HttpRequest) -> AbstractBaseUser:
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     viewer = request.user.pk if request.user.is_authenticated else None
     context = selectors.profile_page(username=username, viewer_id=viewer, page=request.GET.get("page"))
+    spelled = context["person"].get_username()
+    if spelled != username:  # the name in another case: the page is at the account's own spelling
+        return redirect(selectors.profile_url(spelled) + (f"?{request.GET.urlencode()}" if request.GET else ""))
     return render(request, "accounts/profile.html", context)
 
 

@@ -379,6 +379,24 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
     assert "/u/kim/" not in board and "/u/lee/" in board
 
 
+def test_a_profile_answers_at_its_name_in_any_case_as_sign_in_and_sign_up_treat_names(settings: Any) -> None:
+    """Names are one account whatever their case: "Annabel" signs in as "annabel", and "ANNABEL" is
+    refused at sign-up as taken. So /u/annabel/ finds the account "Annabel": it sends the browser to
+    the profile at the account's own spelling (the page of games it was asked for included)."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    password = "xq7 horse battery staple"
+    signed = Client().post("/accounts/signup/", {"username": "Annabel", "password1": password, "password2": password})
+    assert signed.status_code == 302
+    assert Client().post("/accounts/login/", {"login": "annabel", "password": password}).status_code == 302
+    response = Client().get("/u/annabel/")
+    assert response.status_code in (200, 301, 302), response.status_code
+    if response.status_code != 200:
+        assert response["Location"] == "/u/Annabel/"
+    assert Client().get("/u/ANNABEL/?page=2")["Location"] == "/u/Annabel/?page=2"
+    assert Client().get("/u/Annabel/").status_code == 200
+    assert Client().get("/u/annabelle/").status_code == 404
+
+
 def ranked(name: str, ordinal: float, accuracy: float) -> None:
     """A public account with five rated and reviewed games of the official rules."""
     u = get_user_model().objects.create_user(username=name, password="x" * 20)
