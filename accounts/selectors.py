@@ -117,7 +117,8 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
         raise Http404("No such player.")
     profile = getattr(user, "profile", None)
     own = viewer_id == user.pk
-    if not own and (profile is None or not profile.public):
+    # An account staff deactivated is off the site as if private: nobody signs in to it any more.
+    if not own and (profile is None or not profile.public or not user.is_active):
         raise Http404("No such player.")
     standings = [_stats(s) for s in Standing.objects.filter(user=user, games__gt=0).order_by("-games", "ruleset")]
     total = sum(s.games for s in standings)
@@ -180,10 +181,12 @@ class _Counted:
 
 
 def leaderboard(*, ruleset: str) -> dict[str, Any]:
-    """The top accounts of a rule set by rating and by accuracy (public profiles, MIN_GAMES games or more)."""
+    """The top accounts of a rule set by rating and by accuracy (public profiles of active accounts,
+    MIN_GAMES games or more)."""
     if ruleset not in RULESETS:
         raise Http404("No such rule set.")
-    shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True)
+    # Public profiles only, of accounts still in use (one staff deactivated is off the site).
+    shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True, user__is_active=True)
     by_rating = (
         shown.filter(rated__gte=MIN_GAMES)
         .order_by("-ordinal", "user_id")

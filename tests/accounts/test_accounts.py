@@ -379,6 +379,21 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
     assert "/u/kim/" not in board and "/u/lee/" in board
 
 
+def test_an_account_staff_deactivated_is_off_the_leaderboards_and_the_site() -> None:
+    """Staff deactivate an account (*Active* unticked in the admin): nobody signs in to it any more,
+    so it leaves the leaderboards and its profile is nobody's page."""
+    ranked("kim", 9.0, 4.5)
+    ranked("lee", 8.0, 5.0)
+    board = Client().get("/leaderboards/official").content.decode()
+    assert "/u/kim/" in board and "/u/lee/" in board
+
+    get_user_model().objects.filter(username="kim").update(is_active=False)
+    board = Client().get("/leaderboards/official").content.decode()
+    assert "/u/kim/" not in board and "/u/lee/" in board
+    assert [row["name"] for row in leaderboard(ruleset="official")["by_accuracy"]] == ["lee"]
+    assert Client().get("/u/kim/").status_code == 404 and Client().get("/u/lee/").status_code == 200
+
+
 def test_a_profile_answers_at_its_name_in_any_case_as_sign_in_and_sign_up_treat_names(settings: Any) -> None:
     """Names are one account whatever their case: "Annabel" signs in as "annabel", and "ANNABEL" is
     refused at sign-up as taken. So /u/annabel/ finds the account "Annabel": it sends the browser to
