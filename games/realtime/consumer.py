@@ -22,6 +22,7 @@ from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.db import DatabaseError
 
 from games import services
@@ -59,6 +60,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
         self.controller: str = session.get("controller", "") if session is not None else ""
+        user = self.scope.get("user")  # resolved by Channels' auth middleware, from the session
+        if session is not None and SESSION_KEY in session and user is not None and not user.is_authenticated:
+            # Signed in to an account that is gone (deleted, or deactivated by staff): Channels reads
+            # the session as nobody's and keeps it, with a token that plays nothing any more.
+            self.controller = ""
         # The token is read once, here: signing in or out in another tab of the browser changes the
         # session (cycled or flushed), which ``session_moved`` notices and answers by a reconnect.
         self.session_key: str | None = session.session_key if session is not None else None

@@ -136,7 +136,8 @@ def chat_history(code: str) -> list[dict[str, Any]]:
 def session_controller(session_key: str) -> str:
     """The controller token the browser's session holds now ("" once it is gone: signed out, or
     cycled by a sign-in, which gives the browser a session under a new key; or signed in to an
-    account whose password changed since, a session Django's auth ends at its next page)."""
+    account whose password changed since, or that is deleted or deactivated: a session its next
+    page ends)."""
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
     if not sign_in_current(store):
         return ""
@@ -144,9 +145,10 @@ def session_controller(session_key: str) -> str:
 
 
 def sign_in_current(session: SessionBase) -> bool:
-    """False for a session signed in to an account before the account's password changed: its auth
-    hash is checked as ``django.contrib.auth.get_user`` checks it at every page (the current secret
-    key or a fallback), without changing the session."""
+    """False for a session signed in to an account that is gone (deleted, or deactivated by staff)
+    or signed in before the account's password changed: its auth hash is checked as
+    ``django.contrib.auth.get_user`` checks it at every page (the current secret key or a
+    fallback), without changing the session."""
     try:
         user_id = get_user_model()._meta.pk.to_python(session[SESSION_KEY])
         backend_path = session[BACKEND_SESSION_KEY]
@@ -155,7 +157,9 @@ def sign_in_current(session: SessionBase) -> bool:
     if backend_path not in settings.AUTHENTICATION_BACKENDS:
         return True
     account = load_backend(backend_path).get_user(user_id)
-    if account is None or not hasattr(account, "get_session_auth_hash"):
+    if account is None:
+        return False  # deleted or deactivated: its token plays nothing of the account's any more
+    if not hasattr(account, "get_session_auth_hash"):
         return True
     given = session.get(HASH_SESSION_KEY) or ""
     hashes = [account.get_session_auth_hash(), *account.get_session_auth_fallback_hash()]

@@ -50,9 +50,14 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     A session signed in to an account holds the account's token: reading the user first checks
     the session's auth hash, which ends a session signed in before the account's password changed
     (a browser left signed in elsewhere, a stolen cookie), so its seats are not played from it.
+    A session whose account is gone (deleted, or deactivated by staff) ends too: Django reads it
+    as nobody's and would keep it, with the token of seats that are nobody's to play now.
     """
-    if SESSION_KEY in request.session and hasattr(request, "user"):
-        request.user.is_authenticated  # noqa: B018 (Django flushes a session whose hash is stale)
+    signed_in = SESSION_KEY in request.session and hasattr(request, "user")
+    # Reading the user, Django flushes a session whose hash is stale; one whose account it does not
+    # find (or finds inactive) it reads as nobody's and keeps, signed in still.
+    if signed_in and not request.user.is_authenticated and SESSION_KEY in request.session:
+        request.session.flush()
     token: str = request.session.get("controller", "")
     if not token and create:
         token = services.new_controller()

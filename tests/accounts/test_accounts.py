@@ -267,6 +267,24 @@ def test_the_change_password_form_checks_the_current_password_through_the_sign_i
     assert get_user_model().objects.get(username="tom").check_password("a brand new pass 42")
 
 
+def test_deleting_an_account_signs_its_other_browsers_out_with_nothing_of_its_seats() -> None:
+    """Ann is signed in on her phone and on her laptop, where Grandma played beside her in an online
+    game. Ann deletes the account on the phone: the laptop, at its next page, is a new visitor as the
+    phone is, and plays for nobody the account's browsers seated: Grandma's seat in the finished game
+    asks for no rematch from it."""
+    phone, laptop = Client(), Client()
+    sign_up(phone, "ann")
+    assert laptop.post("/accounts/login/", {"login": "ann", "password": PASSWORD}).status_code == 302
+    token = controller_of(phone)
+    table = room_for([token, services.new_controller(), token])  # seat 2: Grandma, at Ann's device
+    finish(table, seed=5)
+    assert phone.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    laptop.post(f"/r/{table.code}/rematch")
+    assert table.game.room.rematch is None, "the deleted account's token asked for Grandma's rematch"
+    assert controller_of(laptop) != token
+    assert laptop.get("/me").status_code == 302  # signed out: sent to sign in
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_password_change_stops_another_signed_in_browser_playing_the_accounts_seats() -> None:
     """A browser left signed in on a shared computer, or a stolen session cookie: once the owner
@@ -381,9 +399,16 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
 
 def test_an_account_staff_deactivated_is_off_the_leaderboards_and_the_site() -> None:
     """Staff deactivate an account (*Active* unticked in the admin): nobody signs in to it any more,
-    so it leaves the leaderboards and its profile is nobody's page."""
+    so it leaves the leaderboards, its profile is nobody's page, and a browser still signed in to
+    it plays its seats no more."""
     ranked("kim", 9.0, 4.5)
     ranked("lee", 8.0, 5.0)
+    kim = get_user_model().objects.get(username="kim")
+    browser = Client()
+    browser.force_login(kim)
+    token = controller_of(browser)  # the account's (accounts.receivers)
+    live = room_for([token, services.new_controller()])
+    assert browser.get(f"/r/{live.code}/state.json").json()["you"]["seats"] == [0]
     board = Client().get("/leaderboards/official").content.decode()
     assert "/u/kim/" in board and "/u/lee/" in board
 
@@ -392,6 +417,10 @@ def test_an_account_staff_deactivated_is_off_the_leaderboards_and_the_site() -> 
     assert "/u/kim/" not in board and "/u/lee/" in board
     assert [row["name"] for row in leaderboard(ruleset="official")["by_accuracy"]] == ["lee"]
     assert Client().get("/u/kim/").status_code == 404 and Client().get("/u/lee/").status_code == 200
+    assert browser.get(f"/r/{live.code}/state.json").json()["you"]["seats"] == []
+    version = live.version()
+    browser.post(f"/r/{live.code}/roll", {"version": version, "action_id": "after"})
+    assert live.version() == version, "the deactivated account's browser rolled for it"
 
 
 def test_a_profile_answers_at_its_name_in_any_case_as_sign_in_and_sign_up_treat_names(settings: Any) -> None:

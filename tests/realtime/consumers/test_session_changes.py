@@ -8,6 +8,7 @@ browser is now (an anonymous visitor, or the account with its seats).
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -16,9 +17,11 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from games import services
 from games.realtime import consumer
 from games.store.models import ChatMessage, Game
-from tests.realtime.consumers.helpers import connect, first_frames
+from tests.factories import Table, play_to_end
+from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -134,3 +137,38 @@ async def test_a_tab_signed_in_before_the_password_changed_elsewhere_plays_the_a
     you, _state, _presence = await first_frames(again)
     await again.disconnect()
     assert you["seats"] == []
+
+
+async def test_a_tab_signed_in_to_an_account_deleted_elsewhere_is_a_stranger_to_its_games(monkeypatch: Any) -> None:
+    """Ann, signed in on two browsers, deletes her account in one: her seat is left, and Bea plays the
+    game to its end. The other browser's open tab is closed at its next frame (4001) and comes back
+    as a stranger to the finished game: no seat, and none of the players' chat."""
+    monkeypatch.setattr(consumer, "SESSION_RECHECK", 0.0)
+    code, _host = await started_room(host_signed_in=True)
+
+    @sync_to_async
+    def another_browser_and_a_word() -> Client:
+        laptop = Client()
+        laptop.force_login(get_user_model().objects.get(username="ann"))
+        services.chat_post(code=code, controller=Game.objects.get(code=code).room.seats[1].controller, text="hi")
+        return laptop
+
+    @sync_to_async
+    def deleted_and_played_out() -> None:
+        get_user_model().objects.get(username="ann").delete()
+        bea = Game.objects.get(code=code).room.seats[1].controller
+        assert play_to_end(Table(code=code, controllers=["", bea]), random.Random(1)).status == Game.Status.FINISHED
+
+    laptop = await another_browser_and_a_word()
+    ws = await connect(code, laptop.cookies["sessionid"].value)
+    you, state, *_ = await frames_before_pong(ws)
+    assert you["seats"] == [0]
+    await deleted_and_played_out()
+    await frames_before_pong(ws)  # the room's frames of Bea's moves
+    await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-deletion"})
+    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    again = await connect(code, laptop.cookies["sessionid"].value)
+    frames = await frames_before_pong(again)
+    await again.disconnect()
+    assert frames[0]["type"] == "you" and frames[0]["seats"] == []
+    assert "chat_history" not in [frame["type"] for frame in frames], "a stranger read the players' chat"
