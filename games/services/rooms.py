@@ -107,8 +107,12 @@ def local_game_create(
     level: str = "casual",
     hints: bool = True,
     turn_timer: int = 0,
+    chat_spectators: bool = False,
 ) -> Game:
-    """Pass-and-play: a started game whose 1-8 seats all belong to this browser (plus bots). One transaction."""
+    """Pass-and-play: a started game whose 1-8 seats all belong to this browser (plus bots). One transaction.
+
+    ``chat_spectators``: friends watching on other devices may post in the chat too.
+    """
     if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
         raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players, at least one of them a person.")
     cleaned = [clean_name(name) for name in names]
@@ -123,6 +127,7 @@ def local_game_create(
             client_seed=client_seed,
             hints=hints,
             turn_timer=turn_timer,
+            chat_spectators=chat_spectators,
         )
         code = host.game.code
         for name in cleaned[1:]:

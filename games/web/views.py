@@ -118,6 +118,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 level=data["level"],
                 hints=data["hints"],
                 turn_timer=data["turn_timer"] or 0,
+                chat_spectators=data["chat_spectators"],
             )
         else:
             game = services.game_create(

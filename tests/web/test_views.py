@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from games import services
-from games.store.models import Game, Move
+from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
 from tests.factories import Table, action_id, open_room, play_to_end
 
@@ -195,6 +195,22 @@ def test_play_on_this_device_starts_a_game_with_every_seat_in_one_browser() -> N
     assert kid.get(f"/r/{game.code}/state.json").json()["you"]["seats"] == []
     response = kid.post(f"/r/{game.code}/join", {"name": "Eve"}, follow=True)
     assert "already started" in response.content.decode()
+
+
+def test_a_game_on_this_device_keeps_the_spectators_may_chat_box_ticked_on_the_form() -> None:
+    """The "Spectators may post in the chat" box shows (and is posted) for "Play on this device"
+    too: a friend watching on another device may then say something."""
+    device = Client()
+    response = device.post(
+        "/rooms/new",
+        {"mode": "local", "ruleset": "official", "players": "2", "hints": "on", "chat_spectators": "on"},
+    )
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert game.local
+    assert game.chat_spectators, "the ticked box was dropped: spectators of this game cannot chat"
+    services.chat_post(code=game.code, controller=services.new_controller(), text="nice roll!")
+    assert ChatMessage.objects.filter(game=game, text="nice roll!").exists()
 
 
 def test_play_on_this_device_needs_one_to_eight_distinct_players() -> None:
