@@ -221,6 +221,10 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 action_id="",
                 room=room,
             )
+        if seed:
+            # The asking browser's other seats (players added on its device, pass-and-play) bring
+            # its seed as well: it follows the rematch for all of them at once.
+            _seed_seats(new.code, controller, seed)
         record(
             old,
             kind=Move.Kind.REMATCH,

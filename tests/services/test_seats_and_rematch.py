@@ -10,7 +10,7 @@ from django.test import Client
 
 from games import services
 from games.domain.rules import RuleViolation
-from games.store.models import Game
+from games.store.models import Game, Player
 from tests.factories import Table, action_id, open_room, play_to_end
 
 db = pytest.mark.django_db
@@ -239,3 +239,33 @@ def test_the_host_cannot_take_out_a_seat_of_their_own_device_which_would_lock_it
     # The device may still add a player: it was not taken for a browser the host took out.
     services.game_join(code=code, name="Cy", controller=host)
     assert [s.name for s in Game.objects.get(code=code).room.seats] == ["Ann", "Ben", "Cy"]
+
+
+@db
+def test_a_pass_and_play_rematch_seeds_every_seat_of_the_device_and_says_nobody_failed_to_follow() -> None:
+    """A rematch from a device that plays several seats: every one of its seats brings that device's seed."""
+    device = services.new_controller()
+    game = services.local_game_create(names=["Ann", "Ben", "Cat"], controller=device)
+    play_to_end(Table(code=game.code, controllers=[device] * 3), random.Random(3), rerolls=0)
+    new = services.game_rematch(code=game.code, controller=device, client_seed="deviceseed")
+    services.game_start(code=new.code, controller=device, expected_version=None, action_id=action_id())
+    seeds = list(Player.objects.filter(game=new).order_by("seat").values_list("name", "client_seed"))
+    assert seeds == [("Ann", "deviceseed"), ("Ben", "deviceseed"), ("Cat", "deviceseed")]
+    assert Game.objects.get(code=new.code).client_seed == "deviceseed,deviceseed,deviceseed"
+    page = Client().get(f"/r/{new.code}/fairness").content.decode()
+    assert "the rematch started before they followed it" not in page
+
+
+@db
+def test_an_online_rematch_seeds_the_companion_seat_of_the_browser_that_asked_for_it() -> None:
+    """Ann plays with Abe on her device (Add player) against Bob; Ann asks for the rematch."""
+    ann, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_join(code=code, name="Abe", controller=ann)
+    services.game_join(code=code, name="Bob", controller=bob)
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    play_to_end(Table(code=code, controllers=[ann, ann, bob]), random.Random(4), rerolls=0)
+    new = services.game_rematch(code=code, controller=ann, client_seed="annsdevice")
+    services.game_rematch(code=code, controller=bob, client_seed="bobsdevice")
+    seeds = dict(Player.objects.filter(game=new).values_list("name", "client_seed"))
+    assert seeds == {"Ann": "annsdevice", "Abe": "annsdevice", "Bob": "bobsdevice"}
