@@ -17,12 +17,13 @@ from typing import Any
 import factory
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from games import services
 from games.domain import fairness
 from games.services import new_controller, new_room_code
 from games.store import moves
-from games.store.models import Game, Move, Player, ScoreEntry
+from games.store.models import Game, Move, Player, Presence, ScoreEntry
 from games.store.selectors import game_state
 
 
@@ -114,6 +115,17 @@ class Table:
     def current(self) -> str:
         game = self.game
         return self.controllers[game.snapshot["rules"]["current"]]
+
+
+def online(code: str, controller: str) -> None:
+    """A socket of ``controller``'s browser is connected to room ``code`` (its Presence row): the room
+    shows that browser's seats connected, not away."""
+    Presence.objects.create(
+        game=Game.objects.get(code=code),
+        channel_name=f"ws.{new_controller()}",
+        controller=controller,
+        seen_at=timezone.now(),
+    )
 
 
 def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True) -> Table:

@@ -17,6 +17,7 @@ from games.services import deadline, events, notices, waiting
 from games.services.codes import normalize_code
 from games.store import moves, players
 from games.store.models import Game, Move, ScoreEntry
+from games.store.selectors import connected_seats
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -212,11 +213,42 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
     return state, state.current
 
 
+def present(game: Game, seat: int) -> bool:
+    """Whether a socket that plays ``seat`` is connected to the room (from any process): the seat the
+    room's presence shows as connected, not away."""
+    return any(seat in seats for seats in connected_seats(game))
+
+
 def require_host(game: Game, controller: str) -> None:
+    """Let ``controller`` use a host's tool, or refuse (``not_host``).
+
+    While the host is away (no socket plays their seat: the room shows it away), a player at
+    the table who asks for a host's tool becomes the host first, a ``host`` Move in the same
+    transaction as the tool's (so a tool refused after this hands nothing on):
+    otherwise a host who closed the tab or lost their phone would leave a paused game, their
+    own turn or a lobby stuck for good. Nothing hands the role on for the host's socket
+    going alone, so a host whose page reconnects (a reload, a phone waking up) keeps it, and
+    at your own pace, where nobody need be online, it changes only when someone asks. The
+    host who comes back plays on as one of the players.
+    """
     room = game.room
     host = room.seat_of_player(game.host_id)
-    if host is None or not room.seats[host].controlled_by(controller):
+    if host is not None and room.seats[host].controlled_by(controller):
+        return
+    mine = room.seats_of(controller)
+    if not mine or (host is not None and present(game, host)):
         raise RuleViolation(NOT_HOST, "Only the host can do that.")
+    seat = room.seats[mine[0]]
+    game.host_id = seat.player
+    record(
+        game,
+        kind=Move.Kind.HOST,
+        player_id=seat.player,
+        payload={"seat": mine[0], "name": seat.name, "from": host, "away": True},
+        actor=controller,
+        action_id="",
+        fields=("host",),
+    )
 
 
 def hand_host_on(game: Game, room: Room, here: frozenset[str] = frozenset()) -> Seat | None:

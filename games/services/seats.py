@@ -25,12 +25,20 @@ from games.domain.errors import (
 )
 from games.domain.room import BOT, LEFT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
-from games.services.actions import check_request, hand_host_on, locked, record, require_host, rules_state
+from games.services.actions import (
+    check_request,
+    hand_host_on,
+    locked,
+    present,
+    record,
+    require_host,
+    rules_state,
+)
 from games.services.codes import FORMER_PLAYER, clean_client_seed, clean_name, name_key
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import connected_controllers, connected_seats
+from games.store.selectors import connected_controllers
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -167,11 +175,6 @@ def game_leave(*, code: str, controller: str, seat: int, expected_version: int |
         if not entry.controlled_by(controller):
             raise RuleViolation(NOT_A_PLAYER, "That is not your seat.")
         vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
-
-
-def present(game: Game, seat: int) -> bool:
-    """Whether a socket that plays ``seat`` is connected to the room (from any process)."""
-    return any(seat in seats for seats in connected_seats(game))
 
 
 def refuse_if_present(game: Game, seat: int, entry: Seat) -> None:

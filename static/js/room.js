@@ -39,8 +39,14 @@ const ui = {
   lastBack: 0,
   seenPlaying: false, // this page showed the game being played (its end is then brought into view)
   wasConnected: false,
+  host: undefined, // the host's player, as the last state said (a change is told to the table)
+  hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
 };
 const REACTION_SHOWN = 2500;
+// A player at the table is offered the host's tools that get a stuck game moving once the host's
+// seat has been away this long: a host whose page reloads or whose phone wakes up is back well
+// within it, and keeps the role (the server hands it on only to a player who uses one).
+const HOST_AWAY_MS = 15000;
 const CHAT_WARN = 50; // the chat's characters left show from here on
 const FEED_SIZE = 6;
 
@@ -63,6 +69,7 @@ const client = new RoomClient({
       if (client.idle()) ui.desiredHeld = null;
       setClock(state);
       setReady(state);
+      noteHost(state);
       draw();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
@@ -74,7 +81,10 @@ const client = new RoomClient({
         }
       }
     },
-    onPresence: () => draw(),
+    onPresence: () => {
+      noteHost(client.state);
+      draw();
+    },
     onYou: () => tabs?.postMessage({ players: client.myPlayers }),
     onEvent: event,
     onError: (frame, mineFailed) => {
@@ -115,6 +125,7 @@ function view() {
     clockLeft: clockLeft(),
     readyLeft: secondsLeft(ui.ready),
     hintLeft: secondsLeft(ui.hintWait),
+    hostAway: ui.hostAwaySince !== null && Date.now() - ui.hostAwaySince >= HOST_AWAY_MS,
     levels,
     csrf,
     clientSeed,
@@ -139,6 +150,29 @@ function announce(text) {
     $("announce").textContent = announced.map((t) => (typeof t === "function" ? t() : t)).join(" ");
     announced = [];
   }, 120);
+}
+
+// Who hosts: a new host is told to the table (the host left, or a player took the host's tools
+// while the host was away), and how long the host's seat has been away.
+let hostAwayTimer = null;
+function noteHost(state) {
+  const seat = state.seats.find((s) => s.host);
+  const player = seat?.player ?? null;
+  const live = state.status === "lobby" || state.status === "playing";
+  if (ui.host !== undefined && player !== ui.host && seat && live) {
+    const name = playerName(seat.name);
+    announce(fmt(gettext("%(name)s is now the host."), { name }));
+    remember(fmt(gettext("%(name)s is now the host"), { name }));
+  }
+  ui.host = player;
+  const away = live && (!seat || client.presence.seats[String(seat.seat)] === "away");
+  if (!away) {
+    ui.hostAwaySince = null;
+    window.clearTimeout(hostAwayTimer);
+  } else if (ui.hostAwaySince === null) {
+    ui.hostAwaySince = Date.now();
+    hostAwayTimer = window.setTimeout(draw, HOST_AWAY_MS + 100);
+  }
 }
 
 let toastTimer = null;
@@ -715,7 +749,8 @@ function drawStatus(v) {
   $("mute").setAttribute("aria-label", ui.muted ? gettext("Turn sound on") : gettext("Turn sound off"));
   $("room-sub").textContent = render.statusLine(v);
   const pause = $("pause");
-  pause.hidden = !(v.isHost && v.state.status === "playing");
+  // While the host is away, a player at the table may resume the game they paused (and then hosts).
+  pause.hidden = !(v.state.status === "playing" && (v.isHost || (v.hostAway && v.hostPaused)));
   const label = v.hostPaused ? gettext("Resume game") : gettext("Pause game");
   if (pause.dataset.label !== label) {
     // On a phone only the symbol shows; the label is still the button's name.

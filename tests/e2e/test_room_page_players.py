@@ -504,7 +504,7 @@ services.game_start(code=code, controller=ann, expected_version=None, action_id=
 table = Table(code=code, controllers=[ann, ""])
 # Ben's page went away: his socket's presence goes when the server has seen it close.
 import time
-from games.services.seats import present
+from games.services.actions import present
 waited = time.monotonic() + 15
 while present(Game.objects.get(code=code), 1) and time.monotonic() < waited:
     time.sleep(0.05)

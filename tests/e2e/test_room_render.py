@@ -590,3 +590,44 @@ def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness:
     assert "room is full" not in page.evaluate(lobby, [waiting(8), [3]])
     seven = page.evaluate(lobby, [waiting(7), []])
     assert "join-form" in seven and "room is full" not in seven
+
+
+def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_get_the_game_moving(
+    harness: Any,
+) -> None:
+    """Ann hosts and has been away a while (room.js says so: ``hostAway``); Ben is at the table. He is
+    offered Start in the lobby, and the away seats' buttons during play (Ann's own included), each
+    with a word that he then hosts; a spectator, or Ben while Ann is here, is offered none of it."""
+    page = harness(HARNESS)
+    draw = """([s, mine, hostAway]) => {
+      const presence = { seats: { 0: "away", 1: "connected", 2: "away" }, spectators: 0 };
+      const view = render.viewOf(s, { mine, presence, held: [], rolling: new Set(), reducedMotion: true, hint: null,
+        hintPending: false, review: null,
+        connection: "connected", feed: [], justScored: null, levels: {}, csrf: "x", clientSeed: "s", invite: "i",
+        joinUrl: "/j", hostAway });
+      return s.status === "lobby" ? render.lobbyHtml(view) : render.seatsHtml(view) + render.playHtml(view);
+    }"""
+    seats = [
+        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
+        for i, name in enumerate(["Ann", "Ben", "Cy"])
+    ]
+    lobby = {**state([]), "status": "lobby", "seats": seats, "turn": None, "cards": []}
+    offered = page.evaluate(draw, [lobby, [1], True])
+    assert 'id="start"' in offered and "The host is away: you may start the game" in offered
+    for mine, away in (([1], False), ([], True)):
+        assert 'id="start"' not in page.evaluate(draw, [lobby, mine, away])
+    playing = {**state([]), "seats": seats}
+    playing["turn"] = {**playing["turn"], "dice": [], "rolls_used": 0, "rolls_left": 3}
+    playing["cards"] = [{**playing["cards"][0], "seat": i} for i in range(3)]
+    offered = page.evaluate(draw, [playing, [1], True])
+    for seat in (0, 2):
+        assert f'id="replace-{seat}"' in offered and f'id="remove-{seat}"' in offered
+    assert 'id="replace-1"' not in offered and "you may let a computer play" in offered
+    for mine, away in (([1], False), ([], True)):
+        assert "replace-" not in page.evaluate(draw, [playing, mine, away])
+    # At your own pace nobody need be online: no seat is taken over for it, by anyone.
+    assert "replace-" not in page.evaluate(draw, [{**playing, "pace": "own"}, [1], True])
+    # Ann paused, then went: Ben is told he may resume it (the room bar's button).
+    paused = page.evaluate(draw, [{**playing, "paused": True}, [1], True])
+    assert "The host is away: you may resume the game, and you become the host." in paused
+    assert "play goes on when they resume it" in page.evaluate(draw, [{**playing, "paused": True}, [1], False])

@@ -349,6 +349,38 @@ def test_the_countdown_shows_on_the_current_seat_for_everyone_and_runs(live_site
     assert ann.errors == [] and bob.errors == []
 
 
+def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who_then_hosts(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann pauses and closes her tab without leaving. Bob is offered *Resume game* once she has been
+    away a while (not at once: a reload or a phone waking up is back well within it); using it makes
+    him the host, which the table is told. Ann, back, plays on as one of the players."""
+    ann, bob = new_page(), new_page()
+    bob.clock.install()
+    url = create_room(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    ann.click("#start")
+    bob.wait_for_selector("#turn-h")
+    ann.click("#pause")
+    bob.wait_for_selector(".paused-banner")
+    ann.goto("about:blank")
+    bob.wait_for_selector(".seat:first-child .presence.away")
+    assert bob.locator("#pause").is_hidden()
+    bob.clock.run_for(16_000)
+    bob.wait_for_selector("#pause:not([hidden])")
+    assert "The host is away: you may resume the game" in bob.inner_text("#turn-meta")
+    bob.click("#pause")
+    bob.wait_for_selector(".paused-banner", state="detached")
+    bob.wait_for_selector("#feed li >> text=Bob is now the host")
+    assert bob.get_attribute("#pause", "aria-label") == "Pause game"  # the host's own tools are his now
+    ann.goto(url)
+    ann.wait_for_selector("#conn[data-state=connected]")
+    assert ann.locator("#pause").is_hidden()
+    assert "host" in ann.inner_text(".seat:nth-child(2)") and "host" not in ann.inner_text(".seat:first-child")
+    assert ann.errors == [] and bob.errors == []
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violations(
     live_site: LiveSite, new_page: Any, size: tuple[int, int]

@@ -18,7 +18,7 @@ from games.services import coach
 from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store.models import Game, Move, Player
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, play_to_end, play_turn, score_first_legal
+from tests.factories import Table, action_id, online, open_room, play_to_end, play_turn, score_first_legal
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +75,7 @@ def test_the_host_seats_bots_in_the_lobby_with_names_and_levels() -> None:
 )
 def test_adding_a_bot_is_for_the_host_at_a_known_level(who: int, level: object, code: str) -> None:
     table = open_room(2, start=False)
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     before = snapshot(table.code)
     with pytest.raises(RuleViolation) as refused:
         add_bot(table, level, controller=table.controllers[who])  # type: ignore[arg-type]
@@ -199,6 +200,7 @@ def test_the_host_hands_an_away_players_seat_to_a_bot_which_keeps_its_scores(off
     for _ in range(4):
         play_turn(table, rng)
     seat_scores = dict(table.game.snapshot["rules"]["cards"][1]["columns"][0])
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     with pytest.raises(RuleViolation) as refused:
         services.game_replace_with_bot(
             code=table.code, controller=table.controllers[1], seat=2, expected_version=table.version(), action_id="x"

@@ -16,7 +16,7 @@ from games.scheduling import botplay
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game, Move
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, play_to_end, play_turn, timed_room
+from tests.factories import Table, action_id, online, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
 
@@ -181,6 +181,7 @@ def test_pause_stops_the_clock_and_turn_actions_and_resume_gives_the_time_left()
 
 def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
     table = timed_room()
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     version = table.version()
     with pytest.raises(RuleViolation) as err:
         services.game_pause(code=table.code, controller=table.controllers[1], expected_version=version, action_id="p")

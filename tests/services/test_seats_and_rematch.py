@@ -10,8 +10,8 @@ from django.test import Client
 
 from games import services
 from games.domain.rules import RuleViolation
-from games.store.models import Game, Player
-from tests.factories import Table, action_id, open_room, play_to_end
+from games.store.models import Game, Move, Player
+from tests.factories import Table, action_id, online, open_room, own_pace_room, play_to_end, play_turn
 
 db = pytest.mark.django_db
 
@@ -96,20 +96,6 @@ def test_deleting_an_account_takes_every_one_of_its_seats_out_of_a_lobby() -> No
     assert left == [("Ann", False)], left
 
 
-def _online(code: str, controller: str) -> None:
-    """A socket of ``controller``'s browser is connected to the room (its Presence row)."""
-    from django.utils import timezone
-
-    from games.store.models import Presence
-
-    Presence.objects.create(
-        game=Game.objects.get(code=code),
-        channel_name=f"ws.{services.new_controller()}",
-        controller=controller,
-        seen_at=timezone.now(),
-    )
-
-
 @db
 def test_the_host_leaving_mid_game_hands_the_room_to_a_player_who_is_here() -> None:
     """A live game without a timer: Ann (host), Ben and Cal. Ben has gone (no socket). Ann leaves:
@@ -117,8 +103,8 @@ def test_the_host_leaving_mid_game_hands_the_room_to_a_player_who_is_here() -> N
     not to Ben, who is not; else Ben's turn never comes and the game never moves again."""
     table = open_room(3)
     ann, ben, cal = table.controllers
-    _online(table.code, ann)
-    _online(table.code, cal)
+    online(table.code, ann)
+    online(table.code, cal)
     services.game_leave(code=table.code, controller=ann, seat=0, expected_version=table.version(), action_id="bye")
     game = table.game
     assert game.status == Game.Status.PLAYING and game.room.rules.current == 1  # Ben to play, and he is gone
@@ -127,6 +113,67 @@ def test_the_host_leaving_mid_game_hands_the_room_to_a_player_who_is_here() -> N
         code=table.code, controller=cal, seat=1, expected_version=table.version(), action_id="out"
     )
     assert table.game.room.rules.current == 2
+
+
+@db
+def test_a_lobby_whose_host_went_away_is_started_by_a_player_who_is_here() -> None:
+    """Ann created the room and closed her tab without leaving; Ben and Cal are at the table. Ben
+    starts: he hosts from then on, and the room's log says who handed the role on, and why."""
+    table = open_room(3, start=False)
+    ann, ben, cal = table.controllers
+    online(table.code, ben)
+    online(table.code, cal)
+    services.game_start(code=table.code, controller=ben, expected_version=table.version(), action_id="go")
+    game = table.game
+    assert game.status == Game.Status.PLAYING and game.host_id == game.room.seats[1].player
+    host, start = Move.objects.filter(game=game).order_by("-seq")[:2][::-1]
+    assert (host.kind, start.kind) == ("host", "start")
+    assert host.payload == {"seat": 1, "name": "P1", "from": 0, "away": True}
+    # Ann, back, plays as one of the players: the host's tools are Ben's while he is here.
+    online(table.code, ann)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_pause(code=table.code, controller=ann, expected_version=None, action_id="p")
+    assert refused.value.code == services.NOT_HOST
+
+
+@db
+def test_a_host_tool_refused_hands_the_host_role_to_nobody() -> None:
+    """Ben, asking while the host is away, takes the role only with a tool that applies."""
+    table = open_room(2)
+    ann, ben = table.controllers
+    before = table.version()
+    with pytest.raises(RuleViolation) as refused:
+        services.game_resume(code=table.code, controller=ben, expected_version=before, action_id="r")
+    assert refused.value.code == services.NOT_PAUSED
+    game = table.game
+    assert (game.version, game.host_id) == (before, game.room.seats[0].player)
+
+
+@db
+def test_a_spectator_never_takes_the_host_role() -> None:
+    table = open_room(2, start=False)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_start(code=table.code, controller=services.new_controller(), expected_version=None, action_id="")
+    assert refused.value.code == services.NOT_HOST
+    assert table.game.status == Game.Status.LOBBY
+
+
+@db
+def test_at_your_own_pace_the_host_role_stays_with_an_offline_host_until_a_player_asks() -> None:
+    """Nobody need be online at your own pace: turns come and go with the host offline, and the
+    role stays theirs; a player who asks for a host's tool (the host paused, then went quiet for
+    days) gets it."""
+    table = own_pace_room(2)
+    ann, ben = table.controllers
+    rng = random.Random(5)
+    for _ in range(3):
+        play_turn(table, rng, 0)
+    services.game_pause(code=table.code, controller=ann, expected_version=None, action_id="p")
+    game = table.game
+    assert game.host_id == game.room.seats[0].player
+    services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
+    game = table.game
+    assert not game.room.paused and game.host_id == game.room.seats[1].player
 
 
 @db
@@ -139,8 +186,8 @@ def test_the_host_leaving_a_rematch_lobby_hands_it_to_a_player_who_is_here() -> 
     play_to_end(table, random.Random(3), rerolls=0)
     new = services.game_rematch(code=table.code, controller=ann)
     assert [seat.controller for seat in new.room.seats] == [ann, ben, cal]
-    _online(new.code, ann)
-    _online(new.code, cal)
+    online(new.code, ann)
+    online(new.code, cal)
     services.game_leave(code=new.code, controller=ann, seat=0, expected_version=None, action_id="bye")
     # Cal is here and wants to play: Ben, who never came, is in the way.
     services.game_kick(code=new.code, controller=cal, seat=0, expected_version=None, action_id="kick-ben")

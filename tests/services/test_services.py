@@ -16,7 +16,7 @@ from games.domain.rules.codec import state_to_dict
 from games.services.replay import replay_game
 from games.store.models import Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import Table, open_room, play_to_end, play_turn
+from tests.factories import Table, online, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -187,6 +187,7 @@ def test_a_kicked_browser_takes_no_new_seat_and_a_muted_one_stays_muted_in_its_n
 
 def test_kick_is_for_the_host_before_the_start() -> None:
     table = open_room(3, start=False)
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     refused(
         table.code,
         services.NOT_HOST,
@@ -239,6 +240,7 @@ def test_leaving_mid_game_keeps_the_scores_and_skips_the_seat() -> None:
 
 def test_the_host_removes_an_absent_player_mid_game() -> None:
     table = open_room(3)
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     rng = random.Random(6)
     play_turn(table, rng)  # now seat 1's turn
     refused(
@@ -275,6 +277,7 @@ def test_remove_absent_is_only_for_a_game_in_progress() -> None:
 
 def test_only_the_host_starts_and_only_once() -> None:
     table = open_room(2, start=False)
+    online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
     refused(
         table.code,
         services.NOT_HOST,

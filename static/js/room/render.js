@@ -29,6 +29,9 @@ export function viewOf(state, extra) {
   view.isYou = (seat) => !state.local && mine.length === 1 && mine[0] === seat;
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
+  // The host's seat has been away a while (room.js): a player at the table is offered the host's
+  // tools that get a stuck game moving (start, resume, an away seat's), and hosts by using one.
+  view.hostAway = Boolean(extra.hostAway) && !view.isHost && mine.length > 0 && (state.status === "lobby" || state.status === "playing");
   view.boxLabel = (box) => boxName(state.ruleset, box);
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
@@ -180,7 +183,8 @@ export function lobbyHtml(view) {
       <select id="bot-level">${options}</select>
       <button id="add-bot" class="btn" type="button">${gettext("Add computer")}</button></div>`;
   }
-  if (view.isHost) {
+  if (view.hostAway) html += `<p class="muted" id="host-away">${gettext("The host is away: you may start the game, and you become the host.")}</p>`;
+  if (view.isHost || view.hostAway) {
     html += `<div class="lobby-actions"><button id="start" class="btn btn-primary btn-big" type="button">${fmt(ngettext("Start game with %(n)s player", "Start game with %(n)s players", active.length), { n: active.length })}</button></div>`;
   } else {
     html += `<p class="muted">${view.mine.length ? gettext("Waiting for the host to start the game.") : gettext("Waiting for the host to start the game. Without a seat you can watch.")}</p>`;
@@ -234,7 +238,8 @@ export function playHtml(view) {
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${leftText}</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
   let hint;
-  if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
+  if (view.hostPaused && view.hostAway) hint = gettext("The host is away: you may resume the game, and you become the host.");
+  else if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
   else if (paused) hint = gettext("The connection dropped: play resumes when it is back.");
   else if (me) {
     hint = turn.rolls_used === 0
@@ -413,6 +418,7 @@ export function feedHtml(view) {
 export function seatsHtml(view) {
   const { state, presence } = view;
   const current = state.status === "playing" ? state.turn?.seat : null;
+  let offered = false; // an away seat's buttons offered to a player while the host is away
   const items = state.seats
     .map((seat) => {
       if (seat.status !== "active" && state.status === "lobby") return "";
@@ -439,13 +445,15 @@ export function seatsHtml(view) {
       }
       if (live && active && view.isMine(seat.seat)) {
         buttons.push(button("leave", gettext("Leave")));
-      } else if (live && active && view.isHost && !seat.host) {
+      } else if (live && active && ((view.isHost && !seat.host) || (view.hostAway && state.status === "playing"))) {
         if (state.status === "lobby") {
           buttons.push(button("kick", gettext("Remove")));
         } else if (!online && seat.kind !== "bot" && state.pace !== "own") {
           // At your own pace nobody need be online: a seat is never taken over for being away.
+          // While the host is away, a player at the table may do it too (the host's own seat included).
           buttons.push(button("replace", gettext("Let a computer play")));
           buttons.push(button("remove", gettext("Take out (away)")));
+          offered = offered || !view.isHost;
         }
       } else if (state.status === "playing" && !active && view.isHost) {
         buttons.push(button("replace", gettext("Let a computer play")));
@@ -459,7 +467,8 @@ export function seatsHtml(view) {
         ${buttons.join("")}</li>`;
     })
     .join("");
-  return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>`;
+  const note = offered ? `<p class="muted small" id="host-away-seats">${gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</p>` : "";
+  return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>${note}`;
 }
 
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a

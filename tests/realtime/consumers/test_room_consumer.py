@@ -310,6 +310,65 @@ async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state()
     assert await sync_to_async(Presence.objects.count)() == 0
 
 
+async def host_gone(p0: WebsocketCommunicator, p1: WebsocketCommunicator) -> None:
+    """The host's only socket closes (without leaving); P1's page is told the host's seat is away."""
+    await p0.disconnect()
+    while True:
+        frame = json.loads(await p1.receive_from(timeout=5))
+        if frame["type"] == "presence" and frame["seats"]["0"] == "away":
+            return
+
+
+async def answer(ws: WebsocketCommunicator) -> dict[str, Any]:
+    """The next state or error frame."""
+    while True:
+        frame = json.loads(await ws.receive_from(timeout=5))
+        if frame["type"] in ("state", "error"):
+            return frame
+
+
+async def test_a_game_the_host_paused_can_be_resumed_by_the_players_at_the_table_once_the_host_is_gone() -> None:
+    """Turn actions wait for a resume (even the turn timer stands still): without one nobody plays on.
+    The player who resumes hosts from then on; the host, back, is one of the players."""
+    code, sessions = await make_room(2)
+    p0, p1 = await connect(code, sessions[0]), await connect(code, sessions[1])
+    _, state, _ = await first_frames(p0)
+    await first_frames(p1)
+    await p0.send_json_to({"type": "pause", "version": state["version"], "id": "brb"})
+    paused = (await frames_until(p1, "state"))[-1]
+    assert paused["paused"] is True
+    await host_gone(p0, p1)
+    await p1.send_json_to({"type": "resume", "version": paused["version"], "id": "go-on"})
+    frame = await answer(p1)
+    assert frame["type"] == "state" and frame["paused"] is False, frame
+    assert frame["event"]["type"] == "resumed"
+    assert [seat["host"] for seat in frame["seats"]] == [False, True]
+    back = await connect(code, sessions[0])
+    _, state, _ = await first_frames(back)
+    assert [seat["host"] for seat in state["seats"]] == [False, True]
+    await back.send_json_to({"type": "pause", "version": state["version"], "id": "mine-again"})
+    assert (await answer(back))["code"] == "not_host"  # Ben is here: his role is not taken back
+    await back.disconnect()
+    await p1.disconnect()
+
+
+async def test_on_the_absent_hosts_turn_the_players_at_the_table_can_let_a_computer_play_it() -> None:
+    """A live game without a turn timer (the default): it is the host's turn, the host's phone died."""
+    code, sessions = await make_room(2)
+    p0, p1 = await connect(code, sessions[0]), await connect(code, sessions[1])
+    await first_frames(p0)
+    _, state, _ = await first_frames(p1)
+    assert state["turn"]["seat"] == 0 and state["clock"] is None
+    await p1.send_json_to({"type": "replace", "seat": 0, "level": "casual", "version": state["version"], "id": "x"})
+    assert (await answer(p1))["code"] == "not_host"  # while the host is here, the tools are theirs
+    await host_gone(p0, p1)
+    await p1.send_json_to({"type": "replace", "seat": 0, "level": "casual", "version": state["version"], "id": "go"})
+    frame = await answer(p1)
+    assert frame["type"] == "state" and frame["seats"][0]["kind"] == "bot", frame
+    assert frame["seats"][1]["host"] is True and frame["seats"][0]["kept"] is True  # the host may take it back
+    await p1.disconnect()
+
+
 @pytest.mark.usefixtures("no_frame_limit")  # played as fast as the server answers
 async def test_a_complete_three_player_game_over_sockets_reaches_every_client_in_order() -> None:
     import random
