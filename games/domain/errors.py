@@ -20,6 +20,7 @@ BAD_COLUMN = "bad_column"
 BOX_FILLED = "box_filled"
 JOKER_FORBIDS = "joker_forbids"
 BAD_PLAYERS = "bad_players"
+CARD_FULL = "card_full"  # a seat that left with every box filled: no turn of it is left to play
 BAD_DICE = "bad_dice"
 ALREADY_STARTED = "already_started"
 

@@ -28,6 +28,7 @@ WORDS = {
     "unknown_box": _("There is no box by that name."),
     "bad_column": _("That column is not on this scorecard."),
     "bad_players": _("That is not a number of players a game can have."),
+    "card_full": _("That player's card is full: there is no turn left for a computer to play."),
     "already_started": _("The game has already started."),
     # The services. A form sent again (a double click, a reload, the back button) or drawn before
     # someone else moved meets stale or repeated_action: the room page's script says the first

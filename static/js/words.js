@@ -240,6 +240,7 @@ const ERRORS = {
   all_held: gettext("Keep at most four dice: a roll needs at least one die to throw."),
   box_filled: gettext("That box is already filled."),
   joker_forbids: gettext("That box is not allowed for this roll."),
+  card_full: gettext("That player's card is full: there is no turn left for a computer to play."),
   already_started: gettext("The game has already started."),
   not_a_player: gettext("You are not playing in this room."),
   not_host: gettext("Only the host can do that."),

@@ -631,3 +631,27 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     paused = page.evaluate(draw, [{**playing, "paused": True}, [1], True])
     assert "The host is away: you may resume the game, and you become the host." in paused
     assert "play goes on when they resume it" in page.evaluate(draw, [{**playing, "paused": True}, [1], False])
+
+
+def test_the_host_is_offered_a_computer_for_a_seat_that_left_only_while_its_card_has_an_open_box(
+    harness: Any,
+) -> None:
+    """The server refuses to hand a seat that left with its card full to a computer (``card_full``):
+    nothing of it is left to play. The host's page does not offer it there."""
+    page = harness(HARNESS)
+    draw = """s => render.seatsHtml(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
+      feed: [], justScored: null, levels: {} }))"""
+    playing = state([])
+    playing["seats"] = [
+        {"seat": 0, "player": 1, "name": "Ann", "kind": "human", "status": "active", "host": True},
+        {"seat": 1, "player": 2, "name": "Ben", "kind": "human", "status": "left", "host": False},
+    ]
+    boxes = [box["box"] for box in playing["ruleset"]["boxes"]]
+    card = playing["cards"][0]
+    full = {**card["columns"][0], "boxes": dict.fromkeys(boxes, 0)}
+    open_box = {**full, "boxes": {**full["boxes"], boxes[-1]: None}}
+    playing["cards"] = [card, {**card, "seat": 1, "columns": [open_box]}]
+    assert 'id="replace-1"' in page.evaluate(draw, playing)
+    playing["cards"][1] = {**card, "seat": 1, "columns": [full]}
+    assert 'id="replace-1"' not in page.evaluate(draw, playing)

@@ -294,6 +294,24 @@ def test_the_table_and_the_replay_name_the_player_who_stayed_over_a_computer_in_
     assert "P1's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
 
 
+def test_a_seat_that_left_with_its_card_full_is_not_handed_to_a_computer_and_says_why() -> None:
+    """Ben filled his last box and left while Cy still had a turn to play: no turn of his is left,
+    so the host's *Let a computer play* (the page offers none there) is refused as such."""
+    table = open_room(3)
+    rng = random.Random(8)
+    while table.game.room.rules.turns_played < 13 * 3 - 1:
+        play_turn(table, rng, 0)
+    assert table.game.room.rules.current == 2
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="l")
+    before = snapshot(table.code)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_replace_with_bot(
+            code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id="r"
+        )
+    assert refused.value.code == services.CARD_FULL and "Seat" not in refused.value.message
+    assert snapshot(table.code) == before
+
+
 def test_replacing_is_refused_in_the_lobby_for_bots_and_for_your_own_seat() -> None:
     lobby = open_room(2, start=False)
     with pytest.raises(RuleViolation) as refused:

@@ -316,7 +316,7 @@ def apply_reinstate(state: GameState, *, seat: int) -> GameState:
     if state.is_over:
         raise RuleViolation(E.GAME_OVER, "The game is over.")
     if state.cards[seat].filled >= state.ruleset.turns_per_player:
-        raise RuleViolation(E.BAD_PLAYERS, f"Seat {seat} has no open box left.")
+        raise RuleViolation(E.CARD_FULL, "That seat has filled every box: it has no turn left to play.")
     active = list(state.active)
     active[seat] = True
     return replace(state, active=tuple(active))

@@ -52,12 +52,22 @@ export function viewOf(state, extra) {
   return view;
 }
 
+/** How many boxes seat ``seat``'s card has filled, and how many it has. */
+function filledOf(state, seat) {
+  const total = state.ruleset.boxes.length * state.ruleset.columns;
+  const card = seat === undefined || seat === null ? null : state.cards[seat];
+  const filled = card ? card.columns.reduce((n, col) => n + Object.values(col.boxes).filter((p) => p !== null && p !== undefined).length, 0) : 0;
+  return { filled, total };
+}
+
+function cardFull(state, seat) {
+  const { filled, total } = filledOf(state, seat);
+  return filled >= total;
+}
+
 /** "Round 6 of 13": the boxes the player to play has filled, plus this one. */
 export function roundOf(state) {
-  const total = state.ruleset.boxes.length * state.ruleset.columns;
-  const card = state.turn ? state.cards[state.turn.seat] : null;
-  if (!card) return { round: 1, total };
-  const filled = card.columns.reduce((n, col) => n + Object.values(col.boxes).filter((p) => p !== null && p !== undefined).length, 0);
+  const { filled, total } = filledOf(state, state.turn?.seat);
   return { round: Math.min(filled + 1, total), total };
 }
 
@@ -455,7 +465,8 @@ export function seatsHtml(view) {
           buttons.push(button("remove", gettext("Take out (away)")));
           offered = offered || !view.isHost;
         }
-      } else if (state.status === "playing" && !active && view.isHost) {
+      } else if (state.status === "playing" && !active && view.isHost && !cardFull(state, seat.seat)) {
+        // A seat that left with its card full has no turn left for a computer to play (card_full).
         buttons.push(button("replace", gettext("Let a computer play")));
       }
       const total = state.cards[seat.seat]?.total;

@@ -403,3 +403,22 @@ def test_a_removed_seat_can_be_reinstated_with_its_scores_and_plays_again() -> N
         back = apply_rolled(back, player=seat, faces=[6, 6, 6, 6, 5])
         back = apply_score(back, player=seat, box="chance")
     assert back.current == 0
+
+
+def test_a_seat_that_left_with_a_full_card_is_not_reinstated_and_says_why() -> None:
+    """Ann filled her last box and left while Ben still had a turn: nothing of hers is left to play."""
+    from games.domain import errors
+    from games.domain.rules import OFFICIAL, apply_reinstate, apply_remove, apply_score, new_game
+    from games.domain.rules.state import apply_rolled, apply_start
+
+    state = apply_start(new_game(OFFICIAL, 2))
+    for box in OFFICIAL.boxes:
+        for seat in (0, 1):
+            if state.cards[seat].filled < OFFICIAL.turns_per_player and (seat, box) != (1, OFFICIAL.boxes[-1]):
+                state = apply_rolled(state, player=seat, faces=[1, 2, 3, 4, 6])
+                state = apply_score(state, player=seat, box=box.value)
+    assert state.cards[0].filled == OFFICIAL.turns_per_player and not state.is_over and state.current == 1
+    state = apply_remove(state, seat=0)
+    with pytest.raises(RuleViolation) as refused:
+        apply_reinstate(state, seat=0)
+    assert refused.value.code == errors.CARD_FULL
