@@ -151,7 +151,13 @@ def _host_action(
                 raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")
             left = room.clock_left
             room = room.resume()
-            if left is not None and running(game, room):
+            if running(game, room):
+                key = room.turn_key(playing=True)
+                if left is None or room.clock_turn != key:
+                    # A turn that came up during the pause (the player to move left or was taken
+                    # out) starts with the whole time, as every new turn does (deadline.tick).
+                    left = float(game.turn_timer)
+                    room = room.change(clock_turn=key)
                 # The turn goes on with the time it had left when the host paused.
                 game.turn_deadline = timezone.now() + timedelta(seconds=left)
                 payload["left"] = left

@@ -221,3 +221,21 @@ def test_the_replay_page_tells_the_timeouts_and_the_coach_does_not_judge_them() 
     assert any(step["kind"] == "timeout" and "time ran out" in step["text"] for step in steps)
     judged = {v["move"] for v in coach.verdicts(game)[0]}
     assert judged and not judged & timed
+
+
+def test_a_turn_that_came_up_during_the_pause_resumes_with_the_whole_time_and_says_so() -> None:
+    """P1 had 5 s left when the host paused; P1 then left, so it is P2's turn: resuming gives P2 a
+    fresh 30 s, and the `resumed` event says 30, not P1's 5."""
+    table = timed_room(players=3)
+    host = table.controllers[0]
+    play_turn(table, random.Random(2))  # P1 to play
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(seconds=5))
+    services.game_pause(code=table.code, controller=host, expected_version=None, action_id="p")
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="l")
+    assert table.game.room.rules.current == 2
+    services.game_resume(code=table.code, controller=host, expected_version=None, action_id="r")
+    game = table.game
+    resumed = Move.objects.filter(game=game, kind="resume").get()
+    assert resumed.payload["left"] == 30
+    assert 29 < (game.turn_deadline - timezone.now()).total_seconds() <= 30
+    assert game_state(game)["clock"]["left"] > 29
