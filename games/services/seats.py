@@ -121,9 +121,12 @@ def find_seat(game: Game, seat: int) -> Seat:
     return entry
 
 
-def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> None:
-    """Take ``seat`` out: in the lobby the seats close up; in a game the rules skip it."""
-    room = game.room
+def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room: Room | None = None) -> None:
+    """Take ``seat`` out: in the lobby the seats close up; in a game the rules skip it.
+
+    ``room``: the room to take it out of, if not the stored one (a seat given back to its player first).
+    """
+    room = room if room is not None else game.room
     entry = room.seats[seat]
     payload: dict[str, Any] = {"seat": seat, "name": entry.name}
     fields: list[str] = []
@@ -165,16 +168,23 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str) -> N
 
 
 def game_leave(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str) -> None:
-    """A player gives up their own seat (in the lobby or mid-game). Locks the Game row."""
+    """A player gives up their own seat (in the lobby or mid-game), one a computer plays while they
+    are away included. Locks the Game row."""
     with transaction.atomic():
         game = locked(code)
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         if game.status not in (Game.Status.LOBBY, Game.Status.PLAYING):
             raise RuleViolation(E.GAME_OVER, "The game is over.")
         entry = find_seat(game, seat)
+        room = None
         if not entry.controlled_by(controller):
-            raise RuleViolation(NOT_A_PLAYER, "That is not your seat.")
-        vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id)
+            if seat not in reclaimable(game, controller):
+                raise RuleViolation(NOT_A_PLAYER, "That is not your seat.")
+            # A computer plays it while its player is away: the player may still give it up. It
+            # leaves as theirs again, as if they had come back to leave it, so it is a seat its
+            # player left wherever one counts (the ranking, the records), not a computer's.
+            room = game.room.reclaimed(seat, controller)
+        vacate(game, seat, kind=Move.Kind.LEAVE, actor=controller, action_id=action_id, room=room)
 
 
 def refuse_if_present(game: Game, seat: int, entry: Seat) -> None:

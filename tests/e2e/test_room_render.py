@@ -655,3 +655,22 @@ def test_the_host_is_offered_a_computer_for_a_seat_that_left_only_while_its_card
     assert 'id="replace-1"' in page.evaluate(draw, playing)
     playing["cards"][1] = {**card, "seat": 1, "columns": [full]}
     assert 'id="replace-1"' not in page.evaluate(draw, playing)
+
+
+def test_a_seat_the_computer_plays_while_its_player_is_away_can_be_left_from_their_page(harness: Any) -> None:
+    """On a shared device (nothing takes a seat back but its player's own button) Ben's seat is
+    played by the computer: the device may still leave it, as the server allows."""
+    page = harness(HARNESS)
+    draw = """([s, mine]) => render.seatsHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
+      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
+      feed: [], justScored: null, levels: {} }))"""
+    playing = state([])
+    playing["seats"] = [
+        {"seat": 0, "player": 1, "name": "Ann", "kind": "human", "status": "active", "host": True},
+        {"seat": 1, "player": 2, "name": "Ben", "kind": "bot", "status": "active", "host": False, "away": True,
+         "kept": True, "level": "casual"},
+    ]  # fmt: skip
+    playing["cards"] = [{**playing["cards"][0], "seat": i} for i in range(2)]
+    seats = page.evaluate(draw, [playing, [0, 1]])
+    assert 'id="leave-0"' in seats and 'id="leave-1"' in seats
+    assert 'id="leave-1"' not in page.evaluate(draw, [playing, [0]])  # not this device's

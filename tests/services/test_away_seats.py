@@ -89,6 +89,32 @@ def test_the_last_player_at_the_table_leaving_does_not_abandon_an_away_players_g
     services.game_pause(code=table.code, controller=p1, expected_version=None, action_id="p")
 
 
+def test_a_player_whose_seat_a_computer_plays_may_leave_it_without_taking_it_back_first() -> None:
+    """Ben's turns ran out twice (a computer plays for him); from his page he leaves the game. The
+    seat leaves as his, a person's (the records and the ranking count a seat its player left), and
+    his browser no longer has it to take back."""
+    table = timed_room(players=3)
+    p0, p1, _p2 = table.controllers
+    rng = random.Random(6)
+    for _ in range(2):
+        play_turn(table, rng)  # P0
+        assert services.clock_expire(code=table.code, version=run_out(table))  # P1's turn runs out
+        play_turn(table, rng)  # P2
+    assert table.game.room.seats[1].bot and table.game.room.seats[1].away_controller == p1
+    services.game_leave(code=table.code, controller=p1, seat=1, expected_version=table.version(), action_id="bye")
+    game = table.game
+    seat = game.room.seats[1]
+    assert (seat.status, seat.kind, seat.controller, seat.away_controller) == ("left", HUMAN, p1, "")
+    assert not game.room.rules.active[1] and game.status == Game.Status.PLAYING
+    row = Player.objects.get(pk=seat.player)
+    assert (row.status, row.kind, row.controller, row.away_controller) == ("left", HUMAN, p1, "")
+    assert services.seat_reclaim(code=table.code, controller=p1) == [] and game.room.seats_kept_for(p1) == []
+    # Another browser still may not leave it for him.
+    with pytest.raises(RuleViolation) as refused:
+        services.game_leave(code=table.code, controller=p0, seat=2, expected_version=None, action_id="x")
+    assert refused.value.code == services.NOT_A_PLAYER
+
+
 def test_the_replay_of_a_rematch_says_its_computer_seats_are_computers() -> None:
     controller = services.new_controller()
     game = services.local_game_create(names=["Kid"], controller=controller, bots=1, level="casual")

@@ -453,7 +453,8 @@ export function seatsHtml(view) {
       if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
         buttons.push(seat.muted ? button("unmute", gettext("Unmute chat"), "mute") : button("mute", gettext("Mute chat")));
       }
-      if (live && active && view.isMine(seat.seat)) {
+      // A seat the computer plays while its player is away is still theirs to leave.
+      if (live && active && (view.isMine(seat.seat) || view.awaySeats.includes(seat.seat))) {
         buttons.push(button("leave", gettext("Leave")));
       } else if (live && active && ((view.isHost && !seat.host) || (view.hostAway && state.status === "playing"))) {
         if (state.status === "lobby") {
