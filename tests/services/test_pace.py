@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.db import transaction
@@ -301,3 +302,19 @@ def test_only_a_running_clock_is_extended() -> None:
     with pytest.raises(RuleViolation) as err:
         services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
     assert err.value.code == services.NOT_PLAYING
+
+
+def test_a_game_paused_by_a_host_who_never_came_back_can_go_on_a_month_later() -> None:
+    """A pause stops the clock, so no timeout ever hands the host's seat on: a player of the game
+    resumes it (and hosts from then on), or the game would stay paused for everyone for good."""
+    table = own_pace_room(players=2, seconds=DAY)
+    host, ben = table.controllers
+    score_first_legal(table)  # Ben to move
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    later = timezone.now() + timedelta(days=30)
+    version = table.version()
+    with mock.patch("django.utils.timezone.now", return_value=later):
+        services.game_resume(code=table.code, controller=ben, expected_version=version, action_id=action_id())
+    game = table.game
+    assert not game.room.paused
+    assert game.room.seat_of_player(game.host_id) == 1
