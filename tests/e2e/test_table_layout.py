@@ -781,3 +781,29 @@ def test_on_a_phone_painteds_narrow_seat_columns_show_their_players_names(live_s
     assert [name for name, _, _ in shown] == ["Ana", "Ana"]
     hidden = [f"{name}: ends at {end} px, head shows up to {right} px" for name, end, right in shown if end > right + 1]
     assert hidden == [], hidden
+
+
+# --- zoomed and spaced out (WCAG 1.4.4, 1.4.10, 1.4.12) --------------------------------------------
+
+# A 1280×800 desktop window zoomed to 200 %: 640×400 CSS pixels.
+ZOOMED = {"width": 640, "height": 400}
+
+
+def test_at_200_percent_zoom_the_dice_panel_does_not_cover_the_scorecard(live_site: LiveSite, new_page: Any) -> None:
+    """Up to 900 px the play card scrolls away with the page: on a desktop zoomed to 200 % it is
+    nearly the whole window, and held at the top it would lie over every box of the card."""
+    page = new_page(**ZOOMED)
+    create_local(page, live_site, ["Solo", "Other"])
+    act(page, [page], lambda: page.click("#roll"))
+    # Each box scrolled to the middle of the window, as a player scrolls to the one to score: the
+    # dice panel must have scrolled away rather than lie over it (the two draw through each other).
+    overlapping = page.evaluate(
+        """() => [...document.querySelectorAll('#card .score-btn')].filter((btn) => {
+          btn.scrollIntoView({ block: 'center' });
+          const box = btn.getBoundingClientRect();
+          const play = document.getElementById('play').getBoundingClientRect();
+          return box.top < play.bottom && box.bottom > play.top && box.left < play.right && box.right > play.left;
+        }).map((btn) => btn.id)"""
+    )
+    position = page.evaluate("getComputedStyle(document.getElementById('play')).position")
+    assert overlapping == [], f"#play ({position}) lies over {overlapping}"
