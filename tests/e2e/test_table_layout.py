@@ -807,3 +807,35 @@ def test_at_200_percent_zoom_the_dice_panel_does_not_cover_the_scorecard(live_si
     )
     position = page.evaluate("getComputedStyle(document.getElementById('play')).position")
     assert overlapping == [], f"#play ({position}) lies over {overlapping}"
+
+
+# WCAG 1.4.12's text spacing, as a reader's style sheet or bookmarklet sets it.
+TEXT_SPACING = """() => {
+  const style = document.createElement('style');
+  style.textContent = '* { line-height: 1.5 !important; letter-spacing: 0.12em !important;'
+    + ' word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }';
+  document.head.append(style);
+}"""
+
+# The box names of the card whose text is cut (wider than the cell that clips it).
+CUT_BOX_NAMES = """() => [...document.querySelectorAll('#card tr[data-box] th[scope=row]')]
+  .filter((th) => th.scrollWidth > th.clientWidth + 1)
+  .map((th) => th.querySelector('.long-label')?.textContent ?? th.textContent.trim())"""
+
+
+def test_at_200_percent_zoom_the_box_names_are_not_cut(live_site: LiveSite, new_page: Any) -> None:
+    """At 200 % zoom the long names ("Three of a Kind", "Small Straight") show whole, on two lines
+    where one is too narrow (the short names only take over on a phone)."""
+    page = new_page(**ZOOMED)
+    create_local(page, live_site, ["Solo", "Other"])
+    shot(page, "zoomed-card", full_page=True)
+    assert page.evaluate(CUT_BOX_NAMES) == []
+
+
+def test_with_wcag_text_spacing_the_box_names_are_not_cut(live_site: LiveSite, new_page: Any) -> None:
+    """WCAG 1.4.12: a reader's wider letter and word spacing loses no box's name."""
+    page = new_page()
+    create_local(page, live_site, ["Solo", "Other"])
+    page.evaluate(TEXT_SPACING)
+    shot(page, "text-spacing-card")
+    assert page.evaluate(CUT_BOX_NAMES) == []
