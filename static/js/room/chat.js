@@ -7,6 +7,7 @@ export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
 export const CHAT_MAX = 300;
 const KEEP = 200; // messages kept on the page
 const NEAR_END = 40; // px: a reader this near the last message follows the new ones
+const QUIET_MS = 1000; // how long the list stays out of the live region after lines put in quietly
 
 const timeOf = (iso) => {
   const date = new Date(iso);
@@ -19,14 +20,49 @@ export class ChatPanel {
     this.doc = doc;
     this.ids = new Set();
     this.unread = 0;
+    this.live = list.getAttribute("aria-live");
+    this.quietTimer = null;
   }
 
-  /** The history a socket gets on connect: replaces what is shown (a reconnect resends it). */
+  /** The history a socket gets on connect (a reconnect resends it): the list shows it after. The
+   * list is a live region, which a screen reader reads out as lines are added: a line already
+   * shown stays as it is (never taken out and put back), a line no longer listed (hidden by
+   * staff meanwhile) goes, and only the lines not yet shown are added, each in its place. The
+   * first history is the room's past, not news: it is put in without being read out. */
   replace(messages) {
-    this.list.replaceChildren();
-    this.ids.clear();
-    for (const message of messages) this.add(message, false);
+    const listed = new Set(messages.map((m) => m.id));
+    for (const item of [...this.list.children]) {
+      const id = Number(item.dataset.message);
+      if (!listed.has(id)) {
+        item.remove();
+        this.ids.delete(id);
+      }
+    }
+    // Each line not shown goes in front of the next one shown, added oldest first: in the order
+    // it is read.
+    const shown = messages.map((m) => (this.ids.has(m.id) ? this.lineOf(m.id) : null));
+    const before = [];
+    for (let i = messages.length - 1, next = null; i >= 0; i--) {
+      before[i] = next;
+      next = shown[i] ?? next;
+    }
+    const fill = () => messages.forEach((message, i) => shown[i] || this.insert(message, before[i]));
+    if (this.ids.size) fill();
+    else this.quietly(fill);
     this.toEnd();
+  }
+
+  /** Make changes to the list that a screen reader does not read out. The live region is turned
+   * back on a moment later: an assistive technology hears of the changes after the page made
+   * them, and would read them if the region were live again by then. */
+  quietly(change) {
+    this.list.setAttribute("aria-live", "off");
+    change();
+    window.clearTimeout(this.quietTimer);
+    this.quietTimer = window.setTimeout(() => {
+      if (this.live === null) this.list.removeAttribute("aria-live");
+      else this.list.setAttribute("aria-live", this.live);
+    }, QUIET_MS);
   }
 
   /** Show the last message. */
@@ -44,6 +80,22 @@ export class ChatPanel {
   /** Add one message (once, whatever the resends); true if it was new. */
   add(message, live = true) {
     if (this.ids.has(message.id)) return false;
+    // A reader who scrolled back to earlier messages stays where they read.
+    const list = this.list;
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= NEAR_END;
+    this.insert(message, null);
+    if (live) this.unread += 1;
+    if (atEnd) this.toEnd();
+    return true;
+  }
+
+  /** The line of message ``id`` shown, or null. */
+  lineOf(id) {
+    return this.list.querySelector(`[data-message="${Number(id)}"]`);
+  }
+
+  /** Put a message's line before ``before`` (null: at the end), the oldest lines going past KEEP. */
+  insert(message, before) {
     this.ids.add(message.id);
     const item = this.doc.createElement("li");
     item.className = `chat-line${message.seat === null ? " spectator" : ""}`;
@@ -61,19 +113,17 @@ export class ChatPanel {
     at.dateTime = message.at;
     at.textContent = timeOf(message.at);
     item.append(who, " ", text, " ", at);
-    // A reader who scrolled back to earlier messages stays where they read.
-    const list = this.list;
-    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= NEAR_END;
-    list.append(item);
-    while (list.children.length > KEEP) list.firstElementChild.remove();
-    if (live) this.unread += 1;
-    if (atEnd) this.toEnd();
-    return true;
+    this.list.insertBefore(item, before);
+    while (this.list.children.length > KEEP) {
+      this.ids.delete(Number(this.list.firstElementChild.dataset.message));
+      this.list.firstElementChild.remove();
+    }
+    return item;
   }
 
   /** Staff hid a message from the room. */
   hide(id) {
-    this.list.querySelector(`[data-message="${Number(id)}"]`)?.remove();
+    this.lineOf(id)?.remove();
     this.ids.delete(id);
   }
 }

@@ -1,0 +1,108 @@
+"""A blind player at the table: what the room page says through its live regions (the
+announcements, the chat list), and what it leaves unsaid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import create_online
+from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say
+
+pytestmark = pytest.mark.browser
+
+# Records every message line added to the chat list from now on, while the list is a live region.
+WATCH_CHAT = """() => {
+  window.__chatAdded = [];
+  const list = document.getElementById('chat-list');
+  new MutationObserver((records) => {
+    const live = (list.getAttribute('aria-live') || 'off') !== 'off' && list.getAttribute('aria-busy') !== 'true';
+    for (const record of records) for (const node of record.addedNodes) {
+      if (live && node.dataset && node.dataset.message) window.__chatAdded.push(node.dataset.message);
+    }
+  }).observe(list, { childList: true });
+}"""
+
+
+def test_a_reconnect_does_not_read_the_whole_chat_history_out_again(live_site: LiveSite, new_page: Any) -> None:
+    """The chat list is a polite live region (aria-relevant additions). A socket that connects gets
+    the last 50 messages (chat_history): after a reconnect (a phone waking, a network change) the
+    lines already shown stay, and none is put into the list again for a screen reader to read
+    out again."""
+    ann = new_page()
+    ann.add_init_script(KEEP_SOCKETS)
+    url = create_online(ann, live_site, "Ann")
+    live_site.run(FILL_CHAT, url.rstrip("/").rsplit("/", 1)[-1], 20)
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 20")
+    ann.evaluate(WATCH_CHAT)
+    ann.evaluate("window.__sockets.at(-1).close()")
+    ann.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_timeout(600)  # the chat history drawn
+    assert ann.locator("#chat-list .chat-line").count() == 20
+    again = ann.evaluate("window.__chatAdded")
+    assert again == [], f"{len(again)} messages already read were put into the live chat list again"
+
+
+# Records, from the page's first moment, every message line added to the chat list while it is live.
+WATCH_CHAT_FROM_THE_START = """
+window.__chatAdded = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    const list = record.target;
+    if (list.id !== 'chat-list') continue;
+    const live = (list.getAttribute('aria-live') || 'off') !== 'off' && list.getAttribute('aria-busy') !== 'true';
+    for (const node of record.addedNodes) {
+      if (live && node.dataset?.message) window.__chatAdded.push(node.dataset.message);
+    }
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_the_chat_history_a_page_opens_with_is_not_read_out_but_new_messages_are(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob opens a room whose chat has 20 messages: they are shown, not read out one after the
+    other; what is said after is read as it comes."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    live_site.run(FILL_CHAT, url.rstrip("/").rsplit("/", 1)[-1], 20)
+    bob.add_init_script(WATCH_CHAT_FROM_THE_START)
+    bob.goto(url)
+    bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 20")
+    assert bob.evaluate("window.__chatAdded") == []
+    bob.wait_for_function("document.getElementById('chat-list').getAttribute('aria-live') === 'polite'")
+    say(ann, "hello Bob")
+    bob.wait_for_selector("#chat-list li >> text=hello Bob")
+    added = bob.evaluate("window.__chatAdded")
+    assert added == [bob.get_attribute("#chat-list li:last-child", "data-message")], added
+
+
+CHAT = """<!doctype html><html lang="en"><title>chat</title>
+<ol id="list" aria-live="polite" aria-relevant="additions"></ol>
+<script type="module">
+import { ChatPanel } from "/static/js/room/chat.js";
+window.chat = new ChatPanel(document.getElementById("list"));
+window.line = (id) => ({ id, seat: 0, name: "Ana", text: `message ${id}`, at: "" });
+window.shown = () => [...document.querySelectorAll("#list li")].map((li) => Number(li.dataset.message));
+window.ready = true;
+</script>"""
+
+
+def test_a_chat_history_sent_again_keeps_the_lines_shown_and_adds_the_others_in_their_place(harness: Any) -> None:
+    page = harness(CHAT)
+    page.evaluate("chat.replace([1, 2, 4].map(line))")
+    assert page.evaluate("shown()") == [1, 2, 4]
+    # The first history is put in quietly: the list is live again a moment later.
+    assert page.get_attribute("#list", "aria-live") == "off"
+    page.wait_for_function("document.getElementById('list').getAttribute('aria-live') === 'polite'")
+    page.evaluate(WATCH_CHAT.replace("'chat-list'", "'list'"))
+    # Meanwhile 2 was hidden by staff, and 3 (shown again), 5 and 6 are new.
+    page.evaluate("chat.replace([1, 3, 4, 5, 6].map(line))")
+    assert page.evaluate("shown()") == [1, 3, 4, 5, 6]
+    assert page.evaluate("window.__chatAdded") == ["3", "5", "6"]
