@@ -395,7 +395,9 @@ function event(frame) {
 
 // --- actions -------------------------------------------------------------------------------
 
-function toggleHold(index) {
+/** Hold or let go die ``index``; ``say``: tell a screen reader (a die held by its number key,
+ * from wherever the keyboard is: the die's own button, when focused, says its pressed state). */
+function toggleHold(index, say = false) {
   const v = view();
   const turn = client.state.turn;
   if (!v.myTurn || v.paused || !turn.rolls_used || !turn.rolls_left || client.busy()) return;
@@ -407,6 +409,7 @@ function toggleHold(index) {
   }
   ui.desiredHeld = [...set].sort();
   draw();
+  if (say) announce(render.holdText(view(), index, set.has(index)));
   act((state) => {
     const want = ui.desiredHeld ?? state.turn.held;
     if (want.join() === state.turn.held.join()) return null;
@@ -975,7 +978,8 @@ document.addEventListener("keydown", (event) => {
   }
   if (/^[1-5]$/.test(event.key)) {
     event.preventDefault();
-    toggleHold(Number(event.key) - 1);
+    const index = Number(event.key) - 1;
+    toggleHold(index, target.id !== `die-${index}`);
   } else if (event.key === " " || event.code === "Space") {
     // Space rolls, except on another control, which Space presses (a die: holds it; a summary:
     // opens it) or scrolls (a link, the chat list).

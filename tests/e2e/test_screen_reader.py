@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_online
+from tests.e2e.helpers import act, create_local, create_online
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say
 
 pytestmark = pytest.mark.browser
@@ -106,3 +106,23 @@ def test_a_chat_history_sent_again_keeps_the_lines_shown_and_adds_the_others_in_
     page.evaluate("chat.replace([1, 3, 4, 5, 6].map(line))")
     assert page.evaluate("shown()") == [1, 3, 4, 5, 6]
     assert page.evaluate("window.__chatAdded") == ["3", "5", "6"]
+
+
+def test_holding_a_die_with_its_number_key_is_announced(live_site: LiveSite, new_page: Any) -> None:
+    """The keys 1-5 hold dice from anywhere on the table: the die's pressed state changes on a
+    button the keyboard is not on, so the hold is said ("Die 3 (five) held."), and letting it go too."""
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    page.focus("#roll")
+    act(page, [page], lambda: page.keyboard.press("Enter"))
+    page.wait_for_function("document.getElementById('announce').textContent.includes('rolled')")
+    rolled = page.inner_text("#announce")
+    face = (page.get_attribute("#die-2", "aria-label") or "").split(": ")[1]  # "Die 3: five"
+    page.keyboard.press("3")
+    page.wait_for_selector("#die-2[aria-pressed=true]")
+    page.wait_for_function("(rolled) => document.getElementById('announce').textContent !== rolled", arg=rolled)
+    assert page.inner_text("#announce") == f"Die 3 ({face}) held."
+    page.keyboard.press("3")
+    page.wait_for_selector("#die-2[aria-pressed=false]")
+    page.wait_for_function("() => document.getElementById('announce').textContent.endsWith('released.')")
+    assert page.inner_text("#announce") == f"Die 3 ({face}) released."

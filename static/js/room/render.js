@@ -226,6 +226,15 @@ export function dieHtml(view, value, index, isHeld, canHold, colour = null, coac
       <span class="die-tag" aria-hidden="true">${isHeld ? gettext("HELD") : coachKeeps ? gettext("KEEP?") : `${index + 1}`}</span></button>`;
 }
 
+/** A die held or let go by its number key, said aloud: "Die 3 (five) held." (Painted: "five, red"). */
+export function holdText(view, index, held) {
+  const turn = view.state.turn;
+  const value = turn?.dice?.[index] ?? 0;
+  const colour = turn?.colours?.[index];
+  const face = [FACE_WORDS[value], COLOURS.includes(colour) ? colourName(colour) : ""].filter(Boolean).join(", ");
+  return fmt(held ? gettext("Die %(n)s (%(face)s) held.") : gettext("Die %(n)s (%(face)s) released."), { n: index + 1, face });
+}
+
 export function playHtml(view) {
   const { state } = view;
   const turn = state.turn;
