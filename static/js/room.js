@@ -23,7 +23,7 @@ const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone la
 const ui = {
   desiredHeld: null, // the holds this page shows while hold frames are on their way
   rolling: new Set(), // dice to animate on the next draw
-  lastTurnKey: null,
+  lastTurnKey: undefined, // the turn drawn last (null: none, in the lobby); undefined until the first draw
   muted: localStorage.getItem("yahtzee-muted") === "1",
   review: null, // the coach's look back at a finished game
   reviewAsked: false,
@@ -815,7 +815,9 @@ function cueTurn(v) {
   const state = v.state;
   const turnKey = state.turn ? `${state.turn.number}-${state.turn.seat}` : null;
   document.title = `${v.myTurn && !state.local ? `● ${gettext("Your turn")} · ` : ""}${fmt(gettext("Room %(code)s"), { code: shownCode })}`;
-  if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== null) {
+  // The turn the page opens on is read with the page; every later one, the game's first
+  // included (from the lobby), is said as it comes.
+  if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== undefined) {
     if (v.myTurn && !state.local && !ui.muted) chime();
     announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: v.seatName(state.turn.seat) }));
   }

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online
+from tests.e2e.helpers import act, create_local, create_online, join
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say
 
 pytestmark = pytest.mark.browser
@@ -126,3 +126,17 @@ def test_holding_a_die_with_its_number_key_is_announced(live_site: LiveSite, new
     page.wait_for_selector("#die-2[aria-pressed=false]")
     page.wait_for_function("() => document.getElementById('announce').textContent.endsWith('released.')")
     assert page.inner_text("#announce") == f"Die 3 ({face}) released."
+
+
+def test_the_first_turn_is_announced_when_the_game_starts(live_site: LiveSite, new_page: Any) -> None:
+    """Bob waits in the lobby with a screen reader; Ann starts. He hears that the game started
+    and whose turn it is, as he hears every later turn ("Bob's turn.")."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    bob.wait_for_function("document.getElementById('announce').textContent.includes('started')")
+    bob.wait_for_timeout(400)  # announcements of one moment are said together
+    said = bob.inner_text("#announce")
+    assert "Ann's turn" in said, said
