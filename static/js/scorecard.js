@@ -89,8 +89,9 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
         }).join("");
       })
       .join("");
+    // The id keeps the keyboard on the name when the card is drawn again (a roll, a score).
     const name = row.help
-      ? `<button type="button" class="box-name" popovertarget="${helpId(row)}" title="${esc(row.help)}">${labelHtml(row)}</button>`
+      ? `<button type="button" class="box-name" id="box-name-${esc(row.box)}" popovertarget="${helpId(row)}" title="${esc(row.help)}">${labelHtml(row)}</button>`
       : labelHtml(row);
     return `<tr data-box="${esc(row.box)}"><th scope="row">${name}</th>${cells}</tr>`;
   };

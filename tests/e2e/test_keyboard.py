@@ -11,6 +11,7 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_local, create_online, join
+from tests.e2e.test_social import KEEP_SOCKETS
 
 pytestmark = pytest.mark.browser
 
@@ -158,3 +159,43 @@ def test_a_double_click_on_a_hosts_button_is_one_action(live_site: LiveSite, new
     host.wait_for_selector("#roll")
     act(host, [host], lambda: host.click("#roll"))  # answered after the double click's frames
     assert host.locator("#toast").is_hidden() or "already" not in host.inner_text("#toast")
+
+
+def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: LiveSite, new_page: Any) -> None:
+    """Bob tabs to a box's name (a button that opens what the box scores) to read it while Ann
+    plays. Ann's roll draws the card again (its open boxes show her new points): Bob's keyboard
+    stays on the name rather than falling to the top of the page."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    bob.wait_for_selector("#card tr[data-box=full_house] .box-name")
+    bob.focus("#card tr[data-box=full_house] .box-name")
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    bob.wait_for_timeout(200)
+    where = bob.evaluate(
+        "(() => { const el = document.activeElement; const row = el.closest('tr[data-box]');"
+        " return el === document.body ? 'BODY' : `${el.className} in ${row ? row.dataset.box : '-'}`; })()"
+    )
+    assert where == "box-name in full_house", where
+
+
+def test_the_keyboard_stays_on_the_coachs_more_choices_while_the_connection_drops_and_comes_back(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The play card is drawn again as the connection drops ("Paused: reconnecting…") and comes
+    back; the coach's answer stays, and so does the keyboard on its "more choices"."""
+    page = new_page()
+    page.add_init_script(KEEP_SOCKETS)
+    page.route_web_socket(re.compile(r".*/ws/rooms/.*"), made_up_coach)
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    page.click("#hint")
+    page.wait_for_selector(".hint-more summary")
+    page.focus(".hint-more summary")
+    page.evaluate("window.__sockets.at(-1).close()")
+    page.wait_for_selector("#conn:not([data-state=connected])")
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector(".hint-more summary")
+    assert page.evaluate(FOCUSED) == "hint-more"

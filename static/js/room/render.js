@@ -329,11 +329,11 @@ export function hintHtml(view) {
   // Enter), on hover, and to a screen reader as the word's description.
   const note = estimateNote(view);
   const mark = note
-    ? ` <button type="button" class="estimate-mark" popovertarget="hint-note" title="${esc(note)}" aria-describedby="hint-note-text">${pgettext("the coach's figure is an", "estimate")}</button>`
+    ? ` <button type="button" class="estimate-mark" id="estimate-mark" popovertarget="hint-note" title="${esc(note)}" aria-describedby="hint-note-text">${pgettext("the coach's figure is an", "estimate")}</button>`
     : "";
   const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect">≈ ${number(o.expected, 1)}</span>${best ? mark : ""}</li>`;
   const more = rest.length
-    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary>${fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length })}</summary>
+    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary id="hint-more">${fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length })}</summary>
       <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol></details>`
     : "";
   const why = note
