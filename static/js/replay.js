@@ -26,6 +26,9 @@ for (const step of steps) {
 
 let index = 0;
 
+// The step button still enabled once a step button takes the replay to its first or last step.
+const OTHER_WAY = { first: "next", prev: "next", next: "prev", last: "prev" };
+
 // Painted: a die's colour by hue, pattern and letter, as at the table (site.css).
 const colourOf = (step, i) => (data.ruleset.colours.includes(step.colours?.[i]) ? step.colours[i] : null);
 
@@ -86,8 +89,12 @@ function show(i, { focus = false } = {}) {
   $("step-verdict").hidden = !verdict;
   $("step-verdict").className = `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`;
   $("card").innerHTML = cardHtml(step, cardsAt[index], activeAt[index]);
+  const pressed = document.activeElement;
   $("first").disabled = $("prev").disabled = index === 0;
   $("last").disabled = $("next").disabled = index === steps.length - 1;
+  // A step button disabled at either end would drop the keyboard to the top of the page: it
+  // goes to the button that steps back the other way.
+  if (pressed?.disabled && OTHER_WAY[pressed.id]) $(OTHER_WAY[pressed.id]).focus();
   history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);
   if (focus) $("step-h").focus();
 }

@@ -1,5 +1,6 @@
 """The keyboard on the table and the replay: Space rolls only where it means to, focus stays where
-the player was when the table is drawn again, and the replay's keys leave other controls theirs."""
+the player was when the table is drawn again, and the replay's keys leave other controls theirs
+and its step buttons keep the keyboard at either end."""
 
 from __future__ import annotations
 
@@ -199,3 +200,25 @@ def test_the_keyboard_stays_on_the_coachs_more_choices_while_the_connection_drop
     page.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_selector(".hint-more summary")
     assert page.evaluate(FOCUSED) == "hint-more"
+
+
+@pytest.mark.parametrize(("button", "start"), [("last", None), ("next", "last"), ("first", None), ("prev", "first")])
+def test_the_replays_step_buttons_keep_the_keyboard_at_either_end(
+    live_site: LiveSite, new_page: Any, button: str, start: str | None
+) -> None:
+    """A keyboard user presses "Last »" (or "Next" on the step before the last, or "First" /
+    "Previous" towards the start): the button pressed is disabled there, and the keyboard goes
+    to the one that steps back the other way, not to the page's body."""
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay#move-5")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step ')")
+    if start == "last":
+        page.click("#last")
+        page.click("#prev")
+    elif start == "first":
+        page.click("#first")
+        page.click("#next")
+    page.focus(f"#{button}")
+    page.keyboard.press("Enter")
+    assert page.locator(f"#{button}").is_disabled()
+    assert page.evaluate(FOCUSED) == ("prev" if button in ("last", "next") else "next")
