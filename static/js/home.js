@@ -41,9 +41,19 @@ function checkSeats(isLocal) {
       ? fmt(gettext("%(seats)s: %(people)s and %(computers)s."), { seats, people: people_(people), computers: computers_(computers) })
       : fmt(gettext("%(seats)s: %(people)s."), { seats, people: people_(people) }));
   total.classList.toggle("error", !!problem);
-  // The server's word on the same seats gives way to the live one: one message, never two.
+  // The server's word on the same seats gives way to the live one: one message, never two (nor
+  // read twice: a field's description reads a hidden message too).
   const served = document.getElementById("bots-error");
-  if (served) served.hidden = !!problem;
+  if (served) {
+    served.hidden = !!problem;
+    describedBy(bots, served.id, !problem);
+  }
+}
+
+/** Name message ``id`` among what describes ``field``, or take it out. */
+function describedBy(field, id, on) {
+  const ids = (field.getAttribute("aria-describedby") ?? "").split(" ").filter((each) => each && each !== id);
+  field.setAttribute("aria-describedby", (on ? [id, ...ids] : ids).join(" "));
 }
 
 // A part hidden is left out of the post too (its fields disabled): what was typed or picked there

@@ -36,6 +36,9 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     page.wait_for_selector("#seats-total.error")
     shown = page.locator(".local-only .error:visible, #seats-total.error:visible")
     assert shown.count() == 1, shown.all_inner_texts()
+    # ... nor both read on the field: it is described by the live one alone (the hidden one still would be).
+    assert page.get_attribute("#id_bots", "aria-invalid") == "true"
+    assert page.get_attribute("#id_bots", "aria-describedby") == "seats-rule seats-total"
     assert [e for e in page.errors if "the server responded with a status of 400" not in e] == []
     page.errors.clear()  # the refusal's own 400
     page.fill("#id_bots", "0")

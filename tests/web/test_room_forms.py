@@ -6,6 +6,7 @@ socket's frame would be refused with the same code.
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -80,3 +81,55 @@ def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_an
     page = page_after(Client(), game, "join", {"name": "Former player"})
     assert "is how deleted accounts&#x27; seats are shown: please choose another name." in page
     assert stored(game) == before
+
+
+class Elements(HTMLParser):
+    """Every element's attributes by its id, and each element's text (for the message boxes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_id: dict[str, dict[str, str]] = {}
+        self.text: dict[str, str] = {}
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        if "id" in found:
+            self.by_id[found["id"]] = found
+            self.text[found["id"]] = ""
+            if tag not in ("input", "br", "img", "meta", "link"):
+                self.open.append(found["id"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div" and self.open:
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for name in self.open:
+            self.text[name] += data
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "said"),
+    [
+        ({"mode": "local", "players": "9"}, "id_players", "Choose 1 to 8 people."),
+        ({"mode": "local", "players": "0"}, "id_players", "Choose 1 to 8 people."),
+        ({"mode": "local", "players": "3", "bots": "6"}, "id_bots", "at most 8 players"),
+        ({"mode": "local", "players": "2", "bots": "1", "level": "expert"}, "id_level", "computer levels"),
+        ({"mode": "online", "name": "Ada", "turn_timer": "45"}, "id_turn_timer", "times offered"),
+        ({"mode": "online", "name": "Ada", "pace": "own", "move_time": "45"}, "id_move_time", "time per move"),
+    ],
+    ids=["players-9", "players-0", "bots", "level", "timer", "move-time"],
+)
+def test_a_refused_fields_message_is_tied_to_the_field(extra: dict[str, str], field: str, said: str) -> None:
+    """Without script (or past it) the server refuses the create form and draws the message by
+    the field; the field says it is invalid and is described by the message, so a screen reader
+    on the field hears what is wrong with it."""
+    response = Client().post("/rooms/new", {"ruleset": "official", **extra})
+    assert response.status_code == 400
+    page = Elements()
+    page.feed(response.content.decode())
+    attrs = page.by_id[field]
+    described = [page.text.get(ref, "") for ref in attrs.get("aria-describedby", "").split()]
+    assert attrs.get("aria-invalid") == "true", attrs
+    assert any(said in text for text in described), (attrs.get("aria-describedby"), described)
