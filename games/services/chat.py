@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 
 from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
 from games.domain.rules import RuleViolation
@@ -43,13 +44,18 @@ def clean_message(text: str) -> str:
 
 
 def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:
-    """The seat this browser speaks for (``seat`` if it plays several), or None for a spectator."""
-    mine = game.room.seats_of(controller)
+    """The seat this browser speaks for (``seat`` if it plays several), or None for a spectator.
+
+    A seat a computer plays, or finished, while its player was away is still that player's:
+    they speak for it (under its name, its mute holding), not as a stranger to the game.
+    """
+    mine = game.room.seats_kept_for(controller)
     if seat is not None:
         if seat not in mine:
             raise RuleViolation(NOT_A_PLAYER, "You can only speak for your own seat.")
         return seat
-    return mine[0] if mine else None
+    playing = game.room.seats_of(controller)
+    return (playing or mine)[0] if mine else None
 
 
 def _silenced(game: Game, controller: str) -> bool:
@@ -57,7 +63,7 @@ def _silenced(game: Game, controller: str) -> bool:
     leaving and speaking as a spectator (a join keeps the mute for the same reason)."""
     if not controller:
         return False
-    mine = Move.objects.filter(game=game, player__controller=controller)
+    mine = Move.objects.filter(Q(player__controller=controller) | Q(player__away_controller=controller), game=game)
     if mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).exists():
         return True
     muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
@@ -76,7 +82,9 @@ def chat_post(
     game = Game.objects.get(code=code)
     speaker = _seat_for(game, controller, seat)
     if speaker is None:
-        if not game.chat_spectators or (game.is_over and not held_a_seat(game, controller)):
+        if game.is_over and not held_a_seat(game, controller):
+            raise RuleViolation(CHAT_CLOSED, "This game's chat is its players' alone.")
+        if not game.chat_spectators:
             raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
         if _silenced(game, controller):
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")

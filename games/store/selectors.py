@@ -167,8 +167,11 @@ def sign_in_current(session: SessionBase) -> bool:
 
 
 def held_a_seat(game: Game, controller: str) -> bool:
-    """Whether this browser played in the game (a seat it holds, or held before it left or was taken out)."""
-    return bool(controller) and Player.objects.filter(game=game, controller=controller).exists()
+    """Whether this browser played in the game (a seat it holds, or held before it left or was taken out,
+    or one a computer plays or finished for it while it was away)."""
+    if not controller:
+        return False
+    return Player.objects.filter(Q(controller=controller) | Q(away_controller=controller), game=game).exists()
 
 
 def seat_holder_in(code: str, controller: str) -> bool:
@@ -184,7 +187,8 @@ def chat_audience(game: Game) -> frozenset[str] | None:
     ``chat_history_for``: once the game is over, the browsers that ``held_a_seat``."""
     if not game.is_over:
         return None
-    return frozenset(Player.objects.filter(game=game).exclude(controller="").values_list("controller", flat=True))
+    rows = Player.objects.filter(game=game).values_list("controller", "away_controller")
+    return frozenset(token for row in rows for token in row if token)
 
 
 def chat_history_for(code: str, controller: str) -> list[dict[str, Any]] | None:

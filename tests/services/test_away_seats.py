@@ -12,11 +12,14 @@ from django.utils import timezone
 
 import bots
 from games import services
+from games.domain import errors
 from games.domain.room import BOT, HUMAN
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
+from games.services.chat import chat_post, seat_mute
 from games.services.replay import replay_steps
-from games.store.models import Game, Move, Player
+from games.store import selectors
+from games.store.models import ChatMessage, Game, Move, Player
 from games.store.selectors import game_state
 from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn, timed_room
 
@@ -231,3 +234,70 @@ def test_a_player_who_left_is_not_named_the_winner_over_the_seat_still_in_the_ga
     room = room.with_rules(dataclasses.replace(room.rules, active=(False, True)))
     assert room.rules.winners() == (1,)  # the seat still in the game
     assert room.winners() == [1], "the player who left is named the winner"
+
+
+# The chat after the game is its players' alone (docs/protocol.md): a player whose seat a computer
+# finished while they were away is one of them. The state says the seat is theirs, they are
+# offered the rematch; the chat must not treat them as a stranger to their own game.
+
+
+def hand_seat_one_to_a_computer(table: Table) -> None:
+    """P1 is away; the host hands P1's seat to a computer (docs/protocol.md ``replace``)."""
+    services.game_replace_with_bot(
+        code=table.code,
+        controller=table.controllers[0],
+        seat=1,
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+
+
+def finished_with_seat_one_finished_by_a_computer() -> Table:
+    """P1 says something, walks off, and a computer finishes P1's seat."""
+    table = open_room(2)
+    rng = random.Random(11)
+    play_turn(table, rng, rerolls=0)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="brb, doorbell")
+    hand_seat_one_to_a_computer(table)
+    finish(table, rng)
+    return table
+
+
+def test_a_player_whose_seat_a_computer_finished_can_still_talk_in_the_chat_after_the_game() -> None:
+    """P1 comes back after the last roll: the page (``you`` names seat 1, the rematch is offered)
+    shows the chat form, and P1's message is posted as P1's seat."""
+    table = finished_with_seat_one_finished_by_a_computer()
+    p1 = table.controllers[1]
+    assert table.game.status == Game.Status.FINISHED
+    assert selectors.seats_of(table.game, p1) == [1]  # the room still says seat 1 is P1's
+    shown = chat_post(code=table.code, controller=p1, text="sorry, back now. gg!")
+    assert shown["name"] == "P1" and shown["seat"] == 1
+
+
+def test_a_player_whose_seat_a_computer_finished_reads_and_hears_the_chat_after_the_game() -> None:
+    """P1's socket on the finished room gets the chat's history, and hears the chat live."""
+    table = finished_with_seat_one_finished_by_a_computer()
+    p1 = table.controllers[1]
+    history = selectors.chat_history_for(table.code, p1)
+    assert history is not None, "P1's own game's chat is withheld from P1"
+    assert [m["text"] for m in history] == ["brb, doorbell"]
+    audience = selectors.chat_audience(table.game)
+    assert audience is not None and p1 in audience
+
+
+def test_a_muted_player_whose_seat_a_computer_took_stays_muted() -> None:
+    """docs/security.md: "a browser whose seat the host muted or took out stays quiet as a
+    spectator". In a room whose spectators may chat, the host mutes Bob; Bob walks off and the
+    host hands his seat to a computer. Bob's open page still cannot post, as his seat or as a
+    spectator."""
+    controllers = [services.new_controller(), services.new_controller()]
+    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
+    services.game_join(code=code, name="Bob", controller=controllers[1])
+    table = Table(code=code, controllers=controllers)
+    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    seat_mute(code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id())
+    hand_seat_one_to_a_computer(table)
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=controllers[1], text="you can't shut me up")
+    assert refused.value.code == errors.MUTED
+    assert not ChatMessage.objects.filter(game__code=code).exists()

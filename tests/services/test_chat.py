@@ -96,6 +96,27 @@ def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> Non
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
+def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post_as_a_spectator() -> None:
+    """The host hands away Bob's seat to a computer (which keeps Bob's browser for when he is back),
+    then takes that seat out: Bob was taken out all the same, and stays quiet as a spectator."""
+    controllers = [services.new_controller() for _ in range(3)]
+    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
+    services.game_join(code=code, name="Bob", controller=controllers[1])
+    services.game_join(code=code, name="Cy", controller=controllers[2])
+    table = Table(code=code, controllers=controllers)
+    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    services.game_replace_with_bot(
+        code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    services.game_remove_absent(
+        code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
+    assert refused.value.code == MUTED
+    assert not ChatMessage.objects.filter(game__code=code).exists()
+
+
 def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_override() -> None:
     assert clean_message("❤️ 👨‍👩‍👧 good game") == "❤️ 👨‍👩‍👧 good game"
     assert clean_message("a" + "\u0301" * 50) == "a" + "\u0301" * 3
