@@ -24,7 +24,9 @@ STALE_AFTER = PRESENCE_TIMEOUT * 5
 def _frame(game: Game) -> str:
     sockets = selectors.connected_sockets(game)
     room = game.room
-    browsers = {controller: room.seats_of(controller) for controller in set(sockets) if controller}
+    # A browser here is at its seats, those a computer plays or finished for it while it was away
+    # too: back at its finished game it is that game's player, not a spectator.
+    browsers = {controller: room.seats_kept_for(controller) for controller in set(sockets) if controller}
     connected = {seat for seats in browsers.values() for seat in seats}
     seats = {str(i): ("connected" if i in connected else "away") for i in range(len(room.seats))}
     # A spectator is a browser, however many of its tabs watch (or a page reloaded while its old

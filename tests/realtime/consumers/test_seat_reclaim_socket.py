@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from unittest import mock
 
 import pytest
@@ -9,10 +10,13 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.test import Client
 
+import bots
 from games import services
+from games.scheduling import botplay
 from games.services.actions import locked
 from games.services.clock import _hand_to_computer
 from games.store.models import Game, Player
+from tests.factories import Table, play_turn
 from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -99,3 +103,29 @@ async def test_a_shared_device_reconnecting_takes_no_seat_back_and_takes_back_th
     assert state["event"]["type"] == "reclaimed" and state["event"]["seat"] == 1
     assert [(s["kind"], s["away"]) for s in state["seats"]] == [("human", False), ("human", False), ("bot", True)]
     await device.disconnect()
+
+
+@sync_to_async
+def finish(code: str) -> None:
+    """Play the game to the end: its people random turns, its computers their own steps."""
+    bots.tables.table("official", build=True)
+    table = Table(code=code, controllers=[p.controller for p in Player.objects.filter(game__code=code)])
+    rng = random.Random(11)
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.room.bot_to_play(playing=True):
+            assert botplay.step(code, table.version())
+        else:
+            play_turn(table, rng, rerolls=0)
+
+
+async def test_a_player_back_at_their_finished_game_is_not_counted_as_a_spectator() -> None:
+    """A computer finished P1's seat while P1 was away. P1 comes back after the end: the room is told
+    P1's seat is here, and nobody watches; P1 is not "1 spectator" beside a seat shown away."""
+    code, sessions = await make_room(2)
+    await hand_seat_to_a_computer(code, 1)
+    await finish(code)
+    back = await connect(code, sessions[1])
+    you, state, presence = await first_frames(back)
+    await back.disconnect()
+    assert state["status"] == "finished" and you["seats"] == [1]
+    assert presence == {"type": "presence", "seats": {"0": "away", "1": "connected"}, "spectators": 0}
