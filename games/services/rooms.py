@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,6 +18,7 @@ from games.services.codes import clean_client_seed, clean_name, name_key, new_ro
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
+from games.store.selectors import connected_controllers
 
 
 def game_create(
@@ -147,10 +150,26 @@ def _seed_seats(code: str, controller: str, seed: str) -> None:
         ).update(client_seed=seed)
 
 
+def _rematch_host(old: Game, seats: list[Seat], mine: list[Seat], person: Callable[[Seat], str]) -> Seat:
+    """The seat of the rematch's host: the asking browser's first (``mine``), unless the host muted
+    one of its seats. A muted player made host would have nobody to mute them (the host's own
+    seat cannot be muted): another player not muted hosts it then, the game's host first, and
+    first those still at the game's end (a socket in the old room), who can start it; with
+    nobody else at the table, the asker, without the mute, as in a room whose host left it to a
+    muted seat."""
+    if not any(s.muted for s in mine) or any(s.player == old.host_id for s in mine):
+        return mine[0]
+    here = connected_controllers(old)
+    others = [s for s in seats if person(s) and person(s) != person(mine[0]) and not s.muted]
+    others.sort(key=lambda s: (person(s) not in here, s.player != old.host_id))  # stable: in seat order
+    return others[0] if others else mine[0]
+
+
 def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
     """A new room with the same rules and seats, which everyone in the old one is offered.
 
-    Idempotent: whoever asks first creates it, everyone after is sent to the same room.
+    Idempotent: whoever asks first creates it, everyone after is sent to the same room. The asker
+    hosts it unless the host muted them (``_rematch_host``).
     ``client_seed``: the asking browser's seed for the dice (docs/fairness.md), which its seats
     there take if they have none yet: everyone who follows the rematch from the game's end
     brings their own, as a join does. Locks the old Game row (and the new one to seed it).
@@ -176,10 +195,11 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 _seed_seats(rematch.code, controller, seed)
             return rematch
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
+        first = _rematch_host(old, seats, mine, person)
         host = game_create(
-            host_name=mine[0].name,
-            controller=controller,
-            client_seed=seed,
+            host_name=first.name,
+            controller=person(first),
+            client_seed=seed if first is mine[0] else "",
             ruleset=old.ruleset,
             local=old.local,
             private=old.private,
@@ -191,7 +211,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         new = host.game
         taken = {name_key(s.name) for s in seats}
         for seat in seats:
-            if seat is mine[0] or (seat.human and not seat.controller):  # a deleted account's seat
+            if seat is first or (seat.human and not seat.controller):  # a deleted account's seat
                 continue
             away = bool(seat.away_controller)
             name = seat.name
@@ -208,10 +228,13 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 client_seed="",
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
+                muted=seat.muted,  # the same people's next table: the host's mute holds there
             )
             joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:
                 joined["bot"] = seat.level
+            if seat.muted:
+                joined["muted"] = True
             record(
                 new,
                 kind=Move.Kind.JOIN,

@@ -46,13 +46,22 @@ BOT_NAMES = ("Rolly", "Pip", "Dicey", "Boxcar", "Lucky", "Sixer", "Snake Eyes", 
 
 
 def add_seat(
-    game: Game, room: Room, *, name: str, controller: str, client_seed: str, kind: str, level: str | None = None
+    game: Game,
+    room: Room,
+    *,
+    name: str,
+    controller: str,
+    client_seed: str,
+    kind: str,
+    level: str | None = None,
+    muted: bool = False,
 ) -> tuple[Player, Room]:
     """A new seat after the others: its Player row, and ``room`` with it (for ``record``)."""
     player = players.create(
         game, seat=len(room.seats), name=name, controller=controller, client_seed=client_seed, kind=kind
     )
-    return player, room.seated(Seat(player=player.pk, name=name, controller=controller, kind=kind, level=level))
+    seat = Seat(player=player.pk, name=name, controller=controller, kind=kind, level=level, muted=muted)
+    return player, room.seated(seat)
 
 
 def game_join(

@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from games import services
+from games.domain import errors
 from games.domain.rules import RuleViolation
-from games.store.models import Game, Move, Player
+from games.services.chat import chat_post, seat_mute, seat_unmute
+from games.store.models import ChatMessage, Game, Move, Player, Presence
 from tests.factories import Table, action_id, online, open_room, own_pace_room, play_to_end, play_turn
 
 db = pytest.mark.django_db
@@ -316,3 +319,74 @@ def test_an_online_rematch_seeds_the_companion_seat_of_the_browser_that_asked_fo
     services.game_rematch(code=code, controller=bob, client_seed="bobsdevice")
     seeds = dict(Player.objects.filter(game=new).values_list("name", "client_seed"))
     assert seeds == {"Ann": "annsdevice", "Abe": "annsdevice", "Bob": "bobsdevice"}
+
+
+@db
+def test_a_player_the_host_muted_is_still_muted_in_the_rematch_the_host_opens() -> None:
+    """Ann (host) mutes Bob for abuse during the game. At the end she clicks Rematch: Bob is seated
+    in the new room without asking, and stays muted there, as a mute holds for a browser's new
+    seat in the same room (docs/protocol.md): the rematch is the same people's next table."""
+    table = open_room(3)
+    ann, bob, _cy = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=ann)
+    bobs = [i for i, seat in enumerate(rematch.room.seats) if seat.controller == bob]
+    assert bobs, "Bob is seated in the rematch"
+    assert rematch.room.seats[bobs[0]].muted, "Bob's mute did not follow him into the rematch"
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=bob, text="back again, losers")
+    assert refused.value.code == errors.MUTED
+    assert not ChatMessage.objects.filter(game=rematch).exists()
+
+
+@db
+def test_a_muted_player_who_asks_for_the_rematch_first_does_not_host_it() -> None:
+    """Bob, muted by Ann (host), is first to press Rematch. Made host, nobody could mute him there
+    (the host's own seat cannot be muted): Ann hosts it, Bob is seated muted, with his own seed
+    for the dice, and Ann may lift the mute."""
+    table = open_room(3)
+    ann, bob, cy = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=bob, client_seed="seedofbob")
+    room = rematch.room
+    host = room.seats[room.seat_of_player(rematch.host_id)]
+    assert host.controller == ann and not host.muted
+    assert [(s.controller, s.muted) for s in room.seats] == [(ann, False), (bob, True), (cy, False)]
+    assert Player.objects.get(game=rematch, controller=bob).client_seed == "seedofbob"
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=bob, text="I'm the host now")
+    assert refused.value.code == errors.MUTED
+    seat_unmute(code=rematch.code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    chat_post(code=rematch.code, controller=bob, text="sorry about before")
+
+
+@db
+def test_a_muted_player_with_nobody_else_to_host_the_rematch_hosts_it_unmuted() -> None:
+    """Ann (host) mutes Bob; after the game she deletes her account, so the rematch does not seat
+    her. Bob asks for it: there is nobody else to host it, nor to mute him, so he hosts it
+    without the mute, as a muted seat does that the host left a room to."""
+    table = open_room(2)
+    ann, bob = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    services.seats_forget(controller=ann, player_ids=[table.game.room.seats[0].player])
+    rematch = services.game_rematch(code=table.code, controller=bob)
+    assert [(s.controller, s.muted) for s in rematch.room.seats] == [(bob, False)]
+    assert rematch.room.seat_of_player(rematch.host_id) == 0
+
+
+@db
+def test_a_muted_players_rematch_is_hosted_by_a_player_still_at_the_table() -> None:
+    """Ann (host) mutes Bob and walks off after the game; Cy is still at its end. Bob asks for the
+    rematch: Cy hosts it, who is there to start it, rather than Ann, who is not."""
+    table = open_room(3)
+    ann, bob, cy = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    Presence.objects.create(game=table.game, channel_name="ws.cy", controller=cy, seen_at=timezone.now())
+    rematch = services.game_rematch(code=table.code, controller=bob)
+    room = rematch.room
+    assert room.seats[room.seat_of_player(rematch.host_id)].controller == cy
+    assert [(s.controller, s.muted) for s in room.seats] == [(cy, False), (ann, False), (bob, True)]
