@@ -309,6 +309,36 @@ def test_a_spectators_chat_line_is_named_in_the_readers_words_not_the_stored_eng
     assert page.eval_on_selector_all(".chat-name", "names => names.map((n) => n.textContent)") == ["Tilskuer", "Ana"]
 
 
+CHAT_PANEL = """<!doctype html><html lang="en"><title>chat</title>
+<link rel="stylesheet" href="/static/css/site.css"><main><ol id="chat-list" class="chat-list"></ol></main>
+<script type="module">
+import * as chat from "/static/js/room/chat.js";
+window.chat = chat;
+window.panel = new chat.ChatPanel(document.getElementById("chat-list"));
+window.message = (id, text, minute) => ({ id, seat: 0, name: "Ann", text, after: 3,
+  at: `2026-11-23T13:${String(minute).padStart(2, "0")}:00.000+00:00` });
+window.ready = true;
+</script>"""
+
+
+def chat_lines(page: Any) -> list[str]:
+    return list(page.eval_on_selector_all("#chat-list .chat-text", "els => els.map(e => e.textContent)"))
+
+
+@pytest.mark.parametrize("spectators", [True, False])
+def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(harness: Any, spectators: bool) -> None:
+    """Once the game is over its chat is its players' alone: a browser that never held a seat gets
+    no history, no live message, and its posts are refused. Its page says so in place of the form,
+    whether or not spectators could chat during the game, and does not say "you can read it"."""
+    page = harness(CHAT_PANEL)
+    for status in ("finished", "abandoned"):
+        state = {"status": status, "chat": {"spectators": spectators}, "seats": []}
+        note = page.evaluate("s => chat.chatNote(s, [], () => false)", state)
+        assert note == "This game's chat is its players' alone.", note
+        # Its players still post (a seat a computer finished for its player is theirs: ``you`` names it).
+        assert page.evaluate("s => chat.chatNote(s, [1], () => false)", state) is None
+
+
 def over_state(
     seats: list[tuple[str, str]], totals: list[int], winners: list[int], local: bool = False
 ) -> dict[str, Any]:

@@ -130,6 +130,9 @@ export class ChatPanel {
 
 /** What the chat form says about who may post here (null: this page may post). */
 export function chatNote(state, mine, muted) {
+  // Once the game is over its chat is its players' alone: a stranger neither reads nor posts.
+  const over = state.status === "finished" || state.status === "abandoned";
+  if (!mine.length && over) return gettext("This game's chat is its players' alone.");
   if (!mine.length && !state.chat?.spectators) return gettext("Only the players post in this room's chat; you can read it.");
   if (mine.length && mine.every((s) => muted(s))) return gettext("The host has muted your chat in this room.");
   return null;
