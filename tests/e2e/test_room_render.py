@@ -325,6 +325,20 @@ def chat_lines(page: Any) -> list[str]:
     return list(page.eval_on_selector_all("#chat-list .chat-text", "els => els.map(e => e.textContent)"))
 
 
+def test_a_message_staff_show_again_goes_back_in_its_place_not_at_the_end(harness: Any) -> None:
+    """Staff hide Ann's 13:01 line, then show it again: every open page gets chat_hidden with
+    `shown` (room.js adds it, not live), and puts it back between the lines around it, as a page
+    loaded later has it, not under the newest line as if just said."""
+    page = harness(CHAT_PANEL)
+    page.evaluate("panel.replace([message(1, 'first', 0), message(2, 'second', 1), message(3, 'third', 2)])")
+    page.evaluate("panel.hide(2)")
+    assert chat_lines(page) == ["first", "third"]
+    page.evaluate("panel.add(message(2, 'second', 1), false)")
+    assert chat_lines(page) == ["first", "second", "third"]
+    page.evaluate("panel.add(message(4, 'fourth', 3))")  # a new message still goes under the newest
+    assert chat_lines(page) == ["first", "second", "third", "fourth"]
+
+
 @pytest.mark.parametrize("spectators", [True, False])
 def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(harness: Any, spectators: bool) -> None:
     """Once the game is over its chat is its players' alone: a browser that never held a seat gets

@@ -83,7 +83,10 @@ export class ChatPanel {
     // A reader who scrolled back to earlier messages stays where they read.
     const list = this.list;
     const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight <= NEAR_END;
-    this.insert(message, null);
+    // In id order: a message staff show again goes back in its place, not under the newest.
+    let next = null;
+    for (let line = list.lastElementChild; line && Number(line.dataset.message) > message.id; line = line.previousElementSibling) next = line;
+    this.insert(message, next);
     if (live) this.unread += 1;
     if (atEnd) this.toEnd();
     return true;
