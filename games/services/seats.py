@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
 from typing import Any
 
@@ -25,6 +26,7 @@ from games.domain.errors import (
 )
 from games.domain.room import BOT, LEFT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
+from games.services import events
 from games.services.actions import (
     check_request,
     hand_host_on,
@@ -38,7 +40,7 @@ from games.services.codes import FORMER_PLAYER, clean_client_seed, clean_name, n
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import connected_controllers
+from games.store.selectors import chat_audience, connected_controllers
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -519,7 +521,9 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             # The seats' rows follow the room (``record``); a row that left the lobby has no seat.
             players.rename_unseated(game, ids, FORMER_PLAYER)
             # The chat's messages carry the name they were posted under: those go too.
-            ChatMessage.objects.filter(game=game, player_id__in=ids).update(name=FORMER_PLAYER)
+            said = ChatMessage.objects.filter(game=game, player_id__in=ids)
+            shown = list(said.filter(hidden=False).values_list("pk", flat=True))
+            said.update(name=FORMER_PLAYER)
             # So do the log's entries that name it (joins, leaves, a computer taking over...), which
             # staff read, and the notices that told the others what it did.
             _forget_names(game, ids, names - {FORMER_PLAYER})
@@ -532,6 +536,10 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
                 action_id="",
                 room=room,
             )
+            if shown:
+                # Open pages show the old name beside those lines: the state renames the seat, this them.
+                frame = {"type": "chat_renamed", "messages": shown, "name": FORMER_PLAYER}
+                transaction.on_commit(functools.partial(events.tell, code, frame, chat_audience(game)))
             for index in away:
                 if game.status == Game.Status.PLAYING and game.room.seats[index].active:
                     vacate(game, index, kind=Move.Kind.LEAVE, actor=controller, action_id="")

@@ -272,6 +272,13 @@ function event(frame) {
       if (frame.hidden) chat.hide(frame.message);
       else if (frame.shown) chat.add(frame.shown, false);
       break;
+    case "chat_renamed":
+      // A deleted account's lines, under the name its seat now has (in this reader's words).
+      for (const id of frame.messages) {
+        const who = $("chat-list").querySelector(`[data-message="${Number(id)}"] .chat-name`);
+        if (who) who.textContent = playerName(frame.name);
+      }
+      break;
     case "reaction":
       showReaction(frame.seat, frame.reaction);
       break;

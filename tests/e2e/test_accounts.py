@@ -142,6 +142,30 @@ def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite
     assert phone.errors == [] and home.errors == []
 
 
+def test_a_deleted_accounts_chat_lines_are_renamed_on_the_pages_open_at_the_time(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob, signed in, says something in Ann's lobby and then deletes his account: Ann's open page
+    shows his line under "Former player", as his seat, not under his name until she reloads."""
+    bob = new_page()
+    sign_up(bob, live_site, username("bob"))
+    ann = new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    bob.fill("#chat-text", "call me, 555-0199")
+    bob.press("#chat-text", "Enter")
+    names = "[...document.querySelectorAll('#chat-list .chat-name')].map((n) => n.textContent).join()"
+    ann.wait_for_function(f"{names} === 'Bob'")
+    bob.goto(live_site.url + "/me/settings")
+    delete = bob.locator("form:has(input[name=action][value=delete])")
+    delete.locator("input[name=password]").fill(PASSWORD)
+    delete.locator("button[type=submit]").click()
+    bob.wait_for_url("**/me/deleted")
+    ann.wait_for_function(f"{names} === 'Former player'")
+    assert ann.inner_text("#chat-list .chat-text") == "call me, 555-0199"
+    assert ann.errors == []
+
+
 def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
     # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
     base = live_site.url.replace("127.0.0.1", "localhost")

@@ -12,7 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from games import services
-from games.store.models import ChatMessage, Game, Move
+from games.store.models import ChatMessage, Game, Move, Player
 from tests.factories import Table, play_to_end
 from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong, frames_until, make_room
 
@@ -373,4 +373,37 @@ async def test_a_finished_games_chat_and_reactions_are_heard_live_by_its_players
     told = [f for f in await frames_before_pong(stranger) if f["type"] in ("chat", "reaction", "chat_hidden")]
     assert told == []
     for ws in (stranger, player):
+        await ws.disconnect()
+
+
+async def test_open_pages_stop_showing_a_deleted_accounts_name_beside_its_chat_lines() -> None:
+    """Bob says something, then deletes his account mid-game (docs/accounts.md: his seats are shown
+    as "Former player" everywhere, chat messages included). The room gets the ``forget`` state,
+    and the pages already showing his lines are told to rename them; a page connecting later
+    gets them renamed in its history."""
+    code, sessions = await make_room(2)
+    ann = await connect(code, sessions[0])
+    await first_frames(ann)
+    bob = await connect(code, sessions[1])
+    await first_frames(bob)
+    await bob.send_json_to({"type": "chat", "text": "call me, 555-0199"})
+    said = (await frames_until(ann, "chat"))[-1]["message"]
+    assert said["name"] == "P1"
+    await bob.disconnect()
+
+    @sync_to_async
+    def forget_bob() -> None:
+        player = Player.objects.get(game=Game.objects.get(code=code), seat=1)
+        services.seats_forget(controller=player.controller, player_ids=[player.pk])
+
+    await forget_bob()
+    frames = await frames_before_pong(ann)
+    told = [f["type"] for f in frames if f["type"] in ("state", "chat_renamed")]
+    assert told[:2] == ["state", "chat_renamed"], told  # the forget's state (a leave's follows: a live game)
+    renamed = next(f for f in frames if f["type"] == "chat_renamed")
+    assert renamed == {"type": "chat_renamed", "messages": [said["id"]], "name": "Former player"}
+    later = await connect(code, sessions[0])
+    history = (await frames_until(later, "chat_history"))[-1]
+    assert [(m["id"], m["name"]) for m in history["messages"]] == [(said["id"], "Former player")]
+    for ws in (ann, later):
         await ws.disconnect()
