@@ -339,6 +339,19 @@ def test_a_message_staff_show_again_goes_back_in_its_place_not_at_the_end(harnes
     assert chat_lines(page) == ["first", "second", "third", "fourth"]
 
 
+def test_a_history_after_a_reconnect_renames_the_lines_a_deleted_account_posted(harness: Any) -> None:
+    """A page that was away while Ann deleted her account keeps its lines on reconnecting (a
+    screen reader is not read them again), and shows them under the name they are stored under
+    now, "Former player" in the reader's words."""
+    page = harness(CHAT_PANEL)
+    page.evaluate("panel.replace([message(1, 'first', 0), message(2, 'second', 1)])")
+    page.evaluate("panel.list.firstElementChild.dataset.kept = 'yes'")
+    page.evaluate("panel.replace([1, 2].map((id) => ({ ...message(id, 'line', id), name: 'Former player' })))")
+    names = page.eval_on_selector_all("#chat-list .chat-name", "els => els.map(e => e.textContent)")
+    assert names == ["Former player", "Former player"] and chat_lines(page) == ["first", "second"]
+    assert page.evaluate("panel.list.firstElementChild.dataset.kept") == "yes"  # the same line, not put in again
+
+
 @pytest.mark.parametrize("spectators", [True, False])
 def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(harness: Any, spectators: bool) -> None:
     """Once the game is over its chat is its players' alone: a browser that never held a seat gets

@@ -41,6 +41,9 @@ export class ChatPanel {
     // Each line not shown goes in front of the next one shown, added oldest first: in the order
     // it is read.
     const shown = messages.map((m) => (this.ids.has(m.id) ? this.lineOf(m.id) : null));
+    // A line kept takes the name it is listed under now (a deleted account's, renamed while
+    // this page was away).
+    shown.forEach((line, i) => line && this.rename(line, messages[i]));
     const before = [];
     for (let i = messages.length - 1, next = null; i >= 0; i--) {
       before[i] = next;
@@ -105,9 +108,7 @@ export class ChatPanel {
     item.dataset.message = String(message.id);
     const who = this.doc.createElement("strong");
     who.className = "chat-name";
-    // A spectator's line, and a deleted account's, is stored under the server's English words:
-    // each reader sees their own.
-    who.textContent = message.seat === null ? gettext("Spectator") : playerName(message.name);
+    this.rename(item, message, who);
     const text = this.doc.createElement("span");
     text.className = "chat-text";
     text.textContent = message.text;
@@ -122,6 +123,13 @@ export class ChatPanel {
       this.list.firstElementChild.remove();
     }
     return item;
+  }
+
+  /** Show ``line`` under ``message``'s name. A spectator's line, and a deleted account's, is
+   * stored under the server's English words: each reader sees their own. */
+  rename(line, message, who = line.querySelector(".chat-name")) {
+    const name = message.seat === null ? gettext("Spectator") : playerName(message.name);
+    if (who && who.textContent !== name) who.textContent = name;
   }
 
   /** Staff hid a message from the room. */
