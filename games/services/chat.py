@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 
 from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
 from games.domain.rules import RuleViolation
@@ -19,8 +18,8 @@ from games.services import events
 from games.services.actions import check_request, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, capped_marks, visible
 from games.services.seats import find_seat
-from games.store.models import ChatMessage, ChatModeration, Game, Move
-from games.store.selectors import chat_audience, chat_message, held_a_seat
+from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
+from games.store.selectors import chat_audience, chat_message, held_a_seat, played_by
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
@@ -63,7 +62,7 @@ def _silenced(game: Game, controller: str) -> bool:
     leaving and speaking as a spectator (a join keeps the mute for the same reason)."""
     if not controller:
         return False
-    mine = Move.objects.filter(Q(player__controller=controller) | Q(player__away_controller=controller), game=game)
+    mine = Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
     if mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).exists():
         return True
     muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()

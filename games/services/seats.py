@@ -40,7 +40,7 @@ from games.services.codes import FORMER_PLAYER, clean_client_seed, clean_name, n
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import chat_audience, connected_controllers
+from games.store.selectors import chat_audience, connected_controllers, played_by
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -413,11 +413,6 @@ def _codes_with(*conditions: Q, **lookup: object) -> list[str]:
     )
 
 
-def _of(controller: str) -> Q:
-    """The Player rows of a browser's seats: its own, and those a computer plays while it is away or after it left."""
-    return Q(controller=controller) | Q(away_controller=controller) | Q(left_controller=controller)
-
-
 def seats_hand_over(*, controller: str, to: str) -> list[str]:
     """Every seat ``controller`` plays becomes ``to``'s: a browser's seats joining an account.
 
@@ -431,7 +426,7 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     if not controller or not to or controller == to:
         return []
     changed = []
-    for code in _codes_with(_of(controller)):
+    for code in _codes_with(played_by(controller)):
         with transaction.atomic():
             game = locked(code)
             seats = []

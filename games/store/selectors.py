@@ -166,12 +166,18 @@ def sign_in_current(session: SessionBase) -> bool:
     return bool(given) and any(constant_time_compare(given, expected) for expected in hashes)
 
 
+def played_by(controller: str) -> Q:
+    """The Player rows of a browser's seats: its own, and those a computer plays or finished for
+    it while it was away or after it left (or was taken out)."""
+    return Q(controller=controller) | Q(away_controller=controller) | Q(left_controller=controller)
+
+
 def held_a_seat(game: Game, controller: str) -> bool:
     """Whether this browser played in the game (a seat it holds, or held before it left or was taken out,
-    or one a computer plays or finished for it while it was away)."""
+    or one a computer plays or finished for it while it was away or after it left)."""
     if not controller:
         return False
-    return Player.objects.filter(Q(controller=controller) | Q(away_controller=controller), game=game).exists()
+    return Player.objects.filter(played_by(controller), game=game).exists()
 
 
 def seat_holder_in(code: str, controller: str) -> bool:
@@ -179,7 +185,7 @@ def seat_holder_in(code: str, controller: str) -> bool:
     or a computer plays it while the browser is away). Such a browser knows the room's code."""
     if not controller:
         return False
-    return Player.objects.filter(Q(controller=controller) | Q(away_controller=controller), game__code=code).exists()
+    return Player.objects.filter(played_by(controller), game__code=code).exists()
 
 
 def chat_audience(game: Game) -> frozenset[str] | None:
@@ -187,7 +193,7 @@ def chat_audience(game: Game) -> frozenset[str] | None:
     ``chat_history_for``: once the game is over, the browsers that ``held_a_seat``."""
     if not game.is_over:
         return None
-    rows = Player.objects.filter(game=game).values_list("controller", "away_controller")
+    rows = Player.objects.filter(game=game).values_list("controller", "away_controller", "left_controller")
     return frozenset(token for row in rows for token in row if token)
 
 

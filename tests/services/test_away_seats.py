@@ -301,3 +301,24 @@ def test_a_muted_player_whose_seat_a_computer_took_stays_muted() -> None:
         chat_post(code=code, controller=controllers[1], text="you can't shut me up")
     assert refused.value.code == errors.MUTED
     assert not ChatMessage.objects.filter(game__code=code).exists()
+
+
+def test_a_player_taken_out_whose_seat_a_computer_then_plays_stays_quiet_and_keeps_the_games_chat() -> None:
+    """The host takes out Bob, who was away, then has a computer play his seat on: the seat keeps
+    Bob as the one who left it. In a room whose spectators may chat Bob stays quiet (docs/security.md),
+    and once the game is over its chat is still his to read, as one of its players."""
+    controllers = [services.new_controller(), services.new_controller()]
+    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
+    services.game_join(code=code, name="Bob", controller=controllers[1])
+    table = Table(code=code, controllers=controllers)
+    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    chat_post(code=code, controller=controllers[1], text="back in five")
+    services.game_remove_absent(
+        code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    hand_seat_one_to_a_computer(table)
+    assert Player.objects.get(game__code=code, seat=1).left_controller == controllers[1]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=controllers[1], text="as a spectator, then")
+    assert refused.value.code == errors.MUTED
+    assert selectors.held_a_seat(table.game, controllers[1])
