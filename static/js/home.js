@@ -25,6 +25,8 @@ function checkSeats(isLocal) {
   let problem = "";
   if (isLocal && !(people >= 1)) {
     problem = fmt(gettext("At least one person plays: choose 1 to %(max)s."), { max: MAX_SEATS });
+  } else if (isLocal && people > MAX_SEATS) {
+    problem = fmt(gettext("Choose 1 to %(max_seats)s people."), { max_seats: MAX_SEATS });
   } else if (isLocal && people + computers > MAX_SEATS) {
     problem = fmt(gettext("A game has at most %(max)s players, computers included: %(people)s leave room for %(computers)s."), {
       max: MAX_SEATS, people: people_(people), computers: computers_(MAX_SEATS - people),
@@ -42,13 +44,19 @@ function checkSeats(isLocal) {
       : fmt(gettext("%(seats)s: %(people)s."), { seats, people: people_(people) }));
   total.classList.toggle("error", !!problem);
   // The server's word on the same seats gives way to the live one: one message, never two (nor
-  // read twice: a field's description reads a hidden message too).
-  const served = document.getElementById("bots-error");
-  if (served) {
-    served.hidden = !!problem;
-    describedBy(bots, served.id, !problem);
+  // read twice: a field's description reads a hidden message too). Once either count is changed
+  // it is about a form no longer there, and goes for good.
+  for (const [field, id] of [[count, "players-error"], [bots, "bots-error"]]) {
+    const served = document.getElementById(id);
+    if (!served) continue;
+    const stale = edited || !!problem;
+    served.hidden = stale;
+    describedBy(field, id, !stale);
   }
 }
+
+// Whether a count was changed since the page came (the server's refusal was of the counts sent).
+let edited = false;
 
 /** Name message ``id`` among what describes ``field``, or take it out. */
 function describedBy(field, id, on) {
@@ -81,6 +89,10 @@ function update() {
 }
 
 form.addEventListener("change", update);
-count.addEventListener("input", update);
-bots.addEventListener("input", update);
+for (const field of [count, bots]) {
+  field.addEventListener("input", () => {
+    edited = true;
+    update();
+  });
+}
 update();

@@ -39,6 +39,7 @@ const ui = {
   lastBack: 0,
   seenPlaying: false, // this page showed the game being played (its end is then brought into view)
   wasConnected: false,
+  reconnected: false, // the page has lost a socket since it opened
   host: undefined, // the host's player, as the last state said (a change is told to the table)
   hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
 };
@@ -61,7 +62,10 @@ const client = new RoomClient({
   seats: initial.you,
   hooks: {
     onConnection: (status) => {
-      if (status === "reconnecting") keepUnsentChat();
+      if (status === "reconnecting") {
+        keepUnsentChat();
+        ui.reconnected = true;
+      }
       setConnection(status);
       if (status === "gone") toast(gettext("This room no longer exists."));
     },
@@ -250,7 +254,8 @@ function event(frame) {
   switch (frame.type) {
     case "chat_history": {
       const seen = new Set(chat.ids);
-      chat.replace(frame.messages);
+      // The first socket's history is the room's past; a later one's new lines are news.
+      chat.replace(frame.messages, !ui.reconnected);
       // The message kept in the field when the connection dropped had arrived after all.
       if (frame.messages.some((m) => !seen.has(m.id) && ownChat(m))) chatArrived();
       drawChat(v);
@@ -773,13 +778,13 @@ function drawStatus(v) {
 function drawChat(v) {
   const live = v.state.status === "lobby" || v.state.status === "playing";
   const muted = (s) => Boolean(v.state.seats[s]?.muted);
-  const note = chatNote(v.state, v.mine, muted);
+  const note = chatNote(v.state, v.voices, muted);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";
   $("chat-form").hidden = Boolean(note);
   // Several seats on this device (pass-and-play): say who is talking.
   const seat = $("chat-seat");
-  const speakers = v.mine.filter((s) => !muted(s));
+  const speakers = v.voices.filter((s) => !muted(s));
   seat.hidden = speakers.length < 2;
   const options = speakers.map((s) => `${s}:${v.seatName(s)}`).join("|");
   if (seat.dataset.options !== options) {

@@ -44,6 +44,33 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     page.fill("#id_bots", "0")
     assert page.eval_on_selector("#create-form", "form => form.checkValidity()")
     assert page.inner_text("#seats-total") == "8 seats: 8 people."
+    # The server's refusal was of the counts sent: on the corrected field it is neither shown nor read.
+    assert page.locator("#bots-error").is_hidden(), page.inner_text("#bots-error")
+    assert page.get_attribute("#id_bots", "aria-invalid") == "false"
+    assert "bots-error" not in (page.get_attribute("#id_bots", "aria-describedby") or "")
+    assert page.errors == []
+
+
+def test_a_refused_count_of_people_shows_one_message_and_is_read_once(live_site: LiveSite, new_page: Any) -> None:
+    """9 people on one device, sent past the browser's check: the server's "Choose 1 to 8 people."
+    gives way to the page's own, which says the same (not "room for -1 computers")."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.eval_on_selector("#create-form", "form => { form.noValidate = true; }")
+    page.fill("#id_players", "9")
+    assert page.inner_text("#seats-total") == "Choose 1 to 8 people."
+    with page.expect_navigation():
+        page.click("#create-btn")
+    page.wait_for_selector("#seats-total.error")
+    page.errors.clear()  # the refusal's own 400
+    shown = page.locator(".local-only .error:visible, #seats-total.error:visible")
+    assert shown.all_inner_texts() == ["Choose 1 to 8 people."]
+    assert "players-error" not in (page.get_attribute("#id_players", "aria-describedby") or "")
+    assert page.get_attribute("#id_players", "aria-invalid") == "true"
+    page.fill("#id_players", "4")
+    assert page.inner_text("#seats-total") == "4 seats: 4 people."
+    assert page.locator("#players-error").is_hidden()
     assert page.errors == []
 
 

@@ -352,6 +352,60 @@ def test_a_history_after_a_reconnect_renames_the_lines_a_deleted_account_posted(
     assert page.evaluate("panel.list.firstElementChild.dataset.kept") == "yes"  # the same line, not put in again
 
 
+def test_a_reconnect_keeps_the_chat_lines_older_than_the_history_it_gets(harness: Any) -> None:
+    """The page keeps up to 200 lines, a socket gets the last 50: after a busy chat of 60 lines a
+    reconnect's history (lines 11 to 60) leaves lines 1 to 10 where a reader scrolled back to them."""
+    page = harness(CHAT_PANEL)
+    page.evaluate("panel.replace([])")
+    page.evaluate(
+        "window.lines = (a, b) => Array.from({ length: b - a + 1 }, (_, k) => message(a + k, `line ${a + k}`, 0))"
+    )
+    page.evaluate("lines(1, 60).forEach((m) => panel.add(m))")
+    page.evaluate("panel.replace(lines(11, 60))")
+    lines = chat_lines(page)
+    assert len(lines) == 60 and lines[0] == "line 1" and lines[-1] == "line 60"
+    # A line of the history's span that the history no longer lists was hidden by staff: it goes.
+    page.evaluate("panel.replace([...lines(11, 29), ...lines(31, 60)])")
+    assert "line 30" not in chat_lines(page) and len(chat_lines(page)) == 59
+
+
+def test_only_the_history_a_page_opens_with_is_put_in_without_being_read_out(harness: Any) -> None:
+    """The first socket's history is the room's past; a reconnect's new lines were said while the
+    page was away and are read, also when the room had no chat when the page opened."""
+    live = CHAT_PANEL.replace('class="chat-list">', 'class="chat-list" aria-live="polite">')
+    page = harness(live)
+    page.evaluate("panel.replace([message(1, 'Ben: are you there?', 1)])")  # a reconnect's history
+    assert page.get_attribute("#chat-list", "aria-live") == "polite"
+    page.evaluate("panel.replace([message(1, 'Ben: are you there?', 1), message(2, 'hello', 2)], true)")
+    assert page.get_attribute("#chat-list", "aria-live") == "off"
+    page.wait_for_function("document.getElementById('chat-list').getAttribute('aria-live') === 'polite'")
+
+
+def test_a_player_whose_seat_a_computer_finished_is_offered_the_chat_at_the_game_end(harness: Any) -> None:
+    """Ana's turns ran out twice and a computer finished her seat: back at the finished game, the
+    seat is hers to speak for (as the server takes it), not a stranger's."""
+    page = harness(
+        HARNESS.replace(
+            "window.render = render;",
+            'window.render = render;\nwindow.chat = await import("/static/js/room/chat.js");',
+        )
+    )
+    finished = over_state([("Ana", "active"), ("Bo", "active")], [150, 200], [1])
+    finished["seats"][0].update(kind="bot", kept=True, away=True, player=1)
+    finished["seats"][1].update(player=2)
+    finished["chat"] = {"spectators": False}
+    voices, note = page.evaluate(
+        """s => {
+          const v = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+            reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+            justScored: null, levels: {} });
+          return [v.voices, chat.chatNote(v.state, v.voices, (seat) => Boolean(v.state.seats[seat]?.muted))];
+        }""",
+        finished,
+    )
+    assert voices == [0] and note is None, (voices, note)
+
+
 @pytest.mark.parametrize("spectators", [True, False])
 def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(harness: Any, spectators: bool) -> None:
     """Once the game is over its chat is its players' alone: a browser that never held a seat gets

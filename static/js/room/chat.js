@@ -27,13 +27,16 @@ export class ChatPanel {
   /** The history a socket gets on connect (a reconnect resends it): the list shows it after. The
    * list is a live region, which a screen reader reads out as lines are added: a line already
    * shown stays as it is (never taken out and put back), a line no longer listed (hidden by
-   * staff meanwhile) goes, and only the lines not yet shown are added, each in its place. The
-   * first history is the room's past, not news: it is put in without being read out. */
-  replace(messages) {
+   * staff meanwhile) goes, and only the lines not yet shown are added, each in its place. Lines
+   * older than the history's first are kept: the page keeps more lines than a history holds.
+   * ``quiet``: the history the page opens with, the room's past, not news: put in without being
+   * read out (a later one's new lines were said while the page was away, and are read). */
+  replace(messages, quiet = false) {
     const listed = new Set(messages.map((m) => m.id));
+    const oldest = messages.length ? messages[0].id : Infinity;
     for (const item of [...this.list.children]) {
       const id = Number(item.dataset.message);
-      if (!listed.has(id)) {
+      if (!messages.length || (id >= oldest && !listed.has(id))) {
         item.remove();
         this.ids.delete(id);
       }
@@ -50,8 +53,8 @@ export class ChatPanel {
       next = shown[i] ?? next;
     }
     const fill = () => messages.forEach((message, i) => shown[i] || this.insert(message, before[i]));
-    if (this.ids.size) fill();
-    else this.quietly(fill);
+    if (quiet) this.quietly(fill);
+    else fill();
     this.toEnd();
   }
 

@@ -42,6 +42,9 @@ export function viewOf(state, extra) {
   // names them (the `you` frame); it gives them back to a browser of one seat when it reconnects.
   const over = state.status === "finished" || state.status === "abandoned";
   view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || state.seats[s]?.kept || over));
+  // The seats this page speaks for in the chat: a seat a computer plays or finished for its
+  // player is still theirs (the server's rule, games/services/chat.py).
+  view.voices = [...view.mine, ...view.awaySeats.filter((s) => !view.mine.includes(s))];
   // A browser that plays several seats (pass-and-play, players added on it) is shared: a tap there may be
   // anyone's, so each away player takes their seat back by name (the server's rule too).
   view.sharedDevice = extra.mine.filter((s) => state.seats[s]?.status === "active").length > 1;
