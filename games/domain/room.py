@@ -224,6 +224,20 @@ class Room(msgspec.Struct, frozen=True):
             changes.update(away=True, timeouts=0)
         return self.with_seat(index, **changes)
 
+    def taken_out(self, index: int) -> Room:
+        """Seat ``index`` is out of the game (its player left or was taken out): the rules skip it.
+
+        Taken out while a computer played it for its away player, the seat is one its player gave
+        up, not one they may take back: their token moves from ``away_controller`` to
+        ``left_controller``, so a computer the host lets play it on later keeps it from them, and
+        the seat ranks with the seats that left.
+        """
+        seat = self.seats[index]
+        changes: dict[str, Any] = {"status": LEFT}
+        if seat.away_controller:
+            changes.update(away_controller="", left_controller=seat.away_controller)
+        return self.with_seat(index, **changes)
+
     def reclaimed(self, index: int, controller: str) -> Room:
         """The away player is back: seat ``index`` is theirs again, as it was before a computer took it."""
         return self.with_seat(

@@ -24,7 +24,7 @@ from games.domain.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
-from games.domain.room import BOT, LEFT, Room, Seat
+from games.domain.room import BOT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services import events
 from games.services.actions import (
@@ -145,7 +145,7 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
     if game.status == Game.Status.LOBBY:
         room = room.without_seat(seat)
     else:
-        room = room.with_seat(seat, status=LEFT)
+        room = room.taken_out(seat)
         state = apply_remove(rules_state(game), seat=seat)
         # With nobody left in the game it is abandoned (below), not won.
         if state.is_over and any(state.active):

@@ -322,3 +322,37 @@ def test_a_player_taken_out_whose_seat_a_computer_then_plays_stays_quiet_and_kee
         chat_post(code=code, controller=controllers[1], text="as a spectator, then")
     assert refused.value.code == errors.MUTED
     assert selectors.held_a_seat(table.game, controllers[1])
+
+
+def _ben_taken_out_then_his_seat_given_to_a_computer() -> Table:
+    """Ben's turns ran out twice (a computer plays for him, ``away_controller``); the host takes
+    his seat out, then lets a computer play it on."""
+    table = timed_room(players=3)
+    p0, p1, _p2 = table.controllers
+    rng = random.Random(6)
+    for _ in range(2):
+        play_turn(table, rng)
+        assert services.clock_expire(code=table.code, version=run_out(table))
+        play_turn(table, rng)
+    assert table.game.room.seats[1].away_controller == p1
+    services.game_remove_absent(
+        code=table.code, controller=p0, seat=1, expected_version=table.version(), action_id="out"
+    )
+    services.game_replace_with_bot(
+        code=table.code, controller=p0, seat=1, expected_version=table.version(), action_id="b"
+    )
+    return table
+
+
+def test_a_player_taken_out_does_not_take_the_seat_back_when_a_computer_plays_it_on() -> None:
+    table = _ben_taken_out_then_his_seat_given_to_a_computer()
+    p1 = table.controllers[1]
+    assert services.seat_reclaim(code=table.code, controller=p1) == [], "the player taken out takes his seat back"
+
+
+def test_a_seat_taken_out_and_played_on_by_a_computer_ranks_with_the_seats_that_left() -> None:
+    table = _ben_taken_out_then_his_seat_given_to_a_computer()
+    room = table.game.room
+    seat = room.seats[1]
+    assert seat.given_up and seat.left_controller == table.controllers[1] and not seat.away_controller
+    assert not room.finished_for(1) and room.finished_by_computer(1)
