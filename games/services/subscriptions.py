@@ -80,17 +80,16 @@ def push_subscribe(
                 "language": _language(language),
             },
         )
-        _drop_oldest(controller, keep=row.pk)
+        _drop_oldest(controller, keep=[row.pk])
     return row
 
 
-def _drop_oldest(controller: str, *, keep: int | None = None) -> None:
+def _drop_oldest(controller: str, *, keep: list[int]) -> None:
     """Past ``PUSH_PER_CONTROLLER``, the subscriptions of ``controller`` made first are deleted;
-    ``keep`` (the one just posted) stays whatever its age."""
-    rows = PushSubscription.objects.filter(controller=controller)
-    kept = PUSH_PER_CONTROLLER
-    if keep is not None:
-        rows, kept = rows.exclude(pk=keep), kept - 1
+    ``keep`` (the one just posted, or those of the device that just signed in) stay whatever
+    their age: that device's page says its pushes are on, and does not subscribe again."""
+    rows = PushSubscription.objects.filter(controller=controller).exclude(pk__in=keep)
+    kept = max(0, PUSH_PER_CONTROLLER - len(keep))
     oldest = list(rows.order_by("-created_at", "-pk").values_list("pk", flat=True)[kept:])
     if oldest:
         PushSubscription.objects.filter(pk__in=oldest).delete()
@@ -104,8 +103,9 @@ def push_hand_over(*, controller: str, to: str, user_id: int, language: str = ""
     account's, which its pushes are worded in from now on, as its other devices' are; ""
     (an account that never chose one) keeps the page's they were turned on from. Returns how many moved.
 
-    The account keeps at most ``PUSH_PER_CONTROLLER`` of them, the newest, as when one is posted:
-    every browser that signs in brings up to as many again.
+    The account keeps at most ``PUSH_PER_CONTROLLER`` of them, those of the device signing in
+    and the newest of the others, as when one is posted: every browser that signs in brings up
+    to as many again.
     """
     if not controller or controller == to:
         return 0
@@ -113,9 +113,10 @@ def push_hand_over(*, controller: str, to: str, user_id: int, language: str = ""
     if language := _language(language):
         moved["language"] = language
     with transaction.atomic():
-        count = PushSubscription.objects.filter(controller=controller).update(**moved)
+        rows = list(PushSubscription.objects.filter(controller=controller).values_list("pk", flat=True))
+        count = PushSubscription.objects.filter(pk__in=rows, controller=controller).update(**moved)
         if count:
-            _drop_oldest(to)
+            _drop_oldest(to, keep=rows)
     return count
 
 

@@ -621,6 +621,33 @@ def test_an_account_is_pushed_to_at_most_ten_devices_however_often_it_signs_in(s
     assert kept == {f"https://fcm.googleapis.com/fcm/send/browser-2-{n}" for n in range(services.PUSH_PER_CONTROLLER)}
 
 
+def test_signing_in_keeps_the_push_of_the_device_that_signs_in() -> None:
+    """An account with ten devices subscribed this week; a tablet that turned pushes on last month,
+    without an account, signs in. Its subscription moves to the account and stays (its page says
+    pushes are on and never subscribes again); the account's oldest other one makes room."""
+    user = get_user_model().objects.create_user(username="ann", password="x" * 12)
+    token = account_services.profile_for(user.pk).controller
+    now = timezone.now()
+
+    def subscription(n: int, controller: str, user_id: int | None, created: Any) -> PushSubscription:
+        row = PushSubscription.objects.create(
+            endpoint=f"https://fcm.googleapis.com/fcm/send/{n}",
+            p256dh="p",
+            auth="a",
+            controller=controller,
+            user_id=user_id,
+        )
+        PushSubscription.objects.filter(pk=row.pk).update(created_at=created)
+        return row
+
+    rows = [subscription(n, token, user.pk, now - timedelta(days=1, minutes=n)) for n in range(10)]
+    tablet_token = services.new_controller()
+    tablet = subscription(99, tablet_token, None, now - timedelta(days=30))
+    services.push_hand_over(controller=tablet_token, to=token, user_id=user.pk)
+    kept = set(PushSubscription.objects.filter(controller=token).values_list("pk", flat=True))
+    assert kept == {tablet.pk} | {row.pk for row in rows[:9]}
+
+
 def test_one_notice_is_pushed_to_at_most_ten_devices(push: PushService) -> None:
     """A seat taken before signing in is its player's through its token and through the account:
     however many subscriptions the two have between them, one notice is pushed to the newest ten."""
