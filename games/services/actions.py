@@ -13,7 +13,7 @@ from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, S
 from games.domain.protocol import ACTION_ID_MAX
 from games.domain.room import Room, Seat
 from games.domain.rules import GameState, RuleViolation
-from games.services import deadline, events, notices, waiting
+from games.services import deadline, events, notices, presence, waiting
 from games.services.codes import normalize_code
 from games.store import moves, players
 from games.store.models import Game, Move, ScoreEntry
@@ -219,25 +219,36 @@ def present(game: Game, seat: int) -> bool:
     return any(seat in seats for seats in connected_seats(game))
 
 
-def require_host(game: Game, controller: str) -> None:
+def require_host(game: Game, controller: str, *, takeover: bool = False) -> None:
     """Let ``controller`` use a host's tool, or refuse (``not_host``).
 
-    While the host is away (no socket plays their seat: the room shows it away), a player at
-    the table who asks for a host's tool becomes the host first, a ``host`` Move in the same
-    transaction as the tool's (so a tool refused after this hands nothing on):
-    otherwise a host who closed the tab or lost their phone would leave a paused game, their
-    own turn or a lobby stuck for good. Nothing hands the role on for the host's socket
-    going alone, so a host whose page reconnects (a reload, a phone waking up) keeps it, and
-    at your own pace, where nobody need be online, it changes only when someone asks. The
-    host who comes back plays on as one of the players.
+    ``takeover``: a tool that gets a stuck game moving (start, resume, a computer for an away
+    seat or taking it out). While the host is away (no socket plays their seat: the room shows
+    it away), a player at the table who asks for such a tool becomes the host first, a
+    ``host`` Move in the same transaction as the tool's (so a tool refused after this hands
+    nothing on): otherwise a host who closed the tab or lost their phone would leave a paused
+    game, their own turn or a lobby stuck for good. The other tools (kick, add a computer,
+    pause, mute) stay the host's: they move nothing on, and in other hands they would turn the
+    room against its host. A muted player is not handed the role (the host's seat cannot be
+    muted, so their mute would go), as the rematch and the host leaving refuse them too.
+
+    In a live game the host must have been away for ``presence.HOST_AWAY``, the wait the page
+    shows, so a reload or a phone waking up is not an opening. At your own pace, where nobody
+    need be online, the role changes as soon as someone asks. Nothing hands the role on for the
+    host's socket going alone. The host who comes back plays on as one of the players.
     """
     room = game.room
     host = room.seat_of_player(game.host_id)
     if host is not None and room.seats[host].controlled_by(controller):
         return
-    mine = room.seats_of(controller)
-    if not mine or (host is not None and present(game, host)):
+    mine = [index for index in room.seats_of(controller) if not room.seats[index].muted]
+    if not takeover or not mine:
         raise RuleViolation(NOT_HOST, "Only the host can do that.")
+    if host is not None:
+        entry = room.seats[host]
+        person = entry.controller if entry.human else entry.away_controller
+        if present(game, host) or (game.pace != Game.Pace.OWN and presence.left_lately(game, person)):
+            raise RuleViolation(NOT_HOST, "Only the host can do that.")
     seat = room.seats[mine[0]]
     game.host_id = seat.player
     record(

@@ -133,7 +133,8 @@ def _host_action(
     with transaction.atomic():
         game = locked(code)
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
-        require_host(game, controller)
+        # A paused game whose host went away is resumed by a player at the table; a pause stays the host's.
+        require_host(game, controller, takeover=not pause)
         if game.status != Game.Status.PLAYING:
             raise RuleViolation(E.NOT_PLAYING, "Only a game in progress can be paused or resumed.")
         room = game.room

@@ -5,8 +5,11 @@ The reads behind it (the room, who is connected) are in games.store.selectors.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
@@ -15,6 +18,13 @@ from games.services.processes import ORIGIN
 from games.store import selectors
 from games.store.models import Game, Presence
 from games.store.selectors import PRESENCE_TIMEOUT, game_state, seats_of
+
+log = logging.getLogger(__name__)
+
+# How long the host's seat must have been away before the players at the table may take the
+# host's tools in a live game: the wait the page shows (static/js/room.js, HOST_AWAY_MS), so
+# that a page reloading or a phone waking up is not an opening to take the room.
+HOST_AWAY = timedelta(seconds=15)
 
 # A row this old belongs to a socket whose process died (a live socket pings every 20 s and
 # is dropped by Daphne when silent): it already counts as away, and the sweep deletes it.
@@ -56,6 +66,38 @@ def room_frame(code: str) -> str | None:
     return _frame(game) if game is not None else None
 
 
+def _left_key(game_id: int, controller: str) -> str:
+    # Hashed: controller tokens stay out of the shared cache.
+    return f"presence-left:v1:{game_id}:{hashlib.sha256(controller.encode()).hexdigest()[:32]}"
+
+
+def _note_left(rows: list[tuple[int, str]]) -> None:
+    """Note in the cache, for ``HOST_AWAY``, that a socket of each (game, browser) has just closed.
+
+    The rows are gone, so this note is what says a browser was here a moment ago. It is shared
+    by every process through the cache; should the cache be out of reach, the note is missing
+    and the host's seat counts as away as long as no socket plays it.
+    """
+    notes = {_left_key(game_id, controller): True for game_id, controller in rows if controller}
+    if not notes:
+        return
+    try:
+        cache.set_many(notes, HOST_AWAY.total_seconds())
+    except Exception:  # noqa: BLE001 - the sockets are gone either way; only the wait is lost
+        log.warning("presence: could not note %d closed sockets in the cache", len(notes), exc_info=True)
+
+
+def left_lately(game: Game, controller: str) -> bool:
+    """Whether a socket of ``controller``'s browser left room ``game`` less than ``HOST_AWAY`` ago."""
+    if not controller:
+        return False
+    try:
+        return cache.get(_left_key(game.pk, controller)) is not None
+    except Exception:  # noqa: BLE001 - as in _note_left: without the cache, away is away
+        log.warning("presence: could not read the cache", exc_info=True)
+        return False
+
+
 def leave(channel_name: str) -> bool:
     """Remove this socket's row in one DELETE; whether there was one (the room's presence changed).
 
@@ -64,12 +106,13 @@ def leave(channel_name: str) -> bool:
     """
     # The rows reference nothing that cascades and nothing listens for their deletion, so the
     # DELETE alone does it: QuerySet.delete would wrap it in a transaction of its own (two more
-    # round trips for every socket that closes).
+    # round trips for every socket that closes). RETURNING: PostgreSQL, and SQLite since 3.35.
     table = connection.ops.quote_name(Presence._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {table} WHERE channel_name = %s", [channel_name])
-        deleted: int = cursor.rowcount
-    return deleted > 0
+        cursor.execute(f"DELETE FROM {table} WHERE channel_name = %s RETURNING game_id, controller", [channel_name])
+        rows: list[tuple[int, str]] = list(cursor.fetchall())
+    _note_left(rows)
+    return bool(rows)
 
 
 LEAVE_BATCH = 500  # channel names in one statement (SQLite's bound parameters stay far under their limit)
@@ -85,10 +128,16 @@ def leave_many(channel_names: list[str]) -> set[str]:
     removed: set[str] = set()
     for start in range(0, len(channel_names), LEAVE_BATCH):
         names = channel_names[start : start + LEAVE_BATCH]
-        found = set(Presence.objects.filter(channel_name__in=names).values_list("channel_name", flat=True))
+        rows = list(
+            Presence.objects.filter(channel_name__in=names).values_list("channel_name", "game_id", "controller")
+        )
+        found = {name for name, _, _ in rows}
         if found:
+            # The rows reference nothing that cascades and nothing listens for their deletion, so
+            # the DELETE alone does it: QuerySet.delete would wrap it in a transaction of its own.
             query = Presence.objects.filter(channel_name__in=found)
             query._raw_delete(query.db)
+            _note_left([(game_id, controller) for _, game_id, controller in rows])
         removed |= found
     return removed
 

@@ -267,7 +267,7 @@ def game_start(*, code: str, controller: str, expected_version: int | None, acti
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         if game.status != Game.Status.LOBBY:
             raise RuleViolation(E.ALREADY_STARTED, "The game has already started.")
-        require_host(game, controller)
+        require_host(game, controller, takeover=True)
         seats = game.room.seats
         seeds = dict(Player.objects.filter(game=game, status=Player.Status.ACTIVE).values_list("pk", "client_seed"))
         game.client_seed = fairness.combine_client_seeds([seeds[s.player] for s in seats])

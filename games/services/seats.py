@@ -224,7 +224,9 @@ def host_takes_out(
     with transaction.atomic():
         game = locked(code)
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
-        require_host(game, controller)
+        # Taking an away seat out gets a stuck game moving: a player at the table may, with the
+        # host away. Kicking in the lobby stays the host's.
+        require_host(game, controller, takeover=require_away)
         if game.status != status:
             raise RuleViolation(*refusal)
         entry = find_seat(game, seat)
@@ -319,8 +321,10 @@ def game_replace_with_bot(
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         if game.status != Game.Status.PLAYING:
             raise RuleViolation(NOT_PLAYING, "A bot can take over a seat during a game.")
-        require_host(game, controller)
         seats = game.room.seats
+        # A computer for an away seat gets a stuck game moving: a player at the table may, with
+        # the host away. Giving a seat that left to a computer stays the host's.
+        require_host(game, controller, takeover=0 <= seat < len(seats) and seats[seat].active)
         if not 0 <= seat < len(seats):
             raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
         entry = seats[seat]

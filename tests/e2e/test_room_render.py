@@ -742,6 +742,10 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     paused = page.evaluate(draw, [{**playing, "paused": True}, [1], True])
     assert "The host is away: you may resume the game, and you become the host." in paused
     assert "play goes on when they resume it" in page.evaluate(draw, [{**playing, "paused": True}, [1], False])
+    # A muted player is not handed the host's role (the server refuses): none of it is offered.
+    muted = [{**seat, "muted": seat["seat"] == 1} for seat in seats]
+    assert 'id="start"' not in page.evaluate(draw, [{**lobby, "seats": muted}, [1], True])
+    assert "replace-" not in page.evaluate(draw, [{**playing, "seats": muted}, [1], True])
 
 
 def test_the_host_is_offered_a_computer_for_a_seat_that_left_only_while_its_card_has_an_open_box(

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
+from unittest import mock
 
 import pytest
+from django.core.cache.backends import locmem
 from django.test import Client
 from django.utils import timezone
 
 from games import services
 from games.domain import errors
 from games.domain.rules import RuleViolation
+from games.services import presence
 from games.services.chat import chat_post, seat_mute, seat_unmute
 from games.store.models import ChatMessage, Game, Move, Player, Presence
-from tests.factories import Table, action_id, online, open_room, own_pace_room, play_to_end, play_turn
+from tests.factories import (
+    Table,
+    action_id,
+    online,
+    open_room,
+    own_pace_room,
+    play_to_end,
+    play_turn,
+)
 
 db = pytest.mark.django_db
 
@@ -175,6 +187,94 @@ def test_at_your_own_pace_the_host_role_stays_with_an_offline_host_until_a_playe
     game = table.game
     assert game.host_id == game.room.seats[0].player
     services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
+    game = table.game
+    assert not game.room.paused and game.host_id == game.room.seats[1].player
+
+
+@db
+def test_a_player_who_joined_a_lobby_cannot_kick_its_away_host_out_of_it() -> None:
+    """Ann opens a lobby at her own pace and closes the tab to wait for players. Ben joins: he may
+    start the game (and host it), but the tools that move nothing on stay Ann's: he cannot kick
+    her out of her own room, nor mute her, nor seat computers."""
+    table = own_pace_room(2, start=False)
+    ann, ben = table.controllers
+    online(table.code, ben)
+    for tool in (
+        lambda: services.game_kick(code=table.code, controller=ben, seat=0, expected_version=None, action_id="k"),
+        lambda: seat_mute(code=table.code, controller=ben, seat=0, expected_version=None, action_id="m"),
+        lambda: services.game_add_bot(code=table.code, controller=ben, expected_version=None, action_id="b"),
+    ):
+        with pytest.raises(RuleViolation) as refused:
+            tool()
+        assert refused.value.code == services.NOT_HOST
+    game = table.game
+    assert game.room.seats[0].controller == ann and game.host_id == game.room.seats[0].player
+    services.game_start(code=table.code, controller=ben, expected_version=None, action_id="go")
+    assert table.game.host_id == table.game.room.seats[1].player
+
+
+@db
+def test_a_player_cannot_pause_a_game_whose_host_is_away() -> None:
+    table = open_room(2)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_pause(code=table.code, controller=table.controllers[1], expected_version=None, action_id="p")
+    assert refused.value.code == services.NOT_HOST
+    assert not table.game.room.paused
+
+
+def _paused_by_ann_who_muted_ben() -> Table:
+    """Ann (host) mutes Ben, pauses the game and goes away (she never had a socket open)."""
+    table = open_room(3)
+    ann, ben, cal = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    services.game_pause(code=table.code, controller=ann, expected_version=None, action_id="p")
+    online(table.code, ben)
+    online(table.code, cal)
+    return table
+
+
+@db
+def test_a_muted_player_does_not_take_the_host_role_while_the_host_is_away() -> None:
+    """A host's own seat cannot be muted nor unmuted: a muted Ben made host would keep his mute for
+    good, and hold the tools to mute Ann. Cal, who is not muted, resumes and hosts."""
+    table = _paused_by_ann_who_muted_ben()
+    ann, ben, cal = table.controllers
+    with pytest.raises(RuleViolation) as refused:
+        services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
+    assert refused.value.code == services.NOT_HOST
+    game = table.game
+    assert game.room.paused and game.host_id == game.room.seats[0].player
+    services.game_resume(code=table.code, controller=cal, expected_version=None, action_id="r")
+    game = table.game
+    assert not game.room.paused and game.host_id == game.room.seats[2].player and game.room.seats[1].muted
+
+
+@db
+def test_a_muted_player_who_took_the_host_role_cannot_mute_the_host_who_muted_them() -> None:
+    table = _paused_by_ann_who_muted_ben()
+    ben = table.controllers[1]
+    with pytest.raises(RuleViolation):
+        seat_mute(code=table.code, controller=ben, seat=0, expected_version=None, action_id=action_id())
+    assert not table.game.room.seats[0].muted
+
+
+@db
+def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_shows() -> None:
+    """Ann (host) paused a live game; her tab reloads, or her phone drops its connection for a
+    moment. Ben, at the table, cannot take the role in that moment: only once her seat has been
+    away as long as the pages wait before they offer the host's tools (15 seconds)."""
+    table = open_room(2)
+    ann, ben = table.controllers
+    services.game_pause(code=table.code, controller=ann, expected_version=None, action_id="p")
+    online(table.code, ben)
+    presence.arrive(table.code, "ann-tab", ann)
+    presence.leave("ann-tab")
+    with pytest.raises(RuleViolation) as refused:
+        services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
+    assert refused.value.code == services.NOT_HOST
+    later = time.time() + presence.HOST_AWAY.total_seconds() + 1
+    with mock.patch.object(locmem.time, "time", return_value=later):  # the cache's note of her leaving expires
+        services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
     game = table.game
     assert not game.room.paused and game.host_id == game.room.seats[1].player
 

@@ -30,8 +30,9 @@ export function viewOf(state, extra) {
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
   // The host's seat has been away a while (room.js): a player at the table is offered the host's
-  // tools that get a stuck game moving (start, resume, an away seat's), and hosts by using one.
-  view.hostAway = Boolean(extra.hostAway) && !view.isHost && mine.length > 0 && (state.status === "lobby" || state.status === "playing");
+  // tools that get a stuck game moving (start, resume, an away seat's), and hosts by using one;
+  // not a muted player, whom the server does not hand the host's role.
+  view.hostAway = Boolean(extra.hostAway) && !view.isHost && mine.some((s) => !state.seats[s]?.muted) && (state.status === "lobby" || state.status === "playing");
   view.boxLabel = (box) => boxName(state.ruleset, box);
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
