@@ -231,11 +231,12 @@ def connected_sockets(game: Game) -> list[str]:
 
 def connected_seats(game: Game) -> list[list[int]]:
     """For each socket connected to the room (from any process, pinged lately), the seats its browser
-    plays in the room as it is now.
+    has in the room as it is now: those it plays, and those a computer plays for it, whose player
+    is at the table (the room's presence shows them connected, as the page does).
 
-    A spectator's socket plays none: an empty list.
+    A spectator's socket has none: an empty list.
     """
-    return [game.room.seats_of(controller) if controller else [] for controller in connected_sockets(game)]
+    return [game.room.seats_kept_for(controller) for controller in connected_sockets(game)]
 
 
 def connected_controllers(game: Game) -> frozenset[str]:

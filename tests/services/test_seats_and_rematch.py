@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from datetime import timedelta
 from typing import Any
 from unittest import mock
 
@@ -26,6 +27,7 @@ from tests.factories import (
     own_pace_room,
     play_to_end,
     play_turn,
+    timed_room,
 )
 
 db = pytest.mark.django_db
@@ -277,6 +279,28 @@ def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_sho
         services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
     game = table.game
     assert not game.room.paused and game.host_id == game.room.seats[1].player
+
+
+@db
+def test_a_host_at_the_table_whose_seat_a_computer_plays_is_not_away() -> None:
+    """Ann's (the host's) turns ran out twice: a computer plays her seat until she takes it back.
+    Her page is open, so the room shows her connected: Ben cannot take the host's tools."""
+    table = timed_room(players=3)
+    ann, ben, _cal = table.controllers
+    rng = random.Random(2)
+    for _ in range(2):
+        Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.clock_expire(code=table.code, version=table.version())
+        if table.game.room.seats[0].human:
+            play_turn(table, rng)
+            play_turn(table, rng)
+    assert table.game.room.seats[0].away_controller == ann
+    online(table.code, ann)
+    online(table.code, ben)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_remove_absent(code=table.code, controller=ben, seat=2, expected_version=None, action_id="out")
+    assert refused.value.code == services.NOT_HOST
+    assert table.game.host_id == table.game.room.seats[0].player
 
 
 @db
