@@ -292,6 +292,10 @@ CHAT_RATE = os.environ.get("CHAT_RATE", "5/10")
 REACTION_RATE = os.environ.get("REACTION_RATE", "5/10")
 # Seconds a computer player waits before each of its actions, so people can follow.
 BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
+# Seconds the host's seat must have been away (no socket) before the players at the table of a
+# live game may use the host's tools that get a stuck game moving (games/services/presence.py);
+# the room page waits as long before it offers them.
+HOST_AWAY = float(os.environ.get("HOST_AWAY") or 15)
 # The turn timers a room may be created with, in seconds (0: none). Tests add a short one.
 TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120")]
 # Build the coach's and the bots' missing solver tables when a server starts (games/store/tables.py),

@@ -232,7 +232,7 @@ def require_host(game: Game, controller: str, *, takeover: bool = False) -> None
     room against its host. A muted player is not handed the role (the host's seat cannot be
     muted, so their mute would go), as the rematch and the host leaving refuse them too.
 
-    In a live game the host must have been away for ``presence.HOST_AWAY``, the wait the page
+    In a live game the host must have been away for ``presence.host_away()`` seconds, the wait the page
     shows, so a reload or a phone waking up is not an opening. At your own pace, where nobody
     need be online, the role changes as soon as someone asks. Nothing hands the role on for the
     host's socket going alone. The host who comes back plays on as one of the players.

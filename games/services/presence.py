@@ -9,6 +9,7 @@ import hashlib
 import logging
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
@@ -21,10 +22,13 @@ from games.store.selectors import PRESENCE_TIMEOUT, game_state, seats_of
 
 log = logging.getLogger(__name__)
 
-# How long the host's seat must have been away before the players at the table may take the
-# host's tools in a live game: the wait the page shows (static/js/room.js, HOST_AWAY_MS), so
-# that a page reloading or a phone waking up is not an opening to take the room.
-HOST_AWAY = timedelta(seconds=15)
+
+def host_away() -> float:
+    """Seconds the host's seat must have been away before the players at the table may take the
+    host's tools in a live game (``settings.HOST_AWAY``): the wait the page shows too, so that a
+    page reloading or a phone waking up is not an opening to take the room."""
+    return float(settings.HOST_AWAY)
+
 
 # A row this old belongs to a socket whose process died (a live socket pings every 20 s and
 # is dropped by Daphne when silent): it already counts as away, and the sweep deletes it.
@@ -72,7 +76,7 @@ def _left_key(game_id: int, controller: str) -> str:
 
 
 def _note_left(rows: list[tuple[int, str]]) -> None:
-    """Note in the cache, for ``HOST_AWAY``, that a socket of each (game, browser) has just closed.
+    """Note in the cache, for ``host_away()`` seconds, that a socket of each (game, browser) has just closed.
 
     The rows are gone, so this note is what says a browser was here a moment ago. It is shared
     by every process through the cache; should the cache be out of reach, the note is missing
@@ -82,13 +86,13 @@ def _note_left(rows: list[tuple[int, str]]) -> None:
     if not notes:
         return
     try:
-        cache.set_many(notes, HOST_AWAY.total_seconds())
+        cache.set_many(notes, host_away())
     except Exception:  # noqa: BLE001 - the sockets are gone either way; only the wait is lost
         log.warning("presence: could not note %d closed sockets in the cache", len(notes), exc_info=True)
 
 
 def left_lately(game: Game, controller: str) -> bool:
-    """Whether a socket of ``controller``'s browser left room ``game`` less than ``HOST_AWAY`` ago."""
+    """Whether a socket of ``controller``'s browser left room ``game`` less than ``host_away()`` seconds ago."""
     if not controller:
         return False
     try:

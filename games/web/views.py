@@ -156,7 +156,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "game": game,
         "state": state,
-        "page": {"state": state, "you": mine, "bot_levels": services.BOT_LEVELS},
+        "page": {"state": state, "you": mine, "bot_levels": services.BOT_LEVELS, "host_away": settings.HOST_AWAY},
         "mine": mine,
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),

@@ -47,7 +47,7 @@ const REACTION_SHOWN = 2500;
 // A player at the table is offered the host's tools that get a stuck game moving once the host's
 // seat has been away this long: a host whose page reloads or whose phone wakes up is back well
 // within it, and keeps the role (the server hands it on only to a player who uses one).
-const HOST_AWAY_MS = 15000;
+const HOST_AWAY_MS = (initial.host_away ?? 15) * 1000; // the server's wait (settings.HOST_AWAY)
 const CHAT_WARN = 50; // the chat's characters left show from here on
 const FEED_SIZE = 6;
 

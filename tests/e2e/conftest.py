@@ -182,6 +182,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         # Tests click faster than people; the per-socket limit is tested in tests/consumers.
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
+        HOST_AWAY="1",  # the pages wait as long (a test runs their clock on)
         # A 3-second turn timer to choose besides the real ones: turns that run out, in seconds.
         TURN_TIMER_CHOICES="0,3,30,60,120",
     )

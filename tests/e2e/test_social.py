@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -367,6 +368,7 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
     ann.goto("about:blank")
     bob.wait_for_selector(".seat:first-child .presence.away")
     assert bob.locator("#pause").is_hidden()
+    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1): the page's clock is run on below
     bob.clock.run_for(16_000)
     bob.wait_for_selector("#pause:not([hidden])")
     assert "The host is away: you may resume the game" in bob.inner_text("#turn-meta")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -310,6 +311,13 @@ async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state()
     assert await sync_to_async(Presence.objects.count)() == 0
 
 
+@pytest.fixture
+def no_host_wait(settings: Any) -> None:
+    """The host's seat counts as away as soon as its socket closes (the wait the page shows,
+    settings.HOST_AWAY, is tested in tests/services/test_seats_and_rematch.py)."""
+    settings.HOST_AWAY = 0
+
+
 async def host_gone(p0: WebsocketCommunicator, p1: WebsocketCommunicator) -> None:
     """The host's only socket closes (without leaving); P1's page is told the host's seat is away."""
     await p0.disconnect()
@@ -327,6 +335,7 @@ async def answer(ws: WebsocketCommunicator) -> dict[str, Any]:
             return frame
 
 
+@pytest.mark.usefixtures("no_host_wait")
 async def test_a_game_the_host_paused_can_be_resumed_by_the_players_at_the_table_once_the_host_is_gone() -> None:
     """Turn actions wait for a resume (even the turn timer stands still): without one nobody plays on.
     The player who resumes hosts from then on; the host, back, is one of the players."""
@@ -352,6 +361,7 @@ async def test_a_game_the_host_paused_can_be_resumed_by_the_players_at_the_table
     await p1.disconnect()
 
 
+@pytest.mark.usefixtures("no_host_wait")
 async def test_on_the_absent_hosts_turn_the_players_at_the_table_can_let_a_computer_play_it() -> None:
     """A live game without a turn timer (the default): it is the host's turn, the host's phone died."""
     code, sessions = await make_room(2)
@@ -538,7 +548,6 @@ async def test_a_pong_carries_the_rooms_version_so_a_page_can_catch_up() -> None
 async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_both_play(
     settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from datetime import timedelta
 
     import bots
     from games.scheduling import botplay, work
