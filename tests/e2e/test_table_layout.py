@@ -839,3 +839,51 @@ def test_with_wcag_text_spacing_the_box_names_are_not_cut(live_site: LiveSite, n
     page.evaluate(TEXT_SPACING)
     shot(page, "text-spacing-card")
     assert page.evaluate(CUT_BOX_NAMES) == []
+
+
+# Each box name on the card: the words cut across two lines, and how far past its last word its info
+# mark starts (a zero-width probe put where the mark is drawn, after the name: a mark past the
+# widest line of a name on two stands far from its last word).
+BOX_NAME_LINES = """() => [...document.querySelectorAll('#card tr[data-box] th[scope=row] .box-name')].map(button => {
+  const range = document.createRange();
+  const split = [];
+  let last = null;
+  const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    const shown = node.parentElement;
+    if (!shown.getClientRects().length || getComputedStyle(shown).position === 'absolute') continue;
+    for (const word of node.textContent.matchAll(/\\S+/g)) {
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const rects = [...range.getClientRects()];
+      if (new Set(rects.map(r => Math.round(r.top))).size > 1) split.push(word[0]);
+      last = rects.at(-1);
+    }
+  }
+  const probe = document.createElement('i');
+  probe.style.cssText = 'display: inline-block; width: 0; height: 1em';
+  button.append(probe);
+  const at = probe.getBoundingClientRect();
+  probe.remove();
+  const beside = at.top < last.bottom && at.bottom > last.top;
+  return { name: button.innerText.trim(), split, past: beside ? Math.round(at.left - last.right) : null };
+})"""
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_on_a_tablet_a_box_name_breaks_between_words_and_its_mark_follows_it(
+    live_site: LiveSite, new_page: Any, language: str
+) -> None:
+    """Up to 900 px the names' column is narrow: "Dreierpasch" stays whole (its mark goes under
+    it, not "Dreierpasc" over "h"), and "Three of a / Kind" has its mark after "Kind", not past
+    the end of "Three of a"."""
+    page = new_page(800, 1000, locale=language)
+    create_local(page, live_site, ["Ana", "Ben"])
+    page.wait_for_selector("#card .box-name")
+    assert page.get_attribute("html", "lang") == language
+    shot(page, f"tablet-box-names-{language}", full_page=True)
+    names = page.evaluate(BOX_NAME_LINES)
+    assert len(names) == 7
+    assert [n["name"] for n in names if n["split"]] == [], names
+    # (Beside the name, the mark keeps its small gap: 0.3rem.)
+    assert [n["name"] for n in names if (n["past"] or 0) > 6] == [], names
