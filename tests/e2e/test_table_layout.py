@@ -887,3 +887,20 @@ def test_on_a_tablet_a_box_name_breaks_between_words_and_its_mark_follows_it(
     assert [n["name"] for n in names if n["split"]] == [], names
     # (Beside the name, the mark keeps its small gap: 0.3rem.)
     assert [n["name"] for n in names if (n["past"] or 0) > 6] == [], names
+
+
+def test_on_a_phone_painteds_panes_show_three_digit_totals_whole(live_site: LiveSite, new_page: Any) -> None:
+    """A pane's seat column is 2.5rem wide: the grand total's larger figures read "1…" for 114."""
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="painted")
+    set_rules(live_site, code_of(url), six_boxes_each("painted", 3))
+    reload(page)
+    page.wait_for_selector("#card tr.grand td")
+    shot(page, "painted-phone-three-digit-totals", full_page=True)
+    totals = page.eval_on_selector_all("#card tr.grand td", "tds => tds.map(e => e.textContent.trim())")
+    assert totals == ["114", "120", "126"]
+    cut = page.evaluate(
+        """[...document.querySelectorAll('#card tbody td')].filter(e => e.scrollWidth > e.clientWidth + 1)
+            .map(e => `${e.closest('tr').dataset.box ?? e.closest('tr').className}: ${e.textContent.trim()}`)"""
+    )
+    assert cut == []
