@@ -231,3 +231,38 @@ def test_no_page_runs_off_the_side_of_a_phone_in_any_language(
                 assert header < 60, (*where, header)
         for scheme in in_each_scheme(page):
             shot(page, f"i18n-header-{language}-{width}-{scheme}")
+
+
+# Where the header's parts are: how far the links stand from the site's name and from the
+# switcher, how far the switcher stops short of the header's right edge, and whether it sits on a
+# line of its own under the name.
+HEADER_PARTS = """() => {
+  const box = s => document.querySelector(s).getBoundingClientRect();
+  const header = document.querySelector('.site-header');
+  const edge = header.getBoundingClientRect().right - parseFloat(getComputedStyle(header).paddingRight);
+  const [brand, nav, switcher] = ['.brand', '.site-nav', '.language-switch'].map(box);
+  return {
+    after_name: nav.left - brand.right, before_switcher: switcher.left - nav.right,
+    short_of_edge: edge - switcher.right,
+    under: switcher.top >= brand.bottom - 1,
+  };
+}"""
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_on_a_tablet_the_switcher_under_the_links_stays_at_the_right(
+    new_page: Any, live_site: LiveSite, language: str
+) -> None:
+    """At 640 px the German and French links leave the switcher no room beside them: it goes
+    under them, at the header's right edge, not under the site's name. On a desktop, one line,
+    the links stay midway between the name and the switcher."""
+    page = new_page(width=640, height=800, locale=LOCALES[language])
+    page.goto(live_site.url + "/")
+    shot(page, f"header-{language}-640")
+    parts = page.evaluate(HEADER_PARTS)
+    assert parts["under"], parts
+    assert abs(parts["short_of_edge"]) < 1, parts
+    page.set_viewport_size({"width": 1280, "height": 800})
+    parts = page.evaluate(HEADER_PARTS)
+    assert not parts["under"], parts
+    assert abs(parts["after_name"] - parts["before_switcher"]) < 2, parts
