@@ -170,6 +170,20 @@ def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices
     page.evaluate("scrollTo(0, 0)")
     for scheme in in_each_scheme(page):
         shot(page, f"over-review-phone-{scheme}", full_page=True)
+    # On the narrowest phone the choices' words wrap: every line of them starts in one column
+    # after the labels ("Chose", "Coach"), not under a label.
+    page.set_viewport_size({"width": 320, "height": 700})
+    starts = page.evaluate(
+        """[...document.querySelectorAll('#review .costly-choice')].map(choice => {
+            const labels = [...choice.querySelectorAll('.costly-label')].map(l => l.getBoundingClientRect().right);
+            return [...choice.querySelectorAll('.costly-text')].flatMap(text => {
+                const range = document.createRange();
+                range.selectNodeContents(text);
+                return [...range.getClientRects()].map(r => Math.round(r.left - Math.max(...labels)));
+            });
+        })"""
+    )
+    assert starts and all(len(each) >= 2 and len(set(each)) == 1 and each[0] > 0 for each in starts), starts
     # Each costly choice opens the replay at its own step, with the coach's verdict on it.
     page.click("#review .costly-choice >> nth=0")
     page.wait_for_selector("#step-verdict:not([hidden])")

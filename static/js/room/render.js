@@ -572,8 +572,8 @@ function costlyHtml(view, choice) {
   return `<li><a class="costly-choice" href="${href}" aria-label="${esc(said)}">
       <span class="costly-where">${where} · <span class="costly-dice">${esc(choice.dice.join(" "))}</span></span>
       <span class="costly-lost">−${number(choice.lost, 1)}</span>
-      <span class="costly-did"><span class="costly-label">${gettext("Chose")}</span> ${esc(choice.chosen)}</span>
-      <span class="costly-best"><span class="costly-label">${gettext("Coach")}</span> ${esc(choice.best)}</span></a></li>`;
+      <span class="costly-did"><span class="costly-label">${gettext("Chose")}</span> <span class="costly-text">${esc(choice.chosen)}</span></span>
+      <span class="costly-best"><span class="costly-label">${gettext("Coach")}</span> <span class="costly-text">${esc(choice.best)}</span></span></a></li>`;
 }
 
 export function reviewHtml(view) {
