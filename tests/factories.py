@@ -139,6 +139,19 @@ def own_pace_room(
     return _room(players, start, ruleset=ruleset, pace="own", turn_timer=seconds)
 
 
+def spectators_chat_room(names: tuple[str, ...] = ("Ann", "Bob", "Cy")) -> Table:
+    """A started live room whose spectators may post in the chat, seated in order by ``names``."""
+    controllers = [services.new_controller() for _ in names]
+    host = services.game_create(host_name=names[0], controller=controllers[0], chat_spectators=True)
+    table = Table(code=host.game.code, controllers=controllers)
+    for name, controller in zip(names[1:], controllers[1:], strict=True):
+        services.game_join(code=table.code, name=name, controller=controller)
+    services.game_start(
+        code=table.code, controller=controllers[0], expected_version=table.version(), action_id=action_id()
+    )
+    return table
+
+
 def _room(players: int, start: bool, **create: Any) -> Table:
     """A room P0 made (``create``: game_create's settings), joined by P1…, started by P0 if ``start``."""
     controllers = [services.new_controller() for _ in range(players)]

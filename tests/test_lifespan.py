@@ -48,6 +48,32 @@ def test_a_deadline_that_passed_before_the_server_started_is_played(tmp_path: Pa
         site.stop()
 
 
+async def answers_200(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200})
+
+
+def without_lifespan_events(monkeypatch: pytest.MonkeyPatch, startup: Any, app: Any = answers_200) -> Lifespan:
+    """``app`` served as Daphne serves it (no lifespan event: the first connection starts the
+    process), with ``startup`` as the process's start."""
+    monkeypatch.setattr(lifespan, "startup", startup)
+    site = Lifespan(app)
+    site.start_at_first_connection = True
+    return site
+
+
+class Recorder:
+    """One HTTP connection's ``receive``, and a ``send`` that keeps what the site sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+
 def serve(lifespan: Lifespan, scopes: list[str]) -> list[list[dict[str, Any]]]:
     """Connections of the given types made at once to ``lifespan`` (no lifespan event first, as Daphne does)."""
 
@@ -80,9 +106,7 @@ def test_without_lifespan_events_the_first_connections_start_the_process_once(mo
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         served.append(scope["type"])
 
-    monkeypatch.setattr(lifespan, "startup", startup)
-    site = Lifespan(app)
-    site.start_at_first_connection = True
+    site = without_lifespan_events(monkeypatch, startup, app)
     serve(site, ["http", "websocket", "http"])
     serve(site, ["http"])
     assert starts == [1]
@@ -98,9 +122,7 @@ def test_without_lifespan_events_a_process_that_must_not_serve_answers_503_and_c
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         raise AssertionError("served")
 
-    monkeypatch.setattr(lifespan, "startup", startup)
-    site = Lifespan(app)
-    site.start_at_first_connection = True
+    site = without_lifespan_events(monkeypatch, startup, app)
     http, socket = serve(site, ["http", "websocket"])
     assert http[0]["status"] == 503
     assert socket == [{"type": "websocket.close", "code": 1011}]
@@ -115,12 +137,7 @@ def test_without_lifespan_events_a_start_that_failed_is_tried_again_at_the_next_
         if len(tries) == 1:
             raise OSError("the database is away")
 
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": 200})
-
-    monkeypatch.setattr(lifespan, "startup", startup)
-    site = Lifespan(app)
-    site.start_at_first_connection = True
+    site = without_lifespan_events(monkeypatch, startup)
     assert serve(site, ["http"])[0][0]["status"] == 200
     assert serve(site, ["http"])[0][0]["status"] == 200
     serve(site, ["http"])
@@ -140,19 +157,9 @@ def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_sta
         await asyncio.sleep(0.3)  # the database slow to answer
         starts.append("started")
 
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": 200})
-
-    monkeypatch.setattr(lifespan, "startup", startup)
-    site = Lifespan(app)
-    site.start_at_first_connection = True
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+    site = without_lifespan_events(monkeypatch, startup)
+    http = Recorder()
+    receive, send, sent = http.receive, http.send, http.sent
 
     async def scenario() -> None:
         first = asyncio.ensure_future(site({"type": "http"}, receive, send))
@@ -178,19 +185,9 @@ def test_without_lifespan_events_a_refusal_is_not_for_the_life_of_the_process(mo
         if refuse[0]:
             raise lifespan.Refused("refusing to serve: several processes serve this database with the in-memory layer")
 
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": 200})
-
-    monkeypatch.setattr(lifespan, "startup", startup)
-    site = Lifespan(app)
-    site.start_at_first_connection = True
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+    site = without_lifespan_events(monkeypatch, startup)
+    http = Recorder()
+    receive, send, sent = http.receive, http.send, http.sent
 
     async def scenario() -> None:
         await site({"type": "http"}, receive, send)

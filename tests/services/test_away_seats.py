@@ -21,7 +21,16 @@ from games.services.replay import replay_steps
 from games.store import selectors
 from games.store.models import ChatMessage, Game, Move, Player
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn, timed_room
+from tests.factories import (
+    Table,
+    action_id,
+    open_room,
+    own_pace_room,
+    play_to_end,
+    play_turn,
+    spectators_chat_room,
+    timed_room,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -290,11 +299,8 @@ def test_a_muted_player_whose_seat_a_computer_took_stays_muted() -> None:
     spectator". In a room whose spectators may chat, the host mutes Bob; Bob walks off and the
     host hands his seat to a computer. Bob's open page still cannot post, as his seat or as a
     spectator."""
-    controllers = [services.new_controller(), services.new_controller()]
-    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
-    services.game_join(code=code, name="Bob", controller=controllers[1])
-    table = Table(code=code, controllers=controllers)
-    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    table = spectators_chat_room(("Ann", "Bob"))
+    code, controllers = table.code, table.controllers
     seat_mute(code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id())
     hand_seat_one_to_a_computer(table)
     with pytest.raises(RuleViolation) as refused:
@@ -307,11 +313,8 @@ def test_a_player_taken_out_whose_seat_a_computer_then_plays_stays_quiet_and_kee
     """The host takes out Bob, who was away, then has a computer play his seat on: the seat keeps
     Bob as the one who left it. In a room whose spectators may chat Bob stays quiet (docs/security.md),
     and once the game is over its chat is still his to read, as one of its players."""
-    controllers = [services.new_controller(), services.new_controller()]
-    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
-    services.game_join(code=code, name="Bob", controller=controllers[1])
-    table = Table(code=code, controllers=controllers)
-    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    table = spectators_chat_room(("Ann", "Bob"))
+    code, controllers = table.code, table.controllers
     chat_post(code=code, controller=controllers[1], text="back in five")
     services.game_remove_absent(
         code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()

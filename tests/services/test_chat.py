@@ -9,7 +9,7 @@ from games.domain.errors import BAD_MESSAGE, MUTED
 from games.domain.rules import RuleViolation
 from games.services.chat import chat_post, clean_message, seat_mute, seat_unmute
 from games.store.models import ChatMessage, Game
-from tests.factories import Table, action_id, open_room
+from tests.factories import action_id, open_room, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -81,12 +81,8 @@ def test_a_muted_seat_that_becomes_host_is_not_left_muted_for_good() -> None:
 def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> None:
     """``remove`` is the host taking an absent player out (docs/protocol.md): like a kick, the
     browser taken out stays quiet as a spectator (``muted``), also where spectators may chat."""
-    controllers = [services.new_controller() for _ in range(3)]
-    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
-    services.game_join(code=code, name="Bob", controller=controllers[1])
-    services.game_join(code=code, name="Cy", controller=controllers[2])
-    table = Table(code=code, controllers=controllers)
-    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    table = spectators_chat_room()
+    code, controllers = table.code, table.controllers
     services.game_remove_absent(
         code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
     )
@@ -99,12 +95,8 @@ def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> Non
 def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post_as_a_spectator() -> None:
     """The host hands away Bob's seat to a computer (which keeps Bob's browser for when he is back),
     then takes that seat out: Bob was taken out all the same, and stays quiet as a spectator."""
-    controllers = [services.new_controller() for _ in range(3)]
-    code = services.game_create(host_name="Ann", controller=controllers[0], chat_spectators=True).game.code
-    services.game_join(code=code, name="Bob", controller=controllers[1])
-    services.game_join(code=code, name="Cy", controller=controllers[2])
-    table = Table(code=code, controllers=controllers)
-    services.game_start(code=code, controller=controllers[0], expected_version=table.version(), action_id=action_id())
+    table = spectators_chat_room()
+    code, controllers = table.code, table.controllers
     services.game_replace_with_bot(
         code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
     )
