@@ -191,18 +191,26 @@ result = n
 """
 
 
-def test_a_new_message_does_not_pull_a_reader_away_from_the_earlier_ones(live_site: LiveSite, new_page: Any) -> None:
-    """Ben scrolls the chat back to read what was said before he came; Ann posts; his list stays
-    where he reads. Back at the end, he follows the new messages; his own always shows."""
+AT_END = "l => l.scrollHeight - l.scrollTop - l.clientHeight < 5"  # the chat list shows its last line
+
+
+def bob_joins_a_long_chat(live_site: LiveSite, new_page: Any) -> tuple[Any, Any]:
+    """Ann's room with 40 lines of chat, more than its list shows at once; Bob joins it."""
     ann = new_page()
     url = create_room(ann, live_site, "Ann")
     live_site.run(FILL_CHAT, url.rstrip("/").rsplit("/", 1)[-1], 40)
     bob = new_page()
     join(bob, url, "Bob")
     bob.wait_for_selector("#chat-list li >> text=earlier 39")
-    at_end = "l => l.scrollHeight - l.scrollTop - l.clientHeight < 5"
+    return ann, bob
+
+
+def test_a_new_message_does_not_pull_a_reader_away_from_the_earlier_ones(live_site: LiveSite, new_page: Any) -> None:
+    """Ben scrolls the chat back to read what was said before he came; Ann posts; his list stays
+    where he reads. Back at the end, he follows the new messages; his own always shows."""
+    ann, bob = bob_joins_a_long_chat(live_site, new_page)
     assert bob.eval_on_selector("#chat-list", "l => l.scrollHeight > l.clientHeight + 200")
-    assert bob.eval_on_selector("#chat-list", at_end)  # the history opens at its end
+    assert bob.eval_on_selector("#chat-list", AT_END)  # the history opens at its end
     bob.eval_on_selector("#chat-list", "l => { l.scrollTop = 0; }")
     say(ann, "a new message")
     bob.wait_for_selector("#chat-list li >> text=a new message")
@@ -210,11 +218,11 @@ def test_a_new_message_does_not_pull_a_reader_away_from_the_earlier_ones(live_si
     bob.eval_on_selector("#chat-list", "l => { l.scrollTop = l.scrollHeight; }")
     say(ann, "another one")
     bob.wait_for_selector("#chat-list li >> text=another one")
-    assert bob.eval_on_selector("#chat-list", at_end)
+    assert bob.eval_on_selector("#chat-list", AT_END)
     bob.eval_on_selector("#chat-list", "l => { l.scrollTop = 0; }")
     say(bob, "mine")
     bob.wait_for_selector("#chat-list li >> text=mine")
-    assert bob.eval_on_selector("#chat-list", at_end)
+    assert bob.eval_on_selector("#chat-list", AT_END)
 
 
 def test_a_chat_shown_again_opens_at_its_last_message_and_follows_the_new_ones(
@@ -223,32 +231,26 @@ def test_a_chat_shown_again_opens_at_its_last_message_and_follows_the_new_ones(
     """Hidden, the list has no size: it cannot tell whether its reader was at the end, nor keep a place.
     Shown again, in the same page or after a reload whose history came to it hidden, it shows the
     last message and the next one comes into view."""
-    ann = new_page()
-    url = create_room(ann, live_site, "Ann")
-    live_site.run(FILL_CHAT, url.rstrip("/").rsplit("/", 1)[-1], 40)
-    bob = new_page()
-    join(bob, url, "Bob")
-    bob.wait_for_selector("#chat-list li >> text=earlier 39")
-    at_end = "l => l.scrollHeight - l.scrollTop - l.clientHeight < 5"
+    ann, bob = bob_joins_a_long_chat(live_site, new_page)
     bob.click("#chat-toggle")
     for n in range(3):
         say(ann, f"while hidden {n}")
     bob.wait_for_function("document.getElementById('chat-unread').textContent.includes('3 new')")
     bob.click("#chat-toggle")
-    assert bob.eval_on_selector("#chat-list", at_end), "the chat shown again is not at its last message"
+    assert bob.eval_on_selector("#chat-list", AT_END), "the chat shown again is not at its last message"
     say(ann, "and now")
     bob.wait_for_selector("#chat-list li >> text=and now")
-    assert bob.eval_on_selector("#chat-list", at_end), "a new message does not come into view"
+    assert bob.eval_on_selector("#chat-list", AT_END), "a new message does not come into view"
     bob.click("#chat-toggle")
     bob.reload()  # the history comes to a page whose chat is hidden
     bob.wait_for_selector("#conn[data-state=connected]")
     bob.wait_for_function("document.querySelectorAll('#chat-list li').length >= 44")
     bob.click("#chat-toggle")
     assert bob.eval_on_selector("#chat-list", "l => l.scrollHeight > l.clientHeight + 200")
-    assert bob.eval_on_selector("#chat-list", at_end), "the chat shown again opens at its oldest line"
+    assert bob.eval_on_selector("#chat-list", AT_END), "the chat shown again opens at its oldest line"
     say(ann, "and later")
     bob.wait_for_selector("#chat-list li >> text=and later")
-    assert bob.eval_on_selector("#chat-list", at_end), "a new message does not come into view"
+    assert bob.eval_on_selector("#chat-list", AT_END), "a new message does not come into view"
 
 
 def test_a_click_half_done_when_someone_comes_to_watch_still_lands(live_site: LiveSite, new_page: Any) -> None:
