@@ -106,6 +106,18 @@ class Sync(Incoming, tag="sync"):
     """Asks for the room's state again."""
 
 
+class Visibility(Incoming, tag="visibility"):
+    """The socket's page was hidden or shown (the Page Visibility API), for the notices only.
+
+    ``hidden_for``: how many seconds a hidden page has been hidden already (a socket that
+    connects while its page is in the background), so that a reconnect does not start the wait
+    over. Nothing is answered.
+    """
+
+    hidden: bool
+    hidden_for: Annotated[int, Meta(ge=0)] = 0
+
+
 class Hint(Incoming, tag="hint"):
     version: int
     id: FrameId | None = None
@@ -271,6 +283,7 @@ class Resume(Action, tag="resume"):
 Frame = (
     Ping
     | Sync
+    | Visibility
     | Hint
     | Chat
     | React

@@ -157,6 +157,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         self.outbox: backlog.Outbox = scope[backlog.OUTBOX]
         self.channel_name = f"ws.{uuid.uuid4().hex}"  # names this socket's Presence row
+        self.page = sockets.PageVisibility(self.channel_name)  # whether its page is hidden, for the notices
         try:
             await self._serve(scope, receive, send)
         finally:  # also when the consumer failed and disconnect never ran
@@ -294,11 +295,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(frame, protocol.Action):
             await self.act(frame)
         elif isinstance(frame, protocol.Ping):
-            version = await sockets.seen(self.code, self.channel_name, self.controller)
+            version = await sockets.seen(self.code, self.channel_name, self.controller, self.page.since)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=protocol.encode(protocol.Pong(version=version)))
         elif isinstance(frame, protocol.Sync):
             await self.send(text_data=await db_async(presence.state_text)(self.code))
+        elif isinstance(frame, protocol.Visibility):
+            self.page.tell(frame.hidden, frame.hidden_for)  # written by its own task; nothing is answered
         elif isinstance(frame, protocol.Hint):
             await self.hint(frame)
         elif isinstance(frame, protocol.Chat | protocol.React | protocol.Back):

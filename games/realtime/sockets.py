@@ -8,7 +8,8 @@ refusals in that window are clear ones, the rest ``quiet``: the handshake itself
 refused); ``presence_changed`` sends a room's presence at most once per
 ``PRESENCE_COALESCE`` seconds (one frame for a burst of arrivals, not one per socket,
 which made a storm of N sockets cost N² frames); ``seen`` writes a socket's ping to the
-database at most once per ``PING_WRITE_SECONDS``.
+database at most once per ``PING_WRITE_SECONDS``, and ``PageVisibility`` whether its page is
+hidden at most once per ``VISIBILITY_WRITE_EVERY``.
 
 ``leave`` removes the Presence rows of sockets that close together in one batch;
 ``left_anyhow`` removes a socket's Presence row however the socket ended (its handler
@@ -23,9 +24,11 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from django.conf import settings
+from django.utils import timezone
 
 from games.domain import errors
 from games.realtime import fanout
@@ -149,16 +152,17 @@ async def send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
 # --- pings ---------------------------------------------------------------------
 
 
-async def seen(code: str, channel_name: str, controller: str = "") -> int | None:
+async def seen(code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None) -> int | None:
     """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS
-    (written again if it was swept meanwhile: then the room hears the socket is here)."""
+    (written again if it was swept meanwhile: then the room hears the socket is here), with since
+    when its page has been hidden (``PageVisibility``)."""
     now = time.monotonic()
     last = current().pinged.get(channel_name)
     if last is not None and now - last[0] < settings.PING_WRITE_SECONDS:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
-    version, written = await db_upkeep(presence.seen)(code, channel_name, controller)
+    version, written = await db_upkeep(presence.seen)(code, channel_name, controller, hidden_since)
     current().pinged[channel_name] = (now, version)
     if written:
         presence_changed(code)
@@ -167,6 +171,50 @@ async def seen(code: str, channel_name: str, controller: str = "") -> int | None
 
 def forget_pings(channel_name: str) -> None:
     current().pinged.pop(channel_name, None)
+
+
+# --- the page hidden or shown ------------------------------------------------------------------
+
+VISIBILITY_WRITE_EVERY = 1.0  # seconds between two writes of one socket's visibility
+HIDDEN_FOR_MAX = timedelta(days=1)  # a page hidden longer counts as hidden this long: the same to the notices
+
+
+class PageVisibility:
+    """Whether one socket's page is hidden, as its ``visibility`` frames say, kept in its Presence row.
+
+    A frame costs no database work of its own: the row is written by one task at a time, at
+    most once per ``VISIBILITY_WRITE_EVERY``, with the page's last word, so a page (or a client)
+    hiding and showing itself in a loop costs one UPDATE a second however many frames it sends,
+    and the row still ends up saying what the page said last. Pings write it too
+    (``seen``), which puts a row right whose write failed.
+    """
+
+    def __init__(self, channel_name: str) -> None:
+        self.channel_name = channel_name
+        self.since: datetime | None = None  # when the page was hidden (on this server's clock); None: shown
+        self.written: datetime | None = None  # what the row says
+        self.writer: asyncio.Task[None] | None = None
+
+    def tell(self, hidden: bool, hidden_for: int = 0) -> None:
+        """The page says it is hidden (for ``hidden_for`` seconds already) or shown."""
+        if not hidden:
+            self.since = None
+        elif self.since is None:  # hidden already: since the first word of it
+            self.since = timezone.now() - min(timedelta(seconds=hidden_for), HIDDEN_FOR_MAX)
+        if self.since != self.written and (self.writer is None or self.writer.done()):
+            self.writer = asyncio.get_running_loop().create_task(self._write())
+            current().keep(self.writer)
+
+    async def _write(self) -> None:
+        while self.since != self.written:
+            since = self.since
+            try:
+                await db_upkeep(presence.hidden)(self.channel_name, since)
+            except Exception:  # noqa: BLE001 - the socket's next ping writes it
+                log.warning("the visibility of socket %s not written", self.channel_name, exc_info=True)
+                return
+            self.written = since
+            await asyncio.sleep(VISIBILITY_WRITE_EVERY)
 
 
 RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn

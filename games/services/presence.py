@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
@@ -152,24 +152,39 @@ def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:
     return deleted
 
 
-def seen(code: str, channel_name: str, controller: str = "") -> tuple[int | None, bool]:
+def seen(
+    code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None
+) -> tuple[int | None, bool]:
     """Refresh this socket's presence; the room's current version (None for an unknown room), and
     whether its row had to be written again.
+
+    ``hidden_since``: since when the socket's page has been hidden as it last said (None: shown),
+    written with the ping, so that a row whose own write of it failed is put right by the next.
 
     A live socket's row can be gone: its process was taken for dead (no heartbeat while the
     database was out of reach) and another swept its rows. The socket says it is here, so it
     is: without its row the room would show its player away, and the host could take the seat.
     """
     now = timezone.now()
-    if Presence.objects.filter(channel_name=channel_name).update(seen_at=now):
+    if Presence.objects.filter(channel_name=channel_name).update(seen_at=now, hidden_since=hidden_since):
         return selectors.room_version(code), False
     game = selectors.room_or_none(code)
     if game is None:
         return None, False
-    _, made = Presence.objects.get_or_create(
-        channel_name=channel_name, defaults={"game": game, "controller": controller, "seen_at": now, "origin": ORIGIN}
-    )
+    defaults = {"game": game, "controller": controller, "seen_at": now, "origin": ORIGIN, "hidden_since": hidden_since}
+    _, made = Presence.objects.get_or_create(channel_name=channel_name, defaults=defaults)
     return game.version, made
+
+
+def hidden(channel_name: str, since: datetime | None) -> bool:
+    """This socket's page has been hidden since ``since`` (None: it is shown): one UPDATE of its row;
+    whether there was one.
+
+    Only the notices read it (``games.services.notices``); the room's presence, the host's
+    tools and the seats a host may hand to a computer go by the sockets alone, so the room is
+    told nothing.
+    """
+    return bool(Presence.objects.filter(channel_name=channel_name).update(hidden_since=since))
 
 
 def state_text(code: str) -> str:

@@ -248,6 +248,11 @@ class Presence(models.Model):
     # The serving process that holds the socket (games.services.processes.ORIGIN): when that process
     # dies, its rows go at once, not when they have grown stale.
     origin = models.CharField(max_length=32, blank=True, default="", db_index=True)
+    # Since when the socket's page has been hidden (another tab in front, the phone's browser in
+    # the background), as the page says (games.realtime.sockets.PageVisibility); None while it is
+    # shown, or from a page that never says. The notices count a player whose every socket of the
+    # room has been hidden for HIDDEN_AWAY as away from the table (games.services.notices).
+    hidden_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.game.code}: {self.channel_name}"

@@ -1038,6 +1038,7 @@ tabs?.addEventListener("message", (message) => client.otherTab(message.data?.pla
 window.addEventListener("online", () => client.wake());
 window.addEventListener("offline", () => client.probe());
 document.addEventListener("visibilitychange", () => {
+  client.visibility(document.visibilityState === "hidden");
   if (document.visibilityState === "visible") client.wake();
 });
 document.addEventListener("pointerdown", comeBack);
@@ -1067,4 +1068,5 @@ window.addEventListener("storage", (event) => {
 
 setReady(client.state);
 draw();
+client.visibility(document.visibilityState === "hidden"); // a page opened in a background tab
 client.start();

@@ -57,6 +57,7 @@ export class RoomClient {
     this.hintPending = false;
     this.pinger = null;
     this.watchdog = null;
+    this.hiddenAt = null; // when the page was hidden (this.now()), null while it is shown
   }
 
   start() {
@@ -170,6 +171,25 @@ export class RoomClient {
     const by = this.now() + WAKE_WAIT;
     this.answerBy = this.answerBy === null ? by : Math.min(this.answerBy, by);
     this.setTimeout(() => this.checkAlive(), WAKE_WAIT);
+  }
+
+  /**
+   * The page was hidden or shown (the Page Visibility API): the server hears it, since a player
+   * whose every page of the room has been hidden a while is told of their turn by e-mail and push
+   * as one with none open (docs/protocol.md, "visibility"). A socket that connects while the page
+   * is hidden says so at once, with how long it has been (a new socket counts as shown until then).
+   */
+  visibility(hidden) {
+    if (hidden === (this.hiddenAt !== null)) return;
+    this.hiddenAt = hidden ? this.now() : null;
+    if (this.connected) this.sayVisibility();
+  }
+
+  sayVisibility() {
+    const frame = { type: "visibility", hidden: this.hiddenAt !== null };
+    if (frame.hidden) frame.hidden_for = Math.max(0, Math.round((this.now() - this.hiddenAt) / 1000));
+    // Not through send(): nothing answers it, so it starts no wait for an answer (the pings go on).
+    this.socket.send(JSON.stringify(frame));
   }
 
   setStatus(status) {
@@ -305,6 +325,7 @@ export class RoomClient {
     const first = !this.connected;
     this.connected = true;
     if (first) this.setStatus("connected");
+    if (first && this.hiddenAt !== null) this.sayVisibility();
     if (next.version < this.state.version && !first) return;
     // What the action that led to this state did rides in it (docs/protocol.md: `event`, and
     // `game_over` on the action that ended the game). The page hears it first, while the state

@@ -1,9 +1,13 @@
-"""A socket's Presence row is written again when it was swept while the socket lived on."""
+"""A socket's Presence row: written again when it was swept while the socket lived on, and whether its
+page is hidden, as the page says (the ``visibility`` frame)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -11,9 +15,17 @@ from django.utils import timezone
 
 from games import services
 from games.domain.rules import RuleViolation
+from games.realtime import sockets
 from games.services import presence, processes
 from games.store.models import Game, Presence, ServingProcess
-from tests.realtime.consumers.helpers import connect, first_frames, frames_until, make_room
+from tests.realtime.consumers.helpers import (
+    connect,
+    first_frames,
+    frames_before_pong,
+    frames_until,
+    make_room,
+    presence_settled,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -66,3 +78,111 @@ async def test_a_socket_that_stays_open_after_its_worker_was_taken_for_dead_is_s
     await ws.disconnect()
     # The host took the seat of a player who is at the table, whom the room shows away.
     assert (outcome, frame["seats"]["1"], rows) == (services.PLAYER_PRESENT, "connected", 1)
+
+
+@sync_to_async
+def hidden_since(code: str) -> list[datetime | None]:
+    return list(Presence.objects.filter(game__code=code).order_by("id").values_list("hidden_since", flat=True))
+
+
+async def test_a_page_says_when_it_is_hidden_and_shown_and_only_its_row_hears_it(settings: Any) -> None:
+    """The notices read it (games.services.notices); the room's presence, the host's tools and the
+    seats a host may hand over go by the sockets alone, so the room is told nothing: nor does a
+    player's switching tabs reach the other players."""
+    settings.PRESENCE_COALESCE = 0.01
+    code, sessions = await make_room(2)
+    ben = await connect(code, sessions[1])
+    await first_frames(ben)
+    ann = await connect(code, sessions[0])
+    await first_frames(ann)
+    await presence_settled()
+    for ws in (ann, ben):
+        await frames_before_pong(ws)  # the arrivals, told
+
+    before = timezone.now()
+    await ben.send_json_to({"type": "visibility", "hidden": True})
+    await until_rows(code, lambda rows: rows[0] is not None, "Ben's page hidden")
+    [since, _] = await hidden_since(code)
+    assert since is not None and before <= since <= timezone.now()
+    await ben.send_json_to({"type": "visibility", "hidden": False})
+    await until_rows(code, lambda rows: rows == [None, None], "Ben's page shown")
+    await presence_settled()
+    assert await frames_before_pong(ann) == []  # no presence, nothing
+    assert await frames_before_pong(ben) == []  # nothing answered either
+    frame = json.loads(await sync_to_async(presence.room_frame)(code))
+    assert frame["seats"] == {"0": "connected", "1": "connected"}
+    await ann.disconnect()
+    await ben.disconnect()
+
+
+async def until_rows(code: str, condition: Callable[[list[datetime | None]], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not condition(await hidden_since(code)):
+        assert loop.time() < deadline, f"waited 5 s for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidden() -> None:
+    """A phone's page in the background whose socket dropped and came back: the wait before the
+    notices count it away does not start over at each reconnect."""
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    await first_frames(ws)
+    await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": 95})
+    await until_rows(code, lambda rows: rows[0] is not None, "the page hidden")
+    [since] = await hidden_since(code)
+    assert since is not None
+    assert timedelta(seconds=94) < timezone.now() - since < timedelta(seconds=100)
+    # Said again (the page's handler ran twice), it still counts from the first word.
+    await ws.send_json_to({"type": "visibility", "hidden": True})
+    await frames_before_pong(ws)
+    await asyncio.sleep(sockets.VISIBILITY_WRITE_EVERY + 0.2)
+    assert await hidden_since(code) == [since]
+    # Days in the background count as one: the same to the notices.
+    await ws.send_json_to({"type": "visibility", "hidden": False})
+    await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": 10**9})
+    await until_rows(code, lambda rows: rows[0] is not None and rows[0] < since, "the page hidden for days")
+    [since] = await hidden_since(code)
+    assert since is not None
+    assert timezone.now() - since < sockets.HIDDEN_FOR_MAX + timedelta(seconds=5)
+    await ws.disconnect()
+
+
+async def test_a_page_hidden_and_shown_in_a_loop_costs_about_one_write_a_second_and_its_row_ends_with_its_last_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    await first_frames(ws)
+    writes: list[datetime | None] = []
+    real = presence.hidden
+
+    def counted(channel_name: str, since: datetime | None) -> bool:
+        writes.append(since)
+        return real(channel_name, since)
+
+    monkeypatch.setattr(presence, "hidden", counted)
+    for n in range(15):  # under the socket's 20 frames a second
+        await ws.send_json_to({"type": "visibility", "hidden": n % 2 == 0})
+    await frames_before_pong(ws)
+    assert len(writes) <= 1  # the first; the rest wait for VISIBILITY_WRITE_EVERY
+    await asyncio.sleep(sockets.VISIBILITY_WRITE_EVERY * 2 + 0.3)
+    assert 1 <= len(writes) <= 2, writes
+    [since] = await hidden_since(code)
+    assert since is not None and writes[-1] == since  # the 15th frame: hidden
+    await ws.disconnect()
+
+
+async def test_a_swept_row_written_again_by_a_ping_keeps_its_page_hidden() -> None:
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    await first_frames(ws)
+    await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": 300})
+    await until_rows(code, lambda rows: rows[0] is not None, "the page hidden")
+    [since] = await hidden_since(code)
+    await sync_to_async(Presence.objects.filter(game__code=code).delete)()  # taken for a dead worker's
+    await ws.send_json_to({"type": "ping"})
+    await frames_until(ws, "pong")
+    assert await hidden_since(code) == [since]
+    await ws.disconnect()
