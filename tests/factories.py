@@ -12,6 +12,7 @@ import itertools
 import random
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import factory
@@ -117,15 +118,19 @@ class Table:
         return self.controllers[game.snapshot["rules"]["current"]]
 
 
-def online(code: str, controller: str) -> None:
+def online(code: str, controller: str, *, hidden_since: datetime | None = None) -> str:
     """A socket of ``controller``'s browser is connected to room ``code`` (its Presence row): the room
-    shows that browser's seats connected, not away."""
+    shows that browser's seats connected, not away. ``hidden_since``: its page has been hidden since
+    then (another tab in front, the phone's browser in the background). Its channel name."""
+    channel_name = f"ws.{new_controller()}"
     Presence.objects.create(
         game=Game.objects.get(code=code),
-        channel_name=f"ws.{new_controller()}",
+        channel_name=channel_name,
         controller=controller,
         seen_at=timezone.now(),
+        hidden_since=hidden_since,
     )
+    return channel_name
 
 
 def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True) -> Table:

@@ -296,6 +296,11 @@ BOT_DELAY = float(os.environ.get("BOT_DELAY") or 0.8)
 # live game may use the host's tools that get a stuck game moving (games/services/presence.py);
 # the room page waits as long before it offers them.
 HOST_AWAY = float(os.environ.get("HOST_AWAY") or 15)
+# Seconds every room page of a player must have been hidden (another tab in front, the phone's
+# browser in the background) before the "your turn" notice and the reminder count them away
+# from the table, as if no page were open (games/services/notices.py): a glance at another tab
+# sends nothing.
+HIDDEN_AWAY = float(os.environ.get("HIDDEN_AWAY") or 120)
 # The turn timers a room may be created with, in seconds (0: none). Tests add a short one.
 TURN_TIMER_CHOICES = [int(s) for s in envlist("TURN_TIMER_CHOICES", "0,30,60,120")]
 # Build the coach's and the bots' missing solver tables when a server starts (games/store/tables.py),

@@ -16,6 +16,14 @@ a worker that dies while sending leaves it taken, and after ``LEASE`` the recove
 it again, as it does a notice whose queued task a dead worker had claimed. So a restart
 neither loses nor repeats a notice; only a worker killed in the very moment of sending
 (after the mail server took the mail, before the mark was written) sends it again.
+
+Who is at the table is read when the notice falls due (``in_sight``): a player with a room page
+of theirs shown is told by the page, and their "your turn" is dropped (so is it when a page of
+theirs showed the room at any moment since the turn became theirs); their reminder is put off.
+A page hidden (another tab in front, the phone's browser in the background with the page still
+connected) does not count once every page of theirs has been hidden for ``HIDDEN_AWAY``: until
+then the notice is put off, so a glance at another tab sends nothing. Only the sending task
+decides, under the row lock, so pages hidden and shown over and over still send a notice once.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from django.utils.translation import gettext as _
 from games.services import waiting
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
-from games.store.selectors import connected_seats, duration, time_left
+from games.store.selectors import connected_seats_in_sight, duration, time_left
 
 if TYPE_CHECKING:
     from py_vapid import Vapid
@@ -136,6 +144,7 @@ def _owe_again(game: Game, owed: Owed, notices: list[Notice], now: datetime) -> 
             told_lately = old.done_at is not None and old.done_at > now - RETOLD_AFTER
             if not (being_sent or told_lately):
                 old.player_id, old.text, old.event, old.due_at = notice.player_id, notice.text, notice.event, now
+                old.owed_at = now
                 old.done_at, old.claimed_at, old.attempts, old.outcome = None, None, 0, ""
                 written.append(old)
     return written
@@ -194,16 +203,25 @@ def send_notice(notice_id: int) -> str:
                 notice.save(update_fields=["due_at"])
                 queue(notice)
                 return "not due yet"
-        if at_the_table(notice, game):
-            if notice.kind == Notice.Kind.TURN:
-                # The page itself says whose turn it is (its title, the chime): an e-mail and a
-                # push at every move would be noise.
-                notice.done_at, notice.outcome = now, "dropped: the player has the room open"
-                notice.save(update_fields=["done_at", "outcome"])
-                return notice.outcome
+        sight = in_sight(notice, game, now)
+        if sight.seen and notice.kind == Notice.Kind.TURN:
+            # The page itself said whose turn it is (its title, the chime) where the player looks:
+            # an e-mail and a push at every move would be noise.
+            why = "has the room open" if sight.shown else "looked at the room since the turn became theirs"
+            notice.done_at, notice.outcome = now, f"dropped: the player {why}"
+            notice.save(update_fields=["done_at", "outcome"])
+            return notice.outcome
+        if sight.shown:
             # The reminder is the last warning before the turn is played for them: a tab left open
-            # elsewhere (the office computer) puts it off, and it goes once no tab is open.
+            # elsewhere (the office computer) puts it off, and it goes once no tab shows the room.
             notice.outcome, notice.due_at = "put off: the player has the room open", now + held(game, now)
+            notice.save(update_fields=["outcome", "due_at"])
+            queue(notice)
+            return notice.outcome
+        if sight.hidden_until is not None:
+            # Every room page of theirs is hidden, the last one less than HIDDEN_AWAY ago: a glance
+            # at another tab sends nothing, and a page shown again by then drops the "your turn".
+            notice.outcome, notice.due_at = "put off: the player's room page was hidden just now", sight.hidden_until
             notice.save(update_fields=["outcome", "due_at"])
             queue(notice)
             return notice.outcome
@@ -227,8 +245,9 @@ def resumed(game: Game) -> None:
             due = now
             if notice.kind == Notice.Kind.REMINDER and game.turn_timer and game.turn_deadline is not None:
                 due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
-            notice.due_at = due
-            notice.save(update_fields=["due_at"])
+            # The game goes on from now: a page that showed the paused room told the player nothing of that.
+            notice.due_at, notice.owed_at = due, now
+            notice.save(update_fields=["due_at", "owed_at"])
         queue(notice)
 
 
@@ -261,9 +280,41 @@ def moved_on(notice: Notice, game: Game) -> str:
     return ""
 
 
-def at_the_table(notice: Notice, game: Game) -> bool:
-    """Whether the room is open on one of the notice's player's devices."""
-    return any(notice.seat in seats for seats in connected_seats(game))
+def hidden_away() -> timedelta:
+    """How long every room page of a player must have been hidden before the notices count them away
+    from the table (``settings.HIDDEN_AWAY``)."""
+    return timedelta(seconds=settings.HIDDEN_AWAY)
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What the sockets of a notice's player say of them (``in_sight``)."""
+
+    shown: bool = False  # a page of theirs shows the room now
+    # A page of theirs showed the room at some moment since the notice's turn became theirs: it
+    # said the turn is theirs where they look (this one, or one hidden since).
+    seen: bool = False
+    # Every page of theirs is hidden, the last one for less than ``hidden_away()``: when it will
+    # have been hidden that long (None: no page, or none hidden lately, counts them at the table).
+    hidden_until: datetime | None = None
+
+
+def in_sight(notice: Notice, game: Game, now: datetime) -> Sight:
+    """Whether the room is in sight of the notice's player, by the sockets of theirs connected to it.
+
+    A page hidden (another tab in front, the phone's browser in the background, with its socket
+    still connected) is not a player at the table: once all of theirs have been hidden for
+    ``hidden_away()`` they are told as if none were open. One page shown is enough to be there,
+    on any of their devices.
+    """
+    since = [hidden for seats, hidden in connected_seats_in_sight(game) if notice.seat in seats]
+    if not since:
+        return Sight()
+    if None in since:
+        return Sight(shown=True, seen=True)
+    last = max(hidden for hidden in since if hidden is not None)
+    until = last + hidden_away()
+    return Sight(seen=last > notice.owed_at, hidden_until=until if until > now else None)
 
 
 def held(game: Game, now: datetime) -> timedelta:

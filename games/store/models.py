@@ -379,6 +379,9 @@ class Notice(models.Model):
     event = models.JSONField(default=dict, blank=True)
     due_at = models.DateTimeField(db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the turn it tells of became the player's (the move that owed it, or the resume that owed
+    # it again): a room page of theirs shown since then has told them (games.services.notices).
+    owed_at = models.DateTimeField(default=timezone.now)
     # A worker took it (sending is under way, or the worker died doing it: see games.services.notices.LEASE).
     claimed_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)

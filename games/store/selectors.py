@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
 
@@ -237,6 +237,16 @@ def connected_seats(game: Game) -> list[list[int]]:
     A spectator's socket has none: an empty list.
     """
     return [game.room.seats_kept_for(controller) for controller in connected_sockets(game)]
+
+
+def connected_seats_in_sight(game: Game) -> list[tuple[list[int], datetime | None]]:
+    """For each socket connected to the room (from any process, pinged lately): its browser's seats
+    in the room (as ``connected_seats``), and since when its page has been hidden (None: shown, or
+    a page that never said)."""
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    rows = Presence.objects.filter(game=game, seen_at__gte=cutoff).values_list("controller", "hidden_since")
+    room = game.room
+    return [(room.seats_kept_for(controller), since) for controller, since in rows]
 
 
 def connected_controllers(game: Game) -> frozenset[str]:

@@ -183,6 +183,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
         HOST_AWAY="1",  # the pages wait as long (a test runs their clock on)
+        HIDDEN_AWAY="2",  # a player's room pages all hidden this long: told as if none were open
         # A 3-second turn timer to choose besides the real ones: turns that run out, in seconds.
         TURN_TIMER_CHOICES="0,3,30,60,120",
     )

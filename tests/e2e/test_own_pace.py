@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -416,6 +417,117 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
         assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", subscriber.endpoint)
         for scheme in in_each_scheme(ben):
             shot(ben, f"own-pace-notices-{scheme}", full_page=True)
+    finally:
+        push.stop()
+
+
+# The page's Page Visibility API as the browser would set it when its tab goes behind another (or
+# the phone's browser to the background), and its event: headless Chromium keeps every page shown.
+SET_HIDDEN = """(hidden) => {
+  const state = hidden ? "hidden" : "visible";
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => state });
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+# A device of the seat's player turned notifications on (the page's own subscribing is tested above).
+SUBSCRIBE = """
+from games import services
+from games.store.models import Player
+code, seat, subscription = args
+controller = Player.objects.get(game__code=code, seat=seat).controller
+services.push_subscribe(controller=controller, user_id=None, subscription=subscription)
+result = controller
+"""
+
+
+def test_a_player_whose_room_pages_are_all_in_the_background_is_pushed_once_and_one_in_view_is_enough(
+    live_site: LiveSite, new_page: Any, tmp_path: Path
+) -> None:
+    """Ben has the room open in two tabs. With one of them in view the page tells him of his turn; with
+    both in the background (HIDDEN_AWAY: 2 s on this site) he is pushed, once, as if none were open.
+    A tab in the background whose socket drops says so again on its new socket, with the time it
+    has been hidden."""
+    push = PushService().start()
+    subscriber = Subscriber(f"{push.url}/push/ben")
+    log = tmp_path / "tasks.log"
+    hidden_rows = (
+        "SELECT p.channel_name, p.hidden_since FROM games_presence p JOIN games_game g ON g.id = p.game_id"
+        " WHERE g.code = ? AND p.controller = ? ORDER BY p.id"
+    )
+    turn_outcomes = (
+        "SELECT n.outcome FROM games_notice n JOIN games_game g ON g.id = n.game_id"
+        " WHERE g.code = ? AND n.kind = 'turn' AND n.seat = 1 ORDER BY n.id"
+    )
+    try:
+        ana = Browser(live_site.url)
+        code = ana.post(
+            "/rooms/new", {"name": "Ana", "ruleset": "official", "mode": "online", "pace": "own", "move_time": str(DAY)}
+        )
+        code = code.rstrip("/").rsplit("/", 1)[-1]
+        first = new_page()
+        first.add_init_script(KEEP_SOCKETS)
+        join(first, f"{live_site.url}/r/{code}/", "Ben")
+        post_action(ana, code, "start")
+        ben = live_site.run(SUBSCRIBE, code, 1, subscriber.subscription)
+        second = first.context.new_page()
+        second.goto(f"{live_site.url}/r/{code}/")
+        second.wait_for_selector("#conn[data-state=connected]")
+        assert first.evaluate("document.visibilityState") == second.evaluate("document.visibilityState") == "visible"
+
+        def sockets() -> dict[str, datetime | None]:
+            """Ben's sockets in the room, each with since when its page has been hidden (None: shown)."""
+            found = live_site.query(hidden_rows, code, ben)
+            return {name: datetime.fromisoformat(since) if since else None for name, since in found}
+
+        def rows() -> list[datetime | None]:
+            return list(sockets().values())
+
+        first.evaluate(SET_HIDDEN, True)  # the first tab goes behind another
+        wait_for(live_site, lambda: sum(since is not None for since in rows()) == 1, "the first tab hidden", log)
+        # Its socket drops (a network change) and comes back: the new one says since when.
+        [(old, hidden_at)] = [(name, since) for name, since in sockets().items() if since is not None]
+        first.evaluate("window.__sockets.at(-1).close()")
+        first.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
+        first.wait_for_selector("#conn[data-state=connected]")
+        wait_for(
+            live_site,
+            lambda: old not in sockets() and sum(since is not None for since in rows()) == 1,
+            "the first tab's new socket hidden",
+            log,
+        )
+        [again] = [since for since in rows() if since is not None]
+        assert hidden_at is not None and again is not None
+        assert abs((again - hidden_at).total_seconds()) < 1.5, (again, hidden_at)
+
+        with task_worker(live_site, log):
+            play_a_turn(ana, code)  # Ben's turn: the second tab, in view, says so
+            wait_for(
+                live_site,
+                lambda: any(outcome for (outcome,) in live_site.query(turn_outcomes, code)),
+                "the first notice looked at",
+                log,
+            )
+            assert live_site.query(turn_outcomes, code)[0][0] == "dropped: the player has the room open"
+            assert not push.requests
+            live_site.play_turns(code, 1)  # Ben plays
+            second.evaluate(SET_HIDDEN, True)  # and puts both tabs in the background
+            wait_for(live_site, lambda: None not in rows(), "both tabs hidden", log)
+            play_a_turn(ana, code)
+            wait_for(live_site, lambda: len(push.requests) >= 1, "the push of the second turn", log)
+            payload = subscriber.open(push.requests[0].body)
+            assert payload["title"] == f"Your turn in room {code}"
+            assert payload["body"].startswith(f"Your turn in room {code}: Ana just scored ")
+            wait_for(live_site, lambda: live_site.query(turn_outcomes, code)[-1][0].startswith("sent"), "sent", log)
+            time.sleep(1)  # anything more the worker would send
+        assert len(push.requests) == 1
+        assert [outcome for (outcome,) in live_site.query(turn_outcomes, code)] == [
+            "dropped: the player has the room open",
+            "sent: 1 push",
+        ]
+        # Shown again, the page says so: the room is in view.
+        first.evaluate(SET_HIDDEN, False)
+        wait_for(live_site, lambda: sum(since is None for since in rows()) == 1, "the first tab shown", log)
     finally:
         push.stop()
 

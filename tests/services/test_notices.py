@@ -23,7 +23,7 @@ from games import services
 from games.services import notices
 from games.store.models import Game, Notice, NoticeSettings, Player, Presence, PushSubscription
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal
+from tests.factories import Table, action_id, create_room, online, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
 from yahtzee.prepare import new_vapid_private_key
 
@@ -183,6 +183,132 @@ def test_a_reminder_due_while_a_tab_of_the_room_is_open_still_reminds_once_it_is
     outcome = notices.send_notice.call(reminder.pk)
     assert outcome.startswith("sent"), outcome
     assert len(mail.outbox) == 2
+
+
+def test_a_player_whose_room_pages_are_all_hidden_is_told_as_if_none_were_open(push: PushService) -> None:
+    """A room page in a background tab, or in a phone's browser gone to the background with the
+    page still connected, changes its title and chimes where nobody looks: once every page of the
+    player's has been hidden for HIDDEN_AWAY, the player is e-mailed and pushed, and reminded, as
+    one with no page open."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    ben = table.controllers[1]
+    now = timezone.now()
+    online(table.code, ben, hidden_since=now - timedelta(hours=3))  # a tab behind others, all afternoon
+    online(table.code, ben, hidden_since=now - timedelta(minutes=10))  # the phone in a pocket
+    score_first_legal(table)  # seat 1 to move
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    assert Notice.objects.get(kind=Notice.Kind.TURN).outcome == "sent: e-mail, 1 push"
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail, 1 push"
+    assert len(mail.outbox) == 2 and len(push.requests) == 2
+
+
+def test_a_glance_at_another_tab_sends_nothing_and_the_page_shown_again_drops_the_your_turn(
+    push: PushService, settings: Any
+) -> None:
+    settings.HIDDEN_AWAY = 120
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    hidden = timezone.now() - timedelta(seconds=30)
+    tab = online(table.code, table.controllers[1], hidden_since=hidden)  # Ben looked at another tab
+    score_first_legal(table)  # his turn comes meanwhile
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    assert turn.done_at is None and turn.outcome == "put off: the player's room page was hidden just now"
+    assert turn.due_at == hidden + timedelta(seconds=120)  # looked at again when it has been hidden that long
+    assert not mail.outbox and not push.requests
+    # He comes back to the room's tab (it says his turn), and goes to another one again.
+    Presence.objects.filter(channel_name=tab).update(hidden_since=timezone.now())
+    outcome = notices.send_notice.call(turn.pk)
+    assert outcome == "dropped: the player looked at the room since the turn became theirs"
+    assert not mail.outbox and not push.requests
+
+
+def test_a_page_hidden_since_before_the_turn_still_hidden_when_the_notice_is_due_tells_the_player(
+    push: PushService, settings: Any
+) -> None:
+    settings.HIDDEN_AWAY = 120
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    tab = online(table.code, table.controllers[1], hidden_since=timezone.now() - timedelta(seconds=30))
+    score_first_legal(table)
+    Notice.objects.filter(seat=0).delete()
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    assert notices.send_notice.call(turn.pk) == "put off: the player's room page was hidden just now"
+    # Two minutes on, the page has not been shown: the time passed is the page's hiding moved back.
+    Presence.objects.filter(channel_name=tab).update(hidden_since=timezone.now() - timedelta(seconds=121))
+    assert notices.send_notice.call(turn.pk) == "sent: e-mail, 1 push"
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+
+
+def test_one_room_page_shown_on_any_device_is_enough_to_be_at_the_table(push: PushService, settings: Any) -> None:
+    settings.HIDDEN_AWAY = 120
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    ben = table.controllers[1]
+    online(table.code, ben, hidden_since=timezone.now() - timedelta(hours=2))  # the phone, in a pocket
+    laptop = online(table.code, ben)  # the room in view on the laptop
+    score_first_legal(table)
+    Notice.objects.filter(seat=0).delete()
+    run_worker()
+    assert Notice.objects.get(kind=Notice.Kind.TURN).outcome == "dropped: the player has the room open"
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER)
+    assert notices.send_notice.call(reminder.pk) == "put off: the player has the room open"
+    # The laptop's tab goes to the background: the reminder waits the while, then goes.
+    Presence.objects.filter(channel_name=laptop).update(hidden_since=timezone.now() - timedelta(seconds=5))
+    assert notices.send_notice.call(reminder.pk) == "put off: the player's room page was hidden just now"
+    Presence.objects.filter(channel_name=laptop).update(hidden_since=timezone.now() - timedelta(seconds=125))
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail, 1 push"
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+
+
+def test_pages_hidden_and_shown_over_and_over_send_the_notice_once(push: PushService, settings: Any) -> None:
+    """Only the sending task decides, under the notice's row lock: every put-off queues it once
+    more, and however many of its tasks run (on one worker or two), one sends and the rest find it done."""
+    settings.HIDDEN_AWAY = 120
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    tab = online(table.code, table.controllers[1], hidden_since=timezone.now() - timedelta(seconds=10))
+    score_first_legal(table)
+    Notice.objects.filter(seat=0).delete()
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    before = turn.owed_at
+    for back in (60, 20, 90, 40):  # the same hidden page, its socket reconnecting, each new one saying so
+        Presence.objects.filter(channel_name=tab).update(hidden_since=before - timedelta(seconds=back))
+        assert notices.send_notice.call(turn.pk).startswith("put off")
+    Presence.objects.filter(channel_name=tab).update(hidden_since=before - timedelta(seconds=125))
+    DBTaskResult.objects.filter(status="READY").update(run_after=timezone.now())  # every task queued is due now
+    notices.recover(now=timezone.now() + timedelta(hours=1))  # and the sweep queues it once more
+    run_worker()
+    run_worker()
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    turn.refresh_from_db()
+    assert turn.outcome == "sent: e-mail, 1 push" and turn.attempts == 1
+    assert notices.send_notice.call(turn.pk) == "done already"
+
+
+def test_a_page_that_showed_the_paused_room_does_not_drop_the_your_turn_of_its_resume(
+    push: PushService, settings: Any
+) -> None:
+    settings.HIDDEN_AWAY = 120
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1, push)
+    score_first_legal(table)  # Ben's turn...
+    pause(table)  # ...paused before he was told
+    run_worker()
+    # He looked at the paused room, and put the page in the background.
+    online(table.code, table.controllers[1], hidden_since=timezone.now() - timedelta(seconds=200))
+    resume(table)  # much later: the game goes on, and he is not looking
+    run_worker()
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "sent: e-mail, 1 push", turn.outcome
+    assert mail.outbox[-1].body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
 
 
 def test_a_spectators_socket_or_another_seats_keeps_no_notice_back(push: PushService) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from datetime import timedelta
@@ -300,6 +301,29 @@ def test_a_host_at_the_table_whose_seat_a_computer_plays_is_not_away() -> None:
     with pytest.raises(RuleViolation) as refused:
         services.game_remove_absent(code=table.code, controller=ben, seat=2, expected_version=None, action_id="out")
     assert refused.value.code == services.NOT_HOST
+    assert table.game.host_id == table.game.room.seats[0].player
+
+
+@db
+def test_a_player_whose_room_page_is_hidden_is_still_at_the_table_for_the_host_and_the_hosts_tools() -> None:
+    """A page in a background tab is a socket connected: the room shows its player connected, the
+    players are not handed an away host's tools, and the host cannot hand the seat to a computer
+    nor take it out. Only the notices count a page hidden long enough away (games.services.notices)."""
+    table = open_room(3)
+    ann, ben, cal = table.controllers
+    long_ago = timezone.now() - timedelta(hours=1)
+    online(table.code, ann, hidden_since=long_ago)
+    online(table.code, ben)
+    online(table.code, cal, hidden_since=long_ago)
+    frame = json.loads(presence.room_frame(table.code) or "{}")
+    assert frame["seats"] == {"0": "connected", "1": "connected", "2": "connected"}
+    with pytest.raises(RuleViolation) as refused:
+        services.game_remove_absent(code=table.code, controller=ben, seat=0, expected_version=None, action_id="out")
+    assert refused.value.code == services.NOT_HOST
+    for tool in (services.game_remove_absent, services.game_replace_with_bot):
+        with pytest.raises(RuleViolation) as refused:
+            tool(code=table.code, controller=ann, seat=2, expected_version=None, action_id=action_id())
+        assert refused.value.code == services.PLAYER_PRESENT
     assert table.game.host_id == table.game.room.seats[0].player
 
 
