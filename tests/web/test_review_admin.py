@@ -1,0 +1,189 @@
+"""Review of the administrator's side: failing tests for the defects found (docs/admin.md)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games import services
+from games.store.models import ChatMessage, Move
+from games.store.selectors import game_state
+from tests.factories import Table, action_id, open_room, own_pace_room, timed_room
+from tests.web.test_admin import finished, game_url, staff_client, text  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.django_db
+
+UNDER_WAY = reverse("admin:games_gameunderway_changelist")
+DAY = 86_400
+
+
+def under_way_row(client: Client, code: str, **headers: str) -> str:
+    """The row of the game ``code`` in *Games under way*, as text."""
+    html = client.get(UNDER_WAY, **headers).content.decode()
+    rows = [
+        re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", row))).strip()
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S)
+    ]
+    return next(row for row in rows if code in row)
+
+
+# --- 1. the admin's own "Change password" is a way around the sign-in lockout ---------------------
+
+
+def test_the_admins_change_password_form_checks_the_current_password_through_the_sign_in_lockout() -> None:
+    """docs/security.md: "the current password on the change-password form is checked as a sign-in
+    is, so a session left signed in on a shared device is no way around the lockout". The admin
+    links its own form (*Change password*, /admin/password_change/), Django's, which checks the
+    current password with ``check_password`` alone: a staff session left open takes any number of
+    guesses at the staff account's password, and the right one then changes it."""
+    old, new = "a long pass phrase 2", "another long phrase 9"
+    staff = get_user_model().objects.create_user("ref", password=old, is_staff=True)
+    client = Client(REMOTE_ADDR="198.51.100.71")
+    client.force_login(staff)
+    form = {"new_password1": new, "new_password2": new}
+    for guess in range(8):
+        client.post("/admin/password_change/", {"old_password": f"guess {guess}", **form})
+    response = client.post("/admin/password_change/", {"old_password": old, **form})
+    assert response.get("Location") != reverse("admin:password_change_done"), "eight wrong guesses, then in"
+    assert get_user_model().objects.get(username="ref").check_password(old), "the password was changed"
+
+
+# --- 2. a damaged roll in the log takes the game's page down -------------------------------------
+
+
+@pytest.mark.parametrize("missing", ["faces", "roll"])
+def test_a_roll_logged_without_its_faces_fails_the_fairness_check_instead_of_the_page(missing: str) -> None:
+    """build_review guards the replay ("a damaged log must not take the review page down with it"),
+    but the fairness check beside it reads ``payload["faces"]`` and ``payload["roll"]`` unguarded:
+    one roll Move without them and the game's page is a server error, not "Fairness check failed"."""
+    game = finished(1, seed=2)
+    move = Move.objects.filter(game=game, kind=Move.Kind.ROLL).order_by("seq").first()
+    move.payload = {key: value for key, value in move.payload.items() if key != missing}
+    move.save()
+    client = Client(raise_request_exception=False)
+    client.force_login(get_user_model().objects.create_user("clerk", password="pw", is_staff=True))
+    response = client.get(game_url(game))
+    assert response.status_code == 200, response.status_code
+    assert "Fairness check failed" in text(response)
+
+
+# --- 3. links to a live game say it "doesn't exist. Perhaps it was deleted?" -----------------------
+
+
+def test_recent_actions_entry_of_more_time_given_to_a_live_game_leads_to_the_game(staff_client: Client) -> None:  # noqa: F811
+    """Staff give a running game a day more; the entry in *Recent actions* (logged against the Game on
+    purpose) links to the finished games' page, which has no live game: staff land on the index
+    told "Game with ID “1” doesn’t exist. Perhaps it was deleted?" about a game being played."""
+    table = own_pace_room(2, seconds=DAY)
+    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+    entry = LogEntry.objects.get()
+    index = staff_client.get(reverse("admin:index")).content.decode()
+    assert entry.get_admin_url() in index  # the link Recent actions offers
+    page = text(staff_client.get(entry.get_admin_url(), follow=True))
+    assert "doesn’t exist" not in page and "Perhaps it was deleted" not in page, page[:400]
+    assert table.code in page or services.shown_code(table.code) in page
+
+
+def test_a_live_rooms_chat_message_links_its_game_to_a_page_of_it(staff_client: Client) -> None:  # noqa: F811
+    """*Chat messages* lists live rooms' messages (to hide one while the game is on); the message's
+    page links its game to the finished games' page, which tells staff it was perhaps deleted."""
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
+    message = ChatMessage.objects.get()
+    html = staff_client.get(reverse("admin:games_chatmessage_change", args=[message.pk])).content.decode()
+    link = re.search(r'<div class="readonly"><a href="([^"]+)">[^<]*' + table.code, html)
+    assert link, "the message's page does not link its game"
+    page = text(staff_client.get(unescape(link.group(1)), follow=True))
+    assert "doesn’t exist" not in page and "Perhaps it was deleted" not in page, page[:400]
+
+
+# --- 4. a paused game in Games under way -------------------------------------------------------------
+
+
+def paused_room() -> Table:
+    table = timed_room(2, seconds=60)
+    services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
+    assert table.game.room.paused and table.game.room.clock_left
+    return table
+
+
+def test_games_under_way_tell_a_paused_game_and_the_time_it_keeps(staff_client: Client) -> None:  # noqa: F811
+    """docs/admin.md: each game's status, whose move, the time left. A paused game is listed as
+    "Playing" with no time left ("—"), as a game without a clock is: the pause and the seconds the
+    turn keeps (the room's own state has them, ``clock.left``) are nowhere."""
+    table = paused_room()
+    row = under_way_row(staff_client, table.code)
+    assert "paused" in row.lower(), row
+
+
+@pytest.mark.parametrize("why", ["paused", "computer"])
+def test_more_time_refused_says_why(staff_client: Client, why: str) -> None:  # noqa: F811
+    """docs/admin.md: "A game with no clock running (no time per move, paused, a computer's turn) is
+    refused, with the reason". Every refusal reads "nobody is on the clock now", a paused game's
+    (whose player is on the clock once it resumes) and a computer's turn's alike."""
+    if why == "paused":
+        table = paused_room()
+    else:
+        from tests.services.test_bots import add_bot, start
+
+        table = own_pace_room(1, seconds=DAY, start=False)
+        add_bot(table, "casual")
+        start(table)
+        services.turn_roll(code=table.code, controller=table.current(), expected_version=None, action_id="r")
+        option = next(o for o in game_state(table.game)["options"] if o["legal"])
+        services.turn_score(
+            code=table.code,
+            controller=table.controllers[0],
+            box=option["box"],
+            column=option["column"],
+            expected_version=None,
+            action_id="s",
+        )
+        assert table.game.room.bot_to_play(playing=True)
+    response = staff_client.post(
+        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
+    )
+    warnings = re.findall(r'<li class="warning">(.*?)</li>', response.content.decode(), flags=re.S)
+    assert warnings and why in " ".join(warnings).lower(), warnings
+
+
+# --- 5. the timeline's held dice, for a screen reader -------------------------------------------------
+
+
+def test_the_timeline_says_which_dice_were_held_in_words_not_only_in_bold_and_a_tooltip(staff_client: Client) -> None:  # noqa: F811
+    """A held die is told by bold type and a ``title`` alone (<b class="die held" title="held">):
+    screen readers do not read a ``title`` on text, so a staff member who uses one hears
+    "1. 3 3 5 2 6  2. 3 3 1 4 4" and cannot tell which dice were kept."""
+    game = finished(1, seed=3)
+    html = staff_client.get(game_url(game)).content.decode()
+    held_rolls = [
+        roll
+        for roll in re.findall(r'<span class="roll"[^>]*>(.*?</span>)(?=<span class="roll"|</td>)', html, flags=re.S)
+        if "die held" in roll
+    ]
+    assert held_rolls, "no roll with held dice in this game"
+    for roll in held_rolls:
+        spoken = unescape(re.sub(r"<[^>]+>", " ", roll))  # the text, as a screen reader reads it
+        assert re.search(r"held|kept|keep", spoken, flags=re.I), spoken
+
+
+# --- 6. staff reading the admin in another language --------------------------------------------------
+
+
+def test_more_time_given_by_staff_reading_german_is_logged_in_one_language(staff_client: Client) -> None:  # noqa: F811
+    """docs/translations.md: the admin's own additions are English. A staff member whose browser asks
+    for German gives a day more: the log kept for everyone reads "Gave the player to move (seat 1)
+    1 Tag more", and History "Gave P0 1 Tag more to move": a German word in an English sentence."""
+    table = own_pace_room(2, seconds=DAY)
+    german = {"HTTP_ACCEPT_LANGUAGE": "de"}
+    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, **german)
+    logged = LogEntry.objects.get().get_change_message()
+    assert "1 day more" in logged, logged
+    history = text(staff_client.get(reverse("admin:games_gameunderway_history", args=[table.game.pk]), **german))
+    assert "Gave P0 1 day more to move" in history, history[-300:]
