@@ -293,6 +293,30 @@ def test_a_signed_in_non_staff_account_does_not_get_into_the_admin() -> None:
     assert client.get("/admin/login/").status_code == 403
 
 
+def test_the_admins_change_password_is_the_sites_form_which_checks_the_current_password_through_the_lockout() -> None:
+    """Django's admin form checks the current password with ``check_password`` alone: a staff
+    session left open could take any number of guesses at the staff account's password. The
+    admin's *Change password* is the site's own form, which counts them as sign-ins do."""
+    old, new = "a long pass phrase 2", "another long phrase 9"
+    staff = User.objects.create_user("ref", password=old, is_staff=True)
+    client = Client(REMOTE_ADDR="198.51.100.71")
+    client.force_login(staff)
+    assert "/admin/password_change/" in client.get("/admin/").content.decode()  # the admin's link
+    form = {"new_password1": new, "new_password2": new}
+    for method in ("get", "post"):
+        response = getattr(client, method)("/admin/password_change/", {"old_password": old, **form})
+        assert response.status_code == 302 and response["Location"] == "/accounts/password/change/"
+    assert User.objects.get(username="ref").check_password(old), "Django's form changed it"
+    guesses = {"password1": new, "password2": new}
+    statuses = [
+        client.post("/accounts/password/change/", {"oldpassword": f"guess {i}", **guesses}).status_code
+        for i in range(5)
+    ]
+    assert statuses == [200] * 4 + [429]
+    assert client.post("/accounts/password/change/", {"oldpassword": old, **guesses}).status_code == 429
+    assert User.objects.get(username="ref").check_password(old)
+
+
 # --- no secrets before the end -------------------------------------------------------
 
 

@@ -1,5 +1,7 @@
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic.base import RedirectView
@@ -11,6 +13,16 @@ from yahtzee.health import healthz
 # (and is locked out per address like the rest); Django's admin form would take the password
 # alone, and its session is signed in on the whole site. Set before ``admin.site.urls`` is read.
 admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
+
+
+def admin_password_change(request: HttpRequest, extra_context: object = None) -> HttpResponse:
+    """The admin's *Change password* is the site's own form, which checks the current password as a
+    sign-in is (through the lockout) and ends the account's other sessions; Django's checks it
+    with ``check_password`` alone, so a staff session left open could guess without limit."""
+    return redirect("account_change_password")
+
+
+admin.site.password_change = admin_password_change  # type: ignore[method-assign,assignment]
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -33,27 +33,6 @@ def under_way_row(client: Client, code: str, **headers: str) -> str:
     return next(row for row in rows if code in row)
 
 
-# --- 1. the admin's own "Change password" is a way around the sign-in lockout ---------------------
-
-
-def test_the_admins_change_password_form_checks_the_current_password_through_the_sign_in_lockout() -> None:
-    """docs/security.md: "the current password on the change-password form is checked as a sign-in
-    is, so a session left signed in on a shared device is no way around the lockout". The admin
-    links its own form (*Change password*, /admin/password_change/), Django's, which checks the
-    current password with ``check_password`` alone: a staff session left open takes any number of
-    guesses at the staff account's password, and the right one then changes it."""
-    old, new = "a long pass phrase 2", "another long phrase 9"
-    staff = get_user_model().objects.create_user("ref", password=old, is_staff=True)
-    client = Client(REMOTE_ADDR="198.51.100.71")
-    client.force_login(staff)
-    form = {"new_password1": new, "new_password2": new}
-    for guess in range(8):
-        client.post("/admin/password_change/", {"old_password": f"guess {guess}", **form})
-    response = client.post("/admin/password_change/", {"old_password": old, **form})
-    assert response.get("Location") != reverse("admin:password_change_done"), "eight wrong guesses, then in"
-    assert get_user_model().objects.get(username="ref").check_password(old), "the password was changed"
-
-
 # --- 2. a damaged roll in the log takes the game's page down -------------------------------------
 
 
