@@ -362,15 +362,22 @@ def verify_fairness(game: Game, moves: list[Move] | None = None) -> FairnessRepo
     for move in moves if moves is not None else selectors.roll_moves(game):
         if move.kind != Move.Kind.ROLL:
             continue
-        p = move.payload
+        p = move.payload if isinstance(move.payload, dict) else {}
+        number, faces = p.get("roll"), p.get("faces")
+        # A damaged log is a failed check, not a crash of the page that shows it: a roll whose
+        # number or dice are missing cannot be re-derived, so it is not shown to be fair.
+        if isinstance(number, bool) or not isinstance(number, int) or not isinstance(faces, list) or not faces:
+            number_ok = isinstance(number, int) and not isinstance(number, bool)
+            missing = "dice" if number_ok else "number" if isinstance(faces, list) and faces else "number and dice"
+            mismatches.append(f"roll {rolls} (move {move.seq}): logged without its {missing}")
+            rolls += 1
+            continue
         # The rolls are numbered 0, 1, 2, ... in the order they were made: a server free to choose
         # a roll's number would choose its dice among the numbers' faces.
-        if p["roll"] != rolls:
-            mismatches.append(f"roll {p['roll']} (move {move.seq}): out of order, roll {rolls} was due")
-        expected = fairness.roll_faces(
-            game.server_seed, game.code, game.client_seed, p["roll"], len(p["faces"]), sides=sides
-        )
+        if number != rolls:
+            mismatches.append(f"roll {number} (move {move.seq}): out of order, roll {rolls} was due")
+        expected = fairness.roll_faces(game.server_seed, game.code, game.client_seed, number, len(faces), sides=sides)
         rolls += 1
-        if expected != p["faces"]:
-            mismatches.append(f"roll {p['roll']} (move {move.seq}): logged {p['faces']}, the seed gives {expected}")
+        if expected != faces:
+            mismatches.append(f"roll {number} (move {move.seq}): logged {faces}, the seed gives {expected}")
     return FairnessReport(commitment_ok=commitment_ok, rolls_checked=rolls, mismatches=mismatches, revealed=revealed)

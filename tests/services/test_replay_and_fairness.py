@@ -83,6 +83,20 @@ def test_a_tampered_log_is_caught() -> None:
     assert replay_game(game).problems
 
 
+@pytest.mark.parametrize(("missing", "said"), [("faces", "dice"), ("roll", "number")])
+def test_a_roll_logged_without_its_number_or_dice_fails_the_check_and_the_rest_are_still_checked(
+    missing: str, said: str
+) -> None:
+    game = play_to_end(open_room(1), random.Random(4))
+    rolls = list(game.moves.filter(kind="roll").order_by("seq"))
+    damaged = rolls[1]
+    del damaged.payload[missing]
+    damaged.save()
+    report = verify_fairness(game)
+    assert not report.ok and report.rolls_checked == len(rolls)
+    assert report.mismatches == [f"roll 1 (move {damaged.seq}): logged without its {said}"]
+
+
 def test_rolls_derive_from_seed_code_client_seeds_and_roll_number() -> None:
     seed = "00" * 32
     a = fairness.roll_faces(seed, "room", "x,y", 0, 5)

@@ -160,6 +160,20 @@ def test_a_tampered_roll_fails_the_fairness_check(staff_client: Client) -> None:
     assert "Replay check failed" in page  # the replayed dice no longer match the log either
 
 
+@pytest.mark.parametrize("missing", ["faces", "roll"])
+def test_a_roll_logged_without_its_dice_or_number_fails_the_fairness_check_and_the_page_still_shows(
+    staff_client: Client, missing: str
+) -> None:
+    game = finished(1, seed=2)
+    move = Move.objects.filter(game=game, kind=Move.Kind.ROLL).order_by("seq").first()
+    del move.payload[missing]
+    move.save()
+    response = staff_client.get(game_url(game))
+    assert response.status_code == 200
+    page = text(response)
+    assert "Fairness check failed" in page and f"(move {move.seq}): logged without its" in page
+
+
 def test_a_game_left_mid_turn_shows_the_unscored_turn_and_the_leave(staff_client: Client) -> None:
     game = walked_out()
     assert game.status in (Game.Status.FINISHED, Game.Status.ABANDONED)
