@@ -21,10 +21,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
+from django.core.exceptions import ValidationError
 from django.db.models import F, Prefetch, QuerySet
 from django.db.models.constants import LOOKUP_SEP
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
@@ -121,6 +125,35 @@ def _game_staff_actions(game: Game) -> list[dict[str, Any]]:
     return actions
 
 
+class OneGameTwoLists(ModelAdmin):
+    """A game has its page in one of two lists, by whether it is over: *Games* (finished and
+    abandoned, seed revealed) or *Games under way*. A link to the other list's page of a game
+    (Recent actions, a chat message's game, a page kept from before the game ended) leads to
+    the page it has, not to "doesn't exist": the other list's page keeps the secret seed as
+    that list does."""
+
+    other_list = ""  # the other list's model, as in its admin URLs' names
+
+    def _in_the_other_list(self, request: HttpRequest, object_id: str, view: str) -> HttpResponse | None:
+        try:
+            pk = Game._meta.pk.to_python(unquote(object_id))
+        except ValidationError:
+            return None
+        if self.get_queryset(request).filter(pk=pk).exists() or not Game.objects.filter(pk=pk).exists():
+            return None
+        return redirect(reverse(f"admin:games_{self.other_list}_{view}", args=[quote(pk)]))
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> Any:
+        elsewhere = self._in_the_other_list(request, object_id, "change")
+        return elsewhere or super().change_view(request, object_id, form_url, extra_context)
+
+    def history_view(self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None) -> Any:
+        elsewhere = self._in_the_other_list(request, object_id, "history")
+        return elsewhere or super().history_view(request, object_id, extra_context)
+
+
 class ReadOnlyAdmin(SecretLookupsAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
@@ -176,7 +209,8 @@ def _state(game: Game) -> dict[str, Any]:
 
 
 @admin.register(Game)
-class GameAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
+class GameAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
+    other_list = "gameunderway"
     list_display = (
         "room_code",
         "ruleset_label",
@@ -491,8 +525,10 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
 
 
 @admin.register(GameUnderWay)
-class GameUnderWayAdmin(StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
+class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnlyAdmin):
     """Games not over yet: their pace and deadlines; the one change allowed is more time to move."""
+
+    other_list = "game"
 
     list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
     list_filter = ("pace", "status", ("ruleset", RulesetFilter))

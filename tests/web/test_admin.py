@@ -194,11 +194,13 @@ def test_a_room_abandoned_in_the_lobby_has_no_cards(staff_client: Client) -> Non
 
 
 def test_a_live_game_has_no_page_and_keeps_its_seed_hidden(admin_client: Client) -> None:
+    """Not in the finished games: a link to its page there leads to its page in Games under way."""
     table = open_room(2)
     game = table.game
     response = admin_client.get(game_url(game), follow=True)
     assert game.server_seed not in response.content.decode()
-    assert response.redirect_chain and response.redirect_chain[-1][0] == reverse("admin:index")
+    under_way = reverse("admin:games_gameunderway_change", args=[game.pk])
+    assert response.redirect_chain and response.redirect_chain[-1][0] == under_way
 
 
 # --- the changelist ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import re
+from html import unescape
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -201,3 +203,17 @@ def test_the_admins_log_written_before_names_no_player_after_the_migration(staff
     extended.refresh_from_db()
     assert extended.change_message == f"Gave the player to move (seat 1) 1 day more (until {deadline})"
     assert hidden.get().object_repr == f"{table.code}: hello all"
+
+
+def test_a_running_games_chat_message_links_to_the_games_page_under_way(staff_client: Client) -> None:  # noqa: F811
+    """*Chat messages* lists live rooms' messages (to hide one while the game is on); the link to the
+    message's game, a Game, leads to its page in Games under way while it runs."""
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
+    message = ChatMessage.objects.get()
+    html = staff_client.get(reverse("admin:games_chatmessage_change", args=[message.pk])).content.decode()
+    link = re.search(r'<div class="readonly"><a href="([^"]+)">[^<]*' + table.code, html)
+    assert link, "the message's page does not link its game"
+    response = staff_client.get(unescape(link.group(1)), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("admin:games_gameunderway_change", args=[table.game.pk])
+    assert "doesn’t exist" not in text(response)

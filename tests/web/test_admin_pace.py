@@ -191,3 +191,29 @@ def test_the_finished_games_history_keeps_the_staff_extension(staff_client: Clie
     history = staff_client.get(reverse("admin:games_game_history", args=[game.pk])).content.decode()
     assert "Gave P0 1 day more to move" in history, history[-600:]
     assert LogEntry.objects.get().get_admin_url() == reverse("admin:games_game_change", args=[game.pk])
+
+
+def test_recent_actions_entry_of_more_time_given_to_a_running_game_leads_to_its_page(staff_client: Client) -> None:
+    """The entry in *Recent actions* is logged against the Game, so that it stays with the game once
+    it is over: while it runs, its link leads to the game's page in Games under way."""
+    table = own_pace_room(2, seconds=DAY)
+    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+    entry = LogEntry.objects.get()
+    index = staff_client.get(reverse("admin:index")).content.decode()
+    assert entry.get_admin_url() in index  # the link Recent actions offers
+    response = staff_client.get(entry.get_admin_url(), follow=True)
+    under_way = reverse("admin:games_gameunderway_change", args=[table.game.pk])
+    assert response.redirect_chain[-1][0] == under_way
+    page = response.content.decode()
+    assert table.code in page and "doesn’t exist" not in page and table.game.server_seed not in page
+    history = staff_client.get(reverse("admin:games_game_history", args=[table.game.pk]), follow=True)
+    assert history.redirect_chain[-1][0] == reverse("admin:games_gameunderway_history", args=[table.game.pk])
+    assert "Gave P0 1 day more to move" in history.content.decode()
+
+
+def test_a_games_under_way_page_kept_from_before_it_ended_leads_to_its_review(staff_client: Client) -> None:
+    table = own_pace_room(players=1, seconds=DAY)
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    response = staff_client.get(reverse("admin:games_gameunderway_change", args=[game.pk]), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("admin:games_game_change", args=[game.pk])
+    assert "Turn by turn" in response.content.decode()

@@ -33,36 +33,6 @@ def under_way_row(client: Client, code: str, **headers: str) -> str:
     return next(row for row in rows if code in row)
 
 
-# --- 3. links to a live game say it "doesn't exist. Perhaps it was deleted?" -----------------------
-
-
-def test_recent_actions_entry_of_more_time_given_to_a_live_game_leads_to_the_game(staff_client: Client) -> None:  # noqa: F811
-    """Staff give a running game a day more; the entry in *Recent actions* (logged against the Game on
-    purpose) links to the finished games' page, which has no live game: staff land on the index
-    told "Game with ID “1” doesn’t exist. Perhaps it was deleted?" about a game being played."""
-    table = own_pace_room(2, seconds=DAY)
-    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
-    entry = LogEntry.objects.get()
-    index = staff_client.get(reverse("admin:index")).content.decode()
-    assert entry.get_admin_url() in index  # the link Recent actions offers
-    page = text(staff_client.get(entry.get_admin_url(), follow=True))
-    assert "doesn’t exist" not in page and "Perhaps it was deleted" not in page, page[:400]
-    assert table.code in page or services.shown_code(table.code) in page
-
-
-def test_a_live_rooms_chat_message_links_its_game_to_a_page_of_it(staff_client: Client) -> None:  # noqa: F811
-    """*Chat messages* lists live rooms' messages (to hide one while the game is on); the message's
-    page links its game to the finished games' page, which tells staff it was perhaps deleted."""
-    table = open_room(2)
-    services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
-    message = ChatMessage.objects.get()
-    html = staff_client.get(reverse("admin:games_chatmessage_change", args=[message.pk])).content.decode()
-    link = re.search(r'<div class="readonly"><a href="([^"]+)">[^<]*' + table.code, html)
-    assert link, "the message's page does not link its game"
-    page = text(staff_client.get(unescape(link.group(1)), follow=True))
-    assert "doesn’t exist" not in page and "Perhaps it was deleted" not in page, page[:400]
-
-
 # --- 4. a paused game in Games under way -------------------------------------------------------------
 
 
