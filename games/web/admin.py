@@ -29,7 +29,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 
@@ -53,6 +53,20 @@ if TYPE_CHECKING:
     ModelAdmin = admin.ModelAdmin[Any]  # generic in django-stubs only; every model's admin here is read-only
 else:
     ModelAdmin = admin.ModelAdmin
+
+
+def _duration(seconds: float) -> str:
+    """A span in the admin's words, which are English (docs/translations.md) whatever language the
+    staff member reads Django's own pages in: a sentence of the admin's, and the log entry kept for
+    every staff member, is never English with a German "1 Tag" in it."""
+    with translation.override("en"):
+        return services.duration(seconds)
+
+
+def _time_left(seconds: float) -> str:
+    """The time left to move in the admin's English words, as ``_duration``."""
+    with translation.override("en"):
+        return services.time_left(seconds)
 
 
 def _is_staff(request: HttpRequest) -> bool:
@@ -117,10 +131,11 @@ def _game_staff_actions(game: Game) -> list[dict[str, Any]]:
             continue
         seat = p.get("seat")
         name = seats[seat].name if isinstance(seat, int) and 0 <= seat < len(seats) else "?"
-        text = f"Gave {name} {services.duration(p.get('seconds', 0))} more to move"
+        text = f"Gave {name} {_duration(p.get('seconds', 0))} more to move"
         until = parse_datetime(p.get("deadline") or "")
         if until is not None:
-            text += f" (until {date_format(timezone.localtime(until), 'DATETIME_FORMAT')})"
+            with translation.override("en"):  # the month's name too, in the admin's English sentence
+                text += f" (until {date_format(timezone.localtime(until), 'DATETIME_FORMAT')})"
         actions.append({"at": move.created_at, "staff": p.get("by") or "?", "text": text})
     return actions
 
@@ -470,13 +485,13 @@ def _event(move: Move, seats: Sequence[Seat]) -> dict[str, Any]:
     elif move.kind == Move.Kind.EXTEND and p.get("set_back"):
         # No staff acted: the server's clock was set back, and the deadline went back with it.
         kind = "Deadline moved with the server's clock"
-        details.append(f"moved back {services.duration(-p.get('seconds', 0))} with the server's clock")
+        details.append(f"moved back {_duration(-p.get('seconds', 0))} with the server's clock")
     elif move.kind == Move.Kind.EXTEND and p.get("outage"):
         # No staff acted: the server gave back the time no process was up to keep the clock.
         kind = "Time to move given back after an outage"
-        details.append(f"{services.duration(p.get('seconds', 0))} given back: the server was out of reach")
+        details.append(f"{_duration(p.get('seconds', 0))} given back: the server was out of reach")
     elif move.kind == Move.Kind.EXTEND:
-        details.append(f"{services.duration(p.get('seconds', 0))} more to move, given by {p.get('by') or '?'}")
+        details.append(f"{_duration(p.get('seconds', 0))} more to move, given by {p.get('by') or '?'}")
     if p.get("game_over"):
         details.append("game over")
     if p.get("abandoned"):
@@ -510,10 +525,10 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
             model_admin.log_change(
                 request,
                 Game.objects.get(pk=game.pk),
-                f"Gave the player to move (seat {change['seat'] + 1}) {services.duration(seconds)} more"
+                f"Gave the player to move (seat {change['seat'] + 1}) {_duration(seconds)} more"
                 f" (until {change['deadline']})",
             )
-        more = services.duration(seconds)
+        more = _duration(seconds)
         model_admin.message_user(
             request, f"{done} game{'s' if done != 1 else ''}: {more} more to move.", messages.SUCCESS
         )
@@ -521,7 +536,7 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
             model_admin.message_user(request, line, messages.WARNING)
 
     extend.__name__ = f"extend_{seconds}"
-    return admin.action(description=f"Give the player to move {services.duration(seconds)} more")(extend)
+    return admin.action(description=f"Give the player to move {_duration(seconds)} more")(extend)
 
 
 @admin.register(GameUnderWay)
@@ -557,7 +572,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
     @admin.display(description="pace", ordering="pace")
     def pace_label(self, game: Game) -> str:
         if game.pace == Game.Pace.OWN:
-            return f"own pace, {services.duration(game.turn_timer)} a move" if game.turn_timer else "own pace, no limit"
+            return f"own pace, {_duration(game.turn_timer)} a move" if game.turn_timer else "own pace, no limit"
         return f"live, {game.turn_timer} s a turn" if game.turn_timer else "live"
 
     @admin.display(description="to move")
@@ -569,7 +584,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
     def time_left(self, game: Game) -> str:
         if game.turn_deadline is None:
             return "—"
-        return services.time_left((game.turn_deadline - timezone.now()).total_seconds())
+        return _time_left((game.turn_deadline - timezone.now()).total_seconds())
 
 
 # --- the raw records, for looking things up ------------------------------------------------

@@ -12,11 +12,13 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import date_format
 
 from games import services
 from games.store.models import Game, Move
 from tests.factories import open_room, own_pace_room, play_to_end
+from tests.web.test_admin import text
 
 pytestmark = pytest.mark.django_db
 DAY = 86_400
@@ -30,6 +32,16 @@ def event_rows(page_html: str) -> list[str]:
         re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", row))).strip()
         for row in re.findall(r"<tr[^>]*>(.*?)</tr>", section, flags=re.S)
     ]
+
+
+def under_way_row(client: Client, code: str, **headers: str) -> str:
+    """The row of the game ``code`` in *Games under way*, as text."""
+    html = client.get(UNDER_WAY, **headers).content.decode()
+    rows = [
+        re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", row))).strip()
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S)
+    ]
+    return next(row for row in rows if code in row)
 
 
 @pytest.fixture
@@ -217,3 +229,20 @@ def test_a_games_under_way_page_kept_from_before_it_ended_leads_to_its_review(st
     response = staff_client.get(reverse("admin:games_gameunderway_change", args=[game.pk]), follow=True)
     assert response.redirect_chain[-1][0] == reverse("admin:games_game_change", args=[game.pk])
     assert "Turn by turn" in response.content.decode()
+
+
+def test_the_admins_own_words_are_english_for_staff_reading_german(staff_client: Client) -> None:
+    """docs/translations.md: the admin's own additions are English, whatever language Django's own
+    admin pages are read in: no "1 Tag" in an English sentence, least of all in the log kept for
+    every staff member."""
+    table = own_pace_room(2, seconds=DAY)
+    german = {"HTTP_ACCEPT_LANGUAGE": "de"}
+    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, **german)
+    logged = LogEntry.objects.get().get_change_message()
+    assert "1 day more" in logged, logged
+    history = text(staff_client.get(reverse("admin:games_gameunderway_history", args=[table.game.pk]), **german))
+    with translation.override("en"):
+        until = date_format(timezone.localtime(table.game.turn_deadline), "DATETIME_FORMAT")
+    assert f"Gave P0 1 day more to move (until {until})" in history, history[-300:]
+    listed = under_way_row(staff_client, table.code, **german)
+    assert "own pace, 1 day a move" in listed and re.search(r"\b(1|2) days?\b", listed), listed

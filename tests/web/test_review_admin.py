@@ -103,17 +103,3 @@ def test_the_timeline_says_which_dice_were_held_in_words_not_only_in_bold_and_a_
         assert re.search(r"held|kept|keep", spoken, flags=re.I), spoken
 
 
-# --- 6. staff reading the admin in another language --------------------------------------------------
-
-
-def test_more_time_given_by_staff_reading_german_is_logged_in_one_language(staff_client: Client) -> None:  # noqa: F811
-    """docs/translations.md: the admin's own additions are English. A staff member whose browser asks
-    for German gives a day more: the log kept for everyone reads "Gave the player to move (seat 1)
-    1 Tag more", and History "Gave P0 1 Tag more to move": a German word in an English sentence."""
-    table = own_pace_room(2, seconds=DAY)
-    german = {"HTTP_ACCEPT_LANGUAGE": "de"}
-    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, **german)
-    logged = LogEntry.objects.get().get_change_message()
-    assert "1 day more" in logged, logged
-    history = text(staff_client.get(reverse("admin:games_gameunderway_history", args=[table.game.pk]), **german))
-    assert "Gave P0 1 day more to move" in history, history[-300:]
