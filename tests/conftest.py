@@ -250,6 +250,12 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     try:
         return (yield)
     finally:
+        if settings.configured:
+            from django.utils import translation
+
+            # A test client's request in another language (Accept-Language: de) leaves that language
+            # active in this thread, where the next test would word its sentences in it.
+            translation.deactivate()
         running = item.stash.get(_LOOP_SET_ASIDE, None)
         if running is not None and not running.is_closed():
             asyncio.events._set_running_loop(running)
