@@ -53,7 +53,8 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
     """Staff give the player to move more time: the deadline moves ``seconds`` later. Locks the Game row.
 
     Logged as an ``extend`` Move (the replay and the review read it like any other), with
-    the seat, the time added and the new deadline. Refused unless a clock is running.
+    the seat, the time added and the new deadline. Refused unless a clock is running, with
+    the reason none is (``_clock_stopped``).
     """
     if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in EXTEND_CHOICES:
         raise RuleViolation(
@@ -62,7 +63,7 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
     with transaction.atomic():
         game = locked(code)
         if game.turn_deadline is None or game.status != Game.Status.PLAYING:
-            raise RuleViolation(E.NOT_PLAYING, "Only a running clock can be extended: nobody is on the clock now.")
+            raise _clock_stopped(game)
         seat = rules_state(game).current
         entry = game.room.seats[seat]
         game.turn_deadline = max(game.turn_deadline, timezone.now()) + timedelta(seconds=seconds)
@@ -83,6 +84,25 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
             fields=("turn_deadline",),
         )
     return payload
+
+
+def _clock_stopped(game: Game) -> RuleViolation:
+    """Why ``game`` has no running clock to extend: not being played, no time per move, paused
+    (its turn keeps the time it had left until a player resumes it), or a computer's turn."""
+    playing = game.status == Game.Status.PLAYING
+    room = game.room
+    if not playing:
+        why = "the game is not being played"
+    elif not game.turn_timer:
+        why = "the game has no time per move"
+    elif room.paused:
+        why = "the game is paused: its clock is stopped until a player resumes it"
+    elif room.bot_to_play(playing=playing):
+        why = "a computer is to move, and computers are on no clock"
+    else:
+        why = "nobody is on the clock now"
+    code = E.PAUSED if playing and room.paused else E.NOT_PLAYING
+    return RuleViolation(code, f"Only a running clock can be extended: {why}.")
 
 
 def clock_outage(*, code: str, gap: timedelta, since: datetime) -> bool:

@@ -516,7 +516,7 @@ def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]],
             try:
                 change = services.clock_extend(code=game.code, seconds=seconds, staff=staff)
             except RuleViolation as exc:
-                refused.append(f"{game.code}: {exc.message}")
+                refused.append(f"Game {services.shown_code(game.code)}: {exc.message}")
                 continue
             done += 1
             # Logged against the game itself, not this list's proxy: its History and the entry in
@@ -545,7 +545,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     other_list = "game"
 
-    list_display = ("code", "ruleset_label", "pace_label", "status", "to_move", "time_left", "turn_deadline")
+    list_display = ("code", "ruleset_label", "pace_label", "state", "to_move", "time_left", "turn_deadline")
     list_filter = ("pace", "status", ("ruleset", RulesetFilter))
     search_fields = ("code", "players__name")
     # The move about to run out first: a game with no deadline (lobby, paused, no clock) after
@@ -553,7 +553,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
     ordering = (F("turn_deadline").asc(nulls_last=True), "-created_at")
     list_per_page = 50
     fields = (
-        "code", "ruleset", "status", "pace_label", "to_move", "turn_deadline", "time_left",
+        "code", "ruleset", "state", "pace_label", "to_move", "turn_deadline", "time_left",
         "created_at", "started_at", "version",
     )  # fmt: skip
     readonly_fields = fields
@@ -575,6 +575,13 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
             return f"own pace, {_duration(game.turn_timer)} a move" if game.turn_timer else "own pace, no limit"
         return f"live, {game.turn_timer} s a turn" if game.turn_timer else "live"
 
+    @admin.display(description="status", ordering="status")
+    def state(self, game: Game) -> str:
+        """The status, and a game the host paused as paused: its clock is stopped, nobody moves."""
+        if game.status == Game.Status.PLAYING and game.room.paused:
+            return "Paused"
+        return str(game.get_status_display())
+
     @admin.display(description="to move")
     def to_move(self, game: Game) -> str:
         seat = game.room.to_play(playing=game.status == Game.Status.PLAYING)
@@ -582,6 +589,10 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     @admin.display(description="time left", ordering="turn_deadline")
     def time_left(self, game: Game) -> str:
+        room = game.room
+        if game.status == Game.Status.PLAYING and room.paused and room.clock_left is not None:
+            # A pause clears the deadline and keeps what the turn had left, to run again on resume.
+            return f"{_time_left(room.clock_left)} (paused)"
         if game.turn_deadline is None:
             return "—"
         return _time_left((game.turn_deadline - timezone.now()).total_seconds())

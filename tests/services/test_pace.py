@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import timedelta
 from unittest import mock
 
@@ -15,7 +16,7 @@ from games.domain.rules import RuleViolation
 from games.services.replay import replay_game, replay_steps
 from games.store.models import Game, Move, Notice, Player
 from games.store.selectors import game_state, my_games, waiting_count
-from tests.factories import action_id, open_room, own_pace_room, play_to_end, play_turn, score_first_legal
+from tests.factories import Table, action_id, open_room, own_pace_room, play_to_end, play_turn, score_first_legal
 
 pytestmark = pytest.mark.django_db
 DAY = 86_400
@@ -297,11 +298,43 @@ def test_an_extension_not_offered_is_refused(seconds: object) -> None:
     assert table.version() == version
 
 
-def test_only_a_running_clock_is_extended() -> None:
-    table = own_pace_room(seconds=0)
+def computer_to_move() -> Table:
+    """A game at your own pace whose computer player is to move (a computer is on no clock)."""
+    table = own_pace_room(1, seconds=DAY, start=False)
+    services.game_add_bot(
+        code=table.code, controller=table.controllers[0], level="casual", expected_version=None, action_id=action_id()
+    )
+    services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
+    score_first_legal(table)
+    assert table.game.room.bot_to_play(playing=True)
+    return table
+
+
+def paused() -> Table:
+    table = own_pace_room(seconds=DAY)
+    services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
+    return table
+
+
+@pytest.mark.parametrize(
+    ("room", "code", "reason"),
+    [
+        (lambda: own_pace_room(seconds=DAY, start=False), services.NOT_PLAYING, "the game is not being played"),
+        (lambda: own_pace_room(seconds=0), services.NOT_PLAYING, "the game has no time per move"),
+        (paused, services.PAUSED, "the game is paused: its clock is stopped until a player resumes it"),
+        (computer_to_move, services.NOT_PLAYING, "a computer is to move, and computers are on no clock"),
+    ],
+    ids=["lobby", "no time per move", "paused", "a computer's turn"],
+)
+def test_only_a_running_clock_is_extended_and_the_refusal_says_why_none_runs(
+    room: Callable[[], Table], code: str, reason: str
+) -> None:
+    table = room()
+    version = table.version()
     with pytest.raises(RuleViolation) as err:
         services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
-    assert err.value.code == services.NOT_PLAYING
+    assert err.value.code == code and err.value.message == f"Only a running clock can be extended: {reason}."
+    assert table.version() == version
 
 
 def test_a_game_paused_by_a_host_who_never_came_back_can_go_on_a_month_later() -> None:

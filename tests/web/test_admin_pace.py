@@ -17,7 +17,7 @@ from django.utils.formats import date_format
 
 from games import services
 from games.store.models import Game, Move
-from tests.factories import open_room, own_pace_room, play_to_end
+from tests.factories import open_room, own_pace_room, play_to_end, score_first_legal
 from tests.web.test_admin import text
 
 pytestmark = pytest.mark.django_db
@@ -99,8 +99,37 @@ def test_a_game_with_no_clock_running_is_not_extended_and_says_why(staff_client:
         UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
     )
     html = response.content.decode()
-    assert "0 games: 1 day more to move." in html and "nobody is on the clock" in html
+    assert "0 games: 1 day more to move." in html
+    shown = services.shown_code(table.code)
+    assert f"Game {shown}: Only a running clock can be extended: the game has no time per move." in html
     assert table.version() == version
+
+
+def test_a_paused_game_is_listed_as_paused_with_the_time_its_turn_keeps(staff_client: Client) -> None:
+    """A pause stops the clock (no deadline) and keeps what the turn had left, to run again on resume."""
+    table = own_pace_room(seconds=DAY)
+    services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
+    row = under_way_row(staff_client, table.code)
+    assert "Paused P0 1 day (paused)" in row, row
+    assert "Playing" not in row
+
+
+@pytest.mark.parametrize("why", ["paused", "computer"])
+def test_more_time_refused_says_why_no_clock_runs(staff_client: Client, why: str) -> None:
+    table = own_pace_room(1 if why == "computer" else 2, seconds=DAY, start=why != "computer")
+    if why == "paused":
+        services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
+    else:
+        host = table.controllers[0]
+        services.game_add_bot(code=table.code, controller=host, level="casual", expected_version=None, action_id="b")
+        services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id="s")
+        score_first_legal(table)
+    response = staff_client.post(
+        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
+    )
+    warnings = re.findall(r'<li class="warning">(.*?)</li>', response.content.decode(), flags=re.S)
+    assert len(warnings) == 1 and warnings[0].startswith(f"Game {services.shown_code(table.code)}: "), warnings
+    assert why in warnings[0] and "nobody is on the clock" not in warnings[0], warnings
 
 
 def test_people_who_are_not_staff_cannot_extend() -> None:

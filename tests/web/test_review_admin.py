@@ -33,56 +33,6 @@ def under_way_row(client: Client, code: str, **headers: str) -> str:
     return next(row for row in rows if code in row)
 
 
-# --- 4. a paused game in Games under way -------------------------------------------------------------
-
-
-def paused_room() -> Table:
-    table = timed_room(2, seconds=60)
-    services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
-    assert table.game.room.paused and table.game.room.clock_left
-    return table
-
-
-def test_games_under_way_tell_a_paused_game_and_the_time_it_keeps(staff_client: Client) -> None:  # noqa: F811
-    """docs/admin.md: each game's status, whose move, the time left. A paused game is listed as
-    "Playing" with no time left ("—"), as a game without a clock is: the pause and the seconds the
-    turn keeps (the room's own state has them, ``clock.left``) are nowhere."""
-    table = paused_room()
-    row = under_way_row(staff_client, table.code)
-    assert "paused" in row.lower(), row
-
-
-@pytest.mark.parametrize("why", ["paused", "computer"])
-def test_more_time_refused_says_why(staff_client: Client, why: str) -> None:  # noqa: F811
-    """docs/admin.md: "A game with no clock running (no time per move, paused, a computer's turn) is
-    refused, with the reason". Every refusal reads "nobody is on the clock now", a paused game's
-    (whose player is on the clock once it resumes) and a computer's turn's alike."""
-    if why == "paused":
-        table = paused_room()
-    else:
-        from tests.services.test_bots import add_bot, start
-
-        table = own_pace_room(1, seconds=DAY, start=False)
-        add_bot(table, "casual")
-        start(table)
-        services.turn_roll(code=table.code, controller=table.current(), expected_version=None, action_id="r")
-        option = next(o for o in game_state(table.game)["options"] if o["legal"])
-        services.turn_score(
-            code=table.code,
-            controller=table.controllers[0],
-            box=option["box"],
-            column=option["column"],
-            expected_version=None,
-            action_id="s",
-        )
-        assert table.game.room.bot_to_play(playing=True)
-    response = staff_client.post(
-        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
-    )
-    warnings = re.findall(r'<li class="warning">(.*?)</li>', response.content.decode(), flags=re.S)
-    assert warnings and why in " ".join(warnings).lower(), warnings
-
-
 # --- 5. the timeline's held dice, for a screen reader -------------------------------------------------
 
 
