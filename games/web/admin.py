@@ -405,21 +405,20 @@ def _scorecard(ruleset: Any, state: dict[str, Any], room: Room) -> dict[str, Any
 def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
     rows = []
     for turn in replay.turns:
-        rolls = [
-            {
-                "number": roll["roll"],
-                "dice": [
-                    {
-                        "value": value,
-                        "held": index in roll["held"],
-                        # Painted: the colour by name (the page shows the name, not only the hue).
-                        "colour": roll["colours"][index] if "colours" in roll else "",
-                    }
-                    for index, value in enumerate(roll["dice"])
-                ],
-            }
-            for roll in turn.rolls
-        ]
+        rolls = []
+        for roll in turn.rolls:
+            dice = [
+                {
+                    "value": value,
+                    "held": index in roll["held"],
+                    # Painted: the colour by name (the page shows the name, not only the hue).
+                    "colour": roll["colours"][index] if "colours" in roll else "",
+                }
+                for index, value in enumerate(roll["dice"])
+            ]
+            # The held dice in words too: bold type and a title are not read out by screen readers.
+            held = " ".join(f"{die['value']} {die['colour']}".strip() for die in dice if die["held"])
+            rolls.append({"number": roll["roll"], "dice": dice, "held": held})
         rows.append(
             {
                 "number": turn.number,

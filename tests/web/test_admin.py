@@ -123,6 +123,23 @@ def test_staff_see_the_timeline_rebuilt_from_the_move_log(staff_client: Client) 
     assert game.server_seed in page and game.seed_commitment in page and game.client_seed in page
 
 
+def test_the_timeline_says_which_dice_were_held_in_words_a_screen_reader_reads(staff_client: Client) -> None:
+    """Bold type and a ``title`` tell a held die to the eye; a screen reader reads no ``title`` on
+    text, so each roll with held dice says them in visually hidden words after its dice."""
+    game = finished(1, seed=3)
+    html = staff_client.get(game_url(game)).content.decode()
+    rolls = [m.payload for m in Move.objects.filter(game=game, kind=Move.Kind.ROLL).order_by("seq")]
+    assert any(roll["held"] for roll in rolls), "no roll with held dice in this game"
+    spoken = [
+        unescape(re.sub(r"<[^>]+>", " ", roll))
+        for roll in re.findall(r'<span class="roll"[^>]*>(.*?</span>)(?=<span class="roll"|</td>)', html, flags=re.S)
+    ]
+    assert len(spoken) == len(rolls)
+    for roll, said in zip(rolls, spoken, strict=True):
+        held = " ".join(str(value) for i, value in enumerate(roll["dice"]) if i in roll["held"])
+        assert (f"(held: {held})" in said) == bool(held), said
+
+
 def test_the_scorecards_show_every_box_the_totals_and_the_winner(staff_client: Client) -> None:
     game = finished(2, "yatzy", seed=5)
     rename(game, 0, "Ada")
