@@ -284,6 +284,18 @@ class Room(msgspec.Struct, frozen=True):
         seat = self.to_play(playing=playing)
         return timed and seat is not None and not self.paused and seat.human
 
+    def time_held(self, *, playing: bool, timer: int | None) -> float | None:
+        """While paused, the seconds the turn to play will have when play resumes: those it had
+        left when the host paused, or the whole ``timer`` for a turn that came up during the
+        pause (the player to move left or was taken out), as every new turn has. None when no
+        clock will run then: not paused, no timer, not playing, a computer to play."""
+        seat = self.to_play(playing=playing)
+        if not self.paused or not timer or seat is None or not seat.human:
+            return None
+        if self.clock_left is not None and self.clock_turn == self.turn_key(playing=playing):
+            return self.clock_left
+        return float(timer)
+
     def bot_to_play(self, *, playing: bool) -> bool:
         """Whether a computer player is to play now (playing, not paused)."""
         seat = self.to_play(playing=playing)

@@ -150,16 +150,12 @@ def _host_action(
         else:
             if not room.paused:
                 raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")
-            left = room.clock_left
+            # The time it had left when the host paused, or the whole time for a turn that came
+            # up during the pause, as every new turn has (deadline.tick): what the pages showed.
+            left = room.time_held(playing=True, timer=game.turn_timer)
             room = room.resume()
-            if running(game, room):
-                key = room.turn_key(playing=True)
-                if left is None or room.clock_turn != key:
-                    # A turn that came up during the pause (the player to move left or was taken
-                    # out) starts with the whole time, as every new turn does (deadline.tick).
-                    left = float(game.turn_timer)
-                    room = room.change(clock_turn=key)
-                # The turn goes on with the time it had left when the host paused.
+            if left is not None and running(game, room):
+                room = room.change(clock_turn=room.turn_key(playing=True))
                 game.turn_deadline = timezone.now() + timedelta(seconds=left)
                 payload["left"] = left
                 fields = ("turn_deadline",)

@@ -319,16 +319,24 @@ def clock_state(game: Game) -> dict[str, Any] | None:
     if not game.turn_timer:
         return None
     deadline = game.turn_deadline
-    left = game.room.clock_left
-    if deadline is not None:
-        left = max(0.0, (deadline - timezone.now()).total_seconds())
+    left = seconds_left(game)
     return {
         "pace": game.pace,
         "seconds": game.turn_timer,
         "deadline": deadline.isoformat() if deadline is not None else None,
-        # Seconds left when the state was made (kept while paused); the page counts down from it.
+        # Seconds left when the state was made (while paused, what the turn will have when play
+        # resumes); the page counts down from it.
         "left": round(left, 2) if left is not None else None,
     }
+
+
+def seconds_left(game: Game, now: datetime | None = None) -> float | None:
+    """The seconds the turn to play has: to its deadline, or while paused what it will have when
+    play resumes (``Room.time_held``: not the time of a turn that ended during the pause, none
+    for a computer to play). None when no clock runs or will."""
+    if game.turn_deadline is not None:
+        return max(0.0, (game.turn_deadline - (now or timezone.now())).total_seconds())
+    return game.room.time_held(playing=game.status == Game.Status.PLAYING, timer=game.turn_timer)
 
 
 def replay_url(game: Game) -> str | None:
@@ -503,10 +511,7 @@ def my_games(controller: str) -> list[dict[str, Any]]:
         if game.status == Game.Status.PLAYING and rules is not None:
             row["round"] = round_of(rules, len(ruleset.boxes) * ruleset.columns)
             row["to_move"] = room.seats[rules.current].name
-            if game.turn_deadline is not None:
-                row["left"] = max(0.0, (game.turn_deadline - now).total_seconds())
-            elif room.paused and room.clock_left is not None:
-                row["left"] = room.clock_left  # a pause holds the turn's time; the deadline is set again on resume
+            row["left"] = seconds_left(game, now)
         rows.append(row)
     rows.sort(key=_order)
     return rows

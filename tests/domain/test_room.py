@@ -274,6 +274,20 @@ def test_pausing_keeps_the_time_left_and_resuming_clears_it() -> None:
     assert "paused" not in resumed.to_snapshot() and "clock_left" not in resumed.to_snapshot()
 
 
+def test_a_pause_holds_the_time_the_turn_to_play_will_have_when_play_resumes() -> None:
+    room = _room(ANN, BOB, ROBOT, clock_turn=(0, 0))
+    paused = room.pause(12.5)
+    assert paused.time_held(playing=True, timer=30) == 12.5  # the turn the host paused
+    assert room.time_held(playing=True, timer=30) is None  # not paused: the deadline says it
+    assert paused.time_held(playing=True, timer=None) is None
+    # A turn that came up during the pause gets the whole time, as every new turn does.
+    assert paused.change(clock_turn=(5, 1)).time_held(playing=True, timer=30) == 30.0
+    assert room.pause(None).time_held(playing=True, timer=30) == 30.0
+    # A computer to play has no clock.
+    robot_to_play = _room(ROBOT, ANN, clock_turn=(0, 0)).pause(12.5)
+    assert robot_to_play.time_held(playing=True, timer=30) is None
+
+
 def test_a_room_with_a_computer_seat_says_so() -> None:
     assert _room(ANN, ROBOT).has_bot() and not _room(ANN, BOB).has_bot()
 

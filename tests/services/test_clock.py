@@ -15,7 +15,7 @@ from games.domain.rules.codec import state_to_dict
 from games.scheduling import botplay
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game, Move
-from games.store.selectors import game_state
+from games.store.selectors import game_state, my_games
 from tests.factories import Table, action_id, online, play_to_end, play_turn, timed_room
 
 pytestmark = pytest.mark.django_db
@@ -239,3 +239,39 @@ def test_a_turn_that_came_up_during_the_pause_resumes_with_the_whole_time_and_sa
     assert resumed.payload["left"] == 30
     assert 29 < (game.turn_deadline - timezone.now()).total_seconds() <= 30
     assert game_state(game)["clock"]["left"] > 29
+
+
+def test_while_paused_a_turn_that_came_up_shows_the_time_the_resume_will_give_it() -> None:
+    """P0 (the host) had 5 s of 30 left and paused, then left: P1's turn came up during the pause.
+    Every page (the state's clock) and P1's Your games show the whole 30 s the resume gives P1,
+    not P0's 5 s."""
+    table = timed_room(players=3)
+    p0, p1 = table.controllers[0], table.controllers[1]
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(seconds=5))
+    services.game_pause(code=table.code, controller=p0, expected_version=None, action_id=action_id())
+    assert game_state(table.game)["clock"]["left"] == pytest.approx(5, abs=1)  # P0's own turn keeps its time
+    services.game_leave(code=table.code, controller=p0, seat=0, expected_version=None, action_id=action_id())
+    state = game_state(table.game)
+    assert state["paused"] and state["turn"]["seat"] == 1
+    row = next(r for r in my_games(p1) if r["code"] == table.code)
+    assert state["clock"]["left"] == row["left"] == 30
+    services.game_resume(code=table.code, controller=p1, expected_version=None, action_id=action_id())
+    assert 29 < (table.game.turn_deadline - timezone.now()).total_seconds() <= 30
+
+
+def test_while_paused_a_computers_turn_that_came_up_shows_no_countdown() -> None:
+    """A computer's turn has no clock: one that came up during the pause is shown without the
+    time the turn before it had left."""
+    host, other = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="P0", controller=host, turn_timer=30).game.code
+    services.game_add_bot(code=code, controller=host, expected_version=None, action_id=action_id())
+    services.game_join(code=code, name="P2", controller=other)
+    services.game_start(code=code, controller=host, expected_version=None, action_id=action_id())
+    Game.objects.filter(code=code).update(turn_deadline=timezone.now() + timedelta(seconds=5))
+    services.game_pause(code=code, controller=host, expected_version=None, action_id=action_id())
+    services.game_leave(code=code, controller=host, seat=0, expected_version=None, action_id=action_id())
+    state = game_state(Game.objects.get(code=code))
+    assert state["paused"] and state["seats"][state["turn"]["seat"]]["kind"] == "bot"
+    assert state["clock"]["left"] is None and state["clock"]["deadline"] is None
+    row = next(r for r in my_games(other) if r["code"] == code)
+    assert row["left"] is None
