@@ -34,17 +34,23 @@ DAY = 86_400
 
 
 def duration(seconds: float) -> str:
-    """A span as people say it, in days and hours: "3 days", "1 day 4 hours", "5 hours", "no limit" for 0.
+    """A span as people say it: "3 days", "1 day 4 hours", "5 hours", "20 minutes", "45 seconds"; "no limit" for 0.
 
     To the nearest minute, halves up, as the room's countdown and subtitle say it
     (static/js/room/render.js, ``clockText`` and ``duration``): a fresh 3-day move, a few
     milliseconds short of it, is "3 days" in its e-mail as on its page, not "2 days 23 hours".
+    A span under a minute (a live turn's last seconds, a server out of reach for a few) is said
+    to the nearest second, at least one: rounded up to a minute it would tell a player with 5 s
+    to go that they have a minute.
     """
     if seconds <= 0:
         return gettext("no limit")
-    total = math.floor(seconds / 60 + 0.5)  # minutes; halves up, as JavaScript's Math.round
-    days, hours = total // 1440, total % 1440 // 60
-    minutes = max(total % 60, 1)
+    whole = math.floor(seconds + 0.5)  # seconds; halves up, as JavaScript's Math.round
+    if whole < 60:
+        n = max(whole, 1)
+        return ngettext("%(n)s second", "%(n)s seconds", n) % {"n": n}
+    total = math.floor(seconds / 60 + 0.5)  # minutes
+    days, hours, minutes = total // 1440, total % 1440 // 60, total % 60
     parts = []
     if days:
         parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})

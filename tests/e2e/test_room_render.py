@@ -656,6 +656,8 @@ window.ready = true;
         (259_200, "3 days"),
         (259_170, "3 days"),
         (1_200, "20 minutes"),
+        (45, "45 seconds"),
+        (1, "1 second"),
     ],
 )
 def test_the_rooms_subtitle_says_a_time_per_move_as_the_server_does(harness: Any, seconds: int, said: str) -> None:

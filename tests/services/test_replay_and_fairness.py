@@ -424,3 +424,12 @@ def test_a_log_whose_score_the_rules_refuse_is_reported_as_failed_not_a_server_e
     assert "✗" in response.content.decode()
     with pytest.raises(CommandError, match="FAILED"):
         call_command("verify_game", game.code, stdout=StringIO())
+
+
+def test_the_replay_says_a_short_outage_in_seconds() -> None:
+    """A restart of a few seconds (more than SCHEDULER_OUTAGE) gives the turn its seconds back: an
+    ``extend`` Move of 6 seconds, which the replay (and the admin) say as 6 seconds, not a minute."""
+    table = timed_room(players=2, seconds=30)
+    assert services.clock_outage(code=table.code, gap=timedelta(seconds=6), since=timezone.now() - timedelta(seconds=1))
+    text = next(step["text"] for step in replay_steps(table.game) if step["kind"] == "extend")
+    assert "out of reach for 6 seconds" in text, text

@@ -75,11 +75,15 @@ def test_the_rule_sets_part_of_the_state_is_built_once_and_no_game_changes_it() 
         (86_400 + 4 * 3_600 + 29 * 60 + 29, "1 day 4 hours"),
         (43_200, "12 hours"),
         (90, "2 minutes"),  # halves up, as the room's countdown rounds
-        (10, "1 minute"),
+        (59.5, "1 minute"),
+        (59.4, "59 seconds"),  # under a minute: to the nearest second, not a minute
+        (10, "10 seconds"),
+        (1, "1 second"),
+        (0.2, "1 second"),
         (0, "no limit"),
     ],
 )
-def test_a_span_is_said_to_the_nearest_minute_as_the_rooms_countdown_says_it(seconds: float, said: str) -> None:
+def test_a_span_is_said_to_the_nearest_minute_or_under_a_minute_in_seconds(seconds: float, said: str) -> None:
     assert selectors.duration(seconds) == said
 
 

@@ -25,7 +25,7 @@ from games.services import notices
 from games.store.models import Game, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
 from tests.conftest import ManualClock
-from tests.factories import action_id, create_room, own_pace_room
+from tests.factories import action_id, create_room, own_pace_room, timed_room
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
 
@@ -134,6 +134,18 @@ def test_a_move_whose_time_ran_out_is_not_listed_as_having_no_limit() -> None:
     assert "Your move" in page
     assert "no limit" not in page
     assert "Time is up" in page
+
+
+def test_your_games_says_the_seconds_left_of_a_live_turn_in_its_last_minute() -> None:
+    """A live 30-second turn with 5 s left: "5 seconds left", not "1 minute left"."""
+    table = timed_room(players=2, seconds=30)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(seconds=5))
+    client = Client()
+    session = client.session
+    session["controller"] = table.controllers[0]
+    session.save()
+    when = re.search(r'<span class="game-when">(.*?)</span>', client.get("/games").content.decode(), re.S)
+    assert when is not None and re.fullmatch(r"[45] seconds left", when.group(1).strip()), when
 
 
 def test_the_header_count_is_one_query() -> None:

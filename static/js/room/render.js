@@ -119,10 +119,16 @@ export function clockLow(seconds, clock) {
 }
 
 /**
- * A span as people say it, worded and rounded (to the nearest minute) as the server's duration
- * (games/store/selectors.py): "3 days", "1 day 12 hours", "12 hours", "20 minutes".
+ * A span as people say it, worded and rounded as the server's duration (games/store/selectors.py):
+ * "3 days", "1 day 12 hours", "12 hours", "20 minutes" (to the nearest minute), and under a
+ * minute "45 seconds" (to the nearest second, at least one).
  */
 export function duration(seconds) {
+  const whole = Math.round(seconds);
+  if (whole < 60) {
+    const n = Math.max(whole, 1);
+    return fmt(ngettext("%(n)s second", "%(n)s seconds", n), { n });
+  }
   const total = Math.round(seconds / 60);
   const days = Math.floor(total / 1440);
   const hours = Math.floor((total % 1440) / 60);
@@ -130,7 +136,7 @@ export function duration(seconds) {
   if (days) parts.push(fmt(ngettext("%(n)s day", "%(n)s days", days), { n: days }));
   if (hours) parts.push(fmt(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }));
   if (!days && !hours) {
-    const minutes = Math.max(total % 60, 1);
+    const minutes = total % 60;
     parts.push(fmt(ngettext("%(n)s minute", "%(n)s minutes", minutes), { n: minutes }));
   }
   return parts.join(" ");
