@@ -34,6 +34,7 @@ const ui = {
   sentChat: null, // {id, text}: the message just sent and not seen arrive, put back in the field if refused
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
+  warnedTurn: null, // the turn whose player was told its time runs low
   ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
   hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
@@ -597,6 +598,7 @@ function setClock(state) {
   ui.clock = {
     left: clock.left, at: performance.now(), frozen: Boolean(state.paused),
     pace: clock.pace, seconds: clock.seconds,
+    turn: state.turn ? `${state.turn.number}-${state.turn.seat}` : null,
   };
 }
 
@@ -651,6 +653,12 @@ function tickClock() {
     if (el.textContent !== text) el.textContent = text;
     el.classList.toggle("low", low);
   });
+  // The countdown (a role=timer, which screen readers do not read by themselves) turning low is
+  // for the eye: the player to move is told in words too, once a turn, as it runs low.
+  if (low && !ui.clock.frozen && ui.clock.turn !== ui.warnedTurn) {
+    ui.warnedTurn = ui.clock.turn;
+    if (view().myTurn) announce(render.clockWarning(left, ui.clock.pace));
+  }
 }
 
 // A player whose seat the computer took after their turns ran out gets it back by acting again:

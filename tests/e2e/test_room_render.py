@@ -791,3 +791,16 @@ def test_a_seat_the_computer_plays_while_its_player_is_away_can_be_left_from_the
     seats = page.evaluate(draw, [playing, [0, 1]])
     assert 'id="leave-0"' in seats and 'id="leave-1"' in seats
     assert 'id="leave-1"' not in page.evaluate(draw, [playing, [0]])  # not this device's
+
+
+@pytest.mark.parametrize(
+    ("seconds", "pace", "said"),
+    [
+        (9.8, "live", "10 seconds left for this turn."),
+        (1.2, "live", "1 second left for this turn."),
+        (64_800, "own", "18 hours left for this move."),
+    ],
+)
+def test_the_turn_running_low_is_said_in_words(harness: Any, seconds: float, pace: str, said: str) -> None:
+    page = harness(RENDER)
+    assert page.evaluate("([s, p]) => render.clockWarning(s, p)", [seconds, pace]) == said

@@ -3,13 +3,14 @@ announcements, the chat list), and what it leaves unsaid."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import act, create_local, create_online, join
-from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say
+from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say, two_players
 
 pytestmark = pytest.mark.browser
 
@@ -140,3 +141,42 @@ def test_the_first_turn_is_announced_when_the_game_starts(live_site: LiveSite, n
     bob.wait_for_timeout(400)  # announcements of one moment are said together
     said = bob.inner_text("#announce")
     assert "Ann's turn" in said, said
+
+
+# Every text the page puts in its live region (#announce), from the page's first moment, in order.
+HEAR_ANNOUNCEMENTS = """
+window.__said = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const region = document.getElementById('announce');
+  new MutationObserver(() => { if (region.textContent) window.__said.push(region.textContent); })
+    .observe(region, {childList: true, characterData: true, subtree: true});
+});
+"""
+
+
+def test_the_player_to_move_is_told_once_that_their_turn_is_running_out(live_site: LiveSite, new_page: Any) -> None:
+    """In the last 10 s of a live turn the countdown turns low for the eye; it is a role=timer,
+    which no screen reader reads out by itself, so the player to move hears it in words, once,
+    before the server plays the turn for them. The other player is not told of it."""
+    ann, bob = two_players(live_site, new_page, timer="30")
+    ann.click("#start")
+    for page in (ann, bob):
+        page.wait_for_selector("#play [data-countdown]")
+        page.clock.install()  # the pages' own clocks (the server's deadline is 30 s away and stays so)
+        page.add_init_script(HEAR_ANNOUNCEMENTS)
+        page.reload()
+        page.wait_for_selector("#conn[data-state=connected]")
+        page.wait_for_selector("#play [data-countdown]")
+    # Both pages' live regions are heard: each reads out the other's reaction.
+    bob.click("#play-reactions button[aria-label='React 👍']")
+    ann.click("#play-reactions button[aria-label='React 🎲']")
+    for page in (ann, bob):
+        page.wait_for_selector(".reaction-bubble")
+        page.clock.run_for(500)
+        assert any("reacts" in text for text in page.evaluate("window.__said"))
+        page.clock.run_for(22_000)  # into the turn's last 10 s, no server frame needed
+        assert page.locator("#play [data-countdown].low").count() == 1
+        page.clock.run_for(4_000)
+    warned = [text for text in ann.evaluate("window.__said") if "left for this turn" in text]
+    assert len(warned) == 1 and re.fullmatch(r"\d+ seconds left for this turn\.", warned[0]), warned
+    assert not [text for text in bob.evaluate("window.__said") if "left for this turn" in text]

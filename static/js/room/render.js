@@ -119,6 +119,15 @@ export function clockLow(seconds, clock) {
 }
 
 /**
+ * What the player to move hears once a turn as its countdown runs low (clockLow): "10 seconds
+ * left for this turn.", at your own pace "18 hours left for this move.".
+ */
+export function clockWarning(seconds, pace = "live") {
+  const time = duration(seconds);
+  return fmt(pace === "own" ? gettext("%(time)s left for this move.") : gettext("%(time)s left for this turn."), { time });
+}
+
+/**
  * A span as people say it, worded and rounded as the server's duration (games/store/selectors.py):
  * "3 days", "1 day 12 hours", "12 hours", "20 minutes" (to the nearest minute), and under a
  * minute "45 seconds" (to the nearest second, at least one).
