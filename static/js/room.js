@@ -588,7 +588,8 @@ function floatReaction(seat, reaction) {
 
 // Counted down from every state, a resent one of the same version too: the page's own clock
 // (performance.now()) stands still while the device sleeps, so the seconds the server says are
-// left when the socket comes back are the ones to count from.
+// left when the socket comes back, or when the page is shown again (RoomClient.wake asks for
+// the state then), are the ones to count from.
 function setClock(state) {
   const clock = state.clock;
   if (!clock || clock.left === null || state.status !== "playing") {

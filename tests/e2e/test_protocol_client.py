@@ -575,3 +575,21 @@ def test_back_online_or_shown_again_the_page_reconnects_at_once(clocked: Any) ->
     page.evaluate("h.advance(500); h.hello(3); client.probe(); h.advance(5000)")
     assert page.evaluate("client.status") == "reconnecting"
     assert page.evaluate("h.FakeSocket.all.length") == count + 2
+
+
+def test_shown_again_while_a_turns_clock_runs_the_page_asks_for_the_state_not_a_ping(clocked: Any) -> None:
+    """The page's clock stood still while the device slept: the state's ``clock.left`` is the time
+    the server gives, and its answer shows the socket alive as a pong would."""
+    page = clocked
+    page.evaluate("window.ticking = {...h.state(3), clock: {deadline: '2026-11-23T13:53:32+00:00', left: 50}}")
+    page.evaluate("make(); h.frame(ticking); client.wake()")
+    assert page.evaluate("h.socket().sent.at(-1)") == {"type": "sync"}
+    page.evaluate("h.advance(1000); h.frame({...ticking, clock: {...ticking.clock, left: 40}}); h.advance(10000)")
+    assert page.evaluate("client.status") == "connected"
+    assert page.evaluate("client.state.clock.left") == 40
+    page.evaluate("client.wake(); h.advance(5000)")  # this time nothing answers
+    assert page.evaluate("h.FakeSocket.all[0].sent.at(-1)") == {"type": "sync"}
+    assert page.evaluate("client.status") == "reconnecting"
+    # No clock runs (paused, a computer to play): a ping is enough.
+    page.evaluate("h.advance(500); h.hello(3); client.state.clock = {deadline: null, left: 50}; client.wake()")
+    assert page.evaluate("h.socket().sent.at(-1)") == {"type": "ping"}

@@ -352,6 +352,45 @@ def test_the_countdown_shows_on_the_current_seat_for_everyone_and_runs(live_site
     assert ann.errors == [] and bob.errors == []
 
 
+def seconds_shown(page: Any) -> int:
+    minutes, seconds = page.inner_text("#play [data-countdown]").strip().lstrip("‖ ").split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+# A minute of the turn passes at the server while the page's clock stands still (performance.now()
+# does not count a device's sleep), and the page's socket outlives the sleep: no action, no new
+# version, no new socket.
+A_MINUTE_PASSES = """
+from datetime import timedelta
+from games.store.models import Game
+code, = args
+game = Game.objects.get(code=code)
+moved = game.turn_deadline - timedelta(seconds=60)
+Game.objects.filter(code=code).update(turn_deadline=moved, due_at=moved)
+result = game.version
+"""
+
+
+def test_shown_again_after_a_sleep_the_countdown_shows_the_time_the_server_gives(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A 2-minute turn; the phone is locked for a minute and its socket survives. Shown again, the
+    page asks for the state, whose seconds left it counts down from: not a minute more than the
+    server will give the player."""
+    ann, _bob = two_players(live_site, new_page, timer="120")
+    ann.click("#start")
+    ann.wait_for_selector("#play [data-countdown]")
+    assert seconds_shown(ann) > 110
+    version = ann.evaluate("Number(document.getElementById('room').dataset.version)")
+    assert live_site.run(A_MINUTE_PASSES, ann.url.rstrip("/").rsplit("/", 1)[-1]) == version
+    ann.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    ann.wait_for_function("() => document.querySelector('#play [data-countdown]').textContent < '1:00'")
+    assert ann.evaluate("document.getElementById('conn').dataset.state") == "connected"
+    assert ann.evaluate("Number(document.getElementById('room').dataset.version)") == version
+    assert 50 <= seconds_shown(ann) <= 60
+    assert ann.errors == []
+
+
 def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who_then_hosts(
     live_site: LiveSite, new_page: Any
 ) -> None:

@@ -150,8 +150,11 @@ export class RoomClient {
 
   /**
    * The browser is back online, or the tab is shown again: a page waiting to retry connects
-   * now, and an open socket must answer a ping within WAKE_WAIT (after a network change or a
-   * phone's sleep it is often dead, and nothing else would tell before ANSWER_WAIT).
+   * now, and an open socket must answer within WAKE_WAIT (after a network change or a
+   * phone's sleep it is often dead, and nothing else would tell before ANSWER_WAIT). While a
+   * turn's clock runs it is asked for the state rather than pinged: the page's own clock
+   * (performance.now()) stands still while the device sleeps, and the state's `clock.left`
+   * is the time the server will give.
    */
   wake() {
     if (this.status === "gone") return;
@@ -161,13 +164,16 @@ export class RoomClient {
       this.connect();
       return;
     }
-    this.probe();
+    this.probe(Boolean(this.state.clock?.deadline));
   }
 
-  /** An open socket must answer a ping within WAKE_WAIT, or is given up (the browser says it went offline, say). */
-  probe() {
+  /**
+   * An open socket must answer within WAKE_WAIT, or is given up (the browser says it went
+   * offline, say): a ping, or with `fresh` a sync, answered by the state.
+   */
+  probe(fresh = false) {
     if (!this.socket || !this.connected) return; // none, or a handshake under way: HELLO_WAIT holds
-    this.send({ type: "ping" });
+    this.send({ type: fresh ? "sync" : "ping" });
     const by = this.now() + WAKE_WAIT;
     this.answerBy = this.answerBy === null ? by : Math.min(this.answerBy, by);
     this.setTimeout(() => this.checkAlive(), WAKE_WAIT);
