@@ -1,14 +1,16 @@
-"""Where the accounts app listens: a sign-in (the browser's seats join the account) and a finished game."""
+"""Where the accounts app listens: a sign-in (the browser's seats join the account), a sign-out, a
+password change, an account deleted, and a finished game."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from allauth.core import context
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_logged_out
-from django.db.models.signals import pre_delete
+from django.db.models.signals import post_save, pre_delete, pre_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
@@ -66,6 +68,38 @@ def pushes_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any, 
     if user is None or request is None or not hasattr(request, "session"):
         return
     games_services.push_sign_out(user_id=user.pk, endpoints=request.session.get(games_services.SESSION_ENDPOINTS, []))
+
+
+@receiver(pre_save, sender=get_user_model(), dispatch_uid="accounts-password-change-seen")
+def see_password_change(
+    sender: Any, instance: Any, raw: bool = False, update_fields: Any = None, **kwargs: Any
+) -> None:
+    """Whether this save changes the account's password hash (read by ``pushes_off_on_password_change``).
+
+    Compared with the stored hash, so that however the password is changed (its own page, the
+    admin, ``changepassword``, a shell) it counts; a save that names its fields without the
+    password (a sign-in's ``last_login``) is not looked at.
+    """
+    if raw or instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    stored = sender.objects.filter(pk=instance.pk).values_list("password", flat=True).first()
+    instance._password_changed = stored is not None and stored != instance.password
+
+
+@receiver(post_save, sender=get_user_model(), dispatch_uid="accounts-password-change-pushes")
+def pushes_off_on_password_change(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A new password signs out every browser signed in to the account but the one that changed it
+    (the session's auth hash no longer matches), and no sign-out runs in them: their pushes stop
+    here, but those the changing browser subscribed to (its session's list)."""
+    if not getattr(instance, "_password_changed", False):
+        return
+    instance._password_changed = False
+    request = context.request
+    keep: list[str] = []
+    # The account's own browser changing it (its page, or a staff member's own in the admin) stays signed in.
+    if request is not None and hasattr(request, "session") and getattr(request, "user", None) == instance:
+        keep = request.session.get(games_services.SESSION_ENDPOINTS, [])
+    games_services.push_password_changed(user_id=instance.pk, keep=keep)
 
 
 @receiver(user_logged_in, dispatch_uid="accounts-forgive-own-typos")

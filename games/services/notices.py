@@ -355,8 +355,14 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
 
 
 def deliver(notice: Notice, game: Game) -> str:
-    """Send the notice on every channel its player opted in to; a failing channel is logged, not retried."""
-    player = Player.objects.get(pk=notice.player_id)
+    """Send the notice on every channel its player opted in to; a failing channel is logged, not retried.
+
+    An account staff deactivated is told nothing: it is signed out everywhere and off the site,
+    and its e-mails and pushes would go on naming its rooms.
+    """
+    player = Player.objects.select_related("user").get(pk=notice.player_id)
+    if player.user is not None and not player.user.is_active:
+        return "nobody to tell: the account is deactivated"
     entry = game.room.seats[notice.seat]
     letters: dict[str, Letter] = {}
 
@@ -367,7 +373,7 @@ def deliver(notice: Notice, game: Game) -> str:
 
     sent: list[str] = []
     owners = of_seat(entry.controller, player.user_id)
-    mail_to = NoticeSettings.objects.filter(owners, email=True).exclude(address="").first()
+    mail_to = NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").first()
     if mail_to is not None:
         try:
             send_email(mail_to.user_id, mail_to.address, text(mail_to.language))
@@ -376,7 +382,11 @@ def deliver(notice: Notice, game: Game) -> str:
             log.exception("the turn e-mail for notice %s failed", notice.pk)
     pushes = 0
     # A seat's player may have subscriptions under its token and its account's: the newest are told.
-    newest = PushSubscription.objects.filter(owners).order_by("-created_at", "-pk")[:PUSH_PER_CONTROLLER]
+    newest = (
+        PushSubscription.objects.filter(owners)
+        .exclude(user__is_active=False)
+        .order_by("-created_at", "-pk")[:PUSH_PER_CONTROLLER]
+    )
     for subscription in newest:
         if send_push(subscription, text(subscription.language), notice):
             pushes += 1

@@ -134,6 +134,20 @@ def push_sign_out(*, user_id: int, endpoints: list[str]) -> int:
     return deleted
 
 
+def push_password_changed(*, user_id: int, keep: list[str]) -> int:
+    """The account's password changed, which signs out every browser signed in to it but the one
+    that changed it: the account's subscriptions stop, but those that browser made (``keep``, the
+    endpoints its session kept); returns how many were removed.
+
+    No sign-out runs in the browsers the change signs out (their sessions end at their next
+    request, or never come back): without this, a shared computer left signed in would go on
+    showing the account's turns, with the link to its private rooms, to whoever sits there next.
+    """
+    keep = [e for e in keep if isinstance(e, str)][:PUSH_PER_CONTROLLER]
+    deleted, _ = PushSubscription.objects.filter(user_id=user_id).exclude(endpoint__in=keep).delete()
+    return deleted
+
+
 def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     """This browser stops its pushes (the endpoint it subscribed with); True if one was stored."""
     if not isinstance(endpoint, str) or not controller:

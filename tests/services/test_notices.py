@@ -23,6 +23,7 @@ from games import services
 from games.services import notices
 from games.store.models import Game, Notice, NoticeSettings, Player, Presence, PushSubscription
 from games.store.selectors import game_state
+from tests.accounts.helpers import PASSWORD, sign_up
 from tests.factories import Table, action_id, create_room, online, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
 from yahtzee.prepare import new_vapid_private_key
@@ -809,6 +810,66 @@ def test_a_device_signed_out_of_the_account_is_told_no_more_of_its_turns(push: P
     score_first_legal(Table(code=code, controllers=[ana.session["controller"], account_token]))
     run_worker()  # Ben's turn: nobody on that browser is told
     assert not push.requests
+
+
+def test_a_password_change_stops_the_pushes_of_the_browsers_it_signs_out(push: PushService) -> None:
+    """docs/accounts.md: "Changing the password signs the account's other browsers out". Ann left
+    herself signed in on a shared computer where she had turned notifications on, and changes her
+    password from her phone to sign it out: the shared computer is told no more of her turns (no
+    sign-out runs there to stop them), and her phone still is."""
+    phone, shared = Client(), Client()
+    sign_up(phone, "ann")
+    assert shared.post("/accounts/login/", {"login": "ann", "password": PASSWORD}).status_code == 302
+    for client, name in ((shared, "shared-computer"), (phone, "phone")):
+        subscription = json.dumps(Subscriber(f"{push.url}/push/{name}").subscription)
+        assert client.post("/notices/push", subscription, content_type="application/json").status_code == 201
+    cy = services.new_controller()
+    code = services.game_create(host_name="Cy", controller=cy, pace="own", turn_timer=DAY).game.code
+    table = Table(code=code, controllers=[cy, phone.session["controller"]])
+    services.game_join(code=code, name="Ann", controller=table.controllers[1])
+    services.game_start(code=code, controller=cy, expected_version=table.version(), action_id=action_id())
+
+    new = "a different horse battery staple"
+    changed = phone.post("/accounts/password/change/", {"oldpassword": PASSWORD, "password1": new, "password2": new})
+    assert changed.status_code == 302
+    assert shared.get("/me")["Location"].startswith("/accounts/login/")  # signed out
+    assert phone.get("/me")["Location"] == "/u/ann/"  # still signed in
+
+    score_first_legal(table)  # Cy moves: Ann's turn
+    run_worker()
+    assert [r.path for r in push.requests] == ["/push/phone"]
+
+
+def test_a_password_set_by_staff_stops_every_push_of_the_account() -> None:
+    """Staff setting a password (the admin, ``changepassword``) signs every browser of the account
+    out; none of them is told of its turns any more. Saving the account otherwise stops nothing."""
+    user = get_user_model().objects.create_user("ann", password="pw")
+    PushSubscription.objects.create(
+        endpoint="https://fcm.googleapis.com/fcm/send/1", p256dh="p", auth="a", controller="t", user=user
+    )
+    user.first_name = "Ann"
+    user.save()
+    assert PushSubscription.objects.count() == 1
+    user.set_password("another password altogether")
+    user.save()
+    assert not PushSubscription.objects.exists()
+
+
+def test_a_deactivated_account_is_neither_e_mailed_nor_pushed(push: PushService) -> None:
+    """Staff deactivated Ben's account (docs/accounts.md: signed out everywhere, off the site): the
+    turns of his games go on, but his address and his devices are told nothing of them."""
+    table = own_pace_room(seconds=DAY)
+    ben, _ = opted_in(table, 1, push)  # e-mails on, and a device that subscribed before signing in
+    account = account_services.profile_for(ben.pk).controller
+    services.push_subscribe(
+        controller=account, user_id=ben.pk, subscription=Subscriber(f"{push.url}/push/account").subscription
+    )
+    get_user_model().objects.filter(pk=ben.pk).update(is_active=False)
+    score_first_legal(table)  # Ben's turn
+    run_worker()
+    assert not mail.outbox and not push.requests
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "nobody to tell: the account is deactivated"
 
 
 def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after_the_resume(push: PushService) -> None:
