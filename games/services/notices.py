@@ -50,6 +50,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games.services import waiting
+from games.services.codes import shown_name
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import connected_seats_in_sight, duration, time_left
@@ -326,17 +327,38 @@ def held(game: Game, now: datetime) -> timedelta:
 
 
 def letter(notice: Notice, game: Game, language: str = "") -> Letter:
-    """What ``notice`` says, in ``language`` (settings.LANGUAGES; the site's default when it is none of them)."""
+    """What ``notice`` says, in ``language`` (settings.LANGUAGES; the site's default when it is none of them).
+
+    To a device (or an account) that plays several seats of the game, pass-and-play, it says whose
+    turn it is by the seat's name: "Your turn" would not tell the people at it which of them is to play.
+    """
     url = settings.SITE_URL + reverse("room", args=[game.code])
     left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
+    entry = game.room.seats[notice.seat]
+    several = len(game.room.seats_of(entry.controller)) > 1
     with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
+        name = shown_name(entry.name)
         # A reminder that comes after the deadline (the timeout not played yet) says it is the turn, as the notice did.
         if notice.kind == Notice.Kind.REMINDER and left is not None and left > 0:
-            data = {"code": game.code, "left": duration(left)}
+            data = {"code": game.code, "left": duration(left), "name": name}
+            if several:
+                subject = _("%(left)s left for %(name)s's move in room %(code)s") % data
+                line = (
+                    _(
+                        "A reminder: it is still %(name)s's turn in room %(code)s, and %(left)s of their time to "
+                        "move is left."
+                    )
+                    % data
+                )
+            else:
+                subject = _("%(left)s left for your move in room %(code)s") % data
+                line = (
+                    _("A reminder: it is still your turn in room %(code)s, and %(left)s of your time to move is left.")
+                    % data
+                )
             return Letter(
-                subject=_("%(left)s left for your move in room %(code)s") % data,
-                line=_("A reminder: it is still your turn in room %(code)s, and %(left)s of your time to move is left.")
-                % data,
+                subject=subject,
+                line=line,
                 url=url,
                 left=left,
                 language=translation.get_language(),
@@ -344,9 +366,16 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
             )
         # A notice owed before its event was stored as data says what happened in English.
         what = waiting.word(notice.event, game.ruleset) if notice.event else notice.text
+        data = {"code": game.code, "what": what, "name": name}
+        if several:
+            subject = _("%(name)s's turn in room %(code)s") % data
+            line = _("%(name)s's turn in room %(code)s: %(what)s.") % data
+        else:
+            subject = _("Your turn in room %(code)s") % data
+            line = _("Your turn in room %(code)s: %(what)s.") % data
         return Letter(
-            subject=_("Your turn in room %(code)s") % {"code": game.code},
-            line=_("Your turn in room %(code)s: %(what)s.") % {"code": game.code, "what": what},
+            subject=subject,
+            line=line,
             url=url,
             left=left,
             language=translation.get_language(),

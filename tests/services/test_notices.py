@@ -872,6 +872,34 @@ def test_a_deactivated_account_is_neither_e_mailed_nor_pushed(push: PushService)
     assert turn.outcome == "nobody to tell: the account is deactivated"
 
 
+def test_a_notice_to_a_device_that_plays_several_seats_says_whose_turn_it_is(push: PushService) -> None:
+    """README: "Add player seats another person on your own device". Ann's tablet plays her seat and
+    Grandma's in a game at your own pace against Cy: when it is Grandma's turn the tablet's
+    notification names her, since "Your turn" would leave everyone at the tablet guessing."""
+    tablet, cy = services.new_controller(), services.new_controller()
+    game = services.game_create(host_name="Ann", controller=tablet, pace="own", turn_timer=DAY).game
+    table = Table(code=game.code, controllers=[tablet, cy, tablet])
+    services.game_join(code=table.code, name="Cy", controller=cy)
+    services.game_join(code=table.code, name="Grandma", controller=tablet)
+    services.game_start(code=table.code, controller=tablet, expected_version=table.version(), action_id=action_id())
+    device = Subscriber(f"{push.url}/push/tablet")
+    services.push_subscribe(controller=tablet, user_id=None, subscription=device.subscription)
+    score_first_legal(table)  # Ann (seat 0): Cy's turn
+    score_first_legal(table)  # Cy (seat 1): Grandma's turn, on Ann's tablet
+    Notice.objects.exclude(seat=2).delete()  # only Grandma's turn is looked at here
+    run_worker()
+    [request] = push.requests
+    payload = device.open(request.body)
+    assert payload["title"] == f"Grandma's turn in room {table.code}"
+    assert payload["body"].startswith(f"Grandma's turn in room {table.code}: Cy just scored ")
+    grandma = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=2)
+    reminder = notices.letter(grandma, Game.objects.get(code=table.code))
+    assert reminder.subject.endswith(f" left for Grandma's move in room {table.code}")
+    # Cy plays only his own seat: his notices say "Your turn".
+    cys = notices.letter(Notice(kind=Notice.Kind.TURN, seat=1, text="x"), Game.objects.get(code=table.code))
+    assert cys.subject == f"Your turn in room {table.code}"
+
+
 def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after_the_resume(push: PushService) -> None:
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1)
