@@ -34,6 +34,7 @@ import json
 import logging
 import re
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.util import find_spec
@@ -71,6 +72,10 @@ GRACE = timedelta(minutes=2)  # a notice due this long ago and not taken: its qu
 PAUSED = datetime(9999, 1, 1, tzinfo=UTC)
 MAX_ATTEMPTS = 5
 RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
+# Seconds before an in-process task worker that failed runs again (``work_on``): doubled after
+# each failure in a row, up to the most.
+WORKER_RETRY = 1.0
+WORKER_RETRY_MOST = 60.0
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
 HELD = timedelta(minutes=1)  # the least a reminder waits for the player's open tabs to close
 # A resume tells the player to move again unless their "your turn" of this turn was sent (or
@@ -712,10 +717,36 @@ def recover_forever(stop: threading.Event, every: float = RECOVER_EVERY) -> None
     connections.close_all()
 
 
+def work_on(worker: Any, stop: threading.Event, retry: float = WORKER_RETRY, most: float = WORKER_RETRY_MOST) -> None:
+    """``worker``'s loop until it is stopped (``worker.running`` cleared, or ``stop`` set), run again after an error.
+
+    django-tasks-db's loop lets a database error out (all but SQLite's "locked"): a database
+    that dropped its connection once (PostgreSQL restarted, a disk error) would end it, and no
+    notice would go until the server restarted. Here the error is logged, the thread's broken
+    connection closed, and the loop runs again after ``retry`` seconds, twice as long after each
+    failure in a row up to ``most``. (``manage.py notice_worker`` exits instead: compose starts it again.)
+    """
+    wait = retry
+    while worker.running and not stop.is_set():
+        started = time.monotonic()
+        try:
+            worker.run()
+            return
+        except Exception:
+            if time.monotonic() - started > most:
+                wait = retry  # it ran well since the last failure: not one in a row
+            log.exception("the task worker failed; it runs again in %.0f s", wait)
+        close_old_connections()
+        if stop.wait(wait):
+            break
+        wait = min(wait * 2, most)
+
+
 def start_in_process() -> tuple[Any, threading.Event]:
-    """The task worker and the recovery sweep in threads of this process (``make run``'s server); returns both."""
+    """The task worker and the recovery sweep in threads of this process (``make run``'s server); returns
+    the worker and the event that stops both."""
     worker = make_worker()
     stop = threading.Event()
-    threading.Thread(target=worker.run, name="tasks", daemon=True).start()
+    threading.Thread(target=work_on, args=(worker, stop), name="tasks", daemon=True).start()
     threading.Thread(target=recover_forever, args=(stop,), name="notices-recover", daemon=True).start()
     return worker, stop

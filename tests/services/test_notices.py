@@ -13,10 +13,11 @@ from unittest import mock
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone, translation
 from django.utils.translation import gettext
-from django_tasks_db.models import DBTaskResult
+from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
 from accounts import services as account_services
 from games import services
@@ -393,6 +394,42 @@ def test_a_notice_every_worker_died_on_is_given_up() -> None:
     Notice.objects.update(claimed_at=timezone.now(), attempts=notices.MAX_ATTEMPTS)
     assert notices.recover(now=timezone.now() + timedelta(days=1)) == 0
     assert Notice.objects.get().outcome.startswith("given up")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_database_error_does_not_end_the_task_worker_of_make_run(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`make run` sends the notices from a thread of its one server. A database that drops its
+    connection once (PostgreSQL restarted, a SQLite disk error) raises out of django-tasks-db's
+    loop: the failure is logged and the loop runs again, so the next notice still goes."""
+    settings.SITE_URL = "https://yahtzee.example.org"
+    real = DBTaskResultQuerySet.get_locked
+    failures = iter([OperationalError("server closed the connection unexpectedly")])
+
+    def flaky(self: DBTaskResultQuerySet) -> Any:
+        for failure in failures:  # the first look at the queue only
+            raise failure
+        return real(self)
+
+    with mock.patch.object(DBTaskResultQuerySet, "get_locked", flaky):
+        worker, stop = notices.start_in_process()
+        try:
+            time.sleep(0.5)  # the worker's first look at the queue fails
+            table = own_pace_room(seconds=DAY)
+            opted_in(table, 1)
+            score_first_legal(table)  # seat 1's turn: their notice is owed and queued
+            turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and turn.done_at is None:
+                time.sleep(0.1)
+                turn.refresh_from_db()
+            assert turn.done_at is not None and len(mail.outbox) == 1
+            assert "the task worker failed; it runs again in 1 s" in caplog.text
+        finally:
+            worker.running = False
+            stop.set()
+            time.sleep(1.2)  # the worker's wait between looks at the queue, then it ends
 
 
 def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_deadline_moved(
