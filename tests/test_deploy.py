@@ -44,6 +44,7 @@ PRODUCTION = {
     "SECRET_KEY": secrets.token_urlsafe(60),
     "ALLOWED_HOSTS": "yahtzee.example.org",
     "CSRF_TRUSTED_ORIGINS": "https://yahtzee.example.org",
+    "SITE_URL": "https://yahtzee.example.org",
     "HTTPS": "1",
     "BEHIND_PROXY": "1",
 }
@@ -647,6 +648,30 @@ def test_check_deploy_flags_hosts_the_origin_check_cannot_use(
         "check", "--deploy", "--fail-level", "WARNING", env=clean_env(tmp_path, **{**PRODUCTION, setting: value})
     )
     assert result.returncode != 0 and check in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    "site_url",
+    [
+        None,  # not set: a server or task worker started without it links to http://localhost:8000
+        "https://yahtzee.example.com",  # a name the site does not answer to (a typo)
+        "yahtzee.example.org",  # no scheme: not an address
+    ],
+)
+def test_check_deploy_flags_a_site_url_the_site_is_not_served_at(tmp_path: Path, site_url: str | None) -> None:
+    """Every turn e-mail and push links to SITE_URL (the room, Your games, the one-click stop),
+    and so does the link that confirms an address: one at a name the site does not answer to
+    sends every player elsewhere."""
+    env = clean_env(tmp_path, **PRODUCTION)
+    if site_url is None:
+        del env["SITE_URL"]
+    else:
+        env["SITE_URL"] = site_url
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "yahtzee.W007" in output and "SITE_URL" in output, output
+    if site_url is None:
+        assert "SITE_URL is not set, so it is http://localhost:8000" in output
 
 
 def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> None:

@@ -16,6 +16,10 @@
 - ``yahtzee.W006``: ``VAPID_PRIVATE_KEY`` is set but cannot sign pushes (a placeholder, or not a
   P-256 private key): the site serves on with pushes off (games/services/notices.py). A plain
   check, so ``migrate`` and every start show it.
+- ``yahtzee.W007`` (``--deploy``): ``SITE_URL`` is not an http(s) address at a name the site
+  answers to (``ALLOWED_HOSTS``), or is not set (then it is http://localhost:8000). Every
+  e-mail and push links to it: the room, *Your games*, the one-click stop, the address's
+  confirmation.
 
 Every server process logs all of them when it starts (``warn_at_start``), deploy checks
 included, so an operator sees them without running ``check --deploy``. What only shows
@@ -27,9 +31,11 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import checks
+from django.http.request import validate_host
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +129,35 @@ def no_debug(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage
             )
         ]
     return []
+
+
+def served_at_a_site_name(url: str) -> bool:
+    """Whether ``url`` is an http(s) address whose host ``ALLOWED_HOSTS`` lets the site answer to."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # brackets that do not hold an IPv6 address
+        return False
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address, as ALLOWED_HOSTS writes it
+        host = f"[{host}]"
+    return parts.scheme in ("http", "https") and bool(host) and validate_host(host, settings.ALLOWED_HOSTS)
+
+
+@checks.register("yahtzee", deploy=True)
+def site_url_served(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    url = settings.SITE_URL
+    if served_at_a_site_name(url):
+        return []
+    said = "is not set, so it is " + url if not settings.SITE_URL_FROM_ENV else f"is {url}"
+    return [
+        checks.Warning(
+            f"SITE_URL {said}, not an address at one of the site's names (ALLOWED_HOSTS): every turn "
+            "e-mail and push links players there (the room, Your games, the one-click stop), and so "
+            "does the link that confirms an address.",
+            hint="Set SITE_URL to the address players open, e.g. SITE_URL=https://yahtzee.example.org.",
+            id="yahtzee.W007",
+        )
+    ]
 
 
 def warn_at_start() -> None:

@@ -325,6 +325,7 @@ OWN_PACE_CHOICES = [int(s) for s in envlist("OWN_PACE_CHOICES", "0,86400,259200,
 # The site's address as e-mails and push notices link to it (no trailing slash). Unset, a server
 # started by yahtzee.serve (make run) sets it to the host and port it serves at.
 SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000").rstrip("/")
+SITE_URL_FROM_ENV = bool(os.environ.get("SITE_URL"))  # yahtzee/checks.py says when it is not
 
 # Background tasks (games/services/notices.py): queued in the database in the transaction of the
 # move that owes them, run by `manage.py notice_worker` (compose's worker service) or by
