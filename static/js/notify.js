@@ -72,8 +72,14 @@ async function turnOn() {
   on.disabled = true;
   try {
     const permission = await Notification.requestPermission();
-    if (permission !== "granted") {
+    if (permission === "denied") {
       show(gettext("Notifications are blocked for this site: allow them in the browser's site settings, then try again."), false);
+      return;
+    }
+    if (permission !== "granted") {
+      // "default": the prompt was closed without an answer (Esc, a tap beside it, another tab).
+      // Nothing is blocked: the browser asks again at the next press.
+      show(gettext("Notifications were not allowed: press the button again to be asked again."), false);
       return;
     }
     const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });

@@ -643,3 +643,25 @@ def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_w
     stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
     assert not live_site.query(stored, old_endpoint)
     assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8])
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # The prompt closed without an answer (Esc, a tap beside it, the tab switched): nothing is
+        # blocked, and the button asks again.
+        ("default", "Notifications were not allowed: press the button again to be asked again."),
+        ("denied", "Notifications are blocked for this site: allow them in the browser's site settings"),
+    ],
+)
+def test_only_a_permission_denied_is_said_to_be_blocked(
+    live_site: LiveSite, new_page: Any, answer: str, said: str
+) -> None:
+    page = new_page()
+    page.add_init_script(script=f"Notification.requestPermission = async () => {json.dumps(answer)};")
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    page.click("#push-on")
+    page.wait_for_function("document.getElementById('push-status').textContent !== 'Off on this device.'")
+    assert said in (page.text_content("#push-status") or "")
+    assert page.is_visible("#push-on") and page.is_enabled("#push-on")  # it may be pressed again
