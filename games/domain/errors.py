@@ -50,7 +50,10 @@ NOT_PAUSED = "not_paused"
 BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
 CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut
 CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
-MUTED = "muted"  # the host muted this seat's chat
+MUTED = "muted"  # the host muted this seat's chat, or this spectator's
+# No spectator of the room's chat goes by that name (``spectator`` of a chat line), or it is the
+# host's own browser, or it is muted (unmuted) already.
+BAD_SPECTATOR = "bad_spectator"
 BAD_REACTION = "bad_reaction"
 BAD_TIMER = "bad_timer"
 

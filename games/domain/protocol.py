@@ -63,6 +63,9 @@ Held = Annotated[list[Die], Meta(max_length=DICE)]
 Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
 Seat = Annotated[int, Meta(ge=0)]
 Level = Annotated[str, Meta(max_length=LEVEL_MAX, pattern=_NO_NUL)]
+HANDLE_LENGTH: Final = 12
+# A spectator's handle in a room's chat (games.store.selectors.spectator_handle): hex digits.
+Handle = Annotated[str, Meta(pattern=f"^[0-9a-f]{{{HANDLE_LENGTH}}}$")]
 
 
 class FrameError(Exception):
@@ -250,6 +253,24 @@ class Unmute(SeatAction, tag="unmute"):
     service: ClassVar[str] = "seat_unmute"
 
 
+class SpectatorAction(Action):
+    spectator: Handle
+    refused: ClassVar[dict[str, tuple[str, str]]] = {
+        "spectator": (errors.BAD_SPECTATOR, "A spectator is named by the handle on their chat lines."),
+    }
+
+    def fields(self) -> dict[str, Any]:
+        return {"spectator": self.spectator}
+
+
+class MuteSpectator(SpectatorAction, tag="mute_spectator"):
+    service: ClassVar[str] = "spectator_mute"
+
+
+class UnmuteSpectator(SpectatorAction, tag="unmute_spectator"):
+    service: ClassVar[str] = "spectator_unmute"
+
+
 class AddBot(Action, tag="add_bot"):
     level: Level | UnsetType = UNSET  # the service's default level when absent
     service: ClassVar[str] = "game_add_bot"
@@ -301,6 +322,8 @@ Frame = (
     | Resume
     | Mute
     | Unmute
+    | MuteSpectator
+    | UnmuteSpectator
 )
 
 FRAMES: Final[dict[str, type[Incoming]]] = {str(kind.__struct_config__.tag): kind for kind in get_args(Frame)}
@@ -415,6 +438,9 @@ class You(Outgoing, tag="you"):
     # Their players (each seat's ``player`` in the state): the page follows them to new seat
     # numbers when an earlier seat leaves the lobby.
     players: list[int] = []
+    # The browser's handle in the room's chat, the ``spectator`` of its lines as a spectator ("": a
+    # socket without a session): the page knows by it when the host muted it (the state's ``chat``).
+    spectator: str = ""
 
 
 class Pong(Outgoing, tag="pong"):

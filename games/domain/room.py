@@ -1,4 +1,5 @@
-"""A room's state, typed: the rules state, the seats, the roll counter, the clock, pause, rematch.
+"""A room's state, typed: the rules state, the seats, the roll counter, the clock, pause, rematch,
+the spectators muted.
 
 Pure Python (no Django). ``Game.snapshot`` holds exactly a ``Room``, written by
 ``Room.to_snapshot`` and read by ``Room.from_snapshot`` (``Game.room`` is the one place
@@ -135,6 +136,9 @@ class Room(msgspec.Struct, frozen=True):
     # The turn whose "your turn" notice is owed already (at your own pace): one per turn.
     notice_turn: TurnKey | None = None
     rematch: str | None = None  # the code of the rematch's room, once someone asked for it
+    # The browsers (controller tokens: an account's when signed in) whose chat the host muted as
+    # spectators, in the order muted. Their posts are refused; a seat one of them takes is muted.
+    muted_spectators: tuple[str, ...] = ()
 
     # --- the stored form --------------------------------------------------------------------
 
@@ -153,6 +157,7 @@ class Room(msgspec.Struct, frozen=True):
             clock_turn=_turn_key(data.get("clock_turn")),
             notice_turn=_turn_key(data.get("notice_turn")),
             rematch=data.get("rematch") or None,
+            muted_spectators=tuple(str(token) for token in data.get("muted_spectators") or ()),
         )
 
     def to_snapshot(self, stored_rules: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -180,6 +185,8 @@ class Room(msgspec.Struct, frozen=True):
             data["notice_turn"] = list(self.notice_turn)
         if self.rematch is not None:
             data["rematch"] = self.rematch
+        if self.muted_spectators:
+            data["muted_spectators"] = list(self.muted_spectators)
         return data
 
     # --- changes: each returns a new Room ---------------------------------------------------
@@ -257,6 +264,11 @@ class Room(msgspec.Struct, frozen=True):
                 msgspec.structs.replace(seat, timeouts=0) if seat.player == player_id else seat for seat in self.seats
             )
         )
+
+    def spectator_muted(self, controller: str, muted: bool) -> Room:
+        """The browser ``controller`` muted (or no longer muted) as a spectator."""
+        others = tuple(token for token in self.muted_spectators if token != controller)
+        return self.change(muted_spectators=(*others, controller) if muted else others)
 
     def pause(self, left: float | None) -> Room:
         """Paused, with the seconds the running turn had left (None: no clock ran)."""

@@ -7,7 +7,7 @@
 - ``seats``: join, leave, the host taking a seat out, computer players, a browser's
   seats joining an account and a deleted account's seats.
 - ``turns``: roll, hold, score.
-- ``chat``: the room's chat and reactions, the host muting a seat.
+- ``chat``: the room's chat and reactions, the host muting a seat or a spectator.
 - ``clock``: the turn timer's timeouts, the host's pause and resume (``deadline``: when the
   turn's clock runs, kept by every recorded action).
 - ``pace``: a room's pace (live, or at your own pace with a time per move of days), staff
@@ -45,7 +45,16 @@ from games.domain import protocol
 from games.domain.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
 from games.domain.protocol import ACTION_ID_MAX
 from games.services.actions import act
-from games.services.chat import REACTIONS, chat_hide, chat_post, chat_react, seat_mute, seat_unmute
+from games.services.chat import (
+    REACTIONS,
+    chat_hide,
+    chat_post,
+    chat_react,
+    seat_mute,
+    seat_unmute,
+    spectator_mute,
+    spectator_unmute,
+)
 from games.services.clock import check_timer, clock_expire, game_pause, game_resume, timer_choices
 from games.services.codes import (
     CODE_ALPHABET,
@@ -143,6 +152,8 @@ __all__ = [
     "game_resume",
     "seat_mute",
     "seat_unmute",
+    "spectator_mute",
+    "spectator_unmute",
     "timer_choices",
     "clean_name",
     "game_add_bot",

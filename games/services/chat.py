@@ -1,9 +1,14 @@
-"""The room's chat and reactions, and the host muting a seat's chat.
+"""The room's chat and reactions, and the host muting a seat's chat or a spectator's.
 
 A chat message is stored (``ChatMessage``, with the game, outside its Move log: it does not
 change the game, so it takes no lock and bumps no version) and then sent to the room. A
 reaction is only sent, never stored. Muting is a change to the room that everyone sees, so
 it is a versioned action like the others (a ``mute`` Move).
+
+A spectator is their browser: the controller token of its session (the account's, signed in,
+so a new tab or a new session of the account is the same spectator). A spectator's line keeps
+it, and the room shows the line under a handle made from it (``selectors.spectator_handle``),
+by which the host mutes them: the room keeps the browsers muted (``Room.muted_spectators``).
 """
 
 from __future__ import annotations
@@ -12,14 +17,31 @@ from typing import Any
 
 from django.db import transaction
 
-from games.domain.errors import BAD_MESSAGE, BAD_REACTION, BAD_SEAT, CHAT_CLOSED, CHAT_TOO_LONG, MUTED, NOT_A_PLAYER
+from games.domain.errors import (
+    BAD_MESSAGE,
+    BAD_REACTION,
+    BAD_REQUEST,
+    BAD_SEAT,
+    BAD_SPECTATOR,
+    CHAT_CLOSED,
+    CHAT_TOO_LONG,
+    MUTED,
+    NOT_A_PLAYER,
+)
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, capped_marks, visible
 from games.services.seats import find_seat
 from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
-from games.store.selectors import chat_audience, chat_message, held_a_seat, played_by
+from games.store.selectors import (
+    chat_audience,
+    chat_message,
+    held_a_seat,
+    played_by,
+    spectator_by_handle,
+    spectator_handle,
+)
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
@@ -85,19 +107,29 @@ def chat_post(
             raise RuleViolation(CHAT_CLOSED, "This game's chat is its players' alone.")
         if not game.chat_spectators:
             raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
-        if _silenced(game, controller):
+        if not controller:
+            # Nothing to know the spectator by: the host could not mute them. The room's page
+            # gives a browser its token where spectators may post.
+            raise RuleViolation(BAD_REQUEST, "Your browser has no session; enable cookies and try again.")
+        if controller in game.room.muted_spectators or _silenced(game, controller):
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
-        name, player_id = SPECTATOR, None
+        name, player_id, poster = SPECTATOR, None, controller
     else:
         entry = game.room.seats[speaker]
         if entry.muted:
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
-        name, player_id = entry.name, entry.player
+        name, player_id, poster = entry.name, entry.player, ""
     with transaction.atomic():
         message = ChatMessage.objects.create(
-            game=game, seat=speaker, player_id=player_id, name=name, text=text, after_seq=game.version
+            game=game,
+            seat=speaker,
+            player_id=player_id,
+            controller=poster,
+            name=name,
+            text=text,
+            after_seq=game.version,
         )
-        shown = chat_message(message)
+        shown = chat_message(message, game.code)
         audience = chat_audience(game)
         frame: dict[str, Any] = {"type": "chat", "message": shown} | ({"id": frame_id} if frame_id else {})
         transaction.on_commit(lambda: events.tell(game.code, frame, audience))
@@ -133,7 +165,7 @@ def chat_hide(*, message_id: int, staff: str, hidden: bool = True) -> bool:
         ChatModeration.objects.create(message=message, hidden=hidden, staff=staff)
         frame = {"type": "chat_hidden", "message": message.pk, "hidden": hidden}
         if not hidden:
-            frame["shown"] = chat_message(message)
+            frame["shown"] = chat_message(message, message.game.code)
         code, audience = message.game.code, chat_audience(message.game)
         transaction.on_commit(lambda: events.tell(code, frame, audience))
     return True
@@ -149,6 +181,11 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
             raise RuleViolation(BAD_SEAT, "The host's own seat cannot be muted.")
         if entry.muted == muted:
             raise RuleViolation(BAD_SEAT, f"{entry.name} is {'muted' if muted else 'not muted'} already.")
+        room = game.room.with_seat(seat, muted=muted)
+        person = entry.controller if entry.human else entry.away_controller
+        if not muted and person in room.muted_spectators:
+            # Muted as a spectator before they took the seat: the host lets this person speak again.
+            room = room.spectator_muted(person, False)
         record(
             game,
             kind=Move.Kind.MUTE,
@@ -156,7 +193,7 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
             payload={"seat": seat, "name": entry.name, "muted": muted},
             actor=controller,
             action_id=action_id,
-            room=game.room.with_seat(seat, muted=muted),
+            room=room,
         )
 
 
@@ -171,4 +208,65 @@ def seat_unmute(*, code: str, controller: str, seat: int, expected_version: int 
     """The host lets a muted seat chat again. Locks the Game row."""
     _mute(
         code=code, controller=controller, seat=seat, expected_version=expected_version, action_id=action_id, muted=False
+    )
+
+
+def _spectator_mute(
+    *, code: str, controller: str, spectator: str, expected_version: int | None, action_id: str, muted: bool
+) -> None:
+    with transaction.atomic():
+        game = locked(code)
+        check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
+        require_host(game, controller)  # the host alone: no player takes this tool while the host is away
+        target = spectator_by_handle(game, spectator)
+        if target is None:
+            raise RuleViolation(BAD_SPECTATOR, "No spectator of this room's chat goes by that name.")
+        if target == controller:
+            raise RuleViolation(BAD_SPECTATOR, "The host's own chat cannot be muted.")
+        room = game.room
+        if (target in room.muted_spectators) == muted:
+            raise RuleViolation(BAD_SPECTATOR, f"That spectator is {'muted' if muted else 'not muted'} already.")
+        room = room.spectator_muted(target, muted)
+        # A spectator who has taken a seat since speaks from it: the mute is the person's, so it
+        # holds (or goes) for their seats as well.
+        seats = [index for index in room.seats_kept_for(target) if room.seats[index].muted != muted]
+        for index in seats:
+            room = room.with_seat(index, muted=muted)
+        payload: dict[str, Any] = {"spectator": spectator_handle(game.code, target), "name": SPECTATOR, "muted": muted}
+        if seats:
+            payload["seats"] = seats
+        record(
+            game,
+            kind=Move.Kind.MUTE,
+            player_id=None,
+            payload=payload,
+            actor=controller,
+            action_id=action_id,
+            room=room,
+        )
+
+
+def spectator_mute(*, code: str, controller: str, spectator: str, expected_version: int | None, action_id: str) -> None:
+    """The host mutes the spectator whose chat lines go by ``spectator`` (their handle). Locks the Game row."""
+    _spectator_mute(
+        code=code,
+        controller=controller,
+        spectator=spectator,
+        expected_version=expected_version,
+        action_id=action_id,
+        muted=True,
+    )
+
+
+def spectator_unmute(
+    *, code: str, controller: str, spectator: str, expected_version: int | None, action_id: str
+) -> None:
+    """The host lets a muted spectator post again. Locks the Game row."""
+    _spectator_mute(
+        code=code,
+        controller=controller,
+        spectator=spectator,
+        expected_version=expected_version,
+        action_id=action_id,
+        muted=False,
     )

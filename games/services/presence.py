@@ -60,7 +60,8 @@ def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str
         game=game, channel_name=channel_name, controller=controller, seen_at=timezone.now(), origin=ORIGIN
     )
     players = [game.room.seats[seat].player for seat in mine]
-    you = protocol.encode(protocol.You(seats=mine, players=players))
+    handle = selectors.spectator_handle(game.code, controller)
+    you = protocol.encode(protocol.You(seats=mine, players=players, spectator=handle))
     return you, protocol.dumps(game_state(game)), _frame(game)
 
 

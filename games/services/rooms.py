@@ -13,12 +13,13 @@ from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAY
 from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host
+from games.services.chat import SPECTATOR
 from games.services.clock import timer_choices
 from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
-from games.store.selectors import connected_controllers
+from games.store.selectors import connected_controllers, spectator_handle
 
 
 def game_create(
@@ -209,6 +210,23 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             pace=old.pace,
         )
         new = host.game
+        # The same room's next game: the spectators the host muted stay muted there (but its host).
+        hushed = [token for token in old.room.muted_spectators if token != person(first)]
+        for token in hushed:
+            record(
+                new,
+                kind=Move.Kind.MUTE,
+                player_id=None,
+                payload={
+                    "spectator": spectator_handle(new.code, token),
+                    "name": SPECTATOR,
+                    "muted": True,
+                    "rematch": old.code,
+                },
+                actor=controller,
+                action_id="",
+                room=new.room.spectator_muted(token, True),
+            )
         taken = {name_key(s.name) for s in seats}
         for seat in seats:
             if seat is first or (seat.human and not seat.controller):  # a deleted account's seat
@@ -228,12 +246,13 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 client_seed="",
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
-                muted=seat.muted,  # the same people's next table: the host's mute holds there
+                # The same people's next table: the host's mute holds there.
+                muted=seat.muted or person(seat) in hushed,
             )
             joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:
                 joined["bot"] = seat.level
-            if seat.muted:
+            if seat.muted or person(seat) in hushed:
                 joined["muted"] = True
             record(
                 new,

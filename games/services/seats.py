@@ -100,7 +100,8 @@ def game_join(
         if same is not None:
             raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
         # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
-        # out, a mute keeps it quiet (leaving and joining again would undo either).
+        # out, a mute keeps it quiet (leaving and joining again would undo either); so does a
+        # mute of the browser as a spectator (taking a seat would undo it).
         mine = Move.objects.filter(game=game, player__controller=controller)
         if not game.local and mine.filter(kind=Move.Kind.KICK).exists():
             raise RuleViolation(E.KICKED, "The host took you out of this room: you can watch.")
@@ -108,7 +109,7 @@ def game_join(
         player, room = add_seat(
             game, game.room, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
-        if isinstance(muted, dict) and muted.get("muted"):
+        if (isinstance(muted, dict) and muted.get("muted")) or controller in room.muted_spectators:
             room = room.with_seat(len(room.seats) - 1, muted=True)
         record(
             game,
@@ -157,9 +158,14 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
         new_host = hand_host_on(game, room, connected_controllers(game))
         payload["host"] = new_host.player if new_host else None
         fields.append("host")
-        if new_host is not None and new_host.muted:
-            # The host's own seat cannot be muted, nor unmuted by anyone else: the mute goes.
-            room = room.with_seat(room.seats.index(new_host), muted=False)
+        if new_host is not None:
+            # The host's own seat cannot be muted, nor unmuted by anyone else: a mute goes, the one
+            # of the browser as a spectator too.
+            if new_host.muted:
+                room = room.with_seat(room.seats.index(new_host), muted=False)
+            person = new_host.controller if new_host.human else new_host.away_controller
+            if person in room.muted_spectators:
+                room = room.spectator_muted(person, False)
     if not room.humans_left() and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
         game.status = Game.Status.ABANDONED
         game.finished_at = timezone.now()

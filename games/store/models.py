@@ -68,7 +68,7 @@ class Game(models.Model):
     # Bumped by every applied action; clients send it back as expected_version.
     version = models.PositiveIntegerField(default=0)
     # The room's state (games.domain.room.Room): the rules state, the seats, the roll
-    # counter, the clock, pause, rematch. Read and written as ``Game.room``.
+    # counter, the clock, pause, rematch, the spectators muted. Read and written as ``Game.room``.
     snapshot = models.JSONField(default=dict)
     # Fair dice: the secret seed stays hidden until the game ends; its SHA-256 is public.
     server_seed = models.CharField(max_length=64)
@@ -283,6 +283,9 @@ class ChatMessage(models.Model):
     # The seat that posted it; null for a spectator.
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # A spectator's message: the browser that posted it (its controller token, the account's when
+    # signed in), which the host mutes by the line; "" for a seat's (the seat says whose).
+    controller = models.CharField(max_length=64, blank=True, default="")
     name = models.CharField(max_length=24)
     text = models.CharField(max_length=300)
     after_seq = models.PositiveIntegerField(default=0)

@@ -20,10 +20,11 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.crypto import constant_time_compare
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, ngettext
 
 from games.domain import scorecard
+from games.domain.protocol import HANDLE_LENGTH
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.store import tables
 from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence
@@ -121,9 +122,25 @@ def roll_log(game: Game) -> list[dict[str, Any]]:
 CHAT_HISTORY = 50  # the messages a socket gets when it connects
 
 
-def chat_message(message: ChatMessage) -> dict[str, Any]:
-    """A chat message as the room sees it (plain text: the page never reads it as HTML)."""
-    return {
+def spectator_handle(code: str, controller: str) -> str:
+    """The name a spectator's browser goes by in room ``code``'s chat ("" without a token).
+
+    Everyone in the room sees it on the browser's lines (the host mutes by it), so it is not the
+    token, which plays the browser's seats, and differs from room to room, so it does not follow a
+    browser from one room to the next. Keyed with the site's secret key, which every worker shares.
+    """
+    if not controller:
+        return ""
+    digest = salted_hmac("games.spectator", f"{code}:{controller}", algorithm="sha256").hexdigest()
+    return digest[:HANDLE_LENGTH]
+
+
+def chat_message(message: ChatMessage, code: str) -> dict[str, Any]:
+    """A chat message of room ``code`` as the room sees it (plain text: the page never reads it as HTML).
+
+    A spectator's line has ``spectator``, its browser's handle in the room (none on a line posted
+    before lines kept their browser)."""
+    shown = {
         "id": message.pk,
         "seat": message.seat,
         "name": message.name,
@@ -131,12 +148,25 @@ def chat_message(message: ChatMessage) -> dict[str, Any]:
         "after": message.after_seq,
         "at": message.created_at.isoformat(),
     }
+    if message.seat is None and message.controller:
+        shown["spectator"] = spectator_handle(code, message.controller)
+    return shown
 
 
 def chat_history(code: str) -> list[dict[str, Any]]:
     """The room's last ``CHAT_HISTORY`` messages not hidden by staff, oldest first."""
     rows = ChatMessage.objects.filter(game__code=code, hidden=False).order_by("-id")[:CHAT_HISTORY]
-    return [chat_message(message) for message in reversed(rows)]
+    return [chat_message(message, code) for message in reversed(rows)]
+
+
+def spectator_by_handle(game: Game, handle: str) -> str | None:
+    """The browser (its token) of the spectator whose lines in ``game``'s chat go by ``handle``
+    (hidden lines too: the host may still mute whoever posted them), or None."""
+    posted = ChatMessage.objects.filter(game=game, seat__isnull=True).exclude(controller="")
+    for controller in posted.order_by().values_list("controller", flat=True).distinct():
+        if constant_time_compare(spectator_handle(game.code, controller), handle):
+            return controller
+    return None
 
 
 def session_controller(session_key: str) -> str:
@@ -397,7 +427,11 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "paused": room.paused,
         # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
         "pace": game.pace,
-        "chat": {"spectators": game.chat_spectators},
+        # May spectators post; the handles of those whose chat the host muted (docs/protocol.md).
+        "chat": {
+            "spectators": game.chat_spectators,
+            "muted": [spectator_handle(game.code, token) for token in room.muted_spectators],
+        },
         "clock": clock_state(game),
         # {"eta": seconds or null} while the computer players' and the coach's table of this rule
         # set is being built (games/store/tables.py), in a room that has either; else null.

@@ -40,7 +40,7 @@ from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import Replay, named_as_now, replay_moves, verify_fairness
 from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, ScoreEntry
-from games.store.selectors import chat_log, game_state
+from games.store.selectors import chat_log, game_state, spectator_handle
 
 HISTORY = Game.OVER
 # A room code typed with the dashes the site shows it with.
@@ -444,7 +444,10 @@ def _events_and_chat(game: Game, moves: list[Move]) -> list[dict[str, Any]]:
         row = {
             "seq": message.after_seq,
             "kind": "Chat (hidden by staff)" if message.hidden else "Chat",
-            "who": message.name,
+            # A spectator's line under their handle, as the room and its mute Moves name them.
+            "who": f"{message.name} {spectator_handle(game.code, message.controller)}".strip()
+            if message.seat is None
+            else message.name,
             "details": message.text,
             "at": message.created_at,
             "chat": message.pk,
@@ -477,6 +480,10 @@ def _event(move: Move, seats: Sequence[Seat]) -> dict[str, Any]:
         details.append(f"seat {seat + 1} ({name})")
     if move.kind == Move.Kind.TIMEOUT:
         details.append(f"timeout {p.get('streak', 1)} in a row")
+    elif move.kind == Move.Kind.MUTE and p.get("spectator"):
+        details.append(f"spectator {p['spectator']} {'muted' if p.get('muted') else 'unmuted'}")
+        if p.get("rematch"):
+            details.append(f"as in {services.shown_code(p['rematch'])}")
     elif move.kind == Move.Kind.MUTE:
         details.append("muted" if p.get("muted") else "unmuted")
     elif move.kind == Move.Kind.BOT and p.get("away"):

@@ -152,11 +152,21 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     if code != game.code:
         return redirect("room", code=game.code)
     state = game_state(game)
-    mine = seats_of(game, controller_for(request))
+    # Where spectators may post, a browser gets its token here, before its socket: the host mutes a
+    # spectator by it (a socket without one may read, not post).
+    controller = controller_for(request, create=game.chat_spectators and not game.is_over)
+    mine = seats_of(game, controller)
+    page = {
+        "state": state,
+        "you": mine,
+        "spectator": selectors.spectator_handle(game.code, controller),
+        "bot_levels": services.BOT_LEVELS,
+        "host_away": settings.HOST_AWAY,
+    }
     context = {
         "game": game,
         "state": state,
-        "page": {"state": state, "you": mine, "bot_levels": services.BOT_LEVELS, "host_away": settings.HOST_AWAY},
+        "page": page,
         "mine": mine,
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),

@@ -67,6 +67,7 @@ def test_every_field_survives_the_round_trip_through_json() -> None:
         clock_turn=(4, 1),
         notice_turn=(4, 1),
         rematch="abcdefghjk",
+        muted_spectators=("eve", "fay"),
     )
     stored = json.loads(json.dumps(room.to_snapshot()))
     back = Room.from_snapshot(stored)
@@ -111,6 +112,13 @@ def test_snapshots_written_before_the_type_decode_and_are_written_back_the_same(
     ]
     for stored in shapes:
         assert Room.from_snapshot(stored).to_snapshot() == stored
+
+
+def test_a_spectator_muted_again_is_listed_once_and_unmuted_leaves_the_others() -> None:
+    room = Room().spectator_muted("eve", True).spectator_muted("fay", True).spectator_muted("eve", True)
+    assert room.muted_spectators == ("fay", "eve")
+    assert room.spectator_muted("fay", False).muted_spectators == ("eve",)
+    assert room.spectator_muted("gil", False) == room
 
 
 def test_a_seat_missing_the_keys_a_factory_leaves_out_takes_their_defaults() -> None:

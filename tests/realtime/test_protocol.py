@@ -97,6 +97,16 @@ EVERY_FRAME: list[tuple[dict[str, Any], type[protocol.Incoming], dict[str, Any]]
         {"expected_version": 13, "action_id": "c-21", "seat": 1},
     ),
     (
+        {"type": "mute_spectator", "spectator": "3f9a0c1b2d4e", "version": 14, "id": "c-22"},
+        protocol.MuteSpectator,
+        {"expected_version": 14, "action_id": "c-22", "spectator": "3f9a0c1b2d4e"},
+    ),
+    (
+        {"type": "unmute_spectator", "spectator": "3f9a0c1b2d4e", "version": 15, "id": "c-23"},
+        protocol.UnmuteSpectator,
+        {"expected_version": 15, "action_id": "c-23", "spectator": "3f9a0c1b2d4e"},
+    ),
+    (
         {"type": "chat", "text": "good luck!", "id": "chat-14", "version": 9},
         protocol.Chat,
         {"text": "good luck!", "frame_id": "chat-14"},
@@ -128,6 +138,7 @@ def test_every_declared_frame_is_tried_and_each_names_a_service_of_the_package()
             assert callable(getattr(services, kind.service)), kind
 
 
+BAD = errors.BAD_SPECTATOR
 # Each bad input: the frame's text, the code, and the field named (for the form posts' messages).
 REFUSED: list[tuple[str, str, str]] = [
     ("not json", errors.BAD_JSON, ""),
@@ -206,6 +217,17 @@ REFUSED: list[tuple[str, str, str]] = [
     ('{"type": "back", "seat": "1"}', errors.BAD_FIELD, "seat"),
     ('{"type": "add_bot", "level": "' + "x" * 40 + '", "version": 3, "id": "x"}', errors.BAD_LEVEL, "level"),
     ('{"type": "add_bot", "level": 3, "version": 3, "id": "x"}', errors.BAD_FIELD, "level"),
+    # a spectator by the handle on their lines: twelve hex digits (the handle as written into the JSON text)
+    ('{"type": "mute_spectator", "version": 3, "id": "x"}', errors.BAD_SPECTATOR, "spectator"),
+    ('{"type": "mute_spectator", "spectator": 7, "version": 3, "id": "x"}', errors.BAD_SPECTATOR, "spectator"),
+    *(
+        (json.dumps({"type": kind, "version": 3, "id": "x"})[:-1] + f', "spectator": "{handle}"}}', BAD, "spectator")
+        for kind, handle in [
+            ("unmute_spectator", "3F9A0C1B2D4E"),
+            ("mute_spectator", "3f9a0c1b2d4e0"),
+            ("mute_spectator", "3f9a0c1b2d\\u0000e"),
+        ]
+    ),
     # text the database cannot hold: a NUL character, a lone surrogate
     ('{"type": "chat", "text": "a\\u0000b"}', errors.BAD_FIELD, "text"),
     ('{"type": "react", "reaction": "\\u0000"}', errors.BAD_FIELD, "reaction"),
@@ -283,6 +305,8 @@ def test_the_outgoing_frames_have_the_documented_shape() -> None:
         "message": "no",
     }
     assert json.loads(protocol.encode(protocol.You(seats=[1]))) == {"type": "you", "seats": [1]}
+    you = protocol.encode(protocol.You(seats=[], spectator="3f9a0c1b2d4e"))
+    assert json.loads(you) == {"type": "you", "seats": [], "spectator": "3f9a0c1b2d4e"}
     assert json.loads(protocol.encode(protocol.Pong(version=None))) == {"type": "pong", "version": None}
     presence = protocol.encode(protocol.Presence(seats={"0": "connected", "1": "away"}, spectators=2))
     assert json.loads(presence) == {"type": "presence", "seats": {"0": "connected", "1": "away"}, "spectators": 2}
@@ -297,7 +321,7 @@ frame_like = st.fixed_dictionaries(
     {"type": st.sampled_from([*protocol.FRAMES, "", "state", "bogus"])},
     optional={
         name: json_values | st.sampled_from([0, 1, 4, -1, "chance", [0, 1], [], "", "\x00"])
-        for name in ("version", "id", "held", "box", "column", "seat", "level", "text", "reaction")
+        for name in ("version", "id", "held", "box", "column", "seat", "level", "text", "reaction", "spectator")
     },
 )
 CODES = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}

@@ -1,15 +1,28 @@
-"""The chat's service: what a message may be, and who may speak (mutes that hold, a host's own seat)."""
+"""The chat's service: what a message may be, and who may speak (mutes that hold, a host's own seat,
+a spectator the host muted)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.test import Client, override_settings
 
 from games import services
-from games.domain.errors import BAD_MESSAGE, MUTED
+from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, MUTED, NOT_HOST
 from games.domain.rules import RuleViolation
-from games.services.chat import chat_post, clean_message, seat_mute, seat_unmute
-from games.store.models import ChatMessage, Game
-from tests.factories import action_id, open_room, spectators_chat_room
+from games.services.chat import (
+    chat_post,
+    clean_message,
+    seat_mute,
+    seat_unmute,
+    spectator_mute,
+    spectator_unmute,
+)
+from games.store.models import ChatMessage, Game, Move
+from games.store.selectors import chat_history, game_state, spectator_handle
+from tests.accounts.helpers import PASSWORD, controller_of, sign_up
+from tests.factories import action_id, elsewhere, online, open_room, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +126,172 @@ def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_
     assert clean_message("❤️ 👨‍👩‍👧 good game") == "❤️ 👨‍👩‍👧 good game"
     assert clean_message("a" + "\u0301" * 50) == "a" + "\u0301" * 3
     assert clean_message("gg \u202eniw i") == "gg niw i"
+
+
+def _spectator_says(table_code: str, text: str, controller: str | None = None) -> tuple[str, str]:
+    """A spectator's browser (``controller``, a new one if not given) posts ``text``: its token and
+    the handle its line goes by."""
+    spectator = controller or services.new_controller()
+    line = chat_post(code=table_code, controller=spectator, text=text)
+    assert line["seat"] is None and line["name"] == "Spectator"
+    return spectator, line["spectator"]
+
+
+def test_the_host_mutes_a_spectator_whose_later_posts_are_refused_and_earlier_lines_stay() -> None:
+    table = spectators_chat_room()
+    host = table.controllers[0]
+    troll, handle = _spectator_says(table.code, "spam spam spam")
+    _fan, fan_handle = _spectator_says(table.code, "go Ann!")
+    assert handle != fan_handle and handle == spectator_handle(table.code, troll)
+    spectator_mute(
+        code=table.code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    # Stored with the room (the row any worker reads, after a restart too), not in a process's memory.
+    assert Game.objects.get(code=table.code).snapshot["muted_spectators"] == [troll]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=table.code, controller=troll, text="more spam")
+    assert refused.value.code == MUTED
+    assert [m["text"] for m in chat_history(table.code)] == ["spam spam spam", "go Ann!"]
+    chat_post(code=table.code, controller=_fan, text="still here")  # the other spectator is not muted
+    state = game_state(table.game)
+    assert state["chat"] == {"spectators": True, "muted": [handle]}
+    move = Move.objects.filter(game__code=table.code, kind=Move.Kind.MUTE).get()
+    assert move.payload == {"spectator": handle, "name": "Spectator", "muted": True}
+    assert move.actor == host and move.player is None
+    spectator_unmute(
+        code=table.code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    chat_post(code=table.code, controller=troll, text="sorry")
+    assert game_state(table.game)["chat"]["muted"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spectator_mute_holds_on_another_worker() -> None:
+    """The mute is in the room's row: a post handled by another process's connection is refused too."""
+    table = spectators_chat_room()
+    troll, handle = _spectator_says(table.code, "spam")
+    spectator_mute(
+        code=table.code,
+        controller=table.controllers[0],
+        spectator=handle,
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+    refusals: list[str] = []
+
+    def post() -> None:
+        try:
+            chat_post(code=table.code, controller=troll, text="from the other worker")
+        except RuleViolation as exc:
+            refusals.append(exc.code)
+
+    elsewhere(post)
+    assert refusals == [MUTED]
+
+
+def test_only_the_host_mutes_a_spectator_not_a_player_even_with_the_host_away() -> None:
+    table = spectators_chat_room()
+    ann, bob, cy = table.controllers
+    _troll, handle = _spectator_says(table.code, "spam")
+    online(table.code, bob)
+    online(table.code, cy)  # Ann (the host) has no socket: her seat is away
+    with override_settings(HOST_AWAY=0):
+        for player in (bob, cy):
+            with pytest.raises(RuleViolation) as refused:
+                spectator_mute(
+                    code=table.code, controller=player, spectator=handle, expected_version=None, action_id=action_id()
+                )
+            assert refused.value.code == NOT_HOST
+    game = table.game
+    assert game.room.muted_spectators == () and game.host_id == game.room.seats[0].player
+
+
+@pytest.mark.parametrize("handle", ["0" * 12, "host"])
+def test_the_host_cannot_mute_a_spectator_who_never_posted_nor_themselves(handle: str) -> None:
+    """A handle is a line's: none of this room's lines goes by ``0…0``; and the host's own lines
+    from before they hosted are not the host's to mute."""
+    host = services.new_controller()
+    game = services.game_create(host_name="Ann", controller=services.new_controller(), chat_spectators=True).game
+    _spectator_says(game.code, "watching first", host)
+    services.game_join(code=game.code, name="Bea", controller=host)
+    first = game.room.seats[0].controller
+    services.game_leave(code=game.code, controller=first, seat=0, expected_version=None, action_id=action_id())
+    assert Game.objects.get(code=game.code).room.seats[0].controller == host  # Bea hosts now
+    with pytest.raises(RuleViolation) as refused:
+        spectator_mute(
+            code=game.code,
+            controller=host,
+            spectator=spectator_handle(game.code, host) if handle == "host" else handle,
+            expected_version=None,
+            action_id=action_id(),
+        )
+    assert refused.value.code == BAD_SPECTATOR
+    assert Game.objects.get(code=game.code).room.muted_spectators == ()
+
+
+def test_a_muted_spectator_who_takes_a_seat_is_muted_there_and_unmuting_the_seat_lets_them_speak() -> None:
+    host = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    troll, handle = _spectator_says(code, "spam")
+    spectator_mute(code=code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
+    services.game_join(code=code, name="Troll", controller=troll)
+    game = Game.objects.get(code=code)
+    assert game.room.seats[1].muted
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=troll, text="spam from a seat")
+    assert refused.value.code == MUTED
+    seat_unmute(code=code, controller=host, seat=1, expected_version=None, action_id=action_id())
+    assert Game.objects.get(code=code).room.muted_spectators == ()
+    services.game_leave(code=code, controller=troll, seat=1, expected_version=None, action_id=action_id())
+    chat_post(code=code, controller=troll, text="back to watching, politely")
+
+
+def test_muting_a_spectator_who_has_taken_a_seat_since_mutes_the_seat_too() -> None:
+    host = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    troll, handle = _spectator_says(code, "spam before joining")
+    services.game_join(code=code, name="Troll", controller=troll)
+    spectator_mute(code=code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
+    game = Game.objects.get(code=code)
+    assert game.room.seats[1].muted and game.room.muted_spectators == (troll,)
+    assert game.moves.get(kind=Move.Kind.MUTE).payload["seats"] == [1]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=troll, text="spam from the seat")
+    assert refused.value.code == MUTED
+    spectator_unmute(code=code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
+    assert not Game.objects.get(code=code).room.seats[1].muted
+    chat_post(code=code, controller=troll, text="thanks")
+
+
+def test_a_spectator_muted_while_signed_in_stays_muted_in_a_new_session_of_the_account(settings: Any) -> None:
+    """Signed in, a browser's token is the account's: a new tab, or cookies cleared and signed in
+    again, is the same spectator."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    table = spectators_chat_room()
+    first = Client()
+    sign_up(first, "loud_watcher")
+    _token, handle = _spectator_says(table.code, "spam", controller_of(first))
+    spectator_mute(
+        code=table.code,
+        controller=table.controllers[0],
+        spectator=handle,
+        expected_version=None,
+        action_id=action_id(),
+    )
+    again = Client()  # cookies cleared (or another device): a new session of the same account
+    assert again.post("/accounts/login/", {"login": "loud_watcher", "password": PASSWORD}).status_code == 302
+    assert again.get(f"/r/{table.code}/").status_code == 200
+    token = controller_of(again)
+    assert token and spectator_handle(table.code, token) == handle
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=table.code, controller=token, text="spam from a new session")
+    assert refused.value.code == MUTED
+
+
+def test_a_spectator_post_without_a_browser_token_is_refused() -> None:
+    """Nothing would tell that spectator from the next: the host could not mute them."""
+    table = spectators_chat_room()
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=table.code, controller="", text="who am I?")
+    assert refused.value.code == BAD_REQUEST
+    assert not ChatMessage.objects.filter(game__code=table.code).exists()

@@ -16,8 +16,10 @@ from games import services
 from games.domain import errors
 from games.domain.rules import RuleViolation
 from games.services import presence
-from games.services.chat import chat_post, seat_mute, seat_unmute
+from games.services.chat import chat_post, seat_mute, seat_unmute, spectator_mute
+from games.store import selectors
 from games.store.models import ChatMessage, Game, Move, Player, Presence
+from games.store.selectors import spectator_handle
 from tests.factories import (
     Table,
     action_id,
@@ -26,6 +28,7 @@ from tests.factories import (
     own_pace_room,
     play_to_end,
     play_turn,
+    spectators_chat_room,
     timed_room,
 )
 
@@ -486,6 +489,32 @@ def test_a_player_the_host_muted_is_still_muted_in_the_rematch_the_host_opens() 
         chat_post(code=rematch.code, controller=bob, text="back again, losers")
     assert refused.value.code == errors.MUTED
     assert not ChatMessage.objects.filter(game=rematch).exists()
+
+
+@db
+def test_a_spectator_the_host_muted_is_still_muted_in_the_rematch() -> None:
+    """The rematch is the same room's next table: a spectator muted there stays muted, under the
+    handle their lines have in the new room, and its log says so."""
+    table = spectators_chat_room()
+    ann = table.controllers[0]
+    troll = services.new_controller()
+    handle = chat_post(code=table.code, controller=troll, text="spam")["spectator"]
+    spectator_mute(code=table.code, controller=ann, spectator=handle, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=table.controllers[1])
+    assert rematch.room.muted_spectators == (troll,)
+    assert rematch.chat_spectators
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=troll, text="spam again")
+    assert refused.value.code == errors.MUTED
+    move = rematch.moves.get(kind=Move.Kind.MUTE)
+    assert move.payload == {
+        "spectator": spectator_handle(rematch.code, troll),
+        "name": "Spectator",
+        "muted": True,
+        "rematch": table.code,
+    }
+    assert selectors.game_state(rematch)["chat"]["muted"] == [spectator_handle(rematch.code, troll)]
 
 
 @db

@@ -14,7 +14,7 @@ from django.urls import reverse
 from games import services
 from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_history
-from tests.factories import open_room, play_to_end, play_turn
+from tests.factories import open_room, play_to_end, play_turn, spectators_chat_room
 from tests.web.test_admin import game_url, staff_client, text  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +44,24 @@ def test_the_review_shows_each_message_after_the_move_it_followed_as_text(staff_
     assert first.after_seq == start and second.after_seq > start
     assert page.index("<b>good luck</b>") < page.index("nice roll")
     assert page.index(" Start ") < page.index("<b>good luck</b>")
+
+
+def test_the_review_shows_the_host_muting_a_spectator_beside_the_spectators_lines(staff_client: Client) -> None:  # noqa: F811
+    table = spectators_chat_room()
+    troll = services.new_controller()
+    handle = services.chat_post(code=table.code, controller=troll, text="spam spam")["spectator"]
+    services.spectator_mute(
+        code=table.code, controller=table.controllers[0], spectator=handle, expected_version=None, action_id="m"
+    )
+    services.spectator_unmute(
+        code=table.code, controller=table.controllers[0], spectator=handle, expected_version=None, action_id="u"
+    )
+    game = play_to_end(table, random.Random(5))
+    page = text(staff_client.get(game_url(game)))
+    assert f"Spectator {handle} spam spam" in page
+    assert page.index(f"spectator {handle} muted") < page.index(f"spectator {handle} unmuted")
+    assert page.index("spam spam") < page.index(f"spectator {handle} muted")
+    assert troll not in staff_client.get(game_url(game)).content.decode()  # the handle, never the token
 
 
 def test_staff_hide_a_message_from_its_room_and_the_admin_logs_it(staff_client: Client) -> None:  # noqa: F811

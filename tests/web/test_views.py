@@ -581,3 +581,20 @@ def test_a_private_rooms_rematch_is_told_to_nobody_and_followed_by_its_players_o
     stranger = Client()
     refused = stranger.post(f"/r/{table.code}/rematch", {"client_seed": "abc"})
     assert refused.status_code == 302 and refused["Location"].endswith(f"/r/{table.code}/")
+
+
+def test_a_spectator_opening_a_room_where_spectators_post_is_given_a_token_and_its_handle() -> None:
+    """The host mutes a spectator by the browser: the page gives one its token before its socket
+    opens, and names the handle its lines will go by. A room where spectators only read makes no
+    session for them."""
+    host = Client()
+    chatty = create(host, chat_spectators="on")
+    quiet = create(Client(), "Bo")
+    watcher = Client()
+    data = page_data(watcher, chatty)
+    token = watcher.session.get("controller", "")
+    assert token and data["you"] == []
+    assert data["spectator"] == services.chat_post(code=chatty.code, controller=token, text="hi")["spectator"]
+    stranger = Client()
+    assert page_data(stranger, quiet)["spectator"] == ""
+    assert "sessionid" not in stranger.cookies

@@ -171,7 +171,7 @@ async def test_spectators_read_but_do_not_post_by_default() -> None:
     await first_frames(p0)
     watcher = await connect(code)
     _, state, _ = await first_frames(watcher)
-    assert state["chat"] == {"spectators": False}
+    assert state["chat"] == {"spectators": False, "muted": []}
     before = await stored(code)
     await watcher.send_json_to({"type": "chat", "text": "hello players"})
     assert (await error_of(watcher))["code"] == services.CHAT_CLOSED
@@ -181,16 +181,93 @@ async def test_spectators_read_but_do_not_post_by_default() -> None:
     await close(p0, watcher)
 
 
+@sync_to_async
+def spectator_session(code: str) -> str:
+    """A browser that opened the room's page to watch: where spectators may post, the page gives it a token."""
+    client = Client()
+    assert client.get(f"/r/{code}/").status_code == 200
+    return client.cookies["sessionid"].value
+
+
+@sync_to_async
+def host_token(code: str) -> str:
+    game = Game.objects.get(code=code)
+    return game.room.seats[game.room.seat_of_player(game.host_id) or 0].controller
+
+
 async def test_spectators_post_when_the_host_allowed_it() -> None:
     code, sessions = await make_open_room(spectators_chat=True)
     p0 = await connect(code, sessions[0])
     await first_frames(p0)
-    watcher = await connect(code)
-    await first_frames(watcher)
+    watcher = await connect(code, await spectator_session(code))
+    you, _, _ = await first_frames(watcher)
     await watcher.send_json_to({"type": "chat", "text": "go P0!"})
     message = (await frames_until(p0, "chat"))[-1]["message"]
     assert message["seat"] is None and message["name"] == "Spectator" and message["text"] == "go P0!"
+    assert message["spectator"] == you["spectator"] and len(you["spectator"]) == 12
     await close(p0, watcher)
+
+
+async def test_a_socket_without_a_session_reads_but_cannot_post_as_nobody_to_mute() -> None:
+    code, sessions = await make_open_room(spectators_chat=True)
+    p0 = await connect(code, sessions[0])
+    await first_frames(p0)
+    bare = await connect(code)
+    you, _, _ = await first_frames(bare)
+    assert "spectator" not in you
+    before = await stored(code)
+    await bare.send_json_to({"type": "chat", "text": "anonymous and unmutable", "id": "c1"})
+    assert (await error_of(bare))["code"] == services.BAD_REQUEST
+    assert await stored(code) == before
+    await p0.send_json_to({"type": "chat", "text": "still readable"})
+    assert (await frames_until(bare, "chat"))[-1]["message"]["text"] == "still readable"
+    await close(p0, bare)
+
+
+async def test_the_host_mutes_a_spectator_by_their_line_and_unmutes_them() -> None:
+    code, sessions = await make_open_room(spectators_chat=True)
+    p0, p1 = await connect(code, sessions[0]), await connect(code, sessions[1])
+    for ws in (p0, p1):
+        await first_frames(ws)
+    watcher = await connect(code, await spectator_session(code))
+    you, _, _ = await first_frames(watcher)
+    await watcher.send_json_to({"type": "chat", "text": "BUY CHEAP DICE"})
+    line = (await frames_until(p0, "chat"))[-1]["message"]
+    handle = line["spectator"]
+    before = await stored(code)
+    version = before[0]
+    # Only the host: a player is refused, and so is the spectator.
+    for ws in (p1, watcher):
+        await ws.send_json_to({"type": "mute_spectator", "spectator": handle, "version": version, "id": "m0"})
+        assert (await error_of(ws))["code"] == services.NOT_HOST
+    await p0.send_json_to({"type": "mute_spectator", "spectator": "0" * 12, "version": version, "id": "m1"})
+    assert (await error_of(p0))["code"] == services.BAD_SPECTATOR
+    await p0.send_json_to({"type": "mute_spectator", "spectator": "not a handle", "version": version, "id": "m2"})
+    assert (await error_of(p0))["code"] == services.BAD_SPECTATOR
+    assert await stored(code) == before
+    await p0.send_json_to({"type": "mute_spectator", "spectator": handle, "version": version, "id": "m3"})
+    state = (await frames_until(watcher, "state"))[-1]
+    assert state["chat"]["muted"] == [you["spectator"]]
+    assert state["event"] == {"type": "muted", "spectator": handle, "name": "Spectator", "muted": True}
+    before = await stored(code)
+    await watcher.send_json_to({"type": "chat", "text": "BUY CHEAP DICE NOW", "id": "c2"})
+    assert (await error_of(watcher))["code"] == services.MUTED
+    assert await stored(code) == before
+    assert "BUY CHEAP DICE" in before[2]  # the earlier line stays, as a muted player's do
+    await p0.send_json_to({"type": "unmute_spectator", "spectator": handle, "version": state["version"], "id": "m4"})
+    state = (await frames_until(watcher, "state"))[-1]
+    assert state["chat"]["muted"] == [] and state["event"]["muted"] is False
+    await watcher.send_json_to({"type": "chat", "text": "sorry"})
+    assert (await frames_until(p1, "chat"))[-1]["message"]["text"] == "sorry"
+    mutes = Move.objects.filter(game__code=code, kind="mute").order_by("seq").values_list("payload", "actor")
+    payloads = await sync_to_async(list)(mutes)
+    # The Move log names the spectator by their handle (never their token) and the host as its actor.
+    assert [p for p, _ in payloads] == [
+        {"spectator": handle, "name": "Spectator", "muted": True},
+        {"spectator": handle, "name": "Spectator", "muted": False},
+    ]
+    assert {actor for _, actor in payloads} == {await host_token(code)}
+    await close(p0, p1, watcher)
 
 
 async def test_a_socket_connecting_gets_the_last_fifty_messages_not_the_hidden_ones() -> None:
