@@ -61,6 +61,7 @@ const client = new RoomClient({
   url: `${scheme}://${location.host}/ws/rooms/${code}/`,
   state: initial.state,
   seats: initial.you,
+  spectator: initial.spectator ?? "",
   hooks: {
     onConnection: (status) => {
       if (status === "reconnecting") {
@@ -323,6 +324,13 @@ function event(frame) {
       break;
     }
     case "muted":
+      if (frame.spectator) {
+        // A spectator has no name: the room hears that one was muted, the spectator that it was them.
+        const told = frame.muted ? gettext("A spectator's chat was muted by the host") : gettext("A spectator's chat was unmuted by the host");
+        remember(told);
+        announce(frame.spectator === client.spectator && frame.muted ? errorText({ code: "muted" }) : `${told}.`);
+        break;
+      }
       remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: frame.name }));
       break;
     case "rolled": {
@@ -787,7 +795,8 @@ function drawStatus(v) {
 function drawChat(v) {
   const live = v.state.status === "lobby" || v.state.status === "playing";
   const muted = (s) => Boolean(v.state.seats[s]?.muted);
-  const note = chatNote(v.state, v.voices, muted);
+  chat.moderate(live && v.isHost, v.state.chat?.muted ?? []);
+  const note = chatNote(v.state, v.voices, muted, client.spectator);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";
   $("chat-form").hidden = Boolean(note);
@@ -1030,6 +1039,16 @@ $("card").addEventListener("keydown", (event) => {
 });
 
 $("chat-form").addEventListener("submit", sendChat);
+// The host's Mute chat and Unmute chat on a spectator's line (ChatPanel.moderate).
+$("chat-list").addEventListener("click", (event) => {
+  const button = event.target.closest?.("button.chat-mute");
+  if (!button) return;
+  const type = button.dataset.act;
+  const spectator = button.closest(".chat-line").dataset.spectator;
+  const wanted = type === "mute_spectator";
+  // Built when it is sent: a mute the state already shows (another tab of the host's) is not sent again.
+  actOnce(`${type}-${spectator}`, (state) => ((state.chat?.muted ?? []).includes(spectator) !== wanted ? { type, spectator } : null));
+});
 $("chat-text").addEventListener("input", countChat);
 $("chat-toggle").addEventListener("click", () => {
   ui.chatHidden = !ui.chatHidden;

@@ -420,6 +420,15 @@ def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(har
         assert page.evaluate("s => chat.chatNote(s, [1], () => false)", state) is None
 
 
+def test_a_spectator_the_host_muted_is_told_so_in_place_of_the_form_and_the_others_post(harness: Any) -> None:
+    page = harness(CHAT_PANEL)
+    state = {"status": "playing", "chat": {"spectators": True, "muted": ["aaaaaaaaaaaa"]}, "seats": []}
+    note = page.evaluate("s => chat.chatNote(s, [], () => false, 'aaaaaaaaaaaa')", state)
+    assert note == "The host has muted your chat in this room."
+    assert page.evaluate("s => chat.chatNote(s, [], () => false, 'bbbbbbbbbbbb')", state) is None
+    assert page.evaluate("s => chat.chatNote(s, [], () => false, '')", state) is None
+
+
 def over_state(
     seats: list[tuple[str, str]], totals: list[int], winners: list[int], local: bool = False
 ) -> dict[str, Any]:

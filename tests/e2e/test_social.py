@@ -14,11 +14,13 @@ from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, seri
 pytestmark = pytest.mark.browser
 
 
-def create_room(page: Any, site: LiveSite, name: str, timer: str = "0") -> str:
+def create_room(page: Any, site: LiveSite, name: str, timer: str = "0", spectators_chat: bool = False) -> str:
     page.goto(site.url + "/")
     page.check("input[name=mode][value=online]")
     page.fill("#id_name", name)
     page.select_option("#id_turn_timer", timer)
+    if spectators_chat:
+        page.check("#id_chat_spectators")
     page.click("#create-btn")
     page.wait_for_selector("#lobby:not([hidden])")
     page.wait_for_selector("#conn[data-state=connected]")
@@ -554,3 +556,56 @@ def test_a_long_name_does_not_push_the_room_wider_than_a_phone(
         if not no_horizontal_overflow(page):
             seen[f"table/{who}"] = page.evaluate(wide)
     assert seen == {}
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    """The host's page offers Mute chat on a spectator's line, named by the line it acts on; the
+    spectator's page then says it is muted in place of the form (and a reload is still muted),
+    the room hears it once; Unmute chat undoes it. Bob, a player, is offered neither."""
+    width, height = size
+    ann, bob, eve = (new_page(width, height) for _ in range(3))
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    eve.goto(url)
+    eve.wait_for_selector("#conn[data-state=connected]")
+    say(eve, "BUY CHEAP DICE at example.test")
+    ann.wait_for_selector("#chat-list .chat-line.spectator")
+    bob.wait_for_selector("#chat-list .chat-line.spectator")
+    line = "#chat-list .chat-line.spectator"
+    mute = ann.locator(f"{line} button.chat-mute")
+    assert mute.inner_text() == "Mute chat"
+    described = mute.evaluate(
+        "b => b.getAttribute('aria-describedby').split(' ').map(id => document.getElementById(id).textContent).join(': ')"
+    )
+    assert described == "Spectator: BUY CHEAP DICE at example.test"
+    assert bob.locator(f"{line} button").count() == 0
+    assert no_horizontal_overflow(ann)
+    mute.focus()
+    ann.keyboard.press("Enter")
+    eve.wait_for_selector("#chat-form", state="hidden")
+    assert eve.inner_text("#chat-note") == "The host has muted your chat in this room."
+    eve.wait_for_function("document.getElementById('announce').textContent.includes('The host muted your chat.')")
+    bob.wait_for_function(
+        "document.getElementById('announce').textContent.includes(\"A spectator's chat was muted by the host.\")"
+    )
+    ann.wait_for_function("document.querySelector('#chat-list button.chat-mute').textContent === 'Unmute chat'")
+    # The button changed in place: the keyboard is still on it.
+    assert ann.evaluate("document.activeElement.classList.contains('chat-mute')")
+    assert "chat muted" in bob.inner_text(line) and "BUY CHEAP DICE" in bob.inner_text(line)  # the line stays
+    assert "A spectator's chat was muted by the host" in ann.inner_text("#feed")
+    eve.reload()  # a new page of the same browser: the same spectator
+    eve.wait_for_selector("#conn[data-state=connected]")
+    assert eve.locator("#chat-form").is_hidden() and "muted your chat" in eve.inner_text("#chat-note")
+    assert no_horizontal_overflow(ann) and no_horizontal_overflow(eve)
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"room-spectator-muted-{width}-{scheme}")
+        assert serious_violations(ann) == [], scheme
+    ann.keyboard.press("Enter")
+    eve.wait_for_selector("#chat-form:not([hidden])")
+    ann.wait_for_function("document.querySelector('#chat-list button.chat-mute').textContent === 'Mute chat'")
+    say(eve, "sorry")
+    bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
+    assert ann.errors == [] and bob.errors == [] and eve.errors == []

@@ -22,6 +22,10 @@ export class ChatPanel {
     this.unread = 0;
     this.live = list.getAttribute("aria-live");
     this.quietTimer = null;
+    // What spectators' lines show: whether this page may mute them (the host's, the game on) and
+    // the handles of the spectators the host muted (the state's chat.muted).
+    this.moderation = { host: false, muted: new Set() };
+    this.moderationKey = "false|";
   }
 
   /** The history a socket gets on connect (a reconnect resends it): the list shows it after. The
@@ -111,15 +115,21 @@ export class ChatPanel {
     item.dataset.message = String(message.id);
     const who = this.doc.createElement("strong");
     who.className = "chat-name";
+    who.id = `chat-who-${Number(message.id)}`;
     this.rename(item, message, who);
     const text = this.doc.createElement("span");
     text.className = "chat-text";
+    text.id = `chat-said-${Number(message.id)}`;
     text.textContent = message.text;
     const at = this.doc.createElement("time");
     at.className = "chat-time";
     at.dateTime = message.at;
     at.textContent = timeOf(message.at);
     item.append(who, " ", text, " ", at);
+    if (message.seat === null && message.spectator) {
+      item.dataset.spectator = message.spectator;
+      this.moderateLine(item);
+    }
     this.list.insertBefore(item, before);
     while (this.list.children.length > KEEP) {
       this.ids.delete(Number(this.list.firstElementChild.dataset.message));
@@ -135,6 +145,52 @@ export class ChatPanel {
     if (who && who.textContent !== name) who.textContent = name;
   }
 
+  /** The host's page offers Mute chat on each spectator's line (Unmute chat on a muted one's), and
+   * every page marks a muted spectator's lines: ``host``, whether this page may (the host's, the
+   * game on), ``muted``, the handles of the spectators muted. The lines change quietly: the host
+   * and the room hear of a mute once, from its event, not from each line it marks. */
+  moderate(host, muted) {
+    const key = `${host}|${[...muted].sort().join()}`;
+    if (key === this.moderationKey) return;
+    this.moderationKey = key;
+    this.moderation = { host, muted: new Set(muted) };
+    const lines = [...this.list.querySelectorAll(".chat-line[data-spectator]")];
+    if (lines.length) this.quietly(() => lines.forEach((line) => this.moderateLine(line)));
+  }
+
+  /** One spectator's line as ``moderation`` has it. Its button is changed in place, so the keyboard
+   * stays on it; its name says whose line it acts on (the line's name and text describe it). */
+  moderateLine(line) {
+    const handle = line.dataset.spectator;
+    const muted = this.moderation.muted.has(handle);
+    let tag = line.querySelector(".chat-muted");
+    if (muted && !tag) {
+      tag = this.doc.createElement("span");
+      tag.className = "tag chat-muted";
+      tag.textContent = gettext("chat muted");
+      line.querySelector(".chat-name").after(" ", tag);
+    } else if (!muted && tag) {
+      tag.previousSibling?.remove(); // the space before it
+      tag.remove();
+    }
+    let button = line.querySelector(".chat-mute");
+    if (!this.moderation.host) {
+      button?.remove();
+      return;
+    }
+    if (!button) {
+      button = this.doc.createElement("button");
+      button.type = "button";
+      button.className = "btn btn-small btn-quiet chat-mute";
+      const id = line.dataset.message;
+      button.setAttribute("aria-describedby", `chat-who-${id} chat-said-${id}`);
+      line.append(button);
+    }
+    const label = muted ? gettext("Unmute chat") : gettext("Mute chat");
+    if (button.textContent !== label) button.textContent = label;
+    button.dataset.act = muted ? "unmute_spectator" : "mute_spectator";
+  }
+
   /** Staff hid a message from the room. */
   hide(id) {
     this.lineOf(id)?.remove();
@@ -142,12 +198,15 @@ export class ChatPanel {
   }
 }
 
-/** What the chat form says about who may post here (null: this page may post). */
-export function chatNote(state, mine, muted) {
+/** What the chat form says about who may post here (null: this page may post). ``spectator``:
+ * this browser's handle in the room's chat ("" without one), muted by the host when the state's
+ * chat.muted lists it. */
+export function chatNote(state, mine, muted, spectator = "") {
   // Once the game is over its chat is its players' alone: a stranger neither reads nor posts.
   const over = state.status === "finished" || state.status === "abandoned";
   if (!mine.length && over) return gettext("This game's chat is its players' alone.");
   if (!mine.length && !state.chat?.spectators) return gettext("Only the players post in this room's chat; you can read it.");
   if (mine.length && mine.every((s) => muted(s))) return gettext("The host has muted your chat in this room.");
+  if (!mine.length && spectator && (state.chat?.muted ?? []).includes(spectator)) return gettext("The host has muted your chat in this room.");
   return null;
 }

@@ -25,15 +25,17 @@ export const ROUTE_JITTER = 3000;
 export class RoomClient {
   /**
    * url: the room's websocket address; state: the snapshot the page was rendered from;
-   * seats: this browser's seats; hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
+   * seats: this browser's seats; spectator: its handle in the room's chat (the `you` frame's);
+   * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
-  constructor({ url, state, seats = [], hooks = {}, env = {} }) {
+  constructor({ url, state, seats = [], spectator = "", hooks = {}, env = {} }) {
     this.url = url;
     this.state = state;
     this.mine = seats;
+    this.spectator = spectator;
     this.presence = { seats: {}, spectators: 0 };
     this.hooks = hooks;
     this.WebSocket = env.WebSocket ?? window.WebSocket;
@@ -271,6 +273,7 @@ export class RoomClient {
       case "you":
         this.mine = frame.seats;
         this.myPlayers = frame.players ?? []; // left out when there are none
+        this.spectator = frame.spectator ?? ""; // left out for a socket without a session
         this.hooks.onYou?.(frame);
         break;
       case "state":
