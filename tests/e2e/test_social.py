@@ -578,7 +578,8 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
     mute = ann.locator(f"{line} button.chat-mute")
     assert mute.inner_text() == "Mute chat"
     described = mute.evaluate(
-        "b => b.getAttribute('aria-describedby').split(' ').map(id => document.getElementById(id).textContent).join(': ')"
+        "b => b.getAttribute('aria-describedby').split(' ')"
+        ".map(id => document.getElementById(id).textContent).join(': ')"
     )
     assert described == "Spectator: BUY CHEAP DICE at example.test"
     assert bob.locator(f"{line} button").count() == 0

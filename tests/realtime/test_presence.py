@@ -25,7 +25,8 @@ def test_a_socket_arriving_gets_its_seats_the_state_and_who_is_here() -> None:
     frames = presence.arrive(table.code, "chan-1", table.controllers[1])
     assert frames is not None
     you, state, here = (json.loads(frame) for frame in frames)
-    assert you == {"type": "you", "seats": [1], "players": [table.game.room.seats[1].player]}
+    handle = selectors.spectator_handle(table.code, table.controllers[1])  # its lines' should it watch
+    assert you == {"type": "you", "seats": [1], "players": [table.game.room.seats[1].player], "spectator": handle}
     assert state == json.loads(json.dumps(game_state(table.game)))
     assert here == {"type": "presence", "seats": {"0": "away", "1": "connected", "2": "away"}, "spectators": 0}
     assert list(Presence.objects.values_list("channel_name", "controller")) == [("chan-1", table.controllers[1])]

@@ -417,13 +417,13 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
     assert shown_errors(response) == ["The form was missing its game version; reload the page."]
 
 
-# Codes no page's refusal meets: the socket's own (a frame's shape, chat and reactions, the
-# coach, a socket's limits and faults), the JSON answers to the pages' scripts, the 503 page's
-# (games/web/middleware.py), and dice the server rolled itself.
+# Codes no page's refusal meets: the socket's own (a frame's shape, chat and reactions, muting a
+# spectator, the coach, a socket's limits and faults), the JSON answers to the pages' scripts, the
+# 503 page's (games/web/middleware.py), and dice the server rolled itself.
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
-    "muted", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error", "too_many_sockets",
-    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
+    "muted", "bad_spectator", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error",
+    "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
 }  # fmt: skip
 
 

@@ -33,7 +33,13 @@ async def test_a_socket_gets_its_seats_the_state_and_presence_at_once() -> None:
     code, sessions = await make_room(2)
     ws = await connect(code, sessions[1])
     you, state, presence = await first_frames(ws)
-    assert you == {"type": "you", "seats": [1], "players": [state["seats"][1]["player"]]}
+    assert you == {
+        "type": "you",
+        "seats": [1],
+        "players": [state["seats"][1]["player"]],
+        "spectator": you["spectator"],  # the handle of its lines, should it leave and watch
+    }
+    assert len(you["spectator"]) == 12
     assert state["type"] == "state" and state["status"] == "playing" and state["code"] == code
     assert presence["seats"] == {"0": "away", "1": "connected"}
     await ws.disconnect()

@@ -43,7 +43,7 @@ async def test_a_player_back_in_the_room_plays_their_seat_again_and_everyone_is_
     assert frames[-1]["seats"][1]["kind"] == "bot"
     back = await connect(code, sessions[1])
     you, state, _ = await first_frames(back)
-    assert you == {"type": "you", "seats": [1], "players": [state["seats"][1]["player"]]}
+    assert (you["seats"], you["players"]) == ([1], [state["seats"][1]["player"]])
     assert state["seats"][1]["kind"] == "human"
     heard = await frames_until(host, "state")
     event = heard[-1]["event"]
