@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0022_player_left_controller"),
+        ("games", "0024_notice_owed_at"),
     ]
 
     operations = [
