@@ -77,6 +77,7 @@ from games.services.pace import (
     clock_extend,
     clock_outage,
     clock_set_back,
+    clock_to_extend,
     own_pace_choices,
 )
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
@@ -116,6 +117,7 @@ __all__ = [
     "PACES",
     "check_pace",
     "clock_extend",
+    "clock_to_extend",
     "clock_outage",
     "clock_set_back",
     "duration",

@@ -10,6 +10,7 @@ action (``games.services.waiting``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.domain import errors as E
+from games.domain.room import TurnKey
 from games.domain.rules import RuleViolation
 from games.services.actions import locked, record, rules_state
 from games.services.waiting import DAY, duration
@@ -49,22 +51,38 @@ def check_pace(pace: object, seconds: object) -> tuple[str, int]:
     return str(pace), seconds
 
 
-def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
+def clock_to_extend(game: Game) -> TurnKey:
+    """The turn staff would give more time to: (turns played, the seat to move); refused
+    (``RuleViolation``) with the reason no clock runs (``_clock_stopped``)."""
+    key = game.room.turn_key(playing=game.status == Game.Status.PLAYING)
+    if game.turn_deadline is None or key is None:
+        raise _clock_stopped(game)
+    return key
+
+
+def clock_extend(*, code: str, seconds: int, staff: str, turn: Sequence[int]) -> dict[str, Any]:
     """Staff give the player to move more time: the deadline moves ``seconds`` later. Locks the Game row.
 
-    Logged as an ``extend`` Move (the replay and the review read it like any other), with
-    the seat, the time added and the new deadline. Refused unless a clock is running, with
-    the reason none is (``_clock_stopped``).
+    ``turn`` is the turn staff saw and chose to extend, as ``clock_to_extend`` gave it
+    (turns played, the seat to move): refused if the turn has moved on since (the player
+    moved, or their time ran out and the server moved for them), so the time never goes to
+    the next player to move, whom staff did not choose. Logged as an ``extend`` Move (the
+    replay and the review read it like any other), with the seat, the time added and the new
+    deadline. Refused unless a clock is running, with the reason none is (``_clock_stopped``).
     """
     if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in EXTEND_CHOICES:
         raise RuleViolation(
             E.BAD_TIMER, f"Time is extended by one of {', '.join(duration(s) for s in EXTEND_CHOICES)}."
         )
+    if len(turn) != 2 or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in turn):
+        raise RuleViolation(E.BAD_REQUEST, "The turn to extend is its number and its seat's.")
     with transaction.atomic():
         game = locked(code)
-        if game.turn_deadline is None or game.status != Game.Status.PLAYING:
-            raise _clock_stopped(game)
-        seat = rules_state(game).current
+        key = clock_to_extend(game)
+        if tuple(turn) != key:
+            raise _turn_moved_on(game, turn[1], key[1])
+        assert game.turn_deadline is not None  # clock_to_extend: a clock runs
+        seat = key[1]
         entry = game.room.seats[seat]
         game.turn_deadline = max(game.turn_deadline, timezone.now()) + timedelta(seconds=seconds)
         payload = {
@@ -84,6 +102,17 @@ def clock_extend(*, code: str, seconds: int, staff: str) -> dict[str, Any]:
             fields=("turn_deadline",),
         )
     return payload
+
+
+def _turn_moved_on(game: Game, was: int, now: int) -> RuleViolation:
+    """The refusal of more time for seat ``was``'s turn when the turn is seat ``now``'s: who was to move, who is."""
+    seats = game.room.seats
+    named = seats[was].name if 0 <= was < len(seats) else f"seat {was + 1}"
+    if was == now:
+        why = f"it was {named}'s move then, and it is {named}'s next move now"
+    else:
+        why = f"it was {named}'s move, and {seats[now].name} is to move now"
+    return RuleViolation(E.STALE, f"The turn has moved on since: {why}.")
 
 
 def _clock_stopped(game: Game) -> RuleViolation:

@@ -10,17 +10,20 @@ History that stays when that account is deleted), and in the admin's LogEntry. T
 moderation: staff may hide a chat message from its room (and show it again), from any
 game, live ones included; nothing else about a message can be changed. And the games
 under way (their own list, without the secret seed): staff see each one's pace, whose move
-it is and its deadline, and may give the player to move more time, which the game logs as
-an ``extend`` Move (``services.clock_extend``), so its replay tells it too.
+it is and its deadline, and may give the player to move more time: confirmed on a page that
+names the player to move in each game, and given to that player's turn only, which the game
+logs as an ``extend`` Move (``services.clock_extend``), so its replay tells it too.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import ValidationError
 from django.db.models import F, Prefetch, QuerySet
@@ -134,8 +137,7 @@ def _game_staff_actions(game: Game) -> list[dict[str, Any]]:
         text = f"Gave {name} {_duration(p.get('seconds', 0))} more to move"
         until = parse_datetime(p.get("deadline") or "")
         if until is not None:
-            with translation.override("en"):  # the month's name too, in the admin's English sentence
-                text += f" (until {date_format(timezone.localtime(until), 'DATETIME_FORMAT')})"
+            text += f" (until {_when(until)})"  # the month's name too, in the admin's English sentence
         actions.append({"at": move.created_at, "staff": p.get("by") or "?", "text": text})
     return actions
 
@@ -514,32 +516,29 @@ def _event(move: Move, seats: Sequence[Seat]) -> dict[str, Any]:
 # --- games under way: pace, deadlines, more time --------------------------------------------
 
 
-def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]], None]:
-    def extend(model_admin: GameUnderWayAdmin, request: HttpRequest, queryset: QuerySet[Game]) -> None:
-        staff = request.user.get_username()
-        done, refused = 0, []
-        for game in queryset:
-            try:
-                change = services.clock_extend(code=game.code, seconds=seconds, staff=staff)
-            except RuleViolation as exc:
-                refused.append(f"Game {services.shown_code(game.code)}: {exc.message}")
-                continue
-            done += 1
-            # Logged against the game itself, not this list's proxy: its History and the entry in
-            # Recent actions stay with the game once it is over and has left this list. By seat,
-            # not name: a deleted account's name is withdrawn from the game, not from this log.
-            model_admin.log_change(
-                request,
-                Game.objects.get(pk=game.pk),
-                f"Gave the player to move (seat {change['seat'] + 1}) {_duration(seconds)} more"
-                f" (until {change['deadline']})",
-            )
-        more = _duration(seconds)
-        model_admin.message_user(
-            request, f"{done} game{'s' if done != 1 else ''}: {more} more to move.", messages.SUCCESS
-        )
-        for line in refused:
-            model_admin.message_user(request, line, messages.WARNING)
+# The confirmation page's field that carries, for each game, the turn staff saw on it: turn_<pk>.
+TURN_FIELD = "turn_"
+TURN_VALUE = re.compile(r"(\d{1,9})-(\d{1,3})")  # turns played, the seat to move
+
+
+def _when(moment: datetime) -> str:
+    """A date and time in the admin's English words (``_duration``), in the site's time zone."""
+    with translation.override("en"):
+        return str(date_format(timezone.localtime(moment), "DATETIME_FORMAT"))
+
+
+def _extend_action(seconds: int) -> Callable[[Any, HttpRequest, QuerySet[Game]], TemplateResponse | None]:
+    """The action "Give the player to move <seconds> more": first a page that names, for each game
+    selected, the player to move and asks to confirm; the confirmation gives the time, for each
+    game, to the turn that page showed, and to no other (``services.clock_extend``)."""
+
+    def extend(
+        model_admin: GameUnderWayAdmin, request: HttpRequest, queryset: QuerySet[Game]
+    ) -> TemplateResponse | None:
+        if request.POST.get("post") == "yes":
+            model_admin.give_more_time(request, queryset, seconds)
+            return None
+        return model_admin.confirm_more_time(request, queryset, seconds)
 
     extend.__name__ = f"extend_{seconds}"
     return admin.action(description=f"Give the player to move {_duration(seconds)} more")(extend)
@@ -570,6 +569,98 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     def staff_actions(self, obj: Game) -> list[dict[str, Any]]:
         return _game_staff_actions(obj)
+
+    # --- more time: confirmed for the player shown, then given ----------------------------
+
+    def confirm_more_time(
+        self, request: HttpRequest, queryset: QuerySet[Game], seconds: int
+    ) -> TemplateResponse | None:
+        """The page that asks to confirm more time: each game selected with the player to move now,
+        whose turn the form posts back; the games with no clock running, with the reason. Only
+        the refusals, with no page, when no game selected has a clock running."""
+        now = timezone.now()
+        games, refused = [], []
+        for game in queryset:
+            shown = services.shown_code(game.code)
+            try:
+                turn, seat = services.clock_to_extend(game)
+            except RuleViolation as exc:
+                refused.append(f"Game {shown}: {exc.message}")
+                continue
+            deadline = game.turn_deadline
+            assert deadline is not None  # a clock runs
+            games.append(
+                {
+                    "pk": game.pk,
+                    "code": shown,
+                    "ruleset": RULESETS[game.ruleset].label,
+                    "name": game.room.seats[seat].name,
+                    "seat": seat + 1,
+                    "turn": f"{turn}-{seat}",
+                    "time_left": self.time_left(game),
+                    "deadline": _when(deadline),
+                    "until": _when(max(deadline, now) + timedelta(seconds=seconds)),
+                }
+            )
+        if not games:
+            for line in refused:
+                self.message_user(request, line, messages.WARNING)
+            return None
+        more = _duration(seconds)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Give the player to move {more} more?",
+            "opts": self.model._meta,
+            "more": more,
+            "games": games,
+            "refused": refused,
+            "action": f"extend_{seconds}",
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "turn_field": TURN_FIELD,
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/games/gameunderway/more_time_confirmation.html", context)
+
+    def give_more_time(self, request: HttpRequest, queryset: QuerySet[Game], seconds: int) -> None:
+        """More time for each game confirmed, to the turn the confirmation page showed; a game whose
+        turn has moved on since (its player moved, or their time ran out) gets none, and says so."""
+        staff = request.user.get_username()
+        more = _duration(seconds)
+        found = set()
+        for game in queryset:
+            found.add(game.pk)
+            shown = services.shown_code(game.code)
+            posted = TURN_VALUE.fullmatch(request.POST.get(f"{TURN_FIELD}{game.pk}", ""))
+            if posted is None:
+                self.message_user(
+                    request, f"Game {shown}: no player to move was confirmed for it: select it again.", messages.WARNING
+                )
+                continue
+            turn = (int(posted[1]), int(posted[2]))
+            try:
+                change = services.clock_extend(code=game.code, seconds=seconds, staff=staff, turn=turn)
+            except RuleViolation as exc:
+                self.message_user(request, f"Game {shown}: {exc.message}", messages.WARNING)
+                continue
+            until = _when(datetime.fromisoformat(change["deadline"]))
+            # Logged against the game itself, not this list's proxy: its History and the entry in
+            # Recent actions stay with the game once it is over and has left this list. By seat,
+            # not name: a deleted account's name is withdrawn from the game, not from this log.
+            self.log_change(
+                request,
+                Game.objects.get(pk=game.pk),
+                f"Gave the player to move (seat {change['seat'] + 1}) {more} more (until {change['deadline']})",
+            )
+            self.message_user(
+                request,
+                f"Game {shown}: {change['name']} was given {more} more to move (until {until}).",
+                messages.SUCCESS,
+            )
+        # A game confirmed that has left the list since the page was shown: it ended, most likely.
+        confirmed = set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME))
+        for game in Game.objects.filter(pk__in=confirmed).exclude(pk__in=found):
+            why = "the game has ended since" if game.is_over else "it is not in the list as filtered now"
+            self.message_user(request, f"Game {services.shown_code(game.code)}: {why}.", messages.WARNING)
 
     @admin.display(description="rule set", ordering="ruleset")
     def ruleset_label(self, game: Game) -> str:

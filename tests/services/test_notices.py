@@ -440,7 +440,7 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     score_first_legal(table)
     reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
     # Staff give more time before it is due: the reminder waits for the new quarter.
-    services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
+    services.clock_extend(code=table.code, seconds=DAY, staff="clerk", turn=services.clock_to_extend(table.game))
     assert notices.send_notice.call(reminder.pk) == "not due yet"
     reminder.refresh_from_db()
     assert reminder.due_at == table.game.turn_deadline - timedelta(seconds=DAY / 4)

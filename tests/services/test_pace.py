@@ -271,10 +271,15 @@ def test_a_timeout_owes_the_next_player_their_notice() -> None:
 # --- staff give more time ------------------------------------------------------------------------
 
 
+def to_move(table: Table) -> tuple[int, int]:
+    """The turn staff see to move in ``table``'s game, as the admin's list shows it: (turns played, seat)."""
+    return services.clock_to_extend(table.game)
+
+
 def test_staff_extend_the_move_logged_as_a_move_and_the_replay_stays_whole() -> None:
     table = own_pace_room(seconds=DAY)
     before = table.game.turn_deadline
-    change = services.clock_extend(code=table.code, seconds=3 * DAY, staff="clerk")
+    change = services.clock_extend(code=table.code, seconds=3 * DAY, staff="clerk", turn=to_move(table))
     game = table.game
     assert game.turn_deadline == before + timedelta(days=3)
     move = Move.objects.filter(game=game).latest("seq")
@@ -294,7 +299,7 @@ def test_an_extension_not_offered_is_refused(seconds: object) -> None:
     table = own_pace_room(seconds=DAY)
     version = table.version()
     with pytest.raises(RuleViolation):
-        services.clock_extend(code=table.code, seconds=seconds, staff="clerk")  # type: ignore[arg-type]
+        services.clock_extend(code=table.code, seconds=seconds, staff="clerk", turn=to_move(table))  # type: ignore[arg-type]
     assert table.version() == version
 
 
@@ -332,8 +337,34 @@ def test_only_a_running_clock_is_extended_and_the_refusal_says_why_none_runs(
     table = room()
     version = table.version()
     with pytest.raises(RuleViolation) as err:
-        services.clock_extend(code=table.code, seconds=DAY, staff="clerk")
+        services.clock_extend(code=table.code, seconds=DAY, staff="clerk", turn=(0, 0))
     assert err.value.code == code and err.value.message == f"Only a running clock can be extended: {reason}."
+    assert table.version() == version
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_more_time_for_a_turn_that_has_moved_on_is_refused_and_given_to_nobody(players: int) -> None:
+    """Staff chose the turn they saw (P0 to move); by the time they confirm, P0's move is played
+    (in a game for one, P0 is to move again): the time is not the next turn's."""
+    table = own_pace_room(players, seconds=DAY)
+    seen = to_move(table)
+    score_first_legal(table)
+    deadline, version = table.game.turn_deadline, table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.clock_extend(code=table.code, seconds=DAY, staff="clerk", turn=seen)
+    now = "it is P0's next move now" if players == 1 else "P1 is to move now"
+    assert err.value.code == services.STALE
+    assert err.value.message.startswith("The turn has moved on since: it was P0's move") and now in err.value.message
+    assert table.game.turn_deadline == deadline and table.version() == version
+
+
+@pytest.mark.parametrize("turn", [(), (0,), (0, 0, 0), (True, 0), (0, -1), ("0", "0")])
+def test_more_time_names_the_turn_as_its_number_and_seat(turn: tuple[object, ...]) -> None:
+    table = own_pace_room(seconds=DAY)
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.clock_extend(code=table.code, seconds=DAY, staff="clerk", turn=turn)  # type: ignore[arg-type]
+    assert err.value.code == services.BAD_REQUEST
     assert table.version() == version
 
 

@@ -16,6 +16,7 @@ from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_history
 from tests.factories import open_room, play_to_end, play_turn, spectators_chat_room
 from tests.web.test_admin import game_url, staff_client, text  # noqa: F401  (the fixture)
+from tests.web.test_admin_pace import give_more_time
 
 pytestmark = pytest.mark.django_db
 
@@ -175,9 +176,7 @@ def test_a_deleted_accounts_name_does_not_stay_in_the_admins_log_of_staff_action
     score_first_legal(table)  # Benedict to move
     services.chat_post(code=code, controller=other, text="hello all")
     message = ChatMessage.objects.get(game__code=code)
-    staff_client.post(
-        reverse("admin:games_gameunderway_changelist"), {"action": "extend_86400", "_selected_action": [table.game.pk]}
-    )
+    give_more_time(staff_client, table.game)
     staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
     assert LogEntry.objects.count() == 2
     assert ben.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
@@ -205,9 +204,7 @@ def test_the_admins_log_written_before_names_no_player_after_the_migration(staff
     table = own_pace_room(players=2, seconds=86_400)
     services.chat_post(code=table.code, controller=table.controllers[1], text="hello all")
     message = ChatMessage.objects.get()
-    staff_client.post(
-        reverse("admin:games_gameunderway_changelist"), {"action": "extend_86400", "_selected_action": [table.game.pk]}
-    )
+    give_more_time(staff_client, table.game)
     staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
     deadline = Move.objects.get(game=table.game, kind=Move.Kind.EXTEND).payload["deadline"]
     # As the admin logged them before: against the proxy, with the players' names.

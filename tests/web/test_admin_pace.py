@@ -10,6 +10,7 @@ from html import unescape
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -52,6 +53,28 @@ def staff_client() -> Client:
     return client
 
 
+def ask_more_time(client: Client, *games: Game, seconds: int = DAY, **headers: str) -> HttpResponse:
+    """Staff select ``games`` in *Games under way* and pick "Give the player to move … more": the
+    page that asks to confirm it (or, with no game to give time to, the list with the refusals)."""
+    selected = {"action": f"extend_{seconds}", "_selected_action": [game.pk for game in games]}
+    return client.post(UNDER_WAY, selected, follow=True, **headers)
+
+
+def confirm(client: Client, page: HttpResponse, **headers: str) -> HttpResponse:
+    """Staff confirm the page ``ask_more_time`` showed: its form posted as it stands."""
+    form = re.search(r'<form method="post">(.*?)</form>', page.content.decode(), flags=re.S)
+    assert form is not None, "no confirmation page"
+    fields: dict[str, list[str]] = {}
+    for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form[1]):
+        fields.setdefault(name, []).append(unescape(value))
+    return client.post(UNDER_WAY, fields, follow=True, **headers)
+
+
+def give_more_time(client: Client, *games: Game, seconds: int = DAY, **headers: str) -> HttpResponse:
+    """Staff give the player to move in each of ``games`` more time: the action, then its confirmation."""
+    return confirm(client, ask_more_time(client, *games, seconds=seconds, **headers), **headers)
+
+
 def test_staff_see_the_games_under_way_with_their_pace_and_deadline(staff_client: Client) -> None:
     slow = own_pace_room(seconds=7 * DAY)
     live = open_room(2)
@@ -77,12 +100,13 @@ def test_a_move_whose_deadline_passed_is_listed_with_its_time_up_not_as_having_n
 def test_staff_give_the_player_to_move_more_time_logged_as_a_move_and_in_the_admin(staff_client: Client) -> None:
     table = own_pace_room(seconds=DAY)
     before = table.game.turn_deadline
-    response = staff_client.post(
-        UNDER_WAY, {"action": "extend_259200", "_selected_action": [table.game.pk]}, follow=True
-    )
-    assert "1 game: 3 days more to move." in response.content.decode()
+    response = give_more_time(staff_client, table.game, seconds=3 * DAY)
     game = table.game
     assert game.turn_deadline == before + timedelta(days=3)
+    with translation.override("en"):
+        until = date_format(timezone.localtime(game.turn_deadline), "DATETIME_FORMAT")
+    success = f"Game {services.shown_code(table.code)}: P0 was given 3 days more to move (until {until})."
+    assert success in text(response), text(response)
     move = Move.objects.filter(game=game).latest("seq")
     assert move.kind == Move.Kind.EXTEND and move.payload["by"] == "clerk"
     entry = LogEntry.objects.get()
@@ -95,14 +119,65 @@ def test_staff_give_the_player_to_move_more_time_logged_as_a_move_and_in_the_adm
 def test_a_game_with_no_clock_running_is_not_extended_and_says_why(staff_client: Client) -> None:
     table = own_pace_room(seconds=0)
     version = table.version()
-    response = staff_client.post(
-        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
-    )
+    response = ask_more_time(staff_client, table.game)
     html = response.content.decode()
-    assert "0 games: 1 day more to move." in html
+    assert '<form method="post">' not in html and "was given" not in html  # nothing to confirm
     shown = services.shown_code(table.code)
     assert f"Game {shown}: Only a running clock can be extended: the game has no time per move." in html
     assert table.version() == version
+
+
+def test_staff_confirm_more_time_on_a_page_that_names_the_player_to_move_in_each_game(staff_client: Client) -> None:
+    """Picking the action gives nothing yet: a page lists each game selected with the player to move
+    now (those with no clock running, with the reason), and only its confirmation gives the time."""
+    ann_to_move = own_pace_room(players=2, seconds=DAY)
+    ben_to_move = own_pace_room(players=2, seconds=DAY)
+    score_first_legal(ben_to_move)
+    no_clock = own_pace_room(seconds=0)
+    before = {t.code: t.game.turn_deadline for t in (ann_to_move, ben_to_move)}
+    page = ask_more_time(staff_client, ann_to_move.game, ben_to_move.game, no_clock.game, seconds=3 * DAY)
+    shown = text(page)
+    assert "Give the player to move 3 days more?" in shown, shown
+    assert f"{services.shown_code(ann_to_move.code)} Yahtzee (official) P0 (seat 1)" in shown, shown
+    assert f"{services.shown_code(ben_to_move.code)} Yahtzee (official) P1 (seat 2)" in shown, shown
+    assert f"Game {services.shown_code(no_clock.code)}: Only a running clock can be extended" in shown, shown
+    assert not Move.objects.filter(kind=Move.Kind.EXTEND).exists()  # nothing given yet
+    done = text(confirm(staff_client, page))
+    assert f"Game {services.shown_code(ann_to_move.code)}: P0 was given 3 days more to move" in done, done
+    assert f"Game {services.shown_code(ben_to_move.code)}: P1 was given 3 days more to move" in done, done
+    for table in (ann_to_move, ben_to_move):
+        assert table.game.turn_deadline == before[table.code] + timedelta(days=3)
+    assert Move.objects.filter(kind=Move.Kind.EXTEND).count() == 2
+
+
+def test_more_time_goes_to_the_player_staff_saw_to_move_never_to_the_next_one(staff_client: Client) -> None:
+    """A clerk sees Ann (P0) to move with two minutes left, the list's first row, and gives her a day.
+    Her time runs out before the clerk confirms and the server plays her move: Bob (P1) is to move.
+    The day is not his: the game is given nothing, and the clerk is told why."""
+    table = own_pace_room(players=2, seconds=DAY)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(minutes=2))
+    page = ask_more_time(staff_client, table.game)
+    assert "P0 (seat 1)" in text(page)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert services.clock_expire(code=table.code, version=table.version())
+    bobs = table.game.turn_deadline
+    version = table.version()
+    done = confirm(staff_client, page)
+    assert table.game.turn_deadline == bobs and table.version() == version
+    assert not Move.objects.filter(game=table.game, kind=Move.Kind.EXTEND).exists()
+    warnings = [unescape(w) for w in re.findall(r'<li class="warning">(.*?)</li>', done.content.decode(), flags=re.S)]
+    moved_on = "The turn has moved on since: it was P0's move, and P1 is to move now."
+    assert warnings == [f"Game {services.shown_code(table.code)}: {moved_on}"], warnings
+    assert "was given" not in text(done) and not LogEntry.objects.exists()
+
+
+def test_more_time_confirmed_for_a_game_that_has_ended_since_says_so(staff_client: Client) -> None:
+    table = own_pace_room(players=1, seconds=DAY)
+    page = ask_more_time(staff_client, table.game)
+    game = play_to_end(table, random.Random(4), rerolls=0)
+    done = confirm(staff_client, page)
+    assert f"Game {services.shown_code(table.code)}: the game has ended since." in text(done), text(done)
+    assert not Move.objects.filter(game=game, kind=Move.Kind.EXTEND).exists()
 
 
 def test_a_paused_game_is_listed_as_paused_with_the_time_its_turn_keeps(staff_client: Client) -> None:
@@ -124,9 +199,7 @@ def test_more_time_refused_says_why_no_clock_runs(staff_client: Client, why: str
         services.game_add_bot(code=table.code, controller=host, level="casual", expected_version=None, action_id="b")
         services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id="s")
         score_first_legal(table)
-    response = staff_client.post(
-        UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, follow=True
-    )
+    response = ask_more_time(staff_client, table.game)
     warnings = re.findall(r'<li class="warning">(.*?)</li>', response.content.decode(), flags=re.S)
     assert len(warnings) == 1 and warnings[0].startswith(f"Game {services.shown_code(table.code)}: "), warnings
     assert why in warnings[0] and "nobody is on the clock" not in warnings[0], warnings
@@ -137,9 +210,16 @@ def test_people_who_are_not_staff_cannot_extend() -> None:
     before = table.game.turn_deadline
     plain = Client()
     plain.force_login(get_user_model().objects.create_user("visitor", password="pw"))
+    key = table.game.room.turn_key(playing=True)
+    assert key is not None
+    confirmed = {
+        "action": "extend_86400", "_selected_action": [table.game.pk], "post": "yes",
+        f"turn_{table.game.pk}": f"{key[0]}-{key[1]}",
+    }  # fmt: skip
     for client in (Client(), plain):
-        response = client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
-        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+        for form in ({"action": "extend_86400", "_selected_action": [table.game.pk]}, confirmed):
+            response = client.post(UNDER_WAY, form)
+            assert response.status_code == 302 and "/admin/login/" in response["Location"]
     assert table.game.turn_deadline == before
 
 
@@ -165,7 +245,7 @@ def test_the_review_tells_how_much_more_time_staff_gave_and_who_gave_it(staff_cl
     """docs/admin.md: the extend Move is logged "so its replay and review tell it: 'Ben was given
     1 day more to move'": the review's row says how much time and which staff member gave it."""
     table = own_pace_room(players=1, seconds=DAY)
-    staff_client.post(UNDER_WAY, {"action": "extend_259200", "_selected_action": [table.game.pk]})
+    give_more_time(staff_client, table.game, seconds=3 * DAY)
     game = play_to_end(table, random.Random(1), rerolls=0)
     page = staff_client.get(reverse("admin:games_game_change", args=[game.pk])).content.decode()
     row = next(r for r in event_rows(page) if "extended" in r.lower())
@@ -226,7 +306,7 @@ def test_the_finished_games_history_keeps_the_staff_extension(staff_client: Clie
     """docs/admin.md: "the admin's history logs who did it": once the game is over (and has left
     Games under way) its History still says so, and Recent actions' entry leads to its page."""
     table = own_pace_room(players=1, seconds=DAY)
-    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+    give_more_time(staff_client, table.game)
     game = play_to_end(table, random.Random(3), rerolls=0)
     assert game.status == Game.Status.FINISHED
     history = staff_client.get(reverse("admin:games_game_history", args=[game.pk])).content.decode()
@@ -238,7 +318,7 @@ def test_recent_actions_entry_of_more_time_given_to_a_running_game_leads_to_its_
     """The entry in *Recent actions* is logged against the Game, so that it stays with the game once
     it is over: while it runs, its link leads to the game's page in Games under way."""
     table = own_pace_room(2, seconds=DAY)
-    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]})
+    give_more_time(staff_client, table.game)
     entry = LogEntry.objects.get()
     index = staff_client.get(reverse("admin:index")).content.decode()
     assert entry.get_admin_url() in index  # the link Recent actions offers
@@ -266,7 +346,10 @@ def test_the_admins_own_words_are_english_for_staff_reading_german(staff_client:
     every staff member."""
     table = own_pace_room(2, seconds=DAY)
     german = {"HTTP_ACCEPT_LANGUAGE": "de"}
-    staff_client.post(UNDER_WAY, {"action": "extend_86400", "_selected_action": [table.game.pk]}, **german)
+    page = ask_more_time(staff_client, table.game, **german)
+    assert "1 Tag" not in text(page) and "Give the player to move 1 day more?" in text(page), text(page)
+    confirmed = text(confirm(staff_client, page, **german))
+    assert "P0 was given 1 day more to move" in confirmed and "1 Tag" not in confirmed, confirmed
     logged = LogEntry.objects.get().get_change_message()
     assert "1 day more" in logged, logged
     history = text(staff_client.get(reverse("admin:games_gameunderway_history", args=[table.game.pk]), **german))
