@@ -5,7 +5,8 @@ called by ``games.services.actions.record``): a ``Notice`` row and, in the same
 transaction, the task that sends it (Django's Tasks framework with django-tasks-db's
 queue, whose ``enqueue`` writes its row on the caller's connection, so it commits or rolls
 back with the move). A reminder is owed with it, due when a quarter of the time per move
-is left (the task's ``run_after``).
+is left (the task's ``run_after``); when the turn's deadline moves later after it went
+(staff gave more time, an outage's time was given back), it is owed again for the new one.
 
 ``send_notice`` runs in a background worker, never in the action's request: under the
 notice's row lock it checks the notice is not done nor taken by a live worker and that the
@@ -120,7 +121,9 @@ def owe(game: Game, owed: Owed) -> None:
                     seat=owed.seat, text=owed.text, event=owed.event, due_at=max(due, now),
                 )
             )  # fmt: skip
-        if owed.again:
+        if owed.deadline_moved:
+            notices = _remind_again(game, owed, notices, now)
+        elif owed.again:
             notices = _owe_again(game, owed, notices, now)
         for notice in notices:
             notice.save()
@@ -153,6 +156,37 @@ def _owe_again(game: Game, owed: Owed, notices: list[Notice], now: datetime) -> 
                 old.owed_at = now
                 old.done_at, old.claimed_at, old.attempts, old.outcome = None, None, 0, ""
                 written.append(old)
+    return written
+
+
+def _remind_again(game: Game, owed: Owed, notices: list[Notice], now: datetime) -> list[Notice]:
+    """The deadline of ``owed``'s turn moved later: of ``notices`` (its reminder, due when a quarter
+    of the time per move is left before the new deadline), those to write and queue.
+
+    A reminder that went already (or is being sent this moment, for the deadline before) is
+    owed again, on its row, for the new time: it told the player of a deadline that no longer
+    stands, and the new one would otherwise come with no warning. Not when that time has come
+    already: the new deadline is less than a quarter away, and the reminder that went came with
+    at least as much left as the player has now. A reminder still owed keeps its row and its
+    task, which finds it early and waits for the new time (``send_notice``); so however often
+    the deadline moves, the turn's reminder is queued once for each time it may go.
+    """
+    written = []
+    for notice in notices:
+        if notice.due_at <= now:
+            continue
+        rows = Notice.objects.select_for_update().filter(game=game, turn=owed.turn, seat=owed.seat, kind=notice.kind)
+        kept = rows.first()
+        if kept is None:
+            written.append(notice)  # none was owed: the turn began with no clock to remind of
+            continue
+        being_sent = kept.done_at is None and kept.claimed_at is not None and kept.claimed_at > now - LEASE
+        if kept.done_at is None and not being_sent:
+            continue
+        kept.player_id, kept.due_at, kept.owed_at = notice.player_id, notice.due_at, now
+        # A worker sending it for the deadline before marks done only its own claim (``send_notice``).
+        kept.done_at, kept.claimed_at, kept.attempts, kept.outcome = None, None, 0, ""
+        written.append(kept)
     return written
 
 
@@ -235,7 +269,11 @@ def send_notice(notice_id: int) -> str:
         notice.attempts += 1
         notice.save(update_fields=["claimed_at", "attempts"])
     outcome = deliver(notice, game)
-    Notice.objects.filter(pk=notice.pk).update(done_at=timezone.now(), outcome=outcome[:200])
+    # Only this worker's claim: a reminder owed again meanwhile (the deadline moved later while
+    # it was being sent, ``_remind_again``) stays owed for the new deadline.
+    Notice.objects.filter(pk=notice.pk, claimed_at=notice.claimed_at).update(
+        done_at=timezone.now(), outcome=outcome[:200]
+    )
     return outcome
 
 

@@ -41,6 +41,9 @@ class Owed:
     turn_notice: bool = True
     # Owed for this turn already, and owed again: the game was paused and goes on.
     again: bool = False
+    # Owed for this turn already, whose deadline moved later (staff gave more time, an outage's
+    # time was given back): only the reminder, owed again if it went already (``notices.owe``).
+    deadline_moved: bool = False
 
 
 def turn_key(game: Game) -> list[int] | None:
@@ -63,7 +66,9 @@ def watch(
     A notice is owed once per turn (``Room.notice_turn``), in a game at your own pace, to
     a person; when they made the move themselves, only its reminder (``notices.owe``). A
     resume owes the turn's notice again: the player to move may have found the game paused
-    and be waiting to hear that it goes on, and that their time runs again.
+    and be waiting to hear that it goes on, and that their time runs again. More time for the
+    turn (staff's, an outage's) owes its reminder again, if it went already: the one they had
+    was for the deadline before, and without it the new one would come with no warning.
     """
     fields: tuple[str, ...] = ()
     entry = waited_on(game, room)
@@ -75,7 +80,10 @@ def watch(
         return room, fields, None
     key = room.turn_key(playing=game.status == Game.Status.PLAYING)
     again = room.notice_turn == key
-    if key is None or (again and kind != Move.Kind.RESUME):
+    # More time for the turn (an ``extend`` adding seconds; one moved back with the server's clock
+    # takes its notices back with it, ``notices.set_back``): its reminder may have gone already.
+    later = kind == Move.Kind.EXTEND and payload.get("seconds", 0) > 0
+    if key is None or (again and kind != Move.Kind.RESUME and not later):
         return room, fields, None
     if not again:
         room = room.change(notice_turn=key)
@@ -85,6 +93,12 @@ def watch(
     event = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
     with translation.override("en"):
         text = word(event, game.ruleset)
+    if again and later:
+        owed = Owed(
+            seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=False,
+            again=True, deadline_moved=True,
+        )  # fmt: skip
+        return room, fields, owed
     owed = Owed(
         seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=not own_move, again=again
     )

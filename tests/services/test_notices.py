@@ -453,6 +453,101 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     assert "it is still your turn" in mail.outbox[0].body
 
 
+def bens_turn_reminded() -> tuple[Table, Notice]:
+    """A game at your own pace (a day a move) where it is Ben's (seat 1) turn, with 5 hours left, and his
+    reminder ("5 hours left") went: Ben is signed in and gets the turn e-mails; his "your turn" is dealt with."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    Notice.objects.filter(kind=Notice.Kind.TURN).update(done_at=timezone.now(), outcome="test: not looked at")
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    mail.outbox.clear()
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail"  # its due time (the task's run_after) came
+    assert "5 hours left" in mail.outbox[0].subject
+    reminder.refresh_from_db()
+    DBTaskResult.objects.all().delete()  # the tasks queued so far are done with
+    return table, reminder
+
+
+def queued(notice: Notice) -> int:
+    """How many tasks are queued to send ``notice``."""
+    tasks = DBTaskResult.objects.filter(status="READY", task_path__endswith="send_notice")
+    return sum(1 for task in tasks if task.args_kwargs["args"] == [notice.pk])
+
+
+def test_a_move_given_more_time_after_its_reminder_went_is_reminded_again_before_the_new_deadline() -> None:
+    """README: the player to move is "reminded when a quarter of their time is left". Ben was reminded
+    with 5 hours left of a day's move; staff then give him 3 days more: his reminder is owed again,
+    once, for a quarter of the time before the new deadline, and goes then."""
+    table, reminder = bens_turn_reminded()
+    services.clock_extend(code=table.code, seconds=3 * DAY, staff="clerk", turn=services.clock_to_extend(table.game))
+    deadline = table.game.turn_deadline
+    assert deadline is not None
+    reminder.refresh_from_db()
+    assert reminder.done_at is None and reminder.due_at == deadline - timedelta(seconds=DAY / 4)
+    assert queued(reminder) == 1
+    # More time again before it goes: the reminder still owed waits for the newest deadline, queued no more.
+    services.clock_extend(code=table.code, seconds=DAY, staff="clerk", turn=services.clock_to_extend(table.game))
+    assert queued(reminder) == 1
+    assert notices.send_notice.call(reminder.pk) == "not due yet"
+    # A quarter of the new time is left: the reminder goes, once.
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=6))
+    mail.outbox.clear()
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
+    assert notices.send_notice.call(reminder.pk) == "done already"
+    assert len(mail.outbox) == 1 and mail.outbox[0].subject == f"6 hours left for your move in room {table.code}"
+
+
+def test_more_time_that_leaves_less_than_a_quarter_owes_no_second_reminder() -> None:
+    """An hour more to a move reminded with 5 hours left: 6 hours left is no more than the quarter the
+    reminder came at, so the reminder that went stands, and no second one is owed."""
+    table, reminder = bens_turn_reminded()
+    services.clock_extend(code=table.code, seconds=3_600, staff="clerk", turn=services.clock_to_extend(table.game))
+    reminder.refresh_from_db()
+    assert reminder.done_at is not None and queued(reminder) == 0
+
+
+def test_a_reminder_being_sent_when_more_time_is_given_is_owed_again_for_the_new_deadline() -> None:
+    """The worker is sending Ben's reminder for the deadline before when staff give him 3 days more:
+    the worker marks done only its own claim, and the reminder stays owed for the new deadline."""
+    table, reminder = bens_turn_reminded()
+    Notice.objects.filter(pk=reminder.pk).update(done_at=None, claimed_at=None, outcome="")
+    deliver = notices.deliver
+
+    def more_time_meanwhile(notice: Notice, game: Game) -> str:
+        turn = services.clock_to_extend(game)
+        services.clock_extend(code=table.code, seconds=3 * DAY, staff="clerk", turn=turn)
+        return deliver(notice, game)
+
+    with mock.patch.object(notices, "deliver", more_time_meanwhile):
+        assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
+    reminder.refresh_from_db()
+    assert reminder.done_at is None and reminder.claimed_at is None
+    assert reminder.due_at > timezone.now() + timedelta(days=2) and queued(reminder) == 1
+
+
+@pytest.mark.parametrize("sent", ["before the outage", "during the outage"])
+def test_time_an_outage_gives_back_owes_the_reminder_again_only_if_it_went_in_the_outage(sent: str) -> None:
+    """No process kept the clock for 3 hours (``clock_outage``): the deadline moves on by them. A
+    reminder that went before the outage told of the time the outage gave back, and is not sent
+    twice; one a task worker sent in the outage (it runs apart from the servers) told of a deadline
+    that moved on since, and is owed again for the new one."""
+    table, reminder = bens_turn_reminded()  # due 6 hours before the deadline, an hour ago; sent now
+    if sent == "before the outage":
+        since, gap = timezone.now() + timedelta(seconds=1), timedelta(hours=3)
+    else:
+        since, gap = timezone.now() - timedelta(hours=2), timedelta(hours=4)
+    with mock.patch("django.utils.timezone.now", return_value=since + gap):  # the servers are back
+        assert services.clock_outage(code=table.code, gap=gap, since=since)
+    reminder.refresh_from_db()
+    if sent == "before the outage":
+        assert reminder.done_at is not None and queued(reminder) == 0
+    else:
+        assert reminder.done_at is None and queued(reminder) == 1
+        assert reminder.due_at == table.game.turn_deadline - timedelta(seconds=DAY / 4)
+
+
 def test_the_your_turn_e_mail_of_a_fresh_three_day_move_says_three_days_as_the_room_does() -> None:
     """The room's countdown shows a fresh 3-day move as "3 d 0 h"; the e-mail sent the same moment
     said "2 days 23 hours", since ``duration`` dropped every part of an hour a few milliseconds
