@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from games.store import selectors
+from games.web.here import here
 from games.web.i18n import catalog_version
 from games.web.views import controller_for
 
@@ -14,7 +15,8 @@ def site(request: HttpRequest) -> dict[str, Any]:
     """The site's name, how many games wait for this browser's move (the header's count), and
     the switcher's languages, each under its own name: a reader who landed on a page in a
     language they cannot read finds theirs (Django's get_available_languages would translate
-    "English" into the page's language)."""
+    "English" into the page's language), and the page the switcher and "Sign in" go back to
+    (games.web.here)."""
 
     def waiting() -> int:
         # Only a browser with a session can have seats; one indexed count, made when a page shows it.
@@ -30,4 +32,5 @@ def site(request: HttpRequest) -> dict[str, Any]:
         "WAITING": SimpleLazyObject(waiting),
         "CATALOG_VERSION": catalog_version(),
         "LANGUAGES": settings.LANGUAGES,
+        "HERE": here(request),
     }

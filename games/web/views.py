@@ -38,6 +38,7 @@ from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
 from games.web.errorpages import NO_ROOM_PAGE, answers_json
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
+from games.web.here import form_on
 from games.web.refusals import Worded, refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
@@ -100,6 +101,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return _home(request, CreateRoomForm())
 
 
+@form_on("home")
 @require_POST
 def room_create(request: HttpRequest) -> HttpResponse:
     form = CreateRoomForm(request.POST)
@@ -174,6 +176,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "games/room.html", context)
 
 
+@form_on("room")
 @require_POST
 def room_join(request: HttpRequest, code: str) -> HttpResponse:
     game = _game_or_404(code)
@@ -218,6 +221,7 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
         raise RuleViolation(exc.code, exc.message) from exc  # worded for the page by refusal()
 
 
+@form_on("room")
 def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     """One form post, one service call: the no-script way to play, through the socket's frames and dispatch."""
     if action in ROOM_ACTIONS and request.method != "POST":
@@ -233,6 +237,7 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     return redirect("room", code=game.code)
 
 
+@form_on("room")
 @require_POST
 def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
     """Open (or follow) the rematch room: same rules, same players, already seated."""
@@ -398,6 +403,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_games.html", context)
 
 
+@form_on("my_games")
 @require_POST
 def notices_email(request: HttpRequest) -> HttpResponse:
     """An account turns its "your turn" e-mails on or off (and sets the address they go to)."""

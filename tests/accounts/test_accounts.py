@@ -122,6 +122,33 @@ def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
         services.turn_roll(code=live.code, controller=token, expected_version=game.version, action_id=action_id())
 
 
+def sign_in_link(page: str) -> str:
+    link = re.search(r'<a href="([^"]*)" data-testid="nav-sign-in">', page)
+    assert link is not None
+    return link.group(1).replace("&amp;", "&")
+
+
+def test_signing_in_from_the_headers_link_comes_back_to_the_page() -> None:
+    get_user_model().objects.create_user("ann", password=PASSWORD)
+    client = Client()
+    assert sign_in_link(client.get("/rules").content.decode()) == "/accounts/login/?next=/rules"
+    signed_in = client.post(sign_in_link(client.get("/rules").content.decode()), {"login": "ann", "password": PASSWORD})
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/rules"
+
+
+def test_signing_in_from_a_refused_create_form_does_not_end_on_the_405_page() -> None:
+    """A refused form is drawn at the address it posted to, which takes only POSTs: the header's
+    "Sign in" goes back to the page the form is on (the home page), not to that address."""
+    get_user_model().objects.create_user("ann", password=PASSWORD)
+    client = Client()
+    refused = client.post("/rooms/new", {"name": "", "ruleset": "official", "mode": "online"})
+    assert refused.status_code == 400
+    login = sign_in_link(refused.content.decode())
+    assert "rooms" not in login
+    signed_in = client.post(login, {"login": "ann", "password": PASSWORD}, follow=True)
+    assert signed_in.redirect_chain and signed_in.status_code == 200, signed_in.redirect_chain
+
+
 def test_signing_in_while_a_computer_plays_the_browsers_seat_lets_the_player_take_it_back() -> None:
     """Two turns of the anonymous player ran out, so a computer plays their seat until they are
     back. They sign in on that browser: the seat follows it to the account, *Your games* lists it,

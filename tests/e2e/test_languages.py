@@ -169,6 +169,25 @@ def test_the_switcher_signed_out_and_signed_in(new_page: Any, live_site: LiveSit
     assert other.inner_text("#create-h") == "Nouvelle partie"
 
 
+def test_without_script_switching_language_on_a_refused_create_form_keeps_the_form(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Without script the name field is not required (home.js makes it so): "Create room" with no
+    name is refused by the server, which draws the home page at /rooms/new, an address that takes
+    only POSTs. Switching to German there goes back to the home page's form, in German."""
+    page = new_page(java_script_enabled=False)
+    page.goto(live_site.url + "/")
+    with page.expect_navigation():
+        page.click("#create-btn")
+    assert page.locator("#name-error").is_visible()
+    page.select_option("#language-select", "de")
+    with page.expect_navigation():
+        page.click(".language-switch button[type=submit]")
+    assert page.get_attribute("html", "lang") == "de"
+    assert page.url == live_site.url + "/"
+    assert page.locator("#create-form").count() == 1, (page.url, page.inner_text("main")[:300])
+
+
 def test_an_installed_app_is_described_in_the_language_the_switcher_chose(new_page: Any, live_site: LiveSite) -> None:
     """A browser asks for the web app manifest without cookies unless the page's link says
     otherwise: the site's does, so a reader who picked Deutsch in an English browser installs

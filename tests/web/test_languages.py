@@ -461,15 +461,73 @@ def test_the_javascript_catalog_stores_nothing_in_the_shared_cache_whatever_its_
     assert stored == []
 
 
-def test_switching_language_on_a_refused_form_goes_back_to_the_page_the_form_was_on() -> None:
-    """A refused form is drawn at the address it posted to (``/rooms/new`` takes only POSTs): the
-    switcher goes back to the page the form was on, in the new language, not to that address."""
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+def switcher_next(page: str) -> str:
+    """Where the page's language switcher goes back to (its ``next``)."""
+    form = re.search(r'<form class="language-switch".*?</form>', page, re.S)
+    assert form is not None
+    found = re.search(r'<input name="next" type="hidden" value="([^"]*)">', form.group(0))
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
+def refused_create(client: Client) -> tuple[str, str]:
+    """The home form sent with no name (a page without script does not mark the field required)."""
     refused = client.post("/rooms/new", {"name": "", "ruleset": "official", "mode": "online"}, HTTP_REFERER="/")
     assert refused.status_code == 400
-    fields = dict(re.findall(r'<input name="(next)" type="hidden" value="([^"]*)">', refused.content.decode()))
+    return "/rooms/new", refused.content.decode()
+
+
+def created_too_many(client: Client) -> tuple[str, str]:
+    """One room too many: the limit's 429 page, drawn at the create form's address."""
+    for i in range(10):
+        create_room(client, f"Ann{i}")
+    refused = client.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"}, HTTP_REFERER="/")
+    assert refused.status_code == 429
+    return "/rooms/new", refused.content.decode()
+
+
+def refused_email_form(client: Client) -> tuple[str, str]:
+    """The turn e-mails' form on Your games, sent with an address that is not one."""
+    sign_up(client, "ann")
+    refused = client.post("/notices/email", {"address": "not an address", "on": "on"}, HTTP_REFERER="/games")
+    assert refused.status_code == 400
+    return "/notices/email", refused.content.decode()
+
+
+@pytest.mark.usefixtures("limit_clock")
+@pytest.mark.parametrize(
+    ("refuse", "form_page"),
+    [(refused_create, "/"), (created_too_many, "/"), (refused_email_form, "/games")],
+    ids=["create-room", "create-room-429", "email-notices"],
+)
+def test_switching_language_on_a_refused_form_goes_back_to_the_page_the_form_was_on(
+    refuse: Callable[[Client], tuple[str, str]], form_page: str
+) -> None:
+    """A refused form is drawn at the address it posted to, which takes only POSTs (opened, it is
+    "This address is for a button"): the switcher goes back to the page the form is on, in the new
+    language, whatever the Referer (a browser sends the address the page is shown at)."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    posted_to, page = refuse(client)
+    assert switcher_next(page) == form_page
     switched = client.post(
-        "/i18n/language", {"language": "de", **fields}, HTTP_REFERER="http://testserver/", follow=True
+        "/i18n/language",
+        {"language": "de", "next": switcher_next(page)},
+        HTTP_REFERER=f"http://testserver{posted_to}",
+        follow=True,
     )
-    assert switched.status_code == 200 and switched.redirect_chain[-1][0] in ("/", "http://testserver/")
+    assert switched.status_code == 200 and switched.redirect_chain[-1][0] == form_page
     assert '<html lang="de"' in switched.content.decode()
+
+
+def test_a_page_drawn_for_a_rooms_form_goes_back_to_the_room() -> None:
+    """A room's form that expired (the CSRF check's 403) is drawn at the address it posted to:
+    its switcher goes back to the room."""
+    code = create_room(Client(), "Ann")
+    drawn = Client(HTTP_ACCEPT_LANGUAGE="en", enforce_csrf_checks=True).post(f"/r/{code}/roll", {})
+    assert drawn.status_code == 403
+    assert switcher_next(drawn.content.decode()) == f"/r/{code}/"
+
+
+def test_a_pages_switcher_goes_back_to_the_page_with_its_query() -> None:
+    page = Client().get("/leaderboards/official?page=2").content.decode()
+    assert switcher_next(page) == "/leaderboards/official?page=2"
