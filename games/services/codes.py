@@ -83,12 +83,22 @@ def new_controller() -> str:
     return secrets.token_urlsafe(24)
 
 
+class NameRefused(RuleViolation):
+    """A name refused (``bad_name``, ``name_reserved``, ``name_taken``), and which of the names
+    given it was: ``index`` 0 for the only one (a host's, a join's), else its place among the
+    players of one device. A form ties the refusal to that name's field."""
+
+    def __init__(self, code: str, message: str, index: int = 0) -> None:
+        super().__init__(code, message)
+        self.index = index
+
+
 def clean_name(name: object) -> str:
     """A display name as people will see it: NFC, no invisible tricks, at least one visible character.
 
     Control and format characters (zero-width spaces and joiners, bidi overrides, soft
     hyphens) are dropped, runs of spaces become one, and each character keeps at most
-    ``MARKS_MAX`` combining marks. Raises RuleViolation(BAD_NAME) naming what is wrong.
+    ``MARKS_MAX`` combining marks. Raises NameRefused (BAD_NAME, NAME_RESERVED) naming what is wrong.
     """
     text = unicodedata.normalize("NFC", name if isinstance(name, str) else "")
     kept: list[str] = []
@@ -101,14 +111,14 @@ def clean_name(name: object) -> str:
         kept.append(char)
     text = re.sub(r"\s+", " ", capped_marks("".join(kept))).strip()
     if not text:
-        raise RuleViolation(BAD_NAME, "Please choose a display name.")
+        raise NameRefused(BAD_NAME, "Please choose a display name.")
     if not visible(text):
-        raise RuleViolation(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
+        raise NameRefused(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
     if len(text) > NAME_MAX:
-        raise RuleViolation(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
+        raise NameRefused(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
     if name_key(text) in _former_player_keys():
         # A seat under it would pass for a deleted account's, in any language the site speaks.
-        raise RuleViolation(
+        raise NameRefused(
             NAME_RESERVED, f"“{FORMER_PLAYER}” is how deleted accounts' seats are shown: please choose another name."
         )
     return text

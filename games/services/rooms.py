@@ -15,7 +15,7 @@ from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start
 from games.services.actions import check_request, locked, record, require_host
 from games.services.chat import SPECTATOR
 from games.services.clock import timer_choices
-from games.services.codes import clean_client_seed, clean_name, name_key, new_room_code
+from games.services.codes import NameRefused, clean_client_seed, clean_name, name_key, new_room_code
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
@@ -119,9 +119,15 @@ def local_game_create(
     """
     if not names or bots < 0 or len(names) + bots > MAX_PLAYERS:
         raise RuleViolation(BAD_REQUEST, f"A game has 1 to {MAX_PLAYERS} players, at least one of them a person.")
-    cleaned = [clean_name(name) for name in names]
-    if len({name_key(name) for name in cleaned}) != len(cleaned):
-        raise RuleViolation(NAME_TAKEN, "Give each player a different name.")
+    cleaned: list[str] = []
+    for index, name in enumerate(names):
+        try:
+            display = clean_name(name)
+        except NameRefused as exc:
+            raise NameRefused(exc.code, exc.message, index) from exc
+        if name_key(display) in {name_key(other) for other in cleaned}:
+            raise NameRefused(NAME_TAKEN, "Give each player a different name.", index)
+        cleaned.append(display)
     with transaction.atomic():
         host = game_create(
             host_name=cleaned[0],

@@ -36,7 +36,7 @@ from games.services.actions import (
     require_host,
     rules_state,
 )
-from games.services.codes import FORMER_PLAYER, clean_client_seed, clean_name, name_key
+from games.services.codes import FORMER_PLAYER, NameRefused, clean_client_seed, clean_name, name_key
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
@@ -98,7 +98,7 @@ def game_join(
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
         if same is not None:
-            raise RuleViolation(NAME_TAKEN, f"Someone here is already called {display}.")
+            raise NameRefused(NAME_TAKEN, f"Someone here is already called {display}.")
         # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
         # out, a mute keeps it quiet (leaving and joining again would undo either); so does a
         # mute of the browser as a spectator (taking a seat would undo it).

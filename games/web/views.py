@@ -133,6 +133,9 @@ def room_create(request: HttpRequest) -> HttpResponse:
                 chat_spectators=data["chat_spectators"],
                 pace=data["pace"],
             ).game
+    except services.NameRefused as exc:  # beside the field of the name refused
+        form.add_error(f"player_{exc.index + 1}" if data["mode"] == "local" else "name", refusal(exc))
+        return _home(request, form, status=400)
     except RuleViolation as exc:
         form.add_error(None, refusal(exc))
         return _home(request, form, status=400)

@@ -65,6 +65,22 @@ def test_pass_and_play_names_must_differ_beyond_case_and_width() -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
+    ("names", "code", "index"),
+    [
+        (["Ann", "Ben", "ben"], NAME_TAKEN, 2),
+        (["Ann", "\u200b", "Cy"], services.BAD_NAME, 1),
+        (["Former player", "Ben"], services.NAME_RESERVED, 0),
+    ],
+)
+def test_a_pass_and_play_name_refused_says_which_player_it_was(names: list[str], code: str, index: int) -> None:
+    with pytest.raises(services.NameRefused) as caught:
+        services.local_game_create(names=names, controller="home")
+    assert (caught.value.code, caught.value.index) == (code, index)
+    assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
     "twin",
     [
         "Host\u034f",  # COMBINING GRAPHEME JOINER: draws nothing

@@ -118,9 +118,17 @@ class Elements(HTMLParser):
         ({"mode": "local", "players": "2", "bots": "1", "level": "expert"}, "id_level", "computer levels"),
         ({"mode": "online", "name": "Ada", "turn_timer": "45"}, "id_turn_timer", "times offered"),
         ({"mode": "online", "name": "Ada", "pace": "own", "move_time": "45"}, "id_move_time", "time per move"),
+        # Names the service refuses: reserved, nothing visible, two players of one device under one name.
+        ({"mode": "online", "name": "Former player"}, "id_name", "is how deleted accounts"),
+        ({"mode": "online", "name": "\u200b\u200b"}, "id_name", "display name"),
+        ({"mode": "local", "players": "2", "player_1": "Ann", "player_2": "ann"}, "id_player_2", "different name"),
+        ({"mode": "local", "players": "3", "player_1": "Ann", "player_3": "Former player"}, "id_player_3", "deleted"),
     ],
-    ids=["players-9", "players-0", "bots", "level", "timer", "move-time"],
-)
+    ids=[
+        "players-9", "players-0", "bots", "level", "timer", "move-time",
+        "reserved", "invisible", "same-name-twice", "reserved-third-player",
+    ],
+)  # fmt: skip
 def test_a_refused_fields_message_is_tied_to_the_field(extra: dict[str, str], field: str, said: str) -> None:
     """Without script (or past it) the server refuses the create form and draws the message by
     the field; the field says it is invalid and is described by the message, so a screen reader
