@@ -161,6 +161,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # spectator by it (a socket without one may read, not post).
     controller = controller_for(request, create=game.chat_spectators and not game.is_over)
     mine = seats_of(game, controller)
+    refused = join_refused(request, game.code)
     page = {
         "state": state,
         "you": mine,
@@ -168,10 +169,13 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
     }
+    if refused is not None:
+        page["join_refused"] = {"name": refused["name"]}  # its error is drawn with the page's messages: #join-error
     context = {
         "game": game,
         "state": state,
         "page": page,
+        "join_refused": refused,
         "mine": mine,
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
@@ -192,11 +196,30 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
                 controller=controller_for(request, create=True),
                 client_seed=form.cleaned_data["client_seed"],
             )
+        except services.NameRefused as exc:
+            refuse_name(request, game.code, refusal(exc))
         except RuleViolation as exc:
             messages.error(request, refusal(exc))
     else:
-        messages.error(request, gettext("Please enter a name of at most 24 characters."))
+        refuse_name(request, game.code, gettext("Please enter a name of at most 24 characters."))
     return redirect("room", code=game.code)
+
+
+# A join refused for its name, kept in the session for the room page the refusal goes back to.
+JOIN_REFUSED = "join_refused"
+
+
+def refuse_name(request: HttpRequest, code: str, error: str) -> None:
+    """The join's name was refused: the room page says why beside the name as it was typed
+    (static/js/room/render.js, lobbyHtml), to be put right rather than typed again."""
+    typed = request.POST.get("name", "")[: services.NAME_TYPED_MAX]
+    request.session[JOIN_REFUSED] = {"code": code, "name": typed, "error": error}
+
+
+def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
+    """The refused join ``refuse_name`` kept for room ``code``, once."""
+    refused = request.session.pop(JOIN_REFUSED, None)
+    return refused if isinstance(refused, dict) and refused.get("code") == code else None
 
 
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).

@@ -137,6 +137,7 @@ function view() {
     clientSeed,
     invite: root.dataset.invite,
     joinUrl: root.dataset.joinUrl,
+    joinRefused: initial.join_refused ?? null, // the name a join was refused for; its reason is #join-error
     rematchUrl: root.dataset.rematchUrl,
     fairnessUrl: root.dataset.fairnessUrl,
     logUrl: root.dataset.logUrl,
@@ -858,10 +859,10 @@ function drawLobby(v) {
   const lobby = $("lobby");
   lobby.hidden = v.state.status !== "lobby";
   if (lobby.hidden) return;
-  const typed = $("join-name")?.value ?? "";
+  const typed = $("join-name")?.value; // what is typed survives a redraw (at first: the name refused, if one was)
   const level = $("bot-level")?.value;
   if (!show(lobby, render.lobbyHtml(v))) return;
-  if ($("join-name")) $("join-name").value = typed;
+  if (typed !== undefined && $("join-name")) $("join-name").value = typed;
   if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
   $("start")?.addEventListener("click", () => {

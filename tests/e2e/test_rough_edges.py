@@ -1,4 +1,5 @@
-"""Rough edges a new player hit, tried in the browser: a pasted invite link, a seat taken back, focus after Start."""
+"""Rough edges a new player hit, tried in the browser: a pasted invite link, a refused join's name, a seat taken back,
+focus after Start."""
 
 from __future__ import annotations
 
@@ -36,6 +37,27 @@ def test_a_link_to_another_site_or_a_stray_slash_gets_a_clear_message_not_a_500(
         assert "Server Error" not in page.content()
         assert page.inner_text("#code-error").strip()
         assert page.locator("#id_code").get_attribute("aria-invalid") == "true"
+
+
+def test_a_refused_join_keeps_the_name_typed_and_ties_why_to_its_field(live_site: LiveSite, new_page: Any) -> None:
+    """Bob asks for Ann's name in capitals: the join is refused (name_taken) and he is back in the
+    room with ANN still in the field, marked invalid and described by the reason."""
+    ann = new_page()
+    url = create_online(ann, live_site, "Ann")
+    bob = new_page()
+    bob.goto(url)
+    bob.fill("#join-name", "ANN")
+    with bob.expect_navigation():
+        bob.click("#join-btn")
+    bob.wait_for_selector("#join-name")
+    assert bob.inner_text("#join-error") == "Someone here is already called ANN."
+    assert bob.input_value("#join-name") == "ANN"
+    assert bob.get_attribute("#join-name", "aria-invalid") == "true"
+    assert "join-error" in (bob.get_attribute("#join-name", "aria-describedby") or "").split()
+    bob.goto(url)  # said once: the room opened again has the field empty, and nothing wrong with it
+    bob.wait_for_selector("#join-name")
+    assert bob.input_value("#join-name") == "" and bob.get_attribute("#join-name", "aria-invalid") is None
+    assert bob.locator("#join-error").count() == 0
 
 
 def test_a_player_whose_seat_a_computer_played_gets_it_back_by_coming_back(live_site: LiveSite, new_page: Any) -> None:

@@ -78,9 +78,14 @@ def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_an
     response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
     game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
     before = stored(game)
-    page = page_after(Client(), game, "join", {"name": "Former player"})
+    ben = Client()
+    page = page_after(ben, game, "join", {"name": "Former player"})
     assert "is how deleted accounts&#x27; seats are shown: please choose another name." in page
     assert stored(game) == before
+    # Said beside the name as it was typed (room.js draws the field from the page's data), once.
+    assert '<p class="error" id="join-error">' in page and '"join_refused": {"name": "Former player"}' in page
+    again = ben.get(f"/r/{game.code}/").content.decode()
+    assert "join-error" not in again and "join_refused" not in again
 
 
 class Elements(HTMLParser):

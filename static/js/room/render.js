@@ -196,7 +196,7 @@ export function lobbyHtml(view) {
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${view.clientSeed}">
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
-      <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname">
+      <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname"${view.joinRefused ? ` value="${esc(view.joinRefused.name)}" aria-invalid="true" aria-describedby="join-error"` : ""}>
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
     </form>`;
   } else if (!canJoin) {
