@@ -3,6 +3,8 @@ from __future__ import annotations
 from allauth.account.adapter import get_adapter
 from allauth.account.forms import ChangePasswordForm as AllauthChangePasswordForm
 from allauth.core import context
+from allauth.mfa.webauthn.forms import LoginWebAuthnForm as AllauthLoginWebAuthnForm
+from allauth.mfa.webauthn.forms import ReauthenticateWebAuthnForm as AllauthReauthenticateWebAuthnForm
 from django import forms
 from django.contrib.auth import authenticate
 from django.utils.translation import gettext_lazy as _
@@ -20,6 +22,27 @@ class ChangePasswordForm(AllauthChangePasswordForm):  # type: ignore[misc]  # al
         if found is None or found.pk != self.user.pk:
             raise get_adapter().validation_error("enter_current_password")
         return password
+
+
+# A passkey's form posted with no credential: its button was pressed in a page whose script did
+# not run (the script asks the browser for the passkey and fills the field in before posting).
+NO_CREDENTIAL = _("Passkeys need JavaScript: turn it on for this site, or use your password.")
+
+
+class LoginWebAuthnForm(AllauthLoginWebAuthnForm):  # type: ignore[misc]  # allauth has no type hints
+    """allauth's "Sign in with a passkey", saying why when no passkey came with it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
+
+
+class ReauthenticateWebAuthnForm(AllauthReauthenticateWebAuthnForm):  # type: ignore[misc]
+    """allauth's "Use your passkey" before a change to the account, saying why when no passkey came with it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
 
 
 class PrivacyForm(forms.Form):

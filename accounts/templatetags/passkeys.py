@@ -1,8 +1,9 @@
-"""``{% passkey_notice %}``: on a page opened at a numeric address, why passkeys cannot work there.
+"""``{% passkey_notice %}``: why passkeys cannot work on a page, beside its passkey button.
 
 Browsers refuse WebAuthn on an IP address (a passkey belongs to a site's name): at
 http://127.0.0.1:8000 the browser's "invalid domain" error would be all a player saw. The
-notice says so, and on this machine's own address links the same page at ``localhost``.
+notice says so, and on this machine's own address links the same page at ``localhost``. And
+a browser without JavaScript reads (in a ``<noscript>``) that passkeys need it.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from accounts.adapters import device_name
 from tests.accounts.helpers import sign_up
@@ -83,3 +84,35 @@ def test_the_list_of_passkeys_names_each_with_what_it_does() -> None:
     page = response.content.decode()
     assert "<h1>Your passkeys</h1>" in page and "Laptop" in page and "Not used yet" in page
     assert "Rename" in page and "Remove" in page
+
+
+def main_of(page: str) -> str:
+    return page[page.index("<main") : page.index("</main>")]
+
+
+def test_signing_in_with_a_passkey_without_script_says_passkeys_need_javascript() -> None:
+    """Without script "Sign in with a passkey" still posts its form, with no passkey in it: the
+    sign-in page says passkeys need JavaScript, not "This field is required." of no field shown."""
+    response = Client().post(reverse("mfa_login_webauthn"), {"credential": ""}, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("account_login")
+    main = main_of(response.content.decode())
+    assert "Passkeys need JavaScript: turn it on for this site, or use your password." in main
+    assert "This field is required." not in main
+
+
+def test_confirming_with_a_passkey_without_script_says_passkeys_need_javascript() -> None:
+    from accounts.forms import ReauthenticateWebAuthnForm
+    from tests.accounts.helpers import user
+
+    sign_up(Client(), "amy")
+    form = ReauthenticateWebAuthnForm(data={"credential": ""}, user=user("amy"))
+    assert form.errors["credential"] == ["Passkeys need JavaScript: turn it on for this site, or use your password."]
+
+
+def test_the_sign_in_pages_note_that_passkeys_need_javascript_follows_its_passkey_button() -> None:
+    """In the page's card beside the button it is about, not after the site's footer."""
+    page = Client().get("/accounts/login/").content.decode()
+    note = "Passkeys need JavaScript."
+    assert page.count(note) == 1
+    main = main_of(page)
+    assert 0 <= main.find('id="passkey_login"') < main.find(note)
