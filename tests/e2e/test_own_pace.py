@@ -2,7 +2,7 @@
 made while the other player's pages are closed tells them once by e-mail and once by Web Push,
 sent by a task worker process that a restart (SIGKILL) neither makes lose nor repeat; turning
 notifications on (permission, service worker, subscription posted) and off, and on again with the
-site's new key; no notification over the room's own window."""
+site's new key; no notification over the room's own window; Your games without JavaScript."""
 
 from __future__ import annotations
 
@@ -665,3 +665,13 @@ def test_only_a_permission_denied_is_said_to_be_blocked(
     page.wait_for_function("document.getElementById('push-status').textContent !== 'Off on this device.'")
     assert said in (page.text_content("#push-status") or "")
     assert page.is_visible("#push-on") and page.is_enabled("#push-on")  # it may be pressed again
+
+
+def test_your_games_without_javascript_says_notifications_need_it_and_checks_nothing(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(java_script_enabled=False)
+    page.goto(live_site.url + "/games")
+    box = page.inner_text("#push-box")
+    assert "Notifications need JavaScript: turn it on for this site to have them on this device." in box
+    assert "Checking" not in box and not page.locator("#push-status").is_visible()  # only notify.js answers it

@@ -121,6 +121,15 @@ def test_your_games_answers_with_a_vapid_key_that_cannot_sign_and_offers_no_noti
     ]  # said once a process, not at every page
 
 
+def test_your_games_says_notifications_need_javascript_to_a_browser_without_it() -> None:
+    """notify.js replaces "Checking…" with what this device can do: a browser without script is
+    told why there is nothing to turn on, in the notifications' own box."""
+    page = Client().get("/games").content.decode()
+    box = re.search(r'<div class="notify-way" id="push-box".*?</div>\s*</div>', page, re.S)
+    assert box is not None
+    assert '<noscript><p class="small">Notifications need JavaScript' in box.group(0)
+
+
 def test_a_move_whose_time_ran_out_is_not_listed_as_having_no_limit() -> None:
     """The deadline has passed and the server has not played the move yet (its scheduler is a
     sweep away, down, or the site just came back): Your games said "no limit left", the words of
