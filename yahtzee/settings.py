@@ -430,6 +430,9 @@ RATE_LIMIT_REDIS_URL = CACHE_URL
 RATE_LIMIT_KEY_PREFIX = CACHE_KEY_PREFIX
 RATE_LIMIT_ROOM_CREATE = os.environ.get("RATE_LIMIT_ROOM_CREATE", "10/60")
 RATE_LIMIT_ROOM_JOIN = os.environ.get("RATE_LIMIT_ROOM_JOIN", "30/60")
+# A refused form (a name left out, a choice no longer offered) counts here instead of against
+# the limit of what it would have made: rooms, seats, notices.
+RATE_LIMIT_REFUSED_FORMS = os.environ.get("RATE_LIMIT_REFUSED_FORMS", "60/60")
 # Turning notices on or off (a push subscription, the e-mails and their address): Your games
 # posts its browser's subscription once a visit.
 RATE_LIMIT_NOTICES = os.environ.get("RATE_LIMIT_NOTICES", "20/60")

@@ -115,6 +115,10 @@ ROOM_CREATE = Limit(
 ROOM_JOIN = Limit(
     "room_join", "RATE_LIMIT_ROOM_JOIN", shared=True, message=_("You have joined too many rooms in a short time.")
 )
+# The form posts those limits count that were refused (a 4xx: nothing was made), counted here in
+# their place, so that only what was made counts against them, and a flood of refused posts is
+# still bounded.
+REFUSED_FORMS = Limit("refused_forms", "RATE_LIMIT_REFUSED_FORMS", shared=True)
 # Turning notices on, off or to another address: each stores a row (a push subscription, an
 # e-mail address) that later sends go to.
 NOTICES = Limit(
@@ -150,8 +154,8 @@ CONNECTS = Limit("connects", "WS_CONNECT_RATE")  # new sockets per address
 CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS)  # refusals that say why
 
 LIMITS = (
-    ROOM_CREATE, ROOM_JOIN, NOTICES, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS, ROOM_MISS, CHAT, REACTIONS,
-    HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
+    ROOM_CREATE, ROOM_JOIN, REFUSED_FORMS, NOTICES, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS, ROOM_MISS, CHAT,
+    REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
 )  # fmt: skip
 
 

@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidde
 from django.utils.translation import gettext
 
 from games.domain import errors
-from games.realtime.limits import Bucket, Limit, Slot, client_buckets, client_ip, limiter
+from games.realtime.limits import REFUSED_FORMS, Bucket, Limit, Slot, client_buckets, client_ip, limiter
 from games.web.errorpages import error_page, wants_json
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,10 @@ def limited(
     With ``only_status`` only responses with that status count (404: codes that do not
     exist), but once over the limit every request is refused until one of them is
     ``limit``'s window old. Otherwise only requests that can change something (POST)
-    count: a GET of the create or join URL changes nothing (the view answers 405).
+    count: a GET of the create or join URL changes nothing (the view answers 405). And of
+    those only the ones that did: a post refused (a 4xx: a form with a field left out, a
+    name taken) made nothing, and counts against ``REFUSED_FORMS`` instead, whose limit
+    refuses every post of the client meanwhile (with its own 429).
     A request for which ``exempt`` (called with the view's arguments) answers True is let
     through over the limit, uncounted.
 
@@ -105,6 +108,9 @@ def limited(
         if only_status is None and request.method not in ("POST", "PUT", "PATCH"):
             return None, None
         mine = buckets(request)
+        if only_status is None and limiter.full(REFUSED_FORMS, *mine):
+            log.warning("rate limit %s hit by %s", REFUSED_FORMS.name, client_ip(request))
+            return None, too_many(request, REFUSED_FORMS, mine)
         slot = limiter.take(limit, *mine)
         if slot is None:
             if exempt is not None and exempt(request, *args, **kwargs):
@@ -118,6 +124,10 @@ def limited(
         controller counts for it too."""
         if status is None or (only_status is not None and status != only_status):
             limiter.give_back(slot)
+            return
+        if only_status is None and 400 <= status < 500:  # refused: nothing was made
+            limiter.give_back(slot)
+            limiter.count(REFUSED_FORMS, *buckets(request))
             return
         new = [bucket for bucket in buckets(request) if bucket not in slot.buckets]
         if new:

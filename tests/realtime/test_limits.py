@@ -44,6 +44,38 @@ def test_room_creation_is_limited_per_client_with_a_clear_429() -> None:
     create_room(Client(), "Bob")
 
 
+def test_create_forms_the_server_refused_do_not_count_as_rooms_created() -> None:
+    """Only a room made counts: nine forms refused for a missing name (a page without script
+    sends one) leave the browser its ten rooms a minute."""
+    ann = Client()
+    create_room(ann, "Ann")
+    for _ in range(9):
+        assert ann.post("/rooms/new", {"name": "", "ruleset": "official", "mode": "online"}).status_code == 400
+    assert [create_room(ann, f"Ann{i}") for i in range(9)]
+    assert ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"}).status_code == 429
+    assert Game.objects.count() == 10
+
+
+def test_a_flood_of_refused_forms_is_still_bounded(settings: Any, limit_clock: ManualClock) -> None:
+    """Refused posts count against their own limit, RATE_LIMIT_REFUSED_FORMS, over every form that
+    makes something: past it each post of the browser is a 429 until the window moves on."""
+    settings.RATE_LIMIT_REFUSED_FORMS = "5/60"
+    eve = Client()
+    create_room(eve, "Eve")  # a browser with a session, counted as itself
+    refused = {"name": "", "ruleset": "official", "mode": "online"}
+    assert [eve.post("/rooms/new", refused).status_code for _ in range(6)] == [400] * 5 + [429]
+    code = create_room(Client(), "Host")
+    answer = eve.post(f"/r/{code}/join", {"name": "Eve"})
+    assert answer.status_code == 429 and int(answer["Retry-After"]) > 0
+    assert "Too many requests." in answer.content.decode()
+    limit_clock.advance(61)
+    assert eve.post(f"/r/{code}/join", {"name": "Eve"}).status_code == 302
+    # A client that drops its cookies meets its address's share, as for the other limits.
+    settings.RATE_LIMIT_PER_IP = 2
+    statuses = [Client().post("/rooms/new", refused).status_code for _ in range(11)]
+    assert statuses == [400] * 10 + [429], statuses
+
+
 def test_a_rematch_counts_as_creating_a_room() -> None:
     ann = Client()
     codes = [create_room(ann, f"Ann{i}") for i in range(10)]
