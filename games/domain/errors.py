@@ -36,7 +36,11 @@ BAD_NAME = "bad_name"
 NAME_TAKEN = "name_taken"
 NAME_RESERVED = "name_reserved"  # the name deleted accounts' seats are shown under: nobody may choose it
 KICKED = "kicked"  # the host took this browser's seat out of the lobby: it does not take another
-BAD_SEAT = "bad_seat"
+BAD_SEAT = "bad_seat"  # no such seat, or one that left: the page's table is behind
+OWN_DEVICE = "own_device"  # kick or remove of a seat the host's own browser plays: it is left instead
+OWN_SEAT = "own_seat"  # a computer for the asker's own seat, or a mute of the host's
+ALREADY_COMPUTER = "already_computer"  # a computer for a seat a computer plays already
+NOT_RECLAIMABLE = "not_reclaimable"  # back for a seat a computer does not play for this browser
 BAD_RULESET = "bad_ruleset"
 BAD_REQUEST = "bad_request"
 LOCAL_ROOM = "local_room"
@@ -54,6 +58,8 @@ MUTED = "muted"  # the host muted this seat's chat, or this spectator's
 # No spectator of the room's chat goes by that name (``spectator`` of a chat line), or it is the
 # host's own browser, or it is muted (unmuted) already.
 BAD_SPECTATOR = "bad_spectator"
+ALREADY_MUTED = "already_muted"  # a mute of a seat muted already
+NOT_MUTED = "not_muted"  # an unmute of a seat that is not muted
 BAD_REACTION = "bad_reaction"
 BAD_TIMER = "bad_timer"
 

@@ -18,15 +18,17 @@ from typing import Any
 from django.db import transaction
 
 from games.domain.errors import (
+    ALREADY_MUTED,
     BAD_MESSAGE,
     BAD_REACTION,
     BAD_REQUEST,
-    BAD_SEAT,
     BAD_SPECTATOR,
     CHAT_CLOSED,
     CHAT_TOO_LONG,
     MUTED,
     NOT_A_PLAYER,
+    NOT_MUTED,
+    OWN_SEAT,
 )
 from games.domain.rules import RuleViolation
 from games.services import events
@@ -178,9 +180,11 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
         require_host(game, controller)
         entry = find_seat(game, seat)
         if entry.player == game.host_id:
-            raise RuleViolation(BAD_SEAT, "The host's own seat cannot be muted.")
+            raise RuleViolation(OWN_SEAT, "The host's own seat cannot be muted.")
         if entry.muted == muted:
-            raise RuleViolation(BAD_SEAT, f"{entry.name} is {'muted' if muted else 'not muted'} already.")
+            raise RuleViolation(
+                ALREADY_MUTED if muted else NOT_MUTED, f"{entry.name} is {'muted' if muted else 'not muted'} already."
+            )
         room = game.room.with_seat(seat, muted=muted)
         person = entry.controller if entry.human else entry.away_controller
         if not muted and person in room.muted_spectators:

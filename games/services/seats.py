@@ -239,7 +239,7 @@ def host_takes_out(
         # A seat of the host's own browser (a companion's on the same device) is left, not taken
         # out: taking it out would mark the host's browser as one the host took out of the room.
         if entry.player == game.host_id or entry.controlled_by(controller):
-            raise RuleViolation(BAD_SEAT, "The host cannot take out a seat of their own device; leave it instead.")
+            raise RuleViolation(E.OWN_DEVICE, "The host cannot take out a seat of their own device; leave it instead.")
         if require_away:
             refuse_if_present(game, seat, entry)
         vacate(game, seat, kind=kind, actor=controller, action_id=action_id)
@@ -335,9 +335,9 @@ def game_replace_with_bot(
             raise RuleViolation(BAD_SEAT, f"There is no seat {seat!r} in this room.")
         entry = seats[seat]
         if entry.bot and entry.active:
-            raise RuleViolation(BAD_SEAT, f"{entry.name} is already a bot.")
+            raise RuleViolation(E.ALREADY_COMPUTER, f"{entry.name} is already a bot.")
         if entry.controlled_by(controller):
-            raise RuleViolation(BAD_SEAT, "That is your own seat.")
+            raise RuleViolation(E.OWN_SEAT, "That is your own seat.")
         reinstate = not entry.active
         if not reinstate:
             refuse_if_present(game, seat, entry)
@@ -374,7 +374,8 @@ def seat_reclaim(*, code: str, controller: str, seat: int | None = None) -> list
     under the Game row's lock: the seat is the person's again at once (their turn, if it is
     that seat's), and each seat taken back is a ``reclaim`` Move that tells the room.
     Returns the seats taken back: none for a seat already back or kept by the browser after
-    the game; a seat that is not there, or not this browser's, is refused (``bad_seat``).
+    the game; a seat that is not there is refused (``bad_seat``), one that is not this browser's
+    too (``not_reclaimable``).
     """
     game = Game.objects.filter(code=code).first()
     if game is None or (seat is None and not reclaimable(game, controller)):
@@ -408,7 +409,7 @@ def _to_reclaim(game: Game, controller: str, seat: int | None) -> list[int]:
         return [seat]
     if seat in room.seats_kept_for(controller):
         return []  # back already (a second tap), or the game is over: nothing to take
-    raise RuleViolation(BAD_SEAT, f"Seat {seat!r} is not one a computer plays for you.")
+    raise RuleViolation(E.NOT_RECLAIMABLE, f"Seat {seat!r} is not one a computer plays for you.")
 
 
 LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)

@@ -45,6 +45,7 @@ WORDS = {
     "name_reserved": _("That name is how deleted accounts' seats are shown: please choose another."),
     "kicked": _("The host took you out of this room: you can watch."),
     "bad_seat": _("That seat is not there any more: the table is being brought up to date."),
+    "own_device": _("That seat is played on your own device: leave it instead."),
     "bad_ruleset": _("Choose one of the rule sets offered."),
     "bad_request": _("That request could not be used: allow cookies for this site, reload the page and try again."),
     "local_room": _("This game is played on one device."),

@@ -319,7 +319,7 @@ def test_replacing_is_refused_in_the_lobby_for_bots_and_for_your_own_seat() -> N
     assert refused.value.code == services.NOT_PLAYING
     table = open_room(2)
     before = snapshot(table.code)
-    for seat, code in ((0, services.BAD_SEAT), (5, services.BAD_SEAT)):
+    for seat, code in ((0, services.OWN_SEAT), (5, services.BAD_SEAT)):
         with pytest.raises(RuleViolation) as refused:
             services.game_replace_with_bot(
                 code=table.code,

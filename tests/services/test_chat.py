@@ -295,3 +295,20 @@ def test_a_spectator_post_without_a_browser_token_is_refused() -> None:
         chat_post(code=table.code, controller="", text="who am I?")
     assert refused.value.code == BAD_REQUEST
     assert not ChatMessage.objects.filter(game__code=table.code).exists()
+
+
+def test_a_mute_that_changes_nothing_says_why_by_its_own_code() -> None:
+    table = open_room(2, start=False)
+    code, host = table.code, table.controllers[0]
+    for mute, seat, why in (
+        (seat_mute, 0, services.OWN_SEAT),
+        (seat_unmute, 1, services.NOT_MUTED),
+        (seat_mute, 1, None),
+        (seat_mute, 1, services.ALREADY_MUTED),
+    ):
+        if why is None:
+            mute(code=code, controller=host, seat=seat, expected_version=table.version(), action_id=action_id())
+            continue
+        with pytest.raises(RuleViolation) as caught:
+            mute(code=code, controller=host, seat=seat, expected_version=table.version(), action_id=action_id())
+        assert caught.value.code == why

@@ -166,10 +166,14 @@ def test_a_seat_named_that_is_not_there_or_not_the_browsers_is_refused_and_chang
     play_turn(table, random.Random(8))
     away = hand_over(table)
     before = [(Game.objects.get(code=c).version, Game.objects.get(code=c).snapshot) for c in (code, table.code)]
-    for room, controller, seat in ((code, device, 3), (table.code, table.controllers[0], 1), (table.code, away, 0)):
+    for room, controller, seat, why in (
+        (code, device, 3, services.BAD_SEAT),
+        (table.code, table.controllers[0], 1, services.NOT_RECLAIMABLE),
+        (table.code, away, 0, services.NOT_RECLAIMABLE),
+    ):
         with pytest.raises(RuleViolation) as refused:
             services.seat_reclaim(code=room, controller=controller, seat=seat)
-        assert refused.value.code == services.BAD_SEAT
+        assert refused.value.code == why
     after = [(Game.objects.get(code=c).version, Game.objects.get(code=c).snapshot) for c in (code, table.code)]
     assert after == before
 

@@ -434,7 +434,7 @@ def test_the_host_cannot_take_out_a_seat_of_their_own_device_which_would_lock_it
     before = Game.objects.get(code=code)
     with pytest.raises(RuleViolation) as refused:
         services.game_kick(code=code, controller=host, seat=1, expected_version=before.version, action_id=action_id())
-    assert refused.value.code == "bad_seat" and "leave it instead" in str(refused.value)
+    assert refused.value.code == "own_device" and "leave it instead" in str(refused.value)
     after = Game.objects.get(code=code)
     assert (after.version, [s.name for s in after.room.seats]) == (before.version, ["Ann", "Ben"])
     # The device may still add a player: it was not taken for a browser the host took out.

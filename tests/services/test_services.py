@@ -197,7 +197,7 @@ def test_kick_is_for_the_host_before_the_start() -> None:
     )
     refused(
         table.code,
-        services.BAD_SEAT,
+        services.OWN_DEVICE,
         lambda: services.game_kick(
             code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id=""
         ),

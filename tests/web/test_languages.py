@@ -410,6 +410,20 @@ def test_a_no_script_forms_refusal_is_shown_in_the_readers_language(
     assert (game.version, game.moves.count()) == before  # refused, nothing stored
 
 
+def test_a_refused_kick_of_the_hosts_own_companion_says_so_in_the_readers_language(
+    german: Callable[[str | Promise], str],
+) -> None:
+    """The host's kick of a player added on their own device is refused (own_device): the page
+    says why in German, not that the seat is not there any more."""
+    host = Client(HTTP_ACCEPT_LANGUAGE="de")
+    code = create_room(host, "Ada")
+    host.post(f"/r/{code}/join", {"name": "Ben"})  # Ben plays on Ada's device
+    game = Game.objects.get(code=code)
+    assert len(game.room.seats) == 2
+    page = host.post(f"/r/{code}/kick", {"version": game.version, "seat": 1, "action_id": "k-1"}, follow=True)
+    assert shown_errors(page) == [german("That seat is played on your own device: leave it instead.")]
+
+
 def test_in_english_a_form_that_lost_a_field_says_which() -> None:
     ann = Client(HTTP_ACCEPT_LANGUAGE="en")
     game = started(ann)
@@ -422,8 +436,15 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
 # 503 page's (games/web/middleware.py), and dice the server rolled itself.
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
+<<<<<<< HEAD
     "muted", "bad_spectator", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error",
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
+=======
+    "muted", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error", "too_many_sockets",
+    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
+    # The socket's own host's tools and "I'm back" (a computer for a seat, a mute): no form posts them.
+    "own_seat", "already_computer", "not_reclaimable", "already_muted", "not_muted",
+>>>>>>> Refusing the host's kick of a seat of their own device, a computer for one's own seat or a seat a computer plays, a mute that changes nothing, or a seat back that is not the browser's, each has its own code and words: no longer "That seat is not there any more"
 }  # fmt: skip
 
 
