@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
+import sys
 from collections import Counter
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -299,6 +302,41 @@ def test_the_checking_script_accepts_a_painted_log_and_prints_colours(tmp_path, 
     page = client.get(f"/r/{game.code}/fairness").content.decode()
     assert "Every roll, with its colours" in page
     assert re.search(r"[1-6] (red|yellow|green|blue|purple)", page)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def run_doc_script(doc: Path, log: dict, folder: Path) -> subprocess.CompletedProcess[str]:
+    """The checking script of a fair-dice page (its one Python block), run on ``log`` as a reader would."""
+    found = re.search(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    assert found, doc
+    (folder / "log.json").write_text(json.dumps(log))
+    (folder / "check.py").write_text(found.group(1))
+    return subprocess.run(
+        [sys.executable, "check.py"], cwd=folder, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+@pytest.mark.parametrize("doc", sorted(DOCS.glob("fairness*.md")), ids=lambda path: path.name)
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_the_published_check_catches_a_held_die_that_shows_another_value_than_before(
+    doc: Path, ruleset: str, tmp_path: Path
+) -> None:
+    """docs/fairness.md (and each translation, whose script is the same) promises a check "without
+    trusting the server": a server that changed a die the player held (the 6 kept for a Yahtzee
+    shown as a 2 on the next roll) is caught, since a held die shows what it showed after the roll
+    before, the turn's."""
+    game = play_to_end(open_room(1, ruleset), random.Random(7))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    honest = run_doc_script(doc, log, tmp_path)
+    assert honest.returncode == 0, honest.stderr
+    roll = next(r for r in log["rolls"] if r["held"])
+    kept = roll["held"][0]
+    roll["dice"][kept] = roll["dice"][kept] % 6 + 1
+    tampered = run_doc_script(doc, log, tmp_path)
+    assert tampered.returncode != 0, tampered.stdout[-300:]
+    assert f"roll {roll['roll']}: the dice are not the held ones and the new faces" in tampered.stderr
 
 
 # --- a damaged or dishonest log, and what the pages make of it ---------------------------------
