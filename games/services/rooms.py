@@ -40,7 +40,36 @@ def game_create(
     ``pace``: live or own (at your own pace, ``games.services.pace``); ``turn_timer``: the
     seconds each turn may last (live: ``clock.timer_choices``; own: the time per move,
     ``pace.own_pace_choices``; 0: none); ``chat_spectators``: spectators may post in the chat too.
+    ``client_seed``: the host's browser's seed for the dice; without one (no script) the server makes it.
     """
+    return _create(
+        host_name=host_name,
+        controller=controller,
+        ruleset=ruleset,
+        private=private,
+        local=local,
+        seed=clean_client_seed(client_seed),
+        hints=hints,
+        turn_timer=turn_timer,
+        chat_spectators=chat_spectators,
+        pace=pace,
+    )
+
+
+def _create(
+    *,
+    host_name: str,
+    controller: str,
+    ruleset: str,
+    private: bool,
+    local: bool,
+    seed: str,
+    hints: bool,
+    turn_timer: int,
+    chat_spectators: bool,
+    pace: str,
+) -> Player:
+    """``game_create`` with the host seat's seed as given: "" leaves it to the host's browser (a rematch)."""
     name = clean_name(host_name)
     pace, turn_timer = check_pace(pace, turn_timer)
     if local and pace != Game.Pace.LIVE:
@@ -49,7 +78,6 @@ def game_create(
         raise RuleViolation(BAD_RULESET, f"Unknown rule set {ruleset!r}; choose one of {', '.join(RULESETS)}.")
     if not controller:
         raise RuleViolation(BAD_REQUEST, "Your browser has no session; enable cookies and try again.")
-    seed = clean_client_seed(client_seed)
     server_seed = fairness.new_server_seed()
     with transaction.atomic():
         for _ in range(5):
@@ -203,10 +231,13 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             return rematch
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         first = _rematch_host(old, seats, mine, person)
-        host = game_create(
+        host = _create(
             host_name=first.name,
             controller=person(first),
-            client_seed=seed if first is mine[0] else "",
+            # The asker's seed (made here if their browser sent none, as for a new room); another
+            # player hosting it (the asker was muted) brings their own browser's when they follow
+            # the rematch, as every other seat does: the server makes up none for them.
+            seed=clean_client_seed(client_seed) if first is mine[0] else "",
             ruleset=old.ruleset,
             local=old.local,
             private=old.private,

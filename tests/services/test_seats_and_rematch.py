@@ -540,6 +540,25 @@ def test_a_muted_player_who_asks_for_the_rematch_first_does_not_host_it() -> Non
 
 
 @db
+def test_a_rematch_hosted_by_another_player_than_the_asker_takes_the_hosts_own_browsers_seed() -> None:
+    """docs/fairness.md: in a rematch "each seat takes the seed its browser sends when its player
+    follows the rematch from the game's end (a seat whose player never does has none)". Bob, muted,
+    asks for it, so Ann hosts it: her seat has no seed until she follows, and then hers, not one the
+    server made up (which the fair-dice page would say came from her)."""
+    table = open_room(2)
+    ann, bob = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(1), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=bob, client_seed="seed-of-bobs-browser")
+    host = Player.objects.get(pk=rematch.host_id)
+    assert host.controller == ann
+    assert host.client_seed == ""
+    services.game_rematch(code=table.code, controller=ann, client_seed="seed-of-anns-browser")
+    services.game_start(code=rematch.code, controller=ann, expected_version=None, action_id=action_id())
+    assert Game.objects.get(pk=rematch.pk).client_seed == "seed-of-anns-browser,seed-of-bobs-browser"
+
+
+@db
 def test_a_muted_player_with_nobody_else_to_host_the_rematch_hosts_it_unmuted() -> None:
     """Ann (host) mutes Bob; after the game she deletes her account, so the rematch does not seat
     her. Bob asks for it: there is nobody else to host it, nor to mute him, so he hosts it
