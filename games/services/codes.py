@@ -139,6 +139,13 @@ def shown_name(name: str) -> str:
     return translation.gettext(FORMER_PLAYER) if name == FORMER_PLAYER else name
 
 
+def isolated(name: str) -> str:
+    """A name for a sentence of plain text, between FIRST STRONG ISOLATE and POP DIRECTIONAL
+    ISOLATE: a right-to-left name reads as a run of its own, so that two such names in a row
+    ("אבי, שרה") or one before a number keep their order in a left-to-right sentence."""
+    return f"\u2068{name}\u2069"
+
+
 def name_key(name: str) -> str:
     """What two names are compared by: "Host", "HOST" and full-width "Ｈｏｓｔ" are the same name."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())

@@ -28,7 +28,7 @@ from games.domain.rules import (
     new_game,
 )
 from games.domain.rules.codec import state_to_dict
-from games.services.codes import shown_name
+from games.services.codes import isolated, shown_name
 from games.services.words import box_name, column_note
 from games.store import selectors
 from games.store.models import Game, Move
@@ -191,7 +191,8 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
     ``active`` (each seat still in the game, or not) is on the first step and on each after which it changed.
     """
     moves = list(game.moves.order_by("seq"))
-    names = [shown_name(seat.name) for seat in game.room.seats]
+    # Each name a run of its own in the sentences (the page shows it in a <bdi>).
+    names = [isolated(shown_name(seat.name)) for seat in game.room.seats]
     bot_players = {m.player_id for m in moves if m.kind == Move.Kind.JOIN and m.payload.get("bot")}
     seat_of: dict[int, int] = {}
     computer: set[int] = set()  # seats a computer plays now

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django import template
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from games.services import words
 from games.services.codes import shown_code, shown_name
@@ -36,3 +40,17 @@ def dice_colour(colour: str) -> str:
 def seat_name(name: str) -> str:
     """A seat's stored name as the reader sees it (a deleted account's in their language)."""
     return shown_name(str(name))
+
+
+@register.filter
+def bdi(name: str) -> SafeString:
+    """A name in a sentence, isolated from the words around it (a right-to-left name before a
+    colon and a number would otherwise take them into its own run)."""
+    return format_html("<bdi>{}</bdi>", name)
+
+
+@register.filter
+def name_list(names: Iterable[str]) -> SafeString:
+    """Names joined with commas, each in a <bdi>: two right-to-left names in a row ("אבי, שרה")
+    keep their order in a left-to-right page, as does one beside a number or a colon."""
+    return format_html_join(", ", "<bdi>{}</bdi>", ((name,) for name in names))

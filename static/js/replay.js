@@ -59,6 +59,10 @@ function verdictHtml(step) {
     ${fmt(gettext("Perfect play: %(choice)s."), { choice: esc(v.best) })}`;
 }
 
+// A step's sentence: the server puts each name between FSI and PDI (U+2068, U+2069), drawn as a
+// <bdi>, so that right-to-left names keep their order ("The game starts: אבי, שרה, Ann.").
+const sentenceHtml = (text) => esc(text).replace(/\u2068([^\u2068\u2069]*)\u2069/g, "<bdi>$1</bdi>");
+
 function cardHtml(step, shown, active) {
   const seats = data.seats.map((s, i) => ({ seat: i, name: s.name, gone: !active[i] }));
   const cards = Object.fromEntries(shown.map((card, i) => [i, card]));
@@ -80,7 +84,7 @@ function show(i, { focus = false } = {}) {
   const round = step.round ? `${fmt(gettext("Round %(round)s of %(total)s"), { round: step.round, total: data.ruleset.boxes.length * columns })} ·` : "";
   const computer = who && step.by_computer ? ` <span class="tag-computer">${gettext("computer")}</span>` : "";
   $("step-round").innerHTML = round ? `<span class="muted">${round}</span>` : "";
-  $("step-text").innerHTML = `${esc(step.text)}${computer}`;
+  $("step-text").innerHTML = `${sentenceHtml(step.text)}${computer}`;
   $("step-dice").innerHTML = diceHtml(step);
   $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : gettext("No dice"));
   $("step-dice").hidden = !step.dice.length;

@@ -215,8 +215,8 @@ def test_the_replay_names_the_winner_the_players_records_name() -> None:
     assert game.room.ranks() == [2, 1] and game.room.winners() == [1]
     end = replay_steps(game)[-1]
     points = game.room.rules.totals(1).grand_total
-    assert end["text"].startswith(f"P1 wins with {points} points."), end["text"]
-    assert "P0's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
+    assert end["text"].startswith(f"\u2068P1\u2069 wins with {points} points."), end["text"]
+    assert "\u2068P0\u2069's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
 
 
 def test_the_table_names_the_winner_the_players_records_name() -> None:

@@ -288,8 +288,9 @@ def test_the_table_and_the_replay_name_the_player_who_stayed_over_a_computer_in_
     last = Move.objects.filter(game=game, kind=Move.Kind.SCORE).order_by("-seq").first()
     assert last is not None and last.payload["winners"] == [0]
     end = replay_steps(game)[-1]
-    assert end["text"].startswith(f"P0 wins with {game.room.rules.totals(0).grand_total} points."), end["text"]
-    assert "P1's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
+    points = game.room.rules.totals(0).grand_total
+    assert end["text"].startswith(f"\u2068P0\u2069 wins with {points} points."), end["text"]
+    assert "\u2068P1\u2069's seat was finished by a computer: it ranks after the players who stayed." in end["text"]
 
 
 def test_a_seat_that_left_with_its_card_full_is_not_handed_to_a_computer_and_says_why() -> None:

@@ -107,7 +107,7 @@ def test_the_replay_marks_turns_a_computer_played_after_a_hand_over() -> None:
             assert botplay.step(table.code, table.version())
     data = replay_data(Client().get(f"/r/{table.code}/replay").content.decode())
     handed = next(i for i, s in enumerate(data["steps"]) if s["kind"] == "bot")
-    assert "A computer took over P1's seat" in data["steps"][handed]["text"]
+    assert "A computer took over \u2068P1\u2069's seat" in data["steps"][handed]["text"]
     assert all(not s["by_computer"] for s in data["steps"][:handed] if s.get("seat") == 1)
     assert all(s["by_computer"] for s in data["steps"][handed:] if s.get("seat") == 1 and s["kind"] != "end")
     assert not any(s["by_computer"] for s in data["steps"] if s.get("seat") == 0)

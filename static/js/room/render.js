@@ -537,7 +537,9 @@ export function overHtml(view) {
   let headline = state.status === "abandoned" ? gettext("Game abandoned") : gettext("Game over");
   let sub = "";
   if (state.status === "finished" && winners.length) {
-    sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(winners.map(esc)) }) : fmt(gettext("%(name)s wins!"), { name: esc(winners[0]) });
+    // Each name a run of its own: two right-to-left names in a row keep their order.
+    const named = winners.map((name) => `<bdi>${esc(name)}</bdi>`);
+    sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(named) }) : fmt(gettext("%(name)s wins!"), { name: named[0] });
     if (state.winners.some(view.isYou)) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
   }
   const ranked = ranking(state)
