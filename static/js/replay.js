@@ -29,7 +29,9 @@ let index = 0;
 // The step button still enabled once a step button takes the replay to its first or last step.
 const OTHER_WAY = { first: "next", prev: "next", next: "prev", last: "prev" };
 
-// Painted: a die's colour by hue, pattern and letter, as at the table (site.css).
+// Painted: a die's colour by hue, pattern and letter, as at the table (site.css). A screen reader
+// hears the dice as one image, #step-dice, labelled with each die's value and colour by name
+// (diceLabel): not the letters, nor the digits a second time.
 const colourOf = (step, i) => (data.ruleset.colours.includes(step.colours?.[i]) ? step.colours[i] : null);
 
 function diceHtml(step) {
@@ -39,7 +41,7 @@ function diceHtml(step) {
     .map((d, i) => {
       const colour = colourOf(step, i);
       const painted = colour ? ` painted colour-${colour}` : "";
-      const mark = colour ? `<b class="rdie-mark">${esc(colourMark(colour))}</b>` : "";
+      const mark = colour ? `<b class="rdie-mark" aria-hidden="true">${esc(colourMark(colour))}</b>` : "";
       return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colourName(colour)}, ` : ""}${held.has(i) ? gettext("kept") : gettext("rolled")}">${d}${mark}</span>`;
     })
     .join("");
