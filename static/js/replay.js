@@ -75,6 +75,52 @@ function cardHtml(step, shown, active) {
   return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, focus: step.seat ?? null, just, caption: gettext("Scorecards at this step"), wrap: true });
 }
 
+// The card is drawn again at each step it changes: the keyboard stays on the box name it was on
+// (as the table keeps it, room.js keepFocus), an open box help stays open, and a card scrolled
+// sideways stays where it was scrolled to.
+let drawnCard = "";
+function drawCard(html) {
+  const card = $("card");
+  if (html === drawnCard) return;
+  const wraps = () => [...card.querySelectorAll(".scorecard-wrap")];
+  const active = card.contains(document.activeElement) ? document.activeElement : null;
+  const focused = active?.id ?? "";
+  const focusedWrap = wraps().indexOf(active);
+  const scrolled = wraps().map((wrap) => wrap.scrollLeft);
+  const help = [...card.querySelectorAll(".box-help")].find(popoverOpen)?.id;
+  card.innerHTML = html;
+  drawnCard = html;
+  wraps().forEach((wrap, k) => { wrap.scrollLeft = scrolled[k] ?? 0; });
+  scrollRegions();
+  const again = focused ? document.getElementById(focused) : wraps()[focusedWrap];
+  again?.focus({ preventScroll: true });
+  if (help) document.getElementById(help)?.showPopover?.();
+}
+
+function popoverOpen(el) {
+  try {
+    return el.matches(":popover-open");
+  } catch {
+    return false; // a browser without popovers shows none
+  }
+}
+
+// A card wider than its place (eight players on a laptop) scrolls sideways: its scroll region
+// is then a stop of the keyboard, named, where the arrow keys scroll it (not the replay's steps).
+function scrollRegions() {
+  for (const wrap of $("card").querySelectorAll(".scorecard-wrap")) {
+    const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+    wrap.tabIndex = scrolls ? 0 : -1;
+    if (scrolls) {
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", wrap.querySelector("caption")?.textContent ?? gettext("Scorecards at this step"));
+    } else {
+      wrap.removeAttribute("role");
+      wrap.removeAttribute("aria-label");
+    }
+  }
+}
+
 function show(i, { focus = false } = {}) {
   index = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[index];
@@ -94,7 +140,7 @@ function show(i, { focus = false } = {}) {
   $("step-verdict").innerHTML = verdict;
   $("step-verdict").hidden = !verdict;
   $("step-verdict").className = `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`;
-  $("card").innerHTML = cardHtml(step, cardsAt[index], activeAt[index]);
+  drawCard(cardHtml(step, cardsAt[index], activeAt[index]));
   const pressed = document.activeElement;
   $("first").disabled = $("prev").disabled = index === 0;
   $("last").disabled = $("next").disabled = index === steps.length - 1;
@@ -123,6 +169,7 @@ $("scrub").addEventListener("input", () => show(Number($("scrub").value)));
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest?.("input, textarea, select")) return;
+  if (event.target.classList?.contains("scorecard-wrap")) return; // the keys scroll the card there
   const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: steps.length - 1 }[event.key];
   if (to === undefined) return;
   event.preventDefault();
@@ -139,4 +186,5 @@ document.querySelectorAll("a[data-move]").forEach((link) => {
   });
 });
 $("step-h").tabIndex = -1;
+window.addEventListener("resize", scrollRegions);
 show(fromHash());
