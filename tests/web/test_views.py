@@ -295,6 +295,22 @@ def test_the_fairness_page_checks_a_finished_game() -> None:
     assert "✓ All 13 rolls re-derived" in page and "✗" not in page
 
 
+def test_the_fairness_page_of_a_room_everyone_left_before_the_start_says_the_game_never_started() -> None:
+    """Abandoned in the lobby, the game had no roll, no move and no score: its page checks the
+    revealed seed against the commitment and says the game never started, not that every move
+    replays "to the final scores" of a game that had none."""
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
+    code = response["Location"].strip("/").split("/")[-1]
+    game = Game.objects.get(code=code)
+    host.post(f"/r/{code}/leave", {"version": game.version, "seat": "0", "action_id": "bye"})
+    assert Game.objects.get(code=code).status == "abandoned"
+    page = re.sub(r"\s+", " ", Client().get(f"/r/{code}/fairness").content.decode())
+    assert "✓ The revealed seed matches the commitment." in page
+    assert "This game never started. Everyone left the room before the first roll: there is nothing to replay." in page
+    assert "final scores" not in page and "rolls re-derived" not in page and "Watch the replay" not in page
+
+
 def test_the_fairness_page_counts_the_rolls_that_differ_in_the_singular_and_the_plural() -> None:
     """A roll changed in the log after the game is caught and counted: "1 roll differs", not "1 rolls"."""
     game = play_to_end(open_room(1), random.Random(4))
