@@ -2,7 +2,7 @@
 // (room/render.js) above, and the player's clicks and keys in between.
 // The server is the referee; this page only draws the state it is sent and asks for actions.
 import { fmt, gettext, list, ngettext } from "./i18n.js";
-import { clientSeed } from "./seed.js";
+import { arrived, newSeed, seedFor, sentTo } from "./seed.js";
 import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
@@ -112,6 +112,13 @@ const client = new RoomClient({
   },
 });
 
+// A rematch not made yet gets a seed of its own, kept under its code once the form leads there.
+const rematchSeed = newSeed();
+// The seed of the form that led here (the home page's, a rematch's) is this room's, where it
+// seated this browser: the seats take it in the lobby (a rematch that started before this browser
+// followed it took none), a game on one device as it is made.
+if (client.mine.length && (client.state.status === "lobby" || client.state.local)) arrived(code);
+
 function view() {
   return render.viewOf(client.state, {
     mine: client.mine,
@@ -134,7 +141,11 @@ function view() {
     hostAway: ui.hostAwaySince !== null && Date.now() - ui.hostAwaySince >= HOST_AWAY_MS,
     levels,
     csrf,
-    clientSeed,
+    // This browser's seeds for the dice (docs/fairness.md): the one it sends here (the one it
+    // sent before, if any), the one a rematch takes, and the one it sent here, shown at the end.
+    clientSeed: seedFor(code),
+    rematchSeed: typeof client.state.rematch === "string" ? seedFor(client.state.rematch) : rematchSeed,
+    sentSeed: sentTo(code),
     invite: root.dataset.invite,
     joinUrl: root.dataset.joinUrl,
     joinRefused: initial.join_refused ?? null, // the name a join was refused for; its reason is #join-error

@@ -1,8 +1,85 @@
-// A random seed from this browser, mixed into the dice (see docs/fairness.md).
-const bytes = new Uint8Array(16);
-crypto.getRandomValues(bytes);
-export const clientSeed = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+// This browser's seed for the dice of each room it takes a seat in (see docs/fairness.md): made
+// here, sent with the form that seats it, and kept by room in localStorage, so that it is the
+// same seed each time the browser seats someone there, and the room page can show it at the
+// game's end, for the player to find it in the game's client_seed.
+
+const KEPT = "yahtzee-seeds"; // {code: {seed, at}}, the rooms this browser sent a seed to
+const KEEP = 200; // rooms: the oldest are forgotten past it
+const SENT = "yahtzee-seed-sent"; // this tab's seed sent for a room whose code it did not know yet
+
+export function newSeed() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function kept() {
+  try {
+    return JSON.parse(localStorage.getItem(KEPT) ?? "{}") ?? {};
+  } catch {
+    return {}; // storage refused (a private window's) or damaged: no seed is known
+  }
+}
+
+function keep(code, seed) {
+  const seeds = kept();
+  if (seeds[code]?.seed === seed) return;
+  seeds[code] = { seed, at: Date.now() };
+  const newest = Object.entries(seeds).sort(([, a], [, b]) => b.at - a.at).slice(0, KEEP);
+  try {
+    localStorage.setItem(KEPT, JSON.stringify(Object.fromEntries(newest)));
+  } catch {
+    // Storage refused: the seed is sent all the same, only not shown after the game.
+  }
+}
+
+/** The seed this browser sent to room ``code``, or null. */
+export function sentTo(code) {
+  return kept()[code]?.seed ?? null;
+}
+
+const made = new Map(); // code -> the seed this page offers a room the browser sent none to yet
+/** The seed for a form that seats someone in room ``code``: the one the browser sent there before, else a new one. */
+export function seedFor(code) {
+  const seed = sentTo(code) ?? made.get(code) ?? newSeed();
+  made.set(code, seed);
+  return seed;
+}
+
+// A form that makes a room (the home page's, a rematch's) sends a seed before the room has a
+// code: the tab notes it, and the page the form leads to, the new room's, keeps it under its
+// code (``arrived``). Any other page the tab opens next drops it.
+let justSent = null;
+try {
+  justSent = JSON.parse(sessionStorage.getItem(SENT) ?? "null");
+  sessionStorage.removeItem(SENT);
+} catch {
+  justSent = null;
+}
+
+/** The room page of ``code``, where this browser has a seat: the seed the form that led here sent is this room's. */
+export function arrived(code) {
+  if (justSent?.seed && !sentTo(code)) keep(code, justSent.seed);
+  justSent = null;
+}
+
+// Each form that sends a seed: a form for a known room (data-seed-room) keeps it under that
+// room's code; any other notes it for the page it leads to.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const seed = form.querySelector?.('input[name="client_seed"]')?.value;
+  if (!seed || event.defaultPrevented) return;
+  if (form.dataset.seedRoom) {
+    keep(form.dataset.seedRoom, seed);
+    return;
+  }
+  try {
+    sessionStorage.setItem(SENT, JSON.stringify({ seed }));
+  } catch {
+    // Storage refused: the seed is sent all the same, only not shown after the game.
+  }
+});
 
 for (const input of document.querySelectorAll('input[name="client_seed"]')) {
-  if (!input.value) input.value = clientSeed;
+  if (!input.value) input.value = newSeed();
 }

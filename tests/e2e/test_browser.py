@@ -132,6 +132,13 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
         assert feed[0][0] == "feed-over" and feed[0][1].startswith("Game over: ")
         assert feed[1][0] in ("feed-score", "feed-yahtzee") and " scored " in feed[1][1]
     assert ann.errors == [] and bob.errors == []
+    # Each page shows the seed its browser sent (the home page's form, the lobby's), for the player
+    # to find in the game's client_seed (docs/fairness.md); a reload shows it still.
+    query = "SELECT p.name, p.client_seed FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ?"
+    sent = dict(live_site.query(query, code))
+    bob.reload()
+    bob.wait_for_selector("#over:not([hidden])")
+    assert (ann.inner_text("#your-seed"), bob.inner_text("#your-seed")) == (sent["Ann"], sent["Bob"])
 
     # Rematch: Ann opens it, Bob is offered to follow; both are already seated.
     ann.click("#rematch")
@@ -144,16 +151,53 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
     assert ann.locator("#start").count() == 1
     # Each brought their browser's own seed for the rematch's dice, as a join does.
     rematch = ann.url.rstrip("/").rsplit("/", 1)[-1]
-    seeds = live_site.query(
-        "SELECT p.name, p.client_seed FROM games_player p JOIN games_game g ON g.id = p.game_id WHERE g.code = ?",
-        rematch,
-    )
+    seeds = live_site.query(query, rematch)
     assert len(seeds) == 2 and all(len(seed) == 32 for _, seed in seeds), seeds  # seed.js: 16 random bytes
     assert dict(seeds)["Ann"] != dict(seeds)["Bob"]
+    assert sent["Ann"] not in dict(seeds).values()  # a new room, a new seed
+    # Each browser keeps the seed it sent under the rematch's code, to show at its end.
+    kept = "code => JSON.parse(localStorage.getItem('yahtzee-seeds'))[code].seed"
+    assert {"Ann": ann.evaluate(kept, rematch), "Bob": bob.evaluate(kept, rematch)} == dict(seeds)
 
     # The fairness page checks every roll of the finished game.
     ann.goto(url + "fairness")
     assert "All" in ann.inner_text(".checks") and "✗" not in ann.inner_text(".checks")
+
+
+FINISH_ALONE = """
+import random
+from games.store.models import Player
+from games import services
+from tests.factories import Table, action_id, play_to_end
+code, = args
+host = Player.objects.get(game__code=code, seat=0).controller
+services.game_start(code=code, controller=host, expected_version=None, action_id=action_id())
+play_to_end(Table(code=code, controllers=[host]), random.Random(3), rerolls=0)
+result = code
+"""
+
+
+def test_a_player_finds_the_seed_their_browser_sent_on_the_room_page_after_the_game(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """docs/fairness.md: check "that the client seed your browser sent is in client_seed". The
+    browser keeps the seed the home page's form sent under the room's code, and the room page shows
+    it at the game's end, after a reload too."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", "Ann")
+    with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
+        page.click("#create-btn")
+    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
+    assert seed
+    page.wait_for_selector("#lobby:not([hidden])")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    live_site.run(FINISH_ALONE, code)
+    page.reload()
+    page.wait_for_selector("#over-h")
+    assert page.inner_text("#your-seed") == seed
+    assert live_site.query("SELECT client_seed FROM games_game WHERE code = ?", code) == [(seed,)]
 
 
 def test_pass_and_play_with_three_players_to_the_end(live_site: LiveSite, new_page: Any) -> None:
@@ -174,6 +218,8 @@ def test_pass_and_play_with_three_players_to_the_end(live_site: LiveSite, new_pa
     # Yatzy's upper bonus is 50, so check the totals against the state the server keeps.
     state = json.loads(page.evaluate(f"fetch('/r/{code}/state.json').then(r => r.text())"))
     assert shown == {state["seats"][c["seat"]]["name"]: c["total"] for c in state["cards"]}
+    # The device's one seed, which every seat took, is the one the page shows as its own.
+    assert state["fairness"]["client_seed"] == ",".join([page.inner_text("#your-seed")] * 3)
     assert page.errors == []
 
 

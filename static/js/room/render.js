@@ -192,9 +192,9 @@ export function lobbyHtml(view) {
   }
   const full = active.length >= MAX_PLAYERS;
   if (canJoin && !full) {
-    html += `<form method="post" action="${view.joinUrl}" class="join-form">
+    html += `<form method="post" action="${view.joinUrl}" class="join-form" data-seed-room="${esc(state.code)}">
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
-      <input type="hidden" name="client_seed" value="${view.clientSeed}">
+      <input type="hidden" name="client_seed" value="${esc(view.clientSeed)}">
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
       <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname"${view.joinRefused ? ` value="${esc(view.joinRefused.name)}" aria-invalid="true" aria-describedby="join-error"` : ""}>
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
@@ -550,10 +550,11 @@ export function overHtml(view) {
     )
     .join("");
   let rematch = "";
-  // Both post this browser's seed for the dice, which its seats in the rematch take (docs/fairness.md).
+  // Both post this browser's seed for the dice, which its seats in the rematch take if it has not
+  // started yet (docs/fairness.md): the rematch's page keeps it then (static/js/seed.js).
   const rematchForm = (id, label) => `<form method="post" action="${view.rematchUrl}">
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
-      <input type="hidden" name="client_seed" value="${esc(view.clientSeed ?? "")}">
+      <input type="hidden" name="client_seed" value="${esc(view.rematchSeed ?? "")}">
       <button class="btn btn-primary btn-big" id="${id}" type="submit">${label}</button></form>`;
   // A player whose seat a computer finished while they were away is one of the players too.
   const player = view.mine.length > 0 || view.awaySeats.length > 0;
@@ -565,13 +566,17 @@ export function overHtml(view) {
   } else if (player) {
     rematch = rematchForm("rematch", gettext("Rematch"));
   }
+  // The seed this browser sent for its seats (docs/fairness.md: find it in the game's client_seed).
+  const yourSeed = view.sentSeed && player && state.fairness.client_seed
+    ? ` ${fmt(gettext("Your browser's seed: %(seed)s."), { seed: `<code id="your-seed">${esc(view.sentSeed)}</code>` })}`
+    : "";
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${ranked}</ol>
     <div id="review" class="review">${reviewHtml(view)}</div>
     <div class="over-actions">${rematch}${replay}<a class="btn" href="/">${gettext("New game")}</a></div>
     <p class="muted fair-over">${fmt(gettext("Fair dice: the server's seed was %(seed)s."), { seed: `<code>${esc(state.fairness.server_seed ?? "")}</code>` })}
-      ${gettext("Its SHA-256 was shown from the start.")} <a href="${view.fairnessUrl}">${gettext("Verify every roll")}</a>
+      ${gettext("Its SHA-256 was shown from the start.")}${yourSeed} <a href="${view.fairnessUrl}">${gettext("Verify every roll")}</a>
       · <a href="${view.logUrl}">${gettext("download the roll log")}</a></p>`;
 }
 
