@@ -424,6 +424,20 @@ def test_a_private_profile_is_its_owners_only_and_off_the_leaderboards() -> None
     assert "/u/kim/" not in board and "/u/lee/" in board
 
 
+def test_a_profiles_games_list_their_players_in_seat_order_each_name_isolated() -> None:
+    """Two right-to-left names in a row ("אבי, שרה") read as one right-to-left run, in the
+    wrong order, in a left-to-right page: each name of the Players column is a <bdi> of its own."""
+    kim = Client()
+    sign_up(kim, "kim")
+    host = services.game_create(host_name="אבי", controller=controller_of(kim))
+    table = Table(code=host.game.code, controllers=[controller_of(kim), services.new_controller()])
+    services.game_join(code=table.code, name="שרה", controller=table.controllers[1])
+    services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
+    finish(table)
+    page = kim.get("/u/kim/").content.decode()
+    assert re.search(r'<td class="players"[^>]*><bdi>אבי</bdi>, <bdi>שרה</bdi></td>', page), page
+
+
 def test_an_account_staff_deactivated_is_off_the_leaderboards_and_the_site() -> None:
     """Staff deactivate an account (*Active* unticked in the admin): nobody signs in to it any more,
     so it leaves the leaderboards, its profile is nobody's page, and a browser still signed in to

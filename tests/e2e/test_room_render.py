@@ -236,8 +236,10 @@ def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
         fairness={"commitment": "c", "client_seed": "", "server_seed": "s"},
     )
     html = page.evaluate("s => render.overHtml(render.viewOf(s, { mine: [0] }))", over)
-    assert line in html
+    assert line in html.replace("<bdi>", "").replace("</bdi>", "")
     assert html.count('<li class="winner">') == len(winners) and html.count("<li class=") == 2
+    # Each winner's name a run of its own: two right-to-left names in a row keep their order.
+    assert html.count("<bdi>") == len(winners)
     assert page.errors == []
 
 
