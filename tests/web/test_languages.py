@@ -436,15 +436,10 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
 # 503 page's (games/web/middleware.py), and dice the server rolled itself.
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
-<<<<<<< HEAD
     "muted", "bad_spectator", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error",
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
-=======
-    "muted", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error", "too_many_sockets",
-    "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
     # The socket's own host's tools and "I'm back" (a computer for a seat, a mute): no form posts them.
     "own_seat", "already_computer", "not_reclaimable", "already_muted", "not_muted",
->>>>>>> Refusing the host's kick of a seat of their own device, a computer for one's own seat or a seat a computer plays, a mute that changes nothing, or a seat back that is not the browser's, each has its own code and words: no longer "That seat is not there any more"
 }  # fmt: skip
 
 
