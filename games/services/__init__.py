@@ -59,6 +59,7 @@ from games.services.clock import check_timer, clock_expire, game_pause, game_res
 from games.services.codes import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    LOST_LETTER,
     NAME_MAX,
     NAME_TYPED_MAX,
     SEED_MAX,
@@ -140,6 +141,7 @@ __all__ = [
     "BOT_NAMES",
     "CODE_ALPHABET",
     "CODE_LENGTH",
+    "LOST_LETTER",
     "NAME_MAX",
     "NAME_TYPED_MAX",
     "SEED_MAX",

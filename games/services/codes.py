@@ -34,6 +34,9 @@ INVISIBLE_MARKS = frozenset(
     ["\u034f", "\u17b4", "\u17b5", *map(chr, range(0x180B, 0x1810)), *map(chr, range(0xFE00, 0xFE10))]
     + list(map(chr, range(0xE0100, 0xE01F0)))
 )
+# What a decoder puts where the bytes it was given were not text (a form posted in another
+# encoding): a name holding it has lost a letter, and would be stored and shown as "B�b".
+LOST_LETTER = "\ufffd"
 # Bidi embeddings, overrides and isolates: in a chat line they turn what follows around.
 BIDI_CONTROLS = frozenset([*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))])
 # The name a deleted account's seats take, stored in English in the games, chats and logs
@@ -98,9 +101,12 @@ def clean_name(name: object) -> str:
 
     Control and format characters (zero-width spaces and joiners, bidi overrides, soft
     hyphens) are dropped, runs of spaces become one, and each character keeps at most
-    ``MARKS_MAX`` combining marks. Raises NameRefused (BAD_NAME, NAME_RESERVED) naming what is wrong.
+    ``MARKS_MAX`` combining marks. A name holding ``LOST_LETTER`` is refused, not stored with the
+    letter lost. Raises NameRefused (BAD_NAME, NAME_RESERVED) naming what is wrong.
     """
     text = unicodedata.normalize("NFC", name if isinstance(name, str) else "")
+    if LOST_LETTER in text:
+        raise NameRefused(BAD_NAME, "A name cannot hold �, the sign of a letter lost on the way: please type it again.")
     kept: list[str] = []
     for char in text:
         if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:

@@ -605,6 +605,16 @@ def test_an_account_name_of_invisible_letters_only_is_refused(settings: Any) -> 
     assert not get_user_model().objects.exists()
 
 
+def test_an_account_name_whose_bytes_are_not_utf_8_is_refused(settings: Any) -> None:
+    """Decoded, "B%FFb" is "B\ufffdb": Django's validator takes letters, digits and @ . + - _ only, so
+    no account is named with a letter lost on the way, as no seat is (games.services.clean_name)."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    body = f"username=B%FFbby&password1={PASSWORD}&password2={PASSWORD}".replace(" ", "+").encode()
+    response = Client().post("/accounts/signup/", body, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200 and "username" in response.context["form"].errors
+    assert not get_user_model().objects.exists()
+
+
 def test_an_account_name_that_reads_the_same_in_compatibility_letters_cannot_pose_as_another(settings: Any) -> None:
     """Fullwidth or mathematical letters ("ａnn", "𝚊𝚗𝚗") are the name "ann", as Django's own user
     forms keep names: refused as taken, not a second account that reads the same on the boards."""

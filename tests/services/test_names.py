@@ -144,3 +144,25 @@ def test_a_name_that_only_contains_the_deleted_accounts_name_is_anyones() -> Non
     assert services.clean_name("Former player 2") == "Former player 2"
     table = open_room(1, start=False)
     assert services.game_join(code=table.code, name="Former Playerine", controller="someone").name == "Former Playerine"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["B\ufffdb", "\ufffd\ufffd\ufffdx", "Bob\ufffd"])
+def test_a_name_holding_a_lost_letter_is_refused_not_stored_without_it(name: str) -> None:
+    """U+FFFD is what a decoder puts where bytes were not UTF-8 (a form post, a JSON escape): the
+    name has lost a letter, and no seat, host or player on one device is stored under it."""
+    lobby = open_room(1, start=False)
+    before = Game.objects.get(code=lobby.code).version
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_join(code=lobby.code, name=name, controller="someone-else")
+    assert caught.value.code == services.BAD_NAME and "�" in caught.value.message
+    assert Game.objects.get(code=lobby.code).version == before
+    assert not Player.objects.filter(game__code=lobby.code, controller="someone-else").exists()
+    games = Game.objects.count()
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_create(host_name=name, controller="host")
+    assert caught.value.code == services.BAD_NAME
+    with pytest.raises(services.NameRefused) as caught:
+        services.local_game_create(names=["Ann", name], controller="home")
+    assert (caught.value.code, caught.value.index) == (services.BAD_NAME, 1)
+    assert Game.objects.count() == games
