@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
 from games.services import (
+    LOST_LETTER,
     NAME_MAX,
     NAME_TYPED_MAX,
     duration,
@@ -30,12 +31,24 @@ RULESET_FIELD_CHOICES = [(rs.name, lazy(_ruleset_choice, str)(rs.name)) for rs i
 MAX_LOCAL_PLAYERS = 8
 
 
+def no_lost_letter(value: str) -> None:
+    """A name holding U+FFFD, which the form's decoding put where the bytes posted were not UTF-8,
+    is refused here in the reader's language (the services refuse it too, in English)."""
+    if LOST_LETTER in value:
+        raise forms.ValidationError(
+            _("A name cannot hold �, the sign of a letter lost on the way: please type it again."), code="lost_letter"
+        )
+
+
 class NameField(forms.CharField):
     """A display name of at most NAME_MAX characters, counted as it is stored: composed (NFC), so
     that a letter typed with its marks apart counts once; the page lets NAME_TYPED_MAX be typed."""
 
+    default_validators = [no_lost_letter]
+
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_length=NAME_MAX, **kwargs)
+        errors = {"max_length": _("Please enter a name of at most 24 characters."), **kwargs.pop("error_messages", {})}
+        super().__init__(max_length=NAME_MAX, error_messages=errors, **kwargs)
 
     def to_python(self, value: Any) -> str | None:
         text = super().to_python(value)
@@ -147,7 +160,7 @@ class CreateRoomForm(forms.Form):
         for name in self.unused():
             self.errors.pop(name, None)
             data.pop(name, None)
-        if data.get("mode") == "online" and not data.get("name"):
+        if data.get("mode") == "online" and not data.get("name") and "name" not in self.errors:
             self.add_error("name", _("Please enter your name: the other players will see it."))
         data["pace"] = data.get("pace") or "live"
         # Without script the pace shows beside "Play on this device": that pair is refused, not

@@ -138,6 +138,28 @@ def test_a_create_form_refused_for_any_field_says_why(extra: dict[str, str], sho
     assert not Game.objects.exists()
 
 
+LOST_LETTER_REFUSED = "A name cannot hold �, the sign of a letter lost on the way: please type it again."
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "shown"),
+    [
+        (b"mode=online&name=B%FFb", "name", LOST_LETTER_REFUSED),  # not UTF-8: U+FFFD once decoded
+        (b"mode=local&players=2&player_1=Ann&player_2=%C0%80Bo", "player_2", LOST_LETTER_REFUSED),
+        (b"mode=online&name=Bo%00b", "name", "Null characters are not allowed."),  # not also "enter your name"
+    ],
+    ids=["name-not-utf-8", "player-not-utf-8", "name-nul"],
+)
+def test_a_create_form_refuses_a_name_beside_it_for_what_is_wrong_with_it(body: bytes, field: str, shown: str) -> None:
+    response = Client().post(
+        "/rooms/new", body + b"&ruleset=official", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 400
+    said = re.findall(r'class="error" id="([^"]+)" role="alert">([^<]+)<', response.content.decode())
+    assert said == [(f"{field}-error", shown)]
+    assert not Game.objects.exists()
+
+
 @pytest.mark.parametrize(
     "extra",
     [
