@@ -225,8 +225,15 @@ class CreateRoomForm(forms.Form):
 
 
 class JoinRoomForm(forms.Form):
-    name = NameField(label=_("Your name"))
-    client_seed = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    """The lobby's *Take a seat*: each field's errors are its own, said beside the name or, for
+    the hidden seed, above the room (games.web.views.room_join)."""
+
+    name = NameField(
+        label=_("Your name"), error_messages={"required": _("Please enter your name: the other players will see it.")}
+    )
+    client_seed = forms.CharField(
+        required=False, max_length=64, widget=forms.HiddenInput, error_messages={"max_length": WORDS["bad_field"]}
+    )
 
 
 # A pasted invite link: http(s)://host/r/<code>/..., or just the path /r/<code>/...

@@ -201,7 +201,12 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
         except RuleViolation as exc:
             messages.error(request, refusal(exc))
     else:
-        refuse_name(request, game.code, gettext("Please enter a name of at most 24 characters."))
+        for field, errors in form.errors.items():
+            said = " ".join(map(str, errors))
+            if field == "name":  # beside the name, to be put right
+                refuse_name(request, game.code, said)
+            else:  # the hidden seed: nothing in sight to put right
+                messages.error(request, said)
     return redirect("room", code=game.code)
 
 

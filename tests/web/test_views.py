@@ -460,6 +460,50 @@ def test_a_name_over_24_characters_once_composed_is_still_refused() -> None:
     assert game.version == before and len(game.room.seats) == 1
 
 
+# Refusals the room page draws: #join-error beside the name field, the page's messages above the room.
+ROOM_ERRORS = re.compile(r'<p class="error"( id="join-error")?>(.*?)</p>')
+
+
+@pytest.mark.parametrize("body", [b"name=B%FFb", b"name=%ED%A0%80x", b"name=%C0%80Bo"])
+def test_a_join_whose_name_is_not_utf_8_is_refused_beside_the_name_and_seats_nobody(body: bytes) -> None:
+    """Bytes that are not UTF-8 reach the form as U+FFFD (Django's decoding): a seat "B�b" is not
+    taken, and the page says why beside the name."""
+    game = create(Client(), name="Ann")
+    before = game.version
+    bob = Client()
+    bob.post(f"/r/{game.code}/join", body, content_type="application/x-www-form-urlencoded")
+    page = bob.get(f"/r/{game.code}/").content.decode()
+    game.refresh_from_db()
+    assert [seat.name for seat in game.room.seats] == ["Ann"] and game.version == before
+    assert ROOM_ERRORS.findall(page) == [(' id="join-error"', LOST_LETTER_REFUSED)]
+
+
+@pytest.mark.parametrize(
+    ("fields", "beside_the_name", "shown"),
+    [
+        ({"name": "Bo\x00b"}, True, "Null characters are not allowed."),
+        ({"name": ""}, True, "Please enter your name: the other players will see it."),
+        ({"name": "x" * 25}, True, "Please enter a name of at most 24 characters."),
+        ({"name": "Bob", "client_seed": "x" * 65}, False, "Something in the form was not what the game expected"),
+    ],
+    ids=["name-nul", "name-empty", "name-long", "seed"],
+)
+def test_a_join_refused_for_any_field_says_which_and_why(
+    fields: dict[str, str], beside_the_name: bool, shown: str
+) -> None:
+    """Each refusal is the form's own error for the field at fault: a NUL in the name is not "at
+    most 24 characters", and a seed too long is said above the room, the name not marked wrong."""
+    game = create(Client(), name="Ann")
+    before = game.version
+    page = Client().post(f"/r/{game.code}/join", fields, follow=True).content.decode()
+    game.refresh_from_db()
+    assert [seat.name for seat in game.room.seats] == ["Ann"] and game.version == before
+    said = ROOM_ERRORS.findall(page)
+    assert len(said) == 1 and shown in unescape(said[0][1]), said
+    assert bool(said[0][0]) == beside_the_name
+    assert ('"join_refused": {' in page) == beside_the_name
+
+
 def test_the_name_fields_let_a_name_s_marks_be_typed_apart() -> None:
     """A browser's maxlength counts UTF-16 units: 24 letters with their marks typed apart need more."""
     page = Client().get("/").content.decode()
