@@ -108,7 +108,8 @@ class Outbox:
 
     def __init__(self, send: Any, path: str = "") -> None:
         self._send = send
-        self.path = path
+        # For the log only: escaped as Django escapes a request's path, since the address is the client's.
+        self.path = path.encode("unicode_escape").decode("ascii")
         self.transport = transport_of(send)
         self.direct = direct_writer(send)
         self.limit: int = settings.WS_SEND_BACKLOG

@@ -157,9 +157,16 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return error_page(request, 500)
 
 
+def for_log(text: object) -> str:
+    """``text`` as a log line may hold it: a line break or other control character escaped (as
+    Django's own request lines escape the path), so a request cannot write lines of its own."""
+    return str(text).encode("unicode_escape").decode("ascii")
+
+
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a stale or foreign form, said plainly (the reason goes to the log only)."""
-    log.info("CSRF failure on %s %s: %s", request.method, request.path, reason)
+    # The reason may quote the request's Origin or Referer: escaped with the path.
+    log.info("CSRF failure on %s %s: %s", for_log(request.method), for_log(request.path), for_log(reason))
     if wants_json(request):  # a script's page whose token went stale: it reloads
         return error_json(errors.BAD_REQUEST, WORDS[errors.BAD_REQUEST], 403)
     return error_page(request, 403, CSRF, title=_("This form has expired"))

@@ -26,7 +26,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.domain import errors
-from games.web.errorpages import wants_json
+from games.web.errorpages import for_log, wants_json
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,6 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, OperationalError | InterfaceError):
-            log.warning("database unavailable for %s %s: %s", request.method, request.path, exception)
+            log.warning("database unavailable for %s %s: %s", for_log(request.method), for_log(request.path), exception)
             return unavailable(request)
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -77,6 +78,20 @@ def test_a_form_without_its_csrf_token_gets_the_site_s_403_saying_why() -> None:
     assert_styled(page, 403)
     assert "This form has expired" in page and "reload the page" in page
     assert Game.objects.count() == 0
+
+
+def test_a_form_refused_for_its_csrf_token_is_logged_with_its_path_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A path holding a line break would otherwise write a line of the sender's into the server's
+    log (Django escapes the same path in its own line)."""
+    caplog.set_level(logging.INFO)
+    response = Client(enforce_csrf_checks=True).post(
+        "/r/abcd2345ef%0D%0AERROR%20django.request%20forged%20line/join", {"name": "Eve"}
+    )
+    assert response.status_code == 403
+    lines = [record.getMessage() for record in caplog.records if "forged line" in record.getMessage()]
+    assert lines, "the refusal was logged"
+    assert not [line for line in lines if "\n" in line or "\r" in line], f"a raw line break in the log: {lines}"
+    assert any("abcd2345ef\\r\\nERROR" in line for line in lines), lines
 
 
 @pytest.mark.usefixtures("limit_clock")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 from collections.abc import Callable
 
 import pytest
@@ -51,6 +52,15 @@ def test_a_post_the_database_failed_during_has_an_unknown_outcome_not_nothing_ch
     response = middleware.process_exception(request, OperationalError("gone"))
     assert response is not None and response.status_code == 503
     assert json.loads(response.content) == {"error": errors.OUTCOME_UNKNOWN, "message": UNKNOWN}
+
+
+def test_a_lost_database_is_logged_with_the_requests_path_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    request = RequestFactory().get("/r/abc/")
+    request.path = "/r/abc\r\nERROR forged line/"
+    with caplog.at_level(logging.WARNING, "games.web.middleware"):
+        middleware.process_exception(request, OperationalError("gone"))
+    [line] = [record.getMessage() for record in caplog.records]
+    assert "\n" not in line and "\r" not in line and "/r/abc\\r\\nERROR forged line/" in line
 
 
 def test_other_errors_are_left_to_django() -> None:
