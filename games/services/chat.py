@@ -33,7 +33,7 @@ from games.domain.errors import (
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, locked, record, require_host
-from games.services.codes import BIDI_CONTROLS, capped_marks, visible
+from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
 from games.services.seats import find_seat
 from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
 from games.store.selectors import (
@@ -47,7 +47,6 @@ from games.store.selectors import (
 
 CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
-SPECTATOR = "Spectator"
 
 
 def clean_message(text: str) -> str:

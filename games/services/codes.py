@@ -10,6 +10,7 @@ import unicodedata
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop
+from django.utils.translation.trans_real import DjangoTranslation
 
 from games.domain import fairness
 from games.domain.errors import BAD_NAME, BAD_REQUEST, NAME_RESERVED
@@ -42,6 +43,9 @@ BIDI_CONTROLS = frozenset([*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2
 # The name a deleted account's seats take, stored in English in the games, chats and logs
 # (games.services.seats_forget): each page words it in its reader's language (shown_name).
 FORMER_PLAYER = gettext_noop("Former player")
+# The name a spectator's chat line is stored under; the page words it in its reader's language
+# (static/js/room/chat.js, from the djangojs catalog).
+SPECTATOR = "Spectator"
 
 
 def visible(text: str) -> bool:
@@ -122,10 +126,15 @@ def clean_name(name: object) -> str:
         raise NameRefused(BAD_NAME, "A name needs at least one visible letter, digit or sign.")
     if len(text) > NAME_MAX:
         raise NameRefused(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
+    # A seat under either name would pass for a deleted account's seat, or its chat lines for a
+    # spectator's, in any language the site speaks.
     if name_key(text) in _former_player_keys():
-        # A seat under it would pass for a deleted account's, in any language the site speaks.
         raise NameRefused(
             NAME_RESERVED, f"“{FORMER_PLAYER}” is how deleted accounts' seats are shown: please choose another name."
+        )
+    if name_key(text) in _spectator_keys():
+        raise NameRefused(
+            NAME_RESERVED, f"“{SPECTATOR}” is how spectators' chat lines are shown: please choose another name."
         )
     return text
 
@@ -137,6 +146,19 @@ def _former_player_keys() -> frozenset[str]:
     for language, _label in settings.LANGUAGES:
         with translation.override(language):
             keys.add(name_key(translation.gettext(FORMER_PLAYER)))
+    return frozenset(keys)
+
+
+@functools.cache
+def _spectator_keys() -> frozenset[str]:
+    """SPECTATOR as each of the site's languages words it, compared as names are (name_key).
+
+    The pages word it, so its words are in the JavaScript catalog (djangojs), not the server's.
+    """
+    keys = {name_key(SPECTATOR)}
+    for language, _label in settings.LANGUAGES:
+        catalog = DjangoTranslation(language, domain="djangojs", localedirs=[str(p) for p in settings.LOCALE_PATHS])
+        keys.add(name_key(catalog.gettext(SPECTATOR)))
     return frozenset(keys)
 
 

@@ -13,9 +13,8 @@ from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAY
 from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, locked, record, require_host
-from games.services.chat import SPECTATOR
 from games.services.clock import timer_choices
-from games.services.codes import NameRefused, clean_client_seed, clean_name, name_key, new_room_code
+from games.services.codes import SPECTATOR, NameRefused, clean_client_seed, clean_name, name_key, new_room_code
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player

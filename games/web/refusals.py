@@ -42,7 +42,7 @@ WORDS = {
     "not_playing": _("The game is not in progress."),
     "bad_name": _("Choose a name of 1 to 24 characters."),
     "name_taken": _("Someone at the table already has that name."),
-    "name_reserved": _("That name is how deleted accounts' seats are shown: please choose another."),
+    "name_reserved": _("That name is how the site shows spectators or deleted accounts: please choose another."),
     "kicked": _("The host took you out of this room: you can watch."),
     "bad_seat": _("That seat is not there any more: the table is being brought up to date."),
     "own_device": _("That seat is played on your own device: leave it instead."),

@@ -249,7 +249,7 @@ const ERRORS = {
   not_playing: gettext("The game is not in progress."),
   bad_name: gettext("Choose a name of 1 to 24 characters."),
   name_taken: gettext("Someone at the table already has that name."),
-  name_reserved: gettext("That name is how deleted accounts' seats are shown: please choose another."),
+  name_reserved: gettext("That name is how the site shows spectators or deleted accounts: please choose another."),
   kicked: gettext("The host took you out of this room: you can watch."),
   player_present: gettext("That player is here now: only an away player's seat can be taken over."),
   own_pace: gettext("At your own pace nobody need be online: a seat is not taken over for being away."),

@@ -140,6 +140,32 @@ def test_nobody_may_take_the_name_a_deleted_accounts_seat_is_shown_under(name: s
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Spectator", "SPECTATOR", "Zuschauer", "Tilskuer", "Åskådare", "Espectador"])
+def test_nobody_may_take_the_name_a_spectators_chat_lines_are_shown_under(name: str) -> None:
+    """A spectator's chat line is shown under "Spectator", in the reader's language: a seat under
+    that name (in any of them) would pass for a spectator in the chat."""
+    lobby = open_room(1, start=False)
+    before = Game.objects.get(code=lobby.code).version
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=lobby.code, name=name, controller="someone-else")
+    assert caught.value.code == services.NAME_RESERVED and "spectators" in caught.value.message
+    assert Game.objects.get(code=lobby.code).version == before
+    games = Game.objects.count()
+    for create in (
+        lambda: services.game_create(host_name=name, controller="host"),
+        lambda: services.local_game_create(names=["Ann", name], controller="home"),
+    ):
+        with pytest.raises(RuleViolation) as caught:
+            create()
+        assert caught.value.code == services.NAME_RESERVED
+    assert Game.objects.count() == games
+
+
+def test_a_name_that_only_holds_the_spectators_word_is_free() -> None:
+    assert services.clean_name("Spectator Sam") == "Spectator Sam"
+
+
+@pytest.mark.django_db
 def test_a_name_that_only_contains_the_deleted_accounts_name_is_anyones() -> None:
     assert services.clean_name("Former player 2") == "Former player 2"
     table = open_room(1, start=False)

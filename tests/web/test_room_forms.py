@@ -88,6 +88,16 @@ def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_an
     assert "join-error" not in again and "join_refused" not in again
 
 
+def test_joining_under_the_name_of_spectators_chat_lines_is_refused_with_why_and_stores_nothing() -> None:
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    before = stored(game)
+    page = page_after(Client(), game, "join", {"name": "Zuschauer"})
+    assert "is how spectators&#x27; chat lines are shown: please choose another name." in page
+    assert stored(game) == before
+
+
 class Elements(HTMLParser):
     """Every element's attributes by its id, and each element's text (for the message boxes)."""
 
