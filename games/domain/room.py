@@ -68,6 +68,11 @@ class Seat(msgspec.Struct, frozen=True):
         return self.kind == BOT
 
     @property
+    def person(self) -> bool:
+        """A person's seat: played by them, or by a computer while they are away (theirs to take back)."""
+        return self.human or bool(self.away_controller)
+
+    @property
     def given_up(self) -> bool:
         """Out of the game as its player has it: they left (or were taken out), whether or not a
         computer plays the seat on since."""

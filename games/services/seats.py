@@ -205,13 +205,17 @@ def game_leave(*, code: str, controller: str, seat: int, expected_version: int |
 
 
 def refuse_if_present(game: Game, seat: int, entry: Seat) -> None:
-    if game.pace == Game.Pace.OWN and entry.human:
+    """Refuse taking over a person's seat (``Seat.person``: one a computer keeps for them while they
+    are away included) at your own pace, or while its person is at the table."""
+    if game.pace == Game.Pace.OWN and entry.person:
         # Nobody need be online in a game at your own pace: a player whose moves run out of
         # time twice in a row is played by a computer until they are back (clock.clock_expire).
         raise RuleViolation(
             E.OWN_PACE, f"{entry.name} plays at their own pace: a seat is not taken over for being offline."
         )
-    if entry.human and present(game, seat):
+    # A seat a computer keeps for its person is present when their browser is (``present``):
+    # a device shared by several players takes none of its seats back by itself.
+    if entry.person and present(game, seat):
         raise RuleViolation(PLAYER_PRESENT, f"{entry.name} is here: only an away player's seat can be taken over.")
 
 

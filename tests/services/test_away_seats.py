@@ -4,6 +4,7 @@ leaving, the coach's review and the replay treat them as the person's, not the c
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from datetime import timedelta
 
@@ -16,6 +17,7 @@ from games.domain import errors
 from games.domain.room import BOT, HUMAN
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
+from games.services import presence
 from games.services.chat import chat_post, seat_mute
 from games.services.replay import replay_steps
 from games.store import selectors
@@ -24,6 +26,7 @@ from games.store.selectors import game_state
 from tests.factories import (
     Table,
     action_id,
+    online,
     open_room,
     own_pace_room,
     play_to_end,
@@ -359,3 +362,30 @@ def test_a_seat_taken_out_and_played_on_by_a_computer_ranks_with_the_seats_that_
     seat = room.seats[1]
     assert seat.given_up and seat.left_controller == table.controllers[1] and not seat.away_controller
     assert not room.finished_for(1) and room.finished_by_computer(1)
+
+
+def test_the_host_cannot_take_out_a_player_at_the_table_whose_seat_a_computer_keeps_for_them() -> None:
+    """Ann and Cy play at one device; the host handed Cy's seat to a computer while that device was
+    away. The device is back: a shared device takes no seat back by itself (it may not be Cy at
+    it), and the room shows both its seats connected, so neither is taken out as away."""
+    host, device = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Host", controller=host).game.code
+    services.game_join(code=code, name="Ann", controller=device)
+    services.game_join(code=code, name="Cy", controller=device)
+    services.game_start(code=code, controller=host, expected_version=version_of(code), action_id=action_id())
+    services.game_replace_with_bot(
+        code=code, controller=host, seat=2, expected_version=version_of(code), action_id=action_id()
+    )
+    assert Game.objects.get(code=code).room.seats[2].away_controller == device
+    online(code, device)
+    assert json.loads(presence.room_frame(code))["seats"]["2"] == "connected"
+    version = version_of(code)
+    with pytest.raises(RuleViolation) as refused:
+        services.game_remove_absent(code=code, controller=host, seat=2, expected_version=version, action_id=action_id())
+    assert refused.value.code == errors.PLAYER_PRESENT
+    game = Game.objects.get(code=code)
+    assert game.room.seats[2].active and game.version == version
+
+
+def version_of(code: str) -> int:
+    return Game.objects.get(code=code).version

@@ -169,6 +169,31 @@ def test_at_your_own_pace_an_offline_seat_is_not_taken_over_by_the_host() -> Non
     assert table.game.status == Game.Status.PLAYING
 
 
+def _seat_kept_by_a_computer(table: Table, seat: int) -> None:
+    """``seat``'s moves run out twice in a row: a computer keeps it for its player."""
+    for _ in range(2):
+        while table.game.room.rules.current != seat:
+            score_first_legal(table)
+        Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.clock_expire(code=table.code, version=table.version())
+    entry = table.game.room.seats[seat]
+    assert entry.bot and entry.away_controller == table.controllers[seat]
+
+
+@pytest.mark.parametrize(("seat", "by"), [(1, 0), (0, 2)], ids=["by-the-host", "the-hosts-by-a-player"])
+def test_at_your_own_pace_a_seat_a_computer_keeps_for_its_player_is_not_taken_out(seat: int, by: int) -> None:
+    """Its player may be offline for days; a player whose seat the host holds does not become host by it."""
+    table = own_pace_room(players=3)
+    _seat_kept_by_a_computer(table, seat)
+    host, version = table.game.host_id, table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.game_remove_absent(
+            code=table.code, controller=table.controllers[by], seat=seat, expected_version=version, action_id="x"
+        )
+    assert err.value.code == services.OWN_PACE
+    assert table.game.room.seats[seat].active and table.version() == version and table.game.host_id == host
+
+
 # --- the notices a move owes ---------------------------------------------------------------------
 
 
