@@ -307,9 +307,20 @@ def _choosers(game: Game) -> list[str]:
     return [BOT if seat.player in computers else HUMAN for seat in game.room.seats]
 
 
+def _replays_whole(game: Game) -> bool:
+    """Whether a finished game's Move log replays through the rules, worked out once per version and
+    kept in the cache for an hour (the replay page asks it at every view)."""
+    key = f"coach-replayed:v1:{game.code}:{game.version}"
+    found = cache.get(key)
+    if found is not None:
+        return bool(found)
+    replayed = not replay_moves(game.ruleset, selectors.moves_in_order(game)).problems
+    cache.set(key, replayed, 3600)
+    return replayed
+
+
 def _no_exact_review(game: Game) -> dict[str, Any]:
     """Painted Yahtzee: the review says that no exact figure exists instead of inventing one."""
-    replay = replay_moves(game.ruleset, selectors.moves_in_order(game))
     kinds = _choosers(game)
     return {
         "code": game.code,
@@ -327,5 +338,5 @@ def _no_exact_review(game: Game) -> dict[str, Any]:
             }
             for index, seat in enumerate(game.room.seats)
         ],
-        "replayed": not replay.problems,
+        "replayed": _replays_whole(game),
     }

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.utils.translation import gettext
 
 from games.domain import fairness, scorecard
@@ -382,3 +383,35 @@ def verify_fairness(game: Game, moves: list[Move] | None = None) -> FairnessRepo
         if expected != faces:
             mismatches.append(f"roll {number} (move {move.seq}): logged {faces}, the seed gives {expected}")
     return FairnessReport(commitment_ok=commitment_ok, rolls_checked=rolls, mismatches=mismatches, revealed=revealed)
+
+
+# How long a finished game's fairness check stays in the cache once made.
+CHECK_KEPT = 3600
+
+
+@dataclass(frozen=True)
+class FairnessCheck:
+    """What the fair-dice page shows of a finished game, none of it worded: the report, what the
+    replay through the rules found (``problems``, empty when it reached the stored scores), and
+    every roll with its turn's number and seat name as stored (``rolls``: Painted's colours by name)."""
+
+    report: FairnessReport
+    problems: list[str]
+    rolls: list[tuple[int, str, dict[str, Any]]]
+
+
+def fairness_check(game: Game) -> FairnessCheck:
+    """``verify_fairness`` and ``replay_game`` of a finished game, made once per version and kept in
+    the shared cache for ``CHECK_KEPT`` seconds (the local cache holds a bounded number): the page is
+    anyone's to open again and again, and a long game's replay takes a worker a good part of a
+    second. A finished game changes only by a new version (a deleted account's name withdrawn)."""
+    key = f"fairness-check:v1:{game.code}:{game.version}"
+    found = cache.get(key)
+    if isinstance(found, FairnessCheck):
+        return found
+    replay = replay_game(game)
+    rolls = [(turn.number, turn.name, roll) for turn in replay.turns for roll in turn.rolls]
+    check = FairnessCheck(report=verify_fairness(game), problems=replay.problems, rolls=rolls)
+    if game.is_over:
+        cache.set(key, check, CHECK_KEPT)
+    return check

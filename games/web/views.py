@@ -16,11 +16,14 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import SESSION_KEY
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.html import json_script
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -32,7 +35,7 @@ from games.domain.rules import RULESETS, RuleViolation
 from games.realtime.limits import Slot, limiter, take_confirmation_mail
 from games.services import coach, notices
 from games.services.codes import shown_name
-from games.services.replay import replay_game, replay_steps, verify_fairness
+from games.services.replay import fairness_check, replay_steps
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages
@@ -299,14 +302,13 @@ def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     seeds = seed_owners(game.client_seed, state, selectors.seated_computers(game) if game.client_seed else set())
     context: dict[str, Any] = {"game": game, "state": state, "seeds": seeds}
     if game.is_over:
-        replay = replay_game(game)
-        context.update(report=verify_fairness(game), replay=replay)
+        check = fairness_check(game)
+        context.update(report=check.report, problems=check.problems)
         if RULESETS[game.ruleset].colours:
             # Painted: every roll with each die's value and colour by name.
             context["painted_rolls"] = [
-                {"turn": turn.number, "name": shown_name(turn.name), "roll": roll["roll"], "dice": roll_dice(roll)}
-                for turn in replay.turns
-                for roll in turn.rolls
+                {"turn": turn, "name": shown_name(name), "roll": roll["roll"], "dice": roll_dice(roll)}
+                for turn, name, roll in check.rolls
             ]
     return render(request, "games/fairness.html", context)
 
@@ -346,18 +348,37 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         verdicts = coach.verdict_map(game)
     except RuleViolation:  # the coach's table is still being built: the replay shows without verdicts
         verdicts = {}
-    steps = replay_steps(game, verdicts)
-    context.update(
-        review=review,
-        data={
-            "code": game.code,
-            "ruleset": ruleset_info(game.ruleset),
-            "seats": [{"name": shown_name(s.name), "kind": s.kind} for s in game.room.seats],
-            "steps": steps,
-            "coach": bool(verdicts),
-        },
-    )
+    context.update(review=review, replay_data=_replay_data(game, verdicts))
     return render(request, "games/replay.html", context)
+
+
+# How long a finished game's replay stays in the cache once made.
+REPLAY_KEPT = 3600
+
+
+def _replay_data(game: Game, verdicts: dict[int, dict[str, Any]]) -> SafeString:
+    """The replay page's data (replay_steps and the seats) as its ``<script id="replay-data">``.
+
+    A finished game does not change but for a deleted account's name withdrawn (a new version),
+    and replaying its log and writing out every step takes a worker a good part of a second for
+    a long game: so each version is made once per language (the steps are worded) and with or
+    without the coach's verdicts, then kept in the shared cache (``REPLAY_KEPT``; the local
+    cache holds a bounded number of entries) for every view that follows.
+    """
+    key = f"replay-data:v1:{game.code}:{game.version}:{get_language()}:{'coach' if verdicts else 'plain'}"
+    found = cache.get(key)
+    if isinstance(found, str):
+        return mark_safe(found)  # json_script's own output, escaped when it was made
+    data = {
+        "code": game.code,
+        "ruleset": ruleset_info(game.ruleset),
+        "seats": [{"name": shown_name(s.name), "kind": s.kind} for s in game.room.seats],
+        "steps": replay_steps(game, verdicts),
+        "coach": bool(verdicts),
+    }
+    script = json_script(data, "replay-data")
+    cache.set(key, str(script), REPLAY_KEPT)
+    return script
 
 
 async def room_review(request: HttpRequest, code: str) -> JsonResponse:

@@ -21,6 +21,7 @@ from games import services
 from games.domain import fairness
 from games.domain.rules import RULESETS
 from games.domain.rules.codec import state_to_dict
+from games.services import replay as replay_module
 from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import moves
 from games.store.models import Game, Move, ScoreEntry
@@ -337,6 +338,39 @@ def test_the_published_check_catches_a_held_die_that_shows_another_value_than_be
     tampered = run_doc_script(doc, log, tmp_path)
     assert tampered.returncode != 0, tampered.stdout[-300:]
     assert f"roll {roll['roll']}: the dice are not the held ones and the new faces" in tampered.stderr
+
+
+def check_section(page: str) -> str:
+    """The fairness page's own card (the page around it carries a form's token of its own each time)."""
+    found = re.search(r'<section class="card">(.*?)</section>', page, re.S)
+    assert found
+    return found.group(1)
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_the_fairness_page_of_a_finished_game_checks_it_once_for_every_view_after_it(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page replays the whole log and derives every roll again (a good part of a second for a
+    long game), and anyone with the code may open it again and again: a finished game is checked
+    once, and every view after it shows the same."""
+    table = open_room(2, ruleset)
+    game = play_to_end(table, random.Random(5))
+    calls: list[str] = []
+    for name in ("replay_moves", "verify_fairness"):
+        real = getattr(replay_module, name)
+        monkeypatch.setattr(
+            replay_module, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k)
+        )
+    client = Client()
+    first = check_section(client.get(f"/r/{game.code}/fairness").content.decode())
+    assert sorted(calls) == ["replay_moves", "verify_fairness"]
+    assert all(check_section(client.get(f"/r/{game.code}/fairness").content.decode()) == first for _ in range(10))
+    assert sorted(calls) == ["replay_moves", "verify_fairness"], "the game was checked again"
+    assert "✓ Every move replays through the rules to the final scores" in first
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/r/{game.code}/fairness").content.decode()
+    if ruleset == "painted":
+        assert "Every roll, with its colours" in first and "Every roll, with its colours" not in german
 
 
 # --- a damaged or dishonest log, and what the pages make of it ---------------------------------

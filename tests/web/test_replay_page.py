@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import random
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
 
 import bots
 from games import services
-from games.services import coach
+from games.services import coach, replay
 from games.store import tables
 from games.store.models import Game, Move
 from tests.factories import action_id, open_room, play_to_end, play_turn
@@ -189,6 +190,73 @@ def test_the_replay_shows_without_verdicts_while_the_coach_is_busy(monkeypatch: 
     data = replay_data(page)
     assert data["coach"] is False and not any(s["verdict"] for s in data["steps"])
     assert "still studying" in page
+
+
+def count_replays(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every replay of a Move log from here on (the replay's own, the coach's), by who asked."""
+    calls: list[str] = []
+    for module in (replay, coach):
+        real = module.replay_moves
+
+        def counted(*args: object, _real: Any = real, _name: str = module.__name__, **kwargs: object) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, "replay_moves", counted)
+    return calls
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_a_finished_games_replay_is_made_once_for_every_view_after_it(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished game does not change, and replaying a long one and drawing it takes a worker
+    a good part of a second: anyone with the code viewing its replay again and again replays
+    nothing after the first view, and is shown the same page."""
+    table = open_room(2, ruleset)
+    game = play_to_end(table, random.Random(7))
+    calls = count_replays(monkeypatch)
+    client = Client()
+    first = client.get(f"/r/{game.code}/replay").content.decode()
+    assert calls, "the first view replays the game"
+    made = len(calls)
+    pages = [client.get(f"/r/{game.code}/replay").content.decode() for _ in range(10)]
+    assert len(calls) == made, f"the game was replayed again: {calls}"
+    assert all(replay_data(page) == replay_data(first) for page in pages)
+    assert all(review_section(page) == review_section(first) for page in pages)
+
+
+def test_a_replay_kept_for_one_language_is_not_shown_in_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = open_room(2)
+    game = play_to_end(table, random.Random(4))
+    english = Client().get(f"/r/{game.code}/replay").content.decode()
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/r/{game.code}/replay").content.decode()
+    assert "The game starts" in replay_data(english)["steps"][0]["text"]
+    assert "The game starts" not in replay_data(german)["steps"][0]["text"]
+    assert "Coach's review" in english and "Coach's review" not in german
+
+
+def test_a_replay_kept_while_the_coach_was_busy_gets_its_verdicts_once_the_coach_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = open_room(1)
+    game = play_to_end(table, random.Random(2))
+    with monkeypatch.context() as busy:
+        busy.setattr(bots, "ready", lambda ruleset: False)
+        busy.setattr(tables, "request", lambda ruleset, first=True: None)
+        assert replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["coach"] is False
+    data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
+    assert data["coach"] is True and any(s["verdict"] for s in data["steps"])
+
+
+def test_a_finished_games_replay_names_a_deleted_accounts_seat_anew() -> None:
+    """Withdrawing a deleted account's name is a new version of the game: its replay is made again."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(3))
+    names = [s["name"] for s in replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["seats"]]
+    services.seats_forget(controller=table.controllers[1], player_ids=[game.room.seats[1].player])
+    after = [s["name"] for s in replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["seats"]]
+    assert after == [names[0], "Former player"] != names
 
 
 def test_a_painted_replay_carries_each_dies_colour_and_the_cards_colour_section() -> None:
