@@ -18,6 +18,7 @@ from accounts import selectors, services
 from accounts.middleware import ACCOUNT_LANGUAGE
 from games import services as games_services
 from games.realtime.limits import login_ip
+from games.services import presence
 from games.services.signals import game_finished
 from games.store.models import Game
 
@@ -32,6 +33,7 @@ def claim_on_sign_in(sender: Any, request: HttpRequest | None, user: Any, **kwar
     request.session["controller"] = services.account_claim(
         user_id=user.pk, controller=request.session.get("controller", "")
     )
+    presence.browser_mark(request.session)  # kept from before, if the browser had seats: its sockets carry it
 
 
 @receiver(user_logged_in, dispatch_uid="accounts-language")
@@ -68,6 +70,15 @@ def pushes_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any, 
     if user is None or request is None or not hasattr(request, "session"):
         return
     games_services.push_sign_out(user_id=user.pk, endpoints=request.session.get(games_services.SESSION_ENDPOINTS, []))
+
+
+@receiver(user_logged_out, dispatch_uid="accounts-sockets-sign-out")
+def sockets_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """This browser's open room sockets stop counting as the account's (the session is about to be
+    flushed): its seats are away in the rooms unless another browser of the account is there."""
+    if request is None or not hasattr(request, "session"):
+        return
+    presence.signed_out(request.session.get("controller", ""), request.session.get(presence.SESSION_BROWSER, ""))
 
 
 @receiver(pre_save, sender=get_user_model(), dispatch_uid="accounts-password-change-seen")

@@ -60,13 +60,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.code = services.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         session = self.scope.get("session")
         self.controller: str = session.get("controller", "") if session is not None else ""
+        # The browser's own mark (its Presence row carries it), by which signing out finds its sockets.
+        browser = session.get(presence.SESSION_BROWSER, "") if session is not None else ""
+        self.browser: str = browser if isinstance(browser, str) else ""
         user = self.scope.get("user")  # resolved by Channels' auth middleware, from the session
         if session is not None and SESSION_KEY in session and user is not None and not user.is_authenticated:
             # Signed in to an account that is gone (deleted, or deactivated by staff): Channels reads
             # the session as nobody's and keeps it, with a token that plays nothing any more.
             self.controller = ""
         # The token is read once, here: signing in or out in another tab of the browser changes the
-        # session (cycled or flushed), which ``session_moved`` notices and answers by a reconnect.
+        # session (cycled or flushed), which ``session_moved`` notices when the socket next acts and
+        # answers by a reconnect. The room counts the socket as the browser is now meanwhile: its
+        # Presence row follows the sign-in (``services.seats_hand_over``) and the sign-out
+        # (``presence.signed_out``, by the browser's mark).
         self.session_key: str | None = session.session_key if session is not None else None
         self.session_checked = time.monotonic()
         self.seated = False
@@ -141,7 +147,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # no seat to take back: no query.
         if self.controller:
             services.seat_reclaim(code=self.code, controller=self.controller)
-        hello = presence.arrive(self.code, self.channel_name, self.controller)
+        hello = presence.arrive(self.code, self.channel_name, self.controller, self.browser)
         if hello is None:
             return None
         # The room's last chat messages (docs/protocol.md: after the state), also none when staff
@@ -295,7 +301,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if isinstance(frame, protocol.Action):
             await self.act(frame)
         elif isinstance(frame, protocol.Ping):
-            version = await sockets.seen(self.code, self.channel_name, self.controller, self.page.since)
+            version = await sockets.seen(self.code, self.channel_name, self.controller, self.page.since, self.browser)
             # The version lets a page notice a state it missed (say, while Redis restarted).
             await self.send(text_data=protocol.encode(protocol.Pong(version=version)))
         elif isinstance(frame, protocol.Sync):
@@ -315,6 +321,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         try:
             hint = await db_async(coach.hint_for)(code=self.code, controller=self.controller, version=frame.version)
         except RuleViolation as exc:
+            if exc.code == errors.NOT_A_PLAYER and await self.session_moved(now=True):
+                return  # as for an action: the page comes back with the seats the browser has now
             await self.error(exc.code, exc.message, frame.id)
             if exc.code == errors.STALE:  # the page asked about a table it no longer has: it gets the one there is
                 await self.send(text_data=await db_async(presence.state_text)(self.code))

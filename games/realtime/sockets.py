@@ -152,7 +152,9 @@ async def send_presence(key: tuple[asyncio.AbstractEventLoop, str]) -> None:
 # --- pings ---------------------------------------------------------------------
 
 
-async def seen(code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None) -> int | None:
+async def seen(
+    code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None, browser: str = ""
+) -> int | None:
     """A ping: the room's version, refreshing the Presence row at most once per PING_WRITE_SECONDS
     (written again if it was swept meanwhile: then the room hears the socket is here), with since
     when its page has been hidden (``PageVisibility``)."""
@@ -162,7 +164,7 @@ async def seen(code: str, channel_name: str, controller: str = "", hidden_since:
         # A flood of pings costs no database work; the version a page missed is caught at the
         # next write (and the relay's return resyncs the sockets anyway).
         return last[1]
-    version, written = await db_upkeep(presence.seen)(code, channel_name, controller, hidden_since)
+    version, written = await db_upkeep(presence.seen)(code, channel_name, controller, hidden_since, browser)
     current().pinged[channel_name] = (now, version)
     if written:
         presence_changed(code)

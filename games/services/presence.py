@@ -5,16 +5,20 @@ The reads behind it (the room, who is connected) are in games.store.selectors.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.domain import protocol
+from games.services import events
 from games.services.processes import ORIGIN
 from games.store import selectors
 from games.store.models import Game, Presence
@@ -49,15 +53,37 @@ def _frame(game: Game) -> str:
     return protocol.encode(protocol.Presence(seats=seats, spectators=spectators))
 
 
-def arrive(code: str, channel_name: str, controller: str) -> tuple[str, str, str] | None:
-    """Record a new socket; its first frames (you, state, presence), or None for an unknown room."""
+# The key of the browser's mark in its session (``Presence.browser``): made with its first
+# controller token, kept by a sign-in (which cycles the session's key but keeps its data) and
+# gone with a sign-out (which flushes the session).
+SESSION_BROWSER = "browser"
+
+
+def browser_mark(session: SessionBase) -> str:
+    """The session's browser mark (``SESSION_BROWSER``), made if it has none yet."""
+    mark = session.get(SESSION_BROWSER)
+    if not isinstance(mark, str) or not mark:
+        mark = session[SESSION_BROWSER] = secrets.token_hex(16)
+    return mark
+
+
+def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> tuple[str, str, str] | None:
+    """Record a new socket; its first frames (you, state, presence), or None for an unknown room.
+
+    ``browser``: the mark of the socket's browser session (``SESSION_BROWSER``), "" without one.
+    """
     game = selectors.room_or_none(code)
     if game is None:
         return None
     mine = seats_of(game, controller)
     # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
     Presence.objects.create(
-        game=game, channel_name=channel_name, controller=controller, seen_at=timezone.now(), origin=ORIGIN
+        game=game,
+        channel_name=channel_name,
+        controller=controller,
+        browser=browser,
+        seen_at=timezone.now(),
+        origin=ORIGIN,
     )
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
@@ -154,7 +180,7 @@ def sweep_stale(older_than: timedelta = STALE_AFTER) -> int:
 
 
 def seen(
-    code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None
+    code: str, channel_name: str, controller: str = "", hidden_since: datetime | None = None, browser: str = ""
 ) -> tuple[int | None, bool]:
     """Refresh this socket's presence; the room's current version (None for an unknown room), and
     whether its row had to be written again.
@@ -172,9 +198,51 @@ def seen(
     game = selectors.room_or_none(code)
     if game is None:
         return None, False
-    defaults = {"game": game, "controller": controller, "seen_at": now, "origin": ORIGIN, "hidden_since": hidden_since}
+    defaults = {
+        "game": game,
+        "controller": controller,
+        "browser": browser,
+        "seen_at": now,
+        "origin": ORIGIN,
+        "hidden_since": hidden_since,
+    }
     _, made = Presence.objects.get_or_create(channel_name=channel_name, defaults=defaults)
     return game.version, made
+
+
+def handed_over(game: Game | None, controller: str, to: str) -> None:
+    """The sockets of ``controller``'s browser are ``to``'s from now on (its seats moved there:
+    ``games.services.seats_hand_over``): in ``game``, or in every room (None).
+
+    Otherwise the room would count the seats as away while the browser's page is open at the
+    table: the host could take them out, and the players the host's role. Only the one
+    browser holds ``controller``, so these are its sockets; each goes on acting with the old
+    token until it next acts, when it sees its session changed and connects again (4001).
+    """
+    rows = Presence.objects.filter(controller=controller)
+    (rows.filter(game=game) if game is not None else rows).update(controller=to)
+
+
+def signed_out(controller: str, browser: str) -> list[str]:
+    """The browser whose session is marked ``browser`` signed out of the account whose token is
+    ``controller``: its open sockets are an anonymous visitor's from now on, as its pages are
+    (they each connect again as one when they next act). The account's other browsers keep
+    theirs. Each room it was in is told its presence, with the account's seats away if no
+    other browser of it is there; the host's wait starts as when a socket closes. Returns the
+    codes of those rooms.
+    """
+    if not controller or not browser:
+        return []
+    mine = Presence.objects.filter(controller=controller, browser=browser)
+    games = list(Game.objects.filter(pk__in=mine.values("game_id")).order_by("pk"))
+    if not games:
+        return []
+    mine.update(controller="", browser="")
+    _note_left([(game.pk, controller) for game in games])
+    for game in games:
+        frame = protocol.loads(_frame(game))
+        transaction.on_commit(functools.partial(events.tell, game.code, frame))
+    return [game.code for game in games]
 
 
 def hidden(channel_name: str, since: datetime | None) -> bool:

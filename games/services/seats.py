@@ -26,7 +26,7 @@ from games.domain.errors import (
 )
 from games.domain.room import BOT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
-from games.services import events
+from games.services import events, presence
 from games.services.actions import (
     check_request,
     hand_host_on,
@@ -435,8 +435,9 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     the account. One transaction per game, under its row lock; each game that changed gets a
     ``claim`` Move (its version moves on, so an action sent by the old token is refused as
     stale). Seats a computer plays while their player is away follow too (the player takes them
-    back signed in), and those it plays on after their player left (their result). Returns the
-    codes changed.
+    back signed in), and those it plays on after their player left (their result). So do the
+    browser's open sockets, in the same transaction (``presence.handed_over``): the room counts
+    the seats present while the browser's page is open at the table. Returns the codes changed.
     """
     if not controller or not to or controller == to:
         return []
@@ -466,7 +467,9 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
                     action_id="",
                     room=room,
                 )
+                presence.handed_over(game, controller, to)
                 changed.append(code)
+    presence.handed_over(None, controller, to)  # the rooms it watches without a seat
     return changed
 
 

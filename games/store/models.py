@@ -244,6 +244,10 @@ class Presence(models.Model):
     # seats it plays are read from the room as it is now, since a seat that leaves the lobby
     # moves the later ones up and a seat can change hands while the socket is open.
     controller = models.CharField(max_length=64, blank=True, default="")
+    # The browser session's own mark (games.services.presence.SESSION_BROWSER; "" for a session
+    # without one): a sign-in keeps it and a sign-out ends it, so that signing out tells this
+    # browser's sockets from those of the account's other browsers, which share its token.
+    browser = models.CharField(max_length=32, blank=True, default="")
     seen_at = models.DateTimeField()
     # The serving process that holds the socket (games.services.processes.ORIGIN): when that process
     # dies, its rows go at once, not when they have grown stale.

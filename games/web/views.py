@@ -33,7 +33,7 @@ from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
 from games.realtime.limits import Slot, limiter, take_confirmation_mail
-from games.services import coach, notices
+from games.services import coach, notices, presence
 from games.services.codes import shown_name
 from games.services.replay import fairness_check, replay_steps
 from games.store import selectors, tables
@@ -66,6 +66,10 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
     if not token and create:
         token = services.new_controller()
         request.session["controller"] = token
+    if token:
+        # The browser's own mark beside the token (a session made before it had one gets it now):
+        # signing out tells its sockets by it from the account's other browsers'.
+        presence.browser_mark(request.session)
     return token
 
 

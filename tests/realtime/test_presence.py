@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.domain.rules import RuleViolation
-from games.services import presence
+from games.services import events, presence
 from games.store import selectors
 from games.store.models import Presence
 from games.store.selectors import game_state
@@ -71,6 +71,38 @@ def test_a_browser_watching_in_several_tabs_is_one_spectator_and_a_socket_withou
     presence.leave("a1")
     presence.leave("anon1")
     assert json.loads(presence.room_frame(table.code) or "")["spectators"] == 2
+
+
+def test_a_browsers_sockets_follow_its_seats_to_the_account_it_signs_in_to() -> None:
+    """In the rooms it plays in and in those it only watches: each socket is the account's from then on."""
+    table, watched = open_room(2), open_room(2)
+    presence.arrive(table.code, "at-table", table.controllers[1], "mark")
+    presence.arrive(watched.code, "watching", table.controllers[1], "mark")
+    services.seats_hand_over(controller=table.controllers[1], to="account")
+    rows = dict(Presence.objects.values_list("channel_name", "controller"))
+    assert rows == {"at-table": "account", "watching": "account"}
+    here = json.loads(presence.room_frame(table.code) or "{}")
+    assert here["seats"] == {"0": "away", "1": "connected"} and here["spectators"] == 0
+
+
+def test_signing_out_makes_that_browsers_sockets_a_visitors_and_leaves_the_accounts_other_browsers(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    table = open_room(2)
+    account = table.controllers[1]
+    presence.arrive(table.code, "laptop", account, "laptop-mark")
+    presence.arrive(table.code, "phone", account, "phone-mark")
+    told: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(events, "tell", lambda code, frame, audience=None: told.append((code, frame)))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert presence.signed_out(account, "laptop-mark") == [table.code]
+    rows = dict(Presence.objects.values_list("channel_name", "controller"))
+    assert rows == {"laptop": "", "phone": account}
+    assert told[-1] == (table.code, {"type": "presence", "seats": {"0": "away", "1": "connected"}, "spectators": 1})
+    with django_capture_on_commit_callbacks(execute=True):
+        assert presence.signed_out(account, "phone-mark") == [table.code]
+    assert told[-1][1]["seats"] == {"0": "away", "1": "away"} and told[-1][1]["spectators"] == 2
+    assert presence.signed_out(account, "") == []  # a session without a mark finds none of the account's
 
 
 def test_an_unknown_room_has_no_presence() -> None:
