@@ -68,14 +68,17 @@ def box_help(ruleset: RuleSet, box: Box) -> str:
     text = _YAHTZEE_HELP.get(box) or _COLOUR_HELP.get(box, "")
     if box is Box.FULL_HOUSE and ruleset.five_of_a_kind_is_full_house:
         text = "Three dice of one value and two of another, or five of a kind: 25 points."
+    # A later five of a kind earns the bonus only while a Yahtzee box holds points: a scratched
+    # one (a 0) earns none (games/domain/rules/scoring.py, docs/rules.md).
     if box is Box.YAHTZEE and ruleset.yahtzee_bonus and ruleset.columns > 1:
-        # Triple: the bonus depends on where the later one is scored (docs/rules.md).
+        # Triple: the bonus depends on where the later one is scored.
         text += (
-            f" A later one earns a bonus: {ruleset.yahtzee_bonus} times the column when scored in a Yahtzee box,"
+            " A later one, while a Yahtzee box already holds points, earns a bonus:"
+            f" {ruleset.yahtzee_bonus} times the column when scored in a Yahtzee box,"
             f" or {ruleset.yahtzee_bonus * ruleset.columns} once all {ruleset.columns} Yahtzee boxes hold points."
         )
     elif box is Box.YAHTZEE and ruleset.yahtzee_bonus:
-        text += f" Each later one earns a {ruleset.yahtzee_bonus}-point bonus."
+        text += f" Each later one earns a {ruleset.yahtzee_bonus}-point bonus if this box holds 50."
     return text
 
 

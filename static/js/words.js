@@ -156,11 +156,13 @@ function boxHelp(ruleset, box) {
   if (box === "full_house" && ruleset.five_of_a_kind_is_full_house) {
     text = gettext("Three dice of one value and two of another, or five of a kind: 25 points.");
   }
+  // A later five of a kind earns the bonus only while a Yahtzee box holds points: a scratched one
+  // (a 0) earns none (docs/rules.md).
   if (box === "yahtzee" && ruleset.yahtzee_bonus && ruleset.columns > 1) {
-    // Triple: the bonus depends on where the later one is scored (docs/rules.md).
-    text += ` ${fmt(gettext("A later one earns a bonus: %(bonus)s times the column when scored in a Yahtzee box, or %(all)s once all %(n)s Yahtzee boxes hold points."), { bonus: ruleset.yahtzee_bonus, all: ruleset.yahtzee_bonus * ruleset.columns, n: ruleset.columns })}`;
+    // Triple: the bonus depends on where the later one is scored.
+    text += ` ${fmt(gettext("A later one, while a Yahtzee box already holds points, earns a bonus: %(bonus)s times the column when scored in a Yahtzee box, or %(all)s once all %(n)s Yahtzee boxes hold points."), { bonus: ruleset.yahtzee_bonus, all: ruleset.yahtzee_bonus * ruleset.columns, n: ruleset.columns })}`;
   } else if (box === "yahtzee" && ruleset.yahtzee_bonus) {
-    text += ` ${fmt(gettext("Each later one earns a %(bonus)s-point bonus."), { bonus: ruleset.yahtzee_bonus })}`;
+    text += ` ${fmt(gettext("Each later one earns a %(bonus)s-point bonus if this box holds 50."), { bonus: ruleset.yahtzee_bonus })}`;
   }
   return text;
 }

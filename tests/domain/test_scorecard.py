@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 
 from games.domain import scorecard
-from games.domain.rules import COLOUR_BOXES, RULESETS, Box, GameState, apply_rolled, apply_score, apply_start, new_game
+from games.domain.rules import (
+    COLOUR_BOXES,
+    FREE_JOKER,
+    OFFICIAL,
+    PAINTED,
+    RULESETS,
+    TRIPLE,
+    Box,
+    GameState,
+    RuleSet,
+    apply_rolled,
+    apply_score,
+    apply_start,
+    new_game,
+    score_options,
+)
 from games.domain.rules.state import Scorecard
 
 
@@ -90,8 +106,43 @@ def test_help_follows_the_rule_set() -> None:
     assert "100 times the column" in help_of("triple", "yahtzee") and "or 300 once all 3" in help_of(
         "triple", "yahtzee"
     )
+    # Only while a Yahtzee box holds points: a scratched one earns no bonus later.
+    for name in ("official", "free_joker", "painted"):
+        assert help_of(name, "yahtzee").endswith("Each later one earns a 100-point bonus if this box holds 50.")
+    assert "while a Yahtzee box already holds points, earns a bonus: 100 times the column" in help_of(
+        "triple", "yahtzee"
+    )
     assert help_of("official", "ones") == ""  # the upper boxes say it in their name
     assert all(row["help"] for row in rows("painted") if row["kind"] == "box" and row["box"] not in UPPER)
+
+
+def _scratched_yahtzee_card(columns: int) -> list[dict[Box, int]]:
+    """A card whose (first) Yahtzee box was scratched and whose Fours are filled."""
+    card: list[dict[Box, int]] = [{} for _ in range(columns)]
+    card[0][Box.YAHTZEE] = 0
+    for column in card:
+        column[Box.FOURS] = 12
+    return card
+
+
+@pytest.mark.parametrize("ruleset", [OFFICIAL, FREE_JOKER, PAINTED], ids=lambda r: r.name)
+def test_the_yahtzee_help_gives_the_later_bonus_only_when_the_box_holds_50_as_the_engine_does(
+    ruleset: RuleSet,
+) -> None:
+    colours = (0, 0, 1, 1, 2) if ruleset.colours else ()
+    options = score_options(ruleset, _scratched_yahtzee_card(1), (4, 4, 4, 4, 4), colours)
+    assert [o.bonus for o in options if o.legal] and all(o.bonus == 0 for o in options)  # scratched: no bonus
+    later = scorecard.box_help(ruleset, Box.YAHTZEE).split("50 points.", 1)[1]
+    assert later == " Each later one earns a 100-point bonus if this box holds 50."
+
+
+def test_triples_yahtzee_help_gives_the_bonus_only_while_a_yahtzee_box_holds_points_as_the_engine_does() -> None:
+    options = score_options(TRIPLE, _scratched_yahtzee_card(3), (4, 4, 4, 4, 4))
+    legal = [o for o in options if o.legal]
+    assert {(o.box, o.column) for o in legal} == {(Box.YAHTZEE, 1), (Box.YAHTZEE, 2)}
+    assert all(o.bonus == 0 for o in legal)  # 100 and 150 in the box, no bonus
+    help_text = scorecard.box_help(TRIPLE, Box.YAHTZEE)
+    assert re.search(r"while a Yahtzee box already holds points.*100 times the column", help_text), help_text
 
 
 UPPER = {"ones", "twos", "threes", "fours", "fives", "sixes"}

@@ -607,8 +607,9 @@ def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: A
           .state.ruleset.scorecard.sections.flatMap(s => s.rows).find(row => row.box === "yahtzee").help]))""",
         [ruleset_info("official"), ruleset_info("triple")],
     )
-    assert helps["official"].endswith("Each later one earns a 100-point bonus.")
+    assert helps["official"].endswith("Each later one earns a 100-point bonus if this box holds 50.")
     assert "100-point" not in helps["triple"] and "100 times the column" in helps["triple"], helps
+    assert "while a Yahtzee box already holds points, earns a bonus: 100 times the column" in helps["triple"]
 
 
 FORMER_PLAYER_IN_GERMAN = """<!doctype html><html lang="de"><title>former player</title>
