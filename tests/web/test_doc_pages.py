@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import random
 import re
 from pathlib import Path
@@ -9,10 +10,13 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+import bots
 from games import services
 from games.domain.rules import RULESETS
+from games.scheduling import botplay
 from games.store.models import Game
-from tests.factories import open_room, play_to_end
+from games.store.selectors import game_state
+from tests.factories import open_room, play_to_end, score_first_legal
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +44,52 @@ def test_the_rules_page_explains_every_rule_set_to_players_in_their_words() -> N
     for word in ENGINE_WORDS:
         assert word not in page, word
     assert 'href="/fairness"' in page  # the text's link to fairness.md points at the page
+
+
+LANGUAGES = ("en", "da", "de", "es", "fr", "sv")
+
+
+def rules_text(language: str) -> str:
+    """The /rules page's text in ``language``, tags gone and white space made single."""
+    body = Client(HTTP_ACCEPT_LANGUAGE=language).get("/rules").content.decode()
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+# How each language's /rules says that a seat a computer took over ranks after those who stayed.
+RANKS_AFTER_THOSE_WHO_STAYED = {
+    "en": "it ranks after every player who stayed, whatever its total: it wins only if nobody stayed",
+    "da": "placeres efter alle spillere, der blev, uanset summen: den vinder kun, hvis ingen blev",
+    "de": "hinter allen Personen gewertet, die geblieben sind, egal mit welcher Summe: Er gewinnt nur",
+    "es": "queda por detrás de todos los jugadores que se quedaron, sea cual sea su total: solo gana",
+    "fr": "classée après tous les joueurs restés, quel que soit son total : elle ne gagne que",
+    "sv": "placeras efter alla spelare som stannade, oavsett summa: den vinner bara om ingen stannade",
+}
+
+
+def test_the_rules_page_says_a_seat_a_computer_took_over_ranks_after_the_players_who_stayed() -> None:
+    """A player leaves, the host hands the seat to a computer, which ends with the best total: the
+    player who stayed wins (Room.ranks), as the FAQ says in every language."""
+    bots.tables.table("official", build=True)
+    table = open_room(2)
+    score_first_legal(table)
+    score_first_legal(table)
+    services.game_leave(
+        code=table.code, controller=table.controllers[1], seat=1, expected_version=table.version(), action_id="bye"
+    )
+    services.game_replace_with_bot(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="on"
+    )
+    while table.game.status == Game.Status.PLAYING:
+        if table.game.room.rules.current == 1:
+            assert botplay.step(table.code, table.version())
+        else:
+            score_first_legal(table)
+    game = table.game
+    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
+    assert totals[1] > totals[0], totals
+    assert game_state(game)["winners"] == [0]
+    for language in LANGUAGES:
+        assert RANKS_AFTER_THOSE_WHO_STAYED[language] in rules_text(language), language
 
 
 def test_the_engines_reference_stays_in_docs_and_names_the_players_page() -> None:
