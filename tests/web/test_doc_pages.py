@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 import bots
@@ -90,6 +91,26 @@ def test_the_rules_page_says_a_seat_a_computer_took_over_ranks_after_the_players
     assert game_state(game)["winners"] == [0]
     for language in LANGUAGES:
         assert RANKS_AFTER_THOSE_WHO_STAYED[language] in rules_text(language), language
+
+
+# How each language's /rules says a player keeps at most four dice, as the table does.
+AT_MOST_FOUR_DICE = {
+    "en": "you can hold at most four dice, as a roll needs at least one die to throw",
+    "da": "du kan højst holde fire terninger, da et slag skal have mindst én terning at slå med",
+    "de": "du kannst höchstens vier Würfel halten, denn ein Wurf braucht mindestens einen Würfel",
+    "es": "puedes guardar como máximo cuatro, porque una tirada necesita al menos un dado",
+    "fr": "vous pouvez en garder au plus quatre, car un lancer a besoin d'au moins un dé",
+    "sv": "du kan spara högst fyra tärningar, eftersom ett slag behöver minst en tärning att slå",
+}
+
+
+def test_the_rules_page_says_a_player_holds_at_most_four_dice_as_the_table_does() -> None:
+    room_script = (settings.BASE_DIR / "static" / "js" / "room.js").read_text(encoding="utf-8")
+    assert "set.size === 5" in room_script and "Keep at most four dice" in room_script  # the table's refusal
+    for language in LANGUAGES:
+        page = rules_text(language)
+        assert AT_MOST_FOUR_DICE[language] in page, language
+        assert "all five dice held" not in page
 
 
 def test_the_engines_reference_stays_in_docs_and_names_the_players_page() -> None:
