@@ -20,6 +20,15 @@ log = logging.getLogger(__name__)
 
 View = Callable[..., Any]
 
+# The request attribute ``mark_refused`` sets.
+_REFUSED = "form_refused"
+
+
+def mark_refused(request: HttpRequest) -> None:
+    """Mark a post the view refused though its answer is not a 4xx (a redirect to the page that says
+    why): ``limited`` counts it as the 4xx it stands for, a refusal that made nothing."""
+    setattr(request, _REFUSED, True)
+
 
 def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) -> HttpResponse:
     """429 with a message a person can act on, as JSON for scripts and as a page for browsers."""
@@ -85,9 +94,10 @@ def limited(
     exist), but once over the limit every request is refused until one of them is
     ``limit``'s window old. Otherwise only requests that can change something (POST)
     count: a GET of the create or join URL changes nothing (the view answers 405). And of
-    those only the ones that did: a post refused (a 4xx: a form with a field left out, a
-    name taken) made nothing, and counts against ``REFUSED_FORMS`` instead, whose limit
-    refuses every post of the client meanwhile (with its own 429).
+    those only the ones that did: a post refused (a 4xx, or one the view marked with ``mark_refused``
+    and said on another page: a form with a field left out, a name taken) made nothing, and
+    counts against ``REFUSED_FORMS`` instead, whose limit refuses every post of the client
+    meanwhile (with its own 429).
     A request for which ``exempt`` (called with the view's arguments) answers True is let
     through over the limit, uncounted.
 
@@ -125,7 +135,7 @@ def limited(
         if status is None or (only_status is not None and status != only_status):
             limiter.give_back(slot)
             return
-        if only_status is None and 400 <= status < 500:  # refused: nothing was made
+        if only_status is None and (400 <= status < 500 or getattr(request, _REFUSED, False)):  # nothing made
             limiter.give_back(slot)
             limiter.count(REFUSED_FORMS, *buckets(request))
             return

@@ -42,6 +42,7 @@ from games.web import docpages
 from games.web.errorpages import NO_ROOM_PAGE, answers_json
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 from games.web.here import form_on
+from games.web.limits import mark_refused
 from games.web.refusals import Worded, refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
@@ -204,10 +205,13 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
                 client_seed=form.cleaned_data["client_seed"],
             )
         except services.NameRefused as exc:
+            mark_refused(request)
             refuse_name(request, game.code, refusal(exc))
         except RuleViolation as exc:
+            mark_refused(request)
             messages.error(request, refusal(exc))
     else:
+        mark_refused(request)
         for field, errors in form.errors.items():
             said = " ".join(map(str, errors))
             if field == "name":  # beside the name, to be put right
@@ -285,6 +289,7 @@ def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
             code=game.code, controller=controller_for(request), client_seed=request.POST.get("client_seed", "")
         )
     except RuleViolation as exc:
+        mark_refused(request)
         messages.error(request, refusal(exc))
         return redirect("room", code=game.code)
     return redirect("room", code=rematch.code)
@@ -465,6 +470,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     """An account turns its "your turn" e-mails on or off (and sets the address they go to)."""
     user_id = _user_id(request)
     if user_id is None:
+        mark_refused(request)
         messages.error(request, gettext("Sign in to be e-mailed: e-mails go to an account's address."))
         return redirect("my_games")
     form = EmailNoticesForm(request.POST)
@@ -499,6 +505,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             may_mail=may_mail,
         )
     except RuleViolation as exc:
+        mark_refused(request)
         messages.error(request, refusal(exc))
         return redirect("my_games")
     finally:

@@ -14,7 +14,7 @@ from django.core.asgi import get_asgi_application
 from django.test import Client, RequestFactory
 
 from games.realtime.limits import Rate, client_ip, confirmation_mail_bucket, login_ip, scope_ip
-from games.store.models import Game
+from games.store.models import Game, Player
 from tests.conftest import ManualClock
 from tests.factories import create_room
 from yahtzee.asgi import application
@@ -74,6 +74,38 @@ def test_a_flood_of_refused_forms_is_still_bounded(settings: Any, limit_clock: M
     settings.RATE_LIMIT_PER_IP = 2
     statuses = [Client().post("/rooms/new", refused).status_code for _ in range(11)]
     assert statuses == [400] * 10 + [429], statuses
+
+
+def test_joins_refused_on_the_room_page_do_not_count_as_seats_taken(settings: Any) -> None:
+    """A join refused for its name is said on the room page (a redirect, not a 4xx): it took no
+    seat, so it leaves the browser its joins."""
+    settings.RATE_LIMIT_ROOM_JOIN = "2/60"
+    code = create_room(Client(), "Ann")
+    bob = Client()
+    for _ in range(2):
+        assert bob.post(f"/r/{code}/join", {"name": "Ann"}).status_code == 302  # the name is taken
+    assert not Player.objects.filter(game__code=code, name="Bob").exists()
+    assert bob.post(f"/r/{code}/join", {"name": "Bob"}).status_code == 302
+    assert Player.objects.filter(game__code=code, name="Bob").exists()
+
+
+def test_joins_refused_on_the_room_page_count_as_refused_forms(settings: Any) -> None:
+    settings.RATE_LIMIT_REFUSED_FORMS = "3/60"
+    code = create_room(Client(), "Ann")
+    bob = Client()
+    statuses = [bob.post(f"/r/{code}/join", {"name": "Ann"}).status_code for _ in range(4)]
+    assert statuses == [302] * 3 + [429], statuses
+
+
+def test_rematches_refused_do_not_count_as_rooms_created(settings: Any) -> None:
+    """A rematch asked for before the game is over is refused on the room page: it made no room."""
+    settings.RATE_LIMIT_ROOM_CREATE = "2/60"
+    ann = Client()
+    code = create_room(ann, "Ann")
+    assert ann.post(f"/r/{code}/rematch").status_code == 302  # refused: the game is not over
+    assert Game.objects.count() == 1
+    assert ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"}).status_code == 302
+    assert Game.objects.count() == 2
 
 
 def test_a_rematch_counts_as_creating_a_room() -> None:

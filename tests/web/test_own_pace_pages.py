@@ -319,6 +319,19 @@ def test_a_subscription_over_the_rate_limit_is_answered_as_json_to_the_pages_fet
     assert refused.json()["error"] == "rate_limited" and refused["Retry-After"]
 
 
+@pytest.mark.usefixtures("push_settings", "limit_clock")
+def test_an_e_mail_form_refused_on_the_page_does_not_use_up_the_notices_limit(settings: Any) -> None:
+    """Refused, the e-mail form says why on Your games (a redirect, not a 4xx): it changed
+    nothing, so it leaves the browser its notices."""
+    settings.RATE_LIMIT_NOTICES = "1/60"
+    browser = Client()
+    create_room(browser)
+    for _ in range(2):  # not signed in: nowhere to e-mail
+        assert browser.post("/notices/email", {"address": "x@example.org", "on": "on"}).status_code == 302
+    first = browser.post("/notices/push", subscription(), content_type="application/json", **FETCH)
+    assert first.status_code == 201
+
+
 @pytest.mark.usefixtures("push_settings")
 def test_a_subscription_the_database_failed_on_is_answered_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
     browser = Client()
