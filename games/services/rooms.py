@@ -41,13 +41,14 @@ def game_create(
     ``pace.own_pace_choices``; 0: none); ``chat_spectators``: spectators may post in the chat too.
     ``client_seed``: the host's browser's seed for the dice; without one (no script) the server makes it.
     """
+    seed = clean_client_seed(client_seed)
     return _create(
-        host_name=host_name,
+        name=clean_name(host_name),
         controller=controller,
         ruleset=ruleset,
         private=private,
         local=local,
-        seed=clean_client_seed(client_seed),
+        seed=seed,
         hints=hints,
         turn_timer=turn_timer,
         chat_spectators=chat_spectators,
@@ -57,7 +58,7 @@ def game_create(
 
 def _create(
     *,
-    host_name: str,
+    name: str,
     controller: str,
     ruleset: str,
     private: bool,
@@ -68,8 +69,9 @@ def _create(
     chat_spectators: bool,
     pace: str,
 ) -> Player:
-    """``game_create`` with the host seat's seed as given: "" leaves it to the host's browser (a rematch)."""
-    name = clean_name(host_name)
+    """``game_create`` with the host seat's name and seed as given: the name checked by the caller
+    (a rematch's is its seat's in the game before, which the name rules of the day do not
+    check again, as for the other seats), a seed of "" left to the host's browser."""
     pace, turn_timer = check_pace(pace, turn_timer)
     if local and pace != Game.Pace.LIVE:
         raise RuleViolation(E.BAD_PACE, "A game played on one device is live: everyone is at the table.")
@@ -231,7 +233,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         first = _rematch_host(old, seats, mine, person)
         host = _create(
-            host_name=first.name,
+            name=first.name,
             controller=person(first),
             # The asker's seed (made here if their browser sent none, as for a new room); another
             # player hosting it (the asker was muted) brings their own browser's when they follow

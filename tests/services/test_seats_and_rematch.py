@@ -17,7 +17,7 @@ from games.domain import errors
 from games.domain.rules import RuleViolation
 from games.services import presence
 from games.services.chat import chat_post, seat_mute, seat_unmute, spectator_mute
-from games.store import selectors
+from games.store import moves, selectors
 from games.store.models import ChatMessage, Game, Move, Player, Presence
 from games.store.selectors import spectator_handle
 from tests.factories import (
@@ -396,6 +396,27 @@ def test_a_player_who_left_can_take_a_seat_under_their_own_name_in_the_rematch()
     new = services.game_rematch(code=table.code, controller=ann)
     services.game_join(code=new.code, name="P1", controller=ben)  # now: NAME_TAKEN by the computer "P1"
     assert [s.name for s in Game.objects.get(code=new.code).room.seats if s.human and s.controller == ben] == ["P1"]
+
+
+@db
+@pytest.mark.parametrize("stored", ["Zuschauer", "Spectator", "B\ufffdb"])
+def test_a_player_named_before_todays_name_rules_hosts_the_rematch_under_that_name(stored: str) -> None:
+    """A seat named as a join allowed before a name rule came ("Zuschauer", how the site now says
+    spectators in German; a name with a lost letter) keeps its name in the rematch: the asker's
+    seat, which hosts it, as well as the others."""
+    ann, bea = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_join(code=code, name="Bea", controller=bea)
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    play_to_end(Table(code=code, controllers=[ann, bea]), random.Random(1), rerolls=0)
+    game = Game.objects.get(code=code)
+    game.snapshot["seats"][0]["name"] = stored
+    game.save(update_fields=["snapshot"])
+    Player.objects.filter(game=game, seat=0).update(name=stored)
+    moves.forget_all()
+    new = services.game_rematch(code=code, controller=ann)
+    assert [(s.name, s.controller) for s in new.room.seats] == [(stored, ann), ("Bea", bea)]
+    assert new.host is not None and new.host.name == stored
 
 
 @db
