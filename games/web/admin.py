@@ -43,7 +43,7 @@ from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import Replay, named_as_now, replay_moves, verify_fairness
 from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, ScoreEntry
-from games.store.selectors import chat_log, game_state, spectator_handle
+from games.store.selectors import chat_log, game_state, seconds_left, spectator_handle
 
 HISTORY = Game.OVER
 # A room code typed with the dashes the site shows it with.
@@ -686,13 +686,15 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     @admin.display(description="time left", ordering="turn_deadline")
     def time_left(self, game: Game) -> str:
-        room = game.room
-        if game.status == Game.Status.PLAYING and room.paused and room.clock_left is not None:
-            # A pause clears the deadline and keeps what the turn had left, to run again on resume.
-            return f"{_time_left(room.clock_left)} (paused)"
-        if game.turn_deadline is None:
+        """What the pages say of the turn's time (``seconds_left``): a paused game's is what the turn
+        to play will have on resume (the whole time for one that came up during the pause, none
+        for a computer to play)."""
+        left = seconds_left(game)
+        if left is None:
             return "—"
-        return _time_left((game.turn_deadline - timezone.now()).total_seconds())
+        if game.turn_deadline is None:  # a pause clears the deadline: the clock is stopped
+            return f"{_time_left(left)} (paused)"
+        return _time_left(left)
 
 
 # --- the raw records, for looking things up ------------------------------------------------

@@ -17,7 +17,9 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 
 from games import services
+from games.store import moves
 from games.store.models import Game, Move
+from games.store.selectors import seconds_left
 from tests.factories import open_room, own_pace_room, play_to_end, score_first_legal
 from tests.web.test_admin import text
 
@@ -187,6 +189,40 @@ def test_a_paused_game_is_listed_as_paused_with_the_time_its_turn_keeps(staff_cl
     row = under_way_row(staff_client, table.code)
     assert "Paused P0 1 day (paused)" in row, row
     assert "Playing" not in row
+
+
+def test_a_turn_that_came_up_during_the_pause_is_listed_with_the_whole_time_it_will_have(
+    staff_client: Client,
+) -> None:
+    """P1 has 2 hours left when the host pauses and leaves during the pause: P2, to move, will
+    have a whole day on resume, as the room page and Your games say (``seconds_left``)."""
+    table = own_pace_room(players=3, seconds=DAY)
+    p0, p1, _p2 = table.controllers
+    score_first_legal(table)  # P1 to move
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=2))
+    moves.forget_all()
+    services.game_pause(code=table.code, controller=p0, expected_version=None, action_id="p")
+    services.game_leave(code=table.code, controller=p1, seat=1, expected_version=None, action_id="l")
+    game = Game.objects.get(code=table.code)
+    assert game.room.rules is not None and game.room.rules.current == 2
+    assert seconds_left(game) == DAY
+    row = under_way_row(staff_client, table.code)
+    assert "P2 1 day (paused)" in row, row
+
+
+def test_a_paused_game_with_a_computer_to_play_is_listed_with_no_time(staff_client: Client) -> None:
+    """No clock runs for a computer, paused or not: P1 left during the pause, a computer plays next."""
+    table = own_pace_room(players=2, seconds=DAY, start=False)
+    p0, p1 = table.controllers
+    services.game_add_bot(code=table.code, controller=p0, level="casual", expected_version=None, action_id="b")
+    services.game_start(code=table.code, controller=p0, expected_version=None, action_id="s")
+    score_first_legal(table)  # P1 to move
+    services.game_pause(code=table.code, controller=p0, expected_version=None, action_id="p")
+    services.game_leave(code=table.code, controller=p1, seat=1, expected_version=None, action_id="l")
+    game = Game.objects.get(code=table.code)
+    assert game.room.rules is not None and game.room.seats[game.room.rules.current].bot
+    row = under_way_row(staff_client, table.code)
+    assert row.endswith("Paused Rolly — -"), row  # no time left, no deadline
 
 
 @pytest.mark.parametrize("why", ["paused", "computer"])
