@@ -55,11 +55,12 @@ BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
 CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut
 CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
 MUTED = "muted"  # the host muted this seat's chat, or this spectator's
-# No spectator of the room's chat goes by that name (``spectator`` of a chat line), or it is the
-# host's own browser, or it is muted (unmuted) already.
-BAD_SPECTATOR = "bad_spectator"
+BAD_SPECTATOR = "bad_spectator"  # no spectator of the room's chat goes by that name (``spectator`` of a chat line)
+OWN_CHAT = "own_chat"  # a spectator's mute of the host's own browser (lines it posted before it took a seat)
 ALREADY_MUTED = "already_muted"  # a mute of a seat muted already
 NOT_MUTED = "not_muted"  # an unmute of a seat that is not muted
+SPECTATOR_ALREADY_MUTED = "spectator_already_muted"  # a mute of a spectator muted already
+SPECTATOR_NOT_MUTED = "spectator_not_muted"  # an unmute of a spectator who is not muted
 BAD_REACTION = "bad_reaction"
 BAD_TIMER = "bad_timer"
 

@@ -28,7 +28,10 @@ from games.domain.errors import (
     MUTED,
     NOT_A_PLAYER,
     NOT_MUTED,
+    OWN_CHAT,
     OWN_SEAT,
+    SPECTATOR_ALREADY_MUTED,
+    SPECTATOR_NOT_MUTED,
 )
 from games.domain.rules import RuleViolation
 from games.services import events
@@ -225,10 +228,12 @@ def _spectator_mute(
         if target is None:
             raise RuleViolation(BAD_SPECTATOR, "No spectator of this room's chat goes by that name.")
         if target == controller:
-            raise RuleViolation(BAD_SPECTATOR, "The host's own chat cannot be muted.")
+            raise RuleViolation(OWN_CHAT, "The host's own chat cannot be muted.")
         room = game.room
         if (target in room.muted_spectators) == muted:
-            raise RuleViolation(BAD_SPECTATOR, f"That spectator is {'muted' if muted else 'not muted'} already.")
+            if muted:
+                raise RuleViolation(SPECTATOR_ALREADY_MUTED, "That spectator is muted already.")
+            raise RuleViolation(SPECTATOR_NOT_MUTED, "That spectator is not muted.")
         room = room.spectator_muted(target, muted)
         # A spectator who has taken a seat since speaks from it: the mute is the person's, so it
         # holds (or goes) for their seats as well.

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client, override_settings
 
 from games import services
-from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, MUTED, NOT_HOST
+from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, MUTED, NOT_HOST, OWN_CHAT
 from games.domain.rules import RuleViolation
 from games.services.chat import (
     chat_post,
@@ -206,8 +206,8 @@ def test_only_the_host_mutes_a_spectator_not_a_player_even_with_the_host_away() 
     assert game.room.muted_spectators == () and game.host_id == game.room.seats[0].player
 
 
-@pytest.mark.parametrize("handle", ["0" * 12, "host"])
-def test_the_host_cannot_mute_a_spectator_who_never_posted_nor_themselves(handle: str) -> None:
+@pytest.mark.parametrize(("handle", "why"), [("0" * 12, BAD_SPECTATOR), ("host", OWN_CHAT)])
+def test_the_host_cannot_mute_a_spectator_who_never_posted_nor_themselves(handle: str, why: str) -> None:
     """A handle is a line's: none of this room's lines goes by ``0…0``; and the host's own lines
     from before they hosted are not the host's to mute."""
     host = services.new_controller()
@@ -225,7 +225,7 @@ def test_the_host_cannot_mute_a_spectator_who_never_posted_nor_themselves(handle
             expected_version=None,
             action_id=action_id(),
         )
-    assert refused.value.code == BAD_SPECTATOR
+    assert refused.value.code == why
     assert Game.objects.get(code=game.code).room.muted_spectators == ()
 
 
@@ -311,4 +311,23 @@ def test_a_mute_that_changes_nothing_says_why_by_its_own_code() -> None:
             continue
         with pytest.raises(RuleViolation) as caught:
             mute(code=code, controller=host, seat=seat, expected_version=table.version(), action_id=action_id())
+        assert caught.value.code == why
+
+
+def test_a_spectator_mute_that_changes_nothing_says_why_by_its_own_code() -> None:
+    """A spectator muted or unmuted already is told apart from a seat's by a code of its own,
+    which the room page words for a spectator."""
+    table = spectators_chat_room()
+    host = table.controllers[0]
+    _troll, handle = _spectator_says(table.code, "spam")
+    for mute, why in (
+        (spectator_unmute, services.SPECTATOR_NOT_MUTED),
+        (spectator_mute, None),
+        (spectator_mute, services.SPECTATOR_ALREADY_MUTED),
+    ):
+        if why is None:
+            mute(code=table.code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
+            continue
+        with pytest.raises(RuleViolation) as caught:
+            mute(code=table.code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
         assert caught.value.code == why

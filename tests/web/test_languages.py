@@ -440,6 +440,7 @@ NEVER_ON_A_PAGE = {
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
     # The socket's own host's tools and "I'm back" (a computer for a seat, a mute): no form posts them.
     "own_seat", "already_computer", "not_reclaimable", "already_muted", "not_muted",
+    "own_chat", "spectator_already_muted", "spectator_not_muted",
 }  # fmt: skip
 
 
