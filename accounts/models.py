@@ -20,7 +20,7 @@ class Profile(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The site's language for this player (settings.LANGUAGES), applied wherever they sign in;
     # empty until they pick one with the switcher (the browser's language is used until then).
-    language = models.CharField(max_length=8, blank=True, default="", choices=settings.LANGUAGES)
+    language = models.CharField(max_length=8, blank=True, default="", db_default="", choices=settings.LANGUAGES)
 
     def __str__(self) -> str:
         return f"{self.user} ({'public' if self.public else 'private'})"

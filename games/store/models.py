@@ -1,4 +1,8 @@
-"""Data only: games, seats, score boxes and the append-only move log."""
+"""Data only: games, seats, score boxes and the append-only move log.
+
+A column added after the first release has a default in the database (``db_default``) besides
+Django's own: the release before, still serving while the migration runs, inserts rows without
+naming it (docs/deploy.md, "Upgrading")."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from games.domain.room import Room
@@ -39,12 +44,12 @@ class Game(models.Model):
     # Pass-and-play: every seat is played from the one browser that made the room.
     local = models.BooleanField(default=False)
     # Whether the coach may give the current player a hint.
-    hints = models.BooleanField(default=True)
+    hints = models.BooleanField(default=True, db_default=True)
     # Social play (games.services.chat, games.services.clock): may spectators post in the
     # chat; the seconds each turn may last (0: no turn timer); when the current turn's time
     # runs out (null: no clock running: no timer, paused, a computer to play, not playing).
-    chat_spectators = models.BooleanField(default=False)
-    turn_timer = models.PositiveIntegerField(default=0)
+    chat_spectators = models.BooleanField(default=False, db_default=False)
+    turn_timer = models.PositiveIntegerField(default=0, db_default=0)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the scheduler (games.scheduling) must next act for this room at its current
     # version: a computer player's step, the turn's deadline, or the work owed after the
@@ -53,14 +58,14 @@ class Game(models.Model):
     due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # The game ended and what follows it (its players' records, stats and ratings: the
     # receivers of ``signals.game_finished``) has not been completed yet.
-    followups_owed = models.BooleanField(default=False)
+    followups_owed = models.BooleanField(default=False, db_default=False)
     # Live: everyone at the table, an optional timer of minutes. Own: moves days apart, a time
     # per move of days (or none), the player to move told by e-mail and Web Push (games.services.notices).
-    pace = models.CharField(max_length=4, choices=Pace.choices, default=Pace.LIVE)
+    pace = models.CharField(max_length=4, choices=Pace.choices, default=Pace.LIVE, db_default=Pace.LIVE)
     # The controller token of the seat to move ("" when nobody is waited for: a computer's
     # turn, paused, not playing, pass-and-play), kept by every recorded action
     # (games.services.pace): the header's "waiting for you" count is one indexed lookup.
-    waiting_on = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    waiting_on = models.CharField(max_length=64, blank=True, default="", db_default="", db_index=True)
     host = models.ForeignKey("Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -139,10 +144,10 @@ class Player(models.Model):
     # While a computer plays the seat for its away player: that player's token, so their
     # list of games still finds the seat. The row's seat, name, controller, kind, status and
     # this follow the room's seat (games.store.players).
-    away_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    away_controller = models.CharField(max_length=64, blank=True, default="", db_default="", db_index=True)
     # While a computer plays on a seat its player left: that player's token. The seat's result is
     # still theirs: an account finds its record by it at sign-in, and its name at deletion.
-    left_controller = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    left_controller = models.CharField(max_length=64, blank=True, default="", db_default="", db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.HUMAN)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
@@ -243,15 +248,15 @@ class Presence(models.Model):
     # The socket's browser (its controller token, "" for a spectator without a session): the
     # seats it plays are read from the room as it is now, since a seat that leaves the lobby
     # moves the later ones up and a seat can change hands while the socket is open.
-    controller = models.CharField(max_length=64, blank=True, default="")
+    controller = models.CharField(max_length=64, blank=True, default="", db_default="")
     # The browser session's own mark (games.services.presence.SESSION_BROWSER; "" for a session
     # without one): a sign-in keeps it and a sign-out ends it, so that signing out tells this
     # browser's sockets from those of the account's other browsers, which share its token.
-    browser = models.CharField(max_length=32, blank=True, default="")
+    browser = models.CharField(max_length=32, blank=True, default="", db_default="")
     seen_at = models.DateTimeField()
     # The serving process that holds the socket (games.services.processes.ORIGIN): when that process
     # dies, its rows go at once, not when they have grown stale.
-    origin = models.CharField(max_length=32, blank=True, default="", db_index=True)
+    origin = models.CharField(max_length=32, blank=True, default="", db_default="", db_index=True)
     # Since when the socket's page has been hidden (another tab in front, the phone's browser in
     # the background), as the page says (games.realtime.sockets.PageVisibility); None while it is
     # shown, or from a page that never says. The notices count a player whose every socket of the
@@ -289,7 +294,7 @@ class ChatMessage(models.Model):
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # A spectator's message: the browser that posted it (its controller token, the account's when
     # signed in), which the host mutes by the line; "" for a seat's (the seat says whose).
-    controller = models.CharField(max_length=64, blank=True, default="")
+    controller = models.CharField(max_length=64, blank=True, default="", db_default="")
     name = models.CharField(max_length=24)
     text = models.CharField(max_length=300)
     after_seq = models.PositiveIntegerField(default=0)
@@ -383,12 +388,12 @@ class Notice(models.Model):
     text = models.CharField(max_length=300)
     # The same as codes and data (games.services.waiting.what_happened), worded when it is sent
     # in the language of each channel's reader.
-    event = models.JSONField(default=dict, blank=True)
+    event = models.JSONField(default=dict, db_default={}, blank=True)
     due_at = models.DateTimeField(db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # When the turn it tells of became the player's (the move that owed it, or the resume that owed
     # it again): a room page of theirs shown since then has told them (games.services.notices).
-    owed_at = models.DateTimeField(default=timezone.now)
+    owed_at = models.DateTimeField(default=timezone.now, db_default=Now())
     # A worker took it (sending is under way, or the worker died doing it: see games.services.notices.LEASE).
     claimed_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -417,7 +422,7 @@ class PushSubscription(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE)
     # The language of the page it was made on (settings.LANGUAGES; an account's when it changes):
     # its pushes are worded in it.
-    language = models.CharField(max_length=8, blank=True, default="")
+    language = models.CharField(max_length=8, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -432,15 +437,15 @@ class NoticeSettings(models.Model):
     # The address confirmed through the link sent there (games.services.subscriptions), the only
     # one turn e-mails go to: not the account's user.email as such, which an administrator or an
     # older version of the site may have set with nobody confirming it.
-    address = models.EmailField(max_length=254, blank=True, default="")
+    address = models.EmailField(max_length=254, blank=True, default="", db_default="")
     # The request waiting for its owner's confirmation: the address asked for, the random nonce
     # the link sent there carries (the link holds nothing else), and the seat token and language
     # the e-mails are to take. A newer request or a confirmation replaces it and turning e-mails
     # off clears it, so an older link finds nothing to confirm.
-    pending_address = models.EmailField(max_length=254, blank=True, default="")
-    pending_nonce = models.CharField(max_length=64, blank=True, default="", db_index=True)
-    pending_controller = models.CharField(max_length=64, blank=True, default="")
-    pending_language = models.CharField(max_length=8, blank=True, default="")
+    pending_address = models.EmailField(max_length=254, blank=True, default="", db_default="")
+    pending_nonce = models.CharField(max_length=64, blank=True, default="", db_default="", db_index=True)
+    pending_controller = models.CharField(max_length=64, blank=True, default="", db_default="")
+    pending_language = models.CharField(max_length=8, blank=True, default="", db_default="")
     # When the link went: asked again for the same address soon after, the site sends no other.
     pending_at = models.DateTimeField(null=True, blank=True)
     # The account's seat token when it chose (its seats' controller): a seat taken while signed
@@ -448,7 +453,7 @@ class NoticeSettings(models.Model):
     controller = models.CharField(max_length=64, blank=True, db_index=True)
     # The account's language (settings.LANGUAGES) when it chose, kept in step with the account's:
     # its e-mails are in it.
-    language = models.CharField(max_length=8, blank=True, default="")
+    language = models.CharField(max_length=8, blank=True, default="", db_default="")
 
     class Meta:
         verbose_name_plural = "notice settings"

@@ -1,4 +1,12 @@
-"""The migrations: games 0022 and accounts 0003 run forward from 0021 on a database with games in it."""
+"""The migrations: games 0022 and accounts 0003 run forward from 0021 on a database with games in it,
+and the release before a migration still writes while it runs.
+
+Whenever a migration runs while processes of the release before still serve (an older Compose,
+``docker compose run --rm migrate`` before ``up``, workers replaced one at a time: docs/deploy.md,
+"Upgrading"), the old code inserts rows that do not name the columns it does not know. A column added
+NOT NULL with only Django's default (``default=``) has none in the database, and every such insert
+would be refused: the database fills it from ``db_default``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +14,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.apps import apps as current_apps
+from django.core.exceptions import FieldDoesNotExist
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.operations import AddField
+from django.db.models import NOT_PROVIDED
 from django.utils import timezone
+
+from games.store.models import ChatMessage, Notice, Player
+from tests.factories import seated_game
 
 BEFORE = [("games", "0021_admin_log_without_names"), ("accounts", "0002_profile_language")]
 AFTER = [("games", "0022_player_left_controller"), ("accounts", "0003_companion_seats_not_the_accounts")]
@@ -67,3 +83,58 @@ def test_the_migrations_run_forward_on_games_played_before_the_change() -> None:
     users = dict(Player.objects.filter(game_id=game.pk).values_list("name", "user_id"))
     assert users == {"Ann": ann.pk, "Cy": None, "Bo": None}
     assert set(Player.objects.values_list("left_controller", flat=True)) == {""}
+
+
+def old_code_models(app: str, migration: str) -> Any:
+    """The models as the release whose last migration was ``migration`` has them."""
+    return MigrationLoader(None, ignore_no_migrations=True).project_state((app, migration)).apps
+
+
+@pytest.mark.django_db
+def test_the_release_before_still_seats_players_while_the_migration_runs() -> None:
+    """0022 added Player.left_controller: a seat the older code takes is still stored."""
+    game, _ = seated_game(1)
+    old = old_code_models("games", "0021_admin_log_without_names").get_model("games", "Player")
+    old.objects.create(game_id=game.pk, seat=1, name="Bob", controller="c" * 32, kind="human", status="active")
+    assert Player.objects.get(game=game, seat=1).left_controller == ""
+
+
+@pytest.mark.django_db
+def test_the_release_before_still_writes_notices_while_the_migration_runs() -> None:
+    """0024 added Notice.owed_at: the "your turn" notice the older code writes in its move is still stored."""
+    game, players = seated_game(2)
+    old = old_code_models("games", "0023_presence_hidden_since").get_model("games", "Notice")
+    before = timezone.now()
+    old.objects.create(
+        game_id=game.pk, player_id=players[1].pk, kind="turn", turn=1, seat=1, text="", due_at=timezone.now()
+    )
+    notice = Notice.objects.get(game=game)
+    assert notice.owed_at >= before and notice.event == {}
+
+
+@pytest.mark.django_db
+def test_the_release_before_still_posts_chat_while_the_migration_runs() -> None:
+    """0025 added ChatMessage.controller: the older code's chat lines are still stored."""
+    game, players = seated_game(2)
+    old = old_code_models("games", "0024_notice_owed_at").get_model("games", "ChatMessage")
+    old.objects.create(game_id=game.pk, seat=0, player_id=players[0].pk, name="Ann", text="hi")
+    assert ChatMessage.objects.get(game=game).controller == ""
+
+
+def test_every_not_null_column_a_migration_added_has_a_default_in_the_database() -> None:
+    """The rule behind the tests above, for every column added after the first release: the older
+    code never names it, so the database fills it (``db_default``), not Django's own default."""
+    lacking = []
+    for (app, name), migration in sorted(MigrationLoader(None, ignore_no_migrations=True).disk_migrations.items()):
+        if app not in ("games", "accounts") or name.startswith("0001"):
+            continue
+        for operation in migration.operations:
+            if not isinstance(operation, AddField):
+                continue
+            try:
+                field = current_apps.get_model(app, operation.model_name)._meta.get_field(operation.name)
+            except (LookupError, FieldDoesNotExist):
+                continue  # removed since
+            if not field.null and not field.many_to_many and field.db_default is NOT_PROVIDED:
+                lacking.append(f"{app}.{operation.model_name}.{operation.name} ({name})")
+    assert not lacking, f"NOT NULL columns added with no default in the database: {lacking}"
