@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import runpy
 import secrets
 import shutil
 import socket
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import need_program
@@ -192,6 +194,43 @@ def test_a_server_without_a_key_refuses_to_start_and_says_how_to_make_one(tmp_pa
     assert made.returncode == 0, made.stderr
     started = subprocess.run(probe, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert started.returncode == 0, started.stderr
+
+
+def test_the_log_level_is_read_in_any_case_and_error_keeps_the_404s_out_of_the_log(tmp_path: Path) -> None:
+    """LOG_LEVEL=error, as uvicorn spells it: the process starts, and writes no "Not Found" line for a
+    404 (anyone guessing room codes makes many)."""
+    code = (
+        "import django; django.setup(); from django.test import Client; "
+        "print(Client(raise_request_exception=False).get('/no-such-page/').status_code)"
+    )
+    settings = {**PRODUCTION, "LOG_LEVEL": "error", "ALLOWED_HOSTS": "testserver", "HTTPS": "0"}
+    env = clean_env(tmp_path, **settings, DJANGO_SETTINGS_MODULE="yahtzee.settings")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.split()[-1] == "404", result.stderr[-600:]
+    assert "Not Found" not in result.stderr, result.stderr[-600:]
+
+
+@pytest.mark.parametrize(
+    ("level", "root", "requests"),
+    [
+        ("debug", "DEBUG", "WARNING"),
+        ("Info", "INFO", "WARNING"),
+        (" ERROR ", "ERROR", "ERROR"),
+        ("", "INFO", "WARNING"),
+    ],
+)
+def test_the_log_level_sets_the_requests_log_too_never_below_its_warnings(
+    monkeypatch: pytest.MonkeyPatch, level: str, root: str, requests: str
+) -> None:
+    monkeypatch.setenv("LOG_LEVEL", level)
+    logging = runpy.run_path(str(ROOT / "yahtzee" / "settings.py"))["LOGGING"]
+    assert logging["root"]["level"] == root and logging["loggers"]["django.request"]["level"] == requests
+
+
+def test_a_log_level_that_is_no_level_is_named_as_the_settings_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOG_LEVEL", "verbose")
+    with pytest.raises(ImproperlyConfigured, match="LOG_LEVEL='VERBOSE'"):
+        runpy.run_path(str(ROOT / "yahtzee" / "settings.py"))
 
 
 # --- docker-compose.yml ------------------------------------------------------------------

@@ -88,6 +88,12 @@ def proxy_headers(args: argparse.Namespace) -> bool:
     return bool(args.proxy_headers and behind)
 
 
+def log_level() -> str:
+    """LOG_LEVEL as uvicorn spells it (lower case); one it does not know is left to the settings to refuse."""
+    level = os.environ.get("LOG_LEVEL", "").strip().lower()
+    return level if level in uvicorn.config.LOG_LEVELS else "info"
+
+
 def config(argv: list[str] | None = None) -> uvicorn.Config:
     """The worker's uvicorn configuration, from the command line."""
     return config_of(arguments(argv))
@@ -111,7 +117,7 @@ def config_of(args: argparse.Namespace) -> uvicorn.Config:
         ws_ping_timeout=WS_PING_TIMEOUT,
         lifespan="on",  # runs the process's scheduler (yahtzee.lifespan)
         access_log=False,
-        log_level=os.environ.get("LOG_LEVEL", "INFO").lower(),
+        log_level=log_level(),
         proxy_headers=proxy_headers(args),
         forwarded_allow_ips="*" if proxy_headers(args) else None,
         timeout_graceful_shutdown=10,  # open websockets are closed (1012) after this

@@ -15,6 +15,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from yahtzee.prepare import data_dir, secret_key, vapid_private_key
 
@@ -30,7 +31,10 @@ def envbool(name: str, default: bool) -> bool:
 
 def envint(name: str, default: int) -> int:
     value = os.environ.get(name, "")
-    return int(value) if value.strip() else default
+    try:
+        return int(value) if value.strip() else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
 
 
 def envlist(name: str, default: str) -> list[str]:
@@ -484,10 +488,17 @@ WHITENOISE_USE_FINDERS = envbool("WHITENOISE_USE_FINDERS", True)
 if WHITENOISE_USE_FINDERS:
     warnings.filterwarnings("ignore", message="No directory at: ")
 
+# LOG_LEVEL in any case (uvicorn's own spelling is lower case; yahtzee/serve.py passes it on).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "").strip().upper() or "INFO"
+if LOG_LEVEL not in LOG_LEVELS:
+    raise ImproperlyConfigured(f"LOG_LEVEL={LOG_LEVEL!r} is not a log level: one of {', '.join(LOG_LEVELS)}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "WARNING"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # A line for every 404 and 429 (anyone guessing room codes) only from WARNING down: Django
+    # logs them at WARNING, and its INFO and DEBUG lines here say nothing more.
+    "loggers": {"django.request": {"level": max(LOG_LEVEL, "WARNING", key=LOG_LEVELS.index)}},
 }
