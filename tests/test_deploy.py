@@ -39,6 +39,7 @@ from tests.live import (
     server_env,
     start_together,
 )
+from yahtzee.checks import check_at_start
 from yahtzee.prepare import new_vapid_private_key
 
 PRODUCTION = {
@@ -231,6 +232,24 @@ def test_a_log_level_that_is_no_level_is_named_as_the_settings_load(monkeypatch:
     monkeypatch.setenv("LOG_LEVEL", "verbose")
     with pytest.raises(ImproperlyConfigured, match="LOG_LEVEL='VERBOSE'"):
         runpy.run_path(str(ROOT / "yahtzee" / "settings.py"))
+
+
+def test_a_rate_limit_the_limiter_cannot_read_stops_every_command_and_is_named(tmp_path: Path) -> None:
+    """Read only when a request counts it, a rate the limiter cannot read would answer every such
+    request with a server error: the checks name it, and migrate (compose's first step) stops."""
+    env = clean_env(tmp_path, **{**PRODUCTION, "RATE_LIMIT_ROOM_MISS": "60/m/ip", "CHAT_RATE": "ten/10"})
+    result = run_manage("check", env=env)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "yahtzee.E001" in output, output
+    assert "RATE_LIMIT_ROOM_MISS='60/m/ip'" in output and "CHAT_RATE='ten/10'" in output
+
+
+def test_a_server_refuses_to_start_on_a_rate_limit_it_cannot_read(settings: Any) -> None:
+    settings.RATE_LIMIT_ROOM_CREATE = "10/m/ip"
+    with pytest.raises(ImproperlyConfigured, match="RATE_LIMIT_ROOM_CREATE='10/m/ip'"):
+        check_at_start()
+    settings.RATE_LIMIT_ROOM_CREATE = "10/m"  # allauth's spelling reads
+    check_at_start()
 
 
 # --- docker-compose.yml ------------------------------------------------------------------

@@ -27,7 +27,7 @@ from games.realtime.gate import AddressGate  # noqa: E402
 from games.realtime.origin import SameOriginValidator  # noqa: E402
 from games.realtime.routing import websocket_urlpatterns  # noqa: E402
 from games.store.tables import prepare_in_background  # noqa: E402
-from yahtzee.checks import warn_at_start  # noqa: E402
+from yahtzee.checks import check_at_start  # noqa: E402
 from yahtzee.lifespan import Lifespan  # noqa: E402
 
 # The lifespan runs the process's scheduler (games.scheduling) while it serves.
@@ -43,8 +43,9 @@ application = Lifespan(
     )
 )
 
-# Daphne runs no system checks: the operator traps (several workers, no shared key) are logged here.
-warn_at_start()
+# Daphne runs no system checks: the operator traps (several workers, no shared key) are logged here,
+# and a setting that would fail every request it is read for stops the process.
+check_at_start()
 
 # A serving process queues the coach's and the bots' missing tables now and builds them in the
 # background, one at a time, while it serves (BOT_TABLES_AT_START; games/store/tables.py).

@@ -21,10 +21,15 @@
   e-mail and push links to it: the room, *Your games*, the one-click stop, the address's
   confirmation.
 
-Every server process logs all of them when it starts (``warn_at_start``), deploy checks
-included, so an operator sees them without running ``check --deploy``. What only shows
-between workers (different keys, several on the in-memory layer) is compared when each
-starts serving (games.services.processes).
+- ``yahtzee.E001``: a rate limit's setting (``RATE_LIMIT_ROOM_MISS``, ``CHAT_RATE`` ...) that the
+  limiter cannot read (games/realtime/limits.py ``Rate.parse``): every request it counts would
+  fail. An error: ``migrate`` (compose's first step) and every other command stop on it, and a
+  server refuses to start.
+
+Every server process logs all of them when it starts (``check_at_start``), deploy checks
+included, so an operator sees them without running ``check --deploy``; an error stops it.
+What only shows between workers (different keys, several on the in-memory layer) is compared
+when each starts serving (games.services.processes).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.http.request import validate_host
 
 log = logging.getLogger(__name__)
@@ -91,6 +97,30 @@ def usable_vapid_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
             )
         ]
     return []
+
+
+@checks.register("yahtzee")
+def readable_rate_limits(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    from games.realtime.limits import LIMITS, Rate
+
+    found: list[checks.CheckMessage] = []
+    for limit in LIMITS:
+        value = getattr(settings, limit.setting)
+        if not isinstance(value, str):
+            continue  # a number, read as one when the settings loaded
+        try:
+            Rate.parse(value)
+        except ValueError:
+            found.append(
+                checks.Error(
+                    f"{limit.setting}={value!r} is not a rate the limiter can read: every request it "
+                    "counts would fail (a server error).",
+                    hint=f"Write {limit.setting} as COUNT/SECONDS (10/60), COUNT/UNIT (10/m, with s, m, h or d), "
+                    "or 0 to turn it off (docs/security.md).",
+                    id="yahtzee.E001",
+                )
+            )
+    return found
 
 
 @checks.register("yahtzee", deploy=True)
@@ -160,7 +190,14 @@ def site_url_served(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     ]
 
 
-def warn_at_start() -> None:
-    """Log this project's checks, deploy checks included, loudly when a server process starts."""
+def check_at_start() -> None:
+    """Log this project's checks, deploy checks included, loudly when a server process starts, and
+    refuse to serve on an error (a setting that would fail the requests it is read for)."""
+    errors = []
     for message in checks.run_checks(tags=["yahtzee"], include_deployment_checks=True):
-        log.warning("%s: %s (%s)", message.id, message.msg, message.hint)
+        if message.is_serious():
+            errors.append(f"{message.id}: {message.msg} ({message.hint})")
+        else:
+            log.warning("%s: %s (%s)", message.id, message.msg, message.hint)
+    if errors:
+        raise ImproperlyConfigured("\n".join(errors))

@@ -65,6 +65,8 @@ T = TypeVar("T")
 
 REDIS_RETRY = 5.0  # seconds the shared limits count in memory after Redis failed to answer
 UNKNOWN = "unknown"  # scope_ip's answer for a peer without an address
+# A rate's window written as a unit ("10/m"), as allauth's limits write theirs.
+UNITS = {"s": 1, "m": 60, "h": 60 * 60, "d": 24 * 60 * 60}
 
 
 @dataclass(frozen=True)
@@ -74,12 +76,19 @@ class Rate:
 
     @classmethod
     def parse(cls, text: str) -> Rate | None:
-        """``"10/60"`` is 10 a minute; ``"0"``, ``""`` or ``"off"`` is no limit."""
+        """``"10/60"`` is 10 in any 60 s, and so is ``"10/m"`` (``s``, ``m``, ``h``, ``d``: the spelling of
+        allauth's own limits, without their key); ``"10"`` is 10 a minute; ``"0"``, ``""`` or ``"off"``
+        is no limit. Anything else raises ValueError (``yahtzee.E001`` says so when a process starts)."""
         text = (text or "").strip().lower()
         if text in ("", "0", "off", "none"):
             return None
-        count, _, seconds = text.partition("/")
-        rate = cls(int(count), int(seconds or 60))
+        count, _, window = text.partition("/")
+        try:
+            rate = cls(int(count), UNITS.get(window.strip()) or int(window or 60))
+        except ValueError:
+            rate = None
+        if rate is None or rate.count < 0 or rate.seconds < 0:
+            raise ValueError(f"{text!r} is not COUNT/SECONDS (10/60), COUNT/UNIT (10/m) or off")
         return rate if rate.count > 0 and rate.seconds > 0 else None
 
 

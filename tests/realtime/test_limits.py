@@ -345,6 +345,10 @@ def test_limits_can_be_turned_off_for_load_generators(settings: Any) -> None:
         ("10/60", Rate(10, 60)),
         ("3", Rate(3, 60)),
         (" 5/1 ", Rate(5, 1)),
+        ("60/m", Rate(60, 60)),  # allauth's spelling, as its own limits in the settings are written
+        ("3/H", Rate(3, 3600)),
+        ("5/s", Rate(5, 1)),
+        ("2/d", Rate(2, 86400)),
         ("0", None),
         ("", None),
         ("off", None),
@@ -354,6 +358,12 @@ def test_limits_can_be_turned_off_for_load_generators(settings: Any) -> None:
 )
 def test_a_rate_setting_reads_as_count_per_seconds_or_no_limit(text: str, rate: Rate | None) -> None:
     assert Rate.parse(text) == rate
+
+
+@pytest.mark.parametrize("text", ["60/m/ip", "ten/60", "60/minute", "-5/60", "5/-1"])
+def test_a_rate_setting_the_limiter_cannot_read_is_refused_not_taken_for_no_limit(text: str) -> None:
+    with pytest.raises(ValueError, match="COUNT/SECONDS"):
+        Rate.parse(text)
 
 
 def test_a_page_request_counts_against_its_peer_unless_a_trusted_proxy_names_the_client(settings: Any) -> None:
