@@ -281,7 +281,9 @@ def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose
         env = services[name]["environment"]
         assert env["DEBUG"] == "0" and env["BEHIND_PROXY"] == "1" and "postgres" in env["DATABASE_URL"]
         assert env["REDIS_URL"].startswith("redis://redis:")
-        assert name in env["ALLOWED_HOSTS"]  # the proxy's health checks use the worker's name
+        # The proxy's health checks ask by a name every worker answers to, whatever its own.
+        health_host = re.search(r"health_headers \{\s*Host (\S+)", (ROOT / "deploy/Caddyfile").read_text())
+        assert health_host and health_host.group(1) in env["ALLOWED_HOSTS"].split("},", 1)[1].split(",")
         assert env["SCHEDULER"] == "local"  # their own rooms' timers; the scheduler sweeps
     # The scheduler: its own process, on the same database and Redis, after the migration.
     scheduler = services["scheduler"]
@@ -294,6 +296,25 @@ def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose
     for name in workers:
         assert f"{name}:8000" in proxy["environment"]["UPSTREAMS"]
         assert proxy["depends_on"][name]["condition"] == "service_healthy"
+
+
+def test_a_database_password_of_any_characters_reaches_the_workers_whole(
+    compose: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL takes any password (`openssl rand -base64 24` makes '/' and '+'); in the URL they
+    would have to be percent-encoded, so compose passes it on its own."""
+    password = "Zm9v/YmFy+YmF6#?@:%=="
+    for name, value in compose["services"]["web1"]["environment"].items():
+        if name.startswith("DATABASE_"):
+            monkeypatch.setenv(name, re.sub(r"\$\{POSTGRES_PASSWORD[^}]*\}", lambda _: password, value))
+    database = runpy.run_path(str(ROOT / "yahtzee" / "settings.py"))["DATABASES"]["default"]
+    assert (database["HOST"], database["USER"], database["PASSWORD"], database["NAME"]) == (
+        "postgres",
+        "yahtzee",
+        password,
+        "yahtzee",
+    )
+    assert compose["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD")
 
 
 def test_every_setting_compose_reads_is_in_env_example(compose: dict[str, Any]) -> None:

@@ -172,19 +172,21 @@ def test_the_example_environment_s_vapid_key_does_not_break_your_games() -> None
     assert response.status_code == 200, f"/games answers {response.status_code} with .env.example's VAPID key"
 
 
-# Used by docker-compose.yml itself (the database's password, the proxy's address), not by the app.
-COMPOSE_ONLY = {"POSTGRES_PASSWORD", "SITE_ADDRESS"}
-
-
 def test_every_setting_env_example_offers_reaches_the_containers() -> None:
-    """.env.example offers "the ones docker-compose.yml passes through": compose has no env_file
-    (.env only fills its ``${...}``), so each of them is passed by name."""
+    """.env.example offers settings, and docs/deploy.md lists the rest: compose gives the app's
+    services all of .env (``env_file`` in ``x-app``), not only the ``${...}`` it names itself."""
     compose = (ROOT / "docker-compose.yml").read_text()
-    example = (ROOT / ".env.example").read_text()
-    offered = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", example, re.MULTILINE)) - COMPOSE_ONLY
-    passed = set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", compose))
-    assert "env_file" not in compose or not offered - passed
-    assert not offered - passed, f".env.example offers settings compose never passes on: {sorted(offered - passed)}"
+    app = re.search(r"^x-app: &app\n((?:  .*\n|\s*\n)+)", compose, re.MULTILINE)
+    assert app is not None and re.search(r"^  env_file: \.env$", app.group(1), re.MULTILINE), "x-app has no env_file"
+
+
+def test_the_backup_instructions_keep_the_keys_the_database_needs() -> None:
+    """The sessions in the database (each browser's seats) and the links e-mailed are signed with
+    SECRET_KEY, and its push subscriptions were made for VAPID_PRIVATE_KEY: both are only in .env."""
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    backups = text[text.index("## Backups") :].split("\n## ")[0]
+    assert "`.env`" in backups and "`SECRET_KEY`" in backups and "`VAPID_PRIVATE_KEY`" in backups
+    assert "pg_dump" in backups and "psql" in backups  # and how to restore
 
 
 def _settings_read() -> set[str]:

@@ -234,6 +234,10 @@ if os.environ.get("DATABASE_URL"):
             conn_health_checks=True,
         )
     }
+    # The password on its own: any characters, where the URL's would have to be percent-encoded
+    # (a '/', '+', '#' or '?' of a generated one breaks the URL). Compose passes POSTGRES_PASSWORD here.
+    if os.environ.get("DATABASE_PASSWORD"):
+        DATABASES["default"]["PASSWORD"] = os.environ["DATABASE_PASSWORD"]
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # The same backend, checking a kept connection's health only after a quiet second.
         DATABASES["default"]["ENGINE"] = "yahtzee.postgresql"
