@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.server
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -338,6 +340,10 @@ def test_the_images_run_the_server_the_tests_run_as_a_user_and_collect_static_fi
     assert re.search(r"^FROM .* AS app$", dockerfile, re.MULTILINE)
     assert re.search(r"^FROM caddy:\S+ AS proxy$", dockerfile, re.MULTILINE)
     assert "collectstatic" in dockerfile and "COPY --from=app /app/staticfiles /srv/static" in dockerfile
+    # The proxy's pages for when no worker can answer, where deploy/Caddyfile looks for them.
+    assert "manage.py unavailable_pages /app/unavailable" in dockerfile
+    assert "COPY --from=app /app/unavailable /srv/unavailable" in dockerfile
+    assert "{$UNAVAILABLE_PAGES:/srv/unavailable}" in (ROOT / "deploy/Caddyfile").read_text()
     assert re.search(r"^USER yahtzee$", dockerfile, re.MULTILINE)
     assert "COPY deploy/Caddyfile /etc/caddy/Caddyfile" in dockerfile
 
@@ -373,19 +379,32 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def caddy_in_front(
-    tmp_path: Path, upstreams: list[int], health_interval: str = "5s", fail_duration: str = "10s"
+    tmp_path: Path,
+    upstreams: list[int] | list[str],
+    health_interval: str = "5s",
+    fail_duration: str = "10s",
+    try_duration: str = "5s",
 ) -> Iterator[str]:
-    """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports); its URL."""
+    """deploy/Caddyfile run by Caddy in front of the workers on ``upstreams`` (ports on 127.0.0.1,
+    or host:port); its URL. Its pages for when no worker answers are drawn as the image's build does."""
+    from games.web.middleware import proxy_pages
+
     need_program("caddy", "apt-get install caddy")
+    pages = tmp_path / "unavailable"
+    pages.mkdir(exist_ok=True)
+    for name, text in proxy_pages().items():
+        (pages / name).write_text(text, encoding="utf-8")
     port = free_port()
     proxy_env = {
         **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME")},
         "SITE_ADDRESS": f"http://127.0.0.1:{port}",
         "HEALTH_ADDRESS": f"http://127.0.0.1:{free_port()}",
-        "UPSTREAMS": " ".join(f"127.0.0.1:{upstream}" for upstream in upstreams),
+        "UPSTREAMS": " ".join(f"127.0.0.1:{u}" if isinstance(u, int) else u for u in upstreams),
         "HEALTH_INTERVAL": health_interval,
         "FAIL_DURATION": fail_duration,
+        "TRY_DURATION": try_duration,
         "STATIC_ROOT": str(ROOT / "static"),
+        "UNAVAILABLE_PAGES": str(pages),
         "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
         "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
     }
@@ -446,7 +465,7 @@ def test_the_proxy_serves_static_files_pages_and_websockets_past_a_dead_worker(
 ) -> None:
     url, _ = proxied
     with urllib.request.urlopen(url + "/static/css/site.css", timeout=5) as response:
-        assert response.status == 200 and response.headers["Cache-Control"] == "public, max-age=3600"
+        assert response.status == 200 and response.headers["Cache-Control"] == "no-cache"
         assert response.read() == (ROOT / "static/css/site.css").read_bytes()
     # Round robin over a dead worker and a live one: every request still lands.
     visitor = Browser(url)
@@ -462,6 +481,24 @@ def test_the_proxy_serves_static_files_pages_and_websockets_past_a_dead_worker(
 
     state = asyncio.run(socket_state())
     assert state["code"] == codes[0] and state["seats"][0]["name"] == "Ann0"
+
+
+def test_after_an_upgrade_a_page_never_runs_a_module_its_browser_kept_from_before(
+    proxied: tuple[str, ServerProcess],
+) -> None:
+    """The static files keep their names from one release to the next: the browser asks for each
+    again every time (a 304 while it is unchanged), so a page of the new release never runs a
+    module of the old one (one importing a name the old i18n.js lacks would stop the page)."""
+    url, _ = proxied
+    scripts = re.findall(r'<script type="module" src="([^"]+)"', Browser(url).get("/"))
+    assert scripts
+    for script in scripts:
+        with urllib.request.urlopen(url + script, timeout=5) as response:
+            assert response.headers["Cache-Control"] == "no-cache", script
+            tag = response.headers["ETag"]
+        with pytest.raises(urllib.error.HTTPError) as unchanged:
+            urllib.request.urlopen(urllib.request.Request(url + script, headers={"If-None-Match": tag}), timeout=5)
+        assert unchanged.value.code == 304, script
 
 
 def test_the_proxy_tells_the_worker_who_the_client_is(proxied: tuple[str, ServerProcess]) -> None:
@@ -779,6 +816,122 @@ def test_a_redis_outage_keeps_every_worker_behind_the_proxy(tmp_path: Path) -> N
         for worker in workers:
             worker.stop()
         redis.kill()
+
+
+class StubWorker:
+    """What a worker of docker-compose.yml answers, on an address of its own (127.0.0.2, as web3 is a
+    name of its own): a Host its ALLOWED_HOSTS does not name gets a 400, as Django answers; with its
+    database away, /healthz fails (yahtzee/health.py) and every page is its own 503 page
+    (games/web/middleware.py). A thread of this process, not a server process."""
+
+    def __init__(self, allowed_hosts: list[str]) -> None:
+        from django.test import RequestFactory
+
+        from games.web.middleware import unavailable
+
+        self.database_away = False
+        away_page = unavailable(RequestFactory().get("/")).content
+        worker = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+                host = self.headers.get("Host", "").rsplit(":", 1)[0]
+                if host not in allowed_hosts:
+                    self.answer(400, "text/html", b"<h1>Bad Request (400)</h1>")
+                elif self.path == "/healthz":
+                    ok = not worker.database_away
+                    self.answer(200 if ok else 503, "application/json", json.dumps({"ok": ok}).encode())
+                elif worker.database_away:
+                    self.answer(503, "text/html; charset=utf-8", away_page)
+                else:
+                    self.answer(200, "text/html; charset=utf-8", b"<!doctype html><html><body>home</body></html>")
+
+            def answer(self, status: int, kind: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Handler)
+        self.address = f"127.0.0.2:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def fetch(url: str, method: str = "GET", **headers: str) -> tuple[int, Any, str]:
+    """The status, headers and text of a request, whatever its status."""
+    request = urllib.request.Request(url, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, response.headers, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode()
+
+
+def test_with_no_worker_able_to_answer_the_proxy_shows_the_site_s_page_in_the_reader_s_language(
+    tmp_path: Path, compose: dict[str, Any]
+) -> None:
+    """The database away (every worker fails its health check, so the proxy takes them all out) or
+    every worker down: the proxy answers with the workers' own "Back in a moment" page, never a blank
+    503. And it keeps asking the workers by a name they answer to (compose's ALLOWED_HOSTS), whatever
+    their own names: a worker added to UPSTREAMS needs none of its own there."""
+    from django.utils import translation
+    from django.utils.html import escape
+
+    from games.web.middleware import MESSAGE, TITLE, UNKNOWN
+
+    allowed = compose["x-app"]["environment"]["ALLOWED_HOSTS"].split("},", 1)[1].split(",")
+    assert "127.0.0.2" not in allowed
+    workers = [StubWorker(allowed), StubWorker(allowed)]
+    try:
+        with caddy_in_front(
+            tmp_path, [w.address for w in workers], health_interval="300ms", try_duration="500ms"
+        ) as url:
+            status, _, text = fetch(url + "/")
+            assert (status, text) == (200, "<!doctype html><html><body>home</body></html>")
+
+            for worker in workers:
+                worker.database_away = True
+            time.sleep(1.0)  # a few of the proxy's health checks
+            status, headers, page = fetch(url + "/", **{"Accept-Language": "pt-BR,de;q=0.8,en;q=0.5"})
+            assert status == 503 and headers["Retry-After"] == "5" and headers["Cache-Control"] == "no-store"
+            with translation.override("de"):
+                assert '<html lang="de">' in page and escape(str(TITLE)) in page and escape(str(MESSAGE)) in page
+            _, _, page = fetch(url + "/r/abcd2345ef/", Cookie="django_language=fr", **{"Accept-Language": "de"})
+            with translation.override("fr"):
+                assert '<html lang="fr">' in page and escape(str(MESSAGE)) in page
+            # A form sent meanwhile may have been saved before the worker went: its outcome is unknown.
+            status, _, page = fetch(url + "/r/abcd2345ef/leave", method="POST")
+            assert status == 503 and '<html lang="en">' in page and escape(str(UNKNOWN)) in page
+            # A script's request gets JSON, as from a worker.
+            status, headers, text = fetch(url + "/r/abcd2345ef/review.json")
+            assert status == 503 and headers["Content-Type"].startswith("application/json")
+            assert json.loads(text) == {"error": "unavailable", "message": str(MESSAGE)}
+
+            for worker in workers:
+                worker.stop()
+            status, _, page = fetch(url + "/", **{"Accept-Language": "sv"})
+            with translation.override("sv"):
+                assert status == 503 and '<html lang="sv">' in page and escape(str(TITLE)) in page
+    finally:
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                worker.stop()
+
+
+def test_the_proxy_s_page_for_no_worker_knows_every_language_of_the_site() -> None:
+    from django.conf import settings
+
+    caddyfile = (ROOT / "deploy/Caddyfile").read_text()
+    chosen = re.findall(r"\((en(?:\|[a-z]{2})+)\)", caddyfile)
+    assert chosen and all(set(found.split("|")) == {code for code, _ in settings.LANGUAGES} for found in chosen)
 
 
 def test_a_second_worker_on_the_in_memory_layer_refuses_to_serve(tmp_path: Path) -> None:

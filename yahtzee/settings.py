@@ -13,6 +13,7 @@ import warnings
 from datetime import timedelta
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -491,6 +492,16 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = envbool("WHITENOISE_USE_FINDERS", True)
 if WHITENOISE_USE_FINDERS:
     warnings.filterwarnings("ignore", message="No directory at: ")
+
+
+def static_cache_control(headers: Any, path: str, url: str) -> None:
+    """The static files keep their names from one release to the next: a browser asks again each
+    time (a 304 while unchanged), so a page never runs a module kept from the release before.
+    deploy/Caddyfile says the same for the files it serves."""
+    headers["Cache-Control"] = "no-cache"
+
+
+WHITENOISE_ADD_HEADERS_FUNCTION = static_cache_control
 
 # LOG_LEVEL in any case (uvicorn's own spelling is lower case; yahtzee/serve.py passes it on).
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -5,6 +5,9 @@ form post is another matter: the connection may have dropped during the commit, 
 the move was stored, so the page says the result is unknown and the room will show it.
 Django reconnects on the next request (``conn_health_checks``), so the site comes back by itself when the database does.
 
+When no worker can answer at all (every one failed the proxy's health checks), the proxy shows
+the same page, drawn for each language when the image is built (``proxy_pages``).
+
 The page is in the reader's language: LocaleMiddleware (and a signed-in player's account
 language, which falls back to it when the session cannot be read) has activated it before
 any view runs. It is drawn from a template of its own, without the request: the site's usual
@@ -18,9 +21,11 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -46,8 +51,7 @@ _FALLBACK = (
 
 def unavailable(request: HttpRequest) -> HttpResponse:
     read = request.method in ("GET", "HEAD", "OPTIONS")
-    code = errors.UNAVAILABLE if read else errors.OUTCOME_UNKNOWN
-    message = str(MESSAGE if read else UNKNOWN)
+    code, message = answer(read)
     if wants_json(request):
         response = HttpResponse(
             json.dumps({"error": code, "message": message}), content_type="application/json", status=503
@@ -56,6 +60,26 @@ def unavailable(request: HttpRequest) -> HttpResponse:
         response = HttpResponse(page(message), status=503)
     response["Retry-After"] = "5"
     return response
+
+
+def answer(read: bool) -> tuple[str, str]:
+    """The error code and the message, in the active language, of a read (nothing was changed) or
+    of a write (its outcome is unknown: the database may have gone during the commit)."""
+    return (errors.UNAVAILABLE, str(MESSAGE)) if read else (errors.OUTCOME_UNKNOWN, str(UNKNOWN))
+
+
+def proxy_pages() -> dict[str, str]:
+    """What the proxy answers when no worker can (deploy/Caddyfile), by file name: in each of the
+    site's languages, a read's and a write's page, and their JSON for the scripts' requests
+    (``en.unavailable.html``, ``de.unknown.json`` ...). Drawn when the image is built."""
+    pages = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            for outcome, read in (("unavailable", True), ("unknown", False)):
+                code, message = answer(read)
+                pages[f"{language}.{outcome}.html"] = page(message)
+                pages[f"{language}.{outcome}.json"] = json.dumps({"error": code, "message": message})
+    return pages
 
 
 def page(message: str) -> str:

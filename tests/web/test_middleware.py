@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import html
+import io
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from asgiref.sync import iscoroutinefunction
+from django.conf import settings
+from django.core.management import call_command
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import TemplateDoesNotExist
@@ -138,3 +142,29 @@ def test_pages_and_static_files_go_out_compressed_to_a_browser_that_accepts_it()
     assert css.status_code == 200 and css["Content-Encoding"] == "gzip"
     plain = Client().get("/static/css/site.css")
     assert not plain.has_header("Content-Encoding")
+
+
+def test_a_static_file_is_asked_for_again_each_time_and_costs_a_304_while_unchanged() -> None:
+    """Their names stay the same from one release to the next: a module kept from the release
+    before must never run in a page of the new one."""
+    first = Client().get("/static/js/i18n.js")
+    assert first.status_code == 200 and first["Cache-Control"] == "no-cache"
+    again = Client().get("/static/js/i18n.js", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+
+
+def test_the_proxy_s_pages_for_no_worker_are_drawn_in_every_language_for_reads_writes_and_scripts(
+    tmp_path: Path, german: Callable[[str | Promise], str]
+) -> None:
+    """deploy/Caddyfile serves <language>.<unavailable|unknown>.<html|json> when no worker can answer."""
+    call_command("unavailable_pages", str(tmp_path), stdout=io.StringIO())
+    assert {path.name for path in tmp_path.iterdir()} == {
+        f"{code}.{outcome}.{kind}"
+        for code, _ in settings.LANGUAGES
+        for outcome in ("unavailable", "unknown")
+        for kind in ("html", "json")
+    }
+    page = html.unescape((tmp_path / "de.unknown.html").read_text())
+    assert '<html lang="de"' in page and f"<title>{german(TITLE)}</title>" in page and german(UNKNOWN) in page
+    answer = json.loads((tmp_path / "de.unavailable.json").read_text())
+    assert answer == {"error": errors.UNAVAILABLE, "message": german(MESSAGE)}
