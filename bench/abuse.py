@@ -96,6 +96,8 @@ ATTACKER_NICE = 10
 # Seconds the victim waits between its actions: under WS_RATE_LIMIT (20 frames in any second)
 # with room to spare (at 0.05 the victim itself is told off, rate_limited, now and then).
 VICTIM_PACE = 0.055
+# The changes of the held dice a player may make between two rolls (games/services/turns.py).
+HOLDS_PER_ROLL = 32
 
 
 def verdict(met: bool) -> str:
@@ -184,34 +186,60 @@ async def next_state(ws: ClientConnection, above: int, timeout: float = 10) -> d
 
 
 class Player:
-    """One seated browser with a socket: rolls once, then toggles a hold (each one a new state)."""
+    """One seated browser with a socket: rolls once, then toggles a hold (each one a new state).
+
+    The held dice change at most ``HOLDS_PER_ROLL`` times between two rolls: the player then rolls,
+    or scores and rolls for the next turn (Triple Yahtzee: 39 turns, some 2,600 actions a game),
+    and past the game's end plays on in a new room.
+    """
 
     def __init__(self, server: ServerProcess) -> None:
         self.browser = Browser(server.url)
-        self.code = self.browser.create_room("Busy")
+        self.code = self.browser.create_room("Busy", ruleset="triple")
         self.server = server
         self.version = 0
+        self.state: dict[str, Any] = {}
         self.latencies: list[float] = []
         self.at: list[float] = []  # when each action ended (monotonic)
 
     async def connect(self) -> None:
         self.ws = await open_ws(self.server, self.code, self.browser.cookie("sessionid"))
-        self.version = (await next_state(self.ws, -1))["version"]
+        self.state = await next_state(self.ws, -1)
+        self.version = self.state["version"]
         await self.act({"type": "start"})
         await self.act({"type": "roll"})
 
     async def act(self, frame: dict[str, Any]) -> None:
         started = time.perf_counter()
         await self.ws.send(json.dumps({**frame, "version": self.version, "id": f"a{self.version}"}))
-        self.version = (await next_state(self.ws, self.version))["version"]
+        self.state = await next_state(self.ws, self.version)
+        self.version = self.state["version"]
         self.latencies.append((time.perf_counter() - started) * 1000)
         self.at.append(time.monotonic())
+
+    async def move_on(self) -> None:
+        """Roll again, or score the first legal box and roll for the next turn (a new room after the end)."""
+        if self.state["turn"]["rolls_left"]:
+            await self.act({"type": "roll"})
+            return
+        box = next(o for o in self.state["options"] if o["legal"])
+        await self.act({"type": "score", "box": box["box"], "column": box["column"]})
+        if self.state["status"] != "playing":
+            await self.ws.close()
+            self.code = await asyncio.to_thread(self.browser.create_room, "Busy", "triple")
+            await self.connect()
+            return
+        await self.act({"type": "roll"})
 
     async def toggle(self, until: float, pace: float) -> None:
         n = 0
         while time.monotonic() < until:
             n += 1
-            await self.act({"type": "hold", "held": [0] if n % 2 else []})
+            turn = self.state["turn"]
+            if n % HOLDS_PER_ROLL and turn["rolls_left"]:
+                await self.act({"type": "hold", "held": [] if turn["held"] else [0]})
+            else:
+                await self.move_on()
             if pace:
                 await asyncio.sleep(pace)
 

@@ -179,9 +179,11 @@ def play_turn(table: Table, rng: random.Random, rerolls: int = 2) -> None:
         held = [i for i in range(5) if rng.random() < 0.5]
         if len(held) == 5:
             held.pop()
-        services.turn_hold(
-            code=table.code, controller=who, held=held, expected_version=table.version(), action_id=action_id()
-        )
+        rules = table.game.room.rules
+        if rules is not None and set(held) != rules.turn.held:  # as the page, which sends no hold that changes nothing
+            services.turn_hold(
+                code=table.code, controller=who, held=held, expected_version=table.version(), action_id=action_id()
+            )
         services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
     options = [o for o in game_state(table.game)["options"] if o["legal"]]
     choice = rng.choice(options)

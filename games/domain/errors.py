@@ -47,6 +47,8 @@ LOCAL_ROOM = "local_room"
 NOT_OVER = "not_over"
 BAD_LEVEL = "bad_level"
 PLAYER_PRESENT = "player_present"
+SAME_HOLD = "same_hold"  # a hold of the dice held already: it would change nothing
+HOLDS_USED_UP = "holds_used_up"  # the held dice were changed as often as they may be between two rolls
 
 # --- social play (games.services.chat, games.services.clock, RuleViolation) --------------
 PAUSED = "paused"  # the host paused the game: turn actions wait for the resume

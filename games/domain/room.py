@@ -121,7 +121,7 @@ class Seat(msgspec.Struct, frozen=True):
         )
 
 
-def _turn_key(value: object) -> TurnKey | None:
+def _int_pair(value: object) -> TurnKey | None:
     if not isinstance(value, list | tuple) or len(value) != 2:
         return None
     return int(value[0]), int(value[1])
@@ -144,6 +144,9 @@ class Room(msgspec.Struct, frozen=True):
     # The browsers (controller tokens: an account's when signed in) whose chat the host muted as
     # spectators, in the order muted. Their posts are refused; a seat one of them takes is muted.
     muted_spectators: tuple[str, ...] = ()
+    # (the next roll's number, the changes of the held dice since the last roll): holds are not
+    # free to repeat without end, each a Move of the log (``holds_since_roll``).
+    holds: tuple[int, int] | None = None
 
     # --- the stored form --------------------------------------------------------------------
 
@@ -159,10 +162,11 @@ class Room(msgspec.Struct, frozen=True):
             rolls=int(data.get("rolls") or 0),
             paused=bool(data.get("paused")),
             clock_left=left if left is None else float(left),
-            clock_turn=_turn_key(data.get("clock_turn")),
-            notice_turn=_turn_key(data.get("notice_turn")),
+            clock_turn=_int_pair(data.get("clock_turn")),
+            notice_turn=_int_pair(data.get("notice_turn")),
             rematch=data.get("rematch") or None,
             muted_spectators=tuple(str(token) for token in data.get("muted_spectators") or ()),
+            holds=_int_pair(data.get("holds")),
         )
 
     def to_snapshot(self, stored_rules: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -192,6 +196,8 @@ class Room(msgspec.Struct, frozen=True):
             data["rematch"] = self.rematch
         if self.muted_spectators:
             data["muted_spectators"] = list(self.muted_spectators)
+        if self.holds is not None:
+            data["holds"] = list(self.holds)
         return data
 
     # --- changes: each returns a new Room ---------------------------------------------------
@@ -282,7 +288,18 @@ class Room(msgspec.Struct, frozen=True):
     def resume(self) -> Room:
         return self.change(paused=False, clock_left=None)
 
+    def held_once_more(self) -> Room:
+        """One more change of the held dice since the last roll."""
+        return self.change(holds=(self.rolls, self.holds_since_roll + 1))
+
     # --- the questions --------------------------------------------------------------------
+
+    @property
+    def holds_since_roll(self) -> int:
+        """How many times the held dice were changed since the last roll (a roll starts again at 0)."""
+        if self.holds is None or self.holds[0] != self.rolls:
+            return 0
+        return self.holds[1]
 
     def to_play(self, *, playing: bool) -> Seat | None:
         """The seat whose turn it is in a game being played (None before the start or after the end)."""

@@ -12,6 +12,10 @@ from games.domain.rules import DICE, Box, RuleViolation, apply_hold, apply_rolle
 from games.services.actions import act, acting_seat, check_request, record
 from games.store.models import Game, Move, ScoreEntry
 
+# The held dice can be changed this many times between two rolls (five dice have 32 sets to hold):
+# each change is a Move of the log and a state frame to every socket of the room.
+HOLDS_PER_ROLL = 32
+
 
 def _check_held(held: list[int]) -> None:
     if len(held) > DICE:
@@ -73,13 +77,26 @@ def turn_roll(
 
 
 def turn_hold(*, code: str, controller: str, held: list[int], expected_version: int | None, action_id: str) -> None:
-    """Set the full set of held dice for the current player. A guarded write, else the row lock (``act``)."""
+    """Set the full set of held dice for the current player. A guarded write, else the row lock (``act``).
+
+    Refused when it changes nothing (``same_hold``), and past ``HOLDS_PER_ROLL`` changes since the
+    last roll (``holds_used_up``): every hold stored is a Move that the log keeps and the replay, the
+    fairness check and the coach read back. The rules themselves accept any hold, so a log stored
+    before these limits replays as it was played.
+    """
     _check_held(held)
 
     def hold(game: Game) -> None:
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
-        state, seat = acting_seat(game, controller)
-        state = apply_hold(state, player=seat, held=held)
+        before, seat = acting_seat(game, controller)
+        state = apply_hold(before, player=seat, held=held)
+        if state.turn.held == before.turn.held:
+            raise RuleViolation(E.SAME_HOLD, "Those dice are held already.")
+        room = game.room
+        if room.holds_since_roll >= HOLDS_PER_ROLL:
+            raise RuleViolation(
+                E.HOLDS_USED_UP, f"The held dice were changed {HOLDS_PER_ROLL} times since the roll: roll or score."
+            )
         record(
             game,
             kind=Move.Kind.HOLD,
@@ -87,6 +104,7 @@ def turn_hold(*, code: str, controller: str, held: list[int], expected_version: 
             payload={"held": sorted(state.turn.held)},
             actor=controller,
             action_id=action_id,
+            room=room.held_once_more(),
             rules=state,
         )
 

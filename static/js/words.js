@@ -240,6 +240,7 @@ const ERRORS = {
   no_rolls_left: gettext("No rolls left: choose a box to score."),
   not_rolled: gettext("Roll first."),
   all_held: gettext("Keep at most four dice: a roll needs at least one die to throw."),
+  holds_used_up: gettext("You have changed the held dice often enough since this roll: roll or score."),
   box_filled: gettext("That box is already filled."),
   joker_forbids: gettext("That box is not allowed for this roll."),
   card_full: gettext("That player's card is full: there is no turn left for a computer to play."),

@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 
 from games.realtime import fanout
 from games.realtime.backlog import CLOSE_TOO_SLOW, OUTBOX, BoundedSend, Outbox
+from games.services import turns
 from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
 
 pytestmark = pytest.mark.asyncio
@@ -531,12 +532,12 @@ def held_open(server_port: int, client_port: int) -> bool:
         )
 
 
-async def next_state(ws: ClientConnection, above: int) -> int:
+async def next_state(ws: ClientConnection, above: int) -> dict[str, Any]:
     while True:
         frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert frame["type"] != "error", frame
         if frame["type"] == "state" and frame["version"] > above:
-            return int(frame["version"])
+            return dict(frame)
 
 
 @pytest.mark.parametrize("kind", SERVERS)
@@ -544,25 +545,40 @@ async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(
     server = start_server(kind, data_dir)
     try:
         browser = Browser(server.url)
-        code = browser.create_room("Busy")
+        code = browser.create_room("Busy", ruleset="triple")  # 39 turns: room for a long run of actions
         player = await open_ws(server, code, browser.cookie("sessionid"), rcvbuf=4096)
-        version = await next_state(player, -1)
+        state = await next_state(player, -1)
+        held_since_roll = 0
 
         async def act(frame: dict[str, Any]) -> None:
-            nonlocal version
-            await player.send(json.dumps({**frame, "version": version, "id": f"a{version}"}))
-            version = await next_state(player, version)
+            nonlocal state
+            await player.send(json.dumps({**frame, "version": state["version"], "id": f"a{state['version']}"}))
+            state = await next_state(player, state["version"])
+
+        async def busy() -> None:
+            """An action that changes the room: a die held or let go, else a roll, else a score."""
+            nonlocal held_since_roll
+            turn = state["turn"]
+            if turn["rolls_used"] and turn["rolls_left"] and held_since_roll < turns.HOLDS_PER_ROLL:
+                await act({"type": "hold", "held": [] if turn["held"] else [0]})
+                held_since_roll += 1
+            elif turn["rolls_left"]:
+                await act({"type": "roll"})
+                held_since_roll = 0
+            else:
+                box = next(o for o in state["options"] if o["legal"])
+                await act({"type": "score", "box": box["box"], "column": box["column"]})
 
         await act({"type": "start"})
         await act({"type": "roll"})
         # max_queue=1: the client library stops reading the socket once a frame waits.
         slow = await open_ws(server, code, rcvbuf=4096, max_queue=1)
         deadline = time.monotonic() + 90
-        toggles = 0
+        actions = 0
         while "closing a websocket" not in server.log() and time.monotonic() < deadline:
-            await act({"type": "hold", "held": [0] if toggles % 2 else []})  # every one answered in time
-            toggles += 1
-        assert "closing a websocket" in server.log(), f"no 4009 after {toggles} actions:\n{server.log()}"
+            await busy()  # every one answered in time
+            actions += 1
+        assert "closing a websocket" in server.log(), f"no 4009 after {actions} actions:\n{server.log()}"
         # Until the server has let go of the slow socket: cut when the grace (0.5 s) passes, or closed
         # if the close got through. The room plays on after that.
         deadline = time.monotonic() + 10
@@ -570,8 +586,7 @@ async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(
             assert time.monotonic() < deadline, "the slow socket was neither closed nor cut"
             await asyncio.sleep(0.05)
         for _ in range(5):  # the room plays on
-            await act({"type": "hold", "held": [0] if toggles % 2 else []})
-            toggles += 1
+            await busy()
         # Reading again, the slow client finds its socket closed: 4009, or cut (1006).
         with pytest.raises(ConnectionClosed) as closed:
             while True:

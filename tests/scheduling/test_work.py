@@ -74,12 +74,12 @@ def test_an_action_id_already_taken_by_the_player_does_not_stop_their_turn_runni
     # before (the services themselves take any id) still times out.
     table = timed_room(seconds=30)
     services.turn_roll(code=table.code, controller=table.controllers[0], expected_version=None, action_id="r")
-    for _ in range(3):  # the last one's id is the one the timer's score would have taken
+    for n in range(3):  # the last one's id is the one the timer's score would have taken
         version = table.version()
         services.turn_hold(
             code=table.code,
             controller=table.controllers[0],
-            held=[],
+            held=[0] if n % 2 == 0 else [],
             expected_version=version,
             action_id=f"timeout-{version + 2}",
         )

@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from games import services
 from games.domain.rules import GameState, RuleViolation
 from games.domain.rules.codec import state_to_dict
+from games.services import turns
 from games.services.replay import replay_game
 from games.store.models import Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
@@ -432,6 +433,42 @@ def test_refusals_in_a_turn_change_nothing(midturn: Table) -> None:
         "not_rolled",
         lambda: services.turn_hold(code=t.code, controller=other, held=[1], expected_version=v(), action_id="y"),
     )
+
+
+def test_a_hold_of_the_dice_held_already_is_refused_and_writes_nothing(midturn: Table) -> None:
+    """A hold that changes nothing (a page sending twice, a client in a loop) is no Move of the log,
+    no new version that makes the other sockets' actions stale, no state frame to the room."""
+    t = midturn
+    me = t.controllers[0]
+    services.turn_hold(code=t.code, controller=me, held=[0], expected_version=t.version(), action_id="h")
+    for held in ([0], [0, 0]):
+        refused(
+            t.code,
+            "same_hold",
+            lambda held=held: services.turn_hold(  # type: ignore[misc]
+                code=t.code, controller=me, held=held, expected_version=t.version(), action_id="again"
+            ),
+        )
+
+
+def test_the_held_dice_change_a_bounded_number_of_times_between_two_rolls(midturn: Table) -> None:
+    """Each change of the held dice is a Move kept for ever: a player toggling a die for a day
+    would append millions. Five dice have 32 sets to hold; past 32 changes since the roll the
+    player rolls (holding what they like) or scores, and the next roll starts the count again."""
+    t = midturn
+    me = t.controllers[0]
+
+    def hold(n: int, aid: str) -> None:
+        held = [0] if n % 2 == 0 else []
+        services.turn_hold(code=t.code, controller=me, held=held, expected_version=None, action_id=aid)
+
+    for n in range(turns.HOLDS_PER_ROLL):
+        hold(n, f"h{n}")
+    refused(t.code, "holds_used_up", lambda: hold(turns.HOLDS_PER_ROLL, "one-more"))
+    services.turn_roll(code=t.code, controller=me, held=[1], expected_version=None, action_id="r2")
+    assert t.game.room.rules is not None and t.game.room.rules.turn.held == {1}
+    hold(0, "after-the-roll")
+    assert t.game.room.rules.turn.held == {0}
 
 
 def test_scoring_a_filled_box_is_refused() -> None:

@@ -441,6 +441,8 @@ NEVER_ON_A_PAGE = {
     # The socket's own host's tools and "I'm back" (a computer for a seat, a mute): no form posts them.
     "own_seat", "already_computer", "not_reclaimable", "already_muted", "not_muted",
     "own_chat", "spectator_already_muted", "spectator_not_muted",
+    # Holds: no form posts one (the room page's script does, and never one that changes nothing).
+    "same_hold", "holds_used_up",
 }  # fmt: skip
 
 
