@@ -58,6 +58,7 @@ ActionId = Annotated[
 # The id of a frame that is not an action (a hint, chat, reaction, back), echoed in its answer:
 # as long as an action's, with any prefix (it is never stored as a Move's).
 FrameId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_NO_NUL)]
+HIDDEN_FOR_LIMIT = 2**31 - 1  # a visibility frame's hidden_for, in seconds
 Die = Annotated[int, Meta(ge=0, lt=DICE)]
 Held = Annotated[list[Die], Meta(max_length=DICE)]
 Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
@@ -118,7 +119,8 @@ class Visibility(Incoming, tag="visibility"):
     """
 
     hidden: bool
-    hidden_for: Annotated[int, Meta(ge=0)] = 0
+    # At most 2**31 - 1 seconds (68 years): more is no page's, and more than a date can go back.
+    hidden_for: Annotated[int, Meta(ge=0, le=HIDDEN_FOR_LIMIT)] = 0
 
 
 class Hint(Incoming, tag="hint"):

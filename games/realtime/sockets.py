@@ -202,7 +202,8 @@ class PageVisibility:
         if not hidden:
             self.since = None
         elif self.since is None:  # hidden already: since the first word of it
-            self.since = timezone.now() - min(timedelta(seconds=hidden_for), HIDDEN_FOR_MAX)
+            # Clamped before it is a timedelta: the frame's bound already keeps it within one.
+            self.since = timezone.now() - timedelta(seconds=min(hidden_for, HIDDEN_FOR_MAX.total_seconds()))
         if self.since != self.written and (self.writer is None or self.writer.done()):
             self.writer = asyncio.get_running_loop().create_task(self._write())
             current().keep(self.writer)

@@ -176,6 +176,7 @@ REFUSED: list[tuple[str, str, str]] = [
     ('{"type": "visibility", "hidden": true, "hidden_for": -1}', errors.BAD_FIELD, "hidden_for"),
     ('{"type": "visibility", "hidden": true, "hidden_for": 1.5}', errors.BAD_FIELD, "hidden_for"),
     ('{"type": "visibility", "hidden": true, "hidden_for": false}', errors.BAD_FIELD, "hidden_for"),
+    ('{"type": "visibility", "hidden": true, "hidden_for": 2147483648}', errors.BAD_FIELD, "hidden_for"),
     ('{"type": "hint", "version": "12"}', errors.BAD_FIELD, "version"),
     # the action id: 1 to ACTION_ID_MAX characters
     ('{"type": "roll", "version": 3, "id": ""}', errors.BAD_FIELD, "id"),

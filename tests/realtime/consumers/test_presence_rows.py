@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,6 +15,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from games import services
+from games.domain import protocol
 from games.domain.rules import RuleViolation
 from games.realtime import sockets
 from games.services import presence, processes
@@ -146,6 +148,29 @@ async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidd
     [since] = await hidden_since(code)
     assert since is not None
     assert timezone.now() - since < sockets.HIDDEN_FOR_MAX + timedelta(seconds=5)
+    await ws.disconnect()
+
+
+async def test_a_visibility_frame_hidden_for_longer_than_a_date_can_say_is_refused_not_a_server_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``hidden_for`` has a ceiling: past it (10**14 seconds would overflow a date) the frame is a
+    ``bad_field`` refusal, logged nowhere, like any other field out of range; the largest it takes
+    counts as a day, as any long time hidden does."""
+    code, sessions = await make_room(2)
+    ws = await connect(code, sessions[1])
+    await first_frames(ws)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": 10**14})
+        answer = await frames_before_pong(ws)
+    assert [(f["type"], f.get("code")) for f in answer] == [("error", "bad_field")], answer
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": protocol.HIDDEN_FOR_LIMIT})
+    assert await frames_before_pong(ws) == []
+    await until_rows(code, lambda rows: rows[0] is not None, "the page hidden")
+    [since] = await hidden_since(code)
+    assert since is not None and timezone.now() - since < sockets.HIDDEN_FOR_MAX + timedelta(seconds=5)
     await ws.disconnect()
 
 
