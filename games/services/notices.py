@@ -12,7 +12,9 @@ is left (the task's ``run_after``); when the turn's deadline moves later after i
 notice's row lock it checks the notice is not done nor taken by a live worker and that the
 turn is still the one it is about, marks it taken, commits, sends (so no lock is held while
 a mail server or push service answers), then marks it done. Queued twice, it is sent once;
-a worker that dies while sending leaves it taken, and after ``LEASE`` the recovery sweep
+only a task queued for the time the notice is due now acts (one queued before the notice was
+put off or queued for another time stops quietly), so one task at a time puts it off and
+queues the next. A worker that dies while sending leaves it taken, and after ``LEASE`` the recovery sweep
 (``recover``, run by every worker at its start and every ``RECOVER_EVERY`` seconds) queues
 it again, as it does a notice whose queued task a dead worker had claimed. So a restart
 neither loses nor repeats a notice; only a worker killed in the very moment of sending
@@ -191,9 +193,14 @@ def _remind_again(game: Game, owed: Owed, notices: list[Notice], now: datetime) 
 
 
 def queue(notice: Notice) -> None:
-    """Queue the task that sends ``notice`` at its due time (in the caller's transaction)."""
+    """Queue the task that sends ``notice`` at its due time (in the caller's transaction).
+
+    The task carries that time: one queued for a time the notice no longer has (it was put off,
+    or queued again for another time since) finds a newer task queued after it and stops
+    quietly, so a notice has one task that acts, however often it was queued.
+    """
     when = notice.due_at if notice.due_at > timezone.now() else None
-    (send_notice.using(run_after=when) if when else send_notice).enqueue(notice.pk)
+    (send_notice.using(run_after=when) if when else send_notice).enqueue(notice.pk, notice.due_at.isoformat())
 
 
 # --- sending: in the worker ------------------------------------------------------------------
@@ -212,8 +219,12 @@ class Letter:
 
 
 @task()
-def send_notice(notice_id: int) -> str:
-    """Send one owed notice, once (the module docstring); returns what was done, for the task's record."""
+def send_notice(notice_id: int, due: str | None = None) -> str:
+    """Send one owed notice, once (the module docstring); returns what was done, for the task's record.
+
+    ``due``: the time the notice was due when this task was queued (``queue``); a task queued
+    without one (before tasks carried it) acts whatever the notice's time.
+    """
     now = timezone.now()
     with transaction.atomic():
         notice = Notice.objects.select_for_update().filter(pk=notice_id).first()
@@ -221,6 +232,11 @@ def send_notice(notice_id: int) -> str:
             return "done already"
         if notice.claimed_at is not None and notice.claimed_at > now - LEASE:
             return "being sent by another worker"
+        if due is not None and datetime.fromisoformat(due) != notice.due_at:
+            # Put off, or queued again for another time, since this task was queued: the task
+            # queued then acts. Left to act too, each such copy would put the notice off and
+            # queue itself again: a chain of tasks more for every copy.
+            return "queued again since"
         game = Game.objects.get(pk=notice.game_id)
         if game.room.paused and game.status == Game.Status.PLAYING:
             # The clock stands still: the notice waits, owed, until the host resumes (``resumed``;
@@ -236,10 +252,10 @@ def send_notice(notice_id: int) -> str:
             notice.save(update_fields=["done_at", "outcome"])
             return why_not
         if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is not None:
-            due = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
-            if due > now + timedelta(seconds=30):
+            remind_at = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
+            if remind_at > now + timedelta(seconds=30):
                 # The deadline moved later (a pause, staff extending it): remind then instead.
-                notice.due_at = due
+                notice.due_at = remind_at
                 notice.save(update_fields=["due_at"])
                 queue(notice)
                 return "not due yet"
@@ -278,20 +294,21 @@ def send_notice(notice_id: int) -> str:
 
 
 def resumed(game: Game) -> None:
-    """The host resumed the game: its reminders still owed are queued again, each for its time, and
-    the notices the pause held (in the caller's transaction; ``send_notice`` puts one due later off
-    until then, and drops one whose turn moved on)."""
+    """The host resumed the game: the notices the pause held are queued again, each for its time
+    (in the caller's transaction; ``send_notice`` drops one whose turn moved on).
+
+    A reminder the pause did not hold still has its task queued: run at the time it was owed
+    for, it finds the deadline moved on by the pause and waits until a quarter is left of it
+    (``send_notice``'s "not due yet"). Queued again here, it would have two.
+    """
     now = timezone.now()
-    for notice in Notice.objects.filter(game=game, done_at=None).filter(
-        Q(kind=Notice.Kind.REMINDER) | Q(due_at=PAUSED)
-    ):
-        if notice.due_at == PAUSED:
-            due = now
-            if notice.kind == Notice.Kind.REMINDER and game.turn_timer and game.turn_deadline is not None:
-                due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
-            # The game goes on from now: a page that showed the paused room told the player nothing of that.
-            notice.due_at, notice.owed_at = due, now
-            notice.save(update_fields=["due_at", "owed_at"])
+    for notice in Notice.objects.filter(game=game, done_at=None, due_at=PAUSED):
+        due = now
+        if notice.kind == Notice.Kind.REMINDER and game.turn_timer and game.turn_deadline is not None:
+            due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
+        # The game goes on from now: a page that showed the paused room told the player nothing of that.
+        notice.due_at, notice.owed_at = due, now
+        notice.save(update_fields=["due_at", "owed_at"])
         queue(notice)
 
 

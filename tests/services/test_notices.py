@@ -473,7 +473,7 @@ def bens_turn_reminded() -> tuple[Table, Notice]:
 def queued(notice: Notice) -> int:
     """How many tasks are queued to send ``notice``."""
     tasks = DBTaskResult.objects.filter(status="READY", task_path__endswith="send_notice")
-    return sum(1 for task in tasks if task.args_kwargs["args"] == [notice.pk])
+    return sum(1 for task in tasks if task.args_kwargs["args"][0] == notice.pk)
 
 
 def test_a_move_given_more_time_after_its_reminder_went_is_reminded_again_before_the_new_deadline() -> None:
@@ -1098,6 +1098,53 @@ def test_a_your_turn_that_falls_due_in_a_pause_waits_and_is_sent_once_at_the_res
     assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
     assert email.body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
     assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
+
+
+def test_a_pause_and_resume_leaves_one_task_per_reminder_not_a_chain_more() -> None:
+    """The host pauses and resumes once during Ben's turn, before his reminder's time: its task,
+    queued with the turn, is still there, and is the only one. When the reminder falls due with a
+    tab of Ben's showing the room, it is put off again and again, each time by one task that
+    queues the next, not one chain of tasks more for every pause of the turn."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)  # Ben (seat 1) to move: his "your turn" now, his reminder at a quarter left
+    run_worker()
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    assert queued(reminder) == 1
+    pause(table)
+    resume(table)
+    assert queued(reminder) == 1
+    # The reminder falls due; a tab of Ben's shows the room (the office computer).
+    Presence.objects.create(
+        game=Game.objects.get(code=table.code),
+        channel_name="ws.ben-office",
+        controller=table.controllers[1],
+        seen_at=timezone.now(),
+        origin="x",
+    )
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    for _ in range(2):  # two rounds of the worker, each at the time the tasks queued before are due
+        DBTaskResult.objects.filter(status="READY").update(run_after=timezone.now() - timedelta(seconds=1))
+        run_worker()
+        reminder.refresh_from_db()
+        assert reminder.outcome == "put off: the player has the room open"
+        assert queued(reminder) == 1, f"{queued(reminder)} tasks queued to send one reminder"
+
+
+def test_a_task_queued_for_a_time_its_notice_no_longer_has_stops_and_the_newest_sends_it_once() -> None:
+    """However a notice came to be queued twice (the recovery sweep queuing one whose task was only
+    late, the clock set back), only the task queued for its present time acts; and two queued for
+    the same time send it once."""
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    stale = (turn.due_at - timedelta(minutes=5)).isoformat()
+    assert notices.send_notice.call(turn.pk, stale) == "queued again since"
+    due = turn.due_at.isoformat()
+    assert notices.send_notice.call(turn.pk, due) == "sent: e-mail"
+    assert notices.send_notice.call(turn.pk, due) == "done already"
+    assert len(mail.outbox) == 1
 
 
 def test_the_player_to_move_is_told_when_the_game_they_found_paused_goes_on() -> None:
