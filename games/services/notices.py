@@ -40,6 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from importlib import import_module
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -75,6 +76,10 @@ GRACE = timedelta(minutes=2)  # a notice due this long ago and not taken: its qu
 PAUSED = datetime(9999, 1, 1, tzinfo=UTC)
 MAX_ATTEMPTS = 5
 RECOVER_EVERY = 60.0  # seconds between a worker's recovery sweeps
+PRUNE_EVERY = 3600.0  # seconds between two prunings (``prune``) by a worker's sweep
+# Finished task results, and the notices done of games over, are kept this long (as
+# django-tasks-db's own ``prune_db_task_results`` keeps results by default).
+KEPT = timedelta(days=14)
 # Seconds before an in-process task worker that failed runs again (``work_on``): doubled after
 # each failure in a row, up to the most.
 WORKER_RETRY = 1.0
@@ -743,6 +748,27 @@ def recover(now: datetime | None = None) -> int:
     return count
 
 
+def prune(now: datetime | None = None) -> tuple[int, int]:
+    """Delete what nothing reads any more; returns how many task results and notices went.
+
+    Every notice leaves a task result (one more each time it is put off or queued again), and
+    every browser given a seat token a session: none would ever go otherwise. Gone are the task
+    results finished more than ``KEPT`` ago, the notices of games over done as long ago (nothing
+    reads a notice once it is done but the task that sent it), and the sessions past their expiry
+    (what Django's ``clearsessions`` deletes).
+    """
+    from django_tasks_db.models import DBTaskResult  # loaded by a worker only
+
+    now = now or timezone.now()
+    before = now - KEPT
+    tasks, _ = DBTaskResult.objects.finished().filter(finished_at__lt=before).delete()
+    done, _ = Notice.objects.filter(done_at__lt=before, game__status__in=Game.OVER).delete()
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
+    if tasks or done:
+        log.info("pruned %d task results and %d notices done long ago", tasks, done)
+    return tasks, done
+
+
 def make_worker(*, interval: float = 1.0, batch: bool = False) -> Any:
     """django-tasks-db's own worker loop (its ``db_worker`` command's) on the default queue; ``batch``: until empty."""
     from django_tasks_db.management.commands.db_worker import Worker  # the command's module: loaded only by a worker
@@ -759,12 +785,17 @@ def make_worker(*, interval: float = 1.0, batch: bool = False) -> Any:
     )
 
 
-def recover_forever(stop: threading.Event, every: float = RECOVER_EVERY) -> None:
-    """The recovery sweep at once, then every ``every`` seconds until ``stop`` is set."""
+def recover_forever(stop: threading.Event, every: float = RECOVER_EVERY, prune_every: float = PRUNE_EVERY) -> None:
+    """The recovery sweep at once, then every ``every`` seconds until ``stop`` is set; with it, at once
+    and then every ``prune_every`` seconds, the pruning of what is kept no longer (``prune``)."""
+    pruned: float | None = None
     while True:
         try:
             close_old_connections()
             recover()
+            if pruned is None or time.monotonic() - pruned >= prune_every:
+                pruned = time.monotonic()
+                prune()
         except Exception:
             log.exception("the notices' recovery sweep failed; it runs again in %s s", every)
         if stop.wait(every):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -12,6 +13,8 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
 from django.core import mail
 from django.db import OperationalError
 from django.test import Client
@@ -386,6 +389,43 @@ def test_a_notice_whose_task_was_lost_is_queued_again_after_the_grace() -> None:
     assert notices.recover(now=timezone.now() + notices.GRACE + timedelta(seconds=1)) == 1
     run_worker()
     assert len(mail.outbox) == 1
+
+
+def test_the_notice_workers_sweep_prunes_task_results_and_notices_done_long_ago_and_expired_sessions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every notice leaves a task result and every seat token a session, which nothing else deletes:
+    the worker's sweep drops the results finished and the notices of games over done more than
+    ``KEPT`` (14 days) ago, and the sessions expired, and keeps the rest."""
+    table = own_pace_room(seconds=DAY)
+    score_first_legal(table)
+    run_worker()  # Ben's "your turn" sent: its task finished, his reminder waits
+    month_ago = timezone.now() - timedelta(days=30)
+    finished = DBTaskResult.objects.filter(status="SUCCESSFUL")
+    assert finished.exists() and DBTaskResult.objects.filter(status="READY").exists()
+    finished.update(enqueued_at=month_ago, started_at=month_ago, finished_at=month_ago)
+    Notice.objects.filter(kind=Notice.Kind.TURN).update(done_at=month_ago)
+    live = Notice.objects.count()
+    expired = SessionStore()
+    expired.set_expiry(-1)
+    expired.save()
+    current = SessionStore()
+    current.save()
+    stop = threading.Event()
+    stop.set()
+    monkeypatch.setattr(notices, "connections", mock.Mock())  # the test's own connection stays open
+    monkeypatch.setattr(notices, "close_old_connections", lambda: None)
+    notices.recover_forever(stop)  # one round of the sweep
+    assert not DBTaskResult.objects.filter(status="SUCCESSFUL").exists()
+    assert DBTaskResult.objects.filter(status="READY").exists()  # the reminder's, still to run
+    assert Notice.objects.count() == live  # the game goes on: its notices are kept
+    assert not Session.objects.filter(session_key=expired.session_key).exists()
+    assert Session.objects.filter(session_key=current.session_key).exists()
+    # Once the game is over, its notices done long ago go too, and none done lately.
+    Game.objects.filter(code=table.code).update(status=Game.Status.FINISHED)
+    assert notices.prune() == (0, 1)
+    assert notices.prune(now=timezone.now() + notices.KEPT + timedelta(days=1)) == (0, 0)  # the reminder: not done
+    assert Notice.objects.filter(kind=Notice.Kind.REMINDER).exists()
 
 
 def test_a_notice_every_worker_died_on_is_given_up() -> None:

@@ -2,7 +2,8 @@
 
 django-tasks-db's worker loop (what its ``db_worker`` command runs) on the default queue,
 plus the notices' recovery sweep (games/services/notices.py ``recover``) at the start and every
-minute, which queues again a notice whose task a dead worker had taken. SIGTERM and
+minute, which queues again a notice whose task a dead worker had taken, and once an hour
+deletes the task results, notices and sessions nothing reads any more (``prune``). SIGTERM and
 SIGINT let the task under way finish first. Several can run side by side: each task is
 claimed by one of them (``SELECT … FOR UPDATE SKIP LOCKED`` on PostgreSQL), and each
 notice is sent once whoever runs its task.
