@@ -16,13 +16,13 @@ import math
 from typing import Any
 
 from django.core.cache import cache
-from django.utils.translation import get_language, gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 import bots
 from games import services
 from games.domain import errors
 from games.domain.room import BOT, HUMAN
-from games.domain.rules import COLOURS, RULESETS, GameState, RuleViolation
+from games.domain.rules import COLOURS, RULESETS, GameState, RuleSet, RuleViolation
 from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
 from games.services.words import box_name, colour_name, column_note
@@ -76,39 +76,67 @@ def _getting_ready(game: Game, state: GameState) -> dict[str, Any]:
     }
 
 
+# A choice as the coach keeps it, in no language: {"keep": [dice kept], "colours": [their colours]}
+# (colours in Painted Yahtzee only) or {"box", "column", "points", "bonus"} (the box's points and
+# the turn's Yahtzee bonus apart). ``choice_text`` words it for the reader.
+Choice = dict[str, Any]
+
+
+def _kept(state: GameState, held: list[int]) -> Choice:
+    choice: Choice = {"keep": [state.turn.dice[i] for i in held]}
+    if state.turn.colours:
+        choice["colours"] = [state.turn.colours[i] for i in held]
+    return choice
+
+
+def _scored(box: str, column: int, points: int, bonus: int) -> Choice:
+    return {"box": box, "column": column, "points": points, "bonus": bonus}
+
+
+def _option_choice(state: GameState, option: bots.Option) -> Choice:
+    if isinstance(option.action, bots.Roll):
+        return _kept(state, list(option.action.held))
+    # What the box gets; the bonus is the turn's, said apart.
+    return _scored(option.action.box, option.action.column, option.points - option.bonus, option.bonus)
+
+
+def choice_text(ruleset: RuleSet, choice: Choice) -> str:
+    """``choice`` in the reader's words ("Keep 5 5 and roll again", "Score 25 in Full House")."""
+    if "keep" in choice:
+        dice = choice["keep"]
+        if not dice:
+            return gettext("Reroll all five dice")
+        colours = choice.get("colours")
+        if colours:
+            kept = ", ".join(f"{die} {colour_name(COLOURS[colour])}" for die, colour in zip(dice, colours, strict=True))
+        else:
+            kept = " ".join(str(die) for die in dice)
+        return gettext("Keep %(dice)s and roll again") % {"dice": kept}
+    text = gettext("Score %(points)s in %(box)s") % {
+        "points": choice["points"],
+        "box": box_name(ruleset, choice["box"]),
+    }
+    text += column_note(ruleset, choice["column"])
+    if choice["bonus"]:
+        text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": choice["bonus"]}
+    return text
+
+
 def _option(state: GameState, option: bots.Option) -> dict[str, Any]:
     expected = round(option.expected, 1)
+    choice = _option_choice(state, option)
+    text = choice_text(state.ruleset, choice)
     if isinstance(option.action, bots.Roll):
-        held = list(option.action.held)
-        if not held:
-            text = gettext("Reroll all five dice")
-        elif state.turn.colours:
-            kept = ", ".join(f"{state.turn.dice[i]} {colour_name(COLOURS[state.turn.colours[i]])}" for i in held)
-            text = gettext("Keep %(dice)s and roll again") % {"dice": kept}
-        else:
-            kept = " ".join(str(state.turn.dice[i]) for i in held)
-            text = gettext("Keep %(dice)s and roll again") % {"dice": kept}
-        return {"kind": "keep", "held": held, "text": text, "expected": expected}
-    label = box_name(state.ruleset, option.action.box)
-    column = option.action.column
-    points = option.points - option.bonus  # what the box gets; the bonus is the turn's, said apart
+        return {"kind": "keep", "held": list(option.action.held), "text": text, "expected": expected}
     return {
         "kind": "score",
         "box": option.action.box,
-        "column": column,
-        "points": points,
-        "bonus": option.bonus,
-        "text": _score_text(state, label, column, points, option.bonus),
+        "column": option.action.column,
+        "points": choice["points"],
+        "bonus": choice["bonus"],
+        "text": text,
         "expected": expected,
     }
-
-
-def _score_text(state: GameState, label: str, column: int, points: int, bonus: int) -> str:
-    text = gettext("Score %(points)s in %(box)s") % {"points": points, "box": label}
-    text += column_note(state.ruleset, column)
-    if bonus:
-        text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": bonus}
-    return text
 
 
 def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
@@ -156,21 +184,17 @@ COSTLY = 0.5  # expected points: a choice losing more than this is listed as cos
 LIKE_SOLVER = COSTLY
 
 
-def _action_text(state: GameState, action: bots.Action) -> str:
-    """What a choice did, in the words of the hint (``_option``)."""
+def _action_choice(state: GameState, action: bots.Action) -> Choice:
+    """What a choice did, as the hint's options say it (``_option``)."""
     if isinstance(action, bots.Roll):
-        held = list(action.held)
-        if not held:
-            return gettext("Reroll all five dice")
-        return gettext("Keep %(dice)s and roll again") % {"dice": " ".join(str(state.turn.dice[i]) for i in held)}
+        return _kept(state, list(action.held))
     found = next(
         (o for o in state.options() if o.box.value == action.box and o.column == action.column),
         None,
     )
-    label = box_name(state.ruleset, found.box if found is not None else action.box)
     if found is None:
-        return _score_text(state, label, action.column, 0, 0)
-    return _score_text(state, label, action.column, found.points, found.bonus)
+        return _scored(action.box, action.column, 0, 0)
+    return _scored(found.box.value, action.column, found.points, found.bonus)
 
 
 def _rounds_played(state: GameState, seat: int) -> int:
@@ -181,7 +205,8 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
     """Every choice of a finished game with the coach's verdict, in the order of the log.
 
     A choice is a reroll (which dice to keep) or a score (which box); for each: the seat,
-    its round, the dice, what was chosen, what perfect play would have chosen and the
+    its round, the dice, what was chosen (``choice``), what perfect play would have chosen
+    (``best_choice``), each a ``Choice`` in no language (``worded`` says them), and the
     expected final-score points lost (0 when the choice was as good as the best). The flag says
     whether the log replayed through the rules without a disagreement.
     """
@@ -222,8 +247,8 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
                 "roll": state.turn.rolls_used,
                 "dice": list(state.turn.dice),
                 "kind": "score" if isinstance(action, bots.Score) else "keep",
-                "chosen": _action_text(state, action),
-                "best": _option(state, best)["text"],
+                "choice": _action_choice(state, action),
+                "best_choice": _option_choice(state, best),
                 "lost": round(lost, 1),
                 "exact_loss": lost,
             }
@@ -232,9 +257,11 @@ def verdicts(game: Game) -> tuple[list[dict[str, Any]], bool]:
 
 
 def _judged(game: Game) -> tuple[list[dict[str, Any]], bool]:
-    """``verdicts`` of a finished game, computed once per version and kept in the cache for an hour."""
-    # Per language: the verdicts carry the choices in words ("Score 25 in Full House").
-    key = f"coach-verdicts:v1:{game.code}:{game.version}:{get_language()}"
+    """``verdicts`` of a finished game, computed once per version and kept in the cache for an hour.
+
+    The same for every reader: the choices are kept in no language, and worded for each (``worded``).
+    """
+    key = f"coach-verdicts:v2:{game.code}:{game.version}"
     found = cache.get(key)
     if found is not None:
         return list(found["every"]), bool(found["replayed"])
@@ -243,14 +270,24 @@ def _judged(game: Game) -> tuple[list[dict[str, Any]], bool]:
     return every, replayed
 
 
+def worded(ruleset: RuleSet, verdict: dict[str, Any]) -> dict[str, Any]:
+    """``verdict`` with what was chosen (``chosen``) and what perfect play chose (``best``) in the reader's words."""
+    return {
+        **verdict,
+        "chosen": choice_text(ruleset, verdict["choice"]),
+        "best": choice_text(ruleset, verdict["best_choice"]),
+    }
+
+
 def verdict_map(game: Game) -> dict[int, dict[str, Any]]:
     """The verdict on each choice of a finished game by its move number (the replay page's)."""
     if not game.is_over:
         raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
-    if RULESETS[game.ruleset].colours:
+    ruleset = RULESETS[game.ruleset]
+    if ruleset.colours:
         return {}  # no exact solver: the replay shows no verdicts rather than invented ones
     every, _ = _judged(game)
-    return {v["move"]: {k: v[k] for k in ("chosen", "best", "lost")} for v in every}
+    return {v["move"]: {k: v[k] for k in ("chosen", "best", "lost")} for v in (worded(ruleset, v) for v in every)}
 
 
 def review(game: Game) -> dict[str, Any]:
@@ -262,7 +299,8 @@ def review(game: Game) -> dict[str, Any]:
     """
     if not game.is_over:
         raise RuleViolation(errors.NOT_OVER, "The coach reviews a game when it is over.")
-    if RULESETS[game.ruleset].colours:
+    ruleset = RULESETS[game.ruleset]
+    if ruleset.colours:
         return _no_exact_review(game)
     every, replayed = _judged(game)
     kinds = _choosers(game)
@@ -271,8 +309,7 @@ def review(game: Game) -> dict[str, Any]:
         mine = [v for v in every if v["seat"] == index]
         costly = [
             {k: v[k] for k in ("move", "round", "roll", "dice", "kind", "chosen", "best", "lost")}
-            for v in mine
-            if v["exact_loss"] > COSTLY
+            for v in (worded(ruleset, v) for v in mine if v["exact_loss"] > COSTLY)
         ]
         lost = sum(v["exact_loss"] for v in mine)
         seats.append(
@@ -287,7 +324,7 @@ def review(game: Game) -> dict[str, Any]:
                 "costly": costly,
             }
         )
-    exact = bots.exact(RULESETS[game.ruleset])
+    exact = bots.exact(ruleset)
     data = {
         "code": game.code,
         "exact": exact,

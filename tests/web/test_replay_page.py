@@ -6,6 +6,7 @@ import json
 import random
 import re
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.test import Client
@@ -247,6 +248,25 @@ def test_a_replay_kept_while_the_coach_was_busy_gets_its_verdicts_once_the_coach
         assert replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["coach"] is False
     data = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())
     assert data["coach"] is True and any(s["verdict"] for s in data["steps"])
+
+
+def test_the_coachs_verdicts_are_worked_out_once_not_once_per_language() -> None:
+    """The verdicts (a solver look-up for every choice of the game) are kept in no language and
+    worded for each reader: a game read in the six languages of the site is judged once."""
+    table = open_room(2, "official")
+    play_to_end(table, random.Random(4), rerolls=1)
+    pages = {}
+    with mock.patch.object(coach, "verdicts", wraps=coach.verdicts) as judged:
+        for language in ("en", "de", "fr", "es", "sv", "da"):
+            client = Client()
+            client.cookies["django_language"] = language
+            pages[language] = client.get(f"/r/{table.code}/replay").content.decode()
+    assert judged.call_count == 1, f"the game's choices were judged {judged.call_count} times, once per language"
+    english = [s["verdict"] for s in replay_data(pages["en"])["steps"] if s["verdict"]]
+    german = [s["verdict"] for s in replay_data(pages["de"])["steps"] if s["verdict"]]
+    assert english and [v["lost"] for v in german] == [v["lost"] for v in english]
+    assert any(v["chosen"].startswith(("Score", "Keep", "Reroll")) for v in english)
+    assert not any(v["chosen"].startswith(("Score", "Keep", "Reroll")) for v in german)
 
 
 def test_a_finished_games_replay_names_a_deleted_accounts_seat_anew() -> None:
