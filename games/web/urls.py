@@ -35,6 +35,7 @@ urlpatterns = [
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
     path("r/<str:code>/", room_lookup(views.room), name="room"),
     path("r/<str:code>/join", room_lookup(join_limit(views.room_join)), name="room_join"),
+    path("r/<str:code>/spectator", room_lookup(join_limit(views.room_spectator)), name="room_spectator"),
     path("r/<str:code>/state.json", room_lookup(views.room_state), name="room_state"),
     path("r/<str:code>/log.json", room_lookup(views.room_log), name="room_log"),
     path("r/<str:code>/rematch", room_lookup(create_limit(views.room_rematch)), name="room_rematch"),

@@ -165,9 +165,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     if code != game.code:
         return redirect("room", code=game.code)
     state = game_state(game)
-    # Where spectators may post, a browser gets its token here, before its socket: the host mutes a
-    # spectator by it (a socket without one may read, not post).
-    controller = controller_for(request, create=game.chat_spectators and not game.is_over)
+    # A look at the room stores nothing (a link preview, a crawler, a script keeping no cookies): a
+    # spectator who posts is given a token first (``room_spectator``).
+    controller = controller_for(request)
     mine = seats_of(game, controller)
     refused = join_refused(request, game.code)
     page = {
@@ -189,6 +189,24 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
     }
     return render(request, "games/room.html", context)
+
+
+@answers_json
+@require_POST
+def room_spectator(request: HttpRequest, code: str) -> JsonResponse:
+    """A spectator's page about to post in a room where spectators may: the browser's token, made now
+    if it has none, and the handle its lines go by (``{"spectator": ...}``).
+
+    The host mutes a spectator by the browser, so a spectator posts with a token, which its page
+    asks for before its first post (static/js/room.js) and then connects again to post with: a
+    page that only looks stores no session.
+    """
+    game = _game_or_404(code)
+    if not game.chat_spectators or game.is_over:
+        exc = RuleViolation(errors.CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")
+        return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=409)
+    controller = controller_for(request, create=True)
+    return JsonResponse({"spectator": selectors.spectator_handle(game.code, controller)})
 
 
 @form_on("room")

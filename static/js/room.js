@@ -32,6 +32,8 @@ const ui = {
   focusDice: false, // after Start or a score: put the keyboard on the dice once the answer is drawn
   chatHidden: localStorage.getItem("yahtzee-chat-hidden") === "1", // this browser's choice, in each of its tabs
   sentChat: null, // {id, text}: the message just sent and not seen arrive, put back in the field if refused
+  // A spectator's first message, waiting for its browser's token and the socket that posts with it.
+  chatAfterToken: null,
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
   warnedTurn: null, // the turn whose player was told its time runs low
@@ -70,6 +72,11 @@ const client = new RoomClient({
       }
       setConnection(status);
       if (status === "gone") toast(gettext("This room no longer exists."));
+      if (status === "connected" && ui.chatAfterToken && client.spectator) {
+        const frame = ui.chatAfterToken;
+        ui.chatAfterToken = null;
+        postChat(frame);
+      }
     },
     onState: (state) => {
       if (client.idle()) ui.desiredHeld = null;
@@ -515,14 +522,49 @@ function sendChat(event) {
   const frame = { type: "chat", text };
   const seat = $("chat-seat");
   if (!seat.hidden && seat.value !== "") frame.seat = Number(seat.value);
+  if (!client.mine.length && !client.spectator && client.state.chat?.spectators) {
+    postAsSpectator(frame);
+    return;
+  }
+  postChat(frame);
+}
+
+function postChat(frame) {
   const id = client.sendSocial(frame);
   if (!id) {
     toast(gettext("Reconnecting: the chat is back when the connection is."), "info");
     return;
   }
-  ui.sentChat = { id, text };
-  input.value = "";
+  ui.sentChat = { id, text: frame.text };
+  const input = $("chat-text");
+  if (input.value.trim() === frame.text) input.value = "";
   countChat();
+}
+
+/**
+ * A spectator's first message: the host mutes a spectator by the browser, so it posts with a token
+ * of its own, which the server makes now (a page only looked at stores nothing), and from a socket
+ * opened with it. The message stays in the field until it is sent.
+ */
+async function postAsSpectator(frame) {
+  if (ui.chatAfterToken) return; // asked already: the first message goes once the token is here
+  ui.chatAfterToken = frame;
+  let answer = {};
+  try {
+    const response = await fetch(`/r/${code}/spectator`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "X-CSRFToken": csrf },
+    });
+    answer = await response.json();
+    if (!response.ok || !answer.spectator) throw new Error(answer.error ?? String(response.status));
+  } catch {
+    ui.chatAfterToken = null;
+    toast(errorText({ code: answer.error, message: answer.message }));
+    return;
+  }
+  client.spectator = answer.spectator;
+  client.sessionGiven(); // the message goes when the new socket is connected (onConnection)
 }
 
 /** Whether a message of the chat history is the one this page sent last and has not seen arrive. */

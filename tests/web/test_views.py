@@ -9,13 +9,14 @@ import unicodedata
 from html import unescape
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.test import Client
 
 from games import services
 from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
-from tests.factories import Table, action_id, open_room, play_to_end
+from tests.factories import Table, action_id, open_room, play_to_end, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -666,18 +667,35 @@ def test_a_private_rooms_rematch_is_told_to_nobody_and_followed_by_its_players_o
     assert refused.status_code == 302 and refused["Location"].endswith(f"/r/{table.code}/")
 
 
-def test_a_spectator_opening_a_room_where_spectators_post_is_given_a_token_and_its_handle() -> None:
-    """The host mutes a spectator by the browser: the page gives one its token before its socket
-    opens, and names the handle its lines will go by. A room where spectators only read makes no
-    session for them."""
+def test_a_spectator_about_to_post_is_given_a_token_and_its_handle_and_a_look_stores_nothing() -> None:
+    """The host mutes a spectator by the browser: a spectator's page asks for a token before its
+    first post, and is told the handle its lines go by. Looking at the room gives none, and a room
+    where spectators only read (or a game over) gives none to ask for."""
     host = Client()
     chatty = create(host, chat_spectators="on")
     quiet = create(Client(), "Bo")
     watcher = Client()
     data = page_data(watcher, chatty)
+    assert data["you"] == [] and data["spectator"] == "" and "sessionid" not in watcher.cookies
+    given = watcher.post(f"/r/{chatty.code}/spectator")
     token = watcher.session.get("controller", "")
-    assert token and data["you"] == []
-    assert data["spectator"] == services.chat_post(code=chatty.code, controller=token, text="hi")["spectator"]
+    assert given.status_code == 200 and token
+    handle = given.json()["spectator"]
+    assert handle == services.chat_post(code=chatty.code, controller=token, text="hi")["spectator"]
+    assert watcher.post(f"/r/{chatty.code}/spectator").json() == {"spectator": handle}  # the same browser
+    assert page_data(watcher, chatty)["spectator"] == handle
     stranger = Client()
     assert page_data(stranger, quiet)["spectator"] == ""
+    refused = stranger.post(f"/r/{quiet.code}/spectator")
+    assert (refused.status_code, refused.json()["error"]) == (409, "chat_closed")
     assert "sessionid" not in stranger.cookies
+
+
+def test_views_of_a_room_by_browsers_without_cookies_store_no_session() -> None:
+    """A session lives a year (SESSION_COOKIE_AGE): a client that keeps no cookies (a link preview
+    unfurling the invite, a crawler, a script in a loop) would store a row at every view of a room
+    whose spectators may post."""
+    table = spectators_chat_room()
+    for _ in range(30):
+        assert Client().get(f"/r/{table.code}/").status_code == 200
+    assert Session.objects.count() == 0

@@ -138,6 +138,14 @@ export class RoomClient {
   }
 
   /**
+   * The browser was given its session over HTTP (a spectator's token, made when it first posts):
+   * this socket, opened without it, cannot post with it, so another is opened at once, with it.
+   */
+  sessionGiven() {
+    if (this.socket) this.replace(CLOSE_SEATS, "session given", true);
+  }
+
+  /**
    * Another tab of this browser was told that these players (`you`'s `players`) are its own.
    * The tabs share the browser's session, so its seats: if this page's differ, a seat was
    * taken (or given up) there, and this socket's `you` is out of date. A new socket is told

@@ -183,9 +183,11 @@ async def test_spectators_read_but_do_not_post_by_default() -> None:
 
 @sync_to_async
 def spectator_session(code: str) -> str:
-    """A browser that opened the room's page to watch: where spectators may post, the page gives it a token."""
+    """A browser that opened the room's page to watch, then posted: where spectators may post, the
+    page asks for its token before its first post."""
     client = Client()
     assert client.get(f"/r/{code}/").status_code == 200
+    assert client.post(f"/r/{code}/spectator").status_code == 200
     return client.cookies["sessionid"].value
 
 
