@@ -417,6 +417,7 @@ def _to_reclaim(game: Game, controller: str, seat: int | None) -> list[int]:
 
 
 LIVE = (Game.Status.LOBBY, Game.Status.PLAYING)
+HANDED_AT_ONCE = 200  # games over whose rows one statement writes when a browser signs in
 
 
 def _codes_with(*conditions: Q, **lookup: object) -> list[str]:
@@ -428,35 +429,49 @@ def _codes_with(*conditions: Q, **lookup: object) -> list[str]:
     )
 
 
+def _handed(room: Room, controller: str, to: str) -> tuple[Room, list[int]]:
+    """``room`` with every seat ``controller`` is the person of made ``to``'s, and those seats."""
+    seats = []
+    for index, entry in enumerate(room.seats):
+        if entry.controller == controller:
+            room = room.with_seat(index, controller=to)
+            seats.append(index)
+        elif entry.away_controller == controller:
+            room = room.with_seat(index, away_controller=to)
+            seats.append(index)
+        elif entry.left_controller == controller:
+            room = room.with_seat(index, left_controller=to)
+            seats.append(index)
+    return room, seats
+
+
 def seats_hand_over(*, controller: str, to: str) -> list[str]:
     """Every seat ``controller`` plays becomes ``to``'s: a browser's seats joining an account.
 
-    Finished games' seats too: their player may ask for the rematch, and is seated in it, as
-    the account. One transaction per game, under its row lock; each game that changed gets a
-    ``claim`` Move (its version moves on, so an action sent by the old token is refused as
-    stale). Seats a computer plays while their player is away follow too (the player takes them
-    back signed in), and those it plays on after their player left (their result). So do the
-    browser's open sockets, in the same transaction (``presence.handed_over``): the room counts
-    the seats present while the browser's page is open at the table. Returns the codes changed.
+    Games over too: their player may ask for the rematch, and is seated in it, as the account,
+    and reads their chat as its player. A game not over is changed in a transaction of its own,
+    under its row lock, with a ``claim`` Move (its version moves on, so an action sent by the
+    old token is refused as stale, and the room is told). The games over are changed all at
+    once (``_hand_over_ended``): nothing is played there, nobody is told, and a browser that
+    played a thousand games signs in in a few queries. Seats a computer plays while their
+    player is away follow too (the player takes them back signed in), and those it plays on
+    after their player left (their result). So do the browser's open sockets, in the same
+    transaction (``presence.handed_over``): the room counts the seats present while the
+    browser's page is open at the table. Returns the codes changed.
     """
     if not controller or not to or controller == to:
         return []
-    changed = []
-    for code in _codes_with(played_by(controller)):
+    games = list(
+        Game.objects.filter(pk__in=Player.objects.filter(played_by(controller)).values("game_id"))
+        .order_by("pk")
+        .values_list("code", "status")
+    )
+    live = [code for code, status in games if status in LIVE]
+    changed = _hand_over_ended([code for code, status in games if status not in LIVE], controller, to)
+    for code in live:  # a game that ended since it was read is handed over as a live one: under its lock
         with transaction.atomic():
             game = locked(code)
-            seats = []
-            room = game.room
-            for index, entry in enumerate(room.seats):
-                if entry.controller == controller:
-                    room = room.with_seat(index, controller=to)
-                    seats.append(index)
-                elif entry.away_controller == controller:
-                    room = room.with_seat(index, away_controller=to)
-                    seats.append(index)
-                elif entry.left_controller == controller:
-                    room = room.with_seat(index, left_controller=to)
-                    seats.append(index)
+            room, seats = _handed(game.room, controller, to)
             if seats:
                 record(
                     game,
@@ -469,8 +484,33 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
                 )
                 presence.handed_over(game, controller, to)
                 changed.append(code)
-    presence.handed_over(None, controller, to)  # the rooms it watches without a seat
+    presence.handed_over(None, controller, to)  # the rooms it watches without a seat, and the games over
     return changed
+
+
+def _hand_over_ended(codes: list[str], controller: str, to: str) -> list[str]:
+    """``seats_hand_over`` of the games over among ``codes``: one transaction, their rows locked and
+    written together, and their seats' Player rows in one statement per column.
+
+    A game over changes no more (nothing is played, no notice is owed, no clock runs): it gets no
+    Move and its room is not told. Its version still moves on, so that a copy of its row a process
+    kept (``games.store.moves``) is not written back over the new tokens.
+    """
+    if not codes:
+        return []
+    with transaction.atomic():
+        changed = []
+        for game in Game.objects.select_for_update().filter(code__in=codes, status__in=Game.OVER).order_by("pk"):
+            room, seats = _handed(game.room, controller, to)
+            if seats:
+                game.room = room
+                game.version += 1
+                changed.append(game)
+        Game.objects.bulk_update(changed, ["snapshot", "version"], batch_size=HANDED_AT_ONCE)
+        rows = Player.objects.filter(game__in=[game.pk for game in changed], seat__isnull=False)
+        for column in ("controller", "away_controller", "left_controller"):  # as ``players.follow`` writes them
+            rows.filter(**{column: controller}).update(**{column: to})
+    return [game.code for game in changed]
 
 
 def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:

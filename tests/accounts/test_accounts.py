@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
 import bots
@@ -120,6 +122,51 @@ def test_signing_in_attaches_the_browsers_seats_live_and_finished() -> None:
     # The old token plays nothing any more.
     with pytest.raises(RuleViolation):
         services.turn_roll(code=live.code, controller=token, expected_version=game.version, action_id=action_id())
+
+
+def signing_up_after(games_over: int, username: str) -> tuple[Client, list[str], int]:
+    """A browser that played ``games_over`` games on its own, each left mid-game, signs up: the
+    browser, those games' codes, and the queries the sign-up took."""
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    codes = []
+    for _ in range(games_over):
+        table = room_for([token])
+        services.game_leave(code=table.code, controller=token, seat=0, expected_version=None, action_id=action_id())
+        codes.append(table.code)
+    with CaptureQueriesContext(connection) as queries:
+        sign_up(browser, username)
+    return browser, codes, len(queries)
+
+
+def test_signing_in_a_browser_with_many_games_over_costs_no_query_a_game() -> None:
+    """A player who played a thousand games without an account signs up in a few queries, not a
+    transaction, a lock, a claim Move and a word to the room for each game: the games over are handed
+    to the account together. Their seats are the account's all the same, their versions move on
+    (a copy of the row a process kept is not written back over them), and their logs are as played."""
+    _, _, few = signing_up_after(1, "few")
+    browser, codes, many = signing_up_after(30, "many")
+    assert many - few <= 2, f"29 more games over cost the sign-up {many - few} more queries"
+    new_token = controller_of(browser)
+    for game in Game.objects.filter(code__in=codes):
+        assert game.status == Game.Status.ABANDONED
+        assert game.room.seats[0].controller == new_token
+        assert Player.objects.get(game=game, seat=0).controller == new_token
+        assert game.version == game.moves.order_by("-seq").first().seq + 1  # no Move of its own
+        assert not game.moves.filter(kind=Move.Kind.CLAIM).exists()
+        assert replay_game(game).problems == []
+
+
+def test_a_finished_game_signed_in_after_is_the_accounts_to_ask_the_rematch_of() -> None:
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    other = services.new_controller()
+    done = finish(room_for([token, other]))
+    sign_up(browser, "bea")
+    assert browser.get(f"/r/{done.code}/state.json").json()["you"]["seats"] == [0]
+    assert browser.post(f"/r/{done.code}/rematch", {"client_seed": "abc"}).status_code == 302
+    rematch = Game.objects.get(code=Game.objects.get(pk=done.pk).room.rematch)
+    assert rematch.room.seats[0].controller == controller_of(browser)  # seated as the account
 
 
 def sign_in_link(page: str) -> str:
