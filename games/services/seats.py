@@ -466,13 +466,19 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
         .order_by("pk")
         .values_list("code", "status")
     )
+    watched = _watched(controller)
     live = [code for code, status in games if status in LIVE]
-    changed = _hand_over_ended([code for code, status in games if status not in LIVE], controller, to)
+    live += [code for code, status in watched if status in LIVE and code not in live]
+    over = {code for code, status in [*games, *watched] if status not in LIVE}
+    changed = _hand_over_ended(sorted(over), controller, to)
     for code in live:  # a game that ended since it was read is handed over as a live one: under its lock
         with transaction.atomic():
             game = locked(code)
-            room, seats = _handed(game.room, controller, to)
-            if seats:
+            room, seats, hushed = _handed_all(game, controller, to)
+            # The browser's lines as a spectator are the account's too: the host mutes (or lets
+            # speak again) by the handle they show, which is the account's from now on.
+            ChatMessage.objects.filter(game=game, seat__isnull=True, controller=controller).update(controller=to)
+            if seats or hushed:
                 record(
                     game,
                     kind=Move.Kind.CLAIM,
@@ -488,6 +494,35 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
     return changed
 
 
+def _handed_all(game: Game, controller: str, to: str) -> tuple[Room, list[int], bool]:
+    """``_handed``, and the host's mute of the browser as a spectator made the account's (True
+    if there was one): the mute is the person's, and signing in does not lift it."""
+    room, seats = _handed(game.room, controller, to)
+    hushed = controller in room.muted_spectators
+    if hushed:
+        room = room.spectator_muted(controller, False)
+        host = next((entry for entry in room.seats if entry.player == game.host_id), None)
+        if host is None or to not in (host.controller, host.away_controller):  # a host's own browser is never muted
+            room = room.spectator_muted(to, True)
+    return room, seats, hushed
+
+
+def _watched(controller: str) -> list[tuple[str, str]]:
+    """The rooms (code, status) ``controller``'s browser may be known in without a seat: where it
+    posted as a spectator, and the rematches that followed them (a spectator muted stays muted in
+    the rematch, which it may not have posted in). Found from its lines, not by reading every room."""
+    codes: list[tuple[str, str]] = []
+    pks = ChatMessage.objects.filter(seat__isnull=True, controller=controller).values("game_id")
+    rows = list(Game.objects.filter(pk__in=pks).values_list("code", "status", "snapshot__rematch"))
+    seen = {code for code, _, _ in rows}
+    while rows:
+        after = {rematch for _, _, rematch in rows if rematch and rematch not in seen}
+        codes += [(code, status) for code, status, _ in rows]
+        seen |= after
+        rows = list(Game.objects.filter(code__in=after).values_list("code", "status", "snapshot__rematch"))
+    return sorted(codes)
+
+
 def _hand_over_ended(codes: list[str], controller: str, to: str) -> list[str]:
     """``seats_hand_over`` of the games over among ``codes``: one transaction, their rows locked and
     written together, and their seats' Player rows in one statement per column.
@@ -501,8 +536,8 @@ def _hand_over_ended(codes: list[str], controller: str, to: str) -> list[str]:
     with transaction.atomic():
         changed = []
         for game in Game.objects.select_for_update().filter(code__in=codes, status__in=Game.OVER).order_by("pk"):
-            room, seats = _handed(game.room, controller, to)
-            if seats:
+            room, seats, hushed = _handed_all(game, controller, to)
+            if seats or hushed:
                 game.room = room
                 game.version += 1
                 changed.append(game)

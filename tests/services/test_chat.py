@@ -21,7 +21,7 @@ from games.services.chat import (
 )
 from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_history, game_state, spectator_handle
-from tests.accounts.helpers import PASSWORD, controller_of, sign_up
+from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, sign_up
 from tests.factories import action_id, elsewhere, online, open_room, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
@@ -286,6 +286,37 @@ def test_a_spectator_muted_while_signed_in_stays_muted_in_a_new_session_of_the_a
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=table.code, controller=token, text="spam from a new session")
     assert refused.value.code == MUTED
+
+
+def test_a_spectator_muted_while_signed_out_stays_muted_after_signing_in_in_the_same_browser(settings: Any) -> None:
+    """Signing in hands the browser's seats to the account, and its spectator's mute and lines
+    with them: the muted spectator does not speak again under the account's handle, and the host
+    still lets them speak by the handle their line shows."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    table = spectators_chat_room()
+    troll = Client()
+    before = browser_with_seat_token(troll)
+    line = chat_post(code=table.code, controller=before, text="spam")
+    spectator_mute(
+        code=table.code,
+        controller=table.controllers[0],
+        spectator=line["spectator"],
+        expected_version=None,
+        action_id=action_id(),
+    )
+    sign_up(troll, "troll_account")
+    after = controller_of(troll)
+    assert after and after != before
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=table.code, controller=after, text="spam again, signed in")
+    assert refused.value.code == MUTED
+    assert ChatMessage.objects.filter(game__code=table.code).count() == 1
+    handle = spectator_handle(table.code, after)
+    assert [m["spectator"] for m in chat_history(table.code)] == [handle]
+    spectator_unmute(
+        code=table.code, controller=table.controllers[0], spectator=handle, expected_version=None, action_id=action_id()
+    )
+    chat_post(code=table.code, controller=after, text="sorry")
 
 
 def test_a_spectator_post_without_a_browser_token_is_refused() -> None:
