@@ -303,6 +303,11 @@ class ChatMessage(models.Model):
 
     class Meta:
         ordering = ["game", "id"]
+        # A browser signing in finds the rooms it spoke in as a spectator by its token (its mutes
+        # follow it to the account): an index of the spectators' lines only, not the whole chat.
+        indexes = [
+            models.Index(fields=["controller"], name="chat_spectator_controller", condition=Q(seat__isnull=True))
+        ]
 
     def __str__(self) -> str:
         # No name: the admin's log keeps this, and a deleted account's name is withdrawn from the message only.
