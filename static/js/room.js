@@ -849,7 +849,7 @@ function drawStatus(v) {
 function drawChat(v) {
   const live = v.state.status === "lobby" || v.state.status === "playing";
   const muted = (s) => Boolean(v.state.seats[s]?.muted);
-  chat.moderate(live && v.isHost, v.state.chat?.muted ?? []);
+  chat.moderate(live && v.isHost, v.state.chat?.muted ?? [], client.spectator);
   const note = chatNote(v.state, v.voices, muted, client.spectator);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";

@@ -610,3 +610,36 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
     say(eve, "sorry")
     bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 2")
     assert ann.errors == [] and bob.errors == [] and eve.errors == []
+
+
+# The host of the lobby leaves: the next player hosts it (as the room's pages would hear it).
+HOST_LEAVES = """
+from games import services
+from games.store.models import Player
+from tests.factories import action_id
+code, = args
+host = Player.objects.get(game__code=code, seat=0).controller
+services.game_leave(code=code, controller=host, seat=0, expected_version=None, action_id=action_id())
+result = True
+"""
+
+
+def test_the_host_is_not_offered_mute_chat_on_their_own_spectator_lines(live_site: LiveSite, new_page: Any) -> None:
+    """Bob said hello from the rail, then took a seat; Ann left the lobby and Bob hosts it now.
+    His page offers Mute chat on other spectators' lines but not on his own (the server mutes no host)."""
+    ann = new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    bob = new_page()
+    bob.goto(url)
+    bob.wait_for_selector("#conn[data-state=connected]")
+    say(bob, "hello from the rail")
+    ann.wait_for_selector("#chat-list .chat-line.spectator")
+    join(bob, url, "Bob")
+    live_site.run(HOST_LEAVES, url.rstrip("/").rsplit("/", 1)[-1])
+    bob.reload()
+    bob.wait_for_selector("#conn[data-state=connected]")
+    bob.wait_for_selector("#chat-list .chat-line.spectator")
+    assert "host" in bob.inner_text("#seats .seat:has(.tag.you)")
+    own = bob.locator("#chat-list .chat-line.spectator")
+    assert "hello from the rail" in own.inner_text()
+    assert own.locator("button.chat-mute").count() == 0, own.inner_text()

@@ -22,10 +22,10 @@ export class ChatPanel {
     this.unread = 0;
     this.live = list.getAttribute("aria-live");
     this.quietTimer = null;
-    // What spectators' lines show: whether this page may mute them (the host's, the game on) and
-    // the handles of the spectators the host muted (the state's chat.muted).
-    this.moderation = { host: false, muted: new Set() };
-    this.moderationKey = "false|";
+    // What spectators' lines show: whether this page may mute them (the host's, the game on), the
+    // handles of the spectators the host muted (the state's chat.muted) and this browser's own.
+    this.moderation = { host: false, muted: new Set(), own: "" };
+    this.moderationKey = "false||";
   }
 
   /** The history a socket gets on connect (a reconnect resends it): the list shows it after. The
@@ -147,13 +147,15 @@ export class ChatPanel {
 
   /** The host's page offers Mute chat on each spectator's line (Unmute chat on a muted one's), and
    * every page marks a muted spectator's lines: ``host``, whether this page may (the host's, the
-   * game on), ``muted``, the handles of the spectators muted. The lines change quietly: the host
-   * and the room hear of a mute once, from its event, not from each line it marks. */
-  moderate(host, muted) {
-    const key = `${host}|${[...muted].sort().join()}`;
+   * game on), ``muted``, the handles of the spectators muted, ``own``, this browser's handle: the
+   * host's own lines from the rail (said before they took a seat) offer nothing, as the server
+   * mutes no host. The lines change quietly: the host and the room hear of a mute once, from its
+   * event, not from each line it marks. */
+  moderate(host, muted, own = "") {
+    const key = `${host}|${own}|${[...muted].sort().join()}`;
     if (key === this.moderationKey) return;
     this.moderationKey = key;
-    this.moderation = { host, muted: new Set(muted) };
+    this.moderation = { host, muted: new Set(muted), own };
     const lines = [...this.list.querySelectorAll(".chat-line[data-spectator]")];
     if (lines.length) this.quietly(() => lines.forEach((line) => this.moderateLine(line)));
   }
@@ -174,7 +176,7 @@ export class ChatPanel {
       tag.remove();
     }
     let button = line.querySelector(".chat-mute");
-    if (!this.moderation.host) {
+    if (!this.moderation.host || (this.moderation.own && handle === this.moderation.own)) {
       button?.remove();
       return;
     }
