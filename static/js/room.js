@@ -36,7 +36,7 @@ const ui = {
   chatAfterToken: null,
   reactions: {}, // seat -> the reaction shown on it for a moment
   clock: null, // {left, at, ...}: the turn timer's seconds left when this page got the last state
-  warnedTurn: null, // the turn whose player was told its time runs low
+  warnedTurn: null, // the turn whose player was told its time runs low, until more time lifts it out
   ready: null, // {version, eta, at}: the state's getting_ready (the computer's table is being built)
   hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
@@ -663,6 +663,9 @@ function setClock(state) {
     pace: clock.pace, seconds: clock.seconds,
     turn: state.turn ? `${state.turn.number}-${state.turn.seat}` : null,
   };
+  // A turn's time climbs back out of the low band only when the turn is given more time (staff's,
+  // at your own pace): that time running low is told again.
+  if (!render.clockLow(clock.left, ui.clock)) ui.warnedTurn = null;
 }
 
 function clockLeft() {
@@ -717,7 +720,8 @@ function tickClock() {
     el.classList.toggle("low", low);
   });
   // The countdown (a role=timer, which screen readers do not read by themselves) turning low is
-  // for the eye: the player to move is told in words too, once a turn, as it runs low.
+  // for the eye: the player to move is told in words too, once as it runs low, and again when
+  // more time given to the turn runs low (setClock).
   if (low && !ui.clock.frozen && ui.clock.turn !== ui.warnedTurn) {
     ui.warnedTurn = ui.clock.turn;
     if (view().myTurn) announce(render.clockWarning(left, ui.clock.pace));

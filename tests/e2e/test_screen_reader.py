@@ -180,3 +180,68 @@ def test_the_player_to_move_is_told_once_that_their_turn_is_running_out(live_sit
     warned = [text for text in ann.evaluate("window.__said") if "left for this turn" in text]
     assert len(warned) == 1 and re.fullmatch(r"\d+ seconds left for this turn\.", warned[0]), warned
     assert not [text for text in bob.evaluate("window.__said") if "left for this turn" in text]
+
+
+# Staff give the player to move a day more (the admin's action, confirmed for this turn).
+MORE_TIME = """
+from games import services
+from games.store.models import Game
+code, = args
+game = Game.objects.get(code=code)
+services.clock_extend(code=code, seconds=86400, staff="staff", turn=services.clock_to_extend(game))
+result = True
+"""
+
+# The move's deadline set ``hours`` from now, as if the time before it had passed.
+HOURS_LEFT = """
+from datetime import timedelta
+from django.utils import timezone
+from games.store.models import Game
+code, hours = args
+deadline = timezone.now() + timedelta(hours=hours)
+Game.objects.filter(code=code).update(turn_deadline=deadline, due_at=deadline)
+result = True
+"""
+
+
+def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_site: LiveSite, new_page: Any) -> None:
+    """At your own pace, a day a move: Ann's move is down to 5 hours and a screen reader hears
+    "5 hours left for this move." Staff give her a day more; when that runs down to 5 hours too,
+    she is told again."""
+    ann = new_page()
+    ann.add_init_script(HEAR_ANNOUNCEMENTS)
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.check("input[name=pace][value=own]")
+    ann.select_option("#id_move_time", "86400")
+    ann.click("#create-btn")
+    ann.wait_for_selector("#lobby:not([hidden])")
+    url = ann.url
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    join(new_page(), url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    ann.click("#start")
+    ann.wait_for_selector("#play [data-countdown]")
+    assert "Your turn" in ann.inner_text("#turn-h")
+
+    def warned() -> list[str]:
+        return [text for text in ann.evaluate("window.__said") if "left for this move" in text]
+
+    def shown_again() -> None:
+        """The phone is shown again: the page asks for the state and counts down from it."""
+        ann.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+
+    live_site.run(HOURS_LEFT, code, 5)
+    shown_again()
+    ann.wait_for_selector("#play [data-countdown].low")
+    ann.wait_for_function("window.__said.some(t => t.includes('left for this move'))")
+    assert warned() == ["5 hours left for this move."], ann.evaluate("window.__said")
+    live_site.run(MORE_TIME, code)  # 29 hours left
+    shown_again()
+    ann.wait_for_selector("#play [data-countdown]:not(.low)")
+    live_site.run(HOURS_LEFT, code, 5)  # a day later
+    shown_again()
+    ann.wait_for_selector("#play [data-countdown].low")
+    ann.wait_for_timeout(1000)  # four ticks of the countdown, and the announcement's own wait
+    assert len(warned()) == 2, ann.evaluate("window.__said")
