@@ -92,9 +92,10 @@ function drawCard(html) {
   drawnCard = html;
   wraps().forEach((wrap, k) => { wrap.scrollLeft = scrolled[k] ?? 0; });
   scrollRegions();
+  // The help opens before the keyboard goes back: a Close button in a closed help takes no focus.
+  if (help) document.getElementById(help)?.showPopover?.();
   const again = focused ? document.getElementById(focused) : wraps()[focusedWrap];
   again?.focus({ preventScroll: true });
-  if (help) document.getElementById(help)?.showPopover?.();
 }
 
 function popoverOpen(el) {
@@ -107,11 +108,13 @@ function popoverOpen(el) {
 
 // A card wider than its place (eight players on a laptop) scrolls sideways: its scroll region
 // is then a stop of the keyboard, named, where the arrow keys scroll it (not the replay's steps).
+const scrolls = (el) => el.classList?.contains("scorecard-wrap") && el.scrollWidth > el.clientWidth + 1;
+const HORIZONTAL = new Set(["ArrowLeft", "ArrowRight"]);
+
 function scrollRegions() {
   for (const wrap of $("card").querySelectorAll(".scorecard-wrap")) {
-    const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
-    wrap.tabIndex = scrolls ? 0 : -1;
-    if (scrolls) {
+    wrap.tabIndex = scrolls(wrap) ? 0 : -1;
+    if (scrolls(wrap)) {
       wrap.setAttribute("role", "region");
       wrap.setAttribute("aria-label", wrap.querySelector("caption")?.textContent ?? gettext("Scorecards at this step"));
     } else {
@@ -169,7 +172,9 @@ $("scrub").addEventListener("input", () => show(Number($("scrub").value)));
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest?.("input, textarea, select")) return;
-  if (event.target.classList?.contains("scorecard-wrap")) return; // the keys scroll the card there
+  // A card that scrolls sideways is a stop of the keyboard where ← and → scroll it; a click on
+  // a card that does not scroll leaves the focus on it too, and the keys step the replay there.
+  if (HORIZONTAL.has(event.key) && scrolls(event.target)) return;
   const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: steps.length - 1 }[event.key];
   if (to === undefined) return;
   event.preventDefault();

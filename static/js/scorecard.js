@@ -148,7 +148,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
   const helps = boxRows(layout)
     .filter((row) => row.help)
     .map((row) => `<div class="box-help" id="${helpId(row)}" popover><strong>${esc(row.label)}</strong> ${esc(row.help)}
-      <button type="button" class="box-help-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`)
+      <button type="button" class="box-help-close" id="${helpId(row)}-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`)
     .join("");
   return `<div class="scorecard-panes panes-${panes.length}${wrap ? " wrap" : ""}">${tables.join("")}</div>${helps}`;
 }

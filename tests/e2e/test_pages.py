@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import finished_named_game, in_each_scheme, light_boxes_in_the_dark, serious_violations, shot
+from tests.e2e.helpers import (
+    finished_named_game,
+    in_each_scheme,
+    light_boxes_in_the_dark,
+    serious_violations,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -579,3 +585,43 @@ def test_the_replay_shows_a_seat_that_left_as_gone_as_the_table_did(live_site: L
     assert page.locator(".seat.gone .seat-name").count() == 1
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], ("room", scheme)
+
+
+def test_a_click_on_the_replays_card_leaves_the_arrow_keys_stepping_the_replay(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A mouse user clicks the card to look at a score, then steps on with →. The click puts the
+    focus on the card's box (which has tabindex=-1); only a card that scrolls sideways keeps ← and →
+    for itself, so on one that fits → still steps the replay."""
+    code = live_site.finished_game(2, 1, "official")
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#position").startswith("Step 2 of")
+    # Two players: the card fits its place, nothing to scroll.
+    assert page.evaluate(
+        "[...document.querySelectorAll('#card .scorecard-wrap')].every(w => w.scrollWidth <= w.clientWidth + 1)"
+    )
+    page.click("#card tr.grand td:last-child")  # a look at a total
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#position").startswith("Step 3 of"), page.evaluate("document.activeElement.className")
+    assert page.errors == []
+
+
+def test_stepping_from_inside_an_open_box_help_keeps_the_keyboard_in_it(live_site: LiveSite, new_page: Any) -> None:
+    """A keyboard user opens Chance's help from its name (Enter), tabs onto its Close button and
+    steps on with →: the card is drawn anew with the help open and the keyboard still in it."""
+    code = live_site.finished_game(2, 1, "official")
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.focus("#box-name-chance")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#box-help-chance:popover-open")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#box-help-chance') !== null")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#position").startswith("Step 2 of")
+    assert page.evaluate("document.getElementById('box-help-chance').matches(':popover-open')")
+    assert page.evaluate("document.activeElement.closest('#box-help-chance') !== null"), page.evaluate(
+        "document.activeElement.tagName"
+    )
