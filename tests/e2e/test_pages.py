@@ -13,6 +13,7 @@ from tests.e2e.helpers import (
     finished_named_game,
     in_each_scheme,
     light_boxes_in_the_dark,
+    no_horizontal_overflow,
     serious_violations,
     shot,
 )
@@ -625,3 +626,31 @@ def test_stepping_from_inside_an_open_box_help_keeps_the_keyboard_in_it(live_sit
     assert page.evaluate("document.activeElement.closest('#box-help-chance') !== null"), page.evaluate(
         "document.activeElement.tagName"
     )
+
+
+OWN_PACE_GAME = """
+from tests.factories import own_pace_room
+result = own_pace_room(2).code
+"""
+
+
+def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
+    """Staff on a phone (390 px) give the player to move 1 day more: the confirmation page's
+    six-column table scrolls in its own box, and the page does not scroll sideways."""
+    from tests.e2e.test_csp import staff  # here: test_csp imports this module
+
+    code = live_site.run(OWN_PACE_GAME)
+    (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
+    user, password = staff(live_site)
+    admin = new_page(390, 844)
+    admin.goto(live_site.url + "/admin/login/?next=/admin/")
+    admin.fill("input[name=login]", user)
+    admin.fill("input[name=password]", password)
+    admin.click("form[action^='/accounts/login/'] button[type=submit]")
+    admin.wait_for_url(f"{live_site.url}/admin/")
+    admin.goto(live_site.url + "/admin/games/gameunderway/")
+    admin.check(f"input[name=_selected_action][value='{pk}']")
+    admin.select_option("select[name=action]", "extend_86400")
+    admin.click("button[name=index]")
+    admin.wait_for_selector("body.more-time-confirmation")
+    assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
