@@ -178,7 +178,8 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "host_away": settings.HOST_AWAY,
     }
     if refused is not None:
-        page["join_refused"] = {"name": refused["name"]}  # its error is drawn with the page's messages: #join-error
+        # room.js draws the reason under the name field (#join-error); the template says it without script.
+        page["join_refused"] = {"name": refused["name"], "error": refused["error"]}
     context = {
         "game": game,
         "state": state,

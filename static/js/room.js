@@ -155,7 +155,7 @@ function view() {
     sentSeed: sentTo(code),
     invite: root.dataset.invite,
     joinUrl: root.dataset.joinUrl,
-    joinRefused: initial.join_refused ?? null, // the name a join was refused for; its reason is #join-error
+    joinRefused: initial.join_refused ?? null, // the name a join was refused for and why (#join-error, under the field)
     rematchUrl: root.dataset.rematchUrl,
     fairnessUrl: root.dataset.fairnessUrl,
     logUrl: root.dataset.logUrl,

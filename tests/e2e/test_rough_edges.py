@@ -54,6 +54,10 @@ def test_a_refused_join_keeps_the_name_typed_and_ties_why_to_its_field(live_site
     assert bob.input_value("#join-name") == "ANN"
     assert bob.get_attribute("#join-name", "aria-invalid") == "true"
     assert "join-error" in (bob.get_attribute("#join-name", "aria-describedby") or "").split()
+    # Said right under the field, not above the room where the eye is not.
+    field, said = bob.locator("#join-name").bounding_box(), bob.locator("#join-error").bounding_box()
+    assert field and said and 0 <= said["y"] - (field["y"] + field["height"]) < 40
+    assert bob.locator("#lobby #join-error").count() == 1
     bob.goto(url)  # said once: the room opened again has the field empty, and nothing wrong with it
     bob.wait_for_selector("#join-name")
     assert bob.input_value("#join-name") == "" and bob.get_attribute("#join-name", "aria-invalid") is None

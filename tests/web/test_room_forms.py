@@ -82,8 +82,10 @@ def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_an
     page = page_after(ben, game, "join", {"name": "Former player"})
     assert "is how deleted accounts&#x27; seats are shown: please choose another name." in page
     assert stored(game) == before
-    # Said beside the name as it was typed (room.js draws the field from the page's data), once.
-    assert '<p class="error" id="join-error">' in page and '"join_refused": {"name": "Former player"}' in page
+    # Said under the name as it was typed (room.js draws the field and the reason from the page's
+    # data; the template says it without script), once.
+    assert '<noscript><div class="messages" role="alert"><p class="error" id="join-error">' in page
+    assert '"join_refused": {"name": "Former player", "error": "' in page
     again = ben.get(f"/r/{game.code}/").content.decode()
     assert "join-error" not in again and "join_refused" not in again
 

@@ -198,6 +198,7 @@ export function lobbyHtml(view) {
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
       <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname"${view.joinRefused ? ` value="${esc(view.joinRefused.name)}" aria-invalid="true" aria-describedby="join-error"` : ""}>
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
+      ${view.joinRefused ? `<p class="error field-error" id="join-error">${esc(view.joinRefused.error)}</p>` : ""}
     </form>`;
   } else if (!canJoin) {
     html += `<p class="muted">${gettext("This game is played on one device: you can watch it.")}</p>`;
