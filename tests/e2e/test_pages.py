@@ -229,6 +229,18 @@ def no_horizontal_page_scroll(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
+@pytest.mark.parametrize("language", ["en", "de", "fr", "es", "da", "sv"])
+def test_the_rules_tables_fit_a_phone_in_every_language(live_site: LiveSite, new_page: Any, language: str) -> None:
+    """Long words break at their syllables (the page's lang says where), so no column is cut off."""
+    page = new_page(390, 844, locale=language)
+    page.goto(f"{live_site.url}/rules")
+    assert page.get_attribute("html", "lang") == language
+    wide = page.eval_on_selector_all(
+        ".doc table", "ts => ts.filter(t => t.scrollWidth > t.clientWidth + 1).map(t => [t.scrollWidth, t.clientWidth])"
+    )
+    assert page.locator(".doc table").count() >= 2 and wide == []
+
+
 def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
     live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
