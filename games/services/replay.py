@@ -337,6 +337,8 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             "colours": [],
             "held": [],
             "round": 0,
+            # The seats that won (none in an abandoned game): the card shows the first one's columns.
+            "winners": [] if game.status == Game.Status.ABANDONED else list(first),
         }
         steps.append({**end, "verdict": None})
     return steps

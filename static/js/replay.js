@@ -72,7 +72,25 @@ function cardHtml(step, shown, active) {
   // The seat the step is about plays unless it is out: not the one that just left. Its columns
   // stay in view when the card scrolls sideways, as at the table.
   const current = step.seat !== undefined && active[step.seat] ? step.seat : null;
-  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, focus: step.seat ?? null, just, caption: gettext("Scorecards at this step"), wrap: true });
+  return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, focus: focusOf(step), just, caption: gettext("Scorecards at this step"), wrap: true });
+}
+
+// The seat whose columns a step shows: the one it is about, or at the end the winner.
+const focusOf = (step) => step.seat ?? step.winners?.[0] ?? null;
+
+// A card scrolled sideways keeps its place unless the step's seat is out of view there: then
+// it scrolls just far enough to show that seat's columns.
+function showSeat(seat) {
+  if (seat === null) return;
+  for (const wrap of $("card").querySelectorAll(".scorecard-wrap")) {
+    const head = wrap.querySelector(`th.seat-head[data-seat="${seat}"]`);
+    if (!head || !scrolls(wrap)) continue;
+    const box = wrap.getBoundingClientRect();
+    const names = wrap.querySelector("th.box-col")?.getBoundingClientRect().width ?? 0;
+    const at = head.getBoundingClientRect();
+    if (at.left < box.left + names) wrap.scrollLeft -= box.left + names - at.left;
+    else if (at.right > box.right) wrap.scrollLeft += at.right - box.right;
+  }
 }
 
 // The card is drawn again at each step it changes: the keyboard stays on the box name it was on
@@ -144,6 +162,7 @@ function show(i, { focus = false } = {}) {
   $("step-verdict").hidden = !verdict;
   $("step-verdict").className = `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`;
   drawCard(cardHtml(step, cardsAt[index], activeAt[index]));
+  showSeat(focusOf(step));
   const pressed = document.activeElement;
   $("first").disabled = $("prev").disabled = index === 0;
   $("last").disabled = $("next").disabled = index === steps.length - 1;

@@ -185,6 +185,31 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     assert page.errors == []
 
 
+def test_the_replay_of_eight_players_keeps_the_step_s_seat_and_at_the_end_the_winner_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Eight players' card is wider than a laptop's place for it: it scrolls sideways."""
+    code = finished_game(live_site, players=8)
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    in_view = """seat => { const wrap = document.querySelector('#card .scorecard-wrap');
+      const head = wrap.querySelector(`th.seat-head[data-seat="${seat}"]`).getBoundingClientRect();
+      const box = wrap.getBoundingClientRect();
+      return wrap.scrollWidth > wrap.clientWidth && head.left >= box.left - 1 && head.right <= box.right + 1; }"""
+    page.keyboard.press("End")
+    winner = re.match(r"P(\d) wins", step_text(page))
+    assert winner, step_text(page)
+    assert page.evaluate(in_view, int(winner.group(1)))
+    # Scrolled away from it, the next step about a seat brings that seat back.
+    page.click("#first")
+    page.evaluate("document.querySelector('#card .scorecard-wrap').scrollLeft = 10000")
+    while not re.match(r"P0 ", step_text(page)):
+        page.click("#next")
+    assert page.evaluate(in_view, 0)
+    assert page.errors == []
+
+
 def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violations(
     live_site: LiveSite, new_page: Any, tmp_path: Path
 ) -> None:
