@@ -234,6 +234,9 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
             "ts => ts.filter(t => t.scrollWidth > t.parentElement.clientWidth + 1).map(t => t.scrollWidth)",
         )
         assert wide == [], (width, wide)
+        # On a phone each choice is a block whose first line reads "Round 1 · 1 4 1 2 4", as at game over.
+        between = page.eval_on_selector("table.costly td.c-dice", "td => getComputedStyle(td, '::before').content")
+        assert ("·" in between) == (width < 640), (width, between)
         page.locator("table.costly").first.scroll_into_view_if_needed()
         shot(page, f"replay-{width}-review")
     page.set_viewport_size({"width": 1280, "height": 900})
