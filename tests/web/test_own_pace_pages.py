@@ -95,6 +95,9 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     page = ana.get("/games").content.decode()
     rows = re.findall(r'<li class="game-row( yours)?" data-code="([^"]+)"', page)
     assert rows == [(" yours", mine), ("", theirs)]
+    # Each code grouped as on every other page, to read out or type: abcd-efgh-jk.
+    shown = re.findall(r'<span class="game-code code muted">([^<]+)</span>', page)
+    assert shown == [f"{code[:4]}-{code[4:8]}-{code[8:]}" for code in (mine, theirs)]
     assert "Your move" in page and "Ben to move" in page and "Round 1 of 13" in page
     assert "at your own pace, 1 day a move" in page and "at your own pace, 3 days a move" in page
     assert re.search(r"23 hours left|1 day left", page)
