@@ -317,6 +317,12 @@ def test_the_fairness_page_checks_a_finished_game() -> None:
     page = Client().get(f"/r/{game.code}/fairness").content.decode()
     assert game.server_seed in page
     assert "✓ All 13 rolls re-derived" in page and "✗" not in page
+    # The way to the replay is a button with what it shows beside it, not a colon stuck to the button.
+    assert "</a>:" not in page
+    assert re.search(
+        r'<p class="replay-offer"><a class="btn btn-primary" href="/r/\w+/replay">Watch the replay</a> <span>',
+        page,
+    )
 
 
 def test_the_fairness_page_of_a_room_everyone_left_before_the_start_says_the_game_never_started() -> None:
