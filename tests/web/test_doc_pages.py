@@ -14,10 +14,10 @@ from django.test import Client
 import bots
 from games import services
 from games.domain.rules import RULESETS
-from games.scheduling import botplay
 from games.store.models import Game
 from games.store.selectors import game_state
-from tests.factories import open_room, play_to_end, score_first_legal
+from tests.factories import open_room, play_to_end
+from tests.services.test_bots import left_seat_outscores_the_player_who_stayed
 
 pytestmark = pytest.mark.django_db
 
@@ -71,23 +71,7 @@ def test_the_rules_page_says_a_seat_a_computer_took_over_ranks_after_the_players
     """A player leaves, the host hands the seat to a computer, which ends with the best total: the
     player who stayed wins (Room.ranks), as the FAQ says in every language."""
     bots.tables.table("official", build=True)
-    table = open_room(2)
-    score_first_legal(table)
-    score_first_legal(table)
-    services.game_leave(
-        code=table.code, controller=table.controllers[1], seat=1, expected_version=table.version(), action_id="bye"
-    )
-    services.game_replace_with_bot(
-        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id="on"
-    )
-    while table.game.status == Game.Status.PLAYING:
-        if table.game.room.rules.current == 1:
-            assert botplay.step(table.code, table.version())
-        else:
-            score_first_legal(table)
-    game = table.game
-    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
-    assert totals[1] > totals[0], totals
+    game = left_seat_outscores_the_player_who_stayed()
     assert game_state(game)["winners"] == [0]
     for language in LANGUAGES:
         assert RANKS_AFTER_THOSE_WHO_STAYED[language] in rules_text(language), language
