@@ -73,6 +73,12 @@ class Seat(msgspec.Struct, frozen=True):
         return self.human or bool(self.away_controller)
 
     @property
+    def persons_controller(self) -> str:
+        """The browser of the seat's person: its own, or the one a computer keeps the seat for ("" for a
+        computer's own seat)."""
+        return self.controller if self.human else self.away_controller
+
+    @property
     def given_up(self) -> bool:
         """Out of the game as its player has it: they left (or were taken out), whether or not a
         computer plays the seat on since."""

@@ -246,7 +246,7 @@ def require_host(game: Game, controller: str, *, takeover: bool = False) -> None
         raise RuleViolation(NOT_HOST, "Only the host can do that.")
     if host is not None:
         entry = room.seats[host]
-        person = entry.controller if entry.human else entry.away_controller
+        person = entry.persons_controller
         if present(game, host) or (game.pace != Game.Pace.OWN and presence.left_lately(game, person)):
             raise RuleViolation(NOT_HOST, "Only the host can do that.")
     seat = room.seats[mine[0]]

@@ -188,7 +188,7 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
                 ALREADY_MUTED if muted else NOT_MUTED, f"{entry.name} is {'muted' if muted else 'not muted'} already."
             )
         room = game.room.with_seat(seat, muted=muted)
-        person = entry.controller if entry.human else entry.away_controller
+        person = entry.persons_controller
         if not muted and person in room.muted_spectators:
             # Muted as a spectator before they took the seat: the host lets this person speak again.
             room = room.spectator_muted(person, False)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.db import transaction
 from django.utils import timezone
 
@@ -186,7 +184,7 @@ def _seed_seats(code: str, controller: str, seed: str) -> None:
         ).update(client_seed=seed)
 
 
-def _rematch_host(old: Game, seats: list[Seat], mine: list[Seat], person: Callable[[Seat], str]) -> Seat:
+def _rematch_host(old: Game, seats: list[Seat], mine: list[Seat]) -> Seat:
     """The seat of the rematch's host: the asking browser's first (``mine``), unless the host muted
     one of its seats. A muted player made host would have nobody to mute them (the host's own
     seat cannot be muted): another player not muted hosts it then, the game's host first, and
@@ -196,8 +194,9 @@ def _rematch_host(old: Game, seats: list[Seat], mine: list[Seat], person: Callab
     if not any(s.muted for s in mine) or any(s.player == old.host_id for s in mine):
         return mine[0]
     here = connected_controllers(old)
-    others = [s for s in seats if person(s) and person(s) != person(mine[0]) and not s.muted]
-    others.sort(key=lambda s: (person(s) not in here, s.player != old.host_id))  # stable: in seat order
+    asker = mine[0].persons_controller
+    others = [s for s in seats if s.persons_controller and s.persons_controller != asker and not s.muted]
+    others.sort(key=lambda s: (s.persons_controller not in here, s.player != old.host_id))  # stable: in seat order
     return others[0] if others else mine[0]
 
 
@@ -217,10 +216,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             raise RuleViolation(NOT_OVER, "A rematch can be asked for when the game is over.")
         seats = [s for s in old.room.seats if s.active]
 
-        def person(s: Seat) -> str:  # the browser of the seat's person (a computer keeps an away one's)
-            return s.controller if s.human else s.away_controller
-
-        mine = [s for s in seats if controller and person(s) == controller]
+        mine = [s for s in seats if controller and s.persons_controller == controller]
         if not controller or not mine:
             raise RuleViolation(NOT_A_PLAYER, "Only the players of this game can ask for a rematch.")
         rematch = Game.objects.filter(code=old.room.rematch).first() if old.room.rematch else None
@@ -231,10 +227,10 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 _seed_seats(rematch.code, controller, seed)
             return rematch
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
-        first = _rematch_host(old, seats, mine, person)
+        first = _rematch_host(old, seats, mine)
         host = _create(
             name=first.name,
-            controller=person(first),
+            controller=first.persons_controller,
             # The asker's seed (made here if their browser sent none, as for a new room); another
             # player hosting it (the asker was muted) brings their own browser's when they follow
             # the rematch, as every other seat does: the server makes up none for them.
@@ -249,7 +245,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         )
         new = host.game
         # The same room's next game: the spectators the host muted stay muted there (but its host).
-        hushed = [token for token in old.room.muted_spectators if token != person(first)]
+        hushed = [token for token in old.room.muted_spectators if token != first.persons_controller]
         for token in hushed:
             record(
                 new,
@@ -280,17 +276,17 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 new,
                 new.room,
                 name=name,
-                controller=person(seat) if away else seat.controller,
+                controller=seat.persons_controller if away else seat.controller,
                 client_seed="",
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
                 # The same people's next table: the host's mute holds there.
-                muted=seat.muted or person(seat) in hushed,
+                muted=seat.muted or seat.persons_controller in hushed,
             )
             joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:
                 joined["bot"] = seat.level
-            if seat.muted or person(seat) in hushed:
+            if seat.muted or seat.persons_controller in hushed:
                 joined["muted"] = True
             record(
                 new,

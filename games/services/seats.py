@@ -163,7 +163,7 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
             # of the browser as a spectator too.
             if new_host.muted:
                 room = room.with_seat(room.seats.index(new_host), muted=False)
-            person = new_host.controller if new_host.human else new_host.away_controller
+            person = new_host.persons_controller
             if person in room.muted_spectators:
                 room = room.spectator_muted(person, False)
     if not room.humans_left() and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
