@@ -85,6 +85,8 @@ KEPT = timedelta(days=14)
 WORKER_RETRY = 1.0
 WORKER_RETRY_MOST = 60.0
 REMINDER_AT = 4  # the reminder goes when 1/REMINDER_AT of the time per move is left
+
+
 HELD = timedelta(minutes=1)  # the least a reminder waits for the player's open tabs to close
 # A resume tells the player to move again unless their "your turn" of this turn was sent (or
 # dropped, the room open) less than this ago: a host pausing and resuming over and over does
@@ -97,6 +99,14 @@ PUSH_TIMEOUT = 10  # seconds a push service has to answer
 # notice's sending take minutes.
 PUSH_PER_CONTROLLER = 10
 STOP_SALT = "games.services.notices.stop"
+
+
+def remind_at(game: Game) -> datetime | None:
+    """When the reminder of the move ``game`` waits for is due: a quarter of the time per move before
+    its deadline (None: no deadline)."""
+    if game.turn_deadline is None:
+        return None
+    return game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
 
 
 # --- owing: inside the move's transaction --------------------------------------------------
@@ -120,8 +130,8 @@ def owe(game: Game, owed: Owed) -> None:
                     text=owed.text, event=owed.event, due_at=now,
                 )
             )  # fmt: skip
-        if game.turn_timer and game.turn_deadline is not None:
-            due = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
+        due = remind_at(game) if game.turn_timer else None
+        if due is not None:
             notices.append(
                 Notice(
                     game=game, player_id=owed.player_id, kind=Notice.Kind.REMINDER, turn=owed.turn,
@@ -256,14 +266,13 @@ def send_notice(notice_id: int, due: str | None = None) -> str:
             notice.done_at, notice.outcome = now, why_not
             notice.save(update_fields=["done_at", "outcome"])
             return why_not
-        if notice.kind == Notice.Kind.REMINDER and game.turn_deadline is not None:
-            remind_at = game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT)
-            if remind_at > now + timedelta(seconds=30):
-                # The deadline moved later (a pause, staff extending it): remind then instead.
-                notice.due_at = remind_at
-                notice.save(update_fields=["due_at"])
-                queue(notice)
-                return "not due yet"
+        later = remind_at(game) if notice.kind == Notice.Kind.REMINDER else None
+        if later is not None and later > now + timedelta(seconds=30):
+            # The deadline moved later (a pause, staff extending it): remind then instead.
+            notice.due_at = later
+            notice.save(update_fields=["due_at"])
+            queue(notice)
+            return "not due yet"
         sight = in_sight(notice, game, now)
         if sight.seen and notice.kind == Notice.Kind.TURN:
             # The page itself said whose turn it is (its title, the chime) where the player looks:
@@ -308,9 +317,8 @@ def resumed(game: Game) -> None:
     """
     now = timezone.now()
     for notice in Notice.objects.filter(game=game, done_at=None, due_at=PAUSED):
-        due = now
-        if notice.kind == Notice.Kind.REMINDER and game.turn_timer and game.turn_deadline is not None:
-            due = max(now, game.turn_deadline - timedelta(seconds=game.turn_timer / REMINDER_AT))
+        later = remind_at(game) if notice.kind == Notice.Kind.REMINDER and game.turn_timer else None
+        due = max(now, later) if later is not None else now
         # The game goes on from now: a page that showed the paused room told the player nothing of that.
         notice.due_at, notice.owed_at = due, now
         notice.save(update_fields=["due_at", "owed_at"])
