@@ -613,11 +613,21 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
             subscription.delete()
         else:
             log.warning("push to subscription %s failed: %s", subscription.pk, status or exc)
+            _failing(subscription)
         return False
     except Exception:
         log.exception("push to subscription %s failed", subscription.pk)
+        _failing(subscription)
         return False
+    if subscription.failing_since is not None:
+        PushSubscription.objects.filter(pk=subscription.pk).update(failing_since=None)
     return True
+
+
+def _failing(subscription: PushSubscription) -> None:
+    """Note when pushes to ``subscription`` began to fail: one failing for long is swept (games.services.sweeps)."""
+    if subscription.failing_since is None:
+        PushSubscription.objects.filter(pk=subscription.pk, failing_since=None).update(failing_since=timezone.now())
 
 
 # --- the keys and the endpoints ------------------------------------------------------------------

@@ -429,6 +429,9 @@ class PushSubscription(models.Model):
     # its pushes are worded in it.
     language = models.CharField(max_length=8, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Since when every push to it has failed (None: the last one went, or none was tried yet);
+    # the sweep deletes one failing for ``PUSH_FAILING_DAYS`` (games.services.sweeps).
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"push to {self.endpoint[:60]}"

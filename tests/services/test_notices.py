@@ -626,6 +626,24 @@ def test_a_push_service_that_says_gone_deletes_the_subscription(push: PushServic
     assert Notice.objects.get().outcome == "sent: e-mail"
 
 
+def test_a_subscription_whose_pushes_fail_is_marked_failing_until_one_goes(push: PushService) -> None:
+    """The sweep deletes one every push to which has failed for PUSH_FAILING_DAYS (games.services.sweeps)."""
+    table = own_pace_room(seconds=0)
+    opted_in(table, 1, push)
+    subscription = PushSubscription.objects.get()
+    notice = Notice(game=table.game, seat=1, turn=1, kind=Notice.Kind.TURN)
+    letter = notices.letter(notice, table.game)
+    push.answer = 500
+    assert not notices.send_push(subscription, letter, notice)
+    first = PushSubscription.objects.get().failing_since
+    assert first is not None
+    assert not notices.send_push(PushSubscription.objects.get(), letter, notice)
+    assert PushSubscription.objects.get().failing_since == first  # since the first failure, not the last
+    push.answer = 201
+    assert notices.send_push(PushSubscription.objects.get(), letter, notice)
+    assert PushSubscription.objects.get().failing_since is None
+
+
 def test_one_click_stops_e_mails_or_one_device(push: PushService) -> None:
     table = own_pace_room(seconds=0)
     user, _ = opted_in(table, 1, push)
