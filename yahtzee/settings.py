@@ -38,6 +38,13 @@ def envint(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
 
 
+def envdays(name: str, default: int) -> int:
+    value = envint(name, default)
+    if value < 0:
+        raise ImproperlyConfigured(f"{name}={value} is a number of days: 0 (keep for ever) or more.")
+    return value
+
+
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -329,6 +336,18 @@ COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 SCHEDULER = os.environ.get("SCHEDULER", "all")
 SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
 SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
+# The sweeps (games/services/sweeps.py): what nothing will read again, deleted by the scheduler
+# that sweeps (SCHEDULER=all) once every SWEEP_EVERY seconds across all the site's processes, in
+# transactions of at most SWEEP_BATCH rows. ROOMS_NEVER_STARTED_DAYS: a room whose game never
+# started, with no join, chat line, visit or other action for this many days; SIGN_IN_LOG_DAYS:
+# django-axes' log of sign-ins (its attempts past the cool-off go at once); PUSH_FAILING_DAYS: a
+# push subscription every push to which has failed for this long. 0 keeps that kind for ever.
+# Finished games and their Move log are the site's history and never swept.
+SWEEP_EVERY = float(os.environ.get("SWEEP_EVERY") or 3600)
+SWEEP_BATCH = max(1, envint("SWEEP_BATCH", 500))
+ROOMS_NEVER_STARTED_DAYS = envdays("ROOMS_NEVER_STARTED_DAYS", 30)
+SIGN_IN_LOG_DAYS = envdays("SIGN_IN_LOG_DAYS", 90)
+PUSH_FAILING_DAYS = envdays("PUSH_FAILING_DAYS", 30)
 # What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
 # 1 runs it in the committing thread, right after the commit (the unit tests do).
 FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)

@@ -6,7 +6,8 @@ ASGI lifespan's startup, or at the first connection under Daphne, which sends no
 action that makes a room due makes a timers-only one on the loop that ran it, so computer
 players and timeouts still follow without a sweep.
 
-Modes (``SCHEDULER``): ``all`` sweeps every ``SCHEDULER_POLL`` seconds and keeps timers;
+Modes (``SCHEDULER``): ``all`` sweeps every ``SCHEDULER_POLL`` seconds and keeps timers, and runs
+the sweeps of what nothing reads any more when a round is due (``work.sweep_if_due``);
 ``local`` keeps only the timers of rooms this process committed (web workers beside a
 ``run_scheduler`` process) and still beats; ``off`` does nothing (tests that drive the
 services by hand).
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
 import weakref
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +39,9 @@ from games.services import events, processes
 log = logging.getLogger(__name__)
 
 BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
+# Seconds between two asks whether the sweeps are due (work.sweep_if_due: once every SWEEP_EVERY
+# across the site), never more often than SWEEP_EVERY.
+SWEEP_ASK_EVERY = 60.0
 SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.services.processes)
 
 
@@ -51,6 +56,11 @@ class Scheduler:
         # Follow-ups (counting a game runs the coach's review of it: tenths of a second) run in
         # a thread of their own, never in the database thread the actions wait for.
         self._followups = ThreadPoolExecutor(max_workers=1, thread_name_prefix="followups")
+        # The sweeps delete in many short transactions (minutes of them for a large backlog): in a
+        # thread of their own too, one round at a time.
+        self._sweeps = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sweeps")
+        self._sweeping: asyncio.Task[None] | None = None
+        self._sweep_asked: float | None = None
 
     # -- from any thread -----------------------------------------------------------------
 
@@ -75,6 +85,7 @@ class Scheduler:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._main = None
         self._followups.shutdown(wait=False, cancel_futures=True)
+        self._sweeps.shutdown(wait=False, cancel_futures=True)
 
     def pending(self) -> list[asyncio.Task[Any]]:
         return list(self._tasks)
@@ -128,6 +139,28 @@ class Scheduler:
         finally:
             self._following.discard(code)
 
+    def _ask_sweep(self) -> None:
+        """Run the sweeps if they are due, beside the sweep for due rooms, never two rounds at once."""
+        now = time.monotonic()
+        every = min(SWEEP_ASK_EVERY, settings.SWEEP_EVERY)
+        if self._sweep_asked is not None and now - self._sweep_asked < every:
+            return
+        if self._sweeping is not None and not self._sweeping.done():
+            return
+        self._sweep_asked = now
+        self._sweeping = self.loop.create_task(self._sweep(), name="sweeps")
+        self._tasks.add(self._sweeping)
+        self._sweeping.add_done_callback(self._tasks.discard)
+
+    async def _sweep(self) -> None:
+        try:
+            if transport.current().pool is None:
+                await db_async(work.sweep_if_due)()  # an in-memory SQLite database: its one thread (as _follow)
+            else:
+                await self.loop.run_in_executor(self._sweeps, _sweeps_thread)
+        except Exception:
+            log.exception("the sweeps failed; they run again when next due")
+
     def serving_now(self, serving: set[str]) -> None:
         """The other serving processes at this beat: a new one may be the worker the proxy sends
         some of this process's rooms to again (games.realtime.routes asks their pages)."""
@@ -155,6 +188,8 @@ class Scheduler:
                     code, outcome = claimed
                     if outcome == work.FOLLOWUPS:
                         self._spawn(self._follow(code))
+                if self.sweep:
+                    self._ask_sweep()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -165,6 +200,14 @@ class Scheduler:
 def _followups_thread(code: str) -> None:
     try:
         work.run_followups(code)
+    finally:
+        close_old_connections()
+
+
+def _sweeps_thread() -> None:
+    try:
+        close_old_connections()
+        work.sweep_if_due()
     finally:
         close_old_connections()
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from games.domain.rules import RuleViolation
 from games.scheduling import botplay
-from games.services import clock_expire, clock_outage, clock_set_back, notices, signals
+from games.services import clock_expire, clock_outage, clock_set_back, notices, signals, sweeps
 from games.services.deadline import bot_to_play, next_due, running
 from games.store import moves
 from games.store.models import Game, Heartbeat
@@ -39,6 +39,7 @@ REFUSED_RETRY = timedelta(seconds=60)
 # that overlap do no harm (the receivers are idempotent), so the lease is short.
 FOLLOWUPS_LEASE = timedelta(seconds=10)
 BEAT = "scheduler"
+SWEPT = "sweeps"  # the Heartbeat row of when the sweeps (games.services.sweeps) last ran
 
 
 def _claim(rooms: QuerySet[Game], now: datetime) -> Game | None:
@@ -229,3 +230,21 @@ def _forget(codes: list[str]) -> None:
 def _database_now() -> datetime:
     """The database's clock now (PostgreSQL's statement time, not its transaction's)."""
     return Heartbeat.objects.filter(name=BEAT).annotate(clock=Now()).values_list("clock", flat=True).get()
+
+
+def sweep_if_due(now: datetime | None = None) -> dict[str, dict[str, int]] | None:
+    """Run the sweeps (games.services.sweeps) if no process has for ``SWEEP_EVERY`` seconds; None if one has.
+
+    The round is claimed with one conditional update of its Heartbeat row, which only one process
+    can make: another that tries at the same moment (PostgreSQL lets it wait for the first, then
+    finds the row moved on; SQLite takes one writer at a time) runs nothing. The sweeps then run
+    in transactions of their own, so no lock is held on the row meanwhile.
+    """
+    now = now or timezone.now()
+    last = now - timedelta(seconds=settings.SWEEP_EVERY)
+    with transaction.atomic():
+        Heartbeat.objects.get_or_create(name=SWEPT, defaults={"at": last})
+        claimed = Heartbeat.objects.filter(name=SWEPT, at__lte=last).update(at=now)
+    if not claimed:
+        return None
+    return sweeps.sweep(now)

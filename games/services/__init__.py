@@ -14,6 +14,8 @@
   extending a move's time (``waiting``: whose move a game waits for and the notice it owes,
   kept by every recorded action).
 - ``subscriptions``: who is told when it is their turn (Web Push, e-mail) and the one-click stop.
+- ``sweeps``: what nothing reads any more, deleted (rooms never started, the sign-in log, push
+  subscriptions that fail); the scheduler runs them.
 
 Every service is one ``transaction.atomic`` block that locks the Game row with
 ``select_for_update``, checks the caller and the expected version, asks the pure rules,

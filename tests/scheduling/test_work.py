@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
@@ -22,7 +23,7 @@ from games.scheduling import work
 from games.services import signals
 from games.services.replay import replay_steps
 from games.store import moves
-from games.store.models import Game, Heartbeat, Move, Notice
+from games.store.models import Game, Heartbeat, Move, Notice, Player
 from tests.factories import Table, open_room, own_pace_room, play_to_end, play_turn, score_first_legal, timed_room
 
 pytestmark = pytest.mark.django_db
@@ -451,3 +452,48 @@ def test_a_clock_set_back_moves_back_the_reminders_and_the_follow_up_leases_set_
     # Queued again for its new time: the task queued before waits the hour out.
     assert DBTaskResult.objects.filter(run_after=moved.due_at).count() == 1
     assert moved.due_at == table.game.turn_deadline - timedelta(hours=6)
+
+
+def test_the_sweeps_run_once_every_sweep_every_seconds_whichever_process_asks(settings) -> None:
+    """Each process's scheduler asks; the round is the first asker's, and the next is due SWEEP_EVERY later."""
+    settings.SWEEP_EVERY = 3600
+    lobby = open_room(2, start=False)
+    start = timezone.now()
+    assert work.sweep_if_due(now=start) is not None  # the first round ever: at once
+    assert work.sweep_if_due(now=start) is None  # another process, the same moment
+    assert work.sweep_if_due(now=start + timedelta(minutes=59)) is None
+    # Forty days later the room never started is swept; it had been kept by the round before.
+    later = start + timedelta(days=40)
+    done = work.sweep_if_due(now=later)
+    assert done is not None and done["rooms never started"]["rooms"] == 1
+    assert not Game.objects.filter(code=lobby.code).exists()
+    assert work.sweep_if_due(now=later + timedelta(seconds=1)) is None
+    assert Heartbeat.objects.get(name=work.SWEPT).at == later
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_scheduler_that_sweeps_runs_the_sweeps_with_nobody_connected(settings) -> None:
+    from asgiref.sync import sync_to_async
+
+    settings.SCHEDULER_POLL = 0.05
+
+    def lobby_unused_for_a_month() -> str:
+        lobby = open_room(2, start=False)
+        month = timedelta(days=31)
+        Game.objects.filter(code=lobby.code).update(created_at=F("created_at") - month)
+        Move.objects.filter(game__code=lobby.code).update(created_at=F("created_at") - month)
+        Player.objects.filter(game__code=lobby.code).update(joined_at=F("joined_at") - month)
+        return lobby.code
+
+    code = await sync_to_async(lobby_unused_for_a_month)()
+    gone = sync_to_async(lambda: not Game.objects.filter(code=code).exists())
+    scheduling.start("all")
+    try:
+        for _ in range(200):
+            if await gone():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    assert await gone()

@@ -275,3 +275,21 @@ def test_many_threads_racing_one_roll_apply_it_once() -> None:
         assert game.snapshot["rolls"] == 1
         assert game.snapshot["rules"]["turn"]["rolls_used"] == 1
     assert contended >= needed, f"the calls overlapped in only {contended} of {rounds} rounds"
+
+
+def test_two_schedulers_asking_for_the_sweeps_at_once_run_them_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.scheduling import work
+    from games.services import sweeps
+    from games.store.models import Heartbeat
+
+    runs: list[int] = []
+    monkeypatch.setattr(sweeps, "sweep", lambda now: runs.append(1) or {})
+    contended = 0
+    for round_ in range(ROUNDS):
+        Heartbeat.objects.filter(name=work.SWEPT).delete()
+        before = len(runs)
+        outcomes = race(work.sweep_if_due, work.sweep_if_due)
+        contended += overlapped(outcomes)
+        assert len(runs) - before == 1, f"round {round_}: the sweeps ran {len(runs) - before} times"
+        assert [o.value is not None for o in outcomes].count(True) == 1
+    assert_raced(contended, ROUNDS)
