@@ -21,11 +21,12 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 from django.utils.functional import Promise
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from games.domain import errors
@@ -103,16 +104,19 @@ def error_page(
     message: str | Promise | None = None,
     title: str | Promise | None = None,
     room: str | None = None,
+    more: str = "",
 ) -> HttpResponse:
     """The styled page for ``status``, with ``message`` in place of the usual sentence.
 
-    ``room``: the code of a room the page links back to (an address under the room's own).
+    ``room``: the code of a room the page links back to (an address under the room's own);
+    ``more``: a paragraph after the message.
     """
     default_title, default_message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
     context = {
         "status": status,
         "title": str(title or default_title),
         "message": str(message or default_message),
+        "more": more,
         "room": room,
     }
     page: str
@@ -139,7 +143,19 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
         return error_page(request, 404)
     if wants_json(request):
         return error_json(errors.NO_ROOM, NO_ROOM, 404)
-    return error_page(request, 404, NO_ROOM)
+    return error_page(request, 404, NO_ROOM, more=rooms_swept())
+
+
+def rooms_swept() -> str:
+    """Why the link to a room may lead nowhere now: rooms never started are swept (games.services.sweeps)."""
+    days: int = settings.ROOMS_NEVER_STARTED_DAYS
+    if days <= 0:
+        return ""
+    return ngettext(
+        "A room whose game never started is removed once nobody has used it for %(days)d day.",
+        "A room whose game never started is removed once nobody has used it for %(days)d days.",
+        days,
+    ) % {"days": days}
 
 
 def too_many_requests(request: HttpRequest) -> HttpResponse:

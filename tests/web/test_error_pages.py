@@ -28,6 +28,16 @@ def test_a_mistyped_room_code_gets_the_site_s_404_naming_the_room() -> None:
     page = response.content.decode()
     assert_styled(page, 404)
     assert "No room has that code" in page
+    assert "A room whose game never started is removed once nobody has used it for 30 days." in page
+
+
+def test_a_swept_rooms_link_says_rooms_never_started_are_removed_after_the_days_set(settings: Any) -> None:
+    settings.ROOMS_NEVER_STARTED_DAYS = 1
+    page = Client().get("/r/zzzzzzzzzz/").content.decode()
+    assert "removed once nobody has used it for 1 day." in page
+    settings.ROOMS_NEVER_STARTED_DAYS = 0  # kept for ever: nothing is removed, nothing is said
+    page = Client().get("/r/zzzzzzzzzz/").content.decode()
+    assert "No room has that code" in page and "removed" not in page
 
 
 @pytest.mark.parametrize("name", ["state.json", "log.json", "review.json"])
