@@ -527,21 +527,28 @@ def _hand_over_ended(codes: list[str], controller: str, to: str) -> list[str]:
     """``seats_hand_over`` of the games over among ``codes``: one transaction, their rows locked and
     written together, and their seats' Player rows in one statement per column.
 
-    A game over changes no more (nothing is played, no notice is owed, no clock runs): it gets no
-    Move and its room is not told. Its version still moves on, so that a copy of its row a process
-    kept (``games.store.moves``) is not written back over the new tokens.
+    A game over changes no more (nothing is played, no notice is owed, no clock runs) and its room
+    is not told. Its version moves on, so that a copy of its row a process kept
+    (``games.store.moves``) is not written back over the new tokens, with a ``claim`` Move as a live
+    game's: the log has a Move for each version (the admin's review lists the claim). The Moves go in
+    in one statement for all the games, as their rows do.
     """
     if not codes:
         return []
     with transaction.atomic():
         changed = []
+        claims: list[Move] = []
         for game in Game.objects.select_for_update().filter(code__in=codes, status__in=Game.OVER).order_by("pk"):
             room, seats, hushed = _handed_all(game, controller, to)
             if seats or hushed:
                 game.room = room
                 game.version += 1
                 changed.append(game)
+                claims.append(
+                    Move(game=game, seq=game.version, kind=Move.Kind.CLAIM, payload={"seats": seats}, actor=to)
+                )
         Game.objects.bulk_update(changed, ["snapshot", "version"], batch_size=HANDED_AT_ONCE)
+        Move.objects.bulk_create(claims, batch_size=HANDED_AT_ONCE)
         rows = Player.objects.filter(game__in=[game.pk for game in changed], seat__isnull=False)
         for column in ("controller", "away_controller", "left_controller"):  # as ``players.follow`` writes them
             rows.filter(**{column: controller}).update(**{column: to})

@@ -480,6 +480,10 @@ def _event(move: Move, seats: Sequence[Seat]) -> dict[str, Any]:
         details.append(f"{len(p.get('players', []))} players")
     elif isinstance(seat, int):
         details.append(f"seat {seat + 1} ({name})")
+    elif move.kind == Move.Kind.CLAIM:
+        # The seats a browser's sign-in handed to the account (none: only its spectator's lines).
+        claimed = [s for s in p.get("seats", []) if isinstance(s, int) and 0 <= s < len(seats)]
+        details.append(", ".join(f"seat {s + 1} ({seats[s].name})" for s in claimed) or "chat lines as a spectator")
     if move.kind == Move.Kind.TIMEOUT:
         details.append(f"timeout {p.get('streak', 1)} in a row")
     elif move.kind == Move.Kind.MUTE and p.get("spectator"):

@@ -141,9 +141,10 @@ def signing_up_after(games_over: int, username: str) -> tuple[Client, list[str],
 
 def test_signing_in_a_browser_with_many_games_over_costs_no_query_a_game() -> None:
     """A player who played a thousand games without an account signs up in a few queries, not a
-    transaction, a lock, a claim Move and a word to the room for each game: the games over are handed
-    to the account together. Their seats are the account's all the same, their versions move on
-    (a copy of the row a process kept is not written back over them), and their logs are as played."""
+    transaction, a lock and a word to the room for each game: the games over are handed to the
+    account together. Their seats are the account's all the same, their versions move on (a copy
+    of the row a process kept is not written back over them), each with its claim Move, and their
+    logs replay as played."""
     _, _, few = signing_up_after(1, "few")
     browser, codes, many = signing_up_after(30, "many")
     assert many - few <= 2, f"29 more games over cost the sign-up {many - few} more queries"
@@ -152,9 +153,31 @@ def test_signing_in_a_browser_with_many_games_over_costs_no_query_a_game() -> No
         assert game.status == Game.Status.ABANDONED
         assert game.room.seats[0].controller == new_token
         assert Player.objects.get(game=game, seat=0).controller == new_token
-        assert game.version == game.moves.order_by("-seq").first().seq + 1  # no Move of its own
-        assert not game.moves.filter(kind=Move.Kind.CLAIM).exists()
+        claim = game.moves.order_by("-seq").first()
+        assert claim.kind == Move.Kind.CLAIM and claim.seq == game.version and claim.payload == {"seats": [0]}
+        assert claim.actor == new_token
         assert replay_game(game).problems == []
+
+
+def test_a_finished_game_signed_in_after_logs_the_claim_its_version_moved_on_for_and_the_review_lists_it() -> None:
+    """A game over handed to the account at sign-in moves on a version as a live one does: with a
+    claim Move at that version, so the log and the admin's review account for every version."""
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    done = finish(room_for([token, services.new_controller()]))
+    before = done.version
+    sign_up(browser, "bea")
+    game = Game.objects.get(pk=done.pk)
+    assert game.version == before + 1
+    assert list(game.moves.values_list("seq", flat=True)) == list(range(1, game.version + 1))
+    claim = game.moves.get(seq=game.version)
+    assert claim.kind == Move.Kind.CLAIM and claim.payload == {"seats": [0]}
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_user("clerk", password=PASSWORD, is_staff=True))
+    page = staff.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    row = re.search(rf"<tr[^>]*>\s*<td[^>]*>{game.version}</td>(.*?)</tr>", page, flags=re.S)
+    assert row is not None, "the review lists no event at the game's last version"
+    assert "Seats taken into a player" in row.group(1) and "seat 1 (" in row.group(1), row.group(1)
 
 
 def test_a_finished_game_signed_in_after_is_the_accounts_to_ask_the_rematch_of() -> None:
