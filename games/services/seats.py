@@ -36,11 +36,11 @@ from games.services.actions import (
     require_host,
     rules_state,
 )
-from games.services.codes import FORMER_PLAYER, NameRefused, clean_client_seed, clean_name, name_key
+from games.services.codes import FORMER_PLAYER, SPECTATOR, NameRefused, clean_client_seed, clean_name, name_key
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import chat_audience, connected_controllers, played_by
+from games.store.selectors import chat_audience, connected_controllers, played_by, spectator_handle
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -477,7 +477,18 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
             room, seats, hushed = _handed_all(game, controller, to)
             # The browser's lines as a spectator are the account's too: the host mutes (or lets
             # speak again) by the handle they show, which is the account's from now on.
-            ChatMessage.objects.filter(game=game, seat__isnull=True, controller=controller).update(controller=to)
+            lines = ChatMessage.objects.filter(game=game, seat__isnull=True, controller=controller)
+            shown = list(lines.filter(hidden=False).values_list("pk", flat=True))
+            lines.update(controller=to)
+            if shown:
+                # Open pages show those lines under the old handle, which mutes nobody now.
+                frame = {
+                    "type": "chat_renamed",
+                    "messages": shown,
+                    "name": SPECTATOR,
+                    "spectator": spectator_handle(code, to),
+                }
+                transaction.on_commit(functools.partial(events.tell, code, frame, chat_audience(game)))
             if seats or hushed:
                 record(
                     game,

@@ -299,11 +299,9 @@ function event(frame) {
       else if (frame.shown) chat.add(frame.shown, false);
       break;
     case "chat_renamed":
-      // A deleted account's lines, under the name its seat now has (in this reader's words).
-      for (const id of frame.messages) {
-        const who = $("chat-list").querySelector(`[data-message="${Number(id)}"] .chat-name`);
-        if (who) who.textContent = playerName(frame.name);
-      }
+      // A deleted account's lines, under the name its seat now has (in this reader's words); a
+      // spectator's who signed in, under the handle the host now mutes them by.
+      chat.renamed(frame.messages, frame.name, frame.spectator);
       break;
     case "reaction":
       showReaction(frame.seat, frame.reaction);

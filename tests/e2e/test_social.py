@@ -612,6 +612,40 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
     assert ann.errors == [] and bob.errors == [] and eve.errors == []
 
 
+def test_a_spectator_who_signs_in_is_muted_from_the_line_the_hosts_open_page_shows(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Eve said something from the rail, then signed up in her tab: her lines are the account's now,
+    and go by its handle. Ann's page, open all along, shows them under that handle, as a reload
+    would: its Mute chat mutes Eve, not "There is no such spectator in this room's chat"."""
+    from tests.e2e.test_accounts import sign_up, username
+
+    ann, eve = new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    eve.goto(url)
+    eve.wait_for_selector("#conn[data-state=connected]")
+    say(eve, "hello from the rail")
+    line = "#chat-list .chat-line.spectator"
+    ann.wait_for_selector(line)
+    before = ann.get_attribute(line, "data-spectator")
+    sign_up(eve, live_site, username("eve"))
+    watcher = new_page()  # a page opened now: the handle the room knows the line by
+    watcher.goto(url)
+    watcher.wait_for_selector(line)
+    now = watcher.get_attribute(line, "data-spectator")
+    assert now and now != before
+    ann.wait_for_function(f"document.querySelector('{line}').dataset.spectator === '{now}'")
+    assert ann.inner_text(f"{line} .chat-name") == "Spectator"
+    eve.goto(url)
+    eve.wait_for_selector("#conn[data-state=connected]")
+    ann.click(f"{line} button.chat-mute")
+    eve.wait_for_selector("#chat-form", state="hidden")
+    assert eve.inner_text("#chat-note") == "The host has muted your chat in this room."
+    ann.wait_for_function(f"document.querySelector('{line} button.chat-mute').textContent === 'Unmute chat'")
+    assert ann.locator("#toast:not([hidden])").count() == 0, ann.inner_text("#toast")
+    assert ann.errors == [] and eve.errors == [] and watcher.errors == []
+
+
 # The host of the lobby leaves: the next player hosts it (as the room's pages would hear it).
 HOST_LEAVES = """
 from games import services

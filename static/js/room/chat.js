@@ -145,6 +145,25 @@ export class ChatPanel {
     if (who && who.textContent !== name) who.textContent = name;
   }
 
+  /** The server names lines ``ids`` anew: ``name`` (the server's English marker, worded for this
+   * reader), and a spectator's lines ``spectator``, the handle their browser goes by now (it signed
+   * in: the account's), which the host's Mute chat sends and the room's mutes list. */
+  renamed(ids, name, spectator = "") {
+    for (const id of ids) {
+      const line = this.lineOf(id);
+      if (!line) continue;
+      const who = line.querySelector(".chat-name");
+      if (!spectator) {
+        if (who) who.textContent = playerName(name);
+        continue;
+      }
+      this.rename(line, { seat: null, name });
+      if (line.dataset.spectator === spectator) continue;
+      line.dataset.spectator = spectator;
+      this.quietly(() => this.moderateLine(line));
+    }
+  }
+
   /** The host's page offers Mute chat on each spectator's line (Unmute chat on a muted one's), and
    * every page marks a muted spectator's lines: ``host``, whether this page may (the host's, the
    * game on), ``muted``, the handles of the spectators muted, ``own``, this browser's handle: the
