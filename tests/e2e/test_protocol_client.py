@@ -63,6 +63,9 @@ window.h = {
     client.start();
     return client;
   },
+  // The device's clock set forward or back (by hand, or by the network's time): Date.now jumps,
+  // time itself (the timers, performance.now) runs on as before.
+  setDeviceClock(ms) { base += ms; },
   socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
   // The server's side of one socket: open it and say hello, as games/realtime/consumer.py does.
   hello(version, seats = [0]) {
@@ -404,7 +407,7 @@ CLOCKED = """<!doctype html><title>liveness</title><script type="module">
 import { RoomClient } from "/static/js/room/protocol.js";
 
 let now = 0;
-const base = Date.now();
+let base = Date.now();
 Date.now = () => base + now;
 performance.now = () => now;
 let nextId = 1;
@@ -457,6 +460,9 @@ window.h = {
     }
     now = end;
   },
+  // The device's clock set forward or back (by hand, or by the network's time): Date.now jumps,
+  // time itself (the timers, performance.now) runs on as before.
+  setDeviceClock(ms) { base += ms; },
   socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
   frame(obj, socket = h.socket()) { socket.emit("message", { data: JSON.stringify(obj) }); },
   hello(version = 3, socket = h.socket()) {
@@ -538,6 +544,24 @@ def test_an_action_sent_into_a_silent_socket_is_given_up_in_time_and_not_kept_fo
     # The unanswered roll, and only it, is sent again as it was (docs/protocol.md: exactly once).
     assert page.evaluate("h.socket().sent") == [{"type": "roll", "version": 3, "id": "p-1"}]
     assert page.evaluate("h.FakeSocket.all.length") == 2
+
+
+def test_setting_the_devices_clock_moves_no_wait_for_an_answer(clocked: Any) -> None:
+    """A chat line sent, then the device's clock put forward an hour: the wait for its echo is
+    not over, and the live socket is kept. Put back an hour, the wait for an answer that never
+    comes still ends in time, and the page gives the dead socket up."""
+    page = clocked
+    page.evaluate("make(); h.advance(1000)")
+    assert page.evaluate("client.sendSocial({type: 'chat', text: 'hi'})") is not None
+    page.evaluate("h.setDeviceClock(3600000); h.advance(6000)")
+    assert page.evaluate("client.status") == "connected"
+    page.evaluate("h.frame({type: 'chat', message: {id: 1}, id: h.socket().sent.at(-1).id})")
+    assert page.evaluate("client.status") == "connected"
+    # Now the other way: sent, the clock put back an hour, and nothing comes back.
+    page.evaluate("h.answer(); client.sendSocial({type: 'chat', text: 'anyone?'})")
+    page.evaluate("h.setDeviceClock(-7200000); h.advance(30000)")  # 25 s, and the 5 s look
+    assert page.evaluate("client.status") != "connected"
+    assert page.evaluate("h.FakeSocket.all[0].closedWith") == 4002
 
 
 def test_a_handshake_that_never_says_hello_is_given_up(clocked: Any) -> None:

@@ -44,7 +44,11 @@ export class RoomClient {
     this.pageId = env.pageId ?? Math.random().toString(36).slice(2, 8);
     this.fetch = env.fetch ?? window.fetch.bind(window);
     this.random = env.random ?? Math.random;
+    // How long the page has been hidden is wall-clock time (a device's sleep counts); the waits
+    // for an answer are deadlines on a monotonic clock, which setting the device's clock does not
+    // move (a clock put forward would give up a live socket, one put back keep a dead one).
     this.now = env.now ?? (() => Date.now());
+    this.clock = env.clock ?? (() => performance.now());
     this.moving = false; // this page closed its socket to connect again at once (the room's own worker, its seats)
     this.socket = null;
     this.connected = false;
@@ -73,7 +77,7 @@ export class RoomClient {
   connect() {
     const socket = new this.WebSocket(this.url);
     this.socket = socket;
-    this.answerBy = this.now() + HELLO_WAIT;
+    this.answerBy = this.clock() + HELLO_WAIT;
     this.setStatus("connecting");
     // A socket given up is closed, but what it still says (or its close, which may come much
     // later) is not heard: a newer socket is the page's.
@@ -121,7 +125,7 @@ export class RoomClient {
 
   /** Nothing heard in time from a socket the page is waiting on: it is given up for a new one. */
   checkAlive() {
-    if (!this.socket || this.answerBy === null || this.now() < this.answerBy) return;
+    if (!this.socket || this.answerBy === null || this.clock() < this.answerBy) return;
     this.replace(CLOSE_SILENT, "no answer");
   }
 
@@ -184,7 +188,7 @@ export class RoomClient {
   probe(fresh = false) {
     if (!this.socket || !this.connected) return; // none, or a handshake under way: HELLO_WAIT holds
     this.send({ type: fresh ? "sync" : "ping" });
-    const by = this.now() + WAKE_WAIT;
+    const by = this.clock() + WAKE_WAIT;
     this.answerBy = this.answerBy === null ? by : Math.min(this.answerBy, by);
     this.setTimeout(() => this.checkAlive(), WAKE_WAIT);
   }
@@ -218,7 +222,7 @@ export class RoomClient {
     // A frame sent starts the wait for an answer: a pong, an action's state or error, the chat
     // line back (a frame the server may leave unanswered, a `back` with no seat to give back, is
     // followed by a ping, which is answered, within PING_EVERY).
-    if (this.answerBy === null) this.answerBy = this.now() + ANSWER_WAIT;
+    if (this.answerBy === null) this.answerBy = this.clock() + ANSWER_WAIT;
   }
 
   /**
