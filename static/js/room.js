@@ -413,15 +413,18 @@ function event(frame) {
       break;
     case "game_over": {
       const names = (frame.winners ?? []).map(v.seatName);
-      const over = names.length > 1
-        ? fmt(gettext("Game over: %(names)s share the win"), { names: list(names) })
-        : names.length ? fmt(gettext("Game over: %(name)s wins"), { name: names[0] }) : gettext("Game over");
-      remember(over, "over");
+      const overWith = (named) => named.length > 1
+        ? fmt(gettext("Game over: %(names)s share the win"), { names: list(named) })
+        : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
+      // What is drawn has each name as a run of its own, in seat order as on the scorecard;
+      // what is read out needs no such marks.
+      const shown = names.map(render.isolated);
+      remember(overWith(shown), "over");
       // Said even to a player typing in the chat, whose keyboard stays there (showResult).
-      announce(`${over}.`);
+      announce(`${overWith(names)}.`);
       if (names.length) {
         const mineWon = (frame.winners ?? []).some(v.isYou);
-        celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: names.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: names[0] }));
+        celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
         if (!ui.muted) fanfare();
       }
       break;

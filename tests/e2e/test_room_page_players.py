@@ -125,6 +125,64 @@ def test_the_end_of_a_pass_and_play_game_brings_the_result_into_view(
     assert page.errors == []
 
 
+# Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
+NAME_LEFT = """([selector, names]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+  return names.map((name) => {
+    const node = nodes.find((n) => n.textContent.includes(name));
+    if (!node) return null;
+    const range = document.createRange();
+    const at = node.textContent.indexOf(name);
+    range.setStart(node, at);
+    range.setEnd(node, at + name.length);
+    return range.getBoundingClientRect().left;
+  });
+}"""
+
+
+def test_a_tie_of_right_to_left_names_is_told_in_seat_order(live_site: LiveSite, new_page: Any) -> None:
+    """Three Hebrew names share the win. "אבי & שרה & דן win!" over the table, and "Game over: אבי,
+    שרה, and דן share the win" in the feed, were drawn with the names the other way round (the "&"
+    or comma between two right-to-left words joins them into one right-to-left run): דן first, as
+    if he sat first. Each name is a run of its own there, as on the game-over panel and the card."""
+    names = ["אבי", "שרה", "דן"]
+    page = new_page(1280, 800, reduced_motion="no-preference")
+    url = create_local(page, live_site, [*names, "Ann"])
+    boxes = boxes_of(page)
+
+    def tie_but_for_anns_last_box(rules: dict[str, Any]) -> None:
+        for seat in (0, 1, 2):  # full cards, 39 each
+            rules["cards"][seat]["columns"][0] = [[box, 3] for box in boxes]
+        # Ann plays the last turn, and even the best Chance leaves her behind.
+        rules["cards"][3]["columns"][0] = [[box, 0] for box in boxes if box != "chance"]
+        rules["current"] = 3
+        rules["turns_played"] = 4 * len(boxes) - 1
+
+    change_rules(live_site, code_of(url), tie_but_for_anns_last_box)
+    reload(page)
+    page.wait_for_selector("#roll")
+    act(page, [page], lambda: page.click("#roll"))
+    score_last_open_box(page)
+    page.wait_for_selector("#celebrate .burst")
+    burst = page.evaluate(NAME_LEFT, ["#celebrate .burst", names])
+    page.wait_for_selector("#feed li.feed-over")
+    feed = page.evaluate(NAME_LEFT, ["#feed li.feed-over", names])
+    panel = page.evaluate(NAME_LEFT, [".winner-line", names])
+    assert page.inner_text("#feed li.feed-over").startswith("Game over: ")
+    assert None not in burst + feed + panel, (burst, feed, panel)
+    assert panel[0] < panel[1] < panel[2], panel  # the game-over panel: already in seat order
+    assert burst[0] < burst[1] < burst[2], (page.inner_text("#celebrate .burst"), burst)
+    assert feed[0] < feed[1] < feed[2], (page.inner_text("#feed li.feed-over"), feed)
+    for scheme in in_each_scheme(page):
+        page.locator("#feed").scroll_into_view_if_needed()
+        shot(page, f"over-right-to-left-tie-{scheme}")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
+
 def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices(
     live_site: LiveSite, new_page: Any
 ) -> None:

@@ -448,9 +448,16 @@ export function cardHtml(view) {
     ${scorecardHtml({ ruleset: rs, seats, cards, current, focus, just: view.justScored, open, caption })}`;
 }
 
+/** A name put in a line as a run of its own (between FSI and PDI, U+2068 and U+2069): two
+ * right-to-left names in a row, with only a comma or "&" between them, keep their order. */
+export const isolated = (name) => `\u2068${name}\u2069`;
+
+/** A feed line's text as HTML, each isolated name drawn as a <bdi> (as the replay draws its steps). */
+const lineHtml = (text) => esc(text).replace(/\u2068([^\u2068\u2069]*)\u2069/g, "<bdi>$1</bdi>");
+
 export function feedHtml(view) {
   if (!view.feed.length) return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><p class="muted feed-empty">${gettext("What everyone does shows here.")}</p>`;
-  const items = view.feed.map((item) => `<li class="feed-${item.kind}">${esc(item.text)}</li>`).join("");
+  const items = view.feed.map((item) => `<li class="feed-${item.kind}">${lineHtml(item.text)}</li>`).join("");
   return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><ol class="feed-list">${items}</ol>`;
 }
 
