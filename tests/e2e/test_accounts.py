@@ -142,6 +142,34 @@ def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite
     assert phone.errors == [] and home.errors == []
 
 
+def test_a_room_tab_left_open_after_signing_out_in_another_stops_offering_the_accounts_turn(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A shared computer: Bea signs out in another tab, her room tab open at her turn. The room
+    counts that tab as a visitor's at once (her seat away), and so does the tab: it no longer
+    offers Roll, which the server would refuse, nor calls the seat hers."""
+    name = username("bea")
+    home = new_page()
+    sign_up(home, live_site, name)
+    url = create_online(home, live_site, "Bea")
+    friend = new_page()
+    join(friend, url, "Cal")
+    home.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(home, [home, friend], lambda: home.click("#start"))
+    home.wait_for_function("!document.getElementById('roll').disabled")
+    other = home.context.new_page()
+    other.goto(live_site.url + "/accounts/logout/")
+    other.click("main form button[type=submit]")
+    other.wait_for_selector("[data-testid=nav-sign-in]")
+    # Not only when the tab next acts, which the server would refuse (it looks at the session then).
+    home.wait_for_selector("#roll", state="detached")
+    home.wait_for_selector("#conn[data-state=connected]")
+    assert home.locator(".seat .tag.you").count() == 0
+    friend.wait_for_selector("#seats .presence.away")
+    other.close()
+    assert home.errors == [] and friend.errors == []
+
+
 def test_a_deleted_accounts_chat_lines_are_renamed_on_the_pages_open_at_the_time(
     live_site: LiveSite, new_page: Any
 ) -> None:

@@ -63,9 +63,6 @@ window.h = {
     client.start();
     return client;
   },
-  // The device's clock set forward or back (by hand, or by the network's time): Date.now jumps,
-  // time itself (the timers, performance.now) runs on as before.
-  setDeviceClock(ms) { base += ms; },
   socket() { return FakeSocket.all[FakeSocket.all.length - 1]; },
   // The server's side of one socket: open it and say hello, as games/realtime/consumer.py does.
   hello(version, seats = [0]) {
@@ -392,6 +389,25 @@ def test_a_tab_told_other_players_by_another_tab_of_its_browser_connects_again_a
     assert page.evaluate("client.myPlayers") == []
     js(page, "client.otherTab([])")
     assert page.evaluate("h.FakeSocket.all.length") == 3
+
+
+def test_a_presence_with_this_pages_seat_away_while_its_socket_is_open_has_it_connect_again_at_once(
+    page: Any,
+) -> None:
+    # The room counts no socket of this browser at its seat, this one open: the browser signed out in
+    # another tab. A new socket is told the seats the browser has now (`you`).
+    seats = "[{seat: 0, status: 'active', kind: 'human'}, {seat: 1, status: 'active', kind: 'bot'}]"
+    js(page, f"h.make(); h.hello(3, [0, 1]); h.frame(h.state(3, {{seats: {seats}}}));")
+    js(page, "h.frame({type: 'presence', seats: {'0': 'connected', '1': 'away'}, spectators: 0})")
+    assert page.evaluate("h.FakeSocket.all.length") == 1  # a seat a computer plays is nobody's at the table
+    js(page, "h.frame({type: 'presence', seats: {'0': 'away', '1': 'away'}, spectators: 1})")
+    assert page.evaluate("h.FakeSocket.all[0].closedWith") == 4003
+    assert page.evaluate("client.status") == "reconnecting" and once_timers(page) == [0]
+    js(page, "h.fire(0); h.socket().emit('open', {}); h.frame({type: 'you', seats: []});")
+    js(page, f"h.frame(h.state(3, {{seats: {seats}}}))")
+    js(page, "h.frame({type: 'presence', seats: {'0': 'away', '1': 'away'}, spectators: 1})")
+    assert page.evaluate("client.mine") == [] and page.evaluate("h.FakeSocket.all.length") == 2
+    assert page.evaluate("client.status") == "connected"
 
 
 # --- a socket that goes silent without closing ---------------------------------------------------

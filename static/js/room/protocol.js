@@ -141,6 +141,15 @@ export class RoomClient {
     }
   }
 
+  /** Whether the room's presence has a seat this page plays, a person's, as away while this socket is open. */
+  notCounted(frame) {
+    if (!this.connected || !this.socket || !frame.seats) return false;
+    return this.mine.some((seat) => {
+      const entry = this.state.seats?.[seat];
+      return entry && entry.status === "active" && entry.kind !== "bot" && frame.seats[String(seat)] === "away";
+    });
+  }
+
   /**
    * The browser was given its session over HTTP (a spectator's token, made when it first posts):
    * this socket, opened without it, cannot post with it, so another is opened at once, with it.
@@ -293,6 +302,13 @@ export class RoomClient {
         break;
       case "presence":
         this.presence = frame;
+        if (this.notCounted(frame)) {
+          // The room counts none of this browser's sockets at a seat this page plays, though
+          // this one is open: the browser signed out in another tab (the server refuses the
+          // seat's actions from here). A new socket is the browser as it is now, with its seats.
+          this.replace(CLOSE_SEATS, "not at its seats", true);
+          return;
+        }
         this.hooks.onPresence?.(frame);
         break;
       case "error":
