@@ -387,6 +387,7 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
         ("post", "/r/{}/rematch"),
         ("post", "/r/{}/roll"),
         ("post", "/r/{}/score"),
+        ("get", "/rooms/find?code={}"),
     ],
 )
 @pytest.mark.usefixtures("limit_clock")

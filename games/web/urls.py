@@ -10,6 +10,8 @@ create_limit = limited(ROOM_CREATE)
 join_limit = limited(ROOM_JOIN)
 notices_limit = limited(NOTICES)
 miss_limit = limited(ROOM_MISS, only_status=404, per_address=True, exempt=views.seat_holder)
+# The home page's field for a code: a code it does not find is a miss too.
+find_limit = limited(ROOM_MISS, only_status=404, per_address=True)
 
 
 def room_lookup(view: View) -> View:
@@ -21,7 +23,7 @@ def room_lookup(view: View) -> View:
 urlpatterns = [
     path("", views.home, name="home"),
     path("rooms/new", create_limit(views.room_create), name="room_create"),
-    path("rooms/find", views.room_find, name="room_find"),
+    path("rooms/find", cross_site_refused(find_limit(views.room_find)), name="room_find"),
     path("games", views.my_games, name="my_games"),
     path("notices/email", notices_limit(views.notices_email), name="notices_email"),
     path("notices/email/confirm/<str:token>", views.notices_email_confirm, name="notices_email_confirm"),

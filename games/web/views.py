@@ -152,11 +152,22 @@ def room_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def room_find(request: HttpRequest) -> HttpResponse:
-    """Open a room from its code or its pasted invite link; anything else gets the home page with the reason."""
+    """Open a room from its code or its pasted invite link; anything else, a code of no room
+    included, gets the home page with the reason beside the field and what was typed in it."""
     form = JoinByCodeForm(request.GET)
-    if form.is_valid():
-        return redirect("room", code=form.cleaned_data["code"])
-    return _home(request, CreateRoomForm(), status=400, join_form=form)
+    if not form.is_valid():
+        return _home(request, CreateRoomForm(), status=400, join_form=form)
+    code = form.cleaned_data["code"]
+    if selectors.room_or_none(code) is not None:
+        return redirect("room", code=code)
+    # Said beside the field with the code as typed, to be put right there: a 404, which the miss
+    # limit counts as it counts the room page's (games/web/urls.py).
+    if len(code) != services.CODE_LENGTH:
+        wrong = _("A room code has %(length)s letters and digits, not %(n)s: check it with whoever sent it.")
+        form.add_error("code", wrong % {"length": services.CODE_LENGTH, "n": len(code)})
+    else:
+        form.add_error("code", _("No room has this code: check it with whoever sent it."))
+    return _home(request, CreateRoomForm(), status=404, join_form=form)
 
 
 def room(request: HttpRequest, code: str) -> HttpResponse:

@@ -25,17 +25,20 @@ def test_the_whole_invite_link_pasted_into_room_code_opens_the_room(live_site: L
     assert friend.errors == []
 
 
-def test_a_link_to_another_site_or_a_stray_slash_gets_a_clear_message_not_a_500(
+def test_a_link_to_another_site_a_stray_slash_or_a_code_of_no_room_gets_a_clear_message_not_a_500(
     live_site: LiveSite, new_page: Any
 ) -> None:
     page = new_page()
-    for typed in ("ab/cd", "https://example.org/lobby/abc", "ab$cd"):
+    for typed in ("ab/cd", "https://example.org/lobby/abc", "ab$cd", "zzzz-zzzz-zz", "abcd-efgh-j"):
         page.goto(live_site.url + "/")
         page.fill("#id_code", typed)
         page.click("#join-h ~ form button[type=submit]")
         page.wait_for_selector("#code-error")
         assert "Server Error" not in page.content()
         assert page.inner_text("#code-error").strip()
+        # What was typed stays, to be put right, and the keyboard is in it.
+        assert page.input_value("#id_code") == typed
+        assert page.evaluate("document.activeElement.id") == "id_code"
         assert page.locator("#id_code").get_attribute("aria-invalid") == "true"
 
 

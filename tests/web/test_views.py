@@ -571,10 +571,31 @@ def test_anything_else_in_the_room_code_field_gets_a_clear_message(typed: str, m
     assert Game.objects.count() == before
 
 
-def test_a_well_shaped_unknown_code_is_a_not_found_page() -> None:
-    response = Client().get("/rooms/find", {"code": "zzzz-zzzz-zz"})
-    assert response.status_code == 302
-    assert Client().get(response["Location"]).status_code == 404
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("zzzz-zzzz-zz", "No room has this code: check it with whoever sent it."),
+        ("https://yahtzee.example.org/r/zzzzzzzzzz/", "No room has this code: check it with whoever sent it."),
+        ("abcd-efgh-j", "A room code has 10 letters and digits, not 9: check it with whoever sent it."),
+        ("abcd-efgh-jkm", "A room code has 10 letters and digits, not 11: check it with whoever sent it."),
+    ],
+)
+def test_a_code_of_no_room_is_refused_beside_the_field_with_what_was_typed(typed: str, message: str) -> None:
+    """Not a page of its own, whose way back leaves the field empty: the code as typed, to be put right."""
+    response = Client().get("/rooms/find", {"code": typed})
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert re.search(r'<div class="error" id="code-error" role="alert">([^<]*)</div>', page).group(1) == message
+    field = re.search(r'<input type="text" name="code"[^>]*>', page, re.S).group(0)
+    assert f'value="{typed}"' in unescape(field) and 'aria-invalid="true"' in field and "autofocus" in field
+    assert "Create room" in page
+
+
+def test_a_code_typed_with_another_length_opens_its_room_if_there_is_one() -> None:
+    game = create(Client())
+    Game.objects.filter(pk=game.pk).update(code="abcdefghjkmn")
+    response = Client().get("/rooms/find", {"code": "ABCD-EFGH-JKMN"})
+    assert response.status_code == 302 and response["Location"] == "/r/abcdefghjkmn/"
 
 
 def local_game(client: Client, players: int, bots: int) -> object:
