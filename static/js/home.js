@@ -88,6 +88,9 @@ function update() {
   checkSeats(isLocal);
 }
 
+// What the server marked wrong, read before the live check of the seats marks anything.
+const served = [...form.querySelectorAll('#form-errors, input[aria-invalid="true"], select[aria-invalid="true"]')];
+
 form.addEventListener("change", update);
 for (const field of [count, bots]) {
   field.addEventListener("input", () => {
@@ -96,3 +99,12 @@ for (const field of [count, bots]) {
   });
 }
 update();
+
+// A form the server refused comes back with the keyboard on the first thing to put right: what is
+// said above the form, or a field marked wrong (read with why: its description). The page opens
+// at its top otherwise, and an error there when the page loads is not announced.
+const refused = served.find((el) => !el.disabled);
+if (refused && (!document.activeElement || document.activeElement === document.body)) {
+  if (refused.id === "form-errors") refused.tabIndex = -1;
+  refused.focus();
+}

@@ -45,6 +45,7 @@ const ui = {
   reconnected: false, // the page has lost a socket since it opened
   host: undefined, // the host's player, as the last state said (a change is told to the table)
   hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
+  joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
 };
 const REACTION_SHOWN = 2500;
 // A player at the table is offered the host's tools that get a stuck game moving once the host's
@@ -923,6 +924,12 @@ function drawLobby(v) {
   if (typed !== undefined && $("join-name")) $("join-name").value = typed;
   if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
+  // Back from a refused join, the keyboard is on the name to put right, and a screen reader reads
+  // it with why (its description): the page opened at its top, and the reason is not announced.
+  if (v.joinRefused && !ui.joinRefusedSaid && $("join-name")) {
+    ui.joinRefusedSaid = true;
+    if (!document.activeElement || document.activeElement === document.body) $("join-name").focus();
+  }
   $("start")?.addEventListener("click", () => {
     ui.focusDice = actOnce("start", () => ({ type: "start" }));
   });

@@ -133,8 +133,31 @@ def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_vio
     page.click("#create-btn")
     page.wait_for_selector("#player_2-error")
     assert page.locator("#player_2-error").is_visible() and page.is_enabled("#id_player_2")
+    assert page.evaluate("document.activeElement.id") == "id_player_2"
     for scheme in in_each_scheme(page):
         assert serious_violations(page) == [], scheme
+
+
+def test_a_refused_create_form_puts_the_keyboard_on_the_field_to_put_right_and_keeps_every_choice(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A name of spaces passes the browser's check and is refused by the server: the page comes back
+    with the keyboard on the name, read with why, and the other choices as they were."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.fill("#id_name", "   ")
+    page.check("input[name=ruleset][value=yatzy]")
+    page.check("input[name=pace][value=own]")
+    page.check("#id_chat_spectators")
+    page.uncheck("#id_hints")
+    with page.expect_navigation():
+        page.click("#create-btn")
+    assert page.inner_text("#name-error") == "Please enter your name: the other players will see it."
+    assert page.evaluate("document.activeElement.id") == "id_name"
+    assert page.get_attribute("#id_name", "aria-describedby") == "name-error"
+    assert page.is_checked("input[name=ruleset][value=yatzy]") and page.is_checked("input[name=pace][value=own]")
+    assert page.is_checked("#id_chat_spectators") and not page.is_checked("#id_hints")
+    assert page.is_visible("#id_move_time") and not page.is_visible("#id_turn_timer")
 
 
 def finished_game(site: LiveSite, players: int = 2, seed: int = 1, ruleset: str = "official") -> str:

@@ -57,6 +57,8 @@ def test_a_refused_join_keeps_the_name_typed_and_ties_why_to_its_field(live_site
     assert bob.input_value("#join-name") == "ANN"
     assert bob.get_attribute("#join-name", "aria-invalid") == "true"
     assert "join-error" in (bob.get_attribute("#join-name", "aria-describedby") or "").split()
+    # The keyboard is on the name to put right, which a screen reader reads with why.
+    assert bob.evaluate("document.activeElement.id") == "join-name"
     # Said right under the field, not above the room where the eye is not.
     field, said = bob.locator("#join-name").bounding_box(), bob.locator("#join-error").bounding_box()
     assert field and said and 0 <= said["y"] - (field["y"] + field["height"]) < 40
