@@ -155,6 +155,8 @@ function view() {
     rematchSeed: typeof client.state.rematch === "string" ? seedFor(client.state.rematch) : rematchSeed,
     sentSeed: sentTo(code),
     invite: root.dataset.invite,
+    // A phone's own sharing (messages, chat apps) where the browser offers it: Web Share.
+    canShare: typeof navigator.share === "function",
     joinUrl: root.dataset.joinUrl,
     joinRefused: initial.join_refused ?? null, // the name a join was refused for and why (#join-error, under the field)
     rematchUrl: root.dataset.rematchUrl,
@@ -924,6 +926,7 @@ function drawLobby(v) {
   if (typed !== undefined && $("join-name")) $("join-name").value = typed;
   if (level && $("bot-level")) $("bot-level").value = level;
   $("copy")?.addEventListener("click", copyInvite);
+  $("share")?.addEventListener("click", shareInvite);
   // Back from a refused join, the keyboard is on the name to put right, and a screen reader reads
   // it with why (its description): the page opened at its top, and the reason is not announced.
   if (v.joinRefused && !ui.joinRefusedSaid && $("join-name")) {
@@ -941,15 +944,36 @@ function drawLobby(v) {
 
 async function copyInvite() {
   const input = $("invite");
+  let copied = true;
   try {
     await navigator.clipboard.writeText(input.value);
   } catch {
+    // No clipboard for the page (an address without https, a browser that asks and was refused):
+    // the selected text is copied the old way, or left selected for the person to copy.
+    input.focus();
     input.select();
-    document.execCommand("copy");
+    try {
+      copied = document.execCommand("copy");
+    } catch {
+      copied = false;
+    }
+  }
+  if (!copied) {
+    toast(gettext("The browser did not let the page copy the link: it is selected, copy it from there."), "info");
+    return;
   }
   $("copy").textContent = gettext("Copied!");
   announce(gettext("Invite link copied."));
   window.setTimeout(() => $("copy") && ($("copy").textContent = gettext("Copy link")), 2000);
+}
+
+async function shareInvite() {
+  try {
+    await navigator.share({ title: document.title, url: $("invite").value });
+  } catch (error) {
+    // Closing the share sheet is no failure; a browser that would not share copies instead.
+    if (error?.name !== "AbortError") await copyInvite();
+  }
 }
 
 function drawPlay(v) {

@@ -651,3 +651,60 @@ def test_a_tab_left_open_learns_the_seat_its_browser_took_in_another_tab(live_si
     tab_a.wait_for_selector("#roll:not(:disabled)")
     assert "Your turn" in tab_a.title()
     assert tab_a.errors == []
+
+
+# A phone's share sheet, as the browser's Web Share gives it: what was shared is kept; the
+# person closing the sheet is an AbortError, as the browser says it.
+SHARE_SHEET = """
+window.shared = [];
+navigator.share = (data) => {
+  window.shared.push(data);
+  return window.closeSheet ? Promise.reject(new DOMException("closed", "AbortError")) : Promise.resolve();
+};
+"""
+
+
+def test_on_a_phone_the_invite_link_is_shared_through_the_phones_own_share_sheet(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    ann = new_page(**PHONE)
+    ann.add_init_script(SHARE_SHEET)
+    url = create_online(ann, live_site, "Ann")
+    ann.click("#share")
+    ann.wait_for_function("window.shared.length === 1")
+    assert ann.evaluate("window.shared") == [{"title": ann.title(), "url": url}]
+    # Closing the sheet is no failure: nothing is said, nothing copied.
+    ann.evaluate("window.closeSheet = true")
+    ann.click("#share")
+    ann.wait_for_function("window.shared.length === 2")
+    assert ann.is_hidden("#toast") and ann.inner_text("#copy") == "Copy link"
+    # The link, Copy and Share fit the phone; a browser without Web Share is offered Copy alone.
+    copy, share = ann.locator("#copy").bounding_box(), ann.locator("#share").bounding_box()
+    assert copy and share and copy["x"] >= 0 and share["x"] + share["width"] <= 390
+    assert ann.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    for scheme in in_each_scheme(ann):
+        assert serious_violations(ann) == [], scheme
+        shot(ann, f"lobby-share-phone-{scheme}")
+    bob = new_page(1280, 800)
+    bob.goto(url)
+    bob.wait_for_selector("#copy")
+    assert bob.locator("#share").count() == 0
+
+
+def test_a_browser_that_does_not_let_the_page_copy_says_so_and_leaves_the_link_selected(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    ann = new_page()
+    ann.add_init_script(
+        "Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('no')) } });"
+        "document.execCommand = () => false;"
+    )
+    create_online(ann, live_site, "Ann")
+    ann.click("#copy")
+    ann.wait_for_selector("#toast:not([hidden])")
+    assert ann.inner_text("#toast") == (
+        "The browser did not let the page copy the link: it is selected, copy it from there."
+    )
+    assert ann.inner_text("#copy") == "Copy link"  # not "Copied!"
+    assert ann.evaluate("document.activeElement.id") == "invite"
+    assert ann.evaluate("document.activeElement.selectionEnd") == len(ann.input_value("#invite"))

@@ -188,7 +188,8 @@ export function lobbyHtml(view) {
     html += `<div class="invite">
       <label for="invite">${gettext("Invite link: send it to your friends")}</label>
       <div class="invite-row"><input id="invite" readonly value="${esc(view.invite)}">
-      <button id="copy" class="btn" type="button">${gettext("Copy link")}</button></div></div>`;
+      <button id="copy" class="btn" type="button">${gettext("Copy link")}</button>${view.canShare ? `
+      <button id="share" class="btn" type="button">${gettext("Share link")}</button>` : ""}</div></div>`;
   }
   const full = active.length >= MAX_PLAYERS;
   if (canJoin && !full) {
