@@ -778,8 +778,9 @@ function show(el, html) {
 }
 
 // Where the keyboard goes when the focused button is drawn again disabled or is gone: the
-// last roll disables Roll, asking the coach turns Hint into the answer.
-const FOCUS_NEAR = { roll: "dice", hint: "dice" };
+// last roll disables Roll, asking the coach turns Hint into the answer, the computer that fills
+// the room takes Add computer away (Start is what is left to do).
+const FOCUS_NEAR = { roll: "dice", hint: "dice", "add-bot": "start", "bot-level": "start" };
 function keepFocus(fn) {
   const id = document.activeElement?.id;
   fn();

@@ -162,6 +162,23 @@ def test_a_double_click_on_a_hosts_button_is_one_action(live_site: LiveSite, new
     assert host.locator("#toast").is_hidden() or "already" not in host.inner_text("#toast")
 
 
+def test_the_seat_that_fills_the_room_leaves_the_keyboard_on_start(live_site: LiveSite, new_page: Any) -> None:
+    """The host fills the room with computers from the keyboard: Add computer goes with the last
+    seat, and the keyboard is on Start, not back at the top of the page."""
+    host = new_page()
+    create_online(host, live_site, "Ann")
+    host.focus("#add-bot")
+    for seats in range(2, 9):
+        host.keyboard.press("Enter")
+        host.wait_for_function(f"document.querySelectorAll('#seats .seat').length === {seats}")
+        if seats < 8:
+            assert host.evaluate(FOCUSED) == "add-bot"
+    host.wait_for_selector("#add-bot", state="detached")
+    assert host.evaluate(FOCUSED) == "start"
+    host.keyboard.press("Enter")
+    host.wait_for_selector("#roll")
+
+
 def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: LiveSite, new_page: Any) -> None:
     """Bob tabs to a box's name (a button that opens what the box scores) to read it while Ann
     plays. Ann's roll draws the card again (its open boxes show her new points): Bob's keyboard
