@@ -50,6 +50,8 @@ def event_of(move: Move, private: bool = False) -> dict[str, Any] | None:
         return None
     event: dict[str, Any] = {"type": name, **move.payload}
     event.pop("client_seed", None)
+    if move.kind in (Move.Kind.KICK, Move.Kind.REMOVE):
+        event["by_host"] = True  # taken out, not left: the room is told so, and so is its player
     if private and move.kind == Move.Kind.REMATCH:
         event.pop("code", None)  # as the state's ``rematch``: a private rematch's code goes to nobody
     return event

@@ -46,6 +46,7 @@ const ui = {
   host: undefined, // the host's player, as the last state said (a change is told to the table)
   hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
+  takenOut: false, // the host took a seat of this browser out: a join from it would be refused
 };
 const REACTION_SHOWN = 2500;
 // A player at the table is offered the host's tools that get a stuck game moving once the host's
@@ -158,6 +159,7 @@ function view() {
     // A phone's own sharing (messages, chat apps) where the browser offers it: Web Share.
     canShare: typeof navigator.share === "function",
     joinUrl: root.dataset.joinUrl,
+    takenOut: ui.takenOut,
     joinRefused: initial.join_refused ?? null, // the name a join was refused for and why (#join-error, under the field)
     rematchUrl: root.dataset.rematchUrl,
     fairnessUrl: root.dataset.fairnessUrl,
@@ -385,6 +387,19 @@ function event(frame) {
       remember(fmt(gettext("%(name)s joined"), { name: frame.name }));
       break;
     case "left":
+      if (frame.by_host) {
+        // Said as it was: the host took the seat out. Its player is told where they look, and is
+        // not offered a seat the server would refuse them.
+        const lobby = state.status === "lobby";
+        const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: frame.name });
+        remember(said);
+        if (!v.isMine(frame.seat)) announce(`${said}.`);
+        else {
+          ui.takenOut = true;
+          toast(lobby ? errorText({ code: "kicked" }) : gettext("The host took you out of the game: you can watch."), "info");
+        }
+        break;
+      }
       announce(frame.name ? fmt(gettext("%(name)s left."), { name: frame.name }) : gettext("A player left."));
       remember(frame.name ? fmt(gettext("%(name)s left"), { name: frame.name }) : gettext("A player left"));
       break;

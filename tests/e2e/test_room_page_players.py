@@ -708,3 +708,30 @@ def test_a_browser_that_does_not_let_the_page_copy_says_so_and_leaves_the_link_s
     assert ann.inner_text("#copy") == "Copy link"  # not "Copied!"
     assert ann.evaluate("document.activeElement.id") == "invite"
     assert ann.evaluate("document.activeElement.selectionEnd") == len(ann.input_value("#invite"))
+
+
+def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_seat_again(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Not "Bob left": Bob did not go. The room hears that the host took him out; Bob hears it
+    was him, and is not offered a name field the server would refuse (``kicked``)."""
+    ann, bob, cy = new_page(), new_page(**PHONE), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#kick-1")
+    bob.wait_for_selector("#taken-out")
+    assert bob.inner_text("#taken-out") == "The host took you out of this room: you can watch."
+    assert bob.is_visible("#toast") and bob.inner_text("#toast") == "The host took you out of this room: you can watch."
+    assert bob.locator("#join-name").count() == 0
+    for page in (ann, cy):
+        page.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+        assert "The host took Bob out of the room" in page.inner_text("#feed")
+        assert " left" not in page.inner_text("#feed")
+    page = cy
+    page.wait_for_function("document.getElementById('announce').textContent.includes('out of the room')")
+    assert page.inner_text("#announce") == "The host took Bob out of the room."
+    for scheme in in_each_scheme(bob):
+        assert serious_violations(bob) == [], scheme
+        shot(bob, f"lobby-taken-out-phone-{scheme}", full_page=True)

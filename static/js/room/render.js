@@ -181,7 +181,7 @@ export function statusLine(view) {
 export function lobbyHtml(view) {
   const { state } = view;
   const active = state.seats.filter((s) => s.status === "active");
-  const canJoin = !state.local || view.mine.length;
+  const canJoin = (!state.local || view.mine.length) && !view.takenOut;
   let html = `<h2 id="lobby-h">${gettext("Waiting for players")}</h2>
     <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>`;
   if (!state.local) {
@@ -201,6 +201,8 @@ export function lobbyHtml(view) {
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
       ${view.joinRefused ? `<p class="error field-error" id="join-error">${esc(view.joinRefused.error)}</p>` : ""}
     </form>`;
+  } else if (view.takenOut) {
+    html += `<p class="muted" id="taken-out">${gettext("The host took you out of this room: you can watch.")}</p>`;
   } else if (!canJoin) {
     html += `<p class="muted">${gettext("This game is played on one device: you can watch it.")}</p>`;
   } else if (!view.mine.length) {
@@ -218,7 +220,7 @@ export function lobbyHtml(view) {
   if (view.isHost || view.hostAway) {
     html += `<div class="lobby-actions"><button id="start" class="btn btn-primary btn-big" type="button">${fmt(ngettext("Start game with %(n)s player", "Start game with %(n)s players", active.length), { n: active.length })}</button></div>`;
   } else {
-    html += `<p class="muted">${view.mine.length ? gettext("Waiting for the host to start the game.") : gettext("Waiting for the host to start the game. Without a seat you can watch.")}</p>`;
+    html += `<p class="muted">${view.mine.length || view.takenOut ? gettext("Waiting for the host to start the game.") : gettext("Waiting for the host to start the game. Without a seat you can watch.")}</p>`;
   }
   return html;
 }
