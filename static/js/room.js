@@ -1200,7 +1200,35 @@ window.addEventListener("storage", (event) => {
   }
 });
 
+// A join sent from the lobby (its form post brings this page back): the page says the seat was
+// taken, and a device adding its players one by one has the keyboard on the name for the next.
+const JOINING = `yahtzee-joining:${code}`;
+document.addEventListener("submit", (event) => {
+  if (!event.target.classList?.contains("join-form") || event.defaultPrevented) return;
+  try {
+    sessionStorage.setItem(JOINING, String(client.mine.length));
+  } catch {
+    // Storage refused: the seat is taken all the same, only not said.
+  }
+});
+
+function joinTaken() {
+  let had = null;
+  try {
+    had = sessionStorage.getItem(JOINING);
+    sessionStorage.removeItem(JOINING);
+  } catch {
+    return;
+  }
+  // Refused (said under the name, or above the room), or no seat more than before.
+  if (had === null || initial.join_refused || client.mine.length <= Number(had)) return;
+  const seat = Math.max(...client.mine);
+  announce(fmt(gettext("%(name)s joined."), { name: view().seatName(seat) }));
+  if (Number(had) > 0) $("join-name")?.focus();
+}
+
 setReady(client.state);
 draw();
+joinTaken();
 client.visibility(document.visibilityState === "hidden"); // a page opened in a background tab
 client.start();

@@ -735,3 +735,29 @@ def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_s
     for scheme in in_each_scheme(bob):
         assert serious_violations(bob) == [], scheme
         shot(bob, f"lobby-taken-out-phone-{scheme}", full_page=True)
+
+
+def test_players_added_one_by_one_on_one_device_each_hear_they_took_a_seat_and_the_keyboard_stays_there(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The lobby's join is a form post that brings the room page back: the page says the seat was
+    taken, and on a device adding its players the keyboard is on the name field for the next."""
+    ann = new_page()
+    url = create_online(ann, live_site, "Ann")
+    for seats, name in ((2, "Bob"), (3, "Cy")):
+        ann.focus("#join-name")
+        ann.keyboard.type(name)
+        with ann.expect_navigation():
+            ann.keyboard.press("Enter")
+        ann.wait_for_function(f"document.querySelectorAll('#seats .seat .tag.you').length === {seats}")
+        ann.wait_for_function(f"document.getElementById('announce').textContent === '{name} joined.'")
+        assert ann.evaluate("document.activeElement.id") == "join-name"
+        assert ann.input_value("#join-name") == ""
+    # A visitor's own first seat is said too, once: the page keeps no note of the join after it.
+    dee = new_page()
+    dee.goto(url)
+    dee.fill("#join-name", "Dee")
+    with dee.expect_navigation():
+        dee.click("#join-btn")
+    dee.wait_for_function("document.getElementById('announce').textContent === 'Dee joined.'")
+    assert dee.evaluate("sessionStorage.length") == 0
