@@ -761,3 +761,37 @@ def test_players_added_one_by_one_on_one_device_each_hear_they_took_a_seat_and_t
         dee.click("#join-btn")
     dee.wait_for_function("document.getElementById('announce').textContent === 'Dee joined.'")
     assert dee.evaluate("sessionStorage.length") == 0
+
+
+def test_the_lobby_shows_whoever_is_about_to_take_a_seat_the_rooms_settings(live_site: LiveSite, new_page: Any) -> None:
+    """The turn timer, the coach and the spectators' chat, as the host chose them: a player deciding
+    whether to join a room with a 30-second turn sees it before the game starts."""
+    ann = new_page()
+    ann.goto(live_site.url + "/")
+    ann.fill("#id_name", "Ann")
+    ann.select_option("#id_turn_timer", "30")
+    ann.uncheck("#id_hints")
+    ann.check("#id_chat_spectators")
+    with ann.expect_navigation():
+        ann.click("#create-btn")
+    bob = new_page(**PHONE)
+    bob.goto(ann.url)
+    bob.wait_for_selector("#room-settings")
+    assert bob.locator("#room-settings li").all_inner_texts() == [
+        "Turn timer: 30 seconds a turn",
+        "No hints from the coach",
+        "Spectators may post in the chat",
+    ]
+    for scheme in in_each_scheme(bob):
+        assert serious_violations(bob) == [], scheme
+        shot(bob, f"lobby-settings-phone-{scheme}", full_page=True)
+    cy = new_page()
+    url = create_online(cy, live_site, "Cy")
+    cy.goto(url)
+    cy.wait_for_selector("#room-settings")
+    assert cy.locator("#room-settings li").all_inner_texts() == [
+        "No turn timer",
+        "Hints from the coach allowed",
+        "Only the players post in the chat",
+    ]
+    shot(cy, "lobby-settings-desktop")

@@ -182,8 +182,18 @@ export function lobbyHtml(view) {
   const { state } = view;
   const active = state.seats.filter((s) => s.status === "active");
   const canJoin = (!state.local || view.mine.length) && !view.takenOut;
+  // What the host chose when creating the room, for whoever is deciding to take a seat (the pace
+  // at one's own is in the line under the room's code).
+  const settings = [
+    state.pace !== "own" && !state.local
+      ? (state.clock ? fmt(gettext("Turn timer: %(time)s a turn"), { time: duration(state.clock.seconds) }) : gettext("No turn timer"))
+      : "",
+    state.hints ? gettext("Hints from the coach allowed") : gettext("No hints from the coach"),
+    state.chat?.spectators ? gettext("Spectators may post in the chat") : gettext("Only the players post in the chat"),
+  ].filter(Boolean);
   let html = `<h2 id="lobby-h">${gettext("Waiting for players")}</h2>
-    <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>`;
+    <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>
+    <ul class="room-settings muted" id="room-settings">${settings.map((each) => `<li>${esc(each)}</li>`).join("")}</ul>`;
   if (!state.local) {
     html += `<div class="invite">
       <label for="invite">${gettext("Invite link: send it to your friends")}</label>
