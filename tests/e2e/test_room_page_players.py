@@ -696,7 +696,8 @@ def test_a_browser_that_does_not_let_the_page_copy_says_so_and_leaves_the_link_s
 ) -> None:
     ann = new_page()
     ann.add_init_script(
-        "Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('no')) } });"
+        "Object.defineProperty(navigator, 'clipboard',"
+        " { value: { writeText: () => Promise.reject(new Error('no')) } });"
         "document.execCommand = () => false;"
     )
     create_online(ann, live_site, "Ann")
