@@ -182,6 +182,17 @@ def _losses(game: Game) -> list[float | None] | None:
     ]
 
 
+def _played(game: Game) -> set[int]:
+    """The seats (Player ids) whose person rolled or scored at least once themselves: not the turn
+    timer, not a computer."""
+    own = (
+        Move.objects.filter(game=game, kind__in=(Move.Kind.ROLL, Move.Kind.SCORE), player__isnull=False)
+        .exclude(action_id__startswith=TIMER_ID_PREFIX)
+        .exclude(actor__startswith="bot:")
+    )
+    return set(own.values_list("player_id", flat=True).distinct())
+
+
 def game_count(*, game_id: int) -> bool:
     """Count a finished game once: a record per person's seat, their standings, and the rating.
 
@@ -286,8 +297,12 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
             s.lost_sum += r.lost
             s.accuracy = s.lost_sum / s.reviewed
     if not game.local:
-        # One entry per account (its first seat: above): at least two people to rate.
-        best = {user_id: r.rank for r, user_id in mine}
+        # One entry per account (its first seat: above): at least two people to rate. A seat whose
+        # person never played a turn of it (a rematch they did not follow, a game they never came
+        # back to: the turn timer and a computer played it, or it was taken out) says nothing of
+        # their skill, and a win over it nothing of the others'.
+        played = _played(game)
+        best = {user_id: r.rank for r, user_id in mine if r.player_id in played}
         if len(best) >= 2:
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]

@@ -451,3 +451,34 @@ def test_a_game_a_computer_played_on_after_the_player_left_joins_their_account_w
     bob = user("bob")
     assert list(GameRecord.objects.filter(game=game, user=bob).values_list("player__seat", "rank")) == [(1, 2)]
     assert (standing(bob.pk).games, standing(bob.pk).wins) == (1, 0)
+
+
+# --- 8. a rematch its loser never followed: a seat nobody played is not rated ------------------
+
+
+@pytest.mark.parametrize("takeover", ["computer", "remove"])
+def test_a_rematch_a_player_never_came_to_is_not_rated_against_them(takeover: str) -> None:
+    win, win_token = account("stayer")
+    lose, lose_token = account("goner")
+    first = services.game_create(host_name="Stay", controller=win_token, ruleset="official").game.code
+    services.game_join(code=first, name="Gone", controller=lose_token)
+    services.game_start(code=first, controller=win_token, expected_version=None, action_id=action_id())
+    finish(Table(code=first, controllers=[win_token, lose_token]))
+    before = standing(lose)
+    assert before.rated == 1
+    # The other player closed the page at the end. The rematch seats them anyway (everyone in the
+    # old game is offered it), and its host starts it without them and has their seat taken over.
+    code = services.game_rematch(code=first, controller=win_token).code
+    services.game_start(code=code, controller=win_token, expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=[win_token, lose_token])
+    best_turn(table)
+    take_over = services.game_replace_with_bot if takeover == "computer" else services.game_remove_absent
+    take_over(code=code, controller=win_token, seat=1, expected_version=table.version(), action_id=action_id())
+    game = finish_with_bots(table)
+    assert game.status == Game.Status.FINISHED
+    assert account_services.game_count(game_id=game.pk)
+    # Not one of their turns was theirs: the game says nothing of their skill, nor of the stayer's.
+    assert not CountedGame.objects.get(game=game).rated
+    after = standing(lose)
+    assert (after.rated, after.mu, after.sigma) == (before.rated, before.mu, before.sigma)
+    assert standing(win).rated == 1
