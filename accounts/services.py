@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 MODEL = PlackettLuce()
 STANDING_FIELDS = ["games", "wins", "score_sum", "best", "bonuses", "yahtzees", "reviewed", "lost_sum", "accuracy"]
 STANDING_FIELDS += ["mu", "sigma", "ordinal", "rated"]
+# A win is a first place over somebody: a game played alone is first of one, and beats nobody.
+WON = Q(rank=1, players__gt=1)
 
 
 def profile_for(user_id: int) -> Profile:
@@ -122,7 +124,7 @@ def standings_rebuild(*, user_id: int) -> None:
         .values("ruleset")
         .annotate(
             n=Count("id"),
-            won=Count("id", filter=Q(rank=1)),
+            won=Count("id", filter=WON),
             total=Sum("score"),
             top=Max("score"),
             bonus=Count("id", filter=Q(upper_bonus=True)),
@@ -287,7 +289,7 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
     for r, user_id in mine:
         s = standings[user_id]
         s.games += 1
-        s.wins += r.rank == 1
+        s.wins += r.rank == 1 and r.players > 1
         s.score_sum += r.score
         s.best = max(s.best, r.score) if s.games > 1 else r.score
         s.bonuses += r.upper_bonus

@@ -274,6 +274,44 @@ def test_a_finished_game_is_counted_once_with_records_and_stats() -> None:
     assert CountedGame.objects.get(game=game).rated is True
 
 
+def test_a_game_played_alone_is_no_win_counted_or_claimed() -> None:
+    a = Client()
+    sign_up(a, "solo")
+    finish(room_for([controller_of(a)]))
+    finish(room_for([controller_of(a), services.new_controller()]), seed=5)
+    records = list(GameRecord.objects.filter(user__username="solo").order_by("players").values_list("rank", "players"))
+    assert records[0] == (1, 1)  # first of one: nobody was beaten
+    mine = Standing.objects.get(user__username="solo", ruleset="official")
+    assert mine.games == 2 and mine.wins == (records[1][0] == 1)
+    # A browser's games joining an account at sign-in are added up the same way.
+    browser = Client()
+    token = browser_with_seat_token(browser)
+    finish(room_for([token]), seed=6)
+    sign_up(browser, "later")
+    later = Standing.objects.get(user__username="later", ruleset="official")
+    assert later.games == 1 and later.wins == 0
+    page = Client().get("/u/later/").content.decode()
+    assert re.search(r"<dt>Wins</dt><dd>0</dd>", page)
+
+
+def test_the_migration_takes_the_wins_of_games_played_alone_off_the_standings() -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    a, b = Client(), Client()
+    sign_up(a, "ona")
+    sign_up(b, "pia")
+    finish(room_for([controller_of(a)]))
+    for n in range(1, 4):
+        finish(room_for([controller_of(a), controller_of(b)]), seed=n)
+    counted = dict(Standing.objects.values_list("user__username", "wins"))
+    # As the standings were counted when a game played alone was a win.
+    Standing.objects.filter(user__username="ona").update(wins=counted["ona"] + 1)
+    import_module("accounts.migrations.0005_wins_over_somebody").recount(apps, None)
+    assert dict(Standing.objects.values_list("user__username", "wins")) == counted
+
+
 def test_the_finish_hook_counts_the_game_after_the_commit(django_capture_on_commit_callbacks) -> None:
     a, b = Client(), Client()
     sign_up(a, "fay")
