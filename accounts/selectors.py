@@ -180,24 +180,45 @@ class _Counted:
         return self.queryset[item]
 
 
-def leaderboard(*, ruleset: str) -> dict[str, Any]:
+def leaderboard(*, ruleset: str, viewer_id: int | None = None) -> dict[str, Any]:
     """The top accounts of a rule set by rating and by accuracy (public profiles of active accounts,
-    MIN_GAMES games or more)."""
+    MIN_GAMES games or more). The viewer's own row is marked in a board's top; a viewer listed
+    below it gets their row and place under it (``mine_by_rating``, ``mine_by_accuracy``)."""
     if ruleset not in RULESETS:
         raise Http404("No such rule set.")
     # Public profiles only, of accounts still in use (one staff deactivated is off the site).
     shown = Standing.objects.filter(ruleset=ruleset, user__profile__public=True, user__is_active=True)
-    by_rating = (
-        shown.filter(rated__gte=MIN_GAMES)
-        .order_by("-ordinal", "user_id")
-        .values_list("user__username", "ordinal", "rated")[:LEADERBOARD_SIZE]
-    )
+    rating_listed = shown.filter(rated__gte=MIN_GAMES)
+    by_rating = rating_listed.order_by("-ordinal", "user_id").values_list(
+        "user_id", "user__username", "ordinal", "rated"
+    )[:LEADERBOARD_SIZE]
     exact_figures = exact(ruleset)
-    by_accuracy = (
-        shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False).order_by("accuracy", "user_id")
-    ).values_list("user__username", "accuracy", "reviewed")[:LEADERBOARD_SIZE]
+    accuracy_listed = shown.filter(reviewed__gte=MIN_GAMES, accuracy__isnull=False)
+    by_accuracy = accuracy_listed.order_by("accuracy", "user_id").values_list(
+        "user_id", "user__username", "accuracy", "reviewed"
+    )[:LEADERBOARD_SIZE]
     # Rows of ready strings: a template's number formatting and {% url %} on 200 rows cost
     # more than the queries (bench/accounts.py).
+    rating_rows = _rows(((u, name, shown_rating(value), games) for u, name, value, games in by_rating), viewer_id)
+    accuracy_rows = _rows(by_accuracy, viewer_id) if exact_figures else []
+    mine_by_rating = mine_by_accuracy = None
+    mine = shown.select_related("user").filter(user_id=viewer_id).first() if viewer_id is not None else None
+    if mine is not None and mine.rated >= MIN_GAMES and not any(row["you"] for row in rating_rows):
+        rating = shown_rating(mine.ordinal)
+        # Every account whose rating reads higher is above; those that read the same share the place.
+        above = rating_listed.filter(ordinal__gte=(rating + 0.5 - RATING_START) / RATING_PER_POINT).count()
+        mine_by_rating = _row(above + 1, mine.user_id, viewer_id, mine.user.get_username(), rating, mine.rated)
+    if (
+        exact_figures
+        and mine is not None
+        and mine.accuracy is not None
+        and mine.reviewed >= MIN_GAMES
+        and not any(row["you"] for row in accuracy_rows)
+    ):
+        tenths = round(mine.accuracy, 1)
+        above = accuracy_listed.filter(accuracy__lt=tenths - 0.05).count()
+        name = mine.user.get_username()
+        mine_by_accuracy = _row(above + 1, mine.user_id, viewer_id, name, mine.accuracy, mine.reviewed)
     return {
         "ruleset": RULESETS[ruleset],
         "rulesets": list(RULESETS.values()),
@@ -205,26 +226,44 @@ def leaderboard(*, ruleset: str) -> dict[str, Any]:
         "min_games": MIN_GAMES,
         "rating_start": RATING_START,
         "rating_tip": RATING_TIP,
-        "by_rating": _rows((name, shown_rating(value), games) for name, value, games in by_rating),
-        "by_accuracy": _rows(by_accuracy) if exact_figures else [],
+        "by_rating": rating_rows,
+        "by_accuracy": accuracy_rows,
+        "mine_by_rating": mine_by_rating,
+        "mine_by_accuracy": mine_by_accuracy,
     }
 
 
-def _rows(found: Any) -> list[dict[str, str]]:
-    """Leaderboard rows, from (name, value, games) in the board's order.
+def _shown(value: float | int) -> str:
+    """A rating (whole) as it is, points lost to a tenth in the reader's language."""
+    return str(value) if isinstance(value, int) else formats.number_format(value, 1)
+
+
+def _row(place: int, user_id: int, viewer_id: int | None, name: str, value: float | int, games: int) -> dict[str, Any]:
+    return {
+        "rank": str(place),
+        "name": name,
+        "url": profile_url(name),
+        "value": _shown(value),
+        "games": str(games),
+        "you": user_id == viewer_id,
+    }
+
+
+def _rows(found: Any, viewer_id: int | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows, from (account id, name, value, games) in the board's order.
 
     A whole-number value (a rating) is shown whole, points lost to a tenth. Rows that show the
     same value share a place and the next place counts them all (1, 1, 3): two ratings a
     hundredth of a point apart read as a tie, so they rank as one. The account's id only keeps
-    the order of a tie stable, it ranks nobody above an equal.
+    the order of a tie stable, it ranks nobody above an equal. The viewer's own row is marked.
     """
     rows = []
     place, last = 0, None
-    for i, (name, value, games) in enumerate(found, start=1):
-        shown = str(value) if isinstance(value, int) else formats.number_format(value, 1)
-        if i == 1 or shown != last:
-            place, last = i, shown
-        rows.append({"rank": str(place), "name": name, "url": profile_url(name), "value": shown, "games": str(games)})
+    for i, (user_id, name, value, games) in enumerate(found, start=1):
+        row = _row(i, user_id, viewer_id, name, value, games)
+        if i == 1 or row["value"] != last:
+            place, last = i, row["value"]
+        rows.append({**row, "rank": str(place)})
     return rows
 
 

@@ -58,7 +58,8 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def leaderboard(request: HttpRequest, ruleset: str) -> HttpResponse:
-    return render(request, "accounts/leaderboard.html", selectors.leaderboard(ruleset=ruleset))
+    viewer = request.user.pk if request.user.is_authenticated else None
+    return render(request, "accounts/leaderboard.html", selectors.leaderboard(ruleset=ruleset, viewer_id=viewer))
 
 
 @login_required

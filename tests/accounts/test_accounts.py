@@ -759,3 +759,31 @@ def test_ratings_and_accuracies_that_read_the_same_share_their_place() -> None:
         ("1", "zed", "4.5"),
         ("3", "bob", "6.0"),
     ]
+
+
+def test_a_player_below_the_leaderboards_top_finds_their_own_place_under_it(monkeypatch: Any) -> None:
+    monkeypatch.setattr("accounts.selectors.LEADERBOARD_SIZE", 2)
+    # cy and di read the same rating and accuracy as bo, the last of the top two: they share bo's place.
+    for name, ordinal, accuracy in [("al", 9.0, 4.0), ("bo", 8.0, 5.0), ("cy", 8.0001, 5.01), ("di", 8.0, 5.0)]:
+        ranked(name, ordinal, accuracy)
+    ranked("ed", 2.0, 9.0)
+    me = Client()
+    me.force_login(get_user_model().objects.get(username="ed"))
+    page = me.get("/leaderboards/official").content.decode()
+    mine = r'<tr class="you"[^>]*><td class="num">{}</td><td class="name"><a href="/u/ed/"[^>]*>ed</a></td>'
+    mine += r'<td class="num">{}</td>'
+    assert re.search(mine.format(5, 1548), page) and re.search(mine.format(5, r"9\.0"), page), page
+    assert page.count('class="you"') == 2  # once a board, under its top
+    me.force_login(get_user_model().objects.get(username="di"))
+    page = me.get("/leaderboards/official").content.decode()
+    di = r'<tr class="you"[^>]*><td class="num">2</td><td class="name"><a href="/u/di/"'
+    assert len(re.findall(di, page)) == 2, page
+    # Someone in the top is marked in it, not listed again; a visitor and a player not listed see no row.
+    me.force_login(get_user_model().objects.get(username="al"))
+    page = me.get("/leaderboards/official").content.decode()
+    assert len(re.findall(r'<tr class="you" aria-current="true"><td class="num">1</td>', page)) == 2
+    assert page.count('class="you"') == 2
+    assert 'class="you"' not in Client().get("/leaderboards/official").content.decode()
+    Profile.objects.filter(user__username="ed").update(public=False)
+    me.force_login(get_user_model().objects.get(username="ed"))
+    assert 'class="you"' not in me.get("/leaderboards/official").content.decode()

@@ -419,6 +419,42 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
             assert cut == [], (language, path, cut)
 
 
+SEED_BELOW_THE_TOP = """
+import uuid
+from django.contrib.auth import get_user_model
+from accounts.models import Profile, Standing
+from accounts.selectors import LEADERBOARD_SIZE
+(me, tail) = args
+for i in range(LEADERBOARD_SIZE):
+    user, _ = get_user_model().objects.get_or_create(username=f"above{tail}{i:03d}")
+    Profile.objects.get_or_create(user=user, defaults={"controller": uuid.uuid4().hex})
+    Standing.objects.update_or_create(user=user, ruleset="yatzy", defaults=dict(
+        games=6, rated=6, reviewed=6, lost_sum=60.0, accuracy=10.0 + i / 100, ordinal=20.0 - i / 10))
+Standing.objects.update_or_create(user=get_user_model().objects.get(username=me), ruleset="yatzy", defaults=dict(
+    games=6, rated=6, reviewed=6, lost_sum=180.0, accuracy=30.0, ordinal=-1.0))
+"""
+
+
+def test_a_player_below_the_top_finds_their_own_place_under_each_board(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page()
+    name = username("low")
+    sign_up(page, live_site, name)
+    live_site.run(SEED_BELOW_THE_TOP, name, uuid.uuid4().hex[:4])
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live_site.url + "/leaderboards/yatzy")
+        for board in ("by-rating", "by-accuracy"):
+            mine = page.locator(f"[data-testid={board}] tfoot tr.you")
+            assert mine.locator("a").inner_text() == name
+            assert int(mine.locator("td").first.inner_text()) > 100
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.locator("[data-testid=by-rating] tfoot").scroll_into_view_if_needed()
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+            shot(page, f"{scheme}-{width}-leaderboard-own-place")
+    assert page.errors == []
+
+
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     anonymous = ["/accounts/signup/", "/accounts/login/", "/leaderboards/official", "/leaderboards/painted"]
     mine = ["/me", "/me/settings", "/accounts/password/change/", "/accounts/2fa/", "/accounts/logout/"]
