@@ -305,7 +305,10 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
         # their skill, and a win over it nothing of the others'.
         played = _played(game)
         best = {user_id: r.rank for r, user_id in mine if r.player_id in played}
-        if len(best) >= 2:
+        # Where every one of them went away or left, computers played the game out for them: who of
+        # those scored more says nothing of the players, so no rating moves.
+        stayed = {seat.player for i, seat in enumerate(seats) if not seat.given_up and not room.finished_for(i)}
+        if len(best) >= 2 and any(r.player_id in stayed for r, user_id in mine if user_id in best):
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]
             rated = MODEL.rate(teams, ranks=[float(best[u]) for u in order])

@@ -482,3 +482,20 @@ def test_a_rematch_a_player_never_came_to_is_not_rated_against_them(takeover: st
     after = standing(lose)
     assert (after.rated, after.mu, after.sigma) == (before.rated, before.mu, before.sigma)
     assert standing(win).rated == 1
+
+
+def test_a_game_every_rated_player_walked_away_from_is_not_rated() -> None:
+    table, one, two = timed_accounts_room()
+    best_turn(table)
+    best_turn(table)  # a turn each, then both stop playing: each seat's turn runs out twice
+    for _ in range(4):
+        assert services.clock_expire(code=table.code, version=run_out(table))
+    seats = table.game.room.seats
+    assert all(seat.bot and seat.away_controller for seat in seats)
+    game = finish_with_bots(table)
+    assert game.status == Game.Status.FINISHED
+    assert account_services.game_count(game_id=game.pk)
+    # Computers played the game out for both: who of them scored more says nothing of either player.
+    assert not CountedGame.objects.get(game=game).rated
+    assert standing(one).rated == 0 and standing(two).rated == 0
+    assert standing(one).games == 1 and standing(two).games == 1  # still on both records
