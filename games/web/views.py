@@ -387,7 +387,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         verdicts = coach.verdict_map(game)
     except RuleViolation:  # the coach's table is still being built: the replay shows without verdicts
         verdicts = {}
-    context.update(review=review, replay_data=_replay_data(game, verdicts))
+    # The reader's own seats: the page opens their part of the coach's review (the review itself is cached for all).
+    you = seats_of(game, controller_for(request))
+    context.update(review=review, replay_data=_replay_data(game, verdicts), you=you)
     return render(request, "games/replay.html", context)
 
 

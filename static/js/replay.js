@@ -209,6 +209,14 @@ document.querySelectorAll("a[data-move]").forEach((link) => {
     $("step-h").focus();
   });
 });
+// The coach's review folds each player's costly choices under their line (eight players' lists
+// run to thousands of pixels on a phone): the reader's own opens (a browser of one seat; a shared
+// device's players each open theirs), and a lone player's.
+const you = ($("replay").dataset.you ?? "").split(",").filter(Boolean).map(Number);
+const folded = [...document.querySelectorAll("details.review-fold")];
+for (const details of folded) {
+  if (folded.length === 1 || (you.length === 1 && Number(details.dataset.seat) === you[0])) details.open = true;
+}
 $("step-h").tabIndex = -1;
 window.addEventListener("resize", scrollRegions);
 show(fromHash());

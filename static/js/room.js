@@ -1066,8 +1066,17 @@ function drawOver(v) {
   over.hidden = !done;
   if (!done) return false;
   if (v.state.status === "finished") fetchReview();
-  show(over, render.overHtml(v));
+  keepOpened(over, () => show(over, render.overHtml(v)));
   return ended;
+}
+
+// A player's part of the review opened or closed by the reader stays so when the panel is drawn again.
+function keepOpened(el, fn) {
+  const opened = new Map([...el.querySelectorAll("details[id]")].map((d) => [d.id, d.open]));
+  fn();
+  for (const details of el.querySelectorAll("details[id]")) {
+    if (opened.has(details.id)) details.open = opened.get(details.id);
+  }
 }
 
 // The result sits above the table, which the players had scrolled down to (a long card, a
@@ -1095,7 +1104,7 @@ async function fetchReview() {
     ui.reviewAsked = false;
   }
   const box = $("review");
-  if (box) box.innerHTML = render.reviewHtml(view());
+  if (box) keepOpened(box, () => { box.innerHTML = render.reviewHtml(view()); });
 }
 
 function drawFair(v) {

@@ -199,9 +199,10 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     assert page.locator("#card tr.grand td").count() == 2
     page.click("#first")
     assert page.inner_text("#position") == f"Step 1 of {total}"
-    # A costly choice in the review opens its step.
+    # A costly choice in the review (under its player's line, opened) opens its step.
     link = page.locator("a[data-move]").first
     if link.count():
+        page.locator("details.review-fold").first.locator("summary").click()
         chosen = link.inner_text()
         link.click()
         assert chosen.rstrip(".") in page.inner_text("#step-verdict")
@@ -242,7 +243,9 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
         # Sized before it loads: laid out as a page opened at that size.
         page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{live_site.url}/r/{code}/replay")
-        page.click("a[data-move]")  # the review's first costly choice: its step, dice and verdict
+        # The review's first costly choice (its player's line opened): its step, dice and verdict.
+        page.locator("details.review-fold").first.locator("summary").click()
+        page.click("a[data-move]")
         page.wait_for_selector(".verdict.costly:not([hidden])")
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], (width, scheme)
@@ -717,3 +720,29 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
     admin.click("button[name=index]")
     admin.wait_for_selector("body.more-time-confirmation")
     assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
+
+
+def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The review lists every costly choice of every player: for eight players it ran to some
+    17,000 px on a phone. Each player's list folds under their heading, open at a tap."""
+    code = finished_game(live_site, players=8)
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    folds = page.locator("details.review-fold")
+    assert folds.count() >= 4
+    assert page.locator("details.review-fold[open]").count() == 0  # a stranger's: nobody's is theirs
+    tall = page.evaluate("document.documentElement.scrollHeight")
+    assert tall < 4000, f"the replay page is {tall} px tall on a phone"
+    folds.first.locator("summary").click()
+    link = folds.first.locator("a[data-move]").first
+    chosen = link.inner_text()
+    link.click()
+    assert chosen.rstrip(".") in page.inner_text("#step-verdict")
+    folds.first.scroll_into_view_if_needed()
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-eight-review-390-{scheme}")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []

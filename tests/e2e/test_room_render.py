@@ -536,6 +536,40 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
     assert "Cy lost 9.5 points in 1 choice" in html and "(40)" not in html
 
 
+REVIEW_OPEN = """([s, review, mine]) => {
+  const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
+    rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,
+    connection: "connected", feed: [], justScored: null, levels: {} });
+  const box = document.createElement("div");
+  box.innerHTML = render.reviewHtml(view);
+  return [...box.querySelectorAll("details.review-fold")].map((d) => [d.id, d.open]);
+}"""
+
+
+def test_each_players_costliest_choices_fold_under_their_line_the_readers_own_open(harness: Any) -> None:
+    page = harness(HARNESS)
+    names = ["Ana", "Bo", "Cy"]
+    finished = over_state([(name, "active") for name in names], [230, 180, 150], [0])
+    finished["replay_url"] = "/r/abcd2345ef/replay"
+    review = {
+        "code": "abcd2345ef",
+        "exact": True,
+        "note": "",
+        "replayed": True,
+        "replay_url": finished["replay_url"],
+        "seats": [review_seat(i, name, "human", [costly_choice(10 + i, 12.5)]) for i, name in enumerate(names)],
+    }
+    folds = ["review-seat-0", "review-seat-1", "review-seat-2"]
+    assert page.evaluate(REVIEW_OPEN, [finished, review, [1]]) == [[f, f == "review-seat-1"] for f in folds]
+    # A spectator has no line of their own; players sharing a device each open theirs.
+    assert page.evaluate(REVIEW_OPEN, [finished, review, []]) == [[f, False] for f in folds]
+    shared = {**finished, "local": True}
+    assert page.evaluate(REVIEW_OPEN, [shared, review, [0, 1, 2]]) == [[f, False] for f in folds]
+    # A lone player's list is open: there is nobody else's to choose from.
+    alone = {**over_state([("Ana", "active")], [230], [0]), "replay_url": finished["replay_url"]}
+    assert page.evaluate(REVIEW_OPEN, [alone, {**review, "seats": review["seats"][:1]}, []]) == [[folds[0], True]]
+
+
 def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solvers(harness: Any) -> None:
     page = harness(HARNESS)
     finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [230, 180, 150], [0])

@@ -904,3 +904,26 @@ def test_on_a_phone_painteds_panes_show_three_digit_totals_whole(live_site: Live
             .map(e => `${e.closest('tr').dataset.box ?? e.closest('tr').className}: ${e.textContent.trim()}`)"""
     )
     assert cut == []
+
+
+def test_on_a_phone_the_eight_players_coach_review_folds_each_players_choices(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Every player's three costliest choices, one under the other, made the game-over panel of an
+    eight-player game some 3,000 px tall on a phone: each player's line folds them away."""
+    code = live_site.finished_game(8, 1, "official")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#review .review-line")
+    folds = page.locator("#review details.review-fold")
+    assert folds.count() >= 4
+    # A stranger has no line of their own: every list is folded, the panel a few screens at most.
+    assert page.locator("#review details.review-fold[open]").count() == 0
+    tall = page.evaluate("document.getElementById('over').getBoundingClientRect().height")
+    assert tall < 1600, f"the game-over panel is {tall} px tall on a phone"
+    folds.first.locator("summary").click()
+    assert folds.first.locator(".costly-choice").first.is_visible()
+    for scheme in in_each_scheme(page):
+        shot(page, f"over-eight-review-390-{scheme}", full_page=True)
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []

@@ -84,6 +84,24 @@ def test_a_finished_game_replays_roll_by_roll_with_the_cards_and_the_coach_s_ver
     assert 'src="/static/js/replay.js"' in page
 
 
+def test_the_replay_names_the_readers_own_seat_for_the_cached_review_to_open_its_part() -> None:
+    """The review is drawn once for everyone (cached): each player's costly choices fold under their
+    heading, and the page says which seat is the reader's, outside it, for that one to open."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(11))
+    player = Client()
+    session = player.session
+    session["controller"] = table.controllers[1]
+    session.save()
+    page = player.get(f"/r/{game.code}/replay").content.decode()
+    assert 'data-you="1"' in page
+    section = review_section(page)
+    folded = re.findall(r'<details class="review-fold" data-seat="(\d)">', section)
+    assert folded and folded == [str(s["seat"]) for s in coach.review(game)["seats"] if s["costly"]]
+    stranger = Client().get(f"/r/{game.code}/replay").content.decode()
+    assert 'data-you=""' in stranger and review_section(stranger) == section
+
+
 def game_total(game: Game, seat: int) -> int:
     from games.store.selectors import game_state
 

@@ -624,8 +624,12 @@ export function reviewHtml(view) {
   if (!review) return "";
   if (review.message) return `<h3>${gettext("Coach's review")}</h3><p class="muted">${esc(review.message)}</p>`;
   let linked = false;
-  const lines = review.seats
-    .filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0))
+  const shown = review.seats.filter((s) => s.choices > 0 && (s.kind !== "bot" || s.lost > 0));
+  // Each player's costliest choices fold under their line: eight players' lists would make the
+  // panel thousands of pixels tall on a phone. The reader's own list is open (a browser of one
+  // seat; a shared device's players each open theirs), and a lone player's too.
+  const opened = (seat) => shown.length === 1 || (!state.local && view.voices.length === 1 && view.voices[0] === seat);
+  const lines = shown
     .map((s) => {
       const you = view.isYou(s.seat);
       const name = esc(playerName(s.name));
@@ -651,7 +655,8 @@ export function reviewHtml(view) {
         ? `<ol class="costly-list" aria-label="${fmt(gettext("%(name)s's costliest choices"), { name })}">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
         : "";
       linked ||= Boolean(list);
-      return `<li><p class="review-line">${text}</p>${list}</li>`;
+      if (!list) return `<li><p class="review-line">${text}</p></li>`;
+      return `<li><details class="review-fold" id="review-seat-${Number(s.seat)}"${opened(s.seat) ? " open" : ""}><summary class="review-line">${text}</summary>${list}</details></li>`;
     })
     .join("");
   const estimated = review.note ? ` ${esc(review.note)}` : "";
