@@ -142,25 +142,60 @@ function scrollRegions() {
   }
 }
 
+// What the step panel shows of a step: its round, its sentence, its dice and the coach's verdict.
+function stepParts(step) {
+  const who = step.seat !== undefined ? data.seats[step.seat] : null;
+  const round = step.round ? `${fmt(gettext("Round %(round)s of %(total)s"), { round: step.round, total: data.ruleset.boxes.length * columns })} ·` : "";
+  const computer = who && step.by_computer ? ` <span class="tag-computer">${gettext("computer")}</span>` : "";
+  return {
+    round: round ? `<span class="muted">${round}</span>` : "",
+    text: `${sentenceHtml(step.text)}${computer}`,
+    dice: diceHtml(step),
+    verdict: verdictHtml(step),
+    verdictClass: `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`,
+  };
+}
+
+// The step panel is as tall as its tallest step, at every step: on a phone the card under it
+// would otherwise move up and down as a step's sentence, dice or verdict take more or fewer
+// lines. Every step is laid out once, unseen, at the panel's width (again when the width changes).
+let steadyWidth = 0;
+function steadyPanel() {
+  const panel = document.querySelector(".replay-step");
+  const width = panel.getBoundingClientRect().width;
+  if (!width || width === steadyWidth) return;
+  steadyWidth = width;
+  const probe = document.createElement("div");
+  probe.setAttribute("aria-hidden", "true");
+  probe.style.cssText = `position: absolute; left: 0; top: 0; width: ${width}px; visibility: hidden; pointer-events: none;`;
+  probe.innerHTML = steps
+    .map((step) => {
+      const parts = stepParts(step);
+      return `<div class="replay-step"><h2>${parts.round} <span>${parts.text}</span></h2>${parts.dice ? `<div class="replay-dice">${parts.dice}</div>` : ""}${parts.verdict ? `<div class="${parts.verdictClass}">${parts.verdict}</div>` : ""}</div>`;
+    })
+    .join("");
+  panel.parentElement.append(probe);
+  const tallest = Math.max(...[...probe.children].map((el) => el.getBoundingClientRect().height));
+  probe.remove();
+  panel.style.minHeight = `${Math.ceil(tallest)}px`;
+}
+
 function show(i, { focus = false } = {}) {
   index = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[index];
-  const who = step.seat !== undefined ? data.seats[step.seat] : null;
   const position = fmt(gettext("Step %(step)s of %(steps)s"), { step: index + 1, steps: steps.length });
   $("position").textContent = position;
   $("scrub").value = String(index);
   $("scrub").setAttribute("aria-valuetext", position);
-  const round = step.round ? `${fmt(gettext("Round %(round)s of %(total)s"), { round: step.round, total: data.ruleset.boxes.length * columns })} ·` : "";
-  const computer = who && step.by_computer ? ` <span class="tag-computer">${gettext("computer")}</span>` : "";
-  $("step-round").innerHTML = round ? `<span class="muted">${round}</span>` : "";
-  $("step-text").innerHTML = `${sentenceHtml(step.text)}${computer}`;
-  $("step-dice").innerHTML = diceHtml(step);
+  const parts = stepParts(step);
+  $("step-round").innerHTML = parts.round;
+  $("step-text").innerHTML = parts.text;
+  $("step-dice").innerHTML = parts.dice;
   $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : gettext("No dice"));
   $("step-dice").hidden = !step.dice.length;
-  const verdict = verdictHtml(step);
-  $("step-verdict").innerHTML = verdict;
-  $("step-verdict").hidden = !verdict;
-  $("step-verdict").className = `verdict ${step.verdict && step.verdict.lost > 0.5 ? "costly" : "fine"}`;
+  $("step-verdict").innerHTML = parts.verdict;
+  $("step-verdict").hidden = !parts.verdict;
+  $("step-verdict").className = parts.verdictClass;
   drawCard(cardHtml(step, cardsAt[index], activeAt[index]));
   showSeat(focusOf(step));
   const pressed = document.activeElement;
@@ -218,5 +253,9 @@ for (const details of folded) {
   if (folded.length === 1 || (you.length === 1 && Number(details.dataset.seat) === you[0])) details.open = true;
 }
 $("step-h").tabIndex = -1;
-window.addEventListener("resize", scrollRegions);
+window.addEventListener("resize", () => {
+  scrollRegions();
+  steadyPanel();
+});
 show(fromHash());
+steadyPanel();

@@ -746,3 +746,28 @@ def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
         shot(page, f"replay-eight-review-390-{scheme}")
         assert serious_violations(page) == [], scheme
     assert page.errors == []
+
+
+# Each step drawn in turn (its button is clicked), with where the card's top is then.
+CARD_TOPS = """() => { const next = document.getElementById('next'), tops = [];
+    const top = () => Math.round(document.getElementById('card').getBoundingClientRect().top + scrollY);
+    tops.push(top());
+    while (!next.disabled) { next.click(); tops.push(top()); }
+    return tops; }"""
+
+
+@pytest.mark.parametrize("ruleset", ["official", "yatzy", "free_joker", "painted", "triple", "yeti"])
+def test_on_a_phone_stepping_through_the_replay_keeps_the_card_in_place(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """The step panel above the card took one line more or less with each step's sentence, dice and
+    verdict: on a phone the card under it moved up and down at every step."""
+    code = finished_game(live_site, players=2, seed=SEEDS.get(ruleset, 6), ruleset=ruleset)
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    tops = page.evaluate(CARD_TOPS)
+    assert len(tops) > 50 and len(set(tops)) == 1, sorted(set(tops))
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-steady-{ruleset}-390-{scheme}")
+    assert page.errors == []
