@@ -771,3 +771,23 @@ def test_on_a_phone_stepping_through_the_replay_keeps_the_card_in_place(
     for scheme in in_each_scheme(page):
         shot(page, f"replay-steady-{ruleset}-390-{scheme}")
     assert page.errors == []
+
+
+def test_on_a_phone_the_replays_title_wraps_without_a_gap(live_site: LiveSite, new_page: Any) -> None:
+    """ "Replay · room … · Yahtzee (official)" takes two lines at 390 px: its second line, of small
+    words, sits under the first as close as their own lines do, not a large heading's line below."""
+    code = finished_game(live_site)
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    lines = page.evaluate(
+        """() => { const small = document.querySelector('.replay-head h1 .muted');
+            const size = parseFloat(getComputedStyle(small).fontSize);
+            const rects = [...small.getClientRects()].filter(r => r.width > 0);
+            return [size, rects.map(r => [r.top, r.bottom])]; }"""
+    )
+    size, rects = lines
+    assert len(rects) >= 2, rects  # it wraps at this width
+    gaps = [round(b[0] - a[1]) for a, b in zip(rects, rects[1:], strict=False)]
+    assert all(gap <= size / 2 for gap in gaps), f"{gaps} px between lines of {size} px letters"
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-title-390-{scheme}")
