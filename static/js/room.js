@@ -805,7 +805,7 @@ function keepFocus(fn) {
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
   // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays in
   // the players list instead of falling to the top of the page.
-  else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
+  else if (/^(play-)?(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     (document.querySelector("#seats .seat-list button") ?? document.getElementById("seats-h"))?.focus();
   }
 }
@@ -1017,6 +1017,7 @@ function drawPlay(v) {
   play.querySelectorAll("[data-back]").forEach((el) => el.addEventListener("click", () => seatBack(Number(el.dataset.back))));
   $("hint")?.addEventListener("click", askHint);
   play.querySelectorAll("[data-react]").forEach((el) => el.addEventListener("click", () => sendReaction(el.dataset.react)));
+  play.querySelectorAll("[data-act]").forEach((btn) => btn.addEventListener("click", () => seatAct(btn)));
 }
 
 function drawCard(v) {
@@ -1040,22 +1041,23 @@ function drawFeed(v) {
 function drawSeats(v) {
   const section = $("seats");
   if (!show(section, render.seatsHtml(v))) return;
-  section.querySelectorAll("[data-act]").forEach((btn) =>
-    btn.addEventListener("click", () => {
-      const seat = Number(btn.dataset.seat);
-      const what = btn.dataset.act;
-      const name = view().seatName(seat);
-      const question = {
-        leave: fmt(gettext("Leave the game as %(name)s?"), { name }),
-        kick: fmt(gettext("Remove %(name)s from the room?"), { name }),
-        remove: fmt(gettext("Take %(name)s out of the game? Their scores stay on the card."), { name }),
-        replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name }),
-      }[what];
-      if (question && !window.confirm(question)) return;
-      if (what === "replace") actOnce(`replace-${seat}`, () => ({ type: "replace", seat, level: "optimal" }));
-      else actOnce(`${what}-${seat}`, () => ({ type: what, seat }));
-    }),
-  );
+  section.querySelectorAll("[data-act]").forEach((btn) => btn.addEventListener("click", () => seatAct(btn)));
+}
+
+/** A seat's button (the Players list's, or the play card's for the away player to play): asked, then sent. */
+function seatAct(btn) {
+  const seat = Number(btn.dataset.seat);
+  const what = btn.dataset.act;
+  const name = view().seatName(seat);
+  const question = {
+    leave: fmt(gettext("Leave the game as %(name)s?"), { name }),
+    kick: fmt(gettext("Remove %(name)s from the room?"), { name }),
+    remove: fmt(gettext("Take %(name)s out of the game? Their scores stay on the card."), { name }),
+    replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name }),
+  }[what];
+  if (question && !window.confirm(question)) return;
+  if (what === "replace") actOnce(`replace-${seat}`, () => ({ type: "replace", seat, level: "optimal" }));
+  else actOnce(`${what}-${seat}`, () => ({ type: what, seat }));
 }
 
 /** Draws the game-over panel; true when it has just appeared after this page showed the game played. */

@@ -24,6 +24,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     no_horizontal_overflow,
+    score_best,
     serious_violations,
     shot,
 )
@@ -927,3 +928,30 @@ def test_on_a_phone_the_eight_players_coach_review_folds_each_players_choices(
         shot(page, f"over-eight-review-390-{scheme}", full_page=True)
         assert serious_violations(page) == [], scheme
     assert page.errors == []
+
+
+def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The table waits for Bob, who went away: on Ann's phone the play card, where she looks, offers
+    to let a computer play his seat or take him out (the Players list, which has them too, is a
+    long scroll below the card)."""
+    ann, bob = new_page(390, 844), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    ann.wait_for_selector("#play #host-tools")
+    assert "Bob is away" in ann.inner_text("#host-tools")
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"host-tools-390-{scheme}")
+        assert serious_violations(ann) == [], scheme
+    box = ann.locator("#play-replace-1").bounding_box()
+    assert box and box["y"] + box["height"] <= 844, box  # on the first screen
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#play-replace-1")
+    ann.wait_for_function("document.getElementById('feed').textContent.includes(\"took over Bob's seat\")")
+    ann.wait_for_selector("#host-tools", state="detached")
+    assert ann.errors == []

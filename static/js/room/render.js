@@ -321,9 +321,19 @@ export function playHtml(view) {
   const readyBanner = state.getting_ready && state.seats[turn.seat]?.kind === "bot" && !view.hostPaused
     ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
     : "";
+  // The player the table waits for is away: the host's tools for their seat are here, where the
+  // host looks (on a phone the Players list, which has them too, is far below the card).
+  const tool = (act, label) => `<button type="button" class="btn btn-small" data-act="${act}" data-seat="${turn.seat}" id="play-${act}-${turn.seat}">${label}</button>`;
+  const hostTools = !me && awayTools(view, turn.seat)
+    ? `<div class="host-tools" id="host-tools" role="group" aria-labelledby="host-tools-text"><span id="host-tools-text">${view.isHost
+      ? fmt(gettext("%(name)s is away: you may let a computer play their seat, take them out, or wait."), { name: esc(name) })
+      : gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</span>
+      ${tool("replace", gettext("Let a computer play"))}${tool("remove", gettext("Take out (away)"))}</div>`
+    : "";
   return `${away}${pausedBanner}${readyBanner}
     <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
     <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">${fmt(gettext("Round %(round)s of %(total)s"), { round, total })}</span><span class="turn-hint"> · ${hint}</span></p>
+    ${hostTools}
     <div class="dice" id="dice" role="group" aria-label="${gettext("Dice")}" tabindex="-1">${dice
       .map((v, i) => dieHtml(view, v, i, view.held.includes(i), canHold, turn.colours?.[i] ?? null, coachHolds.includes(i)))
       .join("")}</div>
@@ -505,16 +515,12 @@ export function seatsHtml(view) {
       // A seat the computer plays while its player is away is still theirs to leave.
       if (live && active && (view.isMine(seat.seat) || view.awaySeats.includes(seat.seat))) {
         buttons.push(button("leave", gettext("Leave")));
-      } else if (live && active && ((view.isHost && !seat.host) || (view.hostAway && state.status === "playing"))) {
-        if (state.status === "lobby") {
-          buttons.push(button("kick", gettext("Remove")));
-        } else if (!online && seat.kind !== "bot" && state.pace !== "own") {
-          // At your own pace nobody need be online: a seat is never taken over for being away.
-          // While the host is away, a player at the table may do it too (the host's own seat included).
-          buttons.push(button("replace", gettext("Let a computer play")));
-          buttons.push(button("remove", gettext("Take out (away)")));
-          offered = offered || !view.isHost;
-        }
+      } else if (live && active && view.isHost && !seat.host && state.status === "lobby") {
+        buttons.push(button("kick", gettext("Remove")));
+      } else if (awayTools(view, seat.seat)) {
+        buttons.push(button("replace", gettext("Let a computer play")));
+        buttons.push(button("remove", gettext("Take out (away)")));
+        offered = offered || !view.isHost;
       } else if (state.status === "playing" && !active && view.isHost && !cardFull(state, seat.seat)) {
         // A seat that left with its card full has no turn left for a computer to play (card_full).
         buttons.push(button("replace", gettext("Let a computer play")));
@@ -530,6 +536,19 @@ export function seatsHtml(view) {
     .join("");
   const note = offered ? `<p class="muted small" id="host-away-seats">${gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</p>` : "";
   return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>${note}`;
+}
+
+/** Whether this page offers the host's tools for an away player's seat during play: let a
+ * computer play it, or take it out (waiting is doing neither). The host has them for every seat
+ * but their own; while the host is away, a player at the table has them too (the host's own seat
+ * included). At your own pace nobody need be online: a seat is never taken over for being away. */
+function awayTools(view, index) {
+  const { state } = view;
+  const seat = state.seats[index];
+  if (state.status !== "playing" || state.pace === "own" || !seat || seat.status !== "active" || seat.kind === "bot") return false;
+  if (view.isMine(index) || view.awaySeats.includes(index)) return false;
+  if (view.presence.seats[String(index)] !== "away") return false; // unknown until the first presence frame
+  return (view.isHost && !seat.host) || view.hostAway;
 }
 
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
