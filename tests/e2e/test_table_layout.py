@@ -930,6 +930,51 @@ def test_on_a_phone_the_eight_players_coach_review_folds_each_players_choices(
     assert page.errors == []
 
 
+def test_on_a_desktop_a_one_player_games_end_keeps_to_a_reading_width(live_site: LiveSite, new_page: Any) -> None:
+    """A lone player's game over is one column of scores and the panel above it: not spread over 1280 px."""
+    code = live_site.finished_game(1, 1, "official")
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#review .review-line")
+    over = page.locator("#over").bounding_box()
+    card = page.locator("#card").bounding_box()
+    assert over and card
+    assert over["width"] <= 800 and card["width"] <= 800, (over, card)
+    assert abs((over["x"] + over["width"] / 2) - 640) < 20, over  # in the middle of the page
+    # The review of the game's one player is open: there is nobody else's to choose.
+    assert page.locator("#review details.review-fold[open]").count() == 1
+    for scheme in in_each_scheme(page):
+        shot(page, f"over-one-player-1280-{scheme}", full_page=True)
+    # Two players or more keep the desktop's width for their columns.
+    two = live_site.finished_game(2, 1, "official")
+    page.goto(f"{live_site.url}/r/{two}/")
+    page.wait_for_selector("#over:not([hidden])")
+    assert page.locator("#over").bounding_box()["width"] > 1000
+
+
+def gaps_between(page: Any, selectors: list[str]) -> list[int]:
+    """The space between each of ``selectors``'s boxes and the next one's, top to bottom."""
+    boxes = [page.locator(selector).bounding_box() for selector in selectors]
+    return [round(b["y"] - (a["y"] + a["height"])) for a, b in zip(boxes, boxes[1:], strict=False)]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_lobby_card_is_as_far_from_its_neighbours_as_the_tables_cards_are(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    page = new_page(width, 844 if width == 390 else 800)
+    url = create_online(page, live_site, "Ann")
+    lobby = gaps_between(page, [".room-bar", "#lobby", "#seats", "#chat"])
+    for scheme in in_each_scheme(page):
+        shot(page, f"lobby-{width}-{scheme}", full_page=True)
+    # ... the same as the table's, once the game is on (the players card and the chat alike).
+    page.click("#start")
+    page.wait_for_selector("#roll")
+    table = gaps_between(page, [".room-bar", "#table"])
+    assert len(set(lobby + table)) == 1, f"room bar, lobby, players, chat: {lobby}; room bar, table: {table}"
+    assert url
+
+
 def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
     live_site: LiveSite, new_page: Any
 ) -> None:
