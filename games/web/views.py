@@ -38,12 +38,12 @@ from games.services.codes import shown_name
 from games.services.replay import fairness_check, replay_steps
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
-from games.web import docpages
+from games.web import docpages, noscript
 from games.web.errorpages import NO_ROOM_PAGE, answers_json
 from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
 from games.web.here import form_on
 from games.web.limits import mark_refused
-from games.web.refusals import Worded, refusal
+from games.web.refusals import WORDS, Worded, refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
     from games.store.models import Game
@@ -171,7 +171,8 @@ def room_find(request: HttpRequest) -> HttpResponse:
 
 
 def room(request: HttpRequest, code: str) -> HttpResponse:
-    """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends."""
+    """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends,
+    and by the server for a browser without script (games.web.noscript), which plays by form posts."""
     game = _game_or_404(code)
     if code != game.code:
         return redirect("room", code=game.code)
@@ -199,6 +200,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "mine": mine,
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
+        # The table drawn by the server, for a browser without script (templates/games/room_table.html).
+        "ns": noscript.table(state, mine, f"ns-{uuid.uuid4().hex[:16]}"),
+        "name_typed_max": services.NAME_TYPED_MAX,
     }
     return render(request, "games/room.html", context)
 
@@ -305,7 +309,9 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         frame = form_frame(action, request.POST)
         services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
-        messages.error(request, refusal(exc))
+        # A form of a page drawn before the table moved on: the page it goes back to shows the table
+        # as it is now, so it says that in the page's words (not the service's version numbers).
+        messages.error(request, str(WORDS[errors.STALE]) if exc.code == errors.STALE else refusal(exc))
     return redirect("room", code=game.code)
 
 

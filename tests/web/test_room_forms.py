@@ -6,13 +6,17 @@ socket's frame would be refused with the same code.
 
 from __future__ import annotations
 
+import html
+import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from games.domain.rules import Box
 from games.store.models import Game
+from games.store.selectors import game_state
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +162,222 @@ def test_a_refused_fields_message_is_tied_to_the_field(extra: dict[str, str], fi
     described = [page.text.get(ref, "") for ref in attrs.get("aria-describedby", "").split()]
     assert attrs.get("aria-invalid") == "true", attrs
     assert any(said in text for text in described), (attrs.get("aria-describedby"), described)
+
+
+# --- the table without script: the room page's forms, each posted as a browser would --------------
+
+
+class NoScriptPage(HTMLParser):
+    """The room page's no-script table: its forms (action, fields, submit buttons) and its text."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.forms: list[dict[str, Any]] = []
+        self.form: dict[str, Any] | None = None
+        self.refresh = ""
+        start = page.index('data-testid="noscript-table"')
+        self.text = re.sub(r"<[^>]+>", "", page[start:])
+        head = re.search(r"<noscript>(<meta http-equiv=\"refresh\" content=\"(\d+)\">)?", page)
+        self.refresh = head.group(2) or "" if head else ""
+        self.messages = [html.unescape(m) for m in re.findall(r'<p class="error">([^<]*)</p>', page)]
+        self.feed(page[start:])
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        if tag == "form":
+            self.form = {"action": found["action"], "fields": {}, "held": [], "checked": [], "buttons": []}
+            self.forms.append(self.form)
+        elif self.form is not None and tag == "input":
+            if found.get("type") == "hidden":
+                self.form["fields"][found["name"]] = found["value"]
+            elif found.get("type") == "checkbox":
+                self.form["held"].append(found["value"])
+                if "checked" in found:
+                    self.form["checked"].append(found["value"])
+        elif self.form is not None and tag == "button":
+            self.form["buttons"].append(found)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.form = None
+
+    def form_to(self, action: str) -> dict[str, Any]:
+        [form] = [form for form in self.forms if form["action"].endswith(f"/{action}")]
+        return form
+
+    def scores(self) -> dict[str, dict[str, Any]]:
+        """The score buttons by id (``ns-score-<box>-<column>``), with their form's fields."""
+        return {
+            b["id"]: {**f["fields"], "box": b["value"], "label": b.get("aria-label", "")}
+            for f in self.forms
+            for b in f["buttons"]
+            if f["action"].endswith("/score")
+        }
+
+
+def table_of(client: Client, game: Game) -> NoScriptPage:
+    response = client.get(f"/r/{game.code}/")
+    assert response.status_code == 200
+    return NoScriptPage(response.content.decode())
+
+
+def post_form(client: Client, game: Game, action: str, fields: dict[str, Any]) -> NoScriptPage:
+    response = client.post(f"/r/{game.code}/{action}", fields, follow=True)
+    assert response.status_code == 200
+    return NoScriptPage(response.content.decode())
+
+
+def create(client: Client, **fields: str) -> Game:
+    response = client.post("/rooms/new", {"ruleset": "official", **fields})
+    assert response.status_code == 302, response.content[:300]
+    return Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+
+
+def test_the_room_without_script_is_a_table_to_play_not_a_note_that_it_needs_javascript() -> None:
+    ada, game = started()
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    assert "needs JavaScript" not in page
+    table = NoScriptPage(page)
+    assert "Your turn, Ada" in table.text
+    roll = table.form_to("roll")
+    assert roll["fields"]["version"] == str(game.version)  # the socket's expected_version
+    assert [b["id"] for b in roll["buttons"]] == ["ns-roll"] and "3 rolls left" in table.text
+    assert table.refresh == ""  # the player's own turn: nothing reloads under them
+
+
+def test_the_lobby_without_script_offers_the_host_the_start_and_a_visitor_a_seat() -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    join = table_of(ben, game).form_to("join")
+    assert [b["id"] for b in join["buttons"]] == ["ns-join-btn"]
+    assert not any(form["action"].endswith("/start") for form in table_of(ben, game).forms)
+    table = post_form(ben, game, "join", {"name": "Ben"})
+    assert "Waiting for the host to start the game." in table.text and "Ben" in table.text
+    host = table_of(ada, game)
+    start = host.form_to("start")
+    assert "Start game with 2 players" in host.text
+    table = post_form(ada, game, "start", start["fields"])
+    game.refresh_from_db()
+    assert game.status == "playing"
+    assert "Your turn, Ada" in table.text
+
+
+def test_a_turn_without_script_holds_the_ticked_dice_rolls_and_scores_a_box_by_its_button() -> None:
+    ada, game = started()
+    table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    game.refresh_from_db()
+    dice = list(game.room.rules.turn.dice)
+    roll = table.form_to("roll")
+    assert roll["held"] == ["0", "1", "2", "3", "4"] and roll["checked"] == []
+    assert roll["fields"]["version"] == str(game.version) and "2 rolls left" in table.text
+    # Every box the rules allow now is a button with its points; the page says nothing of the others.
+    options = {o.box.value: o.points for o in game.room.rules.options() if o.legal}
+    scores = table.scores()
+    assert {name.removeprefix("ns-score-").removesuffix("-0") for name in scores} == set(options)
+    chance = scores["ns-score-chance-0"]
+    assert chance["label"] == f"Score Chance for {options['chance']} points"
+    # Keep the first two dice: they stay as they were, and show as kept.
+    table = post_form(ada, game, "roll", {**roll["fields"], "held": ["0", "1"]})
+    game.refresh_from_db()
+    assert list(game.room.rules.turn.dice)[:2] == dice[:2]
+    assert table.form_to("roll")["checked"] == ["0", "1"] and "1 roll left" in table.text
+    kept = list(game.room.rules.turn.dice)
+    table = post_form(ada, game, "score", table.scores()["ns-score-chance-0"])
+    game.refresh_from_db()
+    assert game.room.rules.cards[0].get(Box.CHANCE) == sum(kept)
+    assert table.scores() == {}  # a new turn: nothing to score before its roll
+    assert "Roll the dice" in table.text
+
+
+def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_that_looks_again() -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    game.refresh_from_db()
+    table = table_of(ben, game)
+    assert "Ada's turn" in table.text and "Waiting for Ada" in table.text
+    assert "The dice:" in table.text
+    assert [form["action"] for form in table.forms] == []  # nothing to act on; the card shows Ada's options to her only
+    assert table.refresh == "8" and "This page looks again every 8 seconds." in table.text
+    assert "Refresh" in table.text
+    # Ada's own page does not reload under her while she chooses.
+    assert table_of(ada, game).refresh == ""
+    # A spectator is told they are watching.
+    assert "You are watching. Waiting for Ada" in table_of(Client(), game).text
+
+
+def test_a_form_of_a_page_the_table_moved_past_is_refused_and_the_page_shows_the_table_now() -> None:
+    ada, game = started()
+    old = table_of(ada, game).form_to("roll")["fields"]
+    post_form(ada, game, "roll", old)
+    before = stored(game)
+    table = post_form(ada, game, "roll", {**old, "action_id": "another"})  # the old page's form once more
+    assert table.messages == ["The table changed just before your move: have a look and try again."]
+    assert stored(game) == before
+    assert table.form_to("roll")["fields"]["version"] == str(before[0])  # the page now is the table now
+
+
+def test_a_shared_device_without_script_plays_each_seat_in_turn() -> None:
+    device = Client()
+    game = create(device, mode="local", players="2", player_1="Ann", player_2="Ben")
+    for name in ("Ann", "Ben", "Ann"):
+        table = table_of(device, game)
+        assert f"Your turn, {name}" in table.text
+        table = post_form(device, game, "roll", table.form_to("roll")["fields"])
+        post_form(device, game, "score", next(iter(table.scores().values())))
+    game.refresh_from_db()
+    assert [card.filled for card in game.room.rules.cards] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "seen"),
+    [
+        ("painted", ["ns-score-red-0", "ns-score-palette-0", "ns-score-chance-0"]),
+        ("triple", ["ns-score-chance-0", "ns-score-chance-1", "ns-score-chance-2"]),
+    ],
+)
+def test_the_card_without_script_has_the_rule_sets_columns_and_boxes(ruleset: str, seen: list[str]) -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", ruleset=ruleset)
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    scores = table.scores()
+    assert set(seen) <= set(scores)
+    game.refresh_from_db()
+    if ruleset == "painted":  # each die's colour said in words beside its value
+        turn = game_state(game)["turn"]
+        shown = [f"{value} {colour}" for value, colour in zip(turn["dice"], turn["colours"], strict=True)]
+        assert all(die in table.text for die in shown), (shown, table.text[:600])
+        assert "Colour sum" in table.text
+        assert scores["ns-score-red-0"]["label"].startswith("Score Red for ")
+    else:
+        assert "×3" in table.text and "Column total" in table.text
+        assert scores["ns-score-chance-2"]["column"] == "2"
+        assert scores["ns-score-chance-2"]["label"].startswith("Score Chance ×3 for ")
+    # Scoring the last column's button scores in that column.
+    pick = seen[-1]
+    post_form(ada, game, "score", scores[pick])
+    game.refresh_from_db()
+    box, column = pick.removeprefix("ns-score-").rsplit("-", 1)
+    assert game.room.rules.cards[0].get(Box(box), int(column)) is not None
+
+
+def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
+    ada, game = started()
+    for _ in range(13):
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        post_form(ada, game, "score", next(iter(table.scores().values())))
+    game.refresh_from_db()
+    assert game.status == "finished"
+    table = table_of(ada, game)
+    assert "Game over" in table.text and "Ada wins!" in table.text
+    total = game_state(game)["cards"][0]["total"]
+    assert f"Ada: {total} points" in table.text
+    assert f'id="ns-replay" href="/r/{game.code}/replay"' in ada.get(f"/r/{game.code}/").content.decode()
+    assert table.form_to("rematch")["buttons"][0]["id"] == "ns-rematch"
+    assert table.refresh == "" and table.scores() == {}
+    assert [form["action"] for form in table.forms if not form["action"].endswith("/rematch")] == []

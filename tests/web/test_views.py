@@ -106,7 +106,8 @@ def test_a_stale_form_is_refused_with_a_clear_message() -> None:
     game.refresh_from_db()
     ada.post(f"/r/{game.code}/roll", {"version": game.version, "action_id": "r1"})
     response = ada.post(f"/r/{game.code}/roll", {"version": game.version, "action_id": "r2"}, follow=True)
-    assert "The game has moved on" in response.content.decode()
+    # The page it lands on shows the table as it is now, and says so, not the versions' numbers.
+    assert "The table changed just before your move: have a look and try again." in response.content.decode()
     assert Move.objects.filter(game=game, kind="roll").count() == 1
 
 
