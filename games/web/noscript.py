@@ -127,8 +127,8 @@ def table(state: dict[str, Any], mine: list[int], action_id: str) -> dict[str, A
     # The seats this browser plays now: not those a computer plays while their player is away.
     playing = [s for s in mine if s < len(seats) and seats[s]["status"] == "active" and seats[s]["kind"] != "bot"]
     status = state["status"]
-    turn = state["turn"] if status == "playing" else None
-    my_turn = bool(turn) and turn["seat"] in playing and not state["paused"]
+    turn: dict[str, Any] | None = state["turn"] if status == "playing" else None
+    my_turn = turn is not None and turn["seat"] in playing and not state["paused"]
     active = [seat for seat in seats if seat["status"] == "active"]
     view: dict[str, Any] = {
         "status": status,

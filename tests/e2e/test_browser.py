@@ -419,3 +419,113 @@ def test_a_game_against_computer_players_with_the_coachs_hint_and_review(live_si
     page.wait_for_selector(".review-list li")
     assert "Ann lost" in page.inner_text("#review") or "Ann played like the solver" in page.inner_text("#review")
     assert page.errors == []
+
+
+# --- without JavaScript: the server's table and its form posts -------------------------------------
+
+
+def submit(page: Any, selector: str) -> None:
+    """Press a button of the no-script table: a form post, then the room page it goes back to."""
+    with page.expect_navigation():
+        page.click(selector)
+
+
+def ns_dice(page: Any) -> list[int]:
+    return [int(text) for text in page.locator(".ns-die strong").all_inner_texts()]
+
+
+def looked_at_without_script(page: Any, new_page: Any, name: str) -> None:
+    """The no-script page ``page`` shows, checked in the light and dark schemes on a desktop and a phone:
+    nothing serious for axe, nothing sideways.
+
+    axe runs in the page's own script, which a page without JavaScript does not run: the same
+    document, its ``<noscript>`` opened, its scripts and its reload taken out, is served to a page
+    with script at the same address.
+    """
+    document = re.sub(r"<script\b[^>]*>.*?</script>", "", page.content(), flags=re.S)
+    document = re.sub(
+        r'<meta http-equiv="refresh"[^>]*>', "", document.replace("<noscript>", "").replace("</noscript>", "")
+    )
+    checker = new_page()
+    checker.route(page.url, lambda route: route.fulfill(status=200, content_type="text/html", body=document))
+    checker.goto(page.url)
+    for width, height in ((1280, 800), (390, 844)):
+        checker.set_viewport_size({"width": width, "height": height})
+        for scheme in in_each_scheme(checker):
+            assert serious_violations(checker) == [], (name, width, scheme)
+            shot(checker, f"noscript-{name}-{width}-{scheme}")
+        assert no_horizontal_overflow(checker), (name, width)
+
+
+def test_two_people_play_a_whole_official_game_without_javascript(live_site: LiveSite, new_page: Any) -> None:
+    ada, ben = new_page(java_script_enabled=False), new_page(java_script_enabled=False)
+    ada.goto(live_site.url + "/")
+    ada.check("input[name=mode][value=online]")
+    ada.fill("#id_name", "Ada")
+    submit(ada, "#create-btn")
+    url = ada.url
+    assert "needs JavaScript" not in ada.inner_text("main")
+    looked_at_without_script(ada, new_page, "official-lobby")
+    ben.goto(url)
+    ben.fill("#ns-join-name", "Ben")
+    submit(ben, "#ns-join-btn")
+    assert "Waiting for the host to start the game." in ben.inner_text("[data-testid=noscript-table]")
+    ada.goto(url)
+    assert ada.inner_text("#ns-start") == "Start game with 2 players"
+    submit(ada, "#ns-start")
+    players = {"Ada": ada, "Ben": ben}
+    for turn in range(26):
+        mover, waiting = (ada, ben) if turn % 2 == 0 else (ben, ada)
+        mover.goto(url)
+        waiting.goto(url)
+        name = "Ada" if mover is ada else "Ben"
+        assert mover.inner_text("#ns-h") == f"Your turn, {name}"
+        assert waiting.inner_text("#ns-h") == f"{name}'s turn"
+        # The waiting player's page looks again by itself, and has a link to do it now.
+        assert waiting.locator("meta[http-equiv=refresh]").get_attribute("content") == "8"
+        assert mover.locator("meta[http-equiv=refresh]").count() == 0
+        assert waiting.locator("#ns-refresh").is_visible()
+        submit(mover, "#ns-roll")
+        if turn == 0:  # keep two dice and roll again: they stay as they were
+            first = ns_dice(mover)
+            mover.check("#ns-held-0")
+            mover.check("#ns-held-3")
+            assert mover.inner_text("#ns-rolls-left") == "2 rolls left"
+            looked_at_without_script(mover, new_page, "official-turn")
+            submit(mover, "#ns-roll")
+            again = ns_dice(mover)
+            assert (again[0], again[3]) == (first[0], first[3])
+            assert mover.is_checked("#ns-held-0") and mover.is_checked("#ns-held-3")
+        # The first box the rules allow (each a button with its points).
+        submit(mover, ".ns-score-btn")
+        assert players[name] is mover
+    for page in (ada, ben):
+        page.goto(url)
+        assert page.inner_text("#ns-h") == "Game over"
+        assert re.fullmatch(r"(Ada|Ben) wins!|A tie! Ada, Ben share the win\.", page.inner_text("#ns-winner"))
+        assert page.locator("meta[http-equiv=refresh]").count() == 0
+    looked_at_without_script(ada, new_page, "official-over")
+    with ada.expect_navigation():
+        ada.click("#ns-replay")
+    assert ada.url.endswith("/replay")
+
+
+def test_a_painted_turn_without_javascript_scores_a_colour_box(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page(java_script_enabled=False)
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", "Ada")
+    page.check("input[name=ruleset][value=painted]")
+    submit(page, "#create-btn")
+    submit(page, "#ns-start")
+    submit(page, "#ns-roll")
+    # Each die says its colour in words beside its value.
+    labels = page.locator(".ns-die").all_inner_texts()
+    assert all(re.search(r"\d\s+(red|yellow|green|blue|purple)$", label.strip()) for label in labels), labels
+    page.check("#ns-held-1")
+    looked_at_without_script(page, new_page, "painted-turn")
+    red = page.inner_text("#ns-score-red-0")
+    submit(page, "#ns-score-red-0")
+    row = page.locator(".ns-scorecard tr", has=page.locator("th", has_text=re.compile("^Red$")))
+    assert row.locator("td").inner_text() == red
+    assert page.locator("#ns-score-red-0").count() == 0
