@@ -143,6 +143,15 @@ def table(state: dict[str, Any], mine: list[int], action_id: str) -> dict[str, A
         # A pass-and-play room is seated from its own device only: others watch it.
         "can_join": status == "lobby" and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS,
     }
+    if status == "playing":
+        # This browser's seats a computer plays while their players are away: each taken back by its
+        # own button, named on a device of several seats (whoever is there is not the one who walked off).
+        view["away"] = [
+            {"seat": s, "name": shown_name(seats[s]["name"])}
+            for s in mine
+            if s < len(seats) and seats[s]["kind"] == "bot" and (seats[s]["away"] or seats[s]["kept"])
+        ]
+        view["shared"] = len([s for s in mine if s < len(seats) and seats[s]["status"] == "active"]) > 1
     if turn is not None:
         view["turn_name"] = shown_name(seats[turn["seat"]]["name"])
         view["dice"] = _dice(turn) if turn["rolls_used"] else []

@@ -52,6 +52,7 @@ WORDS = {
     "not_over": _("The game is not over yet."),
     "bad_level": _("Choose one of the computer levels offered."),
     "player_present": _("That player is here now: only an away player's seat can be taken over."),
+    "not_reclaimable": _("A computer is not playing that seat for you."),
     # Social play, your own pace and its notices.
     "paused": _("The host paused the game: play goes on when they resume it."),
     "not_paused": _("The game is not paused."),

@@ -273,7 +273,7 @@ def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
 
 
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
-ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove"})
+ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove", "back"})
 # What a form that lost a field says; any other bad field gets its code's words (refusal()).
 FORM_PROBLEMS = {
     "version": (services.BAD_REQUEST, _("The form was missing its game version; reload the page.")),

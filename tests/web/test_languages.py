@@ -438,8 +438,8 @@ NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type", "bad_message", "chat_too_long", "chat_closed",
     "muted", "bad_spectator", "bad_reaction", "hints_off", "coach_busy", "roll_first", "coach_error",
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
-    # The socket's own host's tools and "I'm back" (a computer for a seat, a mute): no form posts them.
-    "own_seat", "already_computer", "not_reclaimable", "already_muted", "not_muted",
+    # The socket's own host's tools (a computer for a seat, a mute): no form posts them.
+    "own_seat", "already_computer", "already_muted", "not_muted",
     "own_chat", "spectator_already_muted", "spectator_not_muted",
     # Holds: no form posts one (the room page's script does, and never one that changes nothing).
     "same_hold", "holds_used_up",

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from games import services
 from games.domain.rules import Box
 from games.store.models import Game
 from games.store.selectors import game_state
@@ -381,3 +382,31 @@ def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_repl
     assert table.form_to("rematch")["buttons"][0]["id"] == "ns-rematch"
     assert table.refresh == "" and table.scores() == {}
     assert [form["action"] for form in table.forms if not form["action"].endswith("/rematch")] == []
+
+
+def test_a_player_whose_seat_the_computer_plays_takes_it_back_without_script() -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    services.game_replace_with_bot(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="h-1"
+    )
+    table = table_of(ben, game)
+    assert "The computer is playing for Ben." in table.text
+    back = table.form_to("back")
+    assert back["fields"]["seat"] == "1" and back["buttons"][0]["id"] == "ns-back-1"
+    table = post_form(ben, game, "back", back["fields"])
+    game.refresh_from_db()
+    assert game.room.seats[1].kind == "human"
+    assert "The computer is playing for" not in table.text
+
+
+def test_taking_back_a_seat_the_computer_does_not_play_for_this_browser_is_refused_with_why() -> None:
+    ada, game = started()
+    before = stored(game)
+    table = post_form(Client(HTTP_ACCEPT_LANGUAGE="en"), game, "back", {"seat": "0"})
+    assert table.messages == ["Seat 0 is not one a computer plays for you."]
+    assert stored(game) == before
