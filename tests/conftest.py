@@ -8,6 +8,7 @@ reachable server. Without them it is skipped on a laptop, but with REQUIRE_SERVI
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import socket
 import uuid
@@ -103,6 +104,16 @@ def _emptied_quickly(self: TransactionTestCase) -> None:
 
 _django_teardown = TransactionTestCase._fixture_teardown
 TransactionTestCase._fixture_teardown = _emptied_quickly  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection leaves for the whole run (every test item and module, Django's apps and
+    models) is set beyond the garbage collector's reach: each of its full collections walked
+    all of it again, a few per cent of a test process's CPU. Objects the tests make are
+    collected as before."""
+    gc.collect()
+    gc.freeze()
 
 
 def _reachable(url: str, default_port: int) -> bool:
