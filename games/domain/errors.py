@@ -47,6 +47,7 @@ LOCAL_ROOM = "local_room"
 NOT_OVER = "not_over"
 BAD_LEVEL = "bad_level"
 PLAYER_PRESENT = "player_present"
+JUST_AWAY = "just_away"  # the player of a live game's seat went away less than settings.HOST_AWAY ago
 SAME_HOLD = "same_hold"  # a hold of the dice held already: it would change nothing
 HOLDS_USED_UP = "holds_used_up"  # the held dice were changed as often as they may be between two rolls
 

@@ -452,6 +452,9 @@ class Pong(Outgoing, tag="pong"):
 class Presence(Outgoing, tag="presence"):
     seats: dict[str, str]  # seat index -> "connected" or "away"
     spectators: int
+    # seat index -> seconds left before an away seat of a live game may be taken over (its
+    # player's browser left only a moment ago: ``settings.HOST_AWAY``); absent once the wait is over
+    waits: dict[str, float] = {}
 
 
 class ChatHistory(Outgoing, tag="chat_history"):

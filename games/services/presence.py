@@ -9,6 +9,7 @@ import functools
 import hashlib
 import logging
 import secrets
+import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -50,7 +51,16 @@ def _frame(game: Game) -> str:
     # A spectator is a browser, however many of its tabs watch (or a page reloaded while its old
     # socket still counts); a socket without a session cannot be told apart, so counts alone.
     spectators = sum(1 for seats in browsers.values() if not seats) + sockets.count("")
-    return protocol.encode(protocol.Presence(seats=seats, spectators=spectators))
+    # In a live game a person's seat is taken over (or the host's tools taken) only once its
+    # browser has been away ``host_away()`` seconds: the page offers those tools when this says so.
+    waits: dict[str, float] = {}
+    if game.pace != Game.Pace.OWN and game.status in (Game.Status.LOBBY, Game.Status.PLAYING):
+        gone: dict[str, list[int]] = {}
+        for index, entry in enumerate(room.seats):
+            if entry.active and entry.person and index not in connected:
+                gone.setdefault(entry.persons_controller, []).append(index)
+        waits = waits_left(game, gone)
+    return protocol.encode(protocol.Presence(seats=seats, spectators=spectators, waits=waits))
 
 
 # The key of the browser's mark in its session (``Presence.browser``): made with its first
@@ -109,7 +119,9 @@ def _note_left(rows: list[tuple[int, str]]) -> None:
     by every process through the cache; should the cache be out of reach, the note is missing
     and the host's seat counts as away as long as no socket plays it.
     """
-    notes = {_left_key(game_id, controller): True for game_id, controller in rows if controller}
+    # The note holds when the socket closed, so that the room can say how long each wait has left.
+    now = time.time()
+    notes = {_left_key(game_id, controller): now for game_id, controller in rows if controller}
     if not notes:
         return
     try:
@@ -127,6 +139,28 @@ def left_lately(game: Game, controller: str) -> bool:
     except Exception:  # noqa: BLE001 - as in _note_left: without the cache, away is away
         log.warning("presence: could not read the cache", exc_info=True)
         return False
+
+
+def waits_left(game: Game, controllers: dict[str, list[int]]) -> dict[str, float]:
+    """For each seat (its index as a string) of ``controllers`` (a browser's token -> its seats) whose
+    browser's socket left room ``game`` less than ``host_away()`` seconds ago: the seconds left of
+    that wait. One read of the cache; without it, no wait (away is away, as in ``left_lately``)."""
+    keys = {_left_key(game.pk, controller): seats for controller, seats in controllers.items() if controller and seats}
+    if not keys:
+        return {}
+    try:
+        notes = cache.get_many(list(keys))
+    except Exception:  # noqa: BLE001 - as in _note_left
+        log.warning("presence: could not read the cache", exc_info=True)
+        return {}
+    now, wait = time.time(), host_away()
+    waits: dict[str, float] = {}
+    for key, at in notes.items():
+        # A note written before it held its time (True) counts as a wait just begun.
+        left = wait - (now - at) if isinstance(at, float) else wait
+        if left > 0:
+            waits.update({str(seat): round(min(left, wait), 1) for seat in keys[key]})
+    return waits
 
 
 def leave(channel_name: str) -> bool:

@@ -217,6 +217,14 @@ def refuse_if_present(game: Game, seat: int, entry: Seat) -> None:
     # a device shared by several players takes none of its seats back by itself.
     if entry.person and present(game, seat):
         raise RuleViolation(PLAYER_PRESENT, f"{entry.name} is here: only an away player's seat can be taken over.")
+    # A dropped connection (a reload, a phone changing networks) is not an opening to take a
+    # player's seat, and with it their place in a rated game: they get the wait the host gets.
+    if entry.person and presence.left_lately(game, entry.persons_controller):
+        raise RuleViolation(
+            E.JUST_AWAY,
+            f"{entry.name} went away only a moment ago: their seat can be taken over once they have"
+            f" been away {presence.host_away():g} seconds.",
+        )
 
 
 def host_takes_out(

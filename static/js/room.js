@@ -45,6 +45,7 @@ const ui = {
   reconnected: false, // the page has lost a socket since it opened
   host: undefined, // the host's player, as the last state said (a change is told to the table)
   hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
+  waitsUntil: {}, // seat -> performance.now() when the server lets its away player's seat be taken over
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
   takenOut: false, // the host took a seat of this browser out: a join from it would be refused
 };
@@ -96,8 +97,9 @@ const client = new RoomClient({
         }
       }
     },
-    onPresence: () => {
+    onPresence: (frame) => {
       noteHost(client.state);
+      noteWaits(frame);
       draw();
     },
     onYou: () => tabs?.postMessage({ players: client.myPlayers }),
@@ -148,6 +150,7 @@ function view() {
     readyLeft: secondsLeft(ui.ready),
     hintLeft: secondsLeft(ui.hintWait),
     hostAway: ui.hostAwaySince !== null && Date.now() - ui.hostAwaySince >= HOST_AWAY_MS,
+    waiting: seatsWaiting(),
     levels,
     csrf,
     // This browser's seeds for the dice (docs/fairness.md): the one it sends here (the one it
@@ -203,6 +206,28 @@ function noteHost(state) {
     ui.hostAwaySince = Date.now();
     hostAwayTimer = window.setTimeout(draw, HOST_AWAY_MS + 100);
   }
+}
+
+// An away player's seat of a live game is offered to a computer or taken out only once the server's
+// wait is over (the presence frame's ``waits``, the seconds it has left): a reload or a phone
+// changing networks is not an opening. The page counts down what the server said, not a clock of its own.
+let waitsTimer = null;
+function noteWaits(frame) {
+  const now = performance.now();
+  ui.waitsUntil = Object.fromEntries(Object.entries(frame.waits ?? {}).map(([seat, left]) => [seat, now + left * 1000]));
+  window.clearTimeout(waitsTimer);
+  const last = Math.max(0, ...Object.values(ui.waitsUntil));
+  if (last > now) waitsTimer = window.setTimeout(draw, last - now + 100);
+  // Each seat's wait ends at its own time: draw again as each does.
+  for (const until of Object.values(ui.waitsUntil)) if (until < last) window.setTimeout(draw, until - now + 100);
+}
+
+/** The away seats whose wait is not over yet (numbers). */
+function seatsWaiting() {
+  const now = performance.now();
+  return Object.entries(ui.waitsUntil)
+    .filter(([, until]) => until > now)
+    .map(([seat]) => Number(seat));
 }
 
 let toastTimer = null;

@@ -286,6 +286,69 @@ def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_sho
 
 
 @db
+@pytest.mark.parametrize("tool", ["replace", "remove"])
+def test_a_player_whose_connection_drops_keeps_their_seat_for_the_wait_the_host_gets(tool: str) -> None:
+    """Ben's phone changes networks (or his page reloads) in a live game: his socket closes. Ann, the
+    host, at the table, cannot hand his seat to a computer or take it out in that moment, which in
+    a rated game would rank him below her: only once he has been away as long as a host must be
+    before the players may take the host's tools. The refusal changes nothing."""
+    table = open_room(2)
+    ann, ben = table.controllers
+    online(table.code, ann)
+
+    def take_over() -> None:
+        if tool == "replace":
+            services.game_replace_with_bot(code=table.code, controller=ann, seat=1, expected_version=None, action_id="t")
+        else:
+            services.game_remove_absent(code=table.code, controller=ann, seat=1, expected_version=None, action_id="t")
+
+    with override_settings(HOST_AWAY=1):
+        presence.arrive(table.code, "ben-tab", ben)
+        presence.leave("ben-tab")
+        version = table.version()
+        with pytest.raises(RuleViolation) as refused:
+            take_over()
+        assert refused.value.code == errors.JUST_AWAY
+        assert table.version() == version and table.game.room.seats[1].human and table.game.room.seats[1].active
+        time.sleep(1.2)
+        take_over()
+    seat = table.game.room.seats[1]
+    assert (seat.bot and seat.away_controller == ben) if tool == "replace" else not seat.active
+
+
+@db
+def test_the_presence_frame_says_how_long_an_away_players_wait_has_left() -> None:
+    """The page offers the tools for Ben's seat when the server's wait is over: the room's presence
+    frame names his seat with the seconds left, and no seat once it is over or for a seat whose
+    player is connected."""
+    table = open_room(3)
+    ann, ben, cy = table.controllers
+    online(table.code, ann)
+    with override_settings(HOST_AWAY=1):
+        presence.arrive(table.code, "ben-tab", ben)
+        presence.leave("ben-tab")
+        frame = json.loads(presence.room_frame(table.code) or "{}")
+        assert frame["seats"] == {"0": "connected", "1": "away", "2": "away"}
+        assert set(frame["waits"]) == {"1"} and 0 < frame["waits"]["1"] <= 1  # Cy never came: no wait
+        time.sleep(1.2)
+        assert "waits" not in json.loads(presence.room_frame(table.code) or "{}")
+
+
+@db
+def test_a_wait_does_not_apply_at_your_own_pace_nor_in_the_frame() -> None:
+    """At your own pace nobody need be online: a seat is never taken over for being away, so no wait
+    is shown either, and the refusal is still the one that says so."""
+    table = own_pace_room(2)
+    ann, ben = table.controllers
+    presence.arrive(table.code, "ben-tab", ben)
+    presence.leave("ben-tab")
+    assert "waits" not in json.loads(presence.room_frame(table.code) or "{}")
+    with pytest.raises(RuleViolation) as refused:
+        services.game_remove_absent(code=table.code, controller=ann, seat=1, expected_version=None, action_id="t")
+    assert refused.value.code == errors.OWN_PACE
+
+
+@db
 def test_a_host_at_the_table_whose_seat_a_computer_plays_is_not_away() -> None:
     """Ann's (the host's) turns ran out twice: a computer plays her seat until she takes it back.
     Her page is open, so the room shows her connected: Ben cannot take the host's tools."""

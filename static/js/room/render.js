@@ -548,6 +548,8 @@ function awayTools(view, index) {
   if (state.status !== "playing" || state.pace === "own" || !seat || seat.status !== "active" || seat.kind === "bot") return false;
   if (view.isMine(index) || view.awaySeats.includes(index)) return false;
   if (view.presence.seats[String(index)] !== "away") return false; // unknown until the first presence frame
+  // A player who went away only a moment ago gets the server's wait first (``waiting``).
+  if ((view.waiting ?? []).includes(index)) return false;
   return (view.isHost && !seat.host) || view.hostAway;
 }
 
