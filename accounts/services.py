@@ -306,9 +306,11 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
         played = _played(game)
         best = {user_id: r.rank for r, user_id in mine if r.player_id in played}
         # Where every one of them went away or left, computers played the game out for them: who of
-        # those scored more says nothing of the players, so no rating moves.
+        # those scored more says nothing of the players, so no rating moves. A game every person
+        # left ended as the last left (nobody played it out): who gave it up first lost it.
         stayed = {seat.player for i, seat in enumerate(seats) if not seat.given_up and not room.finished_for(i)}
-        if len(best) >= 2 and any(r.player_id in stayed for r, user_id in mine if user_id in best):
+        someone_stayed = any(r.player_id in stayed for r, user_id in mine if user_id in best)
+        if len(best) >= 2 and (someone_stayed or room.deserted()):
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]
             rated = MODEL.rate(teams, ranks=[float(best[u]) for u in order])

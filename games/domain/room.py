@@ -54,6 +54,9 @@ class Seat(msgspec.Struct, frozen=True):
     left_controller: str = ""
     timeouts: int = 0  # the player's turns run out in a row (the turn timer)
     muted: bool = False  # the host muted this seat's chat
+    # The seat was the n-th of the game to leave or be taken out (0: it has not): a game every
+    # person left ranks them by it (``Room.ranks``).
+    left_order: int = 0
 
     @property
     def active(self) -> bool:
@@ -108,6 +111,8 @@ class Seat(msgspec.Struct, frozen=True):
             data["timeouts"] = self.timeouts
         if self.muted:
             data["muted"] = True
+        if self.left_order:
+            data["left_order"] = self.left_order
         return data
 
     @classmethod
@@ -124,6 +129,7 @@ class Seat(msgspec.Struct, frozen=True):
             left_controller=str(data.get("left_controller") or ""),
             timeouts=int(data.get("timeouts") or 0),
             muted=bool(data.get("muted")),
+            left_order=int(data.get("left_order") or 0),
         )
 
 
@@ -257,7 +263,7 @@ class Room(msgspec.Struct, frozen=True):
         the seat ranks with the seats that left.
         """
         seat = self.seats[index]
-        changes: dict[str, Any] = {"status": LEFT}
+        changes: dict[str, Any] = {"status": LEFT, "left_order": 1 + max(s.left_order for s in self.seats)}
         if seat.away_controller:
             changes.update(away_controller="", left_controller=seat.away_controller)
         return self.with_seat(index, **changes)
@@ -402,11 +408,17 @@ class Room(msgspec.Struct, frozen=True):
         off the record), and those before every seat that left (it is out of the game, as the
         rules have it), whether or not the host gave it to a computer to play on: leaving does not
         take a losing game off the record either. A computer that sat down as one ranks by its
-        total."""
+        total. In a game every person left (``deserted``) the seats that left rank by when they left,
+        the last first: whoever stayed on longest did not give the game up to the others."""
         if self.rules is None:
             return []
+        deserted = self.deserted()
         keys = [
-            (2 if seat.given_up else 1 if self.finished_for(index) else 0, -self.rules.totals(index).grand_total)
+            (
+                2 if seat.given_up else 1 if self.finished_for(index) else 0,
+                -seat.left_order if deserted and seat.given_up else 0,
+                -self.rules.totals(index).grand_total,
+            )
             for index, seat in enumerate(self.seats)
         ]
         return [1 + sum(1 for other in keys if other < key) for key in keys]
@@ -415,10 +427,17 @@ class Room(msgspec.Struct, frozen=True):
         """Whether a seat is still played by who sat there (the seats ``ranks`` puts first)."""
         return any(not seat.given_up and not self.finished_for(index) for index, seat in enumerate(self.seats))
 
+    def deserted(self) -> bool:
+        """Whether every person left the started game, at least two of them: none plays a seat, nor
+        will when back from away. An online game ends so as the last of them leaves
+        (``games.services.seats.vacate``), and is counted: leaving last does not lose it."""
+        gone = sum(1 for seat in self.seats if seat.given_up and (seat.human or seat.left_controller))
+        return self.rules is not None and gone >= 2 and not self.humans_left()
+
     def winners(self) -> list[int]:
-        """The seats placed first (``ranks``) in a game played to its end by someone still in it;
-        none before the end, nor when every seat left."""
-        if self.rules is None or not self.rules.winners():
+        """The seats placed first (``ranks``) in a game played to its end by someone still in it, or
+        ended by every person leaving it (``deserted``); none before the end."""
+        if self.rules is None or not (self.rules.winners() or self.deserted()):
             return []
         return [index for index, rank in enumerate(self.ranks()) if rank == 1]
 

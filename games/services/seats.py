@@ -148,8 +148,12 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
     else:
         room = room.taken_out(seat)
         state = apply_remove(rules_state(game), seat=seat)
-        # With nobody left in the game it is abandoned (below), not won.
-        if state.is_over and any(state.active):
+        # With nobody left in the game it is abandoned (below), not won; but an online game every
+        # person left, this one last, ends and is counted, those who left ranked by when they did:
+        # otherwise a player leaving a lost game, and the winner then leaving too, would take the
+        # game off both their records.
+        deserted = not game.local and room.with_rules(state).deserted()
+        if (state.is_over and any(state.active)) or deserted:
             payload["game_over"] = True
             payload["winners"] = room.with_rules(state).winners()  # as the records rank them
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()

@@ -405,6 +405,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             # A computer plays it on after its player left (or was taken out): it ranks with the
             # seats that left, whatever its total (Room.ranks).
             "gave_up": bool(seat.left_controller),
+            # The seat was the n-th to leave: a game every person left ranks them by it (Room.ranks).
+            **({"left_order": seat.left_order} if seat.left_order else {}),
         }
         for index, seat in enumerate(room.seats)
     ]
@@ -474,7 +476,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
     data["cards"] = scorecard.cards(state)
     # The players' records' winners (Room.winners): a seat a computer finished for its away
     # player, or played on after its player left, ranks after those who stayed, whatever its total.
-    data["winners"] = room.with_rules(state).winners()
+    # An abandoned game has no winner, whoever of those who left it ranks first.
+    data["winners"] = room.with_rules(state).winners() if game.status != Game.Status.ABANDONED else []
     return data
 
 

@@ -499,3 +499,48 @@ def test_a_game_every_rated_player_walked_away_from_is_not_rated() -> None:
     assert not CountedGame.objects.get(game=game).rated
     assert standing(one).rated == 0 and standing(two).rated == 0
     assert standing(one).games == 1 and standing(two).games == 1  # still on both records
+
+
+# --- 9. a rated game everyone left: the loser who left first does not take it off the records ---
+
+
+def test_a_rated_game_whose_loser_left_and_whose_winner_then_left_too_is_counted_and_rated() -> None:
+    table, win, lose = timed_accounts_room()
+    for _ in range(3):  # three rounds: the winner plays well, the loser scratches
+        best_turn(table)
+        score_by(table, min)
+    services.game_leave(code=table.code, controller=table.controllers[1], seat=1, expected_version=None, action_id="")
+    assert table.game.status == Game.Status.PLAYING  # the winner may play on alone
+    best_turn(table)
+    # Left alone, the winner leaves too: the game ends there, not abandoned.
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="")
+    game = table.game
+    assert game.status == Game.Status.FINISHED and game.room.ranks() == [1, 2]
+    assert game_state(game)["winners"] == [0]
+    assert account_services.game_count(game_id=game.pk)
+    assert CountedGame.objects.get(game=game).rated
+    assert standing(win).wins == 1 and standing(win).rated == 1
+    assert standing(lose).games == 1 and standing(lose).rated == 1
+    assert standing(win).ordinal > standing(lose).ordinal
+    assert sorted(GameRecord.objects.filter(game=game).values_list("user_id", "rank")) == sorted([(win, 1), (lose, 2)])
+
+
+def test_a_game_everyone_left_ranks_them_by_when_they_left_whatever_their_scores() -> None:
+    ids = [account(name) for name in ("first", "second", "last")]
+    tokens = [token for _, token in ids]
+    code = services.game_create(host_name="First", controller=tokens[0], ruleset="official").game.code
+    for name, token in zip(("Second", "Last"), tokens[1:], strict=True):
+        services.game_join(code=code, name=name, controller=token)
+    services.game_start(code=code, controller=tokens[0], expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=tokens)
+    best_turn(table)  # the first to leave has the best score
+    score_by(table, min)
+    score_by(table, min)
+    for seat in (0, 1, 2):
+        services.game_leave(code=code, controller=tokens[seat], seat=seat, expected_version=None, action_id="")
+    game = table.game
+    assert game.status == Game.Status.FINISHED and game.room.ranks() == [3, 2, 1]
+    assert account_services.game_count(game_id=game.pk)
+    assert CountedGame.objects.get(game=game).rated
+    ranks = dict(GameRecord.objects.filter(game=game).values_list("user_id", "rank"))
+    assert [ranks[user_id] for user_id, _ in ids] == [3, 2, 1]

@@ -156,7 +156,9 @@ def test_the_last_player_leaving_abandons_the_room() -> None:
     assert table.game.status == "abandoned"
 
 
-def test_everyone_leaving_a_game_in_progress_abandons_it() -> None:
+def test_everyone_leaving_an_online_game_in_progress_ends_it_with_the_last_to_leave_first() -> None:
+    """The loser leaving and the winner, left alone, leaving too does not take the game off their
+    records: it ends as the last of them leaves, ranked by when they left."""
     table = open_room(2)
     play_turn(table, random.Random(1))
     for seat in (1, 0):
@@ -164,9 +166,33 @@ def test_everyone_leaving_a_game_in_progress_abandons_it() -> None:
             code=table.code, controller=table.controllers[seat], seat=seat, expected_version=None, action_id=""
         )
     game = table.game
+    assert game.status == "finished" and game.finished_at and game.followups_owed
+    assert game_state(game)["winners"] == [0] and game.room.ranks() == [1, 2]
+    assert game_state(game)["seats"][1]["left_order"] == 1 and game_state(game)["seats"][0]["left_order"] == 2
+    assert game.moves.last().payload["game_over"] is True
+    assert game_state(game)["fairness"]["server_seed"] == game.server_seed
+
+
+def test_a_lone_player_leaving_a_game_in_progress_abandons_it() -> None:
+    """Nobody else was in it: there is nothing to count."""
+    table = open_room(1)
+    play_turn(table, random.Random(1))
+    services.game_leave(code=table.code, controller=table.controllers[0], seat=0, expected_version=None, action_id="")
+    game = table.game
     assert game.status == "abandoned" and game.finished_at
     assert game_state(game)["winners"] == []
-    assert game_state(game)["fairness"]["server_seed"] == game.server_seed
+
+
+def test_everyone_leaving_a_pass_and_play_game_in_progress_abandons_it() -> None:
+    """One device played every seat: whoever leaves last is nobody's win."""
+    host = services.game_create(host_name="Ann", controller="dev", local=True)
+    code = host.game.code
+    services.game_join(code=code, name="Bea", controller="dev")
+    services.game_start(code=code, controller="dev", expected_version=None, action_id="s")
+    for seat in (1, 0):
+        services.game_leave(code=code, controller="dev", seat=seat, expected_version=None, action_id="")
+    game = Game.objects.get(code=code)
+    assert game.status == "abandoned" and game_state(game)["winners"] == []
 
 
 def test_a_kicked_browser_takes_no_new_seat_and_a_muted_one_stays_muted_in_its_new_seat() -> None:

@@ -555,20 +555,25 @@ function awayTools(view, index) {
 
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
  * computer finished for its away player after every seat that stayed, and a seat that left (it is
- * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total. */
+ * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total;
+ * in a game every person left (at least two), the seats that left by when they did, the last first. */
 export function ranking(state) {
+  const seats = state.seats ?? [];
   const left = (seat) => {
-    const s = state.seats[seat];
+    const s = seats[seat];
     return Boolean(s?.gave_up) || (s?.status !== undefined && s.status !== "active");
   };
-  const kept = (seat) => Boolean(state.seats[seat]?.kept) && !left(seat);
+  const kept = (seat) => Boolean(seats[seat]?.kept) && !left(seat);
+  const gone = seats.filter((s) => (s.status !== "active" && s.kind === "human") || s.gave_up).length;
+  const deserted = gone >= 2 && !seats.some((s) => s.status === "active" && (s.kind === "human" || s.kept));
   const behind = (row) => (row.left ? 2 : row.kept ? 1 : 0);
+  const order = (row) => (deserted && row.left ? -(seats[row.seat]?.left_order ?? 0) : 0);
   const rows = state.cards
     .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat), kept: kept(card.seat) }))
-    .sort((a, b) => behind(a) - behind(b) || b.total - a.total);
+    .sort((a, b) => behind(a) - behind(b) || order(a) - order(b) || b.total - a.total);
   let rank = 0;
   return rows.map((row, i) => {
-    if (i === 0 || row.total !== rows[i - 1].total || behind(row) !== behind(rows[i - 1])) rank = i + 1;
+    if (i === 0 || row.total !== rows[i - 1].total || behind(row) !== behind(rows[i - 1]) || order(row) !== order(rows[i - 1])) rank = i + 1;
     return { ...row, rank };
   });
 }
