@@ -431,8 +431,10 @@ class Room(msgspec.Struct, frozen=True):
         """Whether every person left the started game, at least two of them: none plays a seat, nor
         will when back from away. An online game ends so as the last of them leaves
         (``games.services.seats.vacate``), and is counted: leaving last does not lose it."""
+        if self.rules is None or not any(card.filled for card in self.rules.cards):
+            return False  # nobody scored a box yet: there is nothing to rank them by, the game is abandoned
         gone = sum(1 for seat in self.seats if seat.given_up and (seat.human or seat.left_controller))
-        return self.rules is not None and gone >= 2 and not self.humans_left()
+        return gone >= 2 and not self.humans_left()
 
     def winners(self) -> list[int]:
         """The seats placed first (``ranks``) in a game played to its end by someone still in it, or

@@ -53,7 +53,7 @@ WORDS = {
     "bad_level": _("Choose one of the computer levels offered."),
     "player_present": _("That player is here now: only an away player's seat can be taken over."),
     "not_reclaimable": _("A computer is not playing that seat for you."),
-    "just_away": _("That player went away only a moment ago: their seat can be taken over once they have been away a little longer."),
+    "just_away": _("That player only just went away: give them a few more seconds to come back."),
     # Social play, your own pace and its notices.
     "paused": _("The host paused the game: play goes on when they resume it."),
     "not_paused": _("The game is not paused."),

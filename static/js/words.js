@@ -255,7 +255,7 @@ const ERRORS = {
   name_reserved: gettext("That name is how the site shows spectators or deleted accounts: please choose another."),
   kicked: gettext("The host took you out of this room: you can watch."),
   player_present: gettext("That player is here now: only an away player's seat can be taken over."),
-  just_away: gettext("That player went away only a moment ago: their seat can be taken over once they have been away a little longer."),
+  just_away: gettext("That player only just went away: give them a few more seconds to come back."),
   own_pace: gettext("At your own pace nobody need be online: a seat is not taken over for being away."),
   not_paused: gettext("The game is not paused."),
   bad_seat: gettext("That seat is not there any more: the table is being brought up to date."),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from typing import Any
 
 import pytest
@@ -622,6 +623,32 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     assert rows[0].startswith("1. Ann winner") and rows[1].startswith("2. Ben away"), rows
     for scheme in in_each_scheme(ben):
         assert serious_violations(ben) == [], scheme
+
+
+def test_a_player_whose_connection_drops_is_not_offered_to_a_computer_before_the_servers_wait(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ben's page goes (a reload, a phone changing networks): Ann, the host, sees him away at once,
+    but is offered *Let a computer play* and *Take out (away)* for his seat only when the server's
+    wait is over (the presence frame's ``waits``), however long her own page has seen him away."""
+    ann, ben = new_page(), new_page()
+    ann.clock.install()
+    url = create_online(ann, live_site, "Ann")
+    join(ben, url, "Ben")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, ben], lambda: ann.click("#start"))
+    ben.goto("about:blank")
+    ann.wait_for_selector(".seat:nth-child(2) .presence.away")
+    assert ann.locator("#replace-1").count() == 0 and ann.locator("#remove-1").count() == 0
+    # The page's clock stands still: only what the server said (and its own wait) lets the tools show.
+    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1)
+    ann.clock.run_for(2_000)
+    ann.wait_for_selector("#replace-1")
+    assert ann.locator("#remove-1").count() == 1
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#replace-1")
+    ann.wait_for_function("document.getElementById('feed').textContent.includes(\"took over Ben's seat\")")
+    assert ann.errors == [] and ben.errors == []
 
 
 # --- one browser, two tabs -----------------------------------------------------------------------

@@ -604,6 +604,22 @@ def test_the_final_order_puts_a_seat_a_computer_played_on_after_its_player_left_
     assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
 
 
+def test_the_final_order_of_a_game_everyone_left_is_by_when_they_left_as_the_server_ranks_it(harness: Any) -> None:
+    page = harness(HARNESS)
+    # Ana left first with the best total, then Cy, then Bo: the last to leave ranks first (Room.ranks).
+    finished = over_state([("Ana", "left"), ("Bo", "left"), ("Cy", "left")], [250, 120, 180], [1])
+    for seat, order in ((0, 1), (2, 2), (1, 3)):
+        finished["seats"][seat] = {**finished["seats"][seat], "left_order": order}
+        card = finished["cards"][seat]
+        card["columns"] = [{**card["columns"][0], "boxes": {"chance": card["total"]}}]
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
+    assert rows == [[1, 1], [2, 2], [3, 0]]
+    # A computer that sat down as one stays in: it ranks first, those who left after it by when they left.
+    finished["seats"][2] = {"seat": 2, "name": "Rolly", "kind": "bot", "status": "active", "host": False}
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
+    assert rows == [[1, 2], [2, 1], [3, 0]]
+
+
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:
     page = harness(HARNESS)
     over = """([s, mine]) => {

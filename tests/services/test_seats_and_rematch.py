@@ -298,9 +298,11 @@ def test_a_player_whose_connection_drops_keeps_their_seat_for_the_wait_the_host_
 
     def take_over() -> None:
         if tool == "replace":
-            services.game_replace_with_bot(code=table.code, controller=ann, seat=1, expected_version=None, action_id="t")
+            services.game_replace_with_bot(
+                code=table.code, controller=ann, seat=1, expected_version=None, action_id="r"
+            )
         else:
-            services.game_remove_absent(code=table.code, controller=ann, seat=1, expected_version=None, action_id="t")
+            services.game_remove_absent(code=table.code, controller=ann, seat=1, expected_version=None, action_id="r")
 
     with override_settings(HOST_AWAY=1):
         presence.arrive(table.code, "ben-tab", ben)

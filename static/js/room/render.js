@@ -556,7 +556,8 @@ function awayTools(view, index) {
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
  * computer finished for its away player after every seat that stayed, and a seat that left (it is
  * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total;
- * in a game every person left (at least two), the seats that left by when they did, the last first. */
+ * in a game every person left (at least two, once a box was scored), the seats that left by when they
+ * did, the last first. */
 export function ranking(state) {
   const seats = state.seats ?? [];
   const left = (seat) => {
@@ -565,7 +566,8 @@ export function ranking(state) {
   };
   const kept = (seat) => Boolean(seats[seat]?.kept) && !left(seat);
   const gone = seats.filter((s) => (s.status !== "active" && s.kind === "human") || s.gave_up).length;
-  const deserted = gone >= 2 && !seats.some((s) => s.status === "active" && (s.kind === "human" || s.kept));
+  const scored = state.cards.some((card) => (card.columns ?? []).some((column) => Object.keys(column.boxes ?? {}).length));
+  const deserted = scored && gone >= 2 && !seats.some((s) => s.status === "active" && (s.kind === "human" || s.kept));
   const behind = (row) => (row.left ? 2 : row.kept ? 1 : 0);
   const order = (row) => (deserted && row.left ? -(seats[row.seat]?.left_order ?? 0) : 0);
   const rows = state.cards

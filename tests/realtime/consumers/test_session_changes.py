@@ -264,10 +264,12 @@ async def test_a_host_signed_in_in_another_tab_keeps_the_host_role_while_their_r
     assert [frame["code"] for frame in frames if frame["type"] == "error"] == ["not_host"]
 
 
-async def test_a_tab_left_open_after_signing_out_does_not_keep_the_accounts_seat_at_the_table() -> None:
+async def test_a_tab_left_open_after_signing_out_does_not_keep_the_accounts_seat_at_the_table(settings: Any) -> None:
     """A shared computer: Bob signs out in another tab and walks off, his room tab left open. The room
     counts that tab as a visitor's at once, as its page will be: his seat is away for the host to
-    take out, not held at the table by a page nobody plays from."""
+    take out, not held at the table by a page nobody plays from (once away as long as a seat must
+    be before it is taken out, settings.HOST_AWAY, tested in tests/services/test_seats_and_rematch.py)."""
+    settings.HOST_AWAY = 0
     code, ann, bob = await lobby_or_game_of_two(start=True)
     await sign_in(bob, "bob")
     ann_ws, bob_ws = await at_the_table(code, ann, bob)
