@@ -343,7 +343,13 @@ SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # django-axes' log of sign-ins (its attempts past the cool-off go at once); PUSH_FAILING_DAYS: a
 # push subscription every push to which has failed for this long. 0 keeps that kind for ever.
 # Finished games and their Move log are the site's history and never swept.
-SWEEP_EVERY = float(os.environ.get("SWEEP_EVERY") or 3600)
+try:
+    SWEEP_EVERY = float(os.environ.get("SWEEP_EVERY") or 3600)
+except ValueError:
+    SWEEP_EVERY = float("nan")
+# 0 or less would sweep at every poll of the scheduler (each a scan of several tables).
+if not 0 < SWEEP_EVERY < float("inf"):
+    raise ImproperlyConfigured(f"SWEEP_EVERY={os.environ.get('SWEEP_EVERY')!r} is a number of seconds, more than 0.")
 SWEEP_BATCH = max(1, envint("SWEEP_BATCH", 500))
 ROOMS_NEVER_STARTED_DAYS = envdays("ROOMS_NEVER_STARTED_DAYS", 30)
 SIGN_IN_LOG_DAYS = envdays("SIGN_IN_LOG_DAYS", 90)

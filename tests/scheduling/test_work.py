@@ -471,6 +471,43 @@ def test_the_sweeps_run_once_every_sweep_every_seconds_whichever_process_asks(se
     assert Heartbeat.objects.get(name=work.SWEPT).at == later
 
 
+def test_the_sweeps_still_run_after_the_servers_clock_was_set_back(settings) -> None:
+    """A round run while the clock was fast stamps the future: once the clock is put right, the
+    sweeps do not wait for it to catch up with the wrong time (a year fast: a year)."""
+    settings.SWEEP_EVERY = 3600
+    start = timezone.now()
+    ahead = start + timedelta(days=1)
+    assert work.sweep_if_due(now=ahead) is not None  # the clock a day fast at this round
+    lobby = open_room(2, start=False)
+    month = timedelta(days=31)
+    Game.objects.filter(code=lobby.code).update(created_at=F("created_at") - month)
+    Move.objects.filter(game__code=lobby.code).update(created_at=F("created_at") - month)
+    Player.objects.filter(game__code=lobby.code).update(joined_at=F("joined_at") - month)
+    # The clock put right: two hours later by the true time, a round is due, and then the next
+    # is SWEEP_EVERY after it as ever.
+    now = start + timedelta(hours=2)
+    done = work.sweep_if_due(now=now)
+    assert done is not None and not Game.objects.filter(code=lobby.code).exists()
+    assert work.sweep_if_due(now=now + timedelta(minutes=59)) is None
+    # Processes whose clocks are a little apart still take one round in turn.
+    assert work.sweep_if_due(now=now - timedelta(minutes=5)) is None
+
+
+@pytest.mark.parametrize("every", ["0", "-5", "soon", "inf"])
+def test_a_sweep_every_that_is_no_time_apart_is_named_as_the_settings_load(
+    monkeypatch: pytest.MonkeyPatch, every: str
+) -> None:
+    """0 or less would sweep at every poll of the scheduler (a scan of several tables a second)."""
+    import runpy
+    from pathlib import Path
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("SWEEP_EVERY", every)
+    with pytest.raises(ImproperlyConfigured, match=f"SWEEP_EVERY='{every}' is a number of seconds, more than 0"):
+        runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_scheduler_that_sweeps_runs_the_sweeps_with_nobody_connected(settings) -> None:

@@ -204,6 +204,23 @@ def test_the_command_counts_with_dry_run_and_deletes_without() -> None:
     assert not PushSubscription.objects.exists() and not AccessLog.objects.exists()
 
 
+def test_the_command_exits_non_zero_naming_the_sweep_that_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cron job or a deploy step sees a failed sweep by the exit status; the others still ran."""
+    from django.core.management.base import CommandError
+
+    old = lobby_with_chat(31)
+
+    def fails(now: Any, *, dry_run: bool = False) -> dict[str, int]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(sweeps.SWEEPS, "push subscriptions failing", fails)
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError, match="1 of 3 sweeps failed: push subscriptions failing"):
+        call_command("sweep", stdout=out, stderr=err)
+    assert "push subscriptions failing: failed (see the log)" in err.getvalue()
+    assert "rooms never started: deleted 1 rooms" in out.getvalue() and not exists(old)
+
+
 def test_a_swept_rooms_action_is_refused_as_no_such_room() -> None:
     old = lobby_with_chat(31)
     sweeps.sweep()

@@ -2,14 +2,14 @@
 
 The scheduler runs them once every ``SWEEP_EVERY`` seconds; this runs them now, whenever the
 last round was, and prints what each deleted. ``--dry-run`` deletes nothing and prints what
-would go.
+would go. It exits non-zero, naming them, when any sweep failed.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.services import sweeps
 
@@ -27,11 +27,16 @@ class Command(BaseCommand):
         dry_run = options["dry_run"]
         done = sweeps.sweep(dry_run=dry_run)
         verb = "would delete" if dry_run else "deleted"
+        failed = []
         for name in sweeps.SWEEPS:
             if name not in done:
+                failed.append(name)
                 self.stderr.write(f"{name}: failed (see the log)")
             elif not done[name]:
                 self.stdout.write(f"{name}: kept for ever (its setting is 0)")
             else:
                 counts = ", ".join(f"{count} {what}" for what, count in done[name].items())
                 self.stdout.write(f"{name}: {verb} {counts}")
+        if failed:
+            # A non-zero exit, so that a cron job or a deploy step sees it.
+            raise CommandError(f"{len(failed)} of {len(sweeps.SWEEPS)} sweeps failed: {', '.join(failed)}")
