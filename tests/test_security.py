@@ -388,6 +388,7 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
         ("post", "/r/{}/roll"),
         ("post", "/r/{}/score"),
         ("get", "/rooms/find?code={}"),
+        ("get", "/r/{}/here.css"),
     ],
 )
 @pytest.mark.usefixtures("limit_clock")
@@ -401,6 +402,25 @@ def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, 
     # Over the limit the right code is refused too, on this URL and on the room page.
     assert getattr(guesser, method)(path.format(code), data).status_code == 429
     assert guesser.get(f"/r/{code}/").status_code == 429
+
+
+@pytest.mark.usefixtures("limit_clock")
+def test_a_player_types_their_own_rooms_code_on_the_home_page_over_their_addresss_miss_limit(settings: Any) -> None:
+    """Someone else behind the same router guessing codes keeps no player out of their own game:
+    not on its room page, nor typing its code (or pasting its link) on the home page."""
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    player = Client(REMOTE_ADDR="10.0.9.9")
+    code = create_room(player, "Ann")
+    guesser = Client(REMOTE_ADDR="10.0.9.9")
+    assert [guesser.get(f"/r/guess{i:05d}/").status_code for i in range(4)] == [404, 404, 404, 429]
+    assert player.get(f"/r/{code}/").status_code == 200
+    response = player.get("/rooms/find", {"code": code})
+    assert response.status_code == 302 and response["Location"] == f"/r/{code}/"
+    link = player.get("/rooms/find", {"code": f"http://testserver/r/{code}/"})
+    assert link.status_code == 302 and link["Location"] == f"/r/{code}/"
+    # Whoever holds no seat there is still over the limit, with the right code too.
+    assert guesser.get("/rooms/find", {"code": code}).status_code == 429
+    assert player.get("/rooms/find", {"code": "guess99999"}).status_code == 429
 
 
 # --- the Origin check compares scheme, host and port; a wildcard host never opens it ------

@@ -279,6 +279,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         try:
             await self.handle_frame(text_data, bytes_data)
+        except selectors.RoomGone:
+            # The room was swept while this socket was open: closed as for any unknown room.
+            await self.close(code=CLOSE_NO_ROOM)
         except Exception:
             log.exception("a frame in %s failed", getattr(self, "code", "?"))
             with contextlib.suppress(Exception):

@@ -101,6 +101,39 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
     return you, protocol.dumps(game_state(game)), _frame(game)
 
 
+# The channel name of a browser's presence without script: never a socket's (theirs are uuids).
+NOSCRIPT_CHANNEL = "noscript."
+
+
+def at_table_without_script(code: str, controller: str, browser: str = "") -> None:
+    """A browser without script loaded the room's page (after each form it posts too): it is at the
+    table as a socket's browser is, for ``PRESENCE_TIMEOUT`` from now (its page reloads itself
+    sooner while it waits).
+
+    It has no socket, so it stands in a Presence row of its own (one a browser and room), which
+    counts as a socket's does and then expires as one whose process died: the host's tools
+    for its seats are refused while it is there, and offered once it has gone. The room is
+    told when the browser arrives, or comes back after its row expired.
+    """
+    if not controller:
+        return  # a look at the room without a session: nothing to tell apart, nothing stored
+    game = selectors.room_or_none(code)
+    if game is None:
+        return
+    digest = hashlib.sha256(f"{game.pk}:{controller}:{browser}".encode()).hexdigest()[:40]
+    channel = f"{NOSCRIPT_CHANNEL}{digest}"
+    now = timezone.now()
+    if Presence.objects.filter(channel_name=channel, seen_at__gte=now - PRESENCE_TIMEOUT).update(seen_at=now):
+        return
+    # origin "": no serving process holds it, so none's death takes it away before it expires.
+    Presence.objects.update_or_create(
+        channel_name=channel,
+        defaults={"game": game, "controller": controller, "browser": browser, "seen_at": now, "origin": ""},
+    )
+    frame = protocol.loads(_frame(game))
+    transaction.on_commit(functools.partial(events.tell, game.code, frame))
+
+
 def room_frame(code: str) -> str | None:
     """The room's presence frame now (None for a room that is gone)."""
     game = selectors.room_or_none(code)

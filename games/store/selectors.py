@@ -70,6 +70,9 @@ def time_left(seconds: float) -> str:
 
 # --- rooms ---------------------------------------------------------------------------------
 
+# What a room's read or its service's lock raises for a room that is not there (or was swept since).
+RoomGone = Game.DoesNotExist
+
 
 def room(code: str) -> Game:
     """The room with this code; ``Game.DoesNotExist`` if there is none."""
@@ -423,6 +426,7 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "cards": [],
         "options": [],
         "winners": [],
+        "ranks": [],
         # A private room's rematch is private too, and its old code is on its players' profiles:
         # its pages are told only that there is one (its players follow with the button).
         "rematch": (True if room.rematch else None) if game.private else room.rematch,
@@ -478,6 +482,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
     # player, or played on after its player left, ranks after those who stayed, whatever its total.
     # An abandoned game has no winner, whoever of those who left it ranks first.
     data["winners"] = room.with_rules(state).winners() if game.status != Game.Status.ABANDONED else []
+    # Each seat's place at the end (1 the best, by seat), as the records rank them: [] before the end.
+    data["ranks"] = room.with_rules(state).ranks() if game.is_over else []
     return data
 
 

@@ -117,11 +117,13 @@ def _dice(turn: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def table(state: dict[str, Any], mine: list[int], action_id: str) -> dict[str, Any]:
+def table(state: dict[str, Any], mine: list[int], action_id: str, *, refreshing: bool = True) -> dict[str, Any]:
     """What the no-script table shows this browser (its seats ``mine``) of the room's ``state``.
 
     ``action_id``: fresh for each page drawn, the start of its forms' ids (each form's its own), so a
     form sent again after its answer was lost applies once, and a form of an older page is stale.
+    ``refreshing``: whether the page reloads itself while it waits (``reload``, its seconds), or its
+    reader turned that off; either way ``reload`` says how often it would.
     """
     seats = state["seats"]
     # The seats this browser plays now: not those a computer plays while their player is away.
@@ -139,14 +141,21 @@ def table(state: dict[str, Any], mine: list[int], action_id: str) -> dict[str, A
         "active": [shown_name(seat["name"]) for seat in active],
         "paused": state["paused"],
         "reload": 0,
+        "refreshing": refreshing,
         "action_id": action_id,
         # A pass-and-play room is seated from its own device only: others watch it.
         "can_join": status == "lobby" and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS,
     }
+    waiting = RELOAD_OWN_PACE if state["pace"] == "own" else RELOAD_LIVE
+    if status == "lobby" and playing and not state["local"]:
+        # A seated guest waits for the host to start, the host for players to join: both from
+        # other browsers (a pass-and-play room is seated on its own device: nothing to wait for).
+        view["reload"] = waiting
+    away: list[dict[str, Any]] = []
     if status == "playing":
         # This browser's seats a computer plays while their players are away: each taken back by its
         # own button, named on a device of several seats (whoever is there is not the one who walked off).
-        view["away"] = [
+        view["away"] = away = [
             {"seat": s, "name": shown_name(seats[s]["name"])}
             for s in mine
             if s < len(seats) and seats[s]["kind"] == "bot" and (seats[s]["away"] or seats[s]["kept"])
@@ -158,13 +167,37 @@ def table(state: dict[str, Any], mine: list[int], action_id: str) -> dict[str, A
         view["rolls_left"] = turn["rolls_left"]
         view["rolls_used"] = turn["rolls_used"]
         if not my_turn:
-            view["reload"] = RELOAD_OWN_PACE if state["pace"] == "own" else RELOAD_LIVE
+            view["reload"] = waiting
+    # Only a browser without a seat here watches: one whose seat a computer plays is a player away.
+    view["watching"] = not playing and not away
     if state["cards"]:
         view["card"] = _scorecard(state, my_turn)
     if status in ("finished", "abandoned"):
         view["over"] = True
         view["winners"] = [shown_name(seats[s]["name"]) for s in state["winners"]]
         view["replay_url"] = state["replay_url"]
-        ranked = sorted(state["cards"], key=lambda card: -card["total"])
-        view["results"] = [{"name": shown_name(seats[card["seat"]]["name"]), "total": card["total"]} for card in ranked]
+        view["results"] = _results(state)
     return view
+
+
+def _results(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The final order as the server ranks it (``Room.ranks``, the state's ``ranks``), as the page
+    with script lists it: each seat's place, and whether it left or a computer finished it for its
+    away player (both rank after every seat that stayed, whatever their totals)."""
+    seats = state["seats"]
+    ranks = state["ranks"]
+    rows = []
+    for card in state["cards"]:
+        seat = seats[card["seat"]]
+        left = bool(seat.get("gave_up")) or seat["status"] != "active"
+        rows.append(
+            {
+                "seat": card["seat"],
+                "rank": ranks[card["seat"]],
+                "name": shown_name(seat["name"]),
+                "total": card["total"],
+                "left": left,
+                "away": bool(seat.get("kept")) and not left,
+            }
+        )
+    return sorted(rows, key=lambda row: (row["rank"], row["seat"]))

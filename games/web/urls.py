@@ -10,14 +10,18 @@ create_limit = limited(ROOM_CREATE)
 join_limit = limited(ROOM_JOIN)
 notices_limit = limited(NOTICES)
 miss_limit = limited(ROOM_MISS, only_status=404, per_address=True, exempt=views.seat_holder)
-# The home page's field for a code: a code it does not find is a miss too.
-find_limit = limited(ROOM_MISS, only_status=404, per_address=True)
+# The home page's field for a code: a code it does not find is a miss too (its own room's is let through).
+find_limit = limited(ROOM_MISS, only_status=404, per_address=True, exempt=views.found_seat_holder)
 
 
 def room_lookup(view: View) -> View:
     """A URL that looks a room up by its code: counted against the miss limit (a browser with a seat
     in the room goes through over it), and never fetched for another site's page."""
     return cross_site_refused(miss_limit(view))
+
+
+# A room the sweeps delete between a posting view's lookup and its service: as any unknown room.
+room_gone = views.room_gone_is_404
 
 
 urlpatterns = [
@@ -36,13 +40,14 @@ urlpatterns = [
     path("rules", views.doc_page, {"name": "rules"}, name="rules"),
     path("fairness", views.doc_page, {"name": "fairness"}, name="fairness_doc"),
     path("r/<str:code>/", room_lookup(views.room), name="room"),
-    path("r/<str:code>/join", room_lookup(join_limit(views.room_join)), name="room_join"),
-    path("r/<str:code>/spectator", room_lookup(join_limit(views.room_spectator)), name="room_spectator"),
+    path("r/<str:code>/join", room_lookup(join_limit(room_gone(views.room_join))), name="room_join"),
+    path("r/<str:code>/spectator", room_lookup(join_limit(room_gone(views.room_spectator))), name="room_spectator"),
     path("r/<str:code>/state.json", room_lookup(views.room_state), name="room_state"),
     path("r/<str:code>/log.json", room_lookup(views.room_log), name="room_log"),
-    path("r/<str:code>/rematch", room_lookup(create_limit(views.room_rematch)), name="room_rematch"),
+    path("r/<str:code>/rematch", room_lookup(create_limit(room_gone(views.room_rematch))), name="room_rematch"),
     path("r/<str:code>/fairness", room_lookup(views.room_fairness), name="room_fairness"),
     path("r/<str:code>/review.json", room_lookup(views.room_review), name="room_review"),
     path("r/<str:code>/replay", room_lookup(views.replay), name="replay"),
-    path("r/<str:code>/<str:action>", room_lookup(views.room_action), name="room_action"),
+    path("r/<str:code>/here.css", room_lookup(views.room_here), name="room_here"),
+    path("r/<str:code>/<str:action>", room_lookup(room_gone(views.room_action)), name="room_action"),
 ]

@@ -7,9 +7,11 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
@@ -78,6 +80,28 @@ def seat_holder(request: HttpRequest, code: str, *args: object, **kwargs: object
     """Whether this browser has (or had) a seat in the room ``code`` names: it knows the code, so
     the limit on guessing codes is no reason to keep it out of its own room."""
     return selectors.seat_holder_in(services.normalize_code(code), controller_for(request))
+
+
+def found_seat_holder(request: HttpRequest) -> bool:
+    """Whether the code typed in the home page's field (or the invite link pasted there) names a room
+    this browser has (or had) a seat in: as on the room page, others at its address guessing codes
+    are no reason to keep it out of its own room."""
+    form = JoinByCodeForm(request.GET)
+    return form.is_valid() and seat_holder(request, form.cleaned_data["code"])
+
+
+def room_gone_is_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A room view whose room is swept between its lookup and its service's lock (the service raises
+    ``Game.DoesNotExist``) answers as for any unknown room: the 404 (a page, or JSON where asked)."""
+
+    @functools.wraps(view)
+    def answer(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except selectors.RoomGone as exc:
+            raise Http404("No such room.") from exc
+
+    return answer
 
 
 def _game_or_404(code: str) -> Game:
@@ -170,6 +194,23 @@ def room_find(request: HttpRequest) -> HttpResponse:
     return _home(request, CreateRoomForm(), status=404, join_form=form)
 
 
+@require_GET
+def room_here(request: HttpRequest, code: str) -> HttpResponse:
+    """The room page's stylesheet for a seated browser without script (only such a browser loads what
+    is inside ``<noscript>``): its fetch, with each load of the page (each form posted leads back to
+    it, and the page reloads itself while it waits), says the browser is at the table
+    (``presence.at_table_without_script``). Empty, and never cached, so that every load asks."""
+    game = _game_or_404(code)
+    controller = controller_for(request)
+    presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
+    return HttpResponse("", content_type="text/css", headers={"Cache-Control": "no-store"})
+
+
+# The cookie that keeps the room page without script from reloading itself: a screen reader's
+# user turns it off (``?refresh=off``) so that the reading is not started over every few seconds.
+NS_REFRESH_COOKIE = "ns_refresh"
+
+
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends,
     and by the server for a browser without script (games.web.noscript), which plays by form posts."""
@@ -177,6 +218,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     if code != game.code:
         return redirect("room", code=game.code)
     state = game_state(game)
+    # The page without script reloads itself while it waits, unless its reader turned that off.
+    asked = request.GET.get("refresh")
+    refreshing = asked == "on" or (asked != "off" and request.COOKIES.get(NS_REFRESH_COOKIE) != "off")
     # A look at the room stores nothing (a link preview, a crawler, a script keeping no cookies): a
     # spectator who posts is given a token first (``room_spectator``).
     controller = controller_for(request)
@@ -201,10 +245,15 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
         # The table drawn by the server, for a browser without script (templates/games/room_table.html).
-        "ns": noscript.table(state, mine, f"ns-{uuid.uuid4().hex[:16]}"),
+        "ns": noscript.table(state, mine, f"ns-{uuid.uuid4().hex[:16]}", refreshing=refreshing),
         "name_typed_max": services.NAME_TYPED_MAX,
     }
-    return render(request, "games/room.html", context)
+    response = render(request, "games/room.html", context)
+    if asked == "off":
+        response.set_cookie(NS_REFRESH_COOKIE, "off", max_age=365 * 86400, samesite="Lax", httponly=True)
+    elif asked == "on":
+        response.delete_cookie(NS_REFRESH_COOKIE, samesite="Lax")
+    return response
 
 
 @answers_json

@@ -264,6 +264,47 @@ def test_the_lobby_without_script_offers_the_host_the_start_and_a_visitor_a_seat
     assert "Your turn, Ada" in table.text
 
 
+def test_the_lobby_without_script_looks_again_for_the_start_and_for_joins() -> None:
+    """A seated guest waits for the host to start, the host for players to join: both pages
+    reload themselves. A visitor typing a name to join is not reloaded under, nor is a
+    pass-and-play room, seated from its own device."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    assert table_of(ada, game).refresh == "8"
+    ben = Client()
+    assert table_of(ben, game).refresh == ""
+    table = post_form(ben, game, "join", {"name": "Ben"})
+    assert "Waiting for the host to start the game." in table.text
+    assert table.refresh == "8" and "This page looks again every 8 seconds." in table.text
+    host = Client()
+    local = create(host, mode="local", players="2")
+    assert table_of(host, local).refresh == ""
+
+
+def test_a_reader_stops_the_page_without_script_from_reloading_and_starts_it_again() -> None:
+    """A page that reloads itself starts a screen reader's reading over: its reader may turn that
+    off, for every page of the site's rooms after it (a form posted included), and back on."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    assert f'<a href="/r/{game.code}/?refresh=off" id="ns-refresh-off">Stop refreshing this page</a>' in page
+    off = ada.get(f"/r/{game.code}/", {"refresh": "off"})
+    table = NoScriptPage(off.content.decode())
+    assert table.refresh == "" and "looks again" not in table.text
+    again = f'<a href="/r/{game.code}/?refresh=on" id="ns-refresh-on">Refresh this page by itself</a>'
+    assert again in off.content.decode()
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    table = post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    table = post_form(ada, game, "roll", table.form_to("roll")["fields"])
+    table = post_form(ada, game, "score", next(iter(table.scores().values())))
+    assert "Ben's turn" in table.text and table.refresh == ""  # still off, after the forms
+    assert table_of(Client(), game).refresh == "8"  # another browser's choice is its own
+    on = NoScriptPage(ada.get(f"/r/{game.code}/", {"refresh": "on"}).content.decode())
+    assert on.refresh == "8"
+    assert table_of(ada, game).refresh == "8"
+
+
 def test_a_turn_without_script_holds_the_ticked_dice_rolls_and_scores_a_box_by_its_button() -> None:
     ada, game = started()
     table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
@@ -309,6 +350,74 @@ def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_th
     assert table_of(ada, game).refresh == ""
     # A spectator is told they are watching.
     assert "You are watching. Waiting for Ada" in table_of(Client(), game).text
+
+
+def test_a_player_whose_seat_the_computer_plays_is_not_told_they_are_only_watching() -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    services.game_replace_with_bot(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="h-1"
+    )
+    table = table_of(ben, game)
+    assert "The computer is playing for Ben." in table.text and "Waiting for Ada" in table.text
+    assert "You are watching" not in table.text
+
+
+def test_a_player_at_the_table_without_script_is_not_away_for_the_host_to_hand_their_seat_to_a_computer() -> None:
+    """A browser without script has no socket: its page's loads (the stylesheet inside its
+    ``<noscript>``, after each form too) say it is at the table, until it has not loaded it for as
+    long as a socket's ping may be missed. Then its seat is away, and the host may hand it to a computer."""
+    from datetime import timedelta
+
+    from games.domain.rules import RuleViolation
+    from games.store.models import Presence
+    from games.store.selectors import PRESENCE_TIMEOUT
+    from tests.factories import action_id, online
+
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    online(game.code, ada.session["controller"])  # Ada's page is open, with script
+    table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    post_form(ada, game, "score", next(iter(table.scores().values())))
+    post_form(ben, game, "roll", table_of(ben, game).form_to("roll")["fields"])  # Ben at the table, mid-turn
+    assert ben.get(f"/r/{game.code}/here.css").status_code == 200  # as his browser loads the page it is sent back to
+
+    def hand_over() -> None:
+        game.refresh_from_db()
+        services.game_replace_with_bot(
+            code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version,
+            action_id=action_id(),
+        )  # fmt: skip
+
+    with pytest.raises(RuleViolation) as refused:
+        hand_over()
+    assert refused.value.code == "player_present"
+    # Only a page without script loads the stylesheet that says so (script's page has its socket).
+    page = ben.get(f"/r/{game.code}/").content.decode()
+    assert f'<link rel="stylesheet" href="/r/{game.code}/here.css"></noscript>' in page
+    assert f"/r/{game.code}/here.css" not in Client().get(f"/r/{game.code}/").content.decode()  # a spectator's
+    # Ben's page gone for longer than a socket's ping may be missed: away.
+    long_ago = game.presences.first().seen_at - PRESENCE_TIMEOUT - timedelta(seconds=1)
+    Presence.objects.filter(game=game).exclude(controller=ada.session["controller"]).update(seen_at=long_ago)
+    # His page loaded again (its meta refresh): here again.
+    here = ben.get(f"/r/{game.code}/here.css")
+    assert here.status_code == 200 and here["Content-Type"].startswith("text/css")
+    assert here["Cache-Control"] == "no-store"
+    with pytest.raises(RuleViolation) as refused:
+        hand_over()
+    assert refused.value.code == "player_present"
+    Presence.objects.filter(game=game).exclude(controller=ada.session["controller"]).update(seen_at=long_ago)
+    hand_over()
+    game.refresh_from_db()
+    assert game.room.seats[1].kind == "bot"
+    assert "The computer is playing for Ben." in table_of(ben, game).text
 
 
 def test_a_form_of_a_page_the_table_moved_past_is_refused_and_the_page_shows_the_table_now() -> None:
@@ -377,11 +486,42 @@ def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_repl
     table = table_of(ada, game)
     assert "Game over" in table.text and "Ada wins!" in table.text
     total = game_state(game)["cards"][0]["total"]
-    assert f"Ada: {total} points" in table.text
+    assert f"1. Ada: {total} points" in table.text
     assert f'id="ns-replay" href="/r/{game.code}/replay"' in ada.get(f"/r/{game.code}/").content.decode()
     assert table.form_to("rematch")["buttons"][0]["id"] == "ns-rematch"
     assert table.refresh == "" and table.scores() == {}
     assert [form["action"] for form in table.forms if not form["action"].endswith("/rematch")] == []
+
+
+def test_the_result_without_script_lists_the_winner_first_not_a_seat_that_left_with_more_points() -> None:
+    """Ranked as the winner line and the page with script rank them (Room.ranks): every seat that
+    stayed before a seat that left, whatever its points (a computer the host let play on a left
+    seat can outscore the players who stayed), each with its place and marked."""
+    import random
+
+    from games.web import noscript
+    from tests.factories import action_id, open_room, play_to_end, score_first_legal
+
+    table = open_room(2)
+    score_first_legal(table)  # P0's one turn
+    services.game_leave(
+        code=table.code,
+        controller=table.controllers[0],
+        seat=0,
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    state = game_state(game)
+    assert state["winners"] == [1] and state["ranks"] == [2, 1]
+    for card in state["cards"]:
+        if card["seat"] == 0:
+            card["total"] = 999  # the seat that left ahead on points, as one a computer played on can be
+    view = noscript.table(state, [1], "ns-test")
+    assert view["winners"] == ["P1"]
+    assert [(row["rank"], row["name"], row["left"]) for row in view["results"]] == [(1, "P1", False), (2, "P0", True)]
+    page = NoScriptPage(Client().get(f"/r/{table.code}/").content.decode())
+    assert re.search(r"1\. P1: \d+ points?\s*2\. P0 \(left\): \d+ points?", page.text), page.text
 
 
 def test_a_player_whose_seat_the_computer_plays_takes_it_back_without_script() -> None:

@@ -16,7 +16,7 @@ from django.test import Client
 from games import services
 from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
-from tests.factories import Table, action_id, open_room, play_to_end, spectators_chat_room
+from tests.factories import Table, action_id, create_room, open_room, play_to_end, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -727,3 +727,39 @@ def test_views_of_a_room_by_browsers_without_cookies_store_no_session() -> None:
     for _ in range(30):
         assert Client().get(f"/r/{table.code}/").status_code == 200
     assert Session.objects.count() == 0
+
+
+@pytest.mark.parametrize(("action", "fields"), [("join", {"name": "Ben"}), ("leave", {"version": "1", "seat": "0"})])
+def test_a_form_posted_as_the_sweep_deletes_its_room_is_told_no_room_not_a_server_error(
+    monkeypatch: pytest.MonkeyPatch, action: str, fields: dict[str, str]
+) -> None:
+    """A room never started can be swept between a view's lookup and its service's lock: the
+    post is answered as one to any unknown room (the 404 that says rooms are swept)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.services import sweeps
+    from games.store.models import Player
+    from games.web import views
+
+    ada = Client()
+    code = create_room(ada, "Ada")
+    then = timezone.now() - timedelta(days=31)
+    Game.objects.filter(code=code).update(created_at=then)
+    Move.objects.filter(game__code=code).update(created_at=then)
+    Player.objects.filter(game__code=code).update(joined_at=then)
+    found = views._game_or_404
+
+    def found_then_swept(code: str) -> Game:
+        room = found(code)
+        sweeps.sweep()  # the scheduler's round, in the moment between
+        return room
+
+    monkeypatch.setattr(views, "_game_or_404", found_then_swept)
+    poster = ada if action == "leave" else Client()
+    poster.raise_request_exception = False
+    response = poster.post(f"/r/{code}/{action}", fields)
+    assert not Game.objects.filter(code=code).exists()
+    assert response.status_code == 404, response.status_code
+    assert "No room has that code." in unescape(response.content.decode())

@@ -610,3 +610,31 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     hint = (await frames_until(ws, "hint"))[-1]
     assert hint["ready"] is True and len(hint["options"]) == 3
     await ws.disconnect()
+
+
+async def test_a_frame_for_a_room_swept_while_its_socket_was_open_closes_it_as_for_an_unknown_room() -> None:
+    """A room never started is swept while a page of its lobby is still open: the page's next frame
+    is answered as a socket to any unknown room is (4404), not with a server error."""
+    code, sessions = await make_room(2, start=False)
+    ws = await connect(code, sessions[0])
+    await first_frames(ws)
+
+    def swept() -> None:
+        from django.utils import timezone
+
+        from games.services import sweeps
+        from games.store.models import Player
+
+        then = timezone.now() - timedelta(days=31)
+        Game.objects.filter(code=code).update(created_at=then)
+        Move.objects.filter(game__code=code).update(created_at=then)
+        Player.objects.filter(game__code=code).update(joined_at=then)
+        Presence.objects.filter(game__code=code).update(seen_at=then)
+        sweeps.sweep()
+        assert not Game.objects.filter(code=code).exists()
+
+    await sync_to_async(swept)()
+    await ws.send_json_to({"type": "chat", "text": "anyone?", "id": "c-1"})
+    output = await ws.receive_output(timeout=3)
+    assert output == {"type": "websocket.close", "code": 4404}, output
+    await ws.disconnect()
