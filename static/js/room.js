@@ -47,6 +47,7 @@ const ui = {
   hostAwaySince: null, // when this page first saw the host's seat away (null: the host is here)
   waitsUntil: {}, // seat -> performance.now() when the server lets its away player's seat be taken over
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
+  toolsTold: null, // the play card's host tools last announced (their seat and words), null while none show
   takenOut: false, // the host took a seat of this browser out: a join from it would be refused
 };
 const REACTION_SHOWN = 2500;
@@ -828,9 +829,12 @@ function keepFocus(fn) {
   const again = document.getElementById(id);
   if (again && !again.disabled) again.focus();
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
-  // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays in
-  // the players list instead of falling to the top of the page.
-  else if (/^(play-)?(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
+  // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays
+  // where it was, in the play card or the players list, instead of falling to the top of the
+  // page (or, from the play card, to the Players list's first button: the host's own Leave).
+  else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
+    (document.querySelector("#play button:not(:disabled)") ?? document.getElementById("turn-h"))?.focus();
+  } else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     (document.querySelector("#seats .seat-list button") ?? document.getElementById("seats-h"))?.focus();
   }
 }
@@ -1028,6 +1032,12 @@ function drawPlay(v) {
   }
   play.hidden = false;
   const rebuilt = show(play, render.playHtml(v));
+  // The host's tools for an away player appear in the card without a move of the keyboard: a
+  // screen reader hears once that they are there.
+  const tools = $("host-tools-text");
+  const told = tools ? `${v.state.turn.seat}:${tools.textContent}` : null;
+  if (told && told !== ui.toolsTold) announce(tools.textContent);
+  ui.toolsTold = told;
   if (ui.rolling.size) {
     const done = ui.rolling;
     window.setTimeout(() => {

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join
+from tests.e2e.helpers import act, create_local, create_online, join, score_best
 from tests.e2e.test_social import KEEP_SOCKETS
 
 pytestmark = pytest.mark.browser
@@ -239,3 +239,28 @@ def test_the_replays_step_buttons_keep_the_keyboard_at_either_end(
     page.keyboard.press("Enter")
     assert page.locator(f"#{button}").is_disabled()
     assert page.evaluate(FOCUSED) == ("prev" if button in ("last", "next") else "next")
+
+
+def test_the_play_cards_host_tools_are_announced_and_used_from_the_keyboard_keep_it_in_the_card(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """On a phone the play card offers the host the away player's tools (the Players list is a long
+    scroll below). A screen reader hears that they appeared; pressing one, the button goes with
+    the away state, and the keyboard stays in the play card, not on the Players list's first
+    button (the host's own Leave, where the next Enter would ask to leave the game)."""
+    ann, bob = new_page(390, 844), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    ann.wait_for_selector("#play #play-replace-1")
+    ann.wait_for_function("document.getElementById('announce').textContent.includes('Bob is away: you may')")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.focus("#play-replace-1")
+    ann.keyboard.press("Enter")
+    ann.wait_for_selector("#host-tools", state="detached")
+    ann.wait_for_timeout(300)
+    focused = ann.evaluate("[document.activeElement.id, !!document.activeElement.closest('#play')]")
+    assert focused[1], f"the keyboard went to #{focused[0]}, outside the play card"

@@ -331,7 +331,7 @@ export function playHtml(view) {
       ${tool("replace", gettext("Let a computer play"))}${tool("remove", gettext("Take out (away)"))}</div>`
     : "";
   return `${away}${pausedBanner}${readyBanner}
-    <h2 id="turn-h" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
+    <h2 id="turn-h" tabindex="-1" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
     <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">${fmt(gettext("Round %(round)s of %(total)s"), { round, total })}</span><span class="turn-hint"> · ${hint}</span></p>
     ${hostTools}
     <div class="dice" id="dice" role="group" aria-label="${gettext("Dice")}" tabindex="-1">${dice
