@@ -116,10 +116,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         early, self.early = self.early, None
         # What arrived meanwhile, less the states no newer than the welcome's: a socket's
         # version only grows (the other processes answer its ``joined`` with their newest state,
-        # which it may have read already).
+        # which it may have read already). A presence held here was counted before this socket's
+        # row existed, and would count this page's seat away after the welcome's fresher one:
+        # the page would reconnect to be counted. The next presence_changed sends one after it.
         for frames, held in early:
             if held is None or held > version:
-                self.push(frames)
+                self.push([text for text in frames if protocol.loads(text).get("type") != "presence"])
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
 

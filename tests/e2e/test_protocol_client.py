@@ -633,3 +633,19 @@ def test_shown_again_while_a_turns_clock_runs_the_page_asks_for_the_state_not_a_
     # No clock runs (paused, a computer to play): a ping is enough.
     page.evaluate("h.advance(500); h.hello(3); client.state.clock = {deadline: null, left: 50}; client.wake()")
     assert page.evaluate("h.socket().sent.at(-1)") == {"type": "ping"}
+
+
+def test_a_presence_that_keeps_counting_the_seat_away_does_not_reconnect_at_once_for_ever(page: Any) -> None:
+    """A presence counting this page's seat away has it connect again at once; a stale one (counted
+    before the new socket's row existed) would do so again, and each close is another presence.
+    A second such replace in a row waits, longer each time."""
+    seats = "[{seat: 0, status: 'active', kind: 'human'}]"
+    js(page, f"h.make(); h.hello(3, [0]); h.frame(h.state(3, {{seats: {seats}}}));")
+    delays = []
+    for _ in range(4):
+        js(page, "h.frame({type: 'presence', seats: {'0': 'connected'}, spectators: 0})")  # the socket's own
+        js(page, "h.frame({type: 'presence', seats: {'0': 'away'}, spectators: 0})")  # a stale one
+        delays.append(once_timers(page)[-1])
+        js(page, f"h.fire({delays[-1]}); h.hello(3, [0]); h.frame(h.state(3, {{seats: {seats}}}));")
+    assert page.evaluate("h.FakeSocket.all.length") == 5
+    assert delays[0] == 0 and 0 < delays[1] < delays[2] < delays[3], delays

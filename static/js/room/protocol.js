@@ -19,6 +19,10 @@ export const CLOSE_SILENT = 4002;
 export const CLOSE_SEATS = 4003;
 export const FIRST_RETRY = 500;
 export const MAX_RETRY = 10000;
+// A page whose seat the room counts away again this soon after it reconnected for that reason
+// waits before the next try: a presence that keeps saying so would otherwise close and open
+// sockets at once for ever (each close is itself another presence).
+const RECOUNT_CALM = 10000;
 // Pages asked to check their route (a "route" frame) ask within this many ms, each at its own moment.
 export const ROUTE_JITTER = 3000;
 
@@ -64,6 +68,8 @@ export class RoomClient {
     this.pinger = null;
     this.watchdog = null;
     this.hiddenAt = null; // when the page was hidden (this.now()), null while it is shown
+    this.recountedAt = null; // when a presence last had this page reconnect to be counted at its seats
+    this.recountDelay = FIRST_RETRY;
   }
 
   start() {
@@ -306,7 +312,13 @@ export class RoomClient {
           // The room counts none of this browser's sockets at a seat this page plays, though
           // this one is open: the browser signed out in another tab (the server refuses the
           // seat's actions from here). A new socket is the browser as it is now, with its seats.
-          this.replace(CLOSE_SEATS, "not at its seats", true);
+          const again = this.recountedAt !== null && this.now() - this.recountedAt < RECOUNT_CALM;
+          this.recountedAt = this.now();
+          if (again) {
+            this.retryDelay = this.recountDelay;
+            this.recountDelay = Math.min(this.recountDelay * 2, MAX_RETRY);
+          } else this.recountDelay = FIRST_RETRY;
+          this.replace(CLOSE_SEATS, "not at its seats", !again);
           return;
         }
         this.hooks.onPresence?.(frame);

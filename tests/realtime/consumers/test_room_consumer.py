@@ -53,17 +53,24 @@ async def test_a_frame_for_the_room_during_the_handshake_waits_for_the_accept_an
 
     code, sessions = await make_room(2)
     real_join = fanout.join
-    early = json.dumps({"type": "presence", "seats": {"0": "away", "1": "away"}, "spectators": 0})
+    # A presence counted before this socket's row existed: its own seat away.
+    stale = json.dumps({"type": "presence", "seats": {"0": "away", "1": "away"}, "spectators": 0})
+    early = json.dumps({"type": "reaction", "seat": 0, "emoji": "👍"})
 
     async def join_then_hear(room: str, socket: Any, **kwargs: Any) -> None:
         await real_join(room, socket, **kwargs)
-        fanout.deliver(room, [early])  # another socket's presence, say, before this one is accepted
+        fanout.deliver(room, [stale, early])  # before this one is accepted
 
     with mock.patch.object(fanout, "join", join_then_hear):
         ws = await connect(code, sessions[1])  # asserts the first message out is the accept
     you, state, presence = await first_frames(ws)
     assert (you["type"], state["type"], presence["type"]) == ("you", "state", "presence")
+    assert presence["seats"]["1"] == "connected"
     assert json.loads(await ws.receive_from()) == json.loads(early)
+    # The stale presence is not sent after the welcome's fresher one: the page would take it
+    # for its seat counted away and connect again.
+    later = await frames_within(ws, 1.0)
+    assert all(f["seats"]["1"] == "connected" for f in later if f["type"] == "presence"), later
     await ws.disconnect()
 
 
