@@ -419,7 +419,10 @@ function event(frame) {
         const lobby = state.status === "lobby";
         const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: frame.name });
         remember(said);
+        // "You" only when this browser has no seat left: a device that seats two players and
+        // loses one still plays the other, and hears the seat's name as everyone does.
         if (!v.isMine(frame.seat)) announce(`${said}.`);
+        else if (v.mine.some((seat) => seat !== frame.seat)) toast(`${said}.`, "info");
         else {
           ui.takenOut = true;
           toast(lobby ? errorText({ code: "kicked" }) : gettext("The host took you out of the game: you can watch."), "info");
@@ -1139,9 +1142,11 @@ async function fetchReview() {
   } catch {
     ui.review = null;
     ui.reviewAsked = false;
+    return; // nothing new to show; the next draw asks again
   }
-  const box = $("review");
-  if (box) keepOpened(box, () => { box.innerHTML = render.reviewHtml(view()); });
+  // Drawn as the rest of the page is (show()'s cache, keepOpened, keepFocus): a fold toggled
+  // from the keyboard keeps the keyboard when the panel is drawn again.
+  draw();
 }
 
 function drawFair(v) {

@@ -823,3 +823,55 @@ def test_the_lobby_shows_whoever_is_about_to_take_a_seat_the_rooms_settings(live
         "Only the players post in the chat",
     ]
     shot(cy, "lobby-settings-desktop")
+
+
+def test_a_browser_with_two_seats_whose_second_the_host_removes_is_not_told_it_was_taken_out(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Dee's phone seats Dee and Eve; the host takes Eve out. Dee still sits: her page names Eve,
+    and does not say "The host took you out of this room: you can watch"."""
+    ann, dee = new_page(), new_page(390, 844)
+    url = create_online(ann, live_site, "Ann")
+    join(dee, url, "Dee")
+    dee.fill("#join-name", "Eve")
+    with dee.expect_navigation():
+        dee.click("#join-btn")
+    dee.wait_for_function("document.querySelectorAll('#seats .seat .tag.you').length === 2")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#kick-2")
+    dee.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    dee.wait_for_selector("#toast:not([hidden])")
+    assert dee.locator("#seats .seat .tag.you").count() == 1  # Dee still sits
+    assert dee.locator("#taken-out").count() == 0, dee.inner_text("#taken-out")
+    assert dee.inner_text("#toast") == "The host took Eve out of the room."
+
+
+def test_a_players_review_fold_toggled_from_the_keyboard_keeps_the_keyboard_when_the_panel_is_drawn_again(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A keyboard user folds their costly choices on the review's <summary>; someone opening the
+    room draws the page again: the fold stays closed and the keyboard stays on its summary."""
+    page = new_page(390, 844)
+    url = create_local(page, live_site, ["Solo"])
+    code = code_of(url)
+    for turn in range(13):
+        if turn == 1:
+            live_site.play_turns(code, 11)
+            reload(page)
+        if turn in (0, 12):
+            page.wait_for_selector("#roll:not(:disabled)")
+            act(page, [page], lambda: page.click("#roll"))
+            score_best(page, [page])
+    page.wait_for_selector("#review details.review-fold[open] .costly-choice")
+    page.focus("#review-seat-0 > summary")
+    page.keyboard.press("Enter")  # folds it
+    assert page.evaluate("document.getElementById('review-seat-0').open") is False
+    watcher = new_page()
+    watcher.goto(url)  # a presence frame reaches the player's page: draw()
+    watcher.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_timeout(1500)
+    assert page.evaluate("document.getElementById('review-seat-0').open") is False
+    assert page.evaluate("document.activeElement.closest('#review-seat-0') !== null"), page.evaluate(
+        "document.activeElement.tagName"
+    )

@@ -684,7 +684,7 @@ export function reviewHtml(view) {
         : "";
       linked ||= Boolean(list);
       if (!list) return `<li><p class="review-line">${text}</p></li>`;
-      return `<li><details class="review-fold" id="review-seat-${Number(s.seat)}"${opened(s.seat) ? " open" : ""}><summary class="review-line">${text}</summary>${list}</details></li>`;
+      return `<li><details class="review-fold" id="review-seat-${Number(s.seat)}"${opened(s.seat) ? " open" : ""}><summary class="review-line" id="review-seat-${Number(s.seat)}-h">${text}</summary>${list}</details></li>`;
     })
     .join("");
   const estimated = review.note ? ` ${esc(review.note)}` : "";
