@@ -158,7 +158,34 @@ function stepParts(step) {
 
 // The step panel is as tall as its tallest step, at every step: on a phone the card under it
 // would otherwise move up and down as a step's sentence, dice or verdict take more or fewer
-// lines. Every step is laid out once, unseen, at the panel's width (again when the width changes).
+// lines. Laying out every step (near a thousand in a big Triple game) would hold the page for
+// half a second at each width, so only the likeliest tallest are: of each kind of step (its
+// number of dice, a round or not, the computer's tag or not, its verdict's kind), those with the
+// longest sentence and the longest verdict. They are laid out unseen, at the panel's width (again when the width changes).
+const PROBES_EACH = 3;
+const plainLength = (html) => html.replace(/<[^>]*>/g, "").length;
+let probeSteps = null;
+function tallestCandidates() {
+  if (probeSteps) return probeSteps;
+  const kinds = new Map();
+  for (const step of steps) {
+    const parts = stepParts(step);
+    const key = [step.dice.length, Boolean(parts.round), Boolean(step.by_computer), parts.verdict ? parts.verdictClass : ""].join(":");
+    if (!kinds.has(key)) kinds.set(key, []);
+    kinds.get(key).push({ parts, heading: plainLength(parts.round + parts.text), verdict: plainLength(parts.verdict) });
+  }
+  const chosen = new Set();
+  for (const all of kinds.values()) {
+    for (const by of ["heading", "verdict"]) {
+      for (const c of [...all].sort((a, b) => b[by] - a[by]).slice(0, PROBES_EACH)) chosen.add(c.parts);
+    }
+  }
+  probeSteps = [...chosen]
+    .map((parts) => `<div class="replay-step"><h2>${parts.round} <span>${parts.text}</span></h2>${parts.dice ? `<div class="replay-dice">${parts.dice}</div>` : ""}${parts.verdict ? `<div class="${parts.verdictClass}">${parts.verdict}</div>` : ""}</div>`)
+    .join("");
+  return probeSteps;
+}
+
 let steadyWidth = 0;
 function steadyPanel() {
   const panel = document.querySelector(".replay-step");
@@ -168,12 +195,7 @@ function steadyPanel() {
   const probe = document.createElement("div");
   probe.setAttribute("aria-hidden", "true");
   probe.style.cssText = `position: absolute; left: 0; top: 0; width: ${width}px; visibility: hidden; pointer-events: none;`;
-  probe.innerHTML = steps
-    .map((step) => {
-      const parts = stepParts(step);
-      return `<div class="replay-step"><h2>${parts.round} <span>${parts.text}</span></h2>${parts.dice ? `<div class="replay-dice">${parts.dice}</div>` : ""}${parts.verdict ? `<div class="${parts.verdictClass}">${parts.verdict}</div>` : ""}</div>`;
-    })
-    .join("");
+  probe.innerHTML = tallestCandidates();
   panel.parentElement.append(probe);
   const tallest = Math.max(...[...probe.children].map((el) => el.getBoundingClientRect().height));
   probe.remove();
@@ -253,9 +275,13 @@ for (const details of folded) {
   if (folded.length === 1 || (you.length === 1 && Number(details.dataset.seat) === you[0])) details.open = true;
 }
 $("step-h").tabIndex = -1;
+// A window dragged wider or a phone turned sends resize after resize: the panel is measured
+// again once the width has settled.
+let steadyTimer = null;
 window.addEventListener("resize", () => {
   scrollRegions();
-  steadyPanel();
+  window.clearTimeout(steadyTimer);
+  steadyTimer = window.setTimeout(steadyPanel, 150);
 });
 show(fromHash());
 steadyPanel();

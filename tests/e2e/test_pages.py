@@ -773,6 +773,32 @@ def test_on_a_phone_stepping_through_the_replay_keeps_the_card_in_place(
     assert page.errors == []
 
 
+def test_the_replays_steady_step_panel_does_not_hold_the_page_on_a_change_of_width(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """An eight-player Triple game has some 900 steps: the steady panel is not measured by laying
+    out every one of them, at load or at each width a window drag passes through."""
+    code = finished_named_game(live_site, [f"P{i}" for i in range(8)], "triple")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#step-h")
+    assert int(page.evaluate("document.getElementById('scrub').max")) > 800
+    laid_out = page.evaluate(
+        """() => { const p = document.querySelector('.replay-step'); let most = 0;
+            const seen = new MutationObserver((records) => {
+                for (const r of records) for (const n of r.addedNodes)
+                    if (n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true')
+                        most = Math.max(most, n.children.length); });
+            seen.observe(p.parentElement, {childList: true});
+            p.style.width = '300px'; window.dispatchEvent(new Event('resize'));
+            return new Promise((done) => setTimeout(() => {
+                seen.disconnect(); p.style.width = ''; done(most); }, 400)); }"""
+    )
+    assert 0 < laid_out < 100, f"{laid_out} steps laid out for one width"
+    tops = page.evaluate(CARD_TOPS)
+    assert len(set(tops)) == 1, sorted(set(tops))
+
+
 def test_on_a_phone_the_replays_title_wraps_without_a_gap(live_site: LiveSite, new_page: Any) -> None:
     """ "Replay · room … · Yahtzee (official)" takes two lines at 390 px: its second line, of small
     words, sits under the first as close as their own lines do, not a large heading's line below."""
