@@ -160,7 +160,8 @@ function view() {
     rematchSeed: typeof client.state.rematch === "string" ? seedFor(client.state.rematch) : rematchSeed,
     sentSeed: sentTo(code),
     invite: root.dataset.invite,
-    // A phone's own sharing (messages, chat apps) where the browser offers it: Web Share.
+    // The device's own share sheet (a phone's messages and chat apps, a desktop's mail or
+    // nearby sharing) wherever the browser offers Web Share.
     canShare: typeof navigator.share === "function",
     joinUrl: root.dataset.joinUrl,
     takenOut: ui.takenOut,
