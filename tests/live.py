@@ -73,6 +73,50 @@ def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+# A server a test starts runs in a process group of its own (it and what it starts are killed
+# together), which also takes it out of the test process's: were the test runner killed (SIGKILL
+# by a CI timeout, a hung run stopped by hand), nothing would stop its servers, left holding their
+# ports and databases. So each test process starts one small guard with a pipe from it, and names
+# the groups it starts and stops on that pipe; when the pipe closes, however the test process
+# ended, the guard kills every group still named.
+_GUARD = r"""
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    sign, pgid = line.split()
+    (groups.add if sign == "+" else groups.discard)(int(pgid))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_guard: subprocess.Popen[str] | None = None
+
+
+def _tell_guard(line: str) -> None:
+    global _guard
+    if _guard is None or _guard.poll() is not None:
+        _guard = subprocess.Popen(
+            [sys.executable, "-c", _GUARD], stdin=subprocess.PIPE, text=True, start_new_session=True
+        )
+    assert _guard.stdin is not None
+    _guard.stdin.write(line + "\n")
+    _guard.stdin.flush()
+
+
+def dies_with_tests(proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:
+    """``proc`` (started with ``start_new_session=True``) and its group are killed when this test
+    process ends, however it ends, unless ``released`` first."""
+    _tell_guard(f"+ {proc.pid}")
+    return proc
+
+
+def released(proc: subprocess.Popen[Any]) -> None:
+    """``proc`` has been waited for: its group's number may now go to another group."""
+    _tell_guard(f"- {proc.pid}")
+
+
 class ServerProcess:
     """One server process on 127.0.0.1 (``server_command``); ``kill`` is SIGKILL, ``start`` restarts it on its port."""
 
@@ -111,6 +155,7 @@ class ServerProcess:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        dies_with_tests(self.proc)
         log.close()
         self._deadline_from = time.monotonic()
         return self
@@ -142,15 +187,22 @@ class ServerProcess:
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        if self.proc is not None and self.proc.poll() is not None:
+            released(self.proc)
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is not None:
+            released(self.proc)
             return
         os.killpg(self.proc.pid, signal.SIGTERM)
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.kill()
+        else:
+            released(self.proc)
 
     @property
     def alive(self) -> bool:

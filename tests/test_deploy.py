@@ -35,8 +35,10 @@ from tests.live import (
     ROOT,
     Browser,
     ServerProcess,
+    dies_with_tests,
     free_port,
     migrate_sqlite,
+    released,
     server_command,
     server_env,
     start_together,
@@ -415,6 +417,7 @@ def caddy_in_front(
         stderr=(tmp_path / "caddy.log").open("wb"),
         start_new_session=True,
     )
+    dies_with_tests(proc)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
@@ -430,6 +433,7 @@ def caddy_in_front(
     finally:
         proc.terminate()
         proc.wait(10)
+        released(proc)
 
 
 @pytest.fixture(scope="module")

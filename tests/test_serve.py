@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,3 +212,44 @@ def test_proxy_headers_are_honoured_only_behind_the_proxy(monkeypatch: pytest.Mo
     monkeypatch.setenv("BEHIND_PROXY", "1")
     behind = serve.config(image)
     assert behind.proxy_headers and client_of(behind) == "10.9.9.9"
+
+
+# A test process that starts a server and is then killed with SIGKILL (a CI timeout, a hung run
+# stopped by hand): the server, in a process group of its own, must not outlive it.
+STARTS_AND_WAITS = """
+import subprocess, sys, time
+from tests.live import dies_with_tests
+server = subprocess.Popen(["sleep", "120"], start_new_session=True)
+dies_with_tests(server)
+print(server.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"  # a zombie has died
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_server_a_test_process_started_dies_with_it_even_when_it_is_killed() -> None:
+    root = Path(__file__).resolve().parent.parent
+    test_process = subprocess.Popen(
+        [sys.executable, "-c", STARTS_AND_WAITS], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    assert test_process.stdout is not None
+    server = int(test_process.stdout.readline())
+    try:
+        assert _alive(server)
+        test_process.send_signal(signal.SIGKILL)
+        test_process.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(server), "the server outlived the test process that started it"
+    finally:
+        if _alive(server):
+            os.killpg(server, signal.SIGKILL)

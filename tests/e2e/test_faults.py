@@ -34,8 +34,10 @@ from tests.live import (
     Socket,
     Table,
     best_option,
+    dies_with_tests,
     free_port,
     keep_most_common,
+    released,
     scratch_database,
     server_env,
     start_together,
@@ -168,6 +170,7 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        dies_with_tests(self.proc)
         deadline = time.monotonic() + 10
         import socket
 
@@ -183,6 +186,8 @@ class RedisServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+        if self.proc is not None:
+            released(self.proc)
 
 
 @pytest.fixture

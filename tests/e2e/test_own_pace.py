@@ -34,7 +34,7 @@ from tests.e2e.helpers import (
 )
 from tests.e2e.test_accounts import sign_up, username
 from tests.e2e.test_social import KEEP_SOCKETS
-from tests.live import ROOT, Browser
+from tests.live import ROOT, Browser, dies_with_tests, released
 from tests.push_stub import PushService, Subscriber
 
 pytestmark = pytest.mark.browser
@@ -174,12 +174,14 @@ def task_worker(site: LiveSite, log: Path) -> Iterator[subprocess.Popen[bytes]]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    dies_with_tests(proc)
     try:
         yield proc
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+        released(proc)
 
 
 def confirm_link(site: LiveSite, address: str) -> str:

@@ -12,7 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.live import ROOT, migrate_sqlite, server_env
+from tests.live import ROOT, dies_with_tests, migrate_sqlite, released, server_env
 
 
 def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path: Path) -> None:
@@ -31,6 +31,7 @@ def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    dies_with_tests(proc)
     try:
         deadline = time.monotonic() + 30
         kinds: list[str] = []
@@ -43,6 +44,7 @@ def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         output = proc.communicate(timeout=20)[0].decode()
+        released(proc)
     assert proc.returncode == 0, output
     assert "scheduler running" in output
 
