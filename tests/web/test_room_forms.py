@@ -352,7 +352,8 @@ def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_th
     assert "You are watching. Waiting for Ada" in table_of(Client(), game).text
 
 
-def test_a_player_whose_seat_the_computer_plays_is_not_told_they_are_only_watching() -> None:
+def ben_kept_by_a_computer() -> tuple[Client, Client, Game]:
+    """Ada's online game, started, Ben's seat handed by Ada (the host) to a computer while he is away."""
     ada = Client()
     game = create(ada, name="Ada", mode="online")
     ben = Client()
@@ -362,6 +363,11 @@ def test_a_player_whose_seat_the_computer_plays_is_not_told_they_are_only_watchi
     services.game_replace_with_bot(
         code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="h-1"
     )
+    return ada, ben, game
+
+
+def test_a_player_whose_seat_the_computer_plays_is_not_told_they_are_only_watching() -> None:
+    ada, ben, game = ben_kept_by_a_computer()
     table = table_of(ben, game)
     assert "The computer is playing for Ben." in table.text and "Waiting for Ada" in table.text
     assert "You are watching" not in table.text
@@ -525,15 +531,7 @@ def test_the_result_without_script_lists_the_winner_first_not_a_seat_that_left_w
 
 
 def test_a_player_whose_seat_the_computer_plays_takes_it_back_without_script() -> None:
-    ada = Client()
-    game = create(ada, name="Ada", mode="online")
-    ben = Client()
-    post_form(ben, game, "join", {"name": "Ben"})
-    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
-    game.refresh_from_db()
-    services.game_replace_with_bot(
-        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="h-1"
-    )
+    ada, ben, game = ben_kept_by_a_computer()
     table = table_of(ben, game)
     assert "The computer is playing for Ben." in table.text
     back = table.form_to("back")
