@@ -59,6 +59,12 @@ if settings.DATABASES["default"]["ENGINE"] == "yahtzee.postgresql" and os.enviro
         _template = ""
     if _template:
         settings.DATABASES["default"].setdefault("TEST", {})["TEMPLATE"] = _template
+# Django's ``cache.clear()`` on Redis is FLUSHDB: it would wipe, mid-test, the counts of every
+# other test process sharing that Redis (rate limits, allauth's limits, cached pages), and a test
+# counting up to a limit would then miss counts. So each test process keeps its cache keys under a
+# prefix of its own, and a test empties only those (``clear_cache`` below).
+if settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    settings.CACHES["default"]["KEY_PREFIX"] = f"tests-{uuid.uuid4().hex}"
 # Every test's client builds Django's middleware chain anew, and WhiteNoise's then walked every
 # static file to index it (6 ms a client, about a thousand clients a run). With autorefresh it
 # looks a file up when one is asked for, as under DEBUG; the servers the tests start index once.
@@ -207,6 +213,25 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def clear_cache() -> None:
+    """Empty this test process's cache (its own keys only, where the cache is a shared Redis)."""
+    from django.core.cache import cache
+
+    config = settings.CACHES["default"]
+    if config["BACKEND"] != "django.core.cache.backends.redis.RedisCache":
+        cache.clear()
+        return
+    import redis
+
+    client = redis.Redis.from_url(config["LOCATION"])
+    try:
+        keys = list(client.scan_iter(match=f"{config['KEY_PREFIX']}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
 
 
 @pytest.fixture

@@ -48,3 +48,33 @@ def test_a_pool_is_shared_per_server_and_options_only() -> None:
     assert SharedConnectionPool.from_url(url, socket_timeout=1) is one
     assert SharedConnectionPool.from_url(url, socket_timeout=2) is not one
     assert SharedConnectionPool.from_url("redis://127.0.0.1:6379/1", socket_timeout=1) is not one
+
+
+def test_a_test_that_empties_its_cache_leaves_other_processes_keys_and_the_limits_counts_alone() -> None:
+    """Django's ``cache.clear()`` on Redis empties the whole database (FLUSHDB), and with it the rate
+    limits' counts of every test process sharing that Redis, which then missed a count mid-test. A
+    test process keeps its cache keys under a prefix of its own and empties only those."""
+    import redis
+    from django.conf import settings
+    from django.core.cache import cache
+
+    from games.realtime.limits import ROOM_CREATE, Bucket, limiter
+    from tests.conftest import clear_cache
+
+    settings.RATE_LIMIT_ROOM_CREATE = "5/60"
+    limiter.reset_rates()
+    bucket = Bucket("address", "203.0.113.9", 1)
+    other = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"])
+    try:
+        other.set("another-process:1:its-key", b"kept", ex=30)
+        assert limiter.hit(ROOM_CREATE, bucket)
+        cache.set("own-key", 1, timeout=30)
+        clear_cache()
+        assert cache.get("own-key") is None
+        assert other.get("another-process:1:its-key") == b"kept"
+        for _ in range(4):
+            assert limiter.hit(ROOM_CREATE, bucket)
+        assert not limiter.hit(ROOM_CREATE, bucket)  # the first count survived: five in all
+    finally:
+        other.delete("another-process:1:its-key")
+        other.close()

@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from games.store.models import Game
+from tests.conftest import clear_cache
 from tests.factories import create_room
 from yahtzee.asgi import application
 
@@ -481,13 +482,11 @@ async def test_allowed_hosts_wildcard_does_not_turn_the_origin_check_off(setting
 
 def test_wrong_passwords_for_a_name_from_many_addresses_do_not_lock_its_owner_out(settings: Any) -> None:
     """Five strangers at five addresses fail on a player's name; the player signs in from a sixth."""
-    from django.core.cache import cache
-
     from yahtzee import settings as project
 
     # The project's own sign-in limits (tests elsewhere turn allauth's off).
     settings.ACCOUNT_RATE_LIMITS = getattr(project, "ACCOUNT_RATE_LIMITS", {})
-    cache.clear()
+    clear_cache()
     User.objects.create_user("owner", password="a long pass phrase 3")
     for i in range(5):
         stranger = Client(REMOTE_ADDR=f"198.51.100.{20 + i}")
@@ -505,10 +504,8 @@ def test_wrong_passwords_for_a_name_from_many_addresses_do_not_lock_its_owner_ou
 
 
 def test_a_sign_in_to_an_account_of_ones_own_does_not_wipe_the_addresss_guesses_at_another(settings: Any) -> None:
-    from django.core.cache import cache
-
     settings.ACCOUNT_RATE_LIMITS = False  # axes alone: allauth's per-minute limit would stop this first
-    cache.clear()
+    clear_cache()
     User.objects.create_user("victim", password="the victims long pass 9")
     User.objects.create_user("mallory", password="mallorys long pass 1")
     attacker = Client(REMOTE_ADDR="198.51.100.66")
@@ -529,10 +526,8 @@ def test_a_sign_in_to_an_account_of_ones_own_does_not_wipe_the_addresss_guesses_
 
 
 def test_a_players_own_typos_are_forgiven_when_they_sign_in(settings: Any) -> None:
-    from django.core.cache import cache
-
     settings.ACCOUNT_RATE_LIMITS = False
-    cache.clear()
+    clear_cache()
     User.objects.create_user("ana", password="anas long pass phrase")
     client = Client(REMOTE_ADDR="198.51.100.67")
     for round_ in range(3):  # four typos, then the right one: three times over, never locked out
@@ -545,10 +540,8 @@ def test_a_players_own_typos_are_forgiven_when_they_sign_in(settings: Any) -> No
 def test_wrong_passwords_from_the_addresses_of_one_ipv6_network_lock_the_network_out(settings: Any) -> None:
     """An IPv6 client may send from any address of its /64: moving to the next address must not
     give it five more guesses (django-axes counts what AXES_CLIENT_IP_CALLABLE names)."""
-    from django.core.cache import cache
-
     settings.ACCOUNT_RATE_LIMITS = False  # axes alone
-    cache.clear()
+    clear_cache()
     User.objects.create_user("owner6", password="a long pass phrase 6")
     for i in range(5):
         Client(REMOTE_ADDR=f"2001:db8:5:6::{i + 1:x}").post(

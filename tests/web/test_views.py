@@ -10,12 +10,12 @@ from html import unescape
 
 import pytest
 from django.contrib.sessions.models import Session
-from django.core.cache import cache
 from django.test import Client
 
 from games import services
 from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
+from tests.conftest import clear_cache
 from tests.factories import Table, action_id, create_room, open_room, play_to_end, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
@@ -349,7 +349,7 @@ def test_the_fairness_page_counts_the_rolls_that_differ_in_the_singular_and_the_
         move = game.moves.filter(kind="roll").order_by("seq")[tampered - 1]
         move.payload["faces"] = [7 - move.payload["faces"][0], *move.payload["faces"][1:]]
         move.save()
-        cache.clear()  # the check of the game's version is kept: the log changed behind its back
+        clear_cache()  # the check of the game's version is kept: the log changed behind its back
         page = re.sub(r"\s+", " ", Client().get(f"/r/{game.code}/fairness").content.decode())
         assert said in page
 
