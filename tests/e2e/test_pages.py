@@ -571,10 +571,10 @@ def test_stepping_with_the_arrow_keys_keeps_the_keyboard_on_the_cards_box_name_a
 def test_a_keyboard_user_can_bring_every_seats_total_into_view_at_the_replays_end(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """Eight players on a 1280 px screen: the card scrolls sideways and, at the last step ("P7 wins
-    with … points"), the last seats' columns, the winner's total among them, are past its right
-    edge. A mouse scrolls it; from the keyboard nothing does: the card is not focusable, and the
-    arrow keys pressed on a control inside it step the replay instead of scrolling it."""
+    """Eight players on a 1280 px screen: the card scrolls sideways, and the last seats' columns can
+    be past its right edge. A mouse scrolls it; from the keyboard nothing did: the card was not
+    focusable, and the arrow keys pressed on a control inside it stepped the replay instead of
+    scrolling it."""
     code = live_site.finished_game(8, 1, "official")
     page = new_page(1280, 800)
     page.goto(f"{live_site.url}/r/{code}/replay")
@@ -584,6 +584,18 @@ def test_a_keyboard_user_can_bring_every_seats_total_into_view_at_the_replays_en
       const wrap = cell.closest('.scorecard-wrap').getBoundingClientRect();
       return cell.getBoundingClientRect().right <= wrap.right + 1;
     }"""
+    # The page brings the winner's columns into view (smoothly), and the winner varies with the
+    # dice: once that is done, the reader scrolls back to the first seats, as a mouse would.
+    page.wait_for_function(
+        """() => {
+      const wrap = document.querySelector('#card .scorecard-wrap');
+      const last = wrap.scrollLeft;
+      return new Promise((done) => setTimeout(() => done(wrap.scrollLeft === last), 300));
+    }""",
+        polling=50,
+        timeout=5000,
+    )
+    page.eval_on_selector("#card .scorecard-wrap", "(wrap) => wrap.scrollTo({ left: 0, behavior: 'instant' })")
     assert not page.eval_on_selector(last_total, in_view)  # the card is wider than its place
     before = page.inner_text("#position")
     page.focus("#scrub")
