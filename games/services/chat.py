@@ -38,6 +38,7 @@ from games.services import events
 from games.services.actions import check_request, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
 from games.services.seats import find_seat
+from games.store import moves
 from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
 from games.store.selectors import (
     chat_audience,
@@ -123,7 +124,8 @@ def chat_post(
         if entry.muted:
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
         name, player_id, poster = entry.name, entry.player, ""
-    with transaction.atomic():
+    # A room swept as the line is posted is gone, as for a code no room has.
+    with moves.room_still_there(game), transaction.atomic():
         message = ChatMessage.objects.create(
             game=game,
             seat=speaker,

@@ -21,7 +21,7 @@ from django.utils import timezone
 from games.domain import protocol
 from games.services import events
 from games.services.processes import ORIGIN
-from games.store import selectors
+from games.store import moves, selectors
 from games.store.models import Game, Presence
 from games.store.selectors import PRESENCE_TIMEOUT, game_state, seats_of
 
@@ -86,15 +86,19 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
     if game is None:
         return None
     mine = seats_of(game, controller)
-    # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
-    Presence.objects.create(
-        game=game,
-        channel_name=channel_name,
-        controller=controller,
-        browser=browser,
-        seen_at=timezone.now(),
-        origin=ORIGIN,
-    )
+    try:
+        # One INSERT: a socket's channel name is new (a uuid), and unique in the table.
+        with moves.room_still_there(game):
+            Presence.objects.create(
+                game=game,
+                channel_name=channel_name,
+                controller=controller,
+                browser=browser,
+                seen_at=timezone.now(),
+                origin=ORIGIN,
+            )
+    except Game.DoesNotExist:
+        return None  # swept as the page opened
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
     you = protocol.encode(protocol.You(seats=mine, players=players, spectator=handle))
@@ -125,11 +129,15 @@ def at_table_without_script(code: str, controller: str, browser: str = "") -> No
     now = timezone.now()
     if Presence.objects.filter(channel_name=channel, seen_at__gte=now - PRESENCE_TIMEOUT).update(seen_at=now):
         return
-    # origin "": no serving process holds it, so none's death takes it away before it expires.
-    Presence.objects.update_or_create(
-        channel_name=channel,
-        defaults={"game": game, "controller": controller, "browser": browser, "seen_at": now, "origin": ""},
-    )
+    try:
+        # origin "": no serving process holds it, so none's death takes it away before it expires.
+        with moves.room_still_there(game):
+            Presence.objects.update_or_create(
+                channel_name=channel,
+                defaults={"game": game, "controller": controller, "browser": browser, "seen_at": now, "origin": ""},
+            )
+    except Game.DoesNotExist:
+        return  # swept as the page loaded
     frame = protocol.loads(_frame(game))
     transaction.on_commit(functools.partial(events.tell, game.code, frame))
 
@@ -273,7 +281,11 @@ def seen(
         "origin": ORIGIN,
         "hidden_since": hidden_since,
     }
-    _, made = Presence.objects.get_or_create(channel_name=channel_name, defaults=defaults)
+    try:
+        with moves.room_still_there(game):
+            _, made = Presence.objects.get_or_create(channel_name=channel_name, defaults=defaults)
+    except Game.DoesNotExist:
+        return None, False  # swept meanwhile
     return game.version, made
 
 

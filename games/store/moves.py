@@ -15,12 +15,14 @@ inside the action's ``BEGIN IMMEDIATE``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, models, transaction
 from django.db.models import Field
 from django.utils import timezone
 
@@ -249,6 +251,24 @@ def _remember(code: str, pk: int, version: int, values: list[Any], snapshot: byt
 def _snapshot_index() -> int:
     _sql, fields = _read_statement()
     return next(i for i, field in enumerate(fields) if field.name == "snapshot")
+
+
+@contextlib.contextmanager
+def room_still_there(game: Game) -> Iterator[None]:
+    """Rows written for a room read without its lock: a room deleted meanwhile (games.services.sweeps)
+    raises ``Game.DoesNotExist``, as a code no room has does, not an error of the database.
+
+    The sweep holds the room's row while it deletes it: an insert that refers to it waits
+    (PostgreSQL), then finds no row to refer to; SQLite checks that when the statement's
+    transaction commits. Any other failure is raised as it is, and so is any failure inside a
+    caller's transaction, which it leaves unusable (the callers write outside one).
+    """
+    try:
+        yield
+    except IntegrityError:
+        if connection.in_atomic_block or Game.objects.filter(pk=game.pk).exists():
+            raise
+        raise Game.DoesNotExist("Game matching query does not exist.") from None
 
 
 def read(code: str) -> Game:

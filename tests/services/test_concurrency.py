@@ -293,3 +293,43 @@ def test_two_schedulers_asking_for_the_sweeps_at_once_run_them_once(monkeypatch:
         assert len(runs) - before == 1, f"round {round_}: the sweeps ran {len(runs) - before} times"
         assert [o.value is not None for o in outcomes].count(True) == 1
     assert_raced(contended, ROUNDS)
+
+
+def test_a_socket_opening_while_the_sweep_deletes_its_room_finds_no_room() -> None:
+    """The sweep holds the room's row while it deletes it; a page whose socket opens then waits for
+    it, and is told there is no such room (not a foreign key's error)."""
+    from datetime import timedelta
+
+    from django.db.models.signals import pre_delete
+    from django.utils import timezone
+
+    from games.services import presence, sweeps
+
+    table = open_room(2, start=False)
+    then = timezone.now() - timedelta(days=40)
+    Game.objects.filter(code=table.code).update(created_at=then)
+    Move.objects.filter(game__code=table.code).update(created_at=then)
+    Player.objects.filter(game__code=table.code).update(joined_at=then)
+    deleting, go = threading.Event(), threading.Event()
+
+    def hold(sender: Any, **kwargs: Any) -> None:
+        deleting.set()
+        go.wait(TIMEOUT)
+
+    def sweep() -> dict[str, int]:
+        return sweeps.rooms_never_started(timezone.now())
+
+    def arrive() -> Any:
+        assert deleting.wait(TIMEOUT)
+        threading.Timer(0.5, go.set).start()  # once the socket's insert waits for the sweep's lock
+        return presence.arrive(table.code, "ws.late", services.new_controller())
+
+    pre_delete.connect(hold, sender=Game, dispatch_uid="sweep-holds-the-room")
+    try:
+        swept, opened = race(sweep, arrive)
+    finally:
+        pre_delete.disconnect(sender=Game, dispatch_uid="sweep-holds-the-room")
+        go.set()
+    assert swept.value["rooms"] == 1
+    assert opened.value is None
+    assert not Game.objects.filter(code=table.code).exists()

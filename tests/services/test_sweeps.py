@@ -226,3 +226,38 @@ def test_a_swept_rooms_action_is_refused_as_no_such_room() -> None:
     sweeps.sweep()
     with pytest.raises(Game.DoesNotExist):
         services.game_join(code=old.code, name="Late", controller=services.new_controller())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("opened", ["socket", "page without script", "ping", "chat line"])
+def test_what_read_a_room_just_before_it_was_swept_finds_no_room(monkeypatch: pytest.MonkeyPatch, opened: str) -> None:
+    """A page opening, a ping or a chat line that read the room as the sweep deleted it: the row it
+    writes refers to no room, which is answered as for a code no room has, not with a server error."""
+    from games.services import chat, presence
+    from games.store import selectors
+
+    old = lobby_with_chat(31)
+    read, seat_for = selectors.room_or_none, chat._seat_for
+
+    def read_then_swept(code: str) -> Game | None:
+        game = read(code)
+        assert sweeps.sweep()["rooms never started"]["rooms"] == 1
+        return game
+
+    def seat_then_swept(game: Game, controller: str, seat: int | None) -> int | None:
+        assert sweeps.sweep()["rooms never started"]["rooms"] == 1
+        return seat_for(game, controller, seat)
+
+    monkeypatch.setattr(selectors, "room_or_none", read_then_swept)
+    monkeypatch.setattr(chat, "_seat_for", seat_then_swept)
+    controller = old.controllers[1]
+    if opened == "socket":
+        assert presence.arrive(old.code, "ws.late", controller) is None
+    elif opened == "page without script":
+        assert presence.at_table_without_script(old.code, controller) is None
+    elif opened == "ping":
+        assert presence.seen(old.code, "ws.late", controller) == (None, False)
+    else:
+        with pytest.raises(Game.DoesNotExist):
+            services.chat_post(code=old.code, controller=controller, text="still here?")
+    assert not exists(old) and not Presence.objects.exists() and not ChatMessage.objects.exists()
