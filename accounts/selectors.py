@@ -7,6 +7,7 @@ date in Standing rows as games finish; a page of history is one indexed range).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from urllib.parse import quote
 
@@ -215,8 +216,8 @@ def leaderboard(*, ruleset: str, viewer_id: int | None = None) -> dict[str, Any]
         and mine.reviewed >= MIN_GAMES
         and not any(row["you"] for row in accuracy_rows)
     ):
-        tenths = round(mine.accuracy, 1)
-        above = accuracy_listed.filter(accuracy__lt=tenths - 0.05).count()
+        # Every account whose figure reads lower is above (halves read up: exactly 0.05 less reads the same).
+        above = accuracy_listed.filter(accuracy__lt=float(_tenths(mine.accuracy)) - 0.05).count()
         name = mine.user.get_username()
         mine_by_accuracy = _row(above + 1, mine.user_id, viewer_id, name, mine.accuracy, mine.reviewed)
     return {
@@ -233,9 +234,15 @@ def leaderboard(*, ruleset: str, viewer_id: int | None = None) -> dict[str, Any]
     }
 
 
+def _tenths(value: float) -> Decimal:
+    """Points lost to the nearest tenth, halves up, as the profile's ``floatformat`` shows them
+    (``number_format`` alone cuts a float's digits off: 2.96 would read 2.9)."""
+    return Decimal(repr(value)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+
+
 def _shown(value: float | int) -> str:
     """A rating (whole) as it is, points lost to a tenth in the reader's language."""
-    return str(value) if isinstance(value, int) else formats.number_format(value, 1)
+    return str(value) if isinstance(value, int) else formats.number_format(_tenths(value), 1)
 
 
 def _row(place: int, user_id: int, viewer_id: int | None, name: str, value: float | int, games: int) -> dict[str, Any]:

@@ -761,6 +761,32 @@ def test_ratings_and_accuracies_that_read_the_same_share_their_place() -> None:
     ]
 
 
+def test_the_leaderboard_rounds_points_lost_to_a_tenth_as_the_profile_shows_them(monkeypatch: Any) -> None:
+    """2.96 points lost reads 3.0 on the board as on the account's own page, not a cut-off 2.9 that
+    would tie it with a better 2.91; the viewer's own row under the top reads and places the same."""
+    for name, accuracy in [("al", 2.91), ("bo", 2.96), ("cy", 9.97), ("di", 2.25), ("ed", 2.3)]:
+        ranked(name, 1.0, accuracy)
+    board = leaderboard(ruleset="official")
+    assert [(r["rank"], r["name"], r["value"]) for r in board["by_accuracy"]] == [
+        ("1", "di", "2.3"),
+        ("1", "ed", "2.3"),
+        ("3", "al", "2.9"),
+        ("4", "bo", "3.0"),
+        ("5", "cy", "10.0"),
+    ]
+    monkeypatch.setattr("accounts.selectors.LEADERBOARD_SIZE", 1)
+    users = get_user_model().objects
+    mine = leaderboard(ruleset="official", viewer_id=users.get(username="bo").pk)["mine_by_accuracy"]
+    assert (mine["rank"], mine["value"]) == ("4", "3.0")
+    mine = leaderboard(ruleset="official", viewer_id=users.get(username="ed").pk)["mine_by_accuracy"]
+    assert (mine["rank"], mine["value"]) == ("1", "2.3")
+    with translation.override("fr"):
+        assert leaderboard(ruleset="official")["by_accuracy"][0]["value"] == "2,3"
+    me = Client()
+    me.force_login(users.get(username="bo"))
+    assert "<dd>3.0</dd>" in me.get("/u/bo/").content.decode()
+
+
 def test_a_player_below_the_leaderboards_top_finds_their_own_place_under_it(monkeypatch: Any) -> None:
     monkeypatch.setattr("accounts.selectors.LEADERBOARD_SIZE", 2)
     # cy and di read the same rating and accuracy as bo, the last of the top two: they share bo's place.
