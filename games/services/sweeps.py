@@ -21,7 +21,8 @@ Each sweep deletes in transactions of at most ``SWEEP_BATCH`` rows of its kind, 
 never holds a long transaction or its locks; each batch is chosen again under its transaction, so
 a room that someone joined meanwhile stays. The scheduler runs them (games.scheduling.work.sweep_if_due:
 once every ``SWEEP_EVERY`` seconds across the site's processes); ``manage.py sweep`` runs them
-at once, or counts what they would delete (``--dry-run``).
+at once, or counts what they would delete (``--dry-run``). Ages are measured on the earlier of
+this process's clock and the database's (``clock``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -173,12 +174,33 @@ SWEEPS: dict[str, Sweep] = {
 }
 
 
+def clock() -> datetime:
+    """The time the sweeps go by: the earlier of this process's clock and the database's.
+
+    A clock gone fast (a wrong date set by hand, a virtual machine's clock) would otherwise
+    sweep rooms a player used minutes ago as if a month had passed; a room goes only once both
+    clocks say it has been unused that long. The database's clock is the site's shared one
+    (games.scheduling.work.beat); the server's own, on a single host, is the same.
+    """
+    here = timezone.now()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT statement_timestamp()")
+            there: datetime = cursor.fetchone()[0]
+        elif connection.vendor == "sqlite":
+            cursor.execute("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')")
+            there = datetime.fromisoformat(cursor.fetchone()[0]).replace(tzinfo=UTC)
+        else:
+            return here
+    return min(here, there)
+
+
 def sweep(now: datetime | None = None, *, dry_run: bool = False) -> dict[str, dict[str, int]]:
     """Every sweep in turn; what each deleted (or, ``dry_run``, would), logged when anything was.
 
-    One that fails is logged and the others still run.
+    ``now`` stands for the clock (``clock``). One that fails is logged and the others still run.
     """
-    now = now or timezone.now()
+    now = now or clock()
     done: dict[str, dict[str, int]] = {}
     for name, run in SWEEPS.items():
         try:

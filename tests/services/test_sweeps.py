@@ -261,3 +261,20 @@ def test_what_read_a_room_just_before_it_was_swept_finds_no_room(monkeypatch: py
         with pytest.raises(Game.DoesNotExist):
             services.chat_post(code=old.code, controller=controller, text="still here?")
     assert not exists(old) and not Presence.objects.exists() and not ChatMessage.objects.exists()
+
+
+def test_a_clock_gone_fast_sweeps_no_room_the_database_clock_says_was_used_lately(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """This process's clock 40 days fast: a room used yesterday is not a month unused, nor does the
+    scheduler's round take it for one; once both clocks agree it is old, it goes."""
+    from games.scheduling import work
+
+    lately, old = lobby_with_chat(1), lobby_with_chat(31)
+    fast = timezone.now() + 40 * DAY
+    monkeypatch.setattr(timezone, "now", lambda: fast)
+    assert sweeps.sweep()["rooms never started"]["rooms"] == 1
+    assert exists(lately) and not exists(old)
+    done = work.sweep_if_due()
+    assert done is not None and done["rooms never started"]["rooms"] == 0
+    assert exists(lately)
