@@ -761,6 +761,18 @@ def test_ratings_and_accuracies_that_read_the_same_share_their_place() -> None:
     ]
 
 
+def test_a_profiles_shares_of_games_are_written_as_the_readers_language_writes_a_percentage(monkeypatch: Any) -> None:
+    """French, Danish, German, Spanish and Swedish write "40 %": the sign's place is the translation's."""
+    ranked("pia", 1.0, 2.0)
+    Standing.objects.filter(user__username="pia").update(bonuses=2, yahtzees=1)  # of five games
+    real = translation.gettext
+    monkeypatch.setattr(
+        translation, "gettext", lambda text: "%(percent)s\u202f%%" if text == "%(percent)s%%" else real(text)
+    )
+    page = Client().get("/u/pia/").content.decode()
+    assert "<dd>40\u202f%</dd>" in page and "<dd>20\u202f%</dd>" in page, page
+
+
 def test_the_leaderboard_rounds_points_lost_to_a_tenth_as_the_profile_shows_them(monkeypatch: Any) -> None:
     """2.96 points lost reads 3.0 on the board as on the account's own page, not a cut-off 2.9 that
     would tie it with a better 2.91; the viewer's own row under the top reads and places the same."""
