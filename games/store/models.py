@@ -82,6 +82,9 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # The sweep of rooms never started (games.services.sweeps) reads those alone, not every game
+        # played or given up, of which a site that ran for years has millions.
+        indexes = [models.Index(fields=["created_at"], name="game_never_started", condition=Q(started_at__isnull=True))]
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.status})"

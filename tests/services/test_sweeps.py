@@ -278,3 +278,27 @@ def test_a_clock_gone_fast_sweeps_no_room_the_database_clock_says_was_used_latel
     done = work.sweep_if_due()
     assert done is not None and done["rooms never started"]["rooms"] == 0
     assert exists(lately)
+
+
+@pytest.mark.postgres
+def test_the_sweep_finds_the_rooms_never_started_by_an_index_of_them_alone() -> None:
+    """A site that ran for years has millions of games played and many given up: the hourly look
+    for rooms never started reads those rooms only, not every game of a status."""
+    then = timezone.now() - 400 * DAY
+    Game.objects.bulk_create(
+        Game(
+            code=f"played{i}",
+            status=Game.Status.ABANDONED if i % 4 == 0 else Game.Status.FINISHED,
+            started_at=then,
+            server_seed="s",
+            seed_commitment="c",
+        )
+        for i in range(20000)
+    )
+    Game.objects.filter(code__startswith="played").update(created_at=then)
+    lobby_with_chat(31)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_game")
+    idle = sweeps._idle_rooms(timezone.now() - 30 * DAY).order_by("pk").values_list("pk", "code")[:500]
+    plan = idle.explain()
+    assert "game_never_started" in plan, plan
