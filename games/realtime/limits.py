@@ -639,6 +639,19 @@ async def socket_refusal(kind: str, browser: str, address: str, socket: str) -> 
     limit = SOCKET_LIMITS.get(kind)
     if limit is None or await limiter.ahit(limit, *social_buckets(browser, address, socket)):
         return None
+    return _social_refused(kind, limit)
+
+
+def form_refusal(kind: str, browser: str, address: str) -> str | None:
+    """``socket_refusal`` for the same frame posted by a page without script (no socket): counted in
+    the same buckets, so a browser's chat lines count alike whichever way they are sent."""
+    limit = SOCKET_LIMITS.get(kind)
+    if limit is None or limiter.hit(limit, *social_buckets(browser, address, "")):
+        return None
+    return _social_refused(kind, limit)
+
+
+def _social_refused(kind: str, limit: Limit) -> str:
     if kind == "hint":
         return "Too many hints: wait a moment."
     rate = limit.rate() or Rate(0, 1)

@@ -8,6 +8,7 @@ static/js/room.js draws the live table from the same state where script runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext, pgettext
@@ -117,13 +118,28 @@ def _dice(turn: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def table(state: dict[str, Any], mine: list[int], action_id: str, *, refreshing: bool = True) -> dict[str, Any]:
+def table(
+    state: dict[str, Any],
+    mine: list[int],
+    action_id: str,
+    *,
+    refreshing: bool = True,
+    presence: dict[str, Any] | None = None,
+    chat: list[dict[str, Any]] | None = None,
+    spectator: str = "",
+    zero: Mapping[str, str] | None = None,
+    chat_refused: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """What the no-script table shows this browser (its seats ``mine``) of the room's ``state``.
 
     ``action_id``: fresh for each page drawn, the start of its forms' ids (each form's its own), so a
     form sent again after its answer was lost applies once, and a form of an older page is stale.
     ``refreshing``: whether the page reloads itself while it waits (``reload``, its seconds), or its
     reader turned that off; either way ``reload`` says how often it would.
+    ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
+    host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
+    handle in them; ``zero``: the page's query, which asks to confirm a score of 0 (``zero``,
+    ``column``, ``version``); ``chat_refused``: a refused chat line (``text``, ``error``), back in the field.
     """
     seats = state["seats"]
     # The seats this browser plays now: not those a computer plays while their player is away.
@@ -137,7 +153,6 @@ def table(state: dict[str, Any], mine: list[int], action_id: str, *, refreshing:
         "version": state["version"],
         "playing": playing,
         "my_turn": my_turn,
-        "host": any(seats[s]["host"] for s in playing),
         "active": [shown_name(seat["name"]) for seat in active],
         "paused": state["paused"],
         "reload": 0,
@@ -172,6 +187,10 @@ def table(state: dict[str, Any], mine: list[int], action_id: str, *, refreshing:
     view["watching"] = not playing and not away
     if state["cards"]:
         view["card"] = _scorecard(state, my_turn)
+    view.update(_host_tools(state, mine, playing, presence or {}))
+    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {})
+    if zero is not None and "zero" in zero:
+        view["zero"] = _zero(state, my_turn, zero)
     if status in ("finished", "abandoned"):
         view["over"] = True
         view["winners"] = [shown_name(seats[s]["name"]) for s in state["winners"]]
@@ -201,3 +220,126 @@ def _results(state: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return sorted(rows, key=lambda row: (row["rank"], row["seat"]))
+
+
+def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], presence: dict[str, Any]) -> dict[str, Any]:
+    """The host's tools this browser is offered, as the page with script offers them (static/js/room/render.js:
+    ``lobbyHtml``, ``seatsHtml``, ``awayTools``; the pause button in room.js). The services check
+    each again (``require_host``, ``refuse_if_present``): a page drawn a moment ago may be past.
+
+    While the host has been away ``HOST_AWAY`` seconds (at your own pace: at once), a player at the
+    table may start the game, resume it, or take an away player's seat over, and becomes the host.
+    """
+    seats = state["seats"]
+    status = state["status"]
+    away = presence.get("seats", {})
+    waits = presence.get("waits", {})
+    host = next((seat["seat"] for seat in seats if seat["host"] and seat["status"] == "active"), None)
+    is_host = host is not None and host in playing
+    voiced = [s for s in playing if not seats[s]["muted"]]
+    live = status in ("lobby", "playing")
+    host_away = (
+        live
+        and bool(voiced)
+        and not is_host
+        and (host is None or (away.get(str(host)) == "away" and (state["pace"] == "own" or str(host) not in waits)))
+    )
+    tools: dict[str, Any] = {"host": is_host, "host_away": host_away}
+    if status == "lobby":
+        active = [seat for seat in seats if seat["status"] == "active"]
+        tools["lobby_seats"] = [
+            {
+                "seat": seat["seat"],
+                "name": shown_name(seat["name"]),
+                "host": seat["host"],
+                "bot": seat["kind"] == "bot",
+                "level": str(words.LEVELS.get(seat["level"], "")) if seat["kind"] == "bot" else "",
+                "mine": seat["seat"] in mine,
+                # Leaving is a seat's own; the host takes out any seat of others (a computer's too).
+                "leave": seat["seat"] in mine,
+                "kick": is_host and not seat["host"] and seat["seat"] not in mine,
+            }
+            for seat in active
+        ]
+        if is_host and len(active) < MAX_PLAYERS:
+            tools["levels"] = [{"value": value, "label": str(label)} for value, label in words.LEVELS.items()]
+            tools["level_chosen"] = "casual"
+    elif status == "playing":
+        tools["pause"] = is_host or (host_away and state["paused"])
+        tools["away_seats"] = [
+            {"seat": seat["seat"], "name": shown_name(seat["name"])}
+            for seat in seats
+            if state["pace"] != "own"
+            and seat["status"] == "active"
+            and seat["kind"] != "bot"
+            and seat["seat"] not in mine
+            and away.get(str(seat["seat"])) == "away"
+            and str(seat["seat"]) not in waits
+            and ((is_host and not seat["host"]) or host_away)
+        ]
+    return tools
+
+
+def _chat(
+    state: dict[str, Any], mine: list[int], lines: list[dict[str, Any]] | None, spectator: str, refused: dict[str, str]
+) -> dict[str, Any]:
+    """The chat as this browser may read it and post to it: what the page with script says of it
+    (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again."""
+    seats = state["seats"]
+    voices = [s for s in mine if s < len(seats)]
+    over = state["status"] in ("finished", "abandoned")
+    note = ""
+    if not voices and over:
+        note = gettext("This game's chat is its players' alone.")
+    elif not voices and not state["chat"]["spectators"]:
+        note = gettext("Only the players post in this room's chat; you can read it.")
+    elif all(seats[s]["muted"] for s in voices) if voices else spectator in state["chat"]["muted"]:
+        note = gettext("The host has muted your chat in this room.")
+    shown = [
+        {
+            "name": shown_name(line["name"]),
+            "text": line["text"],
+            "mine": line.get("seat") in voices if voices else bool(spectator) and line.get("spectator") == spectator,
+        }
+        for line in lines or []
+    ]
+    return {
+        "lines": shown,
+        "note": note,
+        "can_post": not note,
+        # A device of several seats says which of them speaks; a muted one does not.
+        "voices": [{"seat": s, "name": shown_name(seats[s]["name"])} for s in voices if not seats[s]["muted"]]
+        if len(voices) > 1
+        else [],
+        "typed": refused.get("text", ""),
+        "error": refused.get("error", ""),
+    }
+
+
+def _zero(state: dict[str, Any], my_turn: bool, asked: Mapping[str, str]) -> dict[str, Any]:
+    """The question the page asks before it fills a box with 0, as the page with script asks it (its
+    "Score zero?" dialog): the box and column ``asked`` names, if they would score 0 now. A question
+    asked of an older table (its ``version``), or of a box that is no longer such an option, is
+    stale: the page says so, and shows the table as it is."""
+    turn = state["turn"]
+    info = state["ruleset"]
+    column = asked.get("column", "0")
+    option = None
+    if my_turn and turn and turn["rolls_used"] and asked.get("version", str(state["version"])) == str(state["version"]):
+        option = next(
+            (
+                o
+                for o in state["options"]
+                if o["legal"]
+                and o["box"] == asked["zero"]
+                and str(o["column"]) == column
+                and o["points"] + o["bonus"] == 0
+            ),
+            None,
+        )
+    if option is None:
+        return {"stale": True}
+    label = words.box_name(RULESETS[info["name"]], option["box"])
+    if info["columns"] > 1:
+        label = f"{label} ({_column_name(info['multipliers'], option['column'])})"
+    return {"box": option["box"], "column": option["column"], "label": label}

@@ -8,6 +8,7 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import uuid
@@ -34,8 +35,9 @@ from django.views.decorators.vary import vary_on_headers
 from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
-from games.realtime.limits import Slot, limiter, take_confirmation_mail
+from games.realtime.limits import Slot, client_ip, form_refusal, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
+from games.services.chat import CHAT_MAX
 from games.services.codes import shown_name
 from games.services.replay import fairness_check, replay_steps
 from games.store import selectors, tables
@@ -226,10 +228,11 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     controller = controller_for(request)
     mine = seats_of(game, controller)
     refused = join_refused(request, game.code)
+    handle = selectors.spectator_handle(game.code, controller)
     page = {
         "state": state,
         "you": mine,
-        "spectator": selectors.spectator_handle(game.code, controller),
+        "spectator": handle,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
     }
@@ -245,7 +248,18 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "join_form": JoinRoomForm(),
         "invite_url": request.build_absolute_uri(reverse("room", args=[game.code])),
         # The table drawn by the server, for a browser without script (templates/games/room_table.html).
-        "ns": noscript.table(state, mine, f"ns-{uuid.uuid4().hex[:16]}", refreshing=refreshing),
+        "ns": noscript.table(
+            state,
+            mine,
+            f"ns-{uuid.uuid4().hex[:16]}",
+            refreshing=refreshing,
+            presence=_presence(game.code),
+            chat=selectors.chat_history_for(game.code, controller),
+            spectator=handle,
+            zero=request.GET,
+            chat_refused=chat_refused(request, game.code),
+        ),
+        "chat_max": CHAT_MAX,
         "name_typed_max": services.NAME_TYPED_MAX,
     }
     response = render(request, "games/room.html", context)
@@ -304,6 +318,19 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("room", code=game.code)
 
 
+def _presence(code: str) -> dict[str, Any]:
+    """The room's presence frame as a page without script reads it (which seats are away, and how long
+    each away seat's wait has left), as a socket's page is sent it."""
+    frame = presence.room_frame(code)
+    return protocol.loads(frame) if frame is not None else {"seats": {}, "waits": {}}
+
+
+def chat_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
+    """The refused chat line (its text and why) ``room_action`` kept for room ``code``, once."""
+    refused = request.session.pop(CHAT_REFUSED, None)
+    return refused if isinstance(refused, dict) and refused.get("code") == code else None
+
+
 # A join refused for its name, kept in the session for the room page the refusal goes back to.
 JOIN_REFUSED = "join_refused"
 
@@ -322,17 +349,26 @@ def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
 
 
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
-ROOM_ACTIONS = frozenset({"start", "roll", "score", "leave", "kick", "remove", "back"})
+ROOM_ACTIONS = frozenset(
+    {"start", "roll", "score", "leave", "kick", "remove", "back", "add_bot", "replace", "pause", "resume", "chat"}
+)
 # What a form that lost a field says; any other bad field gets its code's words (refusal()).
 FORM_PROBLEMS = {
     "version": (services.BAD_REQUEST, _("The form was missing its game version; reload the page.")),
     "seat": (services.BAD_SEAT, _("The form did not say which seat; reload the page.")),
 }
+# The form fields a frame may take (each frame's declaration ignores those it does not declare).
+FORM_FIELDS = ("version", "box", "column", "seat", "level", "text")
+# How long a chat form's id is remembered, so that the same form sent again (a double click, the
+# back button) posts its line once: a chat line is no Move, whose ids the services keep.
+CHAT_FORM_KEPT = 3600
 
 
 def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     """The form's fields as the frame a socket would send for the same action, checked the same way."""
-    fields: dict[str, Any] = {name: post[name] for name in ("version", "box", "column", "seat") if name in post}
+    fields: dict[str, Any] = {name: post[name] for name in FORM_FIELDS if name in post}
+    if action == "chat" and fields.get("seat") == "":  # "Post as" left on its default: the browser's first seat
+        del fields["seat"]
     if action == "roll":  # the dice ticked to keep: a roll from the form always says which (maybe none)
         fields["held"] = list(dict.fromkeys(post.getlist("held")))
     # A form without an id cannot be told from its resending: any fresh one applies it once, as "" did.
@@ -340,6 +376,8 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     try:
         return protocol.from_form(action, fields)
     except protocol.FrameError as exc:
+        if exc.field == "text" and exc.code == errors.MISSING_FIELD:  # as the service refuses an empty line
+            raise RuleViolation(errors.BAD_MESSAGE, "A chat message needs some text.") from exc
         if exc.field in FORM_PROBLEMS:
             code, words = FORM_PROBLEMS[exc.field]
             raise Worded(code, str(words)) from exc
@@ -356,12 +394,47 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         raise Http404(NO_ROOM_PAGE)
     try:
         frame = form_frame(action, request.POST)
-        services.perform(frame, code=game.code, controller=controller_for(request))
+        if isinstance(frame, protocol.Chat):
+            # A spectator may post where the room lets them: the host mutes them by their browser's token.
+            chat_form(request, game.code, frame, controller_for(request, create=bool(game.chat_spectators)))
+        else:
+            services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
         # A form of a page drawn before the table moved on: the page it goes back to shows the table
         # as it is now, so it says that in the page's words (not the service's version numbers).
-        messages.error(request, str(WORDS[errors.STALE]) if exc.code == errors.STALE else refusal(exc))
-    return redirect("room", code=game.code)
+        said = str(WORDS[errors.STALE]) if exc.code == errors.STALE else refusal(exc)
+        if action != "chat":
+            messages.error(request, said)
+        else:
+            # Said beside the chat's field (the page opens there), with what was typed, to be
+            # shortened or sent again rather than typed again (a line already sent is not).
+            typed = "" if exc.code == errors.REPEATED else request.POST.get("text", "")[:CHAT_KEPT_MAX]
+            request.session[CHAT_REFUSED] = {"code": game.code, "text": typed, "error": said}
+    # A chat line's page opens at the chat, where the line (or why it was refused) is.
+    return redirect(reverse("room", args=[game.code]) + ("#ns-chat" if action == "chat" else ""))
+
+
+# A refused chat line, kept in the session for the page the refusal goes back to (at most this
+# many characters: a line over the limit is shown to be shortened, not stored whatever its size).
+CHAT_REFUSED = "chat_refused"
+CHAT_KEPT_MAX = 2 * CHAT_MAX
+
+
+def chat_form(request: HttpRequest, code: str, frame: protocol.Chat, controller: str) -> None:
+    """A chat line posted by a page without script: counted against the socket's chat limit, sent once
+    per form (its id), then the socket frame's service."""
+    if said := form_refusal(frame.kind, controller, client_ip(request)):
+        raise RuleViolation(errors.RATE_LIMITED, said)
+    sent = frame.id if isinstance(frame.id, str) else ""
+    key = f"ns-chat:v1:{code}:{hashlib.sha256(f'{controller}:{sent}'.encode()).hexdigest()[:32]}"
+    if sent and not cache.add(key, True, CHAT_FORM_KEPT):
+        raise RuleViolation(errors.REPEATED, "That message was already sent.")
+    try:
+        services.perform(frame, code=code, controller=controller)
+    except RuleViolation:
+        if sent:
+            cache.delete(key)  # refused: the same form, put right, may be sent again
+        raise
 
 
 @form_on("room")

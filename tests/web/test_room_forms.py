@@ -18,6 +18,7 @@ from games import services
 from games.domain.rules import Box
 from games.store.models import Game
 from games.store.selectors import game_state
+from tests.factories import online
 
 pytestmark = pytest.mark.django_db
 
@@ -207,12 +208,13 @@ class NoScriptPage(HTMLParser):
         return form
 
     def scores(self) -> dict[str, dict[str, Any]]:
-        """The score buttons by id (``ns-score-<box>-<column>``), with their form's fields."""
+        """The score buttons by id (``ns-score-<box>-<column>``), with their form's fields: a box that
+        would score 0 asks first (its form goes to the page's question, ``zero``), the others score."""
         return {
             b["id"]: {**f["fields"], "box": b["value"], "label": b.get("aria-label", "")}
             for f in self.forms
             for b in f["buttons"]
-            if f["action"].endswith("/score")
+            if f["action"].endswith("/score") or b.get("id", "").startswith("ns-score-")
         }
 
 
@@ -253,6 +255,7 @@ def test_the_lobby_without_script_offers_the_host_the_start_and_a_visitor_a_seat
     join = table_of(ben, game).form_to("join")
     assert [b["id"] for b in join["buttons"]] == ["ns-join-btn"]
     assert not any(form["action"].endswith("/start") for form in table_of(ben, game).forms)
+    online(game.code, ada.session["controller"])  # the host is at the table: nobody else may start
     table = post_form(ben, game, "join", {"name": "Ben"})
     assert "Waiting for the host to start the game." in table.text and "Ben" in table.text
     host = table_of(ada, game)
@@ -271,6 +274,7 @@ def test_the_lobby_without_script_looks_again_for_the_start_and_for_joins() -> N
     ada = Client()
     game = create(ada, name="Ada", mode="online")
     assert table_of(ada, game).refresh == "8"
+    online(game.code, ada.session["controller"])  # the host is at the table: nobody else may start
     ben = Client()
     assert table_of(ben, game).refresh == ""
     table = post_form(ben, game, "join", {"name": "Ben"})
@@ -340,10 +344,12 @@ def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_th
     post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
     post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
     game.refresh_from_db()
+    online(game.code, ada.session["controller"])  # Ada at the table: her seat is not for Ben to take over
     table = table_of(ben, game)
     assert "Ada's turn" in table.text and "Waiting for Ada" in table.text
     assert "The dice:" in table.text
-    assert [form["action"] for form in table.forms] == []  # nothing to act on; the card shows Ada's options to her only
+    # Nothing to act on but the chat; the card shows Ada's options to her only.
+    assert [form["action"] for form in table.forms] == [f"/r/{game.code}/chat"]
     assert table.refresh == "8" and "This page looks again every 8 seconds." in table.text
     assert "Refresh" in table.text
     # Ada's own page does not reload under her while she chooses.
@@ -382,7 +388,7 @@ def test_a_player_at_the_table_without_script_is_not_away_for_the_host_to_hand_t
     from games.domain.rules import RuleViolation
     from games.store.models import Presence
     from games.store.selectors import PRESENCE_TIMEOUT
-    from tests.factories import action_id, online
+    from tests.factories import action_id
 
     ada = Client()
     game = create(ada, name="Ada", mode="online")
@@ -496,7 +502,7 @@ def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_repl
     assert f'id="ns-replay" href="/r/{game.code}/replay"' in ada.get(f"/r/{game.code}/").content.decode()
     assert table.form_to("rematch")["buttons"][0]["id"] == "ns-rematch"
     assert table.refresh == "" and table.scores() == {}
-    assert [form["action"] for form in table.forms if not form["action"].endswith("/rematch")] == []
+    assert [form["action"] for form in table.forms if not form["action"].endswith(("/rematch", "/chat"))] == []
 
 
 def test_the_result_without_script_lists_the_winner_first_not_a_seat_that_left_with_more_points() -> None:
@@ -548,3 +554,357 @@ def test_taking_back_a_seat_the_computer_does_not_play_for_this_browser_is_refus
     table = post_form(Client(HTTP_ACCEPT_LANGUAGE="en"), game, "back", {"seat": "0"})
     assert table.messages == ["Seat 0 is not one a computer plays for you."]
     assert stored(game) == before
+
+
+# --- what the page with script asks or offers, without script too -----------------------------
+
+
+def zero_option(game: Game) -> tuple[str, int]:
+    """Yahtzee's box (and column), if the dice on the table would fill it with 0."""
+    game.refresh_from_db()
+    return next(
+        (o.box.value, o.column)
+        for o in game.room.rules.options()
+        if o.box == Box.YAHTZEE and o.legal and o.points + o.bonus == 0
+    )
+
+
+def rolled_with_a_zero() -> tuple[Client, Game, NoScriptPage, tuple[str, int]]:
+    """Ada's game, her dice rolled until a box would score 0 (most rolls leave Yahtzee at 0)."""
+    while True:
+        ada, game = started()
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        try:
+            return ada, game, table, zero_option(game)
+        except StopIteration:
+            continue
+
+
+def test_a_box_that_would_score_zero_asks_first_and_scores_only_when_confirmed() -> None:
+    ada, game, table, (box, column) = rolled_with_a_zero()
+    button = table.scores()[f"ns-score-{box}-{column}"]
+    assert "zero" not in button and button["version"] == str(game.version)
+    before = stored(game)
+    # The button asks (a page of its own: a GET that changes nothing).
+    response = ada.get(f"/r/{game.code}/", {"zero": box, "column": str(column), "version": button["version"]})
+    asked = NoScriptPage(response.content.decode())
+    assert stored(game) == before
+    assert "Score zero?" in asked.text and "These dice score nothing in Yahtzee. Fill it with a 0?" in asked.text
+    assert 'id="ns-confirm-no"' in response.content.decode()  # Cancel: back to the table as it was
+    [confirm] = [f for f in asked.forms if [b["id"] for b in f["buttons"]] == ["ns-confirm-yes"]]
+    assert {k: v for k, v in confirm["fields"].items() if k != "csrfmiddlewaretoken"} == {
+        "version": str(game.version),
+        "action_id": confirm["fields"]["action_id"],
+        "column": str(column),
+        "box": box,
+    } and confirm["action"] == f"/r/{game.code}/score"
+    post_form(ada, game, "score", confirm["fields"])
+    game.refresh_from_db()
+    assert game.room.rules.cards[0].get(Box(box)) == 0
+    # The same question asked again (the back button): the table has moved on, and it says so.
+    again = ada.get(f"/r/{game.code}/", {"zero": box, "column": str(column), "version": button["version"]})
+    page = again.content.decode()
+    assert 'id="ns-zero-stale"' in page and "The table changed just before your move" in page
+    assert 'id="ns-confirm"' not in page
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"zero": "chance"},  # a box that scores points: nothing to confirm
+        {"zero": "nonsense"},
+        {"zero": "yahtzee", "column": "7"},
+        {"zero": "yahtzee", "version": "1"},  # asked of an older table
+    ],
+)
+def test_a_zero_question_that_does_not_fit_the_table_is_said_stale_and_changes_nothing(query: dict[str, str]) -> None:
+    ada, game, _, (box, column) = rolled_with_a_zero()
+    query = {"column": str(column), **{k: (box if v == "yahtzee" else v) for k, v in query.items()}}
+    before = stored(game)
+    page = ada.get(f"/r/{game.code}/", query).content.decode()
+    assert 'id="ns-zero-stale"' in page and 'id="ns-confirm"' not in page
+    assert stored(game) == before
+    # A spectator asking is told the same: no seat, no question.
+    assert (
+        'id="ns-confirm"' not in Client().get(f"/r/{game.code}/", {"zero": box, "column": str(column)}).content.decode()
+    )
+
+
+def lobby_of_two() -> tuple[Client, Client, Game]:
+    """Ada's online lobby, Ben seated; Ada's page is open (she is at the table)."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    online(game.code, ada.session["controller"])
+    game.refresh_from_db()
+    return ada, ben, game
+
+
+def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_leaves() -> None:
+    ada, ben, game = lobby_of_two()
+    host = table_of(ada, game)
+    add = host.form_to("add_bot")
+    assert add["buttons"][0]["id"] == "ns-add-bot" and add["fields"]["version"] == str(game.version)
+    assert 'id="ns-bot-level" name="level"' in ada.get(f"/r/{game.code}/").content.decode()
+    assert [b["id"] for f in host.forms if f["action"].endswith("/kick") for b in f["buttons"]] == ["ns-kick-1"]
+    # Ben has neither the computer nor the kick, only his own Leave.
+    guest = table_of(ben, game)
+    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["leave", "join", "chat"]
+    assert guest.form_to("leave")["fields"]["seat"] == "1"
+    table = post_form(ada, game, "add_bot", {**add["fields"], "level": "beginner"})
+    game.refresh_from_db()
+    assert [(s.kind, s.level) for s in game.room.seats][2] == ("bot", "beginner")
+    assert "computer · Beginner" in table.text
+    # The host takes the computer out again; Ben leaves.
+    kick = next(f for f in table.forms if f["action"].endswith("/kick") and f["fields"]["seat"] == "2")
+    post_form(ada, game, "kick", kick["fields"])
+    table = post_form(ben, game, "leave", table_of(ben, game).form_to("leave")["fields"])
+    game.refresh_from_db()
+    assert [s.name for s in game.room.seats if s.active] == ["Ada"]
+    assert "Your name" in table.text  # Ben may take a seat again
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "fields", "said"),
+    [
+        ("ben", "add_bot", {}, "Only the host can do that."),
+        ("ada", "add_bot", {"level": "godlike"}, "Bots play at one of these levels: optimal, casual, beginner."),
+        ("ada", "add_bot", {"version": "0"}, "The table changed just before your move"),
+        ("ada", "add_bot", {"version": None}, "missing its game version"),
+        ("ben", "kick", {"seat": "0"}, "Only the host can do that."),
+        ("ada", "kick", {"seat": "9"}, "There is no seat 9 in this room."),
+        ("ada", "kick", {"seat": None}, "did not say which seat"),
+        ("ben", "leave", {"seat": "0"}, "That is not your seat."),
+        ("ada", "leave", {"seat": "-1"}, "did not say which seat"),
+        ("stranger", "leave", {"seat": "1"}, "not"),
+        ("ben", "start", {}, "Only the host can do that."),
+    ],
+)
+def test_a_lobby_tool_refused_without_script_says_why_and_stores_nothing(
+    who: str, action: str, fields: dict[str, Any], said: str
+) -> None:
+    ada, ben, game = lobby_of_two()
+    client = {"ada": ada, "ben": ben, "stranger": Client()}[who]
+    before = stored(game)
+    data = {"version": str(game.version), "action_id": "t-1", **fields}
+    page = page_after(client, game, action, {name: value for name, value in data.items() if value is not None})
+    assert said in html.unescape(page)
+    assert stored(game) == before
+
+
+def two_playing() -> tuple[Client, Client, Game]:
+    """Ada's started game with Ben, both pages open."""
+    ada, ben, game = lobby_of_two()
+    online(game.code, ben.session["controller"])
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    return ada, ben, game
+
+
+def test_the_host_without_script_pauses_and_resumes_and_a_player_may_not() -> None:
+    ada, ben, game = two_playing()
+    assert not any(f["action"].endswith(("/pause", "/resume")) for f in table_of(ben, game).forms)
+    pause = table_of(ada, game).form_to("pause")
+    assert pause["buttons"][0]["id"] == "ns-pause"
+    before = stored(game)
+    table = post_form(ben, game, "pause", {**pause["fields"], "action_id": "b-1"})
+    assert table.messages == ["Only the host can do that."] and stored(game) == before
+    table = post_form(ada, game, "pause", pause["fields"])
+    game.refresh_from_db()
+    assert game.room.paused and "Game paused by the host" in table.text
+    assert "Resume game" in table.text and not any(f["action"].endswith("/roll") for f in table.forms)
+    table = post_form(ada, game, "pause", pause["fields"])  # the same form sent again: done already
+    assert table.messages == ["That action was already applied."]
+    resume = table.form_to("resume")
+    post_form(ada, game, "resume", resume["fields"])
+    game.refresh_from_db()
+    assert not game.room.paused
+    before = stored(game)
+    table = post_form(ada, game, "resume", {**resume["fields"], "action_id": "r-2"})  # an older page's
+    assert table.messages == ["The table changed just before your move: have a look and try again."]
+    assert stored(game) == before
+
+
+def ben_away() -> tuple[Client, Client, Game]:
+    """Ada's started game with Ben, whose page has gone (no socket, no page loaded lately)."""
+    from games.store.models import Presence
+
+    ada, ben, game = two_playing()
+    Presence.objects.filter(controller=ben.session["controller"]).delete()
+    return ada, ben, game
+
+
+def test_the_host_without_script_hands_an_away_players_seat_to_a_computer() -> None:
+    ada, ben, game = ben_away()
+    table = table_of(ada, game)
+    assert "Ben is away: you may let a computer play their seat, take them out, or wait." in table.text
+    replace = table.form_to("replace")
+    assert replace["fields"]["seat"] == "1" and replace["buttons"][0]["id"] == "ns-replace-1"
+    assert table.form_to("remove")["buttons"][0]["id"] == "ns-remove-1"
+    assert not any(f["action"].endswith(("/replace", "/remove")) for f in table_of(Client(), game).forms)
+    table = post_form(ada, game, "replace", replace["fields"])
+    game.refresh_from_db()
+    assert game.room.seats[1].kind == "bot" and "is away" not in table.text
+    assert "The computer is playing for Ben." in table_of(ben, game).text
+
+
+def test_the_host_without_script_takes_an_away_player_out() -> None:
+    ada, ben, game = ben_away()
+    post_form(ada, game, "remove", table_of(ada, game).form_to("remove")["fields"])
+    game.refresh_from_db()
+    assert not game.room.seats[1].active
+
+
+def test_a_player_who_just_went_away_is_not_offered_to_the_host_and_a_takeover_is_refused_with_why() -> None:
+    from games.services import presence
+
+    ada, ben, game = ben_away()
+    presence.arrive(game.code, "ben-tab", ben.session["controller"])
+    presence.leave("ben-tab")  # Ben's socket closed a moment ago: he gets the host's wait
+    table = table_of(ada, game)
+    assert "is away" not in table.text and not any(f["action"].endswith("/replace") for f in table.forms)
+    before = stored(game)
+    fields = {"version": str(game.version), "action_id": "x-1", "seat": "1"}
+    for action in ("replace", "remove"):
+        table = post_form(ada, game, action, fields)
+        assert table.messages == [
+            "Ben went away only a moment ago: their seat can be taken over once they have been away 15 seconds."
+        ]
+    assert stored(game) == before
+
+
+@pytest.mark.parametrize(
+    ("who", "fields", "said"),
+    [
+        ("ben", {"seat": "0"}, "Only the host can do that."),  # the host is here
+        ("ada", {"seat": "0"}, "That is your own seat."),
+        ("ada", {"seat": "5"}, "There is no seat 5 in this room."),
+        ("ada", {"seat": "1", "level": "godlike"}, "Bots play at one of these levels: optimal, casual, beginner."),
+        ("ada", {"seat": "1", "version": "1"}, "The table changed just before your move"),
+    ],
+)
+def test_an_away_seat_tool_refused_without_script_says_why_and_stores_nothing(
+    who: str, fields: dict[str, str], said: str
+) -> None:
+    ada, ben, game = ben_away()
+    online(game.code, ben.session["controller"])  # Ben back: his seat is not the host's to hand over
+    client = {"ada": ada, "ben": ben}[who]
+    before = stored(game)
+    page = page_after(client, game, "replace", {"version": str(game.version), "action_id": "t-1", **fields})
+    assert said in html.unescape(page)
+    assert stored(game) == before
+
+
+def test_while_the_host_is_away_a_player_without_script_gets_the_tools_and_becomes_the_host() -> None:
+    from games.store.models import Presence
+
+    ada, ben, game = two_playing()
+    post_form(ada, game, "pause", table_of(ada, game).form_to("pause")["fields"])
+    Presence.objects.filter(controller=ada.session["controller"]).delete()  # Ada's page gone, for good
+    table = table_of(ben, game)
+    assert "The host is away: you may resume the game, and you become the host." in table.text
+    post_form(ben, game, "resume", table.form_to("resume")["fields"])
+    game.refresh_from_db()
+    assert not game.room.paused and game.host_id == game.room.seats[1].player
+
+
+def chat_count(game: Game) -> int:
+    return game.chat.count()
+
+
+def test_a_player_without_script_reads_the_chat_and_posts_a_line_once() -> None:
+    ada, ben, game = two_playing()
+    services.chat_post(code=game.code, controller=ada.session["controller"], text="Good luck!")
+    table = table_of(ben, game)
+    assert "Ada: Good luck!" in table.text
+    chat = table.form_to("chat")
+    assert chat["buttons"][0]["id"] == "ns-chat-send" and chat["fields"]["version"] == str(game.version)
+    response = ben.post(f"/r/{game.code}/chat", {**chat["fields"], "text": "  You too  "})
+    assert response["Location"] == f"/r/{game.code}/#ns-chat"  # the page opens at the chat
+    assert "Ben: You too" in table_of(ada, game).text
+    # The same form sent again (a double click, a reload): the line is not posted twice.
+    table = post_form(ben, game, "chat", {**chat["fields"], "text": "You too"})
+    assert chat_count(game) == 2 and "That message was already sent." in table.text
+    assert 'value="You too"' not in ben.get(f"/r/{game.code}/").content.decode()  # nothing to send again
+    # A chat line is no move: it is not refused for the table having moved on.
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    post_form(ben, game, "chat", {**chat["fields"], "action_id": "another", "text": "Nice roll"})
+    assert chat_count(game) == 3
+
+
+def test_a_shared_device_without_script_says_which_seat_speaks() -> None:
+    device = Client()
+    game = create(device, mode="local", players="2", player_1="Ann", player_2="Ben")
+    page = device.get(f"/r/{game.code}/").content.decode()
+    assert '<select id="ns-chat-seat" name="seat"><option value="0">Ann</option><option value="1">Ben</option>' in page
+    post_form(device, game, "chat", {"version": str(game.version), "action_id": "c-1", "seat": "1", "text": "Hi"})
+    assert "Ben: Hi" in table_of(device, game).text
+
+
+@pytest.mark.parametrize(
+    ("fields", "said", "kept"),
+    [
+        ({"text": "   "}, "A chat message needs some text.", ""),
+        ({"text": None}, "A chat message needs some text.", ""),
+        ({"text": "x" * 301}, "A chat message is at most 300 characters: this one has 301.", "x" * 301),
+        ({"text": "hi", "seat": "0"}, "You can only speak for your own seat.", "hi"),
+        ({"text": "hi", "seat": "9"}, "You can only speak for your own seat.", "hi"),
+        ({"text": "hi", "seat": "first"}, "did not say which seat", "hi"),
+        ({"text": "a\x00b"}, "NUL", ""),
+    ],
+)
+def test_a_chat_line_refused_without_script_says_why_beside_the_field_keeps_it_and_posts_nothing(
+    fields: dict[str, Any], said: str, kept: str
+) -> None:
+    ada, ben, game = two_playing()
+    data = {"version": str(game.version), "action_id": "c-1", **fields}
+    page = page_after(ben, game, "chat", {k: v for k, v in data.items() if v is not None})
+    error = re.search(r'<p class="error" id="ns-chat-error" role="alert">([^<]*)</p>', page)
+    assert error is not None and said in html.unescape(error.group(1))
+    assert 'aria-invalid="true"' in page and 'aria-describedby="ns-chat-limit ns-chat-error"' in page
+    if kept:
+        assert f'value="{kept}"' in page
+    assert chat_count(game) == 0
+    # Said once: the page after it has the field empty again.
+    assert 'id="ns-chat-error"' not in ben.get(f"/r/{game.code}/").content.decode()
+    # The same form put right is sent (a refused form's id is not spent).
+    post_form(ben, game, "chat", {"version": str(game.version), "action_id": "c-1", "text": "fine"})
+    assert chat_count(game) == 1
+
+
+def test_a_muted_player_and_a_spectator_of_a_players_only_chat_are_told_and_post_nothing() -> None:
+    ada, ben, game = two_playing()
+    services.seat_mute(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=None, action_id="m"
+    )
+    table = table_of(ben, game)
+    assert "The host has muted your chat in this room." in table.text
+    assert not any(f["action"].endswith("/chat") for f in table.forms)
+    fields = {"version": str(game.version), "action_id": "c-1", "text": "hello?"}
+    assert "The host has muted your chat in this room." in page_after(ben, game, "chat", fields)
+    stranger = Client()
+    assert "Only the players post in this room's chat; you can read it." in html.unescape(table_of(stranger, game).text)
+    assert "Only the players can post in this room" in html.unescape(page_after(stranger, game, "chat", fields))
+    assert chat_count(game) == 0
+
+
+def test_a_spectator_without_script_posts_where_the_room_lets_them() -> None:
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    watcher = Client()
+    chat = table_of(watcher, game).form_to("chat")
+    post_form(watcher, game, "chat", {**chat["fields"], "text": "Go Ada"})
+    message = game.chat.get()
+    assert message.seat is None and message.text == "Go Ada" and message.controller == watcher.session["controller"]
+
+
+def test_chat_without_script_counts_against_the_sockets_limit(settings: Any) -> None:
+    settings.CHAT_RATE = "2/60"
+    ada, ben, game = two_playing()
+    for n in range(2):
+        post_form(ben, game, "chat", {"version": str(game.version), "action_id": f"c-{n}", "text": f"line {n}"})
+    page = page_after(ben, game, "chat", {"version": str(game.version), "action_id": "c-2", "text": "line 2"})
+    assert chat_count(game) == 2
+    assert "Slow down: at most 2 chat frames in 60 s." in page
+    assert 'value="line 2"' in page  # kept, to be sent once the limit lets it
