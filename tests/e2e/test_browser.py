@@ -434,7 +434,7 @@ def ns_dice(page: Any) -> list[int]:
     return [int(text) for text in page.locator(".ns-die strong").all_inner_texts()]
 
 
-def looked_at_without_script(page: Any, new_page: Any, name: str) -> None:
+def looked_at_without_script(page: Any, new_page: Any, name: str, *, full_page: bool = False) -> None:
     """The no-script page ``page`` shows, checked in the light and dark schemes on a desktop and a phone:
     nothing serious for axe, nothing sideways.
 
@@ -447,13 +447,15 @@ def looked_at_without_script(page: Any, new_page: Any, name: str) -> None:
         r'<meta http-equiv="refresh"[^>]*>', "", document.replace("<noscript>", "").replace("</noscript>", "")
     )
     checker = new_page()
-    checker.route(page.url, lambda route: route.fulfill(status=200, content_type="text/html", body=document))
+    # A route matches an address without its fragment (a form's page that opens at its part, #ns-chat).
+    address = page.url.split("#", 1)[0]
+    checker.route(address, lambda route: route.fulfill(status=200, content_type="text/html", body=document))
     checker.goto(page.url)
     for width, height in ((1280, 800), (390, 844)):
         checker.set_viewport_size({"width": width, "height": height})
         for scheme in in_each_scheme(checker):
             assert serious_violations(checker) == [], (name, width, scheme)
-            shot(checker, f"noscript-{name}-{width}-{scheme}")
+            shot(checker, f"noscript-{name}-{width}-{scheme}", full_page=full_page)
         assert no_horizontal_overflow(checker), (name, width)
 
 
@@ -496,8 +498,12 @@ def test_two_people_play_a_whole_official_game_without_javascript(live_site: Liv
             again = ns_dice(mover)
             assert (again[0], again[3]) == (first[0], first[3])
             assert mover.is_checked("#ns-held-0") and mover.is_checked("#ns-held-3")
-        # The first box the rules allow (each a button with its points).
+        # The first box the rules allow (each a button with its points); one that would score 0 asks first.
+        zero = "zero" in (mover.get_attribute(".ns-score-btn >> nth=0", "class") or "")
         submit(mover, ".ns-score-btn")
+        if zero:
+            assert mover.inner_text("#ns-confirm-h") == "Score zero?"
+            submit(mover, "#ns-confirm-yes")
         assert players[name] is mover
     for page in (ada, ben):
         page.goto(url)
@@ -508,6 +514,58 @@ def test_two_people_play_a_whole_official_game_without_javascript(live_site: Liv
     with ada.expect_navigation():
         ada.click("#ns-replay")
     assert ada.url.endswith("/replay")
+
+
+def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site: LiveSite, new_page: Any) -> None:
+    ada, ben, cy = (new_page(java_script_enabled=False) for _ in range(3))
+    # Cy's browser never says it is at the table (the stylesheet it would load): his seat counts as away.
+    cy.route("**/here.css", lambda route: route.abort())
+    ada.goto(live_site.url + "/")
+    ada.check("input[name=mode][value=online]")
+    ada.fill("#id_name", "Ada")
+    submit(ada, "#create-btn")
+    url = ada.url
+    for page, name in ((ben, "Ben"), (cy, "Cy")):
+        page.goto(url)
+        page.fill("#ns-join-name", name)
+        submit(page, "#ns-join-btn")
+    assert ben.locator("#ns-add-bot, #ns-start, [id^=ns-kick-]").count() == 0
+    ada.goto(url)
+    ada.select_option("#ns-bot-level", "beginner")
+    submit(ada, "#ns-add-bot")
+    assert "computer · Beginner" in ada.inner_text(".ns-players")
+    looked_at_without_script(ada, new_page, "host-lobby", full_page=True)
+    submit(ada, "#ns-start")
+    submit(ada, "#ns-pause")
+    assert ada.inner_text(".ns-paused") == "Game paused by the host"
+    assert ada.inner_text("#ns-pause") == "Resume game" and ada.locator("#ns-roll").count() == 0
+    ben.goto(url)
+    assert ben.inner_text(".ns-paused") == "Game paused by the host" and ben.locator("#ns-pause").count() == 0
+    ben.fill("#ns-chat-text", "Take your time, Ada")
+    submit(ben, "#ns-chat-send")
+    assert ben.url.endswith("#ns-chat") and "Ben: Take your time, Ada" in ben.inner_text(".ns-chat-list")
+    ben.fill("#ns-chat-text", "x" * 301)
+    submit(ben, "#ns-chat-send")
+    assert "at most 300 characters" in ben.inner_text("#ns-chat-error")
+    assert ben.input_value("#ns-chat-text") == "x" * 301 and ben.locator(".ns-chat-list li").count() == 1
+    looked_at_without_script(ben, new_page, "player-chat", full_page=True)
+    ada.goto(url)
+    assert "Ben: Take your time, Ada" in ada.inner_text(".ns-chat-list")
+    # Cy is away: the host may let a computer play his seat or take him out.
+    assert "Cy is away" in ada.inner_text(".ns-host-tools")
+    looked_at_without_script(ada, new_page, "host-paused", full_page=True)
+    submit(ada, "#ns-pause")
+    assert ada.locator(".ns-paused").count() == 0
+    # Ada's turn: Yahtzee's box would score 0 (roll again in the rare roll that makes one).
+    submit(ada, "#ns-roll")
+    while ada.locator("#ns-score-yahtzee-0.zero").count() == 0:
+        submit(ada, "#ns-roll")
+    submit(ada, "#ns-score-yahtzee-0")
+    assert ada.inner_text("#ns-confirm-h") == "Score zero?"
+    looked_at_without_script(ada, new_page, "zero-question", full_page=True)
+    submit(ada, "#ns-confirm-yes")
+    row = ada.locator(".ns-scorecard tr", has=ada.locator("th", has_text=re.compile("^Yahtzee$")))
+    assert row.locator("td").first.inner_text() == "0"
 
 
 def test_a_painted_turn_without_javascript_scores_a_colour_box(live_site: LiveSite, new_page: Any) -> None:
