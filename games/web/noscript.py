@@ -127,7 +127,7 @@ def table(
     presence: dict[str, Any] | None = None,
     chat: list[dict[str, Any]] | None = None,
     spectator: str = "",
-    zero: Mapping[str, str] | None = None,
+    query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """What the no-script table shows this browser (its seats ``mine``) of the room's ``state``.
@@ -138,8 +138,9 @@ def table(
     reader turned that off; either way ``reload`` says how often it would.
     ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
-    handle in them; ``zero``: the page's query, which asks to confirm a score of 0 (``zero``,
-    ``column``, ``version``); ``chat_refused``: a refused chat line (``text``, ``error``), back in the field.
+    handle in them; ``query``: the page's query, which asks to confirm a score of 0 (``zero``,
+    ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
+    ``chat_refused``: a refused chat line (``text``, ``error``), back in the field.
     """
     seats = state["seats"]
     # The seats this browser plays now: not those a computer plays while their player is away.
@@ -189,8 +190,10 @@ def table(
         view["card"] = _scorecard(state, my_turn)
     view.update(_host_tools(state, mine, playing, presence or {}))
     view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {})
-    if zero is not None and "zero" in zero:
-        view["zero"] = _zero(state, my_turn, zero)
+    if query is not None and "zero" in query:
+        view["zero"] = _zero(state, my_turn, query)
+    if query is not None and "ask" in query:
+        view["ask"] = _ask(view, query)
     if status in ("finished", "abandoned"):
         view["over"] = True
         view["winners"] = [shown_name(seats[s]["name"]) for s in state["winners"]]
@@ -343,3 +346,23 @@ def _zero(state: dict[str, Any], my_turn: bool, asked: Mapping[str, str]) -> dic
     if info["columns"] > 1:
         label = f"{label} ({_column_name(info['multipliers'], option['column'])})"
     return {"box": option["box"], "column": option["column"], "label": label}
+
+
+# The seat tools whose button asks first, as the page with script asks (window.confirm): what they
+# do is not undone by pressing again.
+ASKED = ("leave", "kick", "remove", "replace")
+
+
+def _ask(view: dict[str, Any], asked: Mapping[str, str]) -> dict[str, Any]:
+    """The question before the seat tool ``asked`` names (``ask``, ``seat``, ``version``), if the table
+    offers that tool for that seat now; else stale: the page says the table changed and draws it."""
+    action, seat = asked.get("ask", ""), asked.get("seat", "")
+    if action in ASKED and asked.get("version", str(view["version"])) == str(view["version"]):
+        if action in ("leave", "kick"):
+            offered = [s for s in view.get("lobby_seats", []) if s[action]]
+        else:
+            offered = view.get("away_seats", [])
+        for entry in offered:
+            if str(entry["seat"]) == seat:
+                return {"action": action, "seat": entry["seat"], "name": entry["name"]}
+    return {"stale": True}

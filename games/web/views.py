@@ -256,7 +256,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             presence=_presence(game.code),
             chat=selectors.chat_history_for(game.code, controller),
             spectator=handle,
-            zero=request.GET,
+            query=request.GET,
             chat_refused=chat_refused(request, game.code),
         ),
         "chat_max": CHAT_MAX,

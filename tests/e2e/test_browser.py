@@ -554,6 +554,11 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     # Cy is away: the host may let a computer play his seat or take him out.
     assert "Cy is away" in ada.inner_text(".ns-host-tools")
     looked_at_without_script(ada, new_page, "host-paused", full_page=True)
+    submit(ada, "#ns-remove-2")  # asks first, as the page with script does
+    assert ada.inner_text("#ns-ask-text") == "Take Cy out of the game? Their scores stay on the card."
+    looked_at_without_script(ada, new_page, "seat-question", full_page=True)
+    submit(ada, "#ns-ask-no")
+    assert ada.locator("#ns-ask").count() == 0 and ada.locator("#ns-remove-2").is_visible()
     submit(ada, "#ns-pause")
     assert ada.locator(".ns-paused").count() == 0
     # Ada's turn: Yahtzee's box would score 0 (roll again in the rare roll that makes one).
@@ -584,6 +589,8 @@ def test_a_painted_turn_without_javascript_scores_a_colour_box(live_site: LiveSi
     looked_at_without_script(page, new_page, "painted-turn")
     red = page.inner_text("#ns-score-red-0")
     submit(page, "#ns-score-red-0")
+    if red == "0":  # a box that would score 0 asks first
+        submit(page, "#ns-confirm-yes")
     row = page.locator(".ns-scorecard tr", has=page.locator("th", has_text=re.compile("^Red$")))
     assert row.locator("td").inner_text() == red
     assert page.locator("#ns-score-red-0").count() == 0

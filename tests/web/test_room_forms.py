@@ -630,6 +630,23 @@ def test_a_zero_question_that_does_not_fit_the_table_is_said_stale_and_changes_n
     )
 
 
+def tools(table: NoScriptPage) -> dict[str, dict[str, str]]:
+    """The seat tools' buttons by id (``ns-leave-<seat>``, ``ns-kick-``, ``ns-replace-``, ``ns-remove-``),
+    each with the fields its press sends: each asks first (a GET of the room page, ``ask``)."""
+    return {
+        b["id"]: {**f["fields"], "ask": b["value"]} for f in table.forms for b in f["buttons"] if b.get("name") == "ask"
+    }
+
+
+def answer(client: Client, game: Game, table: NoScriptPage, button: str) -> NoScriptPage:
+    """Press a seat tool's ``button``, read its question, and confirm it: the page after the tool's post."""
+    pressed = tools(table)[button]
+    asked = NoScriptPage(client.get(f"/r/{game.code}/", pressed).content.decode())
+    [form] = [f for f in asked.forms if [b["id"] for b in f["buttons"]] == ["ns-ask-yes"]]
+    assert form["action"] == f"/r/{game.code}/{pressed['ask']}" and form["fields"]["seat"] == pressed["seat"]
+    return post_form(client, game, pressed["ask"], form["fields"])
+
+
 def lobby_of_two() -> tuple[Client, Client, Game]:
     """Ada's online lobby, Ben seated; Ada's page is open (she is at the table)."""
     ada = Client()
@@ -647,19 +664,18 @@ def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_
     add = host.form_to("add_bot")
     assert add["buttons"][0]["id"] == "ns-add-bot" and add["fields"]["version"] == str(game.version)
     assert 'id="ns-bot-level" name="level"' in ada.get(f"/r/{game.code}/").content.decode()
-    assert [b["id"] for f in host.forms if f["action"].endswith("/kick") for b in f["buttons"]] == ["ns-kick-1"]
+    assert list(tools(host)) == ["ns-leave-0", "ns-kick-1"]
     # Ben has neither the computer nor the kick, only his own Leave.
     guest = table_of(ben, game)
-    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["leave", "join", "chat"]
-    assert guest.form_to("leave")["fields"]["seat"] == "1"
+    assert list(tools(guest)) == ["ns-leave-1"] and tools(guest)["ns-leave-1"]["seat"] == "1"
+    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["#ns-ask", "join", "chat"]
     table = post_form(ada, game, "add_bot", {**add["fields"], "level": "beginner"})
     game.refresh_from_db()
     assert [(s.kind, s.level) for s in game.room.seats][2] == ("bot", "beginner")
     assert "computer · Beginner" in table.text
     # The host takes the computer out again; Ben leaves.
-    kick = next(f for f in table.forms if f["action"].endswith("/kick") and f["fields"]["seat"] == "2")
-    post_form(ada, game, "kick", kick["fields"])
-    table = post_form(ben, game, "leave", table_of(ben, game).form_to("leave")["fields"])
+    answer(ada, game, table, "ns-kick-2")
+    table = answer(ben, game, table_of(ben, game), "ns-leave-1")
     game.refresh_from_db()
     assert [s.name for s in game.room.seats if s.active] == ["Ada"]
     assert "Your name" in table.text  # Ben may take a seat again
@@ -739,11 +755,9 @@ def test_the_host_without_script_hands_an_away_players_seat_to_a_computer() -> N
     ada, ben, game = ben_away()
     table = table_of(ada, game)
     assert "Ben is away: you may let a computer play their seat, take them out, or wait." in table.text
-    replace = table.form_to("replace")
-    assert replace["fields"]["seat"] == "1" and replace["buttons"][0]["id"] == "ns-replace-1"
-    assert table.form_to("remove")["buttons"][0]["id"] == "ns-remove-1"
-    assert not any(f["action"].endswith(("/replace", "/remove")) for f in table_of(Client(), game).forms)
-    table = post_form(ada, game, "replace", replace["fields"])
+    assert list(tools(table)) == ["ns-replace-1", "ns-remove-1"]
+    assert tools(table_of(Client(), game)) == {}
+    table = answer(ada, game, table, "ns-replace-1")
     game.refresh_from_db()
     assert game.room.seats[1].kind == "bot" and "is away" not in table.text
     assert "The computer is playing for Ben." in table_of(ben, game).text
@@ -751,7 +765,7 @@ def test_the_host_without_script_hands_an_away_players_seat_to_a_computer() -> N
 
 def test_the_host_without_script_takes_an_away_player_out() -> None:
     ada, ben, game = ben_away()
-    post_form(ada, game, "remove", table_of(ada, game).form_to("remove")["fields"])
+    answer(ada, game, table_of(ada, game), "ns-remove-1")
     game.refresh_from_db()
     assert not game.room.seats[1].active
 
@@ -763,7 +777,7 @@ def test_a_player_who_just_went_away_is_not_offered_to_the_host_and_a_takeover_i
     presence.arrive(game.code, "ben-tab", ben.session["controller"])
     presence.leave("ben-tab")  # Ben's socket closed a moment ago: he gets the host's wait
     table = table_of(ada, game)
-    assert "is away" not in table.text and not any(f["action"].endswith("/replace") for f in table.forms)
+    assert "is away" not in table.text and tools(table) == {}
     before = stored(game)
     fields = {"version": str(game.version), "action_id": "x-1", "seat": "1"}
     for action in ("replace", "remove"):
@@ -908,3 +922,27 @@ def test_chat_without_script_counts_against_the_sockets_limit(settings: Any) -> 
     assert chat_count(game) == 2
     assert "Slow down: at most 2 chat frames in 60 s." in page
     assert 'value="line 2"' in page  # kept, to be sent once the limit lets it
+
+
+def test_a_seat_tool_asks_first_and_a_question_the_table_no_longer_fits_is_said_stale() -> None:
+    ada, ben, game = ben_away()
+    table = table_of(ada, game)
+    before = stored(game)
+    pressed = tools(table)["ns-remove-1"]
+    asked = ada.get(f"/r/{game.code}/", pressed).content.decode()
+    assert "Take Ben out of the game? Their scores stay on the card." in html.unescape(asked)
+    assert f'href="/r/{game.code}/" id="ns-ask-no"' in asked  # Cancel: back to the table
+    assert stored(game) == before  # asking changes nothing
+    for query in (
+        {**pressed, "seat": "0"},  # the host's own seat: no tool for it
+        {**pressed, "seat": "7"},
+        {**pressed, "ask": "start"},
+        {**pressed, "version": "1"},  # asked of an older table
+    ):
+        page = ada.get(f"/r/{game.code}/", query).content.decode()
+        assert 'id="ns-ask-stale"' in page and 'id="ns-ask"' not in page, query
+    # Ben cannot be asked about his own seat, nor a stranger about anyone's.
+    for client in (ben, Client()):
+        page = client.get(f"/r/{game.code}/", pressed).content.decode()
+        assert 'id="ns-ask"' not in page
+    assert stored(game) == before
