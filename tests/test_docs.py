@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -98,6 +99,24 @@ def test_the_architecture_map_names_the_modules_a_roll_crosses() -> None:
     assert "docs/architecture.md" in (ROOT / "README.md").read_text()
     for module in re.findall(r"`((?:games|yahtzee|static)/[\w/.]+\.(?:py|js))`", text):
         assert (ROOT / module).exists(), f"docs/architecture.md names {module}, which does not exist"
+
+
+def test_the_architecture_map_names_every_module() -> None:
+    """docs/architecture.md "maps every folder and module" (README): a module added to the
+    server's packages is named there, by its path or the end of it, with what it is for."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    skip = {"__init__.py", "apps.py"}
+    missing = sorted(
+        path.relative_to(ROOT).as_posix()
+        for package in ("games", "yahtzee", "bots", "accounts")
+        for path in (ROOT / package).rglob("*.py")
+        if path.name not in skip
+        and not {"migrations", "commands", "__pycache__"} & set(path.parts)
+        and not any(
+            f"`{'/'.join(path.relative_to(ROOT).parts[i:])}`" in text for i in range(len(path.relative_to(ROOT).parts))
+        )
+    )
+    assert not missing, f"modules docs/architecture.md does not name: {missing}"
 
 
 # --- what the docs promise against what the code, the Makefile and docker-compose.yml do ----------
@@ -363,3 +382,177 @@ def test_the_docs_topology_names_every_compose_service() -> None:
     for name, text in (("README.md", readme), ("docs/deploy.md", deploy)):
         assert "scheduler" in text, f"{name}'s topology leaves out the scheduler service"
         assert "task worker" in text, f"{name}'s topology leaves out the task worker"
+
+
+# --- links, commands and command lines the docs give, against the repository --------------------
+
+
+def _heading_anchors(doc: Path) -> set[str]:
+    """The anchors GitHub gives ``doc``'s headings: lower case, punctuation dropped, spaces as
+    hyphens, a repeated one numbered (-1, -2)."""
+    text = re.sub(r"^```.*?^```", "", doc.read_text(), flags=re.M | re.S)
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
+
+
+def test_the_heading_anchors_are_github_s() -> None:
+    assert _heading_anchors(ROOT / "docs" / "deploy.md") >= {
+        "e-mail-and-web-push-telling-players-it-is-their-turn",
+        "the-scheduler",
+        "settings",
+    }
+    assert "chat-reactions-the-turn-timer-and-pause" in _heading_anchors(PROTOCOL)
+
+
+def test_every_link_s_anchor_names_a_heading_of_its_document() -> None:
+    """A link to a part of a document (``deploy.md#upgrading``, ``#settings``) lands on a heading
+    there: a heading reworded breaks every link to it without any error on GitHub."""
+    found = []
+    checked = 0
+    for doc in DOCS:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", doc.read_text()):
+            linked = (doc.parent / target) if target else doc
+            if "://" in target or linked.suffix != ".md":
+                continue
+            checked += 1
+            if anchor not in _heading_anchors(linked):
+                found.append(f"{doc.relative_to(ROOT)}: {target}#{anchor}")
+    assert checked > 10
+    assert not found, "links to a heading that is not there:\n" + "\n".join(found)
+
+
+def _commands() -> dict[str, Path]:
+    """Every management command of the project, by name, with its module."""
+    return {
+        path.stem: path
+        for path in sorted(ROOT.glob("*/management/commands/*.py"))
+        if path.stem != "__init__" and ".venv" not in path.parts
+    }
+
+
+def test_every_management_command_is_mapped_and_each_of_its_options_documented() -> None:
+    """docs/architecture.md's map names every command under its app's row, and the docs show
+    each option a command takes (`sweep --dry-run`, `run_scheduler --poll`) beside its name."""
+    from django.core.management import load_command_class
+
+    commands = _commands()
+    assert {"verify_game", "sweep", "run_scheduler", "notice_worker", "count_games"} <= set(commands)
+    rows = {
+        line.split("|")[1].strip(" `"): line
+        for line in (ROOT / "docs" / "architecture.md").read_text().splitlines()
+        if line.startswith("| `")
+    }
+    docs = "\n".join(re.sub(r"\s*\n\s*", " ", doc.read_text()) for doc in DOCS)
+    found = []
+    for name, path in commands.items():
+        app = path.relative_to(ROOT).parts[0]
+        row = rows.get(f"{app}/management/commands/") or rows.get(f"{app}/", "")
+        if f"`{name}`" not in row:
+            found.append(f"docs/architecture.md's row of {app}/ does not name the command {name}")
+        parser = load_command_class(app, name).create_parser("manage.py", name)
+        for action in parser._actions:
+            option = next((o for o in action.option_strings if o.startswith("--")), None)
+            if option is None or action.dest in {"help", "version", "verbosity", "settings", "pythonpath"}:
+                continue
+            if action.dest in {"traceback", "no_color", "force_color", "skip_checks"}:
+                continue
+            if not re.search(rf"\b{name}\b[^`\n]*?{re.escape(option)}\b", docs):
+                found.append(f"manage.py {name} {option} is shown nowhere in the docs")
+    assert not found, "\n".join(found)
+
+
+BENCH_COMMAND = re.compile(r"(?:\bbench/(\w+)\.py|-m bench\.(\w+))((?:[ \t]+[^\s#|;`)]+)*)")
+
+
+def _bench_command_lines() -> list[tuple[str, str, str, bool]]:
+    """Each command line of a benchmark the docs and the benchmarks' own docstrings give:
+    (where, the script's name, its arguments, whether it is a whole line to copy: a code block's
+    line or a docstring's indented one, where inline code may name an option alone)."""
+    lines: list[tuple[str, str, str, bool]] = []
+    for path in [*DOCS, *sorted((ROOT / "bench").glob("*.py"))]:
+        text = path.read_text()
+        if path.suffix == ".py":
+            docstring = ast.get_docstring(ast.parse(text)) or ""
+            candidates = [(line, True) for line in docstring.splitlines() if line.startswith("    ")]
+        else:
+            blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.M | re.S)
+            spans = re.findall(r"`([^`]+)`", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+            candidates = [(line, True) for block in blocks for line in block.splitlines()]
+            candidates += [(re.sub(r"\s*\n\s*", " ", span), False) for span in spans]
+        for candidate, whole in candidates:
+            for match in BENCH_COMMAND.finditer(candidate):
+                name = match.group(1) or match.group(2)
+                where = f"{path.relative_to(ROOT)}: {match.group(0).strip()}"
+                lines.append((where, name, match.group(3), whole))
+    return lines
+
+
+def _parser_of(name: str):  # type: ignore[no-untyped-def]
+    """The ``argparse`` parser ``bench/<name>.py`` builds, taken as its ``main`` parses."""
+    import argparse
+    import importlib
+
+    module = importlib.import_module(f"bench.{name}")
+    if not hasattr(module, "main"):
+        return None
+
+    class Built(Exception):
+        pass
+
+    def caught(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        raise Built(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(argparse.ArgumentParser, "parse_args", caught)
+        try:
+            module.main()
+        except Built as built:
+            return built.args[0]
+    raise AssertionError(f"bench/{name}.py's main() parsed no arguments")
+
+
+def test_every_benchmark_command_line_of_the_docs_is_one_its_script_accepts() -> None:
+    """docs/performance.md, docs/security.md, docs/bots.md, the README and the benchmarks' own
+    docstrings give their command lines to copy: each names a script that exists and only
+    options its parser takes, and each line of a code block parses whole (values, choices). A
+    line with placeholders (``--config CONFIG``, ``[--games N]``, ``...``) and inline code (which
+    may name an option alone: ``--seed``) are checked for their options' names only."""
+    import argparse
+
+    lines = _bench_command_lines()
+    assert len(lines) > 30 and any(name == "abuse" and "--phase" in args for _, name, args, whole in lines if whole)
+    parsers: dict[str, argparse.ArgumentParser | None] = {}
+    found = []
+    for where, name, arguments, whole in lines:
+        if not (ROOT / "bench" / f"{name}.py").exists():
+            found.append(f"{where}: there is no bench/{name}.py")
+            continue
+        if name not in parsers:
+            parsers[name] = _parser_of(name)
+        parser = parsers[name]
+        words = arguments.replace("[", " ").replace("]", " ").split()
+        if parser is None:
+            if words:
+                found.append(f"{where}: bench/{name}.py takes no arguments")
+            continue
+        options = {o for action in parser._actions for o in action.option_strings}
+        before_command = words[: words.index("--")] if "--" in words else words
+        unknown = [w for w in before_command if w.startswith("-") and w.split("=")[0] not in options]
+        if unknown:
+            found.append(f"{where}: bench/{name}.py has no option {unknown}")
+            continue
+        placeholders = any(w in {"...", "…"} or re.fullmatch(r"[A-Z][A-Z_]*", w) for w in before_command)
+        if not whole or placeholders or "[" in arguments:
+            continue
+        try:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(parser, "exit", lambda status=0, message=None: (_ for _ in ()).throw(ValueError(message)))
+                parser.parse_args(words)
+        except ValueError as refused:
+            found.append(f"{where}: {str(refused).strip()}")
+    assert not found, "benchmark command lines their scripts refuse:\n" + "\n".join(found)
