@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import shutil
@@ -157,6 +158,16 @@ def test_the_makefile_finds_python_3_11_beside_an_older_python3(tmp_path: Path) 
     assert found == "[python3.11]", f"the Makefile chose {found!r} with python3.11 on PATH"
 
 
+def test_the_readme_names_every_variable_the_makefile_takes() -> None:
+    """Each ``NAME ?= ...`` of the Makefile is a knob of ``make run`` or ``make test`` (``PORT=8120``,
+    ``PYTEST_ARGS="-n 0"``): the README, which gives the two commands, says it is there."""
+    knobs = set(re.findall(r"^([A-Z_]+) \?=", (ROOT / "Makefile").read_text(), re.M))
+    assert {"PORT", "PYTEST_ARGS", "PYTHON"} <= knobs
+    readme = (ROOT / "README.md").read_text()
+    missing = sorted(name for name in knobs if not re.search(rf"`(make \w+ )?{name}[=`]", readme))
+    assert not missing, f"Makefile variables the README does not name: {missing}"
+
+
 def test_the_deploy_instructions_name_every_variable_compose_requires() -> None:
     """Every variable docker-compose.yml requires (``${X:?}``) is named by the "set SECRET_KEY, ..."
     instruction of README.md, docs/deploy.md and the compose file's own header."""
@@ -208,17 +219,65 @@ def test_the_backup_instructions_keep_the_keys_the_database_needs() -> None:
     assert "pg_dump" in backups and "psql" in backups  # and how to restore
 
 
-def _settings_read() -> set[str]:
-    """Every environment variable the server's settings and start read."""
+ENV_READERS = {"os.environ.get", "os.getenv", "environ.get", "envbool", "envint", "envlist", "envdays"}
+# What the operating system and the tools set, not this project's settings.
+NOT_SETTINGS = {
+    "DJANGO_SETTINGS_MODULE",
+    "HOME",
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+}
+
+
+def _named(node: ast.AST | None) -> str | None:
+    """The variable's name, where ``node`` is a string constant."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _environment_reads(tree: ast.AST) -> dict[str, ast.expr | None]:
+    """Each environment variable a module reads by name, with its default where the read gives
+    one (``envint("X", 5)``, ``os.environ.get("X", "a")``, ``float(os.environ.get("X") or 2)``)."""
+    reads: dict[str, ast.expr | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ENV_READERS and node.args:
+            name = _named(node.args[0])
+            if name is not None and reads.get(name) is None:
+                reads[name] = node.args[1] if len(node.args) > 1 else None
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+            read, default = node.values
+            if isinstance(read, ast.Call) and ast.unparse(read.func) in ENV_READERS and len(read.args) == 1:
+                name = _named(read.args[0])
+                if name is not None:
+                    reads[name] = default
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            name = _named(node.slice)
+            if name is not None and ast.unparse(node.value) in {"os.environ", "environ"}:
+                reads.setdefault(name, None)
+    return reads
+
+
+@functools.cache
+def _settings_read() -> frozenset[str]:
+    """Every environment variable the code reads: the server's settings and start, the install,
+    the benchmarks and the tests' own knobs."""
     names: set[str] = set()
-    for module in ("yahtzee/settings.py", "yahtzee/serve.py", "yahtzee/prepare.py"):
-        text = (ROOT / module).read_text()
-        names |= set(re.findall(r"(?:envint|envbool|envlist|environ\.get|getenv)\(\s*\"([A-Z][A-Z0-9_]+)\"", text))
-        names |= set(re.findall(r"environ\[\"([A-Z][A-Z0-9_]+)\"\]", text))
+    for path in _tracked():
+        if path.suffix == ".py":
+            names |= set(_environment_reads(ast.parse(path.read_text())))
     from bots import tables
 
     names.add(tables.CACHE_ENV)
-    return names - {"DJANGO_SETTINGS_MODULE"}
+    return frozenset(names - NOT_SETTINGS)
+
+
+def test_the_settings_reads_are_all_found() -> None:
+    reads = _environment_reads(ast.parse((ROOT / "yahtzee" / "settings.py").read_text()))
+    assert {"SWEEP_EVERY", "PUSH_FAILING_DAYS", "PUSH_HOSTS", "DATABASE_PASSWORD"} <= set(reads)
+    assert {"YAHTZEE_INSTALLER", "REQUIRE_SERVICES", "CHROMIUM", "GC_THRESHOLD"} <= _settings_read()
 
 
 def test_docs_deploy_names_every_setting_the_code_reads() -> None:
@@ -229,6 +288,54 @@ def test_docs_deploy_names_every_setting_the_code_reads() -> None:
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     missing = sorted(name for name in read if not re.search(rf"`{name}(=[^`]*)?`", deploy))
     assert not missing, f"settings the code reads that docs/deploy.md does not name: {missing}"
+
+
+def _table_rows(text: str) -> dict[str, tuple[str, str]]:
+    """A markdown table's rows by each `NAME` of their first cell: (the second cell, the line)."""
+    rows: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if line.startswith("| `") and len(cells) >= 3:
+            names = re.findall(r"`([A-Z][A-Z0-9_]+)`", cells[0])
+            defaults = cells[1].split(", ") if len(names) > 1 else [cells[1]]
+            for i, name in enumerate(names):
+                rows[name] = (defaults[i] if len(defaults) == len(names) else cells[1], line)
+    return rows
+
+
+def _said(value: object) -> set[str]:
+    """How a table may write a default: a flag as `1`/`0` or on/off, a number or a word in code."""
+    if isinstance(value, bool):
+        return {"`1`", "on"} if value else {"`0`", "off"}
+    if isinstance(value, float) and value.is_integer():
+        return {f"`{value:g}`"}
+    return {f"`{value}`"}
+
+
+def test_the_settings_tables_give_every_setting_its_default() -> None:
+    """Every setting yahtzee/settings.py reads has its row in docs/deploy.md's table, and where
+    the settings give it a plain default (a number, a word, a flag) the row's default says it,
+    there and in the README's table of the main ones: a default changed in the code and not in
+    the docs fails here."""
+    reads = _environment_reads(ast.parse((ROOT / "yahtzee" / "settings.py").read_text()))
+    deploy = _table_rows(_section((ROOT / "docs" / "deploy.md").read_text(), "\n## Settings\n", "\n## "))
+    readme = _table_rows(_section((ROOT / "README.md").read_text(), "| variable | default |", "\n\n"))
+    assert {"SECRET_KEY", "WS_SEND_BACKLOG", "EMAIL_HOST_USER"} <= set(deploy)
+    assert {"DB_THREADS", "VAPID_SUBJECT", "COACH_WAIT"} <= set(readme)
+    found = [f"docs/deploy.md: {name} has no row" for name in sorted(set(reads) - set(deploy) - NOT_SETTINGS)]
+    for doc, rows in (("docs/deploy.md", deploy), ("README.md", readme)):
+        for name, (cell, _) in sorted(rows.items()):
+            if reads.get(name) is None:
+                continue
+            try:
+                value = ast.literal_eval(reads[name])  # type: ignore[arg-type]
+            except ValueError:
+                continue  # worked out from other settings: the row says how in words
+            if value == "" or (isinstance(value, str) and "," in value and len(value) > 40):
+                continue  # unset ("none", "`REDIS_URL`"), or a long list summarised (PUSH_HOSTS)
+            if not any(said in cell for said in _said(value)):
+                found.append(f"{doc}: {name}'s default is {value!r} in the code, {cell!r} in the table")
+    assert not found, "the settings tables against yahtzee/settings.py:\n" + "\n".join(found)
 
 
 def test_protocol_md_lists_every_close_code_the_server_sends() -> None:
