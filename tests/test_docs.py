@@ -663,3 +663,39 @@ def test_every_benchmark_command_line_of_the_docs_is_one_its_script_accepts() ->
         except ValueError as refused:
             found.append(f"{where}: {str(refused).strip()}")
     assert not found, "benchmark command lines their scripts refuse:\n" + "\n".join(found)
+
+
+def _addresses(patterns: list[object], prefix: str = "") -> set[str]:
+    """Every address a URL configuration answers at, ``<str:code>`` written ``<code>``; an
+    included configuration of a package (allauth's) by its prefix alone."""
+    from django.urls import URLPattern, URLResolver
+
+    found: set[str] = set()
+    for entry in patterns:
+        if isinstance(entry, URLPattern):
+            found.add("/" + re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", prefix + str(entry.pattern)))
+        elif isinstance(entry, URLResolver):
+            inner = str(entry.pattern)
+            module = getattr(entry.urlconf_module, "__name__", "")
+            if module.startswith(("games.", "accounts.", "yahtzee.")):
+                found |= _addresses(list(entry.url_patterns), prefix + inner)
+            elif prefix + inner:
+                found.add("/" + prefix + inner)
+    return found
+
+
+def test_protocol_md_s_table_of_addresses_names_every_address_the_site_answers_at() -> None:
+    """docs/protocol.md's "Every address over HTTP" has a row for each address of the URL
+    configuration, with what it takes, and names every no-script form post of a room."""
+    from django.urls import get_resolver
+
+    from games.web.views import ROOM_ACTIONS
+
+    addresses = _addresses(list(get_resolver().url_patterns))
+    assert {"/r/<code>/<action>", "/notices/push", "/healthz", "/me/settings", "/accounts/"} <= addresses
+    table = _section(PROTOCOL.read_text(), "## Every address over HTTP", "\n## ")
+    firsts = " ".join(line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `"))
+    missing = sorted(a for a in addresses if f"`{a}`" not in firsts)
+    assert not missing, f"addresses docs/protocol.md's table leaves out: {missing}"
+    row = next(line for line in table.splitlines() if line.startswith("| `/r/<code>/<action>`"))
+    assert all(f"`{action}`" in row for action in ROOM_ACTIONS), row
