@@ -699,3 +699,27 @@ def test_protocol_md_s_table_of_addresses_names_every_address_the_site_answers_a
     assert not missing, f"addresses docs/protocol.md's table leaves out: {missing}"
     row = next(line for line in table.splitlines() if line.startswith("| `/r/<code>/<action>`"))
     assert all(f"`{action}`" in row for action in ROOM_ACTIONS), row
+
+
+@pytest.mark.django_db
+def test_protocol_md_s_state_example_has_every_field_a_state_has() -> None:
+    """The first ``state`` of docs/protocol.md is a whole state: every key a room's state has, at
+    the top, in a seat, in the turn and in a card, is in the example, and it has no other."""
+    import json
+
+    from games.store.selectors import game_state
+    from tests.factories import rolled_room
+
+    table, _, _ = rolled_room()
+    state = game_state(table.game)
+    block = next(b for b in re.findall(r"```json\n(.*?)```", PROTOCOL.read_text(), re.S) if '"type": "state"' in b)
+    example = json.loads(block)
+    assert set(example) == set(state), sorted(set(example) ^ set(state))
+    assert set(example["seats"][0]) == set(state["seats"][0]), sorted(set(example["seats"][0]) ^ set(state["seats"][0]))
+    assert set(example["turn"]) == set(state["turn"]), sorted(set(example["turn"]) ^ set(state["turn"]))
+    assert set(example["cards"][0]) == set(state["cards"][0])
+    assert set(example["cards"][0]["columns"][0]) == set(state["cards"][0]["columns"][0])
+    assert set(example["options"][0]) == set(state["options"][0]), sorted(
+        set(example["options"][0]) ^ set(state["options"][0])
+    )
+    assert set(example["fairness"]) == set(state["fairness"])
