@@ -723,3 +723,14 @@ def test_protocol_md_s_state_example_has_every_field_a_state_has() -> None:
         set(example["options"][0]) ^ set(state["options"][0])
     )
     assert set(example["fairness"]) == set(state["fairness"])
+
+
+def test_protocol_md_shows_every_event_a_state_can_carry() -> None:
+    """Each ``event`` type games/realtime/broadcast.py puts in a state has an example in docs/protocol.md."""
+    from games.realtime.broadcast import _EVENTS
+
+    names = set(_EVENTS.values())
+    assert {"rolled", "scored", "timed_out", "extended"} <= names
+    text = PROTOCOL.read_text()
+    missing = sorted(name for name in names if f'{{"type": "{name}"' not in text)
+    assert not missing, f"events docs/protocol.md shows no example of: {missing}"
