@@ -181,6 +181,17 @@ def test_the_deploy_instructions_name_every_variable_compose_requires() -> None:
             assert not missing, f"{name}: {line.strip()!r} leaves out {missing}"
 
 
+def test_docs_deploy_names_every_setting_the_caddyfile_reads() -> None:
+    """deploy/Caddyfile takes its values from the environment (``{$NAME:default}``): docs/deploy.md
+    names each, as it does the app's."""
+    caddyfile = re.sub(r"^\s*#.*$", "", (ROOT / "deploy" / "Caddyfile").read_text(), flags=re.M)
+    read = set(re.findall(r"\{\$([A-Z_]+)", caddyfile))
+    assert {"SITE_ADDRESS", "UPSTREAMS", "FAIL_DURATION"} <= read
+    deploy = (ROOT / "docs" / "deploy.md").read_text()
+    missing = sorted(name for name in read if f"`{name}`" not in deploy)
+    assert not missing, f"settings of deploy/Caddyfile docs/deploy.md does not name: {missing}"
+
+
 @pytest.mark.django_db
 def test_the_example_environment_s_vapid_key_does_not_break_your_games() -> None:
     """.env.example leaves VAPID_PRIVATE_KEY empty, as it does SECRET_KEY, so that compose refuses
