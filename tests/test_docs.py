@@ -745,3 +745,16 @@ def test_protocol_md_shows_every_event_a_state_can_carry() -> None:
     text = PROTOCOL.read_text()
     missing = sorted(name for name in names if f'{{"type": "{name}"' not in text)
     assert not missing, f"events docs/protocol.md shows no example of: {missing}"
+
+
+def test_the_readme_and_the_architecture_map_name_every_folder_of_the_tests() -> None:
+    """ "Tests mirror the code": the README's Development section and docs/architecture.md's
+    row of tests/ name each folder there is."""
+    folders = sorted(p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").exists())
+    assert {"domain", "realtime", "e2e"} <= set(folders)
+    readme = (ROOT / "README.md").read_text()
+    architecture = (ROOT / "docs" / "architecture.md").read_text()
+    row = next(line for line in architecture.splitlines() if line.startswith("| `tests/` |"))
+    missing = [f"README.md: tests/{f}/" for f in folders if f"`tests/{f}/`" not in readme]
+    missing += [f"docs/architecture.md: {f}/" for f in folders if f"`{f}/`" not in row]
+    assert not missing, f"test folders the docs leave out: {missing}"
