@@ -758,3 +758,15 @@ def test_the_readme_and_the_architecture_map_name_every_folder_of_the_tests() ->
     missing = [f"README.md: tests/{f}/" for f in folders if f"`tests/{f}/`" not in readme]
     missing += [f"docs/architecture.md: {f}/" for f in folders if f"`{f}/`" not in row]
     assert not missing, f"test folders the docs leave out: {missing}"
+
+
+def test_every_management_command_the_docs_give_exists() -> None:
+    """Each ``manage.py NAME`` of README.md and docs/ (Django's, django-axes', the project's)
+    is a command this project's manage.py runs."""
+    from django.core.management import get_commands
+
+    known = set(get_commands())
+    named = {(doc.name, name) for doc in DOCS for name in re.findall(r"manage\.py ([a-z_]+)\b", doc.read_text())}
+    assert {name for _, name in named} >= {"verify_game", "axes_reset", "prune_db_task_results"}
+    missing = sorted(f"{doc}: manage.py {name}" for doc, name in named if name not in known)
+    assert not missing, f"commands the docs give that manage.py does not have: {missing}"
