@@ -770,3 +770,13 @@ def test_every_management_command_the_docs_give_exists() -> None:
     assert {name for _, name in named} >= {"verify_game", "axes_reset", "prune_db_task_results"}
     missing = sorted(f"{doc}: manage.py {name}" for doc, name in named if name not in known)
     assert not missing, f"commands the docs give that manage.py does not have: {missing}"
+
+
+def test_docs_deploy_lists_every_check_of_the_project() -> None:
+    """Every ``yahtzee.W…``/``yahtzee.E…`` check yahtzee/checks.py registers is explained in
+    docs/deploy.md's account of ``check --deploy``."""
+    ids = set(re.findall(r'id="(yahtzee\.[EW]\d{3})"', (ROOT / "yahtzee" / "checks.py").read_text()))
+    assert {"yahtzee.W001", "yahtzee.W007", "yahtzee.E001"} <= ids
+    deploy = (ROOT / "docs" / "deploy.md").read_text()
+    missing = sorted(i for i in ids if f"`{i}`" not in deploy)
+    assert not missing, f"checks docs/deploy.md does not explain: {missing}"
