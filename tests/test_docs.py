@@ -780,3 +780,20 @@ def test_docs_deploy_lists_every_check_of_the_project() -> None:
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     missing = sorted(i for i in ids if f"`{i}`" not in deploy)
     assert not missing, f"checks docs/deploy.md does not explain: {missing}"
+
+
+def test_every_test_the_docs_name_exists() -> None:
+    """A measure the docs say is tested (``tests/test_deploy.py::test_…``) names a test that is
+    there: a test renamed or moved leaves no doc pointing at nothing."""
+    named = {
+        (doc.name, path, name)
+        for doc in DOCS
+        for path, name in re.findall(r"(tests/[\w/]+\.py)::(\w+)", doc.read_text())
+    }
+    assert len(named) > 20
+    missing = sorted(
+        f"{doc}: {path}::{name}"
+        for doc, path, name in named
+        if not (ROOT / path).exists() or not re.search(rf"^\s*(?:async )?def {name}\(", (ROOT / path).read_text(), re.M)
+    )
+    assert not missing, "tests the docs name that do not exist:\n" + "\n".join(missing)
