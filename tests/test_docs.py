@@ -797,3 +797,13 @@ def test_every_test_the_docs_name_exists() -> None:
         if not (ROOT / path).exists() or not re.search(rf"^\s*(?:async )?def {name}\(", (ROOT / path).read_text(), re.M)
     )
     assert not missing, "tests the docs name that do not exist:\n" + "\n".join(missing)
+
+
+def test_the_readme_lists_every_document() -> None:
+    """The README's "Documentation" links every document of docs/ (the fair-dice page's
+    translations, which /fairness serves in each language, go with it)."""
+    listed = _section((ROOT / "README.md").read_text(), "## Documentation", "\n## ")
+    docs = [p.name for p in sorted((ROOT / "docs").glob("*.md")) if not re.fullmatch(r"\w+\.[a-z]{2}\.md", p.name)]
+    assert "protocol.md" in docs
+    missing = [name for name in docs if f"](docs/{name})" not in listed]
+    assert not missing, f"documents the README's Documentation section does not link: {missing}"
