@@ -277,8 +277,9 @@ def _settings_read() -> frozenset[str]:
     the benchmarks and the tests' own knobs."""
     names: set[str] = set()
     for path in _tracked():
-        if path.suffix == ".py":
-            names |= set(_environment_reads(ast.parse(path.read_text())))
+        text = path.read_text() if path.suffix == ".py" else ""
+        if re.search(r"environ|getenv|\benv[a-z]+\(", text):  # parse only the modules that may read one
+            names |= set(_environment_reads(ast.parse(text)))
     from bots import tables
 
     names.add(tables.CACHE_ENV)
