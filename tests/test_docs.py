@@ -815,3 +815,26 @@ def test_the_readme_lists_every_document() -> None:
     assert "protocol.md" in docs
     missing = [name for name in docs if f"](docs/{name})" not in listed]
     assert not missing, f"documents the README's Documentation section does not link: {missing}"
+
+
+def test_protocol_md_shows_every_frame_with_its_fields() -> None:
+    """Every frame games/domain/protocol.py declares, to the server or from it, has an example in
+    docs/protocol.md, and each of its fields is in an example of that frame or named in the text."""
+    from games.domain import protocol
+
+    def declared(kind: type) -> list[type]:
+        return [k for sub in kind.__subclasses__() for k in (sub, *declared(sub))]
+
+    frames = {str(k.__struct_config__.tag): k for k in declared(protocol.Outgoing)} | protocol.FRAMES
+    assert {"roll", "visibility", "you", "presence", "route"} <= set(frames)
+    text = PROTOCOL.read_text()
+    found = []
+    for tag, kind in sorted(frames.items()):
+        examples = [line for line in text.splitlines() if f'{{"type": "{tag}"' in line]
+        if not examples:
+            found.append(f"{tag}: no example")
+            continue
+        for field in kind.__struct_fields__:
+            if not any(f'"{field}":' in line for line in examples) and f"`{field}`" not in text:
+                found.append(f"{tag}: {field}")
+    assert not found, "frames or fields docs/protocol.md does not show:\n" + "\n".join(found)
