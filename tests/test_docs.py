@@ -838,3 +838,30 @@ def test_protocol_md_shows_every_frame_with_its_fields() -> None:
             if not any(f'"{field}":' in line for line in examples) and f"`{field}`" not in text:
                 found.append(f"{tag}: {field}")
     assert not found, "frames or fields docs/protocol.md does not show:\n" + "\n".join(found)
+
+
+def test_protocol_md_s_form_posts_name_every_field_of_their_forms() -> None:
+    """Each form post's row in docs/protocol.md's table of addresses names every field its form
+    reads (the players' names on one device as ``player_1``…)."""
+    from accounts.forms import DeleteAccountForm, PrivacyForm
+    from games.web.forms import CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
+
+    forms = {
+        "/rooms/new": [CreateRoomForm],
+        "/rooms/find": [JoinByCodeForm],
+        "/r/<code>/join": [JoinRoomForm],
+        "/notices/email": [EmailNoticesForm],
+        "/me/settings": [PrivacyForm, DeleteAccountForm],
+    }
+    table = _section(PROTOCOL.read_text(), "## Every address over HTTP", "\n## ")
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    found = []
+    for address, classes in forms.items():
+        row = next((line for line in rows if f"`{address}`" in line.split(" | ")[0]), "")
+        assert row, f"no row for {address}"
+        for form in classes:
+            for field in form().fields:
+                name = re.sub(r"_\d+$", "_1", field)
+                if f"`{name}`" not in row:
+                    found.append(f"{address}: {field}")
+    assert not found, "form fields docs/protocol.md's table of addresses does not name:\n" + "\n".join(found)
