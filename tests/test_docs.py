@@ -865,3 +865,47 @@ def test_protocol_md_s_form_posts_name_every_field_of_their_forms() -> None:
                 if f"`{name}`" not in row:
                     found.append(f"{address}: {field}")
     assert not found, "form fields docs/protocol.md's table of addresses does not name:\n" + "\n".join(found)
+
+
+def _literal_defaults(tree: ast.AST) -> list[tuple[str, object]]:
+    """Every (setting, default) read of a module, a setting read in two places (with two
+    defaults: ``DB_CONN_MAX_AGE``) once for each."""
+    found = []
+    for node in ast.walk(tree):
+        reads = _environment_reads(node) if isinstance(node, (ast.Call, ast.BoolOp)) else {}
+        for name, default in reads.items():
+            try:
+                found.append((name, ast.literal_eval(default) if default is not None else None))
+            except ValueError:
+                continue
+    return found
+
+
+def test_a_setting_s_default_quoted_in_the_prose_is_the_code_s() -> None:
+    """Where a doc gives a setting's default beside its name ("`WS_MAX_PER_BROWSER` (16",
+    "`CHAT_RATE` (5/10", "`WS_HINT_RATE` (10 in 10 s"), the figure is the code's default (a figure
+    in another unit, "(2 minutes", "(256 KB", is left to the reader)."""
+    defaults: dict[str, set[str]] = {}
+    for package in ("yahtzee", "games", "accounts", "bots"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for name, value in _literal_defaults(ast.parse(path.read_text())):
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    defaults.setdefault(name, set()).add(f"{value:g}")
+                elif isinstance(value, str) and re.fullmatch(r"\d+(/\d+)?", value):
+                    defaults.setdefault(name, set()).add(value)
+    assert {"WS_MAX_PER_BROWSER", "CHAT_RATE", "HOST_AWAY"} <= set(defaults)
+    assert defaults["DB_CONN_MAX_AGE"] == {"60", "600"}
+    unit = r"\s*(?:s\b|seconds?\b|a second|in\b|new\b|[,;)]|$)"  # a count, a rate's count, or seconds
+    found = []
+    checked = 0
+    for doc in DOCS:
+        for number, line in enumerate(doc.read_text().splitlines(), 1):
+            for name, said, after in re.findall(r"`([A-Z][A-Z0-9_]+)`,? \(?(\d[\d.]*(?:/\d+)?)(\s*\S*)", line):
+                if name not in defaults or not re.match(unit, after):
+                    continue
+                checked += 1
+                if not any(said == code or said == code.split("/")[0] for code in defaults[name]):
+                    code = ", ".join(sorted(defaults[name]))
+                    found.append(f"{doc.relative_to(ROOT)}:{number}: {name} ({said}; the code's default is {code})")
+    assert checked > 15
+    assert not found, "defaults in the docs that the code does not have:\n" + "\n".join(found)
