@@ -909,3 +909,22 @@ def test_a_setting_s_default_quoted_in_the_prose_is_the_code_s() -> None:
                     found.append(f"{doc.relative_to(ROOT)}:{number}: {name} ({said}; the code's default is {code})")
     assert checked > 15
     assert not found, "defaults in the docs that the code does not have:\n" + "\n".join(found)
+
+
+def test_every_make_target_the_docs_give_is_in_the_makefile() -> None:
+    """``make run``, ``make messages``, ``make typecheck``…: each target a doc gives (in code) is one
+    the Makefile has."""
+    targets = set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(), re.M))
+    assert {"run", "test", "messages"} <= targets
+    found = []
+    seen: set[str] = set()
+    for doc in DOCS:
+        text = doc.read_text()
+        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.M | re.S)
+        code = blocks + re.findall(r"`([^`]+)`", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+        for target in {t for span in code for t in re.findall(r"(?:^|[\s(;&])make ([a-z][\w-]*)", span)}:
+            seen.add(target)
+            if target not in targets:
+                found.append(f"{doc.name}: make {target}")
+    assert {"run", "test", "messages"} <= seen
+    assert not found, f"make targets the Makefile does not have: {sorted(found)}"
