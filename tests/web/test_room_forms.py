@@ -920,7 +920,7 @@ def test_chat_without_script_counts_against_the_sockets_limit(settings: Any) -> 
         post_form(ben, game, "chat", {"version": str(game.version), "action_id": f"c-{n}", "text": f"line {n}"})
     page = page_after(ben, game, "chat", {"version": str(game.version), "action_id": "c-2", "text": "line 2"})
     assert chat_count(game) == 2
-    assert "Slow down: at most 2 chat frames in 60 s." in page
+    assert "You are posting quickly: wait a moment before the next message." in page
     assert 'value="line 2"' in page  # kept, to be sent once the limit lets it
 
 
