@@ -28,7 +28,7 @@ unexport PYTHONDONTWRITEBYTECODE
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)' 2>/dev/null || echo 2)
 PYTEST_ARGS ?= -n $(WORKERS) --dist worksteal
 
-.PHONY: install run test lint typecheck imports pytest bench clean messages
+.PHONY: install run test lint typecheck imports pytest clean messages
 
 # One pip install each, which says how far along it is (yahtzee/install.py): make run installs
 # the server's packages, make test the project with its tools and tests (which the server's
@@ -71,7 +71,7 @@ imports: install
 # path (tests/services/test_sqlite_turns.py, test_kept_row.py) then runs once more on SQLite, as on a laptop.
 pytest: install
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
-	$(BIN)/pytest $(PYTEST_ARGS) --durations=25  # the slowest, for keeping the suite within its 4 minutes
+	$(BIN)/pytest $(PYTEST_ARGS) --durations=25  # the slowest: where the suite's time goes (docs/performance.md, bench/suite_cpu.py)
 	@if [ -n "$$DATABASE_URL" ]; then env -u DATABASE_URL -u REDIS_URL -u REQUIRE_SERVICES $(BIN)/pytest -q -p no:cacheprovider tests/services/test_sqlite_turns.py tests/services/test_kept_row.py; fi
 
 test: lint typecheck imports pytest
