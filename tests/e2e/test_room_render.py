@@ -795,8 +795,11 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     playing["turn"] = {**playing["turn"], "dice": [], "rolls_used": 0, "rolls_left": 3}
     playing["cards"] = [{**playing["cards"][0], "seat": i} for i in range(3)]
     offered = page.evaluate(draw, [playing, [1], True])
-    for seat in (0, 2):
-        assert f'id="replace-{seat}"' in offered and f'id="remove-{seat}"' in offered
+    # Ann's seat, whose turn it is, has them in the play card (and only there); Cy's, in the list.
+    assert playing["turn"]["seat"] == 0
+    assert 'id="play-replace-0"' in offered and 'id="play-remove-0"' in offered
+    assert 'id="replace-0"' not in offered and 'id="remove-0"' not in offered
+    assert 'id="replace-2"' in offered and 'id="remove-2"' in offered
     assert 'id="replace-1"' not in offered and "you may let a computer play" in offered
     for mine, away in (([1], False), ([], True)):
         assert "replace-" not in page.evaluate(draw, [playing, mine, away])

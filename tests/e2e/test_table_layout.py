@@ -979,8 +979,8 @@ def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
     live_site: LiveSite, new_page: Any
 ) -> None:
     """The table waits for Bob, who went away: on Ann's phone the play card, where she looks, offers
-    to let a computer play his seat or take him out (the Players list, which has them too, is a
-    long scroll below the card)."""
+    to let a computer play his seat or take him out (the Players list is a long scroll below the
+    card)."""
     ann, bob = new_page(390, 844), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
@@ -999,4 +999,27 @@ def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
     ann.click("#play-replace-1")
     ann.wait_for_function("document.getElementById('feed').textContent.includes(\"took over Bob's seat\")")
     ann.wait_for_selector("#host-tools", state="detached")
+    assert ann.errors == []
+
+
+def test_on_a_desktop_the_away_players_seat_tools_are_offered_once(live_site: LiveSite, new_page: Any) -> None:
+    """The table waits for Bob, who went away: Ann's play card offers to let a computer play his seat
+    or take him out. The Players list, beside it on a desktop, does not offer the same two buttons
+    again (two of each, read out twice, for one seat); it still has them for an away seat whose
+    turn it is not."""
+    ann, bob = new_page(1280, 800), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    ann.wait_for_selector("#play #host-tools")
+    for act_name in ("replace", "remove"):
+        offered = ann.eval_on_selector_all(f'[data-act="{act_name}"][data-seat="1"]', "els => els.map(e => e.id)")
+        assert offered == [f"play-{act_name}-1"], offered
+    assert ann.locator("#host-away-seats").count() == 0
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"host-tools-1280-{scheme}")
+        assert serious_violations(ann) == [], scheme
     assert ann.errors == []

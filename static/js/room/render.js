@@ -322,9 +322,9 @@ export function playHtml(view) {
     ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
     : "";
   // The player the table waits for is away: the host's tools for their seat are here, where the
-  // host looks (on a phone the Players list, which has them too, is far below the card).
+  // host looks (on a phone the Players list is far below the card), and only here.
   const tool = (act, label) => `<button type="button" class="btn btn-small" data-act="${act}" data-seat="${turn.seat}" id="play-${act}-${turn.seat}">${label}</button>`;
-  const hostTools = !me && awayTools(view, turn.seat)
+  const hostTools = toolsInPlay(view, turn.seat)
     ? `<div class="host-tools" id="host-tools" role="group" aria-labelledby="host-tools-text"><span id="host-tools-text">${view.isHost
       ? fmt(gettext("%(name)s is away: you may let a computer play their seat, take them out, or wait."), { name: esc(name) })
       : gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</span>
@@ -517,7 +517,7 @@ export function seatsHtml(view) {
         buttons.push(button("leave", gettext("Leave")));
       } else if (live && active && view.isHost && !seat.host && state.status === "lobby") {
         buttons.push(button("kick", gettext("Remove")));
-      } else if (awayTools(view, seat.seat)) {
+      } else if (awayTools(view, seat.seat) && !toolsInPlay(view, seat.seat)) {
         buttons.push(button("replace", gettext("Let a computer play")));
         buttons.push(button("remove", gettext("Take out (away)")));
         offered = offered || !view.isHost;
@@ -536,6 +536,13 @@ export function seatsHtml(view) {
     .join("");
   const note = offered ? `<p class="muted small" id="host-away-seats">${gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</p>` : "";
   return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>${note}`;
+}
+
+/** Whether the play card offers the away seat's tools (the seat to play): the Players list then
+ * leaves them out, or a desktop, which shows both cards side by side, would offer each twice. */
+function toolsInPlay(view, index) {
+  const turn = view.state.turn;
+  return Boolean(turn) && turn.seat === index && !view.myTurn && awayTools(view, index);
 }
 
 /** Whether this page offers the host's tools for an away player's seat during play: let a
