@@ -888,8 +888,10 @@ function drawStatus(v) {
     $("mute").innerHTML = `${icon(ui.muted ? "off" : "on")}<span class="mute-text">${sound}</span>`;
     $("mute").dataset.label = sound;
   }
+  // A toggle named by the words it shows (what a voice-control user says), pressed while the
+  // sound is on; what pressing it does is its description.
   $("mute").setAttribute("aria-pressed", String(!ui.muted));
-  $("mute").setAttribute("aria-label", ui.muted ? gettext("Turn sound on") : gettext("Turn sound off"));
+  $("mute").title = ui.muted ? gettext("Turn sound on") : gettext("Turn sound off");
   $("room-sub").textContent = render.statusLine(v);
   const pause = $("pause");
   // While the host is away, a player at the table may resume the game they paused (and then hosts).

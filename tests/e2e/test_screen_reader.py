@@ -245,3 +245,23 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     ann.wait_for_selector("#play [data-countdown].low")
     ann.wait_for_timeout(1000)  # four ticks of the countdown, and the announcement's own wait
     assert len(warned()) == 2, ann.evaluate("window.__said")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_sound_button_is_named_by_the_words_it_shows_and_its_state_agrees(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    """The room bar's sound button shows "Sound on" (a phone, its speaker) and is a toggle, pressed
+    while the sound is on. A screen reader read it as "Turn sound off, pressed", which says the
+    opposite of the state, and someone using voice control who says "click Sound on" was not
+    understood: its name is the words it shows, and what pressing it does is its description."""
+    page = new_page(width, 844)
+    create_online(page, live_site, "Ann")
+    for words, pressed, does in (("Sound on", "true", "Turn sound off"), ("Sound off", "false", "Turn sound on")):
+        button = page.get_by_role("button", name=words, exact=True)
+        assert button.count() == 1, words
+        assert button.get_attribute("id") == "mute"
+        assert button.get_attribute("aria-pressed") == pressed
+        described = button.evaluate("b => b.title || ''")
+        assert described == does, words
+        button.click()
