@@ -1019,7 +1019,47 @@ def test_on_a_desktop_the_away_players_seat_tools_are_offered_once(live_site: Li
         offered = ann.eval_on_selector_all(f'[data-act="{act_name}"][data-seat="1"]', "els => els.map(e => e.id)")
         assert offered == [f"play-{act_name}-1"], offered
     assert ann.locator("#host-away-seats").count() == 0
+    # No empty line between "Waiting for Bob…" and the tools (the line kept for a turn's second line).
+    assert ann.evaluate(
+        "(e => e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight))"
+        "(document.getElementById('turn-meta'))"
+    )
     for scheme in in_each_scheme(ann):
         shot(ann, f"host-tools-1280-{scheme}")
         assert serious_violations(ann) == [], scheme
     assert ann.errors == []
+
+
+def dice_and_roll_tops(page: Any) -> list[int]:
+    """Where the dice and Roll (when the page has it) start, from the top of the page."""
+    return list(
+        page.evaluate(
+            """['dice', 'roll'].filter(id => document.getElementById(id))
+                .map(id => Math.round(document.getElementById(id).getBoundingClientRect().top + scrollY))"""
+        )
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_dice_and_roll_stay_put_through_a_turn_and_when_it_passes(
+    live_site: LiveSite, new_page: Any, size: str
+) -> None:
+    """The line under the turn's banner says what to do next: "Roll to start your turn.", then
+    "Tap dice to hold them, roll again, or score a box.", two lines in the play card's width. The
+    dice and Roll are where they were whatever it says: a die about to be tapped, or Roll about to
+    be pressed again, does not slip a line down under the finger after the first roll, nor when the
+    turn passes from someone else to the player."""
+    width, height = SIZES[size]
+    ann, bob = new_page(width, height), new_page(width, height)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    waiting = dice_and_roll_tops(bob)  # Bob waits for Ann
+    before = dice_and_roll_tops(ann)
+    assert before[0] == waiting[0], (before, waiting)
+    for _ in range(3):
+        act(ann, [ann, bob], lambda: ann.click("#roll"))
+        assert dice_and_roll_tops(ann) == before
+    score_best(ann, [ann, bob])
+    assert dice_and_roll_tops(bob) == before  # Bob's turn now: his dice and Roll where Ann's were
+    assert dice_and_roll_tops(ann)[0] == before[0]
