@@ -1063,3 +1063,40 @@ def test_the_dice_and_roll_stay_put_through_a_turn_and_when_it_passes(
     score_best(ann, [ann, bob])
     assert dice_and_roll_tops(bob) == before  # Bob's turn now: his dice and Roll where Ann's were
     assert dice_and_roll_tops(ann)[0] == before[0]
+
+
+# The page scrolled to its end, as when typing in the chat: the play card stays at the top of a
+# desktop's window, and the feed's or the chat's lines that are then under it say what the window
+# shows at their place: the play card's own element, or the line's, drawn over the card.
+UNDER_THE_PLAY_CARD = """() => {
+  scrollTo(0, document.documentElement.scrollHeight);
+  const card = document.getElementById('play').getBoundingClientRect();
+  return [...document.querySelectorAll('#feed li, #chat-list li')].flatMap(line => {
+    const r = line.getBoundingClientRect();
+    if (r.top < card.top || r.top + 4 > card.bottom) return [];
+    const shown = document.elementFromPoint(r.left + 12, r.top + 4);
+    return [shown.closest('#play') ? 'play' : `${line.textContent.trim().slice(0, 30)} over the card`];
+  });
+}"""
+
+
+def test_on_a_desktop_the_feed_and_the_chat_scroll_under_the_play_card_not_over_it(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The play card stays in view as the page scrolls: the lines of the feed ("The game has
+    started") and of the chat go under it, not over the reaction buttons and the coach's hint."""
+    ann, bob = new_page(1280, 720), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    ann.click("#hint")
+    ann.wait_for_selector(".hint-box")
+    for text in ("good luck", "have fun", "nice roll"):
+        bob.fill("#chat-text", text)
+        bob.press("#chat-text", "Enter")
+    ann.wait_for_function("document.querySelectorAll('#chat-list li[data-message]').length === 3")
+    shown = ann.evaluate(UNDER_THE_PLAY_CARD)
+    assert shown and set(shown) == {"play"}, shown
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"play-card-over-the-feed-1280-{scheme}")
