@@ -265,3 +265,25 @@ def test_the_sound_button_is_named_by_the_words_it_shows_and_its_state_agrees(
         described = button.evaluate("b => b.title || ''")
         assert described == does, words
         button.click()
+
+
+def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_for_the_eye(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """What the accessibility tree gives a screen reader at the table: each player's total in the
+    Players list said as one ("total 24", not a bare number after "online"), a box's name as the
+    box's name ("Chance", not "Chance i": the "i" is the mark that says it opens its help), and the
+    feed's lines without the pencil, star or gear drawn before them."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
+    chance = int(bob.inner_text("#card tr[data-box=chance] td"))
+    players = bob.locator("#seats").aria_snapshot()
+    assert f"Ann host online total {chance}" in players, players
+    assert "Bob you to play online total 0" in players, players
+    assert bob.get_by_role("button", name="Chance", exact=True).count() == 1
+    feed = bob.locator("#feed").aria_snapshot()
+    assert f"- listitem: Ann scored {chance} in Chance" in feed, feed

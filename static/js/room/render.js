@@ -530,7 +530,7 @@ export function seatsHtml(view) {
         ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
         <span class="seat-name">${esc(seat.name)}</span>${tags.join("")}
         ${presenceText ? `<span class="presence-text">${presenceText === "online" ? gettext("online") : gettext("away")}</span>` : ""}
-        ${total !== undefined ? `<span class="seat-total" aria-label="${fmt(gettext("total %(total)s"), { total })}">${total}</span>` : ""}
+        ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}
         ${buttons.join("")}</li>`;
     })
     .join("");
