@@ -828,18 +828,23 @@ function show(el, html) {
 const FOCUS_NEAR = { roll: "dice", hint: "dice", "add-bot": "start", "bot-level": "start" };
 function keepFocus(fn) {
   const id = document.activeElement?.id;
+  const player = document.activeElement?.dataset?.player;
   fn();
   if (!id || document.activeElement?.id === id) return;
   const again = document.getElementById(id);
-  if (again && !again.disabled) again.focus();
+  // A seat's button of the same id is another player's once the seats above it moved up.
+  if (again && !again.disabled && again.dataset.player === player) again.focus();
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
   // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays
   // where it was, in the play card or the players list, instead of falling to the top of the
-  // page (or, from the play card, to the Players list's first button: the host's own Leave).
+  // page; never on the host's own Leave (the list's first button), where the next Enter would
+  // ask to leave the game: in the list, on the next seat's first button, else the heading.
   else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     (document.querySelector("#play button:not(:disabled)") ?? document.getElementById("turn-h"))?.focus();
   } else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
-    (document.querySelector("#seats .seat-list button") ?? document.getElementById("seats-h"))?.focus();
+    const seat = Number(id.split("-").pop());
+    const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")];
+    (buttons.find((b) => Number(b.dataset.seat) >= seat) ?? buttons.at(-1) ?? document.getElementById("seats-h"))?.focus();
   }
 }
 

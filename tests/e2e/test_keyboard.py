@@ -109,6 +109,31 @@ def test_the_host_keeps_focus_on_a_seats_mute_button_as_it_turns_to_unmute(live_
     assert host.evaluate("document.activeElement.closest('#seats') !== null"), host.evaluate(FOCUSED)
 
 
+def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_seat_not_on_the_hosts_leave(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann removes Bob from the lobby with the keyboard: his buttons go with his seat, and the
+    keyboard goes to the next seat's (Cy's Mute chat), not to the list's first button, Ann's own
+    Leave, where the next Enter would ask her to leave the room she hosts."""
+    host, bob, cy = new_page(), new_page(), new_page()
+    url = create_online(host, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    host.wait_for_selector("#kick-2")
+    host.on("dialog", lambda dialog: dialog.accept())
+    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
+        document.activeElement)"""
+    host.focus("#kick-1")
+    act(host, [host, cy], lambda: host.keyboard.press("Enter"))
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    assert host.evaluate(focused) == ["mute", "Cy"]
+    # Cy's seat taken out too, none is left but Ann's own: the keyboard goes to the list's heading.
+    host.focus("#seats [data-act=kick]")
+    act(host, [host], lambda: host.keyboard.press("Enter"))
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 1")
+    assert host.evaluate(FOCUSED) == "seats-h"
+
+
 def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
     page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay")

@@ -507,8 +507,9 @@ export function seatsHtml(view) {
       const buttons = [];
       const active = seat.status === "active";
       const live = state.status === "lobby" || state.status === "playing";
+      // The player too: a lobby's seats move up when one is taken out, and a button's id with them.
       const button = (act, label, id = act) =>
-        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" id="${id}-${seat.seat}">${label}</button>`;
+        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" data-player="${Number(seat.player)}" id="${id}-${seat.seat}">${label}</button>`;
       if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
         buttons.push(seat.muted ? button("unmute", gettext("Unmute chat"), "mute") : button("mute", gettext("Mute chat")));
       }
