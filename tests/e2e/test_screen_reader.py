@@ -287,3 +287,16 @@ def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_f
     assert bob.get_by_role("button", name="Chance", exact=True).count() == 1
     feed = bob.locator("#feed").aria_snapshot()
     assert f"- listitem: Ann scored {chance} in Chance" in feed, feed
+
+
+def test_the_chat_form_says_post_as_only_with_the_choice_of_who_posts(live_site: LiveSite, new_page: Any) -> None:
+    """The words "Post as" label the choice of who is talking, which a shared device's chat has. A page of
+    one seat has no such choice, and a screen reader read the words alone before the message box."""
+    page = new_page()
+    create_online(page, live_site, "Ann")
+    form = page.locator("#chat-form").aria_snapshot()
+    assert "Post as" not in form and 'textbox "Message"' in form, form
+    shared = new_page()
+    create_local(shared, live_site, ["Hal", "Ivy"])
+    form = shared.locator("#chat-form").aria_snapshot()
+    assert 'combobox "Post as"' in form, form
