@@ -839,7 +839,12 @@ function keepFocus(fn) {
   // where it was, in the play card or the players list, instead of falling to the top of the
   // page; never on the host's own Leave (the list's first button), where the next Enter would
   // ask to leave the game: in the list, on the next seat's first button, else the heading.
-  else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
+  // "I'm back" goes with the banner it is in: the keyboard stays at the table, on another away
+  // player's "I'm back" on a shared device, else Roll when it can be pressed, else the turn's heading.
+  else if (/^back(-\d+)?$/.test(id)) {
+    const roll = document.getElementById("roll");
+    (document.querySelector("#play [data-back]") ?? (roll && !roll.disabled ? roll : document.getElementById("turn-h")))?.focus();
+  } else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     (document.querySelector("#play button:not(:disabled)") ?? document.getElementById("turn-h"))?.focus();
   } else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     const seat = Number(id.split("-").pop());

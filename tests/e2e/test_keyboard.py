@@ -134,6 +134,37 @@ def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_se
     assert host.evaluate(FOCUSED) == "seats-h"
 
 
+def test_im_back_from_the_keyboard_leaves_it_at_the_table_not_at_the_top_of_the_page(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob's time ran out twice and the computer plays his seat. He presses "I'm back: take my
+    seat" with the keyboard: the banner goes with the button, and the keyboard stays in the play
+    card (on its heading, or Roll when it is his turn), not back at the top of the page."""
+    ann, bob = new_page(), new_page()
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    join(bob, ann.url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    for _ in range(2):  # Ann plays her turns in time; Bob runs out of time twice
+        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
+        ann.wait_for_selector("#roll:not(:disabled)")
+        act(ann, [ann], lambda: ann.click("#roll"))
+        score_best(ann, [ann])
+    bob.wait_for_selector("#back", timeout=20_000)
+    ann.wait_for_selector("#pause:not([hidden])")
+    act(ann, [ann, bob], lambda: ann.click("#pause"))  # the clock stops while Bob comes back
+    bob.focus("#back")
+    bob.keyboard.press("Enter")
+    bob.wait_for_selector(".away-banner", state="detached")
+    bob.wait_for_timeout(300)
+    assert bob.evaluate("document.activeElement.closest('#play')?.id") == "play", bob.evaluate(FOCUSED)
+
+
 def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
     page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay")
