@@ -145,7 +145,6 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
             "ruleset": RULESETS[ruleset].label,
             "ruleset_name": ruleset,  # the page words it in its reader's language
             "finished_at": finished_at,
-            "date": f"{finished_at:%-d %b %Y}",
             "players": names.get(game_id, []),  # in seat order: the page isolates each name (name_list)
             "rank": gettext("%(rank)s of %(players)s") % {"rank": rank, "players": seats},
             "score": str(score),
