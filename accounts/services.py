@@ -195,6 +195,14 @@ def _played(game: Game) -> set[int]:
     return set(own.values_list("player_id", flat=True).distinct())
 
 
+def _computer_helped(game: Game) -> set[int]:
+    """The seats (Player ids) a computer rolled or scored for while their person was away."""
+    helped = Move.objects.filter(
+        game=game, kind__in=(Move.Kind.ROLL, Move.Kind.SCORE), player__isnull=False, actor__startswith="bot:"
+    )
+    return set(helped.values_list("player_id", flat=True).distinct())
+
+
 def game_count(*, game_id: int) -> bool:
     """Count a finished game once: a record per person's seat, their standings, and the rating.
 
@@ -314,9 +322,16 @@ def _count(game: Game, counted: CountedGame, losses: list[float | None] | None) 
             order = sorted(best)
             teams = [[MODEL.rating(mu=standings[u].mu, sigma=standings[u].sigma)] for u in order]
             rated = MODEL.rate(teams, ranks=[float(best[u]) for u in order])
+            # A computer's turns are not its person's play: a seat one played some of may lose by
+            # the result but gains nothing from it (else a friend, or a second account, as host
+            # could hand an away player's seat to the strongest computer and give it back for
+            # the last turn). Its opponents are rated as against anyone: losing to it is a loss.
+            helped = _computer_helped(game)
+            seat_of = {user_id: r.player_id for r, user_id in mine}
             for u, [rating] in zip(order, rated, strict=True):
                 s = standings[u]
-                s.mu, s.sigma, s.ordinal = rating.mu, rating.sigma, rating.ordinal()
+                if not (seat_of[u] in helped and rating.ordinal() > s.ordinal):
+                    s.mu, s.sigma, s.ordinal = rating.mu, rating.sigma, rating.ordinal()
                 s.rated += 1
             counted.rated = True
             counted.save(update_fields=["rated"])

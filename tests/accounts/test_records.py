@@ -221,6 +221,36 @@ def test_a_loser_who_lets_the_computer_take_their_seat_is_still_rated_for_the_lo
     assert standing(win).ordinal > standing(lose).ordinal
 
 
+def test_a_win_a_computer_played_most_of_for_an_away_player_raises_no_rating() -> None:
+    """A friend (or a second account) hosts; the player goes away and a computer plays their seat
+    against a host who throws the game; the player takes the seat back for the last turn and wins.
+    The host's loss counts; the computer's win is not the player's to gain from."""
+    table, host, player = timed_accounts_room()
+    score_by(table, min)  # the host scratches
+    assert services.clock_expire(code=table.code, version=run_out(table))  # the player's turn runs out
+    score_by(table, min)
+    assert services.clock_expire(code=table.code, version=run_out(table))  # again: a computer sits in
+    assert table.game.room.seats[1].bot and table.game.room.seats[1].away_controller
+    while table.game.room.rules.cards[1].filled < 12:
+        room = table.game.room
+        if room.seats[room.rules.current].bot:
+            assert botplay.step(table.code, table.version())
+        else:
+            score_by(table, min)
+    score_by(table, min)  # the host's last turn
+    assert services.seat_reclaim(code=table.code, controller=table.controllers[1]) == [1]
+    score_by(table, max)  # the player's own last turn
+    game = table.game
+    totals = [game.room.rules.totals(i).grand_total for i in range(2)]
+    assert game.status == Game.Status.FINISHED and totals[1] > totals[0], totals
+    assert account_services.game_count(game_id=game.pk)
+    assert CountedGame.objects.get(game=game).rated
+    untouched = PlackettLuce().rating()
+    assert standing(player).rated == 1 and standing(player).wins == 1
+    assert (standing(player).mu, standing(player).ordinal) == (untouched.mu, 0.0)  # no gain
+    assert standing(host).rated == 1 and standing(host).ordinal < 0  # the host's loss counts
+
+
 # --- 4. accuracy: a computer plays the seat, its player takes it back for the last turn ----------
 
 
