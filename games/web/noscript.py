@@ -140,7 +140,8 @@ def table(
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
     handle in them; ``query``: the page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
-    ``chat_refused``: a refused chat line (``text``, ``error``), back in the field.
+    ``chat_refused``: a refused chat line (``text``, ``error``), back in the field. A page that says
+    a question stale reloads the table's own address (``reload_to_table``), not the question's.
     """
     seats = state["seats"]
     # The seats this browser plays now: not those a computer plays while their player is away.
@@ -194,6 +195,9 @@ def table(
         view["zero"] = _zero(state, my_turn, query)
     if query is not None and "ask" in query:
         view["ask"] = _ask(view, query)
+    # A question the table moved past is said once: the page looks again at the table, not at it
+    # (a question still open is asked again by each reload, which keeps its reader at the table).
+    view["reload_to_table"] = any(view[asked].get("stale") for asked in ("zero", "ask") if asked in view)
     if status in ("finished", "abandoned"):
         view["over"] = True
         view["winners"] = [shown_name(seats[s]["name"]) for s in state["winners"]]

@@ -179,8 +179,9 @@ class NoScriptPage(HTMLParser):
         self.refresh = ""
         start = page.index('data-testid="noscript-table"')
         self.text = re.sub(r"<[^>]+>", "", page[start:])
-        head = re.search(r"<noscript>(<meta http-equiv=\"refresh\" content=\"(\d+)\">)?", page)
+        head = re.search(r"<noscript>(<meta http-equiv=\"refresh\" content=\"(\d+)(?:; url=([^\"]*))?\">)?", page)
         self.refresh = head.group(2) or "" if head else ""
+        self.refresh_to = head.group(3) or "" if head else ""  # "": the page's own address again
         self.messages = [html.unescape(m) for m in re.findall(r'<p class="error">([^<]*)</p>', page)]
         self.feed(page[start:])
 
@@ -946,3 +947,20 @@ def test_a_seat_tool_asks_first_and_a_question_the_table_no_longer_fits_is_said_
         page = client.get(f"/r/{game.code}/", pressed).content.decode()
         assert 'id="ns-ask"' not in page
     assert stored(game) == before
+
+
+def test_a_question_the_table_moved_past_is_said_stale_once_not_at_each_reload() -> None:
+    """The host's page in the lobby reloads itself while it waits for joins, a question open too
+    (each load keeps the host at the table); a question gone stale is said once: the page then
+    looks again at the table itself, not at the question the table moved past."""
+    ada, ben, game = lobby_of_two()
+    assert table_of(ada, game).refresh == "8"
+    pressed = tools(table_of(ada, game))["ns-kick-1"]
+    asked = NoScriptPage(ada.get(f"/r/{game.code}/", pressed).content.decode())
+    assert "Remove Ben from the room?" in asked.text and (asked.refresh, asked.refresh_to) == ("8", "")
+    post_form(Client(), game, "join", {"name": "Cy"})  # the table moves on while the question is open
+    again = ada.get(f"/r/{game.code}/", pressed).content.decode()
+    stale = NoScriptPage(again)
+    assert 'id="ns-ask-stale"' in again
+    assert stale.refresh == "8" and stale.refresh_to == f"/r/{game.code}/"
+    assert table_of(ada, game).refresh_to == ""  # the table alone reloads its own address
