@@ -63,6 +63,18 @@ def _tracked() -> list[Path]:
     return [p for p in paths if (p.suffix in SUFFIXES or p.name in NAMES) and p.is_file()]
 
 
+def test_the_repository_tracks_no_patch_files() -> None:
+    """``git format-patch``'s output is for mailing or applying a change, not part of the tree: a
+    patch committed beside the code it was made from only goes stale."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=30)
+        names = [name for name in listed.stdout.decode().split("\0") if name]
+    except (OSError, subprocess.SubprocessError):  # a tree without git: every file in it but the caches
+        skip = {".git", ".venv", "var", "node_modules"}
+        names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if not skip & set(p.relative_to(ROOT).parts)]
+    assert [name for name in names if name.endswith((".patch", ".diff"))] == []
+
+
 def history_lines(name: str, text: str) -> list[str]:
     """The lines of a file that narrate history: a session's number, or a date (CHANGELOG.md may date)."""
     dates_allowed = name == "CHANGELOG.md"
