@@ -312,6 +312,8 @@ def _chat(
     ]
     return {
         "lines": shown,
+        # A stranger to a finished game is not sent its lines: "no messages yet" would not be so.
+        "withheld": not voices and over,
         "note": note,
         "can_post": not note,
         # A device of several seats says which of them speaks; a muted one does not.

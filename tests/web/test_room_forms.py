@@ -964,3 +964,16 @@ def test_a_question_the_table_moved_past_is_said_stale_once_not_at_each_reload()
     assert 'id="ns-ask-stale"' in again
     assert stale.refresh == "8" and stale.refresh_to == f"/r/{game.code}/"
     assert table_of(ada, game).refresh_to == ""  # the table alone reloads its own address
+
+
+def test_a_stranger_to_a_finished_game_is_not_told_its_chat_had_no_messages() -> None:
+    """A finished game's chat is its players' alone: a stranger's page says so, not that nobody wrote."""
+    ada, game = started()
+    services.chat_post(code=game.code, controller=ada.session["controller"], text="Good game")
+    for _ in range(13):
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        post_form(ada, game, "score", next(iter(table.scores().values())))
+    stranger = html.unescape(table_of(Client(), game).text)
+    assert "This game's chat is its players' alone." in stranger
+    assert "No messages yet." not in stranger and "Good game" not in stranger
+    assert "Ada: Good game" in table_of(ada, game).text
