@@ -7,9 +7,11 @@ nothing to find (no listing), and an unknown code gets the same 404 as any other
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import logging
 import math
 import uuid
 from collections.abc import Callable
@@ -51,6 +53,8 @@ from games.web.refusals import WORDS, Worded, refusal
 
 if TYPE_CHECKING:  # named in annotations only: the pages read rooms through selectors
     from games.store.models import Game
+
+log = logging.getLogger(__name__)
 
 
 def controller_for(request: HttpRequest, *, create: bool = False) -> str:
@@ -429,14 +433,28 @@ def chat_form(request: HttpRequest, code: str, frame: protocol.Chat, controller:
         raise Worded(errors.RATE_LIMITED, gettext("You are posting quickly: wait a moment before the next message."))
     sent = frame.id if isinstance(frame.id, str) else ""
     key = f"ns-chat:v1:{code}:{hashlib.sha256(f'{controller}:{sent}'.encode()).hexdigest()[:32]}"
-    if sent and not cache.add(key, True, CHAT_FORM_KEPT):
+    if sent and not _first_sending(key):
         raise Worded(errors.REPEATED, gettext("That message was already sent."))
     try:
         services.perform(frame, code=code, controller=controller)
     except RuleViolation:
         if sent:
-            cache.delete(key)  # refused: the same form, put right, may be sent again
+            with contextlib.suppress(Exception):  # the cache away: nothing was kept to forget
+                cache.delete(key)  # refused: the same form, put right, may be sent again
         raise
+
+
+def _first_sending(key: str) -> bool:
+    """Whether the chat form ``key`` names is sent for the first time (noted in the shared cache).
+
+    With the cache out of reach the line is posted all the same, as a socket's is: a form sent
+    twice meanwhile may post it twice, which is better than a line nobody can send.
+    """
+    try:
+        return bool(cache.add(key, True, CHAT_FORM_KEPT))
+    except Exception:  # noqa: BLE001 - Redis away: the chat goes on without the once-only note
+        log.warning("chat form: the cache is out of reach; posting without checking for a resend", exc_info=True)
+        return True
 
 
 @form_on("room")

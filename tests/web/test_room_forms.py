@@ -977,3 +977,24 @@ def test_a_stranger_to_a_finished_game_is_not_told_its_chat_had_no_messages() ->
     assert "This game's chat is its players' alone." in stranger
     assert "No messages yet." not in stranger and "Good game" not in stranger
     assert "Ada: Good game" in table_of(ada, game).text
+
+
+def test_chat_without_script_still_posts_while_the_shared_cache_is_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache that remembers a chat form's id (Redis) out of reach: the line is posted, as a
+    socket's is, not answered with a server error; a refused one is still said beside the field."""
+    from redis.exceptions import ConnectionError as RedisDown
+
+    from games.web import views
+
+    class Away:
+        def add(self, *args: Any, **kwargs: Any) -> bool:
+            raise RedisDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+        delete = add
+
+    ada, ben, game = two_playing()
+    monkeypatch.setattr(views, "cache", Away())
+    table = post_form(ben, game, "chat", {"version": str(game.version), "action_id": "c-1", "text": "Still here"})
+    assert "Ben: Still here" in table.text and chat_count(game) == 1
+    page = page_after(ben, game, "chat", {"version": str(game.version), "action_id": "c-2", "text": " "})
+    assert "A chat message needs some text." in page and chat_count(game) == 1
