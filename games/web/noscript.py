@@ -141,7 +141,9 @@ def table(
     handle in them; ``query``: the page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field. A page that says
-    a question stale reloads the table's own address (``reload_to_table``), not the question's.
+    a question stale reloads the table's own address (``reload_to_table``), not the question's. A
+    page that reloads itself offers the chat's field on a page that does not (``writing``:
+    ``?write=chat``, or a refused line given back).
     """
     seats = state["seats"]
     # The seats this browser plays now: not those a computer plays while their player is away.
@@ -191,6 +193,13 @@ def table(
         view["card"] = _scorecard(state, my_turn)
     view.update(_host_tools(state, mine, playing, presence or {}))
     view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {})
+    # A page that reloads itself would take away what its reader is typing: the chat's field is on a
+    # page of its own that holds still (``?write=chat``), and so is one that gave a refused line back.
+    view["writing"] = view["chat"]["can_post"] and (
+        bool(view["chat"]["error"]) or (query is not None and query.get("write") == "chat")
+    )
+    if view["writing"]:
+        view["refreshing"] = False
     if query is not None and "zero" in query:
         view["zero"] = _zero(state, my_turn, query)
     if query is not None and "ask" in query:

@@ -541,9 +541,14 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     assert ada.inner_text("#ns-pause") == "Resume game" and ada.locator("#ns-roll").count() == 0
     ben.goto(url)
     assert ben.inner_text(".ns-paused") == "Game paused by the host" and ben.locator("#ns-pause").count() == 0
+    # Ben's page reloads itself while he waits: he writes on a page that holds still.
+    assert ben.locator("#ns-chat-text").count() == 0
+    submit(ben, "#ns-chat-write")
+    assert ben.locator("meta[http-equiv=refresh]").count() == 0
     ben.fill("#ns-chat-text", "Take your time, Ada")
     submit(ben, "#ns-chat-send")
     assert ben.url.endswith("#ns-chat") and "Ben: Take your time, Ada" in ben.inner_text(".ns-chat-list")
+    submit(ben, "#ns-chat-write")
     ben.fill("#ns-chat-text", "x" * 301)
     submit(ben, "#ns-chat-send")
     assert "at most 300 characters" in ben.inner_text("#ns-chat-error")

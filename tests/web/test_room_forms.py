@@ -225,6 +225,13 @@ def table_of(client: Client, game: Game) -> NoScriptPage:
     return NoScriptPage(response.content.decode())
 
 
+def writing_of(client: Client, game: Game) -> NoScriptPage:
+    """The room page a reader asks for to write in the chat: one that does not reload itself."""
+    response = client.get(f"/r/{game.code}/?write=chat")
+    assert response.status_code == 200
+    return NoScriptPage(response.content.decode())
+
+
 def post_form(client: Client, game: Game, action: str, fields: dict[str, Any]) -> NoScriptPage:
     response = client.post(f"/r/{game.code}/{action}", fields, follow=True)
     assert response.status_code == 200
@@ -349,9 +356,15 @@ def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_th
     table = table_of(ben, game)
     assert "Ada's turn" in table.text and "Waiting for Ada" in table.text
     assert "The dice:" in table.text
-    # Nothing to act on but the chat; the card shows Ada's options to her only.
-    assert [form["action"] for form in table.forms] == [f"/r/{game.code}/chat"]
+    # Nothing to act on; the card shows Ada's options to her only.
+    assert table.forms == []
     assert table.refresh == "8" and "This page looks again every 8 seconds." in table.text
+    # The chat's field is on a page of its own that holds still: a reload would take what Ben types.
+    assert "Write a message" in table.text
+    writing = writing_of(ben, game)
+    assert [form["action"] for form in writing.forms] == [f"/r/{game.code}/chat"]
+    assert writing.refresh == "" and "This page holds still while you write a message." in writing.text
+    assert "Back to the table" in writing.text
     assert "Refresh" in table.text
     # Ada's own page does not reload under her while she chooses.
     assert table_of(ada, game).refresh == ""
@@ -669,7 +682,8 @@ def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_
     # Ben has neither the computer nor the kick, only his own Leave.
     guest = table_of(ben, game)
     assert list(tools(guest)) == ["ns-leave-1"] and tools(guest)["ns-leave-1"]["seat"] == "1"
-    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["#ns-ask", "join", "chat"]
+    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["#ns-ask", "join"]
+    assert "Write a message" in guest.text  # the chat's field on a page that holds still
     table = post_form(ada, game, "add_bot", {**add["fields"], "level": "beginner"})
     game.refresh_from_db()
     assert [(s.kind, s.level) for s in game.room.seats][2] == ("bot", "beginner")
@@ -831,9 +845,8 @@ def chat_count(game: Game) -> int:
 def test_a_player_without_script_reads_the_chat_and_posts_a_line_once() -> None:
     ada, ben, game = two_playing()
     services.chat_post(code=game.code, controller=ada.session["controller"], text="Good luck!")
-    table = table_of(ben, game)
-    assert "Ada: Good luck!" in table.text
-    chat = table.form_to("chat")
+    assert "Ada: Good luck!" in table_of(ben, game).text
+    chat = writing_of(ben, game).form_to("chat")
     assert chat["buttons"][0]["id"] == "ns-chat-send" and chat["fields"]["version"] == str(game.version)
     response = ben.post(f"/r/{game.code}/chat", {**chat["fields"], "text": "  You too  "})
     assert response["Location"] == f"/r/{game.code}/#ns-chat"  # the page opens at the chat
@@ -878,6 +891,7 @@ def test_a_chat_line_refused_without_script_says_why_beside_the_field_keeps_it_a
     error = re.search(r'<p class="error" id="ns-chat-error" role="alert">([^<]*)</p>', page)
     assert error is not None and said in html.unescape(error.group(1))
     assert 'aria-invalid="true"' in page and 'aria-describedby="ns-chat-limit ns-chat-error"' in page
+    assert '<meta http-equiv="refresh"' not in page  # the line given back is not reloaded away
     if kept:
         assert f'value="{kept}"' in page
     assert chat_count(game) == 0
