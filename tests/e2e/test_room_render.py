@@ -801,6 +801,15 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     assert 'id="replace-0"' not in offered and 'id="remove-0"' not in offered
     assert 'id="replace-2"' in offered and 'id="remove-2"' in offered
     assert 'id="replace-1"' not in offered and "you may let a computer play" in offered
+    # The play card's words name the seat its two buttons are for (the list's note covers any seat).
+    tools_text = page.evaluate(
+        """html => { const d = document.createElement('div'); d.innerHTML = html;
+          return d.querySelector('#host-tools-text').textContent; }""",
+        offered,
+    )
+    assert tools_text == (
+        "The host is away: you may let a computer play Ann's seat or take them out, and you become the host."
+    ), tools_text
     for mine, away in (([1], False), ([], True)):
         assert "replace-" not in page.evaluate(draw, [playing, mine, away])
     # At your own pace nobody need be online: no seat is taken over for it, by anyone.

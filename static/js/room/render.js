@@ -327,7 +327,7 @@ export function playHtml(view) {
   const hostTools = toolsInPlay(view, turn.seat)
     ? `<div class="host-tools" id="host-tools" role="group" aria-labelledby="host-tools-text"><span id="host-tools-text">${view.isHost
       ? fmt(gettext("%(name)s is away: you may let a computer play their seat, take them out, or wait."), { name: esc(name) })
-      : gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</span>
+      : fmt(gettext("The host is away: you may let a computer play %(name)s's seat or take them out, and you become the host."), { name: esc(name) })}</span>
       ${tool("replace", gettext("Let a computer play"))}${tool("remove", gettext("Take out (away)"))}</div>`
     : "";
   return `${away}${pausedBanner}${readyBanner}
