@@ -826,6 +826,10 @@ function show(el, html) {
 // last roll disables Roll, asking the coach turns Hint into the answer, the computer that fills
 // the room takes Add computer away (Start is what is left to do).
 const FOCUS_NEAR = { roll: "dice", hint: "dice", "add-bot": "start", "bot-level": "start" };
+function rollOrTurn() {
+  const roll = document.getElementById("roll");
+  return roll && !roll.disabled ? roll : document.getElementById("turn-h");
+}
 function keepFocus(fn) {
   const id = document.activeElement?.id;
   const player = document.activeElement?.dataset?.player;
@@ -836,16 +840,16 @@ function keepFocus(fn) {
   if (again && !again.disabled && again.dataset.player === player) again.focus();
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
   // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays
-  // where it was, in the play card or the players list, instead of falling to the top of the
-  // page; never on the host's own Leave (the list's first button), where the next Enter would
-  // ask to leave the game: in the list, on the next seat's first button, else the heading.
+  // where it was instead of falling to the top of the page. In the play card, on Roll when the
+  // turn passed to this page (not on a die, which cannot be held before a roll), else on the
+  // turn's heading; in the players list, on the next seat's first button, else the heading, never
+  // on the host's own Leave (the list's first button), where the next Enter would ask to leave.
   // "I'm back" goes with the banner it is in: the keyboard stays at the table, on another away
-  // player's "I'm back" on a shared device, else Roll when it can be pressed, else the turn's heading.
+  // player's "I'm back" on a shared device, else as from the play card's buttons.
   else if (/^back(-\d+)?$/.test(id)) {
-    const roll = document.getElementById("roll");
-    (document.querySelector("#play [data-back]") ?? (roll && !roll.disabled ? roll : document.getElementById("turn-h")))?.focus();
+    (document.querySelector("#play [data-back]") ?? rollOrTurn())?.focus();
   } else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
-    (document.querySelector("#play button:not(:disabled)") ?? document.getElementById("turn-h"))?.focus();
+    rollOrTurn()?.focus();
   } else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     const seat = Number(id.split("-").pop());
     const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")];

@@ -320,3 +320,26 @@ def test_the_play_cards_host_tools_are_announced_and_used_from_the_keyboard_keep
     ann.wait_for_timeout(300)
     focused = ann.evaluate("[document.activeElement.id, !!document.activeElement.closest('#play')]")
     assert focused[1], f"the keyboard went to #{focused[0]}, outside the play card"
+
+
+def test_taking_the_away_player_out_from_the_play_card_leaves_the_keyboard_on_roll_not_a_die_that_cannot_be_held(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann takes Bob, who went away, out of the game from the play card's button, with the keyboard:
+    the turn is hers then, and the keyboard is on Roll, not on the first die, which cannot be held
+    before a roll (a screen reader said "Die 1: not rolled, dimmed")."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    ann.wait_for_selector("#play #play-remove-1")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.focus("#play-remove-1")
+    ann.keyboard.press("Enter")
+    ann.wait_for_selector("#host-tools", state="detached")
+    ann.wait_for_selector("#roll:not(:disabled)")
+    ann.wait_for_timeout(300)
+    assert ann.evaluate(FOCUSED) == "roll"
