@@ -852,7 +852,9 @@ function keepFocus(fn) {
     rollOrTurn()?.focus();
   } else if (/^(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     const seat = Number(id.split("-").pop());
-    const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")];
+    // Not the button a seat taken out during play is left with (Let a computer play): another player's.
+    const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")]
+      .filter((b) => b.dataset.player !== player);
     (buttons.find((b) => Number(b.dataset.seat) >= seat) ?? buttons.at(-1) ?? document.getElementById("seats-h"))?.focus();
   }
 }

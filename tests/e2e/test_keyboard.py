@@ -134,6 +134,29 @@ def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_se
     assert host.evaluate(FOCUSED) == "seats-h"
 
 
+def test_an_away_seat_taken_out_during_play_leaves_the_keyboard_on_another_seats_button(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """During play Cy went away and Ann takes her out from the Players list with the keyboard. Cy's
+    seat stays in the list, left, with a button to let a computer play it: the keyboard goes to
+    another seat's button (Bob's Mute chat), not to that one, where the next Enter would undo the
+    point of taking her out, nor to Ann's own Leave."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    cy.goto(live_site.url + "/")  # Cy walks away: her socket closes
+    ann.wait_for_selector("#seats #remove-2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.focus("#remove-2")
+    act(ann, [ann, bob], lambda: ann.keyboard.press("Enter"))
+    ann.wait_for_selector("#seats #remove-2", state="detached")
+    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
+        document.activeElement)"""
+    assert ann.evaluate(focused) == ["mute", "Bob"], ann.evaluate(FOCUSED)
+
+
 def test_im_back_from_the_keyboard_leaves_it_at_the_table_not_at_the_top_of_the_page(
     live_site: LiveSite, new_page: Any
 ) -> None:
