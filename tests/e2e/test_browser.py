@@ -543,6 +543,7 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     assert ben.inner_text(".ns-paused") == "Game paused by the host" and ben.locator("#ns-pause").count() == 0
     # Ben's page reloads itself while he waits: he writes on a page that holds still.
     assert ben.locator("#ns-chat-text").count() == 0
+    looked_at_without_script(ben, new_page, "player-waiting", full_page=True)
     submit(ben, "#ns-chat-write")
     assert ben.locator("meta[http-equiv=refresh]").count() == 0
     ben.fill("#ns-chat-text", "Take your time, Ada")
