@@ -37,7 +37,7 @@ from django.views.decorators.vary import vary_on_headers
 from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
-from games.realtime.limits import Slot, client_ip, form_refusal, limiter, take_confirmation_mail
+from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
 from games.services.chat import CHAT_MAX
 from games.services.codes import shown_name
@@ -397,6 +397,11 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     if action not in ROOM_ACTIONS:
         raise Http404(NO_ROOM_PAGE)
     try:
+        # A form post is the frame a socket would send: counted as one, against its browser's frames
+        # a second and its address's (else a page without script would play faster than any socket).
+        address = client_ip(request)
+        if frames_over(f"forms:{request.session.get('controller', '') or address}", address):
+            raise RuleViolation(errors.RATE_LIMITED, "Too many actions at once: slow down a little.")
         frame = form_frame(action, request.POST)
         if isinstance(frame, protocol.Chat):
             # A spectator may post where the room lets them: the host mutes them by their browser's token.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.utils import translation
@@ -30,3 +31,11 @@ def german(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | Promise], str]:
             return str(message) if isinstance(message, Promise) else translation.gettext(message)
 
     return words
+
+
+@pytest.fixture(autouse=True)
+def _forms_as_fast_as_the_test_client(settings: Any) -> None:
+    """A form post counts as a socket's frame (WS_RATE_LIMIT a second, games.web.views.room_action):
+    the test client plays whole games by form faster than any person, so the page tests lift that
+    limit; a test of it sets its own."""
+    settings.WS_RATE_LIMIT = 10**6

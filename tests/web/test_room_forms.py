@@ -757,6 +757,25 @@ def test_the_host_without_script_pauses_and_resumes_and_a_player_may_not() -> No
     assert stored(game) == before
 
 
+@pytest.mark.usefixtures("limit_clock")
+def test_form_posts_count_as_a_sockets_frames_a_second(settings: Any) -> None:
+    """A page without script plays no faster than a socket may: each post is a frame against the
+    browser's WS_RATE_LIMIT a second (a loop of pause and resume would grow the Move log)."""
+    ada, ben, game = two_playing()
+    settings.WS_RATE_LIMIT = 2
+    post_form(ada, game, "pause", {"version": str(stored(game)[0]), "action_id": "p-1"})
+    post_form(ada, game, "resume", {"version": str(stored(game)[0]), "action_id": "r-1"})
+    before = stored(game)
+    table = post_form(ada, game, "pause", {"version": str(before[0]), "action_id": "p-2"})
+    assert table.messages == ["Too many actions at once: slow down a little."]
+    assert stored(game) == before and not game.room.paused
+    # Another browser's forms are its own.
+    assert (
+        "Ben: hello"
+        in post_form(ben, game, "chat", {"version": str(before[0]), "action_id": "c", "text": "hello"}).text
+    )
+
+
 def ben_away() -> tuple[Client, Client, Game]:
     """Ada's started game with Ben, whose page has gone (no socket, no page loaded lately)."""
     from games.store.models import Presence
