@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import re
 import secrets
 import smtplib
 from collections.abc import Callable
@@ -34,10 +35,18 @@ ENDPOINT_MAX = 1000
 SESSION_ENDPOINTS = "push_endpoints"
 
 
+# base64url (a browser's ``toJSON()``), or plain base64, with or without its padding.
+_KEY_TEXT = re.compile(r"[A-Za-z0-9_+/-]+={0,2}")
+
+
 def _key(value: object, name: str, size: int) -> str:
     """A subscription key: base64url of exactly ``size`` bytes (p256dh: a P-256 point, 65; auth: 16)."""
     if not isinstance(value, str) or len(value) > 200:
         raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is missing or not text.")
+    # Checked letter by letter: the decoder skips letters outside the alphabet, so a key padded
+    # with them would pass for one of the right size and be stored (and sent) as it came.
+    if not _KEY_TEXT.fullmatch(value):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not base64url.")
     try:
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):

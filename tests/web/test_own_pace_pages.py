@@ -245,6 +245,10 @@ def _bad_subscriptions() -> list[tuple[str, Any]]:
         ("p256dh not base64", {**good, "keys": {**keys, "p256dh": "!" * 87}}),
         ("auth missing", {**good, "keys": {"p256dh": keys["p256dh"]}}),
         ("auth wrong size", {**good, "keys": {**keys, "auth": keys["p256dh"]}}),
+        # Letters outside base64url are skipped by a lenient decoder: the key decodes to the right
+        # size, and the text stored (longer than its column) is not a key a push service reads.
+        ("auth padded with other letters", {**good, "keys": {**keys, "auth": keys["auth"] + "!" * 148}}),
+        ("p256dh with other letters inside", {**good, "keys": {**keys, "p256dh": "." * 8 + keys["p256dh"]}}),
         ("endpoint too long", {**good, "endpoint": "http://127.0.0.1/" + "a" * 1000}),
         # A name under an allowed host to one URL parser, 127.0.0.1 to the one that sends.
         ("a host read two ways", {**good, "endpoint": "https://127.0.0.1\\.fcm.googleapis.com/x"}),
