@@ -341,7 +341,8 @@ SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # transactions of at most SWEEP_BATCH rows. ROOMS_NEVER_STARTED_DAYS: a room whose game never
 # started, with no join, chat line, visit or other action for this many days; SIGN_IN_LOG_DAYS:
 # django-axes' log of sign-ins (its attempts past the cool-off go at once); PUSH_FAILING_DAYS: a
-# push subscription every push to which has failed for this long. 0 keeps that kind for ever.
+# push subscription every push to which has failed for this long; PUSH_UNUSED_DAYS: one made this
+# long ago that no account owns and whose browser holds no seat. 0 keeps that kind for ever.
 # Finished games and their Move log are the site's history and never swept.
 try:
     SWEEP_EVERY = float(os.environ.get("SWEEP_EVERY") or 3600)
@@ -354,6 +355,7 @@ SWEEP_BATCH = max(1, envint("SWEEP_BATCH", 500))
 ROOMS_NEVER_STARTED_DAYS = envdays("ROOMS_NEVER_STARTED_DAYS", 30)
 SIGN_IN_LOG_DAYS = envdays("SIGN_IN_LOG_DAYS", 90)
 PUSH_FAILING_DAYS = envdays("PUSH_FAILING_DAYS", 30)
+PUSH_UNUSED_DAYS = envdays("PUSH_UNUSED_DAYS", 30)
 # What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
 # 1 runs it in the committing thread, right after the commit (the unit tests do).
 FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)

@@ -13,6 +13,11 @@
 - **Push subscriptions that do not work** (``PUSH_FAILING_DAYS``, 30): every push to them has
   failed for that long (one the push service says is gone, 404 or 410, is deleted at once by
   ``notices.send_push``).
+- **Push subscriptions nobody can be told on** (``PUSH_UNUSED_DAYS``, 30): made that long ago by a
+  browser signed in to no account that holds no seat (it never took one, or its rooms were swept).
+  Anyone may store subscriptions, a few a browser and fresh browsers at the rate limit; no notice
+  would ever go to these, so nothing else would delete them. A page of that browser that still has
+  its pushes on posts its subscription again at its next visit to Your games.
 
 A game that was started is history (replays, ratings, the admin's review) and is never swept,
 whatever became of it. 0 days keeps a kind for ever.
@@ -34,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, Model, OuterRef, QuerySet
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.store import moves
@@ -148,6 +153,19 @@ def push_failing(now: datetime, *, dry_run: bool = False) -> dict[str, int]:
     return {"subscriptions": _delete(failing, dry_run)}
 
 
+def push_unused(now: datetime, *, dry_run: bool = False) -> dict[str, int]:
+    """Delete the push subscriptions made ``PUSH_UNUSED_DAYS`` ago that no account owns and whose
+    browser holds no seat: no notice can ever go to them (``notices.of_seat``)."""
+    days = _days("PUSH_UNUSED_DAYS")
+    if days <= 0:
+        return {}
+    seats = Player.objects.filter(Q(controller=OuterRef("controller")) | Q(away_controller=OuterRef("controller")))
+    unused = PushSubscription.objects.filter(user=None, created_at__lt=now - timedelta(days=days)).exclude(
+        Exists(seats)
+    )
+    return {"subscriptions": _delete(unused, dry_run)}
+
+
 def _delete(rows: QuerySet[Model], dry_run: bool) -> int:
     """Delete ``rows`` a batch at a time, each in its own transaction; returns how many went (or would)."""
     if dry_run:
@@ -171,6 +189,7 @@ SWEEPS: dict[str, Sweep] = {
     "rooms never started": rooms_never_started,
     "sign-in log": sign_in_log,
     "push subscriptions failing": push_failing,
+    "push subscriptions unused": push_unused,
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -173,6 +174,24 @@ def test_a_push_subscription_failing_for_30_days_goes_and_a_live_one_stays() -> 
     assert broken.pk not in PushSubscription.objects.values_list("pk", flat=True)
 
 
+def test_a_push_subscription_no_seat_can_use_goes_after_30_days() -> None:
+    """Anyone may store subscriptions, 10 a browser and fresh browsers at the rate limit: one that
+    neither an account nor any seat's player owns can be told nothing, and would stay for ever."""
+    table = open_room(2, start=False)
+    old = timezone.now() - 31 * DAY
+    stray, fresh = subscription(1, None), subscription(2, None)
+    seated = PushSubscription.objects.create(
+        endpoint="https://push.example.org/seated", p256dh="k", auth="a", controller=table.controllers[1]
+    )
+    user = get_user_model().objects.create_user("ana", password="pw")
+    account = PushSubscription.objects.create(
+        endpoint="https://push.example.org/account", p256dh="k", auth="a", controller="c-account", user=user
+    )
+    PushSubscription.objects.filter(pk__in=[stray.pk, seated.pk, account.pk]).update(created_at=old)
+    assert sweeps.sweep()["push subscriptions unused"] == {"subscriptions": 1}
+    assert set(PushSubscription.objects.values_list("pk", flat=True)) == {fresh.pk, seated.pk, account.pk}
+
+
 def test_one_sweep_failing_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = subscription(1, 31)
 
@@ -215,7 +234,7 @@ def test_the_command_exits_non_zero_naming_the_sweep_that_failed(monkeypatch: py
 
     monkeypatch.setitem(sweeps.SWEEPS, "push subscriptions failing", fails)
     out, err = StringIO(), StringIO()
-    with pytest.raises(CommandError, match="1 of 3 sweeps failed: push subscriptions failing"):
+    with pytest.raises(CommandError, match="1 of 4 sweeps failed: push subscriptions failing"):
         call_command("sweep", stdout=out, stderr=err)
     assert "push subscriptions failing: failed (see the log)" in err.getvalue()
     assert "rooms never started: deleted 1 rooms" in out.getvalue() and not exists(old)

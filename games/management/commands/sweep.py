@@ -17,7 +17,8 @@ from games.services import sweeps
 class Command(BaseCommand):
     help = (
         "Delete what nothing reads any more: rooms never started and unused for ROOMS_NEVER_STARTED_DAYS, "
-        "the sign-in log older than SIGN_IN_LOG_DAYS, push subscriptions failing for PUSH_FAILING_DAYS."
+        "the sign-in log older than SIGN_IN_LOG_DAYS, push subscriptions failing for PUSH_FAILING_DAYS, "
+        "push subscriptions of no account and no seat made PUSH_UNUSED_DAYS ago."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
