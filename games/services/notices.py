@@ -457,7 +457,8 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
 
 
 def deliver(notice: Notice, game: Game) -> str:
-    """Send the notice on every channel its player opted in to; a failing channel is logged, not retried.
+    """Send the notice on every channel its player opted in to; a failing channel (or device) is
+    logged, not retried, and does not keep the others from being told nor the notice from being done.
 
     An account staff deactivated is told nothing: it is signed out everywhere and off the site,
     and its e-mails and pushes would go on naming its rooms.
@@ -490,8 +491,13 @@ def deliver(notice: Notice, game: Game) -> str:
         .order_by("-created_at", "-pk")[:PUSH_PER_CONTROLLER]
     )
     for subscription in newest:
-        if send_push(subscription, text(subscription.language), notice):
-            pushes += 1
+        # Its wording and its rows too: a notice whose sending raised is left taken, and the
+        # recovery sweep would send it again on every channel that had already told the player.
+        try:
+            if send_push(subscription, text(subscription.language), notice):
+                pushes += 1
+        except Exception:
+            log.exception("the push of notice %s to subscription %s failed", notice.pk, subscription.pk)
     if pushes:
         sent.append(f"{pushes} push{'es' if pushes > 1 else ''}")
     return f"sent: {', '.join(sent)}" if sent else "nobody to tell: no channel chosen"

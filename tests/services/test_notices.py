@@ -810,6 +810,34 @@ def test_each_channel_is_told_in_its_readers_language(push: PushService) -> None
     assert Notice.objects.get(kind=Notice.Kind.TURN).text == f"P0 just scored {points} in Chance"
 
 
+def test_a_channel_that_fails_after_the_e_mail_went_leaves_the_notice_done_not_mailed_again(
+    push: PushService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notice left taken is sent again by the recovery sweep: once a channel has told the player,
+    a failure in the next (one language's wording, a row it writes) must not leave it so."""
+    table = own_pace_room(seconds=0)
+    opted_in(table, 1)
+    german = Subscriber(f"{push.url}/push/de")
+    services.push_subscribe(
+        controller=table.controllers[1], user_id=None, subscription=german.subscription, language="de"
+    )
+    worded = notices.letter
+
+    def letter(notice: Notice, game: Game, language: str = "") -> notices.Letter:
+        if language == "de":
+            raise KeyError("name")
+        return worded(notice, game, language)
+
+    monkeypatch.setattr(notices, "letter", letter)
+    score_first_legal(table)
+    turn = Notice.objects.get(kind=Notice.Kind.TURN)
+    assert notices.send_notice.call(turn.pk, turn.due_at.isoformat()) == "sent: e-mail"
+    assert len(mail.outbox) == 1 and not push.requests
+    later = timezone.now() + notices.LEASE + notices.GRACE + timedelta(seconds=1)
+    assert notices.recover(now=later) == 0
+    assert Notice.objects.get(pk=turn.pk).done_at is not None
+
+
 def test_a_box_is_named_as_the_readers_rule_set_says_it(push: PushService) -> None:
     table = own_pace_room(seconds=DAY, ruleset="yatzy")
     user, _ = opted_in(table, 1)
