@@ -1,18 +1,24 @@
-"""What an account name may be: Django's letters, digits and @ . + - _, none of which draws nothing.
+"""What an account name may be: Django's letters, digits and @ . + - _, none of which draws nothing,
+all of one alphabet, and none of the site's own words or its staff's.
 
 Names are shown on the leaderboards and at /u/<name>/: a Hangul filler (a letter to Unicode,
-drawn as nothing) would let "ann" and "ann" plus a filler be two accounts that read the same.
+drawn as nothing) would let "ann" and "ann" plus a filler be two accounts that read the same,
+as would a Cyrillic "а" in place of the Latin "a".
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
+from django.conf import settings
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
-from games.services.codes import BLANKS, INVISIBLE_MARKS
+from games.services.codes import BLANKS, INVISIBLE_MARKS, name_key, reserved_name_keys
 
 
 def every_letter_shows(value: str) -> None:
@@ -20,5 +26,55 @@ def every_letter_shows(value: str) -> None:
         raise ValidationError(_("A username cannot hold characters that show nothing."), code="invisible")
 
 
+# Alphabets written together in one language: Japanese mixes kanji and both kana, Korean
+# may use hanja beside hangul. The first word of a letter's Unicode name is its alphabet.
+EAST_ASIAN = frozenset({"CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "BOPOMOFO"})
+
+
+def _alphabet(char: str) -> str:
+    """The alphabet of a letter ("LATIN", "CYRILLIC", "GREEK"...); "" for a digit, sign or modifier."""
+    if not unicodedata.category(char).startswith("L") or unicodedata.category(char) == "Lm":
+        return ""
+    word = unicodedata.name(char, "").split(" ", 1)[0]
+    return "EAST ASIAN" if word in EAST_ASIAN else word
+
+
+def one_alphabet(value: str) -> None:
+    """Letters of one alphabet only: a Cyrillic "а" or Greek "ο" among Latin letters draws as the
+    Latin one, and would give a second account that reads as another's name."""
+    if len({_alphabet(char) for char in value} - {""}) > 1:
+        raise ValidationError(
+            _("A username keeps to one alphabet: type all its letters in the same one."), code="alphabets"
+        )
+
+
+# Names that would pass for the site's own words or its staff on the boards and profiles.
+STAFF_NAMES = frozenset({"admin", "administrator", "staff", "moderator", "support", "system", "root", "computer"})
+COMPUTER = gettext_noop("computer")
+
+
+def _bare(name: str) -> str:
+    """A name as compared with the reserved ones: case and letter forms aside (name_key), and
+    without the separators a username may hold ("Former_player" is "Former player")."""
+    return "".join(char for char in name_key(name) if char.isalnum())
+
+
+@functools.cache  # the catalogs do not change while the process runs
+def _reserved() -> frozenset[str]:
+    names = {_bare(name) for name in reserved_name_keys() | STAFF_NAMES}
+    for language, _label in settings.LANGUAGES:
+        with translation.override(language):
+            names.add(_bare(translation.gettext(COMPUTER)))
+    return frozenset(names)
+
+
+def reserved_name(value: str) -> None:
+    if _bare(value) in _reserved():
+        raise ValidationError(
+            _("That name is reserved: it would pass for the site's own words or its staff. Please choose another."),
+            code="reserved",
+        )
+
+
 # ACCOUNT_USERNAME_VALIDATORS (django-allauth) names this list: it replaces the user model's own.
-username_validators = [UnicodeUsernameValidator(), every_letter_shows]
+username_validators = [UnicodeUsernameValidator(), every_letter_shows, one_alphabet, reserved_name]

@@ -162,6 +162,12 @@ def _spectator_keys() -> frozenset[str]:
     return frozenset(keys)
 
 
+def reserved_name_keys() -> frozenset[str]:
+    """The site's own words for a seat or line that is no person's, as names are compared (name_key):
+    "Former player" and "Spectator" in each of its languages."""
+    return _former_player_keys() | _spectator_keys()
+
+
 def shown_name(name: str) -> str:
     """A seat's or chat line's stored name as the reader sees it: a deleted account's in their language."""
     return translation.gettext(FORMER_PLAYER) if name == FORMER_PLAYER else name

@@ -736,6 +736,35 @@ def test_an_account_name_that_reads_the_same_in_compatibility_letters_cannot_pos
     assert get_user_model().objects.filter(username="ben").exists()
 
 
+@pytest.mark.parametrize("twin", ["\u0430nn", "b\u03bfb", "ann\u0456e"])
+def test_an_account_name_mixing_alphabets_cannot_pose_as_another(twin: str) -> None:
+    """A Cyrillic "а" or "і", a Greek "ο" draw as the Latin letters: "аnn" with a Cyrillic first
+    letter is a second account that reads "ann" on the boards. A name keeps to one alphabet."""
+    sign_up(Client(), "ann")
+    response = Client().post("/accounts/signup/", {"username": twin, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200
+    assert "one alphabet" in str(response.context["form"].errors["username"])
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["ann"]
+
+
+@pytest.mark.parametrize("name", ["Анна", "Ελένη", "さくら_サクラ_桜", "김민준", "Zoë", "ann_42", "bob.smith@x"])
+def test_an_account_name_in_one_alphabet_of_any_language_is_taken(name: str) -> None:
+    sign_up(Client(), name)
+    assert get_user_model().objects.filter(username=name).exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["Spectator", "SPECTATOR", "Zuschauer", "Former_player", "former-player", "Computer", "admin", "Staff"]
+)
+def test_an_account_name_that_passes_for_the_sites_own_words_or_its_staff_is_refused(name: str) -> None:
+    """Names go on the leaderboards and the profiles: one that reads as a spectator, a deleted
+    account's seat, a computer or the site's staff is refused, in any case and separator."""
+    response = Client().post("/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200
+    assert "reserved" in str(response.context["form"].errors["username"])
+    assert not get_user_model().objects.exists()
+
+
 @pytest.mark.parametrize("language", ["da", "de", "es", "fr", "sv"])
 def test_the_sign_in_pages_word_for_a_browser_without_javascript_is_in_the_readers_language(language: str) -> None:
     page = Client(HTTP_ACCEPT_LANGUAGE=language).get("/accounts/login/").content.decode()
