@@ -3,6 +3,8 @@ from __future__ import annotations
 from allauth.account.adapter import get_adapter
 from allauth.account.forms import ChangePasswordForm as AllauthChangePasswordForm
 from allauth.core import context
+from allauth.mfa.webauthn.forms import AddWebAuthnForm as AllauthAddWebAuthnForm
+from allauth.mfa.webauthn.forms import AuthenticateWebAuthnForm as AllauthAuthenticateWebAuthnForm
 from allauth.mfa.webauthn.forms import LoginWebAuthnForm as AllauthLoginWebAuthnForm
 from allauth.mfa.webauthn.forms import ReauthenticateWebAuthnForm as AllauthReauthenticateWebAuthnForm
 from django import forms
@@ -39,6 +41,22 @@ class LoginWebAuthnForm(AllauthLoginWebAuthnForm):  # type: ignore[misc]  # alla
 
 class ReauthenticateWebAuthnForm(AllauthReauthenticateWebAuthnForm):  # type: ignore[misc]
     """allauth's "Use your passkey" before a change to the account, saying why when no passkey came with it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
+
+
+class AddWebAuthnForm(AllauthAddWebAuthnForm):  # type: ignore[misc]
+    """allauth's "Add a passkey", saying why when no passkey came with it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
+
+
+class AuthenticateWebAuthnForm(AllauthAuthenticateWebAuthnForm):  # type: ignore[misc]
+    """allauth's "Confirm with your passkey" after the password, saying why when no passkey came with it."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)

@@ -67,6 +67,15 @@ def test_the_sign_up_pages_password_rules_are_a_block_under_their_field() -> Non
     assert re.search(r'<div class="helptext" id="id_password_helptext">\s*<a href="/accounts/password/reset/">', login)
 
 
+def test_a_refused_sign_in_says_why_in_an_alert_that_a_screen_reader_reads_out() -> None:
+    """A wrong password is said above the form, tied to no field: as an alert (as the home page's
+    errors are), a screen reader reads it out when the page comes back, not only if found."""
+    sign_up(Client(), "ann")
+    page = Client().post("/accounts/login/", {"login": "ann", "password": "not it"}).content.decode()
+    assert re.search(r'<div role="alert">\s*<ul class="errorlist nonfield"><li>The username and/or password', page)
+    assert 'role="alert"' not in Client().get("/accounts/login/").content.decode()
+
+
 def test_allauths_e_mail_pages_are_not_served_and_the_account_pages_the_site_links_are(settings: Any) -> None:
     """An address is set and confirmed only on the site's own notices page: allauth's pages would
     let any account claim any address and make it its own, unconfirmed."""

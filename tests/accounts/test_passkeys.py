@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from accounts.adapters import device_name
-from tests.accounts.helpers import sign_up
+from tests.accounts.helpers import PASSWORD, sign_up
 
 pytestmark = pytest.mark.django_db
 
@@ -100,12 +102,35 @@ def test_signing_in_with_a_passkey_without_script_says_passkeys_need_javascript(
     assert "This field is required." not in main
 
 
+def test_adding_a_passkey_without_script_says_passkeys_need_javascript_in_an_alert() -> None:
+    """Not "This field is required." of no field shown; and the passkey is a hidden field, so its
+    error is tied to nothing a reader can focus: it is an alert, read out when the page comes back."""
+    client = Client()
+    sign_up(client, "ada")
+    client.post(reverse("account_reauthenticate"), {"password": PASSWORD})  # "Confirm it is you" first
+    page = client.post(reverse("mfa_add_webauthn"), {"name": "Phone", "credential": ""}).content.decode()
+    assert re.search(r'<div role="alert">\s*<ul class="errorlist[^"]*"[^>]*><li>Passkeys need JavaScript', page), page
+
+
 def test_confirming_with_a_passkey_without_script_says_passkeys_need_javascript() -> None:
     from accounts.forms import ReauthenticateWebAuthnForm
     from tests.accounts.helpers import user
 
     sign_up(Client(), "amy")
     form = ReauthenticateWebAuthnForm(data={"credential": ""}, user=user("amy"))
+    assert form.errors["credential"] == ["Passkeys need JavaScript: turn it on for this site, or use your password."]
+
+
+def test_the_second_step_of_a_sign_in_without_script_says_passkeys_need_javascript() -> None:
+    """ "Confirm with your passkey", after the password of an account that has one (MFA_FORMS)."""
+    from django.conf import settings
+
+    from accounts.forms import AuthenticateWebAuthnForm
+    from tests.accounts.helpers import user
+
+    assert settings.MFA_FORMS["authenticate_webauthn"] == "accounts.forms.AuthenticateWebAuthnForm"
+    sign_up(Client(), "abe")
+    form = AuthenticateWebAuthnForm(data={"credential": ""}, user=user("abe"))
     assert form.errors["credential"] == ["Passkeys need JavaScript: turn it on for this site, or use your password."]
 
 
