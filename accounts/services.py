@@ -395,7 +395,7 @@ def account_forget(*, user_id: int, username: str) -> None:
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses
 
     for model in (AccessAttempt, AccessFailureLog, AccessLog):
-        model.objects.filter(username=username).delete()
+        model.objects.filter(username__iexact=username).delete()  # as typed: signing in takes any case
 
 
 def games_count_missing() -> int:

@@ -126,6 +126,22 @@ def test_the_sign_in_log_keeps_nothing_under_the_deleted_name() -> None:
     assert not AccessLog.objects.filter(username="yolanda").exists()
 
 
+def test_the_sign_in_log_keeps_nothing_under_the_deleted_name_typed_in_another_case() -> None:
+    """Signing in takes the name in any case, and the log keeps it as typed: "YOLANDA" is hers too."""
+    from axes.models import AccessAttempt, AccessFailureLog
+
+    client = Client(REMOTE_ADDR="203.0.113.8")
+    sign_up(client, "yolanda")
+    client.post("/accounts/logout/")
+    assert client.post("/accounts/login/", {"login": "YOLANDA", "password": "not it"}).status_code == 200
+    elsewhere = Client(REMOTE_ADDR="203.0.113.9")  # a mistyped password from a browser that never signs in
+    assert elsewhere.post("/accounts/login/", {"login": "Yolanda", "password": "not it"}).status_code == 200
+    assert client.post("/accounts/login/", {"login": "Yolanda", "password": PASSWORD}).status_code == 302
+    assert client.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    for model in (AccessLog, AccessAttempt, AccessFailureLog):
+        assert not model.objects.filter(username__iexact="yolanda").exists(), model.__name__
+
+
 def test_a_user_deleted_in_the_admin_is_withdrawn_as_by_the_settings_page_and_records_cannot_be(
     admin_client: Client,
 ) -> None:
