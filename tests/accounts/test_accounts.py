@@ -76,6 +76,18 @@ def test_a_refused_sign_in_says_why_in_an_alert_that_a_screen_reader_reads_out()
     assert 'role="alert"' not in Client().get("/accounts/login/").content.decode()
 
 
+def test_the_privacy_boxs_explanation_is_tied_to_the_box_a_screen_reader_is_on() -> None:
+    """Django names the help's id in the box's aria-describedby: the page must hold that id, or a
+    reader hears the box alone, not who sees a public profile."""
+    client = Client()
+    sign_up(client, "ann")
+    page = client.get("/me/settings").content.decode()
+    box = re.search(r'<input type="checkbox" name="public"[^>]*aria-describedby="([^"]+)"', page)
+    assert box, "the box names no explanation"
+    for id_ in box.group(1).split():
+        assert re.search(rf'id="{id_}"[^>]*>[^<]*Anyone may see your games', page), id_
+
+
 def test_allauths_e_mail_pages_are_not_served_and_the_account_pages_the_site_links_are(settings: Any) -> None:
     """An address is set and confirmed only on the site's own notices page: allauth's pages would
     let any account claim any address and make it its own, unconfirmed."""
