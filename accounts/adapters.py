@@ -9,7 +9,12 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core import context
 from allauth.mfa.adapter import DefaultMFAAdapter
 from allauth.mfa.models import Authenticator
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from accounts.validators import lookalike_pattern
 
 # What a User-Agent says, in the order to look for it (Edge and Opera also say Chrome; Chrome
 # also says Safari; Android also says Linux; an iPad may say Macintosh).
@@ -47,6 +52,14 @@ class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is unt
 class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]  # allauth is untyped
     def clean_username(self, username: str, shallow: bool = False) -> str:
         """The name in its compatibility form (NFKC, as Django's own user forms keep it): a fullwidth
-        or mathematical "ａnn" is "ann", taken if "ann" is, so no account reads as another's."""
+        or mathematical "ａnn" is "ann", taken if "ann" is, so no account reads as another's; nor
+        does a Cyrillic "сор" beside a Latin "cop", or "cop" beside "сор" (names of one alphabet
+        each, but every letter drawn alike)."""
         name: str = super().clean_username(unicodedata.normalize("NFKC", username), shallow)
+        # Either way round: a Cyrillic "сор" beside a Latin "cop", or "cop" beside "сор". Sign-ups
+        # are few (allauth limits them per address), so a scan of the names is affordable.
+        if not shallow and get_user_model().objects.filter(username__regex=lookalike_pattern(name)).exists():
+            raise ValidationError(
+                _("That name reads the same as another player's: please choose another."), code="lookalike"
+            )
         return name

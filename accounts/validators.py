@@ -9,6 +9,7 @@ as would a Cyrillic "а" in place of the Latin "a".
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 from django.conf import settings
@@ -46,6 +47,42 @@ def one_alphabet(value: str) -> None:
         raise ValidationError(
             _("A username keeps to one alphabet: type all its letters in the same one."), code="alphabets"
         )
+
+
+# Cyrillic and Greek letters drawn as Latin ones: a name all of them ("сор" in Cyrillic) reads as
+# the Latin name ("cop"), though it keeps to one alphabet.
+LATIN_LOOKALIKES = str.maketrans(
+    "АВЕКМНОРСТХУЅІЈԚԜҮаеокрсухѕіјһԁԛԝӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧονικρ",
+    "ABEKMHOPCTXYSIJQWYaeokpcyxsijhdqwlABEZHIKMNOPTYXovikp",
+)
+
+
+def latin_lookalike(name: str) -> str:
+    """``name`` with each Cyrillic or Greek letter that draws as a Latin one put as that Latin letter."""
+    return name.translate(LATIN_LOOKALIKES)
+
+
+def _drawn_alike() -> dict[str, str]:
+    """Each letter's case-folded Latin look (itself for any other) -> every letter drawn so."""
+    alike: dict[str, set[str]] = {}
+    for source, latin in LATIN_LOOKALIKES.items():
+        for char in (chr(source), chr(latin), chr(latin).upper(), chr(latin).lower()):
+            alike.setdefault(chr(latin).casefold(), set()).add(char)
+    return {key: "".join(sorted(chars)) for key, chars in alike.items()}
+
+
+DRAWN_ALIKE = _drawn_alike()
+
+
+def lookalike_pattern(name: str) -> str:
+    """A regular expression every name that reads as ``name`` matches (case, and Latin, Cyrillic or
+    Greek letters drawn alike, aside): "сор" and "COP" both match that of "cop", and it theirs."""
+    parts = []
+    for char in latin_lookalike(name):
+        chars = DRAWN_ALIKE.get(char.casefold(), char + char.upper() + char.lower())
+        # "ß".upper() is "SS": only the cases that are one letter.
+        parts.append("[" + "".join(re.escape(c) for c in sorted(set(chars)) if len(c) == 1) + "]")
+    return "^" + "".join(parts) + "$"
 
 
 # Names that would pass for the site's own words or its staff on the boards and profiles.

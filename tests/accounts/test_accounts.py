@@ -768,7 +768,29 @@ def test_an_account_name_mixing_alphabets_cannot_pose_as_another(twin: str) -> N
     assert list(get_user_model().objects.values_list("username", flat=True)) == ["ann"]
 
 
-@pytest.mark.parametrize("name", ["Анна", "Ελένη", "さくら_サクラ_桜", "김민준", "Zoë", "ann_42", "bob.smith@x"])
+@pytest.mark.parametrize(
+    ("taken", "twin"),
+    [("cop", "\u0441\u043e\u0440"), ("Max", "\u041c\u0430\u0445"), ("POKE", "\u03a1\u039f\u039a\u0395")],
+)
+def test_an_account_name_whose_every_letter_draws_as_a_latin_one_cannot_pose_as_the_latin_name(
+    taken: str, twin: str
+) -> None:
+    """ "сор" is all Cyrillic, so one alphabet, yet reads "cop" on the boards: refused beside "cop"."""
+    sign_up(Client(), taken)
+    response = Client().post("/accounts/signup/", {"username": twin, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200
+    assert "reads the same as another player" in str(response.context["form"].errors["username"])
+    assert list(get_user_model().objects.values_list("username", flat=True)) == [taken]
+    sign_up(Client(), "\u0441\u043e\u0440\u043a\u0430")  # a Cyrillic name that is nobody's look-alike is taken
+    # The other way round: the Latin name beside the Cyrillic one that reads the same.
+    response = Client().post("/accounts/signup/", {"username": "copka", "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200
+    assert "reads the same as another player" in str(response.context["form"].errors["username"])
+
+
+@pytest.mark.parametrize(
+    "name", ["Анна", "Ελένη", "さくら_サクラ_桜", "김민준", "Zoë", "ann_42", "bob.smith@x", "a-b+c", "Straße"]
+)
 def test_an_account_name_in_one_alphabet_of_any_language_is_taken(name: str) -> None:
     sign_up(Client(), name)
     assert get_user_model().objects.filter(username=name).exists()
