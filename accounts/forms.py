@@ -48,11 +48,14 @@ class ReauthenticateWebAuthnForm(AllauthReauthenticateWebAuthnForm):  # type: ig
 
 
 class AddWebAuthnForm(AllauthAddWebAuthnForm):  # type: ignore[misc]
-    """allauth's "Add a passkey", saying why when no passkey came with it."""
+    """allauth's "Add a passkey", saying why when no passkey came with it, and its name field tied
+    to what the name is for (its page's line, templates/mfa/webauthn/add_form.html)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
+        # As help, Django ties it to the field (aria-describedby), and any error of the name too.
+        self.fields["name"].help_text = _("To tell your passkeys apart later: the device it is on, say.")
 
 
 class AuthenticateWebAuthnForm(AllauthAuthenticateWebAuthnForm):  # type: ignore[misc]

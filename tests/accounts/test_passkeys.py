@@ -121,6 +121,16 @@ def test_confirming_with_a_passkey_without_script_says_passkeys_need_javascript(
     assert form.errors["credential"] == ["Passkeys need JavaScript: turn it on for this site, or use your password."]
 
 
+def test_a_new_passkeys_name_field_is_tied_to_what_the_name_is_for() -> None:
+    client = Client()
+    sign_up(client, "ari")
+    client.post(reverse("account_reauthenticate"), {"password": PASSWORD})
+    page = client.get(reverse("mfa_add_webauthn")).content.decode()
+    field = re.search(r'<input type="text" name="name"[^>]*aria-describedby="([^"]+)"', page)
+    assert field, "the name field names no explanation"
+    assert re.search(rf'id="{field.group(1)}"[^>]*>To tell your passkeys apart', page)
+
+
 def test_the_second_step_of_a_sign_in_without_script_says_passkeys_need_javascript() -> None:
     """ "Confirm with your passkey", after the password of an account that has one (MFA_FORMS)."""
     from django.conf import settings
