@@ -217,3 +217,34 @@ result = table.code
 def finished_named_game(site: LiveSite, names: list[str], ruleset: str = "official") -> str:
     """The code of a game its players (named ``names``) played to the end."""
     return str(site.run(_PLAY_NAMED, names, ruleset))
+
+
+def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
+    """Ann hosts Bob online and plays her first turn; Bob walks away on his (his socket closes), and
+    the table waits for him."""
+    url = create_online(ann, site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    bob.goto(site.url + "/")
+
+
+def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
+    """Ann hosts Bob online with a 3 s turn timer and plays her turns in time; Bob, who touches
+    nothing, runs out of time twice, and the computer plays his seat (his page offers I'm back)."""
+    ann.goto(site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    join(bob, ann.url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    for _ in range(2):
+        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
+        ann.wait_for_selector("#roll:not(:disabled)")
+        act(ann, [ann], lambda: ann.click("#roll"))
+        score_best(ann, [ann])
+    bob.wait_for_selector("#back", timeout=20_000)

@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join, score_best
+from tests.e2e.helpers import (
+    act,
+    bob_kept_by_the_computer,
+    bob_walked_away,
+    create_local,
+    create_online,
+    join,
+)
 from tests.e2e.test_social import KEEP_SOCKETS
 
 pytestmark = pytest.mark.browser
@@ -164,21 +171,7 @@ def test_im_back_from_the_keyboard_leaves_it_at_the_table_not_at_the_top_of_the_
     seat" with the keyboard: the banner goes with the button, and the keyboard stays in the play
     card (on its heading, or Roll when it is his turn), not back at the top of the page."""
     ann, bob = new_page(), new_page()
-    ann.goto(live_site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
-    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
-    ann.click("#create-btn")
-    ann.wait_for_selector("#conn[data-state=connected]")
-    join(bob, ann.url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    for _ in range(2):  # Ann plays her turns in time; Bob runs out of time twice
-        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
-        ann.wait_for_selector("#roll:not(:disabled)")
-        act(ann, [ann], lambda: ann.click("#roll"))
-        score_best(ann, [ann])
-    bob.wait_for_selector("#back", timeout=20_000)
+    bob_kept_by_the_computer(live_site, ann, bob)
     ann.wait_for_selector("#pause:not([hidden])")
     act(ann, [ann, bob], lambda: ann.click("#pause"))  # the clock stops while Bob comes back
     bob.focus("#back")
@@ -328,12 +321,7 @@ def test_the_play_cards_host_tools_are_announced_and_used_from_the_keyboard_keep
     the away state, and the keyboard stays in the play card, not on the Players list's first
     button (the host's own Leave, where the next Enter would ask to leave the game)."""
     ann, bob = new_page(390, 844), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    act(ann, [ann, bob], lambda: ann.click("#roll"))
-    score_best(ann, [ann, bob])
-    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    bob_walked_away(live_site, ann, bob)
     ann.wait_for_selector("#play #play-replace-1")
     ann.wait_for_function("document.getElementById('announce').textContent.includes('Bob is away: you may')")
     ann.on("dialog", lambda dialog: dialog.accept())
@@ -352,12 +340,7 @@ def test_taking_the_away_player_out_from_the_play_card_leaves_the_keyboard_on_ro
     the turn is hers then, and the keyboard is on Roll, not on the first die, which cannot be held
     before a roll (a screen reader said "Die 1: not rolled, dimmed")."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    act(ann, [ann, bob], lambda: ann.click("#roll"))
-    score_best(ann, [ann, bob])
-    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    bob_walked_away(live_site, ann, bob)
     ann.wait_for_selector("#play #play-remove-1")
     ann.on("dialog", lambda dialog: dialog.accept())
     ann.focus("#play-remove-1")

@@ -20,6 +20,7 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
+    bob_kept_by_the_computer,
     create_local,
     create_online,
     in_each_scheme,
@@ -319,22 +320,7 @@ def test_a_player_whose_seat_the_computer_plays_is_told_so_and_how_to_take_it_ba
     live_site: LiveSite, new_page: Any
 ) -> None:
     ann, bob = new_page(1280, 800), new_page(**PHONE)
-    ann.goto(live_site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
-    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
-    ann.click("#create-btn")
-    ann.wait_for_selector("#conn[data-state=connected]")
-    join(bob, ann.url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    # Ann plays her turns in time; Bob, who touches nothing, runs out of time twice.
-    for _ in range(2):
-        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
-        ann.wait_for_selector("#roll:not(:disabled)")
-        act(ann, [ann], lambda: ann.click("#roll"))
-        score_best(ann, [ann])
-    bob.wait_for_selector("#back", timeout=20_000)
+    bob_kept_by_the_computer(live_site, ann, bob)
     meta = bob.inner_text("#turn-meta")
     assert "watching" not in meta.lower() and "The computer plays for you until you are back" in meta
     # The host stops the clock, so that Ann's own turns do not run out while Bob looks.

@@ -18,6 +18,7 @@ from games.domain.rules import RULESETS as RULESET_OF
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
+    bob_walked_away,
     create_local,
     create_online,
     finished_named_game,
@@ -982,12 +983,7 @@ def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
     to let a computer play his seat or take him out (the Players list is a long scroll below the
     card)."""
     ann, bob = new_page(390, 844), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    act(ann, [ann, bob], lambda: ann.click("#roll"))
-    score_best(ann, [ann, bob])
-    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    bob_walked_away(live_site, ann, bob)
     ann.wait_for_selector("#play #host-tools")
     assert "Bob is away" in ann.inner_text("#host-tools")
     for scheme in in_each_scheme(ann):
@@ -1008,12 +1004,7 @@ def test_on_a_desktop_the_away_players_seat_tools_are_offered_once(live_site: Li
     again (two of each, read out twice, for one seat); it still has them for an away seat whose
     turn it is not."""
     ann, bob = new_page(1280, 800), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
-    act(ann, [ann, bob], lambda: ann.click("#roll"))
-    score_best(ann, [ann, bob])
-    bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
+    bob_walked_away(live_site, ann, bob)
     ann.wait_for_selector("#play #host-tools")
     for act_name in ("replace", "remove"):
         offered = ann.eval_on_selector_all(f'[data-act="{act_name}"][data-seat="1"]', "els => els.map(e => e.id)")
