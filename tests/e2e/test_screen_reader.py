@@ -224,6 +224,9 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     ann.click("#start")
     ann.wait_for_selector("#play [data-countdown]")
     assert "Your turn" in ann.inner_text("#turn-h")
+    # The start is said first: a change arriving while it waits to be said is said with it, in one
+    # announcement ("The game has started. Your turn, Ann. 5 hours left for this move.").
+    ann.wait_for_function("window.__said.some(t => t.startsWith('The game has started'))")
 
     def warned() -> list[str]:
         return [text for text in ann.evaluate("window.__said") if "left for this move" in text]
