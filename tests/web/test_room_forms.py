@@ -776,6 +776,20 @@ def test_form_posts_count_as_a_sockets_frames_a_second(settings: Any) -> None:
     )
 
 
+@pytest.mark.usefixtures("limit_clock")
+def test_form_posts_of_every_browser_at_an_address_count_against_its_frames_a_second(settings: Any) -> None:
+    """Fresh sessions cost nothing: an address's form posts together count against
+    WS_FRAMES_PER_ADDRESS a second, as its sockets' frames do."""
+    ada, ben, game = two_playing()
+    settings.WS_FRAMES_PER_ADDRESS = 2
+    post_form(ada, game, "pause", {"version": str(stored(game)[0]), "action_id": "p-1"})
+    post_form(ben, game, "chat", {"version": str(stored(game)[0]), "action_id": "c-1", "text": "hi"})
+    before = stored(game)
+    table = post_form(ada, game, "resume", {"version": str(before[0]), "action_id": "r-1"})
+    assert table.messages == ["Too many actions at once: slow down a little."]
+    assert stored(game) == before and game.room.paused
+
+
 def ben_away() -> tuple[Client, Client, Game]:
     """Ada's started game with Ben, whose page has gone (no socket, no page loaded lately)."""
     from games.store.models import Presence
