@@ -230,9 +230,8 @@ def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
     bob.goto(site.url + "/")
 
 
-def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
-    """Ann hosts Bob online with a 3 s turn timer and plays her turns in time; Bob, who touches
-    nothing, runs out of time twice, and the computer plays his seat (his page offers I'm back)."""
+def timed_game_with_bob(site: LiveSite, ann: Any, bob: Any) -> None:
+    """Ann hosts Bob online with a 3 s turn timer and starts: her turn comes first."""
     ann.goto(site.url + "/")
     ann.check("input[name=mode][value=online]")
     ann.fill("#id_name", "Ann")
@@ -242,6 +241,12 @@ def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
     join(bob, ann.url, "Bob")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     act(ann, [ann, bob], lambda: ann.click("#start"))
+
+
+def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
+    """Ann hosts Bob online with a 3 s turn timer and plays her turns in time; Bob, who touches
+    nothing, runs out of time twice, and the computer plays his seat (his page offers I'm back)."""
+    timed_game_with_bob(site, ann, bob)
     for _ in range(2):
         ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
         ann.wait_for_selector("#roll:not(:disabled)")

@@ -28,6 +28,7 @@ from tests.e2e.helpers import (
     score_best,
     serious_violations,
     shot,
+    timed_game_with_bob,
 )
 
 pytestmark = pytest.mark.browser
@@ -185,22 +186,27 @@ def test_a_tie_of_right_to_left_names_is_told_in_seat_order(live_site: LiveSite,
     assert page.errors == []
 
 
-def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices(
-    live_site: LiveSite, new_page: Any
-) -> None:
-    page = new_page(1280, 800)
-    url = create_local(page, live_site, ["Solo"])
-    code = code_of(url)
-    # One roll a turn and the best box now: choices the coach finds costly. The first and the
-    # last turn on the page, the eleven between through the services (the page loads them again).
+def solo_game_played_out(page: Any, site: LiveSite) -> str:
+    """A one-player game on ``page`` played to its end, one roll a turn and the best box then:
+    choices the coach finds costly. The first and the last turn on the page, the eleven between
+    through the services (the page loads them again). Returns the room's code."""
+    code = code_of(create_local(page, site, ["Solo"]))
     for turn in range(13):
         if turn == 1:
-            live_site.play_turns(code, 11)
+            site.play_turns(code, 11)
             reload(page)
         if turn in (0, 12):
             page.wait_for_selector("#roll:not(:disabled)")
             act(page, [page], lambda: page.click("#roll"))
             score_best(page, [page])
+    return code
+
+
+def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    page = new_page(1280, 800)
+    code = solo_game_played_out(page, live_site)
     page.wait_for_selector("#over:not([hidden])")
     assert page.get_attribute("#replay-link", "href") == f"/r/{code}/replay"
     page.wait_for_selector("#review .costly-choice")
@@ -526,15 +532,7 @@ def test_a_chat_message_counts_down_and_past_300_characters_is_refused_not_cut(
 def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite, new_page: Any) -> None:
     """A timeout is announced to the player it hit in view, not only in the feed below the card."""
     ann, bob = new_page(1280, 800), new_page(**PHONE)
-    ann.goto(live_site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
-    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
-    ann.click("#create-btn")
-    ann.wait_for_selector("#conn[data-state=connected]")
-    join(bob, ann.url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    timed_game_with_bob(live_site, ann, bob)
     ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
     ann.wait_for_selector("#roll:not(:disabled)")
     act(ann, [ann], lambda: ann.click("#roll"))
@@ -839,22 +837,13 @@ def test_a_players_review_fold_toggled_from_the_keyboard_keeps_the_keyboard_when
     """A keyboard user folds their costly choices on the review's <summary>; someone opening the
     room draws the page again: the fold stays closed and the keyboard stays on its summary."""
     page = new_page(390, 844)
-    url = create_local(page, live_site, ["Solo"])
-    code = code_of(url)
-    for turn in range(13):
-        if turn == 1:
-            live_site.play_turns(code, 11)
-            reload(page)
-        if turn in (0, 12):
-            page.wait_for_selector("#roll:not(:disabled)")
-            act(page, [page], lambda: page.click("#roll"))
-            score_best(page, [page])
+    code = solo_game_played_out(page, live_site)
     page.wait_for_selector("#review details.review-fold[open] .costly-choice")
     page.focus("#review-seat-0 > summary")
     page.keyboard.press("Enter")  # folds it
     assert page.evaluate("document.getElementById('review-seat-0').open") is False
     watcher = new_page()
-    watcher.goto(url)  # a presence frame reaches the player's page: draw()
+    watcher.goto(f"{live_site.url}/r/{code}/")  # a presence frame reaches the player's page: draw()
     watcher.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_timeout(1500)
     assert page.evaluate("document.getElementById('review-seat-0').open") is False
