@@ -1,5 +1,5 @@
 """A room's state, typed: the rules state, the seats, the roll counter, the clock, pause, rematch,
-the spectators muted.
+the spectators muted, the tally of what its people may repeat.
 
 Pure Python (no Django). ``Game.snapshot`` holds exactly a ``Room``, written by
 ``Room.to_snapshot`` and read by ``Room.from_snapshot`` (``Game.room`` is the one place
@@ -133,6 +133,31 @@ class Seat(msgspec.Struct, frozen=True):
         )
 
 
+class Tally(msgspec.Struct, frozen=True):
+    """How often the room's people did each thing they may do again and again, each a Move of the
+    log kept for ever: the services refuse one more past its ``LIMITS`` (games.services.actions.counted)."""
+
+    joins: int = 0  # seats taken in the lobby after the room was made: a join, a computer added
+    pauses: int = 0  # the host's pauses (a resume is never refused: it cannot outnumber them)
+    mutes: int = 0  # the host's mutes of a seat or a spectator (an unmute is never refused)
+    handovers: int = 0  # seats a player handed to a computer (the timer's own are not counted)
+    rematches: int = 0  # rematch rooms made (following one made already writes nothing)
+
+    def to_snapshot(self) -> dict[str, int]:
+        return {name: value for name in self.__struct_fields__ if (value := getattr(self, name))}
+
+    @classmethod
+    def from_snapshot(cls, data: object) -> Tally | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(**{name: int(data.get(name) or 0) for name in cls.__struct_fields__})
+
+
+# How often each of ``Tally``'s things may be done in one game: more than any game played means to,
+# few enough that a loop at the frames' rate limit soon stops growing the log.
+LIMITS = {"joins": 60, "pauses": 100, "mutes": 100, "handovers": 40, "rematches": 20}
+
+
 def _int_pair(value: object) -> TurnKey | None:
     if not isinstance(value, list | tuple) or len(value) != 2:
         return None
@@ -159,6 +184,8 @@ class Room(msgspec.Struct, frozen=True):
     # (the next roll's number, the changes of the held dice since the last roll): holds are not
     # free to repeat without end, each a Move of the log (``holds_since_roll``).
     holds: tuple[int, int] | None = None
+    # How often the things a person may repeat were done in this game (None: none yet).
+    tally: Tally | None = None
 
     # --- the stored form --------------------------------------------------------------------
 
@@ -179,6 +206,7 @@ class Room(msgspec.Struct, frozen=True):
             rematch=data.get("rematch") or None,
             muted_spectators=tuple(str(token) for token in data.get("muted_spectators") or ()),
             holds=_int_pair(data.get("holds")),
+            tally=Tally.from_snapshot(tally) if (tally := data.get("tally")) else None,
         )
 
     def to_snapshot(self, stored_rules: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -210,6 +238,8 @@ class Room(msgspec.Struct, frozen=True):
             data["muted_spectators"] = list(self.muted_spectators)
         if self.holds is not None:
             data["holds"] = list(self.holds)
+        if self.tally is not None:
+            data["tally"] = self.tally.to_snapshot()
         return data
 
     # --- changes: each returns a new Room ---------------------------------------------------
@@ -304,7 +334,16 @@ class Room(msgspec.Struct, frozen=True):
         """One more change of the held dice since the last roll."""
         return self.change(holds=(self.rolls, self.holds_since_roll + 1))
 
+    def counted(self, what: str) -> Room:
+        """One more of ``what`` (a field of ``Tally``) done in this game."""
+        tally = self.tally or Tally()
+        return self.change(tally=msgspec.structs.replace(tally, **{what: getattr(tally, what) + 1}))
+
     # --- the questions --------------------------------------------------------------------
+
+    def done(self, what: str) -> int:
+        """How often ``what`` (a field of ``Tally``) was done in this game."""
+        return 0 if self.tally is None else int(getattr(self.tally, what))
 
     @property
     def holds_since_roll(self) -> int:

@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from games.domain import errors as E
 from games.domain.errors import BAD_REQUEST, NOT_A_PLAYER, NOT_HOST, REPEATED, STALE
 from games.domain.protocol import ACTION_ID_MAX
-from games.domain.room import Room, Seat
+from games.domain.room import LIMITS, Room, Seat
 from games.domain.rules import GameState, RuleViolation
 from games.services import deadline, events, notices, presence, waiting
 from games.services.codes import normalize_code
@@ -187,6 +187,19 @@ def _announce(game: Game, move: Move, rules: GameState | None) -> None:
             rules=rules,
         )
         events.committed(event)
+
+
+def counted(room: Room, what: str, refusal: tuple[str, str]) -> Room:
+    """``room`` with one more ``what`` (a field of ``games.domain.room.Tally``) done, or ``refusal``
+    (code, message) once it was done ``LIMITS[what]`` times in this game.
+
+    Each is a Move the log keeps for ever, which the replay and the admin's review read back: a
+    loop at the frames' rate limit would otherwise grow it without end. Counted in the room's
+    snapshot, which the action writes anyway: no read of the log.
+    """
+    if room.done(what) >= LIMITS[what]:
+        raise RuleViolation(*refusal)
+    return room.counted(what)
 
 
 def rules_state(game: Game) -> GameState:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games.domain.room import BOT, HUMAN, LEFT, Room, Seat
+from games.domain.room import BOT, HUMAN, LEFT, Room, Seat, Tally
 from games.domain.rules import OFFICIAL, apply_remove, apply_rolled, apply_score, apply_start, new_game
 from games.domain.rules.codec import state_from_dict, state_to_dict
 
@@ -68,6 +68,7 @@ def test_every_field_survives_the_round_trip_through_json() -> None:
         notice_turn=(4, 1),
         rematch="abcdefghjk",
         muted_spectators=("eve", "fay"),
+        tally=Tally(joins=3, pauses=2, mutes=1, handovers=4, rematches=5),
     )
     stored = json.loads(json.dumps(room.to_snapshot()))
     back = Room.from_snapshot(stored)
@@ -82,6 +83,15 @@ def test_optional_keys_are_left_out_while_they_hold_their_default() -> None:
         "rules": None,
         "rolls": 0,
     }
+
+
+def test_the_tally_keeps_only_what_was_done_and_counts_on_from_there() -> None:
+    room = Room().counted("pauses").counted("pauses").counted("mutes")
+    assert room.to_snapshot()["tally"] == {"pauses": 2, "mutes": 1}
+    back = Room.from_snapshot(json.loads(json.dumps(room.to_snapshot())))
+    assert (back.done("pauses"), back.done("mutes"), back.done("joins")) == (2, 1, 0)
+    assert back.counted("joins").done("joins") == 1 and back.done("joins") == 0
+    assert Room().done("rematches") == 0 and "tally" not in Room().to_snapshot()
 
 
 def test_snapshots_written_before_the_type_decode_and_are_written_back_the_same() -> None:
