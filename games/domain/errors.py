@@ -50,6 +50,13 @@ PLAYER_PRESENT = "player_present"
 JUST_AWAY = "just_away"  # the player of a live game's seat went away less than settings.HOST_AWAY ago
 SAME_HOLD = "same_hold"  # a hold of the dice held already: it would change nothing
 HOLDS_USED_UP = "holds_used_up"  # the held dice were changed as often as they may be between two rolls
+# Things a person may do again and again, each a Move the log keeps: done as often as one game allows
+# (games.domain.room.LIMITS). The way back is never refused: a leave, a resume, an unmute, a reclaim.
+JOINS_USED_UP = "joins_used_up"  # seats taken in the lobby (a join, a computer added)
+PAUSES_USED_UP = "pauses_used_up"  # the host's pauses
+MUTES_USED_UP = "mutes_used_up"  # the host's mutes of a seat or a spectator
+HANDOVERS_USED_UP = "handovers_used_up"  # seats handed to a computer by a player
+REMATCHES_USED_UP = "rematches_used_up"  # rematch rooms made after the game
 
 # --- social play (games.services.chat, games.services.clock, RuleViolation) --------------
 PAUSED = "paused"  # the host paused the game: turn actions wait for the resume

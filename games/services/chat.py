@@ -26,6 +26,7 @@ from games.domain.errors import (
     CHAT_CLOSED,
     CHAT_TOO_LONG,
     MUTED,
+    MUTES_USED_UP,
     NOT_A_PLAYER,
     NOT_MUTED,
     OWN_CHAT,
@@ -33,9 +34,10 @@ from games.domain.errors import (
     SPECTATOR_ALREADY_MUTED,
     SPECTATOR_NOT_MUTED,
 )
+from games.domain.room import LIMITS, Room
 from games.domain.rules import RuleViolation
 from games.services import events
-from games.services.actions import check_request, locked, record, require_host
+from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
 from games.services.seats import find_seat
 from games.store import moves
@@ -177,6 +179,17 @@ def chat_hide(*, message_id: int, staff: str, hidden: bool = True) -> bool:
     return True
 
 
+def _muted_once_more(room: Room, muted: bool) -> Room:
+    """The room with one more mute of the host's counted (an unmute is not: it is never refused)."""
+    if not muted:
+        return room
+    return counted(
+        room,
+        "mutes",
+        (MUTES_USED_UP, f"The host muted chat in this game {LIMITS['mutes']} times, as often as one game allows."),
+    )
+
+
 def _mute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str, muted: bool) -> None:
     with transaction.atomic():
         game = locked(code)
@@ -189,7 +202,7 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
             raise RuleViolation(
                 ALREADY_MUTED if muted else NOT_MUTED, f"{entry.name} is {'muted' if muted else 'not muted'} already."
             )
-        room = game.room.with_seat(seat, muted=muted)
+        room = _muted_once_more(game.room, muted).with_seat(seat, muted=muted)
         person = entry.persons_controller
         if not muted and person in room.muted_spectators:
             # Muted as a spectator before they took the seat: the host lets this person speak again.
@@ -236,7 +249,7 @@ def _spectator_mute(
             if muted:
                 raise RuleViolation(SPECTATOR_ALREADY_MUTED, "That spectator is muted already.")
             raise RuleViolation(SPECTATOR_NOT_MUTED, "That spectator is not muted.")
-        room = room.spectator_muted(target, muted)
+        room = _muted_once_more(room, muted).spectator_muted(target, muted)
         # A spectator who has taken a seat since speaks from it: the mute is the person's, so it
         # holds (or goes) for their seats as well.
         seats = [index for index in room.seats_kept_for(target) if room.seats[index].muted != muted]

@@ -24,11 +24,12 @@ from games.domain.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
-from games.domain.room import BOT, Room, Seat
+from games.domain.room import BOT, LIMITS, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services import events, presence
 from games.services.actions import (
     check_request,
+    counted,
     hand_host_on,
     locked,
     present,
@@ -107,7 +108,7 @@ def game_join(
             raise RuleViolation(E.KICKED, "The host took you out of this room: you can watch.")
         muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
         player, room = add_seat(
-            game, game.room, name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
+            game, joined_once_more(game), name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
         if (isinstance(muted, dict) and muted.get("muted")) or controller in room.muted_spectators:
             room = room.with_seat(len(room.seats) - 1, muted=True)
@@ -121,6 +122,20 @@ def game_join(
             room=room,
         )
     return player
+
+
+def joined_once_more(game: Game) -> Room:
+    """The room with one more seat taken in its lobby counted, or ``joins_used_up`` (a loop of join
+    and leave, or of adding a computer and taking it out, would grow the log without end)."""
+    return counted(
+        game.room,
+        "joins",
+        (
+            E.JOINS_USED_UP,
+            f"Seats in this room were taken {LIMITS['joins']} times before the start, as often as one game"
+            " allows: no more can be taken.",
+        ),
+    )
 
 
 def find_seat(game: Game, seat: int) -> Seat:
@@ -319,7 +334,13 @@ def game_add_bot(
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players).")
         name = bot_name(game)
         player, room = add_seat(
-            game, game.room, name=name, controller=f"bot:{secrets.token_hex(8)}", client_seed="", kind=BOT, level=level
+            game,
+            joined_once_more(game),
+            name=name,
+            controller=f"bot:{secrets.token_hex(8)}",
+            client_seed="",
+            kind=BOT,
+            level=level,
         )
         record(
             game,
@@ -360,7 +381,16 @@ def game_replace_with_bot(
         state = apply_reinstate(rules_state(game), seat=seat) if reinstate else None
         # An away player's browser is kept (``Room.to_computer``), so that coming back gives
         # them the seat again (seat_reclaim). A player who left on purpose gave the seat up.
-        room = game.room.to_computer(seat, controller=f"bot:{secrets.token_hex(8)}", level=level, away=False)
+        room = counted(
+            game.room,
+            "handovers",
+            (
+                E.HANDOVERS_USED_UP,
+                f"Seats in this game were handed to a computer {LIMITS['handovers']} times, as often as one"
+                " game allows.",
+            ),
+        )
+        room = room.to_computer(seat, controller=f"bot:{secrets.token_hex(8)}", level=level, away=False)
         record(
             game,
             kind=Move.Kind.BOT,

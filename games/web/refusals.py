@@ -56,6 +56,11 @@ WORDS = {
     "just_away": _("That player only just went away: give them a few more seconds to come back."),
     "own_seat": _("That is your own seat."),
     "already_computer": _("A computer already plays that seat."),
+    # Things done as often as one game allows (games.domain.room.LIMITS).
+    "joins_used_up": _("Seats in this room have been taken as often as one game allows: no more can be taken."),
+    "pauses_used_up": _("This game has been paused as often as one game allows."),
+    "handovers_used_up": _("Seats in this game have been handed to a computer as often as one game allows."),
+    "rematches_used_up": _("This game has had as many rematches as one game allows: open a new room."),
     # Social play, your own pace and its notices.
     "paused": _("The host paused the game: play goes on when they resume it."),
     "not_paused": _("The game is not paused."),

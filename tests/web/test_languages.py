@@ -443,6 +443,8 @@ NEVER_ON_A_PAGE = {
     "own_chat", "spectator_already_muted", "spectator_not_muted",
     # Holds: no form posts one (the room page's script does, and never one that changes nothing).
     "same_hold", "holds_used_up",
+    # A mute: the socket's own host's tool, as above.
+    "mutes_used_up",
 }  # fmt: skip
 
 

@@ -15,7 +15,9 @@ import pytest
 from django.test import Client
 
 from games import services
+from games.domain.room import LIMITS, Tally
 from games.domain.rules import Box
+from games.store import moves
 from games.store.models import Game
 from games.store.selectors import game_state
 from tests.factories import online
@@ -755,6 +757,40 @@ def test_the_host_without_script_pauses_and_resumes_and_a_player_may_not() -> No
     table = post_form(ada, game, "resume", {**resume["fields"], "action_id": "r-2"})  # an older page's
     assert table.messages == ["The table changed just before your move: have a look and try again."]
     assert stored(game) == before
+
+
+def done_as_often_as_allowed(game: Game, what: str) -> None:
+    """The room's tally says ``what`` was done as often as one game allows, on its stored row."""
+    game.refresh_from_db()
+    game.room = game.room.change(tally=Tally(**{what: LIMITS[what]}))
+    game.save(update_fields=["snapshot"])
+    moves.forget(game.code)
+
+
+def test_a_pause_past_as_many_as_one_game_allows_is_refused_without_script_and_stores_nothing() -> None:
+    ada, _ben, game = two_playing()
+    done_as_often_as_allowed(game, "pauses")
+    before = stored(game)
+    table = post_form(ada, game, "pause", table_of(ada, game).form_to("pause")["fields"])
+    assert table.messages == [f"This game was paused {LIMITS['pauses']} times, as often as one game allows."]
+    assert stored(game) == before
+    game.refresh_from_db()
+    assert not game.room.paused and any(f["action"].endswith("/roll") for f in table.forms)
+
+
+def test_seats_taken_in_a_lobby_as_often_as_one_game_allows_refuse_a_join_and_a_computer_without_script() -> None:
+    ada, _ben, game = lobby_of_two()
+    done_as_often_as_allowed(game, "joins")
+    before = stored(game)
+    said = f"Seats in this room were taken {LIMITS['joins']} times before the start"
+    assert said in html.unescape(page_after(Client(), game, "join", {"name": "Cy"}))
+    add = table_of(ada, game).form_to("add_bot")
+    assert said in html.unescape(page_after(ada, game, "add_bot", add["fields"]))
+    assert stored(game) == before
+    # The host still starts the game.
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    assert game.status == "playing"
 
 
 @pytest.mark.usefixtures("limit_clock")

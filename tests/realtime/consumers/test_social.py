@@ -12,6 +12,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from games import services
+from games.domain.room import LIMITS, Tally
+from games.store import moves
 from games.store.models import ChatMessage, Game, Move, Player
 from tests.factories import Table, play_to_end
 from tests.realtime.consumers.helpers import connect, first_frames, frames_before_pong, frames_until, make_room
@@ -350,6 +352,30 @@ async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_o
     await p0.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
     heard = [(await frames_until(p1, "state"))[-1]["event"]["type"] for _ in range(2)]
     assert heard == ["resumed", "rolled"]
+    await close(p0, p1)
+
+
+@sync_to_async
+def paused_as_often_as_allowed(code: str) -> None:
+    """The room's tally says its host paused it as often as one game allows (as a loop of pause and
+    resume would have left it), on its stored row."""
+    game = Game.objects.get(code=code)
+    game.room = game.room.change(tally=Tally(pauses=LIMITS["pauses"]))
+    game.save(update_fields=["snapshot"])
+    moves.forget(code)
+
+
+async def test_a_pause_past_as_many_as_one_game_allows_is_refused_over_the_socket_and_play_goes_on() -> None:
+    code, (p0, p1) = await seated()
+    await paused_as_often_as_allowed(code)
+    before = await stored(code)
+    await p0.send_json_to({"type": "pause", "version": before[0], "id": "p"})
+    error = await error_of(p0)
+    assert error["code"] == services.PAUSES_USED_UP == "pauses_used_up"
+    assert f"paused {LIMITS['pauses']} times" in error["message"] and error["id"] == "p"
+    assert await stored(code) == before
+    await p0.send_json_to({"type": "roll", "version": before[0], "id": "r"})
+    assert (await frames_until(p1, "state"))[-1]["event"]["type"] == "rolled"
     await close(p0, p1)
 
 
