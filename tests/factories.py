@@ -232,6 +232,28 @@ def play_to_end(table: Table, rng: random.Random, rerolls: int = 2) -> Game:
     return game
 
 
+def loaded_dice(monkeypatch: Any, rolls: list[list[int]]) -> None:
+    """The rooms' dice are ``rolls`` (roll number n's new faces: 1-6, or 1-30 in Painted Yahtzee)
+    instead of the seed's, for rolling and for every check that derives them again from the seed:
+    a game whose jokers and bonuses come when the test says, and whose checks still pass."""
+    monkeypatch.setattr(fairness, "roll_faces", lambda _seed, _code, _client_seed, roll, count, sides=6: rolls[roll])
+
+
+def play_turns(table: Table, turns: list[tuple[str, int]]) -> None:
+    """Each turn as one roll (the next of ``loaded_dice``) scored in its box and column."""
+    for box, column in turns:
+        who = table.current()
+        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+        services.turn_score(
+            code=table.code,
+            controller=who,
+            box=box,
+            column=column,
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+
+
 def rolled_room() -> tuple[Table, str, int]:
     """A started room whose current player has rolled once: its code, that player, the version."""
     table = open_room(2)

@@ -26,7 +26,7 @@ from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import moves
 from games.store.models import Game, Move, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, play_to_end, play_turn, timed_room
+from tests.factories import Table, action_id, loaded_dice, open_room, play_to_end, play_turn, play_turns, timed_room
 
 pytestmark = pytest.mark.django_db
 
@@ -156,6 +156,29 @@ def test_verify_game_command_accepts_an_honest_game_and_prints_every_roll() -> N
     rolls = game.moves.filter(kind="roll").count()
     assert f"OK: all {rolls} rolls re-derived" in text
     assert text.count("turn ") == 26
+
+
+def test_verify_game_names_the_column_of_each_triple_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triple Yahtzee's 39 turns fill 13 boxes three times: "-> yahtzee 0+0" does not say which
+    column's Yahtzee box took a zero, nor which took the ×3 five of a kind and its bonus."""
+    boxes = RULESETS["triple"].boxes
+    rest = [(box.value, column) for column in range(3) for box in boxes if (box.value, column) != ("yahtzee", 2)]
+    rest.remove(("yahtzee", 0))
+    rest.remove(("yahtzee", 1))
+    # Five 4s in column 1's Yahtzee box; five 4s again must take an open Yahtzee box (×3: 150 + 300).
+    turns = [("yahtzee", 0), ("yahtzee", 2), ("yahtzee", 1), *rest]
+    loaded_dice(monkeypatch, [[4] * 5, [4] * 5, [1, 2, 3, 4, 6], *([[1, 2, 3, 4, 6]] * len(rest))])
+    table = open_room(1, "triple")
+    play_turns(table, turns)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    out = StringIO()
+    call_command("verify_game", game.code, "--rolls", stdout=out)
+    lines = [line for line in out.getvalue().splitlines() if line.lstrip().startswith("turn ")]
+    assert len(lines) == 39
+    assert lines[0].endswith("-> yahtzee ×1 50+0"), lines[0]
+    assert lines[1].endswith("-> yahtzee ×3 150+300"), lines[1]
+    assert lines[2].endswith("-> yahtzee ×2 0+0"), lines[2]
 
 
 def test_verify_game_command_refuses_a_running_game_and_flags_tampering() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.domain.rules import RULESETS
 from games.services import normalize_code
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game
@@ -41,10 +42,15 @@ class Command(BaseCommand):
         )
         out.write(f"  client seeds {game.client_seed or '(none)'}")
         replay = replay_game(game)
+        multipliers = RULESETS[game.ruleset].multipliers
         if options["rolls"]:
             for turn in replay.turns:
                 rolls = "  ".join(_roll_text(roll) for roll in turn.rolls)
-                out.write(f"  turn {turn.number:3} {turn.name:<24} {rolls}  -> {turn.box} {turn.points}+{turn.bonus}")
+                # Triple: which of the three boxes of that name, as a zero or a bonus cannot tell.
+                column = f" ×{multipliers[turn.column]}" if len(multipliers) > 1 and turn.box else ""
+                out.write(
+                    f"  turn {turn.number:3} {turn.name:<24} {rolls}  -> {turn.box}{column} {turn.points}+{turn.bonus}"
+                )
         for mismatch in report.mismatches:
             out.write(self.style.ERROR(f"  {mismatch}"))
         for problem in replay.problems:
