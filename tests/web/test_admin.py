@@ -19,7 +19,7 @@ from games import services
 from games.domain.rules import RULESETS, Box
 from games.store.models import Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import action_id, open_room, play_to_end
+from tests.factories import action_id, loaded_dice, open_room, play_to_end, play_turns
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +164,38 @@ def test_triple_yahtzee_has_three_columns_per_player(staff_client: Client) -> No
     column_totals = " ".join(str(col["total"]) for col in card["columns"])
     assert f"Column total {column_totals} " in text(staff_client.get(game_url(game)))
     assert "(×3)" in html  # the timeline names the column too
+
+
+def test_the_review_of_a_triple_game_shows_each_extra_yahtzee_where_it_went_with_its_bonus(
+    staff_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five 4s in column 1's Yahtzee box, then five 4s three times more: the open ×3 and ×2 Yahtzee
+    boxes first (150 + 300, 100 + 200), then a Fours box (×2: 40 + 300), then the rest of the card
+    on plain rolls. The review shows each turn's box, column, points and bonus, and each column's
+    Yahtzee bonus, as the table did."""
+    boxes = RULESETS["triple"].boxes
+    first = [("yahtzee", 0), ("yahtzee", 2), ("yahtzee", 1), ("fours", 1)]
+    rest = [(box.value, column) for column in range(3) for box in boxes if (box.value, column) not in first]
+    loaded_dice(monkeypatch, [[4] * 5] * 4 + [[1, 2, 3, 4, 6]] * len(rest))
+    table = open_room(1, "triple")
+    play_turns(table, first + rest)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    response = staff_client.get(game_url(game))
+    page = text(response)
+    assert "All 39 rolls re-derived from the revealed seed: OK" in page
+    assert "gives the stored final state: OK" in page
+    rows = re.findall(r'<tr id="turn-(\d+)" class="turn">(.*?)</tr>', response.content.decode(), flags=re.S)
+    timeline = {int(n): " ".join(unescape(re.sub(r"<[^>]+>", " ", row)).split()) for n, row in rows}
+    assert timeline[1].endswith("Yahtzee 1 (×1) 50")
+    assert timeline[2].endswith("Yahtzee 3 (×3) 150 +300")
+    assert timeline[3].endswith("Yahtzee 2 (×2) 100 +200")
+    assert timeline[4].endswith("Fours 2 (×2) 40 +300")
+    card = game_state(game)["cards"][0]
+    bonuses = " ".join(str(column["yahtzee_bonus"]) for column in card["columns"])
+    assert bonuses == "0 500 300"
+    assert f"Yahtzee bonus {bonuses} " in page
+    assert f"Total {card['total']} " in page
 
 
 def test_a_tampered_roll_fails_the_fairness_check(staff_client: Client) -> None:
