@@ -12,6 +12,8 @@ from games.domain.rules import (
     FREE_JOKER,
     OFFICIAL,
     TRIPLE,
+    YATZY,
+    YETI,
     Box,
     GameState,
     RuleSet,
@@ -95,6 +97,61 @@ def test_free_joker_allows_every_box() -> None:
     scores = {o.action.box: o.points for o in options(state, 0)}
     assert len(scores) == 12
     assert scores["full_house"] == 100 and scores["fours"] == 120
+
+
+def test_forced_joker_with_every_lower_box_filled_scratches_an_upper_box_for_the_bonus() -> None:
+    lower = {
+        Box.THREE_OF_A_KIND: 20,
+        Box.FOUR_OF_A_KIND: 0,
+        Box.FULL_HOUSE: 25,
+        Box.SMALL_STRAIGHT: 30,
+        Box.LARGE_STRAIGHT: 40,
+        Box.CHANCE: 22,
+    }
+    filled = {Box.YAHTZEE: 50, Box.THREES: 9, Box.FOURS: 16, Box.FIVES: 15, Box.SIXES: 18, **lower}
+    for rolls_used in (1, 3):
+        state = position(OFFICIAL, (4, 4, 4, 4, 4), filled, rolls_used)
+        scores = {o.action.box: (o.points, o.bonus) for o in options(state, 0) if isinstance(o.action, Score)}
+        assert scores == {"ones": (100, 100), "twos": (100, 100)}
+        assert decide(state, 0) in (Score("ones", 0), Score("twos", 0))
+
+
+def test_triple_an_extra_yahtzee_goes_in_an_open_yahtzee_box_with_its_columns_bonus() -> None:
+    state = apply_start(new_game(TRIPLE, players=1))
+    card = Scorecard(columns=(((Box.YAHTZEE, 50),), (), ()), yahtzee_bonus=(0, 0, 0))
+    for rolls_used in (1, 3):
+        state = dataclasses.replace(state, cards=(card,), turn=TurnState(dice=(4,) * 5, rolls_used=rolls_used))
+        scores = {
+            (o.action.box, o.action.column): (o.points, o.bonus)
+            for o in options(state, 0)
+            if isinstance(o.action, Score)
+        }
+        assert scores == {("yahtzee", 1): (300, 200), ("yahtzee", 2): (450, 300)}
+        assert decide(state, 0) == Score("yahtzee", 2)
+
+
+def test_triple_an_extra_yahtzee_earns_no_bonus_once_a_yahtzee_box_holds_a_zero_and_none_is_open() -> None:
+    state = apply_start(new_game(TRIPLE, players=1))
+    card = Scorecard(
+        columns=(((Box.YAHTZEE, 50),), ((Box.YAHTZEE, 0),), ((Box.YAHTZEE, 150), (Box.FOURS, 60))),
+        yahtzee_bonus=(0, 0, 300),
+    )
+    state = dataclasses.replace(state, cards=(card,), turn=TurnState(dice=(4,) * 5, rolls_used=3))
+    scores = {(o.action.box, o.action.column): (o.points, o.bonus) for o in options(state, 0)}
+    assert scores == {("fours", 0): (20, 0), ("fours", 1): (40, 0)}
+    assert decide(state, 0) in (Score("fours", 0), Score("fours", 1))
+
+
+@pytest.mark.parametrize("ruleset", [YETI, YATZY], ids=lambda r: r.name)
+def test_without_a_joker_an_extra_five_of_a_kind_may_go_anywhere_for_its_plain_score(ruleset: RuleSet) -> None:
+    state = position(ruleset, (6, 6, 6, 6, 6), {Box.YAHTZEE: 50}, rolls_used=3)
+    scores = {o.action.box: (o.points, o.bonus) for o in options(state, 0)}
+    assert len(scores) == len(ruleset.boxes) - 1
+    assert all(bonus == 0 for _, bonus in scores.values())
+    assert scores["sixes"] == (30, 0) and scores["chance"] == (30, 0)
+    assert scores["full_house"] == ((25, 0) if ruleset is YETI else (0, 0))
+    assert scores["large_straight"] == (0, 0)
+    assert decide(state, 0).box in scores
 
 
 def test_chance_alone_keeps_what_beats_a_reroll() -> None:
