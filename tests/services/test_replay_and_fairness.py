@@ -528,3 +528,36 @@ def test_the_replay_says_a_short_outage_in_seconds() -> None:
     assert services.clock_outage(code=table.code, gap=timedelta(seconds=6), since=timezone.now() - timedelta(seconds=1))
     text = next(step["text"] for step in replay_steps(table.game) if step["kind"] == "extend")
     assert "out of reach for 6 seconds" in text, text
+
+
+def test_the_fair_dice_page_lists_a_painted_reroll_with_each_held_die_keeping_its_colour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A held die keeps its value and its colour: the page shows the reroll's kept dice as they were
+    (4 blue, 4 blue held), the new ones as the seed gave them, and every check passes."""
+    blue, red, green = 3, 0, 2
+    first = [6 * blue + 4, 6 * red + 1, 6 * blue + 4, 6 * green + 2, 6 * red + 6]
+    loaded_dice(monkeypatch, [first, [6 * blue + 4] * 3, *([[1, 2, 3, 4, 6]] * 22)])
+    table = open_room(1, "painted")
+    me = table.controllers[0]
+    services.turn_roll(code=table.code, controller=me, expected_version=table.version(), action_id=action_id())
+    services.turn_roll(
+        code=table.code, controller=me, held=[0, 2], expected_version=table.version(), action_id=action_id()
+    )
+    assert game_state(table.game)["turn"]["colours"] == ["blue"] * 5
+    services.turn_score(code=table.code, controller=me, box="flush", expected_version=table.version(), action_id="f")
+    boxes = [box.value for box in RULESETS["painted"].boxes if box.value != "flush"]
+    for box in boxes:
+        services.turn_roll(code=table.code, controller=me, expected_version=table.version(), action_id=action_id())
+        services.turn_score(code=table.code, controller=me, box=box, expected_version=table.version(), action_id=box)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    page = re.sub(
+        r"\s+", " ", re.sub(r"<[^>]+>", " ", check_section(Client().get(f"/r/{game.code}/fairness").content.decode()))
+    )
+    assert "✓ The revealed seed matches the commitment." in page
+    assert "✓ All 24 rolls re-derived from the seeds." in page
+    assert "✓ Every move replays through the rules to the final scores." in page
+    assert "Turn 1, P0 : 4 blue , 1 red , 4 blue , 2 green , 6 red " in page
+    assert "Turn 1, P0 : 4 blue (held) , 4 blue , 4 blue (held) , 4 blue , 4 blue " in page
+    assert game_state(game)["cards"][0]["columns"][0]["boxes"]["flush"] == 50
