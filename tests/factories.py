@@ -233,10 +233,13 @@ def play_to_end(table: Table, rng: random.Random, rerolls: int = 2) -> Game:
 
 
 def loaded_dice(monkeypatch: Any, rolls: list[list[int]]) -> None:
-    """The rooms' dice are ``rolls`` (roll number n's new faces: 1-6, or 1-30 in Painted Yahtzee)
-    instead of the seed's, for rolling and for every check that derives them again from the seed:
-    a game whose jokers and bonuses come when the test says, and whose checks still pass."""
-    monkeypatch.setattr(fairness, "roll_faces", lambda _seed, _code, _client_seed, roll, count, sides=6: rolls[roll])
+    """The rooms' dice are ``rolls`` (roll number n's new faces, the first as many as it rolls: 1-6,
+    or 1-30 in Painted Yahtzee) instead of the seed's, for rolling and for every check that derives
+    them again from the seed: a game whose jokers and bonuses come when the test says, and whose
+    checks still pass."""
+    monkeypatch.setattr(
+        fairness, "roll_faces", lambda _seed, _code, _client_seed, roll, count, sides=6: rolls[roll][:count]
+    )
 
 
 def play_turns(table: Table, turns: list[tuple[str, int]]) -> None:
