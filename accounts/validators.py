@@ -74,15 +74,25 @@ def _drawn_alike() -> dict[str, str]:
 DRAWN_ALIKE = _drawn_alike()
 
 
+# What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
+# between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
+SEPARATORS = "@.+-_"
+_ANY_SEPARATORS = "[" + re.escape(SEPARATORS) + "]*"
+
+
 def lookalike_pattern(name: str) -> str:
-    """A regular expression every name that reads as ``name`` matches (case, and Latin, Cyrillic or
-    Greek letters drawn alike, aside): "сор" and "COP" both match that of "cop", and it theirs."""
+    """A regular expression every name that reads as ``name`` matches (case, Latin, Cyrillic or Greek
+    letters drawn alike, and separators aside): "сор", "COP" and "c_o.p" all match that of "cop",
+    and it theirs."""
     parts = []
     for char in latin_lookalike(name):
+        if char in SEPARATORS:
+            continue
         chars = DRAWN_ALIKE.get(char.casefold(), char + char.upper() + char.lower())
         # "ß".upper() is "SS": only the cases that are one letter.
         parts.append("[" + "".join(re.escape(c) for c in sorted(set(chars)) if len(c) == 1) + "]")
-    return "^" + "".join(parts) + "$"
+    # No letter class holds a separator, so the pattern never backtracks far, even over a long name.
+    return "^" + _ANY_SEPARATORS + _ANY_SEPARATORS.join(parts) + _ANY_SEPARATORS + "$"
 
 
 # Names that would pass for the site's own words or its staff on the boards and profiles.

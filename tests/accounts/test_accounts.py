@@ -789,6 +789,31 @@ def test_an_account_name_whose_every_letter_draws_as_a_latin_one_cannot_pose_as_
 
 
 @pytest.mark.parametrize(
+    ("taken", "twin"),
+    [
+        ("ann_lee", "ann.lee"),
+        ("ann_lee", "ann-lee"),
+        ("ann_lee", "annlee"),
+        ("annlee", "ann_lee"),
+        ("ann.lee", "Ann__Lee"),
+        ("ann", "_ann+"),
+        ("bob@home", "bob.home"),
+        ("cop", "\u0441_\u043e\u0440"),
+    ],
+)
+def test_an_account_name_that_differs_only_by_its_separators_cannot_pose_as_another(taken: str, twin: str) -> None:
+    """ "ann.lee" beside "ann_lee" reads as the same player on the boards, as "ANN_LEE" would: the
+    separators a name may hold (@ . + - _) are left out when names are compared, as reserved names are."""
+    sign_up(Client(), taken)
+    response = Client().post("/accounts/signup/", {"username": twin, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200
+    assert "reads the same as another player" in str(response.context["form"].errors["username"])
+    assert list(get_user_model().objects.values_list("username", flat=True)) == [taken]
+    sign_up(Client(), "ann_leo")  # a name that differs by a letter is another name
+    assert get_user_model().objects.filter(username="ann_leo").exists()
+
+
+@pytest.mark.parametrize(
     "name", ["Анна", "Ελένη", "さくら_サクラ_桜", "김민준", "Zoë", "ann_42", "bob.smith@x", "a-b+c", "Straße"]
 )
 def test_an_account_name_in_one_alphabet_of_any_language_is_taken(name: str) -> None:
