@@ -14,6 +14,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from accounts import selectors
 from accounts.validators import lookalike_pattern
 
 # What a User-Agent says, in the order to look for it (Edge and Opera also say Chrome; Chrome
@@ -61,5 +62,12 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]  # allauth is
         if not shallow and get_user_model().objects.filter(username__regex=lookalike_pattern(name)).exists():
             raise ValidationError(
                 _("That name reads the same as another player's: please choose another."), code="lookalike"
+            )
+        # A deleted account's name waits before anyone (its owner too: nothing is left to tell who
+        # that was) may take it, so nobody is read as a friend who just left.
+        if not shallow and selectors.name_held(name):
+            raise ValidationError(
+                _("That name was a deleted account's and cannot be taken again yet: please choose another."),
+                code="held",
             )
         return name

@@ -90,3 +90,15 @@ class Standing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.ruleset}: {self.games} games, ordinal {self.ordinal:.2f}"
+
+
+class HeldName(models.Model):
+    """The name of an account deleted lately, which nobody may sign up with until ``until``: else
+    anyone could take a just-deleted friend's name and be read as them. Kept as a keyed hash of
+    the name as names are compared (``accounts.validators.name_hold_key``), not the name itself."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    until = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"a name held until {self.until:%Y-%m-%d %H:%M}"

@@ -14,12 +14,13 @@ from urllib.parse import quote
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.http import Http404
-from django.utils import formats
+from django.utils import formats, timezone
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 
 import bots
-from accounts.models import GameRecord, Profile, Standing
+from accounts.models import GameRecord, HeldName, Profile, Standing
+from accounts.validators import name_hold_key
 from games.domain.rules import RULESETS
 from games.services.codes import shown_name
 from games.store.models import Player
@@ -33,6 +34,11 @@ MIN_GAMES = 5  # rated (or reviewed) games before an account is listed on a lead
 # games move it most, and a first loss put a bare "-1.8" on the page that read as a penalty.
 RATING_START = 1500
 RATING_PER_POINT = 24
+
+
+def name_held(name: str) -> bool:
+    """Whether ``name``, or one that reads as it, was an account's deleted too lately to be taken again."""
+    return HeldName.objects.filter(key=name_hold_key(name), until__gt=timezone.now()).exists()
 
 
 def exact(ruleset: str) -> bool:

@@ -8,6 +8,7 @@ withdrawn name), under each game's row lock and with a Move, like every other ac
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,11 +16,13 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Count, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 import bots
-from accounts.models import CountedGame, GameRecord, Profile, Standing
+from accounts.models import CountedGame, GameRecord, HeldName, Profile, Standing
 from accounts.selectors import exact
+from accounts.validators import name_hold_key
 from games import services
 from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.rules import RULESETS, Box, RuleViolation
@@ -392,10 +395,21 @@ def account_forget(*, user_id: int, username: str) -> None:
         own |= set(_first_of_each_game(seated).values())
         own |= set(held.filter(game__local=False, seat__isnull=True).values_list("pk", flat=True))
     services.seats_forget(controller=token, player_ids=sorted(own))
+    name_hold(username=username)
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog  # the sign-in log: names and addresses
 
     for model in (AccessAttempt, AccessFailureLog, AccessLog):
         model.objects.filter(username__iexact=username).delete()  # as typed: signing in takes any case
+
+
+def name_hold(*, username: str) -> None:
+    """Nobody may sign up as a deleted account's name, or one that reads as it, for
+    ``DELETED_NAME_HOLD_DAYS``; the holds that are over go meanwhile (deletions are few)."""
+    now = timezone.now()
+    HeldName.objects.filter(until__lte=now).delete()
+    if settings.DELETED_NAME_HOLD_DAYS > 0:
+        until = now + timedelta(days=settings.DELETED_NAME_HOLD_DAYS)
+        HeldName.objects.update_or_create(key=name_hold_key(username), defaults={"until": until})
 
 
 def games_count_missing() -> int:

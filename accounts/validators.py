@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.utils import translation
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
@@ -93,6 +94,16 @@ def lookalike_pattern(name: str) -> str:
         parts.append("[" + "".join(re.escape(c) for c in sorted(set(chars)) if len(c) == 1) + "]")
     # No letter class holds a separator, so the pattern never backtracks far, even over a long name.
     return "^" + _ANY_SEPARATORS + _ANY_SEPARATORS.join(parts) + _ANY_SEPARATORS + "$"
+
+
+def name_hold_key(name: str) -> str:
+    """The key a deleted account's name is held under (accounts.models.HeldName): the same for every
+    name that reads as it (its compatibility form, case, Latin look-alike letters and separators
+    aside, as ``lookalike_pattern`` compares names), and keyed with the site's secret, so the
+    table does not give back the names of the accounts deleted."""
+    plain = latin_lookalike(unicodedata.normalize("NFKC", name)).casefold()
+    bare = "".join(c for c in plain if c not in SEPARATORS)
+    return salted_hmac("accounts.HeldName", bare, algorithm="sha256").hexdigest()
 
 
 # Names that would pass for the site's own words or its staff on the boards and profiles.

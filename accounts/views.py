@@ -92,7 +92,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             status = 400
         else:
             status = 400
-    return render(request, "accounts/settings.html", {"privacy": privacy, "delete": delete}, status=status)
+    context = {"privacy": privacy, "delete": delete, "name_hold_days": settings.DELETED_NAME_HOLD_DAYS}
+    return render(request, "accounts/settings.html", context, status=status)
 
 
 def lockout(

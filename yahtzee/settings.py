@@ -358,6 +358,9 @@ ROOMS_NEVER_STARTED_DAYS = envdays("ROOMS_NEVER_STARTED_DAYS", 30)
 SIGN_IN_LOG_DAYS = envdays("SIGN_IN_LOG_DAYS", 90)
 PUSH_FAILING_DAYS = envdays("PUSH_FAILING_DAYS", 30)
 PUSH_UNUSED_DAYS = envdays("PUSH_UNUSED_DAYS", 30)
+# A deleted account's name (and every name that reads as it) cannot be signed up with for this
+# many days, so nobody is read as a friend who just left; 0 frees it at once.
+DELETED_NAME_HOLD_DAYS = envdays("DELETED_NAME_HOLD_DAYS", 90)
 # What follows a finished game (records, stats, ratings) runs in the scheduler's thread;
 # 1 runs it in the committing thread, right after the commit (the unit tests do).
 FOLLOWUPS_INLINE = envbool("FOLLOWUPS_INLINE", False)

@@ -230,3 +230,59 @@ def test_deleting_an_account_leaves_its_seat_a_computer_plays_while_it_is_away()
     assert not game.room.seats[1].active and game.room.seats[1].name == FORMER
     # Annabel plays on without it, as after any player's leaving.
     assert list(game.room.rules.active) == [True, False]
+
+
+def refused_name(name: str) -> str:
+    """The sign-up form's error on the name ``name``, which it refuses."""
+    response = Client().post("/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200, f"{name!r} was taken"
+    return str(response.context["form"].errors["username"])
+
+
+def test_a_deleted_accounts_name_is_held_from_everyone_for_90_days() -> None:
+    """Nobody can take a just-deleted friend's name and be read as them on the boards and in chat:
+    the name, and names that read as it, are held; then anyone may take it."""
+    from accounts.models import HeldName
+
+    yolanda = Client()
+    sign_up(yolanda, "yo_landa")
+    assert (
+        "Once it is deleted, nobody can sign up with its name for 90 days, you included."
+        in yolanda.get("/me/settings").content.decode()
+    )
+    assert yolanda.post("/me/settings", {"action": "delete", "password": PASSWORD}).status_code == 302
+    for twin in ["yo_landa", "Yolanda", "yo.landa", "YO-LANDA"]:
+        assert "cannot be taken again yet" in refused_name(twin)
+    assert not get_user_model().objects.exists()
+    held = HeldName.objects.get()
+    assert "landa" not in str(held.key).casefold()  # the name itself is not kept
+    assert timedelta(days=89) < held.until - timezone.now() <= timedelta(days=90)
+    sign_up(Client(), "yolanda2")  # another name is free
+    HeldName.objects.update(until=timezone.now() - timedelta(seconds=1))
+    sign_up(Client(), "Yolanda")
+    assert set(get_user_model().objects.values_list("username", flat=True)) == {"yolanda2", "Yolanda"}
+
+
+def test_a_name_deleted_in_the_admin_is_held_too_and_an_expired_hold_is_dropped() -> None:
+    from accounts.models import HeldName
+
+    sign_up(Client(), "zara")
+    sign_up(Client(), "quinn")
+    get_user_model().objects.filter(username="zara").delete()
+    assert "cannot be taken again yet" in refused_name("zara")
+    HeldName.objects.update(until=timezone.now() - timedelta(seconds=1))
+    get_user_model().objects.filter(username="quinn").delete()  # a deletion drops the holds that are over
+    assert HeldName.objects.count() == 1
+    sign_up(Client(), "zara")
+
+
+def test_with_no_hold_a_deleted_accounts_name_is_free_at_once(settings: Any) -> None:
+    from accounts.models import HeldName
+
+    settings.DELETED_NAME_HOLD_DAYS = 0
+    zara = Client()
+    sign_up(zara, "zara")
+    assert "nobody can sign up with its name" not in zara.get("/me/settings").content.decode()
+    get_user_model().objects.filter(username="zara").delete()
+    assert not HeldName.objects.exists()
+    sign_up(Client(), "zara")
