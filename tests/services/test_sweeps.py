@@ -321,3 +321,27 @@ def test_the_sweep_finds_the_rooms_never_started_by_an_index_of_them_alone() -> 
     idle = sweeps._idle_rooms(timezone.now() - 30 * DAY).order_by("pk").values_list("pk", "code")[:500]
     plan = idle.explain()
     assert "game_never_started" in plan, plan
+
+
+@pytest.mark.parametrize("model", [AccessLog, AccessFailureLog, AccessAttempt])
+def test_the_sign_in_logs_tables_have_an_index_on_the_time_the_sweep_goes_by(model: Any) -> None:
+    """The sign-in log sweep picks rows by ``attempt_time``, which django-axes does not index: each
+    round would read the whole of 90 days of sign-ins (accounts/migrations/0007 adds the index)."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    assert any(c["index"] and c["columns"] == ["attempt_time"] for c in constraints.values()), constraints
+
+
+@pytest.mark.postgres
+def test_the_sign_in_log_sweep_finds_the_old_sign_ins_by_their_time() -> None:
+    """A busy site signs players in all day: the hourly look for sign-ins 90 days old reads those, not the log."""
+    AccessLog.objects.bulk_create(
+        AccessLog(user_agent="ua", ip_address="198.51.100.7", username=f"p{i}", http_accept="*/*", path_info="/")
+        for i in range(20000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE axes_accesslog")
+    before = timezone.now() - 90 * DAY
+    plan = AccessLog.objects.filter(attempt_time__lt=before).order_by("pk").values_list("pk", flat=True)[:500].explain()
+    assert "attempt_time" in plan.split("Index", 1)[-1] and "Seq Scan" not in plan, plan
