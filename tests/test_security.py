@@ -227,6 +227,90 @@ def test_every_state_changing_endpoint_refuses_a_post_without_a_csrf_token(path:
     assert Game.objects.get(code=code).version == before.version
 
 
+# Views a post without a CSRF token may reach: a one-click stop link's token is its own
+# credential (games.web.views.notices_stop), posted by mail programs and the service worker.
+CSRF_EXEMPT = {"notices_stop"}
+# A value for each kind of URL parameter, so that every address of the site can be posted to.
+SAMPLE = {
+    "code": "{code}",
+    "ruleset": "official",
+    "action": "roll",
+    "language": "en",
+    "username": "ann",
+    "app_label": "games",
+}
+
+
+def every_address(patterns: list[Any], prefix: str = "") -> list[tuple[str, str]]:
+    """(name, path) of every URL pattern of the site, its parameters filled in."""
+    from django.urls import URLResolver
+
+    found = []
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern).lstrip("^").rstrip("$").replace("\\Z", "")
+        if isinstance(pattern, URLResolver):
+            found += every_address(pattern.url_patterns, route)
+            continue
+        path = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: SAMPLE.get(m[1], "x1"), route)
+        path = re.sub(r"<(?:(\w+):)?(\w+)>", lambda m: SAMPLE.get(m[2], "1" if m[1] == "int" else "x1"), path)
+        found.append((pattern.name or route, "/" + path))
+    return found
+
+
+def test_every_address_of_the_site_refuses_a_post_without_a_csrf_token() -> None:
+    """Django's CSRF middleware guards every view but those exempted: the site's own, allauth's
+    (sign-up, sign-in, passwords, passkeys), the admin's, the language switcher. Walks the URL
+    patterns, so a view added later is held to it too."""
+    from django.urls import get_resolver
+
+    code = create_room(Client())
+    User.objects.create_user("ann", password="a long pass phrase 1")
+    before = Game.objects.get(code=code).version
+    addresses = [(name, path.format(code=code)) for name, path in every_address(get_resolver().url_patterns)]
+    assert len(addresses) > 60 and any(name == "account_signup" for name, _ in addresses)
+    for signed_in in (False, True):
+        client = Client(enforce_csrf_checks=True)
+        if signed_in:
+            client.force_login(User.objects.get(username="ann"))
+        for name, path in addresses:
+            if name in CSRF_EXEMPT:
+                continue
+            response = client.post(path, {"name": "Eve", "username": "eve", "password": "x", "action": "delete"})
+            assert response.status_code == 403, f"{name} {path}: {response.status_code}"
+    assert Game.objects.get(code=code).version == before
+    assert User.objects.filter(username="ann").exists()
+
+
+@pytest.mark.parametrize(
+    "elsewhere",
+    ["https://evil.example/", "//evil.example/", "/\\evil.example/", "https:evil.example", "javascript:alert(1)"],
+)
+def test_no_next_address_sends_a_browser_to_another_site(settings: Any, elsewhere: str) -> None:
+    """A link to the site's sign-in (or sign-up, sign-out, language switcher) that names another
+    site to go to after it sends the browser to the site's own page instead: nobody can lend a
+    phishing page the site's name."""
+    from urllib.parse import urlsplit
+
+    settings.ACCOUNT_RATE_LIMITS = False
+    User.objects.create_user("ann", password="a long pass phrase 1")
+    client = Client()
+    answers = [
+        client.post(f"/accounts/login/?next={elsewhere}", {"login": "ann", "password": "a long pass phrase 1"}),
+        client.post("/i18n/language", {"language": "de", "next": elsewhere}),
+        client.post("/i18n/language", {"language": "en"}, HTTP_REFERER=elsewhere),
+        client.post("/accounts/logout/", {"next": elsewhere}),
+        Client().post(
+            f"/accounts/signup/?next={elsewhere}",
+            {"username": "bea", "password1": "a long pass phrase 2", "password2": "a long pass phrase 2"},
+        ),
+    ]
+    for response in answers:
+        assert response.status_code == 302
+        location = urlsplit(response["Location"])
+        assert not location.scheme and not location.netloc and location.path.startswith("/"), response["Location"]
+        assert "evil" not in response["Location"] and "\\" not in response["Location"]
+
+
 # --- cookies -------------------------------------------------------------------------
 
 

@@ -829,3 +829,29 @@ def test_on_a_phone_the_replays_title_wraps_without_a_gap(live_site: LiveSite, n
     assert all(gap <= size / 2 for gap in gaps), f"{gaps} px between lines of {size} px letters"
     for scheme in in_each_scheme(page):
         shot(page, f"replay-title-390-{scheme}")
+
+
+def test_names_that_look_like_markup_are_shown_as_typed_on_every_page_of_a_game(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Seat names may hold any sign: the game-over table, its scorecard, the replay's steps and card
+    and the fair-dice page draw each as the text typed, never as markup (in an attribute too)."""
+    names = ["<i class=pwn>Ann</i>", '"><i class=pwn>Bo', "'><i class=pwn>Cy"]
+    code = finished_named_game(live_site, names)
+    page = new_page()
+    pwned = "document.querySelectorAll('.pwn, i[class]').length"
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#over:not([hidden])")
+    page.wait_for_selector("#card table")
+    text = page.inner_text("body")
+    assert all(name in text for name in names), text
+    assert page.evaluate(pwned) == 0
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    page.evaluate("() => { const next = document.getElementById('next'); while (!next.disabled) next.click(); }")
+    assert page.evaluate(pwned) == 0
+    assert names[0] in page.inner_text("#card")
+    page.goto(f"{live_site.url}/r/{code}/fairness")
+    assert all(name in page.inner_text("body") for name in names)
+    assert page.evaluate(pwned) == 0
+    assert page.errors == []

@@ -20,6 +20,10 @@ from tests.factories import open_room
         ("Ho\u00adst", "Host"),  # soft hyphen
         ("Jose\u0301", "Jos\u00e9"),  # NFC: e + combining acute is é
         ("Ann\tMarie", "Ann Marie"),
+        # A name goes into e-mail subjects ("Ann's turn in room ..."): no line break may reach a header.
+        ("Ann\r\nBcc: x@evil.example", "Ann Bcc: x@evil.example"),
+        ("Ann\u2028Lee\u2029", "Ann Lee"),  # Unicode's line and paragraph separators
+        ("Ann\u0085Lee", "AnnLee"),  # a control character (NEL)
         ("Z\u0301\u0302\u0303\u0304\u0305\u0306\u0307", "\u0179\u0302\u0303\u0304"),  # marks capped at 3
     ],
 )
