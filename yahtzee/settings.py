@@ -174,8 +174,10 @@ LOGIN_URL = "account_login"
 # allauth's own sign-in limits count per address only: its default also refuses a username
 # for 5 minutes after 5 wrong passwords from anywhere, which let a stranger lock its owner
 # out. Wrong passwords per address are django-axes' (above). The address is the one the
-# proxy names, as for every other limit (games/realtime/limits.py client_ip).
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip"}
+# proxy names, as for every other limit (games/realtime/limits.py client_ip). Sign-ups keep
+# allauth's 20 a minute per address, and at most 100 a day: each account holds its name and
+# every name that reads as it, which one address could otherwise take by the ten thousand.
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip", "signup": "20/m/ip,100/d/ip"}
 ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
 MFA_ADAPTER = "accounts.adapters.MFAAdapter"  # a new passkey is named after its browser and device

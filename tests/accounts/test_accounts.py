@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -659,6 +660,59 @@ def test_painted_stats_say_there_is_no_exact_solver() -> None:
     assert GameRecord.objects.filter(ruleset="painted", lost__isnull=True).count() == 2
     assert "No exact solver" in a.get("/u/oli/").content.decode()
     assert "no exact solver" in Client().get("/leaderboards/painted").content.decode()
+
+
+def test_one_address_signs_up_at_most_20_accounts_a_minute_and_100_a_day(settings: Any) -> None:
+    """Each account holds its name and every name that reads as it: without a bound per day one
+    address could take 28,800 names a day at allauth's 20 a minute (and probe as many names for
+    being taken). Every sign-up posted counts, taken or refused."""
+    from types import SimpleNamespace
+    from unittest import mock
+
+    import yahtzee.settings as site
+    from tests.conftest import clear_cache
+
+    clear_cache()
+    settings.ACCOUNT_RATE_LIMITS = site.ACCOUNT_RATE_LIMITS
+    now = [1_000_000.0]
+    clock = SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic, sleep=time.sleep)
+
+    def post(name: str) -> int:
+        form = {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+        return Client(REMOTE_ADDR="198.51.100.20").post("/accounts/signup/", form).status_code
+
+    with mock.patch("allauth.core.internal.ratelimit.time", clock):
+        for minute in range(5):
+            assert [post(f"p{minute}x{i}") for i in range(20)] == [302] * 20
+            assert post(f"p{minute}late") == 429  # the 21st in a minute
+            now[0] += 61
+        assert post("one_too_many") == 429  # the day's 100 are made
+        assert Client(REMOTE_ADDR="198.51.100.21").post("/accounts/signup/", {"username": "other"}).status_code == 200
+        now[0] += 86_400
+        assert post("next_day") == 302
+    assert get_user_model().objects.count() == 101
+
+
+def test_a_wrong_sign_in_costs_the_same_whether_the_name_is_an_accounts_or_not(settings: Any) -> None:
+    """Hashing a password is what a sign-in spends its time on: a name nobody has is answered after
+    as many hashings as an account's name with a wrong password (Django's and allauth's backends
+    each hash a throwaway one), so the time taken does not tell which names are accounts, as the
+    words do not ("the username and/or password you specified are not correct")."""
+    from unittest import mock
+
+    from django.contrib.auth.hashers import MD5PasswordHasher
+
+    settings.AXES_FAILURE_LIMIT = 100
+    sign_up(Client(), "ann")
+    hashings = {}
+    for name in ["ann", "ANN", "nobody"]:
+        with mock.patch.object(
+            MD5PasswordHasher, "encode", autospec=True, side_effect=MD5PasswordHasher.encode
+        ) as encode:
+            response = Client().post("/accounts/login/", {"login": name, "password": "not the password"})
+        assert response.status_code == 200 and "not correct" in response.content.decode()
+        hashings[name] = encode.call_count
+    assert len(set(hashings.values())) == 1 and hashings["ann"] > 0, hashings
 
 
 def test_login_is_locked_out_per_address_and_the_password_is_never_logged(caplog) -> None:
