@@ -461,21 +461,34 @@ async def test_no_seed_or_controller_token_reaches_a_client_before_the_game_ends
         await ws.disconnect()
 
 
-@pytest.mark.parametrize(
-    ("method", "path"),
-    [
-        ("get", "/r/{}/fairness"),
-        ("get", "/r/{}/review.json"),
-        ("get", "/r/{}/replay"),
-        ("get", "/r/{}/log.json"),
-        ("post", "/r/{}/join"),
-        ("post", "/r/{}/rematch"),
-        ("post", "/r/{}/roll"),
-        ("post", "/r/{}/score"),
-        ("get", "/rooms/find?code={}"),
-        ("get", "/r/{}/here.css"),
-    ],
-)
+LOOKUPS_BY_CODE = [
+    ("get", "/r/{}/"),
+    ("get", "/r/{}/fairness"),
+    ("get", "/r/{}/review.json"),
+    ("get", "/r/{}/replay"),
+    ("get", "/r/{}/log.json"),
+    ("get", "/r/{}/state.json"),
+    ("post", "/r/{}/join"),
+    ("post", "/r/{}/spectator"),
+    ("post", "/r/{}/rematch"),
+    ("post", "/r/{}/roll"),
+    ("post", "/r/{}/score"),
+    ("get", "/rooms/find?code={}"),
+    ("get", "/r/{}/here.css"),
+]
+
+
+def test_the_miss_limit_test_covers_every_address_that_names_a_room_code() -> None:
+    """A page added under /r/<code>/ is added to the lookups checked below."""
+    from django.urls import get_resolver
+
+    checked = {path.format("{code}").replace("<str:action>", "roll") for _, path in LOOKUPS_BY_CODE}
+    named = {path for _, path in every_address(get_resolver().url_patterns) if "{code}" in path}
+    # The socket's address over HTTP names the worker that answers, whatever the code: it looks nothing up.
+    assert named - {"/ws/rooms/{code}/"} <= checked, named - checked
+
+
+@pytest.mark.parametrize(("method", "path"), LOOKUPS_BY_CODE)
 @pytest.mark.usefixtures("limit_clock")
 def test_every_lookup_by_room_code_counts_against_the_miss_limit(settings: Any, method: str, path: str) -> None:
     settings.RATE_LIMIT_ROOM_MISS = "3/60"
