@@ -311,6 +311,22 @@ def test_no_next_address_sends_a_browser_to_another_site(settings: Any, elsewher
         assert "evil" not in response["Location"] and "\\" not in response["Location"]
 
 
+def test_every_kind_of_answer_carries_the_headers_that_keep_other_sites_out() -> None:
+    """No frame of another site's page holds any of the site's pages, the room's address stays out
+    of other sites' logs, and no answer is read as another type than it says (docs/security.md)."""
+    code = create_room(Client())
+    answers = {
+        path: Client().get(path)
+        for path in ["/", f"/r/{code}/", f"/r/{code}/state.json", "/accounts/login/", "/no/such/page", "/admin/"]
+    }
+    answers["a refused form"] = Client(enforce_csrf_checks=True).post("/rooms/new")
+    for what, response in answers.items():
+        assert response["X-Frame-Options"] == "DENY", what
+        assert "frame-ancestors 'none'" in response["Content-Security-Policy"], what
+        assert response["Referrer-Policy"] == "same-origin", what
+        assert response["X-Content-Type-Options"] == "nosniff", what
+
+
 # --- cookies -------------------------------------------------------------------------
 
 
