@@ -292,6 +292,31 @@ def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_f
     assert f"- listitem: Ann scored {chance} in Chance" in feed, feed
 
 
+def test_each_button_of_the_players_list_names_the_seat_it_is_for(live_site: LiveSite, new_page: Any) -> None:
+    """The host's lobby holds a Remove for each guest and computer, a Mute chat for a guest and a
+    Leave for each of the device's own seats: tabbing through them, a screen reader read "Remove,
+    Remove, Leave, Leave" (and voice control's "click Remove" had several to choose from). Each is
+    named by the words it shows and then the seat's name, as the eye reads it on the seat's row."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.fill("#join-name", "Cy")
+    with ann.expect_navigation():
+        ann.click("#join-btn")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat .tag.you').length === 2")
+    for seats in (4, 5):
+        act(ann, [ann], lambda: ann.click("#add-bot"))
+        ann.wait_for_function(f"document.querySelectorAll('#seats .seat').length === {seats}")
+    computers = ann.locator("#seats .seat:has(.tag.bot) .seat-name").all_inner_texts()
+    assert len(set(computers)) == 2, computers
+    names = [*(f"Remove {name}" for name in ["Bob", *computers]), "Mute chat Bob", "Leave Ann", "Leave Cy"]
+    for name in names:
+        assert ann.locator("#seats").get_by_role("button", name=name, exact=True).count() == 1, name
+    assert ann.locator("#seats button").count() == len(names)
+    # The guest's own Leave, the only button of his list, is named for his seat too.
+    assert bob.locator("#seats").get_by_role("button", name="Leave Bob", exact=True).count() == 1
+
+
 def test_the_chat_form_says_post_as_only_with_the_choice_of_who_posts(live_site: LiveSite, new_page: Any) -> None:
     """The words "Post as" label the choice of who is talking, which a shared device's chat has. A page of
     one seat has no such choice, and a screen reader read the words alone before the message box."""

@@ -508,8 +508,10 @@ export function seatsHtml(view) {
       const active = seat.status === "active";
       const live = state.status === "lobby" || state.status === "playing";
       // The player too: a lobby's seats move up when one is taken out, and a button's id with them.
+      // Named by its words and then the seat's name ("Remove Rolly"), as the eye reads it on the
+      // seat's row: tabbing through the list, "Remove, Remove, Leave" said nothing of whose.
       const button = (act, label, id = act) =>
-        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" data-player="${Number(seat.player)}" id="${id}-${seat.seat}">${label}</button>`;
+        `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" data-player="${Number(seat.player)}" id="${id}-${seat.seat}" aria-labelledby="${id}-${seat.seat} seat-name-${seat.seat}">${label}</button>`;
       if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
         buttons.push(seat.muted ? button("unmute", gettext("Unmute chat"), "mute") : button("mute", gettext("Mute chat")));
       }
@@ -529,7 +531,7 @@ export function seatsHtml(view) {
       const total = state.cards[seat.seat]?.total;
       return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}">
         ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
-        <span class="seat-name">${esc(seat.name)}</span>${tags.join("")}
+        <span class="seat-name" id="seat-name-${seat.seat}">${esc(seat.name)}</span>${tags.join("")}
         ${presenceText ? `<span class="presence-text">${presenceText === "online" ? gettext("online") : gettext("away")}</span>` : ""}
         ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}
         ${buttons.join("")}</li>`;
