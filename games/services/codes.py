@@ -35,6 +35,16 @@ INVISIBLE_MARKS = frozenset(
     ["\u034f", "\u17b4", "\u17b5", *map(chr, range(0x180B, 0x1810)), *map(chr, range(0xFE00, 0xFE10))]
     + list(map(chr, range(0xE0100, 0xE01F0)))
 )
+# Zero-width non-joiner and joiner, and the text and emoji styles of the symbol before them: part
+# of how a name is spelt where they join something (joining_marks), dropped anywhere else.
+ZWNJ, ZWJ = "\u200c", "\u200d"
+PRESENTATION = frozenset("\ufe0e\ufe0f")
+# The scripts whose letters join or stack, where a (non-)joiner between two of them is spelling
+# (Persian writes "علی‌رضا" with one), named as Unicode's character names begin.
+JOINING_SCRIPTS = frozenset(
+    ["ARABIC", "SYRIAC", "NKO", "MONGOLIAN", "DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA"]
+    + ["TAMIL", "TELUGU", "KANNADA", "MALAYALAM", "SINHALA"]
+)
 # What a decoder puts where the bytes it was given were not text (a form posted in another
 # encoding): a name holding it has lost a letter, and would be stored and shown as "B�b".
 LOST_LETTER = "\ufffd"
@@ -66,6 +76,40 @@ def capped_marks(text: str) -> str:
         else:
             marks = 0
         kept.append(char)
+    return "".join(kept)
+
+
+def _joining_letter(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LM" and unicodedata.name(char, "").split(" ")[0] in JOINING_SCRIPTS
+
+
+def _pictograph(char: str) -> bool:
+    """A symbol an emoji sequence joins: a pictograph (So), or a skin tone (Sk)."""
+    return unicodedata.category(char) == "So" or "\U0001f3fb" <= char <= "\U0001f3ff"
+
+
+def joining_marks(text: str) -> str:
+    """``text`` keeping a zero-width joiner or non-joiner only where it joins something (between two
+    pictographs of one emoji, "👩🏽‍💻", or two letters of a script that joins, "علی‌رضا"), and a
+    text or emoji style only right after a symbol (or a keycap's digit, "1️⃣"): elsewhere they draw
+    nothing, and a name with one would pass for the name without it."""
+    kept: list[str] = []
+    for i, char in enumerate(text):
+        before = kept[-1] if kept else ""
+        after = text[i + 1] if i + 1 < len(text) else ""
+        if char in (ZWJ, ZWNJ):
+            # An emoji in emoji style is joined after its style: the flag of "🏳️‍🌈".
+            base = kept[-2] if before in PRESENTATION and len(kept) > 1 else before
+            emoji = char == ZWJ and bool(base) and bool(after) and _pictograph(base) and _pictograph(after)
+            letters = bool(before) and bool(after) and _joining_letter(before) and _joining_letter(after)
+            if emoji or letters:
+                kept.append(char)
+        elif char in PRESENTATION:
+            keycap = before in "0123456789#*" and after == "\u20e3"
+            if before and (unicodedata.category(before) in ("So", "Sm") or keycap):
+                kept.append(char)
+        else:
+            kept.append(char)
     return "".join(kept)
 
 
@@ -103,23 +147,26 @@ class NameRefused(RuleViolation):
 def clean_name(name: object) -> str:
     """A display name as people will see it: NFC, no invisible tricks, at least one visible character.
 
-    Control and format characters (zero-width spaces and joiners, bidi overrides, soft
-    hyphens) are dropped, runs of spaces become one, and each character keeps at most
-    ``MARKS_MAX`` combining marks. A name holding ``LOST_LETTER`` is refused, not stored with the
-    letter lost. Raises NameRefused (BAD_NAME, NAME_RESERVED) naming what is wrong.
+    Control and format characters (zero-width spaces, bidi overrides, soft hyphens) are
+    dropped, and so are joiners and emoji styles that join nothing (``joining_marks``); runs of
+    spaces become one, and each character keeps at most ``MARKS_MAX`` combining marks. A name
+    holding ``LOST_LETTER`` is refused, not stored with the letter lost. Raises NameRefused
+    (BAD_NAME, NAME_RESERVED) naming what is wrong.
     """
     text = unicodedata.normalize("NFC", name if isinstance(name, str) else "")
     if LOST_LETTER in text:
         raise NameRefused(BAD_NAME, "A name cannot hold �, the sign of a letter lost on the way: please type it again.")
     kept: list[str] = []
     for char in text:
-        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:
+        if char in (ZWJ, ZWNJ) or char in PRESENTATION:
+            kept.append(char)  # where it joins something (joining_marks)
+        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn") or char in BLANKS or char in INVISIBLE_MARKS:
             # Tabs and newlines still separate words; other controls and format characters go.
             if char in "\t\n\r\x0b\x0c":
                 kept.append(" ")
             continue
         kept.append(char)
-    text = re.sub(r"\s+", " ", capped_marks("".join(kept))).strip()
+    text = re.sub(r"\s+", " ", joining_marks(capped_marks("".join(kept)))).strip()
     if not text:
         raise NameRefused(BAD_NAME, "Please choose a display name.")
     if not visible(text):
@@ -181,8 +228,10 @@ def isolated(name: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """What two names are compared by: "Host", "HOST" and full-width "Ｈｏｓｔ" are the same name."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    """What two names are compared by: "Host", "HOST" and full-width "Ｈｏｓｔ" are the same name, and
+    so are two that differ only by a joiner or an emoji's style, which a reader may not see."""
+    bare = "".join(char for char in name if char not in (ZWJ, ZWNJ) and char not in PRESENTATION)
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", bare).casefold())
 
 
 def clean_client_seed(seed: object) -> str:

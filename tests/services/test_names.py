@@ -33,6 +33,62 @@ def test_a_name_is_normalised_and_loses_its_invisible_characters(typed: str, sto
     assert all(ord(c) not in (0x200B, 0x202E, 0x2066, 0x2069, 0xAD) for c in cleaned)
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # woman technologist, medium skin: one emoji, joined
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag: white flag (emoji style), joiner, rainbow
+        "Liv \u2764\ufe0f",  # a red heart, not the black text one
+        "Team 1\ufe0f\u20e3",  # keycap one
+        "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627",  # Persian "Ali-Reza": the non-joiner is its spelling
+        "\u0915\u094d\u200d\u0937",  # Devanagari: a half form asked for by the joiner
+    ],
+)
+def test_the_joiners_and_emoji_style_that_a_name_is_spelt_with_stay(typed: str) -> None:
+    """An emoji drawn of several (a family, a flag, a skin tone with a job), a symbol in emoji style,
+    and Persian or Indic letters that the zero-width (non-)joiner shapes draw as typed only with
+    them: dropped, "👩🏽‍💻" showed as two pictures and "علی‌رضا" ran its two words together."""
+    assert services.clean_name(typed) == typed
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("Ho\u200dst", "Host"),  # between Latin letters a joiner changes nothing drawn
+        ("\u200cAnn\u200d", "Ann"),  # at either end, nothing to join
+        ("\U0001f469\u200d\u200d\U0001f4bb", "\U0001f469\u200d\U0001f4bb"),  # one is all a join takes
+        ("\U0001f469\u200d", "\U0001f469"),
+        ("Ann\ufe0f", "Ann"),  # emoji style of a letter: nothing
+        ("\u2764\ufe0f\ufe0f", "\u2764\ufe0f"),
+    ],
+)
+def test_a_joiner_or_emoji_style_that_joins_nothing_is_dropped(typed: str, stored: str) -> None:
+    assert services.clean_name(typed) == stored
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("first", "twin"),
+    [
+        ("\u0639\u0644\u06cc\u200c\u0631\u0636\u0627", "\u0639\u0644\u06cc\u0631\u0636\u0627"),
+        ("\U0001f469\u200d\U0001f4bb", "\U0001f469\U0001f4bb"),
+        ("Liv \u2764\ufe0f", "Liv \u2764"),
+    ],
+)
+def test_a_name_that_differs_from_another_only_by_a_joiner_or_emoji_style_is_taken(first: str, twin: str) -> None:
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name=first, controller="someone")
+    for name, controller in ((twin, "someone-else"), (first, "a-third")):
+        with pytest.raises(RuleViolation) as caught:
+            services.game_join(code=table.code, name=name, controller=controller)
+        assert caught.value.code == NAME_TAKEN
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name=twin, controller="someone")
+    with pytest.raises(RuleViolation) as caught:
+        services.game_join(code=table.code, name=first, controller="someone-else")
+    assert caught.value.code == NAME_TAKEN
+
+
 def test_stacked_combining_marks_are_capped_per_character() -> None:
     cleaned = services.clean_name(("a" + "\u0316\u0317\u0318\u0319\u031a" * 4) * 3)
     assert cleaned == ("a" + "\u0316\u0317\u0318") * 3
