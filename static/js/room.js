@@ -834,10 +834,13 @@ function keepFocus(fn) {
   const id = document.activeElement?.id;
   const player = document.activeElement?.dataset?.player;
   fn();
-  if (!id || document.activeElement?.id === id) return;
+  // An element in a part now hidden (the lobby once the game started) still holds the keyboard
+  // until the browser next draws, then lets it fall to the top of the page: it is left too.
+  const shown = (el) => !el.closest("[hidden]");
+  if (!id || (document.activeElement?.id === id && shown(document.activeElement))) return;
   const again = document.getElementById(id);
   // A seat's button of the same id is another player's once the seats above it moved up.
-  if (again && !again.disabled && again.dataset.player === player) again.focus();
+  if (again && !again.disabled && again.dataset.player === player && shown(again)) again.focus();
   else if (FOCUS_NEAR[id]) document.getElementById(FOCUS_NEAR[id])?.focus();
   // A seat's button goes with its seat (taken out, handed to a computer): the keyboard stays
   // where it was instead of falling to the top of the page. In the play card, on Roll when the
@@ -846,7 +849,13 @@ function keepFocus(fn) {
   // on the host's own Leave (the list's first button), where the next Enter would ask to leave.
   // "I'm back" goes with the banner it is in: the keyboard stays at the table, on another away
   // player's "I'm back" on a shared device, else as from the play card's buttons.
-  else if (/^back(-\d+)?$/.test(id)) {
+  // The lobby's join form goes when someone else fills the room or starts the game: the keyboard
+  // goes to why (the room is full, which a screen reader then reads), else the lobby's heading, or
+  // the table's turn once the lobby is gone.
+  else if (/^(join-name|join-btn|invite|copy|share)$/.test(id)) {
+    const lobby = document.getElementById("lobby");
+    (lobby.hidden ? rollOrTurn() : (document.getElementById("room-full") ?? document.getElementById("lobby-h")))?.focus();
+  } else if (/^back(-\d+)?$/.test(id)) {
     (document.querySelector("#play [data-back]") ?? rollOrTurn())?.focus();
   } else if (/^play-(kick|remove|replace|mute|leave)-\d+$/.test(id)) {
     rollOrTurn()?.focus();

@@ -251,6 +251,38 @@ def test_the_seat_that_fills_the_room_leaves_the_keyboard_on_start(live_site: Li
     host.wait_for_selector("#roll")
 
 
+def test_a_name_being_typed_when_the_room_fills_or_the_game_starts_leaves_the_keyboard_by_why(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Vic is typing her name to take a seat, and Wes the name of a second player on his device, when
+    the host fills the room: the form goes, and the keyboard went to the top of the page without a
+    word of why. Vic's is on "The room is full", which a screen reader then reads, and Wes's on the
+    lobby's heading; when the host starts the game, on the table's turn."""
+    host, vic, wes = new_page(), new_page(), new_page()
+    url = create_online(host, live_site, "Ann")
+    join(wes, url, "Wes")
+    vic.goto(url)
+    vic.wait_for_selector("#conn[data-state=connected]")
+    for page, typed in ((vic, "Vic"), (wes, "Cy")):
+        page.focus("#join-name")
+        page.keyboard.type(typed)
+    for _ in range(6):
+        act(host, [host, vic, wes], lambda: host.click("#add-bot"))
+    vic.wait_for_selector("#join-name", state="detached")
+    wes.wait_for_selector("#join-name", state="detached")
+    assert vic.evaluate(FOCUSED) == "room-full"
+    assert vic.inner_text("#room-full") == "The room is full (8 players): you can watch."
+    assert wes.evaluate(FOCUSED) == "lobby-h"
+    # A join field left as the host starts: the keyboard goes to the table.
+    ann = new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(wes, url, "Wes")
+    wes.focus("#join-name")
+    act(ann, [ann, wes], lambda: ann.click("#start"))
+    wes.wait_for_selector("#lobby", state="hidden")
+    assert wes.evaluate(FOCUSED) == "turn-h"
+
+
 def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: LiveSite, new_page: Any) -> None:
     """Bob tabs to a box's name (a button that opens what the box scores) to read it while Ann
     plays. Ann's roll draws the card again (its open boxes show her new points): Bob's keyboard

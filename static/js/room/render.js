@@ -191,7 +191,7 @@ export function lobbyHtml(view) {
     state.hints ? gettext("Hints from the coach allowed") : gettext("No hints from the coach"),
     state.chat?.spectators ? gettext("Spectators may post in the chat") : gettext("Only the players post in the chat"),
   ].filter(Boolean);
-  let html = `<h2 id="lobby-h">${gettext("Waiting for players")}</h2>
+  let html = `<h2 id="lobby-h" tabindex="-1">${gettext("Waiting for players")}</h2>
     <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>
     <ul class="room-settings muted" id="room-settings">${settings.map((each) => `<li>${esc(each)}</li>`).join("")}</ul>`;
   if (!state.local) {
@@ -216,7 +216,7 @@ export function lobbyHtml(view) {
   } else if (!canJoin) {
     html += `<p class="muted">${gettext("This game is played on one device: you can watch it.")}</p>`;
   } else if (!view.mine.length) {
-    html += `<p class="muted">${fmt(gettext("The room is full (%(n)s players): you can watch."), { n: MAX_PLAYERS })}</p>`;
+    html += `<p class="muted" id="room-full" tabindex="-1">${fmt(gettext("The room is full (%(n)s players): you can watch."), { n: MAX_PLAYERS })}</p>`;
   }
   if (view.isHost && !full) {
     const options = Object.entries(view.levels)
