@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
 from games.services import (
+    CODE_LENGTH,
     LOST_LETTER,
     NAME_MAX,
     NAME_TYPED_MAX,
@@ -239,6 +240,13 @@ class JoinRoomForm(forms.Form):
 # A pasted invite link: http(s)://host/r/<code>/..., or just the path /r/<code>/...
 _INVITE_LINK = re.compile(r"^(?:[a-z][a-z0-9+.-]*://[^/?#]*)?/?r/([^/?#]+)(?:[/?#].*)?$", re.IGNORECASE)
 _CODE_SHAPE = re.compile(r"^[a-z0-9]{1,32}$")
+_CODE_KEPT = 32  # what normalize_code keeps of what was typed
+
+
+def code_length_said(length: int) -> str:
+    """Why a code of ``length`` letters and digits names no room: room codes have CODE_LENGTH."""
+    wrong = _("A room code has %(length)s letters and digits, not %(n)s: check it with whoever sent it.")
+    return wrong % {"length": CODE_LENGTH, "n": length}
 
 
 def code_from_input(text: str) -> str:
@@ -255,6 +263,10 @@ def code_from_input(text: str) -> str:
             _("That is not a room link. Paste the whole invite link (…/r/abcd-efgh-jk/) or type just the code.")
         )
     code = normalize_code(text)
+    typed = "".join(char for char in text if not char.isspace() and unicodedata.category(char) != "Pd")
+    if len(typed) > _CODE_KEPT and _CODE_SHAPE.match(code):
+        # Longer than any code: said with the length typed, not the part normalize_code kept.
+        raise forms.ValidationError(code_length_said(len(typed)))
     if not _CODE_SHAPE.match(code):
         raise forms.ValidationError(_("A room code has only letters and digits, like abcd-efgh-jk."))
     return code

@@ -46,7 +46,14 @@ from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
 from games.web import docpages, noscript
 from games.web.errorpages import NO_ROOM_PAGE, answers_json
-from games.web.forms import MAX_LOCAL_PLAYERS, CreateRoomForm, EmailNoticesForm, JoinByCodeForm, JoinRoomForm
+from games.web.forms import (
+    MAX_LOCAL_PLAYERS,
+    CreateRoomForm,
+    EmailNoticesForm,
+    JoinByCodeForm,
+    JoinRoomForm,
+    code_length_said,
+)
 from games.web.here import form_on
 from games.web.limits import mark_refused
 from games.web.refusals import WORDS, Worded, refusal
@@ -193,8 +200,7 @@ def room_find(request: HttpRequest) -> HttpResponse:
     # Said beside the field with the code as typed, to be put right there: a 404, which the miss
     # limit counts as it counts the room page's (games/web/urls.py).
     if len(code) != services.CODE_LENGTH:
-        wrong = _("A room code has %(length)s letters and digits, not %(n)s: check it with whoever sent it.")
-        form.add_error("code", wrong % {"length": services.CODE_LENGTH, "n": len(code)})
+        form.add_error("code", code_length_said(len(code)))
     else:
         form.add_error("code", _("No room has this code: check it with whoever sent it."))
     return _home(request, CreateRoomForm(), status=404, join_form=form)

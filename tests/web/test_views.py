@@ -561,6 +561,9 @@ def test_a_pasted_invite_link_opens_the_room(pasted: str) -> None:
         ("ab$cd", "only letters and digits"),
         ("", "Type the room code"),
         ("x" * 301, "at most 300"),
+        # normalize_code keeps 32: the length said is the one typed.
+        ("abcd" * 10, "A room code has 10 letters and digits, not 40:"),
+        ("https://yahtzee.example.org/r/" + "z" * 33 + "/", "A room code has 10 letters and digits, not 33:"),
     ],
 )
 def test_anything_else_in_the_room_code_field_gets_a_clear_message(typed: str, message: str) -> None:
