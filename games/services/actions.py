@@ -169,6 +169,8 @@ def record(
     players.follow(game, before, after)
     if owed is not None:
         notices.owe(game, owed)
+    if "status" in fields and game.status in Game.OVER:
+        notices.ended(game)
     transaction.on_commit(lambda: _announce(game, move, rules))
     return move
 

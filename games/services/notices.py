@@ -325,6 +325,17 @@ def resumed(game: Game) -> None:
         queue(notice)
 
 
+def ended(game: Game) -> None:
+    """``game`` is over: the notices a pause held are dropped (in the caller's transaction).
+
+    Every other notice still owed has its task queued, which drops it (``moved_on``); one the
+    pause held has none, and no resume is coming to queue it, so it would be owed for ever.
+    """
+    Notice.objects.filter(game=game, done_at=None, due_at=PAUSED).update(
+        done_at=timezone.now(), outcome="dropped: the game is over"
+    )
+
+
 def set_back(step: timedelta, since: datetime) -> int:
     """The server's clock was set back by ``step``: the notices owed for after ``since`` (on the clock
     before) move back with it, and are queued again for their new time, since the task queued for
@@ -778,15 +789,20 @@ def prune(now: datetime | None = None) -> tuple[int, int]:
     Every notice leaves a task result (one more each time it is put off or queued again), and
     every browser given a seat token a session: none would ever go otherwise. Gone are the task
     results finished more than ``KEPT`` ago, the notices of games over done as long ago (nothing
-    reads a notice once it is done but the task that sent it), and the sessions past their expiry
-    (what Django's ``clearsessions`` deletes).
+    reads a notice once it is done but the task that sent it) or not done in a game over as long
+    ago (none is ever sent: one a pause held and the end did not drop, ``ended``), and the
+    sessions past their expiry (what Django's ``clearsessions`` deletes).
     """
     from django_tasks_db.models import DBTaskResult  # loaded by a worker only
 
     now = now or timezone.now()
     before = now - KEPT
     tasks, _ = DBTaskResult.objects.finished().filter(finished_at__lt=before).delete()
-    done, _ = Notice.objects.filter(done_at__lt=before, game__status__in=Game.OVER).delete()
+    done, _ = (
+        Notice.objects.filter(game__status__in=Game.OVER)
+        .filter(Q(done_at__lt=before) | Q(done_at=None, game__finished_at__lt=before))
+        .delete()
+    )
     import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
     if tasks or done:
         log.info("pruned %d task results and %d notices done long ago", tasks, done)

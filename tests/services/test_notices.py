@@ -1277,3 +1277,53 @@ def test_the_resume_of_a_game_is_not_told_to_a_player_with_the_room_open_nor_to_
     run_worker()
     assert Notice.objects.get(kind=Notice.Kind.TURN, seat=0).outcome == "dropped: the player resumed the game"
     assert not mail.outbox
+
+
+def test_the_notices_a_pause_held_are_dropped_when_the_game_ends_in_the_pause_and_pruned_like_any() -> None:
+    """Ben's "your turn" and reminder wait for the resume (``notices.PAUSED``); the game ends before
+    it (everyone leaves the paused game). Nothing would ever send them, queue them again or prune
+    them: they are dropped with the end, and go with the game's other notices."""
+    table = own_pace_room(seconds=DAY)
+    score_first_legal(table)  # seat 1 (P1) to move
+    pause(table)
+    for notice in Notice.objects.filter(done_at=None):
+        assert notices.send_notice.call(notice.pk) == "waiting: the game is paused"
+    assert Notice.objects.filter(done_at=None, due_at=notices.PAUSED, seat=1).count() == 2
+    for seat in (1, 0):
+        services.game_leave(
+            code=table.code, controller=table.controllers[seat], seat=seat, expected_version=table.version(),
+            action_id=action_id(),
+        )  # fmt: skip
+    assert Game.objects.get(code=table.code).status in Game.OVER
+    assert not Notice.objects.filter(done_at=None).exists()
+    assert set(Notice.objects.filter(seat=1).values_list("outcome", flat=True)) == {"dropped: the game is over"}
+    assert notices.recover(now=timezone.now() + timedelta(days=1)) == 0
+    later = timezone.now() + notices.KEPT + timedelta(days=1)
+    notices.prune(now=later)
+    assert not Notice.objects.filter(game__code=table.code).exists()
+
+
+def test_a_notice_still_held_by_a_pause_of_a_game_over_long_ago_is_pruned() -> None:
+    """A notice a pause held in a game that ended without dropping it (stored so by a version that
+    did not) is never sent: the pruning takes it once the game has been over for ``KEPT``."""
+    table = own_pace_room(seconds=DAY)
+    score_first_legal(table)
+    pause(table)
+    for notice in Notice.objects.filter(done_at=None):
+        notices.send_notice.call(notice.pk)
+    month_ago = timezone.now() - timedelta(days=30)
+    Game.objects.filter(code=table.code).update(status=Game.Status.ABANDONED, finished_at=month_ago)
+    held = Notice.objects.filter(done_at=None, due_at=notices.PAUSED)
+    assert held.filter(seat=1).count() == 2
+    notices.prune()
+    assert not held.exists()
+    # A game over lately keeps them for now, as it keeps its notices done lately.
+    other = own_pace_room(seconds=DAY)
+    score_first_legal(other)
+    pause(other)
+    for notice in Notice.objects.filter(done_at=None):
+        notices.send_notice.call(notice.pk)
+    Game.objects.filter(code=other.code).update(status=Game.Status.ABANDONED, finished_at=timezone.now())
+    kept = Notice.objects.filter(game__code=other.code).count()
+    notices.prune()
+    assert Notice.objects.filter(game__code=other.code).count() == kept
