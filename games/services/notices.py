@@ -55,7 +55,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games.services import waiting
-from games.services.codes import shown_name
+from games.services.codes import isolated, shown_name
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import connected_seats_in_sight, duration, time_left
@@ -421,7 +421,8 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
     entry = game.room.seats[notice.seat]
     several = len(game.room.seats_of(entry.controller)) > 1
     with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
-        name = shown_name(entry.name)
+        # A run of its own in the sentence (plain text: FSI…PDI), whichever way its letters go.
+        name = isolated(shown_name(entry.name))
         # A reminder that comes after the deadline (the timeout not played yet) says it is the turn, as the notice did.
         if notice.kind == Notice.Kind.REMINDER and left is not None and left > 0:
             data = {"code": game.code, "left": duration(left), "name": name}

@@ -627,7 +627,7 @@ def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:
             # change another player's name that contains it ("Al" in "Alice's turn").
             notice.event = {**event, "name": FORMER_PLAYER}
             with translation.override("en"):
-                notice.text = word(notice.event, game.ruleset)[:300]
+                notice.text = word(notice.event, game.ruleset, plain=True)[:300]
             notices.append(notice)
     Notice.objects.bulk_update(notices, ["text", "event"])
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from games.domain.room import Room, Seat
 from games.domain.rules import RULESETS
 from games.services import words
-from games.services.codes import shown_name
+from games.services.codes import isolated, shown_name
 from games.services.deadline import TIMEOUT_ACTION
 from games.store.models import Game, Move
 from games.store.selectors import DAY, duration, time_left
@@ -92,7 +92,7 @@ def watch(
     own_move = actor == entry.controller and not action_id.startswith(TIMEOUT_ACTION)
     event = what_happened(game, room, kind=kind, player_id=player_id, payload=payload, action_id=action_id)
     with translation.override("en"):
-        text = word(event, game.ruleset)
+        text = word(event, game.ruleset, plain=True)
     if again and later:
         owed = Owed(
             seat=key[1], player_id=entry.player, turn=key[0], text=text, event=event, turn_notice=False,
@@ -127,16 +127,21 @@ def what_happened(
     return {"what": "waiting"}
 
 
-def word(event: dict[str, Any], ruleset: str) -> str:
-    """``event`` in a line, in the active language: "Ana just scored 24 in Chance"."""
+def word(event: dict[str, Any], ruleset: str, *, plain: bool = False) -> str:
+    """``event`` in a line, in the active language: "Ana just scored 24 in Chance".
+
+    Each name is a run of its own (``isolated``: a right-to-left one would take the number beside
+    it into its run), unless ``plain``: the English line of the admin and the log, kept as typed.
+    """
     what = event.get("what")
+    named = shown_name if plain else (lambda name: isolated(shown_name(name)))
     if what in ("scored", "timed_out"):
         rules = RULESETS[ruleset]
         box = words.box_name(rules, event["box"])
         if "column" in event:
             box += words.column_note(rules, event["column"])
         data = {
-            "name": shown_name(event["name"]),
+            "name": named(event["name"]),
             "points": event["points"],
             "box": box,
             "bonus": event.get("bonus", 0),
@@ -149,7 +154,7 @@ def word(event: dict[str, Any], ruleset: str) -> str:
     if what == "started":
         return _("The game has started")
     if what == "left":
-        return _("%(name)s left the game") % {"name": shown_name(event["name"])}
+        return _("%(name)s left the game") % {"name": named(event["name"])}
     if what == "resumed":
         return _("The host resumed the game")
     return _("The game is waiting for you")

@@ -339,13 +339,13 @@ function event(frame) {
       showReaction(frame.seat, frame.reaction);
       break;
     case "timed_out":
-      announce(fmt(gettext("%(name)s's time ran out: the server played the turn."), { name: frame.name }));
-      remember(fmt(gettext("%(name)s's time ran out"), { name: frame.name }), "bot");
+      announce(fmt(gettext("%(name)s's time ran out: the server played the turn."), { name: render.isolated(frame.name) }));
+      remember(fmt(gettext("%(name)s's time ran out"), { name: render.isolated(frame.name) }), "bot");
       // The player it hit is told where she looks, not only in the feed below the card.
       if (v.isMine(frame.seat)) {
         toast(
           !v.isYou(frame.seat)
-            ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: frame.name })
+            ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: render.isolated(frame.name) })
             : frame.rolled ? gettext("Your time ran out: the server scored the box worth most for you.") : gettext("Your time ran out: the server rolled and scored the box worth most for you."),
           "info",
         );
@@ -363,13 +363,13 @@ function event(frame) {
       if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged
       const more = render.duration(frame.seconds);
       if (frame.outage) {
-        const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: frame.name });
+        const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: render.isolated(frame.name) });
         announce(back + ".");
         remember(back);
         break;
       }
-      announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: frame.name, time: more }));
-      remember(fmt(gettext("%(name)s was given %(time)s more to move"), { name: frame.name, time: more }));
+      announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: render.isolated(frame.name), time: more }));
+      remember(fmt(gettext("%(name)s was given %(time)s more to move"), { name: render.isolated(frame.name), time: more }));
       break;
     }
     case "muted":
@@ -987,7 +987,7 @@ function cueTurn(v) {
   // included (from the lobby), is said as it comes.
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== undefined) {
     if (v.myTurn && !state.local && !ui.muted) chime();
-    announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: v.seatName(state.turn.seat) }));
+    announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
   }
   ui.lastTurnKey = turnKey;
 }

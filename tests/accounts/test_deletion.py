@@ -210,7 +210,7 @@ def test_a_deleted_accounts_seat_is_named_in_the_readers_language() -> None:
         assert FORMER not in html and GERMAN in html, page
     # The lines that told the others what the seat did are worded in each reader's language too.
     with translation.override("de"):
-        assert word({"what": "left", "name": FORMER}, "official") == f"{GERMAN} hat das Spiel verlassen"
+        assert word({"what": "left", "name": FORMER}, "official") == f"\u2068{GERMAN}\u2069 hat das Spiel verlassen"
 
 
 def test_deleting_an_account_leaves_its_seat_a_computer_plays_while_it_is_away() -> None:

@@ -878,3 +878,19 @@ def test_a_seat_the_computer_plays_while_its_player_is_away_can_be_left_from_the
 def test_the_turn_running_low_is_said_in_words(harness: Any, seconds: float, pace: str, said: str) -> None:
     page = harness(RENDER)
     assert page.evaluate("([s, p]) => render.clockWarning(s, p)", [seconds, pace]) == said
+
+
+def test_the_name_in_the_turn_banner_and_the_line_under_it_is_a_run_of_its_own(page: Any) -> None:
+    """A right-to-left name in "%(name)s's turn" or "Waiting for %(name)s…" takes the words beside
+    it into its own run: each goes in a <bdi>, in the banner and in the line under it."""
+    s = state([1, 2, 3, 4, 5])
+    s["seats"] = [*s["seats"], {"seat": 1, "name": "שרה", "kind": "human", "status": "active", "host": False}]
+    s["cards"] = [*s["cards"], {**s["cards"][0], "seat": 1}]
+    s["turn"]["seat"] = 1
+    page.evaluate("s => draw(s)", s)
+    assert "<bdi>שרה</bdi>'s turn" in page.inner_html("#turn-h")
+    assert "Waiting for <bdi>שרה</bdi>…" in page.inner_html("#turn-meta")
+    s["turn"]["seat"] = 0
+    page.evaluate("s => draw(s)", s)
+    assert "Your turn, <bdi>Ana</bdi>" in page.inner_html("#turn-h")
+    assert page.errors == []

@@ -86,7 +86,7 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     assert len(mail.outbox) == 1 and len(push.requests) == 1
     email = mail.outbox[0]
     assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
-    assert email.body.startswith(f"Your turn in room {table.code}: P0 just scored {option['points']} in ")
+    assert email.body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 just scored {option['points']} in ")
     assert f"https://yahtzee.example.org/r/{table.code}/" in email.body
     assert "Time left to move: 23 hours" in email.body or "Time left to move: 1 day" in email.body
     stop = email.extra_headers["List-Unsubscribe"].strip("<>")
@@ -106,7 +106,7 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     # ...and the subscribed browser's keys open it.
     payload = subscriber.open(request.body)
     assert payload["title"] == f"Your turn in room {table.code}"
-    assert payload["body"].startswith(f"Your turn in room {table.code}: P0 just scored")
+    assert payload["body"].startswith(f"Your turn in room {table.code}: \u2068P0\u2069 just scored")
     assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
     assert payload["stop"].startswith("https://yahtzee.example.org/notices/stop/")
     assert payload["stop_label"] == "Stop these"
@@ -791,16 +791,17 @@ def test_each_channel_is_told_in_its_readers_language(push: PushService) -> None
 
     email = mail.outbox[0]
     assert email.subject == f"Din tur i rum {table.code}"
-    assert email.body.startswith(f"Din tur i rum {table.code}: P0 skrev lige {points} i Chance.")
+    assert email.body.startswith(f"Din tur i rum {table.code}: \u2068P0\u2069 skrev lige {points} i Chance.")
     assert "Alle dine spil: " in email.body and "Stop disse e-mails (ét klik): " in email.body
     assert "Tid tilbage til dit træk: " in email.body and ("23 timer" in email.body or "1 dag" in email.body)
     bodies = {r.path: (german if r.path == "/push/de" else spanish).open(r.body) for r in push.requests}
     assert bodies["/push/de"]["title"] == f"Du bist am Zug in Raum {table.code}"
     assert (
         bodies["/push/de"]["body"]
-        == f"Du bist am Zug in Raum {table.code}: P0 hat gerade {points} in Chance eingetragen."
+        == f"Du bist am Zug in Raum {table.code}: \u2068P0\u2069 hat gerade {points} in Chance eingetragen."
     )
-    assert bodies["/push/es"]["body"].startswith(f"Tu turno en la sala {table.code}: P0 acaba de anotar {points} en ")
+    es = f"Tu turno en la sala {table.code}: \u2068P0\u2069 acaba de anotar {points} en "
+    assert bodies["/push/es"]["body"].startswith(es)
     # The notification's own button too (the service worker shows it as sent).
     assert (bodies["/push/de"]["stop_label"], bodies["/push/es"]["stop_label"]) == (
         "Nicht mehr benachrichtigen",
@@ -844,13 +845,14 @@ def test_a_box_is_named_as_the_readers_rule_set_says_it(push: PushService) -> No
     services.email_notices_set(user_id=user.pk, on=True, controller=table.controllers[1], language="sv")
     notice = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="")
     notice.event = {"what": "scored", "name": "Ana", "points": 12, "box": "one_pair"}
-    assert notices.letter(notice, table.game, "sv").line == f"Din tur i rum {table.code}: Ana skrev just 12 i Ett par."
-    assert notices.letter(notice, table.game, "da").line == f"Din tur i rum {table.code}: Ana skrev lige 12 i Et par."
+    a = "\u2068Ana\u2069"  # a run of its own in the sentence
+    assert notices.letter(notice, table.game, "sv").line == f"Din tur i rum {table.code}: {a} skrev just 12 i Ett par."
+    assert notices.letter(notice, table.game, "da").line == f"Din tur i rum {table.code}: {a} skrev lige 12 i Et par."
     notice.event = {"what": "timed_out", "name": "Ana", "points": 0, "box": "yahtzee"}
     assert "le serveur a marqué 0 en Yatzy à sa place" in notices.letter(notice, table.game, "fr").line
     # A language the site does not speak, or none: the site's default.
     assert notices.letter(notice, table.game, "xx").line.startswith(
-        f"Your turn in room {table.code}: Ana's time ran out"
+        f"Your turn in room {table.code}: \u2068Ana\u2069's time ran out"
     )
     # A notice owed before its event was stored as data says its English line.
     legacy = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="Ana left the game")
@@ -1108,14 +1110,42 @@ def test_a_notice_to_a_device_that_plays_several_seats_says_whose_turn_it_is(pus
     run_worker()
     [request] = push.requests
     payload = device.open(request.body)
-    assert payload["title"] == f"Grandma's turn in room {table.code}"
-    assert payload["body"].startswith(f"Grandma's turn in room {table.code}: Cy just scored ")
+    assert payload["title"] == f"\u2068Grandma\u2069's turn in room {table.code}"
+    assert payload["body"].startswith(f"\u2068Grandma\u2069's turn in room {table.code}: \u2068Cy\u2069 just scored ")
     grandma = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=2)
     reminder = notices.letter(grandma, Game.objects.get(code=table.code))
-    assert reminder.subject.endswith(f" left for Grandma's move in room {table.code}")
+    assert reminder.subject.endswith(f" left for \u2068Grandma\u2069's move in room {table.code}")
     # Cy plays only his own seat: his notices say "Your turn".
     cys = notices.letter(Notice(kind=Notice.Kind.TURN, seat=1, text="x"), Game.objects.get(code=table.code))
     assert cys.subject == f"Your turn in room {table.code}"
+
+
+def test_a_name_in_a_notice_is_a_run_of_its_own_in_the_push_and_the_e_mail(push: PushService) -> None:
+    """A right-to-left name put in a left-to-right sentence takes the words beside it into its own
+    run ("שרה just scored 12" reads with the number moved): each name goes between FIRST STRONG
+    ISOLATE and POP DIRECTIONAL ISOLATE (U+2068, U+2069), in the title, the line and the e-mail."""
+    tablet, sara = services.new_controller(), services.new_controller()
+    game = services.game_create(host_name="Ann", controller=tablet, pace="own", turn_timer=DAY).game
+    table = Table(code=game.code, controllers=[tablet, sara, tablet])
+    services.game_join(code=table.code, name="שרה", controller=sara)
+    services.game_join(code=table.code, name="אבי", controller=tablet)
+    services.game_start(code=table.code, controller=tablet, expected_version=table.version(), action_id=action_id())
+    opted_in(table, 2)
+    device = Subscriber(f"{push.url}/push/tablet")
+    services.push_subscribe(controller=tablet, user_id=None, subscription=device.subscription)
+    score_first_legal(table)  # Ann: Sara's turn
+    option = score_first_legal(table)  # Sara: Avi's turn, on Ann's tablet
+    Notice.objects.exclude(seat=2).delete()
+    run_worker()
+    payload = device.open(push.requests[0].body)
+    assert payload["title"] == f"\u2068אבי\u2069's turn in room {table.code}"
+    said = f"\u2068אבי\u2069's turn in room {table.code}: \u2068שרה\u2069 just scored {option['points']} in "
+    assert payload["body"].startswith(said)
+    [email] = mail.outbox
+    assert email.subject == payload["title"] and email.body.startswith(said)
+    reminder = notices.letter(Notice.objects.get(kind=Notice.Kind.REMINDER, seat=2), table.game)
+    assert f" left for \u2068אבי\u2069's move in room {table.code}" in reminder.subject
+    assert f"it is still \u2068אבי\u2069's turn in room {table.code}" in reminder.line
 
 
 def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after_the_resume(push: PushService) -> None:

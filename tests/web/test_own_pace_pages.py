@@ -98,7 +98,7 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     # Each code grouped as on every other page, to read out or type: abcd-efgh-jk.
     shown = re.findall(r'<span class="game-code code muted">([^<]+)</span>', page)
     assert shown == [f"{code[:4]}-{code[4:8]}-{code[8:]}" for code in (mine, theirs)]
-    assert "Your move" in page and "Ben to move" in page and "Round 1 of 13" in page
+    assert "Your move" in page and "<bdi>Ben</bdi> to move" in page and "Round 1 of 13" in page
     assert "at your own pace, 1 day a move" in page and "at your own pace, 3 days a move" in page
     assert re.search(r"23 hours left|1 day left", page)
     home = ana.get("/").content.decode()
@@ -107,6 +107,22 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     stranger = Client()
     assert 'id="waiting-count"' not in stranger.get("/").content.decode()
     assert 'id="no-games"' in stranger.get("/games").content.decode()
+
+
+def test_your_games_sets_each_name_apart_from_the_words_beside_it() -> None:
+    """A right-to-left name before " to move", or two in a row in the list of players, would take
+    the words and commas beside it into its own run: each is a <bdi>."""
+    ana, sara = Client(), Client()
+    code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+    sara.post(f"/r/{code}/join", {"name": "שרה"})
+    sara_too = Client()
+    sara_too.post(f"/r/{code}/join", {"name": "אבי"})
+    ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    page = sara.get("/games").content.decode()
+    assert "<bdi>Ana</bdi> to move" in page
+    players = re.search(r'<span class="game-players">(.*?)</span>\s*<span class="game-code', page, re.S)
+    assert players is not None
+    assert re.findall(r"<bdi>([^<]*)</bdi>", players.group(1)) == ["Ana", "שרה", "אבי"]
 
 
 @pytest.mark.parametrize("key", ["replace-with-the-key-from-var/vapid_private_key", "A" * 43])

@@ -272,14 +272,15 @@ export function playHtml(view) {
   const { state } = view;
   const turn = state.turn;
   const me = view.myTurn;
-  const name = view.seatName(turn.seat);
+  // A run of its own in each sentence: a right-to-left name would take the words beside it into its run.
+  const name = `<bdi>${esc(view.seatName(turn.seat))}</bdi>`;
   const paused = view.paused;
   const canHold = me && !paused && turn.rolls_used > 0 && turn.rolls_left > 0;
   let banner;
   // On a shared device the next player takes it before rolling; once they rolled, they have it.
-  if (me && state.local && view.mine.length > 1 && turn.rolls_used === 0) banner = `${fmt(gettext("%(name)s's turn"), { name: esc(name) })} <span class="pass">${fmt(gettext("pass the device to %(name)s"), { name: esc(name) })}</span>`;
-  else if (me) banner = fmt(gettext("Your turn, %(name)s"), { name: esc(name) });
-  else banner = fmt(gettext("%(name)s's turn"), { name: esc(name) });
+  if (me && state.local && view.mine.length > 1 && turn.rolls_used === 0) banner = `${fmt(gettext("%(name)s's turn"), { name })} <span class="pass">${fmt(gettext("pass the device to %(name)s"), { name })}</span>`;
+  else if (me) banner = fmt(gettext("Your turn, %(name)s"), { name });
+  else banner = fmt(gettext("%(name)s's turn"), { name });
   const dice = turn.dice.length ? turn.dice : [0, 0, 0, 0, 0];
   const { round, total } = roundOf(state);
   const best = view.hint?.options?.[0];
@@ -300,16 +301,16 @@ export function playHtml(view) {
         ? gettext("Tap dice to hold them, roll again, or score a box.")
         : gettext("Choose a box on your card to score.");
   } else if (view.awaySeats.length && !view.mine.length) {
-    hint = fmt(gettext("The computer plays for you until you are back. Waiting for %(name)s…"), { name: esc(name) });
+    hint = fmt(gettext("The computer plays for you until you are back. Waiting for %(name)s…"), { name });
   } else if (!view.mine.length && state.status === "playing") {
-    hint = fmt(gettext("You are watching. Waiting for %(name)s…"), { name: esc(name) });
+    hint = fmt(gettext("You are watching. Waiting for %(name)s…"), { name });
   } else {
-    hint = fmt(gettext("Waiting for %(name)s…"), { name: esc(name) });
+    hint = fmt(gettext("Waiting for %(name)s…"), { name });
   }
-  const awayNames = list(view.awaySeats.map((s) => esc(view.seatName(s))));
+  const awayNames = list(view.awaySeats.map((s) => `<bdi>${esc(view.seatName(s))}</bdi>`));
   const backButtons = view.sharedDevice
     ? view.awaySeats
-      .map((s) => `<button id="back-${s}" class="btn btn-small" type="button" data-back="${s}">${fmt(gettext("I'm back: take %(name)s's seat"), { name: esc(view.seatName(s)) })}</button>`)
+      .map((s) => `<button id="back-${s}" class="btn btn-small" type="button" data-back="${s}">${fmt(gettext("I'm back: take %(name)s's seat"), { name: `<bdi>${esc(view.seatName(s))}</bdi>` })}</button>`)
       .join("")
     : `<button id="back" class="btn btn-small" type="button">${gettext("I'm back: take my seat")}</button>`;
   const away = view.awaySeats.length
@@ -326,8 +327,8 @@ export function playHtml(view) {
   const tool = (act, label) => `<button type="button" class="btn btn-small" data-act="${act}" data-seat="${turn.seat}" id="play-${act}-${turn.seat}">${label}</button>`;
   const hostTools = toolsInPlay(view, turn.seat)
     ? `<div class="host-tools" id="host-tools" role="group" aria-labelledby="host-tools-text"><span id="host-tools-text">${view.isHost
-      ? fmt(gettext("%(name)s is away: you may let a computer play their seat, take them out, or wait."), { name: esc(name) })
-      : fmt(gettext("The host is away: you may let a computer play %(name)s's seat or take them out, and you become the host."), { name: esc(name) })}</span>
+      ? fmt(gettext("%(name)s is away: you may let a computer play their seat, take them out, or wait."), { name })
+      : fmt(gettext("The host is away: you may let a computer play %(name)s's seat or take them out, and you become the host."), { name })}</span>
       ${tool("replace", gettext("Let a computer play"))}${tool("remove", gettext("Take out (away)"))}</div>`
     : "";
   return `${away}${pausedBanner}${readyBanner}
