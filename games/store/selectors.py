@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.contrib.sessions.backends.base import SessionBase
+from django.core.paginator import Page, Paginator
 from django.db.models import Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
@@ -502,76 +503,92 @@ def round_of(rules: GameState, boxes: int) -> tuple[int, int]:
     return min(rules.cards[rules.current].filled + 1, boxes), boxes
 
 
-def my_games(controller: str) -> list[dict[str, Any]]:
-    """Every unfinished game with a seat of ``controller`` (its own or one a computer plays while it is away).
+# Games a page of Your games lists: a player with hundreds at their own pace gets pages, not one
+# page that takes long to make and to scroll.
+MY_GAMES_PAGE = 20
+
+
+def my_games(controller: str, page: object = 1) -> Page[dict[str, Any]]:
+    """One page (``page``: its number, as ``Paginator.get_page`` reads one) of every unfinished game
+    with a seat of ``controller`` (its own or one a computer plays while it is away).
 
     The games waiting for its move come first, the one whose time runs out soonest first;
-    then the others, the most recently active first. A few queries whatever the number.
+    then the others, the most recently active first. The order is worked out from one narrow
+    query over them all; only the page's games are read whole and made rows (their rooms
+    decoded), so a page takes a few queries whatever the number of games.
     """
     if not controller:
-        return []
+        return Paginator([], MY_GAMES_PAGE).get_page(1)
     seats = Player.objects.filter(
         Q(controller=controller) | Q(away_controller=controller),
         status=Player.Status.ACTIVE,
         game__status__in=Game.LIVE,
     )
-    games = list(Game.objects.filter(pk__in=seats.values("game_id")))
-    last = dict(
-        Move.objects.filter(game__in=[g.pk for g in games])
-        .values("game_id")
-        .annotate(at=Max("created_at"))
-        .values_list("game_id", "at")
+    keys = list(
+        Game.objects.filter(pk__in=seats.values("game_id"))
+        .annotate(last=Max("moves__created_at"))
+        .values_list("pk", "waiting_on", "turn_deadline", "created_at", "last")
     )
+    last = {pk: at for pk, _, _, _, at in keys}
+    order = sorted((_order(controller, *key), key[0]) for key in keys)
+    shown: Page[Any] = Paginator([pk for _, pk in order], MY_GAMES_PAGE).get_page(page)  # type: ignore[arg-type]  # get_page takes any value, as a page number or not
+    pks = list(shown.object_list)
+    games = Game.objects.in_bulk(pks)
     now = timezone.now()
-    rows = []
-    for game in games:
-        ruleset = RULESETS[game.ruleset]
-        room = game.room
-        rules = room.rules
-        mine = room.seats_kept_for(controller)
-        row: dict[str, Any] = {
-            "code": game.code,
-            "url": reverse("room", args=[game.code]),
-            "ruleset": ruleset.label,
-            "ruleset_name": ruleset.name,  # the page words it in its reader's language
-            "status": game.status,
-            "pace": game.pace,
-            "seconds": game.turn_timer,
-            "local": game.local,
-            "players": [
-                {
-                    "name": seat.name,
-                    "mine": i in mine,
-                    "bot": seat.bot,
-                    "to_move": rules is not None and game.status == Game.Status.PLAYING and rules.current == i,
-                }
-                for i, seat in enumerate(room.seats)
-                if seat.active
-            ],
-            "yours": game.waiting_on == controller and bool(controller),
-            "away": any(room.seats[i].away_controller == controller for i in mine),
-            "paused": room.paused,
-            "round": None,
-            "to_move": None,
-            "left": None,
-            "deadline": game.turn_deadline,
-            "last": last.get(game.pk, game.created_at),
-        }
-        if game.status == Game.Status.PLAYING and rules is not None:
-            row["round"] = round_of(rules, len(ruleset.boxes) * ruleset.columns)
-            row["to_move"] = room.seats[rules.current].name
-            row["left"] = seconds_left(game, now)
-        rows.append(row)
-    rows.sort(key=_order)
-    return rows
+    shown.object_list = [_my_game(games[pk], controller, last[pk], now) for pk in pks if pk in games]
+    return shown
 
 
-def _order(row: dict[str, Any]) -> tuple[int, float, float]:
-    """Yours first, the soonest deadline first, then the longest waited; the others the most recently active first."""
-    if row["yours"]:
-        deadline = row["deadline"].timestamp() if row["deadline"] is not None else float("inf")
-        return 0, deadline, row["last"].timestamp()
-    return 1, 0.0, -row["last"].timestamp()
+def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) -> dict[str, Any]:
+    """One row of Your games."""
+    ruleset = RULESETS[game.ruleset]
+    room = game.room
+    rules = room.rules
+    mine = room.seats_kept_for(controller)
+    row: dict[str, Any] = {
+        "code": game.code,
+        "url": reverse("room", args=[game.code]),
+        "ruleset": ruleset.label,
+        "ruleset_name": ruleset.name,  # the page words it in its reader's language
+        "status": game.status,
+        "pace": game.pace,
+        "seconds": game.turn_timer,
+        "local": game.local,
+        "players": [
+            {
+                "name": seat.name,
+                "mine": i in mine,
+                "bot": seat.bot,
+                "to_move": rules is not None and game.status == Game.Status.PLAYING and rules.current == i,
+            }
+            for i, seat in enumerate(room.seats)
+            if seat.active
+        ],
+        "yours": game.waiting_on == controller,
+        "away": any(room.seats[i].away_controller == controller for i in mine),
+        "paused": room.paused,
+        "round": None,
+        "to_move": None,
+        "left": None,
+        "deadline": game.turn_deadline,
+        "last": last or game.created_at,
+    }
+    if game.status == Game.Status.PLAYING and rules is not None:
+        row["round"] = round_of(rules, len(ruleset.boxes) * ruleset.columns)
+        row["to_move"] = room.seats[rules.current].name
+        row["left"] = seconds_left(game, now)
+    return row
+
+
+def _order(
+    controller: str, pk: int, waiting_on: str, deadline: datetime | None, created: datetime, last: datetime | None
+) -> tuple[int, float, float]:
+    """Yours first, the soonest deadline first, then the longest waited; the others the most recently
+    active first (then by the row, so that each game has one place across the pages)."""
+    at = (last or created).timestamp()
+    if waiting_on == controller:
+        return 0, deadline.timestamp() if deadline is not None else float("inf"), at
+    return 1, 0.0, -at
 
 
 def email_notices_on(user_id: int | None) -> bool:

@@ -648,7 +648,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     if user_id is not None:
         email = getattr(request.user, "email", "") or ""
     context = {
-        "games": selectors.my_games(controller_for(request)),
+        "games": selectors.my_games(controller_for(request), request.GET.get("page")),
         "email_form": EmailNoticesForm(initial={"address": email, "on": selectors.email_notices_on(user_id)}),
         "vapid_key": notices.vapid_public_key(),
     }

@@ -677,3 +677,54 @@ def test_your_games_without_javascript_says_notifications_need_it_and_checks_not
     box = page.inner_text("#push-box")
     assert "Notifications need JavaScript: turn it on for this site to have them on this device." in box
     assert "Checking" not in box and not page.locator("#push-status").is_visible()  # only notify.js answers it
+
+
+# ``count`` more games at your own pace of the controller seated first in room ``code``, each waiting
+# for another player's move.
+_MORE_GAMES = """
+from games import services
+from games.store.models import Player
+code, count = args
+me = Player.objects.get(game__code=code, seat=0).controller
+for _ in range(count):
+    other = services.new_controller()
+    game = services.game_create(host_name="Ben", controller=other, pace="own", turn_timer=86400).game
+    services.game_join(code=game.code, name="Ana", controller=me)
+    services.game_start(code=game.code, controller=other, expected_version=None, action_id="s")
+result = True
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_your_games_of_a_player_with_many_games_comes_in_pages_with_and_without_javascript(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    ana = new_page(width, 844 if width < 500 else 800)
+    mine = create_own_pace(ana, live_site, "Ana", DAY)
+    Browser(live_site.url).join(mine, "Ben")
+    start(ana)
+    live_site.run(_MORE_GAMES, mine, 24)
+    ana.goto(live_site.url + "/games")
+    rows = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
+    assert len(rows) == 20 and rows[0] == mine  # hers first
+    assert "(25)" in ana.inner_text("#games-h")
+    pager = ana.inner_text(".pager")
+    assert "Page 1 of 2" in pager and "Next page" in pager and "Previous page" not in pager
+    assert no_horizontal_overflow(ana), wider(ana)
+    for scheme in in_each_scheme(ana):
+        ana.locator(".pager").scroll_into_view_if_needed()
+        shot(ana, f"games-pages-{width}-{scheme}")
+        assert not serious_violations(ana)
+    ana.click(".pager a[rel=next]")
+    ana.wait_for_url("**/games?page=2")
+    second = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
+    assert len(second) == 5 and not set(second) & set(rows)
+    assert ana.is_visible(".pager a[rel=prev]") and not ana.locator(".pager a[rel=next]").count()
+    # Without script: the same pages, by the same links.
+    plain = new_page(width, 844 if width < 500 else 800, java_script_enabled=False)
+    plain.context.add_cookies(ana.context.cookies())
+    plain.goto(live_site.url + "/games")
+    assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == rows
+    plain.click(".pager a[rel=next]")
+    plain.wait_for_url("**/games?page=2")
+    assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == second

@@ -136,7 +136,7 @@ def test_your_games_lists_the_unfinished_ones_waiting_for_you_first_soonest_dead
     other = next(r for r in rows if r["code"] == theirs)
     assert not other["yours"] and other["to_move"] == "Ben"
     assert waiting_count(me) == 2
-    assert my_games("") == [] and waiting_count("") == 0
+    assert list(my_games("")) == [] and waiting_count("") == 0
 
 
 def test_a_seat_a_computer_plays_while_its_player_is_away_stays_in_their_list() -> None:

@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from games import services
 from games.services import notices
-from games.store.models import Game, NoticeSettings, PushSubscription
+from games.store import selectors
+from games.store.models import Game, Move, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
 from tests.conftest import ManualClock
 from tests.factories import action_id, create_room, own_pace_room, timed_room
@@ -107,6 +108,90 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     stranger = Client()
     assert 'id="waiting-count"' not in stranger.get("/").content.decode()
     assert 'id="no-games"' in stranger.get("/games").content.decode()
+
+
+def browser_of(controller: str) -> Client:
+    client = Client()
+    session = client.session
+    session["controller"] = controller
+    session.save()
+    return client
+
+
+def own_pace_games(me: str, mine: int, theirs: int) -> tuple[list[str], list[str]]:
+    """``mine`` games waiting for ``me``'s move, each a day more to go than the one before, and
+    ``theirs`` waiting for Ben's, each moved in an hour before the one before: their codes, in the
+    order Your games lists them (ours by the time left, theirs the latest moved in first)."""
+    ben = services.new_controller()
+    now = timezone.now()
+    waiting, others = [], []
+    for i in range(mine + theirs):
+        host, guest = (me, ben) if i < mine else (ben, me)
+        code = services.game_create(host_name="Ana" if host == me else "Ben", controller=host, pace="own",
+                                    turn_timer=7 * DAY).game.code  # fmt: skip
+        services.game_join(code=code, name="Ben" if host == me else "Ana", controller=guest)
+        services.game_start(code=code, controller=host, expected_version=None, action_id=action_id())
+        if i < mine:
+            # Set in another order than made in: the list goes by the time left, not by the row.
+            Game.objects.filter(code=code).update(turn_deadline=now + timedelta(days=1 + (i * 7) % mine))
+            waiting.append((1 + (i * 7) % mine, code))
+        else:
+            Move.objects.filter(game__code=code).update(created_at=now - timedelta(hours=i))
+            others.append(code)
+    return [code for _, code in sorted(waiting)], others
+
+
+def listed(page: str) -> list[str]:
+    return re.findall(r'<li class="game-row(?: yours)?" data-code="([^"]+)"', page)
+
+
+def test_your_games_comes_in_pages_in_the_order_of_the_whole_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player with hundreds of games at their own pace got them on one page. The list comes a
+    page at a time, in the same order across the pages (the games waiting for their move first,
+    the time soonest up first), with links to the pages before and after: plain links, with or
+    without script."""
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 4)
+    me = services.new_controller()
+    waiting, others = own_pace_games(me, mine=6, theirs=4)
+    browser = browser_of(me)
+    first = browser.get("/games").content.decode()
+    assert listed(first) == waiting[:4]
+    assert "(10)" in first  # every game not over, not only this page's
+    assert re.search(r'<a href="\?page=2" rel="next">Next page</a>', first)
+    assert 'rel="prev"' not in first and "Page 1 of 3" in first
+    second = browser.get("/games?page=2").content.decode()
+    assert listed(second) == [*waiting[4:], *others[:2]]
+    assert re.search(r'<a href="\?page=1" rel="prev">Previous page</a>', second)
+    assert re.search(r'<a href="\?page=3" rel="next">Next page</a>', second)
+    third = browser.get("/games?page=3").content.decode()
+    assert listed(third) == others[2:] and 'rel="next"' not in third
+    # A page past the end (games ended since the link was made) is the last one; a page that is
+    # no number, the first.
+    assert listed(browser.get("/games?page=9").content.decode()) == others[2:]
+    assert listed(browser.get("/games?page=two").content.decode()) == waiting[:4]
+    # One page: no pager.
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 20)
+    single = browser.get("/games").content.decode()
+    assert listed(single) == [*waiting, *others] and 'class="pager"' not in single
+
+
+def test_a_page_of_your_games_reads_only_its_own_games_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each row is worked out from its room (the snapshot decoded, the rules read): only the rows
+    of the page shown are, whatever the number of games."""
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 3)
+    me = services.new_controller()
+    own_pace_games(me, mine=5, theirs=5)
+    read: list[str] = []
+    room = Game.room
+
+    def counted(game: Game) -> Any:
+        read.append(game.code)
+        return room.fget(game)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Game, "room", property(counted, room.fset))  # type: ignore[attr-defined]
+    page = browser_of(me).get("/games?page=2").content.decode()
+    assert len(listed(page)) == 3
+    assert set(read) == set(listed(page))
 
 
 def test_your_games_sets_each_name_apart_from_the_words_beside_it() -> None:
