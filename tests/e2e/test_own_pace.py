@@ -728,3 +728,35 @@ def test_your_games_of_a_player_with_many_games_comes_in_pages_with_and_without_
     plain.click(".pager a[rel=next]")
     plain.wait_for_url("**/games?page=2")
     assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == second
+
+
+def test_your_games_left_open_is_read_again_when_the_laptop_wakes_or_the_tab_is_shown(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Your games left open on a laptop closed for hours said "Your move" of a move made since on
+    another device, with the time left and the header's count of hours before. The list is read
+    again when the machine wakes, when the tab is shown again and when the browser is back online."""
+    ana = new_page()
+    ana.clock.install()
+    code = create_own_pace(ana, live_site, "Ana", DAY)
+    Browser(live_site.url).join(code, "Ben")
+    start(ana)
+    ana.goto(live_site.url + "/games")
+    assert "Your move" in ana.inner_text(".game-row")
+    assert (ana.text_content("#waiting-count") or "").startswith("1")
+    ana.focus(".game-link")
+    live_site.play_turns(code, 1)  # Ana moves on her phone
+    ana.clock.fast_forward("03:00:00")  # the lid closed for three hours, and opened
+    ana.wait_for_function("!document.querySelector('.game-row.yours')")
+    assert "Ben to move" in ana.inner_text(".game-row")
+    assert not ana.locator("#waiting-count").count()
+    assert ana.evaluate("document.activeElement.closest('.game-row')?.dataset.code") == code  # still on it
+    live_site.play_turns(code, 1)  # Ben moves
+    ana.clock.fast_forward(20_000)
+    ana.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # the tab shown again
+    ana.wait_for_selector(".game-row.yours")
+    assert (ana.text_content("#waiting-count") or "").startswith("1")
+    live_site.play_turns(code, 1)  # Ana moves on her phone again
+    ana.evaluate("window.dispatchEvent(new Event('online'))")
+    ana.wait_for_function("!document.querySelector('.game-row.yours')")
+    assert ana.errors == []
