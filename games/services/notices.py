@@ -498,7 +498,7 @@ def deliver(notice: Notice, game: Game) -> str:
     pushes = 0
     # A seat's player may have subscriptions under its token and its account's: the newest are told.
     newest = (
-        PushSubscription.objects.filter(owners)
+        PushSubscription.objects.filter(owners, gone_at=None)
         .exclude(user__is_active=False)
         .order_by("-created_at", "-pk")[:PUSH_PER_CONTROLLER]
     )
@@ -593,7 +593,7 @@ def push_ttl(text: Letter) -> int:
 
 
 def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> bool:
-    """One encrypted push (RFC 8291, aes128gcm) signed with the site's VAPID key; a gone subscription is deleted."""
+    """One encrypted push (RFC 8291, aes128gcm) signed with the site's VAPID key; a gone subscription is marked so."""
     key = vapid_key()
     if key is None:
         return False  # pushes are off (logged once); the subscription is kept for a key that can sign
@@ -628,7 +628,7 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None
         if status in (404, 410):  # the browser unsubscribed or the subscription expired
-            subscription.delete()
+            _gone(subscription)
         else:
             log.warning("push to subscription %s failed: %s", subscription.pk, status or exc)
             _failing(subscription)
@@ -640,6 +640,16 @@ def send_push(subscription: PushSubscription, text: Letter, notice: Notice) -> b
     if subscription.failing_since is not None:
         PushSubscription.objects.filter(pk=subscription.pk).update(failing_since=None)
     return True
+
+
+def _gone(subscription: PushSubscription) -> None:
+    """The push service says ``subscription`` is gone: kept as such, not deleted, since the browser
+    may still hold it (a subscription that expired) and post it again from Your games, which would
+    store it anew and tell the player their notifications are on; refused as gone, its page makes
+    a new one. Failing from now on, it is deleted by the sweep of those (games.services.sweeps)."""
+    now = timezone.now()
+    PushSubscription.objects.filter(pk=subscription.pk).update(gone_at=now)
+    PushSubscription.objects.filter(pk=subscription.pk, failing_since=None).update(failing_since=now)
 
 
 def _failing(subscription: PushSubscription) -> None:

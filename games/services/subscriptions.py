@@ -78,6 +78,12 @@ def push_subscribe(
         raise RuleViolation(E.BAD_SUBSCRIPTION, "The subscription has no keys.")
     p256dh = _key(keys.get("p256dh"), "p256dh", 65)
     auth = _key(keys.get("auth"), "auth", 16)
+    if PushSubscription.objects.filter(endpoint=endpoint).exclude(gone_at=None).exists():
+        # Expired at its push service while the browser still holds it: stored again, it would be
+        # told nothing, and its page would say notifications are on. The page makes a new one.
+        raise RuleViolation(
+            E.SUBSCRIPTION_GONE, "The push service no longer takes this subscription: the browser is to make a new one."
+        )
     with transaction.atomic():
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,

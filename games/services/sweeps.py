@@ -11,8 +11,8 @@
   (django-axes deletes those only at the next sign-in attempt). With no cool-off set a lockout
   lasts until an administrator lifts it, and the attempts stay.
 - **Push subscriptions that do not work** (``PUSH_FAILING_DAYS``, 30): every push to them has
-  failed for that long (one the push service says is gone, 404 or 410, is deleted at once by
-  ``notices.send_push``).
+  failed for that long (one the push service says is gone, 404 or 410, is sent nothing more
+  from then on, ``notices.send_push``, and goes with these).
 - **Push subscriptions nobody can be told on** (``PUSH_UNUSED_DAYS``, 30): made that long ago by a
   browser signed in to no account that holds no seat (it never took one, or its rooms were swept).
   Anyone may store subscriptions, a few a browser and fresh browsers at the rate limit; no notice

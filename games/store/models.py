@@ -435,6 +435,10 @@ class PushSubscription(models.Model):
     # Since when every push to it has failed (None: the last one went, or none was tried yet);
     # the sweep deletes one failing for ``PUSH_FAILING_DAYS`` (games.services.sweeps).
     failing_since = models.DateTimeField(null=True, blank=True)
+    # When its push service said it is gone (404, 410: expired, or unsubscribed by the browser):
+    # nothing more is sent to it, and a browser that still holds it and posts it again is told
+    # to make a new one (games.services.subscriptions); it goes with the ones failing.
+    gone_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"push to {self.endpoint[:60]}"

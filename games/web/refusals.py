@@ -78,6 +78,8 @@ WORDS = {
     "bad_subscription": _(
         "This browser's notification subscription could not be used: try again, or use another browser."
     ),
+    # Said only if making a new one failed too (notify.js makes one at this answer).
+    "subscription_gone": _("This browser's notification subscription has expired: turn notifications on again."),
     # A form's field the frame's check refused (one that lost a field: FORM_PROBLEMS in views.py).
     "missing_field": _("The form was missing something; reload the page and try again."),
     "bad_field": _("Something in the form was not what the game expected; reload the page and try again."),

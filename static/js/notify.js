@@ -35,7 +35,9 @@ async function post(url, body) {
   });
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new Error(answer.message || fmt(gettext("the server answered with error %(status)s; try again in a moment"), { status: response.status }));
+    const error = new Error(answer.message || fmt(gettext("the server answered with error %(status)s; try again in a moment"), { status: response.status }));
+    error.code = answer.error;
+    throw error;
   }
   return answer;
 }
@@ -68,6 +70,21 @@ async function subscription(registration) {
   return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
 }
 
+// The browser's subscription posted to the server. One its push service said is gone (it expired
+// while the browser kept it: the server answers `subscription_gone`) is dropped and made anew.
+async function postSubscription(registration) {
+  const made = await subscription(registration);
+  try {
+    await post(box.dataset.subscribeUrl, made.toJSON());
+  } catch (error) {
+    if (error.code !== "subscription_gone") throw error;
+    await post(box.dataset.removeUrl, { endpoint: made.endpoint }).catch(() => {});
+    await made.unsubscribe();
+    const fresh = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
+    await post(box.dataset.subscribeUrl, fresh.toJSON());
+  }
+}
+
 async function turnOn() {
   on.disabled = true;
   try {
@@ -84,7 +101,7 @@ async function turnOn() {
     }
     const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });
     await navigator.serviceWorker.ready;
-    await post(box.dataset.subscribeUrl, (await subscription(registration)).toJSON());
+    await postSubscription(registration);
     show(gettext("On: this device is told when a game waits for your move."), true);
   } catch (error) {
     show(fmt(gettext("Notifications could not be turned on: %(error)s"), { error: error.message }), false);
@@ -123,10 +140,11 @@ async function start() {
   if (subscribed && Notification.permission === "granted") {
     try {
       // Posted again at each visit: it follows this browser's seats (into an account, once signed
-      // in). One made with a key the server no longer has is made again with its key.
-      await post(box.dataset.subscribeUrl, (await subscription(registration)).toJSON());
-    } catch {
-      if (!madeWithServerKey(subscribed)) {
+      // in). One made with a key the server no longer has is made again with its key, and one
+      // that expired at its push service is made anew.
+      await postSubscription(registration);
+    } catch (error) {
+      if (!madeWithServerKey(subscribed) || error.code === "subscription_gone") {
         show(gettext("Off on this device."), false);
         return;
       }

@@ -760,3 +760,67 @@ def test_your_games_left_open_is_read_again_when_the_laptop_wakes_or_the_tab_is_
     ana.evaluate("window.dispatchEvent(new Event('online'))")
     ana.wait_for_function("!document.querySelector('.game-row.yours')")
     assert ana.errors == []
+
+
+# The page's PushManager faked as FAKE_PUSH above, handing out a new endpoint at each subscribe, as a
+# push service does for a subscription made anew.
+RENEWING_PUSH = """() => {
+  const made = () => {
+    const n = localStorage.getItem("fake-push-n");
+    if (!n) return null;
+    const endpoint = "http://127.0.0.1:9/push/renewed-" + n;
+    return {
+      endpoint,
+      toJSON: () => ({ endpoint, keys: JSON.parse(localStorage.getItem("fake-push-keys")) }),
+      unsubscribe: async () => { localStorage.removeItem("fake-push-n"); return true; },
+    };
+  };
+  PushManager.prototype.subscribe = async function () {
+    const n = String(Number(localStorage.getItem("fake-push-made") || 0) + 1);
+    localStorage.setItem("fake-push-made", n);
+    localStorage.setItem("fake-push-n", n);
+    return made();
+  };
+  PushManager.prototype.getSubscription = async function () { return made(); };
+}"""
+
+# The push service said the subscription ``endpoint`` is gone (games.services.notices.send_push).
+_GONE = """
+from django.utils import timezone
+from games.store.models import PushSubscription
+endpoint, = args
+result = PushSubscription.objects.filter(endpoint=endpoint).update(gone_at=timezone.now(), failing_since=timezone.now())
+"""
+
+
+def test_a_subscription_that_expired_while_the_browser_kept_it_is_made_anew_at_the_next_visit(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A push service's subscriptions expire (it answers 410) while the browser still holds them and
+    its page says notifications are on. The page posted the dead one again at each visit, which the
+    server stored as new: the device was never told of a turn again. Refused as gone, it is dropped
+    and made anew, and the new one is stored."""
+    page = new_page()
+    page.context.grant_permissions(["notifications"], origin=live_site.url)
+    page.add_init_script(script=f"({RENEWING_PUSH})()")
+    create_online(page, live_site, "Ada")  # a session with a seat, as a player has
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
+    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    first, second = "http://127.0.0.1:9/push/renewed-1", "http://127.0.0.1:9/push/renewed-2"
+    stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
+    assert live_site.query(stored, first)
+    assert live_site.run(_GONE, first) == 1
+    page.reload()
+    page.wait_for_function("localStorage.getItem('fake-push-n') === '2'")
+    page.wait_for_selector("#push-box[data-state=on]")
+    assert "On: this device is told" in (page.text_content("#push-status") or "")
+    deadline = time.monotonic() + WAIT
+    while not live_site.query(stored, second) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_site.query(stored, second) and not live_site.query(stored, first)
+    # The browser logs the refusal of the one gone; nothing else went wrong.
+    assert [e for e in page.errors if "status of 400" not in e] == []

@@ -12,6 +12,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
@@ -24,7 +25,9 @@ from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
 from accounts import services as account_services
 from games import services
-from games.services import notices
+from games.domain import errors
+from games.domain.rules import RuleViolation
+from games.services import notices, sweeps
 from games.store.models import Game, Notice, NoticeSettings, Player, Presence, PushSubscription
 from games.store.selectors import game_state
 from tests.accounts.helpers import PASSWORD, sign_up
@@ -616,14 +619,40 @@ def test_a_reminder_sent_after_the_deadline_says_the_time_is_up_not_no_limit_lef
     assert "Time left to move: time is up." in letter.body and "no limit" not in letter.body
 
 
-def test_a_push_service_that_says_gone_deletes_the_subscription(push: PushService) -> None:
+@pytest.mark.parametrize("status", [404, 410])
+def test_a_subscription_the_push_service_says_is_gone_is_pushed_no_more_and_not_taken_again(
+    push: PushService, status: int
+) -> None:
+    """A push service's subscriptions expire (410, or 404) while the browser still holds them and
+    says its notifications are on: its page posted the dead one again at each visit to Your games,
+    and it was stored as new, and the player never heard of a turn again. The server keeps it as
+    gone: the browser's post of it is refused with ``subscription_gone`` (its page then makes a new
+    one), and the sweep of subscriptions failing deletes it after ``PUSH_FAILING_DAYS``."""
     table = own_pace_room(seconds=0)
-    opted_in(table, 1, push)
-    push.answer = 410
+    _, device = opted_in(table, 1, push)
+    assert device is not None
+    push.answer = status
     score_first_legal(table)
     run_worker()
-    assert not PushSubscription.objects.exists()
     assert Notice.objects.get().outcome == "sent: e-mail"
+    gone = PushSubscription.objects.get()
+    assert gone.gone_at is not None and gone.failing_since is not None
+    push.answer = 201
+    with pytest.raises(RuleViolation) as refused:
+        services.push_subscribe(controller=table.controllers[1], user_id=None, subscription=device.subscription)
+    assert refused.value.code == errors.SUBSCRIPTION_GONE
+    assert PushSubscription.objects.get() == gone and PushSubscription.objects.get().gone_at == gone.gone_at
+    # It is told nothing more; the new subscription its page makes is.
+    renewed = Subscriber(f"{push.url}/push/renewed")
+    services.push_subscribe(controller=table.controllers[1], user_id=None, subscription=renewed.subscription)
+    score_first_legal(table)
+    score_first_legal(table)
+    run_worker()
+    assert [r.path for r in push.requests if r.path != "/push/1"] == ["/push/renewed"]
+    assert [r.path for r in push.requests].count("/push/1") == 1  # the push that found it gone
+    later = timezone.now() + timedelta(days=settings.PUSH_FAILING_DAYS + 1)
+    assert sweeps.push_failing(later) == {"subscriptions": 1}
+    assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [renewed.endpoint]
 
 
 def test_a_subscription_whose_pushes_fail_is_marked_failing_until_one_goes(push: PushService) -> None:
