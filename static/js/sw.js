@@ -39,17 +39,27 @@ self.addEventListener("push", (event) => {
   event.waitUntil(notify(data));
 });
 
+// The device stops being subscribed even if the server cannot be told now (the phone offline):
+// its next push then finds the subscription gone, and the server sends to it no more.
 async function stop(url) {
-  await fetch(url, { method: "POST", credentials: "omit" });
-  const subscription = await self.registration.pushManager.getSubscription();
-  if (subscription) await subscription.unsubscribe();
+  try {
+    await fetch(url, { method: "POST", credentials: "omit" });
+  } finally {
+    const subscription = await self.registration.pushManager.getSubscription();
+    if (subscription) await subscription.unsubscribe();
+  }
 }
 
+// The room's tab already open is brought forward, whatever its address holds past the room's path
+// (a #chat, a query): a second tab of it would be a second connection and a second table.
 async function open(url) {
-  const target = new URL(url, self.location.origin).href;
+  const target = new URL(url, self.location.origin);
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-  const open = windows.find((client) => client.url === target);
-  return open ? open.focus() : self.clients.openWindow(target);
+  const open = windows.find((client) => {
+    const at = new URL(client.url);
+    return at.origin === target.origin && at.pathname === target.pathname;
+  });
+  return open ? open.focus() : self.clients.openWindow(target.href);
 }
 
 self.addEventListener("notificationclick", (event) => {

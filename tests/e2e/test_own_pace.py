@@ -824,3 +824,74 @@ def test_a_subscription_that_expired_while_the_browser_kept_it_is_made_anew_at_t
     assert live_site.query(stored, second) and not live_site.query(stored, first)
     # The browser logs the refusal of the one gone; nothing else went wrong.
     assert [e for e in page.errors if "status of 400" not in e] == []
+
+
+# The service worker (static/js/sw.js) run in a page with what a worker's global gives it faked:
+# its listeners are kept to be called, its clients and subscription are stand-ins, and ``fetch``
+# answers or fails as the test says.
+SW_HARNESS = """<!doctype html><title>sw</title><script type="module">
+const source = await (await fetch("/static/js/sw.js")).text();
+window.run = async ({ online, windows, click }) => {
+  const seen = { fetched: [], opened: [], focused: [], unsubscribed: false };
+  const listeners = {};
+  const worker = {
+    addEventListener: (type, listener) => { listeners[type] = listener; },
+    skipWaiting: () => {},
+    location: { origin: "https://yahtzee.example.org" },
+    clients: {
+      claim: async () => {},
+      matchAll: async () => windows.map((url) => ({
+        url, focused: false, focus: async () => { seen.focused.push(url); },
+      })),
+      openWindow: async (url) => { seen.opened.push(url); },
+    },
+    registration: {
+      pushManager: { getSubscription: async () => ({ unsubscribe: async () => { seen.unsubscribed = true; } }) },
+    },
+  };
+  const fakeFetch = async (url, options) => {
+    seen.fetched.push([url, options.method]);
+    if (!online) throw new TypeError("Failed to fetch");
+    return new Response("", { status: 200 });
+  };
+  new Function("self", "fetch", source)(worker, fakeFetch);
+  let done;
+  listeners.notificationclick({
+    action: click.action,
+    notification: { close: () => {}, data: click.data },
+    waitUntil: (promise) => { done = promise; },
+  });
+  await done.catch(() => {});
+  return seen;
+};
+window.ready = true;
+</script>"""
+
+SITE = "https://yahtzee.example.org"
+
+
+def test_stop_these_on_a_notification_stops_this_device_even_with_the_network_down(harness: Any) -> None:
+    """The phone was offline when its player pressed "Stop these": the stop link's post failed, and
+    the worker went no further, so the device stayed subscribed and its pushes went on. It stops
+    being subscribed all the same (the server finds it gone at its next push)."""
+    page = harness(SW_HARNESS)
+    stop = {"action": "stop", "data": {"url": f"{SITE}/r/abc/", "stop": f"{SITE}/notices/stop/t"}}
+    for online in (True, False):
+        seen = page.evaluate("args => run(args)", {"online": online, "windows": [], "click": stop})
+        assert seen["fetched"] == [[f"{SITE}/notices/stop/t", "POST"]]
+        assert seen["unsubscribed"], online
+        assert seen["opened"] == []
+
+
+def test_a_click_on_a_notification_brings_the_rooms_open_tab_forward_whatever_its_address_holds(
+    harness: Any,
+) -> None:
+    """The room is open in a tab whose address has more than the room's path (its #chat, a query): the
+    click opened a second tab of it (a second connection, two tables) instead of showing that one."""
+    page = harness(SW_HARNESS)
+    click = {"action": "", "data": {"url": f"{SITE}/r/abc/"}}
+    for there in (f"{SITE}/r/abc/", f"{SITE}/r/abc/#chat", f"{SITE}/r/abc/?from=home"):
+        seen = page.evaluate("args => run(args)", {"online": True, "windows": [f"{SITE}/games", there], "click": click})
+        assert (seen["focused"], seen["opened"]) == ([there], []), there
+    seen = page.evaluate("args => run(args)", {"online": True, "windows": [f"{SITE}/r/abcd/"], "click": click})
+    assert (seen["focused"], seen["opened"]) == ([], [f"{SITE}/r/abc/"])  # another room: a tab of its own
