@@ -25,7 +25,9 @@ async function read() {
   if (reading) return;
   reading = true;
   try {
-    const response = await fetch(window.location.href, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
+    // The list's own address: the page may be one drawn for a form's post (the e-mail form refused).
+    const url = document.getElementById("games-card")?.dataset.url ?? window.location.href;
+    const response = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
     if (!response.ok) return; // tried again at the next moment that calls for it
     const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
     const list = document.getElementById("games-card");
