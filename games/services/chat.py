@@ -39,7 +39,7 @@ from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
-from games.services.seats import find_seat
+from games.services.seats import find_seat, muted_in_log
 from games.store import moves
 from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
 from games.store.selectors import (
@@ -94,8 +94,7 @@ def _silenced(game: Game, controller: str) -> bool:
     mine = Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
     if mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).exists():
         return True
-    muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
-    return isinstance(muted, dict) and bool(muted.get("muted"))
+    return muted_in_log(mine)
 
 
 def chat_post(

@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone, translation
 
 from games.domain import errors as E
@@ -106,11 +106,10 @@ def game_join(
         mine = Move.objects.filter(game=game, player__controller=controller)
         if not game.local and mine.filter(kind=Move.Kind.KICK).exists():
             raise RuleViolation(E.KICKED, "The host took you out of this room: you can watch.")
-        muted = mine.filter(kind=Move.Kind.MUTE).order_by("-seq").values_list("payload", flat=True).first()
         player, room = add_seat(
             game, joined_once_more(game), name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
-        if (isinstance(muted, dict) and muted.get("muted")) or controller in room.muted_spectators:
+        if muted_in_log(mine) or controller in room.muted_spectators:
             room = room.with_seat(len(room.seats) - 1, muted=True)
         record(
             game,
@@ -122,6 +121,19 @@ def game_join(
             room=room,
         )
     return player
+
+
+def muted_in_log(mine: QuerySet[Move]) -> bool:
+    """Whether the last word of ``mine`` (the Moves of a browser's seats in one game) on their chat
+    is a mute: the host's ``mute`` Move, or a rematch's ``join`` of a seat carried over muted,
+    which is as much the host's mute (leaving that seat does not undo it either)."""
+    said = (
+        mine.filter(Q(kind=Move.Kind.MUTE) | Q(kind=Move.Kind.JOIN, payload__muted=True))
+        .order_by("-seq")
+        .values_list("payload", flat=True)
+        .first()
+    )
+    return isinstance(said, dict) and bool(said.get("muted"))
 
 
 def joined_once_more(game: Game) -> Room:

@@ -578,6 +578,33 @@ def test_a_player_the_host_muted_is_still_muted_in_the_rematch_the_host_opens() 
 
 
 @db
+def test_a_player_muted_into_the_rematch_stays_muted_after_leaving_its_lobby_and_joining_again() -> None:
+    """Bob, muted by Ann, is seated muted in the rematch. As in the game itself (a mute holds for a
+    browser's new seat, and is not undone by leaving and speaking as a spectator), leaving the
+    rematch's lobby does not give him his voice back: not as a spectator, nor in a seat taken again."""
+    table = spectators_chat_room(("Ann", "Bob"))
+    ann, bob = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    play_to_end(table, random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=ann)
+    assert rematch.chat_spectators and rematch.room.seats[1].muted
+    services.game_leave(code=rematch.code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=bob, text="can't mute me now")
+    assert refused.value.code == errors.MUTED
+    services.game_join(code=rematch.code, name="Bob", controller=bob)
+    rejoined = Game.objects.get(code=rematch.code).room
+    assert [seat.muted for seat in rejoined.seats if seat.controller == bob] == [True]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=bob, text="nor now")
+    assert refused.value.code == errors.MUTED
+    assert not ChatMessage.objects.filter(game=rematch).exists()
+    # Ann lets him speak again: the seat's unmute is the person's, as for a spectator who took a seat.
+    seat_unmute(code=rematch.code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    chat_post(code=rematch.code, controller=bob, text="sorry about before")
+
+
+@db
 def test_a_spectator_the_host_muted_is_still_muted_in_the_rematch() -> None:
     """The rematch is the same room's next table: a spectator muted there stays muted, under the
     handle their lines have in the new room, and its log says so."""
