@@ -513,12 +513,14 @@ def deliver(code: str, frames: list[str], version: int | None = None, audience: 
     loop = asyncio.get_running_loop()
     with transport.lock:
         sockets = [socket for socket, home in transport.members.get(code, {}).items() if home is loop]
-    if audience is not None:
-        sockets = [socket for socket in sockets if getattr(socket, "controller", "") in audience]
     if not sockets:
         transport.latest.pop(code, None)
         transport.newest.pop(code, None)
         return
+    if audience is not None:
+        # The room's sockets here stay in it whether or not they may hear these frames: what was
+        # delivered to them before still orders the states to come.
+        sockets = [socket for socket in sockets if getattr(socket, "controller", "") in audience]
     for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
         try:
             socket.push(frames, version)

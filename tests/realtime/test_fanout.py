@@ -208,6 +208,21 @@ async def test_frames_for_some_browsers_reach_only_their_sockets_here_and_from_a
     assert stranger.frames == ["relayed, for everyone"]
 
 
+async def test_a_chat_line_none_of_the_sockets_here_may_hear_leaves_the_rooms_state_order_alone(room: Any) -> None:
+    """A finished game's chat goes to its players only: a player's line on a process where only
+    spectators watch reaches none of its sockets, which are still in the room. The state it
+    delivered last still orders the next (an older one crossing it is dropped), and is still the
+    newest it answers a newcomer process with."""
+    code, add = room
+    spectator = await add()
+    spectator.controller = "spectator-token"  # type: ignore[attr-defined]
+    fanout.deliver(code, ["v7"], 7)
+    fanout.deliver(code, ["gg"], audience=frozenset({"player-token"}))
+    fanout.deliver(code, ["v6, crossing"], 6)
+    assert spectator.frames == ["v7"]
+    assert transport.current().newest[code] == (7, ["v7"])
+
+
 async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_sent_again(room: Any) -> None:
     code, add = room
     socket = FakeSocket()
