@@ -254,8 +254,23 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             pace=old.pace,
         )
         new = host.game
-        # The same room's next game: the spectators the host muted stay muted there (but its host).
-        hushed = [token for token in old.room.muted_spectators if token != first.persons_controller]
+        # The same room's next game: the spectators the host muted stay muted there (but its host),
+        # and so do the players muted who left the game (its chat refused them as spectators too;
+        # one still playing another seat, on a shared device, speaks from that seat as before).
+        playing = {seat.persons_controller for seat in seats}
+        quit_muted = [
+            person
+            for seat in old.room.seats
+            if seat.given_up
+            and seat.muted
+            and (person := seat.left_controller or (seat.controller if seat.human else ""))
+            and person not in playing
+        ]
+        hushed = [
+            token
+            for token in dict.fromkeys([*old.room.muted_spectators, *quit_muted])
+            if token != first.persons_controller
+        ]
         for token in hushed:
             record(
                 new,

@@ -605,6 +605,29 @@ def test_a_player_muted_into_the_rematch_stays_muted_after_leaving_its_lobby_and
 
 
 @db
+def test_a_muted_player_who_left_the_game_is_still_muted_watching_its_rematch() -> None:
+    """Bob, muted by Ann, leaves mid-game: as a spectator of that game his posts are refused. The
+    rematch is the same room's next table, where a spectator the host muted stays muted: so does
+    he, whether he posts there as a spectator or takes a seat in its lobby."""
+    table = spectators_chat_room()
+    ann, bob, cy = table.controllers
+    seat_mute(code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=table.code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=table.code, controller=bob, text="can't mute me now")
+    assert refused.value.code == errors.MUTED
+    play_to_end(table, random.Random(3), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=cy)
+    assert [seat.controller for seat in rematch.room.seats] == [cy, ann]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=bob, text="new game, new voice")
+    assert refused.value.code == errors.MUTED
+    services.game_join(code=rematch.code, name="Bob", controller=bob)
+    assert [seat.muted for seat in Game.objects.get(code=rematch.code).room.seats] == [False, False, True]
+    assert not ChatMessage.objects.filter(game=rematch).exists()
+
+
+@db
 def test_a_spectator_the_host_muted_is_still_muted_in_the_rematch() -> None:
     """The rematch is the same room's next table: a spectator muted there stays muted, under the
     handle their lines have in the new room, and its log says so."""
