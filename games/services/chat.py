@@ -13,6 +13,7 @@ by which the host mutes them: the room keeps the browsers muted (``Room.muted_sp
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django.db import transaction
@@ -58,9 +59,11 @@ REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
 def clean_message(text: str) -> str:
     """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
     refused whole: a message cut mid-word says something its writer did not."""
-    # No bidi controls (they turn the rest of the line around) and no tower of combining marks
-    # (drawn over the messages around it); emoji joiners and variation selectors stay.
-    text = capped_marks("".join(char for char in text if char not in BIDI_CONTROLS)).strip()
+    # No bidi controls (they turn the rest of the line around), no control characters (drawn as
+    # nothing or as a box; a line break shows as a space, so it is one) and no tower of combining
+    # marks (drawn over the messages around it); emoji joiners and variation selectors stay.
+    kept = (char if unicodedata.category(char) != "Cc" else " " if char.isspace() else "" for char in text)
+    text = capped_marks("".join(char for char in kept if char not in BIDI_CONTROLS)).strip()
     if not visible(text):
         raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")
     if len(text) > CHAT_MAX:

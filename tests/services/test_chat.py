@@ -128,6 +128,19 @@ def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_
     assert clean_message("gg \u202eniw i") == "gg niw i"
 
 
+def test_a_message_keeps_no_control_character_and_its_line_breaks_are_spaces() -> None:
+    """A control character draws nothing, or a box, on the page and in the admin's review, where
+    the line shows what its writer's keyboard could not have typed (a socket frame can); a line
+    break is shown as a space wherever the line is (a name's are made spaces the same way)."""
+    assert clean_message("gg\x1b[31m wp\x07\x7f\x9b") == "gg[31m wp"
+    assert clean_message("good\ngame\r\n\tall") == "good game   all"
+    assert clean_message("hi" + "\x08" * 400) == "hi"  # counted once the controls are out
+    assert clean_message("10\u00a0km\u202f!") == "10\u00a0km\u202f!"  # spaces that are not controls stay
+    with pytest.raises(RuleViolation) as caught:
+        clean_message("\x00\x01\x85")
+    assert caught.value.code == BAD_MESSAGE
+
+
 def _spectator_says(table_code: str, text: str, controller: str | None = None) -> tuple[str, str]:
     """A spectator's browser (``controller``, a new one if not given) posts ``text``: its token and
     the handle its line goes by."""
