@@ -191,3 +191,58 @@ async def test_when_a_worker_dies_the_room_hears_within_seconds_that_its_players
 def presence_of(sock: Socket) -> dict[str, str]:
     frames = [f for f in sock.frames if f["type"] == "presence"]
     return dict(frames[-1]["seats"]) if frames else {}
+
+
+def said(sock: Socket) -> list[str]:
+    return [f["message"]["text"] for f in sock.frames if f["type"] == "chat"]
+
+
+async def test_the_chat_reactions_and_mutes_reach_the_sockets_on_the_other_process(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Ann hosts on one process; Bob plays and Eve watches on the other. Each one's chat line and
+    reaction reaches the others, Ann's mute of Eve holds for Eve's post there, and once the game is
+    over its chat is its players' alone on both processes."""
+    env = live_env(database_url, tmp_path)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob, eve = Browser(one.url), Browser(two.url), Browser(two.url)
+        landed = ann.post(
+            "/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online", "chat_spectators": "on"}
+        )
+        code = landed.rstrip("/").rsplit("/", 1)[-1]
+        bob.join(code, "Bob")
+        eve.post(f"/r/{code}/spectator", {})  # a spectator's token, for posting
+        a, b, e = [await browser.socket(code).connect() for browser in (ann, bob, eve)]
+        try:
+            assert e.seats == [] and e.state["chat"]["spectators"]
+            table = Table([a, b, e])
+            await table.act(a, {"type": "start"})
+            await a.send({"type": "chat", "text": "good luck"})
+            await b.send({"type": "react", "reaction": "👍"})
+            await e.send({"type": "chat", "text": "go Bob"})
+            for sock in (a, b, e):
+                await sock.wait(lambda sock=sock: {"good luck", "go Bob"} <= set(said(sock)))
+            await a.wait(lambda: any(f["type"] == "reaction" and f["seat"] == 1 for f in a.frames))
+            await e.wait(lambda: any(f["type"] == "reaction" and f["seat"] == 1 for f in e.frames))
+            handle = next(
+                f["message"]["spectator"] for f in a.frames if f["type"] == "chat" and f["message"]["seat"] is None
+            )
+            await table.act(a, {"type": "mute_spectator", "spectator": handle})
+            assert e.state["chat"]["muted"] == [handle]
+            await e.send({"type": "chat", "text": "you can't mute me"})
+            await e.wait(lambda: any(f["code"] == "muted" for f in e.errors))
+            await table.play_to_end()
+            await a.send({"type": "chat", "text": "gg"})
+            await b.send({"type": "chat", "text": "gg, rematch?"})
+            await a.wait(lambda: "gg, rematch?" in said(a))
+            await b.wait(lambda: "gg" in said(b))
+            assert "you can't mute me" not in said(a) + said(b)
+            # Eve hears neither: the rematch's state, which she hears, was sent after both lines.
+            ann.post(f"/r/{code}/rematch", {})
+            await e.wait(lambda: bool(e.state.get("rematch")))
+            assert "gg" not in said(e) and "gg, rematch?" not in said(e)
+            for sock in (a, b):
+                assert [f["code"] for f in sock.errors] == []
+        finally:
+            for sock in (a, b, e):
+                await sock.close()
