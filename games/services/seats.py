@@ -574,11 +574,15 @@ def _handed_all(game: Game, controller: str, to: str) -> tuple[Room, list[int], 
 
 def _watched(controller: str) -> list[tuple[str, str]]:
     """The rooms (code, status) ``controller``'s browser may be known in without a seat: where it
-    posted as a spectator, and the rematches that followed them (a spectator muted stays muted in
-    the rematch, which it may not have posted in). Found from its lines, not by reading every room."""
+    posted as a spectator, and the rematches that followed them or a game it played (a spectator
+    muted, or a player muted who left the game, stays muted in the rematch, which it may not have
+    posted in). Found from its lines and seats, not by reading every room."""
     codes: list[tuple[str, str]] = []
     pks = ChatMessage.objects.filter(seat__isnull=True, controller=controller).values("game_id")
-    rows = list(Game.objects.filter(pk__in=pks).values_list("code", "status", "snapshot__rematch"))
+    played = Player.objects.filter(played_by(controller)).values("game_id")
+    rows = list(
+        Game.objects.filter(Q(pk__in=pks) | Q(pk__in=played)).values_list("code", "status", "snapshot__rematch")
+    )
     seen = {code for code, _, _ in rows}
     while rows:
         after = {rematch for _, _, rematch in rows if rematch and rematch not in seen}

@@ -628,6 +628,29 @@ def test_a_muted_player_who_left_the_game_is_still_muted_watching_its_rematch() 
 
 
 @db
+def test_a_muted_player_who_left_the_game_and_signs_in_is_still_muted_in_its_rematch() -> None:
+    """As a spectator the host muted signs in and stays muted in the rematch, so does Bob, muted,
+    who left the game before its end and signs up once it is over."""
+    bob, bob_token = _browser()
+    ann, cy = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann, chat_spectators=True).game.code
+    for name, token in (("Bob", bob_token), ("Cy", cy)):
+        services.game_join(code=code, name=name, controller=token)
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    table = Table(code=code, controllers=[ann, bob_token, cy])
+    seat_mute(code=code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    services.game_leave(code=code, controller=bob_token, seat=1, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(3), rerolls=0)
+    rematch = services.game_rematch(code=code, controller=cy)
+    account = _sign_up(bob, "bob_account")
+    assert account != bob_token
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=account, text="signed in, so unmuted?")
+    assert refused.value.code == errors.MUTED
+    assert not ChatMessage.objects.filter(game=rematch).exists()
+
+
+@db
 def test_a_spectator_the_host_muted_is_still_muted_in_the_rematch() -> None:
     """The rematch is the same room's next table: a spectator muted there stays muted, under the
     handle their lines have in the new room, and its log says so."""
