@@ -436,17 +436,21 @@ CHAT_KEPT_MAX = 2 * CHAT_MAX
 
 
 def chat_form(request: HttpRequest, code: str, frame: protocol.Chat, controller: str) -> None:
-    """A chat line posted by a page without script: counted against the socket's chat limit, sent once
-    per form (its id), then the socket frame's service."""
+    """A chat line posted by a page without script: sent once per form (its id), counted against the
+    socket's chat limit, then the socket frame's service."""
     # Worded here, not by the code's general words: a reader of the page sends no "frames", and a
     # line sent twice is not a move the table shows.
-    if form_refusal(frame.kind, controller, client_ip(request)):
-        raise Worded(errors.RATE_LIMITED, gettext("You are posting quickly: wait a moment before the next message."))
     sent = frame.id if isinstance(frame.id, str) else ""
     key = f"ns-chat:v1:{code}:{hashlib.sha256(f'{controller}:{sent}'.encode()).hexdigest()[:32]}"
+    # The same form sent again (a double click) is told apart first: it posts nothing, so it does not
+    # use up the reader's next line against the chat limit.
     if sent and not _first_sending(key):
         raise Worded(errors.REPEATED, gettext("That message was already sent."))
     try:
+        if form_refusal(frame.kind, controller, client_ip(request)):
+            raise Worded(
+                errors.RATE_LIMITED, gettext("You are posting quickly: wait a moment before the next message.")
+            )
         services.perform(frame, code=code, controller=controller)
     except RuleViolation:
         if sent:

@@ -1008,6 +1008,20 @@ def test_chat_without_script_counts_against_the_sockets_limit(settings: Any) -> 
     assert 'value="line 2"' in page  # kept, to be sent once the limit lets it
 
 
+def test_a_chat_form_sent_twice_counts_once_against_the_chat_limit(settings: Any) -> None:
+    """A double click posts the line once (its form id): the second sending is no message, and
+    does not use up the reader's next one."""
+    settings.CHAT_RATE = "2/60"
+    ada, ben, game = two_playing()
+    first = {"version": str(game.version), "action_id": "c-0", "text": "line 0"}
+    post_form(ben, game, "chat", first)
+    assert "That message was already sent." in post_form(ben, game, "chat", first).text
+    table = post_form(ben, game, "chat", {**first, "action_id": "c-1", "text": "line 1"})
+    assert "Ben: line 1" in table.text and chat_count(game) == 2
+    page = page_after(ben, game, "chat", {**first, "action_id": "c-2", "text": "line 2"})
+    assert "You are posting quickly" in page and chat_count(game) == 2
+
+
 def test_a_seat_tool_asks_first_and_a_question_the_table_no_longer_fits_is_said_stale() -> None:
     ada, ben, game = ben_away()
     table = table_of(ada, game)
