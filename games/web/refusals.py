@@ -9,10 +9,11 @@ can meet has words here: a code without them would put an English sentence on th
 
 from __future__ import annotations
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from games.domain.rules import RuleViolation
+from games.services import chat
 
 WORDS = {
     # The rules.
@@ -67,7 +68,10 @@ WORDS = {
     "bad_timer": _("Choose one of the times offered."),
     "bad_pace": _("That pace is not offered for this game."),
     "bad_message": _("Write something first."),
-    "chat_too_long": _("A chat message is at most 300 characters."),
+    # The limit is the server's (chat.CHAT_MAX), put in when said (``refusal``).
+    "chat_too_long": ngettext_lazy(
+        "A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", "max"
+    ),
     "chat_closed": _("Spectators may not post in this room's chat."),
     "muted": _("The host muted your chat."),
     "own_pace": _("At your own pace nobody need be online: a seat is not taken over for being away."),
@@ -100,4 +104,6 @@ def refusal(exc: RuleViolation) -> str:
     words = WORDS.get(exc.code)
     if words is None or (get_language() or "en").split("-")[0] == "en":
         return exc.message
+    if exc.code == "chat_too_long":
+        return str(words % {"max": chat.CHAT_MAX})
     return str(words)

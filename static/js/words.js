@@ -3,7 +3,10 @@
 // the rule sets, the dice colours and the error codes (games/domain/errors.py). The server sends
 // the same frame to every player of a room; each page words it here for its own reader.
 
-import { fmt, gettext, pgettext } from "./i18n.js";
+import { fmt, gettext, ngettext, pgettext } from "./i18n.js";
+
+// The longest chat message the server takes, in code points (games/services/chat.py CHAT_MAX).
+export const CHAT_MAX = 300;
 
 // xgettext reads the literal strings below into the catalogs (makemessages -d djangojs), so
 // every name is written out, once per game family: players of each name its boxes their way.
@@ -277,7 +280,7 @@ const ERRORS = {
   local_room: gettext("This game is played on one device."),
   paused: gettext("The host paused the game: play goes on when they resume it."),
   bad_message: gettext("Write something first."),
-  chat_too_long: gettext("A chat message is at most 300 characters."),
+  chat_too_long: fmt(ngettext("A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", CHAT_MAX), { max: CHAT_MAX }),
   chat_closed: gettext("Spectators may not post in this room's chat."),
   muted: gettext("The host muted your chat."),
   hints_off: gettext("Hints are turned off in this room."),

@@ -424,6 +424,22 @@ def test_a_refused_kick_of_the_hosts_own_companion_says_so_in_the_readers_langua
     assert shown_errors(page) == [german("That seat is played on your own device: leave it instead.")]
 
 
+def test_a_too_long_chat_lines_refusal_says_the_servers_own_limit_in_every_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The limit a refused chat line is told is the one the server keeps (``CHAT_MAX``), not a
+    number written into the sentence its translations copy."""
+    from games.domain.rules import RuleViolation
+    from games.services import chat
+    from games.web.refusals import refusal
+
+    monkeypatch.setattr(chat, "CHAT_MAX", 280)
+    for language in ("de", "fr", "sv"):
+        with translation.override(language):
+            said = refusal(RuleViolation(errors.CHAT_TOO_LONG, "A chat message is at most 280 characters."))
+        assert "280" in said and "300" not in said, (language, said)
+
+
 def test_in_english_a_form_that_lost_a_field_says_which() -> None:
     ann = Client(HTTP_ACCEPT_LANGUAGE="en")
     game = started(ann)
@@ -460,6 +476,15 @@ def test_a_page_words_a_refusal_as_the_room_pages_script_does() -> None:
     assert worded, "the script's table of error words"
     differ = {code: (words, worded[code]) for code, words in WORDS.items() if code in worded and words != worded[code]}
     assert differ == {}
+    # Words with a number the server keeps (chat.CHAT_MAX), singular and plural alike.
+    counted = re.findall(r'^\s+([a-z_]+): fmt\(ngettext\("([^"]*)", "([^"]*)", CHAT_MAX\)', table, re.MULTILINE)
+    assert [code for code, *_ in counted] == ["chat_too_long"]
+    for code, one, many in counted:
+        with translation.override("en"):
+            assert [str(WORDS[code] % {"max": n}) for n in (1, 2)] == [one % {"max": 1}, many % {"max": 2}]
+    from games.services.chat import CHAT_MAX
+
+    assert f"export const CHAT_MAX = {CHAT_MAX};" in script
     room = (settings.BASE_DIR / "static" / "js" / "room.js").read_text()
     assert f'frame.code === "stale" && mineFailed) toast(gettext("{WORDS["stale"]}")' in room
 

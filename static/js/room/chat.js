@@ -4,7 +4,8 @@ import { gettext, language } from "../i18n.js";
 import { playerName } from "../words.js";
 
 export const REACTIONS = ["👍", "🎲", "😮", "😂", "😢", "👏"];
-export const CHAT_MAX = 300;
+// The server's limit (games/services/chat.py CHAT_MAX), kept beside the words that say it.
+export { CHAT_MAX } from "../words.js";
 const KEEP = 200; // messages kept on the page
 const NEAR_END = 40; // px: a reader this near the last message follows the new ones
 const QUIET_MS = 1000; // how long the list stays out of the live region after lines put in quietly
