@@ -15,6 +15,7 @@ from django.utils.translation import gettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS
 from games.services import words
+from games.services.chat import REACTIONS
 from games.services.codes import shown_name
 
 # How often the page reloads itself while it waits for another seat's move: live play moves
@@ -274,6 +275,7 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
                 # Leaving is a seat's own; the host takes out any seat of others (a computer's too).
                 "leave": seat["seat"] in mine,
                 "kick": is_host and not seat["host"] and seat["seat"] not in mine,
+                **_moderation(seat, mine, is_host),
             }
             for seat in active
         ]
@@ -282,6 +284,22 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
             tools["level_chosen"] = "casual"
     elif status == "playing":
         tools["pause"] = is_host or (host_away and state["paused"])
+        # The Players list of the page with script: each seat's own Leave (one a computer plays while
+        # its player is away included), and the host's Mute chat for the others'.
+        tools["play_seats"] = [
+            {
+                "seat": seat["seat"],
+                "name": shown_name(seat["name"]),
+                "host": seat["host"],
+                "bot": seat["kind"] == "bot",
+                "mine": seat["seat"] in mine,
+                "gone": seat["status"] != "active",
+                "away": seat["kind"] == "bot" and bool(seat["away"]),
+                "leave": seat["status"] == "active" and seat["seat"] in mine,
+                **_moderation(seat, mine, is_host),
+            }
+            for seat in seats
+        ]
         tools["away_seats"] = [
             {"seat": seat["seat"], "name": shown_name(seat["name"])}
             for seat in seats
@@ -294,6 +312,17 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
             and ((is_host and not seat["host"]) or host_away)
         ]
     return tools
+
+
+def _moderation(seat: dict[str, Any], mine: list[int], is_host: bool) -> dict[str, Any]:
+    """A seat's chat as the host's tools show it: muted or not, and whether this browser may mute or
+    unmute it (the host, for another's seat a person plays: ``mute``/``unmute``)."""
+    offered = is_host and seat["status"] == "active" and not seat["host"] and seat["kind"] == "human"
+    return {
+        "muted": seat["muted"],
+        "mute": offered and seat["seat"] not in mine and not seat["muted"],
+        "unmute": offered and seat["seat"] not in mine and seat["muted"],
+    }
 
 
 def _chat(
@@ -331,6 +360,11 @@ def _chat(
         else [],
         "typed": refused.get("text", ""),
         "error": refused.get("error", ""),
+        # The reactions a seated player sends the table while the game is on (chat_react), a muted
+        # seat's none; a spectator has no seat to send them from.
+        "reactions": list(REACTIONS)
+        if state["status"] in ("lobby", "playing") and any(not seats[s]["muted"] for s in voices)
+        else [],
     }
 
 
@@ -374,7 +408,7 @@ def _ask(view: dict[str, Any], asked: Mapping[str, str]) -> dict[str, Any]:
     action, seat = asked.get("ask", ""), asked.get("seat", "")
     if action in ASKED and asked.get("version", str(view["version"])) == str(view["version"]):
         if action in ("leave", "kick"):
-            offered = [s for s in view.get("lobby_seats", []) if s[action]]
+            offered = [s for s in view.get("lobby_seats", []) + view.get("play_seats", []) if s[action]]
         else:
             offered = view.get("away_seats", [])
         for entry in offered:

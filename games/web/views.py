@@ -360,15 +360,18 @@ def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
 
 # The no-script form posts under /r/<code>/; anything else there is no page (a 404, not a 405).
 ROOM_ACTIONS = frozenset(
-    {"start", "roll", "score", "leave", "kick", "remove", "back", "add_bot", "replace", "pause", "resume", "chat"}
-)
+    {
+        "start", "roll", "score", "leave", "kick", "remove", "back", "add_bot", "replace", "pause", "resume", "chat",
+        "mute", "unmute", "react",
+    }
+)  # fmt: skip
 # What a form that lost a field says; any other bad field gets its code's words (refusal()).
 FORM_PROBLEMS = {
     "version": (services.BAD_REQUEST, _("The form was missing its game version; reload the page.")),
     "seat": (services.BAD_SEAT, _("The form did not say which seat; reload the page.")),
 }
 # The form fields a frame may take (each frame's declaration ignores those it does not declare).
-FORM_FIELDS = ("version", "box", "column", "seat", "level", "text")
+FORM_FIELDS = ("version", "box", "column", "seat", "level", "text", "reaction")
 # How long a chat form's id is remembered, so that the same form sent again (a double click, the
 # back button) posts its line once: a chat line is no Move, whose ids the services keep.
 CHAT_FORM_KEPT = 3600
@@ -377,7 +380,7 @@ CHAT_FORM_KEPT = 3600
 def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     """The form's fields as the frame a socket would send for the same action, checked the same way."""
     fields: dict[str, Any] = {name: post[name] for name in FORM_FIELDS if name in post}
-    if action == "chat" and fields.get("seat") == "":  # "Post as" left on its default: the browser's first seat
+    if action in ("chat", "react") and fields.get("seat") == "":  # "Post as" on its default: the browser's first seat
         del fields["seat"]
     if action == "roll":  # the dice ticked to keep: a roll from the form always says which (maybe none)
         fields["held"] = list(dict.fromkeys(post.getlist("held")))
@@ -412,13 +415,17 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         if isinstance(frame, protocol.Chat):
             # A spectator may post where the room lets them: the host mutes them by their browser's token.
             chat_form(request, game.code, frame, controller_for(request, create=bool(game.chat_spectators)))
+        elif isinstance(frame, protocol.React):
+            chat_form(request, game.code, frame, controller_for(request))
         else:
             services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
         # A form of a page drawn before the table moved on: the page it goes back to shows the table
         # as it is now, so it says that in the page's words (not the service's version numbers).
         said = str(WORDS[errors.STALE]) if exc.code == errors.STALE else refusal(exc)
-        if action != "chat":
+        if action == "react" and exc.code == errors.REPEATED:
+            pass  # sent once already: the table has it, and a reaction shows nothing on this page
+        elif action != "chat":
             messages.error(request, said)
         else:
             # Said beside the chat's field (the page opens there), with what was typed, to be
@@ -435,22 +442,24 @@ CHAT_REFUSED = "chat_refused"
 CHAT_KEPT_MAX = 2 * CHAT_MAX
 
 
-def chat_form(request: HttpRequest, code: str, frame: protocol.Chat, controller: str) -> None:
-    """A chat line posted by a page without script: sent once per form (its id), counted against the
-    socket's chat limit, then the socket frame's service."""
+def chat_form(request: HttpRequest, code: str, frame: protocol.Chat | protocol.React, controller: str) -> None:
+    """A chat line or a reaction posted by a page without script: sent once per form (its id), counted
+    against the socket's chat (or reactions) limit, then the socket frame's service."""
     # Worded here, not by the code's general words: a reader of the page sends no "frames", and a
     # line sent twice is not a move the table shows.
     sent = frame.id if isinstance(frame.id, str) else ""
-    key = f"ns-chat:v1:{code}:{hashlib.sha256(f'{controller}:{sent}'.encode()).hexdigest()[:32]}"
+    key = f"ns-{frame.kind}:v1:{code}:{hashlib.sha256(f'{controller}:{sent}'.encode()).hexdigest()[:32]}"
     # The same form sent again (a double click) is told apart first: it posts nothing, so it does not
     # use up the reader's next line against the chat limit.
     if sent and not _first_sending(key):
         raise Worded(errors.REPEATED, gettext("That message was already sent."))
     try:
         if form_refusal(frame.kind, controller, client_ip(request)):
-            raise Worded(
-                errors.RATE_LIMITED, gettext("You are posting quickly: wait a moment before the next message.")
-            )
+            if isinstance(frame, protocol.React):
+                slow = gettext("You are reacting quickly: wait a moment before the next reaction.")
+            else:
+                slow = gettext("You are posting quickly: wait a moment before the next message.")
+            raise Worded(errors.RATE_LIMITED, slow)
         services.perform(frame, code=code, controller=controller)
     except RuleViolation:
         if sent:

@@ -358,13 +358,14 @@ def test_a_player_waiting_for_another_without_script_sees_no_forms_and_a_page_th
     table = table_of(ben, game)
     assert "Ada's turn" in table.text and "Waiting for Ada" in table.text
     assert "The dice:" in table.text
-    # Nothing to act on; the card shows Ada's options to her only.
-    assert table.forms == []
+    # Nothing to act on but his own seat and a reaction; the card shows Ada's options to her only.
+    assert [f["action"].rsplit("/", 1)[1] for f in table.forms] == ["#ns-ask", "react"]
+    assert list(tools(table)) == ["ns-leave-1"]
     assert table.refresh == "8" and "This page looks again every 8 seconds." in table.text
     # The chat's field is on a page of its own that holds still: a reload would take what Ben types.
     assert "Write a message" in table.text
     writing = writing_of(ben, game)
-    assert [form["action"] for form in writing.forms] == [f"/r/{game.code}/chat"]
+    assert [form["action"] for form in writing.forms][-1] == f"/r/{game.code}/chat"
     assert writing.refresh == "" and "This page holds still while you write a message." in writing.text
     assert "Back to the table" in writing.text
     assert "Refresh" in table.text
@@ -684,7 +685,7 @@ def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_
     # Ben has neither the computer nor the kick, only his own Leave.
     guest = table_of(ben, game)
     assert list(tools(guest)) == ["ns-leave-1"] and tools(guest)["ns-leave-1"]["seat"] == "1"
-    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["#ns-ask", "join"]
+    assert [f["action"].rsplit("/", 1)[1] for f in guest.forms] == ["#ns-ask", "join", "react"]
     assert "Write a message" in guest.text  # the chat's field on a page that holds still
     table = post_form(ada, game, "add_bot", {**add["fields"], "level": "beginner"})
     game.refresh_from_db()
@@ -793,6 +794,120 @@ def test_seats_taken_in_a_lobby_as_often_as_one_game_allows_refuse_a_join_and_a_
     assert game.status == "playing"
 
 
+def test_a_player_without_script_leaves_during_play_after_a_question() -> None:
+    """As the page with script does, a player leaves mid-game from the Players list, asked first:
+    the same leave as the socket's, and nobody else's seat to leave."""
+    ada, ben, game = two_playing()
+    assert list(tools(table_of(ben, game))) == ["ns-leave-1"]
+    assert "ns-leave-1" not in tools(table_of(ada, game)) and tools(table_of(Client(), game)) == {}
+    pressed = tools(table_of(ben, game))["ns-leave-1"]
+    before = stored(game)
+    asked = html.unescape(ben.get(f"/r/{game.code}/", pressed).content.decode())
+    assert "Leave the game as Ben?" in asked and stored(game) == before  # asking changes nothing
+    table = answer(ben, game, table_of(ben, game), "ns-leave-1")
+    game.refresh_from_db()
+    assert not game.room.seats[1].active and tools(table) == {}
+    # A form of the page before: refused, nothing stored.
+    before = stored(game)
+    page = page_after(ben, game, "leave", {**pressed, "action_id": "l-2"})
+    assert "The table changed just before your move" in html.unescape(page) and stored(game) == before
+
+
+def test_a_seat_a_computer_plays_while_its_player_is_away_is_still_theirs_to_leave_without_script() -> None:
+    ada, ben, game = ben_kept_by_a_computer()
+    assert "ns-leave-1" in tools(table_of(ben, game))
+    answer(ben, game, table_of(ben, game), "ns-leave-1")
+    game.refresh_from_db()
+    assert not game.room.seats[1].active
+
+
+def seat_buttons(table: NoScriptPage, action: str) -> dict[str, dict[str, str]]:
+    """The buttons of the forms that post ``action`` at once, by id, with their form's fields."""
+    return {
+        b["id"]: {**f["fields"], **({b["name"]: b["value"]} if b.get("name") else {})}
+        for f in table.forms
+        if f["action"].endswith(f"/{action}")
+        for b in f["buttons"]
+    }
+
+
+@pytest.mark.parametrize("playing", [False, True], ids=["lobby", "playing"])
+def test_the_host_without_script_mutes_and_unmutes_a_players_chat(playing: bool) -> None:
+    ada, ben, game = two_playing() if playing else lobby_of_two()
+    assert seat_buttons(table_of(ben, game), "mute") == {}  # only the host
+    mute = seat_buttons(table_of(ada, game), "mute")
+    assert list(mute) == ["ns-mute-1"] and mute["ns-mute-1"]["seat"] == "1"  # not the host's own seat
+    before = stored(game)
+    table = post_form(ben, game, "mute", {**mute["ns-mute-1"], "action_id": "b-1"})
+    assert table.messages == ["Only the host can do that."] and stored(game) == before
+    table = post_form(ada, game, "mute", mute["ns-mute-1"])
+    game.refresh_from_db()
+    assert game.room.seats[1].muted and "chat muted" in table.text
+    assert "The host has muted your chat in this room." in table_of(ben, game).text
+    table = post_form(ada, game, "mute", mute["ns-mute-1"])  # the same form sent again: done already
+    assert table.messages == ["That action was already applied."]
+    unmute = seat_buttons(table_of(ada, game), "unmute")
+    assert list(unmute) == ["ns-unmute-1"] and seat_buttons(table_of(ada, game), "mute") == {}
+    post_form(ada, game, "unmute", unmute["ns-unmute-1"])
+    game.refresh_from_db()
+    assert not game.room.seats[1].muted
+    before = stored(game)
+    table = post_form(ada, game, "unmute", {**unmute["ns-unmute-1"], "version": str(before[0]), "action_id": "u-2"})
+    assert table.messages == ["Ben is not muted already."] and stored(game) == before
+
+
+@pytest.fixture
+def reactions(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The reaction frames the room is told."""
+    from games.services import chat
+
+    told: list[dict[str, Any]] = []
+    tell = chat.events.tell
+
+    def record(code: str, frame: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        if frame.get("type") == "reaction":
+            told.append(frame)
+        tell(code, frame, *args, **kwargs)
+
+    monkeypatch.setattr(chat.events, "tell", record)
+    return told
+
+
+def test_a_player_without_script_sends_a_reaction_as_the_socket_does(
+    reactions: list[dict[str, Any]], settings: Any
+) -> None:
+    settings.REACTION_RATE = "3/60"  # a refused one counts, as a socket's does
+    ada, ben, game = two_playing()
+    react = seat_buttons(table_of(ben, game), "react")
+    assert [b["reaction"] for b in react.values()] == ["👍", "🎲", "😮", "😂", "😢", "👏"]
+    assert 'aria-label="React 👍"' in ben.get(f"/r/{game.code}/").content.decode()
+    assert seat_buttons(table_of(Client(), game), "react") == {}  # a spectator has none
+    before = stored(game)
+    page = page_after(ben, game, "react", {**react["ns-react-0"], "action_id": "r-0", "reaction": "🦄"})
+    assert "Reactions are one of" in html.unescape(page) and reactions == []
+    table = post_form(ben, game, "react", react["ns-react-1"])
+    assert reactions == [{"type": "reaction", "seat": 1, "reaction": "🎲"}] and table.messages == []
+    # Sent twice (a double click): once, and it does not count against the limit twice.
+    assert post_form(ben, game, "react", react["ns-react-1"]).messages == []
+    post_form(ben, game, "react", {**react["ns-react-0"], "action_id": "r-2"})
+    assert [r["reaction"] for r in reactions] == ["🎲", "👍"]
+    table = post_form(ben, game, "react", {**react["ns-react-0"], "action_id": "r-3"})
+    assert table.messages == ["You are reacting quickly: wait a moment before the next reaction."]
+    assert len(reactions) == 2 and stored(game) == before  # a reaction is not stored
+
+
+def test_a_muted_player_without_script_has_no_reactions_and_one_sent_is_refused(reactions: list[Any]) -> None:
+    ada, ben, game = two_playing()
+    react = seat_buttons(table_of(ben, game), "react")
+    services.seat_mute(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=None, action_id="m"
+    )
+    assert seat_buttons(table_of(ben, game), "react") == {}
+    table = post_form(ben, game, "react", react["ns-react-0"])
+    assert table.messages == ["The host has muted you in this room: no chat and no reactions."]
+    assert reactions == []
+
+
 @pytest.mark.usefixtures("limit_clock")
 def test_form_posts_count_as_a_sockets_frames_a_second(settings: Any) -> None:
     """A page without script plays no faster than a socket may: each post is a frame against the
@@ -839,7 +954,7 @@ def test_the_host_without_script_hands_an_away_players_seat_to_a_computer() -> N
     ada, ben, game = ben_away()
     table = table_of(ada, game)
     assert "Ben is away: you may let a computer play their seat, take them out, or wait." in table.text
-    assert list(tools(table)) == ["ns-replace-1", "ns-remove-1"]
+    assert list(tools(table)) == ["ns-replace-1", "ns-remove-1", "ns-leave-0"]  # and her own Leave
     assert tools(table_of(Client(), game)) == {}
     table = answer(ada, game, table, "ns-replace-1")
     game.refresh_from_db()
@@ -861,7 +976,7 @@ def test_a_player_who_just_went_away_is_not_offered_to_the_host_and_a_takeover_i
     presence.arrive(game.code, "ben-tab", ben.session["controller"])
     presence.leave("ben-tab")  # Ben's socket closed a moment ago: he gets the host's wait
     table = table_of(ada, game)
-    assert "is away" not in table.text and tools(table) == {}
+    assert "is away" not in table.text and list(tools(table)) == ["ns-leave-0"]
     before = stored(game)
     fields = {"version": str(game.version), "action_id": "x-1", "seat": "1"}
     for action in ("replace", "remove"):
