@@ -325,6 +325,11 @@ def test_every_kind_of_answer_carries_the_headers_that_keep_other_sites_out() ->
         assert "frame-ancestors 'none'" in response["Content-Security-Policy"], what
         assert response["Referrer-Policy"] == "same-origin", what
         assert response["X-Content-Type-Options"] == "nosniff", what
+    # The one address framed: by the site's own room page without script (docs/protocol.md), no other.
+    here = Client().get(f"/r/{code}/here")
+    assert here["X-Frame-Options"] == "SAMEORIGIN" and "frame-ancestors 'self'" in here["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" not in here["Content-Security-Policy"]
+    assert here["Referrer-Policy"] == "same-origin" and here["X-Content-Type-Options"] == "nosniff"
 
 
 # --- cookies -------------------------------------------------------------------------
@@ -491,6 +496,7 @@ LOOKUPS_BY_CODE = [
     ("post", "/r/{}/score"),
     ("get", "/rooms/find?code={}"),
     ("get", "/r/{}/here.css"),
+    ("get", "/r/{}/here"),
 ]
 
 

@@ -49,5 +49,6 @@ urlpatterns = [
     path("r/<str:code>/review.json", room_lookup(views.room_review), name="room_review"),
     path("r/<str:code>/replay", room_lookup(views.replay), name="replay"),
     path("r/<str:code>/here.css", room_lookup(views.room_here), name="room_here"),
+    path("r/<str:code>/here", room_lookup(views.room_here_frame), name="room_here_frame"),
     path("r/<str:code>/<str:action>", room_lookup(room_gone(views.room_action)), name="room_action"),
 ]

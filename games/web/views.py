@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import SESSION_KEY
@@ -216,6 +217,26 @@ def room_here(request: HttpRequest, code: str) -> HttpResponse:
     controller = controller_for(request)
     presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
     return HttpResponse("", content_type="text/css", headers={"Cache-Control": "no-store"})
+
+
+# How often the frame of a page without script that holds still reloads itself (``room_here_frame``):
+# well within the time a socket's ping may be missed, after which the browser would count as away.
+HERE_EVERY = int(selectors.PRESENCE_TIMEOUT.total_seconds()) // 3
+
+
+@require_GET
+@csp_replace({"frame-ancestors": ["'self'"]})  # type: ignore[arg-type]  # the stubs type a view of the request alone
+def room_here_frame(request: HttpRequest, code: str) -> HttpResponse:
+    """``room_here`` for a page without script that holds still (the page to write a message on, one
+    whose reader stopped its reloads, the player's own turn): a frame in it that reloads itself
+    every ``HERE_EVERY`` seconds, each load at the table, so the browser stays there while the page
+    is open (a stylesheet is loaded once). Framed by the site's own pages only; never cached."""
+    game = _game_or_404(code)
+    controller = controller_for(request)
+    presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
+    page = f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="{HERE_EVERY}"><title></title>'
+    # Set here, the clickjacking middleware leaves it: framed by the site's own pages (its policy too).
+    return HttpResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "SAMEORIGIN"})
 
 
 # The cookie that keeps the room page without script from reloading itself: a screen reader's

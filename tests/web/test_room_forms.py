@@ -449,6 +449,38 @@ def test_a_player_at_the_table_without_script_is_not_away_for_the_host_to_hand_t
     assert "The computer is playing for Ben." in table_of(ben, game).text
 
 
+def test_a_player_writing_without_script_stays_at_the_table_while_the_page_is_open() -> None:
+    """The page to write a message on holds still (a reload would take the text away), so it loads
+    no stylesheet again: a small frame in it reloads itself instead, and each load says the browser
+    is at the table, as the table's own reloads do. A page that reloads itself needs none."""
+    from datetime import timedelta
+
+    from games.store.models import Presence
+    from games.store.selectors import PRESENCE_TIMEOUT
+
+    ada, ben, game = ben_away()
+    assert "Ben is away" in table_of(ada, game).text
+    assert "<iframe" not in ben.get(f"/r/{game.code}/").content.decode()  # it reloads itself
+    assert "<iframe" not in Client().get(f"/r/{game.code}/?write=chat").content.decode()  # no seat
+    page = ben.get(f"/r/{game.code}/?write=chat").content.decode()
+    found = re.search(r'<iframe [^>]*src="([^"]+)"', page)
+    assert found is not None and found.group(1) == f"/r/{game.code}/here"
+    here = ben.get(found.group(1))
+    assert here.status_code == 200 and here["Cache-Control"] == "no-store"
+    assert here["X-Frame-Options"] == "SAMEORIGIN" and "frame-ancestors 'self'" in here["Content-Security-Policy"]
+    every = re.search(r'<meta http-equiv="refresh" content="(\d+)">', here.content.decode())
+    assert every is not None and 0 < int(every.group(1)) < PRESENCE_TIMEOUT.total_seconds()
+    assert "is away" not in table_of(ada, game).text
+    # Long after the page was loaded, the frame's last reload keeps Ben at the table.
+    rows = Presence.objects.filter(game=game, controller=ben.session["controller"])
+    rows.update(seen_at=rows.get().seen_at - PRESENCE_TIMEOUT - timedelta(seconds=1))
+    assert "Ben is away" in table_of(ada, game).text
+    ben.get(found.group(1))
+    assert "is away" not in table_of(ada, game).text
+    # A browser without a seat there is told nothing and stores nothing.
+    assert Client().get(found.group(1)).status_code == 200 and rows.count() == 1
+
+
 def test_a_form_of_a_page_the_table_moved_past_is_refused_and_the_page_shows_the_table_now() -> None:
     ada, game = started()
     old = table_of(ada, game).form_to("roll")["fields"]
