@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils import formats
 from django.utils.translation import gettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS
@@ -130,6 +131,7 @@ def table(
     spectator: str = "",
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
+    hint: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What the no-script table shows this browser (its seats ``mine``) of the room's ``state``.
 
@@ -141,7 +143,9 @@ def table(
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
     handle in them; ``query``: the page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
-    ``chat_refused``: a refused chat line (``text``, ``error``), back in the field. A page that says
+    ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
+    coach's last answer to this browser (``coach.hint_for``), shown while the table is still at the
+    roll it was given for. A page that says
     a question stale reloads the table's own address (``reload_to_table``), not the question's. A
     page that reloads itself offers the chat's field on a page that does not (``writing``:
     ``?write=chat``, or a refused line given back).
@@ -188,6 +192,11 @@ def table(
         view["rolls_used"] = turn["rolls_used"]
         if not my_turn:
             view["reload"] = waiting
+        elif turn["rolls_used"] and state["hints"]:
+            # The page with script's Hint: asked by a form, answered on the page it goes back to.
+            shown = _hint(state, hint) if hint and hint["version"] == state["version"] else None
+            view["hint"] = shown
+            view["hint_offered"] = shown is None or not shown["ready"]
     # Only a browser without a seat here watches: one whose seat a computer plays is a player away.
     view["watching"] = not playing and not away
     if state["cards"]:
@@ -214,6 +223,47 @@ def table(
         view["replay_url"] = state["replay_url"]
         view["results"] = _results(state)
     return view
+
+
+def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
+    """The coach's answer as the page with script words it (static/js/room/render.js ``hintHtml``,
+    ``optionText``): each choice, best first, with the final score it expects, in the reader's words."""
+    if not hint.get("ready", True):
+        eta = hint.get("eta")
+        if eta is None:
+            return {"ready": False, "text": gettext("The computer is getting ready.")}
+        ready = gettext("The computer is getting ready (about %(seconds)s\u00a0s).")
+        return {"ready": False, "text": ready % {"seconds": eta}}
+    info = state["ruleset"]
+    ruleset = RULESETS[info["name"]]
+    turn = state["turn"]
+    choices = []
+    for option in hint["options"]:
+        if option["kind"] == "keep":
+            held = option["held"]
+            if turn["colours"]:
+                kept = ", ".join(f"{turn['dice'][i]} {words.colour_name(turn['colours'][i])}" for i in held)
+            else:
+                kept = " ".join(str(turn["dice"][i]) for i in held)
+            text = gettext("Keep %(dice)s and roll again") % {"dice": kept} if held else gettext("Reroll all five dice")
+        else:
+            text = gettext("Score %(points)s in %(box)s") % {
+                "points": option["points"],
+                "box": words.box_name(ruleset, option["box"]),
+            }
+            if info["columns"] > 1:
+                text += f" ({_column_name(info['multipliers'], option['column'])})"
+            if option["bonus"]:
+                text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": option["bonus"]}
+        choices.append({"text": text, "expected": formats.number_format(option["expected"], 1, use_l10n=True)})
+    note = ""
+    if hint.get("exact") is False:
+        note = (
+            gettext("Estimated values from a one-turn search: Painted Yahtzee has no exact solver.")
+            if turn["colours"]
+            else gettext("Estimated values: Triple Yahtzee has no exact solver.")
+        )
+    return {"ready": True, "choices": choices, "note": note}
 
 
 def _results(state: dict[str, Any]) -> list[dict[str, Any]]:

@@ -289,6 +289,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             spectator=handle,
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
+            hint=hint_kept(request, game.code),
         ),
         "chat_max": CHAT_MAX,
         "name_typed_max": services.NAME_TYPED_MAX,
@@ -383,7 +384,7 @@ def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
 ROOM_ACTIONS = frozenset(
     {
         "start", "roll", "score", "leave", "kick", "remove", "back", "add_bot", "replace", "pause", "resume", "chat",
-        "mute", "unmute", "react",
+        "mute", "unmute", "react", "hint",
     }
 )  # fmt: skip
 # What a form that lost a field says; any other bad field gets its code's words (refusal()).
@@ -438,6 +439,8 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
             chat_form(request, game.code, frame, controller_for(request, create=bool(game.chat_spectators)))
         elif isinstance(frame, protocol.React):
             chat_form(request, game.code, frame, controller_for(request))
+        elif isinstance(frame, protocol.Hint):
+            hint_form(request, game.code, frame, controller_for(request))
         else:
             services.perform(frame, code=game.code, controller=controller_for(request))
     except RuleViolation as exc:
@@ -487,6 +490,32 @@ def chat_form(request: HttpRequest, code: str, frame: protocol.Chat | protocol.R
             with contextlib.suppress(Exception):  # the cache away: nothing was kept to forget
                 cache.delete(key)  # refused: the same form, put right, may be sent again
         raise
+
+
+# The coach's last answer to this browser's page without script, kept in the session for the pages
+# that follow while the table stays at the version it was given for (``noscript.table``'s ``hint``).
+NS_HINT = "ns_hint"
+
+
+def hint_form(request: HttpRequest, code: str, frame: protocol.Hint, controller: str) -> None:
+    """The coach's hint asked for by a page without script: counted against the socket's hint limit,
+    then the socket's ``coach.hint_for``; its answer is kept for the page the post goes back to."""
+    if form_refusal(frame.kind, controller, client_ip(request)):
+        raise Worded(errors.RATE_LIMITED, gettext("You have asked the coach often: wait a moment before asking again."))
+    try:
+        hint = coach.hint_for(code=code, controller=controller, version=frame.version)
+    except RuleViolation:
+        raise
+    except Exception as exc:  # the coach failing is said as the socket says it, not a server error page
+        log.exception("hint in %s failed", code)
+        raise Worded(errors.COACH_ERROR, str(WORDS[errors.COACH_ERROR])) from exc
+    request.session[NS_HINT] = {"code": code, "hint": hint}
+
+
+def hint_kept(request: HttpRequest, code: str) -> dict[str, Any] | None:
+    """The coach's answer ``hint_form`` kept for room ``code`` (the page shows it while it fits the table)."""
+    kept = request.session.get(NS_HINT)
+    return kept["hint"] if isinstance(kept, dict) and kept.get("code") == code else None
 
 
 def _first_sending(key: str) -> bool:

@@ -452,7 +452,7 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
 # (games/web/middleware.py), and dice the server rolled itself.
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type",
-    "bad_spectator", "hints_off", "coach_busy", "roll_first", "coach_error",
+    "bad_spectator", "coach_busy",
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
     # The socket's own host's tools (a spectator's mute): no form posts them.
     "own_chat", "spectator_already_muted", "spectator_not_muted",

@@ -1054,6 +1054,83 @@ def test_while_the_host_is_away_a_player_without_script_gets_the_tools_and_becom
     assert not game.room.paused and game.host_id == game.room.seats[1].player
 
 
+@pytest.fixture(scope="session")
+def official_table() -> None:
+    """The coach's exact table, built (or loaded) once."""
+    import bots
+
+    bots.tables.table("official", build=True)
+
+
+def test_the_player_to_move_without_script_asks_the_coach_for_a_hint(official_table: None, settings: Any) -> None:
+    """The page with script's Hint, as a form: the coach's best choices for the roll on the table,
+    said on the page the post goes back to, until the table moves on."""
+    settings.WS_HINT_RATE = "2/60"
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", hints="on")
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    assert not any(f["action"].endswith("/hint") for f in table_of(ada, game).forms)  # roll first
+    table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    ask = table.form_to("hint")
+    assert [b["id"] for b in ask["buttons"]] == ["ns-hint"] and "Coach:" not in table.text
+    assert not any(f["action"].endswith("/hint") for f in table_of(Client(), game).forms)
+    before = stored(game)
+    table = post_form(ada, game, "hint", ask["fields"])
+    assert table.messages == [] and stored(game) == before  # a hint is a read
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    coach = re.search(r'<div class="ns-hint" id="ns-hint-box"[^>]*>(.*?)</div>', page, re.S)
+    assert coach is not None and "Coach:" in coach.group(1)
+    choices = re.findall(r"<li[^>]*>(.*?)</li>", coach.group(1), re.S)
+    said = r"(Keep .* and roll again|Reroll all five dice|Score \d+ in )"
+    assert choices and all(re.search(said, choice) for choice in choices)
+    assert all("≈" in c for c in choices), choices
+    assert not any(f["action"].endswith("/hint") for f in table_of(ada, game).forms)  # answered
+    # Counted as the socket's hints are: one past WS_HINT_RATE is refused in the reader's words.
+    post_form(ada, game, "hint", {**ask["fields"], "action_id": "h-2"})
+    table = post_form(ada, game, "hint", {**ask["fields"], "action_id": "h-3"})
+    assert table.messages == ["You have asked the coach often: wait a moment before asking again."]
+    # The table moves on: the answer is for the roll it was given for only.
+    table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    assert "Coach:" not in table.text and table.form_to("hint")
+    # A form of the roll before is stale.
+    settings.WS_HINT_RATE = "10/60"
+    table = post_form(ada, game, "hint", {**ask["fields"], "action_id": "h-4"})
+    assert table.messages == ["The table changed just before your move: have a look and try again."]
+
+
+def test_a_hint_asked_while_the_coach_gets_ready_says_so_and_may_be_asked_again() -> None:
+    from games.web import noscript
+
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", hints="on")
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    game.refresh_from_db()
+    state = game_state(game)
+    waiting = {"type": "hint", "version": game.version, "ready": False, "eta": 12, "options": []}
+    view = noscript.table(state, [0], "ns-1", hint=waiting)
+    assert view["hint"] == {"ready": False, "text": "The computer is getting ready (about 12\u00a0s)."}
+    assert view["hint_offered"]
+    older = noscript.table(state, [0], "ns-1", hint={**waiting, "version": game.version - 1})
+    assert older["hint"] is None and older["hint_offered"]
+
+
+@pytest.mark.parametrize(
+    ("who", "said"),
+    [("ben", "Hints are for the player whose turn it is."), ("off", "Hints are turned off in this room.")],
+)
+def test_a_hint_the_page_does_not_offer_is_refused_with_why(who: str, said: str) -> None:
+    ada, ben, game = two_playing()  # a room without hints
+    if who == "ben":
+        Game.objects.filter(pk=game.pk).update(hints=True)
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    game.refresh_from_db()
+    assert not any(f["action"].endswith("/hint") for f in table_of(ben if who == "ben" else ada, game).forms)
+    client = ben if who == "ben" else ada
+    table = post_form(client, game, "hint", {"version": str(game.version), "action_id": "h-1"})
+    assert table.messages == [said] and "Coach:" not in table.text
+
+
 def chat_count(game: Game) -> int:
     return game.chat.count()
 
