@@ -557,6 +557,11 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     looked_at_without_script(ben, new_page, "player-chat", full_page=True)
     ada.goto(url)
     assert "Ben: Take your time, Ada" in ada.inner_text(".ns-chat-list")
+    # The host mutes Ben's chat from the Players list, and lets him speak again.
+    submit(ada, "#ns-mute-1")
+    assert "chat muted" in ada.inner_text(".ns-players") and ada.locator("#ns-unmute-1").is_visible()
+    submit(ada, "#ns-unmute-1")
+    assert "chat muted" not in ada.inner_text(".ns-players")
     # Cy is away: the host may let a computer play his seat or take him out.
     assert "Cy is away" in ada.inner_text(".ns-host-tools")
     looked_at_without_script(ada, new_page, "host-paused", full_page=True)
@@ -577,6 +582,23 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     submit(ada, "#ns-confirm-yes")
     row = ada.locator(".ns-scorecard tr", has=ada.locator("th", has_text=re.compile("^Yahtzee$")))
     assert row.locator("td").first.inner_text() == "0"
+    # Ben's turn: he asks the coach, reacts, and leaves the game (asked first).
+    ben.goto(url)
+    submit(ben, "#ns-roll")
+    submit(ben, "#ns-hint")
+    assert re.search(r"Coach:|getting ready", ben.inner_text("#ns-hint-box"))
+    submit(ben, "#ns-react-1")
+    assert ben.locator(".messages").count() == 0
+    looked_at_without_script(ben, new_page, "player-hint", full_page=True)
+    submit(ben, "#ns-leave-1")
+    assert ben.inner_text("#ns-ask-text") == "Leave the game as Ben?"
+    looked_at_without_script(ben, new_page, "leave-question", full_page=True)
+    submit(ben, "#ns-ask-yes")
+    assert ben.locator("[id^=ns-leave-]").count() == 0
+    # Seen by a page of its own (Ada's reloads itself while she waits: a goto could meet its reload).
+    watcher = new_page(java_script_enabled=False)
+    watcher.goto(url)
+    assert re.search(r"Ben\s+left", watcher.inner_text(".ns-players"))
 
 
 def test_a_painted_turn_without_javascript_scores_a_colour_box(live_site: LiveSite, new_page: Any) -> None:
