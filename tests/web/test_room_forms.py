@@ -960,6 +960,24 @@ def test_form_posts_count_as_a_sockets_frames_a_second(settings: Any) -> None:
 
 
 @pytest.mark.usefixtures("limit_clock")
+@pytest.mark.parametrize(
+    ("action", "fields"),
+    [("mute", {"seat": "1"}), ("react", {"reaction": "👍"}), ("hint", {}), ("leave", {"seat": "0"})],
+)
+def test_the_host_tools_reactions_and_hints_without_script_count_as_frames_too(
+    settings: Any, action: str, fields: dict[str, str]
+) -> None:
+    ada, ben, game = two_playing()
+    settings.WS_RATE_LIMIT = 1
+    post_form(ada, game, "roll", {"version": str(stored(game)[0]), "action_id": "r-1"})
+    before = stored(game)
+    table = post_form(ada, game, action, {"version": str(before[0]), "action_id": "x-1", **fields})
+    assert table.messages == ["Too many actions at once: slow down a little."]
+    game.refresh_from_db()
+    assert stored(game) == before and not game.room.seats[1].muted and game.room.seats[0].active
+
+
+@pytest.mark.usefixtures("limit_clock")
 def test_form_posts_of_every_browser_at_an_address_count_against_its_frames_a_second(settings: Any) -> None:
     """Fresh sessions cost nothing: an address's form posts together count against
     WS_FRAMES_PER_ADDRESS a second, as its sockets' frames do."""
