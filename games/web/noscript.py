@@ -202,7 +202,8 @@ def table(
     if state["cards"]:
         view["card"] = _scorecard(state, my_turn)
     view.update(_host_tools(state, mine, playing, presence or {}))
-    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {})
+    moderating = view["host"] and status in ("lobby", "playing")
+    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {}, moderating=moderating)
     # A page that reloads itself would take away what its reader is typing: the chat's field is on a
     # page of its own that holds still (``?write=chat``), and so is one that gave a refused line back.
     view["writing"] = view["chat"]["can_post"] and (
@@ -376,10 +377,19 @@ def _moderation(seat: dict[str, Any], mine: list[int], is_host: bool) -> dict[st
 
 
 def _chat(
-    state: dict[str, Any], mine: list[int], lines: list[dict[str, Any]] | None, spectator: str, refused: dict[str, str]
+    state: dict[str, Any],
+    mine: list[int],
+    lines: list[dict[str, Any]] | None,
+    spectator: str,
+    refused: dict[str, str],
+    *,
+    moderating: bool = False,
 ) -> dict[str, Any]:
     """The chat as this browser may read it and post to it: what the page with script says of it
-    (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again."""
+    (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again.
+
+    ``moderating``: the host's page while the game is on, which offers *Mute chat* or *Unmute chat*
+    beside each spectator's line but its own (chat.js ``moderateLine``)."""
     seats = state["seats"]
     voices = [s for s in mine if s < len(seats)]
     over = state["status"] in ("finished", "abandoned")
@@ -390,11 +400,16 @@ def _chat(
         note = gettext("Only the players post in this room's chat; you can read it.")
     elif all(seats[s]["muted"] for s in voices) if voices else spectator in state["chat"]["muted"]:
         note = gettext("The host has muted your chat in this room.")
+    muted = set(state["chat"]["muted"])
     shown = [
         {
+            "id": line.get("id", ""),
             "name": shown_name(line["name"]),
             "text": line["text"],
             "mine": line.get("seat") in voices if voices else bool(spectator) and line.get("spectator") == spectator,
+            "spectator": line.get("spectator", ""),
+            "muted": line.get("spectator", "") in muted,
+            "moderate": moderating and bool(line.get("spectator")) and line.get("spectator") != spectator,
         }
         for line in lines or []
     ]

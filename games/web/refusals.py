@@ -60,6 +60,7 @@ WORDS = {
     # Things done as often as one game allows (games.domain.room.LIMITS).
     "joins_used_up": _("Seats in this room have been taken as often as one game allows: no more can be taken."),
     "pauses_used_up": _("This game has been paused as often as one game allows."),
+    "mutes_used_up": _("Chat in this game has been muted as often as one game allows."),
     "handovers_used_up": _("Seats in this game have been handed to a computer as often as one game allows."),
     "rematches_used_up": _("This game has had as many rematches as one game allows: open a new room."),
     # Social play, your own pace and its notices.
@@ -76,6 +77,10 @@ WORDS = {
     "muted": _("The host muted your chat."),
     "already_muted": _("That player's chat is already muted."),
     "not_muted": _("That player's chat is not muted."),
+    "bad_spectator": _("There is no such spectator in this room's chat."),
+    "own_chat": _("Those lines are your own: your own chat cannot be muted."),
+    "spectator_already_muted": _("That spectator's chat is already muted."),
+    "spectator_not_muted": _("That spectator's chat is not muted."),
     "bad_reaction": _("Choose one of the reactions offered."),
     "hints_off": _("Hints are turned off in this room."),
     "roll_first": _("Roll first: the coach advises on the dice you have."),

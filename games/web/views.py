@@ -384,7 +384,7 @@ def join_refused(request: HttpRequest, code: str) -> dict[str, str] | None:
 ROOM_ACTIONS = frozenset(
     {
         "start", "roll", "score", "leave", "kick", "remove", "back", "add_bot", "replace", "pause", "resume", "chat",
-        "mute", "unmute", "react", "hint",
+        "mute", "unmute", "mute_spectator", "unmute_spectator", "react", "hint",
     }
 )  # fmt: skip
 # What a form that lost a field says; any other bad field gets its code's words (refusal()).
@@ -393,7 +393,7 @@ FORM_PROBLEMS = {
     "seat": (services.BAD_SEAT, _("The form did not say which seat; reload the page.")),
 }
 # The form fields a frame may take (each frame's declaration ignores those it does not declare).
-FORM_FIELDS = ("version", "box", "column", "seat", "level", "text", "reaction")
+FORM_FIELDS = ("version", "box", "column", "seat", "level", "text", "reaction", "spectator")
 # How long a chat form's id is remembered, so that the same form sent again (a double click, the
 # back button) posts its line once: a chat line is no Move, whose ids the services keep.
 CHAT_FORM_KEPT = 3600

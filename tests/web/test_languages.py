@@ -447,19 +447,15 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
     assert shown_errors(response) == ["The form was missing its game version; reload the page."]
 
 
-# Codes no page's refusal meets: the socket's own (a frame's shape, muting a spectator,
-# the coach, a socket's limits and faults), the JSON answers to the pages' scripts, the 503 page's
+# Codes no page's refusal meets: the socket's own (a frame's shape, the coach's review, a
+# socket's limits and faults), the JSON answers to the pages' scripts, the 503 page's
 # (games/web/middleware.py), and dice the server rolled itself.
 NEVER_ON_A_PAGE = {
     "bad_frame", "frame_too_large", "bad_json", "unknown_type",
-    "bad_spectator", "coach_busy",
+    "coach_busy",
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
-    # The socket's own host's tools (a spectator's mute): no form posts them.
-    "own_chat", "spectator_already_muted", "spectator_not_muted",
     # Holds: no form posts one (the room page's script does, and never one that changes nothing).
     "same_hold", "holds_used_up",
-    # A mute: the socket's own host's tool, as above.
-    "mutes_used_up",
 }  # fmt: skip
 
 

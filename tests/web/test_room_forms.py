@@ -17,7 +17,7 @@ from django.test import Client
 from games import services
 from games.domain.room import LIMITS, Tally
 from games.domain.rules import Box
-from games.store import moves
+from games.store import moves, selectors
 from games.store.models import Game
 from games.store.selectors import game_state
 from tests.factories import online
@@ -886,6 +886,32 @@ def test_the_host_without_script_mutes_and_unmutes_a_players_chat(playing: bool)
     before = stored(game)
     table = post_form(ada, game, "unmute", {**unmute["ns-unmute-1"], "version": str(before[0]), "action_id": "u-2"})
     assert table.messages == ["Ben is not muted already."] and stored(game) == before
+
+
+def test_the_host_without_script_mutes_and_unmutes_a_spectators_chat() -> None:
+    """As the page with script does, beside each of a spectator's lines (by the handle they go by)."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    watcher = Client()
+    post_form(watcher, game, "chat", {**table_of(watcher, game).form_to("chat")["fields"], "text": "Go Ada"})
+    services.chat_post(code=game.code, controller=ada.session["controller"], text="Thanks")
+    assert seat_buttons(table_of(watcher, game), "mute_spectator") == {}  # the host's tool alone
+    mute = seat_buttons(table_of(ada, game), "mute_spectator")
+    [(button, fields)] = mute.items()  # on the spectator's line, not on the host's own
+    assert fields["spectator"] == selectors.spectator_handle(game.code, watcher.session["controller"])
+    post_form(ada, game, "mute_spectator", fields)
+    game.refresh_from_db()
+    assert watcher.session["controller"] in game.room.muted_spectators
+    assert "The host has muted your chat in this room." in table_of(watcher, game).text
+    host = table_of(ada, game)
+    assert "chat muted" in host.text and seat_buttons(host, "mute_spectator") == {}
+    [fields] = seat_buttons(host, "unmute_spectator").values()
+    post_form(ada, game, "unmute_spectator", fields)
+    game.refresh_from_db()
+    assert watcher.session["controller"] not in game.room.muted_spectators
+    before = stored(game)
+    table = post_form(ada, game, "unmute_spectator", {**fields, "version": str(before[0]), "action_id": "u-2"})
+    assert table.messages == ["That spectator is not muted."] and stored(game) == before
 
 
 @pytest.fixture
