@@ -233,7 +233,7 @@ def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
         eta = hint.get("eta")
         if eta is None:
             return {"ready": False, "text": gettext("The computer is getting ready.")}
-        ready = gettext("The computer is getting ready (about %(seconds)s\u00a0s).")
+        ready = gettext("The computer is getting ready (about %(seconds)s s).")  # before "s": a no-break space
         return {"ready": False, "text": ready % {"seconds": eta}}
     info = state["ruleset"]
     ruleset = RULESETS[info["name"]]
