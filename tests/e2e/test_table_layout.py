@@ -1091,3 +1091,45 @@ def test_on_a_desktop_the_feed_and_the_chat_scroll_under_the_play_card_not_over_
     assert shown and set(shown) == {"play"}, shown
     for scheme in in_each_scheme(ann):
         shot(ann, f"play-card-over-the-feed-1280-{scheme}")
+
+
+# Where the cards beside and below the play card are, from the top of the page: each one's
+# left, top, width and height (but the scorecard's and the chat's heights: their own scores and
+# messages are not the turn's).
+AROUND_THE_PLAY_CARD = """() => Object.fromEntries(['seats', 'feed', 'chat', 'card'].map(id => {
+  const r = document.getElementById(id).getBoundingClientRect();
+  const box = [r.left, r.top + scrollY, r.width, r.height].map(Math.round);
+  return [id, id === 'chat' || id === 'card' ? box.slice(0, 3) : box];
+}))"""
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "names"),
+    [
+        ("official", ["Ann", "Bartholomew Featherstone"]),
+        ("triple", ["Ann", "Bob", "Cleo"]),
+        ("painted", ["Ann", "Bob", "Cleo", "Wolfgangwilhelmwinterbot"]),
+    ],
+)
+def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_passes(
+    live_site: LiveSite, new_page: Any, ruleset: str, names: list[str]
+) -> None:
+    """Whose turn it is shows in the play card (Roll and its keys for the player to play, the
+    countdown and "to play" on their seat): the Players list, the feed and the chat below it, and
+    the scorecard beside it, stay where they are as the turn goes round the table, on every
+    player's page, however long the names and however many lines the feed has had."""
+    pages = [new_page(1280, 800) for _ in names]
+    url = create_online(pages[0], live_site, names[0], ruleset=ruleset)
+    for page, name in zip(pages[1:], names[1:], strict=True):
+        join(page, url, name)
+    act(pages[0], pages, lambda: pages[0].click("#start"))
+    first = [page.evaluate(AROUND_THE_PLAY_CARD) for page in pages]
+    for turn in range(len(names) + 1):
+        player = pages[turn % len(names)]
+        act(player, pages, lambda player=player: player.click("#roll"))
+        score_best(player, pages)
+        now = [page.evaluate(AROUND_THE_PLAY_CARD) for page in pages]
+        assert now == first, (turn, names, first, now)
+    for scheme in in_each_scheme(pages[0], pages[-1]):
+        shot(pages[0], f"turn-passed-{ruleset}-1280-{scheme}")
+        shot(pages[-1], f"turn-passed-{ruleset}-1280-waiting-{scheme}")

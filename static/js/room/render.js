@@ -331,6 +331,15 @@ export function playHtml(view) {
       : fmt(gettext("The host is away: you may let a computer play %(name)s's seat or take them out, and you become the host."), { name })}</span>
       ${tool("replace", gettext("Let a computer play"))}${tool("remove", gettext("Take out (away)"))}</div>`
     : "";
+  const keys = gettext("Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, arrows between boxes, <kbd>Enter</kbd> to score");
+  // A player waiting for their turn keeps, unseen, the room that Roll and its keys take on it (on
+  // a desktop only, site.css): the Players list, the feed and the chat under the play card stay
+  // where they are when the turn passes to or from them.
+  const rollRoom = view.mine.length
+    ? `<div class="roll-room" aria-hidden="true" inert><div class="roll-row"><span class="btn btn-primary btn-big">${gettext("Roll the dice")}
+      <span class="rolls-left">${fmt(ngettext("%(n)s roll left", "%(n)s rolls left", 3), { n: 3 })}</span></span><span class="roll-pips">${[0, 1, 2].map(() => '<span class="roll-pip"></span>').join("")}</span></div>
+      <p class="keys muted">${keys}</p></div>`
+    : "";
   return `${away}${pausedBanner}${readyBanner}
     <h2 id="turn-h" tabindex="-1" class="turn-banner ${me ? "mine" : ""}">${banner} ${countdownHtml(view, "play")}</h2>
     <p class="muted turn-meta ${paused ? "paused" : ""}" id="turn-meta"><span class="round" id="round">${fmt(gettext("Round %(round)s of %(total)s"), { round, total })}</span><span class="turn-hint"> · ${hint}</span></p>
@@ -345,8 +354,8 @@ export function playHtml(view) {
       <span class="roll-pips" aria-hidden="true">${pips}</span>
       ${state.hints && turn.rolls_used > 0 && !view.hint ? hintHtml(view) : ""}</div>
       ${state.hints && turn.rolls_used > 0 && view.hint ? hintHtml(view) : ""}
-      <p class="keys muted">${gettext("Keys: <kbd>1</kbd>–<kbd>5</kbd> hold · <kbd>Space</kbd> roll · <kbd>Tab</kbd> to a box, arrows between boxes, <kbd>Enter</kbd> to score")}</p>` : ""}
-    ${view.reactHere ? playReactionsHtml(view) : ""}`;
+      <p class="keys muted">${keys}</p>` : ""}
+    ${view.reactHere ? playReactionsHtml(view) : ""}${me ? "" : rollRoom}`;
 }
 
 /** The reaction buttons in the play card (room.js sends what a button's data-react says). */
@@ -482,7 +491,8 @@ const lineHtml = (text) => esc(text).replace(/\u2068([^\u2068\u2069]*)\u2069/g, 
 export function feedHtml(view) {
   if (!view.feed.length) return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><p class="muted feed-empty">${gettext("What everyone does shows here.")}</p>`;
   const items = view.feed.map((item) => `<li class="feed-${item.kind}">${lineHtml(item.text)}</li>`).join("");
-  return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><ol class="feed-list">${items}</ol>`;
+  // On a desktop the list keeps one height (site.css), and scrolls past it: the chat below stays put.
+  return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><ol class="feed-list" tabindex="0" aria-labelledby="feed-h">${items}</ol>`;
 }
 
 export function seatsHtml(view) {
@@ -500,10 +510,11 @@ export function seatsHtml(view) {
       if (seat.status !== "active") tags.push(`<span class="tag">${gettext("left")}</span>`);
       if (seat.away && seat.kind === "bot") tags.push(`<span class="tag away">${gettext("away")}</span>`);
       if (seat.muted) tags.push(`<span class="tag">${gettext("chat muted")}</span>`);
-      if (seat.seat === current) tags.push(`<span class="tag turn">${gettext("to play")}</span>`);
       const reaction = view.reactions?.[seat.seat];
       if (reaction) tags.push(`<span class="reaction-bubble" role="img" aria-label="${fmt(gettext("%(name)s reacts %(reaction)s"), { name: esc(seat.name), reaction: esc(reaction) })}">${esc(reaction)}</span>`);
-      if (seat.seat === current) tags.push(countdownHtml(view, `seat-${seat.seat}`));
+      // Whose turn it is sits on the seat's border (site.css), out of its line: a seat keeps its
+      // size when the turn passes, and the seats and cards after it stay where they are.
+      if (seat.seat === current) tags.push(`<span class="seat-turn"><span class="tag turn">${gettext("to play")}</span>${countdownHtml(view, `seat-${seat.seat}`)}</span>`);
       const presenceText = seat.kind === "bot" ? "" : seat.status !== "active" ? "" : online ? "online" : "away";
       const buttons = [];
       const active = seat.status === "active";
