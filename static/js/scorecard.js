@@ -63,7 +63,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     const cur = s.seat === current;
     const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
     return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}" title="${esc(s.name)}">
-      ${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}${s.presence ? `<span class="sr-only presence-label"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
+      <span class="seat-head-name">${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}</span>${s.presence ? `<span class="sr-only presence-label"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
   };
   let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>${gettext("Box")}</th>${seats.map(nameCell).join("")}</tr>`;
   if (cols > 1) {

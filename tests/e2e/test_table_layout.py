@@ -771,7 +771,8 @@ def test_on_a_phone_painteds_narrow_seat_columns_show_their_players_names(live_s
     shown = page.eval_on_selector_all(
         "#card th.seat-head.current",
         """hs => hs.map(h => {
-            const text = [...h.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+            const label = h.querySelector('.seat-head-name');
+            const text = [...label.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
             const range = document.createRange();
             range.selectNodeContents(text);
             const name = range.getBoundingClientRect();
@@ -1133,3 +1134,49 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
     for scheme in in_each_scheme(pages[0], pages[-1]):
         shot(pages[0], f"turn-passed-{ruleset}-1280-{scheme}")
         shot(pages[-1], f"turn-passed-{ruleset}-1280-waiting-{scheme}")
+
+
+LONG_NAMES = ["Bartholomew Featherstone", "Wolfgangwilhelmwinterbot", "Ann", "Maximilian Montgomery-Xu"]
+
+# Each seat's name as the scorecard's column heads show it: whole, or cut (wider or taller than
+# its box shows) with the whole name as the head's title; the whole name in the Players list; and
+# the play card's heading whole.
+NAMES_SHOWN = """() => {
+  const cut = e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
+  const heads = [...document.querySelectorAll('#card th.seat-head')].map(th => {
+    const text = th.querySelector('.seat-head-name') ?? th;
+    return [th.title, cut(text) || cut(th) ? 'cut' : 'whole', text.textContent.includes(th.title)];
+  });
+  const seats = [...document.querySelectorAll('#seats .seat-name')].map(e => [e.textContent, cut(e) ? 'cut' : 'whole']);
+  const banner = document.getElementById('turn-h');
+  return {heads, seats, banner: [banner.textContent.trim(), cut(banner) ? 'cut' : 'whole']};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ruleset", ["official", "triple", "painted"])
+def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the_players_list(
+    live_site: LiveSite, new_page: Any, size: str, ruleset: str
+) -> None:
+    """A name of 24 letters, with a space or without, wraps in its column's head on a desktop's
+    card, which has the room (Official and Triple); where a column is narrow (a phone, Painted's
+    two panes) the head shows what fits with an ellipsis and the whole name is its title, and
+    the Players list and the play card's heading show it whole."""
+    width, height = SIZES[size]
+    pages = [new_page(width, height) for _ in LONG_NAMES]
+    url = create_online(pages[0], live_site, LONG_NAMES[0], ruleset=ruleset)
+    for page, name in zip(pages[1:], LONG_NAMES[1:], strict=True):
+        join(page, url, name)
+    act(pages[0], pages, lambda: pages[0].click("#start"))
+    shown = pages[1].evaluate(NAMES_SHOWN)
+    heads = shown["heads"][: len(LONG_NAMES)]  # Painted's second pane repeats the heads
+    assert [title for title, _, _ in heads] == LONG_NAMES
+    assert all(whole_text for _, _, whole_text in shown["heads"]), shown
+    if size == "desktop" and ruleset != "painted":
+        assert [fits for _, fits, _ in heads] == ["whole"] * len(LONG_NAMES), shown
+    assert shown["seats"] == [[name, "whole"] for name in LONG_NAMES]
+    assert shown["banner"][1] == "whole" and LONG_NAMES[0] in shown["banner"][0]
+    assert no_horizontal_overflow(pages[1])
+    for scheme in in_each_scheme(pages[1]):
+        shot(pages[1], f"long-names-{ruleset}-{size}-{scheme}")
+        assert serious_violations(pages[1]) == [], scheme
