@@ -6,11 +6,12 @@ Each function is synchronous and runs in a database thread (games.realtime.threa
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -38,6 +39,9 @@ REFUSED_RETRY = timedelta(seconds=60)
 # leave it alone for this long; if that process dies, another takes it over after it. Two
 # that overlap do no harm (the receivers are idempotent), so the lease is short.
 FOLLOWUPS_LEASE = timedelta(seconds=10)
+# The errors that say the database cannot be reached now (rather than that it refused one
+# room's statement): the work is rolled back whole and tried again when it answers.
+AWAY = (OperationalError, InterfaceError)
 BEAT = "scheduler"
 SWEPT = "sweeps"  # the Heartbeat row of when the sweeps (games.services.sweeps) last ran
 
@@ -186,7 +190,7 @@ def beat(now: datetime | None = None) -> timedelta | None:
             ).values_list("code", flat=True)
         )
         if gap > limit:
-            count = sum(clock_outage(code=code, gap=gap, since=last) for code in codes)
+            count = _each_room(codes, lambda code: clock_outage(code=code, gap=gap, since=last))
             log.warning(
                 "no process was up for %.1f s: %d running turn deadlines moved on by it", gap.total_seconds(), count
             )
@@ -194,7 +198,7 @@ def beat(now: datetime | None = None) -> timedelta | None:
             # What else was set for a time by the clock before moves back too: a computer's next step
             # or a finished game's follow-ups (no deadline runs then) and the notices owed.
             rooms = _set_back_due(-gap, since=last)
-            count = sum(clock_set_back(code=code, step=-gap, since=last) for code in codes)
+            count = _each_room(codes, lambda code: clock_set_back(code=code, step=-gap, since=last))
             owed = notices.set_back(-gap, since=last)
             log.warning(
                 "the clock was set back %.1f s: %d running turn deadlines moved back with it, keeping the time "
@@ -207,6 +211,26 @@ def beat(now: datetime | None = None) -> timedelta | None:
         # The beat's time as its work ends (a ``now`` given stands for a clock that did not move meanwhile).
         Heartbeat.objects.filter(name=BEAT).update(at=Now() if timed_here else now)
         return gap
+
+
+def _each_room(codes: list[str], move: Callable[[str], bool]) -> int:
+    """Move each room's deadline (``move``), each in a savepoint of the beat's transaction: how many moved.
+
+    A room whose move fails (a write the database refuses, a snapshot that will not load) is
+    logged and left as it was. Failing the beat for it would see the same gap at every beat and
+    fail again, and every process beats before it claims: no room of the site would be played
+    again. The database itself away (``AWAY``) still fails the beat, which is tried again whole.
+    """
+    count = 0
+    for code in codes:
+        try:
+            with transaction.atomic():
+                count += bool(move(code))
+        except AWAY:
+            raise
+        except Exception:
+            log.exception("the deadline of room %s could not be moved with the clock; left as it was", code)
+    return count
 
 
 def _set_back_due(step: timedelta, since: datetime) -> int:

@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -302,6 +302,59 @@ def test_the_time_a_beat_spends_giving_time_back_is_no_outage_at_the_next_beat(s
     assert extends(table.code) == 1
     assert scheduling.beat() is None  # the scheduler's next beat, at once (no sweep, no sleep)
     assert extends(table.code) == 1, "the previous beat's own work was taken for an outage"
+
+
+def test_a_room_whose_time_back_fails_does_not_stop_the_beat_nor_every_other_room(settings, monkeypatch) -> None:
+    """After an outage the beat gives each running turn its time back in the heartbeat's transaction.
+    One room whose give-back fails (a snapshot that will not load, a write the database refuses)
+    rolled the whole beat back: the gap was seen again at every beat and failed again, and since
+    every process beats before it claims, no process of the site played a due room again."""
+    settings.SCHEDULER_OUTAGE = 5
+    broken, fine = timed_room(seconds=30), timed_room(seconds=30)
+    start = timezone.now()
+    assert scheduling.beat(start) is None
+    deadline = fine.game.turn_deadline
+    real = work.clock_outage
+
+    def failing(*, code: str, gap: timedelta, since: Any) -> bool:
+        if code == broken.code:
+            real(code=code, gap=gap, since=since)  # its writes too are undone
+            raise IntegrityError("a write the database refuses")
+        return real(code=code, gap=gap, since=since)
+
+    monkeypatch.setattr(work, "clock_outage", failing)
+    before = broken.version()
+    assert scheduling.beat(start + timedelta(seconds=40)) == timedelta(seconds=40)
+    assert fine.game.turn_deadline == deadline + timedelta(seconds=40) and extends(fine.code) == 1
+    assert broken.version() == before and extends(broken.code) == 0
+    assert scheduling.beat(start + timedelta(seconds=41)) is None  # the outage is over for the site
+    assert extends(fine.code) == 1
+
+
+def test_a_room_whose_deadline_fails_to_move_back_does_not_stop_the_beat(settings, monkeypatch) -> None:
+    """The same for the clock set back: one room's failure is that room's alone."""
+    settings.SCHEDULER_OUTAGE = 5
+    broken, fine = timed_room(seconds=30), timed_room(seconds=30)
+    start = timezone.now()
+    hour = timedelta(hours=1)
+    for table in (broken, fine):
+        Game.objects.filter(code=table.code).update(
+            turn_deadline=F("turn_deadline") + hour, due_at=F("due_at") + hour, version=F("version") + 1
+        )
+    deadline = fine.game.turn_deadline
+
+    def failing(*, code: str, step: timedelta, since: Any) -> bool:
+        if code == broken.code:
+            raise RuntimeError("a snapshot that will not load")
+        return real(code=code, step=step, since=since)
+
+    real = work.clock_set_back
+    monkeypatch.setattr(work, "clock_set_back", failing)
+    assert scheduling.beat(start + hour) is None
+    assert scheduling.beat(start + timedelta(seconds=1)) == -timedelta(hours=1, seconds=-1)
+    assert fine.game.turn_deadline == deadline - timedelta(hours=1, seconds=-1) and extends(fine.code) == 1
+    assert extends(broken.code) == 0
+    assert scheduling.beat(start + timedelta(seconds=2)) is None
 
 
 @pytest.mark.postgres
