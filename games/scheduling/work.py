@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -78,20 +78,23 @@ def _apply(game: Game, now: datetime) -> Outcome:
     version = game.version
     done = refused = False
     try:
-        if bot_to_play(game):
-            done = botplay.step(game.code, version) is True  # None: its table is not ready, it waits
-        elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
-            done = clock_expire(code=game.code, version=version)
+        # In a savepoint: whatever fails is rolled back to the claim, which stays usable.
+        with transaction.atomic():
+            if bot_to_play(game):
+                done = botplay.step(game.code, version) is True  # None: its table is not ready, it waits
+            elif game.turn_deadline is not None and running(game) and game.turn_deadline <= now:
+                done = clock_expire(code=game.code, version=version)
     except RuleViolation as exc:
-        # Rolled back to the claim. A room whose due work the services refuse is looked at
-        # again later, so that it never holds up the sweep of every other room.
+        # A room whose due work the services refuse is looked at again later, so that it never
+        # holds up the sweep of every other room.
         log.error("the due work of room %s was refused (%s): %s", game.code, exc.code, exc.message)
         refused = True
-    except DatabaseError:
+    except AWAY:
         raise  # the claim is rolled back; the sweep tries again when the database answers
     except Exception:
-        # A failure of the room's own work (a computer player's table that will not load, say):
-        # the same, so that one room never stops the sweep of all the others.
+        # A failure of the room's own work (a computer player's table that will not load, a
+        # statement the database refuses): the same, so that one room never stops the sweep of
+        # all the others, which would claim it first again, as the room due longest.
         log.exception("the due work of room %s failed", game.code)
         refused = True
     if done:

@@ -110,6 +110,32 @@ def test_a_room_whose_due_work_is_refused_does_not_hold_up_the_others(monkeypatc
     assert kinds(other.code)[-3:] == ["timeout", "roll", "score"]
 
 
+def test_a_room_whose_due_work_the_database_refuses_does_not_hold_up_the_others(monkeypatch) -> None:
+    """A statement of one room's due work that the database refuses (a constraint, a value out of
+    range) is that room's failure, not the database gone: it was raised out of the claim, which
+    the next sweep made again, first of all as the room due longest, in every process: no other
+    room was played again."""
+    stuck, other = timed_room(seconds=30), timed_room(seconds=30)
+    due_now(stuck.code)
+    Game.objects.filter(code=other.code).update(
+        due_at=timezone.now() - timedelta(milliseconds=500), turn_deadline=timezone.now() - timedelta(milliseconds=500)
+    )
+    real = work.clock_expire
+
+    def refused_by_the_database(*, code: str, version: int) -> bool:
+        if code == stuck.code:
+            # A write the database itself refuses, straight in the claim's transaction.
+            Game.objects.filter(code=code).update(code=other.code)
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", refused_by_the_database)
+    before = stuck.version()
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+    assert stuck.version() == before and stuck.game.due_at > timezone.now() + timedelta(seconds=50)
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+    assert kinds(other.code)[-3:] == ["timeout", "roll", "score"]
+
+
 def test_a_paused_game_is_not_due() -> None:
     table = timed_room(seconds=30)
     services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
