@@ -38,7 +38,7 @@ from games.services import events, processes
 
 log = logging.getLogger(__name__)
 
-BATCH = 50  # rooms claimed in one sweep at most, so the beat is never long behind
+BATCH = 50  # rooms claimed in one sweep at most (and for half a poll at most), so the beat is never long behind
 # Seconds between two asks whether the sweeps are due (work.sweep_if_due: once every SWEEP_EVERY
 # across the site), never more often than SWEEP_EVERY.
 SWEEP_ASK_EVERY = 60.0
@@ -171,6 +171,7 @@ class Scheduler:
     async def _run(self) -> None:
         beats = 0
         while True:
+            more = False
             try:
                 await db_async(work.beat)()
                 beats += 1
@@ -181,20 +182,33 @@ class Scheduler:
                     for code in rooms:  # a dead process's sockets: the room hears who is gone
                         sockets.presence_changed(code)
                     self.serving_now(serving)
-                for _ in range(BATCH if self.sweep else 0):
-                    claimed = await db_async(work.claim_next)()
-                    if claimed is None:
-                        break
-                    code, outcome = claimed
-                    if outcome == work.FOLLOWUPS:
-                        self._spawn(self._follow(code))
                 if self.sweep:
+                    more = await self._claim_round()
                     self._ask_sweep()
             except asyncio.CancelledError:
                 raise
             except Exception:
+                more = False
                 log.exception("the scheduler's sweep failed; trying again in %s s", self.poll)
-            await asyncio.sleep(self.poll)
+            # With more due (a backlog after downtime) the next sweep starts at once: waiting a
+            # poll after each round would leave a turn due now behind the backlog for minutes.
+            await asyncio.sleep(0 if more else self.poll)
+
+    async def _claim_round(self) -> bool:
+        """Claim and apply the rooms due longest: at most BATCH, for at most half a poll, so the
+        process beats again soon (a round of slow claims with no beat, this process the site's
+        only one, is taken for an outage: work.beat). Whether more may be due."""
+        ends = self.loop.time() + self.poll / 2
+        for _ in range(BATCH):
+            claimed = await db_async(work.claim_next)()
+            if claimed is None:
+                return False
+            code, outcome = claimed
+            if outcome == work.FOLLOWUPS:
+                self._spawn(self._follow(code))
+            if self.loop.time() >= ends:
+                break
+        return True
 
 
 def _followups_thread(code: str) -> None:

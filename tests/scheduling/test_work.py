@@ -613,3 +613,65 @@ async def test_the_scheduler_that_sweeps_runs_the_sweeps_with_nobody_connected(s
     finally:
         await scheduling.stop()
     assert await gone()
+
+
+def endless_backlog(
+    monkeypatch: pytest.MonkeyPatch, claims: list[str], *, each: float, rooms: int | None = None
+) -> None:
+    """``work.claim_next`` as a backlog of due rooms (``rooms`` of them, or no end), each taking ``each`` seconds."""
+
+    def claim_next() -> tuple[str, work.Outcome] | None:
+        if rooms is not None and len(claims) >= rooms:
+            return None
+        time.sleep(each)
+        claims.append(f"room{len(claims)}")
+        return claims[-1], work.APPLIED
+
+    monkeypatch.setattr(work, "claim_next", claim_next)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_long_backlog_does_not_keep_the_scheduler_from_beating(settings, monkeypatch) -> None:
+    """After downtime thousands of rooms are due; a sweep claimed BATCH (50) of them before its next
+    beat. At 40 ms a claim that is 2 s without a beat, and the scheduler alone up (``make run``'s
+    server, a site's only process) took its own sweep for an outage: every running turn was given
+    2 s more, with an ``extend`` Move, at every sweep until the backlog was gone."""
+    from asgiref.sync import sync_to_async
+
+    settings.SCHEDULER_POLL = 0.05
+    settings.SCHEDULER_OUTAGE = 1.0
+    table = await sync_to_async(timed_room)(seconds=30)
+    claims: list[str] = []
+    endless_backlog(monkeypatch, claims, each=0.04)
+    scheduling.start("all")
+    try:
+        for _ in range(400):
+            if len(claims) > scheduling.runner.BATCH + 5:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    assert len(claims) > scheduling.runner.BATCH + 5
+    assert await sync_to_async(extends)(table.code) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_backlog_is_worked_through_without_waiting_a_poll_after_each_sweep(settings, monkeypatch) -> None:
+    """A sweep claims at most BATCH rooms; with more due, the next sweep starts at once rather than
+    a poll later (``run_scheduler --poll 30``: 50 rooms every 30 s, a live turn due behind
+    a thousand rooms played ten minutes late)."""
+    settings.SCHEDULER_POLL = 30
+    claims: list[str] = []
+    rooms = 3 * scheduling.runner.BATCH
+    endless_backlog(monkeypatch, claims, each=0, rooms=rooms)
+    scheduling.start("all")
+    try:
+        for _ in range(400):
+            if len(claims) == rooms:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    assert len(claims) == rooms
