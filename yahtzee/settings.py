@@ -338,7 +338,15 @@ COACH_WAIT = float(os.environ.get("COACH_WAIT") or 30)
 # SCHEDULER_OUTAGE seconds (and of more than two sweeps) in which no process beat, on the
 # database's clock, moves running turn deadlines on by it.
 SCHEDULER = os.environ.get("SCHEDULER", "all")
-SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
+try:
+    SCHEDULER_POLL = float(os.environ.get("SCHEDULER_POLL") or 1.0)
+except ValueError:
+    SCHEDULER_POLL = float("nan")
+# 0 or less would sweep with no pause at all: a beat and a claim over and over in every process.
+if not 0 < SCHEDULER_POLL < float("inf"):
+    raise ImproperlyConfigured(
+        f"SCHEDULER_POLL={os.environ.get('SCHEDULER_POLL')!r} is a number of seconds, more than 0."
+    )
 SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # The sweeps (games/services/sweeps.py): what nothing will read again, deleted by the scheduler
 # that sweeps (SCHEDULER=all) once every SWEEP_EVERY seconds across all the site's processes, in

@@ -12,6 +12,10 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
 from tests.live import ROOT, dies_with_tests, migrate_sqlite, released, server_env
 
 
@@ -47,6 +51,24 @@ def test_the_scheduler_process_times_a_turn_out_with_no_server_running(tmp_path:
         released(proc)
     assert proc.returncode == 0, output
     assert "scheduler running" in output
+
+
+@pytest.mark.parametrize("poll", ["0", "-2", "nan", "inf"])
+def test_a_poll_that_is_no_time_apart_is_refused_before_the_scheduler_starts(
+    poll: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--poll 0`` swept with no pause at all, as fast as the database answered."""
+    from games.management.commands import run_scheduler
+
+    started: list[float] = []
+
+    async def run(self: run_scheduler.Command) -> None:
+        started.append(settings.SCHEDULER_POLL)
+
+    monkeypatch.setattr(run_scheduler.Command, "_run", run)
+    with pytest.raises(CommandError, match="--poll is a number of seconds, more than 0"):
+        call_command("run_scheduler", "--poll", poll)
+    assert started == []
 
 
 def moves(env: dict[str, str], code: str) -> list[str]:

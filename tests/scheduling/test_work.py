@@ -587,6 +587,22 @@ def test_a_sweep_every_that_is_no_time_apart_is_named_as_the_settings_load(
         runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
 
 
+@pytest.mark.parametrize("poll", ["0", "-1", "soon", "inf", "nan"])
+def test_a_scheduler_poll_that_is_no_time_apart_is_named_as_the_settings_load(
+    monkeypatch: pytest.MonkeyPatch, poll: str
+) -> None:
+    """0 or less swept for due rooms with no pause at all: a beat and a claim, each a transaction,
+    over and over in every process, as fast as the database answered."""
+    import runpy
+    from pathlib import Path
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("SCHEDULER_POLL", poll)
+    with pytest.raises(ImproperlyConfigured, match=f"SCHEDULER_POLL='{poll}' is a number of seconds, more than 0"):
+        runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_scheduler_that_sweeps_runs_the_sweeps_with_nobody_connected(settings) -> None:

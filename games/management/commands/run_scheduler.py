@@ -13,7 +13,7 @@ import signal
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from games import scheduling
 
@@ -26,6 +26,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["poll"] is not None:
+            # 0 or less would sweep with no pause at all, as fast as the database answers.
+            if not 0 < options["poll"] < float("inf"):
+                raise CommandError(f"--poll is a number of seconds, more than 0 (got {options['poll']:g}).")
             settings.SCHEDULER_POLL = options["poll"]
         asyncio.run(self._run())
 
