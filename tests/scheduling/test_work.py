@@ -144,6 +144,32 @@ def test_a_paused_game_is_not_due() -> None:
     assert table.game.due_at == table.game.turn_deadline is not None
 
 
+def test_a_deadline_staff_extend_after_it_passed_is_not_timed_out_when_the_room_is_claimed() -> None:
+    """The deadline passed, the room not claimed yet: staff's more time wins, and the room is
+    due again at the new deadline."""
+    table = own_pace_room(seconds=86_400)
+    due_now(table.code)
+    game = table.game
+    key = services.clock_to_extend(game)
+    services.clock_extend(code=table.code, seconds=3_600, staff="clerk", turn=list(key))
+    extended = table.game
+    assert extended.due_at == extended.turn_deadline > timezone.now() + timedelta(minutes=59)
+    assert scheduling.claim_next() is None
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    assert kinds(table.code)[-1] == Move.Kind.EXTEND
+
+
+def test_a_game_abandoned_while_its_deadline_is_due_is_not_played() -> None:
+    table = timed_room(seconds=30)
+    due_now(table.code)
+    for seat, controller in enumerate(table.controllers):
+        services.game_leave(code=table.code, controller=controller, seat=seat, expected_version=None, action_id="l")
+    game = table.game
+    assert game.status == Game.Status.ABANDONED and game.due_at is None
+    assert scheduling.claim_next() is None
+    assert kinds(table.code)[-2:] == ["leave", "leave"]
+
+
 @pytest.fixture(scope="module")
 def official_table() -> None:
     bots.tables.table("official", build=True)
@@ -167,6 +193,30 @@ def test_a_computer_to_play_is_due_after_the_bot_delay_and_plays_once(official_t
     assert table.version() == game.version + 1
     assert table.game.due_at is not None  # its next step
     assert scheduling.apply_due(table.code) == scheduling.NOTHING  # not due again yet
+
+
+def test_a_computers_step_due_as_its_player_takes_the_seat_back_is_not_played(official_table: None, settings) -> None:
+    """Two timeouts in a row hand the seat to a computer; its player comes back just as the
+    computer's step is due: the seat is theirs, their clock runs, and the computer does not play."""
+    settings.BOT_DELAY = 0.5
+    table = timed_room(seconds=30)
+    rng = random.Random(4)
+    for _ in range(2):
+        if table.current() != table.controllers[0]:
+            play_turn(table, rng)
+        due_now(table.code)
+        assert scheduling.claim_next() == (table.code, scheduling.APPLIED)  # seat 0's turn runs out
+    play_turn(table, rng)  # seat 1
+    game = table.game
+    assert game.snapshot["seats"][0]["kind"] == "bot" and game.turn_deadline is None and game.due_at is not None
+    due_now(table.code)
+    before = table.version()
+    assert services.seat_reclaim(code=table.code, controller=table.controllers[0]) == [0]
+    assert scheduling.claim_next() is None
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    game = table.game
+    assert game.version == before + 1 and kinds(table.code)[-1] == Move.Kind.RECLAIM
+    assert game.due_at == game.turn_deadline > timezone.now() + timedelta(seconds=25)
 
 
 def test_due_work_that_does_nothing_looks_again_later_not_in_a_loop() -> None:
