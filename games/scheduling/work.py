@@ -99,10 +99,9 @@ def _apply(game: Game, now: datetime) -> Outcome:
         refused = True
     if done:
         return APPLIED  # the actions recorded the room's next due time
-    later = next_due(game, now)
-    if refused:
-        later = now + REFUSED_RETRY
-    elif later is not None and later <= now:
+    # A refused room's next due time is not worked out from its state: what failed may be reading it.
+    later = now + REFUSED_RETRY if refused else next_due(game, now)
+    if later is not None and later <= now:
         later = now + RETRY
     _update(game.code, Game.objects.filter(pk=game.pk, version=version), due_at=later)
     return NOTHING

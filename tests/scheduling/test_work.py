@@ -136,6 +136,21 @@ def test_a_room_whose_due_work_the_database_refuses_does_not_hold_up_the_others(
     assert kinds(other.code)[-3:] == ["timeout", "roll", "score"]
 
 
+def test_a_room_whose_state_will_not_load_does_not_hold_up_the_others() -> None:
+    """A room whose stored state cannot be read fails its due work, and failed again as its next
+    due time was worked out from that state, out of the claim: it was claimed first again at
+    every sweep, and no other room was played."""
+    stuck, other = timed_room(seconds=30), timed_room(seconds=30)
+    due_now(stuck.code)
+    Game.objects.filter(code=other.code).update(
+        due_at=timezone.now() - timedelta(milliseconds=500), turn_deadline=timezone.now() - timedelta(milliseconds=500)
+    )
+    Game.objects.filter(code=stuck.code).update(snapshot={"seats": "not a list of seats"})
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+    assert Game.objects.get(code=stuck.code).due_at > timezone.now() + timedelta(seconds=50)
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+
+
 def test_a_paused_game_is_not_due() -> None:
     table = timed_room(seconds=30)
     services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
