@@ -4,8 +4,8 @@ from typing import Any
 
 from django import forms
 from django.utils.functional import lazy
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from games.domain.rules import RULESETS
 from games.services import (
@@ -23,7 +23,11 @@ from games.web.refusals import WORDS
 
 
 def _ruleset_choice(name: str) -> str:
-    return f"{words.ruleset_label(name)}: {words.ruleset_summary(name)}"
+    # Translators: a rule set's name, then what sets it apart (French puts a space before the colon).
+    return gettext("%(ruleset)s: %(summary)s") % {
+        "ruleset": words.ruleset_label(name),
+        "summary": words.ruleset_summary(name),
+    }
 
 
 RULESET_FIELD_CHOICES = [(rs.name, lazy(_ruleset_choice, str)(rs.name)) for rs in RULESETS.values()]

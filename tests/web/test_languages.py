@@ -573,3 +573,17 @@ def test_a_page_drawn_for_a_rooms_form_goes_back_to_the_room() -> None:
 def test_a_pages_switcher_goes_back_to_the_page_with_its_query() -> None:
     page = Client().get("/leaderboards/official?page=2").content.decode()
     assert switcher_next(page) == "/leaderboards/official?page=2"
+
+
+def test_a_rule_set_and_what_sets_it_apart_are_joined_as_each_language_writes_a_colon() -> None:
+    """French puts a space before a colon: the create form's choice of rule set and the lobby
+    without script say "Yahtzee (officiel) : …" there, "Yahtzee (official): …" in English."""
+    from games.web.forms import CreateRoomForm
+
+    for language, colon in (("fr", " : "), ("en", ": ")):
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        with translation.override(language):
+            line = f"{words.ruleset_label('official')}{colon}{words.ruleset_summary('official')}"
+            assert str(dict(CreateRoomForm().fields["ruleset"].choices)["official"]) == line  # type: ignore[attr-defined]
+        code = create_room(client)
+        assert line in html.unescape(client.get(f"/r/{code}/").content.decode())

@@ -192,7 +192,7 @@ export function lobbyHtml(view) {
     state.chat?.spectators ? gettext("Spectators may post in the chat") : gettext("Only the players post in the chat"),
   ].filter(Boolean);
   let html = `<h2 id="lobby-h" tabindex="-1">${gettext("Waiting for players")}</h2>
-    <p class="muted">${esc(state.ruleset.label)}: ${esc(state.ruleset.summary)}</p>
+    <p class="muted">${esc(fmt(gettext("%(ruleset)s: %(summary)s"), { ruleset: state.ruleset.label, summary: state.ruleset.summary }))}</p>
     <ul class="room-settings muted" id="room-settings">${settings.map((each) => `<li>${esc(each)}</li>`).join("")}</ul>`;
   if (!state.local) {
     html += `<div class="invite">
