@@ -9,10 +9,13 @@ a browser without JavaScript reads (in a ``<noscript>``) that passkeys need it.
 from __future__ import annotations
 
 import ipaddress
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import template
 from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -40,3 +43,11 @@ def passkey_notice(context: dict[str, Any]) -> dict[str, Any]:
     if address.is_loopback:
         localhost = f"{request.scheme}://localhost{':' + port if port else ''}{request.get_full_path()}"
     return {"address": name, "localhost": localhost}
+
+
+@register.filter
+def used_since(moment: datetime) -> str:
+    """How long ago ``moment`` was, as ``timesince`` says it in the reader's language, and at least
+    a minute: timesince counts whole minutes, and a passkey used seconds ago read "0 minutes ago"."""
+    now = timezone.now()
+    return timesince(min(moment, now - timedelta(minutes=1)), now)

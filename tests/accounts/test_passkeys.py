@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -86,6 +87,39 @@ def test_the_list_of_passkeys_names_each_with_what_it_does() -> None:
     page = response.content.decode()
     assert "<h1>Your passkeys</h1>" in page and "Laptop" in page and "Not used yet" in page
     assert "Rename" in page and "Remove" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "ago", "recent"),
+    [
+        ("en", "Last used 3 days ago.", "Last used 1 minute ago."),
+        ("de", "3 Tage", "1 Minute"),
+        ("fr", "il y a 3 jours.", "il y a 1 minute."),
+    ],
+)
+def test_the_list_of_passkeys_says_how_long_ago_each_was_used(language: str, ago: str, recent: str) -> None:
+    """In the reader's language, and a passkey used seconds ago was used a minute ago, not "0 minutes" ago."""
+    from datetime import timedelta
+
+    from allauth.mfa.models import Authenticator
+    from django.utils import timezone
+
+    from tests.accounts.helpers import user
+
+    client = Client(HTTP_HOST="localhost:8000", HTTP_ACCEPT_LANGUAGE=language)
+    sign_up(client, f"used{language}")
+    now = timezone.now()
+    for name, used in (("Laptop", now - timedelta(days=3, minutes=5)), ("Phone", now - timedelta(seconds=20))):
+        Authenticator.objects.create(
+            user=user(f"used{language}"),
+            type=Authenticator.Type.WEBAUTHN,
+            data={"name": name, "credential": {}},
+            last_used_at=used,
+        )
+    page = client.get("/accounts/2fa/webauthn/").content.decode()
+    said = html.unescape(re.sub(r"<[^>]+>", " ", main_of(page))).replace("\xa0", " ")
+    assert ago in said and recent in said, said
+    assert not re.search(r"\b0 [^\W\d]", said), said  # no "0 minutes", "0 Minuten", "0 minute"
 
 
 def main_of(page: str) -> str:
