@@ -1,11 +1,13 @@
 """The site in six languages in a real browser: a Danish browser plays a Yatzy turn in Danish, a
 room's English and German players each read it in their own language, the switcher works signed
 out and signed in (and an installed app follows it), axe-core finds nothing serious in any
-language, and no page runs off the side of a phone in any of them."""
+language, no page runs off the side of a phone in any of them, and no page a player meets leaves
+English words on it for a reader of another language."""
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
@@ -285,3 +287,88 @@ def test_on_a_tablet_the_switcher_under_the_links_stays_at_the_right(
     parts = page.evaluate(HEADER_PARTS)
     assert not parts["under"], parts
     assert abs(parts["after_name"] - parts["before_switcher"]) < 2, parts
+
+
+# What a page shows a reader: its text, and the names and hints read out or shown on hover. Code
+# (a seed, a room code, the fairness page's program) is left out: it is the same in every language.
+SHOWN_TEXT = """() => {
+  const out = [];
+  const skip = (el) => !el || el.closest('script,style,template,noscript,[hidden],code,pre,kbd,.code');
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!skip(n.parentElement) && n.textContent.trim()) out.push(n.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[title],[aria-label],[placeholder],[alt]')) {
+    if (skip(el)) continue;
+    for (const name of ['title', 'aria-label', 'placeholder', 'alt']) {
+      if (el.getAttribute(name)) out.push(el.getAttribute(name).trim());
+    }
+  }
+  out.push(document.title.trim());
+  return out;
+}"""
+
+# What the site's languages say alike: the site's and the languages' own names, the game's and
+# its rule sets' names, box names every language took from English, key names, loan words, a room
+# code's shape and the fairness page's formula.
+SAID_ALIKE = {
+    "abcd-efgh-jk", 'HMAC-SHAN(key = seed, message = "{room code}:{client_seed}:{n}:{block}")',
+    "Yahtzee Rooms", "English", "Dansk", "Svenska", "Deutsch", "Français", "Español",
+    "Yahtzee", "Yahtzee +", "Yatzy", "Triple Yahtzee", "Bonus", "Bonus.", "Chance", "Full House", "Flush",
+    "Palette", "joker", "Total", "total N", "Tab", "Enter", "Home", "End",
+    "Chat", "Coach", "online", "(online)", "Expert", "Casual", "Passkeys", "Message", "Send", "hold ·",
+    "N minute", "N minutes", "Error N",
+}  # fmt: skip
+
+
+def shown_text(page: Any) -> set[str]:
+    """Each run of words a page shows (numbers as N), that has a word of three letters or more."""
+    runs = {re.sub(r"\d+", "N", " ".join(text.split())) for text in page.evaluate(SHOWN_TEXT)}
+    return {run for run in runs if re.search(r"[^\W\d_]{3,}", run)}
+
+
+def walk(page: Any, site: LiveSite, finished: str, name: str) -> dict[str, set[str]]:
+    """The text of every page a player meets, signed out and in, a game in its lobby and under way."""
+    seen: dict[str, set[str]] = {}
+    for key, path in [
+        ("home", "/"), ("rules", "/rules"), ("fair dice", "/fairness"), ("your games", "/games"),
+        ("leaderboards", "/leaderboards"), ("leaderboard", "/leaderboards/official"),
+        ("sign-in", "/accounts/login/"), ("sign-up", "/accounts/signup/"), ("404", "/no-such-page"),
+        ("game over", f"/r/{finished}/"), ("replay", f"/r/{finished}/replay"),
+        ("its fair dice", f"/r/{finished}/fairness"),
+    ]:  # fmt: skip
+        page.goto(site.url + path)
+        if key == "game over":
+            page.wait_for_selector("#conn[data-state=connected]")
+        seen[key] = shown_text(page)
+    page.goto(site.url + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("form[action='/accounts/signup/'] button[type=submit]")
+    page.wait_for_url(f"**/u/{name}/")
+    seen["profile"] = shown_text(page)
+    page.goto(site.url + "/me/settings")
+    seen["settings"] = shown_text(page)
+    create_online(page, site, name)
+    seen["lobby"] = shown_text(page)
+    start(page, [page])
+    act(page, [page], lambda: page.click("#roll"))
+    seen["table"] = shown_text(page)
+    return seen
+
+
+def test_no_page_shows_a_reader_of_another_language_the_english_pages_words(new_page: Any, live_site: LiveSite) -> None:
+    """Each page a player meets, walked in English and in each other language: a run of words the
+    page shows (or names a control with) in Danish, Swedish, German, French or Spanish that its
+    English page shows too is English left untranslated, unless the languages say it alike."""
+    finished = live_site.finished_game()
+    english = walk(new_page(locale="en-US"), live_site, finished, f"en{uuid.uuid4().hex[:6]}")
+    left = {}
+    for language in ("da", "sv", "de", "fr", "es"):
+        page = new_page(locale=LOCALES[language])
+        for key, runs in walk(page, live_site, finished, f"{language}{uuid.uuid4().hex[:6]}").items():
+            found = sorted(runs & english[key] - SAID_ALIKE)
+            if found:
+                left[(language, key)] = found
+    assert left == {}
