@@ -289,11 +289,13 @@ def test_on_a_tablet_the_switcher_under_the_links_stays_at_the_right(
     assert abs(parts["after_name"] - parts["before_switcher"]) < 2, parts
 
 
-# What a page shows a reader: its text, and the names and hints read out or shown on hover. Code
-# (a seed, a room code, the fairness page's program) is left out: it is the same in every language.
-SHOWN_TEXT = """() => {
+# What a page shows a reader: its text, and the names and hints read out or shown on hover (with
+# script, not what a <noscript> holds; without it, that too). Code (a seed, a room code, the
+# fairness page's program) is left out: it is the same in every language.
+SHOWN_TEXT = """(scripted) => {
   const out = [];
-  const skip = (el) => !el || el.closest('script,style,template,noscript,[hidden],code,pre,kbd,.code');
+  const hidden = `script,style,template,[hidden],code,pre,kbd,.code${scripted ? ',noscript' : ''}`;
+  const skip = (el) => !el || el.closest(hidden);
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
     if (!skip(n.parentElement) && n.textContent.trim()) out.push(n.textContent.trim());
@@ -321,9 +323,9 @@ SAID_ALIKE = {
 }  # fmt: skip
 
 
-def shown_text(page: Any) -> set[str]:
+def shown_text(page: Any, scripted: bool = True) -> set[str]:
     """Each run of words a page shows (numbers as N), that has a word of three letters or more."""
-    runs = {re.sub(r"\d+", "N", " ".join(text.split())) for text in page.evaluate(SHOWN_TEXT)}
+    runs = {re.sub(r"\d+", "N", " ".join(text.split())) for text in page.evaluate(SHOWN_TEXT, scripted)}
     return {run for run in runs if re.search(r"[^\W\d_]{3,}", run)}
 
 
@@ -358,16 +360,38 @@ def walk(page: Any, site: LiveSite, finished: str, name: str) -> dict[str, set[s
     return seen
 
 
+def walk_without_script(page: Any, site: LiveSite) -> dict[str, set[str]]:
+    """The text of the no-script table: a room made from the home page's form, its lobby, a turn."""
+    seen: dict[str, set[str]] = {}
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", "Jo")  # a name too short to be taken for a word
+    for key, button in [
+        ("no-script lobby", "#create-btn"),
+        ("no-script table", "#ns-start"),
+        ("no-script roll", "#ns-roll"),
+    ]:
+        with page.expect_navigation():
+            page.click(button)
+        seen[key] = shown_text(page, scripted=False)
+    return seen
+
+
 def test_no_page_shows_a_reader_of_another_language_the_english_pages_words(new_page: Any, live_site: LiveSite) -> None:
-    """Each page a player meets, walked in English and in each other language: a run of words the
-    page shows (or names a control with) in Danish, Swedish, German, French or Spanish that its
-    English page shows too is English left untranslated, unless the languages say it alike."""
+    """Each page a player meets, walked in English and in each other language (the room without
+    script too): a run of words a page shows (or names a control with) in Danish, Swedish,
+    German, French or Spanish that its English page shows too is English left untranslated,
+    unless the languages say it alike."""
     finished = live_site.finished_game()
     english = walk(new_page(locale="en-US"), live_site, finished, f"en{uuid.uuid4().hex[:6]}")
+    english |= walk_without_script(new_page(locale="en-US", java_script_enabled=False), live_site)
+    # The walk reads the table with script and without it.
+    assert "Roll again" in english["table"] and {"Roll again", "N rolls left"} <= english["no-script roll"], english
     left = {}
     for language in ("da", "sv", "de", "fr", "es"):
-        page = new_page(locale=LOCALES[language])
-        for key, runs in walk(page, live_site, finished, f"{language}{uuid.uuid4().hex[:6]}").items():
+        seen = walk(new_page(locale=LOCALES[language]), live_site, finished, f"{language}{uuid.uuid4().hex[:6]}")
+        seen |= walk_without_script(new_page(locale=LOCALES[language], java_script_enabled=False), live_site)
+        for key, runs in seen.items():
             found = sorted(runs & english[key] - SAID_ALIKE)
             if found:
                 left[(language, key)] = found
