@@ -396,3 +396,38 @@ def test_no_page_shows_a_reader_of_another_language_the_english_pages_words(new_
             if found:
                 left[(language, key)] = found
     assert left == {}
+
+
+# The words of a page's tables that a line break cuts in two: a word (six letters or more, no
+# hyphen of its own) whose letters lie on more than one line of its cell.
+CUT_WORDS = """() => {
+  const cut = [];
+  for (const cell of document.querySelectorAll('main td, main th')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.textContent.matchAll(/[^\\s\\-–]{6,}/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+        if (lines.size > 1) cut.push(m[0]);
+      }
+    }
+  }
+  return cut;
+}"""
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_rules_tables_keep_their_words_whole_on_a_phone(new_page: Any, live_site: LiveSite, language: str) -> None:
+    """Each rule set's table of boxes on a 390 px phone: a box's name ("Dreierpasch", "Chance"),
+    the heading "Beispiel" are never cut in two ("Dreierpas" over "ch"), in any language: a
+    column is at least as wide as its longest word. Hyphenation is turned off here, so that a
+    word split at a syllable where a browser has its language's dictionary does not count."""
+    page = new_page(locale=LOCALES[language], width=390, height=844)
+    page.goto(live_site.url + "/rules")
+    page.add_style_tag(content="main td, main th { hyphens: manual !important; }")
+    assert page.eval_on_selector_all("main td", "cells => cells.length") > 50
+    assert page.evaluate(CUT_WORDS) == []
+    shot(page, f"rules-tables-{language}-390", full_page=True)
+    assert no_horizontal_overflow(page)
