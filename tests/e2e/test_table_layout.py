@@ -1094,6 +1094,34 @@ def test_on_a_desktop_the_feed_and_the_chat_scroll_under_the_play_card_not_over_
         shot(ann, f"play-card-over-the-feed-1280-{scheme}")
 
 
+# The space between the words of each line of the feed and those of the next (or, for the last,
+# the list's end).
+FEED_GAPS = """() => {
+  const list = document.querySelector('#feed .feed-list');
+  const words = [...list.querySelectorAll('li')].map(li => {
+    const range = document.createRange();
+    range.selectNodeContents(li);
+    return range.getBoundingClientRect();
+  });
+  return words.map((r, i) => Math.round((words[i + 1]?.top ?? list.getBoundingClientRect().bottom) - r.bottom));
+}"""
+
+
+def test_on_a_desktop_the_feeds_few_lines_sit_together_at_its_top(live_site: LiveSite, new_page: Any) -> None:
+    """The feed keeps six lines' height on a desktop: its first lines of a game ("The game has
+    started", "Bob joined") are read one under the other at its top, the room left under them,
+    not spread over its height with a blank line's gap between each."""
+    ann, bob = new_page(1280, 800), new_page(1280, 800)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    gaps = ann.evaluate(FEED_GAPS)
+    assert len(gaps) == 2, gaps
+    assert gaps[0] <= 16 and gaps[-1] > 60, gaps
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"feed-few-lines-1280-{scheme}")
+
+
 # Where the cards beside and below the play card are, from the top of the page: each one's
 # left, top, width and height (but the scorecard's and the chat's heights: their own scores and
 # messages are not the turn's).
