@@ -157,12 +157,12 @@ def test_your_games_comes_in_pages_in_the_order_of_the_whole_list(monkeypatch: p
     first = browser.get("/games").content.decode()
     assert listed(first) == waiting[:4]
     assert "(10)" in first  # every game not over, not only this page's
-    assert re.search(r'<a href="\?page=2" rel="next">Next page</a>', first)
+    assert re.search(r'<a href="/games\?page=2" rel="next">Next page</a>', first)
     assert 'rel="prev"' not in first and "Page 1 of 3" in first
     second = browser.get("/games?page=2").content.decode()
     assert listed(second) == [*waiting[4:], *others[:2]]
-    assert re.search(r'<a href="\?page=1" rel="prev">Previous page</a>', second)
-    assert re.search(r'<a href="\?page=3" rel="next">Next page</a>', second)
+    assert re.search(r'<a href="/games\?page=1" rel="prev">Previous page</a>', second)
+    assert re.search(r'<a href="/games\?page=3" rel="next">Next page</a>', second)
     third = browser.get("/games?page=3").content.decode()
     assert listed(third) == others[2:] and 'rel="next"' not in third
     # A page past the end (games ended since the link was made) is the last one; a page that is
@@ -173,6 +173,27 @@ def test_your_games_comes_in_pages_in_the_order_of_the_whole_list(monkeypatch: p
     monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 20)
     single = browser.get("/games").content.decode()
     assert listed(single) == [*waiting, *others] and 'class="pager"' not in single
+
+
+def test_your_games_drawn_for_a_refused_e_mail_form_links_to_its_own_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page drawn for the turn e-mails' form refused is at the form's address: its links to
+    the list's other pages lead to Your games' pages, not to the form's address (a GET the form
+    refuses), and so do those of the list its script reads again there."""
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 4)
+    me = services.new_controller()
+    own_pace_games(me, mine=6, theirs=0)
+    browser = Client()
+    browser.force_login(get_user_model().objects.create_user("ana", password="pw"))
+    session = browser.session
+    session["controller"] = me
+    session.save()
+    refused = browser.post("/notices/email", {"address": "not an address", "on": "on"})
+    assert refused.status_code == 400
+    (next_page,) = re.findall(r'<a href="([^"]+)" rel="next">', refused.content.decode())
+    assert next_page == "/games?page=2"
+    assert listed(browser.get(next_page).content.decode()) != []
+    second = browser.get("/games?page=2").content.decode()
+    assert re.findall(r'<a href="([^"]+)" rel="prev">', second) == ["/games?page=1"]
 
 
 def test_a_page_of_your_games_reads_only_its_own_games_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
