@@ -529,6 +529,9 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
         with transaction.atomic():
             game = locked(code)
             room, seats, hushed = _handed_all(game, controller, to)
+            # The seats it left in the lobby keep their rows, out of the room: the account's too, so
+            # that what the host did to them (a kick, a mute, told by those rows' Moves) holds for it.
+            Player.objects.filter(game=game, seat__isnull=True, controller=controller).update(controller=to)
             # The browser's lines as a spectator are the account's too: the host mutes (or lets
             # speak again) by the handle they show, which is the account's from now on.
             lines = ChatMessage.objects.filter(game=game, seat__isnull=True, controller=controller)

@@ -651,6 +651,45 @@ def test_a_muted_player_who_left_the_game_and_signs_in_is_still_muted_in_its_rem
 
 
 @db
+def test_a_player_muted_into_the_rematch_who_left_its_lobby_and_signs_in_is_still_muted() -> None:
+    """Bob, muted by Ann, is seated muted in the rematch and leaves its lobby: refused as a spectator
+    there, he is refused just as much once he signs in, as a spectator or in a seat taken again (the
+    seat he left keeps its row out of the room, which the host's mute is told by)."""
+    bob, bob_token = _browser()
+    ann = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann, chat_spectators=True).game.code
+    services.game_join(code=code, name="Bob", controller=bob_token)
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    seat_mute(code=code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    play_to_end(Table(code=code, controllers=[ann, bob_token]), random.Random(2), rerolls=0)
+    rematch = services.game_rematch(code=code, controller=ann)
+    services.game_leave(code=rematch.code, controller=bob_token, seat=1, expected_version=None, action_id=action_id())
+    account = _sign_up(bob, "bob_account")
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=rematch.code, controller=account, text="signed in, so unmuted?")
+    assert refused.value.code == errors.MUTED
+    services.game_join(code=rematch.code, name="Bob", controller=account)
+    assert [seat.muted for seat in Game.objects.get(code=rematch.code).room.seats] == [False, True]
+    assert not ChatMessage.objects.filter(game=rematch).exists()
+
+
+@db
+def test_a_browser_taken_out_of_a_lobby_that_signs_in_is_still_kept_out() -> None:
+    """The host's kick keeps a browser out of the room; signing in, the account it becomes is kept
+    out too (it would otherwise take a seat again at once)."""
+    bob, bob_token = _browser()
+    ann = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=ann).game.code
+    services.game_join(code=code, name="Bob", controller=bob_token)
+    services.game_kick(code=code, controller=ann, seat=1, expected_version=None, action_id=action_id())
+    account = _sign_up(bob, "bob_account")
+    with pytest.raises(RuleViolation) as refused:
+        services.game_join(code=code, name="Bob", controller=account)
+    assert refused.value.code == errors.KICKED
+    assert len(Game.objects.get(code=code).room.seats) == 1
+
+
+@db
 def test_a_spectator_the_host_muted_is_still_muted_in_the_rematch() -> None:
     """The rematch is the same room's next table: a spectator muted there stays muted, under the
     handle their lines have in the new room, and its log says so."""
