@@ -100,12 +100,19 @@ def push_subscribe(
 
 
 def _drop_oldest(controller: str, *, keep: list[int]) -> None:
-    """Past ``PUSH_PER_CONTROLLER``, the subscriptions of ``controller`` made first are deleted;
-    ``keep`` (the one just posted, or those of the device that just signed in) stay whatever
-    their age: that device's page says its pushes are on, and does not subscribe again."""
-    rows = PushSubscription.objects.filter(controller=controller).exclude(pk__in=keep)
+    """Past ``PUSH_PER_CONTROLLER``, the subscriptions of ``controller`` made first are deleted, those
+    gone before any other; ``keep`` (the one just posted, or those of the device that just signed
+    in) stay whatever their age: that device's page says its pushes are on, and does not subscribe
+    again."""
+    rows = PushSubscription.objects.filter(controller=controller).exclude(pk__in=keep).order_by("-created_at", "-pk")
     kept = max(0, PUSH_PER_CONTROLLER - len(keep))
-    oldest = list(rows.order_by("-created_at", "-pk").values_list("pk", flat=True)[kept:])
+    # Those their push service said are gone make room first: one that still works tells a device
+    # of its turns, a gone one only that its page is to subscribe again (which it then does).
+    ranked = [
+        *rows.filter(gone_at=None).values_list("pk", flat=True),
+        *rows.exclude(gone_at=None).values_list("pk", flat=True),
+    ]
+    oldest = ranked[kept:]
     if oldest:
         PushSubscription.objects.filter(pk__in=oldest).delete()
 

@@ -1024,6 +1024,31 @@ def test_signing_in_keeps_the_push_of_the_device_that_signs_in() -> None:
     assert kept == {tablet.pk} | {row.pk for row in rows[:9]}
 
 
+def test_the_subscriptions_their_push_service_says_are_gone_make_room_before_any_that_works() -> None:
+    """An account's phone subscribed a month ago; its laptop's subscriptions expired one after the
+    other, each kept as gone (so that the laptop's page is told to make a new one), each renewed.
+    The phone's, the one that still works, is kept past the ten a browser keeps: those gone go first."""
+    user = get_user_model().objects.create_user(username="ann", password="x" * 12)
+    token = account_services.profile_for(user.pk).controller
+    keys = Subscriber("https://fcm.googleapis.com/x").subscription["keys"]
+    now = timezone.now()
+
+    def subscribe(name: str, created: Any) -> PushSubscription:
+        endpoint = f"https://fcm.googleapis.com/fcm/send/{name}"
+        services.push_subscribe(controller=token, user_id=user.pk, subscription={"endpoint": endpoint, "keys": keys})
+        PushSubscription.objects.filter(endpoint=endpoint).update(created_at=created)
+        return PushSubscription.objects.get(endpoint=endpoint)
+
+    phone = subscribe("phone", now - timedelta(days=30))
+    for n in range(services.PUSH_PER_CONTROLLER):
+        subscribe(f"laptop-{n}", now - timedelta(days=20 - n))
+        PushSubscription.objects.filter(endpoint__endswith=f"laptop-{n}").update(gone_at=now, failing_since=now)
+    laptop = subscribe("laptop-renewed", now)
+    kept = set(PushSubscription.objects.filter(controller=token, gone_at=None).values_list("pk", flat=True))
+    assert kept == {phone.pk, laptop.pk}
+    assert PushSubscription.objects.filter(controller=token).count() == services.PUSH_PER_CONTROLLER
+
+
 def test_one_notice_is_pushed_to_at_most_ten_devices(push: PushService) -> None:
     """A seat taken before signing in is its player's through its token and through the account:
     however many subscriptions the two have between them, one notice is pushed to the newest ten."""
