@@ -603,22 +603,30 @@ KEYED_PUSH = """() => {
 }"""
 
 
-def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_with_its_key(
-    live_site: LiveSite, new_page: Any
-) -> None:
-    """docs/deploy.md: a new VAPID key "makes every browser's subscription useless". The page posted
-    the old subscription again at each visit and said "On: this device is told…" (and its On button
-    reused it too), while every push to it was refused (403) for good."""
+def notifications_turned_on(live_site: LiveSite, new_page: Any, push: str) -> Any:
+    """A page of Your games of a player with a seat (a session, as a player has), notifications
+    allowed and turned on through ``push``, a stand-in for the browser's PushManager that makes its
+    subscriptions with keys the server can encrypt to."""
     page = new_page()
     page.context.grant_permissions(["notifications"], origin=live_site.url)
-    page.add_init_script(script=f"({KEYED_PUSH})()")
-    create_online(page, live_site, "Ada")  # a session with a seat, as a player has
+    page.add_init_script(script=f"({push})()")
+    create_online(page, live_site, "Ada")
     page.goto(live_site.url + "/games")
     page.wait_for_selector("#push-on:not([hidden])")
     keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
     page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
     page.click("#push-on")
     page.wait_for_selector("#push-box[data-state=on]")
+    return page
+
+
+def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_with_its_key(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """docs/deploy.md: a new VAPID key "makes every browser's subscription useless". The page posted
+    the old subscription again at each visit and said "On: this device is told…" (and its On button
+    reused it too), while every push to it was refused (403) for good."""
+    page = notifications_turned_on(live_site, new_page, KEYED_PUSH)
     server_key = page.eval_on_selector("#push-box", "box => box.dataset.key")
     assert page.evaluate("localStorage.getItem('fake-push-key')") == server_key
     # The site's key changed since (a new ./var, a new VAPID_PRIVATE_KEY): the browser's
@@ -800,16 +808,7 @@ def test_a_subscription_that_expired_while_the_browser_kept_it_is_made_anew_at_t
     its page says notifications are on. The page posted the dead one again at each visit, which the
     server stored as new: the device was never told of a turn again. Refused as gone, it is dropped
     and made anew, and the new one is stored."""
-    page = new_page()
-    page.context.grant_permissions(["notifications"], origin=live_site.url)
-    page.add_init_script(script=f"({RENEWING_PUSH})()")
-    create_online(page, live_site, "Ada")  # a session with a seat, as a player has
-    page.goto(live_site.url + "/games")
-    page.wait_for_selector("#push-on:not([hidden])")
-    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
-    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
-    page.click("#push-on")
-    page.wait_for_selector("#push-box[data-state=on]")
+    page = notifications_turned_on(live_site, new_page, RENEWING_PUSH)
     first, second = "http://127.0.0.1:9/push/renewed-1", "http://127.0.0.1:9/push/renewed-2"
     stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
     assert live_site.query(stored, first)
