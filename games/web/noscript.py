@@ -15,7 +15,7 @@ from django.utils import formats
 from django.utils.translation import gettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS
-from games.services import words
+from games.services import duration, words
 from games.services.chat import REACTIONS
 from games.services.codes import shown_name
 
@@ -170,6 +170,8 @@ def table(
         # A pass-and-play room is seated from its own device only: others watch it.
         "can_join": status == "lobby" and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS,
     }
+    if status == "lobby":
+        view["settings"] = _settings(state)
     waiting = RELOAD_OWN_PACE if state["pace"] == "own" else RELOAD_LIVE
     if status == "lobby" and playing and not state["local"]:
         # A seated guest waits for the host to start, the host for players to join: both from
@@ -224,6 +226,28 @@ def table(
         view["replay_url"] = state["replay_url"]
         view["results"] = _results(state)
     return view
+
+
+def _settings(state: dict[str, Any]) -> list[str]:
+    """What the host chose when creating the room, in the words of the lobby with script
+    (static/js/room/render.js, ``lobbyHtml``), for whoever is deciding to take a seat. The time a
+    move at one's own pace is in the line under the room's code, and a room played on one device
+    has no turn timer."""
+    said = []
+    if state["pace"] != "own" and not state["local"]:
+        clock = state["clock"]
+        said.append(
+            gettext("Turn timer: %(time)s a turn") % {"time": duration(clock["seconds"])}
+            if clock
+            else gettext("No turn timer")
+        )
+    said.append(gettext("Hints from the coach allowed") if state["hints"] else gettext("No hints from the coach"))
+    said.append(
+        gettext("Spectators may post in the chat")
+        if state["chat"]["spectators"]
+        else gettext("Only the players post in the chat")
+    )
+    return said
 
 
 def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:

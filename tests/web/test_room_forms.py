@@ -295,6 +295,36 @@ def test_the_lobby_without_script_looks_again_for_the_start_and_for_joins() -> N
     assert table_of(host, local).refresh == ""
 
 
+def settings_of(client: Client, game: Game) -> list[str]:
+    """The lobby's list of how the room is played, as the page without script draws it."""
+    page = client.get(f"/r/{game.code}/").content.decode()
+    table = page[page.index('data-testid="noscript-table"') :]
+    found = re.search(r'<ul class="room-settings[^"]*" id="ns-room-settings">(.*?)</ul>', table, re.S)
+    assert found, "no list of the room's settings in the lobby without script"
+    return [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", found.group(1))]
+
+
+def test_the_lobby_without_script_says_what_the_host_chose_as_the_page_with_script_does() -> None:
+    """The turn timer (a live room's only: at one's own pace the time a move is in the line under
+    the room's code), the coach's hints and the spectators' chat, in the words of the page with
+    script (static/js/room/render.js, ``lobbyHtml``), for whoever is deciding to take a seat."""
+    ada = Client()
+    timed = create(ada, name="Ada", mode="online", turn_timer="60", chat_spectators="on")
+    assert settings_of(Client(), timed) == [
+        "Turn timer: 1 minute a turn",
+        "No hints from the coach",
+        "Spectators may post in the chat",
+    ]
+    plain = create(ada, name="Ada", mode="online", hints="on")
+    assert settings_of(ada, plain) == [
+        "No turn timer",
+        "Hints from the coach allowed",
+        "Only the players post in the chat",
+    ]
+    own = create(ada, name="Ada", mode="online", pace="own", move_time=str(24 * 3600), hints="on")
+    assert settings_of(ada, own) == ["Hints from the coach allowed", "Only the players post in the chat"]
+
+
 def test_a_reader_stops_the_page_without_script_from_reloading_and_starts_it_again() -> None:
     """A page that reloads itself starts a screen reader's reading over: its reader may turn that
     off, for every page of the site's rooms after it (a form posted included), and back on."""
