@@ -718,22 +718,30 @@ def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_games.html", context)
 
 
+def _back_to_my_games(request: HttpRequest) -> HttpResponse:
+    """Your games at the page of the list the form was sent from (its action's ``?page=N``)."""
+    page = request.GET.get("page", "")
+    to = reverse("my_games")
+    return redirect(f"{to}?page={int(page)}" if page.isdigit() and int(page) > 1 else to)
+
+
 @form_on("my_games")
 @require_POST
 def notices_email(request: HttpRequest) -> HttpResponse:
-    """An account turns its "your turn" e-mails on or off (and sets the address they go to)."""
+    """An account turns its "your turn" e-mails on or off (and sets the address they go to), from
+    any page of Your games: the form goes back to the page of the list it was sent from."""
     user_id = _user_id(request)
     if user_id is None:
         mark_refused(request)
         messages.error(request, gettext("Sign in to be e-mailed: e-mails go to an account's address."))
-        return redirect("my_games")
+        return _back_to_my_games(request)
     form = EmailNoticesForm(request.POST)
     if not form.is_valid():
         return render(
             request,
             "games/my_games.html",
             {
-                "games": selectors.my_games(controller_for(request)),
+                "games": selectors.my_games(controller_for(request), request.GET.get("page")),
                 "email_form": form,
                 "vapid_key": notices.vapid_public_key(),
             },
@@ -761,7 +769,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     except RuleViolation as exc:
         mark_refused(request)
         messages.error(request, refusal(exc))
-        return redirect("my_games")
+        return _back_to_my_games(request)
     finally:
         if done != "confirm":  # only a letter sent counts, against its mailbox and this account
             for slot in taken:
@@ -786,7 +794,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")
         )
-    return redirect("my_games")
+    return _back_to_my_games(request)
 
 
 # Like the stop link's: a GET only shows the button, since links in e-mails get fetched by

@@ -196,6 +196,30 @@ def test_your_games_drawn_for_a_refused_e_mail_form_links_to_its_own_pages(monke
     assert re.findall(r'<a href="([^"]+)" rel="prev">', second) == ["/games?page=1"]
 
 
+def test_the_e_mail_form_on_a_page_of_your_games_goes_back_to_that_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn e-mails' form sent from the list's second page: refused, the page drawn for it
+    lists the second page's games again, not the first's; saved, it goes back to the second page."""
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 4)
+    me = services.new_controller()
+    waiting, _ = own_pace_games(me, mine=6, theirs=0)
+    browser = Client()
+    browser.force_login(get_user_model().objects.create_user("ana", password="pw"))
+    session = browser.session
+    session["controller"] = me
+    session.save()
+    second = browser.get("/games?page=2").content.decode()
+    (action,) = re.findall(r'<form method="post" action="([^"]+)"[^>]* id="email-form"', second)
+    assert action == "/notices/email?page=2"
+    refused = browser.post(action, {"address": "not an address", "on": "on"})
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert listed(page) == waiting[4:] and "Page 2 of 2" in page
+    assert 'id="address-error"' in page
+    assert re.findall(r'<form method="post" action="([^"]+)"[^>]* id="email-form"', page) == [action]
+    saved = browser.post(action, {"address": "", "on": ""})
+    assert saved.status_code == 302 and saved["Location"] == "/games?page=2"
+
+
 def test_a_page_of_your_games_reads_only_its_own_games_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each row is worked out from its room (the snapshot decoded, the rules read): only the rows
     of the page shown are, whatever the number of games."""
