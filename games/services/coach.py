@@ -25,7 +25,7 @@ from games.domain.room import BOT, HUMAN
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleSet, RuleViolation
 from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
-from games.services.words import box_name, colour_name, column_note
+from games.services.words import colour_name, score_text
 from games.store import selectors, tables
 from games.store.models import Game, HintTaken, Move
 
@@ -112,14 +112,7 @@ def choice_text(ruleset: RuleSet, choice: Choice) -> str:
         else:
             kept = " ".join(str(die) for die in dice)
         return gettext("Keep %(dice)s and roll again") % {"dice": kept}
-    text = gettext("Score %(points)s in %(box)s") % {
-        "points": choice["points"],
-        "box": box_name(ruleset, choice["box"]),
-    }
-    text += column_note(ruleset, choice["column"])
-    if choice["bonus"]:
-        text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": choice["bonus"]}
-    return text
+    return score_text(ruleset, choice["box"], choice["column"], choice["points"], choice["bonus"])
 
 
 def _option(state: GameState, option: bots.Option) -> dict[str, Any]:

@@ -9,8 +9,8 @@ contexts: "Yahtzee box", "Yatzy box").
 
 from __future__ import annotations
 
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from games.domain.rules import Box, RuleSet, Scoring
 from games.domain.rules.rulesets import RULESETS
@@ -120,3 +120,22 @@ def colour_name(colour: str) -> str:
 def column_note(ruleset: RuleSet, column: int) -> str:
     """ " (×2)" after a box of a multi-column card, "" on a one-column card."""
     return f" (×{ruleset.multipliers[column]})" if ruleset.columns > 1 else ""
+
+
+def score_text(ruleset: RuleSet, box: Box | str, column: int, points: int, bonus: int) -> str:
+    """The choice to score ``box`` in the reader's words ("Score 25 in Full House (×2) plus 100
+    Yahtzee bonus"), as static/js/room/render.js ``optionText`` says it: one sentence for each
+    case, as a language puts the column and the bonus where its own order says them."""
+    if ruleset.columns > 1:
+        text = (
+            gettext("Score %(points)s in %(box)s (×%(m)s) plus %(bonus)s Yahtzee bonus")
+            if bonus
+            else gettext("Score %(points)s in %(box)s (×%(m)s)")
+        )
+    else:
+        text = (
+            gettext("Score %(points)s in %(box)s plus %(bonus)s Yahtzee bonus")
+            if bonus
+            else gettext("Score %(points)s in %(box)s")
+        )
+    return text % {"points": points, "box": box_name(ruleset, box), "m": ruleset.multipliers[column], "bonus": bonus}

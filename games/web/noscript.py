@@ -272,14 +272,8 @@ def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
                 kept = " ".join(str(turn["dice"][i]) for i in held)
             text = gettext("Keep %(dice)s and roll again") % {"dice": kept} if held else gettext("Reroll all five dice")
         else:
-            text = gettext("Score %(points)s in %(box)s") % {
-                "points": option["points"],
-                "box": words.box_name(ruleset, option["box"]),
-            }
-            if info["columns"] > 1:
-                text += f" ({_column_name(info['multipliers'], option['column'])})"
-            if option["bonus"]:
-                text += " " + gettext("plus %(bonus)s Yahtzee bonus") % {"bonus": option["bonus"]}
+            column = option.get("column") or 0
+            text = words.score_text(ruleset, option["box"], column, option["points"], option["bonus"])
         choices.append({"text": text, "expected": formats.number_format(option["expected"], 1, use_l10n=True)})
     note = ""
     if hint.get("exact") is False:

@@ -401,9 +401,7 @@ function event(frame) {
       break;
     }
     case "scored": {
-      const col = state.ruleset.columns > 1 ? ` (${fmt(gettext("column ×%(m)s"), { m: state.ruleset.multipliers[frame.column] })})` : "";
-      const bonus = frame.bonus ? ` ${fmt(gettext("plus a %(bonus)s Yahtzee bonus"), { bonus: frame.bonus })}` : "";
-      announce(`${fmt(gettext("%(name)s scored %(points)s in %(box)s"), { name: who, points: frame.points, box: v.boxLabel(frame.box) })}${col}${bonus}.`);
+      announce(render.scoredText(v, frame, who));
       const colShort = state.ruleset.columns > 1 ? ` ×${state.ruleset.multipliers[frame.column]}` : "";
       remember(`${fmt(gettext("%(name)s scored %(points)s in %(box)s"), { name: who, points: frame.points, box: v.boxLabel(frame.box) })}${colShort}${frame.bonus ? ` +${frame.bonus}` : ""}`, frame.bonus ? "yahtzee" : "score");
       if (state.turn) highlight({ seat: state.turn.seat, box: frame.box, column: frame.column ?? 0 });

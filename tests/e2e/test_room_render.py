@@ -894,3 +894,37 @@ def test_the_name_in_the_turn_banner_and_the_line_under_it_is_a_run_of_its_own(p
     page.evaluate("s => draw(s)", s)
     assert "Your turn, <bdi>Ana</bdi>" in page.inner_html("#turn-h")
     assert page.errors == []
+
+
+# Each message a page's gettext gives is marked [...]: a line built of one message is one [...].
+MARKING = "<script>window.django = { gettext: (text) => `[${text}]` };</script>\n"
+MARKED = HARNESS.replace('<script type="module">', MARKING + '<script type="module">')
+VIEW = """([s, extra]) => render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+  rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
+  feed: [], justScored: null, levels: {}, ...extra })"""
+
+
+@pytest.mark.parametrize("columns", [1, 3])
+@pytest.mark.parametrize("bonus", [0, 100])
+def test_a_box_scored_and_the_coachs_choice_to_score_are_each_one_sentence_to_translate(
+    harness: Any, columns: int, bonus: int
+) -> None:
+    """Another language puts the column and the Yahtzee bonus where its own order says them: the
+    line said when a box is scored and the coach's choice to score a box are each one message
+    with placeholders, for each case, not a sentence with pieces put after it."""
+    page = harness(MARKED)
+    s = state([6, 6, 6, 6, 6], columns=columns)
+    s["seats"][0]["name"] = "שרה 2"
+    scored = {"points": 30, "box": "sixes", "column": columns - 1, "bonus": bonus}
+    said = page.evaluate(
+        f"""([s, frame, option]) => {{
+          const view = ({VIEW})([s, {{}}]);
+          return [render.scoredText(view, frame, render.isolated(view.seatName(0))), render.optionText(view, option)];
+        }}""",
+        [s, scored, {"kind": "score", **scored}],
+    )
+    for line in said:
+        assert re.fullmatch(r"\[[^][]*\]", line), line
+        assert "30 in Sixes" in line and (f"{bonus} Yahtzee bonus" in line) == bool(bonus), line
+        assert ("×3" in line) == (columns > 1), line
+    assert said[0].startswith("[\u2068שרה 2\u2069 scored 30 in Sixes") and said[0].endswith(".]"), said

@@ -1189,6 +1189,41 @@ def test_a_hint_asked_while_the_coach_gets_ready_says_so_and_may_be_asked_again(
     assert older["hint"] is None and older["hint_offered"]
 
 
+@pytest.mark.parametrize("ruleset", ["official", "triple"])
+@pytest.mark.parametrize("bonus", [0, 100])
+def test_the_coachs_choice_to_score_is_one_sentence_to_translate(
+    monkeypatch: pytest.MonkeyPatch, ruleset: str, bonus: int
+) -> None:
+    """Another language puts the column and the Yahtzee bonus where its own order says them: the
+    coach's choice to score a box, on the table without script and in the review, is one message
+    with placeholders for each case, not a sentence with pieces put after it."""
+    from games.domain.rules import RULESETS
+    from games.services import coach, words
+    from games.web import noscript
+
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", ruleset=ruleset)
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    Game.objects.filter(pk=game.pk).update(hints=True)
+    game.refresh_from_db()
+    state = game_state(game)
+    # Each message is marked [...]: a line built of one message is one [...].
+    for module in (noscript, coach, words):
+        monkeypatch.setattr(module, "gettext", lambda text: f"[{text}]", raising=False)
+    column = 2 if ruleset == "triple" else 0
+    choice = {"box": "sixes", "column": column, "points": 30, "bonus": bonus}
+    hint = {"type": "hint", "version": game.version, "options": [{"kind": "score", **choice, "expected": 250.0}]}
+    said = [
+        noscript.table(state, [0], "ns-1", hint=hint)["hint"]["choices"][0]["text"],
+        coach.choice_text(RULESETS[ruleset], choice),
+    ]
+    for line in said:
+        assert re.fullmatch(r"\[[^][]*\]", line), line
+        assert line.startswith("[Score 30 in Sixes") and ("(×3)" in line) == (ruleset == "triple"), line
+        assert ("plus 100 Yahtzee bonus" in line) == bool(bonus), line
+
+
 @pytest.mark.parametrize(
     ("who", "said"),
     [("ben", "Hints are for the player whose turn it is."), ("off", "Hints are turned off in this room.")],

@@ -419,11 +419,25 @@ export function optionText(view, option) {
       ? fmt(gettext("Keep %(dice)s and roll again"), { dice: kept.join(colours.length ? ", " : " ") })
       : gettext("Reroll all five dice");
   } else {
-    const where = rs.columns > 1 ? ` (×${rs.multipliers[option.column ?? 0]})` : "";
-    const bonus = option.bonus ? ` ${fmt(gettext("plus %(bonus)s Yahtzee bonus"), { bonus: option.bonus })}` : "";
-    text = `${fmt(gettext("Score %(points)s in %(box)s"), { points: option.points, box: boxName(rs, option.box) })}${where}${bonus}`;
+    // One whole sentence per case: a language puts the column and the bonus where it says them.
+    const values = { points: option.points, box: boxName(rs, option.box), m: rs.multipliers[option.column ?? 0], bonus: option.bonus };
+    const sentence = rs.columns > 1
+      ? option.bonus ? gettext("Score %(points)s in %(box)s (×%(m)s) plus %(bonus)s Yahtzee bonus") : gettext("Score %(points)s in %(box)s (×%(m)s)")
+      : option.bonus ? gettext("Score %(points)s in %(box)s plus %(bonus)s Yahtzee bonus") : gettext("Score %(points)s in %(box)s");
+    text = fmt(sentence, values);
   }
   return text;
+}
+
+/** A box scored, as the live region says it: "Ann scored 25 in Full House (column ×2) plus a 100
+ * Yahtzee bonus." ``name`` is the scorer's name as put in a line (isolated). */
+export function scoredText(view, frame, name) {
+  const rs = view.state.ruleset;
+  const values = { name, points: frame.points, box: view.boxLabel(frame.box), m: rs.multipliers?.[frame.column ?? 0], bonus: frame.bonus };
+  const sentence = rs.columns > 1
+    ? frame.bonus ? gettext("%(name)s scored %(points)s in %(box)s (column ×%(m)s) plus a %(bonus)s Yahtzee bonus.") : gettext("%(name)s scored %(points)s in %(box)s (column ×%(m)s).")
+    : frame.bonus ? gettext("%(name)s scored %(points)s in %(box)s plus a %(bonus)s Yahtzee bonus.") : gettext("%(name)s scored %(points)s in %(box)s.");
+  return fmt(sentence, values);
 }
 
 export function cardHtml(view) {
