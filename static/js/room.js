@@ -195,9 +195,9 @@ function noteHost(state) {
   const player = seat?.player ?? null;
   const live = state.status === "lobby" || state.status === "playing";
   if (ui.host !== undefined && player !== ui.host && seat && live) {
-    const name = playerName(seat.name);
-    announce(fmt(gettext("%(name)s is now the host."), { name }));
-    remember(fmt(gettext("%(name)s is now the host"), { name }));
+    const person = render.isolated(playerName(seat.name));
+    announce(fmt(gettext("%(name)s is now the host."), { name: person }));
+    remember(fmt(gettext("%(name)s is now the host"), { name: person }));
   }
   ui.host = player;
   const away = live && (!seat || client.presence.seats[String(seat.seat)] === "away");
@@ -303,7 +303,10 @@ function event(frame) {
   if (typeof frame.name === "string") frame = { ...frame, name: playerName(frame.name) };
   const state = client.state;
   const v = view();
-  const who = v.seatName(state.turn?.seat);
+  // Each name said or shown is a run of its own: a right-to-left name, or one that ends in a
+  // number, takes none of the words or figures beside it into its run.
+  const who = render.isolated(v.seatName(state.turn?.seat));
+  const person = render.isolated(frame.name ?? "");
   switch (frame.type) {
     case "chat_history": {
       const seen = new Set(chat.ids);
@@ -380,7 +383,7 @@ function event(frame) {
         announce(frame.spectator === client.spectator && frame.muted ? errorText({ code: "muted" }) : `${told}.`);
         break;
       }
-      remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: frame.name }));
+      remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: person }));
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
@@ -408,15 +411,15 @@ function event(frame) {
       break;
     }
     case "joined":
-      announce(fmt(gettext("%(name)s joined."), { name: frame.name }));
-      remember(fmt(gettext("%(name)s joined"), { name: frame.name }));
+      announce(fmt(gettext("%(name)s joined."), { name: person }));
+      remember(fmt(gettext("%(name)s joined"), { name: person }));
       break;
     case "left":
       if (frame.by_host) {
         // Said as it was: the host took the seat out. Its player is told where they look, and is
         // not offered a seat the server would refuse them.
         const lobby = state.status === "lobby";
-        const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: frame.name });
+        const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: person });
         remember(said);
         // "You" only when this browser has no seat left: a device that seats two players and
         // loses one still plays the other, and hears the seat's name as everyone does.
@@ -428,8 +431,8 @@ function event(frame) {
         }
         break;
       }
-      announce(frame.name ? fmt(gettext("%(name)s left."), { name: frame.name }) : gettext("A player left."));
-      remember(frame.name ? fmt(gettext("%(name)s left"), { name: frame.name }) : gettext("A player left"));
+      announce(frame.name ? fmt(gettext("%(name)s left."), { name: person }) : gettext("A player left."));
+      remember(frame.name ? fmt(gettext("%(name)s left"), { name: person }) : gettext("A player left"));
       break;
     case "started":
       announce(gettext("The game has started."));
@@ -449,25 +452,24 @@ function event(frame) {
       break;
     case "bot": {
       const level = levels[frame.level] ?? frame.level;
-      announce(fmt(gettext("%(name)s is now played by the computer."), { name: frame.name }));
-      remember(fmt(gettext("The computer (%(level)s) took over %(name)s's seat"), { name: frame.name, level }), "bot");
+      announce(fmt(gettext("%(name)s is now played by the computer."), { name: person }));
+      remember(fmt(gettext("The computer (%(level)s) took over %(name)s's seat"), { name: person, level }), "bot");
       break;
     }
     case "reclaimed":
-      announce(fmt(gettext("%(name)s is back and plays their own seat again."), { name: frame.name }));
-      remember(fmt(gettext("%(name)s is back and plays their own seat again"), { name: frame.name }), "bot");
+      announce(fmt(gettext("%(name)s is back and plays their own seat again."), { name: person }));
+      remember(fmt(gettext("%(name)s is back and plays their own seat again"), { name: person }), "bot");
       break;
     case "game_over": {
       const names = (frame.winners ?? []).map(v.seatName);
       const overWith = (named) => named.length > 1
         ? fmt(gettext("Game over: %(names)s share the win"), { names: list(named) })
         : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
-      // What is drawn has each name as a run of its own, in seat order as on the scorecard;
-      // what is read out needs no such marks.
+      // Each name a run of its own, in seat order as on the scorecard.
       const shown = names.map(render.isolated);
       remember(overWith(shown), "over");
       // Said even to a player typing in the chat, whose keyboard stays there (showResult).
-      announce(`${overWith(names)}.`);
+      announce(`${overWith(shown)}.`);
       if (names.length) {
         const mineWon = (frame.winners ?? []).some(v.isYou);
         celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
@@ -648,7 +650,7 @@ function sendReaction(reaction) {
 
 function showReaction(seat, reaction) {
   ui.reactions = { ...ui.reactions, [seat]: reaction };
-  announce(fmt(gettext("%(name)s reacts %(reaction)s"), { name: view().seatName(seat), reaction }));
+  announce(fmt(gettext("%(name)s reacts %(reaction)s"), { name: render.isolated(view().seatName(seat)), reaction }));
   floatReaction(seat, reaction);
   drawSeats(view());
   window.clearTimeout(showReaction.timers?.[seat]);
@@ -1112,12 +1114,12 @@ function drawSeats(v) {
 function seatAct(btn) {
   const seat = Number(btn.dataset.seat);
   const what = btn.dataset.act;
-  const name = view().seatName(seat);
+  const person = render.isolated(view().seatName(seat));
   const question = {
-    leave: fmt(gettext("Leave the game as %(name)s?"), { name }),
-    kick: fmt(gettext("Remove %(name)s from the room?"), { name }),
-    remove: fmt(gettext("Take %(name)s out of the game? Their scores stay on the card."), { name }),
-    replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name }),
+    leave: fmt(gettext("Leave the game as %(name)s?"), { name: person }),
+    kick: fmt(gettext("Remove %(name)s from the room?"), { name: person }),
+    remove: fmt(gettext("Take %(name)s out of the game? Their scores stay on the card."), { name: person }),
+    replace: fmt(gettext("Let the computer play for %(name)s? The seat keeps its scores."), { name: person }),
   }[what];
   if (question && !window.confirm(question)) return;
   if (what === "replace") actOnce(`replace-${seat}`, () => ({ type: "replace", seat, level: "optimal" }));
@@ -1300,7 +1302,7 @@ function joinTaken() {
   // Refused (said under the name, or above the room), or no seat more than before.
   if (had === null || initial.join_refused || client.mine.length <= Number(had)) return;
   const seat = Math.max(...client.mine);
-  announce(fmt(gettext("%(name)s joined."), { name: view().seatName(seat) }));
+  announce(fmt(gettext("%(name)s joined."), { name: render.isolated(view().seatName(seat)) }));
   if (Number(had) > 0) $("join-name")?.focus();
 }
 

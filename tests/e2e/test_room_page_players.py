@@ -743,7 +743,7 @@ def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_s
         assert " left" not in page.inner_text("#feed")
     page = cy
     page.wait_for_function("document.getElementById('announce').textContent.includes('out of the room')")
-    assert page.inner_text("#announce") == "The host took Bob out of the room."
+    assert page.inner_text("#announce") == "The host took \u2068Bob\u2069 out of the room."
     for scheme in in_each_scheme(bob):
         assert serious_violations(bob) == [], scheme
         shot(bob, f"lobby-taken-out-phone-{scheme}", full_page=True)
@@ -762,7 +762,7 @@ def test_players_added_one_by_one_on_one_device_each_hear_they_took_a_seat_and_t
         with ann.expect_navigation():
             ann.keyboard.press("Enter")
         ann.wait_for_function(f"document.querySelectorAll('#seats .seat .tag.you').length === {seats}")
-        ann.wait_for_function(f"document.getElementById('announce').textContent === '{name} joined.'")
+        ann.wait_for_function(f"document.getElementById('announce').textContent === '\u2068{name}\u2069 joined.'")
         assert ann.evaluate("document.activeElement.id") == "join-name"
         assert ann.input_value("#join-name") == ""
     # A visitor's own first seat is said too, once: the page keeps no note of the join after it.
@@ -771,7 +771,7 @@ def test_players_added_one_by_one_on_one_device_each_hear_they_took_a_seat_and_t
     dee.fill("#join-name", "Dee")
     with dee.expect_navigation():
         dee.click("#join-btn")
-    dee.wait_for_function("document.getElementById('announce').textContent === 'Dee joined.'")
+    dee.wait_for_function("document.getElementById('announce').textContent === '\u2068Dee\u2069 joined.'")
     assert dee.evaluate("sessionStorage.length") == 0
 
 
@@ -828,7 +828,7 @@ def test_a_browser_with_two_seats_whose_second_the_host_removes_is_not_told_it_w
     dee.wait_for_selector("#toast:not([hidden])")
     assert dee.locator("#seats .seat .tag.you").count() == 1  # Dee still sits
     assert dee.locator("#taken-out").count() == 0, dee.inner_text("#taken-out")
-    assert dee.inner_text("#toast") == "The host took Eve out of the room."
+    assert dee.inner_text("#toast") == "The host took \u2068Eve\u2069 out of the room."
 
 
 def test_a_players_review_fold_toggled_from_the_keyboard_keeps_the_keyboard_when_the_panel_is_drawn_again(

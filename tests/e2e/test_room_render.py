@@ -7,6 +7,7 @@ Painted Yahtzee dice's `colours` that the server adds beside `dice`.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -928,3 +929,22 @@ def test_a_box_scored_and_the_coachs_choice_to_score_are_each_one_sentence_to_tr
         assert "30 in Sixes" in line and (f"{bonus} Yahtzee bonus" in line) == bool(bonus), line
         assert ("×3" in line) == (columns > 1), line
     assert said[0].startswith("[\u2068שרה 2\u2069 scored 30 in Sixes") and said[0].endswith(".]"), said
+
+
+def test_every_name_a_table_line_puts_in_a_sentence_is_a_run_of_its_own() -> None:
+    """A right-to-left name, or one that ends in a number, takes the words and figures beside it
+    into its run ("שרה 2 scored 30" read as if the 30 were hers): every name the live table puts in
+    a sentence it says or shows (the feed: joined, left, scored, the new host, a chat muted; the
+    live region) is isolated, between FSI and PDI (drawn as a <bdi> in the feed)."""
+    source = (Path(__file__).resolve().parents[2] / "static/js/room.js").read_text()
+    isolated = {"who", "person", "named[0]", "list(named)", "shown[0]", 'shown.join(" & ")'}
+    values = re.findall(r"\{ (names?)(?:: ([^,}]*))?", source)
+    assert len(values) > 20
+    for key, value in values:
+        value = value.strip() or key  # { name }: a name of no telling where it came from
+        assert value in isolated or value.startswith("render.isolated("), f"{key}: {value} is not isolated"
+    # What those names are: each one made a run of its own where it is taken.
+    for variable in ("who", "person"):
+        made = re.findall(rf"const {variable} = (.*);", source)
+        assert made and all(value.startswith("render.isolated(") for value in made), (variable, made)
+    assert "const shown = names.map(render.isolated)" in source and "overWith(names)" not in source
