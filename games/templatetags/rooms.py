@@ -50,6 +50,13 @@ def bdi(name: str) -> SafeString:
 
 
 @register.filter
+def isolated(name: str) -> str:
+    """A name in a sentence of plain text (an attribute a screen reader reads out), isolated from
+    the words around it between FSI and PDI (U+2068, U+2069), as ``bdi`` does in the page's text."""
+    return f"\u2068{name}\u2069"
+
+
+@register.filter
 def name_list(names: Iterable[str]) -> SafeString:
     """Names joined with commas, each in a <bdi>: two right-to-left names in a row ("אבי, שרה")
     keep their order in a left-to-right page, as does one beside a number or a colon."""

@@ -737,6 +737,23 @@ def lobby_of_two() -> tuple[Client, Client, Game]:
     return ada, ben, game
 
 
+def test_a_name_the_table_without_script_puts_in_a_sentence_is_a_run_of_its_own() -> None:
+    """A right-to-left name, or one that ends in a number, takes the words beside it into its run:
+    in a button's label (read out, plain text) it is put between FSI and PDI, in the question the
+    host is asked it is a <bdi>."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    guest = Client()
+    post_form(guest, game, "join", {"name": "שרה 2"})
+    online(game.code, ada.session["controller"])
+    game.refresh_from_db()
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    assert 'aria-label="Remove \u2068שרה 2\u2069 from the room"' in page
+    assert 'aria-label="Mute \u2068שרה 2\u2069\'s chat"' in page
+    asked = ada.get(f"/r/{game.code}/", tools(table_of(ada, game))["ns-kick-1"]).content.decode()
+    assert "Remove <bdi>שרה 2</bdi> from the room?" in asked
+
+
 def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_leaves() -> None:
     ada, ben, game = lobby_of_two()
     host = table_of(ada, game)
@@ -865,7 +882,7 @@ def test_a_player_without_script_leaves_during_play_after_a_question() -> None:
     pressed = tools(table_of(ben, game))["ns-leave-1"]
     before = stored(game)
     asked = html.unescape(ben.get(f"/r/{game.code}/", pressed).content.decode())
-    assert "Leave the game as Ben?" in asked and stored(game) == before  # asking changes nothing
+    assert "Leave the game as <bdi>Ben</bdi>?" in asked and stored(game) == before  # asking changes nothing
     table = answer(ben, game, table_of(ben, game), "ns-leave-1")
     game.refresh_from_db()
     assert not game.room.seats[1].active and tools(table) == {}
@@ -1361,7 +1378,7 @@ def test_a_seat_tool_asks_first_and_a_question_the_table_no_longer_fits_is_said_
     before = stored(game)
     pressed = tools(table)["ns-remove-1"]
     asked = ada.get(f"/r/{game.code}/", pressed).content.decode()
-    assert "Take Ben out of the game? Their scores stay on the card." in html.unescape(asked)
+    assert "Take <bdi>Ben</bdi> out of the game? Their scores stay on the card." in html.unescape(asked)
     assert f'href="/r/{game.code}/" id="ns-ask-no"' in asked  # Cancel: back to the table
     assert stored(game) == before  # asking changes nothing
     for query in (

@@ -525,7 +525,7 @@ export function seatsHtml(view) {
       if (seat.away && seat.kind === "bot") tags.push(`<span class="tag away">${gettext("away")}</span>`);
       if (seat.muted) tags.push(`<span class="tag">${gettext("chat muted")}</span>`);
       const reaction = view.reactions?.[seat.seat];
-      if (reaction) tags.push(`<span class="reaction-bubble" role="img" aria-label="${fmt(gettext("%(name)s reacts %(reaction)s"), { name: esc(seat.name), reaction: esc(reaction) })}">${esc(reaction)}</span>`);
+      if (reaction) tags.push(`<span class="reaction-bubble" role="img" aria-label="${fmt(gettext("%(name)s reacts %(reaction)s"), { name: esc(isolated(seat.name)), reaction: esc(reaction) })}">${esc(reaction)}</span>`);
       // Whose turn it is sits on the seat's border (site.css), out of its line: a seat keeps its
       // size when the turn passes, and the seats and cards after it stay where they are.
       if (seat.seat === current) tags.push(`<span class="seat-turn"><span class="tag turn">${gettext("to play")}</span>${countdownHtml(view, `seat-${seat.seat}`)}</span>`);
