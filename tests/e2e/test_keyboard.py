@@ -220,6 +220,9 @@ def test_a_double_click_on_a_hosts_button_is_one_action(live_site: LiveSite, new
     code = url.rstrip("/").rsplit("/", 1)[-1]
     host.wait_for_selector("#add-bot")
     host.dblclick("#add-bot")  # an impatient double click: one computer
+    # Its computer drawn first: a click while its frame is still unanswered is the same action
+    # pending, which the page drops (the click below would then add nothing).
+    host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     act(host, [host], lambda: host.click("#add-bot"))  # answered after anything the double click sent
     host.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
     seated = live_site.query(

@@ -1132,6 +1132,9 @@ AROUND_THE_PLAY_CARD = """() => Object.fromEntries(['seats', 'feed', 'chat', 'ca
 }))"""
 
 
+ALL_ONLINE = "n => document.querySelectorAll('#seats .presence.online').length === n"
+
+
 @pytest.mark.parametrize(
     ("ruleset", "names"),
     [
@@ -1152,6 +1155,10 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
     for page, name in zip(pages[1:], names[1:], strict=True):
         join(page, url, name)
     act(pages[0], pages, lambda: pages[0].click("#start"))
+    # Every player seen at the table on every page first: a seat not yet seen online (a socket
+    # still connecting on a loaded machine) shows the host its away tools, which are not the turn's.
+    for page in pages:
+        page.wait_for_function(ALL_ONLINE, arg=len(names))
     first = [page.evaluate(AROUND_THE_PLAY_CARD) for page in pages]
     for turn in range(len(names) + 1):
         player = pages[turn % len(names)]
