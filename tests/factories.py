@@ -207,10 +207,12 @@ def play_turn(table: Table, rng: random.Random, rerolls: int = 2, game: Game | N
     )
 
 
-def score_first_legal(table: Table) -> dict[str, Any]:
-    """The player to move rolls once and scores the first legal box; that box's option."""
+def score_first_legal(table: Table, *, roll: bool = True) -> dict[str, Any]:
+    """The player to move rolls once (``roll=False``: has rolled already) and scores the first legal
+    box; that box's option."""
     who = table.current()
-    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    if roll:
+        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
     option = next(o for o in game_state(table.game)["options"] if o["legal"])
     services.turn_score(
         code=table.code,

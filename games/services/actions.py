@@ -191,16 +191,39 @@ def _announce(game: Game, move: Move, rules: GameState | None) -> None:
         events.committed(event)
 
 
-def counted(room: Room, what: str, refusal: tuple[str, str]) -> Room:
-    """``room`` with one more ``what`` (a field of ``games.domain.room.Tally``) done, or ``refusal``
-    (code, message) once it was done ``LIMITS[what]`` times in this game.
+# Each counted thing's refusal once a game used it up: its code and what the server says.
+USED_UP: dict[str, tuple[str, str]] = {
+    "joins": (
+        E.JOINS_USED_UP,
+        f"Seats in this room were taken {LIMITS['joins']} times before the start, as often as one game allows:"
+        " no more can be taken.",
+    ),
+    "pauses": (E.PAUSES_USED_UP, f"This game was paused {LIMITS['pauses']} times, as often as one game allows."),
+    "mutes": (
+        E.MUTES_USED_UP,
+        f"The host muted chat in this game {LIMITS['mutes']} times, as often as one game allows.",
+    ),
+    "handovers": (
+        E.HANDOVERS_USED_UP,
+        f"Seats in this game were handed to a computer {LIMITS['handovers']} times, as often as one game allows.",
+    ),
+    "rematches": (
+        E.REMATCHES_USED_UP,
+        f"This game had {LIMITS['rematches']} rematches, as many as one game allows: open a new room.",
+    ),
+}
+
+
+def counted(room: Room, what: str) -> Room:
+    """``room`` with one more ``what`` (a field of ``games.domain.room.Tally``) done, or its
+    ``USED_UP`` refusal once it was done ``LIMITS[what]`` times in this game.
 
     Each is a Move the log keeps for ever, which the replay and the admin's review read back: a
     loop at the frames' rate limit would otherwise grow it without end. Counted in the room's
     snapshot, which the action writes anyway: no read of the log.
     """
     if room.done(what) >= LIMITS[what]:
-        raise RuleViolation(*refusal)
+        raise RuleViolation(*USED_UP[what])
     return room.counted(what)
 
 

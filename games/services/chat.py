@@ -27,7 +27,6 @@ from games.domain.errors import (
     CHAT_CLOSED,
     CHAT_TOO_LONG,
     MUTED,
-    MUTES_USED_UP,
     NOT_A_PLAYER,
     NOT_MUTED,
     OWN_CHAT,
@@ -35,7 +34,7 @@ from games.domain.errors import (
     SPECTATOR_ALREADY_MUTED,
     SPECTATOR_NOT_MUTED,
 )
-from games.domain.room import LIMITS, Room
+from games.domain.room import Room
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, counted, locked, record, require_host
@@ -185,11 +184,7 @@ def _muted_once_more(room: Room, muted: bool) -> Room:
     """The room with one more mute of the host's counted (an unmute is not: it is never refused)."""
     if not muted:
         return room
-    return counted(
-        room,
-        "mutes",
-        (MUTES_USED_UP, f"The host muted chat in this game {LIMITS['mutes']} times, as often as one game allows."),
-    )
+    return counted(room, "mutes")
 
 
 def _mute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str, muted: bool) -> None:

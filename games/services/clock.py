@@ -25,7 +25,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.domain import errors as E
-from games.domain.room import LIMITS
 from games.domain.rules import GameState, RuleViolation
 from games.services import notices
 from games.services.actions import check_request, counted, locked, record, require_host, rules_state
@@ -147,11 +146,7 @@ def _host_action(
             left = None
             if game.turn_deadline is not None:
                 left = payload["left"] = round(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()), 3)
-            room = counted(
-                room,
-                "pauses",
-                (E.PAUSES_USED_UP, f"This game was paused {LIMITS['pauses']} times, as often as one game allows."),
-            ).pause(left)
+            room = counted(room, "pauses").pause(left)
         else:
             if not room.paused:
                 raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")

@@ -8,7 +8,7 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain import fairness
 from games.domain.errors import BAD_REQUEST, BAD_RULESET, NAME_TAKEN, NOT_A_PLAYER, NOT_OVER
-from games.domain.room import LIMITS, Seat
+from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.clock import timer_choices
@@ -228,14 +228,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             return rematch
         # Each new rematch is a Move of this game's log (and a room): everyone leaving its lobby and
         # asking again would loop without end.
-        counted_room = counted(
-            old.room,
-            "rematches",
-            (
-                E.REMATCHES_USED_UP,
-                f"This game had {LIMITS['rematches']} rematches, as many as one game allows: open a new room.",
-            ),
-        )
+        counted_room = counted(old.room, "rematches")
         choices = own_pace_choices() if old.pace == Game.Pace.OWN else timer_choices()
         first = _rematch_host(old, seats, mine)
         host = _create(

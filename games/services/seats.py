@@ -24,7 +24,7 @@ from games.domain.errors import (
     PLAYER_PRESENT,
     ROOM_FULL,
 )
-from games.domain.room import BOT, LIMITS, Room, Seat
+from games.domain.room import BOT, Room, Seat
 from games.domain.rules import MAX_PLAYERS, GameState, RuleViolation, apply_reinstate, apply_remove
 from games.services import events, presence
 from games.services.actions import (
@@ -139,15 +139,7 @@ def muted_in_log(mine: QuerySet[Move]) -> bool:
 def joined_once_more(game: Game) -> Room:
     """The room with one more seat taken in its lobby counted, or ``joins_used_up`` (a loop of join
     and leave, or of adding a computer and taking it out, would grow the log without end)."""
-    return counted(
-        game.room,
-        "joins",
-        (
-            E.JOINS_USED_UP,
-            f"Seats in this room were taken {LIMITS['joins']} times before the start, as often as one game"
-            " allows: no more can be taken.",
-        ),
-    )
+    return counted(game.room, "joins")
 
 
 def find_seat(game: Game, seat: int) -> Seat:
@@ -393,15 +385,7 @@ def game_replace_with_bot(
         state = apply_reinstate(rules_state(game), seat=seat) if reinstate else None
         # An away player's browser is kept (``Room.to_computer``), so that coming back gives
         # them the seat again (seat_reclaim). A player who left on purpose gave the seat up.
-        room = counted(
-            game.room,
-            "handovers",
-            (
-                E.HANDOVERS_USED_UP,
-                f"Seats in this game were handed to a computer {LIMITS['handovers']} times, as often as one"
-                " game allows.",
-            ),
-        )
+        room = counted(game.room, "handovers")
         room = room.to_computer(seat, controller=f"bot:{secrets.token_hex(8)}", level=level, away=False)
         record(
             game,

@@ -15,8 +15,7 @@ from games import services
 from games.domain.room import LIMITS
 from games.services import turns
 from games.store.models import Game, Move
-from games.store.selectors import game_state
-from tests.factories import Table, action_id, open_room, play_to_end, spectators_chat_room
+from tests.factories import Table, action_id, open_room, play_to_end, score_first_legal, spectators_chat_room
 from tests.services.test_services import refused
 
 pytestmark = pytest.mark.django_db
@@ -182,15 +181,7 @@ def test_a_whole_game_played_with_heavy_holding_and_a_pause_each_turn_meets_no_l
                         )
                         holds += 1
             services.turn_roll(code=table.code, controller=who, expected_version=None, action_id=action_id())
-        option = next(o for o in game_state(table.game)["options"] if o["legal"])
-        services.turn_score(
-            code=table.code,
-            controller=who,
-            box=option["box"],
-            column=option["column"],
-            expected_version=None,
-            action_id=action_id(),
-        )
+        score_first_legal(table, roll=False)
     assert holds > 26 * 2 * 8  # 16 or more changes of the held dice a turn
     assert holds <= 26 * 2 * turns.HOLDS_PER_ROLL
     assert table.game.status == Game.Status.FINISHED
