@@ -7,13 +7,16 @@ withdrawn name), under each game's row lock and with a Move, like every other ac
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -416,3 +419,25 @@ def games_count_missing() -> int:
     """Count every finished game that was not counted yet; returns how many this call counted."""
     missing = Game.objects.filter(status=Game.Status.FINISHED).exclude(pk__in=CountedGame.objects.values("game_id"))
     return sum(game_count(game_id=pk) for pk in missing.order_by("finished_at").values_list("pk", flat=True))
+
+
+# Two sign-ups at one moment of names that read alike ("cop" and a Cyrillic "сор", "ann_lee" and
+# "annlee") would each find the other's name free: only the exact name is unique in the database,
+# and a look-alike is found by a scan (accounts.adapters.AccountAdapter.clean_username). Sign-ups
+# are few (limited per address), so they take turns: the check and the new account in one
+# transaction, one sign-up at a time on the site (an advisory lock on PostgreSQL, which every
+# process and thread shares; a lock of the process on SQLite, whose site is one process).
+_SIGN_UP_LOCK = threading.Lock()
+SIGN_UP_LOCK_KEY = 0x5917_4E5F_0001  # pg_advisory_xact_lock's key: this lock's alone on the database
+
+
+@contextlib.contextmanager
+def one_sign_up_at_a_time() -> Iterator[None]:
+    if connection.vendor == "postgresql":
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SIGN_UP_LOCK_KEY])
+            yield
+    else:
+        with _SIGN_UP_LOCK, transaction.atomic():
+            yield

@@ -6,7 +6,9 @@ templates/allauth/layouts/base.html).
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -26,6 +28,21 @@ from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
 from accounts.middleware import ACCOUNT_LANGUAGE
 from games import services as games_services
+
+
+def one_at_a_time(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A sign-up form's post checks its name and makes the account while no other sign-up does
+    (accounts.services.one_sign_up_at_a_time): two look-alike names sent at one moment cannot both
+    pass. Its page (GET) is not held up."""
+
+    @functools.wraps(view)
+    def taking_turns(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            return view(request, *args, **kwargs)
+        with services.one_sign_up_at_a_time():
+            return view(request, *args, **kwargs)
+
+    return taking_turns
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:
