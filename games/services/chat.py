@@ -55,13 +55,24 @@ CHAT_MAX = 300
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
 
 
+def _as_shown(char: str) -> str:
+    """A character of a message as kept: a line break or a line or paragraph separator is a
+    space, any other control character nothing, everything else itself."""
+    kind = unicodedata.category(char)
+    if kind in ("Zl", "Zp") or (kind == "Cc" and char.isspace()):
+        return " "
+    return "" if kind == "Cc" else char
+
+
 def clean_message(text: str) -> str:
     """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
     refused whole: a message cut mid-word says something its writer did not."""
     # No bidi controls (they turn the rest of the line around), no control characters (drawn as
     # nothing or as a box; a line break shows as a space, so it is one) and no tower of combining
-    # marks (drawn over the messages around it); emoji joiners and variation selectors stay.
-    kept = (char if unicodedata.category(char) != "Cc" else " " if char.isspace() else "" for char in text)
+    # marks (drawn over the messages around it); emoji joiners and variation selectors stay. The
+    # line and paragraph separators (U+2028, U+2029) break a line where a browser draws them and
+    # nothing where it does not: a space, as a line break is.
+    kept = (_as_shown(char) for char in text)
     text = capped_marks("".join(char for char in kept if char not in BIDI_CONTROLS)).strip()
     if not visible(text):
         raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")

@@ -136,6 +136,7 @@ def test_a_message_keeps_no_control_character_and_its_line_breaks_are_spaces() -
     assert clean_message("good\ngame\r\n\tall") == "good game   all"
     assert clean_message("hi" + "\x08" * 400) == "hi"  # counted once the controls are out
     assert clean_message("10\u00a0km\u202f!") == "10\u00a0km\u202f!"  # spaces that are not controls stay
+    assert clean_message("good\u2028game\u2029all") == "good game all"  # line and paragraph separators
     with pytest.raises(RuleViolation) as caught:
         clean_message("\x00\x01\x85")
     assert caught.value.code == BAD_MESSAGE
