@@ -405,8 +405,7 @@ function event(frame) {
     }
     case "scored": {
       announce(render.scoredText(v, frame, who));
-      const colShort = state.ruleset.columns > 1 ? ` ×${state.ruleset.multipliers[frame.column]}` : "";
-      remember(`${fmt(gettext("%(name)s scored %(points)s in %(box)s"), { name: who, points: frame.points, box: v.boxLabel(frame.box) })}${colShort}${frame.bonus ? ` +${frame.bonus}` : ""}`, frame.bonus ? "yahtzee" : "score");
+      remember(render.scoredLine(v, frame, who), frame.bonus ? "yahtzee" : "score");
       if (state.turn) highlight({ seat: state.turn.seat, box: frame.box, column: frame.column ?? 0 });
       break;
     }

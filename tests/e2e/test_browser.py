@@ -350,7 +350,7 @@ def test_boxes_the_forced_joker_forbids_are_disabled_with_the_reason(live_site: 
     page.reload()
     page.wait_for_selector("#conn[data-state=connected]")
     sixes = page.locator("#score-sixes-0")
-    assert sixes.get_attribute("aria-label") == "Score Sixes for 30 points plus 100 Yahtzee bonus"
+    assert sixes.get_attribute("aria-label") == "Score Sixes for 30 points plus a 100 Yahtzee bonus."
     forbidden = page.locator("#card .score-btn.forbidden")
     assert forbidden.count() == 11  # every other open box: the joker must go in Sixes
     chance = page.locator("#score-chance-0")

@@ -948,3 +948,84 @@ def test_every_name_a_table_line_puts_in_a_sentence_is_a_run_of_its_own() -> Non
         made = re.findall(rf"const {variable} = (.*);", source)
         assert made and all(value.startswith("render.isolated(") for value in made), (variable, made)
     assert "const shown = names.map(render.isolated)" in source and "overWith(names)" not in source
+
+
+def test_the_feeds_short_scored_line_is_one_message_for_each_case(harness: Any) -> None:
+    """The feed's short line ("Ann scored 30 in Sixes ×3 +100") is one message with placeholders
+    for each case, so a language puts the column and the bonus where its own order says them;
+    the name in it is a run of its own."""
+    page = harness(MARKED)
+    for columns in (1, 3):
+        for bonus in (0, 100):
+            s = state([6, 6, 6, 6, 6], columns=columns)
+            s["seats"][0]["name"] = "שרה 2"
+            frame = {"points": 30, "box": "sixes", "column": columns - 1, "bonus": bonus}
+            line = page.evaluate(
+                f"""([s, frame]) => {{
+                  const view = ({VIEW})([s, {{}}]);
+                  return render.scoredLine(view, frame, render.isolated(view.seatName(0)));
+                }}""",
+                [s, frame],
+            )
+            assert re.fullmatch(r"\[[^][]*\]", line), line
+            assert line.startswith("[\u2068שרה 2\u2069 scored 30 in Sixes"), line
+            assert ("×3" in line) == (columns > 1) and ("+100" in line) == bool(bonus), line
+
+
+# gettext's and ngettext's messages marked alike.
+MARKING_PLURALS = (
+    "<script>window.django = { gettext: (text) => `[${text}]`,"
+    " ngettext: (one, many, n) => `[${n === 1 ? one : many}]` };</script>\n"
+)
+MARKED_PLURALS = HARNESS.replace('<script type="module">', MARKING_PLURALS + '<script type="module">')
+
+
+def test_a_score_buttons_label_is_whole_sentences_each_one_message(harness: Any) -> None:
+    """A screen reader reads an open box's button: what it scores, in which column, with which
+    bonus, a joker, the coach's pick. Each is a whole sentence of one message (a language puts
+    the column and the bonus where it says them, and counts the points in its plural forms), not
+    a sentence with pieces put after it; a forbidden box and another player's box the same."""
+    page = harness(MARKED_PLURALS)
+    sentence = r"\[[^][]*\.\]"
+    for columns in (1, 3):
+        s = state([6, 6, 6, 6, 6], columns=columns)
+        s["options"] = [
+            {"box": "sixes", "column": 0, "legal": True, "points": 30, "bonus": 100, "reason": "", "joker": False},
+            {"box": "chance", "column": 0, "legal": True, "points": 30, "bonus": 100, "reason": "", "joker": True},
+            {"box": "ones", "column": 0, "legal": True, "points": 1, "bonus": 0, "reason": "", "joker": False},
+            {
+                "box": "twos",
+                "column": 0,
+                "legal": False,
+                "points": 0,
+                "bonus": 0,
+                "reason": "joker rule: five 6s must go in the open Sixes box",
+                "joker": False,
+            },
+        ]
+        hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": True, "note": "", "options": []}
+        hint["options"] = [{"kind": "score", "box": "chance", "column": 0, "points": 30, "bonus": 100, "ev": 1}]
+        page.evaluate("([s, hint]) => draw(s, { hint })", [s, hint])
+        labels = page.eval_on_selector_all(
+            "#card .score-btn", "els => Object.fromEntries(els.map(e => [e.dataset.box, e.getAttribute('aria-label')]))"
+        )
+        assert len(labels) == 4, labels
+        for label in labels.values():
+            assert re.fullmatch(rf"{sentence}( {sentence})*", label), label
+            assert ("×" in label) == (columns > 1), label
+        column = " in column ×1" if columns > 1 else ""
+        sixes, chance, ones, twos = (labels[box] for box in ("sixes", "chance", "ones", "twos"))
+        assert sixes == f"[Score Sixes{column} for 30 points plus a 100 Yahtzee bonus.]"
+        assert chance.startswith(f"[Score Chance{column} for 30 points plus a 100 Yahtzee bonus.] ["), chance
+        assert "joker" in chance and "coach" in chance, chance
+        assert ones == f"[Score Ones{column} for 1 point.]"
+        assert twos.startswith(f"[Twos{column}: not allowed.] [Joker rule"), twos
+        # Another player's page shows what the box would score, in one message too.
+        page.evaluate("([s, hint]) => draw(s, { mine: [1] })", [s, hint])
+        previews = page.eval_on_selector_all(
+            "#card td span[aria-label]", "els => els.map(e => e.getAttribute('aria-label'))"
+        )
+        assert f"[Sixes{column} would score 30]" in previews, previews
+        caption = page.inner_text("#card caption")
+        assert re.fullmatch(r"\[[^][]*\]( \([^()]*\))?", caption), caption
+    assert page.errors == []

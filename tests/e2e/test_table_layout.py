@@ -438,7 +438,7 @@ def test_the_coachs_pick_is_shown_on_the_table(
         assert page.locator("#card td.coach-pick").count() == 0
     else:
         pick = page.locator("#card td.coach-pick .score-btn")
-        assert pick.count() == 1 and pick.get_attribute("aria-label").endswith("the coach's pick")
+        assert pick.count() == 1 and pick.get_attribute("aria-label").endswith("The coach's pick.")
         assert pick.get_attribute("id") == "score-yahtzee-0"
         assert page.locator(".die.coach-keep").count() == 0
 

@@ -440,6 +440,35 @@ export function scoredText(view, frame, name) {
   return fmt(sentence, values);
 }
 
+/** A box scored, as the feed shows it in short: "Ann scored 25 in Full House ×2 +100". Whole
+ * messages, so that a language puts the column and the bonus where it says them. */
+export function scoredLine(view, frame, name) {
+  const rs = view.state.ruleset;
+  const values = { name, points: frame.points, box: view.boxLabel(frame.box), m: rs.multipliers?.[frame.column ?? 0], bonus: frame.bonus };
+  const line = rs.columns > 1
+    ? frame.bonus ? gettext("%(name)s scored %(points)s in %(box)s ×%(m)s +%(bonus)s") : gettext("%(name)s scored %(points)s in %(box)s ×%(m)s")
+    : frame.bonus ? gettext("%(name)s scored %(points)s in %(box)s +%(bonus)s") : gettext("%(name)s scored %(points)s in %(box)s");
+  return fmt(line, values);
+}
+
+/** A score button's label, whole sentences: what the box scores (in which column, with which
+ * bonus), then whether it is a joker and the coach's pick, each a sentence of its own. */
+function scoreLabel(option, box, m, coach) {
+  const n = option.points;
+  const values = { box, m, points: n, bonus: option.bonus };
+  const sentence = m !== null
+    ? option.bonus
+      ? ngettext("Score %(box)s in column ×%(m)s for %(points)s point plus a %(bonus)s Yahtzee bonus.", "Score %(box)s in column ×%(m)s for %(points)s points plus a %(bonus)s Yahtzee bonus.", n)
+      : ngettext("Score %(box)s in column ×%(m)s for %(points)s point.", "Score %(box)s in column ×%(m)s for %(points)s points.", n)
+    : option.bonus
+      ? ngettext("Score %(box)s for %(points)s point plus a %(bonus)s Yahtzee bonus.", "Score %(box)s for %(points)s points plus a %(bonus)s Yahtzee bonus.", n)
+      : ngettext("Score %(box)s for %(points)s point.", "Score %(box)s for %(points)s points.", n);
+  const said = [fmt(sentence, values)];
+  if (option.joker) said.push(gettext("Scored as a joker."));
+  if (coach) said.push(gettext("The coach's pick."));
+  return said.join(" ");
+}
+
 export function cardHtml(view) {
   const { state } = view;
   const rs = state.ruleset;
@@ -467,30 +496,34 @@ export function cardHtml(view) {
     if (seat !== current) return null;
     const option = options.get(`${row.box}/${k}`);
     if (!option) return null;
-    const label = esc(row.label);
+    const label = row.label;
     const id = `score-${row.box}-${k}`;
-    const colText = cols > 1 ? ` ${fmt(gettext("in column ×%(m)s"), { m: rs.multipliers[k] })}` : "";
+    const m = cols > 1 ? rs.multipliers[k] : null;
     const shown = `${option.points}${option.bonus ? `<small>+${option.bonus}</small>` : ""}`;
     const coach = coachPick === `${row.box}/${k}`;
-    if (!me) return { cls: "preview", html: `<span aria-label="${fmt(gettext("%(box)s would score %(points)s"), { box: `${label}${colText}`, points: option.points })}">${shown}</span>` };
+    if (!me) {
+      const preview = fmt(m !== null ? gettext("%(box)s in column ×%(m)s would score %(points)s") : gettext("%(box)s would score %(points)s"), { box: label, m, points: option.points });
+      return { cls: "preview", html: `<span aria-label="${esc(preview)}">${shown}</span>` };
+    }
     if (!option.legal) {
+      const reason = reasonText(rs, option.reason);
+      const forbidden = fmt(m !== null ? gettext("%(box)s in column ×%(m)s: not allowed.") : gettext("%(box)s: not allowed."), { box: label, m });
       return {
         cls: "option",
         html: `<button type="button" id="${id}" class="score-btn forbidden" data-box="${row.box}" data-col="${k}" data-row="${index}"
-          aria-disabled="true" title="${esc(reasonText(rs, option.reason))}" aria-label="${fmt(gettext("%(box)s: not allowed."), { box: `${label}${colText}` })} ${esc(reasonText(rs, option.reason))}">✕</button>`,
+          aria-disabled="true" title="${esc(reason)}" aria-label="${esc(`${forbidden} ${reason}`)}">✕</button>`,
       };
     }
-    const bonusText = option.bonus ? ` ${fmt(gettext("plus %(bonus)s Yahtzee bonus"), { bonus: option.bonus })}` : "";
-    const jokerText = option.joker ? ` ${gettext("(joker)")}` : "";
-    const coachText = coach ? `, ${gettext("the coach's pick")}` : "";
     return {
       cls: `option${coach ? " coach-pick" : ""}`,
       html: `<button type="button" id="${id}" class="score-btn ${option.points + option.bonus === 0 ? "zero" : ""}"
         data-box="${row.box}" data-col="${k}" data-row="${index}" ${paused ? "disabled" : ""}
-        aria-label="${fmt(ngettext("Score %(box)s for %(points)s point", "Score %(box)s for %(points)s points", option.points), { box: `${label}${colText}`, points: option.points })}${bonusText}${jokerText}${coachText}">${shown}</button>`,
+        aria-label="${esc(scoreLabel(option, label, m, coach))}">${shown}</button>`,
     };
   };
-  const caption = `${cols > 1 ? gettext("Scorecard: a column per player and multiplier") : gettext("Scorecard: a column per player")}${me ? gettext("; your open boxes show what they would score now; arrow keys move between them") : ""}`;
+  const caption = cols > 1
+    ? me ? gettext("Scorecard: a column per player and multiplier; your open boxes show what they would score now; arrow keys move between them") : gettext("Scorecard: a column per player and multiplier")
+    : me ? gettext("Scorecard: a column per player; your open boxes show what they would score now; arrow keys move between them") : gettext("Scorecard: a column per player");
   return `<h2 id="card-h" class="card-h">${gettext("Scorecard")}</h2>
     ${scorecardHtml({ ruleset: rs, seats, cards, current, focus, just: view.justScored, open, caption })}`;
 }
