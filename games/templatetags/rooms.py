@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django import template
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 from games.services import words
 from games.services.codes import shown_code, shown_name
@@ -54,6 +56,16 @@ def isolated(name: str) -> str:
     """A name in a sentence of plain text (an attribute a screen reader reads out), isolated from
     the words around it between FSI and PDI (U+2068, U+2069), as ``bdi`` does in the page's text."""
     return f"\u2068{name}\u2069"
+
+
+@register.filter
+def review_name(seat: dict[str, Any]) -> SafeString:
+    """A seat of the coach's review as its line names it: the name in a <bdi>, and said to be a
+    computer's when the seat was one from the start."""
+    name = bdi(shown_name(str(seat.get("name", ""))))
+    if seat.get("kind") != "bot":
+        return name
+    return mark_safe(conditional_escape(gettext("%(name)s (computer)")) % {"name": name})  # noqa: S308 (escaped above)
 
 
 @register.filter

@@ -531,10 +531,10 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
         ],
     }
     html = page.evaluate(REVIEW_HTML, [finished, review])
-    assert "Bo lost 17.9 points in 1 choice" in html
+    assert "<bdi>Bo</bdi> lost 17.9 points in 1 choice" in html
     assert "Score 0 in Yahtzee (14)" in html and 'href="/r/abcd2345ef/replay#move-14"' in html, html
     # A computer's own play gets its line, not a list of its choices.
-    assert "Cy lost 9.5 points in 1 choice" in html and "(40)" not in html
+    assert "<bdi>Cy</bdi> lost 9.5 points in 1 choice" in html and "(40)" not in html
 
 
 REVIEW_OPEN = """([s, review, mine]) => {
@@ -1028,4 +1028,31 @@ def test_a_score_buttons_label_is_whole_sentences_each_one_message(harness: Any)
         assert f"[Sixes{column} would score 30]" in previews, previews
         caption = page.inner_text("#card caption")
         assert re.fullmatch(r"\[[^][]*\]( \([^()]*\))?", caption), caption
+    assert page.errors == []
+
+
+def test_each_name_the_coachs_review_puts_in_a_sentence_is_a_run_of_its_own(harness: Any) -> None:
+    """A right-to-left name, or one ending in a number, takes the figures beside it into its run
+    ("שרה 2 lost 17.9 points" read as if the 2 were part of the figures): each review line's name
+    is in a <bdi>, and the list's label names it between FSI and PDI."""
+    page = harness(HARNESS)
+    names = ["Ana", "שרה 2", "Bo 7"]
+    finished = over_state([(name, "active") for name in names], [230, 180, 150], [0])
+    finished["replay_url"] = "/r/abcd2345ef/replay"
+    review = {
+        "code": "abcd2345ef",
+        "exact": True,
+        "note": "",
+        "replayed": True,
+        "replay_url": finished["replay_url"],
+        "seats": [
+            review_seat(0, "Ana", "human", []),
+            review_seat(1, "שרה 2", "human", [costly_choice(14, 17.9)]),
+            review_seat(2, "Bo 7", "human", [], 4.2),
+        ],
+    }
+    html = page.evaluate(REVIEW_HTML, [finished, review])
+    assert "<bdi>שרה 2</bdi> lost 17.9 points in 1 choice." in html, html
+    assert "<bdi>Bo 7</bdi> lost 4.2 points in small choices" in html, html
+    assert 'aria-label="\u2068שרה 2\u2069\'s costliest choices"' in html.replace("&#39;", "'"), html
     assert page.errors == []

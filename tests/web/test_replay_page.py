@@ -177,8 +177,8 @@ def test_a_seat_whose_small_losses_add_up_is_told_the_total_not_that_it_played_l
     assert p0["mistakes"] == 0 and p0["lost"] > 5 and p0["like_solver"] is False
     assert p1["lost"] == 0 and p1["like_solver"] is True
     headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
-    assert f"P0: lost {p0['lost']} points in small choices, none of them costly" in headings[0], headings
-    assert "P1: played like the solver" in headings[1], headings
+    assert f"<bdi>P0</bdi> lost {p0['lost']} points in small choices, none of them costly." in headings[0], headings
+    assert "<bdi>P1</bdi> played like the solver." in headings[1], headings
 
 
 def test_a_painted_replay_says_why_the_coach_gives_no_figures_instead_of_inviting_to_pick_a_choice() -> None:
@@ -370,3 +370,23 @@ def test_the_steps_tell_which_seats_are_still_in_from_the_start_and_after_each_l
     steps = replay_data(Client().get(f"/r/{game.code}/replay").content.decode())["steps"]
     told = [(s["kind"], s["active"]) for s in steps if "active" in s]
     assert told == [("start", [True, True, True]), ("leave", [True, False, True])], told
+
+
+def test_each_name_in_the_replays_review_is_a_run_of_its_own_in_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A right-to-left name, or one ending in a number, takes the figures beside it into its run:
+    each seat's line of the review is one sentence to translate with its name in a <bdi> (and a
+    computer's seat said so beside its name)."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(12))
+    review = coach.review(game)
+    renamed = {
+        **review,
+        "seats": [
+            {**review["seats"][0], "name": "שרה 2", "mistakes": 2, "lost": 9.5, "like_solver": False},
+            {**review["seats"][1], "name": "Bo 7", "kind": "bot", "mistakes": 0, "lost": 0.0, "like_solver": True},
+        ],
+    }
+    monkeypatch.setattr(coach, "review", lambda game: renamed)
+    headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
+    assert headings[0].startswith("<bdi>שרה 2</bdi> lost 9.5 points in 2 costly choices."), headings
+    assert headings[1] == "<bdi>Bo 7</bdi> (computer) played like the solver.", headings

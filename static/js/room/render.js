@@ -729,7 +729,10 @@ export function reviewHtml(view) {
   const lines = shown
     .map((s) => {
       const you = view.isYou(s.seat);
-      const name = esc(playerName(s.name));
+      // The name a run of its own: a right-to-left one, or one ending in a number, takes the
+      // figures beside it into its run ("שרה 2 lost 4.5 points").
+      const shownName = playerName(s.name);
+      const name = `<bdi>${esc(shownName)}</bdi>`;
       let text;
       if (s.mistakes === 0 && s.like_solver === false) {
         // No single choice was costly, but small losses added up: the total is worth telling.
@@ -749,7 +752,7 @@ export function reviewHtml(view) {
       // finished for its person is "human" here: the review judges only the person's choices.
       const worst = s.kind === "bot" ? [] : [...(s.costly ?? [])].sort((a, b) => b.lost - a.lost).slice(0, COSTLIEST);
       const list = worst.length && state.replay_url
-        ? `<ol class="costly-list" aria-label="${fmt(gettext("%(name)s's costliest choices"), { name })}">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
+        ? `<ol class="costly-list" aria-label="${esc(fmt(gettext("%(name)s's costliest choices"), { name: isolated(shownName) }))}">${worst.map((c) => costlyHtml(view, c)).join("")}</ol>`
         : "";
       linked ||= Boolean(list);
       if (!list) return `<li><p class="review-line">${text}</p></li>`;
