@@ -9,6 +9,8 @@ contexts: "Yahtzee box", "Yatzy box").
 
 from __future__ import annotations
 
+import re
+
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -139,3 +141,28 @@ def score_text(ruleset: RuleSet, box: Box | str, column: int, points: int, bonus
             else gettext("Score %(points)s in %(box)s")
         )
     return text % {"points": points, "box": box_name(ruleset, box), "m": ruleset.multipliers[column], "bonus": bonus}
+
+
+_UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+
+
+def reason_text(ruleset: RuleSet, reason: str) -> str:
+    """Why the joker forbids a box (an option's ``reason``, games/domain/rules/scoring.py) in the
+    reader's words, as static/js/words.js ``reasonText`` says it: the rules' three sentences,
+    recognised by their start."""
+    if not reason:
+        return ""
+    if reason.startswith("an open Yahtzee box"):
+        return gettext("An open Yahtzee box must take a five of a kind.")
+    five = re.match(r"joker rule: five (\d)s", reason)
+    if five and 1 <= int(five.group(1)) <= 6:
+        value = int(five.group(1))
+        return gettext("Joker rule: five %(value)ss must go in the open %(box)s box.") % {
+            "value": value,
+            "box": box_name(ruleset, _UPPER[value - 1]),
+        }
+    if reason.startswith("joker rule: a five of a kind"):
+        if ruleset.colours:
+            return gettext("Joker rule: a five of a kind must go in an open lower box or colour box.")
+        return gettext("Joker rule: a five of a kind must go in an open lower box.")
+    return reason

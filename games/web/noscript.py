@@ -61,6 +61,12 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
     current = turn["seat"] if turn else None
     rolled = bool(turn and turn["rolls_used"])
     options = {(o["box"], o["column"]): o for o in state["options"] if o["legal"]} if my_turn and rolled else {}
+    # The boxes the rules close now, with why (the joker's rule), as the page with script says it.
+    closed = (
+        {(o["box"], o["column"]): words.reason_text(ruleset, o["reason"]) for o in state["options"] if not o["legal"]}
+        if my_turn and rolled
+        else {}
+    )
     rows: list[dict[str, Any]] = []
     for section in info["scorecard"]["sections"]:
         for row in section["rows"]:
@@ -71,11 +77,14 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
                     for column in range(columns):
                         filled = cards[seat]["columns"][column]["boxes"].get(row["box"])
                         option = options.get((row["box"], column)) if seat == current else None
+                        why = closed.get((row["box"], column)) if seat == current else None
                         where = f" {_column_name(info['multipliers'], column)}" if columns > 1 else ""
                         cells.append(
                             {
                                 "value": filled,
                                 "option": option,
+                                "closed": why is not None and filled is None,
+                                "why": why or "",
                                 "column": column,
                                 "label": f"{label}{where}",
                             }
@@ -101,6 +110,8 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
         "columns": columns,
         "multipliers": [_column_name(info["multipliers"], column) for column in range(columns)] if columns > 1 else [],
         "rows": rows,
+        # Each reason once, under the card: the same reason closes every box it closes.
+        "closed_because": list(dict.fromkeys(why for why in closed.values() if why)),
     }
 
 

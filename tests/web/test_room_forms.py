@@ -1445,3 +1445,27 @@ def test_chat_without_script_still_posts_while_the_shared_cache_is_away(monkeypa
     assert "Ben: Still here" in table.text and chat_count(game) == 1
     page = page_after(ben, game, "chat", {"version": str(game.version), "action_id": "c-2", "text": " "})
     assert "A chat message needs some text." in page and chat_count(game) == 1
+
+
+def test_the_card_without_script_says_why_the_joker_closes_a_box_as_the_page_with_script_does() -> None:
+    """Five sixes with Yahtzee's box filled: the joker rule says they go in Sixes. The page with
+    script marks every other open box ✕ with the reason; the page without script says the same
+    (each closed box, to a screen reader, and the reason once under the card), and the score
+    button's label, bonus and all, is one sentence."""
+    ada, game = started()
+    post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+    game.refresh_from_db()
+    data = game.snapshot
+    data["rules"]["turn"]["dice"] = [6, 6, 6, 6, 6]
+    data["rules"]["cards"][0]["columns"][0] = [["yahtzee", 50]]
+    game.snapshot = data
+    game.version += 1
+    game.save(update_fields=["snapshot", "version"])
+    page = ada.get(f"/r/{game.code}/").content.decode()
+    table = NoScriptPage(page)
+    assert set(table.scores()) == {"ns-score-sixes-0"}
+    assert table.scores()["ns-score-sixes-0"]["label"] == "Score Sixes for 30 points plus a 100 Yahtzee bonus"
+    reason = "Joker rule: five 6s must go in the open Sixes box."
+    assert page.count(f"Chance: not allowed. {reason}") == 1, page
+    assert page.count('<span class="ns-closed"') == 11  # every other open box
+    assert re.search(rf'<p class="ns-closed-why[^"]*"><span aria-hidden="true">✕</span> {re.escape(reason)}</p>', page)
