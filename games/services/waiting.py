@@ -115,7 +115,7 @@ def what_happened(
         event = {"what": what, "name": name, "points": payload["points"], "box": payload["box"]}
         if RULESETS[game.ruleset].columns > 1:
             event["column"] = payload["column"]
-        if payload.get("bonus") and what == "scored":
+        if payload.get("bonus"):  # the server's score for a timed-out turn earns its bonus as well
             event["bonus"] = payload["bonus"]
         return event
     if kind == Move.Kind.START:
@@ -147,6 +147,14 @@ def word(event: dict[str, Any], ruleset: str, *, plain: bool = False) -> str:
             "bonus": event.get("bonus", 0),
         }
         if what == "timed_out":
+            if data["bonus"]:
+                return (
+                    _(
+                        "%(name)s's time ran out: the server scored %(points)s in %(box)s and a Yahtzee bonus of "
+                        "%(bonus)s for them"
+                    )
+                    % data
+                )
             return _("%(name)s's time ran out: the server scored %(points)s in %(box)s for them") % data
         if data["bonus"]:
             return _("%(name)s just scored %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s") % data

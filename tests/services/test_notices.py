@@ -1411,3 +1411,31 @@ def test_a_notice_still_held_by_a_pause_of_a_game_over_long_ago_is_pruned() -> N
     kept = Notice.objects.filter(game__code=other.code).count()
     notices.prune()
     assert Notice.objects.filter(game__code=other.code).count() == kept
+
+
+def test_a_timeouts_score_is_told_with_the_yahtzee_bonus_it_earned(push: PushService) -> None:
+    """The server's score for a timed-out turn may earn a Yahtzee bonus, as the live table says
+    ("… plus a 100 Yahtzee bonus"): the notice of the next turn says it too."""
+    from games.services import waiting
+    from games.services.deadline import TIMEOUT_ACTION
+    from games.store.models import Move
+
+    table = own_pace_room(seconds=DAY)
+    game = table.game
+    room = game.room
+    ana = room.seats[0]
+    payload = {"box": "sixes", "column": 0, "points": 30, "bonus": 100}
+    event = waiting.what_happened(
+        game, room, kind=Move.Kind.SCORE, player_id=ana.player, payload=payload, action_id=f"{TIMEOUT_ACTION}7-ab"
+    )
+    assert event == {"what": "timed_out", "name": ana.name, "points": 30, "box": "sixes", "bonus": 100}
+    user, _ = opted_in(table, 1)
+    notice = Notice(game=game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="", event=event)
+    a = f"\u2068{ana.name}\u2069"
+    assert notices.letter(notice, game, "en").line == (
+        f"Your turn in room {table.code}: {a}'s time ran out: the server scored 30 in Sixes and a Yahtzee bonus "
+        "of 100 for them."
+    )
+    # Without a bonus, the line it always said.
+    notice.event = {**event, "bonus": 0}
+    assert notices.letter(notice, game, "en").line.endswith("the server scored 30 in Sixes for them.")
