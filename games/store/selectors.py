@@ -117,8 +117,51 @@ def roll_moves(game: Game) -> QuerySet[Move]:
 
 
 def roll_log(game: Game) -> list[dict[str, Any]]:
-    """Each roll's move number and payload (roll number, held dice, faces, dice)."""
-    return [{"move": seq, **payload} for seq, payload in roll_moves(game).values_list("seq", "payload")]
+    """Each roll's move number and payload (roll number, held dice, faces, dice), its ``seat`` and
+    whether it is its turn's ``first`` (see ``turn_log``)."""
+    return turn_log(game)["rolls"]
+
+
+# What ends the turn under way: its seat scoring, or leaving the game (or being taken out of it).
+TURN_ENDS = (Move.Kind.SCORE, Move.Kind.LEAVE, Move.Kind.REMOVE)
+
+
+def turn_log(game: Game) -> dict[str, list[dict[str, Any]]]:
+    """What a finished game's published log needs to check its turns without the server (docs/fairness.md).
+
+    ``rolls``: each roll as ``roll_log`` gives it; ``scores``: each score's move number, seat and
+    payload (box, column, points, bonus, the dice scored); ``left``: the move number and seat of
+    each seat that left the game or was taken out of it after the start. A turn is its seat's
+    rolls until it scores or leaves: the roll after is the next turn's first, which rolls all five
+    dice (the rules hold nothing over from another turn). Seats are numbered from 0 in seat order.
+    """
+    kinds = (Move.Kind.START, Move.Kind.ROLL, *TURN_ENDS)
+    rolls: list[dict[str, Any]] = []
+    scores: list[dict[str, Any]] = []
+    left: list[dict[str, Any]] = []
+    seat_of: dict[int, int] | None = None  # the Player rows' seats, once the game started
+    turn: int | None = None  # the seat whose turn has rolled and not ended yet
+    moves = game.moves.filter(kind__in=kinds).order_by("seq").values_list("seq", "kind", "player_id", "payload")
+    for seq, kind, player, payload in moves:
+        p = payload if isinstance(payload, dict) else {}
+        if kind == Move.Kind.START:
+            seat_of = {player: seat for seat, player in enumerate(p.get("players") or [])}
+            continue
+        seat = None if seat_of is None or player is None else seat_of.get(player)
+        if kind == Move.Kind.ROLL:
+            first = turn is None or turn != seat
+            rolls.append({"move": seq, **p, "seat": seat, "first": first})
+            turn = seat
+        elif seat_of is None:
+            continue  # a seat left the lobby: no turn yet, and the lobby's seats close up
+        elif kind == Move.Kind.SCORE:
+            scores.append({"move": seq, "seat": seat, **p})
+            turn = None
+        else:
+            left.append({"move": seq, "seat": p.get("seat")})
+            if p.get("seat") == turn:
+                turn = None
+    return {"rolls": rolls, "scores": scores, "left": left}
 
 
 # --- the chat ---------------------------------------------------------------------------------

@@ -685,7 +685,8 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
             "client_seed": game.client_seed,
             # Outcomes per die: 6, or 30 (value x colour) in Painted Yahtzee; see docs/fairness.md.
             "sides": RULESETS[game.ruleset].outcomes,
-            "rolls": selectors.roll_log(game),
+            # Whose turn each roll is, and what ends turns, for checking turns too; see docs/fairness.md.
+            **selectors.turn_log(game),
         }
     )
 

@@ -561,3 +561,134 @@ def test_the_fair_dice_page_lists_a_painted_reroll_with_each_held_die_keeping_it
     assert "Turn 1, P0 : 4 blue , 1 red , 4 blue , 2 green , 6 red " in page
     assert "Turn 1, P0 : 4 blue (held) , 4 blue , 4 blue (held) , 4 blue , 4 blue " in page
     assert game_state(game)["cards"][0]["columns"][0]["boxes"]["flush"] == 50
+
+
+def turn_starts(game: Game) -> list[tuple[int, int, bool]]:
+    """Each roll's (number, seat, whether it began its turn), as the rules played them."""
+    return [
+        (roll["roll"], turn.seat, index == 0)
+        for turn in replay_game(game).turns
+        for index, roll in enumerate(turn.rolls)
+    ]
+
+
+def carried_into_the_next_turn(game: Game, log: dict, claim_first: bool | None) -> tuple[dict, int]:
+    """``log`` forged as a dishonest server would, and the roll it forged: a turn's first roll
+    (after a score) keeps two dice of the roll before, the last of the turn before, and its new
+    faces are the first three the seed gives for it, so that every roll's faces, held dice and dice
+    still add up; the turn's later rolls keep what the forged roll left. ``claim_first``: what the
+    forged roll says of being a turn's first (None: the log says nothing of it)."""
+    starts = turn_starts(game)
+    start = next(i for i, (_, _, first) in enumerate(starts) if i and first)
+    number = starts[start][0]
+    end = next((i for i in range(start + 1, len(starts)) if starts[i][2]), len(starts))
+    turn = [n for n, _, _ in starts[start:end]]
+    rolls = log["rolls"]
+    dice = list(rolls[number - 1]["dice"])
+    for n in turn:
+        roll = rolls[n]
+        if n == number:
+            roll["held"] = [0, 1]
+            roll["faces"] = roll["faces"][:3]
+            if claim_first is not None:
+                roll["first"] = claim_first
+        new = iter((f - 1) % 6 + 1 for f in roll["faces"])
+        dice = [dice[i] if i in roll["held"] else next(new) for i in range(5)]
+        roll["dice"] = dice
+    for score in log.get("scores", []):
+        last = max((r for r in rolls if r["move"] < score["move"]), key=lambda r: r["move"])
+        score["dice"] = last["dice"]
+    return log, number
+
+
+# Each page's script (the same in every language) on a reroll carried into the next player's turn;
+# the English one also on the same player's next turn, and on a forged roll that says it began its turn.
+CARRIED = [(doc, 2, False) for doc in sorted(DOCS.glob("fairness*.md"))] + [
+    (DOCS / "fairness.md", players, claim) for players, claim in ((1, False), (1, True), (2, True))
+]
+
+
+@pytest.mark.parametrize(
+    ("doc", "players", "claim_first"),
+    CARRIED,
+    ids=[
+        f"{doc.name}-{'the same player' if players == 1 else 'the next player'}-{'first' if claim else 'reroll'}"
+        for doc, players, claim in CARRIED
+    ],
+)
+def test_the_published_check_reports_held_dice_carried_into_the_next_turn(
+    doc: Path, players: int, claim_first: bool, tmp_path: Path
+) -> None:
+    """A dishonest server could hand a player dice of the turn before (the other player's five of a
+    kind, or the same player's after the box was scored): a turn's first roll rolls all five dice,
+    and the published check knows from the log where each turn begins."""
+    game = play_to_end(open_room(players), random.Random(players))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    honest = run_doc_script(doc, log, tmp_path)
+    assert honest.returncode == 0, honest.stderr
+    forged, number = carried_into_the_next_turn(game, log, claim_first)
+    tampered = run_doc_script(doc, forged, tmp_path)
+    assert tampered.returncode != 0, tampered.stdout[-300:]
+    assert f"roll {number}: " in tampered.stderr and "a turn's first roll" in tampered.stderr, tampered.stderr
+
+
+def test_the_published_check_reports_a_score_logged_for_a_seat_whose_turn_it_is_not(tmp_path: Path) -> None:
+    """A score moved onto another seat would leave the turn that rolled open, for the next roll of
+    its seat to hold its dice over: each score is the scoring seat's, after its own roll."""
+    game = play_to_end(open_room(2), random.Random(9))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    score = log["scores"][0]
+    score["seat"] = 1 - score["seat"]
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode != 0, checked.stdout[-300:]
+    assert f"move {score['move']}: seat {score['seat']} scores out of turn" in checked.stderr
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_an_honest_whole_game_of_each_rule_set_passes_the_published_check_turn_by_turn(
+    ruleset: str, tmp_path: Path
+) -> None:
+    """The log says whose turn each roll is and whether it began the turn, and lists the scores and
+    the seats that left, which end turns; the published script checks every turn against them."""
+    game = play_to_end(open_room(3, ruleset), random.Random(f"turns-{ruleset}"))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    assert [(r["roll"], r["seat"], r["first"]) for r in log["rolls"]] == turn_starts(game)
+    entries = ScoreEntry.objects.filter(player__game=game).select_related("player").order_by("turn")
+    assert [(s["seat"], s["box"], s["column"], s["points"]) for s in log["scores"]] == [
+        (e.player.seat, e.box, e.column, e.points) for e in entries
+    ]
+    assert log["left"] == []
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    turns = len(replay_game(game).turns)
+    assert f"all {len(log['rolls'])} rolls match the committed seed, and each of the {turns} turns" in checked.stdout
+
+
+def test_a_seat_that_leaves_mid_turn_ends_its_turn_in_the_log_and_the_check_passes(tmp_path: Path) -> None:
+    table = open_room(3)
+    who = table.current()
+    services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id=action_id())
+    services.game_leave(
+        code=table.code, controller=who, seat=0, expected_version=table.version(), action_id=action_id()
+    )
+    game = play_to_end(table, random.Random(4))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    assert [(r["roll"], r["seat"], r["first"]) for r in log["rolls"]] == turn_starts(game)
+    assert [e["seat"] for e in log["left"]] == [0] and log["rolls"][1]["first"]
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.parametrize("doc", sorted(DOCS.glob("fairness*.md")), ids=lambda path: path.name)
+def test_a_log_saved_before_logs_had_turns_still_checks_and_says_what_it_cannot(doc: Path, tmp_path: Path) -> None:
+    game = play_to_end(open_room(2), random.Random(6))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    for key in ("scores", "left"):
+        log.pop(key, None)
+    for roll in log["rolls"]:
+        roll.pop("seat", None)
+        roll.pop("first", None)
+    checked = run_doc_script(doc, log, tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert f"all {len(log['rolls'])} rolls match the committed seed" in checked.stdout
+    assert "this log does not say where turns begin" in checked.stdout
