@@ -692,3 +692,26 @@ def test_a_log_saved_before_logs_had_turns_still_checks_and_says_what_it_cannot(
     assert checked.returncode == 0, checked.stderr
     assert f"all {len(log['rolls'])} rolls match the committed seed" in checked.stdout
     assert "this log does not say where turns begin" in checked.stdout
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_the_published_check_reports_dice_with_another_number_of_outcomes_than_the_rule_set_s(
+    ruleset: str, tmp_path: Path
+) -> None:
+    """The script reads how many outcomes a die has from the log: a server that rolled seven-sided
+    dice, shown as their value (the seventh outcome a second 1: ones twice as likely), and logged
+    ``sides: 7`` would have every roll re-derived from the seed all the same."""
+    game = play_to_end(open_room(1, ruleset), random.Random(12))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    dice: list[int] = []
+    for roll in log["rolls"]:
+        roll["faces"] = fairness.roll_faces(
+            log["server_seed"], log["code"], log["client_seed"], roll["roll"], len(roll["faces"]), sides=7
+        )
+        new = iter((f - 1) % 6 + 1 for f in roll["faces"])
+        dice = [dice[i] if i in roll["held"] else next(new) for i in range(5)]
+        roll["dice"] = dice
+    log["sides"] = 7
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode != 0, checked.stdout[-300:]
+    assert f"{ruleset} dice do not have 7 outcomes" in checked.stderr
