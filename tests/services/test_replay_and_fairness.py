@@ -715,3 +715,20 @@ def test_the_published_check_reports_dice_with_another_number_of_outcomes_than_t
     checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
     assert checked.returncode != 0, checked.stdout[-300:]
     assert f"{ruleset} dice do not have 7 outcomes" in checked.stderr
+
+
+def test_the_published_check_reports_a_turn_of_more_than_three_rolls(tmp_path: Path) -> None:
+    """A server letting a player roll a fourth time, logged as one turn (the score between left
+    out, the next roll a reroll of all five dice): every rule set's turn has three rolls at most."""
+    game = play_to_end(open_room(1), random.Random(13))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    starts = turn_starts(game)
+    turns = [i for i, (_, _, first) in enumerate(starts) if first]
+    long = next(t for t, (i, j) in enumerate(zip(turns, turns[1:], strict=False)) if j - i == 3)
+    fourth = log["rolls"][turns[long + 1]]
+    fourth["first"] = False
+    begun = log["rolls"][turns[long]]["move"]
+    log["scores"] = [s for s in log["scores"] if not begun < s["move"] < fourth["move"]]
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode != 0, checked.stdout[-300:]
+    assert f"roll {fourth['roll']}: the 4th roll of a turn" in checked.stderr
