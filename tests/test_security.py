@@ -228,8 +228,9 @@ def test_every_state_changing_endpoint_refuses_a_post_without_a_csrf_token(path:
 
 
 # Views a post without a CSRF token may reach: a one-click stop link's token is its own
-# credential (games.web.views.notices_stop), posted by mail programs and the service worker.
-CSRF_EXEMPT = {"notices_stop"}
+# credential (games.web.views.notices_stop), posted by mail programs and the service worker; a
+# renewed push subscription's old auth secret is its own (notices_push_renew), posted by the worker.
+CSRF_EXEMPT = {"notices_stop", "notices_push_renew"}
 # A value for each kind of URL parameter, so that every address of the site can be posted to.
 SAMPLE = {
     "code": "{code}",

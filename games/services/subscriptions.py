@@ -56,16 +56,10 @@ def _key(value: object, name: str, size: int) -> str:
     return value
 
 
-def push_subscribe(
-    *, controller: str, user_id: int | None, subscription: object, language: str = ""
-) -> PushSubscription:
-    """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
-
-    Checked whole before anything is written: an https endpoint at a push service allowed
-    (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise.
-    """
-    if not controller:
-        raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
+def _checked(subscription: object) -> tuple[str, str, str]:
+    """The endpoint and keys of a subscription as ``PushSubscription.toJSON()`` gives it, checked
+    whole: an https endpoint at a push service allowed (``PUSH_HOSTS``) and both keys of the right
+    size (BAD_SUBSCRIPTION otherwise), not one its push service said is gone (SUBSCRIPTION_GONE)."""
     if not isinstance(subscription, dict):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
     endpoint = subscription.get("endpoint")
@@ -84,6 +78,20 @@ def push_subscribe(
         raise RuleViolation(
             E.SUBSCRIPTION_GONE, "The push service no longer takes this subscription: the browser is to make a new one."
         )
+    return endpoint, p256dh, auth
+
+
+def push_subscribe(
+    *, controller: str, user_id: int | None, subscription: object, language: str = ""
+) -> PushSubscription:
+    """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
+
+    Checked whole before anything is written: an https endpoint at a push service allowed
+    (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise.
+    """
+    if not controller:
+        raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
+    endpoint, p256dh, auth = _checked(subscription)
     with transaction.atomic():
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
@@ -115,6 +123,40 @@ def _drop_oldest(controller: str, *, keep: list[int]) -> None:
     oldest = ranked[kept:]
     if oldest:
         PushSubscription.objects.filter(pk__in=oldest).delete()
+
+
+def push_renew(*, old: object, new: object) -> PushSubscription:
+    """The browser's push service renewed a subscription (``pushsubscriptionchange`` in its service
+    worker): ``new`` takes the place of ``old``, for the same seats and in the same language, both as
+    ``PushSubscription.toJSON()`` gives them.
+
+    No session or CSRF token is needed (a service worker has neither to hand, and the browser's
+    session may have ended): ``old``'s auth secret, which only the browser and this site hold,
+    shows it is the browser's own. The old one may be gone already (its push service expired it
+    first). Checked whole before anything is written; BAD_SUBSCRIPTION otherwise. The browser
+    keeps as many subscriptions as before: one replaces the other.
+    """
+    keys: Any = old.get("keys") if isinstance(old, dict) else None
+    endpoint = old.get("endpoint") if isinstance(old, dict) else None
+    secret = keys.get("auth") if isinstance(keys, dict) else None
+    if not isinstance(endpoint, str) or not isinstance(secret, str):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription was renewed: its endpoint and auth key.")
+    if not isinstance(new, dict):
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
+    with transaction.atomic():
+        row = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
+        if row is None or not secrets.compare_digest(row.auth.encode(), secret.encode()):
+            raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is not one this site holds for this browser.")
+        new_endpoint, p256dh, auth = _checked(new)
+        held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()
+        if held is not None and held.controller != row.controller:
+            raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is another browser's.")
+        if held is not None:
+            held.delete()  # posted from a page already: one row for the browser's one subscription
+        row.endpoint, row.p256dh, row.auth = new_endpoint, p256dh, auth
+        row.gone_at = row.failing_since = None
+        row.save(update_fields=["endpoint", "p256dh", "auth", "gone_at", "failing_since"])
+    return row
 
 
 def push_hand_over(*, controller: str, to: str, user_id: int, language: str = "") -> int:

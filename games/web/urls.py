@@ -32,6 +32,7 @@ urlpatterns = [
     path("notices/email", notices_limit(views.notices_email), name="notices_email"),
     path("notices/email/confirm/<str:token>", views.notices_email_confirm, name="notices_email_confirm"),
     path("notices/push", notices_limit(views.notices_push), name="notices_push"),
+    path("notices/push/renew", notices_limit(views.notices_push_renew), name="notices_push_renew"),
     path("notices/push/remove", notices_limit(views.notices_push_remove), name="notices_push_remove"),
     path("notices/stop/<str:token>", views.notices_stop, name="notices_stop"),
     path("sw.js", views.service_worker, name="service_worker"),

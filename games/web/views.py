@@ -858,6 +858,31 @@ def notices_push_remove(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"ok": True, "removed": removed})
 
 
+# The old subscription's auth secret is the credential (only the browser and this site hold it):
+# the service worker posts this without a page, so without a CSRF token, and maybe after its
+# session ended. A refusal counts against the client's refused posts (games.web.limits).
+@answers_json
+@csrf_exempt
+@require_POST
+def notices_push_renew(request: HttpRequest) -> JsonResponse:
+    """The browser renewed its Web Push subscription: ``{"old": …, "new": …}``, each as ``toJSON()`` gives it."""
+    try:
+        body = _json_body(request)
+        if not isinstance(body, dict):
+            raise RuleViolation(errors.BAD_SUBSCRIPTION, "Send the renewed subscription and the new one.")
+        old = body.get("old")
+        row = services.push_renew(old=old, new=body.get("new"))
+    except RuleViolation as exc:
+        return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=400)
+    # Signing out on this browser stops the new one as it would have the old (accounts.receivers).
+    endpoints = request.session.get(services.SESSION_ENDPOINTS, [])
+    old_endpoint = old["endpoint"] if isinstance(old, dict) else None
+    if old_endpoint in endpoints:
+        kept = [e for e in endpoints if e not in (old_endpoint, row.endpoint)]
+        request.session[services.SESSION_ENDPOINTS] = [*kept, row.endpoint]
+    return JsonResponse({"ok": True})
+
+
 # The token is the credential (signed by the site, sent only in the e-mail or push it stops):
 # a mail program's one-click unsubscribe (RFC 8058) and the service worker post it without a
 # CSRF token. GET only shows the button, since links in e-mails get fetched by scanners.

@@ -1,6 +1,7 @@
 // The service worker (served at /sw.js, so its scope is the whole site): it shows the server's
 // "your turn" pushes (but over the room's own window, focused) and opens the game when one is
-// clicked; "Stop these" ends this device's pushes.
+// clicked; "Stop these" ends this device's pushes; a subscription its push service renewed is
+// posted to the server in the old one's place, so the pushes go on with no page of the site open.
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
@@ -67,3 +68,25 @@ self.addEventListener("notificationclick", (event) => {
   const { url, stop: stopUrl } = event.notification.data || {};
   event.waitUntil(event.action === "stop" && stopUrl ? stop(stopUrl) : open(url || "/games"));
 });
+
+// The push service renewed this browser's subscription (Firefox does, on its own schedule): the
+// server is sent the new one in the old one's place (games.web.views.notices_push_renew), the old
+// one's auth secret showing it is this browser's, as a worker has no CSRF token. A new one is made
+// with the old one's key when the event brings none. With no old one nothing shows which to
+// replace: the page's next visit posts the subscription (static/js/notify.js).
+async function renew(event) {
+  const old = event.oldSubscription;
+  if (!old) return;
+  let made = event.newSubscription;
+  const key = old.options?.applicationServerKey;
+  if (!made && key) made = await self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  if (!made) return;
+  await fetch(new URL("/notices/push/renew", self.location.origin).href, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ old: old.toJSON(), new: made.toJSON() }),
+  });
+}
+
+self.addEventListener("pushsubscriptionchange", (event) => event.waitUntil(renew(event)));

@@ -894,3 +894,71 @@ def test_a_click_on_a_notification_brings_the_rooms_open_tab_forward_whatever_it
         assert (seen["focused"], seen["opened"]) == ([there], []), there
     seen = page.evaluate("args => run(args)", {"online": True, "windows": [f"{SITE}/r/abcd/"], "click": click})
     assert (seen["focused"], seen["opened"]) == ([], [f"{SITE}/r/abc/"])  # another room: a tab of its own
+
+
+# The service worker given a ``pushsubscriptionchange`` (Chromium sends none; Firefox does when its
+# push service renews a subscription): ``old`` and ``given`` are what the event holds, and the
+# stand-in push manager hands out ``made`` to a subscribe with the key it was asked for.
+SW_RENEW_HARNESS = """<!doctype html><title>sw</title><script type="module">
+const source = await (await fetch("/static/js/sw.js")).text();
+const subscription = (json, key) => json && {
+  endpoint: json.endpoint,
+  toJSON: () => json,
+  options: { applicationServerKey: key ? new Uint8Array(key).buffer : null },
+};
+window.run = async ({ old, key, given, made }) => {
+  const seen = { fetched: [], subscribedWith: [] };
+  const listeners = {};
+  const worker = {
+    addEventListener: (type, listener) => { listeners[type] = listener; },
+    skipWaiting: () => {},
+    location: { origin: "https://yahtzee.example.org" },
+    clients: { claim: async () => {} },
+    registration: {
+      pushManager: {
+        subscribe: async (options) => {
+          seen.subscribedWith.push([options.userVisibleOnly, Array.from(new Uint8Array(options.applicationServerKey))]);
+          return subscription(made);
+        },
+      },
+    },
+  };
+  const fakeFetch = async (url, options) => {
+    const { method, credentials } = options;
+    seen.fetched.push({ url, method, credentials, body: JSON.parse(options.body) });
+    return new Response("{}", { status: 200 });
+  };
+  new Function("self", "fetch", source)(worker, fakeFetch);
+  let done = Promise.resolve();
+  listeners.pushsubscriptionchange({
+    oldSubscription: subscription(old, key), newSubscription: subscription(given),
+    waitUntil: (promise) => { done = promise; },
+  });
+  await done;
+  return seen;
+};
+window.ready = true;
+</script>"""
+
+
+def test_a_subscription_the_browser_renewed_is_made_again_and_posted_with_no_page_open(harness: Any) -> None:
+    """The push service renewed the browser's subscription: the worker did nothing, the server went
+    on pushing to the old one, and no turn was told until the player opened Your games. The worker
+    subscribes again with the old one's key (or takes the one the event brings) and posts it to the
+    server in the old one's place, with the old one (whose secret shows it is this browser's)."""
+    page = harness(SW_RENEW_HARNESS)
+    old = Subscriber("https://push.example.net/old").subscription
+    made = Subscriber("https://push.example.net/made").subscription
+    key = list(range(1, 66))
+    seen = page.evaluate("args => run(args)", {"old": old, "key": key, "given": None, "made": made})
+    assert seen["subscribedWith"] == [[True, key]]
+    renewal = {"url": f"{SITE}/notices/push/renew", "method": "POST", "credentials": "same-origin"}
+    assert seen["fetched"] == [{**renewal, "body": {"old": old, "new": made}}]
+    # A browser that brings the new one along: no second subscription is made.
+    given = Subscriber("https://push.example.net/given").subscription
+    seen = page.evaluate("args => run(args)", {"old": old, "key": key, "given": given, "made": made})
+    assert seen["subscribedWith"] == []
+    assert seen["fetched"] == [{**renewal, "body": {"old": old, "new": given}}]
+    # No old one (nothing shows the server which it replaces): the page's next visit posts it.
+    seen = page.evaluate("args => run(args)", {"old": None, "key": None, "given": given, "made": made})
+    assert seen == {"fetched": [], "subscribedWith": []}

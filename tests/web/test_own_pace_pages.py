@@ -933,3 +933,97 @@ def test_your_games_gives_a_paused_game_the_time_its_move_has_left_not_no_time_l
     page = client.get("/games").content.decode()
     assert "Paused" in page and "at your own pace, 1 day a move" in page
     assert "No time limit" not in page and re.search(r"23 hours left|1 day left", page), page
+
+
+# --- a subscription its browser renewed (the service worker's ``pushsubscriptionchange``) ------------
+
+
+def renewal(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """What the service worker posts: the subscription renewed and the one made in its place, as
+    ``toJSON()`` gives them."""
+    return json.dumps({"old": old, "new": new})
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_its_browser_renewed_is_replaced_by_the_new_one_with_no_page_open() -> None:
+    """The push service renewed the browser's subscription (Firefox does, on its own schedule): the
+    server went on pushing to the old one, found gone, and the device heard of no turn until its
+    player opened Your games again. The service worker posts the new one in the old one's place,
+    without a CSRF token (a worker has none): the same seats and language, the session's list of
+    its endpoints (what signing out stops) following it."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    create_room(client)
+    old = Subscriber("http://127.0.0.1:9/push/old").subscription
+    assert client.post("/notices/push", json.dumps(old), content_type="application/json").status_code == 201
+    PushSubscription.objects.update(gone_at=timezone.now(), failing_since=timezone.now())  # expired
+    new = Subscriber("http://127.0.0.1:9/push/new").subscription
+    worker = Client(enforce_csrf_checks=True)
+    worker.cookies["sessionid"] = client.cookies["sessionid"].value
+    response = worker.post("/notices/push/renew", renewal(old, new), content_type="application/json", **FETCH)
+    assert response.status_code == 200, response.content
+    assert response.json() == {"ok": True}
+    row = PushSubscription.objects.get()
+    assert (row.endpoint, row.p256dh, row.auth) == (new["endpoint"], new["keys"]["p256dh"], new["keys"]["auth"])
+    assert (row.controller, row.language, row.gone_at, row.failing_since) == (controller(client), "de", None, None)
+    assert client.session[services.SESSION_ENDPOINTS] == [new["endpoint"]]
+    # Its session may be over by then (or the cookie not sent): the old subscription's secret is
+    # what shows the browser's own, not the cookie.
+    newer = Subscriber("http://127.0.0.1:9/push/newer").subscription
+    answer = Client(enforce_csrf_checks=True).post(
+        "/notices/push/renew", renewal(new, newer), content_type="application/json"
+    )
+    assert answer.status_code == 200, answer.content
+    assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [newer["endpoint"]]
+
+
+# Made once: the test stores OLD (this browser's) and OTHER (another browser's) and posts these.
+OLD = Subscriber("http://127.0.0.1:9/push/old").subscription
+OTHER = Subscriber("http://127.0.0.1:9/push/other").subscription
+
+
+def _bad_renewals() -> list[tuple[str, Any, str]]:
+    old, other = OLD, OTHER
+    new = Subscriber("http://127.0.0.1:9/push/new").subscription
+    return [
+        ("not json", b"{old", "bad_subscription"),
+        ("not an object", [old, new], "bad_subscription"),
+        ("no old", {"new": new}, "bad_subscription"),
+        (
+            "an old one never stored",
+            {"old": {**old, "endpoint": "http://127.0.0.1:9/push/never"}, "new": new},
+            "bad_subscription",
+        ),
+        ("the old one's secret wrong", {"old": {**old, "keys": other["keys"]}, "new": new}, "bad_subscription"),
+        ("the old one's secret missing", {"old": {"endpoint": old["endpoint"]}, "new": new}, "bad_subscription"),
+        ("no new", {"old": old}, "bad_subscription"),
+        (
+            "a new one at a host not a push service",
+            {"old": old, "new": {**new, "endpoint": "https://evil.example.com/p"}},
+            "bad_subscription",
+        ),
+        (
+            "a new one with a key too short",
+            {"old": old, "new": {**new, "keys": {**new["keys"], "auth": "AAAA"}}},
+            "bad_subscription",
+        ),
+        ("a new one another browser holds", {"old": old, "new": other}, "bad_subscription"),
+    ]
+
+
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize(("why", "body", "error"), _bad_renewals(), ids=[why for why, _, _ in _bad_renewals()])
+def test_a_bad_renewal_is_refused_with_its_reason_and_changes_nothing(why: str, body: Any, error: str) -> None:
+    """Only the browser holding a stored subscription's secret renews it, and only into a
+    subscription that could be stored in the first place."""
+    owner, stranger = Client(), Client()
+    create_room(owner)
+    create_room(stranger)
+    assert owner.post("/notices/push", json.dumps(OLD), content_type="application/json").status_code == 201
+    assert stranger.post("/notices/push", json.dumps(OTHER), content_type="application/json").status_code == 201
+    data = body if isinstance(body, bytes) else json.dumps(body)
+    before = sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller"))
+    response = Client().post("/notices/push/renew", data, content_type="application/json", **FETCH)
+    assert response.status_code == 400, why
+    answer = response.json()
+    assert answer["error"] == error and answer["message"], why
+    assert sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller")) == before
