@@ -21,6 +21,7 @@ from django.utils import timezone
 from games.domain import protocol
 from games.services import events
 from games.services.processes import ORIGIN
+from games.services.release import static_version
 from games.store import moves, selectors
 from games.store.models import Game, Presence
 from games.store.selectors import PRESENCE_TIMEOUT, game_state, seats_of
@@ -101,7 +102,7 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
         return None  # swept as the page opened
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
-    you = protocol.encode(protocol.You(seats=mine, players=players, spectator=handle))
+    you = protocol.encode(protocol.You(seats=mine, players=players, spectator=handle, release=static_version()))
     return you, protocol.dumps(game_state(game)), _frame(game)
 
 

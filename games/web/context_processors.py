@@ -5,6 +5,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from games.services.release import static_version
 from games.store import selectors
 from games.web.here import here
 from games.web.i18n import catalog_version
@@ -31,6 +32,7 @@ def site(request: HttpRequest) -> dict[str, Any]:
         "SITE_NAME": settings.SITE_NAME,
         "WAITING": SimpleLazyObject(waiting),
         "CATALOG_VERSION": catalog_version(),
+        "RELEASE": static_version(),
         "LANGUAGES": settings.LANGUAGES,
         "HERE": here(request),
     }

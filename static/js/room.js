@@ -88,6 +88,7 @@ const client = new RoomClient({
       setReady(state);
       noteHost(state);
       draw();
+      noteRelease();
       if (ui.focusDice && client.idle()) {
         ui.focusDice = false;
         // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
@@ -103,7 +104,10 @@ const client = new RoomClient({
       noteWaits(frame);
       draw();
     },
-    onYou: () => tabs?.postMessage({ players: client.myPlayers }),
+    onYou: (frame) => {
+      tabs?.postMessage({ players: client.myPlayers });
+      noteRelease(frame);
+    },
     onEvent: event,
     onError: (frame, mineFailed) => {
       if (mineFailed) {
@@ -185,6 +189,26 @@ function announce(text) {
     $("announce").textContent = announced.map((t) => (typeof t === "function" ? t() : t)).join(" ");
     announced = [];
   }, 120);
+}
+
+// The server serves another release of the pages' scripts than this page runs: a deploy came
+// while it was open, and its socket reached the new server (the ``you`` frame names its release).
+// Said once, in a polite live region that takes no focus, and not in this page's own turn: a
+// line pushing the table down could move a box under the player's finger.
+const pageRelease = document.querySelector('meta[name="release"]')?.content ?? "";
+function noteRelease(frame) {
+  if (frame?.release && pageRelease && frame.release !== pageRelease) ui.newRelease = true;
+  const box = $("new-release");
+  if (!ui.newRelease || box.childElementCount || (client.state.status === "playing" && view().myTurn)) return;
+  const text = document.createElement("span");
+  text.textContent = gettext("A new version of the site is ready.");
+  const reload = document.createElement("button");
+  reload.type = "button";
+  reload.id = "new-release-reload";
+  reload.className = "btn btn-small";
+  reload.textContent = gettext("Reload");
+  reload.addEventListener("click", () => window.location.reload());
+  box.append(text, " ", reload);
 }
 
 // Who hosts: a new host is told to the table (the host left, or a player took the host's tools

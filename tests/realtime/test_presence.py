@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from games import services
 from games.domain.rules import RuleViolation
 from games.services import events, presence
+from games.services.release import static_version
 from games.store import selectors
 from games.store.models import Presence
 from games.store.selectors import game_state
@@ -26,7 +27,13 @@ def test_a_socket_arriving_gets_its_seats_the_state_and_who_is_here() -> None:
     assert frames is not None
     you, state, here = (json.loads(frame) for frame in frames)
     handle = selectors.spectator_handle(table.code, table.controllers[1])  # its lines' should it watch
-    assert you == {"type": "you", "seats": [1], "players": [table.game.room.seats[1].player], "spectator": handle}
+    assert you == {
+        "type": "you",
+        "seats": [1],
+        "players": [table.game.room.seats[1].player],
+        "spectator": handle,
+        "release": static_version(),  # a page of another release offers to reload
+    }
     assert state == json.loads(json.dumps(game_state(table.game)))
     assert here == {"type": "presence", "seats": {"0": "away", "1": "connected", "2": "away"}, "spectators": 0}
     assert list(Presence.objects.values_list("channel_name", "controller")) == [("chan-1", table.controllers[1])]

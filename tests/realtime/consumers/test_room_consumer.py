@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from games.services.release import static_version
 from games.store.models import Game, Move, Presence
 from games.store.selectors import game_state
 from tests.realtime.consumers.helpers import (
@@ -38,6 +39,7 @@ async def test_a_socket_gets_its_seats_the_state_and_presence_at_once() -> None:
         "seats": [1],
         "players": [state["seats"][1]["player"]],
         "spectator": you["spectator"],  # the handle of its lines, should it leave and watch
+        "release": static_version(),  # a page of another release offers to reload
     }
     assert len(you["spectator"]) == 12
     assert state["type"] == "state" and state["status"] == "playing" and state["code"] == code
