@@ -292,7 +292,10 @@ def test_compose_runs_postgres_redis_a_migration_two_workers_and_a_proxy(compose
     # The scheduler: its own process, on the same database and Redis, after the migration.
     scheduler = services["scheduler"]
     assert scheduler["command"] == ["python", "manage.py", "run_scheduler"]
-    assert scheduler["restart"] == "unless-stopped" and scheduler["healthcheck"]["disable"] is True
+    assert scheduler["restart"] == "unless-stopped"
+    # Healthy while it completes its rounds (manage.py scheduler_health reads its heartbeat).
+    assert scheduler["healthcheck"]["test"] == ["CMD", "python", "manage.py", "scheduler_health"]
+    assert "disable" not in scheduler["healthcheck"]
     assert scheduler["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert "SCHEDULER" not in scheduler["environment"] and "postgres" in scheduler["environment"]["DATABASE_URL"]
     proxy = services["proxy"]

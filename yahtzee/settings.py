@@ -348,6 +348,9 @@ if not 0 < SCHEDULER_POLL < float("inf"):
         f"SCHEDULER_POLL={os.environ.get('SCHEDULER_POLL')!r} is a number of seconds, more than 0."
     )
 SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
+# `manage.py scheduler_health` (compose's health check of the scheduler) fails once this host's
+# scheduler that sweeps completed no round for this many polls.
+SCHEDULER_STALE_POLLS = float(os.environ.get("SCHEDULER_STALE_POLLS") or 30)
 # The sweeps (games/services/sweeps.py): what nothing will read again, deleted by the scheduler
 # that sweeps (SCHEDULER=all) once every SWEEP_EVERY seconds across all the site's processes, in
 # transactions of at most SWEEP_BATCH rows. ROOMS_NEVER_STARTED_DAYS: a room whose game never

@@ -43,6 +43,39 @@ BATCH = 50  # rooms claimed in one sweep at most (and for half a poll at most), 
 # across the site), never more often than SWEEP_EVERY.
 SWEEP_ASK_EVERY = 60.0
 SEEN_EVERY = 2  # beats between two refreshes of this serving process's row (games.services.processes)
+# Finished games' follow-ups this process has leased and not completed, at most: they run one at a
+# time (tenths of a second each), so more would wait past their lease (work.FOLLOWUPS_LEASE) and
+# another process would lease them again, and again, through a backlog. A sweep with this many
+# under way claims other rooms only.
+FOLLOWUPS_AT_ONCE = 4
+OUTAGE_SAY_EVERY = 60.0  # seconds between two lines saying the database is still away
+
+
+class Outage:
+    """The database away, logged once with the error, then a line at most every ``OUTAGE_SAY_EVERY``
+    seconds, and once when it answers again: not a traceback at every sweep."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.said = 0.0
+
+    def failed(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if self.since is None:
+            self.since = self.said = now
+            log.error(
+                "the scheduler cannot reach the database (%s: %s); it tries again each sweep", type(exc).__name__, exc
+            )
+        elif now - self.said >= OUTAGE_SAY_EVERY:
+            self.said = now
+            log.warning(
+                "the scheduler still cannot reach the database after %.0f s (%s)", now - self.since, type(exc).__name__
+            )
+
+    def back(self) -> None:
+        if self.since is not None:
+            log.warning("the scheduler reaches the database again, after %.0f s", time.monotonic() - self.since)
+            self.since = None
 
 
 class Scheduler:
@@ -61,6 +94,8 @@ class Scheduler:
         self._sweeps = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sweeps")
         self._sweeping: asyncio.Task[None] | None = None
         self._sweep_asked: float | None = None
+        self.outage = Outage()
+        self._alive = work.alive_name() if sweep else ""
 
     # -- from any thread -----------------------------------------------------------------
 
@@ -109,12 +144,15 @@ class Scheduler:
     async def _apply(self, code: str) -> None:
         try:
             outcome = await db_async(work.apply_due)(code)
-        except Exception:
-            # The database may be away: the sweep (here or in another process) tries again.
-            log.exception("due work in %s failed", code)
+        except Exception as exc:
+            # The sweep (here or in another process) tries again.
+            if work.away(exc):
+                self.outage.failed(exc)
+            else:
+                log.exception("due work in %s failed", code)
             return
         if outcome == work.FOLLOWUPS:
-            await self._follow(code)
+            self._take(code)
         elif outcome == work.NOTHING and not self.sweep:
             # Nothing was applied (a computer player waiting for its table to be built, a clock a
             # little ahead of this one): with no sweep here, come back when the room is next due.
@@ -122,10 +160,14 @@ class Scheduler:
             if due is not None:
                 self._at(code, max(due, timezone.now() + work.RETRY))
 
-    async def _follow(self, code: str) -> None:
+    def _take(self, code: str) -> None:
+        """Complete the follow-ups of ``code``, leased to this process, unless they are under way here."""
         if code in self._following:
             return
         self._following.add(code)
+        self._spawn(self._follow(code))
+
+    async def _follow(self, code: str) -> None:
         try:
             if transport.current().pool is None:
                 # An in-memory SQLite database (the tests'): a second thread's connection would have
@@ -182,14 +224,19 @@ class Scheduler:
                     for code in rooms:  # a dead process's sockets: the room hears who is gone
                         sockets.presence_changed(code)
                     self.serving_now(serving)
+                self.outage.back()
                 if self.sweep:
                     more = await self._claim_round()
                     self._ask_sweep()
+                    await db_async(work.alive)(self._alive)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 more = False
-                log.exception("the scheduler's sweep failed; trying again in %s s", self.poll)
+                if work.away(exc):
+                    self.outage.failed(exc)
+                else:
+                    log.exception("the scheduler's sweep failed; trying again in %s s", self.poll)
             # With more due (a backlog after downtime) the next sweep starts at once: waiting a
             # poll after each round would leave a turn due now behind the backlog for minutes.
             await asyncio.sleep(0 if more else self.poll)
@@ -200,12 +247,12 @@ class Scheduler:
         only one, is taken for an outage: work.beat). Whether more may be due."""
         ends = self.loop.time() + self.poll / 2
         for _ in range(BATCH):
-            claimed = await db_async(work.claim_next)()
+            claimed = await db_async(work.claim_next)(followups=len(self._following) < FOLLOWUPS_AT_ONCE)
             if claimed is None:
                 return False
             code, outcome = claimed
             if outcome == work.FOLLOWUPS:
-                self._spawn(self._follow(code))
+                self._take(code)
             if self.loop.time() >= ends:
                 break
         return True

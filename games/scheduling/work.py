@@ -6,12 +6,13 @@ Each function is synchronous and runs in a database thread (games.realtime.threa
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -39,19 +40,63 @@ REFUSED_RETRY = timedelta(seconds=60)
 # leave it alone for this long; if that process dies, another takes it over after it. Two
 # that overlap do no harm (the receivers are idempotent), so the lease is short.
 FOLLOWUPS_LEASE = timedelta(seconds=10)
-# The errors that say the database cannot be reached now (rather than that it refused one
-# room's statement): the work is rolled back whole and tried again when it answers.
-AWAY = (OperationalError, InterfaceError)
+# A room whose due work fails again and again (a receiver of ``game_finished`` that keeps raising,
+# a state that will not load) waits twice as long after each failure in a row, up to this. The
+# count is stored with the room (``Game.due_failures``), so a restart keeps the wait.
+BACKOFF_MAX = timedelta(hours=1)
 BEAT = "scheduler"
 SWEPT = "sweeps"  # the Heartbeat row of when the sweeps (games.services.sweeps) last ran
+ALIVE = "sweeper:"  # and, followed by its host's name, of when a scheduler that sweeps last completed a round
+ALIVE_KEPT = timedelta(days=1)
+# The errors that may say the database cannot be reached now (rather than that it refused one
+# room's statement): the work is rolled back whole and tried again when it answers (``away``).
+AWAY = (OperationalError, InterfaceError)
+# PostgreSQL's SQLSTATEs, among the OperationalErrors, of one statement refused with the connection
+# still fine: a deadlock or a serialization failure (class 40), a statement timeout (57014) or a
+# lock timeout (55P03). A room whose work meets one every time is that room's failure: failing the
+# whole claim or beat for it would meet it again first thing, and no other room would move on.
+ONE_STATEMENT = ("40", "57014", "55P03")
 
 
-def _claim(rooms: QuerySet[Game], now: datetime) -> Game | None:
-    """The first due room of ``rooms``, locked for this transaction (skipping rooms another holds)."""
+def away(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database is away (the work is tried again whole), not that it refused one statement."""
+    if isinstance(exc, InterfaceError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    state = getattr(exc.__cause__, "sqlstate", None) or getattr(exc.__cause__, "pgcode", None)
+    return not (isinstance(state, str) and state.startswith(ONE_STATEMENT))
+
+
+def backoff(failures: int, first: timedelta) -> timedelta:
+    """How long a room whose due work failed ``failures`` times in a row waits before the next try:
+    ``first``, twice as long after each failure in a row, at most ``BACKOFF_MAX``."""
+    doublings: int = min(max(failures - 1, 0), 20)
+    return min(first * (1 << doublings), BACKOFF_MAX)
+
+
+def _claim(rooms: QuerySet[Game], now: datetime) -> tuple[str, Outcome] | Game | None:
+    """The first due room of ``rooms``, locked for this transaction (skipping rooms another holds).
+
+    A row that is read but will not load (a value this code cannot decode) is that room's failure:
+    it is backed off like any other (``_failed``) and its code returned with NOTHING, since raising
+    would claim it first again at every sweep, ahead of every other room.
+    """
     due = rooms.filter(due_at__lte=now).order_by("due_at")
     if connection.features.has_select_for_update_skip_locked:
         due = due.select_for_update(skip_locked=True)
-    return due.first()
+    try:
+        return due.first()
+    except DatabaseError:
+        raise  # the query itself, not one room's row: the claim fails and is tried again
+    except Exception:
+        row = due.values_list("pk", "code", "due_failures").first()
+        if row is None:
+            raise
+        pk, code, failures = row
+        log.exception("room %s could not be loaded for its due work", code)
+        _failed(code, Game.objects.filter(pk=pk), failures, now, REFUSED_RETRY)
+        return code, NOTHING
 
 
 def apply_due(code: str) -> Outcome:
@@ -59,15 +104,30 @@ def apply_due(code: str) -> Outcome:
     with transaction.atomic():
         now = timezone.now()
         game = _claim(Game.objects.filter(code=code), now)
-        return NOTHING if game is None else _apply(game, now)
+        if game is None or isinstance(game, tuple):
+            return NOTHING
+        return _apply(game, now)
 
 
-def claim_next() -> tuple[str, Outcome] | None:
-    """Claim and apply the room that has been due longest; None when nothing is due."""
+def claim_next(*, followups: bool = True) -> tuple[str, Outcome] | None:
+    """Claim and apply the room that has been due longest; None when nothing is due.
+
+    ``followups=False`` leaves the finished games' follow-ups alone: a caller that could not start
+    them within their lease takes none (another process, or this one later, leases them then).
+    """
+    rooms = Game.objects.all() if followups else Game.objects.filter(followups_owed=False)
     with transaction.atomic():
         now = timezone.now()
-        game = _claim(Game.objects.all(), now)
-        return None if game is None else (game.code, _apply(game, now))
+        game = _claim(rooms, now)
+        if game is None or isinstance(game, tuple):
+            return game
+        return game.code, _apply(game, now)
+
+
+def _failed(code: str, rows: QuerySet[Game], failures: int, now: datetime, first: timedelta) -> None:
+    """Count one more failure in a row of the room's due work, and look at it again after the backoff."""
+    failures += 1
+    _update(code, rows, due_at=now + backoff(failures, first), due_failures=failures)
 
 
 def _apply(game: Game, now: datetime) -> Outcome:
@@ -89,21 +149,27 @@ def _apply(game: Game, now: datetime) -> Outcome:
         # holds up the sweep of every other room.
         log.error("the due work of room %s was refused (%s): %s", game.code, exc.code, exc.message)
         refused = True
-    except AWAY:
-        raise  # the claim is rolled back; the sweep tries again when the database answers
-    except Exception:
+    except Exception as exc:
+        if away(exc):
+            raise  # the claim is rolled back; the sweep tries again when the database answers
         # A failure of the room's own work (a computer player's table that will not load, a
         # statement the database refuses): the same, so that one room never stops the sweep of
         # all the others, which would claim it first again, as the room due longest.
         log.exception("the due work of room %s failed", game.code)
         refused = True
     if done:
-        return APPLIED  # the actions recorded the room's next due time
-    # A refused room's next due time is not worked out from its state: what failed may be reading it.
-    later = now + REFUSED_RETRY if refused else next_due(game, now)
+        if game.due_failures:  # the actions recorded the room's next due time; the failures in a row end
+            Game.objects.filter(pk=game.pk).update(due_failures=0)
+        return APPLIED
+    rows = Game.objects.filter(pk=game.pk, version=version)
+    if refused:
+        # Its next due time is not worked out from its state: what failed may be reading it.
+        _failed(game.code, rows, game.due_failures, now, REFUSED_RETRY)
+        return NOTHING
+    later = next_due(game, now)
     if later is not None and later <= now:
         later = now + RETRY
-    _update(game.code, Game.objects.filter(pk=game.pk, version=version), due_at=later)
+    _update(game.code, rows, due_at=later, due_failures=0)
     return NOTHING
 
 
@@ -128,7 +194,8 @@ def run_followups(code: str) -> bool:
 
     The receivers are idempotent (the accounts app counts a game once: CountedGame), so a
     process that dies half-way, or two that overlap, leave the game counted exactly once.
-    A receiver that fails leaves the work owed, tried again after the lease.
+    A receiver that fails leaves the work owed, tried again after the lease, then after twice as
+    long at each failure in a row (``backoff``).
     """
     game = Game.objects.filter(code=code, followups_owed=True).first()
     if game is None:
@@ -139,10 +206,39 @@ def run_followups(code: str) -> bool:
             failed = True
             log.error("game_finished receiver %r failed for %s", receiver, code, exc_info=result)
     if failed:
-        _update(code, Game.objects.filter(pk=game.pk, followups_owed=True), due_at=timezone.now() + FOLLOWUPS_LEASE)
+        _failed(
+            code,
+            Game.objects.filter(pk=game.pk, followups_owed=True),
+            game.due_failures,
+            timezone.now(),
+            FOLLOWUPS_LEASE,
+        )
         return False
-    _update(code, Game.objects.filter(pk=game.pk, followups_owed=True), followups_owed=False, due_at=None)
+    _update(
+        code, Game.objects.filter(pk=game.pk, followups_owed=True), followups_owed=False, due_at=None, due_failures=0
+    )
     return True
+
+
+def alive_name() -> str:
+    """The Heartbeat row of this host's sweeping scheduler: a container's health check, run on the
+    same host (its hostname), reads it (``manage.py scheduler_health``)."""
+    return f"{ALIVE}{socket.gethostname()}"[:32]
+
+
+def alive(name: str) -> None:
+    """Show that the scheduler that sweeps on this host completed a round, by the database's clock."""
+    if Heartbeat.objects.filter(name=name).update(at=Now()):
+        return
+    # A new host (a container made again has a new name): the rows of hosts gone for a day go.
+    Heartbeat.objects.filter(name__startswith=ALIVE, at__lt=Now() - ALIVE_KEPT).delete()
+    Heartbeat.objects.update_or_create(name=name, defaults={"at": Now()})
+
+
+def alive_age(name: str | None = None) -> timedelta | None:
+    """How long ago this host's scheduler that sweeps last completed a round (None: never)."""
+    row = Heartbeat.objects.filter(name=name or alive_name()).annotate(clock=Now()).values_list("at", "clock").first()
+    return None if row is None else row[1] - row[0]
 
 
 def outage_after() -> timedelta:
@@ -221,16 +317,17 @@ def _each_room(codes: list[str], move: Callable[[str], bool]) -> int:
     A room whose move fails (a write the database refuses, a snapshot that will not load) is
     logged and left as it was. Failing the beat for it would see the same gap at every beat and
     fail again, and every process beats before it claims: no room of the site would be played
-    again. The database itself away (``AWAY``) still fails the beat, which is tried again whole.
+    again. A statement timeout or a deadlock is such a failure too; the database itself away
+    (``away``) still fails the beat, which is tried again whole.
     """
     count = 0
     for code in codes:
         try:
             with transaction.atomic():
                 count += bool(move(code))
-        except AWAY:
-            raise
-        except Exception:
+        except Exception as exc:
+            if away(exc):
+                raise
             log.exception("the deadline of room %s could not be moved with the clock; left as it was", code)
     return count
 

@@ -59,6 +59,9 @@ class Game(models.Model):
     # The game ended and what follows it (its players' records, stats and ratings: the
     # receivers of ``signals.game_finished``) has not been completed yet.
     followups_owed = models.BooleanField(default=False, db_default=False)
+    # The times in a row the scheduler's due work for this room failed (refused, raised, a
+    # follow-up's receiver failing): it waits twice as long after each (games.scheduling.work.backoff).
+    due_failures = models.PositiveIntegerField(default=0, db_default=0)
     # Live: everyone at the table, an optional timer of minutes. Own: moves days apart, a time
     # per move of days (or none), the player to move told by e-mail and Web Push (games.services.notices).
     pace = models.CharField(max_length=4, choices=Pace.choices, default=Pace.LIVE, db_default=Pace.LIVE)

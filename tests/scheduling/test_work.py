@@ -701,7 +701,7 @@ def endless_backlog(
 ) -> None:
     """``work.claim_next`` as a backlog of due rooms (``rooms`` of them, or no end), each taking ``each`` seconds."""
 
-    def claim_next() -> tuple[str, work.Outcome] | None:
+    def claim_next(*, followups: bool = True) -> tuple[str, work.Outcome] | None:
         if rooms is not None and len(claims) >= rooms:
             return None
         time.sleep(each)

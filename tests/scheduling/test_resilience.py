@@ -1,0 +1,352 @@
+"""The scheduler through failures: a room that keeps failing waits longer each time, one room's
+statement the database refuses is that room's alone, an outage is told once, and the scheduler
+that sweeps shows it is alive."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import OperationalError, connection
+from django.utils import timezone
+
+from games import scheduling
+from games.scheduling import runner, work
+from games.services import signals
+from games.store.models import Game, Heartbeat
+from tests.factories import open_room, play_to_end, timed_room
+
+pytestmark = pytest.mark.django_db
+
+
+def due_now(code: str) -> None:
+    past = timezone.now() - timedelta(seconds=1)
+    game = Game.objects.get(code=code)
+    Game.objects.filter(code=code).update(due_at=past, turn_deadline=past if game.turn_deadline is not None else None)
+
+
+def waits(code: str) -> float:
+    """Seconds until the room is next due."""
+    return (Game.objects.filter(code=code).values_list("due_at", flat=True).get() - timezone.now()).total_seconds()
+
+
+def two_due_rooms() -> tuple[Any, Any]:
+    stuck, other = timed_room(seconds=30), timed_room(seconds=30)
+    due_now(stuck.code)
+    later = timezone.now() - timedelta(milliseconds=500)
+    Game.objects.filter(code=other.code).update(due_at=later, turn_deadline=later)
+    return stuck, other
+
+
+class Cause(Exception):
+    """A driver's error as psycopg raises it, with its SQLSTATE."""
+
+    def __init__(self, message: str, sqlstate: str) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+def database_error(message: str, sqlstate: str) -> OperationalError:
+    error = OperationalError(message)
+    error.__cause__ = Cause(message, sqlstate)
+    return error
+
+
+# -- 1. backoff ------------------------------------------------------------------------------
+
+
+def test_a_receiver_that_keeps_failing_is_tried_again_later_each_time_even_after_a_restart(settings) -> None:
+    """A game_finished receiver that raised was tried again every 10 s for ever."""
+    settings.FOLLOWUPS_INLINE = False
+    broken = True
+
+    def receiver(sender: object, game: Game, **kwargs: object) -> None:
+        if broken:
+            raise RuntimeError("the ratings cannot be written")
+
+    signals.game_finished.connect(receiver, dispatch_uid="test-backoff")
+    try:
+        table = open_room(2)
+        play_to_end(table, random.Random(6))
+        seen = []
+        for _ in range(4):
+            assert scheduling.run_followups(table.code) is False
+            seen.append(waits(table.code))
+        # 10, 20, 40, 80 s: each from the count stored with the room (what a restarted process reads).
+        for wait, expected in zip(seen, (10, 20, 40, 80), strict=True):
+            assert expected - 2 < wait <= expected
+        assert Game.objects.get(code=table.code).due_failures == 4
+        Game.objects.filter(code=table.code).update(due_failures=40)
+        assert scheduling.run_followups(table.code) is False
+        assert 3590 < waits(table.code) <= 3600  # at most an hour
+        broken = False
+        assert scheduling.run_followups(table.code) is True
+        game = Game.objects.get(code=table.code)
+        assert not game.followups_owed and game.due_at is None and game.due_failures == 0
+    finally:
+        signals.game_finished.disconnect(dispatch_uid="test-backoff")
+
+
+def test_a_room_whose_due_work_keeps_being_refused_waits_longer_each_time(monkeypatch) -> None:
+    stuck, other = two_due_rooms()
+    real = work.clock_expire
+    refusing = True
+
+    def clock_expire(*, code: str, version: int) -> bool:
+        if code == stuck.code and refusing:
+            raise RuntimeError("this room's work fails")
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", clock_expire)
+    seen = []
+    for _ in range(3):
+        due_now(stuck.code)
+        assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+        seen.append(waits(stuck.code))
+    for wait, expected in zip(seen, (60, 120, 240), strict=True):
+        assert expected - 2 < wait <= expected
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+    refusing = False
+    due_now(stuck.code)
+    assert scheduling.claim_next() == (stuck.code, scheduling.APPLIED)
+    assert Game.objects.get(code=stuck.code).due_failures == 0
+
+
+def test_a_claim_that_takes_no_follow_ups_leaves_them_for_later(settings) -> None:
+    settings.FOLLOWUPS_INLINE = False
+    finished = open_room(2)
+    play_to_end(finished, random.Random(5))
+    Game.objects.filter(code=finished.code).update(due_at=timezone.now() - timedelta(seconds=5))
+    timed = timed_room(seconds=30)
+    due_now(timed.code)
+    assert scheduling.claim_next(followups=False) == (timed.code, scheduling.APPLIED)
+    assert scheduling.claim_next(followups=False) is None
+    assert waits(finished.code) < 0  # not leased
+    assert scheduling.claim_next() == (finished.code, scheduling.FOLLOWUPS)
+
+
+def quiet_database(monkeypatch) -> None:
+    """The runner's database calls that are not under test, as a database that answers at once."""
+    monkeypatch.setattr(work, "beat", lambda now=None: None)
+    monkeypatch.setattr(work, "alive", lambda name: None)
+    monkeypatch.setattr(work, "sweep_if_due", lambda now=None: None)
+
+
+async def until(condition: Any, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the condition was never met")
+
+
+@pytest.mark.asyncio
+async def test_a_backlog_of_finished_games_leases_no_more_than_it_can_complete_in_time(settings, monkeypatch) -> None:
+    """A backlog of finished games: each sweep leased 50 of them for 10 s, to be completed one at a
+    time at tenths of a second each; the leases ran out before their turn, and were taken again."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    leased: list[str] = []
+    others: list[bool] = []
+
+    def claim_next(*, followups: bool = True) -> tuple[str, work.Outcome] | None:
+        if not followups:
+            others.append(True)
+            return None
+        leased.append(f"game{len(leased)}")
+        return leased[-1], work.FOLLOWUPS
+
+    release = asyncio.Event()
+
+    async def follow(self: runner.Scheduler, code: str) -> None:
+        try:
+            await release.wait()
+        finally:
+            self._following.discard(code)
+
+    monkeypatch.setattr(work, "claim_next", claim_next)
+    monkeypatch.setattr(runner.Scheduler, "_follow", follow)
+    scheduler = scheduling.start("all")
+    assert scheduler is not None
+    try:
+        await until(lambda: len(others) >= 3 or len(leased) > runner.BATCH)
+        assert len(leased) == runner.FOLLOWUPS_AT_ONCE
+        release.set()
+        await until(lambda: len(leased) > runner.FOLLOWUPS_AT_ONCE)  # taken again once done
+    finally:
+        release.set()
+        await scheduling.stop()
+
+
+# -- 2. the database away ------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_the_database_away_is_logged_once_and_its_return_once(settings, monkeypatch, caplog) -> None:
+    """Every poll logged a full traceback while the database was away."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    beats: list[int] = []
+
+    def beat(now: object = None) -> None:
+        beats.append(1)
+        if len(beats) <= 30:
+            raise database_error('connection to server at "db" failed: Connection refused', "08006")
+
+    monkeypatch.setattr(work, "beat", beat)
+    monkeypatch.setattr(work, "claim_next", lambda *, followups=True: None)
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    scheduling.start("all")
+    try:
+        await until(lambda: len(beats) > 32)
+    finally:
+        await scheduling.stop()
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "Connection refused" in records[0].getMessage()
+    assert all(r.exc_info is None for r in records)
+    assert "again" in records[1].getMessage()
+
+
+def test_a_long_outage_is_told_at_most_once_a_minute(monkeypatch, caplog) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    outage = runner.Outage()
+    for _ in range(181):  # three minutes of one failed sweep a second
+        outage.failed(database_error("server closed the connection unexpectedly", "08006"))
+        clock[0] += 1
+    outage.back()
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 1 + 3 + 1, messages
+    assert "server closed the connection unexpectedly" in messages[0]
+    assert "after 60 s" in messages[1] and "after 180 s" in messages[3]
+    assert "again" in messages[4]
+
+
+# -- 3. one room's statement refused --------------------------------------------------------
+
+
+@pytest.mark.parametrize("sqlstate", ["40P01", "57014", "55P03"])
+def test_a_deadlock_or_timeout_one_room_meets_every_time_does_not_stop_the_others(monkeypatch, sqlstate) -> None:
+    stuck, other = two_due_rooms()
+    real = work.clock_expire
+
+    def clock_expire(*, code: str, version: int) -> bool:
+        if code == stuck.code:
+            raise database_error("deadlock detected / canceling statement due to statement timeout", sqlstate)
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", clock_expire)
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+    assert waits(stuck.code) > 50
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+
+
+def test_a_deadlock_one_rooms_time_back_meets_does_not_fail_the_beat(settings, monkeypatch) -> None:
+    settings.SCHEDULER_OUTAGE = 5
+    broken, fine = timed_room(seconds=30), timed_room(seconds=30)
+    start = timezone.now()
+    assert scheduling.beat(start) is None
+    deadline = Game.objects.get(code=fine.code).turn_deadline
+    real = work.clock_outage
+
+    def clock_outage(*, code: str, gap: timedelta, since: Any) -> bool:
+        if code == broken.code:
+            raise database_error("deadlock detected", "40P01")
+        return real(code=code, gap=gap, since=since)
+
+    monkeypatch.setattr(work, "clock_outage", clock_outage)
+    assert scheduling.beat(start + timedelta(seconds=40)) == timedelta(seconds=40)
+    assert Game.objects.get(code=fine.code).turn_deadline == deadline + timedelta(seconds=40)
+    assert scheduling.beat(start + timedelta(seconds=41)) is None
+
+
+def test_the_database_away_still_fails_the_claim(monkeypatch) -> None:
+    stuck, _ = two_due_rooms()
+
+    def clock_expire(*, code: str, version: int) -> bool:
+        raise database_error("server closed the connection unexpectedly", "08006")
+
+    monkeypatch.setattr(work, "clock_expire", clock_expire)
+    with pytest.raises(OperationalError):
+        scheduling.claim_next()
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_a_statement_timeout_in_one_rooms_work_on_postgresql_does_not_stop_the_others(monkeypatch) -> None:
+    stuck, other = two_due_rooms()
+    real = work.clock_expire
+
+    def clock_expire(*, code: str, version: int) -> bool:
+        if code == stuck.code:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL statement_timeout = '20ms'")
+                cursor.execute("SELECT pg_sleep(2)")
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", clock_expire)
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+
+
+def test_a_room_whose_row_will_not_load_in_the_claim_does_not_stop_the_others(monkeypatch) -> None:
+    stuck, other = two_due_rooms()
+    real = Game.from_db.__func__  # type: ignore[attr-defined]
+
+    def from_db(cls: type[Game], db: str, field_names: list[str], values: list[Any]) -> Game:
+        if stuck.code in values:
+            raise ValueError("a value this code cannot decode")
+        return real(cls, db, field_names, values)
+
+    monkeypatch.setattr(Game, "from_db", classmethod(from_db))
+    assert scheduling.claim_next() == (stuck.code, scheduling.NOTHING)
+    assert waits(stuck.code) > 50
+    assert scheduling.claim_next() == (other.code, scheduling.APPLIED)
+
+
+# -- 4. liveness ---------------------------------------------------------------------------
+
+
+def test_the_health_check_fails_with_no_scheduler_and_with_one_that_stopped(settings) -> None:
+    settings.SCHEDULER_POLL = 1
+    settings.SCHEDULER_STALE_POLLS = 30
+    with pytest.raises(CommandError, match="no scheduler"):
+        call_command("scheduler_health")
+    work.alive(work.alive_name())
+    call_command("scheduler_health")
+    Heartbeat.objects.filter(name=work.alive_name()).update(at=timezone.now() - timedelta(seconds=45))
+    with pytest.raises(CommandError, match="no round for 4[56] s"):
+        call_command("scheduler_health")
+    work.alive(work.alive_name())
+    call_command("scheduler_health")
+
+
+def test_a_host_gone_for_a_day_has_its_row_deleted_when_a_new_one_starts() -> None:
+    Heartbeat.objects.create(name=f"{work.ALIVE}gone", at=timezone.now() - timedelta(days=2))
+    Heartbeat.objects.create(name=f"{work.ALIVE}recent", at=timezone.now() - timedelta(hours=2))
+    work.alive(work.alive_name())
+    names = set(Heartbeat.objects.filter(name__startswith=work.ALIVE).values_list("name", flat=True))
+    assert names == {f"{work.ALIVE}recent", work.alive_name()}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_scheduler_that_sweeps_shows_it_is_alive(settings) -> None:
+    from asgiref.sync import sync_to_async
+
+    settings.SCHEDULER_POLL = 0.05
+    scheduling.start("all")
+    try:
+        for _ in range(400):
+            if await sync_to_async(work.alive_age)() is not None:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        await scheduling.stop()
+    await sync_to_async(call_command)("scheduler_health")
