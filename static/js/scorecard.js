@@ -106,9 +106,11 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     let label = labelHtml(row);
     let value = (col) => `${col[row.key]}`;
     if (row.goals) {
+      // The ✓ is for the eye; a screen reader reads the words (an aria-label on a plain span
+      // has no role to name, and goes unread).
       value = (col, k) => {
         const made = col[row.made] > 0;
-        return `${col[row.key]}<span class="goal ${made ? "made" : ""}">/${row.goals[k]}${made ? `<span aria-label="${gettext(", bonus earned")}"> ✓</span>` : ""}</span>`;
+        return `${col[row.key]}<span class="goal ${made ? "made" : ""}">/${row.goals[k]}${made ? `<span aria-hidden="true"> ✓</span><span class="sr-only">${gettext(", bonus earned")}</span>` : ""}</span>`;
       };
     } else if (rules.length && cols > 1) {
       value = (col, k) => `${col[row.key]}<small class="bonus-rule">${esc(rules[k])}</small>`;

@@ -130,7 +130,8 @@ def test_triple_bonus_lines_state_each_columns_goal_and_the_tick_needs_the_bonus
     rules = page.eval_on_selector_all("#card .bonus-rule", "els => els.map(e => e.textContent)")
     assert rules == ["35 at 63", "70 at 126", "105 at 189"]
     sums = page.eval_on_selector_all("#card tr.total td", "els => els.slice(0, 3).map(e => e.textContent)")
-    assert sums == ["0/63", "108/126", "189/189 ✓"]  # 108 is over 63, but this column's goal is 126
+    # 108 is over 63, but this column's goal is 126; the tick is drawn, its words read out.
+    assert sums == ["0/63", "108/126", "189/189 ✓, bonus earned"]
 
 
 def test_a_computer_player_waiting_for_its_table_is_said_with_the_seconds_left_and_a_person_is_not(page: Any) -> None:
