@@ -209,6 +209,25 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     assert page.errors == []
 
 
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
+    live_site: LiveSite, new_page: Any, width: int, height: int
+) -> None:
+    """The replay steps through the game with script only. Without it the page said "Loading the
+    game…" for ever, under step buttons, a slider and keys that did nothing: it says instead that
+    stepping needs JavaScript, and shows the coach's review."""
+    code = finished_game(live_site)
+    page = new_page(width, height, java_script_enabled=False)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    for dead in ("#first", "#prev", "#next", "#last", "#scrub", ".replay-keys", "#step-text", "#card"):
+        assert not page.locator(dead).is_visible(), dead
+    said = page.locator("#replay p.error")
+    assert said.is_visible() and said.inner_text() == "Stepping through the replay needs JavaScript."
+    assert page.locator("#review-h").is_visible()
+    assert page.get_by_text("Loading the game").is_hidden()
+    shot(page, f"replay-without-script-{width}")
+
+
 def test_the_replay_of_eight_players_keeps_the_step_s_seat_and_at_the_end_the_winner_in_view(
     live_site: LiveSite, new_page: Any
 ) -> None:
