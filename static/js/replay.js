@@ -275,6 +275,9 @@ for (const details of folded) {
   if (folded.length === 1 || (you.length === 1 && Number(details.dataset.seat) === you[0])) details.open = true;
 }
 $("step-h").tabIndex = -1;
+// The section is named by the step it shows once there is one: without script its heading would
+// name it "Loading the game…" for ever.
+$("replay").setAttribute("aria-labelledby", "step-h");
 // A window dragged wider or a phone turned sends resize after resize: the panel is measured
 // again once the width has settled.
 let steadyTimer = null;

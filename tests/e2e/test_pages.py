@@ -225,6 +225,8 @@ def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
     assert said.is_visible() and said.inner_text() == "Stepping through the replay needs JavaScript."
     assert page.locator("#review-h").is_visible()
     assert page.get_by_text("Loading the game").is_hidden()
+    read = page.locator("main").aria_snapshot()
+    assert "Loading" not in read, read
     shot(page, f"replay-without-script-{width}")
 
 
