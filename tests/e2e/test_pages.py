@@ -756,6 +756,35 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
     assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
 
 
+def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
+    """Staff on a phone (390 px) read a four-player game's review: its scorecards, its timeline
+    (three rolls of five dice a turn) and its room events each scroll sideways in their own box,
+    a stop of the keyboard named by its heading, and the page does not scroll sideways."""
+    from tests.e2e.test_csp import staff  # here: test_csp imports this module
+
+    code = live_site.finished_game(4, 1, "official")
+    (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
+    user, password = staff(live_site)
+    admin = new_page(390, 844)
+    admin.goto(live_site.url + "/admin/login/?next=/admin/")
+    admin.fill("input[name=login]", user)
+    admin.fill("input[name=password]", password)
+    admin.click("form[action^='/accounts/login/'] button[type=submit]")
+    admin.wait_for_url(f"{live_site.url}/admin/")
+    admin.goto(live_site.url + f"/admin/games/game/{pk}/change/")
+    admin.wait_for_selector(".review")
+    assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
+    regions = admin.locator(".review [role=region][tabindex='0']")
+    assert regions.count() == 3
+    names = [
+        admin.evaluate("id => document.getElementById(id).textContent", r.get_attribute("aria-labelledby"))
+        for r in regions.all()
+    ]
+    assert names == ["Final scorecards", "Turn by turn", "Room events and chat"]
+    for scheme in in_each_scheme(admin):
+        shot(admin, f"admin-review-390-{scheme}", full_page=True)
+
+
 def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
     live_site: LiveSite, new_page: Any
 ) -> None:
