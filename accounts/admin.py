@@ -14,7 +14,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.http import HttpRequest
 
 from accounts.models import GameRecord, Profile, Standing
-from games.web.admin import SecretLookupsAdmin
+from games.web.admin import SecretLookupsAdmin, ShownCodeSearch
 
 
 class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for several models
@@ -51,7 +51,7 @@ class StandingAdmin(ReadOnly):
 
 
 @admin.register(GameRecord)
-class GameRecordAdmin(ReadOnly):
+class GameRecordAdmin(ShownCodeSearch, ReadOnly):  # a game's code found as the site shows it too
     list_display = ("game", "user", "ruleset", "finished_at", "rank", "score", "lost")
     list_filter = ("ruleset",)
     search_fields = ("user__username", "game__code")

@@ -20,7 +20,7 @@ from games import services
 from games.scheduling import botplay
 from games.store.models import Game, Player
 from games.store.selectors import game_state
-from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, finish, sign_up, user
+from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, finish, room_for, sign_up, user
 from tests.factories import Table, action_id, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -574,3 +574,20 @@ def test_a_game_everyone_left_ranks_them_by_when_they_left_whatever_their_scores
     assert CountedGame.objects.get(game=game).rated
     ranks = dict(GameRecord.objects.filter(game=game).values_list("user_id", "rank"))
     assert [ranks[user_id] for user_id, _ in ids] == [3, 2, 1]
+
+
+def test_staff_find_a_games_records_by_its_code_as_the_site_shows_it(admin_client: Client) -> None:
+    """A player quotes a game's code with its dashes ("abcd-efgh-jk"), as the room page shows it:
+    the admin's list of records finds that game's records with it, as it does with the bare code
+    and as every other list searched by code does."""
+    a, b = Client(), Client()
+    sign_up(a, "quentin")
+    sign_up(b, "rosalind")
+    game = finish(room_for([controller_of(a), controller_of(b)]))
+    other = finish(room_for([controller_of(a), controller_of(b)]), seed=2)
+    changelist = "/admin/accounts/gamerecord/"
+    for typed in (game.code, services.shown_code(game.code), services.shown_code(game.code).upper()):
+        response = admin_client.get(changelist, {"q": typed})
+        assert response.status_code == 200
+        found = {record.game_id for record in response.context["cl"].result_list}
+        assert found == {game.pk}, (typed, found, other.pk)
