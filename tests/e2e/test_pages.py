@@ -759,8 +759,8 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
 def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     """Staff on a phone (390 px) read a four-player game's review: its scorecards, its timeline
     (three rolls of five dice a turn) and its room events each scroll sideways in their own box,
-    a stop of the keyboard named by its heading, and the page does not scroll sideways. It and the
-    list of games under way are clean under axe, light and dark."""
+    a stop of the keyboard named by its heading, and the page does not scroll sideways. It, the
+    list of games under way and a player's page are clean under axe, light and dark."""
     from tests.e2e.test_csp import staff  # here: test_csp imports this module
 
     code = live_site.finished_game(4, 1, "official")
@@ -786,9 +786,11 @@ def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, 
         shot(admin, f"admin-review-390-{scheme}", full_page=True)
         # The breadcrumbs' links are told from their text by more than colour (axe's link-in-text-block).
         assert serious_violations(admin) == [], scheme
-    admin.goto(live_site.url + "/admin/games/gameunderway/")
-    for scheme in in_each_scheme(admin):
-        assert serious_violations(admin) == [], ("games under way", scheme)
+    (player,) = live_site.query("SELECT id FROM games_player WHERE game_id = ? LIMIT 1", pk)[0]
+    for path in ("/admin/games/gameunderway/", f"/admin/games/player/{player}/change/"):
+        admin.goto(live_site.url + path)
+        for scheme in in_each_scheme(admin):
+            assert serious_violations(admin) == [], (path, scheme)
 
 
 def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
