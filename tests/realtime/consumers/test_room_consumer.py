@@ -624,9 +624,16 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
 async def test_a_frame_for_a_room_swept_while_its_socket_was_open_closes_it_as_for_an_unknown_room() -> None:
     """A room never started is swept while a page of its lobby is still open: the page's next frame
     is answered as a socket to any unknown room is (4404), not with a server error."""
+    from games.realtime import sockets as room_sockets
+
     code, sessions = await make_room(2, start=False)
     ws = await connect(code, sessions[0])
     await first_frames(ws)
+    # The room's presence after this socket's arrival is due PRESENCE_COALESCE seconds later: read
+    # once the rows below are made old and before the room goes, it would tell the seats away (the
+    # room as it still was) ahead of the chat's answer. It is sent and read before the sweep.
+    await presence_settled()
+    assert all(frame["type"] == "presence" for frame in await frames_before_pong(ws))
 
     def swept() -> None:
         from django.utils import timezone
@@ -643,6 +650,10 @@ async def test_a_frame_for_a_room_swept_while_its_socket_was_open_closes_it_as_f
         assert not Game.objects.filter(code=code).exists()
 
     await sync_to_async(swept)()
+    # A change of its sockets once it has gone (one closing, a ping's row written again) tells
+    # the swept room's sockets no presence: there is no room to tell.
+    room_sockets.presence_changed(code)
+    await presence_settled()
     await ws.send_json_to({"type": "chat", "text": "anyone?", "id": "c-1"})
     output = await ws.receive_output(timeout=3)
     assert output == {"type": "websocket.close", "code": 4404}, output
