@@ -161,14 +161,46 @@ def light_boxes_in_the_dark(page: Any, probes: list[tuple[str, str, str]]) -> li
 
 
 def best_box(page: Any) -> tuple[str, int]:
-    """The legal box worth the most points right now (id, points)."""
+    """The legal box worth the most points right now (id, points).
+
+    None to score (the turn is someone else's, not rolled yet, or ran out) fails saying whose
+    turn the page shows and what it shows of it, not with an empty ``max()``.
+    """
     found = page.eval_on_selector_all(
         "#card .score-btn:not(.forbidden)",
         """els => els.map(e => [
             e.id, [...e.childNodes].reduce((s, n) => s + (parseInt(n.textContent.replace('+', '')) || 0), 0)
         ])""",
     )
+    if not found:
+        raise AssertionError(f"no box to score on the page: {_turn_shown(page)}")
     return max(found, key=lambda item: item[1])
+
+
+# What the page shows of the turn, for a failure to say: whose turn, its state, the dice, the roll
+# button, the countdown, the newest lines of the feed and the toast.
+_TURN_SHOWN = """() => {
+  const text = (sel) => { const el = document.querySelector(sel); return el ? el.textContent.trim() : null; };
+  const roll = document.getElementById('roll');
+  return {
+    version: document.getElementById('room')?.dataset.version,
+    connection: document.getElementById('conn')?.dataset.state,
+    turn: text('#turn-h'),
+    meta: text('#turn-meta'),
+    roll: roll ? (roll.disabled ? 'disabled' : 'enabled') : 'none',
+    countdown: text('#play [data-countdown]'),
+    score_buttons: document.querySelectorAll('#card .score-btn').length,
+    feed: [...document.querySelectorAll('#feed li')].slice(0, 3).map(li => li.textContent.trim()),
+    toast: document.getElementById('toast')?.hidden === false ? text('#toast') : null,
+  };
+}"""
+
+
+def _turn_shown(page: Any) -> str:
+    try:
+        return str(page.evaluate(_TURN_SHOWN))
+    except Exception as exc:  # noqa: BLE001 - the page gone: say so, the failure is the point
+        return f"(the page could not be read: {exc})"
 
 
 def score_best(page: Any, everyone: list[Any]) -> int:
