@@ -821,9 +821,12 @@ function act(build, kind) {
 
 // A button whose action is still on its way does nothing on a second click: a double click on
 // Start, Add computer or Pause would send it twice, and each would be built on the state the
-// first led to (two computers seated; "The game has already started").
-function actOnce(kind, build) {
-  if (client.pending(kind)) return false;
+// first led to (two computers seated; "The game has already started"). Nor does the second
+// click of a double click (its event's ``detail`` counts the clicks), however soon the first
+// was answered: a quick server, or a slow device, draws the first's answer between the two,
+// and the second would be a new action on the button drawn again (Pause then Resume).
+function actOnce(kind, build, event = null) {
+  if ((event?.detail ?? 0) > 1 || client.pending(kind)) return false;
   return act(build, kind);
 }
 
@@ -1032,12 +1035,12 @@ function drawLobby(v) {
     ui.joinRefusedSaid = true;
     if (!document.activeElement || document.activeElement === document.body) $("join-name").focus();
   }
-  $("start")?.addEventListener("click", () => {
-    ui.focusDice = actOnce("start", () => ({ type: "start" }));
+  $("start")?.addEventListener("click", (event) => {
+    ui.focusDice = actOnce("start", () => ({ type: "start" }), event);
   });
-  $("add-bot")?.addEventListener("click", () => {
+  $("add-bot")?.addEventListener("click", (event) => {
     const level = $("bot-level").value;
-    actOnce("add_bot", () => ({ type: "add_bot", level }));
+    actOnce("add_bot", () => ({ type: "add_bot", level }), event);
   });
 }
 
@@ -1250,7 +1253,7 @@ $("chat-form").addEventListener("submit", sendChat);
 // The host's Mute chat and Unmute chat on a spectator's line (ChatPanel.moderate).
 $("chat-list").addEventListener("click", (event) => {
   const button = event.target.closest?.("button.chat-mute");
-  if (!button) return;
+  if (!button || event.detail > 1) return; // the second click of a double click (actOnce)
   const type = button.dataset.act;
   const spectator = button.closest(".chat-line").dataset.spectator;
   const wanted = type === "mute_spectator";
@@ -1264,9 +1267,9 @@ $("chat-toggle").addEventListener("click", () => {
   if (!ui.chatHidden) chat.unread = 0;
   drawChat(view());
 });
-$("pause").addEventListener("click", () => {
+$("pause").addEventListener("click", (event) => {
   const type = client.state.paused ? "resume" : "pause";
-  actOnce("pause", () => ({ type }));
+  actOnce("pause", () => ({ type }), event);
 });
 tabs?.addEventListener("message", (message) => client.otherTab(message.data?.players));
 // A connection is often dead after the network changed or the device slept: it is tried at once
