@@ -2,7 +2,7 @@
 // (room/render.js) above, and the player's clicks and keys in between.
 // The server is the referee; this page only draws the state it is sent and asks for actions.
 import { fmt, gettext, list, ngettext } from "./i18n.js";
-import { arrived, newSeed, seedFor, sentTo } from "./seed.js";
+import { arrived, commitmentOf, newSeed, seedFor, seenCommitment, sentTo } from "./seed.js";
 import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
@@ -49,6 +49,7 @@ const ui = {
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
   toolsTold: null, // the play card's host tools last announced (their seat and words), null while none show
   takenOut: false, // the host took a seat of this browser out: a join from it would be refused
+  revealed: null, // {seed, commitment}: the revealed server seed and its SHA-256, once hashed here
 };
 const REACTION_SHOWN = 2500;
 // A player at the table is offered the host's tools that get a stuck game moving once the host's
@@ -133,7 +134,7 @@ const rematchSeed = newSeed();
 // The seed of the form that led here (the home page's, a rematch's) is this room's, where it
 // seated this browser: the seats take it in the lobby (a rematch that started before this browser
 // followed it took none), a game on one device as it is made.
-if (client.mine.length && (client.state.status === "lobby" || client.state.local)) arrived(code);
+if (client.mine.length && (client.state.status === "lobby" || client.state.local)) arrived(code, client.state.fairness?.commitment);
 
 function view() {
   return render.viewOf(client.state, {
@@ -163,6 +164,9 @@ function view() {
     clientSeed: seedFor(code),
     rematchSeed: typeof client.state.rematch === "string" ? seedFor(client.state.rematch) : rematchSeed,
     sentSeed: sentTo(code),
+    // The commitment the page showed when this browser sent its seed, and the revealed seed's own.
+    seenCommitment: seenCommitment(code),
+    revealedCommitment: ui.revealed?.seed === client.state.fairness?.server_seed ? ui.revealed.commitment : null,
     invite: root.dataset.invite,
     // The device's own share sheet (a phone's messages and chat apps, a desktop's mail or
     // nearby sharing) wherever the browser offers Web Share.
@@ -1160,6 +1164,7 @@ function drawOver(v) {
   over.hidden = !done;
   if (!done) return false;
   if (v.state.status === "finished") fetchReview();
+  hashRevealed(v.state.fairness?.server_seed);
   keepOpened(over, () => show(over, render.overHtml(v)));
   return ended;
 }
@@ -1200,6 +1205,17 @@ async function fetchReview() {
   }
   // Drawn as the rest of the page is (show()'s cache, keepOpened, keepFocus): a fold toggled
   // from the keyboard keeps the keyboard when the panel is drawn again.
+  draw();
+}
+
+// The revealed seed's SHA-256, made here rather than taken from the server, for the game-over panel
+// to hold against the commitment this browser saw before the game.
+async function hashRevealed(seed) {
+  if (!seed || !seenCommitment(code) || ui.revealed?.seed === seed) return;
+  ui.revealed = { seed, commitment: null };
+  const commitment = await commitmentOf(seed).catch(() => null);
+  if (commitment === null || ui.revealed.seed !== seed) return;
+  ui.revealed = { seed, commitment };
   draw();
 }
 

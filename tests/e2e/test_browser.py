@@ -177,6 +177,29 @@ result = code
 """
 
 
+FINISH_TOGETHER = """
+import random
+from games.store.models import Player
+from games import services
+from tests.factories import Table, action_id, play_to_end
+code, = args
+players = list(Player.objects.filter(game__code=code).order_by("seat"))
+services.game_start(code=code, controller=players[0].controller, expected_version=None, action_id=action_id())
+play_to_end(Table(code=code, controllers=[p.controller for p in players]), random.Random(3), rerolls=0)
+result = code
+"""
+
+# A server that draws another seed once it has seen the players' seeds, and shows its commitment.
+SWAP_SEED = """
+from games.domain import fairness
+from games.store.models import Game
+code, = args
+seed = fairness.new_server_seed()
+Game.objects.filter(code=code).update(server_seed=seed, seed_commitment=fairness.commitment(seed))
+result = code
+"""
+
+
 def test_a_player_finds_the_seed_their_browser_sent_on_the_room_page_after_the_game(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -198,6 +221,53 @@ def test_a_player_finds_the_seed_their_browser_sent_on_the_room_page_after_the_g
     page.wait_for_selector("#over-h")
     assert page.inner_text("#your-seed") == seed
     assert live_site.query("SELECT client_seed FROM games_game WHERE code = ?", code) == [(seed,)]
+
+
+KEPT = "code => JSON.parse(localStorage.getItem('yahtzee-seeds'))[code]"
+
+
+def test_the_room_page_checks_the_revealed_seed_against_the_commitment_its_browser_saw(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """docs/fairness.md: the browser keeps the commitment the page showed when it sent its seed
+    (the creator's, on arriving in the room; a joiner's, with the lobby's form), and at the end
+    says that the revealed seed matches it."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    join(bob, url, "Bob")
+    [(commitment,)] = live_site.query("SELECT seed_commitment FROM games_game WHERE code = ?", code)
+    assert ann.evaluate(KEPT, code)["commitment"] == bob.evaluate(KEPT, code)["commitment"] == commitment
+    live_site.run(FINISH_TOGETHER, code)
+    for page in (ann, bob):
+        page.reload()
+        page.wait_for_selector("#seen-commitment")
+        said = page.inner_text("#seen-commitment")
+        assert said == "✓ The server's seed matches the commitment this browser saw before the game."
+        assert page.errors == []
+
+
+def test_the_room_page_warns_when_the_revealed_seed_is_not_the_one_committed_to_before_the_game(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A dishonest server that picks its seed after seeing the players' seeds, and publishes that
+    seed's commitment: the published check passes, and the browser, which kept the commitment it
+    was shown, warns."""
+    page = new_page()
+    url = create_online(page, live_site, "Ann")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    [(shown,)] = live_site.query("SELECT seed_commitment FROM games_game WHERE code = ?", code)
+    assert page.evaluate(KEPT, code)["commitment"] == shown
+    live_site.run(SWAP_SEED, code)
+    live_site.run(FINISH_ALONE, code)
+    page.goto(url + "fairness")
+    assert "✗" not in page.inner_text(".checks")  # the seed matches what the server publishes now
+    page.goto(url)
+    page.wait_for_selector("#seen-commitment")
+    said = page.inner_text("#seen-commitment")
+    assert said.startswith("✗ Warning: the server's seed does NOT match the commitment this browser saw")
+    assert shown[:16] in said
+    assert "✓ The server's seed matches" not in page.inner_text("#over")
 
 
 def test_pass_and_play_with_three_players_to_the_end(live_site: LiveSite, new_page: Any) -> None:

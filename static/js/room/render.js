@@ -203,7 +203,7 @@ export function lobbyHtml(view) {
   }
   const full = active.length >= MAX_PLAYERS;
   if (canJoin && !full) {
-    html += `<form method="post" action="${view.joinUrl}" class="join-form" data-seed-room="${esc(state.code)}">
+    html += `<form method="post" action="${view.joinUrl}" class="join-form" data-seed-room="${esc(state.code)}" data-seed-commitment="${esc(state.fairness?.commitment ?? "")}">
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${esc(view.clientSeed)}">
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
@@ -688,6 +688,17 @@ export function overHtml(view) {
   const yourSeed = view.sentSeed && player && state.fairness.client_seed
     ? ` ${fmt(gettext("Your browser's seed: %(seed)s."), { seed: `<code id="your-seed">${esc(view.sentSeed)}</code>` })}`
     : "";
+  // The revealed seed against the commitment this browser saw when it sent its seed, not only the
+  // one the server publishes now: a server that chose its seed after seeing the players' seeds
+  // would publish that seed's commitment, and only what the browser kept tells them apart.
+  let seen = "";
+  if (view.seenCommitment && view.revealedCommitment && player) {
+    seen = view.revealedCommitment === view.seenCommitment
+      ? `<p class="fair-seen ok" id="seen-commitment">✓ ${gettext("The server's seed matches the commitment this browser saw before the game.")}</p>`
+      : `<p class="fair-seen bad" id="seen-commitment" role="alert">✗ ${fmt(gettext("Warning: the server's seed does NOT match the commitment this browser saw before the game (%(commitment)s). The server may have chosen its seed after seeing the players' seeds: these dice cannot be trusted."), {
+        commitment: `<code>${esc(view.seenCommitment.slice(0, 16))}…</code>`,
+      })}</p>`;
+  }
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${ranked}</ol>
@@ -695,7 +706,7 @@ export function overHtml(view) {
     <div class="over-actions">${rematch}${replay}<a class="btn" href="/">${gettext("New game")}</a></div>
     <p class="muted fair-over">${fmt(gettext("Fair dice: the server's seed was %(seed)s."), { seed: `<code>${esc(state.fairness.server_seed ?? "")}</code>` })}
       ${gettext("Its SHA-256 was shown from the start.")}${yourSeed} <a href="${view.fairnessUrl}">${gettext("Verify every roll")}</a>
-      · <a href="${view.logUrl}">${gettext("download the roll log")}</a></p>`;
+      · <a href="${view.logUrl}">${gettext("download the roll log")}</a></p>${seen}`;
 }
 
 const COSTLIEST = 3; // a player's choices shown on the game-over panel; the replay lists every one
