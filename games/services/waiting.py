@@ -137,28 +137,47 @@ def word(event: dict[str, Any], ruleset: str, *, plain: bool = False) -> str:
     named = shown_name if plain else (lambda name: isolated(shown_name(name)))
     if what in ("scored", "timed_out"):
         rules = RULESETS[ruleset]
-        box = words.box_name(rules, event["box"])
-        if "column" in event:
-            box += words.column_note(rules, event["column"])
         data = {
             "name": named(event["name"]),
             "points": event["points"],
-            "box": box,
+            "box": words.box_name(rules, event["box"]),
             "bonus": event.get("bonus", 0),
         }
-        if what == "timed_out":
-            if data["bonus"]:
-                return (
+        # One whole sentence for each case (the column, the bonus, the timeout), so a language puts
+        # the column and the bonus where its own order says them.
+        if "column" in event and rules.columns > 1:
+            data["m"] = rules.multipliers[event["column"]]
+            if what == "timed_out":
+                text = (
                     _(
-                        "%(name)s's time ran out: the server scored %(points)s in %(box)s and a Yahtzee bonus of "
-                        "%(bonus)s for them"
+                        "%(name)s's time ran out: the server scored %(points)s in %(box)s in column ×%(m)s and a "
+                        "Yahtzee bonus of %(bonus)s for them"
                     )
-                    % data
+                    if data["bonus"]
+                    else _("%(name)s's time ran out: the server scored %(points)s in %(box)s in column ×%(m)s for them")
                 )
-            return _("%(name)s's time ran out: the server scored %(points)s in %(box)s for them") % data
-        if data["bonus"]:
-            return _("%(name)s just scored %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s") % data
-        return _("%(name)s just scored %(points)s in %(box)s") % data
+            else:
+                text = (
+                    _("%(name)s just scored %(points)s in %(box)s in column ×%(m)s and a Yahtzee bonus of %(bonus)s")
+                    if data["bonus"]
+                    else _("%(name)s just scored %(points)s in %(box)s in column ×%(m)s")
+                )
+        elif what == "timed_out":
+            text = (
+                _(
+                    "%(name)s's time ran out: the server scored %(points)s in %(box)s and a Yahtzee bonus of "
+                    "%(bonus)s for them"
+                )
+                if data["bonus"]
+                else _("%(name)s's time ran out: the server scored %(points)s in %(box)s for them")
+            )
+        else:
+            text = (
+                _("%(name)s just scored %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s")
+                if data["bonus"]
+                else _("%(name)s just scored %(points)s in %(box)s")
+            )
+        return text % data
     if what == "started":
         return _("The game has started")
     if what == "left":

@@ -1439,3 +1439,30 @@ def test_a_timeouts_score_is_told_with_the_yahtzee_bonus_it_earned(push: PushSer
     # Without a bonus, the line it always said.
     notice.event = {**event, "bonus": 0}
     assert notices.letter(notice, game, "en").line.endswith("the server scored 30 in Sixes for them.")
+
+
+@pytest.mark.parametrize(
+    ("what", "bonus", "said"),
+    [
+        ("scored", 0, "{a} just scored 50 in Full House in column ×2."),
+        ("scored", 200, "{a} just scored 50 in Full House in column ×2 and a Yahtzee bonus of 200."),
+        ("timed_out", 0, "{a}'s time ran out: the server scored 50 in Full House in column ×2 for them."),
+        (
+            "timed_out",
+            200,
+            "{a}'s time ran out: the server scored 50 in Full House in column ×2 and a Yahtzee bonus of 200 for them.",
+        ),
+    ],
+)
+def test_a_notice_of_a_score_in_a_column_is_one_sentence(what: str, bonus: int, said: str) -> None:
+    """On a card of three columns the notice names the column inside its sentence, one message for
+    each case (scored or timed out, with a bonus or without), so a language puts the column and the
+    bonus where its own order says them (not "Full House (×2)", a note put after the box's name)."""
+    table = own_pace_room(seconds=DAY, ruleset="triple")
+    game = table.game
+    ana = game.room.seats[0]
+    event = {"what": what, "name": ana.name, "points": 50, "box": "full_house", "column": 1, "bonus": bonus}
+    user, _ = opted_in(table, 1)
+    notice = Notice(game=game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="", event=event)
+    line = notices.letter(notice, game, "en").line
+    assert line == f"Your turn in room {table.code}: " + said.format(a=f"\u2068{ana.name}\u2069")
