@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils import formats
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS
 from games.services import duration, words
@@ -49,6 +49,40 @@ def _column_name(multipliers: list[int], column: int) -> str:
     return pgettext("scorecard column", "×%(m)s") % {"m": multipliers[column]}
 
 
+def _score_label(box: str, m: int | None, option: dict[str, Any]) -> str:
+    """A score button's label, one sentence for each case (the column, the bonus), as the page with
+    script says it: a language puts the column and the bonus where its own order says them."""
+    points, bonus = option["points"], option["bonus"]
+    if m is not None and bonus:
+        text = ngettext(
+            "Score %(box)s in column ×%(m)s for %(points)s point plus a %(bonus)s Yahtzee bonus",
+            "Score %(box)s in column ×%(m)s for %(points)s points plus a %(bonus)s Yahtzee bonus",
+            points,
+        )
+    elif m is not None:
+        text = ngettext(
+            "Score %(box)s in column ×%(m)s for %(points)s point",
+            "Score %(box)s in column ×%(m)s for %(points)s points",
+            points,
+        )
+    elif bonus:
+        text = ngettext(
+            "Score %(box)s for %(points)s point plus a %(bonus)s Yahtzee bonus",
+            "Score %(box)s for %(points)s points plus a %(bonus)s Yahtzee bonus",
+            points,
+        )
+    else:
+        text = ngettext("Score %(box)s for %(points)s point", "Score %(box)s for %(points)s points", points)
+    return text % {"box": box, "m": m, "points": points, "bonus": bonus}
+
+
+def _closed_label(box: str, m: int | None) -> str:
+    """What a screen reader hears in a box the rules close now, before the reason."""
+    if m is not None:
+        return gettext("%(box)s in column ×%(m)s: not allowed.") % {"box": box, "m": m}
+    return gettext("%(box)s: not allowed.") % {"box": box}
+
+
 def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
     """Every seat's card as rows of cells; the open boxes the player to move may score are buttons."""
     info = state["ruleset"]
@@ -78,7 +112,7 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
                         filled = cards[seat]["columns"][column]["boxes"].get(row["box"])
                         option = options.get((row["box"], column)) if seat == current else None
                         why = closed.get((row["box"], column)) if seat == current else None
-                        where = f" {_column_name(info['multipliers'], column)}" if columns > 1 else ""
+                        m = info["multipliers"][column] if columns > 1 else None
                         cells.append(
                             {
                                 "value": filled,
@@ -86,7 +120,8 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
                                 "closed": why is not None and filled is None,
                                 "why": why or "",
                                 "column": column,
-                                "label": f"{label}{where}",
+                                "score_label": _score_label(label, m, option) if option else "",
+                                "closed_label": _closed_label(label, m),
                             }
                         )
                 rows.append({"kind": "box", "box": row["box"], "label": label, "cells": cells})
@@ -485,10 +520,13 @@ def _zero(state: dict[str, Any], my_turn: bool, asked: Mapping[str, str]) -> dic
         )
     if option is None:
         return {"stale": True}
-    label = words.box_name(RULESETS[info["name"]], option["box"])
+    values = {"box": words.box_name(RULESETS[info["name"]], option["box"])}
     if info["columns"] > 1:
-        label = f"{label} ({_column_name(info['multipliers'], option['column'])})"
-    return {"box": option["box"], "column": option["column"], "label": label}
+        values["m"] = info["multipliers"][option["column"]]
+        text = gettext("These dice score nothing in %(box)s in column ×%(m)s. Fill it with a 0?") % values
+    else:
+        text = gettext("These dice score nothing in %(box)s. Fill it with a 0?") % values
+    return {"box": option["box"], "column": option["column"], "text": text}
 
 
 # The seat tools whose button asks first, as the page with script asks (window.confirm): what they

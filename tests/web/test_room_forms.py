@@ -558,7 +558,7 @@ def test_the_card_without_script_has_the_rule_sets_columns_and_boxes(ruleset: st
     else:
         assert "×3" in table.text and "Column total" in table.text
         assert scores["ns-score-chance-2"]["column"] == "2"
-        assert scores["ns-score-chance-2"]["label"].startswith("Score Chance ×3 for ")
+        assert scores["ns-score-chance-2"]["label"].startswith("Score Chance in column ×3 for ")
     # Scoring the last column's button scores in that column.
     pick = seen[-1]
     post_form(ada, game, "score", scores[pick])
@@ -685,6 +685,31 @@ def test_a_box_that_would_score_zero_asks_first_and_scores_only_when_confirmed()
     page = again.content.decode()
     assert 'id="ns-zero-stale"' in page and "The table changed just before your move" in page
     assert 'id="ns-confirm"' not in page
+
+
+def test_a_box_in_a_column_is_named_in_one_sentence_without_script() -> None:
+    """On a card of three columns a score button's label and the "Score zero?" question name the
+    column inside their sentence, one message for each case, as the page with script says them
+    (not "Chance ×3", a box's name with its column put after it)."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", ruleset="triple")
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    while True:
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        try:
+            box, column = zero_option(game)
+            break
+        except StopIteration:
+            continue
+    game.refresh_from_db()
+    chance = next(o for o in game.room.rules.options() if o.box == Box.CHANCE and o.column == 2)
+    scores = table.scores()
+    assert scores["ns-score-chance-2"]["label"] == f"Score Chance in column ×3 for {chance.points} points"
+    m = game.room.rules.ruleset.multipliers[column]
+    asked = ada.get(f"/r/{game.code}/", {"zero": box, "column": str(column), "version": str(game.version)})
+    text = NoScriptPage(asked.content.decode()).text
+    assert f"These dice score nothing in Yahtzee in column ×{m}. Fill it with a 0?" in text
+    assert scores[f"ns-score-{box}-{column}"]["label"] == f"Score Yahtzee in column ×{m} for 0 points"
 
 
 @pytest.mark.parametrize(
