@@ -1057,3 +1057,33 @@ def test_each_name_the_coachs_review_puts_in_a_sentence_is_a_run_of_its_own(harn
     assert "<bdi>Bo 7</bdi> lost 4.2 points in small choices" in html, html
     assert 'aria-label="\u2068שרה 2\u2069\'s costliest choices"' in html.replace("&#39;", "'"), html
     assert page.errors == []
+
+
+@pytest.mark.parametrize(
+    ("held", "keeps", "colours", "said"),
+    [
+        (True, False, None, "[Die 1: one, held]"),
+        (False, True, None, "[Die 1: one, the coach would keep it]"),
+        (True, True, None, "[Die 1: one, held, the coach would keep it]"),
+        (False, False, None, "[Die 1: one]"),
+        (True, False, COLOURS, "[Die 1: one, red, held]"),
+        (True, True, COLOURS, "[Die 1: one, red, held, the coach would keep it]"),
+    ],
+)
+def test_a_dies_label_is_one_sentence_for_each_case(
+    harness: Any, held: bool, keeps: bool, colours: list[str] | None, said: str
+) -> None:
+    """A die's label is one message for each case (held, the coach's pick, its colour), so a language
+    says them in its own order, not a sentence with ", held" and ", the coach would keep it" put after it."""
+    page = harness(MARKED)
+    page.evaluate("s => draw(s)", state([1, 2, 3, 4, 5], colours))
+    html = page.evaluate(
+        "([held, keeps, colour]) => "
+        "render.dieHtml({ rolling: new Set(), reducedMotion: true }, 1, 0, held, true, colour, keeps)",
+        [held, keeps, colours[0] if colours else None],
+    )
+    label = re.search(r'aria-label="([^"]*)"', html)
+    assert label is not None and label.group(1) == said
+    if held and not keeps:  # as the table draws a held die
+        page.evaluate("s => draw(s, { held: [0] })", state([1, 2, 3, 4, 5], colours))
+        assert page.get_attribute("#die-0", "aria-label") == said

@@ -235,13 +235,28 @@ export function lobbyHtml(view) {
   return html;
 }
 
+/** A die's label, one whole sentence for each case (its colour, held, the coach's pick), so a
+ * language says them in its own order. */
+function dieSentence(painted, isHeld, coachKeeps) {
+  if (painted) {
+    if (isHeld && coachKeeps) return gettext("Die %(n)s: %(face)s, %(colour)s, held, the coach would keep it");
+    if (isHeld) return gettext("Die %(n)s: %(face)s, %(colour)s, held");
+    if (coachKeeps) return gettext("Die %(n)s: %(face)s, %(colour)s, the coach would keep it");
+    return gettext("Die %(n)s: %(face)s, %(colour)s");
+  }
+  if (isHeld && coachKeeps) return gettext("Die %(n)s: %(face)s, held, the coach would keep it");
+  if (isHeld) return gettext("Die %(n)s: %(face)s, held");
+  if (coachKeeps) return gettext("Die %(n)s: %(face)s, the coach would keep it");
+  return gettext("Die %(n)s: %(face)s");
+}
+
 export function dieHtml(view, value, index, isHeld, canHold, colour = null, coachKeeps = false) {
   const pips = value
     ? Array.from({ length: 9 }, (_, i) => `<i class="${PIPS[value].includes(i) ? "on" : ""}"></i>`).join("")
     : "";
   const painted = value && COLOURS.includes(colour) ? colour : null;
   const label = value
-    ? `${fmt(gettext("Die %(n)s: %(face)s"), { n: index + 1, face: FACE_WORDS[value] })}${painted ? `, ${colourName(painted)}` : ""}${isHeld ? `, ${gettext("held")}` : ""}${coachKeeps ? `, ${gettext("the coach would keep it")}` : ""}`
+    ? fmt(dieSentence(painted, isHeld, coachKeeps), { n: index + 1, face: FACE_WORDS[value], colour: painted ? colourName(painted) : "" })
     : fmt(gettext("Die %(n)s: not rolled"), { n: index + 1 });
   const classes = [
     "die",
