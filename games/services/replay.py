@@ -30,7 +30,7 @@ from games.domain.rules import (
 )
 from games.domain.rules.codec import state_to_dict
 from games.services.codes import isolated, shown_name
-from games.services.words import box_name, column_note
+from games.services.words import box_name
 from games.store import selectors
 from games.store.models import Game, Move
 from games.store.selectors import duration
@@ -232,15 +232,22 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
             values = {
                 "name": names[seat],
                 "points": p["points"],
-                "box": box_name(ruleset, p["box"]) + column_note(ruleset, p["column"]),
+                "box": box_name(ruleset, p["box"]),
+                "m": ruleset.multipliers[p["column"]],
+                "bonus": p.get("bonus"),
             }
-            if p.get("bonus"):
-                text = gettext("%(name)s scores %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s.") % {
-                    **values,
-                    "bonus": p["bonus"],
-                }
+            # One sentence for each case, as a language puts the column and the bonus in its own order.
+            if ruleset.columns > 1 and p.get("bonus"):
+                said = gettext(
+                    "%(name)s scores %(points)s in %(box)s in column ×%(m)s and a Yahtzee bonus of %(bonus)s."
+                )
+            elif ruleset.columns > 1:
+                said = gettext("%(name)s scores %(points)s in %(box)s in column ×%(m)s.")
+            elif p.get("bonus"):
+                said = gettext("%(name)s scores %(points)s in %(box)s and a Yahtzee bonus of %(bonus)s.")
             else:
-                text = gettext("%(name)s scores %(points)s in %(box)s.") % values
+                said = gettext("%(name)s scores %(points)s in %(box)s.")
+            text = said % values
             # The dice scored, as logged, and their colours from the state before the score: the
             # step before may be a timeout, more time or a hand-over, which shows no dice.
             scored = last[0].turn if last else state.turn

@@ -119,11 +119,6 @@ def colour_name(colour: str) -> str:
     return str(COLOUR_NAMES.get(colour, colour))
 
 
-def column_note(ruleset: RuleSet, column: int) -> str:
-    """ " (×2)" after a box of a multi-column card, "" on a one-column card."""
-    return f" (×{ruleset.multipliers[column]})" if ruleset.columns > 1 else ""
-
-
 def score_text(ruleset: RuleSet, box: Box | str, column: int, points: int, bonus: int) -> str:
     """The choice to score ``box`` in the reader's words ("Score 25 in Full House (×2) plus 100
     Yahtzee bonus"), as static/js/room/render.js ``optionText`` says it: one sentence for each

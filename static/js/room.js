@@ -548,8 +548,10 @@ async function score(box, column) {
     return;
   }
   if (option.points + option.bonus === 0) {
-    const col = state.ruleset.columns > 1 ? ` (×${state.ruleset.multipliers[column]})` : "";
-    $("confirm-text").textContent = fmt(gettext("These dice score nothing in %(box)s. Fill it with a 0?"), { box: `${view().boxLabel(box)}${col}` });
+    const named = { box: view().boxLabel(box), m: state.ruleset.multipliers[column] };
+    $("confirm-text").textContent = state.ruleset.columns > 1
+      ? fmt(gettext("These dice score nothing in %(box)s in column ×%(m)s. Fill it with a 0?"), named)
+      : fmt(gettext("These dice score nothing in %(box)s. Fill it with a 0?"), named);
     const dialog = $("confirm");
     dialog.returnValue = "";
     dialog.showModal();

@@ -692,3 +692,24 @@ def test_a_painted_turn_without_javascript_scores_a_colour_box(live_site: LiveSi
     row = page.locator(".ns-scorecard tr", has=page.locator("th", has_text=re.compile("^Red$")))
     assert row.locator("td").inner_text() == red
     assert page.locator("#ns-score-red-0").count() == 0
+
+
+def test_the_question_before_a_zero_in_a_column_names_the_column_in_one_sentence(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Triple: a box that would score 0 in column ×2 asks first, naming the box and its column in
+    one sentence, not the box's name with "(×2)" put after it."""
+    page = new_page()
+    create_local(page, live_site, ["Solo"], ruleset="triple")
+    act(page, [page], lambda: page.click("#roll"))
+    # Five dice show at most five faces, so one upper box of six scores 0 in every column.
+    zero = page.locator('#card .score-btn.zero[data-col="1"]').first
+    box = zero.get_attribute("data-box")
+    zero.click()
+    page.wait_for_selector("#confirm[open]")
+    text = page.inner_text("#confirm-text")
+    assert re.fullmatch(r"These dice score nothing in \S.* in column ×2\. Fill it with a 0\?", text), text
+    assert "(×" not in text
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#confirm[open]", state="detached")
+    assert page.locator(f'#card .score-btn[data-box="{box}"][data-col="1"]').count() == 1  # nothing was scored

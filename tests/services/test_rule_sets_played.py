@@ -342,10 +342,10 @@ def test_triple_open_yahtzee_boxes_then_any_columns_upper_box_then_lower_jokers_
     assert (third["upper_bonus"], third["yahtzee_bonus"]) == (0, 300 + 300 + 300)
     assert card["total"] == sum(c["total"] for c in card["columns"]) == 370 + 798 + 1230
     assert score_texts(game.replayed())[:4] == [
-        "P0 scores 50 in Yahtzee (×1).",
-        "P0 scores 150 in Yahtzee (×3) and a Yahtzee bonus of 300.",
-        "P0 scores 100 in Yahtzee (×2) and a Yahtzee bonus of 200.",
-        "P0 scores 40 in Fours (×2) and a Yahtzee bonus of 300.",
+        "P0 scores 50 in Yahtzee in column ×1.",
+        "P0 scores 150 in Yahtzee in column ×3 and a Yahtzee bonus of 300.",
+        "P0 scores 100 in Yahtzee in column ×2 and a Yahtzee bonus of 200.",
+        "P0 scores 40 in Fours in column ×2 and a Yahtzee bonus of 300.",
     ]
 
 
