@@ -262,12 +262,38 @@ def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
     bob.goto(site.url + "/")
 
 
+def room_code(page: Any) -> str:
+    return str(page.url).rstrip("/").rsplit("/", 1)[-1]
+
+
+# The turn of ``seat`` (the room at ``version``) runs out now: its deadline is moved to the server's
+# present, as if its time had passed, and the scheduler's next look at due rooms applies the timeout.
+# The players' own turns keep the whole of their time, however slow the machine.
+_TIME_RUNS_OUT = """
+from django.utils import timezone
+from games.store.models import Game
+code, seat, version = args
+game = Game.objects.get(code=code)
+assert (game.version, game.snapshot["rules"]["current"]) == (version, seat), (game.version, game.snapshot["rules"])
+assert game.turn_deadline is not None, "the turn's clock does not run"
+now = timezone.now()
+result = Game.objects.filter(code=code, version=version).update(turn_deadline=now, due_at=now)
+"""
+
+
+def time_runs_out(site: LiveSite, page: Any, seat: int) -> None:
+    """The turn of ``seat``, the one ``page`` shows at its version, runs out now."""
+    assert site.run(_TIME_RUNS_OUT, room_code(page), seat, version(page)) == 1
+
+
 def timed_game_with_bob(site: LiveSite, ann: Any, bob: Any) -> None:
-    """Ann hosts Bob online with a 3 s turn timer and starts: her turn comes first."""
+    """Ann hosts Bob online with a 30 s turn timer and starts: her turn comes first. Bob's turns
+    run out when the test says so (time_runs_out), not by a short timer that a loaded machine
+    would let run out Ann's own turns too."""
     ann.goto(site.url + "/")
     ann.check("input[name=mode][value=online]")
     ann.fill("#id_name", "Ann")
-    ann.select_option("#id_turn_timer", "3")  # TURN_TIMER_CHOICES of the test server
+    ann.select_option("#id_turn_timer", "30")
     ann.click("#create-btn")
     ann.wait_for_selector("#conn[data-state=connected]")
     join(bob, ann.url, "Bob")
@@ -276,12 +302,13 @@ def timed_game_with_bob(site: LiveSite, ann: Any, bob: Any) -> None:
 
 
 def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
-    """Ann hosts Bob online with a 3 s turn timer and plays her turns in time; Bob, who touches
-    nothing, runs out of time twice, and the computer plays his seat (his page offers I'm back)."""
+    """Ann hosts Bob online with a turn timer and plays her turns; Bob, who touches nothing, runs
+    out of time twice, and the computer plays his seat (his page offers I'm back)."""
     timed_game_with_bob(site, ann, bob)
     for _ in range(2):
         ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
         ann.wait_for_selector("#roll:not(:disabled)")
         act(ann, [ann], lambda: ann.click("#roll"))
         score_best(ann, [ann])
+        time_runs_out(site, ann, 1)
     bob.wait_for_selector("#back", timeout=20_000)

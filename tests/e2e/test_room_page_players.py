@@ -28,8 +28,8 @@ from tests.e2e.helpers import (
     score_best,
     serious_violations,
     shot,
+    time_runs_out,
     timed_game_with_bob,
-    version,
 )
 
 pytestmark = pytest.mark.browser
@@ -360,21 +360,6 @@ result = [seat.kind, seat.away]
 """
 
 
-# The turn of ``seat`` (the room at ``version``) runs out now: its deadline is moved to the server's
-# present, as if its time had passed, and the scheduler's next look at due rooms applies the timeout.
-# The players' own turns keep the whole of their time, however slow the machine.
-TIME_RUNS_OUT = """
-from django.utils import timezone
-from games.store.models import Game
-code, seat, version = args
-game = Game.objects.get(code=code)
-assert (game.version, game.snapshot["rules"]["current"]) == (version, seat), (game.version, game.snapshot["rules"])
-assert game.turn_deadline is not None, "the turn's clock does not run"
-now = timezone.now()
-result = Game.objects.filter(code=code, version=version).update(turn_deadline=now, due_at=now)
-"""
-
-
 def test_on_a_shared_device_the_next_players_tap_does_not_take_back_an_away_players_seat(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -397,7 +382,7 @@ def test_on_a_shared_device_the_next_players_tap_does_not_take_back_an_away_play
         page.wait_for_selector("#roll:not(:disabled)")
         act(page, [page], lambda: page.click("#roll"))
         score_best(page, [page])
-        assert live_site.run(TIME_RUNS_OUT, code, 1, version(page)) == 1
+        time_runs_out(live_site, page, 1)
     page.wait_for_selector(".away-banner", timeout=20_000)
     assert live_site.run(SEAT_KIND, code, 1) == ["bot", True]
     # Cat's own turn: she rolls. The socket handles the tap's frames in order, before the roll.
@@ -555,6 +540,7 @@ def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite
     act(ann, [ann], lambda: ann.click("#roll"))
     score_best(ann, [ann])
     # Bob, on his phone, does nothing: his turn runs out and his own page says so, on screen.
+    time_runs_out(live_site, ann, 1)
     bob.wait_for_selector("#toast:not([hidden])", timeout=20_000)
     text = bob.inner_text("#toast")
     assert "Your time ran out" in text and "scored the box worth most for you" in text
