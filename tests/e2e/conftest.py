@@ -184,8 +184,9 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         BOT_DELAY="0.05",
         HOST_AWAY="1",  # the pages wait as long (a test runs their clock on)
         HIDDEN_AWAY="2",  # a player's room pages all hidden this long: told as if none were open
-        # A 3-second turn timer to choose besides the real ones: turns that run out, in seconds.
-        TURN_TIMER_CHOICES="0,3,30,60,120",
+        # The turn timer offers its real choices only: a test's turn runs out by moving its
+        # deadline (helpers.time_runs_out), as a timer of a few seconds would run out the turns of
+        # the players the test plays too, on a loaded machine.
     )
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
