@@ -256,7 +256,10 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   show(to);
 });
+// A costly choice of the review is a link to its step only here: without script no step shows,
+// and the page leaves it plain text rather than a link to an anchor that is not there.
 document.querySelectorAll("a[data-move]").forEach((link) => {
+  link.href = `#move-${Number(link.dataset.move)}`;
   link.addEventListener("click", (event) => {
     event.preventDefault();
     const move = Number(link.dataset.move);

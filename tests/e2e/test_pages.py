@@ -202,6 +202,7 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     # A costly choice in the review (under its player's line, opened) opens its step.
     link = page.locator("a[data-move]").first
     if link.count():
+        assert link.get_attribute("href") == f"#move-{link.get_attribute('data-move')}"  # a link, reached by Tab
         page.locator("details.review-fold").first.locator("summary").click()
         chosen = link.inner_text()
         link.click()
@@ -224,6 +225,12 @@ def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
     said = page.locator("#replay p.error")
     assert said.is_visible() and said.inner_text() == "Stepping through the replay needs JavaScript."
     assert page.locator("#review-h").is_visible()
+    # A costly choice is a link to its step only where the script can show that step: without it
+    # the link went to an anchor that is not there, a stop of the keyboard that did nothing.
+    page.locator("details.review-fold").first.locator("summary").click()
+    chosen = page.locator(".costly .c-choice a[data-move]").first
+    assert chosen.is_visible() and chosen.get_attribute("href") is None
+    assert page.locator(".costly a[href]").count() == 0
     assert page.get_by_text("Loading the game").is_hidden()
     read = page.locator("main").aria_snapshot()
     assert "Loading" not in read, read
