@@ -234,6 +234,8 @@ def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
     assert page.get_by_text("Loading the game").is_hidden()
     read = page.locator("main").aria_snapshot()
     assert "Loading" not in read, read
+    # Nor does the review ask the reader to pick a choice to see it in the replay.
+    assert "Pick one" not in read and page.get_by_text("Expected points each choice gave up").is_visible()
     shot(page, f"replay-without-script-{width}")
 
 
