@@ -5,6 +5,7 @@ Each function is synchronous and runs in a database thread (games.realtime.threa
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import socket
 from collections.abc import Callable
@@ -222,8 +223,16 @@ def run_followups(code: str) -> bool:
 
 def alive_name() -> str:
     """The Heartbeat row of this host's sweeping scheduler: a container's health check, run on the
-    same host (its hostname), reads it (``manage.py scheduler_health``)."""
-    return f"{ALIVE}{socket.gethostname()}"[:32]
+    same host (its hostname), reads it (``manage.py scheduler_health``).
+
+    A name longer than the row's 32 characters is a hash of it: replicas are named alike but for
+    their last characters (a Kubernetes pod's), and cutting the name would give them one row.
+    """
+    name = f"{ALIVE}{socket.gethostname()}"
+    size = Heartbeat._meta.get_field("name").max_length or 32
+    if len(name) <= size:
+        return name
+    return f"{ALIVE}{hashlib.sha256(name.encode()).hexdigest()}"[:size]
 
 
 def alive(name: str) -> None:

@@ -335,6 +335,30 @@ def test_a_host_gone_for_a_day_has_its_row_deleted_when_a_new_one_starts() -> No
     assert names == {f"{work.ALIVE}recent", work.alive_name()}
 
 
+def test_two_hosts_with_long_names_alike_up_to_their_ends_keep_a_heartbeat_each(monkeypatch) -> None:
+    """Replicas of one deployment are named alike but for their last characters (a Kubernetes pod:
+    its deployment's, its replica set's and its own suffix, 30 and more characters): a name cut to
+    the row's 32 characters was both hosts' one row, and the health check of a stuck scheduler read
+    its sibling's fresh heartbeat as its own."""
+    hosts = ("yahtzee-scheduler-5f7d8c9b4-x2k7p", "yahtzee-scheduler-5f7d8c9b4-q9w4z")
+    names = set()
+    for host in hosts:
+        monkeypatch.setattr(work.socket, "gethostname", lambda host=host: host)
+        names.add(work.alive_name())
+        assert len(work.alive_name()) <= Heartbeat._meta.get_field("name").max_length
+        assert work.alive_name().startswith(work.ALIVE)
+    assert len(names) == 2
+    monkeypatch.setattr(work.socket, "gethostname", lambda: hosts[0])
+    work.alive(work.alive_name())
+    call_command("scheduler_health")
+    monkeypatch.setattr(work.socket, "gethostname", lambda: hosts[1])
+    with pytest.raises(CommandError, match="no scheduler"):
+        call_command("scheduler_health")
+    # A short name (a compose container's: its 12-character id) is kept as it is, to be read.
+    monkeypatch.setattr(work.socket, "gethostname", lambda: "3f9a0c1b2d4e")
+    assert work.alive_name() == f"{work.ALIVE}3f9a0c1b2d4e"
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_scheduler_that_sweeps_shows_it_is_alive(settings) -> None:

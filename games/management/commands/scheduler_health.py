@@ -9,6 +9,7 @@ database cannot be read: a process that is up but stuck shows as unhealthy.
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from django.conf import settings
@@ -27,7 +28,7 @@ class Command(BaseCommand):
         except Exception as exc:  # noqa: BLE001 - any failure to read it is the answer
             raise CommandError(f"the scheduler's heartbeat cannot be read: {type(exc).__name__}: {exc}") from exc
         if age is None:
-            raise CommandError(f"no scheduler on {work.alive_name()[len(work.ALIVE) :]} has completed a round yet")
+            raise CommandError(f"no scheduler on {socket.gethostname()} has completed a round yet")
         seconds = age.total_seconds()
         if seconds > stale:
             raise CommandError(f"the scheduler completed no round for {seconds:.0f} s (more than {stale:g} s)")
