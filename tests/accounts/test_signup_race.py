@@ -13,6 +13,7 @@ from django.db import connection
 from django.test import Client
 
 from accounts.adapters import AccountAdapter
+from accounts.services import SIGN_UP_LOCK_KEY
 from tests.accounts.helpers import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -23,8 +24,16 @@ LATIN, CYRILLIC = "cop", "\u0441\u043e\u0440"  # drawn alike, each of one alphab
 
 def waiting_for_the_sign_up_lock() -> bool:
     """Is a sign-up waiting for another's advisory lock (accounts.services.one_sign_up_at_a_time)?"""
+    # pg_locks lists every database's locks: only this lock, on this database, is the one (another
+    # test's, or another run's on the same server, would pass this test without the lock taken).
+    high, low = SIGN_UP_LOCK_KEY >> 32, SIGN_UP_LOCK_KEY & 0xFFFFFFFF
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 1",
+            [high, low],
+        )
         return bool(cursor.fetchone()[0])
 
 
