@@ -278,7 +278,7 @@ def test_the_database_away_still_fails_the_claim(monkeypatch) -> None:
         scheduling.claim_next()
 
 
-@pytest.mark.skipif("connection.vendor != 'postgresql'")
+@pytest.mark.postgres
 def test_a_statement_timeout_in_one_rooms_work_on_postgresql_does_not_stop_the_others(monkeypatch) -> None:
     stuck, other = two_due_rooms()
     real = work.clock_expire
