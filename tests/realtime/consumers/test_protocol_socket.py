@@ -109,7 +109,8 @@ async def test_a_stale_hint_is_followed_by_the_current_state() -> None:
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
     await ws.send_to(text_data=json.dumps({"type": "hint", "version": state["version"] - 1, "id": "h-1"}))
-    answers = await frames_before_pong(ws)
+    # A presence frame may come between them when the room's presence is swept meanwhile.
+    answers = [f for f in await frames_before_pong(ws) if f["type"] != "presence"]
     assert [f["type"] for f in answers] == ["error", "state"], answers
     assert answers[0]["code"] == errors.STALE and answers[0]["id"] == "h-1"
     assert answers[1]["version"] == state["version"]
