@@ -27,7 +27,7 @@ from django.utils.translation import gettext, ngettext
 from games.domain import scorecard
 from games.domain.protocol import HANDLE_LENGTH
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
-from games.store import tables
+from games.store import moves, tables
 from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence
 
 # A socket that has not pinged for this long (its process died) counts as away.
@@ -76,8 +76,13 @@ RoomGone = Game.DoesNotExist
 
 
 def room(code: str) -> Game:
-    """The room with this code; ``Game.DoesNotExist`` if there is none."""
-    return Game.objects.get(code=code)
+    """The room with this code; ``Game.DoesNotExist`` if there is none.
+
+    Read by the statement an action's read uses (``moves.read``, built once): a socket's
+    state after every resync, reconnect and refusal reads the room this way, and the ORM
+    would build the same query again each time.
+    """
+    return moves.read(code)
 
 
 def room_or_none(code: str) -> Game | None:
@@ -85,7 +90,10 @@ def room_or_none(code: str) -> Game | None:
     # surrogate (which no driver encodes) in a typed address is no room, not a server error.
     if not code.isascii() or "\x00" in code:
         return None
-    return Game.objects.filter(code=code).first()
+    try:
+        return moves.read(code)
+    except Game.DoesNotExist:
+        return None
 
 
 def action_stored(code: str, controller: str, action_id: str) -> bool:
