@@ -2,15 +2,21 @@
 
 Records and standings are written only by counting finished games; the admin shows them
 read-only. A player's password is reset on the user's own admin page (Users).
+
+Whether a profile is public is its player's choice. Staff may hide a public profile (make it
+private), the one change the admin makes to a profile, and never show a private one: every
+admin form of a profile (its page, and the list's should it ever edit in place) refuses it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from accounts.models import GameRecord, Profile, Standing
@@ -28,6 +34,40 @@ class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for seve
         return False  # written only by counting finished games; an account's deletion takes its own
 
 
+PRIVATE_STAYS_PRIVATE = (
+    "This profile is private, and only its player can make it public again (on their settings page). "
+    "Staff may make a public profile private, not a private one public."
+)
+
+
+class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]  # django-stubs' ModelForm is generic
+    """A profile's *public* as staff may change it: from public to private only. The profile as
+    stored when the form is posted decides, not the page as staff saw it: a player may have made
+    their profile private since it was shown."""
+
+    class Meta:
+        model = Profile
+        fields = ("public",)
+        help_texts = {"public": "Untick to hide a public profile. Only its player can make a private profile public."}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stored_private = self.instance.pk is not None and not self.instance.public
+        if self.stored_private and "public" in self.fields:
+            self.fields["public"].disabled = True  # shown as it is; the check below refuses a forged post
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        # A disabled field takes its stored value whatever was posted: read the post itself, so a
+        # forged or stale one is refused out loud rather than saved as something else.
+        field = self.fields.get("public")
+        if self.stored_private and field is not None:
+            posted = field.widget.value_from_datadict(self.data, self.files, self.add_prefix("public"))
+            if posted:
+                raise ValidationError({"public": PRIVATE_STAYS_PRIVATE})
+        return cleaned
+
+
 @admin.register(Profile)
 class ProfileAdmin(SecretLookupsAdmin):  # its controller column is never filtered on
     list_display = ("user", "public", "created_at")
@@ -35,6 +75,19 @@ class ProfileAdmin(SecretLookupsAdmin):  # its controller column is never filter
     search_fields = ("user__username",)
     fields = ("user", "public", "created_at")
     readonly_fields = ("user", "created_at")
+    form = ProfileForm
+    actions: Any = None  # none that could show a profile; hiding one is done on its page
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
+        # Should the list ever edit *public* in place, its forms refuse what the page's refuses.
+        return super().get_changelist_form(request, **{"form": ProfileForm, **kwargs})
+
+    def save_model(self, request: HttpRequest, obj: Profile, form: Any, change: bool) -> None:
+        """Writes *public* only to make a profile private, and nothing else: a write of "public"
+        as the form had it could show a profile its player made private since the form was
+        checked; the other columns are not the admin's to write."""
+        if change and not obj.public:
+            Profile.objects.filter(pk=obj.pk).update(public=False)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
