@@ -732,3 +732,61 @@ def test_the_published_check_reports_a_turn_of_more_than_three_rolls(tmp_path: P
     checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
     assert checked.returncode != 0, checked.stdout[-300:]
     assert f"roll {fourth['roll']}: the 4th roll of a turn" in checked.stderr
+
+
+def test_verify_game_names_the_game_by_the_code_players_see_and_says_what_each_code_is() -> None:
+    """The command printed "Game beb3n2x7wn (official, finished)": the stored code, which players
+    never see (they quote "beb3-n2x7-wn"), and the rule set's and status's codes with no words."""
+    table = open_room(2, "official")
+    game = play_to_end(table, random.Random(21))
+    shown = services.shown_code(game.code)
+    out = StringIO()
+    call_command("verify_game", shown.upper(), "--rolls", stdout=out)  # as a player quotes it
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"Game {shown}: the room code players see ({game.code} as stored, and in each roll's HMAC)."
+    assert lines[1] == "  Rule set: Yahtzee (official) (its code: official). Status: Finished."
+    text = out.getvalue()
+    assert f"Server seed, revealed at the game's end: {game.server_seed}" in text
+    assert f"Commitment, shown from the room's start:  {game.seed_commitment}" in text
+    assert "The SHA-256 of the revealed seed matches the commitment" in text
+    assert f"Players' seeds, one per seat in seat order, mixed into every roll: {game.client_seed}" in text
+    assert "Each turn: its number, the player, every roll (held dice in [brackets])" in text
+    assert f"Game {game.code} " not in text and "(official, finished)" not in text
+
+
+def test_verify_game_says_in_words_what_failed_in_a_tampered_game() -> None:
+    table = open_room(1)
+    game = play_to_end(table, random.Random(2))
+    shown = services.shown_code(game.code)
+    move = game.moves.filter(kind=Move.Kind.ROLL).order_by("seq").first()
+    Game.objects.filter(pk=game.pk).update(server_seed="cd" * 32)
+    out = StringIO()
+    with pytest.raises(CommandError) as failed:
+        call_command("verify_game", game.code, stdout=out)
+    message = str(failed.value)
+    assert message.startswith(f"Game {shown} FAILED verification: the revealed seed does not match its commitment; ")
+    assert re.search(r"\d+ roll problems? in \d+ rolls", message), message
+    text = out.getvalue()
+    assert "The SHA-256 of the revealed seed DIFFERS from the commitment" in text
+    assert "Rolls that do not re-derive from the seeds (rolls are counted from 0 over the whole game;" in text
+    assert f"    roll 0 (move {move.seq}): logged " in text
+
+
+def test_verify_game_says_why_a_game_not_over_cannot_be_checked_and_a_code_not_found() -> None:
+    table = open_room(1, start=False)
+    shown = services.shown_code(table.code)
+    with pytest.raises(CommandError) as lobby:
+        call_command("verify_game", table.code, stdout=StringIO())
+    assert str(lobby.value) == (
+        f"Game {shown} has not started yet (status: Lobby): its server seed is revealed only when "
+        "the game ends, so it cannot be checked yet."
+    )
+    playing = open_room(1)
+    with pytest.raises(CommandError) as running:
+        call_command("verify_game", playing.code, stdout=StringIO())
+    assert str(running.value).startswith(
+        f"The players of game {services.shown_code(playing.code)} are still playing (status: Playing): "
+    )
+    with pytest.raises(CommandError) as missing:
+        call_command("verify_game", "abcd-efgh-zz", stdout=StringIO())
+    assert str(missing.value).startswith("No game has the room code 'abcd-efgh-zz' (case and dashes are ignored).")

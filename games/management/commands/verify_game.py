@@ -1,4 +1,9 @@
-"""manage.py verify_game CODE: re-derive every roll of a finished game from its revealed seed."""
+"""manage.py verify_game CODE: re-derive every roll of a finished game from its revealed seed.
+
+Read by an operator, not a program: the game is named by its room code as players see and
+quote it (``abcd-efgh-jk``), and every code it prints (rule set, status, roll and move numbers)
+is said in words beside it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.domain.rules import RULESETS
-from games.services import normalize_code
+from games.services import normalize_code, shown_code
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game
 
@@ -19,31 +24,69 @@ def _roll_text(roll: dict[str, Any]) -> str:
     return " ".join(f"[{text}]" if i in roll["held"] else f" {text} " for i, text in enumerate(shown))
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 class Command(BaseCommand):
-    help = "Check a finished game's dice against its seed commitment, and replay its moves through the rules."
+    help = (
+        "Check a finished game's dice against its seed commitment, and replay its moves through the rules. "
+        "The game is named by its room code as players see it (abcd-efgh-jk); case and dashes do not matter."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("code", help="the room code")
-        parser.add_argument("--rolls", action="store_true", help="print every roll")
+        parser.add_argument("code", help="the room code, as players see it (abcd-efgh-jk) or without its dashes")
+        parser.add_argument("--rolls", action="store_true", help="print every turn's rolls and the box it scored")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        typed = options["code"]
         try:
-            game = Game.objects.get(code=normalize_code(options["code"]))
+            game = Game.objects.get(code=normalize_code(typed))
         except Game.DoesNotExist as exc:
-            raise CommandError(f"No game with code {options['code']!r}.") from exc
+            raise CommandError(
+                f"No game has the room code {typed!r} (case and dashes are ignored). "
+                "Check the code on the room's page or in the admin's list of games."
+            ) from exc
+        shown = shown_code(game.code)
+        status = game.get_status_display()
         report = verify_fairness(game)
         if not report.revealed:
-            raise CommandError(f"Game {game.code} is still {game.status}: its seed is revealed when it ends.")
+            if game.status == Game.Status.LOBBY:
+                now = f"Game {shown} has not started yet (status: {status})"
+            else:
+                now = f"The players of game {shown} are still playing (status: {status})"
+            why = "its server seed is revealed only when the game ends, so it cannot be checked yet"
+            raise CommandError(f"{now}: {why}.")
         out = self.stdout
-        out.write(f"Game {game.code} ({game.ruleset}, {game.status})")
-        out.write(f"  server seed  {game.server_seed}")
-        out.write(
-            f"  commitment   {game.seed_commitment}  sha256(seed) {'matches' if report.commitment_ok else 'DIFFERS'}"
-        )
-        out.write(f"  client seeds {game.client_seed or '(none)'}")
+        ruleset = RULESETS[game.ruleset]
+        # The code as players quote it first; the stored one is what the dice's HMAC signs.
+        out.write(f"Game {shown}: the room code players see ({game.code} as stored, and in each roll's HMAC).")
+        out.write(f"  Rule set: {ruleset.label} (its code: {game.ruleset}). Status: {status}.")
+        out.write(f"  Server seed, revealed at the game's end: {game.server_seed}")
+        out.write(f"  Commitment, shown from the room's start:  {game.seed_commitment}")
+        if report.commitment_ok:
+            out.write(
+                "    The SHA-256 of the revealed seed matches the commitment: it is the seed the server committed to."
+            )
+        else:
+            out.write(
+                self.style.ERROR(
+                    "    The SHA-256 of the revealed seed DIFFERS from the commitment: "
+                    "it is not the seed the server committed to."
+                )
+            )
+        if any(game.client_seed.split(",")):
+            out.write(f"  Players' seeds, one per seat in seat order, mixed into every roll: {game.client_seed}")
+        else:
+            out.write("  Players' seeds: none (no seat sent one); the rolls come from the server seed and room code.")
         replay = replay_game(game)
-        multipliers = RULESETS[game.ruleset].multipliers
+        multipliers = ruleset.multipliers
         if options["rolls"]:
+            column_note = " and the column's multiplier (×1, ×2, ×3)" if len(multipliers) > 1 else ""
+            out.write(
+                "  Each turn: its number, the player, every roll (held dice in [brackets]), then the box it "
+                f"scored as the move log names it{column_note}, and its points + Yahtzee bonus points."
+            )
             for turn in replay.turns:
                 rolls = "  ".join(_roll_text(roll) for roll in turn.rolls)
                 # Triple: which of the three boxes of that name, as a zero or a bonus cannot tell.
@@ -51,13 +94,32 @@ class Command(BaseCommand):
                 out.write(
                     f"  turn {turn.number:3} {turn.name:<24} {rolls}  -> {turn.box}{column} {turn.points}+{turn.bonus}"
                 )
+        if report.mismatches:
+            out.write(
+                self.style.ERROR(
+                    "  Rolls that do not re-derive from the seeds (rolls are counted from 0 over the whole game; "
+                    "a move is its number in the game's move log, as in its log.json):"
+                )
+            )
         for mismatch in report.mismatches:
-            out.write(self.style.ERROR(f"  {mismatch}"))
+            out.write(self.style.ERROR(f"    {mismatch}"))
+        if replay.problems:
+            out.write(
+                self.style.ERROR(
+                    "  The moves do not replay through the rules as logged (a move is its number in the move log):"
+                )
+            )
         for problem in replay.problems:
-            out.write(self.style.ERROR(f"  replay: {problem}"))
-        ok = report.ok and not replay.problems
-        if not ok:
-            raise CommandError(f"Game {game.code} FAILED verification.")
+            out.write(self.style.ERROR(f"    {problem}"))
+        if not (report.ok and not replay.problems):
+            found = []
+            if not report.commitment_ok:
+                found.append("the revealed seed does not match its commitment")
+            if report.mismatches:
+                found.append(f"{_count(len(report.mismatches), 'roll problem')} in {report.rolls_checked} rolls")
+            if replay.problems:
+                found.append(f"{_count(len(replay.problems), 'problem')} replaying the moves")
+            raise CommandError(f"Game {shown} FAILED verification: {'; '.join(found)} (see above).")
         out.write(
             self.style.SUCCESS(
                 f"OK: all {report.rolls_checked} rolls re-derived from the revealed seed, and the moves replay exactly."
