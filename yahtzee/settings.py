@@ -350,7 +350,17 @@ if not 0 < SCHEDULER_POLL < float("inf"):
 SCHEDULER_OUTAGE = float(os.environ.get("SCHEDULER_OUTAGE") or 5.0)
 # `manage.py scheduler_health` (compose's health check of the scheduler) fails once this host's
 # scheduler that sweeps completed no round for this many polls.
-SCHEDULER_STALE_POLLS = float(os.environ.get("SCHEDULER_STALE_POLLS") or 30)
+try:
+    _stale_polls = float(os.environ.get("SCHEDULER_STALE_POLLS") or 30)
+except ValueError:
+    _stale_polls = float("nan")
+# 0 or less failed every health check of a scheduler that runs fine (its last round is always
+# longer ago than that): its service shown unhealthy for ever, with no word of the setting.
+if not (_stale_polls.is_integer() and _stale_polls > 0):
+    raise ImproperlyConfigured(
+        f"SCHEDULER_STALE_POLLS={os.environ.get('SCHEDULER_STALE_POLLS')!r} is a whole number of polls, more than 0."
+    )
+SCHEDULER_STALE_POLLS = int(_stale_polls)
 # The sweeps (games/services/sweeps.py): what nothing will read again, deleted by the scheduler
 # that sweeps (SCHEDULER=all) once every SWEEP_EVERY seconds across all the site's processes, in
 # transactions of at most SWEEP_BATCH rows. ROOMS_NEVER_STARTED_DAYS: a room whose game never

@@ -71,6 +71,21 @@ def test_a_poll_that_is_no_time_apart_is_refused_before_the_scheduler_starts(
     assert started == []
 
 
+@pytest.mark.parametrize("command", ["run_scheduler", "scheduler_health"])
+def test_a_health_check_window_of_no_polls_is_refused_as_the_scheduler_or_its_health_check_starts(
+    command: str, tmp_path: Path
+) -> None:
+    """``SCHEDULER_STALE_POLLS=0`` ran the scheduler, and failed each of its health checks however
+    recent its last round, with no word of the setting."""
+    env = server_env(DATA_DIR=str(tmp_path), SCHEDULER_STALE_POLLS="0")
+    started = subprocess.run(
+        [sys.executable, "manage.py", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode != 0
+    assert "SCHEDULER_STALE_POLLS='0' is a whole number of polls, more than 0." in started.stderr
+    assert "scheduler running" not in started.stdout
+
+
 def moves(env: dict[str, str], code: str) -> list[str]:
     """The room's moves, read from the embedded default's SQLite file (a Django start per look was seconds of CPU)."""
     with contextlib.closing(sqlite3.connect(Path(env["DATA_DIR"]) / "yahtzee.sqlite3")) as db:

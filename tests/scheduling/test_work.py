@@ -668,6 +668,35 @@ def test_a_scheduler_poll_that_is_no_time_apart_is_named_as_the_settings_load(
         runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
 
 
+@pytest.mark.parametrize("polls", ["0", "-3", "2.5", "many", "inf", "nan"])
+def test_a_health_check_window_that_is_no_whole_number_of_polls_is_named_as_the_settings_load(
+    monkeypatch: pytest.MonkeyPatch, polls: str
+) -> None:
+    """0 or less failed every health check of a scheduler that ran fine (its last round is always
+    more than 0 polls ago): compose showed it unhealthy for ever, and said nothing of the setting."""
+    import runpy
+    from pathlib import Path
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("SCHEDULER_STALE_POLLS", polls)
+    with pytest.raises(
+        ImproperlyConfigured, match=f"SCHEDULER_STALE_POLLS='{polls}' is a whole number of polls, more than 0"
+    ):
+        runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
+
+
+@pytest.mark.parametrize(("polls", "read"), [("", 30), ("12", 12), ("12.0", 12)])
+def test_a_health_check_window_of_whole_polls_is_read(monkeypatch: pytest.MonkeyPatch, polls: str, read: int) -> None:
+    import runpy
+    from pathlib import Path
+
+    monkeypatch.setenv("SCHEDULER_STALE_POLLS", polls)
+    loaded = runpy.run_path(str(Path(__file__).resolve().parents[2] / "yahtzee" / "settings.py"))
+    assert loaded["SCHEDULER_STALE_POLLS"] == read
+    assert isinstance(loaded["SCHEDULER_STALE_POLLS"], int)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_the_scheduler_that_sweeps_runs_the_sweeps_with_nobody_connected(settings) -> None:
