@@ -144,6 +144,9 @@ class Scheduler:
     async def _apply(self, code: str) -> None:
         try:
             outcome = await db_async(work.apply_due)(code)
+            # Nothing was applied (a computer player waiting for its table to be built, a clock a
+            # little ahead of this one): with no sweep here, come back when the room is next due.
+            again = await db_async(work.due_at)(code) if outcome == work.NOTHING and not self.sweep else None
         except Exception as exc:
             # The sweep (here or in another process) tries again.
             if work.away(exc):
@@ -151,14 +154,12 @@ class Scheduler:
             else:
                 log.exception("due work in %s failed", code)
             return
+        # A scheduler of timers only has no loop of its own to see the database answer again.
+        self.outage.back()
         if outcome == work.FOLLOWUPS:
             self._take(code)
-        elif outcome == work.NOTHING and not self.sweep:
-            # Nothing was applied (a computer player waiting for its table to be built, a clock a
-            # little ahead of this one): with no sweep here, come back when the room is next due.
-            due = await db_async(work.due_at)(code)
-            if due is not None:
-                self._at(code, max(due, timezone.now() + work.RETRY))
+        elif again is not None:
+            self._at(code, max(again, timezone.now() + work.RETRY))
 
     def _take(self, code: str) -> None:
         """Complete the follow-ups of ``code``, leased to this process, unless they are under way here."""
@@ -224,11 +225,13 @@ class Scheduler:
                     for code in rooms:  # a dead process's sockets: the room hears who is gone
                         sockets.presence_changed(code)
                     self.serving_now(serving)
-                self.outage.back()
                 if self.sweep:
                     more = await self._claim_round()
                     self._ask_sweep()
                     await db_async(work.alive)(self._alive)
+                # Once the whole round went through: a beat that passes while the claims still
+                # fail is no return, and saying so would log the outage again at every poll.
+                self.outage.back()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

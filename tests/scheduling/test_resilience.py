@@ -213,6 +213,88 @@ async def test_the_database_away_is_logged_once_and_its_return_once(settings, mo
     assert "again" in records[1].getMessage()
 
 
+@pytest.mark.parametrize("kind", ["all", "local", "timers only"])
+@pytest.mark.asyncio
+async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_return_once(
+    kind, settings, monkeypatch, caplog
+) -> None:
+    """A scheduler of timers only (made on an event loop where none was started: no sweep, no beat)
+    logged the database away when a room's timer met it, and never that it answered again."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    down = [True]
+    tries: list[bool] = []
+
+    def answer() -> None:
+        if down[0]:
+            raise database_error('connection to server at "db" failed: Connection refused', "08006")
+
+    def beat(now: object = None) -> None:
+        answer()
+
+    def apply_due(code: str) -> str:
+        try:
+            answer()
+        finally:
+            tries.append(down[0])
+        return work.APPLIED
+
+    monkeypatch.setattr(work, "beat", beat)
+    monkeypatch.setattr(work, "apply_due", apply_due)
+    monkeypatch.setattr(work, "claim_next", lambda *, followups=True: None)
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    if kind == "timers only":
+        scheduler = runner.Scheduler(asyncio.get_running_loop(), sweep=False, poll=settings.SCHEDULER_POLL)
+    else:
+        started = scheduling.start(kind)
+        assert started is not None
+        scheduler = started
+    try:
+        for count in range(1, 6):  # a room's timer fires five times while the database is away
+            scheduler.wake("ROOM", timezone.now())
+            await until(lambda count=count: len(tries) >= count)
+        await asyncio.sleep(0.05)  # and a few polls of the loop, for the schedulers that have one
+        down[0] = False
+        scheduler.wake("ROOM", timezone.now())
+        await until(lambda: any(r.levelno == logging.WARNING for r in caplog.records), seconds=3)
+        await asyncio.sleep(0.05)
+    finally:
+        await (scheduler.stop() if kind == "timers only" else scheduling.stop())
+    assert tries[:5] == [True] * 5 and False in tries
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "Connection refused" in records[0].getMessage()
+    assert "reaches the database again" in records[1].getMessage()
+    assert all(r.exc_info is None for r in records)
+
+
+@pytest.mark.asyncio
+async def test_a_beat_that_passes_while_the_claims_still_fail_is_not_the_databases_return(
+    settings, monkeypatch, caplog
+) -> None:
+    """The beat going through was taken for the database's return, and the claim's failure right
+    after it for a new outage: two lines, one an error, at every poll for as long as it lasted."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    claims: list[int] = []
+
+    def claim_next(*, followups: bool = True) -> None:
+        claims.append(1)
+        if len(claims) <= 30:
+            raise database_error("server closed the connection unexpectedly", "08006")
+
+    monkeypatch.setattr(work, "claim_next", claim_next)
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    scheduling.start("all")
+    try:
+        await until(lambda: len(claims) > 32)
+    finally:
+        await scheduling.stop()
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "reaches the database again" in records[1].getMessage()
+
+
 def test_a_long_outage_is_told_at_most_once_a_minute(monkeypatch, caplog) -> None:
     clock = [1000.0]
     monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
