@@ -160,6 +160,9 @@ def _apply(game: Game, now: datetime) -> Outcome:
         refused = True
     if done:
         if game.due_failures:  # the actions recorded the room's next due time; the failures in a row end
+            # Not through ``_update``: this process's copy of the row as the action just wrote it
+            # (moves.remembered) keeps the old count, but no action reads or writes that column, and
+            # its version is still the stored one, so the next action may start from it.
             Game.objects.filter(pk=game.pk).update(due_failures=0)
         return APPLIED
     rows = Game.objects.filter(pk=game.pk, version=version)

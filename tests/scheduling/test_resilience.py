@@ -15,9 +15,10 @@ from django.core.management import CommandError, call_command
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from games import scheduling
+from games import scheduling, services
 from games.scheduling import runner, work
 from games.services import signals
+from games.store import moves
 from games.store.models import Game, Heartbeat
 from tests.factories import open_room, play_to_end, timed_room
 
@@ -115,6 +116,57 @@ def test_a_room_whose_due_work_keeps_being_refused_waits_longer_each_time(monkey
     due_now(stuck.code)
     assert scheduling.claim_next() == (stuck.code, scheduling.APPLIED)
     assert Game.objects.get(code=stuck.code).due_failures == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_failures_set_back_to_0_stay_0_through_the_next_action_on_the_row_this_process_kept(
+    monkeypatch,
+) -> None:
+    """The count is set back to 0 without a new version and without dropping this process's copy
+    of the row as the timeout wrote it (games.store.moves.remembered), which still holds the old
+    count. The next action starts from that copy: its version is the stored one, so the action's
+    guarded write goes through, and an action writes only the columns it changed, never the count."""
+    table = timed_room(seconds=30)
+    real = work.clock_expire
+    refusing = True
+
+    def clock_expire(*, code: str, version: int) -> bool:
+        if refusing:
+            raise RuntimeError("this room's work fails")
+        return real(code=code, version=version)
+
+    monkeypatch.setattr(work, "clock_expire", clock_expire)
+    for _ in range(2):
+        due_now(table.code)
+        assert scheduling.claim_next() == (table.code, scheduling.NOTHING)
+    assert Game.objects.get(code=table.code).due_failures == 2
+    refusing = False
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)
+    assert Game.objects.get(code=table.code).due_failures == 0
+    kept = moves.remembered(table.code)
+    assert kept is not None and kept.version == table.version()
+
+    conflicts: list[str] = []
+    append = moves.append
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return append(*args, **kwargs)
+        except moves.Conflict as exc:
+            conflicts.append(str(exc))
+            raise
+
+    monkeypatch.setattr(moves, "append", guarded)
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r1")
+    assert conflicts == []
+    assert Game.objects.get(code=table.code).due_failures == 0
+    # A failure after it is the first in a row again: a minute's wait, not four.
+    refusing = True
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.NOTHING)
+    assert Game.objects.get(code=table.code).due_failures == 1
+    assert 58 < waits(table.code) <= 60
 
 
 def test_a_claim_that_takes_no_follow_ups_leaves_them_for_later(settings) -> None:
