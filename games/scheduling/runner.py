@@ -177,8 +177,13 @@ class Scheduler:
                 await db_async(work.run_followups)(code)
             else:
                 await self.loop.run_in_executor(self._followups, _followups_thread, code)
-        except Exception:
-            log.exception("the follow-ups of %s failed; they stay owed", code)
+        except Exception as exc:
+            if work.away(exc):
+                self.outage.failed(exc)  # they stay owed, and are leased again once it answers
+            else:
+                log.exception("the follow-ups of %s failed; they stay owed", code)
+        else:
+            self.outage.back()
         finally:
             self._following.discard(code)
 
@@ -201,8 +206,11 @@ class Scheduler:
                 await db_async(work.sweep_if_due)()  # an in-memory SQLite database: its one thread (as _follow)
             else:
                 await self.loop.run_in_executor(self._sweeps, _sweeps_thread)
-        except Exception:
-            log.exception("the sweeps failed; they run again when next due")
+        except Exception as exc:
+            if work.away(exc):
+                self.outage.failed(exc)
+            else:
+                log.exception("the sweeps failed; they run again when next due")
 
     def serving_now(self, serving: set[str]) -> None:
         """The other serving processes at this beat: a new one may be the worker the proxy sends

@@ -321,6 +321,79 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
 
 
 @pytest.mark.asyncio
+async def test_finished_games_follow_ups_that_meet_the_database_away_log_it_as_an_outage(
+    settings, monkeypatch, caplog
+) -> None:
+    """Follow-ups cut short by the database away logged a traceback each, and their success after
+    it never said that the database answered again."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    down = [True]
+    runs: list[bool] = []
+
+    def run_followups(code: str) -> bool:
+        runs.append(down[0])
+        if down[0]:
+            raise database_error("server closed the connection unexpectedly", "08006")
+        return True
+
+    applies: list[str] = []
+
+    def apply_due(code: str) -> str:
+        applies.append(code)
+        if down[0] and code != "ROOM1":  # the database went away once ROOM1's follow-ups were leased
+            raise database_error("server closed the connection unexpectedly", "08006")
+        return work.FOLLOWUPS
+
+    monkeypatch.setattr(work, "apply_due", apply_due)
+    monkeypatch.setattr(work, "run_followups", run_followups)
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    scheduler = runner.Scheduler(asyncio.get_running_loop(), sweep=False, poll=settings.SCHEDULER_POLL)
+    try:
+        for count in range(1, 4):
+            scheduler.wake(f"ROOM{count}", timezone.now())
+            await until(lambda count=count: len(applies) == count and len(runs) == 1 and not scheduler.pending())
+        down[0] = False
+        scheduler.wake("ROOM4", timezone.now())
+        await until(lambda: len(runs) == 2 and not scheduler.pending())
+    finally:
+        await scheduler.stop()
+    assert runs == [True, False]
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "server closed the connection unexpectedly" in records[0].getMessage()
+    assert "reaches the database again" in records[1].getMessage()
+    assert all(r.exc_info is None for r in records)
+
+
+@pytest.mark.asyncio
+async def test_sweeps_that_meet_the_database_away_log_it_as_an_outage(settings, monkeypatch, caplog) -> None:
+    """Sweeps cut short by the database away logged a traceback, apart from the outage's lines."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    sweeps: list[int] = []
+    rounds: list[int] = []
+
+    def sweep_if_due(now: object = None) -> None:
+        sweeps.append(len(rounds))
+        raise database_error("server closed the connection unexpectedly", "08006")
+
+    monkeypatch.setattr(work, "sweep_if_due", sweep_if_due)
+    monkeypatch.setattr(work, "claim_next", lambda *, followups=True: rounds.append(1))
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    scheduling.start("all")
+    try:
+        await until(lambda: sweeps and len(rounds) > sweeps[0] + 3)  # whole rounds since the sweeps failed
+    finally:
+        await scheduling.stop()
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "cannot reach the database" in records[0].getMessage()
+    assert "reaches the database again" in records[1].getMessage()
+    assert all(r.exc_info is None for r in records)
+
+
+@pytest.mark.asyncio
 async def test_a_beat_that_passes_while_the_claims_still_fail_is_not_the_databases_return(
     settings, monkeypatch, caplog
 ) -> None:
