@@ -44,6 +44,7 @@ frame (games.domain.protocol), from a socket or a form post, goes through ``perf
 from typing import Any
 
 from games.domain import protocol
+from games.domain.codes import shown_code
 from games.domain.errors import *  # noqa: F403  (the refusal codes, as services.STALE and so on)
 from games.domain.protocol import ACTION_ID_MAX
 from games.services.actions import act
@@ -71,7 +72,6 @@ from games.services.codes import (
     new_controller,
     new_room_code,
     normalize_code,
-    shown_code,
 )
 from games.services.notices import PUSH_PER_CONTROLLER
 from games.services.pace import (

@@ -117,11 +117,6 @@ def new_room_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def shown_code(code: str) -> str:
-    """A room code as people see and type it, in groups: "abcdefghjk" is "abcd-efgh-jk"."""
-    return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
-
-
 def normalize_code(code: str) -> str:
     """Codes are typed by people: ignore case, spaces and dashes of any kind, and take full-width
     letters and digits (an input method left in full-width mode) as the plain ones (NFKC)."""

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from games.domain.codes import shown_code
 from games.domain.room import Room
 from games.domain.rules import RULESETS, Box
 
@@ -90,7 +91,7 @@ class Game(models.Model):
         indexes = [models.Index(fields=["created_at"], name="game_never_started", condition=Q(started_at__isnull=True))]
 
     def __str__(self) -> str:
-        return f"{self.code} ({self.ruleset}, {self.status})"
+        return f"{shown_code(self.code)} ({self.get_ruleset_display()}, {self.get_status_display()})"
 
     @property
     def room(self) -> Room:
@@ -167,7 +168,7 @@ class Player(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} (seat {self.seat} of {self.game.code})"
+        return f"{self.name} (seat {self.seat} of {shown_code(self.game.code)})"
 
 
 class ScoreEntry(models.Model):
@@ -239,7 +240,7 @@ class Move(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.game.code} #{self.seq} {self.kind}"
+        return f"{shown_code(self.game.code)} #{self.seq} {self.kind}"
 
 
 class Presence(models.Model):
@@ -270,7 +271,7 @@ class Presence(models.Model):
     hidden_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return f"{self.game.code}: {self.channel_name}"
+        return f"{shown_code(self.game.code)}: {self.channel_name}"
 
 
 class HintTaken(models.Model):
@@ -317,7 +318,7 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         # No name: the admin's log keeps this, and a deleted account's name is withdrawn from the message only.
-        return f"{self.game.code}: {self.text[:40]}"
+        return f"{shown_code(self.game.code)}: {self.text[:40]}"
 
 
 class ChatModeration(models.Model):

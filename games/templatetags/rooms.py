@@ -10,8 +10,9 @@ from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
+from games.domain.codes import shown_code
 from games.services import words
-from games.services.codes import shown_code, shown_name
+from games.services.codes import shown_name
 
 register = template.Library()
 

@@ -554,7 +554,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     other_list = "game"
 
-    list_display = ("code", "ruleset_label", "pace_label", "state", "to_move", "time_left", "turn_deadline")
+    list_display = ("room_code", "ruleset_label", "pace_label", "state", "to_move", "time_left", "turn_deadline")
     list_filter = ("pace", "status", ("ruleset", RulesetFilter))
     search_fields = ("code", "players__name")
     # The move about to run out first: a game with no deadline (lobby, paused, no clock) after
@@ -562,7 +562,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
     ordering = (F("turn_deadline").asc(nulls_last=True), "-created_at")
     list_per_page = 50
     fields = (
-        "code", "ruleset", "state", "pace_label", "to_move", "turn_deadline", "time_left",
+        "room_code", "ruleset", "state", "pace_label", "to_move", "turn_deadline", "time_left",
         "created_at", "started_at", "version",
     )  # fmt: skip
     readonly_fields = fields
@@ -570,6 +570,10 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).filter(status__in=Game.LIVE)
+
+    @admin.display(description="code", ordering="code")
+    def room_code(self, game: Game) -> str:
+        return services.shown_code(game.code)
 
     def staff_actions(self, obj: Game) -> list[dict[str, Any]]:
         return _game_staff_actions(obj)
@@ -732,7 +736,7 @@ class ScoreEntryAdmin(ShownCodeSearch, ReadOnlyAdmin):
 
     @admin.display(description="game", ordering="player__game__code")
     def game_code(self, entry: ScoreEntry) -> str:
-        return entry.player.game.code
+        return services.shown_code(entry.player.game.code)
 
 
 @admin.register(Move)

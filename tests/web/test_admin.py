@@ -525,3 +525,19 @@ def test_the_review_names_the_player_who_stayed_over_a_computer_in_a_seat_whose_
     html = staff_client.get(CHANGELIST).content.decode()
     row = next(r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S) if "field-winner_names" in r)
     assert re.search(r'class="field-winner_names">P0</td>', row), row
+
+
+def test_every_admin_list_names_a_game_by_the_code_players_see_never_the_stored_one(admin_client: Client) -> None:
+    """Players quote a room as abcd-efgh-jk; the stored abcdefghjk is in no list (games, games under
+    way, players, scores, moves, chat), nor in the name a record is given in the admin's log."""
+    game = finished(2, seed=3)
+    live = open_room(2)
+    shown, stored = services.shown_code(game.code), game.code
+    services.chat_post(code=game.code, controller=Player.objects.filter(game=game).first().controller, text="gg")
+    for name in ("game", "player", "scoreentry", "move", "chatmessage"):
+        page = text(admin_client.get(reverse(f"admin:games_{name}_changelist"), {"q": shown}))
+        assert shown in page, name
+        assert stored not in page.replace(shown, ""), name
+    page = text(admin_client.get(reverse("admin:games_gameunderway_changelist")))
+    assert services.shown_code(live.code) in page and live.code not in page.replace(services.shown_code(live.code), "")
+    assert str(game) == f"{shown} ({RULESETS[game.ruleset].label}, Finished)"

@@ -227,7 +227,7 @@ def test_a_running_games_chat_message_links_to_the_games_page_under_way(staff_cl
     services.chat_post(code=table.code, controller=table.controllers[1], text="rude words")
     message = ChatMessage.objects.get()
     html = staff_client.get(reverse("admin:games_chatmessage_change", args=[message.pk])).content.decode()
-    link = re.search(r'<div class="readonly"><a href="([^"]+)">[^<]*' + table.code, html)
+    link = re.search(r'<div class="readonly"><a href="([^"]+)">[^<]*' + services.shown_code(table.code), html)
     assert link, "the message's page does not link its game"
     response = staff_client.get(unescape(link.group(1)), follow=True)
     assert response.redirect_chain[-1][0] == reverse("admin:games_gameunderway_change", args=[table.game.pk])
