@@ -609,7 +609,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         verdicts = coach.verdict_map(game)
     except RuleViolation:  # the coach's table is still being built: the replay shows without verdicts
         verdicts = {}
-    # The reader's own seats: the page opens their part of the coach's review (the review itself is cached for all).
+    # The reader's own seats: the page opens their part of the coach's review.
     you = seats_of(game, controller_for(request))
     context.update(review=review, replay_data=_replay_data(game, verdicts), you=you)
     return render(request, "games/replay.html", context)

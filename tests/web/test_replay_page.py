@@ -390,3 +390,21 @@ def test_each_name_in_the_replays_review_is_a_run_of_its_own_in_one_sentence(mon
     headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
     assert headings[0].startswith("<bdi>שרה 2</bdi> lost 9.5 points in 2 costly choices."), headings
     assert headings[1] == "<bdi>Bo 7</bdi> (computer) played like the solver.", headings
+
+
+def test_the_replays_review_is_drawn_by_the_code_and_template_serving_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deploy that changes how the coach's review reads shows at the next view: a review drawn
+    by the release before is not served from a cache kept across the deploy (the verdicts under
+    it, kept in no words, are; tests/services)."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(5))
+    before = review_section(Client().get(f"/r/{game.code}/replay").content.decode())
+    assert "A new release words the review anew." not in before
+    real = coach.review
+
+    def new_release(game: Game) -> dict[str, Any]:
+        return {**real(game), "note": "A new release words the review anew."}
+
+    monkeypatch.setattr(coach, "review", new_release)
+    after = review_section(Client().get(f"/r/{game.code}/replay").content.decode())
+    assert "A new release words the review anew." in after
