@@ -14,7 +14,7 @@ from typing import Any
 from django.utils import formats
 from django.utils.translation import gettext, ngettext, pgettext
 
-from games.domain.rules import MAX_PLAYERS, RULESETS
+from games.domain.rules import MAX_PLAYERS, RULESETS, RuleSet
 from games.services import duration, words
 from games.services.chat import REACTIONS
 from games.services.codes import shown_name
@@ -43,6 +43,39 @@ def _sum_label(ruleset_name: str, key: str, kind: str) -> str:
     if key == "yahtzee_bonus":
         return gettext("%(box)s bonus") % {"box": words.box_name(ruleset, "yahtzee")}
     return labels.get(key, key)
+
+
+def _section_label(section: dict[str, Any]) -> str:
+    """A section's heading in the reader's language (the layout says it in English)."""
+    return gettext("Colours") if section["name"] == "colour" else str(section["label"])
+
+
+def _bonus_rules(ruleset: RuleSet) -> list[str]:
+    """The upper bonus's "35 at 63" of each column, in the reader's words."""
+    return [
+        gettext("%(prize)s at %(goal)s") % {"prize": ruleset.upper_bonus * m, "goal": ruleset.upper_bonus_threshold * m}
+        for m in ruleset.multipliers
+    ]
+
+
+def _sum_row(ruleset: RuleSet, row: dict[str, Any], cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sum row as the page with script draws it (static/js/scorecard.js): the upper sum with
+    its goal ("17/63", ticked once the bonus is earned), the bonus with what earns it (under its
+    name with one column, in each column's cell with several)."""
+    columns = len(ruleset.multipliers)
+    rules = _bonus_rules(ruleset) if row.get("rules") else []
+    cells = []
+    for card in cards:
+        for column in range(columns):
+            values = card["columns"][column]
+            cell: dict[str, Any] = {"value": values[row["key"]]}
+            if row.get("goals"):
+                cell.update(goal=row["goals"][column], made=values[row["made"]] > 0)
+            elif rules and columns > 1:
+                cell["rule"] = rules[column]
+            cells.append(cell)
+    label = _sum_label(ruleset.name, row["key"], "sum")
+    return {"kind": "sum", "label": label, "rule": rules[0] if rules and columns == 1 else "", "cells": cells}
 
 
 def _column_name(multipliers: list[int], column: int) -> str:
@@ -101,8 +134,13 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
         if my_turn and rolled
         else {}
     )
-    rows: list[dict[str, Any]] = []
+    # The sections as the page with script draws them: a group of rows each, under its name where
+    # the layout shows one (Painted's colour boxes).
+    sections: list[dict[str, Any]] = []
     for section in info["scorecard"]["sections"]:
+        rows: list[dict[str, Any]] = []
+        heading = _section_label(section) if section["heading"] else ""
+        sections.append({"name": section["name"], "heading": heading, "rows": rows})
         for row in section["rows"]:
             cells: list[dict[str, Any]] = []
             if row["kind"] == "box":
@@ -129,10 +167,7 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
                 cells = [{"value": cards[seat]["total"], "span": columns} for seat in order]
                 rows.append({"kind": "total", "label": _sum_label(info["name"], row["key"], "total"), "cells": cells})
             else:
-                cells = [
-                    {"value": cards[seat]["columns"][column][row["key"]]} for seat in order for column in range(columns)
-                ]
-                rows.append({"kind": "sum", "label": _sum_label(info["name"], row["key"], "sum"), "cells": cells})
+                rows.append(_sum_row(ruleset, row, [cards[seat] for seat in order]))
     return {
         "seats": [
             {
@@ -144,7 +179,8 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
         ],
         "columns": columns,
         "multipliers": [_column_name(info["multipliers"], column) for column in range(columns)] if columns > 1 else [],
-        "rows": rows,
+        "sections": sections,
+        "width": 1 + columns * len(order),
         # Each reason once, under the card: the same reason closes every box it closes.
         "closed_because": list(dict.fromkeys(why for why in closed.values() if why)),
     }

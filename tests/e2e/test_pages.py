@@ -427,6 +427,38 @@ def test_a_painted_replay_shows_the_card_exactly_as_the_table_does(live_site: Li
     assert table.errors == [] and replay.errors == []
 
 
+# The card's sections and rows as they read: each row's name and cells, words shown and words
+# for a screen reader alike (innerText), for the page with script (#card) and without (.ns-scorecard).
+CARD_READ = """selector => [...document.querySelectorAll(selector)].flatMap(table => [...table.tBodies].map(body => [
+  body.dataset.section,
+  ...[...body.rows].map(tr => [...tr.cells].map(cell => cell.innerText.replace(/\\s+/g, " ").trim())),
+]))"""
+
+
+@pytest.mark.parametrize("ruleset", ["painted", "triple", "official"])
+def test_the_card_without_script_reads_as_the_card_with_script(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """A spectator's card without script had no "Colours" heading over Painted's colour boxes, and
+    its sums bare ("0" where the page with script says "0/63", no "35 at 63" under the bonus):
+    its sections, rows and totals read as the page with script's, word for word."""
+    code = finished_game(live_site, players=2, seed=SEEDS.get(ruleset, 6), ruleset=ruleset)
+    scripted = new_page(1280, 800)
+    scripted.goto(f"{live_site.url}/r/{code}/")
+    scripted.wait_for_selector("#card table")
+    plain = new_page(1280, 800, java_script_enabled=False)
+    plain.goto(f"{live_site.url}/r/{code}/")
+    with_script, without = scripted.evaluate(CARD_READ, "#card table"), plain.evaluate(CARD_READ, ".ns-scorecard")
+    assert without == with_script
+    sections = [section[0] for section in without]
+    assert ("colour" in sections) == (ruleset == "painted")
+    upper_sum = next(row for section in without for row in section[1:] if row[0] == "Upper sum")
+    assert all(re.fullmatch(r"\d+/(63|126|189)( ✓, bonus earned)?", cell) for cell in upper_sum[1:]), upper_sum
+    for scheme in in_each_scheme(plain):
+        shot(plain, f"noscript-card-{ruleset}-1280-{scheme}", full_page=True)
+    assert scripted.errors == []
+
+
 SEEDS = {"official": 1, "painted": 4}
 SUMS = ("upper", "upper_bonus", "lower", "yahtzee_bonus", "colour", "total", "grand")
 

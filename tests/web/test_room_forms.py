@@ -567,6 +567,24 @@ def test_the_card_without_script_has_the_rule_sets_columns_and_boxes(ruleset: st
     assert game.room.rules.cards[0].get(Box(box), int(column)) is not None
 
 
+def test_a_painted_card_without_script_has_the_colour_heading_and_the_sums_of_the_page_with_script() -> None:
+    """As static/js/scorecard.js draws it, for the player and for a spectator: the colour boxes
+    under their heading, the upper sum with its goal ("0/63") and the bonus with what earns it."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", ruleset="painted")
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    for reader in (ada, Client()):
+        page = reader.get(f"/r/{game.code}/").content.decode()
+        card = page[page.index('<table class="scorecard ns-scorecard">') :]
+        card = re.sub(r"\s+", " ", card[: card.index("</table>")])
+        sections = re.findall(r'<tbody data-section="(\w+)">', card)
+        assert sections == ["upper", "lower", "colour", "totals"]
+        assert '<tr class="section"><th scope="rowgroup" colspan="2">Colours</th></tr>' in card
+        assert card.count('0<span class="goal">/63</span>') == 1, card
+        assert '<th scope="row">Upper bonus<small class="bonus-rule">35 at 63</small></th>' in card
+        assert re.search(r'<th scope="row">Colour sum</th> ?<td class="filled">0</td>', card), card
+
+
 def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
     ada, game = started()
     for _ in range(13):
