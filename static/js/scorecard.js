@@ -57,18 +57,25 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
   const width = 1 + cols * seats.length;
   const pinning = seats.length > 1 && cols * seats.length > (panes.length > 1 ? 1 : 3);
   const pin = (seat, k) => (pinning && seat === focus ? ` pin pin-${k}` : "");
+  // Which side of the pinned seat another seat's columns are on: its name and its columns stop
+  // beside the pinned ones, on that side, as the card scrolls (site.css).
+  const pinnedAt = pinning ? seats.findIndex((s) => s.seat === focus) : -1;
+  const side = (s) => {
+    const at = seats.indexOf(s);
+    return pinnedAt < 0 || at === pinnedAt ? "" : at > pinnedAt ? " after-pin" : " before-pin";
+  };
   const cardOf = (seat) => cards[seat] ?? null;
 
   const nameCell = (s) => {
     const cur = s.seat === current;
     const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
-    return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}" title="${esc(s.name)}">
+    return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}${side(s)}" title="${esc(s.name)}">
       <span class="seat-head-name">${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}</span>${s.presence ? `<span class="sr-only presence-label"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
   };
   let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>${gettext("Box")}</th>${seats.map(nameCell).join("")}</tr>`;
   if (cols > 1) {
     head += `<tr class="multipliers">${seats
-      .map((s) => ruleset.multipliers.map((m, k) => `<th scope="col" class="${s.seat === current ? "current" : ""}${pin(s.seat, k)}"><span class="sr-only">${esc(s.name)} </span>×${m}</th>`).join(""))
+      .map((s) => ruleset.multipliers.map((m, k) => `<th scope="col" class="${s.seat === current ? "current" : ""}${pin(s.seat, k)}${side(s)}"><span class="sr-only">${esc(s.name)} </span>×${m}</th>`).join(""))
       .join("")}</tr>`;
   }
 
@@ -123,8 +130,8 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
   const totalRow = (row) => {
     const cells = seats
       .map((s) => {
-        const pinned = pinning && s.seat === focus ? "pin pin-0 pin-span" : "";
-        return `<td colspan="${cols}" class="${pinned}">${cardOf(s.seat)?.total ?? ""}</td>`;
+        const pinned = pinning && s.seat === focus ? "pin pin-0 pin-span" : side(s).trim();
+        return `<td colspan="${cols}" class="${pinned}"><span class="seat-total">${cardOf(s.seat)?.total ?? ""}</span></td>`;
       })
       .join("");
     return `<tr class="total grand" data-sum="grand"><th scope="row">${labelHtml(row)}</th>${cells}</tr>`;

@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    create_local,
     finished_named_game,
     in_each_scheme,
     light_boxes_in_the_dark,
@@ -542,6 +543,90 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
     )
     shot(page, "replay-phone-four-seats-end")
     assert fit["over"] <= 1 and fit["cut"] == [] and not fit["overlap"], fit
+
+
+# The card scrolled sideways to ``left`` (where it comes to rest: it snaps to whole columns), and
+# what then shows beside the box names and the pinned seat: each column head partly in view, and
+# whether it is whole; each seat with a column in view, and whether its name and its total are
+# whole in view over one of its columns.
+SCROLLED_TO = """left => {
+  const wrap = document.querySelector('#card .scorecard-wrap');
+  wrap.scrollLeft = left;
+  const box = wrap.getBoundingClientRect();
+  const names = wrap.querySelector('th.box-col').getBoundingClientRect();
+  const pinned = [...wrap.querySelectorAll('tr.multipliers th.pin')].map(th => th.getBoundingClientRect());
+  const from = names.right, to = box.right;
+  const hidden = (a, b) => b <= from + 1 || a >= to - 1 || pinned.some(p => a >= p.left - 1 && b <= p.right + 1);
+  const whole = (a, b) => a >= from - 1 && b <= to + 1 && !pinned.some(p => a < p.right - 1 && b > p.left + 1);
+  const heads = [...wrap.querySelectorAll('tr.multipliers th:not(.pin)')].map(th => th.getBoundingClientRect());
+  const seats = {};
+  const cols = [...wrap.querySelectorAll('tr.multipliers th')];
+  [...wrap.querySelectorAll('th.seat-head:not(.pin)')].forEach(head => {
+    const cells = [...head.parentElement.children], at = cells.indexOf(head);
+    const first = cells.slice(1, at).reduce((n, th) => n + th.colSpan, 0);
+    const mine = cols.slice(first, first + head.colSpan).map(th => th.getBoundingClientRect())
+      .filter(r => !hidden(r.left, r.right));
+    if (!mine.length) return;
+    const total = wrap.querySelector(`tr.grand > :nth-child(${at + 1}) .seat-total`);
+    seats[head.title] = [head.querySelector('.seat-head-name'), total].map(e => {
+      const r = e.getBoundingClientRect();
+      return whole(r.left, r.right) && e.scrollWidth <= e.clientWidth + 1
+        && mine.some(c => r.left >= c.left - 1 && r.right <= c.right + 1);
+    });
+  });
+  const cut = heads.filter(h => !hidden(h.left, h.right) && !whole(h.left, h.right));
+  return { left: wrap.scrollLeft, max: wrap.scrollWidth - wrap.clientWidth, seats,
+           cut: cut.map(h => [Math.round(h.left), Math.round(h.right)]) };
+}"""
+
+
+def sideways(page: Any) -> list[dict[str, Any]]:
+    """The card at every place it comes to rest as it is scrolled sideways, a few pixels at a time."""
+    seen, left = [], 0
+    while True:
+        at = page.evaluate(SCROLLED_TO, left)
+        seen.append(at)
+        if left >= at["max"]:
+            return seen
+        left += 13
+
+
+def whole_columns_and_names(seen: list[dict[str, Any]]) -> None:
+    assert len({at["left"] for at in seen}) > 2, "the card scrolls sideways"
+    for at in seen:
+        assert at["cut"] == [], f"column heads half under the pinned columns or the box names: {at}"
+        assert at["seats"] and all(name and total for name, total in at["seats"].values()), at
+
+
+def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_column_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Three players' Triple card is wider than a phone: it scrolls sideways beside the focus
+    seat's three pinned columns. The other seats' names stayed at their heads' middles (under
+    the pinned columns, or past the card's edge), their totals too, and a column stopped half
+    under the pinned ones: now it comes to rest with whole columns beside them, each seat's name
+    and total over its columns in view, in the replay and at the table alike (the one scorecard
+    module draws both)."""
+    code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    for who in ("Ann", "Cleo"):  # pinned at the card's left edge, then at its right
+        while not step_text(page).startswith(who):
+            page.click("#next")
+        page.locator("#card").scroll_into_view_if_needed()
+        whole_columns_and_names(sideways(page))
+        page.evaluate(SCROLLED_TO, 60)
+        for scheme in in_each_scheme(page):
+            shot(page, f"replay-triple-sideways-{who}-390-{scheme}")
+    table = new_page(390, 844)
+    create_local(table, live_site, ["Ann", "Bob", "Cleo"], ruleset="triple")
+    table.locator("#card").scroll_into_view_if_needed()
+    whole_columns_and_names(sideways(table))
+    table.evaluate(SCROLLED_TO, 60)
+    for scheme in in_each_scheme(table):
+        shot(table, f"table-triple-sideways-390-{scheme}")
+    assert page.errors == [] and table.errors == []
 
 
 # Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
