@@ -49,6 +49,19 @@ async def frames_until(ws: WebsocketCommunicator, kind: str, timeout: float = 3)
             return seen
 
 
+async def next_frame(ws: WebsocketCommunicator, timeout: float = 3) -> dict[str, Any]:
+    """The next frame other than the room's presence.
+
+    The room's presence goes to every socket PRESENCE_COALESCE seconds after any socket arrives
+    or leaves, the test's own included (games.realtime.sockets.presence_changed): on a loaded
+    machine that is after the test has sent its next frame, so it can come before the answer.
+    """
+    while True:
+        frame = json.loads(await ws.receive_from(timeout=timeout))
+        if frame["type"] != "presence":
+            return frame
+
+
 async def first_frames(ws: WebsocketCommunicator) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     you = json.loads(await ws.receive_from())
     state = json.loads(await ws.receive_from())

@@ -24,6 +24,7 @@ from tests.realtime.consumers.helpers import (
     frames_before_pong,
     frames_until,
     make_room,
+    next_frame,
     until,
 )
 
@@ -55,7 +56,7 @@ async def test_a_hostile_frame_gets_an_error_frame_and_the_socket_stays(payload:
     ws = await connect(room, sessions[0])
     _, state, _ = await first_frames(ws)
     await ws.send_to(text_data=payload)
-    error = json.loads(await ws.receive_from())
+    error = await next_frame(ws)
     assert (error["type"], error["code"]) == ("error", code)
     await ws.send_json_to({"type": "ping"})
     assert (await frames_until(ws, "pong"))[-1]["version"] == state["version"]
@@ -167,7 +168,7 @@ async def test_an_action_refused_before_it_was_written_says_nothing_was_written(
     _, state, _ = await first_frames(ws)
     with mock.patch.object(services, "turn_roll", _lost_before):
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
-        error = json.loads(await ws.receive_from())
+        error = await next_frame(ws)
     assert (error["code"], error["id"]) == ("unavailable", "r1") and await rolls(room) == 0
     await ws.disconnect()
 
@@ -180,7 +181,7 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
     also_down = mock.patch.object(presence, "state_with_version", side_effect=OperationalError("still down"))
     with mock.patch.object(services, "turn_roll", _lost_before), down, also_down as state_text:
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
-        error = json.loads(await ws.receive_from())
+        error = await next_frame(ws)
         assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
         assert "unknown" in error["message"] and "resync" in error["message"]
         await until(lambda: state_text.call_count >= 1, "the page's resync to try the database")
@@ -208,7 +209,7 @@ async def test_the_resync_after_an_unknown_outcome_never_sends_a_state_older_tha
     with mock.patch.object(presence, "state_with_version", side_effect=read_before_the_room_moved_on):
         with mock.patch.object(services, "turn_roll", _lost_before), down:
             await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r1"})
-            error = json.loads(await ws.receive_from())
+            error = await next_frame(ws)
         assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
         await ws.send_json_to({"type": "roll", "version": state["version"], "id": "r2"})
         rolled = (await frames_until(ws, "state"))[-1]

@@ -160,6 +160,9 @@ async def test_a_visibility_frame_hidden_for_longer_than_a_date_can_say_is_refus
     code, sessions = await make_room(2)
     ws = await connect(code, sessions[1])
     await first_frames(ws)
+    # Its own arrival's presence, told first: the answers below are all that comes after.
+    await presence_settled()
+    assert {f["type"] for f in await frames_before_pong(ws)} <= {"presence"}
     caplog.clear()
     with caplog.at_level(logging.WARNING):
         await ws.send_json_to({"type": "visibility", "hidden": True, "hidden_for": 10**14})
