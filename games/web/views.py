@@ -42,6 +42,7 @@ from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, li
 from games.services import coach, notices, presence
 from games.services.chat import CHAT_MAX
 from games.services.codes import shown_name
+from games.services.release import static_version
 from games.services.replay import fairness_check, replay_steps
 from games.store import selectors, tables
 from games.store.selectors import game_state, ruleset_info, seats_of
@@ -626,9 +627,12 @@ def _replay_data(game: Game, verdicts: dict[int, dict[str, Any]]) -> SafeString:
     and replaying its log and writing out every step takes a worker a good part of a second for
     a long game: so each version is made once per language (the steps are worded) and with or
     without the coach's verdicts, then kept in the shared cache (``REPLAY_KEPT``; the local
-    cache holds a bounded number of entries) for every view that follows.
+    cache holds a bounded number of entries) for every view that follows. The key names the
+    release of the scripts that read it (``static_version``): after a deploy the new replay.js
+    never reads data made for the old one.
     """
-    key = f"replay-data:v1:{game.code}:{game.version}:{get_language()}:{'coach' if verdicts else 'plain'}"
+    variant = "coach" if verdicts else "plain"
+    key = f"replay-data:v1:{static_version()}:{game.code}:{game.version}:{get_language()}:{variant}"
     found = cache.get(key)
     if isinstance(found, str):
         return mark_safe(found)  # json_script's own output, escaped when it was made

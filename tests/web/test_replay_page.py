@@ -408,3 +408,27 @@ def test_the_replays_review_is_drawn_by_the_code_and_template_serving_the_view(m
     monkeypatch.setattr(coach, "review", new_release)
     after = review_section(Client().get(f"/r/{game.code}/replay").content.decode())
     assert "A new release words the review anew." in after
+
+
+def test_a_replays_data_made_for_one_release_of_the_scripts_is_not_read_by_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The replay's steps are kept in the cache an hour; a deploy whose replay.js reads them
+    differently makes them anew rather than hand the new script the old release's data."""
+    from games.web import views
+
+    game = play_to_end(open_room(2), random.Random(6))
+    first = Client().get(f"/r/{game.code}/replay").content.decode()
+    made = []
+    real = views.replay_steps
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(views, "replay_steps", counted)
+    assert replay_data(Client().get(f"/r/{game.code}/replay").content.decode()) == replay_data(first)
+    assert made == []  # the same release: the kept data
+    monkeypatch.setattr(views, "static_version", lambda: "a-new-release")
+    assert replay_data(Client().get(f"/r/{game.code}/replay").content.decode()) == replay_data(first)
+    assert made == [1]  # another release: made anew
