@@ -63,9 +63,7 @@ class Outage:
         now = time.monotonic()
         if self.since is None:
             self.since = self.said = now
-            log.error(
-                "the scheduler cannot reach the database (%s: %s); it tries again each sweep", type(exc).__name__, exc
-            )
+            log.error("the scheduler cannot reach the database (%s: %s); it keeps trying", type(exc).__name__, exc)
         elif now - self.said >= OUTAGE_SAY_EVERY:
             self.said = now
             log.warning(
