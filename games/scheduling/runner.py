@@ -342,7 +342,13 @@ def _for_loop() -> Scheduler | None:
 def committed(event: events.Committed) -> None:
     """A room's action committed in this process (games.services.events): act for it when it is next due."""
     if event.followups_owed and settings.FOLLOWUPS_INLINE:
-        work.run_followups(event.code)
+        try:
+            work.run_followups(event.code)
+        except Exception as exc:
+            if not work.away(exc):
+                raise
+            # The action is committed: its follow-ups stay owed, for a scheduler to lease later.
+            log.warning("the follow-ups of %s wait for the database (%s)", event.code, type(exc).__name__)
         return
     if event.due_at is None:
         return

@@ -207,6 +207,10 @@ def run_followups(code: str) -> bool:
     failed = False
     for receiver, result in signals.game_finished.send_robust(sender=Game, game=game):
         if isinstance(result, Exception):
+            if away(result):
+                # The database away is the outage the scheduler logs once, not a traceback per
+                # receiver and game; nothing can be marked now, and the lease tries it again.
+                raise result
             failed = True
             log.error("game_finished receiver %r failed for %s", receiver, code, exc_info=result)
     if failed:

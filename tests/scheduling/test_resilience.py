@@ -93,6 +93,56 @@ def test_a_receiver_that_keeps_failing_is_tried_again_later_each_time_even_after
         signals.game_finished.disconnect(dispatch_uid="test-backoff")
 
 
+def test_a_receiver_that_meets_the_database_away_leaves_it_to_the_outages_log(settings, caplog) -> None:
+    """A game_finished receiver cut short by the database away was logged with a traceback for each
+    receiver and game, and counted as the room's failure; it is the outage the scheduler logs once
+    (its caller's ``work.away``), and the room keeps its count."""
+    settings.FOLLOWUPS_INLINE = False
+
+    def receiver(sender: object, game: Game, **kwargs: object) -> None:
+        raise database_error("server closed the connection unexpectedly", "08006")
+
+    signals.game_finished.connect(receiver, dispatch_uid="test-away")
+    try:
+        table = open_room(2)
+        play_to_end(table, random.Random(7))
+        caplog.set_level(logging.INFO, logger="games.scheduling")
+        with pytest.raises(OperationalError) as raised:
+            scheduling.run_followups(table.code)
+        assert work.away(raised.value)
+        assert [r for r in caplog.records if r.name.startswith("games.scheduling")] == []
+        game = Game.objects.get(code=table.code)
+        assert game.followups_owed and game.due_failures == 0
+    finally:
+        signals.game_finished.disconnect(dispatch_uid="test-away")
+
+
+def test_a_last_move_whose_inline_follow_ups_meet_the_database_away_still_ends_the_game(
+    settings, caplog, django_capture_on_commit_callbacks
+) -> None:
+    """Where the follow-ups run in the committing thread (FOLLOWUPS_INLINE), the database away in
+    one of them does not fail the move already committed nor log a traceback of the project's: they
+    stay owed for a scheduler, and one line says so."""
+    settings.FOLLOWUPS_INLINE = True
+    caplog.set_level(logging.INFO)
+
+    def receiver(sender: object, game: Game, **kwargs: object) -> None:
+        raise database_error("server closed the connection unexpectedly", "08006")
+
+    signals.game_finished.connect(receiver, dispatch_uid="test-away-inline")
+    try:
+        table = open_room(2)
+        with django_capture_on_commit_callbacks(execute=True):
+            play_to_end(table, random.Random(8))
+        game = Game.objects.get(code=table.code)
+        assert game.status == Game.Status.FINISHED and game.followups_owed
+        # (Django's send_robust logs each receiver's error itself, under django.dispatch.)
+        assert [r for r in caplog.records if r.exc_info and r.name.startswith("games")] == []
+        assert [r.getMessage() for r in caplog.records if "wait for the database" in r.getMessage()]
+    finally:
+        signals.game_finished.disconnect(dispatch_uid="test-away-inline")
+
+
 def test_a_room_whose_due_work_keeps_being_refused_waits_longer_each_time(monkeypatch) -> None:
     stuck, other = two_due_rooms()
     real = work.clock_expire
