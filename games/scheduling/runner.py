@@ -152,8 +152,7 @@ class Scheduler:
             else:
                 log.exception("due work in %s failed", code)
             return
-        # A scheduler of timers only has no loop of its own to see the database answer again.
-        self.outage.back()
+        self._answered()
         if outcome == work.FOLLOWUPS:
             self._take(code)
         elif again is not None:
@@ -181,9 +180,17 @@ class Scheduler:
             else:
                 log.exception("the follow-ups of %s failed; they stay owed", code)
         else:
-            self.outage.back()
+            self._answered()
         finally:
             self._following.discard(code)
+
+    def _answered(self) -> None:
+        """A room's work went through: the database's return, for a scheduler of timers only, which
+        has no loop of its own to see it. Where the loop runs, its whole round says so: a timer
+        that only read (a database that answers reads and refuses writes) while the beat still
+        fails is no return, and saying so would log the outage again at every timer."""
+        if self._main is None or self._main.done():
+            self.outage.back()
 
     def _ask_sweep(self) -> None:
         """Run the sweeps if they are due, beside the sweep for due rooms, never two rounds at once."""

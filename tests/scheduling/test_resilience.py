@@ -470,6 +470,55 @@ async def test_a_beat_that_passes_while_the_claims_still_fail_is_not_the_databas
     assert "reaches the database again" in records[1].getMessage()
 
 
+@pytest.mark.parametrize("kind", ["all", "local"])
+@pytest.mark.asyncio
+async def test_a_rooms_timer_that_passes_while_the_rounds_still_fail_is_not_the_databases_return(
+    kind, settings, monkeypatch, caplog
+) -> None:
+    """A database that answers reads but refuses writes (its disk full: class 53, taken for away)
+    fails every beat, while a room's timer that finds nothing to write goes through. The timer's
+    pass was taken for the database's return and the next beat's failure for a new outage: an
+    error and a warning at every timer, for as long as it lasted."""
+    settings.SCHEDULER_POLL = 0.01
+    quiet_database(monkeypatch)
+    down = [True]
+    beats: list[bool] = []
+
+    def beat(now: object = None) -> None:
+        beats.append(down[0])
+        if down[0]:
+            raise database_error("could not extend file: No space left on device", "53100")
+
+    applies: list[str] = []
+
+    def apply_due(code: str) -> str:
+        applies.append(code)
+        return work.NOTHING
+
+    monkeypatch.setattr(work, "beat", beat)
+    monkeypatch.setattr(work, "apply_due", apply_due)
+    monkeypatch.setattr(work, "due_at", lambda code: None)
+    monkeypatch.setattr(work, "claim_next", lambda *, followups=True: None)
+    caplog.set_level(logging.INFO, logger="games.scheduling")
+    scheduler = scheduling.start(kind)
+    assert scheduler is not None
+    try:
+        for count in range(1, 6):  # each timer's pass is followed by a beat that still fails
+            scheduler.wake("ROOM", timezone.now())
+            await until(lambda count=count: len(applies) == count and not scheduler.pending())
+            failed = beats.count(True)
+            await until(lambda failed=failed: beats.count(True) > failed)
+        down[0] = False
+        await until(lambda: False in beats)
+        await asyncio.sleep(0.05)
+    finally:
+        await scheduling.stop()
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert "No space left on device" in records[0].getMessage()
+    assert "reaches the database again" in records[1].getMessage()
+
+
 def test_a_long_outage_is_told_at_most_once_a_minute(monkeypatch, caplog) -> None:
     clock = [1000.0]
     monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
