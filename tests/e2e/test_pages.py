@@ -629,6 +629,48 @@ def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_colu
     assert page.errors == [] and table.errors == []
 
 
+# The phone's Triple card with its sums drawn as static/js/scorecard.js draws them at ``goals``
+# (each column's upper sum against its goal, ticked once made) and every seat's total at
+# ``total``: the upper sum row's height, and each total shown over another seat's columns that
+# runs past its box (scrollWidth over clientWidth).
+SUMS_AT = """([sums, total]) => {
+  const card = document.querySelector('#card table');
+  const row = card.querySelector('tr[data-sum=upper]');
+  const goals = [63, 126, 189];
+  [...row.cells].slice(1).forEach((cell, i) => {
+    const goal = goals[i % 3], value = sums[i % 3], made = value >= goal;
+    cell.innerHTML = `${value}<span class="goal ${made ? "made" : ""}">/${goal}${made
+      ? '<span aria-hidden="true"> ✓</span><span class="sr-only">, bonus earned</span>' : ""}</span>`;
+  });
+  card.querySelectorAll('.seat-total').forEach(span => { span.textContent = total; });
+  const spilled = [...card.querySelectorAll(':is(.after-pin, .before-pin) .seat-total')]
+    .filter(span => span.scrollWidth > span.clientWidth + 1).length;
+  return [Math.round(row.getBoundingClientRect().height), spilled];
+}"""
+
+
+def test_on_a_phone_a_triple_card_keeps_its_height_and_whole_totals_as_the_sums_grow(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The phone's Triple card gives every column one width, so an upper sum with its goal
+    ("135/126 ✓") took a second line once it grew, and the card grew taller between two turns,
+    moving every box below it under the player's finger; and a finished game's four-figure total
+    ran past the one column's width kept for another seat's total. The sum row holds one
+    height from the first turn to the last, and a total of 1588 shows whole."""
+    code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    page.click("#next")  # the first roll: Ann's columns pinned
+    page.wait_for_selector("#card table.triple th.pin")
+    heights = {}
+    for sums, total in (([0, 0, 0], "0"), ([24, 48, 12], "312"), ([72, 135, 198], "1588")):
+        heights[str(sums)], spilled = page.evaluate(SUMS_AT, [sums, total])
+        assert spilled == 0, f"a total of {total} runs past its box"
+    assert len(set(heights.values())) == 1, heights
+    assert page.errors == []
+
+
 # Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
 NAME_LEFT = """([selector, names]) => {
   const root = document.querySelector(selector);
