@@ -75,8 +75,10 @@ function cardHtml(step, shown, active) {
   return scorecardHtml({ ruleset: data.ruleset, seats, cards, current, focus: focusOf(step), just, caption: gettext("Scorecards at this step"), wrap: true });
 }
 
-// The seat whose columns a step shows: the one it is about, or at the end the winner.
-const focusOf = (step) => step.seat ?? step.winners?.[0] ?? null;
+// The seat whose columns a step shows: the one it is about, or at the end the winner; else (the
+// game's start, an abandoned game's end) the first seat, so the card keeps the layout of a
+// pinned seat from step to step instead of changing it for one step.
+const focusOf = (step) => step.seat ?? step.winners?.[0] ?? 0;
 
 // A card scrolled sideways keeps its place unless the step's seat is out of view there: then
 // it scrolls just far enough to show that seat's columns.

@@ -671,6 +671,26 @@ def test_on_a_phone_a_triple_card_keeps_its_height_and_whole_totals_as_the_sums_
     assert page.errors == []
 
 
+def test_on_a_phone_a_triple_replays_card_keeps_its_layout_from_the_games_first_step(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The replay's first step ("The game starts") is about no seat, so its card pinned none and
+    was drawn without the phone's columns of one width: stepping to the first roll changed the
+    card's layout and height. It pins the seat that plays first, as the first roll does."""
+    code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    card = """() => [document.querySelector('#card th.seat-head.pin')?.title,
+                     Math.round(document.querySelector('#card').getBoundingClientRect().height)]"""
+    assert step_text(page).startswith("The game starts")
+    first = page.evaluate(card)
+    page.click("#next")
+    assert step_text(page).startswith("Ann rolls")
+    assert first == page.evaluate(card) == ["Ann", first[1]]
+    assert page.errors == []
+
+
 # Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
 NAME_LEFT = """([selector, names]) => {
   const root = document.querySelector(selector);
