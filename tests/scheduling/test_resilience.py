@@ -58,6 +58,16 @@ def database_error(message: str, sqlstate: str) -> OperationalError:
     return error
 
 
+def one_outage_and_its_return(caplog: pytest.LogCaptureFixture, said: str = "cannot reach the database") -> None:
+    """The scheduler's log says the database away once (an error naming ``said``) and its return once
+    (a warning), each a line, no traceback."""
+    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
+    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
+    assert said in records[0].getMessage()
+    assert "reaches the database again" in records[1].getMessage()
+    assert all(r.exc_info is None for r in records)
+
+
 # -- 1. backoff ------------------------------------------------------------------------------
 
 
@@ -308,11 +318,7 @@ async def test_the_database_away_is_logged_once_and_its_return_once(settings, mo
         await until(lambda: len(beats) > 32)
     finally:
         await scheduling.stop()
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "Connection refused" in records[0].getMessage()
-    assert all(r.exc_info is None for r in records)
-    assert "again" in records[1].getMessage()
+    one_outage_and_its_return(caplog, "Connection refused")
 
 
 @pytest.mark.parametrize("kind", ["all", "local", "timers only"])
@@ -363,11 +369,7 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
     finally:
         await (scheduler.stop() if kind == "timers only" else scheduling.stop())
     assert tries[:5] == [True] * 5 and False in tries
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "Connection refused" in records[0].getMessage()
-    assert "reaches the database again" in records[1].getMessage()
-    assert all(r.exc_info is None for r in records)
+    one_outage_and_its_return(caplog, "Connection refused")
 
 
 @pytest.mark.asyncio
@@ -409,11 +411,7 @@ async def test_finished_games_follow_ups_that_meet_the_database_away_log_it_as_a
     finally:
         await scheduler.stop()
     assert runs == [True, False]
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "server closed the connection unexpectedly" in records[0].getMessage()
-    assert "reaches the database again" in records[1].getMessage()
-    assert all(r.exc_info is None for r in records)
+    one_outage_and_its_return(caplog, "server closed the connection unexpectedly")
 
 
 @pytest.mark.asyncio
@@ -436,11 +434,7 @@ async def test_sweeps_that_meet_the_database_away_log_it_as_an_outage(settings, 
         await until(lambda: sweeps and len(rounds) > sweeps[0] + 3)  # whole rounds since the sweeps failed
     finally:
         await scheduling.stop()
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "cannot reach the database" in records[0].getMessage()
-    assert "reaches the database again" in records[1].getMessage()
-    assert all(r.exc_info is None for r in records)
+    one_outage_and_its_return(caplog)
 
 
 @pytest.mark.asyncio
@@ -465,9 +459,7 @@ async def test_a_beat_that_passes_while_the_claims_still_fail_is_not_the_databas
         await until(lambda: len(claims) > 32)
     finally:
         await scheduling.stop()
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "reaches the database again" in records[1].getMessage()
+    one_outage_and_its_return(caplog)
 
 
 @pytest.mark.parametrize("kind", ["all", "local"])
@@ -513,10 +505,7 @@ async def test_a_rooms_timer_that_passes_while_the_rounds_still_fail_is_not_the_
         await asyncio.sleep(0.05)
     finally:
         await scheduling.stop()
-    records = [r for r in caplog.records if r.name.startswith("games.scheduling")]
-    assert [r.levelno for r in records] == [logging.ERROR, logging.WARNING], [r.getMessage() for r in records]
-    assert "No space left on device" in records[0].getMessage()
-    assert "reaches the database again" in records[1].getMessage()
+    one_outage_and_its_return(caplog, "No space left on device")
 
 
 def test_a_long_outage_is_told_at_most_once_a_minute(monkeypatch, caplog) -> None:
