@@ -921,13 +921,10 @@ result = own_pace_room(2).code
 """
 
 
-def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
-    """Staff on a phone (390 px) give the player to move 1 day more: the confirmation page's
-    six-column table scrolls in its own box, and the page does not scroll sideways."""
+def staff_on_a_phone(live_site: LiveSite, new_page: Any) -> Any:
+    """A new staff member's page at 390 px, signed in to the admin through the site's sign-in."""
     from tests.e2e.test_csp import staff  # here: test_csp imports this module
 
-    code = live_site.run(OWN_PACE_GAME)
-    (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
     user, password = staff(live_site)
     admin = new_page(390, 844)
     admin.goto(live_site.url + "/admin/login/?next=/admin/")
@@ -935,6 +932,15 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
     admin.fill("input[name=password]", password)
     admin.click("form[action^='/accounts/login/'] button[type=submit]")
     admin.wait_for_url(f"{live_site.url}/admin/")
+    return admin
+
+
+def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
+    """Staff on a phone (390 px) give the player to move 1 day more: the confirmation page's
+    six-column table scrolls in its own box, and the page does not scroll sideways."""
+    code = live_site.run(OWN_PACE_GAME)
+    (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
+    admin = staff_on_a_phone(live_site, new_page)
     # Found by its code: the site is shared with other tests, whose games can fill the list's first page.
     admin.goto(live_site.url + f"/admin/games/gameunderway/?q={code}")
     admin.check(f"input[name=_selected_action][value='{pk}']")
@@ -949,17 +955,9 @@ def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, 
     (three rolls of five dice a turn) and its room events each scroll sideways in their own box,
     a stop of the keyboard named by its heading, and the page does not scroll sideways. It, the
     list of games under way and a player's page are clean under axe, light and dark."""
-    from tests.e2e.test_csp import staff  # here: test_csp imports this module
-
     code = live_site.finished_game(4, 1, "official")
     (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
-    user, password = staff(live_site)
-    admin = new_page(390, 844)
-    admin.goto(live_site.url + "/admin/login/?next=/admin/")
-    admin.fill("input[name=login]", user)
-    admin.fill("input[name=password]", password)
-    admin.click("form[action^='/accounts/login/'] button[type=submit]")
-    admin.wait_for_url(f"{live_site.url}/admin/")
+    admin = staff_on_a_phone(live_site, new_page)
     admin.goto(live_site.url + f"/admin/games/game/{pk}/change/")
     admin.wait_for_selector(".review")
     assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
