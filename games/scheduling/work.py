@@ -49,9 +49,6 @@ BEAT = "scheduler"
 SWEPT = "sweeps"  # the Heartbeat row of when the sweeps (games.services.sweeps) last ran
 ALIVE = "sweeper:"  # and, followed by its host's name, of when a scheduler that sweeps last completed a round
 ALIVE_KEPT = timedelta(days=1)
-# The errors that may say the database cannot be reached now (rather than that it refused one
-# room's statement): the work is rolled back whole and tried again when it answers (``away``).
-AWAY = (OperationalError, InterfaceError)
 # PostgreSQL's SQLSTATEs, among the OperationalErrors, of one statement refused with the connection
 # still fine: a deadlock or a serialization failure (class 40), a statement timeout (57014) or a
 # lock timeout (55P03). A room whose work meets one every time is that room's failure: failing the
@@ -60,7 +57,9 @@ ONE_STATEMENT = ("40", "57014", "55P03")
 
 
 def away(exc: BaseException) -> bool:
-    """Whether ``exc`` says the database is away (the work is tried again whole), not that it refused one statement."""
+    """Whether ``exc`` says the database cannot be reached now (an InterfaceError, or an
+    OperationalError but for ``ONE_STATEMENT``'s), rather than that it refused one room's
+    statement: the work is rolled back whole and tried again when it answers."""
     if isinstance(exc, InterfaceError):
         return True
     if not isinstance(exc, OperationalError):
