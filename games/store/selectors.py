@@ -149,8 +149,8 @@ def turn_log(game: Game) -> dict[str, list[dict[str, Any]]]:
     left: list[dict[str, Any]] = []
     seat_of: dict[int, int] | None = None  # the Player rows' seats, once the game started
     turn: int | None = None  # the seat whose turn has rolled and not ended yet
-    moves = game.moves.filter(kind__in=kinds).order_by("seq").values_list("seq", "kind", "player_id", "payload")
-    for seq, kind, player, payload in moves:
+    logged = game.moves.filter(kind__in=kinds).order_by("seq").values_list("seq", "kind", "player_id", "payload")
+    for seq, kind, player, payload in logged:
         p = payload if isinstance(payload, dict) else {}
         if kind == Move.Kind.START:
             seat_of = {player: seat for seat, player in enumerate(p.get("players") or [])}
