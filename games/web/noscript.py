@@ -150,16 +150,18 @@ def _scorecard(state: dict[str, Any], my_turn: bool) -> dict[str, Any]:
                         filled = cards[seat]["columns"][column]["boxes"].get(row["box"])
                         option = options.get((row["box"], column)) if seat == current else None
                         why = closed.get((row["box"], column)) if seat == current else None
+                        shut = why is not None and filled is None
                         m = info["multipliers"][column] if columns > 1 else None
                         cells.append(
                             {
                                 "value": filled,
                                 "option": option,
-                                "closed": why is not None and filled is None,
+                                "closed": shut,
                                 "why": why or "",
                                 "column": column,
+                                # Worded only where the page shows it: a Triple card of 8 seats has 312 box cells.
                                 "score_label": _score_label(label, m, option) if option else "",
-                                "closed_label": _closed_label(label, m),
+                                "closed_label": _closed_label(label, m) if shut else "",
                             }
                         )
                 rows.append({"kind": "box", "box": row["box"], "label": label, "cells": cells})
