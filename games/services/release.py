@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.conf import settings
+
+
+def files_version(roots: Iterable[str | Path], pattern: str) -> str:
+    """A short hash of the files under ``roots`` that match ``pattern``: their paths (from their
+    root, so that two servers of one release installed in other folders agree) and contents."""
+    digest = hashlib.sha256()
+    for root in map(Path, roots):
+        for path in sorted(p for p in root.glob(pattern) if p.is_file()):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 @functools.cache
@@ -22,9 +34,4 @@ def static_version() -> str:
     Worked out once a process: the files do not change while a server runs, and two servers of
     one release (any number of workers) give the same.
     """
-    digest = hashlib.sha256()
-    for root in map(Path, settings.STATICFILES_DIRS):
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
+    return files_version(settings.STATICFILES_DIRS, "**/*")

@@ -8,9 +8,7 @@ the server may cache it as long as they like: new translations come under a new 
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
-from pathlib import Path
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
@@ -18,6 +16,8 @@ from django.utils import translation
 from django.utils.translation.trans_real import DjangoTranslation
 from django.views.decorators.http import require_GET
 from django.views.i18n import JavaScriptCatalog
+
+from games.services.release import files_version
 
 DAY = 60 * 60 * 24
 
@@ -67,9 +67,4 @@ def javascript_catalog(request: HttpRequest, language: str) -> HttpResponseBase:
 @cache
 def catalog_version() -> str:
     """A short hash of every compiled catalog: it changes whenever a translation does."""
-    digest = hashlib.sha256()
-    for root in settings.LOCALE_PATHS:
-        for path in sorted(Path(root).glob("*/LC_MESSAGES/*.mo")):
-            digest.update(path.as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
+    return files_version(settings.LOCALE_PATHS, "*/LC_MESSAGES/*.mo")
