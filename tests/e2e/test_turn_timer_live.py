@@ -22,6 +22,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from games.scheduling import work
 from tests.live import Browser, Socket, best_option, manage, scratch_database, server_env, servers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
@@ -137,6 +138,21 @@ async def turn_runs_out(database_url: str, code: str, seat: int) -> None:
             ).rowcount
         if not moved:
             await asyncio.sleep(0.1)
+
+
+def database_now(database_url: str) -> Any:
+    with psycopg.connect(database_url) as conn:
+        return conn.execute("SELECT now()").fetchone()[0]  # type: ignore[index]
+
+
+def swept_since(database_url: str, since: Any) -> bool:
+    """Whether a scheduler that sweeps completed a round of claims after ``since`` (its host's
+    Heartbeat row, games.scheduling.work.alive: the test's processes share one host)."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            "SELECT max(at) > %s FROM games_heartbeat WHERE name LIKE %s", [since, work.ALIVE + "%"]
+        ).fetchone()
+    return bool(row and row[0])
 
 
 def outage_longer_than_the_turn(database_url: str, code: str, seconds: int) -> None:
@@ -366,10 +382,12 @@ async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_so
         # A day later, as far as the room knows: Ann's deadline passes now.
         await turn_runs_out(database_url, code, 0)
         await until(lambda: len(timeouts(database_url, code)) == 1, GENEROUS)
+        # The process that committed the start comes back alone: any second timeout would be its
+        # own. Once it has completed a whole round of claims, nothing more may have been played.
+        two.stop()
+        since = database_now(database_url)
         one.start()
-        # Nothing more may be played: long enough for each process to sweep again at least once
-        # (SCHEDULER_POLL, 1 s), which is all that could play it a second time.
-        await asyncio.sleep(1.5)
+        await until(lambda: swept_since(database_url, since), GENEROUS)
         log = moves(database_url, code)
         assert [kind for _, kind, _ in log].count("timeout") == 1
         assert [k for _, k, _ in log][-3:] == ["timeout", "roll", "score"]
