@@ -43,7 +43,8 @@ def test_a_reconnect_does_not_read_the_whole_chat_history_out_again(live_site: L
     ann.evaluate("window.__sockets.at(-1).close()")
     ann.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
     ann.wait_for_selector("#conn[data-state=connected]")
-    ann.wait_for_timeout(600)  # the chat history drawn
+    # The new socket's history read (the page draws it as the frame arrives).
+    ann.wait_for_function("window.__sockets.at(-1).heard.includes('chat_history')")
     assert ann.locator("#chat-list .chat-line").count() == 20
     again = ann.evaluate("window.__chatAdded")
     assert again == [], f"{len(again)} messages already read were put into the live chat list again"
@@ -138,9 +139,9 @@ def test_the_first_turn_is_announced_when_the_game_starts(live_site: LiveSite, n
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     act(ann, [ann, bob], lambda: ann.click("#start"))
     bob.wait_for_function("document.getElementById('announce').textContent.includes('started')")
-    bob.wait_for_timeout(400)  # announcements of one moment are said together
-    said = bob.inner_text("#announce")
-    assert "\u2068Ann\u2069's turn" in said, said  # the name a run of its own
+    # Announcements of one moment are said together: the turn is said with the start, its name
+    # a run of its own.
+    bob.wait_for_function("document.getElementById('announce').textContent.includes('\u2068Ann\u2069\\'s turn')")
 
 
 # Every text the page puts in its live region (#announce), from the page's first moment, in order.

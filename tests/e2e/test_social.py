@@ -175,7 +175,7 @@ def test_a_message_the_server_cleaned_is_not_put_back_in_the_field_at_the_next_r
     ann.evaluate("window.__sockets.at(-1).close()")
     ann.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
     ann.wait_for_selector("#conn[data-state=connected]")
-    ann.wait_for_timeout(500)  # the chat history drawn
+    ann.wait_for_function("window.__sockets.at(-1).heard.includes('chat_history')")  # drawn as it arrives
     assert ann.locator("#chat-list li").count() == 1
     assert ann.input_value("#chat-text") == ""
 
@@ -459,7 +459,13 @@ KEEP_SOCKETS = """
   const Native = window.WebSocket;
   window.__sockets = [];
   window.WebSocket = class extends Native {
-    constructor(...args) { super(...args); window.__sockets.push(this); }
+    constructor(...args) {
+      super(...args);
+      window.__sockets.push(this);
+      // The type of each frame this socket heard, recorded before the page's own listener reads it.
+      this.heard = [];
+      this.addEventListener('message', (event) => this.heard.push(JSON.parse(event.data).type));
+    }
   };
 })();
 """
