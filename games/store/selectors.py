@@ -126,7 +126,7 @@ def roll_moves(game: Game) -> QuerySet[Move]:
 
 def roll_log(game: Game) -> list[dict[str, Any]]:
     """Each roll's move number and payload (roll number, held dice, faces, dice), its ``seat`` and
-    whether it is its turn's ``first`` (see ``turn_log``)."""
+    whether it is its turn's ``first``, and which ``turn`` (see ``turn_log``)."""
     return turn_log(game)["rolls"]
 
 
@@ -141,7 +141,10 @@ def turn_log(game: Game) -> dict[str, list[dict[str, Any]]]:
     payload (box, column, points, bonus, the dice scored); ``left``: the move number and seat of
     each seat that left the game or was taken out of it after the start. A turn is its seat's
     rolls until it scores or leaves: the roll after is the next turn's first, which rolls all five
-    dice (the rules hold nothing over from another turn). Seats are numbered from 0 in seat order.
+    dice (the rules hold nothing over from another turn). Seats are numbered from 0 in seat order;
+    each roll's ``turn`` is its turn's place among the turns begun, from 1, as ``verify_game`` and
+    the fair-dice page number turns (a score's own ``turn`` is the rules' count of turns scored,
+    which a turn cut short by its seat leaving does not advance).
     """
     kinds = (Move.Kind.START, Move.Kind.ROLL, *TURN_ENDS)
     rolls: list[dict[str, Any]] = []
@@ -149,6 +152,7 @@ def turn_log(game: Game) -> dict[str, list[dict[str, Any]]]:
     left: list[dict[str, Any]] = []
     seat_of: dict[int, int] | None = None  # the Player rows' seats, once the game started
     turn: int | None = None  # the seat whose turn has rolled and not ended yet
+    begun = 0  # the turns begun
     logged = game.moves.filter(kind__in=kinds).order_by("seq").values_list("seq", "kind", "player_id", "payload")
     for seq, kind, player, payload in logged:
         p = payload if isinstance(payload, dict) else {}
@@ -158,7 +162,8 @@ def turn_log(game: Game) -> dict[str, list[dict[str, Any]]]:
         seat = None if seat_of is None or player is None else seat_of.get(player)
         if kind == Move.Kind.ROLL:
             first = turn is None or turn != seat
-            rolls.append({"move": seq, **p, "seat": seat, "first": first})
+            begun += 1 if first else 0
+            rolls.append({"move": seq, **p, "seat": seat, "first": first, "turn": begun})
             turn = seat
         elif seat_of is None:
             continue  # a seat left the lobby: no turn yet, and the lobby's seats close up

@@ -653,6 +653,9 @@ def test_an_honest_whole_game_of_each_rule_set_passes_the_published_check_turn_b
     game = play_to_end(open_room(3, ruleset), random.Random(f"turns-{ruleset}"))
     log = Client().get(f"/r/{game.code}/log.json").json()
     assert [(r["roll"], r["seat"], r["first"]) for r in log["rolls"]] == turn_starts(game)
+    assert [(r["roll"], r["turn"]) for r in log["rolls"]] == [
+        (roll["roll"], turn.number) for turn in replay_game(game).turns for roll in turn.rolls
+    ]
     entries = ScoreEntry.objects.filter(player__game=game).select_related("player").order_by("turn")
     assert [(s["seat"], s["box"], s["column"], s["points"]) for s in log["scores"]] == [
         (e.player.seat, e.box, e.column, e.points) for e in entries
@@ -675,6 +678,8 @@ def test_a_seat_that_leaves_mid_turn_ends_its_turn_in_the_log_and_the_check_pass
     log = Client().get(f"/r/{game.code}/log.json").json()
     assert [(r["roll"], r["seat"], r["first"]) for r in log["rolls"]] == turn_starts(game)
     assert [e["seat"] for e in log["left"]] == [0] and log["rolls"][1]["first"]
+    # The turn cut short is a turn of its own, as verify_game and the fair-dice page number it.
+    assert [r["turn"] for r in log["rolls"][:2]] == [1, 2]
     checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
     assert checked.returncode == 0, checked.stderr
 
