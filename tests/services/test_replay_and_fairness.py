@@ -629,7 +629,66 @@ def test_the_published_check_reports_held_dice_carried_into_the_next_turn(
     forged, number = carried_into_the_next_turn(game, log, claim_first)
     tampered = run_doc_script(doc, forged, tmp_path)
     assert tampered.returncode != 0, tampered.stdout[-300:]
-    assert f"roll {number}: " in tampered.stderr and "a turn's first roll" in tampered.stderr, tampered.stderr
+    # The report names the roll and its move in the game's log, as verify_game does.
+    move = forged["rolls"][number]["move"]
+    assert f"roll {number} (move {move}): " in tampered.stderr, tampered.stderr
+    assert "a turn's first roll" in tampered.stderr, tampered.stderr
+    if claim_first:
+        turn = forged["rolls"][number]["turn"]
+        assert f"the first roll of turn {turn} (seat {forged['rolls'][number]['seat']}) keeps dice [0, 1]" in (
+            tampered.stderr
+        )
+
+
+def test_a_held_die_carried_into_the_next_turn_is_reported_without_the_log_s_own_word_on_turns(
+    tmp_path: Path,
+) -> None:
+    """The script finds where turns begin from the seats and the scores, not from what each roll
+    says of itself: a forged roll that drops its ``first`` and ``turn`` (a log saved before rolls
+    had a ``turn`` has none) is still a turn's first roll."""
+    game = play_to_end(open_room(2), random.Random(2))
+    forged, number = carried_into_the_next_turn(game, Client().get(f"/r/{game.code}/log.json").json(), None)
+    for roll in forged["rolls"]:
+        roll.pop("turn")
+    tampered = run_doc_script(DOCS / "fairness.md", forged, tmp_path)
+    assert tampered.returncode != 0, tampered.stdout[-300:]
+    assert f"roll {number} (move {forged['rolls'][number]['move']}): the first roll of turn " in tampered.stderr
+
+
+def test_the_published_check_reports_a_roll_logged_in_another_turn_than_its_own(tmp_path: Path) -> None:
+    """Each roll says which turn it is (from 1, as verify_game and the fair-dice page count them);
+    the script counts the turns itself and reports a roll whose number is not the one it counts."""
+    game = play_to_end(open_room(2), random.Random(10))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    roll = next(r for r in log["rolls"] if not r["first"])
+    said = roll["turn"] + 1
+    roll["turn"] = said
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode != 0, checked.stdout[-300:]
+    expected = f"roll {roll['roll']} (move {roll['move']}): logged in turn {said}, but it is turn {said - 1}"
+    assert expected in checked.stderr, checked.stderr
+
+
+@pytest.mark.parametrize("which", [0, -1], ids=["the first score", "the last score"])
+def test_the_published_check_reports_a_score_of_other_dice_than_its_turn_s_last_roll_left(
+    which: int, tmp_path: Path
+) -> None:
+    """Each score lists the dice it scored: those the turn's last roll left, which the script has
+    re-derived from the seed, so a server cannot log a score of dice the seed never gave (five 6s
+    in the Yahtzee box), nor hide where a turn ended behind a score of another roll's dice."""
+    game = play_to_end(open_room(2), random.Random(11))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    score = log["scores"][which]
+    last = max((r for r in log["rolls"] if r["move"] < score["move"]), key=lambda r: r["move"])
+    assert score["dice"] == last["dice"]
+    score["dice"] = [6, 6, 6, 6, 6] if last["dice"] != [6] * 5 else [1, 1, 1, 1, 1]
+    checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
+    assert checked.returncode != 0, checked.stdout[-300:]
+    expected = (
+        f"move {score['move']}: seat {score['seat']} scores the dice {score['dice']}, "
+        f"but its turn's last roll left {last['dice']}"
+    )
+    assert expected in checked.stderr, checked.stderr
 
 
 def test_the_published_check_reports_a_score_logged_for_a_seat_whose_turn_it_is_not(tmp_path: Path) -> None:
@@ -693,10 +752,23 @@ def test_a_log_saved_before_logs_had_turns_still_checks_and_says_what_it_cannot(
     for roll in log["rolls"]:
         roll.pop("seat", None)
         roll.pop("first", None)
+        roll.pop("turn", None)
     checked = run_doc_script(doc, log, tmp_path)
     assert checked.returncode == 0, checked.stderr
     assert f"all {len(log['rolls'])} rolls match the committed seed" in checked.stdout
     assert "this log does not say where turns begin" in checked.stdout
+
+
+@pytest.mark.parametrize("doc", sorted(DOCS.glob("fairness*.md")), ids=lambda path: path.name)
+def test_a_log_saved_before_rolls_said_their_turn_still_checks_its_turns(doc: Path, tmp_path: Path) -> None:
+    """A log with each roll's seat and ``first`` and the scores, but no ``turn``: every turn is checked."""
+    game = play_to_end(open_room(2), random.Random(6))
+    log = Client().get(f"/r/{game.code}/log.json").json()
+    for roll in log["rolls"]:
+        del roll["turn"]
+    checked = run_doc_script(doc, log, tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert f"and each of the {len(replay_game(game).turns)} turns began with all five dice" in checked.stdout
 
 
 @pytest.mark.parametrize("ruleset", ["official", "painted"])
@@ -732,11 +804,13 @@ def test_the_published_check_reports_a_turn_of_more_than_three_rolls(tmp_path: P
     long = next(t for t, (i, j) in enumerate(zip(turns, turns[1:], strict=False)) if j - i == 3)
     fourth = log["rolls"][turns[long + 1]]
     fourth["first"] = False
+    for roll in log["rolls"]:
+        del roll["turn"]  # the turns' numbers would no longer add up
     begun = log["rolls"][turns[long]]["move"]
     log["scores"] = [s for s in log["scores"] if not begun < s["move"] < fourth["move"]]
     checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
     assert checked.returncode != 0, checked.stdout[-300:]
-    assert f"roll {fourth['roll']}: the 4th roll of a turn" in checked.stderr
+    assert f"roll {fourth['roll']} (move {fourth['move']}): the 4th roll of a turn" in checked.stderr
 
 
 def test_verify_game_names_the_game_by_the_code_players_see_and_says_what_each_code_is() -> None:
