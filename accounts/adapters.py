@@ -9,13 +9,11 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core import context
 from allauth.mfa.adapter import DefaultMFAAdapter
 from allauth.mfa.models import Authenticator
-from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts import selectors
-from accounts.validators import lookalike_pattern
 
 # What a User-Agent says, in the order to look for it (Edge and Opera also say Chrome; Chrome
 # also says Safari; Android also says Linux; an iPad may say Macintosh).
@@ -50,24 +48,33 @@ class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is unt
         return f"Passkey {Authenticator.objects.filter(user_id=user.pk, type=type).count() + 1}"
 
 
+LOOKALIKE = _("That name reads the same as another player's: please choose another.")
+HELD = _("That name was a deleted account's and cannot be taken again yet: please choose another.")
+
+
+def name_free(name: str, *, user_id: int | None = None) -> None:
+    """Refuses (ValidationError) a name that reads as another account's, or as an account's deleted
+    too lately (``lookalike``, ``held``): at sign-up, and when staff rename account ``user_id`` (to
+    which a name that reads as its own is its own: "ann" may become "Ann")."""
+    owners = selectors.name_owners(name)
+    if user_id is not None and user_id in owners:
+        return
+    if owners:
+        raise ValidationError(LOOKALIKE, code="lookalike")
+    # A deleted account's name waits before anyone (its owner too: nothing is left to tell who
+    # that was) may take it, so nobody is read as a friend who just left.
+    if selectors.name_held(name):
+        raise ValidationError(HELD, code="held")
+
+
 class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]  # allauth is untyped
     def clean_username(self, username: str, shallow: bool = False) -> str:
         """The name in its compatibility form (NFKC, as Django's own user forms keep it): a fullwidth
         or mathematical "ａnn" is "ann", taken if "ann" is, so no account reads as another's; nor
-        does a Cyrillic "сор" beside a Latin "cop", or "cop" beside "сор" (names of one alphabet
-        each, but every letter drawn alike)."""
+        does a name that reads as another's (``name_free``): "Ann1" beside "Annl", a Cyrillic "сор"
+        beside a Latin "cop". The database refuses a second account of one name so compared
+        (accounts.models.AccountName), signed up at the same moment (accounts.views.SignUpView)."""
         name: str = super().clean_username(unicodedata.normalize("NFKC", username), shallow)
-        # Either way round: a Cyrillic "сор" beside a Latin "cop", or "cop" beside "сор". Sign-ups
-        # are few (allauth limits them per address), so a scan of the names is affordable.
-        if not shallow and get_user_model().objects.filter(username__regex=lookalike_pattern(name)).exists():
-            raise ValidationError(
-                _("That name reads the same as another player's: please choose another."), code="lookalike"
-            )
-        # A deleted account's name waits before anyone (its owner too: nothing is left to tell who
-        # that was) may take it, so nobody is read as a friend who just left.
-        if not shallow and selectors.name_held(name):
-            raise ValidationError(
-                _("That name was a deleted account's and cannot be taken again yet: please choose another."),
-                code="held",
-            )
+        if not shallow:
+            name_free(name)
         return name

@@ -102,3 +102,31 @@ class HeldName(models.Model):
 
     def __str__(self) -> str:
         return f"a name held until {self.until:%Y-%m-%d %H:%M}"
+
+
+class AccountName(models.Model):
+    """An account's name as names are compared (``accounts.validators.name_skeleton``), written with
+    every save of its user (accounts.receivers). Unique, so that two names that read alike never
+    make two accounts, however close together they are signed up or renamed: the database refuses
+    the second.
+
+    Two accounts whose names read alike from before names were compared so keep them both: the
+    later one is marked ``reads_as_older`` and left out of the constraint. Its skeleton is still
+    stored, so a new name that reads as either is refused even once the older account is gone.
+    (A null skeleton for the later one would leave its name free to a third account then.)"""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="account_name"
+    )
+    skeleton = models.TextField(db_index=True)
+    reads_as_older = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["skeleton"], condition=models.Q(reads_as_older=False), name="one_account_a_name"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} reads as {self.skeleton}"

@@ -81,6 +81,23 @@ def sockets_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any,
     presence.signed_out(request.session.get("controller", ""), request.session.get(presence.SESSION_BROWSER, ""))
 
 
+@receiver(pre_save, sender=get_user_model(), dispatch_uid="accounts-name-check")
+def check_name(sender: Any, instance: Any, raw: bool = False, update_fields: Any = None, **kwargs: Any) -> None:
+    """However a user is saved (a sign-up, the admin, a shell), a name that reads as another account's
+    is refused (services.NameTaken) before it is written; a save that leaves the name out (a
+    sign-in's ``last_login``) is not looked at."""
+    instance._name_unchanged = (update_fields is not None and "username" not in update_fields) or (
+        not raw and services.account_name_check(user_id=instance.pk, username=instance.get_username())
+    )
+
+
+@receiver(post_save, sender=get_user_model(), dispatch_uid="accounts-name-keep")
+def keep_name(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """The account's name as names are compared is stored with it (accounts.models.AccountName)."""
+    if not getattr(instance, "_name_unchanged", False):
+        services.account_name_keep(user_id=instance.pk, username=instance.get_username())
+
+
 @receiver(pre_save, sender=get_user_model(), dispatch_uid="accounts-password-change-seen")
 def see_password_change(
     sender: Any, instance: Any, raw: bool = False, update_fields: Any = None, **kwargs: Any

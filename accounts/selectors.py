@@ -19,8 +19,8 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 
 import bots
-from accounts.models import GameRecord, HeldName, Profile, Standing
-from accounts.validators import name_hold_key
+from accounts.models import AccountName, GameRecord, HeldName, Profile, Standing
+from accounts.validators import name_hold_keys, name_skeleton
 from games.domain.rules import RULESETS
 from games.services.codes import shown_name
 from games.store.models import Player
@@ -38,7 +38,14 @@ RATING_PER_POINT = 24
 
 def name_held(name: str) -> bool:
     """Whether ``name``, or one that reads as it, was an account's deleted too lately to be taken again."""
-    return HeldName.objects.filter(key=name_hold_key(name), until__gt=timezone.now()).exists()
+    return HeldName.objects.filter(key__in=name_hold_keys(name), until__gt=timezone.now()).exists()
+
+
+def name_owners(name: str) -> set[int]:
+    """The accounts whose names read as ``name``: one lookup of its skeleton (accounts.models.AccountName),
+    not a scan of the names; more than one only for names that read alike from before names were
+    compared so."""
+    return set(AccountName.objects.filter(skeleton=name_skeleton(name)).values_list("user_id", flat=True))
 
 
 def exact(ruleset: str) -> bool:

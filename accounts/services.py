@@ -7,25 +7,22 @@ withdrawn name), under each game's row lock and with a Move, like every other ac
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
-from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
 import bots
-from accounts.models import CountedGame, GameRecord, HeldName, Profile, Standing
-from accounts.selectors import exact
-from accounts.validators import name_hold_key
+from accounts.models import AccountName, CountedGame, GameRecord, HeldName, Profile, Standing
+from accounts.selectors import exact, name_owners
+from accounts.validators import name_hold_key, name_skeleton
 from games import services
 from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.rules import RULESETS, Box, RuleViolation
@@ -421,23 +418,26 @@ def games_count_missing() -> int:
     return sum(game_count(game_id=pk) for pk in missing.order_by("finished_at").values_list("pk", flat=True))
 
 
-# Two sign-ups at one moment of names that read alike ("cop" and a Cyrillic "сор", "ann_lee" and
-# "annlee") would each find the other's name free: only the exact name is unique in the database,
-# and a look-alike is found by a scan (accounts.adapters.AccountAdapter.clean_username). Sign-ups
-# are few (limited per address), so they take turns: the check and the new account in one
-# transaction, one sign-up at a time on the site (an advisory lock on PostgreSQL, which every
-# process and thread shares; a lock of the process on SQLite, whose site is one process).
-_SIGN_UP_LOCK = threading.Lock()
-SIGN_UP_LOCK_KEY = 0x5917_4E5F_0001  # pg_advisory_xact_lock's key: this lock's alone on the database
+class NameTaken(IntegrityError):
+    """A user about to be saved under a name that reads as another account's (accounts.models.AccountName)."""
 
 
-@contextlib.contextmanager
-def one_sign_up_at_a_time() -> Iterator[None]:
-    if connection.vendor == "postgresql":
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SIGN_UP_LOCK_KEY])
-            yield
-    else:
-        with _SIGN_UP_LOCK, transaction.atomic():
-            yield
+def account_name_check(*, user_id: int | None, username: str) -> bool:
+    """Before a user is saved: raises NameTaken if ``username`` reads as another account's name; returns
+    whether it reads as the account's own (its stored skeleton stays as it is). The check the
+    forms made may be a moment old, and a save outside a transaction (a shell's) cannot be undone
+    after the unique constraint refuses its name: this refuses it before anything is written."""
+    owners = name_owners(username)
+    if user_id is not None and user_id in owners:
+        return True
+    if owners:
+        raise NameTaken(f"{username!r} reads as another account's name")
+    return False
+
+
+def account_name_keep(*, user_id: int, username: str) -> None:
+    """After a user is saved: its name's skeleton, stored. The database refuses (IntegrityError) one
+    that another account has, in the transaction that saved the user, which then undoes the save."""
+    skeleton = name_skeleton(username)
+    if not AccountName.objects.filter(user_id=user_id).update(skeleton=skeleton, reads_as_older=False):
+        AccountName.objects.create(user_id=user_id, skeleton=skeleton)

@@ -18,12 +18,11 @@ ALLAUTH_RESET_VIEWS = {
     "account_reset_password_from_key",
     "account_reset_password_from_key_done",
 }
-# Sign-ups take turns (accounts.views.one_at_a_time): a name is checked against look-alikes and
-# taken in one step.
-SIGN_UP_VIEWS = {"account_signup"}
+# The sign-up makes the account in one transaction with its name's skeleton, and says a name the
+# database refused is taken (accounts.views.SignUpView).
 allauth_pages: list[URLPattern | URLResolver] = [
-    path(str(p.pattern), views.one_at_a_time(p.callback), name=p.name)
-    if isinstance(p, URLPattern) and p.name in SIGN_UP_VIEWS
+    path(str(p.pattern), views.SignUpView.as_view(), name=p.name)
+    if isinstance(p, URLPattern) and p.name == "account_signup"
     else p
     for p in allauth_account_urls.urlpatterns
     if getattr(p, "name", None) not in ALLAUTH_EMAIL_VIEWS | ALLAUTH_RESET_VIEWS

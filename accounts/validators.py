@@ -9,7 +9,6 @@ as would a Cyrillic "а" in place of the Latin "a".
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 
 from django.conf import settings
@@ -52,58 +51,78 @@ def one_alphabet(value: str) -> None:
 
 # Cyrillic and Greek letters drawn as Latin ones: a name all of them ("сор" in Cyrillic) reads as
 # the Latin name ("cop"), though it keeps to one alphabet.
-LATIN_LOOKALIKES = str.maketrans(
-    "АВЕКМНОРСТХУЅІЈԚԜҮаеокрсухѕіјһԁԛԝӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧονικρ",
-    "ABEKMHOPCTXYSIJQWYaeokpcyxsijhdqwlABEZHIKMNOPTYXovikp",
+LATIN_LOOKALIKES = dict(
+    zip(
+        "АВЕКМНОРСТХУЅІЈԚԜҮаеокрсухѕіјһԁԛԝӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧονικρ",
+        "ABEKMHOPCTXYSIJQWYaeokpcyxsijhdqwlABEZHIKMNOPTYXovikp",
+        strict=True,
+    )
 )
 
 
-def latin_lookalike(name: str) -> str:
-    """``name`` with each Cyrillic or Greek letter that draws as a Latin one put as that Latin letter."""
-    return name.translate(LATIN_LOOKALIKES)
+def _folded_lookalikes() -> dict[int, str]:
+    """LATIN_LOOKALIKES once case is folded, as names are compared: a capital drawn as a Latin one
+    puts its small letter as that Latin letter's ("ΤΟΜ" and "τομ" are one name, and read "TOM"),
+    unless the small letter is drawn as another Latin letter of its own (the Greek "ν" as "v")."""
+    small = {ord(k): v for k, v in LATIN_LOOKALIKES.items() if k == k.casefold()}
+    capitals = {ord(k.casefold()): v.casefold() for k, v in LATIN_LOOKALIKES.items() if k != k.casefold()}
+    return capitals | small
 
 
-def _drawn_alike() -> dict[str, str]:
-    """Each letter's case-folded Latin look (itself for any other) -> every letter drawn so."""
-    alike: dict[str, set[str]] = {}
-    for source, latin in LATIN_LOOKALIKES.items():
-        for char in (chr(source), chr(latin), chr(latin).upper(), chr(latin).lower()):
-            alike.setdefault(chr(latin).casefold(), set()).add(char)
-    return {key: "".join(sorted(chars)) for key, chars in alike.items()}
-
-
-DRAWN_ALIKE = _drawn_alike()
+FOLDED_LOOKALIKES = _folded_lookalikes()
 
 
 # What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
 # between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
 SEPARATORS = "@.+-_"
-_ANY_SEPARATORS = "[" + re.escape(SEPARATORS) + "]*"
+
+# Latin letters and digits drawn alike in the site's font, each put as one of them once case is
+# folded: a capital I, a small l and the digit 1 are one stroke ("Ann1", "Annl", "AnnI"); a capital
+# O and the digit 0 one ring ("B0b", "BOb"). Case folding makes "I" the small "i", so "i" joins
+# them too ("Anni"), and "o" the zero. The Turkish dotless "ı" is an "i" less its dot. A vertical
+# bar would join them, but a username cannot hold one. Pairs of letters drawn as one ("rn" and
+# "m", "vv" and "w") are left apart: they are two letters wide, not one in another's place, and
+# whether they run together depends on the font and its size, so taking them as one would refuse
+# many ordinary names for a likeness few readers see.
+GLYPHS_ALIKE = str.maketrans({"1": "l", "i": "l", "ı": "l", "0": "o"})
 
 
-def lookalike_pattern(name: str) -> str:
-    """A regular expression every name that reads as ``name`` matches (case, Latin, Cyrillic or Greek
-    letters drawn alike, and separators aside): "сор", "COP" and "c_o.p" all match that of "cop",
-    and it theirs."""
-    parts = []
-    for char in latin_lookalike(name):
-        if char in SEPARATORS:
-            continue
-        chars = DRAWN_ALIKE.get(char.casefold(), char + char.upper() + char.lower())
-        # "ß".upper() is "SS": only the cases that are one letter.
-        parts.append("[" + "".join(re.escape(c) for c in sorted(set(chars)) if len(c) == 1) + "]")
-    # No letter class holds a separator, so the pattern never backtracks far, even over a long name.
-    return "^" + _ANY_SEPARATORS + _ANY_SEPARATORS.join(parts) + _ANY_SEPARATORS + "$"
+def name_skeleton(name: str) -> str:
+    """What account names are compared by: two names with one skeleton read as one name, and only
+    one account may have it (accounts.models.AccountName). Its compatibility form (NFKC: "ａnn" is
+    "ann"), case folded ("ANN", "Straße" and "STRASSE", a Greek final "ς" and "σ"), each Cyrillic
+    or Greek letter drawn as a Latin one put as that letter ("сор" is "cop"), the glyphs drawn alike
+    put as one (GLYPHS_ALIKE), and the separators a username may hold left out ("ann_lee" is
+    "annlee"). The sign-up's check, a rename in the admin, a deleted account's hold
+    (``name_hold_key``) and the reserved words all compare names by it.
+
+    Written out here rather than taken from a library of Unicode's confusables (UTS #39): those
+    compare case as drawn ("I" beside "l", but not "i"), map pairs such as "rn" to "m", and change
+    with the library's data, while a skeleton is stored for every account and every hold, and
+    must stay the same across upgrades. The letters of other alphabets among Latin ones are
+    refused anyway (``one_alphabet``).
+    """
+    # Case folding writes the Turkish capital "İ" as "i" and a combining dot above.
+    folded = name_key(name).replace("i\u0307", "i")
+    alike = folded.translate(FOLDED_LOOKALIKES).translate(GLYPHS_ALIKE)
+    return "".join(char for char in alike if char not in SEPARATORS)
 
 
 def name_hold_key(name: str) -> str:
-    """The key a deleted account's name is held under (accounts.models.HeldName): the same for every
-    name that reads as it (its compatibility form, case, Latin look-alike letters and separators
-    aside, as ``lookalike_pattern`` compares names), and keyed with the site's secret, so the
-    table does not give back the names of the accounts deleted."""
-    plain = latin_lookalike(unicodedata.normalize("NFKC", name)).casefold()
-    bare = "".join(c for c in plain if c not in SEPARATORS)
-    return salted_hmac("accounts.HeldName", bare, algorithm="sha256").hexdigest()
+    """The key a deleted account's name is held under (accounts.models.HeldName): its skeleton
+    (``name_skeleton``), the same for every name that reads as it, keyed with the site's secret,
+    so the table does not give back the names of the accounts deleted."""
+    return salted_hmac("accounts.HeldName", name_skeleton(name), algorithm="sha256").hexdigest()
+
+
+def name_hold_keys(name: str) -> tuple[str, str]:
+    """``name_hold_key`` and the key of a hold that compared names without their glyphs and
+    spelling (no GLYPHS_ALIKE, the Latin look-alikes put before case was folded). A hold lasts
+    DELETED_NAME_HOLD_DAYS and its name is not kept, so a hold made so cannot be keyed anew: it is
+    looked up under its own key until it ends."""
+    latin = "".join(LATIN_LOOKALIKES.get(char, char) for char in unicodedata.normalize("NFKC", name)).casefold()
+    plain = "".join(char for char in latin if char not in SEPARATORS)
+    return name_hold_key(name), salted_hmac("accounts.HeldName", plain, algorithm="sha256").hexdigest()
 
 
 # Names that would pass for the site's own words or its staff on the boards and profiles.
@@ -112,9 +131,9 @@ COMPUTER = gettext_noop("computer")
 
 
 def _bare(name: str) -> str:
-    """A name as compared with the reserved ones: case and letter forms aside (name_key), and
-    without the separators a username may hold ("Former_player" is "Former player")."""
-    return "".join(char for char in name_key(name) if char.isalnum())
+    """A name as compared with the reserved ones: as names are compared (``name_skeleton``: "adm1n"
+    is "admin"), and without the spaces of the site's own words ("Former_player" is "Former player")."""
+    return "".join(char for char in name_skeleton(name) if char.isalnum())
 
 
 @functools.cache  # the catalogs do not change while the process runs

@@ -6,17 +6,17 @@ templates/allauth/layouts/base.html).
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 from typing import Any
 
+from allauth.account.views import SignupView
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
@@ -30,19 +30,22 @@ from accounts.middleware import ACCOUNT_LANGUAGE
 from games import services as games_services
 
 
-def one_at_a_time(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A sign-up form's post checks its name and makes the account while no other sign-up does
-    (accounts.services.one_sign_up_at_a_time): two look-alike names sent at one moment cannot both
-    pass. Its page (GET) is not held up."""
+class SignUpView(SignupView):  # type: ignore[misc]  # allauth is untyped
+    """allauth's sign-up, the account made in one transaction with its name's skeleton
+    (accounts.models.AccountName). Two names that read alike sent at one moment both pass the
+    form's check; the database then refuses the second account and undoes it, and its form,
+    checked again, says the name is taken as the check would have."""
 
-    @functools.wraps(view)
-    def taking_turns(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.method != "POST":
-            return view(request, *args, **kwargs)
-        with services.one_sign_up_at_a_time():
-            return view(request, *args, **kwargs)
-
-    return taking_turns
+    def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            with transaction.atomic():
+                response: HttpResponse = super().form_valid(form)
+                return response
+        except IntegrityError:
+            form.full_clean()
+            if form.is_valid():  # refused for something else than its name
+                raise
+            return self.form_invalid(form)  # type: ignore[no-any-return]
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:

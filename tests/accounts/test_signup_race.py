@@ -1,10 +1,10 @@
 """On PostgreSQL, with several processes: two names that read alike, signed up at the same moment,
-do not both become accounts (only the exact name is unique in the database)."""
+do not both become accounts. Each passes the form's check before either is saved; the database's
+unique skeleton (accounts.models.AccountName) refuses the second, whose form says the name is taken."""
 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -13,64 +13,36 @@ from django.db import connection
 from django.test import Client
 
 from accounts.adapters import AccountAdapter
-from accounts.services import SIGN_UP_LOCK_KEY
 from tests.accounts.helpers import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 TIMEOUT = 20.0
-LATIN, CYRILLIC = "cop", "\u0441\u043e\u0440"  # drawn alike, each of one alphabet
 
 
-def waiting_for_the_sign_up_lock() -> bool:
-    """Is a sign-up waiting for another's advisory lock (accounts.services.one_sign_up_at_a_time)?"""
-    # pg_locks lists every database's locks: only this lock, on this database, is the one (another
-    # test's, or another run's on the same server, would pass this test without the lock taken).
-    high, low = SIGN_UP_LOCK_KEY >> 32, SIGN_UP_LOCK_KEY & 0xFFFFFFFF
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-            " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 1",
-            [high, low],
-        )
-        return bool(cursor.fetchone()[0])
-
-
-def test_two_look_alike_names_signed_up_at_one_moment_make_one_account(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first sign-up has checked its name and is making the account when the second checks
-    its look-alike: the second must not find the name free. The first holds on until the second
-    has either checked (the defect) or is seen waiting its turn."""
-    second_checked = threading.Event()
-    clean_username = AccountAdapter.clean_username
+@pytest.mark.parametrize("names", [("cop", "\u0441\u043e\u0440"), ("Ann1", "Annl"), ("B0b", "BOb")])
+def test_two_look_alike_names_signed_up_at_one_moment_make_one_account(
+    monkeypatch: pytest.MonkeyPatch, names: tuple[str, str]
+) -> None:
+    """Neither sign-up saves its account before both have checked their names: each finds its name
+    free, and the database alone can tell them apart."""
+    both_checked = threading.Barrier(2, timeout=TIMEOUT)
     save_user = AccountAdapter.save_user
-
-    def checking(self: AccountAdapter, username: str, shallow: bool = False) -> str:
-        name = clean_username(self, username, shallow)
-        if username == CYRILLIC and not shallow:
-            second_checked.set()
-        return name
-
-    first_saving = threading.Event()
+    waited: set[str] = set()
 
     def saving(self: AccountAdapter, request: Any, user: Any, form: Any, commit: bool = True) -> Any:
-        if form.cleaned_data.get("username") == LATIN:
-            first_saving.set()
-            deadline = time.monotonic() + TIMEOUT
-            while not second_checked.is_set() and not waiting_for_the_sign_up_lock():
-                assert time.monotonic() < deadline, "the second sign-up neither checked its name nor waited"
-                time.sleep(0.01)
+        name = form.cleaned_data.get("username")
+        if name not in waited:  # the first try only: a refused form is checked again after it
+            waited.add(name)
+            both_checked.wait()
         return save_user(self, request, user, form, commit)
 
-    monkeypatch.setattr(AccountAdapter, "clean_username", checking)
     monkeypatch.setattr(AccountAdapter, "save_user", saving)
     answers: dict[str, Any] = {}
     errors: list[BaseException] = []
 
-    def sign_up(name: str, after: threading.Event | None) -> None:
+    def sign_up(name: str) -> None:
         try:
-            if after is not None:
-                assert after.wait(TIMEOUT)
             answers[name] = Client().post(
                 "/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
             )
@@ -79,17 +51,16 @@ def test_two_look_alike_names_signed_up_at_one_moment_make_one_account(monkeypat
         finally:
             connection.close()
 
-    threads = [
-        threading.Thread(target=sign_up, args=(LATIN, None), daemon=True),
-        threading.Thread(target=sign_up, args=(CYRILLIC, first_saving), daemon=True),
-    ]
+    threads = [threading.Thread(target=sign_up, args=(name,), daemon=True) for name in names]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(TIMEOUT * 2)
     assert not any(thread.is_alive() for thread in threads), "a sign-up hung"
     assert errors == []
-    assert answers[LATIN].status_code == 302
-    assert answers[CYRILLIC].status_code == 200
-    assert "reads the same as another player" in str(answers[CYRILLIC].context["form"].errors["username"])
-    assert list(get_user_model().objects.values_list("username", flat=True)) == [LATIN]
+    made = list(get_user_model().objects.values_list("username", flat=True))
+    assert len(made) == 1, f"both look-alikes became accounts: {made}"
+    (refused,) = set(names) - set(made)
+    assert answers[made[0]].status_code == 302
+    assert answers[refused].status_code == 200
+    assert "reads the same as another player" in str(answers[refused].context["form"].errors["username"])

@@ -1,0 +1,165 @@
+"""Account names that read alike are one name: the sign-up's check, a rename in the admin and a
+deleted account's hold compare names by one rule (``accounts.validators.name_skeleton``), and the
+database keeps one account to a name so compared, whatever signs up at the same moment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from accounts.adapters import AccountAdapter
+from accounts.validators import name_hold_key, name_skeleton
+from tests.accounts.helpers import PASSWORD, sign_up
+from tests.store.test_migrations import _migrate, latest_after  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.django_db
+
+# Drawn alike in the site's font: a capital I, a small l and the digit 1; a capital O and a zero.
+GLYPH_TWINS = [("Ann1", "Annl"), ("Annl", "AnnI"), ("AnnI", "Ann1"), ("B0b", "BOb"), ("BOb", "b0b")]
+# Letters that case-folding or a language's own spelling makes one: the German ß and ss, the Greek
+# final and medial sigma, the Turkish dotless and dotted i beside the plain ones.
+SPELLING_TWINS = [("Straße", "STRASSE"), ("Οδυσσευς", "ΟΔΥΣΣΕΥΣ"), ("Dılek", "Dilek"), ("İpek", "Ipek")]
+
+
+def names() -> list[str]:
+    return list(get_user_model().objects.order_by("pk").values_list("username", flat=True))
+
+
+def refused(name: str) -> Any:
+    response = Client().post("/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200, f"{name!r} was taken"
+    return response.context["form"].errors.as_data()["username"]
+
+
+@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS)
+def test_a_name_that_reads_as_anothers_is_refused_at_sign_up(taken: str, twin: str) -> None:
+    sign_up(Client(), taken)
+    errors = refused(twin)
+    # PostgreSQL's UPPER() folds some of these alike: then allauth's own "taken" comes first.
+    assert [e.code for e in errors] in (["lookalike"], ["username_taken"])
+    assert names() == [taken]
+
+
+@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS)
+def test_the_held_names_key_is_the_sign_up_checks_rule(taken: str, twin: str) -> None:
+    """What the check calls one name, a hold holds as one: the key is the name's skeleton, keyed."""
+    assert name_skeleton(taken) == name_skeleton(twin)
+    assert name_hold_key(taken) == name_hold_key(twin)
+    sign_up(Client(), taken)
+    get_user_model().objects.filter(username=taken).delete()
+    assert [e.code for e in refused(twin)] == ["held"]
+
+
+@pytest.mark.parametrize(("one", "other"), [("Ann", "Anna"), ("Bob", "Bab"), ("ann_lee", "ann_leo"), ("barn", "bam")])
+def test_names_that_read_differently_are_two_names(one: str, other: str) -> None:
+    assert name_skeleton(one) != name_skeleton(other)
+    sign_up(Client(), one)
+    sign_up(Client(), other)
+
+
+@pytest.mark.parametrize("name", ["adm1n", "r00t", "AdmIn", "C0mputer"])
+def test_a_reserved_name_is_reserved_in_its_look_alike_glyphs_too(name: str) -> None:
+    assert [e.code for e in refused(name)] == ["reserved"]
+
+
+@pytest.mark.parametrize("competitor", ["Ann1", "annl"])
+def test_a_look_alike_signed_up_between_the_check_and_the_save_is_the_same_form_error(
+    monkeypatch: pytest.MonkeyPatch, competitor: str
+) -> None:
+    """Another sign-up makes ``competitor`` just after this one's name was checked: the database
+    refuses the second account, and the form says so as its check would have."""
+    clean_username = AccountAdapter.clean_username
+    made: list[str] = []
+
+    def checking(self: AccountAdapter, username: str, shallow: bool = False) -> str:
+        name = clean_username(self, username, shallow)
+        if not shallow and not made:
+            made.append(get_user_model().objects.create_user(username=competitor, password=PASSWORD).username)
+        return name
+
+    monkeypatch.setattr(AccountAdapter, "clean_username", checking)
+    errors = refused("Annl")
+    assert [e.code for e in errors] in (["lookalike"], ["username_taken"])
+    assert names() == [competitor]
+
+
+def test_sign_up_looks_the_name_up_by_its_key_without_scanning_the_names() -> None:
+    sign_up(Client(), "cop")
+    with CaptureQueriesContext(connection) as queries:
+        refused("c0p")
+    scans = [q["sql"] for q in queries if "REGEXP" in q["sql"].upper() or "::text ~" in q["sql"]]
+    assert scans == []
+
+
+def test_the_database_keeps_one_account_to_a_name_as_names_are_compared() -> None:
+    """Past every check (a save the receivers did not see): the unique skeleton refuses the second
+    row, but for an account marked as reading as an older one."""
+    from django.db import IntegrityError, transaction
+
+    from accounts.models import AccountName
+
+    users = get_user_model().objects
+    users.create_user(username="Ann1", password=PASSWORD)
+    other = users.create_user(username="zed", password=PASSWORD)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        AccountName.objects.filter(user=other).update(skeleton=name_skeleton("AnnI"))
+    AccountName.objects.filter(user=other).update(skeleton=name_skeleton("AnnI"), reads_as_older=True)
+
+
+def test_a_shell_cannot_save_a_user_under_a_name_that_reads_as_anothers() -> None:
+    """Outside a form, too: refused before the user is written."""
+    from accounts.services import NameTaken
+
+    users = get_user_model().objects
+    users.create_user(username="B0b", password=PASSWORD)
+    with pytest.raises(NameTaken):
+        users.create_user(username="BOB", password=PASSWORD)
+    ann = users.create_user(username="ann", password=PASSWORD)
+    ann.username = "b0b"
+    with pytest.raises(NameTaken):
+        ann.save()
+    assert names() == ["B0b", "ann"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_after")
+def test_the_migration_stores_every_accounts_name_and_keeps_look_alikes_made_before() -> None:
+    """Accounts made before names were compared glyph by glyph keep their names, the older one
+    holding it; a new name that reads as either is refused, and both may still be saved."""
+    apps = _migrate([("accounts", "0007_sign_in_log_attempt_time_indexes")])
+    old_users = apps.get_model("auth", "User").objects
+    for name in ["Ann1", "Annl", "bob"]:
+        old_users.create(username=name)
+    _migrate([("accounts", "0009_account_names_of_every_account")])
+    from accounts.models import AccountName
+
+    rows = {row.user.username: (row.skeleton, row.reads_as_older) for row in AccountName.objects.select_related("user")}
+    assert rows == {"Ann1": ("annl", False), "Annl": ("annl", True), "bob": ("bob", False)}
+    assert names() == ["Ann1", "Annl", "bob"]
+    assert [e.code for e in refused("AnnI")] == ["lookalike"]
+    for user in get_user_model().objects.all():
+        user.set_password(PASSWORD)
+        user.save()
+    assert AccountName.objects.get(user__username="Annl").reads_as_older
+
+
+def test_a_hold_keyed_without_the_glyphs_still_holds_its_name_until_it_ends() -> None:
+    """A hold whose key compared names by case, width, Latin look-alikes and separators only (its
+    name is not kept, so it cannot be keyed anew) holds that name still."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from django.utils.crypto import salted_hmac
+
+    from accounts.models import HeldName
+
+    key = salted_hmac("accounts.HeldName", "dilek", algorithm="sha256").hexdigest()
+    HeldName.objects.create(key=key, until=timezone.now() + timedelta(days=1))
+    assert [e.code for e in refused("Di_lek")] == ["held"]
+    HeldName.objects.update(until=timezone.now() - timedelta(seconds=1))
+    sign_up(Client(), "Di_lek")
