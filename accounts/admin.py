@@ -16,9 +16,12 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest
+from django.db import IntegrityError
+from django.http import HttpRequest, HttpResponse
 
+from accounts.adapters import name_free
 from accounts.models import GameRecord, Profile, Standing
 from games.web.admin import SecretLookupsAdmin, ShownCodeSearch
 
@@ -112,10 +115,47 @@ class GameRecordAdmin(ShownCodeSearch, ReadOnly):  # a game's code found as the 
     raw_id_fields = ("game", "player", "user")
 
 
+class NamedUserChangeForm(UserChangeForm):  # type: ignore[type-arg]
+    """A user's page: a new name that reads as another account's, or a deleted one's held, is
+    refused as at sign-up (accounts.adapters.name_free); its own name in another case is its own."""
+
+    def clean_username(self) -> str:
+        name: str = self.cleaned_data["username"]
+        name_free(name, user_id=self.instance.pk)
+        return name
+
+
+class NamedUserCreationForm(AdminUserCreationForm):  # type: ignore[type-arg]
+    """A user added in the admin: refused a name that reads as another account's, as a sign-up is."""
+
+    def clean_username(self) -> str:
+        name = super().clean_username()
+        if name:  # None where Django's own check refused it already
+            name_free(name)
+        return name
+
+
 class AccountUserAdmin(UserAdmin):  # type: ignore[type-arg]
     """Users, whose deletion (the one way the admin deletes anything) takes the account's profile,
     standings and records with it, its name withdrawn from its games first (accounts.receivers),
-    though none of those may be deleted on its own."""
+    though none of those may be deleted on its own. A name that reads as another account's is
+    refused when a user is added or renamed, as at sign-up."""
+
+    form = NamedUserChangeForm
+    add_form = NamedUserCreationForm
+
+    def changeform_view(
+        self, request: HttpRequest, object_id: str | None = None, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            if request.method != "POST":
+                raise
+            # The form's check passed, then another account took a name that reads as this one
+            # before it was saved: the database refused the save and it was undone. Checked again,
+            # the form says the name is taken; anything else refused is refused again, and raised.
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)

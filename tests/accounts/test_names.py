@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from accounts.adapters import AccountAdapter
 from accounts.validators import name_hold_key, name_skeleton
@@ -94,6 +95,63 @@ def test_sign_up_looks_the_name_up_by_its_key_without_scanning_the_names() -> No
         refused("c0p")
     scans = [q["sql"] for q in queries if "REGEXP" in q["sql"].upper() or "::text ~" in q["sql"]]
     assert scans == []
+
+
+def admin_user_form(user: Any, **changes: str) -> dict[str, str]:
+    return {
+        "username": user.username,
+        "is_active": "on",
+        "date_joined_0": user.date_joined.strftime("%Y-%m-%d"),
+        "date_joined_1": user.date_joined.strftime("%H:%M:%S"),
+        "profile-TOTAL_FORMS": "0",
+        "profile-INITIAL_FORMS": "0",
+        **changes,
+    }
+
+
+def test_staff_cannot_rename_an_account_to_a_name_that_reads_as_anothers(admin_client: Client) -> None:
+    users = get_user_model().objects
+    users.create_user(username="B0b", password=PASSWORD)
+    ann = users.create_user(username="ann", password=PASSWORD)
+    url = reverse("admin:auth_user_change", args=[ann.pk])
+    response = admin_client.post(url, admin_user_form(ann, username="BOb"))
+    assert response.status_code == 200
+    assert [e.code for e in response.context["adminform"].form.errors.as_data()["username"]] == ["lookalike"]
+    assert users.get(pk=ann.pk).username == "ann"
+    # Its own name in another case reads as itself: saved.
+    assert admin_client.post(url, admin_user_form(ann, username="Ann")).status_code == 302
+    assert users.get(pk=ann.pk).username == "Ann"
+    add = admin_client.post(
+        reverse("admin:auth_user_add"),
+        {"username": "BOB", "password1": PASSWORD, "password2": PASSWORD, "usable_password": "true"},
+    )
+    assert add.status_code == 200
+    assert [e.code for e in add.context["adminform"].form.errors.as_data()["username"]] == ["lookalike"]
+
+
+def test_a_rename_that_meets_a_look_alike_made_meanwhile_is_the_same_form_error(
+    admin_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The admin's check passed before "B0b" was made: the database refuses the rename, and the
+    page shows the form again with the check's error."""
+    from accounts import admin as accounts_admin
+
+    users = get_user_model().objects
+    ann = users.create_user(username="ann", password=PASSWORD)
+    users.create_user(username="B0b", password=PASSWORD)
+    name_free = accounts_admin.name_free
+    checks: list[str] = []
+
+    def missed_once(name: str, **kwargs: Any) -> None:
+        checks.append(name)
+        if len(checks) > 1:
+            name_free(name, **kwargs)
+
+    monkeypatch.setattr(accounts_admin, "name_free", missed_once)
+    response = admin_client.post(reverse("admin:auth_user_change", args=[ann.pk]), admin_user_form(ann, username="BOb"))
+    assert response.status_code == 200
+    assert [e.code for e in response.context["adminform"].form.errors.as_data()["username"]] == ["lookalike"]
+    assert users.get(pk=ann.pk).username == "ann"
 
 
 def test_the_database_keeps_one_account_to_a_name_as_names_are_compared() -> None:
