@@ -629,6 +629,26 @@ def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_colu
     assert page.errors == [] and table.errors == []
 
 
+def test_at_a_triple_games_end_a_phone_that_plays_no_seat_keeps_the_winners_columns_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """During play a spectator's phone (and a shared device) keeps the columns of the seat to
+    play in view as the Triple card scrolls sideways; at the end no seat is to play, and no
+    column stayed: the card scrolled as a whole, the box names with it. The winner's columns
+    stay, as at the replay's last step."""
+    code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#card table.triple")
+    pinned = page.locator("#card th.seat-head.pin")
+    assert pinned.count() == 1, "no seat's columns stay in view"
+    assert pinned.get_attribute("title") == page.locator("li.winner .seat-name").first.text_content()
+    whole_columns_and_names(sideways(page))
+    for scheme in in_each_scheme(page):
+        shot(page, f"table-triple-over-390-{scheme}")
+    assert page.errors == []
+
+
 # The phone's Triple card with its sums drawn as static/js/scorecard.js draws them at ``goals``
 # (each column's upper sum against its goal, ticked once made) and every seat's total at
 # ``total``: the upper sum row's height, and each total shown over another seat's columns that

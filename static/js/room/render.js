@@ -75,11 +75,15 @@ export function roundOf(state) {
   return { round: Math.min(filled + 1, total), total };
 }
 
-/** The seat whose column stays in view when the card scrolls sideways: mine online, the one to play on a shared device. */
+/**
+ * The seat whose column stays in view when the card scrolls sideways: mine online, the one to play
+ * on a shared device or for a spectator, and once the game is over there the winner's (as at the
+ * replay's last step), not none.
+ */
 export function focusSeat(view) {
   const { state } = view;
   const playing = state.status === "playing" ? state.turn?.seat ?? null : null;
-  if (state.local || !view.mine.length) return playing;
+  if (state.local || !view.mine.length) return state.status === "finished" ? state.winners?.[0] ?? null : playing;
   // A device with two seats of an online room: the one to play, when it is one of them.
   return view.mine.includes(playing) ? playing : view.mine[0];
 }
