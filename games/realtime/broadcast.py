@@ -99,10 +99,12 @@ def committed(event: events.Committed) -> None:
         game_changed(event.game, event.move, event.rules)
 
 
-def told(code: str, frame: dict[str, Any], audience: frozenset[str] | None = None) -> None:
+def told(
+    code: str, frame: dict[str, Any], audience: frozenset[str] | None = None, excluded: frozenset[str] = frozenset()
+) -> None:
     """A listener of games.services.events: a frame that is not a state, to the room's sockets
-    (those of the browsers in ``audience`` only, when it is given)."""
+    (those of the browsers in ``audience`` only, when it is given; none of those in ``excluded``)."""
     try:
-        fanout.publish_soon(code, [protocol.dumps(frame)], audience=audience)
+        fanout.publish_soon(code, [protocol.dumps(frame)], audience=audience, excluded=excluded)
     except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
         log.exception("telling %s a %s frame failed", code, frame.get("type"))

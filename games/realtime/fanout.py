@@ -483,8 +483,14 @@ async def _listen(layer: BaseChannelLayer, relay: Relay) -> None:
         if note is not None:
             _noted(layer, message["code"], message["origin"], note, message.get("version"), "frames" in message)
         if "frames" in message:
-            audience = message.get("audience")
-            deliver(message["code"], message["frames"], message.get("version"), _audience(audience))
+            audience, excluded = message.get("audience"), message.get("excluded")
+            deliver(
+                message["code"],
+                message["frames"],
+                message.get("version"),
+                _audience(audience),
+                _audience(excluded) or frozenset(),
+            )
 
 
 async def _refresh(layer: BaseChannelLayer, relay: Relay) -> None:
@@ -502,9 +508,16 @@ def _audience(tokens: object) -> frozenset[str] | None:
     return frozenset(str(token) for token in tokens) if isinstance(tokens, list) else None
 
 
-def deliver(code: str, frames: list[str], version: int | None = None, audience: frozenset[str] | None = None) -> None:
+def deliver(
+    code: str,
+    frames: list[str],
+    version: int | None = None,
+    audience: frozenset[str] | None = None,
+    excluded: frozenset[str] = frozenset(),
+) -> None:
     """On the event loop: send ``frames`` to this loop's sockets in the room, in order (only to the
-    sockets of the browsers in ``audience`` when it is given: a finished game's chat, say)."""
+    sockets of the browsers in ``audience`` when it is given: a finished game's chat, say; to none
+    of the browsers in ``excluded``: a chat line's sender, told it with its frame's id)."""
     transport = current()
     if version is not None:
         if transport.latest.get(code, -1) >= version:
@@ -521,6 +534,8 @@ def deliver(code: str, frames: list[str], version: int | None = None, audience: 
         # The room's sockets here stay in it whether or not they may hear these frames: what was
         # delivered to them before still orders the states to come.
         sockets = [socket for socket in sockets if getattr(socket, "controller", "") in audience]
+    if excluded:
+        sockets = [socket for socket in sockets if getattr(socket, "controller", "") not in excluded]
     for socket in sockets:  # each socket's own queue: a client that stopped reading holds up nobody
         try:
             socket.push(frames, version)
@@ -556,13 +571,19 @@ async def welcome(code: str, socket: Socket, frames: list[str]) -> None:
 
 
 def relay_message(
-    code: str, frames: list[str], version: int | None, audience: frozenset[str] | None = None
+    code: str,
+    frames: list[str],
+    version: int | None,
+    audience: frozenset[str] | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"type": MESSAGE_TYPE, "origin": ORIGIN, "code": code, "frames": frames}
     if version is not None:
         message["version"] = version
     if audience is not None:
         message["audience"] = sorted(audience)
+    if excluded:
+        message["excluded"] = sorted(excluded)
     return message
 
 
@@ -578,7 +599,12 @@ async def publish(code: str, frames: list[str], *, version: int | None = None) -
 
 
 def publish_soon(
-    code: str, frames: list[str], *, version: int | None = None, audience: frozenset[str] | None = None
+    code: str,
+    frames: list[str],
+    *,
+    version: int | None = None,
+    audience: frozenset[str] | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> None:
     """From a worker thread (after a commit): hand the frames to the event loop without waiting for it.
 
@@ -590,7 +616,7 @@ def publish_soon(
     with transport.lock:
         loops = list(dict.fromkeys(transport.members.get(code, {}).values()))
     layer = relay_layer()
-    message = relay_message(code, frames, version, audience) if layer is not None else None
+    message = relay_message(code, frames, version, audience, excluded) if layer is not None else None
     if not loops and message is not None:
         main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
         if main is not None and main.is_running():
@@ -604,7 +630,9 @@ def publish_soon(
             # A fresh context: the callback and the tasks it starts must not inherit this
             # thread's (asgiref marks it as inside a database call, and a task a state
             # listener starts from it, such as a bot step, would then refuse to run).
-            loop.call_soon_threadsafe(_on_loop, code, frames, version, relay, audience, context=contextvars.Context())
+            loop.call_soon_threadsafe(
+                _on_loop, code, frames, version, relay, audience, excluded, context=contextvars.Context()
+            )
         except RuntimeError:  # that loop is closed (a finished test's)
             continue
 
@@ -615,9 +643,10 @@ def _on_loop(
     version: int | None,
     relay: dict[str, Any] | None,
     audience: frozenset[str] | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> None:
     transport = current()
-    deliver(code, frames, version, audience)
+    deliver(code, frames, version, audience, excluded)
     layer = relay_layer()
     if relay is not None and layer is not None and relaying(code):
         transport.keep(asyncio.get_running_loop().create_task(_relay_send(layer, code, relay)))

@@ -115,8 +115,9 @@ def chat_post(
 ) -> dict[str, Any]:
     """Store a chat message and send it to the room; the message as the room sees it. One short transaction.
 
-    ``frame_id``: the posting frame's id, echoed in the room's frame: the sender's page knows its
-    message by it, whatever the cleaning changed in the text and whichever of its sockets hears it.
+    ``frame_id``: the posting frame's id, echoed in the frame the sender's browser gets: its page
+    knows its message by it, whatever the cleaning changed in the text and whichever of its sockets
+    hears it. The room's other browsers get the frame without it: an id is its page's own.
     """
     text = clean_message(text)
     game = Game.objects.get(code=code)
@@ -151,9 +152,22 @@ def chat_post(
         )
         shown = chat_message(message, game.code)
         audience = chat_audience(game)
-        frame: dict[str, Any] = {"type": "chat", "message": shown} | ({"id": frame_id} if frame_id else {})
-        transaction.on_commit(lambda: events.tell(game.code, frame, audience))
+        frame: dict[str, Any] = {"type": "chat", "message": shown}
+        transaction.on_commit(lambda: _tell_chat(game.code, frame, audience, controller, frame_id))
     return shown
+
+
+def _tell_chat(
+    code: str, frame: dict[str, Any], audience: frozenset[str] | None, sender: str, frame_id: str | None
+) -> None:
+    """The room's chat frame to its audience: the sender's browser's sockets with the posting frame's id."""
+    if not (frame_id and sender):
+        events.tell(code, frame, audience)
+        return
+    own = frozenset({sender})
+    events.tell(code, frame, audience, excluded=own)
+    if audience is None or sender in audience:
+        events.tell(code, frame | {"id": frame_id}, own)
 
 
 def chat_react(*, code: str, controller: str, reaction: str, seat: int | None = None) -> dict[str, Any]:

@@ -61,22 +61,25 @@ def committed(event: Committed) -> None:
 
 # What a service tells a room that is not a new state of it (a chat line, a reaction, a
 # message hidden by staff): the frame as data, encoded and sent by the transport.
-# ``audience``: the controller tokens of the browsers whose sockets may hear it (None: every socket).
-Teller = Callable[[str, dict[str, Any], frozenset[str] | None], None]
+# ``audience``: the controller tokens of the browsers whose sockets may hear it (None: every socket);
+# ``excluded``: those of browsers whose sockets do not (told another frame of their own).
+Teller = Callable[[str, dict[str, Any], frozenset[str] | None, frozenset[str]], None]
 _tellers: list[Teller] = []
 
 
 def on_told(listener: Teller) -> None:
-    """Call ``listener(code, frame, audience)`` for every frame a service tells a room in this process."""
+    """Call ``listener(code, frame, audience, excluded)`` for every frame a service tells a room in this process."""
     if listener not in _tellers:
         _tellers.append(listener)
 
 
-def tell(code: str, frame: dict[str, Any], audience: frozenset[str] | None = None) -> None:
-    """Send ``frame`` to every socket of the room, or to the sockets of the browsers in ``audience``
-    (call it after the commit that stored it, if any)."""
+def tell(
+    code: str, frame: dict[str, Any], audience: frozenset[str] | None = None, excluded: frozenset[str] = frozenset()
+) -> None:
+    """Send ``frame`` to every socket of the room, or to the sockets of the browsers in ``audience``,
+    but those of the browsers in ``excluded`` (call it after the commit that stored it, if any)."""
     for listener in _tellers:
         try:
-            listener(code, frame, audience)
+            listener(code, frame, audience, excluded)
         except Exception:
             log.exception("a listener of told frames failed on %s", code)

@@ -208,6 +208,27 @@ async def test_frames_for_some_browsers_reach_only_their_sockets_here_and_from_a
     assert stranger.frames == ["relayed, for everyone"]
 
 
+async def test_frames_kept_from_some_browsers_miss_only_their_sockets_here_and_from_another_process(room: Any) -> None:
+    code, add = room
+    sender, other = await add(), await add()
+    sender.controller, other.controller = "sender-token", "other-token"  # type: ignore[attr-defined]
+    fanout.deliver(code, ["for the others"], excluded=frozenset({"sender-token"}))
+    assert sender.frames == [] and other.frames == ["for the others"]
+    layer = fanout.relay_layer()
+    if layer is None:
+        return  # the in-memory layer: one process, nothing relayed
+    kept = fanout.relay_message(code, ["relayed, for the others"], None, excluded=frozenset({"sender-token"}))
+    everyone = fanout.relay_message(code, ["relayed, for everyone"], None)
+    for message in (kept, everyone):
+        await layer.group_send(fanout.room_group(code), {**message, "origin": "another process"})
+    for _ in range(1000):
+        if "relayed, for everyone" in sender.frames:
+            break
+        await asyncio.sleep(0.01)
+    assert sender.frames == ["relayed, for everyone"]
+    assert other.frames == ["for the others", "relayed, for the others", "relayed, for everyone"]
+
+
 async def test_a_chat_line_none_of_the_sockets_here_may_hear_leaves_the_rooms_state_order_alone(room: Any) -> None:
     """A finished game's chat goes to its players only: a player's line on a process where only
     spectators watch reaches none of its sockets, which are still in the room. The state it
