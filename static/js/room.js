@@ -3,7 +3,7 @@
 // The server is the referee; this page only draws the state it is sent and asks for actions.
 import { fmt, gettext, list, ngettext } from "./i18n.js";
 import { arrived, commitmentOf, newSeed, seedFor, seenCommitment, sentTo } from "./seed.js";
-import { ChatPanel, CHAT_MAX, REACTIONS, chatNote } from "./room/chat.js";
+import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
@@ -566,9 +566,6 @@ async function score(box, column) {
 // --- chat, reactions, the clock -------------------------------------------------------------
 
 const chat = new ChatPanel($("chat-list"));
-
-// Characters as the server counts them (code points: an emoji is one), after trimming.
-const chatLength = (text) => [...text.trim()].length;
 
 // The characters left, shown as the limit nears; past it the message is refused, never cut.
 function countChat() {

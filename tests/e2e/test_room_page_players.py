@@ -534,6 +534,31 @@ def test_a_chat_message_counts_down_and_past_300_characters_is_refused_not_cut(
     assert ann.errors == [] and bob.errors == []
 
 
+def test_the_chats_count_is_the_servers_for_emoji_and_combining_marks(live_site: LiveSite, new_page: Any) -> None:
+    """The page counts what the server keeps (games/services/chat.py clean_message), in code points:
+    an emoji with a skin tone is two, a letter keeps three combining marks (the rest are dropped, and
+    not counted), a bidirectional control is dropped. Nothing stricter, nothing looser."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    assert ann.get_attribute("#chat-text", "maxlength") is None  # a maxlength counts UTF-16 units: an emoji as two
+    stacked = "e" + "\u0301" * 5  # kept as "e" and three marks: four
+    exact = "👍🏽" * 148 + "\u2066" + stacked  # 296 + 0 + 4 = 300
+    ann.fill("#chat-text", exact + "🎲")
+    assert ann.inner_text("#chat-count") == "1 character too many"
+    ann.press("#chat-text", "Enter")
+    ann.wait_for_selector("#toast:not([hidden])")
+    assert "at most 300 characters: this one has 301" in ann.inner_text("#toast")
+    ann.fill("#chat-text", exact)
+    assert ann.inner_text("#chat-count") == "0 characters left"
+    assert ann.get_attribute("#chat-text", "aria-invalid") == "false"
+    ann.press("#chat-text", "Enter")
+    bob.wait_for_selector(".chat-line")
+    assert bob.inner_text(".chat-line .chat-text") == "👍🏽" * 148 + "e" + "\u0301" * 3
+    ann.wait_for_function("document.getElementById('chat-text').value === ''")
+    assert ann.errors == [] and bob.errors == []
+
+
 def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite, new_page: Any) -> None:
     """A timeout is announced to the player it hit in view, not only in the feed below the card."""
     ann, bob = new_page(1280, 800), new_page(**PHONE)

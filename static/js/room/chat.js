@@ -9,11 +9,39 @@ export { CHAT_MAX } from "../words.js";
 const KEEP = 200; // messages kept on the page
 const NEAR_END = 40; // px: a reader this near the last message follows the new ones
 const QUIET_MS = 1000; // how long the list stays out of the live region after lines put in quietly
+// The message as the server keeps it (games/services/chat.py clean_message), to count it as the
+// server does: a line break or separator is a space, other control characters and bidi controls
+// go, a character keeps at most MARKS_MAX combining marks (games/services/codes.py, none on
+// nothing), and space (Python's, not the page's trim) goes from both ends.
+const MARKS_MAX = 3;
+const CONTROL_SPACE = /[\t\n\v\f\r\x1c-\x1f\x85]/u;
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+const SPACE_AT_ENDS = /^[\t\n\v\f\r\x1c-\x1f\x85\p{Zs}\u2028\u2029]+|[\t\n\v\f\r\x1c-\x1f\x85\p{Zs}\u2028\u2029]+$/gu;
 
 const timeOf = (iso) => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString(language, { hour: "2-digit", minute: "2-digit" });
 };
+
+function keptText(text) {
+  let kept = "";
+  let marks = 0;
+  for (let char of text) {
+    if (/[\p{Zl}\p{Zp}]/u.test(char) || CONTROL_SPACE.test(char)) char = " ";
+    else if (/\p{Cc}/u.test(char) || BIDI_CONTROL.test(char)) continue;
+    if (/\p{M}/u.test(char)) {
+      marks += 1;
+      if (marks > MARKS_MAX || !kept) continue;
+    } else marks = 0;
+    kept += char;
+  }
+  return kept.replace(SPACE_AT_ENDS, "");
+}
+
+/** How long the server counts a message: the code points of what it keeps (an emoji is one, one
+ * with a skin tone two, as the server sees them; not the UTF-16 units an input's maxlength counts,
+ * nor the characters drawn). */
+export const chatLength = (text) => [...keptText(text)].length;
 
 export class ChatPanel {
   constructor(list, doc = document) {
