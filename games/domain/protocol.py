@@ -443,6 +443,9 @@ class You(Outgoing, tag="you"):
     # The browser's handle in the room's chat, the ``spectator`` of its lines as a spectator ("": a
     # socket without a session): the page knows by it when the host muted it (the state's ``chat``).
     spectator: str = ""
+    # Whether the browser held a seat in the game and holds none now (it left, or the host took it
+    # out): once the game is over its chat is still this browser's to read, not to post to.
+    former: bool = False
     # The release of the pages' scripts this server serves (games.services.release): a page of
     # another one (left open across a deploy) offers to reload.
     release: str = ""

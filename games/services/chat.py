@@ -123,7 +123,13 @@ def chat_post(
     game = Game.objects.get(code=code)
     speaker = _seat_for(game, controller, seat)
     if speaker is None:
-        if game.is_over and not held_a_seat(game, controller):
+        if game.is_over:
+            # A finished game has no spectators: those who gave up their seat (or were taken out)
+            # read what its players say, and say nothing more.
+            if held_a_seat(game, controller):
+                raise RuleViolation(
+                    CHAT_CLOSED, "You are no longer a player in this game: you can read its chat but not post to it."
+                )
             raise RuleViolation(CHAT_CLOSED, "This game's chat is its players' alone.")
         if not game.chat_spectators:
             raise RuleViolation(CHAT_CLOSED, "Only the players can post in this room's chat; you can read it.")

@@ -102,7 +102,10 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
         return None  # swept as the page opened
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
-    you = protocol.encode(protocol.You(seats=mine, players=players, spectator=handle, release=static_version()))
+    former = not mine and selectors.held_a_seat(game, controller)
+    you = protocol.encode(
+        protocol.You(seats=mine, players=players, spectator=handle, former=former, release=static_version())
+    )
     return you, protocol.dumps(game_state(game)), _frame(game)
 
 

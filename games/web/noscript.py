@@ -213,6 +213,7 @@ def table(
     presence: dict[str, Any] | None = None,
     chat: list[dict[str, Any]] | None = None,
     spectator: str = "",
+    former: bool = False,
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
     hint: dict[str, Any] | None = None,
@@ -225,7 +226,8 @@ def table(
     reader turned that off; either way ``reload`` says how often it would.
     ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
-    handle in them; ``query``: the page's query, which asks to confirm a score of 0 (``zero``,
+    handle in them, ``former`` whether it held a seat here and holds none now; ``query``: the
+    page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
     coach's last answer to this browser (``coach.hint_for``), shown while the table is still at the
@@ -289,7 +291,7 @@ def table(
         view["card"] = _scorecard(state, my_turn)
     view.update(_host_tools(state, mine, playing, presence or {}))
     moderating = view["host"] and status in ("lobby", "playing")
-    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {}, moderating=moderating)
+    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {}, moderating=moderating, former=former)
     # A page that reloads itself would take away what its reader is typing: the chat's field is on a
     # page of its own that holds still (``?write=chat``), and so is one that gave a refused line back.
     view["writing"] = view["chat"]["can_post"] and (
@@ -486,17 +488,21 @@ def _chat(
     refused: dict[str, str],
     *,
     moderating: bool = False,
+    former: bool = False,
 ) -> dict[str, Any]:
     """The chat as this browser may read it and post to it: what the page with script says of it
     (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again.
 
     ``moderating``: the host's page while the game is on, which offers *Mute chat* or *Unmute chat*
-    beside each spectator's line but its own (chat.js ``moderateLine``)."""
+    beside each spectator's line but its own (chat.js ``moderateLine``). ``former``: the browser held a
+    seat here and holds none now: a finished game's chat is still its to read, not to post to."""
     seats = state["seats"]
     voices = [s for s in mine if s < len(seats)]
     over = state["status"] in ("finished", "abandoned")
     note = ""
-    if not voices and over:
+    if not voices and over and former:
+        note = gettext("You are no longer a player in this game: you can read its chat but not post to it.")
+    elif not voices and over:
         note = gettext("This game's chat is its players' alone.")
     elif not voices and not state["chat"]["spectators"]:
         note = gettext("Only the players post in this room's chat; you can read it.")
@@ -518,7 +524,7 @@ def _chat(
     return {
         "lines": shown,
         # A stranger to a finished game is not sent its lines: "no messages yet" would not be so.
-        "withheld": not voices and over,
+        "withheld": not voices and over and not former,
         "note": note,
         "can_post": not note,
         # A device of several seats says which of them speaks; a muted one does not.

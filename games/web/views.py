@@ -261,10 +261,12 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     mine = seats_of(game, controller)
     refused = join_refused(request, game.code)
     handle = selectors.spectator_handle(game.code, controller)
+    former = not mine and selectors.held_a_seat(game, controller)
     page = {
         "state": state,
         "you": mine,
         "spectator": handle,
+        "former": former,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
     }
@@ -288,6 +290,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             presence=_presence(game.code),
             chat=selectors.chat_history_for(game.code, controller),
             spectator=handle,
+            former=former,
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
             hint=hint_kept(request, game.code),

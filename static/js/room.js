@@ -69,6 +69,7 @@ const client = new RoomClient({
   state: initial.state,
   seats: initial.you,
   spectator: initial.spectator ?? "",
+  former: Boolean(initial.former),
   hooks: {
     onConnection: (status) => {
       if (status === "reconnecting") {
@@ -963,7 +964,10 @@ function drawChat(v) {
   const live = v.state.status === "lobby" || v.state.status === "playing";
   const muted = (s) => Boolean(v.state.seats[s]?.muted);
   chat.moderate(live && v.isHost, v.state.chat?.muted ?? [], client.spectator);
-  const note = chatNote(v.state, v.voices, muted, client.spectator);
+  // A page whose seats are all gone (left, or taken out) is a former player's, as the server says
+  // of a browser that connects without a seat it held.
+  const former = client.former || (client.mine.length > 0 && !v.voices.length);
+  const note = chatNote(v.state, v.voices, muted, client.spectator, former);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";
   $("chat-form").hidden = Boolean(note);

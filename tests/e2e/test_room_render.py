@@ -422,6 +422,9 @@ def test_a_stranger_at_a_finished_game_is_not_offered_a_chat_they_cannot_use(har
         assert note == "This game's chat is its players' alone.", note
         # Its players still post (a seat a computer finished for its player is theirs: ``you`` names it).
         assert page.evaluate("s => chat.chatNote(s, [1], () => false)", state) is None
+        # One who left it (or was taken out) reads it, and is told why they post no more.
+        former = page.evaluate("s => chat.chatNote(s, [], () => false, '', true)", state)
+        assert former == "You are no longer a player in this game: you can read its chat but not post to it."
 
 
 def test_a_spectator_the_host_muted_is_told_so_in_place_of_the_form_and_the_others_post(harness: Any) -> None:

@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import in_each_scheme, join, no_horizontal_overflow, serious_violations, shot
+from tests.e2e.helpers import (
+    act,
+    create_online,
+    in_each_scheme,
+    join,
+    no_horizontal_overflow,
+    score_best,
+    serious_violations,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -683,3 +692,37 @@ def test_the_host_is_not_offered_mute_chat_on_their_own_spectator_lines(live_sit
     own = bob.locator("#chat-list .chat-line.spectator")
     assert "hello from the rail" in own.inner_text()
     assert own.locator("button.chat-mute").count() == 0, own.inner_text()
+
+
+def test_a_player_who_left_reads_the_finished_games_chat_and_is_told_he_posts_no_more(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob leaves mid-game and Ann plays it to its end. The game's chat is still Bob's to read (the
+    server sends it to him), not to post to: his page says so, on the page he left it on and on the
+    page loaded again, never that the chat is its players' alone."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    bob.fill("#chat-text", "gotta go")
+    bob.press("#chat-text", "Enter")
+    ann.wait_for_selector(".chat-line")
+    bob.on("dialog", lambda dialog: dialog.accept())
+    act(bob, [ann, bob], lambda: bob.click("#leave-1"))
+    for _ in range(13):
+        act(ann, [ann, bob], lambda: ann.click("#roll"))
+        score_best(ann, [ann, bob])
+    bob.wait_for_function("document.body.textContent.includes('Ann wins')")
+    ann.fill("#chat-text", "bye Bob")
+    ann.press("#chat-text", "Enter")
+    bob.wait_for_function("document.querySelectorAll('.chat-line').length === 2")  # heard live
+    said = "You are no longer a player in this game: you can read its chat but not post to it."
+    for loaded_again in (False, True):
+        if loaded_again:  # the page knows it from the server now (its seats are gone from it)
+            bob.reload()
+            bob.wait_for_selector(".chat-line >> nth=1")
+        assert bob.inner_text("#chat-note") == said
+        assert bob.locator("#chat-form").is_hidden()
+        assert [t.strip() for t in bob.locator(".chat-line .chat-text").all_inner_texts()] == ["gotta go", "bye Bob"]
+    assert ann.locator("#chat-form").is_visible() and ann.locator("#chat-note").is_hidden()
+    assert ann.errors == [] and bob.errors == []

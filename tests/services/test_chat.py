@@ -3,13 +3,14 @@ a spectator the host muted)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 from django.test import Client, override_settings
 
 from games import services
-from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, MUTED, NOT_HOST, OWN_CHAT
+from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, CHAT_CLOSED, MUTED, NOT_HOST, OWN_CHAT
 from games.domain.rules import RuleViolation
 from games.services.chat import (
     chat_post,
@@ -20,9 +21,9 @@ from games.services.chat import (
     spectator_unmute,
 )
 from games.store.models import ChatMessage, Game, Move
-from games.store.selectors import chat_history, game_state, spectator_handle
+from games.store.selectors import chat_audience, chat_history, chat_history_for, game_state, spectator_handle
 from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, sign_up
-from tests.factories import action_id, elsewhere, online, open_room, spectators_chat_room
+from tests.factories import action_id, elsewhere, online, open_room, play_to_end, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +121,27 @@ def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post
         chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
     assert refused.value.code == MUTED
     assert not ChatMessage.objects.filter(game__code=code).exists()
+
+
+def test_a_player_who_left_a_finished_game_reads_its_chat_but_no_longer_posts_to_it() -> None:
+    """Bob leaves mid-game, and Ann plays it to the end. Its chat is still his to read and to
+    hear, as one of its players; he left the table, so he no longer posts, not even as a spectator
+    of a room whose spectators could (a finished game has none: its chat is its players')."""
+    table = spectators_chat_room(("Ann", "Bob"))
+    code, (ann, bob) = table.code, table.controllers
+    chat_post(code=code, controller=bob, text="gotta go")
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    game = play_to_end(table, random.Random(3), rerolls=0)
+    assert game.is_over
+    chat_post(code=code, controller=ann, text="bye Bob")
+    assert [m["text"] for m in chat_history_for(code, bob) or []] == ["gotta go", "bye Bob"]
+    audience = chat_audience(game)
+    assert audience is not None and bob in audience
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="one more thing")
+    assert refused.value.code == CHAT_CLOSED
+    assert "no longer a player in this game" in refused.value.message
+    assert not ChatMessage.objects.filter(game__code=code, text="one more thing").exists()
 
 
 def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_override() -> None:

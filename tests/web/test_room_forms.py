@@ -1469,6 +1469,28 @@ def test_a_stranger_to_a_finished_game_is_not_told_its_chat_had_no_messages() ->
     assert "Ada: Good game" in table_of(ada, game).text
 
 
+def test_a_player_who_left_a_finished_game_reads_its_chat_and_is_told_why_he_may_not_post() -> None:
+    """Ben left, and Ada played the game to its end: its chat is still his to read (the server sends it to him),
+    and his page says he no longer posts there, not that the chat is its players' alone."""
+    ada, ben, game = two_playing()
+    services.chat_post(code=game.code, controller=ben.session["controller"], text="gotta go")
+    services.game_leave(
+        code=game.code, controller=ben.session["controller"], seat=1, expected_version=None, action_id="ben-leaves"
+    )
+    for _ in range(13):
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        post_form(ada, game, "score", next(iter(table.scores().values())))
+    game.refresh_from_db()
+    assert game.is_over
+    services.chat_post(code=game.code, controller=ada.session["controller"], text="bye Ben")
+    page = table_of(ben, game)
+    said = html.unescape(page.text)
+    assert "Ben: gotta go" in said and "Ada: bye Ben" in said
+    assert "You are no longer a player in this game: you can read its chat but not post to it." in said
+    assert "players' alone" not in said and "No messages yet." not in said
+    assert not any(f["action"].endswith("/chat") for f in page.forms)
+
+
 def test_chat_without_script_still_posts_while_the_shared_cache_is_away(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache that remembers a chat form's id (Redis) out of reach: the line is posted, as a
     socket's is, not answered with a server error; a refused one is still said beside the field."""

@@ -201,6 +201,20 @@ async def test_spectators_read_but_do_not_post_by_default() -> None:
     await close(p0, watcher)
 
 
+async def test_a_browser_that_left_its_seat_is_told_it_is_a_former_player_a_stranger_is_not() -> None:
+    code, sessions = await make_open_room(spectators_chat=False)
+    game = await sync_to_async(Game.objects.get)(code=code)
+    leaver = game.room.seats[1].controller
+    await sync_to_async(services.game_leave)(
+        code=code, controller=leaver, seat=1, expected_version=None, action_id="leaves"
+    )
+    bob, watcher, host = await connect(code, sessions[1]), await connect(code), await connect(code, sessions[0])
+    (bob_you, _, _), (watcher_you, _, _), (host_you, _, _) = [await first_frames(ws) for ws in (bob, watcher, host)]
+    assert bob_you["seats"] == [] and bob_you["former"] is True
+    assert "former" not in watcher_you and "former" not in host_you
+    await close(bob, watcher, host)
+
+
 @sync_to_async
 def spectator_session(code: str) -> str:
     """A browser that opened the room's page to watch, then posted: where spectators may post, the
