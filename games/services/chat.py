@@ -34,7 +34,7 @@ from games.domain.errors import (
     SPECTATOR_ALREADY_MUTED,
     SPECTATOR_NOT_MUTED,
 )
-from games.domain.room import Room
+from games.domain.room import Room, Seat
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, counted, locked, record, require_host
@@ -101,11 +101,14 @@ def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:
 
 def _silenced(game: Game, controller: str) -> bool:
     """Whether the host muted or took out a seat of this browser: it does not get its voice back by
-    leaving and speaking as a spectator (a join keeps the mute for the same reason)."""
+    leaving and speaking as a spectator (a join keeps the mute for the same reason). The host's
+    last word on its seats holds: an unmute of a seat it left, or was taken out of, lets it speak."""
     if not controller:
         return False
     mine = Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
-    if mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).exists():
+    taken_out = mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).order_by("-seq").values_list("seq", flat=True)
+    last_out = taken_out.first()
+    if last_out is not None and not mine.filter(seq__gt=last_out, kind=Move.Kind.MUTE, payload__muted=False).exists():
         return True
     return muted_in_log(mine)
 
@@ -218,12 +221,24 @@ def _muted_once_more(room: Room, muted: bool) -> Room:
     return counted(room, "mutes")
 
 
+def _seat_to_mute(game: Game, seat: int, muted: bool) -> Seat:
+    """The seat the host mutes or unmutes. A muted seat its player left (or was taken out of) is
+    unmuted too: its player, silenced as a spectator by it, can take no seat again once the game
+    is on. A seat gone is never muted anew: its player is heard only as a spectator then."""
+    if muted:
+        return find_seat(game, seat)
+    seats = game.room.seats
+    if 0 <= seat < len(seats) and seats[seat].given_up and seats[seat].muted:
+        return seats[seat]
+    return find_seat(game, seat)
+
+
 def _mute(*, code: str, controller: str, seat: int, expected_version: int | None, action_id: str, muted: bool) -> None:
     with transaction.atomic():
         game = locked(code)
         check_request(game, actor=controller, expected_version=expected_version, action_id=action_id)
         require_host(game, controller)
-        entry = find_seat(game, seat)
+        entry = _seat_to_mute(game, seat, muted)
         if entry.player == game.host_id:
             raise RuleViolation(OWN_SEAT, "The host's own seat cannot be muted.")
         if entry.muted == muted:
@@ -231,7 +246,7 @@ def _mute(*, code: str, controller: str, seat: int, expected_version: int | None
                 ALREADY_MUTED if muted else NOT_MUTED, f"{entry.name} is {'muted' if muted else 'not muted'} already."
             )
         room = _muted_once_more(game.room, muted).with_seat(seat, muted=muted)
-        person = entry.persons_controller
+        person = entry.persons_controller or entry.left_controller
         if not muted and person in room.muted_spectators:
             # Muted as a spectator before they took the seat: the host lets this person speak again.
             room = room.spectator_muted(person, False)

@@ -471,12 +471,16 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
 
 def _moderation(seat: dict[str, Any], mine: list[int], is_host: bool) -> dict[str, Any]:
     """A seat's chat as the host's tools show it: muted or not, and whether this browser may mute or
-    unmute it (the host, for another's seat a person plays: ``mute``/``unmute``)."""
+    unmute it (the host, for another's seat a person plays: ``mute``/``unmute``). A muted seat its
+    player gave up is unmuted from its line too: that player can take no seat again to be unmuted on."""
     offered = is_host and seat["status"] == "active" and not seat["host"] and seat["kind"] == "human"
+    given_up = seat["status"] != "active" or seat["gave_up"]
     return {
         "muted": seat["muted"],
         "mute": offered and seat["seat"] not in mine and not seat["muted"],
-        "unmute": offered and seat["seat"] not in mine and seat["muted"],
+        "unmute": seat["muted"]
+        and seat["seat"] not in mine
+        and (offered or (is_host and given_up and not seat["host"])),
     }
 
 

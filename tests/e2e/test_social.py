@@ -726,3 +726,31 @@ def test_a_player_who_left_reads_the_finished_games_chat_and_is_told_he_posts_no
         assert [t.strip() for t in bob.locator(".chat-line .chat-text").all_inner_texts()] == ["gotta go", "bye Bob"]
     assert ann.locator("#chat-form").is_visible() and ann.locator("#chat-note").is_hidden()
     assert ann.errors == [] and bob.errors == []
+
+
+def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players_list(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Cy, muted, leaves mid-game: she can take no seat again, and stays quiet as a spectator. Her
+    line stays in the host's Players list, left and muted, with Unmute chat; once pressed, she speaks
+    again (as a spectator, where spectators may)."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
+    cy.on("dialog", lambda dialog: dialog.accept())
+    act(cy, [ann, bob, cy], lambda: cy.click("#leave-2"))
+    line = ann.locator("#seats .seat >> nth=2")
+    assert "left" in line.inner_text() and "chat muted" in line.inner_text()
+    assert line.locator("#mute-2").inner_text() == "Unmute chat"
+    assert bob.locator("#mute-2").count() == 0  # the host's alone
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
+    assert "chat muted" not in line.inner_text()
+    assert line.locator("#mute-2").count() == 0  # a seat gone is not muted anew
+    cy.fill("#chat-text", "thanks")
+    cy.press("#chat-text", "Enter")
+    bob.wait_for_selector(".chat-line.spectator")
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []

@@ -10,7 +10,16 @@ import pytest
 from django.test import Client, override_settings
 
 from games import services
-from games.domain.errors import BAD_MESSAGE, BAD_REQUEST, BAD_SPECTATOR, CHAT_CLOSED, MUTED, NOT_HOST, OWN_CHAT
+from games.domain.errors import (
+    BAD_MESSAGE,
+    BAD_REQUEST,
+    BAD_SEAT,
+    BAD_SPECTATOR,
+    CHAT_CLOSED,
+    MUTED,
+    NOT_HOST,
+    OWN_CHAT,
+)
 from games.domain.rules import RuleViolation
 from games.services.chat import (
     chat_post,
@@ -121,6 +130,42 @@ def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post
         chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
     assert refused.value.code == MUTED
     assert not ChatMessage.objects.filter(game__code=code).exists()
+
+
+def test_the_host_unmutes_a_muted_player_who_left_the_game_without_their_taking_a_seat_again() -> None:
+    """Bob, muted, leaves mid-game: he stays quiet as a spectator, and can take no seat again (the
+    game is on). His seat stays in the room, muted: the host unmutes it, and Bob speaks again (as
+    a spectator, where spectators may). A seat gone is not muted anew."""
+    table = spectators_chat_room()
+    code, (ann, bob, _cy) = table.code, table.controllers
+    seat_mute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="let me talk")
+    assert refused.value.code == MUTED
+    seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    game = Game.objects.get(code=code)
+    assert not game.room.seats[1].muted and not game_state(game)["seats"][1]["muted"]
+    assert chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
+    with pytest.raises(RuleViolation) as again:
+        seat_mute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    assert again.value.code == BAD_SEAT
+
+
+def test_the_hosts_unmute_of_a_muted_seat_it_took_out_lets_its_player_speak_as_a_spectator() -> None:
+    """The host mutes Bob, then takes him out (away): a seat taken out keeps its player quiet as a
+    spectator, until the host's last word on it, an unmute, says otherwise."""
+    table = spectators_chat_room()
+    code, (ann, bob, _cy) = table.code, table.controllers
+    seat_mute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_remove_absent(
+        code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="let me talk")
+    assert refused.value.code == MUTED
+    seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
 
 
 def test_a_player_who_left_a_finished_game_reads_its_chat_but_no_longer_posts_to_it() -> None:

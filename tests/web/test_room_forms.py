@@ -978,6 +978,23 @@ def test_the_host_without_script_mutes_and_unmutes_a_players_chat(playing: bool)
     assert table.messages == ["Ben is not muted already."] and stored(game) == before
 
 
+def test_the_host_without_script_unmutes_a_muted_player_who_left_from_their_line_in_the_players_list() -> None:
+    """Ben, muted, leaves mid-game: he cannot take a seat again, and stays quiet as a spectator. His
+    line stays in the Players list, left and muted, with the host's Unmute chat (and no Mute chat)."""
+    ada, ben, game = two_playing()
+    post_form(ada, game, "mute", seat_buttons(table_of(ada, game), "mute")["ns-mute-1"])
+    services.game_leave(
+        code=game.code, controller=ben.session["controller"], seat=1, expected_version=None, action_id="ben-leaves"
+    )
+    assert seat_buttons(table_of(ben, game), "unmute") == {}  # only the host
+    unmute = seat_buttons(table_of(ada, game), "unmute")
+    assert list(unmute) == ["ns-unmute-1"] and seat_buttons(table_of(ada, game), "mute") == {}
+    table = post_form(ada, game, "unmute", unmute["ns-unmute-1"])
+    game.refresh_from_db()
+    assert not game.room.seats[1].muted and "chat muted" not in table.text
+    assert seat_buttons(table, "unmute") == {} and seat_buttons(table, "mute") == {}  # gone: not muted anew
+
+
 def test_the_host_without_script_mutes_and_unmutes_a_spectators_chat() -> None:
     """As the page with script does, beside each of a spectator's lines (by the handle they go by)."""
     ada = Client()

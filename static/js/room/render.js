@@ -592,6 +592,10 @@ export function seatsHtml(view) {
         `<button type="button" class="btn btn-small btn-quiet" data-act="${act}" data-seat="${seat.seat}" data-player="${Number(seat.player)}" id="${id}-${seat.seat}" aria-labelledby="${id}-${seat.seat} seat-name-${seat.seat}">${label}</button>`;
       if (live && active && view.isHost && !seat.host && seat.kind === "human" && !view.isMine(seat.seat)) {
         buttons.push(seat.muted ? button("unmute", gettext("Unmute chat"), "mute") : button("mute", gettext("Mute chat")));
+      } else if (live && view.isHost && !seat.host && seat.muted && (!active || seat.gave_up)) {
+        // A muted player who left (or was taken out) can take no seat again to be unmuted on: the
+        // host unmutes them from their line, kept in the list (games/services/chat.py).
+        buttons.push(button("unmute", gettext("Unmute chat"), "mute"));
       }
       // A seat the computer plays while its player is away is still theirs to leave.
       if (live && active && (view.isMine(seat.seat) || view.awaySeats.includes(seat.seat))) {
