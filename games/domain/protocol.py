@@ -446,6 +446,8 @@ class You(Outgoing, tag="you"):
     # Whether the browser held a seat in the game and holds none now (it left, or the host took it
     # out): once the game is over its chat is still this browser's to read, not to post to.
     former: bool = False
+    # The seats of the room's list it gave up (a muted one keeps it quiet as a spectator).
+    left: list[int] = []
     # The release of the pages' scripts this server serves (games.services.release): a page of
     # another one (left open across a deploy) offers to reload.
     release: str = ""

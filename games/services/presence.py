@@ -103,8 +103,9 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
     former = not mine and selectors.held_a_seat(game, controller)
+    left = selectors.seats_given_up(game, controller) if former else []
     you = protocol.encode(
-        protocol.You(seats=mine, players=players, spectator=handle, former=former, release=static_version())
+        protocol.You(seats=mine, players=players, spectator=handle, former=former, left=left, release=static_version())
     )
     return you, protocol.dumps(game_state(game)), _frame(game)
 

@@ -396,6 +396,18 @@ def seats_of(game: Game, controller: str) -> list[int]:
     return game.room.seats_kept_for(controller)
 
 
+def seats_given_up(game: Game, controller: str) -> list[int]:
+    """The seats this browser gave up (it left them, or the host took it out), still in the room's
+    list: their mute is still the browser's, as a spectator."""
+    if not controller:
+        return []
+    return [
+        index
+        for index, seat in enumerate(game.room.seats)
+        if seat.given_up and controller in (seat.left_controller, seat.controller if seat.human else "")
+    ]
+
+
 def _getting_ready(game: Game) -> dict[str, int | None] | None:
     if game.is_over or not (game.hints or game.room.has_bot()):
         return None

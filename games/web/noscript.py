@@ -214,6 +214,7 @@ def table(
     chat: list[dict[str, Any]] | None = None,
     spectator: str = "",
     former: bool = False,
+    left: list[int] | None = None,
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
     hint: dict[str, Any] | None = None,
@@ -226,7 +227,8 @@ def table(
     reader turned that off; either way ``reload`` says how often it would.
     ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
-    handle in them, ``former`` whether it held a seat here and holds none now; ``query``: the
+    handle in them, ``former`` whether it held a seat here and holds none now, ``left`` the seats
+    of the list it gave up; ``query``: the
     page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
@@ -291,7 +293,9 @@ def table(
         view["card"] = _scorecard(state, my_turn)
     view.update(_host_tools(state, mine, playing, presence or {}))
     moderating = view["host"] and status in ("lobby", "playing")
-    view["chat"] = _chat(state, mine, chat, spectator, chat_refused or {}, moderating=moderating, former=former)
+    view["chat"] = _chat(
+        state, mine, chat, spectator, chat_refused or {}, moderating=moderating, former=former, left=left or []
+    )
     # A page that reloads itself would take away what its reader is typing: the chat's field is on a
     # page of its own that holds still (``?write=chat``), and so is one that gave a refused line back.
     view["writing"] = view["chat"]["can_post"] and (
@@ -493,13 +497,15 @@ def _chat(
     *,
     moderating: bool = False,
     former: bool = False,
+    left: list[int] | None = None,
 ) -> dict[str, Any]:
     """The chat as this browser may read it and post to it: what the page with script says of it
     (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again.
 
     ``moderating``: the host's page while the game is on, which offers *Mute chat* or *Unmute chat*
     beside each spectator's line but its own (chat.js ``moderateLine``). ``former``: the browser held a
-    seat here and holds none now: a finished game's chat is still its to read, not to post to."""
+    seat here and holds none now: a finished game's chat is still its to read, not to post to; ``left``
+    the seats it gave up, whose mute keeps it quiet as a spectator (games.services.chat)."""
     seats = state["seats"]
     voices = [s for s in mine if s < len(seats)]
     over = state["status"] in ("finished", "abandoned")
@@ -510,7 +516,11 @@ def _chat(
         note = gettext("This game's chat is its players' alone.")
     elif not voices and not state["chat"]["spectators"]:
         note = gettext("Only the players post in this room's chat; you can read it.")
-    elif all(seats[s]["muted"] for s in voices) if voices else spectator in state["chat"]["muted"]:
+    elif (
+        all(seats[s]["muted"] for s in voices)
+        if voices
+        else spectator in state["chat"]["muted"] or any(seats[s]["muted"] for s in left or [] if s < len(seats))
+    ):
         note = gettext("The host has muted your chat in this room.")
     muted = set(state["chat"]["muted"])
     shown = [

@@ -262,11 +262,13 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     refused = join_refused(request, game.code)
     handle = selectors.spectator_handle(game.code, controller)
     former = not mine and selectors.held_a_seat(game, controller)
+    left = selectors.seats_given_up(game, controller) if former else []
     page = {
         "state": state,
         "you": mine,
         "spectator": handle,
         "former": former,
+        "left": left,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
     }
@@ -291,6 +293,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             chat=selectors.chat_history_for(game.code, controller),
             spectator=handle,
             former=former,
+            left=left,
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
             hint=hint_kept(request, game.code),

@@ -70,6 +70,7 @@ const client = new RoomClient({
   seats: initial.you,
   spectator: initial.spectator ?? "",
   former: Boolean(initial.former),
+  left: initial.left ?? [],
   hooks: {
     onConnection: (status) => {
       if (status === "reconnecting") {
@@ -967,7 +968,9 @@ function drawChat(v) {
   // A page whose seats are all gone (left, or taken out) is a former player's, as the server says
   // of a browser that connects without a seat it held.
   const former = client.former || (client.mine.length > 0 && !v.voices.length);
-  const note = chatNote(v.state, v.voices, muted, client.spectator, former);
+  // The seats it gave up keep their mute: the server refuses the browser as a spectator too.
+  const silenced = !v.voices.length && [...client.mine, ...client.left].some(muted);
+  const note = chatNote(v.state, v.voices, muted, client.spectator, former, silenced);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";
   $("chat-form").hidden = Boolean(note);

@@ -743,6 +743,13 @@ def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
     cy.on("dialog", lambda dialog: dialog.accept())
     act(cy, [ann, bob, cy], lambda: cy.click("#leave-2"))
+    muted = "The host has muted your chat in this room."
+    for loaded_again in (False, True):  # her page says so (the server would refuse her lines), as left or loaded again
+        if loaded_again:
+            cy.reload()
+            cy.wait_for_selector("#conn[data-state=connected]")
+        cy.wait_for_function("document.getElementById('chat-note').textContent.includes('muted your chat')")
+        assert cy.inner_text("#chat-note") == muted and cy.locator("#chat-form").is_hidden()
     line = ann.locator("#seats .seat >> nth=2")
     assert "left" in line.inner_text() and "chat muted" in line.inner_text()
     assert line.locator("#mute-2").inner_text() == "Unmute chat"
@@ -750,6 +757,7 @@ def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
     assert "chat muted" not in line.inner_text()
     assert line.locator("#mute-2").count() == 0  # a seat gone is not muted anew
+    cy.wait_for_selector("#chat-form:not([hidden])")
     cy.fill("#chat-text", "thanks")
     cy.press("#chat-text", "Enter")
     bob.wait_for_selector(".chat-line.spectator")

@@ -981,18 +981,29 @@ def test_the_host_without_script_mutes_and_unmutes_a_players_chat(playing: bool)
 def test_the_host_without_script_unmutes_a_muted_player_who_left_from_their_line_in_the_players_list() -> None:
     """Ben, muted, leaves mid-game: he cannot take a seat again, and stays quiet as a spectator. His
     line stays in the Players list, left and muted, with the host's Unmute chat (and no Mute chat)."""
-    ada, ben, game = two_playing()
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    for client in (ada, ben):
+        online(game.code, client.session["controller"])
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
     post_form(ada, game, "mute", seat_buttons(table_of(ada, game), "mute")["ns-mute-1"])
     services.game_leave(
         code=game.code, controller=ben.session["controller"], seat=1, expected_version=None, action_id="ben-leaves"
     )
     assert seat_buttons(table_of(ben, game), "unmute") == {}  # only the host
+    # His page says he is muted, in place of a field whose lines would be refused.
+    said = html.unescape(table_of(ben, game).text)
+    assert "The host has muted your chat in this room." in said
+    assert not any(f["action"].endswith("/chat") for f in table_of(ben, game).forms)
     unmute = seat_buttons(table_of(ada, game), "unmute")
     assert list(unmute) == ["ns-unmute-1"] and seat_buttons(table_of(ada, game), "mute") == {}
     table = post_form(ada, game, "unmute", unmute["ns-unmute-1"])
     game.refresh_from_db()
     assert not game.room.seats[1].muted and "chat muted" not in table.text
     assert seat_buttons(table, "unmute") == {} and seat_buttons(table, "mute") == {}  # gone: not muted anew
+    assert "The host has muted your chat in this room." not in html.unescape(table_of(ben, game).text)
 
 
 def test_the_host_without_script_mutes_and_unmutes_a_spectators_chat() -> None:

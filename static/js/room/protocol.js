@@ -30,18 +30,19 @@ export class RoomClient {
   /**
    * url: the room's websocket address; state: the snapshot the page was rendered from;
    * seats: this browser's seats; spectator: its handle in the room's chat (the `you` frame's);
-   * former: whether it held a seat here and holds none now (the `you` frame's);
+   * former: whether it held a seat here and holds none now, left: the seats it gave up (the `you` frame's);
    * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
-  constructor({ url, state, seats = [], spectator = "", former = false, hooks = {}, env = {} }) {
+  constructor({ url, state, seats = [], spectator = "", former = false, left = [], hooks = {}, env = {} }) {
     this.url = url;
     this.state = state;
     this.mine = seats;
     this.spectator = spectator;
     this.former = former;
+    this.left = left;
     this.presence = { seats: {}, spectators: 0 };
     this.hooks = hooks;
     this.WebSocket = env.WebSocket ?? window.WebSocket;
@@ -304,6 +305,7 @@ export class RoomClient {
         this.myPlayers = frame.players ?? []; // left out when there are none
         this.spectator = frame.spectator ?? ""; // left out for a socket without a session
         this.former = Boolean(frame.former); // left out for a browser that never held a seat here, or holds one
+        this.left = frame.left ?? [];
         this.hooks.onYou?.(frame);
         break;
       case "state":

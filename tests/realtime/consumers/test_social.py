@@ -211,7 +211,9 @@ async def test_a_browser_that_left_its_seat_is_told_it_is_a_former_player_a_stra
     bob, watcher, host = await connect(code, sessions[1]), await connect(code), await connect(code, sessions[0])
     (bob_you, _, _), (watcher_you, _, _), (host_you, _, _) = [await first_frames(ws) for ws in (bob, watcher, host)]
     assert bob_you["seats"] == [] and bob_you["former"] is True
+    assert bob_you["left"] == [1]  # the seat he gave up, still in the list: its mute is his page's to read
     assert "former" not in watcher_you and "former" not in host_you
+    assert "left" not in watcher_you and "left" not in host_you
     await close(bob, watcher, host)
 
 
