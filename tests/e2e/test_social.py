@@ -724,6 +724,9 @@ def test_a_player_who_left_reads_the_finished_games_chat_and_is_told_he_posts_no
         assert bob.inner_text("#chat-note") == said
         assert bob.locator("#chat-form").is_hidden()
         assert [t.strip() for t in bob.locator(".chat-line .chat-text").all_inner_texts()] == ["gotta go", "bye Bob"]
+    bob.locator("#chat").scroll_into_view_if_needed()
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"chat-finished-game-left-player-{scheme}")
     assert ann.locator("#chat-form").is_visible() and ann.locator("#chat-note").is_hidden()
     assert ann.errors == [] and bob.errors == []
 
@@ -754,6 +757,9 @@ def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players
     assert "left" in line.inner_text() and "chat muted" in line.inner_text()
     assert line.locator("#mute-2").inner_text() == "Unmute chat"
     assert bob.locator("#mute-2").count() == 0  # the host's alone
+    line.scroll_into_view_if_needed()
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"players-left-muted-unmute-{scheme}")
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
     assert "chat muted" not in line.inner_text()
     assert line.locator("#mute-2").count() == 0  # a seat gone is not muted anew
