@@ -179,6 +179,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     env = server_env(
         DATA_DIR=str(data),
         SECRET_KEY=f"browser-{uuid.uuid4().hex}",
+        DJANGO_SETTINGS_MODULE="tests.e2e.site_settings",
         # Tests click faster than people; the per-socket limit is tested in tests/consumers.
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
