@@ -139,6 +139,8 @@ class LiveSite:
         self.server, self.database = server, database
         self.shell = SiteShell(server.env, database.parent / "shell.log")
         self._games: dict[tuple[int, int, str], str] = {}
+        # Games made once per test process for the tests that only read them, by what made them.
+        self.made: dict[tuple[Any, ...], str] = {}
 
     def run(self, code: str, *args: Any) -> Any:
         """Run Python ``code`` (``args`` bound to its arguments) in the site's database; its ``result``."""

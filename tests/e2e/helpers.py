@@ -256,8 +256,15 @@ result = table.code
 
 
 def finished_named_game(site: LiveSite, names: list[str], ruleset: str = "official") -> str:
-    """The code of a game its players (named ``names``) played to the end."""
-    return str(site.run(_PLAY_NAMED, names, ruleset))
+    """The code of a game its players (named ``names``) played to the end.
+
+    Made once per test process for each set of arguments, like ``LiveSite.finished_game``: the
+    tests that ask for one only read its pages.
+    """
+    key = ("named", tuple(names), ruleset)
+    if key not in site.made:
+        site.made[key] = str(site.run(_PLAY_NAMED, names, ruleset))
+    return site.made[key]
 
 
 def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
