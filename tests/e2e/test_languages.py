@@ -336,7 +336,7 @@ def walk(page: Any, site: LiveSite, finished: str, name: str) -> dict[str, set[s
     for key, path in [
         ("home", "/"), ("rules", "/rules"), ("fair dice", "/fairness"), ("your games", "/games"),
         ("leaderboards", "/leaderboards"), ("leaderboard", "/leaderboards/official"),
-        ("sign-in", "/accounts/login/"), ("sign-up", "/accounts/signup/"), ("404", "/no-such-page"),
+        ("sign-in", "/accounts/login/"), ("404", "/no-such-page"),
         ("game over", f"/r/{finished}/"), ("replay", f"/r/{finished}/replay"),
         ("its fair dice", f"/r/{finished}/fairness"),
     ]:  # fmt: skip
@@ -345,6 +345,7 @@ def walk(page: Any, site: LiveSite, finished: str, name: str) -> dict[str, set[s
             page.wait_for_selector("#conn[data-state=connected]")
         seen[key] = shown_text(page)
     page.goto(site.url + "/accounts/signup/")
+    seen["sign-up"] = shown_text(page)
     page.fill("input[name=username]", name)
     page.fill("input[name=password1]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)
