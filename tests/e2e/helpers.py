@@ -112,8 +112,19 @@ _AXE_SCRIPT: list[str] = []
 # violations (the full result, passes included, crossed the protocol on every check before).
 # Without a CSS selector for every node it looked at (selectors: false, about an eighth of a
 # run's time): only a page with a violation is checked again with them, to name where it is.
+# Nor with the rules that can only find minor or moderate violations (a third of axe's, among
+# them "region", which looks at every node of the page): a rule's violation has the rule's own
+# impact where it has one, else the highest of its failed checks' impacts, each fixed in axe's
+# data. A rule whose impacts axe does not say is run.
 _SERIOUS = """async (selectors) => {
-  const results = await axe.run(document, { resultTypes: ['violations'], selectors });
+  const checks = axe._audit.data.checks;
+  const low = (impact) => impact === 'minor' || impact === 'moderate';
+  const impacts = (rule) => rule.impact ? [rule.impact]
+    : [...rule.any, ...rule.all, ...rule.none].map((check) => checks[check.id]?.impact);
+  const rules = Object.fromEntries(axe._audit.rules
+    .filter((rule) => { const each = impacts(rule); return each.length > 0 && each.every(low); })
+    .map((rule) => [rule.id, { enabled: false }]));
+  const results = await axe.run(document, { resultTypes: ['violations'], selectors, rules });
   return results.violations
     .filter(v => v.impact === 'serious' || v.impact === 'critical')
     .map(v => `${v.id} (${v.impact}): ${v.help} — ${JSON.stringify(v.nodes.slice(0, 3).map(n => n.target))}`);

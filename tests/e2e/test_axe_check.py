@@ -29,3 +29,29 @@ def test_the_check_reports_serious_violations_and_nothing_on_a_clean_page(harnes
     # axe is put in the page once: a second check reuses it and sees the same.
     assert serious_violations(page) == found
     assert serious_violations(harness(GOOD)) == []
+
+
+# Serious violations beside moderate and minor ones: a jump of heading levels, content outside
+# any landmark, a second page heading, an empty heading and a table header with no text.
+MIXED = """<!doctype html><html lang="en"><head><title>t</title></head><body>
+<h1>One</h1><h4>Jump</h4><p>outside any landmark</p><main><h1>Two</h1><h2></h2>
+<table><tr><th></th><td>x</td></tr></table>
+<p style="color:#777;background:#888">grey on grey</p><img src="/static/x.png">
+<button></button><a href="/x"></a><script>window.ready = true;</script></main></body></html>"""
+
+# Every rule of axe's run, and what is serious or critical among its violations.
+_FULL_RUN = """async () => {
+  const results = await axe.run(document, { resultTypes: ['violations'] });
+  return [results.violations.map(v => v.impact),
+    results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)];
+}"""
+
+
+def test_the_check_finds_every_serious_violation_a_run_of_every_rule_finds(harness: Any) -> None:
+    """The check leaves out the rules that can only find minor or moderate violations: on a page with
+    violations of every impact, it finds the same serious ones as a run of all of axe's rules."""
+    page = harness(MIXED)
+    found = serious_violations(page)
+    impacts, serious = page.evaluate(_FULL_RUN)
+    assert {"moderate", "minor"} <= set(impacts), impacts  # the page has those too, which the check skips
+    assert sorted(v.split(" ", 1)[0] for v in found) == sorted(serious) != [], (found, serious)
