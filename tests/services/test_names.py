@@ -252,3 +252,109 @@ def test_a_name_holding_a_lost_letter_is_refused_not_stored_without_it(name: str
         services.local_game_create(names=["Ann", name], controller="home")
     assert (caught.value.code, caught.value.index) == (services.BAD_NAME, 1)
     assert Game.objects.count() == games
+
+
+# Names that read as one at a table, by the rule account names are compared by (name_skeleton):
+# glyphs the site's font draws alike, a Cyrillic or Greek letter drawn as a Latin one, a language's
+# own spelling, and the marks between the parts of a name, a space among them.
+READ_ALIKE = [
+    ("Ann1", "Annl"),
+    ("AnnI", "Anni"),
+    ("B0b", "Bob"),
+    ("Ann", "\u0410nn"),  # a Cyrillic capital A
+    ("\u0421\u043e\u0440", "Cop"),  # all Cyrillic
+    ("Dılek", "Dilek"),
+    ("Straße", "STRASSE"),
+    ("Ann Lee", "Ann_Lee"),
+    ("Ann Lee", "AnnLee"),
+    ("ann.lee", "Ann Lee"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("seated", "twin"), READ_ALIKE)
+def test_a_name_that_reads_as_a_seated_players_is_taken_and_not_given_their_seat(seated: str, twin: str) -> None:
+    table = open_room(1, start=False)
+    mine = services.game_join(code=table.code, name=seated, controller="first")
+    before = Game.objects.get(code=table.code).version
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_join(code=table.code, name=twin, controller="impersonator")
+    assert caught.value.code == NAME_TAKEN and caught.value.message == f"Someone here is already called {twin}."
+    game = Game.objects.get(code=table.code)
+    assert game.version == before
+    assert [(s.name, s.controller) for s in game.room.seats][1:] == [(seated, "first")]
+    assert game.room.seats[1].player == mine.pk
+    assert not Player.objects.filter(game=game, controller="impersonator").exists()
+
+
+@pytest.mark.django_db
+def test_a_browser_typing_a_look_alike_of_its_own_seats_name_is_refused_a_second_seat_not_given_the_first() -> None:
+    """The same name again (any case) is a join sent twice, answered with the seat the browser has;
+    a look-alike is another name, which would read as that seat's beside it: refused."""
+    table = open_room(1, start=False)
+    first = services.game_join(code=table.code, name="Ann1", controller="home")
+    version = Game.objects.get(code=table.code).version
+    assert services.game_join(code=table.code, name="ANN1", controller="home").pk == first.pk
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_join(code=table.code, name="Annl", controller="home")
+    assert caught.value.code == NAME_TAKEN
+    game = Game.objects.get(code=table.code)
+    assert game.version == version and [s.name for s in game.room.seats] == ["P0", "Ann1"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("one", "other"), [("Ann", "Anna"), ("Bob", "Bab"), ("Ann Lee", "Ann Leo"), ("barn", "bam")])
+def test_names_that_read_differently_sit_side_by_side(one: str, other: str) -> None:
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name=one, controller="one")
+    services.game_join(code=table.code, name=other, controller="other")
+    assert [s.name for s in Game.objects.get(code=table.code).room.seats] == ["P0", one, other]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("names", "index"), [(["Ann1", "Annl"], 1), (["B0b", "Cy", "Bob"], 2), (["Ann Lee", "Ann_Lee"], 1)])
+def test_players_of_one_device_may_not_have_names_that_read_alike(names: list[str], index: int) -> None:
+    with pytest.raises(services.NameRefused) as caught:
+        services.local_game_create(names=names, controller="home")
+    assert (caught.value.code, caught.value.index, caught.value.message) == (
+        NAME_TAKEN,
+        index,
+        "Give each player a different name.",
+    )
+    assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("F0rmer P1ayer", "deleted accounts"),
+        ("Former_player", "deleted accounts"),
+        ("Formerplayer", "deleted accounts"),
+        ("Ehemal1ge Person", "deleted accounts"),
+        ("Spectat0r", "spectators"),
+        ("SPECTAT0R", "spectators"),
+        ("Spe\u0441tator", "spectators"),  # a Cyrillic "с"
+        ("Zusc\u04bbauer", "spectators"),  # a Cyrillic "һ"
+    ],
+)
+def test_a_name_that_reads_as_the_sites_own_words_is_reserved(name: str, said: str) -> None:
+    lobby = open_room(1, start=False)
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_join(code=lobby.code, name=name, controller="someone-else")
+    assert caught.value.code == services.NAME_RESERVED and said in caught.value.message
+    with pytest.raises(services.NameRefused) as caught:
+        services.local_game_create(names=["Ann", name], controller="home")
+    assert (caught.value.code, caught.value.index) == (services.NAME_RESERVED, 1)
+
+
+@pytest.mark.django_db
+def test_a_computer_is_not_named_as_a_player_at_the_table_reads() -> None:
+    """A person seated as "R0lly" or "P1p": the computers added take names that read as nobody's."""
+    table = open_room(1, start=False)
+    host = table.controllers[0]
+    services.game_join(code=table.code, name="R0lly", controller="one")
+    services.game_join(code=table.code, name="P1p", controller="two")
+    version = Game.objects.get(code=table.code).version
+    bot = services.game_add_bot(code=table.code, controller=host, expected_version=version, action_id="b")
+    assert bot.name == "Dicey"

@@ -784,3 +784,22 @@ def test_a_muted_players_rematch_is_hosted_by_a_player_still_at_the_table() -> N
     room = rematch.room
     assert room.seats[room.seat_of_player(rematch.host_id)].controller == cy
     assert [(s.controller, s.muted) for s in room.seats] == [(cy, False), (ann, False), (bob, True)]
+
+
+@db
+def test_a_computer_in_the_rematch_is_not_named_as_a_player_at_the_table_reads() -> None:
+    """A computer finishes Ben's seat and plays on in the rematch under a name of its own: not
+    "Rolly", which the host's "R0lly" reads as."""
+    import bots
+
+    bots.tables.table("official", build=True)
+    ann, ben = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="R0lly", controller=ann).game.code
+    services.game_join(code=code, name="Ben", controller=ben)
+    table = Table(code=code, controllers=[ann, ben])
+    services.game_start(code=code, controller=ann, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=ben, seat=1, expected_version=table.version(), action_id="l")
+    services.game_replace_with_bot(code=code, controller=ann, seat=1, expected_version=table.version(), action_id="r")
+    _finish_with_bots(table)
+    new = services.game_rematch(code=code, controller=ann)
+    assert [s.name for s in new.room.seats] == ["R0lly", "Pip"]

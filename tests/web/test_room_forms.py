@@ -108,6 +108,19 @@ def test_joining_under_the_name_of_spectators_chat_lines_is_refused_with_why_and
     assert stored(game) == before
 
 
+def test_joining_under_a_name_that_reads_as_a_seated_players_is_refused_with_why_and_stores_nothing() -> None:
+    """Ada sits as "Ann1": "Annl" would read as her name on the scorecard, in the feed and the chat."""
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ann1", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    before = stored(game)
+    page = page_after(Client(), game, "join", {"name": "Annl"})
+    assert '<p class="error" id="join-error">Someone here is already called Annl.</p>' in page
+    assert '"join_refused": {"name": "Annl", "error": "' in page
+    assert stored(game) == before
+    assert [s.name for s in Game.objects.get(pk=game.pk).room.seats] == ["Ann1"]
+
+
 class Elements(HTMLParser):
     """Every element's attributes by its id, and each element's text (for the message boxes)."""
 
@@ -148,10 +161,11 @@ class Elements(HTMLParser):
         ({"mode": "online", "name": "\u200b\u200b"}, "id_name", "display name"),
         ({"mode": "local", "players": "2", "player_1": "Ann", "player_2": "ann"}, "id_player_2", "different name"),
         ({"mode": "local", "players": "3", "player_1": "Ann", "player_3": "Former player"}, "id_player_3", "deleted"),
+        ({"mode": "local", "players": "2", "player_1": "B0b", "player_2": "Bob"}, "id_player_2", "different name"),
     ],
     ids=[
         "players-9", "players-0", "bots", "level", "timer", "move-time",
-        "reserved", "invisible", "same-name-twice", "reserved-third-player",
+        "reserved", "invisible", "same-name-twice", "reserved-third-player", "look-alike-names",
     ],
 )  # fmt: skip
 def test_a_refused_fields_message_is_tied_to_the_field(extra: dict[str, str], field: str, said: str) -> None:
