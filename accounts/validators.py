@@ -19,7 +19,11 @@ from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from games.services.codes import BLANKS, INVISIBLE_MARKS, name_key, reserved_name_keys
+from games.services.codes import BLANKS, INVISIBLE_MARKS, LATIN_LOOKALIKES, SEPARATORS, reserved_name_keys
+
+# The rule account names are compared by is the one a room compares its seats' names by, so it
+# lives with the room's names; the accounts and their migrations take it from here.
+from games.services.codes import name_skeleton as name_skeleton
 
 
 def every_letter_shows(value: str) -> None:
@@ -47,65 +51,6 @@ def one_alphabet(value: str) -> None:
         raise ValidationError(
             _("A username keeps to one alphabet: type all its letters in the same one."), code="alphabets"
         )
-
-
-# Cyrillic and Greek letters drawn as Latin ones: a name all of them ("сор" in Cyrillic) reads as
-# the Latin name ("cop"), though it keeps to one alphabet.
-LATIN_LOOKALIKES = dict(
-    zip(
-        "АВЕКМНОРСТХУЅІЈԚԜҮаеокрсухѕіјһԁԛԝӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧονικρ",
-        "ABEKMHOPCTXYSIJQWYaeokpcyxsijhdqwlABEZHIKMNOPTYXovikp",
-        strict=True,
-    )
-)
-
-
-def _folded_lookalikes() -> dict[int, str]:
-    """LATIN_LOOKALIKES once case is folded, as names are compared: a capital drawn as a Latin one
-    puts its small letter as that Latin letter's ("ΤΟΜ" and "τομ" are one name, and read "TOM"),
-    unless the small letter is drawn as another Latin letter of its own (the Greek "ν" as "v")."""
-    small = {ord(k): v for k, v in LATIN_LOOKALIKES.items() if k == k.casefold()}
-    capitals = {ord(k.casefold()): v.casefold() for k, v in LATIN_LOOKALIKES.items() if k != k.casefold()}
-    return capitals | small
-
-
-FOLDED_LOOKALIKES = _folded_lookalikes()
-
-
-# What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
-# between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
-SEPARATORS = "@.+-_"
-
-# Latin letters and digits drawn alike in the site's font, each put as one of them once case is
-# folded: a capital I, a small l and the digit 1 are one stroke ("Ann1", "Annl", "AnnI"); a capital
-# O and the digit 0 one ring ("B0b", "BOb"). Case folding makes "I" the small "i", so "i" joins
-# them too ("Anni"), and "o" the zero. The Turkish dotless "ı" is an "i" less its dot. A vertical
-# bar would join them, but a username cannot hold one. Pairs of letters drawn as one ("rn" and
-# "m", "vv" and "w") are left apart: they are two letters wide, not one in another's place, and
-# whether they run together depends on the font and its size, so taking them as one would refuse
-# many ordinary names for a likeness few readers see.
-GLYPHS_ALIKE = str.maketrans({"1": "l", "i": "l", "ı": "l", "0": "o"})
-
-
-def name_skeleton(name: str) -> str:
-    """What account names are compared by: two names with one skeleton read as one name, and only
-    one account may have it (accounts.models.AccountName). Its compatibility form (NFKC: "ａnn" is
-    "ann"), case folded ("ANN", "Straße" and "STRASSE", a Greek final "ς" and "σ"), each Cyrillic
-    or Greek letter drawn as a Latin one put as that letter ("сор" is "cop"), the glyphs drawn alike
-    put as one (GLYPHS_ALIKE), and the separators a username may hold left out ("ann_lee" is
-    "annlee"). The sign-up's check, a rename in the admin, a deleted account's hold
-    (``name_hold_key``) and the reserved words all compare names by it.
-
-    Written out here rather than taken from a library of Unicode's confusables (UTS #39): those
-    compare case as drawn ("I" beside "l", but not "i"), map pairs such as "rn" to "m", and change
-    with the library's data, while a skeleton is stored for every account and every hold, and
-    must stay the same across upgrades. The letters of other alphabets among Latin ones are
-    refused anyway (``one_alphabet``).
-    """
-    # Case folding writes the Turkish capital "İ" as "i" and a combining dot above.
-    folded = name_key(name).replace("i\u0307", "i")
-    alike = folded.translate(FOLDED_LOOKALIKES).translate(GLYPHS_ALIKE)
-    return "".join(char for char in alike if char not in SEPARATORS)
 
 
 def name_hold_key(name: str) -> str:

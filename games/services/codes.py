@@ -170,11 +170,11 @@ def clean_name(name: object) -> str:
         raise NameRefused(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
     # A seat under either name would pass for a deleted account's seat, or its chat lines for a
     # spectator's, in any language the site speaks.
-    if name_key(text) in _former_player_keys():
+    if seat_skeleton(text) in _former_player_skeletons():
         raise NameRefused(
             NAME_RESERVED, f"“{FORMER_PLAYER}” is how deleted accounts' seats are shown: please choose another name."
         )
-    if name_key(text) in _spectator_keys():
+    if seat_skeleton(text) in _spectator_skeletons():
         raise NameRefused(
             NAME_RESERVED, f"“{SPECTATOR}” is how spectators' chat lines are shown: please choose another name."
         )
@@ -182,32 +182,44 @@ def clean_name(name: object) -> str:
 
 
 @functools.cache  # the catalogs do not change while the process runs
-def _former_player_keys() -> frozenset[str]:
-    """FORMER_PLAYER as each of the site's languages words it, compared as names are (name_key)."""
-    keys = {name_key(FORMER_PLAYER)}
+def _former_player_words() -> frozenset[str]:
+    """FORMER_PLAYER as each of the site's languages words it."""
+    words = {FORMER_PLAYER}
     for language, _label in settings.LANGUAGES:
         with translation.override(language):
-            keys.add(name_key(translation.gettext(FORMER_PLAYER)))
-    return frozenset(keys)
+            words.add(translation.gettext(FORMER_PLAYER))
+    return frozenset(words)
 
 
 @functools.cache
-def _spectator_keys() -> frozenset[str]:
-    """SPECTATOR as each of the site's languages words it, compared as names are (name_key).
+def _spectator_words() -> frozenset[str]:
+    """SPECTATOR as each of the site's languages words it.
 
     The pages word it, so its words are in the JavaScript catalog (djangojs), not the server's.
     """
-    keys = {name_key(SPECTATOR)}
+    words = {SPECTATOR}
     for language, _label in settings.LANGUAGES:
         catalog = DjangoTranslation(language, domain="djangojs", localedirs=[str(p) for p in settings.LOCALE_PATHS])
-        keys.add(name_key(catalog.gettext(SPECTATOR)))
-    return frozenset(keys)
+        words.add(catalog.gettext(SPECTATOR))
+    return frozenset(words)
+
+
+@functools.cache
+def _former_player_skeletons() -> frozenset[str]:
+    """FORMER_PLAYER in each of the site's languages, as seats' names are compared (seat_skeleton)."""
+    return frozenset(seat_skeleton(word) for word in _former_player_words())
+
+
+@functools.cache
+def _spectator_skeletons() -> frozenset[str]:
+    """SPECTATOR in each of the site's languages, as seats' names are compared (seat_skeleton)."""
+    return frozenset(seat_skeleton(word) for word in _spectator_words())
 
 
 def reserved_name_keys() -> frozenset[str]:
     """The site's own words for a seat or line that is no person's, as names are compared (name_key):
     "Former player" and "Spectator" in each of its languages."""
-    return _former_player_keys() | _spectator_keys()
+    return frozenset(name_key(word) for word in _former_player_words() | _spectator_words())
 
 
 def shown_name(name: str) -> str:
@@ -227,6 +239,75 @@ def name_key(name: str) -> str:
     so are two that differ only by a joiner or an emoji's style, which a reader may not see."""
     bare = "".join(char for char in name if char not in (ZWJ, ZWNJ) and char not in PRESENTATION)
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", bare).casefold())
+
+
+# Cyrillic and Greek letters drawn as Latin ones: a name all of them ("сор" in Cyrillic) reads as
+# the Latin name ("cop"), though it keeps to one alphabet.
+LATIN_LOOKALIKES = dict(
+    zip(
+        "АВЕКМНОРСТХУЅІЈԚԜҮаеокрсухѕіјһԁԛԝӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧονικρ",
+        "ABEKMHOPCTXYSIJQWYaeokpcyxsijhdqwlABEZHIKMNOPTYXovikp",
+        strict=True,
+    )
+)
+
+
+def _folded_lookalikes() -> dict[int, str]:
+    """LATIN_LOOKALIKES once case is folded, as names are compared: a capital drawn as a Latin one
+    puts its small letter as that Latin letter's ("ΤΟΜ" and "τομ" are one name, and read "TOM"),
+    unless the small letter is drawn as another Latin letter of its own (the Greek "ν" as "v")."""
+    small = {ord(k): v for k, v in LATIN_LOOKALIKES.items() if k == k.casefold()}
+    capitals = {ord(k.casefold()): v.casefold() for k, v in LATIN_LOOKALIKES.items() if k != k.casefold()}
+    return capitals | small
+
+
+FOLDED_LOOKALIKES = _folded_lookalikes()
+
+
+# What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
+# between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
+SEPARATORS = "@.+-_"
+
+# Latin letters and digits drawn alike in the site's font, each put as one of them once case is
+# folded: a capital I, a small l and the digit 1 are one stroke ("Ann1", "Annl", "AnnI"); a capital
+# O and the digit 0 one ring ("B0b", "BOb"). Case folding makes "I" the small "i", so "i" joins
+# them too ("Anni"), and "o" the zero. The Turkish dotless "ı" is an "i" less its dot. A vertical
+# bar would join them, but a username cannot hold one. Pairs of letters drawn as one ("rn" and
+# "m", "vv" and "w") are left apart: they are two letters wide, not one in another's place, and
+# whether they run together depends on the font and its size, so taking them as one would refuse
+# many ordinary names for a likeness few readers see.
+GLYPHS_ALIKE = str.maketrans({"1": "l", "i": "l", "ı": "l", "0": "o"})
+
+
+def name_skeleton(name: str) -> str:
+    """What account names are compared by: two names with one skeleton read as one name, and only
+    one account may have it (accounts.models.AccountName). Its compatibility form (NFKC: "ａnn" is
+    "ann"), case folded ("ANN", "Straße" and "STRASSE", a Greek final "ς" and "σ"), each Cyrillic
+    or Greek letter drawn as a Latin one put as that letter ("сор" is "cop"), the glyphs drawn alike
+    put as one (GLYPHS_ALIKE), and the separators a username may hold left out ("ann_lee" is
+    "annlee"). The sign-up's check, a rename in the admin, a deleted account's hold
+    (``accounts.validators.name_hold_key``) and the reserved words all compare names by it, and a
+    room compares its seats' names by it too (``seat_skeleton``).
+
+    Written out here rather than taken from a library of Unicode's confusables (UTS #39): those
+    compare case as drawn ("I" beside "l", but not "i"), map pairs such as "rn" to "m", and change
+    with the library's data, while a skeleton is stored for every account and every hold, and
+    must stay the same across upgrades. The letters of other alphabets among Latin ones are
+    refused in account names anyway (``accounts.validators.one_alphabet``).
+    """
+    # Case folding writes the Turkish capital "İ" as "i" and a combining dot above.
+    folded = name_key(name).replace("i\u0307", "i")
+    alike = folded.translate(FOLDED_LOOKALIKES).translate(GLYPHS_ALIKE)
+    return "".join(char for char in alike if char not in SEPARATORS)
+
+
+def seat_skeleton(name: str) -> str:
+    """What a room compares its seats' names by: their ``name_skeleton`` with the spaces left out
+    too. In a display name a space parts a name as "_" or "." parts a username ("Ann Lee",
+    "Ann_Lee", "ann.lee" and "AnnLee" are one person's name), and where names are drawn narrow
+    (the scorecard's columns, the feed) a gap reads as easily as a dot. A room seats eight at
+    most, so a second name that reads as one taken costs little: type another."""
+    return "".join(char for char in name_skeleton(name) if not char.isspace())
 
 
 def clean_client_seed(seed: object) -> str:

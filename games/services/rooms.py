@@ -12,7 +12,7 @@ from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.clock import timer_choices
-from games.services.codes import SPECTATOR, NameRefused, clean_client_seed, clean_name, name_key, new_room_code
+from games.services.codes import SPECTATOR, NameRefused, clean_client_seed, clean_name, new_room_code, seat_skeleton
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
@@ -152,7 +152,7 @@ def local_game_create(
             display = clean_name(name)
         except NameRefused as exc:
             raise NameRefused(exc.code, exc.message, index) from exc
-        if name_key(display) in {name_key(other) for other in cleaned}:
+        if seat_skeleton(display) in {seat_skeleton(other) for other in cleaned}:
             raise NameRefused(NAME_TAKEN, "Give each player a different name.", index)
         cleaned.append(display)
     with transaction.atomic():
@@ -279,7 +279,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 action_id="",
                 room=new.room.spectator_muted(token, True),
             )
-        taken = {name_key(s.name) for s in seats}
+        taken = {seat_skeleton(s.name) for s in seats}
         for seat in seats:
             if seat is first or (seat.human and not seat.controller):  # a deleted account's seat
                 continue
@@ -288,8 +288,8 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             if seat.bot and not away and name not in BOT_NAMES:
                 # A computer that finished the game of someone who left plays under its own name
                 # here: the person may follow the rematch under theirs.
-                name = next((n for n in BOT_NAMES if name_key(n) not in taken), f"Bot {len(seats) + 1}")
-                taken.add(name_key(name))
+                name = next((n for n in BOT_NAMES if seat_skeleton(n) not in taken), f"Bot {len(seats) + 1}")
+                taken.add(seat_skeleton(name))
             player, room = add_seat(
                 new,
                 new.room,

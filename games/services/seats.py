@@ -37,7 +37,15 @@ from games.services.actions import (
     require_host,
     rules_state,
 )
-from games.services.codes import FORMER_PLAYER, SPECTATOR, NameRefused, clean_client_seed, clean_name, name_key
+from games.services.codes import (
+    FORMER_PLAYER,
+    SPECTATOR,
+    NameRefused,
+    clean_client_seed,
+    clean_name,
+    name_key,
+    seat_skeleton,
+)
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
@@ -95,10 +103,13 @@ def game_join(
         if same is not None and same.controlled_by(controller):
             # This browser sits there under that name already: the join form sent twice (a double
             # click), answered with the seat it has rather than "someone here is called that".
+            # Only the name itself finds it: a look-alike is another name (refused below).
             return Player.objects.get(pk=same.player)
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
-        if same is not None:
+        # A name that reads as a seat's ("Annl" beside "Ann1", a Cyrillic "А" in "Ann") would pass
+        # for that player on the scorecard, in the feed and in the chat.
+        if any(seat_skeleton(s.name) == seat_skeleton(display) for s in active):
             raise NameRefused(NAME_TAKEN, f"Someone here is already called {display}.")
         # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
         # out, a mute keeps it quiet (leaving and joining again would undo either); so does a
@@ -316,9 +327,10 @@ def check_level(level: object) -> str:
 
 
 def bot_name(game: Game) -> str:
-    taken = {name_key(s.name) for s in game.room.seats if s.active}
+    """The first of BOT_NAMES that reads as no seated player's name."""
+    taken = {seat_skeleton(s.name) for s in game.room.seats if s.active}
     for name in BOT_NAMES:
-        if name_key(name) not in taken:
+        if seat_skeleton(name) not in taken:
             return name
     return f"Bot {len(game.room.seats) + 1}"
 

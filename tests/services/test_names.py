@@ -312,7 +312,9 @@ def test_names_that_read_differently_sit_side_by_side(one: str, other: str) -> N
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("names", "index"), [(["Ann1", "Annl"], 1), (["B0b", "Cy", "Bob"], 2), (["Ann Lee", "Ann_Lee"], 1)])
+@pytest.mark.parametrize(
+    ("names", "index"), [(["Ann1", "Annl"], 1), (["B0b", "Cy", "Bob"], 2), (["Ann Lee", "Ann_Lee"], 1)]
+)
 def test_players_of_one_device_may_not_have_names_that_read_alike(names: list[str], index: int) -> None:
     with pytest.raises(services.NameRefused) as caught:
         services.local_game_create(names=names, controller="home")
