@@ -272,7 +272,7 @@ SEPARATORS = "@.+-_"
 # folded: a capital I, a small l and the digit 1 are one stroke ("Ann1", "Annl", "AnnI"); a capital
 # O and the digit 0 one ring ("B0b", "BOb"). Case folding makes "I" the small "i", so "i" joins
 # them too ("Anni"), and "o" the zero. The Turkish dotless "ı" is an "i" less its dot. A vertical
-# bar would join them, but a username cannot hold one. Pairs of letters drawn as one ("rn" and
+# bar would join them, but a username cannot hold one (a seat's name can: BARS). Pairs of letters drawn as one ("rn" and
 # "m", "vv" and "w") are left apart: they are two letters wide, not one in another's place, and
 # whether they run together depends on the font and its size, so taking them as one would refuse
 # many ordinary names for a likeness few readers see.
@@ -301,13 +301,19 @@ def name_skeleton(name: str) -> str:
     return "".join(char for char in alike if char not in SEPARATORS)
 
 
+# Signs drawn as the one stroke of GLYPHS_ALIKE, which a seat's name may hold and a username not:
+# the vertical bar (its full-width form is one once NFKC) and the Latin letter of a dental click.
+BARS = str.maketrans({"|": "l", "\u01c0": "l"})
+
+
 def seat_skeleton(name: str) -> str:
-    """What a room compares its seats' names by: their ``name_skeleton`` with the spaces left out
-    too. In a display name a space parts a name as "_" or "." parts a username ("Ann Lee",
-    "Ann_Lee", "ann.lee" and "AnnLee" are one person's name), and where names are drawn narrow
-    (the scorecard's columns, the feed) a gap reads as easily as a dot. A room seats eight at
-    most, so a second name that reads as one taken costs little: type another."""
-    return "".join(char for char in name_skeleton(name) if not char.isspace())
+    """What a room compares its seats' names by: their ``name_skeleton``, a bar put as the stroke it
+    is drawn as (BARS: "Ann|" reads as "Ann1"), and the spaces left out. In a display name a space
+    parts a name as "_" or "." parts a username ("Ann Lee", "Ann_Lee", "ann.lee" and "AnnLee" are
+    one person's name), and where names are drawn narrow (the scorecard's columns, the feed) a
+    gap is as easily missed as a dot. A room seats eight at most, so a second name that reads as
+    one taken costs little: type another."""
+    return "".join(char for char in name_skeleton(name).translate(BARS) if not char.isspace())
 
 
 def clean_client_seed(seed: object) -> str:

@@ -260,6 +260,9 @@ def test_a_name_holding_a_lost_letter_is_refused_not_stored_without_it(name: str
 READ_ALIKE = [
     ("Ann1", "Annl"),
     ("AnnI", "Anni"),
+    ("Ann1", "Ann|"),  # a vertical bar: a seat's name may hold one, a username not
+    ("Annl", "Ann\uff5c"),  # a full-width one
+    ("Pip", "P\u01c0p"),  # the Latin letter of a click, drawn as a bar
     ("B0b", "Bob"),
     ("Ann", "\u0410nn"),  # a Cyrillic capital A
     ("\u0421\u043e\u0440", "Cop"),  # all Cyrillic
