@@ -153,8 +153,8 @@ def test_a_pass_and_play_name_refused_says_which_player_it_was(names: list[str],
 )
 def test_a_name_with_an_invisible_mark_cannot_sit_beside_its_twin(twin: str) -> None:
     """security.md: names lose what draws nothing, and two names that only look different cannot
-    sit in one room. A combining mark that draws nothing is kept (up to three per letter) and
-    is not ignored by name_key, so "Host" + U+034F sits beside "Host"."""
+    sit in one room: "Host" with a mark or selector that draws nothing after it (or within it)
+    is the name "Host", taken."""
     table = open_room(1, start=False)
     services.game_join(code=table.code, name="Host", controller="someone")
     with pytest.raises(RuleViolation) as caught:
