@@ -295,8 +295,12 @@ def name_skeleton(name: str) -> str:
     must stay the same across upgrades. The letters of other alphabets among Latin ones are
     refused in account names anyway (``accounts.validators.one_alphabet``).
     """
-    # Case folding writes the Turkish capital "İ" as "i" and a combining dot above.
-    folded = name_key(name).replace("i\u0307", "i")
+    # Each letter drawn as a Latin one put as that letter in its own case first: the Greek capital
+    # "Ν" is drawn as "N", though its small letter, once case is folded, is drawn as a "v". Then
+    # what case folding leaves (a small letter whose capital alone is drawn as a Latin one:
+    # FOLDED_LOOKALIKES). Case folding writes the Turkish capital "İ" as "i" and a combining dot above.
+    drawn = "".join(LATIN_LOOKALIKES.get(char, char) for char in unicodedata.normalize("NFKC", name))
+    folded = name_key(drawn).replace("i\u0307", "i")
     alike = folded.translate(FOLDED_LOOKALIKES).translate(GLYPHS_ALIKE)
     return "".join(char for char in alike if char not in SEPARATORS)
 

@@ -25,6 +25,9 @@ GLYPH_TWINS = [("Ann1", "Annl"), ("Annl", "AnnI"), ("AnnI", "Ann1"), ("B0b", "BO
 # Letters that case-folding or a language's own spelling makes one: the German ß and ss, the Greek
 # final and medial sigma, the Turkish dotless and dotted i beside the plain ones.
 SPELLING_TWINS = [("Straße", "STRASSE"), ("Οδυσσευς", "ΟΔΥΣΣΕΥΣ"), ("Dılek", "Dilek"), ("İpek", "Ipek")]
+# Names of another alphabet's letters drawn as the Latin ones, capitals among them: the Greek
+# capital "Ν" is drawn as "N", though its small letter is drawn as a "v".
+ALPHABET_TWINS = [("ANNA", "ΑΝΝΑ"), ("NOAH", "ΝΟΑΗ"), ("cop", "сор"), ("TOM", "τομ")]
 
 
 def names() -> list[str]:
@@ -37,7 +40,7 @@ def refused(name: str) -> Any:
     return response.context["form"].errors.as_data()["username"]
 
 
-@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS)
+@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS + ALPHABET_TWINS)
 def test_a_name_that_reads_as_anothers_is_refused_at_sign_up(taken: str, twin: str) -> None:
     sign_up(Client(), taken)
     errors = refused(twin)
@@ -46,7 +49,7 @@ def test_a_name_that_reads_as_anothers_is_refused_at_sign_up(taken: str, twin: s
     assert names() == [taken]
 
 
-@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS)
+@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS + ALPHABET_TWINS)
 def test_the_held_names_key_is_the_sign_up_checks_rule(taken: str, twin: str) -> None:
     """What the check calls one name, a hold holds as one: the key is the name's skeleton, keyed."""
     assert name_skeleton(taken) == name_skeleton(twin)
@@ -235,6 +238,7 @@ PINNED_SKELETONS = {
     "ΟΔΥΣΣΕΥΣ": "oδyσσeyσ",
     "сор": "cop",
     "ΤΟΜ": "tom",
+    "ΑΝΝΑ": "anna",
     "νικος": "vlkoσ",
     "İpek": "lpek",
     "Dılek": "dllek",
