@@ -106,10 +106,11 @@ def _silenced(game: Game, controller: str) -> bool:
     if not controller:
         return False
     mine = Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
-    taken_out = mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).order_by("-seq").values_list("seq", flat=True)
-    last_out = taken_out.first()
-    if last_out is not None and not mine.filter(seq__gt=last_out, kind=Move.Kind.MUTE, payload__muted=False).exists():
-        return True
+    # Each seat by the host's last word on it: an unmute of another seat of the same browser (a
+    # shared phone) does not give back the voice of one taken out.
+    for seq, player in mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).values_list("seq", "player"):
+        if not mine.filter(seq__gt=seq, player=player, kind=Move.Kind.MUTE, payload__muted=False).exists():
+            return True
     return muted_in_log(mine)
 
 

@@ -32,7 +32,7 @@ from games.services.chat import (
 from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_audience, chat_history, chat_history_for, game_state, spectator_handle
 from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, sign_up
-from tests.factories import action_id, elsewhere, online, open_room, play_to_end, spectators_chat_room
+from tests.factories import Table, action_id, elsewhere, online, open_room, play_to_end, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -166,6 +166,29 @@ def test_the_hosts_unmute_of_a_muted_seat_it_took_out_lets_its_player_speak_as_a
     assert refused.value.code == MUTED
     seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
+
+
+def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_kick_of_another() -> None:
+    """Dee and Dan share a phone. The host kicks Dee from the lobby, and later mutes and unmutes
+    Dan, who then leaves. The unmute was the host's word on Dan's seat, not on Dee's: the phone
+    still does not speak as a spectator."""
+    host = services.new_controller()
+    phone = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, phone, phone])
+    services.game_join(code=code, name="Dee", controller=phone)
+    services.game_join(code=code, name="Dan", controller=phone)
+    services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    dan = next(n for n, seat in enumerate(table.game.room.seats) if seat.name == "Dan")
+    seat_mute(code=code, controller=host, seat=dan, expected_version=table.version(), action_id=action_id())
+    seat_unmute(code=code, controller=host, seat=dan, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=phone, seat=dan, expected_version=None, action_id=action_id())
+    version = table.version()
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=phone, text="we are back")
+    assert refused.value.code == MUTED
+    assert table.version() == version and not ChatMessage.objects.filter(game__code=code).exists()
 
 
 def test_a_player_who_left_a_finished_game_reads_its_chat_but_no_longer_posts_to_it() -> None:
