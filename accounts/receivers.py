@@ -93,7 +93,11 @@ def check_name(sender: Any, instance: Any, raw: bool = False, update_fields: Any
 
 @receiver(post_save, sender=get_user_model(), dispatch_uid="accounts-name-keep")
 def keep_name(sender: Any, instance: Any, **kwargs: Any) -> None:
-    """The account's name as names are compared is stored with it (accounts.models.AccountName)."""
+    """The account's name as names are compared is stored with it (accounts.models.AccountName);
+    not on a fixture's raw save (``loaddata``), whose AccountName rows come with it (and may mark a
+    name that reads as an older account's)."""
+    if kwargs.get("raw"):
+        return
     if not getattr(instance, "_name_unchanged", False):
         services.account_name_keep(user_id=instance.pk, username=instance.get_username())
 

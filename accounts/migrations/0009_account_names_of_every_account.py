@@ -16,13 +16,17 @@ def fill(apps, schema_editor):
     stored = dict(AccountName.objects.values_list("user_id", "skeleton"))
     seen = set(stored.values())
     rows = []
+    # Written a thousand at a time: a site's every account held in one list took ~540 bytes each.
     for pk, username in User.objects.order_by("date_joined", "pk").values_list("pk", "username").iterator():
         if pk in stored:
             continue
         skeleton = name_skeleton(username)
         rows.append(AccountName(user_id=pk, skeleton=skeleton, reads_as_older=skeleton in seen))
         seen.add(skeleton)
-    AccountName.objects.bulk_create(rows, batch_size=1000)
+        if len(rows) == 1000:
+            AccountName.objects.bulk_create(rows)
+            rows = []
+    AccountName.objects.bulk_create(rows)
 
 
 class Migration(migrations.Migration):

@@ -250,3 +250,28 @@ PINNED_SKELETONS = {
 @pytest.mark.parametrize(("name", "skeleton"), PINNED_SKELETONS.items())
 def test_a_names_stored_skeleton_stays_what_it_was(name: str, skeleton: str) -> None:
     assert name_skeleton(name) == skeleton
+
+
+def test_a_dump_of_accounts_that_read_alike_loads_again(tmp_path: Any) -> None:
+    """``dumpdata`` / ``loaddata`` (a backup, a copy to a staging site) of two accounts whose names
+    read alike from before names were compared so: the later one's AccountName row, marked
+    ``reads_as_older``, comes with the dump; the load writes it as it is, not a second unmarked
+    skeleton that the unique constraint refuses."""
+    from django.core.management import call_command
+
+    from accounts.models import AccountName
+
+    older = get_user_model().objects.create_user("Ann1", password=PASSWORD)
+    later = get_user_model().objects.create_user("later", password=PASSWORD)
+    get_user_model().objects.filter(pk=later.pk).update(username="Annl")  # as an older release made it
+    AccountName.objects.filter(user=later).update(skeleton=name_skeleton("Annl"), reads_as_older=True)
+    dump = tmp_path / "accounts.json"
+    call_command("dumpdata", "auth.user", "accounts.accountname", output=str(dump), verbosity=0)
+    AccountName.objects.all().delete()
+    get_user_model().objects.all().delete()
+    call_command("loaddata", str(dump), verbosity=0)
+    assert sorted(AccountName.objects.values_list("user__username", "reads_as_older")) == [
+        ("Ann1", False),
+        ("Annl", True),
+    ]
+    assert older.pk in AccountName.objects.values_list("user", flat=True)
