@@ -225,7 +225,8 @@ def _muted_once_more(room: Room, muted: bool) -> Room:
 def _seat_to_mute(game: Game, seat: int, muted: bool) -> Seat:
     """The seat the host mutes or unmutes. A muted seat its player left (or was taken out of) is
     unmuted too: its player, silenced as a spectator by it, can take no seat again once the game
-    is on. A seat gone is never muted anew: its player is heard only as a spectator then."""
+    is on. A seat gone and left empty is never muted anew (one a computer plays on is at the
+    table, and muted as any seat is): its player is heard only as a spectator then."""
     if muted:
         return find_seat(game, seat)
     seats = game.room.seats
