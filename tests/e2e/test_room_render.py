@@ -653,6 +653,18 @@ def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn
       connection: "connected", feed: [], justScored: null, levels: {} }))"""
     assert page.evaluate(focus, [playing, [0, 2]]) == 2
     assert page.evaluate(focus, [playing, [0]]) == 0
+    # At the end: a spectator's phone keeps the winner's columns in view; a player whose seat a
+    # computer finished while they were away keeps their own.
+    assert page.evaluate(focus, [finished, []]) == 1
+    kept = {**finished, "seats": [*finished["seats"][:2], {**finished["seats"][2], "kind": "bot", "kept": True}]}
+    assert page.evaluate(focus, [kept, [2]]) == 2
+    gave_up = {**kept, "seats": [*kept["seats"][:2], {**kept["seats"][2], "gave_up": True}]}
+    assert page.evaluate(focus, [gave_up, [2]]) == 1
+    # The chat: the seat finished for its away player speaks for them; one its player gave up
+    # does not (the server refuses its posts once the game is over).
+    voices = focus.replace("render.focusSeat(", "(").replace("}))", "})).voices")
+    assert page.evaluate(voices, [kept, [2]]) == [2]
+    assert page.evaluate(voices, [gave_up, [2]]) == []
 
 
 def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: Any) -> None:

@@ -45,7 +45,8 @@ export function viewOf(state, extra) {
   view.awaySeats = extra.mine.filter((s) => state.seats[s]?.kind === "bot" && (state.seats[s]?.away || state.seats[s]?.kept || over));
   // The seats this page speaks for in the chat: a seat a computer plays or finished for its
   // player is still theirs (the server's rule, games/services/chat.py).
-  view.voices = [...view.mine, ...view.awaySeats.filter((s) => !view.mine.includes(s))];
+  // A seat its player gave up is not: the server refuses its posts once the game is over.
+  view.voices = [...view.mine, ...view.awaySeats.filter((s) => !view.mine.includes(s) && !state.seats[s]?.gave_up)];
   // A browser that plays several seats (pass-and-play, players added on it) is shared: a tap there may be
   // anyone's, so each away player takes their seat back by name (the server's rule too).
   view.sharedDevice = extra.mine.filter((s) => state.seats[s]?.status === "active").length > 1;
@@ -83,7 +84,11 @@ export function roundOf(state) {
 export function focusSeat(view) {
   const { state } = view;
   const playing = state.status === "playing" ? state.turn?.seat ?? null : null;
-  if (state.local || !view.mine.length) return state.status === "finished" ? state.winners?.[0] ?? null : playing;
+  if (state.local || !view.mine.length) {
+    if (state.status !== "finished") return playing;
+    // A seat a computer finished for this browser's player while they were away is still theirs to look at.
+    return view.awaySeats?.find((s) => !state.seats[s]?.gave_up) ?? state.winners?.[0] ?? null;
+  }
   // A device with two seats of an online room: the one to play, when it is one of them.
   return view.mine.includes(playing) ? playing : view.mine[0];
 }
