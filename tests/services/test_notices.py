@@ -476,6 +476,7 @@ def test_one_database_error_does_not_end_the_task_worker_of_make_run(
             stop.set()
             for thread in started:
                 thread.join(10)
+                assert not thread.is_alive(), f"the {thread.name} thread did not end"
     turn.refresh_from_db()
     assert turn.done_at is not None and len(mail.outbox) == 1
     assert "the task worker failed; it runs again in 1 s" in caplog.text
