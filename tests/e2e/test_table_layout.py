@@ -1218,3 +1218,43 @@ def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the
     for scheme in in_each_scheme(pages[1]):
         shot(pages[1], f"long-names-{ruleset}-{size}-{scheme}")
         assert serious_violations(pages[1]) == [], scheme
+
+
+# Where the phone's cards under the play card are, from the top of the page: the scorecard's left,
+# top, width and height, and the Players list's top (its height is the players', not the turn's).
+UNDER_THE_PLAY_CARD_ON_A_PHONE = """() => {
+  const at = id => document.getElementById(id).getBoundingClientRect();
+  const card = at('card'), seats = at('seats');
+  return {card: [card.left, card.top + scrollY, card.width, card.height].map(Math.round),
+          seats: Math.round(seats.top + scrollY)};
+}"""
+
+
+@pytest.mark.parametrize("ruleset", ["official", "triple", "painted"])
+def test_on_a_phone_the_card_under_the_dice_stays_put_as_rolls_land_and_the_turn_passes(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """On a phone the scorecard is under the play card, where a thumb reaches for a box: the
+    boxes offered once a roll lands are no taller than the empty ones, and the waiting player's
+    reactions take the Roll row's height, so the card does not shift as the dice land or as the
+    turn goes round, on the player's page or the others'."""
+    pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
+    url = create_online(pages[0], live_site, "Ann", ruleset=ruleset)
+    join(pages[1], url, "Bob")
+    act(pages[0], pages, lambda: pages[0].click("#start"))
+    for page in pages:
+        page.wait_for_function("document.querySelectorAll('#seats .presence.online').length === 2")
+    first = [page.evaluate(UNDER_THE_PLAY_CARD_ON_A_PHONE) for page in pages]
+    for turn in range(3):
+        player = pages[turn % 2]
+        act(player, pages, lambda player=player: player.click("#roll"))
+        rolled = [page.evaluate(UNDER_THE_PLAY_CARD_ON_A_PHONE) for page in pages]
+        if turn == 0:
+            for scheme in in_each_scheme(*pages):
+                shot(pages[0], f"phone-card-put-{ruleset}-rolled-{scheme}")
+                shot(pages[1], f"phone-card-put-{ruleset}-waiting-{scheme}")
+            assert first[0] == first[1], first
+        assert rolled == first, (turn, first, rolled)
+        score_best(player, pages)
+        now = [page.evaluate(UNDER_THE_PLAY_CARD_ON_A_PHONE) for page in pages]
+        assert now == first, (turn, first, now)
