@@ -1120,3 +1120,39 @@ def test_names_that_look_like_markup_are_shown_as_typed_on_every_page_of_a_game(
     assert all(name in page.inner_text("body") for name in names)
     assert page.evaluate(pwned) == 0
     assert page.errors == []
+
+
+# Each of the card's panes: whether it scrolls sideways, and the seats whose heads are wholly in
+# its width as it is shown (unscrolled).
+PANES_SEATS = """() => [...document.querySelectorAll('#card .scorecard-wrap')].map(w => {
+  const box = w.getBoundingClientRect();
+  const seats = [...w.querySelectorAll('th.seat-head')].filter(h => {
+    const r = h.getBoundingClientRect();
+    return r.left >= box.left - 1 && r.right <= box.right + 1;
+  }).map(h => h.title);
+  return {scrolls: w.scrollWidth > w.clientWidth + 1, seats};
+})"""
+
+
+def test_on_a_phone_a_painted_replay_shows_every_seats_column_in_each_pane(live_site: LiveSite, new_page: Any) -> None:
+    """The replay stacks Painted's two panes on a phone, each the card's whole width: both have
+    the room for three seats' columns beside the box names, and show them all, with no sideways
+    scroll hiding the third seat's."""
+    code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "painted")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    for step in ("first", "mid", "last"):
+        if step == "mid":
+            while not step_text(page).startswith("Bob"):
+                page.click("#next")
+        elif step == "last":
+            page.click("#last")
+        page.locator("#card").scroll_into_view_if_needed()
+        for scheme in in_each_scheme(page):
+            shot(page, f"replay-painted-3-390-{step}-{scheme}")
+        panes = page.evaluate(PANES_SEATS)
+        every = {"scrolls": False, "seats": ["Ann", "Bob", "Cleo"]}
+        assert panes == [every, every], (step, panes)
+    assert no_horizontal_overflow(page)
+    assert page.errors == []
