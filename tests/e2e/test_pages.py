@@ -1156,3 +1156,19 @@ def test_on_a_phone_a_painted_replay_shows_every_seats_column_in_each_pane(live_
         assert panes == [every, every], (step, panes)
     assert no_horizontal_overflow(page)
     assert page.errors == []
+
+
+def test_on_a_phone_the_replays_step_slider_is_a_finger_high(live_site: LiveSite, new_page: Any) -> None:
+    """The step slider is a target of at least 24 px each way (WCAG's target size), like the
+    buttons beside it: a tap a little under the thin track still takes the replay to its step."""
+    code = finished_game(live_site)
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    total = int(page.inner_text("#position").rsplit(" ", 1)[-1])
+    box = page.locator("#scrub").bounding_box()
+    assert box["height"] >= 24 and box["width"] >= 24, box
+    page.touchscreen.tap(box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)
+    page.wait_for_function(f"document.getElementById('position').textContent === 'Step {total} of {total}'")
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-slider-390-{scheme}")
+    assert page.errors == []
