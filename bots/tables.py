@@ -283,6 +283,8 @@ def build_all(
 
 
 def forget() -> None:
-    """Drop every table held in memory (tests; the cache files stay)."""
+    """Drop every table held in memory, and what this process knows of files that failed to load
+    (tests, each with a cache folder of its own; the cache files stay)."""
     with _lock:
         _tables.clear()
+        _unloadable.clear()
