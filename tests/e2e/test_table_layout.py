@@ -1258,3 +1258,73 @@ def test_on_a_phone_the_card_under_the_dice_stays_put_as_rolls_land_and_the_turn
         score_best(player, pages)
         now = [page.evaluate(UNDER_THE_PLAY_CARD_ON_A_PHONE) for page in pages]
         assert now == first, (turn, first, now)
+
+
+# Each other seat's head on the phone's Triple card, with a column of its seat in view beside the
+# box names and the pinned seat: its title, the width of its columns in view, the width its name
+# needs (markers included), and how it shows: "whole" (the name in view, uncut), "letters" (cut
+# after at least its first letter, the ellipsis beside it, in view) or "markers" (no letter).
+SEAT_HEADS_SEEN = """left => {
+  const wrap = document.querySelector('#card .scorecard-wrap');
+  wrap.scrollLeft = left;
+  const box = wrap.getBoundingClientRect();
+  const from = wrap.querySelector('th.box-col').getBoundingClientRect().right, to = box.right;
+  const pinned = [...wrap.querySelectorAll('tr.multipliers th.pin')].map(th => th.getBoundingClientRect());
+  const pinFrom = Math.min(...pinned.map(p => p.left)), pinTo = Math.max(...pinned.map(p => p.right));
+  // The part of [a, b] in view: past the box names, inside the card, not under the pinned columns.
+  const seen = (a, b) => {
+    const parts = [[Math.max(a, from), Math.min(b, pinFrom, to)], [Math.max(a, pinTo, from), Math.min(b, to)]];
+    return parts.reduce((n, [x, y]) => n + Math.max(0, y - x), 0);
+  };
+  const inView = r => r.left >= from - 1 && r.right <= to + 1 && !(r.left < pinTo - 1 && r.right > pinFrom + 1);
+  const cols = [...wrap.querySelectorAll('tr.multipliers th')];
+  const dots = document.createElement('span');
+  dots.textContent = '…';
+  return [...wrap.querySelectorAll('th.seat-head:not(.pin)')].flatMap(head => {
+    const cells = [...head.parentElement.children], at = cells.indexOf(head);
+    const first = cells.slice(1, at).reduce((n, th) => n + th.colSpan, 0);
+    const room = cols.slice(first, first + head.colSpan).map(th => th.getBoundingClientRect())
+      .reduce((n, r) => n + seen(r.left, r.right), 0);
+    if (room < 2) return [];
+    const name = head.querySelector('.seat-head-name'), r = name.getBoundingClientRect();
+    const text = [...name.childNodes].find(n => n.nodeType === Node.TEXT_NODE);
+    const letter = document.createRange();
+    letter.setStart(text, 0);
+    letter.setEnd(text, 1);
+    name.append(dots);
+    const ellipsis = dots.getBoundingClientRect().width;
+    dots.remove();
+    const whole = name.scrollWidth <= name.clientWidth + 1 && inView(r);
+    const letters = inView(r) && letter.getBoundingClientRect().right + ellipsis <= r.right + 1;
+    return [[head.title, Math.round(room), name.scrollWidth, whole ? 'whole' : letters ? 'letters' : 'markers']];
+  });
+}"""
+
+
+@pytest.mark.parametrize("host", ["Ann", "Dmitri Ivanovich"])
+def test_on_a_phone_the_waiting_players_triple_card_names_the_other_seat_over_its_columns_in_view(
+    live_site: LiveSite, new_page: Any, host: str
+) -> None:
+    """The waiting player's Triple card pins their own three columns at its right edge: the
+    player to play has two columns in view beside them, about 100 px, yet their head showed
+    only its markers and the ellipsis ("▶ ● …"), the name cut to one column's width. A seat's
+    name takes the width of its columns in view: whole where it fits, else its first letters
+    and the ellipsis, as the card rests and as it is scrolled sideways."""
+    pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
+    url = create_online(pages[0], live_site, host, ruleset="triple")
+    join(pages[1], url, "Bob")
+    act(pages[0], pages, lambda: pages[0].click("#start"))
+    bob = pages[1]
+    bob.wait_for_selector("#card th.seat-head.pin[title=Bob]")
+    bob.locator("#card").scroll_into_view_if_needed()
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"phone-triple-waiting-{len(host)}-{scheme}")
+    seen = []
+    for left in (0, 10, 25, 40, 1000):
+        heads = bob.evaluate(SEAT_HEADS_SEEN, left)
+        assert [title for title, *_ in heads] == [host], (left, heads)
+        seen += heads
+    for title, room, needs, shown in seen:
+        assert shown == ("whole" if needs <= room - 8 else "letters"), (title, room, needs, shown, seen)
+    assert any(room >= 90 for _, room, _, _ in seen), seen  # two columns in view, once at rest
+    assert bob.errors == []
