@@ -2,7 +2,7 @@
 // The server renders every step from the Move log (games/services/replay.py) into #replay-data.
 
 import { fmt, gettext, number } from "./i18n.js";
-import { esc, scorecardHtml } from "./scorecard.js";
+import { esc, fitSeatNames, keepSeatNamesFitted, scorecardHtml } from "./scorecard.js";
 import { colourMark, colourName } from "./words.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -112,6 +112,7 @@ function drawCard(html) {
   drawnCard = html;
   wraps().forEach((wrap, k) => { wrap.scrollLeft = scrolled[k] ?? 0; });
   scrollRegions();
+  fitSeatNames(card);
   // The help opens before the keyboard goes back: a Close button in a closed help takes no focus.
   if (help) document.getElementById(help)?.showPopover?.();
   const again = focused ? document.getElementById(focused) : wraps()[focusedWrap];
@@ -291,5 +292,6 @@ window.addEventListener("resize", () => {
   window.clearTimeout(steadyTimer);
   steadyTimer = window.setTimeout(steadyPanel, 150);
 });
+keepSeatNamesFitted($("card"));
 show(fromHash());
 steadyPanel();

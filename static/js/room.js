@@ -6,6 +6,7 @@ import { arrived, commitmentOf, newSeed, seedFor, seenCommitment, sentTo } from 
 import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
+import { fitSeatNames, keepSeatNamesFitted } from "./scorecard.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
 import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
 
@@ -1129,6 +1130,7 @@ function drawCard(v) {
     return;
   }
   if (!show(section, render.cardHtml(v))) return;
+  fitSeatNames(section);
   section.querySelectorAll(".score-btn").forEach((btn) =>
     btn.addEventListener("click", () => score(btn.dataset.box, Number(btn.dataset.col))),
   );
@@ -1355,6 +1357,7 @@ function joinTaken() {
 }
 
 setReady(client.state);
+keepSeatNamesFitted($("card"));
 draw();
 joinTaken();
 client.visibility(document.visibilityState === "hidden"); // a page opened in a background tab

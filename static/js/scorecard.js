@@ -1,7 +1,8 @@
 // The scorecard, drawn from the sections and rows the server sends (games/domain/scorecard.py).
 // The table, the replay and any other page that shows a card draw it here; none of them, and
 // not this module either, knows a box by name: a rule set's card is what the server says it is.
-// Pure functions from data to HTML text: the page puts the text in place and wires it.
+// Pure functions from data to HTML text: the page puts the text in place and wires it (and
+// calls fitSeatNames, the one function here that measures the card drawn, as it changes).
 // The rows' words are the reader's (static/js/words.js wordRuleset), not the server's English.
 
 import { gettext } from "./i18n.js";
@@ -160,4 +161,39 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
       <button type="button" class="box-help-close" id="${helpId(row)}-close" popovertarget="${helpId(row)}" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`)
     .join("");
   return `<div class="scorecard-panes panes-${panes.length}${wrap ? " wrap" : ""}">${tables.join("")}</div>${helps}`;
+}
+
+/**
+ * Another seat's name on a card that scrolls beside a pinned seat (a phone's Triple card): as
+ * wide as its columns in view, which site.css keeps it over (--seen on its head). Two columns
+ * in view show "Ann" whole where one column's width cut it to its markers. Called once the
+ * card is drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes.
+ */
+export function fitSeatNames(root) {
+  for (const wrap of root.querySelectorAll(".scorecard-wrap")) {
+    const pinned = [...wrap.querySelectorAll("tr.multipliers th.pin")].map((th) => th.getBoundingClientRect());
+    const heads = wrap.querySelectorAll("th.seat-head:is(.after-pin, .before-pin)");
+    const box = wrap.getBoundingClientRect();
+    if (!pinned.length || !heads.length || !box.width) continue; // not laid out (hidden): as drawn
+    const from = wrap.querySelector("th.box-col")?.getBoundingClientRect().right ?? box.left;
+    const to = box.left + wrap.clientLeft + wrap.clientWidth;
+    const pinFrom = Math.min(...pinned.map((r) => r.left));
+    const pinTo = Math.max(...pinned.map((r) => r.right));
+    for (const head of heads) {
+      const r = head.getBoundingClientRect();
+      const seen = head.classList.contains("before-pin")
+        ? Math.min(r.right, pinFrom, to) - Math.max(r.left, from)
+        : Math.min(r.right, to) - Math.max(r.left, pinTo, from);
+      head.style.setProperty("--seen", `${Math.max(0, Math.round(seen))}px`);
+    }
+  }
+}
+
+/** Keeps fitSeatNames' widths as the cards in `section` scroll sideways, or it resizes (a phone
+ * turned, the section shown). */
+export function keepSeatNamesFitted(section) {
+  const fit = () => fitSeatNames(section);
+  // A scroll does not bubble: the section hears its cards' scrolls as they are captured.
+  section.addEventListener("scroll", fit, { capture: true, passive: true });
+  new ResizeObserver(fit).observe(section);
 }

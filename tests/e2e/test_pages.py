@@ -548,10 +548,12 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
 # The card scrolled sideways to ``left`` (where it comes to rest: it snaps to whole columns), and
 # what then shows beside the box names and the pinned seat: each column head partly in view, and
 # whether it is whole; each seat with a column in view, and whether its name and its total are
-# whole in view over one of its columns.
-SCROLLED_TO = """left => {
+# whole in view over its columns in view (the name as wide as they are, the total one column).
+SCROLLED_TO = """async left => {
   const wrap = document.querySelector('#card .scorecard-wrap');
   wrap.scrollLeft = left;
+  // Its scroll heard (the page fits the names to the columns then in view), as before a paint.
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const box = wrap.getBoundingClientRect();
   const names = wrap.querySelector('th.box-col').getBoundingClientRect();
   const pinned = [...wrap.querySelectorAll('tr.multipliers th.pin')].map(th => th.getBoundingClientRect());
@@ -571,7 +573,7 @@ SCROLLED_TO = """left => {
     seats[head.title] = [head.querySelector('.seat-head-name'), total].map(e => {
       const r = e.getBoundingClientRect();
       return whole(r.left, r.right) && e.scrollWidth <= e.clientWidth + 1
-        && mine.some(c => r.left >= c.left - 1 && r.right <= c.right + 1);
+        && r.left >= Math.min(...mine.map(c => c.left)) - 1 && r.right <= Math.max(...mine.map(c => c.right)) + 1;
     });
   });
   const cut = heads.filter(h => !hidden(h.left, h.right) && !whole(h.left, h.right));

@@ -1264,9 +1264,10 @@ def test_on_a_phone_the_card_under_the_dice_stays_put_as_rolls_land_and_the_turn
 # box names and the pinned seat: its title, the width of its columns in view, the width its name
 # needs (markers included), and how it shows: "whole" (the name in view, uncut), "letters" (cut
 # after at least its first letter, the ellipsis beside it, in view) or "markers" (no letter).
-SEAT_HEADS_SEEN = """left => {
+SEAT_HEADS_SEEN = """async left => {
   const wrap = document.querySelector('#card .scorecard-wrap');
   wrap.scrollLeft = left;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));  // its scroll heard
   const box = wrap.getBoundingClientRect();
   const from = wrap.querySelector('th.box-col').getBoundingClientRect().right, to = box.right;
   const pinned = [...wrap.querySelectorAll('tr.multipliers th.pin')].map(th => th.getBoundingClientRect());
