@@ -16,7 +16,7 @@ def fill(apps, schema_editor):
     stored = dict(AccountName.objects.values_list("user_id", "skeleton"))
     seen = set(stored.values())
     rows = []
-    # Written a thousand at a time: a site's every account held in one list took ~540 bytes each.
+    # Written a thousand at a time: held in one list, a site's every account costs ~540 bytes.
     for pk, username in User.objects.order_by("date_joined", "pk").values_list("pk", "username").iterator():
         if pk in stored:
             continue
