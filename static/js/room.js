@@ -1129,7 +1129,13 @@ function drawCard(v) {
     show(section, "");
     return;
   }
+  // A card scrolled sideways (a phone) stays where its reader left it: a presence, a reaction or
+  // the turn draws it again, which would otherwise bring it back to its left edge.
+  const scrolled = [...section.querySelectorAll(".scorecard-wrap")].map((wrap) => wrap.scrollLeft);
   if (!show(section, render.cardHtml(v))) return;
+  section.querySelectorAll(".scorecard-wrap").forEach((wrap, k) => {
+    wrap.scrollLeft = scrolled[k] ?? 0;
+  });
   fitSeatNames(section);
   section.querySelectorAll(".score-btn").forEach((btn) =>
     btn.addEventListener("click", () => score(btn.dataset.box, Number(btn.dataset.col))),
