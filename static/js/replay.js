@@ -2,7 +2,7 @@
 // The server renders every step from the Move log (games/services/replay.py) into #replay-data.
 
 import { fmt, gettext, number } from "./i18n.js";
-import { esc, fitSeatNames, keepSeatNamesFitted, scorecardHtml } from "./scorecard.js";
+import { esc, keepSeatNamesFitted, redrawCard, scorecardHtml } from "./scorecard.js";
 import { colourMark, colourName } from "./words.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -106,13 +106,12 @@ function drawCard(html) {
   const active = card.contains(document.activeElement) ? document.activeElement : null;
   const focused = active?.id ?? "";
   const focusedWrap = wraps().indexOf(active);
-  const scrolled = wraps().map((wrap) => wrap.scrollLeft);
   const help = [...card.querySelectorAll(".box-help")].find(popoverOpen)?.id;
-  card.innerHTML = html;
-  drawnCard = html;
-  wraps().forEach((wrap, k) => { wrap.scrollLeft = scrolled[k] ?? 0; });
+  redrawCard(card, () => {
+    card.innerHTML = html;
+    drawnCard = html;
+  });
   scrollRegions();
-  fitSeatNames(card);
   // The help opens before the keyboard goes back: a Close button in a closed help takes no focus.
   if (help) document.getElementById(help)?.showPopover?.();
   const again = focused ? document.getElementById(focused) : wraps()[focusedWrap];

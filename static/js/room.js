@@ -6,7 +6,7 @@ import { arrived, commitmentOf, newSeed, seedFor, seenCommitment, sentTo } from 
 import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
-import { fitSeatNames, keepSeatNamesFitted } from "./scorecard.js";
+import { keepSeatNamesFitted, redrawCard } from "./scorecard.js";
 import { chime, fanfare, rattle } from "./room/sound.js";
 import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
 
@@ -1129,14 +1129,8 @@ function drawCard(v) {
     show(section, "");
     return;
   }
-  // A card scrolled sideways (a phone) stays where its reader left it: a presence, a reaction or
-  // the turn draws it again, which would otherwise bring it back to its left edge.
-  const scrolled = [...section.querySelectorAll(".scorecard-wrap")].map((wrap) => wrap.scrollLeft);
-  if (!show(section, render.cardHtml(v))) return;
-  section.querySelectorAll(".scorecard-wrap").forEach((wrap, k) => {
-    wrap.scrollLeft = scrolled[k] ?? 0;
-  });
-  fitSeatNames(section);
+  // A presence, a reaction or the turn draws the card again: a phone's sideways scroll stays.
+  if (!redrawCard(section, () => show(section, render.cardHtml(v)))) return;
   section.querySelectorAll(".score-btn").forEach((btn) =>
     btn.addEventListener("click", () => score(btn.dataset.box, Number(btn.dataset.col))),
   );

@@ -164,6 +164,21 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
 }
 
 /**
+ * Draws a card anew in ``root`` by ``draw`` (which returns false when it drew nothing): each
+ * sideways scroll stays where its reader left it (a redraw would bring it back to its left
+ * edge), and the other seats' names are fitted to their columns in view. Whether it drew.
+ */
+export function redrawCard(root, draw) {
+  const scrolled = [...root.querySelectorAll(".scorecard-wrap")].map((wrap) => wrap.scrollLeft);
+  if (draw() === false) return false;
+  root.querySelectorAll(".scorecard-wrap").forEach((wrap, k) => {
+    wrap.scrollLeft = scrolled[k] ?? 0;
+  });
+  fitSeatNames(root);
+  return true;
+}
+
+/**
  * Another seat's name on a card that scrolls beside a pinned seat (a phone's Triple card): as
  * wide as its columns in view, which site.css keeps it over (--seen on its head). Two columns
  * in view show "Ann" whole where one column's width cut it to its markers. Called once the
