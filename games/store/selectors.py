@@ -659,8 +659,13 @@ def _order(
     return 1, 0.0, -at
 
 
-def email_notices_on(user_id: int | None) -> bool:
-    """Whether an account chose to be e-mailed when it is its turn, at an address it confirmed."""
-    return (
-        user_id is not None and NoticeSettings.objects.filter(user_id=user_id, email=True).exclude(address="").exists()
-    )
+def email_notices(user_id: int | None) -> tuple[bool, str]:
+    """An account's "your turn" e-mails: whether they are on, and the address it confirmed for them
+    ("" before any). That address is where they go, whatever the account's own address is now."""
+    if user_id is None:
+        return False, ""
+    row = NoticeSettings.objects.filter(user_id=user_id).values_list("email", "address").first()
+    if row is None:
+        return False, ""
+    on, address = row
+    return bool(on and address), address

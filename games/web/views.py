@@ -718,12 +718,14 @@ def _user_id(request: HttpRequest) -> int | None:
 def my_games(request: HttpRequest) -> HttpResponse:
     """Every unfinished game of this browser (the account's, signed in), those waiting for a move first."""
     user_id = _user_id(request)
-    email = ""
-    if user_id is not None:
-        email = getattr(request.user, "email", "") or ""
+    on, address = selectors.email_notices(user_id)
+    # The address the turn e-mails go to; the account's own is offered until one is confirmed. Shown
+    # otherwise, saving the form as it stands would ask to move the e-mails to the account's address.
+    if not address and user_id is not None:
+        address = getattr(request.user, "email", "") or ""
     context = {
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
-        "email_form": EmailNoticesForm(initial={"address": email, "on": selectors.email_notices_on(user_id)}),
+        "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
     }
     return render(request, "games/my_games.html", context)

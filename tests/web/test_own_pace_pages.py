@@ -562,6 +562,40 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
     assert not NoticeSettings.objects.get(user=user).email
 
 
+def test_your_games_shows_the_address_the_turn_e_mails_go_to_and_saving_it_again_mails_no_link(
+    settings: Any,
+) -> None:
+    """The account's address moved on its e-mail page after the turn e-mails' was confirmed: the
+    form shows where the e-mails go, and saving it as shown changes nothing and mails nobody."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    client.post("/notices/email", {"address": "ana@work.example", "on": "on"})
+    assert Client().post(confirm_link("ana@work.example")).status_code == 200
+    user.refresh_from_db()
+    user.email = "ana@home.example"  # allauth's e-mail page sets the account's primary address
+    user.save()
+    mail.outbox.clear()
+    page = client.get("/games").content.decode()
+    assert 'value="ana@work.example"' in page and "ana@home.example" not in page
+    assert re.search(r'name="on" id="id_on" checked', page)
+    response = client.post("/notices/email", {"address": "ana@work.example", "on": "on"}, follow=True)
+    assert "E-mails on" in response.content.decode() and not mail.outbox
+    assert settings_of(user)[:2] == (True, "ana@work.example")
+    # Turned off, the form still shows the address confirmed: on again needs no new link.
+    client.post("/notices/email", {"address": "ana@work.example"})
+    page = client.get("/games").content.decode()
+    assert 'value="ana@work.example"' in page and not re.search(r'name="on" id="id_on" checked', page)
+
+
+def test_your_games_offers_the_accounts_address_until_one_is_confirmed_for_the_turn_e_mails() -> None:
+    user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
+    client = Client()
+    client.force_login(user)
+    assert 'value="ana@example.org"' in client.get("/games").content.decode()
+
+
 def test_the_accounts_own_address_is_sent_a_link_before_any_turn_e_mail() -> None:
     """An address on the account (an administrator's doing, or the site's former e-mail page) is
     not one its owner confirmed: turning e-mails on to it asks there first, like any other."""
