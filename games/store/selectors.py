@@ -633,6 +633,8 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
             if seat.active
         ],
         "yours": game.waiting_on == controller,
+        # Players sharing a device, each at a seat of the game: "your move" would not say whose.
+        "several": len(mine) > 1,
         "away": any(room.seats[i].away_controller == controller for i in mine),
         "paused": room.paused,
         "round": None,

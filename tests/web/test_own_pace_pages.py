@@ -26,7 +26,7 @@ from games.store import selectors
 from games.store.models import Game, Move, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
 from tests.conftest import ManualClock
-from tests.factories import action_id, create_room, own_pace_room, timed_room
+from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal, timed_room
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
 
@@ -108,6 +108,30 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     stranger = Client()
     assert 'id="waiting-count"' not in stranger.get("/").content.decode()
     assert 'id="no-games"' in stranger.get("/games").content.decode()
+
+
+def test_your_games_on_a_device_with_several_seats_in_a_game_says_whose_move_it_is() -> None:
+    """Ana and Ben share a phone and each took a seat in Cy's game: "Your move" would not tell
+    them which of them is to play (the notices name the seat too)."""
+    phone, cy = Client(), Client()
+    code = create_room(cy, name="Cy", pace="own", move_time=str(DAY))
+    phone.post(f"/r/{code}/join", {"name": "Ana"})
+    phone.post(f"/r/{code}/join", {"name": "Ben"})
+    cy.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    table = Table(code=code, controllers=[controller(cy), controller(phone), controller(phone)])
+    score_first_legal(table)  # Cy's move; Ana's turn now
+
+    def tag(page: str) -> str:
+        found = re.search(r'<li class="game-row yours"[^>]*>.*?<span class="tag turn">(.*?)</span>', page, re.S)
+        assert found is not None, page
+        return found.group(1)
+
+    assert tag(phone.get("/games").content.decode()) == "<bdi>Ana</bdi> to move"
+    score_first_legal(table)
+    assert tag(phone.get("/games").content.decode()) == "<bdi>Ben</bdi> to move"
+    # One seat of the game on a device: its move is "Your move".
+    score_first_legal(table)
+    assert tag(cy.get("/games").content.decode()) == "Your move"
 
 
 def browser_of(controller: str) -> Client:
