@@ -735,7 +735,9 @@ def _back_to_my_games(request: HttpRequest) -> HttpResponse:
     """Your games at the page of the list the form was sent from (its action's ``?page=N``)."""
     page = request.GET.get("page", "")
     to = reverse("my_games")
-    return redirect(f"{to}?page={int(page)}" if page.isdigit() and int(page) > 1 else to)
+    # ASCII digits only: str.isdigit() takes a superscript two too, which int() refuses.
+    number = int(page) if page.isascii() and page.isdigit() else 0
+    return redirect(f"{to}?page={number}" if number > 1 else to)
 
 
 @form_on("my_games")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from unittest import mock
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -242,6 +243,19 @@ def test_the_e_mail_form_on_a_page_of_your_games_goes_back_to_that_page(monkeypa
     assert re.findall(r'<form method="post" action="([^"]+)"[^>]* id="email-form"', page) == [action]
     saved = browser.post(action, {"address": "", "on": ""})
     assert saved.status_code == 302 and saved["Location"] == "/games?page=2"
+
+
+@pytest.mark.parametrize("page", ["²", "١٢x", "-2", "", "99999999999999999999999"])
+@pytest.mark.parametrize("signed_in", [True, False])
+def test_the_e_mail_form_sent_with_a_page_that_is_no_number_goes_back_to_your_games(page: str, signed_in: bool) -> None:
+    """A "digit" Python's int() does not read (a superscript two) was a server error."""
+    browser = Client()
+    if signed_in:
+        browser.force_login(get_user_model().objects.create_user("ana", password="pw"))
+    saved = browser.post("/notices/email", {"address": "", "on": ""}, QUERY_STRING=urlencode({"page": page}))
+    assert saved.status_code == 302 and saved["Location"] in ("/games", "/games?page=99999999999999999999999")
+    assert browser.get(saved["Location"]).status_code == 200
+    assert not NoticeSettings.objects.filter(email=True).exists()
 
 
 def test_a_page_of_your_games_reads_only_its_own_games_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
