@@ -191,6 +191,29 @@ def test_the_pages_count_points_in_each_languages_plural_forms() -> None:
     assert counted == set()
 
 
+# A span of time is one of the pages' spans ("1 day", "3 hours", "1 day, 2 hours"): a translation
+# that agrees a word with it reads wrong for one of them ("1 jour restants", "quedan 1 día").
+SPAN_MESSAGES = re.compile(r"%\((time|left)\)s (of (your|their) time to move is )?left")
+AGREES_WITH_THE_SPAN = {"fr": re.compile(r"%\((time|left)\)s restant"), "es": re.compile(r"quedan %\((time|left)\)s")}
+
+
+@pytest.mark.parametrize("language", sorted(AGREES_WITH_THE_SPAN))
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_time_left_reads_right_for_one_day_and_for_three_hours(language: str, domain: str) -> None:
+    """Your games and the turn notices say how long is left for a move: in French and Spanish the
+    sentence is put so that nothing in it agrees with the span's number or gender ("Il reste 1
+    jour", "Tiempo restante: 1 día")."""
+    spans = [e for e in messages(language, domain) if SPAN_MESSAGES.search(e.msgid)]
+    assert spans, "no message says how long is left"
+    wrong = [
+        (e.msgid, text)
+        for e in spans
+        for text in e.msgstr.values()
+        if AGREES_WITH_THE_SPAN[language].search(text.lower())
+    ]
+    assert wrong == []
+
+
 # Messages that name the Yahtzee box itself or its bonus (not the game, whose name stays "Yahtzee").
 NAMES_THE_BOX = re.compile(r"Yahtzee (box|boxes|bonus)\b")
 
