@@ -192,17 +192,22 @@ def test_the_pages_count_points_in_each_languages_plural_forms() -> None:
 
 
 # A span of time is one of the pages' spans ("1 day", "3 hours", "1 day, 2 hours"): a translation
-# that agrees a word with it reads wrong for one of them ("1 jour restants", "quedan 1 día").
+# that agrees a word with it reads wrong for one of them ("1 jour restants", "quedan 1 día",
+# "es bleiben 1 Tag").
 SPAN_MESSAGES = re.compile(r"%\((time|left)\)s (of (your|their) time to move is )?left")
-AGREES_WITH_THE_SPAN = {"fr": re.compile(r"%\((time|left)\)s restant"), "es": re.compile(r"quedan %\((time|left)\)s")}
+AGREES_WITH_THE_SPAN = {
+    "fr": re.compile(r"%\((time|left)\)s restant"),
+    "es": re.compile(r"quedan %\((time|left)\)s"),
+    "de": re.compile(r"bleiben %\((time|left)\)s"),
+}
 
 
 @pytest.mark.parametrize("language", sorted(AGREES_WITH_THE_SPAN))
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_time_left_reads_right_for_one_day_and_for_three_hours(language: str, domain: str) -> None:
-    """Your games and the turn notices say how long is left for a move: in French and Spanish the
-    sentence is put so that nothing in it agrees with the span's number or gender ("Il reste 1
-    jour", "Tiempo restante: 1 día")."""
+    """Your games and the turn notices say how long is left for a move: in French, Spanish and
+    German the sentence is put so that nothing in it agrees with the span's number or gender ("Il
+    reste 1 jour", "Tiempo restante: 1 día", "verbleibende Zeit: 1 Tag")."""
     spans = [e for e in messages(language, domain) if SPAN_MESSAGES.search(e.msgid)]
     assert spans, "no message says how long is left"
     wrong = [
