@@ -636,6 +636,8 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
         # Players sharing a device, each at a seat of the game: "your move" would not say whose.
         "several": len(mine) > 1,
         "away": any(room.seats[i].away_controller == controller for i in mine),
+        # A lobby waits for its host to start it: theirs to do, as a move is.
+        "hosting": game.status == Game.Status.LOBBY and room.seat_of_player(game.host_id) in mine,
         "paused": room.paused,
         "round": None,
         "to_move": None,

@@ -124,15 +124,20 @@ def test_three_games_at_once_on_your_games_the_one_to_move_soonest_first(live_si
     )
     join(ana, f"{live_site.url}/r/{theirs}/", "Ana")
     post_action(ben, theirs, "start")
+    # A fourth that Ben joined and only Ana can start.
+    lobby = create_own_pace(ana, live_site, "Ana", DAY)
+    ben.join(lobby, "Ben")
 
     ana.goto(live_site.url + "/games")
     codes = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
-    assert codes[:3] == [quick, slow, theirs]  # hers by the soonest deadline, then the one waiting for Ben
+    # Hers by the soonest deadline, then the others, the most recently active first.
+    assert codes[:4] == [quick, slow, lobby, theirs]
     rows = ana.locator(".game-row")
+    assert "Waiting for you to start it" in rows.nth(2).inner_text()
     assert "Your move" in rows.nth(0).inner_text() and "1 day a move" in rows.nth(0).inner_text()
-    assert "Ben to move" in rows.nth(2).inner_text() and "Yatzy" in rows.nth(2).inner_text()
+    assert "Ben to move" in rows.nth(3).inner_text() and "Yatzy" in rows.nth(3).inner_text()
     assert re.search(r"23 hours left|1 day left", rows.nth(0).inner_text())
-    assert "Round 1 of 15" in rows.nth(2).inner_text()
+    assert "Round 1 of 15" in rows.nth(3).inner_text()
     count = ana.text_content("#waiting-count") or ""
     assert count.startswith("2")
     assert not serious_violations(ana)

@@ -135,6 +135,25 @@ def test_your_games_on_a_device_with_several_seats_in_a_game_says_whose_move_it_
     assert tag(cy.get("/games").content.decode()) == "Your move"
 
 
+def test_your_games_tells_the_host_of_a_lobby_that_it_waits_for_them_to_start_it() -> None:
+    """Ben joined Cy's game at her own pace: her Your games says the game waits for her to start
+    it, his that it waits to start (his to do nothing about)."""
+    ben, cy = Client(), Client()
+    code = create_room(cy, name="Cy", pace="own", move_time=str(DAY))
+    ben.post(f"/r/{code}/join", {"name": "Ben"})
+
+    def tag(page: str) -> str:
+        found = re.search(r'<li class="game-row[^"]*"[^>]*>.*?<span class="tag[^"]*">(.*?)</span>', page, re.S)
+        assert found is not None, page
+        return found.group(1)
+
+    assert tag(cy.get("/games").content.decode()) == "Waiting for you to start it"
+    assert '<span class="tag turn">Waiting for you to start it' in cy.get("/games").content.decode()
+    assert tag(ben.get("/games").content.decode()) == "Waiting to start"
+    cy.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
+    assert "Waiting for you to start it" not in cy.get("/games").content.decode()
+
+
 def browser_of(controller: str) -> Client:
     client = Client()
     session = client.session
