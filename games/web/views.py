@@ -263,6 +263,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     handle = selectors.spectator_handle(game.code, controller)
     former = not mine and selectors.held_a_seat(game, controller)
     left = selectors.seats_given_up(game, controller) if former else []
+    # Who is at the table as the page is drawn: a reload shows it at once, not only once its
+    # socket is counted and the first presence frame comes.
+    at_table = _presence(game.code)
     page = {
         "state": state,
         "you": mine,
@@ -271,6 +274,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "left": left,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
+        "presence": at_table,
     }
     if refused is not None:
         # room.js draws the reason under the name field (#join-error); the template says it without script.
@@ -289,7 +293,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             mine,
             f"ns-{uuid.uuid4().hex[:16]}",
             refreshing=refreshing,
-            presence=_presence(game.code),
+            presence=at_table,
             chat=selectors.chat_history_for(game.code, controller),
             spectator=handle,
             former=former,

@@ -72,6 +72,7 @@ const client = new RoomClient({
   spectator: initial.spectator ?? "",
   former: Boolean(initial.former),
   left: initial.left ?? [],
+  presence: initial.presence ?? null,
   hooks: {
     onConnection: (status) => {
       if (status === "reconnecting") {
@@ -1357,6 +1358,7 @@ function joinTaken() {
 }
 
 setReady(client.state);
+noteWaits(client.presence); // the page's presence: an away seat's wait counts from the page's load
 keepSeatNamesFitted($("card"));
 draw();
 joinTaken();

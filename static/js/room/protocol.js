@@ -36,14 +36,14 @@ export class RoomClient {
    * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
-  constructor({ url, state, seats = [], spectator = "", former = false, left = [], hooks = {}, env = {} }) {
+  constructor({ url, state, seats = [], spectator = "", former = false, left = [], presence = null, hooks = {}, env = {} }) {
     this.url = url;
     this.state = state;
     this.mine = seats;
     this.spectator = spectator;
     this.former = former;
     this.left = left;
-    this.presence = { seats: {}, spectators: 0 };
+    this.presence = presence ?? { seats: {}, spectators: 0 }; // the page's, until the socket's first presence frame
     this.hooks = hooks;
     this.WebSocket = env.WebSocket ?? window.WebSocket;
     this.setTimeout = env.setTimeout ?? window.setTimeout.bind(window);

@@ -559,7 +559,23 @@ export const isolated = (name) => `\u2068${name}\u2069`;
 /** A feed line's text as HTML, each isolated name drawn as a <bdi> (as the replay draws its steps). */
 const lineHtml = (text) => esc(text).replace(/\u2068([^\u2068\u2069]*)\u2069/g, "<bdi>$1</bdi>");
 
+/** Who is at the table now: every seat still in the game but an away player's, by the room's
+ * presence (the page's from its load, then each presence frame's); this page's own seats are
+ * here, whatever a socket closed by the reload left the room saying. Null outside play. */
+function hereLine(view) {
+  const { state, presence } = view;
+  if (state.status !== "playing") return null;
+  const here = state.seats.filter((s) => s.status === "active" && (s.kind === "bot" || view.isMine(s.seat) || presence.seats[String(s.seat)] !== "away"));
+  if (!here.length) return null;
+  const names = here.map((s) => isolated(s.name));
+  return fmt(ngettext("%(names)s is here.", "%(names)s are here.", names.length), { names: list(names) });
+}
+
 export function feedHtml(view) {
+  // The feed is what this page saw happen: a page just loaded (a reload) has seen nothing yet,
+  // and says who is at the table instead of leaving the panel empty.
+  const here = view.feed.length ? null : hereLine(view);
+  if (here) return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><p class="feed-here">${lineHtml(here)}</p>`;
   if (!view.feed.length) return `<h2 id="feed-h" class="feed-h">${gettext("At the table")}</h2><p class="muted feed-empty">${gettext("What everyone does shows here.")}</p>`;
   const items = view.feed.map((item) => `<li class="feed-${item.kind}">${lineHtml(item.text)}</li>`).join("");
   // On a desktop the list keeps one height (site.css), and scrolls past it: the chat below stays put.

@@ -1,0 +1,147 @@
+"""The room page as a player finds it on a phone and a desktop: who is at the table after a
+reload, the host's own pause in their words, and a long name over one scorecard column in view.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, shot
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
+DESKTOP = {"width": 1280, "height": 800}
+ALL_ONLINE = "n => document.querySelectorAll('#seats .presence.online').length === n"
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(live_site: LiveSite, new_page: Any, size: str) -> None:
+    screen = PHONE if size == "phone" else DESKTOP
+    ann, bob, cy = new_page(**screen), new_page(**screen), new_page(**screen)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    for page in (ann, bob, cy):
+        page.wait_for_function(ALL_ONLINE, arg=3)
+    cy.close()  # Cy's browser is gone: his seat is away
+    ann.wait_for_function("document.querySelectorAll('#seats .presence.away').length === 1")
+    # The page as it is drawn, before any socket of it is counted or any presence frame comes:
+    # its room socket reaches the server only once ``through`` says so.
+    through = [False]
+
+    def socket(ws: Any) -> None:
+        if through[0]:
+            ws.connect_to_server()
+
+    ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), socket)
+    ann.reload()
+    ann.wait_for_selector("#table:not([hidden])")
+    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
+    assert ann.locator("#feed .feed-empty").count() == 0
+    through[0] = True
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_function(ALL_ONLINE, arg=2)
+    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
+    # What happens next takes its place, as the feed's newest line.
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
+    ann.wait_for_selector("#feed .feed-list li")
+    assert ann.locator("#feed .feed-here").count() == 0
+    bob.reload()
+    bob.wait_for_selector("#conn[data-state=connected]")
+    assert bob.inner_text("#feed .feed-here") == "Ann and Bob are here."
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"feed-after-reload-{size}-{scheme}")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: Any, size: str) -> None:
+    screen = PHONE if size == "phone" else DESKTOP
+    ann, bob = new_page(**screen), new_page(**screen)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    for page in (ann, bob):
+        page.wait_for_function(ALL_ONLINE, arg=2)
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
+    ann.wait_for_selector("#feed .feed-list li")
+    bob.wait_for_selector("#feed .feed-list li")
+    assert ann.inner_text("#feed .feed-list li:first-child") == "You paused the game"
+    ann.wait_for_function("t => document.getElementById('announce').textContent.includes(t)", arg="You paused the game.")
+    assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
+    assert ann.inner_text("#roll") == "Paused by you"
+    assert bob.inner_text("#feed .feed-list li:first-child") == "The host paused the game"
+    assert "The host paused the game: play goes on when they resume it." in bob.inner_text("#play")
+    assert bob.inner_text("#roll") == "Paused by the host"
+    # A reload: the play card says it again from the state alone.
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"host-paused-{size}-{scheme}")
+
+
+# Each seat's head on the card: its whole name (the title), whether its name is cut, how far the
+# name's letters start after the name's box starts (the markers before it), whether it is the
+# seat to play, and its underline's and letters' colours; only heads with some of their name in view.
+HEADS = """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(th => {
+  const name = th.querySelector('.seat-head-name');
+  const text = [...name.childNodes].findLast(n => n.nodeType === Node.TEXT_NODE);
+  const box = name.getBoundingClientRect();
+  const wrap = th.closest('.scorecard-wrap').getBoundingClientRect();
+  if (!text || box.width < 8 || box.right <= wrap.left || box.left >= wrap.right) return [];
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  const style = getComputedStyle(th);
+  return [{name: th.title, cut: name.scrollWidth > name.clientWidth + 1, before: range.getBoundingClientRect().left - box.left,
+           current: th.classList.contains('current'), line: style.borderBottomColor, colour: style.color,
+           mark: th.querySelector('.turn-mark')?.offsetWidth ?? 0}];
+})"""
+
+LONG = "Dorothea Wilhelmina"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "names", "scrolled"),
+    [
+        ("official", [LONG, "Ann", "Bob", "Cy", "Max Montgomery"], 0),
+        ("yatzy", ["Ann", LONG, "Bob", "Cy", "Dee", "Eve"], 1),
+        ("triple", [LONG, "Ann", "Bartholomew Featherstone"], 2),
+        ("painted", [LONG, "Ann", "Bartholomew Featherstone"], 1),
+    ],
+)
+def test_on_a_phone_a_long_name_over_one_column_shows_its_letters_not_its_markers(
+    live_site: LiveSite, new_page: Any, ruleset: str, names: list[str], scrolled: int
+) -> None:
+    page = new_page(**PHONE)
+    create_local(page, live_site, names, ruleset=ruleset)
+    # The card scrolled sideways by whole columns: in Triple, two seats with one column each in view.
+    page.evaluate(
+        """n => document.querySelectorAll('#card .scorecard-wrap').forEach(w => {
+             const col = w.querySelector('col.seat-col').getBoundingClientRect().width / (Number(w.querySelector('col.seat-col').span) || 1);
+             w.scrollLeft = n * col; })""",
+        scrolled,
+    )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # the names fitted
+    heads = page.evaluate(HEADS)
+    cut = [h for h in heads if h["cut"]]
+    assert cut, heads  # a long name is cut over its column
+    for head in cut:
+        # Nothing before the name's first letter: its letters show, with "…" where it is cut.
+        assert head["before"] < 2, head
+        if head["current"]:
+            # The turn stays on the head: its underline in the turn's colour.
+            assert head["line"] == head["colour"], head
+    # A short name keeps its turn mark before it where it shows whole (Painted's panes have none).
+    whole = [h for h in heads if not h["cut"] and h["current"]]
+    if ruleset != "painted":
+        assert all(h["mark"] > 0 for h in whole), heads
+    for scheme in in_each_scheme(page):
+        shot(page, f"long-name-one-column-{ruleset}-{scheme}")
