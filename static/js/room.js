@@ -387,8 +387,14 @@ function event(frame) {
       }
       break;
     case "paused":
-      announce(gettext("The host paused the game."));
-      remember(gettext("The host paused the game"));
+      // The host who paused reads it of themselves; the others read it of the host.
+      if (view().isHost) {
+        announce(gettext("You paused the game."));
+        remember(gettext("You paused the game"));
+      } else {
+        announce(gettext("The host paused the game."));
+        remember(gettext("The host paused the game"));
+      }
       break;
     case "resumed":
       announce(gettext("The game goes on."));

@@ -882,7 +882,9 @@ def test_the_host_without_script_pauses_and_resumes_and_a_player_may_not() -> No
     assert table.messages == ["Only the host can do that."] and stored(game) == before
     table = post_form(ada, game, "pause", pause["fields"])
     game.refresh_from_db()
-    assert game.room.paused and "Game paused by the host" in table.text
+    # The host reads her pause of herself, the others of the host.
+    assert game.room.paused and "You paused the game" in table.text and "Game paused by the host" not in table.text
+    assert "Game paused by the host" in table_of(ben, game).text
     assert "Resume game" in table.text and not any(f["action"].endswith("/roll") for f in table.forms)
     table = post_form(ada, game, "pause", pause["fields"])  # the same form sent again: done already
     assert table.messages == ["That action was already applied."]

@@ -310,12 +310,13 @@ export function playHtml(view) {
   const best = view.hint?.options?.[0];
   const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
   let rollLabel = turn.rolls_used === 0 ? gettext("Roll the dice") : turn.rolls_left ? gettext("Roll again") : gettext("No rolls left");
-  if (paused) rollLabel = view.hostPaused ? gettext("Paused by the host") : gettext("Paused: reconnecting…");
+  if (paused) rollLabel = !view.hostPaused ? gettext("Paused: reconnecting…") : view.isHost ? gettext("Paused by you") : gettext("Paused by the host");
   const leftText = fmt(ngettext("%(n)s roll left", "%(n)s rolls left", turn.rolls_left), { n: turn.rolls_left });
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${leftText}</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
   let hint;
   if (view.hostPaused && view.hostAway) hint = gettext("The host is away: you may resume the game, and you become the host.");
+  else if (view.hostPaused && view.isHost) hint = gettext("You paused the game: play goes on when you resume it.");
   else if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
   else if (paused) hint = gettext("The connection dropped: play resumes when it is back.");
   else if (me) {
