@@ -181,26 +181,49 @@ export function redrawCard(root, draw) {
 /**
  * Another seat's name on a card that scrolls beside a pinned seat (a phone's Triple card): as
  * wide as its columns in view, which site.css keeps it over (--seen on its head). Two columns
- * in view show "Ann" whole where one column's width cut it to its markers. Called once the
- * card is drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes.
+ * in view show "Ann" whole where one column's width cut it to its markers; a name still cut
+ * loses its markers (markCutNames), so one column shows its letters. Called once the card is
+ * drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes.
  */
 export function fitSeatNames(root) {
   for (const wrap of root.querySelectorAll(".scorecard-wrap")) {
-    const pinned = [...wrap.querySelectorAll("tr.multipliers th.pin")].map((th) => th.getBoundingClientRect());
-    const heads = wrap.querySelectorAll("th.seat-head:is(.after-pin, .before-pin)");
-    const box = wrap.getBoundingClientRect();
-    if (!pinned.length || !heads.length || !box.width) continue; // not laid out (hidden): as drawn
-    const from = wrap.querySelector("th.box-col")?.getBoundingClientRect().right ?? box.left;
-    const to = box.left + wrap.clientLeft + wrap.clientWidth;
-    const pinFrom = Math.min(...pinned.map((r) => r.left));
-    const pinTo = Math.max(...pinned.map((r) => r.right));
-    for (const head of heads) {
-      const r = head.getBoundingClientRect();
-      const seen = head.classList.contains("before-pin")
-        ? Math.min(r.right, pinFrom, to) - Math.max(r.left, from)
-        : Math.min(r.right, to) - Math.max(r.left, pinTo, from);
-      head.style.setProperty("--seen", `${Math.max(0, Math.round(seen))}px`);
-    }
+    fitWidths(wrap);
+    markCutNames(wrap);
+  }
+}
+
+/** The names of the seats beside the pinned one as wide as their columns in view (--seen). */
+function fitWidths(wrap) {
+  const pinned = [...wrap.querySelectorAll("tr.multipliers th.pin")].map((th) => th.getBoundingClientRect());
+  const heads = wrap.querySelectorAll("th.seat-head:is(.after-pin, .before-pin)");
+  const box = wrap.getBoundingClientRect();
+  if (!pinned.length || !heads.length || !box.width) return; // not laid out (hidden): as drawn
+  const from = wrap.querySelector("th.box-col")?.getBoundingClientRect().right ?? box.left;
+  const to = box.left + wrap.clientLeft + wrap.clientWidth;
+  const pinFrom = Math.min(...pinned.map((r) => r.left));
+  const pinTo = Math.max(...pinned.map((r) => r.right));
+  for (const head of heads) {
+    const r = head.getBoundingClientRect();
+    const seen = head.classList.contains("before-pin")
+      ? Math.min(r.right, pinFrom, to) - Math.max(r.left, from)
+      : Math.min(r.right, to) - Math.max(r.left, pinTo, from);
+    head.style.setProperty("--seen", `${Math.max(0, Math.round(seen))}px`);
+  }
+}
+
+/**
+ * A seat's name cut in its head on a card that scrolls sideways (a phone's, beside a pinned
+ * seat): marked ``name-cut``, and site.css then leaves out the turn's mark and the presence dot
+ * before it, which took the room of its letters ("▶ ● D…"): the head's underline says whose
+ * turn it is, the Players list who is away. A name that fits keeps its marks.
+ */
+function markCutNames(wrap) {
+  if (!wrap.querySelector(".pin") || !wrap.getBoundingClientRect().width) return; // no sideways scroll, or hidden: as drawn
+  for (const head of wrap.querySelectorAll("th.seat-head")) {
+    const name = head.querySelector(".seat-head-name");
+    if (!name?.querySelector(".turn-mark, .presence")) continue;
+    head.classList.remove("name-cut"); // measured with its marks
+    if (name.scrollWidth > name.clientWidth + 1) head.classList.add("name-cut");
   }
 }
 
