@@ -223,7 +223,8 @@ function markCutNames(wrap) {
     const name = head.querySelector(".seat-head-name");
     if (!name?.querySelector(".turn-mark, .presence")) continue;
     head.classList.remove("name-cut"); // measured with its marks
-    if (name.scrollWidth > name.clientWidth + 1) head.classList.add("name-cut");
+    // A name with no room at all (a seat whose columns are all out of view) shows nothing either way.
+    if (name.clientWidth && name.scrollWidth > name.clientWidth + 1) head.classList.add("name-cut");
   }
 }
 
