@@ -20,7 +20,9 @@ ALL_ONLINE = "n => document.querySelectorAll('#seats .presence.online').length =
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(live_site: LiveSite, new_page: Any, size: str) -> None:
+def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(
+    live_site: LiveSite, new_page: Any, size: str
+) -> None:
     screen = PHONE if size == "phone" else DESKTOP
     ann, bob, cy = new_page(**screen), new_page(**screen), new_page(**screen)
     url = create_online(ann, live_site, "Ann")
@@ -74,7 +76,8 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     ann.wait_for_selector("#feed .feed-list li")
     bob.wait_for_selector("#feed .feed-list li")
     assert ann.inner_text("#feed .feed-list li:first-child") == "You paused the game"
-    ann.wait_for_function("t => document.getElementById('announce').textContent.includes(t)", arg="You paused the game.")
+    said = "t => document.getElementById('announce').textContent.includes(t)"
+    ann.wait_for_function(said, arg="You paused the game.")
     assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
     assert ann.inner_text("#roll") == "Paused by you"
     assert bob.inner_text("#feed .feed-list li:first-child") == "The host paused the game"
@@ -99,8 +102,9 @@ HEADS = """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(th
   const range = document.createRange();
   range.selectNodeContents(text);
   const style = getComputedStyle(th);
-  return [{name: th.title, cut: name.scrollWidth > name.clientWidth + 1, before: range.getBoundingClientRect().left - box.left,
-           current: th.classList.contains('current'), line: style.borderBottomColor, colour: style.color,
+  return [{name: th.title, cut: name.scrollWidth > name.clientWidth + 1,
+           before: range.getBoundingClientRect().left - box.left, current: th.classList.contains('current'),
+           line: style.borderBottomColor, colour: style.color,
            mark: th.querySelector('.turn-mark')?.offsetWidth ?? 0}];
 })"""
 
@@ -124,8 +128,8 @@ def test_on_a_phone_a_long_name_over_one_column_shows_its_letters_not_its_marker
     # The card scrolled sideways by whole columns: in Triple, two seats with one column each in view.
     page.evaluate(
         """n => document.querySelectorAll('#card .scorecard-wrap').forEach(w => {
-             const col = w.querySelector('col.seat-col').getBoundingClientRect().width / (Number(w.querySelector('col.seat-col').span) || 1);
-             w.scrollLeft = n * col; })""",
+             const seat = w.querySelector('col.seat-col');
+             w.scrollLeft = n * seat.getBoundingClientRect().width / (Number(seat.span) || 1); })""",
         scrolled,
     )
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # the names fitted
