@@ -60,7 +60,7 @@ def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(
     bob.wait_for_selector("#conn[data-state=connected]")
     assert bob.inner_text("#feed .feed-here") == "Ann and Bob are here."
     for scheme in in_each_scheme(bob):
-        shot(bob, f"feed-after-reload-{size}-{scheme}")
+        shot(bob, f"feed-after-reload-{size}-{scheme}", full_page=True)
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
@@ -80,6 +80,8 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     ann.wait_for_function(said, arg="You paused the game.")
     assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
     assert ann.inner_text("#roll") == "Paused by you"
+    assert ann.inner_text("#play .paused-banner") == "You paused the game"
+    assert bob.inner_text("#play .paused-banner") == "Game paused by the host"
     assert bob.inner_text("#feed .feed-list li:first-child") == "The host paused the game"
     assert "The host paused the game: play goes on when they resume it." in bob.inner_text("#play")
     # A reload: the play card says it again from the state alone.
@@ -87,7 +89,7 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     ann.wait_for_selector("#conn[data-state=connected]")
     assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
     for scheme in in_each_scheme(ann):
-        shot(ann, f"host-paused-{size}-{scheme}")
+        shot(ann, f"host-paused-{size}-{scheme}", full_page=True)
 
 
 # Each seat's head on the card: its whole name (the title), whether its name is cut, how far the

@@ -342,7 +342,7 @@ export function playHtml(view) {
     ? `<div class="away-banner" role="status"><span>${fmt(view.awaySeats.every((s) => state.seats[s]?.away) ? gettext("The computer is playing for %(names)s: your time ran out twice in a row.") : gettext("The computer is playing for %(names)s."), { names: awayNames })}</span>
       ${backButtons}</div>`
     : "";
-  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${gettext("Game paused by the host")}</div>` : "";
+  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${view.isHost ? gettext("You paused the game") : gettext("Game paused by the host")}</div>` : "";
   // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).
   const readyBanner = state.getting_ready && state.seats[turn.seat]?.kind === "bot" && !view.hostPaused
     ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
