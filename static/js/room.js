@@ -398,7 +398,7 @@ function event(frame) {
       break;
     case "resumed":
       announce(gettext("The game goes on."));
-      remember(gettext("The host resumed the game"));
+      remember(view().isHost ? gettext("You resumed the game") : gettext("The host resumed the game"));
       break;
     case "extended": {
       if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged
