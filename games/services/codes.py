@@ -13,7 +13,7 @@ from django.utils.translation import gettext_noop
 from django.utils.translation.trans_real import DjangoTranslation
 
 from games.domain import fairness
-from games.domain.errors import BAD_NAME, BAD_REQUEST, NAME_RESERVED
+from games.domain.errors import BAD_NAME, BAD_REQUEST, NAME_RESERVED, NAME_TAKEN
 from games.domain.rules import RuleViolation
 
 # Room codes: 10 characters from 31 unambiguous ones (no 0/o, 1/l/i) = 49.5 bits.
@@ -134,9 +134,25 @@ class NameRefused(RuleViolation):
     given it was: ``index`` 0 for the only one (a host's, a join's), else its place among the
     players of one device. A form ties the refusal to that name's field."""
 
-    def __init__(self, code: str, message: str, index: int = 0) -> None:
+    def __init__(self, code: str, message: str, index: int = 0, *, reads_as: str = "") -> None:
         super().__init__(code, message)
         self.index = index
+        # The seated player's name a name taken reads as (another name, not it in another case),
+        # which a page words the refusal with.
+        self.reads_as = reads_as
+
+
+def name_taken(typed: str, seated: str) -> NameRefused:
+    """The refusal of a name ``typed`` that reads as the name of a player ``seated`` at the table:
+    named, since a look-alike ("Annl" beside "Ann1") is not the name typed, and seat names are
+    the table's, shown to everyone there."""
+    if name_key(typed) == name_key(seated):
+        return NameRefused(NAME_TAKEN, f"Someone here is already called {typed}.")
+    return NameRefused(
+        NAME_TAKEN,
+        f"{typed} reads the same as {isolated(seated)}, who is already at the table: please choose another name.",
+        reads_as=seated,
+    )
 
 
 def clean_name(name: object) -> str:
@@ -170,11 +186,11 @@ def clean_name(name: object) -> str:
         raise NameRefused(BAD_NAME, f"Names are at most {NAME_MAX} characters.")
     # A seat under either name would pass for a deleted account's seat, or its chat lines for a
     # spectator's, in any language the site speaks.
-    if seat_skeleton(text) in _former_player_skeletons():
+    if not seat_skeletons(text).isdisjoint(_former_player_skeletons()):
         raise NameRefused(
             NAME_RESERVED, f"“{FORMER_PLAYER}” is how deleted accounts' seats are shown: please choose another name."
         )
-    if seat_skeleton(text) in _spectator_skeletons():
+    if not seat_skeletons(text).isdisjoint(_spectator_skeletons()):
         raise NameRefused(
             NAME_RESERVED, f"“{SPECTATOR}” is how spectators' chat lines are shown: please choose another name."
         )
@@ -206,14 +222,14 @@ def _spectator_words() -> frozenset[str]:
 
 @functools.cache
 def _former_player_skeletons() -> frozenset[str]:
-    """FORMER_PLAYER in each of the site's languages, as seats' names are compared (seat_skeleton)."""
-    return frozenset(seat_skeleton(word) for word in _former_player_words())
+    """FORMER_PLAYER in each of the site's languages, as seats' names are compared (seat_skeletons)."""
+    return frozenset(key for word in _former_player_words() for key in seat_skeletons(word))
 
 
 @functools.cache
 def _spectator_skeletons() -> frozenset[str]:
-    """SPECTATOR in each of the site's languages, as seats' names are compared (seat_skeleton)."""
-    return frozenset(seat_skeleton(word) for word in _spectator_words())
+    """SPECTATOR in each of the site's languages, as seats' names are compared (seat_skeletons)."""
+    return frozenset(key for word in _spectator_words() for key in seat_skeletons(word))
 
 
 def reserved_name_keys() -> frozenset[str]:
@@ -267,6 +283,19 @@ FOLDED_LOOKALIKES = _folded_lookalikes()
 # What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
 # between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
 SEPARATORS = "@.+-_"
+# Middle dots and the minus sign, which part a name as a dot or a hyphen does ("Ann·Lee", the
+# Catalan "l·l", the katakana "アン・リー") though Unicode counts them among other signs. Each one's
+# compatibility form (NFKC: the Greek ano teleia, the half-width katakana dot, a superscript minus)
+# is one of them.
+DOTS_AND_MINUS = frozenset("\u00b7\u16eb\u2027\u2219\u22c5\u2e31\u2e33\u30fb\U00010101\u2212")
+
+
+def separator(char: str) -> bool:
+    """Whether ``char`` parts a name without making it another: SEPARATORS, every dash (Unicode's
+    Pd: the en and em dash, "Ann–Lee" beside "Ann-Lee") and connector (Pc: "‿", "＿"), and
+    DOTS_AND_MINUS."""
+    return char in SEPARATORS or char in DOTS_AND_MINUS or unicodedata.category(char) in ("Pd", "Pc")
+
 
 # Latin letters and digits drawn alike in the site's font, each put as one of them once case is
 # folded: a capital I, a small l and the digit 1 are one stroke ("Ann1", "Annl", "AnnI"); a capital
@@ -287,7 +316,7 @@ def name_skeleton(name: str) -> str:
     put as one (GLYPHS_ALIKE), and the separators a username may hold left out ("ann_lee" is
     "annlee"). The sign-up's check, a rename in the admin, a deleted account's hold
     (``accounts.validators.name_hold_key``) and the reserved words all compare names by it, and a
-    room compares its seats' names by it too (``seat_skeleton``).
+    room compares its seats' names by it too (``seat_skeletons``).
 
     Written out here rather than taken from a library of Unicode's confusables (UTS #39): those
     compare case as drawn ("I" beside "l", but not "i"), map pairs such as "rn" to "m", and change
@@ -302,7 +331,22 @@ def name_skeleton(name: str) -> str:
     drawn = "".join(LATIN_LOOKALIKES.get(char, char) for char in unicodedata.normalize("NFKC", name))
     folded = name_key(drawn).replace("i\u0307", "i")
     alike = folded.translate(FOLDED_LOOKALIKES).translate(GLYPHS_ALIKE)
-    return "".join(char for char in alike if char not in SEPARATORS)
+    return "".join(char for char in alike if not separator(char))
+
+
+def capitals_skeleton(name: str) -> str:
+    """The ``name_skeleton`` of ``name`` in capitals, taken from its case folded form (``name_key``),
+    so that every form of a name that differs only by case has the same one. The skeleton alone
+    is not so in every alphabet: the Greek small "ν" is drawn as a "v" and its capital "Ν" as an
+    "N", so "νικο" reads "vlko" and "ΝΙΚΟ" "nlko". Stored beside it (accounts.models.AccountName),
+    and pinned as it is."""
+    return name_skeleton(name_key(name).upper())
+
+
+def name_skeletons(name: str) -> tuple[str, str]:
+    """What names are compared by: two names are one if either of their ``name_skeleton`` and
+    ``capitals_skeleton`` is one of the other's. The two are the same but for a few Greek letters."""
+    return name_skeleton(name), capitals_skeleton(name)
 
 
 # Signs drawn as the one stroke of GLYPHS_ALIKE, which a seat's name may hold and a username not:
@@ -310,14 +354,23 @@ def name_skeleton(name: str) -> str:
 BARS = str.maketrans({"|": "l", "\u01c0": "l"})
 
 
-def seat_skeleton(name: str) -> str:
-    """What a room compares its seats' names by: their ``name_skeleton``, a bar put as the stroke it
+def _seat(skeleton: str) -> str:
+    return "".join(char for char in skeleton.translate(BARS) if not char.isspace())
+
+
+def seat_skeletons(name: str) -> frozenset[str]:
+    """What a room compares its seats' names by: their ``name_skeletons``, a bar put as the stroke it
     is drawn as (BARS: "Ann|" reads as "Ann1"), and the spaces left out. In a display name a space
     parts a name as "_" or "." parts a username ("Ann Lee", "Ann_Lee", "ann.lee" and "AnnLee" are
     one person's name), and where names are drawn narrow (the scorecard's columns, the feed) a
-    gap is as easily missed as a dot. A room seats eight at most, so a second name that reads as
-    one taken costs little: type another."""
-    return "".join(char for char in name_skeleton(name).translate(BARS) if not char.isspace())
+    gap is as easily missed as a dot. Two names read alike when these share one (``reads_alike``).
+    A room seats eight at most, so a second name that reads as one taken costs little: type another."""
+    return frozenset(_seat(skeleton) for skeleton in name_skeletons(name))
+
+
+def reads_alike(one: str, other: str) -> bool:
+    """Whether two seats' names read as one name (``seat_skeletons``)."""
+    return not seat_skeletons(one).isdisjoint(seat_skeletons(other))
 
 
 def clean_client_seed(seed: object) -> str:

@@ -12,7 +12,15 @@ from games.domain.room import Seat
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleViolation, apply_start, new_game
 from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.clock import timer_choices
-from games.services.codes import SPECTATOR, NameRefused, clean_client_seed, clean_name, new_room_code, seat_skeleton
+from games.services.codes import (
+    SPECTATOR,
+    NameRefused,
+    clean_client_seed,
+    clean_name,
+    new_room_code,
+    reads_alike,
+    seat_skeletons,
+)
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
@@ -152,7 +160,7 @@ def local_game_create(
             display = clean_name(name)
         except NameRefused as exc:
             raise NameRefused(exc.code, exc.message, index) from exc
-        if seat_skeleton(display) in {seat_skeleton(other) for other in cleaned}:
+        if any(reads_alike(display, other) for other in cleaned):
             raise NameRefused(NAME_TAKEN, "Give each player a different name.", index)
         cleaned.append(display)
     with transaction.atomic():
@@ -279,7 +287,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 action_id="",
                 room=new.room.spectator_muted(token, True),
             )
-        taken = {seat_skeleton(s.name) for s in seats}
+        taken = {key for s in seats for key in seat_skeletons(s.name)}
         for seat in seats:
             if seat is first or (seat.human and not seat.controller):  # a deleted account's seat
                 continue
@@ -288,8 +296,8 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             if seat.bot and not away and name not in BOT_NAMES:
                 # A computer that finished the game of someone who left plays under its own name
                 # here: the person may follow the rematch under theirs.
-                name = next((n for n in BOT_NAMES if seat_skeleton(n) not in taken), f"Bot {len(seats) + 1}")
-                taken.add(seat_skeleton(name))
+                name = next((n for n in BOT_NAMES if seat_skeletons(n).isdisjoint(taken)), f"Bot {len(seats) + 1}")
+                taken |= seat_skeletons(name)
             player, room = add_seat(
                 new,
                 new.room,

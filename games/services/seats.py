@@ -17,7 +17,6 @@ from games.domain.errors import (
     BAD_REQUEST,
     BAD_SEAT,
     LOCAL_ROOM,
-    NAME_TAKEN,
     NOT_A_PLAYER,
     NOT_IN_LOBBY,
     NOT_PLAYING,
@@ -40,11 +39,12 @@ from games.services.actions import (
 from games.services.codes import (
     FORMER_PLAYER,
     SPECTATOR,
-    NameRefused,
     clean_client_seed,
     clean_name,
     name_key,
-    seat_skeleton,
+    name_taken,
+    reads_alike,
+    seat_skeletons,
 )
 from games.services.waiting import word
 from games.store import players
@@ -109,8 +109,9 @@ def game_join(
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
         # A name that reads as a seat's ("Annl" beside "Ann1", a Cyrillic "А" in "Ann") would pass
         # for that player on the scorecard, in the feed and in the chat.
-        if any(seat_skeleton(s.name) == seat_skeleton(display) for s in active):
-            raise NameRefused(NAME_TAKEN, f"Someone here is already called {display}.")
+        alike = next((s for s in active if reads_alike(s.name, display)), None)
+        if alike is not None:
+            raise name_taken(display, alike.name)
         # What the host did to this browser's earlier seat holds for a new one: a kick keeps it
         # out, a mute keeps it quiet (leaving and joining again would undo either); so does a
         # mute of the browser as a spectator (taking a seat would undo it).
@@ -328,9 +329,9 @@ def check_level(level: object) -> str:
 
 def bot_name(game: Game) -> str:
     """The first of BOT_NAMES that reads as no seated player's name."""
-    taken = {seat_skeleton(s.name) for s in game.room.seats if s.active}
+    taken = {key for s in game.room.seats if s.active for key in seat_skeletons(s.name)}
     for name in BOT_NAMES:
-        if seat_skeleton(name) not in taken:
+        if seat_skeletons(name).isdisjoint(taken):
             return name
     return f"Bot {len(game.room.seats) + 1}"
 

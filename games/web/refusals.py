@@ -14,6 +14,11 @@ from django.utils.translation import gettext_lazy as _
 
 from games.domain.rules import RuleViolation
 from games.services import chat
+from games.services.codes import NameRefused, isolated
+
+# A name refused as a seated player's look-alike ("Annl" beside "Ann1"), the seat's name put in:
+# seat names are the table's, shown to everyone there.
+READS_AS = _("That name reads the same as %(name)s, who is already at the table: please choose another name.")
 
 WORDS = {
     # The rules.
@@ -115,6 +120,8 @@ def refusal(exc: RuleViolation) -> str:
     words = WORDS.get(exc.code)
     if words is None or (get_language() or "en").split("-")[0] == "en":
         return exc.message
+    if isinstance(exc, NameRefused) and exc.reads_as:
+        return str(READS_AS % {"name": isolated(exc.reads_as)})
     if exc.code == "chat_too_long":
         return str(words % {"max": chat.CHAT_MAX})
     return str(words)

@@ -7,6 +7,7 @@ import pytest
 from games import services
 from games.domain.errors import NAME_TAKEN
 from games.domain.rules import RuleViolation
+from games.services.codes import isolated
 from games.store.models import Game, Player
 from tests.factories import open_room
 
@@ -271,6 +272,17 @@ READ_ALIKE = [
     ("Ann Lee", "Ann_Lee"),
     ("Ann Lee", "AnnLee"),
     ("ann.lee", "Ann Lee"),
+    # One name in capitals and in small letters: the Greek capital "Ν" is drawn as "N", its small
+    # letter as a "v", yet "ΝΙΚΟ" and "νικο" are one name.
+    ("ΝΙΚΟ", "νικο"),
+    ("νικο", "NΙΚΟ"),
+    # Every dash, connector and middle dot parts a name as "-" or "_" does.
+    ("Ann-Lee", "Ann–Lee"),  # an en dash
+    ("Ann-Lee", "Ann—Lee"),  # an em dash
+    ("Ann-Lee", "Ann−Lee"),  # a minus sign
+    ("Ann_Lee", "Ann‿Lee"),  # an undertie
+    ("Ann.Lee", "Ann·Lee"),  # a middle dot
+    ("Ann Lee", "Ann・Lee"),  # a katakana middle dot
 ]
 
 
@@ -282,7 +294,14 @@ def test_a_name_that_reads_as_a_seated_players_is_taken_and_not_given_their_seat
     before = Game.objects.get(code=table.code).version
     with pytest.raises(services.NameRefused) as caught:
         services.game_join(code=table.code, name=twin, controller="impersonator")
-    assert caught.value.code == NAME_TAKEN and caught.value.message == f"Someone here is already called {twin}."
+    # The refusal names the seated player's name it reads as (seat names are public at the table);
+    # the same name in another case is that name.
+    said = (
+        f"Someone here is already called {twin}."
+        if services.name_key(twin) == services.name_key(seated)
+        else f"{twin} reads the same as {isolated(seated)}, who is already at the table: please choose another name."
+    )
+    assert caught.value.code == NAME_TAKEN and caught.value.message == said
     game = Game.objects.get(code=table.code)
     assert game.version == before
     assert [(s.name, s.controller) for s in game.room.seats][1:] == [(seated, "first")]
@@ -316,7 +335,14 @@ def test_names_that_read_differently_sit_side_by_side(one: str, other: str) -> N
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("names", "index"), [(["Ann1", "Annl"], 1), (["B0b", "Cy", "Bob"], 2), (["Ann Lee", "Ann_Lee"], 1)]
+    ("names", "index"),
+    [
+        (["Ann1", "Annl"], 1),
+        (["B0b", "Cy", "Bob"], 2),
+        (["Ann Lee", "Ann_Lee"], 1),
+        (["ΝΙΚΟ", "νικο"], 1),
+        (["Ann-Lee", "Cy", "Ann–Lee"], 2),
+    ],
 )
 def test_players_of_one_device_may_not_have_names_that_read_alike(names: list[str], index: int) -> None:
     with pytest.raises(services.NameRefused) as caught:

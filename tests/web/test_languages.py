@@ -28,7 +28,7 @@ from games.store.models import Game
 from games.store.selectors import duration
 from games.web import docpages
 from games.web.i18n import catalog_version
-from games.web.refusals import WORDS
+from games.web.refusals import READS_AS, WORDS
 from tests.accounts.helpers import PASSWORD, sign_up, user
 from tests.factories import create_room, open_room, play_to_end
 
@@ -335,6 +335,20 @@ def test_a_refusal_a_page_shows_is_in_the_readers_language_and_in_english_the_se
     assert "Jemand am Tisch hat diesen Namen schon." in page
     english = Client(HTTP_ACCEPT_LANGUAGE="en").post(f"/r/{code}/join", {"name": "ann"}, follow=True)
     assert "Someone here is already called ann." in english.content.decode()
+
+
+def test_a_name_refused_as_a_seated_players_look_alike_names_that_player_in_the_readers_language() -> None:
+    """Seat names are the table's, shown to everyone there: the refusal says which one it reads as."""
+    code = create_room(Client(HTTP_ACCEPT_LANGUAGE="de"), name="Ann1")
+    with translation.override("de"):
+        said = str(READS_AS)
+    german = Client(HTTP_ACCEPT_LANGUAGE="de").post(f"/r/{code}/join", {"name": "Annl"}, follow=True)
+    assert html.escape(said % {"name": "\u2068Ann1\u2069"}) in german.content.decode()
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").post(f"/r/{code}/join", {"name": "Annl"}, follow=True)
+    assert (
+        "Annl reads the same as \u2068Ann1\u2069, who is already at the table: please choose another name."
+        in english.content.decode()
+    )
 
 
 def shown_errors(response: Any) -> list[str]:

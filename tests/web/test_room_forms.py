@@ -115,7 +115,8 @@ def test_joining_under_a_name_that_reads_as_a_seated_players_is_refused_with_why
     game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
     before = stored(game)
     page = page_after(Client(), game, "join", {"name": "Annl"})
-    assert '<p class="error" id="join-error">Someone here is already called Annl.</p>' in page
+    said = "Annl reads the same as \u2068Ann1\u2069, who is already at the table: please choose another name."
+    assert f'<p class="error" id="join-error">{said}</p>' in page
     assert '"join_refused": {"name": "Annl", "error": "' in page
     assert stored(game) == before
     assert [s.name for s in Game.objects.get(pk=game.pk).room.seats] == ["Ann1"]
