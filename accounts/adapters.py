@@ -13,7 +13,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from accounts import selectors
+from accounts import selectors, services
 
 # What a User-Agent says, in the order to look for it (Edge and Opera also say Chrome; Chrome
 # also says Safari; Android also says Linux; an iPad may say Macintosh).
@@ -56,6 +56,7 @@ def name_free(name: str, *, user_id: int | None = None) -> None:
     """Refuses (ValidationError) a name that reads as another account's, or as an account's deleted
     too lately (``lookalike``, ``held``): at sign-up, and when staff rename account ``user_id`` (to
     which a name that reads as its own is its own: "ann" may become "Ann")."""
+    services.account_names_complete()
     owners = selectors.name_owners(name)
     if user_id is not None and user_id in owners:
         return

@@ -105,10 +105,12 @@ class HeldName(models.Model):
 
 
 class AccountName(models.Model):
-    """An account's name as names are compared (``accounts.validators.name_skeleton``), written with
-    every save of its user (accounts.receivers). Unique, so that two names that read alike never
-    make two accounts, however close together they are signed up or renamed: the database refuses
-    the second.
+    """An account's name as names are compared (``accounts.validators.name_skeletons``: its skeleton,
+    and its skeleton in capitals), written with every save of its user (accounts.receivers). Each
+    unique, so that two names that read alike, or one name in two cases, never make two
+    accounts, however close together they are signed up or renamed: the database refuses the
+    second. (The skeleton alone is not the same in every case: the Greek small "ν" is drawn as a
+    "v", its capital as an "N".)
 
     Two accounts whose names read alike from before names were compared so keep them both: the
     later one is marked ``reads_as_older`` and left out of the constraint. Its skeleton is still
@@ -119,13 +121,20 @@ class AccountName(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="account_name"
     )
     skeleton = models.TextField(db_index=True)
+    # Null in a row the release before wrote while an upgrade ran, until the next name check fills
+    # it in (accounts.services.account_names_complete). Null, not "": the unique constraint would
+    # take every "" for one name.
+    capitals = models.TextField(null=True, blank=True, db_index=True)  # noqa: DJ001
     reads_as_older = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["skeleton"], condition=models.Q(reads_as_older=False), name="one_account_a_name"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["capitals"], condition=models.Q(reads_as_older=False), name="one_account_a_name_in_capitals"
+            ),
         ]
 
     def __str__(self) -> str:

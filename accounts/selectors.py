@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
+from django.db.models import Q
 from django.http import Http404
 from django.utils import formats, timezone
 from django.utils.functional import lazy
@@ -20,7 +21,7 @@ from django.utils.translation import gettext
 
 import bots
 from accounts.models import AccountName, GameRecord, HeldName, Profile, Standing
-from accounts.validators import name_hold_keys, name_skeleton
+from accounts.validators import name_hold_keys, name_skeletons
 from games.domain.rules import RULESETS
 from games.services.codes import shown_name
 from games.store.models import Player
@@ -42,10 +43,12 @@ def name_held(name: str) -> bool:
 
 
 def name_owners(name: str) -> set[int]:
-    """The accounts whose names read as ``name``: one lookup of its skeleton (accounts.models.AccountName),
-    not a scan of the names; more than one only for names that read alike from before names were
-    compared so."""
-    return set(AccountName.objects.filter(skeleton=name_skeleton(name)).values_list("user_id", flat=True))
+    """The accounts whose names read as ``name``: one lookup of its skeletons, the name's and its
+    name's in capitals (accounts.models.AccountName), not a scan of the names; more than one only
+    for names that read alike from before names were compared so."""
+    keys = name_skeletons(name)
+    found = AccountName.objects.filter(Q(skeleton__in=keys) | Q(capitals__in=keys))
+    return set(found.values_list("user_id", flat=True))
 
 
 def exact(ruleset: str) -> bool:

@@ -22,7 +22,7 @@ from openskill.models import PlackettLuce
 import bots
 from accounts.models import AccountName, CountedGame, GameRecord, HeldName, Profile, Standing
 from accounts.selectors import exact, name_owners
-from accounts.validators import name_hold_key, name_skeleton
+from accounts.validators import name_hold_capitals_key, name_hold_key, name_skeletons
 from games import services
 from games.domain.protocol import TIMER_ID_PREFIX
 from games.domain.rules import RULESETS, Box, RuleViolation
@@ -409,7 +409,8 @@ def name_hold(*, username: str) -> None:
     HeldName.objects.filter(until__lte=now).delete()
     if settings.DELETED_NAME_HOLD_DAYS > 0:
         until = now + timedelta(days=settings.DELETED_NAME_HOLD_DAYS)
-        HeldName.objects.update_or_create(key=name_hold_key(username), defaults={"until": until})
+        for key in {name_hold_key(username), name_hold_capitals_key(username)}:
+            HeldName.objects.update_or_create(key=key, defaults={"until": until})
 
 
 def games_count_missing() -> int:
@@ -427,6 +428,7 @@ def account_name_check(*, user_id: int | None, username: str) -> bool:
     whether it reads as the account's own (its stored skeleton stays as it is). The check the
     forms made may be a moment old, and a save outside a transaction (a shell's) cannot be undone
     after the unique constraint refuses its name: this refuses it before anything is written."""
+    account_names_complete()
     owners = name_owners(username)
     if user_id is not None and user_id in owners:
         return True
@@ -438,6 +440,42 @@ def account_name_check(*, user_id: int | None, username: str) -> bool:
 def account_name_keep(*, user_id: int, username: str) -> None:
     """After a user is saved: its name's skeleton, stored. The database refuses (IntegrityError) one
     that another account has, in the transaction that saved the user, which then undoes the save."""
-    skeleton = name_skeleton(username)
-    if not AccountName.objects.filter(user_id=user_id).update(skeleton=skeleton, reads_as_older=False):
-        AccountName.objects.create(user_id=user_id, skeleton=skeleton)
+    skeleton, capitals = name_skeletons(username)
+    stored = AccountName.objects.filter(user_id=user_id)
+    if not stored.update(skeleton=skeleton, capitals=capitals, reads_as_older=False):
+        AccountName.objects.create(user_id=user_id, skeleton=skeleton, capitals=capitals)
+
+
+def account_names_complete() -> int:
+    """Stores the names, as names are compared, of the accounts a process of the release before
+    made while an upgrade ran (no AccountName row) or saved (a row without its name in capitals),
+    so that they hold their names without being saved again; returns how many rows it wrote.
+    Called before every name check, it finds none but in those minutes: one indexed look-up each.
+
+    Such an account whose name reads as another's, made meanwhile, keeps its name, marked
+    ``reads_as_older`` as the migrations mark the accounts made before names were compared. A row
+    another check wrote or took first is left to the next call."""
+    written = 0
+    users = get_user_model().objects.filter(account_name__isnull=True).order_by("date_joined", "pk")
+    for pk, username in users.values_list("pk", "username")[:1000]:
+        skeleton, capitals = name_skeletons(username)
+        taken = AccountName.objects.filter(Q(skeleton=skeleton) | Q(capitals=capitals), reads_as_older=False)
+        try:
+            with transaction.atomic():
+                AccountName.objects.create(
+                    user_id=pk, skeleton=skeleton, capitals=capitals, reads_as_older=taken.exists()
+                )
+        except IntegrityError:
+            continue
+        written += 1
+    partial = AccountName.objects.filter(capitals__isnull=True).order_by("user__date_joined", "user_id")
+    for pk, username, older in partial.values_list("user_id", "user__username", "reads_as_older")[:1000]:
+        capitals = name_skeletons(username)[1]
+        taken = AccountName.objects.filter(capitals=capitals, reads_as_older=False).exclude(user_id=pk)
+        try:
+            with transaction.atomic():
+                filled = AccountName.objects.filter(user_id=pk, capitals__isnull=True)
+                written += filled.update(capitals=capitals, reads_as_older=older or taken.exists())
+        except IntegrityError:
+            continue
+    return written

@@ -23,7 +23,9 @@ from games.services.codes import BLANKS, INVISIBLE_MARKS, LATIN_LOOKALIKES, SEPA
 
 # The rule account names are compared by is the one a room compares its seats' names by, so it
 # lives with the room's names; the accounts and their migrations take it from here.
+from games.services.codes import capitals_skeleton as capitals_skeleton
 from games.services.codes import name_skeleton as name_skeleton
+from games.services.codes import name_skeletons as name_skeletons
 
 
 def every_letter_shows(value: str) -> None:
@@ -60,14 +62,21 @@ def name_hold_key(name: str) -> str:
     return salted_hmac("accounts.HeldName", name_skeleton(name), algorithm="sha256").hexdigest()
 
 
-def name_hold_keys(name: str) -> tuple[str, str]:
-    """``name_hold_key`` and the key of a hold that compared names without their glyphs and
-    spelling (no GLYPHS_ALIKE, the Latin look-alikes put before case was folded). A hold lasts
-    DELETED_NAME_HOLD_DAYS and its name is not kept, so a hold made so cannot be keyed anew: it is
-    looked up under its own key until it ends."""
+def name_hold_capitals_key(name: str) -> str:
+    """The key a deleted account's name is held under in capitals (``capitals_skeleton``), beside
+    ``name_hold_key``: "ΝΙΚΟ" held holds "νικο" too."""
+    return salted_hmac("accounts.HeldName", capitals_skeleton(name), algorithm="sha256").hexdigest()
+
+
+def name_hold_keys(name: str) -> tuple[str, str, str]:
+    """``name_hold_key``, ``name_hold_capitals_key``, and the key of a hold that compared names
+    without their glyphs and spelling (no GLYPHS_ALIKE, the Latin look-alikes put before case was
+    folded). A hold lasts DELETED_NAME_HOLD_DAYS and its name is not kept, so a hold made so
+    cannot be keyed anew: it is looked up under its own key until it ends."""
     latin = "".join(LATIN_LOOKALIKES.get(char, char) for char in unicodedata.normalize("NFKC", name)).casefold()
     plain = "".join(char for char in latin if char not in SEPARATORS)
-    return name_hold_key(name), salted_hmac("accounts.HeldName", plain, algorithm="sha256").hexdigest()
+    old = salted_hmac("accounts.HeldName", plain, algorithm="sha256").hexdigest()
+    return name_hold_key(name), name_hold_capitals_key(name), old
 
 
 # Names that would pass for the site's own words or its staff on the boards and profiles.
@@ -75,23 +84,23 @@ STAFF_NAMES = frozenset({"admin", "administrator", "staff", "moderator", "suppor
 COMPUTER = gettext_noop("computer")
 
 
-def _bare(name: str) -> str:
-    """A name as compared with the reserved ones: as names are compared (``name_skeleton``: "adm1n"
+def _bare(name: str) -> frozenset[str]:
+    """A name as compared with the reserved ones: as names are compared (``name_skeletons``: "adm1n"
     is "admin"), and without the spaces of the site's own words ("Former_player" is "Former player")."""
-    return "".join(char for char in name_skeleton(name) if char.isalnum())
+    return frozenset("".join(char for char in skeleton if char.isalnum()) for skeleton in name_skeletons(name))
 
 
 @functools.cache  # the catalogs do not change while the process runs
 def _reserved() -> frozenset[str]:
-    names = {_bare(name) for name in reserved_name_keys() | STAFF_NAMES}
+    names = {bare for name in reserved_name_keys() | STAFF_NAMES for bare in _bare(name)}
     for language, _label in settings.LANGUAGES:
         with translation.override(language):
-            names.add(_bare(translation.gettext(COMPUTER)))
+            names |= _bare(translation.gettext(COMPUTER))
     return frozenset(names)
 
 
 def reserved_name(value: str) -> None:
-    if _bare(value) in _reserved():
+    if not _bare(value).isdisjoint(_reserved()):
         raise ValidationError(
             _("That name is reserved: it would pass for the site's own words or its staff. Please choose another."),
             code="reserved",

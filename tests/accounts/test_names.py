@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.adapters import AccountAdapter
-from accounts.validators import name_hold_key, name_skeleton
+from accounts.validators import capitals_skeleton, name_hold_key, name_skeleton
 from tests.accounts.helpers import PASSWORD, sign_up
 from tests.store.test_migrations import _migrate, latest_after  # noqa: F401 - a fixture
 
@@ -28,6 +28,9 @@ SPELLING_TWINS = [("Straße", "STRASSE"), ("Οδυσσευς", "ΟΔΥΣΣΕΥΣ
 # Names of another alphabet's letters drawn as the Latin ones, capitals among them: the Greek
 # capital "Ν" is drawn as "N", though its small letter is drawn as a "v".
 ALPHABET_TWINS = [("ANNA", "ΑΝΝΑ"), ("NOAH", "ΝΟΑΗ"), ("cop", "сор"), ("TOM", "τομ")]
+# One name in capitals and in small letters, whatever each is drawn as: the Greek small "ν" is
+# drawn as a "v", its capital as an "N".
+CASE_TWINS = [("ΝΙΚΟ", "νικο"), ("νικος", "ΝΙΚΟΣ"), ("Νικος", "νΙΚΟΣ"), ("νανα", "ΝΑΝΑ")]
 
 
 def names() -> list[str]:
@@ -40,7 +43,7 @@ def refused(name: str) -> Any:
     return response.context["form"].errors.as_data()["username"]
 
 
-@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS + ALPHABET_TWINS)
+@pytest.mark.parametrize(("taken", "twin"), GLYPH_TWINS + SPELLING_TWINS + ALPHABET_TWINS + CASE_TWINS)
 def test_a_name_that_reads_as_anothers_is_refused_at_sign_up(taken: str, twin: str) -> None:
     sign_up(Client(), taken)
     errors = refused(twin)
@@ -57,6 +60,59 @@ def test_the_held_names_key_is_the_sign_up_checks_rule(taken: str, twin: str) ->
     sign_up(Client(), taken)
     get_user_model().objects.filter(username=taken).delete()
     assert [e.code for e in refused(twin)] == ["held"]
+
+
+@pytest.mark.parametrize(("taken", "twin"), CASE_TWINS)
+def test_a_deleted_accounts_name_is_held_in_every_case(taken: str, twin: str) -> None:
+    sign_up(Client(), taken)
+    get_user_model().objects.filter(username=taken).delete()
+    assert [e.code for e in refused(twin)] == ["held"]
+
+
+@pytest.mark.parametrize(("taken", "twin"), CASE_TWINS)
+def test_the_database_keeps_one_account_to_a_name_in_any_case(taken: str, twin: str) -> None:
+    """Past every check (a save the receivers did not see, allauth's own case-insensitive check
+    raced): the second account of a name in another case is refused by the database."""
+    from django.db import IntegrityError, transaction
+
+    from accounts.models import AccountName
+    from accounts.services import NameTaken
+
+    users = get_user_model().objects
+    users.create_user(username=taken, password=PASSWORD)
+    with pytest.raises(NameTaken):
+        users.create_user(username=twin, password=PASSWORD)
+    other = users.create_user(username="zed", password=PASSWORD)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        AccountName.objects.filter(user=other).update(skeleton=name_skeleton(twin), capitals=capitals_skeleton(twin))
+
+
+def every_case_of(char: str) -> set[str]:
+    return {char, char.lower(), char.upper(), char.casefold(), char.title(), char.swapcase()}
+
+
+def test_every_letters_cases_are_one_name_and_only_the_known_letters_read_otherwise_in_capitals() -> None:
+    """Over every code point Unicode assigns: the forms of a character that differ only by case
+    (the same ``name_key``) are one name, as a room and the accounts compare them; and the name in
+    capitals reads as the name itself but for the small Greek nu (drawn as "v", its capital as "N")
+    and the Greek small letters whose capitals Unicode writes as a letter and a mark."""
+    import sys
+    import unicodedata
+
+    from games.services.codes import name_key, name_skeletons
+
+    moved: set[str] = set()
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        if unicodedata.category(char) in ("Cn", "Cs", "Co"):
+            continue
+        keys = name_skeletons(char)
+        for case in every_case_of(char):
+            if name_key(case) == name_key(char):
+                assert name_skeletons(case)[1] == keys[1], (hex(point), case)
+        if keys[0] != keys[1]:
+            moved.add(unicodedata.normalize("NFKC", char))
+    assert moved == set("νὐὒὔὖᾶᾷῆῇῖῤῦ")
 
 
 @pytest.mark.parametrize(("one", "other"), [("Ann", "Anna"), ("Bob", "Bab"), ("ann_lee", "ann_leo"), ("barn", "bam")])
@@ -196,7 +252,7 @@ def test_the_migration_stores_every_accounts_name_and_keeps_look_alikes_made_bef
     old_users = apps.get_model("auth", "User").objects
     for name in ["Ann1", "Annl", "bob"]:
         old_users.create(username=name)
-    _migrate([("accounts", "0009_account_names_of_every_account")])
+    _migrate([("accounts", "0011_account_names_in_capitals_of_every_account")])
     from accounts.models import AccountName
 
     rows = {row.user.username: (row.skeleton, row.reads_as_older) for row in AccountName.objects.select_related("user")}
@@ -244,7 +300,94 @@ PINNED_SKELETONS = {
     "Dılek": "dllek",
     "\uff46\uff55\uff4c\uff4c": "full",
     "Former player": "former player",
+    "Ann–Lee": "annlee",
+    "Ann·Lee": "annlee",
 }
+# The skeleton of each name in capitals (AccountName.capitals), stored as the skeleton is.
+PINNED_CAPITALS = {"νικος": "nlkoσ", "ΝΙΚΟΣ": "nlkoσ", "ΑΝΝΑ": "anna", "Straße": "strasse", "ὐλη": "y\u0313\u03bbh"}
+
+
+@pytest.mark.parametrize(("name", "skeleton"), PINNED_CAPITALS.items())
+def test_a_names_stored_skeleton_in_capitals_stays_what_it_was(name: str, skeleton: str) -> None:
+    assert capitals_skeleton(name) == skeleton
+
+
+@pytest.mark.parametrize("twin", ["Ann–Lee", "Ann—Lee", "Ann·Lee", "Ann‿Lee", "Ann・Lee"])
+def test_a_name_parted_by_another_dash_or_dot_is_the_name_parted_by_a_hyphen(twin: str) -> None:
+    assert name_skeleton(twin) == name_skeleton("Ann-Lee") == name_skeleton("Ann_Lee")
+    sign_up(Client(), "Ann-Lee")
+    assert refused(twin)  # not a username's letter, or one that reads as Ann-Lee
+    assert names() == ["Ann-Lee"]
+
+
+def as_the_release_before_made_it(username: str, *, row: bool) -> Any:
+    """An account made by a process of the release before this one while the upgrade ran: no
+    AccountName row at all, or one without its name in capitals."""
+    from accounts.models import AccountName
+
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+    if row:
+        AccountName.objects.filter(user=user).update(capitals=None)
+    else:
+        AccountName.objects.filter(user=user).delete()
+    return user
+
+
+@pytest.mark.parametrize("row", [False, True])
+def test_an_account_the_release_before_made_holds_its_name_without_being_saved_again(row: bool) -> None:
+    from accounts.models import AccountName
+
+    user = as_the_release_before_made_it("ΝΙΚΟ", row=row)
+    errors = refused("νικο")
+    assert [e.code for e in errors] in (["lookalike"], ["username_taken"])
+    assert [e.code for e in refused("NIK0")] == ["lookalike"]
+    stored = AccountName.objects.get(user=user)
+    assert (stored.skeleton, stored.capitals, stored.reads_as_older) == ("nlko", "nlko", False)
+    assert names() == ["ΝΙΚΟ"]
+
+
+def test_an_account_the_release_before_made_under_a_name_taken_meanwhile_keeps_it_marked() -> None:
+    """Made by the release before while a look-alike signed up here: both keep their names, the
+    later one marked as reading as the older, and the name stays refused to a third."""
+    from accounts.models import AccountName
+
+    users = get_user_model().objects
+    older = users.create_user(username="Ann1", password=PASSWORD)
+    later = as_the_release_before_made_it("later", row=False)
+    users.filter(pk=later.pk).update(username="Annl")
+    assert [e.code for e in refused("AnnI")] == ["lookalike"]
+    rows = dict(AccountName.objects.values_list("user_id", "reads_as_older"))
+    assert rows == {older.pk: False, later.pk: True}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_after")
+def test_the_migration_stores_every_accounts_name_in_capitals_and_keeps_names_in_two_cases() -> None:
+    """Accounts of one name in two cases (allauth's check raced, or SQLite compared Greek by
+    case) keep their names, the later marked; an account made without a row by the release
+    before gets one; a new name in a third case is refused."""
+    apps = _migrate([("accounts", "0009_account_names_of_every_account")])
+    old_users = apps.get_model("auth", "User").objects
+    old_names = apps.get_model("accounts", "AccountName").objects
+    for name in ["ΝΙΚΟ", "νικο", "bob", "Ann1"]:
+        user = old_users.create(username=name)
+        if name != "Ann1":  # made by the release before, after 0009 ran: no row
+            old_names.create(user_id=user.pk, skeleton=name_skeleton(name))
+    _migrate([("accounts", "0011_account_names_in_capitals_of_every_account")])
+    from accounts.models import AccountName
+
+    rows = {
+        row.user.username: (row.skeleton, row.capitals, row.reads_as_older)
+        for row in AccountName.objects.select_related("user")
+    }
+    assert rows == {
+        "ΝΙΚΟ": ("nlko", "nlko", False),
+        "νικο": ("vlko", "nlko", True),
+        "bob": ("bob", "bob", False),
+        "Ann1": ("annl", "annl", False),
+    }
+    assert [e.code for e in refused("Νικο")] in (["lookalike"], ["username_taken"])
+    assert [e.code for e in refused("AnnI")] == ["lookalike"]
 
 
 @pytest.mark.parametrize(("name", "skeleton"), PINNED_SKELETONS.items())
