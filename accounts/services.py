@@ -446,18 +446,28 @@ def account_name_keep(*, user_id: int, username: str) -> None:
         AccountName.objects.create(user_id=user_id, skeleton=skeleton, capitals=capitals)
 
 
+# How many of the newest accounts each name check completes (account_names_complete).
+NEWEST_ACCOUNTS = 1000
+
+
 def account_names_complete() -> int:
     """Stores the names, as names are compared, of the accounts a process of the release before
     made while an upgrade ran (no AccountName row) or saved (a row without its name in capitals),
     so that they hold their names without being saved again; returns how many rows it wrote.
-    Called before every name check, it finds none but in those minutes: one indexed look-up each.
+    Called before every name check, it finds none but in those minutes. It looks among the newest
+    accounts only (``NEWEST_ACCOUNTS``, by their ids, which the database gives in order): an
+    account the release before made is among them at the next check, which comes with the next
+    sign-up, and a look among them is a few index reads where one over every account would read
+    the whole user table at each sign-up.
 
     Such an account whose name reads as another's, made meanwhile, keeps its name, marked
     ``reads_as_older`` as the migrations mark the accounts made before names were compared. A row
     another check wrote or took first is left to the next call."""
     written = 0
-    users = get_user_model().objects.filter(account_name__isnull=True).order_by("date_joined", "pk")
-    for pk, username in users.values_list("pk", "username")[:1000]:
+    accounts = get_user_model().objects
+    since = (accounts.aggregate(newest=Max("pk"))["newest"] or 0) - NEWEST_ACCOUNTS
+    users = accounts.filter(pk__gt=since, account_name__isnull=True).order_by("pk")
+    for pk, username in users.values_list("pk", "username"):
         skeleton, capitals = name_skeletons(username)
         taken = AccountName.objects.filter(Q(skeleton=skeleton) | Q(capitals=capitals), reads_as_older=False)
         try:
@@ -468,8 +478,8 @@ def account_names_complete() -> int:
         except IntegrityError:
             continue
         written += 1
-    partial = AccountName.objects.filter(capitals__isnull=True).order_by("user__date_joined", "user_id")
-    for pk, username, older in partial.values_list("user_id", "user__username", "reads_as_older")[:1000]:
+    partial = AccountName.objects.filter(user_id__gt=since, capitals__isnull=True).order_by("user_id")
+    for pk, username, older in partial.values_list("user_id", "user__username", "reads_as_older"):
         capitals = name_skeletons(username)[1]
         taken = AccountName.objects.filter(capitals=capitals, reads_as_older=False).exclude(user_id=pk)
         try:

@@ -346,6 +346,25 @@ def test_an_account_the_release_before_made_holds_its_name_without_being_saved_a
     assert names() == ["ΝΙΚΟ"]
 
 
+def test_the_check_completes_the_newest_accounts_by_a_few_index_reads(
+    django_assert_max_num_queries: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each name check looks for accounts without their names among the newest only: an account the
+    release before made is among them at the next sign-up, and the user table is not read whole."""
+    from accounts import services
+    from accounts.models import AccountName
+
+    monkeypatch.setattr(services, "NEWEST_ACCOUNTS", 3)
+    old, *_, new = [get_user_model().objects.create_user(username=name, password=PASSWORD)
+                    for name in ("Old", "Bea", "Cy", "Dot", "New")]  # fmt: skip
+    AccountName.objects.filter(user__in=[old, new]).delete()  # as the release before left them
+    assert services.account_names_complete() == 1
+    assert AccountName.objects.filter(user=new).exists()
+    assert not AccountName.objects.filter(user=old).exists()  # older than the newest three
+    with django_assert_max_num_queries(3):  # the newest id, then one look each for the two kinds of gap
+        assert services.account_names_complete() == 0
+
+
 def test_an_account_the_release_before_made_under_a_name_taken_meanwhile_keeps_it_marked() -> None:
     """Made by the release before while a look-alike signed up here: both keep their names, the
     later one marked as reading as the older, and the name stays refused to a third."""
