@@ -1102,3 +1102,33 @@ def test_a_dies_label_is_one_sentence_for_each_case(
     if held and not keeps:  # as the table draws a held die
         page.evaluate("s => draw(s, { held: [0] })", state([1, 2, 3, 4, 5], colours))
         assert page.get_attribute("#die-0", "aria-label") == said
+
+
+# Each seat's pill in the Players list drawn with every seat's total at ``total``: its width.
+SEAT_PILL_WIDTHS = """([s, total]) => {
+  const at = { ...s, cards: s.cards.map((card) => ({ ...card, total })) };
+  const view = render.viewOf(at, { mine: [2], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+    justScored: null, levels: {} });
+  const box = document.getElementById("card");
+  box.innerHTML = render.seatsHtml(view);
+  return [...box.querySelectorAll(".seat")].map((seat) => seat.getBoundingClientRect().width);
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: Any, size: tuple[int, int]) -> None:
+    """The Players list's pills flow in rows: a pill that widened as its total went from 0 to 85,
+    or to 346, moved the pill after it to a new row, and the list grew a row's height (49 px on a
+    desktop) between two turns, pushing the feed and the chat below it down. A total takes the
+    room of four figures from the start."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    s = state([])
+    s["seats"] = [
+        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
+        for i, name in enumerate(["Ann", "Bob", "Cleo"])
+    ]
+    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
+    widths = {total: page.evaluate(SEAT_PILL_WIDTHS, [s, total]) for total in (0, 7, 85, 346, 1111, 9999)}
+    assert len({tuple(w) for w in widths.values()}) == 1, widths
+    assert page.errors == []

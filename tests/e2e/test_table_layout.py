@@ -1153,8 +1153,9 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
 ) -> None:
     """Whose turn it is shows in the play card (Roll and its keys for the player to play, the
     countdown and "to play" on their seat): the Players list, the feed and the chat below it, and
-    the scorecard beside it, stay where they are as the turn goes round the table, on every
-    player's page, however long the names and however many lines the feed has had."""
+    the scorecard beside it, stay where they are and keep their size as the turn goes round the
+    table, on every player's page, however long the names, however many lines the feed has had
+    and however many figures the totals have grown to."""
     pages = [new_page(1280, 800) for _ in names]
     url = create_online(pages[0], live_site, names[0], ruleset=ruleset)
     for page, name in zip(pages[1:], names[1:], strict=True):
