@@ -1132,3 +1132,45 @@ def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: A
     widths = {total: page.evaluate(SEAT_PILL_WIDTHS, [s, total]) for total in (0, 7, 85, 346, 1111, 9999)}
     assert len({tuple(w) for w in widths.values()}) == 1, widths
     assert page.errors == []
+
+
+# The height of each row of the card, and of the card's tables, drawn with ``filled`` boxes scored.
+CARD_ROWS = """([s, filled]) => {
+  const at = { ...s, cards: s.cards.map((card) => ({ ...card, columns: card.columns.map((column) => ({
+    ...column, boxes: Object.fromEntries(filled.map((box) => [box, 12])) })) })) };
+  draw(at);
+  const rows = [...document.querySelectorAll("#card tbody tr")].map((tr) => [tr.dataset.box ?? tr.dataset.sum ?? "",
+    tr.getBoundingClientRect().height]);
+  return { rows, tables: [...document.querySelectorAll("#card table")].map((t) => t.getBoundingClientRect().height) };
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+@pytest.mark.parametrize("name", ["official", "triple", "painted"])
+def test_a_box_scored_is_no_taller_than_an_empty_one(page: Any, name: str, size: tuple[int, int]) -> None:
+    """A score fills a box of the row: in Painted's panes on a desktop (four seats) a box's points
+    and their padding stood 0.19 px taller than the row's height, so the row grew by that at its
+    first score, and the card by a pixel every few scores. Every row keeps its height as boxes
+    are scored, in both colour schemes."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    info = ruleset_info(name)
+    s = state([1, 2, 3, 4, 5], COLOURS if name == "painted" else None, columns=info["columns"])
+    s["ruleset"] = info
+    s["seats"] = [
+        {"seat": i, "player": i + 1, "name": who, "kind": "human", "status": "active", "host": i == 0}
+        for i, who in enumerate(["Ann", "Bob", "Cleo", "Wolfgangwilhelmwinterbot"])
+    ]
+    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(4)]
+    boxes = [box["box"] for box in info["boxes"]]
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        empty = page.evaluate(CARD_ROWS, [s, []])
+        for box in boxes:
+            one = page.evaluate(CARD_ROWS, [s, [box]])
+            assert one["rows"] == empty["rows"], (
+                scheme,
+                box,
+                [(a, b) for a, b in zip(empty["rows"], one["rows"], strict=True) if a != b],
+            )
+        assert page.evaluate(CARD_ROWS, [s, boxes])["tables"] == empty["tables"], scheme
+    assert page.errors == []
