@@ -79,6 +79,8 @@ BAD_PACE = "bad_pace"  # a pace or time per move the server does not offer
 OWN_PACE = "own_pace"  # nobody need be online in a game at your own pace: no taking a seat for being away
 BAD_SUBSCRIPTION = "bad_subscription"  # a Web Push subscription that is not one, or names a push service not allowed
 SUBSCRIPTION_GONE = "subscription_gone"  # a Web Push subscription its push service said is gone: make a new one
+# a subscription the browser kept after a sign-out ended it (or made for someone else): dropped, not posted again
+SUBSCRIPTION_ENDED = "subscription_ended"
 NO_ADDRESS = "no_address"  # e-mail notices need the account to have an e-mail address
 MAILED_ENOUGH = "mailed_enough"  # the address was sent as many confirmation links as it gets in a day
 ASKED_ENOUGH = "asked_enough"  # the account asked for as many confirmation links as it may in a day

@@ -12,7 +12,7 @@ import logging
 import re
 import secrets
 import smtplib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -82,15 +82,36 @@ def _checked(subscription: object) -> tuple[str, str, str]:
 
 
 def push_subscribe(
-    *, controller: str, user_id: int | None, subscription: object, language: str = ""
+    *,
+    controller: str,
+    user_id: int | None,
+    subscription: object,
+    language: str = "",
+    heals: object = None,
+    posted: Sequence[str] = (),
 ) -> PushSubscription:
     """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
 
     Checked whole before anything is written: an https endpoint at a push service allowed
     (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise.
+
+    ``heals``: the endpoint of the subscription the browser already held, posted again by its page
+    without anyone pressing a button (to heal a server that lost it) rather than turned on by the
+    person at it. Taken only from whoever it was made for: its endpoint is among ``posted`` (those
+    this session posted, ``SESSION_ENDPOINTS``), or stored for these seats (``controller``).
+    Otherwise SUBSCRIPTION_ENDED, and nothing is stored: a sign-out ended it (which flushes the
+    session and deletes the row, ``push_sign_out``) or it is someone else's, and on a shared device
+    whoever comes next turns their own notifications on.
     """
     if not controller:
         raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
+    if heals is not None and not (
+        isinstance(heals, str)
+        and (heals in posted or PushSubscription.objects.filter(endpoint=heals, controller=controller).exists())
+    ):
+        raise RuleViolation(
+            E.SUBSCRIPTION_ENDED, "This browser's subscription was ended by a sign-out: it is to be turned on again."
+        )
     endpoint, p256dh, auth = _checked(subscription)
     with transaction.atomic():
         row, _ = PushSubscription.objects.update_or_create(

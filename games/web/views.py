@@ -854,6 +854,9 @@ def notices_push(request: HttpRequest) -> JsonResponse:
             user_id=_user_id(request),
             subscription=body,
             language=request.LANGUAGE_CODE,
+            # The page's own post at a visit, not a press, names the subscription it found.
+            heals=body.get("heals") if isinstance(body, dict) else None,
+            posted=request.session.get(services.SESSION_ENDPOINTS, []),
         )
     except RuleViolation as exc:
         return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=400)

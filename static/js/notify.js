@@ -72,10 +72,12 @@ async function subscription(registration) {
 
 // The browser's subscription posted to the server. One its push service said is gone (it expired
 // while the browser kept it: the server answers `subscription_gone`) is dropped and made anew.
-async function postSubscription(registration) {
+// `heals`: the endpoint of the one the browser held at a visit, posted again without a press; the
+// server takes it only from the person it was made for (`subscription_ended` otherwise).
+async function postSubscription(registration, heals) {
   const made = await subscription(registration);
   try {
-    await post(box.dataset.subscribeUrl, made.toJSON());
+    await post(box.dataset.subscribeUrl, heals ? { ...made.toJSON(), heals } : made.toJSON());
   } catch (error) {
     if (error.code !== "subscription_gone") throw error;
     await post(box.dataset.removeUrl, { endpoint: made.endpoint }).catch(() => {});
@@ -141,9 +143,15 @@ async function start() {
     try {
       // Posted again at each visit: it follows this browser's seats (into an account, once signed
       // in). One made with a key the server no longer has is made again with its key, and one
-      // that expired at its push service is made anew.
-      await postSubscription(registration);
+      // that expired at its push service is made anew. One a sign-out ended is left behind by
+      // the browser, and whoever uses it next turns their own on: it is dropped here.
+      await postSubscription(registration, subscribed.endpoint);
     } catch (error) {
+      if (error.code === "subscription_ended") {
+        await subscribed.unsubscribe().catch(() => {});
+        show(gettext("Off on this device."), false);
+        return;
+      }
       if (!madeWithServerKey(subscribed) || error.code === "subscription_gone") {
         show(gettext("Off on this device."), false);
         return;

@@ -970,3 +970,63 @@ def test_a_subscription_the_browser_renewed_is_made_again_and_posted_with_no_pag
     # No old one (nothing shows the server which it replaces): the page's next visit posts it.
     seen = page.evaluate("args => run(args)", {"old": None, "key": None, "given": given, "made": made})
     assert seen == {"fetched": [], "subscribedWith": []}
+
+
+_DROP = """
+from games.store.models import PushSubscription
+endpoint, = args
+result = PushSubscription.objects.filter(endpoint=endpoint).delete()[0]
+"""
+
+
+def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_next(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A sign-out removes the account's subscriptions on the server, but the browser keeps its
+    own: the page posted it again at the next visit to Your games, for whoever was there (signed
+    out, or signed in as someone else), and said "On" without their pressing anything. The page
+    drops it instead; the same person's page still posts it again when the server lost it."""
+    page = new_page()
+    page.context.grant_permissions(["notifications"], origin=live_site.url)
+    page.add_init_script(script=f"({KEYED_PUSH})()")
+    ana = username("ana")
+    sign_up(page, live_site, ana)
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
+    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    endpoint = "http://127.0.0.1:9/push/" + page.evaluate("localStorage.getItem('fake-push-key')")[:8]
+    stored = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
+    assert live_site.query(stored, endpoint) == [(ana,)]
+    # The server lost her row: her next visit posts the browser's subscription again.
+    assert live_site.run(_DROP, endpoint) == 1
+    page.reload()
+    page.wait_for_selector("#push-box[data-state=on]")
+    deadline = time.monotonic() + WAIT
+    while not live_site.query(stored, endpoint) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_site.query(stored, endpoint) == [(ana,)]
+    # She signs out: the server ends her subscription, and the browser's is left behind.
+    page.goto(live_site.url + "/accounts/logout/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("[data-testid=nav-sign-in]")
+    assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", endpoint)
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-box[data-state=off]")
+    assert "Off on this device." in (page.text_content("#push-status") or "")
+    page.wait_for_function("localStorage.getItem('fake-push-key') === null")  # the browser's is dropped
+    assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", endpoint)
+    # Ben signs in on the same browser: nothing of hers comes back, and his page is off until he asks.
+    page.evaluate("key => localStorage.setItem('fake-push-key', key)", keys["p256dh"])
+    leftover = "http://127.0.0.1:9/push/" + keys["p256dh"][:8]
+    sign_up(page, live_site, username("ben"))
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-box[data-state=off]")
+    page.wait_for_function("localStorage.getItem('fake-push-key') === null")
+    assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", leftover)
+    # His own press turns them on for him.
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    assert [e for e in page.errors if "status of 400" not in e] == []

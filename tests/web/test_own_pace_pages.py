@@ -380,6 +380,54 @@ def test_the_header_count_is_one_query() -> None:
 
 
 @pytest.mark.usefixtures("push_settings")
+def test_a_subscription_a_sign_out_ended_is_not_taken_again_from_the_browser_that_kept_it() -> None:
+    """A sign-out deletes the account's subscription, but the browser keeps its own, which
+    Your games posts again at each visit (``heals``): for the next person at the browser,
+    signed out or signed in as someone else, it is refused and nothing is stored. The person
+    it was made for has it taken again when the server lost it, and anyone's press is taken."""
+    client = Client()
+    sign_up(client, "ana")
+    sub = Subscriber("http://127.0.0.1:9/push/ana").subscription
+    healing = json.dumps({**sub, "heals": sub["endpoint"]})
+    assert client.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
+    PushSubscription.objects.all().delete()  # the server lost it: her page's post heals it
+    assert client.post("/notices/push", healing, content_type="application/json").status_code == 201
+    assert PushSubscription.objects.get().user.username == "ana"
+    client.post("/accounts/logout/")
+    assert not PushSubscription.objects.exists()
+    for signed_in in (False, True):
+        if signed_in:
+            sign_up(client, "ben")
+        refused = client.post("/notices/push", healing, content_type="application/json")
+        assert refused.status_code == 400 and refused.json()["error"] == "subscription_ended"
+        assert refused.json()["message"]
+        assert not PushSubscription.objects.exists()
+    # Ben's own press (no ``heals``) is his choice.
+    assert client.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
+    assert PushSubscription.objects.get().user.username == "ben"
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_subscription_stored_for_the_browsers_seats_is_taken_again_without_the_sessions_list() -> None:
+    """A session from before it kept the endpoints it posted: its own stored row is still its own."""
+    client = Client()
+    create_room(client)
+    sub = Subscriber("http://127.0.0.1:9/push/1").subscription
+    assert client.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
+    session = client.session
+    del session[services.SESSION_ENDPOINTS]
+    session.save()
+    healing = json.dumps({**sub, "heals": sub["endpoint"]})
+    assert client.post("/notices/push", healing, content_type="application/json").status_code == 201
+    # Another browser's visit cannot take it for its own seats.
+    other = Client()
+    create_room(other)
+    refused = other.post("/notices/push", healing, content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["error"] == "subscription_ended"
+    assert PushSubscription.objects.get().controller == controller(client)
+
+
+@pytest.mark.usefixtures("push_settings")
 def test_a_subscription_is_stored_for_this_browsers_seats_and_removed() -> None:
     client = Client()
     create_room(client)
