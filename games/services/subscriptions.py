@@ -298,12 +298,12 @@ def email_notices_set(
     with transaction.atomic():
         row = NoticeSettings.objects.select_for_update().filter(user=user).first()
         confirmed = row.address if row is not None else ""
-        if on and address and address != confirmed:
+        if on and address and not same_address(address, confirmed):
             now = timezone.now()
             if (
                 row is not None
                 and row.pending_nonce
-                and row.pending_address == address
+                and same_address(row.pending_address, address)
                 and row.pending_at is not None
                 and row.pending_at > now - CONFIRM_AGAIN_AFTER
             ):
@@ -336,6 +336,12 @@ def email_notices_set(
             user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING}
         )
     return "set"
+
+
+def same_address(one: str, other: str) -> bool:
+    """Whether two e-mail addresses are one, compared as the accounts' are (allauth stores and looks
+    them up lowercased, the part before the @ too): typed in other capitals, an address is the same."""
+    return one.lower() == other.lower()
 
 
 def confirm_token(nonce: str) -> str:

@@ -361,6 +361,26 @@ def test_turn_e_mails_go_only_to_the_address_its_owner_confirmed_not_the_account
     assert [m.to for m in mail.outbox] == [["p1@example.org"]]
 
 
+def test_the_confirmed_address_typed_in_other_capitals_is_the_same_address_and_mails_no_link() -> None:
+    """Addresses are compared as the accounts' are (allauth): in any case. "Ana@Example.com" is the
+    confirmed "ana@example.com", so saving the form sends no link and the e-mails go on there; a
+    request waiting is the same request typed in other capitals."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    assert services.email_notices_set(user_id=user.pk, on=True, address="ana@example.com", controller="c") == "confirm"
+    [question] = mail.outbox
+    assert services.email_notices_set(user_id=user.pk, on=True, address="ANA@example.COM", controller="c") == (
+        "sent already"
+    )
+    assert len(mail.outbox) == 1
+    assert services.email_notices_confirm(token=question.body.split("/notices/email/confirm/")[1].split()[0])
+    services.email_notices_set(user_id=user.pk, on=False, controller="c")
+    mail.outbox.clear()
+    assert services.email_notices_set(user_id=user.pk, on=True, address="Ana@Example.com", controller="c") == "set"
+    assert not mail.outbox
+    row = NoticeSettings.objects.get(user=user)
+    assert row.email and row.address == "ana@example.com" and not row.pending_nonce
+
+
 def test_a_notice_being_sent_by_a_live_worker_is_not_sent_again_and_one_left_by_a_dead_worker_is(
     push: PushService,
 ) -> None:
