@@ -99,6 +99,7 @@ from games.services.seats import (
     seats_hand_over,
 )
 from games.services.subscriptions import (
+    CONFIRM_MAX_AGE,
     SESSION_ENDPOINTS,
     email_confirmation,
     email_notices_confirm,
@@ -135,6 +136,7 @@ __all__ = [
     "own_pace_choices",
     "PUSH_PER_CONTROLLER",
     "SESSION_ENDPOINTS",
+    "CONFIRM_MAX_AGE",
     "push_hand_over",
     "push_password_changed",
     "push_renew",

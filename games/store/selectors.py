@@ -673,3 +673,18 @@ def email_notices(user_id: int | None) -> tuple[bool, str]:
         return False, ""
     on, address = row
     return bool(on and address), address
+
+
+def email_notices_pending(user_id: int | None, *, max_age: int) -> str:
+    """The address an account's link waits to be confirmed at (asked less than ``max_age`` seconds
+    ago, while the link works), or ""."""
+    if user_id is None:
+        return ""
+    since = timezone.now() - timedelta(seconds=max_age)
+    pending = (
+        NoticeSettings.objects.filter(user_id=user_id, pending_at__gt=since)
+        .exclude(pending_nonce="")
+        .values_list("pending_address", flat=True)
+        .first()
+    )
+    return pending or ""

@@ -731,8 +731,15 @@ def my_games(request: HttpRequest) -> HttpResponse:
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
         "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
+        "email_pending": _email_pending(user_id),
     }
     return render(request, "games/my_games.html", context)
+
+
+def _email_pending(user_id: int | None) -> str:
+    """The address a confirmation link was sent to and waits at (said on every visit, not only
+    in the message straight after saving), or ""."""
+    return selectors.email_notices_pending(user_id, max_age=services.CONFIRM_MAX_AGE)
 
 
 def _back_to_my_games(request: HttpRequest) -> HttpResponse:
@@ -763,6 +770,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
                 "games": selectors.my_games(controller_for(request), request.GET.get("page")),
                 "email_form": form,
                 "vapid_key": notices.vapid_public_key(),
+                "email_pending": _email_pending(user_id),
             },
             status=400,
         )

@@ -694,6 +694,28 @@ def test_your_games_shows_the_address_the_turn_e_mails_go_to_and_saving_it_again
     assert 'value="ana@work.example"' in page and not re.search(r'name="on" id="id_on" checked', page)
 
 
+def test_your_games_says_a_link_is_waiting_to_be_confirmed_after_a_reload_until_it_is() -> None:
+    """The message straight after saving was the only word of a link sent: reloaded, the form gave
+    no sign of it. It says so on every visit while the link waits, and not once it is confirmed,
+    voided (e-mails off) or expired."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    assert "waiting for you to confirm" not in client.get("/games").content.decode()
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    page = client.get("/games").content.decode()
+    assert re.search(r'id="email-pending"[^>]*>\s*A link was sent to ana@example.org: waiting for you to confirm', page)
+    # Expired: no longer waiting.
+    NoticeSettings.objects.filter(user=user).update(
+        pending_at=timezone.now() - timedelta(seconds=services.CONFIRM_MAX_AGE + 1)
+    )
+    assert 'id="email-pending"' not in client.get("/games").content.decode()
+    NoticeSettings.objects.filter(user=user).update(pending_at=timezone.now())
+    assert 'id="email-pending"' in client.get("/games").content.decode()
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    assert 'id="email-pending"' not in client.get("/games").content.decode()
+
+
 def test_your_games_offers_the_accounts_address_until_one_is_confirmed_for_the_turn_e_mails() -> None:
     user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
     client = Client()
