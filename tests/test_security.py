@@ -20,6 +20,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
+from games.realtime.origin import CLOSE_ORIGIN
 from games.store.models import Game
 from tests.conftest import clear_cache
 from tests.factories import create_room
@@ -144,6 +145,34 @@ async def test_a_socket_from_another_site_or_without_origin_is_refused(origin: b
     ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=headers)
     connected, _ = await ws.connect()
     assert not connected
+    await ws.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("origin", "host"),
+    [
+        # Headers are bytes, read as latin-1: 0xB2 is a superscript two, which str.isdigit() takes
+        # for a digit and int() refuses.
+        (b"http://localhost:\xb2", b"localhost:\xb2"),
+        (b"http://localhost:8000", b"localhost:\xb2"),
+        (b"http://localhost:\xb2", b"localhost:8000"),
+        ("http://localhost:٨٠٠٠".encode(), "localhost:٨٠٠٠".encode()),  # digits int() reads, not ASCII
+        (b"http://localhost:+8000", b"localhost:+8000"),
+    ],
+    ids=str,
+)
+async def test_a_socket_whose_origin_or_host_has_a_port_not_in_ascii_digits_is_refused_like_another_sites(
+    origin: bytes, host: bytes
+) -> None:
+    code = await sync_to_async(create_room)(Client())
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[(b"host", host), (b"origin", origin)])
+    connected, close_code = await ws.connect()
+    assert not connected and close_code == CLOSE_ORIGIN
+    await ws.disconnect()
+    same = [(b"host", b"localhost:8000"), (b"origin", b"http://localhost:8000")]
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=same)
+    assert (await ws.connect())[0]
     await ws.disconnect()
 
 
@@ -582,6 +611,18 @@ def test_the_origin_check_compares_scheme_host_and_port(
     settings.CSRF_TRUSTED_ORIGINS = ["https://app.example.org"]
     settings.BEHIND_PROXY = True
     assert origin_allowed(_scope(origin, host, scheme, proto)) is allowed
+
+
+def test_the_hosts_port_is_read_only_from_ascii_digits_whatever_split_it(monkeypatch: Any, settings: Any) -> None:
+    """Django's host check lets only ASCII digits through as a port today; the Origin check does not
+    lean on it: a port str.isdigit() takes and int() refuses is no port, and the handshake refused."""
+    from games.realtime import origin
+
+    settings.ALLOWED_HOSTS = ["localhost"]
+    monkeypatch.setattr(origin, "split_domain_port", lambda host: ("localhost", "\u00b2"))
+    assert origin.origin_allowed(_scope("http://localhost", "localhost:\u00b2")) is False
+    monkeypatch.setattr(origin, "split_domain_port", lambda host: ("localhost", "\u0668\u0660"))  # ٨٠
+    assert origin.origin_allowed(_scope("http://localhost:80", "localhost")) is False
 
 
 @pytest.mark.asyncio

@@ -62,8 +62,12 @@ def origin_allowed(scope: dict[str, Any]) -> bool:
     domain, port = split_domain_port(host.lower())
     if not domain or not validate_host(domain, allowed):
         return False
+    # A port is ASCII digits only: str.isdigit() takes a superscript two too, which int() refuses,
+    # and other scripts' digits, which int() reads. Anything else is no port, and no origin of ours.
+    if port and not (port.isascii() and port.isdigit()):
+        return False
     scheme = _served_as(scope, headers)
-    own = (scheme, domain.strip("[]"), int(port) if port.isdigit() else DEFAULT_PORTS[scheme])
+    own = (scheme, domain.strip("[]"), int(port) if port else DEFAULT_PORTS[scheme])
     return (origin[0], origin[1].strip("[]"), origin[2]) == own
 
 
