@@ -143,7 +143,7 @@ class Profile:
         total = 0
         for line in self.path.read_text().splitlines():
             stack, _, count = line.rpartition(" ")
-            if not stack or not count.isdigit():
+            if not stack or not (count.isascii() and count.isdigit()):  # int() refuses a superscript two
                 continue
             frames = stack.split(";")
             total += int(count)

@@ -220,6 +220,38 @@ def test_the_admins_log_written_before_names_no_player_after_the_migration(staff
     assert hidden.get().object_repr == f"{table.code}: hello all"
 
 
+def test_the_admin_log_migrations_pass_over_an_object_id_that_is_not_ascii_digits(staff_client: Client) -> None:  # noqa: F811
+    """An admin log entry's object id is text: one str.isdigit() takes but int() refuses (a
+    superscript two) is not a message's, and the migrations carry on past it."""
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.contrib.contenttypes.models import ContentType
+
+    from games.store.models import ChatModeration, GameUnderWay
+
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[1], text="abuse")
+    message = ChatMessage.objects.get()
+    staff_client.post(CHAT_LIST, {"action": "hide_messages", "_selected_action": [message.pk]})
+    entry = LogEntry.objects.get()
+    odd = {"object_id": "\u00b2", "object_repr": "odd"}
+    LogEntry.objects.create(
+        **{**{f: getattr(entry, f) for f in ("user_id", "content_type_id", "action_flag")}, **odd},
+        change_message=entry.change_message,
+    )
+    under_way = ContentType.objects.get_for_model(GameUnderWay, for_concrete_model=False)
+    LogEntry.objects.create(
+        user_id=entry.user_id, content_type=under_way, action_flag=2, object_id="\u0661", object_repr="x",
+        change_message="Gave Al Bundy 1 day more to move (until 2030-01-01 00:00)",
+    )  # fmt: skip
+    ChatModeration.objects.all().delete()
+    import_module("games.store.migrations.0020_chatmoderation").from_admin_log(apps, None)
+    assert list(ChatModeration.objects.values_list("message_id", "hidden")) == [(message.pk, True)]
+    import_module("games.store.migrations.0021_admin_log_without_names").withdraw(apps, None)
+    assert LogEntry.objects.get(object_repr="odd").object_repr == "odd"
+
+
 def test_a_running_games_chat_message_links_to_the_games_page_under_way(staff_client: Client) -> None:  # noqa: F811
     """*Chat messages* lists live rooms' messages (to hide one while the game is on); the link to the
     message's game, a Game, leads to its page in Games under way while it runs."""

@@ -12,6 +12,12 @@ from django.db import migrations, models
 HIDDEN, SHOWN = "Hidden from the room", "Shown in the room again"  # the admin's messages (games/web/admin.py)
 
 
+def _number(text: str) -> bool:
+    """Whether an admin log's object id is a primary key: ASCII digits only (str.isdigit() takes a
+    superscript two too, which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def from_admin_log(apps, schema_editor):
     ContentType = apps.get_model("contenttypes", "ContentType")
     LogEntry = apps.get_model("admin", "LogEntry")
@@ -28,7 +34,7 @@ def from_admin_log(apps, schema_editor):
     username = get_user_model().USERNAME_FIELD
     ids = {entry.object_id for entry in entries}
     messages = set(
-        ChatMessage.objects.filter(pk__in=[int(pk) for pk in ids if pk.isdigit()]).values_list("pk", flat=True)
+        ChatMessage.objects.filter(pk__in=[int(pk) for pk in ids if _number(pk)]).values_list("pk", flat=True)
     )
     ChatModeration.objects.bulk_create(
         [
@@ -39,7 +45,7 @@ def from_admin_log(apps, schema_editor):
                 at=entry.action_time,
             )
             for entry in entries
-            if entry.object_id.isdigit() and int(entry.object_id) in messages
+            if _number(entry.object_id) and int(entry.object_id) in messages
         ],
         batch_size=500,
     )

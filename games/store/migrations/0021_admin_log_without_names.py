@@ -14,6 +14,12 @@ from django.db import migrations
 EXTENDED = re.compile(r"^Gave .* (\S+ \S+) more to move \(until ([^()]*)\)$", re.S)
 
 
+def _number(text: str) -> bool:
+    """Whether an admin log's object id is a primary key: ASCII digits only (str.isdigit() takes a
+    superscript two too, which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def withdraw(apps, schema_editor):
     ContentType = apps.get_model("contenttypes", "ContentType")
     LogEntry = apps.get_model("admin", "LogEntry")
@@ -23,7 +29,7 @@ def withdraw(apps, schema_editor):
     changed = []
     for entry in LogEntry.objects.filter(content_type__in=games, change_message__startswith="Gave "):
         found = EXTENDED.match(entry.change_message)
-        if found is None or not entry.object_id.isdigit():
+        if found is None or not _number(entry.object_id):
             continue
         more, until = found.groups()
         extends = Move.objects.filter(game_id=int(entry.object_id), kind="extend").values_list("payload", flat=True)
@@ -36,11 +42,11 @@ def withdraw(apps, schema_editor):
     if chat is None:
         return
     entries = list(LogEntry.objects.filter(content_type=chat))
-    ids = [int(entry.object_id) for entry in entries if entry.object_id.isdigit()]
+    ids = [int(entry.object_id) for entry in entries if _number(entry.object_id)]
     messages = {m.pk: m for m in ChatMessage.objects.filter(pk__in=ids).select_related("game")}
     renamed = []
     for entry in entries:
-        message = messages.get(int(entry.object_id)) if entry.object_id.isdigit() else None
+        message = messages.get(int(entry.object_id)) if _number(entry.object_id) else None
         if message is not None:
             entry.object_repr = f"{message.game.code}: {message.text[:40]}"[:200]
             renamed.append(entry)
