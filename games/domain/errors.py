@@ -65,6 +65,7 @@ BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
 CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut
 CHAT_CLOSED = "chat_closed"  # spectators may not post in this room
 MUTED = "muted"  # the host muted this seat's chat, or this spectator's
+TAKEN_OUT = "taken_out"  # a post from a browser the host took out of the game (a kick, a remove): it reads, not posts
 BAD_SPECTATOR = "bad_spectator"  # no spectator of the room's chat goes by that name (``spectator`` of a chat line)
 OWN_CHAT = "own_chat"  # a spectator's mute of the host's own browser (lines it posted before it took a seat)
 ALREADY_MUTED = "already_muted"  # a mute of a seat muted already

@@ -33,20 +33,21 @@ from games.domain.errors import (
     OWN_SEAT,
     SPECTATOR_ALREADY_MUTED,
     SPECTATOR_NOT_MUTED,
+    TAKEN_OUT,
 )
 from games.domain.room import Room, Seat
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, counted, locked, record, require_host
 from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
-from games.services.seats import find_seat, muted_in_log
+from games.services.seats import find_seat
 from games.store import moves
-from games.store.models import ChatMessage, ChatModeration, Game, Move, Player
+from games.store.models import ChatMessage, ChatModeration, Game, Move
 from games.store.selectors import (
     chat_audience,
     chat_message,
     held_a_seat,
-    played_by,
+    silenced,
     spectator_by_handle,
     spectator_handle,
 )
@@ -99,21 +100,6 @@ def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:
     return (playing or mine)[0] if mine else None
 
 
-def _silenced(game: Game, controller: str) -> bool:
-    """Whether the host muted or took out a seat of this browser: it does not get its voice back by
-    leaving and speaking as a spectator (a join keeps the mute for the same reason). The host's
-    last word on its seats holds: an unmute of a seat it left, or was taken out of, lets it speak."""
-    if not controller:
-        return False
-    mine = Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
-    # Each seat by the host's last word on it: an unmute of another seat of the same browser (a
-    # shared phone) does not give back the voice of one taken out.
-    for seq, player in mine.filter(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE)).values_list("seq", "player"):
-        if not mine.filter(seq__gt=seq, player=player, kind=Move.Kind.MUTE, payload__muted=False).exists():
-            return True
-    return muted_in_log(mine)
-
-
 def chat_post(
     *, code: str, controller: str, text: str, seat: int | None = None, frame_id: str | None = None
 ) -> dict[str, Any]:
@@ -141,7 +127,12 @@ def chat_post(
             # Nothing to know the spectator by: the host could not mute them. The room's page
             # gives a browser its token where spectators may post.
             raise RuleViolation(BAD_REQUEST, "Your browser has no session; enable cookies and try again.")
-        if controller in game.room.muted_spectators or _silenced(game, controller):
+        why = silenced(game, controller)
+        if why == TAKEN_OUT:
+            raise RuleViolation(
+                TAKEN_OUT, "The host took you out of this game: you can read its chat but not post to it."
+            )
+        if why == MUTED or controller in game.room.muted_spectators:
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
         name, player_id, poster = SPECTATOR, None, controller
     else:

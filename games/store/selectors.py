@@ -25,6 +25,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext, ngettext
 
 from games.domain import scorecard
+from games.domain.errors import MUTED, TAKEN_OUT
 from games.domain.protocol import HANDLE_LENGTH
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.store import moves, tables
@@ -266,6 +267,40 @@ def played_by(controller: str) -> Q:
     """The Player rows of a browser's seats: its own, and those a computer plays or finished for
     it while it was away or after it left (or was taken out)."""
     return Q(controller=controller) | Q(away_controller=controller) | Q(left_controller=controller)
+
+
+def silenced(game: Game, controller: str) -> str | None:
+    """Why the host keeps this browser quiet as a spectator, or None: ``TAKEN_OUT`` if the host
+    took out a seat of it, ``MUTED`` if the host's last word on its seats' chat is a mute. Neither
+    goes by leaving and speaking as a spectator (a join keeps the mute for the same reason). The
+    host's last word on each seat holds: an unmute of a seat it left, or was taken out of, lets it
+    speak. One query, whatever the number of seats: the page asks it of each browser it draws for.
+    """
+    if not controller:
+        return None
+    said = (
+        Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
+        .filter(
+            Q(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE, Move.Kind.MUTE)) | Q(kind=Move.Kind.JOIN, payload__muted=True)
+        )
+        .order_by("seq")
+        .values_list("kind", "player", "payload")
+    )
+    taken_out: set[int] = set()
+    muted = False
+    for kind, player, payload in said:
+        if kind in (Move.Kind.KICK, Move.Kind.REMOVE):
+            taken_out.add(player)
+            continue
+        # A mute, or a rematch's join of a seat carried over muted (as much the host's mute).
+        muted = isinstance(payload, dict) and bool(payload.get("muted"))
+        if kind == Move.Kind.MUTE and not muted:
+            # Each seat by the host's last word on it: an unmute of another seat of the same
+            # browser (a shared phone) does not give back the voice of one taken out.
+            taken_out.discard(player)
+    if taken_out:
+        return TAKEN_OUT
+    return MUTED if muted else None
 
 
 def held_a_seat(game: Game, controller: str) -> bool:

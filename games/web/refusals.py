@@ -80,6 +80,7 @@ WORDS = {
     ),
     "chat_closed": _("Spectators may not post in this room's chat."),
     "muted": _("The host muted your chat."),
+    "taken_out": _("The host took you out of this game: you can read its chat but not post to it."),
     "already_muted": _("That player's chat is already muted."),
     "not_muted": _("That player's chat is not muted."),
     "bad_spectator": _("There is no such spectator in this room's chat."),

@@ -283,6 +283,7 @@ const ERRORS = {
   chat_too_long: fmt(ngettext("A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", CHAT_MAX), { max: CHAT_MAX }),
   chat_closed: gettext("Spectators may not post in this room's chat."),
   muted: gettext("The host muted your chat."),
+  taken_out: gettext("The host took you out of this game: you can read its chat but not post to it."),
   hints_off: gettext("Hints are turned off in this room."),
   coach_busy: gettext("The coach is busy: try again in a moment."),
   roll_first: gettext("Roll first: the coach advises on the dice you have."),

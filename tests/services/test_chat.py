@@ -19,6 +19,7 @@ from games.domain.errors import (
     MUTED,
     NOT_HOST,
     OWN_CHAT,
+    TAKEN_OUT,
 )
 from games.domain.rules import RuleViolation
 from games.services.chat import (
@@ -26,6 +27,7 @@ from games.services.chat import (
     clean_message,
     seat_mute,
     seat_unmute,
+    silenced,
     spectator_mute,
     spectator_unmute,
 )
@@ -103,7 +105,7 @@ def test_a_muted_seat_that_becomes_host_is_not_left_muted_for_good() -> None:
 
 def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> None:
     """``remove`` is the host taking an absent player out (docs/protocol.md): like a kick, the
-    browser taken out stays quiet as a spectator (``muted``), also where spectators may chat."""
+    browser taken out stays quiet as a spectator (``taken_out``), also where spectators may chat."""
     table = spectators_chat_room()
     code, controllers = table.code, table.controllers
     services.game_remove_absent(
@@ -111,7 +113,7 @@ def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> Non
     )
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
-    assert refused.value.code == MUTED
+    assert refused.value.code == TAKEN_OUT
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -128,7 +130,7 @@ def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post
     )
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
-    assert refused.value.code == MUTED
+    assert refused.value.code == TAKEN_OUT
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -163,7 +165,7 @@ def test_the_hosts_unmute_of_a_muted_seat_it_took_out_lets_its_player_speak_as_a
     )
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=bob, text="let me talk")
-    assert refused.value.code == MUTED
+    assert refused.value.code == TAKEN_OUT
     seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
 
@@ -187,7 +189,7 @@ def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_kick_of_another() 
     version = table.version()
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=phone, text="we are back")
-    assert refused.value.code == MUTED
+    assert refused.value.code == TAKEN_OUT
     assert table.version() == version and not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -466,3 +468,51 @@ def test_a_spectator_mute_that_changes_nothing_says_why_by_its_own_code() -> Non
         with pytest.raises(RuleViolation) as caught:
             mute(code=table.code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
         assert caught.value.code == why
+
+
+def test_a_player_the_host_took_out_without_a_mute_is_refused_as_taken_out_not_as_muted() -> None:
+    """The host takes Bob out (not muting him): his browser, a spectator now, posts no more, and the
+    refusal says why (``taken_out``): nobody muted him, and his page says the same."""
+    table = spectators_chat_room()
+    code, (ann, bob, _cy) = table.code, table.controllers
+    services.game_remove_absent(
+        code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    assert silenced(Game.objects.get(code=code), bob) == TAKEN_OUT
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="I'm still here")
+    assert refused.value.code == TAKEN_OUT
+    assert not ChatMessage.objects.filter(game__code=code).exists()
+
+
+def test_a_player_kicked_from_the_lobby_is_refused_as_taken_out() -> None:
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="let me back")
+    assert refused.value.code == TAKEN_OUT
+
+
+def test_whether_a_browser_may_chat_as_a_spectator_is_one_query_however_many_seats_it_was_taken_out_of(
+    django_assert_num_queries: Any,
+) -> None:
+    """A phone of five seats the host took out one by one, muted and unmuted in between: what
+    silences it is read in one query, not one per seat."""
+    host, phone = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, phone])
+    for name in ("Dee", "Dan", "Don", "Dot", "Dru"):
+        services.game_join(code=code, name=name, controller=phone)
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    for seat in range(1, 6):
+        seat_mute(code=code, controller=host, seat=seat, expected_version=table.version(), action_id=action_id())
+        services.game_remove_absent(
+            code=code, controller=host, seat=seat, expected_version=table.version(), action_id=action_id()
+        )
+    seat_unmute(code=code, controller=host, seat=3, expected_version=table.version(), action_id=action_id())
+    game = Game.objects.get(code=code)
+    with django_assert_num_queries(1):
+        assert silenced(game, phone) == TAKEN_OUT  # seats 1, 2, 4 and 5 were not unmuted since
