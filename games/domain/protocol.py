@@ -448,6 +448,9 @@ class You(Outgoing, tag="you"):
     former: bool = False
     # The seats of the room's list it gave up (a muted one keeps it quiet as a spectator).
     left: list[int] = []
+    # Whether the host took it out of the game (and has not unmuted it since): it reads the chat and
+    # posts no more (games.services.chat.silenced).
+    taken_out: bool = False
     # The release of the pages' scripts this server serves (games.services.release): a page of
     # another one (left open across a deploy) offers to reload.
     release: str = ""

@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.domain import protocol
+from games.domain.errors import TAKEN_OUT
 from games.services import events
 from games.services.processes import ORIGIN
 from games.services.release import static_version
@@ -104,8 +105,17 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
     handle = selectors.spectator_handle(game.code, controller)
     former = not mine and selectors.held_a_seat(game, controller)
     left = selectors.seats_given_up(game, controller) if former else []
+    taken_out = former and selectors.silenced(game, controller) == TAKEN_OUT
     you = protocol.encode(
-        protocol.You(seats=mine, players=players, spectator=handle, former=former, left=left, release=static_version())
+        protocol.You(
+            seats=mine,
+            players=players,
+            spectator=handle,
+            former=former,
+            left=left,
+            taken_out=taken_out,
+            release=static_version(),
+        )
     )
     return you, protocol.dumps(game_state(game)), _frame(game)
 

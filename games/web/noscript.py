@@ -215,6 +215,7 @@ def table(
     spectator: str = "",
     former: bool = False,
     left: list[int] | None = None,
+    taken_out: bool = False,
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
     hint: dict[str, Any] | None = None,
@@ -228,7 +229,7 @@ def table(
     ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
     handle in them, ``former`` whether it held a seat here and holds none now, ``left`` the seats
-    of the list it gave up; ``query``: the
+    of the list it gave up, ``taken_out`` whether the host took it out of the game; ``query``: the
     page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
@@ -294,7 +295,15 @@ def table(
     view.update(_host_tools(state, mine, playing, presence or {}))
     moderating = view["host"] and status in ("lobby", "playing")
     view["chat"] = _chat(
-        state, mine, chat, spectator, chat_refused or {}, moderating=moderating, former=former, left=left or []
+        state,
+        mine,
+        chat,
+        spectator,
+        chat_refused or {},
+        moderating=moderating,
+        former=former,
+        left=left or [],
+        taken_out=taken_out,
     )
     # A page that reloads itself would take away what its reader is typing: the chat's field is on a
     # page of its own that holds still (``?write=chat``), and so is one that gave a refused line back.
@@ -498,6 +507,7 @@ def _chat(
     moderating: bool = False,
     former: bool = False,
     left: list[int] | None = None,
+    taken_out: bool = False,
 ) -> dict[str, Any]:
     """The chat as this browser may read it and post to it: what the page with script says of it
     (static/js/room/chat.js ``chatNote``) when it may not post. The service checks it again.
@@ -505,7 +515,8 @@ def _chat(
     ``moderating``: the host's page while the game is on, which offers *Mute chat* or *Unmute chat*
     beside each spectator's line but its own (chat.js ``moderateLine``). ``former``: the browser held a
     seat here and holds none now: a finished game's chat is still its to read, not to post to; ``left``
-    the seats it gave up, whose mute keeps it quiet as a spectator (games.services.chat)."""
+    the seats it gave up, whose mute keeps it quiet as a spectator (games.services.chat); ``taken_out``
+    whether the host took it out of the game, which keeps it quiet too (selectors.silenced)."""
     seats = state["seats"]
     voices = [s for s in mine if s < len(seats)]
     over = state["status"] in ("finished", "abandoned")
@@ -516,6 +527,8 @@ def _chat(
         note = gettext("This game's chat is its players' alone.")
     elif not voices and not state["chat"]["spectators"]:
         note = gettext("Only the players post in this room's chat; you can read it.")
+    elif not voices and taken_out:
+        note = gettext("The host took you out of this game: you can read its chat but not post to it.")
     elif (
         all(seats[s]["muted"] for s in voices)
         if voices

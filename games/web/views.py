@@ -37,6 +37,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from games import services
 from games.domain import errors, protocol
+from games.domain.errors import TAKEN_OUT
 from games.domain.rules import RULESETS, RuleViolation
 from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
@@ -266,12 +267,16 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # Who is at the table as the page is drawn: a reload shows it at once, not only once its
     # socket is counted and the first presence frame comes.
     at_table = _presence(game.code)
+    # The host took this browser out of the game: its page says it reads the chat and posts no more,
+    # as the chat refuses it (games.services.chat.silenced).
+    taken_out = former and selectors.silenced(game, controller) == TAKEN_OUT
     page = {
         "state": state,
         "you": mine,
         "spectator": handle,
         "former": former,
         "left": left,
+        "taken_out": taken_out,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
         "presence": at_table,
@@ -298,6 +303,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             spectator=handle,
             former=former,
             left=left,
+            taken_out=taken_out,
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
             hint=hint_kept(request, game.code),

@@ -49,7 +49,12 @@ const ui = {
   waitsUntil: {}, // seat -> performance.now() when the server lets its away player's seat be taken over
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
   toolsTold: null, // the play card's host tools last announced (their seat and words), null while none show
-  takenOut: false, // the host took a seat of this browser out: a join from it would be refused
+  // The host took a seat of this browser out: a join from it would be refused (kicked). In the lobby
+  // the server's taken_out is that kick (a remove is the game's), as the page was loaded.
+  takenOut: Boolean(initial.taken_out) && initial.state.status === "lobby",
+  // The host took out a seat of this browser while the page was open (one of several included): it
+  // posts no more once it has no seat left, as the chat refuses it (store/selectors.py silenced).
+  chatTakenOut: false,
   revealed: null, // {seed, commitment}: the revealed server seed and its SHA-256, once hashed here
 };
 const REACTION_SHOWN = 2500;
@@ -73,6 +78,7 @@ const client = new RoomClient({
   former: Boolean(initial.former),
   left: initial.left ?? [],
   presence: initial.presence ?? null,
+  takenOut: Boolean(initial.taken_out),
   hooks: {
     onConnection: (status) => {
       if (status === "reconnecting") {
@@ -110,6 +116,8 @@ const client = new RoomClient({
       draw();
     },
     onYou: (frame) => {
+      // The server's word as of now, on the take-outs before it too (the frame's taken_out).
+      ui.chatTakenOut = false;
       tabs?.postMessage({ players: client.myPlayers });
       noteRelease(frame);
     },
@@ -422,6 +430,9 @@ function event(frame) {
         break;
       }
       remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: person }));
+      // The host's unmute of a seat this browser was taken out of gives it its voice back, unless
+      // another seat of it was taken out too: the server says which (a new socket's you).
+      if (!frame.muted && !v.voices.length && (client.takenOut || ui.chatTakenOut)) client.standingChanged();
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
@@ -458,6 +469,7 @@ function event(frame) {
         const lobby = state.status === "lobby";
         const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: person });
         remember(said);
+        if (v.isMine(frame.seat)) ui.chatTakenOut = true;
         // "You" only when this browser has no seat left: a device that seats two players and
         // loses one still plays the other, and hears the seat's name as everyone does.
         if (!v.isMine(frame.seat)) announce(`${said}.`);
@@ -978,7 +990,9 @@ function drawChat(v) {
   const former = client.former || (client.mine.length > 0 && !v.voices.length);
   // The seats it gave up keep their mute: the server refuses the browser as a spectator too.
   const silenced = !v.voices.length && [...client.mine, ...client.left].some(muted);
-  const note = chatNote(v.state, v.voices, muted, client.spectator, former, silenced);
+  // Taken out by the host (before this page opened, or while it was open): the server refuses it too.
+  const takenOut = !v.voices.length && (client.takenOut || ui.chatTakenOut);
+  const note = chatNote(v.state, v.voices, muted, client.spectator, former, silenced, takenOut);
   $("chat-note").hidden = !note;
   $("chat-note").textContent = note ?? "";
   $("chat-form").hidden = Boolean(note);

@@ -767,3 +767,38 @@ def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players
     cy.press("#chat-text", "Enter")
     bob.wait_for_selector(".chat-line.spectator")
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
+
+
+def test_a_player_the_host_took_out_without_a_mute_is_told_they_post_no_more_with_and_without_script(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann takes Bob out of the lobby and does not mute him. The chat refuses his posts as a
+    spectator (``taken_out``, store/selectors.py silenced): his page offers no field and says why,
+    on the page he was taken out on, loaded again, and without script; never that he was muted."""
+    ann, bob = new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    ann.click("#kick-1")
+    bob.wait_for_selector("#taken-out")
+    said = "The host took you out of this game: you can read its chat but not post to it."
+    for loaded_again in (False, True):
+        if loaded_again:
+            bob.reload()
+            bob.wait_for_selector("#conn[data-state=connected]")
+            # Nor is he offered a seat again: the server would refuse its join (kicked).
+            assert bob.locator("#taken-out").is_visible() and bob.locator("#join-name").count() == 0
+        bob.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+        assert bob.locator("#chat-form").is_hidden()
+    bob.locator("#chat").scroll_into_view_if_needed()
+    for scheme in in_each_scheme(bob):
+        shot(bob, f"chat-taken-out-{scheme}")
+    plain = new_page(java_script_enabled=False)
+    plain.context.add_cookies(bob.context.cookies())
+    plain.goto(url)
+    assert plain.inner_text("#ns-chat-note") == said
+    assert plain.locator("#ns-chat form[action$='/chat'], #ns-chat-write").count() == 0
+    say(ann, "bye Bob")
+    bob.wait_for_selector(".chat-line")  # he reads it
+    assert ann.errors == [] and bob.errors == []

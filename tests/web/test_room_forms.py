@@ -16,7 +16,7 @@ from django.test import Client
 
 from games import services
 from games.domain.room import LIMITS, Tally
-from games.domain.rules import Box
+from games.domain.rules import Box, RuleViolation
 from games.store import moves, selectors
 from games.store.models import Game
 from games.store.selectors import game_state
@@ -1021,6 +1021,36 @@ def test_the_host_without_script_unmutes_a_muted_player_who_left_from_their_line
     assert not game.room.seats[1].muted and "chat muted" not in table.text
     assert seat_buttons(table, "unmute") == {} and seat_buttons(table, "mute") == {}  # gone: not muted anew
     assert "The host has muted your chat in this room." not in html.unescape(table_of(ben, game).text)
+
+
+@pytest.mark.parametrize("playing", [False, True], ids=["lobby", "playing"])
+def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_post_no_more(playing: bool) -> None:
+    """The host takes Ben out (kick in the lobby, remove mid-game) and does not mute him: the chat
+    refuses his posts as a spectator (``taken_out``), so his page offers no field, and says why."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    ben_controller = ben.session["controller"]
+    if playing:
+        post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+        game.refresh_from_db()
+        services.game_remove_absent(
+            code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="r"
+        )
+    else:
+        game.refresh_from_db()
+        services.game_kick(
+            code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
+        )
+    page = table_of(ben, game)
+    said = html.unescape(page.text)
+    assert "The host took you out of this game: you can read its chat but not post to it." in said
+    assert "The host has muted your chat" not in said
+    assert not any(f["action"].endswith("/chat") for f in page.forms)
+    with pytest.raises(RuleViolation) as refused:
+        services.chat_post(code=game.code, controller=ben_controller, text="still here")
+    assert refused.value.code == "taken_out"
 
 
 def test_the_host_without_script_mutes_and_unmutes_a_spectators_chat() -> None:

@@ -251,13 +251,15 @@ export class ChatPanel {
 /** What the chat form says about who may post here (null: this page may post). ``spectator``:
  * this browser's handle in the room's chat ("" without one), muted by the host when the state's
  * chat.muted lists it; ``former``: this browser held a seat here and holds none now; ``silenced``:
- * a seat it gave up is muted, which keeps it quiet as a spectator (games/services/chat.py). */
-export function chatNote(state, mine, muted, spectator = "", former = false, silenced = false) {
+ * a seat it gave up is muted, which keeps it quiet as a spectator (games/services/chat.py);
+ * ``takenOut``: the host took it out of the game, which keeps it quiet too (games/store/selectors.py). */
+export function chatNote(state, mine, muted, spectator = "", former = false, silenced = false, takenOut = false) {
   // Once the game is over its chat is its players' alone: a stranger neither reads nor posts, and
   // one who left the game (or was taken out) reads it and posts no more (games/services/chat.py).
   const over = state.status === "finished" || state.status === "abandoned";
   if (!mine.length && over) return former ? gettext("You are no longer a player in this game: you can read its chat but not post to it.") : gettext("This game's chat is its players' alone.");
   if (!mine.length && !state.chat?.spectators) return gettext("Only the players post in this room's chat; you can read it.");
+  if (!mine.length && takenOut) return gettext("The host took you out of this game: you can read its chat but not post to it.");
   if (mine.length && mine.every((s) => muted(s))) return gettext("The host has muted your chat in this room.");
   if (!mine.length && (silenced || (spectator && (state.chat?.muted ?? []).includes(spectator)))) return gettext("The host has muted your chat in this room.");
   return null;

@@ -30,19 +30,21 @@ export class RoomClient {
   /**
    * url: the room's websocket address; state: the snapshot the page was rendered from;
    * seats: this browser's seats; spectator: its handle in the room's chat (the `you` frame's);
-   * former: whether it held a seat here and holds none now, left: the seats it gave up (the `you` frame's);
+   * former: whether it held a seat here and holds none now, left: the seats it gave up, takenOut: whether
+   * the host took it out of the game (the `you` frame's);
    * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
    * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
    * just before its onState);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
-  constructor({ url, state, seats = [], spectator = "", former = false, left = [], presence = null, hooks = {}, env = {} }) {
+  constructor({ url, state, seats = [], spectator = "", former = false, left = [], presence = null, takenOut = false, hooks = {}, env = {} }) {
     this.url = url;
     this.state = state;
     this.mine = seats;
     this.spectator = spectator;
     this.former = former;
     this.left = left;
+    this.takenOut = takenOut;
     this.presence = presence ?? { seats: {}, spectators: 0 }; // the page's, until the socket's first presence frame
     this.hooks = hooks;
     this.WebSocket = env.WebSocket ?? window.WebSocket;
@@ -165,6 +167,14 @@ export class RoomClient {
    */
   sessionGiven() {
     if (this.socket) this.replace(CLOSE_SEATS, "session given", true);
+  }
+
+  /**
+   * The host's word changed what this browser may do here (an unmute of a seat it was taken out
+   * of gives it its voice back): a new socket is told the browser as it is now (its `you`).
+   */
+  standingChanged() {
+    if (this.connected && this.socket) this.replace(CLOSE_SEATS, "standing changed", true);
   }
 
   /**
@@ -306,6 +316,7 @@ export class RoomClient {
         this.spectator = frame.spectator ?? ""; // left out for a socket without a session
         this.former = Boolean(frame.former); // left out for a browser that never held a seat here, or holds one
         this.left = frame.left ?? [];
+        this.takenOut = Boolean(frame.taken_out); // left out unless the host took this browser out of the game
         this.hooks.onYou?.(frame);
         break;
       case "state":

@@ -217,6 +217,27 @@ async def test_a_browser_that_left_its_seat_is_told_it_is_a_former_player_a_stra
     await close(bob, watcher, host)
 
 
+async def test_a_browser_the_host_took_out_is_told_so_and_its_post_is_refused_as_taken_out() -> None:
+    """The host takes Bob out mid-game without muting him: his socket's ``you`` says so (his page
+    offers no chat field), and a post of his is refused with ``taken_out``, not ``muted``."""
+    code, sessions = await make_open_room(spectators_chat=True)
+    game = await sync_to_async(Game.objects.get)(code=code)
+    await sync_to_async(services.game_remove_absent)(
+        code=code, controller=game.room.seats[0].controller, seat=1, expected_version=game.version, action_id="out"
+    )
+    bob, watcher = await connect(code, sessions[1]), await connect(code)
+    (bob_you, _, _), (watcher_you, _, _) = [await first_frames(ws) for ws in (bob, watcher)]
+    assert bob_you["former"] is True and bob_you["taken_out"] is True
+    assert "taken_out" not in watcher_you
+    before = await stored(code)
+    await bob.send_json_to({"type": "chat", "text": "still here", "id": "c-1"})
+    error = await error_of(bob)
+    assert error["code"] == services.TAKEN_OUT
+    assert error["message"] == "The host took you out of this game: you can read its chat but not post to it."
+    assert await stored(code) == before
+    await close(bob, watcher)
+
+
 @sync_to_async
 def spectator_session(code: str) -> str:
     """A browser that opened the room's page to watch, then posted: where spectators may post, the
