@@ -181,6 +181,9 @@ class Room(msgspec.Struct, frozen=True):
     # The browsers (controller tokens: an account's when signed in) whose chat the host muted as
     # spectators, in the order muted. Their posts are refused; a seat one of them takes is muted.
     muted_spectators: tuple[str, ...] = ()
+    # Of those, the players muted who left the lobby, with the name they sat under (token, name):
+    # their seat is gone from the list, and the host unmutes them by that name.
+    muted_left: tuple[tuple[str, str], ...] = ()
     # (the next roll's number, the changes of the held dice since the last roll): holds are not
     # free to repeat without end, each a Move of the log (``holds_since_roll``).
     holds: tuple[int, int] | None = None
@@ -205,6 +208,7 @@ class Room(msgspec.Struct, frozen=True):
             notice_turn=_int_pair(data.get("notice_turn")),
             rematch=data.get("rematch") or None,
             muted_spectators=tuple(str(token) for token in data.get("muted_spectators") or ()),
+            muted_left=tuple((str(token), str(name)) for token, name in data.get("muted_left") or ()),
             holds=_int_pair(data.get("holds")),
             tally=Tally.from_snapshot(tally) if (tally := data.get("tally")) else None,
         )
@@ -236,6 +240,8 @@ class Room(msgspec.Struct, frozen=True):
             data["rematch"] = self.rematch
         if self.muted_spectators:
             data["muted_spectators"] = list(self.muted_spectators)
+        if self.muted_left:
+            data["muted_left"] = [list(pair) for pair in self.muted_left]
         if self.holds is not None:
             data["holds"] = list(self.holds)
         if self.tally is not None:
@@ -321,7 +327,21 @@ class Room(msgspec.Struct, frozen=True):
     def spectator_muted(self, controller: str, muted: bool) -> Room:
         """The browser ``controller`` muted (or no longer muted) as a spectator."""
         others = tuple(token for token in self.muted_spectators if token != controller)
-        return self.change(muted_spectators=(*others, controller) if muted else others)
+        if muted:
+            return self.change(muted_spectators=(*others, controller))
+        return self.change(muted_spectators=others).seated_again(controller)
+
+    def left_muted(self, controller: str, name: str) -> Room:
+        """The player ``name`` of the browser ``controller``, muted, left the lobby: muted as a
+        spectator from now on, and listed by that name for the host to unmute."""
+        kept = tuple(pair for pair in self.muted_left if pair[0] != controller)
+        return self.spectator_muted(controller, True).change(muted_left=(*kept, (controller, name)))
+
+    def seated_again(self, controller: str) -> Room:
+        """No longer listed as a player muted who left the lobby (unmuted, or at a seat again)."""
+        if not any(token == controller for token, _ in self.muted_left):
+            return self
+        return self.change(muted_left=tuple(pair for pair in self.muted_left if pair[0] != controller))
 
     def pause(self, left: float | None) -> Room:
         """Paused, with the seconds the running turn had left (None: no clock ran)."""

@@ -259,19 +259,22 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         # and so do the players muted who left the game (its chat refused them as spectators too;
         # one still playing another seat, on a shared device, speaks from that seat as before).
         playing = {seat.persons_controller for seat in seats}
-        quit_muted = [
-            person
+        quit_muted = {
+            person: seat.name
             for seat in old.room.seats
             if seat.given_up
             and seat.muted
             and (person := seat.left_controller or (seat.controller if seat.human else ""))
             and person not in playing
-        ]
+        }
         hushed = [
             token
             for token in dict.fromkeys([*old.room.muted_spectators, *quit_muted])
             if token != first.persons_controller
         ]
+        # A player among them has no seat in the new room to be unmuted from: the host's Players
+        # list names them (Room.muted_left), as it names one who left the lobby muted.
+        named = {**dict(old.room.muted_left), **quit_muted}
         for token in hushed:
             record(
                 new,
@@ -285,7 +288,9 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 },
                 actor=controller,
                 action_id="",
-                room=new.room.spectator_muted(token, True),
+                room=new.room.left_muted(token, named[token])
+                if token in named
+                else new.room.spectator_muted(token, True),
             )
         taken = {key for s in seats for key in seat_skeletons(s.name)}
         for seat in seats:

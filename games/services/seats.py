@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone, translation
 
 from games.domain import errors as E
@@ -49,7 +49,7 @@ from games.services.codes import (
 from games.services.waiting import word
 from games.store import players
 from games.store.models import ChatMessage, Game, Move, Notice, Player
-from games.store.selectors import chat_audience, connected_controllers, played_by, spectator_handle
+from games.store.selectors import chat_audience, connected_controllers, played_by, silenced, spectator_handle
 
 # Computer players: their levels (bots.LEVELS) and names.
 BOT_LEVELS = {"optimal": "Expert", "casual": "Casual", "beginner": "Beginner"}
@@ -121,8 +121,10 @@ def game_join(
         player, room = add_seat(
             game, joined_once_more(game), name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
-        if muted_in_log(mine) or controller in room.muted_spectators:
+        if silenced(game, controller) == E.MUTED or controller in room.muted_spectators:
             room = room.with_seat(len(room.seats) - 1, muted=True)
+        # Back at the table: a mute of this browser shows on its seat, unmuted from there.
+        room = room.seated_again(controller)
         record(
             game,
             kind=Move.Kind.JOIN,
@@ -133,19 +135,6 @@ def game_join(
             room=room,
         )
     return player
-
-
-def muted_in_log(mine: QuerySet[Move]) -> bool:
-    """Whether the last word of ``mine`` (the Moves of a browser's seats in one game) on their chat
-    is a mute: the host's ``mute`` Move, or a rematch's ``join`` of a seat carried over muted,
-    which is as much the host's mute (leaving that seat does not undo it either)."""
-    said = (
-        mine.filter(Q(kind=Move.Kind.MUTE) | Q(kind=Move.Kind.JOIN, payload__muted=True))
-        .order_by("-seq")
-        .values_list("payload", flat=True)
-        .first()
-    )
-    return isinstance(said, dict) and bool(said.get("muted"))
 
 
 def joined_once_more(game: Game) -> Room:
@@ -176,6 +165,11 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
     state: GameState | None = None
     if game.status == Game.Status.LOBBY:
         room = room.without_seat(seat)
+        person = entry.persons_controller
+        if kind == Move.Kind.LEAVE and entry.muted and person:
+            # Leaving does not undo the host's mute, and the seat it showed on is gone: the browser
+            # is muted as a spectator, under the name it sat under, which the host unmutes it by.
+            room = room.left_muted(person, entry.name)
     else:
         room = room.taken_out(seat)
         state = apply_remove(rules_state(game), seat=seat)

@@ -224,7 +224,9 @@ def spectator_by_handle(game: Game, handle: str) -> str | None:
     """The browser (its token) of the spectator whose lines in ``game``'s chat go by ``handle``
     (hidden lines too: the host may still mute whoever posted them), or None."""
     posted = ChatMessage.objects.filter(game=game, seat__isnull=True).exclude(controller="")
-    for controller in posted.order_by().values_list("controller", flat=True).distinct():
+    # A player muted who left the lobby is one too (``Room.muted_left``), whether or not they posted.
+    listed = [token for token, _ in game.room.muted_left]
+    for controller in [*listed, *posted.order_by().values_list("controller", flat=True).distinct()]:
         if constant_time_compare(spectator_handle(game.code, controller), handle):
             return controller
     return None
@@ -278,14 +280,15 @@ def silenced(game: Game, controller: str) -> str | None:
     """
     if not controller:
         return None
-    said = (
-        Move.objects.filter(game=game, player__in=Player.objects.filter(played_by(controller), game=game))
-        .filter(
-            Q(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE, Move.Kind.MUTE)) | Q(kind=Move.Kind.JOIN, payload__muted=True)
-        )
-        .order_by("seq")
-        .values_list("kind", "player", "payload")
+    seats = Q(player__in=Player.objects.filter(played_by(controller), game=game)) & (
+        Q(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE, Move.Kind.MUTE)) | Q(kind=Move.Kind.JOIN, payload__muted=True)
     )
+    # The host's word on the browser as a spectator counts as much (a player muted who left the
+    # lobby is unmuted so, their seat gone).
+    as_spectator = Q(
+        kind=Move.Kind.MUTE, player__isnull=True, payload__spectator=spectator_handle(game.code, controller)
+    )
+    said = Move.objects.filter(seats | as_spectator, game=game).order_by("seq").values_list("kind", "player", "payload")
     taken_out: set[int] = set()
     muted = False
     for kind, player, payload in said:
@@ -541,6 +544,18 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "chat": {
             "spectators": game.chat_spectators,
             "muted": [spectator_handle(game.code, token) for token in room.muted_spectators],
+            # Of those, the players muted who left the lobby, by the name they sat under (left out
+            # when none): the host unmutes them from the Players list, their seat gone.
+            **(
+                {
+                    "muted_left": [
+                        {"spectator": spectator_handle(game.code, token), "name": name}
+                        for token, name in room.muted_left
+                    ]
+                }
+                if room.muted_left
+                else {}
+            ),
         },
         "clock": clock_state(game),
         # {"eta": seconds or null} while the computer players' and the coach's table of this rule

@@ -430,6 +430,16 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
         and (host is None or (away.get(str(host)) == "away" and (state["pace"] == "own" or str(host) not in waits)))
     )
     tools: dict[str, Any] = {"host": is_host, "host_away": host_away}
+    # The players muted who left the lobby (or the game before this rematch), whose seat is gone:
+    # the host unmutes them by their name, as the page with script does (render.js ``seatsHtml``).
+    tools["muted_left"] = (
+        [
+            {"name": shown_name(entry["name"]), "spectator": entry["spectator"]}
+            for entry in state["chat"].get("muted_left", [])
+        ]
+        if is_host and live
+        else []
+    )
     if status == "lobby":
         active = [seat for seat in seats if seat["status"] == "active"]
         tools["lobby_seats"] = [

@@ -1171,6 +1171,12 @@ function drawSeats(v) {
 
 /** A seat's button (the Players list's, or the play card's for the away player to play): asked, then sent. */
 function seatAct(btn) {
+  if (btn.dataset.act === "unmute_spectator") {
+    // A player muted who left: unmuted by the handle their browser goes by as a spectator.
+    const spectator = btn.dataset.spectator;
+    actOnce(`unmute_spectator-${spectator}`, (state) => ((state.chat?.muted ?? []).includes(spectator) ? { type: "unmute_spectator", spectator } : null));
+    return;
+  }
   const seat = Number(btn.dataset.seat);
   const what = btn.dataset.act;
   const person = render.isolated(view().seatName(seat));

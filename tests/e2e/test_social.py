@@ -802,3 +802,34 @@ def test_a_player_the_host_took_out_without_a_mute_is_told_they_post_no_more_wit
     say(ann, "bye Bob")
     bob.wait_for_selector(".chat-line")  # he reads it
     assert ann.errors == [] and bob.errors == []
+
+
+def test_the_host_unmutes_a_muted_player_who_left_the_lobby_from_the_players_list(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob, muted, leaves the lobby: his seat is gone, his mute is not (leaving would undo it).
+    The host's Players list names him, left and muted, with Unmute chat, also once the game is on
+    and he can take no seat again; once pressed, he speaks (as a spectator, where spectators may)."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-1"))
+    bob.on("dialog", lambda dialog: dialog.accept())
+    act(bob, [ann, bob, cy], lambda: bob.click("#leave-1"))
+    bob.wait_for_function("document.getElementById('chat-note').textContent.includes('muted your chat')")
+    assert bob.locator("#chat-form").is_hidden()
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    line = ann.locator("#seats .muted-left")
+    assert "Bob" in line.inner_text() and "left" in line.inner_text() and "chat muted" in line.inner_text()
+    assert cy.locator("#seats .muted-left").count() == 0 and bob.locator("#unmute-left-0").count() == 0
+    line.scroll_into_view_if_needed()
+    for scheme in in_each_scheme(ann):
+        shot(ann, f"players-left-lobby-muted-unmute-{scheme}")
+    act(ann, [ann, bob, cy], lambda: ann.click("#unmute-left-0"))
+    ann.wait_for_selector("#seats .muted-left", state="detached")
+    bob.wait_for_selector("#chat-form:not([hidden])")
+    say(bob, "thanks")
+    ann.wait_for_selector(".chat-line.spectator")
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []

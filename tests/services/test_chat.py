@@ -516,3 +516,67 @@ def test_whether_a_browser_may_chat_as_a_spectator_is_one_query_however_many_sea
     game = Game.objects.get(code=code)
     with django_assert_num_queries(1):
         assert silenced(game, phone) == TAKEN_OUT  # seats 1, 2, 4 and 5 were not unmuted since
+
+
+def test_the_host_unmutes_a_muted_player_who_left_the_lobby_and_watches_the_game() -> None:
+    """Bob, muted, leaves the lobby: his seat is gone from the list, but not his mute (he would
+    undo it by leaving). The room keeps him muted by his browser, under his name, where the host
+    sees him (the state's ``chat.muted_left``) and unmutes him, though the game has started and he
+    can take no seat again; he then speaks as a spectator, and a seat of his is not muted anew."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    handle = spectator_handle(code, bob)
+    assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="spam as a spectator")
+    assert refused.value.code == MUTED
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    spectator_unmute(
+        code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    state = game_state(table.game)
+    assert "muted_left" not in state["chat"] and state["chat"]["muted"] == []
+    assert chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
+
+
+def test_a_muted_player_who_left_the_lobby_and_takes_a_seat_again_is_unmuted_from_that_seat() -> None:
+    """Back at the table, Bob's new seat is muted (his mute holds), and his line is that seat's:
+    the host's unmute of it lets him speak, and he is no longer listed apart."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    services.game_join(code=code, name="Bob", controller=bob)
+    state = game_state(table.game)
+    assert state["seats"][1]["muted"] and "muted_left" not in state["chat"]
+    seat_unmute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    assert chat_post(code=code, controller=bob, text="hello again")["name"] == "Bob"
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    assert chat_post(code=code, controller=bob, text="watching now")["name"] == "Spectator"
+
+
+def test_a_player_muted_who_left_the_game_is_named_for_the_host_to_unmute_in_the_rematch() -> None:
+    """Cy, muted, leaves mid-game; the rematch keeps her muted as a spectator (she would undo the
+    mute by following it), under her name in the new room's list, which the host unmutes her by."""
+    table = spectators_chat_room()
+    code, (ann, bob, cy) = table.code, table.controllers
+    seat_mute(code=code, controller=ann, seat=2, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=cy, seat=2, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(5))
+    rematch = services.game_rematch(code=code, controller=ann)
+    new = Table(code=rematch.code, controllers=[ann, bob, cy])
+    assert game_state(new.game)["chat"]["muted_left"] == [{"spectator": spectator_handle(new.code, cy), "name": "Cy"}]
+    spectator_unmute(
+        code=new.code,
+        controller=ann,
+        spectator=spectator_handle(new.code, cy),
+        expected_version=new.version(),
+        action_id=action_id(),
+    )
+    assert chat_post(code=new.code, controller=cy, text="back")["name"] == "Spectator"

@@ -1053,6 +1053,32 @@ def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_p
     assert refused.value.code == "taken_out"
 
 
+def test_the_host_without_script_unmutes_a_muted_player_who_left_the_lobby_from_the_players_list() -> None:
+    """Ben, muted, leaves the lobby: his seat is gone, his mute is not. The host's Players list
+    names him, left and muted, with Unmute chat, through the game he can take no seat in."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    for client in (ada, ben):
+        online(game.code, client.session["controller"])
+    post_form(ada, game, "mute", seat_buttons(table_of(ada, game), "mute")["ns-mute-1"])
+    services.game_leave(
+        code=game.code, controller=ben.session["controller"], seat=1, expected_version=None, action_id="ben-leaves"
+    )
+    assert "The host has muted your chat in this room." in html.unescape(table_of(ben, game).text)
+    assert seat_buttons(table_of(ben, game), "unmute_spectator") == {}  # the host's alone
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    unmute = seat_buttons(table_of(ada, game), "unmute_spectator")
+    assert list(unmute) == ["ns-unmute-left-0"]
+    assert unmute["ns-unmute-left-0"]["spectator"] == selectors.spectator_handle(game.code, ben.session["controller"])
+    table = post_form(ada, game, "unmute_spectator", unmute["ns-unmute-left-0"])
+    assert "chat muted" not in table.text and seat_buttons(table, "unmute_spectator") == {}
+    said = html.unescape(table_of(ben, game).text)
+    assert "muted your chat" not in said
+    assert services.chat_post(code=game.code, controller=ben.session["controller"], text="thanks")["text"] == "thanks"
+
+
 def test_the_host_without_script_mutes_and_unmutes_a_spectators_chat() -> None:
     """As the page with script does, beside each of a spectator's lines (by the handle they go by)."""
     ada = Client()

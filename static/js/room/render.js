@@ -641,8 +641,19 @@ export function seatsHtml(view) {
         ${buttons.join("")}</li>`;
     })
     .join("");
+  // The players muted who left the lobby (or the game before this rematch): their seat is gone,
+  // their mute is not, and the host unmutes them by the name they sat under (Room.muted_left).
+  const live = state.status === "lobby" || state.status === "playing";
+  const gone = (live && view.isHost ? state.chat?.muted_left ?? [] : [])
+    .map(
+      (entry, i) => `<li class="seat gone muted-left">
+        <span class="presence" aria-hidden="true"></span>
+        <span class="seat-name" id="muted-left-name-${i}">${esc(entry.name)}</span><span class="tag">${gettext("left")}</span><span class="tag">${gettext("chat muted")}</span>
+        <button type="button" class="btn btn-small btn-quiet" data-act="unmute_spectator" data-spectator="${esc(entry.spectator)}" id="unmute-left-${i}" aria-labelledby="unmute-left-${i} muted-left-name-${i}">${gettext("Unmute chat")}</button></li>`,
+    )
+    .join("");
   const note = offered ? `<p class="muted small" id="host-away-seats">${gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</p>` : "";
-  return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}</ol>${note}`;
+  return `<h2 id="seats-h" tabindex="-1">${gettext("Players")}</h2><ol class="seat-list">${items}${gone}</ol>${note}`;
 }
 
 /** Whether the play card offers the away seat's tools (the seat to play): the Players list then
