@@ -326,7 +326,7 @@ def test_a_player_taken_out_whose_seat_a_computer_then_plays_stays_quiet_and_kee
     assert Player.objects.get(game__code=code, seat=1).left_controller == controllers[1]
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=controllers[1], text="as a spectator, then")
-    assert refused.value.code == errors.MUTED
+    assert refused.value.code == errors.TAKEN_OUT
     assert selectors.held_a_seat(table.game, controllers[1])
 
 
