@@ -391,6 +391,19 @@ def test_a_tab_told_other_players_by_another_tab_of_its_browser_connects_again_a
     assert page.evaluate("h.FakeSocket.all.length") == 3
 
 
+def test_a_page_taken_out_connects_again_at_once_when_the_hosts_word_changes_and_is_told_it_anew(page: Any) -> None:
+    # The host took this browser out (its `you` says so); an unmute of that seat may give it its
+    # voice back, which only a new socket's `you` tells (room.js: the `muted` event).
+    js(page, "h.make(); h.hello(3, []); h.frame({type: 'you', seats: [], former: true, taken_out: true});")
+    js(page, "h.frame(h.state(3))")
+    assert page.evaluate("client.takenOut") is True
+    js(page, "client.standingChanged()")
+    assert page.evaluate("h.FakeSocket.all[0].closedWith") == 4003
+    assert page.evaluate("client.status") == "reconnecting" and once_timers(page) == [0]
+    js(page, "h.fire(0); h.socket().emit('open', {}); h.frame({type: 'you', seats: [], former: true});")
+    assert page.evaluate("h.FakeSocket.all.length") == 2 and page.evaluate("client.takenOut") is False
+
+
 def test_a_presence_with_this_pages_seat_away_while_its_socket_is_open_has_it_connect_again_at_once(
     page: Any,
 ) -> None:
