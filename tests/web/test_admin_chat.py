@@ -243,7 +243,7 @@ def test_the_admin_log_migrations_pass_over_an_object_id_that_is_not_ascii_digit
     under_way = ContentType.objects.get_for_model(GameUnderWay, for_concrete_model=False)
     LogEntry.objects.create(
         user_id=entry.user_id, content_type=under_way, action_flag=2, object_id="\u0661", object_repr="x",
-        change_message="Gave Al Bundy 1 day more to move (until 2030-01-01 00:00)",
+        change_message="Gave Al Bundy 1 day more to move (until 2030-01-01T00:00)",
     )  # fmt: skip
     ChatModeration.objects.all().delete()
     import_module("games.store.migrations.0020_chatmoderation").from_admin_log(apps, None)
