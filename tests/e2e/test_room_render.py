@@ -6,6 +6,8 @@ Painted Yahtzee dice's `colours` that the server adds beside `dice`.
 
 from __future__ import annotations
 
+import gettext as gettext_catalogs
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -1131,6 +1133,56 @@ def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: A
     s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
     widths = {total: page.evaluate(SEAT_PILL_WIDTHS, [s, total]) for total in (0, 7, 85, 346, 1111, 9999)}
     assert len({tuple(w) for w in widths.values()}) == 1, widths
+    assert page.errors == []
+
+
+# Each seat's pill drawn with the seats' presence and reactions given: its width and its height.
+SEAT_PILLS = """([s, presence, reactions]) => {
+  const view = render.viewOf(s, { mine: [2], presence: { seats: presence, spectators: 0 }, held: [], rolling: new Set(),
+    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+    justScored: null, levels: {}, reactions });
+  const box = document.getElementById("card");
+  box.innerHTML = render.seatsHtml(view);
+  return [...box.querySelectorAll(".seat")].map((seat) => [seat.getBoundingClientRect().width,
+    seat.getBoundingClientRect().height]);
+}"""
+
+
+def presence_words(language: str) -> str:
+    """A page's gettext that says the presence words as ``language`` does (locale/'s djangojs catalog)."""
+    catalog = gettext_catalogs.translation(
+        "djangojs", localedir=Path(__file__).resolve().parents[2] / "locale", languages=[language], fallback=True
+    )
+    words = {word: catalog.gettext(word) for word in ("online", "away")}
+    return HARNESS.replace(
+        '<script type="module">',
+        f"<script>const words = {json.dumps(words)};"
+        ' window.django = { gettext: (text) => words[text] ?? text };</script>\n<script type="module">',
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "da", "de", "es", "fr", "sv"])
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_seats_pill_keeps_its_size_when_its_player_reacts_or_goes_away(
+    harness: Any, language: str, size: tuple[int, int]
+) -> None:
+    """A reaction showed in the seat's pill for a few seconds, and "online" became "away" (in German
+    "abwesend", longer than "online"): the pill widened or narrowed, and the pills after it could
+    take another row and push the feed and the chat down. A reaction floats over the pill's edge,
+    and the presence word takes the room of the longer of the two from the start."""
+    page = harness(presence_words(language))
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    s = state([])
+    s["seats"] = [
+        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
+        for i, name in enumerate(["Ann", "Bob", "Cleo"])
+    ]
+    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
+    online = {"0": "online", "1": "online", "2": "online"}
+    still = page.evaluate(SEAT_PILLS, [s, online, {}])
+    reacting = page.evaluate(SEAT_PILLS, [s, online, {"1": "🎉"}])
+    away = page.evaluate(SEAT_PILLS, [s, {**online, "1": "away"}, {}])
+    assert reacting == still and away == still, (still, reacting, away)
     assert page.errors == []
 
 

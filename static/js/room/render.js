@@ -383,6 +383,16 @@ export function playHtml(view) {
     ${view.reactHere ? playReactionsHtml(view) : ""}${me ? "" : rollRoom}`;
 }
 
+/**
+ * A seat's "online" or "away": the other word is laid under it, unseen, so the pill keeps the
+ * width of the longer one ("abwesend" in German) as its player comes and goes, and the pills after
+ * it keep their rows.
+ */
+function presenceWords(state) {
+  const [shown, other] = state === "online" ? [gettext("online"), gettext("away")] : [gettext("away"), gettext("online")];
+  return `<span class="presence-text"><span>${shown}</span><span class="presence-room" aria-hidden="true">${other}</span></span>`;
+}
+
 /** The reaction buttons in the play card (room.js sends what a button's data-react says). */
 export function playReactionsHtml(view) {
   const buttons = (view.reactionChoices ?? [])
@@ -636,7 +646,7 @@ export function seatsHtml(view) {
       return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}">
         ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
         <span class="seat-name" id="seat-name-${seat.seat}">${esc(seat.name)}</span>${tags.join("")}
-        ${presenceText ? `<span class="presence-text">${presenceText === "online" ? gettext("online") : gettext("away")}</span>` : ""}
+        ${presenceText ? presenceWords(presenceText) : ""}
         ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}
         ${buttons.join("")}</li>`;
     })
