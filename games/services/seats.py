@@ -528,6 +528,9 @@ def seats_hand_over(*, controller: str, to: str) -> list[str]:
             lines = ChatMessage.objects.filter(game=game, seat__isnull=True, controller=controller)
             shown = list(lines.filter(hidden=False).values_list("pk", flat=True))
             lines.update(controller=to)
+            # So are the host's mutes and unmutes of it as a spectator, which name that handle: the
+            # last of them still holds for the account (games.store.selectors.silenced).
+            _spectator_moves_handed(game, controller, to)
             if shown:
                 # Open pages show those lines under the old handle, which mutes nobody now.
                 frame = {
@@ -559,11 +562,24 @@ def _handed_all(game: Game, controller: str, to: str) -> tuple[Room, list[int], 
     room, seats = _handed(game.room, controller, to)
     hushed = controller in room.muted_spectators
     if hushed:
+        # A player muted who left the lobby stays named, under the account's handle, for the host
+        # to unmute: without the name the host has nothing to unmute them by once the game is on.
+        name = dict(room.muted_left).get(controller)
         room = room.spectator_muted(controller, False)
         host = next((entry for entry in room.seats if entry.player == game.host_id), None)
         if host is None or to not in (host.controller, host.away_controller):  # a host's own browser is never muted
-            room = room.spectator_muted(to, True)
+            room = room.spectator_muted(to, True) if name is None else room.left_muted(to, name)
     return room, seats, hushed
+
+
+def _spectator_moves_handed(game: Game, controller: str, to: str) -> None:
+    """The host's mutes and unmutes of ``controller`` as a spectator in ``game`` made ``to``'s: they
+    name the browser by its handle, which is ``to``'s from now on, as its chat lines are."""
+    handle, new = spectator_handle(game.code, controller), spectator_handle(game.code, to)
+    said = list(Move.objects.filter(game=game, kind=Move.Kind.MUTE, player__isnull=True, payload__spectator=handle))
+    for move in said:
+        move.payload = {**move.payload, "spectator": new}
+    Move.objects.bulk_update(said, ["payload"])
 
 
 def _watched(controller: str) -> list[tuple[str, str]]:

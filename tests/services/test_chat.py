@@ -580,3 +580,47 @@ def test_a_player_muted_who_left_the_game_is_named_for_the_host_to_unmute_in_the
         action_id=action_id(),
     )
     assert chat_post(code=new.code, controller=cy, text="back")["name"] == "Spectator"
+
+
+def test_a_muted_player_who_left_the_lobby_and_signs_in_is_still_named_for_the_host_to_unmute() -> None:
+    """Bob, muted, leaves the lobby and signs in: his mute is the account's now (signing in does not
+    lift it), and so is his line in the host's Players list, by the account's handle, which the
+    host unmutes him by once the game is on."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    services.seats_hand_over(controller=bob, to="bobs-account")
+    handle = spectator_handle(code, "bobs-account")
+    state = game_state(table.game)
+    assert state["chat"]["muted"] == [handle]
+    assert state["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    spectator_unmute(
+        code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    assert chat_post(code=code, controller="bobs-account", text="thanks")["name"] == "Spectator"
+
+
+def test_a_muted_player_who_left_the_lobby_unmuted_by_the_host_and_then_signed_in_may_post() -> None:
+    """The host's unmute of Bob (by the handle of his browser then) still holds once he signs in:
+    his account, whose handle the unmute did not name, is not silenced by his seat's old mute."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    spectator_unmute(
+        code=code,
+        controller=host,
+        spectator=spectator_handle(code, bob),
+        expected_version=table.version(),
+        action_id=action_id(),
+    )
+    services.seats_hand_over(controller=bob, to="bobs-account")
+    assert silenced(Game.objects.get(code=code), "bobs-account") is None
+    assert chat_post(code=code, controller="bobs-account", text="thanks")["name"] == "Spectator"
