@@ -283,11 +283,19 @@ FOLDED_LOOKALIKES = _folded_lookalikes()
 # What a username may hold besides letters and digits (Django's UnicodeUsernameValidator): marks
 # between the parts of a name, which do not make it another ("ann_lee", "ann.lee", "annlee").
 SEPARATORS = "@.+-_"
+# Letters drawn as a middle dot, which a username may hold as it holds any letter: the Latin
+# sinological dot, the Canadian syllabics final middle dot, the Hangul araea (and its
+# compatibility letter). Between two parts of a name they part it as a middle dot does:
+# "AnnꞏLee" would pass for "Ann·Lee", which reads as "Ann.Lee".
+LETTERS_DRAWN_AS_DOTS = "\ua78f\u1427\u119e\u318d"
 # Middle dots and the minus sign, which part a name as a dot or a hyphen does ("Ann·Lee", the
-# Catalan "l·l", the katakana "アン・リー") though Unicode counts them among other signs. Each one's
-# compatibility form (NFKC: the Greek ano teleia, the half-width katakana dot, a superscript minus)
-# is one of them.
-DOTS_AND_MINUS = frozenset("\u00b7\u16eb\u2027\u2219\u22c5\u2e31\u2e33\u30fb\U00010101\u2212")
+# Catalan "l·l", the katakana "アン・リー") though Unicode counts them among other signs; the signs
+# drawn as a hyphen (the modifier letter minus sign, the hyphen bullet); LETTERS_DRAWN_AS_DOTS.
+# Each one's compatibility form (NFKC: the Greek ano teleia, the half-width katakana dot, a
+# superscript minus) is one of them.
+DOTS_AND_MINUS = frozenset(
+    "\u00b7\u16eb\u2027\u2219\u22c5\u2e31\u2e33\u30fb\U00010101\u2212\u02d7\u2043" + LETTERS_DRAWN_AS_DOTS
+)
 
 
 def separator(char: str) -> bool:

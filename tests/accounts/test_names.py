@@ -302,6 +302,8 @@ PINNED_SKELETONS = {
     "Former player": "former player",
     "Ann–Lee": "annlee",
     "Ann·Lee": "annlee",
+    "Ann\ua78fLee": "annlee",
+    "Ann\u318dLee": "annlee",
 }
 # The skeleton of each name in capitals (AccountName.capitals), stored as the skeleton is.
 PINNED_CAPITALS = {"νικος": "nlkoσ", "ΝΙΚΟΣ": "nlkoσ", "ΑΝΝΑ": "anna", "Straße": "strasse", "ὐλη": "y\u0313\u03bbh"}
@@ -312,7 +314,12 @@ def test_a_names_stored_skeleton_in_capitals_stays_what_it_was(name: str, skelet
     assert capitals_skeleton(name) == skeleton
 
 
-@pytest.mark.parametrize("twin", ["Ann–Lee", "Ann—Lee", "Ann·Lee", "Ann‿Lee", "Ann・Lee"])
+# Letters a username may hold that are drawn as a middle dot: the Latin sinological dot, the
+# Canadian syllabics final middle dot, the Hangul araea (and its compatibility letter).
+DOT_LETTERS = ["Ann\ua78fLee", "Ann\u1427Lee", "Ann\u119eLee", "Ann\u318dLee"]
+
+
+@pytest.mark.parametrize("twin", ["Ann–Lee", "Ann—Lee", "Ann·Lee", "Ann‿Lee", "Ann・Lee", *DOT_LETTERS])
 def test_a_name_parted_by_another_dash_or_dot_is_the_name_parted_by_a_hyphen(twin: str) -> None:
     assert name_skeleton(twin) == name_skeleton("Ann-Lee") == name_skeleton("Ann_Lee")
     sign_up(Client(), "Ann-Lee")
@@ -437,3 +444,33 @@ def test_a_dump_of_accounts_that_read_alike_loads_again(tmp_path: Any) -> None:
         ("Annl", True),
     ]
     assert older.pk in AccountName.objects.values_list("user", flat=True)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_after")
+def test_the_migration_stores_anew_the_names_of_accounts_parted_by_a_letter_drawn_as_a_dot() -> None:
+    """An account named with a letter drawn as a middle dot ("annꞏlee") was stored as another
+    name than "ann.lee" beside it: both keep their names, the later marked as reading as the
+    older; a name that reads as either is refused, and an account of such a letter alone keeps
+    its row, stored anew."""
+    apps = _migrate([("accounts", "0011_account_names_in_capitals_of_every_account")])
+    old_users = apps.get_model("auth", "User").objects
+    old_names = apps.get_model("accounts", "AccountName").objects
+    stored_before = {"ann.lee": "annlee", "ann\ua78flee": "ann\ua78flee", "bo\u1427b": "bo\u1427b"}
+    for name, skeleton in stored_before.items():
+        user = old_users.create(username=name)
+        old_names.create(user_id=user.pk, skeleton=skeleton, capitals=skeleton)
+    _migrate([("accounts", "0012_account_names_parted_by_letters_drawn_as_dots")])
+    from accounts.models import AccountName
+
+    rows = {
+        row.user.username: (row.skeleton, row.capitals, row.reads_as_older)
+        for row in AccountName.objects.select_related("user")
+    }
+    assert rows == {
+        "ann.lee": ("annlee", "annlee", False),
+        "ann\ua78flee": ("annlee", "annlee", True),
+        "bo\u1427b": ("bob", "bob", False),
+    }
+    assert [e.code for e in refused("Ann-Lee")] == ["lookalike"]
+    assert [e.code for e in refused("B0b")] == ["lookalike"]

@@ -283,6 +283,12 @@ READ_ALIKE = [
     ("Ann_Lee", "Ann‿Lee"),  # an undertie
     ("Ann.Lee", "Ann·Lee"),  # a middle dot
     ("Ann Lee", "Ann・Lee"),  # a katakana middle dot
+    # Letters and signs drawn as a middle dot or a hyphen, though Unicode counts them as neither.
+    ("Ann·Lee", "Ann\ua78fLee"),  # the Latin letter sinological dot
+    ("Ann·Lee", "Ann\u1427Lee"),  # the Canadian syllabics final middle dot
+    ("Ann·Lee", "Ann\u318dLee"),  # the Hangul letter araea
+    ("Ann-Lee", "Ann\u02d7Lee"),  # the modifier letter minus sign
+    ("Ann-Lee", "Ann\u2043Lee"),  # the hyphen bullet
 ]
 
 
