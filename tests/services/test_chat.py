@@ -624,3 +624,17 @@ def test_a_muted_player_who_left_the_lobby_unmuted_by_the_host_and_then_signed_i
     services.seats_hand_over(controller=bob, to="bobs-account")
     assert silenced(Game.objects.get(code=code), "bobs-account") is None
     assert chat_post(code=code, controller="bobs-account", text="thanks")["name"] == "Spectator"
+
+
+def test_a_muted_companion_of_the_hosts_device_who_leaves_the_lobby_does_not_mute_the_hosts_browser() -> None:
+    """Bob plays on the host's phone; the host mutes his seat and he leaves the lobby. The browser
+    is the host's, which is never muted: nothing is listed for the host to unmute (an unmute of
+    their own browser is refused)."""
+    host = services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host])
+    services.game_join(code=code, name="Bob", controller=host)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=host, seat=1, expected_version=None, action_id=action_id())
+    state = game_state(table.game)
+    assert "muted_left" not in state["chat"] and state["chat"]["muted"] == []
