@@ -638,6 +638,18 @@ def _hand_over_ended(codes: list[str], controller: str, to: str) -> list[str]:
     return [game.code for game in changed]
 
 
+def _muted_left_forgotten(room: Room, controller: str, names: set[str]) -> Room:
+    """``room`` with the players muted who left it (Room.muted_left) of the browser ``controller``
+    under one of ``names`` (a deleted account's own) shown as FORMER_PLAYER: a companion who
+    played on its device keeps their name, as on the seats."""
+    if not controller or not any(token == controller and name in names for token, name in room.muted_left):
+        return room
+    renamed = tuple(
+        (token, FORMER_PLAYER if token == controller and name in names else name) for token, name in room.muted_left
+    )
+    return room.change(muted_left=renamed)
+
+
 def _forget_names(game: Game, ids: set[int], names: set[str]) -> None:
     moves = [
         m
@@ -672,7 +684,11 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
     log and replay stay whole.
     """
     ids = set(player_ids)
-    for code in _codes_with(pk__in=ids):
+    codes = _codes_with(pk__in=ids)
+    # Read before its seats are no longer its browser's, which finds them.
+    watched = _watched(controller) if controller else []
+    forgotten: set[str] = set()
+    for code in codes:
         with transaction.atomic():
             game = locked(code)
             seats = []
@@ -689,6 +705,8 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
             ]  # fmt: skip
             names = set(Player.objects.filter(game=game, pk__in=ids).values_list("name", flat=True))
             names |= {entry.name for entry in room.seats if entry.player in ids}
+            forgotten |= names
+            room = _muted_left_forgotten(room, controller, names)
             for index, entry in enumerate(room.seats):
                 if entry.player in ids:
                     # A finished game's seat is no browser's any more: a rematch does not seat it.
@@ -722,6 +740,24 @@ def seats_forget(*, controller: str, player_ids: list[int]) -> None:
                 if game.status == Game.Status.PLAYING and game.room.seats[index].active:
                     vacate(game, index, kind=Move.Kind.LEAVE, actor=controller, action_id="")
     if controller:
+        # A rematch names a player muted who left the game before it (Room.muted_left), though
+        # they never sat there: the name goes there too.
+        for code, status in watched:
+            if status not in LIVE or code in codes:
+                continue
+            with transaction.atomic():
+                game = locked(code)
+                room = _muted_left_forgotten(game.room, controller, forgotten)
+                if room != game.room:
+                    record(
+                        game,
+                        kind=Move.Kind.FORGET,
+                        player_id=None,
+                        payload={"seats": []},
+                        actor="",
+                        action_id="",
+                        room=room,
+                    )
         for code in _codes_with(controller=controller, game__status__in=LIVE):
             # Last seat first: in a lobby the seats after one that leaves move up a place.
             for index in reversed(Game.objects.get(code=code).room.seats_of(controller)):

@@ -31,6 +31,7 @@ from games.services.chat import (
     spectator_mute,
     spectator_unmute,
 )
+from games.services.codes import FORMER_PLAYER
 from games.store.models import ChatMessage, Game, Move
 from games.store.selectors import chat_audience, chat_history, chat_history_for, game_state, spectator_handle
 from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, sign_up
@@ -638,3 +639,32 @@ def test_a_muted_companion_of_the_hosts_device_who_leaves_the_lobby_does_not_mut
     services.game_leave(code=code, controller=host, seat=1, expected_version=None, action_id=action_id())
     state = game_state(table.game)
     assert "muted_left" not in state["chat"] and state["chat"]["muted"] == []
+
+
+def test_a_deleted_accounts_name_muted_who_left_the_lobby_is_shown_as_former_player() -> None:
+    """Bob, muted, leaves the lobby and deletes his account: the host's Players list no longer
+    names him (a deleted account's name is withdrawn everywhere), though the mute is kept."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    bobs = services.game_join(code=code, name="Bob", controller=bob)
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    services.seats_forget(controller=bob, player_ids=[bobs.pk])
+    handle = spectator_handle(code, bob)
+    assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": FORMER_PLAYER}]
+
+
+def test_a_deleted_accounts_name_muted_who_left_the_game_is_withdrawn_from_the_rematch_too() -> None:
+    """Cy, muted, leaves mid-game, is named in the rematch's list, then deletes her account: the
+    rematch, where she never sat, no longer names her either."""
+    table = spectators_chat_room()
+    code, (ann, bob, cy) = table.code, table.controllers
+    seat_mute(code=code, controller=ann, seat=2, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=cy, seat=2, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(5))
+    rematch = services.game_rematch(code=code, controller=ann)
+    services.seats_forget(controller=cy, player_ids=[table.game.room.seats[2].player])
+    new = Table(code=rematch.code, controllers=[ann, bob, cy])
+    shown = [{"spectator": spectator_handle(new.code, cy), "name": FORMER_PLAYER}]
+    assert game_state(new.game)["chat"]["muted_left"] == shown
