@@ -2,7 +2,9 @@
 before made without one while 0009 was being deployed. Accounts of one name in two cases (allauth's
 case-insensitive check raced, or did not fold the letters on SQLite: "ΝΙΚΟ" and "νικο") keep
 their names: the later one, made later (then by id), is marked ``reads_as_older`` and so left out
-of the unique constraints, as 0009 marked look-alikes."""
+of the unique constraints, as 0009 marked look-alikes. So is an account without a row whose name
+an account made after it holds (checked against the rows alone, it was signed up beside it), as
+``accounts.services.account_names_complete`` marks it."""
 
 from django.conf import settings
 from django.db import migrations
@@ -23,7 +25,10 @@ def fill(apps, schema_editor):
     for pk, username, skeleton, stored_capitals, older in users.iterator():
         own_skeleton, own_capitals = name_skeletons(username)
         if skeleton is None:  # no row
-            older = own_skeleton in skeletons or own_capitals in capitals
+            # An account made later on this release may hold the name already: it was checked
+            # against the rows alone, and this account had none.
+            taken = AccountName.objects.filter(skeleton=own_skeleton, reads_as_older=False).exists()
+            older = taken or own_skeleton in skeletons or own_capitals in capitals
             made.append(AccountName(user_id=pk, skeleton=own_skeleton, capitals=own_capitals, reads_as_older=older))
             skeleton = own_skeleton
         elif stored_capitals is None:

@@ -474,3 +474,24 @@ def test_the_migration_stores_anew_the_names_of_accounts_parted_by_a_letter_draw
     }
     assert [e.code for e in refused("Ann-Lee")] == ["lookalike"]
     assert [e.code for e in refused("B0b")] == ["lookalike"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_after")
+def test_the_migration_gives_an_account_made_without_a_row_a_name_another_made_later_holds() -> None:
+    """The release before made "Ann1" without a row while 0009 was deployed; "Annl", signed up
+    after it on this release, was checked against the rows alone and holds the name. Both keep
+    their names (the one without a row marked, as ``account_names_complete`` marks it), and the
+    migration does not stop at the unique constraint."""
+    apps = _migrate([("accounts", "0009_account_names_of_every_account")])
+    old_users = apps.get_model("auth", "User").objects
+    old_names = apps.get_model("accounts", "AccountName").objects
+    old_users.create(username="Ann1")  # by the release before: no row
+    later = old_users.create(username="Annl")
+    old_names.create(user_id=later.pk, skeleton=name_skeleton("Annl"))
+    _migrate([("accounts", "0011_account_names_in_capitals_of_every_account")])
+    from accounts.models import AccountName
+
+    rows = {row.user.username: (row.skeleton, row.reads_as_older) for row in AccountName.objects.select_related("user")}
+    assert rows == {"Ann1": ("annl", True), "Annl": ("annl", False)}
+    assert [e.code for e in refused("AnnI")] == ["lookalike"]
