@@ -722,6 +722,24 @@ def test_a_deleted_accounts_seat_and_chat_lines_are_named_in_the_readers_words_n
     ]
 
 
+def test_a_deleted_accounts_name_among_the_players_muted_who_left_is_in_the_readers_words(harness: Any) -> None:
+    """The host's Players list names a player muted who left (the state's ``chat.muted_left``) as
+    the seats do: a deleted account's stored English name in the reader's words."""
+    page = harness(FORMER_PLAYER_IN_GERMAN)
+    s = state([1, 2, 3, 4, 5])
+    s["chat"] = {**s.get("chat", {}), "muted_left": [{"spectator": "0123456789ab", "name": "Former player"}]}
+    drawn = page.evaluate(
+        """async (s) => {
+          const render = await import("/static/js/room/render.js");
+          return render.seatsHtml(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+            rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
+            connection: "connected", feed: [], justScored: null, levels: {} }));
+        }""",
+        s,
+    )
+    assert 'id="muted-left-name-0">Ehemalige Person<' in drawn and "Former player" not in drawn
+
+
 RENDER = """<!doctype html><html lang="en"><title>render</title><script type="module">
 import * as render from "/static/js/room/render.js";
 window.render = render;

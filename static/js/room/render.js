@@ -658,7 +658,7 @@ export function seatsHtml(view) {
     .map(
       (entry, i) => `<li class="seat gone muted-left">
         <span class="presence" aria-hidden="true"></span>
-        <span class="seat-name" id="muted-left-name-${i}">${esc(entry.name)}</span><span class="tag">${gettext("left")}</span><span class="tag">${gettext("chat muted")}</span>
+        <span class="seat-name" id="muted-left-name-${i}">${esc(playerName(entry.name))}</span><span class="tag">${gettext("left")}</span><span class="tag">${gettext("chat muted")}</span>
         <button type="button" class="btn btn-small btn-quiet" data-act="unmute_spectator" data-spectator="${esc(entry.spectator)}" id="unmute-left-${i}" aria-labelledby="unmute-left-${i} muted-left-name-${i}">${gettext("Unmute chat")}</button></li>`,
     )
     .join("");
