@@ -59,25 +59,30 @@ function madeWithServerKey(subscription) {
 }
 
 // The browser's subscription, made anew with the server's key if the one it has was made with
-// another (the old one is forgotten by the server and dropped by the browser).
+// another (the old one is forgotten by the server and dropped by the browser). `known`: the server
+// removed the old one as this browser's, which shows the new one is for the same person.
 async function subscription(registration) {
   const old = await registration.pushManager.getSubscription();
-  if (old && madeWithServerKey(old)) return old;
+  if (old && madeWithServerKey(old)) return { made: old, known: false };
+  let known = false;
   if (old) {
-    await post(box.dataset.removeUrl, { endpoint: old.endpoint }).catch(() => {});
+    known = await post(box.dataset.removeUrl, { endpoint: old.endpoint }).then((answer) => Boolean(answer.removed), () => false);
     await old.unsubscribe();
   }
-  return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
+  const made = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
+  return { made, known };
 }
 
 // The browser's subscription posted to the server. One its push service said is gone (it expired
 // while the browser kept it: the server answers `subscription_gone`) is dropped and made anew.
 // `heals`: the endpoint of the one the browser held at a visit, posted again without a press; the
 // server takes it only from the person it was made for (`subscription_ended` otherwise).
+// One made anew for a key the server no longer has heals nothing the server could still check:
+// the removal of the old one said whose it was.
 async function postSubscription(registration, heals) {
-  const made = await subscription(registration);
+  const { made, known } = await subscription(registration);
   try {
-    await post(box.dataset.subscribeUrl, heals ? { ...made.toJSON(), heals } : made.toJSON());
+    await post(box.dataset.subscribeUrl, heals && !known ? { ...made.toJSON(), heals } : made.toJSON());
   } catch (error) {
     if (error.code !== "subscription_gone") throw error;
     await post(box.dataset.removeUrl, { endpoint: made.endpoint }).catch(() => {});
@@ -148,7 +153,9 @@ async function start() {
       await postSubscription(registration, subscribed.endpoint);
     } catch (error) {
       if (error.code === "subscription_ended") {
-        await subscribed.unsubscribe().catch(() => {});
+        // The browser's, whichever it holds now: one made anew for the server's key in its place too.
+        const held = await registration.pushManager.getSubscription().catch(() => null);
+        await (held ?? subscribed).unsubscribe().catch(() => {});
         show(gettext("Off on this device."), false);
         return;
       }

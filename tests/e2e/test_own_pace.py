@@ -32,7 +32,7 @@ from tests.e2e.helpers import (
     shot,
     version,
 )
-from tests.e2e.test_accounts import sign_up, username
+from tests.e2e.test_accounts import sign_in, sign_up, username
 from tests.e2e.test_social import KEEP_SOCKETS
 from tests.live import ROOT, Browser, dies_with_tests, released
 from tests.push_stub import PushService, Subscriber
@@ -1030,3 +1030,50 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
     page.click("#push-on")
     page.wait_for_selector("#push-box[data-state=on]")
     assert [e for e in page.errors if "status of 400" not in e] == []
+
+
+def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of_its_account(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The site's key changed, and the player comes back signed in to the same account in a new
+    session (the old one expired): the page removed the old subscription on the server, then
+    posted the one it made with the new key as healing the old, which the server no longer held
+    for anyone, so it was refused as ended; the page said "Off" and left the new subscription in
+    the browser, known to no one. The server's answer to the removal shows it was this account's."""
+    page = new_page()
+    page.context.grant_permissions(["notifications"], origin=live_site.url)
+    page.add_init_script(script=f"({KEYED_PUSH})()")
+    ana = username("ana")
+    sign_up(page, live_site, ana)
+    page.goto(live_site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
+    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    server_key = page.eval_on_selector("#push-box", "box => box.dataset.key")
+    # Her browser's subscription was made with the site's key before it changed, and the server holds it.
+    old_key = Subscriber("http://127.0.0.1:9/push/y").subscription["keys"]["p256dh"]
+    page.evaluate("key => localStorage.setItem('fake-push-key', key)", old_key)
+    old_endpoint = "http://127.0.0.1:9/push/" + old_key[:8]
+    page.evaluate(
+        """async (endpoint) => {
+          const box = document.getElementById("push-box");
+          const csrf = document.querySelector('meta[name="csrf-token"]').content;
+          const body = JSON.stringify({ endpoint, keys: JSON.parse(localStorage.getItem("fake-push-keys")) });
+          const headers = { "Content-Type": "application/json", "X-CSRFToken": csrf };
+          await fetch(box.dataset.subscribeUrl, { method: "POST", credentials: "same-origin", headers, body });
+        }""",
+        old_endpoint,
+    )
+    stored = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
+    assert live_site.query(stored, old_endpoint) == [(ana,)]
+    # Her session ended without a sign-out; she signs in again.
+    page.context.clear_cookies()
+    sign_in(page, live_site, ana)
+    page.goto(live_site.url + "/games")
+    page.wait_for_function(f"localStorage.getItem('fake-push-key') === {json.dumps(server_key)}")
+    page.wait_for_selector("#push-box[data-state=on]")
+    assert "On: this device is told" in (page.text_content("#push-status") or "")
+    assert not live_site.query(stored, old_endpoint)
+    assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8]) == [(ana,)]
