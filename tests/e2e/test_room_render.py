@@ -1244,3 +1244,35 @@ def test_a_box_scored_is_no_taller_than_an_empty_one(page: Any, name: str, size:
             )
         assert page.evaluate(CARD_ROWS, [s, boxes])["tables"] == empty["tables"], scheme
     assert page.errors == []
+
+
+def test_the_feed_of_a_page_just_loaded_names_no_one_a_computer_plays_for(harness: Any) -> None:
+    """After a reload the feed says who is at the table: a computer playing the seat of a player
+    who is away (two timeouts) or who left is no person at the table, though the seat keeps their
+    name; a computer that sat down as one is, and so is this page's own seat."""
+    page = harness(HARNESS)
+    playing = {
+        **state([2, 3, 4, 5, 6]),
+        "seats": [
+            {"seat": 0, "name": "Ana", "kind": "human", "status": "active", "host": True},
+            {"seat": 1, "name": "Bo", "kind": "bot", "status": "active", "away": True, "kept": True},
+            {"seat": 2, "name": "Cy", "kind": "bot", "status": "active", "gave_up": True},
+            {"seat": 3, "name": "Rolly", "kind": "bot", "status": "active", "level": "good"},
+            {"seat": 4, "name": "Dee", "kind": "human", "status": "active"},
+            {"seat": 5, "name": "Eve", "kind": "human", "status": "active"},
+        ],
+    }
+    feed = """([s, mine]) => {
+      const presence = { seats: { "0": "away", "4": "away", "5": "online" }, spectators: 1 };
+      const view = render.viewOf(s, { mine, presence,
+        held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
+        connection: "connected", feed: [], justScored: null, levels: {} });
+      const box = document.createElement("div");
+      box.innerHTML = render.feedHtml(view);
+      return box.querySelector(".feed-here")?.textContent ?? null;
+    }"""
+    assert page.evaluate(feed, [playing, [0]]) == "Ana, Rolly, and Eve are here."
+    # A spectator's page: its own seat is none, and Ana's away.
+    assert page.evaluate(feed, [playing, []]) == "Rolly and Eve are here."
+    # Bo's own page, his seat played by the computer until he takes it back: he is at the table.
+    assert page.evaluate(feed, [playing, [1]]) == "Bo, Rolly, and Eve are here."

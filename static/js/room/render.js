@@ -572,11 +572,19 @@ const lineHtml = (text) => esc(text).replace(/\u2068([^\u2068\u2069]*)\u2069/g, 
 
 /** Who is at the table now: every seat still in the game but an away player's, by the room's
  * presence (the page's from its load, then each presence frame's); this page's own seats are
- * here, whatever a socket closed by the reload left the room saying. Null outside play. */
+ * here, whatever a socket closed by the reload left the room saying, and so is a seat of it a
+ * computer plays while it was away. A computer playing the seat of another player away or gone
+ * (``kept``, ``gave_up``) is not that player: the seat keeps their name.
+ * Null outside play. */
 function hereLine(view) {
   const { state, presence } = view;
   if (state.status !== "playing") return null;
-  const here = state.seats.filter((s) => s.status === "active" && (s.kind === "bot" || view.isMine(s.seat) || presence.seats[String(s.seat)] !== "away"));
+  const present = (s) => {
+    if (view.voices.includes(s.seat)) return true; // this page's, a computer's while it is away included
+    if (s.kind === "bot") return !s.kept && !s.gave_up;
+    return presence.seats[String(s.seat)] !== "away";
+  };
+  const here = state.seats.filter((s) => s.status === "active" && present(s));
   if (!here.length) return null;
   const names = here.map((s) => isolated(s.name));
   return fmt(ngettext("%(names)s is here.", "%(names)s are here.", names.length), { names: list(names) });
