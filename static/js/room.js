@@ -70,6 +70,17 @@ const FEED_SIZE = 6;
 // (RoomClient.otherTab), so a seat taken in one tab is this browser's in all of them.
 const tabs = "BroadcastChannel" in window ? new BroadcastChannel(`yahtzee-room-${code}`) : null;
 const scheme = location.protocol === "https:" ? "wss" : "ws";
+
+/** The room's presence as the page was drawn, this page's own seats here: the socket a reload
+ * closed may have left them away, and the one about to open is theirs (the feed, the Players list
+ * and the card's dots say so alike until the socket's first presence frame). */
+function pagePresence(presence, mine) {
+  if (!presence) return null;
+  const seats = { ...(presence.seats ?? {}) };
+  for (const seat of mine) if (seats[String(seat)] === "away") seats[String(seat)] = "connected";
+  return { ...presence, seats };
+}
+
 const client = new RoomClient({
   url: `${scheme}://${location.host}/ws/rooms/${code}/`,
   state: initial.state,
@@ -77,7 +88,7 @@ const client = new RoomClient({
   spectator: initial.spectator ?? "",
   former: Boolean(initial.former),
   left: initial.left ?? [],
-  presence: initial.presence ?? null,
+  presence: pagePresence(initial.presence, initial.you ?? []),
   takenOut: Boolean(initial.taken_out),
   hooks: {
     onConnection: (status) => {

@@ -63,6 +63,27 @@ def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(
         shot(bob, f"feed-after-reload-{size}-{scheme}", full_page=True)
 
 
+def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: LiveSite, new_page: Any) -> None:
+    """The page is drawn with the room's presence, in which the socket the reload closed left this
+    page's seat away: the feed said "Ann and Bob are here." while her own line in the Players list
+    said "away" and her scorecard head showed the away dot, until her socket was counted again."""
+    ann, bob = new_page(**DESKTOP), new_page(**DESKTOP)
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    for page in (ann, bob):
+        page.wait_for_function(ALL_ONLINE, arg=2)
+    ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), lambda ws: None)  # never counted again
+    ann.goto("about:blank")  # her socket closes, and the room counts her away
+    bob.wait_for_function("document.querySelectorAll('#seats .presence.away').length === 1")
+    ann.goto(url)
+    ann.wait_for_selector("#table:not([hidden])")
+    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
+    assert ann.locator("#seats .presence.away").count() == 0
+    assert ann.locator("#card th.seat-head .presence.away").count() == 0
+    assert ann.locator("#seats .presence.online").count() == 2
+
+
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: Any, size: str) -> None:
     screen = PHONE if size == "phone" else DESKTOP
