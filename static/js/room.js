@@ -927,6 +927,12 @@ function keepFocus(fn) {
     const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")]
       .filter((b) => b.dataset.player !== player);
     (buttons.find((b) => Number(b.dataset.seat) >= seat) ?? buttons.at(-1) ?? document.getElementById("seats-h"))?.focus();
+  } else if (/^unmute-left-\d+$/.test(id)) {
+    // A player who left, unmuted: their line goes with the mute, the keyboard stays in the list,
+    // on the last line's first button (a player's Mute chat before their Remove).
+    const buttons = [...document.querySelectorAll("#seats .seat-list button:not([data-act=leave])")];
+    const line = buttons.at(-1)?.closest(".seat");
+    (buttons.find((b) => b.closest(".seat") === line) ?? document.getElementById("seats-h"))?.focus();
   }
 }
 

@@ -116,6 +116,29 @@ def test_the_host_keeps_focus_on_a_seats_mute_button_as_it_turns_to_unmute(live_
     assert host.evaluate("document.activeElement.closest('#seats') !== null"), host.evaluate(FOCUSED)
 
 
+def test_the_host_who_unmutes_a_player_who_left_keeps_the_keyboard_in_the_players_list(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Bob, muted, left the lobby: the host's list names him with Unmute chat. Pressed, his line
+    goes with his mute, and the keyboard fell to the top of the page; it stays in the list, on
+    another seat's button (Cy's Mute chat), not on the host's own Leave."""
+    host, bob, cy = new_page(), new_page(), new_page()
+    url = create_online(host, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    host.wait_for_selector("#mute-2")
+    act(host, [host, bob, cy], lambda: host.click("#mute-1"))
+    bob.on("dialog", lambda dialog: dialog.accept())
+    act(bob, [host, bob, cy], lambda: bob.click("#leave-1"))
+    host.wait_for_selector("#unmute-left-0")
+    host.focus("#unmute-left-0")
+    act(host, [host, cy], lambda: host.keyboard.press("Enter"))
+    host.wait_for_selector("#unmute-left-0", state="detached")
+    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
+        document.activeElement)"""
+    assert host.evaluate(focused) == ["mute", "Cy"], host.evaluate(FOCUSED)
+
+
 def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_seat_not_on_the_hosts_leave(
     live_site: LiveSite, new_page: Any
 ) -> None:
