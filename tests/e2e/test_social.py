@@ -833,3 +833,40 @@ def test_the_host_unmutes_a_muted_player_who_left_the_lobby_from_the_players_lis
     say(bob, "thanks")
     ann.wait_for_selector(".chat-line.spectator")
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
+
+
+def test_a_player_muted_and_taken_out_during_play_speaks_again_once_the_host_unmutes_their_seat(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann mutes Cy, Cy goes away, Ann takes Cy's seat out. Back at the table Cy reads that the host
+    took him out, with and without script. Ann unmutes his seat from his line: his page is told
+    anew (a new socket's ``you``) and offers the chat again, and the server takes his post."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
+    cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
+    ann.wait_for_selector("#seats #remove-2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
+    cy.goto(url)
+    cy.wait_for_selector("#conn[data-state=connected]")
+    said = "The host took you out of this game: you can read its chat but not post to it."
+    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    assert cy.locator("#chat-form").is_hidden()
+    plain = new_page(java_script_enabled=False)
+    plain.context.add_cookies(cy.context.cookies())
+    plain.goto(url)
+    assert plain.inner_text("#ns-chat-note") == said
+    # The seat's unmute gives Cy his voice back: nothing else of his browser was taken out.
+    ann.wait_for_selector("#seats #mute-2")
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
+    cy.wait_for_selector("#chat-form:not([hidden])")
+    assert cy.locator("#chat-note").is_hidden()
+    say(cy, "back")
+    ann.wait_for_selector(".chat-line.spectator")
+    plain.goto(url)
+    assert plain.locator("#ns-chat-note").count() == 0 or plain.inner_text("#ns-chat-note") != said
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []
