@@ -19,7 +19,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.domain import protocol
-from games.domain.errors import TAKEN_OUT
 from games.services import events
 from games.services.processes import ORIGIN
 from games.services.release import static_version
@@ -103,9 +102,7 @@ def arrive(code: str, channel_name: str, controller: str, browser: str = "") -> 
         return None  # swept as the page opened
     players = [game.room.seats[seat].player for seat in mine]
     handle = selectors.spectator_handle(game.code, controller)
-    former = not mine and selectors.held_a_seat(game, controller)
-    left = selectors.seats_given_up(game, controller) if former else []
-    taken_out = former and selectors.silenced(game, controller) == TAKEN_OUT
+    former, left, taken_out = selectors.former_player(game, controller, mine)
     you = protocol.encode(
         protocol.You(
             seats=mine,

@@ -446,6 +446,16 @@ def seats_given_up(game: Game, controller: str) -> list[int]:
     ]
 
 
+def former_player(game: Game, controller: str, mine: list[int]) -> tuple[bool, list[int], bool]:
+    """What a browser whose seats in ``game`` are ``mine`` is told of the seats it no longer holds,
+    on its page and in its socket's ``you``: whether it held a seat here and holds none now, the
+    seats it gave up (``seats_given_up``), and whether the host took it out (``silenced``)."""
+    former = not mine and held_a_seat(game, controller)
+    if not former:
+        return False, [], False
+    return True, seats_given_up(game, controller), silenced(game, controller) == TAKEN_OUT
+
+
 def _getting_ready(game: Game) -> dict[str, int | None] | None:
     if game.is_over or not (game.hints or game.room.has_bot()):
         return None

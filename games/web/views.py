@@ -37,7 +37,6 @@ from django.views.decorators.vary import vary_on_headers
 
 from games import services
 from games.domain import errors, protocol
-from games.domain.errors import TAKEN_OUT
 from games.domain.rules import RULESETS, RuleViolation
 from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
@@ -262,14 +261,11 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     mine = seats_of(game, controller)
     refused = join_refused(request, game.code)
     handle = selectors.spectator_handle(game.code, controller)
-    former = not mine and selectors.held_a_seat(game, controller)
-    left = selectors.seats_given_up(game, controller) if former else []
+    # A player the host took out reads that they post no more, as the chat refuses them.
+    former, left, taken_out = selectors.former_player(game, controller, mine)
     # Who is at the table as the page is drawn: a reload shows it at once, not only once its
     # socket is counted and the first presence frame comes.
     at_table = _presence(game.code)
-    # The host took this browser out of the game: its page says it reads the chat and posts no more,
-    # as the chat refuses it (games.services.chat.silenced).
-    taken_out = former and selectors.silenced(game, controller) == TAKEN_OUT
     page = {
         "state": state,
         "you": mine,
