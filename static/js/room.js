@@ -7,7 +7,8 @@ import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/cha
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { keepSeatNamesFitted, redrawCard } from "./scorecard.js";
-import { chime, fanfare, rattle } from "./room/sound.js";
+import { keepAwake, staysAwake } from "./room/awake.js";
+import { buzz, chime, fanfare, rattle } from "./room/sound.js";
 import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
@@ -955,6 +956,7 @@ function draw() {
   if (ended) showResult();
   if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);
+  keepAwake(staysAwake(v.state, v.mine));
 }
 
 // Small icons for the room bar, where a phone shows them in place of the words.
@@ -1061,7 +1063,10 @@ function cueTurn(v) {
   // The turn the page opens on is read with the page; every later one, the game's first
   // included (from the lobby), is said as it comes.
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== undefined) {
-    if (v.myTurn && !state.local && !ui.muted) chime();
+    if (v.myTurn && !state.local && !ui.muted) {
+      chime();
+      buzz();
+    }
     announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
   }
   ui.lastTurnKey = turnKey;

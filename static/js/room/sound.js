@@ -1,4 +1,5 @@
-// Sounds made in the page with Web Audio (no downloaded assets), all under the mute toggle.
+// Sounds made in the page with Web Audio (no downloaded assets), and the turn's buzz, all under the
+// mute toggle.
 
 let context = null;
 let idle = null;
@@ -46,6 +47,15 @@ function play(fn) {
 /** Two rising notes: it is your turn. */
 export function chime() {
   play((ctx, now) => [660, 880].forEach((freq, i) => tone(ctx, freq, now + i * 0.12, 0.25)));
+}
+
+/** A short buzz with the chime where the device vibrates: a phone whose ringer is off still feels its turn. */
+export function buzz() {
+  try {
+    navigator.vibrate?.([70, 60, 70]);
+  } catch {
+    /* no vibration: the chime and the title still say it */
+  }
 }
 
 /** Dice rattling on the felt: a few short clicks of filtered noise. */
