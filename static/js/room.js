@@ -1132,6 +1132,53 @@ async function shareInvite() {
   }
 }
 
+/** A finished game's result, shared through the device's share sheet, or copied where there is none. */
+async function shareResult() {
+  const v = view();
+  const text = render.resultText(v);
+  const url = new URL(v.state.replay_url, window.location.href).href;
+  if (v.canShare) {
+    try {
+      await navigator.share({ title: document.title, text, url });
+      return;
+    } catch (error) {
+      // Closing the share sheet is no failure; a browser that would not share copies instead.
+      if (error?.name === "AbortError") return;
+    }
+  }
+  if (!(await copied(`${text}\n${url}`))) {
+    toast(gettext("The browser did not let the page copy the result."), "info");
+    return;
+  }
+  const button = $("share-result");
+  if (button) button.textContent = gettext("Copied!");
+  announce(gettext("The result is copied, with the replay's link: paste it where you like."));
+}
+
+/** ``text`` put on the clipboard: by the Clipboard API, else the old way, through a selection. */
+async function copied(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const field = document.createElement("textarea");
+    const had = document.activeElement;
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.className = "sr-only";
+    document.body.append(field);
+    field.select();
+    try {
+      return document.execCommand("copy");
+    } catch {
+      return false;
+    } finally {
+      field.remove();
+      had?.focus?.({ preventScroll: true }); // the keyboard stays on the button pressed
+    }
+  }
+}
+
 function drawPlay(v) {
   // The table holds the chat too, which every room has (in the lobby as well).
   $("table").hidden = false;
@@ -1334,6 +1381,9 @@ $("chat-list").addEventListener("click", (event) => {
   actOnce(`${type}-${spectator}`, (state) => ((state.chat?.muted ?? []).includes(spectator) !== wanted ? { type, spectator } : null));
 });
 $("chat-text").addEventListener("input", countChat);
+$("over").addEventListener("click", (event) => {
+  if (event.target.closest?.("#share-result")) shareResult();
+});
 $("chat-toggle").addEventListener("click", () => {
   ui.chatHidden = !ui.chatHidden;
   localStorage.setItem("yahtzee-chat-hidden", ui.chatHidden ? "1" : "0");

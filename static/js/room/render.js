@@ -723,6 +723,15 @@ export function ranking(state) {
   });
 }
 
+/** The result as a player shares it, in plain text: the rule set and each seat's place and total
+ * ("A game of Yatzy: 1. Ann 287, 2. Bob 241"); the replay's address goes beside it. */
+export function resultText(view) {
+  const places = ranking(view.state).map((row) =>
+    fmt(gettext("%(rank)s. %(name)s %(points)s"), { rank: row.rank, name: view.seatName(row.seat), points: row.total }),
+  );
+  return fmt(gettext("A game of %(ruleset)s: %(places)s"), { ruleset: view.state.ruleset.label, places: places.join(", ") });
+}
+
 export function overHtml(view) {
   const { state } = view;
   const winners = state.winners.map(view.seatName);
@@ -774,10 +783,14 @@ export function overHtml(view) {
       })}</p>`;
   }
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
+  // The device's share sheet where the browser offers one (a phone's messages and chat apps), else the clipboard.
+  const share = state.replay_url
+    ? `<button class="btn" id="share-result" type="button">${view.canShare ? gettext("Share the result") : gettext("Copy the result")}</button>`
+    : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${ranked}</ol>
     <div id="review" class="review">${reviewHtml(view)}</div>
-    <div class="over-actions">${rematch}${replay}<a class="btn" href="/">${gettext("New game")}</a></div>
+    <div class="over-actions">${rematch}${replay}${share}<a class="btn" href="/">${gettext("New game")}</a></div>
     <p class="muted fair-over">${fmt(gettext("Fair dice: the server's seed was %(seed)s."), { seed: `<code>${esc(state.fairness.server_seed ?? "")}</code>` })}
       ${gettext("Its SHA-256 was shown from the start.")}${yourSeed} <a href="${view.fairnessUrl}">${gettext("Verify every roll")}</a>
       · <a href="${view.logUrl}">${gettext("download the roll log")}</a></p>${seen}`;
