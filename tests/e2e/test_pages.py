@@ -577,7 +577,11 @@ SCROLLED_TO = """async left => {
     });
   });
   const cut = heads.filter(h => !hidden(h.left, h.right) && !whole(h.left, h.right));
-  return { left: wrap.scrollLeft, max: wrap.scrollWidth - wrap.clientWidth, seats,
+  // A cell whose line runs past its edge draws an ellipsis there: a stray dot beside a name in view.
+  const dots = [...wrap.querySelectorAll('th.seat-head:not(.pin), tr.grand td:not(.pin)')]
+    .filter(c => c.scrollWidth > c.clientWidth + 1 && getComputedStyle(c).textOverflow === 'ellipsis')
+    .map(c => c.title || c.textContent.trim());
+  return { left: wrap.scrollLeft, max: wrap.scrollWidth - wrap.clientWidth, seats, dots,
            cut: cut.map(h => [Math.round(h.left), Math.round(h.right)]) };
 }"""
 
@@ -597,6 +601,7 @@ def whole_columns_and_names(seen: list[dict[str, Any]]) -> None:
     assert len({at["left"] for at in seen}) > 2, "the card scrolls sideways"
     for at in seen:
         assert at["cut"] == [], f"column heads half under the pinned columns or the box names: {at}"
+        assert at["dots"] == [], f"an ellipsis drawn at the edge of these seats' cells: {at}"
         assert at["seats"] and all(name and total for name, total in at["seats"].values()), at
 
 
@@ -628,6 +633,13 @@ def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_colu
     table.evaluate(SCROLLED_TO, 60)
     for scheme in in_each_scheme(table):
         shot(table, f"table-triple-sideways-390-{scheme}")
+    # A phone on its side: every seat's columns in view, each name over its own and no more.
+    table.set_viewport_size({"width": 667, "height": 375})
+    table.locator("#card").scroll_into_view_if_needed()
+    for at in sideways(table):
+        assert at["dots"] == [] and at["seats"].keys() == {"Bob", "Cleo"}, at
+    for scheme in in_each_scheme(table):
+        shot(table, f"table-triple-sideways-667-{scheme}")
     assert page.errors == [] and table.errors == []
 
 
