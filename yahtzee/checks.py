@@ -10,7 +10,8 @@
 - ``yahtzee.W003`` (``--deploy``): ``CSRF_TRUSTED_ORIGINS`` entries without a scheme, or
   with a wildcard, which the Origin check cannot compare.
 - ``yahtzee.W004`` (``--deploy``): ``DEBUG`` is on: error pages show settings and code.
-- ``yahtzee.W005``: ``SECRET_KEY`` from the environment is ``.env.example``'s placeholder or too
+- ``yahtzee.W005``: ``SECRET_KEY`` from the environment is a placeholder copied from an example
+  (``PLACEHOLDER_KEYS``; ``.env.example`` leaves it empty, so compose refuses to start) or too
   weak to sign with (Django's own measure: under 50 characters or 5 distinct ones). A plain
   check, so every start logs it.
 - ``yahtzee.W006``: ``VAPID_PRIVATE_KEY`` is set but cannot sign pushes (a placeholder, or not a
@@ -61,7 +62,8 @@ def shared_secret_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
     return []
 
 
-# The example's placeholder, and what Django's own deploy check calls too weak to sign with.
+# A placeholder an example may show (a published key signs anyone's sessions), and what Django's
+# own deploy check calls too weak to sign with.
 PLACEHOLDER_KEYS = ("replace-with-a-long-random-string",)
 
 
