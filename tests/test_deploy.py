@@ -1013,7 +1013,8 @@ def test_a_vapid_key_that_cannot_sign_is_flagged(tmp_path: Path) -> None:
     assert "yahtzee.W006" not in (lambda r: r.stdout + r.stderr)(run_manage("check", env=env))
 
 
-@pytest.mark.parametrize("name", ["SECRET_KEY", "VAPID_PRIVATE_KEY"])
+@pytest.mark.parametrize("name", ["SECRET_KEY", "VAPID_PRIVATE_KEY", "POSTGRES_PASSWORD"])
 def test_the_example_environment_leaves_the_keys_to_be_set(name: str) -> None:
-    # compose's ${NAME:?} then refuses to start until it is: no published key to sign with.
+    # compose's ${NAME:?} then refuses to start until it is: no published key to sign with, no
+    # published password for the database.
     assert re.search(rf"^{name}=$", (ROOT / ".env.example").read_text(), re.MULTILINE)
