@@ -1331,3 +1331,22 @@ def test_on_a_phone_the_waiting_players_triple_card_names_the_other_seat_over_it
         assert shown == ("whole" if needs <= room - 8 else "letters"), (title, room, needs, shown, seen)
     assert any(room >= 90 for _, room, _, _ in seen), seen  # two columns in view, once at rest
     assert bob.errors == []
+
+
+@pytest.mark.parametrize(("touch", "keys_shown"), [(True, False), (False, True)])
+def test_a_touch_screen_held_sideways_is_not_told_which_keys_to_press(
+    live_site: LiveSite, new_page: Any, touch: bool, keys_shown: bool
+) -> None:
+    """A phone on its side is as wide as a small laptop's window: the keys' line ("1–5 hold · Space
+    roll …") went by width alone, and a phone with no keyboard was told its keys. A screen with
+    no mouse and no keyboard keys is told none, at the table and in the replay; a window of the
+    same size with a mouse keeps them."""
+    page = new_page(844, 390, has_touch=touch, is_mobile=touch)
+    create_local(page, live_site, ["Ana", "Ben"])
+    act(page, [page], lambda: page.click("#roll"))
+    assert page.locator("#play .keys").is_visible() is keys_shown
+    page.goto(f"{live_site.url}/r/{finished_named_game(live_site, ['Ann', 'Bob'])}/replay")
+    page.wait_for_selector("#card table")
+    assert page.locator(".replay-keys").is_visible() is keys_shown
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-sideways-{'touch' if touch else 'mouse'}-{scheme}")
