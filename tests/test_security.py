@@ -10,6 +10,7 @@ before the game ends.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -72,6 +73,22 @@ async def test_a_socket_to_an_unknown_room_is_refused() -> None:
     connected, close_code = await ws.connect()
     assert not connected or close_code == 4404
     await ws.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "path", ["/ws/rooms//", "/ws/rooms/abc", "/ws/rooms/abc/more/", "/ws/rooms/..%2f/x/", "/ws/other/", "/"], ids=str
+)
+async def test_a_socket_to_an_address_that_is_no_rooms_is_refused_as_an_unknown_room(
+    path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Anyone can open these: each must be refused as cleanly as a code of no room, not fail in
+    # the router (an HTTP 500 to the client and an error with its traceback in the log each time).
+    ws = WebsocketCommunicator(application, path, headers=[ORIGIN])
+    connected, close_code = await ws.connect()
+    assert not connected and close_code == 4404
+    await ws.disconnect()
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 # --- only the seat whose turn it is acts ---------------------------------------------

@@ -1,9 +1,22 @@
 """Websocket routes."""
 
-from django.conf import settings
-from django.urls import path
+from typing import Any
 
-from games.realtime.consumer import RoomConsumer
+from django.conf import settings
+from django.urls import path, re_path
+
+from games.realtime.consumer import CLOSE_NO_ROOM, RoomConsumer
+
+
+async def no_route(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A socket to an address that is no room's: refused at the handshake as for a code of no room.
+
+    Channels' router raises for an address none of its routes matches, which anyone can open:
+    the client got an HTTP 500 and the log an error with its traceback each time.
+    """
+    await receive()  # websocket.connect
+    await send({"type": "websocket.close", "code": CLOSE_NO_ROOM})
+
 
 websocket_urlpatterns = [
     path("ws/rooms/<str:code>/", RoomConsumer.as_asgi()),
@@ -14,3 +27,7 @@ if settings.BENCH_ENDPOINTS:  # bench/load.py's bare broadcast socket, never in 
     from bench.consumer import BenchConsumer
 
     websocket_urlpatterns.append(path("ws/bench/<str:room>/", BenchConsumer.as_asgi()))
+
+# Last: whatever no route above takes. Django's stubs type a route's view as an HTTP one; Channels'
+# router takes any ASGI application.
+websocket_urlpatterns.append(re_path(r"", no_route))  # type: ignore[arg-type]
