@@ -738,6 +738,9 @@ def vapid_public_key() -> str:
 def push_allowed(endpoint: str) -> bool:
     """Whether the server may send to ``endpoint``: https (or http if PUSH_ALLOW_HTTP) to a host in PUSH_HOSTS.
 
+    An https endpoint names no port but 443, where every push service listens: another would
+    have the server connect wherever a subscriber chose on those hosts.
+
     The host must be a plain DNS name, and the HTTP client that sends the push (urllib3, under
     requests) must read the same host from the address as this check does: parsers disagree on
     a backslash, for one (``https://127.0.0.1\\.fcm.googleapis.com/`` is a name under
@@ -749,10 +752,12 @@ def push_allowed(endpoint: str) -> bool:
     try:
         parts = urlsplit(endpoint)
         host = (parts.hostname or "").lower()
-        parts.port  # noqa: B018  (raises ValueError for a port that is not one)
+        port = parts.port  # raises ValueError for a port that is not one
     except ValueError:
         return False
     if parts.scheme != "https" and not (parts.scheme == "http" and settings.PUSH_ALLOW_HTTP):
+        return False
+    if parts.scheme == "https" and port not in (None, 443):
         return False
     if parts.username or parts.password or not _DNS_NAME.fullmatch(host):
         return False

@@ -737,6 +737,11 @@ def test_one_click_stops_e_mails_or_one_device(push: PushService) -> None:
         ("https://fcm.googleapis.com#@127.0.0.1/abc", False),
         ("https://fcm.googleapis.com/abc\\@127.0.0.1/", False),
         ("https://fcm.googleapis.com:443/fcm/send/abc", True),
+        # A push service serves on https's own port: another would have the server connect where
+        # the subscriber chose on the service's hosts (a mail port, an admin one).
+        ("https://fcm.googleapis.com:22/abc", False),
+        ("https://x.notify.windows.com:8443/abc", False),
+        ("https://fcm.googleapis.com:0443/abc", True),
         ("https://FCM.googleapis.com/fcm/send/abc", True),
         ("https://fcm.googleapis.com./abc", False),
         ("https://exämple.fcm.googleapis.com/abc", False),
