@@ -3,6 +3,7 @@ import unicodedata
 from typing import Any
 
 from django import forms
+from django.core.validators import EmailValidator
 from django.utils.functional import lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -287,10 +288,26 @@ class JoinByCodeForm(forms.Form):
         return code_from_input(self.cleaned_data["code"])
 
 
+class InternetAddressValidator(EmailValidator):
+    """An e-mail address at a domain name on the internet: Django's own check lets through
+    ``name@localhost`` and an IP address (``name@[10.0.0.7]``), to which the site's mail server
+    would deliver to itself, or connect to a host of the typist's choosing on its own network."""
+
+    def __init__(self) -> None:
+        super().__init__(allowlist=())
+
+    def validate_domain_part(self, domain_part: str) -> bool:
+        return not domain_part.startswith("[") and super().validate_domain_part(domain_part)
+
+
+class InternetAddressField(forms.EmailField):
+    default_validators = [InternetAddressValidator()]
+
+
 class EmailNoticesForm(forms.Form):
     """An account's "your turn" e-mails: on or off, and the address they go to."""
 
-    address = forms.EmailField(label=_("E-mail address"), required=False, max_length=254)
+    address = InternetAddressField(label=_("E-mail address"), required=False, max_length=254)
     on = forms.BooleanField(label=_("E-mail me when it is my turn"), required=False)
 
     def clean(self) -> dict[str, Any]:

@@ -667,6 +667,37 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
     assert not NoticeSettings.objects.get(user=user).email
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "ana@example.org\r\nBcc: bob@example.org",  # a header of one's own in the letter
+        "ana@example.org\nBcc: bob@example.org",
+        '"x\r\nBcc: bob@example.org" <ana@example.org>',
+        "ana@example.org, bob@example.org",
+        "Ana <ana@example.org>",
+        "ana\x00@example.org",
+        # Not on the internet: the site's mail server would deliver to itself, or connect to an
+        # address of the subscriber's choosing on its own network.
+        "root@localhost",
+        "ana@[127.0.0.1]",
+        "ana@[10.0.0.7]",
+        "ana@[IPv6:::1]",
+    ],
+    ids=repr,
+)
+def test_an_address_the_turn_e_mails_cannot_go_to_is_refused_beside_the_field_and_mails_nothing(
+    address: str,
+) -> None:
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    before = list(NoticeSettings.objects.values())
+    response = client.post("/notices/email", {"address": address, "on": "on"})
+    assert response.status_code == 400
+    assert 'id="address-error"' in response.content.decode()
+    assert mail.outbox == [] and list(NoticeSettings.objects.values()) == before
+
+
 def test_your_games_shows_the_address_the_turn_e_mails_go_to_and_saving_it_again_mails_no_link(
     settings: Any,
 ) -> None:
