@@ -105,6 +105,8 @@ def push_subscribe(
     """
     if not controller:
         raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
+    if isinstance(heals, str):
+        _endpoint_named(heals)
     if heals is not None and not (
         isinstance(heals, str)
         and (heals in posted or PushSubscription.objects.filter(endpoint=heals, controller=controller).exists())
@@ -162,6 +164,7 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
     secret = keys.get("auth") if isinstance(keys, dict) else None
     if not isinstance(endpoint, str) or not isinstance(secret, str):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription was renewed: its endpoint and auth key.")
+    _endpoint_named(endpoint)
     if not isinstance(new, dict):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
     with transaction.atomic():
@@ -233,12 +236,20 @@ def push_password_changed(*, user_id: int, keep: list[str]) -> int:
     return deleted
 
 
+def _endpoint_named(endpoint: str) -> str:
+    """An endpoint a request names to find a stored subscription by, or BAD_SUBSCRIPTION when no
+    stored one can have it (too long, or not printable ASCII): looked up as it came, a NUL in it
+    fails the query on PostgreSQL, and a lone surrogate on every database."""
+    if len(endpoint) > ENDPOINT_MAX or not endpoint.isascii() or not endpoint.isprintable():
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "That is not the endpoint of a subscription.")
+    return endpoint
+
+
 def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     """This browser stops its pushes (the endpoint it subscribed with); True if one was stored."""
     if not isinstance(endpoint, str) or not controller:
         raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription: its endpoint.")
-    if len(endpoint) > ENDPOINT_MAX or not endpoint.isascii() or not endpoint.isprintable():
-        raise RuleViolation(E.BAD_SUBSCRIPTION, "That is not the endpoint of a subscription.")
+    _endpoint_named(endpoint)
     deleted, _ = PushSubscription.objects.filter(endpoint=endpoint, controller=controller).delete()
     return bool(deleted)
 

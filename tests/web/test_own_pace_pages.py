@@ -533,6 +533,24 @@ def test_removing_a_subscription_by_an_endpoint_no_subscription_can_have_is_a_40
     assert response.status_code == 400 and response.json()["error"] == services.BAD_SUBSCRIPTION
 
 
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize("endpoint", ["a\\u0000b", "\\ud800", "x" * 1001])
+def test_a_subscription_healed_or_renewed_by_an_endpoint_no_subscription_can_have_is_a_400(endpoint: str) -> None:
+    # PostgreSQL cannot hold a NUL even in a query's parameter: looked up as it came, the
+    # endpoint failed the request (a 500) where any other unknown one is a clear refusal.
+    client = Client(raise_request_exception=False)
+    create_room(client)
+    good = Subscriber("http://127.0.0.1:9/push/1").subscription
+    heals = json.dumps(good)[:-1] + ', "heals": "' + endpoint + '"}'  # as JSON text, escapes as sent
+    response = client.post("/notices/push", heals, content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"] == services.BAD_SUBSCRIPTION
+    old = '{"endpoint": "' + endpoint + '", "keys": ' + json.dumps(good["keys"]) + "}"
+    renewal = '{"old": ' + old + ', "new": ' + json.dumps(good) + "}"
+    response = client.post("/notices/push/renew", renewal, content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"] == services.BAD_SUBSCRIPTION
+    assert not PushSubscription.objects.exists()
+
+
 def test_subscribing_needs_a_post() -> None:
     assert Client().get("/notices/push").status_code == 405
 
