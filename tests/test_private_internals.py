@@ -137,3 +137,11 @@ def test_the_room_socket_sets_up_what_channels_own_call_does_before_it_dispatche
     ours = inspect.getsource(RoomConsumer._serve)
     for line in ("self.scope = scope", "self.channel_layer = None", "self.base_send = send", "except StopConsumer"):
         assert line in ours
+
+
+def test_djangos_session_store_reads_a_cookies_key_through_the_check_the_site_overrides() -> None:
+    # yahtzee/sessions.py refuses a key not in the shape of Django's own by overriding this check.
+    from django.contrib.sessions.backends.base import SessionBase
+
+    assert "_validate_session_key" in SessionBase.__dict__
+    assert "self._validate_session_key(value)" in inspect.getsource(SessionBase._set_session_key)

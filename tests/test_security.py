@@ -13,11 +13,13 @@ import json
 import logging
 import re
 from html.parser import HTMLParser
+from importlib import import_module
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings as site_settings
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -380,6 +382,25 @@ def test_every_kind_of_answer_carries_the_headers_that_keep_other_sites_out() ->
 
 
 # --- cookies -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["abcdefgh\x00ijklmnop", "abcdefgh/ijklmnop", "abcdefgh ijklmnop", "é" * 32], ids=repr)
+def test_a_session_cookie_no_session_can_have_is_a_browser_without_one(key: str) -> None:
+    # A cookie's quoted value may hold anything ("\000" is a NUL): looked up as it came, the key
+    # failed every page and socket of that browser on PostgreSQL (a NUL cannot be in a query).
+    assert import_module(site_settings.SESSION_ENGINE).SessionStore(session_key=key).session_key is None
+    client = Client(raise_request_exception=False)
+    client.cookies["sessionid"] = key
+    assert client.get("/").status_code == 200
+    assert client.get("/games").status_code == 200
+
+
+@pytest.mark.asyncio
+async def test_a_socket_with_a_session_cookie_no_session_can_have_watches_as_a_spectator() -> None:
+    code = await sync_to_async(create_room)(Client())
+    ws = await _connect(code, session='"abcdefgh\\000ijklmnop"')
+    assert (await _until(ws, "you"))["seats"] == []
+    await ws.disconnect()
 
 
 def test_session_and_csrf_cookies_are_secure_and_http_only_in_production(settings: Any) -> None:

@@ -436,7 +436,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_ENGINE = "yahtzee.sessions"  # Django's database sessions, a key checked before it is looked up
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # a browser keeps its seats for a year
 
 # HTTPS=1: the site is reached over HTTPS only (TLS usually ends at the proxy in front).
