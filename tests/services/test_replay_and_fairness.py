@@ -869,3 +869,29 @@ def test_verify_game_says_why_a_game_not_over_cannot_be_checked_and_a_code_not_f
     with pytest.raises(CommandError) as missing:
         call_command("verify_game", "abcd-efgh-zz", stdout=StringIO())
     assert str(missing.value).startswith("No game has the room code 'abcd-efgh-zz' (case and dashes are ignored).")
+
+
+def test_verify_game_says_a_game_abandoned_in_the_lobby_never_started_instead_of_checking_zero_rolls() -> None:
+    """Everyone left the lobby: the seed is revealed, but no die was rolled. The command ended with
+    "OK: all 0 rolls re-derived from the revealed seed, and the moves replay exactly.", where the
+    fair-dice page and the replay say the game never started."""
+    table = open_room(2, start=False)
+    for seat in (1, 0):
+        services.game_leave(
+            code=table.code,
+            controller=table.controllers[seat],
+            seat=seat,
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+    game = table.game
+    assert game.status == Game.Status.ABANDONED and game.started_at is None
+    out = StringIO()
+    call_command("verify_game", game.code, "--rolls", stdout=out)
+    text = out.getvalue()
+    assert "The SHA-256 of the revealed seed matches the commitment" in text
+    assert "all 0 rolls" not in text and "Each turn:" not in text
+    assert text.splitlines()[-1] == (
+        f"OK: game {services.shown_code(game.code)} never started (everyone left the lobby): "
+        "it has no rolls or moves to check, and its revealed seed matches its commitment."
+    )

@@ -79,6 +79,16 @@ class Command(BaseCommand):
             out.write(f"  Players' seeds, one per seat in seat order, mixed into every roll: {game.client_seed}")
         else:
             out.write("  Players' seeds: none (no seat sent one); the rolls come from the server seed and room code.")
+        if game.started_at is None and report.ok:
+            # Everyone left the lobby: there is no roll or move to check, and "all 0 rolls
+            # re-derived" would read as a game checked (the fair-dice page says it never started).
+            out.write(
+                self.style.SUCCESS(
+                    f"OK: game {shown} never started (everyone left the lobby): it has no rolls or moves "
+                    "to check, and its revealed seed matches its commitment."
+                )
+            )
+            return
         replay = replay_game(game)
         multipliers = ruleset.multipliers
         if options["rolls"]:
