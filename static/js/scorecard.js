@@ -140,7 +140,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
 
   const sectionHtml = (section) => {
     const heading = section.heading
-      ? `<tr class="section"><th scope="rowgroup" colspan="${width}">${esc(section.label)}</th></tr>`
+      ? `<tr class="section"><th scope="rowgroup" colspan="${width}"><span class="section-name">${esc(section.label)}</span></th></tr>`
       : "";
     const rows = section.rows.map((row) => (row.kind === "box" ? boxRow(row) : row.kind === "total" ? totalRow(row) : sumRow(row)));
     return `<tbody data-section="${esc(section.name)}">${heading}${rows.join("")}</tbody>`;

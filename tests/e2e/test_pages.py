@@ -1186,3 +1186,35 @@ def test_on_a_phone_the_replays_step_slider_is_a_finger_high(live_site: LiveSite
     for scheme in in_each_scheme(page):
         shot(page, f"replay-slider-390-{scheme}")
     assert page.errors == []
+
+
+# Each card pane with a named section (Painted's "Colours"), scrolled to its far right: where the
+# section's name is drawn, and the pane's visible box.
+SECTION_NAMES_SCROLLED = """() => [...document.querySelectorAll('#card .scorecard-wrap')]
+  .filter(w => w.querySelector('tr.section th'))
+  .map(w => {
+    w.scrollLeft = w.scrollWidth;
+    const th = w.querySelector('tr.section th');
+    const words = document.createRange();
+    words.selectNodeContents(th);
+    const text = words.getBoundingClientRect(), box = w.getBoundingClientRect();
+    return {name: th.textContent.trim(), scrolled: w.scrollLeft > 0,
+            seen: text.left >= box.left - 1 && text.right <= box.right + 1};
+  })"""
+
+
+def test_a_painted_card_scrolled_sideways_keeps_its_colours_section_named(live_site: LiveSite, new_page: Any) -> None:
+    """Eight players' Painted card on a phone scrolls sideways. Scrolled to the last seats' columns,
+    the Colours pane's heading row showed empty: its name scrolled away with the first columns,
+    while the box names beside it stay in view."""
+    code = finished_game(live_site, players=8, seed=3, ruleset="painted")
+    page = new_page(390, 844)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    page.click("#last")
+    panes = page.evaluate(SECTION_NAMES_SCROLLED)
+    page.locator("#card tr.section").first.scroll_into_view_if_needed()
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-painted-8-390-colours-{scheme}")
+    assert panes == [{"name": "Colours", "scrolled": True, "seen": True}], panes
+    assert page.errors == []

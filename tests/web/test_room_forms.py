@@ -594,7 +594,9 @@ def test_a_painted_card_without_script_has_the_colour_heading_and_the_sums_of_th
         card = re.sub(r"\s+", " ", card[: card.index("</table>")])
         sections = re.findall(r'<tbody data-section="(\w+)">', card)
         assert sections == ["upper", "lower", "colour", "totals"]
-        assert '<tr class="section"><th scope="rowgroup" colspan="2">Colours</th></tr>' in card
+        assert (
+            '<tr class="section"><th scope="rowgroup" colspan="2"><span class="section-name">Colours</span></th></tr>'
+        ) in card
         assert card.count('0<span class="goal">/63</span>') == 1, card
         assert '<th scope="row">Upper bonus<small class="bonus-rule">35 at 63</small></th>' in card
         assert re.search(r'<th scope="row">Colour sum</th> ?<td class="filled">0</td>', card), card
