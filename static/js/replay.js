@@ -232,13 +232,16 @@ function show(i, { focus = false } = {}) {
   if (focus) $("step-h").focus();
 }
 
+const STEP_HASH = /^#move-(\d+)(-end)?$/;
+
 function fromHash() {
-  const found = /^#move-(\d+)(-end)?$/.exec(location.hash);
+  const found = STEP_HASH.exec(location.hash);
   if (!found) return 0;
   const move = Number(found[1]);
   if (found[2]) return steps.length - 1;
   const at = steps.findIndex((s) => s.move >= move);
-  return at < 0 ? 0 : at;
+  // A move after the game's last step (a link to a longer game's step) shows the nearest: the last.
+  return at < 0 ? steps.length - 1 : at;
 }
 
 $("first").addEventListener("click", () => show(0));
@@ -292,5 +295,11 @@ window.addEventListener("resize", () => {
   steadyTimer = window.setTimeout(steadyPanel, 150);
 });
 keepSeatNamesFitted($("card"));
+// A step's link typed or pasted into the address while the page is open moves the replay there
+// (show's own replaceState fires no hashchange).
+// Only a step's: the skip link's #main, say, leaves the replay where it is.
+window.addEventListener("hashchange", () => {
+  if (STEP_HASH.test(location.hash)) show(fromHash());
+});
 show(fromHash());
 steadyPanel();

@@ -1218,3 +1218,31 @@ def test_a_painted_card_scrolled_sideways_keeps_its_colours_section_named(live_s
         shot(page, f"replay-painted-8-390-colours-{scheme}")
     assert panes == [{"name": "Colours", "scrolled": True, "seen": True}], panes
     assert page.errors == []
+
+
+def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_site: LiveSite, new_page: Any) -> None:
+    """A reader on the replay edits the address to another step's link (#move-N, as the coach's
+    review links) or pastes one: the page stayed on the step it showed, as if the link were dead.
+    A move after the game's last step shows the last step, the nearest there is; an address that
+    names no step leaves the replay where it is."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    total = int(page.inner_text("#position").rsplit(" ", 1)[-1])
+    page.evaluate("location.hash = '#move-40'")
+    page.wait_for_function("!document.getElementById('position').textContent.startsWith('Step 1 ')")
+    moved = page.inner_text("#position")
+    assert page.evaluate("location.hash").startswith("#move-4"), page.evaluate("location.hash")
+    page.evaluate("location.hash = '#move-7-end'")
+    page.wait_for_function(f"document.getElementById('position').textContent === 'Step {total} of {total}'")
+    page.evaluate("location.hash = '#move-5'")
+    page.wait_for_function(f"document.getElementById('position').textContent !== 'Step {total} of {total}'")
+    early = page.inner_text("#position")
+    page.evaluate("location.hash = '#main'")  # not a step's: the replay stays where it is
+    page.wait_for_timeout(200)
+    assert page.inner_text("#position") == early
+    page.evaluate("location.hash = '#move-99999'")
+    page.wait_for_function(f"document.getElementById('position').textContent === 'Step {total} of {total}'")
+    assert moved != f"Step 1 of {total}"
+    assert page.errors == []
