@@ -247,9 +247,11 @@ def _endpoint_named(endpoint: str) -> str:
 
 def push_unsubscribe(*, controller: str, endpoint: object) -> bool:
     """This browser stops its pushes (the endpoint it subscribed with); True if one was stored."""
-    if not isinstance(endpoint, str) or not controller:
+    if not isinstance(endpoint, str):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription: its endpoint.")
     _endpoint_named(endpoint)
+    if not controller:
+        raise RuleViolation(E.BAD_SUBSCRIPTION, "This browser has no subscription here to stop.")
     deleted, _ = PushSubscription.objects.filter(endpoint=endpoint, controller=controller).delete()
     return bool(deleted)
 

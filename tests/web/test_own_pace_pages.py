@@ -1237,3 +1237,18 @@ def test_a_bad_renewal_is_refused_with_its_reason_and_changes_nothing(why: str, 
     answer = response.json()
     assert answer["error"] == error and answer["message"], why
     assert sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller")) == before
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_browser_with_no_session_is_told_it_has_no_subscription_to_stop() -> None:
+    # It named the endpoint: "say which subscription" would tell it to do what it did.
+    response = Client().post(
+        "/notices/push/remove",
+        json.dumps({"endpoint": "https://fcm.googleapis.com/x"}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": services.BAD_SUBSCRIPTION,
+        "message": "This browser has no subscription here to stop.",
+    }
