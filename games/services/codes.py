@@ -117,6 +117,17 @@ def new_room_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+# A link to a room pasted whole: http(s)://host/r/<code>/..., or just the path /r/<code>/...
+_ROOM_LINK = re.compile(r"^(?:[a-z][a-z0-9+.-]*://[^/?#]*)?/?r/([^/?#]+)(?:[/?#].*)?$", re.IGNORECASE)
+
+
+def code_in_link(text: str) -> str | None:
+    """The room code in a pasted link to the room (its invite, its replay, its fair-dice page), as
+    it stands in the link; None if ``text`` is no such link."""
+    link = _ROOM_LINK.match(unicodedata.normalize("NFKC", text).strip())  # typed in full-width too
+    return link.group(1) if link else None
+
+
 def normalize_code(code: str) -> str:
     """Codes are typed by people: ignore case, spaces and dashes of any kind, and take full-width
     letters and digits (an input method left in full-width mode) as the plain ones (NFKC)."""

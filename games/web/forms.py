@@ -14,6 +14,7 @@ from games.services import (
     LOST_LETTER,
     NAME_MAX,
     NAME_TYPED_MAX,
+    code_in_link,
     duration,
     normalize_code,
     own_pace_choices,
@@ -242,8 +243,6 @@ class JoinRoomForm(forms.Form):
     )
 
 
-# A pasted invite link: http(s)://host/r/<code>/..., or just the path /r/<code>/...
-_INVITE_LINK = re.compile(r"^(?:[a-z][a-z0-9+.-]*://[^/?#]*)?/?r/([^/?#]+)(?:[/?#].*)?$", re.IGNORECASE)
 _CODE_SHAPE = re.compile(r"^[a-z0-9]{1,32}$")
 _CODE_KEPT = 32  # what normalize_code keeps of what was typed
 
@@ -260,9 +259,9 @@ def code_from_input(text: str) -> str:
     Raises ValidationError with a message a person can act on for anything else.
     """
     text = unicodedata.normalize("NFKC", text).strip()  # a link typed in full-width too
-    link = _INVITE_LINK.match(text)
-    if link:
-        text = link.group(1)
+    linked = code_in_link(text)
+    if linked is not None:
+        text = linked
     elif "/" in text or ":" in text:
         raise forms.ValidationError(
             _("That is not a room link. Paste the whole invite link (…/r/abcd-efgh-jk/) or type just the code.")

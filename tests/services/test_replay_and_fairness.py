@@ -156,6 +156,16 @@ def test_verify_game_command_accepts_an_honest_game_and_prints_every_roll() -> N
     rolls = game.moves.filter(kind="roll").count()
     assert f"OK: all {rolls} rolls re-derived" in text
     assert text.count("turn ") == 26
+    # A link to the room pasted as it came (its invite, replay or fair-dice page) names it too.
+    shown = services.shown_code(game.code)
+    for link in (
+        f"https://yahtzee.example.org/r/{shown}/",
+        f"http://localhost:8000/r/{game.code}/replay",
+        f"/r/{shown}/fairness",
+    ):
+        out = StringIO()
+        call_command("verify_game", link, stdout=out)
+        assert f"OK: all {rolls} rolls re-derived" in out.getvalue(), link
 
 
 def test_verify_game_names_the_column_of_each_triple_score(monkeypatch: pytest.MonkeyPatch) -> None:

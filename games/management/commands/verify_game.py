@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.domain.rules import RULESETS
-from games.services import normalize_code, shown_code
+from games.services import code_in_link, normalize_code, shown_code
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game
 
@@ -35,13 +35,17 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("code", help="the room code, as players see it (abcd-efgh-jk) or without its dashes")
+        parser.add_argument(
+            "code",
+            help="the room code, as players see it (abcd-efgh-jk) or without its dashes, or a link to the room "
+            "(its invite, replay or fair-dice page)",
+        )
         parser.add_argument("--rolls", action="store_true", help="print every turn's rolls and the box it scored")
 
     def handle(self, *args: Any, **options: Any) -> None:
         typed = options["code"]
         try:
-            game = Game.objects.get(code=normalize_code(typed))
+            game = Game.objects.get(code=normalize_code(code_in_link(typed) or typed))
         except Game.DoesNotExist as exc:
             raise CommandError(
                 f"No game has the room code {typed!r} (case and dashes are ignored). "
