@@ -673,7 +673,7 @@ async def room_review(request: HttpRequest, code: str) -> JsonResponse:
         return JsonResponse(await sync_to_async(coach.review)(game))
     except RuleViolation as exc:
         status = 503 if exc.code == errors.COACH_BUSY else 409
-        return JsonResponse({"error": exc.code, "message": exc.message}, status=status)
+        return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=status)
 
 
 def room_state(request: HttpRequest, code: str) -> JsonResponse:

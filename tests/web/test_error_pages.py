@@ -10,7 +10,7 @@ import pytest
 from django.test import Client, override_settings
 
 from games.store.models import Game
-from tests.factories import create_room
+from tests.factories import create_room, open_room
 
 pytestmark = pytest.mark.django_db
 
@@ -231,3 +231,12 @@ def test_a_bare_405_is_the_site_s_page_under_the_async_server_too() -> None:
     page = response.content.decode()
     assert_styled(page, 405)
     assert "This address is for a button" in page and "Back to the room" in page
+
+
+@pytest.mark.parametrize(("language", "said"), [("de", "Das Spiel ist noch nicht vorbei."), ("en", "over")])
+def test_the_review_of_a_game_not_over_says_so_in_the_readers_language(language: str, said: str) -> None:
+    """log.json's 409 is worded for its reader: review.json's is too, not the service's English."""
+    table = open_room(2)
+    response = Client(HTTP_ACCEPT_LANGUAGE=language).get(f"/r/{table.code}/review.json")
+    assert response.status_code == 409 and response.json()["error"] == "not_over"
+    assert said in response.json()["message"], response.json()
