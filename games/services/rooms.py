@@ -24,7 +24,7 @@ from games.services.codes import (
 from games.services.pace import check_pace, own_pace_choices
 from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
 from games.store.models import Game, Move, Player
-from games.store.selectors import connected_controllers, spectator_handle
+from games.store.selectors import connected_controllers, muted_by_the_host, spectator_handle
 
 
 def game_create(
@@ -258,12 +258,15 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         # The same room's next game: the spectators the host muted stay muted there (but its host),
         # and so do the players muted who left the game (its chat refused them as spectators too;
         # one still playing another seat, on a shared device, speaks from that seat as before).
+        # The host's mutes, not a take-out's: a player taken out (for being away) is quiet in that
+        # game alone.
         playing = {seat.persons_controller for seat in seats}
+        hushed_seats = [seat for seat in old.room.seats if seat.given_up and seat.muted]
+        by_host = muted_by_the_host(old, [seat.player for seat in hushed_seats]) if hushed_seats else set()
         quit_muted = {
             person: seat.name
-            for seat in old.room.seats
-            if seat.given_up
-            and seat.muted
+            for seat in hushed_seats
+            if seat.player in by_host
             and (person := seat.left_controller or (seat.controller if seat.human else ""))
             and person not in playing
         }

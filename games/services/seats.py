@@ -176,6 +176,10 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
             room = room.left_muted(person, entry.name)
     else:
         room = room.taken_out(seat)
+        if kind in (Move.Kind.KICK, Move.Kind.REMOVE) and entry.person:
+            # A player taken out reads the chat and posts no more (selectors.silenced): their seat
+            # shows it as a mute, which the host lifts from its line as any muted seat's.
+            room = room.with_seat(seat, muted=True)
         state = apply_remove(rules_state(game), seat=seat)
         # With nobody left in the game it is abandoned (below), not won; but an online game every
         # person left, this one last, ends and is counted, those who left ranked by when they did:

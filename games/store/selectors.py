@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
@@ -304,6 +305,22 @@ def silenced(game: Game, controller: str) -> str | None:
     if taken_out:
         return TAKEN_OUT
     return MUTED if muted else None
+
+
+def muted_by_the_host(game: Game, players: Iterable[int]) -> set[int]:
+    """Of ``players`` (Player ids of ``game``), those whose seat the host's own last word mutes: a
+    mute, or a rematch's join of a seat carried over muted. A take-out mutes its seat too, as what
+    keeps its player quiet in this game (``silenced``); it is not such a word. One query."""
+    said = (
+        Move.objects.filter(game=game, player__in=list(players))
+        .filter(Q(kind=Move.Kind.MUTE) | Q(kind=Move.Kind.JOIN, payload__muted=True))
+        .order_by("seq")
+        .values_list("player", "payload")
+    )
+    muted: dict[int, bool] = {}
+    for player, payload in said:
+        muted[player] = isinstance(payload, dict) and bool(payload.get("muted"))
+    return {player for player, is_muted in muted.items() if is_muted}
 
 
 def held_a_seat(game: Game, controller: str) -> bool:

@@ -870,3 +870,31 @@ def test_a_player_muted_and_taken_out_during_play_speaks_again_once_the_host_unm
     plain.goto(url)
     assert plain.locator("#ns-chat-note").count() == 0 or plain.inner_text("#ns-chat-note") != said
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
+
+
+def test_a_player_taken_out_without_a_mute_speaks_again_once_the_host_unmutes_his_line(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann takes Cy out while he is away, never muting him. Back at the table Cy reads that the host
+    took him out; Ann's Players list shows his line quiet, with *Unmute chat*. Her unmute gives
+    him his voice back, and the server takes his post."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
+    ann.wait_for_selector("#seats #remove-2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
+    cy.goto(url)
+    cy.wait_for_selector("#conn[data-state=connected]")
+    said = "The host took you out of this game: you can read its chat but not post to it."
+    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    ann.wait_for_selector("#seats #mute-2")
+    assert "chat muted" in ann.inner_text("#seats")
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
+    cy.wait_for_selector("#chat-form:not([hidden])")
+    say(cy, "back")
+    ann.wait_for_selector(".chat-line.spectator")
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []

@@ -668,3 +668,23 @@ def test_a_deleted_accounts_name_muted_who_left_the_game_is_withdrawn_from_the_r
     new = Table(code=rematch.code, controllers=[ann, bob, cy])
     shown = [{"spectator": spectator_handle(new.code, cy), "name": FORMER_PLAYER}]
     assert game_state(new.game)["chat"]["muted_left"] == shown
+
+
+def test_the_host_lets_a_player_taken_out_without_a_mute_speak_again_from_their_seats_line() -> None:
+    """The host takes Bob out (away, never muted): he reads the chat and posts no more, and his
+    seat's line says so ("chat muted") with the host's *Unmute chat*, as for a muted player who
+    left. The host's unmute is their last word on the seat: Bob speaks again, as a spectator."""
+    table = spectators_chat_room()
+    code, (ann, bob, _cy) = table.code, table.controllers
+    services.game_remove_absent(
+        code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    game = Game.objects.get(code=code)
+    assert game.room.seats[1].muted and game_state(game)["seats"][1]["muted"]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="I'm back")
+    assert refused.value.code == TAKEN_OUT
+    seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
+    game = Game.objects.get(code=code)
+    assert not game.room.seats[1].muted and silenced(game, bob) is None
+    assert chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"

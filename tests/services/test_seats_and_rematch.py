@@ -803,3 +803,21 @@ def test_a_computer_in_the_rematch_is_not_named_as_a_player_at_the_table_reads()
     _finish_with_bots(table)
     new = services.game_rematch(code=code, controller=ann)
     assert [s.name for s in new.room.seats] == ["R0lly", "Pip"]
+
+
+@db
+def test_a_player_taken_out_without_a_mute_is_not_muted_in_the_rematch() -> None:
+    """Ann takes Bob out while he is away, never muting him: his seat's line shows him quiet in
+    that game (the take-out's own word), but the rematch carries the host's mutes alone. Bob
+    posts there as a spectator, and a seat he takes in its lobby is not muted."""
+    table = spectators_chat_room()
+    ann, bob, cy = table.controllers
+    services.game_remove_absent(
+        code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    play_to_end(table, random.Random(3), rerolls=0)
+    rematch = services.game_rematch(code=table.code, controller=cy)
+    assert bob not in rematch.room.muted_spectators and not rematch.room.muted_left
+    assert chat_post(code=rematch.code, controller=bob, text="new game")["text"] == "new game"
+    services.game_join(code=rematch.code, name="Bob", controller=bob)
+    assert [seat.muted for seat in Game.objects.get(code=rematch.code).room.seats] == [False, False, False]

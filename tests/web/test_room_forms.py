@@ -1055,6 +1055,31 @@ def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_p
     assert refused.value.code == "taken_out"
 
 
+def test_the_host_without_script_lets_a_player_taken_out_without_a_mute_speak_again_from_his_line() -> None:
+    """The host takes Ben out mid-game, never muting him: Ben reads and posts no more, and the host's
+    Players list shows his line quiet (chat muted), with Unmute chat. The host's unmute lets Ben
+    post again, as a spectator, his page no longer saying he may not."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    services.game_remove_absent(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="r"
+    )
+    table = table_of(ada, game)
+    assert "chat muted" in table.text
+    unmute = seat_buttons(table, "unmute")
+    assert list(unmute) == ["ns-unmute-1"]
+    post_form(ada, game, "unmute", unmute["ns-unmute-1"])
+    game.refresh_from_db()
+    assert not game.room.seats[1].muted
+    said = html.unescape(table_of(ben, game).text)
+    assert "The host took you out of this game" not in said and "The host has muted your chat" not in said
+    assert services.chat_post(code=game.code, controller=ben.session["controller"], text="back")["text"] == "back"
+
+
 def test_the_host_without_script_unmutes_a_muted_player_who_left_the_lobby_from_the_players_list() -> None:
     """Ben, muted, leaves the lobby: his seat is gone, his mute is not. The host's Players list
     names him, left and muted, with Unmute chat, through the game he can take no seat in."""

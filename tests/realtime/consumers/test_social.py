@@ -238,6 +238,28 @@ async def test_a_browser_the_host_took_out_is_told_so_and_its_post_is_refused_as
     await close(bob, watcher)
 
 
+async def test_the_host_unmutes_from_the_socket_a_player_taken_out_who_was_never_muted() -> None:
+    """The host takes Bob out mid-game without muting him: the state shows his seat quiet (muted),
+    the host's socket unmutes it, and Bob's next socket is told he speaks again (no ``taken_out``),
+    and his post goes to the room."""
+    code, sessions = await make_open_room(spectators_chat=True)
+    game = await sync_to_async(Game.objects.get)(code=code)
+    await sync_to_async(services.game_remove_absent)(
+        code=code, controller=game.room.seats[0].controller, seat=1, expected_version=game.version, action_id="out"
+    )
+    host = await connect(code, sessions[0])
+    _, state, _ = await first_frames(host)
+    assert state["seats"][1]["muted"] is True
+    await host.send_json_to({"type": "unmute", "seat": 1, "version": state["version"], "id": "m1"})
+    assert (await frames_until(host, "state"))[-1]["seats"][1]["muted"] is False
+    bob = await connect(code, sessions[1])
+    bob_you, _, _ = await first_frames(bob)
+    assert bob_you["former"] is True and "taken_out" not in bob_you
+    await bob.send_json_to({"type": "chat", "text": "back", "id": "c-1"})
+    assert (await frames_until(host, "chat"))[-1]["message"]["text"] == "back"
+    await close(bob, host)
+
+
 @sync_to_async
 def spectator_session(code: str) -> str:
     """A browser that opened the room's page to watch, then posted: where spectators may post, the
