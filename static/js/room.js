@@ -443,8 +443,9 @@ function event(frame) {
       }
       remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: person }));
       // The host's unmute of a seat this browser was taken out of gives it its voice back, unless
-      // another seat of it was taken out too: the server says which (a new socket's you).
-      if (!frame.muted && !v.voices.length && (client.takenOut || ui.chatTakenOut)) client.standingChanged();
+      // another seat of it was taken out too: the server says which (a new socket's you). Another
+      // player's unmute changes nothing of this browser's.
+      if (!frame.muted && !v.voices.length && (client.takenOut || ui.chatTakenOut) && [...client.mine, ...client.left].includes(frame.seat)) client.standingChanged();
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));

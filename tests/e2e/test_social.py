@@ -898,3 +898,33 @@ def test_a_player_taken_out_without_a_mute_speaks_again_once_the_host_unmutes_hi
     say(cy, "back")
     ann.wait_for_selector(".chat-line.spectator")
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
+
+
+def test_the_hosts_unmute_of_one_player_leaves_the_page_of_another_taken_out_as_it_is(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann takes Cy out, then mutes and unmutes Bob. Cy's page hears of Bob's unmute in the feed
+    and nothing more: it opens no new socket (his standing did not change), and still says he
+    was taken out."""
+    ann, bob, cy = new_page(), new_page(), new_page()
+    url = create_room(ann, live_site, "Ann", spectators_chat=True)
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    cy.goto(live_site.url + "/")
+    ann.wait_for_selector("#seats #remove-2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
+    cy.goto(url)
+    cy.wait_for_selector("#conn[data-state=connected]")
+    said = "The host took you out of this game: you can read its chat but not post to it."
+    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    sockets: list[Any] = []
+    cy.on("websocket", lambda socket: sockets.append(socket))
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-1"))
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-1"))
+    cy.wait_for_function("document.getElementById('feed').textContent.includes('unmuted')")
+    time.sleep(1)
+    assert sockets == []
+    assert cy.inner_text("#chat-note") == said
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []
