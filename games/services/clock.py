@@ -161,6 +161,11 @@ def _host_action(
                 fields = ("turn_deadline",)
         if not pause:
             notices.resumed(game)
+            # Who resumed it, the host or a player at the table who hosts from now on (the host
+            # away): the room's feed and the notices of the resume name them.
+            seat = room.seat_of_player(game.host_id)
+            if seat is not None:
+                payload.update(seat=seat, name=room.seats[seat].name)
         record(
             game,
             kind=Move.Kind.PAUSE if pause else Move.Kind.RESUME,

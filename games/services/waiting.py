@@ -123,7 +123,7 @@ def what_happened(
     if kind in (Move.Kind.LEAVE, Move.Kind.REMOVE) and name:
         return {"what": "left", "name": name}
     if kind == Move.Kind.RESUME:
-        return {"what": "resumed"}
+        return {"what": "resumed", "name": name} if name else {"what": "resumed"}
     return {"what": "waiting"}
 
 
@@ -182,6 +182,8 @@ def word(event: dict[str, Any], ruleset: str, *, plain: bool = False) -> str:
         return _("The game has started")
     if what == "left":
         return _("%(name)s left the game") % {"name": named(event["name"])}
-    if what == "resumed":
+    if what == "resumed" and event.get("name"):
+        return _("%(name)s resumed the game") % {"name": named(event["name"])}
+    if what == "resumed":  # a notice owed before a resume named who resumed it
         return _("The host resumed the game")
     return _("The game is waiting for you")

@@ -418,7 +418,10 @@ function event(frame) {
       break;
     case "resumed":
       announce(gettext("The game goes on."));
-      remember(view().isHost ? gettext("You resumed the game") : gettext("The host resumed the game"));
+      // Said of whoever resumed it (the event names their seat): the host, or a player at the
+      // table who hosts from then on, the host being away; they read it of themselves.
+      if (frame.seat !== undefined ? v.isMine(frame.seat) : view().isHost) remember(gettext("You resumed the game"));
+      else remember(frame.name ? fmt(gettext("%(name)s resumed the game"), { name: person }) : gettext("The host resumed the game"));
       break;
     case "extended": {
       if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged

@@ -111,13 +111,11 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     assert "You paused the game: play goes on when you resume it." in ann.inner_text("#play")
     for scheme in in_each_scheme(ann):
         shot(ann, f"host-paused-{size}-{scheme}", full_page=True)
-    # The resume too: the host reads it of themselves, the others of the host.
+    # The resume too: the host reads it of themselves, the others of who resumed it.
     ann.wait_for_selector("#conn[data-state=connected]")
     act(ann, [ann, bob], lambda: ann.click("#pause"))  # the same button resumes
     ann.wait_for_function("() => document.querySelector('#feed .feed-list li')?.textContent === 'You resumed the game'")
-    bob.wait_for_function(
-        "() => document.querySelector('#feed .feed-list li')?.textContent === 'The host resumed the game'"
-    )
+    bob.wait_for_function("() => document.querySelector('#feed .feed-list li')?.textContent === 'Ann resumed the game'")
 
 
 # Each seat's head on the card: its whole name (the title), whether its name is cut, how far the

@@ -407,12 +407,15 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
 ) -> None:
     """Ann pauses and closes her tab without leaving. Bob is offered *Resume game* once she has been
     away a while (not at once: a reload or a phone waking up is back well within it); using it makes
-    him the host, which the table is told. Ann, back, plays on as one of the players."""
-    ann, bob = new_page(), new_page()
+    him the host, which the table is told, and the resume is said as his (Cy reads "Bob resumed the
+    game"). Ann, back, plays on as one of the players."""
+    ann, bob, cy = new_page(), new_page(), new_page()
     bob.clock.install()
     url = create_room(ann, live_site, "Ann")
     join(bob, url, "Bob")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    cy.goto(url)  # a spectator
+    cy.wait_for_selector("#conn[data-state=connected]")
     ann.click("#start")
     bob.wait_for_selector("#turn-h")
     ann.click("#pause")
@@ -427,12 +430,14 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
     bob.click("#pause")
     bob.wait_for_selector(".paused-banner", state="detached")
     bob.wait_for_selector("#feed li >> text=Bob is now the host")
+    bob.wait_for_selector("#feed li >> text=You resumed the game")
+    cy.wait_for_selector("#feed li >> text=Bob resumed the game")
     assert bob.get_attribute("#pause", "aria-label") == "Pause game"  # the host's own tools are his now
     ann.goto(url)
     ann.wait_for_selector("#conn[data-state=connected]")
     assert ann.locator("#pause").is_hidden()
     assert "host" in ann.inner_text(".seat:nth-child(2)") and "host" not in ann.inner_text(".seat:first-child")
-    assert ann.errors == [] and bob.errors == []
+    assert ann.errors == [] and bob.errors == [] and cy.errors == []
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])

@@ -13,6 +13,7 @@ from games import services
 from games.domain.rules import RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.scheduling import botplay
+from games.services import waiting
 from games.services.replay import replay_game, verify_fairness
 from games.store.models import Game, Move
 from games.store.selectors import game_state, my_games
@@ -190,6 +191,24 @@ def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
         services.game_resume(code=table.code, controller=table.controllers[0], expected_version=version, action_id="p")
     assert err.value.code == services.NOT_PAUSED
     assert table.version() == version
+
+
+def test_a_resume_names_who_resumed_the_game_a_player_at_the_table_while_the_host_is_away() -> None:
+    """Ann pauses and goes away; Ben resumes, and hosts from then on. The resume says it was Ben
+    (its Move names his seat), and so does the line a notice of it reads."""
+    table = timed_room()
+    ann, ben = table.controllers
+    services.game_pause(code=table.code, controller=ann, expected_version=table.version(), action_id="p")
+    services.game_resume(code=table.code, controller=ben, expected_version=table.version(), action_id="r")
+    game = table.game
+    resume = Move.objects.filter(game=game, kind=Move.Kind.RESUME).get()
+    assert resume.payload["seat"] == 1 and resume.payload["name"] == "P1"
+    event = waiting.what_happened(
+        game, game.room, kind=resume.kind, player_id=resume.player_id, payload=resume.payload, action_id="r"
+    )
+    assert waiting.word(event, game.ruleset, plain=True) == "P1 resumed the game"
+    # A notice owed before its event named anyone says it of the host.
+    assert waiting.word({"what": "resumed"}, game.ruleset, plain=True) == "The host resumed the game"
 
 
 def test_a_timed_out_game_passes_the_fairness_check_when_it_ends() -> None:

@@ -316,7 +316,7 @@ def test_a_page_that_showed_the_paused_room_does_not_drop_the_your_turn_of_its_r
     run_worker()
     turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
     assert turn.outcome == "sent: e-mail, 1 push", turn.outcome
-    assert mail.outbox[-1].body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
+    assert mail.outbox[-1].body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
 
 
 def test_a_spectators_socket_or_another_seats_keeps_no_notice_back(push: PushService) -> None:
@@ -1298,7 +1298,7 @@ def test_a_your_turn_that_falls_due_in_a_pause_waits_and_is_sent_once_at_the_res
     run_worker()
     [email] = mail.outbox
     assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
-    assert email.body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
+    assert email.body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
     assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
 
 
@@ -1361,7 +1361,7 @@ def test_the_player_to_move_is_told_when_the_game_they_found_paused_goes_on() ->
     run_worker()
     assert len(mail.outbox) == 2
     body = mail.outbox[1].body
-    assert body.startswith(f"Your turn in room {table.code}: The host resumed the game.")
+    assert body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
     assert "Time left to move: 23 hours" in body or "Time left to move: 1 day" in body
     # Paused and resumed again within the hour: not told again.
     pause(table)

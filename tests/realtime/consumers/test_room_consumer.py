@@ -370,7 +370,7 @@ async def test_a_game_the_host_paused_can_be_resumed_by_the_players_at_the_table
     await p1.send_json_to({"type": "resume", "version": paused["version"], "id": "go-on"})
     frame = await answer(p1)
     assert frame["type"] == "state" and frame["paused"] is False, frame
-    assert frame["event"]["type"] == "resumed"
+    assert frame["event"]["type"] == "resumed" and frame["event"]["seat"] == 1  # said as the one who resumed it
     assert [seat["host"] for seat in frame["seats"]] == [False, True]
     back = await connect(code, sessions[0])
     _, state, _ = await first_frames(back)
