@@ -244,11 +244,20 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
     if not room.plays(controller):
         raise RuleViolation(NOT_A_PLAYER, "You are watching this game: only seated players can act.")
     if room.paused:
-        raise RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
+        raise paused(game, controller)
     state = rules_state(game)
     if not room.controls_current(controller):
         raise RuleViolation(E.NOT_YOUR_TURN, f"It is {room.seats[state.current].name}'s turn.")
     return state, state.current
+
+
+def paused(game: Game, controller: str) -> RuleViolation:
+    """The refusal of an action that waits for the resume, in words about its reader: the host's
+    (a page drawn before their pause, another tab's) is theirs to resume."""
+    host = game.room.seat_of_player(game.host_id)
+    if host is not None and game.room.seats[host].controlled_by(controller):
+        return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
+    return RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
 
 
 def present(game: Game, seat: int) -> bool:

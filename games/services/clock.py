@@ -27,7 +27,7 @@ from django.utils import timezone
 from games.domain import errors as E
 from games.domain.rules import GameState, RuleViolation
 from games.services import notices
-from games.services.actions import check_request, counted, locked, record, require_host, rules_state
+from games.services.actions import check_request, counted, locked, paused, record, require_host, rules_state
 from games.services.deadline import TIMEOUT_ACTION, running
 from games.services.turns import turn_roll, turn_score
 from games.store.models import Game, Move
@@ -142,7 +142,7 @@ def _host_action(
         fields: tuple[str, ...] = ()
         if pause:
             if room.paused:
-                raise RuleViolation(E.PAUSED, "The game is paused already.")
+                raise paused(game, controller)  # the host's own pause, from another tab or a double click
             left = None
             if game.turn_deadline is not None:
                 left = payload["left"] = round(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()), 3)

@@ -279,6 +279,8 @@ const ERRORS = {
   spectator_not_muted: gettext("That spectator's chat is not muted."),
   local_room: gettext("This game is played on one device."),
   paused: gettext("The host paused the game: play goes on when they resume it."),
+  // Said to the host (an action of theirs from a page drawn before their pause, another tab's).
+  you_paused: gettext("You paused the game: play goes on when you resume it."),
   bad_message: gettext("Write something first."),
   chat_too_long: fmt(ngettext("A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", CHAT_MAX), { max: CHAT_MAX }),
   chat_closed: gettext("Spectators may not post in this room's chat."),

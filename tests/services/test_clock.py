@@ -165,12 +165,12 @@ def test_pause_stops_the_clock_and_turn_actions_and_resume_gives_the_time_left()
     version = table.version()
     with pytest.raises(RuleViolation) as err:
         services.turn_roll(code=table.code, controller=host, expected_version=version, action_id="r")
-    assert err.value.code == services.PAUSED
+    assert err.value.code == services.YOU_PAUSED  # the host's own: theirs to resume
     assert table.version() == version
     assert services.clock_expire(code=table.code, version=version) is False
     with pytest.raises(RuleViolation) as err:
         services.game_pause(code=table.code, controller=host, expected_version=version, action_id="p2")
-    assert err.value.code == services.PAUSED
+    assert err.value.code == services.YOU_PAUSED
     services.game_resume(code=table.code, controller=host, expected_version=version, action_id="res")
     game = table.game
     assert game.turn_deadline is not None and "paused" not in game.snapshot
@@ -178,6 +178,27 @@ def test_pause_stops_the_clock_and_turn_actions_and_resume_gives_the_time_left()
     kinds = list(Move.objects.filter(game=game).order_by("-seq").values_list("kind", flat=True)[:2])
     assert kinds == ["resume", "pause"]
     services.turn_roll(code=table.code, controller=host, expected_version=table.version(), action_id="r")
+
+
+def test_the_host_who_acts_in_the_pause_is_told_it_is_theirs_to_resume_and_a_player_that_the_host_paused() -> None:
+    """A roll of the host's from a page drawn before their pause (another tab), or a second pause,
+    is refused in words about themselves (``you_paused``); a player's, in words about the host."""
+    table = timed_room()
+    host, player = table.controllers
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id="p")
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=host, expected_version=version, action_id="r")
+    assert err.value.code == services.YOU_PAUSED
+    assert err.value.message == "You paused the game: play goes on when you resume it."
+    with pytest.raises(RuleViolation) as err:
+        services.game_pause(code=table.code, controller=host, expected_version=version, action_id="p2")
+    assert err.value.code == services.YOU_PAUSED
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=player, expected_version=version, action_id="r2")
+    assert err.value.code == services.PAUSED
+    assert err.value.message == "The host has paused the game: play goes on when they resume it."
+    assert table.version() == version
 
 
 def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:

@@ -418,8 +418,13 @@ async def test_pause_refuses_turn_actions_but_not_chat_and_resume_lets_play_go_o
     assert frames[-1]["event"]["type"] == "paused" and frames[-1]["paused"] is True
     before = await stored(code)
     await p0.send_json_to({"type": "roll", "version": before[0], "id": "r"})
-    error = await error_of(p0)
-    assert error["code"] == services.PAUSED and "paused" in error["message"]
+    error = await error_of(p0)  # the host's own, in words about themselves
+    assert error["code"] == services.YOU_PAUSED
+    assert error["message"] == "You paused the game: play goes on when you resume it."
+    await p1.send_json_to({"type": "roll", "version": before[0], "id": "r1"})
+    error = await error_of(p1)
+    assert error["code"] == services.PAUSED
+    assert error["message"] == "The host has paused the game: play goes on when they resume it."
     assert await stored(code) == before
     await p1.send_json_to({"type": "chat", "text": "brb"})
     assert (await frames_until(p0, "chat"))[-1]["message"]["text"] == "brb"
