@@ -132,7 +132,7 @@ def chat_post(
             raise RuleViolation(
                 TAKEN_OUT, "The host took you out of this game: you can read its chat but not post to it."
             )
-        if why == MUTED or controller in game.room.muted_spectators:
+        if why == MUTED:
             raise RuleViolation(MUTED, "The host has muted your chat in this room.")
         name, player_id, poster = SPECTATOR, None, controller
     else:

@@ -121,7 +121,9 @@ def game_join(
         player, room = add_seat(
             game, joined_once_more(game), name=display, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
         )
-        if silenced(game, controller) == E.MUTED or controller in room.muted_spectators:
+        # (A browser taken out of the lobby gets here only in a game on one device, whose seats
+        # are all the host's: never muted.)
+        if silenced(game, controller) == E.MUTED:
             room = room.with_seat(len(room.seats) - 1, muted=True)
         # Back at the table: a mute of this browser shows on its seat, unmuted from there.
         room = room.seated_again(controller)

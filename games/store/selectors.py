@@ -274,7 +274,8 @@ def played_by(controller: str) -> Q:
 
 def silenced(game: Game, controller: str) -> str | None:
     """Why the host keeps this browser quiet as a spectator, or None: ``TAKEN_OUT`` if the host
-    took out a seat of it, ``MUTED`` if the host's last word on its seats' chat is a mute. Neither
+    took out a seat of it, ``MUTED`` if the host's last word on its seats' chat is a mute or the
+    room keeps it muted as a spectator (``Room.muted_spectators``). Neither
     goes by leaving and speaking as a spectator (a join keeps the mute for the same reason). The
     host's last word on each seat holds: an unmute of a seat it left, or was taken out of, lets it
     speak. One query, whatever the number of seats: the page asks it of each browser it draws for.
@@ -304,7 +305,9 @@ def silenced(game: Game, controller: str) -> str | None:
             taken_out.discard(player)
     if taken_out:
         return TAKEN_OUT
-    return MUTED if muted else None
+    # The room's own list of the browsers it keeps muted as spectators counts too: read with the
+    # room, it costs no query.
+    return MUTED if muted or controller in game.room.muted_spectators else None
 
 
 def muted_by_the_host(game: Game, players: Iterable[int]) -> set[int]:

@@ -688,3 +688,17 @@ def test_the_host_lets_a_player_taken_out_without_a_mute_speak_again_from_their_
     game = Game.objects.get(code=code)
     assert not game.room.seats[1].muted and silenced(game, bob) is None
     assert chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
+
+
+def test_a_browser_the_room_keeps_muted_as_a_spectator_is_silenced_in_one_query(
+    django_assert_num_queries: Any,
+) -> None:
+    """Whom the room keeps muted as spectators (``Room.muted_spectators``, as a rematch or a sign-in
+    leaves it) is silenced as muted: the chat and a join ask that one question, in one query."""
+    table = spectators_chat_room()
+    stranger = services.new_controller()
+    game = Game.objects.get(code=table.code)
+    game.room = game.room.spectator_muted(stranger, True)
+    with django_assert_num_queries(1):
+        assert silenced(game, stranger) == MUTED
+    assert silenced(game, table.controllers[1]) is None
