@@ -733,9 +733,19 @@ def my_games(request: HttpRequest) -> HttpResponse:
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
         "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
-        "email_pending": _email_pending(user_id),
+        # The message straight after saving says where the link went: the form's line would say it twice.
+        "email_pending": "" if _link_sent_just_now(request) else _email_pending(user_id),
     }
     return render(request, "games/my_games.html", context)
+
+
+# Marks the message that says a confirmation link went (or went already) to an address.
+LINK_SENT_TAG = "link-sent"
+
+
+def _link_sent_just_now(request: HttpRequest) -> bool:
+    """Whether this page shows the message of a link sent, from the e-mail form just saved."""
+    return any(LINK_SENT_TAG in m.tags.split() for m in messages.get_messages(request))
 
 
 def _email_pending(user_id: int | None) -> str:
@@ -809,6 +819,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             request,
             gettext("We sent a link to %(address)s: open it to have your turn e-mails sent there.")
             % {"address": form.cleaned_data["address"]},
+            extra_tags=LINK_SENT_TAG,
         )
     elif done == "sent already":
         messages.info(
@@ -818,6 +829,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
                 " (and its spam folder), and open it to have your turn e-mails sent there."
             )
             % {"address": form.cleaned_data["address"]},
+            extra_tags=LINK_SENT_TAG,
         )
     else:
         messages.success(

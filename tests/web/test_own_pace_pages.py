@@ -752,6 +752,7 @@ def test_your_games_says_a_link_is_waiting_to_be_confirmed_after_a_reload_until_
     client.force_login(user)
     assert "waiting for you to confirm" not in client.get("/games").content.decode()
     client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    client.get("/games")  # the page the form goes back to, its message saying where the link went
     page = client.get("/games").content.decode()
     assert re.search(r'id="email-pending"[^>]*>\s*A link was sent to ana@example.org: waiting for you to confirm', page)
     # Expired: no longer waiting.
@@ -763,6 +764,23 @@ def test_your_games_says_a_link_is_waiting_to_be_confirmed_after_a_reload_until_
     assert 'id="email-pending"' in client.get("/games").content.decode()
     assert Client().post(confirm_link("ana@example.org")).status_code == 200
     assert 'id="email-pending"' not in client.get("/games").content.decode()
+
+
+def test_your_games_says_a_link_was_sent_once_right_after_saving() -> None:
+    """Straight after saving, the message at the top says where the link went: the form does not
+    say it a second time under the box. Reloaded, the form's line alone says it; asked again
+    within the hour, the message says the link went already, once too."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    page = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
+    assert "We sent a link to ana@example.org" in page
+    assert 'id="email-pending"' not in page
+    assert 'id="email-pending"' in client.get("/games").content.decode()
+    again = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
+    assert "A link was already sent to ana@example.org" in again
+    assert 'id="email-pending"' not in again
+    assert 'id="email-pending"' in client.get("/games").content.decode()
 
 
 def test_your_games_offers_the_accounts_address_until_one_is_confirmed_for_the_turn_e_mails() -> None:
