@@ -455,6 +455,22 @@ def test_a_player_below_the_top_finds_their_own_place_under_each_board(live_site
     assert page.errors == []
 
 
+def test_the_longest_name_signed_up_on_a_phone_fits_the_message_that_greets_it(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A name of 150 letters, no space in it (all the sign-up takes): the profile the sign-up lands
+    on says "signed in as" it, and the message wraps on a phone instead of widening the page."""
+    page = new_page(390, 844)
+    name = username("L" * 144)
+    sign_up(page, live_site, name)
+    assert name in page.locator(".messages").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, "390-profile-longest-name", full_page=True)
+    page.goto(live_site.url + "/accounts/password/change/")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.errors == []
+
+
 def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     anonymous = ["/accounts/signup/", "/accounts/login/", "/leaderboards/official", "/leaderboards/painted"]
     mine = ["/me", "/me/settings", "/accounts/password/change/", "/accounts/2fa/", "/accounts/logout/"]
