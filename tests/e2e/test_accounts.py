@@ -194,10 +194,9 @@ def test_a_deleted_accounts_chat_lines_are_renamed_on_the_pages_open_at_the_time
     assert ann.errors == []
 
 
-def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
-    # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
-    base = live_site.url.replace("127.0.0.1", "localhost")
-    page = new_page(1280, 800)
+def virtual_authenticator(page: Any) -> tuple[Any, str]:
+    """Chromium's virtual authenticator on ``page`` (a platform one, that verifies its user): the
+    DevTools session and the authenticator's id."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("WebAuthn.enable")
     authenticator = cdp.send(
@@ -212,6 +211,14 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
             }
         },
     )["authenticatorId"]
+    return cdp, authenticator
+
+
+def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
+    # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
+    base = live_site.url.replace("127.0.0.1", "localhost")
+    page = new_page(1280, 800)
+    cdp, authenticator = virtual_authenticator(page)
     name = username("dee")
     sign_up(page, live_site, name, base=base)
     page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
@@ -452,6 +459,38 @@ def test_a_player_below_the_top_finds_their_own_place_under_each_board(live_site
         for scheme in in_each_scheme(page):
             assert serious_violations(page) == [], scheme
             shot(page, f"{scheme}-{width}-leaderboard-own-place")
+    assert page.errors == []
+
+
+def test_on_a_phone_the_passkeys_list_shows_how_to_rename_and_remove_each(live_site: LiveSite, new_page: Any) -> None:
+    """The list's buttons sit on the phone's screen, in the longer words of Danish too: none is
+    pushed off to the right of a table that scrolls sideways."""
+    base = live_site.url.replace("127.0.0.1", "localhost")
+    page = new_page(390, 844)
+    virtual_authenticator(page)
+    sign_up(page, live_site, username("pia"), base=base)
+    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
+    page.wait_for_url("**/accounts/reauthenticate/**")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+    page.click("#mfa_webauthn_add")
+    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    for language in ("en", "da"):
+        page.goto(base + "/accounts/2fa/webauthn/")
+        page.select_option("#language-select", language)
+        page.click("[data-testid=language-switch] button[type=submit]")
+        page.wait_for_selector(f"html[lang={language}] main table")
+        buttons = page.locator("main table a.btn")
+        assert buttons.count() == 2
+        for i in range(2):
+            box = buttons.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (language, i, box)
+            scrolls = "b => { const w = b.closest('.table-wrap'); return w.scrollWidth > w.clientWidth; }"
+            assert not buttons.nth(i).evaluate(scrolls), language
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+            shot(page, f"{scheme}-390-{language}-your-passkeys", full_page=True)
     assert page.errors == []
 
 
