@@ -729,12 +729,17 @@ def my_games(request: HttpRequest) -> HttpResponse:
     # otherwise, saving the form as it stands would ask to move the e-mails to the account's address.
     if not address and user_id is not None:
         address = getattr(request.user, "email", "") or ""
+    pending = _email_pending(user_id)
+    if pending:
+        # What its player asked for while the link waits: saved again as shown, it mails no second
+        # link, where a blank and unticked form would turn the e-mails off and void the link.
+        on, address = True, pending
     context = {
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
         "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
         # The message straight after saving says where the link went: the form's line would say it twice.
-        "email_pending": "" if _link_sent_just_now(request) else _email_pending(user_id),
+        "email_pending": "" if _link_sent_just_now(request) else pending,
     }
     return render(request, "games/my_games.html", context)
 

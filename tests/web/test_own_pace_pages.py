@@ -783,6 +783,22 @@ def test_your_games_says_a_link_was_sent_once_right_after_saving() -> None:
     assert 'id="email-pending"' in client.get("/games").content.decode()
 
 
+def test_while_a_link_waits_your_games_shows_the_address_and_choice_it_was_asked_for() -> None:
+    """The form keeps what its player asked for while the link waits, not a blank box and an
+    unticked e-mails-on: saving it again as shown (a player making sure) mails no second link and
+    keeps the first one good, where saving the blank form turned the e-mails off and voided it."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True)
+    page = client.get("/games").content.decode()
+    assert 'value="ana@example.org"' in page and re.search(r'name="on" id="id_on" checked', page)
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    assert settings_of(user)[:2] == (True, "ana@example.org")
+
+
 def test_your_games_offers_the_accounts_address_until_one_is_confirmed_for_the_turn_e_mails() -> None:
     user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
     client = Client()
