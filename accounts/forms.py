@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+from typing import cast
+
 from allauth.account.adapter import get_adapter
 from allauth.account.forms import ChangePasswordForm as AllauthChangePasswordForm
 from allauth.core import context
 from allauth.mfa.webauthn.forms import AddWebAuthnForm as AllauthAddWebAuthnForm
 from allauth.mfa.webauthn.forms import AuthenticateWebAuthnForm as AllauthAuthenticateWebAuthnForm
+from allauth.mfa.webauthn.forms import EditWebAuthnForm as AllauthEditWebAuthnForm
 from allauth.mfa.webauthn.forms import LoginWebAuthnForm as AllauthLoginWebAuthnForm
 from allauth.mfa.webauthn.forms import ReauthenticateWebAuthnForm as AllauthReauthenticateWebAuthnForm
 from django import forms
 from django.contrib.auth import authenticate
+from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext_lazy as _
 
 
@@ -47,6 +51,18 @@ class ReauthenticateWebAuthnForm(AllauthReauthenticateWebAuthnForm):  # type: ig
         self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
 
 
+# A passkey's name: a device's ("Chrome on Android", "Marie's work laptop") fits with room to
+# spare; a page of text pasted by mistake is refused, not drawn down the list of passkeys.
+PASSKEY_NAME_MAX = 64
+
+
+def _name_at_most(field: forms.CharField) -> None:
+    """``field`` (allauth's, unbounded) refused past PASSKEY_NAME_MAX, and its input stops there."""
+    field.max_length = PASSKEY_NAME_MAX
+    field.validators.append(MaxLengthValidator(PASSKEY_NAME_MAX))
+    field.widget.attrs["maxlength"] = str(PASSKEY_NAME_MAX)
+
+
 class AddWebAuthnForm(AllauthAddWebAuthnForm):  # type: ignore[misc]
     """allauth's "Add a passkey", saying why when no passkey came with it, and its name field tied
     to what the name is for (its page's line, templates/mfa/webauthn/add_form.html)."""
@@ -56,6 +72,15 @@ class AddWebAuthnForm(AllauthAddWebAuthnForm):  # type: ignore[misc]
         self.fields["credential"].error_messages["required"] = NO_CREDENTIAL
         # As help, Django ties it to the field (aria-describedby), and any error of the name too.
         self.fields["name"].help_text = _("To tell your passkeys apart later: the device it is on, say.")
+        _name_at_most(cast(forms.CharField, self.fields["name"]))
+
+
+class EditWebAuthnForm(AllauthEditWebAuthnForm):  # type: ignore[misc]
+    """allauth's "Rename a passkey", its name as long as a new one's at most."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        _name_at_most(cast(forms.CharField, self.fields["name"]))
 
 
 class AuthenticateWebAuthnForm(AllauthAuthenticateWebAuthnForm):  # type: ignore[misc]

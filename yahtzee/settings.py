@@ -181,11 +181,13 @@ ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip", "signup": "20/m/ip,100/d/ip"}
 ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
 MFA_ADAPTER = "accounts.adapters.MFAAdapter"  # a new passkey is named after its browser and device
-# A passkey's button pressed without script posts no passkey: each of its forms says passkeys need JavaScript.
+# A passkey's button pressed without script posts no passkey: each of its forms says passkeys need
+# JavaScript. A passkey's name is refused past a length (accounts.forms.PASSKEY_NAME_MAX).
 MFA_FORMS = {
     "login_webauthn": "accounts.forms.LoginWebAuthnForm",
     "reauthenticate_webauthn": "accounts.forms.ReauthenticateWebAuthnForm",
     "add_webauthn": "accounts.forms.AddWebAuthnForm",
+    "edit_webauthn": "accounts.forms.EditWebAuthnForm",  # a name at most as long as a new one's
     "authenticate_webauthn": "accounts.forms.AuthenticateWebAuthnForm",
 }
 MFA_PASSKEY_LOGIN_ENABLED = True

@@ -185,3 +185,32 @@ def test_the_sign_in_pages_note_that_passkeys_need_javascript_follows_its_passke
     assert page.count(note) == 1
     main = main_of(page)
     assert 0 <= main.find('id="passkey_login"') < main.find(note)
+
+
+def test_a_passkeys_name_is_refused_past_its_length_and_the_name_it_had_stays() -> None:
+    """A name pasted by mistake (a page of text) drew the list of passkeys thousands of pixels tall:
+    the name fields take as much as a device's name needs, and say so past it."""
+    from allauth.mfa.models import Authenticator
+
+    from accounts.forms import PASSKEY_NAME_MAX
+    from tests.accounts.helpers import user
+
+    client = Client(HTTP_HOST="localhost:8000")
+    sign_up(client, "kai")
+    client.post(reverse("account_reauthenticate"), {"password": PASSWORD})
+    assert f'maxlength="{PASSKEY_NAME_MAX}"' in client.get(reverse("mfa_add_webauthn")).content.decode()
+    page = client.post(reverse("mfa_add_webauthn"), {"name": "z" * (PASSKEY_NAME_MAX + 1), "credential": ""})
+    assert f"Ensure this value has at most {PASSKEY_NAME_MAX} characters" in page.content.decode()
+    key = Authenticator.objects.create(
+        user=user("kai"), type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop", "credential": {}}
+    )
+    edit = reverse("mfa_edit_webauthn", kwargs={"pk": key.pk})
+    assert f'maxlength="{PASSKEY_NAME_MAX}"' in client.get(edit).content.decode()
+    response = client.post(edit, {"name": "y" * 5000})
+    assert response.status_code == 200
+    assert f"Ensure this value has at most {PASSKEY_NAME_MAX} characters" in response.content.decode()
+    key.refresh_from_db()
+    assert key.data["name"] == "Laptop"
+    client.post(edit, {"name": "y" * PASSKEY_NAME_MAX})
+    key.refresh_from_db()
+    assert key.data["name"] == "y" * PASSKEY_NAME_MAX
