@@ -44,9 +44,10 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
     assert card.locator("[data-testid=rating]").inner_text() == "Provisional"
     assert not re.search(r"[-−]\d", card.inner_text())  # no bare "-1.8"
     assert "1 of 5 rated games" in card.inner_text()
-    tip = card.locator(".tip-text")
+    rating = card.locator("dt", has_text="Rating")
+    tip = rating.locator(".tip-text")
     assert not tip.is_visible()
-    card.locator(".tip-btn").hover()
+    rating.locator(".tip-btn").hover()
     tip.wait_for(state="visible")
     assert "Everyone starts at 1500" in tip.inner_text()
     for scheme in in_each_scheme(desktop):
@@ -55,7 +56,7 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
     # A phone has nothing to hover: a tap shows the explanation, a second tap or one elsewhere hides it.
     phone = new_page(390, 844, has_touch=True, is_mobile=True)
     phone.goto(f"{live_site.url}/u/{loser}/")
-    card = phone.locator(".stats-grid article", has_text="Official")
+    card = phone.locator(".stats-grid article", has_text="Official").locator("dt", has_text="Rating")
     tip = card.locator(".tip-text")
     card.locator(".tip-btn").tap()
     tip.wait_for(state="visible")
@@ -82,6 +83,37 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
         assert serious_violations(phone) == [], scheme
         shot(phone, f"{scheme}-390-leaderboard-rating-tip", full_page=True)
     assert desktop.errors == [] and phone.errors == []
+
+
+def test_what_the_points_lost_a_game_are_is_told_on_a_tap_and_from_the_keyboard(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The figure's explanation was a title on its words: no tap or key shows a title, so a phone
+    or a keyboard never read it. It is the "?" beside the words, as the rating's is."""
+    names = [f"lou{uuid.uuid4().hex[:6]}", f"max{uuid.uuid4().hex[:6]}"]
+    rated_game(live_site, names)
+    phone = new_page(390, 844, has_touch=True, is_mobile=True)
+    phone.goto(f"{live_site.url}/u/{names[0]}/")
+    card = phone.locator(".stats-grid article", has_text="Official")
+    lost = card.locator("dt", has_text="Points lost a game")
+    tip = lost.locator(".tip-text")
+    assert not tip.is_visible()
+    lost.locator(".tip-btn").tap()
+    tip.wait_for(state="visible")
+    assert "against perfect play" in tip.inner_text()
+    box = tip.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    for scheme in in_each_scheme(phone):
+        assert serious_violations(phone) == [], scheme
+        shot(phone, f"{scheme}-390-profile-points-lost-tip", full_page=True)
+    desktop = new_page(1280, 800)
+    desktop.goto(f"{live_site.url}/u/{names[0]}/")
+    lost = desktop.locator(".stats-grid article", has_text="Official").locator("dt", has_text="Points lost a game")
+    lost.locator(".tip-btn").focus()
+    desktop.keyboard.press("Tab")
+    desktop.keyboard.press("Shift+Tab")
+    lost.locator(".tip-text").wait_for(state="visible")
+    assert phone.errors == [] and desktop.errors == []
 
 
 def test_a_mistyped_room_address_is_the_sites_page_with_the_way_back_to_the_room(
