@@ -290,7 +290,7 @@ def test_a_limits_429_page_is_in_the_readers_language() -> None:
     refused = ann.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
     page = refused.content.decode()
     assert refused.status_code == 429 and '<html lang="fr"' in page
-    assert "Tu as créé trop de salles en peu de temps. Attends une minute et réessaie." in page
+    assert "Vous avez créé trop de salles en peu de temps. Attendez une minute et réessayez." in page
 
 
 def test_the_leaderboards_points_lost_are_written_as_the_readers_numbers() -> None:
