@@ -15,8 +15,8 @@ export function staysAwake(state, mine) {
 
 async function take() {
   if (!wanted || sentinel || asking || document.visibilityState !== "visible" || !navigator.wakeLock) return;
-  asking = navigator.wakeLock.request("screen");
   try {
+    asking = navigator.wakeLock.request("screen");
     const lock = await asking;
     // The browser lets go of it when the page is hidden: it is asked again once shown.
     lock.addEventListener("release", () => {
