@@ -11,6 +11,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -120,7 +121,8 @@ def test_translations_keep_the_placeholders(language: str, domain: str) -> None:
     assert wrong == []
 
 
-@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+# English is the code's own, but for django-allauth's title-case words, put in the site's sentence case.
+@pytest.mark.parametrize(("language", "domain"), [*CATALOGS, ("en", "django")])
 def test_the_compiled_catalogs_are_the_sources(language: str, domain: str) -> None:
     """The .mo files in the repository (what `make run` serves, with no gettext tools) say what
     the .po files say: compile them again after every change (docs/translations.md)."""
@@ -261,3 +263,14 @@ def test_every_refusal_a_player_can_meet_in_the_room_has_words_in_the_readers_la
     table = words[words.index("const ERRORS = {") : words.index("};", words.index("const ERRORS = {"))]
     worded = set(re.findall(r"^\s+([a-z_]+): (?:fmt\()?n?gettext\(", table, re.MULTILINE))
     assert sorted(codes - NOT_SHOWN_IN_THE_ROOM - worded) == []
+
+
+def test_the_account_pages_speak_in_the_sentence_case_of_the_rest_of_the_site(client: Any) -> None:
+    """django-allauth writes "Sign In", "Sign Up" where the site's menu says "Sign in": the English
+    catalog puts its words in the site's case; the other languages keep allauth's translations."""
+    for path, heading in (("/accounts/login/", "Sign in"), ("/accounts/signup/", "Sign up")):
+        page = client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert f"<h1>{heading}</h1>" in page.replace("\n", "").replace("  ", ""), path
+        assert "Sign In" not in page and "Sign Up" not in page and "Signup" not in page, path
+    german = client.get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Anmeldung" in german
