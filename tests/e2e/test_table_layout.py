@@ -1350,3 +1350,37 @@ def test_a_touch_screen_held_sideways_is_not_told_which_keys_to_press(
     assert page.locator(".replay-keys").is_visible() is keys_shown
     for scheme in in_each_scheme(page):
         shot(page, f"replay-sideways-{'touch' if touch else 'mouse'}-{scheme}")
+
+
+# Whether each of the page's parts is wholly in the window, and whether the card is beside the dice.
+IN_VIEW = """() => {
+  const shown = (el) => { const r = el.getBoundingClientRect();
+    return r.top >= -1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1; };
+  const tall = (el) => { const r = el.getBoundingClientRect(); return r.top >= -1 && r.bottom <= innerHeight + 1; };
+  const play = document.getElementById('play').getBoundingClientRect();
+  const card = document.getElementById('card').getBoundingClientRect();
+  const rows = [...document.querySelectorAll('#card tr[data-box]')];
+  return { dice: shown(document.querySelector('#play .dice')), roll: shown(document.getElementById('roll')),
+           beside: card.left >= play.right - 1, last: tall(rows[rows.length - 1]),  // a wide card scrolls sideways
+           wide: document.documentElement.scrollWidth > innerWidth }; }"""
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """Held sideways a phone is wide and short: stacked, the dice and the boxes to score were a
+    screen apart, and each turn scrolled between them. The card sits beside the dice, and the
+    dice and Roll stay in view while the card scrolls to its last box."""
+    page = new_page(844, 390, has_touch=True, is_mobile=True)
+    create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
+    act(page, [page], lambda: page.click("#roll"))
+    at = page.evaluate(IN_VIEW)
+    assert at["beside"] and at["dice"] and at["roll"] and not at["wide"], at
+    page.locator("#card tr[data-box]").last.scroll_into_view_if_needed()
+    at = page.evaluate(IN_VIEW)
+    assert at["last"] and at["dice"] and at["roll"], at
+    for scheme in in_each_scheme(page):
+        shot(page, f"table-{ruleset}-sideways-{scheme}")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []
