@@ -253,10 +253,14 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
 
 def paused(game: Game, controller: str) -> RuleViolation:
     """The refusal of an action that waits for the resume, in words about its reader: the host's
-    (a page drawn before their pause, another tab's) is theirs to resume."""
+    (a page drawn before their pause, another tab's) is theirs to resume. A player handed the host
+    during the pause (the host left the game) did not pause it: theirs is the host's pause, as
+    before. Read on a refusal alone, the pause's Move costs no action its query."""
     host = game.room.seat_of_player(game.host_id)
     if host is not None and game.room.seats[host].controlled_by(controller):
-        return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
+        pauses = Move.objects.filter(game=game, kind=Move.Kind.PAUSE).order_by("-seq")
+        if pauses.values_list("player_id", flat=True).first() == game.host_id:
+            return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
     return RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
 
 

@@ -315,3 +315,27 @@ def test_while_paused_a_computers_turn_that_came_up_shows_no_countdown() -> None
     assert state["clock"]["left"] is None and state["clock"]["deadline"] is None
     row = next(r for r in my_games(other) if r["code"] == code)
     assert row["left"] is None
+
+
+def test_a_player_handed_the_host_during_a_pause_is_not_told_they_paused_it() -> None:
+    """P0 pauses and leaves the game; P1 hosts from then on. P1's roll and pause meet P0's pause:
+    P1 did not pause the game, so the words are not "You paused the game" but the host's pause."""
+    table = timed_room(players=3)
+    p0, p1, _p2 = table.controllers
+    services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
+    services.game_leave(code=table.code, controller=p0, seat=0, expected_version=table.version(), action_id="out")
+    game = table.game
+    assert game.room.paused and game.room.seat_of_player(game.host_id) == 1
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p1, expected_version=version, action_id="r")
+    assert err.value.code == services.PAUSED
+    with pytest.raises(RuleViolation) as err:
+        services.game_pause(code=table.code, controller=p1, expected_version=version, action_id="p2")
+    assert err.value.code == services.PAUSED
+    assert table.version() == version
+    services.game_resume(code=table.code, controller=p1, expected_version=version, action_id="go")
+    services.game_pause(code=table.code, controller=p1, expected_version=table.version(), action_id="p3")
+    with pytest.raises(RuleViolation) as err:  # a pause of their own, once they host: theirs
+        services.turn_roll(code=table.code, controller=p1, expected_version=table.version(), action_id="r2")
+    assert err.value.code == services.YOU_PAUSED
