@@ -259,15 +259,16 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
         # and so do the players muted who left the game (its chat refused them as spectators too;
         # one still playing another seat, on a shared device, speaks from that seat as before).
         # The host's mutes, not a take-out's: a player taken out (for being away) is quiet in that
-        # game alone.
+        # game alone. A seat muted for its person's mute as a spectator (taken in the lobby after
+        # it) is the host's mute too, though no Move of the seat's says so.
         playing = {seat.persons_controller for seat in seats}
         hushed_seats = [seat for seat in old.room.seats if seat.given_up and seat.muted]
         by_host = muted_by_the_host(old, [seat.player for seat in hushed_seats]) if hushed_seats else set()
         quit_muted = {
             person: seat.name
             for seat in hushed_seats
-            if seat.player in by_host
-            and (person := seat.left_controller or (seat.controller if seat.human else ""))
+            if (person := seat.left_controller or (seat.controller if seat.human else ""))
+            and (seat.player in by_host or person in old.room.muted_spectators)
             and person not in playing
         }
         hushed = [

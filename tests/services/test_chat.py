@@ -702,3 +702,28 @@ def test_a_browser_the_room_keeps_muted_as_a_spectator_is_silenced_in_one_query(
     with django_assert_num_queries(1):
         assert silenced(game, stranger) == MUTED
     assert silenced(game, table.controllers[1]) is None
+
+
+def test_a_spectator_muted_who_took_a_seat_and_left_the_game_is_named_for_the_host_to_unmute_in_the_rematch() -> None:
+    """Dee posts as a spectator in the lobby; the host mutes her; she takes a seat (muted by that
+    mute) and leaves mid-game. The rematch keeps her muted, under her name in its Players list, as
+    any player muted who left the game: the host unmutes her by it (she never posted there)."""
+    ann, bob, dee = (services.new_controller() for _ in range(3))
+    code = services.game_create(host_name="Ann", controller=ann, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[ann, bob, dee])
+    services.game_join(code=code, name="Bob", controller=bob)
+    chat_post(code=code, controller=dee, text="hi all")
+    spectator_mute(
+        code=code, controller=ann, spectator=spectator_handle(code, dee), expected_version=None, action_id=action_id()
+    )
+    services.game_join(code=code, name="Dee", controller=dee)
+    assert table.game.room.seats[2].muted
+    services.game_start(code=code, controller=ann, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=dee, seat=2, expected_version=None, action_id=action_id())
+    play_to_end(table, random.Random(5))
+    rematch = services.game_rematch(code=code, controller=ann)
+    new = Table(code=rematch.code, controllers=[ann, bob, dee])
+    handle = spectator_handle(new.code, dee)
+    assert game_state(new.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Dee"}]
+    spectator_unmute(code=new.code, controller=ann, spectator=handle, expected_version=new.version(), action_id="u")
+    assert chat_post(code=new.code, controller=dee, text="back")["name"] == "Spectator"
