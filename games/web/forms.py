@@ -290,13 +290,18 @@ class JoinByCodeForm(forms.Form):
 class InternetAddressValidator(EmailValidator):
     """An e-mail address at a domain name on the internet: Django's own check lets through
     ``name@localhost`` and an IP address (``name@[10.0.0.7]``), to which the site's mail server
-    would deliver to itself, or connect to a host of the typist's choosing on its own network."""
+    would deliver to itself, or connect to a host of the typist's choosing on its own network.
+    A name with a ``localhost`` label is the machine itself as well: every name under it (RFC
+    6761), ``localhost.localdomain``, and the ``localhost.<its domain>`` a mail server counts as
+    its own by default."""
 
     def __init__(self) -> None:
         super().__init__(allowlist=())
 
     def validate_domain_part(self, domain_part: str) -> bool:
-        return not domain_part.startswith("[") and super().validate_domain_part(domain_part)
+        if domain_part.startswith("[") or "localhost" in domain_part.lower().rstrip(".").split("."):
+            return False
+        return super().validate_domain_part(domain_part)
 
 
 class InternetAddressField(forms.EmailField):

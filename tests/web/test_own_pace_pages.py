@@ -697,6 +697,8 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
         # Not on the internet: the site's mail server would deliver to itself, or connect to an
         # address of the subscriber's choosing on its own network.
         "root@localhost",
+        "root@mail.localhost",  # a name under localhost is the machine itself too (RFC 6761)
+        "root@localhost.localdomain",
         "ana@[127.0.0.1]",
         "ana@[10.0.0.7]",
         "ana@[IPv6:::1]",
