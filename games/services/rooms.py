@@ -301,6 +301,9 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             if seat is first or (seat.human and not seat.controller):  # a deleted account's seat
                 continue
             away = bool(seat.away_controller)
+            # The same people's next table: the host's mute holds there. A computer's seat is no
+            # person's: the mute of one who gave it up (or the take-out's) stays with that person.
+            muted = not (seat.bot and not away) and (seat.muted or seat.persons_controller in hushed)
             name = seat.name
             if seat.bot and not away and name not in BOT_NAMES:
                 # A computer that finished the game of someone who left plays under its own name
@@ -315,13 +318,12 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 client_seed="",
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
-                # The same people's next table: the host's mute holds there.
-                muted=seat.muted or seat.persons_controller in hushed,
+                muted=muted,
             )
             joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:
                 joined["bot"] = seat.level
-            if seat.muted or seat.persons_controller in hushed:
+            if muted:
                 joined["muted"] = True
             record(
                 new,

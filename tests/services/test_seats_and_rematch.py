@@ -821,3 +821,24 @@ def test_a_player_taken_out_without_a_mute_is_not_muted_in_the_rematch() -> None
     assert chat_post(code=rematch.code, controller=bob, text="new game")["text"] == "new game"
     services.game_join(code=rematch.code, name="Bob", controller=bob)
     assert [seat.muted for seat in Game.objects.get(code=rematch.code).room.seats] == [False, False, False]
+
+
+@db
+def test_a_computer_playing_on_for_a_player_taken_out_is_not_muted_in_the_rematch() -> None:
+    """Ann takes Bob out (which mutes his seat, to keep him quiet in that game) and lets a computer
+    play on in it. The rematch seats that computer under its own name: no mute of Bob's goes with
+    it, and the host's Players list offers no *Unmute chat* for a computer."""
+    table = spectators_chat_room()
+    ann, _bob, cy = table.controllers
+    services.game_remove_absent(
+        code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    services.game_replace_with_bot(
+        code=table.code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    _finish_with_bots(table)
+    rematch = services.game_rematch(code=table.code, controller=cy)
+    seats = Game.objects.get(code=rematch.code).room.seats
+    assert [seat.bot for seat in seats] == [False, False, True]
+    assert [seat.muted for seat in seats] == [False, False, False]
+    assert not Move.objects.filter(game=rematch, payload__muted=True).exists()
