@@ -1377,6 +1377,8 @@ def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
     act(page, [page], lambda: page.click("#roll"))
     at = page.evaluate(IN_VIEW)
     assert at["beside"] and at["dice"] and at["roll"] and not at["wide"], at
+    tops = page.evaluate("['roll', 'hint'].map(id => document.getElementById(id).getBoundingClientRect().top)")
+    assert abs(tops[0] - tops[1]) < 24, tops  # the hint on Roll's line, the card no taller for it
     page.locator("#card tr[data-box]").last.scroll_into_view_if_needed()
     at = page.evaluate(IN_VIEW)
     assert at["last"] and at["dice"] and at["roll"], at
