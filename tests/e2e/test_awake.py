@@ -104,6 +104,8 @@ def test_the_screen_is_kept_on_while_wanted_asked_again_when_shown_and_let_go_af
         ({"status": "playing", "pace": "live"}, [0], True),
         ({"status": "playing", "pace": "live", "local": True}, [0, 1], True),  # a shared phone passed round
         ({"status": "playing", "pace": "own"}, [0], False),  # moves days apart: the phone sleeps between
+        # The host paused the game: nobody's turn comes until they resume it, however long that is.
+        ({"status": "playing", "pace": "live", "paused": True}, [0], False),
         ({"status": "playing", "pace": "live"}, [], False),  # a spectator, or a player who left
         ({"status": "lobby", "pace": "live"}, [0], False),
         ({"status": "finished", "pace": "live"}, [0], False),
@@ -129,6 +131,14 @@ def test_players_at_a_live_table_keep_their_screens_on_and_feel_their_turns(live
     watcher.wait_for_selector("#conn[data-state=connected]")
     assert asked(watcher) == 0  # a spectator's screen is theirs to leave on
 
+    # The host pauses the game: no turn comes until she resumes it, and the screens sleep meanwhile.
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
+    for page in (ann, bob):
+        page.wait_for_function("__held() === 0")
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
+    for page in (ann, bob):
+        page.wait_for_function("__held() === 1")
+
     # The game's first turn is Ann's: it chimes and buzzes on her phone, not on Bob's.
     ann.wait_for_function("__buzzes.length === 1")
     act(ann, [ann, bob], lambda: ann.click("#roll"))
@@ -146,5 +156,5 @@ def test_players_at_a_live_table_keep_their_screens_on_and_feel_their_turns(live
     bob.on("dialog", lambda dialog: dialog.accept())
     act(bob, [ann, bob], lambda: bob.click("#leave-1"))
     bob.wait_for_function("__held() === 0")
-    assert (held(ann), asked(ann)) == (1, 1)
+    assert (held(ann), asked(ann)) == (1, 2)  # asked again once the pause was over, never since
     assert ann.errors == [] and bob.errors == []

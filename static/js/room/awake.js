@@ -1,7 +1,8 @@
 // The screen kept on while its player is at a live game (the Screen Wake Lock API). A phone
 // dims and locks after half a minute or so, and players wait longer than that for the others'
 // turns: a locked phone's page is hidden, its player is soon told away, and its turn's chime
-// is not heard. At your own pace, in the lobby, for a spectator and once the game is over the
+// is not heard. At your own pace, in the lobby, while the host has paused the game (no turn comes
+// until they resume it, however long that is), for a spectator and once the game is over the
 // screen sleeps as the device chooses.
 
 let wanted = false;
@@ -10,7 +11,7 @@ let asking = null;
 
 /** Whether a page showing ``state`` keeps the screen on; ``mine``: the seats it plays (not left, not a computer's). */
 export function staysAwake(state, mine) {
-  return state.status === "playing" && state.pace !== "own" && mine.length > 0;
+  return state.status === "playing" && state.pace !== "own" && !state.paused && mine.length > 0;
 }
 
 async function take() {
