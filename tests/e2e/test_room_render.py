@@ -1276,3 +1276,20 @@ def test_the_feed_of_a_page_just_loaded_names_no_one_a_computer_plays_for(harnes
     assert page.evaluate(feed, [playing, []]) == "Rolly and Eve are here."
     # Bo's own page, his seat played by the computer until he takes it back: he is at the table.
     assert page.evaluate(feed, [playing, [1]]) == "Bo, Rolly, and Eve are here."
+
+
+def test_the_shared_result_marks_the_seats_ranked_behind_for_leaving_or_being_away_as_the_list_does(
+    harness: Any,
+) -> None:
+    """Bo left with the best total and ranks last: the words a player shares say why, as the
+    game-over list does ("left"), or a reader would take the order for a mistake; so for Cy, whose
+    seat a computer finished while she was away."""
+    page = harness(HARNESS)
+    finished = over_state([("Ana", "active"), ("Bo", "left"), ("Cy", "active")], [180, 201, 150], [0])
+    finished["seats"][2] = {**finished["seats"][2], "kind": "bot", "away": True, "kept": True}
+    text = page.evaluate(
+        """s => render.resultText(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+        rolling: new Set(), reducedMotion: true, review: null, connection: "connected", feed: [], levels: {} }))""",
+        finished,
+    )
+    assert text == "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150 (away), 3. Bo 201 (left)"

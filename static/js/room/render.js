@@ -724,11 +724,17 @@ export function ranking(state) {
 }
 
 /** The result as a player shares it, in plain text: the rule set and each seat's place and total
- * ("A game of Yatzy: 1. Ann 287, 2. Bob 241"); the replay's address goes beside it. */
+ * ("A game of Yatzy: 1. Ann 287, 2. Bob 241"); the replay's address goes beside it. A seat ranked
+ * behind for leaving, or for being away at the end, is marked so, as the game-over list marks it:
+ * without it, a reader takes "2. Ann 180, 3. Bob 201" for a mistake. */
 export function resultText(view) {
-  const places = ranking(view.state).map((row) =>
-    fmt(gettext("%(rank)s. %(name)s %(points)s"), { rank: row.rank, name: view.seatName(row.seat), points: row.total }),
-  );
+  const places = ranking(view.state).map((row) => {
+    const place = { rank: row.rank, name: view.seatName(row.seat), points: row.total };
+    const tag = row.left ? gettext("left") : row.kept ? gettext("away") : "";
+    return tag
+      ? fmt(gettext("%(rank)s. %(name)s %(points)s (%(tag)s)"), { ...place, tag })
+      : fmt(gettext("%(rank)s. %(name)s %(points)s"), place);
+  });
   return fmt(gettext("A game of %(ruleset)s: %(places)s"), { ruleset: view.state.ruleset.label, places: places.join(", ") });
 }
 
