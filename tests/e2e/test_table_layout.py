@@ -1386,3 +1386,16 @@ def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
         shot(page, f"table-{ruleset}-sideways-{scheme}")
         assert serious_violations(page) == [], scheme
     assert page.errors == []
+
+
+@pytest.mark.parametrize(("touch", "keys_shown"), [(True, False), (False, True)])
+def test_a_touch_screen_is_not_told_which_keys_to_press_on_the_home_page_either(
+    new_page: Any, live_site: LiveSite, touch: bool, keys_shown: bool
+) -> None:
+    """The home page's How to play ends with the keys ("Keyboard: 1–5 hold dice, Space rolls …"):
+    a phone, held either way, is told none there as at the table; a window with a mouse keeps them."""
+    for width, height in ((390, 844), (844, 390)):
+        page = new_page(width, height, has_touch=touch, is_mobile=touch)
+        page.goto(live_site.url + "/")
+        assert page.locator(".how kbd").first.is_visible() is keys_shown, (width, height)
+        assert page.locator(".how-steps").is_visible()
