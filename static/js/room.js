@@ -1136,18 +1136,25 @@ async function shareInvite() {
   }
 }
 
+let sharing = false; // a share sheet asked for and not closed yet
 /** A finished game's result, shared through the device's share sheet, or copied where there is none. */
 async function shareResult() {
   const v = view();
   const text = render.resultText(v);
   const url = new URL(v.state.replay_url, window.location.href).href;
   if (v.canShare) {
+    // A second tap while the sheet comes up (a phone's is slow to): the browser refuses a second
+    // share, which is no browser that will not share, and the clipboard is left as it is.
+    if (sharing) return;
+    sharing = true;
     try {
       await navigator.share({ title: document.title, text, url });
       return;
     } catch (error) {
       // Closing the share sheet is no failure; a browser that would not share copies instead.
       if (error?.name === "AbortError") return;
+    } finally {
+      sharing = false;
     }
   }
   if (!(await copied(`${text}\n${url}`))) {

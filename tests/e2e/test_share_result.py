@@ -108,3 +108,36 @@ result = made.game.code
     page.goto(f"{live_site.url}/r/{code}/")
     page.wait_for_selector("#over:not([hidden])")
     assert page.locator("#share-result").count() == 0
+
+
+# A share sheet slow to come up, as a phone's is: open until the test closes it; a second share
+# while one is open is refused, as browsers refuse it ("An earlier share has not yet completed").
+SLOW_SHARE_SHEET = """
+window.__shared = [];
+window.__copied = [];
+let open = null;
+navigator.share = (data) => {
+  if (open) return Promise.reject(new DOMException("An earlier share has not yet completed.", "InvalidStateError"));
+  return new Promise((done) => { open = () => { open = null; window.__shared.push(data); done(); }; });
+};
+window.__closeSheet = () => open?.();
+Object.defineProperty(navigator, "clipboard", { configurable: true, value: {
+  writeText: async (text) => { window.__copied.push(text); },
+} });
+"""
+
+
+def test_a_second_tap_while_the_share_sheet_comes_up_copies_nothing(live_site: LiveSite, new_page: Any) -> None:
+    """An impatient second tap on Share the result, the sheet not up yet: the browser refuses a
+    second share, and the page took that for a browser that will not share, copying the result over
+    whatever its player had on the clipboard and saying "Copied!" under the sheet."""
+    page, _ = finished_page(live_site, new_page, SLOW_SHARE_SHEET)
+    button = page.locator("#share-result")
+    button.click()
+    button.click()
+    page.evaluate("new Promise((done) => setTimeout(done, 100))")
+    page.evaluate("__closeSheet()")
+    page.wait_for_function("__shared.length === 1")
+    assert page.evaluate("__copied") == []
+    assert button.inner_text() == "Share the result"
+    assert page.errors == []
