@@ -1164,6 +1164,11 @@ async function shareResult() {
   const button = $("share-result");
   if (button) button.textContent = gettext("Copied!");
   announce(gettext("The result is copied, with the replay's link: paste it where you like."));
+  // The button says what it does again once the word has been seen (a redraw meanwhile says it too).
+  window.setTimeout(() => {
+    const again = $("share-result");
+    if (again) again.textContent = v.canShare ? gettext("Share the result") : gettext("Copy the result");
+  }, 2000);
 }
 
 /** ``text`` put on the clipboard: by the Clipboard API, else the old way, through a selection. */

@@ -91,6 +91,8 @@ def test_without_a_share_sheet_the_result_is_copied(live_site: LiveSite, new_pag
     assert RESULT.fullmatch(text) and url == f"{live_site.url}/r/{code}/replay"
     page.wait_for_function("document.getElementById('share-result').textContent === 'Copied!'")
     assert page.evaluate("document.activeElement.id") == "share-result"
+    # Then it says what it does again, for the next press.
+    page.wait_for_function("document.getElementById('share-result').textContent === 'Copy the result'")
     assert page.errors == []
 
 
