@@ -98,6 +98,8 @@ def test_what_the_points_lost_a_game_are_is_told_on_a_tap_and_from_the_keyboard(
     lost = card.locator("dt", has_text="Points lost a game")
     tip = lost.locator(".tip-text")
     assert not tip.is_visible()
+    # Its button asks the question, as the rating's does: not the term again, read twice in a row.
+    assert lost.locator(".tip-btn .sr-only").inner_text() == "What are the points lost a game?"
     lost.locator(".tip-btn").tap()
     tip.wait_for(state="visible")
     assert "against perfect play" in tip.inner_text()
