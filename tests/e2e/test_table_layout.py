@@ -1388,6 +1388,30 @@ def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
     assert page.errors == []
 
 
+# Each seat's name in its column's head and the lines its letters take (a range over its text).
+NAME_LINES = """() => [...document.querySelectorAll('#card th.seat-head .seat-head-name')].map(el => {
+  const text = [...el.childNodes].find(n => n.nodeType === Node.TEXT_NODE);
+  const range = document.createRange(); range.selectNodeContents(text);
+  return [text.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; })"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), (932, 430)])
+def test_a_tablet_or_phone_held_sideways_keeps_short_names_whole_in_six_seats_heads(
+    live_site: LiveSite, new_page: Any, width: int, height: int
+) -> None:
+    """A tablet or a large phone held sideways draws the desktop's card in less width: six seats'
+    heads had "Ana" as "A" over "na", "Cleo" as "Cle" over "o", the turn's mark and the presence
+    dot taking the first line's room. A short name keeps its letters on one line."""
+    page = new_page(width, height, has_touch=True)
+    create_local(page, live_site, ["Ana", "Benedikt", "Cleo", "Dimitrios", "Eve", "Francesca"])
+    act(page, [page], lambda: page.click("#roll"))
+    lines = dict(page.evaluate(NAME_LINES))
+    assert all(lines[name] == 1 for name in ("Ana", "Cleo", "Eve")), lines
+    for scheme in in_each_scheme(page):
+        shot(page, f"table-six-names-{width}-{scheme}")
+    assert page.errors == []
+
+
 @pytest.mark.parametrize(("touch", "keys_shown"), [(True, False), (False, True)])
 def test_a_touch_screen_is_not_told_which_keys_to_press_on_the_home_page_either(
     new_page: Any, live_site: LiveSite, touch: bool, keys_shown: bool
