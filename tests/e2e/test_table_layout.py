@@ -1423,3 +1423,33 @@ def test_a_touch_screen_is_not_told_which_keys_to_press_on_the_home_page_either(
         page.goto(live_site.url + "/")
         assert page.locator(".how kbd").first.is_visible() is keys_shown, (width, height)
         assert page.locator(".how-steps").is_visible()
+
+
+# The words of each seat's name in its column's head that the head shows on more than one line.
+_WORDS_SPLIT = """() => [...document.querySelectorAll('#card th.seat-head .seat-head-name')].flatMap(label => {
+  const text = [...label.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+  const split = [];
+  for (const match of text.textContent.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, match.index);
+    range.setEnd(text, match.index + match[0].length);
+    const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+    if (tops.size > 1) split.push(`${text.textContent.trim()}: "${match[0]}"`);
+  }
+  return split;
+})"""
+
+
+def test_on_a_desktop_eight_players_long_names_break_between_their_words(live_site: LiveSite, new_page: Any) -> None:
+    """ "Bartholomew Fitzgerald" heads its column as "Bartholomew / Fitzgerald", not "Bartholome / w
+    Fitzgerald": a desktop's card has the room for each word of eight players' names whole."""
+    names = [
+        "Annabelle Maximiliana", "Bartholomew Fitzgerald", "Catherine Wolfeschlegel", "Dmitri Alexandrovich",
+        "Evangelina Montgomery", "Fitzwilliam Darcyson", "Guinevere Pendragonia", "Hieronymus Bosch-Smith",
+    ]  # fmt: skip
+    code = finished_named_game(live_site, names)
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#card th.seat-head .presence")
+    shot(page, "eight-long-names-desktop", full_page=True)
+    assert page.evaluate(_WORDS_SPLIT) == []
