@@ -813,6 +813,36 @@ def test_at_200_percent_zoom_the_dice_panel_does_not_cover_the_scorecard(live_si
     assert overlapping == [], f"#play ({position}) lies over {overlapping}"
 
 
+# The control the keyboard is on, when something else is drawn over its middle: what lies there.
+FOCUS_COVERED_BY = """() => {
+  const at = document.activeElement, box = at.getBoundingClientRect();
+  const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return !top || top === at || at.contains(top) || top.contains(at) ? null : top.closest('[id]')?.id ?? top.tagName;
+}"""
+
+
+def test_at_200_percent_zoom_the_keyboard_sees_the_players_feed_and_chat_it_tabs_to(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """WCAG 2.4.11: at 200 % zoom (a 1280 x 800 screen) the dice panel stays beside the card as it
+    scrolls, but a player tabbing on to the players list and the chat sees each control, not the
+    dice panel over it."""
+    page = new_page(**ZOOMED)
+    create_local(page, live_site, ["Solo", "Other"])
+    act(page, [page], lambda: page.click("#roll"))
+    page.focus("#card .score-btn")
+    covered = {}
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        at = page.evaluate("document.activeElement.id")
+        if at == "chat-send":
+            break
+        if page.evaluate("!!document.activeElement.closest('#seats, #feed, #chat')"):
+            covered[at] = page.evaluate(FOCUS_COVERED_BY)
+    assert "chat-text" in covered, covered
+    assert {at: by for at, by in covered.items() if by} == {}
+
+
 # WCAG 1.4.12's text spacing, as a reader's style sheet or bookmarklet sets it.
 TEXT_SPACING = """() => {
   const style = document.createElement('style');
