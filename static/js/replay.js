@@ -298,8 +298,10 @@ keepSeatNamesFitted($("card"));
 // A step's link typed or pasted into the address while the page is open moves the replay there
 // (show's own replaceState fires no hashchange).
 // Only a step's: the skip link's #main, say, leaves the replay where it is.
+// A step's link (a costly choice of the room's review) puts the keyboard on the step's sentence,
+// as a link to an anchor would: a screen reader goes on from there, not from the top of the page.
 window.addEventListener("hashchange", () => {
-  if (STEP_HASH.test(location.hash)) show(fromHash());
+  if (STEP_HASH.test(location.hash)) show(fromHash(), { focus: true });
 });
-show(fromHash());
+show(fromHash(), { focus: STEP_HASH.test(location.hash) });
 steadyPanel();

@@ -429,3 +429,19 @@ def test_taking_the_away_player_out_from_the_play_card_leaves_the_keyboard_on_ro
     ann.wait_for_selector("#roll:not(:disabled)")
     ann.wait_for_timeout(300)
     assert ann.evaluate(FOCUSED) == "roll"
+
+
+def test_a_link_to_a_step_of_the_replay_opens_with_the_keyboard_on_that_step(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The room's review links each costly choice to its step of the replay: the page opens on that
+    step with the keyboard (and the screen reader) on its sentence, as a link to an anchor does,
+    not at the top of the page."""
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay#move-5")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step ')")
+    assert page.evaluate(FOCUSED) == "step-h"
+    # Without a step in the address the replay opens as any page does: at its top.
+    page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step ')")
+    assert page.evaluate(FOCUSED) == "BODY"
