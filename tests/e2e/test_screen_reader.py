@@ -329,3 +329,25 @@ def test_the_chat_form_says_post_as_only_with_the_choice_of_who_posts(live_site:
     create_local(shared, live_site, ["Hal", "Ivy"])
     form = shared.locator("#chat-form").aria_snapshot()
     assert 'combobox "Post as"' in form, form
+
+
+def test_the_question_before_a_zero_is_read_with_its_dialog(live_site: LiveSite, new_page: Any) -> None:
+    """A box that would score 0 asks first: the screen reader, put on "Score 0" as the dialog
+    opens, reads the dialog's name and its question (which box, and that it is filled with a 0),
+    not only "Score zero?" and the button."""
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    act(page, [page], lambda: page.click("#roll"))
+    page.locator("#card .score-btn.zero").first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#confirm[open]")
+    assert page.evaluate("document.activeElement.id") == "confirm-yes"
+    cdp = page.context.new_cdp_session(page)
+    try:
+        tree = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    dialog = next(n for n in tree if n.get("role", {}).get("value") == "dialog")
+    assert dialog["name"]["value"] == "Score zero?"
+    assert dialog.get("description", {}).get("value") == page.inner_text("#confirm-text")
+    page.keyboard.press("Escape")
