@@ -57,6 +57,7 @@ const ui = {
   // posts no more once it has no seat left, as the chat refuses it (store/selectors.py silenced).
   chatTakenOut: false,
   revealed: null, // {seed, commitment}: the revealed server seed and its SHA-256, once hashed here
+  resultCopied: false, // the game's result was just copied: its button says so for a moment
 };
 const REACTION_SHOWN = 2500;
 // A player at the table is offered the host's tools that get a stuck game moving once the host's
@@ -195,6 +196,7 @@ function view() {
     // The device's own share sheet (a phone's messages and chat apps, a desktop's mail or
     // nearby sharing) wherever the browser offers Web Share.
     canShare: typeof navigator.share === "function",
+    resultCopied: ui.resultCopied,
     joinUrl: root.dataset.joinUrl,
     takenOut: ui.takenOut,
     joinRefused: initial.join_refused ?? null, // the name a join was refused for and why (#join-error, under the field)
@@ -1161,13 +1163,15 @@ async function shareResult() {
     toast(gettext("The browser did not let the page copy the result."), "info");
     return;
   }
-  const button = $("share-result");
-  if (button) button.textContent = gettext("Copied!");
+  // "Copied!" for a moment, drawn with the panel: a redraw meanwhile (the coach's review arriving)
+  // says it too. Then the button says what it does again.
+  ui.resultCopied = true;
+  draw();
   announce(gettext("The result is copied, with the replay's link: paste it where you like."));
-  // The button says what it does again once the word has been seen (a redraw meanwhile says it too).
-  window.setTimeout(() => {
-    const again = $("share-result");
-    if (again) again.textContent = v.canShare ? gettext("Share the result") : gettext("Copy the result");
+  window.clearTimeout(shareResult.done);
+  shareResult.done = window.setTimeout(() => {
+    ui.resultCopied = false;
+    draw();
   }, 2000);
 }
 

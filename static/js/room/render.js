@@ -791,7 +791,7 @@ export function overHtml(view) {
   const replay = state.replay_url ? `<a class="btn" id="replay-link" href="${esc(state.replay_url)}">${gettext("Watch the replay")}</a>` : "";
   // The device's share sheet where the browser offers one (a phone's messages and chat apps), else the clipboard.
   const share = state.replay_url
-    ? `<button class="btn" id="share-result" type="button">${view.canShare ? gettext("Share the result") : gettext("Copy the result")}</button>`
+    ? `<button class="btn" id="share-result" type="button">${view.resultCopied ? gettext("Copied!") : view.canShare ? gettext("Share the result") : gettext("Copy the result")}</button>`
     : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
     <ol class="ranking">${ranked}</ol>
