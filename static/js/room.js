@@ -1106,21 +1106,11 @@ function drawLobby(v) {
 
 async function copyInvite() {
   const input = $("invite");
-  let copied = true;
-  try {
-    await navigator.clipboard.writeText(input.value);
-  } catch {
+  if (!(await copied(input.value))) {
     // No clipboard for the page (an address without https, a browser that asks and was refused):
-    // the selected text is copied the old way, or left selected for the person to copy.
+    // the link is left selected for the person to copy.
     input.focus();
     input.select();
-    try {
-      copied = document.execCommand("copy");
-    } catch {
-      copied = false;
-    }
-  }
-  if (!copied) {
     toast(gettext("The browser did not let the page copy the link: it is selected, copy it from there."), "info");
     return;
   }
