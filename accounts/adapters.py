@@ -1,5 +1,6 @@
-"""allauth's adapters: account names in one form of their letters, and a new passkey named after
-the browser and device that made it ("Chrome on Android"), not "Master key"."""
+"""allauth's adapters: account names in one form of their letters, a new passkey named after the
+browser and device that made it ("Chrome on Android"), not "Master key", in the player's language,
+and a changed password ending on the player's profile."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from allauth.mfa.adapter import DefaultMFAAdapter
 from allauth.mfa.models import Authenticator
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from accounts import selectors, services
 
@@ -30,22 +34,25 @@ SYSTEMS = (
 
 
 def device_name(user_agent: str) -> str:
-    """ "Chrome on Android" from a User-Agent header; "" when it names neither."""
+    """ "Chrome on Android" from a User-Agent header, worded in the active language (the browser's
+    and the system's names are their own in every one); "" when it names neither."""
     browser = next((name for mark, name in BROWSERS if mark in user_agent), "")
     system = next((name for mark, name in SYSTEMS if mark in user_agent), "")
     if browser and system:
-        return f"{browser} on {system}"
+        return pgettext("passkey's name", "%(browser)s on %(system)s") % {"browser": browser, "system": system}
     return browser or system
 
 
 class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is untyped
     def generate_authenticator_name(self, user: AbstractBaseUser, type: Authenticator.Type) -> str:  # noqa: A002 - allauth's name
-        """The name a new passkey's form suggests: the browser and device, else "Passkey N"."""
+        """The name a new passkey's form suggests, in the player's language (the name is stored as
+        the player read it, and they may change it there): the browser and device, else "Passkey N"."""
         request = context.request
         device = device_name(request.headers.get("User-Agent", "")) if request is not None else ""
         if device:
             return device
-        return f"Passkey {Authenticator.objects.filter(user_id=user.pk, type=type).count() + 1}"
+        number = Authenticator.objects.filter(user_id=user.pk, type=type).count() + 1
+        return pgettext("passkey's name", "Passkey %(number)s") % {"number": number}
 
 
 LOOKALIKE = _("That name reads the same as another player's: please choose another.")
@@ -79,3 +86,9 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]  # allauth is
         if not shallow:
             name_free(name)
         return name
+
+    def get_password_change_redirect_url(self, request: HttpRequest) -> str:
+        """A changed password ends on the player's profile, under allauth's "Password successfully
+        changed." (as signing in ends there), not on an empty form again; a refused one stays on
+        its form with the errors."""
+        return reverse("profile_me")

@@ -1,0 +1,95 @@
+"""The account pages a player walks through: forgotten and changed passwords, a new passkey's
+name, and the Spanish of allauth's own words in the site's "tú"."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import translation
+from django.utils.translation import trans_real
+
+from accounts.adapters import device_name
+from tests.accounts.helpers import PASSWORD, sign_up
+
+pytestmark = pytest.mark.django_db
+
+NEW_PASSWORD = "a brand new pass 42"
+CHROME_LINUX = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+
+
+def text_of(page: str) -> str:
+    """The words a reader sees: no tags, entities decoded, spaces collapsed."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_the_forgotten_password_page_sends_a_signed_in_player_back_to_their_account_not_to_sign_in() -> None:
+    client = Client()
+    sign_up(client, "forgetful")
+    page = client.get("/accounts/password/reset/").content.decode()
+    assert "Back to sign in" not in page and 'href="/accounts/login/' not in page
+    # They know it: the change-password page; they forgot it: the administrator sets a new one.
+    assert re.search(r'<a class="btn[^"]*" href="/accounts/password/change/">Change password</a>', page)
+    assert "administrator" in page
+    # Someone signed out still gets the way back to signing in.
+    anonymous = Client().get("/accounts/password/reset/").content.decode()
+    assert 'href="/accounts/login/">Back to sign in</a>' in anonymous
+
+
+@pytest.mark.parametrize(
+    ("language", "changed"),
+    [("en", "Password successfully changed."), ("de", "Das Passwort wurde geändert."), ("es", "Contraseña")],
+)
+def test_a_password_change_lands_on_the_players_profile_saying_so_in_their_language(
+    language: str, changed: str
+) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    sign_up(client, f"changer_{language}")
+    client.get("/me", follow=True)  # the sign-up's own "Signed in as" read
+    data = {"oldpassword": PASSWORD, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    response = client.post("/accounts/password/change/", data, follow=True)
+    assert response.redirect_chain[0] == ("/me", 302)
+    assert response.request["PATH_INFO"] == f"/u/changer_{language}/"
+    page = response.content.decode()
+    assert f'lang="{language}"' in page
+    assert re.search(rf'<ul class="messages" role="status">\s*<li[^>]*>{re.escape(changed)}', page), page[:3000]
+    assert get_user_model().objects.get(username=f"changer_{language}").check_password(NEW_PASSWORD)
+
+
+def test_a_refused_password_change_stays_on_the_form_with_its_errors() -> None:
+    client = Client()
+    sign_up(client, "typo")
+    data = {"oldpassword": PASSWORD, "password1": NEW_PASSWORD, "password2": "a brand new pass 43"}
+    response = client.post("/accounts/password/change/", data)
+    assert response.status_code == 200
+    assert response.context["form"].errors["password2"]
+    assert get_user_model().objects.get(username="typo").check_password(PASSWORD)
+
+
+def test_a_new_passkeys_suggested_name_is_in_the_players_language(monkeypatch: Any) -> None:
+    """The name a player reads on their passkeys page is worded in their language ("Chrome unter
+    Linux"); only the browser's and the system's own names stay as they are."""
+    german = trans_real.translation("de")
+    words = {
+        "passkey's name\x04%(browser)s on %(system)s": "%(browser)s unter %(system)s",
+        "passkey's name\x04Passkey %(number)s": "Passkey Nr. %(number)s",
+    }
+    original = german.gettext
+    monkeypatch.setattr(german, "gettext", lambda message: words.get(message) or original(message))
+    with translation.override("de"):
+        assert device_name(CHROME_LINUX) == "Chrome unter Linux"
+    with translation.override("en"):
+        assert device_name(CHROME_LINUX) == "Chrome on Linux"
+    client = Client(HTTP_ACCEPT_LANGUAGE="de", HTTP_USER_AGENT=CHROME_LINUX)
+    sign_up(client, "schluessel")
+    client.post("/accounts/reauthenticate/", {"password": PASSWORD})  # "Confirm it is you" first
+    page = client.get("/accounts/2fa/webauthn/add/").content.decode()
+    assert 'value="Chrome unter Linux"' in page
+    nameless = Client(HTTP_ACCEPT_LANGUAGE="de", HTTP_USER_AGENT="curl/8")
+    nameless.cookies = client.cookies
+    assert 'value="Passkey Nr. 1"' in nameless.get("/accounts/2fa/webauthn/add/").content.decode()
