@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import allauth
 import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
+ALLAUTH_LOCALE = Path(allauth.__file__).parent / "locale"
 DOMAINS = ("django", "djangojs")
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
@@ -166,7 +168,10 @@ def test_the_catalogs_hold_every_message_of_the_code(tmp_path: Path) -> None:
         }
         known = {(e.msgctxt, e.msgid) for e in messages(language, domain)}
         assert found - known == set(), f"{language}/{domain}: marked in the code but not in the catalog"
-        assert known - found == set(), f"{language}/{domain}: in the catalog but no longer in the code"
+        # Words of django-allauth's that a catalog puts in the site's voice (the Spanish "tú").
+        allauth_po = ALLAUTH_LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
+        allauths = {(e.msgctxt, e.msgid) for e in read_po(allauth_po)} if allauth_po.exists() else set()
+        assert known - found - allauths == set(), f"{language}/{domain}: in the catalog but no longer in the code"
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
