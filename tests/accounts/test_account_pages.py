@@ -137,3 +137,26 @@ def test_allauths_own_words_on_the_spanish_account_pages_say_tu_as_the_site_does
     assert "¿Seguro que quieres cerrar sesión?" in words["sign out"]
     assert "Has cerrado sesión." in words["signed out"]
     assert "Iniciar sesión con una llave de acceso" in words["login"]  # the site's word for a passkey
+
+
+def test_signing_out_says_so_on_the_home_page_it_ends_on_not_later_on_another_page() -> None:
+    client = Client()
+    sign_up(client, "leaver")
+    client.get("/me", follow=True)  # the sign-up's own "Signed in as" read
+    response = client.post("/accounts/logout/", follow=True)
+    assert response.request["PATH_INFO"] == "/"
+    assert re.search(
+        r'<div class="messages" role="status">\s*<p class="note">You have signed out.</p>', response.content.decode()
+    )
+    # Read there, it is not shown again as a room's or the sign-in's alert.
+    assert "You have signed out." not in client.get("/accounts/login/").content.decode()
+
+
+@pytest.mark.parametrize("path", ["/accounts/password/change/", "/accounts/logout/", "/accounts/reauthenticate/"])
+def test_each_account_forms_main_button_is_the_primary_one(path: str) -> None:
+    """As on the sign-in and sign-up pages: the form's one action is drawn as the main button."""
+    client = Client()
+    sign_up(client, "buttons")
+    page = client.get(path).content.decode()
+    main = page[page.index("<main") : page.index("</main>")]
+    assert re.search(r'<button class="btn btn-primary"\s+type="submit"', main), main
