@@ -170,11 +170,11 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
         person = entry.persons_controller
         host = next((s for s in room.seats if s.player == game.host_id), None)
         hosts = (host.controller, host.away_controller) if host is not None else ()
-        if kind == Move.Kind.LEAVE and entry.muted and person and person not in hosts:
-            # Leaving does not undo the host's mute, and the seat it showed on is gone: the browser
-            # is muted as a spectator, under the name it sat under, which the host unmutes it by.
-            # Not the host's own browser (a companion's seat on their device): it is never muted,
-            # and the host could not unmute it.
+        if kind in (Move.Kind.LEAVE, Move.Kind.KICK) and entry.muted and person and person not in hosts:
+            # Leaving (or being kicked) does not undo the host's mute, and the seat it showed on is
+            # gone: the browser is muted as a spectator, under the name it sat under, which the host
+            # unmutes it by. Not the host's own browser (a companion's seat on their device): it is
+            # never muted, and the host could not unmute it.
             room = room.left_muted(person, entry.name)
     else:
         room = room.taken_out(seat)

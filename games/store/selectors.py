@@ -274,16 +274,20 @@ def played_by(controller: str) -> Q:
 
 def silenced(game: Game, controller: str) -> str | None:
     """Why the host keeps this browser quiet as a spectator, or None: ``TAKEN_OUT`` if the host
-    took out a seat of it, ``MUTED`` if the host's last word on its seats' chat is a mute or the
-    room keeps it muted as a spectator (``Room.muted_spectators``). Neither
+    took a seat of it out of the game, ``MUTED`` if the host's last word on its seats' chat is a
+    mute or the room keeps it muted as a spectator (``Room.muted_spectators``). Neither
     goes by leaving and speaking as a spectator (a join keeps the mute for the same reason). The
     host's last word on each seat holds: an unmute of a seat it left, or was taken out of, lets it
-    speak. One query, whatever the number of seats: the page asks it of each browser it draws for.
+    speak. A kick from the lobby is not such a word: it frees the seat and keeps the browser from
+    sitting again (``seats.game_join``), and its player watches, speaking where spectators may
+    until the host mutes them; a mute given before the kick holds, named for the host to lift
+    (``Room.muted_left``). One query, whatever the number of seats: the page asks it of each
+    browser it draws for.
     """
     if not controller:
         return None
     seats = Q(player__in=Player.objects.filter(played_by(controller), game=game)) & (
-        Q(kind__in=(Move.Kind.KICK, Move.Kind.REMOVE, Move.Kind.MUTE)) | Q(kind=Move.Kind.JOIN, payload__muted=True)
+        Q(kind__in=(Move.Kind.REMOVE, Move.Kind.MUTE)) | Q(kind=Move.Kind.JOIN, payload__muted=True)
     )
     # The host's word on the browser as a spectator counts as much (a player muted who left the
     # lobby is unmuted so, their seat gone).
@@ -294,7 +298,7 @@ def silenced(game: Game, controller: str) -> str | None:
     taken_out: set[int] = set()
     muted = False
     for kind, player, payload in said:
-        if kind in (Move.Kind.KICK, Move.Kind.REMOVE):
+        if kind == Move.Kind.REMOVE:
             taken_out.add(player)
             continue
         # A mute, or a rematch's join of a seat carried over muted (as much the host's mute).
@@ -464,6 +468,16 @@ def seats_given_up(game: Game, controller: str) -> list[int]:
         for index, seat in enumerate(game.room.seats)
         if seat.given_up and controller in (seat.left_controller, seat.controller if seat.human else "")
     ]
+
+
+def kicked_from_lobby(game: Game, controller: str) -> bool:
+    """Whether the host kicked a seat of this browser from ``game``'s lobby, which it may not sit
+    in again (``seats.game_join``): its lobby page offers it no seat. A read of the lobby alone."""
+    if not controller or game.status != Game.Status.LOBBY:
+        return False
+    return Move.objects.filter(
+        game=game, kind=Move.Kind.KICK, player__in=Player.objects.filter(played_by(controller), game=game)
+    ).exists()
 
 
 def former_player(game: Game, controller: str, mine: list[int]) -> tuple[bool, list[int], bool]:

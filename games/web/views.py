@@ -273,6 +273,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "former": former,
         "left": left,
         "taken_out": taken_out,
+        # Kicked from this lobby: no seat is offered (the join would be refused). Its chat is not
+        # the kick's to close (``taken_out`` is the game's take-out).
+        "kicked": former and selectors.kicked_from_lobby(game, controller),
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
         "presence": at_table,

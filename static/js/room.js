@@ -50,11 +50,11 @@ const ui = {
   waitsUntil: {}, // seat -> performance.now() when the server lets its away player's seat be taken over
   joinRefusedSaid: false, // the keyboard was put on the name a join was refused for
   toolsTold: null, // the play card's host tools last announced (their seat and words), null while none show
-  // The host took a seat of this browser out: a join from it would be refused (kicked). In the lobby
-  // the server's taken_out is that kick (a remove is the game's), as the page was loaded.
-  takenOut: Boolean(initial.taken_out) && initial.state.status === "lobby",
-  // The host took out a seat of this browser while the page was open (one of several included): it
-  // posts no more once it has no seat left, as the chat refuses it (store/selectors.py silenced).
+  // The host kicked a seat of this browser from the lobby: a join from it would be refused (kicked).
+  takenOut: Boolean(initial.kicked) && initial.state.status === "lobby",
+  // The host took a seat of this browser out of the game while the page was open (one of several
+  // included): it posts no more once it has no seat left, as the chat refuses it
+  // (store/selectors.py silenced). A kick from the lobby leaves its chat as a spectator's.
   chatTakenOut: false,
   revealed: null, // {seed, commitment}: the revealed server seed and its SHA-256, once hashed here
   resultCopied: false, // the game's result was just copied: its button says so for a moment
@@ -487,7 +487,7 @@ function event(frame) {
         const lobby = state.status === "lobby";
         const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: person });
         remember(said);
-        if (v.isMine(frame.seat)) ui.chatTakenOut = true;
+        if (v.isMine(frame.seat) && !lobby) ui.chatTakenOut = true;
         // "You" only when this browser has no seat left: a device that seats two players and
         // loses one still plays the other, and hears the seat's name as everyone does.
         if (!v.isMine(frame.seat)) announce(`${said}.`);

@@ -171,8 +171,8 @@ def test_the_hosts_unmute_of_a_muted_seat_it_took_out_lets_its_player_speak_as_a
     assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
 
 
-def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_kick_of_another() -> None:
-    """Dee and Dan share a phone. The host kicks Dee from the lobby, and later mutes and unmutes
+def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_take_out_of_another() -> None:
+    """Dee and Dan share a phone. The host takes Dee out mid-game, and later mutes and unmutes
     Dan, who then leaves. The unmute was the host's word on Dan's seat, not on Dee's: the phone
     still does not speak as a spectator."""
     host = services.new_controller()
@@ -181,8 +181,10 @@ def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_kick_of_another() 
     table = Table(code=code, controllers=[host, phone, phone])
     services.game_join(code=code, name="Dee", controller=phone)
     services.game_join(code=code, name="Dan", controller=phone)
-    services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
     services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    services.game_remove_absent(
+        code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id()
+    )
     dan = next(n for n, seat in enumerate(table.game.room.seats) if seat.name == "Dan")
     seat_mute(code=code, controller=host, seat=dan, expected_version=table.version(), action_id=action_id())
     seat_unmute(code=code, controller=host, seat=dan, expected_version=table.version(), action_id=action_id())
@@ -486,15 +488,57 @@ def test_a_player_the_host_took_out_without_a_mute_is_refused_as_taken_out_not_a
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
-def test_a_player_kicked_from_the_lobby_is_refused_as_taken_out() -> None:
+def test_a_player_kicked_from_the_lobby_watches_and_speaks_as_a_spectator_until_the_host_mutes_him() -> None:
+    """The host kicks Bob from the lobby: the kick frees his seat and keeps him from sitting again,
+    not from the chat. He posts as a spectator where spectators may, before and after the start,
+    and the host mutes him from his line as any spectator; the host's unmute lets him speak again."""
     host, bob = services.new_controller(), services.new_controller()
     code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
     table = Table(code=code, controllers=[host, bob])
     services.game_join(code=code, name="Bob", controller=bob)
+    services.game_join(code=code, name="Cy", controller=services.new_controller())
     services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    assert silenced(table.game, bob) is None
+    assert chat_post(code=code, controller=bob, text="fair enough")["name"] == "Spectator"
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    said = chat_post(code=code, controller=bob, text="good luck")
+    with pytest.raises(RuleViolation) as refused:
+        services.game_join(code=code, name="Bob", controller=bob)
+    assert refused.value.code in ("kicked", "not_in_lobby")
+    handle = said["spectator"]
+    spectator_mute(code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id())
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=bob, text="let me back")
-    assert refused.value.code == TAKEN_OUT
+    assert refused.value.code == MUTED
+    spectator_unmute(
+        code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
+
+
+def test_a_player_muted_then_kicked_from_the_lobby_is_named_for_the_host_to_unmute() -> None:
+    """The host mutes Bob, then kicks him: the mute holds (a kick is no unmute), and with his seat
+    gone the host's Players list names him, as a muted player who left the lobby is named, through
+    the start; the host's unmute by that line lets him post as a spectator."""
+    host, bob = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
+    table = Table(code=code, controllers=[host, bob])
+    services.game_join(code=code, name="Bob", controller=bob)
+    services.game_join(code=code, name="Cy", controller=services.new_controller())
+    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
+    handle = spectator_handle(code, bob)
+    assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=bob, text="spam as a spectator")
+    assert refused.value.code == MUTED
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
+    spectator_unmute(
+        code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
+    assert "muted_left" not in game_state(table.game)["chat"]
+    assert chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
 
 
 def test_whether_a_browser_may_chat_as_a_spectator_is_one_query_however_many_seats_it_was_taken_out_of(

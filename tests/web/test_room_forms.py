@@ -18,7 +18,7 @@ from games import services
 from games.domain.room import LIMITS, Tally
 from games.domain.rules import Box, RuleViolation
 from games.store import moves, selectors
-from games.store.models import Game
+from games.store.models import ChatMessage, Game
 from games.store.selectors import game_state
 from tests.factories import online
 
@@ -1025,26 +1025,19 @@ def test_the_host_without_script_unmutes_a_muted_player_who_left_from_their_line
     assert "The host has muted your chat in this room." not in html.unescape(table_of(ben, game).text)
 
 
-@pytest.mark.parametrize("playing", [False, True], ids=["lobby", "playing"])
-def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_post_no_more(playing: bool) -> None:
-    """The host takes Ben out (kick in the lobby, remove mid-game) and does not mute him: the chat
-    refuses his posts as a spectator (``taken_out``), so his page offers no field, and says why."""
+def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_post_no_more() -> None:
+    """The host takes Ben out mid-game and does not mute him: the chat refuses his posts as a
+    spectator (``taken_out``), so his page offers no field, and says why."""
     ada = Client()
     game = create(ada, name="Ada", mode="online", chat_spectators="on")
     ben = Client()
     post_form(ben, game, "join", {"name": "Ben"})
     ben_controller = ben.session["controller"]
-    if playing:
-        post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
-        game.refresh_from_db()
-        services.game_remove_absent(
-            code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="r"
-        )
-    else:
-        game.refresh_from_db()
-        services.game_kick(
-            code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
-        )
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    services.game_remove_absent(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="r"
+    )
     page = table_of(ben, game)
     said = html.unescape(page.text)
     assert "The host took you out of this game: you can read its chat but not post to it." in said
@@ -1053,6 +1046,26 @@ def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_p
     with pytest.raises(RuleViolation) as refused:
         services.chat_post(code=game.code, controller=ben_controller, text="still here")
     assert refused.value.code == "taken_out"
+
+
+def test_a_player_kicked_from_the_lobby_posts_without_script_as_a_spectator() -> None:
+    """The host kicks Ben from the lobby: he may not sit again, but he watches, and where spectators
+    may post his page offers him the chat's field (never that he was taken out of the game or
+    muted), and his post goes to the room."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    game.refresh_from_db()
+    services.game_kick(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
+    )
+    page = writing_of(ben, game)
+    said = html.unescape(page.text)
+    assert "The host took you out of this game" not in said and "The host has muted your chat" not in said
+    chat = next(f for f in page.forms if f["action"].endswith("/chat"))
+    post_form(ben, game, "chat", {**chat["fields"], "text": "fair enough"})
+    assert ChatMessage.objects.filter(game=game, name="Spectator", text="fair enough").exists()
 
 
 def test_the_host_without_script_lets_a_player_taken_out_without_a_mute_speak_again_from_his_line() -> None:
