@@ -171,6 +171,10 @@ class Room(msgspec.Struct, frozen=True):
     rules: GameState | None = None  # None until the game starts
     rolls: int = 0  # the rolls so far: the next roll's number for the fair dice
     paused: bool = False  # the host paused the game
+    # The player (Player id) whose pause it is: the host when they paused. The role may pass on
+    # during the pause (the host left): the new host did not pause, and resumes. None when not
+    # paused, or in a room paused before it was kept (its host's pause, as it was read then).
+    paused_by: int | None = None
     # The seconds the turn had left when the host paused (None: no clock was running).
     clock_left: float | None = None
     # The turn whose deadline the clock set last: a new turn gets a fresh time.
@@ -203,6 +207,7 @@ class Room(msgspec.Struct, frozen=True):
             rules=state_from_dict(rules) if rules is not None else None,
             rolls=int(data.get("rolls") or 0),
             paused=bool(data.get("paused")),
+            paused_by=int(by) if (by := data.get("paused_by")) is not None else None,
             clock_left=left if left is None else float(left),
             clock_turn=_int_pair(data.get("clock_turn")),
             notice_turn=_int_pair(data.get("notice_turn")),
@@ -230,6 +235,8 @@ class Room(msgspec.Struct, frozen=True):
         data: dict[str, Any] = {"seats": seats, "rules": rules, "rolls": self.rolls}
         if self.paused:
             data["paused"] = True
+        if self.paused_by is not None:
+            data["paused_by"] = self.paused_by
         if self.clock_left is not None:
             data["clock_left"] = self.clock_left
         if self.clock_turn is not None:
@@ -343,12 +350,19 @@ class Room(msgspec.Struct, frozen=True):
             return self
         return self.change(muted_left=tuple(pair for pair in self.muted_left if pair[0] != controller))
 
-    def pause(self, left: float | None) -> Room:
-        """Paused, with the seconds the running turn had left (None: no clock ran)."""
-        return self.change(paused=True, clock_left=left if left is not None else self.clock_left)
+    def pause(self, left: float | None, by: int | None = None) -> Room:
+        """Paused by the player ``by`` (the host), with the seconds the running turn had left (None: no clock ran)."""
+        return self.change(paused=True, paused_by=by, clock_left=left if left is not None else self.clock_left)
 
     def resume(self) -> Room:
-        return self.change(paused=False, clock_left=None)
+        return self.change(paused=False, paused_by=None, clock_left=None)
+
+    def pauser(self, host: int | None) -> int | None:
+        """The player whose pause it is while paused (``host``, the host's Player id, for a room
+        paused before that was kept), else None."""
+        if not self.paused:
+            return None
+        return self.paused_by if self.paused_by is not None else host
 
     def held_once_more(self) -> Room:
         """One more change of the held dice since the last roll."""

@@ -254,13 +254,22 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
 def paused(game: Game, controller: str) -> RuleViolation:
     """The refusal of an action that waits for the resume, in words about its reader: the host's
     (a page drawn before their pause, another tab's) is theirs to resume. A player handed the host
-    during the pause (the host left the game) did not pause it: theirs is the host's pause, as
-    before. Read on a refusal alone, the pause's Move costs no action its query."""
-    host = game.room.seat_of_player(game.host_id)
-    if host is not None and game.room.seats[host].controlled_by(controller):
-        pauses = Move.objects.filter(game=game, kind=Move.Kind.PAUSE).order_by("-seq")
-        if pauses.values_list("player_id", flat=True).first() == game.host_id:
+    during the pause (the host left the game) did not pause it, but resumes it: they are told the
+    game waits for them (``yours_to_resume``). The others read it of the host."""
+    room = game.room
+    host = room.seat_of_player(game.host_id)
+    if host is not None and room.seats[host].controlled_by(controller):
+        pauser = room.paused_by
+        if pauser is None:  # paused before the room kept whose pause it is: its log says
+            pauser = (
+                Move.objects.filter(game=game, kind=Move.Kind.PAUSE)
+                .order_by("-seq")
+                .values_list("player_id", flat=True)
+                .first()
+            )
+        if pauser == game.host_id:
             return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
+        return RuleViolation(E.YOURS_TO_RESUME, "The game is paused: play goes on when you resume it.")
     return RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
 
 

@@ -146,7 +146,7 @@ def _host_action(
             left = None
             if game.turn_deadline is not None:
                 left = payload["left"] = round(max(0.0, (game.turn_deadline - timezone.now()).total_seconds()), 3)
-            room = counted(room, "pauses").pause(left)
+            room = counted(room, "pauses").pause(left, by=game.host_id)
         else:
             if not room.paused:
                 raise RuleViolation(E.NOT_PAUSED, "The game is not paused.")

@@ -582,6 +582,9 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         # its pages are told only that there is one (its players follow with the button).
         "rematch": (True if room.rematch else None) if game.private else room.rematch,
         "paused": room.paused,
+        # While paused, the seat whose pause it is (the host's when they paused; the role may have
+        # passed on since, to a player who resumes it), else None.
+        "paused_by": room.seat_of_player(pauser) if (pauser := room.pauser(game.host_id)) is not None else None,
         # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
         "pace": game.pace,
         # May spectators post; the handles of those whose chat the host muted (docs/protocol.md).
@@ -733,6 +736,9 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
         # A lobby waits for its host to start it: theirs to do, as a move is.
         "hosting": game.status == Game.Status.LOBBY and room.seat_of_player(game.host_id) in mine,
         "paused": room.paused,
+        # While paused, the seat whose pause it is (the host's when they paused; the role may have
+        # passed on since, to a player who resumes it), else None.
+        "paused_by": room.seat_of_player(pauser) if (pauser := room.pauser(game.host_id)) is not None else None,
         "round": None,
         "to_move": None,
         "left": None,

@@ -430,6 +430,10 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
         and (host is None or (away.get(str(host)) == "away" and (state["pace"] == "own" or str(host) not in waits)))
     )
     tools: dict[str, Any] = {"host": is_host, "host_away": host_away}
+    # The host's own pause, or one the role came with (the host who paused left: ``paused_by``
+    # names a seat not theirs), which they resume all the same.
+    paused_by = state.get("paused_by")
+    tools["paused_by_you"] = is_host and state["paused"] and (paused_by is None or paused_by in playing)
     # The players muted who left the lobby (or the game before this rematch), whose seat is gone:
     # the host unmutes them by their name, as the page with script does (render.js ``seatsHtml``).
     tools["muted_left"] = (

@@ -71,6 +71,7 @@ WORDS = {
     # Social play, your own pace and its notices.
     "paused": _("The host paused the game: play goes on when they resume it."),
     "you_paused": _("You paused the game: play goes on when you resume it."),
+    "yours_to_resume": _("The game is paused: play goes on when you resume it."),
     "not_paused": _("The game is not paused."),
     "bad_timer": _("Choose one of the times offered."),
     "bad_pace": _("That pace is not offered for this game."),

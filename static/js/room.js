@@ -252,6 +252,11 @@ function noteHost(state) {
     const person = render.isolated(playerName(seat.name));
     announce(fmt(gettext("%(name)s is now the host."), { name: person }));
     remember(fmt(gettext("%(name)s is now the host"), { name: person }));
+    // Handed the role during a pause (the host who paused left): the resume is this page's now.
+    if (view().yoursToResume) {
+      announce(gettext("The game is paused: play goes on when you resume it."));
+      remember(gettext("Game paused: you can resume it"));
+    }
   }
   ui.host = player;
   const away = live && (!seat || client.presence.seats[String(seat.seat)] === "away");

@@ -281,6 +281,8 @@ const ERRORS = {
   paused: gettext("The host paused the game: play goes on when they resume it."),
   // Said to the host (an action of theirs from a page drawn before their pause, another tab's).
   you_paused: gettext("You paused the game: play goes on when you resume it."),
+  // Said to a player handed the host during the pause (the host who paused left): theirs to resume.
+  yours_to_resume: gettext("The game is paused: play goes on when you resume it."),
   bad_message: gettext("Write something first."),
   chat_too_long: fmt(ngettext("A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", CHAT_MAX), { max: CHAT_MAX }),
   chat_closed: gettext("Spectators may not post in this room's chat."),

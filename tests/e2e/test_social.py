@@ -441,6 +441,47 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_player_handed_the_host_during_a_pause_is_told_the_game_waits_for_their_resume(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    """Ann pauses and leaves the game; Bob hosts it now. Resume is his, and his page says so: not
+    "You paused the game" (he did not), nor "paused by the host" (he is the host), but that the game
+    is paused and goes on when he resumes it, in the banner, the Roll button, the hint and the feed;
+    without script too. Cy still reads that the host paused it; Bob's resume lets play go on."""
+    width, height = size
+    ann, bob, cy = new_page(), new_page(width=width, height=height), new_page()
+    url = create_room(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    act(ann, [ann, bob, cy], lambda: ann.click("#pause"))
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [bob, cy], lambda: ann.click("#leave-0"))
+    bob.wait_for_selector("#feed li >> text=Bob is now the host")
+    bob.wait_for_selector("#feed li >> text=Game paused: you can resume it")
+    assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
+    assert "The game is paused: play goes on when you resume it." in bob.inner_text("#turn-meta")
+    assert "paused the game" not in bob.inner_text("#play").lower()
+    assert bob.get_attribute("#pause", "aria-label") == "Resume game"
+    assert "Paused: yours to resume" in bob.inner_text("#play")
+    assert bob.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
+    assert cy.inner_text(".paused-banner") == "Game paused by the host"
+    bob.reload()
+    bob.wait_for_selector("#conn[data-state=connected]")
+    assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
+    plain = new_page(java_script_enabled=False)
+    plain.context.add_cookies(bob.context.cookies())
+    plain.goto(url)
+    assert plain.inner_text(".ns-paused") == "Game paused: you can resume it"
+    assert plain.locator("#ns-pause").inner_text() == "Resume game"
+    act(bob, [bob, cy], lambda: bob.click("#pause"))
+    bob.wait_for_selector(".paused-banner", state="detached")
+    bob.wait_for_selector("#feed li >> text=You resumed the game")
+    assert bob.errors == [] and cy.errors == []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violations(
     live_site: LiveSite, new_page: Any, size: tuple[int, int]
 ) -> None:
@@ -797,9 +838,8 @@ def test_a_player_kicked_from_the_lobby_watches_and_posts_as_a_spectator_with_an
         bob.wait_for_selector("#chat-form:not([hidden])")
         assert bob.locator("#chat-note").is_hidden()
         say(bob, f"fair enough {int(loaded_again)}")
-        ann.wait_for_function(
-            f"[...document.querySelectorAll('.chat-line.spectator')].some((l) => l.textContent.includes('fair enough {int(loaded_again)}'))"
-        )
+        lines = "[...document.querySelectorAll('.chat-line.spectator')]"
+        ann.wait_for_function(f"{lines}.some((l) => l.textContent.includes('fair enough {int(loaded_again)}'))")
     assert ann.locator(".chat-line.spectator button", has_text="Mute chat").count() == 2
     plain = new_page(java_script_enabled=False)
     plain.context.add_cookies(bob.context.cookies())

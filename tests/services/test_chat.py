@@ -506,7 +506,9 @@ def test_a_player_kicked_from_the_lobby_watches_and_speaks_as_a_spectator_until_
         services.game_join(code=code, name="Bob", controller=bob)
     assert refused.value.code in ("kicked", "not_in_lobby")
     handle = said["spectator"]
-    spectator_mute(code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id())
+    spectator_mute(
+        code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
+    )
     with pytest.raises(RuleViolation) as refused:
         chat_post(code=code, controller=bob, text="let me back")
     assert refused.value.code == MUTED

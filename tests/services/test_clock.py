@@ -201,6 +201,51 @@ def test_the_host_who_acts_in_the_pause_is_told_it_is_theirs_to_resume_and_a_pla
     assert table.version() == version
 
 
+def test_a_player_handed_the_host_during_the_pause_is_told_the_game_waits_for_their_resume() -> None:
+    """P0 pauses and leaves the game: P1 hosts it now. The pause is not theirs, but the resume is:
+    their roll is refused in words that say so (``yours_to_resume``), not as the host's pause, and
+    the state names the seat whose pause it is (P0's, left), so their page says it too. P2 still
+    reads that the host paused the game."""
+    table = timed_room(players=3)
+    p0, p1, p2 = table.controllers
+    services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
+    services.game_leave(code=table.code, controller=p0, seat=0, expected_version=None, action_id="l")
+    game = table.game
+    assert game.host_id == game.room.seats[1].player
+    state = game_state(game)
+    assert state["paused"] is True and state["paused_by"] == 0
+    version = table.version()
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p1, expected_version=version, action_id="r1")
+    assert err.value.code == services.YOURS_TO_RESUME
+    assert err.value.message == "The game is paused: play goes on when you resume it."
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p2, expected_version=version, action_id="r2")
+    assert err.value.code == services.PAUSED
+    services.game_resume(code=table.code, controller=p1, expected_version=version, action_id="res")
+    assert game_state(table.game)["paused_by"] is None
+    services.game_pause(code=table.code, controller=p1, expected_version=table.version(), action_id="p1")
+    assert game_state(table.game)["paused_by"] == 1
+    with pytest.raises(RuleViolation) as err:
+        services.game_pause(code=table.code, controller=p1, expected_version=table.version(), action_id="p2")
+    assert err.value.code == services.YOU_PAUSED
+
+
+def test_a_room_paused_before_the_pause_named_who_paused_reads_as_paused_by_its_host() -> None:
+    """A room stored paused without ``paused_by`` (by the release before) reads as its host's pause,
+    as it did then: the host is told they paused it."""
+    table = timed_room()
+    host = table.controllers[0]
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id="p")
+    game = table.game
+    snapshot = dict(game.snapshot)
+    assert snapshot.pop("paused_by") == game.host_id
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot, version=game.version + 1)
+    game = table.game
+    assert game.room.paused and game.room.paused_by is None
+    assert game_state(game)["paused_by"] == 0
+
+
 def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
     table = timed_room()
     online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
@@ -319,7 +364,8 @@ def test_while_paused_a_computers_turn_that_came_up_shows_no_countdown() -> None
 
 def test_a_player_handed_the_host_during_a_pause_is_not_told_they_paused_it() -> None:
     """P0 pauses and leaves the game; P1 hosts from then on. P1's roll and pause meet P0's pause:
-    P1 did not pause the game, so the words are not "You paused the game" but the host's pause."""
+    P1 did not pause the game, so the words are not "You paused the game", nor of the host's pause,
+    but that the game waits for P1's resume (``yours_to_resume``)."""
     table = timed_room(players=3)
     p0, p1, _p2 = table.controllers
     services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
@@ -329,10 +375,10 @@ def test_a_player_handed_the_host_during_a_pause_is_not_told_they_paused_it() ->
     version = table.version()
     with pytest.raises(RuleViolation) as err:
         services.turn_roll(code=table.code, controller=p1, expected_version=version, action_id="r")
-    assert err.value.code == services.PAUSED
+    assert err.value.code == services.YOURS_TO_RESUME
     with pytest.raises(RuleViolation) as err:
         services.game_pause(code=table.code, controller=p1, expected_version=version, action_id="p2")
-    assert err.value.code == services.PAUSED
+    assert err.value.code == services.YOURS_TO_RESUME
     assert table.version() == version
     services.game_resume(code=table.code, controller=p1, expected_version=version, action_id="go")
     services.game_pause(code=table.code, controller=p1, expected_version=table.version(), action_id="p3")

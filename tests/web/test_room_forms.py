@@ -901,6 +901,23 @@ def test_the_host_without_script_pauses_and_resumes_and_a_player_may_not() -> No
     assert stored(game) == before
 
 
+def test_a_player_handed_the_host_during_a_pause_reads_without_script_that_the_resume_is_theirs() -> None:
+    """Ada pauses and leaves; Ben hosts now. His page does not say he paused the game, nor that the
+    host did: the game is paused and he may resume it, which his Resume does."""
+    ada, ben, game = two_playing()
+    post_form(ada, game, "pause", table_of(ada, game).form_to("pause")["fields"])
+    services.game_leave(
+        code=game.code, controller=ada.session["controller"], seat=0, expected_version=None, action_id="l"
+    )
+    table = table_of(ben, game)
+    said = html.unescape(table.text)
+    assert "Game paused: you can resume it" in said
+    assert "You paused the game" not in said and "Game paused by the host" not in said
+    post_form(ben, game, "resume", table.form_to("resume")["fields"])
+    game.refresh_from_db()
+    assert not game.room.paused
+
+
 def done_as_often_as_allowed(game: Game, what: str) -> None:
     """The room's tally says ``what`` was done as often as one game allows, on its stored row."""
     game.refresh_from_db()

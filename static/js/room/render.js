@@ -36,6 +36,10 @@ export function viewOf(state, extra) {
   view.boxLabel = (box) => boxName(state.ruleset, box);
   // Play waits while the socket is down, and while the host has paused the game.
   view.hostPaused = Boolean(state.paused);
+  // The host's own pause, or one the role came with (the host who paused left): the state names the
+  // seat that paused (paused_by); the new host did not pause, but resumes.
+  view.youPaused = view.hostPaused && view.isHost && (state.paused_by == null || mine.includes(state.paused_by));
+  view.yoursToResume = view.hostPaused && view.isHost && !view.youPaused;
   view.paused = view.connection !== "connected" || view.hostPaused;
   // This browser's seats a computer plays while their players are away, since their turns ran
   // out or the host handed them over ("I'm back" takes them back), and once the game is over
@@ -310,13 +314,14 @@ export function playHtml(view) {
   const best = view.hint?.options?.[0];
   const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
   let rollLabel = turn.rolls_used === 0 ? gettext("Roll the dice") : turn.rolls_left ? gettext("Roll again") : gettext("No rolls left");
-  if (paused) rollLabel = !view.hostPaused ? gettext("Paused: reconnecting…") : view.isHost ? gettext("Paused by you") : gettext("Paused by the host");
+  if (paused) rollLabel = !view.hostPaused ? gettext("Paused: reconnecting…") : view.youPaused ? gettext("Paused by you") : view.yoursToResume ? gettext("Paused: yours to resume") : gettext("Paused by the host");
   const leftText = fmt(ngettext("%(n)s roll left", "%(n)s rolls left", turn.rolls_left), { n: turn.rolls_left });
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${leftText}</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
   let hint;
   if (view.hostPaused && view.hostAway) hint = gettext("The host is away: you may resume the game, and you become the host.");
-  else if (view.hostPaused && view.isHost) hint = gettext("You paused the game: play goes on when you resume it.");
+  else if (view.youPaused) hint = gettext("You paused the game: play goes on when you resume it.");
+  else if (view.yoursToResume) hint = gettext("The game is paused: play goes on when you resume it.");
   else if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
   else if (paused) hint = gettext("The connection dropped: play resumes when it is back.");
   else if (me) {
@@ -342,7 +347,7 @@ export function playHtml(view) {
     ? `<div class="away-banner" role="status"><span>${fmt(view.awaySeats.every((s) => state.seats[s]?.away) ? gettext("The computer is playing for %(names)s: your time ran out twice in a row.") : gettext("The computer is playing for %(names)s."), { names: awayNames })}</span>
       ${backButtons}</div>`
     : "";
-  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${view.isHost ? gettext("You paused the game") : gettext("Game paused by the host")}</div>` : "";
+  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${view.youPaused ? gettext("You paused the game") : view.yoursToResume ? gettext("Game paused: you can resume it") : gettext("Game paused by the host")}</div>` : "";
   // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).
   const readyBanner = state.getting_ready && state.seats[turn.seat]?.kind === "bot" && !view.hostPaused
     ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
