@@ -138,3 +138,44 @@ def test_every_not_null_column_a_migration_added_has_a_default_in_the_database()
             if not field.null and not field.many_to_many and field.db_default is NOT_PROVIDED:
                 lacking.append(f"{app}.{operation.model_name}.{operation.name} ({name})")
     assert not lacking, f"NOT NULL columns added with no default in the database: {lacking}"
+
+
+@pytest.mark.django_db
+def test_a_seat_taken_out_before_a_take_out_muted_it_is_muted_so_the_host_can_let_its_player_speak() -> None:
+    """Bob was taken out mid-game by the release before, whose take-out did not mute the seat: he
+    stayed silent, and his line offered the host nothing to lift. Migration 0033 mutes such a seat of
+    a game in play (its version moves on), so the host's unmute lets him speak; a seat its player
+    left, and one the host unmuted after taking it out, are left as they are."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from games import services
+    from games.domain.errors import TAKEN_OUT
+    from games.domain.rules import RuleViolation
+    from games.store.models import Game
+    from tests.factories import action_id, spectators_chat_room
+
+    table = spectators_chat_room(("Ann", "Bob", "Cy", "Dee"))
+    code, (ann, bob, cy, dee) = table.code, table.controllers
+    for seat in (1, 3):
+        services.game_remove_absent(
+            code=code, controller=ann, seat=seat, expected_version=table.version(), action_id=action_id()
+        )
+    services.seat_unmute(code=code, controller=ann, seat=3, expected_version=table.version(), action_id=action_id())
+    services.game_leave(code=code, controller=cy, seat=2, expected_version=None, action_id=action_id())
+    game = Game.objects.get(code=code)
+    snapshot = game.snapshot
+    snapshot["seats"][1].pop("muted")  # as the release before stored its take-out
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot)
+    before = Game.objects.get(pk=game.pk)
+    with pytest.raises(RuleViolation) as refused:
+        services.chat_post(code=code, controller=bob, text="let me speak")
+    assert refused.value.code == TAKEN_OUT
+    import_module("games.store.migrations.0033_taken_out_seats_muted").mute_taken_out(apps, None)
+    after = Game.objects.get(pk=game.pk)
+    assert after.version == before.version + 1
+    assert [seat.muted for seat in after.room.seats] == [False, True, False, False]
+    services.seat_unmute(code=code, controller=ann, seat=1, expected_version=after.version, action_id=action_id())
+    assert services.chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
+    assert services.chat_post(code=code, controller=dee, text="me too")["name"] == "Spectator"
