@@ -28,9 +28,12 @@ function checkSeats(isLocal) {
   } else if (isLocal && people > MAX_SEATS) {
     problem = fmt(gettext("Choose 1 to %(max_seats)s people."), { max_seats: MAX_SEATS });
   } else if (isLocal && people + computers > MAX_SEATS) {
-    problem = fmt(gettext("A game has at most %(max)s players, computers included: %(people)s leave room for %(computers)s."), {
-      max: MAX_SEATS, people: people_(people), computers: computers_(MAX_SEATS - people),
-    });
+    // The verb goes with the people: "1 person leaves room", "2 people leave room".
+    problem = fmt(ngettext(
+      "A game has at most %(max)s players, computers included: %(people)s leaves room for %(computers)s.",
+      "A game has at most %(max)s players, computers included: %(people)s leave room for %(computers)s.",
+      people,
+    ), { max: MAX_SEATS, people: people_(people), computers: computers_(MAX_SEATS - people) });
   }
   const where = people + computers > MAX_SEATS && computers > 0 ? bots : count;
   count.setCustomValidity(where === count ? problem : "");

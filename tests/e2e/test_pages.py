@@ -59,6 +59,20 @@ def test_pass_and_play_seats_are_checked_before_the_form_is_sent(live_site: Live
     assert page.errors == []
 
 
+def test_the_seat_check_says_one_person_leaves_room_as_many_people_leave_it(live_site: LiveSite, new_page: Any) -> None:
+    """The verb of "people leave room for" agrees with how many people there are: one person leaves
+    room, two people leave it (and a German Person "lässt" where Personen "lassen")."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "1")
+    page.fill("#id_bots", "8")
+    assert "1 person leaves room for 7 computers." in page.inner_text("#seats-total")
+    page.fill("#id_players", "2")
+    assert "2 people leave room for 6 computers." in page.inner_text("#seats-total")
+    assert page.errors == []
+
+
 def test_a_refused_count_of_people_shows_one_message_and_is_read_once(live_site: LiveSite, new_page: Any) -> None:
     """9 people on one device, sent past the browser's check: the server's "Choose 1 to 8 people."
     gives way to the page's own, which says the same (not "room for -1 computers")."""
