@@ -1064,7 +1064,7 @@ function drawChat(v) {
   if (shown) chat.shown();
   $("chat-toggle").textContent = ui.chatHidden ? gettext("Show chat") : gettext("Hide chat");
   $("chat-toggle").setAttribute("aria-expanded", String(!ui.chatHidden));
-  $("chat-unread").textContent = ui.chatHidden && chat.unread ? fmt(gettext("(%(n)s new)"), { n: chat.unread }) : "";
+  $("chat-unread").textContent = ui.chatHidden && chat.unread ? fmt(ngettext("(%(n)s new)", "(%(n)s new)", chat.unread), { n: chat.unread }) : "";
 }
 
 function cueTurn(v) {

@@ -977,3 +977,30 @@ def test_the_hosts_unmute_of_one_player_leaves_the_page_of_another_taken_out_as_
     assert sockets == []
     assert cy.inner_text("#chat-note") == said
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
+
+
+# A Danish catalog with the unread count as Danish says it: "1 ny" besked, "3 nye" beskeder. Added
+# to the page's own catalog, so the test does not wait on the translation being made.
+DANISH_UNREAD = '\ndjango.catalog["(%(n)s new)"] = ["(%(n)s ny)", "(%(n)s nye)"];\n'
+
+
+def test_the_hidden_chats_count_of_new_messages_agrees_with_its_number(live_site: LiveSite, new_page: Any) -> None:
+    """One new message is "1 ny" in Danish (French "1 nouveau", Spanish "1 nuevo"), three are "3 nye":
+    the count's word is the plural form its number takes in the reader's language."""
+    ann, bob = new_page(locale="da-DK"), new_page(locale="da-DK")
+
+    def danish(route: Any) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text() + DANISH_UNREAD)
+
+    ann.route("**/jsi18n/da.js*", danish)
+    url = create_room(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.click("#chat-toggle")
+    say(bob, "er du der?")
+    ann.wait_for_function("document.getElementById('chat-unread').textContent !== ''")
+    assert ann.inner_text("#chat-unread") == "(1 ny)"
+    say(bob, "hallo")
+    say(bob, "hallo?")
+    ann.wait_for_function("document.getElementById('chat-unread').textContent.includes('3')")
+    assert ann.inner_text("#chat-unread") == "(3 nye)"
