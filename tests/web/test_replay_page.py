@@ -200,6 +200,27 @@ def test_a_game_in_progress_has_no_replay_yet_and_an_unknown_code_is_not_found()
     assert Client().get(f"/r/{table.code.upper()}/replay")["Location"] == f"/r/{table.code}/replay"
 
 
+def test_a_loss_of_thousands_of_points_is_written_as_the_room_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review's total in the reader's own number format, grouped as the room's game-over panel
+    groups it (Intl.NumberFormat): "1.021,0" in German, "1,021.0" in English, never "1021,0" on one
+    page and "1.021,0" on the other."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(12))
+    every, replayed = coach.verdicts(game)
+    # Every one of P0's choices a costly one: together well over a thousand points.
+    costly = [{**v, "lost": 80.0, "exact_loss": 80.0} if v["seat"] == 0 else v for v in every]
+    monkeypatch.setattr(coach, "_judged", lambda game: (costly, replayed))
+    lost = coach.review(game)["seats"][0]["lost"]
+    assert lost >= 1000
+    english = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))[0]
+    german = seat_headings(
+        review_section(Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/r/{game.code}/replay").content.decode())
+    )[0]
+    grouped = f"{lost:,.1f}"
+    assert f" lost {grouped} points in " in english, english
+    assert f" {grouped.replace(',', ' ').replace('.', ',').replace(' ', '.')} Punkte " in german, german
+
+
 def test_the_replay_shows_without_verdicts_while_the_coach_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
     table = open_room(1)
     game = play_to_end(table, random.Random(2))
