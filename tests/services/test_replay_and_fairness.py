@@ -905,3 +905,19 @@ def test_verify_game_says_a_game_abandoned_in_the_lobby_never_started_instead_of
         f"OK: game {services.shown_code(game.code)} never started (everyone left the lobby): "
         "it has no rolls or moves to check, and its revealed seed matches its commitment."
     )
+
+
+def test_the_fair_dice_page_of_a_game_left_after_one_roll_counts_it_as_one_roll() -> None:
+    """A game its only player left after the first roll: the page says "1 roll re-derived", not
+    "All 1 rolls" (and French "1 lancer recalculé", whose singular also takes 0)."""
+    table = open_room(1)
+    services.turn_roll(code=table.code, controller=table.current(), expected_version=table.version(), action_id="r")
+    services.game_leave(
+        code=table.code, controller=table.controllers[0], seat=0, expected_version=table.version(), action_id="l"
+    )
+    game = table.game
+    assert game.is_over and game.started_at is not None
+    page = re.sub(
+        r"\s+", " ", re.sub(r"<[^>]+>", " ", check_section(Client().get(f"/r/{game.code}/fairness").content.decode()))
+    )
+    assert "✓ 1 roll re-derived from the seeds." in page, page
