@@ -39,8 +39,10 @@ from games.services.actions import (
 from games.services.codes import (
     FORMER_PLAYER,
     SPECTATOR,
+    NameRefused,
     clean_client_seed,
     clean_name,
+    isolated,
     name_key,
     name_taken,
     reads_alike,
@@ -101,10 +103,18 @@ def game_join(
             raise RuleViolation(LOCAL_ROOM, "This game is played on one device: you can watch it.")
         same = next((s for s in active if name_key(s.name) == name_key(display)), None)
         if same is not None and same.controlled_by(controller):
-            # This browser sits there under that name already: the join form sent twice (a double
-            # click), answered with the seat it has rather than "someone here is called that".
-            # Only the name itself finds it: a look-alike is another name (refused below).
-            return Player.objects.get(pk=same.player)
+            # This browser sits there under that name already. The join form sent twice (a double
+            # click: the same form id, or none from a page that sends none) is answered with the
+            # seat it has; another form is a second player of this device given the first's name,
+            # which would otherwise take no seat and say nothing. Only the name itself finds it: a
+            # look-alike is another name (refused below).
+            if not action_id or Move.objects.filter(game=game, actor=controller, action_id=action_id).exists():
+                return Player.objects.get(pk=same.player)
+            raise NameRefused(
+                E.NAME_TAKEN,
+                f"{isolated(same.name)} already sits at this table on this device: "
+                "each player on it needs a name of their own.",
+            )
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")
         # A name that reads as a seat's ("Annl" beside "Ann1", a Cyrillic "А" in "Ann") would pass

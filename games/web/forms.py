@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.domain.rules import RULESETS
 from games.services import (
+    ACTION_ID_MAX,
     CODE_LENGTH,
     LOST_LETTER,
     NAME_MAX,
@@ -240,6 +241,14 @@ class JoinRoomForm(forms.Form):
     )
     client_seed = forms.CharField(
         required=False, max_length=64, widget=forms.HiddenInput, error_messages={"max_length": WORDS["bad_field"]}
+    )
+    # The form's own id: sent twice (a double click), it is the same join, answered with the seat
+    # taken; another form naming a seat this browser has is a second player given its name.
+    action_id = forms.CharField(
+        required=False,
+        max_length=ACTION_ID_MAX,
+        widget=forms.HiddenInput,
+        error_messages={"max_length": WORDS["bad_field"]},
     )
 
 

@@ -348,6 +348,7 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 controller=controller_for(request, create=True),
                 client_seed=form.cleaned_data["client_seed"],
+                action_id=form.cleaned_data["action_id"],
             )
         except services.NameRefused as exc:
             mark_refused(request)

@@ -806,6 +806,24 @@ def test_players_added_one_by_one_on_one_device_each_hear_they_took_a_seat_and_t
     assert dee.evaluate("sessionStorage.length") == 0
 
 
+def test_a_second_player_of_the_device_given_the_hosts_name_is_told_so_beside_the_name(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The join form of a page is its own (its id): "Ann" typed for a second player of Ann's device
+    is not taken as Ann's form sent again, which took no seat and said nothing."""
+    ann = new_page()
+    create_online(ann, live_site, "Ann")
+    ann.fill("#join-name", "ann")
+    with ann.expect_navigation():
+        ann.click("#join-btn")
+    ann.wait_for_selector("#join-error")
+    assert ann.inner_text("#join-error") == (
+        "\u2068Ann\u2069 already sits at this table on this device: each player on it needs a name of their own."
+    )
+    assert ann.input_value("#join-name") == "ann"
+    assert ann.locator("#seats .seat").count() == 1
+
+
 def test_the_lobby_shows_whoever_is_about_to_take_a_seat_the_rooms_settings(live_site: LiveSite, new_page: Any) -> None:
     """The turn timer, the coach and the spectators' chat, as the host chose them: a player deciding
     whether to join a room with a 30-second turn sees it before the game starts."""

@@ -12,6 +12,12 @@ from games.store.models import Game, Player
 from tests.factories import open_room
 
 
+def stored_room(code: str) -> tuple[int, list[str], int, int]:
+    """What a refused join must leave as it was: the version, the seats, the moves and the players."""
+    game = Game.objects.get(code=code)
+    return game.version, [s.name for s in game.room.seats], game.moves.count(), Player.objects.filter(game=game).count()
+
+
 @pytest.mark.parametrize(
     ("typed", "stored"),
     [
@@ -168,14 +174,32 @@ def test_a_join_sent_twice_by_one_browser_keeps_its_seat_and_another_browser_is_
     """A double click on "Take a seat" posts the join twice: the second is answered with the seat the
     browser has (its page said "someone here is already called Bob" while Bob sat there)."""
     table = open_room(1, start=False)
-    first = services.game_join(code=table.code, name="Bob", controller="bobs-browser")
+    first = services.game_join(code=table.code, name="Bob", controller="bobs-browser", action_id="join-a-1")
     version = Game.objects.get(code=table.code).version
-    again = services.game_join(code=table.code, name="bob", controller="bobs-browser")
+    again = services.game_join(code=table.code, name="bob", controller="bobs-browser", action_id="join-a-1")
     assert again.pk == first.pk and Game.objects.get(code=table.code).version == version
+    # A page that sends no form id (served by the release before) is answered the same.
+    assert services.game_join(code=table.code, name="Bob", controller="bobs-browser").pk == first.pk
     assert [s.name for s in Game.objects.get(code=table.code).room.seats] == ["P0", "Bob"]
     with pytest.raises(RuleViolation) as caught:
         services.game_join(code=table.code, name="Bob", controller="someone-else")
     assert caught.value.code == NAME_TAKEN and Game.objects.get(code=table.code).version == version
+
+
+@pytest.mark.django_db
+def test_a_second_player_of_one_device_given_the_first_ones_name_is_told_so_and_takes_no_seat() -> None:
+    """Another join form of the browser (not the same one sent twice) naming a seat it has: a
+    companion typed the host's name, and is told rather than answered with the host's seat."""
+    table = open_room(1, start=False)
+    services.game_join(code=table.code, name="Bob", controller="bobs-browser", action_id="join-a-1")
+    before = stored_room(table.code)
+    with pytest.raises(services.NameRefused) as caught:
+        services.game_join(code=table.code, name="BOB", controller="bobs-browser", action_id="join-b-2")
+    assert caught.value.code == NAME_TAKEN
+    assert caught.value.message == (
+        "\u2068Bob\u2069 already sits at this table on this device: each player on it needs a name of their own."
+    )
+    assert stored_room(table.code) == before
 
 
 @pytest.mark.django_db

@@ -98,6 +98,28 @@ def test_joining_under_the_name_of_deleted_accounts_seats_is_refused_with_why_an
     assert "join-error" not in again and "join_refused" not in again
 
 
+def test_the_join_form_sent_twice_takes_one_seat_and_another_naming_it_is_refused_beside_the_name() -> None:
+    """Each join form carries its own id: the same form twice (a double click) is one seat, and a
+    second player of the device typing the first's name is told so rather than met with silence."""
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    page = host.get(f"/r/{game.code}/").content.decode()
+    form_id = re.search(r'class="ns-join">.*?name="action_id" value="([^"]+)"', page, re.S)
+    assert form_id is not None and form_id.group(1).endswith("-join")
+    ben = Client()
+    for _ in range(2):
+        page_after(ben, game, "join", {"name": "Ben", "action_id": "form-1-join"})
+    assert [s.name for s in Game.objects.get(pk=game.pk).room.seats] == ["Ada", "Ben"]
+    before = stored(game)
+    page = page_after(ben, game, "join", {"name": "ben", "action_id": "form-2-join"})
+    said = "\u2068Ben\u2069 already sits at this table on this device: each player on it needs a name of their own."
+    assert f'<p class="error" id="join-error">{said}</p>' in page
+    assert stored(game) == before
+    page = page_after(ben, game, "join", {"name": "Ben", "action_id": "x" * 65})
+    assert stored(game) == before and "join-error" not in page
+
+
 def test_joining_under_the_name_of_spectators_chat_lines_is_refused_with_why_and_stores_nothing() -> None:
     host = Client()
     response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})

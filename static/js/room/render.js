@@ -9,6 +9,9 @@ const FACE_WORDS = ["", pgettext("die face", "one"), pgettext("die face", "two")
 // games/services/codes.py's NAME_TYPED_MAX: a name of 24 letters, each with its marks typed apart.
 const NAME_TYPED_MAX = 96;
 const MAX_PLAYERS = 8; // a room's seats at most (games.domain.rules.MAX_PLAYERS)
+// The join form's id, this page's own: the form sent twice (a double click) is one join, and a
+// second player of this device typing a name the first sits under is told so (services.game_join).
+const JOIN_FORM = `join-${Math.random().toString(36).slice(2, 10)}`;
 const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
 export { esc };
@@ -219,6 +222,7 @@ export function lobbyHtml(view) {
     html += `<form method="post" action="${view.joinUrl}" class="join-form" data-seed-room="${esc(state.code)}" data-seed-commitment="${esc(state.fairness?.commitment ?? "")}">
       <input type="hidden" name="csrfmiddlewaretoken" value="${esc(view.csrf)}">
       <input type="hidden" name="client_seed" value="${esc(view.clientSeed)}">
+      <input type="hidden" name="action_id" value="${JOIN_FORM}-${active.length}">
       <label for="join-name">${view.mine.length ? gettext("Add a player on this device") : gettext("Your name")}</label>
       <input id="join-name" name="name" maxlength="${NAME_TYPED_MAX}" required autocomplete="nickname"${view.joinRefused ? ` value="${esc(view.joinRefused.name)}" aria-invalid="true" aria-describedby="join-error"` : ""}>
       <button class="btn" type="submit" id="join-btn">${view.mine.length ? gettext("Add player") : gettext("Take a seat")}</button>
