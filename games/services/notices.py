@@ -468,6 +468,22 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
         )
 
 
+def mailable_domain(domain: str) -> bool:
+    """Whether mail may go to an address at ``domain``: a name on the internet. Not an IP address
+    (``[10.0.0.7]``), to which the site's mail server would connect on its own network at the
+    typist's choosing, nor a name with a ``localhost`` label, which is the machine itself: every
+    name under it (RFC 6761), ``localhost.localdomain``, and the ``localhost.<its domain>`` a mail
+    server counts as its own by default."""
+    return not domain.startswith("[") and "localhost" not in domain.lower().rstrip(".").split(".")
+
+
+def mailable(address: str) -> bool:
+    """Whether the turn e-mails may go to ``address`` (``mailable_domain``). The address form refuses
+    any other, but one saved before it did may still be stored: it is mailed nothing, and Your
+    games, where the address is set, says so and asks for another."""
+    return mailable_domain(address.rpartition("@")[2])
+
+
 def deliver(notice: Notice, game: Game) -> str:
     """Send the notice on every channel its player opted in to; a failing channel (or device) is
     logged, not retried, and does not keep the others from being told nor the notice from being done.
@@ -488,7 +504,8 @@ def deliver(notice: Notice, game: Game) -> str:
 
     sent: list[str] = []
     owners = of_seat(entry.controller, player.user_id)
-    mail_to = NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").first()
+    chosen = list(NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").order_by("pk"))
+    mail_to = next((row for row in chosen if mailable(row.address)), None)
     if mail_to is not None:
         try:
             send_email(mail_to.user_id, mail_to.address, text(mail_to.language))
@@ -512,7 +529,9 @@ def deliver(notice: Notice, game: Game) -> str:
             log.exception("the push of notice %s to subscription %s failed", notice.pk, subscription.pk)
     if pushes:
         sent.append(f"{pushes} push{'es' if pushes > 1 else ''}")
-    return f"sent: {', '.join(sent)}" if sent else "nobody to tell: no channel chosen"
+    if sent:
+        return f"sent: {', '.join(sent)}"
+    return "nobody to tell: the address cannot receive mail" if chosen else "nobody to tell: no channel chosen"
 
 
 def of_seat(controller: str, user_id: int | None) -> Q:

@@ -18,6 +18,7 @@ from games.services import (
     code_in_link,
     duration,
     normalize_code,
+    notices,
     own_pace_choices,
     timer_choices,
     words,
@@ -297,18 +298,14 @@ class JoinByCodeForm(forms.Form):
 
 
 class InternetAddressValidator(EmailValidator):
-    """An e-mail address at a domain name on the internet: Django's own check lets through
-    ``name@localhost`` and an IP address (``name@[10.0.0.7]``), to which the site's mail server
-    would deliver to itself, or connect to a host of the typist's choosing on its own network.
-    A name with a ``localhost`` label is the machine itself as well: every name under it (RFC
-    6761), ``localhost.localdomain``, and the ``localhost.<its domain>`` a mail server counts as
-    its own by default."""
+    """An e-mail address at a domain name on the internet (``notices.mailable_domain``): Django's
+    own check lets through ``name@localhost`` and an IP address (``name@[10.0.0.7]``)."""
 
     def __init__(self) -> None:
         super().__init__(allowlist=())
 
     def validate_domain_part(self, domain_part: str) -> bool:
-        if domain_part.startswith("[") or "localhost" in domain_part.lower().rstrip(".").split("."):
+        if not notices.mailable_domain(domain_part):
             return False
         return super().validate_domain_part(domain_part)
 

@@ -729,21 +729,25 @@ def my_games(request: HttpRequest) -> HttpResponse:
     """Every unfinished game of this browser (the account's, signed in), those waiting for a move first."""
     user_id = _user_id(request)
     on, address = selectors.email_notices(user_id)
-    # The address the turn e-mails go to; the account's own is offered until one is confirmed. Shown
-    # otherwise, saving the form as it stands would ask to move the e-mails to the account's address.
-    if not address and user_id is not None:
-        address = getattr(request.user, "email", "") or ""
     pending = _email_pending(user_id)
     if pending:
         # What its player asked for while the link waits: saved again as shown, it mails no second
         # link, where a blank and unticked form would turn the e-mails off and void the link.
         on, address = True, pending
+    # A saved address no mail goes to (saved before the form refused such ones): said beside the
+    # field, which asks for another; the box stays as chosen, so a new address saved asks for its link.
+    unmailable = address if address and not notices.mailable(address) else ""
+    # The address the turn e-mails go to; the account's own is offered until one is confirmed. Shown
+    # otherwise, saving the form as it stands would ask to move the e-mails to the account's address.
+    if not address and user_id is not None:
+        address = getattr(request.user, "email", "") or ""
     context = {
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
         "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
         # The message straight after saving says where the link went: the form's line would say it twice.
         "email_pending": "" if _link_sent_just_now(request) else pending,
+        "email_unmailable": unmailable,
     }
     return render(request, "games/my_games.html", context)
 

@@ -361,6 +361,32 @@ def test_turn_e_mails_go_only_to_the_address_its_owner_confirmed_not_the_account
     assert [m.to for m in mail.outbox] == [["p1@example.org"]]
 
 
+@pytest.mark.parametrize("address", ["root@localhost", "ana@mail.localhost", "ana@[10.0.0.7]", "ana@[IPv6:::1]"])
+def test_an_address_saved_before_such_addresses_were_refused_is_not_mailed_and_the_pushes_still_go(
+    push: PushService, address: str
+) -> None:
+    """The form refuses an address off the internet (the site's mail server would deliver to itself,
+    or connect to a host on its own network); one saved before it did is mailed nothing either."""
+    table = own_pace_room(seconds=DAY)
+    user, _ = opted_in(table, 1, push)
+    NoticeSettings.objects.filter(user=user).update(address=address)
+    score_first_legal(table)
+    run_worker()
+    assert not mail.outbox and len(push.requests) == 1
+    turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "sent: 1 push"
+
+
+def test_an_address_that_cannot_receive_mail_alone_tells_nobody() -> None:
+    table = own_pace_room(seconds=0)
+    user, _ = opted_in(table, 1)
+    NoticeSettings.objects.filter(user=user).update(address="root@localhost")
+    score_first_legal(table)
+    run_worker()
+    assert not mail.outbox
+    assert Notice.objects.get().outcome == "nobody to tell: the address cannot receive mail"
+
+
 def test_the_confirmed_address_typed_in_other_capitals_is_the_same_address_and_mails_no_link() -> None:
     """Addresses are compared as the accounts' are (allauth): in any case. "Ana@Example.com" is the
     confirmed "ana@example.com", so saving the form sends no link and the e-mails go on there; a

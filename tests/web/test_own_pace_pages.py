@@ -718,6 +718,31 @@ def test_an_address_the_turn_e_mails_cannot_go_to_is_refused_beside_the_field_an
     assert mail.outbox == [] and list(NoticeSettings.objects.values()) == before
 
 
+@pytest.mark.parametrize("address", ["root@localhost", "ana@mail.localhost", "ana@[10.0.0.7]"])
+def test_your_games_says_a_saved_address_that_cannot_receive_mail_gets_none_and_asks_for_another(
+    address: str,
+) -> None:
+    """An address saved before the form refused such ones is mailed nothing (games.services.notices):
+    Your games, where the address is set, says so beside the field and asks for another."""
+    user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True, address=address)
+    client = Client()
+    client.force_login(user)
+    page = client.get("/games").content.decode()
+    assert 'id="address-error"' in page and 'aria-invalid="true"' in page
+    error = page.split('id="address-error"')[1].split("</div>")[0]
+    assert "cannot receive mail" in error and "another address" in error
+    # The box stays as chosen: another address saved as the page stands asks for its link.
+    assert re.search(r'name="on" id="id_on" checked', page)
+    client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+    assert 'id="address-error"' not in client.get("/games").content.decode()  # the link waits: nothing to fix
+    # Confirmed, the address is the one shown, with no warning.
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    page = client.get("/games").content.decode()
+    assert 'id="address-error"' not in page and 'value="ana@example.org"' in page
+
+
 def test_your_games_shows_the_address_the_turn_e_mails_go_to_and_saving_it_again_mails_no_link(
     settings: Any,
 ) -> None:
