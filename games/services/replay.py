@@ -51,6 +51,14 @@ class Turn:
     column: int = 0
     points: int = 0
     bonus: int = 0
+    # Who played it for the seat's person: "timeout" (their time ran out: the server played it),
+    # "computer" (a computer had taken the seat over), or "" (they did, or a computer's own seat).
+    played_by: str = ""
+
+
+# Who played a turn a person did not play themselves (``Turn.played_by``), in the staff's English
+# words: the admin's timeline and ``manage.py verify_game --rolls``.
+PLAYED_BY = {"timeout": "the server: time ran out", "computer": "a computer"}
 
 
 @dataclass
@@ -99,6 +107,8 @@ def replay_moves(
     problems: list[str] = []
     current: Turn | None = None
     move: Move | None = None
+    timed_out: set[int] = set()  # seats whose time ran out before their turn's first roll
+    taken_over: set[int] = set()  # seats of people a computer plays now
     try:
         for move in moves:
             p = move.payload
@@ -121,6 +131,11 @@ def replay_moves(
                     problems.append(f"move {move.seq}: dice {p['dice']} but the replay rolled {list(state.turn.dice)}")
                 if current is None or current.seat != seat or current.box:
                     current = Turn(number=len(turns) + 1, seat=seat, name=names.get(_player(move), "?"))
+                    if seat in timed_out:
+                        current.played_by = "timeout"
+                    elif seat in taken_over:
+                        current.played_by = "computer"
+                    timed_out.discard(seat)
                     turns.append(current)
                 entry: dict[str, Any] = {"held": p["held"], "dice": p["dice"], "roll": p["roll"]}
                 if state.ruleset.colours:
@@ -141,10 +156,20 @@ def replay_moves(
                     )
                 if current is not None and current.seat == seat and not current.box:
                     current.box, current.column, current.points, current.bonus = p["box"], p["column"], points, bonus
+            elif move.kind == Move.Kind.TIMEOUT:
+                # The server plays the turn: the one under way (rolled already), or the next roll's.
+                if current is not None and current.seat == p["seat"] and not current.box:
+                    current.played_by = "timeout"
+                else:
+                    timed_out.add(p["seat"])
             elif move.kind in (Move.Kind.LEAVE, Move.Kind.REMOVE):
                 state = apply_remove(state, seat=p["seat"])
-            elif move.kind == Move.Kind.BOT and p.get("reinstate"):
-                state = apply_reinstate(state, seat=p["seat"])
+            elif move.kind == Move.Kind.RECLAIM:
+                taken_over.discard(p["seat"])
+            if move.kind == Move.Kind.BOT:
+                taken_over.add(p["seat"])
+                if p.get("reinstate"):
+                    state = apply_reinstate(state, seat=p["seat"])
             if after is not None and state is not None:
                 _passed_on(after, move, state)
     except _CallbackFailed as failed:

@@ -41,7 +41,7 @@ from games.domain import scorecard
 from games.domain.room import Room, Seat
 from games.domain.rules import RULESETS, Box, RuleViolation
 from games.domain.rules.codec import state_to_dict
-from games.services.replay import Replay, named_as_now, replay_moves, verify_fairness
+from games.services.replay import PLAYED_BY, Replay, named_as_now, replay_moves, verify_fairness
 from games.store.models import ChatMessage, Game, GameUnderWay, Move, Player, ScoreEntry
 from games.store.selectors import chat_log, game_state, seconds_left, spectator_handle
 
@@ -433,6 +433,7 @@ def _timeline(ruleset: Any, replay: Replay) -> list[dict[str, Any]]:
                 "multiplier": ruleset.multipliers[turn.column] if turn.box else 1,
                 "points": turn.points,
                 "bonus": turn.bonus,
+                "played_by": PLAYED_BY.get(turn.played_by, ""),
             }
         )
     return rows

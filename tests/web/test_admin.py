@@ -509,6 +509,34 @@ def test_the_review_and_the_list_name_the_winner_the_games_records_name(staff_cl
     assert re.search(r'class="field-winner_names">P1</td>', row), row
 
 
+def test_the_timeline_marks_the_turns_the_server_or_a_computer_played_for_a_person(staff_client: Client) -> None:
+    """P0's time ran out twice in a row (the server played both turns), then a computer played P0's
+    seat to the end: the turn-by-turn table says so on each of those turns, as the events table does,
+    and on none of P1's, nor on P0's own before. ``verify_game --rolls`` says the same."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from tests.services.test_away_seats import away_seat_outscores_the_player_who_stayed
+
+    bots.tables.table("official", build=True)
+    game = away_seat_outscores_the_player_who_stayed()
+    html = staff_client.get(game_url(game)).content.decode()
+    rows = re.findall(r'<tr id="turn-(\d+)" class="turn">(.*?)</tr>', html, flags=re.S)
+    marks = [" ".join(unescape(re.sub(r"<[^>]+>", " ", row)).split()) for _, row in rows]
+    by_server = [text for text in marks if "played by the server: time ran out" in text]
+    by_computer = [text for text in marks if "played by a computer" in text]
+    assert len(by_server) == 2 and all(re.match(r"\d+ P0 ", t) for t in by_server), by_server
+    p0_turns = [text for text in marks if re.match(r"\d+ P0 ", text)]
+    assert len(p0_turns) == 13 and len(by_computer) == 11, (len(p0_turns), len(by_computer))
+    assert all("played by" not in text for text in marks if re.match(r"\d+ P1 ", text))
+    out = StringIO()
+    call_command("verify_game", game.code, "--rolls", stdout=out)
+    lines = [line for line in out.getvalue().splitlines() if line.lstrip().startswith("turn ")]
+    assert sum("(played by the server: time ran out)" in line for line in lines) == 2
+    assert sum("(played by a computer)" in line for line in lines) == 11
+
+
 def test_the_review_names_the_player_who_stayed_over_a_computer_in_a_seat_whose_player_left(
     staff_client: Client,
 ) -> None:

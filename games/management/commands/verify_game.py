@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.domain.rules import RULESETS
 from games.services import code_in_link, normalize_code, shown_code
-from games.services.replay import replay_game, verify_fairness
+from games.services.replay import PLAYED_BY, replay_game, verify_fairness
 from games.store.models import Game
 
 
@@ -99,14 +99,17 @@ class Command(BaseCommand):
             column_note = " and the column's multiplier (×1, ×2, ×3)" if len(multipliers) > 1 else ""
             out.write(
                 "  Each turn: its number, the player, every roll (held dice in [brackets]), then the box it "
-                f"scored as the move log names it{column_note}, and its points + Yahtzee bonus points."
+                f"scored as the move log names it{column_note}, and its points + Yahtzee bonus points; one "
+                "the server or a computer played for its player says which."
             )
             for turn in replay.turns:
                 rolls = "  ".join(_roll_text(roll) for roll in turn.rolls)
                 # Triple: which of the three boxes of that name, as a zero or a bonus cannot tell.
                 column = f" ×{multipliers[turn.column]}" if len(multipliers) > 1 and turn.box else ""
+                by = f"  (played by {PLAYED_BY[turn.played_by]})" if turn.played_by else ""
                 out.write(
                     f"  turn {turn.number:3} {turn.name:<24} {rolls}  -> {turn.box}{column} {turn.points}+{turn.bonus}"
+                    f"{by}"
                 )
         if report.mismatches:
             out.write(
