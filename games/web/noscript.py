@@ -322,6 +322,10 @@ def table(
     if status in ("finished", "abandoned"):
         view["over"] = True
         view["winners"] = [shown_name(seats[s]["name"]) for s in state["winners"]]
+        # A seat's result is its player's whoever finished it: a computer while they were away (in
+        # ``mine``), or after they left (``left``). "You" to a browser of one such seat, as with script.
+        results = set(mine) | set(left or [])
+        view["you_won"] = not state.get("local") and len(results) == 1 and results <= set(state["winners"])
         view["replay_url"] = state["replay_url"]
         view["results"] = _results(state)
     return view

@@ -164,6 +164,7 @@ if (client.mine.length && (client.state.status === "lobby" || client.state.local
 function view() {
   return render.viewOf(client.state, {
     mine: client.mine,
+    left: client.left,
     presence: client.presence,
     held: ui.desiredHeld ?? client.state.turn?.held ?? [],
     rolling: ui.rolling,
@@ -543,7 +544,7 @@ function event(frame) {
       // Said even to a player typing in the chat, whose keyboard stays there (showResult).
       announce(`${overWith(shown)}.`);
       if (names.length) {
-        const mineWon = (frame.winners ?? []).some(v.isYou);
+        const mineWon = render.yourResult(v, frame.winners ?? []);
         celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
         if (!ui.muted) fanfare();
       }

@@ -1293,3 +1293,43 @@ def test_the_shared_result_marks_the_seats_ranked_behind_for_leaving_or_being_aw
         finished,
     )
     assert text == "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150 (away), 3. Bo 201 (left)"
+
+
+OVER_FOR = """([s, mine, left, review]) => {
+  const view = render.viewOf(s, { mine, left, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+    reducedMotion: true, hint: null, hintPending: false, review, connection: "connected", feed: [],
+    justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+  const box = document.createElement("div");
+  box.innerHTML = render.overHtml(view);
+  const said = (el) => (el?.textContent ?? "").replace(/\\s+/g, " ").trim();
+  return { headline: said(box.querySelector("#over-h")), line: said(box.querySelector(".winner-line")),
+    review: said(box.querySelector("#review")), share: render.resultText(view), won: render.yourResult(view) };
+}"""
+
+
+def test_a_player_whose_seat_a_computer_finished_reads_you_win_when_they_come_back(harness: Any) -> None:
+    """The seat's result is its player's (``Room.seats_kept_for``, ``left_controller``): Bo, away while
+    a computer finished his seat (the server counts it his, ``mine``), or gone while one played it on
+    (his browser's ``left`` seats), reads "You win!" over the game, and his own line in the coach's
+    review, as he would had he played it out. The share text is for others: it names everyone."""
+    page = harness(HARNESS)
+    # Everyone else left too: the seat a computer finished ranks first (Room.ranks).
+    finished = over_state([("Ana", "left"), ("Bo", "active"), ("Cy", "left")], [180, 201, 150], [1])
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "kept": True}
+    review = {
+        "code": "abcd2345ef", "exact": True, "note": "", "replayed": True, "replay_url": None,
+        "seats": [review_seat(i, n, "human", [], 4.2) for i, n in enumerate(["Ana", "Bo", "Cy"])],
+    }  # fmt: skip
+    away = page.evaluate(OVER_FOR, [finished, [1], [], review])
+    assert away["headline"] == "You win!" and away["won"] is True, away
+    assert "You lost 4.2 points" in away["review"] and "Bo lost" not in away["review"], away["review"]
+    assert "You" not in away["share"] and "1. Bo 201" in away["share"], away["share"]
+    gone = {**finished, "seats": [*finished["seats"][:1], {**finished["seats"][1], "gave_up": True, "kept": False}, finished["seats"][2]]}
+    left = page.evaluate(OVER_FOR, [gone, [], [1], review])
+    assert left["headline"] == "You win!" and "You lost 4.2 points" in left["review"], left
+    # A tie: "You share the win!"; a spectator, and Ana (who left), read names.
+    tie = {**finished, "winners": [0, 1]}
+    assert page.evaluate(OVER_FOR, [tie, [1], [], review])["headline"] == "You share the win!"
+    assert page.evaluate(OVER_FOR, [finished, [], [], review])["headline"] == "Game over"
+    ana = page.evaluate(OVER_FOR, [finished, [], [0], review])
+    assert ana["headline"] == "Game over" and ana["line"] == "Bo wins!" and ana["won"] is False

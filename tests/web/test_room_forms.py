@@ -632,7 +632,8 @@ def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_repl
     game.refresh_from_db()
     assert game.status == "finished"
     table = table_of(ada, game)
-    assert "Game over" in table.text and "Ada wins!" in table.text
+    # Her own result: "You win!", as the page with script says it, over the line that names her.
+    assert "You win!" in table.text and "Ada wins!" in table.text
     total = game_state(game)["cards"][0]["total"]
     assert f"1. Ada: {total} points" in table.text
     assert f'id="ns-replay" href="/r/{game.code}/replay"' in ada.get(f"/r/{game.code}/").content.decode()
@@ -1714,3 +1715,45 @@ def test_the_card_without_script_says_why_the_joker_closes_a_box_as_the_page_wit
     assert page.count(f"Chance: not allowed. {reason}") == 1, page
     assert page.count('<span class="ns-closed"') == 11  # every other open box
     assert re.search(rf'<p class="ns-closed-why[^"]*"><span aria-hidden="true">✕</span> {re.escape(reason)}</p>', page)
+
+
+def test_the_player_whose_seat_a_computer_finished_reads_you_win_at_the_end(settings: Any) -> None:
+    """P0 went away (two timeouts) and a computer finished the seat; P1 left: P0's seat wins, and is
+    P0's result (``Room.seats_kept_for``). P0's browser, back at the table without script, reads
+    "You win!" as the page with script says it; P1, who left, and a spectator read P0's name."""
+    import random
+
+    import bots
+    from games.scheduling import botplay
+    from tests.factories import play_turn, timed_room
+    from tests.services.test_away_seats import run_out
+
+    bots.tables.table("official", build=True)
+    table = timed_room(2)
+    p0, p1 = table.controllers
+    rng = random.Random(1)
+    for _ in range(2):  # P0's turn runs out twice in a row: a computer plays the seat from then on
+        assert services.clock_expire(code=table.code, version=run_out(table))
+        if table.game.room.rules.current == 1:
+            play_turn(table, rng, 0)
+    services.game_leave(code=table.code, controller=p1, seat=1, expected_version=table.version(), action_id="bye")
+    while table.game.status == Game.Status.PLAYING:
+        assert botplay.step(table.code, table.version())
+    game = table.game
+    assert game.room.winners() == [0] and game.room.finished_for(0)
+
+    def reader(controller: str) -> Client:
+        client = Client()
+        session = client.session
+        session["controller"] = controller
+        session.save()
+        return client
+
+    def headline(client: Client) -> str:
+        found = re.search(r'<h2 id="ns-h">(.*?)</h2>', client.get(f"/r/{game.code}/").content.decode())
+        assert found
+        return found.group(1)
+
+    assert headline(reader(p0)) == "You win!"
+    assert headline(reader(p1)) == headline(Client()) == "Game over"
+    assert re.search(r"P0\W* wins!", table_of(Client(), game).text)

@@ -30,6 +30,11 @@ export function viewOf(state, extra) {
   // The page says "you" to a browser with one seat of an online room; a shared device (pass and
   // play, or a companion's seat added on it) is told whose result is whose, by name.
   view.isYou = (seat) => !state.local && mine.length === 1 && mine[0] === seat;
+  // A seat's result is its player's whoever finished it: one a computer finished while they were
+  // away (the server still counts it theirs) or played on after they left (``left``, the seats this
+  // browser gave up). The game over and the coach's review say "you" to them, as to one who played it out.
+  const results = [...new Set([...extra.mine, ...(extra.left ?? [])])];
+  view.isYourResult = (seat) => !state.local && results.length === 1 && results[0] === seat;
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
   // The host's seat has been away a while (room.js): a player at the table is offered the host's
@@ -747,6 +752,11 @@ export function resultText(view) {
   return fmt(gettext("A game of %(ruleset)s: %(places)s"), { ruleset: view.state.ruleset.label, places: places.join(", ") });
 }
 
+/** Whether the game over is a win for this page's player (``isYourResult``), alone or shared. */
+export function yourResult(view, winners = view.state.winners) {
+  return winners.some(view.isYourResult);
+}
+
 export function overHtml(view) {
   const { state } = view;
   const winners = state.winners.map(view.seatName);
@@ -756,7 +766,7 @@ export function overHtml(view) {
     // Each name a run of its own: two right-to-left names in a row keep their order.
     const named = winners.map((name) => `<bdi>${esc(name)}</bdi>`);
     sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(named) }) : fmt(gettext("%(name)s wins!"), { name: named[0] });
-    if (state.winners.some(view.isYou)) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
+    if (yourResult(view)) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
   }
   const ranked = ranking(state)
     .map(
@@ -838,10 +848,10 @@ export function reviewHtml(view) {
   // Each player's costliest choices fold under their line: eight players' lists would make the
   // panel thousands of pixels tall on a phone. The reader's own list is open (a browser of one
   // seat; a shared device's players each open theirs), and a lone player's too.
-  const opened = (seat) => shown.length === 1 || (!state.local && view.voices.length === 1 && view.voices[0] === seat);
+  const opened = (seat) => shown.length === 1 || view.isYourResult(seat);
   const lines = shown
     .map((s) => {
-      const you = view.isYou(s.seat);
+      const you = view.isYourResult(s.seat);
       // The name a run of its own: a right-to-left one, or one ending in a number, takes the
       // figures beside it into its run ("שרה 2 lost 4.5 points").
       const shownName = playerName(s.name);
