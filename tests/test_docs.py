@@ -193,6 +193,19 @@ def test_the_deploy_instructions_name_every_variable_compose_requires() -> None:
             assert not missing, f"{name}: {line.strip()!r} leaves out {missing}"
 
 
+def test_every_set_secret_key_instruction_names_the_same_settings() -> None:
+    """The "set SECRET_KEY, ..." instruction says what to fill in after copying .env.example: the
+    compose file's header names what README.md and docs/deploy.md name (CSRF_TRUSTED_ORIGINS too,
+    which compose does not require but a site behind https needs for its forms' posts)."""
+    said = {}
+    for name in ("README.md", "docs/deploy.md", "docker-compose.yml"):
+        for line in (ROOT / name).read_text().splitlines():
+            if found := re.search(r"\bset (SECRET_KEY,[A-Z_, ]+)", line):
+                said[name] = [v.strip() for v in found.group(1).split(",")]
+    assert said["README.md"] == said["docs/deploy.md"] == said["docker-compose.yml"], said
+    assert "CSRF_TRUSTED_ORIGINS" in said["README.md"]
+
+
 def test_docs_deploy_names_every_setting_the_caddyfile_reads() -> None:
     """deploy/Caddyfile takes its values from the environment (``{$NAME:default}``): docs/deploy.md
     names each, as it does the app's."""
@@ -817,6 +830,38 @@ def test_every_test_the_docs_name_exists() -> None:
         if not (ROOT / path).exists() or not re.search(rf"^\s*(?:async )?def {name}\(", (ROOT / path).read_text(), re.M)
     )
     assert not missing, "tests the docs name that do not exist:\n" + "\n".join(missing)
+
+
+def test_the_fair_dice_method_says_what_its_script_does_with_a_log_that_leaves_out_turns() -> None:
+    """The checking script reads a log with no ``scores`` (then it does not check where turns
+    begin) and rolls with no ``turn`` (counted all the same): the method says what the script does
+    with such a log as it does it now, in each language, and its own words say what the log lacks,
+    not when it was saved. The script is one and the same in every language's page."""
+    pages = sorted((ROOT / "docs").glob("fairness*.md"))
+    scripts = {p.name: re.findall(r"```python\n(.*?)```", p.read_text(), re.S) for p in pages}
+    assert len(scripts) == 6 and len({tuple(s) for s in scripts.values()}) == 1, "the script differs between languages"
+    for page in pages:
+        text = page.read_text()
+        assert "saved before" not in text, f"{page.name} tells of logs by when they were saved"
+        assert "no `scores`" in scripts[page.name][0] or "(it has no scores)" in scripts[page.name][0]
+    english = (ROOT / "docs" / "fairness.md").read_text()
+    assert re.search(r"A log with no `scores` does not say where turns begin: the script says so, does not check", english)
+    assert re.search(r"A roll with no `turn`", english)
+
+
+def test_accounts_md_says_how_names_that_read_alike_are_held_as_the_code_holds_them() -> None:
+    """docs/accounts.md tells what the site does now with an account whose name is not stored yet
+    as names are compared (``account_names_complete``, at every name check) and with two accounts
+    whose names read alike (``reads_as_older``, left out of the constraints), naming each migration
+    that marks them, not which release made the accounts."""
+    from accounts import services as account_services
+
+    text = (ROOT / "docs" / "accounts.md").read_text()
+    assert "account_names_complete" in text and callable(account_services.account_names_complete)
+    for migration in sorted((ROOT / "accounts" / "migrations").glob("*.py")):
+        if "reads_as_older=" in migration.read_text() and migration.stem not in ("0008_account_names",):
+            assert f"`{migration.stem}`" in text, f"docs/accounts.md does not name {migration.stem}"
+    assert "the release before" not in text and "made before the skeleton was stored" not in text
 
 
 def test_the_readme_lists_every_document() -> None:
