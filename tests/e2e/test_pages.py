@@ -998,6 +998,19 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
     assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
 
 
+@pytest.mark.parametrize("ruleset", ["painted", "triple"])
+def test_the_admins_review_of_every_rule_set_fits_a_phone(live_site: LiveSite, new_page: Any, ruleset: str) -> None:
+    """A Painted Yahtzee turn's rolls (each die with its colour's name) and a Triple game's columns
+    are the widest the timeline draws: its rows scroll in their box, and the held dice told in words
+    for screen readers (laid out of the flow) stay in that box too, not past the page's edge."""
+    code = live_site.finished_game(2, 1, ruleset)
+    (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
+    admin = staff_on_a_phone(live_site, new_page)
+    admin.goto(live_site.url + f"/admin/games/game/{pk}/change/")
+    admin.wait_for_selector(".review")
+    assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
+
+
 def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     """Staff on a phone (390 px) read a four-player game's review: its scorecards, its timeline
     (three rolls of five dice a turn) and its room events each scroll sideways in their own box,
