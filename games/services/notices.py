@@ -504,7 +504,9 @@ def deliver(notice: Notice, game: Game) -> str:
 
     sent: list[str] = []
     owners = of_seat(entry.controller, player.user_id)
-    chosen = list(NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").order_by("pk"))
+    chosen = list(
+        NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").order_by("pk")
+    )
     mail_to = next((row for row in chosen if mailable(row.address)), None)
     if mail_to is not None:
         try:

@@ -166,7 +166,7 @@ def replay_moves(
                 state = apply_remove(state, seat=p["seat"])
             elif move.kind == Move.Kind.RECLAIM:
                 taken_over.discard(p["seat"])
-            if move.kind == Move.Kind.BOT:
+            elif move.kind == Move.Kind.BOT:
                 taken_over.add(p["seat"])
                 if p.get("reinstate"):
                     state = apply_reinstate(state, seat=p["seat"])

@@ -1324,7 +1324,8 @@ def test_a_player_whose_seat_a_computer_finished_reads_you_win_when_they_come_ba
     assert away["headline"] == "You win!" and away["won"] is True, away
     assert "You lost 4.2 points" in away["review"] and "Bo lost" not in away["review"], away["review"]
     assert "You" not in away["share"] and "1. Bo 201" in away["share"], away["share"]
-    gone = {**finished, "seats": [*finished["seats"][:1], {**finished["seats"][1], "gave_up": True, "kept": False}, finished["seats"][2]]}
+    gave_up = {**finished["seats"][1], "gave_up": True, "kept": False}
+    gone = {**finished, "seats": [finished["seats"][0], gave_up, finished["seats"][2]]}
     left = page.evaluate(OVER_FOR, [gone, [], [1], review])
     assert left["headline"] == "You win!" and "You lost 4.2 points" in left["review"], left
     # A tie: "You share the win!"; a spectator, and Ana (who left), read names.
