@@ -322,6 +322,11 @@ class EmailNoticesForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if not data.get("on") and "address" in self.errors:
+            # Turning the e-mails off sends nothing anywhere: an address no mail may go to (one
+            # saved before the form refused it, still shown in the field) does not keep them on.
+            del self.errors["address"]
+            data["address"] = ""
         if data.get("on") and not data.get("address") and "address" not in self.errors:
             self.add_error("address", _("Give the address to e-mail you at."))
         return data

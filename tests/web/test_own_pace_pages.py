@@ -734,6 +734,11 @@ def test_your_games_says_a_saved_address_that_cannot_receive_mail_gets_none_and_
     assert "cannot receive mail" in error and "another address" in error
     # The box stays as chosen: another address saved as the page stands asks for its link.
     assert re.search(r'name="on" id="id_on" checked', page)
+    # Turning the e-mails off needs no other address first: the one shown, unticked, is saved off.
+    client.post("/notices/email", {"address": address, "on": "on"})  # refused beside the field
+    assert NoticeSettings.objects.get(user=user).email
+    off = client.post("/notices/email", {"address": address})
+    assert off.status_code == 302 and not NoticeSettings.objects.get(user=user).email
     client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
     assert [m.to for m in mail.outbox] == [["ana@example.org"]]
     assert 'id="address-error"' not in client.get("/games").content.decode()  # the link waits: nothing to fix
