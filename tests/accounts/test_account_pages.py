@@ -160,3 +160,14 @@ def test_each_account_forms_main_button_is_the_primary_one(path: str) -> None:
     page = client.get(path).content.decode()
     main = page[page.index("<main") : page.index("</main>")]
     assert re.search(r'<button class="btn btn-primary"\s+type="submit"', main), main
+
+
+def test_the_english_change_password_form_labels_its_fields_in_the_sites_sentence_case() -> None:
+    """allauth's labels are title case ("New Password"); the site's English catalog puts them in
+    its own case, as it does for "Sign in" (locale/en)."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    sign_up(client, "cased")
+    words = text_of(client.get("/accounts/password/change/").content.decode())
+    for label in ("Current password", "New password", "New password (again)"):
+        assert label in words
+    assert not re.search(r"\b(Current|New) Password\b", words)
