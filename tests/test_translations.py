@@ -14,12 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import allauth
+import django
 import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
-ALLAUTH_LOCALE = Path(allauth.__file__).parent / "locale"
+# The catalogs of dependencies whose words a catalog of the site's may put in its own voice.
+THEIR_LOCALES = [
+    Path(allauth.__file__).parent / "locale",
+    Path(django.__file__).parent / "conf" / "locale",
+    Path(django.__file__).parent / "contrib" / "auth" / "locale",
+]
 DOMAINS = ("django", "djangojs")
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
@@ -168,10 +174,14 @@ def test_the_catalogs_hold_every_message_of_the_code(tmp_path: Path) -> None:
         }
         known = {(e.msgctxt, e.msgid) for e in messages(language, domain)}
         assert found - known == set(), f"{language}/{domain}: marked in the code but not in the catalog"
-        # Words of django-allauth's that a catalog puts in the site's voice (the Spanish "tú").
-        allauth_po = ALLAUTH_LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
-        allauths = {(e.msgctxt, e.msgid) for e in read_po(allauth_po)} if allauth_po.exists() else set()
-        assert known - found - allauths == set(), f"{language}/{domain}: in the catalog but no longer in the code"
+        # Words of django-allauth's and Django's that a catalog puts in the site's voice (the Spanish "tú").
+        theirs = {
+            (e.msgctxt, e.msgid)
+            for folder in THEIR_LOCALES
+            if (po := folder / language / "LC_MESSAGES" / f"{domain}.po").exists()
+            for e in read_po(po)
+        }
+        assert known - found - theirs == set(), f"{language}/{domain}: in the catalog but no longer in the code"
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
