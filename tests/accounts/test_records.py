@@ -292,6 +292,13 @@ def test_the_accuracy_leaderboard_does_not_rank_the_coachs_own_play() -> None:
     # Games played by asking the coach measure the coach, not the player: no accuracy figure.
     assert "/u/copycat/" not in board, "listed first by accuracy: 0.0 points lost a game"
     assert losses == [None] * 5, losses
+    # Their own profile says why there is no figure; a visitor reads that there is none.
+    own = Client()
+    own.force_login(get_user_model().objects.get(pk=me))
+    why = "No reviewed game yet: a game is reviewed when you play all of it yourself, with no hint from the coach"
+    assert why in own.get("/u/copycat/").content.decode()
+    visitor = Client().get("/u/copycat/").content.decode()
+    assert "No reviewed game yet." in visitor and why not in visitor
 
 
 def test_leaving_after_one_turn_gives_no_accuracy_figure() -> None:
