@@ -8,10 +8,45 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_local, in_each_scheme, shot
+from tests.e2e.helpers import create_local, in_each_scheme, serious_violations, shot
 from tests.e2e.test_table_layout import reload
 
 pytestmark = pytest.mark.browser
+
+SIX = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
+ONE_COLUMN = ["official", "free_joker", "yeti", "yatzy", "painted"]
+
+# Each seat's name in its column's head that shows less than all of its letters.
+CUT_NAMES = """() => [...document.querySelectorAll('#card .seat-head-name')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+  .map(e => `${e.textContent.trim()} ${e.clientWidth}/${e.scrollWidth}`)"""
+
+# Each of the card's panes that needs a sideways scroll to show its last columns.
+SCROLLING = """() => [...document.querySelectorAll('#card .scorecard-wrap')]
+  .filter(w => w.scrollWidth > w.clientWidth + 1).map(w => `${w.scrollWidth} in ${w.clientWidth}`)"""
+
+
+def test_on_a_desktop_painteds_panes_show_three_players_names_whole(live_site: LiveSite, new_page: Any) -> None:
+    """The panes' box names' column was as wide as a one-pane card's: the seats beside it cut
+    "Alexandra" to "Alexa…" (and the pane scrolled sideways) though the names need less."""
+    page = new_page(1280, 800)
+    create_local(page, live_site, SIX[:3], ruleset="painted")
+    reload(page)
+    assert page.locator("#card .scorecard.in-panes").count() == 2
+    assert page.evaluate(CUT_NAMES) == []
+    assert page.evaluate(SCROLLING) == []
+    # The box names stay whole too, and the card stays beside the dice.
+    cut_rows = page.evaluate(
+        """[...document.querySelectorAll('#card th[scope=row]')]
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim())"""
+    )
+    assert cut_rows == []
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    for scheme in in_each_scheme(page):
+        shot(page, f"painted-3-names-1280-{scheme}")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
 
 FEED_HEIGHT = "document.getElementById('feed').getBoundingClientRect().height"
 # From the top of the feed's heading to the bottom of its last line of text (not of the box round it).
@@ -57,3 +92,14 @@ def test_a_finished_games_feed_is_no_taller_than_its_line(
     assert page.evaluate(FEED_HEIGHT) < text + 40, (page.evaluate(FEED_HEIGHT), text)
     for scheme in in_each_scheme(page):
         shot(page, f"feed-over-{size[0]}-{scheme}", full_page=True)
+
+
+def test_on_a_desktop_painteds_panes_go_one_under_the_other_for_six_players(live_site: LiveSite, new_page: Any) -> None:
+    """Side by side, six seats' columns did not fit either pane, and each scrolled sideways."""
+    page = new_page(1280, 800)
+    create_local(page, live_site, SIX, ruleset="painted")
+    reload(page)
+    assert page.evaluate(SCROLLING) == []
+    assert page.evaluate(CUT_NAMES) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-painted-1280-{scheme}", full_page=True)
