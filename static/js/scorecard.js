@@ -189,7 +189,15 @@ export function fitSeatNames(root) {
   for (const wrap of root.querySelectorAll(".scorecard-wrap")) {
     fitWidths(wrap);
     markCutNames(wrap);
+    markMore(wrap);
   }
+}
+
+/** A card with columns past its right edge, not scrolled to its end: ``more-after``, which
+ * site.css shows as that edge fading out. */
+function markMore(wrap) {
+  const past = wrap.scrollWidth - wrap.clientWidth - Math.abs(wrap.scrollLeft);
+  wrap.classList.toggle("more-after", past > 1);
 }
 
 /** The names of the seats beside the pinned one as wide as their columns in view (--seen). */

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_local, in_each_scheme, serious_violations, shot
+from tests.e2e.helpers import create_local, create_online, in_each_scheme, serious_violations, shot
+from tests.e2e.test_accounts import sign_up, username
 from tests.e2e.test_table_layout import reload
 
 pytestmark = pytest.mark.browser
@@ -45,6 +46,80 @@ def test_on_a_desktop_painteds_panes_show_three_players_names_whole(live_site: L
     for scheme in in_each_scheme(page):
         shot(page, f"painted-3-names-1280-{scheme}")
         assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
+
+def last_column_outside(page: Any) -> list[str]:
+    """Each pane's last score cell (its last seat's, in its last row) not wholly inside its pane and the screen."""
+    return list(
+        page.evaluate(
+            """[...document.querySelectorAll('#card .scorecard-wrap')].flatMap(w => {
+                const box = w.getBoundingClientRect();
+                const cell = [...w.querySelectorAll('tbody td')].at(-1);
+                const r = cell.getBoundingClientRect();
+                const inside = r.left >= box.left - 1 && r.right <= box.right + 1 && r.right <= innerWidth
+                    && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.height > 0;
+                return inside ? [] : [`${cell.textContent.trim()} ${JSON.stringify(r)} in ${JSON.stringify(box)}`];
+            })"""
+        )
+    )
+
+
+@pytest.mark.parametrize("ruleset", ONE_COLUMN)
+def test_a_large_phone_held_sideways_fits_six_players_columns(live_site: LiveSite, new_page: Any, ruleset: str) -> None:
+    """932 x 430 gets the desktop's layout: six seats' last columns were past the card's edge,
+    behind a sideways scroll, their names cut to two or three letters."""
+    page = new_page(932, 430, has_touch=True, is_mobile=True)
+    create_local(page, live_site, SIX, ruleset=ruleset)
+    reload(page)
+    assert page.evaluate(SCROLLING) == []
+    assert last_column_outside(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    # Every name is readable: whole, on one line or two.
+    assert page.evaluate(CUT_NAMES) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-{ruleset}-932-{scheme}")
+        page.evaluate("document.getElementById('card').scrollIntoView({block: 'end'})")
+        shot(page, f"six-{ruleset}-932-{scheme}-end")
+        page.evaluate("scrollTo(0, 0)")
+        assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
+
+def test_a_large_phone_held_sideways_marks_triples_sideways_scroll_and_names_the_seats_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Six Triple seats are eighteen columns: more than 932 px hold beside the dice. The card
+    scrolls beside the focus seat's pinned columns, comes to rest on whole columns, says there is
+    more past its edge, and names the seat whose columns are in view."""
+    page = new_page(932, 430, has_touch=True, is_mobile=True)
+    create_local(page, live_site, SIX, ruleset="triple")
+    reload(page)
+    wrap = "#card .scorecard-wrap"
+    assert page.evaluate(SCROLLING) != []
+    assert page.eval_on_selector(wrap, "w => getComputedStyle(w).scrollSnapType") == "x mandatory"
+    # More to the right: the card's right edge fades out.
+    assert page.eval_on_selector(wrap, "w => w.classList.contains('more-after')")
+    assert page.eval_on_selector(wrap, "w => getComputedStyle(w).maskImage") != "none"
+    # The next seat's name is whole over its columns in view, beside the pinned seat's.
+    benedict = page.evaluate(
+        """(() => {
+            const heads = [...document.querySelectorAll('#card th.seat-head')];
+            const name = heads.find(h => h.textContent.includes('Benedict')).querySelector('.seat-head-name');
+            const box = document.querySelector('#card .scorecard-wrap').getBoundingClientRect();
+            const r = name.getBoundingClientRect();
+            return [name.scrollWidth <= name.clientWidth + 1, r.left >= box.left && r.right <= box.right];
+        })()"""
+    )
+    assert benedict == [True, True]
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-triple-932-{scheme}")
+        assert serious_violations(page) == [], scheme
+    # At its far end, nothing more: no fade.
+    page.eval_on_selector(wrap, "w => { w.scrollLeft = w.scrollWidth; }")
+    page.wait_for_function("!document.querySelector('#card .scorecard-wrap').classList.contains('more-after')")
+    assert page.eval_on_selector(wrap, "w => getComputedStyle(w).maskImage") == "none"
+    shot(page, "six-triple-932-end")
     assert page.errors == []
 
 
@@ -94,12 +169,70 @@ def test_a_finished_games_feed_is_no_taller_than_its_line(
         shot(page, f"feed-over-{size[0]}-{scheme}", full_page=True)
 
 
+# axe-core's WCAG 2.2 target-size rule alone (24 x 24 CSS px, or spaced as far apart), whatever its impact.
+TARGET_SIZE = """async () => {
+  const results = await axe.run(document, { runOnly: { type: 'rule', values: ['target-size'] } });
+  return results.violations.flatMap(v => v.nodes.map(n => `${n.target} ${n.failureSummary}`));
+}"""
+
+
+def target_size_violations(page: Any) -> list[str]:
+    serious_violations(page)  # puts axe in the page
+    return list(page.evaluate(TARGET_SIZE))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_every_target_is_large_enough_or_spaced_apart(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    """WCAG 2.2's target size: the box names' buttons (16 to 20 px tall) and the forms' radio buttons
+    (13 px) pass as spaced apart, 24 px clear of any other target; the footer's links, as links in
+    a line of text."""
+    mobile = size[0] < 1000
+    page = new_page(*size, has_touch=mobile, is_mobile=mobile)
+    found: dict[str, list[str]] = {}
+
+    def check(name: str) -> None:
+        found[name] = target_size_violations(page)
+
+    page.goto(live_site.url + "/")
+    check("home")
+    for ruleset in ("official", "painted", "triple"):
+        create_local(page, live_site, ["Ann", "Bob"], ruleset=ruleset)
+        reload(page)
+        check(f"table {ruleset}")
+        page.click("#roll")
+        page.wait_for_selector("#card .score-btn")
+        check(f"table {ruleset} rolled")
+    code = live_site.finished_game(2, 1, "painted")
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#over:not([hidden])")
+    check("over")
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card .scorecard")
+    check("replay")
+    create_online(page, live_site, "Ann")
+    check("lobby")
+    for path in ("/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/leaderboards", "/rules"):
+        page.goto(live_site.url + path)
+        check(path)
+    name = username("tsz")
+    sign_up(page, live_site, name)
+    check("profile")
+    page.goto(live_site.url + "/me/settings")
+    check("settings")
+    page.goto(live_site.url + "/games")
+    check("games")
+    assert {k: v for k, v in found.items() if v} == {}
+
+
 def test_on_a_desktop_painteds_panes_go_one_under_the_other_for_six_players(live_site: LiveSite, new_page: Any) -> None:
     """Side by side, six seats' columns did not fit either pane, and each scrolled sideways."""
     page = new_page(1280, 800)
     create_local(page, live_site, SIX, ruleset="painted")
     reload(page)
     assert page.evaluate(SCROLLING) == []
+    assert last_column_outside(page) == []
     assert page.evaluate(CUT_NAMES) == []
     for scheme in in_each_scheme(page):
         shot(page, f"six-painted-1280-{scheme}", full_page=True)
