@@ -10,7 +10,7 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import create_local, create_online, in_each_scheme, serious_violations, shot
 from tests.e2e.test_accounts import sign_up, username
-from tests.e2e.test_table_layout import reload
+from tests.e2e.test_table_layout import code_of, reload, set_rules
 
 pytestmark = pytest.mark.browser
 
@@ -65,14 +65,26 @@ def last_column_outside(page: Any) -> list[str]:
     )
 
 
+CUT_CELLS = """[...document.querySelectorAll('#card td')].filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => e.textContent.trim())"""
+
+
+def upper_bonus_for_everyone(rules: dict[str, Any]) -> None:
+    for card in rules["cards"]:
+        card["columns"][0] = [["sixes", 30], ["fives", 25], ["fours", 20], ["threes", 15], ["chance", 30]]
+
+
 @pytest.mark.parametrize("ruleset", ONE_COLUMN)
 def test_a_large_phone_held_sideways_fits_six_players_columns(live_site: LiveSite, new_page: Any, ruleset: str) -> None:
     """932 x 430 gets the desktop's layout: six seats' last columns were past the card's edge,
     behind a sideways scroll, their names cut to two or three letters."""
     page = new_page(932, 430, has_touch=True, is_mobile=True)
-    create_local(page, live_site, SIX, ruleset=ruleset)
+    url = create_local(page, live_site, SIX, ruleset=ruleset)
+    set_rules(live_site, code_of(url), upper_bonus_for_everyone)
     reload(page)
     assert page.evaluate(SCROLLING) == []
+    # Each seat's upper sum shows whole with its goal and tick ("90/63 ✓").
+    assert page.evaluate(CUT_CELLS) == []
     assert last_column_outside(page) == []
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     # Every name is readable: whole, on one line or two.
