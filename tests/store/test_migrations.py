@@ -179,3 +179,52 @@ def test_a_seat_taken_out_before_a_take_out_muted_it_is_muted_so_the_host_can_le
     services.seat_unmute(code=code, controller=ann, seat=1, expected_version=after.version, action_id=action_id())
     assert services.chat_post(code=code, controller=bob, text="thanks")["name"] == "Spectator"
     assert services.chat_post(code=code, controller=dee, text="me too")["name"] == "Spectator"
+
+
+def _taken_out_room_as_stored_before() -> tuple[str, dict[str, Any]]:
+    """A game in play whose seat 1 the host took out, stored as a release before 0033 stored it."""
+    from games import services
+    from games.store.models import Game
+    from tests.factories import action_id, spectators_chat_room
+
+    table = spectators_chat_room(("Ann", "Bob", "Cy"))
+    services.game_remove_absent(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+    )
+    snapshot = Game.objects.get(code=table.code).snapshot
+    snapshot["seats"][1].pop("muted")
+    return table.code, snapshot
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("latest_after")
+def test_migration_0033_runs_forward_past_rooms_of_an_odd_shape() -> None:
+    """A snapshot holding seats not of the shape the code writes (a null, a list, the seats as a
+    mapping, no seats at all) does not stop the migration: an odd seat is kept as it is beside its
+    room's seats mended, odd seats are left alone, and the rooms after it are still changed."""
+    from games.store.models import Game
+
+    odd = {
+        "null seat": lambda s: {**s, "seats": [*s["seats"], None]},
+        "list seat": lambda s: {**s, "seats": [*s["seats"], ["Dee"]]},
+        "seats as a mapping": lambda s: {**s, "seats": {str(i): seat for i, seat in enumerate(s["seats"])}},
+        "no seats": lambda s: {key: value for key, value in s.items() if key != "seats"},
+        "empty": lambda s: {},
+    }
+    stored: dict[str, tuple[str, dict[str, Any]]] = {}
+    for shape, change in odd.items():
+        code, snapshot = _taken_out_room_as_stored_before()
+        stored[code] = shape, change(snapshot)
+        Game.objects.filter(code=code).update(snapshot=stored[code][1])
+    good, snapshot = _taken_out_room_as_stored_before()
+    Game.objects.filter(code=good).update(snapshot=snapshot)
+    _migrate([("games", "0032_game_due_failures")])
+    _migrate([("games", "0033_taken_out_seats_muted")])
+    assert Game.objects.get(code=good).snapshot["seats"][1]["muted"] is True
+    for code, (shape, snapshot) in stored.items():
+        after = Game.objects.get(code=code).snapshot
+        if shape in ("null seat", "list seat"):
+            assert after["seats"][1]["muted"] is True, shape
+            assert after["seats"][3] == snapshot["seats"][3], shape
+        else:
+            assert after == snapshot, shape

@@ -33,7 +33,9 @@ def mute_taken_out(apps, schema_editor):
 
 def _mute_in(game, Move):
     snapshot = game.snapshot if isinstance(game.snapshot, dict) else {}
-    seats = snapshot.get("seats") or []
+    seats = snapshot.get("seats")
+    if not isinstance(seats, list):  # no seats, or not of a shape the code writes: not this migration's to mend
+        return
     said = Move.objects.filter(game=game, kind__in=("remove", "mute"), player__isnull=False).order_by("seq")
     last: dict[int, str] = {}  # each player's last word of the host's: a take-out or a (un)mute
     for kind, player in said.values_list("kind", "player_id"):
@@ -41,8 +43,9 @@ def _mute_in(game, Move):
     changed = False
     new_seats = []
     for seat in seats:
-        given_up = seat.get("status") == "left" or bool(seat.get("left_controller"))
-        if isinstance(seat, dict) and given_up and not seat.get("muted") and last.get(seat.get("player")) == "remove":
+        # A seat not of the shape the code writes is kept as it is: the room's other seats are still read.
+        given_up = isinstance(seat, dict) and (seat.get("status") == "left" or bool(seat.get("left_controller")))
+        if given_up and not seat.get("muted") and last.get(seat.get("player")) == "remove":
             seat = {**seat, "muted": True}
             changed = True
         new_seats.append(seat)
