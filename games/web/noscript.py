@@ -216,6 +216,7 @@ def table(
     former: bool = False,
     left: list[int] | None = None,
     taken_out: bool = False,
+    kicked: bool = False,
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
     hint: dict[str, Any] | None = None,
@@ -229,7 +230,8 @@ def table(
     ``presence``: the room's presence frame (which seats are away, and each away seat's wait), for the
     host's tools; ``chat``: the chat lines this browser may read (None: none), ``spectator`` its
     handle in them, ``former`` whether it held a seat here and holds none now, ``left`` the seats
-    of the list it gave up, ``taken_out`` whether the host took it out of the game; ``query``: the
+    of the list it gave up, ``taken_out`` whether the host took it out of the game, ``kicked`` whether
+    the host kicked it from this lobby (it may sit in no seat here); ``query``: the
     page's query, which asks to confirm a score of 0 (``zero``,
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
@@ -256,8 +258,12 @@ def table(
         "reload": 0,
         "refreshing": refreshing,
         "action_id": action_id,
-        # A pass-and-play room is seated from its own device only: others watch it.
-        "can_join": status == "lobby" and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS,
+        # A pass-and-play room is seated from its own device only: others watch it. A browser the
+        # host kicked from the lobby watches too (its join is refused), and is told why.
+        "can_join": (
+            status == "lobby" and not kicked and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS
+        ),
+        "kicked": kicked,
     }
     if status == "lobby":
         view["settings"] = _settings(state)

@@ -266,6 +266,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # Who is at the table as the page is drawn: a reload shows it at once, not only once its
     # socket is counted and the first presence frame comes.
     at_table = _presence(game.code)
+    # Kicked from this lobby: no seat is offered (the join would be refused). Its chat is not
+    # the kick's to close (``taken_out`` is the game's take-out).
+    kicked = former and selectors.kicked_from_lobby(game, controller)
     page = {
         "state": state,
         "you": mine,
@@ -273,9 +276,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "former": former,
         "left": left,
         "taken_out": taken_out,
-        # Kicked from this lobby: no seat is offered (the join would be refused). Its chat is not
-        # the kick's to close (``taken_out`` is the game's take-out).
-        "kicked": former and selectors.kicked_from_lobby(game, controller),
+        "kicked": kicked,
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
         "presence": at_table,
@@ -303,6 +304,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             former=former,
             left=left,
             taken_out=taken_out,
+            kicked=kicked,
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
             hint=hint_kept(request, game.code),

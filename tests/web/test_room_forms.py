@@ -1108,6 +1108,24 @@ def test_a_player_kicked_from_the_lobby_posts_without_script_as_a_spectator() ->
     assert ChatMessage.objects.filter(game=game, name="Spectator", text="fair enough").exists()
 
 
+def test_a_player_kicked_from_the_lobby_is_offered_no_seat_without_script_and_told_why() -> None:
+    """The host kicks Ben from the lobby: a join from his browser is refused, so his page without
+    script offers no join form (as the page with script offers none), and says why, as it does."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    ben = Client()
+    post_form(ben, game, "join", {"name": "Ben"})
+    game.refresh_from_db()
+    services.game_kick(
+        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
+    )
+    page = table_of(ben, game)
+    assert not [f for f in page.forms if f["action"].endswith("/join")]
+    assert "The host took you out of this room: you can watch." in html.unescape(page.text)
+    # Cy, never kicked, is offered a seat.
+    assert [f for f in table_of(Client(), game).forms if f["action"].endswith("/join")]
+
+
 def test_the_host_without_script_lets_a_player_taken_out_without_a_mute_speak_again_from_his_line() -> None:
     """The host takes Ben out mid-game, never muting him: Ben reads and posts no more, and the host's
     Players list shows his line quiet (chat muted), with Unmute chat. The host's unmute lets Ben
