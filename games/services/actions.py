@@ -259,15 +259,7 @@ def paused(game: Game, controller: str) -> RuleViolation:
     room = game.room
     host = room.seat_of_player(game.host_id)
     if host is not None and room.seats[host].controlled_by(controller):
-        pauser = room.paused_by
-        if pauser is None:  # paused before the room kept whose pause it is: its log says
-            pauser = (
-                Move.objects.filter(game=game, kind=Move.Kind.PAUSE)
-                .order_by("-seq")
-                .values_list("player_id", flat=True)
-                .first()
-            )
-        if pauser == game.host_id:
+        if pauser(game, room) == game.host_id:
             return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
         return RuleViolation(E.YOURS_TO_RESUME, "The game is paused: play goes on when you resume it.")
     return RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
@@ -310,6 +302,7 @@ def require_host(game: Game, controller: str, *, takeover: bool = False) -> None
         if present(game, host) or (game.pace != Game.Pace.OWN and presence.left_lately(game, person)):
             raise RuleViolation(NOT_HOST, "Only the host can do that.")
     seat = room.seats[mine[0]]
+    room = pause_named(game, room)
     game.host_id = seat.player
     record(
         game,
@@ -319,7 +312,27 @@ def require_host(game: Game, controller: str, *, takeover: bool = False) -> None
         actor=controller,
         action_id="",
         fields=("host",),
+        room=room,
     )
+
+
+def pauser(game: Game, room: Room) -> int | None:
+    """The player (Player id) whose pause ``room`` is in, or None when not paused. A room paused
+    before it kept whose pause it is has its log say it: the last pause's player."""
+    if not room.paused or room.paused_by is not None:
+        return room.paused_by
+    return (
+        Move.objects.filter(game=game, kind=Move.Kind.PAUSE).order_by("-seq").values_list("player_id", flat=True).first()
+    )
+
+
+def pause_named(game: Game, room: Room) -> Room:
+    """``room`` as the host role is about to pass on: a pause it is in names whose it is, so that the
+    next host, who did not pause it, is told the resume is theirs (``paused``, ``game_state``'s
+    ``paused_by``). A room paused before it kept that reads it from its log, once."""
+    if not room.paused or room.paused_by is not None:
+        return room
+    return room.change(paused_by=pauser(game, room))
 
 
 def hand_host_on(game: Game, room: Room, here: frozenset[str] = frozenset()) -> Seat | None:

@@ -30,6 +30,7 @@ from games.services.actions import (
     check_request,
     counted,
     hand_host_on,
+    pause_named,
     locked,
     present,
     record,
@@ -204,6 +205,7 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
             fields += ["status", "finished_at"]
     if game.host_id == entry.player:
+        room = pause_named(game, room)
         new_host = hand_host_on(game, room, connected_controllers(game))
         payload["host"] = new_host.player if new_host else None
         fields.append("host")

@@ -246,6 +246,26 @@ def test_a_room_paused_before_the_pause_named_who_paused_reads_as_paused_by_its_
     assert game_state(game)["paused_by"] == 0
 
 
+def test_a_room_paused_before_the_pause_named_who_paused_tells_the_next_host_the_resume_is_theirs() -> None:
+    """A room stored paused without ``paused_by`` (by the release before), whose host then leaves:
+    P1, host now, did not pause it. The state names P0's seat, not P1's, so P1's page says the
+    resume is theirs, as their refused roll does (``yours_to_resume``), not that they paused it."""
+    table = timed_room(players=3)
+    p0, p1, _p2 = table.controllers
+    services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
+    game = table.game
+    snapshot = dict(game.snapshot)
+    snapshot.pop("paused_by")
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot, version=game.version + 1)
+    services.game_leave(code=table.code, controller=p0, seat=0, expected_version=None, action_id="l")
+    game = table.game
+    assert game.host_id == game.room.seats[1].player
+    assert game_state(game)["paused_by"] == 0
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p1, expected_version=table.version(), action_id="r")
+    assert err.value.code == services.YOURS_TO_RESUME
+
+
 def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
     table = timed_room()
     online(table.code, table.controllers[0])  # the host is at the table: nobody else may act for them
