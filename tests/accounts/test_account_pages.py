@@ -95,7 +95,9 @@ def test_a_new_passkeys_suggested_name_is_in_the_players_language(monkeypatch: A
     assert 'value="Passkey Nr. 1"' in nameless.get("/accounts/2fa/webauthn/add/").content.decode()
 
 
-FORMAL = re.compile(r"\b(usted|su|sus|ha|desea|tiene|Introduzca|escriba|inicie|regístrese|(?<!contraseña )Debe|Inténtelo)\b", re.I)
+FORMAL = re.compile(
+    r"\b(usted|su|sus|ha|desea|tiene|Introduzca|escriba|inicie|regístrese|(?<!contraseña )Debe|Inténtelo)\b", re.I
+)
 
 
 def test_allauths_and_djangos_own_words_on_the_spanish_account_pages_say_tu_as_the_site_does(settings: Any) -> None:
