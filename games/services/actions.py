@@ -322,7 +322,10 @@ def pauser(game: Game, room: Room) -> int | None:
     if not room.paused or room.paused_by is not None:
         return room.paused_by
     return (
-        Move.objects.filter(game=game, kind=Move.Kind.PAUSE).order_by("-seq").values_list("player_id", flat=True).first()
+        Move.objects.filter(game=game, kind=Move.Kind.PAUSE)
+        .order_by("-seq")
+        .values_list("player_id", flat=True)
+        .first()
     )
 
 

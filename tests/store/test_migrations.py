@@ -189,7 +189,11 @@ def _taken_out_room_as_stored_before() -> tuple[str, dict[str, Any]]:
 
     table = spectators_chat_room(("Ann", "Bob", "Cy"))
     services.game_remove_absent(
-        code=table.code, controller=table.controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
+        code=table.code,
+        controller=table.controllers[0],
+        seat=1,
+        expected_version=table.version(),
+        action_id=action_id(),
     )
     snapshot = Game.objects.get(code=table.code).snapshot
     snapshot["seats"][1].pop("muted")
