@@ -145,12 +145,15 @@ class NameRefused(RuleViolation):
     given it was: ``index`` 0 for the only one (a host's, a join's), else its place among the
     players of one device. A form ties the refusal to that name's field."""
 
-    def __init__(self, code: str, message: str, index: int = 0, *, reads_as: str = "") -> None:
+    def __init__(self, code: str, message: str, index: int = 0, *, reads_as: str = "", sits_here: str = "") -> None:
         super().__init__(code, message)
         self.index = index
         # The seated player's name a name taken reads as (another name, not it in another case),
         # which a page words the refusal with.
         self.reads_as = reads_as
+        # The name of a seat of this same browser the join named: a second player of one device
+        # given the first one's name, which a page words the refusal with.
+        self.sits_here = sits_here
 
 
 def name_taken(typed: str, seated: str) -> NameRefused:

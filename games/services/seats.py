@@ -115,6 +115,7 @@ def game_join(
                 E.NAME_TAKEN,
                 f"{isolated(same.name)} already sits at this table on this device: "
                 "each player on it needs a name of their own.",
+                sits_here=same.name,
             )
         if len(active) >= MAX_PLAYERS:
             raise RuleViolation(ROOM_FULL, f"The room is full ({MAX_PLAYERS} players): you can watch.")

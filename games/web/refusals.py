@@ -19,6 +19,8 @@ from games.services.codes import NameRefused, isolated
 # A name refused as a seated player's look-alike ("Annl" beside "Ann1"), the seat's name put in:
 # seat names are the table's, shown to everyone there.
 READS_AS = _("That name reads the same as %(name)s, who is already at the table: please choose another name.")
+# A second player of one device given the name of a player seated on it.
+SITS_HERE = _("%(name)s already sits at this table on this device: each player on it needs a name of their own.")
 
 WORDS = {
     # The rules.
@@ -127,6 +129,8 @@ def refusal(exc: RuleViolation) -> str:
         return exc.message
     if isinstance(exc, NameRefused) and exc.reads_as:
         return str(READS_AS % {"name": isolated(exc.reads_as)})
+    if isinstance(exc, NameRefused) and exc.sits_here:
+        return str(SITS_HERE % {"name": isolated(exc.sits_here)})
     if exc.code == "chat_too_long":
         return str(words % {"max": chat.CHAT_MAX})
     return str(words)

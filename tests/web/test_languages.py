@@ -28,7 +28,7 @@ from games.store.models import Game
 from games.store.selectors import duration
 from games.web import docpages
 from games.web.i18n import catalog_version
-from games.web.refusals import READS_AS, WORDS
+from games.web.refusals import READS_AS, SITS_HERE, WORDS
 from tests.accounts.helpers import PASSWORD, sign_up, user
 from tests.factories import create_room, open_room, play_to_end
 
@@ -349,6 +349,18 @@ def test_a_name_refused_as_a_seated_players_look_alike_names_that_player_in_the_
         "Annl reads the same as \u2068Ann1\u2069, who is already at the table: please choose another name."
         in english.content.decode()
     )
+
+
+def test_a_second_player_of_one_device_given_the_first_ones_name_is_told_so_in_the_readers_language() -> None:
+    """Not the bare "someone at the table already has that name": the seat is this device's own."""
+    host = Client(HTTP_ACCEPT_LANGUAGE="de")
+    code = create_room(host, name="Ann")
+    with translation.override("de"):
+        said = str(SITS_HERE)
+    assert "Gerät" in said
+    page = host.post(f"/r/{code}/join", {"name": "ann", "action_id": "form-2-join"}, follow=True).content.decode()
+    assert html.escape(said % {"name": "\u2068Ann\u2069"}) in page
+    assert [s.name for s in Game.objects.get(code=code).room.seats] == ["Ann"]
 
 
 def shown_errors(response: Any) -> list[str]:
