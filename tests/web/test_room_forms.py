@@ -861,6 +861,17 @@ def test_the_host_without_script_adds_a_computer_and_removes_a_seat_and_a_guest_
     assert "Your name" in table.text  # Ben may take a seat again
 
 
+def test_a_guest_kicked_from_the_lobby_is_offered_no_seat_without_script_either() -> None:
+    """Ben, kicked from Ada's lobby, may not sit there again (``kicked``): the table without script
+    says so where the name field was, as the page with script does, rather than a form to refuse."""
+    ada, ben, game = lobby_of_two()
+    answer(ada, game, table_of(ada, game), "ns-kick-1")
+    table = table_of(ben, game)
+    assert "join" not in [f["action"].rsplit("/", 1)[1] for f in table.forms]
+    assert "The host took you out of this room: you can watch." in table.text
+    assert "Without a seat you can watch." not in table.text
+
+
 @pytest.mark.parametrize(
     ("who", "action", "fields", "said"),
     [
