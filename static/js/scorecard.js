@@ -194,10 +194,22 @@ export function fitSeatNames(root) {
 }
 
 /** A card with columns past its right edge, not scrolled to its end: ``more-after``, which
- * site.css shows as that edge fading out. */
+ * site.css shows as that edge fading out. The fade is never wider than what is past the edge
+ * (--fade-w: a card a pixel or two too wide would fade half its last seat's column for them), and
+ * where the focus seat's columns are pinned at that edge it fades the columns going under them
+ * (--fade-at), not the pinned ones: they are the player's own, with the boxes to score. */
 function markMore(wrap) {
   const past = wrap.scrollWidth - wrap.clientWidth - Math.abs(wrap.scrollLeft);
   wrap.classList.toggle("more-after", past > 1);
+  if (past <= 1) return;
+  const box = wrap.getBoundingClientRect();
+  const edge = box.left + wrap.clientLeft + wrap.clientWidth - parseFloat(getComputedStyle(wrap).paddingRight || "0");
+  const atEdge = [...wrap.querySelectorAll("thead th.pin")]
+    .map((th) => th.getBoundingClientRect())
+    .filter((r) => r.width && r.right >= edge - 2);
+  const from = atEdge.length ? Math.min(...atEdge.map((r) => r.left)) : box.right;
+  wrap.style.setProperty("--fade-at", `${Math.max(0, Math.round(box.right - from))}px`);
+  wrap.style.setProperty("--fade-w", `${Math.round(Math.min(past, 24))}px`);
 }
 
 /** The names of the seats beside the pinned one as wide as their columns in view (--seen). */

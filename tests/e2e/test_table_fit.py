@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_local, create_online, in_each_scheme, serious_violations, shot
+from tests.e2e.helpers import create_local, create_online, in_each_scheme, score_best, serious_violations, shot
 from tests.e2e.test_accounts import sign_up, username
 from tests.e2e.test_table_layout import code_of, reload, set_rules
 
@@ -248,3 +248,72 @@ def test_on_a_desktop_painteds_panes_go_one_under_the_other_for_six_players(live
     assert page.evaluate(CUT_NAMES) == []
     for scheme in in_each_scheme(page):
         shot(page, f"six-painted-1280-{scheme}", full_page=True)
+
+
+def looks_the_same_without_the_fade(page: Any, selector: str) -> bool:
+    """Whether what ``selector`` finds on the card (the part of it inside its pane) looks the same
+    with the pane's fade taken off: the fade covers none of it."""
+    clip = page.evaluate(
+        """(sel) => {
+            const rects = [...document.querySelectorAll(sel)].flatMap(e => {
+                const box = e.closest('.scorecard-wrap').getBoundingClientRect();
+                const r = e.getBoundingClientRect();
+                const left = Math.max(r.left, box.left), right = Math.min(r.right, box.right);
+                return r.height && right > left ? [{left, right, top: r.top, bottom: r.bottom}] : [];
+            });
+            const left = Math.min(...rects.map(r => r.left)), top = Math.min(...rects.map(r => r.top));
+            return {x: left + scrollX, y: top + scrollY, width: Math.max(...rects.map(r => r.right)) - left,
+                    height: Math.max(...rects.map(r => r.bottom)) - top};
+        }""",
+        selector,
+    )
+    faded = page.screenshot(clip=clip, full_page=True, animations="disabled", caret="initial")
+    page.add_style_tag(content=".scorecard-wrap { mask-image: none !important; }")
+    whole = page.screenshot(clip=clip, full_page=True, animations="disabled", caret="initial")
+    page.evaluate("document.head.lastElementChild.remove()")
+    return bool(faded == whole)
+
+
+@pytest.mark.parametrize(("ruleset", "seats"), [("official", 3), ("official", 5), ("triple", 3)])
+def test_on_a_phone_the_fade_leaves_the_player_to_plays_boxes_whole(
+    live_site: LiveSite, new_page: Any, ruleset: str, seats: int
+) -> None:
+    """The last seat to play has its columns at the card's right edge: pinned there (five seats,
+    or Triple's three columns a seat), or the card's last column (three seats, a card two pixels
+    too wide). The fade covered the right of them, the boxes to score and the ×3 column's goal."""
+    page = new_page(360, 640, has_touch=True, is_mobile=True)
+    create_local(page, live_site, SIX[:seats], ruleset=ruleset)
+    reload(page)
+    for _ in range(seats - 1):
+        page.click("#roll")
+        page.wait_for_selector("#card .score-btn")
+        score_best(page, [page])
+    page.click("#roll")
+    page.wait_for_selector("#card .score-btn")
+    page.eval_on_selector("#card", "e => e.scrollIntoView({block: 'start'})")
+    wrap = "#card .scorecard-wrap"
+    assert page.eval_on_selector(wrap, "w => w.classList.contains('more-after')")
+    assert looks_the_same_without_the_fade(page, "#card .score-btn, #card th.pin")
+    shot(page, f"fade-{ruleset}-{seats}-360")
+    assert page.errors == []
+
+
+def test_a_box_reached_by_the_keyboard_shows_whole_by_the_fade(live_site: LiveSite, new_page: Any) -> None:
+    """Eight seats at 932 x 430 scroll sideways: the seventh seat's boxes sit at the card's edge,
+    the eighth's columns past it. The fade covered the box the keyboard reached, and its ring."""
+    page = new_page(932, 430, has_touch=True, is_mobile=True)
+    create_local(page, live_site, SIX + ["Gwendolyn", "Hieronymus"])
+    reload(page)
+    for _ in range(6):
+        page.click("#roll")
+        page.wait_for_selector("#card .score-btn")
+        score_best(page, [page])
+    page.click("#roll")
+    page.wait_for_selector("#card .score-btn")
+    page.keyboard.press("Shift")  # the keyboard in use: focus shows its ring
+    page.focus("#card .score-btn >> nth=-1")
+    page.wait_for_function("document.activeElement.matches(':focus-visible')")
+    page.wait_for_function("document.querySelector('#card .scorecard-wrap').classList.contains('more-after')")
+    assert looks_the_same_without_the_fade(page, "#card .score-btn:focus-visible")
+    shot(page, "fade-focus-932")
+    assert page.errors == []
