@@ -149,21 +149,39 @@ TEXT_HEIGHT = """(() => {
 })()"""
 
 
-@pytest.mark.parametrize("size", [(1280, 800), (932, 430), (390, 844)])
-def test_the_tables_feed_is_no_taller_than_its_line_after_a_reload(
+CHAT_TOP = "document.getElementById('chat').getBoundingClientRect().top + scrollY"
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (932, 430)])
+def test_on_a_desktop_the_chat_stays_put_when_the_first_line_comes_after_a_reload(
     live_site: LiveSite, new_page: Any, size: tuple[int, int]
 ) -> None:
-    """A page just loaded has seen nothing happen: the feed says who is here in one line, and was
-    a box six lines tall around it on a desktop."""
-    mobile = size[0] < 1000
-    page = new_page(*size, has_touch=mobile, is_mobile=mobile)
+    """The feed keeps its six lines' height while the game is played, its one line of who is here
+    after a reload too: the chat under it does not move when the first move arrives."""
+    page = new_page(*size)
+    create_local(page, live_site, ["Ann", "Bob"])
+    reload(page)
+    page.wait_for_selector("#feed .feed-here")
+    before = page.evaluate(CHAT_TOP)
+    page.click("#roll")
+    page.wait_for_selector("#card .score-btn")
+    score_best(page, [page])
+    page.wait_for_selector("#feed .feed-list li")
+    assert page.evaluate(CHAT_TOP) == before
+    for scheme in in_each_scheme(page):
+        shot(page, f"feed-reload-{size[0]}-{scheme}", full_page=size[0] != 932)
+
+
+def test_on_a_phone_the_tables_feed_is_no_taller_than_its_line_after_a_reload(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A phone's feed, under the card, is as tall as its lines: after a reload, one."""
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
     create_local(page, live_site, ["Ann", "Bob"])
     reload(page)
     page.wait_for_selector("#feed .feed-here")
     text = page.evaluate(TEXT_HEIGHT)
     assert page.evaluate(FEED_HEIGHT) < text + 40, (page.evaluate(FEED_HEIGHT), text)
-    for scheme in in_each_scheme(page):
-        shot(page, f"feed-reload-{size[0]}-{scheme}", full_page=size[0] != 932)
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
