@@ -736,9 +736,6 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
         # A lobby waits for its host to start it: theirs to do, as a move is.
         "hosting": game.status == Game.Status.LOBBY and room.seat_of_player(game.host_id) in mine,
         "paused": room.paused,
-        # While paused, the seat whose pause it is (the host's when they paused; the role may have
-        # passed on since, to a player who resumes it), else None.
-        "paused_by": room.seat_of_player(pauser) if (pauser := room.pauser(game.host_id)) is not None else None,
         "round": None,
         "to_move": None,
         "left": None,
