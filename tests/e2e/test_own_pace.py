@@ -57,11 +57,16 @@ def create_own_pace(page: Any, site: LiveSite, name: str, seconds: int) -> str:
     return str(page.url).rstrip("/").rsplit("/", 1)[-1]
 
 
-def start(page: Any) -> None:
+def start(page: Any, seats: int = 2) -> None:
+    """Start the room on its host's page once the page shows ``seats`` players: a player who joined
+    by a form post reaches the page by its socket, and a Start pressed before then names a version
+    the join has passed (the server refuses it, and the room stays in its lobby)."""
+    page.wait_for_function(f"document.querySelectorAll('#seats li.seat:not(.gone)').length >= {seats}")
     page.wait_for_selector("#start:not([disabled])")
     before = version(page)
     page.click("#start")
     page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {before}")
+    page.wait_for_selector("#lobby", state="hidden")
 
 
 def post_action(browser: Browser, code: str, action: str, **data: str) -> None:
