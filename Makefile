@@ -82,13 +82,13 @@ test: lint typecheck imports pytest
 # run` needs no gettext). Needs GNU gettext (apt-get install gettext).
 LANGS := da sv de fr es
 MESSAGES_IGNORE := --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='bench/*'
-# The Spanish catalog ends with django-allauth's own words in the site's "tú": the code marks
-# none of them, so makemessages drops them, and they are put back after it.
-ALLAUTH_WORDS := locale/es/LC_MESSAGES/django.po
+# A catalog may end with django-allauth's and Django's own words in the site's voice (the
+# Spanish "tú"): the code marks none of them, so makemessages drops them, and they are put back
+# after it.
 messages: install
-	mkdir -p var && sed -n '/^# django-allauth.s own words/,$$p' $(ALLAUTH_WORDS) > var/allauth-words.po
+	mkdir -p var && for l in $(LANGS); do sed -n '/^# django-allauth.s own words/,$$p' locale/$$l/LC_MESSAGES/django.po > var/allauth-words-$$l.po; done
 	$(BIN)/python manage.py makemessages $(addprefix -l ,$(LANGS)) $(MESSAGES_IGNORE) --no-location --no-obsolete
-	if [ -s var/allauth-words.po ]; then echo >> $(ALLAUTH_WORDS) && cat var/allauth-words.po >> $(ALLAUTH_WORDS); fi
+	for l in $(LANGS); do if [ -s var/allauth-words-$$l.po ]; then echo >> locale/$$l/LC_MESSAGES/django.po && cat var/allauth-words-$$l.po >> locale/$$l/LC_MESSAGES/django.po; fi; done
 	$(BIN)/python manage.py makemessages -d djangojs $(addprefix -l ,$(LANGS)) $(MESSAGES_IGNORE) --no-location --no-obsolete
 	$(BIN)/python manage.py compilemessages $(MESSAGES_IGNORE)
 
