@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from games import services
 from games.domain import fairness
+from games.domain.codes import shown_code
 from games.services import new_controller, new_room_code
 from games.store import moves
 from games.store.models import Game, Move, Player, Presence, ScoreEntry
@@ -109,6 +110,11 @@ class Table:
     @property
     def game(self) -> Game:
         return Game.objects.get(code=self.code)
+
+    @property
+    def shown(self) -> str:
+        """The code as people read it on the room's page and in its mails ("abcd-efgh-jk")."""
+        return shown_code(self.code)
 
     def version(self) -> int:
         return Game.objects.values_list("version", flat=True).get(code=self.code)

@@ -1,4 +1,6 @@
-"""A room code as people see it: the one form of a code every page, log line and admin list shows."""
+"""A room code as people see it: the one form of a code every page, "your turn" e-mail and push,
+admin list and ``verify_game`` report shows. Links keep the stored code, and so do log lines, which
+are read beside the server's access log and its addresses."""
 
 from __future__ import annotations
 

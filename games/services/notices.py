@@ -54,6 +54,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from games.domain.codes import shown_code
 from games.services import waiting
 from games.services.codes import isolated, shown_name
 from games.services.waiting import Owed, turn_key
@@ -423,9 +424,11 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
     with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
         # A run of its own in the sentence (plain text: FSI…PDI), whichever way its letters go.
         name = isolated(shown_name(entry.name))
+        # The code as the room's page shows it and people read it out; the link keeps the stored one.
+        shown = shown_code(game.code)
         # A reminder that comes after the deadline (the timeout not played yet) says it is the turn, as the notice did.
         if notice.kind == Notice.Kind.REMINDER and left is not None and left > 0:
-            data = {"code": game.code, "left": duration(left), "name": name}
+            data = {"code": shown, "left": duration(left), "name": name}
             if several:
                 subject = _("%(left)s left for %(name)s's move in room %(code)s") % data
                 line = (
@@ -451,7 +454,7 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
             )
         # A notice owed before its event was stored as data says what happened in English.
         what = waiting.word(notice.event, game.ruleset) if notice.event else notice.text
-        data = {"code": game.code, "what": what, "name": name}
+        data = {"code": shown, "what": what, "name": name}
         if several:
             subject = _("%(name)s's turn in room %(code)s") % data
             line = _("%(name)s's turn in room %(code)s: %(what)s.") % data

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from games.domain.codes import shown_code
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     create_online,
@@ -218,7 +219,7 @@ def sockets_in(site: LiveSite, code: str) -> int:
 def emails(log: Path, code: str) -> list[str]:
     """The "your turn" e-mails of room ``code`` the console backend wrote."""
     text = log.read_text(errors="replace") if log.exists() else ""
-    return re.findall(rf"^Subject: Your turn in room {code}$", text, re.MULTILINE)
+    return re.findall(rf"^Subject: Your turn in room {re.escape(shown_code(code))}$", text, re.MULTILINE)
 
 
 # A browser here cannot reach a real push service (Chromium's subscribe needs Google's): the page's
@@ -373,8 +374,8 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
                 live_site, lambda: len(push.requests) >= 1 and len(emails(log, code)) >= 1, "the first notice", log
             )
             payload = subscriber.open(push.requests[0].body)
-            assert payload["title"] == f"Your turn in room {code}"
-            assert payload["body"].startswith(f"Your turn in room {code}: \u2068Ana\u2069 just scored ")
+            assert payload["title"] == f"Your turn in room {shown_code(code)}"
+            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: \u2068Ana\u2069 just scored ")
             assert payload["url"] == f"{live_site.url}/r/{code}/"
             assert push.requests[0].headers["content-encoding"] == "aes128gcm"
             assert push.requests[0].headers["authorization"].startswith("vapid t=")
@@ -528,8 +529,8 @@ def test_a_player_whose_room_pages_are_all_in_the_background_is_pushed_once_and_
             play_a_turn(ana, code)
             wait_for(live_site, lambda: len(push.requests) >= 1, "the push of the second turn", log)
             payload = subscriber.open(push.requests[0].body)
-            assert payload["title"] == f"Your turn in room {code}"
-            assert payload["body"].startswith(f"Your turn in room {code}: \u2068Ana\u2069 just scored ")
+            assert payload["title"] == f"Your turn in room {shown_code(code)}"
+            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: \u2068Ana\u2069 just scored ")
             wait_for(live_site, lambda: live_site.query(turn_outcomes, code)[-1][0].startswith("sent"), "sent", log)
             time.sleep(1)  # anything more the worker would send
         assert len(push.requests) == 1

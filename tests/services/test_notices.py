@@ -88,8 +88,10 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
 
     assert len(mail.outbox) == 1 and len(push.requests) == 1
     email = mail.outbox[0]
-    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
-    assert email.body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 just scored {option['points']} in ")
+    # The code reads as on the room's page, in groups ("abcd-efgh-jk"); its link keeps the stored code.
+    assert table.shown == "-".join((table.code[:4], table.code[4:8], table.code[8:]))
+    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.shown}"
+    assert email.body.startswith(f"Your turn in room {table.shown}: \u2068P0\u2069 just scored {option['points']} in ")
     assert f"https://yahtzee.example.org/r/{table.code}/" in email.body
     assert "Time left to move: 23 hours" in email.body or "Time left to move: 1 day" in email.body
     stop = email.extra_headers["List-Unsubscribe"].strip("<>")
@@ -108,8 +110,8 @@ def test_the_worker_e_mails_and_pushes_the_turn_once_encrypted_and_signed(push: 
     assert b"Your turn" not in request.body and table.code.encode() not in request.body
     # ...and the subscribed browser's keys open it.
     payload = subscriber.open(request.body)
-    assert payload["title"] == f"Your turn in room {table.code}"
-    assert payload["body"].startswith(f"Your turn in room {table.code}: \u2068P0\u2069 just scored")
+    assert payload["title"] == f"Your turn in room {table.shown}"
+    assert payload["body"].startswith(f"Your turn in room {table.shown}: \u2068P0\u2069 just scored")
     assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
     assert payload["stop"].startswith("https://yahtzee.example.org/notices/stop/")
     assert payload["stop_label"] == "Stop these"
@@ -316,7 +318,7 @@ def test_a_page_that_showed_the_paused_room_does_not_drop_the_your_turn_of_its_r
     run_worker()
     turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
     assert turn.outcome == "sent: e-mail, 1 push", turn.outcome
-    assert mail.outbox[-1].body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
+    assert mail.outbox[-1].body.startswith(f"Your turn in room {table.shown}: \u2068P0\u2069 resumed the game.")
 
 
 def test_a_spectators_socket_or_another_seats_keeps_no_notice_back(push: PushService) -> None:
@@ -545,7 +547,7 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
     # Five hours less a few milliseconds: said to the nearest minute, as the room's countdown says it.
-    assert mail.outbox[0].subject == f"5 hours left for your move in room {table.code}"
+    assert mail.outbox[0].subject == f"5 hours left for your move in room {table.shown}"
     assert "it is still your turn" in mail.outbox[0].body
 
 
@@ -592,7 +594,7 @@ def test_a_move_given_more_time_after_its_reminder_went_is_reminded_again_before
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
     assert notices.send_notice.call(reminder.pk) == "done already"
-    assert len(mail.outbox) == 1 and mail.outbox[0].subject == f"6 hours left for your move in room {table.code}"
+    assert len(mail.outbox) == 1 and mail.outbox[0].subject == f"6 hours left for your move in room {table.shown}"
 
 
 def test_more_time_that_leaves_less_than_a_quarter_owes_no_second_reminder() -> None:
@@ -668,7 +670,7 @@ def test_a_reminder_sent_after_the_deadline_says_the_time_is_up_not_no_limit_lef
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
     letter = mail.outbox[0]
-    assert letter.subject == f"Your turn in room {table.code}"
+    assert letter.subject == f"Your turn in room {table.shown}"
     assert "Time left to move: time is up." in letter.body and "no limit" not in letter.body
 
 
@@ -877,17 +879,17 @@ def test_each_channel_is_told_in_its_readers_language(push: PushService) -> None
     run_worker()
 
     email = mail.outbox[0]
-    assert email.subject == f"Din tur i rum {table.code}"
-    assert email.body.startswith(f"Din tur i rum {table.code}: \u2068P0\u2069 skrev lige {points} i Chance.")
+    assert email.subject == f"Din tur i rum {table.shown}"
+    assert email.body.startswith(f"Din tur i rum {table.shown}: \u2068P0\u2069 skrev lige {points} i Chance.")
     assert "Alle dine spil: " in email.body and "Stop disse e-mails (ét klik): " in email.body
     assert "Tid tilbage til dit træk: " in email.body and ("23 timer" in email.body or "1 dag" in email.body)
     bodies = {r.path: (german if r.path == "/push/de" else spanish).open(r.body) for r in push.requests}
-    assert bodies["/push/de"]["title"] == f"Du bist am Zug in Raum {table.code}"
+    assert bodies["/push/de"]["title"] == f"Du bist am Zug in Raum {table.shown}"
     assert (
         bodies["/push/de"]["body"]
-        == f"Du bist am Zug in Raum {table.code}: \u2068P0\u2069 hat gerade {points} in Chance eingetragen."
+        == f"Du bist am Zug in Raum {table.shown}: \u2068P0\u2069 hat gerade {points} in Chance eingetragen."
     )
-    es = f"Tu turno en la sala {table.code}: \u2068P0\u2069 acaba de anotar {points} en "
+    es = f"Tu turno en la sala {table.shown}: \u2068P0\u2069 acaba de anotar {points} en "
     assert bodies["/push/es"]["body"].startswith(es)
     # The notification's own button too (the service worker shows it as sent).
     assert (bodies["/push/de"]["stop_label"], bodies["/push/es"]["stop_label"]) == (
@@ -933,17 +935,17 @@ def test_a_box_is_named_as_the_readers_rule_set_says_it(push: PushService) -> No
     notice = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="")
     notice.event = {"what": "scored", "name": "Ana", "points": 12, "box": "one_pair"}
     a = "\u2068Ana\u2069"  # a run of its own in the sentence
-    assert notices.letter(notice, table.game, "sv").line == f"Din tur i rum {table.code}: {a} skrev just 12 i Ett par."
-    assert notices.letter(notice, table.game, "da").line == f"Din tur i rum {table.code}: {a} skrev lige 12 i Et par."
+    assert notices.letter(notice, table.game, "sv").line == f"Din tur i rum {table.shown}: {a} skrev just 12 i Ett par."
+    assert notices.letter(notice, table.game, "da").line == f"Din tur i rum {table.shown}: {a} skrev lige 12 i Et par."
     notice.event = {"what": "timed_out", "name": "Ana", "points": 0, "box": "yahtzee"}
     assert "le serveur a marqué 0 en Yatzy à sa place" in notices.letter(notice, table.game, "fr").line
     # A language the site does not speak, or none: the site's default.
     assert notices.letter(notice, table.game, "xx").line.startswith(
-        f"Your turn in room {table.code}: \u2068Ana\u2069's time ran out"
+        f"Your turn in room {table.shown}: \u2068Ana\u2069's time ran out"
     )
     # A notice owed before its event was stored as data says its English line.
     legacy = Notice(game=table.game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="Ana left the game")
-    assert notices.letter(legacy, table.game, "de").line == f"Du bist am Zug in Raum {table.code}: Ana left the game."
+    assert notices.letter(legacy, table.game, "de").line == f"Du bist am Zug in Raum {table.shown}: Ana left the game."
 
 
 def test_the_accounts_language_moves_its_e_mails_and_pushes_with_it(push: PushService) -> None:
@@ -977,7 +979,7 @@ def test_a_browser_without_an_account_that_switches_language_is_pushed_in_the_ne
     ana.post(f"/r/{code}/start", {"version": Game.objects.get(code=code).version, "action_id": "s"})
     score_first_legal(Table(code=code, controllers=[ana.session["controller"], ben.session["controller"]]))
     run_worker()  # Ana scored: Ben's turn
-    assert subscriber.open(push.requests[0].body)["title"] == f"Du bist am Zug in Raum {code}"
+    assert subscriber.open(push.requests[0].body)["title"] == f"Du bist am Zug in Raum {services.shown_code(code)}"
     # Another browser's switch leaves his pushes as they are.
     Client().post("/i18n/language", {"language": "fr", "next": "/"})
     assert PushSubscription.objects.get().language == "de"
@@ -1024,7 +1026,7 @@ def test_a_device_that_signs_in_is_told_in_the_accounts_language(
     run_worker()
     [request] = push.requests
     with translation.override(told_in):
-        title = gettext("Your turn in room %(code)s") % {"code": table.code}
+        title = gettext("Your turn in room %(code)s") % {"code": table.shown}
     assert subscriber.open(request.body)["title"] == title
 
 
@@ -1222,14 +1224,14 @@ def test_a_notice_to_a_device_that_plays_several_seats_says_whose_turn_it_is(pus
     run_worker()
     [request] = push.requests
     payload = device.open(request.body)
-    assert payload["title"] == f"\u2068Grandma\u2069's turn in room {table.code}"
-    assert payload["body"].startswith(f"\u2068Grandma\u2069's turn in room {table.code}: \u2068Cy\u2069 just scored ")
+    assert payload["title"] == f"\u2068Grandma\u2069's turn in room {table.shown}"
+    assert payload["body"].startswith(f"\u2068Grandma\u2069's turn in room {table.shown}: \u2068Cy\u2069 just scored ")
     grandma = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=2)
     reminder = notices.letter(grandma, Game.objects.get(code=table.code))
-    assert reminder.subject.endswith(f" left for \u2068Grandma\u2069's move in room {table.code}")
+    assert reminder.subject.endswith(f" left for \u2068Grandma\u2069's move in room {table.shown}")
     # Cy plays only his own seat: his notices say "Your turn".
     cys = notices.letter(Notice(kind=Notice.Kind.TURN, seat=1, text="x"), Game.objects.get(code=table.code))
-    assert cys.subject == f"Your turn in room {table.code}"
+    assert cys.subject == f"Your turn in room {table.shown}"
 
 
 def test_a_name_in_a_notice_is_a_run_of_its_own_in_the_push_and_the_e_mail(push: PushService) -> None:
@@ -1250,14 +1252,14 @@ def test_a_name_in_a_notice_is_a_run_of_its_own_in_the_push_and_the_e_mail(push:
     Notice.objects.exclude(seat=2).delete()
     run_worker()
     payload = device.open(push.requests[0].body)
-    assert payload["title"] == f"\u2068אבי\u2069's turn in room {table.code}"
-    said = f"\u2068אבי\u2069's turn in room {table.code}: \u2068שרה\u2069 just scored {option['points']} in "
+    assert payload["title"] == f"\u2068אבי\u2069's turn in room {table.shown}"
+    said = f"\u2068אבי\u2069's turn in room {table.shown}: \u2068שרה\u2069 just scored {option['points']} in "
     assert payload["body"].startswith(said)
     [email] = mail.outbox
     assert email.subject == payload["title"] and email.body.startswith(said)
     reminder = notices.letter(Notice.objects.get(kind=Notice.Kind.REMINDER, seat=2), table.game)
-    assert f" left for \u2068אבי\u2069's move in room {table.code}" in reminder.subject
-    assert f"it is still \u2068אבי\u2069's turn in room {table.code}" in reminder.line
+    assert f" left for \u2068אבי\u2069's move in room {table.shown}" in reminder.subject
+    assert f"it is still \u2068אבי\u2069's turn in room {table.shown}" in reminder.line
 
 
 def test_a_reminder_due_while_the_game_is_paused_waits_and_is_sent_in_time_after_the_resume(push: PushService) -> None:
@@ -1323,8 +1325,8 @@ def test_a_your_turn_that_falls_due_in_a_pause_waits_and_is_sent_once_at_the_res
     run_worker()
     run_worker()
     [email] = mail.outbox
-    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.code}"
-    assert email.body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
+    assert email.to == ["p1@example.org"] and email.subject == f"Your turn in room {table.shown}"
+    assert email.body.startswith(f"Your turn in room {table.shown}: \u2068P0\u2069 resumed the game.")
     assert Notice.objects.get(kind=Notice.Kind.TURN, seat=1).outcome == "sent: e-mail"
 
 
@@ -1387,7 +1389,7 @@ def test_the_player_to_move_is_told_when_the_game_they_found_paused_goes_on() ->
     run_worker()
     assert len(mail.outbox) == 2
     body = mail.outbox[1].body
-    assert body.startswith(f"Your turn in room {table.code}: \u2068P0\u2069 resumed the game.")
+    assert body.startswith(f"Your turn in room {table.shown}: \u2068P0\u2069 resumed the game.")
     assert "Time left to move: 23 hours" in body or "Time left to move: 1 day" in body
     # Paused and resumed again within the hour: not told again.
     pause(table)
@@ -1491,7 +1493,7 @@ def test_a_timeouts_score_is_told_with_the_yahtzee_bonus_it_earned(push: PushSer
     notice = Notice(game=game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="", event=event)
     a = f"\u2068{ana.name}\u2069"
     assert notices.letter(notice, game, "en").line == (
-        f"Your turn in room {table.code}: {a}'s time ran out: the server scored 30 in Sixes and a Yahtzee bonus "
+        f"Your turn in room {table.shown}: {a}'s time ran out: the server scored 30 in Sixes and a Yahtzee bonus "
         "of 100 for them."
     )
     # Without a bonus, the line it always said.
@@ -1523,4 +1525,4 @@ def test_a_notice_of_a_score_in_a_column_is_one_sentence(what: str, bonus: int, 
     user, _ = opted_in(table, 1)
     notice = Notice(game=game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="", event=event)
     line = notices.letter(notice, game, "en").line
-    assert line == f"Your turn in room {table.code}: " + said.format(a=f"\u2068{ana.name}\u2069")
+    assert line == f"Your turn in room {table.shown}: " + said.format(a=f"\u2068{ana.name}\u2069")
