@@ -404,17 +404,30 @@ def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
     if not inside and _WRONG_TYPE.match(problem):
         return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame has the wrong type.", name)
     if name == "id":
-        if "matching regex" in problem and not issubclass(declared, Action):
-            return FrameError(errors.BAD_FIELD, "'id' holds no NUL character.", name)
-        if "matching regex" in problem:
-            reserved = " or ".join(RESERVED_ID_PREFIXES)
-            message = f"'id' holds no NUL character and does not start with {reserved} (the server's own)."
-            return FrameError(errors.BAD_FIELD, message, name)
-        return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", name)
+        return _id_refusal(problem, action=issubclass(declared, Action))
     if "matching regex" in problem:
         return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame holds a NUL character.", name)
     code, message = declared.problems.get(name, (errors.BAD_FIELD, f"'{name}' of a {kind} frame is out of range."))
     return FrameError(code, message, name)
+
+
+def _id_refusal(problem: str, *, action: bool) -> FrameError:
+    if "matching regex" in problem and not action:
+        return FrameError(errors.BAD_FIELD, "'id' holds no NUL character.", "id")
+    if "matching regex" in problem:
+        reserved = " or ".join(RESERVED_ID_PREFIXES)
+        message = f"'id' holds no NUL character and does not start with {reserved} (the server's own)."
+        return FrameError(errors.BAD_FIELD, message, "id")
+    return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", "id")
+
+
+def checked_action_id(value: str) -> str:
+    """An action's id sent by a form that builds no frame (the lobby's join), checked and refused as
+    an action frame's ``id`` is: an id beginning as the server's own is no client's, wherever it is sent."""
+    try:
+        return msgspec.convert(value, ActionId)
+    except msgspec.ValidationError as exc:
+        raise _id_refusal(str(exc), action=True) from exc
 
 
 def from_form(kind: str, fields: dict[str, Any]) -> Incoming:

@@ -10,7 +10,6 @@ from django.utils.translation import gettext_lazy as _
 
 from games.domain.rules import RULESETS
 from games.services import (
-    ACTION_ID_MAX,
     CODE_LENGTH,
     LOST_LETTER,
     NAME_MAX,
@@ -235,21 +234,14 @@ class CreateRoomForm(forms.Form):
 
 class JoinRoomForm(forms.Form):
     """The lobby's *Take a seat*: each field's errors are its own, said beside the name or, for
-    the hidden seed, above the room (games.web.views.room_join)."""
+    the hidden seed, above the room (games.web.views.room_join). Its hidden ``action_id`` is an
+    action's id, checked as a frame's is (games.web.views.join_id)."""
 
     name = NameField(
         label=_("Your name"), error_messages={"required": _("Please enter your name: the other players will see it.")}
     )
     client_seed = forms.CharField(
         required=False, max_length=64, widget=forms.HiddenInput, error_messages={"max_length": WORDS["bad_field"]}
-    )
-    # The form's own id: sent twice (a double click), it is the same join, answered with the seat
-    # taken; another form naming a seat this browser has is a second player given its name.
-    action_id = forms.CharField(
-        required=False,
-        max_length=ACTION_ID_MAX,
-        widget=forms.HiddenInput,
-        error_messages={"max_length": WORDS["bad_field"]},
     )
 
 

@@ -345,12 +345,13 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     form = JoinRoomForm(request.POST)
     if form.is_valid():
         try:
+            action_id = join_id(request.POST)
             services.game_join(
                 code=game.code,
                 name=form.cleaned_data["name"],
                 controller=controller_for(request, create=True),
                 client_seed=form.cleaned_data["client_seed"],
-                action_id=form.cleaned_data["action_id"],
+                action_id=action_id,
             )
         except services.NameRefused as exc:
             mark_refused(request)
@@ -435,6 +436,17 @@ def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
         if exc.field in FORM_PROBLEMS:
             code, words = FORM_PROBLEMS[exc.field]
             raise Worded(code, str(words)) from exc
+        raise RuleViolation(exc.code, exc.message) from exc  # worded for the page by refusal()
+
+
+def join_id(post: QueryDict) -> str:
+    """The join form's own id: sent twice (a double click), it is the same join, answered with the
+    seat taken; another form naming a seat this browser has is a second player given its name. An
+    action's id, refused as a frame's ``id`` is (a join builds no frame); "" from a form without one."""
+    sent = post.get("action_id", "")
+    try:
+        return protocol.checked_action_id(sent) if sent else ""
+    except protocol.FrameError as exc:
         raise RuleViolation(exc.code, exc.message) from exc  # worded for the page by refusal()
 
 

@@ -256,6 +256,21 @@ def test_ids_like_the_servers_own_are_refused_saying_why_and_others_with_those_w
         protocol.from_form("roll", {"version": "3", "id": "bot-4"})
     for fine in ("timeouts-1", "x-timeout-9", "bots-2", "robot-1", "Timeout9"):
         assert protocol.decode(json.dumps({"type": "roll", "version": 3, "id": fine})).id == fine
+        assert protocol.checked_action_id(fine) == fine
+
+
+@pytest.mark.parametrize("refused", ["timeout-9", "bot-4", "c\x00", "x" * 65, ""])
+def test_an_action_id_sent_without_a_frame_is_refused_as_a_frames_is(refused: str) -> None:
+    """The lobby's join form sends its id in a form post that builds no frame: the same check."""
+    with pytest.raises(protocol.FrameError) as framed:
+        protocol.decode(json.dumps({"type": "roll", "version": 3, "id": refused}))
+    with pytest.raises(protocol.FrameError) as alone:
+        protocol.checked_action_id(refused)
+    assert (alone.value.code, alone.value.message, alone.value.field) == (
+        framed.value.code,
+        framed.value.message,
+        framed.value.field,
+    )
 
 
 def test_binary_and_oversized_frames_are_refused_before_they_are_read() -> None:

@@ -120,6 +120,29 @@ def test_the_join_form_sent_twice_takes_one_seat_and_another_naming_it_is_refuse
     assert stored(game) == before and "join-error" not in page
 
 
+@pytest.mark.parametrize("action_id", ["timeout-3-join", "bot-3"])
+def test_a_join_form_whose_id_begins_as_the_servers_own_is_refused_as_a_rolls_is_and_stores_nothing(
+    action_id: str,
+) -> None:
+    """The turn timer's and the computers' moves take ids that begin so: a join under one is refused
+    with the words a roll's form under one gets, above the room (the name is not at fault)."""
+    ada, playing = started()
+    rolled = page_after(ada, playing, "roll", {"version": str(playing.version), "action_id": action_id})
+    said = re.search(r'<p class="error"[^>]*>([^<]*does not start with timeout- or bot-[^<]*)</p>', rolled)
+    assert said is not None
+    host = Client()
+    response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
+    game = Game.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    before = stored(game)
+    ben = Client()
+    page = page_after(ben, game, "join", {"name": "Ben", "action_id": action_id})
+    assert stored(game) == before
+    assert said.group(1) in page and "join-error" not in page
+    # An id with those words elsewhere in it is the form's own.
+    page_after(ben, game, "join", {"name": "Ben", "action_id": f"x-{action_id}"})
+    assert [s.name for s in Game.objects.get(pk=game.pk).room.seats] == ["Ada", "Ben"]
+
+
 def test_joining_under_the_name_of_spectators_chat_lines_is_refused_with_why_and_stores_nothing() -> None:
     host = Client()
     response = host.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})
