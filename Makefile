@@ -79,13 +79,14 @@ test: lint typecheck imports pytest
 # The translations (docs/translations.md): every marked string of the code, the templates and the
 # pages' JavaScript into locale/*/LC_MESSAGES/*.po (new ones empty, for a translator), then the
 # .po files compiled into the .mo files the server reads (both are in the repository, so `make
-# run` needs no gettext). Needs GNU gettext (apt-get install gettext).
+# run` needs no gettext). Needs GNU gettext (apt-get install gettext), and Django in .venv: the
+# server's packages, as `make run` installs them (a fresh clone gets them first), not make test's tools.
 LANGS := da sv de fr es
 MESSAGES_IGNORE := --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='bench/*'
 # A catalog may end with django-allauth's and Django's own words in the site's voice (the
 # Spanish "tú"): the code marks none of them, so makemessages drops them, and they are put back
 # after it.
-messages: install
+messages: $(RUN_STAMP)
 	mkdir -p var && for l in $(LANGS); do sed -n '/^# django-allauth.s own words/,$$p' locale/$$l/LC_MESSAGES/django.po > var/allauth-words-$$l.po; done
 	$(BIN)/python manage.py makemessages $(addprefix -l ,$(LANGS)) $(MESSAGES_IGNORE) --no-location --no-obsolete
 	for l in $(LANGS); do if [ -s var/allauth-words-$$l.po ]; then echo >> locale/$$l/LC_MESSAGES/django.po && cat var/allauth-words-$$l.po >> locale/$$l/LC_MESSAGES/django.po; fi; done

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -34,6 +35,37 @@ def test_make_run_installs_the_servers_dependencies_and_make_test_the_project_wi
     project = tomllib.loads((install.ROOT / "pyproject.toml").read_text())["project"]
     assert install.requirements(dev=False) == project["dependencies"]
     assert install.requirements(dev=True) == ["-e", f"{install.ROOT}[dev]"]
+
+
+def make_dry_run(where: Path, target: str, *stamps: str) -> str:
+    """What ``make -n target`` would run in a copy of the project's Makefile and pyproject.toml,
+    with ``stamps`` (under .venv) made after pyproject.toml: installed as those stamps say."""
+    for name in ("Makefile", "pyproject.toml"):
+        (where / name).write_bytes((install.ROOT / name).read_bytes())
+    (where / ".venv").mkdir()
+    for stamp in stamps:
+        (where / ".venv" / stamp).touch()
+    later = (where / "pyproject.toml").stat().st_mtime + 10
+    for stamp in stamps:
+        os.utime(where / ".venv" / stamp, (later, later))
+    done = subprocess.run(
+        ["make", "-n", "-C", str(where), target, "PYTHON=python3"], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_make_messages_installs_only_what_extracting_needs_and_only_into_a_venv_without_it(tmp_path: Path) -> None:
+    """``make messages`` needs Django in .venv, as ``make run`` does: a fresh clone gets the server's
+    packages first; a venv ``make run`` set up extracts at once, without the tools ``make test`` installs."""
+    (tmp_path / "fresh").mkdir()
+    fresh = make_dry_run(tmp_path / "fresh", "messages")
+    assert "yahtzee.install --venv .venv" in fresh and "--dev" not in fresh
+    assert fresh.index("yahtzee.install") < fresh.index("makemessages")
+    for stamps in ((".installed-run",), (".installed", ".installed-run")):
+        where = tmp_path / "-".join(stamps)
+        where.mkdir()
+        ran = make_dry_run(where, "messages", *stamps)
+        assert "yahtzee.install" not in ran and "makemessages" in ran
 
 
 @pytest.fixture
