@@ -579,7 +579,9 @@ function toggleHold(index, say = false) {
   }, "hold");
 }
 
-function roll() {
+/** Roll; ``event``: the click, whose second click of a double click is not a roll of its own (actOnce). */
+function roll(event = null) {
+  if ((event?.detail ?? 0) > 1) return;
   if (!view().myTurn || !client.connected || !client.state.turn.rolls_left || client.busy()) return;
   act(() => (view().myTurn && client.state.turn.rolls_left ? { type: "roll" } : null), "roll");
 }

@@ -18,6 +18,8 @@ from tests.e2e.helpers import (
     create_local,
     create_online,
     join,
+    version,
+    wait_version,
 )
 from tests.e2e.test_social import KEEP_SOCKETS, say
 
@@ -280,6 +282,24 @@ def test_a_double_click_on_a_hosts_button_is_one_action(live_site: LiveSite, new
     host.wait_for_selector("#roll")
     act(host, [host], lambda: host.click("#roll"))  # answered after the double click's frames
     assert host.locator("#toast").is_hidden() or "already" not in host.inner_text("#toast")
+
+
+def test_a_double_click_on_roll_is_one_roll(live_site: LiveSite, new_page: Any) -> None:
+    """A double tap on Roll whose first tap is answered before the second (a quick server, a slow
+    phone) rolls once: the second would spend the turn's next roll on dice the player never saw."""
+    ann, bob = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    before = version(ann)
+    double_click_answered_between(ann, "#roll", lambda: wait_version([ann], before))
+    say(ann, "rolled")  # answered after anything the second click sent
+    bob.wait_for_selector("#chat-list .chat-line")
+    assert version(ann) == before + 1
+    assert "2 rolls left" in ann.inner_text("#roll")
+    # A click of its own is a roll of its own.
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    assert "1 roll left" in ann.inner_text("#roll")
 
 
 def test_the_seat_that_fills_the_room_leaves_the_keyboard_on_start(live_site: LiveSite, new_page: Any) -> None:
