@@ -97,6 +97,9 @@ const client = new RoomClient({
       if (status === "reconnecting") {
         keepUnsentChat();
         ui.reconnected = true;
+        // The holds waiting to be sent went with the socket: the dice show the server's, or the
+        // unanswered hold's, which is sent again.
+        ui.desiredHeld = client.inflight?.type === "hold" ? client.inflight.held : null;
       }
       setConnection(status);
       if (status === "gone") toast(gettext("This room no longer exists."));

@@ -183,13 +183,28 @@ def test_after_a_drop_the_unanswered_action_is_sent_again_identically(page: Any)
 def test_after_a_drop_an_action_that_had_landed_is_not_sent_again(page: Any) -> None:
     js(
         page,
-        """h.make(); h.hello(10);
-        client.enqueue(() => ({type: 'roll'}), 'roll');
-        client.enqueue(() => ({type: 'hold', held: [1]}), 'hold');
-        h.drop(); h.fire(500); h.hello(11);""",
+        "h.make(); h.hello(10); client.enqueue(() => ({type: 'roll'}), 'roll'); h.drop(); h.fire(500); h.hello(11);",
     )
-    # The roll landed (version 11): only the queued hold goes out, for the new state.
-    assert sent(page) == [{"type": "hold", "held": [1], "version": 11, "id": "p-2"}]
+    # The roll landed (version 11): nothing goes out.
+    assert sent(page) == []
+    assert page.evaluate("client.idle()") is True
+
+
+def test_after_a_drop_what_waited_behind_the_unanswered_action_is_not_sent(page: Any) -> None:
+    """Tapped while the socket was already gone (the page cannot know yet), they would be played
+    on the table the page comes back to, where the turn may have moved on."""
+    js(
+        page,
+        """h.make(); h.hello(10);
+        client.enqueue(() => ({type: 'hold', held: [0]}), 'hold');
+        client.enqueue(() => ({type: 'score', box: 'chance', column: 0}), 'score');
+        h.drop(); h.fire(500); h.hello(10);""",
+    )
+    # The hold, never answered, is sent again as it was; the score that waited behind it is not.
+    assert sent(page) == [{"type": "hold", "held": [0], "version": 10, "id": "p-1"}]
+    js(page, "h.frame(h.state(11))")
+    assert sent(page) == [{"type": "hold", "held": [0], "version": 10, "id": "p-1"}]
+    assert page.evaluate("client.idle()") is True
 
 
 def test_a_reconnect_accepts_an_older_state_as_the_truth(page: Any) -> None:

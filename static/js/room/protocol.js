@@ -105,10 +105,16 @@ export class RoomClient {
     });
   }
 
-  /** The socket is gone: play pauses (no action is taken) until a new one says hello. */
+  /**
+   * The socket is gone: play pauses (no action is taken) until a new one says hello. The
+   * action sent and unanswered is sent again then (exactly once); those waiting behind it were
+   * never sent, and are dropped: tapped on a table the page could no longer hear, they would be
+   * played on the one it comes back to, where the turn may have moved on.
+   */
   lost(code) {
     this.socket = null;
     this.connected = false;
+    this.queue.length = 0;
     this.hintPending = false;
     this.answerBy = null;
     if (code === 4404) {

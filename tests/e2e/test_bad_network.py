@@ -1,0 +1,66 @@
+"""The table on a phone whose network goes and comes back: what the player tapped while the
+connection was already gone, and what the page says when it is back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import act, time_runs_out, timed_game_with_bob
+from tests.e2e.test_social import say
+
+pytestmark = pytest.mark.browser
+
+
+class Link:
+    """The page's room sockets through a link the test can cut: nothing crosses it either way while
+    cut, as when a phone's network is gone (Chromium's own offline mode lets an open socket's frames
+    out), and the browser is told it is offline."""
+
+    def __init__(self, page: Any) -> None:
+        self.page, self.cut = page, False
+        page.route_web_socket(re.compile(r".*/ws/rooms/.*"), self._through)
+
+    def _through(self, ws: Any) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda message: None if self.cut else server.send(message))
+        server.on_message(lambda message: None if self.cut else ws.send(message))
+
+    def down(self) -> None:
+        self.cut = True
+        self.page.context.set_offline(True)
+
+    def up(self) -> None:
+        self.cut = False
+        self.page.context.set_offline(False)
+
+
+def test_what_was_tapped_after_the_network_went_is_not_played_on_the_table_it_comes_back_to(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann's network goes mid-turn: her page still says Connected, and she holds a die and taps
+    Chance. The hold goes into a socket that is gone; the score waits behind it. Her time runs out
+    meanwhile and the turn passes to Bob. Back online, the page shows Bob's turn: it does not send
+    her old score to a table where it is not her turn, nor tell her "It is not your turn."."""
+    ann, bob = new_page(width=390, height=844, is_mobile=True, has_touch=True), new_page()
+    link = Link(ann)
+    timed_game_with_bob(live_site, ann, bob)
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    link.down()
+    ann.click("#die-0")
+    ann.click("#score-chance-0")
+    ann.wait_for_selector("#conn[data-state=reconnecting]")
+    time_runs_out(live_site, bob, 0)
+    bob.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')")
+    link.up()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith(\"Bob's turn\")")
+    say(ann, "back")  # echoed after anything the page sent as it came back was answered
+    ann.wait_for_selector("#chat-list .chat-line")
+    toast = ann.locator("#toast")
+    assert toast.is_hidden() or "not your turn" not in toast.inner_text(), toast.inner_text()
+    # The browser's own word on each try while offline is the only thing said in the console.
+    assert [error for error in ann.errors if "ERR_INTERNET_DISCONNECTED" not in error] == []
