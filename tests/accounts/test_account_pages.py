@@ -1,5 +1,5 @@
 """The account pages a player walks through: forgotten and changed passwords, a new passkey's
-name, and the Spanish of allauth's own words in the site's "tú"."""
+name, and allauth's and Django's own words in the site's voice and terms in each language."""
 
 from __future__ import annotations
 
@@ -135,6 +135,121 @@ def test_allauths_and_djangos_own_words_on_the_spanish_account_pages_say_tu_as_t
     assert "¿Seguro que quieres cerrar sesión?" in words["sign out"]
     assert "Has cerrado sesión." in words["signed out"]
     assert "Iniciar sesión con una llave de acceso" in words["login"]  # the site's word for a passkey
+
+
+def account_pages(language: str, settings: Any) -> dict[str, str]:
+    """The words of every account page a player reaches, each form refused as it can be and each
+    action's message, in ``language``: what allauth's and Django's catalogs put before them."""
+    from allauth.mfa.models import Authenticator
+
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    name = f"walker_{language}"
+    seen = {
+        "sign-in": client.get("/accounts/login/"),
+        "wrong password": client.post("/accounts/login/", {"login": "nobody", "password": "x"}),
+        "sign-up": client.get("/accounts/signup/"),
+        "passwords differ": client.post(
+            "/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": "x"}
+        ),
+        "password short, common, numeric": client.post(
+            "/accounts/signup/", {"username": name, "password1": "1234", "password2": "1234"}
+        ),
+        "password like the name": client.post(
+            "/accounts/signup/", {"username": name, "password1": f"{name}1", "password2": f"{name}1"}
+        ),
+        "name too short": client.post(
+            "/accounts/signup/", {"username": "ab", "password1": PASSWORD, "password2": PASSWORD}
+        ),
+    }
+    sign_up(client, name)
+    seen["signed in"] = client.get("/me", follow=True)
+    seen["password change"] = client.get("/accounts/password/change/")
+    seen["password change refused"] = client.post("/accounts/password/change/", {"oldpassword": "no"})
+    changed = {"oldpassword": PASSWORD, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    seen["password changed"] = client.post("/accounts/password/change/", changed, follow=True)
+    seen["confirm it is you"] = client.get("/accounts/reauthenticate/")
+    seen["confirm refused"] = client.post("/accounts/reauthenticate/", {"password": "no"})
+    client.post("/accounts/reauthenticate/", {"password": NEW_PASSWORD})
+    seen["passkeys"] = client.get("/accounts/2fa/")
+    seen["add a passkey"] = client.get("/accounts/2fa/webauthn/add/")
+    account = get_user_model().objects.get(username=name)
+    Authenticator.objects.create(
+        user=account, type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop", "credential": {}}
+    )
+    seen["your passkeys"] = client.get("/accounts/2fa/webauthn/")
+    seen["sign out"] = client.get("/accounts/logout/")
+    seen["signed out"] = client.post("/accounts/logout/", follow=True)
+    # An account an administrator made without a password sets one; one they turned off is inactive.
+    account.set_unusable_password()
+    account.save()
+    client.force_login(account, backend="django.contrib.auth.backends.ModelBackend")
+    seen["set a password"] = client.get("/accounts/password/set/")
+    done = {"password1": PASSWORD, "password2": PASSWORD}
+    seen["password set"] = client.post("/accounts/password/set/", done, follow=True)
+    client.post("/accounts/logout/", follow=True)
+    get_user_model().objects.filter(pk=account.pk).update(is_active=False)
+    seen["inactive"] = client.post("/accounts/login/", {"login": name, "password": PASSWORD}, follow=True)
+    settings.ACCOUNT_RATE_LIMITS = {"login_failed": "1/m/ip"}
+    for _ in range(2):
+        seen["too many failures"] = client.post("/accounts/login/", {"login": "nobody", "password": "x"})
+    pages = {what: response.content.decode() for what, response in seen.items()}
+    assert all(f'lang="{language}"' in page for page in pages.values())
+    return {what: text_of(page) for what, page in pages.items()}
+
+
+def found(pattern: re.Pattern[str], pages: dict[str, str]) -> dict[str, list[str]]:
+    return {what: pattern.findall(text) for what, text in pages.items() if pattern.search(text)}
+
+
+# German pages address the player as "du": "Sie", "Ihr" and "Ihnen" capitalised address them as a
+# stranger ("Geben Sie Ihr Passwort ein"); "sie" (they, them) is lower case mid-sentence.
+GERMAN_SIE = re.compile(r"\b(Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b")
+
+
+def test_allauths_and_djangos_own_words_on_the_german_account_pages_say_du_as_the_site_does(settings: Any) -> None:
+    pages = account_pages("de", settings)
+    assert found(GERMAN_SIE, pages) == {}
+    assert "Gib dein Passwort ein:" in pages["confirm refused"]
+    assert "Dieses Konto ist inaktiv." in pages["inactive"]
+
+
+def test_the_danish_account_pages_say_adgangskode_and_speak_plainly(settings: Any) -> None:
+    """allauth's Danish says "password" and "Password ændret med success." where the site says
+    "adgangskode" ("Skift adgangskode" in its menu)."""
+    pages = account_pages("da", settings)
+    assert found(re.compile(r"\bpassword\b|\bsucces\w*|\bsuccess\b|\blogge af\b", re.I), pages) == {}
+    assert "Skift adgangskode Nuværende adgangskode" in pages["password change"]  # the form's heading
+    assert "Adgangskoden er skiftet." in pages["password changed"]
+    assert "Du er logget ind som walker_da." in pages["signed in"]
+    assert "Er du sikker på, at du vil logge ud?" in pages["sign out"]
+    assert "Har du ikke en konto endnu? Så opret en først." in pages["sign-in"]
+
+
+def test_the_swedish_account_pages_use_the_sites_words(settings: Any) -> None:
+    """allauth's Swedish asks "Har du redan ett konto?" on the sign-in page itself, and says "Ändra
+    lösenord" where the site's menu says "Byt lösenord"."""
+    pages = account_pages("sv", settings)
+    assert "Har du inget konto än? Skapa ett först." in pages["sign-in"]
+    assert "Har du redan ett konto?" not in pages["sign-in"]
+    assert found(re.compile(r"Ändra lösenord|Lösenordet ändrat|Säkerställ"), pages) == {}
+    assert "Byt lösenord Nuvarande lösenord" in pages["password change"]  # the form's heading
+    assert "Lösenordet är bytt." in pages["password changed"]
+    assert "Du måste skriva samma lösenord båda gångerna." in pages["passwords differ"]
+    assert "Är du säker på att du vill logga ut?" in pages["sign out"]
+
+
+def test_the_french_account_pages_say_vous_and_the_sites_words(settings: Any) -> None:
+    """allauth's French says "vous" as the site does, but "pseudo" for the username its own form
+    calls "Nom d'utilisateur", "Modifier le mot de passe" where the menu says "Changer de mot de
+    passe", and "sûr(e)" where the site writes one word."""
+    pages = account_pages("fr", settings)
+    assert found(re.compile(r"\b(tu|toi|ton|ta|tes)\b|\(e\)|\bpseudo\b|Modifier le mot de passe", re.I), pages) == {}
+    assert "Le nom d'utilisateur et/ou le mot de passe sont incorrects." in pages["wrong password"]
+    assert "Changer de mot de passe Mot de passe actuel" in pages["password change"]  # the form's heading
+    assert "Votre mot de passe a été changé." in pages["password changed"]
+    assert "Vous êtes connecté en tant que walker_fr." in pages["signed in"]
+    assert "Voulez-vous vraiment vous déconnecter ?" in pages["sign out"]
+    assert "Vous n'avez pas encore de compte ? Créez-en un d'abord." in pages["sign-in"]
 
 
 def test_signing_out_says_so_on_the_home_page_it_ends_on_not_later_on_another_page() -> None:
