@@ -18,6 +18,7 @@ from games.domain import protocol
 from games.domain.rules import GameState
 from games.realtime import fanout
 from games.services import events
+from games.store import selectors
 from games.store.models import Game, Move
 from games.store.selectors import game_state
 
@@ -55,6 +56,56 @@ def event_of(move: Move, private: bool = False) -> dict[str, Any] | None:
     if private and move.kind == Move.Kind.REMATCH:
         event.pop("code", None)  # as the state's ``rematch``: a private rematch's code goes to nobody
     return event
+
+
+# The moves a page's feed has a line for (a roll only when it is a Yahtzee, which the page tells),
+# and the host handed on by a player who took the host's tools.
+_FEED_KINDS = (*(kind for kind in _EVENTS if kind != Move.Kind.HOLD), Move.Kind.HOST)
+# A turn is at most three rolls and a score: this many of the room's last such moves hold the feed's
+# six lines (FEED_SIZE in static/js/room.js) however the turns went.
+FEED_MOVES = 40
+# The moves that take a seat out, whose ``host`` is the player the host's role went to.
+_LEAVES = (Move.Kind.LEAVE, Move.Kind.KICK, Move.Kind.REMOVE)
+
+
+def _made_with_the_room(game: Game, move: Move, payload: dict[str, Any]) -> bool:
+    """A move of the room's making, which no page was open to tell: the maker's seat, a
+    pass-and-play game's seats, and a rematch's seats and mutes carried over from the game before."""
+    return bool(payload.get("rematch")) or (move.kind == Move.Kind.JOIN and (game.local or bool(payload.get("host"))))
+
+
+def recent_events(game: Game) -> list[dict[str, Any]]:
+    """The room's last events, oldest first, as its sockets were told them (each state's ``event``
+    and ``game_over``), for a page just drawn to word as the lines of its feed, once.
+
+    What the page read from the state an event came with is put in it: the seat a roll or a
+    score was ``seat``'s, a seat the host took out was taken from the ``lobby``, and the host
+    handed on is an event of its own (``{"type": "host", "name": ...}``), after the leave that
+    handed it on, as an open page tells it.
+    """
+    names = {seat.player: seat.name for seat in game.room.seats}
+    seats = {seat.player: index for index, seat in enumerate(game.room.seats)}
+    told: list[dict[str, Any]] = []
+    for move in reversed(selectors.last_moves(game, _FEED_KINDS, FEED_MOVES)):
+        payload = move.payload if isinstance(move.payload, dict) else {}
+        if move.kind == Move.Kind.HOST:
+            told.append({"type": "host", "name": payload.get("name", "")})
+            continue
+        if _made_with_the_room(game, move, payload):
+            continue
+        event = event_of(move, game.private)
+        if event is None:
+            continue
+        if move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
+            event["seat"] = seats.get(move.player_id)  # type: ignore[arg-type]
+        elif move.kind in (Move.Kind.KICK, Move.Kind.REMOVE):
+            event["lobby"] = move.kind == Move.Kind.KICK
+        told.append(event)
+        if payload.get("game_over") or payload.get("abandoned"):
+            told.append({"type": "game_over", "winners": payload.get("winners", [])})
+        elif move.kind in _LEAVES and payload.get("host") in names:
+            told.append({"type": "host", "name": names[payload["host"]]})
+    return told
 
 
 def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[str, Any]:

@@ -115,6 +115,11 @@ def moves_in_order(game: Game) -> list[Move]:
     return list(game.moves.order_by("seq"))
 
 
+def last_moves(game: Game, kinds: Iterable[str], limit: int) -> list[Move]:
+    """The game's last ``limit`` moves of ``kinds``, newest first: one query, down the (game, seq) key."""
+    return list(game.moves.filter(kind__in=list(kinds)).order_by("-seq").only("kind", "player", "payload")[:limit])
+
+
 def seated_computers(game: Game) -> set[int]:
     """The Player rows that joined the game as computers (a seat a computer took over later is a person's)."""
     joins = game.moves.filter(kind=Move.Kind.JOIN, player__isnull=False).values_list("player_id", "payload")

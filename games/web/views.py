@@ -38,6 +38,7 @@ from django.views.decorators.vary import vary_on_headers
 from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
+from games.realtime import broadcast
 from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
 from games.services.chat import CHAT_MAX
@@ -280,6 +281,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "bot_levels": services.BOT_LEVELS,
         "host_away": settings.HOST_AWAY,
         "presence": at_table,
+        # The feed's last lines, which a page open through them showed: once, with the page, not
+        # in every state every socket is sent.
+        "feed": broadcast.recent_events(game),
     }
     if refused is not None:
         # room.js draws the reason under the name field (#join-error); the template says it without script.

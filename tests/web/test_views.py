@@ -13,10 +13,20 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 
 from games import services
+from games.realtime.broadcast import FEED_MOVES
 from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
 from tests.conftest import clear_cache
-from tests.factories import Table, action_id, create_room, open_room, play_to_end, spectators_chat_room
+from tests.factories import (
+    Table,
+    action_id,
+    create_room,
+    online,
+    open_room,
+    play_to_end,
+    play_turn,
+    spectators_chat_room,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -766,3 +776,35 @@ def test_a_form_posted_as_the_sweep_deletes_its_room_is_told_no_room_not_a_serve
     assert not Game.objects.filter(code=code).exists()
     assert response.status_code == 404, response.status_code
     assert "No room has that code." in unescape(response.content.decode())
+
+
+def test_the_room_page_carries_the_feeds_last_events_as_the_sockets_were_told_them() -> None:
+    """The page words them as its feed's lines, so each has what the page read from the state it
+    came with: whose turn a roll or a score was, whether a seat was taken out of the lobby, and the
+    host handed on after the leave that handed it on. Oldest first; the held dice are no line."""
+    table = open_room(4, start=False)
+    host = table.controllers[0]
+    services.game_kick(code=table.code, controller=host, seat=3, expected_version=None, action_id=action_id())
+    services.game_start(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
+    play_turn(table, random.Random(3))
+    online(table.code, table.controllers[1])
+    services.game_leave(code=table.code, controller=host, seat=0, expected_version=None, action_id=action_id())
+    feed = page_data(Client(), table.game)["feed"]
+    kinds = [event["type"] for event in feed]
+    # The host's own seat came with the room, before any page was open to tell it.
+    assert kinds[:5] == ["joined", "joined", "joined", "left", "started"]
+    assert feed[0]["name"] == "P1"
+    assert feed[3] == {"type": "left", "seat": 3, "name": "P3", "by_host": True, "lobby": True}
+    assert set(kinds[5:-3]) == {"rolled"} and kinds[-3:] == ["scored", "left", "host"]
+    assert {event["seat"] for event in feed if event["type"] in ("rolled", "scored")} == {0}
+    assert "lobby" not in feed[-2] and feed[-1] == {"type": "host", "name": "P1"}
+    assert not any("client_seed" in event for event in feed)
+
+
+def test_a_finished_games_page_carries_its_last_events_and_the_result() -> None:
+    table = open_room(2)
+    play_to_end(table, random.Random(2))
+    feed = page_data(Client(), table.game)["feed"]
+    winners = Move.objects.filter(game__code=table.code).order_by("seq").last().payload["winners"]  # type: ignore[union-attr]
+    assert feed[-1] == {"type": "game_over", "winners": winners}
+    assert feed[-2]["type"] == "scored" and len(feed) == FEED_MOVES + 1
