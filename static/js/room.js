@@ -255,11 +255,11 @@ function noteHost(state) {
   if (ui.host !== undefined && player !== ui.host && seat && live) {
     const person = render.isolated(playerName(seat.name));
     announce(fmt(gettext("%(name)s is now the host."), { name: person }));
-    remember(fmt(gettext("%(name)s is now the host"), { name: person }));
+    remember(feedLine({ type: "host", name: playerName(seat.name) }, view()));
     // Handed the role during a pause (the host who paused left): the resume is this page's now.
     if (view().yoursToResume) {
       announce(gettext("The game is paused: play goes on when you resume it."));
-      remember(gettext("Game paused: you can resume it"));
+      remember({ text: gettext("Game paused: you can resume it"), kind: "info" });
     }
   }
   ui.host = player;
@@ -320,10 +320,91 @@ function setConnection(status) {
   draw();
 }
 
-function remember(text, kind = "info") {
-  ui.feed.unshift({ text, kind });
+/** Put ``line`` ({text, kind}: feedLine's) at the top of the feed. */
+function remember(line) {
+  ui.feed.unshift(line);
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
   drawFeed(view());
+}
+
+/** "Game over", with the winners' names (each isolated). */
+const gameOver = (named) => named.length > 1
+  ? fmt(gettext("Game over: %(names)s share the win"), { names: list(named) })
+  : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
+
+/** An event with its name in the reader's words: a deleted account's seat's is "Former player". */
+const named = (frame) => (typeof frame.name === "string" ? { ...frame, name: playerName(frame.name) } : frame);
+
+/**
+ * The feed's line for an event, in the reader's words: {text, kind}, or null for an event the feed
+ * has no line for. The one wording of the feed, for the event a state brings and for the room's
+ * past ones a page is drawn with (restoreFeed). ``frame``: the event, its name put by ``named``;
+ * ``who``: the name of the seat whose turn it was, isolated; ``lobby``: the room was in its lobby.
+ * Each name is a run of its own: a right-to-left name, or one that ends in a number, takes none
+ * of the words or figures beside it into its run.
+ */
+function feedLine(frame, v, who = "", lobby = false) {
+  const person = render.isolated(frame.name ?? "");
+  const line = (text, kind = "info") => ({ text, kind });
+  switch (frame.type) {
+    case "timed_out":
+      return line(fmt(gettext("%(name)s's time ran out"), { name: person }), "bot");
+    case "paused":
+      // The host who paused reads it of themselves; the others read it of the host.
+      return line(v.isHost ? gettext("You paused the game") : gettext("The host paused the game"));
+    case "resumed":
+      // Said of whoever resumed it (the event names their seat): the host, or a player at the
+      // table who hosts from then on, the host being away; they read it of themselves.
+      if (frame.seat !== undefined ? v.isMine(frame.seat) : v.isHost) return line(gettext("You resumed the game"));
+      return line(frame.name ? fmt(gettext("%(name)s resumed the game"), { name: person }) : gettext("The host resumed the game"));
+    case "extended":
+      if (frame.set_back) return null; // the server's clock was set back and the deadline with it: the time left is unchanged
+      if (frame.outage) return line(fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: person }));
+      return line(fmt(gettext("%(name)s was given %(time)s more to move"), { name: person, time: render.duration(frame.seconds) }));
+    case "muted":
+      // A spectator has no name: the room reads that one was muted.
+      if (frame.spectator) return line(frame.muted ? gettext("A spectator's chat was muted by the host") : gettext("A spectator's chat was unmuted by the host"));
+      return line(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: person }));
+    case "rolled": {
+      const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
+      return yahtzee ? line(fmt(gettext("%(name)s rolled a %(yahtzee)s!"), { name: who, yahtzee: v.boxLabel("yahtzee") }), "yahtzee") : null;
+    }
+    case "scored":
+      return line(render.scoredLine(v, frame, who), frame.bonus ? "yahtzee" : "score");
+    case "joined":
+      return line(fmt(gettext("%(name)s joined"), { name: person }));
+    case "left":
+      // Said as it was: the host took the seat out.
+      if (frame.by_host) return line(fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: person }));
+      return line(frame.name ? fmt(gettext("%(name)s left"), { name: person }) : gettext("A player left"));
+    case "started":
+      return line(gettext("The game has started"));
+    case "rematch":
+      return line(gettext("A rematch room is open"));
+    case "bot":
+      return line(fmt(gettext("The computer (%(level)s) took over %(name)s's seat"), { name: person, level: levels[frame.level] ?? frame.level }), "bot");
+    case "reclaimed":
+      return line(fmt(gettext("%(name)s is back and plays their own seat again"), { name: person }), "bot");
+    case "host":
+      return line(fmt(gettext("%(name)s is now the host"), { name: person }));
+    case "game_over":
+      // Each name a run of its own, in seat order as on the scorecard.
+      return line(gameOver((frame.winners ?? []).map((seat) => render.isolated(v.seatName(seat)))), "over");
+    default:
+      return null;
+  }
+}
+
+/** The feed as a page open through the room's last events showed it (``past``: the server's, oldest
+ * first, each with the seat whose turn it was): a reload, a second device or a spectator arriving
+ * during play reads the table's recent lines, not an empty feed, before anything new happens. */
+function restoreFeed(past) {
+  const v = view();
+  for (const frame of past) {
+    const line = feedLine(named(frame), v, render.isolated(v.seatName(frame.seat)), Boolean(frame.lobby));
+    if (line) ui.feed.unshift(line);
+  }
+  ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
 }
 
 let justTimer = null;
@@ -363,13 +444,16 @@ function celebrate(text) {
 
 function event(frame) {
   // What a deleted account's seat did is told under the reader's words for it.
-  if (typeof frame.name === "string") frame = { ...frame, name: playerName(frame.name) };
+  frame = named(frame);
   const state = client.state;
   const v = view();
   // Each name said or shown is a run of its own: a right-to-left name, or one that ends in a
   // number, takes none of the words or figures beside it into its run.
   const who = render.isolated(v.seatName(state.turn?.seat));
   const person = render.isolated(frame.name ?? "");
+  // The state it came with is still the page's: the turn was ``who``'s.
+  const line = feedLine(frame, v, who, state.status === "lobby");
+  if (line) remember(line);
   switch (frame.type) {
     case "chat_history": {
       const seen = new Set(chat.ids);
@@ -406,7 +490,6 @@ function event(frame) {
       break;
     case "timed_out":
       announce(fmt(gettext("%(name)s's time ran out: the server played the turn."), { name: render.isolated(frame.name) }));
-      remember(fmt(gettext("%(name)s's time ran out"), { name: render.isolated(frame.name) }), "bot");
       // The player it hit is told where she looks, not only in the feed below the card.
       if (v.isMine(frame.seat)) {
         toast(
@@ -419,43 +502,26 @@ function event(frame) {
       break;
     case "paused":
       // The host who paused reads it of themselves; the others read it of the host.
-      if (view().isHost) {
-        announce(gettext("You paused the game."));
-        remember(gettext("You paused the game"));
-      } else {
-        announce(gettext("The host paused the game."));
-        remember(gettext("The host paused the game"));
-      }
+      announce(v.isHost ? gettext("You paused the game.") : gettext("The host paused the game."));
       break;
     case "resumed":
       announce(gettext("The game goes on."));
-      // Said of whoever resumed it (the event names their seat): the host, or a player at the
-      // table who hosts from then on, the host being away; they read it of themselves.
-      if (frame.seat !== undefined ? v.isMine(frame.seat) : view().isHost) remember(gettext("You resumed the game"));
-      else remember(frame.name ? fmt(gettext("%(name)s resumed the game"), { name: person }) : gettext("The host resumed the game"));
       break;
     case "extended": {
       if (frame.set_back) break; // the server's clock was set back and the deadline with it: the time left is unchanged
-      const more = render.duration(frame.seconds);
       if (frame.outage) {
-        const back = fmt(gettext("The server was out of reach: %(name)s got that time back to move"), { name: render.isolated(frame.name) });
-        announce(back + ".");
-        remember(back);
+        announce(line.text + ".");
         break;
       }
-      announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: render.isolated(frame.name), time: more }));
-      remember(fmt(gettext("%(name)s was given %(time)s more to move"), { name: render.isolated(frame.name), time: more }));
+      announce(fmt(gettext("%(name)s was given %(time)s more to move."), { name: render.isolated(frame.name), time: render.duration(frame.seconds) }));
       break;
     }
     case "muted":
       if (frame.spectator) {
-        // A spectator has no name: the room hears that one was muted, the spectator that it was them.
-        const told = frame.muted ? gettext("A spectator's chat was muted by the host") : gettext("A spectator's chat was unmuted by the host");
-        remember(told);
-        announce(frame.spectator === client.spectator && frame.muted ? errorText({ code: "muted" }) : `${told}.`);
+        // The room hears that a spectator was muted, the spectator that it was them.
+        announce(frame.spectator === client.spectator && frame.muted ? errorText({ code: "muted" }) : `${line.text}.`);
         break;
       }
-      remember(fmt(frame.muted ? gettext("%(name)s's chat was muted by the host") : gettext("%(name)s's chat was unmuted by the host"), { name: person }));
       // The host's unmute of a seat this browser was taken out of gives it its voice back, unless
       // another seat of it was taken out too: the server says which (a new socket's you). Another
       // player's unmute changes nothing of this browser's.
@@ -472,30 +538,23 @@ function event(frame) {
       });
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
       if (!ui.muted) (yahtzee ? fanfare : rattle)(5 - frame.held.length);
-      if (yahtzee) {
-        const five = v.boxLabel("yahtzee");
-        remember(fmt(gettext("%(name)s rolled a %(yahtzee)s!"), { name: who, yahtzee: five }), "yahtzee");
-        celebrate(`${five}!`);
-      }
+      if (yahtzee) celebrate(`${v.boxLabel("yahtzee")}!`);
       break;
     }
     case "scored": {
       announce(render.scoredText(v, frame, who));
-      remember(render.scoredLine(v, frame, who), frame.bonus ? "yahtzee" : "score");
       if (state.turn) highlight({ seat: state.turn.seat, box: frame.box, column: frame.column ?? 0 });
       break;
     }
     case "joined":
       announce(fmt(gettext("%(name)s joined."), { name: person }));
-      remember(fmt(gettext("%(name)s joined"), { name: person }));
       break;
     case "left":
       if (frame.by_host) {
         // Said as it was: the host took the seat out. Its player is told where they look, and is
         // not offered a seat the server would refuse them.
         const lobby = state.status === "lobby";
-        const said = fmt(lobby ? gettext("The host took %(name)s out of the room") : gettext("The host took %(name)s out of the game"), { name: person });
-        remember(said);
+        const said = line.text;
         if (v.isMine(frame.seat) && !lobby) ui.chatTakenOut = true;
         // "You" only when this browser has no seat left: a device that seats two players and
         // loses one still plays the other, and hears the seat's name as everyone does.
@@ -508,15 +567,12 @@ function event(frame) {
         break;
       }
       announce(frame.name ? fmt(gettext("%(name)s left."), { name: person }) : gettext("A player left."));
-      remember(frame.name ? fmt(gettext("%(name)s left"), { name: person }) : gettext("A player left"));
       break;
     case "started":
       announce(gettext("The game has started."));
-      remember(gettext("The game has started"));
       break;
     case "rematch":
       announce(gettext("A rematch room is open."));
-      remember(gettext("A rematch room is open"));
       break;
     case "hint":
       if (client.hint === frame && frame.ready === false) waitForCoach(frame);
@@ -526,26 +582,17 @@ function event(frame) {
       }
       draw();
       break;
-    case "bot": {
-      const level = levels[frame.level] ?? frame.level;
+    case "bot":
       announce(fmt(gettext("%(name)s is now played by the computer."), { name: person }));
-      remember(fmt(gettext("The computer (%(level)s) took over %(name)s's seat"), { name: person, level }), "bot");
       break;
-    }
     case "reclaimed":
       announce(fmt(gettext("%(name)s is back and plays their own seat again."), { name: person }));
-      remember(fmt(gettext("%(name)s is back and plays their own seat again"), { name: person }), "bot");
       break;
     case "game_over": {
       const names = (frame.winners ?? []).map(v.seatName);
-      const overWith = (named) => named.length > 1
-        ? fmt(gettext("Game over: %(names)s share the win"), { names: list(named) })
-        : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
-      // Each name a run of its own, in seat order as on the scorecard.
       const shown = names.map(render.isolated);
-      remember(overWith(shown), "over");
       // Said even to a player typing in the chat, whose keyboard stays there (showResult).
-      announce(`${overWith(shown)}.`);
+      announce(`${line.text}.`);
       if (names.length) {
         const mineWon = render.yourResult(v, frame.winners ?? []);
         celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
@@ -1479,6 +1526,7 @@ function joinTaken() {
 setReady(client.state);
 noteWaits(client.presence); // the page's presence: an away seat's wait counts from the page's load
 keepSeatNamesFitted($("card"));
+restoreFeed(initial.feed ?? []);
 draw();
 joinTaken();
 client.visibility(document.visibilityState === "hidden"); // a page opened in a background tab

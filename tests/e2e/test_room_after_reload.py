@@ -1,5 +1,6 @@
 """The room page as a player finds it on a phone and a desktop: who is at the table after a
-reload, the host's own pause in their words, and a long name over one scorecard column in view.
+reload, and what happened there last, the host's own pause in their words, and a long name over
+one scorecard column in view.
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ DESKTOP = {"width": 1280, "height": 800}
 ALL_ONLINE = "n => document.querySelectorAll('#seats .presence.online').length === n"
 
 
+def feed(page: Any) -> list[str]:
+    """The feed's lines, newest first."""
+    return list(page.eval_on_selector_all("#feed .feed-list li", "items => items.map(i => i.textContent)"))
+
+
 @pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(
+def test_after_a_reload_the_page_says_who_is_at_the_table_and_what_happened_at_once(
     live_site: LiveSite, new_page: Any, size: str
 ) -> None:
     screen = PHONE if size == "phone" else DESKTOP
@@ -44,29 +50,32 @@ def test_after_a_reload_the_feed_says_who_is_at_the_table_at_once(
     ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), socket)
     ann.reload()
     ann.wait_for_selector("#table:not([hidden])")
-    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
-    assert ann.locator("#feed .feed-empty").count() == 0
+    # Cy's seat is away, Ann's own is not: the socket the reload closed is hers again.
+    assert ann.locator("#seats .presence.online").count() == 2
+    assert ann.locator("#seats .presence.away").count() == 1
+    assert feed(ann) == ["The game has started", "Cy joined", "Bob joined"]
     through[0] = True
     ann.reload()
     ann.wait_for_selector("#conn[data-state=connected]")
     ann.wait_for_function(ALL_ONLINE, arg=2)
-    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
-    # What happens next takes its place, as the feed's newest line.
+    assert feed(ann) == ["The game has started", "Cy joined", "Bob joined"]
+    # What happens next is the feed's newest line.
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
-    ann.wait_for_selector("#feed .feed-list li")
-    assert ann.locator("#feed .feed-here").count() == 0
+    assert feed(ann)[0].startswith("You scored ") or feed(ann)[0].startswith("Ann scored "), feed(ann)
+    assert feed(ann)[1:] == ["The game has started", "Cy joined", "Bob joined"]
+    shown = feed(bob)
     bob.reload()
     bob.wait_for_selector("#conn[data-state=connected]")
-    assert bob.inner_text("#feed .feed-here") == "Ann and Bob are here."
+    assert feed(bob) == shown
     for scheme in in_each_scheme(bob):
         shot(bob, f"feed-after-reload-{size}-{scheme}", full_page=True)
 
 
 def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: LiveSite, new_page: Any) -> None:
     """The page is drawn with the room's presence, in which the socket the reload closed left this
-    page's seat away: the feed said "Ann and Bob are here." while her own line in the Players list
-    said "away" and her scorecard head showed the away dot, until her socket was counted again."""
+    page's seat away: her own line in the Players list must not say "away", nor her scorecard head
+    show the away dot, while her socket is not counted again."""
     ann, bob = new_page(**DESKTOP), new_page(**DESKTOP)
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
@@ -78,7 +87,6 @@ def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: 
     bob.wait_for_function("document.querySelectorAll('#seats .presence.away').length === 1")
     ann.goto(url)
     ann.wait_for_selector("#table:not([hidden])")
-    assert ann.inner_text("#feed .feed-here") == "Ann and Bob are here."
     assert ann.locator("#seats .presence.away").count() == 0
     assert ann.locator("#card th.seat-head .presence.away").count() == 0
     assert ann.locator("#seats .presence.online").count() == 2

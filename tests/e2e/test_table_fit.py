@@ -156,17 +156,17 @@ CHAT_TOP = "document.getElementById('chat').getBoundingClientRect().top + scroll
 def test_on_a_desktop_the_chat_stays_put_when_the_first_line_comes_after_a_reload(
     live_site: LiveSite, new_page: Any, size: tuple[int, int]
 ) -> None:
-    """The feed keeps its six lines' height while the game is played, its one line of who is here
-    after a reload too: the chat under it does not move when the first move arrives."""
+    """The feed keeps its six lines' height while the game is played, its one line of the game's
+    start after a reload too: the chat under it does not move when the next line arrives."""
     page = new_page(*size)
     create_local(page, live_site, ["Ann", "Bob"])
     reload(page)
-    page.wait_for_selector("#feed .feed-here")
+    page.wait_for_selector("#feed .feed-list li")
     before = page.evaluate(CHAT_TOP)
     page.click("#roll")
     page.wait_for_selector("#card .score-btn")
     score_best(page, [page])
-    page.wait_for_selector("#feed .feed-list li")
+    page.wait_for_selector("#feed .feed-list li:nth-child(2)")
     assert page.evaluate(CHAT_TOP) == before
     for scheme in in_each_scheme(page):
         shot(page, f"feed-reload-{size[0]}-{scheme}", full_page=size[0] != 932)
@@ -175,11 +175,11 @@ def test_on_a_desktop_the_chat_stays_put_when_the_first_line_comes_after_a_reloa
 def test_on_a_phone_the_tables_feed_is_no_taller_than_its_line_after_a_reload(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """A phone's feed, under the card, is as tall as its lines: after a reload, one."""
+    """A phone's feed, under the card, is as tall as its lines: after a reload, the game's start."""
     page = new_page(390, 844, has_touch=True, is_mobile=True)
     create_local(page, live_site, ["Ann", "Bob"])
     reload(page)
-    page.wait_for_selector("#feed .feed-here")
+    page.wait_for_selector("#feed .feed-list li")
     text = page.evaluate(TEXT_HEIGHT)
     assert page.evaluate(FEED_HEIGHT) < text + 40, (page.evaluate(FEED_HEIGHT), text)
 

@@ -1,0 +1,102 @@
+"""The table's feed on a page drawn in the middle of things: a reload, a second device, a spectator
+who opens the room during play, a finished game's page. Each shows the room's last lines at once,
+worded as a page open through them worded them, in its reader's language."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import act, create_online, finished_named_game, in_each_scheme, join, score_best, shot
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
+DESKTOP = {"width": 1280, "height": 800}
+# Each line of the feed, newest first: its kind (the class its mark is drawn by) and its words.
+LINES = "() => [...document.querySelectorAll('#feed .feed-list li')].map(li => [li.className, li.textContent])"
+
+
+def lines(page: Any) -> list[list[str]]:
+    return list(page.evaluate(LINES))
+
+
+def turn(page: Any, everyone: list[Any]) -> None:
+    act(page, everyone, lambda: page.click("#roll"))
+    score_best(page, everyone)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_page_drawn_during_play_shows_the_feeds_last_lines_as_an_open_page_does(
+    live_site: LiveSite, new_page: Any, size: str
+) -> None:
+    screen = PHONE if size == "phone" else DESKTOP
+    ann, jonas = new_page(**screen), new_page(locale="de-DE", **screen)
+    url = create_online(ann, live_site, "Ann")
+    join(jonas, url, "Jonas")
+    everyone = [ann, jonas]
+    act(ann, everyone, lambda: ann.click("#start"))
+    turn(ann, everyone)
+    turn(jonas, everyone)
+    act(ann, everyone, lambda: ann.click("#pause"))
+    act(ann, everyone, lambda: ann.click("#pause"))  # the same button resumes
+    turn(ann, everyone)
+    seen_by_ann, seen_by_jonas = lines(ann), lines(jonas)
+    assert len(seen_by_ann) == 6, seen_by_ann  # as many as the feed keeps: "Jonas joined" went
+    assert seen_by_ann[1:3] == [["feed-info", "You resumed the game"], ["feed-info", "You paused the game"]], (
+        seen_by_ann
+    )
+    assert seen_by_jonas[1][1] == "Ann hat das Spiel fortgesetzt", seen_by_jonas
+
+    # Jonas reloads: his feed is there as the page is drawn, before its socket reaches the server.
+    through = [False]
+
+    def socket(ws: Any) -> None:
+        if through[0]:
+            ws.connect_to_server()
+
+    jonas.route_web_socket(re.compile(r".*/ws/rooms/.*"), socket)
+    jonas.reload()
+    jonas.wait_for_selector("#table:not([hidden])")
+    assert lines(jonas) == seen_by_jonas
+    through[0] = True
+    jonas.reload()
+    jonas.wait_for_selector("#conn[data-state=connected]")
+    assert lines(jonas) == seen_by_jonas
+    # The host reads her pause and resume of herself again.
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    assert lines(ann) == seen_by_ann
+    # A spectator who opens the room now reads them of the host, as Jonas did.
+    watcher = new_page(**screen)
+    watcher.goto(url)
+    watcher.wait_for_selector("#conn[data-state=connected]")
+    of_the_host = {"You resumed the game": "Ann resumed the game", "You paused the game": "The host paused the game"}
+    assert lines(watcher) == [[kind, of_the_host.get(text, text)] for kind, text in seen_by_ann]
+    # What happens next is the newest line above them.
+    turn(jonas, [ann, jonas, watcher])
+    assert lines(ann)[1:] == seen_by_ann[:5]
+    assert lines(watcher)[1:] == [[kind, of_the_host.get(text, text)] for kind, text in seen_by_ann[:5]]
+    assert lines(watcher)[0] == lines(ann)[0] and " scored " in lines(ann)[0][1]
+    for scheme in in_each_scheme(jonas):
+        shot(jonas, f"feed-restored-{size}-{scheme}", full_page=True)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_finished_games_page_ends_its_feed_with_the_result(live_site: LiveSite, new_page: Any, size: str) -> None:
+    screen = PHONE if size == "phone" else DESKTOP
+    code = finished_named_game(live_site, ["Ann", "Bob"])
+    page = new_page(**screen)
+    page.goto(f"{live_site.url}/r/{code}/")
+    page.wait_for_selector("#over:not([hidden])")
+    shown = lines(page)
+    assert len(shown) == 6, shown
+    assert shown[0][0] == "feed-over" and re.fullmatch(
+        r"Game over: (Ann|Bob) wins|Game over: Ann and Bob share the win", shown[0][1]
+    ), shown
+    assert all(kind in ("feed-score", "feed-yahtzee") and " scored " in text for kind, text in shown[1:]), shown
+    for scheme in in_each_scheme(page):
+        shot(page, f"feed-finished-{size}-{scheme}", full_page=True)
