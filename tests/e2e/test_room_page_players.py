@@ -620,7 +620,8 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     """Ben's seat was handed to a computer while he was away (it keeps his browser, so the
     rematch seats him as a person and he may ask for it: games.services.rooms.game_rematch).
     He comes back after the end: the room page offers him neither *Rematch* nor *Join the
-    rematch*; he is shown the game like a stranger."""
+    rematch*; he is shown the game like a stranger. Nothing plays any more: the room's subtitle
+    does not say that the computer plays for him."""
     code, ann = live_site.run(NEW_ROOM)
     ben = new_page()
     ben.goto(f"{live_site.url}/r/{code}/")
@@ -633,6 +634,8 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     ben.goto(f"{live_site.url}/r/{code}/")
     ben.wait_for_selector("#over:not([hidden])")
     assert ben.locator("#rematch, #rematch-link").count() == 1, ben.locator("#over").inner_text()
+    sub = ben.inner_text("#room-sub")
+    assert "computer plays" not in sub and "watching" not in sub, sub
     # A computer finished Ben's seat: it ranks after Ann, who stayed, whatever its total, and says why.
     rows = ben.eval_on_selector_all("#over .ranking li", "ls => ls.map(l => l.innerText.replace(/\\s+/g, ' ').trim())")
     assert rows[0].startswith("1. Ann winner") and rows[1].startswith("2. Ben away"), rows

@@ -194,8 +194,10 @@ export function statusLine(view) {
   const sub = [state.ruleset.label];
   if (state.local) sub.push(gettext("played on this device"));
   if (state.pace === "own") sub.push(paceText(state));
-  if (view.awaySeats.length && !view.mine.length) sub.push(gettext("the computer plays for you"));
-  else if (!view.mine.length && state.status !== "finished") sub.push(gettext("you are watching"));
+  if (view.awaySeats.length && !view.mine.length) {
+    // Once the game is over nobody plays: the seat the computer finished is theirs in the results.
+    if (state.status === "playing") sub.push(gettext("the computer plays for you"));
+  } else if (!view.mine.length && state.status !== "finished") sub.push(gettext("you are watching"));
   return sub.join(" · ");
 }
 
