@@ -284,6 +284,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         # The feed's last lines, which a page open through them showed: once, with the page, not
         # in every state every socket is sent.
         "feed": broadcast.recent_events(game),
+        # Whether the header's count of games waiting for this browser's move, drawn with the
+        # page, counts this game: the page keeps this game's part of it as the turn goes round.
+        "waiting_here": bool(controller) and game.waiting_on == controller,
     }
     if refused is not None:
         # room.js draws the reason under the name field (#join-error); the template says it without script.

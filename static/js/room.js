@@ -1020,6 +1020,7 @@ function draw() {
   if (ended) showResult();
   if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);
+  drawWaiting(v);
   keepAwake(staysAwake(v.state, v.mine));
 }
 
@@ -1118,6 +1119,29 @@ function drawChat(v) {
   $("chat-toggle").textContent = ui.chatHidden ? gettext("Show chat") : gettext("Hide chat");
   $("chat-toggle").setAttribute("aria-expanded", String(!ui.chatHidden));
   $("chat-unread").textContent = ui.chatHidden && chat.unread ? fmt(ngettext("(%(n)s new)", "(%(n)s new)", chat.unread), { n: chat.unread }) : "";
+}
+
+// The header's count of games waiting for this browser's move is drawn with the page: the other
+// games' part of it stays as it was, this game's follows the turn here, as the server counts it
+// (games/domain/room.py Room.waits_for), so the count does not go on saying a game waits once the
+// move is made, nor leave out the move that has just come to be this browser's.
+const waitingElsewhere = Math.max(0, Number.parseInt($("waiting-count")?.firstChild?.nodeValue ?? "0", 10) - (initial.waiting_here ? 1 : 0));
+
+function drawWaiting(v) {
+  const { state } = v;
+  const seat = state.turn ? state.seats[state.turn.seat] : null;
+  const here = state.status === "playing" && !state.local && !state.paused && v.myTurn && seat?.kind === "human" && seat?.status === "active";
+  const count = waitingElsewhere + (here ? 1 : 0);
+  let badge = $("waiting-count");
+  if (!badge && count) {
+    const link = document.querySelector('[data-testid="nav-games"]');
+    if (!link) return;
+    badge = $("waiting-count-new").content.firstElementChild.cloneNode(true);
+    link.append(" ", badge);
+  }
+  if (!badge) return;
+  badge.hidden = !count;
+  if (badge.firstChild.nodeValue !== String(count)) badge.firstChild.nodeValue = String(count);
 }
 
 function cueTurn(v) {

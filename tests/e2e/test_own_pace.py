@@ -170,6 +170,58 @@ def test_three_games_at_once_on_your_games_the_one_to_move_soonest_first(live_si
                 assert no_horizontal_overflow(ana), f"{page_name} overflows on a {device}: {wider(ana)}"
 
 
+def waiting_badge(page: Any) -> str:
+    """The header's count of games waiting for this browser's move, as a reader sees it ("" when none)."""
+    badge = page.locator("#waiting-count")
+    return (badge.text_content() or "").strip() if badge.count() and badge.is_visible() else ""
+
+
+def test_the_headers_count_of_games_waiting_for_you_follows_the_turn_in_the_room_in_view(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Two games wait for Ana's move. In one of them she moves: the header's count says one game
+    waits now, not the two it said when the page was drawn. In the other she moves too: no game
+    waits, and the count goes; when Ben moves there, it says one again."""
+    ana = new_page()
+    ben = Browser(live_site.url)
+    other = create_own_pace(ana, live_site, "Ana", DAY)
+    ben.join(other, "Ben")
+    start(ana)
+    code = create_own_pace(ana, live_site, "Ana", DAY)
+    ben.join(code, "Ben")
+    start(ana)
+    ana.reload()
+    ana.wait_for_selector("#conn[data-state=connected]")
+    assert waiting_badge(ana).startswith("2")
+    move(ana, live_site)
+    ana.wait_for_function("document.getElementById('waiting-count')?.textContent.trim().startsWith('1')")
+    ana.goto(f"{live_site.url}/r/{other}/")
+    ana.wait_for_selector("#conn[data-state=connected]")
+    assert waiting_badge(ana).startswith("1")
+    move(ana, live_site)
+    ana.wait_for_function("!document.getElementById('waiting-count')?.checkVisibility()")
+    assert waiting_badge(ana) == ""
+    play_a_turn(ben, other)
+    ana.wait_for_function("document.getElementById('waiting-count')?.checkVisibility()")
+    assert waiting_badge(ana).startswith("1")
+    assert "waiting for your move" in (ana.text_content("#waiting-count") or "")
+    for scheme in in_each_scheme(ana):
+        shot(ana, f"own-pace-waiting-count-{scheme}")
+    assert ana.errors == []
+
+
+def move(page: Any, site: LiveSite) -> None:
+    """The page's player rolls once and scores the first box offered."""
+    page.wait_for_selector("#roll:not([disabled])")
+    page.click("#roll")
+    rolled(page, site)
+    before = version(page)
+    page.click("#card .score-btn:not(.forbidden)")
+    if page.locator("#confirm[open]").count():
+        page.click("#confirm-yes")
+    page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {before}")
+
+
 # --- told once, whoever is online -------------------------------------------------------------------
 
 
