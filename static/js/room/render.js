@@ -770,7 +770,13 @@ export function overHtml(view) {
     sub = winners.length > 1 ? fmt(gettext("A tie! %(names)s share the win."), { names: list(named) }) : fmt(gettext("%(name)s wins!"), { name: named[0] });
     if (yourResult(view)) headline = winners.length > 1 ? gettext("You share the win!") : gettext("You win!");
   }
-  const ranked = ranking(state)
+  const rows = ranking(state);
+  // A seat the computer finished for its away player may hold the best total and still rank behind:
+  // its "away" tag alone leaves its player, back after the end, to take the order for a mistake.
+  const keptNote = rows.some((row) => row.kept)
+    ? `<p class="muted ranking-note">${gettext("A seat the computer finished for a player who was away ranks after those who stayed, whatever its total.")}</p>`
+    : "";
+  const ranked = rows
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
       <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${gettext("left")}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
@@ -815,7 +821,7 @@ export function overHtml(view) {
     ? `<button class="btn" id="share-result" type="button">${view.resultCopied ? gettext("Copied!") : view.canShare ? gettext("Share the result") : gettext("Copy the result")}</button>`
     : "";
   return `<h2 id="over-h" tabindex="-1">${headline}</h2>${sub ? `<p class="winner-line">${sub}</p>` : ""}
-    <ol class="ranking">${ranked}</ol>
+    <ol class="ranking">${ranked}</ol>${keptNote}
     <div id="review" class="review">${reviewHtml(view)}</div>
     <div class="over-actions">${rematch}${replay}${share}<a class="btn" href="/">${gettext("New game")}</a></div>
     <p class="muted fair-over">${fmt(gettext("Fair dice: the server's seed was %(seed)s."), { seed: `<code>${esc(state.fairness.server_seed ?? "")}</code>` })}
