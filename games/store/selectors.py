@@ -30,7 +30,7 @@ from games.domain.errors import MUTED, TAKEN_OUT
 from games.domain.protocol import HANDLE_LENGTH
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.store import moves, tables
-from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence
+from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence, PushSubscription
 
 # A socket that has not pinged for this long (its process died) counts as away.
 PRESENCE_TIMEOUT = timedelta(seconds=60)
@@ -775,6 +775,15 @@ def email_notices(user_id: int | None) -> tuple[bool, str]:
         return False, ""
     on, address = row
     return bool(on and address), address
+
+
+def notices_stopped(kind: str, ident: int) -> bool:
+    """Whether the channel a stop link names (``notices.read_stop_token``) is off already: an
+    account's e-mails neither on nor waiting for their address's confirmation, a device's
+    subscription gone."""
+    if kind == "email":
+        return not NoticeSettings.objects.filter(user_id=ident).filter(Q(email=True) | ~Q(pending_nonce="")).exists()
+    return not PushSubscription.objects.filter(pk=ident).exists()
 
 
 def email_notices_pending(user_id: int | None, *, max_age: int) -> str:

@@ -973,8 +973,16 @@ def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
         return render(
             request, "games/notices_stop.html", {"token": token, "done": kind, "bad": not kind}, status=status
         )
-    bad = notices.read_stop_token(token) is None
-    return render(request, "games/notices_stop.html", {"token": token, "bad": bad}, status=400 if bad else 200)
+    read = notices.read_stop_token(token)
+    # Opened again once stopped (the same e-mail, an older one): it says so, not asks as if the
+    # first click had done nothing. A GET still changes nothing (a mail scanner opens links).
+    done = read[0] if read is not None and selectors.notices_stopped(*read) else None
+    return render(
+        request,
+        "games/notices_stop.html",
+        {"token": token, "bad": read is None, "done": done},
+        status=400 if read is None else 200,
+    )
 
 
 SERVICE_WORKER = settings.BASE_DIR / "static" / "js" / "sw.js"

@@ -1127,6 +1127,26 @@ def test_the_stop_link_shows_a_button_and_one_post_stops_the_e_mails() -> None:
     assert bad.status_code == 400 and "This link does not work" in bad.content.decode()
 
 
+def test_a_stop_link_opened_again_once_stopped_says_so_rather_than_asking_again() -> None:
+    """The e-mail's stop link opened a second time (from the same e-mail, or an older one), and a
+    device's once its notifications are off: the page says they are stopped, not "Stop these
+    notices?" with a button, as if the first click had done nothing."""
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True)
+    url = f"/notices/stop/{notices.stop_token('email', user.pk)}"
+    Client().post(url)
+    again = Client().get(url).content.decode()
+    assert 'id="stop-btn"' not in again and "no more “your turn” e-mails" in again
+    device = PushSubscription.objects.create(
+        controller="c" * 32, endpoint="https://fcm.googleapis.com/fcm/send/x", p256dh="k", auth="a"
+    )
+    push_url = f"/notices/stop/{notices.stop_token('push', device.pk)}"
+    assert 'id="stop-btn"' in Client().get(push_url).content.decode()
+    device.delete()
+    gone = Client().get(push_url).content.decode()
+    assert 'id="stop-btn"' not in gone and "This device will get no more notifications." in gone
+
+
 # --- the installable site ------------------------------------------------------------------------
 
 
