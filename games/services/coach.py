@@ -23,6 +23,7 @@ from games import services
 from games.domain import errors
 from games.domain.room import BOT, HUMAN
 from games.domain.rules import COLOURS, RULESETS, GameState, RuleSet, RuleViolation
+from games.services.actions import paused
 from games.services.deadline import TIMEOUT_ACTION
 from games.services.replay import replay_moves
 from games.services.words import colour_name, score_text
@@ -142,6 +143,10 @@ def hint_for(*, code: str, controller: str, version: int) -> dict[str, Any]:
     if game.status != Game.Status.PLAYING:
         raise RuleViolation(errors.NOT_PLAYING, "Hints are for a game in progress.")
     state = game.room.rules
+    # A pause stops the turn: the coach waits with it, as a roll does (``acting_seat``). The page
+    # offers no Hint then; one asked from a page drawn before the pause is told why, by whom it waits.
+    if game.room.paused and game.room.plays(controller):
+        raise paused(game, controller)
     if state is None or not game.room.controls_current(controller):
         raise RuleViolation(errors.NOT_A_PLAYER, "Hints are for the player whose turn it is.")
     if state.turn.rolls_used == 0:

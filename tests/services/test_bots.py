@@ -16,7 +16,7 @@ from games.domain.rules.codec import state_from_dict
 from games.scheduling import botplay
 from games.services import coach
 from games.services.replay import replay_game, replay_steps, verify_fairness
-from games.store.models import Game, Move, Player
+from games.store.models import Game, HintTaken, Move, Player
 from games.store.selectors import game_state
 from tests.factories import Table, action_id, online, open_room, play_to_end, play_turn, score_first_legal
 
@@ -406,6 +406,24 @@ def test_the_coach_answers_only_the_player_to_play_for_the_current_version(offic
     with pytest.raises(RuleViolation) as refused:
         hint(table)
     assert refused.value.code == errors.HINTS_OFF
+
+
+def test_the_coach_answers_no_hint_while_the_game_is_paused(official_table: None) -> None:
+    """The page offers no Hint in a pause; a hint asked all the same (a page drawn before the pause,
+    another tab's) is refused as a roll is, in words about its reader, and notes no hint taken.
+    The resume lets the coach answer again."""
+    table = open_room(3)
+    play_turn(table, random.Random(3))  # the host's turn: Ben (seat 1) plays next
+    host, ben = table.controllers[0], table.controllers[1]
+    services.turn_roll(code=table.code, controller=ben, expected_version=table.version(), action_id="r")
+    services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id="p")
+    with pytest.raises(RuleViolation) as refused:
+        hint(table, ben)
+    assert refused.value.code == errors.PAUSED
+    assert refused.value.message == "The host has paused the game: play goes on when they resume it."
+    assert not HintTaken.objects.filter(game=table.game).exists()
+    services.game_resume(code=table.code, controller=host, expected_version=table.version(), action_id="go")
+    assert hint(table, ben)["ready"] is True
 
 
 def test_the_coach_reviews_a_finished_game_and_an_optimal_bot_loses_nothing(official_table: None) -> None:
