@@ -62,6 +62,7 @@ REMATCHES_USED_UP = "rematches_used_up"  # rematch rooms made after the game
 PAUSED = "paused"  # the host paused the game: turn actions wait for the resume
 YOU_PAUSED = "you_paused"  # ``paused``, said to the host: a turn action or a pause of theirs while paused
 YOURS_TO_RESUME = "yours_to_resume"  # ``paused``, said to a host handed the role during the pause: theirs to resume
+HOST_TO_RESUME = "host_to_resume"  # ``paused``, said to the others when the host who paused no longer hosts
 NOT_PAUSED = "not_paused"
 BAD_MESSAGE = "bad_message"  # a chat message is text, not empty after trimming
 CHAT_TOO_LONG = "chat_too_long"  # a chat message over 300 characters: refused whole, never cut

@@ -173,7 +173,7 @@ class Room(msgspec.Struct, frozen=True):
     paused: bool = False  # the host paused the game
     # The player (Player id) whose pause it is: the host when they paused. The role may pass on
     # during the pause (the host left): the new host did not pause, and resumes. None when not
-    # paused, or in a room paused before it was kept (its host's pause, as it was read then).
+    # paused, or in a room paused before it was kept (its Move log names the pauser then).
     paused_by: int | None = None
     # The seconds the turn had left when the host paused (None: no clock was running).
     clock_left: float | None = None
@@ -356,13 +356,6 @@ class Room(msgspec.Struct, frozen=True):
 
     def resume(self) -> Room:
         return self.change(paused=False, paused_by=None, clock_left=None)
-
-    def pauser(self, host: int | None) -> int | None:
-        """The player whose pause it is while paused (``host``, the host's Player id, for a room
-        paused before that was kept), else None."""
-        if not self.paused:
-            return None
-        return self.paused_by if self.paused_by is not None else host
 
     def held_once_more(self) -> Room:
         """One more change of the held dice since the last roll."""

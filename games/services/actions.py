@@ -14,10 +14,10 @@ from games.domain.protocol import ACTION_ID_MAX
 from games.domain.room import LIMITS, Room, Seat
 from games.domain.rules import GameState, RuleViolation
 from games.services import deadline, events, notices, presence, waiting
-from games.services.codes import normalize_code
+from games.services.codes import isolated, normalize_code
 from games.store import moves, players
 from games.store.models import Game, Move, ScoreEntry
-from games.store.selectors import connected_seats
+from games.store.selectors import connected_seats, pauser
 
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -251,17 +251,33 @@ def acting_seat(game: Game, controller: str) -> tuple[GameState, int]:
     return state, state.current
 
 
+class HostResumes(RuleViolation):
+    """``host_to_resume``: the game waits for the resume of a host who did not pause it (the host who
+    paused left, or the role passed on); ``host``, their seat's name, which a page words it with."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(
+            E.HOST_TO_RESUME, f"The game is paused: play goes on when {isolated(host)}, the host, resumes it."
+        )
+        self.host = host
+
+
 def paused(game: Game, controller: str) -> RuleViolation:
     """The refusal of an action that waits for the resume, in words about its reader: the host's
     (a page drawn before their pause, another tab's) is theirs to resume. A player handed the host
     during the pause (the host left the game) did not pause it, but resumes it: they are told the
-    game waits for them (``yours_to_resume``). The others read it of the host."""
+    game waits for them (``yours_to_resume``). The others read it of the host: that the host paused
+    it, or, the host being another than the one who paused, that it goes on when the host, by name,
+    resumes it (``host_to_resume``)."""
     room = game.room
     host = room.seat_of_player(game.host_id)
+    by = pauser(game, room)
     if host is not None and room.seats[host].controlled_by(controller):
-        if pauser(game, room) == game.host_id:
+        if by == game.host_id:
             return RuleViolation(E.YOU_PAUSED, "You paused the game: play goes on when you resume it.")
         return RuleViolation(E.YOURS_TO_RESUME, "The game is paused: play goes on when you resume it.")
+    if host is not None and by is not None and by != game.host_id:
+        return HostResumes(room.seats[host].name)
     return RuleViolation(E.PAUSED, "The host has paused the game: play goes on when they resume it.")
 
 
@@ -313,19 +329,6 @@ def require_host(game: Game, controller: str, *, takeover: bool = False) -> None
         action_id="",
         fields=("host",),
         room=room,
-    )
-
-
-def pauser(game: Game, room: Room) -> int | None:
-    """The player (Player id) whose pause ``room`` is in, or None when not paused. A room paused
-    before it kept whose pause it is has its log say it: the last pause's player."""
-    if not room.paused or room.paused_by is not None:
-        return room.paused_by
-    return (
-        Move.objects.filter(game=game, kind=Move.Kind.PAUSE)
-        .order_by("-seq")
-        .values_list("player_id", flat=True)
-        .first()
     )
 
 

@@ -28,6 +28,7 @@ from django.utils.translation import gettext, ngettext
 from games.domain import scorecard
 from games.domain.errors import MUTED, TAKEN_OUT
 from games.domain.protocol import HANDLE_LENGTH
+from games.domain.room import Room
 from games.domain.rules import COLOURS, RULESETS, UPPER_BOXES, GameState, box_section
 from games.store import moves, tables
 from games.store.models import ChatMessage, Game, Move, NoticeSettings, Player, Presence, PushSubscription
@@ -540,6 +541,20 @@ def replay_url(game: Game) -> str | None:
     return reverse("replay", args=[game.code]) if game.is_over and game.started_at is not None else None
 
 
+def pauser(game: Game, room: Room) -> int | None:
+    """The player (Player id) whose pause ``room`` is in, or None when not paused. Every pause names
+    its player (``Room.paused_by``); a room paused before that was kept has its log say it, the last
+    pause's player: a query for such a room only, not for the state every action builds."""
+    if not room.paused or room.paused_by is not None:
+        return room.paused_by
+    return (
+        Move.objects.filter(game=game, kind=Move.Kind.PAUSE)
+        .order_by("-seq")
+        .values_list("player_id", flat=True)
+        .first()
+    )
+
+
 def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
     """Everything anyone in the room may see, versioned; never a secret before the game ends.
 
@@ -589,7 +604,7 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
         "paused": room.paused,
         # While paused, the seat whose pause it is (the host's when they paused; the role may have
         # passed on since, to a player who resumes it), else None.
-        "paused_by": room.seat_of_player(pauser) if (pauser := room.pauser(game.host_id)) is not None else None,
+        "paused_by": room.seat_of_player(by) if (by := pauser(game, room)) is not None else None,
         # "live" (everyone at the table) or "own" (at your own pace: moves days apart, players told by e-mail and push).
         "pace": game.pace,
         # May spectators post; the handles of those whose chat the host muted (docs/protocol.md).

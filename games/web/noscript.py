@@ -444,6 +444,13 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
     # names a seat not theirs), which they resume all the same.
     paused_by = state.get("paused_by")
     tools["paused_by_you"] = is_host and state["paused"] and (paused_by is None or paused_by in playing)
+    # The others of a pause whose host no longer hosts (they left, or the role passed on): the game
+    # goes on when the host, by name, resumes it, not "paused by the host".
+    tools["resumer"] = (
+        shown_name(seats[host]["name"])
+        if state["paused"] and not is_host and host is not None and paused_by is not None and paused_by != host
+        else ""
+    )
     # The players muted who left the lobby (or the game before this rematch), whose seat is gone:
     # the host unmutes them by their name, as the page with script does (render.js ``seatsHtml``).
     tools["muted_left"] = (

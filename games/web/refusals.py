@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.domain.rules import RuleViolation
 from games.services import chat
+from games.services.actions import HostResumes
 from games.services.codes import NameRefused, isolated
 
 # A name refused as a seated player's look-alike ("Annl" beside "Ann1"), the seat's name put in:
@@ -74,6 +75,8 @@ WORDS = {
     "paused": _("The host paused the game: play goes on when they resume it."),
     "you_paused": _("You paused the game: play goes on when you resume it."),
     "yours_to_resume": _("The game is paused: play goes on when you resume it."),
+    # Said to the others when the host who paused left: the new host's name put in (``refusal``).
+    "host_to_resume": _("The game is paused: play goes on when %(name)s, the host, resumes it."),
     "not_paused": _("The game is not paused."),
     "bad_timer": _("Choose one of the times offered."),
     "bad_pace": _("That pace is not offered for this game."),
@@ -131,6 +134,8 @@ def refusal(exc: RuleViolation) -> str:
         return str(READS_AS % {"name": isolated(exc.reads_as)})
     if isinstance(exc, NameRefused) and exc.sits_here:
         return str(SITS_HERE % {"name": isolated(exc.sits_here)})
+    if isinstance(exc, HostResumes):
+        return str(words % {"name": isolated(exc.host)})
     if exc.code == "chat_too_long":
         return str(words % {"max": chat.CHAT_MAX})
     return str(words)

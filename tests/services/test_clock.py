@@ -6,6 +6,8 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 import bots
@@ -204,8 +206,8 @@ def test_the_host_who_acts_in_the_pause_is_told_it_is_theirs_to_resume_and_a_pla
 def test_a_player_handed_the_host_during_the_pause_is_told_the_game_waits_for_their_resume() -> None:
     """P0 pauses and leaves the game: P1 hosts it now. The pause is not theirs, but the resume is:
     their roll is refused in words that say so (``yours_to_resume``), not as the host's pause, and
-    the state names the seat whose pause it is (P0's, left), so their page says it too. P2 still
-    reads that the host paused the game."""
+    the state names the seat whose pause it is (P0's, left), so their page says it too. P2 is not
+    told that the host paused it (P1 did not), but that it goes on when P1, the host, resumes it."""
     table = timed_room(players=3)
     p0, p1, p2 = table.controllers
     services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
@@ -221,7 +223,8 @@ def test_a_player_handed_the_host_during_the_pause_is_told_the_game_waits_for_th
     assert err.value.message == "The game is paused: play goes on when you resume it."
     with pytest.raises(RuleViolation) as err:
         services.turn_roll(code=table.code, controller=p2, expected_version=version, action_id="r2")
-    assert err.value.code == services.PAUSED
+    assert err.value.code == services.HOST_TO_RESUME
+    assert err.value.message == "The game is paused: play goes on when \u2068P1\u2069, the host, resumes it."
     services.game_resume(code=table.code, controller=p1, expected_version=version, action_id="res")
     assert game_state(table.game)["paused_by"] is None
     services.game_pause(code=table.code, controller=p1, expected_version=table.version(), action_id="p1")
@@ -264,6 +267,45 @@ def test_a_room_paused_before_the_pause_named_who_paused_tells_the_next_host_the
     with pytest.raises(RuleViolation) as err:
         services.turn_roll(code=table.code, controller=p1, expected_version=table.version(), action_id="r")
     assert err.value.code == services.YOURS_TO_RESUME
+
+
+def test_a_room_paused_before_the_pause_named_who_paused_reads_its_pauser_from_the_log() -> None:
+    """A room stored paused without ``paused_by`` whose host role passed on under the release before
+    (which named no pauser then): the state names the seat of the log's pause, P0's, as the refusals
+    do, not the new host's. P1's page is not told P1 paused it; P2's, that P1 resumes it."""
+    table = timed_room(players=3)
+    p0, p1, p2 = table.controllers
+    services.game_pause(code=table.code, controller=p0, expected_version=table.version(), action_id="p")
+    game = table.game
+    snapshot = dict(game.snapshot)
+    snapshot.pop("paused_by")
+    new_host = game.room.seats[1].player
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot, host_id=new_host, version=game.version + 1)
+    game = table.game
+    assert game.room.paused_by is None and game.host_id == new_host
+    assert game_state(game)["paused_by"] == 0
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p1, expected_version=table.version(), action_id="r1")
+    assert err.value.code == services.YOURS_TO_RESUME
+    with pytest.raises(RuleViolation) as err:
+        services.turn_roll(code=table.code, controller=p2, expected_version=table.version(), action_id="r2")
+    assert err.value.code == services.HOST_TO_RESUME
+
+
+def test_the_state_of_a_room_that_keeps_its_pauser_asks_the_database_nothing_more() -> None:
+    """The state is built for every action: a paused room that names its pauser (every pause does)
+    is read from the room alone, with as many queries as the same room not paused."""
+    table = timed_room(players=3)
+    game = table.game
+    with CaptureQueriesContext(connection) as playing:
+        game_state(game)
+    services.game_pause(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="p"
+    )
+    game = table.game
+    with CaptureQueriesContext(connection) as paused:
+        assert game_state(game)["paused_by"] == 0
+    assert [q["sql"] for q in paused.captured_queries] == [q["sql"] for q in playing.captured_queries]
 
 
 def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:

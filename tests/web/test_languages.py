@@ -473,6 +473,23 @@ def test_in_english_a_form_that_lost_a_field_says_which() -> None:
     assert shown_errors(response) == ["The form was missing its game version; reload the page."]
 
 
+def test_a_pause_its_host_did_not_make_is_refused_naming_the_host_who_resumes_it_in_every_language() -> None:
+    """The host who paused left: the others' refused move names the new host, whose resume it waits for."""
+    from games.services.actions import HostResumes
+    from games.web.refusals import refusal
+
+    for language in ("de", "fr", "es", "da", "sv"):
+        with translation.override(language):
+            said = refusal(HostResumes("Ben"))
+            assert said == str(WORDS["host_to_resume"]) % {"name": "\u2068Ben\u2069"}
+            assert "%(name)s" not in said
+    with translation.override("en"):
+        assert (
+            refusal(HostResumes("Ben"))
+            == "The game is paused: play goes on when \u2068Ben\u2069, the host, resumes it."
+        )
+
+
 # Codes no page's refusal meets: the socket's own (a frame's shape, the coach's review, a
 # socket's limits and faults), the JSON answers to the pages' scripts, the 503 page's
 # (games/web/middleware.py), and dice the server rolled itself.

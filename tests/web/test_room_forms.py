@@ -975,6 +975,26 @@ def test_a_player_handed_the_host_during_a_pause_reads_without_script_that_the_r
     assert not game.room.paused
 
 
+def test_the_others_without_script_read_who_resumes_a_pause_whose_host_left() -> None:
+    """Ada pauses and leaves; Ben hosts now. Cal's page does not say the host paused the game (Ben
+    did not): it says the game goes on when Ben, the host, resumes it; while Ada hosts, the host's."""
+    ada, ben, game = lobby_of_two()
+    cal = Client()
+    post_form(cal, game, "join", {"name": "Cal"})
+    game.refresh_from_db()
+    post_form(ada, game, "start", table_of(ada, game).form_to("start")["fields"])
+    game.refresh_from_db()
+    post_form(ada, game, "pause", table_of(ada, game).form_to("pause")["fields"])
+    assert "Game paused by the host" in html.unescape(table_of(cal, game).text)
+    services.game_leave(
+        code=game.code, controller=ada.session["controller"], seat=0, expected_version=None, action_id="l"
+    )
+    said = html.unescape(table_of(cal, game).text)
+    assert "Game paused: Ben (the host) can resume it" in said
+    assert "paused by the host" not in said and "Game paused: you can resume it" not in said
+    assert "Game paused: you can resume it" in html.unescape(table_of(ben, game).text)
+
+
 def done_as_often_as_allowed(game: Game, what: str) -> None:
     """The room's tally says ``what`` was done as often as one game allows, on its stored row."""
     game.refresh_from_db()
