@@ -151,7 +151,7 @@ const client = new RoomClient({
         ui.sentChat = null; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
-      else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame));
+      else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame, hostName()));
       draw();
     },
   },
@@ -245,6 +245,12 @@ function noteRelease(frame) {
   box.append(text, " ", reload);
 }
 
+/** The host's name as the page shows it, isolated for a sentence of plain text ("": no host). */
+function hostName() {
+  const seat = client.state?.seats.find((s) => s.host && s.status === "active");
+  return seat ? render.isolated(playerName(seat.name)) : "";
+}
+
 // Who hosts: a new host is told to the table (the host left, or a player took the host's tools
 // while the host was away), and how long the host's seat has been away.
 let hostAwayTimer = null;
@@ -256,10 +262,14 @@ function noteHost(state) {
     const person = render.isolated(playerName(seat.name));
     announce(fmt(gettext("%(name)s is now the host."), { name: person }));
     remember(feedLine({ type: "host", name: playerName(seat.name) }, view()));
-    // Handed the role during a pause (the host who paused left): the resume is this page's now.
+    // Handed the role during a pause (the host who paused left): the resume is this page's now;
+    // the others' pages, that the game waits for the new host's.
     if (view().yoursToResume) {
       announce(gettext("The game is paused: play goes on when you resume it."));
       remember({ text: gettext("Game paused: you can resume it"), kind: "info" });
+    } else if (view().resumer !== null) {
+      announce(fmt(gettext("The game is paused: play goes on when %(name)s, the host, resumes it."), { name: person }));
+      remember({ text: fmt(gettext("Game paused: %(name)s (the host) can resume it"), { name: person }), kind: "info" });
     }
   }
   ui.host = player;

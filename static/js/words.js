@@ -283,6 +283,8 @@ const ERRORS = {
   you_paused: gettext("You paused the game: play goes on when you resume it."),
   // Said to a player handed the host during the pause (the host who paused left): theirs to resume.
   yours_to_resume: gettext("The game is paused: play goes on when you resume it."),
+  // Said to the others when the host who paused left: the host's name is put in (errorText).
+  host_to_resume: gettext("The game is paused: play goes on when %(name)s, the host, resumes it."),
   bad_message: gettext("Write something first."),
   chat_too_long: fmt(ngettext("A chat message is at most %(max)s character.", "A chat message is at most %(max)s characters.", CHAT_MAX), { max: CHAT_MAX }),
   chat_closed: gettext("Spectators may not post in this room's chat."),
@@ -299,9 +301,14 @@ const ERRORS = {
   server_error: gettext("Something went wrong on the server: the table is being brought up to date."),
 };
 
-/** What an error frame means, in the reader's words. */
-export function errorText(frame) {
-  return ERRORS[frame.code] ?? frame.message ?? gettext("Something went wrong.");
+/**
+ * What an error frame means, in the reader's words. `host`: the host's name as the page shows it,
+ * for the words that name them (without it, the server's own sentence).
+ */
+export function errorText(frame, host = "") {
+  if (frame.code === "host_to_resume" && !host) return frame.message ?? gettext("Something went wrong.");
+  const words = ERRORS[frame.code];
+  return words !== undefined ? fmt(words, { name: host }) : frame.message ?? gettext("Something went wrong.");
 }
 
 /**

@@ -861,6 +861,37 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     assert "replace-" not in page.evaluate(draw, [{**playing, "seats": muted}, [1], True])
 
 
+def test_a_pause_whose_host_left_is_said_to_the_others_as_the_new_hosts_to_resume(harness: Any) -> None:
+    """Ann paused and left; Ben hosts. Cy and a spectator are not told the host paused the game (Ben
+    did not): the banner and the hint name Ben, the host, as the one who resumes it. Ben reads that
+    the resume is his; a pause of the host's own is still said as the host's."""
+    page = harness(HARNESS)
+    draw = """([s, mine]) => { const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
+      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
+      feed: [], justScored: null, levels: {} });
+      const d = document.createElement("div"); d.innerHTML = render.playHtml(view);
+      return { banner: d.querySelector(".paused-banner")?.textContent ?? null,
+               hint: d.querySelector(".turn-hint")?.textContent ?? "", play: d.textContent }; }"""
+    seats = [
+        {"seat": 0, "player": 1, "name": "Ann", "kind": "human", "status": "left", "host": False},
+        {"seat": 1, "player": 2, "name": "Ben", "kind": "human", "status": "active", "host": True},
+        {"seat": 2, "player": 3, "name": "Cy", "kind": "human", "status": "active", "host": False},
+    ]
+    paused = {**state([]), "seats": seats, "paused": True, "paused_by": 0}
+    paused["turn"] = {**paused["turn"], "seat": 1, "dice": [], "rolls_used": 0, "rolls_left": 3}
+    paused["cards"] = [{**paused["cards"][0], "seat": i} for i in range(3)]
+    for mine in ([2], []):
+        said = page.evaluate(draw, [paused, mine])
+        assert said["banner"] == "Game paused: Ben (the host) can resume it", said
+        assert "The game is paused: play goes on when Ben, the host, resumes it." in said["hint"], said
+        assert "by the host" not in said["play"] and "they resume it" not in said["play"], said
+    ben = page.evaluate(draw, [paused, [1]])
+    assert ben["banner"] == "Game paused: you can resume it", ben
+    own = page.evaluate(draw, [{**paused, "paused_by": 1}, [2]])
+    assert own["banner"] == "Game paused by the host", own
+    assert "The host paused the game: play goes on when they resume it." in own["hint"], own
+
+
 def test_the_host_is_offered_a_computer_for_a_seat_that_left_only_while_its_card_has_an_open_box(
     harness: Any,
 ) -> None:

@@ -447,15 +447,19 @@ def test_a_player_handed_the_host_during_a_pause_is_told_the_game_waits_for_thei
     """Ann pauses and leaves the game; Bob hosts it now. Resume is his, and his page says so: not
     "You paused the game" (he did not), nor "paused by the host" (he is the host), but that the game
     is paused and goes on when he resumes it, in the banner, the Roll button, the hint and the feed;
-    without script too. Cy still reads that the host paused it; Bob's resume lets play go on."""
+    without script too. Cy read that the host paused it while Ann hosted; now that Bob does, not
+    that the host paused it (Bob did not) but that it goes on when Bob, the host, resumes it, with
+    script and without. Bob's resume lets play go on."""
     width, height = size
-    ann, bob, cy = new_page(), new_page(width=width, height=height), new_page()
+    ann, bob, cy = new_page(), new_page(width=width, height=height), new_page(width=width, height=height)
     url = create_room(ann, live_site, "Ann")
     join(bob, url, "Bob")
     join(cy, url, "Cy")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     act(ann, [ann, bob, cy], lambda: ann.click("#pause"))
+    cy.wait_for_selector("#feed li >> text=The host paused the game")
+    assert cy.inner_text(".paused-banner") == "Game paused by the host"
     ann.on("dialog", lambda dialog: dialog.accept())
     act(ann, [bob, cy], lambda: ann.click("#leave-0"))
     bob.wait_for_selector("#feed li >> text=Bob is now the host")
@@ -466,7 +470,21 @@ def test_a_player_handed_the_host_during_a_pause_is_told_the_game_waits_for_thei
     assert bob.get_attribute("#pause", "aria-label") == "Resume game"
     assert "Paused: yours to resume" in bob.inner_text("#play")
     assert bob.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
-    assert cy.inner_text(".paused-banner") == "Game paused by the host"
+    cy.wait_for_selector("#feed li >> text=Game paused: Bob (the host) can resume it")
+    assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
+    assert "The game is paused: play goes on when Bob, the host, resumes it." in cy.inner_text("#turn-meta")
+    assert "paused by the host" not in cy.inner_text("#play").lower()
+    assert "they resume it" not in cy.inner_text("#play")
+    for scheme in in_each_scheme(cy):
+        shot(cy, f"paused-host-left-cy-{width}-{scheme}")
+    cy.reload()
+    cy.wait_for_selector("#conn[data-state=connected]")
+    assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
+    cy_plain = new_page(java_script_enabled=False)
+    cy_plain.context.add_cookies(cy.context.cookies())
+    cy_plain.goto(url)
+    assert cy_plain.inner_text(".ns-paused") == "Game paused: Bob (the host) can resume it"
+    shot(cy_plain, f"paused-host-left-cy-noscript-{width}")
     bob.reload()
     bob.wait_for_selector("#conn[data-state=connected]")
     assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"

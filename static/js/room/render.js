@@ -48,6 +48,10 @@ export function viewOf(state, extra) {
   // seat that paused (paused_by); the new host did not pause, but resumes.
   view.youPaused = view.hostPaused && view.isHost && (state.paused_by == null || mine.includes(state.paused_by));
   view.yoursToResume = view.hostPaused && view.isHost && !view.youPaused;
+  // The others of a pause whose player no longer hosts (they left, or the role passed on): the game
+  // waits for the host's resume, and they read it of the host by name, not as the host's pause.
+  const hostSeat = state.seats.find((s) => s.host && s.status === "active");
+  view.resumer = view.hostPaused && !view.isHost && hostSeat && state.paused_by != null && state.paused_by !== hostSeat.seat ? hostSeat.name : null;
   view.paused = view.connection !== "connected" || view.hostPaused;
   // This browser's seats a computer plays while their players are away, since their turns ran
   // out or the host handed them over ("I'm back" takes them back), and once the game is over
@@ -325,7 +329,7 @@ export function playHtml(view) {
   const best = view.hint?.options?.[0];
   const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
   let rollLabel = turn.rolls_used === 0 ? gettext("Roll the dice") : turn.rolls_left ? gettext("Roll again") : gettext("No rolls left");
-  if (paused) rollLabel = !view.hostPaused ? gettext("Paused: reconnecting…") : view.youPaused ? gettext("Paused by you") : view.yoursToResume ? gettext("Paused: yours to resume") : gettext("Paused by the host");
+  if (paused) rollLabel = !view.hostPaused ? gettext("Paused: reconnecting…") : view.youPaused ? gettext("Paused by you") : view.yoursToResume ? gettext("Paused: yours to resume") : view.resumer !== null ? gettext("Paused") : gettext("Paused by the host");
   const leftText = fmt(ngettext("%(n)s roll left", "%(n)s rolls left", turn.rolls_left), { n: turn.rolls_left });
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${leftText}</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
@@ -333,6 +337,7 @@ export function playHtml(view) {
   if (view.hostPaused && view.hostAway) hint = gettext("The host is away: you may resume the game, and you become the host.");
   else if (view.youPaused) hint = gettext("You paused the game: play goes on when you resume it.");
   else if (view.yoursToResume) hint = gettext("The game is paused: play goes on when you resume it.");
+  else if (view.resumer !== null) hint = fmt(gettext("The game is paused: play goes on when %(name)s, the host, resumes it."), { name: `<bdi>${esc(view.resumer)}</bdi>` });
   else if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
   else if (paused) hint = gettext("The connection dropped: play resumes when it is back.");
   else if (me) {
@@ -358,7 +363,9 @@ export function playHtml(view) {
     ? `<div class="away-banner" role="status"><span>${fmt(view.awaySeats.every((s) => state.seats[s]?.away) ? gettext("The computer is playing for %(names)s: your time ran out twice in a row.") : gettext("The computer is playing for %(names)s."), { names: awayNames })}</span>
       ${backButtons}</div>`
     : "";
-  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status">${view.youPaused ? gettext("You paused the game") : view.yoursToResume ? gettext("Game paused: you can resume it") : gettext("Game paused by the host")}</div>` : "";
+  // The words in one run of their own: the banner lays out its children as a flex row, which would
+  // set a name in them apart from the sentence.
+  const pausedBanner = view.hostPaused ? `<div class="paused-banner" role="status"><span>${view.youPaused ? gettext("You paused the game") : view.yoursToResume ? gettext("Game paused: you can resume it") : view.resumer !== null ? fmt(gettext("Game paused: %(name)s (the host) can resume it"), { name: `<bdi>${esc(view.resumer)}</bdi>` }) : gettext("Game paused by the host")}</span></div>` : "";
   // A computer player to play whose table is still being built waits for it (room.js keeps the seconds ticking).
   const readyBanner = state.getting_ready && state.seats[turn.seat]?.kind === "bot" && !view.hostPaused
     ? `<p class="ready-banner" id="ready-banner" data-ready="bot">${gettingReadyText(view.readyLeft)}</p>`
