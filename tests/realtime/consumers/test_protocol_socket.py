@@ -115,3 +115,18 @@ async def test_a_stale_hint_is_followed_by_the_current_state() -> None:
     assert answers[0]["code"] == errors.STALE and answers[0]["id"] == "h-1"
     assert answers[1]["version"] == state["version"]
     await ws.disconnect()
+
+
+async def test_a_hint_asked_in_a_pause_is_refused_as_a_roll_is() -> None:
+    """The coach waits with the turn: the host's own page drawn before their pause asks for a hint
+    and is told the pause is theirs to resume (``you_paused``), not given one."""
+    room, sessions = await make_room(2)
+    ws = await connect(room, sessions[0])
+    _, state, _ = await first_frames(ws)
+    await ws.send_to(text_data=json.dumps({"type": "pause", "version": state["version"], "id": "p-1"}))
+    paused = await frames_until(ws, "state")
+    assert paused[-1]["paused"] is True, paused
+    await ws.send_to(text_data=json.dumps({"type": "hint", "version": paused[-1]["version"], "id": "h-1"}))
+    answers = [f for f in await frames_before_pong(ws) if f["type"] != "presence"]
+    assert [(f["type"], f.get("code"), f.get("id")) for f in answers] == [("error", errors.YOU_PAUSED, "h-1")], answers
+    await ws.disconnect()
