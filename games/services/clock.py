@@ -161,11 +161,12 @@ def _host_action(
                 fields = ("turn_deadline",)
         if not pause:
             notices.resumed(game)
-            # Who resumed it, the host or a player at the table who hosts from now on (the host
-            # away): the room's feed and the notices of the resume name them.
-            seat = room.seat_of_player(game.host_id)
-            if seat is not None:
-                payload.update(seat=seat, name=room.seats[seat].name)
+        # Who paused or resumed it (the host, or for a resume a player at the table who hosts from
+        # now on, the host away): the room's feed and the notices of the resume name them, and a
+        # page hears the event on the state it holds, which may be older than the host's role.
+        seat = room.seat_of_player(game.host_id)
+        if seat is not None:
+            payload.update(seat=seat, name=room.seats[seat].name)
         record(
             game,
             kind=Move.Kind.PAUSE if pause else Move.Kind.RESUME,

@@ -342,6 +342,10 @@ const gameOver = (named) => named.length > 1
   ? fmt(gettext("Game over: %(names)s share the win"), { names: list(named) })
   : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
 
+/** Whether this page's browser paused the game: the event names the seat that paused it (a pause
+ * of the release before does not, and was its host's). */
+const pausedByMe = (frame, v) => (frame.seat !== undefined ? v.isMine(frame.seat) : v.isHost);
+
 /** An event with its name in the reader's words: a deleted account's seat's is "Former player". */
 const named = (frame) => (typeof frame.name === "string" ? { ...frame, name: playerName(frame.name) } : frame);
 
@@ -361,7 +365,7 @@ function feedLine(frame, v, who = "", lobby = false) {
       return line(fmt(gettext("%(name)s's time ran out"), { name: person }), "bot");
     case "paused":
       // The host who paused reads it of themselves; the others read it of the host.
-      return line(v.isHost ? gettext("You paused the game") : gettext("The host paused the game"));
+      return line(pausedByMe(frame, v) ? gettext("You paused the game") : gettext("The host paused the game"));
     case "resumed":
       // Said of whoever resumed it (the event names their seat): the host, or a player at the
       // table who hosts from then on, the host being away; they read it of themselves.
@@ -511,8 +515,9 @@ function event(frame) {
       }
       break;
     case "paused":
-      // The host who paused reads it of themselves; the others read it of the host.
-      announce(v.isHost ? gettext("You paused the game.") : gettext("The host paused the game."));
+      // Only the host pauses: its browser reads it of itself (the event names the seat; the page
+      // hears it on the state it holds, which may be older than the host's role), the others of the host.
+      announce(pausedByMe(frame, v) ? gettext("You paused the game.") : gettext("The host paused the game."));
       break;
     case "resumed":
       announce(gettext("The game goes on."));

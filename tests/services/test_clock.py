@@ -321,6 +321,18 @@ def test_only_the_host_pauses_and_only_a_paused_game_resumes() -> None:
     assert table.version() == version
 
 
+def test_a_pause_names_the_seat_that_paused_it_for_the_pages_to_say_whose_pause_it_is() -> None:
+    """The ``paused`` event is heard by a page on the state it holds, which may be older than the
+    pause: the event names the seat that paused (the host's), so that page's words about it (its
+    own pause, or the host's) come from the pause itself."""
+    table = timed_room(players=3)
+    services.game_pause(
+        code=table.code, controller=table.controllers[0], expected_version=table.version(), action_id="p"
+    )
+    pause = Move.objects.filter(game=table.game, kind=Move.Kind.PAUSE).get()
+    assert pause.payload["seat"] == 0 and pause.payload["name"] == "P0"
+
+
 def test_a_resume_names_who_resumed_the_game_a_player_at_the_table_while_the_host_is_away() -> None:
     """Ann pauses and goes away; Ben resumes, and hosts from then on. The resume says it was Ben
     (its Move names his seat), and so does the line a notice of it reads."""
