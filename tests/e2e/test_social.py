@@ -583,6 +583,7 @@ def test_a_chat_message_stays_on_its_own_line(live_site: LiveSite, new_page: Any
         say(ann, f"earlier message number {n}")
     bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 4")
     line = bob.locator("#chat-list .chat-line").nth(3)
+    line.scroll_into_view_if_needed()  # a screenshot's clip is of the viewport
     box = line.bounding_box()
     assert box is not None
     # The line's own whole pixel rows (its box's last, fractional row is shared with the next line).
