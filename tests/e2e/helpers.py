@@ -74,6 +74,13 @@ def join(page: Any, url: str, name: str) -> None:
     page.wait_for_selector(".seat .tag.you")
 
 
+def seated(page: Any, count: int) -> None:
+    """Until ``page`` shows ``count`` seats. A player who joined from another page (or by a form
+    post) reaches this one by its socket, later; an action sent from it before then names a
+    version the join has passed, which the server refuses as stale."""
+    page.wait_for_function(f"document.querySelectorAll('#seats .seat').length === {count}")
+
+
 def act(page: Any, everyone: list[Any], do: Any) -> None:
     """Do something on ``page`` and wait until every page has drawn the resulting state."""
     before = version(page)
@@ -283,6 +290,7 @@ def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
     the table waits for him."""
     url = create_online(ann, site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     score_best(ann, [ann, bob])

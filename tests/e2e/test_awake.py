@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, join, score_best
+from tests.e2e.helpers import act, create_online, join, score_best, seated
 
 pytestmark = pytest.mark.browser
 
@@ -124,6 +124,7 @@ def test_players_at_a_live_table_keep_their_screens_on_and_feel_their_turns(live
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
     assert (asked(ann), asked(bob)) == (0, 0)  # the lobby: the screen sleeps as the phone chooses
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     for page in (ann, bob):
         page.wait_for_function("__held() === 1")

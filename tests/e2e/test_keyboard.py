@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     create_local,
     create_online,
     join,
+    seated,
     version,
     wait_version,
 )
@@ -177,6 +178,7 @@ def test_an_away_seat_taken_out_during_play_leaves_the_keyboard_on_another_seats
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     cy.goto(live_site.url + "/")  # Cy walks away: her socket closes
     ann.wait_for_selector("#seats #remove-2")
@@ -346,6 +348,7 @@ def test_a_name_being_typed_when_the_room_fills_or_the_game_starts_leaves_the_ke
     url = create_online(ann, live_site, "Ann")
     join(wes, url, "Wes")
     wes.focus("#join-name")
+    seated(ann, 2)
     act(ann, [ann, wes], lambda: ann.click("#start"))
     wes.wait_for_selector("#lobby", state="hidden")
     assert wes.evaluate(FOCUSED) == "turn-h"

@@ -21,6 +21,7 @@ from tests.e2e.helpers import (
     join,
     no_horizontal_overflow,
     score_best,
+    seated,
     serious_violations,
     shot,
 )
@@ -97,6 +98,7 @@ def test_each_player_reads_the_room_in_their_own_language(new_page: Any, live_si
     url = create_online(anna, live_site, "Anna")
     join(jonas, url, "Jonas")
     everyone = [anna, jonas]
+    seated(anna, 2)
     start(anna, everyone)
     english, german = card_names(anna), card_names(jonas)
     assert [english[b] for b in ("three_of_a_kind", "full_house", "large_straight", "yahtzee")] == [

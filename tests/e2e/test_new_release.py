@@ -15,6 +15,7 @@ from tests.e2e.helpers import (
     join,
     no_horizontal_overflow,
     score_best,
+    seated,
     serious_violations,
     shot,
 )
@@ -42,6 +43,7 @@ def test_a_page_of_the_release_before_offers_to_reload_once_its_player_has_moved
     ann, bob = new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     # The deploy comes in Ann's turn: her page is of the release before, its socket new.
     ann.add_init_script(RELEASE_BEFORE)

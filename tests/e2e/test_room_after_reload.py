@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, shot
+from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, seated, shot
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +34,7 @@ def test_after_a_reload_the_page_says_who_is_at_the_table_and_what_happened_at_o
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     for page in (ann, bob, cy):
         page.wait_for_function(ALL_ONLINE, arg=3)
@@ -79,6 +80,7 @@ def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: 
     ann, bob = new_page(**DESKTOP), new_page(**DESKTOP)
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     for page in (ann, bob):
         page.wait_for_function(ALL_ONLINE, arg=2)
@@ -98,6 +100,7 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     ann, bob = new_page(**screen), new_page(**screen)
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     for page in (ann, bob):
         page.wait_for_function(ALL_ONLINE, arg=2)

@@ -26,6 +26,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     score_best,
+    seated,
     serious_violations,
     shot,
     time_runs_out,
@@ -768,6 +769,7 @@ def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_s
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     ann.on("dialog", lambda dialog: dialog.accept())
     ann.click("#kick-1")
     bob.wait_for_selector("#taken-out")

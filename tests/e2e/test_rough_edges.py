@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, join
+from tests.e2e.helpers import act, create_online, join, seated
 
 pytestmark = pytest.mark.browser
 
@@ -74,6 +74,7 @@ def test_a_player_whose_seat_a_computer_played_gets_it_back_by_coming_back(live_
     url = create_online(ann, live_site, "Ann")
     code = url.rstrip("/").rsplit("/", 1)[-1]
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     bob.goto(live_site.url + "/")  # Bob walks away: his socket closes
     ann.wait_for_selector("#replace-1")
@@ -102,5 +103,6 @@ def test_after_start_the_keyboard_focus_is_on_the_roll_button(live_site: LiveSit
     ann, bob = new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join
+from tests.e2e.helpers import act, create_local, create_online, join, seated
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say, two_players
 
 pytestmark = pytest.mark.browser
@@ -281,6 +281,7 @@ def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_f
     ann, bob = new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))

@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     join,
     no_horizontal_overflow,
     score_best,
+    seated,
     serious_violations,
     shot,
 )
@@ -767,6 +768,7 @@ def test_a_player_who_left_reads_the_finished_games_chat_and_is_told_he_posts_no
     ann, bob = new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     bob.fill("#chat-text", "gotta go")
     bob.press("#chat-text", "Enter")
@@ -913,6 +915,7 @@ def test_a_player_muted_and_taken_out_during_play_speaks_again_once_the_host_unm
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
     cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
@@ -950,6 +953,7 @@ def test_a_player_taken_out_without_a_mute_speaks_again_once_the_host_unmutes_hi
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
     ann.wait_for_selector("#seats #remove-2")
@@ -978,6 +982,7 @@ def test_the_hosts_unmute_of_one_player_leaves_the_page_of_another_taken_out_as_
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
     join(bob, url, "Bob")
     join(cy, url, "Cy")
+    seated(ann, 3)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     cy.goto(live_site.url + "/")
     ann.wait_for_selector("#seats #remove-2")

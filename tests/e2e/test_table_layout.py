@@ -26,6 +26,7 @@ from tests.e2e.helpers import (
     join,
     no_horizontal_overflow,
     score_best,
+    seated,
     serious_violations,
     shot,
 )
@@ -1076,6 +1077,7 @@ def test_the_dice_and_roll_stay_put_through_a_turn_and_when_it_passes(
     ann, bob = new_page(width, height), new_page(width, height)
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     waiting = dice_and_roll_tops(bob)  # Bob waits for Ann
     before = dice_and_roll_tops(ann)
@@ -1111,6 +1113,7 @@ def test_on_a_desktop_the_feed_and_the_chat_scroll_under_the_play_card_not_over_
     ann, bob = new_page(1280, 720), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     ann.click("#hint")
@@ -1145,6 +1148,7 @@ def test_on_a_desktop_the_feeds_few_lines_sit_together_at_its_top(live_site: Liv
     ann, bob = new_page(1280, 800), new_page(1280, 800)
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")
+    seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     gaps = ann.evaluate(FEED_GAPS)
     assert len(gaps) == 2, gaps
@@ -1187,6 +1191,7 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
     url = create_online(pages[0], live_site, names[0], ruleset=ruleset)
     for page, name in zip(pages[1:], names[1:], strict=True):
         join(page, url, name)
+    seated(pages[0], len(pages))
     act(pages[0], pages, lambda: pages[0].click("#start"))
     # Every player seen at the table on every page first: a seat not yet seen online (a socket
     # still connecting on a loaded machine) shows the host its away tools, which are not the turn's.
@@ -1237,6 +1242,7 @@ def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the
     url = create_online(pages[0], live_site, LONG_NAMES[0], ruleset=ruleset)
     for page, name in zip(pages[1:], LONG_NAMES[1:], strict=True):
         join(page, url, name)
+    seated(pages[0], len(pages))
     act(pages[0], pages, lambda: pages[0].click("#start"))
     shown = pages[1].evaluate(NAMES_SHOWN)
     heads = shown["heads"][: len(LONG_NAMES)]  # Painted's second pane repeats the heads
@@ -1273,6 +1279,7 @@ def test_on_a_phone_the_card_under_the_dice_stays_put_as_rolls_land_and_the_turn
     pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
     url = create_online(pages[0], live_site, "Ann", ruleset=ruleset)
     join(pages[1], url, "Bob")
+    seated(pages[0], 2)
     act(pages[0], pages, lambda: pages[0].click("#start"))
     for page in pages:
         page.wait_for_function("document.querySelectorAll('#seats .presence.online').length === 2")
@@ -1346,6 +1353,7 @@ def test_on_a_phone_the_waiting_players_triple_card_names_the_other_seat_over_it
     pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
     url = create_online(pages[0], live_site, host, ruleset="triple")
     join(pages[1], url, "Bob")
+    seated(pages[0], 2)
     act(pages[0], pages, lambda: pages[0].click("#start"))
     bob = pages[1]
     bob.wait_for_selector("#card th.seat-head.pin[title=Bob]")
