@@ -81,6 +81,12 @@ def seated(page: Any, count: int) -> None:
     page.wait_for_function(f"document.querySelectorAll('#seats .seat').length === {count}")
 
 
+def caught_up(page: Any, other: Any) -> None:
+    """Until ``page`` has drawn the state ``other`` shows (or a later one): both hear the room by
+    sockets of their own, and one may be a frame or more behind the other."""
+    wait_version([page], version(other) - 1)
+
+
 def act(page: Any, everyone: list[Any], do: Any) -> None:
     """Do something on ``page`` and wait until every page has drawn the resulting state."""
     before = version(page)
@@ -347,3 +353,5 @@ def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
         score_best(ann, [ann])
         time_runs_out(site, ann, 1)
     bob.wait_for_selector("#back", timeout=20_000)
+    # The host's page acts next (its pause): it has drawn the hand-over too, not only Bob's page.
+    caught_up(ann, bob)
