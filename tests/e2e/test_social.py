@@ -354,12 +354,13 @@ def test_the_countdown_shows_on_the_current_seat_for_everyone_and_runs(live_site
     first = ann.inner_text("#play [data-countdown]")
     assert first in ("0:30", "0:29", "0:28")
     ann.wait_for_function(f"document.querySelector('#play [data-countdown]').textContent !== '{first}'")
-    # The host pauses: the clock stops and the page says so; resuming lets it run again.
-    ann.click("#pause")
+    # The host pauses: the clock stops and the page says so; resuming lets it run again. Each press
+    # waits for both pages to draw it: the same button resumes only once the host's page shows the pause.
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
     bob.wait_for_selector(".paused-banner")
     assert "‖" in bob.inner_text("#play [data-countdown]")
     assert bob.locator("#roll").count() == 0 and ann.is_disabled("#roll")
-    ann.click("#pause")
+    act(ann, [ann, bob], lambda: ann.click("#pause"))
     bob.wait_for_selector(".paused-banner", state="detached")
     assert ann.errors == [] and bob.errors == []
 
