@@ -247,7 +247,8 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     live_site.run(HOURS_LEFT, code, 5)  # a day later
     shown_again()
     ann.wait_for_selector("#play [data-countdown].low")
-    ann.wait_for_timeout(1000)  # four ticks of the countdown, and the announcement's own wait
+    ann.wait_for_function("window.__said.filter(t => t.includes('left for this move')).length >= 2")
+    ann.wait_for_timeout(1000)  # four ticks of the countdown: said once, not again at each
     assert len(warned()) == 2, ann.evaluate("window.__said")
 
 
