@@ -271,6 +271,24 @@ def test_an_error_for_someone_else_leaves_my_action_in_flight(page: Any) -> None
     assert page.evaluate("h.log.at(-1)") == ["error", "not_your_turn", False]
 
 
+def test_a_refusal_that_comes_after_someone_elses_newer_state_is_still_my_actions(page: Any) -> None:
+    """Start pressed as another player joins: the join's state reaches the page before the refusal
+    of the Start (its version had been passed), and the page took that state for the Start's
+    answer. The refusal names the Start: it is this page's, to be told."""
+    js(
+        page,
+        """h.make(); h.hello(2); client.enqueue(() => ({type: 'start'}), 'start');
+        h.frame(h.state(3));
+        h.frame({type: 'error', code: 'stale', message: 'x', id: 'p-1'});
+        h.frame(h.state(3));""",
+    )
+    assert page.evaluate("h.log.filter(e => e[0] === 'error')") == [["error", "stale", True]]
+    assert page.evaluate("client.idle()") is True
+    # A refusal of another page's action is still not this page's.
+    js(page, "h.frame({type: 'error', code: 'stale', message: 'x', id: 'other-1'});")
+    assert page.evaluate("h.log.at(-1)") == ["error", "stale", False]
+
+
 def test_an_error_without_an_id_asks_for_the_state_again(page: Any) -> None:
     js(
         page,

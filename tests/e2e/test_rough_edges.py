@@ -1,14 +1,15 @@
 """Rough edges a new player hit, tried in the browser: a pasted invite link, a refused join's name, a seat taken back,
-focus after Start."""
+focus after Start, a Start pressed as someone joins."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, join, seated
+from tests.e2e.helpers import act, create_online, join, seated, version
 
 pytestmark = pytest.mark.browser
 
@@ -106,3 +107,39 @@ def test_after_start_the_keyboard_focus_is_on_the_roll_button(live_site: LiveSit
     seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")
+
+
+def test_a_start_pressed_as_someone_joins_is_refused_in_words_and_can_be_pressed_again(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann presses Start as Bob takes a seat: her page had not heard of him yet, so the server refuses
+    the Start (it names a version Bob's join passed). His join reached her page before the refusal,
+    and the page took it for the Start's answer: nothing was said, and the game did not start. It
+    says the table changed, shows Bob, and Start starts the game."""
+    ann, bob = new_page(), new_page()
+    held: list[Any] = []
+    hold = {"on": False}
+
+    def route(ws: Any) -> None:  # what the server says reaches Ann's page late while ``hold`` is on
+        server = ws.connect_to_server()
+        ws.on_message(lambda message: server.send(message))
+        server.on_message(lambda message: held.append((ws, message)) if hold["on"] else ws.send(message))
+
+    ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
+    url = create_online(ann, live_site, "Ann")
+    hold["on"] = True
+    join(bob, url, "Bob")
+    before = version(ann)
+    ann.click("#start")
+    while not any('"error"' in message for _, message in held):  # the refusal is on its way too
+        ann.wait_for_timeout(50)
+    hold["on"] = False
+    for ws, message in held:
+        ws.send(message)
+    ann.wait_for_selector("#toast:not([hidden])")
+    assert ann.inner_text("#toast") == "The table changed just before your move: have a look and try again."
+    assert version(ann) > before and ann.is_visible("#lobby")
+    seated(ann, 2)
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    ann.wait_for_selector("#lobby", state="hidden")
+    bob.wait_for_selector("#play:not([hidden])")

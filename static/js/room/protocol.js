@@ -67,6 +67,7 @@ export class RoomClient {
     this.answerBy = null; // when this socket is given up if nothing is heard from it by then
     this.counter = 0;
     this.inflight = null; // the action frame sent and not yet answered
+    this.answered = null; // the id of the last action a newer state was taken to answer
     this.queue = []; // functions that build the next action frame from the current state
     this.hint = null; // the coach's answer for the current version
     this.hintPending = false;
@@ -420,7 +421,12 @@ export class RoomClient {
     if (this.myPlayers?.length && next.seats) {
       this.mine = next.seats.flatMap((seat, index) => (this.myPlayers.includes(seat.player) ? [index] : []));
     }
-    if (this.inflight && next.version > this.inflight.version) this.inflight = null;
+    if (this.inflight && next.version > this.inflight.version) {
+      // Taken for its answer. Another player's change may have reached this page first (a join as
+      // Start is pressed): the refusal of this action, which names it, then still comes.
+      this.answered = this.inflight.id;
+      this.inflight = null;
+    }
     if (first && this.inflight) {
       // We never saw the answer to this action: send the very same frame again. If it had
       // landed, the server refuses it as stale or repeated, so it applies exactly once.
@@ -439,7 +445,10 @@ export class RoomClient {
       this.queue.length = 0;
       if (!frame.id && this.connected) this.send({ type: "sync" }); // an error that could not name the action
     }
-    this.hooks.onError?.(frame, mineFailed);
+    // The refusal of an action already taken for answered is this page's too, to be told; what
+    // was sent since was built on the newer state, and stays.
+    const mineRefusedLate = !mineFailed && Boolean(frame.id) && frame.id === this.answered;
+    this.hooks.onError?.(frame, mineFailed || mineRefusedLate);
     this.pump();
   }
 }
