@@ -81,7 +81,8 @@ def recent_events(game: Game) -> list[dict[str, Any]]:
     What the page read from the state an event came with is put in it: the seat a roll or a
     score was ``seat``'s, a seat the host took out was taken from the ``lobby``, and the host
     handed on is an event of its own (``{"type": "host", "name": ...}``), after the leave that
-    handed it on, as an open page tells it.
+    handed it on, as an open page tells it. Each has the ``version`` its move made, by which a
+    page that missed some (its socket away) puts them among the lines it has.
     """
     names = {seat.player: seat.name for seat in game.room.seats}
     seats = {seat.player: index for index, seat in enumerate(game.room.seats)}
@@ -89,7 +90,7 @@ def recent_events(game: Game) -> list[dict[str, Any]]:
     for move in reversed(selectors.last_moves(game, _FEED_KINDS, FEED_MOVES)):
         payload = move.payload if isinstance(move.payload, dict) else {}
         if move.kind == Move.Kind.HOST:
-            told.append({"type": "host", "name": payload.get("name", "")})
+            told.append({"type": "host", "name": payload.get("name", ""), "version": move.seq})
             continue
         if _made_with_the_room(game, move, payload):
             continue
@@ -100,16 +101,20 @@ def recent_events(game: Game) -> list[dict[str, Any]]:
             event["seat"] = seats.get(move.player_id)  # type: ignore[arg-type]
         elif move.kind in (Move.Kind.KICK, Move.Kind.REMOVE):
             event["lobby"] = move.kind == Move.Kind.KICK
+        event["version"] = move.seq
         told.append(event)
         if payload.get("game_over") or payload.get("abandoned"):
-            told.append({"type": "game_over", "winners": payload.get("winners", [])})
+            told.append({"type": "game_over", "winners": payload.get("winners", []), "version": move.seq})
         elif move.kind in _LEAVES and payload.get("host") in names:
-            told.append({"type": "host", "name": names[payload["host"]]})
+            told.append({"type": "host", "name": names[payload["host"]], "version": move.seq})
     return told
 
 
-def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[str, Any]:
-    """The room's state after ``move``, with what the move did (``event``, ``game_over``) in it.
+def state_frame(
+    game: Game, move: Move, rules: GameState | None = None, earlier: tuple[Move, ...] = ()
+) -> dict[str, Any]:
+    """The room's state after ``move``, with what the move did (``event``, ``game_over``) in it,
+    and what the moves of the same commit before it did (``earlier``, each with its ``version``).
 
     Without ``ruleset``: a room's rule set never changes, and every socket has had it, in
     the state the page was rendered from and in the state a socket gets when it connects
@@ -121,17 +126,29 @@ def state_frame(game: Game, move: Move, rules: GameState | None = None) -> dict[
     event = event_of(move, game.private)
     if event is not None:
         state["event"] = event
+    if earlier:
+        told = [_versioned(m, game.private) for m in earlier if m.kind != Move.Kind.HOLD]
+        if told := [e for e in told if e is not None]:
+            state["earlier"] = told
     if move.payload.get("game_over") or move.payload.get("abandoned"):
         state["game_over"] = {"winners": move.payload.get("winners", [])}
     return state
 
 
-def frames_for(game: Game, move: Move, rules: GameState | None = None) -> list[str]:
+def _versioned(move: Move, private: bool) -> dict[str, Any] | None:
+    """A move's event with the version it made: one of a state's ``earlier``."""
+    event = event_of(move, private)
+    if event is not None:
+        event["version"] = move.seq
+    return event
+
+
+def frames_for(game: Game, move: Move, rules: GameState | None = None, earlier: tuple[Move, ...] = ()) -> list[str]:
     """The one frame every socket of the room gets for this action."""
-    return [protocol.dumps(state_frame(game, move, rules))]
+    return [protocol.dumps(state_frame(game, move, rules, earlier))]
 
 
-def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None:
+def game_changed(game: Game, move: Move, rules: GameState | None = None, earlier: tuple[Move, ...] = ()) -> None:
     """Tell every socket in the room; a failure to deliver never undoes the committed action.
 
     ``rules``: the rules state the service just stored (None: decoded from the snapshot).
@@ -139,7 +156,7 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
     frame: the scheduler hears of the action from games.services.events.
     """
     try:
-        fanout.publish_soon(game.code, frames_for(game, move, rules), version=game.version)
+        fanout.publish_soon(game.code, frames_for(game, move, rules, earlier), version=game.version)
     except Exception:  # the action is committed; clients resync on reconnect
         log.exception("broadcast of %s version %s failed", game.code, game.version)
 
@@ -147,7 +164,7 @@ def game_changed(game: Game, move: Move, rules: GameState | None = None) -> None
 def committed(event: events.Committed) -> None:
     """A listener of games.services.events: the room's new state to its sockets."""
     if event.game is not None and event.move is not None:
-        game_changed(event.game, event.move, event.rules)
+        game_changed(event.game, event.move, event.rules, event.earlier)
 
 
 def told(

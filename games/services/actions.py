@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -171,24 +172,51 @@ def record(
         notices.owe(game, owed)
     if "status" in fields and game.status in Game.OVER:
         notices.ended(game)
+    _told.last[game.code] = move.seq
     transaction.on_commit(lambda: _announce(game, move, rules))
     return move
 
 
+class _Told(threading.local):
+    """A database thread's moves of a room committed and not yet announced, and the last Move
+    of the room it recorded: the commit's moves are announced once, with the last of them."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, int] = {}
+        self.earlier: dict[str, list[Move]] = {}
+
+
+_told = _Told()
+
+
 def _announce(game: Game, move: Move, rules: GameState | None) -> None:
-    # Of several moves in one transaction only the last is announced, with the final state.
-    if game.version == move.seq:
-        event = events.Committed(
-            code=game.code,
-            version=game.version,
-            kind=move.kind,
-            due_at=game.due_at,
-            followups_owed=game.followups_owed,
-            game=game,
-            move=move,
-            rules=rules,
-        )
-        events.committed(event)
+    # Several moves in one transaction (a turn the timer plays: the timeout, a roll, the score, a
+    # computer taking the seat) are announced once, with the final state and the moves before
+    # the last as ``earlier``: one state frame that tells every line. The services that record
+    # them may each read the room again (another Game object), so the last is known by its
+    # number, not by the object's version.
+    if _told.last.get(game.code) != move.seq:
+        _told.earlier.setdefault(game.code, []).append(move)
+        return
+    del _told.last[game.code]
+    # Only the moves just before it: none of a commit whose last move was rolled back with a savepoint.
+    earlier: list[Move] = []
+    for kept in reversed(_told.earlier.pop(game.code, ())):
+        if kept.seq != move.seq - len(earlier) - 1:
+            break
+        earlier.insert(0, kept)
+    event = events.Committed(
+        code=game.code,
+        version=game.version,
+        kind=move.kind,
+        due_at=game.due_at,
+        followups_owed=game.followups_owed,
+        game=game,
+        move=move,
+        rules=rules,
+        earlier=tuple(earlier),
+    )
+    events.committed(event)
 
 
 # Each counted thing's refusal once a game used it up: its code and what the server says.

@@ -2,7 +2,7 @@
 
 A service's action ends with ``actions.record``; after its transaction commits, every
 listener registered here gets one typed ``Committed``: the room, its new version, the kind
-of Move, when the room is next due (``Game.due_at``), and the room, Move and rules state
+of its last Move, when the room is next due (``Game.due_at``), and the room, Move and rules state
 as written. games.apps registers two, in this order: the broadcast (games.realtime.broadcast:
 the state frame to every socket of the room) and the scheduler (to act for the room when
 it is next due). The services import neither; nothing reads the outgoing frames to find
@@ -39,6 +39,9 @@ class Committed:
     game: Game | None = None
     move: Move | None = None
     rules: GameState | None = None
+    # The Moves the same transaction recorded before ``move``, oldest first (a timeout's, before
+    # the score the timer played): told with it, in the one state frame of the commit.
+    earlier: tuple[Move, ...] = ()
 
 
 Listener = Callable[[Committed], None]

@@ -44,6 +44,7 @@ urlpatterns = [
     path("r/<str:code>/join", room_lookup(join_limit(room_gone(views.room_join))), name="room_join"),
     path("r/<str:code>/spectator", room_lookup(join_limit(room_gone(views.room_spectator))), name="room_spectator"),
     path("r/<str:code>/state.json", room_lookup(views.room_state), name="room_state"),
+    path("r/<str:code>/feed.json", room_lookup(views.room_feed), name="room_feed"),
     path("r/<str:code>/log.json", room_lookup(views.room_log), name="room_log"),
     path("r/<str:code>/rematch", room_lookup(create_limit(room_gone(views.room_rematch))), name="room_rematch"),
     path("r/<str:code>/fairness", room_lookup(views.room_fairness), name="room_fairness"),

@@ -709,6 +709,13 @@ def room_state(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse(state)
 
 
+def room_feed(request: HttpRequest, code: str) -> JsonResponse:
+    """The room's last events, as the room page carries them (``feed``): for a page whose socket
+    was away, which puts the lines it missed in its feed by their versions."""
+    game = _game_or_404(code)
+    return JsonResponse({"feed": broadcast.recent_events(game)}, headers={"Cache-Control": "no-store"})
+
+
 def room_log(request: HttpRequest, code: str) -> JsonResponse:
     """Everything needed to re-derive a finished game's dice (see docs/fairness.md)."""
     game = _game_or_404(code)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -14,6 +16,7 @@ import bots
 from games import services
 from games.domain.rules import RuleViolation
 from games.domain.rules.codec import state_to_dict
+from games.realtime import fanout
 from games.scheduling import botplay
 from games.services import waiting
 from games.services.replay import replay_game, verify_fairness
@@ -459,3 +462,62 @@ def test_a_player_handed_the_host_during_a_pause_is_not_told_they_paused_it() ->
     with pytest.raises(RuleViolation) as err:  # a pause of their own, once they host: theirs
         services.turn_roll(code=table.code, controller=p1, expected_version=table.version(), action_id="r2")
     assert err.value.code == services.YOU_PAUSED
+
+
+def told_states(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The state frames the room's sockets are sent from here on, decoded."""
+    sent: list[dict[str, Any]] = []
+
+    def publish(code: str, frames: list[str], version: int | None = None, **_: Any) -> None:
+        sent.extend(f for f in map(json.loads, frames) if f.get("type") == "state")
+
+    monkeypatch.setattr(fanout, "publish_soon", publish)
+    return sent
+
+
+def lines(frame: dict[str, Any]) -> list[str]:
+    """The events a state frame tells, in the order the page hears them."""
+    return [e["type"] for e in (*frame.get("earlier", ()), *([frame["event"]] if "event" in frame else ()))]
+
+
+def test_the_pages_open_hear_a_timeout_and_the_turn_it_played_in_one_state(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    table = timed_room()
+    sent = told_states(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.clock_expire(code=table.code, version=run_out(table))
+    assert len(sent) == 1 and sent[0]["version"] == table.version()
+    assert lines(sent[0]) == ["timed_out", "rolled", "scored"]
+    assert sent[0]["event"]["type"] == "scored"  # a page of the release before reads the last as it did
+    assert [e["version"] for e in sent[0]["earlier"]] == [table.version() - 2, table.version() - 1]
+
+
+def test_a_second_timeout_tells_the_computer_taking_the_seat_after_the_turn_it_played(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    bots.tables.table("official", build=True)
+    table = timed_room()
+    assert services.clock_expire(code=table.code, version=run_out(table))
+    play_turn(table, random.Random(3))
+    sent = told_states(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.clock_expire(code=table.code, version=run_out(table))
+    assert [lines(frame) for frame in sent] == [["timed_out", "rolled", "scored", "bot"]]
+    assert sent[0]["earlier"][0]["streak"] == 2 and sent[0]["event"]["away"] is True
+
+
+def test_an_action_of_one_move_or_a_hold_and_its_roll_tells_one_event(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    table = timed_room()
+    sent = told_states(monkeypatch)
+    who = table.current()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id="r1")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.turn_roll(
+            code=table.code, controller=who, held=[0, 1], expected_version=table.version(), action_id="r2"
+        )
+    assert [lines(frame) for frame in sent] == [["rolled"], ["rolled"]]
+    assert "earlier" not in sent[1] and sent[1]["event"]["held"] == [0, 1]

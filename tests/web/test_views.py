@@ -794,6 +794,8 @@ def test_the_room_page_carries_the_feeds_last_events_as_the_sockets_were_told_th
     # The host's own seat came with the room, before any page was open to tell it.
     assert kinds[:5] == ["joined", "joined", "joined", "left", "started"]
     assert feed[0]["name"] == "P1"
+    versions = [event.pop("version") for event in feed]
+    assert versions == sorted(versions) and versions[-1] == versions[-2] == table.version()
     assert feed[3] == {"type": "left", "seat": 3, "name": "P3", "by_host": True, "lobby": True}
     assert set(kinds[5:-3]) == {"rolled"} and kinds[-3:] == ["scored", "left", "host"]
     assert {event["seat"] for event in feed if event["type"] in ("rolled", "scored")} == {0}
@@ -806,5 +808,18 @@ def test_a_finished_games_page_carries_its_last_events_and_the_result() -> None:
     play_to_end(table, random.Random(2))
     feed = page_data(Client(), table.game)["feed"]
     winners = Move.objects.filter(game__code=table.code).order_by("seq").last().payload["winners"]  # type: ignore[union-attr]
-    assert feed[-1] == {"type": "game_over", "winners": winners}
+    assert feed[-1] == {"type": "game_over", "winners": winners, "version": table.version()}
     assert feed[-2]["type"] == "scored" and len(feed) == FEED_MOVES + 1
+
+
+def test_a_rooms_last_events_are_read_alone_for_a_page_whose_socket_was_away() -> None:
+    """What a page open all along missed while its connection was gone: the same events as a page
+    drawn now carries, each with the version it made, by which the page puts them in its feed."""
+    table = open_room(2)
+    play_turn(table, random.Random(3))
+    client = Client()
+    response = client.get(f"/r/{table.code}/feed.json")
+    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
+    assert response.json() == {"feed": page_data(client, table.game)["feed"]}
+    assert response.json()["feed"][-1]["version"] == table.version()
+    assert client.get("/r/abcdefghjk/feed.json").status_code == 404
