@@ -138,6 +138,7 @@ const client = new RoomClient({
       noteRelease(frame);
     },
     onEvent: event,
+    onMissed: (after, before) => void catchUp(after, before),
     onError: (frame, mineFailed) => {
       if (mineFailed) {
         ui.desiredHeld = null;
@@ -261,15 +262,15 @@ function noteHost(state) {
   if (ui.host !== undefined && player !== ui.host && seat && live) {
     const person = render.isolated(playerName(seat.name));
     announce(fmt(gettext("%(name)s is now the host."), { name: person }));
-    remember(feedLine({ type: "host", name: playerName(seat.name) }, view()));
+    remember(feedLine({ type: "host", name: playerName(seat.name) }, view()), state.version);
     // Handed the role during a pause (the host who paused left): the resume is this page's now;
     // the others' pages, that the game waits for the new host's.
     if (view().yoursToResume) {
       announce(gettext("The game is paused: play goes on when you resume it."));
-      remember({ text: gettext("Game paused: you can resume it"), kind: "info" });
+      remember({ text: gettext("Game paused: you can resume it"), kind: "info" }, state.version);
     } else if (view().resumer !== null) {
       announce(fmt(gettext("The game is paused: play goes on when %(name)s, the host, resumes it."), { name: person }));
-      remember({ text: fmt(gettext("Game paused: %(name)s (the host) can resume it"), { name: person }), kind: "info" });
+      remember({ text: fmt(gettext("Game paused: %(name)s (the host) can resume it"), { name: person }), kind: "info" }, state.version);
     }
   }
   ui.host = player;
@@ -330,9 +331,9 @@ function setConnection(status) {
   draw();
 }
 
-/** Put ``line`` ({text, kind}: feedLine's) at the top of the feed. */
-function remember(line) {
-  ui.feed.unshift(line);
+/** Put ``line`` ({text, kind}: feedLine's), said of the room at ``version``, at the top of the feed. */
+function remember(line, version) {
+  ui.feed.unshift({ ...line, version });
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
   drawFeed(view());
 }
@@ -413,12 +414,59 @@ function feedLine(frame, v, who = "", lobby = false) {
  * first, each with the seat whose turn it was): a reload, a second device or a spectator arriving
  * during play reads the table's recent lines, not an empty feed, before anything new happens. */
 function restoreFeed(past) {
+  ui.feed.unshift(...pastLines(past));
+  ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
+}
+
+/** The feed's lines for the server's past events (oldest first), newest first, each with its version. */
+function pastLines(past) {
   const v = view();
+  const lines = [];
   for (const frame of past) {
     const line = feedLine(named(frame), v, render.isolated(v.seatName(frame.seat)), Boolean(frame.lobby));
-    if (line) ui.feed.unshift(line);
+    if (line) lines.unshift({ ...line, version: frame.version, type: frame.type, seat: frame.seat });
   }
+  return lines;
+}
+
+/**
+ * The lines of the versions after ``after`` and before ``before``, which this page never heard (its
+ * socket was away, or a state of the room went astray), from the room's last events, asked once:
+ * put among the feed's lines by their versions, each once, in the reader's words. Its player reads
+ * that their time ran out meanwhile where she looks, as an open page tells her.
+ */
+async function catchUp(after, before) {
+  let past;
+  try {
+    const response = await fetch(`/r/${code}/feed.json`, { cache: "no-store" });
+    if (!response.ok) return;
+    past = (await response.json()).feed;
+  } catch {
+    return; // the lines are missed as before; the table itself is the server's
+  }
+  const shown = new Set(ui.feed.map((line) => `${line.version} ${line.text}`));
+  const missed = pastLines(past.filter((frame) => frame.version > after && frame.version < before)).filter(
+    // The host handed on is told by the state that shows it too (noteHost), at a later version.
+    (line) => !shown.has(`${line.version} ${line.text}`) && !(line.type === "host" && ui.feed.some((l) => l.text === line.text && l.version >= line.version)),
+  );
+  if (!missed.length) return;
+  // Stable: the lines of one version keep the order they were said in.
+  ui.feed = [...missed, ...ui.feed].sort((a, b) => (b.version ?? Infinity) - (a.version ?? Infinity));
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
+  const v = view();
+  drawFeed(v);
+  const ranOut = missed.find((line) => line.type === "timed_out" && v.isMine(line.seat));
+  if (ranOut) timedOutToast(named(past.find((frame) => frame.version === ranOut.version && frame.type === "timed_out")), v);
+}
+
+/** Tell the player whose time ran out, where she looks: the server played her turn. */
+function timedOutToast(frame, v) {
+  toast(
+    !v.isYou(frame.seat)
+      ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: render.isolated(frame.name) })
+      : frame.rolled ? gettext("Your time ran out: the server scored the box worth most for you.") : gettext("Your time ran out: the server rolled and scored the box worth most for you."),
+    "info",
+  );
 }
 
 let justTimer = null;
@@ -467,7 +515,7 @@ function event(frame) {
   const person = render.isolated(frame.name ?? "");
   // The state it came with is still the page's: the turn was ``who``'s.
   const line = feedLine(frame, v, who, state.status === "lobby");
-  if (line) remember(line);
+  if (line) remember(line, frame.version);
   switch (frame.type) {
     case "chat_history": {
       const seen = new Set(chat.ids);
@@ -505,14 +553,7 @@ function event(frame) {
     case "timed_out":
       announce(fmt(gettext("%(name)s's time ran out: the server played the turn."), { name: render.isolated(frame.name) }));
       // The player it hit is told where she looks, not only in the feed below the card.
-      if (v.isMine(frame.seat)) {
-        toast(
-          !v.isYou(frame.seat)
-            ? fmt(frame.rolled ? gettext("%(name)s's time ran out: the server scored the box worth most.") : gettext("%(name)s's time ran out: the server rolled and scored the box worth most."), { name: render.isolated(frame.name) })
-            : frame.rolled ? gettext("Your time ran out: the server scored the box worth most for you.") : gettext("Your time ran out: the server rolled and scored the box worth most for you."),
-          "info",
-        );
-      }
+      if (v.isMine(frame.seat)) timedOutToast(frame, v);
       break;
     case "paused":
       // Only the host pauses: its browser reads it of itself (the event names the seat; the page

@@ -353,6 +353,40 @@ def test_a_states_event_and_game_over_are_heard_before_it_with_the_state_before_
     assert page.evaluate("client.state.version") == 8
 
 
+def test_the_moves_of_one_commit_are_heard_in_order_each_with_its_version(page: Any) -> None:
+    # A turn the timer played: the timeout and its roll, then the score, in one state.
+    js(
+        page,
+        """h.make(); h.hello(7);
+        window.heard = [];
+        client.hooks.onEvent = (f) => heard.push([f.type, f.version, client.state.version]);
+        const earlier = [
+          {type: 'timed_out', seat: 0, version: 8}, {type: 'rolled', held: [], dice: [1, 2, 3, 4, 6], version: 9},
+        ];
+        h.frame(h.state(10, {earlier, event: {type: 'scored', box: 'chance'}}));""",
+    )
+    assert page.evaluate("heard") == [["timed_out", 8, 7], ["rolled", 9, 7], ["scored", 10, 7]]
+
+
+def test_the_versions_a_page_never_heard_are_named_once_to_it(page: Any) -> None:
+    """A socket back after missing states, or a state of an action further on than the one before
+    it (a state gone astray): the page is told which versions it never heard the lines of."""
+    js(
+        page,
+        """h.make(5); window.missed = [];
+        client.hooks.onMissed = (after, before) => missed.push([after, before]);
+        h.hello(5);
+        h.frame(h.state(6, {event: {type: 'rolled', held: [], dice: [1, 2, 3, 4, 6]}}));
+        h.frame(h.state(8, {event: {type: 'rolled', held: [0], dice: [1, 2, 3, 4, 6]}}));
+        h.drop(); h.fire(500); h.hello(12);
+        h.frame(h.state(16, {earlier: [{type: 'timed_out', seat: 0, version: 15}], event: {type: 'scored'}}));
+        h.frame(h.state(17));""",
+    )
+    # A hold and its roll (two versions, one event) and the socket's first state with nothing missed
+    # ask nothing.
+    assert page.evaluate("missed") == [[8, 13], [12, 15]]
+
+
 def once_timers(page: Any) -> list[int]:
     return list(page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)"))
 

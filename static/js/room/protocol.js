@@ -32,9 +32,9 @@ export class RoomClient {
    * seats: this browser's seats; spectator: its handle in the room's chat (the `you` frame's);
    * former: whether it held a seat here and holds none now, left: the seats it gave up, takenOut: whether
    * the host took it out of the game (the `you` frame's);
-   * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou}
-   * (onEvent hears the frames that are not states, and a state's `event` and `game_over`
-   * just before its onState);
+   * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou, onMissed}
+   * (onEvent hears the frames that are not states, and a state's `earlier`, `event` and `game_over`
+   * just before its onState; onMissed(after, before): the versions between were never heard);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
   constructor({ url, state, seats = [], spectator = "", former = false, left = [], presence = null, takenOut = false, hooks = {}, env = {} }) {
@@ -410,7 +410,22 @@ export class RoomClient {
         console.error("the page could not show", frame.type, error);
       }
     };
+    // The moves of the same commit before the last (a turn the timer played: the timeout, then
+    // its roll and score), each with its own version, are heard first, in order.
+    for (const earlier of next.earlier ?? []) tell(earlier);
     if (next.event) tell({ ...next.event, version: next.version });
+    // Lines this page never heard: a state no action led to (a new socket's, an answer to sync)
+    // or an action's whose first event is more than a hold ahead of the state the page has. The
+    // page asks for the room's last events once and puts those between in its feed.
+    const told = next.earlier?.[0]?.version ?? next.version;
+    const after = this.state.version;
+    if (next.event ? told - after > 2 : next.version - after > 1) {
+      try {
+        this.hooks.onMissed?.(after, next.event ? told : next.version + 1);
+      } catch (error) {
+        console.error("the page could not ask for what it missed", error);
+      }
+    }
     if (next.game_over) tell({ ...next.game_over, type: "game_over", version: next.version });
     if (next.version !== this.state.version) {
       this.hint = null;
