@@ -377,7 +377,7 @@ def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: L
 def test_the_keyboard_stays_on_the_coachs_more_choices_while_the_connection_drops_and_comes_back(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """The play card is drawn again as the connection drops ("Paused: reconnecting…") and comes
+    """The play card is drawn again as the connection drops ("Reconnecting…") and comes
     back; the coach's answer stays, and so does the keyboard on its "more choices"."""
     page = new_page()
     page.add_init_script(KEEP_SOCKETS)
