@@ -20,6 +20,20 @@ export function labelHtml(row) {
 
 const helpId = (row) => `box-help-${row.box}`;
 
+/** A name with the info mark after its last word, the two one piece (site.css .box-name-end): a
+ * line too short for the name and its mark breaks between the words, not before the mark, which
+ * on a line of its own stood under the name ("Three of a Kind" over "(i)"). */
+const markedName = (text) => {
+  const at = text.lastIndexOf(" ") + 1;
+  return `${esc(text.slice(0, at))}<span class="box-name-end">${esc(text.slice(at))}<span class="box-mark" aria-hidden="true"></span></span>`;
+};
+
+/** A box's name that opens what it scores: labelHtml's names, each ending in its mark. */
+function markedLabelHtml(row) {
+  if (!row.short) return markedName(row.label);
+  return `<span class="long-label">${markedName(row.label)}</span><span class="short-label" aria-hidden="true">${markedName(row.short)}</span>`;
+}
+
 /** The card's sections grouped into panes: a section marked `beside` starts a pane of its own. */
 export function panesOf(layout) {
   const panes = [];
@@ -99,7 +113,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
       .join("");
     // The id keeps the keyboard on the name when the card is drawn again (a roll, a score).
     const name = row.help
-      ? `<button type="button" class="box-name" id="box-name-${esc(row.box)}" popovertarget="${helpId(row)}" title="${esc(row.help)}">${labelHtml(row)}</button>`
+      ? `<button type="button" class="box-name" id="box-name-${esc(row.box)}" popovertarget="${helpId(row)}" title="${esc(row.help)}">${markedLabelHtml(row)}</button>`
       : labelHtml(row);
     return `<tr data-box="${esc(row.box)}"><th scope="row">${name}</th>${cells}</tr>`;
   };

@@ -730,6 +730,45 @@ def test_painted_box_names_are_whole_in_every_language(
     assert cut == [], f"{language} {size}: box names cut: {cut}"
 
 
+# Each box name whose info mark stands on a line of its own, under the name's last word: the
+# name's button reaches further down than the last line of its words.
+MARKS_ALONE = """() => [...document.querySelectorAll('#card tr[data-box] th[scope=row] .box-name')]
+  .filter(b => b.getClientRects().length).flatMap(button => {
+    const range = document.createRange();
+    let last = null;
+    const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+    for (let node; (node = walker.nextNode());) {
+      if (!node.textContent.trim()) continue;
+      const shown = node.parentElement.closest('.long-label, .short-label') ?? node.parentElement;
+      if (!shown.getClientRects().length || getComputedStyle(shown).position === 'absolute') continue;
+      range.selectNodeContents(node);
+      last = [...range.getClientRects()].at(-1) ?? last;
+    }
+    const below = button.getBoundingClientRect().bottom - last.bottom;
+    const name = button.innerText.trim();
+    return below > last.height / 2 ? [`${name}: its mark ${Math.round(below)} px below its words`] : [];
+  })"""
+
+
+@pytest.mark.parametrize("seats", [1, 3])
+def test_on_a_desktop_painteds_box_names_keep_their_info_mark_beside_their_last_word(
+    live_site: LiveSite, new_page: Any, seats: int
+) -> None:
+    """Painted's panes have a narrower names' column: "Three of a Kind", "Four of a Colour",
+    "Carré de couleur" and "Vier einer Farbe" fit it, but not with their (i) beside them, which
+    went to a line of its own under the name."""
+    page = new_page(1280, 800)
+    create_local(page, live_site, ["Alexandra", "Benedict", "Cleopatra"][:seats], ruleset="painted")
+    for language in ("en", *LANGUAGES):
+        page.context.add_cookies([{"name": "django_language", "value": language, "url": live_site.url}])
+        reload(page)
+        page.wait_for_selector("#card .box-name")
+        assert page.get_attribute("html", "lang") == language
+        shot(page, f"painted-marks-{seats}-{language}")
+        assert page.evaluate(MARKS_ALONE) == [], language
+        assert page.evaluate(CUT_BOX_NAMES) == [], language
+
+
 # Each die's tag ("HELD", "KEEP?" under a die the coach would keep) as the reader's language
 # spells it: German's GEHALTEN and BEHALTEN? are wider than a die on a phone.
 TAG_OVERLAPS = """() => {
@@ -877,8 +916,8 @@ def test_with_wcag_text_spacing_the_box_names_are_not_cut(live_site: LiveSite, n
 
 
 # Each box name on the card: the words cut across two lines, and how far past its last word its info
-# mark starts (a zero-width probe put where the mark is drawn, after the name: a mark past the
-# widest line of a name on two stands far from its last word).
+# mark starts (a mark past the widest line of a name on two stands far from its last word), none
+# where it is not beside that word.
 BOX_NAME_LINES = """() => [...document.querySelectorAll('#card tr[data-box] th[scope=row] .box-name')].map(button => {
   const range = document.createRange();
   const split = [];
@@ -895,11 +934,7 @@ BOX_NAME_LINES = """() => [...document.querySelectorAll('#card tr[data-box] th[s
       last = rects.at(-1);
     }
   }
-  const probe = document.createElement('i');
-  probe.style.cssText = 'display: inline-block; width: 0; height: 1em';
-  button.append(probe);
-  const at = probe.getBoundingClientRect();
-  probe.remove();
+  const at = [...button.querySelectorAll('.box-mark')].map(m => m.getBoundingClientRect()).find(r => r.width > 2);
   const beside = at.top < last.bottom && at.bottom > last.top;
   return { name: button.innerText.trim(), split, past: beside ? Math.round(at.left - last.right) : null };
 })"""
