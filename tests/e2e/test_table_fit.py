@@ -335,3 +335,47 @@ def test_a_box_reached_by_the_keyboard_shows_whole_by_the_fade(live_site: LiveSi
     assert looks_the_same_without_the_fade(page, "#card .score-btn:focus-visible")
     shot(page, "fade-focus-932")
     assert page.errors == []
+
+
+# Each seat's presence dot drawn in its head's corner that touches or covers its name's letters
+# (as much of them as the name's box shows: a long name is cut with an ellipsis).
+DOTS_ON_NAMES = """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(head => {
+  const dot = head.querySelector('.presence'), name = head.querySelector('.seat-head-name');
+  const d = dot?.getBoundingClientRect();
+  if (!d?.width) return [];
+  const box = name.getBoundingClientRect();
+  const text = [...name.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  return [...range.getClientRects()].flatMap(r => {
+    const left = Math.max(r.left, box.left), right = Math.min(r.right, box.right);
+    const top = Math.max(r.top, box.top), bottom = Math.min(r.bottom, box.bottom);
+    const shown = right > left && bottom > top;
+    const apart = right < d.left || left > d.right || bottom < d.top || top > d.bottom;
+    return !shown || apart ? [] : [`${head.title}: dot ${Math.round(d.left)}-${Math.round(d.right)} x `
+      + `${Math.round(d.top)}-${Math.round(d.bottom)} on letters ${Math.round(left)}-${Math.round(right)} x `
+      + `${Math.round(top)}-${Math.round(bottom)}`];
+  });
+})"""
+
+LONG = ["Alexandra", "Christopher Montgomery", "Bartholomew", "Wilhelmina Rosenkranz", "Evangeline", "Maximilian"]
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "ruleset", "seats"),
+    [(1280, 800, "painted", 3), (1280, 800, "painted", 6), (390, 844, "painted", 3), (932, 430, "official", 6)],
+)
+def test_a_seat_heads_presence_dot_keeps_clear_of_a_long_name(
+    live_site: LiveSite, new_page: Any, width: int, height: int, ruleset: str, seats: int
+) -> None:
+    """Painted's panes (and six seats on a large phone held sideways) draw the presence dot in the
+    head's corner: a long name ran under it, the dot touching its last letters."""
+    phone = width < 1000
+    page = new_page(width, height, has_touch=phone, is_mobile=phone)
+    create_local(page, live_site, LONG[:seats], ruleset=ruleset)
+    reload(page)
+    page.wait_for_selector("#card th.seat-head .presence")
+    assert page.evaluate(DOTS_ON_NAMES) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"dots-{ruleset}-{seats}-{width}-{scheme}")
+    assert page.errors == []
