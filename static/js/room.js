@@ -851,17 +851,25 @@ reactionLayer.setAttribute("aria-hidden", "true");
 document.body.append(reactionLayer);
 
 function floatReaction(seat, reaction) {
+  floatOver(document.querySelector(`#card th.seat-head[data-seat="${seat}"]`), seat, reaction);
+}
+
+/** A bubble with a seat's name (under ``reaction``, where there is one) over the seat's ``head``
+ * on the card for a few seconds, or at the top of the screen when that head is out of view. */
+function floatOver(head, seat, reaction = null) {
   const bubble = document.createElement("div");
   bubble.className = "reaction-float";
   bubble.dataset.seat = String(seat);
-  const face = document.createElement("span");
-  face.className = "reaction-face";
-  face.textContent = reaction;
+  if (reaction) {
+    const face = document.createElement("span");
+    face.className = "reaction-face";
+    face.textContent = reaction;
+    bubble.append(face);
+  }
   const name = document.createElement("span");
   name.className = "reaction-name";
   name.textContent = view().seatName(seat);
-  bubble.append(face, name);
-  const head = document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+  bubble.append(name);
   const box = head?.getBoundingClientRect();
   const pane = head?.closest(".scorecard-wrap")?.getBoundingClientRect();
   const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
@@ -874,8 +882,26 @@ function floatReaction(seat, reaction) {
     bubble.classList.add("docked");
   }
   reactionLayer.append(bubble);
+  if (seen) {
+    // A bubble wider than a reaction's (a long name) stays whole on the screen too.
+    const half = bubble.offsetWidth / 2; // as laid out, not as scaled while it pops up
+    const at = parseFloat(bubble.style.left);
+    bubble.style.left = `${Math.min(Math.max(at, half + 4), window.innerWidth - half - 4)}px`;
+  }
   window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
+  return bubble;
 }
+
+// A seat's name cut short in its narrow column's head (a phone's six seats, Painted's panes):
+// a tap or a click on the head shows it whole over the head for a moment. Its title shows only
+// under a mouse, and the Players list is a screen below; a screen reader reads the whole name.
+$("card").addEventListener("click", (event) => {
+  const head = event.target.closest?.("th.seat-head");
+  const name = head?.querySelector(".seat-head-name");
+  if (!name || (name.scrollWidth <= name.clientWidth + 1 && name.scrollHeight <= name.clientHeight + 1)) return;
+  reactionLayer.querySelector(".whole-name")?.remove();
+  floatOver(head, Number(head.dataset.seat)).classList.add("whole-name");
+});
 
 // Counted down from every state, a resent one of the same version too: the page's own clock
 // (performance.now()) stands still while the device sleeps, so the seconds the server says are

@@ -379,3 +379,28 @@ def test_a_seat_heads_presence_dot_keeps_clear_of_a_long_name(
     for scheme in in_each_scheme(page):
         shot(page, f"dots-{ruleset}-{seats}-{width}-{scheme}")
     assert page.errors == []
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_on_a_phone_a_tap_on_a_cut_name_in_a_seats_head_shows_it_whole(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """Six seats' heads on a phone hold a few letters of a name ("Cleopa…", "Wi…"): its title shows
+    only under a mouse, and the Players list is a screen below."""
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    create_local(page, live_site, ["Ann", "Ben", "Cleopatra", "Wilhelmina Rosenkranz", "Eve", "Fay"], ruleset=ruleset)
+    reload(page)
+    for seat, name in [(2, "Cleopatra"), (3, "Wilhelmina Rosenkranz")]:
+        head = page.locator(f"#card th.seat-head[data-seat='{seat}']").first
+        head.scroll_into_view_if_needed()
+        head.tap()
+        bubble = page.locator(".reaction-float.whole-name")
+        bubble.wait_for(timeout=5000)
+        assert bubble.inner_text().strip() == name
+        whole = bubble.evaluate(
+            """b => { const r = b.getBoundingClientRect(), n = b.querySelector('.reaction-name');
+                return r.left >= 0 && r.right <= innerWidth && r.top >= 0 && n.scrollWidth <= n.clientWidth + 1; }"""
+        )
+        assert whole, name
+        shot(page, f"whole-name-{ruleset}-{seat}")
+    assert page.errors == []
