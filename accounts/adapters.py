@@ -43,7 +43,17 @@ def device_name(user_agent: str) -> str:
     return browser or system
 
 
+# A passkey that could not be checked (not the account's, not answering the challenge, or not a
+# passkey's answer at all): the site has no codes, so not allauth's "Incorrect code.". Where a
+# password is no way round it (adding a passkey, the passkey after the password), the forms say
+# only to try again (accounts.forms).
+PASSKEY_NOT_CHECKED = _("That passkey could not be checked: try again, or use your password.")
+PASSKEY_NOT_CHECKED_AGAIN = _("That passkey could not be checked: try again.")
+
+
 class MFAAdapter(DefaultMFAAdapter):  # type: ignore[misc]  # allauth.mfa is untyped
+    error_messages = {**DefaultMFAAdapter.error_messages, "incorrect_code": PASSKEY_NOT_CHECKED}
+
     def generate_authenticator_name(self, user: AbstractBaseUser, type: Authenticator.Type) -> str:  # noqa: A002 - allauth's name
         """The name a new passkey's form suggests, in the player's language (the name is stored as
         the player read it, and they may change it there): the browser and device, else "Passkey N"."""

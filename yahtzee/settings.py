@@ -180,9 +180,11 @@ LOGIN_URL = "account_login"
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip", "signup": "20/m/ip,100/d/ip"}
 ALLAUTH_TRUSTED_CLIENT_IP_HEADER = "X-Real-IP" if envbool("BEHIND_PROXY", False) else None
 MFA_SUPPORTED_TYPES = ["webauthn"]
-MFA_ADAPTER = "accounts.adapters.MFAAdapter"  # a new passkey is named after its browser and device
+# A new passkey is named after its browser and device; one that could not be checked is not an "Incorrect code."
+MFA_ADAPTER = "accounts.adapters.MFAAdapter"
 # A passkey's button pressed without script posts no passkey: each of its forms says passkeys need
-# JavaScript. A passkey's name is refused past a length (accounts.forms.PASSKEY_NAME_MAX).
+# JavaScript; a credential that is not a passkey's answer is refused as a passkey that could not be
+# checked. A passkey's name is refused past a length (accounts.forms.PASSKEY_NAME_MAX).
 MFA_FORMS = {
     "login_webauthn": "accounts.forms.LoginWebAuthnForm",
     "reauthenticate_webauthn": "accounts.forms.ReauthenticateWebAuthnForm",
