@@ -57,7 +57,7 @@ def test_a_password_change_lands_on_the_players_profile_saying_so_in_their_langu
     assert response.request["PATH_INFO"] == f"/u/changer_{language}/"
     page = response.content.decode()
     assert f'lang="{language}"' in page
-    assert re.search(rf'<ul class="messages" role="status">\s*<li[^>]*>{re.escape(changed)}', page), page[:3000]
+    assert re.search(rf'<div role="status"><ul class="messages">\s*<li[^>]*>{re.escape(changed)}', page), page[:3000]
     assert get_user_model().objects.get(username=f"changer_{language}").check_password(NEW_PASSWORD)
 
 

@@ -184,5 +184,10 @@ def test_a_passkey_sign_in_that_fails_says_so_in_the_readers_words(language: str
     page = said(response.content.decode())
     with translation.override(language):
         assert translation.gettext(NOT_CHECKED) in page
+        # A refusal is an alert, read out as the page comes back; its list is still a list.
+        alert = re.escape(html.escape(translation.gettext(NOT_CHECKED)))
+        assert re.search(
+            rf'<div role="alert"><ul class="messages"><li class="error">{alert}</li>', response.content.decode()
+        )
     for code in ("Incorrect code", "Falscher Code", "Code incorrect"):
         assert code not in page

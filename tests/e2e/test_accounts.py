@@ -295,6 +295,42 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     assert page.errors == []
 
 
+def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_site: LiveSite, new_page: Any) -> None:
+    """The browser still holds a passkey its player removed from the account: signing in with it
+    says it could not be checked and leaves the password to use, not "Incorrect code." of codes
+    the site does not have, and signs nobody in."""
+    base = live_site.url.replace("127.0.0.1", "localhost")
+    page = new_page(1280, 800)
+    virtual_authenticator(page)
+    name = username("ida")
+    sign_up(page, live_site, name, base=base)
+    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
+    page.wait_for_url("**/accounts/reauthenticate/**")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+    page.click("#mfa_webauthn_add")
+    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    page.goto(base + "/accounts/2fa/webauthn/")
+    page.click("text=Remove")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("main h1:text-is('Your passkeys')")
+    page.goto(base + "/accounts/logout/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("[data-testid=nav-sign-in]")
+    page.goto(base + "/accounts/login/")
+    page.click("#passkey_login")
+    page.wait_for_selector("main :text('That passkey could not be checked')")
+    main = page.inner_text("main")
+    assert "That passkey could not be checked: try again, or use your password." in main
+    assert "Incorrect code" not in main
+    assert page.locator("[data-testid=nav-sign-in]").count() == 1
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], scheme
+        shot(page, f"{scheme}-1280-passkey-not-checked", full_page=True)
+    assert page.errors == []
+
+
 def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_do(
     live_site: LiveSite, new_page: Any
 ) -> None:
