@@ -300,8 +300,13 @@ SHOWN_TEXT = """(scripted) => {
   const hidden = `script,style,template,[hidden],code,pre,kbd,.code,td.name${scripted ? ',noscript' : ''}`;
   const skip = (el) => !el || el.closest(hidden);
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  // A box name's last word is a span of its own with its info mark (scorecard.js markedName): the
+  // name is one run, as it reads.
+  const end = (node) => node?.nodeType === 1 && node.classList.contains('box-name-end');
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    if (!skip(n.parentElement) && n.textContent.trim()) out.push(n.textContent.trim());
+    if (end(n.parentElement) && n.parentElement.previousSibling?.nodeType === 3) continue; // told with the words before it
+    const text = end(n.nextSibling) ? n.textContent + n.nextSibling.textContent : n.textContent;
+    if (!skip(n.parentElement) && text.trim()) out.push(text.trim());
   }
   for (const el of document.querySelectorAll('[title],[aria-label],[placeholder],[alt]')) {
     if (skip(el)) continue;
