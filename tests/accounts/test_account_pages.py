@@ -247,7 +247,7 @@ def test_the_french_account_pages_say_vous_and_the_sites_words(settings: Any) ->
     assert "Le nom d'utilisateur et/ou le mot de passe sont incorrects." in pages["wrong password"]
     assert "Changer de mot de passe Mot de passe actuel" in pages["password change"]  # the form's heading
     assert "Votre mot de passe a été changé." in pages["password changed"]
-    assert "Vous êtes connecté en tant que walker_fr." in pages["signed in"]
+    assert "Connexion réussie. Bienvenue, walker_fr." in pages["signed in"]
     assert "Voulez-vous vraiment vous déconnecter ?" in pages["sign out"]
     assert "Vous n'avez pas encore de compte ? Créez-en un d'abord." in pages["sign-in"]
 
