@@ -331,7 +331,7 @@ def table(
         # A seat's result is its player's whoever finished it: a computer while they were away (in
         # ``mine``), or after they left (``left``). "You" to a browser of one such seat, as with script.
         results = set(mine) | set(left or [])
-        view["you_won"] = not state.get("local") and len(results) == 1 and results <= set(state["winners"])
+        view["you_won"] = len(results) == 1 and results <= set(state["winners"])
         view["replay_url"] = state["replay_url"]
         view["results"] = _results(state)
     return view

@@ -641,6 +641,15 @@ def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn
     assert page.evaluate(over, [finished, [1]]) == "You win!"
     # Ana's phone also seats her companion Ben: "You win!" would not say which of them won.
     assert page.evaluate(over, [finished, [0, 1]]) == "Game over"
+    # One person on their own device against a computer: the game is theirs alone, "You win!" as
+    # online; two people on it are told the winner by name.
+    solo = over_state([("Ana", "active"), ("Rolly", "active")], [201, 150], [0], local=True)
+    solo["seats"][1]["kind"] = "bot"
+    assert page.evaluate(over, [solo, [0]]) == "You win!"
+    assert (
+        page.evaluate(over, [over_state([("Ana", "active"), ("Ben", "active")], [201, 150], [0], local=True), [0, 1]])
+        == "Game over"
+    )
     # On a phone the card keeps the column of the device's seat to play in view, not always its first.
     playing = {
         **state([2, 3, 4, 5, 6]),

@@ -647,6 +647,20 @@ def test_a_painted_card_without_script_has_the_colour_heading_and_the_sums_of_th
         assert re.search(r'<th scope="row">Colour sum</th> ?<td class="filled">0</td>', card), card
 
 
+def test_one_person_playing_on_their_own_device_without_script_reads_you_win() -> None:
+    """A game on this device with one person in it is that person's alone: the end says "You win!",
+    as an online room of one seat does; only a device of several people is told the winner by name."""
+    device = Client()
+    game = create(device, mode="local", players="1", player_1="Ada")
+    for _ in range(13):
+        table = post_form(device, game, "roll", table_of(device, game).form_to("roll")["fields"])
+        post_form(device, game, "score", next(iter(table.scores().values())))
+    game.refresh_from_db()
+    assert game.status == "finished"
+    table = table_of(device, game)
+    assert "You win!" in table.text and "Ada wins!" in table.text
+
+
 def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
     ada, game = started()
     for _ in range(13):

@@ -27,14 +27,15 @@ export function viewOf(state, extra) {
   const view = { ...extra, mine, state };
   view.seatName = (seat) => state.seats[seat]?.name ?? "?";
   view.isMine = (seat) => mine.includes(seat);
-  // The page says "you" to a browser with one seat of an online room; a shared device (pass and
-  // play, or a companion's seat added on it) is told whose result is whose, by name.
-  view.isYou = (seat) => !state.local && mine.length === 1 && mine[0] === seat;
+  // The page says "you" to a browser with one seat, online or one person playing computers on their
+  // own device; a shared device (pass and play, or a companion's seat added on it) is told whose
+  // result is whose, by name.
+  view.isYou = (seat) => mine.length === 1 && mine[0] === seat;
   // A seat's result is its player's whoever finished it: one a computer finished while they were
   // away (the server still counts it theirs) or played on after they left (``left``, the seats this
   // browser gave up). The game over and the coach's review say "you" to them, as to one who played it out.
   const results = [...new Set([...extra.mine, ...(extra.left ?? [])])];
-  view.isYourResult = (seat) => !state.local && results.length === 1 && results[0] === seat;
+  view.isYourResult = (seat) => results.length === 1 && results[0] === seat;
   view.myTurn = state.status === "playing" && Boolean(state.turn) && mine.includes(state.turn.seat);
   view.isHost = mine.some((s) => state.seats[s]?.host && state.seats[s]?.status === "active");
   // The host's seat has been away a while (room.js): a player at the table is offered the host's
