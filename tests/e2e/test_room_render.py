@@ -813,6 +813,27 @@ def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness:
     assert "join-form" in seven and "room is full" not in seven
 
 
+def test_the_lobby_of_a_game_on_one_device_waits_for_nobody(harness: Any) -> None:
+    """A pass-and-play game's rematch opens a lobby on the device: nobody else can take a seat there, so
+    it says the game is ready to start on this device, not that it waits for players."""
+    page = harness(HARNESS)
+    heading = """([s, mine]) => {
+      const box = document.createElement("div");
+      box.innerHTML = render.lobbyHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
+        held: [], rolling: new Set(), levels: {}, connection: "connected", csrf: "x", clientSeed: "s",
+        invite: "i", joinUrl: "/j" }));
+      return box.querySelector("#lobby-h").textContent;
+    }"""
+    seats = [
+        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
+        for i, name in enumerate(["Ana", "Ben"])
+    ]
+    lobby = {**state([]), "status": "lobby", "seats": seats, "turn": None, "cards": []}
+    assert page.evaluate(heading, [{**lobby, "local": True}, [0, 1]]) == "Ready to start on this device"
+    assert page.evaluate(heading, [{**lobby, "local": True}, []]) == "Ready to start on this device"
+    assert page.evaluate(heading, [lobby, [0]]) == "Waiting for players"
+
+
 def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_get_the_game_moving(
     harness: Any,
 ) -> None:

@@ -661,6 +661,21 @@ def test_one_person_playing_on_their_own_device_without_script_reads_you_win() -
     assert "You win!" in table.text and "Ada wins!" in table.text
 
 
+def test_the_rematch_of_a_game_on_one_device_without_script_waits_for_nobody() -> None:
+    """Its lobby is the device's alone: ready to start there, not "Waiting for players"."""
+    device = Client()
+    game = create(device, mode="local", players="1", player_1="Ada")
+    for _ in range(13):
+        table = post_form(device, game, "roll", table_of(device, game).form_to("roll")["fields"])
+        post_form(device, game, "score", next(iter(table.scores().values())))
+    answer = device.post(f"/r/{game.code}/rematch")
+    assert answer.status_code == 302
+    rematch = Game.objects.get(code=answer["Location"].strip("/").split("/")[-1])
+    assert rematch.local and rematch.status == "lobby"
+    text = table_of(device, rematch).text
+    assert "Ready to start on this device" in text and "Waiting for players" not in text
+
+
 def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
     ada, game = started()
     for _ in range(13):

@@ -219,7 +219,9 @@ export function lobbyHtml(view) {
     state.hints ? gettext("Hints from the coach allowed") : gettext("No hints from the coach"),
     state.chat?.spectators ? gettext("Spectators may post in the chat") : gettext("Only the players post in the chat"),
   ].filter(Boolean);
-  let html = `<h2 id="lobby-h" tabindex="-1">${gettext("Waiting for players")}</h2>
+  // A game on one device (a pass-and-play rematch) seats nobody from elsewhere: nobody is waited for.
+  const heading = state.local ? gettext("Ready to start on this device") : gettext("Waiting for players");
+  let html = `<h2 id="lobby-h" tabindex="-1">${heading}</h2>
     <p class="muted">${esc(fmt(gettext("%(ruleset)s: %(summary)s"), { ruleset: state.ruleset.label, summary: state.ruleset.summary }))}</p>
     <ul class="room-settings muted" id="room-settings">${settings.map((each) => `<li>${esc(each)}</li>`).join("")}</ul>`;
   if (!state.local) {
