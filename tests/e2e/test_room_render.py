@@ -813,6 +813,26 @@ def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness:
     assert "join-form" in seven and "room is full" not in seven
 
 
+def test_a_spectator_of_a_private_room_is_told_the_rematch_is_the_players_own(harness: Any) -> None:
+    """The players went on to a rematch: its code is theirs alone, so a spectator is offered no link,
+    and is told why the room's feed says a rematch is open while the panel offers nothing to follow."""
+    page = harness(HARNESS)
+    over = """([s, mine]) => {
+      const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+        justScored: null, levels: {}, awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return [Boolean(box.querySelector("#rematch-link")), box.querySelector("#rematch-private")?.textContent ?? ""];
+    }"""
+    finished = {**over_state([("Ana", "active"), ("Ben", "active")], [150, 201], [1]), "rematch": True}
+    linked, note = page.evaluate(over, [finished, []])
+    assert not linked and "rematch of their own" in note
+    assert page.evaluate(over, [finished, [0]]) == [True, ""]
+    # Before any rematch, a spectator reads no word of one.
+    assert page.evaluate(over, [{**finished, "rematch": None}, []]) == [False, ""]
+
+
 def test_the_lobby_of_a_game_on_one_device_waits_for_nobody(harness: Any) -> None:
     """A pass-and-play game's rematch opens a lobby on the device: nobody else can take a seat there, so
     it says the game is ready to start on this device, not that it waits for players."""

@@ -676,6 +676,18 @@ def test_the_rematch_of_a_game_on_one_device_without_script_waits_for_nobody() -
     assert "Ready to start on this device" in text and "Waiting for players" not in text
 
 
+def test_a_spectator_without_script_is_told_the_rematch_is_the_players_own() -> None:
+    ada, game = started()
+    for _ in range(13):
+        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
+        post_form(ada, game, "score", next(iter(table.scores().values())))
+    spectator = Client()
+    assert "rematch of their own" not in table_of(spectator, game).text
+    assert ada.post(f"/r/{game.code}/rematch").status_code == 302
+    assert "rematch of their own" in table_of(spectator, game).text
+    assert "rematch of their own" not in table_of(ada, game).text
+
+
 def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
     ada, game = started()
     for _ in range(13):

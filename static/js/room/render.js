@@ -811,6 +811,9 @@ export function overHtml(view) {
     rematch = `<a class="btn btn-primary btn-big" id="rematch-link" href="/r/${esc(state.rematch)}/">${gettext("Join the rematch")}</a>`;
   } else if (player) {
     rematch = rematchForm("rematch", gettext("Rematch"));
+  } else if (state.rematch) {
+    // The feed says a rematch is open: the spectator is told why there is nothing here to follow.
+    rematch = `<p class="muted" id="rematch-private">${gettext("The players went on to a rematch of their own: ask them for its link to watch it.")}</p>`;
   }
   // The seed this browser sent for its seats (docs/fairness.md: find it in the game's client_seed).
   const yourSeed = view.sentSeed && player && state.fairness.client_seed
