@@ -304,7 +304,8 @@ SHOWN_TEXT = """(scripted) => {
   // name is one run, as it reads.
   const end = (node) => node?.nodeType === 1 && node.classList.contains('box-name-end');
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    if (end(n.parentElement) && n.parentElement.previousSibling?.nodeType === 3) continue; // told with the words before it
+    // Told with the words before it, where there are some.
+    if (end(n.parentElement) && n.parentElement.previousSibling?.nodeType === 3) continue;
     const text = end(n.nextSibling) ? n.textContent + n.nextSibling.textContent : n.textContent;
     if (!skip(n.parentElement) && text.trim()) out.push(text.trim());
   }

@@ -1425,13 +1425,15 @@ def test_a_dropped_connection_tells_the_player_to_move_that_their_turns_clock_ru
       held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection,
       feed: [], justScored: null, levels: {} });
       const d = document.createElement("div"); d.innerHTML = render.playHtml(view);
-      return { roll: d.querySelector("#roll")?.textContent.trim() ?? null, hint: d.querySelector(".turn-hint")?.textContent ?? "" }; }"""
+      return { roll: d.querySelector("#roll")?.textContent.trim() ?? null,
+               hint: d.querySelector(".turn-hint")?.textContent ?? "" }; }"""
     clock = {"seconds": 30, "deadline": None, "left": 12.0}
     live = {**state([3, 3, 4, 5, 6]), "clock": {**clock, "pace": "live"}, "pace": "live"}
     mine = page.evaluate(said, [live, "connecting", [0]])
     assert mine["roll"] == "Reconnecting…", mine
     assert "The connection dropped: your turn's clock keeps running while it comes back." in mine["hint"], mine
-    for room, seats in ((live, []), ({**live, "clock": {**clock, "pace": "own"}, "pace": "own"}, [0]), (state([3]), [0])):
+    own = {**live, "clock": {**clock, "pace": "own"}, "pace": "own"}
+    for room, seats in ((live, []), (own, [0]), (state([3]), [0])):
         other = page.evaluate(said, [room, "connecting", seats])
         assert "The connection dropped: play resumes when it is back." in other["hint"], other
     assert "clock keeps running" not in page.evaluate(said, [live, "connected", [0]])["hint"]
