@@ -854,11 +854,12 @@ function floatReaction(seat, reaction) {
   floatOver(document.querySelector(`#card th.seat-head[data-seat="${seat}"]`), seat, reaction);
 }
 
-/** A bubble with a seat's name (under ``reaction``, where there is one) over the seat's ``head``
- * on the card for a few seconds, or at the top of the screen when that head is out of view. */
+/** A bubble with a seat's name (under ``reaction``; without one, the name shown whole) over the
+ * seat's ``head`` on the card for a few seconds, or at the top of the screen when that head is out
+ * of view. Its class is set before it is measured to be kept on the screen: the whole name's is wider. */
 function floatOver(head, seat, reaction = null) {
   const bubble = document.createElement("div");
-  bubble.className = "reaction-float";
+  bubble.className = reaction ? "reaction-float" : "reaction-float whole-name";
   bubble.dataset.seat = String(seat);
   if (reaction) {
     const face = document.createElement("span");
@@ -900,7 +901,7 @@ $("card").addEventListener("click", (event) => {
   const name = head?.querySelector(".seat-head-name");
   if (!name || (name.scrollWidth <= name.clientWidth + 1 && name.scrollHeight <= name.clientHeight + 1)) return;
   reactionLayer.querySelector(".whole-name")?.remove();
-  floatOver(head, Number(head.dataset.seat)).classList.add("whole-name");
+  floatOver(head, Number(head.dataset.seat));
 });
 
 // Counted down from every state, a resent one of the same version too: the page's own clock

@@ -404,3 +404,35 @@ def test_on_a_phone_a_tap_on_a_cut_name_in_a_seats_head_shows_it_whole(
         assert whole, name
         shot(page, f"whole-name-{ruleset}-{seat}")
     assert page.errors == []
+
+
+# Each word of the name on one line: a word broken across lines reads as two names.
+WORDS_WHOLE = """b => { const text = b.querySelector('.reaction-name').firstChild, range = document.createRange();
+  let at = 0;
+  return text.data.split(' ').every((word) => {
+    range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size === 1;
+  }); }"""
+
+
+def test_a_long_name_shown_whole_at_the_screens_edge_keeps_its_words_whole(live_site: LiveSite, new_page: Any) -> None:
+    """The seat at the card's right edge on a phone: its bubble, moved in to stay on the screen, is
+    laid out as wide as the name needs, not squeezed into the strip between the head's middle and
+    the screen's edge ("Wilhelm", "ina", "Rosenk", "ranz" on four lines)."""
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    names = ["Ann", "Ben", "Cy", "Di", "Eve", "Wilhelmina Rosenkranz"]
+    create_local(page, live_site, names)
+    reload(page)
+    head = page.locator("#card th.seat-head[data-seat='5']").first
+    head.scroll_into_view_if_needed()
+    head.tap()
+    bubble = page.locator(".reaction-float.whole-name")
+    bubble.wait_for(timeout=5000)
+    assert bubble.inner_text().strip() == names[5]
+    assert bubble.evaluate(WORDS_WHOLE)
+    assert bubble.evaluate("b => { const r = b.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }")
+    for scheme in in_each_scheme(page):
+        head.tap()
+        bubble.wait_for(timeout=5000)
+        shot(page, f"whole-name-edge-{scheme}")
+    assert page.errors == []
