@@ -118,7 +118,11 @@ def moves_in_order(game: Game) -> list[Move]:
 
 def last_moves(game: Game, kinds: Iterable[str], limit: int) -> list[Move]:
     """The game's last ``limit`` moves of ``kinds``, newest first: one query, down the (game, seq) key."""
-    return list(game.moves.filter(kind__in=list(kinds)).order_by("-seq").only("kind", "player", "payload")[:limit])
+    return list(
+        game.moves.filter(kind__in=list(kinds))
+        .order_by("-seq")
+        .only("game", "seq", "kind", "player", "payload")[:limit]
+    )
 
 
 def seated_computers(game: Game) -> set[int]:

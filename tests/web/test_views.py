@@ -823,3 +823,21 @@ def test_a_rooms_last_events_are_read_alone_for_a_page_whose_socket_was_away() -
     assert response.json() == {"feed": page_data(client, table.game)["feed"]}
     assert response.json()["feed"][-1]["version"] == table.version()
     assert client.get("/r/abcdefghjk/feed.json").status_code == 404
+
+
+def test_a_rooms_last_events_are_read_in_one_query_however_many_there_are() -> None:
+    """The feed is read with every page drawn and every reconnect: its moves in one statement, not
+    one more for each move's version."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.realtime.broadcast import recent_events
+
+    table = open_room(2)
+    play_to_end(table, random.Random(2))
+    game = Game.objects.get(code=table.code)
+    with CaptureQueriesContext(connection) as queries:
+        feed = recent_events(game)
+    assert len(feed) == FEED_MOVES + 1
+    moves = [query["sql"] for query in queries.captured_queries if "games_move" in query["sql"]]
+    assert len(moves) == 1, moves
