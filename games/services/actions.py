@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -172,33 +173,52 @@ def record(
         notices.owe(game, owed)
     if "status" in fields and game.status in Game.OVER:
         notices.ended(game)
-    _told.last[game.code] = move.seq
-    transaction.on_commit(lambda: _announce(game, move, rules))
+    announcement = _Announcement(game, move, rules)
+    # Only the announcements still to run: one undone with its savepoint is gone (below).
+    pending = [ref for ref in _told.pending.get(game.code, ()) if ref() is not None]
+    _told.pending[game.code] = [*pending, weakref.ref(announcement)]
+    transaction.on_commit(announcement)
     return move
 
 
+class _Announcement:
+    """The announcement of one recorded Move, run when its transaction commits (``on_commit``)."""
+
+    __slots__ = ("__weakref__", "game", "move", "rules")
+
+    def __init__(self, game: Game, move: Move, rules: GameState | None) -> None:
+        self.game, self.move, self.rules = game, move, rules
+
+    def __call__(self) -> None:
+        _announce(self, self.game, self.move, self.rules)
+
+
 class _Told(threading.local):
-    """A database thread's moves of a room committed and not yet announced, and the last Move
-    of the room it recorded: the commit's moves are announced once, with the last of them."""
+    """A database thread's announcements of a room's moves not run yet, by reference only, and its
+    moves committed and not yet announced: the commit's moves are announced once, with the last."""
 
     def __init__(self) -> None:
-        self.last: dict[str, int] = {}
+        self.pending: dict[str, list[weakref.ref[_Announcement]]] = {}
         self.earlier: dict[str, list[Move]] = {}
 
 
 _told = _Told()
 
 
-def _announce(game: Game, move: Move, rules: GameState | None) -> None:
+def _announce(announcement: _Announcement, game: Game, move: Move, rules: GameState | None) -> None:
     # Several moves in one transaction (a turn the timer plays: the timeout, a roll, the score, a
     # computer taking the seat) are announced once, with the final state and the moves before
     # the last as ``earlier``: one state frame that tells every line. The services that record
-    # them may each read the room again (another Game object), so the last is known by its
-    # number, not by the object's version.
-    if _told.last.get(game.code) != move.seq:
+    # them may each read the room again (another Game object), so the last is the last
+    # announcement still to run. A savepoint rolled back drops its announcements from the commit's
+    # (Django's ``on_commit``), and nothing else holds them: their references are dead, and a move
+    # committed before them is the last, which must not wait for an announcement that never runs.
+    pending = _told.pending.get(game.code, [])
+    mine = next((i for i, ref in enumerate(pending) if ref() is announcement), len(pending))
+    if any(ref() is not None for ref in pending[mine + 1 :]):
         _told.earlier.setdefault(game.code, []).append(move)
         return
-    del _told.last[game.code]
+    _told.pending.pop(game.code, None)
     # Only the moves just before it: none of a commit whose last move was rolled back with a savepoint.
     earlier: list[Move] = []
     for kept in reversed(_told.earlier.pop(game.code, ())):

@@ -521,3 +521,23 @@ def test_an_action_of_one_move_or_a_hold_and_its_roll_tells_one_event(
         )
     assert [lines(frame) for frame in sent] == [["rolled"], ["rolled"]]
     assert "earlier" not in sent[1] and sent[1]["event"]["held"] == [0, 1]
+
+
+def test_an_action_committed_before_a_rolled_back_one_of_the_same_room_is_still_told(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    """A transaction of several actions, the last of them undone with its savepoint (it failed after
+    its move was written): the moves that stay are committed, and the room's pages hear of them."""
+    from django.db import transaction
+
+    table = timed_room()
+    sent = told_states(monkeypatch)
+    who = table.current()
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        services.turn_roll(code=table.code, controller=who, expected_version=table.version(), action_id="r1")
+        kept = table.version()
+        with pytest.raises(RuntimeError), transaction.atomic():
+            services.turn_roll(code=table.code, controller=who, expected_version=kept, action_id="r2")
+            raise RuntimeError("undone after its move")
+    assert table.version() == kept
+    assert [(frame["version"], lines(frame)) for frame in sent] == [(kept, ["rolled"])]
