@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from allauth.account.adapter import get_adapter
@@ -55,6 +56,13 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)  # NaN, Infinity: no JSON column stores them
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(text)  # 1e999 reads as Infinity, which no JSON column stores either
+    return number
+
+
 def _storable(value: object) -> bool:
     """Whether every string in ``value`` (keys too) is one a database stores: no NUL (PostgreSQL
     refuses it) and no lone surrogate (no UTF-8 for it). Walked without recursion, however deep."""
@@ -89,7 +97,7 @@ class PasskeyCredentialField(forms.JSONField):
         try:
             if not isinstance(value, str) or len(value) > CREDENTIAL_MAX:
                 raise ValueError(value)
-            parsed = json.loads(value, parse_constant=_refuse_constant)
+            parsed = json.loads(value, parse_constant=_refuse_constant, parse_float=_finite)
         except (ValueError, RecursionError) as error:  # RecursionError: "[[[[...": too deep to parse
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from error
         if not isinstance(parsed, dict) or not parsed or not _storable(parsed):

@@ -56,6 +56,10 @@ BAD: list[tuple[str, Any]] = [
     ("a NUL in a key", lambda c: json.dumps({**c, "clientExtensionResults": {"\u0000": 1}})),
     ("a lone surrogate", lambda c: json.dumps(c)[:-1] + ', "x": "\\ud800"}'),
     ("NaN", lambda c: json.dumps(c)[:-1] + ', "x": NaN}'),
+    (
+        "a number past a double's range",
+        lambda c: json.dumps({**c, "clientExtensionResults": {"x": 1}})[:-3] + "1e999}}",
+    ),
     ("huge", lambda c: json.dumps({**c, "clientExtensionResults": {"x": "A" * 1_000_000}})),
     ("deeply nested", lambda c: "[" * 100_000 + "]" * 100_000),
 ]
