@@ -219,6 +219,13 @@ def _announce(announcement: _Announcement, game: Game, move: Move, rules: GameSt
         _told.earlier.setdefault(game.code, []).append(move)
         return
     _told.pending.pop(game.code, None)
+    if game.version != move.seq:
+        # The Game object went on to a write its savepoint undid: its version and room are not the
+        # committed ones, which are read again (the rules state with them), if the room is still there.
+        committed = Game.objects.filter(pk=game.pk).first()
+        if committed is None:
+            return
+        game, rules = committed, None
     # Only the moves just before it: none of a commit whose last move was rolled back with a savepoint.
     earlier: list[Move] = []
     for kept in reversed(_told.earlier.pop(game.code, ())):

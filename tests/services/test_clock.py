@@ -541,3 +541,25 @@ def test_an_action_committed_before_a_rolled_back_one_of_the_same_room_is_still_
             raise RuntimeError("undone after its move")
     assert table.version() == kept
     assert [(frame["version"], lines(frame)) for frame in sent] == [(kept, ["rolled"])]
+
+
+def test_a_move_kept_before_an_undone_one_on_the_same_room_object_is_told_with_the_room_as_committed(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    """The undone move's write went through the same Game object: the pages are told the room as
+    it was committed, not the version and state the savepoint undid."""
+    from django.db import transaction
+
+    from games.services.actions import locked, record
+
+    table = timed_room()
+    sent = told_states(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        game = locked(table.code)
+        record(game, kind=Move.Kind.EXTEND, player_id=None, payload={}, actor="staff", action_id="")
+        kept = game.version
+        with pytest.raises(RuntimeError), transaction.atomic():
+            record(game, kind=Move.Kind.EXTEND, player_id=None, payload={}, actor="staff", action_id="")
+            raise RuntimeError("undone after its move")
+    assert table.version() == kept
+    assert [frame["version"] for frame in sent] == [kept]
