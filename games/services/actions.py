@@ -226,7 +226,7 @@ def _announce(announcement: _Announcement, game: Game, move: Move, rules: GameSt
         if committed is None:
             return
         game, rules = committed, None
-    # Only the moves just before it: none of a commit whose last move was rolled back with a savepoint.
+    # Only the moves just before it, of the same commit: none a rolled-back transaction left behind.
     earlier: list[Move] = []
     for kept in reversed(_told.earlier.pop(game.code, ())):
         if kept.seq != move.seq - len(earlier) - 1:
