@@ -15,6 +15,15 @@ from tests.e2e.test_social import say
 pytestmark = pytest.mark.browser
 
 
+# Records in window.toastsShown the words of each toast the page shows.
+TOASTS = """() => {
+  const box = document.getElementById('toast');
+  window.toastsShown = [];
+  const note = () => { if (!box.hidden) window.toastsShown.push(box.textContent); };
+  new MutationObserver(note).observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+}"""
+
+
 class Link:
     """The page's room sockets through a link the test can cut: nothing crosses it either way while
     cut, as when a phone's network is gone (Chromium's own offline mode lets an open socket's frames
@@ -49,10 +58,16 @@ def test_what_was_tapped_after_the_network_went_is_not_played_on_the_table_it_co
     link = Link(ann)
     timed_game_with_bob(live_site, ann, bob)
     act(ann, [ann, bob], lambda: ann.click("#roll"))
-    link.down()
+    # The frames stop first and the browser hears it is offline after her taps: told, the page
+    # gives its socket WAKE_WAIT (5 s) to answer, and taps later than that (a loaded machine's)
+    # would land on a page that says Reconnecting.
+    link.cut = True
     ann.click("#die-0")
     ann.click("#score-chance-0")
+    link.down()
     ann.wait_for_selector("#conn[data-state=reconnecting]")
+    # Every toast the page shows from here on: one shows for 6 s, and could come and go unseen.
+    ann.evaluate(TOASTS)
     time_runs_out(live_site, bob, 0)
     bob.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')")
     link.up()
@@ -62,5 +77,7 @@ def test_what_was_tapped_after_the_network_went_is_not_played_on_the_table_it_co
     ann.wait_for_selector("#chat-list .chat-line")
     toast = ann.locator("#toast")
     assert toast.is_hidden() or "not your turn" not in toast.inner_text(), toast.inner_text()
+    said = ann.evaluate("window.toastsShown")
+    assert not any("not your turn" in text for text in said), said
     # The browser's own word on each try while offline is the only thing said in the console.
     assert [error for error in ann.errors if "ERR_INTERNET_DISCONNECTED" not in error] == []
