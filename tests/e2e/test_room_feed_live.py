@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, in_each_scheme, score_best, shot, time_runs_out, timed_game_with_bob
+from tests.e2e.helpers import act, caught_up, in_each_scheme, score_best, shot, time_runs_out, timed_game_with_bob
 from tests.e2e.test_bad_network import Link
 from tests.e2e.test_room_feed_after_reload import lines
 
@@ -38,6 +38,7 @@ def test_a_turn_that_ran_out_is_told_to_the_pages_open_as_a_reload_tells_it(live
     ann.wait_for_function(TURN_IS, arg=["Your turn"])
     ann.wait_for_function("document.querySelector('#feed .feed-list li')?.textContent.includes(' scored ')")
     assert texts(ann)[:2] == [texts(ann)[0], "Bob's time ran out"], texts(ann)
+    caught_up(bob, ann)  # Bob's page hears the server's turn by a socket of its own
     seen_by_ann, seen_by_bob = lines(ann), lines(bob)
     assert reloaded(ann) == seen_by_ann
     assert reloaded(bob) == seen_by_bob
