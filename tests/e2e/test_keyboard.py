@@ -296,7 +296,8 @@ def test_a_double_click_on_roll_is_one_roll(live_site: LiveSite, new_page: Any) 
     before = version(ann)
     double_click_answered_between(ann, "#roll", lambda: wait_version([ann], before))
     say(ann, "rolled")  # answered after anything the second click sent
-    bob.wait_for_selector("#chat-list .chat-line")
+    for page in (ann, bob):
+        page.wait_for_selector("#chat-list .chat-line")
     assert version(ann) == before + 1
     assert "2 rolls left" in ann.inner_text("#roll")
     # A click of its own is a roll of its own.
