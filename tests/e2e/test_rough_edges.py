@@ -131,11 +131,18 @@ def test_a_start_pressed_as_someone_joins_is_refused_in_words_and_can_be_pressed
     join(bob, url, "Bob")
     before = version(ann)
     ann.click("#start")
-    while not any('"error"' in message for _, message in held):  # the refusal is on its way too
+    for _ in range(600):  # the refusal is on its way too: held frames come in while Playwright waits
+        if any('"error"' in message for _, message in held):
+            break
         ann.wait_for_timeout(50)
-    hold["on"] = False
-    for ws, message in held:
+    else:
+        raise AssertionError(f"the server's answer to the Start never came: {held}")
+    # Delivered in the server's order: a frame that comes in while one is handed over (each send
+    # lets Playwright hand the test new ones) joins the queue instead of passing it.
+    while held:
+        ws, message = held.pop(0)
         ws.send(message)
+    hold["on"] = False
     ann.wait_for_selector("#toast:not([hidden])")
     assert ann.inner_text("#toast") == "The table changed just before your move: have a look and try again."
     assert version(ann) > before and ann.is_visible("#lobby")
