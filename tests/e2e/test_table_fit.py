@@ -381,10 +381,24 @@ def test_a_seat_heads_presence_dot_keeps_clear_of_a_long_name(
     assert page.errors == []
 
 
+# Each word of the name on one line: a word broken across lines reads as two names.
+WORDS_WHOLE = """b => { const text = b.querySelector('.reaction-name').firstChild, range = document.createRange();
+  let at = 0;
+  return text.data.split(' ').every((word) => {
+    range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size === 1;
+  }); }"""
+
+
 # The bubble a tap on seat ``seat``'s head shows, as drawn (its pop-up done), measured the moment it
 # is: it shows for REACTION_SHOWN (2.5 s) only, which a loaded machine's round trips from the test
-# to the page can outlast. window.wholeNameShown resolves to its words and whether it shows whole.
-WHOLE_NAME_SHOWN = """(seat) => { window.wholeNameShown = new Promise((resolve, reject) => {
+# to the page can outlast. window.wholeNameShown resolves to its words, whether it is on the screen
+# and shows whole, and whether each word of the name is on one line.
+WHOLE_NAME_SHOWN = (
+    """(seat) => { const wordsWhole = """
+    + WORDS_WHOLE
+    + """;
+window.wholeNameShown = new Promise((resolve, reject) => {
   setTimeout(() => reject(new Error(`no whole name shown over seat ${seat}`)), 10000);
   const watch = new MutationObserver(() => {
     const b = document.querySelector(`.reaction-float.whole-name[data-seat="${seat}"]`);
@@ -392,12 +406,14 @@ WHOLE_NAME_SHOWN = """(seat) => { window.wholeNameShown = new Promise((resolve, 
     watch.disconnect();
     Promise.all(b.getAnimations().map((a) => a.finished)).then(() => {
       const r = b.getBoundingClientRect(), n = b.querySelector('.reaction-name');
-      resolve({ text: b.innerText.trim(), whole: r.left >= 0 && r.right <= innerWidth && r.top >= 0
-        && n.scrollWidth <= n.clientWidth + 1 });
+      const onScreen = r.left >= 0 && r.right <= innerWidth;
+      resolve({ text: b.innerText.trim(), onScreen, whole: onScreen && r.top >= 0 && n.scrollWidth <= n.clientWidth + 1,
+        words: wordsWhole(b) });
     });
   });
   watch.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
 }); }"""
+)
 
 
 @pytest.mark.parametrize("ruleset", ["official", "painted"])
@@ -421,15 +437,6 @@ def test_on_a_phone_a_tap_on_a_cut_name_in_a_seats_head_shows_it_whole(
     assert page.errors == []
 
 
-# Each word of the name on one line: a word broken across lines reads as two names.
-WORDS_WHOLE = """b => { const text = b.querySelector('.reaction-name').firstChild, range = document.createRange();
-  let at = 0;
-  return text.data.split(' ').every((word) => {
-    range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
-    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size === 1;
-  }); }"""
-
-
 def test_a_long_name_shown_whole_at_the_screens_edge_keeps_its_words_whole(live_site: LiveSite, new_page: Any) -> None:
     """The seat at the card's right edge on a phone: its bubble, moved in to stay on the screen, is
     laid out as wide as the name needs, not squeezed into the strip between the head's middle and
@@ -440,14 +447,15 @@ def test_a_long_name_shown_whole_at_the_screens_edge_keeps_its_words_whole(live_
     reload(page)
     head = page.locator("#card th.seat-head[data-seat='5']").first
     head.scroll_into_view_if_needed()
+    page.evaluate(WHOLE_NAME_SHOWN, 5)
     head.tap()
-    bubble = page.locator(".reaction-float.whole-name")
-    bubble.wait_for(timeout=5000)
-    assert bubble.inner_text().strip() == names[5]
-    assert bubble.evaluate(WORDS_WHOLE)
-    assert bubble.evaluate("b => { const r = b.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }")
+    shown = page.evaluate("window.wholeNameShown")
+    assert shown["text"] == names[5], shown
+    assert shown["words"], shown
+    assert shown["onScreen"], shown
     for scheme in in_each_scheme(page):
+        page.evaluate(WHOLE_NAME_SHOWN, 5)
         head.tap()
-        bubble.wait_for(timeout=5000)
+        page.evaluate("window.wholeNameShown")
         shot(page, f"whole-name-edge-{scheme}")
     assert page.errors == []
