@@ -565,6 +565,7 @@ LOOKUPS_BY_CODE = [
     ("get", "/rooms/find?code={}"),
     ("get", "/r/{}/here.css"),
     ("get", "/r/{}/here"),
+    ("get", "/r/{}/feed.json"),
 ]
 
 
