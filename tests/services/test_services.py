@@ -605,7 +605,8 @@ def test_the_broadcast_is_scheduled_after_commit(
     sent: list[tuple[str, int]] = []
     states: list[GameState | None] = []
 
-    def game_changed(game: Game, move: Move, rules: GameState | None) -> None:
+    def game_changed(game: Game, move: Move, rules: GameState | None, earlier: tuple[Move, ...] = ()) -> None:
+        assert [m.kind for m in earlier] == ["hold"]  # committed with the roll, and told with it
         sent.append((game.code, move.seq))
         states.append(rules)
 
