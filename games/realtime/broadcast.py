@@ -94,14 +94,13 @@ def recent_events(game: Game) -> list[dict[str, Any]]:
             continue
         if _made_with_the_room(game, move, payload):
             continue
-        event = event_of(move, game.private)
+        event = _versioned(move, game.private)
         if event is None:
             continue
         if move.kind in (Move.Kind.ROLL, Move.Kind.SCORE):
             event["seat"] = seats.get(move.player_id)  # type: ignore[arg-type]
         elif move.kind in (Move.Kind.KICK, Move.Kind.REMOVE):
             event["lobby"] = move.kind == Move.Kind.KICK
-        event["version"] = move.seq
         told.append(event)
         if payload.get("game_over") or payload.get("abandoned"):
             told.append({"type": "game_over", "winners": payload.get("winners", []), "version": move.seq})
