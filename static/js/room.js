@@ -208,6 +208,7 @@ function view() {
     rematchUrl: root.dataset.rematchUrl,
     fairnessUrl: root.dataset.fairnessUrl,
     logUrl: root.dataset.logUrl,
+    rulesUrl: root.dataset.rulesUrl,
   });
 }
 

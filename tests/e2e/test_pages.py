@@ -11,6 +11,7 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     create_local,
+    create_online,
     finished_named_game,
     in_each_scheme,
     light_boxes_in_the_dark,
@@ -182,6 +183,21 @@ def finished_game(site: LiveSite, players: int = 2, seed: int = 1, ruleset: str 
 
 def step_text(page: Any) -> str:
     return str(page.inner_text("#step-text"))
+
+
+def test_a_newcomer_goes_from_the_rule_set_they_picked_to_its_rules(live_site: LiveSite, new_page: Any) -> None:
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    page.goto(live_site.url + "/")
+    with page.expect_navigation():
+        page.click("#rulesets-help")
+    assert page.url == live_site.url + "/rules"
+    create_online(page, live_site, "Ann", "triple")
+    shot(page, "lobby-rules-link-390")
+    with page.expect_navigation():
+        page.click("#ruleset-rules")
+    assert page.url == live_site.url + "/rules#triple"
+    assert page.locator("h2#triple").is_visible() and page.locator("h2#triple").inner_text() == "Triple Yahtzee"
+    assert page.evaluate("document.getElementById('triple').getBoundingClientRect().top") < 100
 
 
 def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_site: LiveSite, new_page: Any) -> None:

@@ -113,6 +113,20 @@ def test_every_page_links_the_rules_and_the_fair_dice_method() -> None:
     assert 'href="/rules"' in page and 'href="/fairness"' in page
 
 
+def test_the_home_page_s_rule_set_choice_links_how_each_rule_set_plays() -> None:
+    page = Client().get("/").content.decode()
+    choice = page[page.index('<fieldset class="rulesets-pick">') :]
+    choice = choice[: choice.index("</fieldset>")]
+    assert re.search(r'<a href="/rules"[^>]*>How each rule set plays, with examples</a>', choice), choice
+
+
+@pytest.mark.parametrize("ruleset", list(RULESETS))
+def test_a_lobby_links_its_rule_set_s_own_rules(ruleset: str) -> None:
+    table = open_room(2, ruleset, start=False)
+    page = Client().get(f"/r/{table.code}/").content.decode()
+    assert f'<a href="/rules#{ruleset}"' in page  # the page without script's lobby (room.js draws its own)
+
+
 def test_a_finished_game_s_fairness_page_links_the_method_and_lists_each_seed_once_with_its_seats() -> None:
     table = open_room(2)
     game = play_to_end(table, random.Random(3))

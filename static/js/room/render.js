@@ -222,7 +222,8 @@ export function lobbyHtml(view) {
   // A game on one device (a pass-and-play rematch) seats nobody from elsewhere: nobody is waited for.
   const heading = state.local ? gettext("Ready to start on this device") : gettext("Waiting for players");
   let html = `<h2 id="lobby-h" tabindex="-1">${heading}</h2>
-    <p class="muted">${esc(fmt(gettext("%(ruleset)s: %(summary)s"), { ruleset: state.ruleset.label, summary: state.ruleset.summary }))}</p>
+    <p class="muted">${esc(fmt(gettext("%(ruleset)s: %(summary)s"), { ruleset: state.ruleset.label, summary: state.ruleset.summary }))}
+    <a href="${esc(view.rulesUrl)}#${esc(state.ruleset.name)}" id="ruleset-rules">${gettext("How this rule set plays")}</a></p>
     <ul class="room-settings muted" id="room-settings">${settings.map((each) => `<li>${esc(each)}</li>`).join("")}</ul>`;
   if (!state.local) {
     html += `<div class="invite">
