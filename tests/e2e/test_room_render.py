@@ -265,6 +265,25 @@ def test_the_coachs_label_stays_on_one_line_in_french_beside_a_long_hint(harness
     assert page.inner_text(".hint-top strong") == "Coach :" and lines == 1
 
 
+@pytest.mark.parametrize("narrow", [False, True])
+def test_the_coachs_figures_say_they_are_the_final_score_to_expect(page: Any, narrow: bool) -> None:
+    """A figure of its own ("≈ 253.0") told a player who had never met the coach nothing."""
+    s = {**state([5, 5, 2, 1, 3]), "hints": True}
+    options = [
+        {"kind": "keep", "held": [0, 1], "expected": 253.0},
+        {"kind": "score", "box": "chance", "column": 0, "expected": 240.5},
+    ]
+    hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": True, "note": "", "options": options}
+    page.evaluate("([s, h, narrow]) => draw(s, {hint: h, narrow})", [s, hint, narrow])
+    meaning = "≈ your expected final score after each choice, playing the coach's way from then on"
+    assert page.locator(".hint-meaning").text_content() == meaning
+    assert page.locator(".hint-meaning").is_visible() is not narrow  # on a phone a tap on the more choices away
+    assert set(page.eval_on_selector_all(".hint-box .expect", "els => els.map(e => e.title)")) == {meaning}
+    if narrow:
+        page.click("#hint-more")
+        assert page.locator(".hint-meaning").is_visible()
+
+
 def test_a_painted_hint_to_keep_dice_names_their_colours(page: Any) -> None:
     s = state([5, 5, 2, 1, 3], ["purple", "purple", "purple", "red", "blue"])
     s["ruleset"] = ruleset_info("painted")

@@ -448,11 +448,14 @@ export function hintHtml(view) {
   const mark = note
     ? ` <button type="button" class="estimate-mark" id="estimate-mark" popovertarget="hint-note" title="${esc(note)}" aria-describedby="hint-note-text">${pgettext("the coach's figure is an", "estimate")}</button>`
     : "";
-  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect">≈ ${number(o.expected, 1)}</span>${best ? mark : ""}</li>`;
+  // What the figures are, said once under the choices (on a phone a tap away, as the other
+  // choices are: the card below needs the room) and on hover over each.
+  const meaning = gettext("≈ your expected final score after each choice, playing the coach's way from then on");
+  const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect" title="${esc(meaning)}">≈ ${number(o.expected, 1)}</span>${best ? mark : ""}</li>`;
   const more = rest.length
     ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary id="hint-more">${fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length })}</summary>
-      <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol></details>`
-    : "";
+      <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol><p class="hint-meaning">${esc(meaning)}</p></details>`
+    : `<p class="hint-meaning">${esc(meaning)}</p>`;
   const why = note
     ? `<div class="box-help" id="hint-note" popover><span id="hint-note-text">${esc(note)}</span>
       <button type="button" class="box-help-close" popovertarget="hint-note" popovertargetaction="hide" aria-label="${gettext("Close")}">×</button></div>`
