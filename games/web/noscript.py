@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils import formats
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleSet
@@ -339,11 +340,20 @@ def table(
 
 def _settings(state: dict[str, Any]) -> list[str]:
     """What the host chose when creating the room, in the words of the lobby with script
-    (static/js/room/render.js, ``lobbyHtml``), for whoever is deciding to take a seat. The time a
-    move at one's own pace is in the line under the room's code, and a room played on one device
-    has no turn timer."""
+    (static/js/room/render.js, ``lobbyHtml``), for whoever is deciding to take a seat. The pace
+    too, which the line under the room's code also says but a phone does not show; a room played
+    on one device has no turn timer."""
     said = []
-    if state["pace"] != "own" and not state["local"]:
+    if state["pace"] == "own":
+        clock = state["clock"]
+        said.append(
+            capfirst(
+                gettext("at your own pace, %(time)s a move") % {"time": duration(clock["seconds"])}
+                if clock
+                else gettext("at your own pace, no time limit")
+            )
+        )
+    elif not state["local"]:
         clock = state["clock"]
         said.append(
             gettext("Turn timer: %(time)s a turn") % {"time": duration(clock["seconds"])}

@@ -1135,3 +1135,21 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     assert "On: this device is told" in (page.text_content("#push-status") or "")
     assert not live_site.query(stored, old_endpoint)
     assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8]) == [(ana,)]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_lobby_of_a_room_at_your_own_pace_says_its_pace_on_a_phone_too(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    """The line under the room's code is not shown on a phone: whoever decides there whether to
+    take a seat reads the room's pace and time per move in the lobby's list of what the host chose,
+    with script and without, in their own language."""
+    page = new_page(width, 844 if width < 500 else 800, locale="de-DE")
+    code = create_own_pace(page, live_site, "Ann", DAY)
+    said = page.locator("#room-settings li").all_inner_texts()
+    assert said[0] == "In eigenem Tempo, 1 Tag pro Zug", said
+    assert page.is_visible("#room-settings li >> nth=0")
+    shot(page, f"own-pace-lobby-{width}")
+    plain = new_page(width, 844 if width < 500 else 800, locale="de-DE", java_script_enabled=False)
+    plain.goto(f"{live_site.url}/r/{code}/")
+    assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "In eigenem Tempo, 1 Tag pro Zug"

@@ -365,9 +365,10 @@ def settings_of(client: Client, game: Game) -> list[str]:
 
 
 def test_the_lobby_without_script_says_what_the_host_chose_as_the_page_with_script_does() -> None:
-    """The turn timer (a live room's only: at one's own pace the time a move is in the line under
-    the room's code), the coach's hints and the spectators' chat, in the words of the page with
-    script (static/js/room/render.js, ``lobbyHtml``), for whoever is deciding to take a seat."""
+    """The turn timer, or the pace and the time a move at one's own pace (the line under the room's
+    code says it too, but a phone does not show that line), the coach's hints and the spectators'
+    chat, in the words of the page with script (static/js/room/render.js, ``lobbyHtml``), for
+    whoever is deciding to take a seat."""
     ada = Client()
     timed = create(ada, name="Ada", mode="online", turn_timer="60", chat_spectators="on")
     assert settings_of(Client(), timed) == [
@@ -382,7 +383,11 @@ def test_the_lobby_without_script_says_what_the_host_chose_as_the_page_with_scri
         "Only the players post in the chat",
     ]
     own = create(ada, name="Ada", mode="online", pace="own", move_time=str(24 * 3600), hints="on")
-    assert settings_of(ada, own) == ["Hints from the coach allowed", "Only the players post in the chat"]
+    assert settings_of(ada, own) == [
+        "At your own pace, 1 day a move",
+        "Hints from the coach allowed",
+        "Only the players post in the chat",
+    ]
 
 
 def test_a_reader_stops_the_page_without_script_from_reloading_and_starts_it_again() -> None:

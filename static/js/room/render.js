@@ -1,7 +1,7 @@
 // Drawing the room: pure functions from what the page knows (a "view") to HTML text.
 // No socket and no listeners here; static/js/room.js puts the text in place and wires it.
 
-import { fmt, gettext, list, ngettext, number, pgettext } from "../i18n.js";
+import { fmt, gettext, language, list, ngettext, number, pgettext } from "../i18n.js";
 import { esc, scorecardHtml } from "../scorecard.js";
 import { boxName, colourMark, colourName, playerName, reasonText, wordRuleset } from "../words.js";
 
@@ -189,6 +189,10 @@ export function countdownHtml(view, where) {
 }
 
 /** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
+/** ``text`` with its first letter a capital, as a sentence of its own begins (the pace's words are
+ * worded to follow the rule set's name in the line under the room's code). */
+const capfirst = (text) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
+
 export function paceText(state) {
   if (state.pace !== "own") return "";
   return state.clock ? fmt(gettext("at your own pace, %(time)s a move"), { time: duration(state.clock.seconds) }) : gettext("at your own pace, no time limit");
@@ -210,12 +214,13 @@ export function lobbyHtml(view) {
   const { state } = view;
   const active = state.seats.filter((s) => s.status === "active");
   const canJoin = (!state.local || view.mine.length) && !view.takenOut;
-  // What the host chose when creating the room, for whoever is deciding to take a seat (the pace
-  // at one's own is in the line under the room's code).
+  // What the host chose when creating the room, for whoever is deciding to take a seat; the pace
+  // too, which the line under the room's code also says but a phone does not show.
+  const timer = state.pace === "own"
+    ? capfirst(paceText(state))
+    : state.local ? "" : state.clock ? fmt(gettext("Turn timer: %(time)s a turn"), { time: duration(state.clock.seconds) }) : gettext("No turn timer");
   const settings = [
-    state.pace !== "own" && !state.local
-      ? (state.clock ? fmt(gettext("Turn timer: %(time)s a turn"), { time: duration(state.clock.seconds) }) : gettext("No turn timer"))
-      : "",
+    timer,
     state.hints ? gettext("Hints from the coach allowed") : gettext("No hints from the coach"),
     state.chat?.spectators ? gettext("Spectators may post in the chat") : gettext("Only the players post in the chat"),
   ].filter(Boolean);
