@@ -739,6 +739,16 @@ def test_the_lockout_page_says_when_to_try_again(settings: Any) -> None:
     assert again.status_code == 429 and again["Retry-After"] == "900"
 
 
+def test_the_lockout_page_says_a_cool_off_of_one_minute_in_the_singular(settings: Any) -> None:
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=1)
+    Client().post("/accounts/signup/", {"username": "rory", "password1": PASSWORD, "password2": PASSWORD})
+    client = Client(REMOTE_ADDR="198.51.100.71")
+    for _ in range(5):
+        locked = client.post("/accounts/login/", {"login": "rory", "password": "wrong-secret-xyz"})
+    page = locked.content.decode()
+    assert locked.status_code == 429 and "refused for 1 minute:" in page, page
+
+
 def test_the_session_key_rotates_on_sign_in() -> None:
     client = Client()
     browser_with_seat_token(client)
