@@ -217,12 +217,12 @@ function view() {
 // Messages that arrive together are read together, not the last one alone.
 let announced = [];
 let announceTimer = null;
-/** Say ``text`` in the live region; a function is worded when it is said, once the state its event led to is drawn. */
+/** Say ``text`` in the live region. */
 function announce(text) {
   announced.push(text);
   window.clearTimeout(announceTimer);
   announceTimer = window.setTimeout(() => {
-    $("announce").textContent = announced.map((t) => (typeof t === "function" ? t() : t)).join(" ");
+    $("announce").textContent = announced.join(" ");
     announced = [];
   }, 120);
 }
@@ -587,12 +587,17 @@ function event(frame) {
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
       // Painted: a die's colour scores too (Flush, Rainbow, the colour boxes), as its own label
-      // says; the colours are in the state this event leads to (heard just after it).
-      announce(() => {
-        const colours = client.state.turn?.colours ?? [];
-        const dice = frame.dice.map((d, i) => (colours[i] ? `${d} ${colourName(colours[i])}` : String(d)));
-        return fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: dice.join(", ") });
+      // says. Read from the roll itself (a new die's face names its colour, a held die keeps
+      // its own), not from the state after it: a turn the server played for a player whose time
+      // ran out is rolled and scored in one frame, and its state is the next player's turn.
+      const names = state.ruleset?.colours ?? [];
+      const faces = [...(frame.faces ?? [])];
+      const kept = faces.length < frame.dice.length ? new Set(frame.held) : new Set();
+      const dice = frame.dice.map((d, i) => {
+        const colour = kept.has(i) ? state.turn?.colours?.[i] : names[Math.floor((faces.shift() - 1) / 6)];
+        return names.length && colour ? `${d} ${colourName(colour)}` : String(d);
       });
+      announce(fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: dice.join(", ") }));
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
       if (!ui.muted) (yahtzee ? fanfare : rattle)(5 - frame.held.length);
       if (yahtzee) celebrate(`${v.boxLabel("yahtzee")}!`);

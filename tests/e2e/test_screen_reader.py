@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join, seated
+from tests.e2e.helpers import act, create_local, create_online, join, room_code, score_best, seated, time_runs_out
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say, two_players
 
 pytestmark = pytest.mark.browser
@@ -353,3 +353,48 @@ def test_the_question_before_a_zero_is_read_with_its_dialog(live_site: LiveSite,
     assert dialog["name"]["value"] == "Score zero?"
     assert dialog.get("description", {}).get("value") == page.inner_text("#confirm-text")
     page.keyboard.press("Escape")
+
+
+# The dice of the room's last roll as a screen reader hears them: "3 red, 5 blue, ...".
+LAST_ROLL_SAID = """
+from games.store.models import Move
+code, = args
+roll = Move.objects.filter(game__code=code, kind=Move.Kind.ROLL).order_by("-seq").first()
+colours = ["red", "yellow", "green", "blue", "purple"]
+result = ", ".join(f"{(face - 1) % 6 + 1} {colours[(face - 1) // 6]}" for face in roll.payload["faces"])
+"""
+
+# Every text the live region says from now on, in order.
+HEAR_FROM_NOW = """() => {
+  window.__said = [];
+  const region = document.getElementById('announce');
+  new MutationObserver(() => { if (region.textContent) window.__said.push(region.textContent); })
+    .observe(region, {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def test_a_painted_turn_the_server_played_is_announced_with_its_dice_colours(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Painted Yahtzee: Bob's time runs out before he rolls, and the server rolls and scores his
+    turn at once. Ann hears his roll with each die's colour, as she hears the rolls he makes
+    himself: the colours score too (Flush, Rainbow, the colour boxes)."""
+    ann, bob = new_page(), new_page()
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.check("input[name=ruleset][value=painted]")
+    ann.select_option("#id_turn_timer", "30")
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    join(bob, ann.url, "Bob")
+    seated(ann, 2)
+    act(ann, [ann, bob], lambda: ann.click("#start"))
+    act(ann, [ann, bob], lambda: ann.click("#roll"))
+    score_best(ann, [ann, bob])
+    ann.evaluate(HEAR_FROM_NOW)
+    time_runs_out(live_site, ann, 1)
+    ann.wait_for_function("window.__said.some((text) => text.includes('\u2068Bob\u2069 rolled'))")
+    said = " ".join(ann.evaluate("window.__said"))
+    dice = live_site.run(LAST_ROLL_SAID, room_code(ann))
+    assert f"\u2068Bob\u2069 rolled {dice}." in said, (dice, said)
