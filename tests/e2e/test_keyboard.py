@@ -17,6 +17,7 @@ from tests.e2e.helpers import (
     bob_walked_away,
     create_local,
     create_online,
+    in_each_scheme,
     join,
     seated,
     version,
@@ -50,6 +51,37 @@ RING_ON_FELT = """() => {
   return Math.min(...['--felt', '--felt-2'].map(v => {
     const felt = lum(colour(root.getPropertyValue(v)));
     return (Math.max(ring, felt) + 0.05) / (Math.min(ring, felt) + 0.05);
+  }));
+}"""
+
+
+# The lower contrast with the play card's two felt greens of the ring a focused die draws on its
+# face, as it shows: its colour over the felt at the opacity the face is drawn with.
+DIE_RING_ON_FELT = """() => {
+  const rgb = (value) => {
+    const probe = document.createElement('i');
+    probe.style.color = value;
+    document.body.append(probe);
+    const found = getComputedStyle(probe).color.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    probe.remove();
+    return found;
+  };
+  const lum = (c) => {
+    const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const face = document.activeElement.querySelector('.pips');
+  const style = getComputedStyle(face);
+  if (style.outlineStyle === 'none') return 0;
+  let alpha = 1;
+  for (let el = face; el && el !== document.activeElement.parentElement; el = el.parentElement) {
+    alpha *= Number(getComputedStyle(el).opacity);
+  }
+  const ring = rgb(style.outlineColor), root = getComputedStyle(document.documentElement);
+  return Math.min(...['--felt', '--felt-2'].map(v => {
+    const felt = rgb(root.getPropertyValue(v));
+    const shown = lum(ring.map((c, i) => c * alpha + felt[i] * (1 - alpha))), under = lum(felt);
+    return (Math.max(shown, under) + 0.05) / (Math.min(shown, under) + 0.05);
   }));
 }"""
 
@@ -469,3 +501,24 @@ def test_a_link_to_a_step_of_the_replay_opens_with_the_keyboard_on_that_step(
     page.goto(f"{live_site.url}/r/{live_site.finished_game()}/replay")
     page.wait_for_function("document.getElementById('position').textContent.startsWith('Step ')")
     assert page.evaluate(FOCUSED) == "BODY"
+
+
+def test_a_die_not_rolled_yet_shows_the_keyboard_its_full_focus_ring(live_site: LiveSite, new_page: Any) -> None:
+    """Before a turn's first roll the dice are drawn faint, and Tab goes through them on the way to
+    Roll: the ring of the focused one shows as strongly as on a rolled die (3:1 on the felt, WCAG
+    2.4.11), in the light and the dark scheme, not faded with its face."""
+    page = new_page()
+    create_local(page, live_site, ["Solo"])
+    page.focus("#roll")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUSED) == "die-4"
+    assert page.locator("#die-4.blank").count() == 1
+    for scheme in in_each_scheme(page):
+        assert page.evaluate(DIE_RING_ON_FELT) >= 3, scheme
+    page.keyboard.press("Tab")
+    act(page, [page], lambda: page.keyboard.press("Enter"))
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUSED) == "die-4"
+    assert page.locator("#die-4.blank").count() == 0
+    for scheme in in_each_scheme(page):
+        assert page.evaluate(DIE_RING_ON_FELT) >= 3, scheme
