@@ -1245,6 +1245,11 @@ function cueTurn(v) {
       buzz();
     }
     announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
+    // A turn of this page's come round: the keyboard the page left waiting on the dice or the
+    // turn's heading while Roll was disabled (the last roll, someone else's turn) goes to Roll.
+    // Not from anywhere else: a player typing in the chat stays there.
+    const roll = document.getElementById("roll");
+    if (v.myTurn && roll && !roll.disabled && ["dice", "turn-h"].includes(document.activeElement?.id)) roll.focus();
   }
   ui.lastTurnKey = turnKey;
 }

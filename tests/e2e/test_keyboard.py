@@ -19,6 +19,7 @@ from tests.e2e.helpers import (
     create_online,
     in_each_scheme,
     join,
+    score_best,
     seated,
     version,
     wait_version,
@@ -522,3 +523,27 @@ def test_a_die_not_rolled_yet_shows_the_keyboard_its_full_focus_ring(live_site: 
     assert page.locator("#die-4.blank").count() == 0
     for scheme in in_each_scheme(page):
         assert page.evaluate(DIE_RING_ON_FELT) >= 3, scheme
+
+
+def test_the_turn_back_from_a_computer_puts_the_keyboard_on_roll(live_site: LiveSite, new_page: Any) -> None:
+    """Ann plays against a computer on her device. Her score leaves Roll disabled for the
+    computer's turn, and the keyboard waits on the dice; when her turn comes back it is on Roll
+    again, where Enter rolls, as after a turn handed to another person on the device."""
+    page = new_page()
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "1")
+    page.fill("#id_bots", "1")
+    page.fill("#id_player_1", "Ann")
+    page.click("#create-btn")
+    page.wait_for_selector("#conn[data-state=connected]")
+    page.wait_for_selector("#roll:not(:disabled)")
+    page.focus("#roll")
+    act(page, [page], lambda: page.keyboard.press("Enter"))
+    score_best(page, [page])
+    # The computer's turn played, Ann's second round is hers to roll.
+    page.wait_for_function("document.getElementById('turn-meta').textContent.includes('2')")
+    page.wait_for_selector("#roll:not(:disabled)")
+    assert page.evaluate(FOCUSED) == "roll"
+    act(page, [page], lambda: page.keyboard.press("Enter"))
+    assert page.locator("#die-0.blank").count() == 0
