@@ -177,7 +177,7 @@ function view() {
     hint: client.hint,
     hintPending: client.hintPending,
     review: ui.review,
-    connection: client.status,
+    connection: connection(client.status),
     feed: ui.feed,
     justScored: ui.justScored,
     reactions: ui.reactions,
@@ -317,6 +317,16 @@ function toast(text, kind = "error") {
   toastTimer = window.setTimeout(() => (box.hidden = true), 6000);
 }
 
+/**
+ * The page's connection as its player reads it, from the client's ``status``: each try of a
+ * reconnection connects again, and is still a reconnection; a page that never had a connection
+ * (its first socket on its way, or refused and tried again) is connecting, none having dropped.
+ */
+function connection(status) {
+  if (status !== "connecting" && status !== "reconnecting") return status;
+  return ui.wasConnected ? "reconnecting" : "connecting";
+}
+
 function setConnection(status) {
   const labels = {
     connecting: gettext("Connecting…"),
@@ -325,10 +335,9 @@ function setConnection(status) {
     gone: gettext("Disconnected"),
   };
   const el = $("conn");
-  el.dataset.state = status;
-  // Each try of a reconnection connects again: it still says what the player waits for.
   if (status === "connected") ui.wasConnected = true;
-  el.textContent = status === "connecting" && ui.wasConnected ? labels.reconnecting : labels[status];
+  el.dataset.state = connection(status);
+  el.textContent = labels[connection(status)];
   draw();
 }
 

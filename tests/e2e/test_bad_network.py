@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, time_runs_out, timed_game_with_bob
+from tests.e2e.helpers import act, create_local, time_runs_out, timed_game_with_bob
 from tests.e2e.test_social import say
 
 pytestmark = pytest.mark.browser
@@ -81,3 +81,24 @@ def test_what_was_tapped_after_the_network_went_is_not_played_on_the_table_it_co
     assert not any("not your turn" in text for text in said), said
     # The browser's own word on each try while offline is the only thing said in the console.
     assert [error for error in ann.errors if "ERR_INTERNET_DISCONNECTED" not in error] == []
+
+
+def test_a_page_whose_first_socket_is_still_connecting_says_connecting_not_that_it_dropped(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann's page is drawn and its first socket has not heard the room yet (a slow network): no
+    connection was ever open, so none dropped. Roll says Connecting, and the hint is the turn's."""
+    ann = new_page()
+    create_local(ann, live_site, ["Ann", "Bob"])
+    # The socket opens in the page and the server is never reached: nothing is heard.
+    ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), lambda ws: None)
+    ann.reload()
+    ann.wait_for_selector("#roll")
+    assert ann.get_attribute("#conn", "data-state") == "connecting"
+    assert ann.inner_text("#conn") == "Connecting…"
+    assert ann.inner_text("#roll").strip() == "Connecting…"
+    assert ann.is_disabled("#roll")
+    hint = ann.inner_text("#turn-meta")
+    assert "dropped" not in hint and "Reconnecting" not in ann.inner_text("#play"), hint
+    assert "Roll to start your turn." in hint, hint
+

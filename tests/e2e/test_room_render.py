@@ -1448,11 +1448,15 @@ def test_a_dropped_connection_tells_the_player_to_move_that_their_turns_clock_ru
                hint: d.querySelector(".turn-hint")?.textContent ?? "" }; }"""
     clock = {"seconds": 30, "deadline": None, "left": 12.0}
     live = {**state([3, 3, 4, 5, 6]), "clock": {**clock, "pace": "live"}, "pace": "live"}
-    mine = page.evaluate(said, [live, "connecting", [0]])
+    mine = page.evaluate(said, [live, "reconnecting", [0]])
     assert mine["roll"] == "Reconnecting…", mine
     assert "The connection dropped: your turn's clock keeps running while it comes back." in mine["hint"], mine
     own = {**live, "clock": {**clock, "pace": "own"}, "pace": "own"}
     for room, seats in ((live, []), (own, [0]), (state([3]), [0])):
-        other = page.evaluate(said, [room, "connecting", seats])
+        other = page.evaluate(said, [room, "reconnecting", seats])
         assert "The connection dropped: play resumes when it is back." in other["hint"], other
+    # A page whose first socket is on its way (room.js: "connecting" only until one was open) had
+    # no connection to drop.
+    first = page.evaluate(said, [live, "connecting", [0]])
+    assert first["roll"] == "Connecting…" and "dropped" not in first["hint"], first
     assert "clock keeps running" not in page.evaluate(said, [live, "connected", [0]])["hint"]

@@ -338,7 +338,10 @@ export function playHtml(view) {
   const best = view.hint?.options?.[0];
   const coachHolds = me && best?.kind === "keep" ? best.held ?? [] : [];
   let rollLabel = turn.rolls_used === 0 ? gettext("Roll the dice") : turn.rolls_left ? gettext("Roll again") : gettext("No rolls left");
-  if (paused) rollLabel = !view.hostPaused ? gettext("Reconnecting…") : view.youPaused ? gettext("Paused by you") : view.yoursToResume ? gettext("Paused: yours to resume") : view.resumer !== null ? gettext("Paused") : gettext("Paused by the host");
+  // A page whose first socket is still on its way never had a connection: none dropped.
+  const connecting = view.connection === "connecting";
+  const dropped = paused && !view.hostPaused && !connecting;
+  if (paused) rollLabel = !view.hostPaused ? (connecting ? gettext("Connecting…") : gettext("Reconnecting…")) : view.youPaused ? gettext("Paused by you") : view.yoursToResume ? gettext("Paused: yours to resume") : view.resumer !== null ? gettext("Paused") : gettext("Paused by the host");
   const leftText = fmt(ngettext("%(n)s roll left", "%(n)s rolls left", turn.rolls_left), { n: turn.rolls_left });
   const rollsLeft = turn.rolls_left && !paused ? `<span class="rolls-left">${leftText}</span>` : "";
   const pips = [0, 1, 2].map((i) => `<span class="roll-pip ${i < turn.rolls_used ? "used" : ""}"></span>`).join("");
@@ -349,8 +352,8 @@ export function playHtml(view) {
   else if (view.resumer !== null) hint = fmt(gettext("The game is paused: play goes on when %(name)s, the host, resumes it."), { name: `<bdi>${esc(view.resumer)}</bdi>` });
   else if (view.hostPaused) hint = gettext("The host paused the game: play goes on when they resume it.");
   // The server's turn clock does not stop for a dropped connection: the player it is running for is told.
-  else if (paused && me && state.clock?.pace === "live") hint = gettext("The connection dropped: your turn's clock keeps running while it comes back.");
-  else if (paused) hint = gettext("The connection dropped: play resumes when it is back.");
+  else if (dropped && me && state.clock?.pace === "live") hint = gettext("The connection dropped: your turn's clock keeps running while it comes back.");
+  else if (dropped) hint = gettext("The connection dropped: play resumes when it is back.");
   else if (me) {
     hint = turn.rolls_used === 0
       ? gettext("Roll to start your turn.")
