@@ -89,9 +89,6 @@ def recent_events(game: Game) -> list[dict[str, Any]]:
     told: list[dict[str, Any]] = []
     for move in reversed(selectors.last_moves(game, _FEED_KINDS, FEED_MOVES)):
         payload = move.payload if isinstance(move.payload, dict) else {}
-        if move.kind == Move.Kind.HOST:
-            told.append({"type": "host", "name": payload.get("name", ""), "version": move.seq})
-            continue
         if _made_with_the_room(game, move, payload):
             continue
         event = _versioned(move, game.private)
@@ -135,7 +132,13 @@ def state_frame(
 
 
 def _versioned(move: Move, private: bool) -> dict[str, Any] | None:
-    """A move's event with the version it made: one of a state's ``earlier``."""
+    """A move's event with the version it made: one of a state's ``earlier``, and of the room's
+    recent events. A player who took the host's tools is handed the role by a Move of its own
+    before the tool's: told as ``host``, there, in both, so an open page and one drawn later put
+    the hand-over and the tool's line in the same order."""
+    if move.kind == Move.Kind.HOST:
+        payload = move.payload if isinstance(move.payload, dict) else {}
+        return {"type": "host", "name": payload.get("name", ""), "version": move.seq}
     event = event_of(move, private)
     if event is not None:
         event["version"] = move.seq

@@ -263,7 +263,10 @@ function noteHost(state) {
   if (ui.host !== undefined && player !== ui.host && seat && live) {
     const person = render.isolated(playerName(seat.name));
     announce(fmt(gettext("%(name)s is now the host."), { name: person }));
-    remember(feedLine({ type: "host", name: playerName(seat.name) }, view()), state.version);
+    // A player who took the host's tools was handed the role by a Move of its own, which the
+    // state's ``earlier`` told the feed where the room's recent events put it; a role handed on
+    // with a leave is the state's to tell, after the leave, as those events do.
+    if (!state.earlier?.some((told) => told.type === "host")) remember(feedLine({ type: "host", name: playerName(seat.name) }, view()), state.version);
     // Handed the role during a pause (the host who paused left): the resume is this page's now;
     // the others' pages, that the game waits for the new host's.
     if (view().yoursToResume) {

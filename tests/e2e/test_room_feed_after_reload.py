@@ -115,3 +115,41 @@ def test_a_finished_games_page_ends_its_feed_with_the_result(live_site: LiveSite
     ), shown
     for scheme in in_each_scheme(page):
         shot(page, f"feed-finished-{size}-{scheme}", full_page=True)
+
+
+def test_the_host_handed_on_by_a_tool_is_where_an_open_page_put_it_after_a_reload(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann pauses and closes her tab; Bob, once she has been away a while, resumes the game, which
+    makes him the host first. His page and Cy's (a spectator's) say so in that order, and the same
+    pages reloaded say it in the same order."""
+    import time
+
+    from tests.e2e.test_social import create_room
+
+    ann, bob, cy = new_page(), new_page(), new_page()
+    bob.clock.install()
+    url = create_room(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    cy.goto(url)
+    cy.wait_for_selector("#conn[data-state=connected]")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    act(ann, [ann, bob, cy], lambda: ann.click("#pause"))
+    ann.goto("about:blank")
+    bob.wait_for_selector(".seat:first-child .presence.away")
+    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1): the page's clock is run on below
+    bob.clock.run_for(16_000)
+    bob.wait_for_selector("#pause:not([hidden])")
+    act(bob, [bob, cy], lambda: bob.click("#pause"))
+    bob.wait_for_selector("#feed li >> text=Bob is now the host")
+    cy.wait_for_selector("#feed li >> text=Bob is now the host")
+    live_bob, live_cy = lines(bob)[:2], lines(cy)[:2]
+    # Newest first: the role was handed on, then the resume was his.
+    assert [text for _, text in live_bob] == ["You resumed the game", "Bob is now the host"], live_bob
+    assert [text for _, text in live_cy] == ["Bob resumed the game", "Bob is now the host"], live_cy
+    bob.reload()
+    cy.reload()
+    for page in (bob, cy):
+        page.wait_for_selector("#conn[data-state=connected]")
+    assert (lines(bob)[:2], lines(cy)[:2]) == (live_bob, live_cy), (live_bob, live_cy)

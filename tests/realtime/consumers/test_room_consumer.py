@@ -382,6 +382,34 @@ async def test_a_game_the_host_paused_can_be_resumed_by_the_players_at_the_table
 
 
 @pytest.mark.usefixtures("no_host_wait")
+async def test_the_host_handed_on_by_a_tool_is_told_in_the_states_earlier_as_the_rooms_recent_events_tell_it() -> None:
+    """A player who resumes the absent host's pause becomes the host first: the state tells the hand-over
+    among its ``earlier``, before the resume, in the order (and with the versions) a page drawn
+    later reads in the room's recent events. One order for the open page and the reloaded one."""
+    from games.realtime.broadcast import recent_events
+
+    code, sessions = await make_room(2)
+    p0, p1 = await connect(code, sessions[0]), await connect(code, sessions[1])
+    _, state, _ = await first_frames(p0)
+    await first_frames(p1)
+    await p0.send_json_to({"type": "pause", "version": state["version"], "id": "brb"})
+    paused = (await frames_until(p1, "state"))[-1]
+    await host_gone(p0, p1)
+    await p1.send_json_to({"type": "resume", "version": paused["version"], "id": "go-on"})
+    frame = await answer(p1)
+    told = [*frame.get("earlier", []), {**frame["event"], "version": frame["version"]}]
+    assert [(event["type"], event["version"]) for event in told] == [
+        ("host", paused["version"] + 1),
+        ("resumed", paused["version"] + 2),
+    ], told
+    assert told[0]["name"] == "P1"
+    feed = await sync_to_async(lambda: recent_events(Game.objects.get(code=code)))()
+    assert [(event["type"], event["version"]) for event in feed[-2:]] == [(e["type"], e["version"]) for e in told]
+    assert feed[-2]["name"] == told[0]["name"]
+    await p1.disconnect()
+
+
+@pytest.mark.usefixtures("no_host_wait")
 async def test_on_the_absent_hosts_turn_the_players_at_the_table_can_let_a_computer_play_it() -> None:
     """A live game without a turn timer (the default): it is the host's turn, the host's phone died."""
     code, sessions = await make_room(2)
