@@ -100,7 +100,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hello is None:  # the same refusal as for any unknown room
             self.joined = False
             await fanout.leave(self.code, self)
-            await self.close(code=CLOSE_NO_ROOM)
+            await self.refuse_as_no_room()
             return
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
@@ -124,6 +124,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 self.push([text for text in frames if protocol.loads(text).get("type") != "presence"])
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
+
+    async def refuse_as_no_room(self) -> None:
+        """Accepted only to be closed with 4404, nothing sent: a handshake refused is an HTTP 403,
+        which the browser tells its page as a connection lost (1006), and the page of a room
+        deleted while it was open would try again for ever."""
+        await self.accept()
+        await self.close(code=CLOSE_NO_ROOM)
 
     def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""

@@ -9,12 +9,14 @@ from games.realtime.consumer import CLOSE_NO_ROOM, RoomConsumer
 
 
 async def no_route(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """A socket to an address that is no room's: refused at the handshake as for a code of no room.
+    """A socket to an address that is no room's: refused as for a code of no room (accepted, and
+    closed with 4404 at once: ``RoomConsumer.refuse_as_no_room``).
 
     Channels' router raises for an address none of its routes matches, which anyone can open:
     the client got an HTTP 500 and the log an error with its traceback each time.
     """
     await receive()  # websocket.connect
+    await send({"type": "websocket.accept"})
     await send({"type": "websocket.close", "code": CLOSE_NO_ROOM})
 
 

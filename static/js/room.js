@@ -102,7 +102,6 @@ const client = new RoomClient({
         ui.desiredHeld = client.inflight?.type === "hold" ? client.inflight.held : null;
       }
       setConnection(status);
-      if (status === "gone") toast(gettext("This room no longer exists."));
       if (status === "connected" && ui.chatAfterToken && client.spectator) {
         const frame = ui.chatAfterToken;
         ui.chatAfterToken = null;
@@ -1117,6 +1116,11 @@ function draw() {
     drawChat(v);
     ended = drawOver(v);
     drawFair(v);
+    // The room was deleted: nothing of it can be played or said any more, and the page stops
+    // trying to connect. It says so, with the way home, in place of the table.
+    const gone = v.connection === "gone";
+    $("gone").hidden = !gone;
+    if (gone) for (const part of ["lobby", "table", "over", "fair"]) $(part).hidden = true;
   });
   if (ended) showResult();
   if (v.state.status === "playing") ui.seenPlaying = true;

@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, time_runs_out, timed_game_with_bob
+from tests.e2e.helpers import (
+    act,
+    create_local,
+    create_online,
+    in_each_scheme,
+    room_code,
+    shot,
+    time_runs_out,
+    timed_game_with_bob,
+)
 from tests.e2e.test_social import say
 
 pytestmark = pytest.mark.browser
@@ -34,6 +43,7 @@ class Link:
         page.route_web_socket(re.compile(r".*/ws/rooms/.*"), self._through)
 
     def _through(self, ws: Any) -> None:
+        self.socket = ws
         server = ws.connect_to_server()
         ws.on_message(lambda message: None if self.cut else server.send(message))
         server.on_message(lambda message: None if self.cut else ws.send(message))
@@ -45,6 +55,10 @@ class Link:
     def up(self) -> None:
         self.cut = False
         self.page.context.set_offline(False)
+
+    def drop(self) -> None:
+        """The page's socket closes as one the network lost does (the next goes through the link too)."""
+        self.socket.close()
 
 
 def test_what_was_tapped_after_the_network_went_is_not_played_on_the_table_it_comes_back_to(
@@ -102,3 +116,34 @@ def test_a_page_whose_first_socket_is_still_connecting_says_connecting_not_that_
     assert "dropped" not in hint and "Reconnecting" not in ann.inner_text("#play"), hint
     assert "Roll to start your turn." in hint, hint
 
+
+_ROOM_DELETED = """
+from games.store.models import Game, Move
+code, = args
+Move.objects.filter(game__code=code).delete()
+result, _ = Game.objects.filter(code=code).delete()
+"""
+
+
+def test_a_page_whose_room_was_deleted_stops_reconnecting_and_says_the_room_is_gone(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann's lobby is open; the room is deleted meanwhile (a room never started is swept after its
+    days without use), and her socket drops. Her page does not try again for ever saying
+    Reconnecting: the room is gone, it says, with a way to the home page."""
+    ann = new_page()
+    link = Link(ann)
+    create_online(ann, live_site, "Ann")
+    assert live_site.run(_ROOM_DELETED, room_code(ann)) >= 1
+    link.drop()
+    ann.wait_for_selector("#gone:not([hidden])")
+    assert ann.get_attribute("#conn", "data-state") == "gone"
+    assert "This room no longer exists." in ann.inner_text("#gone")
+    assert ann.locator("#lobby").is_hidden() and ann.locator("#table").is_hidden()
+    for width, height in ((1280, 800), (390, 844)):
+        ann.set_viewport_size({"width": width, "height": height})
+        for scheme in in_each_scheme(ann):
+            shot(ann, f"room-gone-{width}-{scheme}")
+    ann.click("#gone a")
+    ann.wait_for_url(live_site.url + "/")
+    assert [error for error in ann.errors if "WebSocket" not in error] == []

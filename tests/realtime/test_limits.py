@@ -200,12 +200,15 @@ async def test_guesses_sent_all_at_once_are_held_to_the_miss_limit(settings: Any
     assert statuses.count(429) >= 57
 
 
-async def _socket_opens(code: str, ip: str) -> bool:
-    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN])
+async def _socket_opens(code: str, ip: str, headers: tuple[tuple[bytes, bytes], ...] = ()) -> bool:
+    """Whether the room's socket opens and is told the room (one refused as for an unknown room is
+    accepted and closed at once with 4404)."""
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN, *headers])
     ws.scope["client"] = (ip, 50000)
     connected, _ = await ws.connect()
+    first = await ws.receive_output(timeout=5) if connected else None
     await ws.disconnect()
-    return connected
+    return first is not None and first["type"] == "websocket.send"
 
 
 @pytest.mark.asyncio
@@ -287,15 +290,8 @@ async def test_a_browser_with_a_seat_connects_to_its_room_over_its_addresss_miss
     code = await sync_to_async(create_room)(player, "Ann")
     assert [await _socket_opens(f"guess{i:05d}", "10.0.7.10") for i in range(3)] == [False] * 3
     assert not await _socket_opens(code, "10.0.7.10")  # a stranger at the address
-    ws = WebsocketCommunicator(
-        application,
-        f"/ws/rooms/{code}/",
-        headers=[ORIGIN, (b"cookie", f"sessionid={player.cookies['sessionid'].value}".encode())],
-    )
-    ws.scope["client"] = ("10.0.7.10", 50000)
-    connected, _ = await ws.connect()
-    await ws.disconnect()
-    assert connected
+    cookie = (b"cookie", f"sessionid={player.cookies['sessionid'].value}".encode())
+    assert await _socket_opens(code, "10.0.7.10", (cookie,))
 
 
 ORIGIN_EVIL = (b"origin", b"https://evil.example")
