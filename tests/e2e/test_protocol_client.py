@@ -434,6 +434,32 @@ def test_the_page_follows_its_players_to_new_seat_numbers_when_an_earlier_seat_l
     assert page.evaluate("client.mine") == [1]
 
 
+def test_a_seat_of_the_page_taken_out_of_the_game_is_no_longer_its_own_without_a_reconnect(page: Any) -> None:
+    """Two people on one device play seats 1 and 2; the host takes seat 2 out. The state says so
+    (its ``status``), and the page counts as its own the seats the server's next ``you`` would:
+    seat 1, not the one taken out (the game over then says "You win!" to the one left). Taken
+    out of both, it holds none, and has given both up, as the server's ``you`` says of them."""
+
+    def seats(two: str, one: str = "active", gave_up: str = "false") -> str:
+        last = f"{{player: 12, status: '{two}', gave_up: {gave_up}}}"
+        return f"[{{player: 10, status: 'active'}}, {{player: 11, status: '{one}'}}, {last}]"
+
+    js(
+        page,
+        "h.make(); h.hello(3, [1, 2]); h.frame({type: 'you', seats: [1, 2], players: [11, 12]});"
+        f"h.frame(h.state(4, {{seats: {seats('active')}}}));",
+    )
+    assert page.evaluate("client.mine") == [1, 2]
+    js(page, f"h.frame(h.state(5, {{seats: {seats('left')}}}))")
+    assert page.evaluate("[client.mine, client.left, client.former]") == [[1], [], False]
+    # A computer played on for its player, who left: not this browser's seat either (``gave_up``).
+    js(page, f"h.frame(h.state(6, {{seats: {seats('active', gave_up='true')}}}))")
+    assert page.evaluate("client.mine") == [1]
+    js(page, f"h.frame(h.state(7, {{seats: {seats('left', one='left')}}}))")
+    assert page.evaluate("[client.mine, client.left, client.former]") == [[], [1, 2], True]
+    assert page.evaluate("h.FakeSocket.all.length") == 1  # no reconnect was needed
+
+
 def test_a_tab_told_other_players_by_another_tab_of_its_browser_connects_again_at_once(page: Any) -> None:
     # The tabs share the browser's session: a seat taken in one is the other's too, but only a
     # new socket is told so (`you`).

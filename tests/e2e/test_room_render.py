@@ -697,6 +697,46 @@ def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn
     assert page.evaluate(voices, [gave_up, [2]]) == []
 
 
+def test_a_device_whose_companions_seat_the_host_took_out_reads_its_own_win_as_you_without_a_reconnect(
+    harness: Any,
+) -> None:
+    """Ana's phone seats her and her companion Ben; the host, Cy, takes Ben out, and Ana wins. The
+    socket's `you` still names both seats (it is told on connecting), but the states since say Ben's
+    seat is out: the end reads "You win!", as it does after a reconnect, not the winner by name."""
+    page = harness(HARNESS)
+    ended = """async ([playing, finished]) => {
+      const { RoomClient } = await import("/static/js/room/protocol.js");
+      class Socket { constructor() { Socket.last = this; this.l = {}; } addEventListener(t, f) { this.l[t] = f; }
+        send() {} close() {} }
+      const env = { WebSocket: Socket, setTimeout: () => 0, setInterval: () => 0, pageId: "p" };
+      const client = new RoomClient({ url: "ws://x/", state: playing, seats: [0, 1], env });
+      client.start();
+      const frame = (f) => Socket.last.l.message({ data: JSON.stringify(f) });
+      Socket.last.l.open?.({});
+      frame({ type: "you", seats: [0, 1], players: [10, 11] });
+      frame(playing);
+      frame(finished);
+      const view = render.viewOf(client.state, { mine: client.mine, left: client.left,
+        presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(), reducedMotion: true, hint: null,
+        hintPending: false, review: null, connection: "connected", feed: [], justScored: null, levels: {},
+        awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return box.querySelector("#over-h").textContent;
+    }"""
+    finished = over_state([("Ana", "active"), ("Ben", "left"), ("Cy", "active")], [201, 150, 180], [0])
+    playing = over_state([("Ana", "active"), ("Ben", "active"), ("Cy", "active")], [0, 0, 0], [])
+    playing.update(
+        status="playing", version=8, turn={"seat": 0, "dice": [], "held": [], "rolls_used": 0, "rolls_left": 3}
+    )
+    finished["version"] = 9
+    for game in (playing, finished):
+        game["type"] = "state"
+        for seat in game["seats"]:
+            seat["player"] = 10 + seat["seat"]
+    assert page.evaluate(ended, [playing, finished]) == "You win!"
+
+
 def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: Any) -> None:
     page = harness(HARNESS)
     helps = page.evaluate(

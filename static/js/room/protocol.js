@@ -433,8 +433,17 @@ export class RoomClient {
     }
     this.state = next;
     // This browser's seats by their players: a seat that leaves the lobby moves the later ones up.
+    // A seat its player left, or the host took out, is out of the game (its ``status``, or
+    // ``gave_up`` when a computer plays on): no longer this browser's, as its next `you` would
+    // say (games.domain.room's seats_kept_for). A browser with none left has given them up.
     if (this.myPlayers?.length && next.seats) {
-      this.mine = next.seats.flatMap((seat, index) => (this.myPlayers.includes(seat.player) ? [index] : []));
+      const ours = next.seats.flatMap((seat, index) => (this.myPlayers.includes(seat.player) ? [index] : []));
+      const out = (index) => next.seats[index].status === "left" || Boolean(next.seats[index].gave_up);
+      this.mine = ours.filter((index) => !out(index));
+      if (!this.mine.length && ours.length) {
+        this.former = true;
+        this.left = ours;
+      }
     }
     if (this.inflight && next.version > this.inflight.version) {
       // Taken for its answer. Another player's change may have reached this page first (a join as
