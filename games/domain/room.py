@@ -57,6 +57,9 @@ class Seat(msgspec.Struct, frozen=True):
     # The seat was the n-th of the game to leave or be taken out (0: it has not): a game every
     # person left ranks them by it (``Room.ranks``).
     left_order: int = 0
+    # The host took the seat out of the game (a Move REMOVE), its player did not leave it: the
+    # game-over list and the shared result say so, and it stays so if a computer plays it on.
+    taken_out: bool = False
 
     @property
     def active(self) -> bool:
@@ -113,6 +116,8 @@ class Seat(msgspec.Struct, frozen=True):
             data["muted"] = True
         if self.left_order:
             data["left_order"] = self.left_order
+        if self.taken_out:
+            data["taken_out"] = True
         return data
 
     @classmethod
@@ -130,6 +135,7 @@ class Seat(msgspec.Struct, frozen=True):
             timeouts=int(data.get("timeouts") or 0),
             muted=bool(data.get("muted")),
             left_order=int(data.get("left_order") or 0),
+            taken_out=bool(data.get("taken_out")),
         )
 
 
@@ -297,8 +303,9 @@ class Room(msgspec.Struct, frozen=True):
             changes.update(away=True, timeouts=0)
         return self.with_seat(index, **changes)
 
-    def taken_out(self, index: int) -> Room:
-        """Seat ``index`` is out of the game (its player left or was taken out): the rules skip it.
+    def taken_out(self, index: int, *, by_host: bool = False) -> Room:
+        """Seat ``index`` is out of the game (its player left, or the host took it out: ``by_host``):
+        the rules skip it.
 
         Taken out while a computer played it for its away player, the seat is one its player gave
         up, not one they may take back: their token moves from ``away_controller`` to
@@ -307,6 +314,8 @@ class Room(msgspec.Struct, frozen=True):
         """
         seat = self.seats[index]
         changes: dict[str, Any] = {"status": LEFT, "left_order": 1 + max(s.left_order for s in self.seats)}
+        if by_host:
+            changes["taken_out"] = True
         if seat.away_controller:
             changes.update(away_controller="", left_controller=seat.away_controller)
         return self.with_seat(index, **changes)

@@ -189,7 +189,7 @@ def vacate(game: Game, seat: int, *, kind: str, actor: str, action_id: str, room
             # never muted, and the host could not unmute it.
             room = room.left_muted(person, entry.name)
     else:
-        room = room.taken_out(seat)
+        room = room.taken_out(seat, by_host=kind == Move.Kind.REMOVE)
         if kind in (Move.Kind.KICK, Move.Kind.REMOVE) and entry.person:
             # A player taken out reads the chat and posts no more (selectors.silenced): their seat
             # shows it as a mute, which the host lifts from its line as any muted seat's.

@@ -583,6 +583,8 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
             # A computer plays it on after its player left (or was taken out): it ranks with the
             # seats that left, whatever its total (Room.ranks).
             "gave_up": bool(seat.left_controller),
+            # The host took it out (its player did not leave): the game-over list says "taken out".
+            "taken_out": seat.taken_out,
             # The seat was the n-th to leave: a game every person left ranks them by it (Room.ranks).
             **({"left_order": seat.left_order} if seat.left_order else {}),
         }

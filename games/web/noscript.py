@@ -406,8 +406,8 @@ def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
 
 def _results(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The final order as the server ranks it (``Room.ranks``, the state's ``ranks``), as the page
-    with script lists it: each seat's place, and whether it left or a computer finished it for its
-    away player (both rank after every seat that stayed, whatever their totals)."""
+    with script lists it: each seat's place, and whether it left (or the host took it out) or a
+    computer finished it for its away player (both rank after every seat that stayed, whatever their totals)."""
     seats = state["seats"]
     ranks = state["ranks"]
     rows = []
@@ -421,6 +421,7 @@ def _results(state: dict[str, Any]) -> list[dict[str, Any]]:
                 "name": shown_name(seat["name"]),
                 "total": card["total"],
                 "left": left,
+                "taken_out": left and bool(seat.get("taken_out")),
                 "away": bool(seat.get("kept")) and not left,
             }
         )
@@ -503,6 +504,7 @@ def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], pres
                 "bot": seat["kind"] == "bot",
                 "mine": seat["seat"] in mine,
                 "gone": seat["status"] != "active",
+                "taken_out": bool(seat.get("taken_out")),
                 "away": seat["kind"] == "bot" and bool(seat["away"]),
                 "leave": seat["status"] == "active" and seat["seat"] in mine,
                 **_moderation(seat, mine, is_host),

@@ -1435,6 +1435,43 @@ def test_the_shared_result_marks_the_seats_ranked_behind_for_leaving_or_being_aw
     assert text == "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150 (away), 3. Bo 201 (left)"
 
 
+def test_a_seat_the_host_took_out_reads_taken_out_on_the_game_over_list_and_in_the_shared_result(
+    harness: Any,
+) -> None:
+    """The host took Bo out and Dee left on her own: both rank after those who stayed, and the
+    list and the words a player shares say which is which (the state's ``taken_out``), not "left"
+    for both; so for a seat taken out that a computer then played on (``gave_up``)."""
+    page = harness(HARNESS)
+    finished = over_state(
+        [("Ana", "active"), ("Bo", "left"), ("Cy", "active"), ("Dee", "left")], [180, 201, 150, 90], [0]
+    )
+    finished["seats"][1] = {**finished["seats"][1], "taken_out": True}
+    said = page.evaluate(
+        """s => {
+      const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+        justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      const rows = [...box.querySelectorAll(".ranking li")].map((li) => li.textContent.replace(/\\s+/g, " ").trim());
+      return { rows, share: render.resultText(view) };
+    }""",
+        finished,
+    )
+    assert said["share"] == (
+        "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150, 3. Bo 201 (taken out), 4. Dee 90 (left)"
+    )
+    assert said["rows"] == ["1. Ana winner 180", "2. Cy 150", "3. Bo taken out 201", "4. Dee left 90"]
+    # A computer the host let play Bo's seat on after taking him out: still taken out.
+    finished["seats"][1] = {**finished["seats"][1], "status": "active", "kind": "bot", "gave_up": True}
+    share = page.evaluate(
+        """s => render.resultText(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
+        rolling: new Set(), reducedMotion: true, review: null, connection: "connected", feed: [], levels: {} }))""",
+        finished,
+    )
+    assert share.endswith("3. Bo 201 (taken out), 4. Dee 90 (left)")
+
+
 OVER_FOR = """([s, mine, left, review]) => {
   const view = render.viewOf(s, { mine, left, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
     reducedMotion: true, hint: null, hintPending: false, review, connection: "connected", feed: [],

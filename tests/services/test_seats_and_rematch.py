@@ -842,3 +842,25 @@ def test_a_computer_playing_on_for_a_player_taken_out_is_not_muted_in_the_rematc
     assert [seat.bot for seat in seats] == [False, False, True]
     assert [seat.muted for seat in seats] == [False, False, False]
     assert not Move.objects.filter(game=rematch, payload__muted=True).exists()
+
+
+@db
+def test_a_seat_the_host_took_out_is_told_apart_from_one_its_player_left() -> None:
+    """Ann (the host) takes the absent Ben out; Cal leaves on his own. The room keeps which is
+    which, and the state says so (``taken_out``), so that the game-over list and the shared result
+    do not call Ben's seat one he left; a computer the host lets play Ben's seat on keeps it so."""
+    table = open_room(4)
+    ann, _ben, cal, _dee = table.controllers
+    online(table.code, ann)
+    services.game_remove_absent(code=table.code, controller=ann, seat=1, expected_version=None, action_id="out")
+    services.game_leave(code=table.code, controller=cal, seat=2, expected_version=None, action_id="bye")
+    services.game_replace_with_bot(
+        code=table.code, controller=ann, seat=1, level="casual", expected_version=None, action_id="bot"
+    )
+    game = table.game
+    assert [seat.taken_out for seat in game.room.seats] == [False, True, False, False]
+    seats = selectors.game_state(game)["seats"]
+    assert [seat["taken_out"] for seat in seats] == [False, True, False, False]
+    assert seats[1]["gave_up"] and seats[2]["status"] == "left"
+    # Kept as the room is stored, as every fact of a seat is.
+    assert game.room.from_snapshot(game.room.to_snapshot()).seats[1].taken_out

@@ -232,3 +232,32 @@ def test_migration_0033_runs_forward_past_rooms_of_an_odd_shape() -> None:
             assert after["seats"][3] == snapshot["seats"][3], shape
         else:
             assert after == snapshot, shape
+
+
+@pytest.mark.django_db
+def test_a_seat_the_host_took_out_before_seats_kept_it_is_marked_taken_out() -> None:
+    """Bob was taken out by the release before, whose seats did not keep it: his game's list would
+    call him one who left. Migration 0034 marks his seat (the game's version moves on) from the
+    room's Move log; Cy, who left on his own, is left as he is."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from games import services
+    from games.store.models import Game
+    from tests.factories import action_id, spectators_chat_room
+
+    table = spectators_chat_room(("Ann", "Bob", "Cy", "Dee"))
+    code, (ann, _bob, cy, _dee) = table.code, table.controllers
+    services.game_remove_absent(code=code, controller=ann, seat=1, expected_version=table.version(), action_id="r")
+    services.game_leave(code=code, controller=cy, seat=2, expected_version=None, action_id=action_id())
+    game = Game.objects.get(code=code)
+    snapshot = game.snapshot
+    snapshot["seats"][1].pop("taken_out")  # as the release before stored its take-out
+    Game.objects.filter(pk=game.pk).update(snapshot=snapshot)
+    before = Game.objects.get(pk=game.pk)
+    assert not any(seat.taken_out for seat in before.room.seats)
+    import_module("games.store.migrations.0034_taken_out_seats_marked").mark_taken_out(apps, None)
+    after = Game.objects.get(pk=game.pk)
+    assert after.version == before.version + 1
+    assert [seat.taken_out for seat in after.room.seats] == [False, True, False, False]

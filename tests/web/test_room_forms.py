@@ -7,6 +7,7 @@ socket's frame would be refused with the same code.
 from __future__ import annotations
 
 import html
+import random
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -20,7 +21,7 @@ from games.domain.rules import Box, RuleViolation
 from games.store import moves, selectors
 from games.store.models import ChatMessage, Game
 from games.store.selectors import game_state
-from tests.factories import online
+from tests.factories import online, open_room, play_to_end
 
 pytestmark = pytest.mark.django_db
 
@@ -1875,3 +1876,20 @@ def test_the_player_whose_seat_a_computer_finished_reads_you_win_at_the_end(sett
     assert headline(reader(p0)) == "You win!"
     assert headline(reader(p1)) == headline(Client()) == "Game over"
     assert re.search(r"P0\W* wins!", table_of(Client(), game).text)
+
+
+def test_the_final_order_without_script_says_which_seat_the_host_took_out_and_which_one_left() -> None:
+    """Ann (the host) takes the absent P1 out and P2 leaves on his own: the game-over list says
+    "taken out" for one and "left" for the other, as the page with script does."""
+    table = open_room(3)
+    online(table.code, table.controllers[0])
+    services.game_remove_absent(
+        code=table.code, controller=table.controllers[0], seat=1, expected_version=None, action_id="out"
+    )
+    services.game_leave(
+        code=table.code, controller=table.controllers[2], seat=2, expected_version=None, action_id="bye"
+    )
+    game = play_to_end(table, random.Random(4))
+    said = html.unescape(table_of(Client(), game).text)
+    assert re.search(r"\d\. P1 \(taken out\): \d+ points?", said), said
+    assert re.search(r"\d\. P2 \(left\): \d+ points?", said), said

@@ -653,7 +653,7 @@ export function seatsHtml(view) {
       if (seat.host) tags.push(`<span class="tag">${gettext("host")}</span>`);
       if (view.isMine(seat.seat)) tags.push(`<span class="tag you">${gettext("you")}</span>`);
       if (seat.kind === "bot") tags.push(`<span class="tag bot">${gettext("computer")}${seat.level ? ` · ${esc(view.levels[seat.level] ?? seat.level)}` : ""}</span>`);
-      if (seat.status !== "active") tags.push(`<span class="tag">${gettext("left")}</span>`);
+      if (seat.status !== "active") tags.push(`<span class="tag">${leftTag(seat)}</span>`);
       if (seat.away && seat.kind === "bot") tags.push(`<span class="tag away">${gettext("away")}</span>`);
       if (seat.muted) tags.push(`<span class="tag">${gettext("chat muted")}</span>`);
       const reaction = view.reactions?.[seat.seat];
@@ -736,6 +736,12 @@ function awayTools(view, index) {
   return (view.isHost && !seat.host) || view.hostAway;
 }
 
+/** How a seat out of the game is tagged: "taken out" if the host took it out (the state's
+ * ``taken_out``), "left" if its player left it. */
+function leftTag(seat) {
+  return seat?.taken_out ? gettext("taken out") : gettext("left");
+}
+
 /** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
  * computer finished for its away player after every seat that stayed, and a seat that left (it is
  * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total;
@@ -765,12 +771,12 @@ export function ranking(state) {
 
 /** The result as a player shares it, in plain text: the rule set and each seat's place and total
  * ("A game of Yatzy: 1. Ann 287, 2. Bob 241"); the replay's address goes beside it. A seat ranked
- * behind for leaving, or for being away at the end, is marked so, as the game-over list marks it:
+ * behind for leaving (or being taken out), or for being away at the end, is marked so, as the game-over list marks it:
  * without it, a reader takes "2. Ann 180, 3. Bob 201" for a mistake. */
 export function resultText(view) {
   const places = ranking(view.state).map((row) => {
     const place = { rank: row.rank, name: view.seatName(row.seat), points: row.total };
-    const tag = row.left ? gettext("left") : row.kept ? gettext("away") : "";
+    const tag = row.left ? leftTag(view.state.seats[row.seat]) : row.kept ? gettext("away") : "";
     return tag
       ? fmt(gettext("%(rank)s. %(name)s %(points)s (%(tag)s)"), { ...place, tag })
       : fmt(gettext("%(rank)s. %(name)s %(points)s"), place);
@@ -803,7 +809,7 @@ export function overHtml(view) {
   const ranked = rows
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
-      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${gettext("left")}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${leftTag(state.seats[row.seat])}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
       <span class="seat-total">${row.total}</span></li>`,
     )
     .join("");
