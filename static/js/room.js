@@ -874,7 +874,7 @@ function floatReaction(seat, reaction) {
 /** A bubble with a seat's name (under ``reaction``; without one, the name shown whole) over the
  * seat's ``head`` on the card for a few seconds, or at the top of the screen when that head is out
  * of view. Its class is set before it is measured to be kept on the screen: the whole name's is wider. */
-function floatOver(head, seat, reaction = null) {
+function floatOver(head, seat, reaction = null, lasting = false) {
   const bubble = document.createElement("div");
   bubble.className = reaction ? "reaction-float" : "reaction-float whole-name";
   bubble.dataset.seat = String(seat);
@@ -906,19 +906,54 @@ function floatOver(head, seat, reaction = null) {
     const at = parseFloat(bubble.style.left);
     bubble.style.left = `${Math.min(Math.max(at, half + 4), window.innerWidth - half - 4)}px`;
   }
-  window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
+  if (!lasting) window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
   return bubble;
 }
 
 // A seat's name cut short in its narrow column's head (a phone's six seats, Painted's panes):
 // a tap or a click on the head shows it whole over the head for a moment. Its title shows only
 // under a mouse, and the Players list is a screen below; a screen reader reads the whole name.
+// The keyboard reaches a cut name as a button (scorecard.js markWholeNames): Enter or Space
+// shows it whole until Escape, or until the keyboard leaves it.
+function nameCut(name) {
+  return name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1;
+}
+
+function showWholeName(head, lasting = false) {
+  reactionLayer.querySelector(".whole-name")?.remove();
+  return floatOver(head, Number(head.dataset.seat), null, lasting);
+}
+
+function hideWholeName() {
+  reactionLayer.querySelector(".whole-name")?.remove();
+}
+
 $("card").addEventListener("click", (event) => {
   const head = event.target.closest?.("th.seat-head");
   const name = head?.querySelector(".seat-head-name");
-  if (!name || (name.scrollWidth <= name.clientWidth + 1 && name.scrollHeight <= name.clientHeight + 1)) return;
-  reactionLayer.querySelector(".whole-name")?.remove();
-  floatOver(head, Number(head.dataset.seat));
+  if (!name || !nameCut(name)) return;
+  showWholeName(head);
+});
+
+$("card").addEventListener("keydown", (event) => {
+  const name = event.target.closest?.(".seat-head-name[role=button]");
+  if (event.key === "Escape" && reactionLayer.querySelector(".whole-name")) {
+    hideWholeName();
+  } else if (name && (event.key === "Enter" || event.key === " ") && !event.repeat) {
+    event.preventDefault(); // Space scrolls the page otherwise
+    showWholeName(name.closest("th.seat-head"), true);
+  }
+});
+
+// The keyboard gone elsewhere takes the name's bubble with it; a redraw that gives the focus back
+// to the same name (keepFocus) keeps it.
+$("card").addEventListener("focusout", (event) => {
+  if (!event.target.matches?.(".seat-head-name[role=button]")) return;
+  const seat = event.target.closest("th.seat-head")?.dataset.seat;
+  window.requestAnimationFrame(() => {
+    const now = document.activeElement?.closest?.("th.seat-head");
+    if (now?.dataset.seat !== seat) reactionLayer.querySelector(`.whole-name[data-seat="${seat}"]`)?.remove();
+  });
 });
 
 // Counted down from every state, a resent one of the same version too: the page's own clock

@@ -200,10 +200,35 @@ export function redrawCard(root, draw) {
  * drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes.
  */
 export function fitSeatNames(root) {
-  for (const wrap of root.querySelectorAll(".scorecard-wrap")) {
+  root.querySelectorAll(".scorecard-wrap").forEach((wrap, pane) => {
     fitWidths(wrap);
     markCutNames(wrap);
     markMore(wrap);
+    if (root.hasAttribute("data-whole-names")) markWholeNames(wrap, pane);
+  });
+}
+
+/**
+ * On a card whose cut names show whole on a tap (the room's, ``data-whole-names``), a seat's name
+ * cut in its head is a button for the keyboard too (room.js shows it whole on Enter or Space), with
+ * an id the page's redraws give the focus back by; a name that fits is no tab stop. Its words are
+ * the whole name, which a screen reader reads.
+ */
+function markWholeNames(wrap, pane) {
+  for (const head of wrap.querySelectorAll("th.seat-head")) {
+    const name = head.querySelector(".seat-head-name");
+    if (!name) continue;
+    // A name with no room at all (its columns out of view) is not on the screen to show.
+    const cut = name.clientWidth > 0 && (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1);
+    if (cut) {
+      name.id = `whole-name-${pane}-${head.dataset.seat}`;
+      name.setAttribute("role", "button");
+      name.tabIndex = 0;
+    } else if (name.hasAttribute("tabindex")) {
+      name.removeAttribute("id");
+      name.removeAttribute("role");
+      name.removeAttribute("tabindex");
+    }
   }
 }
 

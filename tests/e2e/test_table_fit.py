@@ -459,3 +459,59 @@ def test_a_long_name_shown_whole_at_the_screens_edge_keeps_its_words_whole(live_
         page.evaluate("window.wholeNameShown")
         shot(page, f"whole-name-edge-{scheme}")
     assert page.errors == []
+
+
+# Each seat's name the keyboard reaches on the card (a tab stop): its seat, role and whole name.
+NAME_STOPS = """() => [...document.querySelectorAll('#card .seat-head-name')].filter(e => e.tabIndex >= 0)
+  .map(e => [e.closest('th.seat-head').dataset.seat, e.getAttribute('role'), e.textContent.trim()])"""
+WHOLE_NAMES = """() => [...document.querySelectorAll('.reaction-float.whole-name')]
+  .map(b => [b.dataset.seat, b.innerText.trim()])"""
+
+
+def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site: LiveSite, new_page: Any) -> None:
+    """A cut name in a seat's head showed whole on a tap or a click only: the keyboard reaches each
+    cut name (a button, named by the whole name), Enter or Space shows it whole until Escape or
+    until the keyboard moves on. A name that fits is no tab stop, nor is any on a desktop's card."""
+    names = ["Ann", "Ben", "Cleopatra", "Wilhelmina Rosenkranz", "Eve", "Fay"]
+    page = new_page(390, 844)
+    create_local(page, live_site, names)
+    page.clock.install()  # the page's own timers: a tap's bubble goes after REACTION_SHOWN
+    reload(page)
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    stops = page.evaluate(NAME_STOPS)
+    cut = {name.split(" ")[0] for name in page.evaluate(CUT_NAMES)}
+    assert {name.split(" ")[0] for _, _, name in stops} == cut and "Cleopatra" in cut and "Ann" not in cut, (
+        stops,
+        cut,
+    )
+    assert all(role == "button" for _, role, _ in stops), stops
+    seat = next(seat for seat, _, name in stops if name == "Wilhelmina Rosenkranz")
+    name = page.locator(f"#card th.seat-head[data-seat='{seat}'] .seat-head-name")
+    name.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
+    assert page.evaluate(WHOLE_NAMES) == [[seat, "Wilhelmina Rosenkranz"]]
+    for scheme in in_each_scheme(page):
+        shot(page, f"whole-name-keyboard-{scheme}")
+        assert serious_violations(page) == [], scheme
+    # It stays while the keyboard is on the name (a tap's goes after a moment), and Escape hides it.
+    page.clock.run_for(5000)
+    assert page.evaluate(WHOLE_NAMES) == [[seat, "Wilhelmina Rosenkranz"]]
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.querySelector('.reaction-float.whole-name')")
+    assert page.evaluate("document.activeElement.closest('th.seat-head').dataset.seat") == seat
+    # Space shows it too; Tab on to the next name takes it away.
+    page.keyboard.press(" ")
+    page.wait_for_function("document.querySelector('.reaction-float.whole-name')")
+    page.keyboard.press("Tab")
+    page.clock.run_for(100)
+    page.wait_for_function("!document.querySelector('.reaction-float.whole-name')")
+    assert page.errors == []
+
+    desk = new_page(1280, 800)
+    create_local(desk, live_site, names)
+    reload(desk)
+    # There only the longest name is cut (on two lines, its end left out): the one stop among the names.
+    cut = [name.rsplit(" ", 1)[0] for name in desk.evaluate(CUT_NAMES)]
+    assert [name for _, _, name in desk.evaluate(NAME_STOPS)] == cut == ["Wilhelmina Rosenkranz"]
+    assert desk.errors == []
