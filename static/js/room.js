@@ -906,8 +906,28 @@ function floatOver(head, seat, reaction = null, lasting = false) {
     const at = parseFloat(bubble.style.left);
     bubble.style.left = `${Math.min(Math.max(at, half + 4), window.innerWidth - half - 4)}px`;
   }
+  apart(bubble);
   if (!lasting) window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
   return bubble;
+}
+
+/** The middle and the size of a bubble as laid out: not as scaled while it pops up (about its middle). */
+function laidOut(bubble) {
+  const r = bubble.getBoundingClientRect();
+  return { x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: bubble.offsetWidth, h: bubble.offsetHeight };
+}
+
+/** A seat's whole name and a reaction never stack: the newer of the two takes the place of the
+ * other, the seat's own or one it would cover (a reaction's bubble names its seat too). Reactions
+ * among themselves are left as they are: each is a different player's. */
+function apart(bubble) {
+  const whole = bubble.classList.contains("whole-name");
+  const at = laidOut(bubble);
+  for (const other of reactionLayer.querySelectorAll(whole ? ".reaction-float:not(.whole-name)" : ".reaction-float.whole-name")) {
+    const there = laidOut(other);
+    const covers = Math.abs(at.x - there.x) < (at.w + there.w) / 2 && Math.abs(at.y - there.y) < (at.h + there.h) / 2;
+    if (other.dataset.seat === bubble.dataset.seat || covers) other.remove();
+  }
 }
 
 // A seat's name cut short in its narrow column's head (a phone's six seats, Painted's panes):

@@ -515,3 +515,56 @@ def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site:
     cut = [name.rsplit(" ", 1)[0] for name in desk.evaluate(CUT_NAMES)]
     assert [name for _, _, name in desk.evaluate(NAME_STOPS)] == cut == ["Wilhelmina Rosenkranz"]
     assert desk.errors == []
+
+
+# Each pair of bubbles over the card (a reaction's, a whole name's) that cover one another.
+BUBBLES_STACKED = """() => {
+  const bubbles = [...document.querySelectorAll('.reaction-float')];
+  const laid = (b) => { const r = b.getBoundingClientRect();
+    return { x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: b.offsetWidth, h: b.offsetHeight }; };
+  const over = [];
+  bubbles.forEach((a, i) => bubbles.slice(i + 1).forEach((b) => {
+    const p = laid(a), q = laid(b);
+    if (Math.abs(p.x - q.x) < (p.w + q.w) / 2 && Math.abs(p.y - q.y) < (p.h + q.h) / 2)
+      over.push(`${a.className} ${a.dataset.seat} / ${b.className} ${b.dataset.seat}`);
+  }));
+  return over;
+}"""
+
+# A reaction, then (as soon as it shows) a tap on the same seat's head; the bubbles then shown.
+REACT_THEN_TAP = """async ([button]) => {
+  const shown = new Promise((done) => new MutationObserver((_, watch) => {
+    const b = document.querySelector('.reaction-float:not(.whole-name)');
+    if (b) { watch.disconnect(); done(b.dataset.seat); }
+  }).observe(document.body, { childList: true, subtree: true }));
+  document.querySelector(button).click();
+  const seat = await shown;
+  document.querySelector(`#card th.seat-head[data-seat="${seat}"]`).click();
+  return seat;
+}"""
+
+
+def test_a_reaction_and_a_whole_name_over_the_same_seat_do_not_stack(live_site: LiveSite, new_page: Any) -> None:
+    """A player reacts and their name, cut in its head, is tapped to show whole: the two bubbles
+    stacked on one another over the head. The newer takes the other's place, either way round."""
+    names = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
+    page = new_page(390, 844, has_touch=True, is_mobile=True)
+    create_local(page, live_site, names)
+    reload(page)
+    page.wait_for_function(f"({CUT_NAMES})().length > 0")
+    # This device's reaction buttons (the play card's while a seat waits, else the chat's): the first shown.
+    button = "#play-reactions button, #reactions button"
+    page.wait_for_function(f"[...document.querySelectorAll('{button}')].some((b) => b.offsetParent)")
+    page.evaluate(f"[...document.querySelectorAll('{button}')].find((b) => b.offsetParent).id = 'the-reaction'")
+    seat = page.evaluate(REACT_THEN_TAP, ["#the-reaction"])
+    assert page.evaluate(WHOLE_NAMES) == [[seat, names[int(seat)]]]
+    assert page.evaluate(BUBBLES_STACKED) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"whole-name-over-reaction-{scheme}")
+    # The other way round: the whole name shown, then a reaction of the same seat.
+    page.wait_for_function("!document.querySelector('.reaction-float')")
+    page.locator(f"#card th.seat-head[data-seat='{seat}']").first.tap()
+    page.evaluate("document.querySelector('#the-reaction').click()")
+    page.wait_for_selector(".reaction-float:not(.whole-name)")
+    assert page.evaluate(BUBBLES_STACKED) == []
+    assert page.errors == []
