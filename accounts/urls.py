@@ -31,6 +31,11 @@ allauth_pages: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("accounts/password/reset/", views.password_reset, name="account_reset_password"),
     path("accounts/", include(allauth_pages)),
+    path(
+        "accounts/2fa/webauthn/reauthenticate/",
+        views.ReauthenticateWebAuthnView.as_view(),
+        name="mfa_reauthenticate_webauthn",
+    ),
     path("accounts/2fa/", include("allauth.mfa.urls")),  # passkeys
     path("i18n/language", views.set_language, name="set_language"),
     path("me", views.profile_me, name="profile_me"),

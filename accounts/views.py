@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from allauth.account.views import SignupView
+from allauth.mfa.webauthn.views import ReauthenticateWebAuthnView as AllauthReauthenticateWebAuthnView
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
@@ -46,6 +47,23 @@ class SignUpView(SignupView):  # type: ignore[misc]  # allauth is untyped
             if form.is_valid():  # refused for something else than its name
                 raise
             return self.form_invalid(form)  # type: ignore[no-any-return]
+
+
+class ReauthenticateWebAuthnView(AllauthReauthenticateWebAuthnView):  # type: ignore[misc]  # allauth is untyped
+    """allauth's "Confirm it is you" with a passkey, which sends a passkey that could not be checked
+    to the sign-in page's redirect (the account's home for a player signed in), its error a message
+    there, away from the change that asked. The page is shown again instead: the error by the form,
+    a new challenge to try again with, and the page that asked (``next``) still the one to go to."""
+
+    refused: Any = None
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        self.refused = form
+        return self.render_to_response(self.get_context_data())  # type: ignore[no-any-return]
+
+    def get_form(self, form_class: Any = None) -> Any:
+        # allauth's context asks for the form anew: the refused one, with its errors, is the one shown.
+        return self.refused if self.refused is not None else super().get_form(form_class)
 
 
 def signed_in(request: HttpRequest) -> AbstractBaseUser:

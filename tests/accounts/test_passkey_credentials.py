@@ -140,6 +140,35 @@ def test_confirming_it_is_you_with_a_passkey_refuses_a_credential_that_is_not_on
     assert len(client.session[AUTHENTICATION_METHODS_SESSION_KEY]) == confirmed
 
 
+def test_confirming_it_is_you_with_a_passkey_that_fails_stays_on_the_page_then_goes_where_it_was_asked_from() -> None:
+    """A passkey that could not be checked (another device's, or no passkey's answer at all) sent
+    the player to the sign-in page's redirect, away from the page that asked, with the error as a
+    message there: they stay on "Confirm it is you", told why, the page that asked still to go to
+    once confirmed, and nothing is confirmed. Their own passkey then takes them there."""
+    client, passkey = with_passkey("eve")
+    asked = reverse("mfa_list_webauthn")
+    page = f"{reverse('mfa_reauthenticate_webauthn')}?next={asked}"
+    client.get(page)  # the challenge
+    confirmed = len(client.session[AUTHENTICATION_METHODS_SESSION_KEY])
+    for credential in (json.dumps(SoftPasskey().assertion(client, user("eve"))), "not json"):
+        response = client.post(page, {"credential": credential, "next": asked})
+        assert response.status_code == 200, response.get("Location")
+        text = said(response.content.decode())
+        assert "Confirm it is you" in text and NOT_CHECKED in text, text
+        assert re.search(
+            rf'<div role="alert">[^<]*<ul class="errorlist[^>]*><li>{re.escape(NOT_CHECKED)}',
+            html.unescape(response.content.decode()),
+        )
+        assert f'name="next" value="{asked}"' in response.content.decode()
+        assert len(client.session[AUTHENTICATION_METHODS_SESSION_KEY]) == confirmed
+        # Said on this page, not again on the next one as a message.
+        assert NOT_CHECKED not in said(client.get(asked).content.decode())
+    # The page came with a new challenge, which the player's own passkey answers.
+    response = client.post(page, {"credential": json.dumps(passkey.assertion(client, user("eve"))), "next": asked})
+    assert response.status_code == 302 and response["Location"] == asked
+    assert len(client.session[AUTHENTICATION_METHODS_SESSION_KEY]) == confirmed + 1
+
+
 def password_then_passkey(name: str, language: str = "en") -> tuple[Client, SoftPasskey]:
     """A browser past the password of an account with a passkey, on "Confirm with your passkey"."""
     _, passkey = with_passkey(name)

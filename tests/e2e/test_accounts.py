@@ -331,6 +331,46 @@ def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_s
     assert page.errors == []
 
 
+def test_a_passkey_that_could_not_confirm_it_is_you_keeps_the_player_on_the_page(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A passkey's answer the server could not check sent the player from "Confirm it is you" to the
+    sign-in page's redirect, away from the change that asked: they stay, told why, and their own
+    passkey then takes them on to the page that asked."""
+    base = live_site.url.replace("127.0.0.1", "localhost")
+    page = new_page(1280, 800)
+    virtual_authenticator(page)
+    name = username("joy")
+    sign_up(page, live_site, name, base=base)
+    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
+    page.wait_for_url("**/accounts/reauthenticate/**")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+    page.click("#mfa_webauthn_add")
+    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    asked = "/accounts/2fa/webauthn/"
+    page.goto(f"{base}/accounts/2fa/webauthn/reauthenticate/?next={asked}")
+    # What a page whose script was broken or replaced posts: no passkey's answer.
+    page.evaluate(
+        """() => { const form = document.querySelector('main form');
+        form.querySelector('input[name=credential]').value = '{"id": "x"}'; form.submit(); }"""
+    )
+    page.wait_for_selector("main [role=alert]")
+    assert "/webauthn/reauthenticate/" in page.url
+    assert page.inner_text("main h1") == "Confirm it is you"
+    assert page.inner_text("main [role=alert]") == "That passkey could not be checked: try again, or use your password."
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for scheme in in_each_scheme(page):
+            assert serious_violations(page) == [], scheme
+            shot(page, f"{scheme}-{width}-confirm-passkey-not-checked", full_page=True)
+    page.click("#mfa_webauthn_reauthenticate")
+    page.wait_for_url(f"{base}{asked}")
+    assert page.inner_text("main h1") == "Your passkeys"
+    assert page.errors == []
+
+
 def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_do(
     live_site: LiveSite, new_page: Any
 ) -> None:
