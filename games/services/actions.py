@@ -172,7 +172,7 @@ def record(
     if owed is not None:
         notices.owe(game, owed)
     if "status" in fields and game.status in Game.OVER:
-        notices.ended(game)
+        notices.ended(game, actor=actor, action_id=action_id)
     announcement = _Announcement(game, move, rules)
     # Only the announcements still to run: one undone with its savepoint is gone (below).
     pending = [ref for ref in _told.pending.get(game.code, ()) if ref() is not None]

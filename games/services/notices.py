@@ -1,4 +1,4 @@
-"""Telling a player it is their turn in a game at your own pace: e-mail and Web Push.
+"""Telling a player it is their turn in a game at your own pace, and how it ended: e-mail and Web Push.
 
 A notice is owed in the transaction of the move that made it someone's turn (``owe``,
 called by ``games.services.actions.record``): a ``Notice`` row and, in the same
@@ -27,6 +27,16 @@ A page hidden (another tab in front, the phone's browser in the background with 
 connected) does not count once every page of theirs has been hidden for ``HIDDEN_AWAY``: until
 then the notice is put off, so a glance at another tab sends nothing. Only the sending task
 decides, under the row lock, so pages hidden and shown over and over still send a notice once.
+
+The end of a game at your own pace played to its end owes each person in it (once per browser or
+account, on the first of its seats) a "game over" with the ranking and the scores (``ended``), in
+the transaction of the move that ended it, sent as a "your turn" is and by the same rules: not to
+the person whose own move ended it (the page they played it on showed them the end), nor to one
+whose room page showed the end.
+
+Every channel here is plain text (an e-mail's subject and body, a notification's title and body):
+names go in as typed, without the isolates (FSI…PDI) of the pages' sentences, which some mail
+programs and notification centres show as boxes.
 """
 
 from __future__ import annotations
@@ -56,7 +66,8 @@ from django.utils.translation import gettext as _
 
 from games.domain.codes import shown_code
 from games.services import waiting
-from games.services.codes import isolated, shown_name
+from games.services.codes import shown_name
+from games.services.deadline import TIMEOUT_ACTION
 from games.services.waiting import Owed, turn_key
 from games.store.models import Game, Notice, NoticeSettings, Player, PushSubscription
 from games.store.selectors import connected_seats_in_sight, duration, time_left
@@ -232,6 +243,7 @@ class Letter:
     left: float | None  # seconds left to move (None: no time per move)
     language: str = "en"  # the language it is worded in
     stop_label: str = "Stop these"  # the notification's button that stops a device's pushes
+    replay: str = ""  # the game's replay (a "game over" only)
 
 
 @task()
@@ -275,9 +287,9 @@ def send_notice(notice_id: int, due: str | None = None) -> str:
             queue(notice)
             return "not due yet"
         sight = in_sight(notice, game, now)
-        if sight.seen and notice.kind == Notice.Kind.TURN:
-            # The page itself said whose turn it is (its title, the chime) where the player looks:
-            # an e-mail and a push at every move would be noise.
+        if sight.seen and notice.kind in (Notice.Kind.TURN, Notice.Kind.OVER):
+            # The page itself said whose turn it is (its title, the chime), or showed the end, where
+            # the player looks: an e-mail and a push at every move would be noise.
             why = "has the room open" if sight.shown else "looked at the room since the turn became theirs"
             notice.done_at, notice.outcome = now, f"dropped: the player {why}"
             notice.save(update_fields=["done_at", "outcome"])
@@ -326,15 +338,44 @@ def resumed(game: Game) -> None:
         queue(notice)
 
 
-def ended(game: Game) -> None:
-    """``game`` is over: the notices a pause held are dropped (in the caller's transaction).
+def ended(game: Game, *, actor: str = "", action_id: str = "") -> None:
+    """``game`` is over: the notices a pause held are dropped, and a game at your own pace played to
+    its end owes its "game over" (in the caller's transaction, that of the move that ended it:
+    ``actor``'s, as ``action_id``).
 
     Every other notice still owed has its task queued, which drops it (``moved_on``); one the
     pause held has none, and no resume is coming to queue it, so it would be owed for ever.
     """
+    now = timezone.now()
     Notice.objects.filter(game=game, done_at=None, due_at=PAUSED).update(
-        done_at=timezone.now(), outcome="dropped: the game is over"
+        done_at=now, outcome="dropped: the game is over"
     )
+    if game.pace == Game.Pace.OWN and game.status == Game.Status.FINISHED:
+        _owe_the_end(game, actor=actor, action_id=action_id, now=now)
+
+
+def _owe_the_end(game: Game, *, actor: str, action_id: str, now: datetime) -> None:
+    """The "game over" of each person still in ``game``: once per browser (or account), on the first
+    of its seats, as a pass-and-play device is told a turn once. Not to the one whose own move ended
+    it, as no "your turn" goes to a player whose own move gave them the turn (``waiting.watch``):
+    the timer's move for them is not theirs."""
+    room = game.room
+    turn = room.rules.turns_played if room.rules is not None else 0
+    own = not action_id.startswith(TIMEOUT_ACTION)
+    seen: set[str] = set()
+    for index, seat in enumerate(room.seats):
+        controller = seat.persons_controller
+        if not seat.active or not controller or controller in seen:
+            continue
+        seen.add(controller)
+        if own and controller == actor:
+            continue
+        notice = Notice(
+            game=game, player_id=seat.player, kind=Notice.Kind.OVER, turn=turn, seat=index,
+            text="The game is over", event={"what": "over"}, due_at=now, owed_at=now,
+        )  # fmt: skip
+        notice.save()
+        queue(notice)
 
 
 def set_back(step: timedelta, since: datetime) -> int:
@@ -354,6 +395,11 @@ def set_back(step: timedelta, since: datetime) -> int:
 
 def moved_on(notice: Notice, game: Game) -> str:
     """Why the notice is not to be sent any more ("" if it is)."""
+    if notice.kind == Notice.Kind.OVER:
+        entry = game.room.seats[notice.seat]
+        if entry.player != notice.player_id or not entry.person:
+            return "dropped: the seat is not its player's now"
+        return ""
     if game.status != Game.Status.PLAYING:
         return "dropped: the game is over"
     if turn_key(game) != [notice.turn, notice.seat]:
@@ -418,12 +464,15 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
     turn it is by the seat's name: "Your turn" would not tell the people at it which of them is to play.
     """
     url = settings.SITE_URL + reverse("room", args=[game.code])
+    language = language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+    if notice.kind == Notice.Kind.OVER:
+        return the_end(game, url, language)
     left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
     entry = game.room.seats[notice.seat]
     several = len(game.room.seats_of(entry.controller)) > 1
-    with translation.override(language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE):
-        # A run of its own in the sentence (plain text: FSI…PDI), whichever way its letters go.
-        name = isolated(shown_name(entry.name))
+    with translation.override(language):
+        # As typed: plain text, where isolates would show as boxes (the module docstring).
+        name = shown_name(entry.name)
         # The code as the room's page shows it and people read it out; the link keeps the stored one.
         shown = shown_code(game.code)
         # A reminder that comes after the deadline (the timeout not played yet) says it is the turn, as the notice did.
@@ -453,7 +502,7 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
                 stop_label=_("Stop these"),
             )
         # A notice owed before its event was stored as data says what happened in English.
-        what = waiting.word(notice.event, game.ruleset) if notice.event else notice.text
+        what = waiting.word(notice.event, game.ruleset, plain=True) if notice.event else notice.text
         data = {"code": shown, "what": what, "name": name}
         if several:
             subject = _("%(name)s's turn in room %(code)s") % data
@@ -468,6 +517,35 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
             left=left,
             language=translation.get_language(),
             stop_label=_("Stop these"),
+        )
+
+
+def the_end(game: Game, url: str, language: str) -> Letter:
+    """The "game over" of ``game``, in ``language``: every seat's place and total, the best first
+    (``Room.ranks``: the places the players' records give)."""
+    room = game.room
+    rules = room.rules
+    ranks = room.ranks()
+    with translation.override(language):
+        shown = shown_code(game.code)
+        places = sorted(range(len(ranks)), key=lambda index: (ranks[index], index))
+        ranking = ", ".join(
+            _("%(place)s. %(name)s: %(points)s")
+            % {
+                "place": ranks[index],
+                "name": shown_name(room.seats[index].name),
+                "points": rules.totals(index).grand_total if rules is not None else 0,
+            }
+            for index in places
+        )
+        return Letter(
+            subject=_("Game over in room %(code)s") % {"code": shown},
+            line=_("The game in room %(code)s is over: %(ranking)s.") % {"code": shown, "ranking": ranking},
+            url=url,
+            left=None,
+            language=translation.get_language(),
+            stop_label=_("Stop these"),
+            replay=settings.SITE_URL + reverse("replay", args=[game.code]),
         )
 
 
@@ -506,7 +584,8 @@ def deliver(notice: Notice, game: Game) -> str:
         return letters[language]
 
     sent: list[str] = []
-    owners = of_seat(entry.controller, player.user_id)
+    # The seat's person: a "game over" goes to one a computer finished the game for too.
+    owners = of_seat(entry.persons_controller, player.user_id)
     chosen = list(
         NoticeSettings.objects.filter(owners, email=True, user__is_active=True).exclude(address="").order_by("pk")
     )
@@ -516,7 +595,7 @@ def deliver(notice: Notice, game: Game) -> str:
             send_email(mail_to.user_id, mail_to.address, text(mail_to.language))
             sent.append("e-mail")
         except Exception:
-            log.exception("the turn e-mail for notice %s failed", notice.pk)
+            log.exception("the e-mail of notice %s failed", notice.pk)
     pushes = 0
     # A seat's player may have subscriptions under its token and its account's: the newest are told.
     newest = (
@@ -590,10 +669,17 @@ def send_confirmation(address: str, token: str, language: str) -> None:
 def send_email(user_id: int, address: str, text: Letter) -> None:
     stop = stop_url("email", user_id)
     with translation.override(text.language):
+        if text.replay:
+            links = [
+                _("The final scores: %(url)s") % {"url": text.url},
+                _("Replay the game: %(url)s") % {"url": text.replay},
+            ]
+        else:
+            links = [_("Play: %(url)s") % {"url": text.url}]
         lines = [
             text.line,
             "",
-            _("Play: %(url)s") % {"url": text.url},
+            *links,
             _("All your games: %(url)s") % {"url": settings.SITE_URL + reverse("my_games")},
         ]
         if text.left is not None:

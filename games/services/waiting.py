@@ -131,7 +131,8 @@ def word(event: dict[str, Any], ruleset: str, *, plain: bool = False) -> str:
     """``event`` in a line, in the active language: "Ana just scored 24 in Chance".
 
     Each name is a run of its own (``isolated``: a right-to-left one would take the number beside
-    it into its run), unless ``plain``: the English line of the admin and the log, kept as typed.
+    it into its run), unless ``plain``: plain text (the notices' e-mails and pushes, the English line
+    of the admin and the log), where the isolates would show as boxes, keeps names as typed.
     """
     what = event.get("what")
     named = shown_name if plain else (lambda name: isolated(shown_name(name)))

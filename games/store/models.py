@@ -378,7 +378,9 @@ class ServingProcess(models.Model):
 
 
 class Notice(models.Model):
-    """A "your turn" notice or a reminder owed to the player of one seat for one turn.
+    """A "your turn" notice or a reminder owed to the player of one seat for one turn, or the
+    "game over" owed to each person of a game at your own pace when it ends (on the first of their
+    seats; its turn: the turns played).
 
     Written in the transaction of the Move that made it that seat's turn (games.services.pace),
     so a crash right after the commit cannot lose it; sent by a background task
@@ -389,6 +391,7 @@ class Notice(models.Model):
     class Kind(models.TextChoices):
         TURN = "turn", "Your turn"
         REMINDER = "reminder", "Reminder"
+        OVER = "over", "Game over"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="notices")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="notices")

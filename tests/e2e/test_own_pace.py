@@ -427,7 +427,7 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
             )
             payload = subscriber.open(push.requests[0].body)
             assert payload["title"] == f"Your turn in room {shown_code(code)}"
-            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: \u2068Ana\u2069 just scored ")
+            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: Ana just scored ")
             assert payload["url"] == f"{live_site.url}/r/{code}/"
             assert push.requests[0].headers["content-encoding"] == "aes128gcm"
             assert push.requests[0].headers["authorization"].startswith("vapid t=")
@@ -582,7 +582,7 @@ def test_a_player_whose_room_pages_are_all_in_the_background_is_pushed_once_and_
             wait_for(live_site, lambda: len(push.requests) >= 1, "the push of the second turn", log)
             payload = subscriber.open(push.requests[0].body)
             assert payload["title"] == f"Your turn in room {shown_code(code)}"
-            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: \u2068Ana\u2069 just scored ")
+            assert payload["body"].startswith(f"Your turn in room {shown_code(code)}: Ana just scored ")
             wait_for(live_site, lambda: live_site.query(turn_outcomes, code)[-1][0].startswith("sent"), "sent", log)
             time.sleep(1)  # anything more the worker would send
         assert len(push.requests) == 1

@@ -1,0 +1,215 @@
+"""games/services/notices.py: the "game over" notice of a game at your own pace, and the plain text of every notice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.utils import timezone
+
+from games import services
+from games.services import notices
+from games.services.clock import clock_expire
+from games.store.models import Game, Notice, PushSubscription
+from tests.factories import Table, action_id, online, own_pace_room, score_first_legal
+from tests.push_stub import PushService, Subscriber
+from tests.services.test_notices import DAY, opted_in, push, run_worker
+
+__all__ = ["push"]  # the fixture, shared with the turn notices' tests
+
+pytestmark = pytest.mark.django_db
+
+ISOLATES = ("\u2068", "\u2069")
+
+
+def to_the_last_move(table: Table) -> None:
+    """Every turn but the game's last played (first legal box each); the notices they owed sent or dropped,
+    and what they sent forgotten."""
+    game = table.game
+    turns = len(game.room.rules.cards) * game.room.rules.ruleset.turns_per_player
+    for _ in range(turns - 1):
+        score_first_legal(table)
+    run_worker()
+    mail.outbox.clear()
+
+
+def named_room(*names: str) -> Table:
+    """A started room at your own pace (a day a move) whose seats are ``names``, a browser each."""
+    controllers = [services.new_controller() for _ in names]
+    host = services.game_create(host_name=names[0], controller=controllers[0], pace=Game.Pace.OWN, turn_timer=DAY)
+    table = Table(code=host.game.code, controllers=controllers)
+    for name, controller in zip(names[1:], controllers[1:], strict=True):
+        services.game_join(code=table.code, name=name, controller=controller)
+    services.game_start(
+        code=table.code, controller=controllers[0], expected_version=table.version(), action_id=action_id()
+    )
+    return table
+
+
+def over_notices() -> list[Notice]:
+    return list(Notice.objects.filter(kind=Notice.Kind.OVER).order_by("seat"))
+
+
+def test_the_end_of_a_game_at_your_own_pace_tells_each_other_player_the_result_once(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    for seat in (0, 1):
+        opted_in(table, seat, push)
+    to_the_last_move(table)
+    push.requests.clear()
+    assert table.current() == table.controllers[1]
+    score_first_legal(table)  # the last move, seat 1's own: the game is over
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    ranks = game.room.ranks()
+    totals = [game.room.rules.totals(seat).grand_total for seat in (0, 1)]
+
+    run_worker()
+    run_worker()  # nothing more: each is sent once
+
+    # Seat 0 is told (one e-mail, one push); seat 1 ended the game with their own move: as their turn
+    # notices, the end their own move made is not told to them.
+    assert [n.seat for n in over_notices()] == [0]
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+    email = mail.outbox[0]
+    assert email.to == ["p0@example.org"]
+    assert email.subject == f"Game over in room {table.shown}"
+    for seat in (0, 1):
+        assert f"{ranks[seat]}. P{seat}: {totals[seat]}" in email.body
+    assert f"https://yahtzee.example.org/r/{table.code}/" in email.body
+    assert f"https://yahtzee.example.org/r/{table.code}/replay" in email.body
+    assert "Time left to move" not in email.body
+    stop = email.extra_headers["List-Unsubscribe"].strip("<>")
+    assert stop.startswith("https://yahtzee.example.org/notices/stop/") and stop in email.body
+    subscriber = Subscriber(f"{push.url}/push/0")
+    subscriber_of_seat_0 = PushSubscription.objects.get(endpoint=subscriber.endpoint)
+    assert push.requests[0].path == "/push/0"
+    notice = over_notices()[0]
+    assert notice.outcome == "sent: e-mail, 1 push" and notice.attempts == 1
+    assert subscriber_of_seat_0.language == ""
+    # The task run again (queued twice, a second worker): nothing more.
+    assert notices.send_notice.call(notice.pk) == "done already"
+    assert len(mail.outbox) == 1 and len(push.requests) == 1
+
+
+def test_the_result_pushed_says_the_ranking_and_scores_in_plain_text(push: PushService) -> None:
+    table = named_room("אבי", "Bo")
+    subscriber = Subscriber(f"{push.url}/push/0")
+    services.push_subscribe(controller=table.controllers[0], user_id=None, subscription=subscriber.subscription)
+    to_the_last_move(table)
+    push.requests.clear()
+    score_first_legal(table)
+    run_worker()
+
+    payload = subscriber.open(push.requests[0].body)
+    assert payload["title"] == f"Game over in room {table.shown}"
+    assert payload["body"].startswith(f"The game in room {table.shown} is over: ")
+    assert "אבי" in payload["body"] and "Bo" in payload["body"]
+    assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
+    assert not any(mark in payload["title"] + payload["body"] for mark in ISOLATES)
+
+
+def test_the_game_over_notice_is_in_the_readers_language(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    user, _ = opted_in(table, 0)
+    services.email_notices_set(user_id=user.pk, on=True, controller=table.controllers[0], language="de")
+    to_the_last_move(table)
+    score_first_legal(table)
+    worded: list[str] = []
+    letter = notices.letter
+
+    def spy(notice: Notice, game: Game, language: str = "") -> notices.Letter:
+        text = letter(notice, game, language)
+        worded.append(text.language)
+        return text
+
+    notices.letter = spy  # type: ignore[assignment]
+    try:
+        run_worker()
+    finally:
+        notices.letter = letter  # type: ignore[assignment]
+    assert worded == ["de"] and len(mail.outbox) == 1
+
+
+def test_a_player_who_stopped_the_e_mails_gets_the_push_only(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    user, subscriber = opted_in(table, 0, push)
+    to_the_last_move(table)
+    push.requests.clear()
+    services.notices_stop(token=notices.stop_token("email", user.pk))
+    score_first_legal(table)
+    run_worker()
+    assert not mail.outbox and len(push.requests) == 1
+    assert over_notices()[0].outcome == "sent: 1 push"
+
+
+def test_a_game_ended_by_the_clock_tells_the_player_whose_time_ran_out_too(push: PushService) -> None:
+    """The server's move for a player whose time ran out is not their own: they are told, as of a turn."""
+    table = own_pace_room(seconds=DAY)
+    for seat in (0, 1):
+        opted_in(table, seat)
+    to_the_last_move(table)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert clock_expire(code=table.code, version=table.version())
+    assert table.game.status == Game.Status.FINISHED
+    run_worker()
+    assert [n.seat for n in over_notices()] == [0, 1]
+    assert sorted(m.to[0] for m in mail.outbox) == ["p0@example.org", "p1@example.org"]
+
+
+def test_a_player_who_has_the_room_open_at_the_end_is_told_by_the_page(push: PushService) -> None:
+    table = own_pace_room(seconds=DAY)
+    opted_in(table, 0, push)
+    to_the_last_move(table)
+    push.requests.clear()
+    online(table.code, table.controllers[0])
+    score_first_legal(table)
+    run_worker()
+    assert not mail.outbox and not push.requests
+    assert over_notices()[0].outcome.startswith("dropped: the player has the room open")
+
+
+def test_a_live_game_tells_nobody_of_its_end() -> None:
+    from tests.factories import open_room
+
+    table = open_room()
+    to_the_last_move(table)
+    score_first_legal(table)
+    assert table.game.status == Game.Status.FINISHED
+    assert not over_notices()
+
+
+def test_the_end_is_owed_once_to_a_device_that_plays_several_seats(push: PushService) -> None:
+    """Two players on one browser (two seats of one controller) are told of the end once, on it."""
+    first, second = services.new_controller(), services.new_controller()
+    host = services.game_create(host_name="Ann", controller=first, pace=Game.Pace.OWN, turn_timer=DAY)
+    code = host.game.code
+    services.game_join(code=code, name="Bea", controller=first, action_id=action_id())
+    services.game_join(code=code, name="Cy", controller=second)
+    table = Table(code=code, controllers=[first, first, second])
+    services.game_start(code=code, controller=first, expected_version=table.version(), action_id=action_id())
+    subscriber = Subscriber(f"{push.url}/push/ann")
+    services.push_subscribe(controller=first, user_id=None, subscription=subscriber.subscription)
+    to_the_last_move(table)
+    push.requests.clear()
+    assert table.current() == second
+    score_first_legal(table)  # Cy's own move ends it: Cy is not told
+    run_worker()
+    assert [n.seat for n in over_notices()] == [0]
+    assert len(push.requests) == 1
+
+
+def test_the_turn_notices_plain_text_carries_no_isolate_marks(push: PushService) -> None:
+    """An e-mail's subject and body and a push's title and body are plain text, where FSI/PDI show
+    as boxes in some mail programs and notification centres: the names go in as typed."""
+    table = named_room("אבי", "Bo")
+    _, subscriber = opted_in(table, 1, push)
+    score_first_legal(table)
+    run_worker()
+    email = mail.outbox[0]
+    assert email.body.startswith(f"Your turn in room {table.shown}: אבי just scored ")
+    assert subscriber is not None
+    payload = subscriber.open(push.requests[0].body)
+    assert payload["body"].startswith(f"Your turn in room {table.shown}: אבי just scored ")
+    for text in (email.subject, email.body, payload["title"], payload["body"]):
+        assert not any(mark in text for mark in ISOLATES)
