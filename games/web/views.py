@@ -984,6 +984,8 @@ def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
     # Opened again once stopped (the same e-mail, an older one): it says so, not asks as if the
     # first click had done nothing. A GET still changes nothing (a mail scanner opens links).
     done = read[0] if read is not None and selectors.notices_stopped(*read) else None
+    # Which channel the click stops: the e-mails and a notification lead to the same page.
+    kind = read[0] if read is not None else None
     return render(
         request,
         "games/notices_stop.html",

@@ -1153,3 +1153,37 @@ def test_the_lobby_of_a_room_at_your_own_pace_says_its_pace_on_a_phone_too(
     plain = new_page(width, 844 if width < 500 else 800, locale="de-DE", java_script_enabled=False)
     plain.goto(f"{live_site.url}/r/{code}/")
     assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "In eigenem Tempo, 1 Tag pro Zug"
+
+
+# A stop link of each channel, in the site's database: an account's e-mails and one device's pushes.
+_STOP_LINKS = """
+from django.contrib.auth import get_user_model
+from games.services import notices
+from games.store.models import NoticeSettings, PushSubscription
+user = get_user_model().objects.create_user(f"stop{get_user_model().objects.count()}", password="pw")
+NoticeSettings.objects.create(user=user, email=True, address="a@example.org")
+device = PushSubscription.objects.create(
+    controller="c" * 32, endpoint=f"https://127.0.0.1/push/stop-{user.pk}", p256dh="k", auth="a"
+)
+result = [notices.stop_url("email", user.pk), notices.stop_url("push", device.pk)]
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_stop_page_says_which_channel_it_stops(live_site: LiveSite, new_page: Any, width: int) -> None:
+    email_url, push_url = live_site.run(_STOP_LINKS)
+    page = new_page(width, 844 if width < 500 else 800)
+    for url, heading, button, done in (
+        (email_url, "Stop the e-mails?", "Stop the e-mails", "You will get no more “your turn” e-mails."),
+        (push_url, "Stop the notifications on this device?", "Stop the notifications", "no more notifications"),
+    ):
+        page.goto(url)
+        assert page.inner_text("#stop-h") == heading
+        assert page.is_visible("#stop-channel") and page.inner_text("#stop-btn") == button
+        assert no_horizontal_overflow(page)
+        for scheme in in_each_scheme(page):
+            shot(page, f"stop-{'email' if url == email_url else 'push'}-{width}-{scheme}")
+            assert not serious_violations(page)
+        page.click("#stop-btn")
+        page.wait_for_selector("#stop-done")
+        assert done in page.inner_text("#stop-done")

@@ -1147,6 +1147,22 @@ def test_a_stop_link_opened_again_once_stopped_says_so_rather_than_asking_again(
     assert 'id="stop-btn"' not in gone and "This device will get no more notifications." in gone
 
 
+def test_the_stop_page_says_which_channel_its_link_stops() -> None:
+    """An e-mail's link and a notification's lead to the same page: it names the e-mails, or this
+    device's notifications, before the click and after it."""
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True)
+    email_page = Client().get(f"/notices/stop/{notices.stop_token('email', user.pk)}").content.decode()
+    assert "Stop the e-mails?" in email_page and 'id="stop-channel"' in email_page
+    assert "Stop the e-mails</button>" in email_page and "notifications on this device" not in email_page
+    device = PushSubscription.objects.create(
+        controller="c" * 32, endpoint="https://fcm.googleapis.com/fcm/send/x", p256dh="k", auth="a"
+    )
+    push_page = Client().get(f"/notices/stop/{notices.stop_token('push', device.pk)}").content.decode()
+    assert "Stop the notifications on this device?" in push_page and 'id="stop-channel"' in push_page
+    assert "Stop the notifications</button>" in push_page and "e-mails?" not in push_page
+
+
 # --- the installable site ------------------------------------------------------------------------
 
 
