@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.paginator import Page, Paginator
-from django.db.models import Max, Q, QuerySet
+from django.db.models import F, Max, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -784,6 +784,62 @@ def _order(
     if waiting_on == controller:
         return 0, deadline.timestamp() if deadline is not None else float("inf"), at
     return 1, 0.0, -at
+
+
+# Finished games a page of Your games lists below those not over: the latest few, and pages of older ones.
+MY_FINISHED_PAGE = 10
+
+
+def my_finished_games(controller: str, page: object = 1) -> Page[dict[str, Any]]:
+    """One page (``page``, as ``Paginator.get_page`` reads one) of the games played to their end with
+    a seat of ``controller`` still in it, the last to end first, each with every seat's place and
+    total: a guest has no profile, and the link was otherwise their only way back to the result."""
+    if not controller:
+        return Paginator([], MY_FINISHED_PAGE).get_page(1)
+    seats = Player.objects.filter(
+        Q(controller=controller) | Q(away_controller=controller),
+        status=Player.Status.ACTIVE,
+        game__status=Game.Status.FINISHED,
+    )
+    pks = Game.objects.filter(pk__in=seats.values("game_id")).order_by(F("finished_at").desc(nulls_last=True), "-pk")
+    shown: Page[Any] = Paginator(pks.values_list("pk", flat=True), MY_FINISHED_PAGE).get_page(page)  # type: ignore[arg-type]  # get_page takes any value, as a page number or not
+    ids = list(shown.object_list)
+    games = Game.objects.in_bulk(ids)
+    shown.object_list = [_finished_game(games[pk], controller) for pk in ids if pk in games]
+    return shown
+
+
+def _finished_game(game: Game, controller: str) -> dict[str, Any]:
+    """One row of Your games' finished games: its seats by place."""
+    ruleset = RULESETS[game.ruleset]
+    room = game.room
+    rules = room.rules
+    mine = room.seats_kept_for(controller)
+    ranks = room.ranks()
+    players = [
+        {
+            "name": seat.name,
+            "mine": i in mine,
+            "bot": seat.bot and not seat.person,
+            "place": ranks[i] if i < len(ranks) else None,
+            "points": rules.totals(i).grand_total if rules is not None else 0,
+        }
+        for i, seat in enumerate(room.seats)
+    ]
+    players.sort(key=lambda p: p["place"] or len(ranks) + 1)
+    return {
+        "code": game.code,
+        "url": reverse("room", args=[game.code]),
+        "replay": reverse("replay", args=[game.code]),
+        "ruleset_name": ruleset.name,
+        "pace": game.pace,
+        "seconds": game.turn_timer,
+        "local": game.local,
+        "finished": game.finished_at,
+        # One seat of theirs placed first ("You won" would not say which of a device's players did).
+        "won": len(mine) == 1 and mine[0] in room.winners(),
+        "players": players,
+    }
 
 
 def email_notices(user_id: int | None) -> tuple[bool, str]:

@@ -754,7 +754,8 @@ def _user_id(request: HttpRequest) -> int | None:
 
 @require_GET
 def my_games(request: HttpRequest) -> HttpResponse:
-    """Every unfinished game of this browser (the account's, signed in), those waiting for a move first."""
+    """Every unfinished game of this browser (the account's, signed in), those waiting for a move first;
+    below them its finished games, the last to end first (``?done=N``: their N-th page)."""
     user_id = _user_id(request)
     on, address = selectors.email_notices(user_id)
     pending = _email_pending(user_id)
@@ -771,6 +772,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
         address = getattr(request.user, "email", "") or ""
     context = {
         "games": selectors.my_games(controller_for(request), request.GET.get("page")),
+        "finished": selectors.my_finished_games(controller_for(request), request.GET.get("done")),
         "email_form": EmailNoticesForm(initial={"address": address, "on": on}),
         "vapid_key": notices.vapid_public_key(),
         # The message straight after saving says where the link went: the form's line would say it twice.
@@ -821,6 +823,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             "games/my_games.html",
             {
                 "games": selectors.my_games(controller_for(request), request.GET.get("page")),
+                "finished": selectors.my_finished_games(controller_for(request), request.GET.get("done")),
                 "email_form": form,
                 "vapid_key": notices.vapid_public_key(),
                 "email_pending": _email_pending(user_id),
@@ -989,7 +992,7 @@ def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
     return render(
         request,
         "games/notices_stop.html",
-        {"token": token, "bad": read is None, "done": done},
+        {"token": token, "bad": read is None, "done": done, "kind": kind},
         status=400 if read is None else 200,
     )
 

@@ -21,6 +21,14 @@ function placeOf(element) {
   return rel ? `.pager a[rel="${rel}"]` : null;
 }
 
+// Only when something changed: a screen reader reading a list is not sent back to its top.
+function renew(card, cardNow) {
+  if (!card || !cardNow || card.innerHTML === cardNow.innerHTML) return;
+  const place = card.contains(document.activeElement) ? placeOf(document.activeElement) : null;
+  card.innerHTML = cardNow.innerHTML;
+  if (place) card.querySelector(place)?.focus();
+}
+
 async function read() {
   if (reading) return;
   reading = true;
@@ -30,14 +38,18 @@ async function read() {
     const response = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
     if (!response.ok) return; // tried again at the next moment that calls for it
     const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-    const list = document.getElementById("games-card");
-    const listNow = fresh.getElementById("games-card");
-    // Only when something changed: a screen reader reading the list is not sent back to its top.
-    if (list && listNow && list.innerHTML !== listNow.innerHTML) {
-      const place = list.contains(document.activeElement) ? placeOf(document.activeElement) : null;
-      list.innerHTML = listNow.innerHTML;
-      if (place) list.querySelector(place)?.focus();
+    renew(document.getElementById("games-card"), fresh.getElementById("games-card"));
+    // The finished games: a game that ended meanwhile moves from the list above to this one, which
+    // the page may not have had yet.
+    let finished = document.getElementById("finished-card");
+    const finishedNow = fresh.getElementById("finished-card");
+    if (finished && !finishedNow) finished.remove();
+    if (!finished && finishedNow) {
+      finished = document.createElement("section");
+      for (const { name, value } of finishedNow.attributes) finished.setAttribute(name, value);
+      document.getElementById("games-card")?.after(finished);
     }
+    renew(finished, finishedNow);
     const nav = document.querySelector('[data-testid="nav-games"]');
     const navNow = fresh.querySelector('[data-testid="nav-games"]');
     if (nav && navNow && nav.innerHTML !== navNow.innerHTML) nav.innerHTML = navNow.innerHTML;

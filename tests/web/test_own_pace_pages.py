@@ -111,6 +111,65 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     assert 'id="no-games"' in stranger.get("/games").content.decode()
 
 
+def _finished(me: str, *, minutes_ago: int, rival: str = "Ben") -> str:
+    """A two-player game at your own pace of ``me`` (seat 0, "Ana"), ended ``minutes_ago``; its code."""
+    other = services.new_controller()
+    code = services.game_create(host_name="Ana", controller=me, pace="own", turn_timer=DAY).game.code
+    services.game_join(code=code, name=rival, controller=other)
+    services.game_start(code=code, controller=me, expected_version=None, action_id="")
+    Game.objects.filter(code=code).update(
+        status=Game.Status.FINISHED, waiting_on="", finished_at=timezone.now() - timedelta(minutes=minutes_ago)
+    )
+    return code
+
+
+def test_your_games_keeps_a_guests_finished_games_newest_first_with_their_result() -> None:
+    """A guest's finished game was gone from Your games, and with it the way back but the link: it
+    stays, in a list of its own below the games not over, the newest first, each with its places."""
+    table = own_pace_room(seconds=DAY)
+    for _ in range(len(table.game.room.rules.cards) * table.game.room.rules.ruleset.turns_per_player):
+        score_first_legal(table)
+    game = table.game
+    assert game.status == Game.Status.FINISHED
+    me = table.controllers[0]
+    older = _finished(me, minutes_ago=60 * 24)
+    guest = Client()
+    guest.get("/")
+    session = guest.session
+    session["controller"] = me
+    session.save()
+    page = guest.get("/games").content.decode()
+    assert 'id="finished-card"' in page and 'id="no-games"' in page  # none under way
+    codes = re.findall(r'class="game-row finished" data-code="(\w+)"', page)
+    assert codes == [table.code, older]
+    ranks = game.room.ranks()
+    totals = [game.room.rules.totals(seat).grand_total for seat in (0, 1)]
+    row = page[page.index(f'data-code="{table.code}"') :]
+    row = row[: row.index("</li>")]
+    assert f'href="/r/{table.code}/"' in row and f'href="/r/{table.code}/replay"' in row
+    for seat in (0, 1):
+        assert f"{ranks[seat]}. <bdi>P{seat}</bdi>" in row and f"{totals[seat]}" in row
+    assert "Finished games go to your profile once you sign in." not in page
+
+
+def test_your_games_finished_list_comes_in_pages_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(selectors, "MY_FINISHED_PAGE", 2)
+    me = services.new_controller()
+    codes = [_finished(me, minutes_ago=minutes) for minutes in (1, 2, 3)]
+    browser = Client()
+    browser.get("/")
+    session = browser.session
+    session["controller"] = me
+    session.save()
+    first = browser.get("/games").content.decode()
+    assert re.findall(r'class="game-row finished" data-code="(\w+)"', first) == codes[:2]
+    assert 'href="/games?done=2"' in first and "(3)" in first
+    second = browser.get("/games?done=2").content.decode()
+    assert re.findall(r'class="game-row finished" data-code="(\w+)"', second) == codes[2:]
+    # The finished games' page is the games card's address too: the list read again keeps it.
+    assert 'data-url="/games?done=2"' in second
+
+
 def test_your_games_on_a_device_with_several_seats_in_a_game_says_whose_move_it_is() -> None:
     """Ana and Ben share a phone and each took a seat in Cy's game: "Your move" would not tell
     them which of them is to play (the notices name the seat too)."""
