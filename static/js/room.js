@@ -7,8 +7,6 @@ import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/cha
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { keepSeatNamesFitted, redrawCard } from "./scorecard.js";
-import { keepAwake, staysAwake } from "./room/awake.js";
-import { buzz, chime, fanfare, rattle } from "./room/sound.js";
 import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
@@ -18,6 +16,31 @@ const initial = JSON.parse(document.getElementById("initial").textContent);
 const levels = levelNames(initial.bot_levels);
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
+
+/** A module the first draw does not need, imported once (``get()``, a promise of it; ``get.now()``,
+ * the module once it is there). A failed import (the network gone) is tried again at the next ask. */
+function later(load) {
+  let module = null;
+  let loading = null;
+  const get = () =>
+    (loading ??= load().then(
+      (m) => (module = m),
+      (error) => {
+        loading = null;
+        throw error;
+      },
+    ));
+  get.now = () => module;
+  return get;
+}
+// The game-over panel, the sounds and the screen's wake lock: fetched once the page is drawn and
+// the browser is idle, long before a game ends or a sound plays; a page opened on a game that is
+// over has the panel's module preloaded with it (games/room.html).
+const overPanel = later(() => import("./room/over.js"));
+const sounds = later(() => import("./room/sound.js"));
+const awake = later(() => import("./room/awake.js"));
+/** Make a sound (``play(module)``) once the sounds' module is there; without it (offline), none. */
+const sound = (play) => void sounds().then(play, () => {});
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
@@ -43,6 +66,7 @@ const ui = {
   hintWait: null, // {version, eta, at}: the coach's answer that it is getting ready
   lastBack: 0,
   seenPlaying: false, // this page showed the game being played (its end is then brought into view)
+  idle: false, // the browser has been idle once since the first draw: the modules it did not need are asked for
   wasConnected: false,
   reconnected: false, // the page has lost a socket since it opened
   host: undefined, // the host's player, as the last state said (a change is told to the table)
@@ -610,7 +634,7 @@ function event(frame) {
       });
       announce(fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: dice.join(", ") }));
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
-      if (!ui.muted) (yahtzee ? fanfare : rattle)(5 - frame.held.length);
+      if (!ui.muted) sound((s) => (yahtzee ? s.fanfare : s.rattle)(5 - frame.held.length));
       if (yahtzee) celebrate(`${v.boxLabel("yahtzee")}!`);
       break;
     }
@@ -669,7 +693,7 @@ function event(frame) {
       if (names.length) {
         const mineWon = render.yourResult(v, frame.winners ?? []);
         celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
-        if (!ui.muted) fanfare();
+        if (!ui.muted) sound((s) => s.fanfare());
       }
       break;
     }
@@ -1181,7 +1205,20 @@ function draw() {
   if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);
   drawWaiting(v);
-  keepAwake(staysAwake(v.state, v.mine));
+  keepScreen();
+}
+
+/** The screen kept on while this page's players are at a live game (room/awake.js); until its module
+ * is there nothing holds the screen, and it asks from the page's state as it is once it arrives. */
+function keepScreen() {
+  const screen = awake.now();
+  if (!screen) {
+    // Not fetched yet (the page is not idle yet), or its fetch failed (asked again here).
+    if (ui.idle) awake().then(keepScreen, () => {});
+    return;
+  }
+  const v = view();
+  screen.keepAwake(screen.staysAwake(v.state, v.mine));
 }
 
 // Small icons for the room bar, where a phone shows them in place of the words.
@@ -1312,8 +1349,10 @@ function cueTurn(v) {
   // included (from the lobby), is said as it comes.
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== undefined) {
     if (v.myTurn && !state.local && !ui.muted) {
-      chime();
-      buzz();
+      sound((s) => {
+        s.chime();
+        s.buzz();
+      });
     }
     announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
     // A turn of this page's come round: the keyboard the page left waiting on the dice or the
@@ -1379,7 +1418,7 @@ let sharing = false; // a share sheet asked for and not closed yet
 /** A finished game's result, shared through the device's share sheet, or copied where there is none. */
 async function shareResult() {
   const v = view();
-  const text = render.resultText(v);
+  const text = overPanel.now().resultText(v);
   const url = new URL(v.state.replay_url, window.location.href).href;
   if (v.canShare) {
     // A second tap while the sheet comes up (a phone's is slow to): the browser refuses a second
@@ -1522,11 +1561,17 @@ function drawOver(v) {
   const over = $("over");
   const done = v.state.status === "finished" || v.state.status === "abandoned";
   const ended = done && over.hidden && ui.seenPlaying;
+  const panel = overPanel.now();
+  if (done && !panel) {
+    // Drawn once its module is there: the page has usually fetched it long before the game ended.
+    overPanel().then(draw, () => {});
+    return false;
+  }
   over.hidden = !done;
   if (!done) return false;
   if (v.state.status === "finished") fetchReview();
   hashRevealed(v.state.fairness?.server_seed);
-  keepOpened(over, () => show(over, render.overHtml(v)));
+  keepOpened(over, () => show(over, panel.overHtml(v)));
   return ended;
 }
 
@@ -1720,3 +1765,15 @@ draw();
 joinTaken();
 client.visibility(document.visibilityState === "hidden"); // a page opened in a background tab
 client.start();
+// What the first draw did not need, fetched once the browser is idle after it (at most 2 s on).
+// Safari has no requestIdleCallback: a moment after the first draw there.
+const whenIdle = window.requestIdleCallback ?? ((fn) => window.setTimeout(fn, 500));
+whenIdle(
+  () => {
+    ui.idle = true;
+    overPanel().catch(() => {});
+    sounds().catch(() => {});
+    awake().then(keepScreen, () => {});
+  },
+  { timeout: 2000 },
+);

@@ -24,7 +24,9 @@ HARNESS = """<!doctype html><html lang="en"><title>render</title>
 <link rel="stylesheet" href="/static/css/site.css"><main><div id="room" class="room">
 <section id="play" class="card play"></section><section id="card" class="card"></section></div></main>
 <script type="module">
-import * as render from "/static/js/room/render.js";
+import * as drawing from "/static/js/room/render.js";
+import * as over from "/static/js/room/over.js";  // the game-over panel, a module of its own
+const render = { ...drawing, ...over };
 window.render = render;
 window.draw = (state, extra = {}) => {
   const view = render.viewOf(state, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),

@@ -812,6 +812,15 @@ def test_a_finished_games_page_carries_its_last_events_and_the_result() -> None:
     assert feed[-2]["type"] == "scored" and len(feed) == FEED_MOVES + 1
 
 
+def test_the_game_over_panels_module_comes_with_the_page_of_a_game_that_is_over_only() -> None:
+    """A game in play fetches it once the page is idle (static/js/room.js); one that is over draws it at once."""
+    preload = '<link rel="modulepreload" href="/static/js/room/over.js">'
+    table = open_room(2)
+    assert preload not in Client().get(f"/r/{table.code}/").content.decode()
+    play_to_end(table, random.Random(2))
+    assert preload in Client().get(f"/r/{table.code}/").content.decode()
+
+
 def test_a_rooms_last_events_are_read_alone_for_a_page_whose_socket_was_away() -> None:
     """What a page open all along missed while its connection was gone: the same events as a page
     drawn now carries, each with the version it made, by which the page puts them in its feed."""
