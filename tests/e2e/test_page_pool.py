@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import LiveSite, PagePool
+from tests.e2e.conftest import LiveSite, PagePool, load_harness
 
 pytestmark = pytest.mark.browser
 
@@ -135,6 +135,32 @@ def test_the_storage_of_every_origin_the_page_went_to_is_cleared(live_site: Live
             assert again.page.evaluate("localStorage.length") == 0, url
     finally:
         page_pool.give_back(again, passed=True)
+
+
+# A harness document that says something wrong as it goes, and one that does while it loads.
+LEAVING = """<!doctype html><script>
+addEventListener("pagehide", () => { throw new Error("said as it went"); });
+window.ready = true;
+</script>"""
+BROKEN = """<!doctype html><script>window.ready = true; throw new Error("said while it loaded");</script>"""
+
+
+def test_a_harness_page_s_errors_are_its_own_document_s_not_the_one_before(page_pool: PagePool) -> None:
+    """A kept harness page's next document comes in one navigation: what the document before
+    said after its test (a timer, its pagehide) is not the next test's; what the new one says
+    while it loads is."""
+    kept = page_pool.take_harness()
+    try:
+        page = load_harness(kept.page, LEAVING)
+        with page.expect_event("pageerror"):
+            page.evaluate("setTimeout(() => { throw new Error('said after its test'); })")
+        assert ["said after its test" in error for error in page.errors] == [True]
+        load_harness(page, BROKEN)
+        assert ["said while it loaded" in error for error in page.errors] == [True], page.errors
+        load_harness(page, LEAVING)
+        assert page.errors == []
+    finally:
+        page_pool.give_back(kept, passed=False)
 
 
 def test_a_new_context_costs_its_page_alone_and_playwright_s_own_switches_hold(chromium: Any) -> None:
