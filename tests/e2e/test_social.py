@@ -443,17 +443,20 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
 
 
-@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_a_player_handed_the_host_during_a_pause_is_told_the_game_waits_for_their_resume(
-    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+    live_site: LiveSite, new_page: Any
 ) -> None:
     """Ann pauses and leaves the game; Bob hosts it now. Resume is his, and his page says so: not
     "You paused the game" (he did not), nor "paused by the host" (he is the host), but that the game
     is paused and goes on when he resumes it, in the banner, the Roll button, the hint and the feed;
     without script too. Cy read that the host paused it while Ann hosted; now that Bob does, not
     that the host paused it (Bob did not) but that it goes on when Bob, the host, resumes it, with
-    script and without. Bob's resume lets play go on."""
-    width, height = size
+    script and without. Bob's resume lets play go on.
+
+    Read on a desktop and on a phone: the same table is played up to the pause once, and Bob's
+    and Cy's pages are read at each size (drawn again at it, then loaded again at it)."""
+    sizes = [(1280, 800), (390, 844)]
+    width, height = sizes[0]
     ann, bob, cy = new_page(), new_page(width=width, height=height), new_page(width=width, height=height)
     url = create_room(ann, live_site, "Ann")
     join(bob, url, "Bob")
@@ -465,32 +468,39 @@ def test_a_player_handed_the_host_during_a_pause_is_told_the_game_waits_for_thei
     assert cy.inner_text(".paused-banner") == "Game paused by the host"
     ann.on("dialog", lambda dialog: dialog.accept())
     act(ann, [bob, cy], lambda: ann.click("#leave-0"))
-    bob.wait_for_selector("#feed li >> text=Bob is now the host")
-    bob.wait_for_selector("#feed li >> text=Game paused: you can resume it")
-    assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
-    assert "The game is paused: play goes on when you resume it." in bob.inner_text("#turn-meta")
-    assert "paused the game" not in bob.inner_text("#play").lower()
-    assert bob.get_attribute("#pause", "aria-label") == "Resume game"
-    assert "Paused: yours to resume" in bob.inner_text("#play")
-    assert bob.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
-    cy.wait_for_selector("#feed li >> text=Game paused: Bob (the host) can resume it")
-    assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
-    assert "The game is paused: play goes on when Bob, the host, resumes it." in cy.inner_text("#turn-meta")
-    assert "paused by the host" not in cy.inner_text("#play").lower()
-    assert "they resume it" not in cy.inner_text("#play")
-    for scheme in in_each_scheme(cy):
-        shot(cy, f"paused-host-left-cy-{width}-{scheme}")
-    cy.reload()
-    cy.wait_for_selector("#conn[data-state=connected]")
-    assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
+    for width, height in sizes:
+        for page in (bob, cy):
+            page.set_viewport_size({"width": width, "height": height})
+        bob.wait_for_selector("#feed li >> text=Bob is now the host")
+        bob.wait_for_selector("#feed li >> text=Game paused: you can resume it")
+        assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
+        assert "The game is paused: play goes on when you resume it." in bob.inner_text("#turn-meta")
+        assert "paused the game" not in bob.inner_text("#play").lower()
+        assert bob.get_attribute("#pause", "aria-label") == "Resume game"
+        assert "Paused: yours to resume" in bob.inner_text("#play")
+        assert bob.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
+        cy.wait_for_selector("#feed li >> text=Game paused: Bob (the host) can resume it")
+        assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
+        assert "The game is paused: play goes on when Bob, the host, resumes it." in cy.inner_text("#turn-meta")
+        assert "paused by the host" not in cy.inner_text("#play").lower()
+        assert "they resume it" not in cy.inner_text("#play")
+        for scheme in in_each_scheme(cy):
+            shot(cy, f"paused-host-left-cy-{width}-{scheme}")
+    for width, height in reversed(sizes):
+        for page in (bob, cy):
+            page.set_viewport_size({"width": width, "height": height})
+        cy.reload()
+        cy.wait_for_selector("#conn[data-state=connected]")
+        assert cy.inner_text(".paused-banner") == "Game paused: Bob (the host) can resume it"
+        bob.reload()
+        bob.wait_for_selector("#conn[data-state=connected]")
+        assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
+    # Without script (a page of its own, of the default size, as at either size before).
     cy_plain = new_page(java_script_enabled=False)
     cy_plain.context.add_cookies(cy.context.cookies())
     cy_plain.goto(url)
     assert cy_plain.inner_text(".ns-paused") == "Game paused: Bob (the host) can resume it"
-    shot(cy_plain, f"paused-host-left-cy-noscript-{width}")
-    bob.reload()
-    bob.wait_for_selector("#conn[data-state=connected]")
-    assert bob.inner_text(".paused-banner") == "Game paused: you can resume it"
+    shot(cy_plain, "paused-host-left-cy-noscript")
     plain = new_page(java_script_enabled=False)
     plain.context.add_cookies(bob.context.cookies())
     plain.goto(url)
