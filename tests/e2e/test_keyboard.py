@@ -21,6 +21,8 @@ from tests.e2e.helpers import (
     join,
     score_best,
     seated,
+    serious_violations,
+    shot,
     version,
     wait_version,
 )
@@ -547,3 +549,39 @@ def test_the_turn_back_from_a_computer_puts_the_keyboard_on_roll(live_site: Live
     assert page.evaluate(FOCUSED) == "roll"
     act(page, [page], lambda: page.keyboard.press("Enter"))
     assert page.locator("#die-0.blank").count() == 0
+
+
+SKIP_LINK_SEEN = """() => {
+  const r = document.querySelector('.skip-link').getBoundingClientRect();
+  return r.bottom > 0 && r.top >= 0 && r.right <= innerWidth;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_first_tab_offers_a_skip_past_the_header_to_the_pages_content(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    """The header's links and the language form come before every page's own content: the first
+    Tab shows a link past them, hidden until then, and Enter on it takes the keyboard's next stop
+    into the page (the home page's form, the table's controls)."""
+    page = new_page(width, 844 if width < 500 else 800)
+    for opened in ("home", "room"):
+        if opened == "home":
+            page.goto(f"{live_site.url}/")
+        else:
+            create_local(page, live_site, ["Solo", "Other"])
+        assert not page.evaluate(SKIP_LINK_SEEN)
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.matches('.skip-link')"), opened
+        assert page.evaluate(SKIP_LINK_SEEN), opened
+        for scheme in in_each_scheme(page):
+            shot(page, f"skip-link-{opened}-{width}-{scheme}")
+            assert serious_violations(page) == [], (opened, scheme)
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('main') !== null"), (
+            opened,
+            page.evaluate("document.activeElement.outerHTML.slice(0, 120)"),
+        )
+        assert not page.evaluate(SKIP_LINK_SEEN)
+    assert page.errors == []
