@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 import time
 import uuid
@@ -45,6 +46,14 @@ CLOSE_SESSION_CHANGED = 4001
 # How often an open socket looks at its browser's session again (at most; also at once when its
 # actions are refused as a spectator's, and before each chat of a socket that had seats).
 SESSION_RECHECK = 10.0
+
+
+class _Limited(enum.Enum):
+    LIMITED = "limited"
+
+
+# ``RoomConsumer._arrive``'s answer for an address over its miss limit.
+LIMITED = _Limited.LIMITED
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -97,10 +106,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await fanout.join(self.code, self)
         self.joined = True
         hello = await db_upkeep(self._arrive)(ip)
-        if hello is None:  # the same refusal as for any unknown room
+        if hello is None or hello is LIMITED:
             self.joined = False
             await fanout.leave(self.code, self)
-            await self.refuse_as_no_room()
+            if hello is LIMITED:
+                # Not 4404, which the page takes for a room deleted and stops trying: one that
+                # exists may be refused here. Any code over the limit is refused so, telling nothing.
+                await self.accept()
+                await self.close(code=CLOSE_RATE_LIMITED)
+            else:  # the same refusal as for any unknown room
+                await self.refuse_as_no_room()
             return
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
@@ -132,13 +147,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self.close(code=CLOSE_NO_ROOM)
 
-    def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | None:
-        """``presence.arrive``, with unknown codes counted per address like the pages' (guessing)."""
+    def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | _Limited | None:
+        """``presence.arrive``, with unknown codes counted per address like the pages' (guessing):
+        ``LIMITED`` for an address over its limit."""
         slot = ratelimit.take_miss(ip)
         if slot is None:
             # Over the limit even a right guess is refused, as over HTTP; a browser with a seat in
             # the room knows its code and comes in uncounted.
-            return self._hello() if selectors.seat_holder_in(self.code, self.controller) else None
+            return self._hello() if selectors.seat_holder_in(self.code, self.controller) else LIMITED
         try:
             hello = self._hello()
         except BaseException:

@@ -439,3 +439,30 @@ def test_every_spelling_gmail_delivers_to_one_mailbox_counts_as_that_mailbox(var
 def test_the_dots_of_a_name_elsewhere_are_its_own_mailbox() -> None:
     assert confirmation_mail_bucket("a.b@example.org") != confirmation_mail_bucket("ab@example.org")
     assert confirmation_mail_bucket("A.B+x@Example.org") == confirmation_mail_bucket("a.b@example.org")
+
+
+async def _closed_with(code: str, ip: str) -> int | None:
+    """The close code a socket to room ``code`` from ``ip`` is refused with (None: it was told the room)."""
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN])
+    ws.scope["client"] = (ip, 50000)
+    connected, _ = await ws.connect()
+    first = await ws.receive_output(timeout=5) if connected else None
+    await ws.disconnect()
+    if first is None:
+        return None
+    return first["code"] if first["type"] == "websocket.close" else None
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_over_its_addresss_miss_limit_is_told_to_wait_not_that_the_room_is_gone(
+    settings: Any,
+) -> None:
+    """A page told 4404 says the room no longer exists and stops reconnecting: a room that exists,
+    refused because others at the address guessed codes, is refused as rate limited (4008), which
+    the page tries again after. Over the limit an unknown code is refused the same way, so the
+    close code tells a guesser nothing."""
+    settings.RATE_LIMIT_ROOM_MISS = "3/60"
+    code = await sync_to_async(create_room)(Client(REMOTE_ADDR="10.0.7.11"), "Ann")
+    assert [await _closed_with(f"guess{i:05d}", "10.0.7.11") for i in range(3)] == [4404] * 3
+    assert await _closed_with(code, "10.0.7.11") == 4008
+    assert await _closed_with("guess00009", "10.0.7.11") == 4008
