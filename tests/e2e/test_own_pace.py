@@ -1174,7 +1174,12 @@ def test_the_stop_page_says_which_channel_it_stops(live_site: LiveSite, new_page
     email_url, push_url = live_site.run(_STOP_LINKS)
     page = new_page(width, 844 if width < 500 else 800)
     for url, heading, button, done in (
-        (email_url, "Stop the e-mails?", "Stop the e-mails", "You will get no more “your turn” e-mails."),
+        (
+            email_url,
+            "Stop the e-mails?",
+            "Stop the e-mails",
+            "You will get no more e-mails of your games at your own pace.",
+        ),
         (push_url, "Stop the notifications on this device?", "Stop the notifications", "no more notifications"),
     ):
         page.goto(url)

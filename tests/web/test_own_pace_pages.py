@@ -1180,7 +1180,7 @@ def test_the_stop_link_shows_a_button_and_one_post_stops_the_e_mails() -> None:
     assert page.status_code == 200 and 'id="stop-btn"' in page.content.decode()
     assert NoticeSettings.objects.get(user=user).email  # a GET (a mail scanner's) changes nothing
     done = Client(enforce_csrf_checks=True).post(url)  # a mail program's one-click post has no CSRF token
-    assert done.status_code == 200 and "no more “your turn” e-mails" in done.content.decode()
+    assert done.status_code == 200 and "no more e-mails of your games" in done.content.decode()
     assert not NoticeSettings.objects.get(user=user).email
     bad = Client().post("/notices/stop/not-a-token")
     assert bad.status_code == 400 and "This link does not work" in bad.content.decode()
@@ -1195,7 +1195,7 @@ def test_a_stop_link_opened_again_once_stopped_says_so_rather_than_asking_again(
     url = f"/notices/stop/{notices.stop_token('email', user.pk)}"
     Client().post(url)
     again = Client().get(url).content.decode()
-    assert 'id="stop-btn"' not in again and "no more “your turn” e-mails" in again
+    assert 'id="stop-btn"' not in again and "no more e-mails of your games" in again
     device = PushSubscription.objects.create(
         controller="c" * 32, endpoint="https://fcm.googleapis.com/fcm/send/x", p256dh="k", auth="a"
     )
@@ -1220,6 +1220,16 @@ def test_the_stop_page_says_which_channel_its_link_stops() -> None:
     push_page = Client().get(f"/notices/stop/{notices.stop_token('push', device.pk)}").content.decode()
     assert "Stop the notifications on this device?" in push_page and 'id="stop-channel"' in push_page
     assert "Stop the notifications</button>" in push_page and "e-mails?" not in push_page
+
+
+def test_the_e_mails_stopped_are_said_to_be_all_of_them_not_only_the_turns() -> None:
+    """The stop link stops the game-over e-mails too, as the page said before the click: once
+    stopped, it does not say only the "your turn" ones stopped."""
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True)
+    done = Client().post(f"/notices/stop/{notices.stop_token('email', user.pk)}").content.decode()
+    assert "You will get no more e-mails of your games at your own pace." in done
+    assert "your turn" not in done
 
 
 # --- the installable site ------------------------------------------------------------------------
