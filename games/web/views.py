@@ -16,6 +16,7 @@ import math
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
 from csp.decorators import csp_replace
@@ -798,12 +799,17 @@ def _email_pending(user_id: int | None) -> str:
 
 
 def _back_to_my_games(request: HttpRequest) -> HttpResponse:
-    """Your games at the page of the list the form was sent from (its action's ``?page=N``)."""
-    page = request.GET.get("page", "")
+    """Your games at the pages of its lists the form was sent from (its action's ``?page=N``, and
+    ``done=N`` for the finished games')."""
+    pages = {}
+    for name in ("page", "done"):
+        value = request.GET.get(name, "")
+        # ASCII digits only: str.isdigit() takes a superscript two too, which int() refuses.
+        number = int(value) if value.isascii() and value.isdigit() else 0
+        if number > 1:
+            pages[name] = number
     to = reverse("my_games")
-    # ASCII digits only: str.isdigit() takes a superscript two too, which int() refuses.
-    number = int(page) if page.isascii() and page.isdigit() else 0
-    return redirect(f"{to}?page={number}" if number > 1 else to)
+    return redirect(f"{to}?{urlencode(pages)}" if pages else to)
 
 
 @form_on("my_games")

@@ -323,6 +323,32 @@ def test_the_e_mail_form_on_a_page_of_your_games_goes_back_to_that_page(monkeypa
     assert saved.status_code == 302 and saved["Location"] == "/games?page=2"
 
 
+def test_the_e_mail_form_on_a_page_of_finished_games_goes_back_to_that_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The e-mails' form sent from the finished games' second page (and the list's second page):
+    refused, the page drawn for it lists those pages' games again; saved, it goes back to them."""
+    monkeypatch.setattr(selectors, "MY_GAMES_PAGE", 4)
+    monkeypatch.setattr(selectors, "MY_FINISHED_PAGE", 2)
+    me = services.new_controller()
+    waiting, _ = own_pace_games(me, mine=6, theirs=0)
+    finished = [_finished(me, minutes_ago=minutes) for minutes in (1, 2, 3)]
+    browser = Client()
+    browser.force_login(get_user_model().objects.create_user("ana", password="pw"))
+    session = browser.session
+    session["controller"] = me
+    session.save()
+    for address, back in (("/games?done=2", "/games?done=2"), ("/games?page=2&done=2", "/games?page=2&done=2")):
+        shown = browser.get(address).content.decode()
+        (action,) = re.findall(r'<form method="post" action="([^"]+)"[^>]* id="email-form"', shown)
+        action = action.replace("&amp;", "&")
+        refused = browser.post(action, {"address": "not an address", "on": "on"})
+        assert refused.status_code == 400
+        page = refused.content.decode()
+        assert re.findall(r'class="game-row finished" data-code="(\w+)"', page) == finished[2:], address
+        assert listed(page) == (waiting[4:] if "page=2" in address else waiting[:4])
+        saved = browser.post(action, {"address": "", "on": ""})
+        assert saved.status_code == 302 and saved["Location"] == back
+
+
 @pytest.mark.parametrize("page", ["²", "١٢x", "-2", "", "99999999999999999999999"])
 @pytest.mark.parametrize("signed_in", [True, False])
 def test_the_e_mail_form_sent_with_a_page_that_is_no_number_goes_back_to_your_games(page: str, signed_in: bool) -> None:
