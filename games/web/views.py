@@ -883,7 +883,10 @@ def notices_email(request: HttpRequest) -> HttpResponse:
         )
     else:
         messages.success(
-            request, gettext("E-mails on: you are told when it is your turn.") if on else gettext("E-mails off.")
+            request,
+            gettext("E-mails on: you are told when it is your turn and when a game ends.")
+            if on
+            else gettext("E-mails off."),
         )
     return _back_to_my_games(request)
 

@@ -1449,3 +1449,19 @@ def test_a_browser_with_no_session_is_told_it_has_no_subscription_to_stop() -> N
         "error": services.BAD_SUBSCRIPTION,
         "message": "This browser has no subscription here to stop.",
     }
+
+
+def test_turning_the_e_mails_on_says_a_games_end_is_told_too(settings: Any) -> None:
+    """Games at one's own pace tell a player both when it is their turn and when a game ends: the
+    notices' card and the word after turning the e-mails on say both, not the turn alone."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    assert "when it is your turn and when a game ends" in client.get("/games").content.decode()
+    client.post("/notices/email", {"address": "ana@work.example", "on": "on"})
+    assert Client().post(confirm_link("ana@work.example")).status_code == 200
+    client.post("/notices/email", {"address": "ana@work.example"})
+    done = client.post("/notices/email", {"address": "ana@work.example", "on": "on"}, follow=True)
+    assert settings_of(user)[:2] == (True, "ana@work.example")
+    assert "E-mails on: you are told when it is your turn and when a game ends." in done.content.decode()
