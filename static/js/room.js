@@ -1183,6 +1183,7 @@ function keepFocus(fn) {
 function draw() {
   const v = view();
   let ended = false;
+  let goneShown = false;
   root.dataset.version = String(v.state.version);
   root.dataset.status = v.state.status;
   keepFocus(() => {
@@ -1198,9 +1199,12 @@ function draw() {
     // The room was deleted: nothing of it can be played or said any more, and the page stops
     // trying to connect. It says so, with the way home, in place of the table.
     const gone = v.connection === "gone";
+    goneShown = gone && $("gone").hidden;
     $("gone").hidden = !gone;
     if (gone) for (const part of ["lobby", "table", "over", "fair"]) $(part).hidden = true;
   });
+  // The keyboard in a part just hidden would fall to the top of the page: it goes to the card.
+  if (goneShown && (document.activeElement === document.body || document.activeElement?.closest("[hidden]"))) $("gone-h").focus();
   if (ended) showResult();
   if (v.state.status === "playing") ui.seenPlaying = true;
   cueTurn(v);

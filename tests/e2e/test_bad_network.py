@@ -147,3 +147,20 @@ def test_a_page_whose_room_was_deleted_stops_reconnecting_and_says_the_room_is_g
     ann.click("#gone a")
     ann.wait_for_url(live_site.url + "/")
     assert [error for error in ann.errors if "WebSocket" not in error] == []
+
+
+def test_the_keyboard_left_in_a_deleted_room_goes_to_the_card_that_says_so(live_site: LiveSite, new_page: Any) -> None:
+    """Ann's keyboard is on the lobby's Copy link when her room is deleted, and the server closes
+    her open socket as it closes one for a room that does not exist. The lobby goes, and the
+    keyboard with it does not fall to the top of the page: it is on the card that says the room
+    is gone, where Tab reaches the way home."""
+    ann = new_page()
+    link = Link(ann)
+    create_online(ann, live_site, "Ann")
+    ann.focus("#copy")
+    link.socket.close(code=4404)
+    ann.wait_for_selector("#gone:not([hidden])")
+    assert ann.get_attribute("#conn", "data-state") == "gone"
+    assert ann.evaluate("document.activeElement.closest('#gone')?.id") == "gone"
+    ann.keyboard.press("Tab")
+    assert ann.evaluate("document.activeElement.closest('#gone a') !== null")
