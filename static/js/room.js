@@ -1561,6 +1561,18 @@ function seatAct(btn) {
 }
 
 /** Draws the game-over panel; true when it has just appeared after this page showed the game played. */
+// The game-over panel's module could not be fetched (the network gone a moment): asked again a
+// little later, each time a little later still, as a game over may draw nothing else to ask it.
+let overRetry = null;
+let overTries = 0;
+function overLater() {
+  if (overRetry) return;
+  overRetry = window.setTimeout(() => {
+    overRetry = null;
+    draw();
+  }, Math.min(1000 * 2 ** overTries++, 30000));
+}
+
 function drawOver(v) {
   const over = $("over");
   const done = v.state.status === "finished" || v.state.status === "abandoned";
@@ -1568,7 +1580,7 @@ function drawOver(v) {
   const panel = overPanel.now();
   if (done && !panel) {
     // Drawn once its module is there: the page has usually fetched it long before the game ended.
-    overPanel().then(draw, () => {});
+    overPanel().then(draw, overLater);
     return false;
   }
   over.hidden = !done;
