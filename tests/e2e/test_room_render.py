@@ -286,6 +286,21 @@ def test_the_coachs_figures_say_they_are_the_final_score_to_expect(page: Any, na
         assert page.locator(".hint-meaning").is_visible()
 
 
+@pytest.mark.parametrize("narrow", [False, True])
+def test_what_the_figure_of_a_lone_choice_means_is_a_tap_away_on_a_phone(page: Any, narrow: bool) -> None:
+    """A hint of one choice has no more choices to fold the line under: on a phone it folds
+    under a word of its own (the card below needs the room), on a desktop it shows."""
+    s = {**state([5, 5, 2, 1, 3]), "hints": True}
+    options = [{"kind": "score", "box": "chance", "column": 0, "expected": 240.5}]
+    hint = {"type": "hint", "version": 5, "seat": 0, "ready": True, "exact": True, "note": "", "options": options}
+    page.evaluate("([s, h, narrow]) => draw(s, {hint: h, narrow})", [s, hint, narrow])
+    assert page.locator(".hint-meaning").is_visible() is not narrow
+    if narrow:
+        assert page.inner_text("#hint-more") == "What the figure means"
+        page.click("#hint-more")
+        assert page.locator(".hint-meaning").is_visible()
+
+
 def test_a_painted_hint_to_keep_dice_names_their_colours(page: Any) -> None:
     s = state([5, 5, 2, 1, 3], ["purple", "purple", "purple", "red", "blue"])
     s["ruleset"] = ruleset_info("painted")

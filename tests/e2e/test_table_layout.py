@@ -500,9 +500,9 @@ HINT = {
 }
 
 
-def canned_hints(page: Any, exact: bool = True) -> None:
+def canned_hints(page: Any, exact: bool = True, choices: int = 3) -> None:
     """Pass the page's socket through to the server, answering its hint requests with ``HINT``
-    (its figures estimates, as Triple's and Painted's are, unless ``exact``)."""
+    (its figures estimates, as Triple's and Painted's are, unless ``exact``; its first ``choices``)."""
 
     def route(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -510,7 +510,8 @@ def canned_hints(page: Any, exact: bool = True) -> None:
         def from_page(message: str | bytes) -> None:
             frame = json.loads(message)
             if isinstance(frame, dict) and frame.get("type") == "hint":
-                ws.send(json.dumps({**HINT, "exact": exact, "version": frame["version"], "id": frame["id"]}))
+                answer = {**HINT, "options": HINT["options"][:choices], "exact": exact}
+                ws.send(json.dumps({**answer, "version": frame["version"], "id": frame["id"]}))
             else:
                 server.send(message)
 
@@ -584,6 +585,22 @@ def assert_fits(page: Any, columns: int, phone: bool, shown: str) -> None:
         if not hint:
             tops = page.evaluate("['roll', 'hint'].map(id => document.getElementById(id).getBoundingClientRect().top)")
             assert abs(tops[0] - tops[1]) < 24, (where, tops)
+
+
+def test_a_hint_of_one_choice_fits_the_own_column_the_dice_and_roll_on_a_phone(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A hint of a single choice (the last box left) has no more choices to fold what its figure
+    means under: that line, shown, pushed Triple's last boxes off a phone's screen."""
+    page = new_page(*SIZES["phone"], has_touch=True, is_mobile=True)
+    canned_hints(page, exact=False, choices=1)
+    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="triple")
+    set_rules(live_site, code_of(url), mid_game_of("triple"))
+    reload(page)
+    page.wait_for_selector("#card .score-btn >> visible=true")
+    assert_fits(page, 3, True, "triple-phone-one-choice")
+    assert page.locator(".hint-box li").count() == 1
+    assert page.errors == []
 
 
 # The longest cards: Yatzy's 15 boxes in one column, Triple's three columns, Painted's two panes.

@@ -460,9 +460,11 @@ export function hintHtml(view) {
   // choices are: the card below needs the room) and on hover over each.
   const meaning = gettext("≈ your expected final score after each choice, playing the coach's way from then on");
   const item = (o, best) => `<li${best ? ' class="best"' : ""}><span>${esc(optionText(view, o))}</span> <span class="expect" title="${esc(meaning)}">≈ ${number(o.expected, 1)}</span>${best ? mark : ""}</li>`;
-  const more = rest.length
-    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary id="hint-more">${fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length })}</summary>
-      <ol start="2">${rest.map((o) => item(o, false)).join("")}</ol><p class="hint-meaning">${esc(meaning)}</p></details>`
+  // A lone choice has no more choices to fold it under: on a phone it folds under a word of its own.
+  const fold = rest.length ? fmt(ngettext("%(n)s more choice", "%(n)s more choices", rest.length), { n: rest.length }) : gettext("What the figure means");
+  const more = rest.length || view.narrow
+    ? `<details class="hint-more"${view.narrow ? "" : " open"}><summary id="hint-more">${fold}</summary>
+      ${rest.length ? `<ol start="2">${rest.map((o) => item(o, false)).join("")}</ol>` : ""}<p class="hint-meaning">${esc(meaning)}</p></details>`
     : `<p class="hint-meaning">${esc(meaning)}</p>`;
   const why = note
     ? `<div class="box-help" id="hint-note" popover><span id="hint-note-text">${esc(note)}</span>
