@@ -188,11 +188,11 @@ export function countdownHtml(view, where) {
   return `<span class="countdown${low}" data-countdown="${where}" role="timer" aria-label="${label}">${view.hostPaused ? "‖ " : ""}${clockText(view.clockLeft, clock.pace)}</span>`;
 }
 
-/** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
 /** ``text`` with its first letter a capital, as a sentence of its own begins (the pace's words are
  * worded to follow the rule set's name in the line under the room's code). */
 const capfirst = (text) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 
+/** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
 export function paceText(state) {
   if (state.pace !== "own") return "";
   return state.clock ? fmt(gettext("at your own pace, %(time)s a move"), { time: duration(state.clock.seconds) }) : gettext("at your own pace, no time limit");
