@@ -13,10 +13,11 @@ let readAt = Date.now();
 let tickAt = Date.now();
 let reading = false;
 
-// The keyboard's place (a game's link, a pager link) is found again in the list read anew.
+// The keyboard's place (a game's link or its replay's, a pager link) is found again in the list read anew.
 function placeOf(element) {
   const row = element?.closest?.(".game-row");
-  if (row) return `.game-row[data-code="${CSS.escape(row.dataset.code)}"] .game-link`;
+  const link = element?.closest?.(".replay-link") ? ".replay-link" : ".game-link";
+  if (row) return `.game-row[data-code="${CSS.escape(row.dataset.code)}"] ${link}`;
   const rel = element?.closest?.(".pager a")?.getAttribute("rel");
   return rel ? `.pager a[rel="${rel}"]` : null;
 }

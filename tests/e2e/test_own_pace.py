@@ -1232,3 +1232,27 @@ def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
     plain.go_back()
     plain.click(f"{finished} .game-link")
     plain.wait_for_url(f"**/r/{code}/")
+
+
+def test_the_keyboard_on_a_finished_games_replay_link_stays_there_as_the_list_is_read_again(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ana's keyboard is on the Replay link of a finished game when another of her games ends and
+    the list is read again: it stays on that Replay link, not on the game's own link beside it,
+    where the next Enter would open the room instead of the replay."""
+    ana = new_page()
+    first = create_own_pace(ana, live_site, "Ana", DAY)
+    Browser(live_site.url).join(first, "Ben")
+    start(ana)
+    second = create_own_pace(ana, live_site, "Ana", DAY)
+    Browser(live_site.url).join(second, "Cy")
+    start(ana)
+    live_site.play_turns(first, 26)
+    ana.goto(live_site.url + "/games")
+    replay = f'#finished-card .game-row[data-code="{first}"] .replay-link'
+    ana.focus(replay)
+    live_site.play_turns(second, 26)
+    ana.evaluate("window.dispatchEvent(new Event('online'))")  # the list read again
+    ana.wait_for_selector(f'#finished-card .game-row[data-code="{second}"]')
+    assert ana.evaluate(f"document.activeElement === document.querySelector('{replay}')")
+    assert ana.errors == []
