@@ -170,6 +170,14 @@ def _int_pair(value: object) -> TurnKey | None:
     return int(value[0]), int(value[1])
 
 
+class Standing(msgspec.Struct, frozen=True):
+    """One seat's result at the end (``Room.standings``)."""
+
+    seat: int  # the seat's index, in turn order
+    place: int  # 1 for the best; equal places share it (``Room.ranks``)
+    points: int  # the seat's grand total
+
+
 class Room(msgspec.Struct, frozen=True):
     """Everything about a room's state that its row does not keep in columns of its own."""
 
@@ -497,6 +505,19 @@ class Room(msgspec.Struct, frozen=True):
             for index, seat in enumerate(self.seats)
         ]
         return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+    def standings(self) -> list[Standing]:
+        """Every seat's place and points, the best first, seats sharing a place in turn order: the
+        result as the players' records rank it (``ranks``), as the game-over notice and Your games'
+        finished games list it. None before the start."""
+        if self.rules is None:
+            return []
+        ranks = self.ranks()
+        standings = [
+            Standing(seat=index, place=place, points=self.rules.totals(index).grand_total)
+            for index, place in enumerate(ranks)
+        ]
+        return sorted(standings, key=lambda standing: (standing.place, standing.seat))
 
     def anyone_stayed(self) -> bool:
         """Whether a seat is still played by who sat there (the seats ``ranks`` puts first)."""

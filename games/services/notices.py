@@ -522,21 +522,14 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
 
 def the_end(game: Game, url: str, language: str) -> Letter:
     """The "game over" of ``game``, in ``language``: every seat's place and total, the best first
-    (``Room.ranks``: the places the players' records give)."""
+    (``Room.standings``: the places the players' records give)."""
     room = game.room
-    rules = room.rules
-    ranks = room.ranks()
     with translation.override(language):
         shown = shown_code(game.code)
-        places = sorted(range(len(ranks)), key=lambda index: (ranks[index], index))
         ranking = ", ".join(
             _("%(place)s. %(name)s: %(points)s")
-            % {
-                "place": ranks[index],
-                "name": shown_name(room.seats[index].name),
-                "points": rules.totals(index).grand_total if rules is not None else 0,
-            }
-            for index in places
+            % {"place": standing.place, "name": shown_name(room.seats[standing.seat].name), "points": standing.points}
+            for standing in room.standings()
         )
         return Letter(
             subject=_("Game over in room %(code)s") % {"code": shown},

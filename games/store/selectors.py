@@ -813,20 +813,19 @@ def _finished_game(game: Game, controller: str) -> dict[str, Any]:
     """One row of Your games' finished games: its seats by place."""
     ruleset = RULESETS[game.ruleset]
     room = game.room
-    rules = room.rules
     mine = room.seats_kept_for(controller)
-    ranks = room.ranks()
-    players = [
-        {
-            "name": seat.name,
-            "mine": i in mine,
-            "bot": seat.bot and not seat.person,
-            "place": ranks[i] if i < len(ranks) else None,
-            "points": rules.totals(i).grand_total if rules is not None else 0,
-        }
-        for i, seat in enumerate(room.seats)
-    ]
-    players.sort(key=lambda p: p["place"] or len(ranks) + 1)
+    players = []
+    for standing in room.standings():
+        seat = room.seats[standing.seat]
+        players.append(
+            {
+                "name": seat.name,
+                "mine": standing.seat in mine,
+                "bot": seat.bot and not seat.person,
+                "place": standing.place,
+                "points": standing.points,
+            }
+        )
     return {
         "code": game.code,
         "url": reverse("room", args=[game.code]),

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games.domain.room import BOT, HUMAN, LEFT, Room, Seat, Tally
+from games.domain.room import BOT, HUMAN, LEFT, Room, Seat, Standing, Tally
 from games.domain.rules import OFFICIAL, apply_remove, apply_rolled, apply_score, apply_start, new_game
 from games.domain.rules.codec import state_from_dict, state_to_dict
 
@@ -360,6 +360,22 @@ def test_a_seat_a_computer_played_on_after_its_player_left_ranks_with_the_seats_
     # With a seat that left as it was: the two share their place, after Ann, whatever their totals.
     gone = Seat(player=3, name="Cy", controller="cy", status=LEFT)
     assert _played_out(ANN, taken, gone, faces=(low, high, high)).ranks() == [1, 2, 2]
+
+
+def test_the_standings_list_every_seat_by_its_place_with_its_points_ties_in_turn_order() -> None:
+    high, low = [6, 6, 6, 6, 5], [1, 1, 2, 2, 3]
+    gone = Seat(player=3, name="Cy", controller="cy", status=LEFT)
+    room = _played_out(gone, ANN, BOB, faces=(high, low, low))
+    assert room.ranks() == [3, 1, 1]
+    points = [room.rules.totals(index).grand_total for index in range(3)]
+    assert points[0] > points[1] == points[2]
+    # The seat that left, with the most points, after the two who stayed; they share first place.
+    assert room.standings() == [
+        Standing(seat=1, place=1, points=points[1]),
+        Standing(seat=2, place=1, points=points[2]),
+        Standing(seat=0, place=3, points=points[0]),
+    ]
+    assert _room(ANN, BOB, playing=False).standings() == []
 
 
 def test_nobody_has_won_a_game_not_played_to_its_end() -> None:
