@@ -84,6 +84,7 @@ from games.services.pace import (
     clock_set_back,
     clock_to_extend,
     own_pace_choices,
+    own_pace_text,
 )
 from games.services.rooms import game_create, game_rematch, game_start, local_game_create
 from games.services.seats import (
@@ -135,6 +136,7 @@ __all__ = [
     "notices_language_set",
     "notices_stop",
     "own_pace_choices",
+    "own_pace_text",
     "PUSH_PER_CONTROLLER",
     "SESSION_ENDPOINTS",
     "CONFIRM_MAX_AGE",

@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games.domain import errors as E
 from games.domain.room import TurnKey
@@ -32,6 +33,16 @@ EXTEND_CHOICES = (3_600, DAY, 3 * DAY, 7 * DAY)  # what staff may add to a move'
 def own_pace_choices() -> list[int]:
     """The times per move a room at your own pace may have, in seconds (0: none); OWN_PACE_CHOICES."""
     return list(settings.OWN_PACE_CHOICES)
+
+
+def own_pace_text(seconds: int | None) -> str:
+    """How a room at your own pace is played, as its page says it under its code and in its lobby:
+    "at your own pace, 3 days a move", or "at your own pace, no time limit" (``seconds`` 0 or None:
+    a move has no time). The page with script says it in the same words (static/js/room/render.js,
+    ``paceText``)."""
+    if seconds:
+        return gettext("at your own pace, %(time)s a move") % {"time": duration(seconds)}
+    return gettext("at your own pace, no time limit")
 
 
 def check_pace(pace: object, seconds: object) -> tuple[str, int]:

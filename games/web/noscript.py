@@ -16,7 +16,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext, pgettext
 
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleSet
-from games.services import duration, words
+from games.services import duration, own_pace_text, words
 from games.services.chat import REACTIONS
 from games.services.codes import shown_name
 
@@ -345,14 +345,7 @@ def _settings(state: dict[str, Any]) -> list[str]:
     on one device has no turn timer."""
     said = []
     if state["pace"] == "own":
-        clock = state["clock"]
-        said.append(
-            capfirst(
-                gettext("at your own pace, %(time)s a move") % {"time": duration(clock["seconds"])}
-                if clock
-                else gettext("at your own pace, no time limit")
-            )
-        )
+        said.append(capfirst(own_pace_text(state["clock"]["seconds"] if state["clock"] else 0)))
     elif not state["local"]:
         clock = state["clock"]
         said.append(

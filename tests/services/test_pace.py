@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.domain.rules import RuleViolation
@@ -35,6 +35,14 @@ def test_a_room_at_your_own_pace_keeps_days_per_move_and_the_deadline_is_days_aw
     assert state["pace"] == "own" and state["clock"]["pace"] == "own" and state["clock"]["seconds"] == 3 * DAY
     create = Move.objects.get(game=game, kind=Move.Kind.CREATE)
     assert create.payload["pace"] == "own" and create.payload["turn_timer"] == 3 * DAY
+
+
+def test_a_room_at_your_own_pace_is_said_in_the_same_words_with_a_time_a_move_or_none() -> None:
+    assert services.own_pace_text(3 * DAY) == "at your own pace, 3 days a move"
+    assert services.own_pace_text(0) == services.own_pace_text(None) == "at your own pace, no time limit"
+    with translation.override("de"):
+        assert services.own_pace_text(DAY) == "in eigenem Tempo, 1 Tag pro Zug"
+        assert services.own_pace_text(0) == "in eigenem Tempo, ohne Zeitlimit"
 
 
 def test_own_pace_without_a_time_limit_has_no_deadline() -> None:

@@ -391,6 +391,24 @@ def test_the_lobby_without_script_says_what_the_host_chose_as_the_page_with_scri
     ]
 
 
+def test_the_line_under_the_rooms_code_and_the_lobby_without_script_say_the_pace_alike() -> None:
+    """Both say a room at your own pace in the same words (``games.services.pace.own_pace_text``),
+    the lobby's list with a capital; a live room's line says nothing of its pace."""
+    ada = Client()
+    for move_time, said in (
+        (str(3 * 24 * 3600), "at your own pace, 3 days a move"),
+        ("0", "at your own pace, no time limit"),
+    ):
+        game = create(ada, name="Ada", mode="online", pace="own", move_time=move_time)
+        page = ada.get(f"/r/{game.code}/").content.decode()
+        line = re.search(r'<p class="muted" id="room-sub">(.*?)</p>', page, re.S)
+        assert line and line.group(1).endswith(f" · {said}"), line
+        assert settings_of(ada, game)[0] == said[0].upper() + said[1:]
+    live = create(ada, name="Ada", mode="online", turn_timer="60")
+    line = re.search(r'<p class="muted" id="room-sub">(.*?)</p>', ada.get(f"/r/{live.code}/").content.decode(), re.S)
+    assert line and "pace" not in line.group(1) and "·" not in line.group(1)
+
+
 def test_a_reader_stops_the_page_without_script_from_reloading_and_starts_it_again() -> None:
     """A page that reloads itself starts a screen reader's reading over: its reader may turn that
     off, for every page of the site's rooms after it (a form posted included), and back on."""

@@ -192,7 +192,8 @@ export function countdownHtml(view, where) {
  * worded to follow the rule set's name in the line under the room's code). */
 const capfirst = (text) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 
-/** How the room is played, for its subtitle: "at your own pace, 3 days a move". */
+/** How the room is played, for its subtitle: "at your own pace, 3 days a move", in the words the
+ * server draws the page with (games/services/pace.py, ``own_pace_text``). */
 export function paceText(state) {
   if (state.pace !== "own") return "";
   return state.clock ? fmt(gettext("at your own pace, %(time)s a move"), { time: duration(state.clock.seconds) }) : gettext("at your own pace, no time limit");
