@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from games.domain import protocol
 from games.domain.rules import RULESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -383,11 +384,18 @@ def test_the_settings_tables_give_every_setting_its_default() -> None:
 
 
 def test_protocol_md_lists_every_close_code_the_server_sends() -> None:
-    """Every ``CLOSE_* = 4xxx`` of games/realtime/ is in docs/protocol.md's "Close codes" list."""
-    codes: set[str] = set()
-    for module in (ROOT / "games" / "realtime").glob("*.py"):
-        codes |= set(re.findall(r"^CLOSE_\w+\s*=\s*(4\d{3})\b", module.read_text(), re.MULTILINE))
-    assert {"4001", "4008", "4009", "4029", "4404"} <= codes
+    """Every close code the server sends is declared in games/domain/protocol.py (``CLOSE_*``), and
+    nowhere else, and is in docs/protocol.md's "Close codes" list."""
+    codes = {str(value) for name, value in vars(protocol).items() if name.startswith("CLOSE_")}
+    assert {"4001", "4008", "4009", "4029", "4403", "4404"} <= codes
+    elsewhere = [
+        str(module.relative_to(ROOT))
+        for folder in ("games", "yahtzee")
+        for module in (ROOT / folder).rglob("*.py")
+        if module != ROOT / "games" / "domain" / "protocol.py"
+        and re.search(r"^\s*CLOSE_\w+\s*(:[^=]*)?=\s*\d", module.read_text(), re.MULTILINE)
+    ]
+    assert not elsewhere, f"close codes declared outside games/domain/protocol.py: {elsewhere}"
     listed = _section(PROTOCOL.read_text(), "Close codes:", "\n\n")
     missing = sorted(code for code in codes if code not in listed)
     assert not missing, f"close codes the server sends that docs/protocol.md's list leaves out: {missing}"

@@ -23,7 +23,7 @@ from django.conf import settings as site_settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games.realtime.origin import CLOSE_ORIGIN
+from games.domain.protocol import CLOSE_ORIGIN
 from games.store.models import Game
 from tests.conftest import clear_cache
 from tests.factories import create_room

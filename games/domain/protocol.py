@@ -13,7 +13,8 @@ Each frame that changes the room names its service (``service``) and the keyword
 it passes (``arguments``); games.services.frames.perform is the one call both edges make.
 
 Outgoing frames with a fixed shape are declared here too (``Error``, ``You``, ``Pong``,
-``Presence``, ``ChatHistory``, ``Route``); the state frame is the room's public state
+``Presence``, ``ChatHistory``, ``Route``), and the codes the server closes a socket with
+(``CLOSE_*``); the state frame is the room's public state
 (games.store.selectors.game_state), encoded with ``dumps``. The JSON of the frames and of
 the stored jsonb values is written by orjson (``dumps``, ``dumpb``, ``loads``): a state
 frame is encoded once per action and sent as it is to every socket of the room, and the
@@ -37,6 +38,16 @@ MAX_FRAME_BYTES: Final = 4096
 ACTION_ID_MAX: Final = 64  # Move.action_id's column
 LEVEL_MAX: Final = 32
 COLUMNS_MAX: Final = max(ruleset.columns for ruleset in RULESETS.values())
+
+# The codes the server closes a room socket with (docs/protocol.md, "Close codes"), each of them
+# here; static/js/room/protocol.js switches on them. A socket refused after the handshake is
+# accepted only to be closed with its code (games.realtime.consumer.refuse, which says why).
+CLOSE_SESSION_CHANGED: Final = 4001  # the browser signed in or out since the socket opened: its page connects again
+CLOSE_RATE_LIMITED: Final = 4008  # too many frames, or too many guesses of room codes from the address
+CLOSE_TOO_SLOW: Final = 4009  # more than WS_SEND_BACKLOG unsent (games.realtime.backlog)
+CLOSE_TOO_MANY: Final = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER / WS_CONNECT_RATE (games.realtime.sockets)
+CLOSE_ORIGIN: Final = 4403  # the handshake of another site's page, refused before the accept (games.realtime.origin)
+CLOSE_NO_ROOM: Final = 4404  # no such room (or an address that is no room's): the page stops trying
 
 _NO_NUL = r"^[^\x00]*$"  # PostgreSQL's text cannot hold U+0000; refused on every database alike
 

@@ -43,9 +43,10 @@ from django.conf import settings
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
+from games.domain.protocol import CLOSE_TOO_SLOW
+
 log = logging.getLogger(__name__)
 
-CLOSE_TOO_SLOW = 4009
 OUTBOX = "yahtzee.outbox"  # the scope key of a socket's Outbox, for a consumer's own puts
 _END = {"type": "yahtzee.outbox.end"}
 

@@ -38,14 +38,26 @@ from games.store import selectors
 log = logging.getLogger(__name__)
 
 RATE_CLOSE_AFTER = 3  # rate errors in a row before the socket is closed
-CLOSE_RATE_LIMITED = 4008
-CLOSE_NO_ROOM = 4404
-CLOSE_TOO_MANY = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER (games.realtime.sockets.admit)
-# The browser signed in or out since the socket opened: its page connects again, as the browser is now.
-CLOSE_SESSION_CHANGED = 4001
 # How often an open socket looks at its browser's session again (at most; also at once when its
 # actions are refused as a spectator's, and before each chat of a socket that had seats).
 SESSION_RECHECK = 10.0
+
+
+async def refuse(send: Any, code: int, error: str | None = None) -> None:
+    """A socket refused once its handshake came (``websocket.connect`` received): accepted only to be
+    closed with ``code`` (games.domain.protocol's ``CLOSE_*``), after the error frame ``error`` where
+    the refusal says why, and nothing else sent. Every refusal after the handshake goes this way: the
+    room's consumer's (``RoomConsumer.refuse``), an address that is no room's
+    (games.realtime.routing), an address over its share (games.realtime.gate).
+
+    Not the handshake refused: that is an HTTP 403, which the browser tells its page as a
+    connection lost (1006), without the code. The page of a room deleted while it was open would
+    try again for ever instead of stopping (4404), one over the guesses' limit would not know to
+    wait (4008), one over the sockets' limits would not learn why (4029)."""
+    await send({"type": "websocket.accept"})
+    if error is not None:
+        await send({"type": "websocket.send", "text": error})
+    await send({"type": "websocket.close", "code": code})
 
 
 class _Limited(enum.Enum):
@@ -93,9 +105,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # is refused there); the browser's cap needs the session, so it is counted here.
         self.admission = sockets.admit(ip, self.controller, address_admitted=sockets.GATE_PASSED in self.scope)
         if self.admission.refusal:  # a clear refusal: accepted only to say why
-            await self.accept()
-            await self.error(errors.TOO_MANY_SOCKETS, self.admission.refusal)
-            await self.close(code=CLOSE_TOO_MANY)
+            await self.refuse(protocol.CLOSE_TOO_MANY, protocol.error(errors.TOO_MANY_SOCKETS, self.admission.refusal))
             return
         # The socket hears the room's frames before it reads the room: a move or a chat line
         # committed while it reads (another socket's, the scheduler's) reaches it then, where
@@ -109,13 +119,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if hello is None or hello is LIMITED:
             self.joined = False
             await fanout.leave(self.code, self)
-            if hello is LIMITED:
-                # Not 4404, which the page takes for a room deleted and stops trying: one that
-                # exists may be refused here. Any code over the limit is refused so, telling nothing.
-                await self.accept()
-                await self.close(code=CLOSE_RATE_LIMITED)
-            else:  # the same refusal as for any unknown room
-                await self.refuse_as_no_room()
+            # An unknown room: 4404. Over the guesses' limit, 4008, not 4404, which the page takes
+            # for a room deleted and stops trying: one that exists may be refused there. Any code
+            # over the limit is refused so, telling nothing.
+            await self.refuse(protocol.CLOSE_RATE_LIMITED if hello is LIMITED else protocol.CLOSE_NO_ROOM)
             return
         you, state, presence_frame, chat = hello
         self.seated = bool(protocol.loads(you)["seats"])
@@ -140,12 +147,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # The others hear the new presence too, once for a burst of arrivals.
         sockets.presence_changed(self.code)
 
-    async def refuse_as_no_room(self) -> None:
-        """Accepted only to be closed with 4404, nothing sent: a handshake refused is an HTTP 403,
-        which the browser tells its page as a connection lost (1006), and the page of a room
-        deleted while it was open would try again for ever."""
-        await self.accept()
-        await self.close(code=CLOSE_NO_ROOM)
+    async def refuse(self, code: int, error: str | None = None) -> None:
+        """This socket refused (``refuse``): nothing it would send after the close goes out."""
+        self.closing = True
+        await refuse(self.base_send, code, error)
 
     def _arrive(self, ip: str) -> tuple[str, str, str, str | None] | _Limited | None:
         """``presence.arrive``, with unknown codes counted per address like the pages' (guessing):
@@ -280,7 +285,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.session_checked = moment
         if await db_async(selectors.session_controller)(self.session_key) == self.controller:
             return False
-        await self.close(code=CLOSE_SESSION_CHANGED)
+        await self.close(code=protocol.CLOSE_SESSION_CHANGED)
         return True
 
     async def social(self, frame: protocol.Chat | protocol.React | protocol.Back) -> None:
@@ -306,7 +311,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.handle_frame(text_data, bytes_data)
         except selectors.RoomGone:
             # The room was swept while this socket was open: closed as for any unknown room.
-            await self.close(code=CLOSE_NO_ROOM)
+            await self.close(code=protocol.CLOSE_NO_ROOM)
         except Exception:
             log.exception("a frame in %s failed", getattr(self, "code", "?"))
             with contextlib.suppress(Exception):
@@ -318,7 +323,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.rate_strikes += 1
             await self.error(errors.RATE_LIMITED, f"Too many frames: at most {settings.WS_RATE_LIMIT} a second.")
             if self.rate_strikes >= RATE_CLOSE_AFTER:
-                await self.close(code=CLOSE_RATE_LIMITED)
+                await self.close(code=protocol.CLOSE_RATE_LIMITED)
             return
         self.rate_strikes = 0
         try:

@@ -33,10 +33,10 @@ from __future__ import annotations
 from typing import Any
 
 from games.domain import errors, protocol
-from games.realtime import memory, sockets
-from games.realtime.consumer import CLOSE_TOO_MANY
+from games.domain.protocol import CLOSE_ORIGIN, CLOSE_TOO_MANY
+from games.realtime import consumer, memory, sockets
 from games.realtime.limits import scope_ip
-from games.realtime.origin import CLOSE_ORIGIN, origin_allowed
+from games.realtime.origin import origin_allowed
 
 
 class AddressGate:
@@ -71,11 +71,10 @@ class AddressGate:
 
 
 async def refuse(scope: dict[str, Any], receive: Any, send: Any, message: str) -> None:
-    """The consumer's clear refusal, without the consumer: accept, one error frame, close 4029."""
+    """The consumer's clear refusal, without the consumer: one error frame, then 4029
+    (``games.realtime.consumer.refuse``)."""
     await receive()  # websocket.connect
-    await send({"type": "websocket.accept"})
-    await send({"type": "websocket.send", "text": protocol.error(errors.TOO_MANY_SOCKETS, message)})
-    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY})
+    await consumer.refuse(send, CLOSE_TOO_MANY, protocol.error(errors.TOO_MANY_SOCKETS, message))
 
 
 async def refuse_handshake(receive: Any, send: Any, code: int = CLOSE_TOO_MANY) -> None:

@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
+from games.domain.protocol import CLOSE_ORIGIN
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
-CLOSE_ORIGIN = 4403
 
 
 def _origin(text: str) -> tuple[str, str, int] | None:

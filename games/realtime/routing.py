@@ -5,19 +5,19 @@ from typing import Any
 from django.conf import settings
 from django.urls import path, re_path
 
-from games.realtime.consumer import CLOSE_NO_ROOM, RoomConsumer
+from games.domain.protocol import CLOSE_NO_ROOM
+from games.realtime.consumer import RoomConsumer, refuse
 
 
 async def no_route(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """A socket to an address that is no room's: refused as for a code of no room (accepted, and
-    closed with 4404 at once: ``RoomConsumer.refuse_as_no_room``).
+    """A socket to an address that is no room's: refused as for a code of no room (4404,
+    ``games.realtime.consumer.refuse``).
 
     Channels' router raises for an address none of its routes matches, which anyone can open:
     the client got an HTTP 500 and the log an error with its traceback each time.
     """
     await receive()  # websocket.connect
-    await send({"type": "websocket.accept"})
-    await send({"type": "websocket.close", "code": CLOSE_NO_ROOM})
+    await refuse(send, CLOSE_NO_ROOM)
 
 
 websocket_urlpatterns = [

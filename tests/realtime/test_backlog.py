@@ -22,8 +22,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
+from games.domain.protocol import CLOSE_TOO_SLOW
 from games.realtime import fanout
-from games.realtime.backlog import CLOSE_TOO_SLOW, OUTBOX, BoundedSend, Outbox
+from games.realtime.backlog import OUTBOX, BoundedSend, Outbox
 from games.services import turns
 from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
 

@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.core.asgi import get_asgi_application
 from django.test import Client, RequestFactory
 
+from games.domain import protocol
 from games.realtime.limits import Rate, client_ip, confirmation_mail_bucket, login_ip, scope_ip
 from games.store.models import Game, Player
 from tests.conftest import ManualClock
@@ -223,6 +224,21 @@ async def test_guessing_room_codes_over_the_websocket_counts_against_the_same_li
     assert (await sync_to_async(guesser.get)(f"/r/{code}/state.json")).status_code == 429
     # Another address is not affected.
     assert await _socket_opens(code, "10.0.0.8")
+
+
+@pytest.mark.asyncio
+async def test_a_socket_over_the_miss_limit_is_closed_with_4008_not_as_an_unknown_room(settings: Any) -> None:
+    """Accepted only to be closed with 4008, nothing sent: 4404 would tell the page its room is
+    gone, and the room may exist."""
+    settings.RATE_LIMIT_ROOM_MISS = "1/60"
+    code = await sync_to_async(create_room)(Client())
+    assert not await _socket_opens("guess00000", "10.0.0.11")
+    ws = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=[ORIGIN])
+    ws.scope["client"] = ("10.0.0.11", 50000)
+    connected, _ = await ws.connect()
+    assert connected
+    assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": protocol.CLOSE_RATE_LIMITED}
+    await ws.disconnect()
 
 
 @pytest.mark.asyncio

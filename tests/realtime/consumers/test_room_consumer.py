@@ -12,6 +12,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from games.domain import protocol
+from games.realtime import consumer
 from games.services.release import static_version
 from games.store.models import Game, Move, Presence
 from games.store.selectors import game_state
@@ -285,6 +287,24 @@ async def test_more_than_twenty_frames_a_second_is_refused_then_closed() -> None
         kinds.append(json.loads(output["text"]).get("code", json.loads(output["text"])["type"]))
     assert kinds.count("rate_limited") == 3
     assert kinds.count("pong") == 20
+
+
+async def test_a_refused_socket_is_accepted_only_to_be_closed_with_its_code() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await consumer.refuse(send, protocol.CLOSE_NO_ROOM)
+    assert sent == [{"type": "websocket.accept"}, {"type": "websocket.close", "code": 4404}]
+    sent.clear()
+    said = protocol.error("too_many_sockets", "Too many open connections from your address.")
+    await consumer.refuse(send, protocol.CLOSE_TOO_MANY, said)
+    assert sent == [
+        {"type": "websocket.accept"},
+        {"type": "websocket.send", "text": said},
+        {"type": "websocket.close", "code": 4029},
+    ]
 
 
 async def test_an_unknown_room_is_refused_like_any_other() -> None:

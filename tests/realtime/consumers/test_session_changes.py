@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import services
+from games.domain import protocol
 from games.realtime import consumer
 from games.store.models import ChatMessage, Game
 from tests.factories import Table, play_to_end
@@ -65,7 +66,7 @@ async def test_a_tab_left_open_after_signing_out_plays_the_accounts_seats_no_mor
     assert state["turn"]["seat"] == 0
     await sync_to_async(host.logout)()  # in another tab: the session is flushed
     await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-sign-out"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
     assert await sync_to_async(lambda: Game.objects.get(code=code).room.rolls)() == 0
     # The page comes back as the browser is now: a visitor with no seat.
     cookie = host.cookies.get("sessionid")
@@ -89,7 +90,7 @@ async def test_a_tab_open_while_signing_in_comes_back_with_its_seats_under_the_a
 
     version = await sign_in_elsewhere()
     await ws.send_json_to({"type": "roll", "version": version, "id": "after-sign-in"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
     again = await connect(code, host.cookies["sessionid"].value)
     you, _state, _presence = await first_frames(again)
     await again.send_json_to({"type": "roll", "version": version, "id": "again"})
@@ -113,7 +114,7 @@ async def test_a_tab_open_while_signing_in_asking_the_coach_comes_back_with_its_
 
     version = await sign_in_elsewhere()
     await ws.send_json_to({"type": "hint", "version": version, "id": "hint-1"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
 
 
 async def test_a_player_who_signs_in_elsewhere_does_not_chat_as_a_spectator() -> None:
@@ -129,7 +130,7 @@ async def test_a_player_who_signs_in_elsewhere_does_not_chat_as_a_spectator() ->
 
     await sign_in_elsewhere()
     await ws.send_json_to({"type": "chat", "text": "hello, it is Ann", "id": "chat-1"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
     assert not await sync_to_async(ChatMessage.objects.filter(game__code=code).exists)()
 
 
@@ -151,7 +152,7 @@ async def test_a_tab_signed_in_before_the_password_changed_elsewhere_plays_the_a
 
     await password_changed_elsewhere()
     await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-password-change"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
     assert await sync_to_async(lambda: Game.objects.get(code=code).room.rolls)() == 0
     again = await connect(code, host.cookies["sessionid"].value)
     you, _state, _presence = await first_frames(again)
@@ -186,7 +187,7 @@ async def test_a_tab_signed_in_to_an_account_deleted_elsewhere_is_a_stranger_to_
     await deleted_and_played_out()
     await frames_before_pong(ws)  # the room's frames of Bea's moves
     await ws.send_json_to({"type": "roll", "version": state["version"], "id": "after-deletion"})
-    assert await closed_with(ws) == consumer.CLOSE_SESSION_CHANGED
+    assert await closed_with(ws) == protocol.CLOSE_SESSION_CHANGED
     again = await connect(code, laptop.cookies["sessionid"].value)
     frames = await frames_before_pong(again)
     await again.disconnect()
