@@ -239,6 +239,7 @@ def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
         winners=winners,
         seats=[*over["seats"], {"seat": 1, "name": "Ben", "kind": "human", "status": "active", "host": False}],
         cards=[{**over["cards"][0], "seat": seat, "total": 200} for seat in (0, 1)],
+        ranks=[1, 1],
         fairness={"commitment": "c", "client_seed": "", "server_seed": "s"},
     )
     html = page.evaluate("s => render.overHtml(render.viewOf(s, { mine: [0] }))", over)
@@ -475,10 +476,16 @@ def test_a_spectator_the_host_muted_is_told_so_in_place_of_the_form_and_the_othe
 
 
 def over_state(
-    seats: list[tuple[str, str]], totals: list[int], winners: list[int], local: bool = False
+    seats: list[tuple[str, str]],
+    totals: list[int],
+    winners: list[int],
+    local: bool = False,
+    ranks: list[int] | None = None,
 ) -> dict[str, Any]:
-    """A finished game's state: each seat's (name, status) and total."""
+    """A finished game's state: each seat's (name, status) and total, and its place (``ranks``, as
+    the server gives it: Room.ranks), by default by total with the seats that left after the others."""
     column = {"boxes": {}, "upper": 0, "upper_bonus": 0, "lower": 0, "yahtzee_bonus": 0}
+    keys = [(status != "active", -total) for (_, status), total in zip(seats, totals, strict=True)]
     return {
         **state([1, 1, 1, 1, 1]),
         "status": "finished",
@@ -490,30 +497,31 @@ def over_state(
         ],
         "cards": [{"seat": i, "columns": [{**column, "total": t}], "total": t} for i, t in enumerate(totals)],
         "winners": winners,
+        "ranks": ranks if ranks is not None else [1 + sum(other < key for other in keys) for key in keys],
         "rematch": None,
         "replay_url": None,
         "fairness": {"commitment": "c", "client_seed": "", "server_seed": "s"},
     }
 
 
-def test_the_final_order_puts_a_seat_that_left_after_the_winner_as_the_server_ranks_it(harness: Any) -> None:
+def test_the_final_order_is_the_servers_each_seat_ranked_behind_marked_why(harness: Any) -> None:
+    """The list and the shared result follow the places the state gives (``ranks``: Room.ranks, the
+    records' order), not the totals: Bo, whose seat a computer finished while he was away, ranks
+    after Ana and Dee, who stayed and share first place; Cy, who left with the most points, last."""
     page = harness(HARNESS)
-    # Bo led when he left in the last round: Ana, who stayed, won.
-    finished = over_state([("Ana", "active"), ("Bo", "left"), ("Cy", "active")], [180, 201, 150], [0])
-    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
-    assert rows == [[1, 0], [2, 2], [3, 1]]
-    # Bo was away when the game ended and a computer finished his seat with the best total: the
-    # records rank him after those who stayed (Room.ranks), and so does the list.
-    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [180, 201, 150], [0])
+    finished = over_state(
+        [("Ana", "active"), ("Bo", "active"), ("Cy", "left"), ("Dee", "active")],
+        [180, 201, 250, 180],
+        [0, 3],
+        ranks=[1, 3, 4, 1],
+    )
     finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "away": True, "kept": True}
-    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.kept])", finished)
-    assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
-    # Nobody stayed: Cy left with the best total, and a computer finished Bo's seat for him.
-    finished["seats"][2] = {**finished["seats"][2], "status": "left"}
-    finished["seats"][0] = {**finished["seats"][0], "status": "left"}
-    finished["cards"][2] = {**finished["cards"][2], "total": 250}
-    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
-    assert rows == [[1, 1], [2, 2], [3, 0]]
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.left, r.kept])", finished)
+    assert rows == [[1, 0, False, False], [1, 3, False, False], [3, 1, False, True], [4, 2, True, False]]
+    # A game every person left: by when they left (the state's order), whatever their totals.
+    finished = over_state([("Ana", "left"), ("Bo", "left"), ("Cy", "left")], [250, 120, 180], [1], ranks=[3, 1, 2])
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.left])", finished)
+    assert rows == [[1, 1, True], [2, 2, True], [3, 0, True]]
 
 
 REVIEW_HTML = """([s, review]) => {
@@ -635,32 +643,16 @@ def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solve
     assert "You played like the solver" not in text and "Cy played like the solver" not in text
 
 
-def test_the_final_order_puts_a_seat_a_computer_played_on_after_its_player_left_with_the_seats_that_left(
-    harness: Any,
-) -> None:
+def test_a_seat_a_computer_played_on_after_its_player_left_is_marked_left_in_the_final_order(harness: Any) -> None:
     page = harness(HARNESS)
     # Bo left, and the host had a computer play his seat on: it made the most points, and ranks with
     # the seats that left (Room.ranks), after Ana and Cy, who stayed; the list marks it "left".
-    finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [180, 250, 150], [0])
+    finished = over_state(
+        [("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [180, 250, 150], [0], ranks=[1, 3, 2]
+    )
     finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "gave_up": True}
     rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat, r.left])", finished)
     assert rows == [[1, 0, False], [2, 2, False], [3, 1, True]]
-
-
-def test_the_final_order_of_a_game_everyone_left_is_by_when_they_left_as_the_server_ranks_it(harness: Any) -> None:
-    page = harness(HARNESS)
-    # Ana left first with the best total, then Cy, then Bo: the last to leave ranks first (Room.ranks).
-    finished = over_state([("Ana", "left"), ("Bo", "left"), ("Cy", "left")], [250, 120, 180], [1])
-    for seat, order in ((0, 1), (2, 2), (1, 3)):
-        finished["seats"][seat] = {**finished["seats"][seat], "left_order": order}
-        card = finished["cards"][seat]
-        card["columns"] = [{**card["columns"][0], "boxes": {"chance": card["total"]}}]
-    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
-    assert rows == [[1, 1], [2, 2], [3, 0]]
-    # A computer that sat down as one stays in: it ranks first, those who left after it by when they left.
-    finished["seats"][2] = {"seat": 2, "name": "Rolly", "kind": "bot", "status": "active", "host": False}
-    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
-    assert rows == [[1, 2], [2, 1], [3, 0]]
 
 
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:

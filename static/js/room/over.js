@@ -7,31 +7,22 @@ import { esc } from "../scorecard.js";
 import { playerName } from "../words.js";
 import { isolated, leftTag, yourResult } from "./render.js";
 
-/** The final order, as the server ranks it (games/domain/room.py Room.ranks): a seat that a
- * computer finished for its away player after every seat that stayed, and a seat that left (it is
- * out of the game, whether or not a computer played it on: `gave_up`) after those, then by total;
- * in a game every person left (at least two, once a box was scored), the seats that left by when they
- * did, the last first. */
+/** The final order, as the server ranks it (the state's `ranks`: games/domain/room.py Room.ranks,
+ * which the records, the game-over notice and the page without script follow too): the best first,
+ * seats sharing a place in turn order. Each row says whether its seat left (or the host took it out:
+ * `gave_up`, a computer may have played it on) or a computer finished it for its away player: both
+ * rank after every seat that stayed, whatever their totals, and the list says why. */
 export function ranking(state) {
   const seats = state.seats ?? [];
+  const ranks = state.ranks ?? [];
   const left = (seat) => {
     const s = seats[seat];
     return Boolean(s?.gave_up) || (s?.status !== undefined && s.status !== "active");
   };
   const kept = (seat) => Boolean(seats[seat]?.kept) && !left(seat);
-  const gone = seats.filter((s) => (s.status !== "active" && s.kind === "human") || s.gave_up).length;
-  const scored = state.cards.some((card) => (card.columns ?? []).some((column) => Object.keys(column.boxes ?? {}).length));
-  const deserted = scored && gone >= 2 && !seats.some((s) => s.status === "active" && (s.kind === "human" || s.kept));
-  const behind = (row) => (row.left ? 2 : row.kept ? 1 : 0);
-  const order = (row) => (deserted && row.left ? -(seats[row.seat]?.left_order ?? 0) : 0);
-  const rows = state.cards
-    .map((card) => ({ seat: card.seat, total: card.total, left: left(card.seat), kept: kept(card.seat) }))
-    .sort((a, b) => behind(a) - behind(b) || order(a) - order(b) || b.total - a.total);
-  let rank = 0;
-  return rows.map((row, i) => {
-    if (i === 0 || row.total !== rows[i - 1].total || behind(row) !== behind(rows[i - 1]) || order(row) !== order(rows[i - 1])) rank = i + 1;
-    return { ...row, rank };
-  });
+  return state.cards
+    .map((card) => ({ seat: card.seat, total: card.total, rank: ranks[card.seat], left: left(card.seat), kept: kept(card.seat) }))
+    .sort((a, b) => a.rank - b.rank || a.seat - b.seat);
 }
 
 /** The result as a player shares it, in plain text: the rule set and each seat's place and total
