@@ -399,6 +399,9 @@ def moved_on(notice: Notice, game: Game) -> str:
         entry = game.room.seats[notice.seat]
         if entry.player != notice.player_id or not entry.person:
             return "dropped: the seat is not its player's now"
+        if not entry.persons_controller:
+            # Its account was deleted since the end (games.services.seats.seats_forget): nobody holds it.
+            return "dropped: the seat is nobody's now"
         return ""
     if game.status != Game.Status.PLAYING:
         return "dropped: the game is over"
@@ -614,8 +617,9 @@ def deliver(notice: Notice, game: Game) -> str:
 def of_seat(controller: str, user_id: int | None) -> Q:
     """The rows (choices, subscriptions) of a seat's player: by its token (a browser's, or an
     account's when taken signed in, shared by the account's devices) or by the account its
-    Player row names (a seat taken before signing in)."""
-    rows = Q(controller=controller)
+    Player row names (a seat taken before signing in). An empty token is nobody's: it matches no
+    row (rows saved without one would be told of a seat that is not theirs)."""
+    rows = Q(controller=controller) if controller else Q(pk__in=[])
     if user_id is not None:
         rows |= Q(user_id=user_id)
     return rows

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import mail
 from django.utils import timezone
 
 from games import services
 from games.services import notices
 from games.services.clock import clock_expire
-from games.store.models import Game, Notice, PushSubscription
+from games.store.models import Game, Notice, NoticeSettings, PushSubscription
 from tests.factories import Table, action_id, online, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber
 from tests.services.test_notices import DAY, opted_in, push, run_worker
@@ -213,3 +214,34 @@ def test_the_turn_notices_plain_text_carries_no_isolate_marks(push: PushService)
     assert payload["body"].startswith(f"Your turn in room {table.shown}: אבי just scored ")
     for text in (email.subject, email.body, payload["title"], payload["body"]):
         assert not any(mark in text for mark in ISOLATES)
+
+
+def test_the_end_owed_to_an_account_deleted_since_goes_to_nobody(push: PushService) -> None:
+    """An account deleted between the last move and the sending: its seat is no browser's any more
+    (its token cleared, "Former player"), and its "game over" goes to nobody, not to whichever rows
+    an empty token would match (another account's settings saved without one), nor fails."""
+    table = own_pace_room(seconds=DAY)
+    user, _ = opted_in(table, 0, push)
+    stranger = get_user_model().objects.create_user("zed", email="zed@example.org", password="pw")
+    NoticeSettings.objects.create(user=stranger, email=True, address=stranger.email)  # no token of its own
+    to_the_last_move(table)
+    push.requests.clear()
+    score_first_legal(table)  # seat 1's own move ends the game: seat 0 is owed the end
+    assert [n.seat for n in over_notices()] == [0]
+    user.delete()
+    assert table.game.room.seats[0].persons_controller == ""
+
+    run_worker()
+
+    assert not mail.outbox and not push.requests
+    notice = over_notices()[0]
+    assert notice.done_at is not None and notice.outcome.startswith("dropped:"), notice.outcome
+
+
+def test_an_empty_seat_token_is_nobodys_rows() -> None:
+    """The rows a seat's player is told on, found by its token: a seat with none (a deleted
+    account's) finds no row, not every row saved without a token."""
+    stranger = get_user_model().objects.create_user("zed", email="zed@example.org", password="pw")
+    NoticeSettings.objects.create(user=stranger, email=True, address=stranger.email)
+    assert not NoticeSettings.objects.filter(notices.of_seat("", None)).exists()
+    assert NoticeSettings.objects.filter(notices.of_seat("", stranger.pk)).exists()
