@@ -53,7 +53,7 @@ def profile_set_language(*, user_id: int, language: str) -> None:
         raise ValueError(f"not a language of the site: {language!r}")
     with transaction.atomic():
         Profile.objects.filter(pk=profile_for(user_id).pk).update(language=language)
-        services.notices_language_set(user_id=user_id, language=language)  # "your turn" e-mails and pushes too
+        services.notices_language_set(user_id=user_id, language=language)  # the notices' e-mails and pushes too
 
 
 def account_claim(*, user_id: int, controller: str) -> str:

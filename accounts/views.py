@@ -162,7 +162,7 @@ def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bo
 @require_POST
 def set_language(request: HttpRequest) -> HttpResponse:
     """The language switcher: Django's own view (the cookie, then back to the page), and the
-    "your turn" notices' language: for a signed-in player the account's, so every browser they
+    notices' language (turns, games' ends): for a signed-in player the account's, so every browser they
     sign in from uses it; without an account, this browser's pushes."""
     response = django_set_language(request)
     language = request.POST.get("language", "")

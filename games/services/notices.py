@@ -555,7 +555,7 @@ def mailable_domain(domain: str) -> bool:
 
 
 def mailable(address: str) -> bool:
-    """Whether the turn e-mails may go to ``address`` (``mailable_domain``). The address form refuses
+    """Whether the e-mails of games may go to ``address`` (``mailable_domain``). The address form refuses
     any other, but one saved before it did may still be stored: it is mailed nothing, and Your
     games, where the address is set, says so and asks for another."""
     return mailable_domain(address.rpartition("@")[2])
@@ -645,12 +645,16 @@ def stop_url(kind: str, ident: int) -> str:
 
 
 def send_confirmation(address: str, token: str, language: str) -> None:
-    """The e-mail that asks the owner of ``address`` whether the account's turn e-mails may go there."""
+    """The e-mail that asks the owner of ``address`` whether the account's e-mails (its turns, its games'
+    ends) may go there."""
     url = settings.SITE_URL + reverse("notices_email_confirm", args=[token])
     with translation.override(language or settings.LANGUAGE_CODE):
         body = "\n".join(
             [
-                _("Someone signed in to %(site)s asked for its “your turn” e-mails to be sent to this address.")
+                _(
+                    "Someone signed in to %(site)s asked for the e-mails of their games to come to this address: "
+                    "when it is their turn and when a game ends."
+                )
                 % {"site": settings.SITE_NAME},
                 "",
                 _("To have them sent here, open this link within three days: %(url)s") % {"url": url},

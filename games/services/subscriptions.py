@@ -289,7 +289,8 @@ def email_notices_set(
     language: str = "",
     may_mail: Callable[[str], str | None] = lambda address: None,
 ) -> str:
-    """An account turns its "your turn" e-mails on or off; ``address`` (checked by the form) is where they go.
+    """An account turns its e-mails (its turns, its games' ends) on or off; ``address`` (checked by the
+    form) is where they go.
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
     Returns "set", or "confirm": the e-mails are to go to an address the account has not
@@ -408,7 +409,7 @@ def email_notices_confirm(*, token: str) -> Confirmation:
 
 
 def notices_language_set(*, language: str, user_id: int | None = None, controller: str = "") -> None:
-    """A reader chose a language: their "your turn" notices are worded in it from now on.
+    """A reader chose a language: their notices (turns, games' ends) are worded in it from now on.
 
     ``user_id``: an account's e-mails and the pushes of every browser signed in to it. Without an
     account, ``controller``: the pushes this browser subscribed to (e-mails need an account).

@@ -452,12 +452,13 @@ class PushSubscription(models.Model):
 
 
 class NoticeSettings(models.Model):
-    """An account's choice to be e-mailed when it is their turn, and the address its owner confirmed for it."""
+    """An account's choice to be e-mailed when it is their turn and when a game ends, and the address its
+    owner confirmed for it."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
     email = models.BooleanField(default=False)
     # The address confirmed through the link sent there (games.services.subscriptions), the only
-    # one turn e-mails go to: not the account's user.email as such, which an administrator or an
+    # one the e-mails go to: not the account's user.email as such, which an administrator or an
     # older version of the site may have set with nobody confirming it.
     address = models.EmailField(max_length=254, blank=True, default="", db_default="")
     # The request waiting for its owner's confirmation: the address asked for, the random nonce

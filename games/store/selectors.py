@@ -842,7 +842,7 @@ def _finished_game(game: Game, controller: str) -> dict[str, Any]:
 
 
 def email_notices(user_id: int | None) -> tuple[bool, str]:
-    """An account's "your turn" e-mails: whether they are on, and the address it confirmed for them
+    """An account's e-mails (its turns, its games' ends): whether they are on, and the address it confirmed for them
     ("" before any). That address is where they go, whatever the account's own address is now."""
     if user_id is None:
         return False, ""

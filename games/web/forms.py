@@ -307,10 +307,10 @@ class InternetAddressField(forms.EmailField):
 
 
 class EmailNoticesForm(forms.Form):
-    """An account's "your turn" e-mails: on or off, and the address they go to."""
+    """An account's e-mails of its games (its turn, a game's end): on or off, and the address they go to."""
 
     address = InternetAddressField(label=_("E-mail address"), required=False, max_length=254)
-    on = forms.BooleanField(label=_("E-mail me when it is my turn"), required=False)
+    on = forms.BooleanField(label=_("E-mail me when it is my turn and when a game ends"), required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

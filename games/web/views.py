@@ -767,7 +767,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
     # A saved address no mail goes to (saved before the form refused such ones): said beside the
     # field, which asks for another; the box stays as chosen, so a new address saved asks for its link.
     unmailable = address if address and not notices.mailable(address) else ""
-    # The address the turn e-mails go to; the account's own is offered until one is confirmed. Shown
+    # The address the e-mails go to; the account's own is offered until one is confirmed. Shown
     # otherwise, saving the form as it stands would ask to move the e-mails to the account's address.
     if not address and user_id is not None:
         address = getattr(request.user, "email", "") or ""
@@ -815,7 +815,7 @@ def _back_to_my_games(request: HttpRequest) -> HttpResponse:
 @form_on("my_games")
 @require_POST
 def notices_email(request: HttpRequest) -> HttpResponse:
-    """An account turns its "your turn" e-mails on or off (and sets the address they go to), from
+    """An account turns its e-mails (its turn, a game's end) on or off (and sets the address they go to), from
     any page of Your games: the form goes back to the page of the list it was sent from."""
     user_id = _user_id(request)
     if user_id is None:
@@ -867,7 +867,9 @@ def notices_email(request: HttpRequest) -> HttpResponse:
     if done == "confirm":
         messages.info(
             request,
-            gettext("We sent a link to %(address)s: open it to have your turn e-mails sent there.")
+            gettext(
+                "We sent a link to %(address)s: open it to be e-mailed there when it is your turn and when a game ends."
+            )
             % {"address": form.cleaned_data["address"]},
             extra_tags=LINK_SENT_TAG,
         )
@@ -876,7 +878,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             request,
             gettext(
                 "A link was already sent to %(address)s less than an hour ago: look for it in that mailbox"
-                " (and its spam folder), and open it to have your turn e-mails sent there."
+                " (and its spam folder), and open it to be e-mailed there when it is your turn and when a game ends."
             )
             % {"address": form.cleaned_data["address"]},
             extra_tags=LINK_SENT_TAG,
@@ -895,7 +897,7 @@ def notices_email(request: HttpRequest) -> HttpResponse:
 # scanners, which must not confirm an address for whoever typed it in.
 @require_http_methods(["GET", "POST"])
 def notices_email_confirm(request: HttpRequest, token: str) -> HttpResponse:
-    """The link sent to a new address for the turn e-mails: its owner agrees to them there."""
+    """The link sent to a new address for the e-mails of an account's games: its owner agrees to them there."""
     if request.method == "POST":
         state, address = services.email_notices_confirm(token=token)
     else:

@@ -1465,3 +1465,43 @@ def test_turning_the_e_mails_on_says_a_games_end_is_told_too(settings: Any) -> N
     done = client.post("/notices/email", {"address": "ana@work.example", "on": "on"}, follow=True)
     assert settings_of(user)[:2] == (True, "ana@work.example")
     assert "E-mails on: you are told when it is your turn and when a game ends." in done.content.decode()
+
+
+BOTH = "when it is your turn and when a game ends"
+
+
+def test_every_word_about_the_e_mails_says_a_games_end_is_told_too(settings: Any) -> None:
+    """The e-mails tell of a game's end as well as of a turn: the letter asking to confirm an address,
+    its page (asked and confirmed), the words after asking for a link, the form's box and the card's
+    heading say both, as the card and the word after turning them on do, none "your turn" e-mails alone."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    games = client.get("/games").content.decode()
+    assert "Tell me about my games" in games and "E-mail me when it is my turn and when a game ends" in games
+    asked = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
+    assert f"We sent a link to ana@example.org: open it to be e-mailed there {BOTH}." in asked
+    again = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
+    assert f"and open it to be e-mailed there {BOTH}." in again
+    [letter] = mail.outbox  # asked again within the hour: no second letter
+    assert "asked for the e-mails of their games to come to this address: when it is their turn and when a game" in (
+        " ".join(letter.body.split())
+    )
+    link = confirm_link("ana@example.org")
+    question = Client().get(link).content.decode()
+    assert "Send the e-mails of your games here?" in question
+    assert f"An account asked for the e-mails of its games to go to ana@example.org: {BOTH}." in question
+    done = Client().post(link).content.decode()
+    assert f"From now on, ana@example.org is e-mailed {BOTH}." in done
+    for page in (games, asked, again, letter.body, question, done):
+        assert "your turn” e-mails" not in page.lower() and "turn e-mail" not in page.lower(), page
+
+
+def test_a_saved_address_that_cannot_receive_mail_is_said_to_get_no_e_mail_of_any_kind() -> None:
+    user = get_user_model().objects.create_user("ana", email="ana@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True, address="root@localhost")
+    client = Client()
+    client.force_login(user)
+    error = client.get("/games").content.decode().split('id="address-error"')[1].split("</div>")[0]
+    assert "so no e-mail of your games goes there" in error, error
