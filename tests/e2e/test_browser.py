@@ -489,7 +489,7 @@ def test_a_game_against_computer_players_with_the_coachs_hint_and_review(live_si
     page.wait_for_selector(".review-list li")
     # Ann alone on her device against computers: her review is told to her, as "You".
     review = page.inner_text("#review")
-    assert "You lost" in review or "You played like the solver" in review, review
+    assert "Your choices cost about" in review or "You played like the solver" in review, review
     assert page.errors == []
 
 

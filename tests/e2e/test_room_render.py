@@ -581,10 +581,13 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
         ],
     }
     html = page.evaluate(REVIEW_HTML, [finished, review])
-    assert "<bdi>Bo</bdi> lost 17.9 points in 1 choice" in html
+    assert "<bdi>Bo</bdi>'s choices cost about 17.9 points against the coach's play; 1 of them was costly." in html, (
+        html
+    )
     assert "Score 0 in Yahtzee (14)" in html and 'href="/r/abcd2345ef/replay#move-14"' in html, html
     # A computer's own play gets its line, not a list of its choices.
-    assert "<bdi>Cy</bdi> lost 9.5 points in 1 choice" in html and "(40)" not in html
+    assert "<bdi>Cy</bdi>'s choices cost about 9.5 points against the coach's play; 1 of them was costly." in html
+    assert "(40)" not in html
 
 
 REVIEW_OPEN = """([s, review, mine]) => {
@@ -636,11 +639,35 @@ def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solve
             review_seat(2, "Cy", "human", [], 3.6),
         ],
     }
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.evaluate(REVIEW_HTML, [finished, review])))
-    assert "You lost 4.2 points in small choices, none of them costly." in text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page.evaluate(REVIEW_HTML, [finished, review])))
+    assert (
+        "Your choices cost about 4.2 points against the coach's play, a little at a time: none of them was costly."
+        in text
+    )
     assert "Bo played like the solver: no costly choice in 30 choices." in text
-    assert "Cy lost 3.6 points in small choices, none of them costly." in text
+    assert (
+        "Cy's choices cost about 3.6 points against the coach's play, a little at a time: none of them was costly."
+        in text
+    )
     assert "You played like the solver" not in text and "Cy played like the solver" not in text
+
+
+def test_the_review_tells_a_player_what_their_choices_cost_not_that_they_lost(harness: Any) -> None:
+    """At the end of a game, "You lost 128.5 points in 3 choices" reads as losing the game, and
+    puts the whole figure (every choice's loss, small ones too) on the costly choices alone: the
+    review says what the choices cost against the coach's play, and how many were costly, in the
+    reader's plural forms and number format."""
+    page = harness(HARNESS)
+    finished = over_state([("Ana", "active"), ("Bo", "active")], [230, 180], [0])
+    costly = [costly_choice(10, 60.0), costly_choice(20, 40.0), costly_choice(30, 20.0)]
+    review = {
+        "code": "abcd2345ef", "exact": True, "note": "", "replayed": True, "replay_url": None,
+        "seats": [review_seat(0, "Ana", "human", costly, 128.5), review_seat(1, "Bo", "human", costly[:1], 1234.5)],
+    }  # fmt: skip
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page.evaluate(REVIEW_HTML, [finished, review])))
+    assert "Your choices cost about 128.5 points against the coach's play; 3 of them were costly." in text, text
+    assert "Bo's choices cost about 1,234.5 points against the coach's play; 1 of them was costly." in text, text
+    assert " lost " not in text, text
 
 
 def test_a_seat_a_computer_played_on_after_its_player_left_is_marked_left_in_the_final_order(harness: Any) -> None:
@@ -1237,8 +1264,10 @@ def test_each_name_the_coachs_review_puts_in_a_sentence_is_a_run_of_its_own(harn
         ],
     }
     html = page.evaluate(REVIEW_HTML, [finished, review])
-    assert "<bdi>שרה 2</bdi> lost 17.9 points in 1 choice." in html, html
-    assert "<bdi>Bo 7</bdi> lost 4.2 points in small choices" in html, html
+    assert (
+        "<bdi>שרה 2</bdi>'s choices cost about 17.9 points against the coach's play; 1 of them was costly." in html
+    ), html
+    assert "<bdi>Bo 7</bdi>'s choices cost about 4.2 points against the coach's play, a little at a time" in html, html
     assert 'aria-label="\u2068שרה 2\u2069\'s costliest choices"' in html.replace("&#39;", "'"), html
     assert page.errors == []
 
@@ -1508,12 +1537,13 @@ def test_a_player_whose_seat_a_computer_finished_reads_you_win_when_they_come_ba
     }  # fmt: skip
     away = page.evaluate(OVER_FOR, [finished, [1], [], review])
     assert away["headline"] == "You win!" and away["won"] is True, away
-    assert "You lost 4.2 points" in away["review"] and "Bo lost" not in away["review"], away["review"]
+    assert "Your choices cost about 4.2 points" in away["review"], away["review"]
+    assert "Bo's choices" not in away["review"], away["review"]
     assert "You" not in away["share"] and "1. Bo 201" in away["share"], away["share"]
     gave_up = {**finished["seats"][1], "gave_up": True, "kept": False}
     gone = {**finished, "seats": [finished["seats"][0], gave_up, finished["seats"][2]]}
     left = page.evaluate(OVER_FOR, [gone, [], [1], review])
-    assert left["headline"] == "You win!" and "You lost 4.2 points" in left["review"], left
+    assert left["headline"] == "You win!" and "Your choices cost about 4.2 points" in left["review"], left
     # A tie: "You share the win!"; a spectator, and Ana (who left), read names.
     tie = {**finished, "winners": [0, 1]}
     assert page.evaluate(OVER_FOR, [tie, [1], [], review])["headline"] == "You share the win!"

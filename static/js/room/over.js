@@ -149,19 +149,21 @@ export function reviewHtml(view) {
       const shownName = playerName(s.name);
       const name = `<bdi>${esc(shownName)}</bdi>`;
       let text;
+      // What the choices cost, not "lost": at the end of a game, "You lost 128.5 points" reads as
+      // the game lost. The figure is every choice's loss, small ones too; the count, the costly ones.
       if (s.mistakes === 0 && s.like_solver === false) {
         // No single choice was costly, but small losses added up: the total is worth telling.
         text = you
-          ? fmt(gettext("You lost %(lost)s points in small choices, none of them costly."), { lost: number(s.lost, 1) })
-          : fmt(gettext("%(name)s lost %(lost)s points in small choices, none of them costly."), { name, lost: number(s.lost, 1) });
+          ? fmt(gettext("Your choices cost about %(lost)s points against the coach's play, a little at a time: none of them was costly."), { lost: number(s.lost, 1) })
+          : fmt(gettext("%(name)s's choices cost about %(lost)s points against the coach's play, a little at a time: none of them was costly."), { name, lost: number(s.lost, 1) });
       } else if (s.mistakes === 0) {
         text = you
           ? fmt(ngettext("You played like the solver: no costly choice in %(n)s choice.", "You played like the solver: no costly choice in %(n)s choices.", s.choices), { n: s.choices })
           : fmt(ngettext("%(name)s played like the solver: no costly choice in %(n)s choice.", "%(name)s played like the solver: no costly choice in %(n)s choices.", s.choices), { name, n: s.choices });
       } else {
         text = you
-          ? fmt(ngettext("You lost %(lost)s points in %(n)s choice.", "You lost %(lost)s points in %(n)s choices.", s.mistakes), { lost: number(s.lost, 1), n: s.mistakes })
-          : fmt(ngettext("%(name)s lost %(lost)s points in %(n)s choice.", "%(name)s lost %(lost)s points in %(n)s choices.", s.mistakes), { name, lost: number(s.lost, 1), n: s.mistakes });
+          ? fmt(ngettext("Your choices cost about %(lost)s points against the coach's play; %(n)s of them was costly.", "Your choices cost about %(lost)s points against the coach's play; %(n)s of them were costly.", s.mistakes), { lost: number(s.lost, 1), n: s.mistakes })
+          : fmt(ngettext("%(name)s's choices cost about %(lost)s points against the coach's play; %(n)s of them was costly.", "%(name)s's choices cost about %(lost)s points against the coach's play; %(n)s of them were costly.", s.mistakes), { name, lost: number(s.lost, 1), n: s.mistakes });
       }
       // The costliest first; a computer's own play gets its line, not a list. A seat a computer
       // finished for its person is "human" here: the review judges only the person's choices.
