@@ -1350,15 +1350,22 @@ function cueTurn(v) {
   const turnKey = state.turn ? `${state.turn.number}-${state.turn.seat}` : null;
   document.title = `${v.myTurn && !state.local ? `● ${gettext("Your turn")} · ` : ""}${fmt(gettext("Room %(code)s"), { code: shownCode })}`;
   // The turn the page opens on is read with the page; every later one, the game's first
-  // included (from the lobby), is said as it comes.
+  // included (from the lobby), is said as it comes. Not the turn a seat's own score gives straight
+  // back to it (the turn after it, nobody else's between: a lone player, everyone else gone):
+  // nothing changed hands, and a chime and "Your turn, Solo." after each score would be noise.
+  // One that comes back after others played is said.
+  const [lastNumber, lastSeat] = (ui.lastTurnKey ?? "").split("-").map(Number);
+  const straightBack = Boolean(state.turn) && lastSeat === state.turn.seat && state.turn.number === lastNumber + 1;
   if (turnKey && turnKey !== ui.lastTurnKey && ui.lastTurnKey !== undefined) {
-    if (v.myTurn && !state.local && !ui.muted) {
-      sound((s) => {
-        s.chime();
-        s.buzz();
-      });
+    if (!straightBack) {
+      if (v.myTurn && !state.local && !ui.muted) {
+        sound((s) => {
+          s.chime();
+          s.buzz();
+        });
+      }
+      announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
     }
-    announce(fmt(v.myTurn ? gettext("Your turn, %(name)s.") : gettext("%(name)s's turn."), { name: render.isolated(v.seatName(state.turn.seat)) }));
     // A turn of this page's come round: the keyboard the page left waiting on the dice or the
     // turn's heading while Roll was disabled (the last roll, someone else's turn) goes to Roll.
     // Not from anywhere else: a player typing in the chat stays there.

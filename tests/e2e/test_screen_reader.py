@@ -398,3 +398,55 @@ def test_a_painted_turn_the_server_played_is_announced_with_its_dice_colours(
     said = " ".join(ann.evaluate("window.__said"))
     dice = live_site.run(LAST_ROLL_SAID, room_code(ann))
     assert f"\u2068Bob\u2069 rolled {dice}." in said, (dice, said)
+
+
+def solo_game(site: LiveSite, page: Any, computers: int) -> None:
+    """One person on their own device, against ``computers`` computer players, heard from the page's first moment."""
+    page.add_init_script(HEAR_ANNOUNCEMENTS)
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=local]")
+    page.fill("#id_players", "1")
+    page.fill("#id_player_1", "Solo")
+    page.fill("#id_bots", str(computers))
+    page.check("input[name=ruleset][value=official]")
+    page.click("#create-btn")
+    page.wait_for_selector("#roll")
+
+
+def play_a_turn(page: Any, scored: int) -> None:
+    """Solo's turn, once it is theirs: roll, score, until the page has said their ``scored``-th score."""
+    page.wait_for_function(
+        "document.getElementById('turn-h')?.textContent.startsWith('Your turn, Solo') "
+        "&& !document.getElementById('roll').disabled",
+        timeout=20_000,
+    )
+    act(page, [page], lambda: page.click("#roll"))
+    score_best(page, [page])
+    page.wait_for_function(
+        "n => window.__said.join(' ').split('\u2068Solo\u2069 scored').length > n", arg=scored, timeout=20_000
+    )
+
+
+def test_a_lone_player_is_not_told_after_each_score_that_the_turn_is_theirs_again(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Solo plays alone on their device: each score gives the turn straight back to them, which the
+    page shows, and a screen reader heard "Your turn, Solo." after every score. Nobody else played:
+    nothing to tell. Against a computer, the turn that comes back after the computer's is said."""
+    alone = new_page()
+    solo_game(live_site, alone, 0)
+    for scored in (1, 2):
+        play_a_turn(alone, scored)
+    # The next roll is said after the last score, and the turn would have been said before it.
+    act(alone, [alone], lambda: alone.click("#roll"))
+    alone.wait_for_function("window.__said.join(' ').split('\u2068Solo\u2069 rolled').length > 3")
+    said = " ".join(alone.evaluate("window.__said"))
+    assert "Your turn" not in said, said
+
+    against = new_page()
+    solo_game(live_site, against, 1)
+    for scored in (1, 2):
+        play_a_turn(against, scored)
+    said = " ".join(against.evaluate("window.__said"))
+    assert said.count("Your turn, \u2068Solo\u2069.") >= 1, said
+    assert re.search(r"scored \d+ in [^.]+\. Your turn, \u2068Solo\u2069\.", said), said
