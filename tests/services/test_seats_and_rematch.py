@@ -43,6 +43,18 @@ def _quick_accounts(settings: Any) -> None:
     settings.ACCOUNT_RATE_LIMITS = False
 
 
+def _the_wait_passes(monkeypatch: pytest.MonkeyPatch, table: Any, controller: str) -> None:
+    """The clock runs on past the wait (``settings.HOST_AWAY``) since ``controller``'s socket left:
+    the note of it, kept in this process's memory, has lapsed, and no wait is left of it. Where
+    REDIS_URL is set the note lapses in Redis, on Redis's clock: that is waited for."""
+    later = time.time() + presence.host_away() + 1
+    monkeypatch.setattr(time, "time", lambda: later)
+    deadline = time.monotonic() + 10
+    while presence.left_lately(table.game, controller):
+        assert time.monotonic() < deadline, "the note of the socket's leaving did not lapse"
+        time.sleep(0.02)
+
+
 def _browser() -> tuple[Client, str]:
     client = Client()
     token = services.new_controller()
@@ -263,7 +275,9 @@ def test_a_muted_player_who_took_the_host_role_cannot_mute_the_host_who_muted_th
 
 
 @db
-def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_shows() -> None:
+def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Ann (host) paused a live game; her tab reloads, or her phone drops its connection for a
     moment. Ben, at the table, cannot take the role in that moment: only once her seat has been
     away as long as the pages wait before they offer the host's tools (15 seconds)."""
@@ -279,7 +293,7 @@ def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_sho
         with pytest.raises(RuleViolation) as refused:
             services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
         assert refused.value.code == services.NOT_HOST
-        time.sleep(1.2)
+        _the_wait_passes(monkeypatch, table, ann)
         services.game_resume(code=table.code, controller=ben, expected_version=None, action_id="r")
     game = table.game
     assert not game.room.paused and game.host_id == game.room.seats[1].player
@@ -287,7 +301,9 @@ def test_a_host_whose_page_reloads_keeps_the_host_role_for_the_wait_the_page_sho
 
 @db
 @pytest.mark.parametrize("tool", ["replace", "remove"])
-def test_a_player_whose_connection_drops_keeps_their_seat_for_the_wait_the_host_gets(tool: str) -> None:
+def test_a_player_whose_connection_drops_keeps_their_seat_for_the_wait_the_host_gets(
+    tool: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ben's phone changes networks (or his page reloads) in a live game: his socket closes. Ann, the
     host, at the table, cannot hand his seat to a computer or take it out in that moment, which in
     a rated game would rank him below her: only once he has been away as long as a host must be
@@ -312,14 +328,14 @@ def test_a_player_whose_connection_drops_keeps_their_seat_for_the_wait_the_host_
             take_over()
         assert refused.value.code == errors.JUST_AWAY
         assert table.version() == version and table.game.room.seats[1].human and table.game.room.seats[1].active
-        time.sleep(1.2)
+        _the_wait_passes(monkeypatch, table, ben)
         take_over()
     seat = table.game.room.seats[1]
     assert (seat.bot and seat.away_controller == ben) if tool == "replace" else not seat.active
 
 
 @db
-def test_the_presence_frame_says_how_long_an_away_players_wait_has_left() -> None:
+def test_the_presence_frame_says_how_long_an_away_players_wait_has_left(monkeypatch: pytest.MonkeyPatch) -> None:
     """The page offers the tools for Ben's seat when the server's wait is over: the room's presence
     frame names his seat with the seconds left, and no seat once it is over or for a seat whose
     player is connected."""
@@ -332,7 +348,7 @@ def test_the_presence_frame_says_how_long_an_away_players_wait_has_left() -> Non
         frame = json.loads(presence.room_frame(table.code) or "{}")
         assert frame["seats"] == {"0": "connected", "1": "away", "2": "away"}
         assert set(frame["waits"]) == {"1"} and 0 < frame["waits"]["1"] <= 1  # Cy never came: no wait
-        time.sleep(1.2)
+        _the_wait_passes(monkeypatch, table, ben)
         assert "waits" not in json.loads(presence.room_frame(table.code) or "{}")
 
 
