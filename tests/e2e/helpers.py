@@ -3,7 +3,11 @@ wait for every page to draw the new state, and axe-core's serious violations."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -305,6 +309,26 @@ def bob_walked_away(site: LiveSite, ann: Any, bob: Any) -> None:
 
 def room_code(page: Any) -> str:
     return str(page.url).rstrip("/").rsplit("/", 1)[-1]
+
+
+_INITIAL = re.compile(r'<script id="initial" type="application/json">(.*?)</script>', re.S)
+
+
+def servers_wait_is_over(site: LiveSite, code: str, timeout: float = 20) -> None:
+    """Wait until the live server's wait for room ``code``'s away players (HOST_AWAY) is over: the
+    server's own clock, which a page's installed clock does not move. Read from the room's page
+    as a look without cookies draws it (which stores nothing): its presence frame lists the
+    seconds each wait has left, waited for, until it lists none."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with urllib.request.urlopen(f"{site.url}/r/{code}/", timeout=timeout) as response:
+            found = _INITIAL.search(response.read().decode())
+        assert found, "the room page carries no initial state"
+        waits = json.loads(found.group(1))["presence"].get("waits") or {}
+        if not waits:
+            return
+        assert time.monotonic() < deadline, f"the server's wait is not over: {waits}"
+        time.sleep(max(0.02, min(max(waits.values()), deadline - time.monotonic())))
 
 
 # The turn of ``seat`` (the room at ``version``) runs out now: its deadline is moved to the server's

@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, finished_named_game, in_each_scheme, join, score_best, shot
+from tests.e2e.helpers import (
+    act,
+    create_online,
+    finished_named_game,
+    in_each_scheme,
+    join,
+    room_code,
+    score_best,
+    servers_wait_is_over,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -123,8 +133,6 @@ def test_the_host_handed_on_by_a_tool_is_where_an_open_page_put_it_after_a_reloa
     """Ann pauses and closes her tab; Bob, once she has been away a while, resumes the game, which
     makes him the host first. His page and Cy's (a spectator's) say so in that order, and the same
     pages reloaded say it in the same order."""
-    import time
-
     from tests.e2e.test_social import create_room
 
     ann, bob, cy = new_page(), new_page(), new_page()
@@ -138,7 +146,7 @@ def test_the_host_handed_on_by_a_tool_is_where_an_open_page_put_it_after_a_reloa
     act(ann, [ann, bob, cy], lambda: ann.click("#pause"))
     ann.goto("about:blank")
     bob.wait_for_selector(".seat:first-child .presence.away")
-    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1): the page's clock is run on below
+    servers_wait_is_over(live_site, room_code(bob))  # HOST_AWAY=1: the page's clock is run on below
     bob.clock.run_for(16_000)
     bob.wait_for_selector("#pause:not([hidden])")
     act(bob, [bob, cy], lambda: bob.click("#pause"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import time
 from typing import Any
 
 import pytest
@@ -28,6 +27,7 @@ from tests.e2e.helpers import (
     score_best,
     seated,
     serious_violations,
+    servers_wait_is_over,
     shot,
     time_runs_out,
     timed_game_with_bob,
@@ -669,7 +669,7 @@ def test_a_player_whose_connection_drops_is_not_offered_to_a_computer_before_the
     ann.wait_for_selector(".seat:nth-child(2) .presence.away")
     assert ann.locator("#replace-1").count() == 0 and ann.locator("#remove-1").count() == 0
     # The page's clock stands still: only what the server said (and its own wait) lets the tools show.
-    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1)
+    servers_wait_is_over(live_site, code_of(url))  # HOST_AWAY=1: the page's clock is run on below
     ann.clock.run_for(2_000)
     ann.wait_for_selector("#replace-1")
     assert ann.locator("#remove-1").count() == 1

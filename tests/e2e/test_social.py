@@ -15,9 +15,11 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     no_horizontal_overflow,
+    room_code,
     score_best,
     seated,
     serious_violations,
+    servers_wait_is_over,
     shot,
 )
 
@@ -426,7 +428,7 @@ def test_a_game_its_host_paused_and_left_open_is_resumed_by_the_other_player_who
     ann.goto("about:blank")
     bob.wait_for_selector(".seat:first-child .presence.away")
     assert bob.locator("#pause").is_hidden()
-    time.sleep(1.2)  # the live server's wait (HOST_AWAY=1): the page's clock is run on below
+    servers_wait_is_over(live_site, room_code(bob))  # HOST_AWAY=1: the page's clock is run on below
     bob.clock.run_for(16_000)
     bob.wait_for_selector("#pause:not([hidden])")
     assert "The host is away: you may resume the game" in bob.inner_text("#turn-meta")
