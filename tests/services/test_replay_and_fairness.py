@@ -361,8 +361,7 @@ def test_the_published_check_catches_a_held_die_that_shows_another_value_than_be
     trusting the server": a server that changed a die the player held (the 6 kept for a Yahtzee
     shown as a 2 on the next roll) is caught, since a held die shows what it showed after the roll
     before, the turn's."""
-    game = play_to_end(open_room(1, ruleset), random.Random(7))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(1, 7, ruleset)
     honest = run_doc_script(doc, log, tmp_path)
     assert honest.returncode == 0, honest.stderr
     roll = next(r for r in log["rolls"] if r["held"])
@@ -582,13 +581,36 @@ def turn_starts(game: Game) -> list[tuple[int, int, bool]]:
     ]
 
 
-def carried_into_the_next_turn(game: Game, log: dict, claim_first: bool | None) -> tuple[dict, int]:
+# Finished games' logs by (players, seed, rule set): see ``played_log``.
+_PLAYED: dict[tuple[int, int, str], tuple[str, list[tuple[int, int, bool]], int]] = {}
+
+
+def played_log(players: int, seed: int, ruleset: str = "official") -> tuple[dict, list[tuple[int, int, bool]], int]:
+    """The log, as /r/<code>/log.json gives it, of a game of ``players`` played to its end with
+    ``random.Random(seed)``; each roll's (number, seat, whether it began its turn) as the rules
+    played them (``turn_starts``); and how many turns the game had.
+
+    Played once per test process for each set of arguments and kept as data (its rows go with the
+    test that played it): the tests that run the published script on a log, honest or forged, read
+    nothing else of the game, and each gets a copy of its own to forge."""
+    key = (players, seed, ruleset)
+    if key not in _PLAYED:
+        game = play_to_end(open_room(players, ruleset), random.Random(seed))
+        log = Client().get(f"/r/{game.code}/log.json").content.decode()
+        _PLAYED[key] = (log, turn_starts(game), len(replay_game(game).turns))
+    log, starts, turns = _PLAYED[key]
+    return json.loads(log), list(starts), turns
+
+
+def carried_into_the_next_turn(
+    starts: list[tuple[int, int, bool]], log: dict, claim_first: bool | None
+) -> tuple[dict, int]:
     """``log`` forged as a dishonest server would, and the roll it forged: a turn's first roll
     (after a score) keeps two dice of the roll before, the last of the turn before, and its new
     faces are the first three the seed gives for it, so that every roll's faces, held dice and dice
     still add up; the turn's later rolls keep what the forged roll left. ``claim_first``: what the
-    forged roll says of being a turn's first (None: the log says nothing of it)."""
-    starts = turn_starts(game)
+    forged roll says of being a turn's first (None: the log says nothing of it); ``starts``: the
+    game's ``turn_starts``."""
     start = next(i for i, (_, _, first) in enumerate(starts) if i and first)
     number = starts[start][0]
     end = next((i for i in range(start + 1, len(starts)) if starts[i][2]), len(starts))
@@ -632,11 +654,10 @@ def test_the_published_check_reports_held_dice_carried_into_the_next_turn(
     """A dishonest server could hand a player dice of the turn before (the other player's five of a
     kind, or the same player's after the box was scored): a turn's first roll rolls all five dice,
     and the published check knows from the log where each turn begins."""
-    game = play_to_end(open_room(players), random.Random(players))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, starts, _ = played_log(players, players)
     honest = run_doc_script(doc, log, tmp_path)
     assert honest.returncode == 0, honest.stderr
-    forged, number = carried_into_the_next_turn(game, log, claim_first)
+    forged, number = carried_into_the_next_turn(starts, log, claim_first)
     tampered = run_doc_script(doc, forged, tmp_path)
     assert tampered.returncode != 0, tampered.stdout[-300:]
     # The report names the roll and its move in the game's log, as verify_game does.
@@ -656,8 +677,8 @@ def test_a_held_die_carried_into_the_next_turn_is_reported_without_the_log_s_own
     """The script finds where turns begin from the seats and the scores, not from what each roll
     says of itself: a forged roll that drops its ``first`` and ``turn`` (a log saved before rolls
     had a ``turn`` has none) is still a turn's first roll."""
-    game = play_to_end(open_room(2), random.Random(2))
-    forged, number = carried_into_the_next_turn(game, Client().get(f"/r/{game.code}/log.json").json(), None)
+    log, starts, _ = played_log(2, 2)
+    forged, number = carried_into_the_next_turn(starts, log, None)
     for roll in forged["rolls"]:
         roll.pop("turn")
     tampered = run_doc_script(DOCS / "fairness.md", forged, tmp_path)
@@ -668,8 +689,7 @@ def test_a_held_die_carried_into_the_next_turn_is_reported_without_the_log_s_own
 def test_the_published_check_reports_a_roll_logged_in_another_turn_than_its_own(tmp_path: Path) -> None:
     """Each roll says which turn it is (from 1, as verify_game and the fair-dice page count them);
     the script counts the turns itself and reports a roll whose number is not the one it counts."""
-    game = play_to_end(open_room(2), random.Random(10))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(2, 2)
     roll = next(r for r in log["rolls"] if not r["first"])
     said = roll["turn"] + 1
     roll["turn"] = said
@@ -686,8 +706,7 @@ def test_the_published_check_reports_a_score_of_other_dice_than_its_turn_s_last_
     """Each score lists the dice it scored: those the turn's last roll left, which the script has
     re-derived from the seed, so a server cannot log a score of dice the seed never gave (five 6s
     in the Yahtzee box), nor hide where a turn ended behind a score of another roll's dice."""
-    game = play_to_end(open_room(2), random.Random(11))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(2, 2)
     score = log["scores"][which]
     last = max((r for r in log["rolls"] if r["move"] < score["move"]), key=lambda r: r["move"])
     assert score["dice"] == last["dice"]
@@ -704,8 +723,7 @@ def test_the_published_check_reports_a_score_of_other_dice_than_its_turn_s_last_
 def test_the_published_check_reports_a_score_logged_for_a_seat_whose_turn_it_is_not(tmp_path: Path) -> None:
     """A score moved onto another seat would leave the turn that rolled open, for the next roll of
     its seat to hold its dice over: each score is the scoring seat's, after its own roll."""
-    game = play_to_end(open_room(2), random.Random(9))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(2, 2)
     score = log["scores"][0]
     score["seat"] = 1 - score["seat"]
     checked = run_doc_script(DOCS / "fairness.md", log, tmp_path)
@@ -755,8 +773,7 @@ def test_a_seat_that_leaves_mid_turn_ends_its_turn_in_the_log_and_the_check_pass
 
 @pytest.mark.parametrize("doc", sorted(DOCS.glob("fairness*.md")), ids=lambda path: path.name)
 def test_a_log_saved_before_logs_had_turns_still_checks_and_says_what_it_cannot(doc: Path, tmp_path: Path) -> None:
-    game = play_to_end(open_room(2), random.Random(6))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(2, 2)
     for key in ("scores", "left"):
         log.pop(key, None)
     for roll in log["rolls"]:
@@ -772,13 +789,12 @@ def test_a_log_saved_before_logs_had_turns_still_checks_and_says_what_it_cannot(
 @pytest.mark.parametrize("doc", sorted(DOCS.glob("fairness*.md")), ids=lambda path: path.name)
 def test_a_log_saved_before_rolls_said_their_turn_still_checks_its_turns(doc: Path, tmp_path: Path) -> None:
     """A log with each roll's seat and ``first`` and the scores, but no ``turn``: every turn is checked."""
-    game = play_to_end(open_room(2), random.Random(6))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, turns = played_log(2, 2)
     for roll in log["rolls"]:
         del roll["turn"]
     checked = run_doc_script(doc, log, tmp_path)
     assert checked.returncode == 0, checked.stderr
-    assert f"and each of the {len(replay_game(game).turns)} turns began with all five dice" in checked.stdout
+    assert f"and each of the {turns} turns began with all five dice" in checked.stdout
 
 
 @pytest.mark.parametrize("ruleset", ["official", "painted"])
@@ -788,8 +804,7 @@ def test_the_published_check_reports_dice_with_another_number_of_outcomes_than_t
     """The script reads how many outcomes a die has from the log: a server that rolled seven-sided
     dice, shown as their value (the seventh outcome a second 1: ones twice as likely), and logged
     ``sides: 7`` would have every roll re-derived from the seed all the same."""
-    game = play_to_end(open_room(1, ruleset), random.Random(12))
-    log = Client().get(f"/r/{game.code}/log.json").json()
+    log, _, _ = played_log(1, 12, ruleset)
     dice: list[int] = []
     for roll in log["rolls"]:
         roll["faces"] = fairness.roll_faces(
@@ -807,9 +822,7 @@ def test_the_published_check_reports_dice_with_another_number_of_outcomes_than_t
 def test_the_published_check_reports_a_turn_of_more_than_three_rolls(tmp_path: Path) -> None:
     """A server letting a player roll a fourth time, logged as one turn (the score between left
     out, the next roll a reroll of all five dice): every rule set's turn has three rolls at most."""
-    game = play_to_end(open_room(1), random.Random(13))
-    log = Client().get(f"/r/{game.code}/log.json").json()
-    starts = turn_starts(game)
+    log, starts, _ = played_log(1, 13)
     turns = [i for i, (_, _, first) in enumerate(starts) if first]
     long = next(t for t, (i, j) in enumerate(zip(turns, turns[1:], strict=False)) if j - i == 3)
     fourth = log["rolls"][turns[long + 1]]
