@@ -1196,14 +1196,16 @@ def test_the_stop_page_says_which_channel_it_stops(live_site: LiveSite, new_page
         assert done in page.inner_text("#stop-done")
 
 
-@pytest.mark.parametrize("width", [1280, 390])
 def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
-    live_site: LiveSite, new_page: Any, width: int
+    live_site: LiveSite, new_page: Any
 ) -> None:
     """A guest's game at your own pace that ended went from Your games, leaving them only its link:
-    it moves to the finished games below the list (on the page left open too), with its places."""
-    height = 844 if width < 500 else 800
-    ana = new_page(width, height)
+    it moves to the finished games below the list (on the page left open too), with its places.
+
+    Read on a desktop and on a phone: the game is played to its end once, Ana's open page is read
+    at each size (drawn again at it), and the page without script is loaded at each."""
+    sizes = [(1280, 800), (390, 844)]
+    ana = new_page(*sizes[0])
     code = create_own_pace(ana, live_site, "Ana", DAY)
     Browser(live_site.url).join(code, "Ben")
     start(ana)
@@ -1212,28 +1214,32 @@ def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
     assert not ana.locator("#finished-card").count()
     live_site.play_turns(code, 26)  # to the end, on another device
     ana.evaluate("window.dispatchEvent(new Event('online'))")  # the list read again
-    ana.wait_for_selector(f'#finished-card .game-row[data-code="{code}"]')
+    finished = f'#finished-card .game-row[data-code="{code}"]'
+    ana.wait_for_selector(finished)
     assert not ana.locator(f'#games-card .game-row[data-code="{code}"]').count()
-    row = ana.inner_text(f'#finished-card .game-row[data-code="{code}"]')
-    assert "1. " in row and "2. " in row and "Ana" in row and "Ben" in row and "points" in row
-    assert "You won" in row or "Game over" in row
-    assert no_horizontal_overflow(ana), wider(ana)
-    for scheme in in_each_scheme(ana):
-        ana.locator("#finished-card").scroll_into_view_if_needed()
-        shot(ana, f"games-finished-{width}-{scheme}")
-        assert not serious_violations(ana)
+    rows: dict[int, str] = {}
+    for width, height in sizes:
+        ana.set_viewport_size({"width": width, "height": height})
+        row = rows[width] = ana.inner_text(finished)
+        assert "1. " in row and "2. " in row and "Ana" in row and "Ben" in row and "points" in row
+        assert "You won" in row or "Game over" in row
+        assert no_horizontal_overflow(ana), wider(ana)
+        for scheme in in_each_scheme(ana):
+            ana.locator("#finished-card").scroll_into_view_if_needed()
+            shot(ana, f"games-finished-{width}-{scheme}")
+            assert not serious_violations(ana)
     assert ana.errors == []
     # Without script: the same list, and its links to the room and the replay.
-    plain = new_page(width, height, java_script_enabled=False)
-    plain.context.add_cookies(ana.context.cookies())
-    plain.goto(live_site.url + "/games")
-    finished = f'#finished-card .game-row[data-code="{code}"]'
-    assert plain.inner_text(finished) == row
-    plain.click(f"{finished} .replay-link")
-    plain.wait_for_url(f"**/r/{code}/replay")
-    plain.go_back()
-    plain.click(f"{finished} .game-link")
-    plain.wait_for_url(f"**/r/{code}/")
+    for width, height in sizes:
+        plain = new_page(width, height, java_script_enabled=False)
+        plain.context.add_cookies(ana.context.cookies())
+        plain.goto(live_site.url + "/games")
+        assert plain.inner_text(finished) == rows[width]
+        plain.click(f"{finished} .replay-link")
+        plain.wait_for_url(f"**/r/{code}/replay")
+        plain.go_back()
+        plain.click(f"{finished} .game-link")
+        plain.wait_for_url(f"**/r/{code}/")
 
 
 def test_the_keyboard_on_a_finished_games_replay_link_stays_there_as_the_list_is_read_again(
