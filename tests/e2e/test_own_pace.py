@@ -771,39 +771,42 @@ result = True
 """
 
 
-@pytest.mark.parametrize("width", [1280, 390])
 def test_your_games_of_a_player_with_many_games_comes_in_pages_with_and_without_javascript(
-    live_site: LiveSite, new_page: Any, width: int
+    live_site: LiveSite, new_page: Any
 ) -> None:
-    ana = new_page(width, 844 if width < 500 else 800)
+    """Read on a desktop and on a phone: the games are made once, and their pages loaded at each size."""
+    sizes = [(1280, 800), (390, 844)]
+    ana = new_page(*sizes[0])
     mine = create_own_pace(ana, live_site, "Ana", DAY)
     Browser(live_site.url).join(mine, "Ben")
     start(ana)
     live_site.run(_MORE_GAMES, mine, 24)
-    ana.goto(live_site.url + "/games")
-    rows = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
-    assert len(rows) == 20 and rows[0] == mine  # hers first
-    assert "(25)" in ana.inner_text("#games-h")
-    pager = ana.inner_text(".pager")
-    assert "Page 1 of 2" in pager and "Next page" in pager and "Previous page" not in pager
-    assert no_horizontal_overflow(ana), wider(ana)
-    for scheme in in_each_scheme(ana):
-        ana.locator(".pager").scroll_into_view_if_needed()
-        shot(ana, f"games-pages-{width}-{scheme}")
-        assert not serious_violations(ana)
-    ana.click(".pager a[rel=next]")
-    ana.wait_for_url("**/games?page=2")
-    second = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
-    assert len(second) == 5 and not set(second) & set(rows)
-    assert ana.is_visible(".pager a[rel=prev]") and not ana.locator(".pager a[rel=next]").count()
-    # Without script: the same pages, by the same links.
-    plain = new_page(width, 844 if width < 500 else 800, java_script_enabled=False)
-    plain.context.add_cookies(ana.context.cookies())
-    plain.goto(live_site.url + "/games")
-    assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == rows
-    plain.click(".pager a[rel=next]")
-    plain.wait_for_url("**/games?page=2")
-    assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == second
+    for width, height in sizes:
+        ana.set_viewport_size({"width": width, "height": height})
+        ana.goto(live_site.url + "/games")
+        rows = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
+        assert len(rows) == 20 and rows[0] == mine  # hers first
+        assert "(25)" in ana.inner_text("#games-h")
+        pager = ana.inner_text(".pager")
+        assert "Page 1 of 2" in pager and "Next page" in pager and "Previous page" not in pager
+        assert no_horizontal_overflow(ana), wider(ana)
+        for scheme in in_each_scheme(ana):
+            ana.locator(".pager").scroll_into_view_if_needed()
+            shot(ana, f"games-pages-{width}-{scheme}")
+            assert not serious_violations(ana)
+        ana.click(".pager a[rel=next]")
+        ana.wait_for_url("**/games?page=2")
+        second = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
+        assert len(second) == 5 and not set(second) & set(rows)
+        assert ana.is_visible(".pager a[rel=prev]") and not ana.locator(".pager a[rel=next]").count()
+        # Without script: the same pages, by the same links.
+        plain = new_page(width, height, java_script_enabled=False)
+        plain.context.add_cookies(ana.context.cookies())
+        plain.goto(live_site.url + "/games")
+        assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == rows
+        plain.click(".pager a[rel=next]")
+        plain.wait_for_url("**/games?page=2")
+        assert plain.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)") == second
 
 
 def test_your_games_left_open_is_read_again_when_the_laptop_wakes_or_the_tab_is_shown(
