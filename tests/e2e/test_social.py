@@ -655,15 +655,15 @@ def test_a_long_name_does_not_push_the_room_wider_than_a_phone(
     assert seen == {}
 
 
-@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
-def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
-    live_site: LiveSite, new_page: Any, size: tuple[int, int]
-) -> None:
+def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(live_site: LiveSite, new_page: Any) -> None:
     """The host's page offers Mute chat on a spectator's line, named by the line it acts on; the
     spectator's page then says it is muted in place of the form (and a reload is still muted),
-    the room hears it once; Unmute chat undoes it. Bob, a player, is offered neither."""
-    width, height = size
-    ann, bob, eve = (new_page(width, height) for _ in range(3))
+    the room hears it once; Unmute chat undoes it. Bob, a player, is offered neither.
+
+    Read on a desktop and on a phone: one room, whose pages are drawn again at each size before
+    the mute and once muted (the host mutes and unmutes from the phone's)."""
+    sizes = [(1280, 800), (390, 844)]
+    ann, bob, eve = (new_page(*sizes[0]) for _ in range(3))
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
     join(bob, url, "Bob")
     eve.goto(url)
@@ -680,7 +680,9 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
     )
     assert described == "Spectator: BUY CHEAP DICE at example.test"
     assert bob.locator(f"{line} button").count() == 0
-    assert no_horizontal_overflow(ann)
+    for width, height in sizes:
+        ann.set_viewport_size({"width": width, "height": height})
+        assert no_horizontal_overflow(ann), width
     mute.focus()
     ann.keyboard.press("Enter")
     eve.wait_for_selector("#chat-form", state="hidden")
@@ -697,10 +699,13 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(
     eve.reload()  # a new page of the same browser: the same spectator
     eve.wait_for_selector("#conn[data-state=connected]")
     assert eve.locator("#chat-form").is_hidden() and "muted your chat" in eve.inner_text("#chat-note")
-    assert no_horizontal_overflow(ann) and no_horizontal_overflow(eve)
-    for scheme in in_each_scheme(ann):
-        shot(ann, f"room-spectator-muted-{width}-{scheme}")
-        assert serious_violations(ann) == [], scheme
+    for width, height in sizes:
+        for page in (ann, eve):
+            page.set_viewport_size({"width": width, "height": height})
+        assert no_horizontal_overflow(ann) and no_horizontal_overflow(eve), width
+        for scheme in in_each_scheme(ann):
+            shot(ann, f"room-spectator-muted-{width}-{scheme}")
+            assert serious_violations(ann) == [], (width, scheme)
     ann.keyboard.press("Enter")
     eve.wait_for_selector("#chat-form:not([hidden])")
     ann.wait_for_function("document.querySelector('#chat-list button.chat-mute').textContent === 'Mute chat'")
