@@ -906,8 +906,14 @@ def test_with_no_worker_able_to_answer_the_proxy_shows_the_site_s_page_in_the_re
 
             for worker in workers:
                 worker.database_away = True
-            time.sleep(1.0)  # a few of the proxy's health checks
-            status, headers, page = fetch(url + "/", **{"Accept-Language": "pt-BR,de;q=0.8,en;q=0.5"})
+            # The proxy's health checks (every 300 ms) take both workers out: until then a page
+            # may still be a worker's own (in English, as the stub drew it).
+            deadline = time.monotonic() + 10
+            while True:
+                status, headers, page = fetch(url + "/", **{"Accept-Language": "pt-BR,de;q=0.8,en;q=0.5"})
+                if '<html lang="de">' in page or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
             assert status == 503 and headers["Retry-After"] == "5" and headers["Cache-Control"] == "no-store"
             with translation.override("de"):
                 assert '<html lang="de">' in page and escape(str(TITLE)) in page and escape(str(MESSAGE)) in page
