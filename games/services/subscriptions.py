@@ -169,7 +169,9 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
         raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
     with transaction.atomic():
         row = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
-        if row is None or not secrets.compare_digest(row.auth.encode(), secret.encode()):
+        # A stored secret is base64url: text that is not ASCII (half a surrogate pair, which no
+        # byte string stands for) is not it, and is not compared.
+        if row is None or not secret.isascii() or not secrets.compare_digest(row.auth.encode(), secret.encode()):
             raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is not one this site holds for this browser.")
         new_endpoint, p256dh, auth = _checked(new)
         held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()

@@ -1402,6 +1402,12 @@ def _bad_renewals() -> list[tuple[str, Any, str]]:
         ),
         ("the old one's secret wrong", {"old": {**old, "keys": other["keys"]}, "new": new}, "bad_subscription"),
         ("the old one's secret missing", {"old": {"endpoint": old["endpoint"]}, "new": new}, "bad_subscription"),
+        # JSON's escape of half a surrogate pair: text no key is, which no byte string stands for.
+        (
+            "the old one's secret a lone surrogate",
+            {"old": {**old, "keys": {**old["keys"], "auth": "\ud800"}}, "new": new},
+            "bad_subscription",
+        ),
         ("no new", {"old": old}, "bad_subscription"),
         (
             "a new one at a host not a push service",
