@@ -170,6 +170,43 @@ def test_your_games_finished_list_comes_in_pages_of_its_own(monkeypatch: pytest.
     assert 'data-url="/games?done=2"' in second
 
 
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ("done=-1", 2),  # before the first page, as past the last (Paginator.get_page): the last
+        ("done=0", 2),
+        ("done=abc", 1),
+        ("done=1e1", 1),
+        ("done=%C2%B2", 1),  # a superscript two: a digit to str.isdigit(), none to int()
+        ("done=%00", 1),
+        ("done=99999999999999999999999999", 2),  # past the last page: the last
+        ("done=1&done=2", 2),  # said twice: the last said
+        ("page=-5&done=2", 2),
+    ],
+)
+def test_your_games_finished_page_asked_for_as_no_page_is_shows_one_and_only_the_browsers_games(
+    monkeypatch: pytest.MonkeyPatch, query: str, shown: int
+) -> None:
+    """Your games' ``?done=N`` read from an address typed or changed by hand: no number shows the
+    first page, a number that is no page's the last, never an error; and only this browser's
+    games, whatever page is asked for."""
+    monkeypatch.setattr(selectors, "MY_FINISHED_PAGE", 2)
+    me = services.new_controller()
+    codes = [_finished(me, minutes_ago=minutes) for minutes in (1, 2, 3)]
+    theirs = _finished(services.new_controller(), minutes_ago=4)
+    browser = Client()
+    browser.get("/")
+    session = browser.session
+    session["controller"] = me
+    session.save()
+    response = browser.get(f"/games?{query}")
+    assert response.status_code == 200
+    page = response.content.decode()
+    listed = re.findall(r'class="game-row finished" data-code="(\w+)"', page)
+    assert listed == (codes[:2] if shown == 1 else codes[2:])
+    assert theirs not in page
+
+
 def test_your_games_on_a_device_with_several_seats_in_a_game_says_whose_move_it_is() -> None:
     """Ana and Ben share a phone and each took a seat in Cy's game: "Your move" would not tell
     them which of them is to play (the notices name the seat too)."""
