@@ -62,6 +62,7 @@ from django.db import close_old_connections, connections, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.encoding import punycode
 from django.utils.translation import gettext as _
 
 from games.domain.codes import shown_code
@@ -550,8 +551,16 @@ def mailable_domain(domain: str) -> bool:
     (``[10.0.0.7]``), to which the site's mail server would connect on its own network at the
     typist's choosing, nor a name with a ``localhost`` label, which is the machine itself: every
     name under it (RFC 6761), ``localhost.localdomain``, and the ``localhost.<its domain>`` a mail
-    server counts as its own by default."""
-    return not domain.startswith("[") and "localhost" not in domain.lower().rstrip(".").split(".")
+    server counts as its own by default. Nor a name with no IDNA spelling (a label over 63
+    letters once spelt so, an empty one, a right-to-left label ending in a digit), which the
+    letter is addressed in: sending to it would fail, after the address was taken."""
+    if domain.startswith("[") or "localhost" in domain.lower().rstrip(".").split("."):
+        return False
+    try:
+        punycode(domain)
+    except UnicodeError:
+        return False
+    return True
 
 
 def mailable(address: str) -> bool:

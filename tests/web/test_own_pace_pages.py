@@ -824,6 +824,14 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
         "ana@[127.0.0.1]",
         "ana@[10.0.0.7]",
         "ana@[IPv6:::1]",
+        # A domain no mail can be addressed to: its name has no internationalized (IDNA) spelling,
+        # which sending the letter writes it in.
+        "ana@" + "ä" * 60 + ".example",  # a label over 63 letters once spelt so
+        "ana@\u3002example.org",  # an ideographic full stop: a dot, and an empty label before it
+        "ana@\uff0eexample.org",  # a fullwidth full stop, likewise
+        "ana@\u200d.example.org",  # a joiner alone: a label that spells nothing
+        "ana@\u00ad.example.org",  # a soft hyphen alone, likewise
+        "ana@\u05d01.example.org",  # a right-to-left letter before a digit ends the label wrongly
     ],
     ids=repr,
 )
@@ -840,7 +848,7 @@ def test_an_address_the_turn_e_mails_cannot_go_to_is_refused_beside_the_field_an
     assert mail.outbox == [] and list(NoticeSettings.objects.values()) == before
 
 
-@pytest.mark.parametrize("address", ["root@localhost", "ana@mail.localhost", "ana@[10.0.0.7]"])
+@pytest.mark.parametrize("address", ["root@localhost", "ana@mail.localhost", "ana@[10.0.0.7]", "ana@\u3002example.org"])
 def test_your_games_says_a_saved_address_that_cannot_receive_mail_gets_none_and_asks_for_another(
     address: str,
 ) -> None:
