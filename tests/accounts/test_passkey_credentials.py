@@ -8,6 +8,7 @@ import html
 import json
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from allauth.account.authentication import AUTHENTICATION_METHODS_SESSION_KEY
@@ -167,6 +168,37 @@ def test_confirming_it_is_you_with_a_passkey_that_fails_stays_on_the_page_then_g
     response = client.post(page, {"credential": json.dumps(passkey.assertion(client, user("eve"))), "next": asked})
     assert response.status_code == 302 and response["Location"] == asked
     assert len(client.session[AUTHENTICATION_METHODS_SESSION_KEY]) == confirmed + 1
+
+
+# Where a crafted "Confirm it is you" link could try to send the player once confirmed: another site,
+# written each way a browser reads as one.
+OFF_SITE = [
+    "https://evil.example/",
+    "//evil.example/",
+    "/\\evil.example/",
+    "\\\\evil.example/",
+    "\t//evil.example/",
+    "javascript:alert(1)",
+]
+
+
+@pytest.mark.parametrize("page", ["account_reauthenticate", "mfa_reauthenticate_webauthn"])
+@pytest.mark.parametrize("elsewhere", OFF_SITE, ids=repr)
+def test_confirming_it_is_you_never_sends_the_player_to_another_site(page: str, elsewhere: str) -> None:
+    """A ``next`` of another site's, in the link or the form, on the password's page and the
+    passkey's (whose refused passkey shows the page again with ``next`` still in it): confirmed,
+    the player lands on the site's own page, never elsewhere."""
+    client, passkey = with_passkey("ivy")
+    address = f"{reverse(page)}?{urlencode({'next': elsewhere})}"
+    client.get(address)  # the passkey's challenge
+    if page == "mfa_reauthenticate_webauthn":
+        assert client.post(address, {"credential": "not json", "next": elsewhere}).status_code == 200
+        proof = {"credential": json.dumps(passkey.assertion(client, user("ivy")))}
+    else:
+        proof = {"password": PASSWORD}
+    response = client.post(address, {**proof, "next": elsewhere})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("profile_me")
 
 
 def password_then_passkey(name: str, language: str = "en") -> tuple[Client, SoftPasskey]:
