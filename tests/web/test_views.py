@@ -6,14 +6,17 @@ import json
 import random
 import re
 import unicodedata
+from datetime import timedelta
 from html import unescape
 
 import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
+from django.utils import timezone
 
 from games import services
 from games.realtime.broadcast import FEED_MOVES
+from games.services import sweeps
 from games.store.models import ChatMessage, Game, Move
 from games.web.views import seed_owners
 from tests.conftest import clear_cache
@@ -832,6 +835,36 @@ def test_a_rooms_last_events_are_read_alone_for_a_page_whose_socket_was_away() -
     assert response.json() == {"feed": page_data(client, table.game)["feed"]}
     assert response.json()["feed"][-1]["version"] == table.version()
     assert client.get("/r/abcdefghjk/feed.json").status_code == 404
+
+
+def test_a_rooms_last_events_are_the_same_for_everyone_whatever_is_asked_and_carry_no_chat() -> None:
+    """A finished game's events after a reconnect, asked by a player, a stranger, or with query
+    parameters of every kind: the same events, none of its chat (its players' alone once it is
+    over) nor any browser's token. A room swept since, as a code of no room, is the JSON 404."""
+    table = open_room(2)
+    services.chat_post(code=table.code, controller=table.controllers[0], text="between us")
+    play_to_end(table, random.Random(4))
+    player = Client()
+    session = player.session
+    session["controller"] = table.controllers[0]
+    session.save()
+    feeds = [
+        client.get(f"/r/{table.code}/feed.json{query}")
+        for client in (player, Client())
+        for query in ("", "?since=-1", "?since=99999999999999999999", "?version=abc&version=1", "?n=%00")
+    ]
+    assert {response.status_code for response in feeds} == {200}
+    assert len({response.content for response in feeds}) == 1
+    text = feeds[0].content.decode()
+    assert "between us" not in text and not any(token in text for token in table.controllers)
+
+    # A lobby nobody used, swept (games.services.sweeps): as a code of no room.
+    lobby = open_room(2, start=False)
+    assert Client().get(f"/r/{lobby.code}/feed.json").status_code == 200
+    sweeps.rooms_never_started(timezone.now() + timedelta(days=365))
+    for code in (lobby.code, "abcdefghjk"):
+        response = Client().get(f"/r/{code}/feed.json")
+        assert response.status_code == 404 and response.json()["error"] == "no_room"
 
 
 def test_a_rooms_last_events_are_read_in_one_query_however_many_there_are() -> None:
