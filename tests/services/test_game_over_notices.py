@@ -245,3 +245,34 @@ def test_an_empty_seat_token_is_nobodys_rows() -> None:
     NoticeSettings.objects.create(user=stranger, email=True, address=stranger.email)
     assert not NoticeSettings.objects.filter(notices.of_seat("", None)).exists()
     assert NoticeSettings.objects.filter(notices.of_seat("", stranger.pk)).exists()
+
+
+def test_a_name_typed_with_line_breaks_bidi_controls_and_html_goes_into_the_notices_as_plain_text(
+    push: PushService,
+) -> None:
+    """A seat's name typed to forge a header in the e-mail (a line break and ``Bcc:``), to turn the
+    text around (a right-to-left override) or to be read as HTML: the name is stored without the
+    breaks and controls, and the letter, whose subject names the seat (its device plays two), and
+    the push carry it as that plain text, with no header of its own."""
+    typed = "A\r\nBcc: e@evil.io\u202e<b>x</b>\u200b"
+    host, device = services.new_controller(), services.new_controller()
+    code = services.game_create(host_name="Cy", controller=host, pace=Game.Pace.OWN, turn_timer=DAY).game.code
+    services.game_join(code=code, name=typed, controller=device)
+    services.game_join(code=code, name="Ben", controller=device)
+    table = Table(code=code, controllers=[host, device, device])
+    services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
+    name = table.game.room.seats[1].name
+    assert name == "A Bcc: e@evil.io<b>x</b>"
+    _, subscriber = opted_in(table, 1, push)
+    score_first_legal(table)  # Cy's move: the turn is the device's first seat's
+    run_worker()
+    [email] = mail.outbox
+    assert email.subject == f"{name}'s turn in room {table.shown}"
+    message = email.message()
+    assert message["Bcc"] is None and email.recipients() == ["p1@example.org"]
+    assert "\r" not in str(message["Subject"]) and "\n" not in str(message["Subject"])
+    assert subscriber is not None
+    payload = subscriber.open(push.requests[0].body)
+    assert payload["title"] == email.subject
+    for text in (email.subject, email.body, payload["title"], payload["body"]):
+        assert name in text and "\u202e" not in text and "\u200b" not in text
