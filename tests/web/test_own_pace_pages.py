@@ -16,13 +16,13 @@ from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core import mail
+from django.core import mail, signing
 from django.db import OperationalError
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import services
-from games.services import notices
+from games.services import notices, subscriptions
 from games.store import selectors
 from games.store.models import Game, Move, NoticeSettings, PushSubscription
 from tests.accounts.helpers import sign_up
@@ -1255,6 +1255,55 @@ def test_the_stop_link_shows_a_button_and_one_post_stops_the_e_mails() -> None:
     assert not NoticeSettings.objects.get(user=user).email
     bad = Client().post("/notices/stop/not-a-token")
     assert bad.status_code == 400 and "This link does not work" in bad.content.decode()
+
+
+def test_a_stop_link_stops_its_own_channel_alone_and_a_bad_one_changes_nothing() -> None:
+    """Stop links forged, cut short, or of another kind (the address confirmation's, taken to the
+    stop page, and the other way round): "This link does not work", and nobody's e-mails or
+    devices change. A good one, used again or for an account deleted since, stops nothing of
+    anyone else's."""
+    ana = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    bob = get_user_model().objects.create_user("bob", email="b@example.org", password="pw")
+    zed = get_user_model().objects.create_user("zed", email="z@example.org", password="pw")
+    for user in (ana, bob, zed):
+        NoticeSettings.objects.create(user=user, email=True)
+    device = PushSubscription.objects.create(
+        controller="c" * 32, endpoint="https://fcm.googleapis.com/fcm/send/x", p256dh="k", auth="a"
+    )
+    good = notices.stop_token("email", ana.pk)
+    signer = signing.TimestampSigner(salt=notices.STOP_SALT)
+    bad = [
+        good[:-3],
+        good[:10],
+        good.replace(":", ".", 1),
+        signer.sign("forged"),
+        signing.dumps(["email", bob.pk], salt="another salt", compress=True),
+        signing.dumps(["email", str(bob.pk)], salt=notices.STOP_SALT, compress=True),
+        signing.dumps(["sms", bob.pk], salt=notices.STOP_SALT, compress=True),
+        signing.dumps("a-nonce", salt=subscriptions.CONFIRM_SALT),  # an address confirmation's
+    ]
+
+    def state() -> list[Any]:
+        return [
+            *NoticeSettings.objects.order_by("user_id").values_list("user_id", "email"),
+            device.pk in set(PushSubscription.objects.values_list("pk", flat=True)),
+        ]
+
+    before = state()
+    for token in bad:
+        for method in ("get", "post"):
+            response = getattr(Client(), method)(f"/notices/stop/{token}")
+            assert response.status_code == 400 and "This link does not work" in response.content.decode(), token
+    # A stop link taken to the address confirmation's page confirms nothing either.
+    for method in ("get", "post"):
+        assert getattr(Client(), method)(f"/notices/email/confirm/{good}").status_code == 400
+    assert state() == before
+    for _ in range(2):  # used again: the same, once more
+        assert Client().post(f"/notices/stop/{good}").status_code == 200
+    zed_link = notices.stop_token("email", zed.pk)
+    zed.delete()
+    assert Client().post(f"/notices/stop/{zed_link}").status_code == 200
+    assert state() == [(ana.pk, False), (bob.pk, True), True]
 
 
 def test_a_stop_link_opened_again_once_stopped_says_so_rather_than_asking_again() -> None:
