@@ -808,6 +808,20 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
 
 
 @pytest.mark.parametrize(
+    "address", ["ana@bücher.example", "ana@BÜCHER.example", "ana@例え.jp", "ana@" + "a" * 63 + ".example"]
+)
+def test_an_address_at_an_internationalized_domain_is_sent_its_link(address: str) -> None:
+    """A domain of letters beyond ASCII, which the letter is addressed in by their IDNA spelling."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/notices/email", {"address": address, "on": "on"})
+    assert response.status_code == 302
+    [letter] = mail.outbox
+    assert letter.to == [address] and letter.message()["To"].isascii()
+
+
+@pytest.mark.parametrize(
     "address",
     [
         "ana@example.org\r\nBcc: bob@example.org",  # a header of one's own in the letter
