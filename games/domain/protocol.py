@@ -10,7 +10,7 @@ depends on the room. Fields a frame does not declare are ignored: clients send `
 and ``id`` on every frame, social ones too.
 
 Each frame that changes the room names its service (``service``) and the keyword arguments
-it passes (``arguments``); games.services.frames.perform is the one call both edges make.
+it passes (``arguments``); games.services.perform is the one call both edges make.
 
 Outgoing frames with a fixed shape are declared here too (``Error``, ``You``, ``Pong``,
 ``Presence``, ``ChatHistory``, ``Route``), and the codes the server closes a socket with

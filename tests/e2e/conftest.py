@@ -182,7 +182,7 @@ def live_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
         DATA_DIR=str(data),
         SECRET_KEY=f"browser-{uuid.uuid4().hex}",
         DJANGO_SETTINGS_MODULE="tests.e2e.site_settings",
-        # Tests click faster than people; the per-socket limit is tested in tests/consumers.
+        # Tests click faster than people; the per-socket limit is tested in tests/realtime/test_limiter.py.
         WS_RATE_LIMIT="1000",
         BOT_DELAY="0.05",
         HOST_AWAY="1",  # the pages wait as long (a test runs their clock on)
