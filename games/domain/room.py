@@ -4,7 +4,7 @@ the spectators muted, the tally of what its people may repeat.
 Pure Python (no Django). ``Game.snapshot`` holds exactly a ``Room``, written by
 ``Room.to_snapshot`` and read by ``Room.from_snapshot`` (``Game.room`` is the one place
 that calls them). The stored form is plain JSON: an optional key is left out while it
-holds its default, so every row written before this type existed decodes unchanged.
+holds its default, and a key a row lacks decodes as its default.
 
 The questions the services, the scheduler, the selectors and the coach ask of a room
 ("does the clock run", "is a computer to play", "does this browser play seat 3", "whom

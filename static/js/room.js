@@ -380,7 +380,7 @@ const gameOver = (named) => named.length > 1
   : named.length ? fmt(gettext("Game over: %(name)s wins"), { name: named[0] }) : gettext("Game over");
 
 /** Whether this page's browser paused the game: the event names the seat that paused it (a pause
- * of the release before does not, and was its host's). */
+ * whose event names no seat is its host's). */
 const pausedByMe = (frame, v) => (frame.seat !== undefined ? v.isMine(frame.seat) : v.isHost);
 
 /** An event with its name in the reader's words: a deleted account's seat's is "Former player". */
@@ -1462,7 +1462,8 @@ async function shareResult() {
   }, 2000);
 }
 
-/** ``text`` put on the clipboard: by the Clipboard API, else the old way, through a selection. */
+/** ``text`` put on the clipboard: by the Clipboard API, else through a selection and ``execCommand`` (a page
+ * over plain http, or a browser that refuses the API). */
 async function copied(text) {
   try {
     await navigator.clipboard.writeText(text);
