@@ -483,7 +483,7 @@ def test_chat_names_of_accounts_deleted_before_are_renamed_by_the_migration() ->
     room = room_for([controller_of(a), controller_of(b)])
     services.chat_post(code=room.code, controller=controller_of(a), text="hi")
     services.chat_post(code=room.code, controller=controller_of(b), text="hello")
-    # As a deletion left it before chat names were renamed with the seats.
+    # What the migration repairs: the seat withdrawn, its chat lines still under its name.
     Player.objects.filter(game__code=room.code, seat=0).update(name="Former player")
     import_module("games.store.migrations.0012_pages_former_player_chat").rename(apps, None)
     names = dict(ChatMessage.objects.filter(game__code=room.code).values_list("text", "name"))
@@ -500,8 +500,7 @@ def test_log_entries_of_accounts_deleted_before_are_renamed_by_the_migration() -
     sign_up(b, "xan")
     room = room_for([controller_of(a), controller_of(b)])
     finish(room, seed=2)
-    # As a deletion left it before the log's entries were renamed with the seats: the seat and
-    # its row withdrawn, its join still naming it.
+    # What the migration repairs: the seat and its row withdrawn, its join still naming it.
     Move.objects.filter(game__code=room.code, kind=Move.Kind.JOIN, player__seat=0).update(
         payload={"seat": 0, "name": "Wyn", "client_seed": "x", "host": True}
     )

@@ -36,8 +36,8 @@ RELEASE_BEFORE = """document.addEventListener("readystatechange", () => {
 def test_a_page_of_the_release_before_offers_to_reload_once_its_player_has_moved(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """A page left open across a deploy ran the old scripts against the new server with no word
-    of it. Its socket's ``you`` frame names the server's release: the page says a new version is
+    """A page left open across a deploy runs the old scripts against the new server. Its socket's
+    ``you`` frame names the server's release: the page says a new version is
     ready, with a Reload button, but not while its player's turn is under way (a line pushing the
     table down could move a box under their finger); a page of the server's release says nothing."""
     ann, bob = new_page(), new_page()

@@ -691,9 +691,9 @@ def notifications_turned_on(live_site: LiveSite, new_page: Any, push: str) -> An
 def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_with_its_key(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """docs/deploy.md: a new VAPID key "makes every browser's subscription useless". The page posted
-    the old subscription again at each visit and said "On: this device is told…" (and its On button
-    reused it too), while every push to it was refused (403) for good."""
+    """docs/deploy.md: a new VAPID key "makes every browser's subscription useless": every push to
+    the old subscription is refused (403) for good. Were the page to post it again at each visit (or
+    its On button to reuse it), it would say "On: this device is told…" of a device told nothing."""
     page = notifications_turned_on(live_site, new_page, KEYED_PUSH)
     server_key = page.eval_on_selector("#push-box", "box => box.dataset.key")
     assert page.evaluate("localStorage.getItem('fake-push-key')") == server_key
@@ -876,9 +876,9 @@ def test_a_subscription_that_expired_while_the_browser_kept_it_is_made_anew_at_t
     live_site: LiveSite, new_page: Any
 ) -> None:
     """A push service's subscriptions expire (it answers 410) while the browser still holds them and
-    its page says notifications are on. The page posted the dead one again at each visit, which the
-    server stored as new: the device was never told of a turn again. Refused as gone, it is dropped
-    and made anew, and the new one is stored."""
+    its page says notifications are on. Posted again at each visit, the dead one would be stored as
+    new and the device never told of a turn again. Refused as gone, it is dropped and made anew, and
+    the new one is stored."""
     page = notifications_turned_on(live_site, new_page, RENEWING_PUSH)
     first, second = "http://127.0.0.1:9/push/renewed-1", "http://127.0.0.1:9/push/renewed-2"
     stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
@@ -941,8 +941,8 @@ SITE = "https://yahtzee.example.org"
 
 
 def test_stop_these_on_a_notification_stops_this_device_even_with_the_network_down(harness: Any) -> None:
-    """The phone was offline when its player pressed "Stop these": the stop link's post failed, and
-    the worker went no further, so the device stayed subscribed and its pushes went on. It stops
+    """The phone is offline when its player presses "Stop these": the stop link's post fails. Were
+    the worker to go no further, the device would stay subscribed and its pushes go on. It stops
     being subscribed all the same (the server finds it gone at its next push)."""
     page = harness(SW_HARNESS)
     stop = {"action": "stop", "data": {"url": f"{SITE}/r/abc/", "stop": f"{SITE}/notices/stop/t"}}
@@ -1013,10 +1013,10 @@ window.ready = true;
 
 
 def test_a_subscription_the_browser_renewed_is_made_again_and_posted_with_no_page_open(harness: Any) -> None:
-    """The push service renewed the browser's subscription: the worker did nothing, the server went
-    on pushing to the old one, and no turn was told until the player opened Your games. The worker
-    subscribes again with the old one's key (or takes the one the event brings) and posts it to the
-    server in the old one's place, with the old one (whose secret shows it is this browser's)."""
+    """The push service renewed the browser's subscription: left to the next visit to Your games,
+    the server would push to the old one and no turn be told until then. The worker subscribes
+    again with the old one's key (or takes the one the event brings) and posts it to the server in
+    the old one's place, with the old one (whose secret shows it is this browser's)."""
     page = harness(SW_RENEW_HARNESS)
     old = Subscriber("https://push.example.net/old").subscription
     made = Subscriber("https://push.example.net/made").subscription
@@ -1046,9 +1046,9 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
     live_site: LiveSite, new_page: Any
 ) -> None:
     """A sign-out removes the account's subscriptions on the server, but the browser keeps its
-    own: the page posted it again at the next visit to Your games, for whoever was there (signed
-    out, or signed in as someone else), and said "On" without their pressing anything. The page
-    drops it instead; the same person's page still posts it again when the server lost it."""
+    own: posted again at the next visit to Your games, it would be for whoever is there (signed
+    out, or signed in as someone else), and "On" without their pressing anything. The page drops
+    it; the same person's page still posts it again when the server lost it."""
     page = new_page()
     page.context.grant_permissions(["notifications"], origin=live_site.url)
     page.add_init_script(script=f"({KEYED_PUSH})()")
@@ -1099,10 +1099,10 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     live_site: LiveSite, new_page: Any
 ) -> None:
     """The site's key changed, and the player comes back signed in to the same account in a new
-    session (the old one expired): the page removed the old subscription on the server, then
-    posted the one it made with the new key as healing the old, which the server no longer held
-    for anyone, so it was refused as ended; the page said "Off" and left the new subscription in
-    the browser, known to no one. The server's answer to the removal shows it was this account's."""
+    session (the old one expired): the page removes the old subscription on the server, then posts
+    the one it made with the new key. As healing the old, which the server holds for nobody after
+    the removal, it would be refused as ended, the page say "Off" and the new subscription stay in
+    the browser, known to no one; the server's answer to the removal shows it was this account's."""
     page = new_page()
     page.context.grant_permissions(["notifications"], origin=live_site.url)
     page.add_init_script(script=f"({KEYED_PUSH})()")
@@ -1202,8 +1202,8 @@ def test_the_stop_page_says_which_channel_it_stops(live_site: LiveSite, new_page
 def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """A guest's game at your own pace that ended went from Your games, leaving them only its link:
-    it moves to the finished games below the list (on the page left open too), with its places.
+    """A guest's game at your own pace that ended stays on Your games, not only at its link: it
+    moves to the finished games below the list (on the page left open too), with its places.
 
     Read on a desktop and on a phone: the game is played to its end once, Ana's open page is read
     at each size (drawn again at it), and the page without script is loaded at each."""

@@ -245,9 +245,9 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
 def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
     live_site: LiveSite, new_page: Any, width: int, height: int
 ) -> None:
-    """The replay steps through the game with script only. Without it the page said "Loading the
-    game…" for ever, under step buttons, a slider and keys that did nothing: it says instead that
-    stepping needs JavaScript, and shows the coach's review."""
+    """The replay steps through the game with script only. Without it, step buttons, a slider and
+    keys would do nothing under a "Loading the game…" that never ends: the page says that stepping
+    needs JavaScript, and shows the coach's review."""
     code = finished_game(live_site)
     page = new_page(width, height, java_script_enabled=False)
     page.goto(f"{live_site.url}/r/{code}/replay")

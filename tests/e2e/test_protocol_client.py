@@ -273,8 +273,8 @@ def test_an_error_for_someone_else_leaves_my_action_in_flight(page: Any) -> None
 
 def test_a_refusal_that_comes_after_someone_elses_newer_state_is_still_my_actions(page: Any) -> None:
     """Start pressed as another player joins: the join's state reaches the page before the refusal
-    of the Start (its version had been passed), and the page took that state for the Start's
-    answer. The refusal names the Start: it is this page's, to be told."""
+    of the Start (its version has been passed), and is not the Start's answer. The refusal names
+    the Start: it is this page's, to be told."""
     js(
         page,
         """h.make(); h.hello(2); client.enqueue(() => ({type: 'start'}), 'start');

@@ -112,10 +112,10 @@ def test_after_start_the_keyboard_focus_is_on_the_roll_button(live_site: LiveSit
 def test_a_start_pressed_as_someone_joins_is_refused_in_words_and_can_be_pressed_again(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """Ann presses Start as Bob takes a seat: her page had not heard of him yet, so the server refuses
-    the Start (it names a version Bob's join passed). His join reached her page before the refusal,
-    and the page took it for the Start's answer: nothing was said, and the game did not start. It
-    says the table changed, shows Bob, and Start starts the game."""
+    """Ann presses Start as Bob takes a seat: her page has not heard of him yet, so the server refuses
+    the Start (it names a version Bob's join passed). His join reaches her page before the refusal,
+    and is not the Start's answer: taken for it, nothing would be said and the game not start. The
+    page says the table changed, shows Bob, and Start starts the game."""
     ann, bob = new_page(), new_page()
     held: list[Any] = []
     hold = {"on": False}

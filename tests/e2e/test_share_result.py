@@ -131,8 +131,8 @@ Object.defineProperty(navigator, "clipboard", { configurable: true, value: {
 
 def test_a_second_tap_while_the_share_sheet_comes_up_copies_nothing(live_site: LiveSite, new_page: Any) -> None:
     """An impatient second tap on Share the result, the sheet not up yet: the browser refuses a
-    second share, and the page took that for a browser that will not share, copying the result over
-    whatever its player had on the clipboard and saying "Copied!" under the sheet."""
+    second share. That is not a browser that will not share: copying the result then would write
+    over whatever its player had on the clipboard and say "Copied!" under the sheet."""
     page, _ = finished_page(live_site, new_page, SLOW_SHARE_SHEET)
     button = page.locator("#share-result")
     button.click()

@@ -75,8 +75,8 @@ def test_a_poll_that_is_no_time_apart_is_refused_before_the_scheduler_starts(
 def test_a_health_check_window_of_no_polls_is_refused_as_the_scheduler_or_its_health_check_starts(
     command: str, tmp_path: Path
 ) -> None:
-    """``SCHEDULER_STALE_POLLS=0`` ran the scheduler, and failed each of its health checks however
-    recent its last round, with no word of the setting."""
+    """With ``SCHEDULER_STALE_POLLS=0`` the scheduler would run and fail each of its health checks
+    however recent its last round, with no word of the setting: both refuse to start, naming it."""
     env = server_env(DATA_DIR=str(tmp_path), SCHEDULER_STALE_POLLS="0")
     started = subprocess.run(
         [sys.executable, "manage.py", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60

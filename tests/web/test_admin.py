@@ -466,9 +466,9 @@ def test_each_turn_of_the_timeline_has_its_own_number(staff_client: Client) -> N
 
 
 def test_an_account_deleted_before_the_log_was_withdrawn_too_is_not_named_in_the_review(staff_client: Client) -> None:
-    """Deleting an account once renamed its seats and Player rows "Former player" but left the
-    Move log's entries that name it (its join, its timeouts...): the review takes its names from
-    the seats as they stand now, not from the log."""
+    """Move log entries may name an account whose seats and Player rows read "Former player" (its
+    join, its timeouts...): the review takes its names from the seats as they stand now, never
+    from the log."""
     from games.services.codes import FORMER_PLAYER
 
     table = open_room(2)

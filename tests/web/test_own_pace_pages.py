@@ -1184,7 +1184,7 @@ def test_one_account_cannot_mail_one_mailbox_again_and_again_through_its_plus_ad
 
 
 # Counted in this process's memory: the account's limit is what is tested here; the shared count in
-# Redis has tests of its own, and a full run's load has once let one Redis count go missing here.
+# Redis has tests of its own, and a full run's load can let one Redis count go missing here.
 @override_settings(RATE_LIMIT_REDIS_URL="")
 def test_one_account_is_sent_a_few_confirmation_links_a_day_whatever_addresses_it_types(
     limit_clock: ManualClock,
@@ -1462,8 +1462,8 @@ def renewal(old: dict[str, Any], new: dict[str, Any]) -> str:
 @pytest.mark.usefixtures("push_settings")
 def test_a_subscription_its_browser_renewed_is_replaced_by_the_new_one_with_no_page_open() -> None:
     """The push service renewed the browser's subscription (Firefox does, on its own schedule): the
-    server went on pushing to the old one, found gone, and the device heard of no turn until its
-    player opened Your games again. The service worker posts the new one in the old one's place,
+    old one is gone, and the device would hear of no turn until its player opened Your games
+    again. The service worker posts the new one in the old one's place,
     without a CSRF token (a worker has none): the same seats and language, the session's list of
     its endpoints (what signing out stops) following it."""
     client = Client(HTTP_ACCEPT_LANGUAGE="de")
