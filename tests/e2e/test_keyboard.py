@@ -158,8 +158,8 @@ def test_the_host_who_unmutes_a_player_who_left_keeps_the_keyboard_in_the_player
     live_site: LiveSite, new_page: Any
 ) -> None:
     """Bob, muted, left the lobby: the host's list names him with Unmute chat. Pressed, his line
-    goes with his mute, and the keyboard fell to the top of the page; it stays in the list, on
-    another seat's button (Cy's Mute chat), not on the host's own Leave."""
+    goes with his mute, and the keyboard, rather than fall to the top of the page, stays in the
+    list, on another seat's button (Cy's Mute chat), not on the host's own Leave."""
     host, bob, cy = new_page(), new_page(), new_page()
     url = create_online(host, live_site, "Ann")
     join(bob, url, "Bob")

@@ -957,7 +957,7 @@ def test_a_click_on_a_notification_brings_the_rooms_open_tab_forward_whatever_it
     harness: Any,
 ) -> None:
     """The room is open in a tab whose address has more than the room's path (its #chat, a query): the
-    click opened a second tab of it (a second connection, two tables) instead of showing that one."""
+    click shows that tab rather than open a second one (a second connection, two tables)."""
     page = harness(SW_HARNESS)
     click = {"action": "", "data": {"url": f"{SITE}/r/abc/"}}
     for there in (f"{SITE}/r/abc/", f"{SITE}/r/abc/#chat", f"{SITE}/r/abc/?from=home"):

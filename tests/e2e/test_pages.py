@@ -846,9 +846,8 @@ def test_a_keyboard_user_can_bring_every_seats_total_into_view_at_the_replays_en
     live_site: LiveSite, new_page: Any
 ) -> None:
     """Eight players on a 1280 px screen: the card scrolls sideways, and the last seats' columns can
-    be past its right edge. A mouse scrolls it; from the keyboard nothing did: the card was not
-    focusable, and the arrow keys pressed on a control inside it stepped the replay instead of
-    scrolling it."""
+    be past its right edge. A mouse scrolls it, and so does the keyboard: the card takes the focus,
+    and the arrow keys pressed in it scroll it rather than step the replay."""
     code = live_site.finished_game(8, 1, "official")
     page = new_page(1280, 800)
     page.goto(f"{live_site.url}/r/{code}/replay")
@@ -1266,7 +1265,7 @@ def test_a_painted_card_scrolled_sideways_keeps_its_colours_section_named(live_s
 
 def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_site: LiveSite, new_page: Any) -> None:
     """A reader on the replay edits the address to another step's link (#move-N, as the coach's
-    review links) or pastes one: the page stayed on the step it showed, as if the link were dead.
+    review links) or pastes one: the page goes to that step, or the link would seem dead.
     A move after the game's last step shows the last step, the nearest there is; an address that
     names no step leaves the replay where it is."""
     code = finished_game(live_site)

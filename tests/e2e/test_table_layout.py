@@ -1430,8 +1430,8 @@ def test_on_a_phone_the_waiting_players_triple_card_names_the_other_seat_over_it
     live_site: LiveSite, new_page: Any, host: str
 ) -> None:
     """The waiting player's Triple card pins their own three columns at its right edge: the
-    player to play has two columns in view beside them, about 100 px, yet their head showed
-    only its markers and the ellipsis ("▶ ● …"), the name cut to one column's width. A seat's
+    player to play has two columns in view beside them, about 100 px, where a name cut to one
+    column's width would show only its markers and the ellipsis ("▶ ● …"). A seat's
     name takes the width of its columns in view: whole where it fits, else its first letters
     and the ellipsis, as the card rests and as it is scrolled sideways."""
     pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]

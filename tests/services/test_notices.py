@@ -679,8 +679,8 @@ def test_a_subscription_the_push_service_says_is_gone_is_pushed_no_more_and_not_
     push: PushService, status: int
 ) -> None:
     """A push service's subscriptions expire (410, or 404) while the browser still holds them and
-    says its notifications are on: its page posted the dead one again at each visit to Your games,
-    and it was stored as new, and the player never heard of a turn again. The server keeps it as
+    says its notifications are on: its page posts the dead one again at each visit to Your games,
+    and stored as new it would leave the player never told of a turn again. The server keeps it as
     gone: the browser's post of it is refused with ``subscription_gone`` (its page then makes a new
     one), and the sweep of subscriptions failing deletes it after ``PUSH_FAILING_DAYS``."""
     table = own_pace_room(seconds=0)

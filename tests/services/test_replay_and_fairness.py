@@ -536,8 +536,8 @@ def test_a_score_the_timer_made_after_the_player_rolled_shows_the_dice_it_scored
 
 def test_a_log_whose_score_the_rules_refuse_is_reported_as_failed_not_a_server_error() -> None:
     """One score changed to a box the seat had already filled: the replay raises the rules' refusal,
-    which the fairness page and ``verify_game`` let through (a 500, a traceback) instead of saying
-    the check failed. The admin's page catches it (games/web/admin.py ``build_review``)."""
+    which the fairness page and ``verify_game`` report as a failed check, not let through as a 500
+    or a traceback, as the admin's page does (games/web/admin.py ``build_review``)."""
     table = open_room(1)
     game = play_to_end(table, random.Random(6), rerolls=0)
     scores = list(game.moves.filter(kind=Move.Kind.SCORE).order_by("seq"))

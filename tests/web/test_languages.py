@@ -528,8 +528,8 @@ def test_a_page_words_a_refusal_as_the_room_pages_script_does() -> None:
 
 
 def test_the_javascript_catalog_stores_nothing_in_the_shared_cache_whatever_its_address(monkeypatch: Any) -> None:
-    """A copy kept per address in the shared cache (Redis in production, no eviction) let anyone
-    fill it by varying ``?v=``: the catalog is made once a process per language instead."""
+    """A copy kept per address in the shared cache (Redis in production, no eviction) would let
+    anyone fill it by varying ``?v=``: the catalog is made once a process per language."""
     stored: list[str] = []
     backend = caches["default"]
     real_set = backend.set

@@ -920,9 +920,9 @@ def test_your_games_shows_the_address_the_turn_e_mails_go_to_and_saving_it_again
 
 
 def test_your_games_says_a_link_is_waiting_to_be_confirmed_after_a_reload_until_it_is() -> None:
-    """The message straight after saving was the only word of a link sent: reloaded, the form gave
-    no sign of it. It says so on every visit while the link waits, and not once it is confirmed,
-    voided (e-mails off) or expired."""
+    """A link sent is not only said straight after saving, which a reload loses: the form says so
+    on every visit while the link waits, and not once it is confirmed, voided (e-mails off) or
+    expired."""
     user = get_user_model().objects.create_user("ana", password="pw")
     client = Client()
     client.force_login(user)
