@@ -840,6 +840,58 @@ def test_every_test_the_docs_name_exists() -> None:
     assert not missing, "tests the docs name that do not exist:\n" + "\n".join(missing)
 
 
+def _resolves(name: str) -> bool:
+    """Whether ``games.services.notices.letter`` is a module, or a name (a model's field, a
+    Struct's or a dataclass's field too) reached from the longest module of its prefix."""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            meta = getattr(found, "_meta", None)
+            fields = {f.name for f in meta.get_fields()} if meta is not None else set()
+            fields |= {*getattr(found, "__annotations__", {}), *getattr(found, "__struct_fields__", ())}
+            if hasattr(found, part):
+                found = getattr(found, part)
+            elif part in fields:
+                found = None
+            else:
+                return False
+        return True
+    return False
+
+
+def test_every_module_name_and_path_the_docs_give_is_in_the_code() -> None:
+    """A name of the code in backticks (`games.services.notices.letter`, `accounts.models.HeldName`)
+    is one the code has, and a file or folder (`games/realtime/fanout.py`, `games/realtime/layers`)
+    is there: a function renamed or a module moved leaves no doc pointing at nothing."""
+    found = []
+    checked = 0
+    for doc in DOCS:
+        text = re.sub(r"^```.*?^```", "", doc.read_text(), flags=re.M | re.S)
+        for span in set(re.findall(r"`([^`\n]+)`", text)):
+            span = span.removesuffix("()")
+            if re.fullmatch(r"[\w.]+\.(js|py|md|html|css|json)", span) and "/" not in span:
+                continue  # a file named without its folder (`games.js`, in the row of static/js)
+            if re.fullmatch(r"(games|accounts|bots|yahtzee)(\.[A-Za-z_]\w*)+", span):
+                if re.fullmatch(r"yahtzee\.[EW]\d{3}", span):
+                    continue  # a check's id (test_docs_deploy_lists_every_check_of_the_project)
+                checked += 1
+                if not _resolves(span):
+                    found.append(f"{doc.name}: {span}")
+            elif re.fullmatch(r"(games|accounts|bots|yahtzee|tests|static|templates|deploy|bench)/[\w/.-]*", span):
+                path = span.split("::")[0]
+                checked += 1
+                if not ((ROOT / path).exists() or (ROOT / f"{path}.py").exists()):
+                    found.append(f"{doc.name}: {span}")
+    assert checked > 100
+    assert not found, "names and paths the docs give that the code does not have:\n" + "\n".join(sorted(found))
+
+
 def test_the_fair_dice_method_says_what_its_script_does_with_a_log_that_leaves_out_turns() -> None:
     """The checking script reads a log with no ``scores`` (then it does not check where turns
     begin) and rolls with no ``turn`` (counted all the same): the method says what the script does
