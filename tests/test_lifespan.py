@@ -175,9 +175,10 @@ def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_sta
 
 def test_without_lifespan_events_a_refusal_is_not_for_the_life_of_the_process(monkeypatch) -> None:
     """Under uvicorn a refused start ends the process (lifespan.startup.failed) and its supervisor
-    starts it again, which serves once the other process is gone. Under Daphne the refusal made at
-    the first connection was kept for good: the process stayed up answering 503 to everything, so no
-    supervisor restarted it, long after the row that caused it aged out (processes.LIVE)."""
+    starts it again, which serves once the other process is gone. Under Daphne, with no lifespan
+    events, the refusal is made at the first connection and not kept for good: a process up and
+    answering 503 to everything is restarted by no supervisor, so it serves once the row that
+    caused it aged out (processes.LIVE)."""
     monkeypatch.setattr(processes, "LIVE", timedelta(milliseconds=10))
     refuse = [True]
 

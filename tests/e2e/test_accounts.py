@@ -334,9 +334,9 @@ def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_s
 def test_a_passkey_that_could_not_confirm_it_is_you_keeps_the_player_on_the_page(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """A passkey's answer the server could not check sent the player from "Confirm it is you" to the
-    sign-in page's redirect, away from the change that asked: they stay, told why, and their own
-    passkey then takes them on to the page that asked."""
+    """A passkey's answer the server cannot check leaves the player on "Confirm it is you", told why,
+    not sent on to the sign-in page's redirect, away from the change that asked; their own passkey
+    then takes them on to the page that asked."""
     base = live_site.url.replace("127.0.0.1", "localhost")
     page = new_page(1280, 800)
     virtual_authenticator(page)

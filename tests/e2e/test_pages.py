@@ -718,10 +718,10 @@ def test_on_a_phone_a_triple_card_keeps_its_height_and_whole_totals_as_the_sums_
     live_site: LiveSite, new_page: Any
 ) -> None:
     """The phone's Triple card gives every column one width, so an upper sum with its goal
-    ("135/126 ✓") took a second line once it grew, and the card grew taller between two turns,
-    moving every box below it under the player's finger; and a finished game's four-figure total
-    ran past the one column's width kept for another seat's total. The sum row holds one
-    height from the first turn to the last, and a total of 1588 shows whole."""
+    ("135/126 ✓") could take a second line once it grows, and the card grow taller between two
+    turns, moving every box below it under the player's finger; and a finished game's four-figure
+    total could run past the one column's width kept for another seat's total. The sum row holds
+    one height from the first turn to the last, and a total of 1588 shows whole."""
     code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/replay")
@@ -1094,8 +1094,8 @@ CARD_TOPS = """() => { const next = document.getElementById('next'), tops = [];
 def test_on_a_phone_stepping_through_the_replay_keeps_the_card_in_place(
     live_site: LiveSite, new_page: Any, ruleset: str
 ) -> None:
-    """The step panel above the card took one line more or less with each step's sentence, dice and
-    verdict: on a phone the card under it moved up and down at every step."""
+    """The step panel above the card holds one height whatever each step's sentence, dice and
+    verdict: on a phone the card under it would otherwise move up and down at every step."""
     code = finished_game(live_site, players=2, seed=SEEDS.get(ruleset, 6), ruleset=ruleset)
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/replay")

@@ -1317,9 +1317,9 @@ SEAT_PILL_WIDTHS = """([s, total]) => {
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: Any, size: tuple[int, int]) -> None:
     """The Players list's pills flow in rows: a pill that widened as its total went from 0 to 85,
-    or to 346, moved the pill after it to a new row, and the list grew a row's height (49 px on a
-    desktop) between two turns, pushing the feed and the chat below it down. A total takes the
-    room of four figures from the start."""
+    or to 346, would move the pill after it to a new row, and the list grow a row's height (49 px
+    on a desktop) between two turns, pushing the feed and the chat below it down. A total takes
+    the room of four figures from the start."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
     s = state([])
     s["seats"] = [

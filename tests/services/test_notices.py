@@ -647,9 +647,10 @@ def test_time_an_outage_gives_back_owes_the_reminder_again_only_if_it_went_in_th
 
 
 def test_the_your_turn_e_mail_of_a_fresh_three_day_move_says_three_days_as_the_room_does() -> None:
-    """The room's countdown shows a fresh 3-day move as "3 d 0 h"; the e-mail sent the same moment
-    said "2 days 23 hours", since ``duration`` dropped every part of an hour a few milliseconds
-    short of it (and the reminder due when a quarter of a 1-day move is left, "5 hours")."""
+    """The room's countdown shows a fresh 3-day move as "3 d 0 h", and the e-mail sent the same
+    moment says 3 days too, not "2 days 23 hours": ``duration`` goes to the nearest minute rather
+    than drop every part of an hour a few milliseconds short of it (as would the reminder due
+    when a quarter of a 1-day move is left, "5 hours")."""
     table = own_pace_room(seconds=3 * DAY)
     opted_in(table, 1)
     score_first_legal(table)

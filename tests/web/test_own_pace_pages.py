@@ -1436,8 +1436,8 @@ def test_a_strangers_address_typed_in_is_sent_one_link_and_no_turn_e_mails() -> 
 
 
 def test_your_games_gives_a_paused_game_the_time_its_move_has_left_not_no_time_limit() -> None:
-    """A pause holds the turn's time (the deadline is set again on resume): the list said "No time
-    limit" for a game of a day a move."""
+    """A pause holds the turn's time (the deadline is set again on resume): the list says the time
+    the move has left, not "No time limit", for a game of a day a move."""
     table = own_pace_room(seconds=86_400)
     host = table.controllers[0]
     services.game_pause(code=table.code, controller=host, expected_version=table.version(), action_id=action_id())
