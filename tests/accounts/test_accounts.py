@@ -56,8 +56,8 @@ def test_sign_up_needs_no_email_and_checks_the_password_validators() -> None:
 
 
 def test_the_sign_up_pages_password_rules_are_a_block_under_their_field() -> None:
-    """Django's form.as_p wrote the rules as a <ul> in a <span> in a <p>: a browser closes the <p>
-    before the list, so the rules showed as a full-size bulleted list after an empty paragraph.
+    """Django's form.as_p writes the rules as a <ul> in a <span> in a <p>: a browser closes the <p>
+    before the list, so the rules would show as a full-size bulleted list after an empty paragraph.
     The help of every allauth field is a <div> in the field's own <div>, as on the sign-in page."""
     signup = Client().get("/accounts/signup/").content.decode()
     assert not re.search(r"<(span|p)\b[^>]*>\s*<ul>", signup), "a list inside a <span> or a <p>"

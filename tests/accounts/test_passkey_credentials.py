@@ -142,10 +142,10 @@ def test_confirming_it_is_you_with_a_passkey_refuses_a_credential_that_is_not_on
 
 
 def test_confirming_it_is_you_with_a_passkey_that_fails_stays_on_the_page_then_goes_where_it_was_asked_from() -> None:
-    """A passkey that could not be checked (another device's, or no passkey's answer at all) sent
-    the player to the sign-in page's redirect, away from the page that asked, with the error as a
-    message there: they stay on "Confirm it is you", told why, the page that asked still to go to
-    once confirmed, and nothing is confirmed. Their own passkey then takes them there."""
+    """A passkey that cannot be checked (another device's, or no passkey's answer at all) does not
+    send the player on to the sign-in page's redirect, away from the page that asked, with the
+    error as a message there: they stay on "Confirm it is you", told why, the page that asked still
+    to go to once confirmed, and nothing is confirmed. Their own passkey then takes them there."""
     client, passkey = with_passkey("eve")
     asked = reverse("mfa_list_webauthn")
     page = f"{reverse('mfa_reauthenticate_webauthn')}?next={asked}"

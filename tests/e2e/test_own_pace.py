@@ -812,8 +812,8 @@ def test_your_games_of_a_player_with_many_games_comes_in_pages_with_and_without_
 def test_your_games_left_open_is_read_again_when_the_laptop_wakes_or_the_tab_is_shown(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """Your games left open on a laptop closed for hours said "Your move" of a move made since on
-    another device, with the time left and the header's count of hours before. The list is read
+    """Your games left open on a laptop closed for hours would say "Your move" of a move made since
+    on another device, with the time left and the header's count of hours before. The list is read
     again when the machine wakes, when the tab is shown again and when the browser is back online."""
     ana = new_page()
     ana.clock.install()

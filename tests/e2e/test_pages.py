@@ -640,11 +640,10 @@ def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_colu
     live_site: LiveSite, new_page: Any
 ) -> None:
     """Three players' Triple card is wider than a phone: it scrolls sideways beside the focus
-    seat's three pinned columns. The other seats' names stayed at their heads' middles (under
-    the pinned columns, or past the card's edge), their totals too, and a column stopped half
-    under the pinned ones: now it comes to rest with whole columns beside them, each seat's name
-    and total over its columns in view, in the replay and at the table alike (the one scorecard
-    module draws both)."""
+    seat's three pinned columns. It comes to rest with whole columns beside them, not a column
+    half under the pinned ones, and each seat's name and total over its columns in view, not at
+    their heads' middles (under the pinned columns, or past the card's edge), in the replay and
+    at the table alike (the one scorecard module draws both)."""
     code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/replay")
@@ -678,9 +677,9 @@ def test_at_a_triple_games_end_a_phone_that_plays_no_seat_keeps_the_winners_colu
     live_site: LiveSite, new_page: Any
 ) -> None:
     """During play a spectator's phone (and a shared device) keeps the columns of the seat to
-    play in view as the Triple card scrolls sideways; at the end no seat is to play, and no
-    column stayed: the card scrolled as a whole, the box names with it. The winner's columns
-    stay, as at the replay's last step."""
+    play in view as the Triple card scrolls sideways; at the end no seat is to play, and the
+    winner's columns stay, as at the replay's last step, rather than the card scrolling as a
+    whole, the box names with it."""
     code = finished_named_game(live_site, ["Ann", "Bob", "Cleo"], "triple")
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/")
@@ -1248,8 +1247,8 @@ SECTION_NAMES_SCROLLED = """() => [...document.querySelectorAll('#card .scorecar
 
 def test_a_painted_card_scrolled_sideways_keeps_its_colours_section_named(live_site: LiveSite, new_page: Any) -> None:
     """Eight players' Painted card on a phone scrolls sideways. Scrolled to the last seats' columns,
-    the Colours pane's heading row showed empty: its name scrolled away with the first columns,
-    while the box names beside it stay in view."""
+    the Colours pane's heading row still shows its name, as the box names beside it stay in view,
+    not an empty row whose name scrolled away with the first columns."""
     code = finished_game(live_site, players=8, seed=3, ruleset="painted")
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/replay")

@@ -684,8 +684,9 @@ def test_a_player_whose_connection_drops_is_not_offered_to_a_computer_before_the
 
 def test_a_tab_left_open_learns_the_seat_its_browser_took_in_another_tab(live_site: LiveSite, new_page: Any) -> None:
     """Ben opens the invite link (tab A), then takes a seat from a second tab (tab B) of the same
-    browser. Tab A kept the `you` of the moment it connected: it said "you are watching", offered
-    "Take a seat", and once the game started showed Ben's own turn as someone else's."""
+    browser. Tab A shows Ben's seat as its own: with the `you` of the moment it connected, it would
+    say "you are watching", offer "Take a seat", and once the game started show Ben's own turn as
+    someone else's."""
     host = new_page()
     url = create_online(host, live_site, "Ada")
     tab_a = new_page()

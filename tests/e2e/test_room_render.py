@@ -251,8 +251,8 @@ def test_the_end_of_a_game_names_its_winner_or_the_tie_and_ranks_everyone(
 
 
 def test_the_coachs_label_stays_on_one_line_in_french_beside_a_long_hint(harness: Any) -> None:
-    """French writes "Coach :" with a space before the colon: beside a long hint the label was
-    squeezed to its narrowest and broke into "Coach" over ":"."""
+    """French writes "Coach :" with a space before the colon: beside a long hint the label, squeezed
+    to its narrowest, is still one line, not "Coach" over ":"."""
     french = '<script>window.django = { gettext: (text) => ({ "Coach:": "Coach :" })[text] ?? text };</script>'
     page = harness(HARNESS.replace("<main>", french + "<main>"))
     page.set_viewport_size({"width": 390, "height": 844})
@@ -270,7 +270,8 @@ def test_the_coachs_label_stays_on_one_line_in_french_beside_a_long_hint(harness
 
 @pytest.mark.parametrize("narrow", [False, True])
 def test_the_coachs_figures_say_they_are_the_final_score_to_expect(page: Any, narrow: bool) -> None:
-    """A figure of its own ("≈ 253.0") told a player who had never met the coach nothing."""
+    """A figure on its own ("≈ 253.0") tells a player who has never met the coach nothing: each says
+    it is the final score to expect."""
     s = {**state([5, 5, 2, 1, 3]), "hints": True}
     options = [
         {"kind": "keep", "held": [0, 1], "expected": 253.0},
@@ -1362,8 +1363,8 @@ def presence_words(language: str) -> str:
 def test_a_seats_pill_keeps_its_size_when_its_player_reacts_or_goes_away(
     harness: Any, language: str, size: tuple[int, int]
 ) -> None:
-    """A reaction showed in the seat's pill for a few seconds, and "online" became "away" (in German
-    "abwesend", longer than "online"): the pill widened or narrowed, and the pills after it could
+    """A reaction shows in the seat's pill for a few seconds, and "online" becomes "away" (in German
+    "abwesend", longer than "online"): were the pill to widen or narrow, the pills after it could
     take another row and push the feed and the chat down. A reaction floats over the pill's edge,
     and the presence word takes the room of the longer of the two from the start."""
     page = harness(presence_words(language))
@@ -1397,7 +1398,7 @@ CARD_ROWS = """([s, filled]) => {
 @pytest.mark.parametrize("name", ["official", "triple", "painted"])
 def test_a_box_scored_is_no_taller_than_an_empty_one(page: Any, name: str, size: tuple[int, int]) -> None:
     """A score fills a box of the row: in Painted's panes on a desktop (four seats) a box's points
-    and their padding stood 0.19 px taller than the row's height, so the row grew by that at its
+    and their padding 0.19 px taller than the row's height would grow the row by that at its
     first score, and the card by a pixel every few scores. Every row keeps its height as boxes
     are scored, in both colour schemes."""
     page.set_viewport_size({"width": size[0], "height": size[1]})

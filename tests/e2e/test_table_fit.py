@@ -469,8 +469,8 @@ WHOLE_NAMES = """() => [...document.querySelectorAll('.reaction-float.whole-name
 
 
 def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site: LiveSite, new_page: Any) -> None:
-    """A cut name in a seat's head showed whole on a tap or a click only: the keyboard reaches each
-    cut name (a button, named by the whole name), Enter or Space shows it whole until Escape or
+    """A cut name in a seat's head shows whole on a tap or a click, and from the keyboard too: it
+    reaches each cut name (a button, named by the whole name), Enter or Space shows it whole until Escape or
     until the keyboard moves on. A name that fits is no tab stop, nor is any on a desktop's card."""
     names = ["Ann", "Ben", "Cleopatra", "Wilhelmina Rosenkranz", "Eve", "Fay"]
     page = new_page(390, 844)

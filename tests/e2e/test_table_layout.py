@@ -340,8 +340,8 @@ def test_arrow_keys_move_between_the_boxes_of_the_scorecard(live_site: LiveSite,
 
 
 def test_a_box_under_a_pointer_resting_on_its_edge_stays_put(live_site: LiveSite, new_page: Any) -> None:
-    """Hovering a box does not move it: a box lifted on hover slid off a pointer resting on its
-    bottom edge, dropped back under it, and shook for as long as the pointer stayed."""
+    """Hovering a box does not move it: a box lifted on hover would slide off a pointer resting on
+    its bottom edge, drop back under it, and shake for as long as the pointer stayed."""
     page = new_page()
     create_local(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
