@@ -25,8 +25,8 @@ from yahtzee.lifespan import Lifespan
 @pytest.mark.parametrize("server", ["uvicorn", "daphne"])
 def test_a_deadline_that_passed_before_the_server_started_is_played(tmp_path: Path, server: str) -> None:
     """uvicorn starts the scheduler at the ASGI lifespan's startup; Daphne (and ``manage.py runserver``)
-    sends no lifespan events, and served a process that only kept timers for the rooms it committed
-    itself: a deadline stored before it started (a restart, a deploy, a day-long move) was never applied."""
+    sends no lifespan events, and a process that only kept timers for the rooms it committed itself
+    would never apply a deadline stored before it started (a restart, a deploy, a day-long move)."""
     env = server_env(DATA_DIR=str(tmp_path), SECRET_KEY=f"sweep-{uuid.uuid4().hex}", BOT_TABLES_AT_START="0")
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)
@@ -208,9 +208,10 @@ def serving_rows(env: dict[str, str]) -> int:
 
 
 def test_under_daphne_a_process_that_stops_says_it_stops_serving(tmp_path: Path) -> None:
-    """Daphne sends no lifespan.shutdown, so processes.leave never ran: a worker redeployed in a new
-    container (another host name) within processes.LIVE of the old one's last beat found its row, on
-    the embedded in-memory layer took it for a second process, and refused to serve."""
+    """Daphne sends no lifespan.shutdown, so processes.leave runs at the process's exit: without it a worker
+    redeployed in a new container (another host name) within processes.LIVE of the old one's last
+    beat would find its row, on the embedded in-memory layer take it for a second process, and
+    refuse to serve."""
     env = server_env(DATA_DIR=str(tmp_path), SECRET_KEY=f"leave-{uuid.uuid4().hex}", BOT_TABLES_AT_START="0")
     for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
         env.pop(name, None)

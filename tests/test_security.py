@@ -437,7 +437,7 @@ def test_the_admin_is_for_staff_only() -> None:
 
 
 def test_staff_sign_in_where_everyone_does_which_asks_for_a_passkey_and_locks_guessers_out(settings: Any) -> None:
-    """The admin's own form took a password alone, even for an account with a passkey, and its
+    """The admin's own form takes a password alone, even for an account with a passkey, and its
     session is signed in on the whole site: /admin/login/ sends everyone to the site's sign-in."""
     from allauth.mfa.models import Authenticator
 

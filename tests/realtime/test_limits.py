@@ -191,8 +191,8 @@ async def _asgi_get(app: Any, path: str, ip: str) -> int:
 @pytest.mark.asyncio
 async def test_guesses_sent_all_at_once_are_held_to_the_miss_limit(settings: Any) -> None:
     """Requests sent together must not all pass a check made before any of them is counted: each
-    takes its place in the count before its code is looked up (the async review.json showed it
-    every time; the plain views lose the same race in their threads, less regularly)."""
+    takes its place in the count before its code is looked up (the async review.json would lose
+    that race every time; the plain views in their threads, less regularly)."""
     settings.RATE_LIMIT_ROOM_MISS = "3/60"
     app = get_asgi_application()
     statuses = await asyncio.gather(*[_asgi_get(app, f"/r/guess{i:05d}/review.json", "10.0.9.9") for i in range(60)])

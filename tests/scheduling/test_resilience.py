@@ -376,8 +376,8 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
 async def test_finished_games_follow_ups_that_meet_the_database_away_log_it_as_an_outage(
     settings, monkeypatch, caplog
 ) -> None:
-    """Follow-ups cut short by the database away logged a traceback each, and their success after
-    it never said that the database answered again."""
+    """Follow-ups cut short by the database away are logged as an outage, not a traceback each, and
+    their success after it says that the database answered again."""
     settings.SCHEDULER_POLL = 0.01
     quiet_database(monkeypatch)
     down = [True]
@@ -416,7 +416,7 @@ async def test_finished_games_follow_ups_that_meet_the_database_away_log_it_as_a
 
 @pytest.mark.asyncio
 async def test_sweeps_that_meet_the_database_away_log_it_as_an_outage(settings, monkeypatch, caplog) -> None:
-    """Sweeps cut short by the database away logged a traceback, apart from the outage's lines."""
+    """Sweeps cut short by the database away are logged as the outage's lines, with no traceback of their own."""
     settings.SCHEDULER_POLL = 0.01
     quiet_database(monkeypatch)
     sweeps: list[int] = []

@@ -374,9 +374,10 @@ def test_two_processes_up_all_along_with_clocks_ten_seconds_apart_move_no_deadli
 def test_the_time_a_beat_spends_giving_time_back_is_no_outage_at_the_next_beat(settings, monkeypatch) -> None:
     """After an outage a beat gives every running turn its time back, one Move each, holding the
     heartbeat's row: on a site with many running deadlines that takes longer than
-    SCHEDULER_OUTAGE. Timed from when that beat started, the next beat, right after it, saw the
-    beat's own work as a gap and gave every running turn that much more again, which took as long
-    again: no turn ever ran out. Here one give-back takes 0.3 s against a threshold of 0.2 s."""
+    SCHEDULER_OUTAGE. Timed from when that beat started, the next beat, right after it, would see
+    the beat's own work as a gap and give every running turn that much more again, which would take
+    as long again: no turn would ever run out. Here one give-back takes 0.3 s against a threshold
+    of 0.2 s."""
     settings.SCHEDULER_OUTAGE = 0.2
     settings.SCHEDULER_POLL = 0.05
     table = timed_room(seconds=30)
@@ -672,8 +673,9 @@ def test_a_scheduler_poll_that_is_no_time_apart_is_named_as_the_settings_load(
 def test_a_health_check_window_that_is_no_whole_number_of_polls_is_named_as_the_settings_load(
     monkeypatch: pytest.MonkeyPatch, polls: str
 ) -> None:
-    """0 or less failed every health check of a scheduler that ran fine (its last round is always
-    more than 0 polls ago): compose showed it unhealthy for ever, and said nothing of the setting."""
+    """0 or less would fail every health check of a scheduler that runs fine (its last round is
+    always more than 0 polls ago): compose would show it unhealthy for ever, and say nothing of the
+    setting. The settings refuse it as they load, naming it."""
     import runpy
     from pathlib import Path
 
@@ -743,10 +745,10 @@ def endless_backlog(
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_a_long_backlog_does_not_keep_the_scheduler_from_beating(settings, monkeypatch) -> None:
-    """After downtime thousands of rooms are due; a sweep claimed BATCH (50) of them before its next
-    beat. At 40 ms a claim that is 2 s without a beat, and the scheduler alone up (``make run``'s
-    server, a site's only process) took its own sweep for an outage: every running turn was given
-    2 s more, with an ``extend`` Move, at every sweep until the backlog was gone."""
+    """After downtime thousands of rooms are due. Were a sweep to claim BATCH (50) of them before its
+    next beat, at 40 ms a claim that is 2 s without a beat, and the scheduler alone up (``make run``'s
+    server, a site's only process) would take its own sweep for an outage: every running turn would
+    be given 2 s more, with an ``extend`` Move, at every sweep until the backlog was gone."""
     from asgiref.sync import sync_to_async
 
     settings.SCHEDULER_POLL = 0.05

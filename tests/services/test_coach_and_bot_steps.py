@@ -194,8 +194,8 @@ def test_the_review_does_not_charge_an_away_person_with_a_computers_choices_when
 
 def test_the_hint_for_a_forced_joker_says_what_the_box_gets_not_the_box_plus_the_bonus() -> None:
     """RULES.md: official, Yahtzee box 50, Fours open, dice 4 4 4 4 4: only Fours is legal; it scores
-    20 and the turn adds a 100 bonus. The room's options say 20 and +100; the hint said "Score 120
-    in Fours" (its ``points`` and its text), a box value the rules never give."""
+    20 and the turn adds a 100 bonus. The room's options say 20 and +100, and so does the hint, not
+    "Score 120 in Fours" (its ``points`` and its text), a box value the rules never give."""
     table = open_room(1)
     game = table.game
     state = game.room.rules

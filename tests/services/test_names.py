@@ -54,7 +54,7 @@ def test_a_name_is_normalised_and_loses_its_invisible_characters(typed: str, sto
 def test_the_joiners_and_emoji_style_that_a_name_is_spelt_with_stay(typed: str) -> None:
     """An emoji drawn of several (a family, a flag, a skin tone with a job), a symbol in emoji style,
     and Persian or Indic letters that the zero-width (non-)joiner shapes draw as typed only with
-    them: dropped, "👩🏽‍💻" showed as two pictures and "علی‌رضا" ran its two words together."""
+    them: dropped, "👩🏽‍💻" would show as two pictures and "علی‌رضا" run its two words together."""
     assert services.clean_name(typed) == typed
 
 
@@ -172,7 +172,7 @@ def test_a_name_with_an_invisible_mark_cannot_sit_beside_its_twin(twin: str) -> 
 @pytest.mark.django_db
 def test_a_join_sent_twice_by_one_browser_keeps_its_seat_and_another_browser_is_still_refused_the_name() -> None:
     """A double click on "Take a seat" posts the join twice: the second is answered with the seat the
-    browser has (its page said "someone here is already called Bob" while Bob sat there)."""
+    browser has, not "someone here is already called Bob" while Bob sits there."""
     table = open_room(1, start=False)
     first = services.game_join(code=table.code, name="Bob", controller="bobs-browser", action_id="join-a-1")
     version = Game.objects.get(code=table.code).version

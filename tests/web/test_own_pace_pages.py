@@ -460,8 +460,8 @@ def test_your_games_says_notifications_need_javascript_to_a_browser_without_it()
 
 def test_a_move_whose_time_ran_out_is_not_listed_as_having_no_limit() -> None:
     """The deadline has passed and the server has not played the move yet (its scheduler is a
-    sweep away, down, or the site just came back): Your games said "no limit left", the words of
-    a game with no time per move."""
+    sweep away, down, or the site just came back): Your games says the time is up, not "no limit
+    left", the words of a game with no time per move."""
     ana, ben = Client(), Client()
     code = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
     ben.post(f"/r/{code}/join", {"name": "Ben"})
