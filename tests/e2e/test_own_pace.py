@@ -350,7 +350,7 @@ def test_a_page_that_slept_counts_down_from_the_time_the_server_says_is_left_whe
     ana.evaluate("window.__sockets.at(-1).close()")
     ana.wait_for_selector("#conn[data-state=connected]")
     ana.wait_for_function("window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1")
-    # The server says about 14 hours are left; the page showed the 24 it counted from.
+    # The server says about 14 hours are left, not the 24 the page counted from.
     ana.wait_for_function(
         "/^1[34] h \\d+ min$/.test(document.querySelector('[data-countdown^=seat]')?.textContent)", timeout=10_000
     )

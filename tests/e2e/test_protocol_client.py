@@ -520,8 +520,8 @@ def test_a_presence_with_this_pages_seat_away_while_its_socket_is_open_has_it_co
 #
 # A connection can die without a word (Wi-Fi gone, a phone's network switching, a NAT dropping
 # the flow): the browser goes on calling its socket open for minutes. In Chromium with the
-# network cut (``context.set_offline``) the room page said "Connected" for a full minute while
-# its Roll went nowhere. docs/protocol.md: "While the socket is down ... the client accepts no
+# network cut (``context.set_offline``) a page that trusted it would say "Connected" for a full
+# minute while its Roll went nowhere. docs/protocol.md: "While the socket is down ... the client accepts no
 # new action". Here the client runs against a fake socket and a virtual clock: timers,
 # Date.now and performance.now all follow ``h.advance(ms)``.
 

@@ -1497,7 +1497,7 @@ def test_a_timeouts_score_is_told_with_the_yahtzee_bonus_it_earned(push: PushSer
         f"Your turn in room {table.shown}: {a}'s time ran out: the server scored 30 in Sixes and a Yahtzee bonus "
         "of 100 for them."
     )
-    # Without a bonus, the line it always said.
+    # Without a bonus, the line without one.
     notice.event = {**event, "bonus": 0}
     assert notices.letter(notice, game, "en").line.endswith("the server scored 30 in Sixes for them.")
 

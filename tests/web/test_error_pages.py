@@ -218,7 +218,7 @@ def test_allauths_rate_limits_answer_with_the_site_s_429() -> None:
 
 def test_a_bare_405_is_the_site_s_page_under_the_async_server_too() -> None:
     # The live server runs Django's async handler: the page's header reads the session and the
-    # user, which must happen outside the event loop (else the page fell back to its plain form).
+    # user, which must happen outside the event loop (else the page would fall back to its plain form).
     from asgiref.sync import async_to_sync
     from django.test import AsyncClient
 
