@@ -52,8 +52,8 @@ def test_a_pool_is_shared_per_server_and_options_only() -> None:
 
 def test_a_test_that_empties_its_cache_leaves_other_processes_keys_and_the_limits_counts_alone() -> None:
     """Django's ``cache.clear()`` on Redis empties the whole database (FLUSHDB), and with it the rate
-    limits' counts of every test process sharing that Redis, which then missed a count mid-test. A
-    test process keeps its cache keys under a prefix of its own and empties only those."""
+    limits' counts of every test process sharing that Redis, which would then miss a count
+    mid-test. A test process keeps its cache keys under a prefix of its own and empties only those."""
     import redis
     from django.conf import settings
     from django.core.cache import cache

@@ -1058,8 +1058,8 @@ def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, 
 def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """The review lists every costly choice of every player: for eight players it ran to some
-    17,000 px on a phone. Each player's list folds under their heading, open at a tap."""
+    """The review lists every costly choice of every player: for eight players, some 17,000 px on a
+    phone, unfolded. Each player's list folds under their heading, open at a tap."""
     code = finished_game(live_site, players=8)
     page = new_page(390, 844)
     page.goto(f"{live_site.url}/r/{code}/replay")

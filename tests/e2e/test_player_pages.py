@@ -88,8 +88,8 @@ def test_a_first_rated_game_shows_a_provisional_rating_explained_on_hover_and_on
 def test_what_the_points_lost_a_game_are_is_told_on_a_tap_and_from_the_keyboard(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """The figure's explanation was a title on its words: no tap or key shows a title, so a phone
-    or a keyboard never read it. It is the "?" beside the words, as the rating's is."""
+    """The figure's explanation is the "?" beside its words, as the rating's is, not a title on
+    them: no tap or key shows a title, so a phone or a keyboard would never read it."""
     names = [f"lou{uuid.uuid4().hex[:6]}", f"max{uuid.uuid4().hex[:6]}"]
     rated_game(live_site, names)
     phone = new_page(390, 844, has_touch=True, is_mobile=True)

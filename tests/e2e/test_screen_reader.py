@@ -297,9 +297,10 @@ def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_f
 
 def test_each_button_of_the_players_list_names_the_seat_it_is_for(live_site: LiveSite, new_page: Any) -> None:
     """The host's lobby holds a Remove for each guest and computer, a Mute chat for a guest and a
-    Leave for each of the device's own seats: tabbing through them, a screen reader read "Remove,
-    Remove, Leave, Leave" (and voice control's "click Remove" had several to choose from). Each is
-    named by the words it shows and then the seat's name, as the eye reads it on the seat's row."""
+    Leave for each of the device's own seats: named by their words alone, a screen reader tabbing
+    through them would read "Remove, Remove, Leave, Leave" (and voice control's "click Remove" have
+    several to choose from). Each is named by the words it shows and then the seat's name, as the
+    eye reads it on the seat's row."""
     ann, bob = new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
     join(bob, url, "Bob")

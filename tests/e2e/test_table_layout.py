@@ -236,9 +236,10 @@ def six_boxes_each(ruleset: str, seats: int) -> Any:
 def test_desktop_every_seats_column_shows_whole_with_everyday_names(
     live_site: LiveSite, new_page: Any, ruleset: str, seats: int
 ) -> None:
-    """README: on a 1280x800 desktop the whole card fits. With eight everyday names (four in
-    Painted's two panes) the last seat's column was cut at the card's edge: 162 read "16". A long
-    name may be shortened in its head (whole in its title), a number or a box's name never."""
+    """README: on a 1280x800 desktop the whole card fits, with eight everyday names (four in
+    Painted's two panes) too: the last seat's column is not cut at the card's edge (162 read as
+    "16"). A long name may be shortened in its head (whole in its title), a number or a box's name
+    never."""
     page = new_page(1280, 800)
     url = create_local(page, live_site, EVERYDAY_NAMES[:seats], ruleset=ruleset)
     set_rules(live_site, code_of(url), six_boxes_each(ruleset, seats))
@@ -1460,9 +1461,9 @@ def test_a_touch_screen_held_sideways_is_not_told_which_keys_to_press(
     live_site: LiveSite, new_page: Any, touch: bool, keys_shown: bool
 ) -> None:
     """A phone on its side is as wide as a small laptop's window: the keys' line ("1–5 hold · Space
-    roll …") went by width alone, and a phone with no keyboard was told its keys. A screen with
-    no mouse and no keyboard keys is told none, at the table and in the replay; a window of the
-    same size with a mouse keeps them."""
+    roll …") does not go by width alone, which would tell a phone with no keyboard its keys. A
+    screen with no mouse and no keyboard keys is told none, at the table and in the replay; a
+    window of the same size with a mouse keeps them."""
     page = new_page(844, 390, has_touch=touch, is_mobile=touch)
     create_local(page, live_site, ["Ana", "Ben"])
     act(page, [page], lambda: page.click("#roll"))
@@ -1491,8 +1492,8 @@ IN_VIEW = """() => {
 def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
     live_site: LiveSite, new_page: Any, ruleset: str
 ) -> None:
-    """Held sideways a phone is wide and short: stacked, the dice and the boxes to score were a
-    screen apart, and each turn scrolled between them. The card sits beside the dice, and the
+    """Held sideways a phone is wide and short: stacked, the dice and the boxes to score would be a
+    screen apart, and each turn scroll between them. The card sits beside the dice, and the
     dice and Roll stay in view while the card scrolls to its last box."""
     page = new_page(844, 390, has_touch=True, is_mobile=True)
     create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
@@ -1521,9 +1522,9 @@ NAME_LINES = """() => [...document.querySelectorAll('#card th.seat-head .seat-he
 def test_a_tablet_or_phone_held_sideways_keeps_short_names_whole_in_six_seats_heads(
     live_site: LiveSite, new_page: Any, width: int, height: int
 ) -> None:
-    """A tablet or a large phone held sideways draws the desktop's card in less width: six seats'
-    heads had "Ana" as "A" over "na", "Cleo" as "Cle" over "o", the turn's mark and the presence
-    dot taking the first line's room. A short name keeps its letters on one line."""
+    """A tablet or a large phone held sideways draws the desktop's card in less width: the turn's
+    mark and the presence dot take room on six seats' heads' first line. A short name keeps its
+    letters on one line there, not "Ana" as "A" over "na", "Cleo" as "Cle" over "o"."""
     page = new_page(width, height, has_touch=True)
     create_local(page, live_site, ["Ana", "Benedikt", "Cleo", "Dimitrios", "Eve", "Francesca"])
     act(page, [page], lambda: page.click("#roll"))
