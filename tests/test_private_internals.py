@@ -1,4 +1,4 @@
-"""The private parts of dependencies the project still leans on are there and do what it expects.
+"""The private parts of dependencies the project leans on are there and do what it expects.
 
 Each is listed, with why it is kept, in docs/architecture.md ("Private internals of
 dependencies"). These tests fail at the upgrade that changes one, before a server or a
