@@ -1,4 +1,7 @@
-"""Driving a game with bot actions through the rules engine (simulations, tests, the server)."""
+"""Driving a game with bot actions through the rules engine (the benchmarks' simulations, the tests).
+
+The server plays a computer's step through its services instead (games.scheduling.botplay), with the
+dice of the room's seeds."""
 
 from __future__ import annotations
 

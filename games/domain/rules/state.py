@@ -2,9 +2,9 @@
 
 Every function takes a state and returns a new one, or raises ``RuleViolation`` and
 changes nothing. Randomness comes in from outside: ``apply_roll`` takes a
-``random.Random`` (the server passes ``secrets.SystemRandom()``, tests a seeded one),
-and ``apply_rolled`` takes the new faces themselves (for replaying a log, or for dice
-derived from a committed seed).
+``random.Random`` (the bots' simulated games and the tests pass a seeded one), and
+``apply_rolled`` takes the new faces themselves: the server's, derived from the room's
+committed seeds (games.domain.fairness), or a log's when it is replayed.
 """
 
 from __future__ import annotations
