@@ -13,8 +13,9 @@ it for Triple Yahtzee, and the API the rest of the app uses::
     build_all()                                   # management command / background thread
 
 Modules: ``strategy`` (the API above), ``tables`` (disk cache, ``ready``, ``build_all``),
-``solver`` (the backward induction), ``triple`` (the Triple heuristic), ``play`` (driving a
-game through the rules engine), ``dice`` (combinatorics). See docs/bots.md.
+``solver`` (the backward induction), ``triple`` (the Triple heuristic), ``painted`` (Painted
+Yahtzee's one-turn search), ``play`` (driving a game through the rules engine), ``dice``
+(combinatorics). See docs/bots.md.
 """
 
 from __future__ import annotations
