@@ -19,6 +19,7 @@ class GamesConfig(AppConfig):
         # scheduler hears of each committed action and acts when the room is next due.
         events.on_committed(broadcast.committed)
         events.on_told(broadcast.told)
+        events.on_gone(broadcast.gone)
         events.on_committed(scheduling.committed)
         # When Redis comes back, what other processes relayed meanwhile is lost: resync.
         fanout.on_relay_back(sockets.resync)

@@ -178,3 +178,13 @@ def told(
         fanout.publish_soon(code, [protocol.dumps(frame)], audience=audience, excluded=excluded)
     except Exception:  # nothing was promised but a best effort; the page resyncs on reconnect
         log.exception("telling %s a %s frame failed", code, frame.get("type"))
+
+
+def gone(codes: list[str]) -> None:
+    """A listener of games.services.events: the sockets of rooms just deleted, in every process,
+    are closed as a socket to a room that does not exist is (4404)."""
+    for code in codes:
+        try:
+            fanout.publish_soon(code, [fanout.ROOM_GONE])
+        except Exception:  # each socket finds out at its next frame or ping anyway
+            log.exception("closing the sockets of the deleted room %s failed", code)

@@ -257,6 +257,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.early is not None:  # not welcomed yet (connect)
             self.early.append((frames, version))
             return
+        if fanout.ROOM_GONE in frames:
+            # The room was deleted: the close goes behind what is queued, as close() sends it.
+            self.closing = True
+            self.outbox.put({"type": "websocket.close", "code": CLOSE_NO_ROOM})
+            return
         for text in frames:
             self.outbox.put({"type": "websocket.send", "text": text})
 

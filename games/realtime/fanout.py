@@ -61,6 +61,9 @@ RELAY_RENEW = 10.0  # seconds between renewals (and reads of who else is in the 
 # so a renewal of a thousand rooms in one would hold the event loop for 14-57 ms at once; in
 # batches of 100 it holds it 3-5 ms at a time for the same 45 ms of CPU (docs/performance.md).
 RENEW_BATCH = 100
+# Not a frame for the page: a room socket handed it closes as a socket to a room that does not
+# exist is (games.realtime.broadcast.gone, after the room was deleted). Relayed as any frame.
+ROOM_GONE = '{"type":"room_gone"}'
 
 
 class Socket(Protocol):

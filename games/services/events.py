@@ -86,3 +86,23 @@ def tell(
             listener(code, frame, audience, excluded)
         except Exception:
             log.exception("a listener of told frames failed on %s", code)
+
+
+# Rooms deleted (the sweeps'): the transport closes their sockets, in every process, as it
+# refuses a socket to a room that does not exist, so a page still open says so at once.
+_gone_listeners: list[Callable[[list[str]], None]] = []
+
+
+def on_gone(listener: Callable[[list[str]], None]) -> None:
+    """Call ``listener(codes)`` once the deletion of the rooms ``codes`` has committed."""
+    if listener not in _gone_listeners:
+        _gone_listeners.append(listener)
+
+
+def gone(codes: list[str]) -> None:
+    """Tell the listeners that the rooms ``codes`` were deleted (call it after the commit)."""
+    for listener in _gone_listeners:
+        try:
+            listener(codes)
+        except Exception:
+            log.exception("a listener of deleted rooms failed on %s", ", ".join(codes))

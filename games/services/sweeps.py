@@ -4,7 +4,8 @@
   (still in its lobby, or left by everyone before the start) in which nothing happened for that
   many days: no seat taken, no Move, no chat line, no page open. With it go its seats, its Move
   log (joins and leaves), its chat and its presence rows. Its link then answers that no room has
-  the code, and says such rooms are removed (games.web.errorpages).
+  the code, and says such rooms are removed (games.web.errorpages); a page of it still open (whose
+  presence went stale) is told at once, its socket closed as for an unknown room (``events.gone``).
 - **The sign-in log** (``SIGN_IN_LOG_DAYS``, 90): django-axes' log of sign-ins (``AccessLog``,
   and ``AccessFailureLog`` where it is turned on) older than that, and its failed attempts
   (``AccessAttempt``) once their cool-off is over, when they no longer count towards a lockout
@@ -42,6 +43,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from games.services import events
 from games.store import moves
 from games.store.models import ChatMessage, Game, Move, Player, Presence, PushSubscription
 
@@ -91,7 +93,9 @@ def rooms_never_started(now: datetime, *, dry_run: bool = False) -> dict[str, in
             # The Move log first: a Move keeps its seat's Player row (PROTECT) from going before it.
             _, logged = Move.objects.filter(game__in=pks).delete()
             _, deleted = Game.objects.filter(pk__in=pks).delete()
-        _forget([code for _, code in rooms])  # this process's copy of each room's last row
+        codes = [code for _, code in rooms]
+        _forget(codes)  # this process's copy of each room's last row
+        events.gone(codes)  # a page still open on one says at once that it no longer exists
         for label, count in (Counter(logged) + Counter(deleted)).items():
             if label in ROOM_PARTS:
                 counts[ROOM_PARTS[label]] += count

@@ -21,6 +21,7 @@ from tests.live import (
     Table,
     best_option,
     keep_most_common,
+    manage,
     scratch_database,
     server_env,
     servers,
@@ -245,4 +246,37 @@ async def test_the_chat_reactions_and_mutes_reach_the_sockets_on_the_other_proce
                 assert [f["code"] for f in sock.errors] == []
         finally:
             for sock in (a, b, e):
+                await sock.close()
+
+
+_SWEPT_A_MONTH_ON = """
+from datetime import timedelta
+from django.utils import timezone
+from games.services import sweeps
+from games.store.models import Game
+sweeps.sweep(timezone.now() + timedelta(days=31))
+print(Game.objects.count())
+"""
+
+
+@pytest.mark.parametrize("layer", ["pubsub", "core"])
+async def test_the_sockets_of_a_swept_room_on_every_process_are_closed_at_once(
+    database_url: str, tmp_path: Path, layer: str
+) -> None:
+    """Ann's lobby is open on one process and Bob's on the other; the room is swept by a third
+    process (a month on, when nothing of it is recent). Both sockets are closed with 4404 at once,
+    not at their next ping, so both pages say the room no longer exists."""
+    env = live_env(database_url, tmp_path, layer)
+    with servers(2, env, log_dir=tmp_path) as (one, two):
+        ann, bob = Browser(one.url), Browser(two.url)
+        code = ann.create_room("Ann")
+        bob.join(code, "Bob")
+        a, b = [await browser.socket(code).connect() for browser in (ann, bob)]
+        try:
+            assert manage("shell", "-c", _SWEPT_A_MONTH_ON, env=env).stdout.split()[-1] == "0"
+            for sock in (a, b):
+                await sock.wait(lambda sock=sock: sock.closed, timeout=5)
+                assert sock.conn is not None and sock.conn.close_code == 4404, sock.conn and sock.conn.close_code
+        finally:
+            for sock in (a, b):
                 await sock.close()

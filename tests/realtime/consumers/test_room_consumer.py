@@ -714,3 +714,30 @@ async def test_a_frame_for_a_room_swept_while_its_socket_was_open_closes_it_as_f
     output = await ws.receive_output(timeout=3)
     assert output == {"type": "websocket.close", "code": 4404}, output
     await ws.disconnect()
+
+
+async def test_the_sockets_of_a_room_swept_are_closed_at_once_as_for_an_unknown_room() -> None:
+    """A room never started is swept while two pages of its lobby are still open: both sockets are
+    closed with 4404 at once, not at their next frame or ping, and the pages say the room is gone."""
+    code, sessions = await make_room(2, start=False)
+    sockets = [await connect(code, session) for session in sessions]
+    for ws in sockets:
+        await first_frames(ws)
+    await presence_settled()
+
+    def swept() -> None:
+        from django.utils import timezone
+
+        from games.services import sweeps
+
+        # A month on, nothing of the room is recent: not even the open pages' presence rows.
+        sweeps.sweep(timezone.now() + timedelta(days=31))
+        assert not Game.objects.filter(code=code).exists()
+
+    await sync_to_async(swept)()
+    for ws in sockets:
+        output = await ws.receive_output(timeout=3)
+        while output["type"] == "websocket.send" and json.loads(output["text"])["type"] == "presence":
+            output = await ws.receive_output(timeout=3)
+        assert output == {"type": "websocket.close", "code": 4404}, output
+        await ws.disconnect()
