@@ -486,8 +486,10 @@ async function catchUp(after, before) {
     (line) => !shown.has(`${line.version} ${line.text}`) && !(line.type === "host" && ui.feed.some((l) => l.text === line.text && l.version >= line.version)),
   );
   if (!missed.length) return;
-  // Stable: the lines of one version keep the order they were said in.
-  ui.feed = [...missed, ...ui.feed].sort((a, b) => (b.version ?? Infinity) - (a.version ?? Infinity));
+  // Stable: the lines of one version keep the order they were said in. What the page said of a
+  // version it missed the event of came from the state (the host handed on by that leave): it
+  // goes above the missed event's line, as a page open through it, or drawn afresh, puts it.
+  ui.feed = [...ui.feed, ...missed].sort((a, b) => (b.version ?? Infinity) - (a.version ?? Infinity));
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
   const v = view();
   drawFeed(v);

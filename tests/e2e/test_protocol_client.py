@@ -387,6 +387,19 @@ def test_the_versions_a_page_never_heard_are_named_once_to_it(page: Any) -> None
     assert page.evaluate("missed") == [[8, 13], [12, 15]]
 
 
+def test_a_socket_back_one_version_on_names_that_version_as_never_heard(page: Any) -> None:
+    """The socket was away for one move (another player's leave): its first state is one version
+    on, with no event, and the page is told it never heard that version's line."""
+    js(
+        page,
+        """h.make(5); window.missed = [];
+        client.hooks.onMissed = (after, before) => missed.push([after, before]);
+        h.hello(5);
+        h.drop(); h.fire(500); h.hello(6);""",
+    )
+    assert page.evaluate("missed") == [[5, 7]]
+
+
 def once_timers(page: Any) -> list[int]:
     return list(page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)"))
 

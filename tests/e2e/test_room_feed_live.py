@@ -80,3 +80,42 @@ def test_a_page_back_online_shows_the_lines_of_what_happened_while_it_was_away(
     score_best(ann, [ann, bob])
     new = new_lines(lines(ann))
     assert lines(ann)[new:] == shown[: 6 - new]
+
+
+def test_the_host_handed_on_by_a_leave_is_told_once_on_a_page_open_through_it_and_on_one_away_meanwhile(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann, the host, leaves the game; Bob hosts it now. Bob's page, open through it, says so once,
+    after Ann's leave; Cy's, whose network was away meanwhile and came back without a reload, says
+    so once too, as a reload shows it. A later turn leaves the line there, once."""
+    from tests.e2e.helpers import join
+    from tests.e2e.test_social import create_room
+
+    ann, bob, cy = new_page(), new_page(), new_page(width=390, height=844, is_mobile=True, has_touch=True)
+    link = Link(cy)
+    url = create_room(ann, live_site, "Ann")
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    act(ann, [ann, bob, cy], lambda: ann.click("#start"))
+    link.down()
+    cy.wait_for_selector("#conn[data-state=reconnecting]")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [bob], lambda: ann.click("#leave-0"))
+    bob.wait_for_selector("#feed li >> text=Bob is now the host")
+    link.up()
+    cy.wait_for_selector("#conn[data-state=connected]")
+    cy.wait_for_selector("#feed li >> text=Bob is now the host")
+    caught_up(cy, bob)
+    for page in (bob, cy):
+        # What else the page may still be told (a presence, the feed of what it missed) is in.
+        page.wait_for_load_state("networkidle")
+        assert texts(page).count("Bob is now the host") == 1, texts(page)
+    act(bob, [bob, cy], lambda: bob.click("#roll"))
+    score_best(bob, [bob, cy])
+    for page in (bob, cy):
+        assert texts(page).count("Bob is now the host") == 1, texts(page)
+    for scheme in in_each_scheme(cy):
+        shot(cy, f"host-handed-on-once-{scheme}", full_page=True)
+    shown = lines(cy)
+    assert shown == reloaded(cy), shown

@@ -416,10 +416,11 @@ export class RoomClient {
     if (next.event) tell({ ...next.event, version: next.version });
     // Lines this page never heard: a state no action led to (a new socket's, an answer to sync)
     // or an action's whose first event is more than a hold ahead of the state the page has. The
-    // page asks for the room's last events once and puts those between in its feed.
+    // page asks for the room's last events once and puts those between in its feed. A new
+    // socket's first state one version on missed that version's line (a player's leave, say).
     const told = next.earlier?.[0]?.version ?? next.version;
     const after = this.state.version;
-    if (next.event ? told - after > 2 : next.version - after > 1) {
+    if (next.event ? told - after > 2 : next.version - after > (first ? 0 : 1)) {
       try {
         this.hooks.onMissed?.(after, next.event ? told : next.version + 1);
       } catch (error) {
