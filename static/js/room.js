@@ -943,16 +943,40 @@ function laidOut(bubble) {
   return { x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: bubble.offsetWidth, h: bubble.offsetHeight };
 }
 
+const covering = (at, there) => Math.abs(at.x - there.x) < (at.w + there.w) / 2 && Math.abs(at.y - there.y) < (at.h + there.h) / 2;
+
 /** A seat's whole name and a reaction never stack: the newer of the two takes the place of the
- * other, the seat's own or one it would cover (a reaction's bubble names its seat too). Reactions
- * among themselves are left as they are: each is a different player's. */
+ * other, the seat's own or one it would cover (a reaction's bubble names its seat too). A seat's
+ * new reaction takes the place of its last; the reactions of other seats shown meanwhile are each
+ * a different player's and all stay: the newer moves clear of them (clear). */
 function apart(bubble) {
   const whole = bubble.classList.contains("whole-name");
   const at = laidOut(bubble);
   for (const other of reactionLayer.querySelectorAll(whole ? ".reaction-float:not(.whole-name)" : ".reaction-float.whole-name")) {
-    const there = laidOut(other);
-    const covers = Math.abs(at.x - there.x) < (at.w + there.w) / 2 && Math.abs(at.y - there.y) < (at.h + there.h) / 2;
-    if (other.dataset.seat === bubble.dataset.seat || covers) other.remove();
+    if (other.dataset.seat === bubble.dataset.seat || covering(at, laidOut(other))) other.remove();
+  }
+  if (whole) return;
+  for (const other of reactionLayer.querySelectorAll(".reaction-float:not(.whole-name)")) {
+    if (other !== bubble && other.dataset.seat === bubble.dataset.seat) other.remove();
+  }
+  clear(bubble);
+}
+
+/** A reaction shown while others are: moved just above the one it would cover over the card (its
+ * seat's column still under it), or below it at the top of the screen, or over the card when no
+ * room is left above; as often as it covers another. */
+function clear(bubble) {
+  const docked = bubble.classList.contains("docked");
+  const others = [...reactionLayer.querySelectorAll(".reaction-float:not(.whole-name)")].filter((b) => b !== bubble);
+  for (let moves = 0; moves <= others.length; moves++) {
+    const at = laidOut(bubble);
+    const hit = others.find((other) => covering(at, laidOut(other)));
+    if (!hit) return;
+    const there = laidOut(hit);
+    const above = there.y - there.h / 2 - 4; // its bottom edge, placed above the other (translate -100%)
+    const below = there.y + there.h / 2 + 4; // its top edge, placed below the other
+    if (docked) bubble.style.top = `${below}px`;
+    else bubble.style.top = `${above - at.h >= 4 ? above : below + at.h}px`;
   }
 }
 

@@ -568,3 +568,67 @@ def test_a_reaction_and_a_whole_name_over_the_same_seat_do_not_stack(live_site: 
     page.wait_for_selector(".reaction-float:not(.whole-name)")
     assert page.evaluate(BUBBLES_STACKED) == []
     assert page.errors == []
+
+
+# Every reaction's bubble once it has popped up: on the screen, and which seat's.
+REACTIONS_SHOWN = """async (count) => {
+  const bubbles = () => [...document.querySelectorAll('.reaction-float:not(.whole-name)')];
+  while (bubbles().length < count) await new Promise((r) => setTimeout(r, 20));
+  await Promise.all(bubbles().flatMap((b) => b.getAnimations().map((a) => a.finished)));
+  return bubbles().map((b) => { const r = b.getBoundingClientRect();
+    return [b.dataset.seat, r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth]; });
+}"""
+
+
+def react_as(page: Any, seat: int, reaction: str) -> None:
+    """Seat ``seat`` of this device's pass-and-play game reacts (its name picked beside the chat), by
+    this device's reaction button shown (the play card's while a seat waits, else the chat's), the
+    page left where it was scrolled."""
+    page.evaluate(
+        """([seat, label]) => {
+          const picker = document.getElementById('chat-seat');
+          picker.value = String(seat);
+          picker.dispatchEvent(new Event('change', { bubbles: true }));
+          [...document.querySelectorAll(`#play-reactions button, #reactions button`)]
+            .find((b) => b.offsetParent && b.getAttribute('aria-label') === label).click();
+        }""",
+        [seat, f"React {reaction}"],
+    )
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
+def test_two_reactions_shown_at_once_do_not_cover_one_another(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    """Two neighbouring seats react within a moment: each bubble stood over its seat's head, and on
+    a phone's narrow columns the two covered one another; at the top of the screen (the card out of
+    sight) they were drawn on the very same spot. The newer moves clear of the other."""
+    width, height = size
+    names = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
+    page = new_page(width, height)
+    create_local(page, live_site, names)
+    page.clock.install()  # the bubbles stay until the page's clock is run on
+    reload(page)
+    page.locator("#card th.seat-head[data-seat='1']").first.scroll_into_view_if_needed()
+    react_as(page, 1, "👏")
+    react_as(page, 2, "😮")
+    shown = page.evaluate(REACTIONS_SHOWN, 2)
+    assert sorted(seat for seat, _ in shown) == ["1", "2"] and all(inside for _, inside in shown), shown
+    assert page.evaluate(BUBBLES_STACKED) == []
+    assert page.locator(".reaction-float.docked").count() == 0
+    for scheme in in_each_scheme(page):
+        shot(page, f"reactions-apart-{width}-{scheme}")
+    page.clock.run_for(3000)
+    page.wait_for_function("!document.querySelector('.reaction-float')")
+    # The card out of sight: both at the top of the screen.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("document.querySelector('#card th.seat-head').getBoundingClientRect().bottom < 0")
+    react_as(page, 3, "👍")
+    react_as(page, 4, "😂")
+    shown = page.evaluate(REACTIONS_SHOWN, 2)
+    assert all(inside for _, inside in shown), shown
+    assert page.locator(".reaction-float.docked").count() == 2
+    assert page.evaluate(BUBBLES_STACKED) == []
+    for scheme in in_each_scheme(page):
+        shot(page, f"reactions-apart-docked-{width}-{scheme}")
+    assert page.errors == []
