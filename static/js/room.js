@@ -933,7 +933,8 @@ function floatOver(head, seat, reaction = null, lasting = false) {
     bubble.style.left = `${Math.min(Math.max(at, half + 4), window.innerWidth - half - 4)}px`;
   }
   apart(bubble);
-  if (!lasting) window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
+  if (lasting) bubble.dataset.keyboard = ""; // shown while its name holds the keyboard (wholeNameHeld)
+  else window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
   return bubble;
 }
 
@@ -1025,6 +1026,17 @@ $("card").addEventListener("focusout", (event) => {
     if (now?.dataset.seat !== seat) reactionLayer.querySelector(`.whole-name[data-seat="${seat}"]`)?.remove();
   });
 });
+
+// A redraw that leaves the name no button (the card fitted again, where it fits now) or gives the
+// keyboard back to none takes it from the name without a focusout: the bubble goes then too.
+function wholeNameHeld() {
+  const bubble = reactionLayer.querySelector(".whole-name[data-keyboard]");
+  if (!bubble) return;
+  const name = document.activeElement;
+  const held = name?.matches?.(".seat-head-name[role=button]") && name.closest("th.seat-head")?.dataset.seat === bubble.dataset.seat;
+  if (!held) bubble.remove();
+}
+new MutationObserver(wholeNameHeld).observe($("card"), { subtree: true, childList: true, attributes: true, attributeFilter: ["role", "tabindex"] });
 
 // Counted down from every state, a resent one of the same version too: the page's own clock
 // (performance.now()) stands still while the device sleeps, so the seconds the server says are

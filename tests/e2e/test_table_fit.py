@@ -632,3 +632,40 @@ def test_two_reactions_shown_at_once_do_not_cover_one_another(
     for scheme in in_each_scheme(page):
         shot(page, f"reactions-apart-docked-{width}-{scheme}")
     assert page.errors == []
+
+
+# The seat whose cut name holds the keyboard (None: no name does), and the seats whose whole names show.
+NAME_FOCUS = """() => ({ focused: document.activeElement?.closest?.('th.seat-head')?.dataset.seat ?? null,
+  button: document.activeElement?.getAttribute('role') === 'button',
+  shown: [...document.querySelectorAll('.reaction-float.whole-name')].map((b) => b.dataset.seat) })"""
+
+
+def test_a_whole_name_the_keyboard_showed_goes_when_a_redraw_takes_its_button_away(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A cut name shown whole by Enter stays while the keyboard is on it. The table drawn again (a
+    turn played, the screen turned so the name fits) may leave it no button to be on: the bubble then
+    went on showing, over a head whose name needs it no more, until a tap elsewhere."""
+    names = ["Ann", "Ben", "Cleopatra", "Wilhelmina Rosenkranz", "Eve", "Fay"]
+    page = new_page(390, 844)
+    url = create_local(page, live_site, names)
+    reload(page)
+    seat = "2"  # "Cleopatra": cut on a phone, whole on a desktop
+    name = page.locator(f"#card th.seat-head[data-seat='{seat}'] .seat-head-name")
+    page.wait_for_selector(f"#card th.seat-head[data-seat='{seat}'] .seat-head-name[role=button]")
+    name.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
+    # A turn played at the table: drawn again, the name keeps the keyboard, and its bubble with it.
+    version = int(page.get_attribute("#room", "data-version") or 0)
+    live_site.play_turns(code_of(url), 1)
+    page.wait_for_function(f"Number(document.getElementById('room').dataset.version) > {version}")
+    state = page.evaluate(NAME_FOCUS)
+    assert state["shown"] == ([seat] if state["focused"] == seat and state["button"] else []), state
+    # Turned sideways on a wide screen the name fits: no button any more, and no bubble.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function(f"!document.querySelector('#card th.seat-head[data-seat=\"{seat}\"] [role=button]')")
+    page.wait_for_function("!document.querySelector('.reaction-float.whole-name')")
+    for scheme in in_each_scheme(page):
+        shot(page, f"whole-name-gone-with-its-button-{scheme}")
+    assert page.errors == []
