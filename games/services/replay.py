@@ -205,7 +205,8 @@ def named_as_now(replay: Replay, game: Game) -> Replay:
 
 
 def _dice(dice: list[int] | tuple[int, ...]) -> str:
-    return " ".join(str(d) for d in dice)
+    """The dice one by one, as the table says a roll ("3, 5, 5, 6, 1")."""
+    return ", ".join(str(d) for d in dice)
 
 
 def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:

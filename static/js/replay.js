@@ -30,21 +30,23 @@ let index = 0;
 const OTHER_WAY = { first: "next", prev: "next", next: "prev", last: "prev" };
 
 // Painted: a die's colour by hue, pattern and letter, as at the table (site.css). A screen reader
-// hears the dice as one image, #step-dice, labelled with each die's value and colour by name
-// (diceLabel): not the letters, nor the digits a second time.
+// hears the dice as one sentence, each die's value and colour by name (diceLabel), as the table
+// reads a roll: not the letters, nor the bare digits. The step panel is a live region, which reads
+// the text put in it, not a label: the sentence is text of its own, the dice drawn are hidden.
 const colourOf = (step, i) => (data.ruleset.colours.includes(step.colours?.[i]) ? step.colours[i] : null);
 
 function diceHtml(step) {
   if (!step.dice.length) return "";
   const held = new Set(step.held);
-  return step.dice
+  const dice = step.dice
     .map((d, i) => {
       const colour = colourOf(step, i);
       const painted = colour ? ` painted colour-${colour}` : "";
-      const mark = colour ? `<b class="rdie-mark" aria-hidden="true">${esc(colourMark(colour))}</b>` : "";
-      return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" title="${colour ? `${colourName(colour)}, ` : ""}${held.has(i) ? gettext("kept") : gettext("rolled")}">${d}${mark}</span>`;
+      const mark = colour ? `<b class="rdie-mark">${esc(colourMark(colour))}</b>` : "";
+      return `<span class="rdie${held.has(i) ? " held" : ""}${painted}" aria-hidden="true" title="${colour ? `${colourName(colour)}, ` : ""}${held.has(i) ? gettext("kept") : gettext("rolled")}">${d}${mark}</span>`;
     })
     .join("");
+  return `<span class="sr-only">${esc(diceLabel(step))}</span>${dice}`;
 }
 
 const diceLabel = (step) =>
@@ -215,7 +217,6 @@ function show(i, { focus = false } = {}) {
   $("step-round").innerHTML = parts.round;
   $("step-text").innerHTML = parts.text;
   $("step-dice").innerHTML = parts.dice;
-  $("step-dice").setAttribute("aria-label", step.dice.length ? diceLabel(step) : gettext("No dice"));
   $("step-dice").hidden = !step.dice.length;
   $("step-verdict").innerHTML = parts.verdict;
   $("step-verdict").hidden = !parts.verdict;

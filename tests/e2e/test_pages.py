@@ -210,7 +210,7 @@ def test_the_replay_steps_through_a_finished_game_with_buttons_and_keys(live_sit
     assert page.is_disabled("#prev") and page.is_disabled("#first")
     page.click("#next")
     assert page.inner_text("#position") == f"Step 2 of {total}"
-    assert re.match(r"P0 rolls [1-6]( [1-6]){4} \(roll 1 of 3\)\.", step_text(page))
+    assert re.match(r"P0 rolls [1-6](, [1-6]){4} \(roll 1 of 3\)\.", step_text(page))
     assert page.locator("#step-dice .rdie").count() == 5
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
@@ -450,7 +450,7 @@ def test_a_painted_replay_shows_the_card_exactly_as_the_table_does(live_site: Li
     for classes, background, letter in dice:
         (colour,) = [c.removeprefix("colour-") for c in classes.split() if c.startswith("colour-")]
         assert background == PAINT[colour] and letter == colour[0].upper(), (classes, background)
-    label = replay.get_attribute("#step-dice", "aria-label") or ""
+    label = replay.inner_text("#step-dice .sr-only")  # what a screen reader is given of them
     assert re.fullmatch(r"Dice: [1-6] (red|yellow|green|blue|purple)(, [1-6] (red|yellow|green|blue|purple)){4}", label)
     for page in (table, replay):
         for scheme in in_each_scheme(page):
@@ -791,7 +791,7 @@ def test_the_replay_lists_players_with_right_to_left_names_in_seat_order(live_si
 
 
 def test_a_screen_reader_hears_each_painted_dies_colour_in_the_replay(live_site: LiveSite, new_page: Any) -> None:
-    """A Painted roll's step says "P0 rolls 5 1 6 5 6" and shows coloured dice: the colours are read
+    """A Painted roll's step says "P0 rolls 5, 1, 6, 5, 6" and shows coloured dice: the colours are read
     only from the dice, which a screen reader reads as "5 P 1 R 6 P 5 B 6 P" (the letter marks). The
     "Dice: 5 purple, 1 red, ..." label is on a plain div, which screen readers do not announce (and
     the accessibility tree a reader walks does not give)."""
@@ -805,6 +805,47 @@ def test_a_screen_reader_hears_each_painted_dies_colour_in_the_replay(live_site:
     heard = page.locator(".replay-step").aria_snapshot()
     missing = [colour for colour in set(colours) if colour not in heard]
     assert missing == [], heard
+
+
+# What the replay's live region says of a step's dice as it changes: its text a screen reader is
+# given (nothing under aria-hidden), and each die's value and colour as the page shows them.
+LIVE_DICE = """() => {
+  const dice = document.getElementById('step-dice');
+  const said = [];
+  const walk = document.createTreeWalker(dice, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) if (!walk.currentNode.parentElement.closest('[aria-hidden=true]')) said.push(walk.currentNode.data);
+  const shown = [...dice.querySelectorAll('.rdie')].map((d) =>
+    [d.firstChild.data, d.classList.contains('painted') ? d.title.split(',')[0] : '']);
+  return { said: said.join('').trim(), shown, label: dice.getAttribute('aria-label') };
+}"""
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+def test_the_replays_live_region_reads_the_dice_as_the_table_reads_them(
+    live_site: LiveSite, new_page: Any, ruleset: str
+) -> None:
+    """Stepping on, the replay's live region read a step's dice as their bare digits ("3 5 5 6 1"),
+    in its sentence and again from the dice drawn: the words it was given for them were a label,
+    which a live region does not read out. It reads them as the table does, "rolls 3, 5, 5, 6, 1"
+    and "Dice: 3, 5, 5, 6, 1", in Painted with each die's colour ("3 blue")."""
+    code = live_site.finished_game(2, 4, ruleset)
+    page = new_page(1280, 800)
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.keyboard.press("ArrowRight")  # the first roll
+    assert " rolls " in page.inner_text("#step-text")
+    dice = page.evaluate(LIVE_DICE)
+    assert len(dice["shown"]) == 5 and all(bool(colour) == (ruleset == "painted") for _, colour in dice["shown"])
+    words = ", ".join(f"{value} {colour}".strip() for value, colour in dice["shown"])
+    assert dice["said"] == f"Dice: {words}", dice
+    # The step's sentence, read first, names them one by one too, as the table's "Ann rolled 3, 5, ...".
+    values = ", ".join(value for value, _ in dice["shown"])
+    assert f" rolls {values} (roll 1 of 3)." in page.inner_text("#step-text")
+    assert page.locator(".replay-step[aria-live=polite] #step-dice").count() == 1
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for scheme in in_each_scheme(page):
+            shot(page, f"replay-dice-{ruleset}-{width}-{scheme}")
+    assert page.errors == []
 
 
 def test_the_fair_dice_page_of_a_game_with_a_long_name_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
