@@ -813,7 +813,9 @@ LIVE_DICE = """() => {
   const dice = document.getElementById('step-dice');
   const said = [];
   const walk = document.createTreeWalker(dice, NodeFilter.SHOW_TEXT);
-  while (walk.nextNode()) if (!walk.currentNode.parentElement.closest('[aria-hidden=true]')) said.push(walk.currentNode.data);
+  while (walk.nextNode()) {
+    if (!walk.currentNode.parentElement.closest('[aria-hidden=true]')) said.push(walk.currentNode.data);
+  }
   const shown = [...dice.querySelectorAll('.rdie')].map((d) =>
     [d.firstChild.data, d.classList.contains('painted') ? d.title.split(',')[0] : '']);
   return { said: said.join('').trim(), shown, label: dice.getAttribute('aria-label') };
