@@ -604,6 +604,42 @@ def test_switching_language_on_a_refused_form_goes_back_to_the_page_the_form_was
     assert '<html lang="de"' in switched.content.decode()
 
 
+@pytest.mark.parametrize(
+    ("posted_to", "fields", "asked"),
+    [
+        ("/accounts/reauthenticate/", {"password": "not it"}, "/accounts/2fa/webauthn/add/"),
+        ("/accounts/login/", {"login": "ann", "password": "not it"}, "/admin/"),
+    ],
+    ids=["confirm-it-is-you", "sign-in"],
+)
+def test_switching_language_on_a_refused_password_keeps_the_page_that_asked_for_it(
+    posted_to: str, fields: dict[str, str], asked: str
+) -> None:
+    """allauth's forms post to their bare address and carry the page that asked (``next``) in a
+    field: refused, the page is drawn at that bare address. Its switcher goes back to the form with
+    the page that asked still in its address, so the right password, in the new language, goes on
+    there and not to the player's own page."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    sign_up(client, "ann")
+    if posted_to == "/accounts/login/":
+        client.logout()
+    refused = client.post(posted_to, {**fields, "next": asked})
+    assert refused.status_code == 200 and "errorlist" in refused.content.decode()
+    back = switcher_next(refused.content.decode())
+    assert back == f"{posted_to}?next={asked.replace('/', '%2F')}"
+    switched = client.post("/i18n/language", {"language": "de", "next": back}, follow=True)
+    assert switched.redirect_chain[-1][0] == back
+    assert f'name="next" value="{asked}"' in switched.content.decode()
+
+
+def test_a_refused_forms_page_that_asked_for_it_elsewhere_is_not_echoed() -> None:
+    """A ``next`` of another site posted with a form is not put in the switcher's address."""
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    refused = client.post("/accounts/login/", {"login": "ann", "password": "not it", "next": "https://evil.example/"})
+    assert refused.status_code == 200
+    assert switcher_next(refused.content.decode()) == "/accounts/login/"
+
+
 def test_a_page_drawn_for_a_rooms_form_goes_back_to_the_room() -> None:
     """A room's form that expired (the CSRF check's 403) is drawn at the address it posted to:
     its switcher goes back to the room."""
