@@ -1041,6 +1041,13 @@ def staff_on_a_phone(live_site: LiveSite, new_page: Any) -> Any:
     return admin
 
 
+def code_on_one_line(admin: Any) -> bool:
+    """Whether a list's room code ("abcd-efgh-jk") reads on one line: in a phone's narrow column
+    it broke at its dashes, into what read as three codes."""
+    link = admin.locator("#result_list .field-room_code a").first
+    return bool(link.evaluate("a => a.getClientRects().length === 1"))
+
+
 def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_page: Any) -> None:
     """Staff on a phone (390 px) give the player to move 1 day more: the confirmation page's
     six-column table scrolls in its own box, and the page does not scroll sideways."""
@@ -1049,6 +1056,7 @@ def test_the_more_time_confirmation_page_fits_a_phone(live_site: LiveSite, new_p
     admin = staff_on_a_phone(live_site, new_page)
     # Found by its code: the site is shared with other tests, whose games can fill the list's first page.
     admin.goto(live_site.url + f"/admin/games/gameunderway/?q={code}")
+    assert code_on_one_line(admin)
     admin.check(f"input[name=_selected_action][value='{pk}']")
     admin.select_option("select[name=action]", "extend_86400")
     admin.click("button[name=index]")
@@ -1077,6 +1085,8 @@ def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, 
     code = live_site.finished_game(4, 1, "official")
     (pk,) = live_site.query("SELECT id FROM games_game WHERE code = ?", code)[0]
     admin = staff_on_a_phone(live_site, new_page)
+    admin.goto(live_site.url + f"/admin/games/game/?q={code}")
+    assert code_on_one_line(admin)
     admin.goto(live_site.url + f"/admin/games/game/{pk}/change/")
     admin.wait_for_selector(".review")
     assert no_horizontal_overflow(admin), admin.evaluate("document.documentElement.scrollWidth")
