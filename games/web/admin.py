@@ -200,14 +200,21 @@ class OutcomeFilter(admin.SimpleListFilter):
 
     title = "status"
     parameter_name = "status"
+    statuses: tuple[Game.Status, ...] = HISTORY
 
     def lookups(self, request: HttpRequest, model_admin: ModelAdmin) -> list[tuple[str, str]]:
-        return [(status.value, status.label) for status in HISTORY]
+        return [(status.value, status.label) for status in self.statuses]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
-        if self.value() in HISTORY:
+        if self.value() in self.statuses:
             return queryset.filter(status=self.value())
         return queryset
+
+
+class UnderWayStatusFilter(OutcomeFilter):
+    """Status, limited to the two a game not over yet can have (a paused game is still playing)."""
+
+    statuses = Game.LIVE
 
 
 class RulesetFilter(admin.ChoicesFieldListFilter):
@@ -556,7 +563,7 @@ class GameUnderWayAdmin(OneGameTwoLists, StaffHistory, ShownCodeSearch, ReadOnly
     other_list = "game"
 
     list_display = ("room_code", "ruleset_label", "pace_label", "state", "to_move", "time_left", "turn_deadline")
-    list_filter = ("pace", "status", ("ruleset", RulesetFilter))
+    list_filter = ("pace", UnderWayStatusFilter, ("ruleset", RulesetFilter))
     search_fields = ("code", "players__name")
     # The move about to run out first: a game with no deadline (lobby, paused, no clock) after
     # every one with a deadline, which NULL does not do by itself on SQLite.

@@ -278,6 +278,24 @@ def test_the_changelist_lists_finished_and_abandoned_games_only(admin_client: Cl
     assert "Yahtzee (official)" in page
 
 
+def status_choices(response: object) -> list[str]:
+    """What a changelist's status filter offers, "All" left out."""
+    cl = response.context["cl"]  # type: ignore[attr-defined]
+    (spec,) = [spec for spec in cl.filter_specs if spec.title == "status"]
+    return [str(choice["display"]) for choice in spec.choices(cl)][1:]
+
+
+def test_each_lists_status_filter_offers_only_the_statuses_its_games_can_have(admin_client: Client) -> None:
+    """Games under way are in the lobby or being played: "Finished" or "Abandoned" there listed nothing."""
+    open_room(2)
+    assert status_choices(admin_client.get(CHANGELIST)) == ["Finished", "Abandoned"]
+    under_way = reverse("admin:games_gameunderway_changelist")
+    assert status_choices(admin_client.get(under_way)) == ["Lobby", "Playing"]
+    playing = admin_client.get(under_way, {"status": "playing"}).context["cl"].result_list
+    assert [game.status for game in playing] == ["playing"]
+    assert not admin_client.get(under_way, {"status": "lobby"}).context["cl"].result_list
+
+
 def test_search_by_room_code_and_player_name(admin_client: Client) -> None:
     first, second = finished(2, seed=1), finished(2, seed=2)
     rename(first, 1, "Zenobia")
