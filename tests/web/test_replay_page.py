@@ -177,7 +177,10 @@ def test_a_seat_whose_small_losses_add_up_is_told_the_total_not_that_it_played_l
     assert p0["mistakes"] == 0 and p0["lost"] > 5 and p0["like_solver"] is False
     assert p1["lost"] == 0 and p1["like_solver"] is True
     headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
-    assert f"<bdi>P0</bdi> lost {p0['lost']} points in small choices, none of them costly." in headings[0], headings
+    assert (
+        f"<bdi>P0</bdi>'s choices cost about {p0['lost']} points against the coach's play, a little at a time: "
+        "none of them was costly." in headings[0]
+    ), headings
     assert "<bdi>P1</bdi> played like the solver." in headings[1], headings
 
 
@@ -217,8 +220,8 @@ def test_a_loss_of_thousands_of_points_is_written_as_the_room_writes_it(monkeypa
         review_section(Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/r/{game.code}/replay").content.decode())
     )[0]
     grouped = f"{lost:,.1f}"
-    assert f" lost {grouped} points in " in english, english
-    assert f" {grouped.replace(',', ' ').replace('.', ',').replace(' ', '.')} Punkte " in german, german
+    assert f" cost about {grouped} points " in english, english
+    assert f" {grouped.replace(',', ' ').replace('.', ',').replace(' ', '.')} " in german, german
 
 
 def test_the_replay_shows_without_verdicts_while_the_coach_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -409,8 +412,37 @@ def test_each_name_in_the_replays_review_is_a_run_of_its_own_in_one_sentence(mon
     }
     monkeypatch.setattr(coach, "review", lambda game: renamed)
     headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
-    assert headings[0].startswith("<bdi>שרה 2</bdi> lost 9.5 points in 2 costly choices."), headings
+    assert headings[0].startswith(
+        "<bdi>שרה 2</bdi>'s choices cost about 9.5 points against the coach's play; 2 of them were costly."
+    ), headings
     assert headings[1] == "<bdi>Bo 7</bdi> (computer) played like the solver.", headings
+
+
+def test_the_replays_review_says_what_the_choices_cost_as_the_game_over_panel_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At the end of a game "Ann lost 12.4 points" reads as the game lost, and "in 3 costly
+    choices" puts the whole figure (every choice's loss, the small ones too) on the costly ones
+    alone: the replay says it in the game-over panel's sentences, one costly choice or several."""
+    table = open_room(2)
+    game = play_to_end(table, random.Random(12))
+    review = coach.review(game)
+    worded = {
+        **review,
+        "seats": [
+            {**review["seats"][0], "name": "Ann", "mistakes": 1, "lost": 12.4, "like_solver": False},
+            {**review["seats"][1], "name": "Bo", "mistakes": 3, "lost": 30.0, "like_solver": False},
+        ],
+    }
+    monkeypatch.setattr(coach, "review", lambda game: worded)
+    headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
+    assert headings[0].startswith(
+        "<bdi>Ann</bdi>'s choices cost about 12.4 points against the coach's play; 1 of them was costly."
+    ), headings
+    assert headings[1].startswith(
+        "<bdi>Bo</bdi>'s choices cost about 30.0 points against the coach's play; 3 of them were costly."
+    ), headings
+    assert not any(" lost " in heading for heading in headings), headings
 
 
 def test_the_replays_review_is_drawn_by_the_code_and_template_serving_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
