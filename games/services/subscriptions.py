@@ -432,13 +432,20 @@ def _language(language: str) -> str:
 
 
 def notices_stop(*, token: str) -> str | None:
-    """One click from an e-mail or a push: that channel stops. Returns which ("email", "push"), None for a bad token."""
+    """One click from an e-mail or a push: that channel stops. Returns which ("email", "push"), or
+    "gone" for a push's link whose subscription was gone already, None for a bad token.
+
+    A push's link stops the one subscription it came through and nothing else. Once that one is
+    gone (a sign-out, the sweep, a renewal) the device may have subscribed again, under the same
+    endpoint, for whoever uses it now: a sign-out ends its subscriptions because the next person
+    at a shared device is someone else, so an old notice's link must not stop theirs.
+    """
     read = notices.read_stop_token(token)
     if read is None:
         return None
     kind, ident = read
     if kind == "email":
         NoticeSettings.objects.filter(user_id=ident).update(email=False, **NO_PENDING)
-    else:
-        PushSubscription.objects.filter(pk=ident).delete()
-    return kind
+        return kind
+    deleted, _ = PushSubscription.objects.filter(pk=ident).delete()
+    return kind if deleted else "gone"

@@ -997,7 +997,11 @@ def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
     read = notices.read_stop_token(token)
     # Opened again once stopped (the same e-mail, an older one): it says so, not asks as if the
     # first click had done nothing. A GET still changes nothing (a mail scanner opens links).
-    done = read[0] if read is not None and selectors.notices_stopped(*read) else None
+    # A device's subscription gone is not said to be this device's notifications stopped: it may
+    # have subscribed again since (services.notices_stop).
+    done = None
+    if read is not None and selectors.notices_stopped(*read):
+        done = "email" if read[0] == "email" else "gone"
     # Which channel the click stops: the e-mails and a notification lead to the same page.
     kind = read[0] if read is not None else None
     return render(

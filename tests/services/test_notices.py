@@ -737,6 +737,8 @@ def test_one_click_stops_e_mails_or_one_device(push: PushService) -> None:
     assert not NoticeSettings.objects.get(user=user).email
     assert services.notices_stop(token=notices.stop_token("push", subscription.pk)) == "push"
     assert not PushSubscription.objects.exists()
+    # Used again, its subscription gone: nothing was stopped by this click.
+    assert services.notices_stop(token=notices.stop_token("push", subscription.pk)) == "gone"
     for bad in ("", "nonsense", notices.stop_token("email", user.pk)[:-2] + "xx", notices.stop_token("other", 1)):
         assert services.notices_stop(token=bad) is None
 

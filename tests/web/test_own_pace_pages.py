@@ -1335,9 +1335,33 @@ def test_a_stop_link_opened_again_once_stopped_says_so_rather_than_asking_again(
     )
     push_url = f"/notices/stop/{notices.stop_token('push', device.pk)}"
     assert 'id="stop-btn"' in Client().get(push_url).content.decode()
-    device.delete()
-    gone = Client().get(push_url).content.decode()
-    assert 'id="stop-btn"' not in gone and "This device will get no more notifications." in gone
+    Client().post(push_url)
+    again = Client().get(push_url).content.decode()
+    assert 'id="stop-btn"' not in again and "The notifications this link came with were stopped already." in again
+
+
+def test_an_old_notifications_stop_link_says_its_own_were_stopped_and_stops_nobody_elses() -> None:
+    """A notification's link names the subscription it came through. Once that one is gone (a
+    sign-out, the sweep, a newer one in its place) the device may have subscribed again, for the
+    same person or for whoever uses it next: the link stops nothing, and its page does not say
+    "This device will get no more notifications" while the new subscription goes on. It says
+    this link's were stopped already, and where this device's notifications are stopped."""
+    endpoint = "https://fcm.googleapis.com/fcm/send/x"
+    old = PushSubscription.objects.create(controller="c" * 32, endpoint=endpoint, p256dh="k", auth="a")
+    link = f"/notices/stop/{notices.stop_token('push', old.pk)}"
+    old.delete()  # signed out on this device: its subscription ended
+    new = PushSubscription.objects.create(controller="d" * 32, endpoint=endpoint, p256dh="k2", auth="a2")
+    for response in (Client().get(link), Client(enforce_csrf_checks=True).post(link)):
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert 'id="stop-btn"' not in page and "no more notifications" not in page, page
+        assert "The notifications this link came with were stopped already." in page, page
+        assert "If this device still gets notifications, stop them on" in page and 'href="/games"' in page, page
+    assert list(PushSubscription.objects.values_list("pk", flat=True)) == [new.pk]
+    # The link of the subscription that is current stops it, and says so.
+    current = f"/notices/stop/{notices.stop_token('push', new.pk)}"
+    assert "This device will get no more notifications." in Client().post(current).content.decode()
+    assert not PushSubscription.objects.exists()
 
 
 def test_the_stop_page_says_which_channel_its_link_stops() -> None:
