@@ -111,6 +111,33 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     assert 'id="no-games"' in stranger.get("/games").content.decode()
 
 
+def test_your_games_says_a_rooms_pace_in_the_words_of_the_rooms_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each row says how its room is played as the room's page says it under its code (the
+    ``own_pace`` filter): a lobby with no time per move is "at your own pace, no time limit"; a
+    game under way with none says "No time limit" once, where the others say the time left."""
+    ana = Client()
+    lobby = create_room(ana, name="Ana", pace="own", move_time="0")
+    playing = create_room(ana, name="Ana", pace="own", move_time="0")
+    Client().post(f"/r/{playing}/join", {"name": "Ben"})
+    ana.post(f"/r/{playing}/start", {"version": Game.objects.get(code=playing).version, "action_id": "s"})
+    timed = create_room(ana, name="Ana", pace="own", move_time=str(DAY))
+
+    def row(page: str, code: str) -> str:
+        found = re.search(rf'<li class="game-row[^"]*" data-code="{code}"[^>]*>(.*?)</li>', page, re.S)
+        assert found, (code, page)
+        return re.sub(r"\s+", " ", found.group(1))
+
+    page = ana.get("/games").content.decode()
+    assert "at your own pace, no time limit" in row(page, lobby), row(page, lobby)
+    assert Game.objects.get(code=playing).status == Game.Status.PLAYING
+    under_way = row(page, playing)
+    assert "No time limit" in under_way and "no time limit" not in under_way, under_way
+    assert "at your own pace, 1 day a move" in row(page, timed)
+    # The words are the room page's own, from the one place that says them.
+    monkeypatch.setattr("games.templatetags.pace.own_pace_text", lambda seconds: f"paced {seconds}")
+    assert f"paced {DAY}" in row(ana.get("/games").content.decode(), timed)
+
+
 def _finished(me: str, *, minutes_ago: int, rival: str = "Ben") -> str:
     """A two-player game at your own pace of ``me`` (seat 0, "Ana"), ended ``minutes_ago``; its code."""
     other = services.new_controller()
