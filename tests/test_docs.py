@@ -115,22 +115,106 @@ def test_the_architecture_map_names_the_modules_a_roll_crosses() -> None:
         assert (ROOT / module).exists(), f"docs/architecture.md names {module}, which does not exist"
 
 
+def _parenthesis_after(text: str, at: int) -> str:
+    """The text inside the parenthesis that opens at ``at`` (spaces before it skipped), its own
+    parentheses kept whole; "" when none opens there."""
+    while at < len(text) and text[at] == " ":
+        at += 1
+    if at >= len(text) or text[at] != "(":
+        return ""
+    depth = 0
+    for end in range(at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[at + 1 : end]
+    return text[at + 1 :]
+
+
+def _outside_folders(text: str) -> str:
+    """``text`` without what the parenthesis after each folder in it says (`rules/` (...)): the
+    modules named there are that folder's."""
+    kept, at = [], 0
+    for folder in re.finditer(r"`[^`]+/`", text):
+        if folder.start() < at:
+            continue
+        inside = _parenthesis_after(text, folder.end())
+        kept.append(text[at : folder.end()])
+        at = folder.end()
+        if inside:
+            at = text.index("(", at) + len(inside) + 2
+    return "".join(kept) + text[at:]
+
+
+def _names(text: str, parts: tuple[str, ...]) -> bool:
+    """Whether ``text`` names the module at ``parts`` (its path under the text's folder) as the map
+    does: the path in backticks (`rules/scoring.py`) outside the parenthesis of a folder, or its
+    first folder in backticks and the rest named in the parenthesis after it (`rules/` (...
+    `scoring.py` ...))."""
+    if f"`{'/'.join(parts)}`" in _outside_folders(text):
+        return True
+    if len(parts) == 1:
+        return False
+    folder = f"`{parts[0]}/`"
+    found = text.find(folder)
+    while found != -1:
+        if _names(_parenthesis_after(text, found + len(folder)), parts[1:]):
+            return True
+        found = text.find(folder, found + 1)
+    return False
+
+
+def architecture_rows() -> list[tuple[list[str], str]]:
+    """The map's table of folders: each row's folders (`games/domain/`) and what it says of them."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = _section(text, "## The folders", "\n## ")
+    rows = []
+    for line in table.splitlines():
+        if not line.startswith("| `"):
+            continue
+        folders, said = line.split(" | ", 1)
+        rows.append((re.findall(r"`([^`]+/)`", folders), said))
+    return rows
+
+
 def test_the_architecture_map_names_every_module() -> None:
     """docs/architecture.md "maps every folder and module" (README): a module added to the
-    server's packages is named there, by its path or the end of it, with what it is for."""
+    server's packages is named there with what it is for, in the row of its folder (`codes.py` in
+    the row of `games/domain/`, `scoring.py` in its `rules/` there), or by its whole path. A file
+    name the map gives another folder's module (there are two `codes.py`, two `limits.py`) does not
+    name it."""
     text = (ROOT / "docs" / "architecture.md").read_text()
+    rows = architecture_rows()
     skip = {"__init__.py", "apps.py"}
+
+    def named(path: str) -> bool:
+        if f"`{path}`" in text:
+            return True
+        folders = [(folder, said) for folders, said in rows for folder in folders if path.startswith(folder)]
+        if not folders:
+            return False
+        folder, said = max(folders, key=lambda row: len(row[0]))
+        return _names(said, tuple(path[len(folder) :].split("/")))
+
     missing = sorted(
         path.relative_to(ROOT).as_posix()
         for package in ("games", "yahtzee", "bots", "accounts")
         for path in (ROOT / package).rglob("*.py")
         if path.name not in skip
         and not {"migrations", "commands", "__pycache__"} & set(path.parts)
-        and not any(
-            f"`{'/'.join(path.relative_to(ROOT).parts[i:])}`" in text for i in range(len(path.relative_to(ROOT).parts))
-        )
+        and not named(path.relative_to(ROOT).as_posix())
     )
     assert not missing, f"modules docs/architecture.md does not name: {missing}"
+
+
+def test_the_architecture_maps_test_of_modules_finds_one_named_only_in_another_folder() -> None:
+    """A module is named by its folder: `errors.py` in the domain's row names games/domain/errors.py
+    and, in the parenthesis after `rules/`, games/domain/rules/errors.py, but no errors.py of
+    another folder."""
+    said = "`rules/` (`state.py`; `errors.py`, the one exception), `codes.py` (a room code), `store/`"
+    assert _names(said, ("codes.py",)) and _names(said, ("rules", "errors.py"))
+    assert not _names(said, ("errors.py",)) and not _names(said, ("store", "codes.py"))
+    assert not _names(said, ("rules", "codes.py"))
+    assert _names("`templatetags/passkeys.py` (why)", ("templatetags", "passkeys.py"))
 
 
 # --- what the docs promise against what the code, the Makefile and docker-compose.yml do ----------
