@@ -416,6 +416,12 @@ def test_each_name_in_the_replays_review_is_a_run_of_its_own_in_one_sentence(mon
         "<bdi>שרה 2</bdi>'s choices cost about 9.5 points against the coach's play; 2 of them were costly."
     ), headings
     assert headings[1] == "<bdi>Bo 7</bdi> (computer) played like the solver.", headings
+    # Before a possessive the name stands alone: not "Bo 7 (computer)'s choices".
+    renamed["seats"][1] = {**renamed["seats"][1], "mistakes": 1, "lost": 3.5, "like_solver": False}
+    headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
+    assert headings[1].startswith(
+        "<bdi>Bo 7</bdi>'s choices cost about 3.5 points against the coach's play; 1 of them was costly."
+    ), headings
 
 
 def test_the_replays_review_says_what_the_choices_cost_as_the_game_over_panel_does(
