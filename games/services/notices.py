@@ -553,14 +553,16 @@ def mailable_domain(domain: str) -> bool:
     name under it (RFC 6761), ``localhost.localdomain``, and the ``localhost.<its domain>`` a mail
     server counts as its own by default. Nor a name with no IDNA spelling (a label over 63
     letters once spelt so, an empty one, a right-to-left label ending in a digit), which the
-    letter is addressed in: sending to it would fail, after the address was taken."""
-    if domain.startswith("[") or "localhost" in domain.lower().rstrip(".").split("."):
-        return False
+    letter is addressed in: sending to it would fail, after the address was taken.
+
+    Judged as spelt so, since that is where the letter goes: fullwidth letters, digits and brackets
+    are their ASCII ones there, and an ideographic full stop is a dot (``ｌｏｃａｌｈｏｓｔ``,
+    ``localhost。example.org`` and ``［１０.０.０.７］`` are the names above)."""
     try:
-        punycode(domain)
+        spelt = punycode(domain)
     except UnicodeError:
         return False
-    return True
+    return not spelt.startswith("[") and "localhost" not in spelt.lower().rstrip(".").split(".")
 
 
 def mailable(address: str) -> bool:

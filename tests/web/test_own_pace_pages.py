@@ -873,6 +873,13 @@ def test_an_address_at_an_internationalized_domain_is_sent_its_link(address: str
         "ana@\u200d.example.org",  # a joiner alone: a label that spells nothing
         "ana@\u00ad.example.org",  # a soft hyphen alone, likewise
         "ana@\u05d01.example.org",  # a right-to-left letter before a digit ends the label wrongly
+        # Spelt so, one of those above: the letter goes to the IDNA spelling, where fullwidth letters,
+        # digits and brackets are their ASCII ones and an ideographic full stop is a dot.
+        "root@mail.\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54",  # mail.localhost
+        "root@\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54.example.org",  # localhost.example.org
+        "root@localhost\u3002example.org",
+        "root@mail.localhost\u3002",
+        "ana@\uff3b\uff11\uff10.\uff10.\uff10.\uff17\uff3d",  # [10.0.0.7]
     ],
     ids=repr,
 )
@@ -889,7 +896,16 @@ def test_an_address_the_turn_e_mails_cannot_go_to_is_refused_beside_the_field_an
     assert mail.outbox == [] and list(NoticeSettings.objects.values()) == before
 
 
-@pytest.mark.parametrize("address", ["root@localhost", "ana@mail.localhost", "ana@[10.0.0.7]", "ana@\u3002example.org"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "root@localhost",
+        "ana@mail.localhost",
+        "ana@[10.0.0.7]",
+        "ana@\u3002example.org",
+        "ana@mail.\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54",  # mail.localhost, fullwidth
+    ],
+)
 def test_your_games_says_a_saved_address_that_cannot_receive_mail_gets_none_and_asks_for_another(
     address: str,
 ) -> None:
