@@ -93,6 +93,35 @@ def test_the_end_of_a_game_at_your_own_pace_tells_each_other_player_the_result_o
     assert len(mail.outbox) == 1 and len(push.requests) == 1
 
 
+@pytest.mark.parametrize(
+    ("address", "spelt"),
+    [
+        ("p0@bücher.example", "p0@xn--bcher-kva.example"),  # an internationalized domain: mailed, spelt in ASCII
+        # localhost, in fullwidth letters: the letter would go to the mail server itself
+        ("p0@mail.\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54", None),
+    ],
+)
+def test_the_end_is_e_mailed_to_an_address_as_its_domain_is_spelt_for_the_letter(
+    address: str, spelt: str | None
+) -> None:
+    """An address confirmed at a domain beyond ASCII gets the game's end, addressed in its IDNA
+    spelling; one whose spelling is the machine itself (stored before the form refused it) gets none."""
+    table = own_pace_room(seconds=DAY)
+    user, _ = opted_in(table, 0)
+    NoticeSettings.objects.filter(user=user).update(address=address)
+    to_the_last_move(table)
+    score_first_legal(table)
+    run_worker()
+
+    [notice] = over_notices()
+    if spelt is None:
+        assert mail.outbox == [] and notice.outcome == "nobody to tell: the address cannot receive mail"
+        return
+    [email] = mail.outbox
+    assert email.to == [address] and email.message()["To"] == spelt
+    assert notice.outcome == "sent: e-mail"
+
+
 def test_the_result_pushed_says_the_ranking_and_scores_in_plain_text(push: PushService) -> None:
     table = named_room("אבי", "Bo")
     subscriber = Subscriber(f"{push.url}/push/0")
