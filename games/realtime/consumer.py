@@ -260,7 +260,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if fanout.ROOM_GONE in frames:
             # The room was deleted: the close goes behind what is queued, as close() sends it.
             self.closing = True
-            self.outbox.put({"type": "websocket.close", "code": CLOSE_NO_ROOM})
+            self.outbox.put({"type": "websocket.close", "code": protocol.CLOSE_NO_ROOM})
             return
         for text in frames:
             self.outbox.put({"type": "websocket.send", "text": text})
