@@ -509,11 +509,12 @@ def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site:
     assert page.errors == []
 
     desk = new_page(1280, 800)
-    create_local(desk, live_site, names)
+    create_local(desk, live_site, [*names[:5], "Bartholomew"])
     reload(desk)
-    # There only the longest name is cut (on two lines, its end left out): the one stop among the names.
+    # There every name fits its head's two lines but one word too wide for a line (its end left
+    # out): the one stop among the names.
     cut = [name.rsplit(" ", 1)[0] for name in desk.evaluate(CUT_NAMES)]
-    assert [name for _, _, name in desk.evaluate(NAME_STOPS)] == cut == ["Wilhelmina Rosenkranz"]
+    assert [name for _, _, name in desk.evaluate(NAME_STOPS)] == cut == ["Bartholomew"]
     assert desk.errors == []
 
 
@@ -668,4 +669,35 @@ def test_a_whole_name_the_keyboard_showed_goes_when_a_redraw_takes_its_button_aw
     page.wait_for_function("!document.querySelector('.reaction-float.whole-name')")
     for scheme in in_each_scheme(page):
         shot(page, f"whole-name-gone-with-its-button-{scheme}")
+    assert page.errors == []
+
+
+# Each seat's name in its column's head with a word broken across two lines ("Cleopatr" over "a")
+# that is not marked cut (a button showing it whole): it reads as two names, or as a name it is not.
+WORDS_BROKEN_UNMARKED = """() => [...document.querySelectorAll('#card .seat-head-name')].filter((name) => {
+  if (name.getAttribute('role') === 'button') return false;
+  const text = [...name.childNodes].find((n) => n.nodeType === Node.TEXT_NODE), range = document.createRange();
+  let at = 0;
+  return text.data.split(' ').some((word) => {
+    range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1;
+  });
+}).map((name) => name.textContent.trim())"""
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080), (1024, 768)])
+def test_on_a_desktop_a_seats_name_is_never_broken_inside_a_word_unmarked(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: tuple[int, int]
+) -> None:
+    """Six seats on a desktop's card: a name one word long wider than its column ("Cleopatra") is
+    cut with an ellipsis and shown whole on a click or from the keyboard, as other cut names are,
+    not broken over the head's two lines ("Cleopatr" over "a"), which no one is told is cut."""
+    page = new_page(*size)
+    create_local(page, live_site, SIX, ruleset=ruleset)
+    reload(page)
+    page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-heads-{ruleset}-{size[0]}-{scheme}")
+        assert page.evaluate(WORDS_BROKEN_UNMARKED) == [], scheme
     assert page.errors == []

@@ -1318,10 +1318,12 @@ NAMES_SHOWN = """() => {
 def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the_players_list(
     live_site: LiveSite, new_page: Any, size: str, ruleset: str
 ) -> None:
-    """A name of 24 letters, with a space or without, wraps in its column's head on a desktop's
-    card, which has the room (Official and Triple); where a column is narrow (a phone, Painted's
-    two panes) the head shows what fits with an ellipsis and the whole name is its title, and
-    the Players list and the play card's heading show it whole."""
+    """A name of 24 letters with a space wraps between its words in its column's head on a
+    desktop's card, which has the room (Official and Triple); one word of 24 letters, wider than
+    a column, is cut there with an ellipsis and shown whole on demand, never broken inside the word.
+    Where a column is narrow (a phone, Painted's two panes) the head shows what fits with an
+    ellipsis and the whole name is its title, and the Players list and the play card's heading
+    show it whole."""
     width, height = SIZES[size]
     pages = [new_page(width, height) for _ in LONG_NAMES]
     url = create_online(pages[0], live_site, LONG_NAMES[0], ruleset=ruleset)
@@ -1334,7 +1336,11 @@ def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the
     assert [title for title, _, _ in heads] == LONG_NAMES
     assert all(whole_text for _, _, whole_text in shown["heads"]), shown
     if size == "desktop" and ruleset != "painted":
-        assert [fits for _, fits, _ in heads] == ["whole"] * len(LONG_NAMES), shown
+        assert [fits for _, fits, _ in heads] == ["whole", "cut", "whole", "whole"], shown
+        stops = pages[1].evaluate(
+            "[...document.querySelectorAll('#card .seat-head-name[role=button]')].map(e => e.closest('th').title)"
+        )
+        assert stops == ["Wolfgangwilhelmwinterbot"], stops
     assert shown["seats"] == [[name, "whole"] for name in LONG_NAMES]
     assert shown["banner"][1] == "whole" and LONG_NAMES[0] in shown["banner"][0]
     assert no_horizontal_overflow(pages[1])
