@@ -400,6 +400,25 @@ def test_a_socket_back_one_version_on_names_that_version_as_never_heard(page: An
     assert page.evaluate("missed") == [[5, 7]]
 
 
+def test_a_sync_answered_one_version_on_names_that_version_as_never_heard(page: Any) -> None:
+    """The page asked for the state again (a newer pong, an error without an id, shown again while a
+    clock runs): an answer one version on, with no event, is a state it missed, as a new socket's."""
+    js(
+        page,
+        """h.make(5); window.missed = [];
+        client.hooks.onMissed = (after, before) => missed.push([after, before]);
+        h.hello(5);
+        h.frame({type: 'pong', version: 6}); h.frame(h.state(6));
+        client.enqueue(() => ({type: 'roll'}), 'roll');
+        h.frame({type: 'error', code: 'bad_json', message: 'x'}); h.frame(h.state(7));""",
+    )
+    assert [frame["type"] for frame in sent(page)] == ["sync", "roll", "sync"]
+    assert page.evaluate("missed") == [[5, 7], [6, 8]]
+    # A state one version on that nobody asked for (a hold's) still names nothing.
+    js(page, "h.frame(h.state(8));")
+    assert page.evaluate("missed") == [[5, 7], [6, 8]]
+
+
 def once_timers(page: Any) -> list[int]:
     return list(page.evaluate("h.timers.filter(t => !t.repeat).map(t => t.delay)"))
 

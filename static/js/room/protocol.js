@@ -68,6 +68,7 @@ export class RoomClient {
     this.counter = 0;
     this.inflight = null; // the action frame sent and not yet answered
     this.answered = null; // the id of the last action a newer state was taken to answer
+    this.syncing = false; // the page asked for the state ("sync"): the next without an event answers it
     this.queue = []; // functions that build the next action frame from the current state
     this.hint = null; // the coach's answer for the current version
     this.hintPending = false;
@@ -222,7 +223,8 @@ export class RoomClient {
    */
   probe(fresh = false) {
     if (!this.socket || !this.connected) return; // none, or a handshake under way: HELLO_WAIT holds
-    this.send({ type: fresh ? "sync" : "ping" });
+    if (fresh) this.sync();
+    else this.send({ type: "ping" });
     const by = this.clock() + WAKE_WAIT;
     this.answerBy = this.answerBy === null ? by : Math.min(this.answerBy, by);
     this.setTimeout(() => this.checkAlive(), WAKE_WAIT);
@@ -359,7 +361,7 @@ export class RoomClient {
         break;
       case "pong":
         // A state this page missed (e.g. while the server's Redis restarted): fetch it.
-        if (typeof frame.version === "number" && frame.version > this.state.version) this.send({ type: "sync" });
+        if (typeof frame.version === "number" && frame.version > this.state.version) this.sync();
         break;
       default:
         this.hooks.onEvent?.(frame);
@@ -390,6 +392,12 @@ export class RoomClient {
     }, this.random() * ROUTE_JITTER);
   }
 
+  /** Asks for the room's state again: its answer counts what it missed as a new socket's first state does. */
+  sync() {
+    this.syncing = true;
+    this.send({ type: "sync" });
+  }
+
   onState(next) {
     // A state after an action leaves the room's rule set out (it never changes): the one
     // the page was rendered from, or its socket was sent on connecting, still holds.
@@ -417,10 +425,13 @@ export class RoomClient {
     // Lines this page never heard: a state no action led to (a new socket's, an answer to sync)
     // or an action's whose first event is more than a hold ahead of the state the page has. The
     // page asks for the room's last events once and puts those between in its feed. A new
-    // socket's first state one version on missed that version's line (a player's leave, say).
+    // socket's first state, or the answer to a sync, one version on missed that version's line (a
+    // player's leave, say); any other state without an event one version on is a hold's.
+    const asked = first || (this.syncing && !next.event);
+    if (!next.event) this.syncing = false;
     const told = next.earlier?.[0]?.version ?? next.version;
     const after = this.state.version;
-    if (next.event ? told - after > 2 : next.version - after > (first ? 0 : 1)) {
+    if (next.event ? told - after > 2 : next.version - after > (asked ? 0 : 1)) {
       try {
         this.hooks.onMissed?.(after, next.event ? told : next.version + 1);
       } catch (error) {
@@ -468,7 +479,7 @@ export class RoomClient {
     if (mineFailed) {
       this.inflight = null;
       this.queue.length = 0;
-      if (!frame.id && this.connected) this.send({ type: "sync" }); // an error that could not name the action
+      if (!frame.id && this.connected) this.sync(); // an error that could not name the action
     }
     // The refusal of an action already taken for answered is this page's too, to be told; what
     // was sent since was built on the newer state, and stays.
