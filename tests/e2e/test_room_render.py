@@ -525,6 +525,35 @@ def test_the_final_order_is_the_servers_each_seat_ranked_behind_marked_why(harne
     assert rows == [[1, 1, True], [2, 2, True], [3, 0, True]]
 
 
+def test_a_state_without_ranks_is_ranked_by_total_those_who_stayed_first(harness: Any) -> None:
+    """A state from a server of the release before (a rolling deploy) has no ``ranks``: the list
+    ranks as Room.ranks does, by total, equal totals sharing a place, a seat a computer finished for
+    its away player after those who stayed and the seats that left (or played on) after them all."""
+    page = harness(HARNESS)
+    finished = over_state(
+        [("Ana", "active"), ("Bo", "active"), ("Cy", "left"), ("Dee", "active"), ("Eve", "active")],
+        [180, 201, 250, 180, 300],
+        [0, 3],
+    )
+    del finished["ranks"]
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "away": True, "kept": True}
+    finished["seats"][4] = {**finished["seats"][4], "kind": "bot", "gave_up": True}
+    rows = page.evaluate("s => render.ranking(s).map(r => [r.rank, r.seat])", finished)
+    assert rows == [[1, 0], [1, 3], [3, 1], [4, 4], [5, 2]]
+    said = page.evaluate(
+        """s => {
+      const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+        justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return [...box.querySelectorAll(".ranking .rank")].map((el) => el.textContent);
+    }""",
+        finished,
+    )
+    assert said == ["1.", "1.", "3.", "4.", "5."]
+
+
 REVIEW_HTML = """([s, review]) => {
   const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
     rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,

@@ -20,9 +20,15 @@ export function ranking(state) {
     return Boolean(s?.gave_up) || (s?.status !== undefined && s.status !== "active");
   };
   const kept = (seat) => Boolean(seats[seat]?.kept) && !left(seat);
-  return state.cards
-    .map((card) => ({ seat: card.seat, total: card.total, rank: ranks[card.seat], left: left(card.seat), kept: kept(card.seat) }))
-    .sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const rows = state.cards.map((card) => ({ seat: card.seat, total: card.total, rank: ranks[card.seat], left: left(card.seat), kept: kept(card.seat) }));
+  // A state of a server of the release before (a rolling deploy) has no `ranks`: its order as
+  // Room.ranks gives it, but for a game every person left, which that ranks by when they left.
+  if (!rows.every((row) => Number.isInteger(row.rank))) {
+    const group = (row) => (row.left ? 2 : row.kept ? 1 : 0);
+    const ahead = (a, b) => group(a) < group(b) || (group(a) === group(b) && a.total > b.total);
+    for (const row of rows) row.rank = 1 + rows.filter((other) => ahead(other, row)).length;
+  }
+  return rows.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
 }
 
 /** The result as a player shares it, in plain text: the rule set and each seat's place and total
