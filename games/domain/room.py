@@ -21,7 +21,7 @@ frozen dataclass (``msgspec.structs.replace`` against ``dataclasses.replace``, t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -170,12 +170,17 @@ def _int_pair(value: object) -> TurnKey | None:
     return int(value[0]), int(value[1])
 
 
+# Why a seat ranks after every seat that stayed (``Room.ranked_behind``), or "" for none.
+Behind = Literal["", "left", "taken_out", "away"]
+
+
 class Standing(msgspec.Struct, frozen=True):
     """One seat's result at the end (``Room.standings``)."""
 
     seat: int  # the seat's index, in turn order
     place: int  # 1 for the best; equal places share it (``Room.ranks``)
     points: int  # the seat's grand total
+    behind: Behind = ""  # why it ranks after those who stayed, as the game-over list marks it
 
 
 class Room(msgspec.Struct, frozen=True):
@@ -507,17 +512,27 @@ class Room(msgspec.Struct, frozen=True):
         return [1 + sum(1 for other in keys if other < key) for key in keys]
 
     def standings(self) -> list[Standing]:
-        """Every seat's place and points, the best first, seats sharing a place in turn order: the
-        result as the players' records rank it (``ranks``), as the game-over notice and Your games'
-        finished games list it. None before the start."""
+        """Every seat's place and points, the best first, seats sharing a place in turn order, and why
+        a seat ranks behind: the result as the players' records rank it (``ranks``), as the
+        game-over notice and Your games' finished games list it. None before the start."""
         if self.rules is None:
             return []
         ranks = self.ranks()
         standings = [
-            Standing(seat=index, place=place, points=self.rules.totals(index).grand_total)
+            Standing(
+                seat=index, place=place, points=self.rules.totals(index).grand_total, behind=self.ranked_behind(index)
+            )
             for index, place in enumerate(ranks)
         ]
         return sorted(standings, key=lambda standing: (standing.place, standing.seat))
+
+    def ranked_behind(self, index: int) -> Behind:
+        """Why seat ``index`` ranks after every seat that stayed (``ranks``): "taken_out" by the
+        host, "left", "away" (a computer finished it for its away player), or "" for none."""
+        seat = self.seats[index]
+        if seat.given_up:
+            return "taken_out" if seat.taken_out else "left"
+        return "away" if self.finished_for(index) else ""
 
     def anyone_stayed(self) -> bool:
         """Whether a seat is still played by who sat there (the seats ``ranks`` puts first)."""

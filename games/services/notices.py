@@ -66,6 +66,7 @@ from django.utils.encoding import punycode
 from django.utils.translation import gettext as _
 
 from games.domain.codes import shown_code
+from games.domain.room import Behind
 from games.services import waiting
 from games.services.codes import shown_name
 from games.services.deadline import TIMEOUT_ACTION
@@ -524,17 +525,37 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
         )
 
 
+def behind_tag(behind: Behind) -> str:
+    """The word for why a seat ranks after those who stayed (``Room.ranked_behind``), as the game-over
+    list says it, in the active language: "" for a seat that stayed."""
+    if behind == "taken_out":
+        return _("taken out")
+    if behind == "left":
+        return _("left")
+    return _("away") if behind == "away" else ""
+
+
 def the_end(game: Game, url: str, language: str) -> Letter:
     """The "game over" of ``game``, in ``language``: every seat's place and total, the best first
-    (``Room.standings``: the places the players' records give)."""
+    (``Room.standings``: the places the players' records give), a seat ranked after those who
+    stayed marked why, as the game-over list marks it: else "2. Ann: 180, 3. Bob: 201" reads as a mistake."""
     room = game.room
     with translation.override(language):
         shown = shown_code(game.code)
-        ranking = ", ".join(
-            _("%(place)s. %(name)s: %(points)s")
-            % {"place": standing.place, "name": shown_name(room.seats[standing.seat].name), "points": standing.points}
-            for standing in room.standings()
-        )
+        places = []
+        for standing in room.standings():
+            place = {
+                "place": standing.place,
+                "name": shown_name(room.seats[standing.seat].name),
+                "points": standing.points,
+            }
+            tag = behind_tag(standing.behind)
+            places.append(
+                _("%(place)s. %(name)s (%(tag)s): %(points)s") % {**place, "tag": tag}
+                if tag
+                else _("%(place)s. %(name)s: %(points)s") % place
+            )
+        ranking = ", ".join(places)
         return Letter(
             subject=_("Game over in room %(code)s") % {"code": shown},
             line=_("The game in room %(code)s is over: %(ranking)s.") % {"code": shown, "ranking": ranking},

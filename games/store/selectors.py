@@ -810,7 +810,7 @@ def my_finished_games(controller: str, page: object = 1) -> Page[dict[str, Any]]
 
 
 def _finished_game(game: Game, controller: str) -> dict[str, Any]:
-    """One row of Your games' finished games: its seats by place."""
+    """One row of Your games' finished games: its seats by place, each ranked behind marked why."""
     ruleset = RULESETS[game.ruleset]
     room = game.room
     mine = room.seats_kept_for(controller)
@@ -824,6 +824,8 @@ def _finished_game(game: Game, controller: str) -> dict[str, Any]:
                 "bot": seat.bot and not seat.person,
                 "place": standing.place,
                 "points": standing.points,
+                # Why it ranks after those who stayed: marked as the game-over list marks it.
+                "behind": standing.behind,
             }
         )
     return {

@@ -373,9 +373,21 @@ def test_the_standings_list_every_seat_by_its_place_with_its_points_ties_in_turn
     assert room.standings() == [
         Standing(seat=1, place=1, points=points[1]),
         Standing(seat=2, place=1, points=points[2]),
-        Standing(seat=0, place=3, points=points[0]),
+        Standing(seat=0, place=3, points=points[0], behind="left"),
     ]
     assert _room(ANN, BOB, playing=False).standings() == []
+
+
+def test_the_standings_say_why_a_seat_ranks_after_those_who_stayed() -> None:
+    """As the game-over list marks it: its player left, the host took it out (a computer may have
+    played it on since), or a computer finished it for its away player."""
+    out = Seat(player=3, name="Cy", controller="cy", status=LEFT, taken_out=True)
+    played_on = Seat(player=4, name="Di", controller="bot:4", kind=BOT, level="casual", left_controller="di")
+    kept = Seat(player=5, name="Ed", controller="bot:5", kind=BOT, level="casual", away=True, away_controller="ed")
+    gone = Seat(player=6, name="Flo", controller="flo", status=LEFT)
+    room = _played_out(ANN, out, played_on, kept, gone, ROBOT, faces=([1, 1, 2, 2, 3],) * 6)
+    behind = {standing.seat: standing.behind for standing in room.standings()}
+    assert behind == {0: "", 1: "taken_out", 2: "left", 3: "away", 4: "left", 5: ""}
 
 
 def test_nobody_has_won_a_game_not_played_to_its_end() -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import msgspec
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.utils import timezone
 
 from games import services
+from games.domain.room import BOT, LEFT
 from games.services import notices
 from games.services.clock import clock_expire
 from games.store.models import Game, Notice, NoticeSettings, PushSubscription
@@ -137,6 +139,30 @@ def test_the_result_pushed_says_the_ranking_and_scores_in_plain_text(push: PushS
     assert "אבי" in payload["body"] and "Bo" in payload["body"]
     assert payload["url"] == f"https://yahtzee.example.org/r/{table.code}/"
     assert not any(mark in payload["title"] + payload["body"] for mark in ISOLATES)
+
+
+def test_the_result_told_marks_the_seats_ranked_behind_for_leaving_being_taken_out_or_away() -> None:
+    """As the game-over list and the shared result do: a reader would take Bo's place after Ana's
+    lower total for a mistake."""
+    table = named_room("Ana", "Bo", "Cy", "Di")
+    to_the_last_move(table)
+    score_first_legal(table)
+    game = table.game
+    room = game.room
+    seats = list(room.seats)
+    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
+    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
+    seats[3] = msgspec.structs.replace(
+        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
+    )
+    game.room = msgspec.structs.replace(room, seats=tuple(seats))
+    line = notices.the_end(game, "https://yahtzee.example.org/r/x/", "en").line
+    ranks = game.room.ranks()
+    points = [game.room.rules.totals(seat).grand_total for seat in range(4)]
+    assert f"{ranks[0]}. Ana: {points[0]}" in line
+    assert f"{ranks[1]}. Bo (taken out): {points[1]}" in line
+    assert f"{ranks[2]}. Cy (left): {points[2]}" in line
+    assert f"{ranks[3]}. Di (away): {points[3]}" in line
 
 
 def test_the_game_over_notice_is_in_the_readers_language(push: PushService) -> None:

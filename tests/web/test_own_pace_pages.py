@@ -14,6 +14,7 @@ from typing import Any
 from unittest import mock
 from urllib.parse import urlencode
 
+import msgspec
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail, signing
@@ -22,6 +23,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import services
+from games.domain.room import BOT, LEFT
 from games.services import notices, subscriptions
 from games.store import selectors
 from games.store.models import Game, Move, NoticeSettings, PushSubscription
@@ -177,6 +179,38 @@ def test_your_games_keeps_a_guests_finished_games_newest_first_with_their_result
     for seat in (0, 1):
         assert f"{ranks[seat]}. <bdi>P{seat}</bdi>" in row and f"{totals[seat]}" in row
     assert "Finished games go to your profile once you sign in." not in page
+
+
+def test_your_games_finished_list_marks_the_seats_ranked_behind_as_the_game_over_list_does() -> None:
+    """A seat whose player left, or the host took out, or a computer finished for its away player
+    ranks after those who stayed, whatever its total: the row says why, or it reads as a mistake."""
+    me = services.new_controller()
+    code = services.game_create(host_name="Ana", controller=me, pace="own", turn_timer=DAY).game.code
+    for name in ("Bo", "Cy", "Di"):
+        services.game_join(code=code, name=name, controller=services.new_controller())
+    services.game_start(code=code, controller=me, expected_version=None, action_id="")
+    game = Game.objects.get(code=code)
+    seats = list(game.room.seats)
+    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
+    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
+    seats[3] = msgspec.structs.replace(
+        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
+    )
+    game.room = msgspec.structs.replace(game.room, seats=tuple(seats))
+    game.status = Game.Status.FINISHED
+    game.waiting_on = ""
+    game.finished_at = timezone.now()
+    game.save()
+    guest = Client()
+    guest.get("/")
+    session = guest.session
+    session["controller"] = me
+    session.save()
+    page = guest.get("/games").content.decode()
+    row = page[page.index(f'data-code="{code}"') :]
+    row = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", row[: row.index("</li>")]))
+    assert "Ana 0 points (you)" in row
+    assert "Bo 0 points (taken out)" in row and "Cy 0 points (left)" in row and "Di 0 points (away)" in row
 
 
 def test_your_games_finished_list_comes_in_pages_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
