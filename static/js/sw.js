@@ -19,7 +19,9 @@ async function roomInView(url) {
 
 async function notify(data) {
   if (await roomInView(data.url)) return;
-  await self.registration.showNotification(data.title || "Your turn", {
+  // Every notice the server pushes has its title, in its reader's language (notices.send_push); one
+  // without (sent by hand) is titled with the site's address, which needs no translation.
+  await self.registration.showNotification(data.title || self.location.hostname, {
     body: data.body || "",
     tag: data.tag,
     renotify: Boolean(data.tag),

@@ -967,6 +967,44 @@ def test_a_click_on_a_notification_brings_the_rooms_open_tab_forward_whatever_it
     assert (seen["focused"], seen["opened"]) == ([], [f"{SITE}/r/abc/"])  # another room: a tab of its own
 
 
+# The service worker given a ``push`` event whose data is ``data`` (JSON, or text when a string):
+# it returns the notifications the worker showed, each its title and options.
+SW_PUSH_HARNESS = """<!doctype html><title>sw</title><script type="module">
+const source = await (await fetch("/static/js/sw.js")).text();
+window.run = async (data) => {
+  const shown = [];
+  const listeners = {};
+  const worker = {
+    addEventListener: (type, listener) => { listeners[type] = listener; },
+    skipWaiting: () => {},
+    location: { origin: "https://yahtzee.example.org", hostname: "yahtzee.example.org" },
+    clients: { claim: async () => {}, matchAll: async () => [] },
+    registration: { showNotification: async (title, options) => { shown.push([title, options.body]); } },
+  };
+  new Function("self", "fetch", source)(worker, async () => new Response(""));
+  const text = typeof data === "string" ? data : JSON.stringify(data);
+  let done;
+  listeners.push({
+    data: { json: () => JSON.parse(text), text: () => text },
+    waitUntil: (promise) => { done = promise; },
+  });
+  await done;
+  return shown;
+};
+window.ready = true;
+</script>"""
+
+
+def test_a_push_without_a_title_is_titled_with_the_sites_address_not_english_words(harness: Any) -> None:
+    """Every notice the server pushes has its title, in its reader's language (notices.send_push); a
+    push without one (sent by hand, from the browser's developer tools) is not given English words."""
+    page = harness(SW_PUSH_HARNESS)
+    told = {"title": "Votre tour dans la salle abc", "body": "Votre tour", "url": f"{SITE}/r/abc/"}
+    assert page.evaluate("data => run(data)", told) == [["Votre tour dans la salle abc", "Votre tour"]]
+    assert page.evaluate("data => run(data)", {"body": "Hej"}) == [["yahtzee.example.org", "Hej"]]
+    assert page.evaluate("data => run(data)", "plain words") == [["yahtzee.example.org", "plain words"]]
+
+
 # The service worker given a ``pushsubscriptionchange`` (Chromium sends none; Firefox does when its
 # push service renews a subscription): ``old`` and ``given`` are what the event holds, and the
 # stand-in push manager hands out ``made`` to a subscribe with the key it was asked for.
