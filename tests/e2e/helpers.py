@@ -379,3 +379,23 @@ def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
     bob.wait_for_selector("#back", timeout=20_000)
     # The host's page acts next (its pause): it has drawn the hand-over too, not only Bob's page.
     caught_up(ann, bob)
+
+
+def look_again(page: Any, url: str) -> None:
+    """Take a no-script room page to ``url`` (the room), as a player who goes back to it does.
+
+    A no-script page that waits for others reloads itself (its ``<meta http-equiv="refresh">``),
+    to the same room. When that reload's answer is already coming in as the test goes to the room,
+    the reload cannot be stopped and wins: Playwright's goto then fails, "interrupted by another
+    navigation" to the very address it was going to. The page is where the goto would have taken
+    it, the room as it is now: wait for that document to load instead.
+    """
+    from playwright.sync_api import Error
+
+    try:
+        page.goto(url)
+    except Error as error:
+        if f'interrupted by another navigation to "{url}"' not in str(error):
+            raise
+        page.wait_for_load_state()
+        assert page.url == url, (page.url, url)

@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     light_boxes_in_the_dark,
+    look_again,
     no_horizontal_overflow,
     score_best,
     serious_violations,
@@ -540,21 +541,21 @@ def test_two_people_play_a_whole_official_game_without_javascript(live_site: Liv
     url = ada.url
     assert "needs JavaScript" not in ada.inner_text("main")
     looked_at_without_script(ada, new_page, "official-lobby")
-    ben.goto(url)
+    look_again(ben, url)
     ben.fill("#ns-join-name", "Ben")
     submit(ben, "#ns-join-btn")
     assert "Waiting for the host to start the game." in ben.inner_text("[data-testid=noscript-table]")
-    ada.goto(url)
+    look_again(ada, url)
     assert ada.inner_text("#ns-start") == "Start game with 2 players"
     submit(ada, "#ns-start")
     players = {"Ada": ada, "Ben": ben}
     for turn in range(26):
         mover, waiting = (ada, ben) if turn % 2 == 0 else (ben, ada)
-        mover.goto(url)
+        look_again(mover, url)
         # After the first turn the waiting player's page is the one their own last move went back
         # to: the room as it is now, the page a look again would load.
         if turn == 0:
-            waiting.goto(url)
+            look_again(waiting, url)
         name = "Ada" if mover is ada else "Ben"
         assert mover.inner_text("#ns-h") == f"Your turn, {name}"
         assert waiting.inner_text("#ns-h") == f"{name}'s turn"
@@ -581,7 +582,7 @@ def test_two_people_play_a_whole_official_game_without_javascript(live_site: Liv
             submit(mover, "#ns-confirm-yes")
         assert players[name] is mover
     for name, page in (("Ada", ada), ("Ben", ben)):
-        page.goto(url)
+        look_again(page, url)
         winner = page.inner_text("#ns-winner")
         assert re.fullmatch(r"(Ada|Ben) wins!|A tie! Ada, Ben share the win\.", winner)
         # The heading is the reader's own result: the winner's, "You win!"; the other's, "Game over".
@@ -594,6 +595,27 @@ def test_two_people_play_a_whole_official_game_without_javascript(live_site: Liv
     assert ada.url.endswith("/replay")
 
 
+def test_a_player_without_javascript_goes_back_to_the_room_as_their_page_reloads_itself(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    ada, ben = new_page(java_script_enabled=False), new_page(java_script_enabled=False)
+    ada.goto(live_site.url + "/")
+    ada.check("input[name=mode][value=online]")
+    ada.fill("#id_name", "Ada")
+    submit(ada, "#create-btn")
+    url = ada.url
+    look_again(ben, url)
+    ben.fill("#ns-join-name", "Ben")
+    submit(ben, "#ns-join-btn")
+    assert ben.locator("meta[http-equiv=refresh]").count() == 1
+    # Ben's page waiting for the host reloads itself: its answer is coming in as he goes back.
+    for _ in range(3):
+        with ben.expect_response(url):
+            pass
+        look_again(ben, url)
+        assert "Waiting for the host to start the game." in ben.inner_text("[data-testid=noscript-table]")
+
+
 def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site: LiveSite, new_page: Any) -> None:
     ada, ben, cy = (new_page(java_script_enabled=False) for _ in range(3))
     # Cy's browser never says it is at the table (the stylesheet it would load): his seat counts as away.
@@ -604,11 +626,11 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     submit(ada, "#create-btn")
     url = ada.url
     for page, name in ((ben, "Ben"), (cy, "Cy")):
-        page.goto(url)
+        look_again(page, url)
         page.fill("#ns-join-name", name)
         submit(page, "#ns-join-btn")
     assert ben.locator("#ns-add-bot, #ns-start, [id^=ns-kick-]").count() == 0
-    ada.goto(url)
+    look_again(ada, url)
     ada.select_option("#ns-bot-level", "beginner")
     submit(ada, "#ns-add-bot")
     assert "computer · Beginner" in ada.inner_text(".ns-players")
@@ -617,7 +639,7 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     submit(ada, "#ns-pause")
     assert ada.inner_text(".ns-paused") == "You paused the game"  # the host reads it of herself
     assert ada.inner_text("#ns-pause") == "Resume game" and ada.locator("#ns-roll").count() == 0
-    ben.goto(url)
+    look_again(ben, url)
     assert ben.inner_text(".ns-paused") == "Game paused by the host" and ben.locator("#ns-pause").count() == 0
     # Ben's page reloads itself while he waits: he writes on a page that holds still.
     assert ben.locator("#ns-chat-text").count() == 0
@@ -633,7 +655,7 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     assert "at most 300 characters" in ben.inner_text("#ns-chat-error")
     assert ben.input_value("#ns-chat-text") == "x" * 301 and ben.locator(".ns-chat-list li").count() == 1
     looked_at_without_script(ben, new_page, "player-chat", full_page=True)
-    ada.goto(url)
+    look_again(ada, url)
     assert "Ben: Take your time, Ada" in ada.inner_text(".ns-chat-list")
     # The host mutes Ben's chat from the Players list, and lets him speak again.
     submit(ada, "#ns-mute-1")
@@ -661,7 +683,7 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     row = ada.locator(".ns-scorecard tr", has=ada.locator("th", has_text=re.compile("^Yahtzee$")))
     assert row.locator("td").first.inner_text() == "0"
     # Ben's turn: he asks the coach, reacts, and leaves the game (asked first).
-    ben.goto(url)
+    look_again(ben, url)
     submit(ben, "#ns-roll")
     submit(ben, "#ns-hint")
     assert re.search(r"Coach:|getting ready", ben.inner_text("#ns-hint-box"))
