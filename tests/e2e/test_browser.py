@@ -532,13 +532,18 @@ def looked_at_without_script(page: Any, new_page: Any, name: str, *, full_page: 
         assert no_horizontal_overflow(checker), (name, width)
 
 
+def create_online_without_script(page: Any, site: LiveSite, name: str) -> str:
+    """An online room made from the home page's form with scripts off; the room's address."""
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", name)
+    submit(page, "#create-btn")
+    return str(page.url)
+
+
 def test_two_people_play_a_whole_official_game_without_javascript(live_site: LiveSite, new_page: Any) -> None:
     ada, ben = new_page(java_script_enabled=False), new_page(java_script_enabled=False)
-    ada.goto(live_site.url + "/")
-    ada.check("input[name=mode][value=online]")
-    ada.fill("#id_name", "Ada")
-    submit(ada, "#create-btn")
-    url = ada.url
+    url = create_online_without_script(ada, live_site, "Ada")
     assert "needs JavaScript" not in ada.inner_text("main")
     looked_at_without_script(ada, new_page, "official-lobby")
     look_again(ben, url)
@@ -599,11 +604,7 @@ def test_a_player_without_javascript_goes_back_to_the_room_as_their_page_reloads
     live_site: LiveSite, new_page: Any
 ) -> None:
     ada, ben = new_page(java_script_enabled=False), new_page(java_script_enabled=False)
-    ada.goto(live_site.url + "/")
-    ada.check("input[name=mode][value=online]")
-    ada.fill("#id_name", "Ada")
-    submit(ada, "#create-btn")
-    url = ada.url
+    url = create_online_without_script(ada, live_site, "Ada")
     look_again(ben, url)
     ben.fill("#ns-join-name", "Ben")
     submit(ben, "#ns-join-btn")
@@ -619,11 +620,7 @@ def test_a_host_without_javascript_pauses_the_game_and_a_player_chats(live_site:
     ada, ben, cy = (new_page(java_script_enabled=False) for _ in range(3))
     # Cy's browser never says it is at the table (the stylesheet it would load): his seat counts as away.
     cy.route("**/here.css", lambda route: route.abort())
-    ada.goto(live_site.url + "/")
-    ada.check("input[name=mode][value=online]")
-    ada.fill("#id_name", "Ada")
-    submit(ada, "#create-btn")
-    url = ada.url
+    url = create_online_without_script(ada, live_site, "Ada")
     for page, name in ((ben, "Ben"), (cy, "Cy")):
         look_again(page, url)
         page.fill("#ns-join-name", name)

@@ -48,6 +48,16 @@ def controller(client: Client) -> str:
     return str(client.session["controller"])
 
 
+def games_page_of(controller: str) -> str:
+    """Your games as the guest browser of ``controller`` reads it."""
+    guest = Client()
+    guest.get("/")
+    session = guest.session
+    session["controller"] = controller
+    session.save()
+    return guest.get("/games").content.decode()
+
+
 # --- the create form ------------------------------------------------------------------------------
 
 
@@ -162,12 +172,7 @@ def test_your_games_keeps_a_guests_finished_games_newest_first_with_their_result
     assert game.status == Game.Status.FINISHED
     me = table.controllers[0]
     older = _finished(me, minutes_ago=60 * 24)
-    guest = Client()
-    guest.get("/")
-    session = guest.session
-    session["controller"] = me
-    session.save()
-    page = guest.get("/games").content.decode()
+    page = games_page_of(me)
     assert 'id="finished-card"' in page and 'id="no-games"' in page  # none under way
     codes = re.findall(r'class="game-row finished" data-code="(\w+)"', page)
     assert codes == [table.code, older]
@@ -201,12 +206,7 @@ def test_your_games_finished_list_marks_the_seats_ranked_behind_as_the_game_over
     game.waiting_on = ""
     game.finished_at = timezone.now()
     game.save()
-    guest = Client()
-    guest.get("/")
-    session = guest.session
-    session["controller"] = me
-    session.save()
-    page = guest.get("/games").content.decode()
+    page = games_page_of(me)
     row = page[page.index(f'data-code="{code}"') :]
     row = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", row[: row.index("</li>")]))
     assert "Ana 0 points (you)" in row
