@@ -11,6 +11,11 @@ import { wordRuleset } from "./words.js";
 export const esc = (text) =>
   String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
+/** A seat's name for its column's head, each word that holds a hyphen or a slash ("Anna-Katharina")
+ * kept on one line: the desktop card breaks a name over two lines between its words only, and a
+ * break at the hyphen ("Anna-" over "Katharin…") left the rest of the name out. */
+const headName = (name) => esc(name).replace(/\S*[-\u2010\u2013\u2014/]\S*/g, (word) => `<span class="name-word">${word}</span>`);
+
 /** A row's name: the full one, and its short form for narrow screens (read out once). */
 export function labelHtml(row) {
   const label = esc(row.label);
@@ -85,7 +90,7 @@ export function scorecardHtml({ ruleset, seats, cards, current = null, focus = n
     const cur = s.seat === current;
     const pinned = pinning && s.seat === focus ? ` pin pin-0${cols > 1 ? " pin-span" : ""}` : "";
     return `<th scope="col" ${cols > 1 ? `colspan="${cols}"` : ""} data-seat="${s.seat}" class="seat-head${cur ? " current" : ""}${s.gone ? " gone" : ""}${pinned}${side(s)}" title="${esc(s.name)}">
-      <span class="seat-head-name">${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${esc(s.name)}</span>${s.presence ? `<span class="sr-only presence-label"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
+      <span class="seat-head-name">${cur ? '<span class="turn-mark" aria-hidden="true">▶</span>' : ""}${s.presence ? `<span class="presence ${s.presence}" aria-hidden="true"></span>` : ""}${headName(s.name)}</span>${s.presence ? `<span class="sr-only presence-label"> (${s.presence === "away" ? gettext("away") : gettext("online")})</span>` : ""}${cur ? `<span class="sr-only"> ${gettext("(to play)")}</span>` : ""}</th>`;
   };
   let head = `<tr><th scope="col" class="box-col" ${cols > 1 ? 'rowspan="2"' : ""}>${gettext("Box")}</th>${seats.map(nameCell).join("")}</tr>`;
   if (cols > 1) {

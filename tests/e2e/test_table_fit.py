@@ -701,3 +701,34 @@ def test_on_a_desktop_a_seats_name_is_never_broken_inside_a_word_unmarked(
         shot(page, f"six-heads-{ruleset}-{size[0]}-{scheme}")
         assert page.evaluate(WORDS_BROKEN_UNMARKED) == [], scheme
     assert page.errors == []
+
+
+# Each seat's name in its column's head with one of its words (between spaces) over two lines:
+# "Anna-" over "Katharin…" hides the rest of the name where "Anna-Kath…" over "Oberhuber" shows it.
+WORDS_OVER_TWO_LINES = """() => [...document.querySelectorAll('#card .seat-head-name')].filter((name) => {
+  const words = [], walk = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+  for (let text = walk.nextNode(); text; text = walk.nextNode()) {
+    if (text.parentElement.closest('[aria-hidden=true]')) continue;
+    for (const m of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, m.index); range.setEnd(text, m.index + m[0].length);
+      words.push(new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size);
+    }
+  }
+  return words.some((lines) => lines > 1);
+}).map((name) => name.textContent.trim())"""
+
+
+def test_on_a_desktop_a_hyphenated_name_is_not_broken_at_its_hyphen(live_site: LiveSite, new_page: Any) -> None:
+    """Six seats on a desktop's card: a double name ("Anna-Katharina Oberhuber") keeps each of its
+    words on one line, cut with an ellipsis if too wide, rather than break at the hyphen ("Anna-"
+    over "Katharin…"), which leaves the rest of the name out and reads as a name cut short twice."""
+    page = new_page(1280, 800)
+    names = ["Anna-Katharina Oberhuber", "Hieronymus Bosch-Meier", *SIX[2:]]
+    create_local(page, live_site, names)
+    reload(page)
+    page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-heads-hyphens-{scheme}")
+        assert page.evaluate(WORDS_OVER_TWO_LINES) == [], scheme
+    assert page.errors == []
