@@ -732,3 +732,35 @@ def test_on_a_desktop_a_hyphenated_name_is_not_broken_at_its_hyphen(live_site: L
         shot(page, f"six-heads-hyphens-{scheme}")
         assert page.evaluate(WORDS_OVER_TWO_LINES) == [], scheme
     assert page.errors == []
+
+
+# What tells the head of the seat to play from the others' other than their colours: its ▶ shown,
+# its underline's thickness, its letters' weight or decoration.
+TURN_CUES = """() => [...document.querySelectorAll('#card th.seat-head')].map((th) => {
+  const style = getComputedStyle(th), mark = th.querySelector('.turn-mark');
+  const inset = [...style.boxShadow.matchAll(/(-?[\\d.]+)px (-?[\\d.]+)px[^,]*inset/g)];
+  const bar = parseFloat(style.borderBottomWidth) + Math.max(0, ...inset.map((m) => -parseFloat(m[2])));
+  const marked = Boolean(mark && mark.getBoundingClientRect().width > 0 && getComputedStyle(mark).display !== 'none');
+  return { current: th.classList.contains('current'), cue: [marked, bar, style.fontWeight, style.textDecorationLine].join(' ') };
+})"""
+
+
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+@pytest.mark.parametrize("size", [(1280, 800), (932, 430)])
+def test_the_seat_to_play_is_told_from_the_others_by_more_than_colour(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: tuple[int, int]
+) -> None:
+    """Five seats or more on a desktop's card hide the ▶ before the name of the seat to play: its
+    head still differs from the others in more than colour (a thicker underline), for a player who
+    does not tell the accent from the text's colour."""
+    page = new_page(*size)
+    create_local(page, live_site, SIX, ruleset=ruleset)
+    reload(page)
+    page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
+    heads = page.evaluate(TURN_CUES)
+    current = {head["cue"] for head in heads if head["current"]}
+    others = {head["cue"] for head in heads if not head["current"]}
+    assert current and others and not current & others, heads
+    for scheme in in_each_scheme(page):
+        shot(page, f"turn-cue-{ruleset}-{size[0]}-{scheme}")
+    assert page.errors == []
