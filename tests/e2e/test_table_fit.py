@@ -741,7 +741,8 @@ TURN_CUES = """() => [...document.querySelectorAll('#card th.seat-head')].map((t
   const inset = [...style.boxShadow.matchAll(/(-?[\\d.]+)px (-?[\\d.]+)px[^,]*inset/g)];
   const bar = parseFloat(style.borderBottomWidth) + Math.max(0, ...inset.map((m) => -parseFloat(m[2])));
   const marked = Boolean(mark && mark.getBoundingClientRect().width > 0 && getComputedStyle(mark).display !== 'none');
-  return { current: th.classList.contains('current'), cue: [marked, bar, style.fontWeight, style.textDecorationLine].join(' ') };
+  const cue = [marked, bar, style.fontWeight, style.textDecorationLine].join(' ');
+  return { current: th.classList.contains('current'), cue };
 })"""
 
 
