@@ -402,15 +402,17 @@ def test_a_socket_back_one_version_on_names_that_version_as_never_heard(page: An
 
 def test_a_sync_answered_one_version_on_names_that_version_as_never_heard(page: Any) -> None:
     """The page asked for the state again (a newer pong, an error without an id, shown again while a
-    clock runs): an answer one version on, with no event, is a state it missed, as a new socket's."""
+    clock runs): an answer one version on (the room's whole state, its rule set in it), with no
+    event, is a state it missed, as a new socket's."""
     js(
         page,
         """h.make(5); window.missed = [];
         client.hooks.onMissed = (after, before) => missed.push([after, before]);
         h.hello(5);
-        h.frame({type: 'pong', version: 6}); h.frame(h.state(6));
+        h.frame({type: 'pong', version: 6}); h.frame(h.state(6, {ruleset: {label: 'Yahtzee'}}));
         client.enqueue(() => ({type: 'roll'}), 'roll');
-        h.frame({type: 'error', code: 'bad_json', message: 'x'}); h.frame(h.state(7));""",
+        h.frame({type: 'error', code: 'bad_json', message: 'x'});
+        h.frame(h.state(7, {ruleset: {label: 'Yahtzee'}}));""",
     )
     assert [frame["type"] for frame in sent(page)] == ["sync", "roll", "sync"]
     assert page.evaluate("missed") == [[5, 7], [6, 8]]
@@ -787,3 +789,30 @@ def test_a_presence_that_keeps_counting_the_seat_away_does_not_reconnect_at_once
         js(page, f"h.fire({delays[-1]}); h.hello(3, [0]); h.frame(h.state(3, {{seats: {seats}}}));")
     assert page.evaluate("h.FakeSocket.all.length") == 5
     assert delays[0] == 0 and 0 < delays[1] < delays[2] < delays[3], delays
+
+
+def test_a_hold_heard_while_a_sync_is_unanswered_is_not_taken_for_its_answer(page: Any) -> None:
+    """The answer to a sync is the room's whole state, its rule set in it, as a new socket's first
+    state is; an action's state (a hold's, one version on) leaves the rule set out. One heard while
+    the page waits for that answer, or after a sync the server never answered (refused as too many
+    frames), names nothing as never heard: the hold has no line, and the page asks for none."""
+    js(
+        page,
+        """h.make(5); window.missed = [];
+        client.hooks.onMissed = (after, before) => missed.push([after, before]);
+        h.hello(5); client.probe(true);
+        h.frame(h.state(6));
+        h.frame(h.state(6, {ruleset: {label: 'Yahtzee'}}));""",
+    )
+    assert sent(page)[-1] == {"type": "sync"}
+    assert page.evaluate("missed") == []
+    js(
+        page,
+        """client.probe(true); h.frame({type: 'error', code: 'rate_limited', message: 'x'});
+        h.frame(h.state(7));""",
+    )
+    assert sent(page)[-1] == {"type": "sync"}
+    assert page.evaluate("missed") == []
+    # The answer to a sync one version on still names that version as never heard.
+    js(page, "client.probe(true); h.frame(h.state(8, {ruleset: {label: 'Yahtzee'}}));")
+    assert page.evaluate("missed") == [[7, 9]]

@@ -68,7 +68,7 @@ export class RoomClient {
     this.counter = 0;
     this.inflight = null; // the action frame sent and not yet answered
     this.answered = null; // the id of the last action a newer state was taken to answer
-    this.syncing = false; // the page asked for the state ("sync"): the next without an event answers it
+    this.syncing = false; // the page asked for the state ("sync"): the next whole one answers it
     this.queue = []; // functions that build the next action frame from the current state
     this.hint = null; // the coach's answer for the current version
     this.hintPending = false;
@@ -400,8 +400,10 @@ export class RoomClient {
 
   onState(next) {
     // A state after an action leaves the room's rule set out (it never changes): the one
-    // the page was rendered from, or its socket was sent on connecting, still holds.
-    if (!next.ruleset) next = { ...next, ruleset: this.state.ruleset };
+    // the page was rendered from, or its socket was sent on connecting, still holds. The room's
+    // whole state, with it, is a new socket's first or the answer to a sync, never an action's.
+    const whole = Boolean(next.ruleset);
+    if (!whole) next = { ...next, ruleset: this.state.ruleset };
     const first = !this.connected;
     this.connected = true;
     if (first) this.setStatus("connected");
@@ -426,9 +428,10 @@ export class RoomClient {
     // or an action's whose first event is more than a hold ahead of the state the page has. The
     // page asks for the room's last events once and puts those between in its feed. A new
     // socket's first state, or the answer to a sync, one version on missed that version's line (a
-    // player's leave, say); any other state without an event one version on is a hold's.
-    const asked = first || (this.syncing && !next.event);
-    if (!next.event) this.syncing = false;
+    // player's leave, say); any other state without an event one version on is a hold's. A hold's
+    // heard before the sync's answer is not taken for it: an action's state is never whole.
+    const asked = first || (this.syncing && whole && !next.event);
+    if (whole && !next.event) this.syncing = false;
     const told = next.earlier?.[0]?.version ?? next.version;
     const after = this.state.version;
     if (next.event ? told - after > 2 : next.version - after > (asked ? 0 : 1)) {
