@@ -25,6 +25,8 @@ async def test_the_state_after_an_action_leaves_out_the_rule_set_that_the_connec
         assert "ruleset" not in after
         # Everything else of the state is there: the next action's options, the cards, the seats.
         assert after["options"] and after["cards"] and after["seats"] == state["seats"]
+    # The answer to a sync carries it: the page tells that answer from an action's state by it
+    # (static/js/room/protocol.js), a hold's heard before it not taken for it.
     await watcher.send_to(text_data=json.dumps({"type": "sync"}))
     synced = (await frames_until(watcher, "state"))[-1]
     assert synced["version"] == state["version"] + 1 and synced["ruleset"] == ruleset_info("official")
