@@ -1467,9 +1467,8 @@ def test_the_e_mails_stopped_are_said_to_be_all_of_them_not_only_the_turns() -> 
     assert "your turn" not in done
 
 
-
 def test_the_stopped_page_words_the_e_mails_and_the_notifications_each_in_its_own_gender() -> None:
-    """"Turn them on again": Spanish's e-mails (correos) and notifications (notificaciones) differ
+    """ "Turn them on again": Spanish's e-mails (correos) and notifications (notificaciones) differ
     in gender, so "them" is worded for each (activarlos, activarlas)."""
     user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
     NoticeSettings.objects.create(user=user, email=True)
@@ -1481,6 +1480,7 @@ def test_the_stopped_page_words_the_e_mails_and_the_notifications_each_in_its_ow
     )
     pushes = reader.post(f"/notices/stop/{notices.stop_token('push', device.pk)}").content.decode()
     assert "Vuelve a activarlas" in pushes and "activarlos" not in pushes
+
 
 # --- the installable site ------------------------------------------------------------------------
 
