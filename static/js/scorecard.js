@@ -14,7 +14,7 @@ export const esc = (text) =>
 /** A seat's name for its column's head, each word that holds a hyphen or a slash ("Anna-Katharina")
  * kept on one line: the desktop card breaks a name over two lines between its words only, and a
  * break at the hyphen ("Anna-" over "Katharin…") left the rest of the name out. */
-const headName = (name) => esc(name).replace(/\S*[-\u2010\u2013\u2014/]\S*/g, (word) => `<span class="name-word">${word}</span>`);
+const headName = (name) => esc(name).replace(/\S*[-\u2010\u2013\u2014\/]\S*/g, (word) => `<span class="name-word">${word}</span>`);
 
 /** A row's name: the full one, and its short form for narrow screens (read out once). */
 export function labelHtml(row) {
