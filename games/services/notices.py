@@ -66,8 +66,7 @@ from django.utils.encoding import punycode
 from django.utils.translation import gettext as _
 
 from games.domain.codes import shown_code
-from games.domain.room import Behind
-from games.services import waiting
+from games.services import waiting, words
 from games.services.codes import shown_name
 from games.services.deadline import TIMEOUT_ACTION
 from games.services.waiting import Owed, turn_key
@@ -525,16 +524,6 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
         )
 
 
-def behind_tag(behind: Behind) -> str:
-    """The word for why a seat ranks after those who stayed (``Room.ranked_behind``), as the game-over
-    list says it, in the active language: "" for a seat that stayed."""
-    if behind == "taken_out":
-        return _("taken out")
-    if behind == "left":
-        return _("left")
-    return _("away") if behind == "away" else ""
-
-
 def the_end(game: Game, url: str, language: str) -> Letter:
     """The "game over" of ``game``, in ``language``: every seat's place and total, the best first
     (``Room.standings``: the places the players' records give), a seat ranked after those who
@@ -549,7 +538,7 @@ def the_end(game: Game, url: str, language: str) -> Letter:
                 "name": shown_name(room.seats[standing.seat].name),
                 "points": standing.points,
             }
-            tag = behind_tag(standing.behind)
+            tag = words.behind(standing.behind)
             places.append(
                 _("%(place)s. %(name)s (%(tag)s): %(points)s") % {**place, "tag": tag}
                 if tag

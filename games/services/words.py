@@ -14,6 +14,7 @@ import re
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from games.domain.room import Behind
 from games.domain.rules import Box, RuleSet, Scoring
 from games.domain.rules.rulesets import RULESETS
 
@@ -161,3 +162,13 @@ def reason_text(ruleset: RuleSet, reason: str) -> str:
             return gettext("Joker rule: a five of a kind must go in an open lower box or colour box.")
         return gettext("Joker rule: a five of a kind must go in an open lower box.")
     return reason
+
+
+def behind(why: Behind) -> str:
+    """The word for why a seat ranks after those who stayed (``Room.ranked_behind``), as the
+    game-over list says it, in the active language: "" for a seat that stayed."""
+    if why == "taken_out":
+        return gettext("taken out")
+    if why == "left":
+        return gettext("left")
+    return gettext("away") if why == "away" else ""

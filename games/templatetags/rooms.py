@@ -60,6 +60,13 @@ def isolated(name: str) -> str:
 
 
 @register.filter
+def behind_word(why: str) -> str:
+    """Why a finished game's seat ranks after those who stayed, in the reader's words ("left"):
+    ``words.behind``, as the game-over notice says it."""
+    return words.behind(why)  # type: ignore[arg-type]
+
+
+@register.filter
 def review_name(seat: dict[str, Any]) -> SafeString:
     """A seat of the coach's review as its line names it: the name in a <bdi>, and said to be a
     computer's when the seat was one from the start."""
