@@ -640,8 +640,11 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     context: dict[str, Any] = {"game": game, "ruleset": RULESETS[game.ruleset]}
     if not game.is_over:
         return render(request, "games/replay.html", {**context, "not_over": True}, status=409)
-    if game.started_at is None:  # everyone left the lobby: no die was ever rolled
-        return render(request, "games/replay.html", {**context, "never_started": True}, status=404)
+    if game.started_at is None:
+        # Everyone left the lobby: no die was ever rolled. The room is there (a 404 would count
+        # the right code as a guess against the address's misses); its replay, as one in
+        # progress, is not, in the state the game is in.
+        return render(request, "games/replay.html", {**context, "never_started": True}, status=409)
     review: dict[str, Any] | None = None
     try:
         review = coach.review(game)

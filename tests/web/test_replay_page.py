@@ -10,6 +10,8 @@ from unittest import mock
 
 import pytest
 from django.test import Client
+from django.utils import translation
+from django.utils.translation import gettext
 
 import bots
 from games import services
@@ -348,7 +350,7 @@ def test_a_plain_replay_has_no_colours() -> None:
 
 
 def test_a_room_everyone_left_before_the_start_links_no_replay() -> None:
-    """Abandoned in the lobby, there is nothing to replay (its page answers 404, "never started"):
+    """Abandoned in the lobby, there is nothing to replay (its page says it "never started"):
     the state and the review give no ``replay_url``, so the game-over panel offers no replay."""
     host = Client()
     response = host.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})
@@ -358,7 +360,32 @@ def test_a_room_everyone_left_before_the_start_links_no_replay() -> None:
     assert Game.objects.get(code=code).status == "abandoned"
     assert host.get(f"/r/{code}/state.json").json()["replay_url"] is None
     assert host.get(f"/r/{code}/review.json").json()["replay_url"] is None
-    assert host.get(f"/r/{code}/replay").status_code == 404
+    assert host.get(f"/r/{code}/replay").status_code == 409
+
+
+def test_the_replay_of_a_room_everyone_left_before_the_start_says_why_in_the_readers_language_and_is_no_miss(
+    settings: Any,
+) -> None:
+    """The code is right: its replay is no guess of one, and does not spend the address's allowance
+    of misses. The page says, in its reader's language, that the game never started, and leads back
+    to the room."""
+    settings.RATE_LIMIT_ROOM_MISS = "2/60"
+    host = Client()
+    code = host.post("/rooms/new", {"name": "Ann", "ruleset": "official", "mode": "online"})["Location"].split("/")[-2]
+    game = Game.objects.get(code=code)
+    host.post(f"/r/{code}/leave", {"version": game.version, "seat": "0", "action_id": "bye"})
+    with translation.override("de"):
+        said = gettext("This game never started")
+    assert said != "This game never started"
+    reader = Client(REMOTE_ADDR="10.0.5.5", HTTP_ACCEPT_LANGUAGE="de")
+    for _ in range(3):
+        response = reader.get(f"/r/{code}/replay")
+        assert response.status_code == 409
+        page = response.content.decode()
+        card = re.search(r'<section class="card">(.*?)</section>', page, re.S)
+        assert card and said in card.group(1) and f'href="/r/{code}/"' in card.group(1), page
+        assert "replay-data" not in page
+    assert reader.get(f"/r/{code}/").status_code == 200  # three looks, and the room is still open to it
 
 
 def test_a_game_abandoned_after_its_start_links_its_replay() -> None:
