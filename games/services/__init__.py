@@ -97,6 +97,7 @@ from games.services.seats import (
     game_remove_absent,
     game_replace_with_bot,
     seat_reclaim,
+    seats_follow,
     seats_forget,
     seats_hand_over,
 )
@@ -188,6 +189,7 @@ __all__ = [
     "normalize_code",
     "shown_code",
     "seat_reclaim",
+    "seats_follow",
     "seats_forget",
     "seats_hand_over",
     "time_left",

@@ -34,6 +34,12 @@ the transaction of the move that ended it, sent as a "your turn" is and by the s
 the person whose own move ended it (the page they played it on showed them the end), nor to one
 whose room page showed the end.
 
+A rematch seats the players of the game before, but only the one who asked for it chose to play
+it: the others' notices of it (their turns, reminders included, and its end) are dropped until
+they show they follow it, by opening its room's page or asking for the rematch themselves
+(``Player.follows``, ``games.services.seats.seats_follow``). Nothing is lost: the page they open
+shows the turn, the reminder of a turn still owed goes as ever, and every later notice too.
+
 Every channel here is plain text (an e-mail's subject and body, a notification's title and body):
 names go in as typed, without the isolates (FSI…PDI) of the pages' sentences, which some mail
 programs and notification centres show as boxes.
@@ -396,6 +402,18 @@ def set_back(step: timedelta, since: datetime) -> int:
 
 def moved_on(notice: Notice, game: Game) -> str:
     """Why the notice is not to be sent any more ("" if it is)."""
+    why = _seat_moved_on(notice, game)
+    if not why and not Player.objects.filter(pk=notice.player_id, follows=True).exists():
+        # Seated by a rematch someone else asked for, and never opened (``Player.follows``): the page
+        # they open shows them the turn, and their notices start then.
+        return NOT_FOLLOWED
+    return why
+
+
+NOT_FOLLOWED = "dropped: the player has not followed the rematch"
+
+
+def _seat_moved_on(notice: Notice, game: Game) -> str:
     if notice.kind == Notice.Kind.OVER:
         entry = game.room.seats[notice.seat]
         if entry.player != notice.player_id or not entry.person:

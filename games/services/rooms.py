@@ -22,7 +22,7 @@ from games.services.codes import (
     seat_skeletons,
 )
 from games.services.pace import check_pace, own_pace_choices
-from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join
+from games.services.seats import BOT_NAMES, add_seat, game_add_bot, game_join, seats_follow
 from games.store.models import Game, Move, Player
 from games.store.selectors import connected_controllers, muted_by_the_host, spectator_handle
 
@@ -74,10 +74,12 @@ def _create(
     turn_timer: int,
     chat_spectators: bool,
     pace: str,
+    follows: bool = True,
 ) -> Player:
     """``game_create`` with the host seat's name and seed as given: the name checked by the caller
     (a rematch's is its seat's in the game before, which the name rules of the day do not
-    check again, as for the other seats), a seed of "" left to the host's browser."""
+    check again, as for the other seats), a seed of "" left to the host's browser. ``follows``:
+    False for a rematch hosted by another than its asker (``add_seat``)."""
     pace, turn_timer = check_pace(pace, turn_timer)
     if local and pace != Game.Pace.LIVE:
         raise RuleViolation(E.BAD_PACE, "A game played on one device is live: everyone is at the table.")
@@ -120,7 +122,7 @@ def _create(
             action_id="",
         )
         host, room = add_seat(
-            game, game.room, name=name, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN
+            game, game.room, name=name, controller=controller, client_seed=seed, kind=Player.Kind.HUMAN, follows=follows
         )
         game.host = host
         record(
@@ -233,6 +235,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             # whose lobby everyone left is replaced by a new one.
             if seed:
                 _seed_seats(rematch.code, controller, seed)
+            seats_follow(game=rematch, controller=controller)
             return rematch
         # Each new rematch is a Move of this game's log (and a room): everyone leaving its lobby and
         # asking again would loop without end.
@@ -253,6 +256,7 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
             turn_timer=old.turn_timer if old.turn_timer in choices else 0,
             chat_spectators=old.chat_spectators,
             pace=old.pace,
+            follows=first is mine[0],
         )
         new = host.game
         # The same room's next game: the spectators the host muted stay muted there (but its host),
@@ -319,6 +323,9 @@ def game_rematch(*, code: str, controller: str, client_seed: str = "") -> Game:
                 kind=Player.Kind.HUMAN if away else seat.kind,
                 level=None if away else seat.level,
                 muted=muted,
+                # Seated by someone else's press: their turns are told once they show they follow
+                # the new room (``seats_follow``). The asker's own seats follow it at once.
+                follows=seat.persons_controller == controller or (seat.bot and not away),
             )
             joined = {"seat": player.seat, "name": name, "client_seed": "", "rematch": old.code}
             if seat.bot and not away:

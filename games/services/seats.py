@@ -69,13 +69,41 @@ def add_seat(
     kind: str,
     level: str | None = None,
     muted: bool = False,
+    follows: bool = True,
 ) -> tuple[Player, Room]:
-    """A new seat after the others: its Player row, and ``room`` with it (for ``record``)."""
+    """A new seat after the others: its Player row, and ``room`` with it (for ``record``).
+
+    ``follows``: False for a seat a rematch carries over for someone else than who asked for it
+    (``Player.follows``; ``seats_follow`` marks it once they show up)."""
     player = players.create(
-        game, seat=len(room.seats), name=name, controller=controller, client_seed=client_seed, kind=kind
+        game,
+        seat=len(room.seats),
+        name=name,
+        controller=controller,
+        client_seed=client_seed,
+        kind=kind,
+        follows=follows,
     )
     seat = Seat(player=player.pk, name=name, controller=controller, kind=kind, level=level, muted=muted)
     return player, room.seated(seat)
+
+
+def seats_follow(*, game: Game, controller: str) -> int:
+    """``controller``'s browser (or account) shows it follows ``game``: it opened the room's page, or
+    asked for the rematch from the game before. Its seats a rematch carried over
+    (``Player.follows`` False) are told of their turns and the game's end from now on; returns how
+    many were marked. One UPDATE on the seat token's index, that matches nothing after the first.
+
+    The room's page is the sign: every way to see the game or act in it goes through it, with
+    script or without, on any device of an account, whereas a socket is opened by the script alone.
+    """
+    if not controller:
+        return 0
+    return (
+        Player.objects.filter(game=game, follows=False)
+        .filter(Q(controller=controller) | Q(away_controller=controller))
+        .update(follows=True)
+    )
 
 
 def game_join(

@@ -160,6 +160,12 @@ class Player(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
     client_seed = models.CharField(max_length=64, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # False for a seat a rematch carried over from the game before, until its person shows they
+    # follow the new room (their browser opens its page, or asks for the rematch from the game's
+    # end): its turns and its end are not mailed nor pushed to them before (games.services.notices),
+    # since being seated by someone else's press is not agreeing to play. Every other seat is its
+    # player's own doing, and followed from the start.
+    follows = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         ordering = ["game", "seat", "id"]

@@ -13,9 +13,11 @@ from games.domain.room import LEFT, Room, Seat
 from games.store.models import Game, Player
 
 
-def create(game: Game, *, seat: int, name: str, controller: str, client_seed: str, kind: str) -> Player:
+def create(
+    game: Game, *, seat: int, name: str, controller: str, client_seed: str, kind: str, follows: bool = True
+) -> Player:
     return Player.objects.create(
-        game=game, seat=seat, name=name, controller=controller, client_seed=client_seed, kind=kind
+        game=game, seat=seat, name=name, controller=controller, client_seed=client_seed, kind=kind, follows=follows
     )
 
 

@@ -261,6 +261,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # spectator who posts is given a token first (``room_spectator``).
     controller = controller_for(request)
     mine = seats_of(game, controller)
+    if mine:
+        # A seat's player looking at the room follows it: a rematch's seats are told of their turns from now on.
+        services.seats_follow(game=game, controller=controller)
     refused = join_refused(request, game.code)
     handle = selectors.spectator_handle(game.code, controller)
     # A player the host took out reads that they post no more, as the chat refuses them.

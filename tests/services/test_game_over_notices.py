@@ -8,6 +8,7 @@ import msgspec
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.test import Client
 from django.utils import timezone
 
 from games import services
@@ -331,3 +332,95 @@ def test_a_name_typed_with_line_breaks_bidi_controls_and_html_goes_into_the_noti
     assert payload["title"] == email.subject
     for text in (email.subject, email.body, payload["title"], payload["body"]):
         assert name in text and "\u202e" not in text and "\u200b" not in text
+
+
+def finished_for_a_rematch(push: PushService) -> Table:
+    """Ann and Ben's game at your own pace, played to its end, each with a device told of their turns;
+    what it sent forgotten."""
+    table = named_room("Ann", "Ben")
+    for seat in (0, 1):
+        opted_in(table, seat, push)
+    to_the_last_move(table)
+    score_first_legal(table)
+    run_worker()
+    mail.outbox.clear()
+    push.requests.clear()
+    return table
+
+
+def started_rematch(table: Table, asker: int) -> Table:
+    """The rematch ``asker``'s seat asked for, started by its host: the seats as the new room has them."""
+    game = services.game_rematch(code=table.code, controller=table.controllers[asker])
+    rematch = Table(code=game.code, controllers=[seat.controller for seat in game.room.seats])
+    services.game_start(
+        code=rematch.code, controller=rematch.controllers[0], expected_version=rematch.version(), action_id=action_id()
+    )
+    return rematch
+
+
+def test_a_rematch_tells_a_player_of_their_turns_only_once_they_follow_it(push: PushService) -> None:
+    """Ann asks for the rematch of a game at your own pace: Ben is seated in it, but never said he
+    would play it. Its turns are not mailed nor pushed to him until he follows it (here: the old
+    room's Rematch button, which takes him to it); then the turn he found is his reminder's as ever,
+    and the later ones are told. Ann asked for it: she is told at once."""
+    table = finished_for_a_rematch(push)
+    ann, ben = table.controllers
+    rematch = started_rematch(table, asker=0)
+    assert rematch.controllers == [ann, ben]
+    score_first_legal(rematch)  # Ann's move: Ben's turn
+    run_worker()
+    assert not push.requests and not mail.outbox, "Ben was told of a game he never followed"
+    turn = Notice.objects.get(game__code=rematch.code, kind=Notice.Kind.TURN, seat=1)
+    assert turn.outcome == "dropped: the player has not followed the rematch"
+
+    services.game_rematch(code=table.code, controller=ben)  # he follows it: his page shows the turn
+    # The turn's reminder, due when a quarter of his time is left, goes as ever.
+    Game.objects.filter(code=rematch.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
+    reminder = Notice.objects.get(game__code=rematch.code, kind=Notice.Kind.REMINDER, seat=1)
+    assert notices.send_notice.call(reminder.pk) == "sent: 1 push"
+    assert [r.path for r in push.requests] == ["/push/1"]
+    push.requests.clear()
+    score_first_legal(rematch)  # Ben's move: Ann's turn, told at once
+    run_worker()
+    assert [r.path for r in push.requests] == ["/push/0"]
+    push.requests.clear()
+    score_first_legal(rematch)  # Ann's: Ben's turn, told now that he follows the game
+    run_worker()
+    assert [r.path for r in push.requests] == ["/push/1"]
+
+
+def test_opening_the_rematchs_room_is_following_it(push: PushService) -> None:
+    """Ben finds the rematch in Your games (or has its link) and opens its room: he follows it."""
+    table = finished_for_a_rematch(push)
+    rematch = started_rematch(table, asker=0)
+    ben = Client()
+    ben.get("/")
+    session = ben.session
+    session["controller"] = table.controllers[1]
+    session.save()
+    ben.get("/games")  # the list of his games is no room of it
+    score_first_legal(rematch)
+    run_worker()
+    assert not push.requests
+    assert ben.get(f"/r/{rematch.code}/").status_code == 200
+    score_first_legal(rematch)
+    score_first_legal(rematch)  # Ann's move: Ben's turn again, told
+    run_worker()
+    assert [r.path for r in push.requests] == ["/push/1"]
+
+
+def test_the_end_of_a_rematch_a_player_never_followed_is_not_told_to_them(push: PushService) -> None:
+    """Ben never opened the rematch Ann asked for (the clock played his seat; here his token's moves
+    stand for those, and the clock plays the last): its end is told to Ann, and not to him."""
+    table = finished_for_a_rematch(push)
+    rematch = started_rematch(table, asker=0)
+    to_the_last_move(rematch)
+    push.requests.clear()
+    assert rematch.current() == table.controllers[1]
+    Game.objects.filter(code=rematch.code).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert clock_expire(code=rematch.code, version=rematch.version())
+    assert rematch.game.status == Game.Status.FINISHED
+    run_worker()
+    assert [r.path for r in push.requests] == ["/push/0"]
+    over = Notice.objects.get(game__code=rematch.code, kind=Notice.Kind.OVER, seat=1)
+    assert over.outcome == "dropped: the player has not followed the rematch"
