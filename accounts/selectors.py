@@ -23,8 +23,8 @@ import bots
 from accounts.models import AccountName, GameRecord, HeldName, Profile, Standing
 from accounts.validators import name_hold_keys, name_skeletons
 from games.domain.rules import RULESETS
-from games.services.codes import shown_name
-from games.store.models import Player
+from games.store.models import Game
+from games.store.selectors import places
 
 PAGE_SIZE = 20
 LEADERBOARD_SIZE = 100
@@ -148,20 +148,16 @@ def profile_page(*, username: str, viewer_id: int | None, page: object) -> dict[
     paginator: Paginator[Any] = Paginator(_Counted(records, total), PAGE_SIZE)  # type: ignore[arg-type]  # a sized, sliceable list
     games: Page[Any] = paginator.get_page(page)  # type: ignore[arg-type]  # get_page takes any value, as a page number or not
     rows = list(games.object_list)
-    names: dict[int, list[str]] = {}
-    for game_id, name in (
-        Player.objects.filter(game_id__in=[r[0] for r in rows], seat__isnull=False)
-        .order_by("game_id", "seat")
-        .values_list("game_id", "name")
-    ):
-        names.setdefault(game_id, []).append(shown_name(name))
+    # Each seat's place and points, as Your games lists a finished game (``places``): from the rooms,
+    # one query for the page.
+    rooms = Game.objects.only("snapshot").in_bulk([r[0] for r in rows])
     history = [
         {
             "url": replay_url(code),
             "ruleset": RULESETS[ruleset].label,
             "ruleset_name": ruleset,  # the page words it in its reader's language
             "finished_at": finished_at,
-            "players": names.get(game_id, []),  # in seat order: the page isolates each name (name_list)
+            "players": places(rooms[game_id].room) if game_id in rooms else [],
             "rank": gettext("%(rank)s of %(players)s") % {"rank": rank, "players": seats},
             "score": str(score),
             "exact": exact(ruleset),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
@@ -809,11 +809,10 @@ def my_finished_games(controller: str, page: object = 1) -> Page[dict[str, Any]]
     return shown
 
 
-def _finished_game(game: Game, controller: str) -> dict[str, Any]:
-    """One row of Your games' finished games: its seats by place, each ranked behind marked why."""
-    ruleset = RULESETS[game.ruleset]
-    room = game.room
-    mine = room.seats_kept_for(controller)
+def places(room: Room, mine: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """A finished game's seats by place (``Room.standings``), each with its points and why it ranks
+    behind, as templates/games/places.html lists them: Your games' finished games and a profile's.
+    ``mine``: the reader's own seats, said to be theirs."""
     players = []
     for standing in room.standings():
         seat = room.seats[standing.seat]
@@ -828,6 +827,15 @@ def _finished_game(game: Game, controller: str) -> dict[str, Any]:
                 "behind": standing.behind,
             }
         )
+    return players
+
+
+def _finished_game(game: Game, controller: str) -> dict[str, Any]:
+    """One row of Your games' finished games: its seats by place, each ranked behind marked why."""
+    ruleset = RULESETS[game.ruleset]
+    room = game.room
+    mine = room.seats_kept_for(controller)
+    players = places(room, mine)
     return {
         "code": game.code,
         "url": reverse("room", args=[game.code]),

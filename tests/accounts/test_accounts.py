@@ -564,7 +564,41 @@ def test_a_profiles_games_list_their_players_in_seat_order_each_name_isolated() 
     services.game_start(code=table.code, controller=table.controllers[0], expected_version=None, action_id=action_id())
     finish(table)
     page = kim.get("/u/kim/").content.decode()
-    assert re.search(r'<td class="players"[^>]*><bdi>אבי</bdi>, <bdi>שרה</bdi></td>', page), page
+    cell = re.search(r'<td class="players"[^>]*>(.*?)</td>', page, re.S)
+    assert cell and "<bdi>אבי</bdi>" in cell.group(1) and "<bdi>שרה</bdi>" in cell.group(1), page
+
+
+def test_a_profiles_finished_games_give_each_seats_place_and_points_marked_as_your_games_marks_them() -> None:
+    """The names alone said nothing of the game: each seat is listed by its place with its points, a
+    seat ranked behind for leaving marked so, as Your games' finished list and the game-over notice
+    say it."""
+    kim = Client()
+    sign_up(kim, "kim")
+    table = room_for([controller_of(kim), services.new_controller(), services.new_controller()])
+    services.game_leave(
+        code=table.code, controller=table.controllers[2], seat=2, expected_version=None, action_id=action_id()
+    )
+    game = finish(table)
+    standings = game.room.standings()
+    assert [s.behind for s in standings][-1] == "left"
+    cell = re.search(r'<td class="players"[^>]*>(.*?)</td>', kim.get("/u/kim/").content.decode(), re.S)
+    assert cell
+    said = re.sub(r"<[^>]+>", "", cell.group(1))
+    told = [
+        f"{s.place}. {game.room.seats[s.seat].name} {s.points} points" + (" (left)" if s.behind else "")
+        for s in standings
+    ]
+    assert said == ", ".join(told), said
+    # The same words as Your games' list of the game, but for "you", which is the profile's reader's.
+    games = Client()
+    games.get("/")
+    session = games.session
+    session["controller"] = table.controllers[1]
+    session.save()
+    mine = re.search(
+        r'<span class="game-players">(.*?)</span>\s*<span class="game-code', games.get("/games").content.decode(), re.S
+    )
+    assert mine and re.sub(r"<[^>]+>", "", mine.group(1)).replace(" (you)", "") == said
 
 
 def test_an_account_staff_deactivated_is_off_the_leaderboards_and_the_site() -> None:
