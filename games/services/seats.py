@@ -92,18 +92,18 @@ def seats_follow(*, game: Game, controller: str) -> int:
     """``controller``'s browser (or account) shows it follows ``game``: it opened the room's page, or
     asked for the rematch from the game before. Its seats a rematch carried over
     (``Player.follows`` False) are told of their turns and the game's end from now on; returns how
-    many were marked. One UPDATE on the seat token's index, that matches nothing after the first.
+    many were marked. Looked for first, by the seat token's index: a page seen again (every view of
+    a seated player's) only reads, and takes no write lock (SQLite's is the database's).
 
     The room's page is the sign: every way to see the game or act in it goes through it, with
     script or without, on any device of an account, whereas a socket is opened by the script alone.
     """
     if not controller:
         return 0
-    return (
-        Player.objects.filter(game=game, follows=False)
-        .filter(Q(controller=controller) | Q(away_controller=controller))
-        .update(follows=True)
+    rows = Player.objects.filter(game=game, follows=False).filter(
+        Q(controller=controller) | Q(away_controller=controller)
     )
+    return rows.update(follows=True) if rows.exists() else 0
 
 
 def game_join(
