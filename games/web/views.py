@@ -766,6 +766,9 @@ def my_games(request: HttpRequest) -> HttpResponse:
     user_id = _user_id(request)
     on, address = selectors.email_notices(user_id)
     pending = _email_pending(user_id)
+    # While a new address waits for its link the e-mails still go to the confirmed one, which the
+    # field (showing the new address) no longer shows: said beside it.
+    meanwhile = address if pending and on and address else ""
     if pending:
         # What its player asked for while the link waits: saved again as shown, it mails no second
         # link, where a blank and unticked form would turn the e-mails off and void the link.
@@ -785,6 +788,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
         # The message straight after saving says where the link went: the form's line would say it twice.
         "email_pending": "" if _link_sent_just_now(request) else pending,
         "email_unmailable": unmailable,
+        "email_meanwhile": meanwhile,
     }
     return render(request, "games/my_games.html", context)
 

@@ -1047,6 +1047,26 @@ def test_your_games_says_a_link_is_waiting_to_be_confirmed_after_a_reload_until_
     assert 'id="email-pending"' not in client.get("/games").content.decode()
 
 
+def test_while_a_new_address_waits_for_its_link_your_games_says_where_the_e_mails_still_go() -> None:
+    """Moving the e-mails to a new address keeps them at the confirmed one until the link is
+    opened: the page says so, right after saving and on every visit, not only that a link waits
+    (the field then shows the new address, which gets nothing yet)."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    client.post("/notices/email", {"address": "ana@work.example", "on": "on"})
+    assert Client().post(confirm_link("ana@work.example")).status_code == 200
+    assert 'id="email-meanwhile"' not in client.get("/games").content.decode()
+    saved = client.post("/notices/email", {"address": "ana@home.example", "on": "on"}, follow=True).content.decode()
+    meanwhile = r'id="email-meanwhile"[^>]*>\s*Until then, the e-mails go to ana@work.example\.'
+    assert re.search(meanwhile, saved)
+    assert re.search(meanwhile, client.get("/games").content.decode())
+    assert settings_of(user)[:2] == (True, "ana@work.example")
+    # Confirmed, the new address is where they go: nothing is said of the old one.
+    assert Client().post(confirm_link("ana@home.example")).status_code == 200
+    assert 'id="email-meanwhile"' not in client.get("/games").content.decode()
+
+
 def test_your_games_says_a_link_was_sent_once_right_after_saving() -> None:
     """Straight after saving, the message at the top says where the link went: the form does not
     say it a second time under the box. Reloaded, the form's line alone says it; asked again
