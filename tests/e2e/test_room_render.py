@@ -916,7 +916,8 @@ def test_the_own_pace_countdown_rounds_to_the_nearest_minute_as_the_server_does(
 
 def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness: Any) -> None:
     """Eight players seated: the visitor's lobby had no join form and no word of why (they read
-    "Waiting for the host…"); only a forged post was told "The room is full"."""
+    "Waiting for the host…"); only a forged post was told "The room is full". Said once: the line
+    under it does not say again that they can watch without a seat, as if one were there to take."""
     page = harness(HARNESS)
     lobby = """([s, mine]) => render.lobbyHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
       held: [], rolling: new Set(), levels: {}, connection: "connected", csrf: "x", clientSeed: "s", invite: "i",
@@ -936,6 +937,13 @@ def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness:
     assert "room is full" not in page.evaluate(lobby, [waiting(8), [3]])
     seven = page.evaluate(lobby, [waiting(7), []])
     assert "join-form" in seven and "room is full" not in seven
+    # The visitor is told once that they can watch: the full room's line says it, the line under it
+    # only that the host starts. Beside a seat to take, that line says watching needs none.
+    assert "Without a seat you can watch" not in full
+    assert "Waiting for the host to start the game." in full
+    assert "Without a seat you can watch" in seven
+    on_one_device = page.evaluate(lobby, [{**waiting(2), "local": True}, []])
+    assert "you can watch it" in on_one_device and "Without a seat you can watch" not in on_one_device
 
 
 def test_a_spectator_of_a_private_room_is_told_the_rematch_is_the_players_own(harness: Any) -> None:

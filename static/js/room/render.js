@@ -268,7 +268,10 @@ export function lobbyHtml(view) {
   if (view.isHost || view.hostAway) {
     html += `<div class="lobby-actions"><button id="start" class="btn btn-primary btn-big" type="button">${fmt(ngettext("Start game with %(n)s player", "Start game with %(n)s players", active.length), { n: active.length })}</button></div>`;
   } else {
-    html += `<p class="muted">${view.mine.length || view.takenOut ? gettext("Waiting for the host to start the game.") : gettext("Waiting for the host to start the game. Without a seat you can watch.")}</p>`;
+    // "Without a seat you can watch" only beside a seat to take: a full room, a game on one device and
+    // a player taken out were each told just above that they can watch.
+    const seatOffered = canJoin && !full && !view.mine.length;
+    html += `<p class="muted">${seatOffered ? gettext("Waiting for the host to start the game. Without a seat you can watch.") : gettext("Waiting for the host to start the game.")}</p>`;
   }
   return html;
 }
