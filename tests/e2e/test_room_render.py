@@ -554,6 +554,27 @@ def test_a_state_without_ranks_is_ranked_by_total_those_who_stayed_first(harness
     assert said == ["1.", "1.", "3.", "4.", "5."]
 
 
+def test_the_result_marks_the_seats_this_device_plays_among_the_others(harness: Any) -> None:
+    """Eight names in the ranking, three of them played on one phone: each reader finds their own
+    place by the "you" the seats list puts on theirs, not by reading every name; a spectator's
+    ranking marks none."""
+    page = harness(HARNESS)
+    names = ["Ann", "Bea", "Cal", "Dan", "Eve", "Fay", "Rolly", "Pip"]
+    finished = over_state([(name, "active") for name in names], [277, 195, 252, 177, 28, 260, 459, 332], [6])
+    yours = """([s, mine]) => {
+      const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
+        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
+        justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return [...box.querySelectorAll(".ranking li")].filter((li) => li.querySelector(".tag.you"))
+        .map((li) => li.querySelector(".seat-name").textContent);
+    }"""
+    assert page.evaluate(yours, [finished, [0, 1, 2]]) == ["Ann", "Cal", "Bea"]
+    assert page.evaluate(yours, [finished, [5]]) == ["Fay"]
+    assert page.evaluate(yours, [finished, []]) == []
+
+
 REVIEW_HTML = """([s, review]) => {
   const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
     rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,
@@ -1537,7 +1558,7 @@ def test_a_seat_the_host_took_out_reads_taken_out_on_the_game_over_list_and_in_t
     assert said["share"] == (
         "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150, 3. Bo 201 (taken out), 4. Dee 90 (left)"
     )
-    assert said["rows"] == ["1. Ana winner 180", "2. Cy 150", "3. Bo taken out 201", "4. Dee left 90"]
+    assert said["rows"] == ["1. Ana you winner 180", "2. Cy 150", "3. Bo taken out 201", "4. Dee left 90"]
     # A computer the host let play Bo's seat on after taking him out: still taken out.
     finished["seats"][1] = {**finished["seats"][1], "status": "active", "kind": "bot", "gave_up": True}
     share = page.evaluate(

@@ -63,10 +63,12 @@ export function overHtml(view) {
   const keptNote = rows.some((row) => row.kept)
     ? `<p class="muted ranking-note">${gettext("A seat the computer finished for a player who was away ranks after those who stayed, whatever its total.")}</p>`
     : "";
+  // Each seat this device plays is marked as in the seats list: among eight names, a reader (or the
+  // three sharing a phone) finds their own place at a glance.
   const ranked = rows
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
-      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${leftTag(state.seats[row.seat])}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${view.isMine(row.seat) ? ` <span class="tag you">${gettext("you")}</span>` : ""}${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${leftTag(state.seats[row.seat])}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
       <span class="seat-total">${row.total}</span></li>`,
     )
     .join("");
