@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -9,15 +10,18 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games import services
-from games.domain.rules import GameState, RuleViolation
+from games.domain import errors, protocol
+from games.domain.rules import Box, GameState, RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services import turns
 from games.services.replay import replay_game
-from games.store.models import Game, Move, Player, ScoreEntry
+from games.store.models import ChatMessage, Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import Table, online, open_room, play_to_end, play_turn
+from tests.factories import Table, online, open_room, play_to_end, play_turn, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -640,3 +644,92 @@ def test_no_secret_leaks_in_the_state_before_the_end(midturn: Table) -> None:
     assert game.server_seed not in text
     for controller in midturn.controllers:
         assert controller not in text
+
+
+# --- any frame, from anyone: a refusal with a code, and nothing stored -----------------------
+
+# Values a script sends where the page would never: past every column's range, text a page cannot
+# type (NUL, a lone surrogate, bidi and zero-width characters, a wall of text), types of the wrong kind.
+_EDGE_INTS = st.sampled_from([-(2**63), -1, 0, 1, 2, 3, 4, 5, 7, 8, 2**31 - 1, 2**31, 2**53, 2**63 - 1, 2**64])
+_EDGE_TEXT = st.sampled_from(
+    ["", " ", "\x00", "a\x00", "\ud800", "\u202e\u2066", "\u200b\u200d", "e" + "\u0301" * 50, "x" * 10_000, "👍"]
+)
+_ANY_VALUE = st.one_of(
+    _EDGE_INTS,
+    _EDGE_TEXT,
+    st.text(max_size=12),
+    st.booleans(),
+    st.none(),
+    st.floats(),
+    st.lists(_EDGE_INTS, max_size=7),
+)
+_FIELDS = ("seat", "held", "box", "column", "level", "spectator", "text", "reaction", "id")
+_SERVICE_FRAMES = sorted(kind for kind, declared in protocol.FRAMES.items() if declared.service)
+_CURRENT = "current"  # the version the room is at when the frame is sent
+
+
+@st.composite
+def _any_frame(draw: st.DrawFn) -> tuple[int, dict[str, Any]]:
+    """Who sends (a seat's browser, a spectator's, one without a session) and what: a frame of every
+    kind that calls a service, its fields of the right type half the time and of any other the rest."""
+    kind = draw(st.sampled_from(_SERVICE_FRAMES))
+    frame: dict[str, Any] = {"type": kind, "version": draw(st.just(_CURRENT) | _ANY_VALUE)}
+    for name in _FIELDS:
+        if draw(st.booleans()):
+            plausible = {
+                "seat": st.integers(-1, 3),
+                "held": st.lists(st.integers(0, 4), max_size=5),
+                "box": st.sampled_from([box.value for box in Box]),
+                "column": st.integers(0, 2),
+                "level": st.sampled_from(["optimal", "casual", "beginner"]),
+                "spectator": st.text("0123456789abcdef", min_size=12, max_size=12),
+                "text": st.text(max_size=20),
+                "reaction": st.sampled_from(["👍", "🎲"]),
+                "id": st.text(min_size=1, max_size=8).map(lambda text: f"c-{text}"),
+            }[name]
+            frame[name] = draw(plausible | _ANY_VALUE)
+    return draw(st.integers(0, 3)), frame
+
+
+def _everything_stored(code: str) -> tuple[Any, ...]:
+    """``stored``, with the room's chat and its row's every column (a refused chat line stores nothing either)."""
+    return (
+        *stored(code),
+        list(Game.objects.filter(code=code).values()),
+        list(ChatMessage.objects.filter(game__code=code).values_list("pk", "text", "controller")),
+    )
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(stage=st.sampled_from(["lobby", "playing", "over"]), sent=st.lists(_any_frame(), min_size=1, max_size=25))
+def test_any_frame_from_anyone_is_applied_or_refused_with_a_code_and_nothing_stored(
+    stage: str, sent: list[tuple[int, dict[str, Any]]]
+) -> None:
+    """Decoded as a socket's text and handed to its service: a frame is refused at the edge with a
+    code, or applied, or refused by the service with a known code and a message, the stored room and
+    its chat untouched. Never another exception (a server error): in the lobby, during the game and
+    after it."""
+    table = open_room(players=2, start=False) if stage == "lobby" else spectators_chat_room()
+    if stage == "over":
+        play_to_end(table, random.Random(7), rerolls=0)
+    browsers = [*table.controllers[:2], services.new_controller(), ""]
+    codes = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
+    for who, fields in sent:
+        if fields["version"] == _CURRENT:
+            fields["version"] = table.version()
+        try:
+            frame = protocol.decode(json.dumps(fields))
+        except protocol.FrameError as exc:
+            assert exc.code in codes and exc.message
+            continue
+        before = _everything_stored(table.code)
+        try:
+            services.perform(frame, code=table.code, controller=browsers[who])
+        except RuleViolation as exc:
+            assert exc.code in codes and exc.message, (fields, exc.code)
+            assert _everything_stored(table.code) == before, (fields, exc.code)
+    assert replay_game(table.game).problems == []
