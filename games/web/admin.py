@@ -26,6 +26,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.db.models import F, Prefetch, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest, HttpResponse
@@ -175,6 +176,26 @@ class ReadOnlyAdmin(SecretLookupsAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
     actions: Sequence[Any] | None = None
+
+    def response_action(
+        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
+    ) -> HttpResponse | None:
+        """An action on the rows ticked, or, when a ticked row is no key of this list's (a post made
+        by hand: not a number, or past the column's range), none: the list says so. Django filters
+        the list by every value posted, and a value that is no key makes that filter raise."""
+        field = self.model._meta.pk
+        if field is None or field.get_internal_type() not in connection.ops.integer_field_ranges:
+            return super().response_action(request, queryset, *args, **kwargs)
+        low, high = connection.ops.integer_field_range(field.get_internal_type())
+        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+            try:
+                key = field.to_python(value)
+            except ValidationError:
+                key = None
+            if not isinstance(key, int) or not low <= key <= high:
+                self.message_user(request, "The selection names no row of this list: select again.", messages.WARNING)
+                return None
+        return super().response_action(request, queryset, *args, **kwargs)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -395,3 +395,21 @@ def test_the_admins_own_words_are_english_for_staff_reading_german(staff_client:
     assert f"Gave P0 1 day more to move (until {until})" in history, history[-300:]
     listed = under_way_row(staff_client, table.code, **german)
     assert "own pace, 1 day a move" in listed and re.search(r"\b(1|2) days?\b", listed), listed
+
+
+@pytest.mark.parametrize("ticked", ["abc", "1.5", "\x00", "9" * 30])
+def test_a_selection_naming_no_game_gives_no_time_and_says_so_not_a_server_error(
+    staff_client: Client, ticked: str
+) -> None:
+    """A hand-made post whose ticked row is no game's key (not a number) selects nothing: the list
+    says so, and the game ticked beside it is not given time either, its deadline as it was."""
+    table = open_room()
+    game = table.game
+    staff_client.raise_request_exception = False
+    for post in ("", "yes"):  # the action asked, and its confirmation
+        fields = {"action": f"extend_{DAY}", "_selected_action": [ticked, str(game.pk)], "post": post}
+        response = staff_client.post(UNDER_WAY, fields | {f"turn_{game.pk}": "0-0"}, follow=True)
+        assert response.status_code == 200
+        assert "names no row of this list" in text(response)
+    assert Game.objects.get(pk=game.pk).turn_deadline == game.turn_deadline
+    assert not Move.objects.filter(game=game, kind=Move.Kind.EXTEND).exists()
