@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import template
+from django.template.defaultfilters import floatformat
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from games.domain.codes import shown_code
 from games.services import words
@@ -74,6 +75,44 @@ def review_name(seat: dict[str, Any]) -> SafeString:
     if seat.get("kind") != "bot":
         return name
     return mark_safe(conditional_escape(gettext("%(name)s (computer)")) % {"name": name})  # noqa: S308 (escaped above)
+
+
+@register.filter
+def review_line(seat: dict[str, Any]) -> SafeString:
+    """A seat's line of the coach's review, in the game-over panel's sentences
+    (static/js/room/over.js ``reviewHtml``, the same msgids): what its choices cost, not "lost"
+    (at a game's end "Ann lost 12.4 points" reads as the game lost); the figure is every choice's
+    loss, small ones too, the count the costly ones. A computer's seat is said so beside its name
+    where the sentence allows ("Bo (computer) played like the solver"), not before a possessive."""
+    owner = bdi(shown_name(str(seat.get("name", ""))))
+    lost = floatformat(seat.get("lost", 0), "1g")
+    mistakes = int(seat.get("mistakes", 0))
+    if mistakes:
+        line = ngettext(
+            "%(name)s's choices cost about %(lost)s points against the coach's play; %(n)s of them was costly.",
+            "%(name)s's choices cost about %(lost)s points against the coach's play; %(n)s of them were costly.",
+            mistakes,
+        )
+        return _worded(line, name=owner, lost=lost, n=mistakes)
+    if seat.get("like_solver"):
+        choices = int(seat.get("choices", 0))
+        line = ngettext(
+            "%(name)s played like the solver: no costly choice in %(n)s choice.",
+            "%(name)s played like the solver: no costly choice in %(n)s choices.",
+            choices,
+        )
+        return _worded(line, name=review_name(seat), n=choices)
+    line = gettext(
+        "%(name)s's choices cost about %(lost)s points against the coach's play, a little at a time: "
+        "none of them was costly."
+    )
+    return _worded(line, name=owner, lost=lost)
+
+
+def _worded(line: str, **values: Any) -> SafeString:
+    """A translated sentence with its values put in, as ``blocktranslate`` does: the catalog's
+    sentence as it is, the values escaped unless already safe (a name's <bdi>)."""
+    return mark_safe(line % {k: conditional_escape(v) for k, v in values.items()})  # noqa: S308 (values escaped)
 
 
 @register.filter

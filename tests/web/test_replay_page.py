@@ -9,6 +9,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import translation
 from django.utils.translation import gettext
@@ -183,7 +184,8 @@ def test_a_seat_whose_small_losses_add_up_is_told_the_total_not_that_it_played_l
         f"<bdi>P0</bdi>'s choices cost about {p0['lost']} points against the coach's play, a little at a time: "
         "none of them was costly." in headings[0]
     ), headings
-    assert "<bdi>P1</bdi> played like the solver." in headings[1], headings
+    solver = f"<bdi>P1</bdi> played like the solver: no costly choice in {p1['choices']} choices."
+    assert solver in headings[1], headings
 
 
 def test_a_painted_replay_says_why_the_coach_gives_no_figures_instead_of_inviting_to_pick_a_choice() -> None:
@@ -442,7 +444,9 @@ def test_each_name_in_the_replays_review_is_a_run_of_its_own_in_one_sentence(mon
     assert headings[0].startswith(
         "<bdi>שרה 2</bdi>'s choices cost about 9.5 points against the coach's play; 2 of them were costly."
     ), headings
-    assert headings[1] == "<bdi>Bo 7</bdi> (computer) played like the solver.", headings
+    choices = renamed["seats"][1]["choices"]
+    solver = f"<bdi>Bo 7</bdi> (computer) played like the solver: no costly choice in {choices} choices."
+    assert headings[1] == solver, headings
     # Before a possessive the name stands alone: not "Bo 7 (computer)'s choices".
     renamed["seats"][1] = {**renamed["seats"][1], "mistakes": 1, "lost": 3.5, "like_solver": False}
     headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
@@ -476,6 +480,37 @@ def test_the_replays_review_says_what_the_choices_cost_as_the_game_over_panel_do
         "<bdi>Bo</bdi>'s choices cost about 30.0 points against the coach's play; 3 of them were costly."
     ), headings
     assert not any(" lost " in heading for heading in headings), headings
+
+
+def test_the_replays_review_speaks_the_game_over_panels_sentences_for_the_same_seats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One wording of a seat's review: every sentence the replay says of a seat is one the room's
+    game-over panel (static/js/room/over.js) says of it, the count of its choices included."""
+    table = open_room(3)
+    game = play_to_end(table, random.Random(12))
+    review = coach.review(game)
+    seats = review["seats"]
+    worded = {
+        **review,
+        "seats": [
+            {**seats[0], "name": "Ann", "mistakes": 0, "lost": 0.2, "like_solver": True, "choices": 1},
+            {**seats[1], "name": "Bo", "mistakes": 0, "lost": 0.0, "like_solver": True, "choices": 30},
+            {**seats[2], "name": "Cy", "mistakes": 0, "lost": 4.5, "like_solver": False, "choices": 30},
+        ],
+    }
+    monkeypatch.setattr(coach, "review", lambda game: worded)
+    headings = seat_headings(review_section(Client().get(f"/r/{game.code}/replay").content.decode()))
+    assert headings[0] == "<bdi>Ann</bdi> played like the solver: no costly choice in 1 choice.", headings
+    assert headings[1] == "<bdi>Bo</bdi> played like the solver: no costly choice in 30 choices.", headings
+    assert headings[2].startswith("<bdi>Cy</bdi>'s choices cost about 4.5 points"), headings
+    over = (settings.BASE_DIR / "static" / "js" / "room" / "over.js").read_text()
+    panel = set(re.findall(r'"(%\(name\)s[^"]*)"', over))
+    for seat, heading in zip(worded["seats"], headings, strict=True):
+        said = {
+            line % {"name": f"<bdi>{seat['name']}</bdi>", "n": seat["choices"], "lost": seat["lost"]} for line in panel
+        }
+        assert heading in said, (heading, sorted(said))
 
 
 def test_the_replays_review_is_drawn_by_the_code_and_template_serving_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
