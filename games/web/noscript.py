@@ -8,13 +8,14 @@ static/js/room.js draws the live table from the same state where script runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils import formats
 from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext, pgettext
 
+from games.domain.room import Standing
 from games.domain.rules import MAX_PLAYERS, RULESETS, RuleSet
 from games.services import duration, own_pace_text, words
 from games.services.chat import REACTIONS
@@ -221,6 +222,7 @@ def table(
     query: Mapping[str, str] | None = None,
     chat_refused: dict[str, str] | None = None,
     hint: dict[str, Any] | None = None,
+    standings: Sequence[Standing] = (),
 ) -> dict[str, Any]:
     """What the no-script table shows this browser (its seats ``mine``) of the room's ``state``.
 
@@ -237,7 +239,8 @@ def table(
     ``column``, ``version``), or before a seat's tool (``ask``, ``seat``, ``version``);
     ``chat_refused``: a refused chat line (``text``, ``error``), back in the field; ``hint``: the
     coach's last answer to this browser (``coach.hint_for``), shown while the table is still at the
-    roll it was given for. A page that says
+    roll it was given for; ``standings``: the result of a game over (``Room.standings``), the
+    list of places it draws. A page that says
     a question stale reloads the table's own address (``reload_to_table``), not the question's. A
     page that reloads itself offers the chat's field on a page that does not (``writing``:
     ``?write=chat``, or a refused line given back).
@@ -334,7 +337,7 @@ def table(
         results = set(mine) | set(left or [])
         view["you_won"] = len(results) == 1 and results <= set(state["winners"])
         view["replay_url"] = state["replay_url"]
-        view["results"] = _results(state)
+        view["results"] = _results(state, standings)
     return view
 
 
@@ -397,28 +400,22 @@ def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
     return {"ready": True, "choices": choices, "note": note}
 
 
-def _results(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The final order as the server ranks it (``Room.ranks``, the state's ``ranks``), as the page
-    with script lists it: each seat's place, and whether it left (or the host took it out) or a
-    computer finished it for its away player (both rank after every seat that stayed, whatever their totals)."""
+def _results(state: dict[str, Any], standings: Sequence[Standing]) -> list[dict[str, Any]]:
+    """The final order as the server ranks it (``Room.standings``), as the page with script, Your
+    games and the game-over notice list it: each seat's place and points, and why it ranks after
+    every seat that stayed whatever its total (``behind``: it left, the host took it out, or a
+    computer finished it for its away player), worded by ``words.behind``."""
     seats = state["seats"]
-    ranks = state["ranks"]
-    rows = []
-    for card in state["cards"]:
-        seat = seats[card["seat"]]
-        left = bool(seat.get("gave_up")) or seat["status"] != "active"
-        rows.append(
-            {
-                "seat": card["seat"],
-                "rank": ranks[card["seat"]],
-                "name": shown_name(seat["name"]),
-                "total": card["total"],
-                "left": left,
-                "taken_out": left and bool(seat.get("taken_out")),
-                "away": bool(seat.get("kept")) and not left,
-            }
-        )
-    return sorted(rows, key=lambda row: (row["rank"], row["seat"]))
+    return [
+        {
+            "seat": standing.seat,
+            "rank": standing.place,
+            "name": shown_name(seats[standing.seat]["name"]),
+            "total": standing.points,
+            "behind": standing.behind,
+        }
+        for standing in standings
+    ]
 
 
 def _host_tools(state: dict[str, Any], mine: list[int], playing: list[int], presence: dict[str, Any]) -> dict[str, Any]:

@@ -319,6 +319,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             query=request.GET,
             chat_refused=chat_refused(request, game.code),
             hint=hint_kept(request, game.code),
+            standings=game.room.standings() if game.is_over else (),
         ),
         "chat_max": CHAT_MAX,
         "name_typed_max": services.NAME_TYPED_MAX,

@@ -12,11 +12,13 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+import msgspec
 import pytest
 from django.test import Client
 
 from games import services
-from games.domain.room import LIMITS, Tally
+from games.services import notices
+from games.domain.room import BOT, LEFT, LIMITS, Room, Tally
 from games.domain.rules import Box, RuleViolation
 from games.store import moves, selectors
 from games.store.models import ChatMessage, Game
@@ -751,12 +753,9 @@ def test_the_result_without_script_lists_the_winner_first_not_a_seat_that_left_w
     game = play_to_end(table, random.Random(3), rerolls=0)
     state = game_state(game)
     assert state["winners"] == [1] and state["ranks"] == [2, 1]
-    for card in state["cards"]:
-        if card["seat"] == 0:
-            card["total"] = 999  # the seat that left ahead on points, as one a computer played on can be
-    view = noscript.table(state, [1], "ns-test")
+    view = noscript.table(state, [1], "ns-test", standings=game.room.standings())
     assert view["winners"] == ["P1"]
-    assert [(row["rank"], row["name"], row["left"]) for row in view["results"]] == [(1, "P1", False), (2, "P0", True)]
+    assert [(row["rank"], row["name"], row["behind"]) for row in view["results"]] == [(1, "P1", ""), (2, "P0", "left")]
     page = NoScriptPage(Client().get(f"/r/{table.code}/").content.decode())
     assert re.search(r"1\. P1: \d+ points?\s*2\. P0 \(left\): \d+ points?", page.text), page.text
 
@@ -1911,3 +1910,61 @@ def test_the_final_order_without_script_says_which_seat_the_host_took_out_and_wh
     said = html.unescape(table_of(Client(), game).text)
     assert re.search(r"\d\. P1 \(taken out\): \d+ points?", said), said
     assert re.search(r"\d\. P2 \(left\): \d+ points?", said), said
+
+
+def _marks_said(game: Game, controller: str) -> dict[str, tuple[str, str, str]]:
+    """Each seat's mark of why it ranks behind ("" for none), as the no-script game-over list, Your
+    games' finished row and the game-over notice say it: by name, the three in that order."""
+    table = html.unescape(table_of(Client(), game).text)
+    guest = Client()
+    guest.get("/")
+    session = guest.session
+    session["controller"] = controller
+    session.save()
+    page = guest.get("/games").content.decode()
+    row = page[page.index(f'data-code="{game.code}"') :]
+    row = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", row[: row.index("</li>")])))
+    line = notices.the_end(game, "https://yahtzee.example.org/r/x/", "en").line
+    said = {}
+    for seat in game.room.seats:
+        name = re.escape(seat.name)
+        in_table = re.search(rf"\d\. {name}(?: \(([^)]*)\))?: \d+ points?", table)
+        in_row = re.search(rf"\d\. {name} \d+ points?(?: \(([^)]*)\))?", row)
+        in_line = re.search(rf"\d\. {name}(?: \(([^)]*)\))?: \d+", line)
+        assert in_table and in_row and in_line, (seat.name, table, row, line)
+        marks = [found.group(1) or "" for found in (in_table, in_row, in_line)]
+        said[seat.name] = (marks[0], "" if marks[1] == "you" else marks[1], marks[2])
+    return said
+
+
+def test_the_no_script_game_over_list_marks_the_seats_ranked_behind_as_your_games_and_the_notice_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Why a seat ranks after those who stayed is said from one source (``Room.standings``, worded
+    by ``words.behind``): the no-script list, Your games and the game-over notice agree on it."""
+    table = open_room(4)
+    game = play_to_end(table, random.Random(4))
+    seats = list(game.room.seats)
+    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
+    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
+    seats[3] = msgspec.structs.replace(
+        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
+    )
+    game.room = msgspec.structs.replace(game.room, seats=tuple(seats))
+    game.save()
+    said = _marks_said(game, table.controllers[0])
+    assert said == {
+        "P0": ("", "", ""),
+        "P1": ("taken out", "taken out", "taken out"),
+        "P2": ("left", "left", "left"),
+        "P3": ("away", "away", "away"),
+    }, said
+    # Whatever the room says of a seat, the three say it alike.
+    monkeypatch.setattr(Room, "ranked_behind", lambda room, index: ("left", "", "away", "taken_out")[index])
+    said = _marks_said(game, table.controllers[0])
+    assert said == {
+        "P0": ("left", "left", "left"),
+        "P1": ("", "", ""),
+        "P2": ("away", "away", "away"),
+        "P3": ("taken out", "taken out", "taken out"),
+    }, said
