@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,6 +76,19 @@ def review_name(seat: dict[str, Any]) -> SafeString:
     if seat.get("kind") != "bot":
         return name
     return mark_safe(conditional_escape(gettext("%(name)s (computer)")) % {"name": name})  # noqa: S308 (escaped above)
+
+
+# A word with a hyphen inside it ("e-mails", "Lundi-Mardi"): letters or digits on both sides.
+HYPHENATED = re.compile(r"\w+(?:-\w+)+")
+
+
+@register.filter
+def whole_words(text: str) -> SafeString:
+    """A heading's text with each hyphenated word kept on one line (``<span class="whole-word">``):
+    a browser breaks a line after a hyphen, which leaves "e-" at one line's end and "mails" at
+    the next one's start. The text is escaped; its other words wrap as they do."""
+    escaped = str(conditional_escape(text))
+    return mark_safe(HYPHENATED.sub(lambda found: f'<span class="whole-word">{found.group(0)}</span>', escaped))  # noqa: S308 (escaped above)
 
 
 @register.filter

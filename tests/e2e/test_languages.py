@@ -441,3 +441,54 @@ def test_the_rules_tables_keep_their_words_whole_on_a_phone(new_page: Any, live_
     assert page.evaluate(CUT_WORDS) == []
     shot(page, f"rules-tables-{language}-390", full_page=True)
     assert no_horizontal_overflow(page)
+
+
+# An account's request for its e-mails to go to an address, waiting for the link sent there: the
+# token of that link.
+_PENDING_CONFIRMATION = """
+import secrets
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from games.services.subscriptions import confirm_token
+from games.store.models import NoticeSettings
+user = get_user_model().objects.create_user(username="hyphen-" + secrets.token_hex(4), password="x")
+nonce = secrets.token_urlsafe(32)
+NoticeSettings.objects.create(
+    user=user, pending_address="lea@example.org", pending_nonce=nonce, pending_language="fr", pending_at=timezone.now()
+)
+result = confirm_token(nonce)
+"""
+
+# The lines a word of an element's text is drawn on: the distinct tops of its boxes.
+_WORD_LINES = """([selector, word]) => {
+  const walker = document.createTreeWalker(document.querySelector(selector), NodeFilter.SHOW_TEXT);
+  const text = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) text.push(node);
+  const whole = text.map((node) => node.data).join("");
+  const at = whole.indexOf(word);
+  if (at < 0) return -1;
+  const range = document.createRange();
+  let seen = 0;
+  for (const node of text) {
+    const end = seen + node.data.length;
+    if (at >= seen && at < end) range.setStart(node, at - seen);
+    if (at + word.length > seen && at + word.length <= end) range.setEnd(node, at + word.length - seen);
+    seen = end;
+  }
+  return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+}"""
+
+
+def test_a_headings_hyphenated_word_stays_whole_on_a_phone_and_a_desktop(new_page: Any, live_site: LiveSite) -> None:
+    """A line broken after the hyphen of "e-mails" leaves "e-" at one line's end and "mails" on the
+    next: a heading keeps a hyphenated word on one line, in every language, on a phone as on a
+    desktop (its other words wrap as they do)."""
+    token = live_site.run(_PENDING_CONFIRMATION)
+    for width, height in ((390, 844), (1280, 800)):
+        page = new_page(width, height, locale="fr-FR")
+        page.goto(f"{live_site.url}/notices/email/confirm/{token}")
+        assert page.inner_text("#confirm-h") == "Envoyer ici les e-mails de vos parties ?"
+        assert page.evaluate(_WORD_LINES, ["#confirm-h", "e-mails"]) == 1, f"at {width} px"
+        assert no_horizontal_overflow(page)
+        for scheme in in_each_scheme(page):
+            shot(page, f"confirm-heading-fr-{width}-{scheme}")
