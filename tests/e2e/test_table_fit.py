@@ -22,6 +22,12 @@ CUT_NAMES = """() => [...document.querySelectorAll('#card .seat-head-name')]
   .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
   .map(e => `${e.textContent.trim()} ${e.clientWidth}/${e.scrollWidth}`)"""
 
+# Each seat's name cut in its column's head that is not a button showing it whole.
+CUT_UNMARKED = """() => [...document.querySelectorAll('#card .seat-head-name')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+  .filter(e => e.getAttribute('role') !== 'button')
+  .map(e => `${e.textContent.trim()} ${e.clientWidth}/${e.scrollWidth}`)"""
+
 # Each of the card's panes that needs a sideways scroll to show its last columns.
 SCROLLING = """() => [...document.querySelectorAll('#card .scorecard-wrap')]
   .filter(w => w.scrollWidth > w.clientWidth + 1).map(w => `${w.scrollWidth} in ${w.clientWidth}`)"""
@@ -87,14 +93,41 @@ def test_a_large_phone_held_sideways_fits_six_players_columns(live_site: LiveSit
     assert page.evaluate(CUT_CELLS) == []
     assert last_column_outside(page) == []
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
-    # Every name is readable: whole, on one line or two.
-    assert page.evaluate(CUT_NAMES) == []
+    # Every name is readable: whole, on one line or two, or cut with an ellipsis and shown whole on
+    # demand (a button), never broken inside a word.
+    assert page.evaluate(CUT_UNMARKED) == []
+    assert page.evaluate(WORDS_BROKEN_UNMARKED) == []
     for scheme in in_each_scheme(page):
         shot(page, f"six-{ruleset}-932-{scheme}")
         page.evaluate("document.getElementById('card').scrollIntoView({block: 'end'})")
         shot(page, f"six-{ruleset}-932-{scheme}-end")
         page.evaluate("scrollTo(0, 0)")
         assert serious_violations(page) == [], scheme
+    assert page.errors == []
+
+
+def test_a_large_phone_held_sideways_cuts_a_long_one_word_name_and_shows_it_whole_on_demand(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Six seats at 932 x 430 leave each column about 58 px: a name one word long wider than that
+    ("Maximilianus") is cut with an ellipsis and shown whole on demand, as the desktop's and the
+    upright phone's heads do, not broken inside the word over the head's lines ("Maximi" over
+    "lianus"), which no one is told is cut and reads as two names."""
+    page = new_page(932, 430, has_touch=True, is_mobile=True)
+    create_local(page, live_site, ["Maximilianus", *SIX[1:]])
+    reload(page)
+    page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
+    assert page.evaluate(WORDS_BROKEN_UNMARKED) == []
+    name = page.locator("#card th.seat-head[data-seat='0'] .seat-head-name")
+    assert name.get_attribute("role") == "button"
+    assert name.evaluate("(e) => getComputedStyle(e).textOverflow") == "ellipsis"
+    # The keyboard shows it whole, as a tap does.
+    name.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('.reaction-float.whole-name[data-seat=\"0\"]')")
+    assert page.evaluate(WHOLE_NAMES) == [["0", "Maximilianus"]]
+    for scheme in in_each_scheme(page):
+        shot(page, f"six-long-name-932-{scheme}")
     assert page.errors == []
 
 
@@ -685,24 +718,6 @@ WORDS_BROKEN_UNMARKED = """() => [...document.querySelectorAll('#card .seat-head
 }).map((name) => name.textContent.trim())"""
 
 
-@pytest.mark.parametrize("ruleset", ["official", "painted"])
-@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080), (1024, 768)])
-def test_on_a_desktop_a_seats_name_is_never_broken_inside_a_word_unmarked(
-    live_site: LiveSite, new_page: Any, ruleset: str, size: tuple[int, int]
-) -> None:
-    """Six seats on a desktop's card: a name one word long wider than its column ("Cleopatra") is
-    cut with an ellipsis and shown whole on a click or from the keyboard, as other cut names are,
-    not broken over the head's two lines ("Cleopatr" over "a"), which no one is told is cut."""
-    page = new_page(*size)
-    create_local(page, live_site, SIX, ruleset=ruleset)
-    reload(page)
-    page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
-    for scheme in in_each_scheme(page):
-        shot(page, f"six-heads-{ruleset}-{size[0]}-{scheme}")
-        assert page.evaluate(WORDS_BROKEN_UNMARKED) == [], scheme
-    assert page.errors == []
-
-
 # Each seat's name in its column's head with one of its words (between spaces) over two lines:
 # "Anna-" over "Katharin…" hides the rest of the name where "Anna-Kath…" over "Oberhuber" shows it.
 WORDS_OVER_TWO_LINES = """() => [...document.querySelectorAll('#card .seat-head-name')].filter((name) => {
@@ -719,17 +734,25 @@ WORDS_OVER_TWO_LINES = """() => [...document.querySelectorAll('#card .seat-head-
 }).map((name) => name.textContent.trim())"""
 
 
-def test_on_a_desktop_a_hyphenated_name_is_not_broken_at_its_hyphen(live_site: LiveSite, new_page: Any) -> None:
-    """Six seats on a desktop's card: a double name ("Anna-Katharina Oberhuber") keeps each of its
-    words on one line, cut with an ellipsis if too wide, rather than break at the hyphen ("Anna-"
-    over "Katharin…"), which leaves the rest of the name out and reads as a name cut short twice."""
-    page = new_page(1280, 800)
+@pytest.mark.parametrize("ruleset", ["official", "painted"])
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080), (1024, 768)])
+def test_on_a_desktop_a_seats_name_is_never_broken_inside_a_word(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: tuple[int, int]
+) -> None:
+    """Six seats on a desktop's card. A name one word long wider than its column ("Cleopatra") is
+    cut with an ellipsis and shown whole on a click or from the keyboard, as other cut names are,
+    not broken over the head's two lines ("Cleopatr" over "a"), which no one is told is cut. A
+    double name ("Anna-Katharina Oberhuber") keeps each of its words on one line, cut with an
+    ellipsis if too wide, rather than break at the hyphen ("Anna-" over "Katharin…"), which leaves
+    the rest of the name out and reads as a name cut short twice."""
+    page = new_page(*size)
     names = ["Anna-Katharina Oberhuber", "Hieronymus Bosch-Meier", *SIX[2:]]
-    create_local(page, live_site, names)
+    create_local(page, live_site, names, ruleset=ruleset)
     reload(page)
     page.wait_for_function("document.querySelectorAll('#card th.seat-head').length >= 6")
     for scheme in in_each_scheme(page):
-        shot(page, f"six-heads-hyphens-{scheme}")
+        shot(page, f"six-heads-{ruleset}-{size[0]}-{scheme}")
+        assert page.evaluate(WORDS_BROKEN_UNMARKED) == [], scheme
         assert page.evaluate(WORDS_OVER_TWO_LINES) == [], scheme
     assert page.errors == []
 
