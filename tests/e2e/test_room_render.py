@@ -20,7 +20,18 @@ from tests.e2e.helpers import shot
 
 pytestmark = pytest.mark.browser
 
-HARNESS = """<!doctype html><html lang="en"><title>render</title>
+# The view a test draws from, in one place for every harness page that imports render.js as
+# ``render``: the table's options at their start, what a test sets put over them; the game-over
+# panel's (``overView``) with the links it draws as well.
+VIEWS = """window.tableView = (state, extra = {}) => render.viewOf(state, { mine: [0],
+  presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(), reducedMotion: true, hint: null,
+  hintPending: false, review: null, connection: "connected", feed: [], justScored: null, levels: {}, ...extra });
+window.overView = (state, extra = {}) => tableView(state, { awaySeats: [], rematchUrl: "/x", csrf: "",
+  fairnessUrl: "/f", logUrl: "/l", ...extra });
+"""
+
+HARNESS = (
+    """<!doctype html><html lang="en"><title>render</title>
 <link rel="stylesheet" href="/static/css/site.css"><main><div id="room" class="room">
 <section id="play" class="card play"></section><section id="card" class="card"></section></div></main>
 <script type="module">
@@ -28,15 +39,16 @@ import * as drawing from "/static/js/room/render.js";
 import * as over from "/static/js/room/over.js";  // the game-over panel, a module of its own
 const render = { ...drawing, ...over };
 window.render = render;
-window.draw = (state, extra = {}) => {
-  const view = render.viewOf(state, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-    justScored: null, levels: {}, ...extra });
+"""
+    + VIEWS
+    + """window.draw = (state, extra = {}) => {
+  const view = tableView(state, extra);
   document.getElementById("play").innerHTML = render.playHtml(view);
   document.getElementById("card").innerHTML = render.cardHtml(view);
 };
 window.ready = true;
 </script>"""
+)
 
 
 def state(dice: list[int], colours: list[str] | None = None, columns: int = 1) -> dict[str, Any]:
@@ -440,9 +452,7 @@ def test_a_player_whose_seat_a_computer_finished_is_offered_the_chat_at_the_game
     finished["chat"] = {"spectators": False}
     voices, note = page.evaluate(
         """s => {
-          const v = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-            reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-            justScored: null, levels: {} });
+          const v = tableView(s);
           return [v.voices, chat.chatNote(v.state, v.voices, (seat) => Boolean(v.state.seats[seat]?.muted))];
         }""",
         finished,
@@ -542,9 +552,7 @@ def test_a_state_without_ranks_is_ranked_by_total_those_who_stayed_first(harness
     assert rows == [[1, 0], [1, 3], [3, 1], [4, 4], [5, 2]]
     said = page.evaluate(
         """s => {
-      const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-        justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const view = overView(s);
       const box = document.createElement("div");
       box.innerHTML = render.overHtml(view);
       return [...box.querySelectorAll(".ranking .rank")].map((el) => el.textContent);
@@ -576,9 +584,7 @@ def test_the_result_marks_the_seats_this_device_plays_among_the_others(harness: 
 
 
 REVIEW_HTML = """([s, review]) => {
-  const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-    rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,
-    connection: "connected", feed: [], justScored: null, levels: {} });
+  const view = tableView(s, { review });
   return render.reviewHtml(view);
 }"""
 
@@ -642,9 +648,7 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
 
 
 REVIEW_OPEN = """([s, review, mine]) => {
-  const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
-    rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review,
-    connection: "connected", feed: [], justScored: null, levels: {} });
+  const view = tableView(s, { mine, review });
   const box = document.createElement("div");
   box.innerHTML = render.reviewHtml(view);
   return [...box.querySelectorAll("details.review-fold")].map((d) => [d.id, d.open]);
@@ -736,9 +740,7 @@ def test_a_seat_a_computer_played_on_after_its_player_left_is_marked_left_in_the
 def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn_is_whose(harness: Any) -> None:
     page = harness(HARNESS)
     over = """([s, mine]) => {
-      const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-        justScored: null, levels: {}, awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const view = overView(s, { mine });
       const box = document.createElement("div");
       box.innerHTML = render.overHtml(view);
       return box.querySelector("#over-h").textContent;
@@ -765,9 +767,7 @@ def test_a_device_with_two_seats_of_an_online_room_is_told_whose_result_and_turn
         ],
     }
     playing["turn"] = {**playing["turn"], "seat": 2}
-    focus = """([s, mine]) => render.focusSeat(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
-      held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
-      connection: "connected", feed: [], justScored: null, levels: {} }))"""
+    focus = """([s, mine]) => render.focusSeat(tableView(s, { mine }))"""
     assert page.evaluate(focus, [playing, [0, 2]]) == 2
     assert page.evaluate(focus, [playing, [0]]) == 0
     # At the end: a spectator's phone keeps the winner's columns in view; a player whose seat a
@@ -803,10 +803,7 @@ def test_a_device_whose_companions_seat_the_host_took_out_reads_its_own_win_as_y
       frame({ type: "you", seats: [0, 1], players: [10, 11] });
       frame(playing);
       frame(finished);
-      const view = render.viewOf(client.state, { mine: client.mine, left: client.left,
-        presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(), reducedMotion: true, hint: null,
-        hintPending: false, review: null, connection: "connected", feed: [], justScored: null, levels: {},
-        awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const view = overView(client.state, { mine: client.mine, left: client.left });
       const box = document.createElement("div");
       box.innerHTML = render.overHtml(view);
       return box.querySelector("#over-h").textContent;
@@ -836,16 +833,17 @@ def test_the_yahtzee_box_explains_triples_bonus_by_column_in_the_page(harness: A
     assert "while a Yahtzee box already holds points, earns a bonus: 100 times the column" in helps["triple"]
 
 
-FORMER_PLAYER_IN_GERMAN = """<!doctype html><html lang="de"><title>former player</title>
+FORMER_PLAYER_IN_GERMAN = (
+    """<!doctype html><html lang="de"><title>former player</title>
 <script>window.django = { gettext: (text) => ({ "Former player": "Ehemalige Person" })[text] ?? text };</script>
 <section id="play"></section><section id="card"></section><ol id="list"></ol>
 <script type="module">
 import * as render from "/static/js/room/render.js";
 import { ChatPanel } from "/static/js/room/chat.js";
-window.draw = (state) => {
-  const view = render.viewOf(state, { mine: [1], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-    justScored: null, levels: {} });
+"""
+    + VIEWS
+    + """window.draw = (state) => {
+  const view = tableView(state, { mine: [1] });
   document.getElementById("play").innerHTML = render.playHtml(view);
   document.getElementById("card").innerHTML = render.cardHtml(view);
 };
@@ -854,6 +852,7 @@ chat.add({ id: 1, seat: 0, name: "Former player", text: "gg", at: "" });
 chat.add({ id: 2, seat: 1, name: "Ben", text: "gg", at: "" });
 window.ready = true;
 </script>"""
+)
 
 
 def test_a_deleted_accounts_seat_and_chat_lines_are_named_in_the_readers_words_not_the_stored_english(
@@ -886,9 +885,7 @@ def test_a_deleted_accounts_name_among_the_players_muted_who_left_is_in_the_read
     drawn = page.evaluate(
         """async (s) => {
           const render = await import("/static/js/room/render.js");
-          return render.seatsHtml(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-            rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
-            connection: "connected", feed: [], justScored: null, levels: {} }));
+          return render.seatsHtml(tableView(s));
         }""",
         s,
     )
@@ -940,8 +937,7 @@ def test_a_visitor_at_a_full_lobby_is_told_why_there_is_no_seat_to_take(harness:
     "Waiting for the host…"); only a forged post was told "The room is full". Said once: the line
     under it does not say again that they can watch without a seat, as if one were there to take."""
     page = harness(HARNESS)
-    lobby = """([s, mine]) => render.lobbyHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
-      held: [], rolling: new Set(), levels: {}, connection: "connected", csrf: "x", clientSeed: "s", invite: "i",
+    lobby = """([s, mine]) => render.lobbyHtml(tableView(s, { mine, csrf: "x", clientSeed: "s", invite: "i",
       joinUrl: "/j" }))"""
 
     def waiting(players: int) -> dict[str, Any]:
@@ -972,9 +968,7 @@ def test_a_spectator_of_a_private_room_is_told_the_rematch_is_the_players_own(ha
     and is told why the room's feed says a rematch is open while the panel offers nothing to follow."""
     page = harness(HARNESS)
     over = """([s, mine]) => {
-      const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-        justScored: null, levels: {}, awaySeats: [], rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const view = overView(s, { mine });
       const box = document.createElement("div");
       box.innerHTML = render.overHtml(view);
       return [Boolean(box.querySelector("#rematch-link")), box.querySelector("#rematch-private")?.textContent ?? ""];
@@ -993,9 +987,7 @@ def test_the_lobby_of_a_game_on_one_device_waits_for_nobody(harness: Any) -> Non
     page = harness(HARNESS)
     heading = """([s, mine]) => {
       const box = document.createElement("div");
-      box.innerHTML = render.lobbyHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
-        held: [], rolling: new Set(), levels: {}, connection: "connected", csrf: "x", clientSeed: "s",
-        invite: "i", joinUrl: "/j" }));
+      box.innerHTML = render.lobbyHtml(tableView(s, { mine, csrf: "x", clientSeed: "s", invite: "i", joinUrl: "/j" }));
       return box.querySelector("#lobby-h").textContent;
     }"""
     seats = [
@@ -1017,10 +1009,7 @@ def test_while_the_host_is_away_a_player_at_the_table_is_offered_the_tools_that_
     page = harness(HARNESS)
     draw = """([s, mine, hostAway]) => {
       const presence = { seats: { 0: "away", 1: "connected", 2: "away" }, spectators: 0 };
-      const view = render.viewOf(s, { mine, presence, held: [], rolling: new Set(), reducedMotion: true, hint: null,
-        hintPending: false, review: null,
-        connection: "connected", feed: [], justScored: null, levels: {}, csrf: "x", clientSeed: "s", invite: "i",
-        joinUrl: "/j", hostAway });
+      const view = tableView(s, { mine, presence, csrf: "x", clientSeed: "s", invite: "i", joinUrl: "/j", hostAway });
       return s.status === "lobby" ? render.lobbyHtml(view) : render.seatsHtml(view) + render.playHtml(view);
     }"""
     seats = [
@@ -1070,9 +1059,7 @@ def test_a_pause_whose_host_left_is_said_to_the_others_as_the_new_hosts_to_resum
     did not): the banner and the hint name Ben, the host, as the one who resumes it. Ben reads that
     the resume is his; a pause of the host's own is still said as the host's."""
     page = harness(HARNESS)
-    draw = """([s, mine]) => { const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
-      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
-      feed: [], justScored: null, levels: {} });
+    draw = """([s, mine]) => { const view = tableView(s, { mine });
       const d = document.createElement("div"); d.innerHTML = render.playHtml(view);
       return { banner: d.querySelector(".paused-banner")?.textContent ?? null,
                hint: d.querySelector(".turn-hint")?.textContent ?? "", play: d.textContent }; }"""
@@ -1102,9 +1089,7 @@ def test_the_host_is_offered_a_computer_for_a_seat_that_left_only_while_its_card
     """The server refuses to hand a seat that left with its card full to a computer (``card_full``):
     nothing of it is left to play. The host's page does not offer it there."""
     page = harness(HARNESS)
-    draw = """s => render.seatsHtml(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
-      feed: [], justScored: null, levels: {} }))"""
+    draw = """s => render.seatsHtml(tableView(s))"""
     playing = state([])
     playing["seats"] = [
         {"seat": 0, "player": 1, "name": "Ann", "kind": "human", "status": "active", "host": True},
@@ -1124,9 +1109,7 @@ def test_a_seat_the_computer_plays_while_its_player_is_away_can_be_left_from_the
     """On a shared device (nothing takes a seat back but its player's own button) Ben's seat is
     played by the computer: the device may still leave it, as the server allows."""
     page = harness(HARNESS)
-    draw = """([s, mine]) => render.seatsHtml(render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 }, held: [],
-      rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
-      feed: [], justScored: null, levels: {} }))"""
+    draw = """([s, mine]) => render.seatsHtml(tableView(s, { mine }))"""
     playing = state([])
     playing["seats"] = [
         {"seat": 0, "player": 1, "name": "Ann", "kind": "human", "status": "active", "host": True},
@@ -1171,9 +1154,7 @@ def test_the_name_in_the_turn_banner_and_the_line_under_it_is_a_run_of_its_own(p
 # Each message a page's gettext gives is marked [...]: a line built of one message is one [...].
 MARKING = "<script>window.django = { gettext: (text) => `[${text}]` };</script>\n"
 MARKED = HARNESS.replace('<script type="module">', MARKING + '<script type="module">')
-VIEW = """([s, extra]) => render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-  rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected",
-  feed: [], justScored: null, levels: {}, ...extra })"""
+VIEW = """([s, extra]) => tableView(s, extra)"""
 
 
 @pytest.mark.parametrize("columns", [1, 3])
@@ -1364,9 +1345,7 @@ def test_a_dies_label_is_one_sentence_for_each_case(
 # Each seat's pill in the Players list drawn with every seat's total at ``total``: its width.
 SEAT_PILL_WIDTHS = """([s, total]) => {
   const at = { ...s, cards: s.cards.map((card) => ({ ...card, total })) };
-  const view = render.viewOf(at, { mine: [2], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-    justScored: null, levels: {} });
+  const view = tableView(at, { mine: [2] });
   const box = document.getElementById("card");
   box.innerHTML = render.seatsHtml(view);
   return [...box.querySelectorAll(".seat")].map((seat) => seat.getBoundingClientRect().width);
@@ -1393,9 +1372,7 @@ def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: A
 
 # Each seat's pill drawn with the seats' presence and reactions given: its width and its height.
 SEAT_PILLS = """([s, presence, reactions]) => {
-  const view = render.viewOf(s, { mine: [2], presence: { seats: presence, spectators: 0 }, held: [], rolling: new Set(),
-    reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-    justScored: null, levels: {}, reactions });
+  const view = tableView(s, { mine: [2], presence: { seats: presence, spectators: 0 }, reactions });
   const box = document.getElementById("card");
   box.innerHTML = render.seatsHtml(view);
   return [...box.querySelectorAll(".seat")].map((seat) => [seat.getBoundingClientRect().width,
@@ -1501,9 +1478,7 @@ def test_the_feed_of_a_page_just_loaded_names_no_one_a_computer_plays_for(harnes
     }
     feed = """([s, mine]) => {
       const presence = { seats: { "0": "away", "4": "away", "5": "online" }, spectators: 1 };
-      const view = render.viewOf(s, { mine, presence,
-        held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null,
-        connection: "connected", feed: [], justScored: null, levels: {} });
+      const view = tableView(s, { mine, presence });
       const box = document.createElement("div");
       box.innerHTML = render.feedHtml(view);
       return box.querySelector(".feed-here")?.textContent ?? null;
@@ -1525,8 +1500,7 @@ def test_the_shared_result_marks_the_seats_ranked_behind_for_leaving_or_being_aw
     finished = over_state([("Ana", "active"), ("Bo", "left"), ("Cy", "active")], [180, 201, 150], [0])
     finished["seats"][2] = {**finished["seats"][2], "kind": "bot", "away": True, "kept": True}
     text = page.evaluate(
-        """s => render.resultText(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-        rolling: new Set(), reducedMotion: true, review: null, connection: "connected", feed: [], levels: {} }))""",
+        """s => render.resultText(tableView(s))""",
         finished,
     )
     assert text == "A game of Yahtzee (official): 1. Ana 180, 2. Cy 150 (away), 3. Bo 201 (left)"
@@ -1545,9 +1519,7 @@ def test_a_seat_the_host_took_out_reads_taken_out_on_the_game_over_list_and_in_t
     finished["seats"][1] = {**finished["seats"][1], "taken_out": True}
     said = page.evaluate(
         """s => {
-      const view = render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-        reducedMotion: true, hint: null, hintPending: false, review: null, connection: "connected", feed: [],
-        justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+      const view = overView(s);
       const box = document.createElement("div");
       box.innerHTML = render.overHtml(view);
       const rows = [...box.querySelectorAll(".ranking li")].map((li) => li.textContent.replace(/\\s+/g, " ").trim());
@@ -1562,17 +1534,14 @@ def test_a_seat_the_host_took_out_reads_taken_out_on_the_game_over_list_and_in_t
     # A computer the host let play Bo's seat on after taking him out: still taken out.
     finished["seats"][1] = {**finished["seats"][1], "status": "active", "kind": "bot", "gave_up": True}
     share = page.evaluate(
-        """s => render.resultText(render.viewOf(s, { mine: [0], presence: { seats: {}, spectators: 0 }, held: [],
-        rolling: new Set(), reducedMotion: true, review: null, connection: "connected", feed: [], levels: {} }))""",
+        """s => render.resultText(tableView(s))""",
         finished,
     )
     assert share.endswith("3. Bo 201 (taken out), 4. Dee 90 (left)")
 
 
 OVER_FOR = """([s, mine, left, review]) => {
-  const view = render.viewOf(s, { mine, left, presence: { seats: {}, spectators: 0 }, held: [], rolling: new Set(),
-    reducedMotion: true, hint: null, hintPending: false, review, connection: "connected", feed: [],
-    justScored: null, levels: {}, rematchUrl: "/x", csrf: "", fairnessUrl: "/f", logUrl: "/l" });
+  const view = overView(s, { mine, left, review });
   const box = document.createElement("div");
   box.innerHTML = render.overHtml(view);
   const said = (el) => (el?.textContent ?? "").replace(/\\s+/g, " ").trim();
@@ -1615,9 +1584,7 @@ def test_a_dropped_connection_tells_the_player_to_move_that_their_turns_clock_ru
     """The server's turn clock does not stop while a page reconnects: Roll says the page is
     reconnecting (not that the game is paused), and the player whose live turn it is reads that
     their clock keeps running; at your own pace, or in another's turn, the page only waits."""
-    said = """([s, connection, mine]) => { const view = render.viewOf(s, { mine, presence: { seats: {}, spectators: 0 },
-      held: [], rolling: new Set(), reducedMotion: true, hint: null, hintPending: false, review: null, connection,
-      feed: [], justScored: null, levels: {} });
+    said = """([s, connection, mine]) => { const view = tableView(s, { mine, connection });
       const d = document.createElement("div"); d.innerHTML = render.playHtml(view);
       return { roll: d.querySelector("#roll")?.textContent.trim() ?? null,
                hint: d.querySelector(".turn-hint")?.textContent ?? "" }; }"""
