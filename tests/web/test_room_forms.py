@@ -17,9 +17,9 @@ import pytest
 from django.test import Client
 
 from games import services
-from games.services import notices
 from games.domain.room import BOT, LEFT, LIMITS, Room, Tally
 from games.domain.rules import Box, RuleViolation
+from games.services import notices
 from games.store import moves, selectors
 from games.store.models import ChatMessage, Game
 from games.store.selectors import game_state
