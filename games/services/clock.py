@@ -11,7 +11,8 @@ A timeout is logged as a ``timeout`` Move, then the roll (if the player had not 
 and the score a casual player would choose, as ordinary ``roll`` and ``score`` Moves whose
 action ids start with ``timeout-`` (a prefix clients may not use): the replay and the fairness check read them like any
 other. The second timeout in a row of the same seat hands it to a computer (a ``bot``
-Move marked ``away``), which plays it until its player comes back (``seats.seat_reclaim``).
+Move marked ``away``), which plays it until its player comes back (``seats.seat_reclaim``); at
+your own pace the same transaction owes the player the notice that says so (``notices.taken_over``).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ def _hand_to_computer(game: Game, seat: int) -> None:
         action_id="",
         room=room,
     )
+    notices.taken_over(game, seat)
 
 
 def _host_action(

@@ -40,6 +40,12 @@ they show they follow it, by opening its room's page or asking for the rematch t
 (``Player.follows``, ``games.services.seats.seats_follow``). Nothing is lost: the page they open
 shows the turn, the reminder of a turn still owed goes as ever, and every later notice too.
 
+When a player's time to move runs out twice in a row in a game at your own pace, the computer
+plays their seat until they come back (``games.services.clock``), and no "your turn" goes to the
+seat meanwhile: the move that hands it over owes its player one notice that says so
+(``taken_over``), sent by the same task and by the same rules as a "your turn". Dropped when they
+are back (or the game over) before it goes, or when a page of theirs showed the room since.
+
 Every channel here is plain text (an e-mail's subject and body, a notification's title and body):
 names go in as typed, without the isolates (FSI…PDI) of the pages' sentences, which some mail
 programs and notification centres show as boxes.
@@ -294,9 +300,10 @@ def send_notice(notice_id: int, due: str | None = None) -> str:
             queue(notice)
             return "not due yet"
         sight = in_sight(notice, game, now)
-        if sight.seen and notice.kind in (Notice.Kind.TURN, Notice.Kind.OVER):
-            # The page itself said whose turn it is (its title, the chime), or showed the end, where
-            # the player looks: an e-mail and a push at every move would be noise.
+        if sight.seen and notice.kind in (Notice.Kind.TURN, Notice.Kind.OVER, Notice.Kind.AWAY):
+            # The page itself said whose turn it is (its title, the chime), showed the end, or the seat
+            # a computer plays for them with its "I'm back", where the player looks: an e-mail and a
+            # push at every move would be noise.
             why = "has the room open" if sight.shown else "looked at the room since the turn became theirs"
             notice.done_at, notice.outcome = now, f"dropped: the player {why}"
             notice.save(update_fields=["done_at", "outcome"])
@@ -385,6 +392,30 @@ def _owe_the_end(game: Game, *, actor: str, action_id: str, now: datetime) -> No
         queue(notice)
 
 
+def taken_over(game: Game, seat: int) -> None:
+    """The computer took over ``seat`` of ``game`` for its player, whose time to move ran out twice in a
+    row: in a game at your own pace, they are owed a notice that says so (in the caller's transaction,
+    that of the move that handed it over).
+
+    Nobody watches such a game's table, and no "your turn" goes to the seat while the computer
+    plays it (``Room.waits_for``): without it the player would learn of it only on Your games.
+    One notice for the seat (the unique constraint, its turn the turns played): its device or
+    account is told once, whichever of its seats it is.
+    """
+    room = game.room
+    entry = room.seats[seat]
+    if game.pace != Game.Pace.OWN or game.status != Game.Status.PLAYING or not entry.away_controller:
+        return
+    now = timezone.now()
+    notice = Notice(
+        game=game, player_id=entry.player, kind=Notice.Kind.AWAY, seat=seat,
+        turn=room.rules.turns_played if room.rules is not None else 0,
+        text="The computer plays for them", event={"what": "away"}, due_at=now, owed_at=now,
+    )  # fmt: skip
+    notice.save()
+    queue(notice)
+
+
 def set_back(step: timedelta, since: datetime) -> int:
     """The server's clock was set back by ``step``: the notices owed for after ``since`` (on the clock
     before) move back with it, and are queued again for their new time, since the task queued for
@@ -424,6 +455,15 @@ def _seat_moved_on(notice: Notice, game: Game) -> str:
         return ""
     if game.status != Game.Status.PLAYING:
         return "dropped: the game is over"
+    if notice.kind == Notice.Kind.AWAY:
+        entry = game.room.seats[notice.seat]
+        if entry.player != notice.player_id:
+            return "dropped: the seat is not its player's now"
+        if entry.human:
+            return "dropped: the player is back"
+        if not entry.away_controller:
+            return "dropped: the seat is nobody's now"  # given up since, or its account deleted
+        return ""
     if turn_key(game) != [notice.turn, notice.seat]:
         return "dropped: the turn moved on"
     entry = game.room.seats[notice.seat]
@@ -489,6 +529,8 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
     language = language if language in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
     if notice.kind == Notice.Kind.OVER:
         return the_end(game, url, language)
+    if notice.kind == Notice.Kind.AWAY:
+        return computer_plays(game, notice.seat, url, language)
     left = (game.turn_deadline - timezone.now()).total_seconds() if game.turn_deadline is not None else None
     entry = game.room.seats[notice.seat]
     several = len(game.room.seats_of(entry.controller)) > 1
@@ -571,6 +613,44 @@ def the_end(game: Game, url: str, language: str) -> Letter:
             language=translation.get_language(),
             stop_label=_("Stop these"),
             replay=settings.SITE_URL + reverse("replay", args=[game.code]),
+        )
+
+
+def computer_plays(game: Game, seat: int, url: str, language: str) -> Letter:
+    """The notice that the computer plays ``seat`` of ``game`` for its player, in ``language``, and how
+    they take it back (``seats.seat_reclaim``): a browser (or account) that plays this seat alone
+    takes it back as it opens the room; one that plays several, a device people share, only when
+    its player presses their own "I'm back" there, so that notice names the seat."""
+    entry = game.room.seats[seat]
+    several = len(game.room.seats_kept_for(entry.persons_controller)) > 1
+    with translation.override(language):
+        data = {"code": shown_code(game.code), "name": shown_name(entry.name)}
+        if several:
+            subject = _("The computer plays for %(name)s in room %(code)s") % data
+            line = (
+                _(
+                    "%(name)s's time to move ran out twice in a row in room %(code)s, so the computer plays for "
+                    "them until they come back. To take the seat back, open the room and choose “I'm back” for "
+                    "%(name)s."
+                )
+                % data
+            )
+        else:
+            subject = _("The computer plays for you in room %(code)s") % data
+            line = (
+                _(
+                    "Your time to move ran out twice in a row in room %(code)s, so the computer plays for you until "
+                    "you come back. Open the room to take your seat back."
+                )
+                % data
+            )
+        return Letter(
+            subject=subject,
+            line=line,
+            url=url,
+            left=None,
+            language=translation.get_language(),
+            stop_label=_("Stop these"),
         )
 
 

@@ -384,9 +384,11 @@ class ServingProcess(models.Model):
 
 
 class Notice(models.Model):
-    """A "your turn" notice or a reminder owed to the player of one seat for one turn, or the
+    """A "your turn" notice or a reminder owed to the player of one seat for one turn, the
     "game over" owed to each person of a game at your own pace when it ends (on the first of their
-    seats; its turn: the turns played).
+    seats; its turn: the turns played), or the notice owed to the player of a seat the computer
+    took over in such a game, their time to move having run out twice in a row (its turn: the
+    turns played then).
 
     Written in the transaction of the Move that made it that seat's turn (games.services.pace),
     so a crash right after the commit cannot lose it; sent by a background task
@@ -398,6 +400,7 @@ class Notice(models.Model):
         TURN = "turn", "Your turn"
         REMINDER = "reminder", "Reminder"
         OVER = "over", "Game over"
+        AWAY = "away", "Computer plays"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="notices")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="notices")

@@ -793,3 +793,37 @@ async def test_a_backlog_is_worked_through_without_waiting_a_poll_after_each_swe
     finally:
         await scheduling.stop()
     assert len(claims) == rooms
+
+
+def test_a_seat_the_scheduler_hands_to_the_computer_owes_its_player_one_notice_whoever_claims_it(settings) -> None:
+    """At your own pace, the second timeout in a row of a seat, claimed by one of two processes,
+    owes its player the notice that the computer plays for them, once: the other process finds
+    nothing to do, two workers running its task send it once, and a worker started after a crash
+    sends one its dead worker took, and nothing more."""
+    from django.core import mail
+
+    from games.services import notices
+    from tests.services.test_notices import opted_in
+
+    settings.SITE_URL = "https://yahtzee.example.org"
+    table = own_pace_room(seconds=86_400)
+    opted_in(table, 0)
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)  # seat 0's first timeout
+    score_first_legal(table)  # seat 1
+    due_now(table.code)
+    assert scheduling.claim_next() == (table.code, scheduling.APPLIED)  # seat 0's second: the computer's
+    assert scheduling.claim_next() is None
+    assert scheduling.apply_due(table.code) == scheduling.NOTHING
+    [notice] = Notice.objects.filter(kind=Notice.Kind.AWAY)
+    assert notice.seat == 0 and notice.done_at is None
+
+    # A worker took it and died while sending: after the lease a restarted worker's sweep queues it
+    # again (and only it: the turns' notices are not this test's).
+    Notice.objects.exclude(pk=notice.pk).update(done_at=timezone.now())
+    Notice.objects.filter(pk=notice.pk).update(claimed_at=timezone.now() - notices.LEASE - timedelta(seconds=1))
+    assert notices.recover(now=timezone.now() + notices.GRACE + timedelta(seconds=1)) == 1
+    assert notices.send_notice.call(notice.pk).startswith("sent: e-mail")
+    assert notices.send_notice.call(notice.pk) == "done already"  # its task queued twice, a second worker
+    assert notices.recover(now=timezone.now() + timedelta(days=1)) == 0
+    assert [m.subject for m in mail.outbox] == [f"The computer plays for you in room {table.shown}"]
