@@ -630,8 +630,8 @@ def computer_plays(game: Game, seat: int, url: str, language: str) -> Letter:
             line = (
                 _(
                     "%(name)s's time to move ran out twice in a row in room %(code)s, so the computer plays for "
-                    "them until they come back. To take the seat back, open the room and choose “I'm back” for "
-                    "%(name)s."
+                    "them until they come back. To take the seat back, open the room and choose “I'm back: take "
+                    "%(name)s's seat”."
                 )
                 % data
             )

@@ -158,8 +158,8 @@ def test_a_game_over_before_the_notice_goes_drops_it() -> None:
 
 def test_a_device_that_plays_several_seats_is_told_once_which_seat_the_computer_took(push: PushService) -> None:
     """Two players on one browser: the takeover of one of them is told once on it, by the seat's
-    name, and says how that player takes the seat back (their own "I'm back": coming back to a
-    shared device takes no seat back by itself)."""
+    name, and says how that player takes the seat back (the room's "I'm back" button that names
+    it, as the page words it: coming back to a shared device takes no seat back by itself)."""
     device, other = services.new_controller(), services.new_controller()
     code = services.game_create(host_name="Ann", controller=device, pace=Game.Pace.OWN, turn_timer=DAY).game.code
     services.game_join(code=code, name="Cy", controller=other)
@@ -186,7 +186,7 @@ def test_a_device_that_plays_several_seats_is_told_once_which_seat_the_computer_
     assert email.subject == f"The computer plays for Ann in room {table.shown}"
     assert email.body.startswith(
         f"Ann's time to move ran out twice in a row in room {table.shown}, so the computer plays for them until"
-        " they come back. To take the seat back, open the room and choose “I'm back” for Ann."
+        " they come back. To take the seat back, open the room and choose “I'm back: take Ann's seat”."
     )
     [request] = push.requests
     assert subscriber is not None
