@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponse
 
 from accounts.adapters import name_free
 from accounts.models import GameRecord, Profile, Standing
-from games.web.admin import SecretLookupsAdmin, ShownCodeSearch
+from games.web.admin import KnownSelection, SecretLookupsAdmin, ShownCodeSearch
 
 
 class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]  # one base for several models
@@ -135,7 +135,7 @@ class NamedUserCreationForm(AdminUserCreationForm):  # type: ignore[type-arg]
         return name
 
 
-class AccountUserAdmin(UserAdmin):  # type: ignore[type-arg]
+class AccountUserAdmin(KnownSelection, UserAdmin):  # type: ignore[type-arg]  # a ticked row no user's key is refused
     """Users, whose deletion (the one way the admin deletes anything) takes the account's profile,
     standings and records with it, its name withdrawn from its games first (accounts.receivers),
     though none of those may be deleted on its own. A name that reads as another account's is

@@ -93,6 +93,32 @@ class SecretLookupsAdmin(ModelAdmin):
         return bool(super().lookup_allowed(lookup, value, request))
 
 
+class KnownSelection(ModelAdmin):
+    """An action's ticked rows checked before Django filters the list by them: a post made by hand
+    may name one that is no key of the list's (the users' list too, whose "delete selected" would
+    answer a server error)."""
+
+    def response_action(
+        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
+    ) -> HttpResponse | None:
+        """An action on the rows ticked, or, when a ticked row is no key of this list's (a post made
+        by hand: not a number, or past the column's range), none: the list says so. Django filters
+        the list by every value posted, and a value that is no key makes that filter raise."""
+        field = self.model._meta.pk
+        if field is None or field.get_internal_type() not in connection.ops.integer_field_ranges:
+            return super().response_action(request, queryset, *args, **kwargs)
+        low, high = connection.ops.integer_field_range(field.get_internal_type())
+        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+            try:
+                key = field.to_python(value)
+            except ValidationError:
+                key = None
+            if not isinstance(key, int) or not low <= key <= high:
+                self.message_user(request, "The selection names no row of this list: select again.", messages.WARNING)
+                return None
+        return super().response_action(request, queryset, *args, **kwargs)
+
+
 class ShownCodeSearch(ModelAdmin):
     """A room's code as the site shows it and players quote it ("abcd-efgh-jk") finds its rows as
     the bare code does, in every list searched by code."""
@@ -172,30 +198,10 @@ class OneGameTwoLists(ModelAdmin):
         return elsewhere or super().history_view(request, object_id, extra_context)
 
 
-class ReadOnlyAdmin(SecretLookupsAdmin):
+class ReadOnlyAdmin(KnownSelection, SecretLookupsAdmin):
     """Viewable by every active staff user; nobody may add, change or delete."""
 
     actions: Sequence[Any] | None = None
-
-    def response_action(
-        self, request: HttpRequest, queryset: QuerySet[Any], *args: Any, **kwargs: Any
-    ) -> HttpResponse | None:
-        """An action on the rows ticked, or, when a ticked row is no key of this list's (a post made
-        by hand: not a number, or past the column's range), none: the list says so. Django filters
-        the list by every value posted, and a value that is no key makes that filter raise."""
-        field = self.model._meta.pk
-        if field is None or field.get_internal_type() not in connection.ops.integer_field_ranges:
-            return super().response_action(request, queryset, *args, **kwargs)
-        low, high = connection.ops.integer_field_range(field.get_internal_type())
-        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
-            try:
-                key = field.to_python(value)
-            except ValidationError:
-                key = None
-            if not isinstance(key, int) or not low <= key <= high:
-                self.message_user(request, "The selection names no row of this list: select again.", messages.WARNING)
-                return None
-        return super().response_action(request, queryset, *args, **kwargs)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

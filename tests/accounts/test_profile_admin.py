@@ -155,3 +155,20 @@ def test_no_bulk_action_on_profiles_and_the_users_page_does_not_write_one(admin_
     )
     assert response.status_code == 302, "the user's page refused the post: it tested nothing"
     assert Profile.objects.get(pk=private.pk).public is False
+
+
+@pytest.mark.parametrize("ticked", ["abc", "1.5", "\x00", "9" * 30])
+def test_a_users_selection_naming_no_row_deletes_nobody_and_says_so_not_a_server_error(
+    admin_client: Client, ticked: str
+) -> None:
+    """A hand-made post of "delete selected" whose ticked row is no user's key (not a number, or
+    past the column's range) selects nothing: the list says so, and the user ticked beside it is
+    neither deleted nor asked about, as in the games' lists."""
+    user = get_user_model().objects.create_user(username="uma", password="x" * 20)
+    admin_client.raise_request_exception = False
+    for post in ("", "yes"):  # the action asked, and its confirmation
+        fields = {"action": "delete_selected", "_selected_action": [ticked, str(user.pk)], "post": post}
+        response = admin_client.post(reverse("admin:auth_user_changelist"), fields, follow=True)
+        assert response.status_code == 200, response.status_code
+        assert "The selection names no row of this list: select again." in unescape(response.content.decode())
+        assert get_user_model().objects.filter(pk=user.pk).exists()
