@@ -643,7 +643,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("replay", code=game.code)
     context: dict[str, Any] = {"game": game, "ruleset": RULESETS[game.ruleset]}
     if not game.is_over:
-        return render(request, "games/replay.html", {**context, "not_over": True}, status=409)
+        # A room still in its lobby has no game going yet: its page says so, not that it is going.
+        lobby = game.started_at is None
+        return render(request, "games/replay.html", {**context, "not_over": True, "lobby": lobby}, status=409)
     if game.started_at is None:
         # Everyone left the lobby: no die was ever rolled. The room is there (a 404 would count
         # the right code as a guess against the address's misses); its replay, as one in

@@ -207,6 +207,19 @@ def test_a_game_in_progress_has_no_replay_yet_and_an_unknown_code_is_not_found()
     assert Client().get(f"/r/{table.code.upper()}/replay")["Location"] == f"/r/{table.code}/replay"
 
 
+def test_the_replay_of_a_room_still_in_its_lobby_says_the_game_has_not_started_not_that_it_is_going() -> None:
+    """Nobody has rolled yet: "The game is still going" would be untrue. The page says the game has
+    not started, and that its replay opens once it is over; the room is a link away."""
+    table = open_room(2, start=False)
+    response = Client().get(f"/r/{table.code}/replay")
+    assert response.status_code == 409
+    card = re.search(r'<section class="card">(.*?)</section>', response.content.decode(), re.S)
+    assert card, response.content.decode()
+    said = card.group(1)
+    assert "The game is still going" not in said, said
+    assert "The game has not started yet" in said and f'href="/r/{table.code}/"' in said, said
+
+
 def test_a_loss_of_thousands_of_points_is_written_as_the_room_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The review's total in the reader's own number format, grouped as the room's game-over panel
     groups it (Intl.NumberFormat): "1.021,0" in German, "1,021.0" in English, never "1021,0" on one
