@@ -770,8 +770,9 @@ def my_games(request: HttpRequest) -> HttpResponse:
     on, address = selectors.email_notices(user_id)
     pending = _email_pending(user_id)
     # While a new address waits for its link the e-mails still go to the confirmed one, which the
-    # field (showing the new address) no longer shows: said beside it.
-    meanwhile = address if pending and on and address else ""
+    # field (showing the new address) no longer shows: said beside it. Not one that cannot receive
+    # mail (saved before the form refused such ones): nothing goes there.
+    meanwhile = address if pending and on and address and notices.mailable(address) else ""
     if pending:
         # What its player asked for while the link waits: saved again as shown, it mails no second
         # link, where a blank and unticked form would turn the e-mails off and void the link.

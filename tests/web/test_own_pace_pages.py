@@ -1067,6 +1067,19 @@ def test_while_a_new_address_waits_for_its_link_your_games_says_where_the_e_mail
     assert 'id="email-meanwhile"' not in client.get("/games").content.decode()
 
 
+def test_while_a_new_address_waits_your_games_names_no_old_one_that_cannot_receive_mail() -> None:
+    """The confirmed address was saved before the form refused such ones, and is mailed nothing:
+    while a new one waits for its link, the page does not say the e-mails still go to the old one."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    NoticeSettings.objects.create(user=user, email=True, address="ana@localhost")
+    client = Client()
+    client.force_login(user)
+    saved = client.post("/notices/email", {"address": "ana@home.example", "on": "on"}, follow=True).content.decode()
+    assert "ana@home.example" in saved and 'id="email-meanwhile"' not in saved, saved
+    page = client.get("/games").content.decode()
+    assert 'id="email-pending"' in page and 'id="email-meanwhile"' not in page, page
+
+
 def test_your_games_says_a_link_was_sent_once_right_after_saving() -> None:
     """Straight after saving, the message at the top says where the link went: the form does not
     say it a second time under the box. Reloaded, the form's line alone says it; asked again
