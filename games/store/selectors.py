@@ -39,29 +39,30 @@ DAY = 86_400
 
 
 def duration(seconds: float) -> str:
-    """A span as people say it: "3 days", "1 day 4 hours", "5 hours", "20 minutes", "45 seconds"; "no limit" for 0.
+    """A span as people say it: "3 days", "1 day 4 hours", "13 hours 59 minutes", "20 minutes",
+    "45 seconds"; "no limit" for 0.
 
-    To the nearest minute, halves up, as the room's countdown and subtitle say it
-    (static/js/room/render.js, ``clockText`` and ``duration``): a fresh 3-day move, a few
-    milliseconds short of it, is "3 days" in its e-mail as on its page, not "2 days 23 hours".
-    A span under a minute (a live turn's last seconds, a server out of reach for a few) is said
-    to the nearest second, at least one: rounded up to a minute it would tell a player with 5 s
-    to go that they have a minute.
+    One rule for every place a time per move or a time left is worded (pages, e-mails, pushes,
+    the admin), and its twin in the browser (static/js/room/render.js, ``duration`` and
+    ``clockText``, tested with the same cases): the two largest units, whole minutes rounded
+    down, so a time left is never said longer than it is and two places read at the same moment
+    cannot disagree (13 h 59 min is "13 hours 59 minutes", not "14 hours" in one place and
+    "13 hours" in another). A span under a minute is said in the seconds begun, at least one, as
+    the live countdown beside it shows them (0:10 until the tenth second before the end is over).
     """
     if seconds <= 0:
         return gettext("no limit")
-    whole = math.floor(seconds + 0.5)  # seconds; halves up, as JavaScript's Math.round
-    if whole < 60:
-        n = max(whole, 1)
+    if seconds < 60:
+        n = max(math.ceil(seconds), 1)
         return ngettext("%(n)s second", "%(n)s seconds", n) % {"n": n}
-    total = math.floor(seconds / 60 + 0.5)  # minutes
+    total = math.floor(seconds / 60)  # whole minutes: never more than is left
     days, hours, minutes = total // 1440, total % 1440 // 60, total % 60
     parts = []
     if days:
         parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})
     if hours:
         parts.append(ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours})
-    if not days and not hours:
+    if not days and minutes:
         parts.append(ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes})
     return " ".join(parts)
 
@@ -870,6 +871,20 @@ def notices_stopped(kind: str, ident: int) -> bool:
     if kind == "email":
         return not NoticeSettings.objects.filter(user_id=ident).filter(Q(email=True) | ~Q(pending_nonce="")).exists()
     return not PushSubscription.objects.filter(pk=ident).exists()
+
+
+def email_notices_saved(user_id: int | None) -> str:
+    """The address an account saved with its e-mails off and has not confirmed (no link went
+    there: ``services.email_notices_set``), for its form to show, or ""."""
+    if user_id is None:
+        return ""
+    saved = (
+        NoticeSettings.objects.filter(user_id=user_id, pending_nonce="")
+        .exclude(pending_address="")
+        .values_list("pending_address", flat=True)
+        .first()
+    )
+    return saved or ""
 
 
 def email_notices_pending(user_id: int | None, *, max_age: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -547,13 +548,14 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
     # Five hours less a few milliseconds: said to the nearest minute, as the room's countdown says it.
-    assert mail.outbox[0].subject == f"5 hours left for your move in room {table.shown}"
+    assert mail.outbox[0].subject == f"4 hours 59 minutes left for your move in room {table.shown}"
     assert "it is still your turn" in mail.outbox[0].body
 
 
 def bens_turn_reminded() -> tuple[Table, Notice]:
-    """A game at your own pace (a day a move) where it is Ben's (seat 1) turn, with 5 hours left, and his
-    reminder ("5 hours left") went: Ben is signed in and gets the turn e-mails; his "your turn" is dealt with."""
+    """A game at your own pace (a day a move) where it is Ben's (seat 1) turn, with 5 hours left, and
+    his reminder ("4 hours 59 minutes left", the whole minutes left) went: Ben is signed in and gets
+    the turn e-mails; his "your turn" is dealt with."""
     table = own_pace_room(seconds=DAY)
     opted_in(table, 1)
     score_first_legal(table)
@@ -562,7 +564,7 @@ def bens_turn_reminded() -> tuple[Table, Notice]:
     Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"  # its due time (the task's run_after) came
-    assert "5 hours left" in mail.outbox[0].subject
+    assert "4 hours 59 minutes left" in mail.outbox[0].subject
     reminder.refresh_from_db()
     DBTaskResult.objects.all().delete()  # the tasks queued so far are done with
     return table, reminder
@@ -594,7 +596,10 @@ def test_a_move_given_more_time_after_its_reminder_went_is_reminded_again_before
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
     assert notices.send_notice.call(reminder.pk) == "done already"
-    assert len(mail.outbox) == 1 and mail.outbox[0].subject == f"6 hours left for your move in room {table.shown}"
+    assert (
+        len(mail.outbox) == 1
+        and mail.outbox[0].subject == f"5 hours 59 minutes left for your move in room {table.shown}"
+    )
 
 
 def test_more_time_that_leaves_less_than_a_quarter_owes_no_second_reminder() -> None:
@@ -646,18 +651,45 @@ def test_time_an_outage_gives_back_owes_the_reminder_again_only_if_it_went_in_th
         assert reminder.due_at == table.game.turn_deadline - timedelta(seconds=DAY / 4)
 
 
-def test_the_your_turn_e_mail_of_a_fresh_three_day_move_says_three_days_as_the_room_does() -> None:
-    """The room's countdown shows a fresh 3-day move as "3 d 0 h", and the e-mail sent the same
-    moment says 3 days too, not "2 days 23 hours": ``duration`` goes to the nearest minute rather
-    than drop every part of an hour a few milliseconds short of it (as would the reminder due
-    when a quarter of a 1-day move is left, "5 hours")."""
+def test_the_your_turn_e_mail_of_a_fresh_three_day_move_never_says_more_time_than_is_left() -> None:
+    """Sent a moment after the move began, the e-mail says what the room's countdown shows at that
+    moment ("2 d 23 h"): the whole minutes left, rounded down, never the 3 days no longer left."""
     table = own_pace_room(seconds=3 * DAY)
     opted_in(table, 1)
     score_first_legal(table)
     turn = Notice.objects.get(kind=Notice.Kind.TURN, seat=1)
     mail.outbox.clear()
     assert notices.send_notice.call(turn.pk) == "sent: e-mail"
-    assert "Time left to move: 3 days." in mail.outbox[0].body, mail.outbox[0].body
+    assert "Time left to move: 2 days 23 hours." in mail.outbox[0].body, mail.outbox[0].body
+
+
+@pytest.mark.parametrize(("seconds", "said"), [(50_370, "13 hours 59 minutes"), (50_390, "13 hours 59 minutes")])
+def test_the_reminder_and_your_games_word_the_time_left_alike_and_never_more_than_is_left(
+    seconds: int, said: str
+) -> None:
+    """At 13 h 59 min left the reminder said "14 hours", Your games "13 hours" and the room's
+    countdown "13 h 59 min" (tests/e2e/test_room_render.py, the same rule at the same instants):
+    the e-mail's subject, first line and time left, the push (its title and body are the letter's
+    subject and line) and Your games now all say the same, never more than is left."""
+    table = own_pace_room(seconds=3 * DAY)
+    opted_in(table, 1)
+    score_first_legal(table)
+    reminder = Notice.objects.get(kind=Notice.Kind.REMINDER, seat=1)
+    Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(seconds=seconds))
+    Notice.objects.filter(pk=reminder.pk).update(due_at=timezone.now() - timedelta(seconds=1))
+    letter = notices.letter(Notice.objects.get(pk=reminder.pk), Game.objects.get(code=table.code))
+    assert letter.subject == f"{said} left for your move in room {table.shown}"
+    assert f"and {said} of your time to move is left." in letter.line
+    mail.outbox.clear()
+    assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
+    assert mail.outbox[0].subject == letter.subject
+    assert f"Time left to move: {said}." in mail.outbox[0].body, mail.outbox[0].body
+    browser = Client()
+    session = browser.session
+    session["controller"] = table.controllers[1]
+    session.save()
+    when = re.search(r'<span class="game-when">(.*?)</span>', browser.get("/games").content.decode(), re.S)
+    assert when is not None and when.group(1).strip() == f"{said} left"
 
 
 def test_a_reminder_sent_after_the_deadline_says_the_time_is_up_not_no_limit_left() -> None:

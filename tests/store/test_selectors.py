@@ -67,23 +67,35 @@ def test_the_rule_sets_part_of_the_state_is_built_once_and_no_game_changes_it() 
     assert shared == selectors.ruleset_info.__wrapped__("triple")  # as built fresh, after a whole game
 
 
-@pytest.mark.parametrize(
-    ("seconds", "said"),
-    [
-        (3 * 86_400 - 0.004, "3 days"),  # a fresh 3-day move, a few milliseconds gone
-        (6 * 3_600 - 0.004, "6 hours"),  # the reminder of a 1-day move, a quarter left
-        (86_400 + 4 * 3_600 + 29 * 60 + 29, "1 day 4 hours"),
-        (43_200, "12 hours"),
-        (90, "2 minutes"),  # halves up, as the room's countdown rounds
-        (59.5, "1 minute"),
-        (59.4, "59 seconds"),  # under a minute: to the nearest second, not a minute
-        (10, "10 seconds"),
-        (1, "1 second"),
-        (0.2, "1 second"),
-        (0, "no limit"),
-    ],
-)
-def test_a_span_is_said_to_the_nearest_minute_or_under_a_minute_in_seconds(seconds: float, said: str) -> None:
+# The instants every place that words a time left or a time per move is tested at: the server's
+# duration, the room's script (tests/e2e/test_room_render.py: render.duration and the own pace's
+# countdown, render.clockText), Your games, the reminder's e-mail and push. (seconds, as the
+# server and the script say it, as the own pace's countdown shows it).
+SPANS = [
+    (3 * 86_400, "3 days", "3 d 0 h"),  # a time per move
+    (3 * 86_400 - 0.004, "2 days 23 hours", "2 d 23 h"),  # a fresh 3-day move, a few milliseconds gone
+    (86_400 + 4 * 3_600 + 29 * 60 + 29, "1 day 4 hours", "1 d 4 h"),
+    (50_399, "13 hours 59 minutes", "13 h 59 min"),  # 14 hours less a second
+    (50_340, "13 hours 59 minutes", "13 h 59 min"),
+    (50_339.9, "13 hours 58 minutes", "13 h 58 min"),
+    (43_200, "12 hours", "12 h 0 min"),
+    (6 * 3_600 - 0.004, "5 hours 59 minutes", "5 h 59 min"),  # the reminder of a 1-day move, a quarter left
+    (3_600, "1 hour", "1 h 0 min"),
+    (3_659, "1 hour", "1 h 0 min"),
+    (3_660, "1 hour 1 minute", "1 h 1 min"),
+    (1_200, "20 minutes", "20 min"),
+    (119.9, "1 minute", "1 min"),
+    (60, "1 minute", "1 min"),
+    (59.5, "60 seconds", "1:00"),  # under a minute: the seconds begun, as the countdown shows them
+    (45, "45 seconds", "0:45"),
+    (9.2, "10 seconds", "0:10"),
+    (1, "1 second", "0:01"),
+    (0.2, "1 second", "0:01"),
+]
+
+
+@pytest.mark.parametrize(("seconds", "said", "shown"), SPANS)
+def test_a_span_is_said_in_its_two_largest_units_never_more_than_is_left(seconds: float, said: str, shown: str) -> None:
     assert selectors.duration(seconds) == said
 
 

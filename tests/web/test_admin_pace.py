@@ -183,11 +183,12 @@ def test_more_time_confirmed_for_a_game_that_has_ended_since_says_so(staff_clien
 
 
 def test_a_paused_game_is_listed_as_paused_with_the_time_its_turn_keeps(staff_client: Client) -> None:
-    """A pause stops the clock (no deadline) and keeps what the turn had left, to run again on resume."""
+    """A pause stops the clock (no deadline) and keeps what the turn had left, to run again on resume:
+    paused a moment into a day's move, the whole minutes left, as the room's countdown shows them."""
     table = own_pace_room(seconds=DAY)
     services.game_pause(code=table.code, controller=table.controllers[0], expected_version=None, action_id="p")
     row = under_way_row(staff_client, table.code)
-    assert "Paused P0 1 day (paused)" in row, row
+    assert "Paused P0 23 hours 59 minutes (paused)" in row, row
     assert "Playing" not in row
 
 

@@ -113,13 +113,14 @@ export function focusSeat(view) {
 export const COLOURS = ["red", "yellow", "green", "blue", "purple"];
 
 /**
- * Seconds as the countdown shows them: 1:05, 0:09; at your own pace in days and hours: "2 d 5 h",
- * "5 h 12 min", to the nearest minute as the server says a time left (games/store/selectors.py, duration).
+ * Seconds as the countdown shows them: 1:05, 0:09 (the seconds begun); at your own pace, from a
+ * minute up, in the two largest units with whole minutes rounded down, the rule of the server's
+ * time left (games/store/selectors.py, duration): "2 d 5 h", "13 h 59 min", "20 min".
  */
 export function clockText(seconds, pace = "live") {
   const whole = Math.max(0, Math.ceil(seconds ?? 0));
-  if (pace === "own" && whole >= 60) {
-    const total = Math.round(seconds / 60);
+  if (pace === "own" && seconds >= 60) {
+    const total = Math.floor(seconds / 60);
     const days = Math.floor(total / 1440);
     const hours = Math.floor((total % 1440) / 60);
     const minutes = total % 60;
@@ -154,26 +155,24 @@ export function clockWarning(seconds, pace = "live") {
 }
 
 /**
- * A span as people say it, worded and rounded as the server's duration (games/store/selectors.py):
- * "3 days", "1 day 12 hours", "12 hours", "20 minutes" (to the nearest minute), and under a
- * minute "45 seconds" (to the nearest second, at least one).
+ * A span as people say it, the same rule as the server's duration (games/store/selectors.py),
+ * tested with its cases: the two largest units, whole minutes rounded down, "3 days",
+ * "1 day 12 hours", "13 hours 59 minutes", "20 minutes"; under a minute the seconds begun, at
+ * least one, as the countdown shows them: "45 seconds".
  */
 export function duration(seconds) {
-  const whole = Math.round(seconds);
-  if (whole < 60) {
-    const n = Math.max(whole, 1);
+  if (seconds < 60) {
+    const n = Math.max(Math.ceil(seconds), 1);
     return fmt(ngettext("%(n)s second", "%(n)s seconds", n), { n });
   }
-  const total = Math.round(seconds / 60);
+  const total = Math.floor(seconds / 60);
   const days = Math.floor(total / 1440);
   const hours = Math.floor((total % 1440) / 60);
+  const minutes = total % 60;
   const parts = [];
   if (days) parts.push(fmt(ngettext("%(n)s day", "%(n)s days", days), { n: days }));
   if (hours) parts.push(fmt(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours }));
-  if (!days && !hours) {
-    const minutes = total % 60;
-    parts.push(fmt(ngettext("%(n)s minute", "%(n)s minutes", minutes), { n: minutes }));
-  }
+  if (!days && minutes) parts.push(fmt(ngettext("%(n)s minute", "%(n)s minutes", minutes), { n: minutes }));
   return parts.join(" ");
 }
 
