@@ -312,6 +312,10 @@ def email_notices_set(
     account's own address (user.email) counts for nothing here: an administrator may have set
     it, and nobody confirmed it. Any other choice voids a request waiting.
 
+    Or "saved": the e-mails are off and ``address``, not the confirmed one, is kept unconfirmed
+    (``pending_address`` with no link: ``email_notices_saved``) for the form to show; nothing is
+    mailed there until the e-mails are turned on with it, which sends its link as above.
+
     Or "sent already": the request waiting is for this very address, and its link went less
     than ``CONFIRM_AGAIN_AFTER`` ago; nothing is sent nor changed. Refused, with nothing
     stored: with the code ``may_mail(address)`` answers when a link may not go there (the
@@ -358,10 +362,13 @@ def email_notices_set(
             return "confirm"
         if on and not confirmed:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
+        # Off with an address not confirmed: kept as asked for, with no link (its owner asked for
+        # no e-mails, and whoever typed it may not own it); turned on, it gets its link then.
+        saved = {"pending_address": address} if not on and address and not same_address(address, confirmed) else {}
         NoticeSettings.objects.update_or_create(
-            user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING}
+            user=user, defaults={"email": on, "controller": controller, "language": language, **NO_PENDING, **saved}
         )
-    return "set"
+    return "saved" if saved else "set"
 
 
 def same_address(one: str, other: str) -> bool:

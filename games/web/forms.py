@@ -312,11 +312,17 @@ class EmailNoticesForm(forms.Form):
     address = InternetAddressField(label=_("E-mail address"), required=False, max_length=254)
     on = forms.BooleanField(label=_("E-mail me when it is my turn and when a game ends"), required=False)
 
+    def __init__(self, *args: Any, shown: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.shown = shown  # the addresses the field is drawn with: the saved one, the account's
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if not data.get("on") and "address" in self.errors:
-            # Turning the e-mails off sends nothing anywhere: an address no mail may go to (one
-            # saved before the form refused it, still shown in the field) does not keep them on.
+        typed = str(self.data.get("address") or "").strip()
+        if not data.get("on") and "address" in self.errors and typed and typed in self.shown:
+            # Turning the e-mails off sends nothing anywhere: the address no mail may go to that
+            # was saved before the form refused such ones, still shown in the field, does not keep
+            # them on. Another address typed is kept with the e-mails off, so a bad one is refused.
             del self.errors["address"]
             data["address"] = ""
         if data.get("on") and not data.get("address") and "address" not in self.errors:

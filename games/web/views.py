@@ -777,6 +777,9 @@ def my_games(request: HttpRequest) -> HttpResponse:
         # What its player asked for while the link waits: saved again as shown, it mails no second
         # link, where a blank and unticked form would turn the e-mails off and void the link.
         on, address = True, pending
+    elif saved := selectors.email_notices_saved(user_id):
+        # Saved with the e-mails off, not confirmed: shown as typed, the box unticked.
+        address = saved
     # A saved address no mail goes to (saved before the form refused such ones): said beside the
     # field, which asks for another; the box stays as chosen, so a new address saved asks for its link.
     unmailable = address if address and not notices.mailable(address) else ""
@@ -836,7 +839,8 @@ def notices_email(request: HttpRequest) -> HttpResponse:
         mark_refused(request)
         messages.error(request, gettext("Sign in to be e-mailed: e-mails go to an account's address."))
         return _back_to_my_games(request)
-    form = EmailNoticesForm(request.POST)
+    shown = (selectors.email_notices(user_id)[1], getattr(request.user, "email", "") or "")
+    form = EmailNoticesForm(request.POST, shown=shown)
     if not form.is_valid():
         return render(
             request,
@@ -897,13 +901,20 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             % {"address": form.cleaned_data["address"]},
             extra_tags=LINK_SENT_TAG,
         )
-    else:
+    elif on:
+        messages.success(request, gettext("E-mails on: you are told when it is your turn and when a game ends."))
+    elif done == "saved":
         messages.success(
             request,
-            gettext("E-mails on: you are told when it is your turn and when a game ends.")
-            if on
-            else gettext("E-mails off."),
+            gettext("E-mails off. Address saved: %(address)s. Turn e-mails on to be sent the link that confirms it.")
+            % {"address": form.cleaned_data["address"]},
         )
+    elif form.cleaned_data["address"]:
+        messages.success(
+            request, gettext("E-mails off. Address saved: %(address)s.") % {"address": form.cleaned_data["address"]}
+        )
+    else:
+        messages.success(request, gettext("E-mails off."))
     return _back_to_my_games(request)
 
 

@@ -114,7 +114,7 @@ def test_your_games_lists_this_browsers_games_and_the_header_counts_those_waitin
     assert shown == [f"{code[:4]}-{code[4:8]}-{code[8:]}" for code in (mine, theirs)]
     assert "Your move" in page and "<bdi>Ben</bdi> to move" in page and "Round 1 of 13" in page
     assert "at your own pace, 1 day a move" in page and "at your own pace, 3 days a move" in page
-    assert re.search(r"23 hours left|1 day left", page)
+    assert re.search(r"23 hours 59 minutes left|1 day left", page)
     home = ana.get("/").content.decode()
     assert re.search(r'id="waiting-count"[^>]*>1<span class="sr-only"> waiting for your move', home)
     # A browser without a session: no count, an empty list.
@@ -896,6 +896,37 @@ def test_e_mails_go_to_an_address_only_once_its_owner_confirmed_it() -> None:
     assert not NoticeSettings.objects.get(user=user).email
 
 
+def test_an_address_typed_with_e_mails_off_is_kept_mailed_nothing_and_confirmed_once_they_are_on() -> None:
+    """Typed without ticking the box, the address was dropped under "E-mails off.". It is kept and
+    shown, said so, and mailed nothing: its owner asked for no e-mails, so the link that confirms
+    it goes when the e-mails are turned on. A bad address is refused as with the box ticked."""
+    user = get_user_model().objects.create_user("ana", password="pw")
+    client = Client()
+    client.force_login(user)
+    saved = client.post("/notices/email", {"address": "ana@example.org"}, follow=True).content.decode()
+    assert "E-mails off. Address saved: ana@example.org." in saved
+    assert not mail.outbox and not NoticeSettings.objects.get(user=user).email
+    page = client.get("/games").content.decode()
+    assert 'value="ana@example.org"' in page and not re.search(r'name="on" id="id_on" checked', page)
+    assert 'id="email-pending"' not in page  # no link went
+    # A bad address: the error beside the field, nothing stored.
+    before = NoticeSettings.objects.values().get(user=user)
+    refused = client.post("/notices/email", {"address": "not an address"})
+    assert refused.status_code == 400 and 'id="address-error"' in refused.content.decode()
+    assert NoticeSettings.objects.values().get(user=user) == before
+    # Turned on, the saved address gets its link; confirmed, the e-mails go there.
+    on = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
+    assert "We sent a link to ana@example.org" in on
+    assert Client().post(confirm_link("ana@example.org")).status_code == 200
+    assert NoticeSettings.objects.get(user=user).email and NoticeSettings.objects.get(user=user).address == (
+        "ana@example.org"
+    )
+    # Off again with the confirmed address: kept, and said so.
+    off = client.post("/notices/email", {"address": "ana@example.org"}, follow=True).content.decode()
+    assert "E-mails off. Address saved: ana@example.org." in off
+    assert NoticeSettings.objects.get(user=user).address == "ana@example.org"
+
+
 @pytest.mark.parametrize(
     "address", ["ana@bücher.example", "ana@BÜCHER.example", "ana@例え.jp", "ana@" + "a" * 63 + ".example"]
 )
@@ -1624,7 +1655,7 @@ def test_your_games_gives_a_paused_game_the_time_its_move_has_left_not_no_time_l
     session.save()
     page = client.get("/games").content.decode()
     assert "Paused" in page and "at your own pace, 1 day a move" in page
-    assert "No time limit" not in page and re.search(r"23 hours left|1 day left", page), page
+    assert "No time limit" not in page and re.search(r"23 hours 59 minutes left|1 day left", page), page
 
 
 # --- a subscription its browser renewed (the service worker's ``pushsubscriptionchange``) ------------
