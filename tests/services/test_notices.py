@@ -547,7 +547,7 @@ def test_the_reminder_goes_when_a_quarter_of_the_time_is_left_and_waits_if_the_d
     Game.objects.filter(code=table.code).update(turn_deadline=timezone.now() + timedelta(hours=5))
     mail.outbox.clear()
     assert notices.send_notice.call(reminder.pk) == "sent: e-mail"
-    # Five hours less a few milliseconds: said to the nearest minute, as the room's countdown says it.
+    # Five hours less a few milliseconds: the whole minutes left, as the room's countdown shows them.
     assert mail.outbox[0].subject == f"4 hours 59 minutes left for your move in room {table.shown}"
     assert "it is still your turn" in mail.outbox[0].body
 
