@@ -41,8 +41,8 @@ def test_a_room_at_your_own_pace_is_said_in_the_same_words_with_a_time_a_move_or
     assert services.own_pace_text(3 * DAY) == "at your own pace, 3 days a move"
     assert services.own_pace_text(0) == services.own_pace_text(None) == "at your own pace, no time limit"
     with translation.override("de"):
-        assert services.own_pace_text(DAY) == "in eigenem Tempo, 1 Tag pro Zug"
-        assert services.own_pace_text(0) == "in eigenem Tempo, ohne Zeitlimit"
+        assert services.own_pace_text(DAY) == "im eigenen Tempo, 1 Tag pro Zug"
+        assert services.own_pace_text(0) == "im eigenen Tempo, ohne Zeitlimit"
 
 
 def test_own_pace_without_a_time_limit_has_no_deadline() -> None:
