@@ -584,6 +584,42 @@ def test_the_result_marks_the_seats_this_device_plays_among_the_others(harness: 
     assert page.evaluate(yours, [finished, []]) == []
 
 
+def test_the_result_marks_no_seat_you_on_a_device_that_played_every_seat(harness: Any) -> None:
+    """A game passed round one phone: every seat is this device's, and a "you" on each of the
+    eight rows tells no one their place (they find it by name, as the headline names the winner),
+    while it takes the width a long name needs at 390 px ("Konstantinopolitanis" over "ch")."""
+    page = harness(HARNESS)
+    names = ["Ann", "Bea", "Cal", "Dan", "Eve", "Fay", "Gus", "Hal"]
+    finished = over_state([(name, "active") for name in names], [277, 195, 252, 177, 28, 260, 459, 332], [6])
+    marked = """([s, mine]) => {
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(overView(s, { mine }));
+      return box.querySelectorAll(".ranking .tag.you").length;
+    }"""
+    assert page.evaluate(marked, [finished, list(range(8))]) == 0
+    assert page.evaluate(marked, [finished, list(range(7))]) == 7
+
+
+def test_the_result_marks_you_on_the_seat_a_computer_finished_for_its_away_player(harness: Any) -> None:
+    """A player away at the end, back to read the result: the computer finished their seat, the
+    server counts its result theirs (the headline says "You win!"), and their row says "you" beside
+    "away" as it would have had they played it out."""
+    page = harness(HARNESS)
+    finished = over_state([("Ann", "active"), ("Bob", "active"), ("Cy", "active")], [150, 201, 180], [1])
+    finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "away": True, "kept": True}
+    said = page.evaluate(
+        """s => {
+      const view = overView(s, { mine: [1] });
+      const box = document.createElement("div");
+      box.innerHTML = render.overHtml(view);
+      return [[...box.querySelectorAll(".ranking li")].filter((li) => li.querySelector(".tag.you"))
+        .map((li) => li.querySelector(".seat-name").textContent), box.querySelector("#over-h").textContent];
+    }""",
+        finished,
+    )
+    assert said == [["Bob"], "You win!"]
+
+
 REVIEW_HTML = """([s, review]) => {
   const view = tableView(s, { review });
   return render.reviewHtml(view);

@@ -64,11 +64,15 @@ export function overHtml(view) {
     ? `<p class="muted ranking-note">${gettext("A seat the computer finished for a player who was away ranks after those who stayed, whatever its total.")}</p>`
     : "";
   // Each seat this device plays is marked as in the seats list: among eight names, a reader (or the
-  // three sharing a phone) finds their own place at a glance.
+  // three sharing a phone) finds their own place at a glance. A seat a computer finished for its
+  // away player is still theirs (its result counts as theirs). A device that played every seat
+  // marks none: a "you" on each row tells no one their place, and takes a long name's width.
+  const yours = (seat) => view.isMine(seat) || view.awaySeats.includes(seat);
+  const marked = rows.some((row) => !yours(row.seat));
   const ranked = rows
     .map(
       (row) => `<li class="${state.winners.includes(row.seat) ? "winner" : ""}"><span class="rank">${row.rank}.</span>
-      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${view.isMine(row.seat) ? ` <span class="tag you">${gettext("you")}</span>` : ""}${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${leftTag(state.seats[row.seat])}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
+      <span class="seat-name">${esc(view.seatName(row.seat))}</span>${marked && yours(row.seat) ? ` <span class="tag you">${gettext("you")}</span>` : ""}${state.winners.includes(row.seat) ? ` <span class="tag turn">${gettext("winner")}</span>` : ""}${row.left ? ` <span class="tag">${leftTag(state.seats[row.seat])}</span>` : ""}${row.kept ? ` <span class="tag away">${gettext("away")}</span>` : ""}
       <span class="seat-total">${row.total}</span></li>`,
     )
     .join("");
