@@ -268,6 +268,9 @@ def table(
             status == "lobby" and not kicked and (not state["local"] or bool(playing)) and len(active) < MAX_PLAYERS
         ),
         "kicked": kicked,
+        # A visitor at a lobby of MAX_PLAYERS is told it is full, as the page with script tells them.
+        "full": len(active) >= MAX_PLAYERS,
+        "max_players": MAX_PLAYERS,
     }
     if status == "lobby":
         view["settings"] = _settings(state)

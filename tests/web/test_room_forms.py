@@ -1968,3 +1968,20 @@ def test_the_no_script_game_over_list_marks_the_seats_ranked_behind_as_your_game
         "P2": ("away", "away", "away"),
         "P3": ("taken out", "taken out", "taken out"),
     }, said
+
+
+def test_a_visitor_to_a_lobby_with_no_seat_to_take_is_told_why_without_script_too() -> None:
+    """A visitor at a full lobby has no seat to take: the table without script says the room is
+    full, as the page with script does, and does not add "Without a seat you can watch", as if one
+    were there to take."""
+    ada = Client()
+    game = create(ada, name="Ada", mode="online")
+    for i in range(1, 8):
+        services.game_join(code=game.code, name=f"P{i}", controller=services.new_controller())
+    full = table_of(Client(), game)
+    assert "join" not in [f["action"].rsplit("/", 1)[1] for f in full.forms]
+    assert "The room is full (8 players): you can watch." in full.text
+    assert "Without a seat you can watch." not in full.text
+    # Beside a seat to take, the line still says the visitor may watch instead.
+    one = create(Client(), name="Cy", mode="online")
+    assert "Without a seat you can watch." in table_of(Client(), one).text
