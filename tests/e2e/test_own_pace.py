@@ -1305,3 +1305,38 @@ def test_the_keyboard_on_a_finished_games_replay_link_stays_there_as_the_list_is
     ana.wait_for_selector(f'#finished-card .game-row[data-code="{second}"]')
     assert ana.evaluate(f"document.activeElement === document.querySelector('{replay}')")
     assert ana.errors == []
+
+
+# An account whose e-mails go to one address while a link waits at another (``args``: its name,
+# the confirmed address, the new one).
+_MOVING_ADDRESS = """
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from games.store.models import NoticeSettings
+name, address, pending = args
+NoticeSettings.objects.update_or_create(
+    user=get_user_model().objects.get(username=name),
+    defaults={"email": True, "address": address, "pending_address": pending, "pending_nonce": "n-" + name,
+              "pending_language": "en", "pending_at": timezone.now()},
+)
+"""
+
+
+def test_your_games_wraps_a_long_address_on_a_phone_where_the_e_mails_go_and_where_the_link_went(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """An address is one word to the browser: a long one ("…dudelsackpfeifenmacher@…") in the
+    lines that say where the link went and where the e-mails go meanwhile breaks where it must at
+    390 px, rather than run off the card and scroll the page sideways."""
+    page = new_page(390, 844)
+    name = username("lea")
+    sign_up(page, live_site, name)
+    old = "konstantinopolitanischerdudelsackpfeifenmacher@arbeitsplatz.example"
+    new = "neueadressefuerdiebenachrichtigungenvonspielen@zuhause.example"
+    live_site.run(_MOVING_ADDRESS, name, old, new)
+    page.goto(live_site.url + "/games")
+    assert page.inner_text("#email-meanwhile") == f"Until then, the e-mails go to {old}."
+    assert new in page.inner_text("#email-pending")
+    for scheme in in_each_scheme(page):
+        shot(page, f"email-meanwhile-390-{scheme}", full_page=True)
+        assert no_horizontal_overflow(page), scheme
