@@ -93,10 +93,7 @@ def push_subscribe(
     """Store (or move to this browser's seats) a Web Push subscription as ``PushSubscription.toJSON()`` gives it.
 
     Checked whole before anything is written: an https endpoint at a push service allowed
-    (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise. An endpoint
-    stored already moves only with its own auth secret, which shows the post is its browser's (its
-    session changed: cookies cleared, signed in or out); with another, BAD_SUBSCRIPTION and the row
-    stays as it was.
+    (``PUSH_HOSTS``) and both keys of the right size; BAD_SUBSCRIPTION otherwise.
 
     ``heals``: the endpoint of the subscription the browser already held, posted again by its page
     without anyone pressing a button (to heal a server that lost it) rather than turned on by the
@@ -119,13 +116,6 @@ def push_subscribe(
         )
     endpoint, p256dh, auth = _checked(subscription)
     with transaction.atomic():
-        held = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
-        if held is not None and not secrets.compare_digest(held.auth.encode(), auth.encode()):
-            # A browser's subscription keeps its endpoint and keys for its life: the same endpoint with
-            # another auth secret is not that browser's post (the secret is known to it and this site
-            # alone, as ``push_renew`` checks). Taken, the row would tell its browser nothing more,
-            # and push the poster's turns to a device that cannot read them.
-            raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is another browser's.")
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
             defaults={

@@ -636,34 +636,6 @@ def test_a_subscription_is_stored_for_this_browsers_seats_and_removed() -> None:
 
 
 @pytest.mark.usefixtures("push_settings")
-def test_another_browser_posting_a_stored_endpoint_is_refused_and_the_same_browser_takes_it_again() -> None:
-    """An endpoint names one browser's subscription, and its auth secret is known to that browser and
-    this site alone. Posted with other keys (another browser's, which learned the endpoint), it is
-    refused and the row stays its browser's: taken, it would have that browser's turns told to
-    nobody, and the other's pushed to a device that cannot read them. Posted with its own secret it
-    is the same browser, whose session changed (cookies cleared): its row follows it."""
-    ann = Client()
-    create_room(ann)
-    device = Subscriber("http://127.0.0.1:9/push/ann")
-    sub = device.subscription
-    assert ann.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
-    before = PushSubscription.objects.values().get()
-    intruder = Client()
-    create_room(intruder)
-    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
-    refused = intruder.post("/notices/push", json.dumps(theirs), content_type="application/json")
-    assert refused.status_code == 400 and refused.json()["error"] == services.BAD_SUBSCRIPTION
-    assert refused.json()["message"]
-    assert PushSubscription.objects.values().get() == before
-    # Ann's browser, its cookies cleared: a new session posts the subscription the browser holds.
-    again = Client()
-    create_room(again)
-    assert again.post("/notices/push", json.dumps(sub), content_type="application/json").status_code == 201
-    row = PushSubscription.objects.get()
-    assert row.pk == before["id"] and row.controller == controller(again)
-
-
-@pytest.mark.usefixtures("push_settings")
 def test_a_browser_keeps_at_most_ten_subscriptions_the_newest_and_changes_them_at_a_bounded_rate(
     settings: Any,
 ) -> None:
