@@ -48,12 +48,6 @@ const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone la
 const ui = {
   desiredHeld: null, // the holds this page shows while hold frames are on their way
   rolling: new Set(), // dice to animate on the next draw
-  rolledIn: 0, // the state (its number in ``heard``) whose roll those dice are
-  heard: 0, // how many states the page has taken: each one's number, for what it says and does
-  telling: false, // a state's events and its own notes are being heard: what they say is of ``heard``
-  settled: 0, // the states up to this one had what they say sorted (settle): the rest wait for a draw
-  drawnState: true, // the newest state taken is drawn, and what follows its draw (afterState) done
-  effects: [], // {of, run}: the sounds and bursts of the states taken and not drawn yet
   lastTurnKey: undefined, // the turn drawn last (null: none, in the lobby); undefined until the first draw
   muted: localStorage.getItem("yahtzee-muted") === "1",
   review: null, // the coach's look back at a finished game
@@ -138,27 +132,27 @@ const client = new RoomClient({
         postChat(frame);
       }
     },
-    onHeard: () => {
-      ui.heard += 1;
-      ui.telling = true;
-    },
     onState: (state) => {
-      try {
-        if (client.idle()) ui.desiredHeld = null;
-        setClock(state);
-        setReady(state);
-        noteHost(state);
-      } finally {
-        ui.telling = false;
+      if (client.idle()) ui.desiredHeld = null;
+      setClock(state);
+      setReady(state);
+      noteHost(state);
+      draw();
+      noteRelease();
+      if (ui.focusDice && client.idle()) {
+        ui.focusDice = false;
+        // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
+        // (At the game's end the dice are gone: the result was brought into view instead.)
+        if (!$("play").hidden) {
+          ($("roll") ?? $("dice"))?.focus();
+          if (client.state.local) $("play").scrollIntoView({ block: "start" });
+        }
       }
-      // Drawn with the next frame of the screen, with whatever newer state has come by then.
-      ui.drawnState = false;
-      drawSoon();
     },
     onPresence: (frame) => {
       noteHost(client.state);
       noteWaits(frame);
-      drawSoon();
+      draw();
     },
     onYou: (frame) => {
       // The server's word as of now, on the take-outs before it too (the frame's taken_out).
@@ -244,41 +238,16 @@ function view() {
 // --- what the page says ------------------------------------------------------------------
 
 // Messages that arrive together are read together, not the last one alone.
-let announced = []; // {text, of}: ``of`` the state (its number in ui.heard) it tells, or null
+let announced = [];
 let announceTimer = null;
 /** Say ``text`` in the live region. */
 function announce(text) {
-  announced.push({ text, of: ui.telling ? ui.heard : null });
+  announced.push(text);
   window.clearTimeout(announceTimer);
   announceTimer = window.setTimeout(() => {
-    settle();
-    $("announce").textContent = announced.map((said) => said.text).join(" ");
+    $("announce").textContent = announced.join(" ");
     announced = [];
   }, 120);
-}
-
-/**
- * What the states taken since the last draw say, sorted once they are drawn or read out. A page that
- * fell behind (a slow phone, a busy main thread, a quick table of eight) takes several states
- * before it draws again: a screen reader then hears the newest of them that said anything (a
- * move, with whose turn it is now from the draw), not a backlog of moves the table has long passed,
- * read out while the game goes on; the feed keeps every line. That newest one, not the newest
- * state: a state that says nothing (a hold, a presence) would leave the player hearing nothing
- * of a roll just made. What the page says of its own (a hold pressed, a link copied) and what is
- * said of a state drawn on its own is read as before.
- */
-function settle() {
-  const fresh = announced.filter((said) => said.of !== null && said.of > ui.settled);
-  const newest = Math.max(...fresh.map((said) => said.of));
-  if (fresh.length) announced = announced.filter((said) => said.of === null || said.of <= ui.settled || said.of === newest);
-  ui.settled = ui.heard;
-}
-
-/** Do ``run`` (a sound, a burst of confetti) when the state being heard is drawn; dropped if a newer
- * state comes before that draw: a rattle for each of a dozen rolls at once is noise, not news. */
-function effect(run) {
-  if (ui.telling) ui.effects.push({ of: ui.heard, run });
-  else run();
 }
 
 // The server serves another release of the pages' scripts than this page runs: a deploy came
@@ -402,7 +371,7 @@ function setConnection(status) {
 function remember(line, version) {
   ui.feed.unshift({ ...line, version });
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
-  drawSoon();
+  drawFeed(view());
 }
 
 /** "Game over", with the winners' names (each isolated). */
@@ -654,7 +623,6 @@ function event(frame) {
       break;
     case "rolled": {
       ui.rolling = new Set([0, 1, 2, 3, 4].filter((i) => !frame.held.includes(i)));
-      ui.rolledIn = ui.heard;
       // Painted: a die's colour scores too (Flush, Rainbow, the colour boxes), as its own label
       // says. Read from the roll itself (a new die's face names its colour, a held die keeps
       // its own), not from the state after it: a turn the server played for a player whose time
@@ -668,10 +636,8 @@ function event(frame) {
       });
       announce(fmt(gettext("%(name)s rolled %(dice)s."), { name: who, dice: dice.join(", ") }));
       const yahtzee = frame.dice.length === 5 && frame.dice.every((d) => d === frame.dice[0]);
-      effect(() => {
-        if (!ui.muted) sound((s) => (yahtzee ? s.fanfare : s.rattle)(5 - frame.held.length));
-        if (yahtzee) celebrate(`${v.boxLabel("yahtzee")}!`);
-      });
+      if (!ui.muted) sound((s) => (yahtzee ? s.fanfare : s.rattle)(5 - frame.held.length));
+      if (yahtzee) celebrate(`${v.boxLabel("yahtzee")}!`);
       break;
     }
     case "scored": {
@@ -728,10 +694,8 @@ function event(frame) {
       announce(`${line.text}.`);
       if (names.length) {
         const mineWon = render.yourResult(v, frame.winners ?? []);
-        effect(() => {
-          celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
-          if (!ui.muted) sound((s) => s.fanfare());
-        });
+        celebrate(mineWon ? gettext("You win!") : names.length > 1 ? fmt(gettext("%(names)s win!"), { names: shown.join(" & ") }) : fmt(gettext("%(name)s wins!"), { name: shown[0] }));
+        if (!ui.muted) sound((s) => s.fanfare());
       }
       break;
     }
@@ -1254,66 +1218,7 @@ function keepFocus(fn) {
   }
 }
 
-// The page draws the newest state it holds once per frame of the screen (requestAnimationFrame),
-// not every state it takes: a page that fell behind (a slow phone, a busy main thread, a quick
-// table of eight) and drew each one in turn fell further behind with every draw, showing a table
-// rounds old while saying "Connected". A hidden page gets no frames, yet its title says whose turn
-// it is and its screen reader still hears the table: it draws after a short wait instead (which a
-// background tab's timers stretch to a second or so, drawing less still).
-const HIDDEN_DRAW = 100;
-let drawAsked = null; // {frame, timer}: the draw asked for and not done yet
-function drawSoon() {
-  if (drawAsked) return;
-  const asked = {};
-  const run = () => {
-    if (drawAsked === asked) draw();
-  };
-  if (document.visibilityState === "hidden") asked.timer = window.setTimeout(run, HIDDEN_DRAW);
-  else asked.frame = window.requestAnimationFrame(run);
-  drawAsked = asked;
-}
-/** A frame asked for while the page was shown never comes while it is hidden: a timer draws instead. */
-function drawWhileHidden() {
-  if (!drawAsked || drawAsked.frame === undefined || document.visibilityState !== "hidden") return;
-  window.cancelAnimationFrame(drawAsked.frame);
-  drawAsked = null;
-  drawSoon();
-}
-
-/** What follows the draw of a new state: the release noticed, the keyboard put on the dice. */
-function afterState() {
-  noteRelease();
-  if (ui.focusDice && client.idle()) {
-    ui.focusDice = false;
-    // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
-    // (At the game's end the dice are gone: the result was brought into view instead.)
-    if (!$("play").hidden) {
-      ($("roll") ?? $("dice"))?.focus();
-      if (client.state.local) $("play").scrollIntoView({ block: "start" });
-    }
-  }
-}
-
-/** Draw the page now, with the newest state (a draw asked for is this one). */
 function draw() {
-  if (drawAsked) {
-    if (drawAsked.frame !== undefined) window.cancelAnimationFrame(drawAsked.frame);
-    window.clearTimeout(drawAsked.timer);
-    drawAsked = null;
-  }
-  // A roll a newer state replaced before it was drawn is not animated: its dice are not the ones shown.
-  if (ui.rolling.size && ui.rolledIn !== ui.heard) ui.rolling = new Set();
-  settle();
-  const effects = ui.effects.filter((done) => done.of === ui.heard);
-  ui.effects = [];
-  const newState = !ui.drawnState;
-  ui.drawnState = true;
-  drawNow();
-  for (const done of effects) done.run();
-  if (newState) afterState();
-}
-
-function drawNow() {
   const v = view();
   let ended = false;
   let goneShown = false;
@@ -1859,7 +1764,6 @@ tabs?.addEventListener("message", (message) => client.otherTab(message.data?.pla
 window.addEventListener("online", () => client.wake());
 window.addEventListener("offline", () => client.probe());
 document.addEventListener("visibilitychange", () => {
-  drawWhileHidden();
   client.visibility(document.visibilityState === "hidden");
   if (document.visibilityState === "visible") client.wake();
 });

@@ -9,19 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import (
-    act,
-    caught_up,
-    create_online,
-    in_each_scheme,
-    score_best,
-    seated,
-    shot,
-    time_runs_out,
-    timed_game_with_bob,
-    version,
-    wait_version,
-)
+from tests.e2e.helpers import act, caught_up, in_each_scheme, score_best, shot, time_runs_out, timed_game_with_bob
 from tests.e2e.test_bad_network import Link
 from tests.e2e.test_room_feed_after_reload import lines, new_lines
 
@@ -131,92 +119,3 @@ def test_the_host_handed_on_by_a_leave_is_told_once_on_a_page_open_through_it_an
         shot(cy, f"host-handed-on-once-{scheme}", full_page=True)
     shown = lines(cy)
     assert shown == reloaded(cy), shown
-
-
-# The room socket's frames held back while ``window.__held`` is a list, then handed to the page's
-# own handler all at once, in one task (``__release()``): a page whose main thread was busy while
-# the room moved on, as a slow phone at a quick table is.
-HOLD_FRAMES = """
-window.__held = null;
-const Socket = window.WebSocket;
-window.WebSocket = class extends Socket {
-  addEventListener(type, listener, ...rest) {
-    if (type !== "message") return super.addEventListener(type, listener, ...rest);
-    return super.addEventListener(type, (event) => {
-      if (window.__held) {
-        window.__held.push(() => listener.call(this, event));
-        window.__heldVersion = Math.max(window.__heldVersion ?? -1, JSON.parse(event.data).version ?? -1);
-      } else listener.call(this, event);
-    }, ...rest);
-  }
-};
-window.__release = () => {
-  const held = window.__held;
-  window.__held = null;
-  for (const hear of held) hear();
-  return held.length;
-};
-"""
-
-# How many times the page draws (each draw writes the room's data-version), and what it says in
-# its live region, from now on.
-COUNT_DRAWS = """() => {
-  window.__draws = 0;
-  window.__said = [];
-  new MutationObserver((records) => (window.__draws += records.length))
-    .observe(document.getElementById('room'), { attributes: true, attributeFilter: ['data-version'] });
-  new MutationObserver(() => window.__said.push(document.getElementById('announce').textContent))
-    .observe(document.getElementById('announce'), { childList: true, characterData: true, subtree: true });
-}"""
-
-
-# A page in a background tab: hidden, and the browser gives it no animation frames.
-IN_THE_BACKGROUND = """
-Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
-window.requestAnimationFrame = () => 0;
-"""
-
-
-@pytest.mark.parametrize("hidden", [False, True], ids=["shown", "hidden"])
-def test_a_page_that_fell_behind_draws_the_newest_state_once_with_every_line_of_the_feed(
-    live_site: LiveSite, new_page: Any, hidden: bool
-) -> None:
-    """Two rounds of Ann's game with seven computers reach a watching page all at once (its main
-    thread was busy): it draws the newest state, not each of the dozens on the way, its feed has
-    every line a reload shows, and its live region says the newest move, not a backlog of stale ones.
-    Hidden in a background tab, where no animation frame comes, it draws all the same."""
-    ann, watcher = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    for seats in range(2, 9):
-        ann.click("#add-bot")
-        seated(ann, seats)
-    watcher.add_init_script(HOLD_FRAMES)
-    if hidden:
-        watcher.add_init_script(IN_THE_BACKGROUND)
-    watcher.goto(url)
-    watcher.wait_for_selector("#conn[data-state=connected]")
-    act(ann, [ann, watcher], lambda: ann.click("#start"))
-    watcher.wait_for_load_state("networkidle")
-    watcher.evaluate(COUNT_DRAWS)
-    watcher.evaluate("window.__held = []")
-    for _ in range(2):
-        act(ann, [ann], lambda: ann.click("#roll"))
-        score_best(ann, [ann])
-        ann.wait_for_function(TURN_IS, arg=["Your turn"])
-    newest = version(ann)
-    # Polled by a timer: the page in the background has no animation frames to poll on.
-    watcher.wait_for_function("([newest]) => window.__heldVersion >= newest", arg=[newest], polling=100)
-    heard = watcher.evaluate("window.__release()")
-    wait_version([watcher], newest - 1)
-    watcher.wait_for_function("window.__said.length > 0", polling=100)
-    draws, said = watcher.evaluate("[window.__draws, window.__said]")
-    assert heard >= 32
-    assert draws <= 2, (draws, heard)
-    assert version(watcher) == newest
-    # The live region reads the newest move, with whose turn it is now, not two rounds of them.
-    assert len(said) == 1 and said[0].count(" scored ") == 1, said
-    for scheme in in_each_scheme(watcher):
-        shot(watcher, f"burst-drawn-once-{scheme}", full_page=True)
-    shown = lines(watcher)
-    assert len(shown) == 6, shown
-    assert shown == reloaded(watcher)

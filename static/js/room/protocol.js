@@ -32,11 +32,9 @@ export class RoomClient {
    * seats: this browser's seats; spectator: its handle in the room's chat (the `you` frame's);
    * former: whether it held a seat here and holds none now, left: the seats it gave up, takenOut: whether
    * the host took it out of the game (the `you` frame's);
-   * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou, onMissed, onHeard}
+   * hooks: {onState, onEvent, onError, onConnection, onPresence, onYou, onMissed}
    * (onEvent hears the frames that are not states, and a state's `earlier`, `event` and `game_over`
-   * just before its onState; onHeard(state): a state the page takes (none older than its own)
-   * arrived, before any of its events is told; onMissed(after, before): the versions between
-   * were never heard);
+   * just before its onState; onMissed(after, before): the versions between were never heard);
    * env (tests): {WebSocket, setTimeout, setInterval, pageId, fetch, random, now}.
    */
   constructor({ url, state, seats = [], spectator = "", former = false, left = [], presence = null, takenOut = false, hooks = {}, env = {} }) {
@@ -411,7 +409,6 @@ export class RoomClient {
     if (first) this.setStatus("connected");
     if (first && this.hiddenAt !== null) this.sayVisibility();
     if (next.version < this.state.version && !first) return;
-    this.hooks.onHeard?.(next);
     // What the action that led to this state did rides in it (docs/protocol.md: `event`, and
     // `game_over` on the action that ended the game). The page hears it first, while the state
     // it came from is still current, so it can say who rolled and animate what changes.
