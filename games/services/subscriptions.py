@@ -352,7 +352,7 @@ def email_notices_set(
             return "confirm"
         if on and not confirmed:
             raise RuleViolation(E.NO_ADDRESS, "Give an e-mail address to be e-mailed at.")
-        # Off with an address not confirmed: kept as asked for, with no link (its owner asked for
+        # Off with an address not confirmed: kept as typed, with no link (its owner asked for
         # no e-mails, and whoever typed it may not own it); turned on, it gets its link then.
         saved = {"pending_address": address} if not on and address and not same_address(address, confirmed) else {}
         NoticeSettings.objects.update_or_create(

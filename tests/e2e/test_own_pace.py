@@ -142,7 +142,7 @@ def test_three_games_at_once_on_your_games_the_one_to_move_soonest_first(live_si
     assert "Waiting for you to start it" in rows.nth(2).inner_text()
     assert "Your move" in rows.nth(0).inner_text() and "1 day a move" in rows.nth(0).inner_text()
     assert "Ben to move" in rows.nth(3).inner_text() and "Yatzy" in rows.nth(3).inner_text()
-    assert re.search(r"23 hours left|1 day left", rows.nth(0).inner_text())
+    assert re.search(r"23 hours( \d+ minutes?)? left|1 day left", rows.nth(0).inner_text())
     assert "Round 1 of 15" in rows.nth(3).inner_text()
     count = ana.text_content("#waiting-count") or ""
     assert count.startswith("2")
@@ -1190,12 +1190,12 @@ def test_the_lobby_of_a_room_at_your_own_pace_says_its_pace_on_a_phone_too(
     page = new_page(width, 844 if width < 500 else 800, locale="de-DE")
     code = create_own_pace(page, live_site, "Ann", DAY)
     said = page.locator("#room-settings li").all_inner_texts()
-    assert said[0] == "In eigenem Tempo, 1 Tag pro Zug", said
+    assert said[0] == "Im eigenen Tempo, 1 Tag pro Zug", said
     assert page.is_visible("#room-settings li >> nth=0")
     shot(page, f"own-pace-lobby-{width}")
     plain = new_page(width, 844 if width < 500 else 800, locale="de-DE", java_script_enabled=False)
     plain.goto(f"{live_site.url}/r/{code}/")
-    assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "In eigenem Tempo, 1 Tag pro Zug"
+    assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "Im eigenen Tempo, 1 Tag pro Zug"
 
 
 # A stop link of each channel, in the site's database: an account's e-mails and one device's pushes.

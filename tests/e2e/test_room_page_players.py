@@ -664,7 +664,7 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     assert "computer plays" not in sub and "watching" not in sub, sub
     # A computer finished Ben's seat: it ranks after Ann, who stayed, whatever its total, and says why.
     rows = ben.eval_on_selector_all("#over .ranking li", "ls => ls.map(l => l.innerText.replace(/\\s+/g, ' ').trim())")
-    assert rows[0].startswith("1. Ann winner") and rows[1].startswith("2. Ben away"), rows
+    assert rows[0].startswith("1. Ann winner") and rows[1].startswith("2. Ben you away"), rows
     # Why, in words under the list: Ben's total may be the best, and "away" alone does not say it.
     note = ben.text_content("#over .ranking-note") or ""
     assert "the computer finished for a player who was away ranks after those who stayed" in note, note
