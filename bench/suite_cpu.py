@@ -9,7 +9,9 @@ driver, the test processes, the servers the tests start, ``manage.py`` commands,
 backends, Redis, Caddy). It counts every process on the machine that was seen running while
 the command ran, started or not by it, so run it on an otherwise quiet machine; a process
 that started and ended between two looks is missed, and the CPU of a long-lived one (Redis, a
-PostgreSQL server started before) is its total since it started. Linux only.
+PostgreSQL server started before) is its total since it started. ``--own`` counts only the
+command and the processes it started (their children, and theirs): on a machine shared with
+other work, the CPU of one command's run, without PostgreSQL's and Redis's. Linux only.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ def kind(command: str) -> str:
     return "other"
 
 
-def seen() -> dict[int, tuple[float, str]]:
-    """Every process's CPU seconds so far and its kind, by pid."""
+def seen(parents: dict[int, int] | None = None) -> dict[int, tuple[float, str]]:
+    """Every process's CPU seconds so far and its kind, by pid (``parents``: filled with each one's parent)."""
     out = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -66,12 +68,15 @@ def seen() -> dict[int, tuple[float, str]]:
         if not command:
             continue  # a kernel thread
         fields = stat.rsplit(")", 1)[1].split()
+        if parents is not None:
+            parents[int(entry.name)] = int(fields[1])
         out[int(entry.name)] = ((int(fields[11]) + int(fields[12])) / TICK, kind(command))
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--own", action="store_true", help="count only the command and what it started")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run, after --")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -83,8 +88,23 @@ def main(argv: list[str] | None = None) -> int:
     last: dict[int, tuple[float, str]] = {}
     started = time.monotonic()
     process = subprocess.Popen(command)
+    ours = {process.pid}
     while process.poll() is None:
-        for pid, (cpu, what) in seen().items():
+        parents: dict[int, int] = {}
+        now = seen(parents)
+        if args.own:
+            # A child is seen while its parent lives (a Chromium under the Playwright driver under
+            # pytest); a process gone is forgotten, so that its pid given to another is not counted.
+            ours &= parents.keys()
+            grown = True
+            while grown:
+                grown = False
+                for pid, parent in parents.items():
+                    if parent in ours and pid not in ours:
+                        ours.add(pid)
+                        grown = True
+            now = {pid: each for pid, each in now.items() if pid in ours}
+        for pid, (cpu, what) in now.items():
             # A process alive before the command counts only what it used since.
             last[pid] = (cpu - before[pid][0] if pid in before and before[pid][1] == what else cpu, what)
         time.sleep(0.5)
