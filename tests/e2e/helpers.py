@@ -69,6 +69,34 @@ def create_local(page: Any, site: LiveSite, names: list[str], ruleset: str = "of
     return str(page.url)
 
 
+# A pass-and-play room made through the services for the browser whose session key is given (a
+# new session if none): its seats are that browser's, as if it had sent the home page's form.
+_LOCAL_ROOM = """
+from importlib import import_module
+from django.conf import settings
+from games import services
+names, ruleset, key = args
+session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+session["controller"] = session.get("controller") or services.new_controller()
+session.save()
+game = services.local_game_create(names=names, controller=session["controller"], ruleset=ruleset)
+assert settings.SESSION_COOKIE_NAME == "sessionid"
+result = [game.code, session.session_key]
+"""
+
+
+def local_room(page: Any, site: LiveSite, names: list[str], ruleset: str = "official") -> str:
+    """``create_local``'s room and page without the home page and its form (one page load and a post
+    fewer a room): for the tests of the table, not of the form."""
+    key = next((c["value"] for c in page.context.cookies(site.url) if c["name"] == "sessionid"), None)
+    code, key = site.run(_LOCAL_ROOM, names, ruleset, key)
+    page.context.add_cookies([{"name": "sessionid", "value": key, "url": site.url}])
+    page.goto(f"{site.url}/r/{code}/")
+    page.wait_for_selector("#roll")
+    page.wait_for_selector("#conn[data-state=connected]")
+    return str(page.url)
+
+
 def join(page: Any, url: str, name: str) -> None:
     page.goto(url)
     page.wait_for_selector("#conn[data-state=connected]")
@@ -148,14 +176,20 @@ _SERIOUS = """async (selectors) => {
 }"""
 
 
-def serious_violations(page: Any) -> list[str]:
-    """axe-core's serious and critical violations on ``page`` (axe is put in a page once, not per check)."""
+def with_axe(page: Any) -> Any:
+    """``page`` with axe-core in it (put in once a document, not per check)."""
     if not _AXE_SCRIPT:
         from axe_playwright_python.sync_playwright import Axe
 
         _AXE_SCRIPT.append(Axe().axe_script)
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(_AXE_SCRIPT[0])
+    return page
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on ``page``."""
+    with_axe(page)
     found = list(page.evaluate(_SERIOUS, False))
     return list(page.evaluate(_SERIOUS, True)) if found else found
 

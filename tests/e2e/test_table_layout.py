@@ -19,11 +19,11 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
     bob_walked_away,
-    create_local,
     create_online,
     finished_named_game,
     in_each_scheme,
     join,
+    local_room,
     no_horizontal_overflow,
     room_code,
     score_best,
@@ -100,7 +100,7 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
     live_site: LiveSite, new_page: Any
 ) -> None:
     page = new_page(390, 844, has_touch=True, is_mobile=True)
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
+    url = local_room(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
     set_rules(
         live_site,
         code_of(url),
@@ -142,7 +142,7 @@ def test_phone_pass_and_play_returns_to_the_dice_and_the_banner_after_a_score(
     live_site: LiveSite, new_page: Any
 ) -> None:
     page = new_page(390, 844, has_touch=True, is_mobile=True)
-    create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"], ruleset="yatzy")  # 15 boxes: a longer card
+    local_room(page, live_site, ["Ana", "Ben", "Cleo", "Dan"], ruleset="yatzy")  # 15 boxes: a longer card
     act(page, [page], lambda: page.click("#roll"))
     last = page.locator("#card .score-btn:not(.forbidden)").last
     # Scrolled as a thumb would, in one step: Playwright's scroll_into_view_if_needed waits for
@@ -179,7 +179,7 @@ def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_s
     live_site: LiveSite, new_page: Any
 ) -> None:
     page = new_page(1280, 800)
-    url = create_local(page, live_site, ["Ana", "Bob"], ruleset="triple")
+    url = local_room(page, live_site, ["Ana", "Bob"], ruleset="triple")
     set_rules(live_site, code_of(url), triple_mid_game)
     reload(page)
     assert outside_viewport(page, "#dice .die, #roll, #card table") == []
@@ -205,7 +205,7 @@ def test_desktop_triple_two_players_with_three_digit_sums_fits_without_cuts_or_s
 
 def test_desktop_four_players_official_whole_card_and_dice_fit(live_site: LiveSite, new_page: Any) -> None:
     page = new_page(1280, 800)
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
+    url = local_room(page, live_site, ["Ana", "Ben", "Cleo", "Dan"])
     set_rules(live_site, code_of(url), lambda rules: mid_game(rules, {0: [("ones", 3)], 2: [("chance", 20)]}))
     reload(page)
     assert outside_viewport(page, "#dice .die, #roll, #card table") == []
@@ -241,7 +241,7 @@ def test_desktop_every_seats_column_shows_whole_with_everyday_names(
     "16"). A long name may be shortened in its head (whole in its title), a number or a box's name
     never."""
     page = new_page(1280, 800)
-    url = create_local(page, live_site, EVERYDAY_NAMES[:seats], ruleset=ruleset)
+    url = local_room(page, live_site, EVERYDAY_NAMES[:seats], ruleset=ruleset)
     set_rules(live_site, code_of(url), six_boxes_each(ruleset, seats))
     reload(page)
     page.wait_for_selector("#card .score-btn >> visible=true")
@@ -292,7 +292,7 @@ def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_lat
             ws.connect_to_server()  # else: the page's socket opens but the server never answers
 
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     before = int(page.get_attribute("#room", "data-version") or 0)
     cut["on"] = True
@@ -317,7 +317,7 @@ def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_lat
 
 def test_the_disabled_button_reads_no_rolls_left_once(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     for _ in range(3):
         act(page, [page], lambda: page.click("#roll"))
     assert page.locator("#roll").is_disabled()
@@ -327,7 +327,7 @@ def test_the_disabled_button_reads_no_rolls_left_once(live_site: LiveSite, new_p
 
 def test_arrow_keys_move_between_the_boxes_of_the_scorecard(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     page.focus("#score-ones-0")
     page.keyboard.press("ArrowDown")
@@ -344,7 +344,7 @@ def test_a_box_under_a_pointer_resting_on_its_edge_stays_put(live_site: LiveSite
     """Hovering a box does not move it: a box lifted on hover would slide off a pointer resting on
     its bottom edge, drop back under it, and shake for as long as the pointer stayed."""
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     box = page.locator("#score-chance-0").bounding_box()
     assert box is not None
@@ -377,7 +377,7 @@ TRANSFERRED = """() => [performance.getEntriesByType('navigation')[0], ...perfor
 
 def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    url = create_local(page, live_site, ["Solo"])
+    url = local_room(page, live_site, ["Solo"])
     fresh = new_page()
     fresh.add_init_script(HOLD_IDLE)
     fresh.goto(url)
@@ -394,7 +394,7 @@ def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page:
 def test_the_room_page_fetches_what_its_first_draw_did_not_need_once_idle(live_site: LiveSite, new_page: Any) -> None:
     """Without a click or a frame: a game that ends, or a sound to make, finds its module there."""
     page = new_page()
-    url = create_local(page, live_site, ["Solo"])
+    url = local_room(page, live_site, ["Solo"])
     fresh = new_page()
     fresh.add_init_script(HOLD_IDLE)
     fresh.goto(url)
@@ -459,7 +459,7 @@ def test_the_coachs_pick_is_shown_on_the_table(
     live_site: LiveSite, new_page: Any, dice: list[int], rolls_used: int, best: str
 ) -> None:
     page = new_page()
-    url = create_local(page, live_site, ["Solo"])
+    url = local_room(page, live_site, ["Solo"])
     set_rules(
         live_site, code_of(url), lambda rules: rules.update(turn={"dice": dice, "held": [], "rolls_used": rolls_used})
     )
@@ -595,7 +595,7 @@ def test_a_hint_of_one_choice_fits_the_own_column_the_dice_and_roll_on_a_phone(
     means under: that line, shown, pushed Triple's last boxes off a phone's screen."""
     page = new_page(*SIZES["phone"], has_touch=True, is_mobile=True)
     canned_hints(page, exact=False, choices=1)
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="triple")
+    url = local_room(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="triple")
     set_rules(live_site, code_of(url), mid_game_of("triple"))
     reload(page)
     page.wait_for_selector("#card .score-btn >> visible=true")
@@ -618,7 +618,7 @@ def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint
     phone = size == "phone"
     page = new_page(width, height, has_touch=phone, is_mobile=phone)
     canned_hints(page, exact=bots.exact(RULESET_OF[ruleset]))  # the real coach's estimates note too
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
+    url = local_room(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
     set_rules(live_site, code_of(url), mid_game_of(ruleset))
     reload(page)
     page.wait_for_selector("#card .score-btn >> visible=true")
@@ -676,7 +676,7 @@ def test_the_painted_boxes_say_what_they_score_where_they_are_scored(
     width, height = SIZES[size]
     phone = size == "phone"
     page = new_page(width, height, has_touch=phone, is_mobile=phone)
-    create_local(page, live_site, ["Ana"], ruleset="painted")
+    local_room(page, live_site, ["Ana"], ruleset="painted")
     act(page, [page], lambda: page.click("#roll"))
     for box, words in PAINTED_WORDS.items():
         name = page.locator(f"#card tr[data-box={box}] .box-name")
@@ -740,7 +740,7 @@ def test_on_a_desktop_painted_shows_every_seats_column_with_everyday_names(live_
     """With names like Christopher and Alexandra, Painted's two panes still show each seat's
     column on a 1280x800 desktop: a long name is cut in its head, not the column behind a scroll."""
     page = new_page(1280, 800)
-    create_local(page, live_site, ["Christopher", "Alexandra", "Ben"], ruleset="painted")
+    local_room(page, live_site, ["Christopher", "Alexandra", "Ben"], ruleset="painted")
     page.wait_for_selector("#card th.seat-head")
     shot(page, "painted-everyday-names-desktop")
     wraps = page.eval_on_selector_all("#card .scorecard-wrap", "ws => ws.map(w => [w.scrollWidth, w.clientWidth])")
@@ -768,7 +768,7 @@ def test_painted_box_names_are_whole_in_every_language(
     whole, on two lines where one is too narrow."""
     width, height = SIZES[size]
     page = new_page(width, height, locale=READERS[language])
-    create_local(page, live_site, ["Ana", "Ben"], ruleset="painted")
+    local_room(page, live_site, ["Ana", "Ben"], ruleset="painted")
     page.wait_for_selector("#card tbody th")
     assert page.get_attribute("html", "lang") == language
     shot(page, f"painted-names-{language}-{size}")
@@ -808,7 +808,7 @@ def test_on_a_desktop_painteds_box_names_keep_their_info_mark_beside_their_last_
     "Carré de couleur" and "Vier einer Farbe" fit it, but not with their (i) beside them, which
     went to a line of its own under the name."""
     page = new_page(1280, 800)
-    create_local(page, live_site, ["Alexandra", "Benedict", "Cleopatra"][:seats], ruleset="painted")
+    local_room(page, live_site, ["Alexandra", "Benedict", "Cleopatra"][:seats], ruleset="painted")
     for language in ("en", *LANGUAGES):
         page.context.add_cookies([{"name": "django_language", "value": language, "url": live_site.url}])
         reload(page)
@@ -844,7 +844,7 @@ def test_on_a_phone_the_coachs_keep_tags_under_the_dice_stay_apart(
 ) -> None:
     page = new_page(390, 844, locale=language, has_touch=True, is_mobile=True)
     canned_hints(page)  # the coach would keep dice 1, 2 and 3
-    create_local(page, live_site, ["Ana", "Ben"], ruleset="official")
+    local_room(page, live_site, ["Ana", "Ben"], ruleset="official")
     act(page, [page], lambda: page.click("#roll"))
     page.click("#hint")
     page.wait_for_selector("#dice .die.coach-keep")
@@ -856,7 +856,7 @@ def test_on_a_phone_the_coachs_keep_tags_under_the_dice_stay_apart(
 def test_on_a_phone_painteds_narrow_seat_columns_show_their_players_names(live_site: LiveSite, new_page: Any) -> None:
     """The head of the player's own 2.8rem column shows the name, not "▶ ● …"."""
     page = new_page(390, 844, has_touch=True, is_mobile=True)
-    create_local(page, live_site, ["Ana", "Ben"], ruleset="painted")
+    local_room(page, live_site, ["Ana", "Ben"], ruleset="painted")
     page.wait_for_selector("#card th.seat-head.current")
     shot(page, "painted-seat-heads-phone")
     shown = page.eval_on_selector_all(
@@ -887,7 +887,7 @@ def test_at_200_percent_zoom_the_dice_panel_does_not_cover_the_scorecard(live_si
     """Up to 900 px the play card scrolls away with the page: on a desktop zoomed to 200 % it is
     nearly the whole window, and held at the top it would lie over every box of the card."""
     page = new_page(**ZOOMED)
-    create_local(page, live_site, ["Solo", "Other"])
+    local_room(page, live_site, ["Solo", "Other"])
     act(page, [page], lambda: page.click("#roll"))
     # Each box scrolled to the middle of the window, as a player scrolls to the one to score: the
     # dice panel must have scrolled away rather than lie over it (the two draw through each other).
@@ -918,7 +918,7 @@ def test_at_200_percent_zoom_the_keyboard_sees_the_players_feed_and_chat_it_tabs
     """WCAG 2.4.11: at 200 % zoom (a 1280 x 800 screen), as on a phone held sideways, a player
     tabbing on to the players list and the chat sees each control, not the dice panel over it."""
     page = new_page(**size)
-    create_local(page, live_site, ["Solo", "Other"])
+    local_room(page, live_site, ["Solo", "Other"])
     act(page, [page], lambda: page.click("#roll"))
     page.focus("#card .score-btn")
     covered = {}
@@ -951,7 +951,7 @@ def test_at_200_percent_zoom_the_box_names_are_not_cut(live_site: LiveSite, new_
     """At 200 % zoom the long names ("Three of a Kind", "Small Straight") show whole, on two lines
     where one is too narrow (the short names only take over on a phone)."""
     page = new_page(**ZOOMED)
-    create_local(page, live_site, ["Solo", "Other"])
+    local_room(page, live_site, ["Solo", "Other"])
     shot(page, "zoomed-card", full_page=True)
     assert page.evaluate(CUT_BOX_NAMES) == []
 
@@ -959,7 +959,7 @@ def test_at_200_percent_zoom_the_box_names_are_not_cut(live_site: LiveSite, new_
 def test_with_wcag_text_spacing_the_box_names_are_not_cut(live_site: LiveSite, new_page: Any) -> None:
     """WCAG 1.4.12: a reader's wider letter and word spacing loses no box's name."""
     page = new_page()
-    create_local(page, live_site, ["Solo", "Other"])
+    local_room(page, live_site, ["Solo", "Other"])
     page.evaluate(TEXT_SPACING)
     shot(page, "text-spacing-card")
     assert page.evaluate(CUT_BOX_NAMES) == []
@@ -998,7 +998,7 @@ def test_on_a_tablet_a_box_name_breaks_between_words_and_its_mark_follows_it(
     it, not "Dreierpasc" over "h"), and "Three of a / Kind" has its mark after "Kind", not past
     the end of "Three of a"."""
     page = new_page(800, 1000, locale=language)
-    create_local(page, live_site, ["Ana", "Ben"])
+    local_room(page, live_site, ["Ana", "Ben"])
     page.wait_for_selector("#card .box-name")
     assert page.get_attribute("html", "lang") == language
     shot(page, f"tablet-box-names-{language}", full_page=True)
@@ -1012,7 +1012,7 @@ def test_on_a_tablet_a_box_name_breaks_between_words_and_its_mark_follows_it(
 def test_on_a_phone_painteds_panes_show_three_digit_totals_whole(live_site: LiveSite, new_page: Any) -> None:
     """A pane's seat column is 2.5rem wide: the grand total's larger figures read "1…" for 114."""
     page = new_page(390, 844, has_touch=True, is_mobile=True)
-    url = create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="painted")
+    url = local_room(page, live_site, ["Ana", "Ben", "Cleo"], ruleset="painted")
     set_rules(live_site, code_of(url), six_boxes_each("painted", 3))
     reload(page)
     page.wait_for_selector("#card tr.grand td")
@@ -1471,7 +1471,7 @@ def test_a_touch_screen_held_sideways_is_not_told_which_keys_to_press(
     screen with no mouse and no keyboard keys is told none, at the table and in the replay; a
     window of the same size with a mouse keeps them."""
     page = new_page(844, 390, has_touch=touch, is_mobile=touch)
-    create_local(page, live_site, ["Ana", "Ben"])
+    local_room(page, live_site, ["Ana", "Ben"])
     act(page, [page], lambda: page.click("#roll"))
     assert page.locator("#play .keys").is_visible() is keys_shown
     page.goto(f"{live_site.url}/r/{finished_named_game(live_site, ['Ann', 'Bob'])}/replay")
@@ -1502,7 +1502,7 @@ def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
     screen apart, and each turn scroll between them. The card sits beside the dice, and the
     dice and Roll stay in view while the card scrolls to its last box."""
     page = new_page(844, 390, has_touch=True, is_mobile=True)
-    create_local(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
+    local_room(page, live_site, ["Ana", "Ben", "Cleo"], ruleset=ruleset)
     act(page, [page], lambda: page.click("#roll"))
     at = page.evaluate(IN_VIEW)
     assert at["beside"] and at["dice"] and at["roll"] and not at["wide"], at
@@ -1532,7 +1532,7 @@ def test_a_tablet_or_phone_held_sideways_keeps_short_names_whole_in_six_seats_he
     mark and the presence dot take room on six seats' heads' first line. A short name keeps its
     letters on one line there, not "Ana" as "A" over "na", "Cleo" as "Cle" over "o"."""
     page = new_page(width, height, has_touch=True)
-    create_local(page, live_site, ["Ana", "Benedikt", "Cleo", "Dimitrios", "Eve", "Francesca"])
+    local_room(page, live_site, ["Ana", "Benedikt", "Cleo", "Dimitrios", "Eve", "Francesca"])
     act(page, [page], lambda: page.click("#roll"))
     lines = dict(page.evaluate(NAME_LINES))
     assert all(lines[name] == 1 for name in ("Ana", "Cleo", "Eve")), lines
@@ -1588,7 +1588,7 @@ def test_a_game_ending_before_the_page_is_idle_draws_its_panel_all_the_same(live
     """The game-over panel's module asked for on first use: a busy browser's last turn still shows the result."""
     page = new_page()
     page.add_init_script(HOLD_IDLE)
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     live_site.play_turns(room_code(page), 12)
     page.reload()
     page.wait_for_selector("#conn[data-state=connected]")
