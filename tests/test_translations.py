@@ -292,7 +292,7 @@ NOT_SHOWN_IN_THE_ROOM = {
     "bad_field", "bad_die_index", "unknown_box", "bad_column", "bad_players", "bad_dice", "bad_ruleset",
     "bad_request", "bad_level", "bad_reaction", "bad_timer", "bad_pace", "bad_subscription", "no_address",
     "not_over", "not_finished", "mail_failed", "mailed_enough", "no_room", "asked_enough",
-    "same_hold", "subscription_gone", "subscription_ended",
+    "same_hold", "subscription_gone", "subscription_ended", "subscription_held",
 }  # fmt: skip
 
 

@@ -35,25 +35,37 @@ ENDPOINT_MAX = 1000
 SESSION_ENDPOINTS = "push_endpoints"
 
 
-# base64url (a browser's ``toJSON()``), or plain base64, with or without its padding.
-_KEY_TEXT = re.compile(r"[A-Za-z0-9_+/-]+={0,2}")
+# base64url (a browser's ``toJSON()``) or standard base64, with or without its padding.
+_KEY_TEXT = re.compile(r"(?:[A-Za-z0-9_-]+|[A-Za-z0-9+/]+)={0,2}")
+_KEY_LETTERS = re.compile(r"[A-Za-z0-9_+/-]+={0,2}")
 
 
 def _key(value: object, name: str, size: int) -> str:
-    """A subscription key: base64url of exactly ``size`` bytes (p256dh: a P-256 point, 65; auth: 16)."""
+    """A subscription key of exactly ``size`` bytes (p256dh: a P-256 point, 65; auth: 16), spelt as
+    this site stores and compares it: base64url without padding. A browser's ``toJSON()`` gives that,
+    but a key may come in standard base64 or padded, and the same key in another spelling is the same
+    key: compared as sent, a browser's own auth secret would not be recognised as its own."""
     if not isinstance(value, str) or len(value) > 200:
         raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is missing or not text.")
     # Checked letter by letter: the decoder skips letters outside the alphabet, so a key padded
-    # with them would pass for one of the right size and be stored (and sent) as it came.
+    # with them would pass for one of the right size. One alphabet or the other, not a mix of both.
     if not _KEY_TEXT.fullmatch(value):
-        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not base64url.")
+        mixed = _KEY_LETTERS.fullmatch(value) is not None
+        why = "mixes base64url's letters with standard base64's" if mixed else "is not base64url"
+        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key {why}.")
+    text = value.replace("-", "+").replace("_", "/")
+    if "=" not in text:
+        text += "=" * (-len(text) % 4)
     try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        # Padding, when sent, is the right one: "AAAA=" is no spelling of a key.
+        raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not base64url.") from None
+        raise RuleViolation(
+            E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not base64url: its length or padding is wrong."
+        ) from None
     if len(raw) != size or (name == "p256dh" and raw[0] != 4):
         raise RuleViolation(E.BAD_SUBSCRIPTION, f"The subscription's {name} key is not a key of the right size.")
-    return value
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def _checked(subscription: object) -> tuple[str, str, str]:
@@ -116,6 +128,16 @@ def push_subscribe(
         )
     endpoint, p256dh, auth = _checked(subscription)
     with transaction.atomic():
+        held = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
+        if held is not None and not _posted_by_its_own(
+            held, controller=controller, user_id=user_id, auth=auth, posted=posted
+        ):
+            # Taken, the row would tell its browser nothing more, and push the poster's turns to a
+            # device that cannot read them.
+            raise RuleViolation(
+                E.SUBSCRIPTION_HELD,
+                "That notification subscription is another browser's: it cannot be moved to this one.",
+            )
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
             defaults={
@@ -128,6 +150,39 @@ def push_subscribe(
         )
         _drop_oldest(controller, keep=[row.pk])
     return row
+
+
+def _posted_by_its_own(
+    held: PushSubscription, *, controller: str, user_id: int | None, auth: str, posted: Sequence[str]
+) -> bool:
+    """Whether a post of the endpoint ``held`` is stored under comes from whoever it is stored for,
+    and may move it (to this session's seats, with the keys posted).
+
+    A push service gives each subscription an endpoint of its own, and a browser keeps its endpoint
+    and keys for the subscription's life: the same endpoint with its own auth secret (which only
+    that browser and this site hold, as ``push_renew`` checks) is its browser, whose session
+    changed (cookies cleared, signed in or out). The same seats (``controller``: the browser's, or
+    the account's shared by its devices), the same account, or a session that posted it before
+    (``posted``) are its person too, whatever keys they post: a subscription made again keeps its
+    endpoint at some push services. Anyone else only learned the endpoint.
+    """
+    if held.controller == controller or held.endpoint in posted:
+        return True
+    if user_id is not None and held.user_id == user_id:
+        return True
+    return same_key(held.auth, auth)
+
+
+def same_key(stored: str, other: str) -> bool:
+    """Whether a stored key and one as ``_key`` spells it are one key, compared in constant time.
+    Rows stored before keys were spelt one way kept theirs as posted (base64url or base64, padded or
+    not): compared as bytes, they are still their browser's."""
+    text = stored.replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        raw = base64.b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return secrets.compare_digest(base64.urlsafe_b64encode(raw).rstrip(b"="), other.encode())
 
 
 def _drop_oldest(controller: str, *, keep: list[int]) -> None:
@@ -165,13 +220,12 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
     if not isinstance(endpoint, str) or not isinstance(secret, str):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "Say which subscription was renewed: its endpoint and auth key.")
     _endpoint_named(endpoint)
+    secret = _key(secret, "auth", 16)
     if not isinstance(new, dict):
         raise RuleViolation(E.BAD_SUBSCRIPTION, "A subscription is an object with an endpoint and keys.")
     with transaction.atomic():
         row = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
-        # A stored secret is base64url: text that is not ASCII (half a surrogate pair, which no
-        # byte string stands for) is not it, and is not compared.
-        if row is None or not secret.isascii() or not secrets.compare_digest(row.auth.encode(), secret.encode()):
+        if row is None or not same_key(row.auth, secret):
             raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is not one this site holds for this browser.")
         new_endpoint, p256dh, auth = _checked(new)
         held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()

@@ -110,6 +110,8 @@ WORDS = {
     "subscription_gone": _("This browser's notification subscription has expired: turn notifications on again."),
     # Not shown by notify.js, which turns the browser's subscription off at this answer.
     "subscription_ended": _("Notifications on this device were stopped by a sign-out: turn them on again."),
+    # An endpoint stored for another browser, posted with other keys than its own.
+    "subscription_held": _("That notification subscription is another browser's: it cannot be moved to this one."),
     # A form's field the frame's check refused (one that lost a field: FORM_PROBLEMS in views.py).
     "missing_field": _("The form was missing something; reload the page and try again."),
     "bad_field": _("Something in the form was not what the game expected; reload the page and try again."),

@@ -644,7 +644,10 @@ def test_the_service_worker_shows_no_notice_over_the_rooms_own_window_in_view(
 
 
 # The page's PushManager faked as FAKE_PUSH above, with what a real subscription also has: the
-# application server key it was made with.
+# application server key it was made with, and an endpoint of its own (``keyed_endpoint``: one for
+# each key and each browser's keys, as a push service gives every subscription its own). The
+# tests share one site: a stub giving another test's browser the same endpoint would have it
+# posted as a stranger's, and refused.
 KEYED_PUSH = """() => {
   const bytes = (b64) => {
     const text = atob(b64.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (b64.length % 4)) % 4));
@@ -653,11 +656,12 @@ KEYED_PUSH = """() => {
   const made = () => {
     const key = localStorage.getItem("fake-push-key");
     if (!key) return null;
-    const endpoint = "http://127.0.0.1:9/push/" + key.slice(0, 8);
+    const keys = JSON.parse(localStorage.getItem("fake-push-keys") || "{}");
+    const endpoint = "http://127.0.0.1:9/push/" + key.slice(0, 8) + "-" + (keys.auth || "").slice(0, 8);
     return {
       endpoint,
       options: { userVisibleOnly: true, applicationServerKey: bytes(key).buffer },
-      toJSON: () => ({ endpoint, keys: JSON.parse(localStorage.getItem("fake-push-keys")) }),
+      toJSON: () => ({ endpoint, keys }),
       unsubscribe: async () => { localStorage.removeItem("fake-push-key"); return true; },
     };
   };
@@ -669,6 +673,11 @@ KEYED_PUSH = """() => {
   };
   PushManager.prototype.getSubscription = async function () { return made(); };
 }"""
+
+
+def keyed_endpoint(key: str, keys: dict[str, str]) -> str:
+    """The endpoint KEYED_PUSH gives a subscription made with ``key`` by the browser of ``keys``."""
+    return "http://127.0.0.1:9/push/" + key[:8] + "-" + keys["auth"][:8]
 
 
 def notifications_turned_on(live_site: LiveSite, new_page: Any, push: str) -> Any:
@@ -701,7 +710,8 @@ def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_w
     # subscription, which the server holds too, is the one it made with the old key.
     old_key = Subscriber("http://127.0.0.1:9/push/y").subscription["keys"]["p256dh"]
     page.evaluate("key => localStorage.setItem('fake-push-key', key)", old_key)
-    old_endpoint = "http://127.0.0.1:9/push/" + old_key[:8]
+    keys = page.evaluate("JSON.parse(localStorage.getItem('fake-push-keys'))")
+    old_endpoint = keyed_endpoint(old_key, keys)
     page.evaluate(
         """async (endpoint) => {
           const box = document.getElementById("push-box");
@@ -720,7 +730,7 @@ def test_a_subscription_made_with_a_key_the_server_no_longer_has_is_made_again_w
     assert "On: this device is told" in (page.text_content("#push-status") or "")
     stored = "SELECT id FROM games_pushsubscription WHERE endpoint = ?"
     assert not live_site.query(stored, old_endpoint)
-    assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8])
+    assert live_site.query(stored, keyed_endpoint(server_key, keys))
 
 
 @pytest.mark.parametrize(
@@ -1098,7 +1108,7 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
     page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
     page.click("#push-on")
     page.wait_for_selector("#push-box[data-state=on]")
-    endpoint = "http://127.0.0.1:9/push/" + page.evaluate("localStorage.getItem('fake-push-key')")[:8]
+    endpoint = keyed_endpoint(page.evaluate("localStorage.getItem('fake-push-key')"), keys)
     stored = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
     assert live_site.query(stored, endpoint) == [(ana,)]
     # The server lost her row: her next visit posts the browser's subscription again.
@@ -1121,7 +1131,7 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
     assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", endpoint)
     # Ben signs in on the same browser: nothing of hers comes back, and his page is off until he asks.
     page.evaluate("key => localStorage.setItem('fake-push-key', key)", keys["p256dh"])
-    leftover = "http://127.0.0.1:9/push/" + keys["p256dh"][:8]
+    leftover = keyed_endpoint(keys["p256dh"], keys)
     sign_up(page, live_site, username("ben"))
     page.goto(live_site.url + "/games")
     page.wait_for_selector("#push-box[data-state=off]")
@@ -1156,7 +1166,7 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     # Her browser's subscription was made with the site's key before it changed, and the server holds it.
     old_key = Subscriber("http://127.0.0.1:9/push/y").subscription["keys"]["p256dh"]
     page.evaluate("key => localStorage.setItem('fake-push-key', key)", old_key)
-    old_endpoint = "http://127.0.0.1:9/push/" + old_key[:8]
+    old_endpoint = keyed_endpoint(old_key, keys)
     page.evaluate(
         """async (endpoint) => {
           const box = document.getElementById("push-box");
@@ -1177,7 +1187,7 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     page.wait_for_selector("#push-box[data-state=on]")
     assert "On: this device is told" in (page.text_content("#push-status") or "")
     assert not live_site.query(stored, old_endpoint)
-    assert live_site.query(stored, "http://127.0.0.1:9/push/" + server_key[:8]) == [(ana,)]
+    assert live_site.query(stored, keyed_endpoint(server_key, keys)) == [(ana,)]
 
 
 @pytest.mark.parametrize("width", [390, 1280])

@@ -27,7 +27,7 @@ from games.domain.room import BOT, LEFT
 from games.services import notices, subscriptions
 from games.store import selectors
 from games.store.models import Game, Move, NoticeSettings, PushSubscription
-from tests.accounts.helpers import sign_up
+from tests.accounts.helpers import PASSWORD, sign_up
 from tests.conftest import ManualClock
 from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal, timed_room
 from tests.push_stub import Subscriber
@@ -633,6 +633,135 @@ def test_a_subscription_is_stored_for_this_browsers_seats_and_removed() -> None:
         "/notices/push/remove", json.dumps({"endpoint": sub["endpoint"]}), content_type="application/json"
     )
     assert answer.json() == {"ok": True, "removed": True} and not PushSubscription.objects.exists()
+
+
+def post_push(client: Client, body: Any) -> Any:
+    return client.post("/notices/push", json.dumps(body), content_type="application/json")
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_stored_endpoint_posted_by_another_browser_with_its_own_keys_is_refused_and_stays_its_browsers(
+    german: Callable[[str], str],
+) -> None:
+    """An endpoint names one browser's subscription, and its auth secret is known to that browser and
+    this site alone. Another browser that learned the endpoint (anonymous, or signed in to another
+    account) and posts it with its own keys is refused, in the reader's language, and the row stays
+    its browser's: taken, it would have that browser's turns told to nobody, and the other's pushed
+    to a device that cannot read them."""
+    ann = Client()
+    create_room(ann)
+    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+    assert post_push(ann, sub).status_code == 201
+    before = PushSubscription.objects.values().get()
+    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
+    anonymous, signed_in = Client(), Client()
+    create_room(anonymous)
+    sign_up(signed_in, "ben")
+    for intruder in (anonymous, signed_in):
+        refused = post_push(intruder, theirs)
+        assert refused.status_code == 400 and refused.json() == {
+            "error": "subscription_held",
+            "message": "That notification subscription is another browser's: it cannot be moved to this one.",
+        }
+        assert PushSubscription.objects.values().get() == before
+    german_reader = Client(HTTP_ACCEPT_LANGUAGE="de")
+    create_room(german_reader)
+    refused = german_reader.post("/notices/push", json.dumps(theirs), content_type="application/json", **FETCH)
+    assert refused.json()["message"] == german(
+        "That notification subscription is another browser's: it cannot be moved to this one."
+    )
+    assert PushSubscription.objects.values().get() == before
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_stored_endpoint_moves_with_its_own_secret_or_to_its_own_account_or_browser_with_new_keys() -> None:
+    """Who a subscription is stored for posts it again: the same browser in a new session (cookies
+    cleared: it holds the same secret), the same browser with new keys, the same account from a
+    later session with new keys (a push service may keep an endpoint for a subscription made anew)."""
+    ann = Client()
+    create_room(ann)
+    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+    assert post_push(ann, sub).status_code == 201
+    first = PushSubscription.objects.get().pk
+    # Ann's browser, its cookies cleared: a new session posts the subscription the browser holds.
+    again = Client()
+    create_room(again)
+    assert post_push(again, sub).status_code == 201
+    row = PushSubscription.objects.get()
+    assert row.pk == first and row.controller == controller(again)
+    # The same browser (its seats), new keys.
+    renewed = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/new").subscription["keys"]}
+    assert post_push(again, renewed).status_code == 201
+    assert PushSubscription.objects.get().auth == renewed["keys"]["auth"]
+    # An account's later session (the first one expired), new keys again.
+    cleo = Client()
+    sign_up(cleo, "cleo")
+    hers = Subscriber("http://127.0.0.1:9/push/cleo").subscription
+    assert post_push(cleo, hers).status_code == 201
+    later = Client()
+    assert later.post("/accounts/login/", {"login": "cleo", "password": PASSWORD}).status_code == 302
+    fresh = {**hers, "keys": Subscriber("http://127.0.0.1:9/push/fresh").subscription["keys"]}
+    assert post_push(later, fresh).status_code == 201
+    row = PushSubscription.objects.get(endpoint=hers["endpoint"])
+    assert row.user is not None and row.user.username == "cleo" and row.auth == fresh["keys"]["auth"]
+
+
+def _spellings(key: str) -> list[str]:
+    """A base64url key (as a browser's ``toJSON()`` gives it) in each spelling of it a client may send."""
+    raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
+    return [
+        base64.urlsafe_b64encode(raw).decode(),  # padded
+        base64.b64encode(raw).decode(),  # standard base64, padded
+        base64.b64encode(raw).decode().rstrip("="),  # standard base64, unpadded
+    ]
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_key_in_another_spelling_is_the_same_key_and_is_stored_as_base64url() -> None:
+    """Keys are stored as a browser's ``toJSON()`` spells them, base64url without padding, however a
+    client spelt them: the same secret posted in another spelling is the same browser's, and its
+    renewal by the secret in any spelling is taken."""
+    ann = Client()
+    create_room(ann)
+    # Keys with letters that differ between the two alphabets.
+    while True:
+        sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+        if set("-_") & set(sub["keys"]["auth"]) and set("-_") & set(sub["keys"]["p256dh"]):
+            break
+    keys = sub["keys"]
+    for p256dh, auth in zip(_spellings(keys["p256dh"]), _spellings(keys["auth"]), strict=True):
+        browser = Client()
+        create_room(browser)
+        assert post_push(browser, {**sub, "keys": {"p256dh": p256dh, "auth": auth}}).status_code == 201
+        row = PushSubscription.objects.get()
+        assert (row.p256dh, row.auth, row.controller) == (keys["p256dh"], keys["auth"], controller(browser))
+    new = Subscriber("http://127.0.0.1:9/push/new").subscription
+    old = {**sub, "keys": {**keys, "auth": _spellings(keys["auth"])[1]}}
+    answer = Client().post("/notices/push/renew", renewal(old, new), content_type="application/json", **FETCH)
+    assert answer.status_code == 200
+    assert PushSubscription.objects.get().endpoint == new["endpoint"]
+
+
+@pytest.mark.usefixtures("push_settings")
+@pytest.mark.parametrize(
+    ("auth", "said"),
+    [
+        ("AAAAAAAAAAAAAAAAAAAAA-+", "mixes base64url's letters with standard base64's"),
+        ("AAAAAAAAAAAAAAAAAAAAAA=", "is not base64url: its length or padding is wrong"),
+        ("AAAAAAAAAAAAAAAAAAAAAA===", "is not base64url"),
+        ("AAAAAAAAAAAAAAAAAAAAA", "is not base64url: its length or padding is wrong"),
+        ("AAAAAAAAAAAAAAAAAAAA=A", "is not base64url"),
+    ],
+    ids=["two alphabets", "short padding", "too much padding", "a length no base64 has", "padding inside"],
+)
+def test_a_malformed_key_is_refused_with_what_is_wrong_with_it(auth: str, said: str) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    create_room(client)
+    sub = Subscriber("http://127.0.0.1:9/push/1").subscription
+    refused = post_push(client, {**sub, "keys": {**sub["keys"], "auth": auth}})
+    assert refused.status_code == 400 and refused.json()["error"] == services.BAD_SUBSCRIPTION
+    assert refused.json()["message"].startswith(f"The subscription's auth key {said}"), refused.json()
+    assert not PushSubscription.objects.exists()
 
 
 @pytest.mark.usefixtures("push_settings")
