@@ -557,14 +557,7 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
                     _("A reminder: it is still your turn in room %(code)s, and %(left)s of your time to move is left.")
                     % data
                 )
-            return Letter(
-                subject=subject,
-                line=line,
-                url=url,
-                left=left,
-                language=translation.get_language(),
-                stop_label=_("Stop these"),
-            )
+            return _letter(subject, line, url, left)
         # A notice owed before its event was stored as data says what happened in English.
         what = waiting.word(notice.event, game.ruleset, plain=True) if notice.event else notice.text
         data = {"code": shown, "what": what, "name": name}
@@ -574,14 +567,22 @@ def letter(notice: Notice, game: Game, language: str = "") -> Letter:
         else:
             subject = _("Your turn in room %(code)s") % data
             line = _("Your turn in room %(code)s: %(what)s.") % data
-        return Letter(
-            subject=subject,
-            line=line,
-            url=url,
-            left=left,
-            language=translation.get_language(),
-            stop_label=_("Stop these"),
-        )
+        return _letter(subject, line, url, left)
+
+
+def _letter(subject: str, line: str, url: str, left: float | None = None, *, replay: str = "") -> Letter:
+    """A notice's letter, worded in the language in force (the caller's ``translation.override``),
+    with the button that stops a device's pushes in that language too: every kind of notice
+    (a turn, a reminder, a seat the computer took over, a game's end) is built here."""
+    return Letter(
+        subject=subject,
+        line=line,
+        url=url,
+        left=left,
+        language=translation.get_language(),
+        stop_label=_("Stop these"),
+        replay=replay,
+    )
 
 
 def the_end(game: Game, url: str, language: str) -> Letter:
@@ -605,13 +606,10 @@ def the_end(game: Game, url: str, language: str) -> Letter:
                 else _("%(place)s. %(name)s: %(points)s") % place
             )
         ranking = ", ".join(places)
-        return Letter(
-            subject=_("Game over in room %(code)s") % {"code": shown},
-            line=_("The game in room %(code)s is over: %(ranking)s.") % {"code": shown, "ranking": ranking},
-            url=url,
-            left=None,
-            language=translation.get_language(),
-            stop_label=_("Stop these"),
+        return _letter(
+            _("Game over in room %(code)s") % {"code": shown},
+            _("The game in room %(code)s is over: %(ranking)s.") % {"code": shown, "ranking": ranking},
+            url,
             replay=settings.SITE_URL + reverse("replay", args=[game.code]),
         )
 
@@ -644,14 +642,7 @@ def computer_plays(game: Game, seat: int, url: str, language: str) -> Letter:
                 )
                 % data
             )
-        return Letter(
-            subject=subject,
-            line=line,
-            url=url,
-            left=None,
-            language=translation.get_language(),
-            stop_label=_("Stop these"),
-        )
+        return _letter(subject, line, url)
 
 
 def mailable_domain(domain: str) -> bool:

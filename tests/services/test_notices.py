@@ -1561,3 +1561,26 @@ def test_a_notice_of_a_score_in_a_column_is_one_sentence(what: str, bonus: int, 
     notice = Notice(game=game, player_id=user.pk, kind=Notice.Kind.TURN, turn=1, seat=1, text="", event=event)
     line = notices.letter(notice, game, "en").line
     assert line == f"Your turn in room {table.shown}: " + said.format(a=ana.name)
+
+
+def test_every_kind_of_notice_is_worded_by_one_letter_with_its_stop_button_in_the_readers_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A turn, its reminder and a seat the computer took over are each one letter of the same shape:
+    the subject and line in the reader's language, and the button that stops a device's pushes too."""
+    table = own_pace_room(seconds=DAY)
+    built: list[str] = []
+    make = notices._letter
+
+    def spy(*args: Any, **kwargs: Any) -> notices.Letter:
+        made = make(*args, **kwargs)
+        built.append(made.subject)
+        return made
+
+    monkeypatch.setattr(notices, "_letter", spy)
+    with translation.override("de"):
+        stop = translation.gettext("Stop these")
+    for kind in (Notice.Kind.TURN, Notice.Kind.REMINDER, Notice.Kind.AWAY):
+        made = notices.letter(Notice(kind=kind, seat=0, text="x"), table.game, "de")
+        assert built[-1:] == [made.subject] and (made.language, made.stop_label) == ("de", stop), kind
+    assert len(built) == 3
