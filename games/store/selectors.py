@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.paginator import Page, Paginator
-from django.db.models import F, Max, Q, QuerySet
+from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
@@ -684,10 +684,20 @@ def game_state(game: Game, rules: GameState | None = None) -> dict[str, Any]:
 
 
 def waiting_count(controller: str) -> int:
-    """How many games wait for this browser's move: one indexed count (``Game.waiting_on``)."""
+    """How many games wait for this browser's move: one indexed count (``Game.waiting_on``), of the
+    games it follows (``_followed``)."""
     if not controller:
         return 0
-    return Game.objects.filter(waiting_on=controller).count()
+    return Game.objects.filter(waiting_on=controller).filter(_followed(controller)).count()
+
+
+def _followed(controller: str) -> Exists:
+    """Whether a game has a seat of ``controller`` whose person follows it (``Player.follows``). A
+    rematch someone else asked for seats them without their saying they would play it: until they
+    open it, it is offered to them, not their move (they are told nothing of its turns either,
+    ``games.services.notices``), and counts among no games waiting for them."""
+    seats = Player.objects.filter(game=OuterRef("pk"), follows=True)
+    return Exists(seats.filter(Q(controller=controller) | Q(away_controller=controller)))
 
 
 def round_of(rules: GameState, boxes: int) -> tuple[int, int]:
@@ -718,21 +728,22 @@ def my_games(controller: str, page: object = 1) -> Page[dict[str, Any]]:
     )
     keys = list(
         Game.objects.filter(pk__in=seats.values("game_id"))
-        .annotate(last=Max("moves__created_at"))
-        .values_list("pk", "waiting_on", "turn_deadline", "created_at", "last")
+        .annotate(last=Max("moves__created_at"), followed=_followed(controller))
+        .values_list("pk", "waiting_on", "turn_deadline", "created_at", "last", "followed")
     )
-    last = {pk: at for pk, _, _, _, at in keys}
+    last = {pk: at for pk, _, _, _, at, _ in keys}
+    followed = {pk for pk, *_, follows in keys if follows}
     order = sorted((_order(controller, *key), key[0]) for key in keys)
     shown: Page[Any] = Paginator([pk for _, pk in order], MY_GAMES_PAGE).get_page(page)  # type: ignore[arg-type]  # get_page takes any value, as a page number or not
     pks = list(shown.object_list)
     games = Game.objects.in_bulk(pks)
     now = timezone.now()
-    shown.object_list = [_my_game(games[pk], controller, last[pk], now) for pk in pks if pk in games]
+    shown.object_list = [_my_game(games[pk], controller, last[pk], now, pk in followed) for pk in pks if pk in games]
     return shown
 
 
-def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) -> dict[str, Any]:
-    """One row of Your games."""
+def _my_game(game: Game, controller: str, last: datetime | None, now: datetime, followed: bool) -> dict[str, Any]:
+    """One row of Your games; ``followed``: whether its person follows it (``_followed``)."""
     ruleset = RULESETS[game.ruleset]
     room = game.room
     rules = room.rules
@@ -756,12 +767,14 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
             for i, seat in enumerate(room.seats)
             if seat.active
         ],
-        "yours": game.waiting_on == controller,
+        "yours": followed and game.waiting_on == controller,
+        # A rematch someone else asked for, not opened yet: offered, whoever's move it is.
+        "offered": not followed,
         # Players sharing a device, each at a seat of the game: "your move" would not say whose.
         "several": len(mine) > 1,
         "away": any(room.seats[i].away_controller == controller for i in mine),
         # A lobby waits for its host to start it: theirs to do, as a move is.
-        "hosting": game.status == Game.Status.LOBBY and room.seat_of_player(game.host_id) in mine,
+        "hosting": followed and game.status == Game.Status.LOBBY and room.seat_of_player(game.host_id) in mine,
         "paused": room.paused,
         "round": None,
         "to_move": None,
@@ -777,12 +790,19 @@ def _my_game(game: Game, controller: str, last: datetime | None, now: datetime) 
 
 
 def _order(
-    controller: str, pk: int, waiting_on: str, deadline: datetime | None, created: datetime, last: datetime | None
+    controller: str,
+    pk: int,
+    waiting_on: str,
+    deadline: datetime | None,
+    created: datetime,
+    last: datetime | None,
+    followed: bool,
 ) -> tuple[int, float, float]:
-    """Yours first, the soonest deadline first, then the longest waited; the others the most recently
-    active first (then by the row, so that each game has one place across the pages)."""
+    """Yours first, the soonest deadline first, then the longest waited; the others (a rematch offered
+    and not followed yet among them) the most recently active first (then by the row, so that each
+    game has one place across the pages)."""
     at = (last or created).timestamp()
-    if waiting_on == controller:
+    if followed and waiting_on == controller:
         return 0, deadline.timestamp() if deadline is not None else float("inf"), at
     return 1, 0.0, -at
 

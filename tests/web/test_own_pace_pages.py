@@ -311,6 +311,37 @@ def test_your_games_tells_the_host_of_a_lobby_that_it_waits_for_them_to_start_it
     assert "Waiting for you to start it" not in cy.get("/games").content.decode()
 
 
+def test_a_rematch_its_player_has_not_opened_is_offered_in_your_games_not_counted_as_their_move() -> None:
+    """Ann asks for the rematch of their game and moves in it: Ben is seated there, but never said he
+    would play it (``Player.follows``), and is told nothing of its turns. Your games lists it as a
+    rematch offered to open, not as "Your move", not among the games waiting for his move first nor in
+    the header's count; once he opens its room it is his move like any other."""
+    table = own_pace_room(seconds=DAY)
+    while table.game.status == Game.Status.PLAYING:
+        score_first_legal(table)
+    ann, ben = table.controllers
+    code = services.game_rematch(code=table.code, controller=ann).code
+    services.game_start(code=code, controller=ann, expected_version=None, action_id=action_id())
+    score_first_legal(Table(code=code, controllers=[ann, ben]))  # Ann's move: Ben's turn
+    assert Game.objects.get(code=code).waiting_on == ben
+    # A game of Ben's own that waits for his move, its time running out later than the rematch's.
+    mine = services.game_create(host_name="Ben", controller=ben, pace="own", turn_timer=3 * DAY).game.code
+    services.game_join(code=mine, name="Cy", controller=services.new_controller())
+    services.game_start(code=mine, controller=ben, expected_version=None, action_id=action_id())
+    rows = re.compile(r'<li class="game-row( yours)?" data-code="([^"]+)"')
+    page = games_page_of(ben)
+    assert rows.findall(page) == [(" yours", mine), ("", code)]
+    row = page.split(f'data-code="{code}"')[1].split("</li>")[0]
+    assert "Rematch: open it to play" in row and "Your move" not in row
+    assert re.search(r'id="waiting-count"[^>]*>1<', page) and selectors.waiting_count(ben) == 1
+    # Ben opens the rematch's room: he follows it, and it is his move, the sooner one to run out.
+    assert browser_of(ben).get(f"/r/{code}/").status_code == 200
+    page = games_page_of(ben)
+    assert rows.findall(page) == [(" yours", code), (" yours", mine)]
+    assert "Rematch: open it to play" not in page
+    assert re.search(r'id="waiting-count"[^>]*>2<', page)
+
+
 def browser_of(controller: str) -> Client:
     client = Client()
     session = client.session
