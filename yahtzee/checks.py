@@ -91,8 +91,8 @@ def usable_vapid_key(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     if fault := vapid_key_fault(settings.VAPID_PRIVATE_KEY):
         return [
             checks.Warning(
-                f"VAPID_PRIVATE_KEY cannot sign Web Push ({fault}): no notification of a turn or a game's end is sent, "
-                "and the Your games page does not offer them.",
+                f"VAPID_PRIVATE_KEY cannot sign Web Push ({fault}): no notification of a turn, a seat taken "
+                "over or a game's end is sent, and the Your games page does not offer them.",
                 hint="Make a key with `python -m yahtzee.prepare` and set VAPID_PRIVATE_KEY to the one line of "
                 'DATA_DIR/vapid_private_key (docs/deploy.md, "E-mail and Web Push").',
                 id="yahtzee.W006",

@@ -15,9 +15,9 @@ games/realtime/backlog.py (WS_SEND_BACKLOG), not by the server.
 The application is imported before the server starts, and what it made is then frozen
 (``gc.freeze()``, unless ``GC_FREEZE=0``): see ``start``.
 
-``--task-worker`` also runs the background tasks (the e-mails and pushes of a turn or a game's end,
-games/services/notices.py) in threads of this process, so that ``make run`` needs nothing else;
-production runs them in their own process (``manage.py notice_worker``, compose's worker).
+``--task-worker`` also runs the background tasks (the e-mails and pushes of a turn, a seat the computer
+took over or a game's end, games/services/notices.py) in threads of this process, so that ``make run``
+needs nothing else; production runs them in their own process (``manage.py notice_worker``, compose's worker).
 Unless ``SITE_URL`` is set, they link to the host and port served (``site_url``).
 """
 

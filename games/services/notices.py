@@ -763,7 +763,7 @@ def send_confirmation(address: str, token: str, language: str) -> None:
             [
                 _(
                     "Someone signed in to %(site)s asked for the e-mails of their games to come to this address: "
-                    "when it is their turn and when a game ends."
+                    "when it is their turn, when the computer takes over their seat and when a game ends."
                 )
                 % {"site": settings.SITE_NAME},
                 "",

@@ -345,8 +345,8 @@ def email_notices_set(
     language: str = "",
     may_mail: Callable[[str], str | None] = lambda address: None,
 ) -> str:
-    """An account turns its e-mails (its turns, its games' ends) on or off; ``address`` (checked by the
-    form) is where they go.
+    """An account turns its e-mails (its turns, its seats the computer took over, its games' ends) on or
+    off; ``address`` (checked by the form) is where they go.
 
     ``controller``: the account's seat token (the signed-in browser's), whose seats the e-mails are for.
     Returns "set", or "confirm": the e-mails are to go to an address the account has not

@@ -461,8 +461,8 @@ class PushSubscription(models.Model):
 
 
 class NoticeSettings(models.Model):
-    """An account's choice to be e-mailed when it is their turn and when a game ends, and the address its
-    owner confirmed for it."""
+    """An account's choice to be e-mailed when it is their turn, when the computer takes over their seat and
+    when a game ends, and the address its owner confirmed for it."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
     email = models.BooleanField(default=False)

@@ -307,10 +307,14 @@ class InternetAddressField(forms.EmailField):
 
 
 class EmailNoticesForm(forms.Form):
-    """An account's e-mails of its games (its turn, a game's end): on or off, and the address they go to."""
+    """An account's e-mails of its games (its turn, a seat the computer took over, a game's end): on or off,
+    and the address they go to."""
 
     address = InternetAddressField(label=_("E-mail address"), required=False, max_length=254)
-    on = forms.BooleanField(label=_("E-mail me when it is my turn and when a game ends"), required=False)
+    on = forms.BooleanField(
+        label=_("E-mail me when it is my turn, when the computer takes over my seat and when a game ends"),
+        required=False,
+    )
 
     def __init__(self, *args: Any, shown: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

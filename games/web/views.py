@@ -832,8 +832,9 @@ def _back_to_my_games(request: HttpRequest) -> HttpResponse:
 @form_on("my_games")
 @require_POST
 def notices_email(request: HttpRequest) -> HttpResponse:
-    """An account turns its e-mails (its turn, a game's end) on or off (and sets the address they go to), from
-    any page of Your games: the form goes back to the page of the list it was sent from."""
+    """An account turns its e-mails (its turn, a seat the computer took over, a game's end) on or off (and
+    sets the address they go to), from any page of Your games: the form goes back to the page of the list it
+    was sent from."""
     user_id = _user_id(request)
     if user_id is None:
         mark_refused(request)
@@ -886,7 +887,8 @@ def notices_email(request: HttpRequest) -> HttpResponse:
         messages.info(
             request,
             gettext(
-                "We sent a link to %(address)s: open it to be e-mailed there when it is your turn and when a game ends."
+                "We sent a link to %(address)s: open it to be e-mailed there when it is your turn, when the computer"
+                " takes over your seat and when a game ends."
             )
             % {"address": form.cleaned_data["address"]},
             extra_tags=LINK_SENT_TAG,
@@ -896,13 +898,20 @@ def notices_email(request: HttpRequest) -> HttpResponse:
             request,
             gettext(
                 "A link was already sent to %(address)s less than an hour ago: look for it in that mailbox"
-                " (and its spam folder), and open it to be e-mailed there when it is your turn and when a game ends."
+                " (and its spam folder), and open it to be e-mailed there when it is your turn, when the computer takes"
+                " over your seat and when a game ends."
             )
             % {"address": form.cleaned_data["address"]},
             extra_tags=LINK_SENT_TAG,
         )
     elif on:
-        messages.success(request, gettext("E-mails on: you are told when it is your turn and when a game ends."))
+        messages.success(
+            request,
+            gettext(
+                "E-mails on: you are told when it is your turn, when the computer takes over your seat"
+                " and when a game ends."
+            ),
+        )
     elif done == "saved":
         messages.success(
             request,

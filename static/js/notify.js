@@ -1,7 +1,9 @@
-// Your games: this device's Web Push notifications (a turn, a game's end), turned on and off by the player.
+// Your games: this device's Web Push notifications (a turn, a seat the computer took over, a game's end),
+// turned on and off by the player.
 // Turning them on asks the browser's permission, registers the service worker (/sw.js), subscribes
 // with the server's VAPID public key and posts the subscription; the server sends to it when a
-// game at your own pace waits for this browser's (or account's) move, and when one of its games ends.
+// game at your own pace waits for this browser's (or account's) move, when the computer takes over one of
+// its seats, and when one of its games ends.
 import { fmt, gettext } from "./i18n.js";
 
 const box = document.getElementById("push-box");
@@ -109,7 +111,7 @@ async function turnOn() {
     const registration = await navigator.serviceWorker.register(box.dataset.swUrl, { scope: "/" });
     await navigator.serviceWorker.ready;
     await postSubscription(registration);
-    show(gettext("On: this device is told when it is your turn and when a game ends."), true);
+    show(gettext("On: this device is told when it is your turn, when the computer takes over your seat and when a game ends."), true);
   } catch (error) {
     show(fmt(gettext("Notifications could not be turned on: %(error)s"), { error: error.message }), false);
   } finally {
@@ -164,7 +166,7 @@ async function start() {
         return;
       }
     }
-    show(gettext("On: this device is told when it is your turn and when a game ends."), true);
+    show(gettext("On: this device is told when it is your turn, when the computer takes over your seat and when a game ends."), true);
   } else {
     show(Notification.permission === "denied" ? gettext("Blocked for this site in the browser's settings.") : gettext("Off on this device."), false);
   }

@@ -1,7 +1,8 @@
 // The service worker (served at /sw.js, so its scope is the whole site): it shows the server's
-// pushes of a turn or a game's end (but over the room's own window, focused) and opens the game when one is
-// clicked; "Stop these" ends this device's pushes; a subscription its push service renewed is
-// posted to the server in the old one's place, so the pushes go on with no page of the site open.
+// pushes of a turn, a seat the computer took over or a game's end (but over the room's own window,
+// focused) and opens the game when one is clicked; "Stop these" ends this device's pushes; a
+// subscription its push service renewed is posted to the server in the old one's place, so the
+// pushes go on with no page of the site open.
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));

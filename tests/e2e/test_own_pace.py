@@ -390,8 +390,10 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
         ben.wait_for_selector("#push-on:not([hidden])")
         ben.click("#push-on")
         ben.wait_for_selector("#push-box[data-state=on]")
-        # A game's end is told as well as a turn, as the card above says.
-        told = "On: this device is told when it is your turn and when a game ends."
+        # A game's end and a seat the computer took over are told as well as a turn, as the card above says.
+        told = (
+            "On: this device is told when it is your turn, when the computer takes over your seat and when a game ends."
+        )
         assert ben.text_content("#push-status") == told
         worker_url = ben.evaluate("navigator.serviceWorker.getRegistration('/').then(r => r.active.scriptURL)")
         assert worker_url == live_site.url + "/sw.js"

@@ -1408,7 +1408,8 @@ def test_notices_keep_the_language_of_the_page_they_were_turned_on_from() -> Non
     client = Client(HTTP_ACCEPT_LANGUAGE="de")
     client.force_login(user)
     client.post("/notices/email", {"address": "ana@example.org", "on": "on"})
-    assert "Konto" in mail.outbox[-1].body or "Adresse" in mail.outbox[-1].body  # the link's e-mail in German
+    # The link's e-mail in German.
+    assert "Adresse" in mail.outbox[-1].subject and "Falls du das nicht warst" in mail.outbox[-1].body
     Client().post(confirm_link("ana@example.org"))
     assert NoticeSettings.objects.get(user=user).language == "de"
     create_room(client)
@@ -1905,52 +1906,66 @@ def test_a_browser_with_no_session_is_told_it_has_no_subscription_to_stop() -> N
     }
 
 
-def test_turning_the_e_mails_on_says_a_games_end_is_told_too(settings: Any) -> None:
-    """Games at one's own pace tell a player both when it is their turn and when a game ends: the
-    notices' card and the word after turning the e-mails on say both, not the turn alone."""
+# What games at one's own pace tell a player of, said alike wherever the notices are offered or
+# confirmed: a seat the computer took over is told too (``Notice.Kind.AWAY``), not only turns and ends.
+TOLD = "when it is your turn, when the computer takes over your seat and when a game ends"
+
+
+def test_turning_the_e_mails_on_says_a_games_end_and_a_seat_taken_over_are_told_too(settings: Any) -> None:
+    """Games at one's own pace tell a player when it is their turn, when the computer takes over
+    their seat and when a game ends: the notices' card and the word after turning the e-mails on
+    say all three, not the turn alone."""
     settings.ACCOUNT_RATE_LIMITS = False
     user = get_user_model().objects.create_user("ana", password="pw")
     client = Client()
     client.force_login(user)
-    assert "when it is your turn and when a game ends" in client.get("/games").content.decode()
+    assert f"In games at your own pace you are told {TOLD}:" in client.get("/games").content.decode()
     client.post("/notices/email", {"address": "ana@work.example", "on": "on"})
     assert Client().post(confirm_link("ana@work.example")).status_code == 200
     client.post("/notices/email", {"address": "ana@work.example"})
     done = client.post("/notices/email", {"address": "ana@work.example", "on": "on"}, follow=True)
     assert settings_of(user)[:2] == (True, "ana@work.example")
-    assert "E-mails on: you are told when it is your turn and when a game ends." in done.content.decode()
+    assert f"E-mails on: you are told {TOLD}." in done.content.decode()
 
 
-BOTH = "when it is your turn and when a game ends"
-
-
-def test_every_word_about_the_e_mails_says_a_games_end_is_told_too(settings: Any) -> None:
-    """The e-mails tell of a game's end as well as of a turn: the letter asking to confirm an address,
-    its page (asked and confirmed), the words after asking for a link, the form's box and the card's
-    heading say both, as the card and the word after turning them on do, none "your turn" e-mails alone."""
+def test_every_word_about_the_e_mails_says_a_games_end_and_a_seat_taken_over_are_told_too(settings: Any) -> None:
+    """The e-mails tell of a game's end and of a seat the computer took over as well as of a turn:
+    the letter asking to confirm an address, its page (asked and confirmed), the words after asking
+    for a link, the form's box and the card's heading say all three, as the card and the word after
+    turning them on do, none "your turn" e-mails alone."""
     settings.ACCOUNT_RATE_LIMITS = False
     user = get_user_model().objects.create_user("ana", password="pw")
     client = Client()
     client.force_login(user)
     games = client.get("/games").content.decode()
-    assert "Tell me about my games" in games and "E-mail me when it is my turn and when a game ends" in games
+    assert "Tell me about my games" in games
+    assert "E-mail me when it is my turn, when the computer takes over my seat and when a game ends" in games
     asked = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
-    assert f"We sent a link to ana@example.org: open it to be e-mailed there {BOTH}." in asked
+    assert f"We sent a link to ana@example.org: open it to be e-mailed there {TOLD}." in asked
     again = client.post("/notices/email", {"address": "ana@example.org", "on": "on"}, follow=True).content.decode()
-    assert f"and open it to be e-mailed there {BOTH}." in again
+    assert f"and open it to be e-mailed there {TOLD}." in again
     [letter] = mail.outbox  # asked again within the hour: no second letter
-    assert "asked for the e-mails of their games to come to this address: when it is their turn and when a game" in (
-        " ".join(letter.body.split())
-    )
+    assert (
+        "asked for the e-mails of their games to come to this address: when it is their turn, when the computer "
+        "takes over their seat and when a game ends."
+    ) in " ".join(letter.body.split())
     link = confirm_link("ana@example.org")
     question = Client().get(link).content.decode()
     # The heading keeps "e-mails" whole in a span of its own: its words are read without the tags.
     assert "Send the e-mails of your games here?" in re.sub(r"<[^>]+>", "", question)
-    assert f"An account asked for the e-mails of its games to go to ana@example.org: {BOTH}." in question
+    assert f"An account asked for the e-mails of its games to go to ana@example.org: {TOLD}." in question
     done = Client().post(link).content.decode()
-    assert f"From now on, ana@example.org is e-mailed {BOTH}." in done
+    assert f"From now on, ana@example.org is e-mailed {TOLD}." in done
     for page in (games, asked, again, letter.body, question, done):
         assert "your turn” e-mails" not in page.lower() and "turn e-mail" not in page.lower(), page
+    stop = Client().get(f"/notices/stop/{notices.stop_token('email', user.pk)}").content.decode()
+    assert "none when it is your turn, none when the computer takes over your seat, none when a game ends." in stop
+
+
+def test_the_notifications_switch_says_what_a_device_is_told_as_the_e_mails_do(settings: Any) -> None:
+    script = (settings.BASE_DIR / "static" / "js" / "notify.js").read_text()
+    on = f'gettext("On: this device is told {TOLD}.")'
+    assert script.count(on) == 2 and "when it is your turn and when a game ends" not in script
 
 
 def test_a_saved_address_that_cannot_receive_mail_is_said_to_get_no_e_mail_of_any_kind() -> None:

@@ -1,4 +1,5 @@
-"""manage.py notice_worker: run the background tasks (the e-mails and pushes of a turn or a game's end).
+"""manage.py notice_worker: run the background tasks (the e-mails and pushes of a turn, a seat
+the computer took over or a game's end).
 
 django-tasks-db's worker loop (what its ``db_worker`` command runs) on the default queue,
 plus the notices' recovery sweep (games/services/notices.py ``recover``) at the start and every
