@@ -1463,43 +1463,6 @@ async function shareInvite() {
   }
 }
 
-let sharing = false; // a share sheet asked for and not closed yet
-/** A finished game's result, shared through the device's share sheet, or copied where there is none. */
-async function shareResult() {
-  const v = view();
-  const text = overPanel.now().resultText(v);
-  const url = new URL(v.state.replay_url, window.location.href).href;
-  if (v.canShare) {
-    // A second tap while the sheet comes up (a phone's is slow to): the browser refuses a second
-    // share, which is no browser that will not share, and the clipboard is left as it is.
-    if (sharing) return;
-    sharing = true;
-    try {
-      await navigator.share({ title: document.title, text, url });
-      return;
-    } catch (error) {
-      // Closing the share sheet is no failure; a browser that would not share copies instead.
-      if (error?.name === "AbortError") return;
-    } finally {
-      sharing = false;
-    }
-  }
-  if (!(await copied(`${text}\n${url}`))) {
-    toast(gettext("The browser did not let the page copy the result."), "info");
-    return;
-  }
-  // "Copied!" for a moment, drawn with the panel: a redraw meanwhile (the coach's review arriving)
-  // says it too. Then the button says what it does again.
-  ui.resultCopied = true;
-  draw();
-  announce(gettext("The result is copied, with the replay's link: paste it where you like."));
-  window.clearTimeout(shareResult.done);
-  shareResult.done = window.setTimeout(() => {
-    ui.resultCopied = false;
-    draw();
-  }, 2000);
-}
-
 /** ``text`` put on the clipboard: by the Clipboard API, else through a selection and ``execCommand`` (a page
  * over plain http, or a browser that refuses the API). */
 async function copied(text) {
@@ -1746,7 +1709,12 @@ $("chat-list").addEventListener("click", (event) => {
 });
 $("chat-text").addEventListener("input", countChat);
 $("over").addEventListener("click", (event) => {
-  if (event.target.closest?.("#share-result")) shareResult();
+  if (!event.target.closest?.("#share-result")) return;
+  const showCopied = (on) => {
+    ui.resultCopied = on;
+    draw();
+  };
+  overPanel.now().shareResult(view(), { copied, toast, announce, showCopied });
 });
 $("chat-toggle").addEventListener("click", () => {
   ui.chatHidden = !ui.chatHidden;

@@ -192,3 +192,38 @@ export function reviewHtml(view) {
   return `<h3>${gettext("Coach's review")}</h3><ul class="review-list">${lines}</ul>
     <p class="muted small">${linked ? gettext("Expected points each choice gave up against perfect play: pick one to see it in the replay.") : gettext("Expected points each choice gave up against perfect play.")}${estimated}</p>`;
 }
+
+let sharing = false; // a share sheet asked for and not closed yet
+let copiedTimer = null;
+/** A finished game's result, shared through the device's share sheet, or copied where there is none.
+ * ``page``: the room page's ``copied``, ``toast`` and ``announce``, and ``showCopied(on)``, which
+ * draws the panel with its button saying the result is copied, or what it does. */
+export async function shareResult(view, page) {
+  const text = resultText(view);
+  const url = new URL(view.state.replay_url, window.location.href).href;
+  if (view.canShare) {
+    // A second tap while the sheet comes up (a phone's is slow to): the browser refuses a second
+    // share, which is no browser that will not share, and the clipboard is left as it is.
+    if (sharing) return;
+    sharing = true;
+    try {
+      await navigator.share({ title: document.title, text, url });
+      return;
+    } catch (error) {
+      // Closing the share sheet is no failure; a browser that would not share copies instead.
+      if (error?.name === "AbortError") return;
+    } finally {
+      sharing = false;
+    }
+  }
+  if (!(await page.copied(`${text}\n${url}`))) {
+    page.toast(gettext("The browser did not let the page copy the result."), "info");
+    return;
+  }
+  // "Copied!" for a moment, drawn with the panel: a redraw meanwhile (the coach's review arriving)
+  // says it too. Then the button says what it does again.
+  page.showCopied(true);
+  page.announce(gettext("The result is copied, with the replay's link: paste it where you like."));
+  window.clearTimeout(copiedTimer);
+  copiedTimer = window.setTimeout(() => page.showCopied(false), 2000);
+}
