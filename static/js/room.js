@@ -48,6 +48,7 @@ const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone la
 const ui = {
   desiredHeld: null, // the holds this page shows while hold frames are on their way
   rolling: new Set(), // dice to animate on the next draw
+  newState: false, // a state taken and not drawn yet (drawSoon)
   lastTurnKey: undefined, // the turn drawn last (null: none, in the lobby); undefined until the first draw
   muted: localStorage.getItem("yahtzee-muted") === "1",
   review: null, // the coach's look back at a finished game
@@ -137,22 +138,13 @@ const client = new RoomClient({
       setClock(state);
       setReady(state);
       noteHost(state);
-      draw();
-      noteRelease();
-      if (ui.focusDice && client.idle()) {
-        ui.focusDice = false;
-        // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
-        // (At the game's end the dice are gone: the result was brought into view instead.)
-        if (!$("play").hidden) {
-          ($("roll") ?? $("dice"))?.focus();
-          if (client.state.local) $("play").scrollIntoView({ block: "start" });
-        }
-      }
+      ui.newState = true;
+      drawSoon();
     },
     onPresence: (frame) => {
       noteHost(client.state);
       noteWaits(frame);
-      draw();
+      drawSoon();
     },
     onYou: (frame) => {
       // The server's word as of now, on the take-outs before it too (the frame's taken_out).
@@ -371,7 +363,7 @@ function setConnection(status) {
 function remember(line, version) {
   ui.feed.unshift({ ...line, version });
   ui.feed.length = Math.min(ui.feed.length, FEED_SIZE);
-  drawFeed(view());
+  drawSoon();
 }
 
 /** "Game over", with the winners' names (each isolated). */
@@ -1218,7 +1210,20 @@ function keepFocus(fn) {
   }
 }
 
+// The newest state is drawn once per frame of the screen, not each as it comes: a page that fell
+// behind (a slow phone at a quick table) fell further with every draw, rounds behind and saying
+// "Connected". A hidden page gets no frames: the timer draws it.
+let drawAsked = false;
+function drawSoon() {
+  if (drawAsked) return;
+  drawAsked = true;
+  const asked = () => drawAsked && draw();
+  window.requestAnimationFrame(asked);
+  window.setTimeout(asked, 100);
+}
+
 function draw() {
+  drawAsked = false;
   const v = view();
   let ended = false;
   let goneShown = false;
@@ -1248,6 +1253,18 @@ function draw() {
   cueTurn(v);
   drawWaiting(v);
   keepScreen();
+  if (!ui.newState) return;
+  ui.newState = false;
+  noteRelease();
+  if (ui.focusDice && client.idle()) {
+    ui.focusDice = false;
+    // Pass-and-play: the next player sees the dice and whose turn it is, not the card's foot.
+    // (At the game's end the dice are gone: the result was brought into view instead.)
+    if (!$("play").hidden) {
+      ($("roll") ?? $("dice"))?.focus();
+      if (client.state.local) $("play").scrollIntoView({ block: "start" });
+    }
+  }
 }
 
 /** The screen kept on while this page's players are at a live game (room/awake.js); until its module

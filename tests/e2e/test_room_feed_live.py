@@ -9,9 +9,21 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, caught_up, in_each_scheme, score_best, shot, time_runs_out, timed_game_with_bob
+from tests.e2e.helpers import (
+    act,
+    caught_up,
+    create_online,
+    in_each_scheme,
+    score_best,
+    seated,
+    shot,
+    time_runs_out,
+    timed_game_with_bob,
+    version,
+    wait_version,
+)
 from tests.e2e.test_bad_network import Link
-from tests.e2e.test_room_feed_after_reload import lines, new_lines
+from tests.e2e.test_room_feed_after_reload import LINES, lines, new_lines
 
 pytestmark = pytest.mark.browser
 
@@ -119,3 +131,87 @@ def test_the_host_handed_on_by_a_leave_is_told_once_on_a_page_open_through_it_an
         shot(cy, f"host-handed-on-once-{scheme}", full_page=True)
     shown = lines(cy)
     assert shown == reloaded(cy), shown
+
+
+# The room socket's frames held back while ``window.__held`` is a list (the versions of the held
+# states in ``window.__heldVersions``), then handed to the page's own handler all at once, in one
+# task, by ``RELEASE``: a page whose main thread was busy while the room moved on, as a slow phone
+# at a quick table is.
+HOLD_FRAMES = """
+window.__held = null;
+window.__heldVersions = [];
+const Socket = window.WebSocket;
+window.WebSocket = class extends Socket {
+  addEventListener(type, listener, ...rest) {
+    if (type !== "message") return super.addEventListener(type, listener, ...rest);
+    return super.addEventListener(type, (event) => {
+      if (!window.__held) return listener.call(this, event);
+      window.__held.push(() => listener.call(this, event));
+      const frame = JSON.parse(event.data);
+      if (frame.type === "state") window.__heldVersions.push(frame.version);
+    }, ...rest);
+  }
+};
+"""
+
+# Hand the held frames to the page in one task; from then on ``window.__drawn`` gathers each
+# version the room's data-version had before a draw wrote it again (every draw writes it).
+RELEASE = """() => {
+  window.__drawn = [];
+  const written = { attributes: true, attributeFilter: ['data-version'], attributeOldValue: true };
+  new MutationObserver((records) => window.__drawn.push(...records.map((record) => record.oldValue)))
+    .observe(document.getElementById('room'), written);
+  const held = window.__held;
+  window.__held = null;
+  for (const hear of held) hear();
+}"""
+
+# A page in a background tab: hidden, and the browser gives it no animation frames.
+IN_THE_BACKGROUND = """
+Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+window.requestAnimationFrame = () => 0;
+"""
+
+
+@pytest.mark.parametrize("hidden", [False, True], ids=["shown", "hidden"])
+def test_a_page_that_fell_behind_draws_only_the_newest_state_with_every_line_of_the_feed(
+    live_site: LiveSite, new_page: Any, hidden: bool
+) -> None:
+    """A round of Ann's game with seven computers reaches a watching page all at once (its main
+    thread was busy): every draw after it shows the newest state, none of those on the way, and
+    its feed has the lines a page opened afresh shows. Hidden in a background tab, where no
+    animation frame comes, it draws all the same."""
+    ann, watcher = new_page(), new_page()
+    url = create_online(ann, live_site, "Ann")
+    for seats in range(2, 9):
+        ann.click("#add-bot")
+        seated(ann, seats)
+    watcher.add_init_script(HOLD_FRAMES)
+    if hidden:
+        watcher.add_init_script(IN_THE_BACKGROUND)
+    watcher.goto(url)
+    watcher.wait_for_selector("#conn[data-state=connected]")
+    act(ann, [ann, watcher], lambda: ann.click("#start"))
+    watcher.evaluate("window.__held = []")
+    act(ann, [ann], lambda: ann.click("#roll"))
+    score_best(ann, [ann])
+    ann.wait_for_function(TURN_IS, arg=["Your turn"])
+    newest = version(ann)
+    # Polled by a timer: a page in the background has no animation frames to poll on.
+    watcher.wait_for_function("(newest) => window.__heldVersions.includes(newest)", arg=newest, polling=100)
+    held = set(watcher.evaluate("window.__heldVersions"))
+    watcher.evaluate(RELEASE)
+    wait_version([watcher], newest - 1)
+    fresh = new_page()
+    fresh.goto(url)
+    fresh.wait_for_selector("#conn[data-state=connected]")
+    want = lines(fresh)
+    # The lines of versions the socket never brought (a frame relayed late is dropped) are fetched.
+    watcher.wait_for_function(f"(want) => JSON.stringify(({LINES})()) === JSON.stringify(want)", arg=want, polling=100)
+    # Each version a draw wrote since: what the next draw found there, then what is there now.
+    drawn = [int(shown) for shown in watcher.evaluate("window.__drawn")[1:]] + [version(watcher)]
+    on_the_way = held - {newest}
+    assert len(on_the_way) >= 2, held  # Ann's roll and score at least, before the computers' turns
+    assert drawn[-1] == newest and not on_the_way & set(drawn), (drawn, sorted(held))
+    assert lines(watcher) == want
