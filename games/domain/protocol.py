@@ -4,8 +4,8 @@ An incoming frame is one of the tagged Structs below (the tag is its ``"type"``)
 turns the socket's text into one of them or raises ``FrameError`` with the code a client
 switches on (games.domain.errors); the no-script form posts (games.web.views) build the
 same Structs with ``from_form``. A Struct is checked whole here (ints are not bools, the
-lengths, the ranges that do not depend on the room, no NUL character in any text, which
-PostgreSQL cannot store), so the services take typed arguments and check only what
+lengths, the ranges that do not depend on the room, no NUL character nor lone surrogate in any text, which
+the database cannot store), so the services take typed arguments and check only what
 depends on the room. Fields a frame does not declare are ignored: clients send ``version``
 and ``id`` on every frame, social ones too.
 
@@ -49,9 +49,13 @@ CLOSE_TOO_MANY: Final = 4029  # over WS_MAX_PER_ADDRESS / WS_MAX_PER_BROWSER / W
 CLOSE_ORIGIN: Final = 4403  # the handshake of another site's page, refused before the accept (games.realtime.origin)
 CLOSE_NO_ROOM: Final = 4404  # no such room (or an address that is no room's): the page stops trying
 
-_NO_NUL = r"^[^\x00]*$"  # PostgreSQL's text cannot hold U+0000; refused on every database alike
+# PostgreSQL's text cannot hold U+0000, and no database (nor UTF-8) a lone surrogate (U+D800 to
+# U+DFFF alone): refused on every database alike. JSON text on the wire meets the surrogates in
+# ``decode``; a value already in Python (a form's fields) meets them here.
+_STORABLE = "\\x00\\ud800-\\udfff"
+_TEXT = f"^[^{_STORABLE}]*$"
 
-Text = Annotated[str, Meta(pattern=_NO_NUL)]
+Text = Annotated[str, Meta(pattern=_TEXT)]
 # The server's own actions (a computer player's, the turn timer's) take ids with these
 # prefixes, recorded under the seat's controller for the timer: a client's id with one could
 # stand in the way of the timer's move (the ids are unique per actor and room).
@@ -63,18 +67,18 @@ ActionId = Annotated[
     Meta(
         min_length=1,
         max_length=ACTION_ID_MAX,
-        pattern=r"^(?!" + "|".join(RESERVED_ID_PREFIXES) + r")[^\x00]*$",
+        pattern=r"^(?!" + "|".join(RESERVED_ID_PREFIXES) + f")[^{_STORABLE}]*$",
     ),
 ]
 # The id of a frame that is not an action (a hint, chat, reaction, back), echoed in its answer:
 # as long as an action's, with any prefix (it is never stored as a Move's).
-FrameId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_NO_NUL)]
+FrameId = Annotated[str, Meta(min_length=1, max_length=ACTION_ID_MAX, pattern=_TEXT)]
 HIDDEN_FOR_LIMIT = 2**31 - 1  # a visibility frame's hidden_for, in seconds
 Die = Annotated[int, Meta(ge=0, lt=DICE)]
 Held = Annotated[list[Die], Meta(max_length=DICE)]
 Column = Annotated[int, Meta(ge=0, lt=COLUMNS_MAX)]
 Seat = Annotated[int, Meta(ge=0)]
-Level = Annotated[str, Meta(max_length=LEVEL_MAX, pattern=_NO_NUL)]
+Level = Annotated[str, Meta(max_length=LEVEL_MAX, pattern=_TEXT)]
 HANDLE_LENGTH: Final = 12
 # A spectator's handle in a room's chat (games.store.selectors.spectator_handle): hex digits.
 Handle = Annotated[str, Meta(pattern=f"^[0-9a-f]{{{HANDLE_LENGTH}}}$")]
@@ -417,17 +421,21 @@ def _refusal(declared: type[Incoming], kind: str, problem: str) -> FrameError:
     if name == "id":
         return _id_refusal(problem, action=issubclass(declared, Action))
     if "matching regex" in problem:
-        return FrameError(errors.BAD_FIELD, f"'{name}' of a {kind} frame holds a NUL character.", name)
+        return FrameError(
+            errors.BAD_FIELD, f"'{name}' of a {kind} frame holds a NUL character or a lone surrogate.", name
+        )
     code, message = declared.problems.get(name, (errors.BAD_FIELD, f"'{name}' of a {kind} frame is out of range."))
     return FrameError(code, message, name)
 
 
 def _id_refusal(problem: str, *, action: bool) -> FrameError:
     if "matching regex" in problem and not action:
-        return FrameError(errors.BAD_FIELD, "'id' holds no NUL character.", "id")
+        return FrameError(errors.BAD_FIELD, "'id' holds no NUL character and no lone surrogate.", "id")
     if "matching regex" in problem:
         reserved = " or ".join(RESERVED_ID_PREFIXES)
-        message = f"'id' holds no NUL character and does not start with {reserved} (the server's own)."
+        message = (
+            f"'id' holds no NUL character and no lone surrogate, and does not start with {reserved} (the server's own)."
+        )
         return FrameError(errors.BAD_FIELD, message, "id")
     return FrameError(errors.BAD_FIELD, f"'id' is 1 to {ACTION_ID_MAX} characters.", "id")
 

@@ -16,7 +16,7 @@ import math
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from urllib.parse import unquote_to_bytes, urlencode
 
 from asgiref.sync import sync_to_async
 from csp.decorators import csp_replace
@@ -431,6 +431,20 @@ FORM_FIELDS = ("version", "box", "column", "seat", "level", "text", "reaction", 
 CHAT_FORM_KEPT = 3600
 
 
+def posted_utf8(request: HttpRequest) -> bool:
+    """Whether the form's body is UTF-8 text. Django reads bytes that are not (a lone surrogate's
+    ``%ED%A0%80`` among them) as U+FFFD, which a frame could hold: the line would be stored with its
+    letters lost, where a socket's text holding a lone surrogate is refused."""
+    body = request.body
+    if request.content_type == "application/x-www-form-urlencoded":
+        body = unquote_to_bytes(body)
+    try:
+        body.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def form_frame(action: str, post: QueryDict) -> protocol.Incoming:
     """The form's fields as the frame a socket would send for the same action, checked the same way."""
     fields: dict[str, Any] = {name: post[name] for name in FORM_FIELDS if name in post}
@@ -476,6 +490,11 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         address = client_ip(request)
         if frames_over(f"forms:{request.session.get('controller', '') or address}", address):
             raise RuleViolation(errors.RATE_LIMITED, "Too many actions at once: slow down a little.")
+        if not posted_utf8(request):
+            raise Worded(
+                errors.BAD_FIELD,
+                gettext("Some of what was sent was lost on the way (it was not UTF-8): please type it again."),
+            )
         frame = form_frame(action, request.POST)
         if isinstance(frame, protocol.Chat):
             # A spectator may post where the room lets them: the host mutes them by their browser's token.

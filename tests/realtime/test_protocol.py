@@ -259,6 +259,36 @@ def test_ids_like_the_servers_own_are_refused_saying_why_and_others_with_those_w
         assert protocol.checked_action_id(fine) == fine
 
 
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [
+        ({"type": "chat", "text": "hi \ud800"}, "text"),
+        ({"type": "chat", "text": "\udfff"}, "text"),
+        ({"type": "react", "reaction": "\ud83d"}, "reaction"),
+        ({"type": "add_bot", "level": "casual\udc80", "version": 3, "id": "x"}, "level"),
+        ({"type": "roll", "version": 3, "id": "r\ud800"}, "id"),
+        ({"type": "chat", "text": "hi", "id": "\ud800"}, "id"),
+    ],
+)
+def test_a_lone_surrogate_in_a_frames_text_is_refused_by_convert_and_the_form_alike(
+    value: dict[str, Any], field: str
+) -> None:
+    """A value that is already Python text (a form's fields, a decoded value) can hold a lone
+    surrogate that JSON text on the wire would have been refused for: no database can store it."""
+    for refused in (
+        lambda: protocol.convert(value),
+        lambda: protocol.from_form(str(value["type"]), {k: str(v) for k, v in value.items()}),
+    ):
+        with pytest.raises(protocol.FrameError) as why:
+            refused()
+        assert (why.value.code, why.value.field) == (errors.BAD_FIELD, field)
+        assert "surrogate" in why.value.message
+
+
+def test_text_with_a_surrogate_pair_written_whole_is_taken() -> None:
+    assert protocol.convert({"type": "chat", "text": "ok \U0001f3b2"}).text == "ok \U0001f3b2"
+
+
 @pytest.mark.parametrize("refused", ["timeout-9", "bot-4", "c\x00", "x" * 65, ""])
 def test_an_action_id_sent_without_a_frame_is_refused_as_a_frames_is(refused: str) -> None:
     """The lobby's join form sends its id in a form post that builds no frame: the same check."""

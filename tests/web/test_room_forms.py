@@ -1985,3 +1985,23 @@ def test_a_visitor_to_a_lobby_with_no_seat_to_take_is_told_why_without_script_to
     # Beside a seat to take, the line still says the visitor may watch instead.
     one = create(Client(), name="Cy", mode="online")
     assert "Without a seat you can watch." in table_of(Client(), one).text
+
+
+@pytest.mark.parametrize("body", [b"text=hi%ED%A0%80", b"text=%FF", b"text=a%C0%80b"])
+def test_a_chat_line_posted_in_bytes_that_are_not_utf8_is_refused_and_stores_nothing(body: bytes) -> None:
+    """A lone surrogate (or any byte that is no UTF-8) reaches a form's field as U+FFFD, a letter
+    lost on the way: the line is refused as a frame holding one is, not stored as mangled text."""
+    ada, game = started()
+    before = stored(game)
+    response = ada.generic(
+        "POST",
+        f"/r/{game.code}/chat",
+        body + b"&action_id=c-1",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 302
+    assert "was not UTF-8" in html.unescape(ada.get(response["Location"]).content.decode())
+    assert not ChatMessage.objects.filter(game=game).exists() and stored(game) == before
+    # The same line typed again as text is posted.
+    post_form(ada, game, "chat", {"text": "hi \ufffd", "action_id": "c-2"})
+    assert list(ChatMessage.objects.filter(game=game).values_list("text", flat=True)) == ["hi \ufffd"]
