@@ -220,6 +220,25 @@ def test_the_replay_of_a_room_still_in_its_lobby_says_the_game_has_not_started_n
     assert "The game has not started yet" in said and f'href="/r/{table.code}/"' in said, said
 
 
+def test_the_replay_of_a_room_everyone_left_before_the_start_links_the_room_once() -> None:
+    """The header's *Back to the room* is the way back: the card that says the game never started
+    offers a new game, not a second link to the same room."""
+    table = open_room(2, start=False)
+    for seat in (1, 0):
+        services.game_leave(
+            code=table.code,
+            controller=table.controllers[seat],
+            seat=seat,
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+    page = Client().get(f"/r/{table.code}/replay").content.decode()
+    assert "This game never started" in page
+    assert page.count(f'href="/r/{table.code}/"') == 1, page
+    assert "Back to the room" in page and "Go to the room" not in page
+    assert 'href="/"' in page and "Start a new game" in page
+
+
 def test_a_loss_of_thousands_of_points_is_written_as_the_room_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The review's total in the reader's own number format, grouped as the room's game-over panel
     groups it (Intl.NumberFormat): "1.021,0" in German, "1,021.0" in English, never "1021,0" on one
