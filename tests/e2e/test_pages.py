@@ -270,6 +270,23 @@ def test_without_script_the_replay_offers_no_step_controls_that_do_nothing(
     shot(page, f"replay-without-script-{width}")
 
 
+@pytest.mark.parametrize("width", [320, 390])
+def test_the_replays_room_code_stays_on_one_line_on_a_narrow_phone(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    """The header's room code (abcd-efgh-jk) is read and typed as one word: it wraps as a whole,
+    never at its hyphens."""
+    code = finished_game(live_site)
+    page = new_page(width, 720)
+    for language in ("en", "da", "sv", "de", "fr", "es"):  # the words around the code differ in length
+        page.set_extra_http_headers({"Accept-Language": language})
+        page.goto(f"{live_site.url}/r/{code}/replay")
+        lines = page.eval_on_selector(".replay-head h1 code", "c => c.getClientRects().length")
+        assert lines == 1, (width, language, page.inner_text(".replay-head h1"))
+        assert no_horizontal_overflow(page), (width, language)
+        shot(page, f"replay-head-{width}-{language}")
+
+
 def test_the_replay_of_eight_players_keeps_the_step_s_seat_and_at_the_end_the_winner_in_view(
     live_site: LiveSite, new_page: Any
 ) -> None:
