@@ -2,6 +2,8 @@ from allauth.account import urls as allauth_account_urls
 from django.urls import URLPattern, URLResolver, include, path
 
 from accounts import views
+from games.realtime.limits import LANGUAGE
+from games.web.limits import limited
 
 # allauth's e-mail pages (add an address, make it primary, verify it) are not served: with no
 # verification they would let any account claim any address, and the address "your turn"
@@ -37,7 +39,8 @@ urlpatterns = [
         name="mfa_reauthenticate_webauthn",
     ),
     path("accounts/2fa/", include("allauth.mfa.urls")),  # passkeys
-    path("i18n/language", views.set_language, name="set_language"),
+    # Each switch stores a language (the account's, or this browser's notices'): limited per client.
+    path("i18n/language", limited(LANGUAGE)(views.set_language), name="set_language"),
     path("me", views.profile_me, name="profile_me"),
     path("me/settings", views.settings_page, name="profile_settings"),
     path("me/deleted", views.account_deleted, name="account_deleted"),

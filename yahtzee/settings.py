@@ -504,6 +504,8 @@ RATE_LIMIT_REFUSED_FORMS = os.environ.get("RATE_LIMIT_REFUSED_FORMS", "60/60")
 # Turning notices on or off (a push subscription, the e-mails and their address): Your games
 # posts its browser's subscription once a visit.
 RATE_LIMIT_NOTICES = os.environ.get("RATE_LIMIT_NOTICES", "20/60")
+# The header's language switch: each switch stores the browser's (or the account's) language.
+RATE_LIMIT_LANGUAGE = os.environ.get("RATE_LIMIT_LANGUAGE", "20/60")
 # "Confirm your address" e-mails one address gets, whichever accounts ask (anyone may type in a
 # stranger's address): counted per address, not per client, and held with RATE_LIMITS=0 too.
 # The address is its mailbox: victim+1@ and victim+2@ are victim@'s.

@@ -9,7 +9,7 @@ per socket, which ``WS_RATE_LIMIT`` sets on its own.
 
 Where the counts live:
 
-- **Shared** limits (pages, chat, reactions, hints, room-code guesses) must hold across
+- **Shared** limits (pages, the language switch, chat, reactions, hints, room-code guesses) must hold across
   worker processes, since a browser's pages and sockets may reach any of them: they count
   in Redis (``RATE_LIMIT_REDIS_URL``, which is the cache's Redis) when there is one, else
   in this process's memory (the embedded default is one process). Their bucket names are
@@ -133,6 +133,14 @@ REFUSED_FORMS = Limit("refused_forms", "RATE_LIMIT_REFUSED_FORMS", shared=True)
 NOTICES = Limit(
     "notices", "RATE_LIMIT_NOTICES", shared=True, message=_("You have changed your notices too often in a short time.")
 )
+# The header's language switch: each stores the language a browser's notices (or an account) are
+# sent in.
+LANGUAGE = Limit(
+    "language",
+    "RATE_LIMIT_LANGUAGE",
+    shared=True,
+    message=_("You have switched the language too often in a short time."),
+)
 # "Confirm your address" e-mails, per mailbox (confirmation_mail_bucket), whoever asks; and per
 # account, whatever addresses it types in.
 CONFIRMATION_MAILS = Limit(
@@ -163,8 +171,8 @@ CONNECTS = Limit("connects", "WS_CONNECT_RATE")  # new sockets per address
 CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS)  # refusals that say why
 
 LIMITS = (
-    ROOM_CREATE, ROOM_JOIN, REFUSED_FORMS, NOTICES, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS, ROOM_MISS, CHAT,
-    REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
+    ROOM_CREATE, ROOM_JOIN, REFUSED_FORMS, NOTICES, LANGUAGE, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS,
+    ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
 )  # fmt: skip
 
 

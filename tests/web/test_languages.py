@@ -83,6 +83,32 @@ def test_the_switcher_needs_a_post() -> None:
     assert Client().get("/i18n/language?language=de").status_code == 405
 
 
+@pytest.mark.usefixtures("limit_clock")
+def test_the_switcher_past_its_rate_limit_is_refused_with_a_page_that_says_why(settings: Any) -> None:
+    """Each switch stores the browser's language for its notices (a row): as the other forms that
+    store something, it has a limit, and one past it is a 429 that says so and changes nothing."""
+    settings.RATE_LIMIT_LANGUAGE = "2/60"
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.post("/rooms/new", {"name": "Ada", "ruleset": "official", "mode": "online"})  # a browser with a seat
+    for language in ("sv", "da"):
+        assert client.post("/i18n/language", {"language": language, "next": "/"}).status_code == 302
+    refused = client.post("/i18n/language", {"language": "fr", "next": "/"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert settings.LANGUAGE_COOKIE_NAME not in refused.cookies
+    said = html.unescape(refused.content.decode())
+    assert "You have switched the language too often in a short time." in said, said
+    assert "Nyt spil" in client.get("/").content.decode()  # still Danish
+    # A page that asks for JSON is told as the other limits tell it.
+    fetched = client.post("/i18n/language", {"language": "fr"}, HTTP_ACCEPT="application/json")
+    assert fetched.status_code == 429 and fetched.json()["error"] == errors.RATE_LIMITED
+
+
+def test_the_switchers_limit_is_in_the_limits_the_server_checks_at_its_start() -> None:
+    from games.realtime.limits import LANGUAGE, LIMITS
+
+    assert LANGUAGE in LIMITS and LANGUAGE.shared and LANGUAGE.message
+
+
 def test_signed_in_the_language_is_the_accounts_wherever_one_signs_in() -> None:
     first = Client(HTTP_ACCEPT_LANGUAGE="en")
     sign_up(first, "ingrid")
