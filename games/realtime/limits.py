@@ -9,7 +9,8 @@ per socket, which ``WS_RATE_LIMIT`` sets on its own.
 
 Where the counts live:
 
-- **Shared** limits (pages, the language switch, chat, reactions, hints, room-code guesses) must hold across
+- **Shared** limits (pages, the language switch, the form posts of a page without script, chat,
+  reactions, hints, room-code guesses) must hold across
   worker processes, since a browser's pages and sockets may reach any of them: they count
   in Redis (``RATE_LIMIT_REDIS_URL``, which is the cache's Redis) when there is one, else
   in this process's memory (the embedded default is one process). Their bucket names are
@@ -164,6 +165,11 @@ ROOM_MISS = Limit(
 CHAT = Limit("chat", "CHAT_RATE", shared=True)
 REACTIONS = Limit("react", "REACTION_RATE", shared=True)
 HINTS = Limit("hint", "WS_HINT_RATE", shared=True)  # the coach costs milliseconds a hint
+# A page without script plays by form posts, each the frame a socket would send: counted as frames,
+# per browser and per address, but across processes, since its posts may reach any worker
+# (a socket's frames all reach the one its room is routed to).
+FORM_FRAMES = Limit("form_frames", "WS_RATE_LIMIT", shared=True, always=True)
+FORM_ADDRESS_FRAMES = Limit("form_address_frames", "WS_FRAMES_PER_ADDRESS", shared=True)
 # One worker's fair shares, per process.
 FRAMES = Limit("frames", "WS_RATE_LIMIT", always=True)  # per socket
 ADDRESS_FRAMES = Limit("address_frames", "WS_FRAMES_PER_ADDRESS")  # all an address's sockets together
@@ -172,7 +178,8 @@ CLEAR_REFUSALS = Limit("clear_refusals", "WS_CLEAR_REFUSALS", window_of=CONNECTS
 
 LIMITS = (
     ROOM_CREATE, ROOM_JOIN, REFUSED_FORMS, NOTICES, LANGUAGE, CONFIRMATION_MAILS, ACCOUNT_CONFIRMATION_MAILS,
-    ROOM_MISS, CHAT, REACTIONS, HINTS, FRAMES, ADDRESS_FRAMES, CONNECTS, CLEAR_REFUSALS,
+    ROOM_MISS, CHAT, REACTIONS, HINTS, FORM_FRAMES, FORM_ADDRESS_FRAMES, FRAMES, ADDRESS_FRAMES, CONNECTS,
+    CLEAR_REFUSALS,
 )  # fmt: skip
 
 
@@ -623,6 +630,17 @@ def frames_over(socket: str, address: str) -> bool:
     if not limiter.hit(FRAMES, Bucket("socket", socket)):
         return True
     return bool(address) and address != UNKNOWN and not limiter.hit(ADDRESS_FRAMES, Bucket("address", address))
+
+
+def form_frames_over(browser: str, address: str) -> bool:
+    """``frames_over`` for a form post of a page without script (the frame it stands for): True past
+    WS_RATE_LIMIT a second for its browser (its address without one) or WS_FRAMES_PER_ADDRESS for its
+    address, counted where the shared limits are (Redis when configured) so that posts spread over
+    the workers count together."""
+    own = Bucket("browser", browser) if browser else Bucket("address", address)
+    if not limiter.hit(FORM_FRAMES, own):
+        return True
+    return bool(address) and address != UNKNOWN and not limiter.hit(FORM_ADDRESS_FRAMES, Bucket("address", address))
 
 
 # A socket's frames that have a limit of their own, and what a refused one is told.

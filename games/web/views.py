@@ -40,7 +40,7 @@ from games import services
 from games.domain import errors, protocol
 from games.domain.rules import RULESETS, RuleViolation
 from games.realtime import broadcast
-from games.realtime.limits import Slot, client_ip, form_refusal, frames_over, limiter, take_confirmation_mail
+from games.realtime.limits import Slot, client_ip, form_frames_over, form_refusal, limiter, take_confirmation_mail
 from games.services import coach, notices, presence
 from games.services.chat import CHAT_MAX
 from games.services.codes import shown_name
@@ -487,8 +487,7 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
     try:
         # A form post is the frame a socket would send: counted as one, against its browser's frames
         # a second and its address's (else a page without script would play faster than any socket).
-        address = client_ip(request)
-        if frames_over(f"forms:{request.session.get('controller', '') or address}", address):
+        if form_frames_over(request.session.get("controller", ""), client_ip(request)):
             raise RuleViolation(errors.RATE_LIMITED, "Too many actions at once: slow down a little.")
         if not posted_utf8(request):
             raise Worded(

@@ -2005,3 +2005,35 @@ def test_a_chat_line_posted_in_bytes_that_are_not_utf8_is_refused_and_stores_not
     # The same line typed again as text is posted.
     post_form(ada, game, "chat", {"text": "hi \ufffd", "action_id": "c-2"})
     assert list(ChatMessage.objects.filter(game=game).values_list("text", flat=True)) == ["hi \ufffd"]
+
+
+@pytest.mark.redis
+def test_a_browsers_form_posts_count_against_its_frame_limit_across_worker_processes(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two worker processes (two limiters) sharing Redis: the posts one browser spreads over them
+    count together, as its socket's frames would on the one worker its room's sockets reach."""
+    import os
+
+    from games.realtime import limits
+    from tests.conftest import ManualClock
+
+    ada, game = started()
+    settings.RATE_LIMIT_REDIS_URL = os.environ["REDIS_URL"]
+    settings.WS_RATE_LIMIT = 2
+    clock = ManualClock()
+    workers = [limits.Limiter(), limits.Limiter()]
+    for worker in workers:
+        worker.clock = clock
+
+    def roll_on(worker: limits.Limiter) -> bool:
+        """Ada's roll posted to ``worker``'s process: whether it was played."""
+        monkeypatch.setattr(limits, "limiter", worker)
+        before = stored(game)
+        ada.post(f"/r/{game.code}/roll", {"version": game.version, "action_id": f"r-{before[0]}"})
+        return stored(game) != before
+
+    assert [roll_on(workers[0]), roll_on(workers[1])] == [True, True]
+    assert not roll_on(workers[0]) and not roll_on(workers[1])
+    clock.advance(1.01)
+    assert roll_on(workers[1])
