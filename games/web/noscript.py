@@ -340,7 +340,7 @@ def table(
         results = set(mine) | set(left or [])
         view["you_won"] = len(results) == 1 and results <= set(state["winners"])
         view["replay_url"] = state["replay_url"]
-        view["results"] = _results(state, standings)
+        view["results"] = _results(state, standings, mine)
     return view
 
 
@@ -403,12 +403,19 @@ def _hint(state: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
     return {"ready": True, "choices": choices, "note": note}
 
 
-def _results(state: dict[str, Any], standings: Sequence[Standing]) -> list[dict[str, Any]]:
+def _results(state: dict[str, Any], standings: Sequence[Standing], mine: Sequence[int]) -> list[dict[str, Any]]:
     """The final order as the server ranks it (``Room.standings``), as the page with script, Your
     games and the game-over notice list it: each seat's place and points, and why it ranks after
     every seat that stayed whatever its total (``behind``: it left, the host took it out, or a
-    computer finished it for its away player), worded by ``words.behind``."""
+    computer finished it for its away player), worded by ``words.behind``.
+
+    ``you``: the reader's own row, as the list with script marks it (static/js/room/over.js): a seat
+    this browser plays, or one a computer finished for it while its player was away (its result is
+    theirs); on no row of a device that played every seat, where a "you" on each finds no one
+    their place."""
     seats = state["seats"]
+    yours = {s for s in mine if s < len(seats) and (seats[s]["kind"] == "bot" or seats[s]["status"] == "active")}
+    marked = any(standing.seat not in yours for standing in standings)
     return [
         {
             "seat": standing.seat,
@@ -416,6 +423,7 @@ def _results(state: dict[str, Any], standings: Sequence[Standing]) -> list[dict[
             "name": shown_name(seats[standing.seat]["name"]),
             "total": standing.points,
             "behind": standing.behind,
+            "you": marked and standing.seat in yours,
         }
         for standing in standings
     ]

@@ -2037,3 +2037,70 @@ def test_a_browsers_form_posts_count_against_its_frame_limit_across_worker_proce
     assert not roll_on(workers[0]) and not roll_on(workers[1])
     clock.advance(1.01)
     assert roll_on(workers[1])
+
+
+def test_the_result_without_script_marks_the_readers_own_row_as_the_page_with_script_does() -> None:
+    """ "you" beside this browser's own row (a seat a computer finished for its away player too, its
+    result being theirs), and on no row of a device that played every seat, nor of a spectator's:
+    the rule of the game-over list with script (static/js/room/over.js)."""
+    import random
+
+    from games.web import noscript
+    from tests.factories import open_room, play_to_end
+
+    table = open_room(3)
+    game = play_to_end(table, random.Random(5), rerolls=0)
+    state = game_state(game)
+
+    def marked(mine: list[int]) -> list[int]:
+        view = noscript.table(state, mine, "ns-test", standings=game.room.standings())
+        return sorted(row["seat"] for row in view["results"] if row["you"])
+
+    assert marked([1]) == [1]
+    assert marked([0, 2]) == [0, 2]  # a device of two of the three seats: each of its own
+    assert marked([0, 1, 2]) == []  # the device played every seat
+    assert marked([]) == []  # a spectator
+    # A seat a computer finished for its away player is still theirs: marked on their device.
+    state["seats"][1] = {**state["seats"][1], "kind": "bot", "kept": True}
+    assert marked([1]) == [1]
+    assert marked([0, 1, 2]) == []
+    # Drawn on the page: the row's name, then its "you".
+    ben = Client()
+    session = ben.session
+    session["controller"] = table.controllers[1]
+    session.save()
+    ranked = re.search(r'<ol class="ns-results">(.*?)</ol>', ben.get(f"/r/{table.code}/").content.decode(), re.S)
+    assert ranked
+    rows = re.findall(r"<li>(.*?)</li>", ranked.group(1), re.S)
+    assert [row for row in rows if 'class="tag you"' in row] == [r for r in rows if "<bdi>P1</bdi> <span" in r], rows
+    assert len([row for row in rows if 'class="tag you"' in row]) == 1
+
+
+SPECTATOR_WORDS = ("watch", "Without a seat", "you can read it", "Take a seat", "Your name")
+
+
+def test_a_lobby_whose_every_seat_is_this_devices_says_nothing_to_it_of_watching() -> None:
+    """A device holding every seat of a lobby (players added on it, the room full or not, the host's
+    seat given up, or a rematch of a game on one device) is its players': no line tells it that it
+    may watch without a seat, or that only the players post."""
+    device = Client()
+    game = create(device, name="Ada", mode="online")
+    for i in range(7):
+        post_form(device, game, "join", {"name": f"P{i}", "action_id": f"j-{i}"})
+    game.refresh_from_db()
+    assert len([s for s in game.room.seats if s.active]) == 8
+    said = [table_of(device, game).text]
+    post_form(device, game, "leave", {"version": str(stored(game)[0]), "seat": "0", "action_id": "l-0"})
+    said.append(table_of(device, game).text)
+    local = create(device, mode="local", players="1", player_1="Ann")
+    for _ in range(13):
+        table = post_form(device, local, "roll", table_of(device, local).form_to("roll")["fields"])
+        post_form(device, local, "score", next(iter(table.scores().values())))
+    rematch = Game.objects.get(code=device.post(f"/r/{local.code}/rematch")["Location"].strip("/").split("/")[-1])
+    assert rematch.status == "lobby"
+    said.append(table_of(device, rematch).text)
+    for text in said:
+        assert "Start game with" in text, text
+        assert not [words for words in SPECTATOR_WORDS if words in text], text
+    # A visitor is still told they may watch.
+    assert "Without a seat you can watch" in table_of(Client(), game).text
