@@ -25,6 +25,7 @@ from django.contrib import messages
 from django.contrib.auth import SESSION_KEY
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse, QueryDict
+from django.http.request import RawPostDataException
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -435,7 +436,10 @@ def posted_utf8(request: HttpRequest) -> bool:
     """Whether the form's body is UTF-8 text. Django reads bytes that are not (a lone surrogate's
     ``%ED%A0%80`` among them) as U+FFFD, which a frame could hold: the line would be stored with its
     letters lost, where a socket's text holding a lone surrogate is refused."""
-    body = request.body
+    try:
+        body = request.body
+    except RawPostDataException:  # a multipart body already read (no form of the room page posts one)
+        return True
     if request.content_type == "application/x-www-form-urlencoded":
         body = unquote_to_bytes(body)
     try:
