@@ -96,7 +96,7 @@ def test_the_switcher_past_its_rate_limit_is_refused_with_a_page_that_says_why(s
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     assert settings.LANGUAGE_COOKIE_NAME not in refused.cookies
     said = html.unescape(refused.content.decode())
-    assert "You have switched the language too often in a short time." in said, said
+    assert "Du har skiftet sprog for mange gange på kort tid." in said, said  # in the page's language, Danish
     assert "Nyt spil" in client.get("/").content.decode()  # still Danish
     # A page that asks for JSON is told as the other limits tell it.
     fetched = client.post("/i18n/language", {"language": "fr"}, HTTP_ACCEPT="application/json")
