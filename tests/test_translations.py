@@ -300,7 +300,7 @@ def test_every_refusal_a_player_can_meet_in_the_room_has_words_in_the_readers_la
     from games.domain import errors
 
     codes = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, str)}
-    words = (settings.BASE_DIR / "static" / "js" / "words.js").read_text()
+    words = (settings.BASE_DIR / "static" / "js" / "room" / "errors.js").read_text()
     table = words[words.index("const ERRORS = {") : words.index("};", words.index("const ERRORS = {"))]
     worded = set(re.findall(r"^\s+([a-z_]+): (?:fmt\()?n?gettext\(", table, re.MULTILINE))
     assert sorted(codes - NOT_SHOWN_IN_THE_ROOM - worded) == []

@@ -2,12 +2,11 @@
 // (room/render.js) above, and the player's clicks and keys in between.
 // The server is the referee; this page only draws the state it is sent and asks for actions.
 import { fmt, gettext, list, ngettext } from "./i18n.js";
-import { arrived, commitmentOf, newSeed, seedFor, seenCommitment, sentTo } from "./seed.js";
 import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
 import { keepSeatNamesFitted, redrawCard } from "./scorecard.js";
-import { colourName, errorText, levelNames, playerName, reasonText } from "./words.js";
+import { colourName, levelNames, playerName, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
 const code = root.dataset.code;
@@ -39,8 +38,17 @@ function later(load) {
 const overPanel = later(() => import("./room/over.js"));
 const sounds = later(() => import("./room/sound.js"));
 const awake = later(() => import("./room/awake.js"));
+// The words of a refusal: fetched once idle too, or by a refusal that comes before.
+const errors = later(() => import("./room/errors.js"));
 /** Make a sound (``play(module)``) once the sounds' module is there; without it (offline), none. */
 const sound = (play) => void sounds().then(play, () => {});
+/** What an error frame means in the reader's words (room/errors.js), once its module is there; where
+ * it cannot be fetched (offline), the server's own sentence. */
+const errorText = (frame, host = "") =>
+  errors().then(
+    (words) => words.errorText(frame, host),
+    () => frame.message ?? gettext("Something went wrong."),
+  );
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
@@ -167,20 +175,41 @@ const client = new RoomClient({
         ui.sentChat = null; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
-      else if (frame.code !== "stale" && frame.code !== "repeated_action") toast(errorText(frame, hostName()));
+      else if (frame.code !== "stale" && frame.code !== "repeated_action") void errorText(frame, hostName()).then((text) => toast(text));
       draw();
     },
   },
 });
 
-// A rematch not made yet gets a seed of its own, kept under its code once the form leads there.
-const rematchSeed = newSeed();
+// This browser's seeds for the dice (seed.js, docs/fairness.md): only the lobby's join form, the
+// rematch's and the game-over panel carry or show them, so the module is fetched once idle, or at
+// once by the game-over panel (preloaded with a page opened on it), a join sent before, or the page
+// a form that sent a seed led to (below).
 // The seed of the form that led here (the home page's, a rematch's) is this room's, where it
 // seated this browser: the seats take it in the lobby (a rematch that started before this browser
-// followed it took none), a game on one device as it is made.
-if (client.mine.length && (client.state.status === "lobby" || client.state.local)) arrived(code, client.state.fairness?.commitment);
+// followed it took none), a game on one device as it is made. A rematch not made yet gets a seed
+// of its own, kept under its code once the form leads there.
+const seededHere = client.mine.length > 0 && (client.state.status === "lobby" || client.state.local);
+const commitmentShown = client.state.fairness?.commitment;
+let rematchSeed = null;
+const seeds = later(() =>
+  import("./seed.js").then((seed) => {
+    if (seededHere) seed.arrived(code, commitmentShown);
+    rematchSeed ??= seed.newSeed();
+    return seed;
+  }),
+);
+// A page a form that sent a seed led to (the home page's, a rematch's: seed.js notes it in this
+// tab's sessionStorage) fetches the module at once, to keep the seed under this room's code, or
+// drop it, before the page can be left.
+try {
+  if (sessionStorage.getItem("yahtzee-seed-sent") !== null) seeds().catch(() => {});
+} catch {
+  // Storage refused: no seed was noted.
+}
 
 function view() {
+  const seed = seeds.now();
   return render.viewOf(client.state, {
     mine: client.mine,
     left: client.left,
@@ -206,11 +235,13 @@ function view() {
     csrf,
     // This browser's seeds for the dice (docs/fairness.md): the one it sends here (the one it
     // sent before, if any), the one a rematch takes, and the one it sent here, shown at the end.
-    clientSeed: seedFor(code),
-    rematchSeed: typeof client.state.rematch === "string" ? seedFor(client.state.rematch) : rematchSeed,
-    sentSeed: sentTo(code),
+    // Until the seeds' module is there none is known: a join sent before waits for it (the lobby's
+    // submit below), the game-over panel is drawn with it (drawOver).
+    clientSeed: seed?.seedFor(code) ?? "",
+    rematchSeed: seed && typeof client.state.rematch === "string" ? seed.seedFor(client.state.rematch) : rematchSeed,
+    sentSeed: seed?.sentTo(code) ?? null,
     // The commitment the page showed when this browser sent its seed, and the revealed seed's own.
-    seenCommitment: seenCommitment(code),
+    seenCommitment: seed?.seenCommitment(code) ?? null,
     revealedCommitment: ui.revealed?.seed === client.state.fairness?.server_seed ? ui.revealed.commitment : null,
     invite: root.dataset.invite,
     // The device's own share sheet (a phone's messages and chat apps, a desktop's mail or
@@ -605,7 +636,8 @@ function event(frame) {
     case "muted":
       if (frame.spectator) {
         // The room hears that a spectator was muted, the spectator that it was them.
-        announce(frame.spectator === client.spectator && frame.muted ? errorText({ code: "muted" }) : `${line.text}.`);
+        if (frame.spectator === client.spectator && frame.muted) void errorText({ code: "muted" }).then(announce);
+        else announce(`${line.text}.`);
         break;
       }
       // The host's unmute of a seat this browser was taken out of gives it its voice back, unless
@@ -653,7 +685,8 @@ function event(frame) {
         else if (v.mine.some((seat) => seat !== frame.seat)) toast(`${said}.`, "info");
         else {
           ui.takenOut = true;
-          toast(lobby ? errorText({ code: "kicked" }) : gettext("The host took you out of the game: you can watch."), "info");
+          if (lobby) void errorText({ code: "kicked" }).then((text) => toast(text, "info"));
+          else toast(gettext("The host took you out of the game: you can watch."), "info");
         }
         break;
       }
@@ -824,7 +857,7 @@ async function postAsSpectator(frame) {
     if (!response.ok || !answer.spectator) throw new Error(answer.error ?? String(response.status));
   } catch {
     ui.chatAfterToken = null;
-    toast(errorText({ code: answer.error, message: answer.message }));
+    toast(await errorText({ code: answer.error, message: answer.message }));
     return;
   }
   client.spectator = answer.spectator;
@@ -885,92 +918,23 @@ const reactionLayer = Object.assign(document.createElement("div"), { id: "reacti
 reactionLayer.setAttribute("aria-hidden", "true");
 document.body.append(reactionLayer);
 
+// The bubbles' module (room/bubbles.js): fetched once idle, or by the first bubble before that.
+const bubbles = later(() => import("./room/bubbles.js"));
+/** A bubble over seat ``seat``'s head on the card (bubbles.js floatOver), once its module is there. */
+function floatOver(seat, { reaction = null, lasting = false, head = null } = {}) {
+  void bubbles().then(
+    (module) => {
+      const where = head?.isConnected ? head : document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+      // A name the keyboard left while the module came shows nothing (its focusout was before).
+      if (lasting && document.activeElement?.closest?.("th.seat-head")?.dataset.seat !== String(seat)) return;
+      module.floatOver(reactionLayer, where, { seat, name: view().seatName(seat), reaction, lasting, shownFor: REACTION_SHOWN });
+    },
+    () => {}, // not fetched (offline): the reaction was read out, the name is in the Players list
+  );
+}
+
 function floatReaction(seat, reaction) {
-  floatOver(document.querySelector(`#card th.seat-head[data-seat="${seat}"]`), seat, reaction);
-}
-
-/** A bubble with a seat's name (under ``reaction``; without one, the name shown whole) over the
- * seat's ``head`` on the card for a few seconds, or at the top of the screen when that head is out
- * of view. Its class is set before it is measured to be kept on the screen: the whole name's is wider. */
-function floatOver(head, seat, reaction = null, lasting = false) {
-  const bubble = document.createElement("div");
-  bubble.className = reaction ? "reaction-float" : "reaction-float whole-name";
-  bubble.dataset.seat = String(seat);
-  if (reaction) {
-    const face = document.createElement("span");
-    face.className = "reaction-face";
-    face.textContent = reaction;
-    bubble.append(face);
-  }
-  const name = document.createElement("span");
-  name.className = "reaction-name";
-  name.textContent = view().seatName(seat);
-  bubble.append(name);
-  const box = head?.getBoundingClientRect();
-  const pane = head?.closest(".scorecard-wrap")?.getBoundingClientRect();
-  const seen = box && pane && box.width > 0 && box.top >= 0 && box.bottom <= window.innerHeight
-    && box.left + box.width / 2 >= Math.max(0, pane.left) && box.left + box.width / 2 <= Math.min(window.innerWidth, pane.right);
-  if (seen) {
-    // Just above the name, kept whole on the screen (the bubble is about 5rem wide, 3.5rem tall).
-    bubble.style.left = `${Math.min(Math.max(box.left + box.width / 2, 48), window.innerWidth - 48)}px`;
-    bubble.style.top = `${Math.max(box.top + 6, 60)}px`;
-  } else {
-    bubble.classList.add("docked");
-  }
-  reactionLayer.append(bubble);
-  if (seen) {
-    // A bubble wider than a reaction's (a long name) stays whole on the screen too.
-    const half = bubble.offsetWidth / 2; // as laid out, not as scaled while it pops up
-    const at = parseFloat(bubble.style.left);
-    bubble.style.left = `${Math.min(Math.max(at, half + 4), window.innerWidth - half - 4)}px`;
-  }
-  apart(bubble);
-  if (lasting) bubble.dataset.keyboard = ""; // shown while its name holds the keyboard (wholeNameHeld)
-  else window.setTimeout(() => bubble.remove(), REACTION_SHOWN);
-  return bubble;
-}
-
-/** The middle and the size of a bubble as laid out: not as scaled while it pops up (about its middle). */
-function laidOut(bubble) {
-  const r = bubble.getBoundingClientRect();
-  return { x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: bubble.offsetWidth, h: bubble.offsetHeight };
-}
-
-const covering = (at, there) => Math.abs(at.x - there.x) < (at.w + there.w) / 2 && Math.abs(at.y - there.y) < (at.h + there.h) / 2;
-
-/** A seat's whole name and a reaction never stack: the newer of the two takes the place of the
- * other, the seat's own or one it would cover (a reaction's bubble names its seat too). A seat's
- * new reaction takes the place of its last; the reactions of other seats shown meanwhile are each
- * a different player's and all stay: the newer moves clear of them (clear). */
-function apart(bubble) {
-  const whole = bubble.classList.contains("whole-name");
-  const at = laidOut(bubble);
-  for (const other of reactionLayer.querySelectorAll(whole ? ".reaction-float:not(.whole-name)" : ".reaction-float.whole-name")) {
-    if (other.dataset.seat === bubble.dataset.seat || covering(at, laidOut(other))) other.remove();
-  }
-  if (whole) return;
-  for (const other of reactionLayer.querySelectorAll(".reaction-float:not(.whole-name)")) {
-    if (other !== bubble && other.dataset.seat === bubble.dataset.seat) other.remove();
-  }
-  clear(bubble);
-}
-
-/** A reaction shown while others are: moved just above the one it would cover over the card (its
- * seat's column still under it), or below it at the top of the screen, or over the card when no
- * room is left above; as often as it covers another. */
-function clear(bubble) {
-  const docked = bubble.classList.contains("docked");
-  const others = [...reactionLayer.querySelectorAll(".reaction-float:not(.whole-name)")].filter((b) => b !== bubble);
-  for (let moves = 0; moves <= others.length; moves++) {
-    const at = laidOut(bubble);
-    const hit = others.find((other) => covering(at, laidOut(other)));
-    if (!hit) return;
-    const there = laidOut(hit);
-    const above = there.y - there.h / 2 - 4; // its bottom edge, placed above the other (translate -100%)
-    const below = there.y + there.h / 2 + 4; // its top edge, placed below the other
-    if (docked) bubble.style.top = `${below}px`;
-    else bubble.style.top = `${above - at.h >= 4 ? above : below + at.h}px`;
-  }
+  floatOver(seat, { reaction });
 }
 
 // A seat's name cut short in its narrow column's head (a phone's six seats, Painted's panes):
@@ -984,7 +948,7 @@ function nameCut(name) {
 
 function showWholeName(head, lasting = false) {
   reactionLayer.querySelector(".whole-name")?.remove();
-  return floatOver(head, Number(head.dataset.seat), null, lasting);
+  floatOver(Number(head.dataset.seat), { head, lasting });
 }
 
 function hideWholeName() {
@@ -1604,9 +1568,10 @@ function drawOver(v) {
   const done = v.state.status === "finished" || v.state.status === "abandoned";
   const ended = done && over.hidden && ui.seenPlaying;
   const panel = overPanel.now();
-  if (done && !panel) {
-    // Drawn once its module is there: the page has usually fetched it long before the game ended.
-    overPanel().then(draw, overLater);
+  if (done && (!panel || !seeds.now())) {
+    // Drawn once its modules are there (the panel's and the seeds' it shows): the page has usually
+    // fetched them long before the game ended.
+    Promise.all([overPanel(), seeds()]).then(draw, overLater);
     return false;
   }
   over.hidden = !done;
@@ -1659,9 +1624,10 @@ async function fetchReview() {
 // The revealed seed's SHA-256, made here rather than taken from the server, for the game-over panel
 // to hold against the commitment this browser saw before the game.
 async function hashRevealed(seed) {
-  if (!seed || !seenCommitment(code) || ui.revealed?.seed === seed) return;
+  const mine = seeds.now(); // there: the panel is drawn with it
+  if (!seed || !mine?.seenCommitment(code) || ui.revealed?.seed === seed) return;
   ui.revealed = { seed, commitment: null };
-  const commitment = await commitmentOf(seed).catch(() => null);
+  const commitment = await mine.commitmentOf(seed).catch(() => null);
   if (commitment === null || ui.revealed.seed !== seed) return;
   ui.revealed = { seed, commitment };
   draw();
@@ -1777,6 +1743,24 @@ window.addEventListener("storage", (event) => {
   }
 });
 
+// A join sent before the seeds' module came (the page not idle yet) waits for it, to carry this
+// browser's seed as the form drawn after does; where it cannot be fetched (offline), it goes
+// without one, as a page without script sends it.
+let joinWaits = false;
+document.addEventListener("submit", (event) => {
+  if (!event.target.classList?.contains("join-form") || seeds.now() || joinWaits) return;
+  event.preventDefault();
+  joinWaits = true;
+  const send = () => {
+    $("lobby").querySelector(".join-form")?.requestSubmit();
+    joinWaits = false;
+  };
+  seeds().then(() => {
+    draw();
+    send();
+  }, send);
+});
+
 // A join sent from the lobby (its form post brings this page back): the page says the seat was
 // taken, and a device adding its players one by one has the keyboard on the name for the next.
 const JOINING = `yahtzee-joining:${code}`;
@@ -1819,6 +1803,9 @@ whenIdle(
   () => {
     ui.idle = true;
     overPanel().catch(() => {});
+    seeds().then(draw, () => {}); // the lobby's join form takes this browser's seed
+    errors().catch(() => {});
+    bubbles().catch(() => {});
     sounds().catch(() => {});
     awake().then(keepScreen, () => {});
   },

@@ -8,7 +8,7 @@
 
 const KEPT = "yahtzee-seeds"; // {code: {seed, at, commitment}}, the rooms this browser sent a seed to
 const KEEP = 200; // rooms: the oldest are forgotten past it
-const SENT = "yahtzee-seed-sent"; // this tab's seed sent for a room whose code it did not know yet
+const SENT = "yahtzee-seed-sent"; // this tab's seed sent for a room whose code it did not know yet (room.js reads it too)
 
 export function newSeed() {
   const bytes = new Uint8Array(16);

@@ -238,6 +238,13 @@ def test_a_player_finds_the_seed_their_browser_sent_on_the_room_page_after_the_g
 KEPT = "code => JSON.parse(localStorage.getItem('yahtzee-seeds'))[code]"
 
 
+def kept(page: Any, code: str) -> Any:
+    """What ``page``'s browser keeps for room ``code`` (seed.js), once kept: the room's page fetches
+    seed.js as it opens, and keeps the seed the form that led there sent once it has it."""
+    page.wait_for_function("code => JSON.parse(localStorage.getItem('yahtzee-seeds') ?? '{}')[code]", arg=code)
+    return page.evaluate(KEPT, code)
+
+
 def test_the_room_page_checks_the_revealed_seed_against_the_commitment_its_browser_saw(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -249,7 +256,7 @@ def test_the_room_page_checks_the_revealed_seed_against_the_commitment_its_brows
     code = url.rstrip("/").rsplit("/", 1)[-1]
     join(bob, url, "Bob")
     [(commitment,)] = live_site.query("SELECT seed_commitment FROM games_game WHERE code = ?", code)
-    assert ann.evaluate(KEPT, code)["commitment"] == bob.evaluate(KEPT, code)["commitment"] == commitment
+    assert kept(ann, code)["commitment"] == kept(bob, code)["commitment"] == commitment
     live_site.run(FINISH_TOGETHER, code)
     for page in (ann, bob):
         page.reload()
@@ -269,7 +276,7 @@ def test_the_room_page_warns_when_the_revealed_seed_is_not_the_one_committed_to_
     url = create_online(page, live_site, "Ann")
     code = url.rstrip("/").rsplit("/", 1)[-1]
     [(shown,)] = live_site.query("SELECT seed_commitment FROM games_game WHERE code = ?", code)
-    assert page.evaluate(KEPT, code)["commitment"] == shown
+    assert kept(page, code)["commitment"] == shown
     live_site.run(SWAP_SEED, code)
     live_site.run(FINISH_ALONE, code)
     page.goto(url + "fairness")

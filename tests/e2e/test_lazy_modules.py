@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
+from tests.e2e.helpers import create_online, join
+from tests.e2e.test_table_layout import HOLD_IDLE
 
 pytestmark = pytest.mark.browser
 
@@ -35,3 +37,64 @@ def test_a_game_over_panel_whose_module_could_not_be_fetched_comes_once_it_can_b
     page.wait_for_selector("#over:not([hidden]) #over-h")
     # The browser says each refusal in the console, and nothing else is said there.
     assert [error for error in page.errors if "over.js" not in error and "ERR_FAILED" not in error] == []
+
+
+def test_a_join_sent_before_the_page_is_idle_carries_this_browsers_seed(live_site: LiveSite, new_page: Any) -> None:
+    """Bob takes a seat before his page has fetched the seeds' module (seed.js, fetched once idle):
+    the join waits for it and sends his browser's seed, which the page keeps for the game's end."""
+    ann = new_page()
+    url = create_online(ann, live_site, "Ann")
+    bob = new_page()
+    bob.add_init_script(HOLD_IDLE)
+    bob.goto(url)
+    bob.wait_for_selector("#conn[data-state=connected]")
+    fetched = "performance.getEntriesByType('resource').some((e) => e.name.endsWith('/static/js/seed.js'))"
+    assert not bob.evaluate(fetched)
+    bob.fill("#join-name", "Bob")
+    with bob.expect_request(lambda request: request.method == "POST" and "/join" in request.url) as sent:
+        bob.click("#join-btn")
+    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
+    assert len(seed) == 32, seed
+    bob.wait_for_selector(".seat .tag.you")
+    code = url.rstrip("/").rsplit("/", 1)[-1]
+    assert bob.evaluate(f"JSON.parse(localStorage.getItem('yahtzee-seeds'))['{code}'].seed") == seed
+    assert bob.errors == []
+
+
+def test_a_reaction_before_the_page_is_idle_shows_its_bubble(live_site: LiveSite, new_page: Any) -> None:
+    """The card's bubbles (room/bubbles.js) are fetched once idle: a reaction that comes first brings them."""
+    ann, bob = new_page(), new_page()
+    join(bob, create_online(ann, live_site, "Ann"), "Bob")
+    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
+    ann.click("#start")
+    ann.wait_for_selector("#roll")
+    ann.add_init_script(HOLD_IDLE)
+    ann.reload()
+    ann.wait_for_selector("#conn[data-state=connected]")
+    ann.wait_for_selector("#roll")
+    bob.click("#play-reactions button[aria-label='React 👏']")
+    ann.wait_for_selector(".reaction-float")
+    assert ann.evaluate("document.querySelector('.reaction-float').textContent") == "👏Bob"
+    assert ann.evaluate("window.__idle.length") == 1  # still not idle: the reaction asked for them
+    assert ann.errors == [] and bob.errors == []
+
+
+def test_a_new_rooms_page_keeps_the_seed_its_form_sent_before_it_is_idle(live_site: LiveSite, new_page: Any) -> None:
+    """Ann makes a room: the home page's form sends her browser's seed, and the room's page keeps it
+    under the room's code at once, not once idle (seed.js), so that leaving it at once loses nothing."""
+    page = new_page()
+    page.add_init_script(HOLD_IDLE)
+    page.goto(live_site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", "Ann")
+    with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
+        page.click("#create-btn")
+    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
+    page.wait_for_selector("#lobby:not([hidden])")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    page.wait_for_function(
+        "([code, seed]) => JSON.parse(localStorage.getItem('yahtzee-seeds') ?? '{}')[code]?.seed === seed",
+        arg=[code, seed],
+    )
+    assert page.evaluate("window.__idle.length") == 1
+    assert page.errors == []

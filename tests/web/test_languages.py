@@ -534,7 +534,7 @@ def test_every_refusal_a_page_can_show_has_words_in_the_readers_language() -> No
 
 
 def test_a_page_words_a_refusal_as_the_room_pages_script_does() -> None:
-    script = (settings.BASE_DIR / "static" / "js" / "words.js").read_text()
+    script = (settings.BASE_DIR / "static" / "js" / "room" / "errors.js").read_text()
     table = script[script.index("const ERRORS = {") : script.index("};", script.index("const ERRORS = {"))]
     worded = dict(re.findall(r'^\s+([a-z_]+): gettext\("((?:[^"\\]|\\.)*)"\)', table, re.MULTILINE))
     assert worded, "the script's table of error words"
@@ -548,7 +548,7 @@ def test_a_page_words_a_refusal_as_the_room_pages_script_does() -> None:
             assert [str(WORDS[code] % {"max": n}) for n in (1, 2)] == [one % {"max": 1}, many % {"max": 2}]
     from games.services.chat import CHAT_MAX
 
-    assert f"export const CHAT_MAX = {CHAT_MAX};" in script
+    assert f"export const CHAT_MAX = {CHAT_MAX};" in (settings.BASE_DIR / "static" / "js" / "words.js").read_text()
     room = (settings.BASE_DIR / "static" / "js" / "room.js").read_text()
     assert f'frame.code === "stale" && mineFailed) toast(gettext("{WORDS["stale"]}")' in room
 
