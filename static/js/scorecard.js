@@ -202,7 +202,8 @@ export function redrawCard(root, draw) {
  * wide as its columns in view, which site.css keeps it over (--seen on its head). Two columns
  * in view show "Ann" whole where one column's width cut it to its markers; a name still cut
  * loses its markers (markCutNames), so one column shows its letters. Called once the card is
- * drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes.
+ * drawn; keepSeatNamesFitted calls it again as the card scrolls or the window resizes. Each step
+ * measures all its names, then writes: a read after a write lays the page out again.
  */
 export function fitSeatNames(root) {
   root.querySelectorAll(".scorecard-wrap").forEach((wrap, pane) => {
@@ -220,12 +221,13 @@ export function fitSeatNames(root) {
  * the whole name, which a screen reader reads.
  */
 function markWholeNames(wrap, pane) {
-  for (const head of wrap.querySelectorAll("th.seat-head")) {
+  const heads = wrap.querySelectorAll("th.seat-head");
+  // A name with no room at all (its columns out of view) is not on the screen to show.
+  const cut = new Set([...wrap.querySelectorAll(".seat-head-name")].filter((name) => name.clientWidth > 0 && (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1)));
+  for (const head of heads) {
     const name = head.querySelector(".seat-head-name");
     if (!name) continue;
-    // A name with no room at all (its columns out of view) is not on the screen to show.
-    const cut = name.clientWidth > 0 && (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1);
-    if (cut) {
+    if (cut.has(name)) {
       name.id = `whole-name-${pane}-${head.dataset.seat}`;
       name.setAttribute("role", "button");
       name.tabIndex = 0;
@@ -266,13 +268,15 @@ function fitWidths(wrap) {
   const to = box.left + wrap.clientLeft + wrap.clientWidth;
   const pinFrom = Math.min(...pinned.map((r) => r.left));
   const pinTo = Math.max(...pinned.map((r) => r.right));
-  for (const head of heads) {
+  const seen = [...heads].map((head) => {
     const r = head.getBoundingClientRect();
-    const seen = head.classList.contains("before-pin")
+    const px = head.classList.contains("before-pin")
       ? Math.min(r.right, pinFrom, to) - Math.max(r.left, from)
       : Math.min(r.right, to) - Math.max(r.left, pinTo, from);
-    head.style.setProperty("--seen", `${Math.max(0, Math.round(seen))}px`);
-  }
+    return `${Math.max(0, Math.round(px))}px`;
+  });
+  // Unchanged (a scroll within a column), not written: nothing to lay out again.
+  heads.forEach((head, k) => head.style.getPropertyValue("--seen") === seen[k] || head.style.setProperty("--seen", seen[k]));
 }
 
 /**
@@ -283,13 +287,11 @@ function fitWidths(wrap) {
  */
 function markCutNames(wrap) {
   if (!wrap.querySelector(".pin") || !wrap.getBoundingClientRect().width) return; // no sideways scroll, or hidden: as drawn
-  for (const head of wrap.querySelectorAll("th.seat-head")) {
-    const name = head.querySelector(".seat-head-name");
-    if (!name?.querySelector(".turn-mark, .presence")) continue;
-    head.classList.remove("name-cut"); // measured with its marks
-    // A name with no room at all (a seat whose columns are all out of view) shows nothing either way.
-    if (name.clientWidth && name.scrollWidth > name.clientWidth + 1) head.classList.add("name-cut");
-  }
+  const names = [...wrap.querySelectorAll(".seat-head-name")].filter((name) => name.querySelector(".turn-mark, .presence"));
+  names.forEach((name) => name.parentElement.classList.remove("name-cut")); // measured with its marks
+  // A name with no room at all (a seat whose columns are all out of view) shows nothing either way.
+  const cut = names.map((name) => name.clientWidth && name.scrollWidth > name.clientWidth + 1);
+  names.forEach((name, k) => cut[k] && name.parentElement.classList.add("name-cut"));
 }
 
 /** Keeps fitSeatNames' widths as the cards in `section` scroll sideways, or it resizes (a phone
