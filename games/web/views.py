@@ -438,8 +438,11 @@ def posted_utf8(request: HttpRequest) -> bool:
     letters lost, where a socket's text holding a lone surrogate is refused."""
     try:
         body = request.body
-    except RawPostDataException:  # a multipart body already read (no form of the room page posts one)
-        return True
+    except RawPostDataException:
+        # A multipart body, already parsed (the CSRF check reads the fields first): its bytes are
+        # gone, and the parser put U+FFFD where they were not UTF-8. No form of the site posts one:
+        # a field holding that letter is taken for one lost.
+        return not any("\ufffd" in value for values in request.POST.lists() for value in values[1])
     if request.content_type == "application/x-www-form-urlencoded":
         body = unquote_to_bytes(body)
     try:

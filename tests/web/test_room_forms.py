@@ -2007,6 +2007,31 @@ def test_a_chat_line_posted_in_bytes_that_are_not_utf8_is_refused_and_stores_not
     assert list(ChatMessage.objects.filter(game=game).values_list("text", flat=True)) == ["hi \ufffd"]
 
 
+def test_a_chat_line_posted_as_multipart_in_bytes_that_are_not_utf8_is_refused_too() -> None:
+    """The same line as a multipart form, past the CSRF check (which reads the fields first, so
+    that the raw body can no longer be read): refused as the urlencoded one is, not stored mangled."""
+    ada, game = started()
+    ada.handler.enforce_csrf_checks = True
+    ada.get(f"/r/{game.code}/")
+    token = ada.cookies["csrftoken"].value
+    before = stored(game)
+    boundary = b"XyZ"
+    parts = [(b"csrfmiddlewaretoken", token.encode()), (b"text", b"hi \xed\xa0\x80"), (b"action_id", b"c-1")]
+    body = b"".join(
+        b"--" + boundary + b'\r\nContent-Disposition: form-data; name="' + name + b'"\r\n\r\n' + value + b"\r\n"
+        for name, value in parts
+    )
+    response = ada.generic(
+        "POST",
+        f"/r/{game.code}/chat",
+        body + b"--" + boundary + b"--\r\n",
+        content_type="multipart/form-data; boundary=XyZ",
+    )
+    assert response.status_code == 302
+    assert "was not UTF-8" in html.unescape(ada.get(response["Location"]).content.decode())
+    assert not ChatMessage.objects.filter(game=game).exists() and stored(game) == before
+
+
 @pytest.mark.redis
 def test_a_browsers_form_posts_count_against_its_frame_limit_across_worker_processes(
     settings: Any, monkeypatch: pytest.MonkeyPatch
