@@ -1360,12 +1360,12 @@ def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_si
     assert page.errors == []
 
 
-def test_the_replay_of_a_game_never_started_keeps_its_two_buttons_apart_on_a_narrow_phone(
+def test_the_replay_of_a_game_never_started_fits_a_narrow_phone_with_its_ways_on(
     live_site: LiveSite, new_page: Any
 ) -> None:
-    """The page of a room everyone left before the first roll leads back to the room and to a new
-    game: at 320 px in German the second button wraps under the first, and a gap keeps the two
-    apart, as the game-over panel's buttons are, rather than one touching the other."""
+    """The page of a room everyone left before the first roll leads back to the room (the header's
+    link) and to a new game (the card's one button): at 320 px in German the button is whole on the
+    screen and clear of the header's links, which keep apart from each other."""
     host = new_page(390, 844)
     code = create_online(host, live_site, "Ann").rstrip("/").rsplit("/", 1)[-1]
     host.once("dialog", lambda dialog: dialog.accept())
@@ -1373,9 +1373,14 @@ def test_the_replay_of_a_game_never_started_keeps_its_two_buttons_apart_on_a_nar
     host.wait_for_function("!document.querySelector('#leave-0')")
     page = new_page(320, 700, locale="de-DE")
     assert page.goto(f"{live_site.url}/r/{code}/replay").status == 409
-    room, new = (page.locator(".card .btn").nth(i).bounding_box() for i in (0, 1))
-    assert room is not None and new is not None
-    assert new["y"] >= room["y"] + room["height"] + 4, (room, new)
+    assert page.locator(".card .btn").count() == 1
+    new = page.locator(".card .btn").bounding_box()
+    links = [page.locator(".replay-links a").nth(i).bounding_box() for i in (0, 1)]
+    assert new is not None and all(links), (new, links)
+    assert new["x"] >= 0 and new["x"] + new["width"] <= 320, new
+    first, second = links
+    assert second["y"] >= first["y"] + first["height"] or second["x"] >= first["x"] + first["width"], links
+    assert new["y"] >= max(link["y"] + link["height"] for link in links), (new, links)
     assert no_horizontal_overflow(page)
     for scheme in in_each_scheme(page):
         shot(page, f"replay-never-started-320-{scheme}")
