@@ -85,7 +85,8 @@ BAD_SUBSCRIPTION = "bad_subscription"  # a Web Push subscription that is not one
 SUBSCRIPTION_GONE = "subscription_gone"  # a Web Push subscription its push service said is gone: make a new one
 # a subscription the browser kept after a sign-out ended it (or made for someone else): dropped, not posted again
 SUBSCRIPTION_ENDED = "subscription_ended"
-# a Web Push endpoint stored for another browser, posted by someone else with other keys: it stays its browser's
+# a Web Push endpoint stored for another browser, posted by someone else with other keys (or named as
+# the new one of another browser's renewal): it stays its browser's
 SUBSCRIPTION_HELD = "subscription_held"
 NO_ADDRESS = "no_address"  # e-mail notices need the account to have an e-mail address
 MAILED_ENOUGH = "mailed_enough"  # the address was sent as many confirmation links as it gets in a day

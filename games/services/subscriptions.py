@@ -211,8 +211,9 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
     No session or CSRF token is needed (a service worker has neither to hand, and the browser's
     session may have ended): ``old``'s auth secret, which only the browser and this site hold,
     shows it is the browser's own. The old one may be gone already (its push service expired it
-    first). Checked whole before anything is written; BAD_SUBSCRIPTION otherwise. The browser
-    keeps as many subscriptions as before: one replaces the other.
+    first). Checked whole before anything is written; BAD_SUBSCRIPTION otherwise, and
+    SUBSCRIPTION_HELD for a ``new`` endpoint another browser holds. The browser keeps as many
+    subscriptions as before: one replaces the other.
     """
     keys: Any = old.get("keys") if isinstance(old, dict) else None
     endpoint = old.get("endpoint") if isinstance(old, dict) else None
@@ -230,7 +231,11 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
         new_endpoint, p256dh, auth = _checked(new)
         held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()
         if held is not None and held.controller != row.controller:
-            raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is another browser's.")
+            # Refused as a post of it is (push_subscribe): it stays its browser's.
+            raise RuleViolation(
+                E.SUBSCRIPTION_HELD,
+                "That notification subscription is another browser's: it cannot be moved to this one.",
+            )
         if held is not None:
             held.delete()  # posted from a page already: one row for the browser's one subscription
         row.endpoint, row.p256dh, row.auth = new_endpoint, p256dh, auth

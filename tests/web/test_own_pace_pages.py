@@ -1868,7 +1868,8 @@ def _bad_renewals() -> list[tuple[str, Any, str]]:
             {"old": old, "new": {**new, "keys": {**new["keys"], "auth": "AAAA"}}},
             "bad_subscription",
         ),
-        ("a new one another browser holds", {"old": old, "new": other}, "bad_subscription"),
+        # Said as a post of it is: the browser holding it keeps it.
+        ("a new one another browser holds", {"old": old, "new": other}, "subscription_held"),
     ]
 
 
@@ -1888,6 +1889,28 @@ def test_a_bad_renewal_is_refused_with_its_reason_and_changes_nothing(why: str, 
     assert response.status_code == 400, why
     answer = response.json()
     assert answer["error"] == error and answer["message"], why
+    assert sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller")) == before
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_renewal_onto_another_browser_s_subscription_is_told_so_in_the_reader_s_language(
+    german: Callable[[str], str],
+) -> None:
+    """A renewal onto an endpoint another browser holds is refused as a post of it is, with the same
+    words, and its browser keeps it."""
+    owner, stranger = Client(), Client()
+    create_room(owner)
+    create_room(stranger)
+    assert owner.post("/notices/push", json.dumps(OLD), content_type="application/json").status_code == 201
+    assert stranger.post("/notices/push", json.dumps(OTHER), content_type="application/json").status_code == 201
+    before = sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller"))
+    response = Client(HTTP_ACCEPT_LANGUAGE="de").post(
+        "/notices/push/renew", renewal(OLD, OTHER), content_type="application/json", **FETCH
+    )
+    assert response.status_code == 400 and response.json() == {
+        "error": "subscription_held",
+        "message": german("That notification subscription is another browser's: it cannot be moved to this one."),
+    }
     assert sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller")) == before
 
 
