@@ -5,6 +5,7 @@ windows in memory and in Redis, and its parts."""
 from __future__ import annotations
 
 import asyncio
+import html
 from typing import Any
 
 import pytest
@@ -43,6 +44,41 @@ def test_room_creation_is_limited_per_client_with_a_clear_429() -> None:
     assert Game.objects.count() == 10
     # Another browser at the same address is not held back by Ann.
     create_room(Client(), "Bob")
+
+
+def test_a_429_says_the_wait_its_retry_after_gives(settings: Any, limit_clock: ManualClock) -> None:
+    """The words of a refusal follow the wait its Retry-After gives (the limit's window left): the
+    seconds under a minute, "a minute" for one, the minutes past it; and the JSON answer gives it."""
+    settings.RATE_LIMIT_ROOM_CREATE = "1/60"
+    ann = Client()
+    create_room(ann, "Ann")
+    form = {"name": "Ann", "ruleset": "official", "mode": "online"}
+
+    def refused(**extra: Any) -> tuple[str, str]:
+        answer = ann.post("/rooms/new", form, **extra)
+        assert answer.status_code == 429
+        if "HTTP_ACCEPT" in extra:
+            assert answer.json()["retry_after"] == int(answer["Retry-After"])
+            return answer["Retry-After"], answer.json()["message"]
+        return answer["Retry-After"], html.unescape(answer.content.decode())
+
+    wait, said = refused()
+    assert wait == "60" and "Please wait a minute and try again." in said
+    limit_clock.advance(30)
+    wait, said = refused()
+    assert wait == "30" and "Please wait 30 seconds and try again." in said
+    limit_clock.advance(29.5)
+    wait, said = refused(HTTP_ACCEPT="application/json")
+    assert wait == "1"
+    assert said == "You have created too many rooms in a short time. Please wait 1 second and try again."
+    # A window an operator set longer: minutes, each begun counted.
+    settings.RATE_LIMIT_ROOM_CREATE = "1/h"
+    create_room(ann, "Ann")
+    wait, said = refused()
+    assert wait == "3600" and "Please wait 60 minutes and try again." in said
+    limit_clock.advance(3600 - 90)
+    wait, said = refused()
+    assert wait == "90" and "Please wait 2 minutes and try again." in said
 
 
 def test_create_forms_the_server_refused_do_not_count_as_rooms_created() -> None:
