@@ -161,6 +161,12 @@ async function start() {
         show(gettext("Off on this device."), false);
         return;
       }
+      if (error.code === "subscription_held") {
+        // The endpoint posted is stored as another browser's, and stays its: nothing is sent to
+        // this device, whatever the browser holds. The server's words say why.
+        show(error.message, false);
+        return;
+      }
       if (!madeWithServerKey(subscribed) || error.code === "subscription_gone") {
         show(gettext("Off on this device."), false);
         return;

@@ -1352,3 +1352,40 @@ def test_your_games_wraps_a_long_address_on_a_phone_where_the_e_mails_go_and_whe
     for scheme in in_each_scheme(page):
         shot(page, f"email-meanwhile-390-{scheme}", full_page=True)
         assert no_horizontal_overflow(page), scheme
+
+
+def test_a_subscription_held_by_another_browser_leaves_the_switch_off_with_the_servers_word(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The server keeps a stored endpoint its browser's when another posts it with other keys
+    (``subscription_held``): the other device is told nothing. Its page, posting it again at a visit
+    (made anew for one its push service said is gone), says so and stays off rather than "On"."""
+    prefix = f"held-{os.getpid()}-{time.monotonic_ns()}-"
+    renewing = RENEWING_PUSH.replace("/push/renewed-", "/push/" + prefix)
+    # Another browser turned its notifications on first with the endpoint this one's push service
+    # is going to hand out next.
+    other = new_page()
+    other.context.grant_permissions(["notifications"], origin=live_site.url)
+    held = Subscriber(f"http://127.0.0.1:9/push/{prefix}2").subscription
+    other.add_init_script(script=f"({FAKE_PUSH})({json.dumps(held)})")
+    create_online(other, live_site, "Ole")
+    other.goto(live_site.url + "/games")
+    other.click("#push-on")
+    other.wait_for_selector("#push-box[data-state=on]")
+    page = notifications_turned_on(live_site, new_page, renewing)
+    first = f"http://127.0.0.1:9/push/{prefix}1"
+    assert live_site.run(_GONE, first) == 1
+    page.reload()
+    page.wait_for_function("localStorage.getItem('fake-push-n') === '2'")
+    said = "That notification subscription is another browser's: it cannot be moved to this one."
+    page.wait_for_function("document.getElementById('push-status').textContent !== 'Checking…'")
+    page.wait_for_selector("#push-box[data-state=off]")
+    assert page.text_content("#push-status") == said
+    assert page.is_visible("#push-on") and page.is_hidden("#push-off")
+    stored = "SELECT controller FROM games_pushsubscription WHERE endpoint = ?"
+    assert len(live_site.query(stored, held["endpoint"])) == 1
+    # Pressed, the switch says the same and stays off.
+    page.click("#push-on")
+    page.wait_for_function(f"document.getElementById('push-status').textContent.includes({json.dumps(said)})")
+    assert page.get_attribute("#push-box", "data-state") == "off"
+    assert [e for e in page.errors if "status of 400" not in e] == []
