@@ -49,6 +49,13 @@ const errorText = (frame, host = "") =>
     (words) => words.errorText(frame, host),
     () => frame.message ?? gettext("Something went wrong."),
   );
+/** ``use`` given what an error frame means (errorText): at once when room/errors.js is there, so
+ * that a refusal's toast keeps its place among the page's toasts; only one before it is fetched waits. */
+function sayError(frame, host, use) {
+  const words = errors.now();
+  if (words) use(words.errorText(frame, host));
+  else void errorText(frame, host).then(use);
+}
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
 
@@ -175,7 +182,7 @@ const client = new RoomClient({
         ui.sentChat = null; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
-      else if (frame.code !== "stale" && frame.code !== "repeated_action") void errorText(frame, hostName()).then((text) => toast(text));
+      else if (frame.code !== "stale" && frame.code !== "repeated_action") sayError(frame, hostName(), (text) => toast(text));
       draw();
     },
   },
@@ -636,7 +643,7 @@ function event(frame) {
     case "muted":
       if (frame.spectator) {
         // The room hears that a spectator was muted, the spectator that it was them.
-        if (frame.spectator === client.spectator && frame.muted) void errorText({ code: "muted" }).then(announce);
+        if (frame.spectator === client.spectator && frame.muted) sayError({ code: "muted" }, "", announce);
         else announce(`${line.text}.`);
         break;
       }
@@ -685,7 +692,7 @@ function event(frame) {
         else if (v.mine.some((seat) => seat !== frame.seat)) toast(`${said}.`, "info");
         else {
           ui.takenOut = true;
-          if (lobby) void errorText({ code: "kicked" }).then((text) => toast(text, "info"));
+          if (lobby) sayError({ code: "kicked" }, "", (text) => toast(text, "info"));
           else toast(gettext("The host took you out of the game: you can watch."), "info");
         }
         break;
@@ -857,7 +864,7 @@ async function postAsSpectator(frame) {
     if (!response.ok || !answer.spectator) throw new Error(answer.error ?? String(response.status));
   } catch {
     ui.chatAfterToken = null;
-    toast(await errorText({ code: answer.error, message: answer.message }));
+    sayError({ code: answer.error, message: answer.message }, "", (text) => toast(text));
     return;
   }
   client.spectator = answer.spectator;

@@ -98,3 +98,40 @@ def test_a_new_rooms_page_keeps_the_seed_its_form_sent_before_it_is_idle(live_si
     )
     assert page.evaluate("window.__idle.length") == 1
     assert page.errors == []
+
+
+# The page's sockets kept (window.__sockets), so that a test can have the newest one hear a frame.
+KEEP_SOCKETS_HERE = """
+window.__sockets = [];
+const NativeSocket = window.WebSocket;
+window.WebSocket = class extends NativeSocket {
+  constructor(...args) {
+    super(...args);
+    window.__sockets.push(this);
+  }
+};
+"""
+# The server's refusal ``frame`` heard by the page's socket, and its toast read in the same task.
+REFUSED = """(frame) => {
+  window.__sockets.at(-1).dispatchEvent(new MessageEvent("message", { data: JSON.stringify(frame) }));
+  const box = document.getElementById("toast");
+  return box.hidden ? null : box.textContent;
+}"""
+
+
+def test_a_refusal_is_toasted_at_once_when_its_words_are_there(live_site: LiveSite, new_page: Any) -> None:
+    """A refusal's words (room/errors.js) are fetched once idle: the first refusal before that
+    waits for them, and every one after is toasted at once, in its place among the page's toasts
+    (one waiting for a module already there would land over a toast that came after it)."""
+    page = new_page()
+    page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
+    create_online(page, live_site, "Ann")
+    page.wait_for_selector("#conn[data-state=connected]")
+    first = {"type": "error", "code": "not_your_turn", "message": "It is not your turn.", "id": "refused-1"}
+    assert page.evaluate(REFUSED, first) is None  # its words on their way
+    page.wait_for_function("document.getElementById('toast').textContent === 'It is not your turn.'")
+    assert page.is_visible("#toast")
+    assert page.evaluate("window.__idle.length") == 1  # not idle: the refusal fetched them
+    second = {"type": "error", "code": "not_rolled", "message": "Roll first.", "id": "refused-2"}
+    assert page.evaluate(REFUSED, second) == "Roll first."
+    assert page.errors == []
