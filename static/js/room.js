@@ -928,12 +928,14 @@ document.body.append(reactionLayer);
 // The bubbles' module (room/bubbles.js): fetched once idle, or by the first bubble before that.
 const bubbles = later(() => import("./room/bubbles.js"));
 /** A bubble over seat ``seat``'s head on the card (bubbles.js floatOver), once its module is there. */
-function floatOver(seat, { reaction = null, lasting = false, head = null } = {}) {
+function floatOver(seat, { reaction = null, lasting = false, head = null, ask = null } = {}) {
   void bubbles().then(
     (module) => {
       const where = head?.isConnected ? head : document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
       // A name the keyboard left while the module came shows nothing (its focusout was before).
       if (lasting && document.activeElement?.closest?.("th.seat-head")?.dataset.seat !== String(seat)) return;
+      // Nor one withdrawn meanwhile: Escape, or the keyboard gone to another name, back since or not.
+      if (ask && ask !== wholeNameAsked) return;
       module.floatOver(reactionLayer, where, { seat, name: view().seatName(seat), reaction, lasting, shownFor: REACTION_SHOWN });
     },
     () => {}, // not fetched (offline): the reaction was read out, the name is in the Players list
@@ -953,9 +955,14 @@ function nameCut(name) {
   return name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1;
 }
 
+// The keyboard's last ask for a name shown whole: Escape and the keyboard leaving the name withdraw
+// it, also while the bubbles' module is on its way.
+let wholeNameAsked = null;
+
 function showWholeName(head, lasting = false) {
   reactionLayer.querySelector(".whole-name")?.remove();
-  floatOver(Number(head.dataset.seat), { head, lasting });
+  const ask = lasting ? (wholeNameAsked = { seat: head.dataset.seat }) : null;
+  floatOver(Number(head.dataset.seat), { head, lasting, ask });
 }
 
 function hideWholeName() {
@@ -971,8 +978,9 @@ $("card").addEventListener("click", (event) => {
 
 $("card").addEventListener("keydown", (event) => {
   const name = event.target.closest?.(".seat-head-name[role=button]");
-  if (event.key === "Escape" && reactionLayer.querySelector(".whole-name")) {
-    hideWholeName();
+  if (event.key === "Escape") {
+    wholeNameAsked = null;
+    if (reactionLayer.querySelector(".whole-name")) hideWholeName();
   } else if (name && (event.key === "Enter" || event.key === " ") && !event.repeat) {
     event.preventDefault(); // Space scrolls the page otherwise
     showWholeName(name.closest("th.seat-head"), true);
@@ -986,7 +994,9 @@ $("card").addEventListener("focusout", (event) => {
   const seat = event.target.closest("th.seat-head")?.dataset.seat;
   window.requestAnimationFrame(() => {
     const now = document.activeElement?.closest?.("th.seat-head");
-    if (now?.dataset.seat !== seat) reactionLayer.querySelector(`.whole-name[data-seat="${seat}"]`)?.remove();
+    if (now?.dataset.seat === seat) return;
+    reactionLayer.querySelector(`.whole-name[data-seat="${seat}"]`)?.remove();
+    if (wholeNameAsked?.seat === seat) wholeNameAsked = null;
   });
 });
 

@@ -3,12 +3,13 @@ that fails (the network gone for a moment) is tried again, and what it draws com
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_online, join
+from tests.e2e.helpers import create_online, join, local_room
 from tests.e2e.test_table_layout import HOLD_IDLE
 
 pytestmark = pytest.mark.browser
@@ -134,4 +135,57 @@ def test_a_refusal_is_toasted_at_once_when_its_words_are_there(live_site: LiveSi
     assert page.evaluate("window.__idle.length") == 1  # not idle: the refusal fetched them
     second = {"type": "error", "code": "not_rolled", "message": "Roll first.", "id": "refused-2"}
     assert page.evaluate(REFUSED, second) == "Roll first."
+    assert page.errors == []
+
+
+# The module room/bubbles.js evaluated and handed to each page script that asked for it before,
+# and a frame drawn after.
+BUBBLES_CAME = """async () => {
+  const url = performance.getEntriesByType("resource").find((e) => e.name.includes("/static/js/room/bubbles.js")).name;
+  await import(url);
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+WHOLE_NAMES = "() => [...document.querySelectorAll('.reaction-float.whole-name')].map((b) => b.dataset.seat)"
+
+
+@pytest.mark.parametrize("withdrawn", ["escape", "away and back"])
+def test_a_whole_name_the_keyboard_withdrew_while_its_module_came_is_not_shown(
+    live_site: LiveSite, new_page: Any, withdrawn: str
+) -> None:
+    """Enter on a cut name before the page is idle fetches the bubbles' module (room/bubbles.js).
+    Escape pressed before it comes, or the keyboard gone to another name and back, withdrew the
+    ask: the name is not shown whole when the module comes, and the next Enter shows it."""
+    page = new_page(390, 844)
+    page.add_init_script(HOLD_IDLE)
+    held: list[Any] = []  # its request, held until the keyboard withdrew the ask
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/js/room/bubbles.js*", hold)
+    local_room(page, live_site, ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"])
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    name = page.locator("#card .seat-head-name[role=button]").first
+    seat = name.evaluate("(e) => e.closest('th.seat-head').dataset.seat")
+    name.focus()
+    page.keyboard.press("Enter")
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
+    assert held, "the module was not asked for"
+    if withdrawn == "escape":
+        page.keyboard.press("Escape")
+    else:
+        page.keyboard.press("Tab")
+        page.wait_for_function(f"document.activeElement.closest('th.seat-head')?.dataset.seat !== '{seat}'")
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        page.keyboard.press("Shift+Tab")
+        page.wait_for_function(f"document.activeElement.closest('th.seat-head')?.dataset.seat === '{seat}'")
+    held[0].continue_()
+    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
+    page.evaluate(BUBBLES_CAME)
+    assert page.evaluate(WHOLE_NAMES) == []
+    assert page.evaluate("window.__idle.length") == 1
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
     assert page.errors == []
