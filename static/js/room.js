@@ -49,12 +49,28 @@ const errorText = (frame, host = "") =>
     (words) => words.errorText(frame, host),
     () => frame.message ?? gettext("Something went wrong."),
   );
-/** ``use`` given what an error frame means (errorText): at once when room/errors.js is there, so
- * that a refusal's toast keeps its place among the page's toasts; only one before it is fetched waits. */
+/** ``use`` given what an error frame means (errorText): at once when room/errors.js is there; one
+ * before it is fetched waits. */
 function sayError(frame, host, use) {
   const words = errors.now();
   if (words) use(words.errorText(frame, host));
   else void errorText(frame, host).then(use);
+}
+/** A refusal's toast, at once and in its place among the page's toasts: a slow network may take
+ * seconds to bring room/errors.js. Before its words are there it says something went wrong (the
+ * catalog's words, in the reader's language), and its own words take that toast's place when they
+ * come, unless another toast took it meanwhile or it was gone. */
+function toastError(frame, host = "") {
+  const words = errors.now();
+  if (words) {
+    toast(words.errorText(frame, host));
+    return;
+  }
+  toast(gettext("Something went wrong."));
+  const shown = toasts;
+  void errorText(frame, host).then((text) => {
+    if (toasts === shown && !$("toast").hidden) toast(text);
+  });
 }
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const narrowScreen = window.matchMedia("(max-width: 480px)"); // as the phone layout of site.css
@@ -182,7 +198,7 @@ const client = new RoomClient({
         ui.sentChat = null; // refused: not on its way any more
       }
       if (frame.code === "stale" && mineFailed) toast(gettext("The table changed just before your move: have a look and try again."), "info");
-      else if (frame.code !== "stale" && frame.code !== "repeated_action") sayError(frame, hostName(), (text) => toast(text));
+      else if (frame.code !== "stale" && frame.code !== "repeated_action") toastError(frame, hostName());
       draw();
     },
   },
@@ -364,8 +380,10 @@ function seatsWaiting() {
 }
 
 let toastTimer = null;
+let toasts = 0; // toasts shown: a refusal's words replace its toast only while it is the newest (toastError)
 function toast(text, kind = "error") {
   const box = $("toast");
+  toasts += 1;
   box.textContent = text;
   box.dataset.kind = kind;
   box.hidden = false;
@@ -864,7 +882,7 @@ async function postAsSpectator(frame) {
     if (!response.ok || !answer.spectator) throw new Error(answer.error ?? String(response.status));
   } catch {
     ui.chatAfterToken = null;
-    sayError({ code: answer.error, message: answer.message }, "", (text) => toast(text));
+    toastError({ code: answer.error, message: answer.message });
     return;
   }
   client.spectator = answer.spectator;

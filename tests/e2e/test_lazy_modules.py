@@ -122,14 +122,15 @@ REFUSED = """(frame) => {
 
 def test_a_refusal_is_toasted_at_once_when_its_words_are_there(live_site: LiveSite, new_page: Any) -> None:
     """A refusal's words (room/errors.js) are fetched once idle: the first refusal before that
-    waits for them, and every one after is toasted at once, in its place among the page's toasts
-    (one waiting for a module already there would land over a toast that came after it)."""
+    says something went wrong until they come, and every one after is toasted at once in its own
+    words, in its place among the page's toasts (one waiting for a module already there would land
+    over a toast that came after it)."""
     page = new_page()
     page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
     create_online(page, live_site, "Ann")
     page.wait_for_selector("#conn[data-state=connected]")
-    first = {"type": "error", "code": "not_your_turn", "message": "It is not your turn.", "id": "refused-1"}
-    assert page.evaluate(REFUSED, first) is None  # its words on their way
+    first = {"type": "error", "code": "not_your_turn", "message": "It is Bob's turn.", "id": "refused-1"}
+    assert page.evaluate(REFUSED, first) == "Something went wrong."  # its words on their way
     page.wait_for_function("document.getElementById('toast').textContent === 'It is not your turn.'")
     assert page.is_visible("#toast")
     assert page.evaluate("window.__idle.length") == 1  # not idle: the refusal fetched them
@@ -188,4 +189,46 @@ def test_a_whole_name_the_keyboard_withdrew_while_its_module_came_is_not_shown(
     assert page.evaluate("window.__idle.length") == 1
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
+    assert page.errors == []
+
+
+def until_asked(page: Any, held: list[Any]) -> None:
+    """Until the page asked for the module whose requests ``held`` keeps (a frame at a time)."""
+    deadline = time.monotonic() + 20
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
+    assert held, "the module was not asked for"
+
+
+def test_a_refusal_is_toasted_at_once_while_its_words_are_slow_to_come(live_site: LiveSite, new_page: Any) -> None:
+    """Jonas's network is slow to bring a refusal's words (room/errors.js, fetched by the first
+    refusal before the page is idle): the toast shows at once, in his language, where the page's
+    toasts show, and the refusal's own words take its place when they come. A second refusal
+    meanwhile is the one whose words the toast then says: the first's do not land over it."""
+    page = new_page(locale="da-DK")
+    page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
+    held: list[Any] = []  # its request, held as a slow network would
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/js/room/errors.js*", hold)
+    create_online(page, live_site, "Jonas")
+    first = {"type": "error", "code": "not_your_turn", "message": "It is Bob's turn.", "id": "refused-1"}
+    assert page.evaluate(REFUSED, first) == "Noget gik galt."  # Something went wrong.
+    until_asked(page, held)
+    second = {
+        "type": "error",
+        "code": "not_rolled",
+        "message": "Roll first: there are no dice to hold yet.",
+        "id": "refused-2",
+    }
+    assert page.evaluate(REFUSED, second) == "Noget gik galt."
+    assert page.evaluate("document.getElementById('toast').dataset.kind") == "error"
+    held[0].continue_()
+    page.wait_for_function("document.getElementById('toast').textContent === 'Slå først.'")  # Roll first.
+    assert page.is_visible("#toast")
+    assert page.evaluate("window.__idle.length") == 1  # not idle: the refusal fetched them
+    third = {"type": "error", "code": "box_filled", "message": "That box is already filled.", "id": "refused-3"}
+    assert page.evaluate(REFUSED, third) == "Det felt er allerede udfyldt."
     assert page.errors == []
