@@ -950,10 +950,12 @@ function floatOver(seat, { reaction = null, lasting = false, head = null, ask = 
   void bubbles().then(
     (module) => {
       const where = head?.isConnected ? head : document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
+      // A name asked for while the module came shows only if it is the last ask, not withdrawn
+      // (Escape, the keyboard gone to another name, back since or not): two quick taps on two
+      // names show the second alone.
+      if (ask && ask !== wholeNameAsked) return;
       // A name the keyboard left while the module came shows nothing (its focusout was before).
       if (lasting && document.activeElement?.closest?.("th.seat-head")?.dataset.seat !== String(seat)) return;
-      // Nor one withdrawn meanwhile: Escape, or the keyboard gone to another name, back since or not.
-      if (ask && ask !== wholeNameAsked) return;
       module.floatOver(reactionLayer, where, { seat, name: view().seatName(seat), reaction, lasting, shownFor: REACTION_SHOWN });
     },
     () => {}, // not fetched (offline): the reaction was read out, the name is in the Players list
@@ -973,13 +975,14 @@ function nameCut(name) {
   return name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1;
 }
 
-// The keyboard's last ask for a name shown whole: Escape and the keyboard leaving the name withdraw
-// it, also while the bubbles' module is on its way.
+// The last ask for a name shown whole ({seat, lasting}: the keyboard's lasts): a later ask takes its
+// place, and Escape and the keyboard leaving the name withdraw it, also while the bubbles' module
+// is on its way.
 let wholeNameAsked = null;
 
 function showWholeName(head, lasting = false) {
   reactionLayer.querySelector(".whole-name")?.remove();
-  const ask = lasting ? (wholeNameAsked = { seat: head.dataset.seat }) : null;
+  const ask = (wholeNameAsked = { seat: head.dataset.seat, lasting });
   floatOver(Number(head.dataset.seat), { head, lasting, ask });
 }
 

@@ -232,3 +232,36 @@ def test_a_refusal_is_toasted_at_once_while_its_words_are_slow_to_come(live_site
     third = {"type": "error", "code": "box_filled", "message": "That box is already filled.", "id": "refused-3"}
     assert page.evaluate(REFUSED, third) == "Det felt er allerede udfyldt."
     assert page.errors == []
+
+
+SIX_NAMES = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
+
+
+def test_two_quick_taps_on_two_cut_names_before_their_module_came_show_the_second_alone(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A tap on a cut name before the page is idle fetches the bubbles' module (room/bubbles.js):
+    a tap on another name before it comes takes the first's place, and the second name alone is
+    shown whole when the module comes."""
+    page = new_page(390, 844)
+    page.add_init_script(HOLD_IDLE)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/js/room/bubbles.js*", hold)
+    local_room(page, live_site, SIX_NAMES)
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    names = page.locator("#card .seat-head-name[role=button]")
+    assert names.count() >= 2
+    names.nth(0).click()
+    until_asked(page, held)
+    names.nth(1).click()
+    second = names.nth(1).evaluate("(e) => e.closest('th.seat-head').dataset.seat")
+    held[0].continue_()
+    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
+    page.evaluate(BUBBLES_CAME)
+    assert page.evaluate(WHOLE_NAMES) == [second]
+    assert page.evaluate("window.__idle.length") == 1
+    assert page.errors == []
