@@ -951,11 +951,11 @@ function floatOver(seat, { reaction = null, lasting = false, head = null, ask = 
     (module) => {
       const where = head?.isConnected ? head : document.querySelector(`#card th.seat-head[data-seat="${seat}"]`);
       // A name asked for while the module came shows only if it is the last ask, not withdrawn
-      // (Escape, the keyboard gone to another name, back since or not): two quick taps on two
-      // names show the second alone.
+      // (Escape, the keyboard gone to another name, back since or not, a redraw that took its button):
+      // two quick taps on two names show the second alone.
       if (ask && ask !== wholeNameAsked) return;
-      // A name the keyboard left while the module came shows nothing (its focusout was before).
-      if (lasting && document.activeElement?.closest?.("th.seat-head")?.dataset.seat !== String(seat)) return;
+      // A name the keyboard left, or that lost its button, while the module came shows nothing.
+      if (lasting && !keyboardOnName(seat)) return;
       module.floatOver(reactionLayer, where, { seat, name: view().seatName(seat), reaction, lasting, shownFor: REACTION_SHOWN });
     },
     () => {}, // not fetched (offline): the reaction was read out, the name is in the Players list
@@ -976,9 +976,15 @@ function nameCut(name) {
 }
 
 // The last ask for a name shown whole ({seat, lasting}: the keyboard's lasts): a later ask takes its
-// place, and Escape and the keyboard leaving the name withdraw it, also while the bubbles' module
-// is on its way.
+// place, and Escape, the keyboard leaving the name or a redraw that leaves the keyboard's name no
+// button (wholeNameHeld) withdraw it, also while the bubbles' module is on its way.
 let wholeNameAsked = null;
+
+/** The keyboard is on seat ``seat``'s name as a button: the name its Enter asked to see whole. */
+function keyboardOnName(seat) {
+  const name = document.activeElement;
+  return Boolean(name?.matches?.(".seat-head-name[role=button]")) && name.closest("th.seat-head")?.dataset.seat === String(seat);
+}
 
 function showWholeName(head, lasting = false) {
   reactionLayer.querySelector(".whole-name")?.remove();
@@ -1022,13 +1028,12 @@ $("card").addEventListener("focusout", (event) => {
 });
 
 // A redraw that leaves the name no button (the card fitted again, where it fits now) or gives the
-// keyboard back to none takes it from the name without a focusout: the bubble goes then too.
+// keyboard back to none takes it from the name without a focusout: the bubble goes then too, and
+// so does the keyboard's ask still waiting for the bubbles' module.
 function wholeNameHeld() {
+  if (wholeNameAsked?.lasting && !keyboardOnName(wholeNameAsked.seat)) wholeNameAsked = null;
   const bubble = reactionLayer.querySelector(".whole-name[data-keyboard]");
-  if (!bubble) return;
-  const name = document.activeElement;
-  const held = name?.matches?.(".seat-head-name[role=button]") && name.closest("th.seat-head")?.dataset.seat === bubble.dataset.seat;
-  if (!held) bubble.remove();
+  if (bubble && !keyboardOnName(bubble.dataset.seat)) bubble.remove();
 }
 new MutationObserver(wholeNameHeld).observe($("card"), { subtree: true, childList: true, attributes: true, attributeFilter: ["role", "tabindex"] });
 

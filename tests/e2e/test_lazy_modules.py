@@ -265,3 +265,42 @@ def test_two_quick_taps_on_two_cut_names_before_their_module_came_show_the_secon
     assert page.evaluate(WHOLE_NAMES) == [second]
     assert page.evaluate("window.__idle.length") == 1
     assert page.errors == []
+
+
+def test_a_whole_name_the_keyboard_asked_for_is_withdrawn_by_a_redraw_that_takes_its_button(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Enter on a cut name before the page is idle fetches the bubbles' module (room/bubbles.js).
+    The card drawn again before it comes, wide enough now for the name (a phone turned, a window
+    widened), takes the name's button and the ask with it: the card narrow again and the keyboard
+    back on the name, no bubble shows when the module comes, as none was asked since; the next
+    Enter shows it."""
+    page = new_page(390, 844)
+    page.add_init_script(HOLD_IDLE)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/js/room/bubbles.js*", hold)
+    local_room(page, live_site, SIX_NAMES)
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    seat = page.locator("#card .seat-head-name[role=button]").first.evaluate(
+        "(e) => e.closest('th.seat-head').dataset.seat"
+    )
+    button = f"#card th.seat-head[data-seat='{seat}'] .seat-head-name[role=button]"
+    page.focus(button)
+    page.keyboard.press("Enter")
+    until_asked(page, held)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function(f'!document.querySelector("{button}")')
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_selector(button)
+    page.focus(button)
+    held[0].continue_()
+    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
+    page.evaluate(BUBBLES_CAME)
+    assert page.evaluate(WHOLE_NAMES) == []
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
+    assert page.errors == []
