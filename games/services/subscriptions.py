@@ -113,7 +113,9 @@ def push_subscribe(
     this session posted, ``SESSION_ENDPOINTS``), or stored for these seats (``controller``).
     Otherwise SUBSCRIPTION_ENDED, and nothing is stored: a sign-out ended it (which flushes the
     session and deletes the row, ``push_sign_out``) or it is someone else's, and on a shared device
-    whoever comes next turns their own notifications on.
+    whoever comes next turns their own notifications on. But SUBSCRIPTION_HELD, as for a post of it
+    by a press, when it is stored as another browser's (its keys are not the ones posted): its page
+    says why nothing is sent to it, and the browser keeps the subscription nobody asked to drop.
     """
     if not controller:
         raise RuleViolation(E.BAD_REQUEST, "Your browser has no session yet: open a room or take a seat first.")
@@ -123,6 +125,10 @@ def push_subscribe(
         isinstance(heals, str)
         and (heals in posted or PushSubscription.objects.filter(endpoint=heals, controller=controller).exists())
     ):
+        if isinstance(heals, str) and _held_by_another(
+            heals, controller=controller, user_id=user_id, posting=subscription, posted=posted
+        ):
+            raise _held()
         raise RuleViolation(
             E.SUBSCRIPTION_ENDED, "This browser's subscription was ended by a sign-out: it is to be turned on again."
         )
@@ -134,10 +140,7 @@ def push_subscribe(
         ):
             # Taken, the row would tell its browser nothing more, and push the poster's turns to a
             # device that cannot read them.
-            raise RuleViolation(
-                E.SUBSCRIPTION_HELD,
-                "That notification subscription is another browser's: it cannot be moved to this one.",
-            )
+            raise _held()
         row, _ = PushSubscription.objects.update_or_create(
             endpoint=endpoint,
             defaults={
@@ -150,6 +153,32 @@ def push_subscribe(
         )
         _drop_oldest(controller, keep=[row.pk])
     return row
+
+
+def _held() -> RuleViolation:
+    return RuleViolation(
+        E.SUBSCRIPTION_HELD, "That notification subscription is another browser's: it cannot be moved to this one."
+    )
+
+
+def _held_by_another(
+    endpoint: str, *, controller: str, user_id: int | None, posting: object, posted: Sequence[str]
+) -> bool:
+    """Whether ``endpoint``, healed by a visit and not taken, is stored as another browser's, posted
+    with other keys than its own (as a post of it without ``heals`` is refused): the browser holding
+    it was refused it before, and is told the same, so that its page keeps the subscription and says
+    why nothing is sent to it. Not so for a row its own browser's secret matches (a session
+    after cleared cookies, or the next person at a shared device), nor for no row at all (a
+    sign-out deleted it): those are ended."""
+    held = PushSubscription.objects.filter(endpoint=endpoint).first()
+    if held is None:
+        return False
+    keys: Any = posting.get("keys") if isinstance(posting, dict) else None
+    try:
+        auth = _key(keys.get("auth") if isinstance(keys, dict) else None, "auth", 16)
+    except RuleViolation:
+        return False  # no secret of its own to be told apart by
+    return not _posted_by_its_own(held, controller=controller, user_id=user_id, auth=auth, posted=posted)
 
 
 def _posted_by_its_own(
@@ -232,10 +261,7 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
         held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()
         if held is not None and held.controller != row.controller:
             # Refused as a post of it is (push_subscribe): it stays its browser's.
-            raise RuleViolation(
-                E.SUBSCRIPTION_HELD,
-                "That notification subscription is another browser's: it cannot be moved to this one.",
-            )
+            raise _held()
         if held is not None:
             held.delete()  # posted from a page already: one row for the browser's one subscription
         row.endpoint, row.p256dh, row.auth = new_endpoint, p256dh, auth

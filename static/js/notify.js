@@ -78,7 +78,8 @@ async function subscription(registration) {
 // The browser's subscription posted to the server. One its push service said is gone (it expired
 // while the browser kept it: the server answers `subscription_gone`) is dropped and made anew.
 // `heals`: the endpoint of the one the browser held at a visit, posted again without a press; the
-// server takes it only from the person it was made for (`subscription_ended` otherwise).
+// server takes it only from the person it was made for (`subscription_ended` otherwise, and
+// `subscription_held` for one it keeps as another browser's, as when it was first refused).
 // One made anew for a key the server no longer has heals nothing the server could still check:
 // the removal of the old one said whose it was.
 async function postSubscription(registration, heals) {
@@ -163,7 +164,8 @@ async function start() {
       }
       if (error.code === "subscription_held") {
         // The endpoint posted is stored as another browser's, and stays its: nothing is sent to
-        // this device, whatever the browser holds. The server's words say why.
+        // this device, whatever the browser holds. The server's words say why, and the browser's
+        // subscription stays: nobody asked to drop it.
         show(error.message, false);
         return;
       }

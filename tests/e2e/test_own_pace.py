@@ -1388,4 +1388,12 @@ def test_a_subscription_held_by_another_browser_leaves_the_switch_off_with_the_s
     page.click("#push-on")
     page.wait_for_function(f"document.getElementById('push-status').textContent.includes({json.dumps(said)})")
     assert page.get_attribute("#push-box", "data-state") == "off"
+    # At the next visit the page posts the browser's subscription again: still another browser's,
+    # it says so again, and the browser keeps its own subscription (nobody asked to drop it).
+    page.reload()
+    page.wait_for_function("document.getElementById('push-status').textContent !== 'Checking…'")
+    page.wait_for_selector("#push-box[data-state=off]")
+    assert page.text_content("#push-status") == said
+    assert page.evaluate("localStorage.getItem('fake-push-n')") == "2"
+    assert len(live_site.query(stored, held["endpoint"])) == 1
     assert [e for e in page.errors if "status of 400" not in e] == []

@@ -705,6 +705,33 @@ def test_a_stored_endpoint_posted_by_another_browser_with_its_own_keys_is_refuse
 
 
 @pytest.mark.usefixtures("push_settings")
+def test_a_visit_posting_again_a_subscription_another_browser_holds_is_told_it_is_held_not_ended(
+    german: Callable[[str], str],
+) -> None:
+    """A browser whose subscription was refused as another browser's keeps it, and its page posts it
+    again at the next visit (``heals``). It is still another browser's: refused as held, in the
+    reader's language, so that the page says so and leaves the browser's subscription alone, not as
+    ended by a sign-out (whose page drops the browser's subscription)."""
+    ann = Client()
+    create_room(ann)
+    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+    assert post_push(ann, sub).status_code == 201
+    before = PushSubscription.objects.values().get()
+    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
+    said = "That notification subscription is another browser's: it cannot be moved to this one."
+    for ben in (Client(), Client(HTTP_ACCEPT_LANGUAGE="de")):
+        create_room(ben)
+        assert post_push(ben, theirs).json()["error"] == "subscription_held"
+        refused = post_push(ben, {**theirs, "heals": sub["endpoint"]})
+        language = "de" if "HTTP_ACCEPT_LANGUAGE" in ben.defaults else "en"
+        assert refused.status_code == 400 and refused.json() == {
+            "error": "subscription_held",
+            "message": german(said) if language == "de" else said,
+        }
+        assert PushSubscription.objects.values().get() == before
+
+
+@pytest.mark.usefixtures("push_settings")
 def test_a_stored_endpoint_moves_with_its_own_secret_or_to_its_own_account_or_browser_with_new_keys() -> None:
     """Who a subscription is stored for posts it again: the same browser in a new session (cookies
     cleared: it holds the same secret), the same browser with new keys, the same account from a
