@@ -19,7 +19,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.domain import errors as E
@@ -133,26 +133,42 @@ def push_subscribe(
             E.SUBSCRIPTION_ENDED, "This browser's subscription was ended by a sign-out: it is to be turned on again."
         )
     endpoint, p256dh, auth = _checked(subscription)
+    fields = {
+        "p256dh": p256dh,
+        "auth": auth,
+        "controller": controller,
+        "user_id": user_id,
+        "language": _language(language),
+    }
     with transaction.atomic():
         held = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
+        if held is None:
+            # A new endpoint has no row to lock: two first posts of it at once both get here, and
+            # the unique endpoint orders them. The second waits for the first's commit and is then
+            # checked against the row it made, as any later post is.
+            made = _first_post(endpoint, fields)
+            if made is not None:
+                _drop_oldest(controller, keep=[made.pk])
+                return made
+            held = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
         if held is not None and not _posted_by_its_own(
             held, controller=controller, user_id=user_id, auth=auth, posted=posted
         ):
             # Taken, the row would tell its browser nothing more, and push the poster's turns to a
             # device that cannot read them.
             raise _held()
-        row, _ = PushSubscription.objects.update_or_create(
-            endpoint=endpoint,
-            defaults={
-                "p256dh": p256dh,
-                "auth": auth,
-                "controller": controller,
-                "user_id": user_id,
-                "language": _language(language),
-            },
-        )
+        row, _ = PushSubscription.objects.update_or_create(endpoint=endpoint, defaults=fields)
         _drop_oldest(controller, keep=[row.pk])
     return row
+
+
+def _first_post(endpoint: str, fields: dict[str, Any]) -> PushSubscription | None:
+    """The row of a first post of ``endpoint``, or None where another post stored it first."""
+    try:
+        with transaction.atomic():  # a savepoint: the refused INSERT leaves the post's transaction usable
+            return PushSubscription.objects.create(endpoint=endpoint, **fields)
+    except IntegrityError:
+        return None
 
 
 def _held() -> RuleViolation:
