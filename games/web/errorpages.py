@@ -17,7 +17,10 @@ browser never shows its own blank error page.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
@@ -50,7 +53,8 @@ PAGES: dict[int, tuple[Promise, Promise]] = {
             "Go back and use the button, or start again from the home page."
         ),
     ),
-    429: (_("Slow down"), _("Too many requests from your address. Please wait a minute and try again.")),
+    # No wait named: a 429 whose wait is known says it (``too_many_requests``, ``wait_words``).
+    429: (_("Slow down"), _("Too many requests from your address. Please wait, then try again.")),
     500: (
         _("Something went wrong"),
         _("The server hit a problem it did not expect. Please try again in a moment."),
@@ -158,9 +162,74 @@ def rooms_swept() -> str:
     ) % {"days": days}
 
 
+# The request attribute a refusing limit sets to the seconds until it lets the request through
+# (accounts.ratelimits for allauth's limits), which the 429 then says and sends as Retry-After.
+RETRY_AFTER = "retry_after"
+
+
 def too_many_requests(request: HttpRequest) -> HttpResponse:
-    """allauth's ``handler429`` (its rate limits: sign-up, sign-in, passwords)."""
-    return error_page(request, 429)
+    """The ``handler429`` (allauth's rate limits answer with it: sign-up, sign-in, passwords): the
+    wait the refusing limit noted on the request, or none named where nothing knows it."""
+    seconds = getattr(request, RETRY_AFTER, None)
+    return too_many(request, gettext("Too many requests."), seconds if isinstance(seconds, int) else None)
+
+
+def too_many(request: HttpRequest, what: str, seconds: int | None) -> HttpResponse:
+    """A 429 that says ``what`` happened and the wait of ``seconds`` (sent as Retry-After too), as
+    JSON for scripts and as a page for browsers; with ``seconds`` None, no wait is named."""
+    message = wait_words(what, seconds) if seconds is not None else str(PAGES[429][1])
+    if wants_json(request):
+        body: dict[str, object] = {"error": errors.RATE_LIMITED, "message": message}
+        if seconds is not None:
+            body["retry_after"] = seconds
+        response: HttpResponse = JsonResponse(body, status=429)
+    else:
+        response = error_page(request, 429, message)
+    if seconds is not None:
+        response["Retry-After"] = str(seconds)
+    return response
+
+
+def wait_words(what: str, seconds: int) -> str:
+    """A 429's sentence: ``what`` happened, and the wait of ``seconds`` its Retry-After gives, in words
+    (often a few seconds: the rest of the limit's window): seconds under a minute, minutes up to two
+    hours, hours past them."""
+    if seconds < 60:
+        return ngettext(
+            "%(what)s Please wait %(seconds)d second and try again.",
+            "%(what)s Please wait %(seconds)d seconds and try again.",
+            seconds,
+        ) % {"what": what, "seconds": seconds}
+    if seconds == 60:
+        return gettext("%(what)s Please wait a minute and try again.") % {"what": what}
+    if seconds > 120 * 60:  # a day's limit: hours, not a thousand minutes
+        hours = math.ceil(seconds / 3600)  # each hour begun: never a shorter wait than the header's
+        return ngettext(
+            "%(what)s Please wait %(hours)d hour and try again.",
+            "%(what)s Please wait %(hours)d hours and try again.",
+            hours,
+        ) % {"what": what, "hours": hours}
+    minutes = math.ceil(seconds / 60)  # each minute begun: never a shorter wait than the header's
+    return ngettext(
+        "%(what)s Please wait %(minutes)d minute and try again.",
+        "%(what)s Please wait %(minutes)d minutes and try again.",
+        minutes,
+    ) % {"what": what, "minutes": minutes}
+
+
+def retry_after_seconds(response: HttpResponseBase) -> int | None:
+    """The wait a response's Retry-After gives, in whole seconds (at least 1), or None without one:
+    seconds (RFC 9110) or an HTTP date."""
+    value = response.get("Retry-After", "").strip()
+    if value.isdigit():
+        return max(1, int(value))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(1, math.ceil((when - datetime.now(UTC)).total_seconds()))
 
 
 def room_code_in(path: str) -> str | None:
@@ -233,7 +302,11 @@ class ErrorPageMiddleware:
             return response
         # A 405 under a room is a form's address opened as a page: the room is the way back.
         room = room_code_in(request.path) if response.status_code == 405 else None
-        page = error_page(request, response.status_code, room=room)
+        if response.status_code == 429:
+            # The wait its own Retry-After gives, or none named.
+            page = too_many(request, gettext("Too many requests."), retry_after_seconds(response))
+        else:
+            page = error_page(request, response.status_code, room=room)
         for header, value in response.items():
             if header.lower() not in ("content-type", "content-length"):
                 page[header] = value

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import math
 from collections.abc import Callable
 from typing import Any, cast
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
-from games.domain import errors
 from games.realtime.limits import REFUSED_FORMS, Bucket, Limit, Slot, client_buckets, client_ip, limiter
-from games.web.errorpages import error_page, wants_json
+from games.web import errorpages
 
 log = logging.getLogger(__name__)
 
@@ -32,39 +29,9 @@ def mark_refused(request: HttpRequest) -> None:
 
 
 def too_many(request: HttpRequest, limit: Limit, buckets: tuple[Bucket, ...]) -> HttpResponse:
-    """429 with a message a person can act on, as JSON for scripts and as a page for browsers."""
+    """429 with a message a person can act on and the wait until ``limit`` lets the client through."""
     what = str(limit.message) if limit.message else gettext("Too many requests.")
-    retry = limiter.retry_after(limit, *buckets)
-    message = wait_words(what, retry)
-    if wants_json(request):
-        response = HttpResponse(
-            json.dumps({"error": errors.RATE_LIMITED, "message": message, "retry_after": retry}),
-            content_type="application/json",
-            status=429,
-        )
-    else:
-        response = error_page(request, 429, message)
-    response["Retry-After"] = str(retry)
-    return response
-
-
-def wait_words(what: str, seconds: int) -> str:
-    """A 429's sentence: ``what`` happened, and the wait of ``seconds`` its Retry-After gives, in words
-    (often a few seconds: the rest of the limit's window)."""
-    if seconds < 60:
-        return ngettext(
-            "%(what)s Please wait %(seconds)d second and try again.",
-            "%(what)s Please wait %(seconds)d seconds and try again.",
-            seconds,
-        ) % {"what": what, "seconds": seconds}
-    if seconds == 60:
-        return gettext("%(what)s Please wait a minute and try again.") % {"what": what}
-    minutes = math.ceil(seconds / 60)  # each minute begun: never a shorter wait than the header's
-    return ngettext(
-        "%(what)s Please wait %(minutes)d minute and try again.",
-        "%(what)s Please wait %(minutes)d minutes and try again.",
-        minutes,
-    ) % {"what": what, "minutes": minutes}
+    return errorpages.too_many(request, what, limiter.retry_after(limit, *buckets))
 
 
 def cross_site_refused(view: View) -> View:
