@@ -22,16 +22,19 @@ from django.http import HttpRequest
 from games.web.errorpages import RETRY_AFTER
 
 
-def wait_of(request: HttpRequest, *, app: str, action: str, rate: Any, key: Any = None, user: Any = None) -> int | None:
+def wait_of(
+    request: HttpRequest, *, app: str, action: str, rate: allauth_ratelimit.Rate, key: Any = None, user: Any = None
+) -> int | None:
     """Whole seconds until ``rate`` of ``action`` counts fewer than its amount for this request
     (at least 1), or None when it is not full."""
     cache_key = allauth_ratelimit.get_cache_key(request, app=app, action=action, rate=rate, key=key, user=user)
-    now = allauth_ratelimit.time.time()  # the clock allauth counted on
-    counted = sorted((at for at in cache.get(cache_key, []) if at > now - rate.duration), reverse=True)
+    now: float = allauth_ratelimit.time.time()  # the clock allauth counted on
+    counted: list[float] = sorted((at for at in cache.get(cache_key, []) if at > now - rate.duration), reverse=True)
     if len(counted) < rate.amount:
         return None
     # Let through once the amount-th newest request counted is a window old.
-    return max(1, math.ceil(counted[rate.amount - 1] + rate.duration - now))
+    oldest: float = counted[rate.amount - 1]
+    return max(1, math.ceil(oldest + float(rate.duration) - now))
 
 
 def install() -> None:
