@@ -221,7 +221,7 @@ def retry_after_seconds(response: HttpResponseBase) -> int | None:
     """The wait a response's Retry-After gives, in whole seconds (at least 1), or None without one:
     seconds (RFC 9110) or an HTTP date."""
     value = response.get("Retry-After", "").strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return max(1, int(value))
     try:
         when = parsedate_to_datetime(value)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import html
 import types
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from typing import Any
 
 import pytest
@@ -173,6 +174,12 @@ def test_an_empty_429_says_the_wait_of_its_own_retry_after(language: str) -> Non
         page = ErrorPageMiddleware(lambda request: bare)(RequestFactory().get("/somewhere"))
     assert page.status_code == 429 and page["Retry-After"] == "30"
     assert waits(language, "Too many requests.", seconds=30) in said(page)
+    # A Retry-After that is a date: the wait until then (a minute and some seconds: two minutes begun).
+    bare["Retry-After"] = format_datetime(datetime.now(UTC) + timedelta(seconds=120), usegmt=True)
+    with translation.override(language):
+        page = ErrorPageMiddleware(lambda request: bare)(RequestFactory().get("/somewhere"))
+    assert page.status_code == 429 and page["Retry-After"] == bare["Retry-After"]
+    assert waits(language, "Too many requests.", minutes=2) in said(page)
 
 
 def test_an_allauth_refusal_with_nothing_full_notes_no_wait(allauth_clock: ManualClock) -> None:
