@@ -6,6 +6,4 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts, history and ratings"
 
     def ready(self) -> None:
-        from accounts import ratelimits, receivers  # noqa: F401  (connects the signal receivers)
-
-        ratelimits.install()
+        from accounts import receivers  # noqa: F401  (connects the signal receivers)

@@ -74,30 +74,6 @@ def test_the_pub_sub_layer_subclasses_channels_redis_where_it_expects() -> None:
     assert list(inspect.signature(utils._wrap_close).parameters) == ["proxy", "loop"]
 
 
-def test_allauths_count_of_one_rate_is_wrapped_where_its_refusals_are_counted() -> None:
-    """accounts.ratelimits wraps allauth's ``_consume_single_rate`` (which ``consume`` calls through its
-    module for each rate) and reads the history it keeps: newest first, under ``get_cache_key``'s key,
-    on the module's ``time``."""
-    from allauth.core.internal import ratelimit
-
-    assert getattr(ratelimit._consume_single_rate, "notes_the_wait", False)
-    wrapped = inspect.signature(ratelimit._consume_single_rate.__wrapped__).parameters
-    assert list(wrapped) == ["request", "app", "action", "rate", "key", "user", "dry_run", "raise_exception"]
-    assert "_consume_single_rate(" in inspect.getsource(ratelimit.consume)
-    assert list(inspect.signature(ratelimit.get_cache_key).parameters) == [
-        "request",
-        "app",
-        "action",
-        "rate",
-        "key",
-        "user",
-    ]
-    assert ratelimit.time.time is not None and {"amount", "duration"} <= set(vars(ratelimit.Rate(1, 60, "ip")))
-    history = [3.0, 2.0]
-    assert ratelimit.apply_rate(history, 4.0, ratelimit.Rate(3, 60, "ip")) == (True, [4.0, 3.0, 2.0])
-    assert "cache.get(cache_key, [])" in inspect.getsource(ratelimit._consume_single_rate.__wrapped__)
-
-
 def test_the_quick_teardown_of_transactional_tests_is_the_one_django_runs() -> None:
     """tests/conftest.py replaces TransactionTestCase._fixture_teardown and calls _databases_names."""
     case: Any = TransactionTestCase

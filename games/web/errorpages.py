@@ -162,16 +162,12 @@ def rooms_swept() -> str:
     ) % {"days": days}
 
 
-# The request attribute a refusing limit sets to the seconds until it lets the request through
-# (accounts.ratelimits for allauth's limits), which the 429 then says and sends as Retry-After.
-RETRY_AFTER = "retry_after"
-
-
 def too_many_requests(request: HttpRequest) -> HttpResponse:
-    """The ``handler429`` (allauth's rate limits answer with it: sign-up, sign-in, passwords): the
-    wait the refusing limit noted on the request, or none named where nothing knows it."""
-    seconds = getattr(request, RETRY_AFTER, None)
-    return too_many(request, gettext("Too many requests."), seconds if isinstance(seconds, int) else None)
+    """The ``handler429`` (allauth's rate limits answer with it: sign-up, sign-in, passwords). allauth
+    passes the request alone, not which of an action's rates refused (sign-ups: a minute's and a
+    day's) nor when it lets the address through again, so the page names no wait rather than a
+    false one."""
+    return too_many(request, gettext("Too many requests."), None)
 
 
 def too_many(request: HttpRequest, what: str, seconds: int | None) -> HttpResponse:
