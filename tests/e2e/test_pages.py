@@ -1364,8 +1364,8 @@ def test_the_replay_of_a_game_never_started_fits_a_narrow_phone_with_its_ways_on
     live_site: LiveSite, new_page: Any
 ) -> None:
     """The page of a room everyone left before the first roll leads back to the room (the header's
-    link) and to a new game (the card's one button): at 320 px in German the button is whole on the
-    screen and clear of the header's links, which keep apart from each other."""
+    one link: no die was rolled, no dice to check) and to a new game (the card's one button): at
+    320 px in German the button is whole on the screen and clear of the header's link."""
     host = new_page(390, 844)
     code = create_online(host, live_site, "Ann").rstrip("/").rsplit("/", 1)[-1]
     host.once("dialog", lambda dialog: dialog.accept())
@@ -1375,12 +1375,36 @@ def test_the_replay_of_a_game_never_started_fits_a_narrow_phone_with_its_ways_on
     assert page.goto(f"{live_site.url}/r/{code}/replay").status == 409
     assert page.locator(".card .btn").count() == 1
     new = page.locator(".card .btn").bounding_box()
-    links = [page.locator(".replay-links a").nth(i).bounding_box() for i in (0, 1)]
-    assert new is not None and all(links), (new, links)
+    # The header's one link: no die was rolled, so there are no dice to check.
+    assert page.locator(".replay-links a").count() == 1
+    back = page.locator(".replay-links a").bounding_box()
+    assert page.locator(".replay-links a").get_attribute("href") == f"/r/{code}/"
+    assert new is not None and back is not None, (new, back)
     assert new["x"] >= 0 and new["x"] + new["width"] <= 320, new
-    first, second = links
-    assert second["y"] >= first["y"] + first["height"] or second["x"] >= first["x"] + first["width"], links
-    assert new["y"] >= max(link["y"] + link["height"] for link in links), (new, links)
+    assert new["y"] >= back["y"] + back["height"], (new, back)
     assert no_horizontal_overflow(page)
     for scheme in in_each_scheme(page):
         shot(page, f"replay-never-started-320-{scheme}")
+
+
+@pytest.mark.parametrize("started", [False, True], ids=["lobby", "under way"])
+def test_on_a_phone_the_replay_of_a_game_not_over_yet_shows_one_way_to_the_room(
+    live_site: LiveSite, new_page: Any, started: bool
+) -> None:
+    """A game in its lobby or under way has no replay yet: its page shows one way to the room, the
+    card's button under the words that say to follow the game there, whole on a phone's screen;
+    the header keeps the dice's check beside the title."""
+    host = new_page(390, 844)
+    room = create_local(host, live_site, ["Ann", "Bob"]) if started else create_online(host, live_site, "Ann")
+    code = room.rstrip("/").rsplit("/", 1)[-1]
+    page = new_page(390, 844)
+    assert page.goto(f"{live_site.url}/r/{code}/replay").status == 409
+    to_room = page.locator(f'a[href="/r/{code}/"]:visible')
+    assert to_room.count() == 1, to_room.all_inner_texts()
+    assert to_room.inner_text() == "Go to the room" and "btn" in (to_room.get_attribute("class") or "")
+    box = to_room.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert page.locator(".replay-links a").all_inner_texts() == ["Check the dice"]
+    assert no_horizontal_overflow(page)
+    for scheme in in_each_scheme(page):
+        shot(page, f"replay-not-over-{'playing' if started else 'lobby'}-390-{scheme}")

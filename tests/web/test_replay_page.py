@@ -220,6 +220,21 @@ def test_the_replay_of_a_room_still_in_its_lobby_says_the_game_has_not_started_n
     assert "The game has not started yet" in said and f'href="/r/{table.code}/"' in said, said
 
 
+@pytest.mark.parametrize("start", [False, True], ids=["lobby", "under way"])
+def test_the_replay_of_a_game_not_over_yet_links_the_room_once_from_its_card(start: bool) -> None:
+    """The card says the replay opens when the game is over and offers the room as its one button:
+    the header does not offer the same room again beside it under another name ("Back to the room",
+    for a reader who may never have been in it)."""
+    table = open_room(2, start=start)
+    page = Client().get(f"/r/{table.code}/replay").content.decode()
+    assert page.count(f'href="/r/{table.code}/"') == 1, page
+    card = re.search(r'<section class="card">(.*?)</section>', page, re.S)
+    assert card and "Go to the room" in card.group(1) and f'href="/r/{table.code}/"' in card.group(1), page
+    assert "Back to the room" not in page
+    # The dice's commitment is there from the room's creation: its check stays offered.
+    assert f'href="/r/{table.code}/fairness"' in page
+
+
 def test_the_replay_of_a_room_everyone_left_before_the_start_links_the_room_once() -> None:
     """The header's *Back to the room* is the way back: the card that says the game never started
     offers a new game, not a second link to the same room."""
@@ -237,6 +252,8 @@ def test_the_replay_of_a_room_everyone_left_before_the_start_links_the_room_once
     assert page.count(f'href="/r/{table.code}/"') == 1, page
     assert "Back to the room" in page and "Go to the room" not in page
     assert 'href="/"' in page and "Start a new game" in page
+    # No die was ever rolled: there are no dice to check.
+    assert "Check the dice" not in page and f'href="/r/{table.code}/fairness"' not in page
 
 
 def test_a_loss_of_thousands_of_points_is_written_as_the_room_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
