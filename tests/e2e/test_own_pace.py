@@ -1397,3 +1397,32 @@ def test_a_subscription_held_by_another_browser_leaves_the_switch_off_with_the_s
     assert page.evaluate("localStorage.getItem('fake-push-n')") == "2"
     assert len(live_site.query(stored, held["endpoint"])) == 1
     assert [e for e in page.errors if "status of 400" not in e] == []
+
+
+# The top and bottom of each line of an element's last text (a label's words after its box).
+LINES_OF_LAST_TEXT = """l => {
+  const range = document.createRange();
+  range.selectNodeContents(l.lastChild);
+  return [...range.getClientRects()].map(line => [line.top, line.bottom]);
+}"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
+def test_your_games_email_box_is_whole_beside_its_long_label_and_on_its_first_line(
+    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+) -> None:
+    """The e-mail notices' checkbox keeps its size beside a label that wraps (three lines on a phone
+    in German, in the side column on a desktop): the flex line does not squeeze it narrow, and it
+    sits beside the label's first line, where the sentence it answers begins."""
+    page = new_page(*size, locale="de-DE")
+    sign_up(page, live_site, username("ada"))
+    page.goto(live_site.url + "/games")
+    box = page.locator("input[name=on]").bounding_box()
+    label = page.locator("label.check:has(input[name=on])")
+    lines = label.evaluate(LINES_OF_LAST_TEXT)
+    assert box is not None and len(lines) > 1, (box, lines)
+    assert abs(box["width"] - box["height"]) <= 1, box
+    first_top, first_bottom = lines[0]
+    assert first_top <= box["y"] + box["height"] / 2 <= first_bottom, (box, lines)
+    for scheme in in_each_scheme(page):
+        shot(page, f"games-email-box-{size[0]}-{scheme}")
