@@ -339,6 +339,20 @@ def test_the_fairness_page_checks_a_finished_game() -> None:
     )
 
 
+def test_the_fairness_page_of_a_room_in_its_lobby_says_the_game_has_not_started_not_that_it_is_going() -> None:
+    """Nobody has rolled yet: its page shows the commitment and says the game has not started, as
+    the replay page of the same room does, not that it is "still going"."""
+    ada = Client()
+    game = create(ada)
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert "Commitment" in page and game.server_seed not in page
+    assert "still going" not in page
+    assert "The game has not started yet: come back when it ends." in page
+    post(ada, game, "start")
+    page = Client().get(f"/r/{game.code}/fairness").content.decode()
+    assert "The game is still going: come back when it ends." in page
+
+
 def test_the_fairness_page_of_a_room_everyone_left_before_the_start_says_the_game_never_started() -> None:
     """Abandoned in the lobby, the game had no roll, no move and no score: its page checks the
     revealed seed against the commitment and says the game never started, not that every move
