@@ -1607,3 +1607,19 @@ def test_a_game_ending_before_the_page_is_idle_draws_its_panel_all_the_same(live
     assert page.evaluate("window.__idle.length") == 1  # never idle: the panel's module came when asked
     assert page.locator("#over .ranking li").count() == 1
     assert page.errors == []
+
+
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_on_a_phone_the_lobbys_seed_commitment_stays_on_one_line(
+    live_site: LiveSite, new_page: Any, language: str
+) -> None:
+    """The room's fair dice line shows the commitment's first 16 characters, read and compared as one
+    word: at 390 px, where the words before it fill the line (French, Spanish), it moves to the next line
+    whole instead of breaking between two of its characters."""
+    page = new_page(390, 844, locale=language)
+    create_online(page, live_site, "Ann")
+    page.wait_for_selector("#fair code")
+    assert page.eval_on_selector("#fair code", "c => c.getClientRects().length") == 1, page.inner_text("#fair")
+    assert no_horizontal_overflow(page)
+    for scheme in in_each_scheme(page):
+        shot(page, f"lobby-fair-line-390-{language}-{scheme}")
