@@ -56,6 +56,21 @@ def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official
     return str(page.url)
 
 
+def create_online_read_seed(page: Any, site: LiveSite, name: str) -> tuple[str, str]:
+    """``create_online``'s room, made from the home page as ``page`` stands (its init scripts in
+    place), with the client seed the form sent: (the room's code, the seed). Returns once the lobby
+    shows, before the socket connects: what the page does first is what some tests read."""
+    page.goto(site.url + "/")
+    page.check("input[name=mode][value=online]")
+    page.fill("#id_name", name)
+    with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
+        page.click("#create-btn")
+    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
+    assert seed, "the home page's form sent no client seed"
+    page.wait_for_selector("#lobby:not([hidden])")
+    return room_code(page), seed
+
+
 def create_local(page: Any, site: LiveSite, names: list[str], ruleset: str = "official") -> str:
     page.goto(site.url + "/")
     page.check("input[name=mode][value=local]")

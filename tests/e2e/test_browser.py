@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     best_box,
     create_local,
     create_online,
+    create_online_read_seed,
     in_each_scheme,
     join,
     light_boxes_in_the_dark,
@@ -219,15 +220,7 @@ def test_a_player_finds_the_seed_their_browser_sent_on_the_room_page_after_the_g
     browser keeps the seed the home page's form sent under the room's code, and the room page shows
     it at the game's end, after a reload too."""
     page = new_page()
-    page.goto(live_site.url + "/")
-    page.check("input[name=mode][value=online]")
-    page.fill("#id_name", "Ann")
-    with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
-        page.click("#create-btn")
-    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
-    assert seed
-    page.wait_for_selector("#lobby:not([hidden])")
-    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    code, seed = create_online_read_seed(page, live_site, "Ann")
     live_site.run(FINISH_ALONE, code)
     page.reload()
     page.wait_for_selector("#over-h")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_online, join, local_room
+from tests.e2e.helpers import create_online, create_online_read_seed, join, local_room
 from tests.e2e.test_table_layout import HOLD_IDLE
 
 pytestmark = pytest.mark.browser
@@ -85,14 +85,7 @@ def test_a_new_rooms_page_keeps_the_seed_its_form_sent_before_it_is_idle(live_si
     under the room's code at once, not once idle (seed.js), so that leaving it at once loses nothing."""
     page = new_page()
     page.add_init_script(HOLD_IDLE)
-    page.goto(live_site.url + "/")
-    page.check("input[name=mode][value=online]")
-    page.fill("#id_name", "Ann")
-    with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
-        page.click("#create-btn")
-    seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
-    page.wait_for_selector("#lobby:not([hidden])")
-    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    code, seed = create_online_read_seed(page, live_site, "Ann")
     page.wait_for_function(
         "([code, seed]) => JSON.parse(localStorage.getItem('yahtzee-seeds') ?? '{}')[code]?.seed === seed",
         arg=[code, seed],
