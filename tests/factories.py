@@ -143,6 +143,20 @@ def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True
     return _room(players, start, ruleset=ruleset)
 
 
+def left_in_the_lobby(players: int = 2) -> Table:
+    """A room whose players all left its lobby before the game started, the host last."""
+    table = open_room(players, start=False)
+    for seat in reversed(range(players)):
+        services.game_leave(
+            code=table.code,
+            controller=table.controllers[seat],
+            seat=seat,
+            expected_version=table.version(),
+            action_id=action_id(),
+        )
+    return table
+
+
 def own_pace_room(
     players: int = 2, seconds: int = 3 * 86_400, *, start: bool = True, ruleset: str = "official"
 ) -> Table:

@@ -26,7 +26,17 @@ from games.services.replay import replay_game, replay_steps, verify_fairness
 from games.store import moves
 from games.store.models import Game, Move, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import Table, action_id, loaded_dice, open_room, play_to_end, play_turn, play_turns, timed_room
+from tests.factories import (
+    Table,
+    action_id,
+    left_in_the_lobby,
+    loaded_dice,
+    open_room,
+    play_to_end,
+    play_turn,
+    play_turns,
+    timed_room,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -896,15 +906,7 @@ def test_verify_game_says_a_game_abandoned_in_the_lobby_never_started_instead_of
     """Everyone left the lobby: the seed is revealed, but no die was rolled. The command ended with
     "OK: all 0 rolls re-derived from the revealed seed, and the moves replay exactly.", where the
     fair-dice page and the replay say the game never started."""
-    table = open_room(2, start=False)
-    for seat in (1, 0):
-        services.game_leave(
-            code=table.code,
-            controller=table.controllers[seat],
-            seat=seat,
-            expected_version=table.version(),
-            action_id=action_id(),
-        )
+    table = left_in_the_lobby()
     game = table.game
     assert game.status == Game.Status.ABANDONED and game.started_at is None
     out = StringIO()

@@ -19,7 +19,7 @@ from games import services
 from games.domain.rules import RULESETS, Box
 from games.store.models import Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import action_id, loaded_dice, open_room, play_to_end, play_turns
+from tests.factories import action_id, left_in_the_lobby, loaded_dice, open_room, play_to_end, play_turns
 
 pytestmark = pytest.mark.django_db
 
@@ -36,16 +36,7 @@ def finished(players: int = 2, ruleset: str = "official", seed: int = 1) -> Game
 
 def abandoned() -> Game:
     """A room whose last player left the lobby."""
-    table = open_room(2, start=False)
-    for seat in (1, 0):
-        services.game_leave(
-            code=table.code,
-            controller=table.controllers[seat],
-            seat=0 if seat == 0 else 1,
-            expected_version=None,
-            action_id=action_id(),
-        )
-    game = table.game
+    game = left_in_the_lobby().game
     assert game.status == Game.Status.ABANDONED
     return game
 

@@ -19,7 +19,7 @@ from games import services
 from games.services import coach, replay
 from games.store import tables
 from games.store.models import Game, Move
-from tests.factories import action_id, open_room, play_to_end, play_turn
+from tests.factories import action_id, left_in_the_lobby, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -238,15 +238,7 @@ def test_the_replay_of_a_game_not_over_yet_links_the_room_once_from_its_card(sta
 def test_the_replay_of_a_room_everyone_left_before_the_start_links_the_room_once() -> None:
     """The header's *Back to the room* is the way back: the card that says the game never started
     offers a new game, not a second link to the same room."""
-    table = open_room(2, start=False)
-    for seat in (1, 0):
-        services.game_leave(
-            code=table.code,
-            controller=table.controllers[seat],
-            seat=seat,
-            expected_version=table.version(),
-            action_id=action_id(),
-        )
+    table = left_in_the_lobby()
     page = Client().get(f"/r/{table.code}/replay").content.decode()
     assert "This game never started" in page
     assert page.count(f'href="/r/{table.code}/"') == 1, page
