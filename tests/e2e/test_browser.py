@@ -20,6 +20,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     light_boxes_in_the_dark,
+    local_room,
     look_again,
     no_horizontal_overflow,
     score_best,
@@ -318,7 +319,7 @@ def test_pass_and_play_with_three_players_to_the_end(live_site: LiveSite, new_pa
 
 def test_a_reload_mid_turn_keeps_dice_holds_and_rolls_left(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     act(page, [page], lambda: page.click("#die-1"))
     act(page, [page], lambda: page.click("#die-3"))
@@ -335,7 +336,7 @@ def test_a_phone_sized_game_never_scrolls_the_page_sideways(live_site: LiveSite,
     page = new_page(375, 740, has_touch=True)
     page.goto(live_site.url + "/")
     assert no_horizontal_overflow(page)
-    create_local(page, live_site, ["Ann", "Bea", "Cal", "Dot"], ruleset="triple")
+    local_room(page, live_site, ["Ann", "Bea", "Cal", "Dot"], ruleset="triple")
     assert no_horizontal_overflow(page)
     for _ in range(4):
         play_turn(page, [page])
@@ -348,7 +349,7 @@ def test_a_phone_sized_game_never_scrolls_the_page_sideways(live_site: LiveSite,
     shot(page, "phone-triple", full_page=True)
 
     solo = new_page(375, 740, has_touch=True)
-    code = create_local(solo, live_site, ["Solo"]).rstrip("/").rsplit("/", 1)[-1]
+    code = local_room(solo, live_site, ["Solo"]).rstrip("/").rsplit("/", 1)[-1]
     for turn in range(13):
         if turn == 1:
             # The eleven turns between the first and the last through the services: the page
@@ -420,7 +421,7 @@ def test_server_errors_are_shown_as_readable_messages(live_site: LiveSite, new_p
         ws.on_message(to_server)
 
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), tamper)
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     box, _ = best_box(page)
     page.click(f"#{box}")
@@ -434,7 +435,7 @@ def test_server_errors_are_shown_as_readable_messages(live_site: LiveSite, new_p
 
 def test_boxes_the_forced_joker_forbids_are_disabled_with_the_reason(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    url = create_local(page, live_site, ["Solo"])
+    url = local_room(page, live_site, ["Solo"])
     code = url.rstrip("/").rsplit("/", 1)[-1]
     act(page, [page], lambda: page.click("#roll"))
     # Dice cannot be chosen, so the stored state is set to the joker case directly: a second
@@ -789,7 +790,7 @@ def test_the_question_before_a_zero_in_a_column_names_the_column_in_one_sentence
     """Triple: a box that would score 0 in column ×2 asks first, naming the box and its column in
     one sentence, not the box's name with "(×2)" put after it."""
     page = new_page()
-    create_local(page, live_site, ["Solo"], ruleset="triple")
+    local_room(page, live_site, ["Solo"], ruleset="triple")
     act(page, [page], lambda: page.click("#roll"))
     # Five dice show at most five faces, so one upper box of six scores 0 in every column.
     zero = page.locator('#card .score-btn.zero[data-col="1"]').first

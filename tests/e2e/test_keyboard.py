@@ -15,10 +15,10 @@ from tests.e2e.helpers import (
     act,
     bob_kept_by_the_computer,
     bob_walked_away,
-    create_local,
     create_online,
     in_each_scheme,
     join,
+    local_room,
     score_best,
     seated,
     serious_violations,
@@ -111,7 +111,7 @@ def made_up_coach(ws: Any) -> None:
 def test_the_keyboard_keeps_its_place_and_space_rolls_only_from_the_table(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), made_up_coach)
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     # Asking the coach: the Hint button becomes "Thinking…", then the answer; the keyboard stays on the table.
     page.focus("#roll")
@@ -256,7 +256,7 @@ def test_a_painted_roll_is_announced_with_its_colours_and_keys_held_in_the_chat_
     live_site: LiveSite, new_page: Any
 ) -> None:
     page = new_page()
-    create_local(page, live_site, ["Solo"], ruleset="painted")
+    local_room(page, live_site, ["Solo"], ruleset="painted")
     act(page, [page], lambda: page.click("#roll"))
     # A die's colour scores in Painted (Flush, Rainbow, the colour boxes): the screen reader hears it.
     page.wait_for_function("document.getElementById('announce').textContent.includes('rolled')")
@@ -418,7 +418,7 @@ def test_the_keyboard_stays_on_the_coachs_more_choices_while_the_connection_drop
     page = new_page()
     page.add_init_script(KEEP_SOCKETS)
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), made_up_coach)
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     act(page, [page], lambda: page.click("#roll"))
     page.click("#hint")
     page.wait_for_selector(".hint-more summary")
@@ -511,7 +511,7 @@ def test_a_die_not_rolled_yet_shows_the_keyboard_its_full_focus_ring(live_site: 
     Roll: the ring of the focused one shows as strongly as on a rolled die (3:1 on the felt, WCAG
     2.4.11), in the light and the dark scheme, not faded with its face."""
     page = new_page()
-    create_local(page, live_site, ["Solo"])
+    local_room(page, live_site, ["Solo"])
     page.focus("#roll")
     page.keyboard.press("Shift+Tab")
     assert page.evaluate(FOCUSED) == "die-4"
@@ -569,7 +569,7 @@ def test_the_first_tab_offers_a_skip_past_the_header_to_the_pages_content(
         if opened == "home":
             page.goto(f"{live_site.url}/")
         else:
-            create_local(page, live_site, ["Solo", "Other"])
+            local_room(page, live_site, ["Solo", "Other"])
         assert not page.evaluate(SKIP_LINK_SEEN)
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.matches('.skip-link')"), opened
