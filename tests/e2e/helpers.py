@@ -175,14 +175,16 @@ _AXE_SCRIPT: list[str] = []
 # Nor with the rules that can only find minor or moderate violations (a third of axe's, among
 # them "region", which looks at every node of the page): a rule's violation has the rule's own
 # impact where it has one, else the highest of its failed checks' impacts, each fixed in axe's
-# data. A rule whose impacts axe does not say is run.
-_SERIOUS = """async (selectors) => {
+# data. A rule whose impacts axe does not say is run. With ``colours``, only the rules about
+# colours (axe's "cat.color": contrast, links told apart from their text) are run.
+_SERIOUS = """async ([selectors, colours]) => {
   const checks = axe._audit.data.checks;
   const low = (impact) => impact === 'minor' || impact === 'moderate';
   const impacts = (rule) => rule.impact ? [rule.impact]
     : [...rule.any, ...rule.all, ...rule.none].map((check) => checks[check.id]?.impact);
+  const left = (rule) => { const each = impacts(rule); return each.length > 0 && each.every(low); };
   const rules = Object.fromEntries(axe._audit.rules
-    .filter((rule) => { const each = impacts(rule); return each.length > 0 && each.every(low); })
+    .filter((rule) => left(rule) || (colours && !rule.tags.includes('cat.color')))
     .map((rule) => [rule.id, { enabled: false }]));
   const results = await axe.run(document, { resultTypes: ['violations'], selectors, rules });
   return results.violations
@@ -202,11 +204,18 @@ def with_axe(page: Any) -> Any:
     return page
 
 
-def serious_violations(page: Any) -> list[str]:
-    """axe-core's serious and critical violations on ``page``."""
+def serious_violations(page: Any, scheme: str | None = None) -> list[str]:
+    """axe-core's serious and critical violations on ``page``.
+
+    With ``scheme`` (``in_each_scheme``'s), the rules about colours alone after the first scheme:
+    the schemes differ only in the colours of site.css's custom properties, so every other rule
+    finds in the dark scheme what it found in the light one, on the page ``in_each_scheme``
+    showed in both without a change between them.
+    """
+    colours = scheme is not None and scheme != SCHEMES[0]
     with_axe(page)
-    found = list(page.evaluate(_SERIOUS, False))
-    return list(page.evaluate(_SERIOUS, True)) if found else found
+    found = list(page.evaluate(_SERIOUS, [False, colours]))
+    return list(page.evaluate(_SERIOUS, [True, colours])) if found else found
 
 
 # A box drawn for each of [parent selector, tag, classes] in its parent: the WCAG relative luminance

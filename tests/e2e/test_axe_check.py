@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import serious_violations
+from tests.e2e.helpers import in_each_scheme, serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -55,3 +55,22 @@ def test_the_check_finds_every_serious_violation_a_run_of_every_rule_finds(harne
     impacts, serious = page.evaluate(_FULL_RUN)
     assert {"moderate", "minor"} <= set(impacts), impacts  # the page has those too, which the check skips
     assert sorted(v.split(" ", 1)[0] for v in found) == sorted(serious) != [], (found, serious)
+
+
+# Readable in the light scheme, grey on grey in the dark one; an image without words in both.
+DARK_ONLY = """<!doctype html><html lang="en"><head><title>t</title>
+<style>p { color: #000; background: #fff; }
+@media (prefers-color-scheme: dark) { p { color: #777; background: #888; } }</style></head><body><main>
+<p>light: black on white</p><img src="/static/x.png"><script>window.ready = true;</script></main></body></html>"""
+
+
+def test_the_check_after_the_first_scheme_finds_what_the_scheme_changes(harness: Any) -> None:
+    """Shown in each scheme (in_each_scheme), the page is checked whole in the first and for its colours
+    in the next: a contrast only the dark scheme breaks is found, and what no colour changes is found
+    once, in the light scheme."""
+    page = harness(DARK_ONLY)
+    seen = {scheme: serious_violations(page, scheme) for scheme in in_each_scheme(page)}
+    assert [v.split(" ", 1)[0] for v in seen["light"]] == ["image-alt"], seen
+    assert [v.split(" ", 1)[0] for v in seen["dark"]] == ["color-contrast"], seen
+    # Every rule in the dark scheme finds both: the colours' run leaves out only what the light one found.
+    assert sorted(v.split(" ", 1)[0] for v in serious_violations(page)) == ["color-contrast", "image-alt"]

@@ -473,12 +473,12 @@ def test_home_lobby_and_table_have_no_serious_accessibility_violations(live_site
     page = new_page()
     page.goto(live_site.url + "/")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     url = create_online(page, live_site, "Ann")
     page.click("#add-bot")
     page.wait_for_selector("#seats .seat .tag.bot")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
         if scheme == "dark":  # the seats' tags follow the theme, the "away" one too
             tags = [("#seats .seat", "span", f"tag {kind}") for kind in ("you", "bot", "away", "")]
             assert light_boxes_in_the_dark(page, tags) == []
@@ -489,8 +489,8 @@ def test_home_lobby_and_table_have_no_serious_accessibility_violations(live_site
     act(page, [page, friend], lambda: page.click("#roll"))
     act(page, [page, friend], lambda: page.click("#die-0"))
     for scheme in in_each_scheme(page, friend):
-        assert serious_violations(page) == [], scheme
-        assert serious_violations(friend) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
+        assert serious_violations(friend, scheme) == [], scheme
 
 
 def test_a_game_against_computer_players_with_the_coachs_hint_and_review(live_site: LiveSite, new_page: Any) -> None:
@@ -584,7 +584,7 @@ def looked_at_without_script(page: Any, new_page: Any, name: str, *, full_page: 
     for width, height in ((1280, 800), (390, 844)):
         checker.set_viewport_size({"width": width, "height": height})
         for scheme in in_each_scheme(checker):
-            assert serious_violations(checker) == [], (name, width, scheme)
+            assert serious_violations(checker, scheme) == [], (name, width, scheme)
             shot(checker, f"noscript-{name}-{width}-{scheme}", full_page=full_page)
         assert no_horizontal_overflow(checker), (name, width)
 

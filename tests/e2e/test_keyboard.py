@@ -576,7 +576,7 @@ def test_the_first_tab_offers_a_skip_past_the_header_to_the_pages_content(
         assert page.evaluate(SKIP_LINK_SEEN), opened
         for scheme in in_each_scheme(page):
             shot(page, f"skip-link-{opened}-{width}-{scheme}")
-            assert serious_violations(page) == [], (opened, scheme)
+            assert serious_violations(page, scheme) == [], (opened, scheme)
         page.keyboard.press("Enter")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.closest('main') !== null"), (

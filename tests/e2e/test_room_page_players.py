@@ -126,7 +126,7 @@ def test_the_end_of_a_pass_and_play_game_brings_the_result_into_view(
         page.wait_for_selector("#review .review-list")
     for scheme in in_each_scheme(page):
         shot(page, f"over-pass-and-play-{ruleset}-{device}-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
@@ -228,7 +228,7 @@ def test_a_tie_of_right_to_left_names_is_told_in_seat_order(live_site: LiveSite,
     for scheme in in_each_scheme(page):
         page.locator("#feed").scroll_into_view_if_needed()
         shot(page, f"over-right-to-left-tie-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
@@ -277,7 +277,7 @@ def test_the_game_over_panel_links_the_replay_and_each_players_costliest_choices
         }
     for scheme in in_each_scheme(page):
         shot(page, f"over-review-desktop-{scheme}", full_page=True)
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate("scrollTo(0, 0)")
     for scheme in in_each_scheme(page):
@@ -364,7 +364,7 @@ def test_on_a_phone_the_room_code_and_the_connection_never_overlap(live_site: Li
     assert host.evaluate(said) == ["Reconnecting…", True]
     for scheme in in_each_scheme(host):
         shot(host, f"header-phone-reconnecting-{scheme}")
-        assert serious_violations(host) == [], scheme
+        assert serious_violations(host, scheme) == [], scheme
     cut["on"] = False
     sockets[-1].close()
     host.wait_for_selector("#conn[data-state=connected]")
@@ -390,7 +390,7 @@ def test_a_player_whose_seat_the_computer_plays_is_told_so_and_how_to_take_it_ba
     assert "the computer plays for you" in bob.inner_text("#room-sub")
     for scheme in in_each_scheme(bob):
         shot(bob, f"away-phone-{scheme}")
-        assert serious_violations(bob) == [], scheme
+        assert serious_violations(bob, scheme) == [], scheme
     bob.set_viewport_size({"width": 1280, "height": 800})
     for scheme in in_each_scheme(bob):
         shot(bob, f"away-desktop-{scheme}")
@@ -691,7 +691,7 @@ def test_an_away_player_back_after_the_end_is_offered_the_rematch(live_site: Liv
     note = ben.text_content("#over .ranking-note") or ""
     assert "the computer finished for a player who was away ranks after those who stayed" in note, note
     for scheme in in_each_scheme(ben):
-        assert serious_violations(ben) == [], scheme
+        assert serious_violations(ben, scheme) == [], scheme
 
 
 def test_a_player_whose_connection_drops_is_not_offered_to_a_computer_before_the_servers_wait(
@@ -780,7 +780,7 @@ def test_on_a_phone_the_invite_link_is_shared_through_the_phones_own_share_sheet
     assert copy and share and copy["x"] >= 0 and share["x"] + share["width"] <= 390
     assert ann.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     for scheme in in_each_scheme(ann):
-        assert serious_violations(ann) == [], scheme
+        assert serious_violations(ann, scheme) == [], scheme
         shot(ann, f"lobby-share-phone-{scheme}")
     bob = new_page(1280, 800)
     bob.goto(url)
@@ -832,7 +832,7 @@ def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_s
     page.wait_for_function("document.getElementById('announce').textContent.includes('out of the room')")
     assert page.inner_text("#announce") == "The host took \u2068Bob\u2069 out of the room."
     for scheme in in_each_scheme(bob):
-        assert serious_violations(bob) == [], scheme
+        assert serious_violations(bob, scheme) == [], scheme
         shot(bob, f"lobby-taken-out-phone-{scheme}", full_page=True)
 
 
@@ -900,7 +900,7 @@ def test_the_lobby_shows_whoever_is_about_to_take_a_seat_the_rooms_settings(live
         "Spectators may post in the chat",
     ]
     for scheme in in_each_scheme(bob):
-        assert serious_violations(bob) == [], scheme
+        assert serious_violations(bob, scheme) == [], scheme
         shot(bob, f"lobby-settings-phone-{scheme}", full_page=True)
     cy = new_page()
     url = create_online(cy, live_site, "Cy")
