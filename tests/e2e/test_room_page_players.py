@@ -955,3 +955,51 @@ def test_a_players_review_fold_toggled_from_the_keyboard_keeps_the_keyboard_when
     assert page.evaluate("document.activeElement.closest('#review-seat-0') !== null"), page.evaluate(
         "document.activeElement.tagName"
     )
+
+
+# Each drawn row of the Players list with a total: the right edge of its figures and of the row,
+# and how many of the row's other drawn parts (in its line, not over its border) end right of it.
+TOTALS = """() => [...document.querySelectorAll('#seats .seat')].filter(s => s.querySelector('.seat-total')).map(s => {
+  const total = s.querySelector('.seat-total [aria-hidden]').getBoundingClientRect();
+  const row = s.getBoundingClientRect();
+  const outOfLine = (e) => e.closest('.seat-total, .sr-only, .seat-turn, .reaction-bubble');
+  const after = [...s.querySelectorAll('*')].filter(e => !outOfLine(e) && e.getClientRects().length)
+    .map(e => e.getBoundingClientRect()).filter(r => r.bottom > total.top && r.top < total.bottom)
+    .filter(r => r.right > total.right + 1);
+  return { name: s.querySelector('.seat-name').textContent, right: total.right, rowRight: row.right,
+           after: after.length, tabular: getComputedStyle(s.querySelector('.seat-total')).fontVariantNumeric };
+})"""
+
+
+def test_the_players_totals_line_up_at_each_rows_end_in_every_language_and_width(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The Players list reads as a leaderboard: whatever a row's name, tags ("host", "you", a
+    computer's level, "chat muted", longer in German and French) and buttons, its total is the
+    row's last thing, and every row's total ends at the same line, on a phone and a desktop."""
+    ann, jonas, zoe = new_page(), new_page(locale="de-DE"), new_page(locale="fr-FR")
+    url = create_online(ann, live_site, "Ann")
+    join(jonas, url, "Jonas")
+    join(zoe, url, "Zoé-Marguerite")
+    ann.select_option("#bot-level", index=ann.locator("#bot-level option").count() - 1)
+    act(ann, [ann, jonas, zoe], lambda: ann.click("#add-bot"))
+    act(ann, [ann, jonas, zoe], lambda: ann.click("#mute-1"))
+    seated(ann, 4)
+    ann.click("#start")
+    for page in (ann, jonas, zoe):
+        page.wait_for_function("document.querySelectorAll('#seats .seat-total').length === 4")
+    for width, height in ((1280, 800), (390, 844)):
+        ann.set_viewport_size({"width": width, "height": height})
+        for scheme in in_each_scheme(ann):
+            ann.locator("#seats").scroll_into_view_if_needed()
+            shot(ann, f"players-totals-{width}-{scheme}")
+    for width, height in ((1280, 800), (390, 844)):
+        for page, lang in ((ann, "en"), (jonas, "de"), (zoe, "fr")):
+            page.set_viewport_size({"width": width, "height": height})
+            rows = page.evaluate(TOTALS)
+            assert len(rows) == 4, (lang, width, rows)
+            rights = [row["right"] for row in rows]
+            assert max(rights) - min(rights) <= 1, (lang, width, rows)
+            assert all(row["after"] == 0 for row in rows), (lang, width, rows)
+            assert all(row["rowRight"] - row["right"] <= 24 for row in rows), (lang, width, rows)
+            assert all(row["tabular"] == "tabular-nums" for row in rows), (lang, width, rows)
