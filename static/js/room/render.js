@@ -696,12 +696,14 @@ export function seatsHtml(view) {
         buttons.push(button("replace", gettext("Let a computer play")));
       }
       const total = state.cards[seat.seat]?.total;
-      return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}">
+      // The total last, apart from what wraps (site.css): the list reads as a leaderboard whatever
+      // each row's name, tags and buttons.
+      return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}"><span class="seat-main">
         ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
         <span class="seat-name" id="seat-name-${seat.seat}">${esc(seat.name)}</span>${tags.join("")}
         ${presenceText ? presenceWords(presenceText) : ""}
-        ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}
-        ${buttons.join("")}</li>`;
+        ${buttons.join("")}</span>
+        ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}</li>`;
     })
     .join("");
   // The players muted who left the lobby (or the game before this rematch): their seat is gone,
@@ -709,10 +711,10 @@ export function seatsHtml(view) {
   const live = state.status === "lobby" || state.status === "playing";
   const gone = (live && view.isHost ? state.chat?.muted_left ?? [] : [])
     .map(
-      (entry, i) => `<li class="seat gone muted-left">
+      (entry, i) => `<li class="seat gone muted-left"><span class="seat-main">
         <span class="presence" aria-hidden="true"></span>
         <span class="seat-name" id="muted-left-name-${i}">${esc(playerName(entry.name))}</span><span class="tag">${gettext("left")}</span><span class="tag">${gettext("chat muted")}</span>
-        <button type="button" class="btn btn-small btn-quiet" data-act="unmute_spectator" data-spectator="${esc(entry.spectator)}" id="unmute-left-${i}" aria-labelledby="unmute-left-${i} muted-left-name-${i}">${gettext("Unmute chat")}</button></li>`,
+        <button type="button" class="btn btn-small btn-quiet" data-act="unmute_spectator" data-spectator="${esc(entry.spectator)}" id="unmute-left-${i}" aria-labelledby="unmute-left-${i} muted-left-name-${i}">${gettext("Unmute chat")}</button></span></li>`,
     )
     .join("");
   const note = offered ? `<p class="muted small" id="host-away-seats">${gettext("The host is away: you may let a computer play an away player's seat or take it out, and you become the host.")}</p>` : "";
