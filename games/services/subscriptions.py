@@ -274,16 +274,30 @@ def push_renew(*, old: object, new: object) -> PushSubscription:
         if row is None or not same_key(row.auth, secret):
             raise RuleViolation(E.BAD_SUBSCRIPTION, "That subscription is not one this site holds for this browser.")
         new_endpoint, p256dh, auth = _checked(new)
-        held = PushSubscription.objects.filter(endpoint=new_endpoint).exclude(pk=row.pk).first()
-        if held is not None and held.controller != row.controller:
-            # Refused as a post of it is (push_subscribe): it stays its browser's.
-            raise _held()
-        if held is not None:
-            held.delete()  # posted from a page already: one row for the browser's one subscription
         row.endpoint, row.p256dh, row.auth = new_endpoint, p256dh, auth
         row.gone_at = row.failing_since = None
-        row.save(update_fields=["endpoint", "p256dh", "auth", "gone_at", "failing_since"])
-    return row
+        for _ in range(2):
+            held = PushSubscription.objects.select_for_update().filter(endpoint=new_endpoint).exclude(pk=row.pk).first()
+            if held is not None and held.controller != row.controller:
+                # Refused as a post of it is (push_subscribe): it stays its browser's.
+                raise _held()
+            if held is not None:
+                held.delete()  # posted from a page already: one row for the browser's one subscription
+            if _moved(row):
+                return row
+            # A first post of the new endpoint stored it after the look above, and the unique
+            # endpoint refused the move: that row, committed now, is looked at as any is.
+        raise _held()  # taken again after the second look
+
+
+def _moved(row: PushSubscription) -> bool:
+    """Whether ``row`` was saved under its new endpoint, or another row took that endpoint first."""
+    try:
+        with transaction.atomic():  # a savepoint: the refused UPDATE leaves the renewal's transaction usable
+            row.save(update_fields=["endpoint", "p256dh", "auth", "gone_at", "failing_since"])
+    except IntegrityError:
+        return False
+    return True
 
 
 def push_hand_over(*, controller: str, to: str, user_id: int, language: str = "") -> int:

@@ -88,3 +88,63 @@ def test_two_first_posts_of_one_endpoint_at_one_moment_make_one_owner_and_refuse
     owner_client, owner_body = posts[owner]
     assert row.controller == owner_client.session["controller"]
     assert row.auth == owner_body["keys"]["auth"].rstrip("=")
+
+
+def test_a_renewal_to_an_endpoint_a_first_post_is_inserting_is_refused_as_held() -> None:
+    """The renewal moves its row to the new endpoint with an UPDATE while a first post of the same
+    endpoint INSERTs it: neither sees the other's row, and the unique index orders them. Here the
+    post's INSERT comes first, and the renewal's UPDATE waits for its commit."""
+    endpoint = "http://127.0.0.1:9/push/renewed"
+    ann, ben = Client(), Client(HTTP_ACCEPT_LANGUAGE="de")
+    for client in (ann, ben):
+        create_room(client)
+    old = Subscriber("http://127.0.0.1:9/push/ann-old").subscription
+    assert ann.post("/notices/push", json.dumps(old), content_type="application/json").status_code == 201
+    renewed = {**Subscriber("http://127.0.0.1:9/push/ann-new").subscription, "endpoint": endpoint}
+    posted = {**Subscriber("http://127.0.0.1:9/push/ben").subscription, "endpoint": endpoint}
+    inserted, updating = threading.Event(), threading.Event()
+    answers: dict[str, Any] = {}
+    errors: list[BaseException] = []
+
+    def renewing(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith('UPDATE "games_pushsubscription" SET "endpoint"') and not updating.is_set():
+            assert inserted.wait(TIMEOUT), "the post never inserted"  # the renewal found no row for it
+            updating.set()
+        return execute(sql, params, many, context)
+
+    def posting(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        answer = execute(sql, params, many, context)
+        if sql.startswith('INSERT INTO "games_pushsubscription"') and not inserted.is_set():
+            inserted.set()
+            assert updating.wait(TIMEOUT), "the renewal never updated"  # not committed before it
+        return answer
+
+    def send(name: str) -> None:
+        try:
+            if name == "renew":
+                with connection.execute_wrapper(renewing):
+                    body = json.dumps({"old": old, "new": renewed})
+                    answers[name] = Client().post("/notices/push/renew", body, content_type="application/json")
+            else:
+                with connection.execute_wrapper(posting):
+                    answers[name] = ben.post("/notices/push", json.dumps(posted), content_type="application/json")
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(name,), daemon=True) for name in ("renew", "post")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(TIMEOUT * 2)
+    assert not any(thread.is_alive() for thread in threads), "a request hung"
+    assert errors == []
+    assert inserted.is_set() and updating.is_set(), "the two did not write together"
+    assert answers["post"].status_code == 201
+    assert answers["renew"].status_code == 400
+    assert answers["renew"].json()["error"] == "subscription_held"
+    row = PushSubscription.objects.get(endpoint=endpoint)
+    assert row.controller == ben.session["controller"]
+    # The renewal changed nothing: the old subscription is still the browser's.
+    assert PushSubscription.objects.filter(endpoint=old["endpoint"], controller=ann.session["controller"]).exists()
