@@ -213,19 +213,27 @@ def wait_words(what: str, seconds: int) -> str:
     ) % {"what": what, "minutes": minutes}
 
 
+# The longest wait a 429's page names: no limit of this site waits longer, and a Retry-After past
+# it is no wait a person can act on (nor one a float holds, for hundreds of digits).
+RETRY_AFTER_MAX = 366 * 86_400
+
+
 def retry_after_seconds(response: HttpResponseBase) -> int | None:
-    """The wait a response's Retry-After gives, in whole seconds (at least 1), or None without one:
-    seconds (RFC 9110) or an HTTP date."""
+    """The wait a response's Retry-After gives, in whole seconds (at least 1), or None without one
+    or with one past ``RETRY_AFTER_MAX``: seconds (RFC 9110) or an HTTP date."""
     value = response.get("Retry-After", "").strip()
     if value.isascii() and value.isdigit():
-        return max(1, int(value))
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(1, math.ceil((when - datetime.now(UTC)).total_seconds()))
+        # No more digits than the longest wait has: int() refuses thousands of them.
+        seconds = int(value) if len(value) <= len(str(RETRY_AFTER_MAX)) else RETRY_AFTER_MAX + 1
+    else:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = math.ceil((when - datetime.now(UTC)).total_seconds())
+    return max(1, seconds) if seconds <= RETRY_AFTER_MAX else None
 
 
 def room_code_in(path: str) -> str | None:

@@ -6,6 +6,7 @@ German (tests/realtime/test_limits.py has the words of every wait in English).""
 from __future__ import annotations
 
 import html
+import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -156,3 +157,18 @@ def test_an_empty_429_says_the_wait_of_its_own_retry_after(language: str) -> Non
         page = ErrorPageMiddleware(lambda request: bare)(RequestFactory().get("/somewhere"))
     assert page.status_code == 429 and page["Retry-After"] == bare["Retry-After"]
     assert waits(language, "Too many requests.", minutes=2) in said(page)
+
+
+@pytest.mark.parametrize("accept", ["text/html", "application/json"])
+@pytest.mark.parametrize("retry_after", ["9" * 400, "9" * 5000, "99999999999"])
+def test_an_empty_429_with_a_retry_after_past_any_real_wait_names_none(accept: str, retry_after: str) -> None:
+    """A Retry-After of more seconds than a float holds, or than int() reads, or than any limit
+    waits: its page, and its JSON for a script, name no wait, and the header stays as sent."""
+    bare = HttpResponse(status=429)
+    bare["Retry-After"] = retry_after
+    answer = ErrorPageMiddleware(lambda request: bare)(RequestFactory().get("/somewhere", HTTP_ACCEPT=accept))
+    assert answer.status_code == 429 and answer["Retry-After"] == retry_after
+    if accept == "application/json":
+        assert json.loads(answer.content) == {"error": "rate_limited", "message": NEUTRAL}
+    else:
+        assert NEUTRAL in said(answer)
