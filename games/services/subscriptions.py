@@ -184,10 +184,11 @@ def _held_by_another(
     with other keys than its own (as a post of it without ``heals`` is refused): the browser holding
     it was refused it before, and is told the same, so that its page keeps the subscription and says
     why nothing is sent to it. Not so for a row its own browser's secret matches (a session
-    after cleared cookies, or the next person at a shared device), nor for no row at all (a
-    sign-out deleted it): those are ended."""
+    after cleared cookies, or the next person at a shared device), for no row at all (a
+    sign-out deleted it), nor for one its push service said is gone (nothing is sent to it, and
+    it waits only for the sweep): those are ended."""
     held = PushSubscription.objects.filter(endpoint=endpoint).first()
-    if held is None:
+    if held is None or held.gone_at is not None:
         return False
     keys: Any = posting.get("keys") if isinstance(posting, dict) else None
     try:

@@ -2025,3 +2025,23 @@ def test_a_saved_address_that_cannot_receive_mail_is_said_to_get_no_e_mail_of_an
     client.force_login(user)
     error = client.get("/games").content.decode().split('id="address-error"')[1].split("</div>")[0]
     assert "so no e-mail of your games goes there" in error, error
+
+
+@pytest.mark.usefixtures("push_settings")
+def test_a_visit_posting_again_a_subscription_held_by_a_browser_whose_push_service_dropped_it_is_ended() -> None:
+    """The other browser's row of the endpoint is gone at its push service: nothing is sent to it
+    any more, and it waits only for the sweep. The visit is not told it is held (its page would say
+    so, and keep the browser's subscription, for days): it is ended, as with no row at all, and the
+    page drops the browser's subscription; nothing of the row changes."""
+    ann = Client()
+    create_room(ann)
+    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+    assert post_push(ann, sub).status_code == 201
+    PushSubscription.objects.update(gone_at=timezone.now())
+    before = PushSubscription.objects.values().get()
+    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
+    ben = Client()
+    create_room(ben)
+    refused = post_push(ben, {**theirs, "heals": sub["endpoint"]})
+    assert refused.status_code == 400 and refused.json()["error"] == "subscription_ended"
+    assert PushSubscription.objects.values().get() == before
