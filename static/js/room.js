@@ -59,17 +59,20 @@ function sayError(frame, host, use) {
 /** A refusal's toast, at once and in its place among the page's toasts: a slow network may take
  * seconds to bring room/errors.js. Before its words are there it says something went wrong (the
  * catalog's words, in the reader's language), and its own words take that toast's place when they
- * come, unless another toast took it meanwhile or it was gone. */
+ * come, unless another toast took it meanwhile. They come back to say why even if that toast
+ * closed; words no better than it (none known for the refusal) leave it as it is: the toast is an
+ * alert, read out each time its words are written. */
 function toastError(frame, host = "") {
   const words = errors.now();
   if (words) {
     toast(words.errorText(frame, host));
     return;
   }
-  toast(gettext("Something went wrong."));
+  const generic = gettext("Something went wrong.");
+  toast(generic);
   const shown = toasts;
   void errorText(frame, host).then((text) => {
-    if (toasts === shown && !$("toast").hidden) toast(text);
+    if (toasts === shown && text !== generic) toast(text);
   });
 }
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -297,3 +297,86 @@ def test_a_whole_name_the_keyboard_asked_for_is_withdrawn_by_a_redraw_that_takes
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
     assert page.errors == []
+
+
+def test_a_refusals_words_that_come_after_its_toast_closed_are_still_shown(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """Ann's network brings a refusal's words (room/errors.js) only after its toast, which said
+    something went wrong, closed. Nothing was toasted since: the refusal's own words are shown
+    then, or she (and her screen reader) never learns why the move was refused."""
+    page = new_page()
+    page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/js/room/errors.js*", hold)
+    create_online(page, live_site, "Ann")
+    first = {"type": "error", "code": "not_your_turn", "message": "It is Bob's turn.", "id": "refused-1"}
+    assert page.evaluate(REFUSED, first) == "Something went wrong."
+    until_asked(page, held)
+    page.wait_for_selector("#toast", state="hidden")
+    held[0].continue_()
+    page.wait_for_function(
+        "!document.getElementById('toast').hidden"
+        " && document.getElementById('toast').textContent === 'It is not your turn.'"
+    )
+    assert page.errors == []
+
+
+# Each time the toast's words are written (role=alert: a screen reader reads them out each time).
+COUNT_TOAST_WRITES = """
+window.__toastWrites = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const box = document.getElementById("toast");
+  if (box) new MutationObserver(() => window.__toastWrites.push(box.textContent))
+    .observe(box, { childList: true, characterData: true, subtree: true });
+});
+"""
+MODULE_CAME = """async (url) => {
+  await import(url);
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
+def test_a_spectators_post_refused_without_words_is_read_out_once(live_site: LiveSite, new_page: Any) -> None:
+    """Eve watches a room whose spectators may chat. Her first message asks the server for a
+    spectator's token, and a proxy answers with a page of its own, no words of the server's: the
+    toast says something went wrong, and once the refusals' words (room/errors.js) come with
+    nothing better to say, it is not written again (its screen reader would read it out twice)."""
+    ann = new_page()
+    ann.goto(live_site.url + "/")
+    ann.check("input[name=mode][value=online]")
+    ann.fill("#id_name", "Ann")
+    ann.check("#id_chat_spectators")
+    ann.click("#create-btn")
+    ann.wait_for_selector("#conn[data-state=connected]")
+    url = ann.url
+    eve = new_page()
+    eve.add_init_script(HOLD_IDLE + COUNT_TOAST_WRITES)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    eve.route("**/static/js/room/errors.js*", hold)
+    eve.route(
+        "**/spectator",
+        lambda route: route.fulfill(status=502, content_type="text/html", body="<h1>Bad gateway</h1>"),
+    )
+    eve.goto(url)
+    eve.wait_for_selector("#conn[data-state=connected]")
+    eve.wait_for_selector("#chat-form:not([hidden])")
+    eve.fill("#chat-text", "hello")
+    eve.press("#chat-text", "Enter")
+    eve.wait_for_function("!document.getElementById('toast').hidden")
+    assert eve.text_content("#toast") == "Something went wrong."
+    until_asked(eve, held)
+    errors_url = held[0].request.url
+    held[0].continue_()
+    eve.evaluate(MODULE_CAME, errors_url)
+    assert eve.evaluate("window.__toastWrites") == ["Something went wrong."]
+    assert eve.input_value("#chat-text") == "hello"
+    assert [error for error in eve.errors if "502 (Bad Gateway)" not in error] == []  # the proxy's answer
