@@ -3,6 +3,8 @@ unless the same check reports a real violation)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,3 +76,49 @@ def test_the_check_after_the_first_scheme_finds_what_the_scheme_changes(harness:
     assert [v.split(" ", 1)[0] for v in seen["dark"]] == ["color-contrast"], seen
     # Every rule in the dark scheme finds both: the colours' run leaves out only what the light one found.
     assert sorted(v.split(" ", 1)[0] for v in serious_violations(page)) == ["color-contrast", "image-alt"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# The site's own styles and scripts: its stylesheets, the styles and scripts written into its
+# templates, its modules. Django admin's dark theme (its own static files) follows the page's
+# data-theme, which the scheme shown does not change.
+SOURCES = sorted(
+    [*ROOT.glob("static/css/**/*.css"), *ROOT.glob("templates/**/*.html"), *ROOT.glob("static/js/**/*.js")]
+)
+
+
+def dark_blocks(text: str) -> list[str]:
+    """What each ``@media`` about the colour scheme holds, its braces matched."""
+    blocks = []
+    for found in re.finditer(r"@media[^{]*prefers-color-scheme[^{]*\{", text):
+        depth, at = 1, found.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[at], 0)
+            at += 1
+        blocks.append(text[found.end() : at - 1])
+    return blocks
+
+
+def test_the_dark_scheme_changes_nothing_but_colours() -> None:
+    """serious_violations checks the second scheme for its colours alone, as the schemes differ only
+    in the colours of site.css's custom properties (a dark ``--radius`` would not be one): what the
+    dark scheme alone shows, hides or lays out (a rule under prefers-color-scheme but a colour's, a
+    dark class, a script asking which scheme is shown) would go unchecked by every other rule."""
+    root = re.search(r":root\s*\{([^}]*)\}", (ROOT / "static/css/site.css").read_text())
+    assert root
+    light = set(re.findall(r"(--[\w-]+)\s*:", root[1]))
+    changed: list[str] = []
+    for source in SOURCES:
+        text = re.sub(r"/\*.*?\*/", "", source.read_text(), flags=re.S)
+        if source.suffix == ".js" and ("prefers-color-scheme" in text or "colorScheme" in text):
+            changed.append(f"{source.relative_to(ROOT)}: a script reads the colour scheme")
+        if re.search(r"\.dark\b|\[data-(?:theme|scheme)", text):
+            changed.append(f"{source.relative_to(ROOT)}: a dark class or attribute")
+        for block in dark_blocks(text) if source.suffix != ".js" else []:
+            for selector, body in re.findall(r"([^{}]*)\{([^}]*)\}", block):
+                for declaration in filter(str.strip, body.split(";")):
+                    name, _, value = declaration.partition(":")
+                    colour = re.search(r"#[0-9a-f]{3,8}\b|\b(?:rgb|hsl|oklch|lab|color-mix)\(", value, re.I)
+                    if selector.strip() != ":root" or name.strip() not in light or not colour:
+                        changed.append(f"{source.relative_to(ROOT)}: {selector.strip()} {{ {declaration.strip()} }}")
+    assert changed == []

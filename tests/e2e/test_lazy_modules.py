@@ -299,9 +299,7 @@ def test_a_whole_name_the_keyboard_asked_for_is_withdrawn_by_a_redraw_that_takes
     assert page.errors == []
 
 
-def test_a_refusals_words_that_come_after_its_toast_closed_are_still_shown(
-    live_site: LiveSite, new_page: Any
-) -> None:
+def test_a_refusals_words_that_come_after_its_toast_closed_are_still_shown(live_site: LiveSite, new_page: Any) -> None:
     """Ann's network brings a refusal's words (room/errors.js) only after its toast, which said
     something went wrong, closed. Nothing was toasted since: the refusal's own words are shown
     then, or she (and her screen reader) never learns why the move was refused."""
