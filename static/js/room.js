@@ -1017,16 +1017,17 @@ $("card").addEventListener("keydown", (event) => {
   }
 });
 
-// The keyboard gone elsewhere takes the name's bubble with it; a redraw that gives the focus back
-// to the same name (keepFocus) keeps it.
+// The keyboard gone elsewhere takes the name's bubble with it, and its ask; a redraw that gives the
+// focus back to the same name (keepFocus) keeps them. A tap's bubble is not the keyboard's: a tap on
+// the head beside the name the keyboard was on shows it for its moment.
 $("card").addEventListener("focusout", (event) => {
   if (!event.target.matches?.(".seat-head-name[role=button]")) return;
   const seat = event.target.closest("th.seat-head")?.dataset.seat;
   window.requestAnimationFrame(() => {
     const now = document.activeElement?.closest?.("th.seat-head");
     if (now?.dataset.seat === seat) return;
-    reactionLayer.querySelector(`.whole-name[data-seat="${seat}"]`)?.remove();
-    if (wholeNameAsked?.seat === seat) wholeNameAsked = null;
+    reactionLayer.querySelector(`.whole-name[data-keyboard][data-seat="${seat}"]`)?.remove();
+    if (wholeNameAsked?.lasting && wholeNameAsked.seat === seat) wholeNameAsked = null;
   });
 });
 

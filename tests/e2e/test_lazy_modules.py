@@ -378,3 +378,46 @@ def test_a_spectators_post_refused_without_words_is_read_out_once(live_site: Liv
     assert eve.evaluate("window.__toastWrites") == ["Something went wrong."]
     assert eve.input_value("#chat-text") == "hello"
     assert [error for error in eve.errors if "502 (Bad Gateway)" not in error] == []  # the proxy's answer
+
+
+@pytest.mark.parametrize("module", ["on its way", "there"])
+def test_a_tap_on_a_head_beside_the_name_the_keyboard_is_on_shows_the_name_whole(
+    live_site: LiveSite, new_page: Any, module: str
+) -> None:
+    """Ann tabbed to a cut name on her phone's card, then taps its column's head beside the name
+    (the keyboard leaves the name for it). The tap asks to see the name whole for a moment, as a
+    tap on any head does: the keyboard leaving the name withdraws its own ask and bubble, not the
+    tap's, whether the bubbles' module (room/bubbles.js) is still on its way or there."""
+    page = new_page(390, 844)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    if module == "on its way":
+        page.add_init_script(HOLD_IDLE)
+        page.route("**/static/js/room/bubbles.js*", hold)
+    local_room(page, live_site, SIX_NAMES)
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    seat = page.locator("#card .seat-head-name[role=button]").first.evaluate(
+        "(e) => e.closest('th.seat-head').dataset.seat"
+    )
+    head = f"#card th.seat-head[data-seat='{seat}']"
+    page.focus(f"{head} .seat-head-name[role=button]")
+    box = page.locator(head).bounding_box()
+    name = page.locator(f"{head} .seat-head-name").bounding_box()
+    assert box and name and box["y"] + box["height"] - (name["y"] + name["height"]) > 2, (box, name)
+    page.click(head, position={"x": box["width"] / 2, "y": box["height"] - 1})  # under the name
+    assert page.evaluate("document.activeElement.closest('th.seat-head')") is None  # the keyboard left it
+    if module == "on its way":
+        until_asked(page, held)
+        held[0].continue_()
+        page.wait_for_function(
+            "performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))"
+        )
+        page.evaluate(BUBBLES_CAME)
+    else:
+        page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate(WHOLE_NAMES) == [seat]
+    assert page.errors == []
