@@ -696,14 +696,16 @@ export function seatsHtml(view) {
         buttons.push(button("replace", gettext("Let a computer play")));
       }
       const total = state.cards[seat.seat]?.total;
-      // The total last, apart from what wraps (site.css): the list reads as a leaderboard whatever
-      // each row's name, tags and buttons.
+      // The total shown last, apart from what wraps (site.css): the list reads as a leaderboard
+      // whatever each row's name, tags and buttons. A screen reader hears it before the buttons,
+      // with the seat it belongs to.
       return `<li class="seat ${seat.seat === current ? "current" : ""} ${active ? "" : "gone"}"><span class="seat-main">
         ${seat.kind === "bot" ? '<span class="bot-mark" aria-hidden="true">⚙</span>' : `<span class="presence ${presenceText}" aria-hidden="true"></span>`}
         <span class="seat-name" id="seat-name-${seat.seat}">${esc(seat.name)}</span>${tags.join("")}
         ${presenceText ? presenceWords(presenceText) : ""}
+        ${total !== undefined ? `<span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span>` : ""}
         ${buttons.join("")}</span>
-        ${total !== undefined ? `<span class="seat-total"><span class="sr-only">${fmt(gettext("total %(total)s"), { total })}</span><span aria-hidden="true">${total}</span></span>` : ""}</li>`;
+        ${total !== undefined ? `<span class="seat-total"><span aria-hidden="true">${total}</span></span>` : ""}</li>`;
     })
     .join("");
   // The players muted who left the lobby (or the game before this rematch): their seat is gone,
