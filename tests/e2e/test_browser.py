@@ -170,7 +170,10 @@ def test_two_people_play_a_complete_official_game_to_the_game_over_screen(live_s
     assert dict(seeds)["Ann"] != dict(seeds)["Bob"]
     assert sent["Ann"] not in dict(seeds).values()  # a new room, a new seed
     # Each browser keeps the seed it sent under the rematch's code, to show at its end.
-    kept = "code => JSON.parse(localStorage.getItem('yahtzee-seeds'))[code].seed"
+    # The rematch's page keeps it once seed.js has come (fetched at once, after the page is drawn).
+    kept = "code => JSON.parse(localStorage.getItem('yahtzee-seeds') ?? '{}')[code]?.seed"
+    for page in (ann, bob):
+        page.wait_for_function(f"({kept})({rematch!r}) !== undefined")
     assert {"Ann": ann.evaluate(kept, rematch), "Bob": bob.evaluate(kept, rematch)} == dict(seeds)
 
     # The fairness page checks every roll of the finished game.
