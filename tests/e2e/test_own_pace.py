@@ -633,12 +633,16 @@ def test_the_service_worker_shows_no_notice_over_the_rooms_own_window_in_view(
     push("otherroom1")  # another room: shown
     # The notices shown, read as soon as there is one (wait_for_function does not wait on a
     # promise, so the page is asked again until one is up); then a moment for a notice of the
-    # room in view, pushed first, which must never come.
+    # room in view, pushed first, which must never come. The other room's push is delivered again
+    # while none is up: on a loaded machine DevTools' delivery to a worker just activated was
+    # seen lost (a notice of the same tag replaces the one before, so it is still one).
     tags: list[str] = []
-    for _ in range(100):
+    for attempt in range(200):
         tags = page.evaluate(shown)
         if tags:
             break
+        if attempt % 30 == 29:
+            push("otherroom1")
         page.wait_for_timeout(100)
     assert tags == ["otherroom1"]
     page.wait_for_timeout(300)
@@ -1274,7 +1278,9 @@ def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
     for width, height in sizes:
         ana.set_viewport_size({"width": width, "height": height})
         row = rows[width] = ana.inner_text(finished)
-        assert "1. " in row and "2. " in row and "Ana" in row and "Ben" in row and "points" in row
+        # Ranked, "1." and "2.", or "1." twice for a tie (the dice are random: 93 each was seen).
+        assert "1. " in row and ("2. " in row or row.count("1. ") == 2), row
+        assert "Ana" in row and "Ben" in row and "points" in row
         assert "You won" in row or "Game over" in row
         assert no_horizontal_overflow(ana), wider(ana)
         for scheme in in_each_scheme(ana):
