@@ -45,6 +45,14 @@ def wait_version(pages: list[Any], above: int, timeout: int = 20_000) -> None:
         page.evaluate(_VERSION_ABOVE, [above, timeout])
 
 
+def rendered(page: Any) -> None:
+    """Until the browser has shown ``page`` as its scripts left it: two of its animation frames,
+    the second after the first was drawn. What the browser does as it draws (a focused element
+    the page hid loses the keyboard to the body) has been done, and what the page put off to its
+    next frame (``requestAnimationFrame``) has run."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:
     page.goto(site.url + "/")
     page.check("input[name=mode][value=online]")

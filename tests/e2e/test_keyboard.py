@@ -19,6 +19,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     local_room,
+    rendered,
     score_best,
     seated,
     serious_violations,
@@ -31,6 +32,16 @@ from tests.e2e.test_social import KEEP_SOCKETS, say
 pytestmark = pytest.mark.browser
 
 FOCUSED = "document.activeElement === document.body ? 'BODY' : document.activeElement.id"
+
+# Whether the browser keeps the keyboard where it is: on an element drawn (not in a part hidden,
+# nor invisible) that can take it. One the page hid keeps it until the browser next draws, and
+# then loses it to the page's body: read after the draw that would move it, this says that the
+# keyboard stays, whichever frame of the browser comes next.
+KEPT = """(() => {
+  const el = document.activeElement;
+  return el !== document.body && el.isConnected && !el.disabled && !el.closest('[inert]')
+    && el.checkVisibility({ visibilityProperty: true });
+})()"""
 
 # The lower contrast of the focused element's ring with the play card's two felt greens (WCAG
 # 2.4.11 and 1.4.11 ask 3:1), or 0 when it shows no ring.
@@ -237,10 +248,15 @@ def test_im_back_from_the_keyboard_leaves_it_at_the_table_not_at_the_top_of_the_
     ann.wait_for_selector("#pause:not([hidden])")
     act(ann, [ann, bob], lambda: ann.click("#pause"))  # the clock stops while Bob comes back
     bob.focus("#back")
+    before = version(bob)
     bob.keyboard.press("Enter")
+    # The state that gives Bob his seat back is drawn: the banner went, and the page put the
+    # keyboard elsewhere, in that draw. Then the browser has shown it.
+    wait_version([bob], before)
     bob.wait_for_selector(".away-banner", state="detached")
-    bob.wait_for_timeout(300)
+    rendered(bob)
     assert bob.evaluate("document.activeElement.closest('#play')?.id") == "play", bob.evaluate(FOCUSED)
+    assert bob.evaluate(KEPT), bob.evaluate(FOCUSED)
 
 
 def test_the_language_menu_on_the_replay_takes_its_own_keys(live_site: LiveSite, new_page: Any) -> None:
@@ -401,13 +417,14 @@ def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: L
     act(ann, [ann, bob], lambda: ann.click("#start"))
     bob.wait_for_selector("#card tr[data-box=full_house] .box-name")
     bob.focus("#card tr[data-box=full_house] .box-name")
-    act(ann, [ann, bob], lambda: ann.click("#roll"))
-    bob.wait_for_timeout(200)
+    act(ann, [ann, bob], lambda: ann.click("#roll"))  # Bob's page has drawn the roll
+    rendered(bob)
     where = bob.evaluate(
         "(() => { const el = document.activeElement; const row = el.closest('tr[data-box]');"
         " return el === document.body ? 'BODY' : `${el.className} in ${row ? row.dataset.box : '-'}`; })()"
     )
     assert where == "box-name in full_house", where
+    assert bob.evaluate(KEPT), where
 
 
 def test_the_keyboard_stays_on_the_coachs_more_choices_while_the_connection_drops_and_comes_back(
@@ -465,11 +482,23 @@ def test_the_play_cards_host_tools_are_announced_and_used_from_the_keyboard_keep
     ann.wait_for_function("document.getElementById('announce').textContent.includes('Bob is away: you may')")
     ann.on("dialog", lambda dialog: dialog.accept())
     ann.focus("#play-replace-1")
+    before = version(ann)
     ann.keyboard.press("Enter")
+    in_card = "[document.activeElement.id, !!document.activeElement.closest('#play')]"
+    # The state that hands Bob's seat to a computer is drawn (the tools go with it), and shown.
+    wait_version([ann], before)
     ann.wait_for_selector("#host-tools", state="detached")
-    ann.wait_for_timeout(300)
-    focused = ann.evaluate("[document.activeElement.id, !!document.activeElement.closest('#play')]")
+    rendered(ann)
+    focused = ann.evaluate(in_card)
     assert focused[1], f"the keyboard went to #{focused[0]}, outside the play card"
+    assert ann.evaluate(KEPT), focused
+    # The computer plays Bob's turn, each of its steps drawing the card again, and the turn comes
+    # back to Ann: the keyboard stayed in the card through every one of those draws.
+    ann.wait_for_selector("#roll:not(:disabled)")
+    rendered(ann)
+    focused = ann.evaluate(in_card)
+    assert focused[1], f"the keyboard went to #{focused[0]}, outside the play card"
+    assert ann.evaluate(KEPT), focused
 
 
 def test_taking_the_away_player_out_from_the_play_card_leaves_the_keyboard_on_roll_not_a_die_that_cannot_be_held(
@@ -483,11 +512,15 @@ def test_taking_the_away_player_out_from_the_play_card_leaves_the_keyboard_on_ro
     ann.wait_for_selector("#play #play-remove-1")
     ann.on("dialog", lambda dialog: dialog.accept())
     ann.focus("#play-remove-1")
+    before = version(ann)
     ann.keyboard.press("Enter")
+    # The state that takes Bob out is drawn (the tools go, the turn is Ann's), and shown.
+    wait_version([ann], before)
     ann.wait_for_selector("#host-tools", state="detached")
     ann.wait_for_selector("#roll:not(:disabled)")
-    ann.wait_for_timeout(300)
+    rendered(ann)
     assert ann.evaluate(FOCUSED) == "roll"
+    assert ann.evaluate(KEPT)
 
 
 def test_a_link_to_a_step_of_the_replay_opens_with_the_keyboard_on_that_step(
