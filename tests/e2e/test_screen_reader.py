@@ -210,6 +210,7 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     "5 hours left for this move." Staff give her a day more; when that runs down to 5 hours too,
     she is told again."""
     ann = new_page()
+    ann.clock.install()  # the page's own clock, run on below to count its countdown's ticks
     ann.add_init_script(HEAR_ANNOUNCEMENTS)
     ann.goto(live_site.url + "/")
     ann.check("input[name=mode][value=online]")
@@ -240,6 +241,7 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     shown_again()
     ann.wait_for_selector("#play [data-countdown].low")
     ann.wait_for_function("window.__said.some(t => t.includes('left for this move'))")
+    ann.clock.run_for(1000)  # four ticks more of the low countdown
     # A time left is said in whole minutes rounded down: the moments the page took are off it.
     assert len(warned()) == 1, ann.evaluate("window.__said")
     assert re.fullmatch(r"(5 hours|4 hours 59 minutes) left for this move\.", warned()[0]), warned()
@@ -250,7 +252,9 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     shown_again()
     ann.wait_for_selector("#play [data-countdown].low")
     ann.wait_for_function("window.__said.filter(t => t.includes('left for this move')).length >= 2")
-    ann.wait_for_timeout(1000)  # four ticks of the countdown: said once, not again at each
+    # Four ticks of the countdown (one each 250 ms of the page's clock) have run when this returns,
+    # with the words of those before the last: said once, not again at each.
+    ann.clock.run_for(1000)
     assert len(warned()) == 2, ann.evaluate("window.__said")
 
 
