@@ -14,6 +14,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     no_horizontal_overflow,
+    rendered,
     room_code,
     score_best,
     seated,
@@ -610,7 +611,8 @@ def test_a_chat_message_stays_on_its_own_line(live_site: LiveSite, new_page: Any
     say(ann, "a" + marks)
     bob.wait_for_function("document.querySelectorAll('#chat-list .chat-line').length === 5")
     bob.evaluate("document.getElementById('chat-list').scrollTop = 0")
-    bob.wait_for_timeout(200)
+    # The browser has drawn the new line, and the list scrolled back, before the picture is taken.
+    rendered(bob)
     after = bob.screenshot(clip=clip)
     assert before == after, "the new message drew over the one before it"
 
