@@ -950,7 +950,9 @@ def test_a_players_review_fold_toggled_from_the_keyboard_keeps_the_keyboard_when
     watcher = new_page()
     watcher.goto(f"{live_site.url}/r/{code}/")  # a presence frame reaches the player's page: draw()
     watcher.wait_for_selector("#conn[data-state=connected]")
-    page.wait_for_timeout(1500)
+    # Its presence frame has been drawn: the room bar counts the watcher in the draw that draws
+    # the panel again.
+    page.wait_for_selector("#watchers[data-text='1 spectator watching']", state="attached")
     assert page.evaluate("document.getElementById('review-seat-0').open") is False
     assert page.evaluate("document.activeElement.closest('#review-seat-0') !== null"), page.evaluate(
         "document.activeElement.tagName"
