@@ -1351,8 +1351,14 @@ def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_si
     page.evaluate("location.hash = '#move-5'")
     page.wait_for_function(f"document.getElementById('position').textContent !== 'Step {total} of {total}'")
     early = page.inner_text("#position")
-    page.evaluate("location.hash = '#main'")  # not a step's: the replay stays where it is
-    page.wait_for_timeout(200)
+    # Not a step's: the replay stays where it is. Read once the hashchange has been handled: a
+    # listener added now runs after the page's own, which moves the replay as it runs.
+    page.evaluate(
+        """() => new Promise((handled) => {
+          window.addEventListener('hashchange', () => handled(), { once: true });
+          location.hash = '#main';
+        })"""
+    )
     assert page.inner_text("#position") == early
     page.evaluate("location.hash = '#move-99999'")
     page.wait_for_function(f"document.getElementById('position').textContent === 'Step {total} of {total}'")
