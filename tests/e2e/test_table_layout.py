@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from typing import Any
 
 import pytest
@@ -285,11 +286,17 @@ def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_lat
     page = new_page()
     cut = {"on": False}
     sockets: list[Any] = []
+    # Each socket that reaches the server: its way there, what the page sent on it, what it heard.
+    links: list[tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]] = []
 
     def route(ws: Any) -> None:
         sockets.append(ws)
-        if not cut["on"]:
-            ws.connect_to_server()  # else: the page's socket opens but the server never answers
+        if cut["on"]:
+            return  # the page's socket opens but the server never answers
+        server, said, heard = ws.connect_to_server(), [], []
+        links.append((server, said, heard))
+        ws.on_message(lambda message: (said.append(json.loads(message)), server.send(message)))
+        server.on_message(lambda message: (heard.append(json.loads(message)), ws.send(message)))
 
     page.route_web_socket(re.compile(r".*/ws/rooms/.*"), route)
     local_room(page, live_site, ["Solo"])
@@ -310,8 +317,19 @@ def test_while_reconnecting_roll_and_boxes_are_paused_and_nothing_is_applied_lat
     sockets[-1].close()
     page.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_selector("#roll:not(:disabled)")
-    page.wait_for_timeout(300)
-    assert int(page.get_attribute("#room", "data-version") or 0) == before  # nothing was queued and applied
+    # The page has taken in its new socket's state, and would have sent what it held back by now.
+    # A sync sent after it on the same socket is answered once the server has done with every
+    # frame before it: the room's state it answers is the one nothing held back was applied to.
+    server, said, heard = links[-1]
+    asked = len(heard)
+    server.send(json.dumps({"type": "sync"}))
+    deadline = time.monotonic() + 20
+    while not (answer := next((f for f in heard[asked:] if f["type"] == "state"), None)):
+        assert time.monotonic() < deadline, f"the sync was never answered: {heard[asked:]}"
+        page.wait_for_timeout(20)
+    assert answer["version"] == before, answer["version"]  # nothing was queued and applied
+    assert {frame["type"] for frame in said} <= {"ping", "sync", "visibility"}, said  # no action sent
+    assert int(page.get_attribute("#room", "data-version") or 0) == before
     assert page.evaluate("[...document.querySelectorAll('.die')].every(d => d.ariaPressed === 'false')")
 
 
