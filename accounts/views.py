@@ -20,7 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language as django_set_language
@@ -29,6 +29,7 @@ from accounts import selectors, services
 from accounts.forms import DeleteAccountForm, PrivacyForm
 from accounts.middleware import ACCOUNT_LANGUAGE
 from games import services as games_services
+from games.web.errorpages import too_many_json, wants_json
 
 
 class SignUpView(SignupView):  # type: ignore[misc]  # allauth is untyped
@@ -139,18 +140,38 @@ def lockout(
 ) -> HttpResponse:
     """django-axes' answer to a locked-out address (AXES_LOCKOUT_CALLABLE): its page and status, and a
     Retry-After, as the site's other 429s have: the cool-off, since each password tried meanwhile
-    starts it again."""
+    starts it again. A script that asks for JSON gets the site's JSON 429 with the same words."""
     from axes.conf import settings as axes_settings
     from axes.helpers import get_cool_off, get_failure_limit
 
     cool_off = get_cool_off(request)
-    context: dict[str, Any] = {"failure_limit": get_failure_limit(request, credentials)}
-    if cool_off:
-        context["cooloff_timedelta"] = cool_off
-    response = render(request, "lockout.html", context, status=axes_settings.AXES_HTTP_RESPONSE_CODE)
-    if cool_off:
-        response["Retry-After"] = str(math.ceil(cool_off.total_seconds()))
+    seconds = math.ceil(cool_off.total_seconds()) if cool_off else None
+    sentence = lockout_words(get_failure_limit(request, credentials), seconds)
+    if wants_json(request):
+        # The site's 429 for scripts, whatever status axes is set to answer pages with.
+        return too_many_json(sentence, seconds)
+    response = render(request, "lockout.html", {"sentence": sentence}, status=axes_settings.AXES_HTTP_RESPONSE_CODE)
+    if seconds is not None:
+        response["Retry-After"] = str(seconds)
     return response
+
+
+def lockout_words(failure_limit: int, seconds: int | None) -> str:
+    """What a locked-out address is told: the failures that locked it out and, when the lockout ends,
+    the wait in minutes, each begun counted (never a shorter wait than its Retry-After)."""
+    if seconds is None:
+        return gettext(
+            "After %(failure_limit)s wrong passwords from your address, passwords from it are refused: "
+            "signing in, and confirming an account's deletion. Please wait, then try again."
+        ) % {"failure_limit": failure_limit}
+    minutes = math.ceil(seconds / 60)
+    return ngettext(
+        "After %(failure_limit)s wrong passwords from your address, passwords from it are refused for "
+        "%(minutes)s minute: signing in, and confirming an account's deletion. Please wait, then try again.",
+        "After %(failure_limit)s wrong passwords from your address, passwords from it are refused for "
+        "%(minutes)s minutes: signing in, and confirming an account's deletion. Please wait, then try again.",
+        minutes,
+    ) % {"failure_limit": failure_limit, "minutes": minutes}
 
 
 def confirmed(request: HttpRequest, user: AbstractBaseUser, password: str) -> bool:

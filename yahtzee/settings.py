@@ -154,7 +154,7 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 # account of one's own, would never lock the address out. The rest age out over the cool-off.
 AXES_RESET_ON_SUCCESS = False
 AXES_CLIENT_IP_CALLABLE = "games.realtime.limits.login_ip"  # X-Real-IP only behind the proxy
-AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"  # templates/lockout.html, with a Retry-After
+AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"  # templates/lockout.html (JSON to a script), with a Retry-After
 
 # Optional accounts (django-allauth; docs/accounts.md): a username and a password, and passkeys
 # (WebAuthn) to sign in with. allauth asks for no e-mail address and sends no e-mail (the turn

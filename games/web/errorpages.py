@@ -175,12 +175,20 @@ def too_many(request: HttpRequest, what: str, seconds: int | None) -> HttpRespon
     JSON for scripts and as a page for browsers; with ``seconds`` None, no wait is named."""
     message = wait_words(what, seconds) if seconds is not None else str(PAGES[429][1])
     if wants_json(request):
-        body: dict[str, object] = {"error": errors.RATE_LIMITED, "message": message}
-        if seconds is not None:
-            body["retry_after"] = seconds
-        response: HttpResponse = JsonResponse(body, status=429)
-    else:
-        response = error_page(request, 429, message)
+        return too_many_json(message, seconds)
+    response = error_page(request, 429, message)
+    if seconds is not None:
+        response["Retry-After"] = str(seconds)
+    return response
+
+
+def too_many_json(message: str, seconds: int | None) -> JsonResponse:
+    """A 429 for a script: ``rate_limited``, ``message`` (which says the wait, if known) and the wait
+    of ``seconds`` as ``retry_after`` and Retry-After; with ``seconds`` None, neither."""
+    body: dict[str, object] = {"error": errors.RATE_LIMITED, "message": message}
+    if seconds is not None:
+        body["retry_after"] = seconds
+    response = JsonResponse(body, status=429)
     if seconds is not None:
         response["Retry-After"] = str(seconds)
     return response

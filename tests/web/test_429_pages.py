@@ -120,6 +120,61 @@ def test_the_lockout_says_its_cool_off(settings: Any, language: str) -> None:
     no_minute(language, said(locked))
 
 
+LOCKOUT = (
+    "After %(failure_limit)s wrong passwords from your address, passwords from it are refused for "
+    "%(minutes)s minutes: signing in, and confirming an account's deletion. Please wait, then try again."
+)
+
+
+def lockout_words(language: str, minutes: int) -> str:
+    singular = LOCKOUT.replace("%(minutes)s minutes", "%(minutes)s minute")
+    return words(language, LOCKOUT, singular, minutes) % {"failure_limit": 5, "minutes": minutes}
+
+
+@pytest.mark.usefixtures("german")
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_lockout_answers_a_script_in_json_with_its_cool_off(settings: Any, language: str) -> None:
+    """A sign-in posted by a script that asks for JSON is locked out as a page's is, and told so in the
+    site's JSON error: the code, the cool-off in words and as ``retry_after``, and the Retry-After."""
+    settings.ACCOUNT_RATE_LIMITS = False
+    settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
+    Client().post("/accounts/signup/", {"username": f"lj{language}", "password1": PASSWORD, "password2": PASSWORD})
+    address = f"198.51.100.{94 + LANGUAGES.index(language)}"
+    client = Client(HTTP_ACCEPT_LANGUAGE=language, HTTP_ACCEPT="application/json", REMOTE_ADDR=address)
+    for _ in range(5):
+        locked = client.post("/accounts/login/", {"login": f"lj{language}", "password": "wrong-secret-xyz"})
+    assert locked.status_code == 429 and locked["Retry-After"] == "900"
+    assert locked["Content-Type"] == "application/json"
+    assert json.loads(locked.content) == {
+        "error": "rate_limited",
+        "message": lockout_words(language, 15),
+        "retry_after": 900,
+    }
+    # The right password too, while locked out; a page's request still gets the page.
+    again = client.post("/accounts/login/", {"login": f"lj{language}", "password": PASSWORD})
+    assert again.status_code == 429 and json.loads(again.content)["retry_after"] == 900
+    page = Client(HTTP_ACCEPT_LANGUAGE=language, REMOTE_ADDR=address).post(
+        "/accounts/login/", {"login": f"lj{language}", "password": PASSWORD}
+    )
+    assert page.status_code == 429 and page["Content-Type"].startswith("text/html")
+    assert lockout_words(language, 15) in said(page)
+
+
+def test_a_lockout_without_a_cool_off_answers_a_script_with_no_wait(settings: Any) -> None:
+    settings.ACCOUNT_RATE_LIMITS = False
+    settings.AXES_COOLOFF_TIME = None
+    Client().post("/accounts/signup/", {"username": "ljn", "password1": PASSWORD, "password2": PASSWORD})
+    client = Client(HTTP_ACCEPT="application/json", REMOTE_ADDR="198.51.100.97")
+    for _ in range(5):
+        locked = client.post("/accounts/login/", {"login": "ljn", "password": "wrong-secret-xyz"})
+    assert locked.status_code == 429 and not locked.has_header("Retry-After")
+    assert json.loads(locked.content) == {
+        "error": "rate_limited",
+        "message": "After 5 wrong passwords from your address, passwords from it are refused: signing in, "
+        "and confirming an account's deletion. Please wait, then try again.",
+    }
+
+
 @pytest.mark.usefixtures("german")
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_429_whose_wait_nothing_knows_names_none(language: str) -> None:
