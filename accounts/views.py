@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 from django.views.i18n import set_language as django_set_language
 
 from accounts import selectors, services
@@ -75,7 +75,7 @@ def signed_in(request: HttpRequest) -> AbstractBaseUser:
     return user
 
 
-@require_GET
+@require_safe
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     viewer = request.user.pk if request.user.is_authenticated else None
     context = selectors.profile_page(username=username, viewer_id=viewer, page=request.GET.get("page"))
@@ -90,12 +90,12 @@ def profile_me(request: HttpRequest) -> HttpResponse:
     return redirect("profile", username=request.user.get_username())
 
 
-@require_GET
+@require_safe
 def leaderboards(request: HttpRequest) -> HttpResponse:
     return redirect("leaderboard", ruleset="official")
 
 
-@require_GET
+@require_safe
 def leaderboard(request: HttpRequest, ruleset: str) -> HttpResponse:
     viewer = request.user.pk if request.user.is_authenticated else None
     return render(request, "accounts/leaderboard.html", selectors.leaderboard(ruleset=ruleset, viewer_id=viewer))
@@ -197,7 +197,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def account_deleted(request: HttpRequest) -> HttpResponse:
     """Where deleting an account ends: it says so, and what became of the games."""
     if request.user.is_authenticated:  # someone signed in has an account: theirs is not deleted
@@ -205,7 +205,7 @@ def account_deleted(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/deleted.html")
 
 
-@require_GET
+@require_safe
 def password_reset(request: HttpRequest) -> HttpResponse:
     """Forgotten password: what to do, since there is no address to mail a link to (a post is refused)."""
     return render(request, "account/password_reset.html")

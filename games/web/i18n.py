@@ -14,7 +14,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import translation
 from django.utils.translation.trans_real import DjangoTranslation
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
 from games.services.release import files_version
@@ -50,7 +50,7 @@ def _rendered(language: str) -> tuple[bytes, str]:
     return response.content, response["Content-Type"]
 
 
-@require_GET
+@require_safe
 def javascript_catalog(request: HttpRequest, language: str) -> HttpResponseBase:
     if language not in dict(settings.LANGUAGES):
         raise Http404("no such language")

@@ -34,7 +34,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from games import services
@@ -192,7 +192,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
     return redirect("room", code=game.code)
 
 
-@require_GET
+@require_safe
 def room_find(request: HttpRequest) -> HttpResponse:
     """Open a room from its code or its pasted invite link; anything else, a code of no room
     included, gets the home page with the reason beside the field and what was typed in it."""
@@ -211,7 +211,7 @@ def room_find(request: HttpRequest) -> HttpResponse:
     return _home(request, CreateRoomForm(), status=404, join_form=form)
 
 
-@require_GET
+@require_safe
 def room_here(request: HttpRequest, code: str) -> HttpResponse:
     """The room page's stylesheet for a seated browser without script (only such a browser loads what
     is inside ``<noscript>``): its fetch, with each load of the page (each form posted leads back to
@@ -228,7 +228,7 @@ def room_here(request: HttpRequest, code: str) -> HttpResponse:
 HERE_EVERY = int(selectors.PRESENCE_TIMEOUT.total_seconds()) // 3
 
 
-@require_GET
+@require_safe
 @csp_replace({"frame-ancestors": ["'self'"]})  # type: ignore[arg-type]  # the stubs type a view of the request alone
 def room_here_frame(request: HttpRequest, code: str) -> HttpResponse:
     """``room_here`` for a page without script that holds still (the page to write a message on, one
@@ -787,7 +787,7 @@ def _user_id(request: HttpRequest) -> int | None:
     return request.user.pk if request.user.is_authenticated else None
 
 
-@require_GET
+@require_safe
 def my_games(request: HttpRequest) -> HttpResponse:
     """Every unfinished game of this browser (the account's, signed in), those waiting for a move first;
     below them its finished games, the last to end first (``?done=N``: their N-th page)."""
@@ -1074,7 +1074,7 @@ def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
 SERVICE_WORKER = settings.BASE_DIR / "static" / "js" / "sw.js"
 
 
-@require_GET
+@require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker, from the site's root so that it may show the notices of every page."""
     response = HttpResponse(SERVICE_WORKER.read_bytes(), content_type="text/javascript; charset=utf-8")
@@ -1084,7 +1084,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 # The page links the manifest with crossorigin="use-credentials": a browser fetches it without
 # cookies otherwise, and so without the switcher's language or the account's.
-@require_GET
+@require_safe
 @vary_on_headers("Accept-Language", "Cookie")
 def manifest(request: HttpRequest) -> JsonResponse:
     """The web app manifest, in the reader's language: the site installs as an app (on a phone's
