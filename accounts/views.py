@@ -85,6 +85,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "accounts/profile.html", context)
 
 
+@require_safe  # before the sign-in's redirect: a post is no visit of one's profile
 @login_required
 def profile_me(request: HttpRequest) -> HttpResponse:
     return redirect("profile", username=request.user.get_username())

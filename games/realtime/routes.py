@@ -25,6 +25,7 @@ import asyncio
 import logging
 
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_safe
 
 from games.domain import protocol
 from games.realtime import fanout
@@ -67,6 +68,7 @@ async def _rounds() -> None:
             log.info("asked %d sockets to check their route", asked)
 
 
+@require_safe
 def where(request: HttpRequest, code: str) -> JsonResponse:
     """``GET /ws/rooms/<code>/``: the worker the proxy sends this room's sockets to now (this one)."""
     response = JsonResponse({"worker": ORIGIN})

@@ -147,6 +147,7 @@ def _home(
     return render(request, "games/home.html", context, status=status)
 
 
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return _home(request, CreateRoomForm())
 
@@ -248,6 +249,7 @@ def room_here_frame(request: HttpRequest, code: str) -> HttpResponse:
 NS_REFRESH_COOKIE = "ns_refresh"
 
 
+@require_safe
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: lobby, table and game over, drawn by static/js/room.js from the same state the socket sends,
     and by the server for a browser without script (games.web.noscript), which plays by form posts."""
@@ -624,6 +626,7 @@ def roll_dice(roll: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+@require_safe
 def room_fairness(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone with the code can check a finished game's dice against the seed shown from the start."""
     game = _game_or_404(code)
@@ -661,6 +664,7 @@ def seed_owners(client_seed: str, state: dict[str, Any], computers: set[int]) ->
     return [{"seed": seed, "computer": computer, "names": names} for (seed, computer), names in owners.items()]
 
 
+@require_safe
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """A finished game step by step, for anyone with the room's link: replay_steps as JSON for static/js/replay.js."""
     game = _game_or_404(code)
@@ -720,6 +724,7 @@ def _replay_data(game: Game, verdicts: dict[int, dict[str, Any]]) -> SafeString:
     return script
 
 
+@require_safe
 async def room_review(request: HttpRequest, code: str) -> JsonResponse:
     """The coach's look back at a finished game: the expected points each seat's choices lost.
 
@@ -736,6 +741,7 @@ async def room_review(request: HttpRequest, code: str) -> JsonResponse:
         return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=status)
 
 
+@require_safe
 def room_state(request: HttpRequest, code: str) -> JsonResponse:
     """The public state as JSON, with which seats are this browser's."""
     game = _game_or_404(code)
@@ -744,6 +750,7 @@ def room_state(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse(state)
 
 
+@require_safe
 def room_feed(request: HttpRequest, code: str) -> JsonResponse:
     """The room's last events, as the room page carries them (``feed``): for a page whose socket
     was away, which puts the lines it missed in its feed by their versions."""
@@ -751,6 +758,7 @@ def room_feed(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"feed": broadcast.recent_events(game)}, headers={"Cache-Control": "no-store"})
 
 
+@require_safe
 def room_log(request: HttpRequest, code: str) -> JsonResponse:
     """Everything needed to re-derive a finished game's dice (see docs/fairness.md)."""
     game = _game_or_404(code)
@@ -774,6 +782,7 @@ def room_log(request: HttpRequest, code: str) -> JsonResponse:
     )
 
 
+@require_safe
 def doc_page(request: HttpRequest, name: str) -> HttpResponse:
     """The rules or the fair-dice method, from the project's docs/ (see games.web.docpages)."""
     page = docpages.PAGES[name]

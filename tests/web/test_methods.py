@@ -4,9 +4,12 @@ site's 405 and ``Allow``, never its page as if it had been a GET."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
+from games.store.models import Game
 from tests.factories import create_room
 
 pytestmark = pytest.mark.django_db
@@ -42,3 +45,37 @@ def test_every_page_answers_head_as_it_answers_get() -> None:
         got, head = client.get(path), client.head(path)
         assert head.status_code == got.status_code, (path, head.status_code, got.status_code)
         assert head.get("Content-Type") == got.get("Content-Type"), path
+
+
+GET_ONLY = [
+    "/",
+    "/rules",
+    "/fairness",
+    "/r/{code}/",
+    "/r/{code}/state.json",
+    "/r/{code}/feed.json",
+    "/r/{code}/log.json",
+    "/r/{code}/review.json",
+    "/r/{code}/fairness",
+    "/r/{code}/replay",
+    "/ws/rooms/{code}/",
+    "/me",
+]
+
+
+@pytest.mark.usefixtures("limit_clock")
+def test_a_page_answers_a_method_it_does_not_take_with_a_405_before_the_room_is_looked_up(settings: Any) -> None:
+    """A post (with its form's token) or any other method to a page's address is not its GET: a 405
+    naming GET and HEAD, the same for a room that exists and one that does not, and no miss."""
+    settings.RATE_LIMIT_ROOM_MISS = "2/60"
+    client = Client(REMOTE_ADDR="10.0.5.6")
+    code = create_room(client, "Ann")
+    version = Game.objects.get(code=code).version
+    for path in GET_ONLY:
+        for room in (code, "zzzzzzzzzz"):
+            for method in ("post", "put", "patch", "delete"):
+                response = getattr(client, method)(path.format(code=room))
+                assert response.status_code == 405, (path, room, method, response.status_code)
+                assert response["Allow"] == "GET, HEAD", path
+    assert client.get(f"/r/{code}/").status_code == 200  # no miss was counted
+    assert Game.objects.get(code=code).version == version
