@@ -270,7 +270,8 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 class ErrorPageMiddleware:
-    """An empty error answer (status 400 or more, no body) becomes the site's page for its status.
+    """An empty error answer (status 400 or more, no body) becomes the site's page for its status
+    (a 4xx asked for as JSON, the site's JSON error).
 
     Its headers stay (a 405's ``Allow``, a 429's ``Retry-After``). Answers with a body (a
     page, JSON for the scripts) and answers to HEAD are left as they are.
@@ -317,6 +318,10 @@ class ErrorPageMiddleware:
         if response.status_code == 429:
             # The wait its own Retry-After gives, or none named.
             page = too_many(request, gettext("Too many requests."), retry_after_seconds(response))
+        elif response.status_code < 500 and wants_json(request):
+            # A script's request (a method the address does not take): the site's JSON error, with
+            # the sentence the page would have said.
+            page = error_json(errors.BAD_REQUEST, PAGES.get(response.status_code, PAGES[400])[1], response.status_code)
         else:
             page = error_page(request, response.status_code, room=room)
         for header, value in response.items():

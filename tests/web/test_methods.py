@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from games.store.models import Game
+from games.web.errorpages import PAGES
 from tests.factories import create_room
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +80,25 @@ def test_a_page_answers_a_method_it_does_not_take_with_a_405_before_the_room_is_
                 assert response["Allow"] == "GET, HEAD", path
     assert client.get(f"/r/{code}/").status_code == 200  # no miss was counted
     assert Game.objects.get(code=code).version == version
+
+
+def test_a_script_is_answered_a_method_an_address_does_not_take_in_json() -> None:
+    """The JSON addresses, and any caller that asks for JSON, get the 405 as the site's JSON error
+    (its ``Allow`` kept), not the page a browser is shown."""
+    client = Client()
+    code = create_room(client, "Ann")
+    asked = [
+        ("post", f"/r/{code}/state.json", {}),
+        ("delete", f"/r/{code}/log.json", {}),
+        ("get", "/notices/push", {}),
+        ("get", "/notices/push/remove", {}),
+        ("post", "/", {"HTTP_ACCEPT": "application/json"}),
+        ("get", f"/r/{code}/roll", {"HTTP_ACCEPT": "application/json"}),
+    ]
+    for method, path, headers in asked:
+        response = getattr(client, method)(path, **headers)
+        assert response.status_code == 405 and response.has_header("Allow"), path
+        assert response["Content-Type"] == "application/json", path
+        assert response.json() == {"error": "bad_request", "message": str(PAGES[405][1])}, path
+    page = client.post("/")
+    assert page.status_code == 405 and page["Content-Type"].startswith("text/html")
