@@ -132,13 +132,65 @@ def test_a_refusal_is_toasted_at_once_when_its_words_are_there(live_site: LiveSi
     assert page.errors == []
 
 
-# The module room/bubbles.js evaluated and handed to each page script that asked for it before,
-# and a frame drawn after.
-BUBBLES_CAME = """async () => {
-  const url = performance.getEntriesByType("resource").find((e) => e.name.includes("/static/js/room/bubbles.js")).name;
+# The module at the url evaluated and handed to each page script that asked for it before, and a
+# frame drawn after.
+MODULE_CAME = """async (url) => {
   await import(url);
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
 }"""
+
+
+class HeldModule:
+    """The page's requests for one of its modules fetched after the first draw (``room/bubbles.js``),
+    held as a slow network would until the test lets the first go on."""
+
+    def __init__(self, page: Any, module: str) -> None:
+        self.page = page
+        self.module = module
+        self.requests: list[Any] = []
+        page.route(f"**/static/js/{module}*", self.hold)
+
+    def hold(self, route: Any) -> None:
+        self.requests.append(route)
+
+    def asked(self) -> None:
+        """Until the page asked for the module (a frame at a time)."""
+        deadline = time.monotonic() + 20
+        while not self.requests and time.monotonic() < deadline:
+            self.page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
+        assert self.requests, f"{self.module} was not asked for"
+
+    def release(self) -> None:
+        """Lets the page's first request for the module go on."""
+        self.requests[0].continue_()
+
+    def came(self) -> None:
+        """Lets the first request go on, and returns once the module came: fetched, evaluated and
+        handed to each page script that asked for it, and a frame drawn after."""
+        url = self.requests[0].request.url
+        self.release()
+        self.page.wait_for_function(
+            "(module) => performance.getEntriesByType('resource').some((e) => e.name.includes(module))",
+            arg=f"/static/js/{self.module}",
+        )
+        self.page.evaluate(MODULE_CAME, url)
+
+
+SIX_NAMES = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
+
+
+def first_cut_name(page: Any, site: LiveSite) -> str:
+    """A local room of six long names on ``page``, drawn with names cut on its card: the seat of the
+    first cut name (a button that shows it whole)."""
+    local_room(page, site, SIX_NAMES)
+    page.wait_for_selector("#card .seat-head-name[role=button]")
+    return str(
+        page.locator("#card .seat-head-name[role=button]").first.evaluate(
+            "(e) => e.closest('th.seat-head').dataset.seat"
+        )
+    )
+
+
 WHOLE_NAMES = "() => [...document.querySelectorAll('.reaction-float.whole-name')].map((b) => b.dataset.seat)"
 
 
@@ -151,22 +203,11 @@ def test_a_whole_name_the_keyboard_withdrew_while_its_module_came_is_not_shown(
     ask: the name is not shown whole when the module comes, and the next Enter shows it."""
     page = new_page(390, 844)
     page.add_init_script(HOLD_IDLE)
-    held: list[Any] = []  # its request, held until the keyboard withdrew the ask
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/static/js/room/bubbles.js*", hold)
-    local_room(page, live_site, ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"])
-    page.wait_for_selector("#card .seat-head-name[role=button]")
-    name = page.locator("#card .seat-head-name[role=button]").first
-    seat = name.evaluate("(e) => e.closest('th.seat-head').dataset.seat")
-    name.focus()
+    held = HeldModule(page, "room/bubbles.js")  # its request, held until the keyboard withdrew the ask
+    seat = first_cut_name(page, live_site)
+    page.locator("#card .seat-head-name[role=button]").first.focus()
     page.keyboard.press("Enter")
-    deadline = time.monotonic() + 20
-    while not held and time.monotonic() < deadline:
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
-    assert held, "the module was not asked for"
+    held.asked()
     if withdrawn == "escape":
         page.keyboard.press("Escape")
     else:
@@ -175,22 +216,12 @@ def test_a_whole_name_the_keyboard_withdrew_while_its_module_came_is_not_shown(
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
         page.keyboard.press("Shift+Tab")
         page.wait_for_function(f"document.activeElement.closest('th.seat-head')?.dataset.seat === '{seat}'")
-    held[0].continue_()
-    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
-    page.evaluate(BUBBLES_CAME)
+    held.came()
     assert page.evaluate(WHOLE_NAMES) == []
     assert page.evaluate("window.__idle.length") == 1
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
     assert page.errors == []
-
-
-def until_asked(page: Any, held: list[Any]) -> None:
-    """Until the page asked for the module whose requests ``held`` keeps (a frame at a time)."""
-    deadline = time.monotonic() + 20
-    while not held and time.monotonic() < deadline:
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
-    assert held, "the module was not asked for"
 
 
 def test_a_refusal_is_toasted_at_once_while_its_words_are_slow_to_come(live_site: LiveSite, new_page: Any) -> None:
@@ -200,16 +231,11 @@ def test_a_refusal_is_toasted_at_once_while_its_words_are_slow_to_come(live_site
     meanwhile is the one whose words the toast then says: the first's do not land over it."""
     page = new_page(locale="da-DK")
     page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
-    held: list[Any] = []  # its request, held as a slow network would
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/static/js/room/errors.js*", hold)
+    held = HeldModule(page, "room/errors.js")  # its request, held as a slow network would
     create_online(page, live_site, "Jonas")
     first = {"type": "error", "code": "not_your_turn", "message": "It is Bob's turn.", "id": "refused-1"}
     assert page.evaluate(REFUSED, first) == "Noget gik galt."  # Something went wrong.
-    until_asked(page, held)
+    held.asked()
     second = {
         "type": "error",
         "code": "not_rolled",
@@ -218,16 +244,13 @@ def test_a_refusal_is_toasted_at_once_while_its_words_are_slow_to_come(live_site
     }
     assert page.evaluate(REFUSED, second) == "Noget gik galt."
     assert page.evaluate("document.getElementById('toast').dataset.kind") == "error"
-    held[0].continue_()
+    held.release()
     page.wait_for_function("document.getElementById('toast').textContent === 'Slå først.'")  # Roll first.
     assert page.is_visible("#toast")
     assert page.evaluate("window.__idle.length") == 1  # not idle: the refusal fetched them
     third = {"type": "error", "code": "box_filled", "message": "That box is already filled.", "id": "refused-3"}
     assert page.evaluate(REFUSED, third) == "Det felt er allerede udfyldt."
     assert page.errors == []
-
-
-SIX_NAMES = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
 
 
 def test_two_quick_taps_on_two_cut_names_before_their_module_came_show_the_second_alone(
@@ -238,23 +261,16 @@ def test_two_quick_taps_on_two_cut_names_before_their_module_came_show_the_secon
     shown whole when the module comes."""
     page = new_page(390, 844)
     page.add_init_script(HOLD_IDLE)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/static/js/room/bubbles.js*", hold)
+    held = HeldModule(page, "room/bubbles.js")
     local_room(page, live_site, SIX_NAMES)
     page.wait_for_selector("#card .seat-head-name[role=button]")
     names = page.locator("#card .seat-head-name[role=button]")
     assert names.count() >= 2
     names.nth(0).click()
-    until_asked(page, held)
+    held.asked()
     names.nth(1).click()
     second = names.nth(1).evaluate("(e) => e.closest('th.seat-head').dataset.seat")
-    held[0].continue_()
-    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
-    page.evaluate(BUBBLES_CAME)
+    held.came()
     assert page.evaluate(WHOLE_NAMES) == [second]
     assert page.evaluate("window.__idle.length") == 1
     assert page.errors == []
@@ -270,29 +286,18 @@ def test_a_whole_name_the_keyboard_asked_for_is_withdrawn_by_a_redraw_that_takes
     Enter shows it."""
     page = new_page(390, 844)
     page.add_init_script(HOLD_IDLE)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/static/js/room/bubbles.js*", hold)
-    local_room(page, live_site, SIX_NAMES)
-    page.wait_for_selector("#card .seat-head-name[role=button]")
-    seat = page.locator("#card .seat-head-name[role=button]").first.evaluate(
-        "(e) => e.closest('th.seat-head').dataset.seat"
-    )
+    held = HeldModule(page, "room/bubbles.js")
+    seat = first_cut_name(page, live_site)
     button = f"#card th.seat-head[data-seat='{seat}'] .seat-head-name[role=button]"
     page.focus(button)
     page.keyboard.press("Enter")
-    until_asked(page, held)
+    held.asked()
     page.set_viewport_size({"width": 1280, "height": 800})
     page.wait_for_function(f'!document.querySelector("{button}")')
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_selector(button)
     page.focus(button)
-    held[0].continue_()
-    page.wait_for_function("performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))")
-    page.evaluate(BUBBLES_CAME)
+    held.came()
     assert page.evaluate(WHOLE_NAMES) == []
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
@@ -305,18 +310,13 @@ def test_a_refusals_words_that_come_after_its_toast_closed_are_still_shown(live_
     then, or she (and her screen reader) never learns why the move was refused."""
     page = new_page()
     page.add_init_script(HOLD_IDLE + KEEP_SOCKETS_HERE)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/static/js/room/errors.js*", hold)
+    held = HeldModule(page, "room/errors.js")
     create_online(page, live_site, "Ann")
     first = {"type": "error", "code": "not_your_turn", "message": "It is Bob's turn.", "id": "refused-1"}
     assert page.evaluate(REFUSED, first) == "Something went wrong."
-    until_asked(page, held)
+    held.asked()
     page.wait_for_selector("#toast", state="hidden")
-    held[0].continue_()
+    held.release()
     page.wait_for_function(
         "!document.getElementById('toast').hidden"
         " && document.getElementById('toast').textContent === 'It is not your turn.'"
@@ -333,10 +333,6 @@ document.addEventListener("DOMContentLoaded", () => {
     .observe(box, { childList: true, characterData: true, subtree: true });
 });
 """
-MODULE_CAME = """async (url) => {
-  await import(url);
-  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-}"""
 
 
 def test_a_spectators_post_refused_without_words_is_read_out_once(live_site: LiveSite, new_page: Any) -> None:
@@ -354,12 +350,7 @@ def test_a_spectators_post_refused_without_words_is_read_out_once(live_site: Liv
     url = ann.url
     eve = new_page()
     eve.add_init_script(HOLD_IDLE + COUNT_TOAST_WRITES)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    eve.route("**/static/js/room/errors.js*", hold)
+    held = HeldModule(eve, "room/errors.js")
     eve.route(
         "**/spectator",
         lambda route: route.fulfill(status=502, content_type="text/html", body="<h1>Bad gateway</h1>"),
@@ -371,10 +362,8 @@ def test_a_spectators_post_refused_without_words_is_read_out_once(live_site: Liv
     eve.press("#chat-text", "Enter")
     eve.wait_for_function("!document.getElementById('toast').hidden")
     assert eve.text_content("#toast") == "Something went wrong."
-    until_asked(eve, held)
-    errors_url = held[0].request.url
-    held[0].continue_()
-    eve.evaluate(MODULE_CAME, errors_url)
+    held.asked()
+    held.came()
     assert eve.evaluate("window.__toastWrites") == ["Something went wrong."]
     assert eve.input_value("#chat-text") == "hello"
     assert [error for error in eve.errors if "502 (Bad Gateway)" not in error] == []  # the proxy's answer
@@ -389,19 +378,10 @@ def test_a_tap_on_a_head_beside_the_name_the_keyboard_is_on_shows_the_name_whole
     tap on any head does: the keyboard leaving the name withdraws its own ask and bubble, not the
     tap's, whether the bubbles' module (room/bubbles.js) is still on its way or there."""
     page = new_page(390, 844)
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
     if module == "on its way":
         page.add_init_script(HOLD_IDLE)
-        page.route("**/static/js/room/bubbles.js*", hold)
-    local_room(page, live_site, SIX_NAMES)
-    page.wait_for_selector("#card .seat-head-name[role=button]")
-    seat = page.locator("#card .seat-head-name[role=button]").first.evaluate(
-        "(e) => e.closest('th.seat-head').dataset.seat"
-    )
+        held = HeldModule(page, "room/bubbles.js")
+    seat = first_cut_name(page, live_site)
     head = f"#card th.seat-head[data-seat='{seat}']"
     page.focus(f"{head} .seat-head-name[role=button]")
     box = page.locator(head).bounding_box()
@@ -410,12 +390,8 @@ def test_a_tap_on_a_head_beside_the_name_the_keyboard_is_on_shows_the_name_whole
     page.click(head, position={"x": box["width"] / 2, "y": box["height"] - 1})  # under the name
     assert page.evaluate("document.activeElement.closest('th.seat-head')") is None  # the keyboard left it
     if module == "on its way":
-        until_asked(page, held)
-        held[0].continue_()
-        page.wait_for_function(
-            "performance.getEntriesByType('resource').some((e) => e.name.includes('/room/bubbles.js'))"
-        )
-        page.evaluate(BUBBLES_CAME)
+        held.asked()
+        held.came()
     else:
         page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
