@@ -4,6 +4,8 @@ and played through the services, as the consumers do.
 GameFactory makes a lobby whose snapshot is consistent with its seats only when seats
 are added through ``seated_game``; for started and played games use ``open_room``,
 ``play_turn`` and ``play_to_end`` (a ``Table``: the room and each seat's controller).
+Calls made as another worker would, each on a thread and a connection of its own: ``elsewhere``,
+and ``race`` for calls released together.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import itertools
 import random
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,6 +27,7 @@ from django.utils import timezone
 from games import services
 from games.domain import fairness
 from games.domain.codes import shown_code
+from games.domain.rules import RuleViolation
 from games.services import new_controller, new_room_code
 from games.store import moves
 from games.store.models import Game, Move, Player, Presence, ScoreEntry
@@ -305,6 +310,56 @@ def elsewhere(call: Any) -> None:
     assert not thread.is_alive()
     if failure:
         raise failure[0]
+
+
+@dataclass
+class Outcome:
+    """What one thread's call returned or raised, and when it ran."""
+
+    value: Any = None
+    error: BaseException | None = None
+    started: float = 0.0
+    finished: float = 0.0
+
+    @property
+    def applied(self) -> bool:
+        return self.error is None
+
+    @property
+    def code(self) -> str | None:
+        return self.error.code if isinstance(self.error, RuleViolation) else None
+
+
+def race(*calls: Callable[[], Any], timeout: float = 15) -> list[Outcome]:
+    """Run each call in its own thread, all released together; the outcomes in call order."""
+    barrier = threading.Barrier(len(calls), timeout=timeout)
+    outcomes = [Outcome() for _ in calls]
+
+    def run(call: Callable[[], Any], outcome: Outcome) -> None:
+        try:
+            connection.ensure_connection()  # connect before the barrier: the race is the action alone
+            barrier.wait()
+            outcome.started = time.monotonic()
+            try:
+                outcome.value = call()
+            finally:
+                outcome.finished = time.monotonic()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test, whatever it is
+            outcome.error = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=pair, daemon=True) for pair in zip(calls, outcomes, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    assert not any(thread.is_alive() for thread in threads), "a racing thread hung"
+    for outcome in outcomes:
+        # Anything but a refusal (a deadlock, an IntegrityError, a broken barrier) is a bug.
+        if outcome.error is not None and not isinstance(outcome.error, RuleViolation):
+            raise AssertionError(f"a racing call failed with {outcome.error!r}") from outcome.error
+    return outcomes
 
 
 def written_elsewhere(call: Any) -> None:

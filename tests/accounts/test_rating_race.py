@@ -14,8 +14,7 @@ from accounts import services as account_services
 from accounts.models import CountedGame, GameRecord, Standing
 from games.services.signals import game_finished
 from tests.accounts.helpers import controller_of, room_for, sign_up
-from tests.factories import play_to_end
-from tests.services.test_concurrency import race
+from tests.factories import play_to_end, race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -5,15 +5,16 @@ unique skeleton (accounts.models.AccountName) refuses the second, whose form say
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 
 from accounts.adapters import AccountAdapter
 from tests.accounts.helpers import PASSWORD
+from tests.factories import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -38,26 +39,13 @@ def test_two_look_alike_names_signed_up_at_one_moment_make_one_account(
         return save_user(self, request, user, form, commit)
 
     monkeypatch.setattr(AccountAdapter, "save_user", saving)
-    answers: dict[str, Any] = {}
-    errors: list[BaseException] = []
 
-    def sign_up(name: str) -> None:
-        try:
-            answers[name] = Client().post(
-                "/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
-            )
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            connection.close()
+    def sign_up(name: str) -> Any:
+        return Client().post("/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD})
 
-    threads = [threading.Thread(target=sign_up, args=(name,), daemon=True) for name in names]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT * 2)
-    assert not any(thread.is_alive() for thread in threads), "a sign-up hung"
-    assert errors == []
+    outcomes = race(*[partial(sign_up, name) for name in names], timeout=TIMEOUT * 2)
+    assert [outcome.error for outcome in outcomes] == [None, None]
+    answers = {name: outcome.value for name, outcome in zip(names, outcomes, strict=True)}
     made = list(get_user_model().objects.values_list("username", flat=True))
     assert len(made) == 1, f"both look-alikes became accounts: {made}"
     (refused,) = set(names) - set(made)

@@ -2,7 +2,7 @@
 
 Every service locks the Game row with ``select_for_update``; these tests check that the
 lock, the ``expected_version`` check and the ``(game, actor, action_id)`` constraint really
-serialise simultaneous requests. Each race starts its threads on a ``threading.Barrier``
+serialise simultaneous requests. Each race (``tests.factories.race``) starts its threads on a ``threading.Barrier``
 with their connections already open, so the actions reach the database together, and
 each thread closes its own connection when it is done.
 """
@@ -10,21 +10,16 @@ each thread closes its own connection when it is done.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games import services
-from games.domain.rules import RuleViolation
 from games.domain.rules.codec import state_to_dict
 from games.services.replay import replay_game
 from games.store.models import Game, Move, Player, ScoreEntry
-from tests.factories import Table, action_id, open_room
+from tests.factories import Outcome, Table, action_id, open_room, race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -41,56 +36,6 @@ def _no_relay(settings: Any) -> None:
     each), a third of these tests' time.
     """
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-
-@dataclass
-class Outcome:
-    """What one thread's call returned or raised, and when it ran."""
-
-    value: Any = None
-    error: BaseException | None = None
-    started: float = 0.0
-    finished: float = 0.0
-
-    @property
-    def applied(self) -> bool:
-        return self.error is None
-
-    @property
-    def code(self) -> str | None:
-        return self.error.code if isinstance(self.error, RuleViolation) else None
-
-
-def race(*calls: Callable[[], Any]) -> list[Outcome]:
-    """Run each call in its own thread, all released together; the outcomes in call order."""
-    barrier = threading.Barrier(len(calls), timeout=TIMEOUT)
-    outcomes = [Outcome() for _ in calls]
-
-    def run(call: Callable[[], Any], outcome: Outcome) -> None:
-        try:
-            connection.ensure_connection()  # connect before the barrier: the race is the action alone
-            barrier.wait()
-            outcome.started = time.monotonic()
-            try:
-                outcome.value = call()
-            finally:
-                outcome.finished = time.monotonic()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test, whatever it is
-            outcome.error = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=pair, daemon=True) for pair in zip(calls, outcomes, strict=True)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT)
-    assert not any(thread.is_alive() for thread in threads), "a racing thread hung"
-    for outcome in outcomes:
-        # Anything but a refusal (a deadlock, an IntegrityError, a broken barrier) is a bug.
-        if outcome.error is not None and not isinstance(outcome.error, RuleViolation):
-            raise AssertionError(f"a racing call failed with {outcome.error!r}") from outcome.error
-    return outcomes
 
 
 def overlapped(outcomes: list[Outcome]) -> bool:

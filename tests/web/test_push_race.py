@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from django.db import connection
 from django.test import Client
 
 from games.store.models import PushSubscription
-from tests.factories import create_room
+from tests.factories import create_room, race
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
 
@@ -46,10 +47,8 @@ def test_two_first_posts_of_one_endpoint_at_one_moment_make_one_owner_and_refuse
         "ben": (ben, {**Subscriber("http://127.0.0.1:9/push/ben").subscription, "endpoint": endpoint}),
     }
     both_inserting = threading.Barrier(2, timeout=TIMEOUT)
-    answers: dict[str, Any] = {}
-    errors: list[BaseException] = []
 
-    def post(name: str) -> None:
+    def post(name: str) -> Any:
         waited = False
 
         def at_the_insert(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
@@ -60,22 +59,13 @@ def test_two_first_posts_of_one_endpoint_at_one_moment_make_one_owner_and_refuse
             return execute(sql, params, many, context)
 
         client, body = posts[name]
-        try:
-            with connection.execute_wrapper(at_the_insert):
-                answers[name] = client.post("/notices/push", json.dumps(body), content_type="application/json")
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            connection.close()
+        with connection.execute_wrapper(at_the_insert):
+            return client.post("/notices/push", json.dumps(body), content_type="application/json")
 
-    threads = [threading.Thread(target=post, args=(name,), daemon=True) for name in posts]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT * 2)
-    assert not any(thread.is_alive() for thread in threads), "a post hung"
-    assert errors == []
+    outcomes = race(*[partial(post, name) for name in posts], timeout=TIMEOUT * 2)
+    assert [outcome.error for outcome in outcomes] == [None, None]
     assert both_inserting.n_waiting == 0 and not both_inserting.broken, "the posts did not reach their INSERT together"
+    answers = {name: outcome.value for name, outcome in zip(posts, outcomes, strict=True)}
     statuses = {name: answer.status_code for name, answer in answers.items()}
     assert sorted(statuses.values()) == [201, 400], statuses
     (owner,) = [name for name, status in statuses.items() if status == 201]
@@ -103,8 +93,6 @@ def test_a_renewal_to_an_endpoint_a_first_post_is_inserting_is_refused_as_held()
     renewed = {**Subscriber("http://127.0.0.1:9/push/ann-new").subscription, "endpoint": endpoint}
     posted = {**Subscriber("http://127.0.0.1:9/push/ben").subscription, "endpoint": endpoint}
     inserted, updating = threading.Event(), threading.Event()
-    answers: dict[str, Any] = {}
-    errors: list[BaseException] = []
 
     def renewing(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         if sql.startswith('UPDATE "games_pushsubscription" SET "endpoint"') and not updating.is_set():
@@ -119,27 +107,18 @@ def test_a_renewal_to_an_endpoint_a_first_post_is_inserting_is_refused_as_held()
             assert updating.wait(TIMEOUT), "the renewal never updated"  # not committed before it
         return answer
 
-    def send(name: str) -> None:
-        try:
-            if name == "renew":
-                with connection.execute_wrapper(renewing):
-                    body = json.dumps({"old": old, "new": renewed})
-                    answers[name] = Client().post("/notices/push/renew", body, content_type="application/json")
-            else:
-                with connection.execute_wrapper(posting):
-                    answers[name] = ben.post("/notices/push", json.dumps(posted), content_type="application/json")
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-        finally:
-            connection.close()
+    def renew() -> Any:
+        with connection.execute_wrapper(renewing):
+            body = json.dumps({"old": old, "new": renewed})
+            return Client().post("/notices/push/renew", body, content_type="application/json")
 
-    threads = [threading.Thread(target=send, args=(name,), daemon=True) for name in ("renew", "post")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT * 2)
-    assert not any(thread.is_alive() for thread in threads), "a request hung"
-    assert errors == []
+    def post() -> Any:
+        with connection.execute_wrapper(posting):
+            return ben.post("/notices/push", json.dumps(posted), content_type="application/json")
+
+    outcomes = race(renew, post, timeout=TIMEOUT * 2)
+    assert [outcome.error for outcome in outcomes] == [None, None]
+    answers = {"renew": outcomes[0].value, "post": outcomes[1].value}
     assert inserted.is_set() and updating.is_set(), "the two did not write together"
     assert answers["post"].status_code == 201
     assert answers["renew"].status_code == 400
