@@ -14,7 +14,7 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -151,7 +151,14 @@ def open_room(players: int = 2, ruleset: str = "official", *, start: bool = True
 def left_in_the_lobby(players: int = 2) -> Table:
     """A room whose players all left its lobby before the game started, the host last."""
     table = open_room(players, start=False)
-    for seat in reversed(range(players)):
+    everyone_leaves(table)
+    return table
+
+
+def everyone_leaves(table: Table, seats: Iterable[int] | None = None) -> None:
+    """Each seat of ``table`` leaves the room, one after the other in the order of ``seats`` (by
+    default the host last), as its player would."""
+    for seat in reversed(range(len(table.controllers))) if seats is None else seats:
         services.game_leave(
             code=table.code,
             controller=table.controllers[seat],
@@ -159,7 +166,6 @@ def left_in_the_lobby(players: int = 2) -> Table:
             expected_version=table.version(),
             action_id=action_id(),
         )
-    return table
 
 
 def own_pace_room(

@@ -21,7 +21,7 @@ from games.scheduling import botplay
 from games.store.models import Game, Player
 from games.store.selectors import game_state
 from tests.accounts.helpers import PASSWORD, browser_with_seat_token, controller_of, finish, room_for, sign_up, user
-from tests.factories import Table, action_id, play_turn
+from tests.factories import Table, action_id, everyone_leaves, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -573,8 +573,7 @@ def test_a_game_everyone_left_ranks_them_by_when_they_left_whatever_their_scores
     best_turn(table)  # the first to leave has the best score
     score_by(table, min)
     score_by(table, min)
-    for seat in (0, 1, 2):
-        services.game_leave(code=code, controller=tokens[seat], seat=seat, expected_version=None, action_id="")
+    everyone_leaves(table, (0, 1, 2))
     game = table.game
     assert game.status == Game.Status.FINISHED and game.room.ranks() == [3, 2, 1]
     assert account_services.game_count(game_id=game.pk)

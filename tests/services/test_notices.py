@@ -32,7 +32,7 @@ from games.services import notices, sweeps
 from games.store.models import Game, Notice, NoticeSettings, Player, Presence, PushSubscription
 from games.store.selectors import game_state
 from tests.accounts.helpers import PASSWORD, sign_up
-from tests.factories import Table, action_id, create_room, online, own_pace_room, score_first_legal
+from tests.factories import Table, action_id, create_room, everyone_leaves, online, own_pace_room, score_first_legal
 from tests.push_stub import PushService, Subscriber, vapid_claims
 from yahtzee.prepare import new_vapid_private_key
 
@@ -1468,11 +1468,7 @@ def test_the_notices_a_pause_held_are_dropped_when_the_game_ends_in_the_pause_an
     for notice in Notice.objects.filter(done_at=None):
         assert notices.send_notice.call(notice.pk) == "waiting: the game is paused"
     assert Notice.objects.filter(done_at=None, due_at=notices.PAUSED, seat=1).count() == 2
-    for seat in (1, 0):
-        services.game_leave(
-            code=table.code, controller=table.controllers[seat], seat=seat, expected_version=table.version(),
-            action_id=action_id(),
-        )  # fmt: skip
+    everyone_leaves(table)
     assert Game.objects.get(code=table.code).status in Game.OVER
     assert not Notice.objects.filter(done_at=None).exists()
     assert set(Notice.objects.filter(seat=1).values_list("outcome", flat=True)) == {"dropped: the game is over"}

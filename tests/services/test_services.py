@@ -21,7 +21,7 @@ from games.services import turns
 from games.services.replay import replay_game
 from games.store.models import ChatMessage, Game, Move, Player, ScoreEntry
 from games.store.selectors import game_state
-from tests.factories import Table, online, open_room, play_to_end, play_turn, spectators_chat_room
+from tests.factories import Table, everyone_leaves, online, open_room, play_to_end, play_turn, spectators_chat_room
 
 pytestmark = pytest.mark.django_db
 
@@ -165,10 +165,7 @@ def test_everyone_leaving_an_online_game_in_progress_ends_it_with_the_last_to_le
     records: it ends as the last of them leaves, ranked by when they left."""
     table = open_room(2)
     play_turn(table, random.Random(1))
-    for seat in (1, 0):
-        services.game_leave(
-            code=table.code, controller=table.controllers[seat], seat=seat, expected_version=None, action_id=""
-        )
+    everyone_leaves(table)
     game = table.game
     assert game.status == "finished" and game.finished_at and game.followups_owed
     assert game_state(game)["winners"] == [0] and game.room.ranks() == [1, 2]

@@ -19,7 +19,7 @@ from games import services
 from games.services import coach, replay
 from games.store import tables
 from games.store.models import Game, Move
-from tests.factories import action_id, left_in_the_lobby, open_room, play_to_end, play_turn
+from tests.factories import action_id, everyone_leaves, left_in_the_lobby, open_room, play_to_end, play_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -434,16 +434,8 @@ def test_the_replay_of_a_room_everyone_left_before_the_start_says_why_in_the_rea
 
 def test_a_game_abandoned_after_its_start_links_its_replay() -> None:
     table = open_room(2)
+    everyone_leaves(table, (0, 1))
     game = table.game
-    for seat in (0, 1):
-        services.game_leave(
-            code=game.code,
-            controller=table.controllers[seat],
-            seat=seat,
-            expected_version=table.version(),
-            action_id=action_id(),
-        )
-    game.refresh_from_db()
     assert game.status == "abandoned" and game.started_at is not None
     url = Client().get(f"/r/{game.code}/state.json").json()["replay_url"]
     assert url == f"/r/{game.code}/replay" and Client().get(url).status_code == 200
