@@ -670,6 +670,19 @@ def post_push(client: Client, body: Any) -> Any:
     return client.post("/notices/push", json.dumps(body), content_type="application/json")
 
 
+HELD = "That notification subscription is another browser's: it cannot be moved to this one."
+
+
+def anns_subscription() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ann's browser's push subscription, stored for it: its body, and the same endpoint with
+    another browser's keys."""
+    ann = Client()
+    create_room(ann)
+    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
+    assert post_push(ann, sub).status_code == 201
+    return sub, {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
+
+
 @pytest.mark.usefixtures("push_settings")
 def test_a_stored_endpoint_posted_by_another_browser_with_its_own_keys_is_refused_and_stays_its_browsers(
     german: Callable[[str], str],
@@ -679,12 +692,8 @@ def test_a_stored_endpoint_posted_by_another_browser_with_its_own_keys_is_refuse
     account) and posts it with its own keys is refused, in the reader's language, and the row stays
     its browser's: taken, it would have that browser's turns told to nobody, and the other's pushed
     to a device that cannot read them."""
-    ann = Client()
-    create_room(ann)
-    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
-    assert post_push(ann, sub).status_code == 201
+    sub, theirs = anns_subscription()
     before = PushSubscription.objects.values().get()
-    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
     anonymous, signed_in = Client(), Client()
     create_room(anonymous)
     sign_up(signed_in, "ben")
@@ -692,15 +701,13 @@ def test_a_stored_endpoint_posted_by_another_browser_with_its_own_keys_is_refuse
         refused = post_push(intruder, theirs)
         assert refused.status_code == 400 and refused.json() == {
             "error": "subscription_held",
-            "message": "That notification subscription is another browser's: it cannot be moved to this one.",
+            "message": HELD,
         }
         assert PushSubscription.objects.values().get() == before
     german_reader = Client(HTTP_ACCEPT_LANGUAGE="de")
     create_room(german_reader)
     refused = german_reader.post("/notices/push", json.dumps(theirs), content_type="application/json", **FETCH)
-    assert refused.json()["message"] == german(
-        "That notification subscription is another browser's: it cannot be moved to this one."
-    )
+    assert refused.json()["message"] == german(HELD)
     assert PushSubscription.objects.values().get() == before
 
 
@@ -712,13 +719,8 @@ def test_a_visit_posting_again_a_subscription_another_browser_holds_is_told_it_i
     again at the next visit (``heals``). It is still another browser's: refused as held, in the
     reader's language, so that the page says so and leaves the browser's subscription alone, not as
     ended by a sign-out (whose page drops the browser's subscription)."""
-    ann = Client()
-    create_room(ann)
-    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
-    assert post_push(ann, sub).status_code == 201
+    sub, theirs = anns_subscription()
     before = PushSubscription.objects.values().get()
-    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
-    said = "That notification subscription is another browser's: it cannot be moved to this one."
     for ben in (Client(), Client(HTTP_ACCEPT_LANGUAGE="de")):
         create_room(ben)
         assert post_push(ben, theirs).json()["error"] == "subscription_held"
@@ -726,7 +728,7 @@ def test_a_visit_posting_again_a_subscription_another_browser_holds_is_told_it_i
         language = "de" if "HTTP_ACCEPT_LANGUAGE" in ben.defaults else "en"
         assert refused.status_code == 400 and refused.json() == {
             "error": "subscription_held",
-            "message": german(said) if language == "de" else said,
+            "message": german(HELD) if language == "de" else HELD,
         }
         assert PushSubscription.objects.values().get() == before
 
@@ -736,10 +738,7 @@ def test_a_stored_endpoint_moves_with_its_own_secret_or_to_its_own_account_or_br
     """Who a subscription is stored for posts it again: the same browser in a new session (cookies
     cleared: it holds the same secret), the same browser with new keys, the same account from a
     later session with new keys (a push service may keep an endpoint for a subscription made anew)."""
-    ann = Client()
-    create_room(ann)
-    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
-    assert post_push(ann, sub).status_code == 201
+    sub, _ = anns_subscription()
     first = PushSubscription.objects.get().pk
     # Ann's browser, its cookies cleared: a new session posts the subscription the browser holds.
     again = Client()
@@ -1936,7 +1935,7 @@ def test_a_renewal_onto_another_browser_s_subscription_is_told_so_in_the_reader_
     )
     assert response.status_code == 400 and response.json() == {
         "error": "subscription_held",
-        "message": german("That notification subscription is another browser's: it cannot be moved to this one."),
+        "message": german(HELD),
     }
     assert sorted(PushSubscription.objects.values_list("endpoint", "auth", "controller")) == before
 
@@ -2033,13 +2032,9 @@ def test_a_visit_posting_again_a_subscription_held_by_a_browser_whose_push_servi
     any more, and it waits only for the sweep. The visit is not told it is held (its page would say
     so, and keep the browser's subscription, for days): it is ended, as with no row at all, and the
     page drops the browser's subscription; nothing of the row changes."""
-    ann = Client()
-    create_room(ann)
-    sub = Subscriber("http://127.0.0.1:9/push/ann").subscription
-    assert post_push(ann, sub).status_code == 201
+    sub, theirs = anns_subscription()
     PushSubscription.objects.update(gone_at=timezone.now())
     before = PushSubscription.objects.values().get()
-    theirs = {**sub, "keys": Subscriber("http://127.0.0.1:9/push/other").subscription["keys"]}
     ben = Client()
     create_room(ben)
     refused = post_push(ben, {**theirs, "heals": sub["endpoint"]})
