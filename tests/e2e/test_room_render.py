@@ -654,6 +654,19 @@ def review_seat(seat: int, name: str, kind: str, costly: list[dict[str, Any]], l
     }
 
 
+def review_of(finished: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The review.json of the game ``finished`` (an ``over_state``), as exact as the coach's play,
+    its seats' lines ``seats`` (``review_seat``)."""
+    return {
+        "code": "abcd2345ef",
+        "exact": True,
+        "note": "",
+        "replayed": True,
+        "replay_url": finished["replay_url"],
+        "seats": seats,
+    }
+
+
 def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(harness: Any) -> None:
     page = harness(HARNESS)
     finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [230, 180, 150], [0])
@@ -661,19 +674,15 @@ def test_an_away_persons_own_costliest_choices_are_listed_like_everyone_elses(ha
     # Bo played three rounds, then was away: a computer finished his seat. Cy sat down as a computer.
     finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "level": "optimal", "kept": True}
     finished["seats"][2] = {**finished["seats"][2], "kind": "bot", "level": "beginner"}
-    review = {
-        "code": "abcd2345ef",
-        "exact": True,
-        "note": "",
-        "replayed": True,
-        "replay_url": finished["replay_url"],
-        # As the server sends it: Bo's figures are his own choices, so his seat is a person's.
-        "seats": [
+    # As the server sends it: Bo's figures are his own choices, so his seat is a person's.
+    review = review_of(
+        finished,
+        [
             review_seat(0, "Ana", "human", []),
             review_seat(1, "Bo", "human", [costly_choice(14, 17.9)]),
             review_seat(2, "Cy", "bot", [costly_choice(40, 9.5)]),
         ],
-    }
+    )
     html = page.evaluate(REVIEW_HTML, [finished, review])
     assert "<bdi>Bo</bdi>'s choices cost about 17.9 points against the coach's play; 1 of them was costly." in html, (
         html
@@ -697,14 +706,9 @@ def test_each_players_costliest_choices_fold_under_their_line_the_readers_own_op
     names = ["Ana", "Bo", "Cy"]
     finished = over_state([(name, "active") for name in names], [230, 180, 150], [0])
     finished["replay_url"] = "/r/abcd2345ef/replay"
-    review = {
-        "code": "abcd2345ef",
-        "exact": True,
-        "note": "",
-        "replayed": True,
-        "replay_url": finished["replay_url"],
-        "seats": [review_seat(i, name, "human", [costly_choice(10 + i, 12.5)]) for i, name in enumerate(names)],
-    }
+    review = review_of(
+        finished, [review_seat(i, name, "human", [costly_choice(10 + i, 12.5)]) for i, name in enumerate(names)]
+    )
     folds = ["review-seat-0", "review-seat-1", "review-seat-2"]
     assert page.evaluate(REVIEW_OPEN, [finished, review, [1]]) == [[f, f == "review-seat-1"] for f in folds]
     # A spectator has no line of their own; players sharing a device each open theirs.
@@ -719,18 +723,14 @@ def test_each_players_costliest_choices_fold_under_their_line_the_readers_own_op
 def test_small_losses_that_add_up_are_told_as_a_total_not_as_play_like_the_solvers(harness: Any) -> None:
     page = harness(HARNESS)
     finished = over_state([("Ana", "active"), ("Bo", "active"), ("Cy", "active")], [230, 180, 150], [0])
-    review = {
-        "code": "abcd2345ef",
-        "exact": True,
-        "note": "",
-        "replayed": True,
-        "replay_url": None,
-        "seats": [
+    review = review_of(
+        finished,
+        [
             review_seat(0, "Ana", "human", [], 4.2),
             review_seat(1, "Bo", "human", [], 0.3),
             review_seat(2, "Cy", "human", [], 3.6),
         ],
-    }
+    )
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page.evaluate(REVIEW_HTML, [finished, review])))
     assert (
         "Your choices cost about 4.2 points against the coach's play, a little at a time: none of them was costly."
@@ -752,10 +752,9 @@ def test_the_review_tells_a_player_what_their_choices_cost_not_that_they_lost(ha
     page = harness(HARNESS)
     finished = over_state([("Ana", "active"), ("Bo", "active")], [230, 180], [0])
     costly = [costly_choice(10, 60.0), costly_choice(20, 40.0), costly_choice(30, 20.0)]
-    review = {
-        "code": "abcd2345ef", "exact": True, "note": "", "replayed": True, "replay_url": None,
-        "seats": [review_seat(0, "Ana", "human", costly, 128.5), review_seat(1, "Bo", "human", costly[:1], 1234.5)],
-    }  # fmt: skip
+    review = review_of(
+        finished, [review_seat(0, "Ana", "human", costly, 128.5), review_seat(1, "Bo", "human", costly[:1], 1234.5)]
+    )
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page.evaluate(REVIEW_HTML, [finished, review])))
     assert "Your choices cost about 128.5 points against the coach's play; 3 of them were costly." in text, text
     assert "Bo's choices cost about 1,234.5 points against the coach's play; 1 of them was costly." in text, text
@@ -1324,18 +1323,14 @@ def test_each_name_the_coachs_review_puts_in_a_sentence_is_a_run_of_its_own(harn
     names = ["Ana", "שרה 2", "Bo 7"]
     finished = over_state([(name, "active") for name in names], [230, 180, 150], [0])
     finished["replay_url"] = "/r/abcd2345ef/replay"
-    review = {
-        "code": "abcd2345ef",
-        "exact": True,
-        "note": "",
-        "replayed": True,
-        "replay_url": finished["replay_url"],
-        "seats": [
+    review = review_of(
+        finished,
+        [
             review_seat(0, "Ana", "human", []),
             review_seat(1, "שרה 2", "human", [costly_choice(14, 17.9)]),
             review_seat(2, "Bo 7", "human", [], 4.2),
         ],
-    }
+    )
     html = page.evaluate(REVIEW_HTML, [finished, review])
     assert (
         "<bdi>שרה 2</bdi>'s choices cost about 17.9 points against the coach's play; 1 of them was costly." in html
@@ -1592,10 +1587,7 @@ def test_a_player_whose_seat_a_computer_finished_reads_you_win_when_they_come_ba
     # Everyone else left too: the seat a computer finished ranks first (Room.ranks).
     finished = over_state([("Ana", "left"), ("Bo", "active"), ("Cy", "left")], [180, 201, 150], [1])
     finished["seats"][1] = {**finished["seats"][1], "kind": "bot", "kept": True}
-    review = {
-        "code": "abcd2345ef", "exact": True, "note": "", "replayed": True, "replay_url": None,
-        "seats": [review_seat(i, n, "human", [], 4.2) for i, n in enumerate(["Ana", "Bo", "Cy"])],
-    }  # fmt: skip
+    review = review_of(finished, [review_seat(i, n, "human", [], 4.2) for i, n in enumerate(["Ana", "Bo", "Cy"])])
     away = page.evaluate(OVER_FOR, [finished, [1], [], review])
     assert away["headline"] == "You win!" and away["won"] is True, away
     assert "Your choices cost about 4.2 points" in away["review"], away["review"]
