@@ -1380,6 +1380,17 @@ SEAT_PILL_WIDTHS = """([s, total]) => {
 }"""
 
 
+def ann_bob_and_cleo() -> dict[str, Any]:
+    """A room's state with three people at the table, Ann the host."""
+    s = state([])
+    s["seats"] = [
+        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
+        for i, name in enumerate(["Ann", "Bob", "Cleo"])
+    ]
+    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
+    return s
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: Any, size: tuple[int, int]) -> None:
     """The Players list's pills flow in rows: a pill that widened as its total went from 0 to 85,
@@ -1387,12 +1398,7 @@ def test_a_seats_pill_keeps_its_width_as_its_total_grows_to_four_figures(page: A
     on a desktop) between two turns, pushing the feed and the chat below it down. A total takes
     the room of four figures from the start."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    s = state([])
-    s["seats"] = [
-        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
-        for i, name in enumerate(["Ann", "Bob", "Cleo"])
-    ]
-    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
+    s = ann_bob_and_cleo()
     widths = {total: page.evaluate(SEAT_PILL_WIDTHS, [s, total]) for total in (0, 7, 85, 346, 1111, 9999)}
     assert len({tuple(w) for w in widths.values()}) == 1, widths
     assert page.errors == []
@@ -1432,12 +1438,7 @@ def test_a_seats_pill_keeps_its_size_when_its_player_reacts_or_goes_away(
     and the presence word takes the room of the longer of the two from the start."""
     page = harness(presence_words(language))
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    s = state([])
-    s["seats"] = [
-        {"seat": i, "player": i + 1, "name": name, "kind": "human", "status": "active", "host": i == 0}
-        for i, name in enumerate(["Ann", "Bob", "Cleo"])
-    ]
-    s["cards"] = [{**s["cards"][0], "seat": i} for i in range(3)]
+    s = ann_bob_and_cleo()
     online = {"0": "online", "1": "online", "2": "online"}
     still = page.evaluate(SEAT_PILLS, [s, online, {}])
     reacting = page.evaluate(SEAT_PILLS, [s, online, {"1": "🎉"}])
