@@ -40,6 +40,13 @@ from tests.factories import Table, action_id, elsewhere, online, open_room, play
 pytestmark = pytest.mark.django_db
 
 
+def refused_post(code: str, controller: str, text: str) -> RuleViolation:
+    """The refusal of ``controller``'s post of ``text`` to the chat of the room ``code``."""
+    with pytest.raises(RuleViolation) as refused:
+        chat_post(code=code, controller=controller, text=text)
+    return refused.value
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -57,9 +64,7 @@ def test_a_chat_message_that_shows_nothing_is_refused(text: str) -> None:
     """protocol.md: bad_message for a message empty after trimming; chat.py: "A chat message needs
     some text". A message of invisible characters only is stored and shown as a blank line."""
     table = open_room(2)
-    with pytest.raises(RuleViolation) as caught:
-        chat_post(code=table.code, controller=table.controllers[0], text=text)
-    assert caught.value.code == BAD_MESSAGE
+    assert refused_post(table.code, table.controllers[0], text).code == BAD_MESSAGE
     assert not ChatMessage.objects.filter(game__code=table.code).exists()
 
 
@@ -73,13 +78,9 @@ def test_a_muted_player_who_leaves_the_lobby_is_still_muted() -> None:
     services.game_join(code=code, name="Troll", controller=controllers[1])
     version = Game.objects.get(code=code).version
     seat_mute(code=code, controller=controllers[0], seat=1, expected_version=version, action_id=action_id())
-    with pytest.raises(RuleViolation) as caught:
-        chat_post(code=code, controller=controllers[1], text="spam")
-    assert caught.value.code == MUTED
+    assert refused_post(code, controllers[1], "spam").code == MUTED
     services.game_leave(code=code, controller=controllers[1], seat=1, expected_version=None, action_id=action_id())
-    with pytest.raises(RuleViolation) as caught:
-        chat_post(code=code, controller=controllers[1], text="spam as a spectator")
-    assert caught.value.code == MUTED
+    assert refused_post(code, controllers[1], "spam as a spectator").code == MUTED
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -112,9 +113,7 @@ def test_a_player_the_host_took_out_mid_game_cannot_post_as_a_spectator() -> Non
     services.game_remove_absent(
         code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
     )
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, controllers[1], "I'm still here, and loud").code == TAKEN_OUT
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -129,9 +128,7 @@ def test_a_player_whose_seat_a_computer_played_and_the_host_took_out_cannot_post
     services.game_remove_absent(
         code=code, controller=controllers[0], seat=1, expected_version=table.version(), action_id=action_id()
     )
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=controllers[1], text="I'm still here, and loud")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, controllers[1], "I'm still here, and loud").code == TAKEN_OUT
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -143,9 +140,7 @@ def test_the_host_unmutes_a_muted_player_who_left_the_game_without_their_taking_
     code, (ann, bob, _cy) = table.code, table.controllers
     seat_mute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="let me talk")
-    assert refused.value.code == MUTED
+    assert refused_post(code, bob, "let me talk").code == MUTED
     seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     game = Game.objects.get(code=code)
     assert not game.room.seats[1].muted and not game_state(game)["seats"][1]["muted"]
@@ -164,9 +159,7 @@ def test_the_hosts_unmute_of_a_muted_seat_it_took_out_lets_its_player_speak_as_a
     services.game_remove_absent(
         code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
     )
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="let me talk")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, bob, "let me talk").code == TAKEN_OUT
     seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     assert chat_post(code=code, controller=bob, text="thanks")["text"] == "thanks"
 
@@ -190,9 +183,7 @@ def test_an_unmute_of_one_seat_of_a_browser_does_not_lift_the_take_out_of_anothe
     seat_unmute(code=code, controller=host, seat=dan, expected_version=table.version(), action_id=action_id())
     services.game_leave(code=code, controller=phone, seat=dan, expected_version=None, action_id=action_id())
     version = table.version()
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=phone, text="we are back")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, phone, "we are back").code == TAKEN_OUT
     assert table.version() == version and not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -210,10 +201,9 @@ def test_a_player_who_left_a_finished_game_reads_its_chat_but_no_longer_posts_to
     assert [m["text"] for m in chat_history_for(code, bob) or []] == ["gotta go", "bye Bob"]
     audience = chat_audience(game)
     assert audience is not None and bob in audience
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="one more thing")
-    assert refused.value.code == CHAT_CLOSED
-    assert "no longer a player in this game" in refused.value.message
+    refused = refused_post(code, bob, "one more thing")
+    assert refused.code == CHAT_CLOSED
+    assert "no longer a player in this game" in refused.message
     assert not ChatMessage.objects.filter(game__code=code, text="one more thing").exists()
 
 
@@ -257,9 +247,7 @@ def test_the_host_mutes_a_spectator_whose_later_posts_are_refused_and_earlier_li
     )
     # Stored with the room (the row any worker reads, after a restart too), not in a process's memory.
     assert Game.objects.get(code=table.code).snapshot["muted_spectators"] == [troll]
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=table.code, controller=troll, text="more spam")
-    assert refused.value.code == MUTED
+    assert refused_post(table.code, troll, "more spam").code == MUTED
     assert [m["text"] for m in chat_history(table.code)] == ["spam spam spam", "go Ann!"]
     chat_post(code=table.code, controller=_fan, text="still here")  # the other spectator is not muted
     state = game_state(table.game)
@@ -346,9 +334,7 @@ def test_a_muted_spectator_who_takes_a_seat_is_muted_there_and_unmuting_the_seat
     services.game_join(code=code, name="Troll", controller=troll)
     game = Game.objects.get(code=code)
     assert game.room.seats[1].muted
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=troll, text="spam from a seat")
-    assert refused.value.code == MUTED
+    assert refused_post(code, troll, "spam from a seat").code == MUTED
     seat_unmute(code=code, controller=host, seat=1, expected_version=None, action_id=action_id())
     assert Game.objects.get(code=code).room.muted_spectators == ()
     services.game_leave(code=code, controller=troll, seat=1, expected_version=None, action_id=action_id())
@@ -364,9 +350,7 @@ def test_muting_a_spectator_who_has_taken_a_seat_since_mutes_the_seat_too() -> N
     game = Game.objects.get(code=code)
     assert game.room.seats[1].muted and game.room.muted_spectators == (troll,)
     assert game.moves.get(kind=Move.Kind.MUTE).payload["seats"] == [1]
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=troll, text="spam from the seat")
-    assert refused.value.code == MUTED
+    assert refused_post(code, troll, "spam from the seat").code == MUTED
     spectator_unmute(code=code, controller=host, spectator=handle, expected_version=None, action_id=action_id())
     assert not Game.objects.get(code=code).room.seats[1].muted
     chat_post(code=code, controller=troll, text="thanks")
@@ -392,9 +376,7 @@ def test_a_spectator_muted_while_signed_in_stays_muted_in_a_new_session_of_the_a
     assert again.get(f"/r/{table.code}/").status_code == 200
     token = controller_of(again)
     assert token and spectator_handle(table.code, token) == handle
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=table.code, controller=token, text="spam from a new session")
-    assert refused.value.code == MUTED
+    assert refused_post(table.code, token, "spam from a new session").code == MUTED
 
 
 def test_a_spectator_muted_while_signed_out_stays_muted_after_signing_in_in_the_same_browser(settings: Any) -> None:
@@ -416,9 +398,7 @@ def test_a_spectator_muted_while_signed_out_stays_muted_after_signing_in_in_the_
     sign_up(troll, "troll_account")
     after = controller_of(troll)
     assert after and after != before
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=table.code, controller=after, text="spam again, signed in")
-    assert refused.value.code == MUTED
+    assert refused_post(table.code, after, "spam again, signed in").code == MUTED
     assert ChatMessage.objects.filter(game__code=table.code).count() == 1
     handle = spectator_handle(table.code, after)
     assert [m["spectator"] for m in chat_history(table.code)] == [handle]
@@ -431,9 +411,7 @@ def test_a_spectator_muted_while_signed_out_stays_muted_after_signing_in_in_the_
 def test_a_spectator_post_without_a_browser_token_is_refused() -> None:
     """Nothing would tell that spectator from the next: the host could not mute them."""
     table = spectators_chat_room()
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=table.code, controller="", text="who am I?")
-    assert refused.value.code == BAD_REQUEST
+    assert refused_post(table.code, "", "who am I?").code == BAD_REQUEST
     assert not ChatMessage.objects.filter(game__code=table.code).exists()
 
 
@@ -482,9 +460,7 @@ def test_a_player_the_host_took_out_without_a_mute_is_refused_as_taken_out_not_a
         code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id()
     )
     assert silenced(Game.objects.get(code=code), bob) == TAKEN_OUT
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="I'm still here")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, bob, "I'm still here").code == TAKEN_OUT
     assert not ChatMessage.objects.filter(game__code=code).exists()
 
 
@@ -509,9 +485,7 @@ def test_a_player_kicked_from_the_lobby_watches_and_speaks_as_a_spectator_until_
     spectator_mute(
         code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
     )
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="let me back")
-    assert refused.value.code == MUTED
+    assert refused_post(code, bob, "let me back").code == MUTED
     spectator_unmute(
         code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
     )
@@ -531,9 +505,7 @@ def test_a_player_muted_then_kicked_from_the_lobby_is_named_for_the_host_to_unmu
     services.game_kick(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
     handle = spectator_handle(code, bob)
     assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="spam as a spectator")
-    assert refused.value.code == MUTED
+    assert refused_post(code, bob, "spam as a spectator").code == MUTED
     services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
     assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
     spectator_unmute(
@@ -565,22 +537,28 @@ def test_whether_a_browser_may_chat_as_a_spectator_is_one_query_however_many_sea
         assert silenced(game, phone) == TAKEN_OUT  # seats 1, 2, 4 and 5 were not unmuted since
 
 
-def test_the_host_unmutes_a_muted_player_who_left_the_lobby_and_watches_the_game() -> None:
-    """Bob, muted, leaves the lobby: his seat is gone from the list, but not his mute (he would
-    undo it by leaving). The room keeps him muted by his browser, under his name, where the host
-    sees him (the state's ``chat.muted_left``) and unmutes him, though the game has started and he
-    can take no seat again; he then speaks as a spectator, and a seat of his is not muted anew."""
+def muted_bob_left_the_lobby() -> tuple[Table, str, str]:
+    """A lobby whose spectators may chat, Bob muted by its host, Ann, before he left it: the room,
+    Ann's browser and Bob's."""
     host, bob = services.new_controller(), services.new_controller()
     code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
     table = Table(code=code, controllers=[host, bob])
     services.game_join(code=code, name="Bob", controller=bob)
     seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
     services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    return table, host, bob
+
+
+def test_the_host_unmutes_a_muted_player_who_left_the_lobby_and_watches_the_game() -> None:
+    """Bob, muted, leaves the lobby: his seat is gone from the list, but not his mute (he would
+    undo it by leaving). The room keeps him muted by his browser, under his name, where the host
+    sees him (the state's ``chat.muted_left``) and unmutes him, though the game has started and he
+    can take no seat again; he then speaks as a spectator, and a seat of his is not muted anew."""
+    table, host, bob = muted_bob_left_the_lobby()
+    code = table.code
     handle = spectator_handle(code, bob)
     assert game_state(table.game)["chat"]["muted_left"] == [{"spectator": handle, "name": "Bob"}]
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="spam as a spectator")
-    assert refused.value.code == MUTED
+    assert refused_post(code, bob, "spam as a spectator").code == MUTED
     services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
     spectator_unmute(
         code=code, controller=host, spectator=handle, expected_version=table.version(), action_id=action_id()
@@ -593,12 +571,8 @@ def test_the_host_unmutes_a_muted_player_who_left_the_lobby_and_watches_the_game
 def test_a_muted_player_who_left_the_lobby_and_takes_a_seat_again_is_unmuted_from_that_seat() -> None:
     """Back at the table, Bob's new seat is muted (his mute holds), and his line is that seat's:
     the host's unmute of it lets him speak, and he is no longer listed apart."""
-    host, bob = services.new_controller(), services.new_controller()
-    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
-    table = Table(code=code, controllers=[host, bob])
-    services.game_join(code=code, name="Bob", controller=bob)
-    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
-    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    table, host, bob = muted_bob_left_the_lobby()
+    code = table.code
     services.game_join(code=code, name="Bob", controller=bob)
     state = game_state(table.game)
     assert state["seats"][1]["muted"] and "muted_left" not in state["chat"]
@@ -633,12 +607,8 @@ def test_a_muted_player_who_left_the_lobby_and_signs_in_is_still_named_for_the_h
     """Bob, muted, leaves the lobby and signs in: his mute is the account's now (signing in does not
     lift it), and so is his line in the host's Players list, by the account's handle, which the
     host unmutes him by once the game is on."""
-    host, bob = services.new_controller(), services.new_controller()
-    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
-    table = Table(code=code, controllers=[host, bob])
-    services.game_join(code=code, name="Bob", controller=bob)
-    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
-    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    table, host, bob = muted_bob_left_the_lobby()
+    code = table.code
     services.seats_hand_over(controller=bob, to="bobs-account")
     handle = spectator_handle(code, "bobs-account")
     state = game_state(table.game)
@@ -654,12 +624,8 @@ def test_a_muted_player_who_left_the_lobby_and_signs_in_is_still_named_for_the_h
 def test_a_muted_player_who_left_the_lobby_unmuted_by_the_host_and_then_signed_in_may_post() -> None:
     """The host's unmute of Bob (by the handle of his browser then) still holds once he signs in:
     his account, whose handle the unmute did not name, is not silenced by his seat's old mute."""
-    host, bob = services.new_controller(), services.new_controller()
-    code = services.game_create(host_name="Ann", controller=host, chat_spectators=True).game.code
-    table = Table(code=code, controllers=[host, bob])
-    services.game_join(code=code, name="Bob", controller=bob)
-    seat_mute(code=code, controller=host, seat=1, expected_version=table.version(), action_id=action_id())
-    services.game_leave(code=code, controller=bob, seat=1, expected_version=None, action_id=action_id())
+    table, host, bob = muted_bob_left_the_lobby()
+    code = table.code
     services.game_start(code=code, controller=host, expected_version=table.version(), action_id=action_id())
     spectator_unmute(
         code=code,
@@ -727,9 +693,7 @@ def test_the_host_lets_a_player_taken_out_without_a_mute_speak_again_from_their_
     )
     game = Game.objects.get(code=code)
     assert game.room.seats[1].muted and game_state(game)["seats"][1]["muted"]
-    with pytest.raises(RuleViolation) as refused:
-        chat_post(code=code, controller=bob, text="I'm back")
-    assert refused.value.code == TAKEN_OUT
+    assert refused_post(code, bob, "I'm back").code == TAKEN_OUT
     seat_unmute(code=code, controller=ann, seat=1, expected_version=table.version(), action_id=action_id())
     game = Game.objects.get(code=code)
     assert not game.room.seats[1].muted and silenced(game, bob) is None
