@@ -303,6 +303,14 @@ def post_form(client: Client, game: Game, action: str, fields: dict[str, Any]) -
     return NoScriptPage(response.content.decode())
 
 
+def play_to_the_end(client: Client, game: Game) -> None:
+    """``game``, of one seat, played out through the forms by ``client``: thirteen rolls, each
+    scored in the first box the page offers."""
+    for _ in range(13):
+        table = post_form(client, game, "roll", table_of(client, game).form_to("roll")["fields"])
+        post_form(client, game, "score", next(iter(table.scores().values())))
+
+
 def create(client: Client, **fields: str) -> Game:
     response = client.post("/rooms/new", {"ruleset": "official", **fields})
     assert response.status_code == 302, response.content[:300]
@@ -678,9 +686,7 @@ def test_one_person_playing_on_their_own_device_without_script_reads_you_win() -
     as an online room of one seat does; only a device of several people is told the winner by name."""
     device = Client()
     game = create(device, mode="local", players="1", player_1="Ada")
-    for _ in range(13):
-        table = post_form(device, game, "roll", table_of(device, game).form_to("roll")["fields"])
-        post_form(device, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(device, game)
     game.refresh_from_db()
     assert game.status == "finished"
     table = table_of(device, game)
@@ -691,9 +697,7 @@ def test_the_rematch_of_a_game_on_one_device_without_script_waits_for_nobody() -
     """Its lobby is the device's alone: ready to start there, not "Waiting for players"."""
     device = Client()
     game = create(device, mode="local", players="1", player_1="Ada")
-    for _ in range(13):
-        table = post_form(device, game, "roll", table_of(device, game).form_to("roll")["fields"])
-        post_form(device, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(device, game)
     answer = device.post(f"/r/{game.code}/rematch")
     assert answer.status_code == 302
     rematch = Game.objects.get(code=answer["Location"].strip("/").split("/")[-1])
@@ -704,9 +708,7 @@ def test_the_rematch_of_a_game_on_one_device_without_script_waits_for_nobody() -
 
 def test_a_spectator_without_script_is_told_the_rematch_is_the_players_own() -> None:
     ada, game = started()
-    for _ in range(13):
-        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
-        post_form(ada, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(ada, game)
     spectator = Client()
     assert "rematch of their own" not in table_of(spectator, game).text
     assert ada.post(f"/r/{game.code}/rematch").status_code == 302
@@ -716,9 +718,7 @@ def test_a_spectator_without_script_is_told_the_rematch_is_the_players_own() -> 
 
 def test_a_game_played_to_its_end_without_script_says_who_won_and_links_the_replay() -> None:
     ada, game = started()
-    for _ in range(13):
-        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
-        post_form(ada, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(ada, game)
     game.refresh_from_db()
     assert game.status == "finished"
     table = table_of(ada, game)
@@ -1777,9 +1777,7 @@ def test_a_stranger_to_a_finished_game_is_not_told_its_chat_had_no_messages() ->
     """A finished game's chat is its players' alone: a stranger's page says so, not that nobody wrote."""
     ada, game = started()
     services.chat_post(code=game.code, controller=ada.session["controller"], text="Good game")
-    for _ in range(13):
-        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
-        post_form(ada, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(ada, game)
     stranger = html.unescape(table_of(Client(), game).text)
     assert "This game's chat is its players' alone." in stranger
     assert "No messages yet." not in stranger and "Good game" not in stranger
@@ -1794,9 +1792,7 @@ def test_a_player_who_left_a_finished_game_reads_its_chat_and_is_told_why_he_may
     services.game_leave(
         code=game.code, controller=ben.session["controller"], seat=1, expected_version=None, action_id="ben-leaves"
     )
-    for _ in range(13):
-        table = post_form(ada, game, "roll", table_of(ada, game).form_to("roll")["fields"])
-        post_form(ada, game, "score", next(iter(table.scores().values())))
+    play_to_the_end(ada, game)
     game.refresh_from_db()
     assert game.is_over
     services.chat_post(code=game.code, controller=ada.session["controller"], text="bye Ben")
@@ -2118,9 +2114,7 @@ def test_a_lobby_whose_every_seat_is_this_devices_says_nothing_to_it_of_watching
     post_form(device, game, "leave", {"version": str(stored(game)[0]), "seat": "0", "action_id": "l-0"})
     said.append(table_of(device, game).text)
     local = create(device, mode="local", players="1", player_1="Ann")
-    for _ in range(13):
-        table = post_form(device, local, "roll", table_of(device, local).form_to("roll")["fields"])
-        post_form(device, local, "score", next(iter(table.scores().values())))
+    play_to_the_end(device, local)
     rematch = Game.objects.get(code=device.post(f"/r/{local.code}/rematch")["Location"].strip("/").split("/")[-1])
     assert rematch.status == "lobby"
     said.append(table_of(device, rematch).text)
