@@ -114,15 +114,21 @@ def play_by_hints(table: Table) -> None:
 # --- 1. pass-and-play: the host's seat leaves, the account takes someone else's game ----------
 
 
-def test_pass_and_play_the_account_keeps_its_own_seat_after_leaving_not_the_next_persons() -> None:
-    alice, token = account("alice")
+def alice_left_bob_on_one_device(username: str) -> tuple[int, Table]:
+    """A game on one device, Alice's seat the account ``username``'s: she plays her first turn,
+    then leaves her seat, and Bob plays on alone to the end. The account's id and the room."""
+    alice, token = account(username)
     game = services.local_game_create(names=["Alice", "Bob"], controller=token, ruleset="official")
     table = Table(code=game.code, controllers=[token, token])
-    # Alice plays her first turn, then leaves her seat: Bob plays on alone and wins.
     score_by(table, min)
     services.game_leave(code=table.code, controller=token, seat=0, expected_version=table.version(), action_id="x")
     while table.game.status == Game.Status.PLAYING:
         score_by(table, max)
+    return alice, table
+
+
+def test_pass_and_play_the_account_keeps_its_own_seat_after_leaving_not_the_next_persons() -> None:
+    alice, table = alice_left_bob_on_one_device("alice")
     game = table.game
     assert game.status == Game.Status.FINISHED
     assert account_services.game_count(game_id=game.pk)
@@ -133,13 +139,7 @@ def test_pass_and_play_the_account_keeps_its_own_seat_after_leaving_not_the_next
 
 
 def test_pass_and_play_deleting_the_account_withdraws_its_own_seats_name_after_it_left() -> None:
-    alice, token = account("alice2")
-    game = services.local_game_create(names=["Alice", "Bob"], controller=token, ruleset="official")
-    table = Table(code=game.code, controllers=[token, token])
-    score_by(table, min)
-    services.game_leave(code=table.code, controller=token, seat=0, expected_version=table.version(), action_id="x")
-    while table.game.status == Game.Status.PLAYING:
-        score_by(table, max)
+    alice, table = alice_left_bob_on_one_device("alice2")
     account_services.game_count(game_id=table.game.pk)
     get_user_model().objects.get(pk=alice).delete()
     names = [s.name for s in table.game.room.seats]
