@@ -157,17 +157,22 @@ def test_each_face_is_equally_likely() -> None:
     assert all(abs(n - total / 6) < 5 * sd for n in counts.values())
 
 
-def test_rejection_sampling_skips_the_four_biased_bytes() -> None:
-    # A byte of 252..255 would make faces 1-4 more likely than 5 and 6; such bytes are dropped.
+def hmac_bytes(seed: str, roll: int) -> bytes:
+    """The first two blocks of bytes of the roll numbered ``roll``, as docs/fairness.md says to
+    compute them (room code "c", client seed "s"), from Python's own HMAC-SHA256."""
     import hashlib
     import hmac
 
+    return b"".join(
+        hmac.new(bytes.fromhex(seed), f"c:s:{roll}:{block}".encode(), hashlib.sha256).digest() for block in range(2)
+    )
+
+
+def test_rejection_sampling_skips_the_four_biased_bytes() -> None:
+    # A byte of 252..255 would make faces 1-4 more likely than 5 and 6; such bytes are dropped.
     seed = "ab" * 32
     for roll in range(200):
-        stream = b"".join(
-            hmac.new(bytes.fromhex(seed), f"c:s:{roll}:{block}".encode(), hashlib.sha256).digest() for block in range(2)
-        )
-        expected = [b % 6 + 1 for b in stream if b < 252][:5]
+        expected = [b % 6 + 1 for b in hmac_bytes(seed, roll) if b < 252][:5]
         assert fairness.roll_faces(seed, "c", "s", roll, 5) == expected
 
 
@@ -259,15 +264,9 @@ def test_the_checking_script_in_docs_fairness_md_accepts_a_real_log(tmp_path, mo
 
 
 def test_painted_rolls_draw_30_outcomes_skipping_the_16_biased_bytes() -> None:
-    import hashlib
-    import hmac
-
     seed = "5a" * 32
     for roll in range(200):
-        stream = b"".join(
-            hmac.new(bytes.fromhex(seed), f"c:s:{roll}:{block}".encode(), hashlib.sha256).digest() for block in range(2)
-        )
-        expected = [b % 30 + 1 for b in stream if b < 240][:5]
+        expected = [b % 30 + 1 for b in hmac_bytes(seed, roll) if b < 240][:5]
         assert fairness.roll_faces(seed, "c", "s", roll, 5, sides=30) == expected
     # Six-sided dice are unchanged by the new parameter.
     assert fairness.roll_faces(seed, "c", "s", 3, 5) == fairness.roll_faces(seed, "c", "s", 3, 5, sides=6)
