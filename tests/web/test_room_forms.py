@@ -1206,18 +1206,25 @@ def test_a_player_the_host_took_out_without_a_mute_is_told_without_script_they_p
     assert refused.value.code == "taken_out"
 
 
-def test_a_player_kicked_from_the_lobby_posts_without_script_as_a_spectator() -> None:
-    """The host kicks Ben from the lobby: he may not sit again, but he watches, and where spectators
-    may post his page offers him the chat's field (never that he was taken out of the game or
-    muted), and his post goes to the room."""
+def ben_kicked_from_adas_lobby(**fields: str) -> tuple[Client, Game]:
+    """Ada's online room (``fields``: more of its form's), whose lobby Ben joined and Ada kicked him
+    from: Ben's browser and the room."""
     ada = Client()
-    game = create(ada, name="Ada", mode="online", chat_spectators="on")
+    game = create(ada, name="Ada", mode="online", **fields)
     ben = Client()
     post_form(ben, game, "join", {"name": "Ben"})
     game.refresh_from_db()
     services.game_kick(
         code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
     )
+    return ben, game
+
+
+def test_a_player_kicked_from_the_lobby_posts_without_script_as_a_spectator() -> None:
+    """The host kicks Ben from the lobby: he may not sit again, but he watches, and where spectators
+    may post his page offers him the chat's field (never that he was taken out of the game or
+    muted), and his post goes to the room."""
+    ben, game = ben_kicked_from_adas_lobby(chat_spectators="on")
     page = writing_of(ben, game)
     said = html.unescape(page.text)
     assert "The host took you out of this game" not in said and "The host has muted your chat" not in said
@@ -1229,14 +1236,7 @@ def test_a_player_kicked_from_the_lobby_posts_without_script_as_a_spectator() ->
 def test_a_player_kicked_from_the_lobby_is_offered_no_seat_without_script_and_told_why() -> None:
     """The host kicks Ben from the lobby: a join from his browser is refused, so his page without
     script offers no join form (as the page with script offers none), and says why, as it does."""
-    ada = Client()
-    game = create(ada, name="Ada", mode="online")
-    ben = Client()
-    post_form(ben, game, "join", {"name": "Ben"})
-    game.refresh_from_db()
-    services.game_kick(
-        code=game.code, controller=ada.session["controller"], seat=1, expected_version=game.version, action_id="k"
-    )
+    ben, game = ben_kicked_from_adas_lobby()
     page = table_of(ben, game)
     assert not [f for f in page.forms if f["action"].endswith("/join")]
     assert "The host took you out of this room: you can watch." in html.unescape(page.text)
