@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 import factory
+import msgspec
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -27,6 +28,7 @@ from django.utils import timezone
 from games import services
 from games.domain import fairness
 from games.domain.codes import shown_code
+from games.domain.room import BOT, LEFT, Room
 from games.domain.rules import RuleViolation
 from games.services import new_controller, new_room_code
 from games.store import moves
@@ -366,6 +368,18 @@ def race(*calls: Callable[[], Any], timeout: float = 15) -> list[Outcome]:
         if outcome.error is not None and not isinstance(outcome.error, RuleViolation):
             raise AssertionError(f"a racing call failed with {outcome.error!r}") from outcome.error
     return outcomes
+
+
+def ranked_behind_for_each_reason(room: Room) -> Room:
+    """``room`` with seats 1 to 3 ranked behind those who stayed, each for its own reason: the
+    host took seat 1 out, seat 2 left, and a computer plays seat 3 while its player is away."""
+    seats = list(room.seats)
+    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
+    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
+    seats[3] = msgspec.structs.replace(
+        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
+    )
+    return msgspec.structs.replace(room, seats=tuple(seats))
 
 
 def written_elsewhere(call: Any) -> None:

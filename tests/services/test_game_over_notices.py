@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import msgspec
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
@@ -12,11 +11,10 @@ from django.test import Client
 from django.utils import timezone
 
 from games import services
-from games.domain.room import BOT, LEFT
 from games.services import notices
 from games.services.clock import clock_expire
 from games.store.models import Game, Notice, NoticeSettings, PushSubscription
-from tests.factories import Table, action_id, online, own_pace_room, score_first_legal
+from tests.factories import Table, action_id, online, own_pace_room, ranked_behind_for_each_reason, score_first_legal
 from tests.push_stub import PushService, Subscriber
 from tests.services.test_notices import DAY, opted_in, push, run_worker
 
@@ -149,14 +147,7 @@ def test_the_result_told_marks_the_seats_ranked_behind_for_leaving_being_taken_o
     to_the_last_move(table)
     score_first_legal(table)
     game = table.game
-    room = game.room
-    seats = list(room.seats)
-    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
-    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
-    seats[3] = msgspec.structs.replace(
-        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
-    )
-    game.room = msgspec.structs.replace(room, seats=tuple(seats))
+    game.room = ranked_behind_for_each_reason(game.room)
     line = notices.the_end(game, "https://yahtzee.example.org/r/x/", "en").line
     ranks = game.room.ranks()
     points = [game.room.rules.totals(seat).grand_total for seat in range(4)]

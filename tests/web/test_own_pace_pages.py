@@ -14,7 +14,6 @@ from typing import Any
 from unittest import mock
 from urllib.parse import urlencode
 
-import msgspec
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail, signing
@@ -23,13 +22,20 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import services
-from games.domain.room import BOT, LEFT
 from games.services import notices, subscriptions
 from games.store import selectors
 from games.store.models import Game, Move, NoticeSettings, PushSubscription
 from tests.accounts.helpers import PASSWORD, sign_up
 from tests.conftest import ManualClock
-from tests.factories import Table, action_id, create_room, own_pace_room, score_first_legal, timed_room
+from tests.factories import (
+    Table,
+    action_id,
+    create_room,
+    own_pace_room,
+    ranked_behind_for_each_reason,
+    score_first_legal,
+    timed_room,
+)
 from tests.push_stub import Subscriber
 from yahtzee.prepare import new_vapid_private_key
 
@@ -195,13 +201,7 @@ def test_your_games_finished_list_marks_the_seats_ranked_behind_as_the_game_over
         services.game_join(code=code, name=name, controller=services.new_controller())
     services.game_start(code=code, controller=me, expected_version=None, action_id="")
     game = Game.objects.get(code=code)
-    seats = list(game.room.seats)
-    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
-    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
-    seats[3] = msgspec.structs.replace(
-        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
-    )
-    game.room = msgspec.structs.replace(game.room, seats=tuple(seats))
+    game.room = ranked_behind_for_each_reason(game.room)
     game.status = Game.Status.FINISHED
     game.waiting_on = ""
     game.finished_at = timezone.now()

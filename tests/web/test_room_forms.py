@@ -12,18 +12,17 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-import msgspec
 import pytest
 from django.test import Client
 
 from games import services
-from games.domain.room import BOT, LEFT, LIMITS, Room, Tally
+from games.domain.room import LIMITS, Room, Tally
 from games.domain.rules import Box, RuleViolation
 from games.services import notices
 from games.store import moves, selectors
 from games.store.models import ChatMessage, Game
 from games.store.selectors import game_state
-from tests.factories import online, open_room, play_to_end
+from tests.factories import online, open_room, play_to_end, ranked_behind_for_each_reason
 
 pytestmark = pytest.mark.django_db
 
@@ -1940,13 +1939,7 @@ def test_the_no_script_game_over_list_marks_the_seats_ranked_behind_as_your_game
     by ``words.behind``): the no-script list, Your games and the game-over notice agree on it."""
     table = open_room(4)
     game = play_to_end(table, random.Random(4))
-    seats = list(game.room.seats)
-    seats[1] = msgspec.structs.replace(seats[1], status=LEFT, taken_out=True)
-    seats[2] = msgspec.structs.replace(seats[2], status=LEFT)
-    seats[3] = msgspec.structs.replace(
-        seats[3], kind=BOT, level="casual", controller="bot:1", away=True, away_controller=seats[3].controller
-    )
-    game.room = msgspec.structs.replace(game.room, seats=tuple(seats))
+    game.room = ranked_behind_for_each_reason(game.room)
     game.save()
     said = _marks_said(game, table.controllers[0])
     assert said == {
