@@ -492,3 +492,39 @@ def test_a_headings_hyphenated_word_stays_whole_on_a_phone_and_a_desktop(new_pag
         assert no_horizontal_overflow(page)
         for scheme in in_each_scheme(page):
             shot(page, f"confirm-heading-fr-{width}-{scheme}")
+
+
+# Whether an element's text is drawn on one line: its text's boxes all have the same top.
+_ONE_LINE = """(element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size === 1;
+}"""
+
+
+@pytest.mark.parametrize("language", ["de", "es"])
+def test_the_lobbys_start_button_keeps_its_words_on_one_line_on_a_phone(
+    new_page: Any, live_site: LiveSite, language: str
+) -> None:
+    """At 390 px the host's "Spiel mit 5 Mitspielenden starten" ("Empezar la partida con 5
+    jugadores") broke onto two lines inside its pill: the lobby's big button is set smaller on a
+    phone, its words on one line; so is the room's without script."""
+    page = new_page(390, 844, locale=LOCALES[language])
+    room = create_online(page, live_site, "Ana")
+    for seats in range(2, 6):
+        act(page, [page], lambda: page.click("#add-bot"))
+        seated(page, seats)
+    plain = new_page(390, 844, locale=LOCALES[language], java_script_enabled=False)
+    plain.context.add_cookies(page.context.cookies(live_site.url))
+    plain.goto(room + "?refresh=off")  # the lobby without script looks again every few seconds: held still
+    for each, button in ((page, "#start"), (plain, "#ns-start")):
+        start_button = each.locator(button)
+        assert "5" in start_button.inner_text()
+        assert start_button.evaluate(_ONE_LINE), start_button.inner_text()
+        assert no_horizontal_overflow(each)
+    # axe-core runs in the page's script: the page with script is checked.
+    for scheme in in_each_scheme(page):
+        shot(page, f"lobby-start-{language}-390-{scheme}")
+        assert serious_violations(page, scheme) == []
+    for scheme in in_each_scheme(plain):
+        shot(plain, f"lobby-start-{language}-390-noscript-{scheme}")
