@@ -528,3 +528,35 @@ def test_the_lobbys_start_button_keeps_its_words_on_one_line_on_a_phone(
         assert serious_violations(page, scheme) == []
     for scheme in in_each_scheme(plain):
         shot(plain, f"lobby-start-{language}-390-noscript-{scheme}")
+
+
+# A pass-and-play room of the page's browser (its session made here), its first roll made.
+_ROLLED_LOCAL_ROOM = """
+from importlib import import_module
+from django.conf import settings
+from games import services
+from tests.factories import action_id
+session = import_module(settings.SESSION_ENGINE).SessionStore()
+session["controller"] = services.new_controller()
+session.save()
+code = services.local_game_create(names=["Ana", "Ben"], controller=session["controller"]).code
+services.turn_roll(code=code, controller=session["controller"], expected_version=None, action_id=action_id())
+result = [code, session.session_key]
+"""
+
+
+def test_without_script_the_rolls_left_stay_whole_beside_the_roll_button_on_a_phone(
+    new_page: Any, live_site: LiveSite
+) -> None:
+    """Without script at 390 px, the German "noch 2 Würfe" after "Noch einmal werfen" broke after
+    "noch 2", "Würfe" alone under the button: the words go under it together, or stay beside it."""
+    code, key = live_site.run(_ROLLED_LOCAL_ROOM)
+    page = new_page(390, 844, locale="de-DE", java_script_enabled=False)
+    page.context.add_cookies([{"name": "sessionid", "value": key, "url": live_site.url}])
+    page.goto(f"{live_site.url}/r/{code}/?refresh=off")  # held still: it looks again every few seconds
+    left = page.locator("#ns-rolls-left")
+    assert left.inner_text() == "noch 2 Würfe"
+    assert left.evaluate(_ONE_LINE)
+    assert no_horizontal_overflow(page)
+    for scheme in in_each_scheme(page):
+        shot(page, f"noscript-rolls-left-de-390-{scheme}")
