@@ -287,6 +287,26 @@ def test_the_replays_room_code_stays_on_one_line_on_a_narrow_phone(
         shot(page, f"replay-head-{width}-{language}")
 
 
+@pytest.mark.parametrize("width", [320, 390])
+def test_the_fair_dice_pages_room_code_stays_on_one_line_on_a_narrow_phone(
+    live_site: LiveSite, new_page: Any, width: int
+) -> None:
+    """The room's fair-dice page names its room in its heading ("Faire Würfel in Raum
+    byvq-nbbk-ak"): the code broke at its last hyphen, "ak" alone on the next line. It wraps as a
+    whole, as the replay's does."""
+    code = finished_game(live_site)
+    page = new_page(width, 720)
+    for language in ("en", "da", "sv", "de", "fr", "es"):
+        page.set_extra_http_headers({"Accept-Language": language})
+        page.goto(f"{live_site.url}/r/{code}/fairness")
+        lines = page.eval_on_selector("main h1 .code", "c => c.getClientRects().length")
+        assert lines == 1, (width, language, page.inner_text("main h1"))
+        assert no_horizontal_overflow(page), (width, language)
+    for scheme in in_each_scheme(page):
+        shot(page, f"fairness-head-{width}-es-{scheme}")
+        assert serious_violations(page, scheme) == []
+
+
 def test_the_replay_of_eight_players_keeps_the_step_s_seat_and_at_the_end_the_winner_in_view(
     live_site: LiveSite, new_page: Any
 ) -> None:
