@@ -44,19 +44,35 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
         loop.call_soon_threadsafe(ran.set)
         return 1
 
+    started: list[int] = []  # the closes counted when each trim started
+    start_trim = memory._start_trim
+
+    def starting() -> None:
+        started.append(transport.current().trim.closes)
+        start_trim()
+
     with (
         mock.patch.object(memory, "malloc_trim", fake_trim),
         mock.patch.object(transport.current(), "trim", memory.Trigger()),
         mock.patch.object(memory, "TRIM_DELAY", 0),
+        mock.patch.object(memory, "_start_trim", starting),
     ):
         for _ in range(3):
             memory.socket_closed()
-        await asyncio.sleep(0.05)  # a spell in which no trim may run (TRIM_DELAY 0: one would at once)
-        assert not ran.is_set()  # three closes: not yet
+        # A trim asked for now would start at the loop's next timers (TRIM_DELAY 0); a timer of the
+        # same delay set after it fires no earlier, and the trim's start hands its work to the
+        # thread at once: by then, the trim would have started.
+        timers_passed = loop.create_future()
+        loop.call_later(0, timers_passed.set_result, None)
+        await timers_passed
+        assert started == [] and not ran.is_set()  # three closes: not yet
         memory.socket_closed()
         await asyncio.wait_for(ran.wait(), 5)
+        assert started == [4]
         assert len(threads) == 1 and threads[0] is not threading.main_thread()  # not on the loop
+        deadline = loop.time() + 5
         while transport.current().trim.due:  # the trim's end is noted on the loop
+            assert loop.time() < deadline, "the trim's end was never noted"
             await asyncio.sleep(0.01)
         assert transport.current().trim.closes == 0
 

@@ -22,6 +22,19 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 10) -> None
         await asyncio.sleep(0.005)
 
 
+def lane_reached(monkeypatch: pytest.MonkeyPatch) -> list[asyncio.Lock]:
+    """The upkeep lane each call came to, in order: a call takes it, or waits for it, in the same step."""
+    reached: list[asyncio.Lock] = []
+    real = threads._upkeep_lane
+
+    def lane() -> asyncio.Lock:
+        reached.append(real())
+        return reached[-1]
+
+    monkeypatch.setattr(threads, "_upkeep_lane", lane)
+    return reached
+
+
 async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_pass_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -46,13 +59,13 @@ async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_
     def counting_db_async(service: Callable[..., Any]) -> Callable[..., Any]:
         run = real_db_async(service)
 
-        async def call(*args: Any, **kwargs: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:  # counted when asked for, before it reaches the thread
             nonlocal submitted, most_submitted
             if service is upkeep:
                 with lock:
                     submitted += 1
                     most_submitted = max(most_submitted, submitted)
-            return await run(*args, **kwargs)
+            return run(*args, **kwargs)
 
         return call
 
@@ -62,11 +75,13 @@ async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_
         return "done"
 
     monkeypatch.setattr(threads, "db_async", counting_db_async)
+    lanes = lane_reached(monkeypatch)
     try:
         calls = [asyncio.ensure_future(threads.db_upkeep(upkeep)(n)) for n in range(20)]
         await wait_until(lambda: order == ["upkeep 0"])
         acted = asyncio.ensure_future(threads.db_async(action)())
-        await asyncio.sleep(0.05)  # a spell in which nothing more may be submitted (the lane is held)
+        # Every call has come to the lane: one that got through asked for its thread in that same step.
+        await wait_until(lambda: len(lanes) == 20)
         assert most_submitted == 1  # the other 19 wait in the event loop, not in the thread's queue
         release.set()
         assert await acted == "done"
@@ -79,9 +94,12 @@ async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_
     assert sorted(order) == sorted(["action", *(f"upkeep {n}" for n in range(20))])
 
 
-async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_ends() -> None:
+async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     release = threading.Event()
     running: list[int] = []
+    asked: list[int] = []  # the calls asked of the database thread, when asked
 
     def upkeep(n: int) -> int:
         running.append(n)
@@ -89,11 +107,27 @@ async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_
             release.wait(10)
         return n
 
+    real_db_async = threads.db_async
+
+    def counting_db_async(service: Callable[..., Any]) -> Callable[..., Any]:
+        run = real_db_async(service)
+
+        def call(n: int) -> Any:
+            asked.append(n)
+            return run(n)
+
+        return call
+
+    monkeypatch.setattr(threads, "db_async", counting_db_async)
+    lanes = lane_reached(monkeypatch)
     first = asyncio.ensure_future(threads.db_upkeep(upkeep)(0))
     await wait_until(lambda: running == [0])
     first.cancel()
     second = asyncio.ensure_future(threads.db_upkeep(upkeep)(1))
-    await asyncio.sleep(0.05)  # a spell in which the second call must not start
+    # The first caller's end: a lane it let go of then would have let the second through before
+    # this test's task is woken by that end (the loop runs what is ready in order).
+    await asyncio.gather(first, return_exceptions=True)
+    assert len(lanes) == 2 and asked == [0]  # the second came to the lane and waits there
     assert running == [0]  # the cancelled call still runs in its thread: the next one waits
     release.set()
     assert await second == 1
