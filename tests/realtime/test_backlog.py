@@ -43,6 +43,11 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
+async def until_cut(transport: TwistedTransport | AsyncioTransport) -> None:
+    """Until the outbox cuts ``transport`` (after WS_SEND_GRACE): it fails after 5 s."""
+    await asyncio.wait_for(transport.gone.wait(), 5)
+
+
 class TwistedTransport:
     """Daphne's TCP transport as far as the outbox looks: Twisted's write buffer, and a way to cut it."""
 
@@ -53,9 +58,11 @@ class TwistedTransport:
         self._tempDataLen = 0
         self.disconnected = False
         self.cut = False
+        self.gone = asyncio.Event()
 
     def abortConnection(self) -> None:
         self.cut = self.disconnected = True
+        self.gone.set()
 
 
 class DaphneProtocol:
@@ -73,12 +80,14 @@ class AsyncioTransport:
     def __init__(self) -> None:
         self.buffered = 0
         self.aborted = False
+        self.gone = asyncio.Event()
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
 
     def abort(self) -> None:
         self.aborted = True
+        self.gone.set()
 
 
 class UvicornProtocol:
@@ -153,8 +162,7 @@ async def test_a_socket_too_far_behind_is_closed_with_4009_and_cut_when_the_clos
             await send({"type": "websocket.send", "text": f"{n:<100}"})
         assert outbox[0].behind and outbox[0].queued == 0  # what was queued is dropped at once
         await send({"type": "websocket.send", "text": "after"})  # dropped too
-        await asyncio.sleep(0.2)  # the grace passes: the connection is cut
-        assert server.transport.aborted
+        await until_cut(server.transport)  # the grace passes: the connection is cut
         server.cut()
         await settle()
 
@@ -208,8 +216,7 @@ async def test_under_daphne_a_socket_too_far_behind_is_closed_and_nothing_more_i
             await send({"type": "websocket.send", "text": f"frame {n}"})
             await settle()
         assert not protocol.transport.cut
-        await asyncio.sleep(0.1)  # the close was not read either: the connection (and its buffer) goes
-        assert protocol.transport.cut
+        await until_cut(protocol.transport)  # the close was not read either: the connection (and its buffer) goes
 
     await serve(app, functools.partial(handle_reply, protocol))
     assert texts(protocol.replies) == ["frame 0", "frame 1", "frame 2", CLOSE_TOO_SLOW]
@@ -217,16 +224,19 @@ async def test_under_daphne_a_socket_too_far_behind_is_closed_and_nothing_more_i
 
 async def test_under_daphne_a_socket_that_keeps_up_gets_every_frame(small: Any) -> None:
     protocol = DaphneProtocol()
+    outbox: list[Outbox] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
+        outbox.append(scope[OUTBOX])
         await send({"type": "websocket.accept"})
         for n in range(10):
             await send({"type": "websocket.send", "text": f"frame {n}"})
 
     await serve(app, functools.partial(handle_reply, protocol))
     assert texts(protocol.replies) == [f"frame {n}" for n in range(10)]
-    await asyncio.sleep(0.1)
-    assert not protocol.transport.cut
+    # Served to its end, never closing, and no cut ever set to come after a grace: none came.
+    assert not outbox[0].closed and outbox[0]._cut_timer is None
+    assert not outbox[0].was_cut and not protocol.transport.cut
 
 
 async def test_with_no_transport_to_cut_the_application_is_ended(small: Any) -> None:
@@ -487,8 +497,10 @@ async def test_a_socket_whose_client_stopped_reading_holds_up_no_other_socket_of
         await settle()
         assert len(fine.replies) == version + 1  # accept + every frame so far, at once
     assert ready[stuck].behind and not ready[fine].behind
-    await asyncio.sleep(0.1)
-    assert stuck.transport.aborted and not fine.transport.aborted
+    await until_cut(stuck.transport)
+    # The socket that keeps up is not closing, and no cut is set to come after a grace.
+    assert not ready[fine].closed and ready[fine]._cut_timer is None
+    assert not ready[fine].was_cut and not fine.transport.aborted
     stuck.cut()
     done.set()
     await asyncio.gather(*servers)
