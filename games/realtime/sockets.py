@@ -217,7 +217,12 @@ class PageVisibility:
                 log.warning("the visibility of socket %s not written", self.channel_name, exc_info=True)
                 return
             self.written = since
-            await asyncio.sleep(VISIBILITY_WRITE_EVERY)
+            await self._between_writes()
+
+    async def _between_writes(self) -> None:
+        """The wait before the row may be written again: a step of its own so that a test can hold
+        it and see what a burst of frames comes to, rather than sleep through it."""
+        await asyncio.sleep(VISIBILITY_WRITE_EVERY)
 
 
 RESYNC_FOR = 60.0  # seconds a socket keeps trying to resync after an outcome it could not learn

@@ -27,6 +27,7 @@ from tests.realtime.consumers.helpers import (
     frames_until,
     make_room,
     presence_settled,
+    until,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -125,9 +126,33 @@ async def until_rows(code: str, condition: Callable[[list[datetime | None]], boo
         await asyncio.sleep(0.02)
 
 
-async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidden() -> None:
+def hold_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[sockets.PageVisibility], asyncio.Event]:
+    """Each socket's visibility writer held after each write until the event is set, in place of
+    VISIBILITY_WRITE_EVERY's wait; the pages whose writer came to that wait, in order."""
+    held: list[sockets.PageVisibility] = []
+    passes = asyncio.Event()
+
+    async def between_writes(page: sockets.PageVisibility) -> None:
+        held.append(page)
+        await passes.wait()
+
+    monkeypatch.setattr(sockets.PageVisibility, "_between_writes", between_writes)
+    return held, passes
+
+
+async def writes_end(page: sockets.PageVisibility) -> None:
+    """Until the page's writer has nothing more to write: the row says what the page said last."""
+    writer = page.writer
+    assert writer is not None
+    await asyncio.wait_for(asyncio.shield(writer), 5)
+
+
+async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A phone's page in the background whose socket dropped and came back: the wait before the
     notices count it away does not start over at each reconnect."""
+    held, passes = hold_writes(monkeypatch)
     code, sessions = await make_room(2)
     ws = await connect(code, sessions[1])
     await first_frames(ws)
@@ -137,9 +162,11 @@ async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidd
     assert since is not None
     assert timedelta(seconds=94) < timezone.now() - since < timedelta(seconds=100)
     # Said again (the page's handler ran twice), it still counts from the first word.
+    await until(lambda: len(held) == 1, "the first write's end")
     await ws.send_json_to({"type": "visibility", "hidden": True})
     await frames_before_pong(ws)
-    await asyncio.sleep(sockets.VISIBILITY_WRITE_EVERY + 0.2)
+    passes.set()  # the wait before a second write passes: none is owed
+    await writes_end(held[0])
     assert await hidden_since(code) == [since]
     # Days in the background count as one: the same to the notices.
     await ws.send_json_to({"type": "visibility", "hidden": False})
@@ -180,6 +207,7 @@ async def test_a_visibility_frame_hidden_for_longer_than_a_date_can_say_is_refus
 async def test_a_page_hidden_and_shown_in_a_loop_costs_about_one_write_a_second_and_its_row_ends_with_its_last_word(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    held, passes = hold_writes(monkeypatch)  # VISIBILITY_WRITE_EVERY, held for as long as the test likes
     code, sessions = await make_room(2)
     ws = await connect(code, sessions[1])
     await first_frames(ws)
@@ -194,8 +222,10 @@ async def test_a_page_hidden_and_shown_in_a_loop_costs_about_one_write_a_second_
     for n in range(15):  # under the socket's 20 frames a second
         await ws.send_json_to({"type": "visibility", "hidden": n % 2 == 0})
     await frames_before_pong(ws)
-    assert len(writes) <= 1  # the first; the rest wait for VISIBILITY_WRITE_EVERY
-    await asyncio.sleep(sockets.VISIBILITY_WRITE_EVERY * 2 + 0.3)
+    await until(lambda: len(held) == 1, "the first write's end")
+    assert len(writes) == 1  # the first; the rest wait for VISIBILITY_WRITE_EVERY
+    passes.set()
+    await writes_end(held[0])
     assert 1 <= len(writes) <= 2, writes
     [since] = await hidden_since(code)
     assert since is not None and writes[-1] == since  # the 15th frame: hidden
