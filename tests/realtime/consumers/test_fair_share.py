@@ -22,7 +22,14 @@ from games.realtime.consumer import RoomConsumer
 from games.services import coach, presence
 from games.store.models import Presence
 from tests.conftest import ManualClock
-from tests.realtime.consumers.helpers import first_frames, frames_before_pong, frames_until, frames_within, make_room
+from tests.realtime.consumers.helpers import (
+    first_frames,
+    frames_before_pong,
+    frames_until,
+    frames_within,
+    make_room,
+    until,
+)
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -358,11 +365,11 @@ async def test_a_socket_cut_off_while_its_row_is_being_removed_is_not_removed_tw
         with contextlib.suppress(asyncio.TimeoutError):
             await closing  # cut off: the consumer is cancelled while its batch is in the database
         release.set()
-        for _ in range(500):
-            if not await sync_to_async(Presence.objects.filter(game__code=room).exists)():
-                break
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # a second batch, if one were asked for, would have started by now
+        # The socket's ending is over (the communicator waited for it): a second batch it asked for
+        # would be waiting for this one, and run by the same drain before it ends.
+        drain = transport.current().draining[loop]
+        await until(drain.done, "the batch and its drain to end")
+        assert loop not in transport.current().leaving  # nothing left for another batch
     names = [name for call in batches.call_args_list for name in call.args[0]]
     assert len(names) == 1, names
     assert not await sync_to_async(Presence.objects.filter(game__code=room).exists)()

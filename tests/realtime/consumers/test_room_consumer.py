@@ -349,8 +349,7 @@ async def test_presence_follows_sockets_and_a_reconnect_gets_the_current_state()
     you, current, _ = await first_frames(again)
     assert you["seats"] == [1] and current["version"] == state + 1 and len(current["turn"]["dice"]) == 5
     await again.disconnect()
-    await ws0.disconnect()
-    await asyncio.sleep(0)
+    await ws0.disconnect()  # it waits for the consumer's end, which waited for the row's removal
     assert await sync_to_async(Presence.objects.count)() == 0
 
 
@@ -561,9 +560,12 @@ async def test_a_bot_added_over_the_socket_plays_its_turns_by_itself(settings: A
     await ws.disconnect()
 
 
-async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(settings: Any) -> None:
+async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import bots
     from games import scheduling, services
+    from games.scheduling import runner
 
     settings.BOT_DELAY = 0
     settings.SCHEDULER_POLL = 0.05
@@ -582,10 +584,24 @@ async def test_a_bot_whose_process_died_is_played_by_another_processs_sweep(sett
 
     # The process that committed the person's score keeps no timer (as if it died right after).
     settings.SCHEDULER = "off"
+    # A scheduler plays a computer's turn, woken for the room by the commit that made it due
+    # (games.scheduling.runner.committed, in the committing thread), or by a sweep of its own.
+    acted: list[str] = []
+    real_wake, real_start = runner.Scheduler.wake, runner.Scheduler.start
+
+    def wake(self: runner.Scheduler, code: str, at: Any) -> None:
+        acted.append(f"woken for {code}")
+        real_wake(self, code, at)
+
+    def start(self: runner.Scheduler) -> None:
+        acted.append("started")
+        real_start(self)
+
+    monkeypatch.setattr(runner.Scheduler, "wake", wake)
+    monkeypatch.setattr(runner.Scheduler, "start", start)
     started = await play_until_the_bot_is_to_play()
-    # Nothing happens: a timer would have the bot (no delay) play within moments; this spell
-    # shows that none was kept.
-    await asyncio.sleep(0.2)
+    # Nothing happens: the commits are done, and no scheduler of this process was woken or started.
+    assert acted == []
     assert await sync_to_async(lambda: Game.objects.get(code=room).version)() == started
     # Another process's sweep finds the room due, with no socket open anywhere, and plays on.
     settings.SCHEDULER = "all"
