@@ -6,6 +6,8 @@ import asyncio
 import contextvars
 import threading
 import time
+import uuid
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -259,6 +261,9 @@ async def test_a_state_no_newer_than_the_one_a_socket_was_welcomed_with_is_not_s
 # --- relaying only while another process is in the room (Redis) ---------------------------
 
 
+MARK = "the test's mark"  # the origin of the marks the tests send a room's group
+
+
 @pytest_asyncio.fixture
 async def redis_room(room: Any) -> Any:
     """A room with Redis, and a listener in its group: what this process relays."""
@@ -267,11 +272,14 @@ async def redis_room(room: Any) -> Any:
     redis = fanout.redis_client()
     listener = await layer.new_channel()
     heard: list[dict[str, Any]] = []
+    marks: dict[str, int] = {}  # each mark the test sent to the group: how many messages were heard before it
 
     async def receive() -> None:  # one receive for good: the pub/sub layer unsubscribes one that is cancelled
         while True:
             message = await layer.receive(listener)
-            if message.get("origin") == fanout.ORIGIN and message.get("note") != "joined":  # not its own entrance
+            if message.get("origin") == MARK:
+                marks[message["mark"]] = len(heard)
+            elif message.get("origin") == fanout.ORIGIN and message.get("note") != "joined":  # not its own entrance
                 heard.append(message)
 
     receiving = asyncio.get_running_loop().create_task(receive())
@@ -279,18 +287,27 @@ async def redis_room(room: Any) -> Any:
     async def listen() -> None:
         await layer.group_add(fanout.room_group(code), listener)
 
-    async def relayed(at_least: int = 0, within: float = 0.3) -> list[dict[str, Any]]:
-        """This process's messages to the room's group in the next ``within`` seconds.
-
-        Waiting for ``at_least`` of them up to 10 s: under load a round trip through Redis
-        and the event loop can take longer than ``within`` (a test failed so in CI).
-        """
-        deadline = time.monotonic() + 10
-        await asyncio.sleep(within)
-        while len(heard) < at_least and time.monotonic() < deadline:
+    async def relayed(at_least: int = 0) -> list[dict[str, Any]]:
+        """This process's messages to the room's group so far: ``at_least`` of them waited for, then
+        those heard before a mark the test sends the group after them. The group is one Redis
+        channel, heard in the order it was published to, and a relay is published before the
+        ``publish`` that made it returns (an answer to a newcomer, before ``at_least`` counts it)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while len(heard) < at_least:
+            assert loop.time() < deadline, f"{at_least} relayed messages never came: {heard}"
             await asyncio.sleep(0.02)
-        messages = list(heard)
-        heard.clear()
+        mark = uuid.uuid4().hex
+        # A process leaving that this one never knew of: nothing to it.
+        await layer.group_send(
+            fanout.room_group(code),
+            {"type": fanout.MESSAGE_TYPE, "origin": MARK, "code": code, "note": "left", "mark": mark},
+        )
+        while mark not in marks:
+            assert loop.time() < deadline, "the test's own mark never came back"
+            await asyncio.sleep(0.02)
+        messages = heard[: marks.pop(mark)]
+        del heard[: len(messages)]
         return messages
 
     async def another_process(name: str, expires_in: float = 30.0, note: str | None = "joined", **fields: Any) -> None:
@@ -411,16 +428,22 @@ async def test_a_room_joined_while_redis_fails_relays_everything(
 
 
 @pytest.mark.redis
-async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(redis_room: Any) -> None:
+async def test_the_entry_of_a_process_that_died_without_a_word_ages_out(
+    redis_room: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, add, listen, relayed, another_process = redis_room
-    expires = time.time() + 0.5
-    await another_process("killed", expires_in=0.5, note=None)  # SIGKILLed: it renews no more
+    # The renewal compares the entries with this process's clock, which the test moves on.
+    ahead = [0.0]
+    monkeypatch.setattr(fanout, "time", SimpleNamespace(time=lambda: time.time() + ahead[0], monotonic=time.monotonic))
+    await another_process("killed", expires_in=30, note=None)  # SIGKILLed: it renews no more
     await add()
     await listen()
     assert fanout.relaying(code)
-    # What is left of its entry's 0.5 s passes: the renewal compares the entry with the clock.
-    await asyncio.sleep(max(0.0, expires - time.time()) + 0.05)
-    await fanout.renew(get_channel_layer(), fanout.relay_of(asyncio.get_running_loop()))
+    relay = fanout.relay_of(asyncio.get_running_loop())
+    await fanout.renew(get_channel_layer(), relay)
+    assert fanout.relaying(code)  # its entry still counts
+    ahead[0] = 30.0  # what was left of its entry's 30 s passes
+    await fanout.renew(get_channel_layer(), relay)
     assert not fanout.relaying(code)
     await fanout.publish(code, ["s1"], version=1)
     assert await relayed() == []
@@ -438,11 +461,14 @@ async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resy
     try:
         await another_process("restarted", version=6)  # as new as what this process has: nothing to do
         await another_process("restarted", version=7)  # this process missed version 7 (its relay was lost)
-        for _ in range(500):
-            if resynced:
-                break
+        # A third process, with the state this process has: once this process heard of it, it has
+        # read the two notes before it (its listener reads the group's messages in order).
+        await another_process("after them", version=6)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while "after them" not in transport.current().peers.get(code, {}):
+            assert loop.time() < deadline, "the third process's note was never read"
             await asyncio.sleep(0.02)
-        await relayed()
         assert resynced == [[code]]
     finally:
         await fanout.leave(code, socket)
