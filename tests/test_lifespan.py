@@ -9,8 +9,8 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -151,9 +151,11 @@ def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_sta
     left neither made nor to be made again, every later connection took the process for started,
     and its scheduler never ran (no sweep, no outage check, stored deadlines never applied)."""
     starts: list[str] = []
+    trying = asyncio.Event()
 
     async def startup() -> None:
         starts.append("tried")
+        trying.set()
         await asyncio.sleep(0.3)  # the database slow to answer
         starts.append("started")
 
@@ -163,7 +165,7 @@ def test_a_first_connection_cancelled_while_it_starts_the_process_leaves_the_sta
 
     async def scenario() -> None:
         first = asyncio.ensure_future(site({"type": "http"}, receive, send))
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(trying.wait(), 5)  # the first request is in the start
         first.cancel()  # Daphne's application_checker: the client left long ago
         await asyncio.gather(first, return_exceptions=True)
         await site({"type": "http"}, receive, send)  # the next request
@@ -179,7 +181,9 @@ def test_without_lifespan_events_a_refusal_is_not_for_the_life_of_the_process(mo
     events, the refusal is made at the first connection and not kept for good: a process up and
     answering 503 to everything is restarted by no supervisor, so it serves once the row that
     caused it aged out (processes.LIVE)."""
-    monkeypatch.setattr(processes, "LIVE", timedelta(milliseconds=10))
+    # The process's own clock, moved on by the test: a refusal is reconsidered by it, LIVE after.
+    now = [1000.0]
+    monkeypatch.setattr(lifespan, "time", SimpleNamespace(monotonic=lambda: now[0]))
     refuse = [True]
 
     async def startup() -> None:
@@ -194,7 +198,11 @@ def test_without_lifespan_events_a_refusal_is_not_for_the_life_of_the_process(mo
         await site({"type": "http"}, receive, send)
         assert sent[0]["status"] == 503
         refuse[0] = False  # the other process's row is gone (or aged out)
-        await asyncio.sleep(0.5)
+        now[0] = 1000.0 + processes.LIVE.total_seconds() - 1
+        sent.clear()
+        await site({"type": "http"}, receive, send)
+        assert sent[0]["status"] == 503  # kept until the rows that caused it may have aged out
+        now[0] = 1000.0 + processes.LIVE.total_seconds()
         sent.clear()
         await site({"type": "http"}, receive, send)
 
