@@ -332,12 +332,14 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
     quiet_database(monkeypatch)
     down = [True]
     tries: list[bool] = []
+    beats: list[bool] = []  # whether the database was away at each of the loop's beats
 
     def answer() -> None:
         if down[0]:
             raise database_error('connection to server at "db" failed: Connection refused', "08006")
 
     def beat(now: object = None) -> None:
+        beats.append(down[0])
         answer()
 
     def apply_due(code: str) -> str:
@@ -361,11 +363,19 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
         for count in range(1, 6):  # a room's timer fires five times while the database is away
             scheduler.wake("ROOM", timezone.now())
             await until(lambda count=count: len(tries) >= count)
-        await asyncio.sleep(0.05)  # and a few polls of the loop, for the schedulers that have one
+        looping = kind != "timers only"  # the schedulers with a loop beat at each poll
+        if looping:  # and a few polls of the loop
+            polled = beats.count(True)
+            await until(lambda: beats.count(True) >= polled + 3)
         down[0] = False
         scheduler.wake("ROOM", timezone.now())
         await until(lambda: any(r.levelno == logging.WARNING for r in caplog.records), seconds=3)
-        await asyncio.sleep(0.05)
+        # After its return, a timer's pass and a few polls: nothing more to say.
+        tried = len(tries)
+        scheduler.wake("ROOM", timezone.now())
+        await until(lambda: len(tries) > tried)
+        if looping:
+            await until(lambda: beats.count(False) >= 3)
     finally:
         await (scheduler.stop() if kind == "timers only" else scheduling.stop())
     assert tries[:5] == [True] * 5 and False in tries
@@ -501,8 +511,7 @@ async def test_a_rooms_timer_that_passes_while_the_rounds_still_fail_is_not_the_
             failed = beats.count(True)
             await until(lambda failed=failed: beats.count(True) > failed)
         down[0] = False
-        await until(lambda: False in beats)
-        await asyncio.sleep(0.05)
+        await until(lambda: beats.count(False) >= 3)  # its return, and a few polls after
     finally:
         await scheduling.stop()
     one_outage_and_its_return(caplog, "No space left on device")
