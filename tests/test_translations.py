@@ -315,3 +315,28 @@ def test_the_account_pages_speak_in_the_sentence_case_of_the_rest_of_the_site(cl
         assert "Sign In" not in page and "Sign Up" not in page and "Signup" not in page, path
     german = client.get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert "Anmeldung" in german
+
+
+# French sets its high marks and guillemets apart with a space a line may not break at: a plain
+# one lets a narrow screen start a line with the colon or the question mark.
+_FRENCH_LOOSE_MARK = re.compile(r"[ \t][:;?!»]|«[ \t]")
+_FRENCH_PAGES = [ROOT / "templates" / "games" / "rules.fr.md", ROOT / "docs" / "fairness.fr.md"]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_french_keeps_its_marks_on_the_line_of_the_word_before(domain: str) -> None:
+    loose = [
+        text
+        for e in messages("fr", domain)
+        for text in e.msgstr.values()
+        if _FRENCH_LOOSE_MARK.search(text.replace("%%", ""))
+    ]
+    assert loose == [], f"fr/{domain}: a plain space before : ; ? ! » or after «: {loose}"
+
+
+def test_the_french_pages_keep_their_marks_on_the_line_of_the_word_before() -> None:
+    for page in _FRENCH_PAGES:
+        prose = re.sub(r"```.*?```|`[^`]*`", "", page.read_text(encoding="utf-8"), flags=re.S)
+        # a table's rows start with "| " and end with " |", which are not French marks
+        loose = [line for line in prose.splitlines() if _FRENCH_LOOSE_MARK.search(line.replace(" |", ""))]
+        assert loose == [], f"{page.name}: a plain space before : ; ? ! » or after «: {loose}"

@@ -487,7 +487,7 @@ def test_a_headings_hyphenated_word_stays_whole_on_a_phone_and_a_desktop(new_pag
     for width, height in ((390, 844), (1280, 800)):
         page = new_page(width, height, locale="fr-FR")
         page.goto(f"{live_site.url}/notices/email/confirm/{token}")
-        assert page.inner_text("#confirm-h") == "Envoyer ici les e-mails de vos parties ?"
+        assert page.inner_text("#confirm-h") == "Envoyer ici les e-mails de vos parties\u202f?"
         assert page.evaluate(_WORD_LINES, ["#confirm-h", "e-mails"]) == 1, f"at {width} px"
         assert no_horizontal_overflow(page)
         for scheme in in_each_scheme(page):
@@ -528,6 +528,26 @@ def test_the_lobbys_start_button_keeps_its_words_on_one_line_on_a_phone(
         assert serious_violations(page, scheme) == []
     for scheme in in_each_scheme(plain):
         shot(plain, f"lobby-start-{language}-390-noscript-{scheme}")
+
+
+def test_the_sign_in_pages_buttons_keep_their_words_on_one_line_on_a_phone(new_page: Any, live_site: LiveSite) -> None:
+    """At 390 px French's "Se connecter avec une clé d'accès" (allauth's) and Spanish's "Iniciar
+    sesión con una llave de acceso" broke onto two lines of the passkey button: the site's own,
+    shorter words fit, as do every language's other buttons."""
+    page = new_page(390, 844)
+    for language, locale in LOCALES.items():
+        page.context.set_extra_http_headers({"Accept-Language": locale})
+        page.goto(live_site.url + "/accounts/login/")
+        assert page.get_attribute("html", "lang") == language
+        buttons = page.locator("main button:visible")
+        assert buttons.count() >= 2, language  # the password's and the passkey's
+        for index in range(buttons.count()):
+            button = buttons.nth(index)
+            assert button.evaluate(_ONE_LINE), (language, button.inner_text())
+        assert no_horizontal_overflow(page), language
+        if language in ("fr", "es"):
+            for scheme in in_each_scheme(page):
+                shot(page, f"sign-in-{language}-390-{scheme}")
 
 
 # A pass-and-play room of the page's browser (its session made here), its first roll made.

@@ -681,11 +681,11 @@ def test_a_pages_switcher_goes_back_to_the_page_with_its_query() -> None:
 
 
 def test_a_rule_set_and_what_sets_it_apart_are_joined_as_each_language_writes_a_colon() -> None:
-    """French puts a space before a colon: the create form's choice of rule set and the lobby
+    """French puts a (no-break) space before a colon: the create form's choice of rule set and the lobby
     without script say "Yahtzee (officiel) : …" there, "Yahtzee (official): …" in English."""
     from games.web.forms import CreateRoomForm
 
-    for language, colon in (("fr", " : "), ("en", ": ")):
+    for language, colon in (("fr", "\u00a0: "), ("en", ": ")):
         client = Client(HTTP_ACCEPT_LANGUAGE=language)
         with translation.override(language):
             line = f"{words.ruleset_label('official')}{colon}{words.ruleset_summary('official')}"
