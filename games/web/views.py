@@ -962,8 +962,8 @@ def notices_email(request: HttpRequest) -> HttpResponse:
 
 
 # Like the stop link's: a GET only shows the button, since links in e-mails get fetched by
-# scanners, which must not confirm an address for whoever typed it in.
-@require_http_methods(["GET", "POST"])
+# scanners, which must not confirm an address for whoever typed it in (a HEAD is such a GET).
+@require_http_methods(["GET", "HEAD", "POST"])
 def notices_email_confirm(request: HttpRequest, token: str) -> HttpResponse:
     """The link sent to a new address for the e-mails of an account's games: its owner agrees to them there."""
     if request.method == "POST":
@@ -1051,9 +1051,10 @@ def notices_push_renew(request: HttpRequest) -> JsonResponse:
 
 # The token is the credential (signed by the site, sent only in the e-mail or push it stops):
 # a mail program's one-click unsubscribe (RFC 8058) and the service worker post it without a
-# CSRF token. GET only shows the button, since links in e-mails get fetched by scanners.
+# CSRF token. GET (and a scanner's HEAD) only shows the button, since links in e-mails get
+# fetched by scanners.
 @csrf_exempt
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def notices_stop(request: HttpRequest, token: str) -> HttpResponse:
     """One click stops the e-mails (or this device's pushes) the token came with."""
     if request.method == "POST":

@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games.store.models import Game
+from games.services import notices
+from games.store.models import Game, NoticeSettings
 from games.web.errorpages import PAGES
 from tests.factories import create_room
 
@@ -102,3 +104,21 @@ def test_a_script_is_answered_a_method_an_address_does_not_take_in_json() -> Non
         assert response.json() == {"error": "bad_request", "message": str(PAGES[405][1])}, path
     page = client.post("/")
     assert page.status_code == 405 and page["Content-Type"].startswith("text/html")
+
+
+def test_the_links_sent_in_e_mails_answer_head_as_get_and_change_nothing() -> None:
+    """A mail scanner's HEAD of the stop link or of the address confirmation's is answered as its GET
+    (the page with the button, or "this link does not work"), not a 405; and stops nothing."""
+    user = get_user_model().objects.create_user("ana", email="a@example.org", password="pw")
+    NoticeSettings.objects.create(user=user, email=True)
+    for path in (
+        f"/notices/stop/{notices.stop_token('email', user.pk)}",
+        "/notices/stop/not-a-token",
+        "/notices/email/confirm/not-a-token",
+    ):
+        got, head = Client().get(path), Client().head(path)
+        assert head.status_code == got.status_code, (path, head.status_code, got.status_code)
+        assert head.get("Content-Type") == got.get("Content-Type"), path
+        response = Client().put(path)
+        assert response.status_code == 405 and response["Allow"] == "GET, HEAD, POST", path
+    assert NoticeSettings.objects.get(user=user).email
