@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.i18n import set_language as django_set_language
 
 from accounts import selectors, services
@@ -102,6 +102,7 @@ def leaderboard(request: HttpRequest, ruleset: str) -> HttpResponse:
     return render(request, "accounts/leaderboard.html", selectors.leaderboard(ruleset=ruleset, viewer_id=viewer))
 
 
+@require_http_methods(["GET", "HEAD", "POST"])  # before the sign-in's redirect, as /me's
 @login_required
 @sensitive_post_parameters("password")
 def settings_page(request: HttpRequest) -> HttpResponse:

@@ -13,6 +13,7 @@ from django.test import Client
 from games.services import notices
 from games.store.models import Game, NoticeSettings
 from games.web.errorpages import PAGES
+from tests.accounts.helpers import sign_up
 from tests.factories import create_room
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +123,14 @@ def test_the_links_sent_in_e_mails_answer_head_as_get_and_change_nothing() -> No
         response = Client().put(path)
         assert response.status_code == 405 and response["Allow"] == "GET, HEAD, POST", path
     assert NoticeSettings.objects.get(user=user).email
+
+
+def test_the_account_settings_answer_a_method_they_do_not_take_with_a_405() -> None:
+    """The settings page takes its forms' posts; a PUT, PATCH or DELETE is no GET of it."""
+    client = Client()
+    sign_up(client, "ana")
+    assert client.head("/me/settings").status_code == client.get("/me/settings").status_code == 200
+    for method in ("put", "patch", "delete"):
+        response = getattr(client, method)("/me/settings")
+        assert response.status_code == 405, (method, response.status_code)
+        assert response["Allow"] == "GET, HEAD, POST", method
