@@ -9,7 +9,8 @@ The addresses scripts call (those ending in .json, the views marked ``answers_js
 requests that ask for JSON get their errors as JSON with a code instead (``wants_json``).
 
 Some errors never reach a handler: a view that takes only POST answers a GET with an empty
-405 (``require_POST``), and a library may answer an empty 4xx of its own.
+405 (``require_POST``), one that takes only GET a post (``require_safe``), and a library may
+answer an empty 4xx of its own.
 ``ErrorPageMiddleware`` gives each such empty answer the site's page for its status, so a
 browser never shows its own blank error page.
 """
@@ -60,6 +61,15 @@ PAGES: dict[int, tuple[Promise, Promise]] = {
         _("The server hit a problem it did not expect. Please try again in a moment."),
     ),
 }
+# A 405 of a page's address (its Allow names GET): a method sent to a page that it does not take. Not
+# PAGES[405], which is said to a form's address opened as a page and would tell the reader the opposite.
+NOT_A_FORM = (
+    _("This address is a page"),
+    _(
+        "This address is a page to open; what was sent to it is not what it takes. Open it again, or start again from "
+        "the home page."
+    ),
+)
 NO_ROOM = _(
     "No room has that code. Check the invite link with whoever sent it: "
     "a code is ten letters and digits, shown as abcd-efgh-jk."
@@ -313,15 +323,21 @@ class ErrorPageMiddleware:
     def dress(cls, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if not cls.bare(request, response):
             return response
-        # A 405 under a room is a form's address opened as a page: the room is the way back.
+        # A 405 under a room is a form's address opened as a page, or a page of the room sent
+        # something: the room is the way back.
         room = room_code_in(request.path) if response.status_code == 405 else None
+        title, message = PAGES.get(response.status_code, PAGES[400])
+        if response.status_code == 405 and "GET" in {m.strip() for m in response.get("Allow", "").split(",")}:
+            title, message = NOT_A_FORM
         if response.status_code == 429:
             # The wait its own Retry-After gives, or none named.
             page = too_many(request, gettext("Too many requests."), retry_after_seconds(response))
         elif response.status_code < 500 and wants_json(request):
             # A script's request (a method the address does not take): the site's JSON error, with
             # the sentence the page would have said.
-            page = error_json(errors.BAD_REQUEST, PAGES.get(response.status_code, PAGES[400])[1], response.status_code)
+            page = error_json(errors.BAD_REQUEST, message, response.status_code)
+        elif response.status_code == 405:
+            page = error_page(request, 405, message, title=title, room=room)
         else:
             page = error_page(request, response.status_code, room=room)
         for header, value in response.items():

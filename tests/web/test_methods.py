@@ -12,7 +12,7 @@ from django.test import Client
 
 from games.services import notices
 from games.store.models import Game, NoticeSettings
-from games.web.errorpages import PAGES
+from games.web.errorpages import NOT_A_FORM, PAGES
 from tests.accounts.helpers import sign_up
 from tests.factories import create_room
 
@@ -102,9 +102,25 @@ def test_a_script_is_answered_a_method_an_address_does_not_take_in_json() -> Non
         response = getattr(client, method)(path, **headers)
         assert response.status_code == 405 and response.has_header("Allow"), path
         assert response["Content-Type"] == "application/json", path
-        assert response.json() == {"error": "bad_request", "message": str(PAGES[405][1])}, path
+        # A page's address is not a button's: what it is told says which it is.
+        said = NOT_A_FORM[1] if "GET" in response["Allow"] else PAGES[405][1]
+        assert response.json() == {"error": "bad_request", "message": str(said)}, path
     page = client.post("/")
     assert page.status_code == 405 and page["Content-Type"].startswith("text/html")
+
+
+def test_a_page_posted_to_is_not_called_a_button_s_address() -> None:
+    """A GET of a button's address is "This address is for a button ... not a page to open"; a post
+    to a page's address (the home page, a room's) is told the opposite: it is a page, to be
+    opened, and nothing is sent to it."""
+    client = Client()
+    code = create_room(client, "Ann")
+    for path in ("/", f"/r/{code}/", f"/r/{code}/fairness"):
+        page = client.post(path).content.decode()
+        assert str(NOT_A_FORM[0]) in page and str(NOT_A_FORM[1]) in page, path
+        assert str(PAGES[405][0]) not in page and str(PAGES[405][1]) not in page, path
+    button = client.get(f"/r/{code}/roll").content.decode()
+    assert str(PAGES[405][0]) in button and str(NOT_A_FORM[0]) not in button
 
 
 def test_the_links_sent_in_e_mails_answer_head_as_get_and_change_nothing() -> None:
