@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import create_online, create_online_read_seed, join, local_room
+from tests.e2e.helpers import create_online, create_online_read_seed, join, local_room, rendered
 from tests.e2e.test_table_layout import HOLD_IDLE
 
 pytestmark = pytest.mark.browser
@@ -132,14 +132,6 @@ def test_a_refusal_is_toasted_at_once_when_its_words_are_there(live_site: LiveSi
     assert page.errors == []
 
 
-# The module at the url evaluated and handed to each page script that asked for it before, and a
-# frame drawn after.
-MODULE_CAME = """async (url) => {
-  await import(url);
-  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-}"""
-
-
 class HeldModule:
     """The page's requests for one of its modules fetched after the first draw (``room/bubbles.js``),
     held as a slow network would until the test lets the first go on."""
@@ -173,7 +165,9 @@ class HeldModule:
             "(module) => performance.getEntriesByType('resource').some((e) => e.name.includes(module))",
             arg=f"/static/js/{self.module}",
         )
-        self.page.evaluate(MODULE_CAME, url)
+        # Evaluated and handed to each page script that asked for it before, and a frame drawn after.
+        self.page.evaluate("async (url) => { await import(url); }", url)
+        rendered(self.page)
 
 
 SIX_NAMES = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
@@ -213,7 +207,7 @@ def test_a_whole_name_the_keyboard_withdrew_while_its_module_came_is_not_shown(
     else:
         page.keyboard.press("Tab")
         page.wait_for_function(f"document.activeElement.closest('th.seat-head')?.dataset.seat !== '{seat}'")
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        rendered(page)
         page.keyboard.press("Shift+Tab")
         page.wait_for_function(f"document.activeElement.closest('th.seat-head')?.dataset.seat === '{seat}'")
     held.came()
@@ -394,6 +388,6 @@ def test_a_tap_on_a_head_beside_the_name_the_keyboard_is_on_shows_the_name_whole
         held.came()
     else:
         page.wait_for_function(f"document.querySelector('.reaction-float.whole-name[data-seat=\"{seat}\"]')")
-        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        rendered(page)
     assert page.evaluate(WHOLE_NAMES) == [seat]
     assert page.errors == []

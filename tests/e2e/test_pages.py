@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     light_boxes_in_the_dark,
     no_horizontal_overflow,
+    rendered,
     serious_violations,
     shot,
 )
@@ -613,15 +614,12 @@ def test_on_a_phone_a_replay_with_long_names_wraps_them_instead_of_scrolling_sid
     assert fit["over"] <= 1 and fit["cut"] == [] and not fit["overlap"], fit
 
 
-# The card scrolled sideways to ``left`` (where it comes to rest: it snaps to whole columns), and
-# what then shows beside the box names and the pinned seat: each column head partly in view, and
-# whether it is whole; each seat with a column in view, and whether its name and its total are
-# whole in view over its columns in view (the name as wide as they are, the total one column).
-SCROLLED_TO = """async left => {
+# What shows of the card scrolled sideways (where it comes to rest: it snaps to whole columns)
+# beside the box names and the pinned seat: each column head partly in view, and whether it is
+# whole; each seat with a column in view, and whether its name and its total are whole in view
+# over its columns in view (the name as wide as they are, the total one column).
+IN_VIEW = """() => {
   const wrap = document.querySelector('#card .scorecard-wrap');
-  wrap.scrollLeft = left;
-  // Its scroll heard (the page fits the names to the columns then in view), as before a paint.
-  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const box = wrap.getBoundingClientRect();
   const names = wrap.querySelector('th.box-col').getBoundingClientRect();
   const pinned = [...wrap.querySelectorAll('tr.multipliers th.pin')].map(th => th.getBoundingClientRect());
@@ -654,11 +652,18 @@ SCROLLED_TO = """async left => {
 }"""
 
 
+def scrolled_to(page: Any, left: int) -> dict[str, Any]:
+    """The card scrolled sideways to ``left``, and what then shows (``IN_VIEW``)."""
+    page.evaluate("(left) => { document.querySelector('#card .scorecard-wrap').scrollLeft = left; }", left)
+    rendered(page)  # its scroll heard: the page fits the names to the columns then in view
+    return dict(page.evaluate(IN_VIEW))
+
+
 def sideways(page: Any) -> list[dict[str, Any]]:
     """The card at every place it comes to rest as it is scrolled sideways, a few pixels at a time."""
     seen, left = [], 0
     while True:
-        at = page.evaluate(SCROLLED_TO, left)
+        at = scrolled_to(page, left)
         seen.append(at)
         if left >= at["max"]:
             return seen
@@ -690,14 +695,14 @@ def test_on_a_phone_a_triple_card_scrolled_sideways_names_the_seat_of_every_colu
             page.click("#next")
         page.locator("#card").scroll_into_view_if_needed()
         whole_columns_and_names(sideways(page))
-        page.evaluate(SCROLLED_TO, 60)
+        scrolled_to(page, 60)
         for scheme in in_each_scheme(page):
             shot(page, f"replay-triple-sideways-{who}-390-{scheme}")
     table = new_page(390, 844)
     create_local(table, live_site, ["Ann", "Bob", "Cleo"], ruleset="triple")
     table.locator("#card").scroll_into_view_if_needed()
     whole_columns_and_names(sideways(table))
-    table.evaluate(SCROLLED_TO, 60)
+    scrolled_to(table, 60)
     for scheme in in_each_scheme(table):
         shot(table, f"table-triple-sideways-390-{scheme}")
     # A phone on its side: every seat's columns in view, each name over its own and no more.

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, seated, shot
+from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, rendered, seated, shot
 
 pytestmark = pytest.mark.browser
 
@@ -171,7 +171,7 @@ def test_on_a_phone_a_long_name_over_one_column_shows_its_letters_not_its_marker
              w.scrollLeft = n * seat.getBoundingClientRect().width / (Number(seat.span) || 1); })""",
         scrolled,
     )
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # the names fitted
+    rendered(page)  # the names fitted
     heads = page.evaluate(HEADS)
     cut = [h for h in heads if h["cut"]]
     assert cut, heads  # a long name is cut over its column
