@@ -1146,6 +1146,25 @@ def test_a_subscription_the_browser_renewed_is_made_again_and_posted_with_no_pag
     assert seen == {"fetched": [], "subscribedWith": []}
 
 
+# Whose account holds the subscription of an endpoint.
+_STORED_FOR = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
+
+
+def keyed_push_on(page: Any, site: LiveSite, name: str) -> dict[str, str]:
+    """``name`` signed up on ``page`` and notifications turned on at Your games, the browser's
+    PushManager faked as ``KEYED_PUSH``: the browser's keys (see ``keyed_endpoint``)."""
+    page.context.grant_permissions(["notifications"], origin=site.url)
+    page.add_init_script(script=f"({KEYED_PUSH})()")
+    sign_up(page, site, name)
+    page.goto(site.url + "/games")
+    page.wait_for_selector("#push-on:not([hidden])")
+    keys: dict[str, str] = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
+    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
+    page.click("#push-on")
+    page.wait_for_selector("#push-box[data-state=on]")
+    return keys
+
+
 _DROP = """
 from games.store.models import PushSubscription
 endpoint, = args
@@ -1161,27 +1180,18 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
     out, or signed in as someone else), and "On" without their pressing anything. The page drops
     it; the same person's page still posts it again when the server lost it."""
     page = new_page()
-    page.context.grant_permissions(["notifications"], origin=live_site.url)
-    page.add_init_script(script=f"({KEYED_PUSH})()")
     ana = username("ana")
-    sign_up(page, live_site, ana)
-    page.goto(live_site.url + "/games")
-    page.wait_for_selector("#push-on:not([hidden])")
-    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
-    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
-    page.click("#push-on")
-    page.wait_for_selector("#push-box[data-state=on]")
+    keys = keyed_push_on(page, live_site, ana)
     endpoint = keyed_endpoint(page.evaluate("localStorage.getItem('fake-push-key')"), keys)
-    stored = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
-    assert live_site.query(stored, endpoint) == [(ana,)]
+    assert live_site.query(_STORED_FOR, endpoint) == [(ana,)]
     # The server lost her row: her next visit posts the browser's subscription again.
     assert live_site.run(_DROP, endpoint) == 1
     page.reload()
     page.wait_for_selector("#push-box[data-state=on]")
     deadline = time.monotonic() + WAIT
-    while not live_site.query(stored, endpoint) and time.monotonic() < deadline:
+    while not live_site.query(_STORED_FOR, endpoint) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert live_site.query(stored, endpoint) == [(ana,)]
+    assert live_site.query(_STORED_FOR, endpoint) == [(ana,)]
     # She signs out: the server ends her subscription, and the browser's is left behind.
     page.goto(live_site.url + "/accounts/logout/")
     page.click("main form button[type=submit]")
@@ -1215,16 +1225,8 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     the removal, it would be refused as ended, the page say "Off" and the new subscription stay in
     the browser, known to no one; the server's answer to the removal shows it was this account's."""
     page = new_page()
-    page.context.grant_permissions(["notifications"], origin=live_site.url)
-    page.add_init_script(script=f"({KEYED_PUSH})()")
     ana = username("ana")
-    sign_up(page, live_site, ana)
-    page.goto(live_site.url + "/games")
-    page.wait_for_selector("#push-on:not([hidden])")
-    keys = Subscriber("http://127.0.0.1:9/push/x").subscription["keys"]
-    page.evaluate("keys => localStorage.setItem('fake-push-keys', JSON.stringify(keys))", keys)
-    page.click("#push-on")
-    page.wait_for_selector("#push-box[data-state=on]")
+    keys = keyed_push_on(page, live_site, ana)
     server_key = page.eval_on_selector("#push-box", "box => box.dataset.key")
     # Her browser's subscription was made with the site's key before it changed, and the server holds it.
     old_key = Subscriber("http://127.0.0.1:9/push/y").subscription["keys"]["p256dh"]
@@ -1240,8 +1242,7 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
         }""",
         old_endpoint,
     )
-    stored = "SELECT u.username FROM games_pushsubscription s JOIN auth_user u ON u.id = s.user_id WHERE endpoint = ?"
-    assert live_site.query(stored, old_endpoint) == [(ana,)]
+    assert live_site.query(_STORED_FOR, old_endpoint) == [(ana,)]
     # Her session ended without a sign-out; she signs in again.
     page.context.clear_cookies()
     sign_in(page, live_site, ana)
@@ -1249,8 +1250,8 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     page.wait_for_function(f"localStorage.getItem('fake-push-key') === {json.dumps(server_key)}")
     page.wait_for_selector("#push-box[data-state=on]")
     assert "On: this device is told" in (page.text_content("#push-status") or "")
-    assert not live_site.query(stored, old_endpoint)
-    assert live_site.query(stored, keyed_endpoint(server_key, keys)) == [(ana,)]
+    assert not live_site.query(_STORED_FOR, old_endpoint)
+    assert live_site.query(_STORED_FOR, keyed_endpoint(server_key, keys)) == [(ana,)]
 
 
 @pytest.mark.parametrize("width", [390, 1280])
