@@ -158,9 +158,7 @@ def test_a_room_tab_left_open_after_signing_out_in_another_stops_offering_the_ac
     act(home, [home, friend], lambda: home.click("#start"))
     home.wait_for_function("!document.getElementById('roll').disabled")
     other = home.context.new_page()
-    other.goto(live_site.url + "/accounts/logout/")
-    other.click("main form button[type=submit]")
-    other.wait_for_selector("[data-testid=nav-sign-in]")
+    sign_out(other, live_site.url)
     # Not only when the tab next acts, which the server would refuse (it looks at the session then).
     home.wait_for_selector("#roll", state="detached")
     home.wait_for_selector("#conn[data-state=connected]")
@@ -214,6 +212,24 @@ def virtual_authenticator(page: Any) -> tuple[Any, str]:
     return cdp, authenticator
 
 
+def add_passkey(page: Any, base: str) -> None:
+    """A passkey that signs in by itself added to the signed-in account, its password given
+    again (a sign-up is not a sign-in), at ``base`` (a name WebAuthn accepts for the site)."""
+    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
+    page.wait_for_url("**/accounts/reauthenticate/**")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
+    page.click("#mfa_webauthn_add")
+    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+
+
+def sign_out(page: Any, base: str) -> None:
+    page.goto(base + "/accounts/logout/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("[data-testid=nav-sign-in]")
+
+
 def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSite, new_page: Any) -> None:
     # WebAuthn refuses IP addresses as the relying party: the same server, called localhost.
     base = live_site.url.replace("127.0.0.1", "localhost")
@@ -260,9 +276,7 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     page.click("main a:text-is('Keep it')")
     page.wait_for_selector("main table")
     assert len(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]) == 1
-    page.goto(base + "/accounts/logout/")
-    page.click("main form button[type=submit]")
-    page.wait_for_selector("[data-testid=nav-sign-in]")
+    sign_out(page, base)
     # The password now asks for the passkey too.
     page.goto(base + "/accounts/login/")
     page.fill("input[name=login]", name)
@@ -285,9 +299,7 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     page.reload()
     page.click("#mfa_webauthn_authenticate")
     page.wait_for_url(f"**/u/{name}/")
-    page.goto(base + "/accounts/logout/")
-    page.click("main form button[type=submit]")
-    page.wait_for_selector("[data-testid=nav-sign-in]")
+    sign_out(page, base)
     page.goto(base + "/accounts/login/")
     page.click("#passkey_login")
     page.wait_for_url(f"**/u/{name}/")
@@ -304,20 +316,12 @@ def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_s
     virtual_authenticator(page)
     name = username("ida")
     sign_up(page, live_site, name, base=base)
-    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
-    page.wait_for_url("**/accounts/reauthenticate/**")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
-    page.click("#mfa_webauthn_add")
-    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    add_passkey(page, base)
     page.goto(base + "/accounts/2fa/webauthn/")
     page.click("text=Remove")
     page.click("main form button[type=submit]")
     page.wait_for_selector("main h1:text-is('Your passkeys')")
-    page.goto(base + "/accounts/logout/")
-    page.click("main form button[type=submit]")
-    page.wait_for_selector("[data-testid=nav-sign-in]")
+    sign_out(page, base)
     page.goto(base + "/accounts/login/")
     page.click("#passkey_login")
     page.wait_for_selector("main :text('That passkey could not be checked')")
@@ -342,13 +346,7 @@ def test_a_passkey_that_could_not_confirm_it_is_you_keeps_the_player_on_the_page
     virtual_authenticator(page)
     name = username("joy")
     sign_up(page, live_site, name, base=base)
-    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
-    page.wait_for_url("**/accounts/reauthenticate/**")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
-    page.click("#mfa_webauthn_add")
-    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    add_passkey(page, base)
     asked = "/accounts/2fa/webauthn/"
     page.goto(f"{base}/accounts/2fa/webauthn/reauthenticate/?next={asked}")
     # What a page whose script was broken or replaced posts: no passkey's answer.
@@ -545,13 +543,7 @@ def test_on_a_phone_the_passkeys_list_shows_how_to_rename_and_remove_each(live_s
     page = new_page(390, 844)
     virtual_authenticator(page)
     sign_up(page, live_site, username("pia"), base=base)
-    page.goto(base + "/accounts/2fa/webauthn/add/?passwordless")
-    page.wait_for_url("**/accounts/reauthenticate/**")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_url("**/accounts/2fa/webauthn/add/**")
-    page.click("#mfa_webauthn_add")
-    page.wait_for_url(lambda url: "/webauthn/add" not in url)
+    add_passkey(page, base)
     for language in ("en", "da"):
         page.goto(base + "/accounts/2fa/webauthn/")
         page.select_option("#language-select", language)

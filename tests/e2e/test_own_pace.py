@@ -33,7 +33,7 @@ from tests.e2e.helpers import (
     shot,
     version,
 )
-from tests.e2e.test_accounts import sign_in, sign_up, username
+from tests.e2e.test_accounts import sign_in, sign_out, sign_up, username
 from tests.e2e.test_social import KEEP_SOCKETS
 from tests.live import ROOT, Browser, dies_with_tests, released
 from tests.push_stub import PushService, Subscriber
@@ -1193,9 +1193,7 @@ def test_notifications_a_sign_out_ended_stay_off_for_whoever_uses_the_browser_ne
         time.sleep(0.1)
     assert live_site.query(_STORED_FOR, endpoint) == [(ana,)]
     # She signs out: the server ends her subscription, and the browser's is left behind.
-    page.goto(live_site.url + "/accounts/logout/")
-    page.click("main form button[type=submit]")
-    page.wait_for_selector("[data-testid=nav-sign-in]")
+    sign_out(page, live_site.url)
     assert not live_site.query("SELECT id FROM games_pushsubscription WHERE endpoint = ?", endpoint)
     page.goto(live_site.url + "/games")
     page.wait_for_selector("#push-box[data-state=off]")
