@@ -136,6 +136,21 @@ def seated(page: Any, count: int) -> None:
     page.wait_for_function(f"document.querySelectorAll('#seats .seat').length === {count}")
 
 
+def bob_and_cy_join(url: str, ann: Any, bob: Any, cy: Any) -> None:
+    """Bob and Cy join Ann's room at ``url`` (seats 1 and 2), until Ann's page shows the three."""
+    join(bob, url, "Bob")
+    join(cy, url, "Cy")
+    seated(ann, 3)
+
+
+def muted_bob_leaves(ann: Any, bob: Any, cy: Any) -> None:
+    """The host Ann mutes Bob (seat 1) in the lobby, and he leaves it, answering yes to the page's
+    question."""
+    act(ann, [ann, bob, cy], lambda: ann.click("#mute-1"))
+    bob.on("dialog", lambda dialog: dialog.accept())
+    act(bob, [ann, bob, cy], lambda: bob.click("#leave-1"))
+
+
 def caught_up(page: Any, other: Any) -> None:
     """Until ``page`` has drawn the state ``other`` shows (or a later one): both hear the room by
     sockets of their own, and one may be a frame or more behind the other."""

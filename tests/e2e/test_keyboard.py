@@ -13,12 +13,14 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
+    bob_and_cy_join,
     bob_kept_by_the_computer,
     bob_walked_away,
     create_online,
     in_each_scheme,
     join,
     local_room,
+    muted_bob_leaves,
     rendered,
     score_best,
     seated,
@@ -32,6 +34,10 @@ from tests.e2e.test_social import KEEP_SOCKETS, say
 pytestmark = pytest.mark.browser
 
 FOCUSED = "document.activeElement === document.body ? 'BODY' : document.activeElement.id"
+
+# The focused button's act in the Players list, and the name of the seat it is on.
+FOCUSED_SEAT_BUTTON = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
+    document.activeElement)"""
 
 # Whether the browser keeps the keyboard where it is: on an element drawn (not in a part hidden,
 # nor invisible) that can take it. One the page hid keeps it until the browser next draws, and
@@ -165,6 +171,13 @@ def test_the_host_keeps_focus_on_a_seats_mute_button_as_it_turns_to_unmute(live_
     assert host.evaluate("document.activeElement.closest('#seats') !== null"), host.evaluate(FOCUSED)
 
 
+def enter_on(page: Any, button: str, everyone: list[Any]) -> None:
+    """``page``'s keyboard presses Enter on ``button``, until the button is gone."""
+    page.focus(button)
+    act(page, everyone, lambda: page.keyboard.press("Enter"))
+    page.wait_for_selector(button, state="detached")
+
+
 def test_the_host_who_unmutes_a_player_who_left_keeps_the_keyboard_in_the_players_list(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -172,20 +185,11 @@ def test_the_host_who_unmutes_a_player_who_left_keeps_the_keyboard_in_the_player
     goes with his mute, and the keyboard, rather than fall to the top of the page, stays in the
     list, on another seat's button (Cy's Mute chat), not on the host's own Leave."""
     host, bob, cy = new_page(), new_page(), new_page()
-    url = create_online(host, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    host.wait_for_selector("#mute-2")
-    act(host, [host, bob, cy], lambda: host.click("#mute-1"))
-    bob.on("dialog", lambda dialog: dialog.accept())
-    act(bob, [host, bob, cy], lambda: bob.click("#leave-1"))
+    bob_and_cy_join(create_online(host, live_site, "Ann"), host, bob, cy)
+    muted_bob_leaves(host, bob, cy)
     host.wait_for_selector("#unmute-left-0")
-    host.focus("#unmute-left-0")
-    act(host, [host, cy], lambda: host.keyboard.press("Enter"))
-    host.wait_for_selector("#unmute-left-0", state="detached")
-    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
-        document.activeElement)"""
-    assert host.evaluate(focused) == ["mute", "Cy"], host.evaluate(FOCUSED)
+    enter_on(host, "#unmute-left-0", [host, cy])
+    assert host.evaluate(FOCUSED_SEAT_BUTTON) == ["mute", "Cy"], host.evaluate(FOCUSED)
 
 
 def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_seat_not_on_the_hosts_leave(
@@ -195,17 +199,12 @@ def test_a_seat_taken_out_of_the_players_list_leaves_the_keyboard_by_the_next_se
     keyboard goes to the next seat's (Cy's Mute chat), not to the list's first button, Ann's own
     Leave, where the next Enter would ask her to leave the room she hosts."""
     host, bob, cy = new_page(), new_page(), new_page()
-    url = create_online(host, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    host.wait_for_selector("#kick-2")
+    bob_and_cy_join(create_online(host, live_site, "Ann"), host, bob, cy)
     host.on("dialog", lambda dialog: dialog.accept())
-    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
-        document.activeElement)"""
     host.focus("#kick-1")
     act(host, [host, cy], lambda: host.keyboard.press("Enter"))
     host.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    assert host.evaluate(focused) == ["mute", "Cy"]
+    assert host.evaluate(FOCUSED_SEAT_BUTTON) == ["mute", "Cy"]
     # Cy's seat taken out too, none is left but Ann's own: the keyboard goes to the list's heading.
     host.focus("#seats [data-act=kick]")
     act(host, [host], lambda: host.keyboard.press("Enter"))
@@ -221,20 +220,13 @@ def test_an_away_seat_taken_out_during_play_leaves_the_keyboard_on_another_seats
     another seat's button (Bob's Mute chat), not to that one, where the next Enter would undo the
     point of taking her out, nor to Ann's own Leave."""
     ann, bob, cy = new_page(), new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    seated(ann, 3)
+    bob_and_cy_join(create_online(ann, live_site, "Ann"), ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     cy.goto(live_site.url + "/")  # Cy walks away: her socket closes
     ann.wait_for_selector("#seats #remove-2")
     ann.on("dialog", lambda dialog: dialog.accept())
-    ann.focus("#remove-2")
-    act(ann, [ann, bob], lambda: ann.keyboard.press("Enter"))
-    ann.wait_for_selector("#seats #remove-2", state="detached")
-    focused = """(e => [e.dataset.act, e.closest('.seat')?.querySelector('.seat-name').textContent])(
-        document.activeElement)"""
-    assert ann.evaluate(focused) == ["mute", "Bob"], ann.evaluate(FOCUSED)
+    enter_on(ann, "#seats #remove-2", [ann, bob])
+    assert ann.evaluate(FOCUSED_SEAT_BUTTON) == ["mute", "Bob"], ann.evaluate(FOCUSED)
 
 
 def test_im_back_from_the_keyboard_leaves_it_at_the_table_not_at_the_top_of_the_page(

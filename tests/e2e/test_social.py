@@ -10,9 +10,11 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
+    bob_and_cy_join,
     create_online,
     in_each_scheme,
     join,
+    muted_bob_leaves,
     no_horizontal_overflow,
     rendered,
     room_code,
@@ -37,6 +39,22 @@ def create_room(page: Any, site: LiveSite, name: str, timer: str = "0", spectato
     page.wait_for_selector("#lobby:not([hidden])")
     page.wait_for_selector("#conn[data-state=connected]")
     return str(page.url)
+
+
+# What a player the host took out reads in place of the chat's form.
+TAKEN_OUT = "The host took you out of this game: you can read its chat but not post to it."
+
+
+def taken_out_while_away(site: LiveSite, url: str, ann: Any, bob: Any, cy: Any) -> None:
+    """During play Cy walks away and the host Ann takes his seat out; back at the table, Cy reads
+    that the host took him out."""
+    cy.goto(site.url + "/")  # his socket closes
+    ann.wait_for_selector("#seats #remove-2")
+    ann.on("dialog", lambda dialog: dialog.accept())
+    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
+    cy.goto(url)
+    cy.wait_for_selector("#conn[data-state=connected]")
+    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {TAKEN_OUT!r}")
 
 
 def two_players(site: LiveSite, new_page: Any, timer: str = "0", **options: Any) -> tuple[Any, Any]:
@@ -836,9 +854,7 @@ def test_the_host_unmutes_a_muted_player_who_left_from_their_line_in_the_players
     again (as a spectator, where spectators may)."""
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
     cy.on("dialog", lambda dialog: dialog.accept())
@@ -913,12 +929,8 @@ def test_the_host_unmutes_a_muted_player_who_left_the_lobby_from_the_players_lis
     and he can take no seat again; once pressed, he speaks (as a spectator, where spectators may)."""
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
-    act(ann, [ann, bob, cy], lambda: ann.click("#mute-1"))
-    bob.on("dialog", lambda dialog: dialog.accept())
-    act(bob, [ann, bob, cy], lambda: bob.click("#leave-1"))
+    bob_and_cy_join(url, ann, bob, cy)
+    muted_bob_leaves(ann, bob, cy)
     bob.wait_for_function("document.getElementById('chat-note').textContent.includes('muted your chat')")
     assert bob.locator("#chat-form").is_hidden()
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
@@ -944,24 +956,15 @@ def test_a_player_muted_and_taken_out_during_play_speaks_again_once_the_host_unm
     anew (a new socket's ``you``) and offers the chat again, and the server takes his post."""
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    seated(ann, 3)
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
-    cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
-    ann.wait_for_selector("#seats #remove-2")
-    ann.on("dialog", lambda dialog: dialog.accept())
-    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
-    cy.goto(url)
-    cy.wait_for_selector("#conn[data-state=connected]")
-    said = "The host took you out of this game: you can read its chat but not post to it."
-    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    taken_out_while_away(live_site, url, ann, bob, cy)
     assert cy.locator("#chat-form").is_hidden()
     plain = new_page(java_script_enabled=False)
     plain.context.add_cookies(cy.context.cookies())
     plain.goto(url)
-    assert plain.inner_text("#ns-chat-note") == said
+    assert plain.inner_text("#ns-chat-note") == TAKEN_OUT
     # The seat's unmute gives Cy his voice back: nothing else of his browser was taken out.
     ann.wait_for_selector("#seats #mute-2")
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
@@ -970,7 +973,7 @@ def test_a_player_muted_and_taken_out_during_play_speaks_again_once_the_host_unm
     say(cy, "back")
     ann.wait_for_selector(".chat-line.spectator")
     plain.goto(url)
-    assert plain.locator("#ns-chat-note").count() == 0 or plain.inner_text("#ns-chat-note") != said
+    assert plain.locator("#ns-chat-note").count() == 0 or plain.inner_text("#ns-chat-note") != TAKEN_OUT
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
 
 
@@ -982,18 +985,9 @@ def test_a_player_taken_out_without_a_mute_speaks_again_once_the_host_unmutes_hi
     him his voice back, and the server takes his post."""
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    seated(ann, 3)
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
-    cy.goto(live_site.url + "/")  # Cy walks away: his socket closes
-    ann.wait_for_selector("#seats #remove-2")
-    ann.on("dialog", lambda dialog: dialog.accept())
-    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
-    cy.goto(url)
-    cy.wait_for_selector("#conn[data-state=connected]")
-    said = "The host took you out of this game: you can read its chat but not post to it."
-    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    taken_out_while_away(live_site, url, ann, bob, cy)
     ann.wait_for_selector("#seats #mute-2")
     assert "chat muted" in ann.inner_text("#seats")
     act(ann, [ann, bob, cy], lambda: ann.click("#mute-2"))
@@ -1022,18 +1016,9 @@ def test_the_hosts_unmute_of_one_player_leaves_the_page_of_another_taken_out_as_
     was taken out."""
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_room(ann, live_site, "Ann", spectators_chat=True)
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    seated(ann, 3)
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
-    cy.goto(live_site.url + "/")
-    ann.wait_for_selector("#seats #remove-2")
-    ann.on("dialog", lambda dialog: dialog.accept())
-    act(ann, [ann, bob], lambda: ann.click("#remove-2"))
-    cy.goto(url)
-    cy.wait_for_selector("#conn[data-state=connected]")
-    said = "The host took you out of this game: you can read its chat but not post to it."
-    cy.wait_for_function(f"document.getElementById('chat-note').textContent === {said!r}")
+    taken_out_while_away(live_site, url, ann, bob, cy)
     sockets: list[Any] = []
     cy.on("websocket", lambda socket: sockets.append(socket))
     cy.evaluate(CONNECTION_STATES)
@@ -1044,7 +1029,7 @@ def test_the_hosts_unmute_of_one_player_leaves_the_page_of_another_taken_out_as_
     cy.wait_for_function("document.getElementById('feed').textContent.includes('unmuted')")
     assert cy.evaluate("window.__connection") == []
     assert sockets == []
-    assert cy.inner_text("#chat-note") == said
+    assert cy.inner_text("#chat-note") == TAKEN_OUT
     assert ann.errors == [] and bob.errors == [] and cy.errors == []
 
 
