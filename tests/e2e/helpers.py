@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import time
 import urllib.request
 from pathlib import Path
@@ -51,6 +52,42 @@ def rendered(page: Any) -> None:
     the page hid loses the keyboard to the body) has been done, and what the page put off to its
     next frame (``requestAnimationFrame``) has run."""
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def code_of(url: str) -> str:
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def set_rules(site: LiveSite, code: str, change: Any) -> None:
+    """The room's stored state (its snapshot's rules) changed by ``change`` in place: a state the
+    page draws as the server sends it, without the turns played to reach it."""
+    (snapshot,) = site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
+    data = json.loads(snapshot)
+    change(data["rules"])
+    with sqlite3.connect(site.database) as conn:
+        # A new version, as any write of the room makes: the server's copy of the row it last
+        # wrote is then known to be stale, and its next action reads this one.
+        conn.execute(
+            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
+        )
+
+
+# Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
+NAME_LEFT = """([selector, names]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+  return names.map((name) => {
+    const node = nodes.find((n) => n.textContent.includes(name));
+    if (!node) return null;
+    const range = document.createRange();
+    const at = node.textContent.indexOf(name);
+    range.setStart(node, at);
+    range.setEnd(node, at + name.length);
+    return range.getBoundingClientRect().left;
+  });
+}"""
 
 
 def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:

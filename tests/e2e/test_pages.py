@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    NAME_LEFT,
     create_local,
     create_online,
     finished_named_game,
@@ -795,24 +796,6 @@ def test_on_a_phone_a_triple_replays_card_keeps_its_layout_from_the_games_first_
     assert step_text(page).startswith("Ann rolls")
     assert first == page.evaluate(card) == ["Ann", first[1]]
     assert page.errors == []
-
-
-# Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
-NAME_LEFT = """([selector, names]) => {
-  const root = document.querySelector(selector);
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
-  return names.map((name) => {
-    const node = nodes.find((n) => n.textContent.includes(name));
-    if (!node) return null;
-    const range = document.createRange();
-    const at = node.textContent.indexOf(name);
-    range.setStart(node, at);
-    range.setEnd(node, at + name.length);
-    return range.getBoundingClientRect().left;
-  });
-}"""
 
 
 def test_the_replay_lists_players_with_right_to_left_names_in_seat_order(live_site: LiveSite, new_page: Any) -> None:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    NAME_LEFT,
     act,
     bob_kept_by_the_computer,
+    code_of,
     create_online,
     in_each_scheme,
     join,
@@ -28,6 +29,7 @@ from tests.e2e.helpers import (
     seated,
     serious_violations,
     servers_wait_is_over,
+    set_rules,
     shot,
     time_runs_out,
     timed_game_with_bob,
@@ -36,22 +38,6 @@ from tests.e2e.helpers import (
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844, "has_touch": True, "is_mobile": True}
-
-
-def code_of(url: str) -> str:
-    return url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def change_rules(site: LiveSite, code: str, change: Any) -> None:
-    (snapshot,) = site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
-    data = json.loads(snapshot)
-    change(data["rules"])
-    with sqlite3.connect(site.database) as conn:
-        # A new version, as any write of the room makes: the server's copy of the row it last
-        # wrote is then known to be stale, and its next action reads this one.
-        conn.execute(
-            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
-        )
 
 
 def reload(page: Any) -> None:
@@ -104,7 +90,7 @@ def test_the_end_of_a_pass_and_play_game_brings_the_result_into_view(
         for seat in (0, 1):  # every box filled but Chance
             rules["cards"][seat]["columns"][0] = [[box, 3 + seat] for box in boxes if box != "chance"]
 
-    change_rules(live_site, code_of(url), one_box_left)
+    set_rules(live_site, code_of(url), one_box_left)
     reload(page)
     page.wait_for_selector("#roll")
     for _ in range(2):
@@ -128,24 +114,6 @@ def test_the_end_of_a_pass_and_play_game_brings_the_result_into_view(
         shot(page, f"over-pass-and-play-{ruleset}-{device}-{scheme}")
         assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
-
-
-# Where each name is drawn in an element: the left edge of its first occurrence in the element's text.
-NAME_LEFT = """([selector, names]) => {
-  const root = document.querySelector(selector);
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
-  return names.map((name) => {
-    const node = nodes.find((n) => n.textContent.includes(name));
-    if (!node) return null;
-    const range = document.createRange();
-    const at = node.textContent.indexOf(name);
-    range.setStart(node, at);
-    range.setEnd(node, at + name.length);
-    return range.getBoundingClientRect().left;
-  });
-}"""
 
 
 # The contrast of the celebration's words with what is behind them: their own background where they
@@ -204,7 +172,7 @@ def test_a_tie_of_right_to_left_names_is_told_in_seat_order(live_site: LiveSite,
         rules["current"] = 3
         rules["turns_played"] = 4 * len(boxes) - 1
 
-    change_rules(live_site, code_of(url), tie_but_for_anns_last_box)
+    set_rules(live_site, code_of(url), tie_but_for_anns_last_box)
     reload(page)
     page.wait_for_selector("#roll")
     act(page, [page], lambda: page.click("#roll"))
@@ -485,7 +453,7 @@ def test_on_a_phone_the_column_of_the_seat_to_play_stays_in_view_in_seat_order(
     page = new_page(**PHONE)
     names = ["Ana", "Ben", "Cleo", "Dan", "Eve", "Fay", "Gus", "Hal"]
     url = local_room(page, live_site, names)
-    change_rules(
+    set_rules(
         live_site,
         code_of(url),
         lambda rules: rules.update(current=6, turn={"dice": [2, 3, 4, 5, 6], "held": [], "rolls_used": 1}),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from typing import Any
 
@@ -20,6 +19,7 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
     bob_walked_away,
+    code_of,
     create_online,
     finished_named_game,
     in_each_scheme,
@@ -30,20 +30,11 @@ from tests.e2e.helpers import (
     score_best,
     seated,
     serious_violations,
+    set_rules,
     shot,
 )
 
 pytestmark = pytest.mark.browser
-
-
-def set_rules(site: LiveSite, code: str, change: Any) -> None:
-    (snapshot,) = site.query("SELECT snapshot FROM games_game WHERE code = ?", code)[0]
-    data = json.loads(snapshot)
-    change(data["rules"])
-    with sqlite3.connect(site.database) as conn:
-        conn.execute(
-            "UPDATE games_game SET snapshot = ?, version = version + 1 WHERE code = ?", (json.dumps(data), code)
-        )
 
 
 def reload(page: Any) -> None:
@@ -54,10 +45,6 @@ def reload(page: Any) -> None:
     page.wait_for_function(
         "[...document.querySelectorAll('#dice .die')].every(e => e.getBoundingClientRect().width > 0)", polling=50
     )
-
-
-def code_of(url: str) -> str:
-    return url.rstrip("/").rsplit("/", 1)[-1]
 
 
 def outside_viewport(page: Any, selector: str) -> list[str]:
