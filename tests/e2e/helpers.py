@@ -464,6 +464,26 @@ result = Game.objects.filter(code=code, version=version).update(turn_deadline=no
 """
 
 
+# Some of the move's time passes on the server while the page's clock stands still (a device's
+# sleep, which performance.now() does not count): the deadline, as it stands against the server's
+# clock, is that much nearer. No action, so no new version.
+_TIME_PASSES = """
+from datetime import timedelta
+from games.store.models import Game
+code, seconds = args
+game = Game.objects.get(code=code)
+moved = game.turn_deadline - timedelta(seconds=seconds)
+Game.objects.filter(code=code).update(turn_deadline=moved, due_at=moved)
+result = game.version
+"""
+
+
+def time_passes(site: LiveSite, code: str, seconds: float) -> int:
+    """``seconds`` of the move's time pass on the server in the room ``code`` (``_TIME_PASSES``):
+    the room's version, which they leave as it was."""
+    return int(site.run(_TIME_PASSES, code, seconds))
+
+
 def time_runs_out(site: LiveSite, page: Any, seat: int) -> None:
     """The turn of ``seat``, the one ``page`` shows at its version, runs out now."""
     assert site.run(_TIME_RUNS_OUT, room_code(page), seat, version(page)) == 1

@@ -31,6 +31,7 @@ from tests.e2e.helpers import (
     no_horizontal_overflow,
     serious_violations,
     shot,
+    time_passes,
     version,
 )
 from tests.e2e.test_accounts import sign_in, sign_out, sign_up, username
@@ -341,19 +342,6 @@ def rolled(page: Any, site: LiveSite) -> None:
         raise AssertionError(f"{said}\nthe server's log:\n{site.server.log()}") from exc
 
 
-# Ten hours of the move's time pass on the server (the page slept through them): the deadline,
-# as it stands against the server's clock, is ten hours nearer. No action, so no new version.
-TEN_HOURS_PASS = """
-from datetime import timedelta
-from games.store.models import Game
-code, = args
-game = Game.objects.get(code=code)
-moved = game.turn_deadline - timedelta(hours=10)
-Game.objects.filter(code=code).update(turn_deadline=moved, due_at=moved)
-result = game.version
-"""
-
-
 def test_a_page_that_slept_counts_down_from_the_time_the_server_says_is_left_when_it_reconnects(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -372,7 +360,7 @@ def test_a_page_that_slept_counts_down_from_the_time_the_server_says_is_left_whe
     ana.wait_for_selector("#conn[data-state=connected]")
     assert re.fullmatch(r"1 d 0 h|23 h \d+ min", ana.text_content("[data-countdown^=seat]") or "")
     version = ana.evaluate("Number(document.getElementById('room').dataset.version)")
-    assert live_site.run(TEN_HOURS_PASS, code) == version
+    assert time_passes(live_site, code, 10 * 3600) == version  # the page slept through ten hours
     # The phone wakes: its socket dropped, the page reconnects and is sent the room's state.
     ana.evaluate("window.__sockets.at(-1).close()")
     ana.wait_for_selector("#conn[data-state=connected]")

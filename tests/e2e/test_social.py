@@ -11,6 +11,7 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
     bob_and_cy_join,
+    code_of,
     create_online,
     in_each_scheme,
     join,
@@ -23,6 +24,7 @@ from tests.e2e.helpers import (
     serious_violations,
     servers_wait_is_over,
     shot,
+    time_passes,
 )
 
 pytestmark = pytest.mark.browser
@@ -391,20 +393,6 @@ def seconds_shown(page: Any) -> int:
     return int(minutes) * 60 + int(seconds)
 
 
-# A minute of the turn passes at the server while the page's clock stands still (performance.now()
-# does not count a device's sleep), and the page's socket outlives the sleep: no action, no new
-# version, no new socket.
-A_MINUTE_PASSES = """
-from datetime import timedelta
-from games.store.models import Game
-code, = args
-game = Game.objects.get(code=code)
-moved = game.turn_deadline - timedelta(seconds=60)
-Game.objects.filter(code=code).update(turn_deadline=moved, due_at=moved)
-result = game.version
-"""
-
-
 def test_shown_again_after_a_sleep_the_countdown_shows_the_time_the_server_gives(
     live_site: LiveSite, new_page: Any
 ) -> None:
@@ -416,7 +404,8 @@ def test_shown_again_after_a_sleep_the_countdown_shows_the_time_the_server_gives
     ann.wait_for_selector("#play [data-countdown]")
     assert seconds_shown(ann) > 110
     version = ann.evaluate("Number(document.getElementById('room').dataset.version)")
-    assert live_site.run(A_MINUTE_PASSES, ann.url.rstrip("/").rsplit("/", 1)[-1]) == version
+    # A minute passes at the server while the page sleeps, and its socket outlives the sleep.
+    assert time_passes(live_site, code_of(ann.url), 60) == version
     ann.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     ann.wait_for_function("() => document.querySelector('#play [data-countdown]').textContent < '1:00'")
     assert ann.evaluate("document.getElementById('conn').dataset.state") == "connected"
