@@ -116,12 +116,28 @@ def create_online_read_seed(page: Any, site: LiveSite, name: str) -> tuple[str, 
     return room_code(page), seed
 
 
-def create_local(page: Any, site: LiveSite, names: list[str], ruleset: str = "official") -> str:
+def create_local(
+    page: Any,
+    site: LiveSite,
+    names: list[str],
+    ruleset: str = "official",
+    timer: str | None = None,
+    bots: int = 0,
+    level: str | None = None,
+) -> str:
+    """A pass-and-play room made with the home page's form: the players ``names``, and as the form
+    offers, a turn timer (its option's value), computer players and their level."""
     page.goto(site.url + "/")
     page.check("input[name=mode][value=local]")
     page.fill("#id_players", str(len(names)))
     for i, name in enumerate(names, start=1):
         page.fill(f"#id_player_{i}", name)
+    if bots:
+        page.fill("#id_bots", str(bots))
+    if level is not None:
+        page.select_option("#id_level", level)
+    if timer is not None:
+        page.select_option("#id_turn_timer", timer)
     page.check(f"input[name=ruleset][value={ruleset}]")
     page.click("#create-btn")
     page.wait_for_selector("#roll")
@@ -489,6 +505,15 @@ def time_runs_out(site: LiveSite, page: Any, seat: int) -> None:
     assert site.run(_TIME_RUNS_OUT, room_code(page), seat, version(page)) == 1
 
 
+def plays_a_turn(page: Any, turn: str) -> None:
+    """Once the turn heading of ``page`` says ``turn`` (its player's turn, in its words), its player
+    rolls and scores the box worth most."""
+    page.wait_for_function(f"document.getElementById('turn-h').textContent.includes({turn!r})", timeout=20_000)
+    page.wait_for_selector("#roll:not(:disabled)")
+    act(page, [page], lambda: page.click("#roll"))
+    score_best(page, [page])
+
+
 def timed_game_with_bob(site: LiveSite, ann: Any, bob: Any) -> None:
     """Ann hosts Bob online with a 30 s turn timer and starts: her turn comes first. Bob's turns
     run out when the test says so (time_runs_out), not by a short timer that a loaded machine
@@ -509,10 +534,7 @@ def bob_kept_by_the_computer(site: LiveSite, ann: Any, bob: Any) -> None:
     out of time twice, and the computer plays his seat (his page offers I'm back)."""
     timed_game_with_bob(site, ann, bob)
     for _ in range(2):
-        ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
-        ann.wait_for_selector("#roll:not(:disabled)")
-        act(ann, [ann], lambda: ann.click("#roll"))
-        score_best(ann, [ann])
+        plays_a_turn(ann, "Your turn")
         time_runs_out(site, ann, 1)
     bob.wait_for_selector("#back", timeout=20_000)
     # The host's page acts next (its pause): it has drawn the hand-over too, not only Bob's page.

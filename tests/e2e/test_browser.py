@@ -498,15 +498,7 @@ def test_home_lobby_and_table_have_no_serious_accessibility_violations(live_site
 
 def test_a_game_against_computer_players_with_the_coachs_hint_and_review(live_site: LiveSite, new_page: Any) -> None:
     page = new_page()
-    page.goto(live_site.url + "/")
-    page.check("input[name=mode][value=local]")
-    page.fill("#id_players", "1")
-    page.fill("#id_player_1", "Ann")
-    page.fill("#id_bots", "2")
-    page.select_option("#id_level", "optimal")
-    page.check("input[name=ruleset][value=official]")
-    page.click("#create-btn")
-    page.wait_for_selector("#roll")
+    create_local(page, live_site, ["Ann"], bots=2, level="optimal")
     assert page.locator("#seats .tag.bot").count() == 2
     for turn in range(13):
         page.wait_for_function(

@@ -21,10 +21,12 @@ from tests.e2e.helpers import (
     act,
     bob_kept_by_the_computer,
     code_of,
+    create_local,
     create_online,
     in_each_scheme,
     join,
     local_room,
+    plays_a_turn,
     score_best,
     seated,
     serious_violations,
@@ -386,21 +388,10 @@ def test_on_a_shared_device_the_next_players_tap_does_not_take_back_an_away_play
     plays his seat. Cat's tap at the device is hers, not Dan's: his seat stays the computer's
     (else his clock would run out twice again, over and over) until Dan says he is back."""
     page = new_page(1280, 800)
-    page.goto(live_site.url + "/")
-    page.check("input[name=mode][value=local]")
-    page.fill("#id_players", "2")
-    page.fill("#id_player_1", "Cat")
-    page.fill("#id_player_2", "Dan")
-    page.select_option("#id_turn_timer", "30")
-    page.click("#create-btn")
-    page.wait_for_selector("#conn[data-state=connected]")
-    code = code_of(page.url)
+    code = code_of(create_local(page, live_site, ["Cat", "Dan"], timer="30"))
     # Cat plays her turns; nobody plays Dan's: his time runs out twice.
     for _ in range(2):
-        page.wait_for_function("document.getElementById('turn-h').textContent.includes('Cat')", timeout=20_000)
-        page.wait_for_selector("#roll:not(:disabled)")
-        act(page, [page], lambda: page.click("#roll"))
-        score_best(page, [page])
+        plays_a_turn(page, "Cat")
         time_runs_out(live_site, page, 1)
     page.wait_for_selector(".away-banner", timeout=20_000)
     assert live_site.run(SEAT_KIND, code, 1) == ["bot", True]
@@ -579,10 +570,7 @@ def test_a_player_whose_time_ran_out_is_told_where_she_looks(live_site: LiveSite
     """A timeout is announced to the player it hit in view, not only in the feed below the card."""
     ann, bob = new_page(1280, 800), new_page(**PHONE)
     timed_game_with_bob(live_site, ann, bob)
-    ann.wait_for_function("document.getElementById('turn-h').textContent.startsWith('Your turn')", timeout=20_000)
-    ann.wait_for_selector("#roll:not(:disabled)")
-    act(ann, [ann], lambda: ann.click("#roll"))
-    score_best(ann, [ann])
+    plays_a_turn(ann, "Your turn")
     # Bob, on his phone, does nothing: his turn runs out and his own page says so, on screen.
     time_runs_out(live_site, ann, 1)
     bob.wait_for_selector("#toast:not([hidden])", timeout=20_000)
