@@ -122,7 +122,7 @@ def create_local(
     names: list[str],
     ruleset: str = "official",
     timer: str | None = None,
-    bots: int = 0,
+    bots: int | None = None,
     level: str | None = None,
 ) -> str:
     """A pass-and-play room made with the home page's form: the players ``names``, and as the form
@@ -132,7 +132,7 @@ def create_local(
     page.fill("#id_players", str(len(names)))
     for i, name in enumerate(names, start=1):
         page.fill(f"#id_player_{i}", name)
-    if bots:
+    if bots is not None:
         page.fill("#id_bots", str(bots))
     if level is not None:
         page.select_option("#id_level", level)

@@ -22,7 +22,7 @@ import pytest
 
 import bots
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import SHOTS, act, in_each_scheme, score_best, shot, wait_version
+from tests.e2e.helpers import SHOTS, act, create_local, in_each_scheme, score_best, shot, wait_version
 from tests.live import ServerProcess, manage, migrate_sqlite, server_env
 
 pytestmark = pytest.mark.browser
@@ -85,17 +85,17 @@ def building_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Li
         server.stop()
 
 
-def start_local(page: Any, site: LiveSite, name: str, ruleset: str, bots_count: int) -> None:
-    page.goto(site.url + "/")
-    page.check("input[name=mode][value=local]")
-    page.fill("#id_players", "1")
-    page.fill("#id_player_1", name)
-    page.fill("#id_bots", str(bots_count))
-    page.select_option("#id_level", "optimal")
-    page.check(f"input[name=ruleset][value={ruleset}]")
-    page.click("#create-btn")
-    page.wait_for_selector("#roll")
-    page.wait_for_selector("#conn[data-state=connected]")
+def first_roll(page: Any, site: LiveSite, name: str, ruleset: str, bots: int) -> None:
+    """``name`` rolls first at a pass-and-play table of ``ruleset`` with ``bots`` optimal computer
+    players."""
+    create_local(page, site, [name], ruleset, bots=bots, level="optimal")
+    act(page, [page], lambda: page.click("#roll"))
+
+
+def says_it_waits(note: Any) -> None:
+    """Until ``note`` shows, saying in ``WAITING``'s words that the table it needs is being built."""
+    note.wait_for()
+    assert WAITING.match(note.inner_text()), note.inner_text()
 
 
 def shots(page: Any, name: str) -> None:
@@ -123,12 +123,9 @@ def test_a_computer_player_waits_for_its_table_saying_so_then_plays(
 ) -> None:
     site, held = building_site
     page = new_page()
-    start_local(page, site, "Ann", "official", 1)
-    act(page, [page], lambda: page.click("#roll"))
+    first_roll(page, site, "Ann", "official", 1)
     score_best(page, [page])  # the computer's turn: its table is not there yet
-    banner = page.locator("#ready-banner")
-    banner.wait_for()
-    assert WAITING.match(banner.inner_text()), banner.inner_text()
+    says_it_waits(page.locator("#ready-banner"))
     waiting_at = int(page.locator("#room").get_attribute("data-version") or -1)
     code = page.url.rstrip("/").split("/")[-1]
     # The home page says so too, while the table is being built.
@@ -164,12 +161,9 @@ def test_the_coachs_hint_waits_for_its_table_saying_so_then_answers(
 ) -> None:
     site, held = building_site
     page = new_page()
-    start_local(page, site, "Bea", "yatzy", 0)
-    act(page, [page], lambda: page.click("#roll"))
+    first_roll(page, site, "Bea", "yatzy", 0)
     page.click("#hint")
-    waiting = page.locator(".hint-wait [data-ready=hint]")
-    waiting.wait_for()
-    assert WAITING.match(waiting.inner_text()), waiting.inner_text()
+    says_it_waits(page.locator(".hint-wait [data-ready=hint]"))
     shots(page, "room-hint-getting-ready")
     held.release("yatzy")
     # The page asks again by itself, and the answer comes once the table is there.
