@@ -505,6 +505,16 @@ def time_runs_out(site: LiveSite, page: Any, seat: int) -> None:
     assert site.run(_TIME_RUNS_OUT, room_code(page), seat, version(page)) == 1
 
 
+def online_game(site: LiveSite, ann: Any, other: Any, name: str = "Bob") -> str:
+    """Ann hosts ``name`` (on ``other``) online and starts the game, once her page shows his seat:
+    the room's url."""
+    url = create_online(ann, site, "Ann")
+    join(other, url, name)
+    seated(ann, 2)
+    act(ann, [ann, other], lambda: ann.click("#start"))
+    return url
+
+
 def plays_a_turn(page: Any, turn: str) -> None:
     """Once the turn heading of ``page`` says ``turn`` (its player's turn, in its words), its player
     rolls and scores the box worth most."""

@@ -21,6 +21,7 @@ from tests.e2e.helpers import (
     join,
     local_room,
     muted_bob_leaves,
+    online_game,
     rendered,
     score_best,
     seated,
@@ -403,10 +404,7 @@ def test_the_keyboard_stays_on_a_box_name_when_another_player_rolls(live_site: L
     plays. Ann's roll draws the card again (its open boxes show her new points): Bob's keyboard
     stays on the name rather than falling to the top of the page."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     bob.wait_for_selector("#card tr[data-box=full_house] .box-name")
     bob.focus("#card tr[data-box=full_house] .box-name")
     act(ann, [ann, bob], lambda: ann.click("#roll"))  # Bob's page has drawn the roll

@@ -10,12 +10,10 @@ import pytest
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
-    create_online,
     in_each_scheme,
-    join,
     no_horizontal_overflow,
+    online_game,
     score_best,
-    seated,
     serious_violations,
     shot,
 )
@@ -41,10 +39,7 @@ def test_a_page_of_the_release_before_offers_to_reload_once_its_player_has_moved
     ready, with a Reload button, but not while its player's turn is under way (a line pushing the
     table down could move a box under their finger); a page of the server's release says nothing."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     # The deploy comes in Ann's turn: her page is of the release before, its socket new.
     ann.add_init_script(RELEASE_BEFORE)
     ann.evaluate("sessionStorage.setItem('release-before', '1')")

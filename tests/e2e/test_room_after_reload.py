@@ -11,7 +11,17 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, in_each_scheme, join, rendered, seated, shot
+from tests.e2e.helpers import (
+    act,
+    create_local,
+    create_online,
+    in_each_scheme,
+    join,
+    online_game,
+    rendered,
+    seated,
+    shot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -78,10 +88,7 @@ def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: 
     page's seat away: her own line in the Players list must not say "away", nor her scorecard head
     show the away dot, while her socket is not counted again."""
     ann, bob = new_page(**DESKTOP), new_page(**DESKTOP)
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    url = online_game(live_site, ann, bob)
     for page in (ann, bob):
         page.wait_for_function(ALL_ONLINE, arg=2)
     ann.route_web_socket(re.compile(r".*/ws/rooms/.*"), lambda ws: None)  # never counted again
@@ -98,10 +105,7 @@ def test_after_a_reload_the_page_does_not_say_its_own_player_is_away(live_site: 
 def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: Any, size: str) -> None:
     screen = PHONE if size == "phone" else DESKTOP
     ann, bob = new_page(**screen), new_page(**screen)
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     for page in (ann, bob):
         page.wait_for_function(ALL_ONLINE, arg=2)
     act(ann, [ann, bob], lambda: ann.click("#pause"))

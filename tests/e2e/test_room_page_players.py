@@ -26,6 +26,7 @@ from tests.e2e.helpers import (
     in_each_scheme,
     join,
     local_room,
+    online_game,
     plays_a_turn,
     score_best,
     seated,
@@ -658,10 +659,7 @@ def test_a_player_whose_connection_drops_is_not_offered_to_a_computer_before_the
     wait is over (the presence frame's ``waits``), however long her own page has seen him away."""
     ann, ben = new_page(), new_page()
     ann.clock.install()
-    url = create_online(ann, live_site, "Ann")
-    join(ben, url, "Ben")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, ben], lambda: ann.click("#start"))
+    url = online_game(live_site, ann, ben, "Ben")
     ben.goto("about:blank")
     ann.wait_for_selector(".seat:nth-child(2) .presence.away")
     assert ann.locator("#replace-1").count() == 0 and ann.locator("#remove-1").count() == 0

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, join, seated, version
+from tests.e2e.helpers import act, create_online, join, online_game, seated, version
 
 pytestmark = pytest.mark.browser
 
@@ -102,10 +102,7 @@ def test_a_player_whose_seat_a_computer_played_gets_it_back_by_coming_back(live_
 
 def test_after_start_the_keyboard_focus_is_on_the_roll_button(live_site: LiveSite, new_page: Any) -> None:
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")
 
 

@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_local, create_online, join, room_code, score_best, seated, time_runs_out
+from tests.e2e.helpers import (
+    act,
+    create_local,
+    create_online,
+    join,
+    online_game,
+    room_code,
+    score_best,
+    seated,
+    time_runs_out,
+)
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say, two_players
 
 pytestmark = pytest.mark.browser
@@ -134,10 +144,7 @@ def test_the_first_turn_is_announced_when_the_game_starts(live_site: LiveSite, n
     """Bob waits in the lobby with a screen reader; Ann starts. He hears that the game started
     and whose turn it is, as he hears every later turn ("Bob's turn.")."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     bob.wait_for_function("document.getElementById('announce').textContent.includes('started')")
     # Announcements of one moment are said together: the turn is said with the start, its name
     # a run of its own.
@@ -286,10 +293,7 @@ def test_the_table_reads_the_totals_box_names_and_feed_without_the_marks_drawn_f
     box's name ("Chance", not "Chance i": the "i" is the mark that says it opens its help), and the
     feed's lines without the pencil, star or gear drawn before them."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
     chance = int(bob.inner_text("#card tr[data-box=chance] td"))

@@ -17,10 +17,10 @@ from tests.e2e.helpers import (
     join,
     muted_bob_leaves,
     no_horizontal_overflow,
+    online_game,
     rendered,
     room_code,
     score_best,
-    seated,
     serious_violations,
     servers_wait_is_over,
     shot,
@@ -633,7 +633,7 @@ def test_a_long_name_does_not_push_the_room_wider_than_a_phone(
     (no_horizontal_overflow). The Players list's name (.seat-name, 423 px of bold W) cannot
     wrap, so the whole page scrolls sideways, for every player and spectator of the room.
     (CJK names of 24 characters wrap and pass.)"""
-    from tests.e2e.helpers import act, create_online, join, no_horizontal_overflow
+    from tests.e2e.helpers import act, join, no_horizontal_overflow
 
     host = new_page(375, 740, has_touch=True)
     url = create_online(host, live_site, long_name)
@@ -796,10 +796,7 @@ def test_a_player_who_left_reads_the_finished_games_chat_and_is_told_he_posts_no
     server sends it to him), not to post to: his page says so, on the page he left it on and on the
     page loaded again, never that the chat is its players' alone."""
     ann, bob = new_page(), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     bob.fill("#chat-text", "gotta go")
     bob.press("#chat-text", "Enter")
     ann.wait_for_selector(".chat-line")

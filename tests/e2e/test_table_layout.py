@@ -26,6 +26,7 @@ from tests.e2e.helpers import (
     join,
     local_room,
     no_horizontal_overflow,
+    online_game,
     room_code,
     score_best,
     seated,
@@ -449,10 +450,7 @@ def test_a_player_who_left_sees_they_are_watching(live_site: LiveSite, new_page:
 
 def test_everyone_sees_the_score_in_the_feed_and_the_box_lit_for_a_moment(live_site: LiveSite, new_page: Any) -> None:
     ann, bob = new_page(reduced_motion="no-preference"), new_page(reduced_motion="reduce")
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     act(ann, [ann, bob], lambda: ann.click("#score-chance-0"))
     total = ann.inner_text("#card tr.grand td")
@@ -1174,10 +1172,7 @@ def test_the_dice_and_roll_stay_put_through_a_turn_and_when_it_passes(
     turn passes from someone else to the player."""
     width, height = SIZES[size]
     ann, bob = new_page(width, height), new_page(width, height)
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     waiting = dice_and_roll_tops(bob)  # Bob waits for Ann
     before = dice_and_roll_tops(ann)
     assert before[0] == waiting[0], (before, waiting)
@@ -1210,10 +1205,7 @@ def test_on_a_desktop_the_feed_and_the_chat_scroll_under_the_play_card_not_over_
     """The play card stays in view as the page scrolls: the lines of the feed ("The game has
     started") and of the chat go under it, not over the reaction buttons and the coach's hint."""
     ann, bob = new_page(1280, 720), new_page()
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     act(ann, [ann, bob], lambda: ann.click("#roll"))
     ann.click("#hint")
     ann.wait_for_selector(".hint-box")
@@ -1245,10 +1237,7 @@ def test_on_a_desktop_the_feeds_few_lines_sit_together_at_its_top(live_site: Liv
     started", "Bob joined") are read one under the other at its top, the room left under them,
     not spread over its height with a blank line's gap between each."""
     ann, bob = new_page(1280, 800), new_page(1280, 800)
-    url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    seated(ann, 2)
-    act(ann, [ann, bob], lambda: ann.click("#start"))
+    online_game(live_site, ann, bob)
     gaps = ann.evaluate(FEED_GAPS)
     assert len(gaps) == 2, gaps
     assert gaps[0] <= 16 and gaps[-1] > 60, gaps
