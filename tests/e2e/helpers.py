@@ -90,24 +90,34 @@ NAME_LEFT = """([selector, names]) => {
 }"""
 
 
-def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:
+def online_form(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> None:
+    """The home page's form filled in for an online room hosted by ``name``: the test may choose
+    more of the room (its turn timer, its chat) before ``created``."""
     page.goto(site.url + "/")
     page.check("input[name=mode][value=online]")
     page.fill("#id_name", name)
     page.check(f"input[name=ruleset][value={ruleset}]")
+
+
+def created(page: Any) -> str:
+    """The room the home page's form asks for, created: its url, once its lobby shows and its
+    socket is connected."""
     page.click("#create-btn")
     page.wait_for_selector("#lobby:not([hidden])")
     page.wait_for_selector("#conn[data-state=connected]")
     return str(page.url)
 
 
+def create_online(page: Any, site: LiveSite, name: str, ruleset: str = "official") -> str:
+    online_form(page, site, name, ruleset)
+    return created(page)
+
+
 def create_online_read_seed(page: Any, site: LiveSite, name: str) -> tuple[str, str]:
     """``create_online``'s room, made from the home page as ``page`` stands (its init scripts in
     place), with the client seed the form sent: (the room's code, the seed). Returns once the lobby
     shows, before the socket connects: what the page does first is what some tests read."""
-    page.goto(site.url + "/")
-    page.check("input[name=mode][value=online]")
-    page.fill("#id_name", name)
+    online_form(page, site, name)
     with page.expect_request(lambda request: request.url.endswith("/rooms/new")) as sent:
         page.click("#create-btn")
     seed = dict(part.split("=", 1) for part in (sent.value.post_data or "").split("&"))["client_seed"]
@@ -180,6 +190,15 @@ def join(page: Any, url: str, name: str) -> None:
     page.click("#join-btn")
     page.wait_for_selector("#conn[data-state=connected]")
     page.wait_for_selector(".seat .tag.you")
+
+
+def join_refused(page: Any, name: str) -> str:
+    """``name`` typed to join the room ``page`` shows, and the join refused: what the page says why."""
+    page.fill("#join-name", name)
+    with page.expect_navigation():
+        page.click("#join-btn")
+    page.wait_for_selector("#join-error")
+    return str(page.inner_text("#join-error"))
 
 
 def seated(page: Any, count: int) -> None:
@@ -528,13 +547,9 @@ def timed_game_with_bob(site: LiveSite, ann: Any, bob: Any) -> None:
     """Ann hosts Bob online with a 30 s turn timer and starts: her turn comes first. Bob's turns
     run out when the test says so (time_runs_out), not by a short timer that a loaded machine
     would let run out Ann's own turns too."""
-    ann.goto(site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
+    online_form(ann, site, "Ann")
     ann.select_option("#id_turn_timer", "30")
-    ann.click("#create-btn")
-    ann.wait_for_selector("#conn[data-state=connected]")
-    join(bob, ann.url, "Bob")
+    join(bob, created(ann), "Bob")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     act(ann, [ann, bob], lambda: ann.click("#start"))
 

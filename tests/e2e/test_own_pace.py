@@ -25,10 +25,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from games.domain.codes import shown_code
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    code_of,
     create_online,
+    created,
     in_each_scheme,
     join,
     no_horizontal_overflow,
+    online_form,
     serious_violations,
     shot,
     time_passes,
@@ -46,17 +49,12 @@ WAIT = 30.0
 
 def create_own_pace(page: Any, site: LiveSite, name: str, seconds: int) -> str:
     """A room at your own pace created through the home page's form; its code."""
-    page.goto(site.url + "/")
-    page.check("input[name=mode][value=online]")
-    page.fill("#id_name", name)
+    online_form(page, site, name)
     page.check("input[name=pace][value=own]")
     page.wait_for_selector("#id_move_time", state="visible")
     assert page.is_hidden("#id_turn_timer")  # the live timer is not this pace's
     page.select_option("#id_move_time", str(seconds))
-    page.click("#create-btn")
-    page.wait_for_selector("#lobby:not([hidden])")
-    page.wait_for_selector("#conn[data-state=connected]")
-    return str(page.url).rstrip("/").rsplit("/", 1)[-1]
+    return code_of(created(page))
 
 
 def start(page: Any, seats: int = 2) -> None:

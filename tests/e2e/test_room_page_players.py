@@ -25,6 +25,7 @@ from tests.e2e.helpers import (
     create_online,
     in_each_scheme,
     join,
+    join_refused,
     local_room,
     online_game,
     plays_a_turn,
@@ -823,11 +824,7 @@ def test_a_second_player_of_the_device_given_the_hosts_name_is_told_so_beside_th
     is not taken as Ann's form sent again, which took no seat and said nothing."""
     ann = new_page()
     create_online(ann, live_site, "Ann")
-    ann.fill("#join-name", "ann")
-    with ann.expect_navigation():
-        ann.click("#join-btn")
-    ann.wait_for_selector("#join-error")
-    assert ann.inner_text("#join-error") == (
+    assert join_refused(ann, "ann") == (
         "\u2068Ann\u2069 already sits at this table on this device: each player on it needs a name of their own."
     )
     assert ann.input_value("#join-name") == "ann"

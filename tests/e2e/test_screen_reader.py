@@ -13,13 +13,16 @@ from tests.e2e.helpers import (
     act,
     create_local,
     create_online,
+    created,
     join,
+    online_form,
     online_game,
     room_code,
     score_best,
     seated,
     time_runs_out,
 )
+from tests.e2e.test_own_pace import create_own_pace
 from tests.e2e.test_social import FILL_CHAT, KEEP_SOCKETS, say, two_players
 
 pytestmark = pytest.mark.browser
@@ -219,16 +222,8 @@ def test_a_player_given_more_time_is_told_again_when_that_time_runs_low(live_sit
     ann = new_page()
     ann.clock.install()  # the page's own clock, run on below to count its countdown's ticks
     ann.add_init_script(HEAR_ANNOUNCEMENTS)
-    ann.goto(live_site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
-    ann.check("input[name=pace][value=own]")
-    ann.select_option("#id_move_time", "86400")
-    ann.click("#create-btn")
-    ann.wait_for_selector("#lobby:not([hidden])")
-    url = ann.url
-    code = url.rstrip("/").rsplit("/", 1)[-1]
-    join(new_page(), url, "Bob")
+    code = create_own_pace(ann, live_site, "Ann", 86400)
+    join(new_page(), ann.url, "Bob")
     ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     ann.click("#start")
     ann.wait_for_selector("#play [data-countdown]")
@@ -391,14 +386,9 @@ def test_a_painted_turn_the_server_played_is_announced_with_its_dice_colours(
     turn at once. Ann hears his roll with each die's colour, as she hears the rolls he makes
     himself: the colours score too (Flush, Rainbow, the colour boxes)."""
     ann, bob = new_page(), new_page()
-    ann.goto(live_site.url + "/")
-    ann.check("input[name=mode][value=online]")
-    ann.fill("#id_name", "Ann")
-    ann.check("input[name=ruleset][value=painted]")
+    online_form(ann, live_site, "Ann", "painted")
     ann.select_option("#id_turn_timer", "30")
-    ann.click("#create-btn")
-    ann.wait_for_selector("#conn[data-state=connected]")
-    join(bob, ann.url, "Bob")
+    join(bob, created(ann), "Bob")
     seated(ann, 2)
     act(ann, [ann, bob], lambda: ann.click("#start"))
     act(ann, [ann, bob], lambda: ann.click("#roll"))

@@ -13,10 +13,12 @@ from tests.e2e.helpers import (
     bob_and_cy_join,
     code_of,
     create_online,
+    created,
     in_each_scheme,
     join,
     muted_bob_leaves,
     no_horizontal_overflow,
+    online_form,
     online_game,
     rendered,
     room_code,
@@ -31,16 +33,11 @@ pytestmark = pytest.mark.browser
 
 
 def create_room(page: Any, site: LiveSite, name: str, timer: str = "0", spectators_chat: bool = False) -> str:
-    page.goto(site.url + "/")
-    page.check("input[name=mode][value=online]")
-    page.fill("#id_name", name)
+    online_form(page, site, name)
     page.select_option("#id_turn_timer", timer)
     if spectators_chat:
         page.check("#id_chat_spectators")
-    page.click("#create-btn")
-    page.wait_for_selector("#lobby:not([hidden])")
-    page.wait_for_selector("#conn[data-state=connected]")
-    return str(page.url)
+    return created(page)
 
 
 # What a player the host took out reads in place of the chat's form.
