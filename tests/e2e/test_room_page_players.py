@@ -19,6 +19,7 @@ from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     NAME_LEFT,
     act,
+    bob_and_cy_join,
     bob_kept_by_the_computer,
     code_of,
     create_local,
@@ -424,9 +425,7 @@ def header_names(page: Any) -> list[str]:
 def test_columns_stay_in_seat_order_for_everyone_and_every_turn(live_site: LiveSite, new_page: Any) -> None:
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     for page in (ann, bob, cy):
         assert header_names(page) == ["Ann", "Bob", "Cy"]
@@ -770,9 +769,7 @@ def test_a_player_the_host_takes_out_of_the_lobby_is_told_so_and_not_offered_a_s
     was him, and is not offered a name field the server would refuse (``kicked``)."""
     ann, bob, cy = new_page(), new_page(**PHONE), new_page()
     url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    seated(ann, 3)
+    bob_and_cy_join(url, ann, bob, cy)
     ann.on("dialog", lambda dialog: dialog.accept())
     ann.click("#kick-1")
     bob.wait_for_selector("#taken-out")

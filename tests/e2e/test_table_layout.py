@@ -18,6 +18,7 @@ from games.domain.rules import RULESETS as RULESET_OF
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
     act,
+    bob_and_cy_join,
     bob_walked_away,
     code_of,
     create_online,
@@ -389,13 +390,18 @@ TRANSFERRED = """() => [performance.getEntriesByType('navigation')[0], ...perfor
     .map(e => [e.name, e.transferSize])"""
 
 
-def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page: Any) -> None:
-    page = new_page()
-    url = local_room(page, live_site, ["Solo"])
+def first_load(site: LiveSite, new_page: Any) -> Any:
+    """A room opened in a new browser, its idle callbacks held back (``HOLD_IDLE``): connected."""
+    url = local_room(new_page(), site, ["Solo"])
     fresh = new_page()
     fresh.add_init_script(HOLD_IDLE)
     fresh.goto(url)
     fresh.wait_for_selector("#conn[data-state=connected]")
+    return fresh
+
+
+def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page: Any) -> None:
+    fresh = first_load(live_site, new_page)
     sizes = fresh.evaluate(TRANSFERRED)
     total = sum(size for _, size in sizes)
     print(f"room page first load: {total} bytes transferred in {len(sizes)} requests")
@@ -408,12 +414,7 @@ def test_the_room_page_first_load_is_under_100_kb(live_site: LiveSite, new_page:
 
 def test_the_room_page_fetches_what_its_first_draw_did_not_need_once_idle(live_site: LiveSite, new_page: Any) -> None:
     """Without a click or a frame: a game that ends, or a sound to make, finds its module there."""
-    page = new_page()
-    url = local_room(page, live_site, ["Solo"])
-    fresh = new_page()
-    fresh.add_init_script(HOLD_IDLE)
-    fresh.goto(url)
-    fresh.wait_for_selector("#conn[data-state=connected]")
+    fresh = first_load(live_site, new_page)
     assert fresh.evaluate("window.__idle.length") == 1
     fresh.evaluate("window.__idle.forEach((fn) => fn({ didTimeout: false, timeRemaining: () => 50 }))")
     fresh.wait_for_function(
@@ -427,9 +428,7 @@ def test_the_room_page_fetches_what_its_first_draw_did_not_need_once_idle(live_s
 def test_a_player_who_left_sees_they_are_watching(live_site: LiveSite, new_page: Any) -> None:
     ann, bob, cy = new_page(), new_page(), new_page()
     url = create_online(ann, live_site, "Ann")
-    join(bob, url, "Bob")
-    join(cy, url, "Cy")
-    ann.wait_for_function("document.querySelectorAll('#seats .seat').length === 3")
+    bob_and_cy_join(url, ann, bob, cy)
     act(ann, [ann, bob, cy], lambda: ann.click("#start"))
     ann.wait_for_function("document.activeElement && document.activeElement.id === 'roll'")  # after Start
     bob.on("dialog", lambda dialog: dialog.accept())
