@@ -134,7 +134,7 @@ def test_allauths_and_djangos_own_words_on_the_spanish_account_pages_say_tu_as_t
     assert "Introduce tu contraseña:" in words["confirm it is you"]
     assert "¿Seguro que quieres cerrar sesión?" in words["sign out"]
     assert "Has cerrado sesión." in words["signed out"]
-    assert "Iniciar sesión con una llave de acceso" in words["login"]  # the site's word for a passkey
+    assert "Entrar con llave de acceso" in words["login"]  # the site's "Entrar" and its word for a passkey
 
 
 def account_pages(language: str, settings: Any) -> dict[str, str]:
