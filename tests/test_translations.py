@@ -293,6 +293,9 @@ NOT_SHOWN_IN_THE_ROOM = {
     "bad_request", "bad_level", "bad_reaction", "bad_timer", "bad_pace", "bad_subscription", "no_address",
     "not_over", "not_finished", "mail_failed", "mailed_enough", "no_room", "asked_enough",
     "same_hold", "subscription_gone", "subscription_ended", "subscription_held",
+    # A fetch's empty 4xx (the room's fetches are GETs of addresses that take them), and its refused
+    # CSRF token, whose message the server words in the reader's language (errorpages.csrf_failure).
+    "forbidden", "not_found", "method_not_allowed", "csrf_failed",
 }  # fmt: skip
 
 

@@ -110,6 +110,11 @@ BAD_FIELD = "bad_field"
 # --- the pages' JSON answers (games.web.views) -------------------------------------------------
 NOT_FINISHED = "not_finished"  # a finished game's roll log, asked for too early
 NO_ROOM = "no_room"  # no room has that code (a 404 of the room's JSON addresses)
+# An empty error of an address asked for as JSON (games.web.errorpages), named by its status.
+FORBIDDEN = "forbidden"  # 403: not open to this request
+NOT_FOUND = "not_found"  # 404: no such address
+METHOD_NOT_ALLOWED = "method_not_allowed"  # 405: a method the address does not take (its Allow names those it does)
+CSRF_FAILED = "csrf_failed"  # 403: a post whose CSRF token was missing or stale: load the page again for a new one
 
 # --- the server itself ----------------------------------------------------------------------
 UNAVAILABLE = "unavailable"  # the database is out of reach for a moment; nothing was written

@@ -82,6 +82,9 @@ CSRF = _(
     "Go back, reload the page and try again."
 )
 
+# The code of an empty 4xx asked for as JSON, by its status: what happened, for a script to switch on.
+JSON_CODES = {403: errors.FORBIDDEN, 404: errors.NOT_FOUND, 405: errors.METHOD_NOT_ALLOWED}
+
 _FALLBACK = (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title>'
     '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
@@ -274,8 +277,8 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a stale or foreign form, said plainly (the reason goes to the log only)."""
     # The reason may quote the request's Origin or Referer: escaped with the path.
     log.info("CSRF failure on %s %s: %s", for_log(request.method), for_log(request.path), for_log(reason))
-    if wants_json(request):  # a script's page whose token went stale: it reloads
-        return error_json(errors.BAD_REQUEST, WORDS[errors.BAD_REQUEST], 403)
+    if wants_json(request):  # a script's page whose token went stale: loaded again, it has a new one
+        return error_json(errors.CSRF_FAILED, WORDS[errors.BAD_REQUEST], 403)
     return error_page(request, 403, CSRF, title=_("This form has expired"))
 
 
@@ -335,7 +338,8 @@ class ErrorPageMiddleware:
         elif response.status_code < 500 and wants_json(request):
             # A script's request (a method the address does not take): the site's JSON error, with
             # the sentence the page would have said.
-            page = error_json(errors.BAD_REQUEST, message, response.status_code)
+            code = JSON_CODES.get(response.status_code, errors.BAD_REQUEST)
+            page = error_json(code, message, response.status_code)
         elif response.status_code == 405:
             page = error_page(request, 405, message, title=title, room=room)
         else:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -202,6 +204,34 @@ def test_every_empty_error_answer_becomes_the_site_s_page_keeping_its_headers() 
     assert ErrorPageMiddleware(lambda request: json)(RequestFactory().get("/r/x/log.json")) is json
     head = HttpResponse(status=405)
     assert ErrorPageMiddleware(lambda request: head)(RequestFactory().head("/r/x/join")) is head
+
+
+def test_an_empty_error_asked_for_as_json_has_the_code_of_what_happened() -> None:
+    """A script switches on ``error``: a 403, 404 or 405 is not called a bad request, and each code
+    is one docs/protocol.md lists."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from games.web.errorpages import ErrorPageMiddleware
+
+    protocol = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    expected = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
+    for status, code in expected.items():
+        bare = HttpResponse(status=status)
+        answer = ErrorPageMiddleware(lambda request, bare=bare: bare)(RequestFactory().get("/r/x/state.json"))
+        assert answer.status_code == status and answer["Content-Type"] == "application/json", status
+        assert json.loads(answer.content)["error"] == code, status
+        assert f"`{code}`" in protocol, code
+
+
+def test_a_script_whose_csrf_token_was_refused_is_told_so_by_its_code() -> None:
+    """Not ``bad_request``, which a script also meets for a browser without a session: a stale token
+    is put right by loading the page again, for a new one."""
+    response = Client(enforce_csrf_checks=True).post(
+        "/notices/push/remove", "{}", content_type="application/json", HTTP_ACCEPT="application/json"
+    )
+    assert response.status_code == 403 and response.json()["error"] == "csrf_failed"
+    assert "reload the page" in response.json()["message"]
 
 
 def test_allauths_rate_limits_answer_with_the_site_s_429() -> None:

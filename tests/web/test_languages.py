@@ -525,6 +525,8 @@ NEVER_ON_A_PAGE = {
     "too_many_sockets", "server_error", "not_finished", "bad_subscription", "outcome_unknown", "bad_dice", "no_room",
     # Holds: no form posts one (the room page's script does, and never one that changes nothing).
     "same_hold", "holds_used_up",
+    # A script's empty 4xx and its refused CSRF token: a page says these with its own error page.
+    "forbidden", "not_found", "method_not_allowed", "csrf_failed",
 }  # fmt: skip
 
 

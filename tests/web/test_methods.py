@@ -107,7 +107,7 @@ def test_a_script_is_answered_a_method_an_address_does_not_take_in_json() -> Non
         assert response["Content-Type"] == "application/json", path
         # A page's address is not a button's: what it is told says which it is.
         said = NOT_A_FORM[1] if "GET" in response["Allow"] else PAGES[405][1]
-        assert response.json() == {"error": "bad_request", "message": str(said)}, path
+        assert response.json() == {"error": "method_not_allowed", "message": str(said)}, path
     page = client.post("/")
     assert page.status_code == 405 and page["Content-Type"].startswith("text/html")
 

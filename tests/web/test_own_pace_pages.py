@@ -947,7 +947,7 @@ def test_a_subscription_refused_for_its_csrf_token_is_answered_as_json_with_a_co
     )
     assert response.status_code == 403
     assert response["Content-Type"].startswith("application/json"), response.content[:120]
-    assert response.json()["error"] == services.BAD_REQUEST and response.json()["message"]
+    assert response.json()["error"] == "csrf_failed" and response.json()["message"]
     assert not PushSubscription.objects.exists()
 
 
