@@ -21,6 +21,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_safe
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ async def _channel_layer() -> None:
         raise
 
 
+@require_safe  # a GET or a HEAD, as every page: a post is no check (a 405 naming them)
 async def healthz(request: HttpRequest) -> JsonResponse:
     checks: dict[str, Any] = {}
     for name, check in (("database", sync_to_async(_database)), ("channel_layer", _channel_layer)):

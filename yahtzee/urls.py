@@ -4,6 +4,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
+from django.views.decorators.http import require_safe
 from django.views.generic.base import RedirectView
 
 from games.realtime.routes import where
@@ -29,8 +30,9 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # A room's socket address asked over HTTP: which worker the proxy sends it to (games.realtime.routes).
     path("ws/rooms/<str:code>/", where, name="room-route"),
-    # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True), name="favicon"),
+    # Browsers and crawlers ask for /favicon.ico whatever the page's <link> says. A GET or a HEAD, as
+    # every page: a RedirectView would redirect a post too.
+    path("favicon.ico", require_safe(RedirectView.as_view(url=static("favicon.svg"), permanent=True)), name="favicon"),
     path("", include("accounts.urls")),
     path("", include("games.web.urls")),
 ]

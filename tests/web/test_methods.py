@@ -64,6 +64,8 @@ GET_ONLY = [
     "/r/{code}/replay",
     "/ws/rooms/{code}/",
     "/me",
+    "/healthz",
+    "/favicon.ico",
 ]
 
 
@@ -86,6 +88,18 @@ def test_a_page_answers_a_method_it_does_not_take_with_a_405_before_the_room_is_
     stranger = Client(REMOTE_ADDR="10.0.5.6")
     assert [stranger.get("/r/zzzzzzzzzz/").status_code for _ in range(3)] == [404, 404, 429]
     assert Game.objects.get(code=code).version == version
+
+
+def test_the_health_check_and_the_icon_answer_head_as_get_and_no_other_method() -> None:
+    """A monitor's HEAD of /healthz is its GET; a post to either is no GET of it (a 405, as any page's)."""
+    client = Client()
+    for path, status in (("/healthz", 200), ("/favicon.ico", 301)):
+        got, head = client.get(path), client.head(path)
+        assert got.status_code == head.status_code == status, path
+        assert head.get("Content-Type") == got.get("Content-Type") and head.get("Location") == got.get("Location")
+        for method in ("post", "put", "patch", "delete", "options"):
+            response = getattr(client, method)(path)
+            assert response.status_code == 405 and response["Allow"] == "GET, HEAD", (path, method)
 
 
 def test_a_script_is_answered_a_method_an_address_does_not_take_in_json() -> None:
