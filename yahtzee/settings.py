@@ -101,6 +101,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "games.web.errorpages.ErrorPageMiddleware",  # an empty 4xx/5xx (a bare 405) gets the site's page
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "games.web.head.HeadChangesNothing",  # a HEAD saves no session, and its body not made has no length
     # The page's language: the language cookie (the switcher's), else Accept-Language.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -59,6 +59,7 @@ from games.web.forms import (
     JoinRoomForm,
     code_length_said,
 )
+from games.web.head import is_head, without_body
 from games.web.here import form_on
 from games.web.limits import mark_refused
 from games.web.refusals import WORDS, Worded, refusal
@@ -220,7 +221,8 @@ def room_here(request: HttpRequest, code: str) -> HttpResponse:
     (``presence.at_table_without_script``). Empty, and never cached, so that every load asks."""
     game = _game_or_404(code)
     controller = controller_for(request)
-    presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
+    if not is_head(request):  # a HEAD is no load of the page
+        presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
     return HttpResponse("", content_type="text/css", headers={"Cache-Control": "no-store"})
 
 
@@ -238,7 +240,8 @@ def room_here_frame(request: HttpRequest, code: str) -> HttpResponse:
     is open (a stylesheet is loaded once). Framed by the site's own pages only; never cached."""
     game = _game_or_404(code)
     controller = controller_for(request)
-    presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
+    if not is_head(request):  # a HEAD is no load of the frame
+        presence.at_table_without_script(game.code, controller, request.session.get(presence.SESSION_BROWSER, ""))
     page = f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="{HERE_EVERY}"><title></title>'
     # Set here, the clickjacking middleware leaves it: framed by the site's own pages (its policy too).
     return HttpResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "SAMEORIGIN"})
@@ -264,8 +267,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # spectator who posts is given a token first (``room_spectator``).
     controller = controller_for(request)
     mine = seats_of(game, controller)
-    if mine:
+    if mine and not is_head(request):
         # A seat's player looking at the room follows it: a rematch's seats are told of their turns from now on.
+        # Not a HEAD's: a mail scanner or a link preview opening the invite is no player looking.
         services.seats_follow(game=game, controller=controller)
     refused = join_refused(request, game.code)
     handle = selectors.spectator_handle(game.code, controller)
@@ -680,6 +684,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         # the right code as a guess against the address's misses); its replay, as one in
         # progress, is not, in the state the game is in.
         return render(request, "games/replay.html", {**context, "never_started": True}, status=409)
+    if is_head(request):  # the page's status and type, without the review and the steps it would show
+        return without_body(render(request, "games/replay.html", context))
     review: dict[str, Any] | None = None
     try:
         review = coach.review(game)
@@ -732,6 +738,8 @@ async def room_review(request: HttpRequest, code: str) -> JsonResponse:
     COACH_WAIT seconds; only past that does the review answer 503.
     """
     game = await sync_to_async(_game_or_404)(code)
+    if is_head(request):
+        return head_of_review(game)
     if game.is_over:
         await tables.wait_ready(game.ruleset, timeout=settings.COACH_WAIT)
     try:
@@ -739,6 +747,13 @@ async def room_review(request: HttpRequest, code: str) -> JsonResponse:
     except RuleViolation as exc:
         status = 503 if exc.code == errors.COACH_BUSY else 409
         return JsonResponse({"error": exc.code, "message": refusal(exc)}, status=status)
+
+
+def head_of_review(game: Game) -> JsonResponse:
+    """A HEAD of the review: the GET's status without the review made, nor a table asked for or
+    waited for (a table not ready is the 503 a GET answers once its wait is over)."""
+    status = 409 if not game.is_over else 200 if tables.ready(game.ruleset) else 503
+    return without_body(JsonResponse({}, status=status))
 
 
 @require_safe

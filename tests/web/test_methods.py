@@ -10,11 +10,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games.services import notices
-from games.store.models import Game, NoticeSettings
+from games.services import coach, notices
+from games.store import tables
+from games.store.models import Game, NoticeSettings, Player, Presence
+from games.web import views
 from games.web.errorpages import NOT_A_FORM, PAGES
+from games.web.views import CHAT_REFUSED, JOIN_REFUSED
 from tests.accounts.helpers import sign_up
-from tests.factories import create_room
+from tests.factories import create_room, everyone_leaves, open_room
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +170,83 @@ def test_the_account_settings_answer_a_method_they_do_not_take_with_a_405() -> N
         response = getattr(client, method)("/me/settings")
         assert response.status_code == 405, (method, response.status_code)
         assert response["Allow"] == "GET, HEAD, POST", method
+
+
+def test_a_head_of_the_room_page_changes_nothing_stored_nor_the_session() -> None:
+    """Mail scanners and link previewers send HEAD: it is answered as the GET is, and neither marks a
+    seat followed nor uses up what the session keeps for the page once (a refused join's or chat
+    line's words, a refused form's message)."""
+    client = Client()
+    code = create_room(client, "Ann")
+    Player.objects.filter(game__code=code).update(follows=False)  # a rematch's seat, not opened yet
+    client.post(f"/r/{code}/roll", {"action_id": "r-1"})  # refused (no version): said once, on the room page
+    session = client.session
+    session[JOIN_REFUSED] = {"code": code, "name": "Bo", "error": "A refused join's words"}
+    session[CHAT_REFUSED] = {"code": code, "text": "hi", "error": "A refused line's words"}
+    session.save()
+    kept, cookies = dict(client.session.items()), {name: c.value for name, c in client.cookies.items()}
+    assert "messages" in cookies
+
+    head = client.head(f"/r/{code}/")
+    assert head.status_code == 200 and head["Content-Type"].startswith("text/html")
+    assert dict(client.session.items()) == kept
+    # The messages' and the session's cookies as they were (the CSRF token's is set as the GET sets it).
+    assert {name: client.cookies[name].value for name in ("messages", "sessionid")} == {
+        name: cookies[name] for name in ("messages", "sessionid")
+    }
+    assert not Player.objects.filter(game__code=code, follows=True).exists()
+
+    page = client.get(f"/r/{code}/").content.decode()
+    assert "A refused join&#x27;s words" in page and "A refused line&#x27;s words" in page
+    assert "missing its game version" in page
+    assert not Player.objects.filter(game__code=code, follows=False).exists()
+
+
+def test_a_head_of_the_presence_addresses_is_no_visit() -> None:
+    """here.css and here count a browser without script at the table; a HEAD of them does not."""
+    client = Client()
+    code = create_room(client, "Ann")
+    for path in (f"/r/{code}/here.css", f"/r/{code}/here"):
+        assert client.head(path).status_code == 200, path
+        assert not Presence.objects.filter(game__code=code).exists(), path
+    assert client.get(f"/r/{code}/here.css").status_code == 200
+    assert Presence.objects.filter(game__code=code).exists()
+
+
+def test_a_head_of_a_finished_game_s_review_and_replay_does_not_make_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coach's review (and the replay's steps) take a worker a good part of a second: a HEAD is
+    answered with the GET's status and type without them, and no length of a body not made."""
+    table = open_room(2)
+    everyone_leaves(table)
+    assert Game.objects.get(code=table.code).is_over
+    made: list[str] = []
+
+    def review(game: Game) -> dict[str, Any]:
+        made.append("review")
+        return {"code": game.code, "seats": []}
+
+    def verdict_map(game: Game) -> dict[int, dict[str, Any]]:
+        made.append("verdicts")
+        return {}
+
+    monkeypatch.setattr(coach, "review", review)
+    monkeypatch.setattr(coach, "verdict_map", verdict_map)
+    monkeypatch.setattr(views, "_replay_data", lambda game, verdicts: made.append("steps") or "")
+    monkeypatch.setattr(tables, "ready", lambda ruleset: True)
+    client = Client()
+    for path in (f"/r/{table.code}/review.json", f"/r/{table.code}/replay"):
+        head = client.head(path)
+        assert made == [], path
+        assert not head.has_header("Content-Length"), path
+        got = client.get(path)
+        assert made, path
+        assert head.status_code == got.status_code == 200, path
+        assert head["Content-Type"] == got["Content-Type"], path
+        made.clear()
+    # Before its end the review is refused alike, and a table not ready is the GET's 503 at once.
+    playing = open_room(2)
+    assert client.head(f"/r/{playing.code}/review.json").status_code == 409
+    monkeypatch.setattr(tables, "ready", lambda ruleset: False)
+    busy = client.head(f"/r/{table.code}/review.json")
+    assert busy.status_code == 503 and busy["Content-Type"] == "application/json"
+    assert made == []

@@ -1,0 +1,71 @@
+"""A HEAD is answered as its GET, and changes nothing the GET would.
+
+Mail scanners, link previewers and monitors send HEAD, and Django runs the GET's view for it. What
+that view writes of its own (a seat marked followed, a browser counted at the table) it skips for a
+HEAD (``is_head``); what every page may change, ``HeadChangesNothing`` keeps as it was: the
+session is not saved, so the words a refused form left for the page (kept for it once) are still
+there for the page itself, and the messages' cookie is not rewritten. A view whose body is heavy
+work (the coach's review, a replay's steps) answers a HEAD with the GET's status and type without
+making it (``without_body``): that answer sends no Content-Length, which would be of no body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
+
+Response = TypeVar("Response", bound=HttpResponseBase)
+
+
+def is_head(request: HttpRequest) -> bool:
+    return request.method == "HEAD"
+
+
+def without_body(response: Response) -> Response:
+    """Marks ``response`` as a HEAD's answer whose body was not made: its Content-Length is not sent."""
+    response.body_not_made = True  # type: ignore[attr-defined]
+    return response
+
+
+class HeadChangesNothing:
+    """Between the session's middleware and those that read it: on a HEAD's way out, the session
+    is left unsaved and the messages' cookie as the browser sent it; and the Content-Length that
+    CommonMiddleware gave a body not made is taken off."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase | Awaitable[HttpResponseBase]]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        if self.is_async:
+            return self._acall(request)
+        response = self.get_response(request)
+        assert isinstance(response, HttpResponseBase)
+        return self.unchanged(request, response)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        assert not isinstance(response, HttpResponseBase)
+        return self.unchanged(request, await response)
+
+    @staticmethod
+    def unchanged(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if not is_head(request):
+            return response
+        session = getattr(request, "session", None)
+        if session is not None:
+            session.modified = False
+        response.cookies.pop(CookieStorage.cookie_name, None)
+        if getattr(response, "body_not_made", False):
+            del response["Content-Length"]
+        return response
