@@ -393,7 +393,7 @@ def test_a_move_while_the_other_player_is_away_tells_them_once_by_e_mail_and_pus
             ben.set_viewport_size({"width": width, "height": height})
             assert no_horizontal_overflow(ben)
             for scheme in in_each_scheme(ben):
-                assert serious_violations(ben) == [], (width, scheme)
+                assert serious_violations(ben, scheme) == [], (width, scheme)
                 shot(ben, f"confirm-address-{width}-{scheme}")
         ben.emulate_media(color_scheme="light")
         ben.click("#confirm-btn")
@@ -852,7 +852,7 @@ def test_your_games_of_a_player_with_many_games_comes_in_pages_with_and_without_
         for scheme in in_each_scheme(ana):
             ana.locator(".pager").scroll_into_view_if_needed()
             shot(ana, f"games-pages-{width}-{scheme}")
-            assert not serious_violations(ana)
+            assert not serious_violations(ana, scheme)
         ana.click(".pager a[rel=next]")
         ana.wait_for_url("**/games?page=2")
         second = ana.eval_on_selector_all(".game-row", "rows => rows.map(r => r.dataset.code)")
@@ -1289,7 +1289,7 @@ def test_the_stop_page_says_which_channel_it_stops(live_site: LiveSite, new_page
         assert no_horizontal_overflow(page)
         for scheme in in_each_scheme(page):
             shot(page, f"stop-{'email' if url == email_url else 'push'}-{width}-{scheme}")
-            assert not serious_violations(page)
+            assert not serious_violations(page, scheme)
         page.click("#stop-btn")
         page.wait_for_selector("#stop-done")
         assert done in page.inner_text("#stop-done")
@@ -1328,7 +1328,7 @@ def test_a_guests_finished_game_stays_on_your_games_with_and_without_javascript(
         for scheme in in_each_scheme(ana):
             ana.locator("#finished-card").scroll_into_view_if_needed()
             shot(ana, f"games-finished-{width}-{scheme}")
-            assert not serious_violations(ana)
+            assert not serious_violations(ana, scheme)
     assert ana.errors == []
     # Without script: the same list, and its links to the room and the replay.
     for width, height in sizes:

@@ -544,7 +544,7 @@ def test_the_room_with_chat_open_fits_and_has_no_serious_accessibility_violation
         assert ann.evaluate("document.getElementById('roll').getBoundingClientRect().bottom") <= height
         for scheme in in_each_scheme(ann):
             shot(ann, f"room-{width}-{scheme}", full_page=True)
-            assert serious_violations(ann) == [], (width, scheme)
+            assert serious_violations(ann, scheme) == [], (width, scheme)
     assert ann.errors == [] and bob.errors == []
 
 
@@ -710,7 +710,7 @@ def test_the_host_mutes_a_spectator_from_their_line_and_unmutes_them(live_site: 
         assert no_horizontal_overflow(ann) and no_horizontal_overflow(eve), width
         for scheme in in_each_scheme(ann):
             shot(ann, f"room-spectator-muted-{width}-{scheme}")
-            assert serious_violations(ann) == [], (width, scheme)
+            assert serious_violations(ann, scheme) == [], (width, scheme)
     ann.keyboard.press("Enter")
     eve.wait_for_selector("#chat-form:not([hidden])")
     ann.wait_for_function("document.querySelector('#chat-list button.chat-mute').textContent === 'Mute chat'")
