@@ -1238,22 +1238,27 @@ def test_a_subscription_made_with_an_old_key_is_made_again_in_a_later_session_of
     assert live_site.query(_STORED_FOR, keyed_endpoint(server_key, keys)) == [(ana,)]
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_the_lobby_of_a_room_at_your_own_pace_says_its_pace_on_a_phone_too(
-    live_site: LiveSite, new_page: Any, width: int
-) -> None:
+def test_the_lobby_of_a_room_at_your_own_pace_says_its_pace_on_a_phone_too(live_site: LiveSite, new_page: Any) -> None:
     """The line under the room's code is not shown on a phone: whoever decides there whether to
     take a seat reads the room's pace and time per move in the lobby's list of what the host chose,
-    with script and without, in their own language."""
-    page = new_page(width, 844 if width < 500 else 800, locale="de-DE")
+    with script and without, in their own language.
+
+    Read on a phone and on a desktop: the room is made once, and its lobby loaded at each size."""
+    sizes = [(390, 844), (1280, 800)]
+    page = new_page(*sizes[0], locale="de-DE")
     code = create_own_pace(page, live_site, "Ann", DAY)
-    said = page.locator("#room-settings li").all_inner_texts()
-    assert said[0] == "Im eigenen Tempo, 1 Tag pro Zug", said
-    assert page.is_visible("#room-settings li >> nth=0")
-    shot(page, f"own-pace-lobby-{width}")
-    plain = new_page(width, 844 if width < 500 else 800, locale="de-DE", java_script_enabled=False)
-    plain.goto(f"{live_site.url}/r/{code}/")
-    assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "Im eigenen Tempo, 1 Tag pro Zug"
+    for width, height in sizes:
+        if (width, height) != sizes[0]:
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(f"{live_site.url}/r/{code}/")
+            page.wait_for_selector("#conn[data-state=connected]")
+        said = page.locator("#room-settings li").all_inner_texts()
+        assert said[0] == "Im eigenen Tempo, 1 Tag pro Zug", (width, said)
+        assert page.is_visible("#room-settings li >> nth=0"), width
+        shot(page, f"own-pace-lobby-{width}")
+        plain = new_page(width, height, locale="de-DE", java_script_enabled=False)
+        plain.goto(f"{live_site.url}/r/{code}/")
+        assert plain.locator("#ns-room-settings li").all_inner_texts()[0] == "Im eigenen Tempo, 1 Tag pro Zug"
 
 
 # A stop link of each channel, in the site's database: an account's e-mails and one device's pushes.
@@ -1455,22 +1460,26 @@ LINES_OF_LAST_TEXT = """l => {
 }"""
 
 
-@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
 def test_your_games_email_box_is_whole_beside_its_long_label_and_on_its_first_line(
-    live_site: LiveSite, new_page: Any, size: tuple[int, int]
+    live_site: LiveSite, new_page: Any
 ) -> None:
     """The e-mail notices' checkbox keeps its size beside a label that wraps (three lines on a phone
     in German, in the side column on a desktop): the flex line does not squeeze it narrow, and it
-    sits beside the label's first line, where the sentence it answers begins."""
-    page = new_page(*size, locale="de-DE")
+    sits beside the label's first line, where the sentence it answers begins.
+
+    Read on a phone and on a desktop: one account signs up, and its page is loaded at each size."""
+    sizes = [(390, 844), (1280, 800)]
+    page = new_page(*sizes[0], locale="de-DE")
     sign_up(page, live_site, username("ada"))
-    page.goto(live_site.url + "/games")
-    box = page.locator("input[name=on]").bounding_box()
-    label = page.locator("label.check:has(input[name=on])")
-    lines = label.evaluate(LINES_OF_LAST_TEXT)
-    assert box is not None and len(lines) > 1, (box, lines)
-    assert abs(box["width"] - box["height"]) <= 1, box
-    first_top, first_bottom = lines[0]
-    assert first_top <= box["y"] + box["height"] / 2 <= first_bottom, (box, lines)
-    for scheme in in_each_scheme(page):
-        shot(page, f"games-email-box-{size[0]}-{scheme}")
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live_site.url + "/games")
+        box = page.locator("input[name=on]").bounding_box()
+        label = page.locator("label.check:has(input[name=on])")
+        lines = label.evaluate(LINES_OF_LAST_TEXT)
+        assert box is not None and len(lines) > 1, (width, box, lines)
+        assert abs(box["width"] - box["height"]) <= 1, (width, box)
+        first_top, first_bottom = lines[0]
+        assert first_top <= box["y"] + box["height"] / 2 <= first_bottom, (width, box, lines)
+        for scheme in in_each_scheme(page):
+            shot(page, f"games-email-box-{width}-{scheme}")
