@@ -229,8 +229,22 @@ function show(i, { focus = false } = {}) {
   // A step button disabled at either end would drop the keyboard to the top of the page: it
   // goes to the button that steps back the other way.
   if (pressed?.disabled && OTHER_WAY[pressed.id]) $(OTHER_WAY[pressed.id]).focus();
-  history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);
+  addressSoon();
   if (focus) $("step-h").focus();
+}
+
+// The address names the step shown (a link to share). Written once the script that stepped is
+// done, for the last step it took: each write is a navigation the browser records, and steps
+// taken in one go (a script walking a 900-step game) would otherwise be as many.
+let addressDue = false;
+function addressSoon() {
+  if (addressDue) return;
+  addressDue = true;
+  queueMicrotask(() => {
+    addressDue = false;
+    const step = steps[index];
+    history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);
+  });
 }
 
 const STEP_HASH = /^#move-(\d+)(-end)?$/;

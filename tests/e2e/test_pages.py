@@ -1340,6 +1340,37 @@ def test_a_painted_card_scrolled_sideways_keeps_its_colours_section_named(live_s
     assert page.errors == []
 
 
+def test_the_replays_address_names_the_step_shown_and_is_written_once_for_steps_taken_in_one_go(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A step's address (#move-N, a link to share) follows the step shown. Each write of it is a
+    navigation the browser records: steps taken in one go (a script walking a game of 900 steps)
+    write it once, for the last of them."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_selector("#card table")
+    moves = page.evaluate(
+        """() => JSON.parse(document.getElementById('replay-data').textContent).steps
+            .map((s) => `#move-${s.move}${s.kind === 'end' ? '-end' : ''}`)"""
+    )
+    page.click("#next")
+    assert page.evaluate("location.hash") == moves[1]
+    writes, address = page.evaluate(
+        """async () => { let writes = 0; const write = history.replaceState.bind(history);
+            history.replaceState = (...args) => { writes += 1; return write(...args); };
+            const next = document.getElementById('next');
+            for (let i = 0; i < 20; i++) next.click();
+            await Promise.resolve();  // after what the steps left to do once the script is done
+            history.replaceState = write;
+            return [writes, location.hash]; }"""
+    )
+    assert (writes, address) == (1, moves[21])
+    page.keyboard.press("End")
+    assert page.evaluate("location.hash") == moves[-1]
+    assert page.errors == []
+
+
 def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_site: LiveSite, new_page: Any) -> None:
     """A reader on the replay edits the address to another step's link (#move-N, as the coach's
     review links) or pastes one: the page goes to that step, or the link would seem dead.
