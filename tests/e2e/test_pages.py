@@ -1125,12 +1125,12 @@ def test_the_admins_review_of_a_finished_game_fits_a_phone(live_site: LiveSite, 
     for scheme in in_each_scheme(admin):
         shot(admin, f"admin-review-390-{scheme}", full_page=True)
         # The breadcrumbs' links are told from their text by more than colour (axe's link-in-text-block).
-        assert serious_violations(admin) == [], scheme
+        assert serious_violations(admin, scheme) == [], scheme
     (player,) = live_site.query("SELECT id FROM games_player WHERE game_id = ? LIMIT 1", pk)[0]
     for path in ("/admin/games/gameunderway/", f"/admin/games/player/{player}/change/"):
         admin.goto(live_site.url + path)
         for scheme in in_each_scheme(admin):
-            assert serious_violations(admin) == [], (path, scheme)
+            assert serious_violations(admin, scheme) == [], (path, scheme)
 
 
 def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
