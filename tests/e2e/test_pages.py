@@ -137,13 +137,13 @@ def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_vio
     page.fill("#id_players", "8")
     page.fill("#id_bots", "3")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     page.fill("#id_code", "ab/cd")
     page.click("text=Open room")
     page.wait_for_selector("#code-error")
     assert "not a room link" in page.inner_text("#code-error")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     # A create form refused for a field: its error beside it, in the part the page shows again.
     page.check("input[name=mode][value=local]")
     page.fill("#id_players", "3")
@@ -153,7 +153,7 @@ def test_the_home_form_and_a_refused_room_code_have_no_serious_accessibility_vio
     assert page.locator("#player_2-error").is_visible() and page.is_enabled("#id_player_2")
     assert page.evaluate("document.activeElement.id") == "id_player_2"
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
 
 
 def test_a_refused_create_form_puts_the_keyboard_on_the_field_to_put_right_and_keeps_every_choice(
@@ -349,7 +349,7 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
         page.click("a[data-move]")
         page.wait_for_selector(".verdict.costly:not([hidden])")
         for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], (width, scheme)
+            assert serious_violations(page, scheme) == [], (width, scheme)
             shot(page, f"replay-{width}-{scheme}")
             if scheme == "dark":  # the costly verdict and a computer's tag follow the theme
                 boxes = [(".replay-step", "div", "verdict costly"), ("#step-text", "span", "tag-computer")]
@@ -370,14 +370,14 @@ def test_replay_fairness_and_error_pages_have_no_serious_accessibility_violation
     page.goto(f"{live_site.url}/r/{code}/fairness")
     assert page.locator(f"a[href='/r/{code}/replay']").count() == 1
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     page.goto(f"{live_site.url}/r/zzzzzzzzzz/")
     assert "No room has that code" in page.inner_text("main")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     page.goto(f"{live_site.url}/r/{code}/nope-not-a-page/deeper")
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
 
 
 def no_horizontal_page_scroll(page: Any) -> bool:
@@ -407,7 +407,7 @@ def test_the_rules_and_fair_dice_pages_read_well_on_a_phone_and_a_desktop(
             assert page.locator("main h1").count() == 1
             assert no_horizontal_page_scroll(page), (name, width)
             for scheme in in_each_scheme(page):
-                assert serious_violations(page) == [], (name, width, scheme)
+                assert serious_violations(page, scheme) == [], (name, width, scheme)
                 shot(page, f"{name}-{width}-{scheme}")
         page.goto(f"{live_site.url}/")
         page.click("footer a[href='/rules']")
@@ -493,7 +493,7 @@ def test_a_painted_replay_shows_the_card_exactly_as_the_table_does(live_site: Li
     assert re.fullmatch(r"Dice: [1-6] (red|yellow|green|blue|purple)(, [1-6] (red|yellow|green|blue|purple)){4}", label)
     for page in (table, replay):
         for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
+            assert serious_violations(page, scheme) == [], scheme
     shot(replay, "replay-painted-1280")
     assert table.errors == [] and replay.errors == []
 
@@ -560,7 +560,7 @@ def test_each_rule_sets_replay_shows_only_the_rows_it_has(
         assert no_horizontal_page_scroll(page)
         for scheme in in_each_scheme(page):
             shot(page, f"replay-{ruleset}-{width}-{scheme}")
-            assert serious_violations(page) == [], (width, scheme)
+            assert serious_violations(page, scheme) == [], (width, scheme)
         assert page.errors == []
 
 
@@ -998,12 +998,12 @@ def test_the_replay_shows_a_seat_that_left_as_gone_as_the_table_did(live_site: L
     assert "gone" in (head.get_attribute("class") or ""), head.get_attribute("class")
     # In the replay and at the table (its seat in the list, its tags and its column's head).
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], ("replay", scheme)
+        assert serious_violations(page, scheme) == [], ("replay", scheme)
     page.goto(f"{live_site.url}/r/{code}/")
     page.wait_for_selector("#card th.seat-head.gone")
     assert page.locator(".seat.gone .seat-name").count() == 1
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], ("room", scheme)
+        assert serious_violations(page, scheme) == [], ("room", scheme)
 
 
 def test_a_click_on_the_replays_card_leaves_the_arrow_keys_stepping_the_replay(
@@ -1155,7 +1155,7 @@ def test_on_a_phone_an_eight_player_replays_review_folds_each_players_choices(
     folds.first.scroll_into_view_if_needed()
     for scheme in in_each_scheme(page):
         shot(page, f"replay-eight-review-390-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
