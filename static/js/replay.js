@@ -233,18 +233,26 @@ function show(i, { focus = false } = {}) {
   if (focus) $("step-h").focus();
 }
 
-// The address names the step shown (a link to share). Written once the script that stepped is
-// done, for the last step it took: each write is a navigation the browser records, and steps
-// taken in one go (a script walking a 900-step game) would otherwise be as many.
+// The address names the step shown (a link to share). Browsers cap how often a page may rewrite
+// it (past a hundred or two writes in a few seconds Safari throws, Chromium ignores them), and a held
+// arrow key or a dragged slider steps many times a second: the address is written once the script
+// that stepped is done, for the last step it took, and then at most every ADDRESS_GAP ms, the
+// last step always.
+const ADDRESS_GAP = 400;
+let addressAt = -Infinity;
 let addressDue = false;
+function writeAddress() {
+  addressDue = false;
+  addressAt = performance.now();
+  const step = steps[index];
+  history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);
+}
 function addressSoon() {
   if (addressDue) return;
   addressDue = true;
-  queueMicrotask(() => {
-    addressDue = false;
-    const step = steps[index];
-    history.replaceState(null, "", `#move-${step.move}${step.kind === "end" ? "-end" : ""}`);
-  });
+  const wait = addressAt + ADDRESS_GAP - performance.now();
+  if (wait > 0) window.setTimeout(writeAddress, wait);
+  else queueMicrotask(writeAddress);
 }
 
 const STEP_HASH = /^#move-(\d+)(-end)?$/;
