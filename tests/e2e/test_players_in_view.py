@@ -127,4 +127,4 @@ def in_view_at(pages: list[Any], seats: int, width: int, ruleset: str) -> None:
     for scheme in in_each_scheme(ann, bob):
         shot(ann, f"in-view-{ruleset}-{width}-{scheme}-playing")
         shot(bob, f"in-view-{ruleset}-{width}-{scheme}-waiting")
-        assert serious_violations(ann) == [] and serious_violations(bob) == []
+        assert serious_violations(ann, scheme) == [] and serious_violations(bob, scheme) == []

@@ -61,7 +61,7 @@ def test_on_a_desktop_painteds_panes_show_three_players_names_whole(live_site: L
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     for scheme in in_each_scheme(page):
         shot(page, f"painted-3-names-1280-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
@@ -112,7 +112,7 @@ def test_a_large_phone_held_sideways_fits_six_players_columns(live_site: LiveSit
         page.evaluate("document.getElementById('card').scrollIntoView({block: 'end'})")
         shot(page, f"six-{ruleset}-932-{scheme}-end")
         page.evaluate("scrollTo(0, 0)")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
@@ -169,7 +169,7 @@ def test_a_large_phone_held_sideways_marks_triples_sideways_scroll_and_names_the
     assert benedict == [True, True]
     for scheme in in_each_scheme(page):
         shot(page, f"six-triple-932-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     # At its far end, nothing more: no fade.
     page.eval_on_selector(wrap, "w => { w.scrollLeft = w.scrollWidth; }")
     page.wait_for_function("!document.querySelector('#card .scorecard-wrap').classList.contains('more-after')")
@@ -537,7 +537,7 @@ def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site:
     assert page.evaluate(WHOLE_NAMES) == [[seat, "Wilhelmina Rosenkranz"]]
     for scheme in in_each_scheme(page):
         shot(page, f"whole-name-keyboard-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     # It stays while the keyboard is on the name (a tap's goes after a moment), and Escape hides it.
     page.clock.run_for(5000)
     assert page.evaluate(WHOLE_NAMES) == [[seat, "Wilhelmina Rosenkranz"]]

@@ -125,7 +125,7 @@ def test_phone_four_players_mid_game_the_dice_roll_and_whole_column_fit_without_
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     for scheme in in_each_scheme(page):
         shot(page, f"phone-official-4-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
 
 
 def test_phone_pass_and_play_returns_to_the_dice_and_the_banner_after_a_score(
@@ -660,7 +660,7 @@ def test_every_rule_set_fits_the_own_column_the_dice_and_roll_on_one_screen_hint
         shot(page, "table-painted-phone-scrolled-back")
     for scheme in in_each_scheme(page):
         shot(page, f"table-{ruleset}-{size}-hint-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     if phone and ruleset in LONGEST:
         # Every language's words: "Noch einmal werfen" and "Tipp", "Relancer" and "Conseil" on Roll's line.
         for language in LANGUAGES:
@@ -1056,7 +1056,7 @@ def test_on_a_phone_the_eight_players_coach_review_folds_each_players_choices(
     assert folds.first.locator(".costly-choice").first.is_visible()
     for scheme in in_each_scheme(page):
         shot(page, f"over-eight-review-390-{scheme}", full_page=True)
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
@@ -1117,7 +1117,7 @@ def test_on_a_phone_the_host_finds_the_away_players_seat_tools_in_the_play_card(
     assert "Bob is away" in ann.inner_text("#host-tools")
     for scheme in in_each_scheme(ann):
         shot(ann, f"host-tools-390-{scheme}")
-        assert serious_violations(ann) == [], scheme
+        assert serious_violations(ann, scheme) == [], scheme
     box = ann.locator("#play-replace-1").bounding_box()
     assert box and box["y"] + box["height"] <= 844, box  # on the first screen
     ann.on("dialog", lambda dialog: dialog.accept())
@@ -1146,7 +1146,7 @@ def test_on_a_desktop_the_away_players_seat_tools_are_offered_once(live_site: Li
     )
     for scheme in in_each_scheme(ann):
         shot(ann, f"host-tools-1280-{scheme}")
-        assert serious_violations(ann) == [], scheme
+        assert serious_violations(ann, scheme) == [], scheme
     assert ann.errors == []
 
 
@@ -1348,7 +1348,7 @@ def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the
     assert no_horizontal_overflow(pages[1])
     for scheme in in_each_scheme(pages[1]):
         shot(pages[1], f"long-names-{ruleset}-{size}-{scheme}")
-        assert serious_violations(pages[1]) == [], scheme
+        assert serious_violations(pages[1], scheme) == [], scheme
 
 
 # Where the phone's cards under the play card are, from the top of the page: the scorecard's left,
@@ -1515,7 +1515,7 @@ def test_a_phone_held_sideways_keeps_the_dice_in_view_beside_the_card(
     assert at["last"] and at["dice"] and at["roll"], at
     for scheme in in_each_scheme(page):
         shot(page, f"table-{ruleset}-sideways-{scheme}")
-        assert serious_violations(page) == [], scheme
+        assert serious_violations(page, scheme) == [], scheme
     assert page.errors == []
 
 
