@@ -16,7 +16,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.conftest import LiveSite
-from tests.e2e.helpers import act, create_online, in_each_scheme, join, no_horizontal_overflow, serious_violations, shot
+from tests.e2e.helpers import act, in_each_scheme, no_horizontal_overflow, serious_violations, shot
+from tests.e2e.test_table_layout import online_lobby
 
 pytestmark = pytest.mark.browser
 
@@ -48,10 +49,7 @@ HEADS = """() => {
 def table(site: LiveSite, new_page: Any, ruleset: str, seats: int, size: tuple[int, int]) -> list[Any]:
     width, height = size
     pages = [new_page(width=width, height=height) for _ in range(seats)]
-    url = create_online(pages[0], site, "Ann", ruleset)
-    for page, name in zip(pages[1:], ["Bob", "Cy"], strict=False):
-        join(page, url, name)
-    pages[0].wait_for_function(f"document.querySelectorAll('#seats .seat').length === {seats}")
+    online_lobby(site, pages, ["Ann", "Bob", "Cy"][:seats], ruleset)
     pages[0].click("#start")
     pages[0].wait_for_selector("#roll")
     for page in pages[1:]:

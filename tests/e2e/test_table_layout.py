@@ -24,7 +24,6 @@ from tests.e2e.helpers import (
     create_online,
     finished_named_game,
     in_each_scheme,
-    join,
     local_room,
     no_horizontal_overflow,
     online_game,
@@ -1258,6 +1257,45 @@ AROUND_THE_PLAY_CARD = """() => Object.fromEntries(['seats', 'feed', 'chat', 'ca
 ALL_ONLINE = "n => document.querySelectorAll('#seats .presence.online').length === n"
 
 
+# An online room in its lobby, made through the services: a browser's session (its controller)
+# for each of ``names``, the first the host, the others seated in that order, as the home page's
+# form and the join form would have made it.
+_ONLINE_LOBBY = """
+from importlib import import_module
+from django.conf import settings
+from games import services
+names, ruleset = args
+keys, controllers = [], []
+for _ in names:
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session["controller"] = services.new_controller()
+    session.save()
+    keys.append(session.session_key)
+    controllers.append(session["controller"])
+code = services.game_create(host_name=names[0], controller=controllers[0], ruleset=ruleset).game.code
+for name, controller in zip(names[1:], controllers[1:]):
+    services.game_join(code=code, name=name, controller=controller)
+assert settings.SESSION_COOKIE_NAME == "sessionid"
+result = [code, keys]
+"""
+
+
+def online_lobby(site: LiveSite, pages: list[Any], names: list[str], ruleset: str = "official") -> str:
+    """The online room of ``create_online`` and ``join`` for each page in turn (``names``, the first
+    the host), without the home page, its form and the join form (their own tests are elsewhere):
+    each page loaded in the lobby as its seat's, until the host's shows every seat. The room's url."""
+    code, keys = site.run(_ONLINE_LOBBY, names, ruleset)
+    url = f"{site.url}/r/{code}/"
+    for page, key in zip(pages, keys, strict=True):
+        page.context.add_cookies([{"name": "sessionid", "value": key, "url": site.url}])
+        page.goto(url)
+    for page in pages:
+        page.wait_for_selector("#conn[data-state=connected]")
+        page.wait_for_selector(".seat .tag.you")
+    seated(pages[0], len(pages))
+    return url
+
+
 @pytest.mark.parametrize(
     ("ruleset", "names"),
     [
@@ -1275,10 +1313,7 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
     table, on every player's page, however long the names, however many lines the feed has had
     and however many figures the totals have grown to."""
     pages = [new_page(1280, 800) for _ in names]
-    url = create_online(pages[0], live_site, names[0], ruleset=ruleset)
-    for page, name in zip(pages[1:], names[1:], strict=True):
-        join(page, url, name)
-    seated(pages[0], len(pages))
+    online_lobby(live_site, pages, names, ruleset)
     act(pages[0], pages, lambda: pages[0].click("#start"))
     # Every player seen at the table on every page first: a seat not yet seen online (a socket
     # still connecting on a loaded machine) shows the host its away tools, which are not the turn's.
@@ -1328,10 +1363,7 @@ def test_long_names_are_whole_in_the_column_heads_where_there_is_room_and_in_the
     show it whole."""
     width, height = SIZES[size]
     pages = [new_page(width, height) for _ in LONG_NAMES]
-    url = create_online(pages[0], live_site, LONG_NAMES[0], ruleset=ruleset)
-    for page, name in zip(pages[1:], LONG_NAMES[1:], strict=True):
-        join(page, url, name)
-    seated(pages[0], len(pages))
+    online_lobby(live_site, pages, LONG_NAMES, ruleset)
     act(pages[0], pages, lambda: pages[0].click("#start"))
     shown = pages[1].evaluate(NAMES_SHOWN)
     heads = shown["heads"][: len(LONG_NAMES)]  # Painted's second pane repeats the heads
@@ -1370,9 +1402,7 @@ def test_on_a_phone_the_card_under_the_dice_stays_put_as_rolls_land_and_the_turn
     reactions take the Roll row's height, so the card does not shift as the dice land or as the
     turn goes round, on the player's page or the others'."""
     pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
-    url = create_online(pages[0], live_site, "Ann", ruleset=ruleset)
-    join(pages[1], url, "Bob")
-    seated(pages[0], 2)
+    online_lobby(live_site, pages, ["Ann", "Bob"], ruleset)
     act(pages[0], pages, lambda: pages[0].click("#start"))
     for page in pages:
         page.wait_for_function("document.querySelectorAll('#seats .presence.online').length === 2")
@@ -1444,9 +1474,7 @@ def test_on_a_phone_the_waiting_players_triple_card_names_the_other_seat_over_it
     name takes the width of its columns in view: whole where it fits, else its first letters
     and the ellipsis, as the card rests and as it is scrolled sideways."""
     pages = [new_page(390, 844, has_touch=True, is_mobile=True) for _ in range(2)]
-    url = create_online(pages[0], live_site, host, ruleset="triple")
-    join(pages[1], url, "Bob")
-    seated(pages[0], 2)
+    online_lobby(live_site, pages, [host, "Bob"], "triple")
     act(pages[0], pages, lambda: pages[0].click("#start"))
     bob = pages[1]
     bob.wait_for_selector("#card th.seat-head.pin[title=Bob]")
