@@ -558,6 +558,38 @@ def own_column(columns: int) -> str:
     return f"#card tr[data-box] > th, {cells}"
 
 
+# What assert_fits reads of the table, in one evaluation once every element it measures is laid out
+# (as outside_viewport waits): [the dice and Roll, the own column, the seats' heads (a desktop)]
+# each outside the viewport; the own column's cells cut by the edge of their pane; the page's
+# scroll and its sideways overflow; the card's panes that scroll sideways; the box names cut;
+# the tops of Roll and the hint button.
+FITS = """([own, desktop]) => {
+  const sets = ['#dice .die, #roll', own, ...(desktop ? ['#card th.seat-head'] : [])]
+    .map(s => [...document.querySelectorAll(s)]);
+  if (sets.some(els => !els.length || els.some(e => e.getBoundingClientRect().width === 0))) return false;
+  const outside = sets.map(els => els.flatMap(e => {
+    const r = e.getBoundingClientRect();
+    const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+      && r.width > 0 && r.height > 0;
+    return inside ? [] : [`${e.id || e.textContent.trim().slice(0, 20)} ${JSON.stringify(r)}`];
+  }));
+  const clipped = sets[1].filter(e => {
+    const wrap = e.closest('.scorecard-wrap').getBoundingClientRect();
+    const r = e.getBoundingClientRect();
+    return r.left < wrap.left - 1 || r.right > wrap.right + 1;
+  }).map(e => e.innerText);
+  const wraps = [...document.querySelectorAll('#card .scorecard-wrap')];
+  return {
+    scrollY, outside, clipped,
+    overflow: document.documentElement.scrollWidth > innerWidth,
+    scrolling: wraps.filter(w => w.scrollWidth > w.clientWidth).length,
+    cut: [...document.querySelectorAll('#card tr[data-box] > th')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText),
+    tops: ['roll', 'hint'].map(id => document.getElementById(id)?.getBoundingClientRect().top ?? null),
+  };
+}"""
+
+
 def assert_fits(page: Any, columns: int, phone: bool, shown: str) -> None:
     """The dice, Roll and the own column on one screen, the coach's hint closed and open."""
     for hint in (False, True):
@@ -566,35 +598,23 @@ def assert_fits(page: Any, columns: int, phone: bool, shown: str) -> None:
             page.wait_for_selector(".hint-box li")
         shot(page, f"table-{shown}{'-hint' if hint else ''}")
         where = (shown, hint)
-        assert page.evaluate("scrollY") == 0
-        assert outside_viewport(page, "#dice .die, #roll") == [], where
-        assert outside_viewport(page, own_column(columns)) == [], where
+        fits = page.wait_for_function(FITS, arg=[own_column(columns), not phone]).json_value()
+        assert fits["scrollY"] == 0
+        outside_dice, outside_own, *outside_heads = fits["outside"]
+        assert outside_dice == [], where
+        assert outside_own == [], where
         # ... and none is cut by the edge of its pane (a pane scrolls sideways under its own column).
-        clipped = page.evaluate(
-            """s => [...document.querySelectorAll(s)].filter(e => {
-                const wrap = e.closest('.scorecard-wrap').getBoundingClientRect();
-                const r = e.getBoundingClientRect();
-                return r.left < wrap.left - 1 || r.right > wrap.right + 1;
-            }).map(e => e.innerText)""",
-            own_column(columns),
-        )
-        assert clipped == [], where
-        assert no_horizontal_overflow(page)
+        assert fits["clipped"] == [], where
+        assert not fits["overflow"]
         if not phone:
             # The desktop shows every seat's columns: nothing hides behind a sideways scroll.
-            assert page.evaluate(
-                "[...document.querySelectorAll('#card .scorecard-wrap')].every(w => w.scrollWidth <= w.clientWidth)"
-            )
-            assert outside_viewport(page, "#card th.seat-head") == []
+            assert fits["scrolling"] == 0
+            assert outside_heads == [[]]
         # No box's name is cut, on the phone's short labels either.
-        cut = page.evaluate(
-            """[...document.querySelectorAll('#card tr[data-box] > th')]
-                .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
-        )
-        assert cut == [], where
+        assert fits["cut"] == [], where
         # The hint button stays beside Roll (its own line would push the card down).
         if not hint:
-            tops = page.evaluate("['roll', 'hint'].map(id => document.getElementById(id).getBoundingClientRect().top)")
+            tops = fits["tops"]
             assert abs(tops[0] - tops[1]) < 24, (where, tops)
 
 
