@@ -27,10 +27,23 @@ pytestmark = pytest.mark.browser
 SIX = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
 ONE_COLUMN = ["official", "free_joker", "yeti", "yatzy", "painted"]
 
-# Each seat's name in its column's head that shows less than all of its letters.
-CUT_NAMES = """() => [...document.querySelectorAll('#card .seat-head-name')]
-  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
-  .map(e => `${e.textContent.trim()} ${e.clientWidth}/${e.scrollWidth}`)"""
+# Each seat's name in its column's head that shows less than all of its letters: its letters
+# reach past its content box, by as little as part of a pixel (an ellipsis is shown for that,
+# which scrollWidth and clientWidth, whole pixels, round away), or it has lines below its last.
+CUT_NAMES = """() => [...document.querySelectorAll('#card .seat-head-name')].flatMap(e => {
+  const style = getComputedStyle(e), box = e.getBoundingClientRect();
+  const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+  const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+  const letters = [], walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let text = walk.nextNode(); text; text = walk.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    letters.push(...[...range.getClientRects()].filter(r => r.width > 0));
+  }
+  const from = Math.min(...letters.map(r => r.left)), to = Math.max(...letters.map(r => r.right));
+  const cut = from < left - 0.02 || to > right + 0.02 || e.scrollHeight > e.clientHeight + 1;
+  return cut ? [`${e.textContent.trim()} ${(right - left).toFixed(2)}/${(to - from).toFixed(2)}`] : [];
+})"""
 
 # Each seat's name cut in its column's head that is not a button showing it whole.
 CUT_UNMARKED = """() => [...document.querySelectorAll('#card .seat-head-name')]
@@ -62,6 +75,23 @@ def test_on_a_desktop_painteds_panes_show_three_players_names_whole(live_site: L
     for scheme in in_each_scheme(page):
         shot(page, f"painted-3-names-1280-{scheme}")
         assert serious_violations(page, scheme) == [], scheme
+    assert page.errors == []
+
+
+def test_on_a_desktop_painteds_panes_show_three_ten_letter_names_whole(live_site: LiveSite, new_page: Any) -> None:
+    """Three seats' heads in Painted's panes cut "Annemarie" to "Annema…" and "Maximilian" to
+    "Maximili…" at 1280 x 800, with room to spare in the card's padding and between its panes, where
+    the one-pane rule sets show them whole. A name a fraction of a pixel too wide ("Evangeline" in a
+    column a little narrower) shows an ellipsis too: CUT_NAMES measures the letters, not whole pixels."""
+    page = new_page(1280, 800)
+    local_room(page, live_site, ["Annemarie", "Maximilian", "Evangeline"], ruleset="painted")
+    reload(page)
+    assert page.locator("#card .scorecard.in-panes").count() == 2
+    assert page.evaluate(CUT_NAMES) == []
+    assert page.evaluate(SCROLLING) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    for scheme in in_each_scheme(page):
+        shot(page, f"painted-3-long-names-1280-{scheme}")
     assert page.errors == []
 
 
