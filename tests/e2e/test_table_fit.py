@@ -17,6 +17,7 @@ from tests.e2e.helpers import (
     score_best,
     serious_violations,
     shot,
+    wait_version,
     with_axe,
 )
 from tests.e2e.test_accounts import sign_up, username
@@ -590,6 +591,45 @@ def test_the_keyboard_shows_a_cut_name_whole_and_hides_it_with_escape(live_site:
     cut = [name.rsplit(" ", 1)[0] for name in desk.evaluate(CUT_NAMES)]
     assert [name for _, _, name in desk.evaluate(NAME_STOPS)] == cut == ["Bartholomew"]
     assert desk.errors == []
+
+
+# The width of a seat's name's letters in its head (its text's boxes, from the first's left to the
+# last's right), in fractions of a pixel.
+LETTERS_WIDTH = """(selector) => {
+  const name = document.querySelector(selector), range = document.createRange();
+  range.selectNodeContents(name);
+  const r = [...range.getClientRects()].filter((r) => r.width > 0);
+  return Math.max(...r.map((r) => r.right)) - Math.min(...r.map((r) => r.left));
+}"""
+
+
+def test_a_name_cut_by_less_than_a_pixel_is_a_button_showing_it_whole(live_site: LiveSite, new_page: Any) -> None:
+    """A seat's name a fraction of a pixel wider than its head shows an ellipsis ("Rosenkra…") and
+    was no button to show it whole: scrollWidth and clientWidth, whole pixels, rounded the cut away."""
+    page = new_page(1280, 800)
+    local_room(page, live_site, [*SIX[:5], "Rosenkranz"])
+    reload(page)
+    name = "#card th.seat-head[data-seat='5'] .seat-head-name"
+    assert page.get_attribute(name, "role") is None  # whole at 1280
+    # Its head made a third of a pixel narrower than its letters.
+    letters = page.evaluate(LETTERS_WIDTH, name)
+    page.add_style_tag(content=f"{name} {{ width: {letters - 0.3:.3f}px; }}")
+    assert page.evaluate(f"(e => e.scrollWidth <= e.clientWidth + 1)(document.querySelector(`{name}`))")
+    assert [cut.rsplit(" ", 1)[0] for cut in page.evaluate(CUT_NAMES)] == ["Rosenkranz"]
+    # An ellipsis shows: the head looks other than with its letters clipped at its edge.
+    box = page.locator(name).bounding_box()
+    ellipsis = page.screenshot(clip=box)
+    clipped = page.add_style_tag(content=f"{name} {{ text-overflow: clip; }}")
+    assert page.screenshot(clip=box) != ellipsis
+    clipped.evaluate("style => style.remove()")
+    # The card drawn again (a roll) makes the cut name a button, which the keyboard reaches.
+    before = int(page.get_attribute("#room", "data-version") or 0)
+    page.click("#roll")
+    wait_version([page], before)
+    assert page.get_attribute(name, "role") == "button"
+    assert page.evaluate(NAME_STOPS) == [["5", "button", "Rosenkranz"]]
+    assert page.evaluate(CUT_UNMARKED) == []
+    assert page.errors == []
 
 
 # Each pair of bubbles over the card (a reaction's, a whole name's) that cover one another.
