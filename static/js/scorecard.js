@@ -222,8 +222,11 @@ export function fitSeatNames(root) {
  */
 function markWholeNames(wrap, pane) {
   const heads = wrap.querySelectorAll("th.seat-head");
-  // A name with no room at all (its columns out of view) is not on the screen to show.
-  const cut = new Set([...wrap.querySelectorAll(".seat-head-name")].filter((name) => name.clientWidth > 0 && (name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1)));
+  // A name with no room at all (its columns out of view) is not on the screen to show; one with
+  // lines past its last (a clamp's) shows less of it, as one too wide does.
+  const names = [...wrap.querySelectorAll(".seat-head-name")];
+  const wide = lettersCut(names);
+  const cut = new Set(names.filter((name, k) => name.clientWidth > 0 && (wide[k] || name.scrollHeight > name.clientHeight + 1)));
   for (const head of heads) {
     const name = head.querySelector(".seat-head-name");
     if (!name) continue;
@@ -237,6 +240,34 @@ function markWholeNames(wrap, pane) {
       name.removeAttribute("tabindex");
     }
   }
+}
+
+/** Less than the layout's least step (1/64 px): a box's edges given in CSS pixels (a padding of
+ * 0.1rem is 1.6px, laid out as 1.59375) are off from the letters' by no more. */
+const LETTERS_SLACK = 0.01;
+
+/**
+ * Whether each of ``names`` (seats' names in their heads) has letters past its content box: by as
+ * little as part of a pixel, the browser shows an ellipsis there, which scrollWidth and
+ * clientWidth (whole pixels) round away. Its text's boxes, not the marks' (the presence dot may
+ * sit in the head's corner, out of the name's box). Reads the page only, all the names at once:
+ * a write between two reads would lay the card out again for each name.
+ */
+function lettersCut(names) {
+  const range = document.createRange();
+  return names.map((name) => {
+    const box = name.getBoundingClientRect();
+    if (!box.width) return false;
+    const style = getComputedStyle(name);
+    const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft) - LETTERS_SLACK;
+    const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight) + LETTERS_SLACK;
+    const texts = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+    for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+      range.selectNodeContents(text);
+      for (const r of range.getClientRects()) if (r.width > 0 && (r.left < left || r.right > right)) return true;
+    }
+    return false;
+  });
 }
 
 /** A card with columns past its right edge, not scrolled to its end: ``more-after``, which
@@ -290,7 +321,8 @@ function markCutNames(wrap) {
   const names = [...wrap.querySelectorAll(".seat-head-name")].filter((name) => name.querySelector(".turn-mark, .presence"));
   names.forEach((name) => name.parentElement.classList.remove("name-cut")); // measured with its marks
   // A name with no room at all (a seat whose columns are all out of view) shows nothing either way.
-  const cut = names.map((name) => name.clientWidth && name.scrollWidth > name.clientWidth + 1);
+  const wide = lettersCut(names);
+  const cut = names.map((name, k) => name.clientWidth > 0 && wide[k]);
   names.forEach((name, k) => cut[k] && name.parentElement.classList.add("name-cut"));
 }
 
