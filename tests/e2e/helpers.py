@@ -410,6 +410,27 @@ def no_horizontal_overflow(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
+# A function of an element (a seat's name in its head, a name in a line) saying how it shows less
+# than all of its letters ("content width/letters' width"), or '' when it shows them all: its
+# text's boxes reach past its content box, by as little as part of a pixel (an ellipsis shows for
+# that, which scrollWidth and clientWidth, whole pixels, round away), or it has lines past its
+# last (a clamp's). The slack is under the layout's least step, 1/64 px, as the page's own.
+LETTERS_CUT = """(e => {
+  const style = getComputedStyle(e), box = e.getBoundingClientRect();
+  const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+  const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+  const letters = [], walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let text = walk.nextNode(); text; text = walk.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    letters.push(...[...range.getClientRects()].filter(r => r.width > 0));
+  }
+  const from = Math.min(...letters.map(r => r.left)), to = Math.max(...letters.map(r => r.right));
+  const cut = from < left - 0.01 || to > right + 0.01 || e.scrollHeight > e.clientHeight + 1;
+  return cut ? `${(right - left).toFixed(2)}/${(to - from).toFixed(2)}` : '';
+})"""
+
+
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     """Save a screenshot of ``page`` as SCREENSHOTS/<name>.png when SCREENSHOTS names a folder."""
     if SHOTS:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    LETTERS_CUT,
     act,
     caught_up,
     create_online,
@@ -28,29 +29,22 @@ pytestmark = pytest.mark.browser
 SIX = ["Alexandra", "Benedict", "Cleopatra", "Dominique", "Evangeline", "Frederick"]
 ONE_COLUMN = ["official", "free_joker", "yeti", "yatzy", "painted"]
 
-# Each seat's name in its column's head that shows less than all of its letters: its letters
-# reach past its content box, by as little as part of a pixel (an ellipsis is shown for that,
-# which scrollWidth and clientWidth, whole pixels, round away), or it has lines below its last.
-CUT_NAMES = """() => [...document.querySelectorAll('#card .seat-head-name')].flatMap(e => {
-  const style = getComputedStyle(e), box = e.getBoundingClientRect();
-  const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
-  const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
-  const letters = [], walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-  for (let text = walk.nextNode(); text; text = walk.nextNode()) {
-    const range = document.createRange();
-    range.selectNodeContents(text);
-    letters.push(...[...range.getClientRects()].filter(r => r.width > 0));
-  }
-  const from = Math.min(...letters.map(r => r.left)), to = Math.max(...letters.map(r => r.right));
-  const cut = from < left - 0.02 || to > right + 0.02 || e.scrollHeight > e.clientHeight + 1;
-  return cut ? [`${e.textContent.trim()} ${(right - left).toFixed(2)}/${(to - from).toFixed(2)}`] : [];
-})"""
+# Each seat's name in its column's head that shows less than all of its letters (LETTERS_CUT).
+CUT_NAMES = (
+    """() => [...document.querySelectorAll('#card .seat-head-name')]
+  .flatMap(e => { const cut = """
+    + LETTERS_CUT
+    + """(e); return cut ? [`${e.textContent.trim()} ${cut}`] : []; })"""
+)
 
 # Each seat's name cut in its column's head that is not a button showing it whole.
-CUT_UNMARKED = """() => [...document.querySelectorAll('#card .seat-head-name')]
-  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+CUT_UNMARKED = (
+    """() => [...document.querySelectorAll('#card .seat-head-name')]
   .filter(e => e.getAttribute('role') !== 'button')
-  .map(e => `${e.textContent.trim()} ${e.clientWidth}/${e.scrollWidth}`)"""
+  .flatMap(e => { const cut = """
+    + LETTERS_CUT
+    + """(e); return cut ? [`${e.textContent.trim()} ${cut}`] : []; })"""
+)
 
 # Each of the card's panes that needs a sideways scroll to show its last columns.
 SCROLLING = """() => [...document.querySelectorAll('#card .scorecard-wrap')]

@@ -17,6 +17,7 @@ import bots
 from games.domain.rules import RULESETS as RULESET_OF
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    LETTERS_CUT,
     act,
     bob_and_cy_join,
     bob_walked_away,
@@ -1355,19 +1356,25 @@ def test_on_a_desktop_nothing_beside_or_below_the_play_card_moves_when_the_turn_
 
 LONG_NAMES = ["Bartholomew Featherstone", "Wolfgangwilhelmwinterbot", "Ann", "Maximilian Montgomery-Xu"]
 
-# Each seat's name as the scorecard's column heads show it: whole, or cut (wider or taller than
-# its box shows) with the whole name as the head's title; the whole name in the Players list; and
-# the play card's heading whole.
-NAMES_SHOWN = """() => {
-  const cut = e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
+# Each seat's name as the scorecard's column heads show it: whole, or cut (its letters past its
+# box, by as little as part of a pixel: LETTERS_CUT) with the whole name as the head's title; the
+# whole name in the Players list; and the play card's heading whole. The head itself, which holds
+# words for a screen reader in a box of one pixel, is cut where it is wider or taller than its box.
+NAMES_SHOWN = (
+    """() => {
+  const cut = e => Boolean("""
+    + LETTERS_CUT
+    + """(e));
+  const overflows = e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
   const heads = [...document.querySelectorAll('#card th.seat-head')].map(th => {
     const text = th.querySelector('.seat-head-name') ?? th;
-    return [th.title, cut(text) || cut(th) ? 'cut' : 'whole', text.textContent.includes(th.title)];
+    return [th.title, cut(text) || overflows(th) ? 'cut' : 'whole', text.textContent.includes(th.title)];
   });
   const seats = [...document.querySelectorAll('#seats .seat-name')].map(e => [e.textContent, cut(e) ? 'cut' : 'whole']);
   const banner = document.getElementById('turn-h');
   return {heads, seats, banner: [banner.textContent.trim(), cut(banner) ? 'cut' : 'whole']};
 }"""
+)
 
 
 @pytest.mark.parametrize("size", SIZES)
