@@ -27,6 +27,7 @@ from games.realtime import fanout
 from games.realtime.backlog import OUTBOX, BoundedSend, Outbox
 from games.services import turns
 from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
+from tests.realtime.consumers.helpers import until
 
 pytestmark = pytest.mark.asyncio
 
@@ -490,8 +491,7 @@ async def test_a_socket_whose_client_stopped_reading_holds_up_no_other_socket_of
             await fanout.leave(code, socket)
 
     servers = [asyncio.create_task(serve(app, server.send, server)) for server in (stuck, fine)]
-    while len(ready) < 2:
-        await asyncio.sleep(0.01)
+    await until(lambda: len(ready) == 2, "both sockets accepted and in the room")
     for version in range(1, 31):  # 30 x 100 bytes: the stuck socket passes its 1,000 bytes
         await fanout.publish(code, [f"{version:<100}"], version=version)
         await settle()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -46,7 +47,10 @@ async def test_live_a_frame_that_is_not_utf8_closes_its_socket_1007_without_a_tr
         await ws.send(b'{"type": "chat", "text": "\xff\xfe"}', text=True)
         with pytest.raises(ConnectionClosed) as closed:
             while True:
-                await ws.recv()
+                try:
+                    await asyncio.wait_for(ws.recv(), 10)
+                except TimeoutError:
+                    pytest.fail("the socket is still open 10 s after a frame that is not UTF-8")
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
         # The room still answers others.
         assert browser.state(code)["version"] >= 0

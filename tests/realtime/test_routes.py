@@ -13,6 +13,7 @@ from games.scheduling.runner import Scheduler
 from games.services import processes
 from games.services.processes import ORIGIN
 from games.store.models import ServingProcess
+from tests.realtime.consumers.helpers import until
 from tests.realtime.test_fanout import FakeSocket
 
 
@@ -62,8 +63,10 @@ async def test_each_round_sends_every_socket_of_every_room_the_route_frame(monke
     try:
         routes.peer_started()
         want = [routes.frame(), routes.frame()]
-        while any(socket.frames != want for group in sockets.values() for socket in group):
-            await asyncio.sleep(0.01)
+        await until(
+            lambda: all(socket.frames == want for group in sockets.values() for socket in group),
+            "both rounds' route frame on every socket of every room",
+        )
         assert json.loads(routes.frame()) == {"type": "route", "worker": ORIGIN}
     finally:
         for code, group in sockets.items():
