@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,24 @@ async def wait_healthy(url: str, timeout: float = 20) -> None:
         await asyncio.sleep(0.2)
 
 
+@contextlib.asynccontextmanager
+async def two_workers(one: ServerProcess, two: ServerProcess, sockets: list[Socket]) -> AsyncIterator[None]:
+    """Around a test's play on ``one`` and ``two``: should it fail, where each socket stood and what
+    each worker logged last; however it ends, ``sockets`` (as the list holds them then) closed
+    and both workers stopped."""
+    try:
+        yield
+    except BaseException:
+        print("sockets:", [(s.base_url, s.closed, s.version, s.seats) for s in sockets])
+        print("server one:", one.log()[-3000:], "server two:", two.log()[-3000:], sep="\n")
+        raise
+    finally:
+        for sock in sockets:
+            await sock.close()
+        one.stop()
+        two.stop()
+
+
 def stored(browser: Browser, code: str) -> dict[str, Any]:
     return browser.state(code)
 
@@ -212,7 +230,7 @@ async def test_redis_restarting_mid_game_loses_no_state(
     code = ann.create_room("Ann")
     bob.join(code, "Bob")
     sockets = [await ann.socket(code).connect(), await bob.socket(code).connect(), await eve.socket(code).connect()]
-    try:
+    async with two_workers(one, two, sockets):
         table = Table(sockets)
         await table.act(sockets[0], {"type": "start"})
         await table.play_turn()  # Ann
@@ -236,7 +254,7 @@ async def test_redis_restarting_mid_game_loses_no_state(
             await wait_healthy(server.url)
 
         browsers = [ann, bob, eve]
-        sockets = [await recover(s, b, code, urls) for s, b in zip(sockets, browsers, strict=True)]
+        sockets[:] = [await recover(s, b, code, urls) for s, b in zip(sockets, browsers, strict=True)]
         a = sockets[0]
         landed = stored(Browser(one.url), code)["version"] == version + 1
         await resend_until_answered(a, in_flight, version + 1, landed=landed)
@@ -256,15 +274,6 @@ async def test_redis_restarting_mid_game_loses_no_state(
         for sock in sockets:
             assert sock.state == final
         assert "OK" in verify(code, env)
-    except BaseException:
-        print("sockets:", [(s.base_url, s.closed, s.version, s.seats) for s in sockets])
-        print("server one:", one.log()[-3000:], "server two:", two.log()[-3000:], sep="\n")
-        raise
-    finally:
-        for sock in sockets:
-            await sock.close()
-        one.stop()
-        two.stop()
 
 
 # --- PostgreSQL out of reach -------------------------------------------------------------

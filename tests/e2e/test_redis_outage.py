@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_faults import RedisServer, env_for, redis_server  # noqa: F401 - a fixture
+from tests.e2e.test_faults import RedisServer, env_for, redis_server, two_workers  # noqa: F401 - a fixture
 from tests.live import Browser, ServerProcess, scratch_database, start_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
@@ -56,7 +56,7 @@ async def test_play_goes_on_without_redis_and_everything_recovers_when_it_return
     player = await ann.socket(code).connect()
     watcher = await Browser(two.url).socket(code).connect()
     sockets = [player, watcher]
-    try:
+    async with two_workers(one, two, sockets):
         version = player.version
         redis_server.kill()
         # The workers stay in the proxy's rotation: they can serve, with the relay reported down
@@ -82,11 +82,3 @@ async def test_play_goes_on_without_redis_and_everything_recovers_when_it_return
         await watcher.wait_version(version + 1, timeout=15)
         await player.send({"type": "roll"})
         await watcher.wait_version(version + 2, timeout=10)  # and relays flow again
-    except BaseException:
-        print("server one:", one.log()[-3000:], "server two:", two.log()[-3000:], sep="\n")
-        raise
-    finally:
-        for sock in sockets:
-            await sock.close()
-        one.stop()
-        two.stop()
