@@ -55,6 +55,30 @@ def live_env(database_url: str, tmp_path: Path) -> dict[str, str]:
     )
 
 
+def env_down_a_while(database_url: str, tmp_path: Path) -> dict[str, str]:
+    """The servers' environment for a test that has every process down a while: however long a
+    loaded machine takes to start one again, that is not an outage that gives a turn its time
+    back or moves a fresh deadline on (that rule has a test of its own)."""
+    return {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": str(10 * GENEROUS)}
+
+
+def ann_and_bob_seated(ann_url: str, bob_url: str) -> tuple[Browser, Browser, str]:
+    """Ann's browser on ``ann_url`` and Bob's on ``bob_url``, both seated in a timed room Ann
+    created: the browsers and the room's code."""
+    ann, bob = Browser(ann_url), Browser(bob_url)
+    code = create_timed_room(ann, "Ann")
+    bob.join(code, "Bob")
+    return ann, bob, code
+
+
+async def started(browser: Browser, code: str) -> Socket:
+    """``browser``'s socket in room ``code``, once the game it started there is playing."""
+    sock = await browser.socket(code).connect()
+    await sock.send({"type": "start"})
+    await sock.wait(lambda: sock.state["status"] == "playing")
+    return sock
+
+
 def create_timed_room(browser: Browser, name: str, timer: int = TIMER) -> str:
     landed = browser.post(
         "/rooms/new", {"name": name, "ruleset": "official", "mode": "online", "turn_timer": str(timer)}
@@ -178,9 +202,7 @@ async def test_two_timeouts_in_a_row_apply_once_each_then_a_computer_plays_until
 ) -> None:
     env = live_env(database_url, tmp_path)
     with servers(2, env, log_dir=tmp_path) as (one, two):
-        ann, bob = Browser(one.url), Browser(two.url)
-        code = create_timed_room(ann, "Ann")
-        bob.join(code, "Bob")
+        ann, bob, code = ann_and_bob_seated(one.url, two.url)
         a, b = await ann.socket(code).connect(), await bob.socket(code, base_url=two.url).connect()
         try:
             await a.send({"type": "start"})
@@ -224,13 +246,9 @@ async def test_two_timeouts_in_a_row_apply_once_each_then_a_computer_plays_until
 async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_killed(
     database_url: str, tmp_path: Path
 ) -> None:
-    # Every process is down a while below: however long a loaded machine takes to start one again,
-    # that is not an outage that gives the turn its time back (that rule has a test of its own).
-    env = {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": str(10 * GENEROUS)}
+    env = env_down_a_while(database_url, tmp_path)  # every process is down a while below
     with servers(2, env, log_dir=tmp_path) as (one, two):
-        ann, bob = Browser(two.url), Browser(one.url)
-        code = create_timed_room(ann, "Ann")
-        bob.join(code, "Bob")
+        ann, bob, code = ann_and_bob_seated(two.url, one.url)
         a, b = await ann.socket(code).connect(), await bob.socket(code).connect()
         try:
             await a.send({"type": "start"})
@@ -301,12 +319,8 @@ async def test_a_timed_room_with_every_socket_closed_times_out_exactly_once_acro
 ) -> None:
     env = live_env(database_url, tmp_path)
     with servers(2, env, log_dir=tmp_path) as (one, two):
-        ann, bob = Browser(one.url), Browser(two.url)
-        code = create_timed_room(ann, "Ann")
-        bob.join(code, "Bob")
-        a = await ann.socket(code).connect()
-        await a.send({"type": "start"})
-        await a.wait(lambda: a.state["status"] == "playing")
+        ann, bob, code = ann_and_bob_seated(one.url, two.url)
+        a = await started(ann, code)
         await a.close()  # nobody is connected from now on
         # The process that committed the start dies before Ann's deadline, which then passes.
         one.kill()
@@ -340,9 +354,7 @@ async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_b
         # outage however loaded the machine (a few seconds, the time given back could run out
         # while her page connects).
         code = create_timed_room(ann, "Ann")
-        a = await ann.socket(code).connect()
-        await a.send({"type": "start"})
-        await a.wait(lambda: a.state["status"] == "playing")
+        a = await started(ann, code)
         await a.close()
         one.kill()  # a restart that takes longer than the turn's time: down until it has passed
         outage_longer_than_the_turn(database_url, code, seconds=60)
@@ -364,9 +376,7 @@ async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_so
     database_url: str, tmp_path: Path
 ) -> None:
     """A day-long move, its deadline passed while nobody had a page open: played once, by whoever claims it."""
-    # No process is up between the second's stop and the first's start below: however long a loaded
-    # machine takes, that is not an outage that moves Bob's fresh deadline on (its own test is above).
-    env = {**live_env(database_url, tmp_path), "SCHEDULER_OUTAGE": str(10 * GENEROUS)}
+    env = env_down_a_while(database_url, tmp_path)  # none is up between the second's stop and the first's start
     with servers(2, env, log_dir=tmp_path) as (one, two):
         ann, bob = Browser(one.url), Browser(two.url)
         landed = ann.post(
@@ -375,9 +385,7 @@ async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_so
         )
         code = landed.rstrip("/").rsplit("/", 1)[-1]
         bob.join(code, "Bob")
-        a = await ann.socket(code).connect()
-        await a.send({"type": "start"})
-        await a.wait(lambda: a.state["status"] == "playing")
+        a = await started(ann, code)
         assert a.state["pace"] == "own" and a.state["clock"]["seconds"] == 86400
         await a.close()  # nobody is connected from now on
         one.kill()  # the process that committed the start dies before the deadline
