@@ -121,15 +121,22 @@ def test_the_profile_dates_a_game_in_the_readers_time_zone_as_the_chat_times_its
     assert page.get_attribute("td time", "datetime") == "2026-03-04T22:30:00+00:00"
 
 
-def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite, new_page: Any) -> None:
+def bea_and_cal_playing(site: LiveSite, new_page: Any) -> tuple[str, Any, Any, str]:
+    """Bea signed up (a new account's name) and Cal, a visitor, in an online game Bea created and
+    started: her account's name, her page, Cal's page and the room's address."""
     name = username("bea")
     home = new_page()
-    sign_up(home, live_site, name)
-    url = create_online(home, live_site, "Bea")
+    sign_up(home, site, name)
+    url = create_online(home, site, "Bea")
     friend = new_page()
     join(friend, url, "Cal")
     home.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
     act(home, [home, friend], lambda: home.click("#start"))
+    return name, home, friend, url
+
+
+def test_the_same_account_in_a_second_browser_plays_its_seat(live_site: LiveSite, new_page: Any) -> None:
+    name, home, friend, url = bea_and_cal_playing(live_site, new_page)
     # Another device: a fresh browser, signed in to the same account, plays the seat.
     phone = new_page(390, 844)
     sign_in(phone, live_site, name)
@@ -148,14 +155,7 @@ def test_a_room_tab_left_open_after_signing_out_in_another_stops_offering_the_ac
     """A shared computer: Bea signs out in another tab, her room tab open at her turn. The room
     counts that tab as a visitor's at once (her seat away), and so does the tab: it no longer
     offers Roll, which the server would refuse, nor calls the seat hers."""
-    name = username("bea")
-    home = new_page()
-    sign_up(home, live_site, name)
-    url = create_online(home, live_site, "Bea")
-    friend = new_page()
-    join(friend, url, "Cal")
-    home.wait_for_function("document.querySelectorAll('#seats .seat').length === 2")
-    act(home, [home, friend], lambda: home.click("#start"))
+    _, home, friend, _ = bea_and_cal_playing(live_site, new_page)
     home.wait_for_function("!document.getElementById('roll').disabled")
     other = home.context.new_page()
     sign_out(other, live_site.url)
@@ -224,6 +224,25 @@ def add_passkey(page: Any, base: str) -> None:
     page.wait_for_url(lambda url: "/webauthn/add" not in url)
 
 
+def with_a_passkey(site: LiveSite, new_page: Any, stem: str, width: int, height: int) -> tuple[Any, str]:
+    """A page of ``width`` x ``height`` with the virtual authenticator, signed up as a new account
+    named from ``stem`` that has added a passkey: the page and the address WebAuthn accepts for
+    the site (localhost: it refuses an IP address as the relying party)."""
+    base = site.url.replace("127.0.0.1", "localhost")
+    page = new_page(width, height)
+    virtual_authenticator(page)
+    sign_up(page, site, username(stem), base=base)
+    add_passkey(page, base)
+    return page, base
+
+
+def clean_in_each_scheme(page: Any, name: str, full_page: bool = True) -> None:
+    """``page`` has no serious axe-core violation, light and dark, and a screenshot of each named ``name``."""
+    for scheme in in_each_scheme(page):
+        assert serious_violations(page) == [], (name, scheme)
+        shot(page, f"{scheme}-{name}", full_page=full_page)
+
+
 def sign_out(page: Any, base: str) -> None:
     page.goto(base + "/accounts/logout/")
     page.click("main form button[type=submit]")
@@ -259,9 +278,7 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     assert page.locator("[data-testid=passkey-notice]").count() == 0  # at a name they work
     page.click("text=Your passkeys")
     assert "This laptop" in page.inner_text("main table") and "Signs you in by itself" in page.inner_text("main table")
-    for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
-        shot(page, f"{scheme}-1280-your-passkeys", full_page=True)
+    clean_in_each_scheme(page, "1280-your-passkeys")
     page.click("text=Rename")
     assert page.inner_text("main h1") == "Rename a passkey"
     page.fill("input[name=name]", "Work laptop")
@@ -270,9 +287,7 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     assert "Work laptop" in page.inner_text("main table")
     page.click("text=Remove")
     assert page.inner_text("main h1") == "Remove this passkey?" and "Work laptop" in page.inner_text("main")
-    for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
-        shot(page, f"{scheme}-1280-remove-a-passkey", full_page=True)
+    clean_in_each_scheme(page, "1280-remove-a-passkey")
     page.click("main a:text-is('Keep it')")
     page.wait_for_selector("main table")
     assert len(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]) == 1
@@ -285,16 +300,12 @@ def test_a_passkey_signs_in_through_the_virtual_authenticator(live_site: LiveSit
     page.wait_for_url("**/accounts/2fa/authenticate/**")
     assert page.inner_text("main h1") == "Confirm with your passkey"
     assert "authenticator code" not in page.inner_text("main")
-    for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
-        shot(page, f"{scheme}-1280-sign-in-confirm-with-passkey", full_page=True)
+    clean_in_each_scheme(page, "1280-sign-in-confirm-with-passkey")
     # The same page on a phone: loaded again at that size.
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     assert page.inner_text("main h1") == "Confirm with your passkey"
-    for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
-        shot(page, f"{scheme}-390-sign-in-confirm-with-passkey", full_page=True)
+    clean_in_each_scheme(page, "390-sign-in-confirm-with-passkey")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.reload()
     page.click("#mfa_webauthn_authenticate")
@@ -311,12 +322,7 @@ def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_s
     """The browser still holds a passkey its player removed from the account: signing in with it
     says it could not be checked and leaves the password to use, not "Incorrect code." of codes
     the site does not have, and signs nobody in."""
-    base = live_site.url.replace("127.0.0.1", "localhost")
-    page = new_page(1280, 800)
-    virtual_authenticator(page)
-    name = username("ida")
-    sign_up(page, live_site, name, base=base)
-    add_passkey(page, base)
+    page, base = with_a_passkey(live_site, new_page, "ida", 1280, 800)
     page.goto(base + "/accounts/2fa/webauthn/")
     page.click("text=Remove")
     page.click("main form button[type=submit]")
@@ -329,9 +335,7 @@ def test_a_passkey_the_site_no_longer_knows_is_refused_in_the_sites_words(live_s
     assert "That passkey could not be checked: try again, or use your password." in main
     assert "Incorrect code" not in main
     assert page.locator("[data-testid=nav-sign-in]").count() == 1
-    for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], scheme
-        shot(page, f"{scheme}-1280-passkey-not-checked", full_page=True)
+    clean_in_each_scheme(page, "1280-passkey-not-checked")
     assert page.errors == []
 
 
@@ -341,12 +345,7 @@ def test_a_passkey_that_could_not_confirm_it_is_you_keeps_the_player_on_the_page
     """A passkey's answer the server cannot check leaves the player on "Confirm it is you", told why,
     not sent on to the sign-in page's redirect, away from the change that asked; their own passkey
     then takes them on to the page that asked."""
-    base = live_site.url.replace("127.0.0.1", "localhost")
-    page = new_page(1280, 800)
-    virtual_authenticator(page)
-    name = username("joy")
-    sign_up(page, live_site, name, base=base)
-    add_passkey(page, base)
+    page, base = with_a_passkey(live_site, new_page, "joy", 1280, 800)
     asked = "/accounts/2fa/webauthn/"
     page.goto(f"{base}/accounts/2fa/webauthn/reauthenticate/?next={asked}")
     # What a page whose script was broken or replaced posts: no passkey's answer.
@@ -360,9 +359,7 @@ def test_a_passkey_that_could_not_confirm_it_is_you_keeps_the_player_on_the_page
     assert page.inner_text("main [role=alert]") == "That passkey could not be checked: try again, or use your password."
     for width, height in ((1280, 800), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
-        for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
-            shot(page, f"{scheme}-{width}-confirm-passkey-not-checked", full_page=True)
+        clean_in_each_scheme(page, f"{width}-confirm-passkey-not-checked")
     page.click("#mfa_webauthn_reauthenticate")
     page.wait_for_url(f"{base}{asked}")
     assert page.inner_text("main h1") == "Your passkeys"
@@ -385,9 +382,7 @@ def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_d
         assert "Passkeys cannot work at this address" in notice.inner_text()
         localhost = live_site.url.replace("127.0.0.1", "localhost")
         assert notice.locator("a").get_attribute("href") == localhost + "/accounts/2fa/"
-        for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
-            shot(page, f"{scheme}-{width}-passkeys-at-an-ip-address", full_page=True)
+        clean_in_each_scheme(page, f"{width}-passkeys-at-an-ip-address")
         page.click("text=Add a passkey")
         page.wait_for_url("**/accounts/reauthenticate/**")
         assert page.inner_text("main h1") == "Confirm it is you"
@@ -401,9 +396,7 @@ def test_passkeys_at_a_numeric_address_say_why_they_cannot_work_and_where_they_d
         assert "refuses passkeys at a numeric address" in alert.inner_text()
         assert alert.locator("a").get_attribute("href") == localhost + "/accounts/2fa/webauthn/add/"
         assert "/webauthn/add" in page.url  # nothing was sent
-        for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
-            shot(page, f"{scheme}-{width}-add-a-passkey-refused", full_page=True)
+        clean_in_each_scheme(page, f"{width}-add-a-passkey-refused")
         assert page.errors == []
     # The sign-in page's passkey button, too.
     page = new_page()
@@ -530,20 +523,14 @@ def test_a_player_below_the_top_finds_their_own_place_under_each_board(live_site
             assert int(mine.locator("td").first.inner_text()) > 100
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.locator("[data-testid=by-rating] tfoot").scroll_into_view_if_needed()
-        for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
-            shot(page, f"{scheme}-{width}-leaderboard-own-place")
+        clean_in_each_scheme(page, f"{width}-leaderboard-own-place", full_page=False)
     assert page.errors == []
 
 
 def test_on_a_phone_the_passkeys_list_shows_how_to_rename_and_remove_each(live_site: LiveSite, new_page: Any) -> None:
     """The list's buttons sit on the phone's screen, in the longer words of Danish too: none is
     pushed off to the right of a table that scrolls sideways."""
-    base = live_site.url.replace("127.0.0.1", "localhost")
-    page = new_page(390, 844)
-    virtual_authenticator(page)
-    sign_up(page, live_site, username("pia"), base=base)
-    add_passkey(page, base)
+    page, base = with_a_passkey(live_site, new_page, "pia", 390, 844)
     for language in ("en", "da"):
         page.goto(base + "/accounts/2fa/webauthn/")
         page.select_option("#language-select", language)
@@ -556,9 +543,7 @@ def test_on_a_phone_the_passkeys_list_shows_how_to_rename_and_remove_each(live_s
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (language, i, box)
             scrolls = "b => { const w = b.closest('.table-wrap'); return w.scrollWidth > w.clientWidth; }"
             assert not buttons.nth(i).evaluate(scrolls), language
-        for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], scheme
-            shot(page, f"{scheme}-390-{language}-your-passkeys", full_page=True)
+        clean_in_each_scheme(page, f"390-{language}-your-passkeys")
     assert page.errors == []
 
 
