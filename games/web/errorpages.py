@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
@@ -34,6 +34,7 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from games.domain import errors
+from games.web.outward import Outward
 from games.web.refusals import WORDS
 
 log = logging.getLogger(__name__)
@@ -282,7 +283,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return error_page(request, 403, CSRF, title=_("This form has expired"))
 
 
-class ErrorPageMiddleware:
+class ErrorPageMiddleware(Outward):
     """An empty error answer (status 400 or more, no body) becomes the site's page for its status
     (a 4xx asked for as JSON, the site's JSON error).
 
@@ -290,30 +291,14 @@ class ErrorPageMiddleware:
     page, JSON for the scripts) and answers to HEAD are left as they are.
     """
 
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase | Awaitable[HttpResponseBase]]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
-        if self.is_async:
-            return self._acall(request)
-        response = self.get_response(request)
-        assert isinstance(response, HttpResponseBase)
+    def outward(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         return self.dress(request, response)
 
-    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
-        response = self.get_response(request)
-        assert not isinstance(response, HttpResponseBase)
-        answer = await response
-        if not self.bare(request, answer):
-            return answer
+    async def outward_async(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if not self.bare(request, response):
+            return response
         # Rendering reads the session and the user (the page's header): the database, in a thread.
-        return await sync_to_async(self.dress)(request, answer)
+        return await sync_to_async(self.dress)(request, response)
 
     @staticmethod
     def bare(request: HttpRequest, response: HttpResponseBase) -> bool:

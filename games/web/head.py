@@ -11,13 +11,13 @@ making it (``without_body``): that answer sends no Content-Length, which would b
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
+
+from games.web.outward import Outward
 
 Response = TypeVar("Response", bound=HttpResponseBase)
 
@@ -32,34 +32,12 @@ def without_body(response: Response) -> Response:
     return response
 
 
-class HeadChangesNothing:
+class HeadChangesNothing(Outward):
     """Between the session's middleware and those that read it: on a HEAD's way out, the session
     is left unsaved and the messages' cookie as the browser sent it; and the Content-Length that
     CommonMiddleware gave a body not made is taken off."""
 
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase | Awaitable[HttpResponseBase]]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
-        if self.is_async:
-            return self._acall(request)
-        response = self.get_response(request)
-        assert isinstance(response, HttpResponseBase)
-        return self.unchanged(request, response)
-
-    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
-        response = self.get_response(request)
-        assert not isinstance(response, HttpResponseBase)
-        return self.unchanged(request, await response)
-
-    @staticmethod
-    def unchanged(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+    def outward(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if not is_head(request):
             return response
         session = getattr(request, "session", None)

@@ -202,6 +202,28 @@ def test_a_head_of_the_room_page_changes_nothing_stored_nor_the_session() -> Non
     assert not Player.objects.filter(game__code=code, follows=False).exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_head_through_the_async_stack_keeps_the_session_as_it_was() -> None:
+    """The servers run Django's async handler: a HEAD there leaves the session's one-time words and
+    the seats as they were too."""
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    browser = Client()
+    code = create_room(browser, "Ann")
+    Player.objects.filter(game__code=code).update(follows=False)
+    session = browser.session
+    session[JOIN_REFUSED] = {"code": code, "name": "Bo", "error": "A refused join's words"}
+    session.save()
+    kept = dict(browser.session.items())
+    client = AsyncClient()
+    client.cookies = browser.cookies
+    head = async_to_sync(client.head)(f"/r/{code}/")
+    assert head.status_code == 200 and head["Content-Type"].startswith("text/html")
+    assert dict(browser.session.items()) == kept
+    assert not Player.objects.filter(game__code=code, follows=True).exists()
+
+
 def test_a_head_of_the_presence_addresses_is_no_visit() -> None:
     """here.css and here count a browser without script at the table; a HEAD of them does not."""
     client = Client()
