@@ -6,7 +6,8 @@ HEAD (``is_head``); what every page may change, ``HeadChangesNothing`` keeps as 
 session is not saved, so the words a refused form left for the page (kept for it once) are still
 there for the page itself, and the messages' cookie is not rewritten. A view whose body is heavy
 work (the coach's review, a replay's steps) answers a HEAD with the GET's status and type without
-making it (``without_body``): that answer sends no Content-Length, which would be of no body.
+making it (``without_body``): that answer sends no Content-Length, which would be of no body, and
+its stand-in body is dropped before the compressing middleware, which would give it one.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from django.contrib.messages.storage.cookie import CookieStorage
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
 from games.web.outward import Outward
@@ -34,8 +35,8 @@ def without_body(response: Response) -> Response:
 
 class HeadChangesNothing(Outward):
     """Between the session's middleware and those that read it: on a HEAD's way out, the session
-    is left unsaved and the messages' cookie as the browser sent it; and the Content-Length that
-    CommonMiddleware gave a body not made is taken off."""
+    is left unsaved and the messages' cookie as the browser sent it; and a body not made is
+    emptied, the Content-Length that CommonMiddleware gave it taken off."""
 
     def outward(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if not is_head(request):
@@ -45,5 +46,9 @@ class HeadChangesNothing(Outward):
             session.modified = False
         response.cookies.pop(CookieStorage.cookie_name, None)
         if getattr(response, "body_not_made", False):
+            # Empty, GZipMiddleware (outside this one) leaves it as it is: compressed, it would be
+            # given the length of a body that is not the GET's.
+            if isinstance(response, HttpResponse):
+                response.content = b""
             del response["Content-Length"]
         return response

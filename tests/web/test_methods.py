@@ -272,3 +272,15 @@ def test_a_head_of_a_finished_game_s_review_and_replay_does_not_make_them(monkey
     busy = client.head(f"/r/{table.code}/review.json")
     assert busy.status_code == 503 and busy["Content-Type"] == "application/json"
     assert made == []
+
+
+def test_a_head_whose_body_is_not_made_has_no_length_compressed_either(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A browser or a monitor that accepts gzip: the replay's HEAD page (without its steps) is no
+    body to give the length of, compressed or not."""
+    table = open_room(2)
+    everyone_leaves(table)
+    monkeypatch.setattr(coach, "review", lambda game: {"code": game.code, "seats": []})
+    monkeypatch.setattr(coach, "verdict_map", lambda game: {})
+    head = Client().head(f"/r/{table.code}/replay", HTTP_ACCEPT_ENCODING="gzip")
+    assert head.status_code == 200
+    assert not head.has_header("Content-Length")
