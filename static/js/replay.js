@@ -241,7 +241,10 @@ function show(i, { focus = false } = {}) {
 const ADDRESS_GAP = 400;
 let addressAt = -Infinity;
 let addressDue = false;
+let addressTimer = null;
 function writeAddress() {
+  window.clearTimeout(addressTimer);
+  if (!addressDue) return;
   addressDue = false;
   addressAt = performance.now();
   const step = steps[index];
@@ -251,9 +254,11 @@ function addressSoon() {
   if (addressDue) return;
   addressDue = true;
   const wait = addressAt + ADDRESS_GAP - performance.now();
-  if (wait > 0) window.setTimeout(writeAddress, wait);
+  if (wait > 0) addressTimer = window.setTimeout(writeAddress, wait);
   else queueMicrotask(writeAddress);
 }
+// A reader who follows a link away before a step's address is written comes back to that step.
+window.addEventListener("pagehide", writeAddress);
 
 const STEP_HASH = /^#move-(\d+)(-end)?$/;
 

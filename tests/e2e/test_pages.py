@@ -1383,6 +1383,33 @@ def test_the_replays_address_names_the_step_shown_and_is_written_once_for_steps_
     assert page.errors == []
 
 
+def test_the_replays_address_names_the_last_step_taken_when_the_reader_leaves_at_once(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """A step taken just after another, its address not yet written, and the reader follows a link
+    away: back on the replay, the page shows the step they left it at, not the one before."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    moves = page.evaluate(
+        """JSON.parse(document.getElementById('replay-data').textContent).steps
+            .map((s) => `#move-${s.move}${s.kind === 'end' ? '-end' : ''}`)"""
+    )
+    page.click("#next")
+    page.wait_for_function("(hash) => location.hash === hash", arg=moves[1])
+    assert moves[3] != moves[1]
+    with page.expect_navigation():
+        page.evaluate(
+            """() => { const next = document.getElementById('next'); next.click(); next.click();
+                location.href = '/rules'; }"""
+        )
+    page.go_back()
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step ')")
+    assert page.evaluate("location.hash") == moves[3]
+    assert page.errors == []
+
+
 def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_site: LiveSite, new_page: Any) -> None:
     """A reader on the replay edits the address to another step's link (#move-N, as the coach's
     review links) or pastes one: the page goes to that step, or the link would seem dead.
