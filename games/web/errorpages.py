@@ -147,10 +147,14 @@ def error_page(
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if wants_json(request):
+        return error_json(errors.BAD_REQUEST, PAGES[400][1], 400)
     return error_page(request, 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if wants_json(request):
+        return error_json(errors.FORBIDDEN, PAGES[403][1], 403)
     return error_page(request, 403)
 
 
@@ -158,6 +162,8 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     if exception is not None and exception.args and exception.args[0] == NO_ROOM_PAGE:
         return error_page(request, 404, gettext(NO_ROOM_PAGE), room=room_code_in(request.path))
     if not request.path.startswith("/r/"):
+        if wants_json(request):  # a script's: the code of its status, as an empty 404's
+            return error_json(errors.NOT_FOUND, PAGES[404][1], 404)
         return error_page(request, 404)
     if wants_json(request):
         return error_json(errors.NO_ROOM, NO_ROOM, 404)

@@ -270,3 +270,28 @@ def test_the_review_of_a_game_not_over_says_so_in_the_readers_language(language:
     response = Client(HTTP_ACCEPT_LANGUAGE=language).get(f"/r/{table.code}/review.json")
     assert response.status_code == 409 and response.json()["error"] == "not_over"
     assert said in response.json()["message"], response.json()
+
+
+def test_an_address_no_page_has_asked_for_as_json_answers_the_code_not_found() -> None:
+    """A script's 404 outside a room's addresses: the JSON docs/protocol.md gives, with the code of
+    its status, not the page a reader's 404 is."""
+    for path, headers in (("/no-such-address.json", {}), ("/u/nobody-at-all/", {"HTTP_ACCEPT": "application/json"})):
+        response = Client().get(path, **headers)
+        assert response.status_code == 404, path
+        assert response["Content-Type"] == "application/json", path
+        assert response.json()["error"] == "not_found" and response.json()["message"], path
+
+
+def test_a_refusal_raised_for_a_script_answers_the_code_of_its_status() -> None:
+    """A 400 or 403 raised (a bad request, ``PermissionDenied``) asked for as JSON: the JSON
+    docs/protocol.md gives, as for an empty one."""
+    from django.test import RequestFactory
+
+    from games.web.errorpages import bad_request, permission_denied
+
+    for handler, status, code in ((bad_request, 400, "bad_request"), (permission_denied, 403, "forbidden")):
+        response = handler(RequestFactory().get("/me/settings", HTTP_ACCEPT="application/json"))
+        assert response.status_code == status and response["Content-Type"] == "application/json", status
+        assert json.loads(response.content)["error"] == code, status
+        page = handler(RequestFactory().get("/me/settings"))
+        assert page.status_code == status and page["Content-Type"].startswith("text/html"), status
