@@ -328,8 +328,10 @@ keepSeatNamesFitted($("card"));
 // Only a step's: the skip link's #main, say, leaves the replay where it is.
 // A step's link (a costly choice of the room's review) puts the keyboard on the step's sentence,
 // as a link to an anchor would: a screen reader goes on from there, not from the top of the page.
+// An anchor's (the skip link's) is kept: a step's address due to be written is not written over it.
 window.addEventListener("hashchange", () => {
   if (STEP_HASH.test(location.hash)) show(fromHash(), { focus: true });
+  else addressDue = false;
 });
 show(fromHash(), { focus: STEP_HASH.test(location.hash) });
 steadyPanel();

@@ -1410,6 +1410,30 @@ def test_the_replays_address_names_the_last_step_taken_when_the_reader_leaves_at
     assert page.errors == []
 
 
+def test_an_anchor_followed_just_after_a_step_keeps_its_address(live_site: LiveSite, new_page: Any) -> None:
+    """The skip link (#main) followed just after a step, the step's address not yet written: the
+    address stays the anchor's, not a step's written over it."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    page.click("#next")
+    page.wait_for_function("!location.hash.endsWith('-0') && location.hash.startsWith('#move-')")
+    hashes = page.evaluate(
+        """() => new Promise((done) => {
+          const next = document.getElementById('next'); next.click(); next.click();
+          window.addEventListener('hashchange', () => {
+            const seen = [location.hash];
+            // Past the address's gap (400 ms): a write kept for the steps would have come.
+            setTimeout(() => done([...seen, location.hash]), 700);
+          }, { once: true });
+          location.hash = '#main';
+        })"""
+    )
+    assert hashes == ["#main", "#main"]
+    assert page.errors == []
+
+
 def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_site: LiveSite, new_page: Any) -> None:
     """A reader on the replay edits the address to another step's link (#move-N, as the coach's
     review links) or pastes one: the page goes to that step, or the link would seem dead.
