@@ -17,6 +17,7 @@ from typing import TypeVar
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.utils.cache import patch_vary_headers
 
 from games.web.outward import Outward
 
@@ -51,4 +52,7 @@ class HeadChangesNothing(Outward):
             if isinstance(response, HttpResponse):
                 response.content = b""
             del response["Content-Length"]
+            # The GET's body is compressed for a browser that accepts it, and says so: a cache
+            # between keeps the two encodings apart for the HEAD too.
+            patch_vary_headers(response, ("Accept-Encoding",))
         return response

@@ -284,3 +284,7 @@ def test_a_head_whose_body_is_not_made_has_no_length_compressed_either(monkeypat
     head = Client().head(f"/r/{table.code}/replay", HTTP_ACCEPT_ENCODING="gzip")
     assert head.status_code == 200
     assert not head.has_header("Content-Length")
+    # A cache between keeps the GET's answers apart by encoding, as the GET's own Vary says.
+    got = Client().get(f"/r/{table.code}/replay", HTTP_ACCEPT_ENCODING="gzip")
+    assert "Accept-Encoding" in got["Vary"]
+    assert head["Vary"] == got["Vary"]
