@@ -83,8 +83,8 @@ CSRF = _(
     "Go back, reload the page and try again."
 )
 
-# The code of an empty 4xx asked for as JSON, by its status: what happened, for a script to switch on.
-JSON_CODES = {403: errors.FORBIDDEN, 404: errors.NOT_FOUND, 405: errors.METHOD_NOT_ALLOWED}
+# The code of a 4xx asked for as JSON, by its status: what happened, for a script to switch on.
+JSON_CODES = {400: errors.BAD_REQUEST, 403: errors.FORBIDDEN, 404: errors.NOT_FOUND, 405: errors.METHOD_NOT_ALLOWED}
 
 _FALLBACK = (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title>'
@@ -114,6 +114,12 @@ def wants_json(request: HttpRequest) -> bool:
 def error_json(code: str, message: str | Promise, status: int) -> JsonResponse:
     """An error for a script: ``{"error": code, "message": ...}`` in the reader's language."""
     return JsonResponse({"error": code, "message": str(message)}, status=status)
+
+
+def status_json(status: int, message: str | Promise | None = None) -> JsonResponse:
+    """A script's 4xx: the code of its status, with the sentence its page says (or ``message``)."""
+    said = message if message is not None else PAGES.get(status, PAGES[400])[1]
+    return error_json(JSON_CODES.get(status, errors.BAD_REQUEST), said, status)
 
 
 def error_page(
@@ -148,13 +154,13 @@ def error_page(
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if wants_json(request):
-        return error_json(errors.BAD_REQUEST, PAGES[400][1], 400)
+        return status_json(400)
     return error_page(request, 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if wants_json(request):
-        return error_json(errors.FORBIDDEN, PAGES[403][1], 403)
+        return status_json(403)
     return error_page(request, 403)
 
 
@@ -163,7 +169,7 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
         return error_page(request, 404, gettext(NO_ROOM_PAGE), room=room_code_in(request.path))
     if not request.path.startswith("/r/"):
         if wants_json(request):  # a script's: the code of its status, as an empty 404's
-            return error_json(errors.NOT_FOUND, PAGES[404][1], 404)
+            return status_json(404)
         return error_page(request, 404)
     if wants_json(request):
         return error_json(errors.NO_ROOM, NO_ROOM, 404)
@@ -329,8 +335,7 @@ class ErrorPageMiddleware(Outward):
         elif response.status_code < 500 and wants_json(request):
             # A script's request (a method the address does not take): the site's JSON error, with
             # the sentence the page would have said.
-            code = JSON_CODES.get(response.status_code, errors.BAD_REQUEST)
-            page = error_json(code, message, response.status_code)
+            page = status_json(response.status_code, message)
         elif response.status_code == 405:
             page = error_page(request, 405, message, title=title, room=room)
         else:
