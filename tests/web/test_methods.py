@@ -224,6 +224,68 @@ def test_a_head_through_the_async_stack_keeps_the_session_as_it_was() -> None:
     assert not Player.objects.filter(game__code=code, follows=True).exists()
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("stack", ["sync", "async"])
+def test_a_head_that_moves_the_session_to_a_new_key_leaves_the_browser_signed_in(stack: str, settings: Any) -> None:
+    """The site's secret key was replaced, the old one kept among the fallbacks: a session signed in
+    under the old one is moved to a new key at its next request, when the account is read (Django's
+    auth does so and keeps the new key's hash). A HEAD that moves it saves the session under its new
+    key, as the browser sent it, and sends that cookie: the old key names no session any more, and a
+    browser left with it would be signed out."""
+    from asgiref.sync import async_to_sync
+    from django.contrib.sessions.models import Session
+    from django.test import AsyncClient
+
+    browser = Client()
+    code = create_room(browser, "Ann")
+    sign_up(browser, "ana")
+    session = browser.session
+    session[JOIN_REFUSED] = {"code": code, "name": "Bo", "error": "A refused join's words"}
+    session.save()
+    kept = dict(browser.session.items())
+    old_key = browser.cookies["sessionid"].value
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "a-new-secret-key-" + "k" * 50
+
+    if stack == "async":
+        client = AsyncClient()
+        client.cookies = browser.cookies
+        head = async_to_sync(client.head)(f"/r/{code}/")
+    else:
+        head = browser.head(f"/r/{code}/")
+    assert head.status_code == 200
+
+    new_key = browser.cookies["sessionid"].value
+    assert Session.objects.filter(session_key=new_key).exists(), "the cookie names a session that does not exist"
+    assert new_key != old_key and not Session.objects.filter(session_key=old_key).exists()
+    # What the page keeps for the browser once is there still, and the browser is still signed in.
+    assert dict(browser.session.items()) == kept
+    page = browser.get(f"/r/{code}/")
+    assert page.wsgi_request.user.username == "ana"
+    assert "A refused join&#x27;s words" in page.content.decode()
+    assert browser.get("/me/settings").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/me/settings", "/r/{code}/", "/"])
+def test_a_head_that_ends_the_session_takes_its_cookie_away(path: str) -> None:
+    """The account's password changed elsewhere: the session's hash no longer matches, and Django's
+    auth ends the session (deletes it) when the account is read. A HEAD that ends it leaves the
+    browser no cookie naming it, whatever the view wrote to the session after."""
+    from django.contrib.sessions.models import Session
+
+    browser = Client()
+    code = create_room(browser, "Ann")
+    sign_up(browser, "ana")
+    old_key = browser.cookies["sessionid"].value
+    account = get_user_model().objects.get(username="ana")
+    account.set_password("another horse battery staple")
+    account.save()
+
+    assert browser.head(path.format(code=code)).status_code in (200, 302)
+    assert not Session.objects.filter(session_key=old_key).exists()
+    assert not browser.cookies["sessionid"].value, "the browser is left naming a session that is gone"
+
+
 def test_a_head_of_the_presence_addresses_is_no_visit() -> None:
     """here.css and here count a browser without script at the table; a HEAD of them does not."""
     client = Client()
