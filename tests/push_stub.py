@@ -1,7 +1,7 @@
 """A push service stubbed on 127.0.0.1, and a browser's side of a Web Push subscription.
 
 ``PushService`` records every request (method, path, headers, body) and answers 201 (or the
-status set in ``answer``). ``Subscriber`` holds what a browser keeps: a P-256 key pair and
+status set in ``answer``, or in ``answers`` for a path). ``Subscriber`` holds what a browser keeps: a P-256 key pair and
 an auth secret; ``subscription`` is what ``PushSubscription.toJSON()`` gives the server,
 and ``open`` decrypts a request's body (RFC 8291, aes128gcm) as the browser would.
 """
@@ -41,6 +41,7 @@ class Pushed:
 class PushService:
     requests: list[Pushed] = field(default_factory=list)
     answer: int = 201
+    answers: dict[str, int] = field(default_factory=dict)
     server: ThreadingHTTPServer | None = None
 
     def start(self) -> PushService:
@@ -50,7 +51,7 @@ class PushService:
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 service.requests.append(Pushed(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(service.answer)
+                self.send_response(service.answers.get(self.path, service.answer))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 

@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 from unittest import mock
 
+import http_ece
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -741,6 +742,59 @@ def test_a_subscription_the_push_service_says_is_gone_is_pushed_no_more_and_not_
     later = timezone.now() + timedelta(days=settings.PUSH_FAILING_DAYS + 1)
     assert sweeps.push_failing(later) == {"subscriptions": 1}
     assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [renewed.endpoint]
+
+
+def test_an_endpoint_stored_first_by_a_browser_that_only_learned_it_holds_until_its_owner_subscribes_anew(
+    push: PushService,
+) -> None:
+    """The limits of the rule docs/security.md gives: a push service delivers to whoever holds an
+    endpoint's subscription, and checks no keys, so the server cannot tell the browser that holds
+    it from one that learned the endpoint and posted it first with keys of its own. That one keeps
+    it against the owner's post with its real keys (``subscription_held``), and its own turns are
+    pushed there in a form the owner's browser cannot read. The owner's way out needs no proof: its
+    page makes a new subscription (an endpoint nobody else knows), which is stored and told of its
+    turns; the old one, unsubscribed, is gone at its push service, and the first push the other
+    browser is sent there finds it gone, after which nothing more is pushed to it and the sweep of
+    subscriptions failing deletes it."""
+    table = own_pace_room(seconds=0)
+    owner_seat, other_seat = 0, 1
+    owner = Subscriber(f"{push.url}/push/owner")
+    learned = Subscriber(owner.endpoint)  # the same endpoint, with keys of the other browser's own
+    services.push_subscribe(controller=table.controllers[other_seat], user_id=None, subscription=learned.subscription)
+    with pytest.raises(RuleViolation) as refused:
+        services.push_subscribe(controller=table.controllers[owner_seat], user_id=None, subscription=owner.subscription)
+    assert refused.value.code == errors.SUBSCRIPTION_HELD
+    held = PushSubscription.objects.get()
+    assert held.controller == table.controllers[other_seat] and held.auth == learned.subscription["keys"]["auth"]
+
+    score_first_legal(table)  # the other browser's turn, pushed to the owner's device
+    run_worker()
+    [sent] = push.requests
+    assert sent.path == "/push/owner"
+    with pytest.raises(http_ece.ECEException):
+        owner.open(sent.body)
+    assert learned.open(sent.body)["url"].endswith(f"/r/{table.code}/")  # for keys the owner does not hold
+
+    # The owner subscribes anew; its old subscription is gone at the push service from then on.
+    fresh = Subscriber(f"{push.url}/push/owner-anew")
+    services.push_subscribe(controller=table.controllers[owner_seat], user_id=None, subscription=fresh.subscription)
+    push.answers[owner.endpoint.removeprefix(push.url)] = 410
+    push.requests.clear()
+    score_first_legal(table)  # the owner's turn
+    run_worker()
+    [told] = push.requests
+    assert told.path == "/push/owner-anew" and fresh.open(told.body)["url"].endswith(f"/r/{table.code}/")
+    score_first_legal(table)  # the other's turn: its push finds the endpoint gone
+    run_worker()
+    assert PushSubscription.objects.get(endpoint=owner.endpoint).gone_at is not None
+    push.requests.clear()
+    for _ in range(2):  # the owner's turn, then the other's
+        score_first_legal(table)
+        run_worker()
+    assert [r.path for r in push.requests] == ["/push/owner-anew"]
+    later = timezone.now() + timedelta(days=settings.PUSH_FAILING_DAYS + 1)
+    assert sweeps.push_failing(later) == {"subscriptions": 1}
+    assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [fresh.endpoint]
 
 
 def test_a_subscription_whose_pushes_fail_is_marked_failing_until_one_goes(push: PushService) -> None:
