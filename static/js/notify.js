@@ -82,13 +82,18 @@ async function subscription(registration) {
 // `subscription_held` for one it keeps as another browser's, as when it was first refused).
 // One made anew for a key the server no longer has heals nothing the server could still check:
 // the removal of the old one said whose it was.
+// Pressed, one the server keeps as another browser's (`subscription_held`: stored with keys that
+// are not this browser's) is dropped and made anew too: whatever is pushed to it is for keys this
+// browser does not hold, so it brings the device nothing, and the new one's endpoint is known to
+// nobody else. At a visit it is kept (nobody pressed anything), and the server's words say why.
 async function postSubscription(registration, heals) {
   const { made, known } = await subscription(registration);
   try {
     await post(box.dataset.subscribeUrl, heals && !known ? { ...made.toJSON(), heals } : made.toJSON());
   } catch (error) {
-    if (error.code !== "subscription_gone") throw error;
-    await post(box.dataset.removeUrl, { endpoint: made.endpoint }).catch(() => {});
+    const held = error.code === "subscription_held" && !heals;
+    if (error.code !== "subscription_gone" && !held) throw error;
+    if (!held) await post(box.dataset.removeUrl, { endpoint: made.endpoint }).catch(() => {});
     await made.unsubscribe();
     const fresh = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.key) });
     await post(box.dataset.subscribeUrl, fresh.toJSON());
