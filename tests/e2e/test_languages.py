@@ -19,6 +19,7 @@ from tests.e2e.helpers import (
     create_online,
     in_each_scheme,
     join,
+    local_room,
     no_horizontal_overflow,
     score_best,
     seated,
@@ -580,3 +581,37 @@ def test_without_script_the_rolls_left_stay_whole_beside_the_roll_button_on_a_ph
     assert no_horizontal_overflow(page)
     for scheme in in_each_scheme(page):
         shot(page, f"noscript-rolls-left-de-390-{scheme}")
+
+
+# The chat field's hint: how wide its words are drawn in the field's font, and how wide the field
+# leaves them (its content box).
+_PLACEHOLDER_ROOM = """() => {
+  const field = document.getElementById('chat-text'), style = getComputedStyle(field);
+  const measure = document.createElement('canvas').getContext('2d');
+  measure.font = style.font;
+  return {
+    hint: field.placeholder,
+    needs: measure.measureText(field.placeholder).width,
+    has: field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+    picker: !document.getElementById('chat-seat').hidden,
+  };
+}"""
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_chat_fields_hint_shows_whole_beside_the_name_picker(
+    new_page: Any, live_site: LiveSite, language: str
+) -> None:
+    """A pass-and-play table shows who is talking in a picker beside the chat field, as wide as
+    its longest name allows: on a phone, and in a desktop's side column, the field left its hint
+    cut ("Say something", "Schreib etwas", "Dites quelque c"). The hint shows whole, at both."""
+    page = new_page(390, 844, locale=LOCALES[language])
+    local_room(page, live_site, ["Ann", "Cyrille-Éléonore"])
+    assert page.get_attribute("html", "lang") == language
+    for width, height in ((390, 844), (1280, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        fit = page.evaluate(_PLACEHOLDER_ROOM)
+        assert fit["picker"], fit
+        assert fit["needs"] <= fit["has"], (language, width, fit)
+        for scheme in in_each_scheme(page):
+            shot(page, f"chat-hint-{language}-{width}-{scheme}", full_page=True)
