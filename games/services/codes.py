@@ -68,13 +68,18 @@ def capped_marks(text: str) -> str:
     stacked marks draw over the lines around them."""
     kept: list[str] = []
     marks = 0
+    base = False
     for char in text:
-        if unicodedata.category(char).startswith("M"):
+        kind = unicodedata.category(char)
+        if kind.startswith("M"):
             marks += 1
-            if marks > MARKS_MAX or not kept:
+            if marks > MARKS_MAX or not base:
                 continue
-        else:
+        elif kind != "Cf":
             marks = 0
+            base = True
+        # A format character (a joiner, a tag) draws nothing and is no character of its own: the
+        # marks after it stack on the character before it, so they count on that one's allowance.
         kept.append(char)
     return "".join(kept)
 

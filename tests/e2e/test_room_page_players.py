@@ -564,6 +564,16 @@ def test_the_chats_count_is_the_servers_for_emoji_and_combining_marks(live_site:
     bob.wait_for_selector(".chat-line")
     assert bob.inner_text(".chat-line .chat-text") == "👍🏽" * 148 + "e" + "\u0301" * 3
     ann.wait_for_function("document.getElementById('chat-text').value === ''")
+    # Marks parted by joiners stack on the letter before them all the same: three kept, the
+    # joiners too (nine code points), the rest dropped and not counted.
+    joined = "x" * 291 + "a" + "\u0316\u200d" * 5
+    ann.fill("#chat-text", joined)
+    assert ann.inner_text("#chat-count") == "0 characters left"
+    ann.press("#chat-text", "Enter")
+    bob.wait_for_function("document.querySelectorAll('.chat-line').length === 2")
+    assert (
+        bob.locator(".chat-line .chat-text").nth(1).inner_text() == "x" * 291 + "a" + "\u0316\u200d" * 3 + "\u200d" * 2
+    )
     assert ann.errors == [] and bob.errors == []
 
 

@@ -4,6 +4,7 @@ a spectator the host muted)."""
 from __future__ import annotations
 
 import random
+import unicodedata
 from typing import Any
 
 import pytest
@@ -211,6 +212,14 @@ def test_a_message_keeps_its_emoji_and_at_most_three_marks_a_letter_and_no_bidi_
     assert clean_message("❤️ 👨‍👩‍👧 good game") == "❤️ 👨‍👩‍👧 good game"
     assert clean_message("a" + "\u0301" * 50) == "a" + "\u0301" * 3
     assert clean_message("gg \u202eniw i") == "gg niw i"
+
+
+@pytest.mark.parametrize("between", ["\u200d", "\u200c", "\u200b", "\U000e0041"])
+def test_combining_marks_parted_by_characters_that_draw_nothing_are_still_capped_per_letter(between: str) -> None:
+    # A joiner or a tag is no letter: the marks after it stack on the letter before it.
+    cleaned = clean_message("gg a" + ("\u0316" + between) * 40)
+    assert sum(unicodedata.category(char).startswith("M") for char in cleaned) == 3
+    assert cleaned.startswith("gg a\u0316")
 
 
 def test_a_message_keeps_no_control_character_and_its_line_breaks_are_spaces() -> None:

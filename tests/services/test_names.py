@@ -412,3 +412,10 @@ def test_a_computer_is_not_named_as_a_player_at_the_table_reads() -> None:
     version = Game.objects.get(code=table.code).version
     bot = services.game_add_bot(code=table.code, controller=host, expected_version=version, action_id="b")
     assert bot.name == "Dicey"
+
+
+@pytest.mark.parametrize("joiner", ["\u200d", "\u200c"])
+def test_combining_marks_parted_by_joiners_are_still_capped_per_character(joiner: str) -> None:
+    # A joiner draws nothing and parts no letters: the marks after it stack on the letter before.
+    cleaned = services.clean_name("a" + ("\u0316" + joiner) * 12 + "b")
+    assert cleaned == "a\u0316\u0316\u0316b"

@@ -12,7 +12,7 @@ const QUIET_MS = 1000; // how long the list stays out of the live region after l
 // The message as the server keeps it (games/services/chat.py clean_message), to count it as the
 // server does: a line break or separator is a space, other control characters and bidi controls
 // go, a character keeps at most MARKS_MAX combining marks (games/services/codes.py, none on
-// nothing), and space (Python's, not the page's trim) goes from both ends.
+// nothing, those after a joiner or other format character its own), and space (Python's, not the page's trim) goes from both ends.
 const MARKS_MAX = 3;
 const CONTROL_SPACE = /[\t\n\v\f\r\x1c-\x1f\x85]/u;
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
@@ -26,13 +26,18 @@ const timeOf = (iso) => {
 function keptText(text) {
   let kept = "";
   let marks = 0;
+  let base = false;
   for (let char of text) {
     if (/[\p{Zl}\p{Zp}]/u.test(char) || CONTROL_SPACE.test(char)) char = " ";
     else if (/\p{Cc}/u.test(char) || BIDI_CONTROL.test(char)) continue;
     if (/\p{M}/u.test(char)) {
       marks += 1;
-      if (marks > MARKS_MAX || !kept) continue;
-    } else marks = 0;
+      if (marks > MARKS_MAX || !base) continue;
+    } else if (!/\p{Cf}/u.test(char)) {
+      // A format character (a joiner) is no character of its own: marks after it count on the one before.
+      marks = 0;
+      base = true;
+    }
     kept += char;
   }
   return kept.replace(SPACE_AT_ENDS, "");
