@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import transaction
 
+from games.domain import protocol
 from games.domain.errors import (
     ALREADY_MUTED,
     BAD_MESSAGE,
@@ -53,6 +54,10 @@ from games.store.selectors import (
 )
 
 CHAT_MAX = 300
+# The most characters of a line read at all: a socket's frame holds no more (its bytes are at
+# most MAX_FRAME_BYTES), a form's post up to Django's 2.5 MB, whose every character read would
+# hold the worker for seconds. A line that long is over CHAT_MAX whatever its cleaning takes out.
+CHAT_READ_MAX = protocol.MAX_FRAME_BYTES
 REACTIONS = ("👍", "🎲", "😮", "😂", "😢", "👏")
 
 
@@ -68,6 +73,8 @@ def _as_shown(char: str) -> str:
 def clean_message(text: str) -> str:
     """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
     refused whole: a message cut mid-word says something its writer did not."""
+    if len(text) > CHAT_READ_MAX:
+        raise _too_long(len(text))
     # No bidi controls (they turn the rest of the line around), no control characters (drawn as
     # nothing or as a box; a line break shows as a space, so it is one) and no tower of combining
     # marks (drawn over the messages around it); emoji joiners and variation selectors stay. The
@@ -78,11 +85,14 @@ def clean_message(text: str) -> str:
     if not visible(text):
         raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")
     if len(text) > CHAT_MAX:
-        raise RuleViolation(
-            CHAT_TOO_LONG,
-            f"A chat message is at most {CHAT_MAX} characters: this one has {len(text)}. Nothing was sent.",
-        )
+        raise _too_long(len(text))
     return text
+
+
+def _too_long(length: int) -> RuleViolation:
+    return RuleViolation(
+        CHAT_TOO_LONG, f"A chat message is at most {CHAT_MAX} characters: this one has {length}. Nothing was sent."
+    )
 
 
 def _seat_for(game: Game, controller: str, seat: int | None) -> int | None:

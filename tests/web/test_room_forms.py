@@ -16,8 +16,10 @@ import pytest
 from django.test import Client
 
 from games import services
+from games.domain.protocol import MAX_FRAME_BYTES
 from games.domain.room import LIMITS, Room, Tally
 from games.domain.rules import Box, RuleViolation
+from games.services import chat as chat_service
 from games.services import notices
 from games.store import moves, selectors
 from games.store.models import ChatMessage, Game
@@ -1678,6 +1680,29 @@ def test_a_chat_line_refused_without_script_says_why_beside_the_field_keeps_it_a
     # The same form put right is sent (a refused form's id is not spent).
     post_form(ben, game, "chat", {"version": str(game.version), "action_id": "c-1", "text": "fine"})
     assert chat_count(game) == 1
+
+
+def test_a_chat_line_far_over_what_a_frame_holds_is_refused_before_its_characters_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A form's line is as long as the body Django takes (2.5 MB), a socket's at most a frame's 4096
+    # bytes: reading each character of such a line held the worker's thread for seconds.
+    read = 0
+    as_shown = chat_service._as_shown
+
+    def counted(char: str) -> str:
+        nonlocal read
+        read += 1
+        return as_shown(char)
+
+    monkeypatch.setattr(chat_service, "_as_shown", counted)
+    ada, ben, game = two_playing()
+    for poster in (ben, Client()):  # a player, and a stranger to a players-only chat
+        fields = {"version": str(game.version), "action_id": "c-1", "text": "x" * 2_000_000}
+        page = page_after(poster, game, "chat", fields)
+        assert "A chat message is at most 300 characters: this one has 2000000." in html.unescape(page)
+    assert read <= 2 * MAX_FRAME_BYTES, f"{read} characters read of two lines refused for their length"
+    assert chat_count(game) == 0
 
 
 def test_a_muted_player_and_a_spectator_of_a_players_only_chat_are_told_and_post_nothing() -> None:
