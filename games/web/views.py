@@ -86,12 +86,18 @@ def controller_for(request: HttpRequest, *, create: bool = False) -> str:
         request.session.flush()
     token: str = request.session.get("controller", "")
     if not token and create:
-        token = services.new_controller()
-        request.session["controller"] = token
+        return give_controller(request, services.new_controller())
     if token:
         # The browser's own mark beside the token (a session made before it had one gets it now):
         # signing out tells its sockets by it from the account's other browsers'.
         presence.browser_mark(request.session)
+    return token
+
+
+def give_controller(request: HttpRequest, token: str) -> str:
+    """``token`` kept in the browser's session as its controller token (which stores the session)."""
+    request.session["controller"] = token
+    presence.browser_mark(request.session)
     return token
 
 
@@ -510,7 +516,14 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         frame = form_frame(action, request.POST)
         if isinstance(frame, protocol.Chat):
             # A spectator may post where the room lets them: the host mutes them by their browser's token.
-            chat_form(request, game.code, frame, controller_for(request, create=bool(game.chat_spectators)))
+            # A browser without one is given it with its first line posted, not before: a line refused
+            # made nothing, and a session stored for it would be a year's row per post of a client
+            # that keeps no cookies.
+            controller = controller_for(request)
+            poster = controller or (services.new_controller() if game.chat_spectators else "")
+            chat_form(request, game.code, frame, poster)
+            if poster != controller:
+                give_controller(request, poster)
         elif isinstance(frame, protocol.React):
             chat_form(request, game.code, frame, controller_for(request))
         elif isinstance(frame, protocol.Hint):
@@ -524,6 +537,10 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
         if action == "react" and exc.code == errors.REPEATED:
             pass  # sent once already: the table has it, and a reaction shows nothing on this page
         elif action != "chat":
+            messages.error(request, said)
+        elif not request.session.get("controller"):
+            # A browser without a session is told above the table, as for the other forms: one
+            # made to keep the refusal in would be stored for a post that made nothing.
             messages.error(request, said)
         else:
             # Said beside the chat's field (the page opens there), with what was typed, to be

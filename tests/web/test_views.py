@@ -759,6 +759,34 @@ def test_views_of_a_room_by_browsers_without_cookies_store_no_session() -> None:
     assert Session.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("spectators", "text", "said"),
+    [
+        (False, "let me in", "Only the players can post in this room's chat; you can read it."),
+        (True, "   ", "A chat message needs some text."),
+        (True, "x" * 301, "A chat message is at most 300 characters: this one has 301."),
+        (True, "\u202e", "A chat message needs some text."),
+    ],
+)
+def test_chat_lines_refused_to_browsers_without_cookies_store_no_session(
+    spectators: bool, text: str, said: str
+) -> None:
+    """A chat form refused (a stranger to a players-only chat, a line with nothing to show or too
+    long) made nothing: a client keeping no cookies, posting in a loop, must not store a year's
+    session row at every post, as it would if the refusal were kept in a session made for it."""
+    table = spectators_chat_room() if spectators else open_room()
+    version = Game.objects.get(code=table.code).version
+    fields = {"version": str(version), "action_id": "c-told", "text": text}
+    page = Client().post(f"/r/{table.code}/chat", fields, follow=True)
+    assert said in unescape(page.content.decode())  # told why, above the table
+    # Refused for the same reason, or (a browser without a token counting as its address) as too many.
+    for n in range(30):
+        fields = {"version": str(version), "action_id": f"c-{n}", "text": text}
+        assert Client().post(f"/r/{table.code}/chat", fields).status_code == 302
+    assert Session.objects.count() == 0
+    assert not ChatMessage.objects.filter(game__code=table.code).exists()
+
+
 @pytest.mark.parametrize(("action", "fields"), [("join", {"name": "Ben"}), ("leave", {"version": "1", "seat": "0"})])
 def test_a_form_posted_as_the_sweep_deletes_its_room_is_told_no_room_not_a_server_error(
     monkeypatch: pytest.MonkeyPatch, action: str, fields: dict[str, str]
