@@ -64,8 +64,8 @@ def visible(text: str) -> bool:
 
 
 def capped_marks(text: str) -> str:
-    """``text`` with at most ``MARKS_MAX`` combining marks on each character (none on nothing):
-    stacked marks draw over the lines around them."""
+    """``text`` with at most ``MARKS_MAX`` combining marks on each character (none on nothing, nor
+    on the space it begins with): stacked marks draw over the lines around them."""
     kept: list[str] = []
     marks = 0
     base = False
@@ -77,7 +77,8 @@ def capped_marks(text: str) -> str:
                 continue
         elif kind != "Cf":
             marks = 0
-            base = True
+            # The space a text begins with is trimmed away: marks on it would be left on nothing.
+            base = base or not char.isspace()
         # A format character (a joiner, a tag) draws nothing and is no character of its own: the
         # marks after it stack on the character before it, so they count on that one's allowance.
         kept.append(char)

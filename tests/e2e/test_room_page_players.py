@@ -574,6 +574,9 @@ def test_the_chats_count_is_the_servers_for_emoji_and_combining_marks(live_site:
     assert (
         bob.locator(".chat-line .chat-text").nth(1).inner_text() == "x" * 291 + "a" + "\u0316\u200d" * 3 + "\u200d" * 2
     )
+    # Marks on the space the line begins with go with it, as the server trims it.
+    ann.fill("#chat-text", " \u0338\u0338" + "x" * 300)
+    assert ann.inner_text("#chat-count") == "0 characters left"
     assert ann.errors == [] and bob.errors == []
 
 

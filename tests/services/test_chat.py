@@ -222,6 +222,13 @@ def test_combining_marks_parted_by_characters_that_draw_nothing_are_still_capped
     assert cleaned.startswith("gg a\u0316")
 
 
+@pytest.mark.parametrize("before", [" ", "\n", "\u2028", "\u3000"])
+def test_combining_marks_on_the_space_a_message_is_trimmed_of_go_with_it(before: str) -> None:
+    # Trimmed of its space, the line would begin with marks on nothing, drawn over the name before it.
+    assert clean_message(before + "\u0338\u0338gg") == "gg"
+    assert clean_message("gg " + "\u0338") == "gg \u0338"  # a space inside the line bears them
+
+
 def test_a_message_keeps_no_control_character_and_its_line_breaks_are_spaces() -> None:
     """A control character draws nothing, or a box, on the page and in the admin's review, where
     the line shows what its writer's keyboard could not have typed (a socket frame can); a line

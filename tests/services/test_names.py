@@ -419,3 +419,11 @@ def test_combining_marks_parted_by_joiners_are_still_capped_per_character(joiner
     # A joiner draws nothing and parts no letters: the marks after it stack on the letter before.
     cleaned = services.clean_name("a" + ("\u0316" + joiner) * 12 + "b")
     assert cleaned == "a\u0316\u0316\u0316b"
+
+
+@pytest.mark.parametrize("before", [" ", "\t", "\u3000", " \u200b"])
+def test_combining_marks_on_the_space_a_name_is_trimmed_of_go_with_it(before: str) -> None:
+    # Trimmed of its space, a name would begin with marks on nothing, drawn over what comes before it.
+    assert services.clean_name(before + "\u0338\u0338Ann") == "Ann"
+    with pytest.raises(RuleViolation):  # nothing left to show
+        services.clean_name(before + "\u0338")

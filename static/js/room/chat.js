@@ -35,8 +35,9 @@ function keptText(text) {
       if (marks > MARKS_MAX || !base) continue;
     } else if (!/\p{Cf}/u.test(char)) {
       // A format character (a joiner) is no character of its own: marks after it count on the one before.
+      // The space the line begins with is trimmed away: marks on it would be left on nothing.
       marks = 0;
-      base = true;
+      base = base || !/^\s$/u.test(char);
     }
     kept += char;
   }
