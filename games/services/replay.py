@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from games.domain import fairness, scorecard
 from games.domain.rules import (
@@ -353,9 +353,15 @@ def replay_steps(game: Game, verdicts: dict[int, dict[str, Any]] | None = None) 
         if game.status == Game.Status.ABANDONED or not winners:
             ending = gettext("The game was abandoned: nobody was left to play.")
         elif len(winners) > 1:
-            ending = gettext("%(names)s win with %(points)s points.") % {"names": " & ".join(winners), "points": best}
+            ending = ngettext("%(names)s win with %(points)s point.", "%(names)s win with %(points)s points.", best) % {
+                "names": " & ".join(winners),
+                "points": best,
+            }
         else:
-            ending = gettext("%(name)s wins with %(points)s points.") % {"name": winners[0], "points": best}
+            ending = ngettext("%(name)s wins with %(points)s point.", "%(name)s wins with %(points)s points.", best) % {
+                "name": winners[0],
+                "points": best,
+            }
         stayed = room.anyone_stayed()
         for index in range(len(names)):
             if winners and stayed and room.finished_by_computer(index):
