@@ -43,6 +43,7 @@ from tests.live import (
     server_env,
     start_together,
 )
+from tests.waiting import wait_until
 from yahtzee.checks import check_at_start
 from yahtzee.prepare import new_vapid_private_key
 
@@ -703,11 +704,8 @@ def test_rooms_go_back_to_their_worker_when_it_returns_and_a_reconnect_storm_is_
         codes = [visitor.create_room(f"Ann{i}") for i in range(12)]
         first, second = origin(workers[0]), origin(workers[1])
 
-        async def until(check: Any, what: str, seconds: float = 90) -> None:
-            deadline = asyncio.get_running_loop().time() + seconds
-            while not check():
-                assert asyncio.get_running_loop().time() < deadline, f"{what}: {rooms_by_worker(database)}"
-                await asyncio.sleep(0.2)
+        async def until(check: Any, what: str) -> None:
+            await wait_until(check, what, timeout=90, every=0.2, detail=lambda: rooms_by_worker(database))
 
         async def run() -> None:
             # Eight pages in each room, every one from an address of its own, as players are.

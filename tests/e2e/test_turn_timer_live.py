@@ -24,6 +24,7 @@ import pytest
 
 from games.scheduling import work
 from tests.live import Browser, Socket, best_option, manage, scratch_database, server_env, servers
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.asyncio]
 
@@ -131,12 +132,15 @@ async def play_turn(sock: Socket, turn: tuple[int, int] | None = None) -> None:
         await sock.wait(lambda v=version: sock.version > v)  # a refusal comes with the current state
 
 
-async def until(condition: Any, timeout: float) -> None:
-    """Wait for ``condition()`` (read from the database, no socket needed)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.1)
+async def timed_out(database_url: str, code: str, count: int) -> None:
+    """Wait until the room's log holds ``count`` timeouts (read from the database, no socket needed)."""
+    await wait_until(
+        lambda: len(timeouts(database_url, code)) == count,
+        f"{count} timeouts in room {code}'s log",
+        timeout=GENEROUS,
+        every=0.1,  # each look opens a connection
+        detail=lambda: timeouts(database_url, code),
+    )
 
 
 def deadline_passed(database_url: str, code: str) -> bool:
@@ -270,7 +274,7 @@ async def test_a_deadline_is_enforced_after_the_process_that_scheduled_it_is_kil
             assert deadline_passed(database_url, code)
             assert [t["seat"] for t in timeouts(database_url, code)] == [0]
             two.start()
-            await until(lambda: len(timeouts(database_url, code)) == 2, GENEROUS)
+            await timed_out(database_url, code, 2)
             a2 = await ann.socket(code).connect()
             await a2.wait(lambda: turn_of(a2) == (3, 0), timeout=GENEROUS)
             assert [t["seat"] for t in timeouts(database_url, code)] == [0, 1]
@@ -325,17 +329,23 @@ async def test_a_timed_room_with_every_socket_closed_times_out_exactly_once_acro
         # The process that committed the start dies before Ann's deadline, which then passes.
         one.kill()
         await turn_runs_out(database_url, code, 0)
-        await until(lambda: len(timeouts(database_url, code)) == 1, GENEROUS)
+        await timed_out(database_url, code, 1)
         # Bob's turn runs out too, played by the surviving process; then the killed one is back.
         await turn_runs_out(database_url, code, 1)
-        await until(lambda: len(timeouts(database_url, code)) == 2, GENEROUS)
+        await timed_out(database_url, code, 2)
         one.start()
         # The second timeout in a row of each, with both processes up, hands the seat to a computer.
         await turn_runs_out(database_url, code, 0)
-        await until(lambda: len(timeouts(database_url, code)) == 3, GENEROUS)
+        await timed_out(database_url, code, 3)
         await turn_runs_out(database_url, code, 1)
-        await until(lambda: len(timeouts(database_url, code)) == 4, GENEROUS)
-        await until(lambda: [kind for _, kind, _ in moves(database_url, code)].count("bot") == 2, GENEROUS)
+        await timed_out(database_url, code, 4)
+        await wait_until(
+            lambda: [kind for _, kind, _ in moves(database_url, code)].count("bot") == 2,
+            "a computer's move for each seat",
+            timeout=GENEROUS,
+            every=0.1,
+            detail=lambda: moves(database_url, code),
+        )
         log = moves(database_url, code)
         assert [(t["seat"], t["streak"]) for t in timeouts(database_url, code)] == [(0, 1), (1, 1), (0, 2), (1, 2)]
         assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
@@ -360,7 +370,12 @@ async def test_a_deadline_that_passes_while_no_process_is_up_is_given_its_time_b
         outage_longer_than_the_turn(database_url, code, seconds=60)
         assert deadline_passed(database_url, code)
         one.start()  # its start is longer than SCHEDULER_OUTAGE after the last beat: the deadline passed and more
-        await until(lambda: "running turn deadlines moved on by it" in one.log(), 10)
+        await wait_until(
+            lambda: "running turn deadlines moved on by it" in one.log(),
+            "the restarted server to give the turn its time back",
+            every=0.1,  # each look reads the log
+            detail=one.log,
+        )
         back = await ann.socket(code).connect()
         try:
             # The turn was not played for her while nobody could reach the room: she has it still.
@@ -391,13 +406,18 @@ async def test_an_own_pace_move_left_past_its_deadline_is_played_once_with_no_so
         one.kill()  # the process that committed the start dies before the deadline
         # A day later, as far as the room knows: Ann's deadline passes now.
         await turn_runs_out(database_url, code, 0)
-        await until(lambda: len(timeouts(database_url, code)) == 1, GENEROUS)
+        await timed_out(database_url, code, 1)
         # The process that committed the start comes back alone: any second timeout would be its
         # own. Once it has completed a whole round of claims, nothing more may have been played.
         two.stop()
         since = database_now(database_url)
         one.start()
-        await until(lambda: swept_since(database_url, since), GENEROUS)
+        await wait_until(
+            lambda: swept_since(database_url, since),
+            "a whole round of claims by the restarted server",
+            timeout=GENEROUS,
+            every=0.1,
+        )
         log = moves(database_url, code)
         assert [kind for _, kind, _ in log].count("timeout") == 1
         assert [k for _, k, _ in log][-3:] == ["timeout", "roll", "score"]

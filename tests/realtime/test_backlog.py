@@ -27,7 +27,7 @@ from games.realtime import fanout
 from games.realtime.backlog import OUTBOX, BoundedSend, Outbox
 from games.services import turns
 from tests.live import SERVERS, Browser, ServerProcess, migrate_sqlite, open_ws, server_env
-from tests.realtime.consumers.helpers import until
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.asyncio
 
@@ -491,7 +491,7 @@ async def test_a_socket_whose_client_stopped_reading_holds_up_no_other_socket_of
             await fanout.leave(code, socket)
 
     servers = [asyncio.create_task(serve(app, server.send, server)) for server in (stuck, fine)]
-    await until(lambda: len(ready) == 2, "both sockets accepted and in the room")
+    await wait_until(lambda: len(ready) == 2, "both sockets accepted and in the room")
     for version in range(1, 31):  # 30 x 100 bytes: the stuck socket passes its 1,000 bytes
         await fanout.publish(code, [f"{version:<100}"], version=version)
         await settle()
@@ -597,10 +597,9 @@ async def test_live_a_client_that_stops_reading_is_closed_and_the_room_plays_on(
         assert "closing a websocket" in server.log(), f"no 4009 after {actions} actions:\n{server.log()}"
         # Until the server has let go of the slow socket: cut when the grace (0.5 s) passes, or closed
         # if the close got through. The room plays on after that.
-        deadline = time.monotonic() + 10
-        while held_open(server.port, slow.local_address[1]):
-            assert time.monotonic() < deadline, "the slow socket was neither closed nor cut"
-            await asyncio.sleep(0.05)
+        await wait_until(
+            lambda: not held_open(server.port, slow.local_address[1]), "the slow socket to be closed or cut", every=0.05
+        )
         for _ in range(5):  # the room plays on
             await busy()
         # Reading again, the slow client finds its socket closed: 4009, or cut (1006).

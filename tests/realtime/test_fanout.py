@@ -15,6 +15,7 @@ import pytest_asyncio
 from channels.layers import get_channel_layer
 
 from games.realtime import fanout, transport
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.asyncio
 
@@ -292,20 +293,16 @@ async def redis_room(room: Any) -> Any:
         those heard before a mark the test sends the group after them. The group is one Redis
         channel, heard in the order it was published to, and a relay is published before the
         ``publish`` that made it returns (an answer to a newcomer, before ``at_least`` counts it)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
-        while len(heard) < at_least:
-            assert loop.time() < deadline, f"{at_least} relayed messages never came: {heard}"
-            await asyncio.sleep(0.02)
+        await wait_until(
+            lambda: len(heard) >= at_least, f"{at_least} relayed messages", every=0.02, detail=lambda: heard
+        )
         mark = uuid.uuid4().hex
         # A process leaving that this one never knew of: nothing to it.
         await layer.group_send(
             fanout.room_group(code),
             {"type": fanout.MESSAGE_TYPE, "origin": MARK, "code": code, "note": "left", "mark": mark},
         )
-        while mark not in marks:
-            assert loop.time() < deadline, "the test's own mark never came back"
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: mark in marks, "the test's own mark to come back", every=0.02)
         messages = heard[: marks.pop(mark)]
         del heard[: len(messages)]
         return messages
@@ -464,11 +461,11 @@ async def test_a_newcomer_with_a_newer_state_than_this_process_has_makes_it_resy
         # A third process, with the state this process has: once this process heard of it, it has
         # read the two notes before it (its listener reads the group's messages in order).
         await another_process("after them", version=6)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
-        while "after them" not in transport.current().peers.get(code, {}):
-            assert loop.time() < deadline, "the third process's note was never read"
-            await asyncio.sleep(0.02)
+        await wait_until(
+            lambda: "after them" in transport.current().peers.get(code, {}),
+            "the third process's note to be read",
+            every=0.02,
+        )
         assert resynced == [[code]]
     finally:
         await fanout.leave(code, socket)

@@ -11,6 +11,7 @@ from unittest import mock
 import pytest
 
 from games.realtime import memory, transport
+from tests.waiting import wait_until
 
 
 def test_a_trim_is_asked_for_once_after_enough_closes_and_not_again_until_it_ran() -> None:
@@ -70,10 +71,8 @@ async def test_sockets_closing_run_one_trim_off_the_event_loop(settings: Any) ->
         await asyncio.wait_for(ran.wait(), 5)
         assert started == [4]
         assert len(threads) == 1 and threads[0] is not threading.main_thread()  # not on the loop
-        deadline = loop.time() + 5
-        while transport.current().trim.due:  # the trim's end is noted on the loop
-            assert loop.time() < deadline, "the trim's end was never noted"
-            await asyncio.sleep(0.01)
+        # The trim's end is noted on the loop.
+        await wait_until(lambda: not transport.current().trim.due, "the trim's end to be noted", timeout=5)
         assert transport.current().trim.closes == 0
 
 

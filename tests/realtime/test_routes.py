@@ -13,8 +13,8 @@ from games.scheduling.runner import Scheduler
 from games.services import processes
 from games.services.processes import ORIGIN
 from games.store.models import ServingProcess
-from tests.realtime.consumers.helpers import until
 from tests.realtime.test_fanout import FakeSocket
+from tests.waiting import wait_until
 
 
 @pytest.mark.django_db
@@ -63,7 +63,7 @@ async def test_each_round_sends_every_socket_of_every_room_the_route_frame(monke
     try:
         routes.peer_started()
         want = [routes.frame(), routes.frame()]
-        await until(
+        await wait_until(
             lambda: all(socket.frames == want for group in sockets.values() for socket in group),
             "both rounds' route frame on every socket of every room",
         )

@@ -10,16 +10,10 @@ from typing import Any
 import pytest
 
 from games.realtime import threads
+from tests.waiting import wait_until
 
 # On PostgreSQL the calls run in the database threads, which close stale connections around each.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-async def wait_until(condition: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.005)
 
 
 def lane_reached(monkeypatch: pytest.MonkeyPatch) -> list[asyncio.Lock]:
@@ -78,10 +72,10 @@ async def test_upkeep_calls_reach_the_database_thread_one_at_a_time_and_actions_
     lanes = lane_reached(monkeypatch)
     try:
         calls = [asyncio.ensure_future(threads.db_upkeep(upkeep)(n)) for n in range(20)]
-        await wait_until(lambda: order == ["upkeep 0"])
+        await wait_until(lambda: order == ["upkeep 0"], "the first upkeep call in the thread")
         acted = asyncio.ensure_future(threads.db_async(action)())
         # Every call has come to the lane: one that got through asked for its thread in that same step.
-        await wait_until(lambda: len(lanes) == 20)
+        await wait_until(lambda: len(lanes) == 20, "every call at the lane")
         assert most_submitted == 1  # the other 19 wait in the event loop, not in the thread's queue
         release.set()
         assert await acted == "done"
@@ -121,7 +115,7 @@ async def test_an_upkeep_call_whose_caller_is_cancelled_holds_the_lane_until_it_
     monkeypatch.setattr(threads, "db_async", counting_db_async)
     lanes = lane_reached(monkeypatch)
     first = asyncio.ensure_future(threads.db_upkeep(upkeep)(0))
-    await wait_until(lambda: running == [0])
+    await wait_until(lambda: running == [0], "the first upkeep call in the thread")
     first.cancel()
     second = asyncio.ensure_future(threads.db_upkeep(upkeep)(1))
     # The first caller's end: a lane it let go of then would have let the second through before

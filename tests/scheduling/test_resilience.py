@@ -21,6 +21,7 @@ from games.services import signals
 from games.store import moves
 from games.store.models import Game, Heartbeat
 from tests.factories import open_room, play_to_end, timed_room
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 
@@ -249,14 +250,6 @@ def quiet_database(monkeypatch) -> None:
     monkeypatch.setattr(work, "sweep_if_due", lambda now=None: None)
 
 
-async def until(condition: Any, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the condition was never met")
-
-
 @pytest.mark.asyncio
 async def test_a_backlog_of_finished_games_leases_no_more_than_it_can_complete_in_time(settings, monkeypatch) -> None:
     """A backlog of finished games: each sweep leased 50 of them for 10 s, to be completed one at a
@@ -286,10 +279,12 @@ async def test_a_backlog_of_finished_games_leases_no_more_than_it_can_complete_i
     scheduler = scheduling.start("all")
     assert scheduler is not None
     try:
-        await until(lambda: len(others) >= 3 or len(leased) > runner.BATCH)
+        await wait_until(
+            lambda: len(others) >= 3 or len(leased) > runner.BATCH, "three rounds, or more leases than a batch"
+        )
         assert len(leased) == runner.FOLLOWUPS_AT_ONCE
         release.set()
-        await until(lambda: len(leased) > runner.FOLLOWUPS_AT_ONCE)  # taken again once done
+        await wait_until(lambda: len(leased) > runner.FOLLOWUPS_AT_ONCE, "a lease once the follow-ups were done")
     finally:
         release.set()
         await scheduling.stop()
@@ -315,7 +310,7 @@ async def test_the_database_away_is_logged_once_and_its_return_once(settings, mo
     caplog.set_level(logging.INFO, logger="games.scheduling")
     scheduling.start("all")
     try:
-        await until(lambda: len(beats) > 32)
+        await wait_until(lambda: len(beats) > 32, "the beats after the database's return")
     finally:
         await scheduling.stop()
     one_outage_and_its_return(caplog, "Connection refused")
@@ -362,20 +357,22 @@ async def test_every_kind_of_scheduler_logs_the_database_away_once_and_its_retur
     try:
         for count in range(1, 6):  # a room's timer fires five times while the database is away
             scheduler.wake("ROOM", timezone.now())
-            await until(lambda count=count: len(tries) >= count)
+            await wait_until(lambda count=count: len(tries) >= count, f"timer pass {count}")
         looping = kind != "timers only"  # the schedulers with a loop beat at each poll
         if looping:  # and a few polls of the loop
             polled = beats.count(True)
-            await until(lambda: beats.count(True) >= polled + 3)
+            await wait_until(lambda: beats.count(True) >= polled + 3, "three more beats with the database away")
         down[0] = False
         scheduler.wake("ROOM", timezone.now())
-        await until(lambda: any(r.levelno == logging.WARNING for r in caplog.records), seconds=3)
+        await wait_until(
+            lambda: any(r.levelno == logging.WARNING for r in caplog.records), "the database's return logged", timeout=3
+        )
         # After its return, a timer's pass and a few polls: nothing more to say.
         tried = len(tries)
         scheduler.wake("ROOM", timezone.now())
-        await until(lambda: len(tries) > tried)
+        await wait_until(lambda: len(tries) > tried, "a timer pass after the return")
         if looping:
-            await until(lambda: beats.count(False) >= 3)
+            await wait_until(lambda: beats.count(False) >= 3, "three beats after the return")
     finally:
         await (scheduler.stop() if kind == "timers only" else scheduling.stop())
     assert tries[:5] == [True] * 5 and False in tries
@@ -414,10 +411,13 @@ async def test_finished_games_follow_ups_that_meet_the_database_away_log_it_as_a
     try:
         for count in range(1, 4):
             scheduler.wake(f"ROOM{count}", timezone.now())
-            await until(lambda count=count: len(applies) == count and len(runs) == 1 and not scheduler.pending())
+            await wait_until(
+                lambda count=count: len(applies) == count and len(runs) == 1 and not scheduler.pending(),
+                f"room {count} applied, and the follow-ups run once",
+            )
         down[0] = False
         scheduler.wake("ROOM4", timezone.now())
-        await until(lambda: len(runs) == 2 and not scheduler.pending())
+        await wait_until(lambda: len(runs) == 2 and not scheduler.pending(), "the follow-ups run again")
     finally:
         await scheduler.stop()
     assert runs == [True, False]
@@ -441,7 +441,9 @@ async def test_sweeps_that_meet_the_database_away_log_it_as_an_outage(settings, 
     caplog.set_level(logging.INFO, logger="games.scheduling")
     scheduling.start("all")
     try:
-        await until(lambda: sweeps and len(rounds) > sweeps[0] + 3)  # whole rounds since the sweeps failed
+        await wait_until(  # whole rounds since the sweeps failed
+            lambda: sweeps and len(rounds) > sweeps[0] + 3, "three rounds after the first failed sweep"
+        )
     finally:
         await scheduling.stop()
     one_outage_and_its_return(caplog)
@@ -466,7 +468,7 @@ async def test_a_beat_that_passes_while_the_claims_still_fail_is_not_the_databas
     caplog.set_level(logging.INFO, logger="games.scheduling")
     scheduling.start("all")
     try:
-        await until(lambda: len(claims) > 32)
+        await wait_until(lambda: len(claims) > 32, "the claims after the database's return")
     finally:
         await scheduling.stop()
     one_outage_and_its_return(caplog)
@@ -507,11 +509,13 @@ async def test_a_rooms_timer_that_passes_while_the_rounds_still_fail_is_not_the_
     try:
         for count in range(1, 6):  # each timer's pass is followed by a beat that still fails
             scheduler.wake("ROOM", timezone.now())
-            await until(lambda count=count: len(applies) == count and not scheduler.pending())
+            await wait_until(
+                lambda count=count: len(applies) == count and not scheduler.pending(), f"timer pass {count} done"
+            )
             failed = beats.count(True)
-            await until(lambda failed=failed: beats.count(True) > failed)
+            await wait_until(lambda failed=failed: beats.count(True) > failed, "a failed beat after it")
         down[0] = False
-        await until(lambda: beats.count(False) >= 3)  # its return, and a few polls after
+        await wait_until(lambda: beats.count(False) >= 3, "three beats after the return")
     finally:
         await scheduling.stop()
     one_outage_and_its_return(caplog, "No space left on device")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -13,6 +12,7 @@ from django.test import Client
 
 from games.realtime.transport import current
 from games.store.models import Game
+from tests.waiting import wait_until
 from yahtzee.asgi import application
 
 
@@ -88,15 +88,6 @@ async def frames_before_pong(ws: WebsocketCommunicator) -> list[dict[str, Any]]:
     return (await frames_until(ws, "pong"))[:-1]
 
 
-async def until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
-    """Wait for ``condition`` (polled), failing after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"waited {timeout} s for {what}"
-        await asyncio.sleep(0.005)
-
-
 def presence_pending() -> bool:
     """Whether a presence frame is still due, or being read, on this event loop (games.realtime.sockets)."""
     tasks = current().background(asyncio.get_running_loop())
@@ -106,4 +97,4 @@ def presence_pending() -> bool:
 async def presence_settled() -> None:
     """Wait until every presence frame due has been handed to the sockets (presence is coalesced:
     sent PRESENCE_COALESCE seconds after a change, and a change while one is read asks for another)."""
-    await until(lambda: not presence_pending(), "the presence frames due")
+    await wait_until(lambda: not presence_pending(), "the presence frames due")

@@ -28,8 +28,8 @@ from tests.realtime.consumers.helpers import (
     frames_until,
     frames_within,
     make_room,
-    until,
 )
+from tests.waiting import wait_until
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -368,7 +368,7 @@ async def test_a_socket_cut_off_while_its_row_is_being_removed_is_not_removed_tw
         # The socket's ending is over (the communicator waited for it): a second batch it asked for
         # would be waiting for this one, and run by the same drain before it ends.
         drain = transport.current().draining[loop]
-        await until(drain.done, "the batch and its drain to end")
+        await wait_until(drain.done, "the batch and its drain to end")
         assert loop not in transport.current().leaving  # nothing left for another batch
     names = [name for call in batches.call_args_list for name in call.args[0]]
     assert len(names) == 1, names

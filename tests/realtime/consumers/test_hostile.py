@@ -25,8 +25,8 @@ from tests.realtime.consumers.helpers import (
     frames_until,
     make_room,
     next_frame,
-    until,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -184,7 +184,7 @@ async def test_an_unknown_outcome_says_so_and_the_page_resyncs_when_the_database
         error = await next_frame(ws)
         assert (error["code"], error["id"]) == ("outcome_unknown", "r1")
         assert "unknown" in error["message"] and "resync" in error["message"]
-        await until(lambda: state_text.call_count >= 1, "the page's resync to try the database")
+        await wait_until(lambda: state_text.call_count >= 1, "the page's resync to try the database")
         assert not [f for f in await frames_before_pong(ws) if f["type"] == "state"]  # still away
     resynced = (await frames_until(ws, "state", timeout=5))[-1]  # back: the page gets the state
     assert resynced["version"] == state["version"]
@@ -215,7 +215,7 @@ async def test_the_resync_after_an_unknown_outcome_never_sends_a_state_older_tha
         rolled = (await frames_until(ws, "state"))[-1]
         assert rolled["version"] == state["version"] + 1
         moved_on.set()
-        await until(lambda: bool(answered), "the resync to read the room again")
+        await wait_until(lambda: bool(answered), "the resync to read the room again")
         late = [f["version"] for f in await frames_before_pong(ws) if f["type"] == "state"]
     assert late == [], f"states older than version {rolled['version']} sent after it: {late}"
     await ws.disconnect()

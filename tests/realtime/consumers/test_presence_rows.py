@@ -27,8 +27,8 @@ from tests.realtime.consumers.helpers import (
     frames_until,
     make_room,
     presence_settled,
-    until,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -162,7 +162,7 @@ async def test_a_page_that_connects_while_hidden_keeps_the_time_it_has_been_hidd
     assert since is not None
     assert timedelta(seconds=94) < timezone.now() - since < timedelta(seconds=100)
     # Said again (the page's handler ran twice), it still counts from the first word.
-    await until(lambda: len(held) == 1, "the first write's end")
+    await wait_until(lambda: len(held) == 1, "the first write's end")
     await ws.send_json_to({"type": "visibility", "hidden": True})
     await frames_before_pong(ws)
     passes.set()  # the wait before a second write passes: none is owed
@@ -222,7 +222,7 @@ async def test_a_page_hidden_and_shown_in_a_loop_costs_about_one_write_a_second_
     for n in range(15):  # under the socket's 20 frames a second
         await ws.send_json_to({"type": "visibility", "hidden": n % 2 == 0})
     await frames_before_pong(ws)
-    await until(lambda: len(held) == 1, "the first write's end")
+    await wait_until(lambda: len(held) == 1, "the first write's end")
     assert len(writes) == 1  # the first; the rest wait for VISIBILITY_WRITE_EVERY
     passes.set()
     await writes_end(held[0])

@@ -26,8 +26,8 @@ from tests.realtime.consumers.helpers import (
     make_room,
     next_frame,
     presence_settled,
-    until,
 )
+from tests.waiting import wait_until
 from yahtzee.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -677,7 +677,7 @@ async def test_while_the_table_is_built_the_bot_waits_and_the_hint_says_so_then_
     state = (await frames_until(ws, "state"))[-1]
     assert state["turn"]["seat"] == 1 and state["getting_ready"] is not None
     # The computer's steps find its table not ready: it waits (None), and the room hears no move.
-    await until(lambda: steps.count(None) >= 3, "the bot to look at its turn three times")
+    await wait_until(lambda: steps.count(None) >= 3, "the bot to look at its turn three times")
     assert True not in steps
     meanwhile = await frames_before_pong(ws)
     assert [f for f in meanwhile if f["type"] == "state"] == []  # the computer waits for its table
