@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.conftest import LiveSite
 from tests.e2e.helpers import (
+    LETTERS_CUT,
     act,
     create_local,
     create_online,
@@ -133,10 +134,15 @@ def test_the_host_who_paused_reads_that_they_did(live_site: LiveSite, new_page: 
     bob.wait_for_function("() => document.querySelector('#feed .feed-list li')?.textContent === 'Ann resumed the game'")
 
 
-# Each seat's head on the card: its whole name (the title), whether its name is cut, how far the
-# name's letters start after the name's box starts (the markers before it), whether it is the
-# seat to play, and its underline's and letters' colours; only heads with some of their name in view.
-HEADS = """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(th => {
+# Each seat's head on the card: its whole name (the title), whether its name is cut (its letters
+# past its box, by as little as part of a pixel: LETTERS_CUT), how far the name's letters start
+# after the name's box starts (the markers before it), whether it is the seat to play, and its
+# underline's and letters' colours; only heads with some of their name in view.
+HEADS = (
+    """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(th => {
+  const lettersCut = """
+    + LETTERS_CUT
+    + """;
   const name = th.querySelector('.seat-head-name');
   const text = [...name.childNodes].findLast(n => n.nodeType === Node.TEXT_NODE);
   const box = name.getBoundingClientRect();
@@ -145,11 +151,12 @@ HEADS = """() => [...document.querySelectorAll('#card th.seat-head')].flatMap(th
   const range = document.createRange();
   range.selectNodeContents(text);
   const style = getComputedStyle(th);
-  return [{name: th.title, cut: name.scrollWidth > name.clientWidth + 1,
+  return [{name: th.title, cut: Boolean(lettersCut(name)),
            before: range.getBoundingClientRect().left - box.left, current: th.classList.contains('current'),
            line: style.borderBottomColor, colour: style.color,
            mark: th.querySelector('.turn-mark')?.offsetWidth ?? 0}];
 })"""
+)
 
 LONG = "Dorothea Wilhelmina"
 
