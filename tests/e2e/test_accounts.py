@@ -239,7 +239,7 @@ def with_a_passkey(site: LiveSite, new_page: Any, stem: str, width: int, height:
 def clean_in_each_scheme(page: Any, name: str, full_page: bool = True) -> None:
     """``page`` has no serious axe-core violation, light and dark, and a screenshot of each named ``name``."""
     for scheme in in_each_scheme(page):
-        assert serious_violations(page) == [], (name, scheme)
+        assert serious_violations(page, scheme) == [], (name, scheme)
         shot(page, f"{scheme}-{name}", full_page=full_page)
 
 
@@ -459,7 +459,7 @@ def test_the_leaderboard_lists_rated_public_players(live_site: LiveSite, new_pag
         viewer.goto(live_site.url + href)
         assert viewer.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         for scheme in in_each_scheme(viewer):
-            assert serious_violations(viewer) == [], scheme
+            assert serious_violations(viewer, scheme) == [], scheme
             shot(viewer, f"{scheme}-{width}-profile-with-games", full_page=True)
     # A 24-letter name (the longest a seat takes) or a long username is shortened with an ellipsis,
     # whole in its link and title: the rating, the points lost and the games stay in view.
@@ -572,7 +572,7 @@ def test_every_accounts_page_is_clean_under_axe_and_fits_a_phone(live_site: Live
         page.goto(live_site.url + path)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
         for scheme in in_each_scheme(page):
-            assert serious_violations(page) == [], (path, scheme)
+            assert serious_violations(page, scheme) == [], (path, scheme)
             shot(page, f"{scheme}-{width}-{path.strip('/').replace('/', '_')}", full_page=True)
 
     # One page, sized before each load (laid out as a page opened at that size): the signed-out
