@@ -206,7 +206,7 @@ function steadyPanel() {
   panel.style.minHeight = `${Math.ceil(tallest)}px`;
 }
 
-function show(i, { focus = false } = {}) {
+function show(i, { focus = false, address = true } = {}) {
   index = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[index];
   const position = fmt(gettext("Step %(step)s of %(steps)s"), { step: index + 1, steps: steps.length });
@@ -229,7 +229,7 @@ function show(i, { focus = false } = {}) {
   // A step button disabled at either end would drop the keyboard to the top of the page: it
   // goes to the button that steps back the other way.
   if (pressed?.disabled && OTHER_WAY[pressed.id]) $(OTHER_WAY[pressed.id]).focus();
-  addressSoon();
+  if (address) addressSoon();
   if (focus) $("step-h").focus();
 }
 
@@ -242,6 +242,10 @@ const ADDRESS_GAP = 400;
 let addressAt = -Infinity;
 let addressDue = false;
 let addressTimer = null;
+function dropAddress() {
+  window.clearTimeout(addressTimer);
+  addressDue = false;
+}
 function writeAddress() {
   window.clearTimeout(addressTimer);
   if (!addressDue) return;
@@ -323,15 +327,20 @@ window.addEventListener("resize", () => {
   steadyTimer = window.setTimeout(steadyPanel, 150);
 });
 keepSeatNamesFitted($("card"));
-// A step's link typed or pasted into the address while the page is open moves the replay there
-// (show's own replaceState fires no hashchange).
-// Only a step's: the skip link's #main, say, leaves the replay where it is.
+// The reader's own way to an address wins over a step's address due to be written: a step's link
+// typed or pasted while the page is open, a link followed, Back or Forward. Each fires popstate
+// (show's own replaceState fires none) as the entry changes, before a timer can run and even
+// where no hashchange follows (an address given again as it is shown, Back to an entry of the
+// same address). The address due is dropped: the browser writes only the entry shown, now the
+// one gone to, whose address names its step and is left as the reader gave it (written before
+// the entry is left, inside Chromium's navigate event, the write cancels the Back). The entry
+// left keeps the step last written there, at most ADDRESS_GAP ms of steps before.
+// Only a step's address moves the replay: the skip link's #main, say, leaves it where it is.
 // A step's link (a costly choice of the room's review) puts the keyboard on the step's sentence,
 // as a link to an anchor would: a screen reader goes on from there, not from the top of the page.
-// An anchor's (the skip link's) is kept: a step's address due to be written is not written over it.
-window.addEventListener("hashchange", () => {
-  if (STEP_HASH.test(location.hash)) show(fromHash(), { focus: true });
-  else addressDue = false;
+window.addEventListener("popstate", () => {
+  dropAddress();
+  if (STEP_HASH.test(location.hash)) show(fromHash(), { focus: true, address: false });
 });
 show(fromHash(), { focus: STEP_HASH.test(location.hash) });
 steadyPanel();

@@ -1470,6 +1470,92 @@ def test_the_replay_follows_a_step_given_in_the_address_while_it_is_open(live_si
     assert page.errors == []
 
 
+# The replay's addresses of its steps, in order (#move-N, the end's #move-N-end).
+STEP_ADDRESSES = """JSON.parse(document.getElementById('replay-data').textContent).steps
+    .map((s) => `#move-${s.move}${s.kind === 'end' ? '-end' : ''}`)"""
+
+# Every write of the address from now on, with the address it wrote over.
+COUNT_WRITES = """() => { window.writes = []; const write = history.replaceState.bind(history);
+    history.replaceState = (...args) => {
+        window.writes.push([location.hash, String(args[2])]);
+        return write(...args);
+    }; }"""
+
+
+def test_back_and_forward_show_the_step_of_the_entry_gone_to_and_a_step_due_to_be_written_is_dropped(
+    live_site: LiveSite, new_page: Any
+) -> None:
+    """The reader steps twice in quick succession, the second step's address not yet written (at
+    most one write every 400 ms), and goes Back: the page shows the step of the entry gone back
+    to, and the address due is not written over that entry (nor, the browser writing only the
+    entry shown, over the one left: Forward shows the step last written there)."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    moves = page.evaluate(STEP_ADDRESSES)
+    page.wait_for_function("(hash) => location.hash === hash", arg=moves[0])
+    page.evaluate("(hash) => { location.hash = hash; }", moves[30])
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 31 ')")
+    page.click("#next")
+    page.wait_for_function("(hash) => location.hash === hash", arg=moves[31])
+    page.evaluate(COUNT_WRITES)
+    # Back as the next step's address waits for its turn; the script holds the page, as a busy
+    # page would, past the time it was due, before the browser says the address changed.
+    page.evaluate(
+        """() => { window.addEventListener('popstate', () => {
+              const until = performance.now() + 600; while (performance.now() < until);
+              window.wentBack = true;
+            }, { once: true });
+            document.getElementById('next').click(); history.back(); }"""
+    )
+    page.wait_for_function("window.wentBack === true")
+    # Past the time the dropped address was due (400 ms after the last write), and more.
+    page.evaluate("() => new Promise((done) => setTimeout(done, 800))")
+    assert page.inner_text("#position").startswith("Step 1 "), page.inner_text("#position")
+    assert page.evaluate("location.hash") == moves[0]
+    assert page.evaluate("window.writes") == []
+    page.go_forward()
+    page.wait_for_function("(hash) => location.hash === hash", arg=moves[31])
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 32 ')")
+    page.go_back()
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    assert page.evaluate("window.writes") == []
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("how", ["link", "typed"])
+def test_the_address_shown_given_again_just_after_a_step_shows_its_step(
+    live_site: LiveSite, new_page: Any, how: str
+) -> None:
+    """The reader steps, and at once follows a link to the address shown (or types it again): no
+    browser says the address changed (it did not), yet the reader asked for that step. The page
+    shows it, and the address due for the step taken is not written over it."""
+    code = finished_game(live_site)
+    page = new_page()
+    page.goto(f"{live_site.url}/r/{code}/replay")
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    moves = page.evaluate(STEP_ADDRESSES)
+    page.click("#next")
+    page.wait_for_function("(hash) => location.hash === hash", arg=moves[1])
+    page.evaluate(COUNT_WRITES)
+    if how == "link":
+        page.evaluate(
+            """(hash) => { const link = document.createElement('a'); link.href = hash;
+                document.body.append(link); document.getElementById('next').click(); link.click(); }""",
+            moves[1],
+        )
+    else:
+        page.evaluate("document.getElementById('next').click()")
+        page.goto(f"{live_site.url}/r/{code}/replay{moves[1]}")
+    # Past the time the step's address was due (400 ms after the last write), and more.
+    page.evaluate("() => new Promise((done) => setTimeout(done, 800))")
+    assert page.inner_text("#position").startswith("Step 2 "), page.inner_text("#position")
+    assert page.evaluate("location.hash") == moves[1]
+    assert page.evaluate("window.writes") == []
+    assert page.errors == []
+
+
 def test_the_replay_of_a_game_never_started_fits_a_narrow_phone_with_its_ways_on(
     live_site: LiveSite, new_page: Any
 ) -> None:
