@@ -2,7 +2,7 @@
 // The server renders every step from the Move log (games/services/replay.py) into #replay-data.
 
 import { fmt, gettext, number } from "./i18n.js";
-import { esc, keepSeatNamesFitted, redrawCard, scorecardHtml } from "./scorecard.js";
+import { esc, keepSeatNamesFitted, redrawCard, scorecardHtml, updateCard } from "./scorecard.js";
 import { colourMark, colourName } from "./words.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -97,9 +97,10 @@ function showSeat(seat) {
   }
 }
 
-// The card is drawn again at each step it changes: the keyboard stays on the box name it was on
-// (as the table keeps it, room.js keepFocus), an open box help stays open, and a card scrolled
-// sideways stays where it was scrolled to.
+// The card is drawn again at each step it changes, where it changes (updateCard: a card rebuilt
+// would take most of a step's time): the keyboard stays on the box name it was on (as the table keeps
+// it, room.js keepFocus), an open box help stays open, and a card scrolled sideways stays where
+// it was scrolled to.
 let drawnCard = "";
 function drawCard(html) {
   const card = $("card");
@@ -110,12 +111,14 @@ function drawCard(html) {
   const focusedWrap = wraps().indexOf(active);
   const help = [...card.querySelectorAll(".box-help")].find(popoverOpen)?.id;
   redrawCard(card, () => {
-    card.innerHTML = html;
+    updateCard(card, html);
     drawnCard = html;
   });
   scrollRegions();
   // The help opens before the keyboard goes back: a Close button in a closed help takes no focus.
-  if (help) document.getElementById(help)?.showPopover?.();
+  // Kept by an update in place, it is still open.
+  const helpShown = help ? document.getElementById(help) : null;
+  if (helpShown && !popoverOpen(helpShown)) helpShown.showPopover?.();
   const again = focused ? document.getElementById(focused) : wraps()[focusedWrap];
   again?.focus({ preventScroll: true });
 }

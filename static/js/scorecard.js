@@ -2,7 +2,8 @@
 // The table, the replay and any other page that shows a card draw it here; none of them, and
 // not this module either, knows a box by name: a rule set's card is what the server says it is.
 // Pure functions from data to HTML text: the page puts the text in place and wires it (and
-// calls fitSeatNames, the one function here that measures the card drawn, as it changes).
+// calls fitSeatNames, the one function here that measures the card drawn, as it changes;
+// updateCard changes a card drawn to another draw's text in place).
 // The rows' words are the reader's (static/js/words.js wordRuleset), not the server's English.
 
 import { gettext } from "./i18n.js";
@@ -198,6 +199,74 @@ export function redrawCard(root, draw) {
 }
 
 /**
+ * What the card's own functions set on a card drawn (fitSeatNames' widths and fades, a page's
+ * scroll regions and the names a tap shows whole): no draw's markup has them, and updateCard
+ * leaves them to those functions, which set each again after it as on a card drawn anew (a
+ * cut name's class, set only where a name is cut, goes with the draw's class).
+ */
+const OWN_ATTRIBUTES = new Set(["style", "role", "aria-label", "id", "tabindex"]);
+const OWN_CLASSES = new Set(["more-after"]);
+
+/**
+ * Updates the card drawn in ``root`` to ``html``, the markup of another state of the same card,
+ * changing only what differs: a cell's text, a head's class, a sum's bonus mark. A card drawn
+ * anew has every cell styled and laid out again, most of a replay's step on eight players' card.
+ * Each element kept is the same node, so the keyboard's place, an open popover and a sideways
+ * scroll stay as they were; the markup is the one ``root.innerHTML = html`` would give, and the
+ * card's own functions then set their attributes on it as on a card drawn anew. An element
+ * whose kind, children's kinds or attributes' names differ from the new draw's is replaced by
+ * the new one, which keeps the draw's order of attributes.
+ */
+export function updateCard(root, html) {
+  const fresh = document.createElement("template");
+  fresh.innerHTML = html;
+  updateChildren(root, fresh.content);
+}
+
+function updateChildren(old, fresh) {
+  const was = [...old.childNodes];
+  const now = [...fresh.childNodes];
+  if (was.length !== now.length || now.some((node, k) => node.nodeName !== was[k].nodeName)) {
+    old.replaceChildren(...now);
+    return;
+  }
+  now.forEach((node, k) => updateNode(was[k], node));
+}
+
+function updateNode(old, fresh) {
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return;
+  }
+  if (!sameAttributes(old, fresh)) {
+    old.replaceWith(fresh);
+    return;
+  }
+  for (const { name, value } of fresh.attributes) {
+    if (old.getAttribute(name) === value) continue;
+    if (name === "class" && ownClassesLeft(old) === value) continue;
+    old.setAttribute(name, value);
+  }
+  updateChildren(old, fresh);
+}
+
+/** Whether ``old`` has the attributes of ``fresh``, in its order, and others only of its own. */
+function sameAttributes(old, fresh) {
+  const was = old.attributes;
+  const now = fresh.attributes;
+  let k = 0;
+  for (let i = 0; i < was.length; i++) {
+    const name = was[i].name;
+    if (k < now.length && now[k].name === name) k++;
+    else if (!OWN_ATTRIBUTES.has(name) || fresh.hasAttribute(name)) return false;
+  }
+  return k === now.length;
+}
+
+/** ``el``'s class without the card's own classes. */
+const ownClassesLeft = (el) => [...el.classList].filter((c) => !OWN_CLASSES.has(c)).join(" ");
+
+/**
  * Another seat's name on a card that scrolls beside a pinned seat (a phone's Triple card): as
  * wide as its columns in view, which site.css keeps it over (--seen on its head). Two columns
  * in view show "Ann" whole where one column's width cut it to its markers; a name still cut
@@ -278,19 +347,33 @@ function lettersCut(names) {
 function markMore(wrap) {
   const past = wrap.scrollWidth - wrap.clientWidth - Math.abs(wrap.scrollLeft);
   wrap.classList.toggle("more-after", past > 1);
-  if (past <= 1) return;
-  const box = wrap.getBoundingClientRect();
-  const edge = box.left + wrap.clientLeft + wrap.clientWidth - parseFloat(getComputedStyle(wrap).paddingRight || "0");
-  const atEdge = [...wrap.querySelectorAll("thead th.pin")]
-    .map((th) => th.getBoundingClientRect())
-    .filter((r) => r.width && r.right >= edge - 2);
-  const from = atEdge.length ? Math.min(...atEdge.map((r) => r.left)) : box.right;
-  wrap.style.setProperty("--fade-at", `${Math.max(0, Math.round(box.right - from))}px`);
-  wrap.style.setProperty("--fade-w", `${Math.round(Math.min(past, 24))}px`);
+  // Written at every fit, nothing past the edge as no fade: a card updated in place
+  // (updateCard) has what one drawn anew has, and its attributes in that order.
+  let fadeAt = 0;
+  if (past > 1) {
+    const box = wrap.getBoundingClientRect();
+    const edge = box.left + wrap.clientLeft + wrap.clientWidth - parseFloat(getComputedStyle(wrap).paddingRight || "0");
+    const atEdge = [...wrap.querySelectorAll("thead th.pin")]
+      .map((th) => th.getBoundingClientRect())
+      .filter((r) => r.width && r.right >= edge - 2);
+    const from = atEdge.length ? Math.min(...atEdge.map((r) => r.left)) : box.right;
+    fadeAt = Math.max(0, Math.round(box.right - from));
+  }
+  setVar(wrap, "--fade-at", `${fadeAt}px`);
+  setVar(wrap, "--fade-w", `${past > 1 ? Math.round(Math.min(past, 24)) : 0}px`);
 }
+
+/** A custom property of ``el``'s own style, written only when it changes (a write is a new style). */
+const setVar = (el, name, value) => el.style.getPropertyValue(name) === value || el.style.setProperty(name, value);
 
 /** The names of the seats beside the pinned one as wide as their columns in view (--seen). */
 function fitWidths(wrap) {
+  // A head no longer beside the pinned seat (the pinned seat changed, a card updated in place)
+  // loses its width, as a card drawn anew has none there.
+  for (const head of wrap.querySelectorAll("th.seat-head[style]:not(.after-pin, .before-pin)")) {
+    head.style.removeProperty("--seen");
+    if (!head.style.length) head.removeAttribute("style");
+  }
   const pinned = [...wrap.querySelectorAll("tr.multipliers th.pin")].map((th) => th.getBoundingClientRect());
   const heads = wrap.querySelectorAll("th.seat-head:is(.after-pin, .before-pin)");
   const box = wrap.getBoundingClientRect();

@@ -1556,6 +1556,75 @@ def test_the_address_shown_given_again_just_after_a_step_shows_its_step(
     assert page.errors == []
 
 
+# The card's markup with each of its scroll regions back at its start and fitted there (the
+# widths and fades of the card's own functions follow the scroll; a step's seat scrolls it).
+CARD_AT_START = """async () => {
+  for (const wrap of document.querySelectorAll('#card .scorecard-wrap')) wrap.scrollLeft = 0;
+  for (let k = 0; k < 2; k++) await new Promise((done) => requestAnimationFrame(() => done()));
+  return document.getElementById('card').innerHTML; }"""
+
+# What a step changes on the card: each attribute and text changed, each element put in (with
+# all it holds); and how many elements the card has.
+STEP_CHANGES = """async (button) => {
+  const card = document.getElementById('card');
+  const seen = new MutationObserver(() => {});
+  seen.observe(card, { subtree: true, childList: true, attributes: true, characterData: true });
+  document.getElementById(button).click();
+  const put = (node) => node.nodeType === Node.ELEMENT_NODE ? 1 + node.getElementsByTagName('*').length : 1;
+  const changes = seen.takeRecords()
+    .map((r) => r.type === 'childList' ? [...r.addedNodes].reduce((n, node) => n + put(node), 0) : 1)
+    .reduce((a, b) => a + b, 0);
+  seen.disconnect();
+  return [changes, card.getElementsByTagName('*').length]; }"""
+
+
+def first_difference(one: str, other: str) -> str:
+    at = next((k for k, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other)))
+    around = slice(max(0, at - 200), at + 200)
+    return f"at {at}:\n  stepped to: {one[around]}\n  drawn anew: {other[around]}"
+
+
+@pytest.mark.parametrize("ruleset, width, height", [("official", 1280, 800), ("painted", 390, 844)])
+def test_a_replay_step_changes_only_what_differs_on_the_card_to_what_a_fresh_draw_shows(
+    live_site: LiveSite, new_page: Any, ruleset: str, width: int, height: int
+) -> None:
+    """Eight players' card rebuilt at each step took most of the step's time: a step changes only
+    the cells, heads and sums that differ, the elements kept the same. Stepped to, forward,
+    back, to either end, the card is what the page draws at that step anew, opened at its
+    address, to the byte (the card's own widths, fades and scroll regions included)."""
+    code = finished_game(live_site, players=8, ruleset=ruleset)
+    url = f"{live_site.url}/r/{code}/replay"
+    page, fresh = new_page(width, height), new_page(width, height)
+    page.goto(url)
+    page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
+    moves = page.evaluate(STEP_ADDRESSES)
+    page.evaluate("() => { window.firstCell = document.querySelector('#card tbody td'); }")
+    most = 0
+    for _ in range(40):
+        changes, elements = page.evaluate(STEP_CHANGES, "next")
+        most = max(most, changes)
+    # Whose turn it is and the seat kept in view move on, a box is scored, its sums with it.
+    assert 0 < most < elements / 2, f"{most} changes of a step on a card of {elements} elements"
+    assert page.evaluate("window.firstCell.isConnected"), "the card was drawn anew"
+
+    def same_as_drawn_anew() -> None:
+        shown = page.inner_text("#position")
+        at = int(shown.split(" ")[1]) - 1
+        stepped = page.evaluate(CARD_AT_START)
+        fresh.goto("about:blank")
+        fresh.goto(f"{url}{moves[at]}")
+        fresh.wait_for_function("(shown) => document.getElementById('position').textContent === shown", arg=shown)
+        drawn = fresh.evaluate(CARD_AT_START)
+        assert stepped == drawn, f"{shown}: {first_difference(stepped, drawn)}"
+
+    same_as_drawn_anew()
+    for button, times in (("prev", 7), ("next", 1), ("last", 1), ("prev", 1), ("first", 1), ("next", 1)):
+        for _ in range(times):
+            page.click(f"#{button}")
+        same_as_drawn_anew()
+    assert page.errors == [] and fresh.errors == []
+
+
 def test_the_replay_of_a_game_never_started_fits_a_narrow_phone_with_its_ways_on(
     live_site: LiveSite, new_page: Any
 ) -> None:
