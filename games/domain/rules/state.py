@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from games.domain import errors as E
+from games.domain.kept import KeptByIdentity
 
 from .errors import RuleViolation
 from .rulesets import COLOUR_SECTION, UPPER_VALUE, Box, RuleSet
@@ -110,6 +111,14 @@ class Totals:
         return sum(c.total for c in self.columns)
 
 
+# The options of a card and dice, by their values (and the rule set's identity): a roll's state
+# frame works them out, and the hold or score that follows asks again for the same card and dice
+# (its frame, the score's own check), as does a socket's state read afresh from the row, whose
+# decoded card is an equal object, not the same one. About 4,096 such (card, dice) pairs are
+# the live turns of thousands of rooms; each entry is one tuple of shared options.
+_options: KeptByIdentity[tuple[ScoreOption, ...]] = KeptByIdentity(4096)
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A whole game: seats 0..n-1, whose turn, the turn in progress, every scorecard."""
@@ -141,7 +150,12 @@ class GameState:
         """The current player's open boxes for the dice on the table (empty before the first roll)."""
         if not self.started or self.is_over or not self.turn.dice:
             return ()
-        return score_options(self.ruleset, self.cards[self.current].as_columns(), self.turn.dice, self.turn.colours)
+        ruleset, card, dice, colours = self.ruleset, self.cards[self.current], self.turn.dice, self.turn.colours
+        return _options.get(
+            (id(ruleset), card, dice, colours),
+            ruleset,
+            lambda: score_options(ruleset, card.as_columns(), dice, colours),
+        )
 
     def winners(self) -> tuple[int, ...]:
         """The seats with the highest grand total among seats still in the game; ties share."""
