@@ -422,3 +422,35 @@ def test_a_seat_that_left_with_a_full_card_is_not_reinstated_and_says_why() -> N
     with pytest.raises(RuleViolation) as refused:
         apply_reinstate(state, seat=0)
     assert refused.value.code == errors.CARD_FULL
+
+
+def test_options_kept_for_equal_cards_and_dice_are_those_worked_out_afresh() -> None:
+    """A state's options are kept by the card's and dice's values and the rule set's identity: an
+    equal card decoded afresh gets the same options, and another rule set (even an equal-looking
+    one) gets its own, as ``score_options`` works them out."""
+    from dataclasses import replace
+
+    from games.domain.rules import Scorecard, TurnState, score_options
+
+    state = score(rolled(started(OFFICIAL), [3, 3, 3, 5, 5]), "full_house")
+    state = score(rolled(state, [1, 2, 3, 4, 6]), "chance")
+    state = rolled(state, [2, 2, 4, 4, 6])
+    card = state.cards[state.current]
+    expected = score_options(OFFICIAL, card.as_columns(), state.turn.dice, state.turn.colours)
+    assert state.options() == expected
+
+    # The same values in new objects, as a state read again from its row would have them.
+    fresh_card = Scorecard(columns=tuple(tuple(column) for column in card.columns), yahtzee_bonus=card.yahtzee_bonus)
+    fresh = replace(
+        state,
+        cards=tuple(fresh_card if i == state.current else c for i, c in enumerate(state.cards)),
+        turn=TurnState(dice=tuple(state.turn.dice), held=state.turn.held, rolls_used=state.turn.rolls_used),
+    )
+    assert fresh.cards[fresh.current] is not card
+    assert fresh.options() is state.options()
+
+    # A rule set that differs only in its multipliers is asked on its own.
+    doubled = replace(OFFICIAL, multipliers=(2,))
+    other = replace(state, ruleset=doubled)
+    assert other.options() == score_options(doubled, card.as_columns(), state.turn.dice, state.turn.colours)
+    assert [o.points for o in other.options()] == [2 * o.points for o in state.options()]
