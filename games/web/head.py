@@ -16,12 +16,14 @@ its stand-in body is dropped before the compressing middleware, which would give
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.contrib.sessions.backends.base import SessionBase
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.cache import patch_vary_headers
@@ -51,6 +53,9 @@ class _SessionSent:
 
 # Where a HEAD's request keeps ``_SessionSent`` for the way out.
 _SENT = "head_session_sent"
+# A session that cannot be read before the view (the database away) is not noted: the view's own
+# read of it fails too, inside DatabaseUnavailableMiddleware, which answers the GET's 503.
+DATABASE_AWAY = (OperationalError, InterfaceError)
 
 
 class HeadChangesNothing(Outward):
@@ -62,12 +67,14 @@ class HeadChangesNothing(Outward):
     def inward(self, request: HttpRequest) -> None:
         session = self._sent_session(request)
         if session is not None:
-            self._note(request, session, dict(session.items()))
+            with contextlib.suppress(*DATABASE_AWAY):
+                self._note(request, session, dict(session.items()))
 
     async def inward_async(self, request: HttpRequest) -> None:
         session = self._sent_session(request)
         if session is not None:
-            self._note(request, session, dict(await session.aitems()))
+            with contextlib.suppress(*DATABASE_AWAY):
+                self._note(request, session, dict(await session.aitems()))
 
     @staticmethod
     def _sent_session(request: HttpRequest) -> SessionBase | None:

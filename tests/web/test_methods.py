@@ -350,3 +350,34 @@ def test_a_head_whose_body_is_not_made_has_no_length_compressed_either(monkeypat
     got = Client().get(f"/r/{table.code}/replay", HTTP_ACCEPT_ENCODING="gzip")
     assert "Accept-Encoding" in got["Vary"]
     assert head["Vary"] == got["Vary"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("stack", ["sync", "async"])
+def test_a_head_while_the_database_is_away_is_the_get_s_503(stack: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A monitor sends HEAD: with the database away, a browser's page (its cookie naming a session)
+    answers it with the 503 "Back in a moment" and its Retry-After, as it answers the GET, not a
+    server error."""
+    from asgiref.sync import async_to_sync
+    from django.db import OperationalError
+    from django.test import AsyncClient
+
+    from yahtzee.sessions import SessionStore
+
+    browser = Client()
+    code = create_room(browser, "Ann")
+
+    def away(*args: object, **kwargs: object) -> None:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(SessionStore, "load", away)
+    monkeypatch.setattr(SessionStore, "aload", away)
+    monkeypatch.setattr("games.store.selectors.room_or_none", away)
+    if stack == "async":
+        client = AsyncClient()
+        client.cookies = browser.cookies
+        get, head = (async_to_sync(ask)(f"/r/{code}/") for ask in (client.get, client.head))
+    else:
+        get, head = (ask(f"/r/{code}/") for ask in (browser.get, browser.head))
+    assert get.status_code == 503
+    assert head.status_code == 503 and head["Retry-After"] == get["Retry-After"]
