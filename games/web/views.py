@@ -538,9 +538,10 @@ def room_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
             pass  # sent once already: the table has it, and a reaction shows nothing on this page
         elif action != "chat":
             messages.error(request, said)
-        elif not request.session.get("controller"):
-            # A browser without a session is told above the table, as for the other forms: one
-            # made to keep the refusal in would be stored for a post that made nothing.
+        elif not request.session.session_key:
+            # A browser without a session (none stored: its key is None once the session is read)
+            # is told above the table, as for the other forms: one made to keep the refusal in
+            # would be stored for a post that made nothing.
             messages.error(request, said)
         else:
             # Said beside the chat's field (the page opens there), with what was typed, to be

@@ -787,6 +787,25 @@ def test_chat_lines_refused_to_browsers_without_cookies_store_no_session(
     assert not ChatMessage.objects.filter(game__code=table.code).exists()
 
 
+def test_a_chat_line_refused_to_a_browser_with_a_session_but_no_token_is_put_back_beside_the_field() -> None:
+    """A browser whose session holds something else (a sign-in half done) but no token yet: its
+    refused line costs no new row, so it is said beside the field with the text given back, as
+    for a player, not above the table with the text lost."""
+    table = spectators_chat_room()
+    browser = Client()
+    session = browser.session
+    session["elsewhere"] = "kept"
+    session.save()
+    browser.cookies["sessionid"] = session.session_key
+    version = Game.objects.get(code=table.code).version
+    fields = {"version": str(version), "action_id": "c-long", "text": "y" * 301}
+    page = unescape(browser.post(f"/r/{table.code}/chat", fields, follow=True).content.decode())
+    error = re.search(r'<p class="error" id="ns-chat-error" role="alert">([^<]*)</p>', page)
+    assert error is not None and "A chat message is at most 300 characters" in error.group(1)
+    assert f'value="{"y" * 301}"' in page
+    assert Session.objects.count() == 1 and not ChatMessage.objects.filter(game__code=table.code).exists()
+
+
 @pytest.mark.parametrize(("action", "fields"), [("join", {"name": "Ben"}), ("leave", {"version": "1", "seat": "0"})])
 def test_a_form_posted_as_the_sweep_deletes_its_room_is_told_no_room_not_a_server_error(
     monkeypatch: pytest.MonkeyPatch, action: str, fields: dict[str, str]
