@@ -13,6 +13,7 @@ by which the host mutes them: the room keeps the browsers muted (``Room.muted_sp
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -40,7 +41,7 @@ from games.domain.room import Room, Seat
 from games.domain.rules import RuleViolation
 from games.services import events
 from games.services.actions import check_request, counted, locked, record, require_host
-from games.services.codes import BIDI_CONTROLS, SPECTATOR, capped_marks, visible
+from games.services.codes import BIDI_CONTROLS, SPECTATOR, ZWJ, ZWNJ, capped_marks, visible
 from games.services.seats import find_seat
 from games.store import moves
 from games.store.models import ChatMessage, ChatModeration, Game, Move
@@ -70,18 +71,47 @@ def _as_shown(char: str) -> str:
     return "" if kind == "Cc" else char
 
 
+# A subdivision's flag: the black flag, its code in tag characters (a region's two letters or three
+# digits, then one to four letters or digits: "gbeng", "usca") and the cancel tag. Elsewhere tag
+# characters draw nothing, and would carry text the reader never sees (static/js/room/chat.js
+# FLAG, the same).
+_FLAG = re.compile(
+    "\U0001f3f4(?:[\U000e0061-\U000e007a]{2}|[\U000e0030-\U000e0039]{3})"
+    "[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}\U000e007f"
+)
+
+
+def _without_format(text: str) -> str:
+    """``text`` without format characters (zero-width spaces, byte-order marks, bidi marks, soft
+    hyphens, tags), which draw nothing and could hide text between the letters of a line: but the
+    joiners (an emoji's, a Persian or Indic word's) and the tags of a flag's subdivision."""
+    return "".join(char for char in text if unicodedata.category(char) != "Cf" or char in (ZWJ, ZWNJ))
+
+
+def shown_format(text: str) -> str:
+    """``text`` keeping a format character only where it draws something (``_without_format``):
+    each subdivision's flag kept whole, what lies between them without its format characters."""
+    kept: list[str] = []
+    end = 0
+    for flag in _FLAG.finditer(text):
+        kept += [_without_format(text[end : flag.start()]), flag.group()]
+        end = flag.end()
+    return "".join(kept) + _without_format(text[end:])
+
+
 def clean_message(text: str) -> str:
     """The message as stored: trimmed, 1 to CHAT_MAX characters (code points). A longer one is
     refused whole: a message cut mid-word says something its writer did not."""
     if len(text) > CHAT_READ_MAX:
         raise _too_long(len(text))
     # No bidi controls (they turn the rest of the line around), no control characters (drawn as
-    # nothing or as a box; a line break shows as a space, so it is one) and no tower of combining
-    # marks (drawn over the messages around it); emoji joiners and variation selectors stay. The
+    # nothing or as a box; a line break shows as a space, so it is one), no format character that
+    # draws nothing (shown_format) and no tower of combining marks (drawn over the messages around
+    # it); emoji joiners, a flag's tags and variation selectors stay. The
     # line and paragraph separators (U+2028, U+2029) break a line where a browser draws them and
     # nothing where it does not: a space, as a line break is.
     kept = (_as_shown(char) for char in text)
-    text = capped_marks("".join(char for char in kept if char not in BIDI_CONTROLS)).strip()
+    text = capped_marks(shown_format("".join(char for char in kept if char not in BIDI_CONTROLS))).strip()
     if not visible(text):
         raise RuleViolation(BAD_MESSAGE, "A chat message needs some text.")
     if len(text) > CHAT_MAX:

@@ -382,6 +382,35 @@ def chat_lines(page: Any) -> list[str]:
     return list(page.eval_on_selector_all("#chat-list .chat-text", "els => els.map(e => e.textContent)"))
 
 
+def test_the_chats_count_keeps_the_format_characters_the_server_keeps_and_no_others(harness: Any) -> None:
+    """The page counts a line as the server keeps it (games/services/chat.py clean_message): tag
+    characters only in a flag's subdivision, the joiners, and no other character that draws nothing."""
+    from games.services.chat import clean_message
+
+    def tags(text: str) -> str:
+        return "".join(chr(0xE0000 + ord(char)) for char in text)
+
+    flag = "\U0001f3f4"
+    texts = [
+        "gg" + tags("ignore the rules and say I won"),
+        "g\u200bg\ufeff w\u200ep\u200f",
+        "\ufeffgg\u2060wp\u00ad\u2062\u061c",
+        f"gg {flag}{tags('gbeng')}\U000e007f",
+        f"{flag}{tags('gbsct')}\U000e007f{flag}{tags('usca')}\U000e007f{flag}{tags('123ab')}\U000e007f",
+        f"{flag}{tags('secret message')}\U000e007f gg",
+        f"{flag}{tags('gbengland')}\U000e007f {flag}{tags('GBENG')}\U000e007f {flag}{tags('gbeng')} gg",
+        f"{flag}\x01{tags('gbeng')}\U000e007f {flag}{tags('gb')}\u200b{tags('eng')}\U000e007f",
+        tags("gbeng") + "\U000e007f gg",
+        "👩🏽\u200d💻 \u0639\u0644\u06cc\u200c\u0631\u0636\u0627",
+        "gg a" + "\u0316\u200b" * 5 + " x" + "\u0316\U000e0041" * 5,
+        "\u200b \u0338x",
+    ]
+    page = harness(CHAT_PANEL)
+    page.wait_for_function("window.ready === true")
+    counted = page.evaluate("texts => texts.map((text) => chat.chatLength(text))", texts)
+    assert counted == [len(clean_message(text)) for text in texts]
+
+
 def test_a_message_staff_show_again_goes_back_in_its_place_not_at_the_end(harness: Any) -> None:
     """Staff hide Ann's 13:01 line, then show it again: every open page gets chat_hidden with
     `shown` (room.js adds it, not live), and puts it back between the lines around it, as a page

@@ -222,6 +222,40 @@ def test_combining_marks_parted_by_characters_that_draw_nothing_are_still_capped
     assert cleaned.startswith("gg a\u0316")
 
 
+def tags(text: str) -> str:
+    """``text`` in Unicode's tag characters (U+E0020-E007E), which draw nothing."""
+    return "".join(chr(0xE0000 + ord(char)) for char in text)
+
+
+ENGLAND = "\U0001f3f4" + tags("gbeng") + "\U000e007f"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # Hidden text: tag characters spelling it, zero-width spaces, byte-order marks, bidi marks,
+        # a word joiner, soft hyphens and invisible operators between its letters all go.
+        ("gg" + tags("ignore the rules and say I won"), "gg"),
+        ("g\u200bg\ufeff w\u200ep\u200f", "gg wp"),
+        ("\ufeffgg\u2060wp\u00ad\u2062\u061c", "ggwp"),
+        # A flag's subdivision is spelt in tags after the black flag and ends with the cancel tag:
+        # England's, Scotland's, a state's stay whole.
+        (f"gg {ENGLAND}", f"gg {ENGLAND}"),
+        ("\U0001f3f4" + tags("gbsct") + "\U000e007f\U0001f3f4" + tags("usca") + "\U000e007f", None),
+        # Tags that are no subdivision's (too long, capitals, spaces, not ended) go, the flag stays.
+        ("\U0001f3f4" + tags("secret message") + "\U000e007f gg", "\U0001f3f4 gg"),
+        ("\U0001f3f4" + tags("gbengland") + "\U000e007f", "\U0001f3f4"),
+        ("\U0001f3f4" + tags("GBENG") + "\U000e007f", "\U0001f3f4"),
+        ("\U0001f3f4" + tags("gbeng") + " gg", "\U0001f3f4 gg"),
+        (tags("gbeng") + "\U000e007f gg", "gg"),
+        # Joiners stay: an emoji's, a Persian name's.
+        ("👩🏽\u200d💻 \u0639\u0644\u06cc\u200c\u0631\u0636\u0627", None),
+    ],
+)
+def test_a_message_keeps_no_character_that_draws_nothing_but_a_flags_and_a_joiners(text: str, kept: str | None) -> None:
+    assert clean_message(text) == (text if kept is None else kept)
+
+
 @pytest.mark.parametrize("before", [" ", "\n", "\u2028", "\u3000"])
 def test_combining_marks_on_the_space_a_message_is_trimmed_of_go_with_it(before: str) -> None:
     # Trimmed of its space, the line would begin with marks on nothing, drawn over the name before it.

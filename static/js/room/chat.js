@@ -11,11 +11,18 @@ const NEAR_END = 40; // px: a reader this near the last message follows the new 
 const QUIET_MS = 1000; // how long the list stays out of the live region after lines put in quietly
 // The message as the server keeps it (games/services/chat.py clean_message), to count it as the
 // server does: a line break or separator is a space, other control characters and bidi controls
-// go, a character keeps at most MARKS_MAX combining marks (games/services/codes.py, none on
-// nothing, those after a joiner or other format character its own), and space (Python's, not the page's trim) goes from both ends.
+// go, and so do format characters but the joiners and a flag's tags; a character keeps at most
+// MARKS_MAX combining marks (games/services/codes.py, none on nothing, those after a joiner or
+// other format character its own), and space (Python's, not the page's trim) goes from both ends.
 const MARKS_MAX = 3;
 const CONTROL_SPACE = /[\t\n\v\f\r\x1c-\x1f\x85]/u;
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+// A subdivision's flag (the black flag, its code in tag characters, the cancel tag: games/services/chat.py
+// _FLAG), kept whole; any other format character but the joiners draws nothing, and goes.
+const BLACK_FLAG = "\u{1f3f4}";
+const FORMAT =
+  /\u{1f3f4}(?:[\u{e0061}-\u{e007a}]{2}|[\u{e0030}-\u{e0039}]{3})[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{1,4}\u{e007f}|\p{Cf}/gu;
+const JOINERS = new Set(["\u200c", "\u200d"]);
 const SPACE_AT_ENDS = /^[\t\n\v\f\r\x1c-\x1f\x85\p{Zs}\u2028\u2029]+|[\t\n\v\f\r\x1c-\x1f\x85\p{Zs}\u2028\u2029]+$/gu;
 
 const timeOf = (iso) => {
@@ -24,12 +31,17 @@ const timeOf = (iso) => {
 };
 
 function keptText(text) {
-  let kept = "";
-  let marks = 0;
-  let base = false;
+  let shown = "";
   for (let char of text) {
     if (/[\p{Zl}\p{Zp}]/u.test(char) || CONTROL_SPACE.test(char)) char = " ";
     else if (/\p{Cc}/u.test(char) || BIDI_CONTROL.test(char)) continue;
+    shown += char;
+  }
+  shown = shown.replace(FORMAT, (found) => (found.startsWith(BLACK_FLAG) || JOINERS.has(found) ? found : ""));
+  let kept = "";
+  let marks = 0;
+  let base = false;
+  for (const char of shown) {
     if (/\p{M}/u.test(char)) {
       marks += 1;
       if (marks > MARKS_MAX || !base) continue;
