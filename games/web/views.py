@@ -369,18 +369,28 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     game = _game_or_404(code)
     form = JoinRoomForm(request.POST)
     if form.is_valid():
+        # A browser without a token is given one with its seat, not before: a join refused for the
+        # room made nothing, and a session stored for it would be a year's row per post of a client
+        # that keeps no cookies. A refused name is kept in the session to be put right beside its
+        # field, so that session is stored anyway, and gets the token its refusals count against.
+        controller = controller_for(request)
+        joiner = controller or services.new_controller()
         try:
             action_id = join_id(request.POST)
             services.game_join(
                 code=game.code,
                 name=form.cleaned_data["name"],
-                controller=controller_for(request, create=True),
+                controller=joiner,
                 client_seed=form.cleaned_data["client_seed"],
                 action_id=action_id,
             )
+            if joiner != controller:
+                give_controller(request, joiner)
         except services.NameRefused as exc:
             mark_refused(request)
             refuse_name(request, game.code, refusal(exc))
+            if joiner != controller:
+                give_controller(request, joiner)
         except RuleViolation as exc:
             mark_refused(request)
             messages.error(request, refusal(exc))

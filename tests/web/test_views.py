@@ -787,6 +787,17 @@ def test_chat_lines_refused_to_browsers_without_cookies_store_no_session(
     assert not ChatMessage.objects.filter(game__code=table.code).exists()
 
 
+def test_joins_refused_to_browsers_without_cookies_store_no_session() -> None:
+    """A join refused for the room (its game started) made nothing: it is said above the table, and
+    a client keeping no cookies, posting in a loop, stores no year's session row at every post."""
+    table = open_room()
+    page = Client().post(f"/r/{table.code}/join", {"name": "Zed"}, follow=True)
+    assert "The game has already started" in unescape(page.content.decode())
+    for n in range(10):
+        assert Client().post(f"/r/{table.code}/join", {"name": f"Zed{n}"}).status_code == 302
+    assert Session.objects.count() == 0
+
+
 def test_a_chat_line_refused_to_a_browser_with_a_session_but_no_token_is_put_back_beside_the_field() -> None:
     """A browser whose session holds something else (a sign-in half done) but no token yet: its
     refused line costs no new row, so it is said beside the field with the text given back, as
