@@ -5,7 +5,7 @@ import { fmt, gettext, list, ngettext } from "./i18n.js";
 import { ChatPanel, CHAT_MAX, REACTIONS, chatLength, chatNote } from "./room/chat.js";
 import { RoomClient } from "./room/protocol.js";
 import * as render from "./room/render.js";
-import { keepSeatNamesFitted, redrawCard } from "./scorecard.js";
+import { keepSeatNamesFitted, redrawCard, updateCard } from "./scorecard.js";
 import { colourName, levelNames, playerName, reasonText } from "./words.js";
 
 const root = document.getElementById("room");
@@ -1556,12 +1556,24 @@ function drawCard(v) {
     show(section, "");
     return;
   }
-  // A presence, a reaction or the turn draws the card again: a phone's sideways scroll stays.
-  if (!redrawCard(section, () => show(section, render.cardHtml(v)))) return;
-  section.querySelectorAll(".score-btn").forEach((btn) =>
-    btn.addEventListener("click", () => score(btn.dataset.box, Number(btn.dataset.col))),
-  );
+  // A presence, a reaction or the turn draws the card again, where it changes (updateCard: a card
+  // rebuilt has every cell styled and laid out again, at every move of every player): the
+  // elements kept are the same, so the keyboard, an open box help and a phone's sideways scroll
+  // stay where they were, and a box just scored is lit once, not again at each later draw.
+  const html = render.cardHtml(v);
+  redrawCard(section, () => {
+    if (shown.get(section) === html) return false;
+    updateCard(section, html);
+    shown.set(section, html);
+  });
 }
+
+// A score button's click, heard by the card: a button kept by updateCard is the same one, which a
+// listener of its own would have heard twice.
+$("card").addEventListener("click", (event) => {
+  const btn = event.target.closest?.(".score-btn");
+  if (btn && !btn.disabled) score(btn.dataset.box, Number(btn.dataset.col));
+});
 
 function drawFeed(v) {
   const feed = $("feed");

@@ -18,11 +18,16 @@ from tests.e2e.helpers import (
     create_online,
     in_each_scheme,
     join,
+    local_room,
     online_game,
     rendered,
+    score_best,
     seated,
     shot,
+    version,
+    wait_version,
 )
+from tests.e2e.test_pages import CARD_AT_START, first_difference
 
 pytestmark = pytest.mark.browser
 
@@ -198,3 +203,52 @@ def test_on_a_phone_a_long_name_over_one_column_shows_its_letters_not_its_marker
         assert all(h["mark"] > 0 for h in whole), heads
     for scheme in in_each_scheme(page):
         shot(page, f"long-name-one-column-{ruleset}-{scheme}")
+
+
+EIGHT = ["Ann", "Bob", "Cy", "Dora", "Emil", "Fay", "Gus", "Hanna"]
+
+# The last seat's last open box: a cell no action of the first seats' turns changes.
+LAST_SEATS_CELL = "() => [...document.querySelectorAll('#card tr[data-box] td.open')].at(-1)"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "size"),
+    [("official", DESKTOP), ("painted", PHONE), ("triple", PHONE)],
+    ids=["official-desktop", "painted-phone", "triple-phone"],
+)
+def test_the_rooms_card_after_actions_is_what_a_fresh_draw_of_the_state_shows_its_cells_kept(
+    live_site: LiveSite, new_page: Any, ruleset: str, size: dict[str, Any]
+) -> None:
+    """Eight players' card was rebuilt at every action of every player, each cell styled and laid
+    out again: an action changes only what differs on the card, a cell it does not change the same
+    element.
+    After rolls and scores the card is, to the byte, what the same page draws loaded anew (the
+    card's own widths, fades and whole names' buttons included)."""
+    page = new_page(**size)
+    url = local_room(page, live_site, EIGHT, ruleset)
+    fresh = new_page(**size)
+    fresh.context.add_cookies(page.context.cookies(live_site.url))
+    page.evaluate(f"() => {{ window.kept = ({LAST_SEATS_CELL})(); }}")
+
+    def same_as_drawn_anew(when: str) -> None:
+        # The box just scored is lit for a moment on the page that saw it scored, not on one loaded after.
+        page.wait_for_function("() => !document.querySelector('#card td.just')", timeout=10_000)
+        fresh.goto("about:blank")
+        fresh.goto(url)
+        fresh.wait_for_selector("#conn[data-state=connected]")
+        wait_version([fresh], version(page) - 1)
+        acted = page.evaluate(CARD_AT_START)
+        drawn = fresh.evaluate(CARD_AT_START)
+        assert acted == drawn, f"{when}: {first_difference(acted, drawn)}"
+
+    for turn in range(3):
+        act(page, [page], lambda: page.click("#roll"))
+        if turn == 1:
+            act(page, [page], lambda: page.click("#roll"))
+            same_as_drawn_anew(f"turn {turn + 1}, rolled twice")
+        score_best(page, [page])
+        same_as_drawn_anew(f"turn {turn + 1}, scored")
+    assert page.evaluate(f"() => window.kept.isConnected && window.kept === ({LAST_SEATS_CELL})()"), (
+        "the last seat's open box was drawn anew by actions that did not change it"
+    )
+    assert page.errors == [] and fresh.errors == []
