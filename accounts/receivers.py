@@ -78,7 +78,15 @@ def sockets_off_on_sign_out(sender: Any, request: HttpRequest | None, user: Any,
     flushed): its seats are away in the rooms unless another browser of the account is there."""
     if request is None or not hasattr(request, "session"):
         return
-    presence.signed_out(request.session.get("controller", ""), request.session.get(presence.SESSION_BROWSER, ""))
+    session = request.session
+    controller, browser = session.get("controller", ""), session.get(presence.SESSION_BROWSER, "")
+    # The stored session ends first (its data stays in memory for the flush and the other
+    # receivers): a room tab connects again as soon as its room hears of this, sending the
+    # session's cookie until this answer reaches the browser, and must find it signed out then,
+    # not play the account's seats until it next acts.
+    if session.session_key:
+        session.delete()
+    presence.signed_out(controller, browser)
 
 
 @receiver(pre_save, sender=get_user_model(), dispatch_uid="accounts-name-check")

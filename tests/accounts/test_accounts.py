@@ -23,8 +23,9 @@ from accounts.selectors import leaderboard
 from bench.accounts import seed
 from games import services
 from games.domain.rules import RuleViolation
+from games.services import events, presence
 from games.services.replay import replay_game
-from games.store.models import Game, Move, Player
+from games.store.models import Game, Move, Player, Presence
 from games.store.selectors import chat_history
 from tests.accounts.helpers import (
     PASSWORD,
@@ -36,6 +37,7 @@ from tests.accounts.helpers import (
     user,
 )
 from tests.factories import Table, action_id, play_to_end, score_first_legal
+from yahtzee.sessions import SessionStore
 
 pytestmark = pytest.mark.django_db
 
@@ -440,6 +442,32 @@ def test_deleting_an_account_signs_its_other_browsers_out_with_nothing_of_its_se
     assert table.game.room.rematch is None, "the deleted account's token asked for Grandma's rematch"
     assert controller_of(laptop) != token
     assert laptop.get("/me").status_code == 302  # signed out: sent to sign in
+
+
+@pytest.mark.django_db(transaction=True)  # the rooms are told once the sign-out's writes commit, as served
+def test_a_sign_out_ends_the_session_before_the_rooms_of_its_open_tabs_hear_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bea signs out in one tab, another open at her room: the room is told at once, her seat away,
+    and the tab connects again on hearing it. Its browser still sends the session's cookie until
+    the sign-out's answer comes: were the session still stored then, the tab would come back as
+    Bea, offered her turn, until it next acted."""
+    client = Client()
+    sign_up(client, "bea")
+    token, key = controller_of(client), client.session.session_key
+    mark = client.session.get(presence.SESSION_BROWSER)
+    assert token and key and mark
+    table = room_for([token, services.new_controller()])
+    presence.arrive(table.code, "bea-tab", token, mark)
+    told: list[tuple[dict[str, str], bool]] = []
+
+    def tell(code: str, frame: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        told.append((frame["seats"], SessionStore().exists(key)))
+
+    monkeypatch.setattr(events, "tell", tell)
+    assert client.post("/accounts/logout/").status_code == 302
+    assert told == [({"0": "away", "1": "away"}, False)], "the room was told while the session still played Bea"
+    assert Presence.objects.get(channel_name="bea-tab").controller == ""
 
 
 @pytest.mark.django_db(transaction=True)
