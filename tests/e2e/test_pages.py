@@ -1500,18 +1500,34 @@ def test_back_and_forward_show_the_step_of_the_entry_gone_to_and_a_step_due_to_b
     page.wait_for_function("(hash) => location.hash === hash", arg=moves[0])
     page.evaluate("(hash) => { location.hash = hash; }", moves[30])
     page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 31 ')")
-    page.click("#next")
-    page.wait_for_function("(hash) => location.hash === hash", arg=moves[31])
-    page.evaluate(COUNT_WRITES)
     # Back as the next step's address waits for its turn; the script holds the page, as a busy
-    # page would, past the time it was due, before the browser says the address changed.
-    page.evaluate(
-        """() => { window.addEventListener('popstate', () => {
-              const until = performance.now() + 600; while (performance.now() < until);
-              window.wentBack = true;
-            }, { once: true });
-            document.getElementById('next').click(); history.back(); }"""
+    # page would, past the time it was due, before the browser says the address changed. Both
+    # steps are taken by the page's own script, the second as soon as the first's address is
+    # written: a round trip from the test between them can outlast the gap, and the second's
+    # address would be written at once, before Back.
+    written = page.evaluate(
+        """() => new Promise((done) => {
+            const write = history.replaceState.bind(history);
+            history.replaceState = (...args) => {
+              write(...args);
+              window.writes = [];  // every write from now on (COUNT_WRITES)
+              history.replaceState = (...more) => {
+                window.writes.push([location.hash, String(more[2])]);
+                return write(...more);
+              };
+              queueMicrotask(() => {
+                const hash = location.hash;
+                window.addEventListener('popstate', () => {
+                  const until = performance.now() + 600; while (performance.now() < until);
+                  window.wentBack = true;
+                }, { once: true });
+                document.getElementById('next').click(); history.back();
+                done(hash);
+              });
+            };
+            document.getElementById('next').click(); })"""
     )
+    assert written == moves[31]
     page.wait_for_function("window.wentBack === true")
     # Past the time the dropped address was due (400 ms after the last write), and more.
     page.evaluate("() => new Promise((done) => setTimeout(done, 800))")
