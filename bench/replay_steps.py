@@ -19,11 +19,13 @@ included). Run it on a quiet machine: the figures are one machine's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
 import tempfile
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,8 @@ WALK = """async (steps) => {
 }"""
 
 SIZES = ((1280, 800), (390, 844))
+# Each version's and width's runs: (the median measured in the page, the task time), in ms.
+Results = dict[tuple[str, int], list[tuple[float, float]]]
 # The tables the bots who play the game read, built once (as the browser tests' site does).
 BOT_TABLES = "from django.core.management import call_command\ncall_command('build_bot_tables', 'official', 'yatzy')"
 
@@ -65,25 +69,20 @@ def revision_files(revision: str, under: str) -> dict[str, bytes]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", default="origin/main", help="the revision whose scripts are the 'before'")
-    parser.add_argument("--steps", type=int, default=120)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--ruleset", default="official")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, LiveSite
+@contextlib.contextmanager
+def bench_site(prefix: str, **settings: str) -> Iterator[tuple[Any, Any]]:
+    """A live site on SQLite, as the browser tests' (their settings, the bots' tables built): its
+    server and its shell, stopped after."""
+    from tests.e2e.conftest import LiveSite
     from tests.live import ServerProcess, migrate_sqlite, server_env
 
-    old = revision_files(args.before, "static/js/")
-    with tempfile.TemporaryDirectory(prefix="replay-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         data = Path(tmp)
         env = server_env(
-            DATA_DIR=str(data), SECRET_KEY=f"bench-{uuid.uuid4().hex}", DJANGO_SETTINGS_MODULE="tests.e2e.site_settings"
+            DATA_DIR=str(data),
+            SECRET_KEY=f"bench-{uuid.uuid4().hex}",
+            DJANGO_SETTINGS_MODULE="tests.e2e.site_settings",
+            **settings,
         )
         for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
             env.pop(name, None)
@@ -93,30 +92,61 @@ def main() -> None:
         site.run(BOT_TABLES)
         server.start()
         try:
-            code = site.finished_game(8, args.seed, args.ruleset)
-            url = f"{server.url}/r/{code}/replay"
-            print(f"{url}: {args.steps} steps from the start, {args.repeats} repeats; before = {args.before}")
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                results: dict[tuple[str, int], list[tuple[float, float]]] = {}
-                for _ in range(args.repeats):
-                    for width, height in SIZES:
-                        for version in ("before", "after"):
-                            results.setdefault((version, width), []).append(
-                                walk(browser, url, width, height, old if version == "before" else None, args.steps)
-                            )
-                browser.close()
+            yield server, site
         finally:
             site.shell.stop()
             server.stop()
+
+
+def side_by_side(repeats: int, walk: Callable[[Any, bool, int, int], tuple[float, float]]) -> Results:
+    """``walk(browser, before, width, height)`` at each size, the revision's scripts and this tree's
+    in turn, ``repeats`` times: so that a busier moment of the machine falls on both."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    results: Results = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(repeats):
+            for width, height in SIZES:
+                for version in ("before", "after"):
+                    run = walk(browser, version == "before", width, height)
+                    results.setdefault((version, width), []).append(run)
+        browser.close()
+    return results
+
+
+def report(results: Results, measured: str, each: str) -> None:
+    """Each version's median ``measured`` (of each repeat's median) and main-thread task time, ``each``."""
     for width, height in SIZES:
         for version in ("before", "after"):
             runs = results[(version, width)]
-            step = statistics.median(r[0] for r in runs)
+            median = statistics.median(r[0] for r in runs)
             task = statistics.median(r[1] for r in runs)
-            each = ", ".join(f"{r[0]:.2f}" for r in runs)
-            print(f"{width}x{height} {version:>6}: median step {step:6.2f} ms (repeats: {each})")
-            print(f"{'':>16}main-thread tasks {task:6.2f} ms a step")
+            repeats = ", ".join(f"{r[0]:.2f}" for r in runs)
+            print(f"{width}x{height} {version:>6}: median {measured} {median:6.2f} ms {each} (repeats: {repeats})")
+            print(f"{'':>16}main-thread tasks {task:6.2f} ms {each}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", default="origin/main", help="the revision whose scripts are the 'before'")
+    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ruleset", default="official")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    old = revision_files(args.before, "static/js/")
+    with bench_site("replay-bench-") as (server, site):
+        code = site.finished_game(8, args.seed, args.ruleset)
+        url = f"{server.url}/r/{code}/replay"
+        print(f"{url}: {args.steps} steps from the start, {args.repeats} repeats; before = {args.before}")
+        results = side_by_side(
+            args.repeats, lambda browser, before, w, h: walk(browser, url, w, h, old if before else None, args.steps)
+        )
+    report(results, "step", "a step")
 
 
 def walk(
@@ -126,15 +156,7 @@ def walk(
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     if files is not None:
-
-        def serve(route: Any) -> None:
-            path = route.request.url.split("/static/js/", 1)[1].split("?", 1)[0]
-            if path in files:
-                route.fulfill(status=200, body=files[path], content_type="text/javascript")
-            else:
-                route.continue_()
-
-        page.route("**/static/js/**", serve)
+        serve_scripts(page, files)
     page.goto(url)
     page.wait_for_function("document.getElementById('position').textContent.startsWith('Step 1 ')")
     cdp = context.new_cdp_session(page)
@@ -150,6 +172,19 @@ def walk(
 def task_seconds(cdp: Any) -> float:
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     return float(metrics["TaskDuration"])
+
+
+def serve_scripts(page: Any, files: dict[str, bytes]) -> None:
+    """The page's ``static/js`` answered from ``files`` (a revision's), the rest from the server."""
+
+    def serve(route: Any) -> None:
+        path = route.request.url.split("/static/js/", 1)[1].split("?", 1)[0]
+        if path in files:
+            route.fulfill(status=200, body=files[path], content_type="text/javascript")
+        else:
+            route.continue_()
+
+    page.route("**/static/js/**", serve)
 
 
 if __name__ == "__main__":

@@ -24,15 +24,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
-import uuid
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.replay_steps import BOT_TABLES, SIZES, revision_files  # noqa: E402
+from bench.replay_steps import bench_site, report, revision_files, serve_scripts, side_by_side, task_seconds  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Dora", "Emil", "Fay", "Gus", "Hanna"]
 
@@ -105,54 +103,20 @@ def main() -> None:
     parser.add_argument("--ruleset", default="official")
     args = parser.parse_args()
 
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, LiveSite
     from tests.e2e.helpers import local_room
-    from tests.live import ServerProcess, migrate_sqlite, server_env
 
     old = revision_files(args.before, "static/js/")
-    with tempfile.TemporaryDirectory(prefix="room-bench-") as tmp:
-        data = Path(tmp)
-        env = server_env(
-            DATA_DIR=str(data),
-            SECRET_KEY=f"bench-{uuid.uuid4().hex}",
-            DJANGO_SETTINGS_MODULE="tests.e2e.site_settings",
-            # One page plays every seat as fast as its states come: no player's pace to limit.
-            WS_RATE_LIMIT="1000",
-            WS_FRAMES_PER_ADDRESS="1000",
+    # One page plays every seat as fast as its states come: no player's pace to limit.
+    with bench_site("room-bench-", WS_RATE_LIMIT="1000", WS_FRAMES_PER_ADDRESS="1000") as (_, site):
+        what = f"{len(NAMES)} players, {args.ruleset}: {args.actions} actions, {args.repeats} repeats"
+        print(f"{what}; before = {args.before}")
+        results = side_by_side(
+            args.repeats,
+            lambda browser, before, w, h: walk(
+                browser, site, local_room, args.ruleset, w, h, old if before else None, args.actions
+            ),
         )
-        for name in ("DATABASE_URL", "REDIS_URL", "CHANNEL_LAYER"):
-            env.pop(name, None)
-        migrate_sqlite(env)
-        server = ServerProcess(env, log_dir=data)
-        site = LiveSite(server, data / "yahtzee.sqlite3")
-        site.run(BOT_TABLES)
-        server.start()
-        try:
-            what = f"{len(NAMES)} players, {args.ruleset}: {args.actions} actions, {args.repeats} repeats"
-            print(f"{what}; before = {args.before}")
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                results: dict[tuple[str, int], list[tuple[float, float]]] = {}
-                for _ in range(args.repeats):
-                    for width, height in SIZES:
-                        for version in ("before", "after"):
-                            files = old if version == "before" else None
-                            run = walk(browser, site, local_room, args.ruleset, width, height, files, args.actions)
-                            results.setdefault((version, width), []).append(run)
-                browser.close()
-        finally:
-            site.shell.stop()
-            server.stop()
-    for width, height in SIZES:
-        for version in ("before", "after"):
-            runs = results[(version, width)]
-            draw = statistics.median(r[0] for r in runs)
-            task = statistics.median(r[1] for r in runs)
-            each = ", ".join(f"{r[0]:.2f}" for r in runs)
-            print(f"{width}x{height} {version:>6}: median card draw {draw:6.2f} ms an action (repeats: {each})")
-            print(f"{'':>16}main-thread tasks {task:6.2f} ms an action")
+    report(results, "card draw", "an action")
 
 
 def walk(
@@ -170,15 +134,7 @@ def walk(
     page = context.new_page()
     page.add_init_script(TIMING)
     if files is not None:
-
-        def serve(route: Any) -> None:
-            path = route.request.url.split("/static/js/", 1)[1].split("?", 1)[0]
-            if path in files:
-                route.fulfill(status=200, body=files[path], content_type="text/javascript")
-            else:
-                route.continue_()
-
-        page.route("**/static/js/**", serve)
+        serve_scripts(page, files)
     local_room(page, site, NAMES, ruleset)
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
@@ -190,11 +146,6 @@ def walk(
     spent = task_seconds(cdp) - before
     context.close()
     return statistics.median(took), spent * 1000 / actions
-
-
-def task_seconds(cdp: Any) -> float:
-    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    return float(metrics["TaskDuration"])
 
 
 if __name__ == "__main__":
