@@ -384,16 +384,15 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
                 client_seed=form.cleaned_data["client_seed"],
                 action_id=action_id,
             )
-            if joiner != controller:
-                give_controller(request, joiner)
         except services.NameRefused as exc:
             mark_refused(request)
             refuse_name(request, game.code, refusal(exc))
-            if joiner != controller:
-                give_controller(request, joiner)
         except RuleViolation as exc:
             mark_refused(request)
             messages.error(request, refusal(exc))
+            joiner = controller  # refused for the room: nothing to keep a token for
+        if joiner != controller:
+            give_controller(request, joiner)
     else:
         mark_refused(request)
         for field, errors in form.errors.items():
